@@ -1,0 +1,21 @@
+import { z } from 'zod';
+
+export const sandboxOptionsSchema = z.object({
+  /** 0 picks a free port. */
+  port: z.number().int().min(0).max(65535).default(4010),
+  host: z.string().default('127.0.0.1'),
+  /** JSON seed document; the built-in demo fixture when omitted. */
+  seedFile: z.string().optional(),
+  /** Allowance per key per rolling minute. */
+  rateLimitPerMinute: z.number().int().positive().default(600),
+  /** Delay before BOM and material child links appear (the spec says "within a few seconds"). */
+  childLinkDelayMs: z.number().int().min(0).default(2000),
+  /** Delay before a new product's `qrCodeUrl` is set. */
+  qrDelayMs: z.number().int().min(0).default(1000),
+  /** When set, state is loaded from this JSON file at start (if it exists) and written to it on close. */
+  snapshotFile: z.string().optional(),
+  /** Log each request (pino through Fastify). */
+  logRequests: z.boolean().default(false),
+});
+export type SandboxOptions = z.input<typeof sandboxOptionsSchema>;
+export type ResolvedSandboxOptions = z.output<typeof sandboxOptionsSchema>;
