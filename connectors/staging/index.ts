@@ -1,0 +1,1 @@
+export { StagingIntegrityError, StagingStore, stagingRefSchema, type StagingRef } from './store';

@@ -1,0 +1,145 @@
+import { createHash, randomUUID } from 'node:crypto';
+import { createReadStream } from 'node:fs';
+import { mkdir, open, readFile, rename, rm, stat } from 'node:fs/promises';
+import { dirname, isAbsolute, join, normalize, sep } from 'node:path';
+import { createInterface } from 'node:readline';
+import { z } from 'zod';
+
+/** What travels in a workflow payload instead of the data: small, plain JSON. */
+export const stagingRefSchema = z.object({
+  key: z.string().min(1),
+  sha256: z.string().length(64),
+  bytes: z.number().int().min(0),
+  /** Number of records (NDJSON lines, or 1 for a JSON document). */
+  items: z.number().int().min(0),
+});
+export type StagingRef = z.infer<typeof stagingRefSchema>;
+
+export class StagingIntegrityError extends Error {
+  constructor(key: string, reason: string) {
+    super(`Staged data '${key}' is unusable: ${reason}`);
+    this.name = 'StagingIntegrityError';
+  }
+}
+
+/**
+ * Claim-check store on the local file system (TRACE_DATA_DIR/staging). Writes are atomic (temp file + rename),
+ * so an activity that crashes mid-write and runs again never leaves a half file behind; reads verify the hash.
+ */
+export class StagingStore {
+  constructor(readonly root: string) {}
+
+  pathOf(key: string): string {
+    const normalised = normalize(key);
+    if (isAbsolute(key) || normalised.startsWith('..') || normalised.split(sep).includes('..')) {
+      throw new Error(`Staging key '${key}' must be a relative path inside the staging folder`);
+    }
+    return join(this.root, normalised);
+  }
+
+  async putJson(key: string, value: unknown): Promise<StagingRef> {
+    const text = JSON.stringify(value);
+    return this.writeAtomically(key, [text], 1);
+  }
+
+  async getJson<T>(ref: StagingRef, schema: z.ZodType<T>): Promise<T> {
+    const buffer = await this.readVerified(ref);
+    const parsed = schema.safeParse(JSON.parse(buffer.toString('utf8')));
+    if (!parsed.success) throw new StagingIntegrityError(ref.key, parsed.error.issues[0]?.message ?? 'schema mismatch');
+    return parsed.data;
+  }
+
+  /** Writes one JSON record per line; takes any (async) iterable so large sets stream through. */
+  async putNdjson(key: string, records: Iterable<unknown> | AsyncIterable<unknown>): Promise<StagingRef> {
+    const lines = (async function* () {
+      for await (const record of records) yield JSON.stringify(record) + '\n';
+    })();
+    return this.writeAtomically(key, lines);
+  }
+
+  /** Reads NDJSON records one by one, validating each; the hash is checked before the first record is given. */
+  async *readNdjson<T>(ref: StagingRef, schema: z.ZodType<T>): AsyncGenerator<T> {
+    await this.verify(ref);
+    const lines = createInterface({ input: createReadStream(this.pathOf(ref.key)), crlfDelay: Infinity });
+    let lineNo = 0;
+    for await (const line of lines) {
+      lineNo += 1;
+      if (line.length === 0) continue;
+      const parsed = schema.safeParse(JSON.parse(line));
+      if (!parsed.success) {
+        throw new StagingIntegrityError(ref.key, `line ${lineNo}: ${parsed.error.issues[0]?.message ?? 'schema mismatch'}`);
+      }
+      yield parsed.data;
+    }
+  }
+
+  async exists(key: string): Promise<boolean> {
+    try {
+      await stat(this.pathOf(key));
+      return true;
+    } catch {
+      return false;
+    }
+  }
+
+  /** Removes a key or a whole folder of keys (for example one run's batches). */
+  async remove(keyOrPrefix: string): Promise<void> {
+    await rm(this.pathOf(keyOrPrefix), { recursive: true, force: true });
+  }
+
+  private async writeAtomically(
+    key: string,
+    chunks: Iterable<string> | AsyncIterable<string>,
+    knownItems?: number,
+  ): Promise<StagingRef> {
+    const target = this.pathOf(key);
+    await mkdir(dirname(target), { recursive: true });
+    const temp = `${target}.${randomUUID()}.tmp`;
+    const hash = createHash('sha256');
+    let bytes = 0;
+    let items = 0;
+    const handle = await open(temp, 'w');
+    try {
+      for await (const chunk of chunks) {
+        const buffer = Buffer.from(chunk, 'utf8');
+        hash.update(buffer);
+        bytes += buffer.length;
+        items += 1;
+        await handle.write(buffer);
+      }
+      await handle.sync();
+    } catch (error) {
+      await handle.close();
+      await rm(temp, { force: true });
+      throw error;
+    }
+    await handle.close();
+    await rename(temp, target);
+    return { key, sha256: hash.digest('hex'), bytes, items: knownItems ?? items };
+  }
+
+  /** Hashes the file as a stream, so verifying a large NDJSON batch does not load it into memory. */
+  private async verify(ref: StagingRef): Promise<void> {
+    const hash = createHash('sha256');
+    try {
+      for await (const chunk of createReadStream(this.pathOf(ref.key))) hash.update(chunk as Buffer);
+    } catch {
+      throw new StagingIntegrityError(ref.key, 'it is missing (was the data folder cleaned?)');
+    }
+    if (hash.digest('hex') !== ref.sha256) {
+      throw new StagingIntegrityError(ref.key, 'its content changed since it was staged');
+    }
+  }
+
+  private async readVerified(ref: StagingRef): Promise<Buffer> {
+    let buffer: Buffer;
+    try {
+      buffer = await readFile(this.pathOf(ref.key));
+    } catch {
+      throw new StagingIntegrityError(ref.key, 'it is missing (was the data folder cleaned?)');
+    }
+    const sha256 = createHash('sha256').update(buffer).digest('hex');
+    if (sha256 !== ref.sha256) throw new StagingIntegrityError(ref.key, 'its content changed since it was staged');
+    return buffer;
+  }
+}

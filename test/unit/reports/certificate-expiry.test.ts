@@ -1,0 +1,137 @@
+import * as XLSX from 'xlsx';
+import {
+  changesSince,
+  classifyCertificates,
+  renderCsv,
+  renderHtml,
+  renderXlsx,
+  summarise,
+  type ReportCertificate,
+} from '../../../connectors/reports/certificate-expiry';
+
+function cert(id: string, expirationDate: string | null, overrides: Partial<ReportCertificate> = {}): ReportCertificate {
+  return {
+    id,
+    name: `GOTS ${id}`,
+    type: 'SCOPE',
+    status: 'APPROVED',
+    companyId: 'cmp_a',
+    companyName: 'Anatolia Garments',
+    expirationDate,
+    issueDate: '2024-01-01T00:00:00.000Z',
+    issuedBy: 'Control Union',
+    documentNumber: `DOC-${id}`,
+    licenseNumber: null,
+    ...overrides,
+  };
+}
+
+const asOf = '2026-11-22';
+
+describe('certificate expiry classification', () => {
+  const certificates = [
+    cert('yesterday', '2026-11-21T23:00:00.000Z'),
+    cert('today', '2026-11-22T10:00:00.000Z'),
+    cert('day30', '2026-12-22T00:00:00.000Z'),
+    cert('day31', '2026-12-23T00:00:00.000Z'),
+    cert('day90', '2027-02-20T00:00:00.000Z'),
+    cert('day91', '2027-02-21T00:00:00.000Z'),
+    cert('undated', null),
+    cert('draft', '2026-01-01T00:00:00.000Z', { status: 'DRAFT' }),
+    cert('rejected', '2026-01-01T00:00:00.000Z', { status: 'REJECTED' }),
+  ];
+
+  it('puts each certificate in the first bucket its days to expiry fit, counting the as-of day as valid', () => {
+    const byId = Object.fromEntries(classifyCertificates(certificates, { asOf }).map((c) => [c.id, c]));
+    expect(byId['yesterday']).toMatchObject({ bucket: 'expired', daysToExpiry: -1 });
+    expect(byId['today']).toMatchObject({ bucket: 'within_30', daysToExpiry: 0 });
+    expect(byId['day30']?.bucket).toBe('within_30');
+    expect(byId['day31']?.bucket).toBe('within_60');
+    expect(byId['day90']?.bucket).toBe('within_90');
+    expect(byId['day91']?.bucket).toBe('not_expiring');
+    expect(byId['undated']?.bucket).toBe('no_expiration_date');
+  });
+
+  it('leaves out DRAFT and REJECTED by default, and includes exactly the statuses asked for', () => {
+    expect(classifyCertificates(certificates, { asOf }).map((c) => c.id)).not.toEqual(
+      expect.arrayContaining(['draft']),
+    );
+    const drafts = classifyCertificates(certificates, { asOf, includeStatuses: ['DRAFT'] });
+    expect(drafts.map((c) => c.id)).toEqual(['draft']);
+  });
+
+  it('honours custom thresholds', () => {
+    const byId = Object.fromEntries(
+      classifyCertificates(certificates, { asOf, thresholdsDays: [7, 45] }).map((c) => [c.id, c.bucket]),
+    );
+    expect(byId['today']).toBe('within_7');
+    expect(byId['day31']).toBe('within_45');
+    expect(byId['day90']).toBe('not_expiring');
+  });
+
+  it('rejects an as-of value that is not a calendar date', () => {
+    expect(() => classifyCertificates(certificates, { asOf: '2026-11-22T00:00:00Z' })).toThrow(/YYYY-MM-DD/);
+  });
+
+  it('lists what expired and what started expiring since the previous report', () => {
+    const lastWeek = classifyCertificates(certificates, { asOf: '2026-11-15' });
+    const now = classifyCertificates(certificates, { asOf });
+    const previous = { asOf: '2026-11-15', buckets: Object.fromEntries(lastWeek.map((c) => [c.id, c.bucket])) };
+    const changes = changesSince(now, previous);
+    expect(changes.newlyExpired.map((c) => c.id)).toEqual(['yesterday']);
+    expect(changes.newlyExpiring.map((c) => c.id)).toEqual(['day90']);
+    expect(changesSince(now, null)).toEqual({ previousAsOf: null, newlyExpired: [], newlyExpiring: [] });
+  });
+});
+
+describe('certificate expiry rendering', () => {
+  const classified = classifyCertificates(
+    [
+      cert('a', '2026-11-01T00:00:00.000Z'),
+      cert('b', '2026-12-01T00:00:00.000Z', { companyId: 'cmp_b', companyName: '=Evil Supplier' }),
+      cert('c', '2028-01-01T00:00:00.000Z', { type: 'COMPANY' }),
+    ],
+    { asOf },
+  );
+  const changes = changesSince(classified, { asOf: '2026-10-01', buckets: { a: 'within_60' } });
+  const summary = summarise(classified, changes, { asOf, thresholdsDays: [30, 60, 90] });
+
+  it('summarises per bucket, type and supplier', () => {
+    expect(summary.perBucket).toMatchObject({ expired: 1, within_30: 1, within_60: 0, not_expiring: 1 });
+    expect(summary.byType).toEqual({ SCOPE: 2, COMPANY: 1 });
+    expect(summary.bySupplier.map((s) => [s.companyName, s.total])).toEqual([
+      ['=Evil Supplier', 1],
+      ['Anatolia Garments', 2],
+    ]);
+    expect(summary.changes).toEqual({ previousAsOf: '2026-10-01', newlyExpired: 1, newlyExpiring: 1 });
+  });
+
+  it('writes a workbook with a summary, the changes and one sheet per bucket', () => {
+    const book = XLSX.read(renderXlsx(classified, changes, summary), { type: 'buffer' });
+    expect(book.SheetNames).toEqual([
+      'Summary',
+      'Newly expired',
+      'Newly expiring',
+      'Expired',
+      'Expiring within 30 days',
+      'Expiring within 60 days',
+      'Expiring within 90 days',
+      'Not expiring soon',
+      'No expiration date',
+      'By supplier',
+    ]);
+    const expired = XLSX.utils.sheet_to_json<Record<string, unknown>>(book.Sheets['Expired']!);
+    expect(expired.map((row) => row['Certificate id'])).toEqual(['a']);
+    const within30 = XLSX.utils.sheet_to_json<Record<string, unknown>>(book.Sheets['Expiring within 30 days']!);
+    expect(within30[0]?.['Supplier']).toBe("'=Evil Supplier");
+  });
+
+  it('writes a csv with changes first and an html page a person can read', () => {
+    const csvLines = renderCsv(classified, changes).split('\r\n');
+    expect(csvLines[1]).toContain('newly expired');
+    const html = renderHtml(classified, changes, summary);
+    expect(html).toContain('Changes since the report of 2026-10-01');
+    expect(html).toContain('<caption>Newly expired (1)</caption>');
+    expect(html).toContain('Anatolia Garments');
+  });
+});
