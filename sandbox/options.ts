@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { faultConfigSchema } from './core/faults';
 
 export const sandboxOptionsSchema = z.object({
   /** 0 picks a free port. */
@@ -14,6 +15,8 @@ export const sandboxOptionsSchema = z.object({
   qrDelayMs: z.number().int().min(0).default(1000),
   /** When set, state is loaded from this JSON file at start (if it exists) and written to it on close. */
   snapshotFile: z.string().optional(),
+  /** Faults active from the start (the CLI's fault flags); change them later through `/__sandbox/faults`. */
+  faults: faultConfigSchema.optional(),
   /** Log each request (pino through Fastify). */
   logRequests: z.boolean().default(false),
 });

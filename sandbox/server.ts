@@ -30,6 +30,14 @@ declare module 'fastify' {
   }
 }
 
+const clockSchema = z.strictObject({ advanceMs: z.number().int().min(0) });
+
+/** Answers counted by status, for `GET /__sandbox/stats` (API requests only). */
+interface RequestStats {
+  total: number;
+  byStatus: Record<string, number>;
+}
+
 const configUpdateSchema = z
   .object({
     rateLimitPerMinute: z.number().int().positive().optional(),
@@ -94,11 +102,16 @@ function sendError(reply: FastifyReply, error: ApiError): FastifyReply {
 }
 
 export function buildSandboxApp(options: ResolvedSandboxOptions): { app: FastifyInstance; ctx: SandboxContext } {
-  const ctx = new SandboxContext({
-    rateLimitPerMinute: options.rateLimitPerMinute,
-    childLinkDelayMs: options.childLinkDelayMs,
-    qrDelayMs: options.qrDelayMs,
-  });
+  // Tests move the clock forward (signed addresses expiring after an hour) with POST /__sandbox/clock.
+  let clockOffsetMs = 0;
+  const ctx = new SandboxContext(
+    {
+      rateLimitPerMinute: options.rateLimitPerMinute,
+      childLinkDelayMs: options.childLinkDelayMs,
+      qrDelayMs: options.qrDelayMs,
+    },
+    () => Date.now() + clockOffsetMs,
+  );
   const seed = options.seedFile ? loadSeedFile(options.seedFile) : parseSeed(buildDemoSeed(ctx.now()), 'demo');
   const snapshot =
     options.snapshotFile && existsSync(options.snapshotFile)
@@ -108,6 +121,8 @@ export function buildSandboxApp(options: ResolvedSandboxOptions): { app: Fastify
 
   const limiter = new RollingRateLimiter(options.rateLimitPerMinute, ctx.now);
   const faults = new FaultInjector();
+  if (options.faults) faults.set(options.faults);
+  const stats: RequestStats = { total: 0, byStatus: {} };
   const app = Fastify({ logger: options.logRequests, bodyLimit: 50 * 1024 * 1024 });
 
   // Fastify 5 forbids object defaults on request decorators; onRequest sets the caller on every API request.
@@ -135,6 +150,10 @@ export function buildSandboxApp(options: ResolvedSandboxOptions): { app: Fastify
 
     const faultsApply = faults.matches(request.method, apiPath);
     if (faultsApply && faults.takeBurst429()) {
+      const current = limiter.peek(rateKey);
+      reply.header('X-RateLimit-Limit', String(current.limit));
+      reply.header('X-RateLimit-Remaining', String(current.remaining));
+      reply.header('X-RateLimit-Reset', String(current.resetUnixSeconds));
       reply.header('Retry-After', '1');
       throw new ApiError(429, 'too_many_requests', 'Rate allowance exceeded (injected burst)');
     }
@@ -160,6 +179,13 @@ export function buildSandboxApp(options: ResolvedSandboxOptions): { app: Fastify
       request.raw.socket.destroy();
     }
     return payload;
+  });
+
+  app.addHook('onResponse', async (request, reply) => {
+    if (!request.url.startsWith(API_PREFIX)) return;
+    stats.total += 1;
+    const status = String(reply.statusCode);
+    stats.byStatus[status] = (stats.byStatus[status] ?? 0) + 1;
   });
 
   // Control endpoints for tests and demos, outside the API prefix and without authentication.
@@ -190,11 +216,24 @@ export function buildSandboxApp(options: ResolvedSandboxOptions): { app: Fastify
     loadState(ctx, seed);
     limiter.reset();
     faults.clear();
+    stats.total = 0;
+    stats.byStatus = {};
+    Object.assign(faults.counters, { serverErrors: 0, delayed: 0, dropped: 0, burst429: 0 });
+    clockOffsetMs = 0;
     return successBody({ reset: true });
   });
   app.get('/__sandbox/state', async () => dumpState(ctx));
+  app.get('/__sandbox/stats', async () => ({ ...stats, faults: faults.counters }));
+  app.get('/__sandbox/clock', async () => ({ now: ctx.now(), nowIso: ctx.nowIso(), offsetMs: clockOffsetMs }));
+  app.post('/__sandbox/clock', async (request) => {
+    const parsed = clockSchema.safeParse(request.body ?? {});
+    if (!parsed.success) throw new ApiError(400, VALIDATION_ERROR, parsed.error.message);
+    clockOffsetMs += parsed.data.advanceMs;
+    return { now: ctx.now(), nowIso: ctx.nowIso(), offsetMs: clockOffsetMs };
+  });
 
-  app.register(
+  for (const domain of domains) domain.registerRootRoutes?.(app, ctx);
+  void app.register(
     async (api) => {
       for (const domain of domains) domain.registerRoutes(api, ctx);
     },

@@ -12,6 +12,8 @@ export interface SandboxDomain<S> {
   readonly name: string;
   createStore(ctx: SandboxContext, seed: SeedDocument): S;
   registerRoutes(app: FastifyInstance, ctx: SandboxContext): void;
+  /** Routes outside /api/v2 (no API key, no rate limit), such as the signed storage address of file uploads. */
+  registerRootRoutes?(app: FastifyInstance, ctx: SandboxContext): void;
   /** JSON-ready view of the store for `GET /__sandbox/state` and snapshots. */
   dump(store: S): unknown;
   /** Rebuilds the store from a snapshot written by `dump`; falls back to the seed when absent. */

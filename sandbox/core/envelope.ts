@@ -32,3 +32,8 @@ export function sendPage<T>(reply: FastifyReply, items: readonly T[], page: numb
     .code(200)
     .send(listBody(items.slice(start, start + limit), { page, limit, total, totalPages: Math.ceil(total / limit) }));
 }
+
+/** Sends one already-cut page whose filter matched `total` items. */
+export function sendPageOf<T>(reply: FastifyReply, pageItems: readonly T[], page: number, limit: number, total: number): FastifyReply {
+  return reply.code(200).send(listBody([...pageItems], { page, limit, total, totalPages: Math.ceil(total / limit) }));
+}

@@ -10,9 +10,15 @@ export interface RateDecision {
 
 const WINDOW_MS = 60_000;
 
+/** Call times of one key, oldest first, from `head` on (entries before `head` have left the window). */
+interface CallWindow {
+  times: number[];
+  head: number;
+}
+
 /** Rolling one-minute allowance per key, shared by every endpoint. */
 export class RollingRateLimiter {
-  private readonly calls = new Map<string, number[]>();
+  private readonly calls = new Map<string, CallWindow>();
 
   constructor(
     public limitPerMinute: number,
@@ -23,41 +29,49 @@ export class RollingRateLimiter {
   take(key: string, exempt = false): RateDecision {
     const now = this.now();
     const window = this.prune(key, now);
-    if (!exempt && window.length >= this.limitPerMinute) {
-      const oldest = window[0] ?? now;
-      const freesAt = oldest + WINDOW_MS;
-      return {
-        allowed: false,
-        limit: this.limitPerMinute,
-        remaining: 0,
-        resetUnixSeconds: Math.ceil(freesAt / 1000),
-        retryAfterSeconds: Math.max(1, Math.ceil((freesAt - now) / 1000)),
-      };
+    const decision = this.decide(window, now);
+    if (decision.allowed && !exempt) {
+      window.times.push(now);
+      const oldest = window.times[window.head] ?? now;
+      return { ...decision, remaining: decision.remaining - 1, resetUnixSeconds: Math.ceil((oldest + WINDOW_MS) / 1000) };
     }
-    if (!exempt) window.push(now);
-    const oldest = window[0];
-    return {
-      allowed: true,
-      limit: this.limitPerMinute,
-      remaining: Math.max(0, this.limitPerMinute - window.length),
-      resetUnixSeconds: Math.ceil((oldest === undefined ? now : oldest + WINDOW_MS) / 1000),
-      retryAfterSeconds: 0,
-    };
+    // An exempt call (order creation) is answered even when the window is full.
+    return exempt ? { ...decision, allowed: true, retryAfterSeconds: 0 } : decision;
+  }
+
+  /** The decision `take` would give, without counting anything (for answers refused before the limiter runs). */
+  peek(key: string): RateDecision {
+    const now = this.now();
+    return this.decide(this.prune(key, now), now);
   }
 
   reset(): void {
     this.calls.clear();
   }
 
-  private prune(key: string, now: number): number[] {
+  private decide(window: CallWindow, now: number): RateDecision {
+    const count = window.times.length - window.head;
+    const oldest = window.times[window.head];
+    const freesAt = oldest === undefined ? now : oldest + WINDOW_MS;
+    const full = count >= this.limitPerMinute;
+    return {
+      allowed: !full,
+      limit: this.limitPerMinute,
+      remaining: Math.max(0, this.limitPerMinute - count),
+      resetUnixSeconds: Math.ceil(freesAt / 1000),
+      retryAfterSeconds: full ? Math.max(1, Math.ceil((freesAt - now) / 1000)) : 0,
+    };
+  }
+
+  private prune(key: string, now: number): CallWindow {
     let window = this.calls.get(key);
-    if (!window) {
-      window = [];
-      this.calls.set(key, window);
+    if (!window) this.calls.set(key, (window = { times: [], head: 0 }));
+    while (window.head < window.times.length && (window.times[window.head] ?? 0) <= now - WINDOW_MS) window.head++;
+    // Compact now and then instead of shifting the array on every call.
+    if (window.head > 1024 && window.head * 2 > window.times.length) {
+      window.times = window.times.slice(window.head);
+      window.head = 0;
     }
-    let expired = 0;
-    while (expired < window.length && (window[expired] ?? 0) <= now - WINDOW_MS) expired++;
-    if (expired > 0) window.splice(0, expired);
     return window;
   }
 }

@@ -1,0 +1,164 @@
+import { randomUUID } from 'node:crypto';
+import { mkdir, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { heartbeat, log } from '@temporalio/activity';
+import { z } from 'zod';
+import {
+  CERTIFICATE_STATUSES,
+  changesSince,
+  classifyCertificates,
+  renderCsv,
+  renderHtml,
+  renderXlsx,
+  reportCertificateSchema,
+  reportOptionsSchema,
+  summarise,
+  type ExpirySummary,
+  type ReportCertificate,
+} from '../connectors/reports/certificate-expiry';
+import { StagingStore, stagingRefSchema, type StagingRef } from '../connectors/staging';
+import { paginate, toActivityFailure, type Certificate } from '../connectors/traceability';
+import type { ActivityDeps } from './index';
+
+export const REPORT_FOLDER = join('reports', 'certificate-expiry');
+const bucketsFileSchema = z.object({ asOf: z.string(), buckets: z.record(z.string(), z.string()) });
+
+export interface FetchedCertificates {
+  ref: StagingRef;
+  certificates: number;
+  apiCalls: number;
+}
+
+export interface CertificateReportFiles {
+  folder: string;
+  xlsx: string;
+  csv: string;
+  html: string;
+  json: string;
+}
+
+export interface CertificateReportResult extends ExpirySummary {
+  files: CertificateReportFiles;
+  apiCalls: number;
+}
+
+export const writeReportInputSchema = z.object({
+  certificates: stagingRefSchema,
+  apiCalls: z.number().int().min(0),
+  asOf: reportOptionsSchema.shape.asOf,
+  thresholdsDays: z.array(z.number().int().positive()).min(1),
+  includeStatuses: z.array(z.enum(CERTIFICATE_STATUSES)).optional(),
+});
+export type WriteReportInput = z.infer<typeof writeReportInputSchema>;
+
+/** Keeps what a report needs; the signed `fileUrl` is dropped here so it is never stored. */
+function toReportCertificate(certificate: Certificate): ReportCertificate {
+  return {
+    id: certificate.id,
+    name: certificate.name,
+    type: certificate.type,
+    status: certificate.status,
+    companyId: certificate.companyId,
+    companyName: certificate.companyName ?? certificate.companyOfficialName ?? null,
+    expirationDate: certificate.expirationDate ?? null,
+    issueDate: certificate.issueDate ?? null,
+    issuedBy: certificate.issuedBy ?? null,
+    documentNumber: certificate.documentNumber ?? null,
+    licenseNumber: certificate.licenseNumber ?? null,
+  };
+}
+
+/** The newest earlier report (folder named by its as-of date) that left its buckets behind. */
+async function previousBuckets(root: string, asOf: string): Promise<z.infer<typeof bucketsFileSchema> | null> {
+  let folders: string[];
+  try {
+    folders = await readdir(root);
+  } catch {
+    return null;
+  }
+  const earlier = folders.filter((name) => /^\d{4}-\d{2}-\d{2}$/.test(name) && name < asOf).sort().reverse();
+  for (const folder of earlier) {
+    try {
+      const parsed = bucketsFileSchema.safeParse(JSON.parse(await readFile(join(root, folder, 'buckets.json'), 'utf8')));
+      if (parsed.success) return parsed.data;
+    } catch {
+      // a folder without a readable buckets file is skipped
+    }
+  }
+  return null;
+}
+
+export function createCertificateReportActivities(deps: Pick<ActivityDeps, 'client' | 'config'>) {
+  const staging = new StagingStore(join(deps.config.dataDir, 'staging'));
+  const reportsRoot = join(deps.config.dataDir, REPORT_FOLDER);
+
+  return {
+    /**
+     * Reads every certificate visible to the key, 100 a page, sorted by expiration date (then id) so runs are
+     * predictable, and stages them; the workflow only gets the reference.
+     */
+    async fetchCertificatesForReport(input: { runKey: string }): Promise<FetchedCertificates> {
+      try {
+        // Counted here rather than from the client's totals, which other activities in this worker share.
+        let apiCalls = 0;
+        const fetchPage = (page: number, limit: number) => {
+          apiCalls += 1;
+          return deps.client.certificates.list({ sort: 'expirationDate', order: 'asc', page, limit });
+        };
+        const seen = new Set<string>();
+        const rows = (async function* () {
+          for await (const certificate of paginate(fetchPage, { limit: 100 })) {
+            // Offset paging can repeat a record that moved between pages while we read.
+            if (seen.has(certificate.id)) continue;
+            seen.add(certificate.id);
+            if (seen.size % 500 === 0) heartbeat({ certificates: seen.size });
+            yield toReportCertificate(certificate);
+          }
+        })();
+        const ref = await staging.putNdjson(`certificate-report/${input.runKey}/certificates.ndjson`, rows);
+        log.info('Certificates staged for the expiry report', { certificates: ref.items, apiCalls });
+        return { ref, certificates: ref.items, apiCalls };
+      } catch (error) {
+        throw toActivityFailure(error);
+      }
+    },
+
+    /** Classifies, compares with the previous report and writes xlsx, csv, html and JSON into one dated folder. */
+    async writeCertificateExpiryReport(rawInput: WriteReportInput): Promise<CertificateReportResult> {
+      const input = writeReportInputSchema.parse(rawInput);
+      const certificates: ReportCertificate[] = [];
+      for await (const certificate of staging.readNdjson(input.certificates, reportCertificateSchema)) {
+        certificates.push(certificate);
+      }
+      const options = { asOf: input.asOf, thresholdsDays: input.thresholdsDays, includeStatuses: input.includeStatuses };
+      const classified = classifyCertificates(certificates, reportOptionsSchema.parse(options));
+      const changes = changesSince(classified, await previousBuckets(reportsRoot, input.asOf));
+      const summary = summarise(classified, changes, options);
+
+      // Written into a temporary folder first and renamed, so a crash never leaves a half report.
+      const folder = join(reportsRoot, input.asOf);
+      const temp = join(reportsRoot, `.${input.asOf}.${randomUUID()}.tmp`);
+      await mkdir(temp, { recursive: true });
+      const base = `certificate-expiry-${input.asOf}`;
+      const files: CertificateReportFiles = {
+        folder,
+        xlsx: join(folder, `${base}.xlsx`),
+        csv: join(folder, `${base}.csv`),
+        html: join(folder, `${base}.html`),
+        json: join(folder, 'summary.json'),
+      };
+      const result: CertificateReportResult = { ...summary, files, apiCalls: input.apiCalls };
+      await writeFile(join(temp, `${base}.xlsx`), renderXlsx(classified, changes, summary));
+      await writeFile(join(temp, `${base}.csv`), renderCsv(classified, changes), 'utf8');
+      await writeFile(join(temp, `${base}.html`), renderHtml(classified, changes, summary), 'utf8');
+      await writeFile(join(temp, 'summary.json'), JSON.stringify(result, null, 2), 'utf8');
+      const buckets = Object.fromEntries(classified.map((c) => [c.id, c.bucket]));
+      await writeFile(join(temp, 'buckets.json'), JSON.stringify({ asOf: input.asOf, buckets }), 'utf8');
+      await rm(folder, { recursive: true, force: true });
+      await rename(temp, folder);
+      await staging.remove(input.certificates.key.split('/').slice(0, 2).join('/'));
+      log.info('Certificate expiry report written', { asOf: input.asOf, total: summary.total, folder });
+      return result;
+    },
+  };
+}

@@ -1,0 +1,28 @@
+import type { TraceabilityClient } from '../connectors/traceability';
+import type { ObservedRateLimiter } from '../worker/api-client';
+import type { AppConfig } from '../worker/config';
+import type { AppLogger } from '../worker/logger';
+import { createCertificateReportActivities } from './certificate-report';
+import { createCheckConnectionActivities } from './check-connection';
+
+/** What activities need from the process; tests pass a client pointed at their own sandbox. */
+export interface ActivityDeps {
+  client: TraceabilityClient;
+  /** The client's pacer, which remembers the last rate-limit headers. */
+  rateLimits: Pick<ObservedRateLimiter, 'latest'>;
+  /** The API base URL the client calls (reported by checks; the key never is). */
+  baseUrl: string;
+  config: AppConfig;
+  logger: AppLogger;
+}
+
+/** Every activity of every job, bound to its dependencies (closure style). */
+export function createActivities(deps: ActivityDeps) {
+  return {
+    ...createCheckConnectionActivities(deps),
+    ...createCertificateReportActivities(deps),
+  };
+}
+
+/** The activity interface workflows proxy (`proxyActivities<Activities>`); import it with `import type`. */
+export type Activities = ReturnType<typeof createActivities>;

@@ -1,0 +1,18 @@
+import { Command } from 'commander';
+import { checkCommand } from './commands/check';
+import { sandboxCommand } from './commands/sandbox';
+import { startCommand } from './commands/start';
+import { temporalProvisionCommand } from './commands/temporal-provision';
+import { workerCommand } from './commands/worker';
+
+export function buildProgram(): Command {
+  return new Command('trace-sync')
+    .description('Trace Connectors: Temporal jobs that keep PLM and ERP data in sync with the Traceability API')
+    .addCommand(startCommand())
+    .addCommand(workerCommand())
+    .addCommand(sandboxCommand())
+    .addCommand(checkCommand())
+    .addCommand(temporalProvisionCommand());
+}
+
+void buildProgram().parseAsync(process.argv);

@@ -1,0 +1,10 @@
+/** ERP order exports → order drafts → API plans, and the order export the other way. Pure: no API calls here. */
+export * from './export';
+export { closestMatches, levenshtein } from './levenshtein';
+export * from './orders';
+export * from './profile';
+export * from './read';
+export * from './reconcile';
+export * from './rejects';
+export type { DateFormat } from './values/dates';
+export type { DecimalSeparator } from './values/quantities';

@@ -1,0 +1,37 @@
+/** Edit distance (insert, delete, substitute all cost 1), two-row dynamic programming. */
+export function levenshtein(a: string, b: string): number {
+  if (a === b) return 0;
+  if (a.length === 0) return b.length;
+  if (b.length === 0) return a.length;
+  let previous = Array.from({ length: b.length + 1 }, (_, index) => index);
+  for (let i = 1; i <= a.length; i += 1) {
+    const current = [i];
+    for (let j = 1; j <= b.length; j += 1) {
+      const substitution = (previous[j - 1] ?? 0) + (a[i - 1] === b[j - 1] ? 0 : 1);
+      current[j] = Math.min((previous[j] ?? 0) + 1, (current[j - 1] ?? 0) + 1, substitution);
+    }
+    previous = current;
+  }
+  return previous[b.length] ?? 0;
+}
+
+/**
+ * Up to `limit` candidates closest to `value` (case-insensitive), nearest first, ties alphabetical.
+ * Candidates further than half the value's length (at least 3 edits) are not suggested: they would be noise.
+ */
+export function closestMatches(value: string, candidates: Iterable<string>, limit = 3): string[] {
+  const needle = value.trim().toLowerCase();
+  const threshold = Math.max(3, Math.ceil(needle.length / 2));
+  const scored: Array<{ candidate: string; distance: number }> = [];
+  for (const candidate of new Set(candidates)) {
+    const distance = levenshtein(needle, candidate.toLowerCase());
+    if (distance <= threshold) scored.push({ candidate, distance });
+  }
+  scored.sort((x, y) => x.distance - y.distance || x.candidate.localeCompare(y.candidate));
+  return scored.slice(0, limit).map((entry) => entry.candidate);
+}
+
+/** ` (close matches: A, B, C)` or an empty string, for error messages. */
+export function suggestionText(suggestions: readonly string[]): string {
+  return suggestions.length > 0 ? ` (close matches: ${suggestions.join(', ')})` : '';
+}

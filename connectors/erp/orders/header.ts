@@ -1,0 +1,50 @@
+import type { ColumnBinding, MappingProfile } from '../profile';
+import { describeAt, type Problem } from './draft';
+import { describeHeaderValue, headerValueKey, type HeaderKey, type HeaderValue } from './fields';
+import type { HeaderCell, MappedRow } from './row';
+
+export function rowList(rows: readonly number[]): string {
+  const sorted = [...new Set(rows)].sort((a, b) => a - b);
+  return sorted.length === 1 ? `row ${sorted[0]}` : `rows ${sorted.join(', ')}`;
+}
+
+/**
+ * The header values an order's rows agree on. Blank cells do not vote (exports often give the header on the first
+ * line only); two different values for one field are a `header_conflict` naming the values and their rows.
+ */
+export function agreeOnHeader(rows: readonly MappedRow[]): { agreed: Map<HeaderKey, HeaderCell & { rows: number[] }>; problems: Problem[] } {
+  const byKey = new Map<HeaderKey, HeaderCell[]>();
+  for (const row of rows) {
+    for (const [key, cell] of row.header) byKey.set(key, [...(byKey.get(key) ?? []), cell]);
+  }
+  const agreed = new Map<HeaderKey, HeaderCell & { rows: number[] }>();
+  const problems: Problem[] = [];
+  for (const [key, cells] of byKey) {
+    const variants = new Map<string, { value: HeaderValue; rows: number[] }>();
+    for (const cell of cells) {
+      const variantKey = headerValueKey(cell.value);
+      const variant = variants.get(variantKey) ?? { value: cell.value, rows: [] };
+      variant.rows.push(cell.row);
+      variants.set(variantKey, variant);
+    }
+    const first = cells[0];
+    if (!first) continue;
+    if (variants.size === 1) {
+      agreed.set(key, { ...first, rows: cells.map((cell) => cell.row) });
+      continue;
+    }
+    const listed = [...variants.values()].map((variant) => `${describeHeaderValue(variant.value)} (${rowList(variant.rows)})`);
+    problems.push({
+      code: 'header_conflict',
+      field: key,
+      column: first.column,
+      message: `${describeAt(undefined, first.column, key)}: the rows of one order disagree: ${listed.join(' vs ')}`,
+    });
+  }
+  return { agreed, problems };
+}
+
+/** Whether the export manages a field at all: a column for it is in the file, or the profile gives a constant. */
+export function managesField(binding: ColumnBinding, profile: MappingProfile, ...fields: Array<keyof MappingProfile['columns']>): boolean {
+  return fields.some((field) => binding.bound[field] !== undefined || profile.constants[field] !== undefined);
+}

@@ -1,0 +1,117 @@
+import type { ColumnBinding, MappingProfile, SourceField } from '../profile';
+import { isBlank, type CellValue, type SourceRow } from '../read/types';
+import { parseQuantity } from '../values/quantities';
+import { cellText, parseText } from '../values/text';
+import { parseUnit, type Unit } from '../values/units';
+import { describeAt, type ProductRef, type Problem, type RejectionCode } from './draft';
+import { PARTY_FIELDS, SCALAR_HEADER_FIELDS, partyRef, type HeaderKey, type HeaderValue } from './fields';
+
+/** A header value as one row gives it, with where it came from. */
+export interface HeaderCell {
+  value: HeaderValue;
+  row: number;
+  column: string;
+}
+
+export interface MappedLine {
+  lineId?: string;
+  orderLineNumber?: string;
+  productRef?: ProductRef;
+  quantity?: number;
+  unit?: Unit;
+  /** `null`: the column is there and blank (clears the platform's value). */
+  secondaryQuantity?: number | null;
+}
+
+/** One export row read through the profile: header cells to agree on, the line, and what was wrong. */
+export interface MappedRow {
+  row: number;
+  orderNumber: string;
+  header: Map<HeaderKey, HeaderCell>;
+  line: MappedLine;
+  problems: Problem[];
+}
+
+/** Reads one row's cells through the profile. Header constants are applied per order (see `build`), line ones here. */
+export function mapRow(source: SourceRow, binding: ColumnBinding, profile: MappingProfile): MappedRow {
+  const problems: Problem[] = [];
+  const problem = (code: RejectionCode, field: string, column: string | undefined, reason: string): void => {
+    problems.push({ code, field, row: source.row, ...(column === undefined ? {} : { column }), message: `${describeAt(source.row, column, field)}: ${reason}` });
+  };
+  const columnOf = (field: SourceField): string | undefined => binding.bound[field];
+  const cellOf = (field: SourceField): CellValue | undefined => {
+    const column = columnOf(field);
+    return column === undefined ? undefined : source.values[column];
+  };
+  /** The cell, or the profile's constant when the cell is blank or the column absent. */
+  const lineCell = (field: SourceField): { value: CellValue; column: string } | undefined => {
+    const cell = cellOf(field);
+    if (!isBlank(cell)) return { value: cell ?? null, column: columnOf(field) ?? field };
+    const constant = profile.constants[field];
+    return constant === undefined ? undefined : { value: constant, column: `constant ${field}` };
+  };
+
+  if (source.problem !== undefined) problem('unreadable_row', 'row', undefined, source.problem);
+  const orderNumberText = parseText(cellOf('orderNumber') ?? null, 255);
+  const orderNumber = orderNumberText.ok ? orderNumberText.value : cellText(cellOf('orderNumber'));
+  if (!orderNumberText.ok) problem('too_long', 'orderNumber', columnOf('orderNumber'), `order number ${orderNumberText.reason}`);
+  else if (orderNumber === '' && source.problem === undefined) {
+    problem('missing_value', 'orderNumber', columnOf('orderNumber'), 'the order number is empty');
+  }
+
+  const header = new Map<HeaderKey, HeaderCell>();
+  for (const spec of SCALAR_HEADER_FIELDS) {
+    const cell = cellOf(spec.key);
+    if (isBlank(cell)) continue;
+    const column = columnOf(spec.key) ?? spec.key;
+    const parsed = spec.parse(cell ?? null, profile);
+    if (parsed.ok) header.set(spec.key, { value: parsed.value, row: source.row, column });
+    else problem(spec.code, spec.key, column, parsed.reason);
+  }
+  for (const party of PARTY_FIELDS) {
+    const ref = partyRef(cellOf(party.idField), cellOf(party.codeField));
+    if (ref === undefined) continue;
+    const column = !isBlank(cellOf(party.idField)) ? (columnOf(party.idField) ?? party.idField) : (columnOf(party.codeField) ?? party.codeField);
+    if (ref.ok) header.set(party.key, { value: ref.value, row: source.row, column });
+    else problem('invalid_value', party.key, column, ref.reason);
+  }
+
+  const line: MappedLine = {};
+  const lineId = cellText(cellOf('lineId'));
+  if (lineId !== '') line.lineId = lineId;
+  const lineNumber = lineCell('orderLineNumber');
+  if (lineNumber) {
+    const parsed = parseText(lineNumber.value, 255);
+    if (parsed.ok) line.orderLineNumber = parsed.value;
+    else problem('too_long', 'orderLineNumber', lineNumber.column, `line number ${parsed.reason}`);
+  }
+  const externalId = lineCell('productExternalId');
+  const code = externalId ? undefined : lineCell('productCode');
+  if (externalId) line.productRef = { externalId: cellText(externalId.value) };
+  else if (code) line.productRef = { codeId: profile.productCodeId, codeValue: cellText(code.value) };
+  else problem('missing_value', 'product', columnOf('productExternalId') ?? columnOf('productCode'), 'the line names no product');
+
+  const quantity = lineCell('quantity');
+  if (!quantity) problem('missing_value', 'quantity', columnOf('quantity'), 'the quantity is empty');
+  else {
+    const parsed = parseQuantity(typeof quantity.value === 'number' ? quantity.value : cellText(quantity.value), profile.decimalSeparator);
+    if (parsed.ok) line.quantity = parsed.value;
+    else problem('invalid_quantity', 'quantity', quantity.column, parsed.reason);
+  }
+  const unit = lineCell('unit');
+  if (!unit) problem('missing_value', 'unit', columnOf('unit'), 'the unit is empty');
+  else {
+    const parsed = parseUnit(cellText(unit.value), profile.unitAliases);
+    if (parsed.ok) line.unit = parsed.value;
+    else problem('invalid_unit', 'unit', unit.column, parsed.reason);
+  }
+  const secondary = lineCell('secondaryQuantity');
+  if (secondary) {
+    const parsed = parseQuantity(typeof secondary.value === 'number' ? secondary.value : cellText(secondary.value), profile.decimalSeparator);
+    if (parsed.ok) line.secondaryQuantity = parsed.value;
+    else problem('invalid_quantity', 'secondaryQuantity', secondary.column, parsed.reason);
+  } else if (columnOf('secondaryQuantity') !== undefined) {
+    line.secondaryQuantity = null;
+  }
+  return { row: source.row, orderNumber, header, line, problems };
+}

@@ -1,0 +1,42 @@
+/** The formats an ERP export comes in; `json` is an array of objects, `ndjson` one object per line. */
+export type ExportFormat = 'csv' | 'xlsx' | 'json' | 'ndjson';
+
+/** One cell as read: text (csv), text/number/boolean (xlsx, json), a list of text (json arrays) or empty. */
+export type CellValue = string | number | boolean | null | readonly string[];
+
+/** One data row of an export, one order line. */
+export interface SourceRow {
+  /**
+   * Where the row is in the file, as a person would find it: the spreadsheet row number for csv and xlsx
+   * (header = row 1), the line number for ndjson, the 1-based item position for a json array.
+   */
+  row: number;
+  /** Cells by column name, as in the file (original header spelling). */
+  values: Readonly<Record<string, CellValue>>;
+  /** xlsx only: the number format of a cell (for example a date format), kept for the rejects file. */
+  formats?: Readonly<Record<string, string>>;
+  /** Set when the row itself could not be read (malformed ndjson line, nested object...). */
+  problem?: string;
+  /** ndjson only: the original text of a line that is not valid JSON. */
+  rawText?: string;
+}
+
+/** An export read into memory: its columns in file order and its non-empty rows. */
+export interface ExportTable {
+  format: ExportFormat;
+  columns: string[];
+  rows: SourceRow[];
+  /** xlsx only: the sheet the rows came from. */
+  sheetName?: string;
+}
+
+export class ExportReadError extends Error {
+  override readonly name = 'ExportReadError';
+}
+
+export function isBlank(value: CellValue | undefined): boolean {
+  if (value === null || value === undefined) return true;
+  if (typeof value === 'string') return value.trim() === '';
+  if (Array.isArray(value)) return value.every((item) => item.trim() === '');
+  return false;
+}

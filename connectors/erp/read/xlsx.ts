@@ -1,0 +1,110 @@
+import * as XLSX from 'xlsx';
+import { uniqueHeader } from './csv';
+import { ExportReadError, type CellValue, type ExportTable, type SourceRow } from './types';
+
+function cellValue(cell: XLSX.CellObject | undefined): CellValue {
+  if (!cell || cell.v === undefined || cell.t === 'z' || cell.t === 'e') return null;
+  if (cell.v instanceof Date) return cell.v.toISOString();
+  return cell.v;
+}
+
+/** A date or custom number format worth keeping so the rejects file shows the cell as the user typed it. */
+function keptFormat(cell: XLSX.CellObject | undefined): string | undefined {
+  if (!cell || cell.t !== 'n' || typeof cell.z !== 'string' || cell.z === 'General') return undefined;
+  return cell.z;
+}
+
+/** Sheets inflate to about 10-20 times their zipped size; 100 MB of XML is a few hundred thousand rows. */
+export const MAX_XLSX_UNCOMPRESSED_BYTES = 100 * 1024 * 1024;
+
+/**
+ * The uncompressed size the zip's central directory declares, summed over its entries (ZIP64 markers count as
+ * unlimited). Read before SheetJS inflates anything, so a zip bomb is refused in milliseconds, not minutes.
+ */
+export function declaredUncompressedBytes(zip: Buffer): number {
+  const end = zip.lastIndexOf(Buffer.from([0x50, 0x4b, 0x05, 0x06]));
+  if (end < 0 || end + 22 > zip.length) throw new ExportReadError('not an xlsx workbook (no zip directory)');
+  let offset = zip.readUInt32LE(end + 16);
+  let total = 0;
+  while (offset + 46 <= zip.length && zip.readUInt32LE(offset) === 0x02014b50) {
+    const size = zip.readUInt32LE(offset + 24);
+    total += size === 0xffffffff ? Number.POSITIVE_INFINITY : size;
+    offset += 46 + zip.readUInt16LE(offset + 28) + zip.readUInt16LE(offset + 30) + zip.readUInt16LE(offset + 32);
+  }
+  return total;
+}
+
+/**
+ * Reads the named sheet (default: the first) of an xlsx workbook. Cells keep their types: dates stay Excel
+ * serial numbers (the date rules turn them into `YYYY-MM-DD`), text stays text. Row numbers are the sheet's.
+ */
+export function readXlsx(
+  content: Buffer | Uint8Array,
+  sheetName?: string,
+  maxUncompressedBytes = MAX_XLSX_UNCOMPRESSED_BYTES,
+): ExportTable {
+  // Without this check SheetJS would happily read any text as a one-column "workbook".
+  if (content.length < 4 || content[0] !== 0x50 || content[1] !== 0x4b) {
+    throw new ExportReadError('not an xlsx workbook (an xlsx file is a zip archive)');
+  }
+  const inflated = declaredUncompressedBytes(Buffer.from(content.buffer, content.byteOffset, content.byteLength));
+  if (inflated > maxUncompressedBytes) {
+    throw new ExportReadError(
+      `the workbook would inflate to ${Number.isFinite(inflated) ? `${Math.round(inflated / 1048576)} MB` : 'an unbounded size'}, ` +
+        `more than the ${Math.round(maxUncompressedBytes / 1048576)} MB allowed; split the export or save it as csv`,
+    );
+  }
+  let workbook: XLSX.WorkBook;
+  try {
+    workbook = XLSX.read(content, { type: 'buffer', cellDates: false, cellNF: true });
+  } catch (error) {
+    throw new ExportReadError(`not a readable xlsx workbook: ${(error as Error).message}`);
+  }
+  const name = sheetName ?? workbook.SheetNames[0];
+  const sheet = name === undefined ? undefined : workbook.Sheets[name];
+  if (!sheet || name === undefined) {
+    throw new ExportReadError(
+      sheetName === undefined
+        ? 'the workbook has no sheet'
+        : `sheet '${sheetName}' not found; sheets are: ${workbook.SheetNames.join(', ')}`,
+    );
+  }
+  if (!sheet['!ref']) throw new ExportReadError(`sheet '${name}' is empty: no header row`);
+  const range = XLSX.utils.decode_range(sheet['!ref']);
+  const cellAt = (r: number, c: number): XLSX.CellObject | undefined => sheet[XLSX.utils.encode_cell({ r, c })];
+  const textAt = (r: number, c: number): string => {
+    const value = cellValue(cellAt(r, c));
+    return value === null ? '' : String(value).trim();
+  };
+  // The header is the first row with any text: exports often leave blank rows (or a blank margin) above it.
+  let headerRow = range.s.r;
+  const rowIsBlank = (r: number): boolean => {
+    for (let c = range.s.c; c <= range.e.c; c += 1) if (textAt(r, c) !== '') return false;
+    return true;
+  };
+  while (headerRow < range.e.r && rowIsBlank(headerRow)) headerRow += 1;
+  let firstColumn = range.s.c;
+  while (firstColumn < range.e.c && textAt(headerRow, firstColumn) === '') firstColumn += 1;
+  const headerCells: string[] = [];
+  for (let c = firstColumn; c <= range.e.c; c += 1) headerCells.push(textAt(headerRow, c));
+  const columns = uniqueHeader(headerCells);
+  const rows: SourceRow[] = [];
+  for (let r = headerRow + 1; r <= range.e.r; r += 1) {
+    const values: Record<string, CellValue> = {};
+    const formats: Record<string, string> = {};
+    let empty = true;
+    columns.forEach((column, index) => {
+      const cell = cellAt(r, firstColumn + index);
+      const value = cellValue(cell);
+      values[column] = value;
+      if (value !== null && String(value).trim() !== '') empty = false;
+      const format = keptFormat(cell);
+      if (format !== undefined) formats[column] = format;
+    });
+    if (empty) continue;
+    const row: SourceRow = { row: r + 1, values };
+    if (Object.keys(formats).length > 0) row.formats = formats;
+    rows.push(row);
+  }
+  return { format: 'xlsx', columns, rows, sheetName: name };
+}

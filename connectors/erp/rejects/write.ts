@@ -1,0 +1,112 @@
+import Papa from 'papaparse';
+import * as XLSX from 'xlsx';
+import type { OrderRejection } from '../orders/draft';
+import type { CellValue, ExportFormat, ExportTable, SourceRow } from '../read/types';
+
+export const ERROR_CODE_COLUMN = 'error_code';
+export const ERROR_MESSAGE_COLUMN = 'error_message';
+
+export interface RejectsFile {
+  /** csv stays csv, xlsx stays xlsx, json and ndjson become ndjson. */
+  format: Exclude<ExportFormat, 'json'>;
+  extension: string;
+  content: Buffer;
+  rowCount: number;
+}
+
+interface RejectedRow {
+  source: SourceRow;
+  code: string;
+  message: string;
+}
+
+/**
+ * Every row of every rejected order, in file order, with the error that concerns it: the row's own problems when it
+ * has some, else the order's (a conflict, an unknown company...). A whole order goes back, so a fixed file can be
+ * re-run as it is, even with a complete-export profile.
+ */
+export function rejectedRows(table: ExportTable, rejections: readonly OrderRejection[]): RejectedRow[] {
+  const byRow = new Map<number, RejectedRow>();
+  for (const rejection of rejections) {
+    for (const row of rejection.rows) {
+      const own = rejection.problems.filter((problem) => problem.row === row);
+      byRow.set(row, {
+        source: { row, values: {} },
+        code: own[0]?.code ?? rejection.code,
+        message: own.length > 0 ? own.map((problem) => problem.message).join('; ') : rejection.message,
+      });
+    }
+  }
+  const rows: RejectedRow[] = [];
+  for (const source of table.rows) {
+    const rejected = byRow.get(source.row);
+    if (rejected) rows.push({ ...rejected, source });
+  }
+  return rows;
+}
+
+/** The input's columns plus the two error columns (replacing those of a rejects file fed back in). */
+function rejectsColumns(table: ExportTable): string[] {
+  return [...table.columns.filter((column) => column !== ERROR_CODE_COLUMN && column !== ERROR_MESSAGE_COLUMN), ERROR_CODE_COLUMN, ERROR_MESSAGE_COLUMN];
+}
+
+function textOf(value: CellValue | undefined): string {
+  if (value === null || value === undefined) return '';
+  return Array.isArray(value) ? value.join(',') : String(value);
+}
+
+// Cells are written back exactly as read so the fixed file reads the same way; no formula prefixing here.
+function rejectsCsv(table: ExportTable, rows: readonly RejectedRow[]): Buffer {
+  const columns = rejectsColumns(table);
+  const data = rows.map((row) =>
+    columns.map((column) =>
+      column === ERROR_CODE_COLUMN ? row.code : column === ERROR_MESSAGE_COLUMN ? row.message : textOf(row.source.values[column]),
+    ),
+  );
+  return Buffer.from('\uFEFF' + Papa.unparse({ fields: columns, data }, { newline: '\r\n' }) + '\r\n', 'utf8');
+}
+
+function rejectsXlsx(table: ExportTable, rows: readonly RejectedRow[]): Buffer {
+  const columns = rejectsColumns(table);
+  const sheet = XLSX.utils.aoa_to_sheet([columns]);
+  rows.forEach((row, index) => {
+    columns.forEach((column, c) => {
+      const value =
+        column === ERROR_CODE_COLUMN ? row.code : column === ERROR_MESSAGE_COLUMN ? row.message : row.source.values[column];
+      if (value === null || value === undefined) return;
+      const address = XLSX.utils.encode_cell({ r: index + 1, c });
+      const cell: XLSX.CellObject =
+        typeof value === 'number' ? { t: 'n', v: value } : typeof value === 'boolean' ? { t: 'b', v: value } : { t: 's', v: textOf(value) };
+      const format = row.source.formats?.[column];
+      if (format !== undefined && cell.t === 'n') cell.z = format;
+      sheet[address] = cell;
+    });
+  });
+  sheet['!ref'] = XLSX.utils.encode_range({ s: { r: 0, c: 0 }, e: { r: rows.length, c: columns.length - 1 } });
+  const book = XLSX.utils.book_new();
+  XLSX.utils.book_append_sheet(book, sheet, (table.sheetName ?? 'Rejects').slice(0, 31));
+  return XLSX.write(book, { type: 'buffer', bookType: 'xlsx', compression: true }) as Buffer;
+}
+
+function rejectsNdjson(rows: readonly RejectedRow[]): Buffer {
+  const lines = rows.map((row) => {
+    const { [ERROR_CODE_COLUMN]: _code, [ERROR_MESSAGE_COLUMN]: _message, ...values } = row.source.values;
+    const original: Record<string, unknown> = row.source.rawText !== undefined && Object.keys(values).length === 0 ? { _raw: row.source.rawText } : values;
+    return JSON.stringify({ ...original, [ERROR_CODE_COLUMN]: row.code, [ERROR_MESSAGE_COLUMN]: row.message });
+  });
+  return Buffer.from(lines.map((line) => `${line}\n`).join(''), 'utf8');
+}
+
+/** The rejects file for an export: bad orders' rows in the input's own format, ready to fix and feed back. */
+export function writeRejects(table: ExportTable, rejections: readonly OrderRejection[]): RejectsFile {
+  const rows = rejectedRows(table, rejections);
+  switch (table.format) {
+    case 'csv':
+      return { format: 'csv', extension: '.csv', content: rejectsCsv(table, rows), rowCount: rows.length };
+    case 'xlsx':
+      return { format: 'xlsx', extension: '.xlsx', content: rejectsXlsx(table, rows), rowCount: rows.length };
+    case 'json':
+    case 'ndjson':
+      return { format: 'ndjson', extension: '.ndjson', content: rejectsNdjson(rows), rowCount: rows.length };
+  }
+}

@@ -1,0 +1,85 @@
+/** Stable machine codes for a bad row; operators and the rejects file branch on these, never on messages. */
+export const rowIssueCodes = [
+  'missing_required',
+  'too_long',
+  'invalid_code_type',
+  'duplicate_code_type',
+  'duplicate_code_value',
+  'duplicate_external_id',
+  'missing_parent',
+  'cyclic_parent',
+  'parent_level_mismatch',
+  'invalid_parent',
+  'invalid_level',
+  'conflicting_values',
+  'unknown_reference',
+  'bad_number',
+  'bad_boolean',
+  'bad_date',
+  'bad_composition',
+  'cell_error',
+  'immutable_field_changed',
+] as const;
+export type RowIssueCode = (typeof rowIssueCodes)[number];
+
+/** One reason a row cannot be imported. `column` is the sheet's header text, or null for a whole-row reason. */
+export interface RowIssue {
+  rowNumber: number;
+  column: string | null;
+  code: RowIssueCode;
+  message: string;
+  /** The product the issue is about, when one could be identified. */
+  externalId?: string;
+}
+
+export function rowIssue(
+  rowNumber: number,
+  column: string | null,
+  code: RowIssueCode,
+  reason: string,
+  externalId?: string,
+): RowIssue {
+  const where = column === null ? `row ${rowNumber}` : `row ${rowNumber}, column '${column}'`;
+  const issue: RowIssue = { rowNumber, column, code, message: `${where}: ${reason}` };
+  if (externalId !== undefined) issue.externalId = externalId;
+  return issue;
+}
+
+export const fileErrorCodes = [
+  'file_not_found',
+  'empty_file',
+  'file_too_large',
+  'expanded_too_large',
+  'too_many_rows',
+  'not_a_spreadsheet',
+  'unsupported_format',
+  'bad_encoding',
+  'no_header_row',
+  'duplicate_headers',
+  'missing_columns',
+  'no_data_rows',
+  'sheet_not_found',
+] as const;
+export type FileErrorCode = (typeof fileErrorCodes)[number];
+
+/** The whole file cannot be read: nothing from it is imported. The message says what to do. */
+export class PlmFileError extends Error {
+  override readonly name = 'PlmFileError';
+  constructor(
+    readonly code: FileErrorCode,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/** Groups issues by row number, keeping each row's issues in the order they were found. */
+export function issuesByRow(issues: readonly RowIssue[]): Map<number, RowIssue[]> {
+  const byRow = new Map<number, RowIssue[]>();
+  for (const issue of issues) {
+    const list = byRow.get(issue.rowNumber);
+    if (list) list.push(issue);
+    else byRow.set(issue.rowNumber, [issue]);
+  }
+  return byRow;
+}

@@ -1,0 +1,85 @@
+import { z } from 'zod';
+import type { ProductLevel } from '../draft';
+
+const nullishText = z.string().nullish().transform((value) => value ?? null);
+const nullishList = z.array(z.string()).nullish().transform((value) => value ?? null);
+
+/**
+ * The part of an API product (GET /styles, any level) the planner compares. Other fields pass through
+ * untouched. `level` may be given; otherwise it follows the parent links (variantId = SKU, styleId = variant).
+ */
+export const existingProductSchema = z
+  .looseObject({
+    id: z.string().min(1),
+    externalId: nullishText,
+    level: z.enum(['style', 'variant', 'sku']).optional(),
+    parentId: nullishText,
+    styleId: nullishText,
+    variantId: nullishText,
+    name: z.string(),
+    codes: z.array(z.looseObject({ codeId: z.string(), codeValue: z.string() })).nullish().transform((codes) => codes ?? []),
+    description: nullishText,
+    gender: nullishText,
+    color: nullishText,
+    dimension: nullishText,
+    styleTypeId: nullishText,
+    styleLevelId: nullishText,
+    mainSupplier: nullishText,
+    customProperties: nullishText,
+    brands: nullishList,
+    seasons: nullishList,
+    collections: nullishList,
+    departments: nullishList,
+    suppliers: nullishList,
+    vendors: nullishList,
+    claimIntentions: nullishList,
+    weight: z.looseObject({ unit: z.string(), value: z.number() }).nullish().transform((value) => value ?? null),
+    isComponent: z.union([z.boolean(), z.number()]).nullish().transform((value) => (value === null || value === undefined ? null : Boolean(value))),
+  })
+  .transform((product) => {
+    const level: ProductLevel = product.level ?? (product.variantId ? 'sku' : product.styleId ? 'variant' : 'style');
+    const parentPlatformId = level === 'sku' ? (product.variantId ?? product.parentId) : level === 'variant' ? (product.styleId ?? product.parentId) : null;
+    return { ...product, level, parentPlatformId };
+  });
+export type ExistingProduct = z.output<typeof existingProductSchema>;
+export type ExistingProductInput = z.input<typeof existingProductSchema>;
+
+/** Parses API products, naming the index and field of the first bad one. */
+export function parseExistingProducts(input: readonly unknown[]): ExistingProduct[] {
+  return input.map((item, index) => {
+    const result = existingProductSchema.safeParse(item);
+    if (result.success) return result.data;
+    const issue = result.error.issues[0];
+    throw new Error(`existing product #${index}: ${issue?.path.join('.') ?? ''} ${issue?.message ?? 'invalid'}`);
+  });
+}
+
+/** Lookups over the catalogue: by externalId, by platform id, and by code (type + value). */
+export class CatalogueIndex {
+  readonly byExternalId = new Map<string, ExistingProduct>();
+  readonly byId = new Map<string, ExistingProduct>();
+  readonly byCode = new Map<string, ExistingProduct>();
+
+  constructor(products: readonly ExistingProduct[]) {
+    for (const product of products) {
+      this.byId.set(product.id, product);
+      if (product.externalId) this.byExternalId.set(product.externalId, product);
+      for (const code of product.codes) this.byCode.set(codeKey(code.codeId, code.codeValue), product);
+    }
+  }
+
+  /** externalId -> level, the shape validateDrafts takes as `existing`. */
+  levels(): Map<string, ProductLevel> {
+    return new Map([...this.byExternalId].map(([externalId, product]) => [externalId, product.level]));
+  }
+
+  parentExternalIdOf(product: ExistingProduct): string | null | undefined {
+    if (!product.parentPlatformId) return null;
+    const parent = this.byId.get(product.parentPlatformId) ?? this.byExternalId.get(product.parentPlatformId);
+    return parent ? parent.externalId : undefined;
+  }
+}
+
+export function codeKey(codeId: string, codeValue: string): string {
+  return `${codeId}\u0000${codeValue.trim()}`;
+}

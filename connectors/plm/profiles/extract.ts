@@ -1,0 +1,172 @@
+import { codeTypeOfHeader } from '../code-types';
+import type { DraftCode, DraftFieldName, DraftFields, FieldOrigin } from '../draft';
+import { rowIssue, type RowIssue } from '../issues';
+import type { SheetRow } from '../read/types';
+import { bindSource, readSource, sourceColumns, type BoundSource, type HeaderIndex, type SourceRead } from './bind';
+import type { ReferenceKind, ReferenceResolver } from './references';
+import type { LevelMapping, MappedField } from './schema';
+import { cellText, parseBoolean, parseComposition, parseDate, parseLocaleNumber, splitList } from './values';
+
+type PropertyType = 'text' | 'number' | 'date' | 'boolean';
+
+export interface BoundLevel {
+  externalId: BoundSource;
+  fields: Array<[MappedField, BoundSource]>;
+  codes: Array<{ codeId: string; source: BoundSource }>;
+  customProperties: Array<{ key: string; source: BoundSource; type: PropertyType }>;
+  /** Columns that only identify products (keys); a value from them is not "data of its own". */
+  keyColumns: Set<string>;
+}
+
+export function bindLevel(mapping: LevelMapping, headers: HeaderIndex): BoundLevel {
+  const codes = mapping.codes.map((code) => ({ codeId: code.codeId.trim().toUpperCase(), source: bindSource(code.source, headers) }));
+  if (mapping.autoCodeColumns) {
+    for (const header of headers.headers) {
+      const codeId = codeTypeOfHeader(header);
+      if (codeId !== null) codes.push({ codeId, source: bindSource({ column: header }, headers) });
+    }
+  }
+  const externalId = bindSource(mapping.externalId, headers);
+  return {
+    externalId,
+    fields: (Object.entries(mapping.fields) as Array<[MappedField, Parameters<typeof bindSource>[0]]>).map(([field, source]) => [
+      field,
+      bindSource(source, headers),
+    ]),
+    codes,
+    customProperties: Object.entries(mapping.customProperties).map(([key, property]) => ({
+      key,
+      source: bindSource(property.source, headers),
+      type: property.type,
+    })),
+    keyColumns: new Set(sourceColumns(externalId).present),
+  };
+}
+
+export interface Piece {
+  externalId: string | null;
+  externalIdColumn: string | null;
+  fields: DraftFields;
+  origins: Partial<Record<DraftFieldName, FieldOrigin>>;
+  /** Some value came from a non-key cell of this row. */
+  hasOwnData: boolean;
+  issues: RowIssue[];
+}
+
+export interface ExtractContext {
+  resolver: ReferenceResolver;
+  dateOrder: 'DMY' | 'MDY';
+}
+
+const REFERENCE_FIELDS: Partial<Record<MappedField, ReferenceKind>> = {
+  styleTypeId: 'styleTypes',
+  brands: 'brands',
+  seasons: 'seasons',
+  collections: 'collections',
+  departments: 'departments',
+};
+const LIST_FIELDS = new Set<MappedField>(['brands', 'seasons', 'collections', 'departments', 'suppliers', 'vendors', 'claimIntentions']);
+const TEXT_FIELDS = new Set<MappedField>(['name', 'description', 'gender', 'color', 'dimension', 'styleLevelId', 'mainSupplier']);
+
+export function extractPiece(level: BoundLevel, row: SheetRow, context: ExtractContext): Piece {
+  const idRead = readSource(level.externalId, row);
+  const externalId = idRead.cellError ? null : cellText(idRead.value);
+  const piece: Piece = { externalId, externalIdColumn: idRead.column, fields: {}, origins: {}, hasOwnData: false, issues: [] };
+  const fail = (column: string | null, code: RowIssue['code'], reason: string): void => {
+    piece.issues.push(rowIssue(row.rowNumber, column, code, reason, externalId ?? undefined));
+  };
+  if (idRead.cellError) fail(idRead.cellError.column, 'cell_error', `the cell holds the error ${idRead.cellError.text}`);
+  const usable = (read: SourceRead): boolean => {
+    if (read.cellError) {
+      fail(read.cellError.column, 'cell_error', `the cell holds the error ${read.cellError.text} (fix the formula or type the value)`);
+      return false;
+    }
+    if (read.value === null) return false;
+    if (read.fromCells && read.column !== null && !level.keyColumns.has(read.column)) piece.hasOwnData = true;
+    return true;
+  };
+  const set = <K extends DraftFieldName>(field: K, value: DraftFields[K], column: string | null): void => {
+    piece.fields[field] = value;
+    piece.origins[field] = { column, rowNumber: row.rowNumber };
+  };
+
+  let weightValue: { value: number; column: string | null } | null = null;
+  let weightFailed = false;
+  let weightUnit: { unit: string; column: string | null; fromCells: boolean } | null = null;
+  for (const [field, source] of level.fields) {
+    const read = readSource(source, row);
+    if (!usable(read)) continue;
+    const text = cellText(read.value) ?? '';
+    if (TEXT_FIELDS.has(field)) {
+      set(field as 'name', text, read.column);
+    } else if (field === 'isComponent') {
+      const flag = parseBoolean(read.value);
+      if (flag === null) fail(read.column, 'bad_boolean', `'${text}' is not yes/no (use true, false, yes, no, 1 or 0)`);
+      else set('isComponent', flag, read.column);
+    } else if (field === 'weightValue') {
+      const value = parseLocaleNumber(read.value);
+      if (value === null || value < 0) {
+        weightFailed = true;
+        fail(read.column, 'bad_number', `'${text}' is not a weight (a number such as 250 or 1,250.5)`);
+      } else weightValue = { value, column: read.column };
+    } else if (field === 'weightUnit') {
+      weightUnit = { unit: text.toUpperCase(), column: read.column, fromCells: read.fromCells };
+    } else if (field === 'composition') {
+      const shares = parseComposition(text);
+      if (typeof shares === 'string') fail(read.column, 'bad_composition', `composition '${text}' cannot be used: ${shares}`);
+      else set('composition', shares, read.column);
+    } else if (LIST_FIELDS.has(field) || field === 'styleTypeId') {
+      const kind = REFERENCE_FIELDS[field];
+      const items = field === 'styleTypeId' ? [text] : splitList(text, source.split ?? ';');
+      const ids: string[] = [];
+      for (const item of items) {
+        const resolved = kind ? context.resolver.resolve(kind, item) : { ok: true as const, id: item };
+        if (resolved.ok) ids.push(resolved.id);
+        else fail(read.column, 'unknown_reference', resolved.reason);
+      }
+      if (ids.length === items.length) {
+        if (field === 'styleTypeId') set('styleTypeId', ids[0] ?? '', read.column);
+        else set(field as 'brands', ids, read.column);
+      }
+    }
+  }
+  if (weightValue && weightUnit) set('weight', { unit: weightUnit.unit, value: weightValue.value }, weightValue.column);
+  else if (weightValue) fail(weightValue.column, 'missing_required', `weight ${weightValue.value} has no unit (map a weightUnit column or constant)`);
+  else if (weightUnit?.fromCells && !weightFailed) fail(weightUnit.column, 'missing_required', `weight unit ${weightUnit.unit} has no weight value`);
+
+  const codes: DraftCode[] = [];
+  for (const code of level.codes) {
+    const read = readSource(code.source, row);
+    if (!usable(read)) continue;
+    const codeValue = cellText(read.value);
+    if (codeValue !== null) codes.push({ codeId: code.codeId, codeValue, column: read.column, rowNumber: row.rowNumber });
+  }
+  if (codes.length > 0) set('codes', codes, codes[0]?.column ?? null);
+
+  const properties: Record<string, string | number | boolean> = {};
+  let propertyColumn: string | null = null;
+  for (const property of level.customProperties) {
+    const read = readSource(property.source, row);
+    if (!usable(read)) continue;
+    propertyColumn ??= read.column;
+    const converted = convertProperty(read, property.type, context.dateOrder);
+    if (typeof converted === 'object') fail(read.column, converted.code, converted.reason);
+    else properties[property.key] = converted;
+  }
+  if (Object.keys(properties).length > 0) set('customProperties', JSON.stringify(properties), propertyColumn);
+  return piece;
+}
+
+function convertProperty(
+  read: SourceRead,
+  type: PropertyType,
+  dateOrder: 'DMY' | 'MDY',
+): string | number | boolean | { code: RowIssue['code']; reason: string } {
+  const text = cellText(read.value) ?? '';
+  if (type === 'number') return parseLocaleNumber(read.value) ?? { code: 'bad_number', reason: `'${text}' is not a number` };
+  if (type === 'boolean') return parseBoolean(read.value) ?? { code: 'bad_boolean', reason: `'${text}' is not yes/no` };
+  if (type === 'date') {
+    return parseDate(read.value, dateOrder) ?? { code: 'bad_date', reason: `'${text}' is not a date (use YYYY-MM-DD, ${dateOrder === 'DMY' ? 'DD/MM/YYYY' : 'MM/DD/YYYY'} or an Excel date)` };
+  }
+  return text;
+}

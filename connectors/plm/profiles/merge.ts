@@ -1,0 +1,68 @@
+import type { DraftFieldName, DraftFields, ProductDraft } from '../draft';
+import { rowIssue, type RowIssue } from '../issues';
+import type { ProductLevel } from './schema';
+import type { Piece } from './extract';
+
+function comparable(field: DraftFieldName, value: DraftFields[DraftFieldName]): string {
+  if (field === 'codes' && Array.isArray(value)) {
+    return JSON.stringify((value as NonNullable<DraftFields['codes']>).map((code) => `${code.codeId}=${code.codeValue}`).sort());
+  }
+  if (Array.isArray(value) && value.every((item) => typeof item === 'string')) return JSON.stringify([...value].sort());
+  return JSON.stringify(value);
+}
+
+function display(value: DraftFields[DraftFieldName]): string {
+  if (Array.isArray(value)) {
+    return value.map((item) => (typeof item === 'object' && item !== null && 'codeValue' in item ? `${item.codeId} ${item.codeValue}` : JSON.stringify(item).replace(/^"|"$/g, ''))).join('; ');
+  }
+  return typeof value === 'object' ? JSON.stringify(value) : String(value);
+}
+
+export function newDraft(piece: Piece & { externalId: string }, level: ProductLevel | null, parentExternalId: string | null, parentColumn: string | null, rowNumber: number): ProductDraft {
+  return {
+    externalId: piece.externalId,
+    level,
+    parentExternalId,
+    rowNumbers: [rowNumber],
+    fields: { ...piece.fields },
+    origins: { ...piece.origins },
+    externalIdColumn: piece.externalIdColumn,
+    parentColumn,
+    referenceOnly: !piece.hasOwnData,
+  };
+}
+
+/**
+ * Folds another row's view of the same product into its draft (flat layout). A blank cell leaves the
+ * value from earlier rows; a different non-blank value is a `conflicting_values` issue on that row.
+ */
+export function mergePiece(draft: ProductDraft, piece: Piece, rowNumber: number, levelLabel: string): RowIssue[] {
+  const issues: RowIssue[] = [];
+  if (!draft.rowNumbers.includes(rowNumber)) draft.rowNumbers.push(rowNumber);
+  if (piece.hasOwnData) draft.referenceOnly = false;
+  for (const field of Object.keys(piece.fields) as DraftFieldName[]) {
+    const incoming = piece.fields[field];
+    const current = draft.fields[field];
+    if (incoming === undefined) continue;
+    if (current === undefined) {
+      (draft.fields as Record<string, unknown>)[field] = incoming;
+      const origin = piece.origins[field];
+      if (origin) draft.origins[field] = origin;
+      continue;
+    }
+    if (comparable(field, current) === comparable(field, incoming)) continue;
+    const column = piece.origins[field]?.column ?? null;
+    const earlier = draft.origins[field]?.rowNumber;
+    issues.push(
+      rowIssue(
+        rowNumber,
+        column,
+        'conflicting_values',
+        `${levelLabel} '${draft.externalId}' has ${field} '${display(incoming)}' here but '${display(current)}' on row ${earlier ?? '?'}; ` +
+          `give the same value on every row of the ${levelLabel} (or leave it blank)`,
+        draft.externalId,
+      ),
+    );
+  }
+  return issues;
+}

@@ -1,0 +1,54 @@
+import { z } from 'zod';
+import { closeMatches, didYouMean, normalizeName } from '../suggest';
+
+export const referenceEntrySchema = z.object({ id: z.string().min(1), name: z.string() });
+export type ReferenceEntry = z.infer<typeof referenceEntrySchema>;
+
+/**
+ * Id/name pairs read from the API (style types, style properties by category). A list left out is not
+ * resolved: the cell text is taken as the id as it stands.
+ */
+export const referenceListsSchema = z.object({
+  styleTypes: z.array(referenceEntrySchema).optional(),
+  brands: z.array(referenceEntrySchema).optional(),
+  seasons: z.array(referenceEntrySchema).optional(),
+  collections: z.array(referenceEntrySchema).optional(),
+  departments: z.array(referenceEntrySchema).optional(),
+});
+export type ReferenceLists = z.infer<typeof referenceListsSchema>;
+export type ReferenceKind = keyof ReferenceLists;
+
+export const referenceLabels: Record<ReferenceKind, string> = {
+  styleTypes: 'style type',
+  brands: 'brand',
+  seasons: 'season',
+  collections: 'collection',
+  departments: 'department',
+};
+
+export type Resolution = { ok: true; id: string } | { ok: false; reason: string };
+
+/** Looks names up by normalized name (case, accents and spacing ignored) or by id. */
+export class ReferenceResolver {
+  private readonly byKey = new Map<ReferenceKind, Map<string, string>>();
+
+  constructor(private readonly lists: ReferenceLists) {
+    for (const kind of Object.keys(referenceLabels) as ReferenceKind[]) {
+      const entries = lists[kind];
+      if (!entries) continue;
+      const index = new Map<string, string>();
+      for (const entry of entries) index.set(`id:${entry.id}`, entry.id);
+      for (const entry of entries) if (!index.has(normalizeName(entry.name))) index.set(normalizeName(entry.name), entry.id);
+      this.byKey.set(kind, index);
+    }
+  }
+
+  resolve(kind: ReferenceKind, text: string): Resolution {
+    const index = this.byKey.get(kind);
+    if (!index) return { ok: true, id: text };
+    const id = index.get(normalizeName(text)) ?? index.get(`id:${text}`);
+    if (id !== undefined) return { ok: true, id };
+    const names = (this.lists[kind] ?? []).map((entry) => entry.name);
+    return { ok: false, reason: `unknown ${referenceLabels[kind]} '${text}'${didYouMean(closeMatches(text, names))}` };
+  }
+}

@@ -1,0 +1,109 @@
+import type { CellValue } from '../read/types';
+
+/** A cell as trimmed text (numbers as written by JavaScript, e.g. 4006381333931), or null when blank. */
+export function cellText(value: CellValue | undefined): string | null {
+  if (value === null || value === undefined) return null;
+  const text = String(value).trim();
+  return text === '' ? null : text;
+}
+
+/**
+ * A number from a cell, accepting thousands separators as exports write them: "1,234.5", "1.234,5",
+ * "1 234,5", "1'234.5". When only one kind of separator appears, a comma or dot followed by exactly three
+ * digits in groups ("1,234", "1.234.567") is a thousands separator; otherwise it is the decimal mark.
+ */
+export function parseLocaleNumber(value: CellValue): number | null {
+  if (typeof value === 'number') return Number.isFinite(value) ? value : null;
+  if (typeof value !== 'string') return null;
+  let text = value.trim().replace(/[\s\u00a0\u202f']/g, '');
+  if (!/^[+-]?[\d.,]+$/.test(text) || !/\d/.test(text)) return null;
+  const lastComma = text.lastIndexOf(',');
+  const lastDot = text.lastIndexOf('.');
+  if (lastComma >= 0 && lastDot >= 0) {
+    const decimal = lastComma > lastDot ? ',' : '.';
+    const thousands = decimal === ',' ? '.' : ',';
+    text = text.split(thousands).join('').replace(decimal, '.');
+  } else if (lastComma >= 0 || lastDot >= 0) {
+    const mark = lastComma >= 0 ? ',' : '.';
+    const grouped = new RegExp(`^[+-]?\\d{1,3}(\\${mark}\\d{3})+$`);
+    const groups = text.split(mark).length - 1;
+    // "1.234" alone is ambiguous: read a single dot as a decimal point, a single comma followed by 3 digits as thousands.
+    if (grouped.test(text) && (mark === ',' || groups > 1)) text = text.split(mark).join('');
+    else if (groups === 1) text = text.replace(mark, '.');
+    else return null;
+  }
+  if (!/^[+-]?(\d+\.?\d*|\.\d+)$/.test(text)) return null;
+  const parsed = Number(text);
+  return Number.isFinite(parsed) ? parsed : null;
+}
+
+const TRUE_WORDS = new Set(['true', 'yes', 'y', '1', 'x', 'ja', 'oui']);
+const FALSE_WORDS = new Set(['false', 'no', 'n', '0', 'nein', 'non']);
+
+export function parseBoolean(value: CellValue): boolean | null {
+  if (typeof value === 'boolean') return value;
+  if (typeof value === 'number') return value === 1 ? true : value === 0 ? false : null;
+  const text = (value ?? '').trim().toLowerCase();
+  if (TRUE_WORDS.has(text)) return true;
+  if (FALSE_WORDS.has(text)) return false;
+  return null;
+}
+
+const EXCEL_EPOCH_MS = Date.UTC(1899, 11, 30);
+
+function isoFromParts(year: number, month: number, day: number): string | null {
+  const date = new Date(Date.UTC(year, month - 1, day));
+  if (date.getUTCFullYear() !== year || date.getUTCMonth() !== month - 1 || date.getUTCDate() !== day) return null;
+  return date.toISOString().slice(0, 10);
+}
+
+/** A calendar date as YYYY-MM-DD from an Excel serial number, ISO text, or D/M/Y text in the profile's order. */
+export function parseDate(value: CellValue, order: 'DMY' | 'MDY'): string | null {
+  if (typeof value === 'number') {
+    if (value < 1 || value > 2958465) return null;
+    return new Date(EXCEL_EPOCH_MS + Math.floor(value) * 86_400_000).toISOString().slice(0, 10);
+  }
+  if (typeof value !== 'string') return null;
+  const text = value.trim();
+  const iso = /^(\d{4})-(\d{2})-(\d{2})(?:[T ][\d:.]+Z?)?$/.exec(text);
+  if (iso) return isoFromParts(Number(iso[1]), Number(iso[2]), Number(iso[3]));
+  const parts = /^(\d{1,2})[./-](\d{1,2})[./-](\d{4})$/.exec(text);
+  if (!parts) return null;
+  const [first, second, year] = [Number(parts[1]), Number(parts[2]), Number(parts[3])];
+  return order === 'DMY' ? isoFromParts(year, second, first) : isoFromParts(year, first, second);
+}
+
+/** Items of a list cell: split on any of `separators`, trimmed, blanks and repeats dropped. */
+export function splitList(text: string, separators = ';'): string[] {
+  const pattern = new RegExp(`[${separators.replace(/[\]\\^-]/g, '\\$&')}]`);
+  return [...new Set(text.split(pattern).map((item) => item.trim()).filter((item) => item !== ''))];
+}
+
+export interface MaterialShare {
+  material: string;
+  percentage: number;
+}
+
+/**
+ * "95% Cotton, 5% Elastane" (also "Cotton 95% / Elastane 5%", ";" or "+" or new lines between parts)
+ * as material shares. Returns the reason as text when the composition cannot be read or adds up past 100.
+ */
+export function parseComposition(text: string): MaterialShare[] | string {
+  const parts = text.split(/;|\/|\+|\n|(?<!\d),|,(?!\d)/).map((part) => part.trim()).filter((part) => part !== '');
+  const shares: MaterialShare[] = [];
+  for (const part of parts) {
+    const leading = /^(\d+(?:[.,]\d+)?)\s*%\s*(.+)$/.exec(part);
+    const trailing = /^(.+?)\s*(\d+(?:[.,]\d+)?)\s*%$/.exec(part);
+    const [percentText, material] = leading ? [leading[1], leading[2]] : trailing ? [trailing[2], trailing[1]] : [];
+    if (percentText === undefined || material === undefined) return `'${part}' is not "<percent>% <material>"`;
+    const percentage = Number(percentText.replace(',', '.'));
+    if (!(percentage > 0 && percentage <= 100)) return `'${part}' has a percentage outside 0-100`;
+    const name = material.trim();
+    if (shares.some((share) => share.material.toLowerCase() === name.toLowerCase())) return `'${name}' is listed twice`;
+    shares.push({ material: name, percentage });
+  }
+  if (shares.length === 0) return 'no material found';
+  const total = Math.round(shares.reduce((sum, share) => sum + share.percentage, 0) * 1000) / 1000;
+  if (total > 100) return `the percentages add up to ${total}%, more than 100%`;
+  return shares;
+}

@@ -1,0 +1,124 @@
+import { PlmFileError } from '../issues';
+import { rejectColumns, type CellValue, type SheetRow } from './types';
+
+/** Excel-style column letters: 0 -> A, 27 -> AB. */
+export function columnLetter(index: number): string {
+  let letters = '';
+  let n = index + 1;
+  while (n > 0) {
+    const remainder = (n - 1) % 26;
+    letters = String.fromCharCode(65 + remainder) + letters;
+    n = Math.floor((n - 1) / 26);
+  }
+  return letters;
+}
+
+/** Trims text (including non-breaking spaces); blank text becomes null. */
+export function cleanCell(value: CellValue | undefined): CellValue {
+  if (value === undefined || value === null) return null;
+  if (typeof value === 'string') {
+    const trimmed = value.replace(/^[\s\u00a0\ufeff]+|[\s\u00a0]+$/g, '');
+    return trimmed === '' ? null : trimmed;
+  }
+  if (typeof value === 'number' && !Number.isFinite(value)) return null;
+  return value;
+}
+
+function filledCount(row: readonly CellValue[]): number {
+  return row.reduce<number>((count, cell) => (cell === null ? count : count + 1), 0);
+}
+
+/**
+ * Index (in `rows`) of the header row: with expected headers, the first row holding the most of them;
+ * otherwise the first row that is mostly non-empty distinct text, at least half as wide as the widest
+ * row seen, so a title or a note above the header is skipped. -1 when none qualifies.
+ */
+export function findHeaderRow(rows: readonly CellValue[][], expected?: readonly string[]): number {
+  if (expected && expected.length > 0) {
+    const wanted = new Set(expected.map((name) => name.toLowerCase()));
+    let best = -1;
+    let bestHits = 0;
+    rows.forEach((row, index) => {
+      const hits = row.filter((cell) => typeof cell === 'string' && wanted.has(cell.toLowerCase())).length;
+      if (hits > bestHits) {
+        best = index;
+        bestHits = hits;
+      }
+    });
+    if (best >= 0) return best;
+  }
+  const widest = Math.max(0, ...rows.map(filledCount));
+  for (let index = 0; index < rows.length; index++) {
+    const row = rows[index] ?? [];
+    const filled = row.filter((cell) => cell !== null);
+    if (filled.length === 0 || filled.length < Math.max(1, Math.ceil(widest / 2))) continue;
+    const texts = filled.filter((cell) => typeof cell === 'string' && !/^[\d\s.,%-]+$/.test(cell));
+    const distinct = new Set(texts.map((cell) => String(cell).toLowerCase())).size;
+    if (texts.length >= filled.length * 0.8 && distinct >= texts.length * 0.5) return index;
+  }
+  return -1;
+}
+
+/**
+ * Header names by column index (null for a column to ignore: no title, or a rejects-file column).
+ * Two columns with the same name are refused: guessing which one the mapping means would import wrong data.
+ */
+export function buildHeaders(cells: readonly CellValue[], headerRowNumber: number): Array<string | null> {
+  const headers = cells.map((cell) => {
+    const text = cleanCell(cell);
+    if (text === null) return null;
+    const name = String(text).replace(/\s+/g, ' ');
+    return (rejectColumns as readonly string[]).includes(name) ? null : name;
+  });
+  const seen = new Map<string, number[]>();
+  headers.forEach((name, index) => {
+    if (name === null) return;
+    const key = name.toLowerCase();
+    seen.set(key, [...(seen.get(key) ?? []), index]);
+  });
+  const duplicates = [...seen.values()].filter((indexes) => indexes.length > 1);
+  if (duplicates.length > 0) {
+    const described = duplicates
+      .map((indexes) => `'${headers[indexes[0] ?? 0]}' (columns ${indexes.map(columnLetter).join(', ')})`)
+      .join('; ');
+    throw new PlmFileError(
+      'duplicate_headers',
+      `header row ${headerRowNumber} names the same column more than once: ${described}. Rename or remove the extra columns and re-run.`,
+    );
+  }
+  return headers;
+}
+
+/** A data row from raw values, or null when every cell is blank (empty rows are skipped). */
+export function toSheetRow(
+  rowNumber: number,
+  values: readonly CellValue[],
+  headers: ReadonlyArray<string | null>,
+  errors?: ReadonlyMap<number, string>,
+): SheetRow | null {
+  const cells: Record<string, CellValue> = {};
+  let cellErrors: Record<string, string> | undefined;
+  let filled = false;
+  for (let index = 0; index < headers.length; index++) {
+    const header = headers[index];
+    if (header === null || header === undefined) continue;
+    const value = cleanCell(values[index]);
+    cells[header] = value;
+    if (value !== null) filled = true;
+    const error = errors?.get(index);
+    if (error !== undefined) {
+      cellErrors ??= {};
+      cellErrors[header] = error;
+      filled = true;
+    }
+  }
+  if (!filled) return null;
+  return cellErrors ? { rowNumber, cells, cellErrors } : { rowNumber, cells };
+}
+
+export function noHeaderError(path: string, scanned: number): PlmFileError {
+  return new PlmFileError(
+    'no_header_row',
+    `${path}: no header row found in the first ${scanned} rows (a header row names each column, mostly as text). Check that the file is the product export and not empty.`,
+  );
+}

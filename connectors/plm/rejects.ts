@@ -1,0 +1,97 @@
+import { createWriteStream } from 'node:fs';
+import { basename, dirname, extname, join } from 'node:path';
+import { finished } from 'node:stream/promises';
+import * as XLSX from 'xlsx';
+import { issuesByRow, type RowIssue } from './issues';
+import { continuationFiller } from './profiles/map-rows';
+import type { MappingProfile } from './profiles/schema';
+import { profileColumns } from './parse';
+import { openSheet } from './read';
+import { rejectColumns, type CellValue, type ReadOptions, type SheetFormat, type SheetRow } from './read/types';
+
+export interface RejectsOptions {
+  /** The sheet that was imported; its bad rows are read again from it, so they need not be kept in memory. */
+  sourcePath: string;
+  issues: readonly RowIssue[];
+  /** Default: beside the source, `<name>.rejects.<ext>`. */
+  outputPath?: string;
+  /** The profile of the import: finds the same header row and completes flat continuation rows. */
+  profile?: MappingProfile;
+  /** The read options of the import (sheet name, delimiter). */
+  read?: ReadOptions;
+}
+
+export interface RejectsFile {
+  path: string;
+  format: SheetFormat;
+  rows: number;
+}
+
+const FORMULA_TRIGGERS = /^[=+\-@\t\r]/;
+
+export function defaultRejectsPath(sourcePath: string): string {
+  const extension = extname(sourcePath);
+  return join(dirname(sourcePath), `${basename(sourcePath, extension)}.rejects${extension || '.csv'}`);
+}
+
+/** One line per row: distinct codes joined by ';', messages joined by ' | ' (our text, so formula-neutralised). */
+function describe(issues: readonly RowIssue[]): { code: string; message: string } {
+  const code = [...new Set(issues.map((issue) => issue.code))].join(';');
+  const message = [...new Set(issues.map((issue) => issue.message))].join(' | ');
+  return { code, message: FORMULA_TRIGGERS.test(message) ? `'${message}` : message };
+}
+
+function csvField(value: CellValue, delimiter: string): string {
+  if (value === null) return '';
+  const text = String(value);
+  const needsQuotes = text.includes(delimiter) || /["\r\n]/.test(text) || text !== text.trim();
+  return needsQuotes ? `"${text.replace(/"/g, '""')}"` : text;
+}
+
+/**
+ * Writes the rows that have issues in the sheet's own format (csv with the same delimiter, xlsx or
+ * xls), with the original columns plus error_code and error_message. Reading that file again ignores
+ * the two extra columns, so a fixed rejects file can be imported as it is.
+ */
+export async function writeRejects(options: RejectsOptions): Promise<RejectsFile> {
+  const byRow = issuesByRow(options.issues);
+  const sheet = await openSheet(options.sourcePath, {
+    ...(options.profile ? { expectedHeaders: profileColumns(options.profile) } : {}),
+    ...options.read,
+  });
+  const outputPath = options.outputPath ?? defaultRejectsPath(options.sourcePath);
+  const header = [...sheet.headers, ...rejectColumns];
+  // A flat continuation row gets its style's and colour's cells back, so it stands on its own when re-run.
+  const complete = options.profile ? continuationFiller(options.profile, sheet.headers) : (row: SheetRow) => row;
+  const selected = async function* (): AsyncGenerator<CellValue[]> {
+    for await (const sourceRow of sheet.rows()) {
+      const row = complete(sourceRow);
+      const issues = byRow.get(row.rowNumber);
+      if (!issues) continue;
+      const { code, message } = describe(issues);
+      // An error cell is written blank: its text (#N/A) read back would look like a real value.
+      yield [...sheet.headers.map((name) => row.cells[name] ?? null), code, message];
+    }
+  };
+
+  let count = 0;
+  if (sheet.format === 'csv') {
+    const delimiter = sheet.delimiter ?? ',';
+    const out = createWriteStream(outputPath, { encoding: 'utf8' });
+    out.write('\uFEFF' + header.map((name) => csvField(name, delimiter)).join(delimiter) + '\r\n');
+    for await (const values of selected()) {
+      count++;
+      if (!out.write(values.map((value) => csvField(value, delimiter)).join(delimiter) + '\r\n')) await new Promise<void>((resolve) => out.once('drain', () => resolve()));
+    }
+    out.end();
+    await finished(out);
+  } else {
+    const rows: CellValue[][] = [header];
+    for await (const values of selected()) rows.push(values);
+    count = rows.length - 1;
+    const book = XLSX.utils.book_new();
+    XLSX.utils.book_append_sheet(book, XLSX.utils.aoa_to_sheet(rows), (sheet.sheetName ?? 'Rejects').slice(0, 31));
+    XLSX.writeFile(book, outputPath, { bookType: sheet.format === 'xls' ? 'biff8' : 'xlsx', compression: true });
+  }
+  return { path: outputPath, format: sheet.format, rows: count };
+}

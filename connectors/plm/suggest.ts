@@ -1,0 +1,52 @@
+/** Lower-cased, accent-free, single-spaced text, so 'Été  Collection' matches 'ete collection'. */
+export function normalizeName(text: string): string {
+  return text
+    .normalize('NFKD')
+    .replace(/[\u0300-\u036f]/g, '')
+    .toLowerCase()
+    .replace(/[\s_\-./]+/g, ' ')
+    .trim();
+}
+
+export function levenshtein(a: string, b: string): number {
+  if (a === b) return 0;
+  if (a.length === 0) return b.length;
+  if (b.length === 0) return a.length;
+  let previous = Array.from({ length: b.length + 1 }, (_, index) => index);
+  for (let i = 1; i <= a.length; i++) {
+    const current = [i];
+    for (let j = 1; j <= b.length; j++) {
+      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
+      current[j] = Math.min((previous[j] ?? 0) + 1, (current[j - 1] ?? 0) + 1, (previous[j - 1] ?? 0) + cost);
+    }
+    previous = current;
+  }
+  return previous[b.length] ?? 0;
+}
+
+/**
+ * Up to `limit` candidates closest to `wanted` (normalized edit distance; a candidate containing the
+ * wanted text, or contained in it, ranks first). Candidates too far away to be a plausible typo are left out.
+ */
+export function closeMatches(wanted: string, candidates: readonly string[], limit = 3): string[] {
+  const target = normalizeName(wanted);
+  const scored: Array<{ name: string; score: number }> = [];
+  for (const name of candidates) {
+    const normalized = normalizeName(name);
+    const distance = levenshtein(target, normalized);
+    const longest = Math.max(target.length, normalized.length, 1);
+    const contains = target.length > 0 && (normalized.includes(target) || target.includes(normalized));
+    const score = contains ? distance / longest / 2 : distance / longest;
+    if (score <= 0.6) scored.push({ name, score });
+  }
+  scored.sort((a, b) => a.score - b.score || a.name.localeCompare(b.name));
+  return [...new Set(scored.map((entry) => entry.name))].slice(0, limit);
+}
+
+/** "did you mean 'A', 'B' or 'C'?" or an empty string when nothing is close. */
+export function didYouMean(matches: readonly string[]): string {
+  if (matches.length === 0) return '';
+  const quoted = matches.map((match) => `'${match}'`);
+  const list = quoted.length === 1 ? quoted[0] : `${quoted.slice(0, -1).join(', ')} or ${quoted[quoted.length - 1]}`;
+  return `; did you mean ${list}?`;
+}

@@ -1,0 +1,126 @@
+import { z } from 'zod';
+import { ClientErrorCode, TraceabilityApiError, formatIssuePath, redact, type HttpMethod, type SchemaIssue } from './errors';
+
+export const paginationSchema = z.looseObject({
+  page: z.number().int(),
+  limit: z.number().int(),
+  total: z.number().int(),
+  totalPages: z.number().int(),
+});
+export type Pagination = z.infer<typeof paginationSchema>;
+
+const successEnvelopeSchema = z.looseObject({
+  metadata: z.looseObject({ success: z.literal(true), pagination: z.unknown().optional() }),
+  data: z.unknown().optional(),
+});
+
+/** Errors put statusCode/code/message at top level (spec) or inside metadata; accept both. */
+const errorFieldsSchema = z.looseObject({
+  statusCode: z.number().optional(),
+  code: z.string().optional(),
+  message: z.string().optional(),
+});
+const errorEnvelopeSchema = errorFieldsSchema.extend({ metadata: errorFieldsSchema.optional() });
+
+export interface RequestContext {
+  method: HttpMethod;
+  /** Endpoint template such as `/styles/{id}`. */
+  endpoint: string;
+  /** Concrete path, no query string. */
+  path: string;
+  apiKey: string;
+}
+
+export function toIssues(error: z.ZodError, root: string): SchemaIssue[] {
+  return error.issues.map((issue) => ({ path: formatIssuePath(issue.path, root), message: issue.message }));
+}
+
+export function describeIssues(issues: readonly SchemaIssue[]): string {
+  const shown = issues.slice(0, 3).map((issue) => `${issue.path}: ${issue.message}`);
+  const more = issues.length > 3 ? ` (+${issues.length - 3} more)` : '';
+  return shown.join('; ') + more;
+}
+
+function invalidResponse(ctx: RequestContext, statusCode: number, issues: SchemaIssue[], what: string): TraceabilityApiError {
+  return new TraceabilityApiError({
+    statusCode,
+    code: ClientErrorCode.invalidResponse,
+    message: redact(`${ctx.method} ${ctx.endpoint}: ${what}: ${describeIssues(issues)}`, ctx.apiKey),
+    method: ctx.method,
+    path: ctx.path,
+    retryable: false,
+    issues,
+  });
+}
+
+function parseJson(text: string): { ok: true; value: unknown } | { ok: false } {
+  try {
+    return { ok: true, value: JSON.parse(text) as unknown };
+  } catch {
+    return { ok: false };
+  }
+}
+
+export interface ParsedSuccess {
+  data: unknown;
+  pagination?: Pagination;
+}
+
+/**
+ * Checks a 2xx body against the envelope and `dataSchema` (undefined = no content expected) and
+ * returns the parsed data; throws an `invalid_response` error naming endpoint, JSON path and problem.
+ */
+export function parseSuccess(
+  ctx: RequestContext,
+  statusCode: number,
+  text: string,
+  dataSchema: z.ZodType | undefined,
+  list: boolean,
+): ParsedSuccess {
+  if (!dataSchema) return { data: undefined };
+  const json = parseJson(text);
+  if (!json.ok) {
+    return failWith(invalidResponse(ctx, statusCode, [{ path: '(root)', message: 'body is not JSON' }], 'malformed answer'));
+  }
+  const envelope = successEnvelopeSchema.safeParse(json.value);
+  if (!envelope.success) throw invalidResponse(ctx, statusCode, toIssues(envelope.error, ''), 'answer is not a success envelope');
+  let pagination: Pagination | undefined;
+  if (list) {
+    const parsed = paginationSchema.safeParse(envelope.data.metadata.pagination);
+    if (!parsed.success) {
+      throw invalidResponse(ctx, statusCode, toIssues(parsed.error, 'metadata.pagination'), 'response does not match the schema');
+    }
+    pagination = parsed.data;
+  }
+  const data = dataSchema.safeParse(envelope.data.data);
+  if (!data.success) throw invalidResponse(ctx, statusCode, toIssues(data.error, 'data'), 'response does not match the schema');
+  return pagination ? { data: data.data, pagination } : { data: data.data };
+}
+
+function failWith(error: TraceabilityApiError): never {
+  throw error;
+}
+
+/** Builds the error for a non-2xx answer from its envelope (or its status when the body is not one). */
+export function errorFromAnswer(
+  ctx: RequestContext,
+  statusCode: number,
+  text: string,
+  retryable: boolean,
+  retryAfterMs: number | undefined,
+): TraceabilityApiError {
+  const json = parseJson(text);
+  const parsed = json.ok ? errorEnvelopeSchema.safeParse(json.value) : undefined;
+  const body = parsed?.success ? parsed.data : undefined;
+  const code = body?.code ?? body?.metadata?.code ?? `http_${statusCode}`;
+  const serverMessage = body?.message ?? body?.metadata?.message ?? `HTTP ${statusCode}`;
+  return new TraceabilityApiError({
+    statusCode,
+    code,
+    message: redact(`${ctx.method} ${ctx.endpoint} failed with ${statusCode} ${code}: ${serverMessage}`, ctx.apiKey),
+    method: ctx.method,
+    path: ctx.path,
+    retryable,
+    ...(retryAfterMs !== undefined ? { retryAfterMs } : {}),
+  });
+}

@@ -1,0 +1,105 @@
+import { z } from 'zod';
+import { describeIssues, toIssues } from '../envelope';
+import { ClientErrorCode, TraceabilityApiError, type HttpMethod } from '../errors';
+import type { QueryValue, RequestSpec, Transport } from '../http';
+import { paginate, type Page } from '../pagination';
+
+export interface CallOptions {
+  signal?: AbortSignal;
+}
+
+/** Encodes one path segment: ids may be externalIds holding `/`, spaces or `#`. */
+export const seg = (id: string): string => encodeURIComponent(id);
+
+/** Validates a request before it spends a call; a bad input is a non-retryable `invalid_request`. */
+export function validateRequest<S extends z.ZodType>(
+  schema: S,
+  input: unknown,
+  method: HttpMethod,
+  endpoint: string,
+  path: string,
+): z.output<S> {
+  const parsed = schema.safeParse(input);
+  if (parsed.success) return parsed.data;
+  const issues = toIssues(parsed.error, 'request');
+  throw new TraceabilityApiError({
+    statusCode: 0,
+    code: ClientErrorCode.invalidRequest,
+    message: `${method} ${endpoint}: request rejected before sending: ${describeIssues(issues)}`,
+    method,
+    path,
+    retryable: false,
+    issues,
+  });
+}
+
+/** Turns a parsed query object into query values; nested objects (filters) travel as JSON. */
+export function toQuery(query: Record<string, unknown>): Record<string, QueryValue> {
+  const out: Record<string, QueryValue> = {};
+  for (const [key, value] of Object.entries(query)) {
+    if (value === undefined || value === null) continue;
+    if (Array.isArray(value)) out[key] = value.map(String);
+    else if (typeof value === 'object') out[key] = JSON.stringify(value);
+    else out[key] = value as string | number | boolean;
+  }
+  return out;
+}
+
+/** Shared plumbing of a resource module. */
+export abstract class Resource {
+  constructor(protected readonly transport: Transport) {}
+
+  protected async listPage<S extends z.ZodType, Q extends z.ZodType>(
+    endpoint: string,
+    querySchema: Q,
+    query: unknown,
+    itemSchema: S,
+    options: CallOptions = {},
+  ): Promise<Page<z.output<S>>> {
+    const parsed = validateRequest(querySchema, query, 'GET', endpoint, endpoint) as Record<string, unknown>;
+    const res = await this.transport.send({
+      method: 'GET',
+      endpoint,
+      path: endpoint,
+      query: toQuery(parsed),
+      dataSchema: z.array(itemSchema),
+      list: true,
+      safety: 'idempotent',
+      ...(options.signal ? { signal: options.signal } : {}),
+    });
+    return { items: res.data, pagination: res.pagination ?? { page: 1, limit: res.data.length, total: res.data.length, totalPages: 1 } };
+  }
+
+  /** Every item of a list, page after page with limit 100. */
+  protected iterateList<T>(list: (page: number, limit: number) => Promise<Page<T>>): AsyncGenerator<T, void, undefined> {
+    return paginate(list, { limit: 100 });
+  }
+
+  protected async getOne<S extends z.ZodType>(
+    endpoint: string,
+    path: string,
+    schema: S,
+    query: Record<string, QueryValue> | undefined,
+    options: CallOptions = {},
+  ): Promise<z.output<S>> {
+    const res = await this.transport.send({
+      method: 'GET',
+      endpoint,
+      path,
+      dataSchema: schema,
+      safety: 'idempotent',
+      ...(query ? { query } : {}),
+      ...(options.signal ? { signal: options.signal } : {}),
+    });
+    return res.data as z.output<S>;
+  }
+
+  /** Sends one request and returns its data (undefined when no schema: 204 answers). */
+  protected async call<S extends z.ZodType | undefined>(
+    spec: Omit<RequestSpec<S>, 'signal'>,
+    options: CallOptions = {},
+  ): Promise<S extends z.ZodType ? z.output<S> : undefined> {
+    const res = await this.transport.send<S>({ ...spec, ...(options.signal ? { signal: options.signal } : {}) });
+    return res.data;
+  }
+}

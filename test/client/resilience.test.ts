@@ -1,0 +1,83 @@
+import { collect, type TraceabilityClient } from '../../connectors/traceability';
+import { caught, startHarness, unique, type Harness } from './harness';
+
+let h: Harness;
+
+beforeAll(async () => {
+  h = await startHarness();
+});
+afterAll(async () => h.close());
+afterEach(async () => {
+  await h.control('DELETE', '/__sandbox/faults');
+  await h.control('PUT', '/__sandbox/config', { rateLimitPerMinute: 6_000 });
+  await h.control('POST', '/__sandbox/reset');
+});
+
+async function burn(client: TraceabilityClient, calls: number): Promise<void> {
+  await Promise.all(Array.from({ length: calls }, () => client.styleTypes.list({ limit: 1 })));
+}
+
+describe('rate limits, faults and dropped connections against the sandbox', () => {
+  it('paces under a small allowance: no 429 while the window fills', async () => {
+    await h.control('PUT', '/__sandbox/config', { rateLimitPerMinute: 60 });
+    const client = h.client({ maxConcurrency: 4 });
+    const started = Date.now();
+    await burn(client, 12);
+    // 60/min at 95% is ~1.05 s per call: 12 calls take about 11 s, never a 429.
+    expect(Date.now() - started).toBeGreaterThan(9_000);
+    expect(client.stats().rateLimited).toBe(0);
+  }, 30_000);
+
+  it('hands a long Retry-After back when another process exhausted the allowance', async () => {
+    await h.control('PUT', '/__sandbox/config', { rateLimitPerMinute: 20 });
+    // Another process of the same key, not paced by this client, takes the whole window.
+    for (let i = 0; i < 20; i++) await fetch(`${h.baseUrl}/style-types`, { headers: { companyapikey: 'sandbox-key-brand' } });
+    const client = h.client();
+    const error = await caught(client.styleTypes.list({}));
+    // The window frees in ~60 s: beyond the default inline limit (30 s), so the activity gets the delay.
+    expect(error).toMatchObject({ statusCode: 429, code: 'too_many_requests', retryable: true, attempts: 1 });
+    expect(error.retryAfterMs).toBeGreaterThan(30_000);
+  });
+
+  it('waits out short Retry-After answers and then succeeds', async () => {
+    await h.control('PUT', '/__sandbox/faults', { burst429: 2 });
+    const client = h.client();
+    const started = Date.now();
+    const page = await client.styleTypes.list({ limit: 1 });
+    expect(page.items).toHaveLength(1);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(1_900);
+    expect(client.stats()).toMatchObject({ rateLimited: 2, retries: 2, calls: 3 });
+  });
+
+  it('recovers from injected 5xx on reads', async () => {
+    await h.control('PUT', '/__sandbox/faults', { serverErrorRate: 0.5, seed: 7 });
+    const client = h.client({ maxRetries: 8 });
+    const styles = await collect(client.products.iterate({ level: 'sku' }));
+    expect(styles.length).toBeGreaterThan(0);
+    expect(client.stats().byMethodStatus['GET 500']).toBeGreaterThan(0);
+    expect(client.stats().retries).toBeGreaterThan(0);
+  });
+
+  it('retries idempotent writes through dropped connections; the write lands once', async () => {
+    await h.control('PUT', '/__sandbox/faults', { dropAfterCommitRate: 1, methods: ['PUT'], pathPrefix: '/styles', seed: 1 });
+    const client = h.client({ maxRetries: 2 });
+    const description = unique('desc');
+    const error = await caught(client.products.update('PLM-TEE-001', { description }));
+    expect(error).toMatchObject({ code: 'network_error', attempts: 3, retryable: true, maybeCommitted: true });
+    await h.control('DELETE', '/__sandbox/faults');
+    expect((await client.products.get('PLM-TEE-001')).description).toBe(description);
+  });
+
+  it('does not retry a BOM line create whose answer was lost', async () => {
+    const client = h.client();
+    const linesBefore = (await collect(client.boms.iterateLines({ bomHeaderId: 'bomhdr_demo_storm_shell' }))).length;
+    await h.control('PUT', '/__sandbox/faults', { dropAfterCommitRate: 1, methods: ['POST'], pathPrefix: '/bom-lines' });
+    const error = await caught(
+      client.boms.createLine({ bomHeaderId: 'bomhdr_demo_storm_shell', entity: { styleId: 'PLM-JKT-010' }, component: { styleId: 'CMP-ZIP-60' }, quantity: 1, quantityUnit: 'PIECES' }),
+    );
+    expect(error).toMatchObject({ attempts: 1, maybeCommitted: true, retryable: true });
+    await h.control('DELETE', '/__sandbox/faults');
+    const linesAfter = await collect(client.boms.iterateLines({ bomHeaderId: 'bomhdr_demo_storm_shell' }));
+    expect(linesAfter).toHaveLength(linesBefore + 1);
+  });
+});

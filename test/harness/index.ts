@@ -1,0 +1,3 @@
+export { startTestStack, type TestStack, type TestStackOptions } from './stack';
+export { readHarnessInfo, type HarnessInfo } from './harness-info';
+export { testLogRoot } from './logs';

@@ -1,0 +1,132 @@
+import { randomUUID } from 'node:crypto';
+import path from 'node:path';
+import { Client, Connection } from '@temporalio/client';
+import { NativeConnection, type Worker, type WorkerOptions } from '@temporalio/worker';
+import { createActivities, type ActivityDeps } from '../../activities';
+import type { TraceabilityClient } from '../../connectors/traceability';
+import { startSandbox, type RunningSandbox } from '../../sandbox/server';
+import type { SandboxOptions } from '../../sandbox/options';
+import { createApiClient } from '../../worker/api-client';
+import { SANDBOX_API_KEY } from '../../worker/api-target';
+import { loadConfig, type AppConfig } from '../../worker/config';
+import { createWorker } from '../../worker/create-worker';
+import { createLogger, type AppLogger } from '../../worker/logger';
+import { installTemporalRuntime } from '../../worker/runtime';
+import { readHarnessInfo } from './harness-info';
+
+export interface TestStackOptions {
+  /** Merged over `{ port: 0, childLinkDelayMs: 0 }`. */
+  sandbox?: SandboxOptions;
+  /** Overrides of the config the activities see (dataDir defaults to the run's temp folder). */
+  config?: Partial<AppConfig>;
+  /** Activities to register; `createActivities(deps)` by default. */
+  activities?: (deps: ActivityDeps) => object;
+  /** Extra worker options (tuning, interceptors). */
+  worker?: Partial<WorkerOptions>;
+  /** The key the API client sends; the sandbox's demo key by default (a wrong one tests rejection). */
+  apiKey?: string;
+  /** Name of this file's log (`<name>.log` in the run's log folder); the test file's name by default. */
+  logName?: string;
+}
+
+export interface TestStack {
+  /** A Temporal client on the run's dev server. */
+  client: Client;
+  /** Unique to this stack, so test files never steal each other's tasks. */
+  taskQueue: string;
+  namespace: string;
+  sandbox: RunningSandbox;
+  /** The API client the activities use (pointed at this stack's sandbox). */
+  apiClient: TraceabilityClient;
+  apiKey: string;
+  config: AppConfig;
+  logger: AppLogger;
+  logFile: string;
+  worker: Worker;
+  /** A workflow id that names the test and cannot collide. */
+  workflowId(prefix: string): string;
+  /** Stops the worker, closes connections and the sandbox. */
+  stop(): Promise<void>;
+}
+
+function defaultLogName(): string {
+  const testPath = expect.getState().testPath;
+  return testPath ? path.basename(testPath).replace(/\.test\.ts$/, '') : 'integration';
+}
+
+/**
+ * A sandbox on a free port, a worker on a unique task queue of the run's dev server (with the bundle
+ * made once by global-setup) and a client. Call in beforeAll, and `stop()` in afterAll.
+ */
+export async function startTestStack(options: TestStackOptions = {}): Promise<TestStack> {
+  const harness = readHarnessInfo();
+  const logFile = path.join(harness.logDir, `${options.logName ?? defaultLogName()}.log`);
+  // Configured as in production: the API key in use is scrubbed by value; any other key would show.
+  const apiKey = options.apiKey ?? SANDBOX_API_KEY;
+  const logger = createLogger({ level: 'debug', secrets: [apiKey], destination: logFile });
+  installTemporalRuntime(logger);
+
+  const sandbox = await startSandbox({ port: 0, childLinkDelayMs: 0, ...options.sandbox });
+  const stops: (() => Promise<unknown>)[] = [() => sandbox.close()];
+  const stopAll = async () => {
+    for (const stop of stops.reverse()) await stop();
+  };
+  try {
+    const config: AppConfig = {
+      ...loadConfig({ TRACE_DATA_DIR: path.join(harness.tempDir, 'data') }),
+      temporalAddress: harness.address,
+      temporalNamespace: harness.namespace,
+      taskQueue: `test-${randomUUID()}`,
+      traceabilityBaseUrl: sandbox.baseUrl,
+      traceabilityApiKey: apiKey,
+      logLevel: 'debug',
+      ...options.config,
+    };
+    const { client: apiClient, rateLimits } = createApiClient(
+      { baseUrl: sandbox.baseUrl, apiKey, sandbox: true },
+      logger,
+    );
+    stops.push(() => apiClient.close());
+    const deps: ActivityDeps = { client: apiClient, rateLimits, baseUrl: sandbox.baseUrl, config, logger };
+
+    const nativeConnection = await NativeConnection.connect({ address: harness.address });
+    stops.push(() => nativeConnection.close());
+    const worker = await createWorker({
+      connection: nativeConnection,
+      namespace: config.temporalNamespace,
+      taskQueue: config.taskQueue,
+      activities: (options.activities ?? createActivities)(deps),
+      workflowBundlePath: harness.workflowBundlePath,
+      maxTaskQueueActivitiesPerSecond: config.maxActivitiesPerSecond,
+      overrides: { shutdownGraceTime: '2s', ...options.worker },
+    });
+    const running = worker.run();
+    stops.push(async () => {
+      if (worker.getState() === 'RUNNING') worker.shutdown();
+      await running;
+    });
+
+    const connection = await Connection.connect({ address: harness.address });
+    stops.push(() => connection.close());
+    const client = new Client({ connection, namespace: config.temporalNamespace });
+
+    let stopped: Promise<void> | undefined;
+    return {
+      client,
+      taskQueue: config.taskQueue,
+      namespace: config.temporalNamespace,
+      sandbox,
+      apiClient,
+      apiKey,
+      config,
+      logger,
+      logFile,
+      worker,
+      workflowId: (prefix) => `${prefix}-${randomUUID()}`,
+      stop: () => (stopped ??= stopAll()),
+    };
+  } catch (error) {
+    await stopAll();
+    throw error;
+  }
+}

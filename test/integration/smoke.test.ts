@@ -1,0 +1,151 @@
+import { spawn, spawnSync } from 'node:child_process';
+import { createWriteStream, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { ActivityFailure, ApplicationFailure, WorkflowFailedError } from '@temporalio/client';
+import { TraceJob } from '../../worker/search-attributes';
+import { checkConnection } from '../../workflows';
+import { repoRoot } from '../../worker/paths';
+import { readHarnessInfo, startTestStack, type TestStack } from '../harness';
+
+describe('checkConnection on a real Temporal dev server', () => {
+  let stack: TestStack;
+
+  beforeAll(async () => {
+    stack = await startTestStack();
+  }, 60_000);
+
+  afterAll(async () => {
+    await stack?.stop();
+  });
+
+  it('reads the style types and rate-limit headers from the sandbox over HTTP', async () => {
+    const handle = await stack.client.workflow.start(checkConnection, {
+      taskQueue: stack.taskQueue,
+      workflowId: stack.workflowId('check-connection'),
+      typedSearchAttributes: [{ key: TraceJob, value: 'check-connection' }],
+    });
+    const result = await handle.result();
+
+    const direct = await fetch(`${stack.sandbox.baseUrl}/style-types?limit=100`, {
+      headers: { companyapikey: stack.apiKey },
+    });
+    const body = (await direct.json()) as { metadata: { pagination: { total: number } } };
+    expect(result.baseUrl).toBe(stack.sandbox.baseUrl);
+    expect(result.styleTypes).toBe(body.metadata.pagination.total);
+    expect(result.styleTypes).toBeGreaterThan(0);
+    expect(result.rateLimit.limit).toBe(Number(direct.headers.get('x-ratelimit-limit')));
+    expect(result.rateLimit.remaining).toBeLessThan(result.rateLimit.limit ?? 0);
+    expect(JSON.stringify(result)).not.toContain(stack.apiKey);
+
+    const description = await handle.describe();
+    expect(description.typedSearchAttributes.get(TraceJob)).toBe('check-connection');
+  }, 60_000);
+
+  it('fails at once, without the key in the failure, when the API rejects the key', async () => {
+    const wrongKey = 'not-a-valid-key-0123456789';
+    const rejected = await startTestStack({ apiKey: wrongKey, logName: 'smoke-wrong-key' });
+    try {
+      const handle = await rejected.client.workflow.start(checkConnection, {
+        taskQueue: rejected.taskQueue,
+        workflowId: rejected.workflowId('check-connection-wrong-key'),
+      });
+      const failure = await handle.result().then(
+        () => undefined,
+        (error: unknown) => error,
+      );
+      expect(failure).toBeInstanceOf(WorkflowFailedError);
+      const activityFailure = (failure as WorkflowFailedError).cause;
+      expect(activityFailure).toBeInstanceOf(ActivityFailure);
+      const cause = (activityFailure as ActivityFailure).cause;
+      expect(cause).toBeInstanceOf(ApplicationFailure);
+      expect((cause as ApplicationFailure).nonRetryable).toBe(true);
+      expect((cause as ApplicationFailure).type).toMatch(/^TraceabilityApiError:/);
+      expect(JSON.stringify(await handle.fetchHistory())).not.toContain(wrongKey);
+      expect(readFileSync(rejected.logFile, 'utf8')).not.toContain(wrongKey);
+    } finally {
+      await rejected.stop();
+    }
+  }, 60_000);
+
+  it('logs the activity with its workflow id and never the key', () => {
+    const log = readFileSync(stack.logFile, 'utf8');
+    expect(log).toMatch(/"msg":"API account described"/);
+    expect(log).toMatch(/"workflowId":"check-connection-[^"]+".*"msg":"API account described"/);
+    expect(log).not.toContain(stack.apiKey);
+  });
+});
+
+describe('trace-sync start (the embedded stack)', () => {
+  it('brings up the Web UI, the sandbox and a worker, and leaves no process behind on Ctrl-C', async () => {
+    const harness = readHarnessInfo();
+    const dataDir = path.join(harness.tempDir, 'start-data');
+    const log = createWriteStream(path.join(harness.logDir, 'trace-sync-start.log'));
+    const env = {
+      ...process.env,
+      TRACE_DATA_DIR: dataDir,
+      TEMPORAL_PORT: '0',
+      TEMPORAL_UI_PORT: '0',
+      TRACE_SANDBOX_PORT: '0',
+      TEMPORAL_ADDRESS: '',
+      TRACEABILITY_BASE_URL: '',
+      LOG_LEVEL: 'info',
+    };
+    const child = spawn(process.execPath, [path.join(repoRoot(), 'bin', 'trace-sync.cjs'), 'start'], {
+      env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    child.stderr.pipe(log);
+    const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+    // Even if jest gives up on this test, the stack must not outlive the run (its server dies with it).
+    const killChild = () => child.kill('SIGKILL');
+    process.once('exit', killChild);
+    try {
+      let banner = '';
+      child.stdout.on('data', (chunk: Buffer) => (banner += chunk.toString()));
+      const deadline = Date.now() + 90_000;
+      while (!banner.includes('Press Ctrl-C') && Date.now() < deadline && child.exitCode === null) {
+        await new Promise((resolve) => setTimeout(resolve, 200));
+      }
+      expect(banner).toContain('Press Ctrl-C');
+
+      const uiUrl = /Temporal Web UI\s+(\S+)/.exec(banner)?.[1];
+      const address = /Temporal address\s+(\S+)/.exec(banner)?.[1];
+      const apiUrl = /Traceability API\s+(\S+)/.exec(banner)?.[1];
+      const key = /Sandbox API key\s+(\S+)/.exec(banner)?.[1];
+      expect((await fetch(uiUrl ?? 'http://invalid')).status).toBe(200);
+      const styleTypes = await fetch(`${apiUrl}/style-types`, { headers: { companyapikey: key ?? '' } });
+      expect(styleTypes.status).toBe(200);
+
+      // The printed hint works: `trace-sync check --wait` runs the workflow on this stack's worker.
+      const check = spawnSync(process.execPath, [path.join(repoRoot(), 'bin', 'trace-sync.cjs'), 'check', '--wait'], {
+        env: { ...env, TEMPORAL_ADDRESS: address },
+        encoding: 'utf8',
+        timeout: 60_000,
+      });
+      expect(check.status).toBe(0);
+      expect(check.stdout).toMatch(/Started workflow check-connection-/);
+      expect(check.stdout).toContain(`"baseUrl": "${apiUrl}"`);
+
+      const serverPid = Number(readFileSync(path.join(dataDir, 'temporal', 'server.pid'), 'utf8'));
+      expect(isAlive(serverPid)).toBe(true);
+      child.kill('SIGINT');
+      expect(await exited).toBe(0);
+      expect(isAlive(serverPid)).toBe(false);
+      expect((await fetch(uiUrl ?? '').catch(() => undefined))?.status).toBeUndefined();
+    } finally {
+      if (child.exitCode === null) child.kill('SIGINT');
+      await exited;
+      process.removeListener('exit', killChild);
+      log.end();
+    }
+  }, 150_000);
+});
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}

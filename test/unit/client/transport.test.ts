@@ -1,0 +1,192 @@
+import { inspect } from 'node:util';
+import { TraceabilityApiError, TraceabilityClient, toActivityFailure, type TraceabilityLogger } from '../../../connectors/traceability';
+import { fail, ok, order, page, product, rateHeaders, sendJson, startStub } from './stub-server';
+
+const KEY = 'k3y$ecret-value-123';
+
+function captureLogger(): { logger: TraceabilityLogger; lines: string[] } {
+  const lines: string[] = [];
+  const push = (obj: Record<string, unknown>, msg?: string): void => void lines.push(JSON.stringify({ ...obj, msg }));
+  return { logger: { debug: push, info: push, warn: push, error: push }, lines };
+}
+
+async function caught(promise: Promise<unknown>): Promise<TraceabilityApiError> {
+  try {
+    await promise;
+  } catch (error) {
+    if (error instanceof TraceabilityApiError) return error;
+    throw error;
+  }
+  throw new Error('expected a TraceabilityApiError');
+}
+
+const fastRetries = { backoffBaseMs: 1, backoffCapMs: 5 };
+
+describe('Transport over HTTP', () => {
+  it('sends the key header, encodes ids and parses the envelope', async () => {
+    const stub = await startStub((_req, res) => sendJson(res, 200, ok(product({ externalId: 'A/B 1' })), rateHeaders(10)));
+    const client = new TraceabilityClient({ baseUrl: stub.baseUrl, apiKey: KEY });
+    const found = await client.products.get('A/B 1');
+    expect(found.externalId).toBe('A/B 1');
+    expect(stub.seen[0]?.url).toBe('/api/v2/styles/A%2FB%201');
+    expect(stub.seen[0]?.headers.companyapikey).toBe(KEY);
+    expect(client.stats().byMethodStatus).toEqual({ 'GET 200': 1 });
+    await client.close();
+    await stub.close();
+  });
+
+  it('waits out a 429 Retry-After and then succeeds', async () => {
+    const stub = await startStub((_req, res, i) =>
+      i === 0
+        ? sendJson(res, 429, fail(429, 'too_many_requests'), { 'retry-after': '1', ...rateHeaders(0) })
+        : sendJson(res, 200, page([product()]), rateHeaders(5)),
+    );
+    const client = new TraceabilityClient({ baseUrl: stub.baseUrl, apiKey: KEY });
+    const started = Date.now();
+    const result = await client.products.list();
+    expect(result.items).toHaveLength(1);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(950);
+    expect(client.stats()).toMatchObject({ rateLimited: 1, retries: 1, calls: 2 });
+    await client.close();
+    await stub.close();
+  });
+
+  it('turns a Retry-After longer than maxInlineRetryAfterMs into a Temporal retry delay', async () => {
+    const stub = await startStub((_req, res) => sendJson(res, 429, fail(429, 'too_many_requests'), { 'retry-after': '120' }));
+    const client = new TraceabilityClient({ baseUrl: stub.baseUrl, apiKey: KEY, maxInlineRetryAfterMs: 5_000 });
+    const error = await caught(client.styleTypes.list());
+    expect(error).toMatchObject({ statusCode: 429, code: 'too_many_requests', retryable: true, retryAfterMs: 120_000 });
+    expect(stub.seen).toHaveLength(1);
+    const failure = toActivityFailure(error) as { type: string; nextRetryDelay: unknown; nonRetryable: boolean };
+    expect(failure.type).toBe('TraceabilityApiError:too_many_requests');
+    expect(failure.nonRetryable).toBe(false);
+    expect(failure.nextRetryDelay).toBe(120_000);
+    await client.close();
+    await stub.close();
+  });
+
+  it('retries a GET after 5xx answers', async () => {
+    const stub = await startStub((_req, res, i) =>
+      i < 2 ? sendJson(res, 503, fail(503, 'unavailable')) : sendJson(res, 200, page([]), rateHeaders(5)),
+    );
+    const client = new TraceabilityClient({ baseUrl: stub.baseUrl, apiKey: KEY, ...fastRetries });
+    await expect(client.certificates.list()).resolves.toMatchObject({ items: [] });
+    expect(client.stats()).toMatchObject({ retries: 2, calls: 3 });
+    await client.close();
+    await stub.close();
+  });
+
+  it('does not retry POST /orders when the connection drops, and flags maybeCommitted', async () => {
+    const stub = await startStub((_req, res) => res.socket?.destroy());
+    const client = new TraceabilityClient({ baseUrl: stub.baseUrl, apiKey: KEY, ...fastRetries });
+    const error = await caught(client.orders.create({ orderNumber: 'PO-9', buyerCompanyId: 'b', supplierCompanyId: 's' }));
+    expect(error).toMatchObject({ code: 'network_error', retryable: true, maybeCommitted: true, attempts: 1, statusCode: 0 });
+    expect(stub.seen).toHaveLength(1);
+    await client.close();
+    await stub.close();
+  });
+
+  it('does not retry POST /orders after a 5xx either', async () => {
+    const stub = await startStub((_req, res) => sendJson(res, 500, fail(500, 'internal_server_error')));
+    const client = new TraceabilityClient({ baseUrl: stub.baseUrl, apiKey: KEY, ...fastRetries });
+    const error = await caught(client.orders.create({ orderNumber: 'PO-9', buyerCompanyId: 'b', supplierCompanyId: 's' }));
+    expect(error).toMatchObject({ statusCode: 500, retryable: true, maybeCommitted: true });
+    expect(stub.seen).toHaveLength(1);
+    await client.close();
+    await stub.close();
+  });
+
+  it('retries an idempotent PUT after a dropped connection', async () => {
+    const stub = await startStub((_req, res, i) => (i === 0 ? res.socket?.destroy() : sendJson(res, 200, ok(product()), rateHeaders(5))));
+    const client = new TraceabilityClient({ baseUrl: stub.baseUrl, apiKey: KEY, ...fastRetries });
+    await expect(client.products.update('EXT-1', { name: 'Jacket' })).resolves.toMatchObject({ id: 'style_1' });
+    expect(stub.seen).toHaveLength(2);
+    await client.close();
+    await stub.close();
+  });
+
+  it('sends POST /orders at once even when the pacer is holding counted calls', async () => {
+    const stub = await startStub((req, res) =>
+      req.method === 'POST' ? sendJson(res, 201, ok(order()), rateHeaders(0)) : sendJson(res, 200, page([]), rateHeaders(0)),
+    );
+    const client = new TraceabilityClient({ baseUrl: stub.baseUrl, apiKey: KEY });
+    await client.orders.list();
+    client.rateLimiter.pauseFor(60_000);
+    const started = Date.now();
+    await client.orders.create({ orderNumber: 'PO-1', buyerCompanyId: 'cmp_b', supplierCompanyId: 'cmp_s' });
+    expect(Date.now() - started).toBeLessThan(1_000);
+    await client.close();
+    await stub.close();
+  });
+
+  it('times out a request that gets no answer', async () => {
+    const stub = await startStub(() => undefined);
+    const client = new TraceabilityClient({ baseUrl: stub.baseUrl, apiKey: KEY, timeoutMs: 150, maxRetries: 1, ...fastRetries });
+    const error = await caught(client.products.get('x'));
+    expect(error).toMatchObject({ code: 'timeout', retryable: true, attempts: 2, statusCode: 0 });
+    expect(client.stats().timeouts).toBe(2);
+    await client.close();
+    await stub.close();
+  });
+
+  it('names endpoint, JSON path and problem when a response breaks the schema', async () => {
+    const stub = await startStub((_req, res) => sendJson(res, 200, ok(product({ codes: [{ codeId: 'PLM_ID' }] }))));
+    const client = new TraceabilityClient({ baseUrl: stub.baseUrl, apiKey: KEY });
+    const error = await caught(client.products.get('style_1'));
+    expect(error.code).toBe('invalid_response');
+    expect(error.retryable).toBe(false);
+    expect(error.message).toContain('GET /styles/{id}');
+    expect(error.message).toContain('data.codes[0].codeValue');
+    expect(error.issues[0]?.path).toBe('data.codes[0].codeValue');
+    await client.close();
+    await stub.close();
+  });
+
+  it('rejects a bad request before spending a call', async () => {
+    const stub = await startStub((_req, res) => sendJson(res, 201, ok(order())));
+    const client = new TraceabilityClient({ baseUrl: stub.baseUrl, apiKey: KEY });
+    const error = await caught(
+      client.orders.create({ orderNumber: 'PO-1', buyerCompanyId: 'b', supplierCompanyId: 's', orderDate: '2025-01-02T00:00:00Z' }),
+    );
+    expect(error).toMatchObject({ code: 'invalid_request', retryable: false });
+    expect(error.issues[0]?.path).toBe('request.orderDate');
+    expect(stub.seen).toHaveLength(0);
+    await client.close();
+    await stub.close();
+  });
+
+  it('never lets the key reach errors, their JSON, inspect output or logs', async () => {
+    const stub = await startStub((req, res) =>
+      sendJson(res, 401, fail(401, 'token_or_api_key_invalid', `bad key ${String(req.headers.companyapikey)}`)),
+    );
+    const { logger, lines } = captureLogger();
+    const client = new TraceabilityClient({ baseUrl: stub.baseUrl, apiKey: KEY, logger });
+    const error = await caught(client.products.list({ nameOrCode: 'x' }));
+    expect(error).toMatchObject({ statusCode: 401, code: 'token_or_api_key_invalid', retryable: false, path: '/styles' });
+    const surfaces = [error.message, error.stack ?? '', JSON.stringify(error), inspect(error), inspect(client, { depth: 10, showHidden: true }), ...lines];
+    for (const text of surfaces) expect(text).not.toContain(KEY);
+    expect(lines.length).toBeGreaterThan(0);
+    await client.close();
+    await stub.close();
+  });
+
+  it('uploads to the signed URL with both content types and without the key', async () => {
+    let origin = '';
+    const stub = await startStub((req, res) => {
+      if (req.url.startsWith('/api/v2/files')) sendJson(res, 200, ok({ id: 'file_1', url: `${origin}/bucket/file_1.pdf?sig=abc` }));
+      else res.writeHead(200).end();
+    });
+    origin = stub.origin;
+    const client = new TraceabilityClient({ baseUrl: stub.baseUrl, apiKey: KEY });
+    const record = await client.files.upload({ filename: 'cert.pdf', bytes: new TextEncoder().encode('%PDF-1') });
+    expect(record.id).toBe('file_1');
+    const put = stub.seen[1];
+    expect(put?.method).toBe('PUT');
+    expect(put?.headers['content-type']).toBe('application/pdf');
+    expect(put?.headers['x-upload-content-type']).toBe('application/pdf');
+    expect(put?.headers.companyapikey).toBeUndefined();
+    expect(JSON.parse(stub.seen[0]?.body ?? '{}')).toEqual({ filename: 'cert.pdf', fileSize: 6, fileType: 'application/pdf' });
+    await client.close();
+    await stub.close();
+  });
+});

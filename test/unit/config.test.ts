@@ -1,0 +1,116 @@
+import { spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { ConfigError, ENV_VARS, loadConfig } from '../../worker/config';
+import { repoRoot } from '../../worker/paths';
+
+function configError(env: NodeJS.ProcessEnv): ConfigError {
+  try {
+    loadConfig(env);
+  } catch (error) {
+    if (error instanceof ConfigError) return error;
+    throw error;
+  }
+  throw new Error('expected a ConfigError');
+}
+
+describe('loadConfig', () => {
+  it('runs on the embedded defaults when nothing is set', () => {
+    const config = loadConfig({});
+    expect(config).toMatchObject({
+      temporalAddress: undefined,
+      temporalNamespace: 'default',
+      taskQueue: 'trace-connectors',
+      traceabilityBaseUrl: undefined,
+      logLevel: 'info',
+      sandboxPort: 4010,
+      temporalPort: 7233,
+      temporalUiPort: 8233,
+    });
+    expect(config.dataDir).toBe(path.join(repoRoot(), '.data'));
+  });
+
+  it('reads a full remote configuration', () => {
+    const config = loadConfig({
+      TEMPORAL_ADDRESS: 'temporal.internal:7233',
+      TEMPORAL_NAMESPACE: 'brand-prod',
+      TRACE_TASK_QUEUE: 'q1',
+      TRACEABILITY_BASE_URL: 'https://api.example.com/api/v2/',
+      TRACEABILITY_API_KEY: 'k-123456',
+      TRACE_DATA_DIR: 'relative/data',
+      LOG_LEVEL: 'DEBUG',
+      TRACE_MAX_ACTIVITIES_PER_SECOND: '2.5',
+    });
+    expect(config).toMatchObject({
+      temporalAddress: 'temporal.internal:7233',
+      temporalNamespace: 'brand-prod',
+      taskQueue: 'q1',
+      traceabilityBaseUrl: 'https://api.example.com/api/v2',
+      traceabilityApiKey: 'k-123456',
+      dataDir: path.resolve('relative/data'),
+      logLevel: 'debug',
+      maxActivitiesPerSecond: 2.5,
+    });
+  });
+
+  it('treats blank variables as unset (docker-compose passes empty strings)', () => {
+    expect(loadConfig({ TEMPORAL_ADDRESS: '', TRACE_MAX_ACTIVITIES_PER_SECOND: ' ' })).toMatchObject({
+      temporalAddress: undefined,
+      maxActivitiesPerSecond: undefined,
+    });
+  });
+
+  it.each([
+    ['TEMPORAL_ADDRESS', 'temporal', 'host:port'],
+    ['TEMPORAL_ADDRESS', 'http://temporal:7233', 'host:port'],
+    ['TRACEABILITY_BASE_URL', 'api.example.com/api/v2', 'http(s) URL'],
+    ['TRACEABILITY_BASE_URL', 'ftp://api.example.com', 'http(s) URL'],
+    ['LOG_LEVEL', 'loud', 'one of fatal, error, warn, info, debug, trace, silent'],
+    ['TRACE_SANDBOX_PORT', 'abc', 'port number'],
+    ['TEMPORAL_PORT', '70000', 'port number'],
+    ['TEMPORAL_UI_PORT', '-1', 'port number'],
+    ['TRACE_MAX_ACTIVITIES_PER_SECOND', '0', 'positive number'],
+    ['TRACE_MAX_ACTIVITIES_PER_SECOND', 'fast', 'positive number'],
+  ])('names %s when it is %j, on one line', (variable, value, hint) => {
+    const error = configError({ TRACEABILITY_API_KEY: 'k-123456', [variable]: value });
+    expect(error.message).toContain(`${variable} must`);
+    expect(error.message).toContain(hint);
+    expect(error.message).not.toContain('\n');
+    expect(error.problems.map((p) => p.variable)).toEqual([variable]);
+  });
+
+  it('requires TRACEABILITY_API_KEY when TRACEABILITY_BASE_URL is set', () => {
+    const error = configError({ TRACEABILITY_BASE_URL: 'https://api.example.com/api/v2' });
+    expect(error.message).toBe(
+      'Invalid configuration: TRACEABILITY_API_KEY is required when TRACEABILITY_BASE_URL is set',
+    );
+  });
+
+  it('names every bad variable at once and never echoes a value', () => {
+    const error = configError({ LOG_LEVEL: 'secret-looking-value', TEMPORAL_PORT: 'x', TEMPORAL_ADDRESS: 'nope' });
+    expect(error.problems.map((p) => p.variable).sort()).toEqual(['LOG_LEVEL', 'TEMPORAL_ADDRESS', 'TEMPORAL_PORT']);
+    expect(error.message).not.toContain('secret-looking-value');
+    expect(error.message).not.toContain('\n');
+  });
+
+  it('is documented: the README configuration table lists every variable', () => {
+    const readme = readFileSync(path.join(repoRoot(), 'README.md'), 'utf8');
+    for (const { name } of ENV_VARS) expect(readme).toContain(`| \`${name}\``);
+  });
+});
+
+describe('trace-sync with a bad configuration', () => {
+  it('prints one line naming the variable, no stack trace, and exits 2', () => {
+    const env: NodeJS.ProcessEnv = { PATH: process.env.PATH, HOME: process.env.HOME, TRACEABILITY_BASE_URL: 'https://api.example.com/api/v2' };
+    const result = spawnSync(process.execPath, [path.join(repoRoot(), 'bin', 'trace-sync.cjs'), 'worker'], {
+      env,
+      encoding: 'utf8',
+      timeout: 60_000,
+    });
+    expect(result.status).toBe(2);
+    expect(result.stdout).toBe('');
+    expect(result.stderr).toBe(
+      'trace-sync: Invalid configuration: TRACEABILITY_API_KEY is required when TRACEABILITY_BASE_URL is set\n',
+    );
+  }, 60_000);
+});

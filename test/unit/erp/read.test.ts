@@ -1,0 +1,125 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Readable } from 'node:stream';
+import * as XLSX from 'xlsx';
+import {
+  ExportReadError,
+  formatOfFile,
+  readCsv,
+  readExportFile,
+  readJson,
+  readNdjson,
+  readXlsx,
+} from '../../../connectors/erp/read';
+
+describe('csv', () => {
+  it('guesses a semicolon delimiter, drops the BOM and numbers rows as a spreadsheet does', async () => {
+    const table = await readCsv('\uFEFForder_number;quantity;note\r\nPO-1;12,5;"two\nlines"\r\n\r\nPO-2;3;x\r\n');
+    expect(table.columns).toEqual(['order_number', 'quantity', 'note']);
+    expect(table.rows.map((row) => [row.row, row.values['order_number']])).toEqual([
+      [2, 'PO-1'],
+      [4, 'PO-2'],
+    ]);
+    expect(table.rows[0]?.values['note']).toBe('two\nlines');
+    expect(table.rows[0]?.values['quantity']).toBe('12,5');
+  });
+
+  it('reads tab and comma separated files from a stream, split across chunks and multi-byte characters', async () => {
+    const text = 'order_number\tproduct\nPO-1\tJupe plissée\n';
+    const bytes = Buffer.from(text, 'utf8');
+    const cut = bytes.indexOf(Buffer.from('é')) + 1; // split inside the two-byte é
+    const table = await readCsv(Readable.from([bytes.subarray(0, cut), bytes.subarray(cut)]));
+    expect(table.rows[0]?.values['product']).toBe('Jupe plissée');
+    const commas = await readCsv('a,b\n1,2\n');
+    expect(commas.rows[0]?.values).toEqual({ a: '1', b: '2' });
+  });
+
+  it('flags a row with more cells than the header instead of dropping them silently', async () => {
+    const table = await readCsv('a,b\n1,2,3\n');
+    expect(table.rows[0]?.problem).toMatch(/3 cells but the header has 2 columns/);
+  });
+
+  it('renames repeated and empty header names so no cell is lost', async () => {
+    const table = await readCsv('a,a,\n1,2,3\n');
+    expect(table.columns).toEqual(['a', 'a (2)', 'column_3']);
+  });
+
+  it('reads a Windows-1252 export (older ERPs) without mangling accents', async () => {
+    const table = await readCsv(Buffer.from('order_number;product\nPO-1;Café Crème Größe\n', 'latin1'));
+    expect(table.rows[0]?.values['product']).toBe('Café Crème Größe');
+  });
+
+  it('refuses an empty file', async () => {
+    await expect(readCsv('')).rejects.toThrow(ExportReadError);
+  });
+});
+
+describe('xlsx', () => {
+  function workbook(rows: unknown[][], origin = 'A1'): Buffer {
+    const book = XLSX.utils.book_new();
+    const sheet = XLSX.utils.aoa_to_sheet([]);
+    XLSX.utils.sheet_add_aoa(sheet, rows, { origin });
+    XLSX.utils.book_append_sheet(book, sheet, 'Orders');
+    return XLSX.write(book, { type: 'buffer', bookType: 'xlsx' }) as Buffer;
+  }
+
+  it('keeps cell types and the sheet row numbers, skipping blank rows', () => {
+    const table = readXlsx(workbook([['order_number', 'quantity', 'order_date'], ['PO-1', 12.5, 45356], [], ['PO-2', 3, '2024-03-06']]));
+    expect(table.sheetName).toBe('Orders');
+    expect(table.rows.map((row) => row.row)).toEqual([2, 4]);
+    expect(table.rows[0]?.values).toEqual({ order_number: 'PO-1', quantity: 12.5, order_date: 45356 });
+  });
+
+  it('numbers rows from where the table starts on the sheet', () => {
+    const table = readXlsx(workbook([['order_number'], ['PO-9']], 'B3'));
+    expect(table.rows[0]?.row).toBe(4);
+  });
+
+  it('refuses a workbook that would inflate beyond the limit before inflating it', () => {
+    const big = workbook([['order_number'], ...Array.from({ length: 200 }, (_, i) => [`PO-${i}`])]);
+    expect(readXlsx(big).rows).toHaveLength(200);
+    expect(() => readXlsx(big, undefined, 1000)).toThrow(/would inflate to .* more than the 0 MB allowed/);
+  });
+
+  it('names the sheets when the requested one is missing, and refuses non-xlsx bytes', () => {
+    expect(() => readXlsx(workbook([['a']]), 'Lines')).toThrow(/sheet 'Lines' not found; sheets are: Orders/);
+    expect(() => readXlsx(Buffer.from('not a workbook at all'))).toThrow(ExportReadError);
+  });
+});
+
+describe('json and ndjson', () => {
+  it('reads an array of objects, rows numbered by position, arrays kept as lists', async () => {
+    const table = await readJson(JSON.stringify([{ order_number: 'PO-1', tags: ['a', 'b'], quantity: 2 }, { order_number: 'PO-2' }]));
+    expect(table.format).toBe('json');
+    expect(table.columns).toEqual(['order_number', 'tags', 'quantity']);
+    expect(table.rows[0]).toEqual({ row: 1, values: { order_number: 'PO-1', tags: ['a', 'b'], quantity: 2 } });
+    expect(table.rows[1]?.row).toBe(2);
+  });
+
+  it('reads NDJSON by line number, a malformed line becoming a row problem', async () => {
+    const table = await readNdjson('{"order_number":"PO-1"}\n\n{oops\n{"order_number":"PO-2","x":{"nested":1}}\n');
+    expect(table.format).toBe('ndjson');
+    expect(table.rows.map((row) => row.row)).toEqual([1, 3, 4]);
+    expect(table.rows[1]?.problem).toMatch(/not valid JSON/);
+    expect(table.rows[1]?.rawText).toBe('{oops');
+    expect(table.rows[2]?.problem).toMatch(/nested values are not supported in: x/);
+  });
+
+  it('tells NDJSON from a JSON array by content', async () => {
+    expect((await readJson('{"a":1}\n{"a":2}')).format).toBe('ndjson');
+    await expect(readJson('{"a":1}')).resolves.toMatchObject({ format: 'ndjson' });
+    await expect(readJson('[{"a":1},')).rejects.toThrow(/not valid JSON/);
+  });
+});
+
+describe('files', () => {
+  it('chooses the reader by extension and refuses unknown ones', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'erp-read-'));
+    const path = join(dir, 'orders.jsonl');
+    writeFileSync(path, '{"order_number":"PO-1"}\n');
+    await expect(readExportFile(path)).resolves.toMatchObject({ format: 'ndjson', rows: [{ row: 1 }] });
+    expect(formatOfFile('x.XLSX')).toBe('xlsx');
+    expect(() => formatOfFile('orders.pdf')).toThrow(/cannot tell the format of 'orders.pdf'/);
+  });
+});

@@ -1,0 +1,114 @@
+import { closestMatches, levenshtein } from '../../../connectors/erp/levenshtein';
+import { fromExcelSerial, parseDate } from '../../../connectors/erp/values/dates';
+import { parseQuantity, roundHalfUp2 } from '../../../connectors/erp/values/quantities';
+import { parseEnum, splitList } from '../../../connectors/erp/values/text';
+import { parseUnit, UNIT_VALUES } from '../../../connectors/erp/values/units';
+
+const value = <T>(parsed: { ok: true; value: T } | { ok: false; reason: string }): T => {
+  if (!parsed.ok) throw new Error(parsed.reason);
+  return parsed.value;
+};
+const reason = (parsed: { ok: boolean; reason?: string }): string => (parsed.ok ? 'accepted' : (parsed.reason ?? ''));
+
+describe('dates', () => {
+  it.each([
+    ['2024-03-05', 'iso', '2024-03-05'],
+    ['2024-03-05T23:30:00+02:00', 'iso', '2024-03-05'],
+    ['2024-03-05T00:15:00Z', 'dmy', '2024-03-05'],
+    ['2024-03-05 08:00', 'mdy', '2024-03-05'],
+    ['20240305', 'iso', '2024-03-05'],
+    ['05/03/2024', 'dmy', '2024-03-05'],
+    ['5.3.2024', 'dmy', '2024-03-05'],
+    ['05-03-2024', 'dmy', '2024-03-05'],
+    ['03/05/2024', 'mdy', '2024-03-05'],
+    ['45356', 'iso', '2024-03-05'],
+  ] as const)('%s read as %s is %s', (text, format, expected) => {
+    expect(value(parseDate(text, format))).toBe(expected);
+  });
+
+  it('reads Excel serial numbers, including across the 1900 leap-year bug', () => {
+    expect(value(parseDate(45356, 'iso'))).toBe('2024-03-05');
+    expect(value(parseDate(45356.75, 'dmy'))).toBe('2024-03-05');
+    expect(value(fromExcelSerial(1))).toBe('1900-01-01');
+    expect(value(fromExcelSerial(59))).toBe('1900-02-28');
+    expect(value(fromExcelSerial(61))).toBe('1900-03-01');
+    expect(reason(fromExcelSerial(60))).toMatch(/does not exist/);
+  });
+
+  it('refuses impossible, ambiguous and unknown dates with a reason', () => {
+    expect(reason(parseDate('2024-02-30', 'iso'))).toMatch(/not a real calendar date/);
+    expect(reason(parseDate('31/04/2024', 'dmy'))).toMatch(/not a real date when read as day\/month\/year/);
+    expect(reason(parseDate('13/25/2024', 'mdy'))).toMatch(/month\/day\/year/);
+    expect(reason(parseDate('05/03/2024', 'iso'))).toMatch(/dateFormat to dmy or mdy/);
+    expect(reason(parseDate('05/03/24', 'dmy'))).toMatch(/2-digit year/);
+    expect(reason(parseDate('next tuesday', 'dmy'))).toMatch(/'next tuesday' is not a date/);
+    expect(reason(parseDate(-3, 'iso'))).toMatch(/not an Excel date serial/);
+  });
+});
+
+describe('quantities', () => {
+  it('rounds half-up to 2 decimals on the decimal text, as the server does', () => {
+    expect(roundHalfUp2('1.005')).toBe(1.01);
+    expect(roundHalfUp2('2.344')).toBe(2.34);
+    expect(roundHalfUp2('2.345')).toBe(2.35);
+    expect(value(parseQuantity(1.005, '.'))).toBe(1.01);
+    expect(value(parseQuantity('1.005', '.'))).toBe(1.01);
+  });
+
+  it('follows the decimal separator, with thousands groups', () => {
+    expect(value(parseQuantity('1,234.5', '.'))).toBe(1234.5);
+    expect(value(parseQuantity('1.234,56', ','))).toBe(1234.56);
+    expect(value(parseQuantity('12,5', ','))).toBe(12.5);
+    expect(value(parseQuantity(' 1 000 ', '.'))).toBe(1000);
+    expect(reason(parseQuantity('12,5', '.'))).toMatch(/decimal separator '\.'/);
+    expect(reason(parseQuantity('1.5', ','))).toMatch(/decimal separator ','/);
+  });
+
+  it('refuses zero, negative, tiny-after-rounding and too large quantities', () => {
+    expect(reason(parseQuantity('0', '.'))).toMatch(/not a positive quantity/);
+    expect(reason(parseQuantity('-3', '.'))).toMatch(/not a positive quantity/);
+    expect(reason(parseQuantity(-3, '.'))).toMatch(/not a positive quantity/);
+    expect(reason(parseQuantity('0.004', '.'))).toMatch(/once rounded to 2 decimals/);
+    expect(value(parseQuantity('0.005', '.'))).toBe(0.01);
+    expect(reason(parseQuantity(1e17, '.'))).toMatch(/below 1e17/);
+    expect(reason(parseQuantity('twelve', '.'))).toMatch(/not a number/);
+  });
+});
+
+describe('units', () => {
+  it('accepts every value of the unit enumeration, case and spacing forgiven', () => {
+    for (const unit of UNIT_VALUES) expect(value(parseUnit(unit, {}))).toBe(unit);
+    expect(value(parseUnit('square metre', {}))).toBe('SQUARE_METRE');
+    expect(value(parseUnit('kilogram', {}))).toBe('KILOGRAM');
+  });
+
+  it('maps built-in aliases, and profile aliases take precedence', () => {
+    expect(value(parseUnit('pcs', {}))).toBe('PIECES');
+    expect(value(parseUnit('KG', {}))).toBe('KILOGRAM');
+    expect(value(parseUnit('m', {}))).toBe('METRE');
+    expect(value(parseUnit('Stuks', { stuks: 'PIECES' }))).toBe('PIECES');
+    expect(value(parseUnit('m', { M: 'MILE' }))).toBe('MILE');
+  });
+
+  it('refuses other units and suggests close ones', () => {
+    expect(reason(parseUnit('PIECS', {}))).toMatch(/'PIECS' is not a unit.*close matches: PIECES/);
+    expect(reason(parseUnit('boxes', {}))).toMatch(/is not a unit/);
+  });
+});
+
+describe('text helpers', () => {
+  it('splits lists on every separator, trimming and dropping empties', () => {
+    expect(splitList(' a, b ;;c ,', [',', ';'])).toEqual(['a', 'b', 'c']);
+    expect(splitList(['x, y', ' z '], [','])).toEqual(['x', 'y', 'z']);
+  });
+
+  it('reads enums forgiving case and spaces, and suggests on a typo', () => {
+    expect(value(parseEnum('In progress', ['IN_PROGRESS', 'COMPLETED'] as const))).toBe('IN_PROGRESS');
+    expect(reason(parseEnum('COMPLTED', ['IN_PROGRESS', 'COMPLETED'] as const))).toMatch(/close matches: COMPLETED/);
+  });
+
+  it('ranks close matches by edit distance, at most three', () => {
+    expect(levenshtein('kitten', 'sitting')).toBe(3);
+    expect(closestMatches('ACME', ['ACME1', 'ACNE', 'ZZZZZZZZ', 'ACM', 'ACMEE'])).toEqual(['ACM', 'ACME1', 'ACMEE']);
+  });
+});

@@ -1,0 +1,85 @@
+import { readFileSync, mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { createLogger, REDACTED } from '../../worker/logger';
+import { temporalLoggerFor } from '../../worker/runtime';
+
+const KEY = 'live-key-7f3a9c1e5b';
+
+function capture(secrets: readonly (string | undefined)[] = [KEY]) {
+  const lines: string[] = [];
+  const logger = createLogger({ level: 'trace', secrets, destination: { write: (line: string) => lines.push(line) } });
+  return { logger, output: () => lines.join('') };
+}
+
+describe('logger', () => {
+  it('writes JSON lines with the message and fields', () => {
+    const { logger, output } = capture();
+    logger.info({ rows: 3 }, 'imported');
+    expect(JSON.parse(output())).toMatchObject({ level: 30, rows: 3, msg: 'imported' });
+  });
+
+  it('hides the key inside a message', () => {
+    const { logger, output } = capture();
+    logger.warn(`calling the API with key ${KEY} failed`);
+    expect(output()).not.toContain(KEY);
+    expect(output()).toContain(`calling the API with key ${REDACTED} failed`);
+  });
+
+  it('hides the key inside an error message and its stack', () => {
+    const { logger, output } = capture();
+    logger.error({ err: new Error(`401 for companyapikey=${KEY}`) }, 'request failed');
+    const line = JSON.parse(output()) as { err: { message: string; stack: string } };
+    expect(output()).not.toContain(KEY);
+    expect(line.err.message).toBe(`401 for companyapikey=${REDACTED}`);
+    expect(line.err.stack).toContain('Error: 401 for companyapikey=');
+  });
+
+  it('redacts the companyapikey header whatever its value, at any depth it is logged', () => {
+    const { logger, output } = capture([]);
+    logger.info({ headers: { companyapikey: 'other-key-123456', accept: 'application/json' } }, 'request');
+    logger.info({ request: { headers: { companyapikey: 'other-key-123456' } } }, 'request');
+    logger.info({ companyapikey: 'other-key-123456' }, 'bare');
+    expect(output()).not.toContain('other-key-123456');
+    expect(output()).toContain('application/json');
+    expect(output().match(/\[REDACTED\]/g)).toHaveLength(3);
+  });
+
+  it('hides the key in fields it was not expected in, including nested and JSON-escaped', () => {
+    const quoted = 'key-with-"quote"-and-\\';
+    const { logger, output } = capture([KEY, quoted]);
+    logger.info({ config: { nested: [{ note: `x${KEY}y` }] }, token: quoted }, 'odd places');
+    expect(output()).not.toContain(KEY);
+    expect(output()).not.toContain(JSON.stringify(quoted).slice(1, -1));
+    expect(JSON.parse(output())).toMatchObject({ config: { nested: [{ note: `x${REDACTED}y` }] }, token: REDACTED });
+  });
+
+  it('routes Temporal SDK logs through pino with their ids, and hides the key there too', () => {
+    const { logger, output } = capture();
+    const sdk = temporalLoggerFor(logger);
+    sdk.error(`activity failed with ${KEY}`, {
+      workflowId: 'plm-import-42',
+      activityId: '7',
+      error: new Error(`boom ${KEY}`),
+    });
+    const line = JSON.parse(output()) as Record<string, unknown>;
+    expect(line).toMatchObject({ level: 50, workflowId: 'plm-import-42', activityId: '7', msg: `activity failed with ${REDACTED}` });
+    expect((line.err as { message: string }).message).toBe(`boom ${REDACTED}`);
+    expect(output()).not.toContain(KEY);
+  });
+
+  it('writes to a file, creating its folder, without the key', () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'logger-test-'));
+    try {
+      const file = path.join(dir, 'nested', 'run.log');
+      const logger = createLogger({ level: 'info', secrets: [KEY], destination: file });
+      logger.info({ apiKey: 'x', url: `https://api.example.com/?k=${encodeURIComponent(KEY)}` }, KEY);
+      logger.flush();
+      const text = readFileSync(file, 'utf8');
+      expect(text).toContain('https://api.example.com/?k=[REDACTED]');
+      expect(text).not.toContain(KEY);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});

@@ -1,0 +1,61 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import {
+  builtinProfile,
+  mapRows,
+  parseMappingProfile,
+  validateDrafts,
+  type CellValue,
+  type MappingProfile,
+  type MappingProfileInput,
+  type ReferenceLists,
+  type SheetRow,
+} from '../../../connectors/plm';
+import referencesJson from '../../fixtures/plm/references.json';
+
+export const fixtures = join(__dirname, '..', '..', 'fixtures', 'plm');
+export const badInput = join(__dirname, '..', '..', 'fixtures', 'bad-input');
+export const references: ReferenceLists = referencesJson;
+
+export function tempDir(): { path: string; cleanup: () => void } {
+  const path = mkdtempSync(join(tmpdir(), 'plm-test-'));
+  return { path, cleanup: () => rmSync(path, { recursive: true, force: true }) };
+}
+
+/** An in-memory sheet: the header row is row 1, data rows from row 2 (blank rows skipped as the reader does). */
+export function sheetOf(headers: string[], rows: CellValue[][]): { headers: string[]; rows(): AsyncIterable<SheetRow> } {
+  return {
+    headers,
+    async *rows() {
+      for (const [index, values] of rows.entries()) {
+        const cells: Record<string, CellValue> = {};
+        headers.forEach((header, column) => (cells[header] = values[column] ?? null));
+        if (Object.values(cells).some((value) => value !== null)) yield { rowNumber: index + 2, cells };
+      }
+    },
+  };
+}
+
+export async function collect<T>(iterable: AsyncIterable<T>): Promise<T[]> {
+  const items: T[] = [];
+  for await (const item of iterable) items.push(item);
+  return items;
+}
+
+export const native = (): MappingProfile => builtinProfile('native');
+export const flat = (): MappingProfile => builtinProfile('flat');
+export const profile = (input: MappingProfileInput): MappingProfile => parseMappingProfile(input);
+
+export async function mapAndValidate(
+  profileToUse: MappingProfile,
+  headers: string[],
+  rows: CellValue[][],
+  existing?: Map<string, 'style' | 'variant' | 'sku'>,
+) {
+  const mapped = await mapRows(sheetOf(headers, rows), profileToUse, references);
+  return validateDrafts(mapped, existing ? { existing } : {});
+}
+
+/** Native-profile header with the columns most tests need. */
+export const nativeHeaders = ['externalId', 'parentExternalId', 'level', 'name', 'styleType', 'isComponent', 'color', 'dimension', 'PLM_ID'];

@@ -1,0 +1,107 @@
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import * as XLSX from 'xlsx';
+import { detectDelimiter, openSheet, PlmFileError } from '../../../connectors/plm';
+import { collect, fixtures, tempDir } from './helpers';
+
+describe('openSheet: csv', () => {
+  const dir = tempDir();
+  afterAll(dir.cleanup);
+  const write = (name: string, content: string | Buffer): string => {
+    const path = join(dir.path, name);
+    writeFileSync(path, content);
+    return path;
+  };
+
+  it.each([
+    [',', 'a,b,c\n1,2,3\n'],
+    [';', 'a;b;c\n1,5;2;3\n'],
+    ['\t', 'a\tb\tc\n1\t2\t3\n'],
+    ['|', 'a|b|c\n"1|x"|2|3\n'],
+  ])('detects the %j delimiter', async (delimiter, content) => {
+    expect(detectDelimiter(content)).toBe(delimiter);
+    const sheet = await openSheet(write(`d${content.length}.csv`, content));
+    expect(sheet.delimiter).toBe(delimiter);
+    expect(sheet.headers).toEqual(['a', 'b', 'c']);
+  });
+
+  it('skips title rows above the header, trims cells, skips blank rows and keeps sheet row numbers', async () => {
+    const path = write('title.csv', 'Product export;;\n;;\nexternalId;name;note\n  A-1 ; Tee\u00a0;\n;;\n\nB-2;Shirt;"two\nlines"\nC-3;Coat;x\n');
+    const sheet = await openSheet(path);
+    expect(sheet.headerRowNumber).toBe(3);
+    const rows = await collect(sheet.rows());
+    expect(rows).toEqual([
+      { rowNumber: 4, cells: { externalId: 'A-1', name: 'Tee', note: null } },
+      { rowNumber: 7, cells: { externalId: 'B-2', name: 'Shirt', note: 'two\nlines' } },
+      { rowNumber: 8, cells: { externalId: 'C-3', name: 'Coat', note: 'x' } },
+    ]);
+  });
+
+  it('streams its rows only once', async () => {
+    const sheet = await openSheet(write('once.csv', 'a,b\n1,2\n'));
+    await collect(sheet.rows());
+    await expect(collect(sheet.rows())).rejects.toThrow(/only once/);
+  });
+
+  it('reads UTF-16LE text with a byte-order mark (Excel "Unicode text")', async () => {
+    const path = write('utf16.csv', Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from('a\tb\nCaf\u00e9\t2\n', 'utf16le')]));
+    const sheet = await openSheet(path);
+    expect(sheet.encoding).toBe('utf-16le');
+    expect(await collect(sheet.rows())).toEqual([{ rowNumber: 2, cells: { a: 'Café', b: '2' } }]);
+  });
+
+  it('refuses more rows than maxRows while streaming', async () => {
+    const path = write('many.csv', 'a,b\n' + '1,2\n'.repeat(50));
+    const sheet = await openSheet(path, { maxRows: 10 });
+    await expect(collect(sheet.rows())).rejects.toMatchObject({ code: 'too_many_rows' });
+  });
+
+  it('ignores error_code and error_message columns, so a rejects file reads like the original', async () => {
+    const sheet = await openSheet(write('rejects.csv', 'a,b,error_code,error_message\n1,2,bad_number,row 2: oops\n'));
+    expect(sheet.headers).toEqual(['a', 'b']);
+    expect(await collect(sheet.rows())).toEqual([{ rowNumber: 2, cells: { a: '1', b: '2' } }]);
+  });
+
+  it('says so when no row looks like a header', async () => {
+    const path = write('numbers.csv', '1,2,3\n4,5,6\n');
+    await expect(openSheet(path)).rejects.toMatchObject({ code: 'no_header_row', message: expect.stringContaining('no header row') });
+  });
+
+  it('reports a missing file clearly', async () => {
+    await expect(openSheet(join(dir.path, 'nope.csv'))).rejects.toBeInstanceOf(PlmFileError);
+  });
+});
+
+describe('openSheet: workbooks', () => {
+  it('reads the sample xlsx with the header below the title rows and merged style cells copied to each row', async () => {
+    const sheet = await openSheet(join(fixtures, 'flat.xlsx'));
+    expect(sheet.format).toBe('xlsx');
+    expect(sheet.headerRowNumber).toBe(3);
+    const rows = await collect(sheet.rows());
+    expect(rows.map((row) => row.rowNumber)).toEqual([4, 5, 6, 7, 8]);
+    expect(rows.map((row) => row.cells['Style Name'])).toEqual(['Classic Tee', 'Classic Tee', 'Classic Tee', 'Straight Jeans', 'Straight Jeans']);
+    expect(rows[0]?.cells['Weight (g)']).toBe(180);
+  });
+
+  it('reads legacy .xls (BIFF8)', async () => {
+    const sheet = await openSheet(join(fixtures, 'flat.xls'));
+    expect(sheet.format).toBe('xls');
+    expect((await collect(sheet.rows())).length).toBe(5);
+  });
+
+  it('picks a named sheet and names the sheets when it does not exist', async () => {
+    const dir = tempDir();
+    try {
+      const book = XLSX.utils.book_new();
+      XLSX.utils.book_append_sheet(book, XLSX.utils.aoa_to_sheet([['notes'], ['hello']]), 'Readme');
+      XLSX.utils.book_append_sheet(book, XLSX.utils.aoa_to_sheet([['externalId', 'name'], ['A', 'Tee']]), 'Products');
+      const path = join(dir.path, 'two.xlsx');
+      XLSX.writeFile(book, path);
+      const sheet = await openSheet(path, { sheetName: 'Products' });
+      expect(await collect(sheet.rows())).toEqual([{ rowNumber: 2, cells: { externalId: 'A', name: 'Tee' } }]);
+      await expect(openSheet(path, { sheetName: 'Nope' })).rejects.toMatchObject({ code: 'sheet_not_found', message: expect.stringContaining('Readme, Products') });
+    } finally {
+      dir.cleanup();
+    }
+  });
+});

@@ -1,0 +1,115 @@
+import { join } from 'node:path';
+import { parseProductSheet, validateDrafts, type RowIssue } from '../../../connectors/plm';
+import { badInput, mapAndValidate, native, nativeHeaders, profile, references } from './helpers';
+
+const summary = (issues: RowIssue[]) => issues.map((issue) => `${issue.rowNumber} ${issue.column ?? '-'} ${issue.code}`);
+
+describe('validateDrafts', () => {
+  it('finds every planted problem in bad-rows.csv and keeps the good rows', async () => {
+    const result = validateDrafts(await parseProductSheet(join(badInput, 'bad-rows.csv'), { profile: native(), references }));
+    expect(summary(result.issues)).toEqual([
+      '3 name missing_required',
+      '4 name too_long',
+      '5 brands unknown_reference',
+      '6 composition bad_composition',
+      '8 externalId duplicate_external_id',
+      '9 externalId duplicate_external_id',
+      '10 parentExternalId missing_parent',
+      '11 parentExternalId parent_level_mismatch',
+      '12 EAN_GTIN_13 duplicate_code_value',
+      '13 EAN_GTIN_13 duplicate_code_value',
+      '14 weight bad_number',
+      '15 parentExternalId invalid_parent',
+      '16 parentExternalId cyclic_parent',
+      '17 parentExternalId cyclic_parent',
+    ]);
+    expect(result.valid.map((draft) => draft.externalId)).toEqual(['OK-1', 'OK-1-V']);
+    for (const issue of result.issues) expect(issue.message).toMatch(new RegExp(`^row ${issue.rowNumber}, column '${issue.column}': .+`));
+  });
+
+  it('requires the fields of each level and names the column that feeds them', async () => {
+    const result = await mapAndValidate(native(), nativeHeaders, [
+      ['S', null, null, null, null, 'no', null, null, null],
+      ['V', 'S2', null, 'Variant', null, null, null, null, 'V'],
+      ['S2', null, null, 'Style', 'Jeans', 'no', null, null, 'S2'],
+      ['K', 'V', null, 'Sku', null, null, 'Red', null, 'K'],
+    ]);
+    expect(summary(result.issues)).toEqual([
+      '2 name missing_required',
+      '2 PLM_ID missing_required',
+      '2 styleType missing_required',
+      '3 color missing_required',
+      '5 dimension missing_required',
+    ]);
+  });
+
+  it('enforces text limits per field', async () => {
+    const result = await mapAndValidate(native(), [...nativeHeaders, 'description', 'gender'], [
+      ['S', null, null, 'Style', 'Jeans', 'no', null, null, 'S', 'd'.repeat(4001), 'g'.repeat(51)],
+      ['V', 'S', null, 'Variant', null, null, 'c'.repeat(256), null, 'V', 'd'.repeat(4000), 'g'.repeat(50)],
+    ]);
+    expect(summary(result.issues)).toEqual(['2 description too_long', '2 gender too_long', '3 color too_long']);
+    expect(result.issues[0]?.message).toContain('4001 characters, over the limit of 4000');
+  });
+
+  it('applies the code rules: known types, numeric suffix, single use, unique values', async () => {
+    const result = await mapAndValidate(native(), [...nativeHeaders, 'OTHER_ID', 'OTHER_ID7'], [
+      ['A', null, null, 'A', 'Jeans', 'no', null, null, 'A', 'x', 'same'],
+      ['B', null, null, 'B', 'Jeans', 'no', null, null, 'B', null, null],
+      ['C', null, null, 'C', 'Jeans', 'no', null, null, 'C', null, 'same'],
+    ]);
+    expect(summary(result.issues)).toEqual(['2 OTHER_ID invalid_code_type', '2 OTHER_ID7 duplicate_code_value', '4 OTHER_ID7 duplicate_code_value']);
+    expect(result.issues[0]?.message).toContain('OTHER_ID needs a numeric suffix, e.g. OTHER_ID1');
+    expect(result.issues[1]?.message).toContain("OTHER_ID7 'same' is also used by 'C' (row 4)");
+    expect(result.valid.map((draft) => draft.externalId)).toEqual(['B']);
+  });
+
+  it('refuses a single-use code type given twice and an unknown code type from a profile', async () => {
+    const twice = profile({
+      name: 'twice',
+      layout: 'native',
+      parentExternalId: 'parent',
+      mapping: {
+        externalId: 'id',
+        fields: { name: 'name', styleTypeId: 'type', isComponent: { constant: false } },
+        codes: [{ codeId: 'PLM_ID', source: 'id' }, { codeId: 'PLM_ID', source: 'legacy' }, { codeId: 'SAP_ID', source: 'sap' }],
+      },
+    });
+    const result = await mapAndValidate(twice, ['id', 'parent', 'name', 'type', 'legacy', 'sap'], [['A', null, 'Tee', 'Jeans', 'L-1', 'S-1']]);
+    expect(summary(result.issues)).toEqual(['2 legacy duplicate_code_type', '2 sap invalid_code_type']);
+    expect(result.issues[1]?.message).toContain("unknown code type 'SAP_ID'");
+  });
+
+  it('lets a parent outside the sheet be one the catalogue holds, and updates need no required fields', async () => {
+    const existing = new Map([['OLD-STYLE', 'style' as const], ['OLD-VAR', 'variant' as const]]);
+    const result = await mapAndValidate(native(), nativeHeaders, [
+      ['NEW-VAR', 'OLD-STYLE', null, 'New variant', null, null, 'Red', null, 'NEW-VAR'],
+      ['OLD-VAR', 'OLD-STYLE', null, 'Renamed only', null, null, null, null, null],
+      ['BAD', 'OLD-VAR', 'variant', 'Wrong level', null, null, 'Red', null, 'BAD'],
+    ], existing);
+    expect(summary(result.issues)).toEqual(['4 parentExternalId parent_level_mismatch']);
+    expect(result.valid.map((draft) => [draft.externalId, draft.level])).toEqual([['NEW-VAR', 'variant'], ['OLD-VAR', 'variant']]);
+  });
+
+  it('refuses children of a SKU and a style that names a parent', async () => {
+    const result = await mapAndValidate(native(), nativeHeaders, [
+      ['S', null, null, 'S', 'Jeans', 'no', null, null, 'S'],
+      ['V', 'S', null, 'V', null, null, 'Red', null, 'V'],
+      ['K', 'V', null, 'K', null, null, null, 'M', 'K'],
+      ['X', 'K', null, 'X', null, null, null, 'L', 'X'],
+      ['Y', 'S', 'style', 'Y', 'Jeans', 'no', null, null, 'Y'],
+      ['Z', null, 'weird', 'Z', 'Jeans', 'no', null, null, 'Z'],
+    ]);
+    expect(summary(result.issues)).toEqual(['5 parentExternalId parent_level_mismatch', '6 parentExternalId parent_level_mismatch', '7 level invalid_level']);
+    expect(result.issues[0]?.message).toContain("parent 'K' is a SKU");
+  });
+
+  it('turns a formula error cell into a cell_error naming the error', async () => {
+    const parsed = await parseProductSheet(join(badInput, 'formulas-and-errors.xlsx'), { profile: native(), references });
+    const result = validateDrafts(parsed);
+    expect(summary(result.issues)).toEqual(['3 name cell_error', '3 styleType cell_error']);
+    expect(result.issues[0]?.message).toContain('#N/A');
+    expect(result.issues[1]?.message).toContain('#REF!');
+    expect(result.valid.map((draft) => [draft.externalId, draft.fields.name])).toEqual([['F-1', 'Tee (from formula)'], ['F-3', 'Plain']]);
+  });
+});

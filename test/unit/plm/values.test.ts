@@ -1,0 +1,84 @@
+import { closeMatches, parseComposition, parseDate, parseLocaleNumber } from '../../../connectors/plm';
+import { parseBoolean, splitList } from '../../../connectors/plm/profiles/values';
+import { didYouMean } from '../../../connectors/plm/suggest';
+
+describe('parseLocaleNumber', () => {
+  it.each([
+    ['1,250.5', 1250.5],
+    ['1.250,5', 1250.5],
+    ['1 250', 1250],
+    ['1\u00a0250,75', 1250.75],
+    ["1'234.5", 1234.5],
+    ['12,5', 12.5],
+    ['1,234', 1234],
+    ['1.234.567', 1234567],
+    ['1.5', 1.5],
+    ['-3', -3],
+    [42, 42],
+  ])('reads %j as %d', (text, expected) => {
+    expect(parseLocaleNumber(text)).toBe(expected);
+  });
+
+  it.each(['heavy', '1,2,3', '1.2.3,4,5', '', '12kg', true])('refuses %j', (text) => {
+    expect(parseLocaleNumber(text)).toBeNull();
+  });
+});
+
+describe('parseBoolean', () => {
+  it('reads the usual spellings and refuses the rest', () => {
+    expect(['yes', 'TRUE', 'y', '1', true, 1].map(parseBoolean)).toEqual([true, true, true, true, true, true]);
+    expect(['no', 'False', 'n', '0', false, 0].map(parseBoolean)).toEqual([false, false, false, false, false, false]);
+    expect(parseBoolean('maybe')).toBeNull();
+  });
+});
+
+describe('parseDate', () => {
+  it('reads ISO text, day-first or month-first text and Excel serials', () => {
+    expect(parseDate('2025-03-15', 'DMY')).toBe('2025-03-15');
+    expect(parseDate('15.03.2025', 'DMY')).toBe('2025-03-15');
+    expect(parseDate('03/15/2025', 'MDY')).toBe('2025-03-15');
+    expect(parseDate(45731, 'DMY')).toBe('2025-03-15');
+  });
+
+  it('refuses impossible dates and words', () => {
+    expect(parseDate('31/02/2025', 'DMY')).toBeNull();
+    expect(parseDate('15/03/2025', 'MDY')).toBeNull();
+    expect(parseDate('next spring', 'DMY')).toBeNull();
+  });
+});
+
+describe('parseComposition', () => {
+  it('reads percent-first and material-first parts with several separators', () => {
+    expect(parseComposition('95% Cotton, 5% Elastane')).toEqual([
+      { material: 'Cotton', percentage: 95 },
+      { material: 'Elastane', percentage: 5 },
+    ]);
+    expect(parseComposition('Wool 70 % / Polyamide 29,5% ; Elastane 0.5%')).toEqual([
+      { material: 'Wool', percentage: 70 },
+      { material: 'Polyamide', percentage: 29.5 },
+      { material: 'Elastane', percentage: 0.5 },
+    ]);
+  });
+
+  it('explains what is wrong', () => {
+    expect(parseComposition('80% Cotton, 30% Wool')).toMatch(/110%, more than 100%/);
+    expect(parseComposition('Cotton')).toMatch(/'Cotton' is not/);
+    expect(parseComposition('50% Cotton, 50% cotton')).toMatch(/listed twice/);
+    expect(parseComposition('0% Cotton')).toMatch(/outside 0-100/);
+  });
+});
+
+describe('splitList and close matches', () => {
+  it('splits on any given separator and drops blanks and repeats', () => {
+    expect(splitList('A; B;;A', ';')).toEqual(['A', 'B']);
+    expect(splitList('A, B; C', ',;')).toEqual(['A', 'B', 'C']);
+  });
+
+  it('ranks typos and partial names first and leaves far names out', () => {
+    const names = ['Northwind', 'Southwind', 'Aurora', 'North Face Outlet'];
+    expect(closeMatches('Nortwind', names)).toEqual(['Northwind', 'Southwind']);
+    expect(closeMatches('aurora ', names)).toEqual(['Aurora']);
+    expect(closeMatches('zzz', names)).toEqual([]);
+    expect(didYouMean(['A', 'B', 'C'])).toBe("; did you mean 'A', 'B' or 'C'?");
+  });
+});

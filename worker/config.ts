@@ -1,0 +1,213 @@
+import path from 'node:path';
+import { z } from 'zod';
+import { repoRoot } from './paths';
+
+export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
+
+/** Where a variable matters: `worker` for every process that runs jobs, `embedded` for the local stack only. */
+export type EnvVarScope = 'worker' | 'embedded';
+
+export interface EnvVarDoc {
+  name: string;
+  scope: EnvVarScope;
+  default: string;
+  description: string;
+}
+
+/** Every variable the project reads; the README table and docker-compose.yml are checked against it. */
+export const ENV_VARS: readonly EnvVarDoc[] = [
+  {
+    name: 'TEMPORAL_ADDRESS',
+    scope: 'worker',
+    default: '(unset: embedded dev server)',
+    description: 'Temporal frontend `host:port`. Unset: `trace-sync start` runs a local dev server.',
+  },
+  { name: 'TEMPORAL_NAMESPACE', scope: 'worker', default: 'default', description: 'Temporal namespace.' },
+  {
+    name: 'TRACE_TASK_QUEUE',
+    scope: 'worker',
+    default: 'trace-connectors',
+    description: 'Task queue the worker polls and the CLI starts jobs on.',
+  },
+  {
+    name: 'TRACEABILITY_BASE_URL',
+    scope: 'worker',
+    default: '(unset: embedded sandbox)',
+    description: 'API base URL including `/api/v2`. Unset: `trace-sync start` runs the sandbox.',
+  },
+  {
+    name: 'TRACEABILITY_API_KEY',
+    scope: 'worker',
+    default: '(required with TRACEABILITY_BASE_URL)',
+    description: 'API key sent as the `companyapikey` header. Never logged.',
+  },
+  {
+    name: 'TRACE_DATA_DIR',
+    scope: 'worker',
+    default: '`<repo>/.data`',
+    description: 'Local state: dev-server SQLite file, sandbox snapshot, staging files, reports.',
+  },
+  { name: 'LOG_LEVEL', scope: 'worker', default: 'info', description: `pino level: ${LOG_LEVELS.join(', ')}.` },
+  {
+    name: 'TRACE_MAX_ACTIVITIES_PER_SECOND',
+    scope: 'worker',
+    default: '(unset: no limit)',
+    description: 'Task-queue-wide activity rate limit enforced by the Temporal server (set the same on every worker).',
+  },
+  {
+    name: 'TRACE_SANDBOX_PORT',
+    scope: 'embedded',
+    default: '4010',
+    description: 'Port of the embedded sandbox (`0` picks a free one).',
+  },
+  {
+    name: 'TEMPORAL_PORT',
+    scope: 'embedded',
+    default: '7233',
+    description: 'gRPC port of the embedded dev server (`0` picks a free one).',
+  },
+  {
+    name: 'TEMPORAL_UI_PORT',
+    scope: 'embedded',
+    default: '8233',
+    description: 'Web UI port of the embedded dev server (`0` picks a free one).',
+  },
+  {
+    name: 'TEMPORAL_CLI_PATH',
+    scope: 'embedded',
+    default: '(unset: search, then install)',
+    description: 'Path of a `temporal` CLI binary to use for the embedded dev server.',
+  },
+];
+
+export class ConfigError extends Error {
+  constructor(
+    readonly problems: readonly { variable: string; message: string }[],
+  ) {
+    super(`Invalid configuration: ${problems.map((p) => `${p.variable} ${p.message}`).join('; ')}`);
+    this.name = 'ConfigError';
+  }
+}
+
+const blankToUndefined = (value: unknown): unknown =>
+  typeof value === 'string' && value.trim() === '' ? undefined : value;
+
+function optionalText(message: string) {
+  return z.preprocess(blankToUndefined, z.string({ error: message }).trim().optional());
+}
+
+function textWithDefault(fallback: string, message: string) {
+  return z.preprocess(blankToUndefined, z.string({ error: message }).trim().min(1, { error: message }).default(fallback));
+}
+
+function port(fallback: number) {
+  const message = 'must be a port number from 0 to 65535';
+  return z.preprocess(
+    blankToUndefined,
+    z
+      .string()
+      .regex(/^\d{1,5}$/, { error: message })
+      .transform(Number)
+      .pipe(z.number().max(65535, { error: message }))
+      .default(fallback),
+  );
+}
+
+const addressPattern = /^(\[[0-9a-fA-F:.]+\]|[^\s:/[\]]+):\d{1,5}$/;
+
+const envSchema = z
+  .object({
+    TEMPORAL_ADDRESS: z.preprocess(
+      blankToUndefined,
+      z.string().regex(addressPattern, { error: 'must be host:port, for example temporal:7233' }).optional(),
+    ),
+    TEMPORAL_NAMESPACE: textWithDefault('default', 'must not be empty'),
+    TRACE_TASK_QUEUE: textWithDefault('trace-connectors', 'must not be empty'),
+    TRACEABILITY_BASE_URL: z.preprocess(
+      blankToUndefined,
+      z
+        .url({ protocol: /^https?$/, error: 'must be an http(s) URL such as https://api.example.com/api/v2' })
+        .transform((url) => url.replace(/\/+$/, ''))
+        .optional(),
+    ),
+    TRACEABILITY_API_KEY: optionalText('must be text'),
+    TRACE_DATA_DIR: optionalText('must be a folder path'),
+    LOG_LEVEL: z.preprocess(
+      (value) => (typeof blankToUndefined(value) === 'string' ? String(value).trim().toLowerCase() : undefined),
+      z.enum(LOG_LEVELS, { error: `must be one of ${LOG_LEVELS.join(', ')}` }).default('info'),
+    ),
+    TRACE_MAX_ACTIVITIES_PER_SECOND: z.preprocess(
+      blankToUndefined,
+      z
+        .string()
+        .regex(/^\d+(\.\d+)?$/, { error: 'must be a positive number' })
+        .transform(Number)
+        .pipe(z.number().positive({ error: 'must be a positive number' }))
+        .optional(),
+    ),
+    TRACE_SANDBOX_PORT: port(4010),
+    TEMPORAL_PORT: port(7233),
+    TEMPORAL_UI_PORT: port(8233),
+    TEMPORAL_CLI_PATH: optionalText('must be a file path'),
+  })
+  .superRefine((env, ctx) => {
+    if (env.TRACEABILITY_BASE_URL && !env.TRACEABILITY_API_KEY) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['TRACEABILITY_API_KEY'],
+        message: 'is required when TRACEABILITY_BASE_URL is set',
+      });
+    }
+  });
+
+export interface AppConfig {
+  /** Unset: the embedded dev server (`trace-sync start`) or 127.0.0.1:temporalPort for clients. */
+  temporalAddress?: string;
+  temporalNamespace: string;
+  taskQueue: string;
+  /** Unset: the embedded sandbox. */
+  traceabilityBaseUrl?: string;
+  traceabilityApiKey?: string;
+  dataDir: string;
+  logLevel: LogLevel;
+  maxActivitiesPerSecond?: number;
+  sandboxPort: number;
+  temporalPort: number;
+  temporalUiPort: number;
+  temporalCliPath?: string;
+}
+
+/** Reads and validates the configuration; throws {@link ConfigError} naming every bad variable. */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
+  const input = Object.fromEntries(ENV_VARS.map(({ name }) => [name, env[name]]));
+  const parsed = envSchema.safeParse(input);
+  if (!parsed.success) {
+    const problems = parsed.error.issues.map((issue) => ({
+      variable: String(issue.path[0] ?? 'environment'),
+      // A value is never echoed: it may be a secret.
+      message: issue.message,
+    }));
+    throw new ConfigError(problems);
+  }
+  const e = parsed.data;
+  return {
+    temporalAddress: e.TEMPORAL_ADDRESS,
+    temporalNamespace: e.TEMPORAL_NAMESPACE,
+    taskQueue: e.TRACE_TASK_QUEUE,
+    traceabilityBaseUrl: e.TRACEABILITY_BASE_URL,
+    traceabilityApiKey: e.TRACEABILITY_API_KEY,
+    dataDir: path.resolve(e.TRACE_DATA_DIR ?? path.join(repoRoot(), '.data')),
+    logLevel: e.LOG_LEVEL,
+    maxActivitiesPerSecond: e.TRACE_MAX_ACTIVITIES_PER_SECOND,
+    sandboxPort: e.TRACE_SANDBOX_PORT,
+    temporalPort: e.TEMPORAL_PORT,
+    temporalUiPort: e.TEMPORAL_UI_PORT,
+    temporalCliPath: e.TEMPORAL_CLI_PATH,
+  };
+}
+
+/** The address clients use: the configured one, or the embedded dev server's. */
+export function temporalClientAddress(config: AppConfig): string {
+  return config.temporalAddress ?? `127.0.0.1:${config.temporalPort}`;
+}

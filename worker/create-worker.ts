@@ -1,0 +1,45 @@
+import path from 'node:path';
+import { bundleWorkflowCode, NativeConnection, Worker, type WorkerOptions } from '@temporalio/worker';
+import type { AppLogger } from './logger';
+import { temporalLoggerFor } from './runtime';
+
+export interface CreateWorkerOptions {
+  connection: NativeConnection;
+  namespace: string;
+  taskQueue: string;
+  /** From `createActivities(deps)`. */
+  activities: object;
+  /** A bundle made once by `bundleWorkflowCode` (tests); the workflows are bundled at start otherwise. */
+  workflowBundlePath?: string;
+  /** Task-queue-wide limit enforced by the server (TRACE_MAX_ACTIVITIES_PER_SECOND). */
+  maxTaskQueueActivitiesPerSecond?: number;
+  /** Bundler messages at warn and above go here (its info line is webpack's whole report). */
+  logger?: AppLogger;
+  /** Anything else a caller needs to tune (tests shorten shutdown, for example). */
+  overrides?: Partial<WorkerOptions>;
+}
+
+/** Path of the workflow entry point: workflows/index.ts from the sources, dist/workflows/index.js from the build. */
+export function workflowsPath(): string {
+  return require.resolve(path.join(__dirname, '..', 'workflows'));
+}
+
+export async function createWorker(options: CreateWorkerOptions): Promise<Worker> {
+  const workflowBundle = options.workflowBundlePath
+    ? { codePath: options.workflowBundlePath }
+    : await bundleWorkflowCode({
+        workflowsPath: workflowsPath(),
+        ...(options.logger ? { logger: temporalLoggerFor(options.logger.child({}, { level: 'warn' })) } : {}),
+      });
+  return Worker.create({
+    connection: options.connection,
+    namespace: options.namespace,
+    taskQueue: options.taskQueue,
+    activities: options.activities,
+    workflowBundle,
+    ...(options.maxTaskQueueActivitiesPerSecond !== undefined
+      ? { maxTaskQueueActivitiesPerSecond: options.maxTaskQueueActivitiesPerSecond }
+      : {}),
+    ...options.overrides,
+  });
+}

@@ -1,0 +1,96 @@
+import { NativeConnection, type Worker } from '@temporalio/worker';
+import { createActivities } from '../activities';
+import { apiTarget, type ApiTarget } from './api-target';
+import { loadConfig, temporalClientAddress, type AppConfig } from './config';
+import { createWorker } from './create-worker';
+import { exitWithError } from './fatal';
+import { Lifecycle } from './lifecycle';
+import { createLogger, type AppLogger } from './logger';
+import { installTemporalRuntime } from './runtime';
+import { createApiClient } from './api-client';
+
+export { createWorker } from './create-worker';
+export type { CreateWorkerOptions } from './create-worker';
+
+export interface StartWorkerOptions {
+  config: AppConfig;
+  logger: AppLogger;
+  /** Temporal frontend `host:port`. */
+  address: string;
+  api: ApiTarget;
+  /** Tests pass a bundle made once; the worker bundles the workflows itself otherwise. */
+  workflowBundlePath?: string;
+}
+
+export interface RunningWorker {
+  worker: Worker;
+  taskQueue: string;
+  /** Settles when the worker has stopped (rejects if it failed). */
+  done: Promise<void>;
+  /** Graceful: stops polling, lets running tasks finish, closes the connection. */
+  stop(): Promise<void>;
+}
+
+/** Connects to Temporal and runs a worker with every workflow and the activities wired to the API. */
+export async function startWorker(options: StartWorkerOptions): Promise<RunningWorker> {
+  const { config, logger } = options;
+  installTemporalRuntime(logger);
+  const { client, rateLimits } = createApiClient(options.api, logger);
+  const connection = await NativeConnection.connect({ address: options.address }).catch(async (error: unknown) => {
+    await client.close();
+    throw new Error(`Cannot reach Temporal at ${options.address}: ${(error as Error).message}`);
+  });
+  try {
+    const worker = await createWorker({
+      connection,
+      namespace: config.temporalNamespace,
+      taskQueue: config.taskQueue,
+      activities: createActivities({ client, rateLimits, baseUrl: options.api.baseUrl, config, logger }),
+      workflowBundlePath: options.workflowBundlePath,
+      logger,
+      maxTaskQueueActivitiesPerSecond: config.maxActivitiesPerSecond,
+    });
+    const done = worker.run().finally(async () => {
+      await client.close();
+      await connection.close();
+    });
+    logger.info(
+      { address: options.address, namespace: config.temporalNamespace, taskQueue: config.taskQueue, api: options.api.baseUrl },
+      'Worker running',
+    );
+    const stop = async () => {
+      if (worker.getState() === 'RUNNING') worker.shutdown();
+      await done;
+    };
+    return { worker, taskQueue: config.taskQueue, done, stop };
+  } catch (error) {
+    await client.close();
+    await connection.close();
+    throw error;
+  }
+}
+
+/** `trace-sync worker` and `node dist/worker/main.js`: a worker only, against TEMPORAL_ADDRESS. */
+export async function main(): Promise<void> {
+  const config = loadConfig();
+  const api = apiTarget(config);
+  const logger = createLogger({ level: config.logLevel, secrets: [api.apiKey], destination: 2 });
+  if (!config.temporalAddress) {
+    logger.warn({ address: temporalClientAddress(config) }, 'TEMPORAL_ADDRESS is not set: using the local dev server');
+  }
+  if (api.sandbox) logger.warn({ baseUrl: api.baseUrl }, 'TRACEABILITY_BASE_URL is not set: using the local sandbox');
+  const lifecycle = new Lifecycle(logger).handleSignals();
+  const running = await startWorker({ config, logger, address: temporalClientAddress(config), api });
+  lifecycle.add('worker', running.stop);
+  // A worker that fails on its own (lost server...) also ends the process, with its error.
+  await Promise.race([running.done, lifecycle.whenStopped()]);
+  await lifecycle.stop();
+  await running.done;
+}
+
+if (require.main === module) {
+  main().then(
+    () => process.exit(0),
+    (error: unknown) => exitWithError(error),
+  );
+}

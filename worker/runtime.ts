@@ -1,0 +1,48 @@
+import type { LogLevel as TemporalLogLevel, LogMetadata, Logger as TemporalLogger } from '@temporalio/common';
+import { Runtime } from '@temporalio/worker';
+import type { AppLogger } from './logger';
+
+const LEVELS: Record<TemporalLogLevel, 'trace' | 'debug' | 'info' | 'warn' | 'error'> = {
+  TRACE: 'trace',
+  DEBUG: 'debug',
+  INFO: 'info',
+  WARN: 'warn',
+  ERROR: 'error',
+};
+
+/**
+ * Sends the SDK's logs (workflow `log`, activity `log`, worker and core messages) through pino. The SDK
+ * puts workflowId, runId, activityId, taskQueue... in the metadata, so each line carries them.
+ */
+export function temporalLoggerFor(logger: AppLogger): TemporalLogger {
+  const log = (level: TemporalLogLevel, message: string, meta?: LogMetadata): void => {
+    const fields: Record<string, unknown> = { ...meta };
+    // pino serializes errors (message, stack) only under `err`.
+    if (fields.error instanceof Error) {
+      fields.err = fields.error;
+      delete fields.error;
+    }
+    logger[LEVELS[level] ?? 'info'](fields, message);
+  };
+  return {
+    log,
+    trace: (message, meta) => log('TRACE', message, meta),
+    debug: (message, meta) => log('DEBUG', message, meta),
+    info: (message, meta) => log('INFO', message, meta),
+    warn: (message, meta) => log('WARN', message, meta),
+    error: (message, meta) => log('ERROR', message, meta),
+  };
+}
+
+/**
+ * Installs the Temporal runtime with pino as its logger, once per process (later calls are no-ops).
+ * Signals are left to the caller, which shuts the worker down in order.
+ */
+export function installTemporalRuntime(logger: AppLogger): void {
+  if (Runtime._instance) return;
+  Runtime.install({
+    logger: temporalLoggerFor(logger),
+    shutdownSignals: [],
+    telemetryOptions: { logging: { filter: { core: 'WARN', other: 'ERROR' }, forward: {} } },
+  });
+}

@@ -1,0 +1,136 @@
+import { readFile } from 'node:fs/promises';
+import {
+  ScheduleAlreadyRunning,
+  ScheduleOverlapPolicy,
+  type Client,
+  type ScheduleOptions,
+  type ScheduleUpdateOptions,
+} from '@temporalio/client';
+import { z } from 'zod';
+import { TraceJob, TraceSource } from './search-attributes';
+
+/** Workflows a schedule may start, with the job name shown in the Web UI's TraceJob column. */
+export const SCHEDULABLE_WORKFLOWS = {
+  certificateExpiryReport: 'certificate-report',
+  checkConnection: 'check-connection',
+} as const;
+export type SchedulableWorkflow = keyof typeof SCHEDULABLE_WORKFLOWS;
+
+const OVERLAP = {
+  skip: ScheduleOverlapPolicy.SKIP,
+  bufferOne: ScheduleOverlapPolicy.BUFFER_ONE,
+  bufferAll: ScheduleOverlapPolicy.BUFFER_ALL,
+  cancelOther: ScheduleOverlapPolicy.CANCEL_OTHER,
+  terminateOther: ScheduleOverlapPolicy.TERMINATE_OTHER,
+  allowAll: ScheduleOverlapPolicy.ALLOW_ALL,
+} as const;
+
+const duration = z.string().regex(/^\d+\s*(ms|s|m|h|d)$|^\d+\s+(seconds?|minutes?|hours?|days?)$/, {
+  message: "expected a duration such as '30m', '6h', '1d' or '2 days'",
+});
+
+export const scheduleEntrySchema = z.strictObject({
+  /** Schedule id in Temporal; also the prefix of the workflow ids it starts. */
+  id: z.string().regex(/^[a-z0-9][a-z0-9-]*$/, 'use lower-case letters, digits and dashes'),
+  workflow: z.enum(Object.keys(SCHEDULABLE_WORKFLOWS) as [SchedulableWorkflow, ...SchedulableWorkflow[]]),
+  /** Standard five-field cron, for example `0 2 * * *` (02:00 every night). */
+  cron: z.string().refine((text) => text.trim().split(/\s+/).length === 5, 'expected five cron fields'),
+  /** IANA time zone the cron is read in. */
+  timeZone: z.string().default('UTC'),
+  /** The workflow's single input object (plain JSON, as in the Web UI). */
+  input: z.record(z.string(), z.unknown()).default({}),
+  overlap: z.enum(Object.keys(OVERLAP) as [keyof typeof OVERLAP, ...(keyof typeof OVERLAP)[]]).default('skip'),
+  /** How late a missed run (worker or server down) may still start. */
+  catchupWindow: duration.default('1d'),
+  pauseOnFailure: z.boolean().default(false),
+  paused: z.boolean().default(false),
+  note: z.string().optional(),
+});
+export type ScheduleEntry = z.infer<typeof scheduleEntrySchema>;
+
+export const schedulesFileSchema = z.strictObject({
+  schedules: z.array(scheduleEntrySchema).refine((entries) => new Set(entries.map((e) => e.id)).size === entries.length, {
+    message: 'schedule ids must be unique',
+  }),
+});
+export type SchedulesFile = z.infer<typeof schedulesFileSchema>;
+
+export async function loadSchedulesFile(path: string): Promise<SchedulesFile> {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(await readFile(path, 'utf8'));
+  } catch (error) {
+    throw new Error(`Cannot read schedules file ${path}: ${(error as Error).message}`);
+  }
+  const parsed = schedulesFileSchema.safeParse(raw);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    throw new Error(`Schedules file ${path}: ${issue?.path.join('.') || '(root)'}: ${issue?.message ?? 'invalid'}`);
+  }
+  return parsed.data;
+}
+
+function scheduleOptions(entry: ScheduleEntry, taskQueue: string): ScheduleOptions {
+  const job = SCHEDULABLE_WORKFLOWS[entry.workflow];
+  // A dated report reads the nominal time in the schedule's own time zone unless the input says otherwise.
+  const input =
+    entry.workflow === 'certificateExpiryReport' && entry.input['timeZone'] === undefined
+      ? { ...entry.input, timeZone: entry.timeZone }
+      : entry.input;
+  return {
+    scheduleId: entry.id,
+    spec: { cronExpressions: [entry.cron], timezone: entry.timeZone },
+    action: {
+      type: 'startWorkflow',
+      workflowType: entry.workflow,
+      args: [input],
+      taskQueue,
+      workflowId: entry.id,
+      typedSearchAttributes: [
+        { key: TraceJob, value: job },
+        { key: TraceSource, value: `schedule:${entry.id}` },
+      ],
+    },
+    policies: {
+      overlap: OVERLAP[entry.overlap],
+      catchupWindow: entry.catchupWindow,
+      pauseOnFailure: entry.pauseOnFailure,
+    },
+    state: { paused: entry.paused, note: entry.note ?? `Managed by trace-sync schedules apply` },
+    memo: { managedBy: 'trace-sync' },
+  };
+}
+
+export interface AppliedSchedule {
+  id: string;
+  action: 'created' | 'updated';
+}
+
+/**
+ * Creates each schedule, or updates it in place when the id exists (Temporal refuses a second create),
+ * so running `apply` twice is harmless. Schedules not in the file are left alone.
+ */
+export async function applySchedules(client: Client, file: SchedulesFile, taskQueue: string): Promise<AppliedSchedule[]> {
+  const applied: AppliedSchedule[] = [];
+  for (const entry of file.schedules) {
+    const options = scheduleOptions(entry, taskQueue);
+    try {
+      await client.schedule.create(options);
+      applied.push({ id: entry.id, action: 'created' });
+    } catch (error) {
+      if (!(error instanceof ScheduleAlreadyRunning)) throw error;
+      const handle = client.schedule.getHandle(entry.id);
+      await handle.update(
+        (previous): ScheduleUpdateOptions => ({
+          ...previous,
+          spec: options.spec,
+          action: options.action,
+          policies: options.policies,
+          state: { ...previous.state, paused: entry.paused, note: options.state?.note },
+        }),
+      );
+      applied.push({ id: entry.id, action: 'updated' });
+    }
+  }
+  return applied;
+}

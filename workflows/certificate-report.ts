@@ -1,0 +1,108 @@
+import {
+  ApplicationFailure,
+  defineQuery,
+  log,
+  proxyActivities,
+  setHandler,
+  upsertSearchAttributes,
+  workflowInfo,
+} from '@temporalio/workflow';
+import { defineSearchAttributeKey, SearchAttributeType } from '@temporalio/common';
+import type { Activities } from '../activities';
+import type { CertificateReportResult } from '../activities/certificate-report';
+import { TraceJob, TraceSource, TraceStatus } from '../worker/search-attributes';
+
+/**
+ * Workflow input, plain JSON so operators can start it from the Temporal Web UI, e.g.
+ * `{"asOf": "2026-11-01"}` or `{}` (as of the scheduled night, or today).
+ */
+export interface CertificateExpiryReportInput {
+  /** Report date `YYYY-MM-DD`. Default: the schedule's nominal time (so a backfill reports as of that night), else today. */
+  asOf?: string;
+  /** Time zone that turns the nominal time into a date. Default `UTC`. */
+  timeZone?: string;
+  /** Ascending day counts, one bucket each. Default `[30, 60, 90]`. */
+  thresholdsDays?: number[];
+  /** Statuses to include. Default: all but `DRAFT` and `REJECTED`. */
+  includeStatuses?: Array<'DRAFT' | 'REQUESTED' | 'APPROVED' | 'REJECTED' | 'ACKNOWLEDGED' | 'NOT_VERIFIABLE'>;
+}
+
+export interface CertificateReportProgress {
+  phase: 'starting' | 'reading certificates' | 'writing report' | 'done';
+  asOf: string;
+  certificates: number | null;
+}
+
+export const certificateReportProgressQuery = defineQuery<CertificateReportProgress>('progress');
+
+const ScheduledStartTime = defineSearchAttributeKey('TemporalScheduledStartTime', SearchAttributeType.DATETIME);
+
+const { fetchCertificatesForReport, writeCertificateExpiryReport } = proxyActivities<Activities>({
+  startToCloseTimeout: '10 minutes',
+  heartbeatTimeout: '2 minutes',
+  retry: { initialInterval: '2 seconds', backoffCoefficient: 2, maximumInterval: '1 minute', maximumAttempts: 10 },
+});
+
+const DATE = /^\d{4}-\d{2}-\d{2}$/;
+
+function badInput(message: string): ApplicationFailure {
+  return ApplicationFailure.nonRetryable(`Invalid certificate report input: ${message}`, 'InvalidInput');
+}
+
+/** The calendar date of `instant` in `timeZone`, as `YYYY-MM-DD`. */
+function dateIn(instant: Date, timeZone: string): string {
+  let parts: Intl.DateTimeFormatPart[];
+  try {
+    parts = new Intl.DateTimeFormat('en-CA', { timeZone, year: 'numeric', month: '2-digit', day: '2-digit' }).formatToParts(
+      instant,
+    );
+  } catch {
+    throw badInput(`timeZone '${timeZone}' is not a known IANA time zone`);
+  }
+  const part = (type: string) => parts.find((p) => p.type === type)?.value ?? '';
+  return `${part('year')}-${part('month')}-${part('day')}`;
+}
+
+function resolveAsOf(input: CertificateExpiryReportInput): string {
+  if (input.asOf !== undefined) {
+    if (!DATE.test(input.asOf) || Number.isNaN(Date.parse(`${input.asOf}T00:00:00Z`))) {
+      throw badInput(`asOf '${input.asOf}' must be a date in the form YYYY-MM-DD`);
+    }
+    return input.asOf;
+  }
+  const scheduled = workflowInfo().typedSearchAttributes.get(ScheduledStartTime);
+  return dateIn(scheduled ?? new Date(), input.timeZone ?? 'UTC');
+}
+
+/** Job 4: the nightly certificate expiry report (xlsx, csv, html and a JSON summary, which is also the result). */
+export async function certificateExpiryReport(input: CertificateExpiryReportInput = {}): Promise<CertificateReportResult> {
+  const thresholdsDays = input.thresholdsDays ?? [30, 60, 90];
+  if (!thresholdsDays.every((days, i) => Number.isInteger(days) && days > 0 && (i === 0 || days > (thresholdsDays[i - 1] ?? 0)))) {
+    throw badInput(`thresholdsDays ${JSON.stringify(thresholdsDays)} must be ascending whole numbers of days`);
+  }
+  const asOf = resolveAsOf(input);
+  const progress: CertificateReportProgress = { phase: 'starting', asOf, certificates: null };
+  setHandler(certificateReportProgressQuery, () => progress);
+  upsertSearchAttributes([
+    { key: TraceJob, value: 'certificate-report' },
+    { key: TraceSource, value: 'api' },
+    { key: TraceStatus, value: 'running' },
+  ]);
+
+  progress.phase = 'reading certificates';
+  const fetched = await fetchCertificatesForReport({ runKey: `${asOf}-${workflowInfo().runId}` });
+  progress.certificates = fetched.certificates;
+
+  progress.phase = 'writing report';
+  const result = await writeCertificateExpiryReport({
+    certificates: fetched.ref,
+    apiCalls: fetched.apiCalls,
+    asOf,
+    thresholdsDays,
+    includeStatuses: input.includeStatuses,
+  });
+  progress.phase = 'done';
+  upsertSearchAttributes([{ key: TraceStatus, value: 'done' }]);
+  log.info('Certificate expiry report done', { asOf, total: result.total, expired: result.perBucket['expired'] ?? 0 });
+  return result;
+}

@@ -1,0 +1,3 @@
+// Every workflow the worker registers; one module per job.
+export { checkConnection } from './check-connection';
+export { certificateExpiryReport } from './certificate-report';
