@@ -10,7 +10,9 @@ export interface ApiAccountSummary {
   rateLimit: { limit: number | null; remaining: number | null };
 }
 
-export function createCheckConnectionActivities(deps: Pick<ActivityDeps, 'client' | 'rateLimits' | 'baseUrl'>) {
+export function createCheckConnectionActivities(
+  deps: Pick<ActivityDeps, 'client' | 'rateLimits' | 'baseUrl'>,
+) {
   return {
     /** Reads one page of style types: proves the URL, the key and the account, and shows the allowance. */
     async describeApiAccount(): Promise<ApiAccountSummary> {

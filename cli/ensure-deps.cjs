@@ -9,7 +9,8 @@ const root = path.join(__dirname, '..');
 if (!existsSync(path.join(root, 'node_modules', '.package-lock.json'))) {
   console.error('node_modules is missing: running `npm ci` once (about a minute)...');
   const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
-  const run = (...args) => spawnSync(npm, [...args, '--no-audit', '--no-fund'], { cwd: root, stdio: 'inherit' }).status;
+  const run = (...args) =>
+    spawnSync(npm, [...args, '--no-audit', '--no-fund'], { cwd: root, stdio: 'inherit' }).status;
   let status = run('ci');
   if (status !== 0) {
     // npm 11 refuses a lockfile that lacks other platforms' optional packages (npm/cli#8805);

@@ -7,7 +7,9 @@ import { workerCommand } from './commands/worker';
 
 export function buildProgram(): Command {
   return new Command('trace-sync')
-    .description('Trace Connectors: Temporal jobs that keep PLM and ERP data in sync with the Traceability API')
+    .description(
+      'Trace Connectors: Temporal jobs that keep PLM and ERP data in sync with the Traceability API',
+    )
     .addCommand(startCommand())
     .addCommand(workerCommand())
     .addCommand(sandboxCommand())

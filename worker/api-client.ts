@@ -1,4 +1,8 @@
-import { AdaptiveRateLimiter, TraceabilityClient, type RateLimitObservation } from '../connectors/traceability';
+import {
+  AdaptiveRateLimiter,
+  TraceabilityClient,
+  type RateLimitObservation,
+} from '../connectors/traceability';
 import type { ApiTarget } from './api-target';
 import type { AppLogger } from './logger';
 

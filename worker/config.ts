@@ -48,12 +48,18 @@ export const ENV_VARS: readonly EnvVarDoc[] = [
     default: '`<repo>/.data`',
     description: 'Local state: dev-server SQLite file, sandbox snapshot, staging files, reports.',
   },
-  { name: 'LOG_LEVEL', scope: 'worker', default: 'info', description: `pino level: ${LOG_LEVELS.join(', ')}.` },
+  {
+    name: 'LOG_LEVEL',
+    scope: 'worker',
+    default: 'info',
+    description: `pino level: ${LOG_LEVELS.join(', ')}.`,
+  },
   {
     name: 'TRACE_MAX_ACTIVITIES_PER_SECOND',
     scope: 'worker',
     default: '(unset: no limit)',
-    description: 'Task-queue-wide activity rate limit enforced by the Temporal server (set the same on every worker).',
+    description:
+      'Task-queue-wide activity rate limit enforced by the Temporal server (set the same on every worker).',
   },
   {
     name: 'TRACE_SANDBOX_PORT',
@@ -82,9 +88,7 @@ export const ENV_VARS: readonly EnvVarDoc[] = [
 ];
 
 export class ConfigError extends Error {
-  constructor(
-    readonly problems: readonly { variable: string; message: string }[],
-  ) {
+  constructor(readonly problems: readonly { variable: string; message: string }[]) {
     super(`Invalid configuration: ${problems.map((p) => `${p.variable} ${p.message}`).join('; ')}`);
     this.name = 'ConfigError';
   }
@@ -98,7 +102,10 @@ function optionalText(message: string) {
 }
 
 function textWithDefault(fallback: string, message: string) {
-  return z.preprocess(blankToUndefined, z.string({ error: message }).trim().min(1, { error: message }).default(fallback));
+  return z.preprocess(
+    blankToUndefined,
+    z.string({ error: message }).trim().min(1, { error: message }).default(fallback),
+  );
 }
 
 function port(fallback: number) {
@@ -134,7 +141,8 @@ const envSchema = z
     TRACEABILITY_API_KEY: optionalText('must be text'),
     TRACE_DATA_DIR: optionalText('must be a folder path'),
     LOG_LEVEL: z.preprocess(
-      (value) => (typeof blankToUndefined(value) === 'string' ? String(value).trim().toLowerCase() : undefined),
+      (value) =>
+        typeof blankToUndefined(value) === 'string' ? String(value).trim().toLowerCase() : undefined,
       z.enum(LOG_LEVELS, { error: `must be one of ${LOG_LEVELS.join(', ')}` }).default('info'),
     ),
     TRACE_MAX_ACTIVITIES_PER_SECOND: z.preprocess(

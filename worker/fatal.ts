@@ -13,7 +13,8 @@ export function exitWithError(error: unknown): never {
   }
   const scrub = createScrubber([process.env.TRACEABILITY_API_KEY]);
   const verbose = /^(debug|trace)$/i.test(process.env.LOG_LEVEL ?? '');
-  const text = error instanceof Error ? (verbose ? (error.stack ?? error.message) : error.message) : String(error);
+  const text =
+    error instanceof Error ? (verbose ? (error.stack ?? error.message) : error.message) : String(error);
   process.stderr.write(`trace-sync: ${scrub(text)}\n`);
   process.exit(1);
 }

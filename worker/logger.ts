@@ -67,7 +67,11 @@ export function createLogger(options: LoggerOptions): AppLogger {
   const target =
     typeof destination === 'object'
       ? destination
-      : pino.destination({ dest: destination, sync: true, ...(typeof destination === 'string' ? { mkdir: true } : {}) });
+      : pino.destination({
+          dest: destination,
+          sync: true,
+          ...(typeof destination === 'string' ? { mkdir: true } : {}),
+        });
   return pino(
     {
       level: options.level,

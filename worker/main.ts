@@ -36,10 +36,12 @@ export async function startWorker(options: StartWorkerOptions): Promise<RunningW
   const { config, logger } = options;
   installTemporalRuntime(logger);
   const { client, rateLimits } = createApiClient(options.api, logger);
-  const connection = await NativeConnection.connect({ address: options.address }).catch(async (error: unknown) => {
-    await client.close();
-    throw new Error(`Cannot reach Temporal at ${options.address}: ${(error as Error).message}`);
-  });
+  const connection = await NativeConnection.connect({ address: options.address }).catch(
+    async (error: unknown) => {
+      await client.close();
+      throw new Error(`Cannot reach Temporal at ${options.address}: ${(error as Error).message}`);
+    },
+  );
   try {
     const worker = await createWorker({
       connection,
@@ -55,7 +57,12 @@ export async function startWorker(options: StartWorkerOptions): Promise<RunningW
       await connection.close();
     });
     logger.info(
-      { address: options.address, namespace: config.temporalNamespace, taskQueue: config.taskQueue, api: options.api.baseUrl },
+      {
+        address: options.address,
+        namespace: config.temporalNamespace,
+        taskQueue: config.taskQueue,
+        api: options.api.baseUrl,
+      },
       'Worker running',
     );
     const stop = async () => {
@@ -76,9 +83,13 @@ export async function main(): Promise<void> {
   const api = apiTarget(config);
   const logger = createLogger({ level: config.logLevel, secrets: [api.apiKey], destination: 2 });
   if (!config.temporalAddress) {
-    logger.warn({ address: temporalClientAddress(config) }, 'TEMPORAL_ADDRESS is not set: using the local dev server');
+    logger.warn(
+      { address: temporalClientAddress(config) },
+      'TEMPORAL_ADDRESS is not set: using the local dev server',
+    );
   }
-  if (api.sandbox) logger.warn({ baseUrl: api.baseUrl }, 'TRACEABILITY_BASE_URL is not set: using the local sandbox');
+  if (api.sandbox)
+    logger.warn({ baseUrl: api.baseUrl }, 'TRACEABILITY_BASE_URL is not set: using the local sandbox');
   const lifecycle = new Lifecycle(logger).handleSignals();
   const running = await startWorker({ config, logger, address: temporalClientAddress(config), api });
   lifecycle.add('worker', running.stop);

@@ -22,5 +22,8 @@ const CLI_TYPE_NAMES: Record<SearchAttributeType, string> = {
 
 /** `Name=Type` pairs for `temporal server start-dev --search-attribute` and `temporal operator`. */
 export function searchAttributeCliArgs(): string[] {
-  return SEARCH_ATTRIBUTES.flatMap((key) => ['--search-attribute', `${key.name}=${CLI_TYPE_NAMES[key.type]}`]);
+  return SEARCH_ATTRIBUTES.flatMap((key) => [
+    '--search-attribute',
+    `${key.name}=${CLI_TYPE_NAMES[key.type]}`,
+  ]);
 }

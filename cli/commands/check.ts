@@ -6,7 +6,8 @@ import { checkConnection } from '../../workflows';
 import { runAction } from '../run-action';
 
 function seconds(value: string): number {
-  if (!/^\d+$/.test(value) || Number(value) === 0) throw new InvalidArgumentError('expected a positive whole number');
+  if (!/^\d+$/.test(value) || Number(value) === 0)
+    throw new InvalidArgumentError('expected a positive whole number');
   return Number(value);
 }
 
@@ -24,11 +25,13 @@ export function checkCommand(): Command {
       runAction(async () => {
         const config = loadConfig();
         const address = temporalClientAddress(config);
-        const connection = await Connection.connect({ address, connectTimeout: 5000 }).catch((error: unknown) => {
-          throw new Error(
-            `Cannot reach Temporal at ${address} (${(error as Error).message}): run \`npm start\`, or set TEMPORAL_ADDRESS`,
-          );
-        });
+        const connection = await Connection.connect({ address, connectTimeout: 5000 }).catch(
+          (error: unknown) => {
+            throw new Error(
+              `Cannot reach Temporal at ${address} (${(error as Error).message}): run \`npm start\`, or set TEMPORAL_ADDRESS`,
+            );
+          },
+        );
         try {
           const client = new Client({ connection, namespace: config.temporalNamespace });
           const handle = await client.workflow.start(checkConnection, {
@@ -44,7 +47,9 @@ export function checkCommand(): Command {
           if (!config.temporalAddress && config.temporalUiPort !== 0) {
             const ns = encodeURIComponent(config.temporalNamespace);
             const id = encodeURIComponent(handle.workflowId);
-            process.stdout.write(`Web UI: http://127.0.0.1:${config.temporalUiPort}/namespaces/${ns}/workflows/${id}\n`);
+            process.stdout.write(
+              `Web UI: http://127.0.0.1:${config.temporalUiPort}/namespaces/${ns}/workflows/${id}\n`,
+            );
           }
           if (!flags.wait) return;
           const result = await Promise.race([
@@ -62,7 +67,9 @@ export function checkCommand(): Command {
             ),
           ]).catch((error: unknown) => {
             if (error instanceof WorkflowFailedError) {
-              throw new Error(`Workflow ${handle.workflowId} failed: ${error.cause?.message ?? error.message}`);
+              throw new Error(
+                `Workflow ${handle.workflowId} failed: ${error.cause?.message ?? error.message}`,
+              );
             }
             throw error;
           });

@@ -47,7 +47,11 @@ export function sandboxCommand(): Command {
     .option('--log-requests', 'log every request')
     .option('--fault-5xx-rate <share>', 'share of requests answered 500 before they run', share)
     .option('--fault-latency-ms <n>', 'delay added to every request', wholeNumber)
-    .option('--fault-drop-after-commit-rate <share>', 'share of writes whose connection drops after commit', share)
+    .option(
+      '--fault-drop-after-commit-rate <share>',
+      'share of writes whose connection drops after commit',
+      share,
+    )
     .action((flags: SandboxFlags) =>
       runAction(async () => {
         const config = loadConfig();
@@ -55,7 +59,9 @@ export function sandboxCommand(): Command {
         const faults = {
           ...(flags.fault5xxRate !== undefined ? { serverErrorRate: flags.fault5xxRate } : {}),
           ...(flags.faultLatencyMs !== undefined ? { latencyMs: flags.faultLatencyMs } : {}),
-          ...(flags.faultDropAfterCommitRate !== undefined ? { dropAfterCommitRate: flags.faultDropAfterCommitRate } : {}),
+          ...(flags.faultDropAfterCommitRate !== undefined
+            ? { dropAfterCommitRate: flags.faultDropAfterCommitRate }
+            : {}),
         };
         const sandbox = await startSandbox({
           port: flags.port ?? config.sandboxPort,

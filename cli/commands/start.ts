@@ -26,11 +26,19 @@ const PORT_VARIABLES: Record<string, string> = {
 };
 
 /** Starts what is not configured (dev server, sandbox) and a worker; registers each for an ordered stop. */
-export async function startStack(config: AppConfig, logger: AppLogger, lifecycle: Lifecycle): Promise<StackInfo> {
+export async function startStack(
+  config: AppConfig,
+  logger: AppLogger,
+  lifecycle: Lifecycle,
+): Promise<StackInfo> {
   let temporalAddress = temporalClientAddress(config);
   let webUiUrl: string | undefined;
   if (!config.temporalAddress) {
-    const cli = await provisionTemporalCli({ logger, explicitPath: config.temporalCliPath, signal: lifecycle.signal });
+    const cli = await provisionTemporalCli({
+      logger,
+      explicitPath: config.temporalCliPath,
+      signal: lifecycle.signal,
+    });
     try {
       const server = await startDevServer({
         cliPath: cli.path,
@@ -62,7 +70,9 @@ export async function startStack(config: AppConfig, logger: AppLogger, lifecycle
     }).catch((error: unknown) => {
       const code = (error as { code?: unknown }).code;
       throw code === 'EADDRINUSE'
-        ? new Error(`Port ${config.sandboxPort} (sandbox) is already in use: set TRACE_SANDBOX_PORT, or 0 for any free port`)
+        ? new Error(
+            `Port ${config.sandboxPort} (sandbox) is already in use: set TRACE_SANDBOX_PORT, or 0 for any free port`,
+          )
         : error;
     });
     lifecycle.add('sandbox', sandbox.close);
@@ -105,13 +115,20 @@ export function banner(info: StackInfo): string {
       `  Try the API:  curl -H 'companyapikey: ${info.sandboxApiKey}' ${info.apiBaseUrl}/style-types`,
     );
   }
-  lines.push('  Start a job:  npx trace-sync check --wait   (in another terminal)', '', 'Press Ctrl-C to stop.', '');
+  lines.push(
+    '  Start a job:  npx trace-sync check --wait   (in another terminal)',
+    '',
+    'Press Ctrl-C to stop.',
+    '',
+  );
   return lines.join('\n');
 }
 
 export function startCommand(): Command {
   return new Command('start')
-    .description('Run the stack: the Temporal dev server and the sandbox (unless configured) and a worker, until Ctrl-C')
+    .description(
+      'Run the stack: the Temporal dev server and the sandbox (unless configured) and a worker, until Ctrl-C',
+    )
     .action(() =>
       runAction(async () => {
         const config = loadConfig();

@@ -4,6 +4,8 @@ import { runAction } from '../run-action';
 
 export function workerCommand(): Command {
   return new Command('worker')
-    .description('Run a worker only, against TEMPORAL_ADDRESS and TRACEABILITY_BASE_URL, until SIGINT/SIGTERM')
+    .description(
+      'Run a worker only, against TEMPORAL_ADDRESS and TRACEABILITY_BASE_URL, until SIGINT/SIGTERM',
+    )
     .action(() => runAction(runWorkerMain));
 }

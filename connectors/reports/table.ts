@@ -12,9 +12,17 @@ export interface Table<R> {
   rows: readonly R[];
 }
 
+/** A table reduced to its cells: what writers that mix tables of several row types take. */
+export interface Matrix {
+  name: string;
+  header: string[];
+  body: CellValue[][];
+}
+
 /** Column names with values per row, in column order. */
-export function tableMatrix<R>(table: Table<R>): { header: string[]; body: CellValue[][] } {
+export function tableMatrix<R>(table: Table<R>): Matrix {
   return {
+    name: table.name,
     header: table.columns.map((column) => column.header),
     body: table.rows.map((row) => table.columns.map((column) => column.value(row))),
   };

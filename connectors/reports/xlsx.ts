@@ -1,6 +1,6 @@
 import * as XLSX from 'xlsx';
 import { neutraliseFormula } from './cells';
-import { tableMatrix, type CellValue, type Table } from './table';
+import type { CellValue, Matrix } from './table';
 
 const MIN_WIDTH = 8;
 const MAX_WIDTH = 60;
@@ -26,16 +26,15 @@ export function safeSheetName(name: string): string {
   return name.replace(/[[\]:*?/\\]/g, ' ').slice(0, 31);
 }
 
-/** An xlsx workbook with one sheet per table, header row frozen, widths fitted to the content. */
-export function toXlsx(tables: ReadonlyArray<Table<never>> | ReadonlyArray<Table<unknown>>): Buffer {
+/** An xlsx workbook with one sheet per table (see `tableMatrix`), header row frozen, widths fitted to the content. */
+export function toXlsx(sheets: readonly Matrix[]): Buffer {
   const workbook = XLSX.utils.book_new();
-  for (const table of tables as ReadonlyArray<Table<unknown>>) {
-    const { header, body } = tableMatrix(table);
+  for (const { name, header, body } of sheets) {
     const safeBody = body.map((row) => row.map((cell) => neutraliseFormula(cell) ?? null));
     const sheet = XLSX.utils.aoa_to_sheet([header, ...safeBody]);
     sheet['!cols'] = columnWidths(header, body);
     if (body.length > 0) sheet['!autofilter'] = { ref: sheet['!ref'] ?? 'A1' };
-    XLSX.utils.book_append_sheet(workbook, sheet, safeSheetName(table.name));
+    XLSX.utils.book_append_sheet(workbook, sheet, safeSheetName(name));
   }
   const written = XLSX.write(workbook, { type: 'buffer', bookType: 'xlsx', compression: true }) as Buffer;
   return freezeHeaderRows(written);

@@ -39,7 +39,9 @@ export function demoCertificateSection(now: number): Record<string, unknown> {
   const random = seededRandom(20_240_917);
   const certificates: CertificateRecord[] = [];
   for (let index = 0; index < CERTIFICATE_COUNT; index++) {
-    const type = CERTIFICATE_TYPES[Math.floor(index / CERTIFICATE_STATUSES.length) % CERTIFICATE_TYPES.length] as (typeof CERTIFICATE_TYPES)[number];
+    // 5 types and 6 statuses are coprime, so any 30 consecutive certificates (any stretch of expiry dates)
+    // hold every type with every status; neighbours in time never share one invisible type.
+    const type = CERTIFICATE_TYPES[index % CERTIFICATE_TYPES.length] as (typeof CERTIFICATE_TYPES)[number];
     const status = CERTIFICATE_STATUSES[index % CERTIFICATE_STATUSES.length] as (typeof CERTIFICATE_STATUSES)[number];
     const [standardId, name] = pick(random, STANDARDS[type]);
     const holder = HOLDERS[index % HOLDERS.length] as string;

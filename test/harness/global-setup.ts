@@ -69,7 +69,10 @@ export default async function globalSetup(): Promise<void> {
     });
     // Jest starts its test workers after global setup, so they inherit these.
     process.env[HARNESS_FILE_ENV] = harnessFile;
-    logger.info({ address: server.address, uiUrl: server.uiUrl, ms: Date.now() - started }, 'Integration harness ready');
+    logger.info(
+      { address: server.address, uiUrl: server.uiUrl, ms: Date.now() - started },
+      'Integration harness ready',
+    );
   } catch (error) {
     await server.stop();
     throw error;

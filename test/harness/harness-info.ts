@@ -26,7 +26,9 @@ export function writeHarnessInfo(file: string, info: HarnessInfo): void {
 export function readHarnessInfo(): HarnessInfo {
   const file = process.env[HARNESS_FILE_ENV];
   if (!file) {
-    throw new Error(`${HARNESS_FILE_ENV} is not set: run integration tests with \`npx jest --selectProjects integration\``);
+    throw new Error(
+      `${HARNESS_FILE_ENV} is not set: run integration tests with \`npx jest --selectProjects integration\``,
+    );
   }
   return harnessInfoSchema.parse(JSON.parse(readFileSync(file, 'utf8')));
 }

@@ -117,11 +117,15 @@ describe('trace-sync start (the embedded stack)', () => {
       expect(styleTypes.status).toBe(200);
 
       // The printed hint works: `trace-sync check --wait` runs the workflow on this stack's worker.
-      const check = spawnSync(process.execPath, [path.join(repoRoot(), 'bin', 'trace-sync.cjs'), 'check', '--wait'], {
-        env: { ...env, TEMPORAL_ADDRESS: address },
-        encoding: 'utf8',
-        timeout: 60_000,
-      });
+      const check = spawnSync(
+        process.execPath,
+        [path.join(repoRoot(), 'bin', 'trace-sync.cjs'), 'check', '--wait'],
+        {
+          env: { ...env, TEMPORAL_ADDRESS: address },
+          encoding: 'utf8',
+          timeout: 60_000,
+        },
+      );
       expect(check.status).toBe(0);
       expect(check.stdout).toMatch(/Started workflow check-connection-/);
       expect(check.stdout).toContain(`"baseUrl": "${apiUrl}"`);

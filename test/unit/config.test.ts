@@ -87,8 +87,16 @@ describe('loadConfig', () => {
   });
 
   it('names every bad variable at once and never echoes a value', () => {
-    const error = configError({ LOG_LEVEL: 'secret-looking-value', TEMPORAL_PORT: 'x', TEMPORAL_ADDRESS: 'nope' });
-    expect(error.problems.map((p) => p.variable).sort()).toEqual(['LOG_LEVEL', 'TEMPORAL_ADDRESS', 'TEMPORAL_PORT']);
+    const error = configError({
+      LOG_LEVEL: 'secret-looking-value',
+      TEMPORAL_PORT: 'x',
+      TEMPORAL_ADDRESS: 'nope',
+    });
+    expect(error.problems.map((p) => p.variable).sort()).toEqual([
+      'LOG_LEVEL',
+      'TEMPORAL_ADDRESS',
+      'TEMPORAL_PORT',
+    ]);
     expect(error.message).not.toContain('secret-looking-value');
     expect(error.message).not.toContain('\n');
   });
@@ -101,7 +109,11 @@ describe('loadConfig', () => {
 
 describe('trace-sync with a bad configuration', () => {
   it('prints one line naming the variable, no stack trace, and exits 2', () => {
-    const env: NodeJS.ProcessEnv = { PATH: process.env.PATH, HOME: process.env.HOME, TRACEABILITY_BASE_URL: 'https://api.example.com/api/v2' };
+    const env: NodeJS.ProcessEnv = {
+      PATH: process.env.PATH,
+      HOME: process.env.HOME,
+      TRACEABILITY_BASE_URL: 'https://api.example.com/api/v2',
+    };
     const result = spawnSync(process.execPath, [path.join(repoRoot(), 'bin', 'trace-sync.cjs'), 'worker'], {
       env,
       encoding: 'utf8',

@@ -8,8 +8,12 @@ import { SEARCH_ATTRIBUTES } from '../../worker/search-attributes';
 
 const serviceSchema = z.looseObject({
   image: z.string().optional(),
-  build: z.union([z.string(), z.looseObject({ context: z.string(), dockerfile: z.string().optional() })]).optional(),
-  environment: z.union([z.record(z.string(), z.union([z.string(), z.number(), z.null()])), z.array(z.string())]).optional(),
+  build: z
+    .union([z.string(), z.looseObject({ context: z.string(), dockerfile: z.string().optional() })])
+    .optional(),
+  environment: z
+    .union([z.record(z.string(), z.union([z.string(), z.number(), z.null()])), z.array(z.string())])
+    .optional(),
   depends_on: z
     .union([z.array(z.string()), z.record(z.string(), z.looseObject({ condition: z.string().optional() }))])
     .optional(),
@@ -33,7 +37,9 @@ function service(name: string): Service {
 
 function env(s: Service): Record<string, string> {
   if (Array.isArray(s.environment)) {
-    return Object.fromEntries(s.environment.map((entry) => [entry.split('=')[0] ?? '', entry.split('=').slice(1).join('=')]));
+    return Object.fromEntries(
+      s.environment.map((entry) => [entry.split('=')[0] ?? '', entry.split('=').slice(1).join('=')]),
+    );
   }
   return Object.fromEntries(Object.entries(s.environment ?? {}).map(([k, v]) => [k, String(v ?? '')]));
 }
@@ -49,7 +55,14 @@ const tagOf = (image: string | undefined): string => image?.split(':')[1] ?? '';
 describe('docker-compose.yml', () => {
   it('runs PostgreSQL, the Temporal server, its Web UI and the worker', () => {
     expect(Object.keys(services)).toEqual(
-      expect.arrayContaining(['postgresql', 'temporal-schema', 'temporal', 'temporal-setup', 'temporal-ui', 'worker']),
+      expect.arrayContaining([
+        'postgresql',
+        'temporal-schema',
+        'temporal',
+        'temporal-setup',
+        'temporal-ui',
+        'worker',
+      ]),
     );
     expect(service('postgresql').image).toMatch(/^postgres:\d+/);
     expect(service('temporal').image).toMatch(/^temporalio\/server:1\.\d+\.\d+$/);

@@ -8,7 +8,11 @@ const KEY = 'live-key-7f3a9c1e5b';
 
 function capture(secrets: readonly (string | undefined)[] = [KEY]) {
   const lines: string[] = [];
-  const logger = createLogger({ level: 'trace', secrets, destination: { write: (line: string) => lines.push(line) } });
+  const logger = createLogger({
+    level: 'trace',
+    secrets,
+    destination: { write: (line: string) => lines.push(line) },
+  });
   return { logger, output: () => lines.join('') };
 }
 
@@ -51,7 +55,10 @@ describe('logger', () => {
     logger.info({ config: { nested: [{ note: `x${KEY}y` }] }, token: quoted }, 'odd places');
     expect(output()).not.toContain(KEY);
     expect(output()).not.toContain(JSON.stringify(quoted).slice(1, -1));
-    expect(JSON.parse(output())).toMatchObject({ config: { nested: [{ note: `x${REDACTED}y` }] }, token: REDACTED });
+    expect(JSON.parse(output())).toMatchObject({
+      config: { nested: [{ note: `x${REDACTED}y` }] },
+      token: REDACTED,
+    });
   });
 
   it('routes Temporal SDK logs through pino with their ids, and hides the key there too', () => {
@@ -63,7 +70,12 @@ describe('logger', () => {
       error: new Error(`boom ${KEY}`),
     });
     const line = JSON.parse(output()) as Record<string, unknown>;
-    expect(line).toMatchObject({ level: 50, workflowId: 'plm-import-42', activityId: '7', msg: `activity failed with ${REDACTED}` });
+    expect(line).toMatchObject({
+      level: 50,
+      workflowId: 'plm-import-42',
+      activityId: '7',
+      msg: `activity failed with ${REDACTED}`,
+    });
     expect((line.err as { message: string }).message).toBe(`boom ${REDACTED}`);
     expect(output()).not.toContain(KEY);
   });

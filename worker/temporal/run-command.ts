@@ -19,7 +19,11 @@ export interface RunCommandOptions {
 const MAX_CAPTURE = 64 * 1024;
 
 /** Runs a command to completion (killed after timeoutMs) and captures the tail of its output. */
-export function runCommand(command: string, args: readonly string[], options: RunCommandOptions): Promise<CommandResult> {
+export function runCommand(
+  command: string,
+  args: readonly string[],
+  options: RunCommandOptions,
+): Promise<CommandResult> {
   return new Promise((resolve) => {
     let stdout = '';
     let stderr = '';

@@ -6,9 +6,9 @@ import { readJson, readNdjson } from './json';
 import { ExportReadError, type ExportFormat, type ExportTable } from './types';
 import { readXlsx } from './xlsx';
 
-export { readCsv, uniqueHeader } from './csv';
+export { guessDelimiter, readCsv, uniqueHeader, type TextSource } from './csv';
 export { readJson, readJsonArray, readNdjson } from './json';
-export { readXlsx } from './xlsx';
+export { declaredUncompressedBytes, MAX_XLSX_UNCOMPRESSED_BYTES, readXlsx } from './xlsx';
 export * from './types';
 
 const EXTENSIONS: Readonly<Record<string, ExportFormat>> = {
@@ -35,6 +35,8 @@ export interface ReadOptions {
   format?: ExportFormat;
   /** xlsx: the sheet to read (default the first). */
   sheet?: string;
+  /** xlsx: refuse workbooks declaring more uncompressed bytes than this (default `MAX_XLSX_UNCOMPRESSED_BYTES`). */
+  maxUncompressedBytes?: number;
 }
 
 /** Reads an export file; csv and ndjson are streamed, xlsx and json arrays are read whole. */
@@ -46,7 +48,7 @@ export async function readExportFile(path: string, options: ReadOptions = {}): P
     case 'ndjson':
       return readNdjson(createReadStream(path));
     case 'xlsx':
-      return readXlsx(await readFile(path), options.sheet);
+      return readXlsx(await readFile(path), options.sheet, options.maxUncompressedBytes);
     case 'json':
       return readJson(await readFile(path));
   }

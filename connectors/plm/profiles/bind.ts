@@ -72,17 +72,19 @@ function blank(value: CellValue | undefined): boolean {
   return value === null || value === undefined || (typeof value === 'string' && value.trim() === '');
 }
 
+function fallback(bound: BoundSource, column: string | null): SourceRead {
+  return bound.kind !== 'constant' && bound.default !== undefined ? { value: bound.default, column, fromCells: false } : { value: null, column, fromCells: false };
+}
+
 export function readSource(bound: BoundSource, row: SheetRow): SourceRead {
   if (bound.kind === 'constant') return { value: bound.value, column: null, fromCells: false };
-  const fallback = (column: string | null): SourceRead =>
-    bound.default !== undefined ? { value: bound.default, column, fromCells: false } : { value: null, column, fromCells: false };
   if (bound.kind === 'column') {
     const column = bound.ref.column;
-    if (column === null) return fallback(bound.ref.wanted);
+    if (column === null) return fallback(bound, bound.ref.wanted);
     const error = row.cellErrors?.[column];
     if (error !== undefined) return { value: null, column, fromCells: true, cellError: { column, text: error } };
     const value = row.cells[column];
-    return blank(value) ? fallback(column) : { value: value ?? null, column, fromCells: true };
+    return blank(value) ? fallback(bound, column) : { value: value ?? null, column, fromCells: true };
   }
   let text = '';
   let firstColumn: string | null = null;
@@ -92,11 +94,11 @@ export function readSource(bound: BoundSource, row: SheetRow): SourceRead {
       continue;
     }
     firstColumn ??= part.column ?? part.wanted;
-    if (part.column === null) return fallback(firstColumn);
+    if (part.column === null) return fallback(bound, firstColumn);
     const error = row.cellErrors?.[part.column];
     if (error !== undefined) return { value: null, column: part.column, fromCells: true, cellError: { column: part.column, text: error } };
     const value = row.cells[part.column];
-    if (blank(value)) return fallback(firstColumn);
+    if (blank(value)) return fallback(bound, firstColumn);
     text += String(value).trim();
   }
   return { value: text, column: firstColumn, fromCells: true };

@@ -17,7 +17,7 @@ const nativeInput: MappingProfileInput = {
       color: 'color',
       dimension: 'dimension',
       styleTypeId: 'styleType',
-      isComponent: 'isComponent',
+      isComponent: { column: 'isComponent', default: false },
       brands: list('brands'),
       seasons: list('seasons'),
       collections: list('collections'),

@@ -68,53 +68,71 @@ const REFERENCE_FIELDS: Partial<Record<MappedField, ReferenceKind>> = {
 const LIST_FIELDS = new Set<MappedField>(['brands', 'seasons', 'collections', 'departments', 'suppliers', 'vendors', 'claimIntentions']);
 const TEXT_FIELDS = new Set<MappedField>(['name', 'description', 'gender', 'color', 'dimension', 'styleLevelId', 'mainSupplier']);
 
-export function extractPiece(level: BoundLevel, row: SheetRow, context: ExtractContext): Piece {
-  const idRead = readSource(level.externalId, row);
-  const externalId = idRead.cellError ? null : cellText(idRead.value);
-  const piece: Piece = { externalId, externalIdColumn: idRead.column, fields: {}, origins: {}, hasOwnData: false, issues: [] };
-  const fail = (column: string | null, code: RowIssue['code'], reason: string): void => {
-    piece.issues.push(rowIssue(row.rowNumber, column, code, reason, externalId ?? undefined));
-  };
-  if (idRead.cellError) fail(idRead.cellError.column, 'cell_error', `the cell holds the error ${idRead.cellError.text}`);
-  const usable = (read: SourceRead): boolean => {
+/** Collects one row's values for one level (methods, not closures: this runs three times per row). */
+class PieceBuilder {
+  readonly piece: Piece;
+
+  constructor(
+    private readonly level: BoundLevel,
+    private readonly rowNumber: number,
+    externalId: string | null,
+    externalIdColumn: string | null,
+  ) {
+    this.piece = { externalId, externalIdColumn, fields: {}, origins: {}, hasOwnData: false, issues: [] };
+  }
+
+  fail(column: string | null, code: RowIssue['code'], reason: string): void {
+    this.piece.issues.push(rowIssue(this.rowNumber, column, code, reason, this.piece.externalId ?? undefined));
+  }
+
+  usable(read: SourceRead): boolean {
     if (read.cellError) {
-      fail(read.cellError.column, 'cell_error', `the cell holds the error ${read.cellError.text} (fix the formula or type the value)`);
+      this.fail(read.cellError.column, 'cell_error', `the cell holds the error ${read.cellError.text} (fix the formula or type the value)`);
       return false;
     }
     if (read.value === null) return false;
-    if (read.fromCells && read.column !== null && !level.keyColumns.has(read.column)) piece.hasOwnData = true;
+    if (read.fromCells && read.column !== null && !this.level.keyColumns.has(read.column)) this.piece.hasOwnData = true;
     return true;
-  };
-  const set = <K extends DraftFieldName>(field: K, value: DraftFields[K], column: string | null): void => {
-    piece.fields[field] = value;
-    piece.origins[field] = { column, rowNumber: row.rowNumber };
-  };
+  }
+
+  set<K extends DraftFieldName>(field: K, value: DraftFields[K], column: string | null): void {
+    this.piece.fields[field] = value;
+    this.piece.origins[field] = { column, rowNumber: this.rowNumber };
+  }
+}
+
+export function extractPiece(level: BoundLevel, row: SheetRow, context: ExtractContext): Piece {
+  const idRead = readSource(level.externalId, row);
+  const externalId = idRead.cellError ? null : cellText(idRead.value);
+  const b = new PieceBuilder(level, row.rowNumber, externalId, idRead.column);
+  const piece = b.piece;
+  if (idRead.cellError) b.fail(idRead.cellError.column, 'cell_error', `the cell holds the error ${idRead.cellError.text}`);
 
   let weightValue: { value: number; column: string | null } | null = null;
   let weightFailed = false;
   let weightUnit: { unit: string; column: string | null; fromCells: boolean } | null = null;
   for (const [field, source] of level.fields) {
     const read = readSource(source, row);
-    if (!usable(read)) continue;
+    if (!b.usable(read)) continue;
     const text = cellText(read.value) ?? '';
     if (TEXT_FIELDS.has(field)) {
-      set(field as 'name', text, read.column);
+      b.set(field as 'name', text, read.column);
     } else if (field === 'isComponent') {
       const flag = parseBoolean(read.value);
-      if (flag === null) fail(read.column, 'bad_boolean', `'${text}' is not yes/no (use true, false, yes, no, 1 or 0)`);
-      else set('isComponent', flag, read.column);
+      if (flag === null) b.fail(read.column, 'bad_boolean', `'${text}' is not yes/no (use true, false, yes, no, 1 or 0)`);
+      else b.set('isComponent', flag, read.column);
     } else if (field === 'weightValue') {
       const value = parseLocaleNumber(read.value);
       if (value === null || value < 0) {
         weightFailed = true;
-        fail(read.column, 'bad_number', `'${text}' is not a weight (a number such as 250 or 1,250.5)`);
+        b.fail(read.column, 'bad_number', `'${text}' is not a weight (a number such as 250 or 1,250.5)`);
       } else weightValue = { value, column: read.column };
     } else if (field === 'weightUnit') {
       weightUnit = { unit: text.toUpperCase(), column: read.column, fromCells: read.fromCells };
     } else if (field === 'composition') {
       const shares = parseComposition(text);
-      if (typeof shares === 'string') fail(read.column, 'bad_composition', `composition '${text}' cannot be used: ${shares}`);
-      else set('composition', shares, read.column);
+      if (typeof shares === 'string') b.fail(read.column, 'bad_composition', `composition '${text}' cannot be used: ${shares}`);
+      else b.set('composition', shares, read.column);
     } else if (LIST_FIELDS.has(field) || field === 'styleTypeId') {
       const kind = REFERENCE_FIELDS[field];
       const items = field === 'styleTypeId' ? [text] : splitList(text, source.split ?? ';');
@@ -122,38 +140,38 @@ export function extractPiece(level: BoundLevel, row: SheetRow, context: ExtractC
       for (const item of items) {
         const resolved = kind ? context.resolver.resolve(kind, item) : { ok: true as const, id: item };
         if (resolved.ok) ids.push(resolved.id);
-        else fail(read.column, 'unknown_reference', resolved.reason);
+        else b.fail(read.column, 'unknown_reference', resolved.reason);
       }
       if (ids.length === items.length) {
-        if (field === 'styleTypeId') set('styleTypeId', ids[0] ?? '', read.column);
-        else set(field as 'brands', ids, read.column);
+        if (field === 'styleTypeId') b.set('styleTypeId', ids[0] ?? '', read.column);
+        else b.set(field as 'brands', ids, read.column);
       }
     }
   }
-  if (weightValue && weightUnit) set('weight', { unit: weightUnit.unit, value: weightValue.value }, weightValue.column);
-  else if (weightValue) fail(weightValue.column, 'missing_required', `weight ${weightValue.value} has no unit (map a weightUnit column or constant)`);
-  else if (weightUnit?.fromCells && !weightFailed) fail(weightUnit.column, 'missing_required', `weight unit ${weightUnit.unit} has no weight value`);
+  if (weightValue && weightUnit) b.set('weight', { unit: weightUnit.unit, value: weightValue.value }, weightValue.column);
+  else if (weightValue) b.fail(weightValue.column, 'missing_required', `weight ${weightValue.value} has no unit (map a weightUnit column or constant)`);
+  else if (weightUnit?.fromCells && !weightFailed) b.fail(weightUnit.column, 'missing_required', `weight unit ${weightUnit.unit} has no weight value`);
 
   const codes: DraftCode[] = [];
   for (const code of level.codes) {
     const read = readSource(code.source, row);
-    if (!usable(read)) continue;
+    if (!b.usable(read)) continue;
     const codeValue = cellText(read.value);
     if (codeValue !== null) codes.push({ codeId: code.codeId, codeValue, column: read.column, rowNumber: row.rowNumber });
   }
-  if (codes.length > 0) set('codes', codes, codes[0]?.column ?? null);
+  if (codes.length > 0) b.set('codes', codes, codes[0]?.column ?? null);
 
   const properties: Record<string, string | number | boolean> = {};
   let propertyColumn: string | null = null;
   for (const property of level.customProperties) {
     const read = readSource(property.source, row);
-    if (!usable(read)) continue;
+    if (!b.usable(read)) continue;
     propertyColumn ??= read.column;
     const converted = convertProperty(read, property.type, context.dateOrder);
-    if (typeof converted === 'object') fail(read.column, converted.code, converted.reason);
+    if (typeof converted === 'object') b.fail(read.column, converted.code, converted.reason);
     else properties[property.key] = converted;
   }
-  if (Object.keys(properties).length > 0) set('customProperties', JSON.stringify(properties), propertyColumn);
+  if (Object.keys(properties).length > 0) b.set('customProperties', JSON.stringify(properties), propertyColumn);
   return piece;
 }
 

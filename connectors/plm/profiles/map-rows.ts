@@ -92,17 +92,17 @@ function flatFiller(profile: FlatProfile, index: HeaderIndex): { levels: FlatLev
   const variantColumns = levelColumns(levels.variant);
   let previous: Record<string, CellValue> = {};
   let previousIds: { style: string | null; variant: string | null } = { style: null, variant: null };
-  const fill = (sourceRow: SheetRow): SheetRow => {
-    const cells = { ...sourceRow.cells };
-    const carry = (columns: readonly string[]): void => {
-      for (const column of columns) if (cells[column] === null || cells[column] === undefined) cells[column] = previous[column] ?? null;
-    };
-    carry(fillDown);
-    const row: SheetRow = { ...sourceRow, cells };
+  const carry = (cells: Record<string, CellValue>, columns: readonly string[]): void => {
+    for (const column of columns) if (cells[column] === null || cells[column] === undefined) cells[column] = previous[column] ?? null;
+  };
+  const fill = (row: SheetRow): SheetRow => {
+    // The reader hands each row over once, so its cells can be completed in place.
+    const cells = row.cells;
+    carry(cells, fillDown);
     const styleId = cellText(readSource(levels.style.externalId, row).value);
-    if (styleId !== null && styleId === previousIds.style) carry(styleColumns);
+    if (styleId !== null && styleId === previousIds.style) carry(cells, styleColumns);
     const variantId = cellText(readSource(levels.variant.externalId, row).value);
-    if (variantId !== null && styleId === previousIds.style && variantId === previousIds.variant) carry(variantColumns);
+    if (variantId !== null && styleId === previousIds.style && variantId === previousIds.variant) carry(cells, variantColumns);
     previous = cells;
     previousIds = { style: styleId, variant: variantId };
     return row;

@@ -11,6 +11,20 @@ function comparable(field: DraftFieldName, value: DraftFields[DraftFieldName]): 
   return JSON.stringify(value);
 }
 
+/** Same value in the same order (the common case for continuation rows), without building strings. */
+function sameInOrder(a: DraftFields[DraftFieldName], b: DraftFields[DraftFieldName]): boolean {
+  if (!Array.isArray(a) || !Array.isArray(b) || a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) {
+    const x: unknown = a[i];
+    const y: unknown = b[i];
+    if (x === y) continue;
+    if (typeof x !== 'object' || typeof y !== 'object' || x === null || y === null) return false;
+    if ('codeId' in x && 'codeId' in y && 'codeValue' in x && 'codeValue' in y && x.codeId === y.codeId && x.codeValue === y.codeValue) continue;
+    return false;
+  }
+  return true;
+}
+
 function display(value: DraftFields[DraftFieldName]): string {
   if (Array.isArray(value)) {
     return value.map((item) => (typeof item === 'object' && item !== null && 'codeValue' in item ? `${item.codeId} ${item.codeValue}` : JSON.stringify(item).replace(/^"|"$/g, ''))).join('; ');
@@ -50,7 +64,8 @@ export function mergePiece(draft: ProductDraft, piece: Piece, rowNumber: number,
       if (origin) draft.origins[field] = origin;
       continue;
     }
-    if (comparable(field, current) === comparable(field, incoming)) continue;
+    if (current === incoming || sameInOrder(current, incoming)) continue;
+    if (typeof current === 'object' && typeof incoming === 'object' && comparable(field, current) === comparable(field, incoming)) continue;
     const column = piece.origins[field]?.column ?? null;
     const earlier = draft.origins[field]?.rowNumber;
     issues.push(

@@ -74,8 +74,14 @@ export function parseDate(value: CellValue, order: 'DMY' | 'MDY'): string | null
 }
 
 /** Items of a list cell: split on any of `separators`, trimmed, blanks and repeats dropped. */
+const splitPatterns = new Map<string, RegExp>();
+
 export function splitList(text: string, separators = ';'): string[] {
-  const pattern = new RegExp(`[${separators.replace(/[\]\\^-]/g, '\\$&')}]`);
+  let pattern = splitPatterns.get(separators);
+  if (!pattern) {
+    pattern = new RegExp(`[${separators.replace(/[\]\\^-]/g, '\\$&')}]`);
+    splitPatterns.set(separators, pattern);
+  }
   return [...new Set(text.split(pattern).map((item) => item.trim()).filter((item) => item !== ''))];
 }
 

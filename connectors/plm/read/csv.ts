@@ -79,25 +79,73 @@ function sampleText(head: Buffer, encoding: 'utf-8' | 'utf-16le' | 'windows-1252
   return head.length === SAMPLE_BYTES && lastBreak > 0 ? text.slice(0, lastBreak) : text;
 }
 
-/** Records (arrays of raw field text) with their 1-based record numbers, parsed as the bytes stream in. */
+/**
+ * Records (arrays of raw field text) with their 1-based record numbers, parsed as the bytes stream in.
+ * Papaparse hands over batches of records; the parser pauses while a few batches wait, so memory stays flat.
+ */
 async function* records(
   path: string,
   encoding: 'utf-8' | 'utf-16le' | 'windows-1252',
   delimiter: CsvDelimiter,
 ): AsyncGenerator<{ rowNumber: number; values: string[] }> {
   const source = Readable.from(decodeStream(path, encoding));
-  const parser = Papa.parse(Papa.NODE_STREAM_INPUT, { delimiter, skipEmptyLines: false });
-  source.on('error', (error) => parser.destroy(error));
-  source.pipe(parser);
+  const batches: string[][][] = [];
+  let finished = false;
+  let failure: unknown = null;
+  let parser: Papa.Parser | null = null;
+  let paused = false;
+  let wake: (() => void) | null = null;
+  const notify = (): void => {
+    const resume = wake;
+    wake = null;
+    resume?.();
+  };
+  Papa.parse<string[]>(source, {
+    delimiter,
+    skipEmptyLines: false,
+    chunk: (results, chunkParser) => {
+      batches.push(results.data);
+      parser = chunkParser;
+      if (batches.length >= 4 && !paused) {
+        paused = true;
+        chunkParser.pause();
+      }
+      notify();
+    },
+    complete: () => {
+      finished = true;
+      notify();
+    },
+    error: (error: unknown) => {
+      failure = error;
+      finished = true;
+      notify();
+    },
+  });
+  source.on('error', (error) => {
+    failure = error;
+    finished = true;
+    notify();
+  });
   let rowNumber = 0;
   try {
-    for await (const values of parser as AsyncIterable<string[]>) {
-      rowNumber++;
-      yield { rowNumber, values };
+    for (;;) {
+      const batch = batches.shift();
+      if (batch) {
+        if (paused && batches.length < 2) {
+          paused = false;
+          (parser as Papa.Parser | null)?.resume();
+        }
+        for (const values of batch) yield { rowNumber: ++rowNumber, values };
+        continue;
+      }
+      if (failure) throw failure instanceof Error ? failure : new Error(String(failure));
+      if (finished) return;
+      await new Promise<void>((resolve) => (wake = resolve));
     }
   } finally {
+    if (!finished) (parser as Papa.Parser | null)?.abort();
     source.destroy();
-    parser.destroy();
   }
 }
 
@@ -129,7 +177,9 @@ export async function openCsv(path: string, size: number, options: ReadOptions):
   );
   if (headerIndex < 0) {
     await iterator.return(undefined);
-    if (scanned.length === 0) throw new PlmFileError('empty_file', `${path} has no rows: it is empty or holds only blank lines.`);
+    if (scanned.every((record) => record.values.every((value) => cleanCell(value) === null))) {
+      throw new PlmFileError('empty_file', `${path} has no rows: it is empty or holds only blank lines.`);
+    }
     throw noHeaderError(path, scanned.length);
   }
   const headerRecord = scanned[headerIndex] ?? { rowNumber: 1, values: [] };

@@ -1,6 +1,6 @@
 import { toCsv } from '../csv';
 import { escapeHtml, htmlDocument, htmlTable } from '../html';
-import type { Column, Table } from '../table';
+import { tableMatrix, type Column, type Table } from '../table';
 import { toXlsx } from '../xlsx';
 import { bucketLabel, bucketOrder, countBy, type ExpiryChanges } from './classify';
 import { EXPIRED, type BucketId, type ClassifiedCertificate } from './model';
@@ -108,8 +108,12 @@ function supplierTable(summary: ExpirySummary): Table<ExpirySummary['bySupplier'
 }
 
 export function renderXlsx(classified: readonly ClassifiedCertificate[], changes: ExpiryChanges, summary: ExpirySummary): Buffer {
-  const tables = [summaryTable(summary), ...changeTables(changes), ...bucketTables(classified, summary), supplierTable(summary)];
-  return toXlsx(tables as unknown as ReadonlyArray<Table<unknown>>);
+  return toXlsx([
+    tableMatrix(summaryTable(summary)),
+    ...changeTables(changes).map(tableMatrix),
+    ...bucketTables(classified, summary).map(tableMatrix),
+    tableMatrix(supplierTable(summary)),
+  ]);
 }
 
 /** One row per certificate, with its bucket and whether it changed since the previous report; changes first. */

@@ -6,6 +6,7 @@ import * as XLSX from 'xlsx';
 import {
   ExportReadError,
   formatOfFile,
+  guessDelimiter,
   readCsv,
   readExportFile,
   readJson,
@@ -33,6 +34,13 @@ describe('csv', () => {
     expect(table.rows[0]?.values['product']).toBe('Jupe plissée');
     const commas = await readCsv('a,b\n1,2\n');
     expect(commas.rows[0]?.values).toEqual({ a: '1', b: '2' });
+  });
+
+  it('guesses the delimiter from the header line, ignoring quoted text', () => {
+    expect(guessDelimiter('"a,b";c;d\n1,5;2;3')).toBe(';');
+    expect(guessDelimiter('a|b|c\r\n')).toBe('|');
+    expect(guessDelimiter('a\tb\n')).toBe('\t');
+    expect(guessDelimiter('single\n')).toBe(',');
   });
 
   it('flags a row with more cells than the header instead of dropping them silently', async () => {

@@ -1,5 +1,5 @@
 import * as XLSX from 'xlsx';
-import { htmlDocument, htmlTable, toCsv, toXlsx, type Table } from '../../../connectors/reports';
+import { htmlDocument, htmlTable, tableMatrix, toCsv, toXlsx, type Table } from '../../../connectors/reports';
 
 interface Row {
   name: string;
@@ -32,7 +32,7 @@ describe('report writers', () => {
   });
 
   it('xlsx: opens with SheetJS, freezes the header, fits widths and neutralises formulas', () => {
-    const buffer = toXlsx([table]);
+    const buffer = toXlsx([tableMatrix(table)]);
     const book = XLSX.read(buffer, { type: 'buffer', cellStyles: true });
     expect(book.SheetNames).toEqual(['Expired']);
     const sheet = book.Sheets['Expired'];
