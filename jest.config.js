@@ -8,6 +8,8 @@ module.exports = {
   maxWorkers: 2,
   // The Temporal native runtime keeps handles open (sdk-typescript #928).
   forceExit: true,
+  // Jest 30 reads this from the root only; integration tests on a real Temporal server need the room.
+  testTimeout: 120000,
   projects: [
     {
       displayName: 'unit',
@@ -34,7 +36,6 @@ module.exports = {
       testMatch: ['<rootDir>/test/integration/**/*.test.ts'],
       globalSetup: '<rootDir>/test/harness/global-setup.ts',
       globalTeardown: '<rootDir>/test/harness/global-teardown.ts',
-      testTimeout: 120000,
     },
   ],
 };

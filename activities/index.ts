@@ -2,8 +2,10 @@ import type { TraceabilityClient } from '../connectors/traceability';
 import type { ObservedRateLimiter } from '../worker/api-client';
 import type { AppConfig } from '../worker/config';
 import type { AppLogger } from '../worker/logger';
+import { createBomRepairActivities } from './bom-repair';
 import { createCertificateReportActivities } from './certificate-report';
 import { createCheckConnectionActivities } from './check-connection';
+import { createErpOrderActivities } from './erp-orders';
 
 /** What activities need from the process; tests pass a client pointed at their own sandbox. */
 export interface ActivityDeps {
@@ -21,6 +23,8 @@ export function createActivities(deps: ActivityDeps) {
   return {
     ...createCheckConnectionActivities(deps),
     ...createCertificateReportActivities(deps),
+    ...createErpOrderActivities(deps),
+    ...createBomRepairActivities(deps),
   };
 }
 

@@ -9,7 +9,8 @@ import { builtinProfile, parseProductSheet, validateDrafts, type ReferenceLists 
 
 async function main(): Promise<void> {
   const [mode, file, referencesPath] = process.argv.slice(2);
-  if ((mode !== 'bare' && mode !== 'parse') || !file || !referencesPath) throw new Error('usage: plm-parse-child.ts bare|parse FILE REFERENCES.json');
+  if ((mode !== 'bare' && mode !== 'parse') || !file || !referencesPath)
+    throw new Error('usage: plm-parse-child.ts bare|parse FILE REFERENCES.json');
   const references = JSON.parse(readFileSync(referencesPath, 'utf8')) as ReferenceLists;
   const started = process.hrtime.bigint();
   let detail: Record<string, number> = {};
@@ -20,11 +21,18 @@ async function main(): Promise<void> {
   } else {
     const parsed = await parseProductSheet(file, { profile: builtinProfile('flat'), references });
     const validated = validateDrafts(parsed);
-    detail = { rows: parsed.rowCount, valid: validated.valid.length, invalid: validated.invalid.length, issues: validated.issues.length };
+    detail = {
+      rows: parsed.rowCount,
+      valid: validated.valid.length,
+      invalid: validated.invalid.length,
+      issues: validated.issues.length,
+    };
   }
   const ms = Number(process.hrtime.bigint() - started) / 1e6;
   const peakRssMiB = process.resourceUsage().maxRSS / 1024;
-  process.stdout.write(JSON.stringify({ mode, ms: Math.round(ms), peakRssMiB: Math.round(peakRssMiB), ...detail }) + '\n');
+  process.stdout.write(
+    JSON.stringify({ mode, ms: Math.round(ms), peakRssMiB: Math.round(peakRssMiB), ...detail }) + '\n',
+  );
 }
 
 main().catch((error: unknown) => {

@@ -10,16 +10,46 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import * as XLSX from 'xlsx';
 
-const COLOURS = [['BLK', 'Black'], ['WHT', 'White'], ['NVY', 'Navy'], ['RED', 'Red']] as const;
+const COLOURS = [
+  ['BLK', 'Black'],
+  ['WHT', 'White'],
+  ['NVY', 'Navy'],
+  ['RED', 'Red'],
+] as const;
 const SIZES = ['XS', 'S', 'M', 'L', 'XL'] as const;
 const references = {
-  styleTypes: [{ id: 'st_tshirt', name: 'T-Shirt' }, { id: 'st_jeans', name: 'Jeans' }, { id: 'st_jacket', name: 'Jacket' }],
-  brands: [{ id: 'br_north', name: 'Northwind' }, { id: 'br_south', name: 'Southwind' }],
-  seasons: [{ id: 'se_ss25', name: 'SS25' }, { id: 'se_aw25', name: 'AW25' }],
+  styleTypes: [
+    { id: 'st_tshirt', name: 'T-Shirt' },
+    { id: 'st_jeans', name: 'Jeans' },
+    { id: 'st_jacket', name: 'Jacket' },
+  ],
+  brands: [
+    { id: 'br_north', name: 'Northwind' },
+    { id: 'br_south', name: 'Southwind' },
+  ],
+  seasons: [
+    { id: 'se_ss25', name: 'SS25' },
+    { id: 'se_aw25', name: 'AW25' },
+  ],
 };
 
 function generate(path: string, rows: number): void {
-  const header = ['Style Number', 'Style Name', 'Style Type', 'Brand', 'Season', 'Gender', 'Description', 'Composition', 'Colour Code', 'Colour', 'Size', 'SKU', 'EAN', 'Weight (g)'];
+  const header = [
+    'Style Number',
+    'Style Name',
+    'Style Type',
+    'Brand',
+    'Season',
+    'Gender',
+    'Description',
+    'Composition',
+    'Colour Code',
+    'Colour',
+    'Size',
+    'SKU',
+    'EAN',
+    'Weight (g)',
+  ];
   const data: Array<Array<string | number | null>> = [header];
   const perStyle = COLOURS.length * SIZES.length;
   for (let i = 0; i < rows; i++) {
@@ -59,14 +89,19 @@ interface Measurement {
 
 function measure(mode: 'bare' | 'parse', file: string, referencesPath: string): Measurement {
   const root = resolve(__dirname, '..');
-  const output = execFileSync(process.execPath, [join(root, 'bin', 'run-ts.cjs'), join(root, 'bench', 'plm-parse-child.ts'), mode, file, referencesPath], {
-    encoding: 'utf8',
-    maxBuffer: 1024 * 1024,
-  });
+  const output = execFileSync(
+    process.execPath,
+    [join(root, 'bin', 'run-ts.cjs'), join(root, 'bench', 'plm-parse-child.ts'), mode, file, referencesPath],
+    {
+      encoding: 'utf8',
+      maxBuffer: 1024 * 1024,
+    },
+  );
   return JSON.parse(output.trim().split('\n').pop() ?? '{}') as Measurement;
 }
 
-const median = (values: number[]): number => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? 0;
+const median = (values: number[]): number =>
+  [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? 0;
 
 function main(): void {
   const rows = Number(process.argv[2] ?? 100_000);
@@ -78,14 +113,18 @@ function main(): void {
     writeFileSync(referencesPath, JSON.stringify(references));
     let started = Date.now();
     generate(file, rows);
-    console.log(`generated ${rows} rows, ${(statSync(file).size / 1024 / 1024).toFixed(1)} MiB on disk, in ${Date.now() - started} ms`);
+    console.log(
+      `generated ${rows} rows, ${(statSync(file).size / 1024 / 1024).toFixed(1)} MiB on disk, in ${Date.now() - started} ms`,
+    );
     const runs: Record<'bare' | 'parse', Measurement[]> = { bare: [], parse: [] };
     for (let i = 0; i < repeats; i++) {
       for (const mode of ['bare', 'parse'] as const) {
         started = Date.now();
         const result = measure(mode, file, referencesPath);
         runs[mode].push(result);
-        console.log(`  run ${i + 1} ${mode.padEnd(5)} ${String(result.ms).padStart(6)} ms  peak RSS ${result.peakRssMiB} MiB  ${JSON.stringify(result)}`);
+        console.log(
+          `  run ${i + 1} ${mode.padEnd(5)} ${String(result.ms).padStart(6)} ms  peak RSS ${result.peakRssMiB} MiB  ${JSON.stringify(result)}`,
+        );
       }
     }
     const bareMs = median(runs.bare.map((run) => run.ms));
@@ -96,7 +135,9 @@ function main(): void {
     console.log('');
     console.log(`SheetJS XLSX.readFile (bare)        median ${bareMs} ms, peak RSS ${bareRss} MiB`);
     console.log(`connector parse + validate (flat)   median ${parseMs} ms, peak RSS ${parseRss} MiB`);
-    console.log(`ratio ${ratio.toFixed(2)}x (aim <= 1.5x): ${ratio <= 1.5 ? 'ok' : 'OVER'}; peak RSS ${parseRss} MiB (aim < 1024): ${parseRss < 1024 ? 'ok' : 'OVER'}`);
+    console.log(
+      `ratio ${ratio.toFixed(2)}x (aim <= 1.5x): ${ratio <= 1.5 ? 'ok' : 'OVER'}; peak RSS ${parseRss} MiB (aim < 1024): ${parseRss < 1024 ? 'ok' : 'OVER'}`,
+    );
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

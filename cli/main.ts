@@ -1,6 +1,8 @@
 import { Command } from 'commander';
+import { certReportCommand } from './commands/cert-report';
 import { checkCommand } from './commands/check';
 import { sandboxCommand } from './commands/sandbox';
+import { schedulesCommand } from './commands/schedules';
 import { startCommand } from './commands/start';
 import { temporalProvisionCommand } from './commands/temporal-provision';
 import { workerCommand } from './commands/worker';
@@ -14,6 +16,8 @@ export function buildProgram(): Command {
     .addCommand(workerCommand())
     .addCommand(sandboxCommand())
     .addCommand(checkCommand())
+    .addCommand(certReportCommand())
+    .addCommand(schedulesCommand())
     .addCommand(temporalProvisionCommand());
 }
 

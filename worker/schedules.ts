@@ -13,6 +13,10 @@ import { TraceJob, TraceSource } from './search-attributes';
 export const SCHEDULABLE_WORKFLOWS = {
   certificateExpiryReport: 'certificate-report',
   checkConnection: 'check-connection',
+  pushErpOrders: 'erp-orders',
+  pullPlatformOrders: 'erp-pull',
+  processInbox: 'inbox',
+  repairBomForks: 'bom-repair',
 } as const;
 export type SchedulableWorkflow = keyof typeof SCHEDULABLE_WORKFLOWS;
 

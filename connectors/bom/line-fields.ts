@@ -46,13 +46,21 @@ export function keptFields(line: LineView): KeptFields {
 /** One string per distinct set of kept values (field order fixed), for grouping. */
 export function keptKey(line: LineView): string {
   const f = keptFields(line);
-  return JSON.stringify([f.placementId, f.quantity, f.quantityUnit, f.weight, f.weightUnit, f.countryOfOrigin]);
+  return JSON.stringify([
+    f.placementId,
+    f.quantity,
+    f.quantityUnit,
+    f.weight,
+    f.weightUnit,
+    f.countryOfOrigin,
+  ]);
 }
 
 /** "placement bomplc_x, quantity 3 PIECES, weight 2 GRAM, country Portugal": for reasons a person reads. */
 export function describeKept(line: LineView): string {
   const f = keptFields(line);
-  const amount = (value: number | null, unit: string | null) => (value === null ? 'none' : `${value}${unit ? ` ${unit}` : ''}`);
+  const amount = (value: number | null, unit: string | null) =>
+    value === null ? 'none' : `${value}${unit ? ` ${unit}` : ''}`;
   return [
     `placement ${f.placementId ?? 'none'}`,
     `quantity ${amount(f.quantity, f.quantityUnit)}`,

@@ -1,4 +1,13 @@
-import { byCreation, byId, componentOf, describeKept, keptKey, lacksComponent, type ComponentRef, type LineView } from './line-fields';
+import {
+  byCreation,
+  byId,
+  componentOf,
+  describeKept,
+  keptKey,
+  lacksComponent,
+  type ComponentRef,
+  type LineView,
+} from './line-fields';
 
 export type LineMatch =
   | {
@@ -37,7 +46,10 @@ function groupByKept<T extends LineView>(lines: readonly T[]): Map<string, T[]> 
  * source lines fit with different references, or there are more copies than sources, so some copy's source is
  * gone) or unmatched (no source line has these values). Nothing is guessed.
  */
-export function matchCopiedLines(forkLines: readonly LineView[], sourceLines: readonly LineView[]): LineMatch[] {
+export function matchCopiedLines(
+  forkLines: readonly LineView[],
+  sourceLines: readonly LineView[],
+): LineMatch[] {
   const copies = forkLines.filter(lacksComponent).sort(byId);
   const sources = groupByKept([...sourceLines].sort(byCreation));
   const results: LineMatch[] = [];
@@ -58,14 +70,18 @@ export function matchCopiedLines(forkLines: readonly LineView[], sourceLines: re
     const firstRef = refs[0] as ComponentRef;
     const candidateSourceLineIds = usable.map((line) => line.id);
     if (!refs.every((ref) => sameRef(ref, firstRef))) {
-      const distinct = [...new Set(refs.map((ref) => `${ref.styleId}${ref.isMainComponent ? ' (main)' : ''}`))];
+      const distinct = [
+        ...new Set(refs.map((ref) => `${ref.styleId}${ref.isMainComponent ? ' (main)' : ''}`)),
+      ];
       const reason = `${usable.length} source lines have ${describeKept(first)} but different components: ${distinct.join(', ')}`;
-      for (const line of group) results.push({ kind: 'ambiguous', lineId: line.id, reason, candidateSourceLineIds });
+      for (const line of group)
+        results.push({ kind: 'ambiguous', lineId: line.id, reason, candidateSourceLineIds });
       continue;
     }
     if (group.length > usable.length) {
       const reason = `${group.length} copied lines but only ${usable.length} source line(s) have ${describeKept(first)}`;
-      for (const line of group) results.push({ kind: 'ambiguous', lineId: line.id, reason, candidateSourceLineIds });
+      for (const line of group)
+        results.push({ kind: 'ambiguous', lineId: line.id, reason, candidateSourceLineIds });
       continue;
     }
     group.forEach((line, index) => {

@@ -19,7 +19,10 @@ export interface ProductLineage {
  * The name the source had: given explicitly for a fork renamed at fork time (`sourceNames[forkName]`), else the
  * fork's name without one ` (Copy)` suffix. A fork renamed at fork time without a mapping has no derivable name.
  */
-export function sourceNameFor(forkName: string, sourceNames: Readonly<Record<string, string>> = {}): string | null {
+export function sourceNameFor(
+  forkName: string,
+  sourceNames: Readonly<Record<string, string>> = {},
+): string | null {
   const explicit = sourceNames[forkName];
   if (explicit !== undefined) return explicit;
   return forkName.endsWith(COPY_SUFFIX) ? forkName.slice(0, -COPY_SUFFIX.length) : null;
@@ -27,7 +30,9 @@ export function sourceNameFor(forkName: string, sourceNames: Readonly<Record<str
 
 /** Parents that may hold the source, nearest first: a SKU's variant then style; a variant's style; none for a style. */
 export function ancestorsNearestFirst(product: ProductLineage): string[] {
-  const ids = [product.variantId, product.styleId].filter((id): id is string => typeof id === 'string' && id.length > 0);
+  const ids = [product.variantId, product.styleId].filter(
+    (id): id is string => typeof id === 'string' && id.length > 0,
+  );
   return [...new Set(ids)].filter((id) => id !== product.id);
 }
 

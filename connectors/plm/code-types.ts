@@ -21,7 +21,9 @@ export function checkCodeType(codeId: string): CodeTypeCheck {
   if (singleUseCodeTypes.has(codeId)) return { ok: true };
   const multi = MULTI_USE.exec(codeId);
   if (multi) {
-    return multi[2] ? { ok: true } : { ok: false, reason: `code type ${codeId} needs a numeric suffix, e.g. ${codeId}1` };
+    return multi[2]
+      ? { ok: true }
+      : { ok: false, reason: `code type ${codeId} needs a numeric suffix, e.g. ${codeId}1` };
   }
   return {
     ok: false,

@@ -4,13 +4,31 @@
  */
 export { openSheet, detectDelimiter, columnLetter } from './read';
 export type { OpenedSheet, ReadOptions, SheetRow, SheetFormat, CellValue, CsvDelimiter } from './read/types';
-export { parseProductSheet, profileColumns, type ParsedSheet, type ParseOptions, type SheetInfo } from './parse';
-export { mapRows, continuationFiller } from './profiles/map-rows';
+export {
+  parseProductSheet,
+  profileColumns,
+  type ParsedSheet,
+  type ParseOptions,
+  type SheetInfo,
+} from './parse';
+export { mapRows } from './profiles/map-rows';
+export { continuationFiller } from './profiles/continuation';
 export { builtinProfile, builtinProfiles } from './profiles/builtin';
-export { parseMappingProfile, mappingProfileSchema, type MappingProfile, type MappingProfileInput } from './profiles/schema';
+export {
+  parseMappingProfile,
+  mappingProfileSchema,
+  type MappingProfile,
+  type MappingProfileInput,
+} from './profiles/schema';
 export { referenceListsSchema, type ReferenceLists, type ReferenceEntry } from './profiles/references';
 export { parseComposition, parseLocaleNumber, parseDate, type MaterialShare } from './profiles/values';
-export { validateDrafts, type ValidatedSheet, type ValidDraft, type InvalidDraft, type ValidateOptions } from './validate';
+export {
+  validateDrafts,
+  type ValidatedSheet,
+  type ValidDraft,
+  type InvalidDraft,
+  type ValidateOptions,
+} from './validate';
 export {
   planImport,
   existingProductSchema,

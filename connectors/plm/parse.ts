@@ -21,7 +21,8 @@ export interface ParseOptions {
 function sourceNames(source: ValueSource | undefined): string[] {
   if (!source) return [];
   if (source.column !== undefined) return [source.column];
-  if (source.template !== undefined) return [...source.template.matchAll(/\{([^}]+)\}/g)].map((match) => match[1] ?? '');
+  if (source.template !== undefined)
+    return [...source.template.matchAll(/\{([^}]+)\}/g)].map((match) => match[1] ?? '');
   return [];
 }
 
@@ -37,7 +38,11 @@ function mappingNames(mapping: LevelMapping): string[] {
 export function profileColumns(profile: MappingProfile): string[] {
   const names =
     profile.layout === 'native'
-      ? [...mappingNames(profile.mapping), ...sourceNames(profile.parentExternalId), ...sourceNames(profile.level)]
+      ? [
+          ...mappingNames(profile.mapping),
+          ...sourceNames(profile.parentExternalId),
+          ...sourceNames(profile.level),
+        ]
       : [...mappingNames(profile.style), ...mappingNames(profile.variant), ...mappingNames(profile.sku)];
   return [...new Set(names)];
 }
@@ -51,7 +56,10 @@ export async function parseProductSheet(path: string, options: ParseOptions): Pr
   const { rows, ...sheet } = opened;
   const mapped = await mapRows({ headers: opened.headers, rows }, options.profile, options.references);
   if (mapped.rowCount === 0) {
-    throw new PlmFileError('no_data_rows', `${path} has a header row (row ${sheet.headerRowNumber}) but no data rows below it; nothing to import.`);
+    throw new PlmFileError(
+      'no_data_rows',
+      `${path} has a header row (row ${sheet.headerRowNumber}) but no data rows below it; nothing to import.`,
+    );
   }
   return { ...mapped, warnings: [...sheet.warnings, ...mapped.warnings], sheet };
 }

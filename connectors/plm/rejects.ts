@@ -3,11 +3,17 @@ import { basename, dirname, extname, join } from 'node:path';
 import { finished } from 'node:stream/promises';
 import * as XLSX from 'xlsx';
 import { issuesByRow, type RowIssue } from './issues';
-import { continuationFiller } from './profiles/map-rows';
+import { continuationFiller } from './profiles/continuation';
 import type { MappingProfile } from './profiles/schema';
 import { profileColumns } from './parse';
 import { openSheet } from './read';
-import { rejectColumns, type CellValue, type ReadOptions, type SheetFormat, type SheetRow } from './read/types';
+import {
+  rejectColumns,
+  type CellValue,
+  type ReadOptions,
+  type SheetFormat,
+  type SheetRow,
+} from './read/types';
 
 export interface RejectsOptions {
   /** The sheet that was imported; its bad rows are read again from it, so they need not be kept in memory. */
@@ -62,7 +68,9 @@ export async function writeRejects(options: RejectsOptions): Promise<RejectsFile
   const outputPath = options.outputPath ?? defaultRejectsPath(options.sourcePath);
   const header = [...sheet.headers, ...rejectColumns];
   // A flat continuation row gets its style's and colour's cells back, so it stands on its own when re-run.
-  const complete = options.profile ? continuationFiller(options.profile, sheet.headers) : (row: SheetRow) => row;
+  const complete = options.profile
+    ? continuationFiller(options.profile, sheet.headers)
+    : (row: SheetRow) => row;
   const selected = async function* (): AsyncGenerator<CellValue[]> {
     for await (const sourceRow of sheet.rows()) {
       const row = complete(sourceRow);
@@ -81,7 +89,8 @@ export async function writeRejects(options: RejectsOptions): Promise<RejectsFile
     out.write('\uFEFF' + header.map((name) => csvField(name, delimiter)).join(delimiter) + '\r\n');
     for await (const values of selected()) {
       count++;
-      if (!out.write(values.map((value) => csvField(value, delimiter)).join(delimiter) + '\r\n')) await new Promise<void>((resolve) => out.once('drain', () => resolve()));
+      if (!out.write(values.map((value) => csvField(value, delimiter)).join(delimiter) + '\r\n'))
+        await new Promise<void>((resolve) => out.once('drain', () => resolve()));
     }
     out.end();
     await finished(out);
@@ -90,8 +99,15 @@ export async function writeRejects(options: RejectsOptions): Promise<RejectsFile
     for await (const values of selected()) rows.push(values);
     count = rows.length - 1;
     const book = XLSX.utils.book_new();
-    XLSX.utils.book_append_sheet(book, XLSX.utils.aoa_to_sheet(rows), (sheet.sheetName ?? 'Rejects').slice(0, 31));
-    XLSX.writeFile(book, outputPath, { bookType: sheet.format === 'xls' ? 'biff8' : 'xlsx', compression: true });
+    XLSX.utils.book_append_sheet(
+      book,
+      XLSX.utils.aoa_to_sheet(rows),
+      (sheet.sheetName ?? 'Rejects').slice(0, 31),
+    );
+    XLSX.writeFile(book, outputPath, {
+      bookType: sheet.format === 'xls' ? 'biff8' : 'xlsx',
+      compression: true,
+    });
   }
   return { path: outputPath, format: sheet.format, rows: count };
 }

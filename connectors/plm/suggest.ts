@@ -47,6 +47,7 @@ export function closeMatches(wanted: string, candidates: readonly string[], limi
 export function didYouMean(matches: readonly string[]): string {
   if (matches.length === 0) return '';
   const quoted = matches.map((match) => `'${match}'`);
-  const list = quoted.length === 1 ? quoted[0] : `${quoted.slice(0, -1).join(', ')} or ${quoted[quoted.length - 1]}`;
+  const list =
+    quoted.length === 1 ? quoted[0] : `${quoted.slice(0, -1).join(', ')} or ${quoted[quoted.length - 1]}`;
   return `; did you mean ${list}?`;
 }

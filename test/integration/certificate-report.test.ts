@@ -1,4 +1,5 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -7,7 +8,8 @@ import type { CertificateReportResult } from '../../activities/certificate-repor
 import { TraceJob } from '../../worker/search-attributes';
 import { applySchedules } from '../../worker/schedules';
 import { certificateExpiryReport } from '../../workflows';
-import { startTestStack, type TestStack } from '../harness';
+import { repoRoot } from '../../worker/paths';
+import { readHarnessInfo, startTestStack, type TestStack } from '../harness';
 
 interface RawCertificate {
   id: string;
@@ -186,5 +188,56 @@ describe('certificateExpiryReport on a real Temporal dev server', () => {
     } finally {
       await handle.delete();
     }
+  });
+
+  it('trace-sync cert-report --as-of --wait and schedules apply work against the stack', async () => {
+    const harness = readHarnessInfo();
+    const env = {
+      ...process.env,
+      TEMPORAL_ADDRESS: harness.address,
+      TEMPORAL_NAMESPACE: harness.namespace,
+      TRACE_TASK_QUEUE: stack.taskQueue,
+      TRACE_DATA_DIR: stack.config.dataDir,
+    };
+    // Asynchronous on purpose: this process hosts the worker that must run the workflow the CLI starts.
+    const cli = (...args: string[]) =>
+      new Promise<{ status: number | null; stdout: string; stderr: string }>((resolve) => {
+        const child = spawn(process.execPath, [path.join(repoRoot(), 'bin', 'trace-sync.cjs'), ...args], { env });
+        let stdout = '';
+        let stderr = '';
+        child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+        child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+        const timer = setTimeout(() => child.kill('SIGKILL'), 90_000);
+        child.once('close', (status) => {
+          clearTimeout(timer);
+          resolve({ status, stdout, stderr });
+        });
+      });
+
+    const backfill = isoDay(Date.now() - 10 * DAY);
+    const report = await cli('cert-report', '--as-of', backfill, '--wait');
+    expect(report.stderr).toBe('');
+    expect(report.status).toBe(0);
+    expect(report.stdout).toMatch(new RegExp(`Started workflow cert-report-${backfill}-`));
+    const printed = JSON.parse(report.stdout.slice(report.stdout.indexOf('{'))) as CertificateReportResult;
+    expect(printed.asOf).toBe(backfill);
+    expect(nonZero(printed.perBucket)).toEqual(expectedBuckets(certificates, backfill));
+
+    const bad = await cli('cert-report', '--as-of', '2026-13-45');
+    expect(bad.status).not.toBe(0);
+    expect(bad.stderr).toContain('expected a date in the form YYYY-MM-DD');
+
+    const file = path.join(stack.config.dataDir, 'schedules.json');
+    const id = `cli-cert-report-${Date.now()}`;
+    writeFileSync(file, JSON.stringify({ schedules: [{ id, workflow: 'certificateExpiryReport', cron: '0 2 * * *' }] }));
+    const applied = await cli('schedules', 'apply', '--file', file);
+    expect(applied.stdout).toContain(`created  ${id}`);
+    expect((await cli('schedules', 'apply', '--file', file)).stdout).toContain(`updated  ${id}`);
+    expect((await cli('schedules', 'list')).stdout).toMatch(new RegExp(`${id}\\s+certificateExpiryReport\\s+next \\d{4}-`));
+    writeFileSync(file, JSON.stringify({ schedules: [{ id, workflow: 'certificateExpiryReport', cron: 'every night' }] }));
+    const invalid = await cli('schedules', 'apply', '--file', file);
+    expect(invalid.status).not.toBe(0);
+    expect(invalid.stderr).toContain('schedules.0.cron: expected five cron fields');
+    await stack.client.schedule.getHandle(id).delete();
   });
 });

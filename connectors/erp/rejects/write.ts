@@ -1,6 +1,5 @@
 import Papa from 'papaparse';
 import * as XLSX from 'xlsx';
-import type { OrderRejection } from '../orders/draft';
 import type { CellValue, ExportFormat, ExportTable, SourceRow } from '../read/types';
 
 export const ERROR_CODE_COLUMN = 'error_code';
@@ -14,6 +13,17 @@ export interface RejectsFile {
   rowCount: number;
 }
 
+/**
+ * What a rejects file needs of a rejected order: an `OrderRejection` from reading the export, or a refusal the API
+ * gave later (its codes, such as `style_not_found`, are not rejection codes of the reader).
+ */
+export interface RejectedOrder {
+  rows: readonly number[];
+  code: string;
+  message: string;
+  problems: ReadonlyArray<{ code: string; message: string; row?: number | undefined }>;
+}
+
 interface RejectedRow {
   source: SourceRow;
   code: string;
@@ -25,7 +35,7 @@ interface RejectedRow {
  * has some, else the order's (a conflict, an unknown company...). A whole order goes back, so a fixed file can be
  * re-run as it is, even with a complete-export profile.
  */
-export function rejectedRows(table: ExportTable, rejections: readonly OrderRejection[]): RejectedRow[] {
+export function rejectedRows(table: ExportTable, rejections: readonly RejectedOrder[]): RejectedRow[] {
   const byRow = new Map<number, RejectedRow>();
   for (const rejection of rejections) {
     for (const row of rejection.rows) {
@@ -98,7 +108,7 @@ function rejectsNdjson(rows: readonly RejectedRow[]): Buffer {
 }
 
 /** The rejects file for an export: bad orders' rows in the input's own format, ready to fix and feed back. */
-export function writeRejects(table: ExportTable, rejections: readonly OrderRejection[]): RejectsFile {
+export function writeRejects(table: ExportTable, rejections: readonly RejectedOrder[]): RejectsFile {
   const rows = rejectedRows(table, rejections);
   switch (table.format) {
     case 'csv':

@@ -8,8 +8,22 @@ export interface ProductCode {
 
 /** Fields compared one to one with the API record (codes, customProperties and composition have their own rules). */
 export const comparedFields = [
-  'name', 'description', 'gender', 'color', 'dimension', 'styleTypeId', 'styleLevelId', 'mainSupplier',
-  'brands', 'seasons', 'collections', 'departments', 'suppliers', 'vendors', 'claimIntentions', 'weight',
+  'name',
+  'description',
+  'gender',
+  'color',
+  'dimension',
+  'styleTypeId',
+  'styleLevelId',
+  'mainSupplier',
+  'brands',
+  'seasons',
+  'collections',
+  'departments',
+  'suppliers',
+  'vendors',
+  'claimIntentions',
+  'weight',
 ] as const satisfies readonly DraftFieldName[];
 export type ComparedField = (typeof comparedFields)[number];
 
@@ -21,10 +35,18 @@ function sameList(a: readonly string[] | null, b: readonly string[]): boolean {
 }
 
 /** Whether the sheet's value already holds in the catalogue: trimmed text, lists as sets, numbers by value. */
-export function sameValue(field: ComparedField, wanted: NonNullable<DraftFields[ComparedField]>, current: ExistingProduct): boolean {
+export function sameValue(
+  field: ComparedField,
+  wanted: NonNullable<DraftFields[ComparedField]>,
+  current: ExistingProduct,
+): boolean {
   if (field === 'weight') {
     const weight = wanted as { unit: string; value: number };
-    return current.weight !== null && current.weight.unit.toUpperCase() === weight.unit.toUpperCase() && Math.abs(current.weight.value - weight.value) < 1e-9;
+    return (
+      current.weight !== null &&
+      current.weight.unit.toUpperCase() === weight.unit.toUpperCase() &&
+      Math.abs(current.weight.value - weight.value) < 1e-9
+    );
   }
   const have = current[field];
   if (Array.isArray(wanted)) return sameList(Array.isArray(have) ? have : null, wanted);
@@ -37,11 +59,20 @@ export function sameValue(field: ComparedField, wanted: NonNullable<DraftFields[
  */
 export function desiredCodes(sheet: readonly ProductCode[], current: readonly ProductCode[]): ProductCode[] {
   const sheetTypes = new Set(sheet.map((code) => code.codeId));
-  return [...current.filter((code) => !sheetTypes.has(code.codeId)).map(({ codeId, codeValue }) => ({ codeId, codeValue })), ...sheet];
+  return [
+    ...current
+      .filter((code) => !sheetTypes.has(code.codeId))
+      .map(({ codeId, codeValue }) => ({ codeId, codeValue })),
+    ...sheet,
+  ];
 }
 
 export function sameCodes(a: readonly ProductCode[], b: readonly ProductCode[]): boolean {
-  const key = (codes: readonly ProductCode[]): string => codes.map((code) => `${code.codeId}=${code.codeValue.trim()}`).sort().join('\n');
+  const key = (codes: readonly ProductCode[]): string =>
+    codes
+      .map((code) => `${code.codeId}=${code.codeValue.trim()}`)
+      .sort()
+      .join('\n');
   return key(a) === key(b);
 }
 
@@ -49,7 +80,9 @@ function parseObject(text: string | null): Record<string, unknown> | null {
   if (text === null) return {};
   try {
     const parsed: unknown = JSON.parse(text);
-    return typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed) ? (parsed as Record<string, unknown>) : null;
+    return typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed)
+      ? (parsed as Record<string, unknown>)
+      : null;
   } catch {
     return null;
   }
@@ -58,7 +91,10 @@ function parseObject(text: string | null): Record<string, unknown> | null {
 function canonical(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
   if (typeof value === 'object' && value !== null) {
-    return `{${Object.keys(value).sort().map((key) => `${JSON.stringify(key)}:${canonical((value as Record<string, unknown>)[key])}`).join(',')}}`;
+    return `{${Object.keys(value)
+      .sort()
+      .map((key) => `${JSON.stringify(key)}:${canonical((value as Record<string, unknown>)[key])}`)
+      .join(',')}}`;
   }
   return JSON.stringify(value);
 }

@@ -1,8 +1,14 @@
 import { z } from 'zod';
 import type { ProductLevel } from '../draft';
 
-const nullishText = z.string().nullish().transform((value) => value ?? null);
-const nullishList = z.array(z.string()).nullish().transform((value) => value ?? null);
+const nullishText = z
+  .string()
+  .nullish()
+  .transform((value) => value ?? null);
+const nullishList = z
+  .array(z.string())
+  .nullish()
+  .transform((value) => value ?? null);
 
 /**
  * The part of an API product (GET /styles, any level) the planner compares. Other fields pass through
@@ -17,7 +23,10 @@ export const existingProductSchema = z
     styleId: nullishText,
     variantId: nullishText,
     name: z.string(),
-    codes: z.array(z.looseObject({ codeId: z.string(), codeValue: z.string() })).nullish().transform((codes) => codes ?? []),
+    codes: z
+      .array(z.looseObject({ codeId: z.string(), codeValue: z.string() }))
+      .nullish()
+      .transform((codes) => codes ?? []),
     description: nullishText,
     gender: nullishText,
     color: nullishText,
@@ -33,12 +42,24 @@ export const existingProductSchema = z
     suppliers: nullishList,
     vendors: nullishList,
     claimIntentions: nullishList,
-    weight: z.looseObject({ unit: z.string(), value: z.number() }).nullish().transform((value) => value ?? null),
-    isComponent: z.union([z.boolean(), z.number()]).nullish().transform((value) => (value === null || value === undefined ? null : Boolean(value))),
+    weight: z
+      .looseObject({ unit: z.string(), value: z.number() })
+      .nullish()
+      .transform((value) => value ?? null),
+    isComponent: z
+      .union([z.boolean(), z.number()])
+      .nullish()
+      .transform((value) => (value === null || value === undefined ? null : Boolean(value))),
   })
   .transform((product) => {
-    const level: ProductLevel = product.level ?? (product.variantId ? 'sku' : product.styleId ? 'variant' : 'style');
-    const parentPlatformId = level === 'sku' ? (product.variantId ?? product.parentId) : level === 'variant' ? (product.styleId ?? product.parentId) : null;
+    const level: ProductLevel =
+      product.level ?? (product.variantId ? 'sku' : product.styleId ? 'variant' : 'style');
+    const parentPlatformId =
+      level === 'sku'
+        ? (product.variantId ?? product.parentId)
+        : level === 'variant'
+          ? (product.styleId ?? product.parentId)
+          : null;
     return { ...product, level, parentPlatformId };
   });
 export type ExistingProduct = z.output<typeof existingProductSchema>;
@@ -50,7 +71,9 @@ export function parseExistingProducts(input: readonly unknown[]): ExistingProduc
     const result = existingProductSchema.safeParse(item);
     if (result.success) return result.data;
     const issue = result.error.issues[0];
-    throw new Error(`existing product #${index}: ${issue?.path.join('.') ?? ''} ${issue?.message ?? 'invalid'}`);
+    throw new Error(
+      `existing product #${index}: ${issue?.path.join('.') ?? ''} ${issue?.message ?? 'invalid'}`,
+    );
   });
 }
 

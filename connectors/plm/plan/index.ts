@@ -2,10 +2,23 @@ import type { DraftFields, ProductLevel } from '../draft';
 import { rowIssue, type RowIssue } from '../issues';
 import type { MaterialShare } from '../profiles/values';
 import type { InvalidDraft, ValidatedSheet, ValidDraft } from '../validate';
-import { comparedFields, desiredCodes, desiredCustomProperties, sameCodes, sameValue, type ProductCode } from './compare';
+import {
+  comparedFields,
+  desiredCodes,
+  desiredCustomProperties,
+  sameCodes,
+  sameValue,
+  type ProductCode,
+} from './compare';
 import { CatalogueIndex, codeKey, type ExistingProduct } from './existing';
 
-export { existingProductSchema, parseExistingProducts, CatalogueIndex, type ExistingProduct, type ExistingProductInput } from './existing';
+export {
+  existingProductSchema,
+  parseExistingProducts,
+  CatalogueIndex,
+  type ExistingProduct,
+  type ExistingProductInput,
+} from './existing';
 
 /** Body for POST /styles; `parentId` is the parent's externalId, which the API accepts in place of its id. */
 export interface ProductCreateBody {
@@ -82,19 +95,33 @@ function apiCodes(fields: DraftFields): ProductCode[] {
 
 function createBody(draft: ValidDraft): ProductCreateBody {
   const { codes: _codes, composition: _composition, ...rest } = draft.fields;
-  const body: ProductCreateBody = { externalId: draft.externalId, name: draft.fields.name ?? '', ...rest, codes: apiCodes(draft.fields) };
+  const body: ProductCreateBody = {
+    externalId: draft.externalId,
+    name: draft.fields.name ?? '',
+    ...rest,
+    codes: apiCodes(draft.fields),
+  };
   if (draft.parentExternalId !== null) body.parentId = draft.parentExternalId;
   return body;
 }
 
 /** Checks that only a create could fix (level, parent, isComponent are fixed once created). */
-function immutableProblem(draft: ValidDraft, current: ExistingProduct, catalogue: CatalogueIndex): string | null {
-  if (current.level !== draft.level) return `'${draft.externalId}' exists as a ${current.level}; the sheet makes it a ${draft.level}, and the level cannot change`;
+function immutableProblem(
+  draft: ValidDraft,
+  current: ExistingProduct,
+  catalogue: CatalogueIndex,
+): string | null {
+  if (current.level !== draft.level)
+    return `'${draft.externalId}' exists as a ${current.level}; the sheet makes it a ${draft.level}, and the level cannot change`;
   const currentParent = catalogue.parentExternalIdOf(current);
   if (currentParent !== undefined && currentParent !== draft.parentExternalId) {
     return `'${draft.externalId}' sits under '${currentParent ?? '(none)'}' in the catalogue, not '${draft.parentExternalId ?? '(none)'}'; a product cannot move to another parent`;
   }
-  if (draft.fields.isComponent !== undefined && current.isComponent !== null && current.isComponent !== draft.fields.isComponent) {
+  if (
+    draft.fields.isComponent !== undefined &&
+    current.isComponent !== null &&
+    current.isComponent !== draft.fields.isComponent
+  ) {
     return `'${draft.externalId}' has isComponent ${String(current.isComponent)} in the catalogue; it is fixed once created`;
   }
   return null;
@@ -106,13 +133,24 @@ function codeClashes(draft: ValidDraft, catalogue: CatalogueIndex): RowIssue[] {
   for (const code of draft.fields.codes ?? []) {
     const holder = catalogue.byCode.get(codeKey(code.codeId, code.codeValue));
     if (holder && holder.externalId !== draft.externalId) {
-      issues.push(rowIssue(code.rowNumber, code.column, 'duplicate_code_value', `${code.codeId} '${code.codeValue}' already belongs to catalogue product '${holder.externalId ?? holder.id}'`, draft.externalId));
+      issues.push(
+        rowIssue(
+          code.rowNumber,
+          code.column,
+          'duplicate_code_value',
+          `${code.codeId} '${code.codeValue}' already belongs to catalogue product '${holder.externalId ?? holder.id}'`,
+          draft.externalId,
+        ),
+      );
     }
   }
   return issues;
 }
 
-function updateBody(draft: ValidDraft, current: ExistingProduct): { body: ProductUpdateBody; changed: string[] } {
+function updateBody(
+  draft: ValidDraft,
+  current: ExistingProduct,
+): { body: ProductUpdateBody; changed: string[] } {
   const body: Record<string, unknown> = {};
   for (const field of comparedFields) {
     const wanted = draft.fields[field];
@@ -140,7 +178,12 @@ function updateBody(draft: ValidDraft, current: ExistingProduct): { body: Produc
 export function planImport(validated: ValidatedSheet, existing: readonly ExistingProduct[]): ImportPlan {
   const catalogue = new CatalogueIndex(existing);
   const issues: RowIssue[] = [...validated.issues];
-  const invalid: InvalidStep[] = validated.invalid.map((item: InvalidDraft) => ({ action: 'invalid', externalId: item.draft.externalId, rowNumbers: item.draft.rowNumbers, issues: item.issues }));
+  const invalid: InvalidStep[] = validated.invalid.map((item: InvalidDraft) => ({
+    action: 'invalid',
+    externalId: item.draft.externalId,
+    rowNumbers: item.draft.rowNumbers,
+    issues: item.issues,
+  }));
   const failed = new Map<string, RowIssue>();
   const writes: Array<CreateStep | UpdateStep> = [];
   const unchanged: UnchangedStep[] = [];
@@ -153,25 +196,62 @@ export function planImport(validated: ValidatedSheet, existing: readonly Existin
     const parentFailure = draft.parentExternalId === null ? undefined : failed.get(draft.parentExternalId);
     const own: RowIssue[] = [];
     if (parentFailure) {
-      own.push(rowIssue(draft.rowNumbers[0] ?? 0, draft.parentColumn, 'invalid_parent', `parent '${draft.parentExternalId}' is rejected (row ${parentFailure.rowNumber}: ${parentFailure.code}), so '${draft.externalId}' is not imported either`, draft.externalId));
+      own.push(
+        rowIssue(
+          draft.rowNumbers[0] ?? 0,
+          draft.parentColumn,
+          'invalid_parent',
+          `parent '${draft.parentExternalId}' is rejected (row ${parentFailure.rowNumber}: ${parentFailure.code}), so '${draft.externalId}' is not imported either`,
+          draft.externalId,
+        ),
+      );
     } else if (current && !draft.referenceOnly) {
       const problem = immutableProblem(draft, current, catalogue);
-      if (problem) own.push(rowIssue(draft.rowNumbers[0] ?? 0, draft.externalIdColumn, 'immutable_field_changed', problem, draft.externalId));
+      if (problem)
+        own.push(
+          rowIssue(
+            draft.rowNumbers[0] ?? 0,
+            draft.externalIdColumn,
+            'immutable_field_changed',
+            problem,
+            draft.externalId,
+          ),
+        );
     }
     if (own.length === 0 && !draft.referenceOnly) own.push(...codeClashes(draft, catalogue));
     if (own.length > 0) {
       failed.set(draft.externalId, own[0] as RowIssue);
       issues.push(...own);
-      invalid.push({ action: 'invalid', externalId: draft.externalId, rowNumbers: draft.rowNumbers, issues: own });
+      invalid.push({
+        action: 'invalid',
+        externalId: draft.externalId,
+        rowNumbers: draft.rowNumbers,
+        issues: own,
+      });
       continue;
     }
     if (!current) {
-      writes.push({ action: 'create', ...base, parentExternalId: draft.parentExternalId, body: createBody(draft), ...composition });
+      writes.push({
+        action: 'create',
+        ...base,
+        parentExternalId: draft.parentExternalId,
+        body: createBody(draft),
+        ...composition,
+      });
       continue;
     }
     const { body, changed } = draft.referenceOnly ? { body: {}, changed: [] } : updateBody(draft, current);
-    if (changed.length === 0) unchanged.push({ action: 'unchanged', ...base, id: current.id, ...composition });
-    else writes.push({ action: 'update', ...base, id: current.id, changedFields: changed, body, ...composition });
+    if (changed.length === 0)
+      unchanged.push({ action: 'unchanged', ...base, id: current.id, ...composition });
+    else
+      writes.push({
+        action: 'update',
+        ...base,
+        id: current.id,
+        changedFields: changed,
+        body,
+        ...composition,
+      });
   }
   issues.sort((a, b) => a.rowNumber - b.rowNumber);
   const creates = writes.filter((step) => step.action === 'create').length;
@@ -179,7 +259,12 @@ export function planImport(validated: ValidatedSheet, existing: readonly Existin
     writes,
     unchanged,
     invalid,
-    counts: { create: creates, update: writes.length - creates, unchanged: unchanged.length, invalid: invalid.length },
+    counts: {
+      create: creates,
+      update: writes.length - creates,
+      unchanged: unchanged.length,
+      invalid: invalid.length,
+    },
     issues,
   };
 }

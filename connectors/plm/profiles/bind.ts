@@ -42,7 +42,8 @@ export function bindSource(source: ValueSource, headers: HeaderIndex): BoundSour
     ...(source.default !== undefined ? { default: source.default } : {}),
     ...(source.split !== undefined ? { split: source.split } : {}),
   };
-  if (source.column !== undefined) return { kind: 'column', ref: { column: headers.find(source.column), wanted: source.column }, ...extras };
+  if (source.column !== undefined)
+    return { kind: 'column', ref: { column: headers.find(source.column), wanted: source.column }, ...extras };
   if (source.template !== undefined) {
     const parts: Array<string | ColumnRef> = [];
     const pattern = /\{([^}]+)\}/g;
@@ -56,12 +57,21 @@ export function bindSource(source: ValueSource, headers: HeaderIndex): BoundSour
     if (last < source.template.length) parts.push(source.template.slice(last));
     return { kind: 'template', parts, ...extras };
   }
-  return { kind: 'constant', value: source.constant ?? '', ...(source.split !== undefined ? { split: source.split } : {}) };
+  return {
+    kind: 'constant',
+    value: source.constant ?? '',
+    ...(source.split !== undefined ? { split: source.split } : {}),
+  };
 }
 
 /** Headers (as in the sheet) a bound source reads; `wanted` names that the sheet lacks are in `missing`. */
 export function sourceColumns(bound: BoundSource): { present: string[]; missing: string[] } {
-  const refs = bound.kind === 'column' ? [bound.ref] : bound.kind === 'template' ? bound.parts.filter((part): part is ColumnRef => typeof part !== 'string') : [];
+  const refs =
+    bound.kind === 'column'
+      ? [bound.ref]
+      : bound.kind === 'template'
+        ? bound.parts.filter((part): part is ColumnRef => typeof part !== 'string')
+        : [];
   return {
     present: refs.flatMap((ref) => (ref.column === null ? [] : [ref.column])),
     missing: refs.flatMap((ref) => (ref.column === null ? [ref.wanted] : [])),
@@ -73,7 +83,9 @@ function blank(value: CellValue | undefined): boolean {
 }
 
 function fallback(bound: BoundSource, column: string | null): SourceRead {
-  return bound.kind !== 'constant' && bound.default !== undefined ? { value: bound.default, column, fromCells: false } : { value: null, column, fromCells: false };
+  return bound.kind !== 'constant' && bound.default !== undefined
+    ? { value: bound.default, column, fromCells: false }
+    : { value: null, column, fromCells: false };
 }
 
 export function readSource(bound: BoundSource, row: SheetRow): SourceRead {
@@ -82,7 +94,8 @@ export function readSource(bound: BoundSource, row: SheetRow): SourceRead {
     const column = bound.ref.column;
     if (column === null) return fallback(bound, bound.ref.wanted);
     const error = row.cellErrors?.[column];
-    if (error !== undefined) return { value: null, column, fromCells: true, cellError: { column, text: error } };
+    if (error !== undefined)
+      return { value: null, column, fromCells: true, cellError: { column, text: error } };
     const value = row.cells[column];
     return blank(value) ? fallback(bound, column) : { value: value ?? null, column, fromCells: true };
   }
@@ -96,7 +109,13 @@ export function readSource(bound: BoundSource, row: SheetRow): SourceRead {
     firstColumn ??= part.column ?? part.wanted;
     if (part.column === null) return fallback(bound, firstColumn);
     const error = row.cellErrors?.[part.column];
-    if (error !== undefined) return { value: null, column: part.column, fromCells: true, cellError: { column: part.column, text: error } };
+    if (error !== undefined)
+      return {
+        value: null,
+        column: part.column,
+        fromCells: true,
+        cellError: { column: part.column, text: error },
+      };
     const value = row.cells[part.column];
     if (blank(value)) return fallback(bound, firstColumn);
     text += String(value).trim();
@@ -104,8 +123,15 @@ export function readSource(bound: BoundSource, row: SheetRow): SourceRead {
   return { value: text, column: firstColumn, fromCells: true };
 }
 
-export function missingColumnsError(profileName: string, missing: readonly string[], headers: readonly string[]): PlmFileError {
-  const found = headers.length === 1 ? `a single column '${headers[0]}' (is the delimiter one of , ; tab |?)` : `columns ${headers.map((h) => `'${h}'`).join(', ')}`;
+export function missingColumnsError(
+  profileName: string,
+  missing: readonly string[],
+  headers: readonly string[],
+): PlmFileError {
+  const found =
+    headers.length === 1
+      ? `a single column '${headers[0]}' (is the delimiter one of , ; tab |?)`
+      : `columns ${headers.map((h) => `'${h}'`).join(', ')}`;
   return new PlmFileError(
     'missing_columns',
     `the sheet lacks column(s) ${missing.map((m) => `'${m}'`).join(', ')} that profile '${profileName}' needs to identify products; it has ${found}.`,

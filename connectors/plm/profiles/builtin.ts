@@ -4,7 +4,8 @@ const list = (column: string) => ({ column, split: ';' });
 
 const nativeInput: MappingProfileInput = {
   name: 'native',
-  description: 'One row per product at any level: externalId, parentExternalId, optional level; code columns named by code type.',
+  description:
+    'One row per product at any level: externalId, parentExternalId, optional level; code columns named by code type.',
   layout: 'native',
   parentExternalId: 'parentExternalId',
   level: 'level',
@@ -33,7 +34,8 @@ const nativeInput: MappingProfileInput = {
 
 const flatInput: MappingProfileInput = {
   name: 'flat',
-  description: 'One row per SKU with its style and colour; continuation rows may leave style and colour columns blank.',
+  description:
+    'One row per SKU with its style and colour; continuation rows may leave style and colour columns blank.',
   layout: 'flat',
   fillDown: ['Style Number', 'Colour Code'],
   style: {

@@ -2,7 +2,14 @@ import { codeTypeOfHeader } from '../code-types';
 import type { DraftCode, DraftFieldName, DraftFields, FieldOrigin } from '../draft';
 import { rowIssue, type RowIssue } from '../issues';
 import type { SheetRow } from '../read/types';
-import { bindSource, readSource, sourceColumns, type BoundSource, type HeaderIndex, type SourceRead } from './bind';
+import {
+  bindSource,
+  readSource,
+  sourceColumns,
+  type BoundSource,
+  type HeaderIndex,
+  type SourceRead,
+} from './bind';
 import type { ReferenceKind, ReferenceResolver } from './references';
 import type { LevelMapping, MappedField } from './schema';
 import { cellText, parseBoolean, parseComposition, parseDate, parseLocaleNumber, splitList } from './values';
@@ -19,7 +26,10 @@ export interface BoundLevel {
 }
 
 export function bindLevel(mapping: LevelMapping, headers: HeaderIndex): BoundLevel {
-  const codes = mapping.codes.map((code) => ({ codeId: code.codeId.trim().toUpperCase(), source: bindSource(code.source, headers) }));
+  const codes = mapping.codes.map((code) => ({
+    codeId: code.codeId.trim().toUpperCase(),
+    source: bindSource(code.source, headers),
+  }));
   if (mapping.autoCodeColumns) {
     for (const header of headers.headers) {
       const codeId = codeTypeOfHeader(header);
@@ -29,10 +39,9 @@ export function bindLevel(mapping: LevelMapping, headers: HeaderIndex): BoundLev
   const externalId = bindSource(mapping.externalId, headers);
   return {
     externalId,
-    fields: (Object.entries(mapping.fields) as Array<[MappedField, Parameters<typeof bindSource>[0]]>).map(([field, source]) => [
-      field,
-      bindSource(source, headers),
-    ]),
+    fields: (Object.entries(mapping.fields) as Array<[MappedField, Parameters<typeof bindSource>[0]]>).map(
+      ([field, source]) => [field, bindSource(source, headers)],
+    ),
     codes,
     customProperties: Object.entries(mapping.customProperties).map(([key, property]) => ({
       key,
@@ -65,8 +74,24 @@ const REFERENCE_FIELDS: Partial<Record<MappedField, ReferenceKind>> = {
   collections: 'collections',
   departments: 'departments',
 };
-const LIST_FIELDS = new Set<MappedField>(['brands', 'seasons', 'collections', 'departments', 'suppliers', 'vendors', 'claimIntentions']);
-const TEXT_FIELDS = new Set<MappedField>(['name', 'description', 'gender', 'color', 'dimension', 'styleLevelId', 'mainSupplier']);
+const LIST_FIELDS = new Set<MappedField>([
+  'brands',
+  'seasons',
+  'collections',
+  'departments',
+  'suppliers',
+  'vendors',
+  'claimIntentions',
+]);
+const TEXT_FIELDS = new Set<MappedField>([
+  'name',
+  'description',
+  'gender',
+  'color',
+  'dimension',
+  'styleLevelId',
+  'mainSupplier',
+]);
 
 /** Collects one row's values for one level (methods, not closures: this runs three times per row). */
 class PieceBuilder {
@@ -82,16 +107,23 @@ class PieceBuilder {
   }
 
   fail(column: string | null, code: RowIssue['code'], reason: string): void {
-    this.piece.issues.push(rowIssue(this.rowNumber, column, code, reason, this.piece.externalId ?? undefined));
+    this.piece.issues.push(
+      rowIssue(this.rowNumber, column, code, reason, this.piece.externalId ?? undefined),
+    );
   }
 
   usable(read: SourceRead): boolean {
     if (read.cellError) {
-      this.fail(read.cellError.column, 'cell_error', `the cell holds the error ${read.cellError.text} (fix the formula or type the value)`);
+      this.fail(
+        read.cellError.column,
+        'cell_error',
+        `the cell holds the error ${read.cellError.text} (fix the formula or type the value)`,
+      );
       return false;
     }
     if (read.value === null) return false;
-    if (read.fromCells && read.column !== null && !this.level.keyColumns.has(read.column)) this.piece.hasOwnData = true;
+    if (read.fromCells && read.column !== null && !this.level.keyColumns.has(read.column))
+      this.piece.hasOwnData = true;
     return true;
   }
 
@@ -106,7 +138,8 @@ export function extractPiece(level: BoundLevel, row: SheetRow, context: ExtractC
   const externalId = idRead.cellError ? null : cellText(idRead.value);
   const b = new PieceBuilder(level, row.rowNumber, externalId, idRead.column);
   const piece = b.piece;
-  if (idRead.cellError) b.fail(idRead.cellError.column, 'cell_error', `the cell holds the error ${idRead.cellError.text}`);
+  if (idRead.cellError)
+    b.fail(idRead.cellError.column, 'cell_error', `the cell holds the error ${idRead.cellError.text}`);
 
   let weightValue: { value: number; column: string | null } | null = null;
   let weightFailed = false;
@@ -119,7 +152,8 @@ export function extractPiece(level: BoundLevel, row: SheetRow, context: ExtractC
       b.set(field as 'name', text, read.column);
     } else if (field === 'isComponent') {
       const flag = parseBoolean(read.value);
-      if (flag === null) b.fail(read.column, 'bad_boolean', `'${text}' is not yes/no (use true, false, yes, no, 1 or 0)`);
+      if (flag === null)
+        b.fail(read.column, 'bad_boolean', `'${text}' is not yes/no (use true, false, yes, no, 1 or 0)`);
       else b.set('isComponent', flag, read.column);
     } else if (field === 'weightValue') {
       const value = parseLocaleNumber(read.value);
@@ -131,7 +165,8 @@ export function extractPiece(level: BoundLevel, row: SheetRow, context: ExtractC
       weightUnit = { unit: text.toUpperCase(), column: read.column, fromCells: read.fromCells };
     } else if (field === 'composition') {
       const shares = parseComposition(text);
-      if (typeof shares === 'string') b.fail(read.column, 'bad_composition', `composition '${text}' cannot be used: ${shares}`);
+      if (typeof shares === 'string')
+        b.fail(read.column, 'bad_composition', `composition '${text}' cannot be used: ${shares}`);
       else b.set('composition', shares, read.column);
     } else if (LIST_FIELDS.has(field) || field === 'styleTypeId') {
       const kind = REFERENCE_FIELDS[field];
@@ -148,16 +183,24 @@ export function extractPiece(level: BoundLevel, row: SheetRow, context: ExtractC
       }
     }
   }
-  if (weightValue && weightUnit) b.set('weight', { unit: weightUnit.unit, value: weightValue.value }, weightValue.column);
-  else if (weightValue) b.fail(weightValue.column, 'missing_required', `weight ${weightValue.value} has no unit (map a weightUnit column or constant)`);
-  else if (weightUnit?.fromCells && !weightFailed) b.fail(weightUnit.column, 'missing_required', `weight unit ${weightUnit.unit} has no weight value`);
+  if (weightValue && weightUnit)
+    b.set('weight', { unit: weightUnit.unit, value: weightValue.value }, weightValue.column);
+  else if (weightValue)
+    b.fail(
+      weightValue.column,
+      'missing_required',
+      `weight ${weightValue.value} has no unit (map a weightUnit column or constant)`,
+    );
+  else if (weightUnit?.fromCells && !weightFailed)
+    b.fail(weightUnit.column, 'missing_required', `weight unit ${weightUnit.unit} has no weight value`);
 
   const codes: DraftCode[] = [];
   for (const code of level.codes) {
     const read = readSource(code.source, row);
     if (!b.usable(read)) continue;
     const codeValue = cellText(read.value);
-    if (codeValue !== null) codes.push({ codeId: code.codeId, codeValue, column: read.column, rowNumber: row.rowNumber });
+    if (codeValue !== null)
+      codes.push({ codeId: code.codeId, codeValue, column: read.column, rowNumber: row.rowNumber });
   }
   if (codes.length > 0) b.set('codes', codes, codes[0]?.column ?? null);
 
@@ -171,7 +214,8 @@ export function extractPiece(level: BoundLevel, row: SheetRow, context: ExtractC
     if (typeof converted === 'object') b.fail(read.column, converted.code, converted.reason);
     else properties[property.key] = converted;
   }
-  if (Object.keys(properties).length > 0) b.set('customProperties', JSON.stringify(properties), propertyColumn);
+  if (Object.keys(properties).length > 0)
+    b.set('customProperties', JSON.stringify(properties), propertyColumn);
   return piece;
 }
 
@@ -181,10 +225,17 @@ function convertProperty(
   dateOrder: 'DMY' | 'MDY',
 ): string | number | boolean | { code: RowIssue['code']; reason: string } {
   const text = cellText(read.value) ?? '';
-  if (type === 'number') return parseLocaleNumber(read.value) ?? { code: 'bad_number', reason: `'${text}' is not a number` };
-  if (type === 'boolean') return parseBoolean(read.value) ?? { code: 'bad_boolean', reason: `'${text}' is not yes/no` };
+  if (type === 'number')
+    return parseLocaleNumber(read.value) ?? { code: 'bad_number', reason: `'${text}' is not a number` };
+  if (type === 'boolean')
+    return parseBoolean(read.value) ?? { code: 'bad_boolean', reason: `'${text}' is not yes/no` };
   if (type === 'date') {
-    return parseDate(read.value, dateOrder) ?? { code: 'bad_date', reason: `'${text}' is not a date (use YYYY-MM-DD, ${dateOrder === 'DMY' ? 'DD/MM/YYYY' : 'MM/DD/YYYY'} or an Excel date)` };
+    return (
+      parseDate(read.value, dateOrder) ?? {
+        code: 'bad_date',
+        reason: `'${text}' is not a date (use YYYY-MM-DD, ${dateOrder === 'DMY' ? 'DD/MM/YYYY' : 'MM/DD/YYYY'} or an Excel date)`,
+      }
+    );
   }
   return text;
 }

@@ -1,12 +1,26 @@
-import { codeTypeOfHeader } from '../code-types';
-import type { DraftFieldName, MappedSheet, ProductDraft } from '../draft';
+import type { MappedSheet, ProductDraft } from '../draft';
 import { rowIssue, type RowIssue } from '../issues';
-import type { CellValue, SheetRow } from '../read/types';
-import { bindSource, HeaderIndex, missingColumnsError, readSource, sourceColumns, type BoundSource } from './bind';
-import { bindLevel, extractPiece, type BoundLevel, type ExtractContext } from './extract';
+import type { SheetRow } from '../read/types';
+import {
+  bindSource,
+  HeaderIndex,
+  missingColumnsError,
+  readSource,
+  sourceColumns,
+  type BoundSource,
+} from './bind';
+import { flatFiller } from './continuation';
+import { bindLevel, extractPiece, type ExtractContext } from './extract';
+import { describeColumns } from './field-columns';
 import { mergePiece, newDraft } from './merge';
 import { ReferenceResolver, type ReferenceLists } from './references';
-import { productLevels, type FlatProfile, type LevelMapping, type MappedField, type MappingProfile, type NativeProfile, type ProductLevel, type ValueSource } from './schema';
+import {
+  productLevels,
+  type FlatProfile,
+  type MappingProfile,
+  type NativeProfile,
+  type ProductLevel,
+} from './schema';
 import { cellText } from './values';
 
 export interface SheetSource {
@@ -26,10 +40,18 @@ function requireColumns(profile: MappingProfile, sources: BoundSource[], headers
 
 function unusedWarning(profile: MappingProfile, index: HeaderIndex): string[] {
   const unused = index.headers.filter((header) => !index.used.has(header));
-  return unused.length > 0 ? [`columns not used by profile '${profile.name}': ${unused.map((h) => `'${h}'`).join(', ')}`] : [];
+  return unused.length > 0
+    ? [`columns not used by profile '${profile.name}': ${unused.map((h) => `'${h}'`).join(', ')}`]
+    : [];
 }
 
-async function mapNative(sheet: SheetSource, profile: NativeProfile, context: ExtractContext, book: DraftBook, index: HeaderIndex): Promise<number> {
+async function mapNative(
+  sheet: SheetSource,
+  profile: NativeProfile,
+  context: ExtractContext,
+  book: DraftBook,
+  index: HeaderIndex,
+): Promise<number> {
   const level = bindLevel(profile.mapping, index);
   const parent = bindSource(profile.parentExternalId, index);
   const levelSource = profile.level ? bindSource(profile.level, index) : null;
@@ -40,84 +62,94 @@ async function mapNative(sheet: SheetSource, profile: NativeProfile, context: Ex
     const piece = extractPiece(level, row, context);
     book.issues.push(...piece.issues);
     if (piece.externalId === null) {
-      if (piece.issues.length === 0) book.issues.push(rowIssue(row.rowNumber, piece.externalIdColumn, 'missing_required', 'externalId is blank; every row needs one'));
+      if (piece.issues.length === 0)
+        book.issues.push(
+          rowIssue(
+            row.rowNumber,
+            piece.externalIdColumn,
+            'missing_required',
+            'externalId is blank; every row needs one',
+          ),
+        );
       continue;
     }
     const parentRead = readSource(parent, row);
-    if (parentRead.cellError) book.issues.push(rowIssue(row.rowNumber, parentRead.column, 'cell_error', `the cell holds the error ${parentRead.cellError.text}`, piece.externalId));
+    if (parentRead.cellError)
+      book.issues.push(
+        rowIssue(
+          row.rowNumber,
+          parentRead.column,
+          'cell_error',
+          `the cell holds the error ${parentRead.cellError.text}`,
+          piece.externalId,
+        ),
+      );
     let productLevel: ProductLevel | null = null;
     if (levelSource) {
       const read = readSource(levelSource, row);
       const text = cellText(read.value)?.toLowerCase() ?? null;
       if (text !== null) {
         productLevel = (productLevels as readonly string[]).includes(text) ? (text as ProductLevel) : null;
-        if (productLevel === null) book.issues.push(rowIssue(row.rowNumber, read.column, 'invalid_level', `level '${text}' is not style, variant or sku`, piece.externalId));
+        if (productLevel === null)
+          book.issues.push(
+            rowIssue(
+              row.rowNumber,
+              read.column,
+              'invalid_level',
+              `level '${text}' is not style, variant or sku`,
+              piece.externalId,
+            ),
+          );
       }
     }
     const existing = book.drafts.get(piece.externalId);
     if (existing) {
       const first = existing.rowNumbers[0] ?? 0;
       book.issues.push(
-        rowIssue(row.rowNumber, piece.externalIdColumn, 'duplicate_external_id', `externalId '${piece.externalId}' is also on row ${first}; each product needs its own`, piece.externalId),
-        rowIssue(first, existing.externalIdColumn, 'duplicate_external_id', `externalId '${piece.externalId}' is also on row ${row.rowNumber}; each product needs its own`, piece.externalId),
+        rowIssue(
+          row.rowNumber,
+          piece.externalIdColumn,
+          'duplicate_external_id',
+          `externalId '${piece.externalId}' is also on row ${first}; each product needs its own`,
+          piece.externalId,
+        ),
+        rowIssue(
+          first,
+          existing.externalIdColumn,
+          'duplicate_external_id',
+          `externalId '${piece.externalId}' is also on row ${row.rowNumber}; each product needs its own`,
+          piece.externalId,
+        ),
       );
       existing.rowNumbers.push(row.rowNumber);
       continue;
     }
-    const draft = newDraft({ ...piece, externalId: piece.externalId }, productLevel, cellText(parentRead.value), parentRead.column, row.rowNumber);
+    const draft = newDraft(
+      { ...piece, externalId: piece.externalId },
+      productLevel,
+      cellText(parentRead.value),
+      parentRead.column,
+      row.rowNumber,
+    );
     draft.referenceOnly = false;
     book.drafts.set(draft.externalId, draft);
   }
   return count;
 }
 
-/** Columns a level reads (for carrying blank continuation cells down within one style or variant). */
-function levelColumns(level: BoundLevel): string[] {
-  const sources = [level.externalId, ...level.fields.map(([, source]) => source), ...level.codes.map((code) => code.source), ...level.customProperties.map((p) => p.source)];
-  return [...new Set(sources.flatMap((source) => sourceColumns(source).present))];
-}
-
-type FlatLevels = { style: BoundLevel; variant: BoundLevel; sku: BoundLevel };
-
-/**
- * Fills a flat row's blank continuation cells: fill-down keys from the row above, and the style's (or
- * variant's) own columns from the row above when it belongs to the same style (variant). Stateful: feed rows in order.
- */
-function flatFiller(profile: FlatProfile, index: HeaderIndex): { levels: FlatLevels; fill: (row: SheetRow) => SheetRow } {
-  const levels = { style: bindLevel(profile.style, index), variant: bindLevel(profile.variant, index), sku: bindLevel(profile.sku, index) };
-  const fillDown = profile.fillDown.map((name) => index.find(name)).filter((header): header is string => header !== null);
-  const keys = new Set([...fillDown, ...Object.values(levels).flatMap((level) => [...level.keyColumns])]);
-  for (const level of Object.values(levels)) for (const key of keys) level.keyColumns.add(key);
-  const styleColumns = levelColumns(levels.style);
-  const variantColumns = levelColumns(levels.variant);
-  let previous: Record<string, CellValue> = {};
-  let previousIds: { style: string | null; variant: string | null } = { style: null, variant: null };
-  const carry = (cells: Record<string, CellValue>, columns: readonly string[]): void => {
-    for (const column of columns) if (cells[column] === null || cells[column] === undefined) cells[column] = previous[column] ?? null;
-  };
-  const fill = (row: SheetRow): SheetRow => {
-    // The reader hands each row over once, so its cells can be completed in place.
-    const cells = row.cells;
-    carry(cells, fillDown);
-    const styleId = cellText(readSource(levels.style.externalId, row).value);
-    if (styleId !== null && styleId === previousIds.style) carry(cells, styleColumns);
-    const variantId = cellText(readSource(levels.variant.externalId, row).value);
-    if (variantId !== null && styleId === previousIds.style && variantId === previousIds.variant) carry(cells, variantColumns);
-    previous = cells;
-    previousIds = { style: styleId, variant: variantId };
-    return row;
-  };
-  return { levels, fill };
-}
-
-/** A function that completes rows the way the profile reads them (flat continuation rows); identity for native. */
-export function continuationFiller(profile: MappingProfile, headers: readonly string[]): (row: SheetRow) => SheetRow {
-  return profile.layout === 'flat' ? flatFiller(profile, new HeaderIndex(headers)).fill : (row) => row;
-}
-
-async function mapFlat(sheet: SheetSource, profile: FlatProfile, context: ExtractContext, book: DraftBook, index: HeaderIndex): Promise<number> {
+async function mapFlat(
+  sheet: SheetSource,
+  profile: FlatProfile,
+  context: ExtractContext,
+  book: DraftBook,
+  index: HeaderIndex,
+): Promise<number> {
   const { levels, fill } = flatFiller(profile, index);
-  requireColumns(profile, [levels.style.externalId, levels.variant.externalId, levels.sku.externalId], index.headers);
+  requireColumns(
+    profile,
+    [levels.style.externalId, levels.variant.externalId, levels.sku.externalId],
+    index.headers,
+  );
   let count = 0;
   for await (const sourceRow of sheet.rows()) {
     count++;
@@ -126,23 +158,49 @@ async function mapFlat(sheet: SheetSource, profile: FlatProfile, context: Extrac
     const variant = extractPiece(levels.variant, row, context);
     const sku = extractPiece(levels.sku, row, context);
     book.issues.push(...style.issues, ...variant.issues, ...sku.issues);
-    const chain: Array<[ProductLevel, typeof style]> = [['style', style], ['variant', variant], ['sku', sku]];
+    const chain: Array<[ProductLevel, typeof style]> = [
+      ['style', style],
+      ['variant', variant],
+      ['sku', sku],
+    ];
     let parentId: string | null = null;
     let parentColumn: string | null = null;
     for (const [levelName, piece] of chain) {
       if (piece.externalId === null) {
         if (!piece.issues.some((issue) => issue.column === piece.externalIdColumn)) {
-          book.issues.push(rowIssue(row.rowNumber, piece.externalIdColumn, 'missing_required', `the ${levelName} key is blank, so the row's ${levelName} cannot be identified`));
+          book.issues.push(
+            rowIssue(
+              row.rowNumber,
+              piece.externalIdColumn,
+              'missing_required',
+              `the ${levelName} key is blank, so the row's ${levelName} cannot be identified`,
+            ),
+          );
         }
         break;
       }
       const existing = book.drafts.get(piece.externalId);
       if (!existing) {
-        book.drafts.set(piece.externalId, newDraft({ ...piece, externalId: piece.externalId }, levelName, parentId, parentColumn, row.rowNumber));
-      } else if (levelName === 'sku' || existing.level !== levelName || existing.parentExternalId !== parentId) {
+        book.drafts.set(
+          piece.externalId,
+          newDraft(
+            { ...piece, externalId: piece.externalId },
+            levelName,
+            parentId,
+            parentColumn,
+            row.rowNumber,
+          ),
+        );
+      } else if (
+        levelName === 'sku' ||
+        existing.level !== levelName ||
+        existing.parentExternalId !== parentId
+      ) {
         const first = existing.rowNumbers[0] ?? 0;
         const reason = `${levelName} externalId '${piece.externalId}' is already used on row ${first}${existing.level !== levelName ? ` by a ${existing.level ?? 'product'}` : existing.parentExternalId !== parentId ? ` under '${existing.parentExternalId ?? ''}'` : ''}`;
-        book.issues.push(rowIssue(row.rowNumber, piece.externalIdColumn, 'duplicate_external_id', reason, piece.externalId));
+        book.issues.push(
+          rowIssue(row.rowNumber, piece.externalIdColumn, 'duplicate_external_id', reason, piece.externalId),
+        );
         if (!existing.rowNumbers.includes(row.rowNumber)) existing.rowNumbers.push(row.rowNumber);
         break;
       } else {
@@ -160,31 +218,31 @@ async function mapFlat(sheet: SheetSource, profile: FlatProfile, context: Extrac
  * to ids, flat rows folded into their style and variant. Cell-level problems become row issues; the
  * rows keep streaming. Throws PlmFileError when the sheet lacks the columns that identify products.
  */
-export async function mapRows(sheet: SheetSource, profile: MappingProfile, references: ReferenceLists = {}): Promise<MappedSheet> {
+export async function mapRows(
+  sheet: SheetSource,
+  profile: MappingProfile,
+  references: ReferenceLists = {},
+): Promise<MappedSheet> {
   const index = new HeaderIndex(sheet.headers);
-  const context: ExtractContext = { resolver: new ReferenceResolver(references), dateOrder: profile.dateOrder };
+  const context: ExtractContext = {
+    resolver: new ReferenceResolver(references),
+    dateOrder: profile.dateOrder,
+  };
   const book = new DraftBook();
-  const rowCount = profile.layout === 'native' ? await mapNative(sheet, profile, context, book, index) : await mapFlat(sheet, profile, context, book, index);
+  const rowCount =
+    profile.layout === 'native'
+      ? await mapNative(sheet, profile, context, book, index)
+      : await mapFlat(sheet, profile, context, book, index);
   const fieldColumns = {
     style: describeColumns(profile.layout === 'native' ? profile.mapping : profile.style, sheet.headers),
     variant: describeColumns(profile.layout === 'native' ? profile.mapping : profile.variant, sheet.headers),
     sku: describeColumns(profile.layout === 'native' ? profile.mapping : profile.sku, sheet.headers),
   };
-  return { drafts: [...book.drafts.values()], issues: book.issues, warnings: unusedWarning(profile, index), rowCount, fieldColumns };
-}
-
-function describe(source: ValueSource): string {
-  return source.column ?? source.template ?? String(source.constant);
-}
-
-function describeColumns(mapping: LevelMapping, headers: readonly string[]): Partial<Record<DraftFieldName, string>> {
-  const columns: Partial<Record<DraftFieldName, string>> = {};
-  for (const [field, source] of Object.entries(mapping.fields) as Array<[MappedField, ValueSource]>) {
-    if (field === 'weightValue') columns.weight = describe(source);
-    else if (field !== 'weightUnit') columns[field] = describe(source);
-  }
-  const firstCode = mapping.codes[0];
-  const firstCodeColumn = mapping.autoCodeColumns ? headers.find((header) => codeTypeOfHeader(header) !== null) : undefined;
-  columns.codes = firstCode ? describe(firstCode.source) : (firstCodeColumn ?? 'codes');
-  return columns;
+  return {
+    drafts: [...book.drafts.values()],
+    issues: book.issues,
+    warnings: unusedWarning(profile, index),
+    rowCount,
+    fieldColumns,
+  };
 }

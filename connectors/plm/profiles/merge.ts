@@ -5,9 +5,12 @@ import type { Piece } from './extract';
 
 function comparable(field: DraftFieldName, value: DraftFields[DraftFieldName]): string {
   if (field === 'codes' && Array.isArray(value)) {
-    return JSON.stringify((value as NonNullable<DraftFields['codes']>).map((code) => `${code.codeId}=${code.codeValue}`).sort());
+    return JSON.stringify(
+      (value as NonNullable<DraftFields['codes']>).map((code) => `${code.codeId}=${code.codeValue}`).sort(),
+    );
   }
-  if (Array.isArray(value) && value.every((item) => typeof item === 'string')) return JSON.stringify([...value].sort());
+  if (Array.isArray(value) && value.every((item) => typeof item === 'string'))
+    return JSON.stringify([...value].sort());
   return JSON.stringify(value);
 }
 
@@ -19,7 +22,15 @@ function sameInOrder(a: DraftFields[DraftFieldName], b: DraftFields[DraftFieldNa
     const y: unknown = b[i];
     if (x === y) continue;
     if (typeof x !== 'object' || typeof y !== 'object' || x === null || y === null) return false;
-    if ('codeId' in x && 'codeId' in y && 'codeValue' in x && 'codeValue' in y && x.codeId === y.codeId && x.codeValue === y.codeValue) continue;
+    if (
+      'codeId' in x &&
+      'codeId' in y &&
+      'codeValue' in x &&
+      'codeValue' in y &&
+      x.codeId === y.codeId &&
+      x.codeValue === y.codeValue
+    )
+      continue;
     return false;
   }
   return true;
@@ -27,12 +38,24 @@ function sameInOrder(a: DraftFields[DraftFieldName], b: DraftFields[DraftFieldNa
 
 function display(value: DraftFields[DraftFieldName]): string {
   if (Array.isArray(value)) {
-    return value.map((item) => (typeof item === 'object' && item !== null && 'codeValue' in item ? `${item.codeId} ${item.codeValue}` : JSON.stringify(item).replace(/^"|"$/g, ''))).join('; ');
+    return value
+      .map((item) =>
+        typeof item === 'object' && item !== null && 'codeValue' in item
+          ? `${item.codeId} ${item.codeValue}`
+          : JSON.stringify(item).replace(/^"|"$/g, ''),
+      )
+      .join('; ');
   }
   return typeof value === 'object' ? JSON.stringify(value) : String(value);
 }
 
-export function newDraft(piece: Piece & { externalId: string }, level: ProductLevel | null, parentExternalId: string | null, parentColumn: string | null, rowNumber: number): ProductDraft {
+export function newDraft(
+  piece: Piece & { externalId: string },
+  level: ProductLevel | null,
+  parentExternalId: string | null,
+  parentColumn: string | null,
+  rowNumber: number,
+): ProductDraft {
   return {
     externalId: piece.externalId,
     level,
@@ -50,7 +73,12 @@ export function newDraft(piece: Piece & { externalId: string }, level: ProductLe
  * Folds another row's view of the same product into its draft (flat layout). A blank cell leaves the
  * value from earlier rows; a different non-blank value is a `conflicting_values` issue on that row.
  */
-export function mergePiece(draft: ProductDraft, piece: Piece, rowNumber: number, levelLabel: string): RowIssue[] {
+export function mergePiece(
+  draft: ProductDraft,
+  piece: Piece,
+  rowNumber: number,
+  levelLabel: string,
+): RowIssue[] {
   const issues: RowIssue[] = [];
   if (!draft.rowNumbers.includes(rowNumber)) draft.rowNumbers.push(rowNumber);
   if (piece.hasOwnData) draft.referenceOnly = false;
@@ -65,7 +93,12 @@ export function mergePiece(draft: ProductDraft, piece: Piece, rowNumber: number,
       continue;
     }
     if (current === incoming || sameInOrder(current, incoming)) continue;
-    if (typeof current === 'object' && typeof incoming === 'object' && comparable(field, current) === comparable(field, incoming)) continue;
+    if (
+      typeof current === 'object' &&
+      typeof incoming === 'object' &&
+      comparable(field, current) === comparable(field, incoming)
+    )
+      continue;
     const column = piece.origins[field]?.column ?? null;
     const earlier = draft.origins[field]?.rowNumber;
     issues.push(

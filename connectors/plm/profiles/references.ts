@@ -38,7 +38,8 @@ export class ReferenceResolver {
       if (!entries) continue;
       const index = new Map<string, string>();
       for (const entry of entries) index.set(`id:${entry.id}`, entry.id);
-      for (const entry of entries) if (!index.has(normalizeName(entry.name))) index.set(normalizeName(entry.name), entry.id);
+      for (const entry of entries)
+        if (!index.has(normalizeName(entry.name))) index.set(normalizeName(entry.name), entry.id);
       this.byKey.set(kind, index);
     }
   }
@@ -49,6 +50,9 @@ export class ReferenceResolver {
     const id = index.get(normalizeName(text)) ?? index.get(`id:${text}`);
     if (id !== undefined) return { ok: true, id };
     const names = (this.lists[kind] ?? []).map((entry) => entry.name);
-    return { ok: false, reason: `unknown ${referenceLabels[kind]} '${text}'${didYouMean(closeMatches(text, names))}` };
+    return {
+      ok: false,
+      reason: `unknown ${referenceLabels[kind]} '${text}'${didYouMean(closeMatches(text, names))}`,
+    };
   }
 }

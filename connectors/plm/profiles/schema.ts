@@ -18,13 +18,23 @@ const sourceObjectSchema = z
     /** List fields: the characters that separate items, e.g. ";" or ";,". Default ";". */
     split: z.string().min(1).optional(),
   })
-  .refine((source) => [source.column, source.template, source.constant].filter((part) => part !== undefined).length === 1, {
-    message: 'give exactly one of column, template or constant',
-  });
+  .refine(
+    (source) =>
+      [source.column, source.template, source.constant].filter((part) => part !== undefined).length === 1,
+    {
+      message: 'give exactly one of column, template or constant',
+    },
+  );
 
 /** Where a value comes from: a column name as shorthand, or { column | template | constant, default?, split? }. */
 type SourceObject = z.output<typeof sourceObjectSchema>;
-export const valueSourceSchema = z.union([z.string().min(1).transform((column): SourceObject => ({ column })), sourceObjectSchema]);
+export const valueSourceSchema = z.union([
+  z
+    .string()
+    .min(1)
+    .transform((column): SourceObject => ({ column })),
+  sourceObjectSchema,
+]);
 export type ValueSource = z.output<typeof valueSourceSchema>;
 
 export const mappedFields = [
@@ -51,8 +61,14 @@ export const mappedFields = [
 export type MappedField = (typeof mappedFields)[number];
 
 const customPropertySchema = z.union([
-  z.string().min(1).transform((column) => ({ source: { column } as SourceObject, type: 'text' as const })),
-  z.strictObject({ source: valueSourceSchema, type: z.enum(['text', 'number', 'date', 'boolean']).default('text') }),
+  z
+    .string()
+    .min(1)
+    .transform((column) => ({ source: { column } as SourceObject, type: 'text' as const })),
+  z.strictObject({
+    source: valueSourceSchema,
+    type: z.enum(['text', 'number', 'date', 'boolean']).default('text'),
+  }),
 ]);
 
 const codeSourceSchema = z.strictObject({ codeId: z.string().min(1), source: valueSourceSchema });
@@ -107,6 +123,8 @@ export type MappingProfileInput = z.input<typeof mappingProfileSchema>;
 export function parseMappingProfile(input: unknown): MappingProfile {
   const result = mappingProfileSchema.safeParse(input);
   if (result.success) return result.data;
-  const problems = result.error.issues.map((issue) => `${issue.path.join('.') || '(root)'}: ${issue.message}`);
+  const problems = result.error.issues.map(
+    (issue) => `${issue.path.join('.') || '(root)'}: ${issue.message}`,
+  );
   throw new Error(`invalid mapping profile: ${problems.join('; ')}`);
 }

@@ -53,7 +53,8 @@ const EXCEL_EPOCH_MS = Date.UTC(1899, 11, 30);
 
 function isoFromParts(year: number, month: number, day: number): string | null {
   const date = new Date(Date.UTC(year, month - 1, day));
-  if (date.getUTCFullYear() !== year || date.getUTCMonth() !== month - 1 || date.getUTCDate() !== day) return null;
+  if (date.getUTCFullYear() !== year || date.getUTCMonth() !== month - 1 || date.getUTCDate() !== day)
+    return null;
   return date.toISOString().slice(0, 10);
 }
 
@@ -82,7 +83,14 @@ export function splitList(text: string, separators = ';'): string[] {
     pattern = new RegExp(`[${separators.replace(/[\]\\^-]/g, '\\$&')}]`);
     splitPatterns.set(separators, pattern);
   }
-  return [...new Set(text.split(pattern).map((item) => item.trim()).filter((item) => item !== ''))];
+  return [
+    ...new Set(
+      text
+        .split(pattern)
+        .map((item) => item.trim())
+        .filter((item) => item !== ''),
+    ),
+  ];
 }
 
 export interface MaterialShare {
@@ -95,17 +103,26 @@ export interface MaterialShare {
  * as material shares. Returns the reason as text when the composition cannot be read or adds up past 100.
  */
 export function parseComposition(text: string): MaterialShare[] | string {
-  const parts = text.split(/;|\/|\+|\n|(?<!\d),|,(?!\d)/).map((part) => part.trim()).filter((part) => part !== '');
+  const parts = text
+    .split(/;|\/|\+|\n|(?<!\d),|,(?!\d)/)
+    .map((part) => part.trim())
+    .filter((part) => part !== '');
   const shares: MaterialShare[] = [];
   for (const part of parts) {
     const leading = /^(\d+(?:[.,]\d+)?)\s*%\s*(.+)$/.exec(part);
     const trailing = /^(.+?)\s*(\d+(?:[.,]\d+)?)\s*%$/.exec(part);
-    const [percentText, material] = leading ? [leading[1], leading[2]] : trailing ? [trailing[2], trailing[1]] : [];
-    if (percentText === undefined || material === undefined) return `'${part}' is not "<percent>% <material>"`;
+    const [percentText, material] = leading
+      ? [leading[1], leading[2]]
+      : trailing
+        ? [trailing[2], trailing[1]]
+        : [];
+    if (percentText === undefined || material === undefined)
+      return `'${part}' is not "<percent>% <material>"`;
     const percentage = Number(percentText.replace(',', '.'));
     if (!(percentage > 0 && percentage <= 100)) return `'${part}' has a percentage outside 0-100`;
     const name = material.trim();
-    if (shares.some((share) => share.material.toLowerCase() === name.toLowerCase())) return `'${name}' is listed twice`;
+    if (shares.some((share) => share.material.toLowerCase() === name.toLowerCase()))
+      return `'${name}' is listed twice`;
     shares.push({ material: name, percentage });
   }
   if (shares.length === 0) return 'no material found';

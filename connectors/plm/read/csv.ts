@@ -4,7 +4,14 @@ import Papa from 'papaparse';
 import { PlmFileError } from '../issues';
 import { decodeStream, findNonUtf8 } from './encoding';
 import { buildHeaders, cleanCell, findHeaderRow, noHeaderError, toSheetRow } from './header';
-import { csvDelimiters, defaultReadLimits, type CsvDelimiter, type OpenedSheet, type ReadOptions, type SheetRow } from './types';
+import {
+  csvDelimiters,
+  defaultReadLimits,
+  type CsvDelimiter,
+  type OpenedSheet,
+  type ReadOptions,
+  type SheetRow,
+} from './types';
 
 const SAMPLE_BYTES = 64 * 1024;
 
@@ -50,7 +57,10 @@ async function chooseEncoding(
 ): Promise<'utf-8' | 'utf-16le' | 'windows-1252'> {
   if (head[0] === 0xff && head[1] === 0xfe) return 'utf-16le';
   if (head[0] === 0xfe && head[1] === 0xff) {
-    throw new PlmFileError('bad_encoding', `${path} is UTF-16 big-endian text; save it as UTF-8 csv and re-run.`);
+    throw new PlmFileError(
+      'bad_encoding',
+      `${path} is UTF-16 big-endian text; save it as UTF-8 csv and re-run.`,
+    );
   }
   if (head.includes(0)) {
     throw new PlmFileError(
@@ -194,7 +204,10 @@ export async function openCsv(path: string, size: number, options: ReadOptions):
     const emit = (record: { rowNumber: number; values: string[] }): SheetRow | null => {
       const row = toSheetRow(record.rowNumber, record.values, headers);
       if (row && ++count > maxRows) {
-        throw new PlmFileError('too_many_rows', `${path} has more than ${maxRows} data rows. Split the file and re-run.`);
+        throw new PlmFileError(
+          'too_many_rows',
+          `${path} has more than ${maxRows} data rows. Split the file and re-run.`,
+        );
       }
       return row;
     };

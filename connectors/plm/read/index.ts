@@ -27,8 +27,10 @@ async function head(path: string): Promise<Buffer> {
  */
 export async function openSheet(path: string, options: ReadOptions = {}): Promise<OpenedSheet> {
   const info = await stat(path).catch(() => null);
-  if (!info || !info.isFile()) throw new PlmFileError('file_not_found', `${path} does not exist or is not a file.`);
-  if (info.size === 0) throw new PlmFileError('empty_file', `${path} is empty (0 bytes). Export the sheet again.`);
+  if (!info || !info.isFile())
+    throw new PlmFileError('file_not_found', `${path} does not exist or is not a file.`);
+  if (info.size === 0)
+    throw new PlmFileError('empty_file', `${path} is empty (0 bytes). Export the sheet again.`);
   const extension = extname(path).toLowerCase();
   const sniffed = sniffWorkbook(await head(path));
   if (sniffed !== null) return openWorkbook(path, info.size, sniffed, options);

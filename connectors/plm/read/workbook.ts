@@ -2,7 +2,14 @@ import { readFile } from 'node:fs/promises';
 import * as XLSX from 'xlsx';
 import { PlmFileError } from '../issues';
 import { buildHeaders, findHeaderRow, noHeaderError, toSheetRow } from './header';
-import { defaultReadLimits, type CellValue, type OpenedSheet, type ReadOptions, type SheetFormat, type SheetRow } from './types';
+import {
+  defaultReadLimits,
+  type CellValue,
+  type OpenedSheet,
+  type ReadOptions,
+  type SheetFormat,
+  type SheetRow,
+} from './types';
 import { checkXlsxPackage } from './zip-guard';
 
 const ERROR_TEXT: Record<number, string> = {
@@ -61,7 +68,9 @@ function fillMerges(data: XLSX.CellObject[][], merges: XLSX.Range[], warnings: s
     const source = data[merge.s.r]?.[merge.s.c];
     if (!source || area <= 1) continue;
     if (area > MAX_MERGE_CELLS) {
-      warnings.push(`merged range ${XLSX.utils.encode_range(merge)} covers ${area} cells; only its first cell was read`);
+      warnings.push(
+        `merged range ${XLSX.utils.encode_range(merge)} covers ${area} cells; only its first cell was read`,
+      );
       continue;
     }
     for (let r = merge.s.r; r <= merge.e.r; r++) {
@@ -86,11 +95,19 @@ function readWorkbook(bytes: Buffer, path: string, rowCap: number): XLSX.WorkBoo
     });
   } catch (error) {
     const reason = error instanceof Error ? error.message : String(error);
-    throw new PlmFileError('not_a_spreadsheet', `${path} could not be read as a workbook (${reason}). Re-save it from Excel as xlsx.`);
+    throw new PlmFileError(
+      'not_a_spreadsheet',
+      `${path} could not be read as a workbook (${reason}). Re-save it from Excel as xlsx.`,
+    );
   }
 }
 
-export async function openWorkbook(path: string, size: number, format: SheetFormat, options: ReadOptions): Promise<OpenedSheet> {
+export async function openWorkbook(
+  path: string,
+  size: number,
+  format: SheetFormat,
+  options: ReadOptions,
+): Promise<OpenedSheet> {
   const maxBytes = options.maxFileBytes ?? defaultReadLimits.workbookMaxFileBytes;
   if (size > maxBytes) {
     throw new PlmFileError(
@@ -107,22 +124,32 @@ export async function openWorkbook(path: string, size: number, format: SheetForm
       `${path} is named .${format} but is not an Excel workbook (it starts with bytes ${start}). Export the sheet again as xlsx or csv.`,
     );
   }
-  if (actual === 'xlsx') checkXlsxPackage(bytes, path, options.maxExpandedBytes ?? defaultReadLimits.maxExpandedBytes);
+  if (actual === 'xlsx')
+    checkXlsxPackage(bytes, path, options.maxExpandedBytes ?? defaultReadLimits.maxExpandedBytes);
   const scanRows = options.headerScanRows ?? defaultReadLimits.headerScanRows;
   const maxRows = options.maxRows ?? defaultReadLimits.maxRows;
   const workbook = readWorkbook(bytes, path, maxRows + scanRows + 1);
 
   const sheetName =
-    options.sheetName ?? workbook.SheetNames.find((name) => workbook.Sheets[name]?.['!ref']) ?? workbook.SheetNames[0];
+    options.sheetName ??
+    workbook.SheetNames.find((name) => workbook.Sheets[name]?.['!ref']) ??
+    workbook.SheetNames[0];
   const sheet = sheetName === undefined ? undefined : workbook.Sheets[sheetName];
   if (sheetName === undefined || !sheet) {
-    throw new PlmFileError('sheet_not_found', `${path} has no sheet named '${options.sheetName ?? ''}' (sheets: ${workbook.SheetNames.join(', ')}).`);
+    throw new PlmFileError(
+      'sheet_not_found',
+      `${path} has no sheet named '${options.sheetName ?? ''}' (sheets: ${workbook.SheetNames.join(', ')}).`,
+    );
   }
   const fullRef = (sheet['!fullref'] as string | undefined) ?? sheet['!ref'];
-  if (!sheet['!ref'] || !fullRef) throw new PlmFileError('empty_file', `${path}: sheet '${sheetName}' has no cells.`);
+  if (!sheet['!ref'] || !fullRef)
+    throw new PlmFileError('empty_file', `${path}: sheet '${sheetName}' has no cells.`);
   const full = XLSX.utils.decode_range(fullRef);
   if (full.e.r - full.s.r + 1 > maxRows + scanRows + 1) {
-    throw new PlmFileError('too_many_rows', `${path}: sheet '${sheetName}' has ${full.e.r + 1} rows, over the ${maxRows}-row limit. Split it and re-run.`);
+    throw new PlmFileError(
+      'too_many_rows',
+      `${path}: sheet '${sheetName}' has ${full.e.r + 1} rows, over the ${maxRows}-row limit. Split it and re-run.`,
+    );
   }
   const range = XLSX.utils.decode_range(sheet['!ref']);
   const data = (sheet['!data'] ?? []) as XLSX.CellObject[][];
@@ -145,7 +172,10 @@ export async function openWorkbook(path: string, size: number, format: SheetForm
 
   const scanEnd = Math.min(range.e.r, range.s.r + scanRows - 1);
   const scanned: CellValue[][] = [];
-  for (let r = range.s.r; r <= scanEnd; r++) scanned.push(rowValues(r).values.map((value) => (typeof value === 'string' ? value.trim() || null : value)));
+  for (let r = range.s.r; r <= scanEnd; r++)
+    scanned.push(
+      rowValues(r).values.map((value) => (typeof value === 'string' ? value.trim() || null : value)),
+    );
   const headerIndex = findHeaderRow(scanned, options.expectedHeaders);
   if (headerIndex < 0) throw noHeaderError(path, scanned.length);
   const headerRow = range.s.r + headerIndex;
@@ -153,7 +183,8 @@ export async function openWorkbook(path: string, size: number, format: SheetForm
   let started = false;
 
   async function* rows(): AsyncGenerator<SheetRow> {
-    if (started) throw new Error('rows() of an opened workbook can be iterated only once; open the file again');
+    if (started)
+      throw new Error('rows() of an opened workbook can be iterated only once; open the file again');
     started = true;
     for (let r = headerRow + 1; r <= range.e.r; r++) {
       const { values, errors } = rowValues(r);

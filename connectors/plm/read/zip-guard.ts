@@ -24,18 +24,27 @@ export function zipEntries(bytes: Buffer, path: string): ZipEntrySummary[] {
     }
   }
   if (end < 0) {
-    throw new PlmFileError('not_a_spreadsheet', `${path} is not a readable xlsx workbook: its zip directory is missing (truncated or damaged file).`);
+    throw new PlmFileError(
+      'not_a_spreadsheet',
+      `${path} is not a readable xlsx workbook: its zip directory is missing (truncated or damaged file).`,
+    );
   }
   const count = bytes.readUInt16LE(end + 10);
   const directoryOffset = bytes.readUInt32LE(end + 16);
   if (directoryOffset === ZIP64_MARKER || count === 0xffff) {
-    throw new PlmFileError('expanded_too_large', `${path} is a zip64 archive; a product export never needs one. Re-save it from Excel.`);
+    throw new PlmFileError(
+      'expanded_too_large',
+      `${path} is a zip64 archive; a product export never needs one. Re-save it from Excel.`,
+    );
   }
   const entries: ZipEntrySummary[] = [];
   let at = directoryOffset;
   for (let index = 0; index < count; index++) {
     if (at + 46 > bytes.length || bytes.readUInt32LE(at) !== CENTRAL_DIRECTORY_ENTRY) {
-      throw new PlmFileError('not_a_spreadsheet', `${path} is not a readable xlsx workbook: its zip directory is damaged.`);
+      throw new PlmFileError(
+        'not_a_spreadsheet',
+        `${path} is not a readable xlsx workbook: its zip directory is damaged.`,
+      );
     }
     const compressedBytes = bytes.readUInt32LE(at + 20);
     const expandedBytes = bytes.readUInt32LE(at + 24);

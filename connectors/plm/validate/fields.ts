@@ -42,7 +42,15 @@ export function checkFields(
     for (const field of requiredFields[level]) {
       const value = draft.fields[field];
       if (value === undefined || (Array.isArray(value) && value.length === 0)) {
-        issues.push(rowIssue(firstRow, columns[field] ?? null, 'missing_required', `${field} is required to create a ${level} ('${draft.externalId}')`, draft.externalId));
+        issues.push(
+          rowIssue(
+            firstRow,
+            columns[field] ?? null,
+            'missing_required',
+            `${field} is required to create a ${level} ('${draft.externalId}')`,
+            draft.externalId,
+          ),
+        );
       }
     }
   }
@@ -50,7 +58,15 @@ export function checkFields(
     const value = draft.fields[field];
     if (typeof value === 'string' && value.length > limit) {
       const origin = draft.origins[field];
-      issues.push(rowIssue(origin?.rowNumber ?? firstRow, origin?.column ?? columns[field] ?? null, 'too_long', `${field} has ${value.length} characters, over the limit of ${limit}`, draft.externalId));
+      issues.push(
+        rowIssue(
+          origin?.rowNumber ?? firstRow,
+          origin?.column ?? columns[field] ?? null,
+          'too_long',
+          `${field} has ${value.length} characters, over the limit of ${limit}`,
+          draft.externalId,
+        ),
+      );
     }
   }
   const seenTypes = new Map<string, number>();
@@ -63,7 +79,15 @@ export function checkFields(
     const times = (seenTypes.get(code.codeId) ?? 0) + 1;
     seenTypes.set(code.codeId, times);
     if (times === 2 && singleUseCodeTypes.has(code.codeId)) {
-      issues.push(rowIssue(code.rowNumber, code.column, 'duplicate_code_type', `code type ${code.codeId} may appear only once per product`, draft.externalId));
+      issues.push(
+        rowIssue(
+          code.rowNumber,
+          code.column,
+          'duplicate_code_type',
+          `code type ${code.codeId} may appear only once per product`,
+          draft.externalId,
+        ),
+      );
     }
   }
   return issues;
@@ -71,22 +95,38 @@ export function checkFields(
 
 /** Code values must be unique per code type across the sheet: every product sharing one is reported. */
 export function checkCodeUniqueness(drafts: Iterable<ProductDraft>): RowIssue[] {
-  const owners = new Map<string, Array<{ draft: ProductDraft; rowNumber: number; column: string | null }>>();
+  type Owner = { draft: ProductDraft; rowNumber: number; column: string | null };
+  const first = new Map<string, Owner>();
+  const shared = new Map<string, Owner[]>();
   for (const draft of drafts) {
     for (const code of draft.fields.codes ?? []) {
       const key = `${code.codeId}\u0000${code.codeValue}`;
-      const list = owners.get(key) ?? [];
-      if (!list.some((owner) => owner.draft === draft)) list.push({ draft, rowNumber: code.rowNumber, column: code.column });
-      owners.set(key, list);
+      const owner = { draft, rowNumber: code.rowNumber, column: code.column };
+      const earlier = first.get(key);
+      if (!earlier) first.set(key, owner);
+      else if (earlier.draft !== draft) {
+        const list = shared.get(key) ?? [earlier];
+        if (!list.some((item) => item.draft === draft)) list.push(owner);
+        shared.set(key, list);
+      }
     }
   }
   const issues: RowIssue[] = [];
-  for (const [key, list] of owners) {
-    if (list.length < 2) continue;
+  for (const [key, list] of shared) {
     const [codeId, codeValue] = key.split('\u0000');
     for (const owner of list) {
-      const others = list.filter((other) => other !== owner).map((other) => `'${other.draft.externalId}' (row ${other.rowNumber})`);
-      issues.push(rowIssue(owner.rowNumber, owner.column, 'duplicate_code_value', `${codeId} '${codeValue}' is also used by ${others.join(', ')}; code values must be unique`, owner.draft.externalId));
+      const others = list
+        .filter((other) => other !== owner)
+        .map((other) => `'${other.draft.externalId}' (row ${other.rowNumber})`);
+      issues.push(
+        rowIssue(
+          owner.rowNumber,
+          owner.column,
+          'duplicate_code_value',
+          `${codeId} '${codeValue}' is also used by ${others.join(', ')}; code values must be unique`,
+          owner.draft.externalId,
+        ),
+      );
     }
   }
   return issues;

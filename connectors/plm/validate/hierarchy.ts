@@ -1,7 +1,11 @@
 import type { ProductDraft, ProductLevel } from '../draft';
 import { rowIssue, type RowIssue } from '../issues';
 
-const CHILD_LEVEL: Record<ProductLevel, ProductLevel | null> = { style: 'variant', variant: 'sku', sku: null };
+const CHILD_LEVEL: Record<ProductLevel, ProductLevel | null> = {
+  style: 'variant',
+  variant: 'sku',
+  sku: null,
+};
 
 /**
  * Each draft's level from its parent chain (no parent = style, under a style = variant, under a variant
@@ -17,7 +21,15 @@ export function resolveLevels(
   const issues: RowIssue[] = [];
   const fail = (draft: ProductDraft, code: RowIssue['code'], reason: string): void => {
     failed.add(draft.externalId);
-    issues.push(rowIssue(draft.rowNumbers[0] ?? 0, draft.parentColumn ?? draft.externalIdColumn, code, reason, draft.externalId));
+    issues.push(
+      rowIssue(
+        draft.rowNumbers[0] ?? 0,
+        draft.parentColumn ?? draft.externalIdColumn,
+        code,
+        reason,
+        draft.externalId,
+      ),
+    );
   };
 
   const resolve = (draft: ProductDraft, path: string[]): ProductLevel | null => {
@@ -28,7 +40,8 @@ export function resolveLevels(
       const cycle = [...path.slice(path.indexOf(draft.externalId)), draft.externalId];
       for (const id of cycle.slice(0, -1)) {
         const member = drafts.get(id);
-        if (member && !failed.has(id)) fail(member, 'cyclic_parent', `parents form a loop: ${cycle.map((c) => `'${c}'`).join(' -> ')}`);
+        if (member && !failed.has(id))
+          fail(member, 'cyclic_parent', `parents form a loop: ${cycle.map((c) => `'${c}'`).join(' -> ')}`);
       }
       return null;
     }
@@ -41,11 +54,14 @@ export function resolveLevels(
       return null;
     } else {
       const parentDraft = drafts.get(parentId);
-      const parentLevel = parentDraft ? resolve(parentDraft, [...path, draft.externalId]) : (existing.get(parentId) ?? null);
+      const parentLevel = parentDraft
+        ? resolve(parentDraft, [...path, draft.externalId])
+        : (existing.get(parentId) ?? null);
       if (failed.has(draft.externalId)) return null;
       if (parentLevel === null) {
         // A parent on the sheet that failed is reported later as invalid_parent; only a truly absent one is missing.
-        if (!parentDraft) fail(draft, 'missing_parent', `parent '${parentId}' is neither on this sheet nor in the catalogue`);
+        if (!parentDraft)
+          fail(draft, 'missing_parent', `parent '${parentId}' is neither on this sheet nor in the catalogue`);
         else failed.add(draft.externalId);
         return null;
       }
@@ -56,8 +72,15 @@ export function resolveLevels(
       }
     }
     if (draft.level !== null && draft.level !== level) {
-      const why = parentId === null ? 'it has no parent' : `its parent '${parentId}' is a ${level === 'variant' ? 'style' : 'variant'}`;
-      fail(draft, 'parent_level_mismatch', `the sheet says ${draft.level} but ${why}, which makes it a ${level}`);
+      const why =
+        parentId === null
+          ? 'it has no parent'
+          : `its parent '${parentId}' is a ${level === 'variant' ? 'style' : 'variant'}`;
+      fail(
+        draft,
+        'parent_level_mismatch',
+        `the sheet says ${draft.level} but ${why}, which makes it a ${level}`,
+      );
       return null;
     }
     levels.set(draft.externalId, level);

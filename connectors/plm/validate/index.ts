@@ -47,7 +47,9 @@ export function validateDrafts(mapped: MappedSheet, options: ValidateOptions = {
   issues.push(...hierarchyIssues);
 
   // A cell that failed to convert already explains why its field is empty: no second "missing" issue for it.
-  const failedCells = new Set(mapped.issues.map((issue) => `${issue.externalId ?? ''}\u0000${issue.column ?? ''}`));
+  const failedCells = new Set(
+    mapped.issues.map((issue) => `${issue.externalId ?? ''}\u0000${issue.column ?? ''}`),
+  );
   for (const draft of drafts.values()) {
     const level = levels.get(draft.externalId);
     if (!level) continue;
@@ -55,12 +57,20 @@ export function validateDrafts(mapped: MappedSheet, options: ValidateOptions = {
     const exists = existing.has(draft.externalId);
     if (draft.referenceOnly && exists) continue;
     const found = checkFields(draft, level, exists, mapped.fieldColumns[level]);
-    issues.push(...found.filter((issue) => issue.code !== 'missing_required' || !failedCells.has(`${draft.externalId}\u0000${issue.column ?? ''}`)));
+    issues.push(
+      ...found.filter(
+        (issue) =>
+          issue.code !== 'missing_required' ||
+          !failedCells.has(`${draft.externalId}\u0000${issue.column ?? ''}`),
+      ),
+    );
   }
   issues.push(...checkCodeUniqueness(drafts.values()));
 
   const failedBy = new Map<string, RowIssue>();
-  for (const issue of issues) if (issue.externalId !== undefined && !failedBy.has(issue.externalId)) failedBy.set(issue.externalId, issue);
+  for (const issue of issues)
+    if (issue.externalId !== undefined && !failedBy.has(issue.externalId))
+      failedBy.set(issue.externalId, issue);
   const rowsWithIssues = new Set(issues.map((issue) => issue.rowNumber));
   const failureOf = (draft: ProductDraft, depth = 0): RowIssue | undefined => {
     const own = failedBy.get(draft.externalId);
@@ -69,7 +79,13 @@ export function validateDrafts(mapped: MappedSheet, options: ValidateOptions = {
     const parentFailure = parent ? failureOf(parent, depth + 1) : undefined;
     if (!parentFailure) return undefined;
     const reason = `parent '${draft.parentExternalId}' is rejected (row ${parentFailure.rowNumber}: ${parentFailure.code}), so '${draft.externalId}' is not imported either`;
-    const issue = rowIssue(draft.rowNumbers[0] ?? 0, draft.parentColumn, 'invalid_parent', reason, draft.externalId);
+    const issue = rowIssue(
+      draft.rowNumbers[0] ?? 0,
+      draft.parentColumn,
+      'invalid_parent',
+      reason,
+      draft.externalId,
+    );
     failedBy.set(draft.externalId, issue);
     for (const rowNumber of draft.rowNumbers) {
       if (rowsWithIssues.has(rowNumber)) continue;
@@ -86,7 +102,9 @@ export function validateDrafts(mapped: MappedSheet, options: ValidateOptions = {
     if (failureOf(draft) || !level) invalidDrafts.push(draft);
     else valid.push({ ...draft, level });
   }
-  valid.sort((a, b) => LEVEL_ORDER[a.level] - LEVEL_ORDER[b.level] || (a.rowNumbers[0] ?? 0) - (b.rowNumbers[0] ?? 0));
+  valid.sort(
+    (a, b) => LEVEL_ORDER[a.level] - LEVEL_ORDER[b.level] || (a.rowNumbers[0] ?? 0) - (b.rowNumbers[0] ?? 0),
+  );
   const byProduct = new Map<string, RowIssue[]>();
   for (const issue of issues) {
     if (issue.externalId === undefined) continue;

@@ -24,7 +24,10 @@ export function tempDir(): { path: string; cleanup: () => void } {
 }
 
 /** An in-memory sheet: the header row is row 1, data rows from row 2 (blank rows skipped as the reader does). */
-export function sheetOf(headers: string[], rows: CellValue[][]): { headers: string[]; rows(): AsyncIterable<SheetRow> } {
+export function sheetOf(
+  headers: string[],
+  rows: CellValue[][],
+): { headers: string[]; rows(): AsyncIterable<SheetRow> } {
   return {
     headers,
     async *rows() {
@@ -58,4 +61,14 @@ export async function mapAndValidate(
 }
 
 /** Native-profile header with the columns most tests need. */
-export const nativeHeaders = ['externalId', 'parentExternalId', 'level', 'name', 'styleType', 'isComponent', 'color', 'dimension', 'PLM_ID'];
+export const nativeHeaders = [
+  'externalId',
+  'parentExternalId',
+  'level',
+  'name',
+  'styleType',
+  'isComponent',
+  'color',
+  'dimension',
+  'PLM_ID',
+];

@@ -20,7 +20,12 @@ function catalogueAfter(plan: ImportPlan): ExistingProduct[] {
     const id = `${step.level}_${step.externalId}`;
     const parent = step.parentExternalId ? (ids.get(step.parentExternalId) ?? null) : null;
     ids.set(step.externalId, { id, level: step.level, parent: parent?.id ?? null });
-    const links = step.level === 'variant' ? { styleId: parent?.id } : step.level === 'sku' ? { variantId: parent?.id, styleId: parent?.parent } : {};
+    const links =
+      step.level === 'variant'
+        ? { styleId: parent?.id }
+        : step.level === 'sku'
+          ? { variantId: parent?.id, styleId: parent?.parent }
+          : {};
     const { parentId: _parentId, ...body } = step.body;
     // The API returns codes in its own order: comparison must not depend on it.
     products.push({ ...body, id, ...links, codes: [...body.codes].reverse(), isArchived: false });
@@ -28,47 +33,110 @@ function catalogueAfter(plan: ImportPlan): ExistingProduct[] {
   return parseExistingProducts(products);
 }
 
-async function planFile(file: string, profile: MappingProfile, existing: ExistingProduct[] = []): Promise<ImportPlan> {
+async function planFile(
+  file: string,
+  profile: MappingProfile,
+  existing: ExistingProduct[] = [],
+): Promise<ImportPlan> {
   const parsed = await parseProductSheet(join(fixtures, file), { profile, references });
   return planImport(validateDrafts(parsed, { existing: new CatalogueIndex(existing).levels() }), existing);
 }
 
 describe('planImport', () => {
-  it.each([['native.csv', native()], ['flat.xlsx', flat()]])('creates everything from %s parents first, then plans an unchanged re-import as all unchanged', async (file, profile) => {
-    const fresh = await planFile(file, profile);
-    expect(fresh.counts).toEqual({ create: 10, update: 0, unchanged: 0, invalid: 0 });
-    const levels = fresh.writes.map((step) => step.level);
-    expect(levels).toEqual([...levels].sort((a, b) => ['style', 'variant', 'sku'].indexOf(a) - ['style', 'variant', 'sku'].indexOf(b)));
-    const again = await planFile(file, profile, catalogueAfter(fresh));
-    expect(again.counts).toEqual({ create: 0, update: 0, unchanged: 10, invalid: 0 });
-  });
+  it.each([
+    ['native.csv', native()],
+    ['flat.xlsx', flat()],
+  ])(
+    'creates everything from %s parents first, then plans an unchanged re-import as all unchanged',
+    async (file, profile) => {
+      const fresh = await planFile(file, profile);
+      expect(fresh.counts).toEqual({ create: 10, update: 0, unchanged: 0, invalid: 0 });
+      const levels = fresh.writes.map((step) => step.level);
+      expect(levels).toEqual(
+        [...levels].sort(
+          (a, b) => ['style', 'variant', 'sku'].indexOf(a) - ['style', 'variant', 'sku'].indexOf(b),
+        ),
+      );
+      const again = await planFile(file, profile, catalogueAfter(fresh));
+      expect(again.counts).toEqual({ create: 0, update: 0, unchanged: 10, invalid: 0 });
+    },
+  );
 
   it('builds create bodies with the parent externalId and no composition', async () => {
     const plan = await planFile('native.csv', native());
     const style = plan.writes.find((step) => step.externalId === 'ST-100');
-    expect(style).toMatchObject({ action: 'create', composition: [{ material: 'Cotton', percentage: 95 }, { material: 'Elastane', percentage: 5 }] });
+    expect(style).toMatchObject({
+      action: 'create',
+      composition: [
+        { material: 'Cotton', percentage: 95 },
+        { material: 'Elastane', percentage: 5 },
+      ],
+    });
     expect(style?.body).toEqual({
-      externalId: 'ST-100', name: 'Classic Tee', codes: [{ codeId: 'PLM_ID', codeValue: 'PLM-100' }], description: 'Organic cotton tee', gender: 'Unisex',
-      styleTypeId: 'st_tshirt', isComponent: false, brands: ['br_north', 'br_aurora'], seasons: ['se_ss25'],
+      externalId: 'ST-100',
+      name: 'Classic Tee',
+      codes: [{ codeId: 'PLM_ID', codeValue: 'PLM-100' }],
+      description: 'Organic cotton tee',
+      gender: 'Unisex',
+      styleTypeId: 'st_tshirt',
+      isComponent: false,
+      brands: ['br_north', 'br_aurora'],
+      seasons: ['se_ss25'],
     });
     const sku = plan.writes.find((step) => step.externalId === 'ST-100-BLK-M');
-    expect(sku?.body).toMatchObject({ parentId: 'ST-100-BLK', dimension: 'M', weight: { unit: 'GRAM', value: 180 } });
+    expect(sku?.body).toMatchObject({
+      parentId: 'ST-100-BLK',
+      dimension: 'M',
+      weight: { unit: 'GRAM', value: 180 },
+    });
   });
 
   it('sends only the changed fields, full codes when they differ, and keeps codes of types the sheet does not give', async () => {
     const existing = parseExistingProducts([
-      { id: 's1', externalId: 'S', name: 'Old name', codes: [{ codeId: 'ERP_ID', codeValue: 'E1' }, { codeId: 'PLM_ID', codeValue: 'S-old' }], styleTypeId: 'st_jeans', isComponent: 0, description: ' Same ' },
-      { id: 'v1', externalId: 'V', styleId: 's1', name: 'Variant', codes: [{ codeId: 'PLM_ID', codeValue: 'V' }], color: 'Red', description: 'Inherited from style' },
+      {
+        id: 's1',
+        externalId: 'S',
+        name: 'Old name',
+        codes: [
+          { codeId: 'ERP_ID', codeValue: 'E1' },
+          { codeId: 'PLM_ID', codeValue: 'S-old' },
+        ],
+        styleTypeId: 'st_jeans',
+        isComponent: 0,
+        description: ' Same ',
+      },
+      {
+        id: 'v1',
+        externalId: 'V',
+        styleId: 's1',
+        name: 'Variant',
+        codes: [{ codeId: 'PLM_ID', codeValue: 'V' }],
+        color: 'Red',
+        description: 'Inherited from style',
+      },
     ]);
-    const result = await mapAndValidate(native(), [...nativeHeaders, 'description'], [
-      ['S', null, null, 'New name', 'Jeans', 'no', null, null, 'S', 'Same'],
-      ['V', 'S', null, 'Variant', null, null, 'Red', null, 'V', null],
-    ], new CatalogueIndex(existing).levels());
+    const result = await mapAndValidate(
+      native(),
+      [...nativeHeaders, 'description'],
+      [
+        ['S', null, null, 'New name', 'Jeans', 'no', null, null, 'S', 'Same'],
+        ['V', 'S', null, 'Variant', null, null, 'Red', null, 'V', null],
+      ],
+      new CatalogueIndex(existing).levels(),
+    );
     const plan = planImport(result, existing);
     expect(plan.writes).toEqual([
       expect.objectContaining({
-        action: 'update', id: 's1', changedFields: ['name', 'codes'],
-        body: { name: 'New name', codes: [{ codeId: 'ERP_ID', codeValue: 'E1' }, { codeId: 'PLM_ID', codeValue: 'S' }] },
+        action: 'update',
+        id: 's1',
+        changedFields: ['name', 'codes'],
+        body: {
+          name: 'New name',
+          codes: [
+            { codeId: 'ERP_ID', codeValue: 'E1' },
+            { codeId: 'PLM_ID', codeValue: 'S' },
+          ],
+        },
       }),
     ]);
     // The variant leaves description blank: it keeps inheriting, nothing is sent.
@@ -77,20 +145,57 @@ describe('planImport', () => {
 
   it('refuses changes the API cannot make and rejects the children too', async () => {
     const existing = parseExistingProducts([
-      { id: 's1', externalId: 'S', name: 'S', codes: [{ codeId: 'PLM_ID', codeValue: 'S' }], styleTypeId: 'st_jeans', isComponent: true },
-      { id: 's2', externalId: 'S2', name: 'S2', codes: [{ codeId: 'PLM_ID', codeValue: 'S2' }], styleTypeId: 'st_jeans', isComponent: false },
-      { id: 'v9', externalId: 'MOVED', styleId: 's2', name: 'M', codes: [{ codeId: 'PLM_ID', codeValue: 'MOVED' }], color: 'Red' },
-      { id: 'x1', externalId: 'OTHER', name: 'O', codes: [{ codeId: 'PLM_ID', codeValue: 'TAKEN' }], styleTypeId: 'st_jeans' },
+      {
+        id: 's1',
+        externalId: 'S',
+        name: 'S',
+        codes: [{ codeId: 'PLM_ID', codeValue: 'S' }],
+        styleTypeId: 'st_jeans',
+        isComponent: true,
+      },
+      {
+        id: 's2',
+        externalId: 'S2',
+        name: 'S2',
+        codes: [{ codeId: 'PLM_ID', codeValue: 'S2' }],
+        styleTypeId: 'st_jeans',
+        isComponent: false,
+      },
+      {
+        id: 'v9',
+        externalId: 'MOVED',
+        styleId: 's2',
+        name: 'M',
+        codes: [{ codeId: 'PLM_ID', codeValue: 'MOVED' }],
+        color: 'Red',
+      },
+      {
+        id: 'x1',
+        externalId: 'OTHER',
+        name: 'O',
+        codes: [{ codeId: 'PLM_ID', codeValue: 'TAKEN' }],
+        styleTypeId: 'st_jeans',
+      },
     ]);
-    const result = await mapAndValidate(native(), nativeHeaders, [
-      ['S', null, null, 'S', 'Jeans', 'no', null, null, 'S'],
-      ['S-V', 'S', null, 'Child', null, null, 'Red', null, 'S-V'],
-      ['S3', null, null, 'S3', 'Jeans', 'no', null, null, 'S3'],
-      ['MOVED', 'S3', null, 'M', null, null, 'Red', null, 'MOVED'],
-      ['NEW', null, null, 'New', 'Jeans', 'no', null, null, 'TAKEN'],
-    ], new CatalogueIndex(existing).levels());
+    const result = await mapAndValidate(
+      native(),
+      nativeHeaders,
+      [
+        ['S', null, null, 'S', 'Jeans', 'no', null, null, 'S'],
+        ['S-V', 'S', null, 'Child', null, null, 'Red', null, 'S-V'],
+        ['S3', null, null, 'S3', 'Jeans', 'no', null, null, 'S3'],
+        ['MOVED', 'S3', null, 'M', null, null, 'Red', null, 'MOVED'],
+        ['NEW', null, null, 'New', 'Jeans', 'no', null, null, 'TAKEN'],
+      ],
+      new CatalogueIndex(existing).levels(),
+    );
     const plan = planImport(result, existing);
-    expect(plan.issues.map((issue) => `${issue.rowNumber} ${issue.code}`)).toEqual(['2 immutable_field_changed', '3 invalid_parent', '5 immutable_field_changed', '6 duplicate_code_value']);
+    expect(plan.issues.map((issue) => `${issue.rowNumber} ${issue.code}`)).toEqual([
+      '2 immutable_field_changed',
+      '3 invalid_parent',
+      '5 immutable_field_changed',
+      '6 duplicate_code_value',
+    ]);
     expect(plan.issues[0]?.message).toContain('isComponent true in the catalogue');
     expect(plan.issues[2]?.message).toContain("sits under 'S2' in the catalogue, not 'S3'");
     expect(plan.writes.map((step) => `${step.action} ${step.externalId}`)).toEqual(['create S3']);
@@ -98,33 +203,97 @@ describe('planImport', () => {
 
   it('compares semantically: code order, spacing, list order and number formats do not count as changes', async () => {
     const existing = parseExistingProducts([
-      { id: 's1', externalId: 'S', name: 'Tee ', codes: [{ codeId: 'OTHER_ID1', codeValue: 'X' }, { codeId: 'PLM_ID', codeValue: 'S' }], styleTypeId: 'st_tshirt', isComponent: false, brands: ['br_south', 'br_north'], weight: { unit: 'GRAM', value: 1250.5 } },
+      {
+        id: 's1',
+        externalId: 'S',
+        name: 'Tee ',
+        codes: [
+          { codeId: 'OTHER_ID1', codeValue: 'X' },
+          { codeId: 'PLM_ID', codeValue: 'S' },
+        ],
+        styleTypeId: 'st_tshirt',
+        isComponent: false,
+        brands: ['br_south', 'br_north'],
+        weight: { unit: 'GRAM', value: 1250.5 },
+      },
     ]);
-    const result = await mapAndValidate(native(), [...nativeHeaders, 'OTHER_ID1', 'brands', 'weight', 'weightUnit'], [
-      ['S', null, null, 'Tee', 'T-Shirt', 'false', null, null, 'S', 'X', 'Northwind;Southwind', '1,250.5', 'gram'],
-    ], new CatalogueIndex(existing).levels());
+    const result = await mapAndValidate(
+      native(),
+      [...nativeHeaders, 'OTHER_ID1', 'brands', 'weight', 'weightUnit'],
+      [
+        [
+          'S',
+          null,
+          null,
+          'Tee',
+          'T-Shirt',
+          'false',
+          null,
+          null,
+          'S',
+          'X',
+          'Northwind;Southwind',
+          '1,250.5',
+          'gram',
+        ],
+      ],
+      new CatalogueIndex(existing).levels(),
+    );
     expect(planImport(result, existing).counts).toEqual({ create: 0, update: 0, unchanged: 1, invalid: 0 });
   });
 
   it('treats a flat parent named only by its key as a reference that must exist', async () => {
     const existing = parseExistingProducts([
-      { id: 's1', externalId: '1001', name: 'Classic Tee', codes: [{ codeId: 'PLM_ID', codeValue: '1001' }], styleTypeId: 'st_tshirt', isComponent: false },
-      { id: 'v1', externalId: '1001-BLK', styleId: 's1', name: 'Classic Tee Black', codes: [{ codeId: 'PLM_ID', codeValue: '1001-BLK' }], color: 'Black' },
+      {
+        id: 's1',
+        externalId: '1001',
+        name: 'Classic Tee',
+        codes: [{ codeId: 'PLM_ID', codeValue: '1001' }],
+        styleTypeId: 'st_tshirt',
+        isComponent: false,
+      },
+      {
+        id: 'v1',
+        externalId: '1001-BLK',
+        styleId: 's1',
+        name: 'Classic Tee Black',
+        codes: [{ codeId: 'PLM_ID', codeValue: '1001-BLK' }],
+        color: 'Black',
+      },
     ]);
     const builtin = flat();
     if (builtin.layout !== 'flat') throw new Error('flat profile expected');
-    const named: MappingProfile = { ...builtin, sku: { ...builtin.sku, fields: { ...builtin.sku.fields, name: { column: 'Product Name' } } } };
-    const headers = ['Style Number', 'Style Name', 'Style Type', 'Colour Code', 'Colour', 'Size', 'SKU', 'EAN', 'Product Name'];
-    const rows = [['1001', null, null, 'BLK', null, 'XL', '1001-BLK-XL', '4006381334999', 'Classic Tee Black XL']];
+    const named: MappingProfile = {
+      ...builtin,
+      sku: { ...builtin.sku, fields: { ...builtin.sku.fields, name: { column: 'Product Name' } } },
+    };
+    const headers = [
+      'Style Number',
+      'Style Name',
+      'Style Type',
+      'Colour Code',
+      'Colour',
+      'Size',
+      'SKU',
+      'EAN',
+      'Product Name',
+    ];
+    const rows = [
+      ['1001', null, null, 'BLK', null, 'XL', '1001-BLK-XL', '4006381334999', 'Classic Tee Black XL'],
+    ];
     const known = await mapAndValidate(named, headers, rows, new CatalogueIndex(existing).levels());
     const plan = planImport(known, existing);
     expect(plan.writes.map((step) => `${step.action} ${step.externalId}`)).toEqual(['create 1001-BLK-XL']);
     expect(plan.unchanged.map((step) => step.externalId)).toEqual(['1001', '1001-BLK']);
     const unknown = await mapAndValidate(named, headers, rows);
-    expect(unknown.issues.map((issue) => `${issue.rowNumber} ${issue.column} ${issue.code}`)).toContain('2 Style Name missing_required');
+    expect(unknown.issues.map((issue) => `${issue.rowNumber} ${issue.column} ${issue.code}`)).toContain(
+      '2 Style Name missing_required',
+    );
   });
 
   it('validates existing products at the boundary', () => {
-    expect(() => parseExistingProducts([{ id: 'x', name: 'n', codes: 'nope' }])).toThrow(/existing product #0: codes/);
+    expect(() => parseExistingProducts([{ id: 'x', name: 'n', codes: 'nope' }])).toThrow(
+      /existing product #0: codes/,
+    );
   });
 });

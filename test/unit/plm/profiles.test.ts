@@ -1,14 +1,41 @@
 import { join } from 'node:path';
-import { mapRows, parseMappingProfile, parseProductSheet, PlmFileError, validateDrafts } from '../../../connectors/plm';
-import { fixtures, flat, mapAndValidate, native, nativeHeaders, profile, references, sheetOf } from './helpers';
+import {
+  mapRows,
+  parseMappingProfile,
+  parseProductSheet,
+  PlmFileError,
+  validateDrafts,
+} from '../../../connectors/plm';
+import {
+  fixtures,
+  flat,
+  mapAndValidate,
+  native,
+  nativeHeaders,
+  profile,
+  references,
+  sheetOf,
+} from './helpers';
 
 describe('mapping profiles', () => {
   it('refuses a profile that is not valid, naming the path', () => {
-    expect(() => parseMappingProfile({ name: 'x', layout: 'native', parentExternalId: 'p', mapping: { externalId: { column: 'a', constant: 'b' } } })).toThrow(
-      /mapping\.externalId: .*exactly one of column, template or constant|mapping\.externalId/,
-    );
+    expect(() =>
+      parseMappingProfile({
+        name: 'x',
+        layout: 'native',
+        parentExternalId: 'p',
+        mapping: { externalId: { column: 'a', constant: 'b' } },
+      }),
+    ).toThrow(/mapping\.externalId: .*exactly one of column, template or constant|mapping\.externalId/);
     expect(() => parseMappingProfile({ name: 'x', layout: 'tree' })).toThrow(/invalid mapping profile/);
-    expect(() => parseMappingProfile({ name: 'x', layout: 'native', parentExternalId: 'p', mapping: { externalId: 'id', fields: { colour: 'c' } } })).toThrow(/fields/);
+    expect(() =>
+      parseMappingProfile({
+        name: 'x',
+        layout: 'native',
+        parentExternalId: 'p',
+        mapping: { externalId: 'id', fields: { colour: 'c' } },
+      }),
+    ).toThrow(/fields/);
   });
 
   it('maps the native sample to ten products with ids resolved, lists split and codes from code columns', async () => {
@@ -16,8 +43,16 @@ describe('mapping profiles', () => {
     const result = validateDrafts(parsed);
     expect(result.issues).toEqual([]);
     expect(result.valid.map((draft) => `${draft.level}:${draft.externalId}`)).toEqual([
-      'style:ST-100', 'style:ST-200', 'variant:ST-100-BLK', 'variant:ST-100-WHT', 'variant:ST-200-IND',
-      'sku:ST-100-BLK-M', 'sku:ST-100-BLK-L', 'sku:ST-100-WHT-M', 'sku:ST-200-IND-32', 'sku:ST-200-IND-34',
+      'style:ST-100',
+      'style:ST-200',
+      'variant:ST-100-BLK',
+      'variant:ST-100-WHT',
+      'variant:ST-200-IND',
+      'sku:ST-100-BLK-M',
+      'sku:ST-100-BLK-L',
+      'sku:ST-100-WHT-M',
+      'sku:ST-200-IND-32',
+      'sku:ST-200-IND-34',
     ]);
     const style = result.valid[0];
     expect(style?.fields).toMatchObject({
@@ -26,32 +61,69 @@ describe('mapping profiles', () => {
       isComponent: false,
       brands: ['br_north', 'br_aurora'],
       seasons: ['se_ss25'],
-      composition: [{ material: 'Cotton', percentage: 95 }, { material: 'Elastane', percentage: 5 }],
+      composition: [
+        { material: 'Cotton', percentage: 95 },
+        { material: 'Elastane', percentage: 5 },
+      ],
     });
     const sku = result.valid.find((draft) => draft.externalId === 'ST-100-BLK-M');
     expect(sku?.fields.codes?.map(({ codeId, codeValue }) => [codeId, codeValue])).toEqual([
-      ['PLM_ID', 'PLM-100-BLK-M'], ['EAN_GTIN_13', '4006381333001'], ['OTHER_ID1', 'X-1'],
+      ['PLM_ID', 'PLM-100-BLK-M'],
+      ['EAN_GTIN_13', '4006381333001'],
+      ['OTHER_ID1', 'X-1'],
     ]);
     expect(sku?.fields.weight).toEqual({ unit: 'GRAM', value: 180 });
     expect(sku?.parentExternalId).toBe('ST-100-BLK');
   });
 
   it('reads the same products from the csv and the xlsx sample', async () => {
-    const fromCsv = validateDrafts(await parseProductSheet(join(fixtures, 'native.csv'), { profile: native(), references }));
-    const fromXlsx = validateDrafts(await parseProductSheet(join(fixtures, 'native.xlsx'), { profile: native(), references }));
-    const strip = (drafts: typeof fromCsv.valid) => drafts.map((draft) => ({ ...draft, fields: { ...draft.fields, codes: draft.fields.codes?.map(({ codeId, codeValue }) => ({ codeId, codeValue })) } }));
+    const fromCsv = validateDrafts(
+      await parseProductSheet(join(fixtures, 'native.csv'), { profile: native(), references }),
+    );
+    const fromXlsx = validateDrafts(
+      await parseProductSheet(join(fixtures, 'native.xlsx'), { profile: native(), references }),
+    );
+    const strip = (drafts: typeof fromCsv.valid) =>
+      drafts.map((draft) => ({
+        ...draft,
+        fields: {
+          ...draft.fields,
+          codes: draft.fields.codes?.map(({ codeId, codeValue }) => ({ codeId, codeValue })),
+        },
+      }));
     expect(strip(fromXlsx.valid)).toEqual(strip(fromCsv.valid));
   });
 
   it('folds flat rows into styles, variants and SKUs, carrying blank continuation cells', async () => {
     for (const file of ['flat.csv', 'flat.xlsx', 'flat.xls']) {
-      const result = validateDrafts(await parseProductSheet(join(fixtures, file), { profile: flat(), references }));
+      const result = validateDrafts(
+        await parseProductSheet(join(fixtures, file), { profile: flat(), references }),
+      );
       expect(result.issues).toEqual([]);
-      expect(result.valid.map((draft) => draft.externalId)).toEqual(['1001', '1002', '1001-BLK', '1001-WHT', '1002-IND', '1001-BLK-M', '1001-BLK-L', '1001-WHT-M', '1002-IND-32', '1002-IND-34']);
+      expect(result.valid.map((draft) => draft.externalId)).toEqual([
+        '1001',
+        '1002',
+        '1001-BLK',
+        '1001-WHT',
+        '1002-IND',
+        '1001-BLK-M',
+        '1001-BLK-L',
+        '1001-WHT-M',
+        '1002-IND-32',
+        '1002-IND-34',
+      ]);
       const variant = result.valid.find((draft) => draft.externalId === '1001-WHT');
-      expect(variant).toMatchObject({ level: 'variant', parentExternalId: '1001', fields: { name: 'Classic Tee White', color: 'White' } });
+      expect(variant).toMatchObject({
+        level: 'variant',
+        parentExternalId: '1001',
+        fields: { name: 'Classic Tee White', color: 'White' },
+      });
       const sku = result.valid.find((draft) => draft.externalId === '1002-IND-34');
-      expect(sku?.fields).toMatchObject({ name: 'Straight Jeans Indigo 34', dimension: '34', weight: { unit: 'GRAM', value: 670 } });
+      expect(sku?.fields).toMatchObject({
+        name: 'Straight Jeans Indigo 34',
+        dimension: '34',
+        weight: { unit: 'GRAM', value: 670 },
+      });
     }
   });
 
@@ -65,29 +137,47 @@ describe('mapping profiles', () => {
     const conflict = result.issues.find((issue) => issue.code === 'conflicting_values');
     expect(conflict).toMatchObject({ rowNumber: 3, column: 'Style Name', externalId: '1001' });
     expect(conflict?.message).toContain("'Classic Tee V2' here but 'Classic Tee' on row 2");
-    expect(result.issues.filter((issue) => issue.code === 'invalid_parent').map((issue) => issue.rowNumber)).toEqual([2]);
+    expect(
+      result.issues.filter((issue) => issue.code === 'invalid_parent').map((issue) => issue.rowNumber),
+    ).toEqual([2]);
     expect(result.valid.map((draft) => draft.externalId)).toEqual(['2002', '2002-IND', 'S3']);
   });
 
   it('names close matches for an unknown style type, brand or season', async () => {
-    const result = await mapAndValidate(native(), [...nativeHeaders, 'brands', 'seasons'], [
-      ['A', null, null, 'Tee', 'Tshirt', 'no', null, null, 'A', 'Aurora;Sothwind', 'SS 25'],
-    ]);
+    const result = await mapAndValidate(
+      native(),
+      [...nativeHeaders, 'brands', 'seasons'],
+      [['A', null, null, 'Tee', 'Tshirt', 'no', null, null, 'A', 'Aurora;Sothwind', 'SS 25']],
+    );
     expect(result.issues.map((issue) => [issue.column, issue.message])).toEqual([
       ['styleType', "row 2, column 'styleType': unknown style type 'Tshirt'; did you mean 'T-Shirt'?"],
-      ['brands', "row 2, column 'brands': unknown brand 'Sothwind'; did you mean 'Southwind' or 'Northwind'?"],
+      [
+        'brands',
+        "row 2, column 'brands': unknown brand 'Sothwind'; did you mean 'Southwind' or 'Northwind'?",
+      ],
       ['seasons', "row 2, column 'seasons': unknown season 'SS 25'; did you mean 'SS25' or 'AW25'?"],
     ]);
   });
 
   it('matches reference names ignoring case and accents, and accepts ids', async () => {
-    const result = await mapAndValidate(native(), [...nativeHeaders, 'brands'], [['A', null, null, 'Tee', 't-shirt', 'no', null, null, 'A', 'NORTHWIND; br_south']]);
-    expect(result.valid[0]?.fields).toMatchObject({ styleTypeId: 'st_tshirt', brands: ['br_north', 'br_south'] });
+    const result = await mapAndValidate(
+      native(),
+      [...nativeHeaders, 'brands'],
+      [['A', null, null, 'Tee', 't-shirt', 'no', null, null, 'A', 'NORTHWIND; br_south']],
+    );
+    expect(result.valid[0]?.fields).toMatchObject({
+      styleTypeId: 'st_tshirt',
+      brands: ['br_north', 'br_south'],
+    });
   });
 
   it('refuses a sheet that lacks the key columns, listing what it has', async () => {
-    await expect(mapRows(sheetOf(['id', 'name'], [['A', 'Tee']]), native(), references)).rejects.toThrow(PlmFileError);
-    await expect(mapRows(sheetOf(['Style', 'Name'], []), flat(), references)).rejects.toThrow(/lacks column\(s\) 'Style Number', 'Colour Code', 'SKU'/);
+    await expect(mapRows(sheetOf(['id', 'name'], [['A', 'Tee']]), native(), references)).rejects.toThrow(
+      PlmFileError,
+    );
+    await expect(mapRows(sheetOf(['Style', 'Name'], []), flat(), references)).rejects.toThrow(
+      /lacks column\(s\) 'Style Number', 'Colour Code', 'SKU'/,
+    );
   });
 
   it('builds customProperties from typed columns, with dates from text or serials', async () => {
@@ -99,28 +189,46 @@ describe('mapping profiles', () => {
         externalId: 'id',
         fields: { name: 'name', styleTypeId: 'type', isComponent: { constant: false } },
         codes: [{ codeId: 'PLM_ID', source: 'id' }],
-        customProperties: { launch: { source: 'launch', type: 'date' }, price: { source: 'price', type: 'number' }, note: 'note' },
+        customProperties: {
+          launch: { source: 'launch', type: 'date' },
+          price: { source: 'price', type: 'number' },
+          note: 'note',
+        },
       },
     });
-    const result = await mapAndValidate(custom, ['id', 'parent', 'name', 'type', 'launch', 'price', 'note'], [
-      ['A', null, 'Tee', 'T-Shirt', '15.03.2025', '1.299,00', 'hello'],
-      ['B', null, 'Tee', 'T-Shirt', 45731, null, null],
-      ['C', null, 'Tee', 'T-Shirt', 'soon', null, null],
-    ]);
+    const result = await mapAndValidate(
+      custom,
+      ['id', 'parent', 'name', 'type', 'launch', 'price', 'note'],
+      [
+        ['A', null, 'Tee', 'T-Shirt', '15.03.2025', '1.299,00', 'hello'],
+        ['B', null, 'Tee', 'T-Shirt', 45731, null, null],
+        ['C', null, 'Tee', 'T-Shirt', 'soon', null, null],
+      ],
+    );
     expect(result.valid.map((draft) => draft.fields.customProperties)).toEqual([
       JSON.stringify({ launch: '2025-03-15', price: 1299, note: 'hello' }),
       JSON.stringify({ launch: '2025-03-15' }),
     ]);
-    expect(result.issues).toEqual([expect.objectContaining({ rowNumber: 4, column: 'launch', code: 'bad_date' })]);
+    expect(result.issues).toEqual([
+      expect.objectContaining({ rowNumber: 4, column: 'launch', code: 'bad_date' }),
+    ]);
   });
 
   it('infers levels from the parent chain when the level column is blank or absent', async () => {
-    const result = await mapAndValidate(native(), ['externalId', 'parentExternalId', 'name', 'styleType', 'isComponent', 'color', 'dimension', 'PLM_ID'], [
-      ['K', 'V', 'Sku', null, null, null, 'M', 'K'],
-      ['V', 'S', 'Variant', null, null, 'Red', null, 'V'],
-      ['S', null, 'Style', 'Jeans', 'no', null, null, 'S'],
-    ]);
+    const result = await mapAndValidate(
+      native(),
+      ['externalId', 'parentExternalId', 'name', 'styleType', 'isComponent', 'color', 'dimension', 'PLM_ID'],
+      [
+        ['K', 'V', 'Sku', null, null, null, 'M', 'K'],
+        ['V', 'S', 'Variant', null, null, 'Red', null, 'V'],
+        ['S', null, 'Style', 'Jeans', 'no', null, null, 'S'],
+      ],
+    );
     expect(result.issues).toEqual([]);
-    expect(result.valid.map((draft) => [draft.externalId, draft.level])).toEqual([['S', 'style'], ['V', 'variant'], ['K', 'sku']]);
+    expect(result.valid.map((draft) => [draft.externalId, draft.level])).toEqual([
+      ['S', 'style'],
+      ['V', 'variant'],
+      ['K', 'sku'],
+    ]);
   });
 });

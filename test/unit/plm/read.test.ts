@@ -26,7 +26,10 @@ describe('openSheet: csv', () => {
   });
 
   it('skips title rows above the header, trims cells, skips blank rows and keeps sheet row numbers', async () => {
-    const path = write('title.csv', 'Product export;;\n;;\nexternalId;name;note\n  A-1 ; Tee\u00a0;\n;;\n\nB-2;Shirt;"two\nlines"\nC-3;Coat;x\n');
+    const path = write(
+      'title.csv',
+      'Product export;;\n;;\nexternalId;name;note\n  A-1 ; Tee\u00a0;\n;;\n\nB-2;Shirt;"two\nlines"\nC-3;Coat;x\n',
+    );
     const sheet = await openSheet(path);
     expect(sheet.headerRowNumber).toBe(3);
     const rows = await collect(sheet.rows());
@@ -44,7 +47,10 @@ describe('openSheet: csv', () => {
   });
 
   it('reads UTF-16LE text with a byte-order mark (Excel "Unicode text")', async () => {
-    const path = write('utf16.csv', Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from('a\tb\nCaf\u00e9\t2\n', 'utf16le')]));
+    const path = write(
+      'utf16.csv',
+      Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from('a\tb\nCaf\u00e9\t2\n', 'utf16le')]),
+    );
     const sheet = await openSheet(path);
     expect(sheet.encoding).toBe('utf-16le');
     expect(await collect(sheet.rows())).toEqual([{ rowNumber: 2, cells: { a: 'Café', b: '2' } }]);
@@ -57,14 +63,19 @@ describe('openSheet: csv', () => {
   });
 
   it('ignores error_code and error_message columns, so a rejects file reads like the original', async () => {
-    const sheet = await openSheet(write('rejects.csv', 'a,b,error_code,error_message\n1,2,bad_number,row 2: oops\n'));
+    const sheet = await openSheet(
+      write('rejects.csv', 'a,b,error_code,error_message\n1,2,bad_number,row 2: oops\n'),
+    );
     expect(sheet.headers).toEqual(['a', 'b']);
     expect(await collect(sheet.rows())).toEqual([{ rowNumber: 2, cells: { a: '1', b: '2' } }]);
   });
 
   it('says so when no row looks like a header', async () => {
     const path = write('numbers.csv', '1,2,3\n4,5,6\n');
-    await expect(openSheet(path)).rejects.toMatchObject({ code: 'no_header_row', message: expect.stringContaining('no header row') });
+    await expect(openSheet(path)).rejects.toMatchObject({
+      code: 'no_header_row',
+      message: expect.stringContaining('no header row'),
+    });
   });
 
   it('reports a missing file clearly', async () => {
@@ -79,7 +90,13 @@ describe('openSheet: workbooks', () => {
     expect(sheet.headerRowNumber).toBe(3);
     const rows = await collect(sheet.rows());
     expect(rows.map((row) => row.rowNumber)).toEqual([4, 5, 6, 7, 8]);
-    expect(rows.map((row) => row.cells['Style Name'])).toEqual(['Classic Tee', 'Classic Tee', 'Classic Tee', 'Straight Jeans', 'Straight Jeans']);
+    expect(rows.map((row) => row.cells['Style Name'])).toEqual([
+      'Classic Tee',
+      'Classic Tee',
+      'Classic Tee',
+      'Straight Jeans',
+      'Straight Jeans',
+    ]);
     expect(rows[0]?.cells['Weight (g)']).toBe(180);
   });
 
@@ -94,12 +111,24 @@ describe('openSheet: workbooks', () => {
     try {
       const book = XLSX.utils.book_new();
       XLSX.utils.book_append_sheet(book, XLSX.utils.aoa_to_sheet([['notes'], ['hello']]), 'Readme');
-      XLSX.utils.book_append_sheet(book, XLSX.utils.aoa_to_sheet([['externalId', 'name'], ['A', 'Tee']]), 'Products');
+      XLSX.utils.book_append_sheet(
+        book,
+        XLSX.utils.aoa_to_sheet([
+          ['externalId', 'name'],
+          ['A', 'Tee'],
+        ]),
+        'Products',
+      );
       const path = join(dir.path, 'two.xlsx');
       XLSX.writeFile(book, path);
       const sheet = await openSheet(path, { sheetName: 'Products' });
-      expect(await collect(sheet.rows())).toEqual([{ rowNumber: 2, cells: { externalId: 'A', name: 'Tee' } }]);
-      await expect(openSheet(path, { sheetName: 'Nope' })).rejects.toMatchObject({ code: 'sheet_not_found', message: expect.stringContaining('Readme, Products') });
+      expect(await collect(sheet.rows())).toEqual([
+        { rowNumber: 2, cells: { externalId: 'A', name: 'Tee' } },
+      ]);
+      await expect(openSheet(path, { sheetName: 'Nope' })).rejects.toMatchObject({
+        code: 'sheet_not_found',
+        message: expect.stringContaining('Readme, Products'),
+      });
     } finally {
       dir.cleanup();
     }

@@ -1,7 +1,16 @@
 import { copyFileSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import * as XLSX from 'xlsx';
-import { CatalogueIndex, openSheet, parseExistingProducts, parseProductSheet, planImport, validateDrafts, writeRejects, type MappingProfile } from '../../../connectors/plm';
+import {
+  CatalogueIndex,
+  openSheet,
+  parseExistingProducts,
+  parseProductSheet,
+  planImport,
+  validateDrafts,
+  writeRejects,
+  type MappingProfile,
+} from '../../../connectors/plm';
 import { badInput, collect, fixtures, flat, native, references, tempDir } from './helpers';
 
 async function check(path: string, profile: MappingProfile) {
@@ -24,36 +33,55 @@ describe('writeRejects', () => {
     expect(text.split('\r\n')[0]).toMatch(/,OTHER_ID1,error_code,error_message$/);
     const rows = await collect((await openSheet(written.path)).rows());
     expect(rows.map((row) => row.cells.externalId)).not.toContain('OK-1');
-    const brand = readFileSync(written.path, 'utf8').split('\r\n').find((line) => line.startsWith('BRAND,'));
-    expect(brand).toContain("unknown_reference,\"row 5, column 'brands': unknown brand 'Nortwind'; did you mean 'Northwind' or 'Southwind'?\"");
+    const brand = readFileSync(written.path, 'utf8')
+      .split('\r\n')
+      .find((line) => line.startsWith('BRAND,'));
+    expect(brand).toContain(
+      "unknown_reference,\"row 5, column 'brands': unknown brand 'Nortwind'; did you mean 'Northwind' or 'Southwind'?\"",
+    );
   });
 
   it('keeps the delimiter of the source and can be fixed and fed back: the extra columns are ignored', async () => {
     const source = join(dir.path, 'semi.csv');
     const header = 'externalId;name;styleType;isComponent;PLM_ID;weight;weightUnit';
-    const lines = [header, 'A;Good;Jeans;no;A;1.250,5;GRAM', 'B;Broken;Jeens;no;B;;', 'C;Also good;Jeans;no;C;;'];
+    const lines = [
+      header,
+      'A;Good;Jeans;no;A;1.250,5;GRAM',
+      'B;Broken;Jeens;no;B;;',
+      'C;Also good;Jeans;no;C;;',
+    ];
     writeFileSync(source, lines.join('\n') + '\n');
     const first = await check(source, native());
     expect(first.valid.map((draft) => draft.externalId)).toEqual(['A', 'C']);
     const rejects = await writeRejects({ sourcePath: source, issues: first.issues, profile: native() });
     const text = readFileSync(rejects.path, 'utf8');
-    expect(text).toContain('externalId;name;styleType;isComponent;PLM_ID;weight;weightUnit;error_code;error_message');
-    expect(text).toContain("B;Broken;Jeens;no;B;;;unknown_reference;\"row 3, column 'styleType': unknown style type 'Jeens'; did you mean 'Jeans'?\"");
+    expect(text).toContain(
+      'externalId;name;styleType;isComponent;PLM_ID;weight;weightUnit;error_code;error_message',
+    );
+    expect(text).toContain(
+      "B;Broken;Jeens;no;B;;;unknown_reference;\"row 3, column 'styleType': unknown style type 'Jeens'; did you mean 'Jeans'?\"",
+    );
     writeFileSync(rejects.path, text.replace('Jeens', 'Jeans'));
     const second = await check(rejects.path, native());
     expect(second.issues).toEqual([]);
-    expect(second.valid.map((draft) => [draft.externalId, draft.fields.styleTypeId])).toEqual([['B', 'st_jeans']]);
+    expect(second.valid.map((draft) => [draft.externalId, draft.fields.styleTypeId])).toEqual([
+      ['B', 'st_jeans'],
+    ]);
   });
 
   it('writes xlsx rejects for an xlsx source and completes flat continuation rows so they stand alone', async () => {
     const source = join(dir.path, 'flat-bad.xlsx');
     const book = XLSX.utils.book_new();
-    XLSX.utils.book_append_sheet(book, XLSX.utils.aoa_to_sheet([
-      ['Style Number', 'Style Name', 'Style Type', 'Colour Code', 'Colour', 'Size', 'SKU', 'EAN'],
-      ['1001', 'Classic Tee', 'T-Shirt', 'BLK', 'Black', 'M', '1001-BLK-M', '4006381334001'],
-      [null, null, null, 'BLK', 'Black', 'L', '1001-BLK-L', 'not-unique'],
-      [null, null, null, 'BLK', 'Black', 'XL', '1001-BLK-XL', 'not-unique'],
-    ]), 'PLM');
+    XLSX.utils.book_append_sheet(
+      book,
+      XLSX.utils.aoa_to_sheet([
+        ['Style Number', 'Style Name', 'Style Type', 'Colour Code', 'Colour', 'Size', 'SKU', 'EAN'],
+        ['1001', 'Classic Tee', 'T-Shirt', 'BLK', 'Black', 'M', '1001-BLK-M', '4006381334001'],
+        [null, null, null, 'BLK', 'Black', 'L', '1001-BLK-L', 'not-unique'],
+        [null, null, null, 'BLK', 'Black', 'XL', '1001-BLK-XL', 'not-unique'],
+      ]),
+      'PLM',
+    );
     XLSX.writeFile(book, source);
     const result = await check(source, flat());
     expect(result.valid.map((draft) => draft.externalId)).toEqual(['1001', '1001-BLK', '1001-BLK-M']);
@@ -74,21 +102,47 @@ describe('writeRejects', () => {
     XLSX.writeFile(fixedBook, rejects.path);
     const fixed = await parseProductSheet(rejects.path, { profile: flat(), references });
     const existing = [
-      { id: 's1', externalId: '1001', name: 'Classic Tee', codes: [{ codeId: 'PLM_ID', codeValue: '1001' }], styleTypeId: 'st_tshirt', isComponent: false },
-      { id: 'v1', externalId: '1001-BLK', styleId: 's1', name: 'Classic Tee Black', codes: [{ codeId: 'PLM_ID', codeValue: '1001-BLK' }], color: 'Black' },
+      {
+        id: 's1',
+        externalId: '1001',
+        name: 'Classic Tee',
+        codes: [{ codeId: 'PLM_ID', codeValue: '1001' }],
+        styleTypeId: 'st_tshirt',
+        isComponent: false,
+      },
+      {
+        id: 'v1',
+        externalId: '1001-BLK',
+        styleId: 's1',
+        name: 'Classic Tee Black',
+        codes: [{ codeId: 'PLM_ID', codeValue: '1001-BLK' }],
+        color: 'Black',
+      },
     ];
     const catalogue = parseExistingProducts(existing);
-    const plan = planImport(validateDrafts(fixed, { existing: new CatalogueIndex(catalogue).levels() }), catalogue);
-    expect(plan.writes.map((step) => `${step.action} ${step.externalId}`)).toEqual(['create 1001-BLK-L', 'create 1001-BLK-XL']);
+    const plan = planImport(
+      validateDrafts(fixed, { existing: new CatalogueIndex(catalogue).levels() }),
+      catalogue,
+    );
+    expect(plan.writes.map((step) => `${step.action} ${step.externalId}`)).toEqual([
+      'create 1001-BLK-L',
+      'create 1001-BLK-XL',
+    ]);
     expect(plan.counts.unchanged).toBe(2);
   });
 
   it('writes an xls rejects file for an xls source', async () => {
     const source = join(dir.path, 'flat.xls');
     copyFileSync(join(fixtures, 'flat.xls'), source);
-    const rejects = await writeRejects({ sourcePath: source, issues: [{ rowNumber: 3, column: 'EAN', code: 'duplicate_code_value', message: 'row 3: test' }], profile: flat() });
+    const rejects = await writeRejects({
+      sourcePath: source,
+      issues: [{ rowNumber: 3, column: 'EAN', code: 'duplicate_code_value', message: 'row 3: test' }],
+      profile: flat(),
+    });
     expect(rejects).toMatchObject({ format: 'xls', rows: 1, path: join(dir.path, 'flat.rejects.xls') });
     const rows = await collect((await openSheet(rejects.path)).rows());
-    expect(rows.map((row) => [row.cells.SKU, row.cells['Style Name']])).toEqual([['1001-BLK-L', 'Classic Tee']]);
+    expect(rows.map((row) => [row.cells.SKU, row.cells['Style Name']])).toEqual([
+      ['1001-BLK-L', 'Classic Tee'],
+    ]);
   });
 });

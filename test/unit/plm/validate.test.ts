@@ -2,11 +2,14 @@ import { join } from 'node:path';
 import { parseProductSheet, validateDrafts, type RowIssue } from '../../../connectors/plm';
 import { badInput, mapAndValidate, native, nativeHeaders, profile, references } from './helpers';
 
-const summary = (issues: RowIssue[]) => issues.map((issue) => `${issue.rowNumber} ${issue.column ?? '-'} ${issue.code}`);
+const summary = (issues: RowIssue[]) =>
+  issues.map((issue) => `${issue.rowNumber} ${issue.column ?? '-'} ${issue.code}`);
 
 describe('validateDrafts', () => {
   it('finds every planted problem in bad-rows.csv and keeps the good rows', async () => {
-    const result = validateDrafts(await parseProductSheet(join(badInput, 'bad-rows.csv'), { profile: native(), references }));
+    const result = validateDrafts(
+      await parseProductSheet(join(badInput, 'bad-rows.csv'), { profile: native(), references }),
+    );
     expect(summary(result.issues)).toEqual([
       '3 name missing_required',
       '4 name too_long',
@@ -24,7 +27,8 @@ describe('validateDrafts', () => {
       '17 parentExternalId cyclic_parent',
     ]);
     expect(result.valid.map((draft) => draft.externalId)).toEqual(['OK-1', 'OK-1-V']);
-    for (const issue of result.issues) expect(issue.message).toMatch(new RegExp(`^row ${issue.rowNumber}, column '${issue.column}': .+`));
+    for (const issue of result.issues)
+      expect(issue.message).toMatch(new RegExp(`^row ${issue.rowNumber}, column '${issue.column}': .+`));
   });
 
   it('requires the fields of each level and names the column that feeds them', async () => {
@@ -44,21 +48,37 @@ describe('validateDrafts', () => {
   });
 
   it('enforces text limits per field', async () => {
-    const result = await mapAndValidate(native(), [...nativeHeaders, 'description', 'gender'], [
-      ['S', null, null, 'Style', 'Jeans', 'no', null, null, 'S', 'd'.repeat(4001), 'g'.repeat(51)],
-      ['V', 'S', null, 'Variant', null, null, 'c'.repeat(256), null, 'V', 'd'.repeat(4000), 'g'.repeat(50)],
+    const result = await mapAndValidate(
+      native(),
+      [...nativeHeaders, 'description', 'gender'],
+      [
+        ['S', null, null, 'Style', 'Jeans', 'no', null, null, 'S', 'd'.repeat(4001), 'g'.repeat(51)],
+        ['V', 'S', null, 'Variant', null, null, 'c'.repeat(256), null, 'V', 'd'.repeat(4000), 'g'.repeat(50)],
+      ],
+    );
+    expect(summary(result.issues)).toEqual([
+      '2 description too_long',
+      '2 gender too_long',
+      '3 color too_long',
     ]);
-    expect(summary(result.issues)).toEqual(['2 description too_long', '2 gender too_long', '3 color too_long']);
     expect(result.issues[0]?.message).toContain('4001 characters, over the limit of 4000');
   });
 
   it('applies the code rules: known types, numeric suffix, single use, unique values', async () => {
-    const result = await mapAndValidate(native(), [...nativeHeaders, 'OTHER_ID', 'OTHER_ID7'], [
-      ['A', null, null, 'A', 'Jeans', 'no', null, null, 'A', 'x', 'same'],
-      ['B', null, null, 'B', 'Jeans', 'no', null, null, 'B', null, null],
-      ['C', null, null, 'C', 'Jeans', 'no', null, null, 'C', null, 'same'],
+    const result = await mapAndValidate(
+      native(),
+      [...nativeHeaders, 'OTHER_ID', 'OTHER_ID7'],
+      [
+        ['A', null, null, 'A', 'Jeans', 'no', null, null, 'A', 'x', 'same'],
+        ['B', null, null, 'B', 'Jeans', 'no', null, null, 'B', null, null],
+        ['C', null, null, 'C', 'Jeans', 'no', null, null, 'C', null, 'same'],
+      ],
+    );
+    expect(summary(result.issues)).toEqual([
+      '2 OTHER_ID invalid_code_type',
+      '2 OTHER_ID7 duplicate_code_value',
+      '4 OTHER_ID7 duplicate_code_value',
     ]);
-    expect(summary(result.issues)).toEqual(['2 OTHER_ID invalid_code_type', '2 OTHER_ID7 duplicate_code_value', '4 OTHER_ID7 duplicate_code_value']);
     expect(result.issues[0]?.message).toContain('OTHER_ID needs a numeric suffix, e.g. OTHER_ID1');
     expect(result.issues[1]?.message).toContain("OTHER_ID7 'same' is also used by 'C' (row 4)");
     expect(result.valid.map((draft) => draft.externalId)).toEqual(['B']);
@@ -72,23 +92,42 @@ describe('validateDrafts', () => {
       mapping: {
         externalId: 'id',
         fields: { name: 'name', styleTypeId: 'type', isComponent: { constant: false } },
-        codes: [{ codeId: 'PLM_ID', source: 'id' }, { codeId: 'PLM_ID', source: 'legacy' }, { codeId: 'SAP_ID', source: 'sap' }],
+        codes: [
+          { codeId: 'PLM_ID', source: 'id' },
+          { codeId: 'PLM_ID', source: 'legacy' },
+          { codeId: 'SAP_ID', source: 'sap' },
+        ],
       },
     });
-    const result = await mapAndValidate(twice, ['id', 'parent', 'name', 'type', 'legacy', 'sap'], [['A', null, 'Tee', 'Jeans', 'L-1', 'S-1']]);
+    const result = await mapAndValidate(
+      twice,
+      ['id', 'parent', 'name', 'type', 'legacy', 'sap'],
+      [['A', null, 'Tee', 'Jeans', 'L-1', 'S-1']],
+    );
     expect(summary(result.issues)).toEqual(['2 legacy duplicate_code_type', '2 sap invalid_code_type']);
     expect(result.issues[1]?.message).toContain("unknown code type 'SAP_ID'");
   });
 
   it('lets a parent outside the sheet be one the catalogue holds, and updates need no required fields', async () => {
-    const existing = new Map([['OLD-STYLE', 'style' as const], ['OLD-VAR', 'variant' as const]]);
-    const result = await mapAndValidate(native(), nativeHeaders, [
-      ['NEW-VAR', 'OLD-STYLE', null, 'New variant', null, null, 'Red', null, 'NEW-VAR'],
-      ['OLD-VAR', 'OLD-STYLE', null, 'Renamed only', null, null, null, null, null],
-      ['BAD', 'OLD-VAR', 'variant', 'Wrong level', null, null, 'Red', null, 'BAD'],
-    ], existing);
+    const existing = new Map([
+      ['OLD-STYLE', 'style' as const],
+      ['OLD-VAR', 'variant' as const],
+    ]);
+    const result = await mapAndValidate(
+      native(),
+      nativeHeaders,
+      [
+        ['NEW-VAR', 'OLD-STYLE', null, 'New variant', null, null, 'Red', null, 'NEW-VAR'],
+        ['OLD-VAR', 'OLD-STYLE', null, 'Renamed only', null, null, null, null, null],
+        ['BAD', 'OLD-VAR', 'variant', 'Wrong level', null, null, 'Red', null, 'BAD'],
+      ],
+      existing,
+    );
     expect(summary(result.issues)).toEqual(['4 parentExternalId parent_level_mismatch']);
-    expect(result.valid.map((draft) => [draft.externalId, draft.level])).toEqual([['NEW-VAR', 'variant'], ['OLD-VAR', 'variant']]);
+    expect(result.valid.map((draft) => [draft.externalId, draft.level])).toEqual([
+      ['NEW-VAR', 'variant'],
+      ['OLD-VAR', 'variant'],
+    ]);
   });
 
   it('refuses children of a SKU and a style that names a parent', async () => {
@@ -100,16 +139,26 @@ describe('validateDrafts', () => {
       ['Y', 'S', 'style', 'Y', 'Jeans', 'no', null, null, 'Y'],
       ['Z', null, 'weird', 'Z', 'Jeans', 'no', null, null, 'Z'],
     ]);
-    expect(summary(result.issues)).toEqual(['5 parentExternalId parent_level_mismatch', '6 parentExternalId parent_level_mismatch', '7 level invalid_level']);
+    expect(summary(result.issues)).toEqual([
+      '5 parentExternalId parent_level_mismatch',
+      '6 parentExternalId parent_level_mismatch',
+      '7 level invalid_level',
+    ]);
     expect(result.issues[0]?.message).toContain("parent 'K' is a SKU");
   });
 
   it('turns a formula error cell into a cell_error naming the error', async () => {
-    const parsed = await parseProductSheet(join(badInput, 'formulas-and-errors.xlsx'), { profile: native(), references });
+    const parsed = await parseProductSheet(join(badInput, 'formulas-and-errors.xlsx'), {
+      profile: native(),
+      references,
+    });
     const result = validateDrafts(parsed);
     expect(summary(result.issues)).toEqual(['3 name cell_error', '3 styleType cell_error']);
     expect(result.issues[0]?.message).toContain('#N/A');
     expect(result.issues[1]?.message).toContain('#REF!');
-    expect(result.valid.map((draft) => [draft.externalId, draft.fields.name])).toEqual([['F-1', 'Tee (from formula)'], ['F-3', 'Plain']]);
+    expect(result.valid.map((draft) => [draft.externalId, draft.fields.name])).toEqual([
+      ['F-1', 'Tee (from formula)'],
+      ['F-3', 'Plain'],
+    ]);
   });
 });

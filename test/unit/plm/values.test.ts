@@ -26,8 +26,22 @@ describe('parseLocaleNumber', () => {
 
 describe('parseBoolean', () => {
   it('reads the usual spellings and refuses the rest', () => {
-    expect(['yes', 'TRUE', 'y', '1', true, 1].map(parseBoolean)).toEqual([true, true, true, true, true, true]);
-    expect(['no', 'False', 'n', '0', false, 0].map(parseBoolean)).toEqual([false, false, false, false, false, false]);
+    expect(['yes', 'TRUE', 'y', '1', true, 1].map(parseBoolean)).toEqual([
+      true,
+      true,
+      true,
+      true,
+      true,
+      true,
+    ]);
+    expect(['no', 'False', 'n', '0', false, 0].map(parseBoolean)).toEqual([
+      false,
+      false,
+      false,
+      false,
+      false,
+      false,
+    ]);
     expect(parseBoolean('maybe')).toBeNull();
   });
 });

@@ -1,0 +1,87 @@
+import { activityInfo, heartbeat } from '@temporalio/activity';
+import type { ApiCallCounter } from './api-calls';
+import type { RunFolder } from './run-files';
+import { syncOrder, type OrderSyncContext } from './sync-order';
+import { batchRecordSchema, runManifestSchema, type ApplyBatchInput, type BatchRecord, type BatchResult, type OrderOutcome } from './types';
+
+/** Orders in flight at once within a batch; the client paces and bounds the requests themselves. */
+const ORDER_CONCURRENCY = 4;
+
+/**
+ * Runs `work` over `items` with bounded concurrency. On the first failure no new item starts, the ones in flight
+ * finish, and then the failure is thrown, so a retried attempt never overlaps writes of this one.
+ */
+async function forEachBounded<T>(items: readonly T[], limit: number, work: (item: T) => Promise<void>): Promise<void> {
+  let next = 0;
+  let failure: { error: unknown } | undefined;
+  const lane = async (): Promise<void> => {
+    while (failure === undefined && next < items.length) {
+      const item = items[next++] as T;
+      try {
+        await work(item);
+      } catch (error) {
+        failure ??= { error };
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, lane));
+  if (failure) throw failure.error;
+}
+
+export function summarise(batch: number, outcomes: readonly OrderOutcome[], apiCalls: number, durationMs: number): BatchResult {
+  const result: BatchResult = {
+    batch,
+    counts: { created: 0, patched: 0, unchanged: 0, rejected: 0 },
+    lines: { created: 0, updated: 0, deleted: 0 },
+    recoveries: { lostAnswer: 0, numberTaken: 0, resumed: 0 },
+    apiCalls,
+    durationMs,
+  };
+  for (const outcome of outcomes) {
+    result.counts[outcome.outcome] += 1;
+    if (outcome.lines) {
+      result.lines.created += outcome.lines.created;
+      result.lines.updated += outcome.lines.updated;
+      result.lines.deleted += outcome.lines.deleted;
+    }
+    if (outcome.recovered === 'lost_answer') result.recoveries.lostAnswer += 1;
+    if (outcome.recovered === 'number_taken') result.recoveries.numberTaken += 1;
+    if (outcome.recovered === 'resumed') result.recoveries.resumed += 1;
+  }
+  return result;
+}
+
+/**
+ * Plans and applies one staged batch. Each order's outcome is journalled as it settles; a retried attempt skips
+ * settled orders, re-reads the rest before any write, and treats a journalled write without outcome as its own.
+ */
+export async function applyBatch(input: ApplyBatchInput, run: RunFolder, api: ApiCallCounter): Promise<BatchResult> {
+  const started = Date.now();
+  const manifest = await run.staging.getJson(input.manifest, runManifestSchema);
+  const ref = manifest.batches[input.batch];
+  if (ref === undefined) throw new Error(`batch ${input.batch} is not in run ${input.runKey} (it has ${manifest.batches.length})`);
+  const records: BatchRecord[] = [];
+  for await (const record of run.staging.readNdjson(ref, batchRecordSchema)) records.push(record);
+
+  const log = run.outcomeLog(input.batch);
+  const { done, pending } = await log.resumeState();
+  const retry = activityInfo().attempt > 1;
+  const context: OrderSyncContext = {
+    api,
+    log,
+    complete: manifest.complete,
+    dryRun: input.dryRun,
+    resolvedStyleIds: new Map(Object.entries(manifest.resolvedStyleIds)),
+    unresolvedRefs: new Set(manifest.unresolvedRefs),
+  };
+  const outcomes = new Map<string, OrderOutcome>(done);
+  const todo = records.filter((record) => !done.has(record.draft.orderNumber));
+  await forEachBounded(todo, ORDER_CONCURRENCY, async (record) => {
+    const hint = { retry, ...(pending.has(record.draft.orderNumber) ? { pending: pending.get(record.draft.orderNumber) } : {}) };
+    const outcome = await syncOrder(record, context, hint);
+    await log.append(outcome);
+    outcomes.set(record.draft.orderNumber, outcome);
+    heartbeat({ batch: input.batch, settled: outcomes.size, of: records.length });
+  });
+  return summarise(input.batch, [...outcomes.values()], api.calls, Date.now() - started);
+}

@@ -1,0 +1,54 @@
+import { rename, rm, writeFile } from 'node:fs/promises';
+import { readExportFile, writeRejects } from '../../connectors/erp';
+import { summarise } from './apply-batch';
+import type { RunFolder } from './run-files';
+import { runManifestSchema, type BatchResult, type FinishInput, type FinishResult } from './types';
+
+const SAMPLE_SIZE = 20;
+
+export interface FinishOutput extends FinishResult {
+  /** Totals over every journal of the run (the authoritative counts, resumed attempts included). */
+  totals: Pick<BatchResult, 'counts' | 'lines' | 'recoveries'>;
+}
+
+/**
+ * Totals from the run's journals and, when orders were rejected, the rejects file: every row of each rejected order
+ * in the export's own format with `error_code` and `error_message`, ready to fix and push again.
+ */
+export async function finishRun(input: FinishInput, run: RunFolder): Promise<FinishOutput> {
+  const started = Date.now();
+  const manifest = await run.staging.getJson(input.manifest, runManifestSchema);
+  const outcomes = await run.allOutcomes();
+  const { counts, lines, recoveries } = summarise(0, outcomes, 0, 0);
+  const rejected = outcomes.filter((outcome) => outcome.outcome === 'rejected');
+  let rejectsFile: string | null = null;
+  let rejectedRows = 0;
+  if (rejected.length > 0) {
+    const table = await readExportFile(manifest.sourceCopy, { format: manifest.format, ...(manifest.sheet ? { sheet: manifest.sheet } : {}) });
+    const file = writeRejects(
+      table,
+      rejected.map((outcome) => {
+        const code = outcome.code ?? 'rejected';
+        const message = outcome.message ?? 'rejected';
+        return { rows: outcome.rows, code, message, problems: outcome.problems ?? [{ code, message }] };
+      }),
+    );
+    rejectsFile = run.file(`rejects${file.extension}`);
+    await writeFile(`${rejectsFile}.tmp`, file.content);
+    await rename(`${rejectsFile}.tmp`, rejectsFile);
+    rejectedRows = file.rowCount;
+  }
+  // The staged drafts are spent; journals, manifest and the export copy stay with the run for the record.
+  await rm(run.file('batches'), { recursive: true, force: true });
+  return {
+    rejectsFile,
+    rejectedRows,
+    sample: rejected.slice(0, SAMPLE_SIZE).map((outcome) => ({
+      orderNumber: outcome.orderNumber,
+      code: outcome.code ?? 'rejected',
+      message: outcome.message ?? '',
+    })),
+    totals: { counts, lines, recoveries },
+    durationMs: Date.now() - started,
+  };
+}

@@ -1,0 +1,122 @@
+import { appendFile, mkdir, readdir, readFile } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+import { StagingStore } from '../../connectors/staging';
+import { outcomeEntrySchema, type OrderOutcome, type OutcomeEntry } from './types';
+
+/**
+ * Everything a push run keeps lives in `<dataDir>/runs/<runKey>/`: the staged batches and manifest, a copy of the
+ * export, one outcome log per batch, the rejects file and result.json. The run key is the workflow id made safe
+ * for a folder name, so continue-as-new and activity retries find the same folder.
+ */
+export function runKeyOf(workflowId: string): string {
+  const safe = workflowId.replace(/[^A-Za-z0-9._-]+/g, '_').replace(/^[._]+/, '');
+  return (safe || 'run').slice(0, 200);
+}
+
+export class RunFolder {
+  readonly staging: StagingStore;
+
+  constructor(
+    readonly dataDir: string,
+    readonly runKey: string,
+  ) {
+    this.staging = new StagingStore(join(dataDir, 'runs'));
+  }
+
+  get path(): string {
+    return join(this.dataDir, 'runs', this.runKey);
+  }
+
+  key(...parts: string[]): string {
+    return [this.runKey, ...parts].join('/');
+  }
+
+  file(...parts: string[]): string {
+    return join(this.path, ...parts);
+  }
+
+  /** Outcome log of batch `n` (`read` for the orders refused while reading the export). */
+  outcomeLog(batch: number | 'read'): OutcomeLog {
+    const name = batch === 'read' ? 'read.ndjson' : `batch-${String(batch).padStart(5, '0')}.ndjson`;
+    return new OutcomeLog(this.file('outcomes', name));
+  }
+
+  /** Every final outcome of the run, from all logs, the last one per order number winning. */
+  async allOutcomes(): Promise<OrderOutcome[]> {
+    let names: string[];
+    try {
+      names = (await readdir(this.file('outcomes'))).filter((name) => name.endsWith('.ndjson')).sort();
+    } catch {
+      return [];
+    }
+    const outcomes: OrderOutcome[] = [];
+    for (const name of names) {
+      const latest = new Map<string, OrderOutcome>();
+      for (const entry of await new OutcomeLog(this.file('outcomes', name)).read()) {
+        if (entry.kind === 'outcome') latest.set(entry.orderNumber === '' ? `row:${entry.rows.join(',')}` : entry.orderNumber, entry);
+      }
+      outcomes.push(...latest.values());
+    }
+    return outcomes;
+  }
+}
+
+/**
+ * Append-only NDJSON journal of one batch. A retried attempt reads it to skip orders already done and to recognise
+ * a write that was under way when the previous attempt died (an `intent` with no `outcome` after it).
+ */
+export class OutcomeLog {
+  constructor(readonly path: string) {}
+
+  async append(entry: OutcomeEntry): Promise<void> {
+    await mkdir(dirname(this.path), { recursive: true });
+    // One write call per line, opened in append mode: lines from concurrent orders never interleave.
+    await appendFile(this.path, `${JSON.stringify(entry)}\n`, 'utf8');
+  }
+
+  /** Batch logs are small (two lines per order at most), so they are read whole. */
+  async read(): Promise<OutcomeEntry[]> {
+    let text: string;
+    try {
+      text = await readFile(this.path, 'utf8');
+    } catch {
+      return [];
+    }
+    const entries: OutcomeEntry[] = [];
+    for (const line of text.split('\n')) {
+      if (line.trim() === '') continue;
+      try {
+        const parsed = outcomeEntrySchema.safeParse(JSON.parse(line));
+        if (parsed.success) entries.push(parsed.data);
+      } catch {
+        // A line cut short by a crash mid-write: the order it concerned is simply done again.
+      }
+    }
+    return entries;
+  }
+
+  /** After a crash mid-line, the next entry must start on a line of its own. */
+  async closeTornLine(): Promise<void> {
+    try {
+      const text = await readFile(this.path, 'utf8');
+      if (text.length > 0 && !text.endsWith('\n')) await appendFile(this.path, '\n', 'utf8');
+    } catch {
+      // no log yet
+    }
+  }
+
+  /** What a previous attempt left: final outcomes by order number, and orders with a write under way. */
+  async resumeState(): Promise<{ done: Map<string, OrderOutcome>; pending: Map<string, 'create' | 'patch'> }> {
+    await this.closeTornLine();
+    const done = new Map<string, OrderOutcome>();
+    const pending = new Map<string, 'create' | 'patch'>();
+    for (const entry of await this.read()) {
+      if (entry.kind === 'intent') pending.set(entry.orderNumber, entry.write);
+      else {
+        done.set(entry.orderNumber, entry);
+        pending.delete(entry.orderNumber);
+      }
+    }
+    return { done, pending };
+  }
+}

@@ -1,0 +1,65 @@
+import { existingOrderSchema, type ExistingOrder, type OrderDraft } from '../../connectors/erp';
+import type { Order, OrderLine } from '../../connectors/traceability';
+import type { ApiCallCounter } from './api-calls';
+
+/** `orderType` + `orderNumber`: the natural key (numbers are unique per company and order type). */
+export const naturalKey = (orderType: string, orderNumber: string): string => `${orderType}\u0000${orderNumber}`;
+
+/** An order from the API as the reconciliation reads it (list answers carry no lines). */
+export function toExisting(order: Order, lines: readonly OrderLine[] = order.lines ?? []): ExistingOrder {
+  return existingOrderSchema.parse({ ...order, lines: [...lines].sort((a, b) => a.lineNo - b.lineNo) });
+}
+
+export interface Snapshot {
+  mode: 'listed' | 'lookup';
+  /** listed mode: the platform's orders with the export's numbers, by natural key (lines filled when `linesListed`). */
+  existing: Map<string, { order: ExistingOrder; linesKnown: boolean }>;
+  linesListed: boolean;
+}
+
+/**
+ * What the platform holds for the export's orders, read the cheapest way: when all the caller's orders fit in fewer
+ * list pages than there are drafts, they are listed (100 a page) and matched locally; otherwise each batch looks its
+ * orders up by number. Lines likewise: every order line listed, or one GET per existing order later.
+ * The snapshot only decides "unchanged"; any write is planned on a fresh read.
+ */
+export async function takeSnapshot(api: ApiCallCounter, drafts: readonly OrderDraft[]): Promise<Snapshot> {
+  const snapshot: Snapshot = { mode: 'lookup', existing: new Map(), linesListed: false };
+  if (drafts.length === 0) return snapshot;
+  const wanted = new Set(drafts.map((draft) => naturalKey(draft.orderType, draft.orderNumber)));
+  // Sorted by creation, so orders created while we read land on later pages instead of shifting earlier ones.
+  const fetchOrders = (page: number, limit: number) => api.client.orders.list({ sort: 'createdAt', order: 'ASC', page, limit });
+  const first = await api.one(() => fetchOrders(1, 100));
+  if (first.pagination.totalPages >= drafts.length) return snapshot;
+  snapshot.mode = 'listed';
+  const matched = new Map<string, Order>();
+  for (const order of await api.all(fetchOrders, first)) {
+    const key = naturalKey(order.orderType, order.orderNumber);
+    if (wanted.has(key)) matched.set(key, order);
+  }
+  const withLines = [...matched.values()].filter((order) => (order.lineCount ?? 1) > 0);
+  let linesByOrder: Map<string, OrderLine[]> | undefined;
+  if (withLines.length > 0) {
+    const fetchLines = (page: number, limit: number) => api.client.orderLines.list({ page, limit });
+    const firstLines = await api.one(() => fetchLines(1, 100));
+    if (firstLines.pagination.totalPages < withLines.length) {
+      const ids = new Set(withLines.map((order) => order.id));
+      linesByOrder = new Map();
+      for (const line of await api.all(fetchLines, firstLines)) {
+        if (!line.orderId || !ids.has(line.orderId)) continue;
+        linesByOrder.set(line.orderId, [...(linesByOrder.get(line.orderId) ?? []), line]);
+      }
+      snapshot.linesListed = true;
+    }
+  }
+  for (const [key, order] of matched) {
+    const noLines = order.lineCount === 0;
+    const listed = linesByOrder?.get(order.id);
+    snapshot.existing.set(key, {
+      order: toExisting(order, listed ?? []),
+      // A line count that disagrees with the lines listed means the order changed while we read: read it again later.
+      linesKnown: noLines || (listed !== undefined && listed.length === order.lineCount),
+    });
+  }
+  return snapshot;
+}

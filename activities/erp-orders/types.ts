@@ -1,0 +1,130 @@
+import { z } from 'zod';
+import { existingOrderSchema, orderDraftSchema } from '../../connectors/erp';
+import { stagingRefSchema } from '../../connectors/staging';
+
+/** Built-in profile names a workflow input may give (`profile`); a custom one comes as `mappingFile`. */
+export const BUILT_IN_PROFILES = ['default'] as const;
+
+export const prepareInputSchema = z.strictObject({
+  /** Absolute path of the export (the worker reads it). */
+  file: z.string().min(1),
+  profile: z.enum(BUILT_IN_PROFILES).optional(),
+  mappingFile: z.string().min(1).optional(),
+  /** Overrides the profile's `complete`. */
+  complete: z.boolean().optional(),
+  /** The run's folder is `<dataDir>/runs/<workflow id made safe for a folder name>`. */
+  workflowId: z.string().min(1),
+  batchSize: z.number().int().min(1).max(1000),
+});
+export type PrepareInput = z.infer<typeof prepareInputSchema>;
+
+/** One staged unit of work: the draft and what the platform held for it when the run started. */
+export const batchRecordSchema = z.strictObject({
+  draft: orderDraftSchema,
+  /**
+   * `known`: the run's snapshot says whether the order exists (`existing`); `unknown`: the batch must look it up.
+   * `linesKnown`: `existing.lines` is complete (else the batch reads the order before comparing lines).
+   */
+  lookup: z.enum(['known', 'unknown']),
+  existing: existingOrderSchema.nullable(),
+  linesKnown: z.boolean(),
+});
+export type BatchRecord = z.infer<typeof batchRecordSchema>;
+
+export const runManifestSchema = z.strictObject({
+  runKey: z.string(),
+  sourceFile: z.string(),
+  /** Copy of the export inside the run folder: the rejects file is cut from it even if the original moves. */
+  sourceCopy: z.string(),
+  sourceSha256: z.string(),
+  format: z.enum(['csv', 'xlsx', 'json', 'ndjson']),
+  sheet: z.string().optional(),
+  complete: z.boolean(),
+  batches: z.array(stagingRefSchema),
+  /** `productRefKey` → platform product id, for refs the snapshot needed. */
+  resolvedStyleIds: z.record(z.string(), z.string()),
+  /** Product refs looked up and not found: their orders are rejected without a call. */
+  unresolvedRefs: z.array(z.string()),
+});
+export type RunManifest = z.infer<typeof runManifestSchema>;
+
+export interface PrepareResult {
+  runKey: string;
+  manifest: z.infer<typeof stagingRefSchema>;
+  batchCount: number;
+  orders: number;
+  /** Orders refused while reading the export (bad values, unknown companies...). */
+  rejectedAtRead: number;
+  /** Data rows of the export. */
+  rows: number;
+  warnings: string[];
+  snapshot: { mode: 'listed' | 'lookup'; existingOrders: number; linesListed: boolean };
+  apiCalls: number;
+  durationMs: number;
+}
+
+export const OUTCOMES = ['created', 'patched', 'unchanged', 'rejected'] as const;
+export type OutcomeKind = (typeof OUTCOMES)[number];
+
+/** One line of a batch's outcome log. `intent` lines precede writes, so a crashed attempt's work is recognised. */
+export const outcomeEntrySchema = z.discriminatedUnion('kind', [
+  z.strictObject({ kind: z.literal('intent'), orderNumber: z.string(), write: z.enum(['create', 'patch']) }),
+  z.strictObject({
+    kind: z.literal('outcome'),
+    orderNumber: z.string(),
+    outcome: z.enum(OUTCOMES),
+    orderId: z.string().optional(),
+    rows: z.array(z.number().int().positive()),
+    code: z.string().optional(),
+    message: z.string().optional(),
+    /** Every problem of a rejected order, by row where it has one (the rejects file shows them per row). */
+    problems: z.array(z.strictObject({ code: z.string(), message: z.string(), row: z.number().int().positive().optional() })).optional(),
+    lines: z.strictObject({ created: z.number(), updated: z.number(), deleted: z.number() }).optional(),
+    /** How the order got there when a write's answer was lost or the number was already taken. */
+    recovered: z.enum(['lost_answer', 'number_taken', 'resumed']).optional(),
+  }),
+]);
+export type OutcomeEntry = z.infer<typeof outcomeEntrySchema>;
+export type OrderOutcome = Extract<OutcomeEntry, { kind: 'outcome' }>;
+
+export const applyBatchInputSchema = z.strictObject({
+  runKey: z.string().min(1),
+  manifest: stagingRefSchema,
+  batch: z.number().int().min(0),
+  dryRun: z.boolean(),
+});
+export type ApplyBatchInput = z.infer<typeof applyBatchInputSchema>;
+
+export interface OutcomeCounts {
+  created: number;
+  patched: number;
+  unchanged: number;
+  rejected: number;
+}
+
+export interface BatchResult {
+  batch: number;
+  counts: OutcomeCounts;
+  lines: { created: number; updated: number; deleted: number };
+  /** Writes whose answer was lost and that were re-read, and creates that met an existing number. */
+  recoveries: { lostAnswer: number; numberTaken: number; resumed: number };
+  apiCalls: number;
+  durationMs: number;
+}
+
+export const finishInputSchema = z.strictObject({
+  runKey: z.string().min(1),
+  manifest: stagingRefSchema,
+});
+export type FinishInput = z.infer<typeof finishInputSchema>;
+
+export interface FinishResult {
+  /** Null when no order was rejected. */
+  rejectsFile: string | null;
+  rejectedRows: number;
+  /** The first rejections, for the result and the Web UI (the file has them all). */
+  sample: Array<{ orderNumber: string; code: string; message: string }>;
+  durationMs: number;
+}
+
+export const EMPTY_COUNTS: OutcomeCounts = { created: 0, patched: 0, unchanged: 0, rejected: 0 };

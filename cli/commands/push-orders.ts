@@ -1,0 +1,62 @@
+import { existsSync, statSync } from 'node:fs';
+import path from 'node:path';
+import { Command, InvalidArgumentError, Option } from 'commander';
+import { pushErpOrders } from '../../workflows';
+import type { PushErpOrdersInput } from '../../workflows/erp-orders';
+import { runAction } from '../run-action';
+import { positiveSeconds, startJob, timestampedId } from '../workflow-runner';
+
+function existingFile(value: string): string {
+  const absolute = path.resolve(value);
+  if (!existsSync(absolute) || !statSync(absolute).isFile()) throw new InvalidArgumentError(`no file at ${absolute}`);
+  return absolute;
+}
+
+/** `erp-orders-orders-2024-03.csv-2025-01-31T08-15-00-123Z`: the job, the file and when it was asked. */
+export function pushOrdersWorkflowId(file: string, now = new Date()): string {
+  return timestampedId(`erp-orders-${path.basename(file)}`, now);
+}
+
+export interface PushOrdersFlags {
+  profile?: string;
+  mapping?: string;
+  dryRun?: boolean;
+  complete?: boolean;
+}
+
+/** The workflow input for a file and the command's flags (paths made absolute: the worker reads them). */
+export function pushOrdersInput(file: string, flags: PushOrdersFlags): PushErpOrdersInput {
+  return {
+    file: path.resolve(file),
+    ...(flags.profile !== undefined ? { profile: flags.profile as NonNullable<PushErpOrdersInput['profile']> } : {}),
+    ...(flags.mapping !== undefined ? { mappingFile: path.resolve(flags.mapping) } : {}),
+    ...(flags.dryRun ? { dryRun: true } : {}),
+    ...(flags.complete ? { complete: true } : {}),
+  };
+}
+
+export function pushOrdersCommand(): Command {
+  return new Command('push-orders')
+    .description('Push an ERP order export (csv, xlsx, json, ndjson) to the platform: create or patch orders by order number')
+    .argument('<file>', 'the export file (the worker must be able to read this path)', existingFile)
+    .addOption(new Option('--profile <name>', 'built-in mapping profile').choices(['default']).conflicts('mapping'))
+    .addOption(new Option('--mapping <file>', 'mapping profile JSON file').argParser(existingFile).conflicts('profile'))
+    .option('--dry-run', 'plan only: report what would be created and patched, write nothing')
+    .option('--complete', 'the export lists every line of its orders: delete platform lines it lacks')
+    .option('--wait', 'wait for the result and print it (exit 0 when the run completed, even with rejected orders)')
+    .option('--timeout <seconds>', 'with --wait: give up after this long', positiveSeconds, 3600)
+    .action((file: string, flags: PushOrdersFlags & { wait?: boolean; timeout: number }) =>
+      runAction(() =>
+        startJob({
+          workflow: pushErpOrders,
+          args: [pushOrdersInput(file, flags)],
+          workflowId: pushOrdersWorkflowId(file),
+          job: 'erp-orders',
+          source: path.basename(file),
+          summary: `Push ERP orders from ${path.basename(file)}${flags.dryRun ? ' (dry run)' : ''}`,
+          wait: Boolean(flags.wait),
+          timeoutSeconds: flags.timeout,
+        }),
+      ),
+    );
+}

@@ -1,0 +1,104 @@
+import { Command } from 'commander';
+import { WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/client';
+import { defaultPayloadConverter } from '@temporalio/common';
+import { z } from 'zod';
+import { runAction } from '../run-action';
+import { positiveSeconds, startJob, timestampedId, withTemporalClient } from '../workflow-runner';
+
+/** Jobs whose runs leave a rejects file that can be pushed again, with their TraceJob name. */
+const RETRYABLE_JOBS = { pushErpOrders: 'erp-orders', importPlmSpreadsheet: 'plm-import' } as const;
+type RetryableWorkflow = keyof typeof RETRYABLE_JOBS;
+
+/** Both jobs share this input convention: `{ file, profile?, mappingFile?, retryOf? }` (ERP adds `complete`). */
+const originalInputSchema = z.looseObject({
+  file: z.string(),
+  profile: z.string().optional(),
+  mappingFile: z.string().optional(),
+  complete: z.boolean().optional(),
+});
+const resultSchema = z.looseObject({ rejectsFile: z.string().nullable().optional() });
+
+export interface RetryInput {
+  file: string;
+  profile?: string;
+  mappingFile?: string;
+  complete?: boolean;
+  retryOf: string;
+}
+
+export interface RetryPlan {
+  workflowType: RetryableWorkflow;
+  job: (typeof RETRYABLE_JOBS)[RetryableWorkflow];
+  workflowId: string;
+  input: RetryInput;
+}
+
+/** The first argument the run was started (or last continued) with. */
+async function startInput(client: Client, workflowId: string): Promise<unknown> {
+  const history = await client.workflow.getHandle(workflowId).fetchHistory();
+  const payload = history.events?.[0]?.workflowExecutionStartedEventAttributes?.input?.payloads?.[0];
+  return payload ? defaultPayloadConverter.fromPayload(payload) : undefined;
+}
+
+/**
+ * What `trace-sync retry <workflowId>` starts: the same job, on the finished run's rejects file, with the same
+ * profile, and `retryOf` naming the run. Refuses runs that are not finished, failed, or had no rejects.
+ */
+export async function retryPlanFor(client: Client, workflowId: string, now = new Date()): Promise<RetryPlan> {
+  const handle = client.workflow.getHandle(workflowId);
+  const description = await handle.describe();
+  const workflowType = description.type;
+  if (!(workflowType in RETRYABLE_JOBS)) {
+    throw new Error(`${workflowId} is a ${workflowType} run; retry works on ${Object.keys(RETRYABLE_JOBS).join(' and ')} runs`);
+  }
+  const status = description.status.name;
+  if (status === 'RUNNING') throw new Error(`${workflowId} is still running: retry it once it has finished`);
+  if (status !== 'COMPLETED') {
+    throw new Error(`${workflowId} ended ${status.toLowerCase()}, so no order was rejected one by one: fix the cause and push the file again`);
+  }
+  const result = resultSchema.safeParse(await handle.result());
+  const rejectsFile = result.success ? result.data.rejectsFile : undefined;
+  if (!rejectsFile) throw new Error(`${workflowId} rejected nothing: there is nothing to retry`);
+  const original = originalInputSchema.safeParse(await startInput(client, workflowId));
+  if (!original.success) throw new Error(`cannot read the input ${workflowId} was started with`);
+  const { profile, mappingFile, complete } = original.data;
+  const type = workflowType as RetryableWorkflow;
+  return {
+    workflowType: type,
+    job: RETRYABLE_JOBS[type],
+    workflowId: timestampedId(`${workflowId.replace(/-retry-\d{4}-\d{2}-\d{2}T[\dZ-]+$/, '')}-retry`, now),
+    input: {
+      file: rejectsFile,
+      ...(profile !== undefined ? { profile } : {}),
+      ...(mappingFile !== undefined ? { mappingFile } : {}),
+      ...(complete !== undefined && type === 'pushErpOrders' ? { complete } : {}),
+      retryOf: workflowId,
+    },
+  };
+}
+
+export function retryCommand(): Command {
+  return new Command('retry')
+    .description('Push the rejected rows of a finished push-orders (or PLM import) run again, from its rejects file')
+    .argument('<workflowId>', 'the finished run whose rejects to re-run (fix the rejects file first)')
+    .option('--wait', 'wait for the result and print it')
+    .option('--timeout <seconds>', 'with --wait: give up after this long', positiveSeconds, 3600)
+    .action((workflowId: string, flags: { wait?: boolean; timeout: number }) =>
+      runAction(async () => {
+        const plan = await withTemporalClient((client) => retryPlanFor(client, workflowId));
+        await startJob({
+          workflow: plan.workflowType,
+          args: [plan.input],
+          workflowId: plan.workflowId,
+          job: plan.job,
+          source: plan.input.file.split(/[\\/]/).pop() ?? plan.input.file,
+          summary: `Retry of ${workflowId}: its rejected rows from ${plan.input.file}`,
+          wait: Boolean(flags.wait),
+          timeoutSeconds: flags.timeout,
+        }).catch((error: unknown) => {
+          if (error instanceof WorkflowExecutionAlreadyStartedError) throw new Error(`a retry with id ${plan.workflowId} is already running`);
+          throw error;
+        });
+      }),
+    );
+}

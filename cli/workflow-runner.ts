@@ -1,0 +1,90 @@
+import { InvalidArgumentError } from 'commander';
+import { Client, Connection, WorkflowFailedError, type WorkflowStartOptions } from '@temporalio/client';
+import type { Workflow } from '@temporalio/common';
+import { loadConfig, temporalClientAddress, type AppConfig } from '../worker/config';
+import { TraceJob, TraceSource } from '../worker/search-attributes';
+
+/** commander parser for `--timeout <seconds>`. */
+export function positiveSeconds(value: string): number {
+  if (!/^\d+$/.test(value) || Number(value) === 0) throw new InvalidArgumentError('expected a positive whole number');
+  return Number(value);
+}
+
+/** An id that says what a run is and when it was asked for: `<prefix>-2025-01-31T08-15-00-123Z`. */
+export function timestampedId(prefix: string, now = new Date()): string {
+  return `${prefix}-${now.toISOString().replace(/[:.]/g, '-')}`;
+}
+
+/** Connects to Temporal with the process's config; a clear message when nothing answers. */
+export async function withTemporalClient<T>(body: (client: Client, config: AppConfig) => Promise<T>): Promise<T> {
+  const config = loadConfig();
+  const address = temporalClientAddress(config);
+  const connection = await Connection.connect({ address, connectTimeout: 5000 }).catch((error: unknown) => {
+    throw new Error(`Cannot reach Temporal at ${address} (${(error as Error).message}): run \`npm start\`, or set TEMPORAL_ADDRESS`);
+  });
+  try {
+    return await body(new Client({ connection, namespace: config.temporalNamespace }), config);
+  } finally {
+    await connection.close();
+  }
+}
+
+export interface JobRun<W extends Workflow> {
+  workflow: W | string;
+  args: Parameters<W>;
+  workflowId: string;
+  /** TraceJob search attribute (which job). */
+  job: string;
+  /** TraceSource search attribute (a file name, `api`...). */
+  source: string;
+  summary: string;
+  wait: boolean;
+  timeoutSeconds: number;
+}
+
+/**
+ * Starts a job's workflow on the configured task queue and prints its id; with `wait`, prints its result as
+ * JSON. A failed workflow becomes one line naming the workflow and the cause.
+ */
+export async function startJob<W extends Workflow>(run: JobRun<W>): Promise<void> {
+  await withTemporalClient(async (client, config) => {
+    const options = {
+      taskQueue: config.taskQueue,
+      workflowId: run.workflowId,
+      args: run.args,
+      typedSearchAttributes: [
+        { key: TraceJob, value: run.job },
+        { key: TraceSource, value: run.source },
+      ],
+      staticSummary: run.summary,
+      // WorkflowStartOptions spells `args` as a conditional type that a generic W cannot satisfy directly.
+    } as unknown as WorkflowStartOptions<W>;
+    const handle = await client.workflow.start(run.workflow as W, options);
+    process.stdout.write(`Started workflow ${handle.workflowId} on task queue ${config.taskQueue}\n`);
+    if (!run.wait) return;
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(
+        () =>
+          reject(
+            new Error(
+              `No result after ${run.timeoutSeconds}s: is a worker polling task queue ${config.taskQueue}? (\`npm start\` runs one)`,
+            ),
+          ),
+        run.timeoutSeconds * 1000,
+      );
+      timer.unref();
+    });
+    try {
+      const result: unknown = await Promise.race([handle.result(), timeout]);
+      process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
+    } catch (error) {
+      if (error instanceof WorkflowFailedError) {
+        throw new Error(`Workflow ${handle.workflowId} failed: ${error.cause?.message ?? error.message}`);
+      }
+      throw error;
+    } finally {
+      clearTimeout(timer);
+    }
+  });
+}

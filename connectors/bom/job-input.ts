@@ -1,0 +1,105 @@
+import { z } from 'zod';
+
+/**
+ * Input of the `repairBomForks` workflow: plain JSON for the Web UI and schedules. Exactly one selector:
+ * `{"products": ["PLM-TEE-001-BLK-M"]}`, `{"updatedAfter": "2025-06-01T00:00:00Z"}` or `{"all": true}`.
+ * This module stays free of Node built-ins: the workflow imports it.
+ */
+export const repairBomInputSchema = z
+  .strictObject({
+    /** Platform ids or externalIds; a style or variant also covers the variants and SKUs below it. */
+    products: z.array(z.string().trim().min(1)).min(1).optional(),
+    /** ISO 8601 time: variants and SKUs whose record changed at or after it. */
+    updatedAfter: z.string().optional(),
+    all: z.literal(true).optional(),
+    /** List the repairs without writing. */
+    dryRun: z.boolean().optional(),
+    /** Fork header name to source header name, for BOMs renamed when they forked. */
+    sourceNames: z.record(z.string(), z.string().min(1)).optional(),
+    /** Products per repair activity. Default 25. */
+    batchSize: z.number().int().min(1).max(200).optional(),
+  })
+  .superRefine((input, ctx) => {
+    const given = [
+      input.products !== undefined,
+      input.updatedAfter !== undefined,
+      input.all !== undefined,
+    ].filter(Boolean).length;
+    if (given !== 1) {
+      ctx.addIssue({
+        code: 'custom',
+        message: `give exactly one of products, updatedAfter or all (got ${given})`,
+      });
+    }
+    if (input.updatedAfter !== undefined && !isIsoTime(input.updatedAfter)) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['updatedAfter'],
+        message: `'${input.updatedAfter}' is not an ISO 8601 time such as 2025-06-01T00:00:00Z`,
+      });
+    }
+  });
+export type RepairBomInput = z.input<typeof repairBomInputSchema>;
+
+function isIsoTime(text: string): boolean {
+  return (
+    /^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?)?$/.test(text) &&
+    !Number.isNaN(Date.parse(text))
+  );
+}
+
+export type ProductSelector =
+  | { kind: 'products'; products: string[] }
+  | { kind: 'updatedAfter'; updatedAfterUnixMs: number }
+  | { kind: 'all' };
+
+export const productSelectorSchema = z.discriminatedUnion('kind', [
+  z.strictObject({ kind: z.literal('products'), products: z.array(z.string().min(1)).min(1) }),
+  z.strictObject({ kind: z.literal('updatedAfter'), updatedAfterUnixMs: z.number().int() }),
+  z.strictObject({ kind: z.literal('all') }),
+]);
+
+export interface ParsedRepairBomInput {
+  selector: ProductSelector;
+  dryRun: boolean;
+  sourceNames: Record<string, string>;
+  batchSize: number;
+}
+
+/** Throws a message naming the first problem (the workflow turns it into a non-retryable failure). */
+export function parseRepairBomInput(raw: unknown): ParsedRepairBomInput {
+  const parsed = repairBomInputSchema.safeParse(raw ?? {});
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    throw new Error(
+      `${issue?.path.length ? `${issue.path.join('.')}: ` : ''}${issue?.message ?? 'invalid input'}`,
+    );
+  }
+  const input = parsed.data;
+  const selector: ProductSelector =
+    input.products !== undefined
+      ? { kind: 'products', products: [...new Set(input.products)] }
+      : input.updatedAfter !== undefined
+        ? { kind: 'updatedAfter', updatedAfterUnixMs: Date.parse(input.updatedAfter) }
+        : { kind: 'all' };
+  return {
+    selector,
+    dryRun: input.dryRun ?? false,
+    sourceNames: input.sourceNames ?? {},
+    batchSize: input.batchSize ?? 25,
+  };
+}
+
+/** A short, id-safe label: `products-PLM-TEE-001`, `products-3`, `updated-after-2025-06-01T00-00-00Z`, `all`. */
+export function selectorLabel(selector: ProductSelector): string {
+  switch (selector.kind) {
+    case 'products':
+      return selector.products.length === 1
+        ? `products-${selector.products[0] ?? ''}`
+        : `products-${selector.products.length}`;
+    case 'updatedAfter':
+      return `updated-after-${new Date(selector.updatedAfterUnixMs).toISOString().replace(/[:.]/g, '-')}`;
+    case 'all':
+      return 'all';
+  }
+}

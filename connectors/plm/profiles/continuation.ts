@@ -1,0 +1,68 @@
+import type { SheetRow, CellValue } from '../read/types';
+import { HeaderIndex, readSource, sourceColumns } from './bind';
+import { bindLevel, type BoundLevel } from './extract';
+import type { FlatProfile, MappingProfile } from './schema';
+import { cellText } from './values';
+
+/** Columns a level reads (for carrying blank continuation cells down within one style or variant). */
+function levelColumns(level: BoundLevel): string[] {
+  const sources = [
+    level.externalId,
+    ...level.fields.map(([, source]) => source),
+    ...level.codes.map((code) => code.source),
+    ...level.customProperties.map((p) => p.source),
+  ];
+  return [...new Set(sources.flatMap((source) => sourceColumns(source).present))];
+}
+
+type FlatLevels = { style: BoundLevel; variant: BoundLevel; sku: BoundLevel };
+
+/**
+ * Fills a flat row's blank continuation cells: fill-down keys from the row above, and the style's (or
+ * variant's) own columns from the row above when it belongs to the same style (variant). Stateful: feed rows in order.
+ */
+export function flatFiller(
+  profile: FlatProfile,
+  index: HeaderIndex,
+): { levels: FlatLevels; fill: (row: SheetRow) => SheetRow } {
+  const levels = {
+    style: bindLevel(profile.style, index),
+    variant: bindLevel(profile.variant, index),
+    sku: bindLevel(profile.sku, index),
+  };
+  const fillDown = profile.fillDown
+    .map((name) => index.find(name))
+    .filter((header): header is string => header !== null);
+  const keys = new Set([...fillDown, ...Object.values(levels).flatMap((level) => [...level.keyColumns])]);
+  for (const level of Object.values(levels)) for (const key of keys) level.keyColumns.add(key);
+  const styleColumns = levelColumns(levels.style);
+  const variantColumns = levelColumns(levels.variant);
+  let previous: Record<string, CellValue> = {};
+  let previousIds: { style: string | null; variant: string | null } = { style: null, variant: null };
+  const carry = (cells: Record<string, CellValue>, columns: readonly string[]): void => {
+    for (const column of columns)
+      if (cells[column] === null || cells[column] === undefined) cells[column] = previous[column] ?? null;
+  };
+  const fill = (row: SheetRow): SheetRow => {
+    // The reader hands each row over once, so its cells can be completed in place.
+    const cells = row.cells;
+    carry(cells, fillDown);
+    const styleId = cellText(readSource(levels.style.externalId, row).value);
+    if (styleId !== null && styleId === previousIds.style) carry(cells, styleColumns);
+    const variantId = cellText(readSource(levels.variant.externalId, row).value);
+    if (variantId !== null && styleId === previousIds.style && variantId === previousIds.variant)
+      carry(cells, variantColumns);
+    previous = cells;
+    previousIds = { style: styleId, variant: variantId };
+    return row;
+  };
+  return { levels, fill };
+}
+
+/** A function that completes rows the way the profile reads them (flat continuation rows); identity for native. */
+export function continuationFiller(
+  profile: MappingProfile,
+  headers: readonly string[],
+): (row: SheetRow) => SheetRow {
+  return profile.layout === 'flat' ? flatFiller(profile, new HeaderIndex(headers)).fill : (row) => row;
+}

@@ -1,0 +1,437 @@
+import { WorkflowFailedError } from '@temporalio/client';
+import { safeBomWrite, waitForBomLink } from '../../connectors/bom';
+import type { BomLine, TraceabilityClient } from '../../connectors/traceability';
+import { DEMO_IDS } from '../../sandbox/seed/demo-catalogue';
+import { DEMO_PLACEMENTS } from '../../sandbox/seed/demo-boms';
+import { TraceJob } from '../../worker/search-attributes';
+import { repairBomForks } from '../../workflows';
+import type { RepairBomForksResult, RepairBomInput } from '../../workflows/bom-repair';
+import { startTestStack, type TestStack } from '../harness';
+
+const SLEEVE = 'bomplc_demo_sleeve';
+
+interface Tree {
+  styleId: string;
+  variants: string[];
+  /** Platform ids of the SKUs, two per variant. */
+  skus: string[];
+  /** externalId of each product by platform id. */
+  ext: Record<string, string>;
+  headerId: string;
+  headerName: string;
+}
+
+type LineSpec = Parameters<TraceabilityClient['boms']['createLine']>[0];
+
+/** The tee's components: fabric (main), buttons, label, zipper. Units are among each component type's. */
+const TEE_LINES: Array<Omit<LineSpec, 'entity' | 'bomHeaderId'>> = [
+  {
+    component: { styleId: DEMO_IDS.poplin },
+    placementId: DEMO_PLACEMENTS.body,
+    quantity: 1.2,
+    quantityUnit: 'METRE',
+    weight: 0.15,
+    weightUnit: 'KILOGRAM',
+    countryOfOrigin: 'India',
+    isMainComponent: true,
+  },
+  {
+    component: { styleId: DEMO_IDS.button },
+    placementId: DEMO_PLACEMENTS.placket,
+    quantity: 3,
+    quantityUnit: 'PIECES',
+    weight: 2,
+    weightUnit: 'GRAM',
+    countryOfOrigin: 'Portugal',
+  },
+  {
+    component: { styleId: DEMO_IDS.label },
+    placementId: DEMO_PLACEMENTS.insideNeck,
+    quantity: 1,
+    quantityUnit: 'PIECES',
+    countryOfOrigin: 'Portugal',
+  },
+  {
+    component: { styleId: DEMO_IDS.zipper },
+    placementId: DEMO_PLACEMENTS.frontOpening,
+    quantity: 1,
+    quantityUnit: 'PIECES',
+    weight: 12,
+    weightUnit: 'GRAM',
+    countryOfOrigin: 'Türkiye',
+  },
+];
+
+/** Two lines a copy cannot tell apart: same placement and values, different components. */
+const LOOKALIKE_LINES: Array<Omit<LineSpec, 'entity' | 'bomHeaderId'>> = [
+  { component: { styleId: DEMO_IDS.button }, placementId: SLEEVE, quantity: 2, quantityUnit: 'PIECES' },
+  { component: { styleId: DEMO_IDS.zipper }, placementId: SLEEVE, quantity: 2, quantityUnit: 'PIECES' },
+];
+
+let seq = 0;
+
+/** A style with two variants of two SKUs each and a BOM on the style (the owner), lines added through the style. */
+async function buildTree(
+  client: TraceabilityClient,
+  tag: string,
+  lines: typeof TEE_LINES,
+  opts: { waitForLinks?: boolean } = {},
+): Promise<Tree> {
+  const base = `BR-${tag}-${Date.now().toString(36)}-${++seq}`;
+  const ext: Record<string, string> = {};
+  const create = async (
+    externalId: string,
+    extra: { parentId?: string; name: string; color?: string; dimension?: string },
+  ) => {
+    const product = await client.products.create({
+      externalId,
+      codes: [{ codeId: 'PLM_ID', codeValue: externalId }],
+      ...(extra.parentId ? { parentId: extra.parentId } : { styleTypeId: 'st_tshirts', isComponent: false }),
+      name: extra.name,
+      ...(extra.color ? { color: extra.color } : {}),
+      ...(extra.dimension ? { dimension: extra.dimension } : {}),
+    });
+    ext[product.id] = externalId;
+    return product.id;
+  };
+  const styleId = await create(base, { name: `Repair tee ${tag}` });
+  const variants: string[] = [];
+  const skus: string[] = [];
+  for (const color of ['BLK', 'WHT']) {
+    const variant = await create(`${base}-${color}`, {
+      parentId: styleId,
+      name: `Repair tee ${tag} ${color}`,
+      color,
+    });
+    variants.push(variant);
+    for (const size of ['M', 'L'])
+      skus.push(
+        await create(`${base}-${color}-${size}`, {
+          parentId: variant,
+          name: `Repair tee ${tag} ${color} ${size}`,
+          dimension: size,
+        }),
+      );
+  }
+  const headerName = `Tee BOM ${tag}`;
+  const header = await client.boms.createHeader({ name: headerName, link: { styleId, isMainBom: true } });
+  for (const line of lines)
+    await client.boms.createLine({ ...line, bomHeaderId: header.id, entity: { styleId } });
+  if (opts.waitForLinks !== false) {
+    for (const product of [...variants, ...skus])
+      await waitForBomLink(client, product, header.id, { initialDelayMs: 50 });
+  }
+  return { styleId, variants, skus, ext, headerId: header.id, headerName };
+}
+
+async function linesOf(client: TraceabilityClient, bomHeaderId: string): Promise<BomLine[]> {
+  return (await client.boms.listLines({ bomHeaderId, limit: 100, sort: 'createdAt', order: 'asc' })).items;
+}
+
+async function ownedHeader(client: TraceabilityClient, productId: string) {
+  const headers = (await client.boms.listHeaders({ styleId: productId, limit: 100 })).items;
+  return headers.find((h) => h.link?.isOwner);
+}
+
+/** Edits the button line through a SKU (quantity 3 -> 4): the API forks the SKU's BOM. */
+async function forkThroughSku(
+  client: TraceabilityClient,
+  tree: Tree,
+  sku: string,
+  pick: (l: BomLine) => boolean,
+): Promise<string> {
+  const line = (await linesOf(client, tree.headerId)).find(pick)!;
+  const edited = await client.boms.replaceLine(line.id, {
+    entity: { styleId: sku },
+    component: { styleId: line.styleId! },
+    placementId: line.placementId,
+    quantity: (line.quantity ?? 0) + 1,
+    quantityUnit: line.quantityUnit as 'PIECES',
+    weight: line.weight,
+    weightUnit: line.weightUnit as 'GRAM',
+    countryOfOrigin: line.countryOfOrigin,
+    isMainComponent: line.isMainComponent ?? false,
+  });
+  expect(edited.bomHeaderId).not.toBe(tree.headerId);
+  return edited.bomHeaderId;
+}
+
+const keptOf = (l: BomLine) =>
+  JSON.stringify([l.placementId, l.quantity, l.quantityUnit, l.weight, l.weightUnit, l.countryOfOrigin]);
+
+describe('repairBomForks on a real Temporal dev server', () => {
+  let stack: TestStack;
+  const writes = () =>
+    Object.entries(stack.apiClient.stats().byMethodStatus)
+      .filter(([key]) => !key.startsWith('GET '))
+      .reduce((sum, [, n]) => sum + n, 0);
+  const bomState = async () =>
+    (
+      (await (await fetch(`${new URL(stack.sandbox.baseUrl).origin}/__sandbox/state`)).json()) as {
+        boms: unknown;
+      }
+    ).boms;
+  const run = (input: RepairBomInput, name: string): Promise<RepairBomForksResult> =>
+    stack.client.workflow.execute(repairBomForks, {
+      args: [input],
+      taskQueue: stack.taskQueue,
+      workflowId: stack.workflowId(`bom-repair-${name}`),
+      typedSearchAttributes: [{ key: TraceJob, value: 'bom-repair' }],
+    });
+
+  beforeAll(async () => {
+    // Child links appear 300 ms after a BOM is created: the setup and the safe write wait for them with backoff.
+    stack = await startTestStack({ sandbox: { childLinkDelayMs: 300, rateLimitPerMinute: 100_000 } });
+  }, 60_000);
+
+  afterAll(async () => {
+    await stack?.stop();
+  });
+
+  describe('a SKU edit forks the tee BOM', () => {
+    let tree: Tree;
+    let forkId: string;
+    let originalLines: BomLine[];
+    const sku = () => tree.skus[0]!;
+
+    beforeAll(async () => {
+      tree = await buildTree(stack.apiClient, 'main', TEE_LINES);
+      originalLines = await linesOf(stack.apiClient, tree.headerId);
+      forkId = await forkThroughSku(stack.apiClient, tree, sku(), (l) => l.styleId === DEMO_IDS.button);
+    }, 60_000);
+
+    it('the fork really lost the copied lines’ components (the spec’s copy fidelity caveat)', async () => {
+      const fork = await linesOf(stack.apiClient, forkId);
+      expect(fork).toHaveLength(4);
+      expect(fork.filter((l) => l.styleId === null)).toHaveLength(3);
+      expect((await ownedHeader(stack.apiClient, sku()))?.name).toBe(`${tree.headerName} (Copy)`);
+    });
+
+    it('a dry run lists the repairs it would make and writes nothing', async () => {
+      const before = { writes: writes(), state: await bomState() };
+      const result = await run({ products: [tree.ext[sku()]!], dryRun: true }, 'dry');
+      expect(writes()).toBe(before.writes);
+      expect(await bomState()).toEqual(before.state);
+      expect(result).toMatchObject({
+        dryRun: true,
+        linesWouldRepair: 3,
+        linesRepaired: 0,
+        linesAmbiguous: 0,
+        productsWithForks: 1,
+      });
+      const product = result.products[0]!;
+      expect(product.lines.map((l) => l.outcome)).toEqual(['would_repair', 'would_repair', 'would_repair']);
+      expect(product.lines.map((l) => l.component?.styleId).sort()).toEqual(
+        [DEMO_IDS.poplin, DEMO_IDS.label, DEMO_IDS.zipper].sort(),
+      );
+      expect(product.headers[0]).toMatchObject({
+        headerId: forkId,
+        sourceHeaderId: tree.headerId,
+        sourceProductId: tree.variants[0],
+      });
+    });
+
+    it('restores every copied line’s component and main flag exactly, through the whole style tree, and verifies', async () => {
+      const siblingsBefore = await Promise.all(
+        [...tree.variants, ...tree.skus.slice(1)].map((p) =>
+          stack.apiClient.boms.listHeaders({ styleId: p, limit: 100 }),
+        ),
+      );
+      const result = await run({ products: [tree.ext[tree.styleId]!] }, 'style-tree');
+      expect(result).toMatchObject({
+        linesRepaired: 3,
+        linesAmbiguous: 0,
+        linesUnmatched: 0,
+        linesFailed: 0,
+        productsWithForks: 1,
+      });
+      expect(result.products[0]).toMatchObject({ productId: sku(), verified: true });
+
+      const fork = await linesOf(stack.apiClient, forkId);
+      const edited = fork.find((l) => l.placementId === DEMO_PLACEMENTS.placket)!;
+      expect(edited).toMatchObject({ styleId: DEMO_IDS.button, quantity: 4 });
+      for (const original of originalLines.filter((l) => l.placementId !== DEMO_PLACEMENTS.placket)) {
+        const copy = fork.find((l) => keptOf(l) === keptOf(original))!;
+        expect({ styleId: copy.styleId, isMainComponent: copy.isMainComponent }).toEqual({
+          styleId: original.styleId,
+          isMainComponent: original.isMainComponent,
+        });
+      }
+
+      // The style's BOM and every sibling's link to it are untouched.
+      expect(await linesOf(stack.apiClient, tree.headerId)).toEqual(originalLines);
+      const siblingsAfter = await Promise.all(
+        [...tree.variants, ...tree.skus.slice(1)].map((p) =>
+          stack.apiClient.boms.listHeaders({ styleId: p, limit: 100 }),
+        ),
+      );
+      expect(siblingsAfter).toEqual(siblingsBefore);
+      for (const page of siblingsAfter)
+        expect(page.items.map((h) => [h.id, h.link?.isOwner])).toEqual([[tree.headerId, false]]);
+    });
+
+    it('a second run changes nothing: zero writes and the same sandbox state', async () => {
+      const before = { writes: writes(), state: await bomState() };
+      const result = await run({ products: [tree.ext[tree.styleId]!] }, 'again');
+      expect(writes()).toBe(before.writes);
+      expect(await bomState()).toEqual(before.state);
+      expect(result).toMatchObject({
+        linesRepaired: 0,
+        linesWouldRepair: 0,
+        productsWithForks: 0,
+        products: [],
+      });
+    });
+  });
+
+  let ambiguousSku: string;
+
+  it('reports look-alike lines as ambiguous and leaves them untouched, repairing the rest', async () => {
+    const tree = await buildTree(stack.apiClient, 'ambig', [
+      TEE_LINES[0]!,
+      TEE_LINES[2]!,
+      ...LOOKALIKE_LINES,
+    ]);
+    ambiguousSku = tree.skus[3]!;
+    const forkId = await forkThroughSku(
+      stack.apiClient,
+      tree,
+      tree.skus[3]!,
+      (l) => l.styleId === DEMO_IDS.label,
+    );
+
+    const result = await run({ products: [tree.skus[3]!] }, 'ambiguous');
+    expect(result).toMatchObject({ linesRepaired: 1, linesAmbiguous: 2, linesUnmatched: 0 });
+    const ambiguous = result.products[0]!.lines.filter((l) => l.outcome === 'ambiguous');
+    expect(ambiguous[0]!.reason).toContain('different components');
+
+    const fork = await linesOf(stack.apiClient, forkId);
+    const sleeve = fork.filter((l) => l.placementId === SLEEVE);
+    expect(sleeve.map((l) => [l.styleId, l.isMainComponent])).toEqual([
+      [null, false],
+      [null, false],
+    ]);
+    expect(fork.find((l) => l.placementId === DEMO_PLACEMENTS.body)).toMatchObject({
+      styleId: DEMO_IDS.poplin,
+      isMainComponent: true,
+    });
+
+    const described = await stack.client.workflow.list({
+      query: `TraceJob = 'bom-repair' AND TraceStatus = 'done-with-problems'`,
+    });
+    const ids: string[] = [];
+    for await (const execution of described) ids.push(execution.workflowId);
+    expect(ids.some((id) => id.startsWith('bom-repair-ambiguous'))).toBe(true);
+  });
+
+  it('finds forks among products changed since a time (all levels) and in the whole catalogue', async () => {
+    const since = new Date().toISOString();
+    const tree = await buildTree(stack.apiClient, 'since', TEE_LINES);
+    await forkThroughSku(stack.apiClient, tree, tree.skus[1]!, (l) => l.styleId === DEMO_IDS.zipper);
+
+    const changed = await run({ updatedAfter: since, dryRun: true }, 'since');
+    expect(changed.products.map((p) => p.productId)).toEqual([tree.skus[1]]);
+    expect(changed.linesWouldRepair).toBe(3);
+    expect(changed.productsScanned).toBeGreaterThanOrEqual(6);
+
+    // The look-alike fork of the previous test was changed before `since`: only the whole-catalogue run sees it.
+    expect(changed.products.map((p) => p.productId)).not.toContain(ambiguousSku);
+    const all = await run({ all: true, dryRun: true }, 'all');
+    expect(all.products.map((p) => p.productId)).toEqual(
+      expect.arrayContaining([tree.skus[1], ambiguousSku]),
+    );
+  });
+
+  it('continues as new on a long run and reports every forked variant and SKU once', async () => {
+    const tree = await buildTree(stack.apiClient, 'long', TEE_LINES);
+    for (const product of [...tree.variants, ...tree.skus]) {
+      await forkThroughSku(stack.apiClient, tree, product, (l) => l.styleId === DEMO_IDS.button);
+    }
+    const workflowId = stack.workflowId('bom-repair-long');
+    const handle = await stack.client.workflow.start(repairBomForks, {
+      args: [{ products: [tree.styleId], batchSize: 1 }],
+      taskQueue: stack.taskQueue,
+      workflowId,
+    });
+    const result = await handle.result();
+    expect(result.continuedAsNew).toBeGreaterThanOrEqual(1);
+    expect((await stack.client.workflow.getHandle(workflowId).describe()).runId).not.toBe(
+      handle.firstExecutionRunId,
+    );
+    expect(result.products.map((p) => p.productId).sort()).toEqual([...tree.variants, ...tree.skus].sort());
+    expect(result).toMatchObject({
+      candidates: 6,
+      productsProcessed: 6,
+      linesRepaired: 18,
+      linesAmbiguous: 0,
+      linesUnmatched: 0,
+    });
+    // A variant's fork is found through the style; a SKU's through its (unforked) variant's inherited link.
+    const variantResult = result.products.find((p) => p.productId === tree.variants[0]);
+    expect(variantResult?.headers[0]).toMatchObject({
+      sourceHeaderId: tree.headerId,
+      sourceProductId: tree.styleId,
+    });
+  }, 60_000);
+
+  it('refuses an input without exactly one selector, without retrying', async () => {
+    await expect(run({ all: true, products: ['PLM-TEE-001'] }, 'bad')).rejects.toThrow(WorkflowFailedError);
+    await expect(run({}, 'bad-empty')).rejects.toMatchObject({
+      cause: { message: expect.stringContaining('exactly one of products, updatedAfter or all') },
+    });
+  });
+
+  it('safe write: waits for the SKU’s link with backoff, then leaves no line without its component', async () => {
+    const config = (childLinkDelayMs: number) =>
+      fetch(`${new URL(stack.sandbox.baseUrl).origin}/__sandbox/config`, {
+        method: 'PUT',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ childLinkDelayMs }),
+      });
+    await config(1500);
+    try {
+      const tree = await buildTree(stack.apiClient, 'safe', [...TEE_LINES, ...LOOKALIKE_LINES], {
+        waitForLinks: false,
+      });
+      const sku = tree.skus[2]!;
+      expect((await stack.apiClient.boms.listHeaders({ styleId: sku, limit: 100 })).items).toEqual([]);
+      const snapshot = await linesOf(stack.apiClient, tree.headerId);
+      const label = snapshot.find((l) => l.styleId === DEMO_IDS.label)!;
+
+      const started = Date.now();
+      const result = await safeBomWrite(stack.apiClient, {
+        entityStyleId: tree.ext[sku]!,
+        bomHeaderId: tree.headerId,
+        edit: {
+          kind: 'replace',
+          lineId: label.id,
+          values: {
+            component: { styleId: DEMO_IDS.label },
+            placementId: DEMO_PLACEMENTS.insideNeck,
+            quantity: 2,
+            quantityUnit: 'PIECES',
+            countryOfOrigin: 'Portugal',
+          },
+        },
+        linkWait: { initialDelayMs: 100 },
+      });
+      expect(Date.now() - started).toBeGreaterThanOrEqual(1000);
+      expect(result).toMatchObject({ forked: true, problems: [], linesWithoutComponent: [] });
+      expect(result.repairs).toHaveLength(5);
+
+      const fork = await linesOf(stack.apiClient, result.bomHeaderId);
+      expect(fork.every((l) => l.styleId)).toBe(true);
+      // Each copy has exactly its source's component and flag, look-alike lines included (paired in creation order).
+      const expected = snapshot
+        .filter((l) => l.id !== label.id)
+        .map((l) => [keptOf(l), l.styleId, l.isMainComponent]);
+      const actual = fork
+        .filter((l) => l.id !== result.line!.id)
+        .map((l) => [keptOf(l), l.styleId, l.isMainComponent]);
+      expect(actual).toEqual(expected);
+      expect(await linesOf(stack.apiClient, tree.headerId)).toEqual(snapshot);
+    } finally {
+      await config(300);
+    }
+  }, 60_000);
+});

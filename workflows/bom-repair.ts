@@ -1,0 +1,210 @@
+import {
+  ApplicationFailure,
+  continueAsNew,
+  defineQuery,
+  log,
+  proxyActivities,
+  setHandler,
+  upsertSearchAttributes,
+  workflowInfo,
+} from '@temporalio/workflow';
+import type { Activities } from '../activities';
+import type { StagedBomRepairCandidates } from '../activities/bom-repair';
+import type { ProductRepairResult } from '../connectors/bom/results';
+import { parseRepairBomInput, selectorLabel, type RepairBomInput } from '../connectors/bom/job-input';
+import { TraceJob, TraceSource, TraceStatus } from '../worker/search-attributes';
+
+export type { RepairBomInput } from '../connectors/bom/job-input';
+
+export interface RepairBomTotals {
+  productsScanned: number;
+  /** Products owning a BOM header (only they can hold a fork). */
+  candidates: number;
+  productsProcessed: number;
+  productsWithForks: number;
+  linesRepaired: number;
+  linesWouldRepair: number;
+  linesAmbiguous: number;
+  linesUnmatched: number;
+  linesFailed: number;
+}
+
+export interface RepairBomForksResult extends RepairBomTotals {
+  selector: string;
+  dryRun: boolean;
+  /** Named products the catalogue does not hold (first 100). */
+  notFound: string[];
+  /** Per product with a fork or a problem: lines repaired (or that would be), ambiguous, unmatched, with reasons. */
+  products: ProductRepairResult[];
+  /** Products with findings beyond the listed ones (the list is capped to keep the result small). */
+  productsOmitted: number;
+  continuedAsNew: number;
+}
+
+export interface RepairBomProgress extends RepairBomTotals {
+  phase: 'starting' | 'scanning products' | 'repairing' | 'done';
+  selector: string;
+  dryRun: boolean;
+}
+
+/** Carried across continue-as-new; not meant to be given by hand. */
+export interface RepairBomResumeState {
+  runKey: string;
+  staged: StagedBomRepairCandidates;
+  offset: number;
+  result: RepairBomForksResult;
+}
+
+export const bomRepairProgressQuery = defineQuery<RepairBomProgress>('progress');
+
+const MAX_LISTED_PRODUCTS = 500;
+
+const { stageBomRepairCandidates, repairBomBatch, discardBomRepairStaging } = proxyActivities<Activities>({
+  startToCloseTimeout: '30 minutes',
+  heartbeatTimeout: '2 minutes',
+  retry: {
+    initialInterval: '2 seconds',
+    backoffCoefficient: 2,
+    maximumInterval: '1 minute',
+    maximumAttempts: 10,
+  },
+});
+
+function emptyResult(selector: string, dryRun: boolean): RepairBomForksResult {
+  return {
+    selector,
+    dryRun,
+    productsScanned: 0,
+    candidates: 0,
+    productsProcessed: 0,
+    productsWithForks: 0,
+    linesRepaired: 0,
+    linesWouldRepair: 0,
+    linesAmbiguous: 0,
+    linesUnmatched: 0,
+    linesFailed: 0,
+    notFound: [],
+    products: [],
+    productsOmitted: 0,
+    continuedAsNew: 0,
+  };
+}
+
+function addProduct(result: RepairBomForksResult, product: ProductRepairResult): void {
+  if (product.headers.length > 0) result.productsWithForks += 1;
+  result.linesRepaired += product.repaired;
+  result.linesWouldRepair += product.wouldRepair;
+  result.linesAmbiguous += product.ambiguous;
+  result.linesUnmatched += product.unmatched;
+  result.linesFailed += product.failed;
+  if (result.products.length < MAX_LISTED_PRODUCTS) result.products.push(product);
+  else result.productsOmitted += 1;
+}
+
+function totalsOf(result: RepairBomForksResult): RepairBomTotals {
+  const {
+    productsScanned,
+    candidates,
+    productsProcessed,
+    productsWithForks,
+    linesRepaired,
+    linesWouldRepair,
+    linesAmbiguous,
+    linesUnmatched,
+    linesFailed,
+  } = result;
+  return {
+    productsScanned,
+    candidates,
+    productsProcessed,
+    productsWithForks,
+    linesRepaired,
+    linesWouldRepair,
+    linesAmbiguous,
+    linesUnmatched,
+    linesFailed,
+  };
+}
+
+function statusOf(result: RepairBomForksResult): string {
+  if (result.dryRun) return 'dry-run';
+  return result.linesAmbiguous + result.linesUnmatched + result.linesFailed + result.notFound.length > 0
+    ? 'done-with-problems'
+    : 'done';
+}
+
+/**
+ * Job 3: finds BOM forks whose copied lines lost their component (spec 02, "Copy fidelity caveat") and puts the
+ * references back from the source BOM. Input examples: `{"products": ["PLM-TEE-001"]}`,
+ * `{"updatedAfter": "2025-06-01T00:00:00Z", "dryRun": true}`, `{"all": true}`.
+ */
+export async function repairBomForks(
+  input: RepairBomInput,
+  resume?: RepairBomResumeState,
+): Promise<RepairBomForksResult> {
+  let parsed: ReturnType<typeof parseRepairBomInput>;
+  try {
+    parsed = parseRepairBomInput(input);
+  } catch (error) {
+    throw ApplicationFailure.nonRetryable(
+      `Invalid BOM repair input: ${(error as Error).message}`,
+      'InvalidInput',
+    );
+  }
+  const label = selectorLabel(parsed.selector);
+  const result = resume?.result ?? emptyResult(label, parsed.dryRun);
+  const progress: RepairBomProgress = {
+    ...totalsOf(result),
+    phase: 'starting',
+    selector: label,
+    dryRun: parsed.dryRun,
+  };
+  const sync = (phase: RepairBomProgress['phase']) => Object.assign(progress, totalsOf(result), { phase });
+  setHandler(bomRepairProgressQuery, () => progress);
+  upsertSearchAttributes([
+    { key: TraceJob, value: 'bom-repair' },
+    { key: TraceSource, value: 'api' },
+    { key: TraceStatus, value: parsed.dryRun ? 'dry-run-running' : 'running' },
+  ]);
+
+  const info = workflowInfo();
+  const runKey = resume?.runKey ?? `${info.workflowId}-${info.runId}`.replace(/[^A-Za-z0-9._-]/g, '_');
+  let staged = resume?.staged;
+  if (!staged) {
+    sync('scanning products');
+    staged = await stageBomRepairCandidates({ selector: parsed.selector, runKey });
+    result.productsScanned = staged.scanned;
+    result.candidates = staged.candidates.items;
+    result.notFound = staged.notFound;
+  }
+
+  let offset = resume?.offset ?? 0;
+  while (offset < staged.candidates.items) {
+    sync('repairing');
+    const batch = await repairBomBatch({
+      candidates: staged.candidates,
+      offset,
+      limit: parsed.batchSize,
+      dryRun: parsed.dryRun,
+      sourceNames: parsed.sourceNames,
+    });
+    for (const product of batch.results) addProduct(result, product);
+    result.productsProcessed += batch.processed;
+    offset += parsed.batchSize;
+    if (offset < staged.candidates.items && workflowInfo().continueAsNewSuggested) {
+      result.continuedAsNew += 1;
+      log.info('BOM repair continues as new', { offset, candidates: staged.candidates.items });
+      await continueAsNew<typeof repairBomForks>(input, { runKey, staged, offset, result });
+    }
+  }
+
+  await discardBomRepairStaging({ runKey });
+  sync('done');
+  upsertSearchAttributes([{ key: TraceStatus, value: statusOf(result) }]);
+  log.info('BOM repair done', {
+    selector: label,
+    repaired: result.linesRepaired,
+    ambiguous: result.linesAmbiguous,
+  });
+  return result;
+}
