@@ -62,6 +62,13 @@ export const ENV_VARS: readonly EnvVarDoc[] = [
       'Task-queue-wide activity rate limit enforced by the Temporal server (set the same on every worker).',
   },
   {
+    name: 'TRACE_METRICS_ADDRESS',
+    scope: 'worker',
+    default: '(unset: no metrics endpoint)',
+    description:
+      'host:port where the worker serves the Temporal SDK metrics in Prometheus format (`/metrics`), e.g. `0.0.0.0:9464`.',
+  },
+  {
     name: 'TRACE_SANDBOX_PORT',
     scope: 'embedded',
     default: '4010',
@@ -154,6 +161,10 @@ const envSchema = z
         .pipe(z.number().positive({ error: 'must be a positive number' }))
         .optional(),
     ),
+    TRACE_METRICS_ADDRESS: z.preprocess(
+      blankToUndefined,
+      z.string().regex(addressPattern, { error: 'must be host:port, for example 0.0.0.0:9464' }).optional(),
+    ),
     TRACE_SANDBOX_PORT: port(4010),
     TEMPORAL_PORT: port(7233),
     TEMPORAL_UI_PORT: port(8233),
@@ -180,6 +191,8 @@ export interface AppConfig {
   dataDir: string;
   logLevel: LogLevel;
   maxActivitiesPerSecond?: number;
+  /** Where the SDK's Prometheus metrics are served; unset: none. */
+  metricsAddress?: string;
   sandboxPort: number;
   temporalPort: number;
   temporalUiPort: number;
@@ -208,6 +221,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     dataDir: path.resolve(e.TRACE_DATA_DIR ?? path.join(repoRoot(), '.data')),
     logLevel: e.LOG_LEVEL,
     maxActivitiesPerSecond: e.TRACE_MAX_ACTIVITIES_PER_SECOND,
+    metricsAddress: e.TRACE_METRICS_ADDRESS,
     sandboxPort: e.TRACE_SANDBOX_PORT,
     temporalPort: e.TEMPORAL_PORT,
     temporalUiPort: e.TEMPORAL_UI_PORT,

@@ -34,7 +34,7 @@ export interface RunningWorker {
 /** Connects to Temporal and runs a worker with every workflow and the activities wired to the API. */
 export async function startWorker(options: StartWorkerOptions): Promise<RunningWorker> {
   const { config, logger } = options;
-  installTemporalRuntime(logger);
+  installTemporalRuntime(logger, { metricsAddress: config.metricsAddress });
   const { client, rateLimits } = createApiClient(options.api, logger);
   const connection = await NativeConnection.connect({ address: options.address }).catch(
     async (error: unknown) => {

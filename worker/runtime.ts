@@ -36,13 +36,20 @@ export function temporalLoggerFor(logger: AppLogger): TemporalLogger {
 
 /**
  * Installs the Temporal runtime with pino as its logger, once per process (later calls are no-ops).
- * Signals are left to the caller, which shuts the worker down in order.
+ * With `metricsAddress` the SDK serves its worker metrics (task slots, poll and schedule-to-start latencies,
+ * activity failures...) in Prometheus format on that address. Signals are left to the caller, which shuts
+ * the worker down in order.
  */
-export function installTemporalRuntime(logger: AppLogger): void {
+export function installTemporalRuntime(logger: AppLogger, options: { metricsAddress?: string } = {}): void {
   if (Runtime._instance) return;
   Runtime.install({
     logger: temporalLoggerFor(logger),
     shutdownSignals: [],
-    telemetryOptions: { logging: { filter: { core: 'WARN', other: 'ERROR' }, forward: {} } },
+    telemetryOptions: {
+      logging: { filter: { core: 'WARN', other: 'ERROR' }, forward: {} },
+      ...(options.metricsAddress
+        ? { metrics: { prometheus: { bindAddress: options.metricsAddress }, metricPrefix: 'temporal_' } }
+        : {}),
+    },
   });
 }

@@ -5,6 +5,7 @@ import { ActivityFailure, ApplicationFailure, WorkflowFailedError } from '@tempo
 import { TraceJob } from '../../worker/search-attributes';
 import { checkConnection } from '../../workflows';
 import { repoRoot } from '../../worker/paths';
+import { findFreePort } from '../../worker/temporal/ports';
 import { readHarnessInfo, startTestStack, type TestStack } from '../harness';
 
 describe('checkConnection on a real Temporal dev server', () => {
@@ -80,8 +81,10 @@ describe('trace-sync start (the embedded stack)', () => {
     const harness = readHarnessInfo();
     const dataDir = path.join(harness.tempDir, 'start-data');
     const log = createWriteStream(path.join(harness.logDir, 'trace-sync-start.log'));
+    const metricsPort = await findFreePort('127.0.0.1');
     const env = {
       ...process.env,
+      TRACE_METRICS_ADDRESS: `127.0.0.1:${metricsPort}`,
       TRACE_DATA_DIR: dataDir,
       TEMPORAL_PORT: '0',
       TEMPORAL_UI_PORT: '0',
@@ -129,6 +132,10 @@ describe('trace-sync start (the embedded stack)', () => {
       expect(check.status).toBe(0);
       expect(check.stdout).toMatch(/Started workflow check-connection-/);
       expect(check.stdout).toContain(`"baseUrl": "${apiUrl}"`);
+
+      // The worker serves the SDK's Prometheus metrics, which now count the check's workflow.
+      const metrics = await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text();
+      expect(metrics).toMatch(/^temporal_workflow_completed\{.*workflow_type="checkConnection".*\} [1-9]/m);
 
       const serverPid = Number(readFileSync(path.join(dataDir, 'temporal', 'server.pid'), 'utf8'));
       expect(isAlive(serverPid)).toBe(true);

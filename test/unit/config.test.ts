@@ -79,6 +79,14 @@ describe('loadConfig', () => {
     expect(error.problems.map((p) => p.variable)).toEqual([variable]);
   });
 
+  it('serves worker metrics only where TRACE_METRICS_ADDRESS says, and names a malformed one', () => {
+    expect(loadConfig({}).metricsAddress).toBeUndefined();
+    expect(loadConfig({ TRACE_METRICS_ADDRESS: '0.0.0.0:9464' }).metricsAddress).toBe('0.0.0.0:9464');
+    expect(configError({ TRACE_METRICS_ADDRESS: '9464' }).message).toBe(
+      'Invalid configuration: TRACE_METRICS_ADDRESS must be host:port, for example 0.0.0.0:9464',
+    );
+  });
+
   it('requires TRACEABILITY_API_KEY when TRACEABILITY_BASE_URL is set', () => {
     const error = configError({ TRACEABILITY_BASE_URL: 'https://api.example.com/api/v2' });
     expect(error.message).toBe(
