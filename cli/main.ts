@@ -1,6 +1,7 @@
 import { Command } from 'commander';
 import { certReportCommand } from './commands/cert-report';
 import { checkCommand } from './commands/check';
+import { repairBomCommand } from './commands/repair-bom';
 import { sandboxCommand } from './commands/sandbox';
 import { schedulesCommand } from './commands/schedules';
 import { startCommand } from './commands/start';
@@ -16,6 +17,7 @@ export function buildProgram(): Command {
     .addCommand(workerCommand())
     .addCommand(sandboxCommand())
     .addCommand(checkCommand())
+    .addCommand(repairBomCommand())
     .addCommand(certReportCommand())
     .addCommand(schedulesCommand())
     .addCommand(temporalProvisionCommand());

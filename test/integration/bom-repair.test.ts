@@ -1,11 +1,15 @@
 import { WorkflowFailedError } from '@temporalio/client';
-import { safeBomWrite, waitForBomLink } from '../../connectors/bom';
+import { safeBomWrite, waitFor, waitForBomLink } from '../../connectors/bom';
 import type { BomLine, TraceabilityClient } from '../../connectors/traceability';
 import { DEMO_IDS } from '../../sandbox/seed/demo-catalogue';
-import { DEMO_PLACEMENTS } from '../../sandbox/seed/demo-boms';
+import { DEMO_BOM_IDS, DEMO_PLACEMENTS } from '../../sandbox/seed/demo-boms';
 import { TraceJob } from '../../worker/search-attributes';
 import { repairBomForks } from '../../workflows';
-import type { RepairBomForksResult, RepairBomInput } from '../../workflows/bom-repair';
+import {
+  bomRepairProgressQuery,
+  type RepairBomForksResult,
+  type RepairBomInput,
+} from '../../workflows/bom-repair';
 import { startTestStack, type TestStack } from '../harness';
 
 const SLEEVE = 'bomplc_demo_sleeve';
@@ -316,12 +320,17 @@ describe('repairBomForks on a real Temporal dev server', () => {
       isMainComponent: true,
     });
 
-    const described = await stack.client.workflow.list({
-      query: `TraceJob = 'bom-repair' AND TraceStatus = 'done-with-problems'`,
+    // Findable in the Web UI by job and status (visibility catches up within moments).
+    const listed = async () => {
+      const ids: string[] = [];
+      const query = `TraceJob = 'bom-repair' AND TraceStatus = 'done-with-problems'`;
+      for await (const execution of stack.client.workflow.list({ query })) ids.push(execution.workflowId);
+      return ids.some((id) => id.startsWith('bom-repair-ambiguous'));
+    };
+    const found = await waitFor('the run in visibility', async () => ((await listed()) ? true : undefined), {
+      timeoutMs: 10_000,
     });
-    const ids: string[] = [];
-    for await (const execution of described) ids.push(execution.workflowId);
-    expect(ids.some((id) => id.startsWith('bom-repair-ambiguous'))).toBe(true);
+    expect(found.value).toBe(true);
   });
 
   it('finds forks among products changed since a time (all levels) and in the whole catalogue', async () => {
@@ -355,6 +364,8 @@ describe('repairBomForks on a real Temporal dev server', () => {
     });
     const result = await handle.result();
     expect(result.continuedAsNew).toBeGreaterThanOrEqual(1);
+    const progress = await stack.client.workflow.getHandle(workflowId).query(bomRepairProgressQuery);
+    expect(progress).toMatchObject({ phase: 'done', candidates: 6, productsProcessed: 6, linesRepaired: 18 });
     expect((await stack.client.workflow.getHandle(workflowId).describe()).runId).not.toBe(
       handle.firstExecutionRunId,
     );
@@ -373,6 +384,23 @@ describe('repairBomForks on a real Temporal dev server', () => {
       sourceProductId: tree.styleId,
     });
   }, 60_000);
+
+  it('reports a copied legacy line the API will not take back (its unit no longer fits the component) as failed', async () => {
+    const jacket = {
+      styleId: DEMO_IDS.jacketStyle,
+      variants: [],
+      skus: [],
+      ext: {},
+      headerId: DEMO_BOM_IDS.jacket,
+      headerName: '',
+    };
+    await forkThroughSku(stack.apiClient, jacket, DEMO_IDS.jacketNavy, (l) => l.styleId === DEMO_IDS.poplin);
+    const result = await run({ products: ['PLM-JKT-010'] }, 'legacy-unit');
+    expect(result).toMatchObject({ linesRepaired: 1, linesFailed: 1 });
+    const failed = result.products[0]!.lines.find((l) => l.outcome === 'failed')!;
+    expect(failed.reason).toMatch(/^invalid_bom_quantity_unit: /);
+    expect(failed.component).toEqual({ styleId: DEMO_IDS.zipper, isMainComponent: false });
+  });
 
   it('refuses an input without exactly one selector, without retrying', async () => {
     await expect(run({ all: true, products: ['PLM-TEE-001'] }, 'bad')).rejects.toThrow(WorkflowFailedError);
