@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { seededRandom } from './prng';
 
 export const faultConfigSchema = z
   .object({
@@ -25,18 +26,6 @@ export interface FaultCounters {
   delayed: number;
   dropped: number;
   burst429: number;
-}
-
-/** mulberry32: a tiny seeded PRNG so fault runs can be repeated. */
-function seededRandom(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 export class FaultInjector {

@@ -1,7 +1,7 @@
 import { CERTIFICATE_STATUSES, CERTIFICATE_TYPES, type CertificateRecord } from '../domains/certificates';
 import { FACILITY_PROCESSES } from '../domains/network/processes';
 import { BRAND_COMPANY_ID } from './demo-network';
-import { pick, seededRandom } from './prng';
+import { pick, seededRandom } from '../core/prng';
 
 const DAY = 86_400_000;
 export const CERTIFICATE_COUNT = 288;

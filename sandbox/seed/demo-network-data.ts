@@ -1,7 +1,7 @@
 import type { NetworkSection } from '../domains/network';
 import { DEMO_IDS } from './demo-catalogue';
 import { BRAND_COMPANY_ID, SUPPLIER_COMPANY_ID } from './demo-network';
-import { seededRandom } from './prng';
+import { seededRandom } from '../core/prng';
 
 type EsgPoint = NonNullable<NetworkSection['esgProfiles']>[number]['dataPoints'][number];
 

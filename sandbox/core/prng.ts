@@ -1,4 +1,4 @@
-/** mulberry32: a small seeded PRNG so generated demo data is the same on every run. */
+/** mulberry32: a small seeded PRNG, so demo data and fault runs are the same on every run. */
 export function seededRandom(seed: number): () => number {
   let state = seed >>> 0;
   return () => {
