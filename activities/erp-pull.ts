@@ -70,7 +70,8 @@ async function withLines(api: ApiCallCounter, orders: readonly Order[]): Promise
       const wanted = new Set(needing.map((order) => order.id));
       byOrder = new Map();
       for (const line of await api.all(fetchLines, first)) {
-        if (line.orderId && wanted.has(line.orderId)) byOrder.set(line.orderId, [...(byOrder.get(line.orderId) ?? []), line]);
+        if (line.orderId && wanted.has(line.orderId))
+          byOrder.set(line.orderId, [...(byOrder.get(line.orderId) ?? []), line]);
       }
     }
   }
@@ -117,9 +118,20 @@ export function createErpPullActivities(deps: Pick<ActivityDeps, 'client' | 'con
           listed.push(order);
           if (listed.length % 500 === 0) heartbeat({ orders: listed.length });
         }
-        const changed = ordersSince(from, listed.map((order) => ({ ...order, updatedAt: order.updatedAt ?? null })));
+        const changed = ordersSince(
+          from,
+          listed.map((order) => ({ ...order, updatedAt: order.updatedAt ?? null })),
+        );
         if (changed.length === 0) {
-          return { orders: 0, files: null, markFile, from, to: from, apiCalls: api.calls, durationMs: Date.now() - started };
+          return {
+            orders: 0,
+            files: null,
+            markFile,
+            from,
+            to: from,
+            apiCalls: api.calls,
+            durationMs: Date.now() - started,
+          };
         }
         const exported = await withLines(api, changed);
         const to = advanceMark(from, changed);
@@ -129,8 +141,20 @@ export function createErpPullActivities(deps: Pick<ActivityDeps, 'client' | 'con
         await writeAtomically(files.ndjson, ordersToNdjson(exported));
         await writeAtomically(files.csv, ordersToCsv(exported));
         await writeAtomically(markFile, `${JSON.stringify(to, null, 2)}\n`);
-        log.info('Platform orders pulled', { orders: exported.length, apiCalls: api.calls, mark: to.updatedAtMs });
-        return { orders: exported.length, files, markFile, from, to, apiCalls: api.calls, durationMs: Date.now() - started };
+        log.info('Platform orders pulled', {
+          orders: exported.length,
+          apiCalls: api.calls,
+          mark: to.updatedAtMs,
+        });
+        return {
+          orders: exported.length,
+          files,
+          markFile,
+          from,
+          to,
+          apiCalls: api.calls,
+          durationMs: Date.now() - started,
+        };
       } catch (error) {
         throw toActivityFailure(error);
       }

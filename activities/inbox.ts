@@ -49,7 +49,10 @@ export function createInboxActivities() {
       try {
         names = await readdir(input.folder);
       } catch (error) {
-        throw ApplicationFailure.nonRetryable(`cannot read the inbox folder ${input.folder}: ${(error as Error).message}`, 'InboxFolderError');
+        throw ApplicationFailure.nonRetryable(
+          `cannot read the inbox folder ${input.folder}: ${(error as Error).message}`,
+          'InboxFolderError',
+        );
       }
       const files: InboxFile[] = [];
       for (const name of names.filter((n) => !ignored(n)).sort()) {
@@ -75,11 +78,13 @@ export function createInboxActivities() {
       const hashed = join(folder, `${stem}-${file.sha256.slice(0, 12)}${extname(file.name)}`);
       if (!(await exists(file.path))) {
         for (const candidate of [target, hashed]) {
-          if ((await exists(candidate)) && (await sha256Of(candidate)) === file.sha256) return { movedTo: candidate, note: 'already moved' };
+          if ((await exists(candidate)) && (await sha256Of(candidate)) === file.sha256)
+            return { movedTo: candidate, note: 'already moved' };
         }
         return { movedTo: null, note: 'the file is no longer in the inbox' };
       }
-      if ((await sha256Of(file.path)) !== file.sha256) return { movedTo: null, note: 'the file changed since it was listed; the next run takes it' };
+      if ((await sha256Of(file.path)) !== file.sha256)
+        return { movedTo: null, note: 'the file changed since it was listed; the next run takes it' };
       await mkdir(folder, { recursive: true });
       const destination = (await exists(target)) ? hashed : target;
       await rename(file.path, destination);

@@ -1,7 +1,10 @@
 import { Command } from 'commander';
 import { certReportCommand } from './commands/cert-report';
 import { checkCommand } from './commands/check';
+import { pullOrdersCommand } from './commands/pull-orders';
+import { pushOrdersCommand } from './commands/push-orders';
 import { repairBomCommand } from './commands/repair-bom';
+import { retryCommand } from './commands/retry';
 import { sandboxCommand } from './commands/sandbox';
 import { schedulesCommand } from './commands/schedules';
 import { startCommand } from './commands/start';
@@ -17,6 +20,9 @@ export function buildProgram(): Command {
     .addCommand(workerCommand())
     .addCommand(sandboxCommand())
     .addCommand(checkCommand())
+    .addCommand(pushOrdersCommand())
+    .addCommand(pullOrdersCommand())
+    .addCommand(retryCommand())
     .addCommand(repairBomCommand())
     .addCommand(certReportCommand())
     .addCommand(schedulesCommand())

@@ -124,6 +124,17 @@ export function buildSandboxApp(options: ResolvedSandboxOptions): { app: Fastify
   if (options.faults) faults.set(options.faults);
   const stats: RequestStats = { total: 0, byStatus: {} };
   const app = Fastify({ logger: options.logRequests, bodyLimit: 50 * 1024 * 1024 });
+  // Fastify refuses an empty body sent as JSON; clients (and `curl -X DELETE -H 'content-type: ...'`) do send
+  // one. It reaches the handlers as no body, which their own validation then judges.
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, body, done) => {
+    const text = typeof body === 'string' ? body : body.toString('utf8');
+    if (text.trim() === '') return done(null, undefined);
+    try {
+      done(null, JSON.parse(text));
+    } catch {
+      done(new ApiError(400, VALIDATION_ERROR, 'Request body is not valid JSON'), undefined);
+    }
+  });
 
   // Fastify 5 forbids object defaults on request decorators; onRequest sets the caller on every API request.
   app.decorateRequest('caller', null as unknown as Caller);

@@ -13,6 +13,7 @@ import { TraceJob, TraceSource } from './search-attributes';
 export const SCHEDULABLE_WORKFLOWS = {
   certificateExpiryReport: 'certificate-report',
   checkConnection: 'check-connection',
+  importPlmSpreadsheet: 'plm-import',
   pushErpOrders: 'erp-orders',
   pullPlatformOrders: 'erp-pull',
   processInbox: 'inbox',

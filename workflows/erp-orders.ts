@@ -84,25 +84,41 @@ export const pushErpOrdersProgressQuery = defineQuery<PushErpOrdersProgress>('pr
 const { prepareErpOrderPush, finishErpOrderPush } = proxyActivities<Activities>({
   startToCloseTimeout: '30 minutes',
   heartbeatTimeout: '2 minutes',
-  retry: { initialInterval: '2 seconds', backoffCoefficient: 2, maximumInterval: '1 minute', maximumAttempts: 10 },
+  retry: {
+    initialInterval: '2 seconds',
+    backoffCoefficient: 2,
+    maximumInterval: '1 minute',
+    maximumAttempts: 10,
+  },
 });
 
 const { applyErpOrderBatch } = proxyActivities<Activities>({
   startToCloseTimeout: '30 minutes',
   // The batch heartbeats every few seconds, so a killed worker is noticed quickly and the batch resumes elsewhere.
   heartbeatTimeout: '20 seconds',
-  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute', maximumAttempts: 25 },
+  retry: {
+    initialInterval: '1 second',
+    backoffCoefficient: 2,
+    maximumInterval: '1 minute',
+    maximumAttempts: 25,
+  },
 });
 
 /** The last path segment, for the Web UI's TraceSource column (no Node `path` in workflow code). */
 export function baseName(file: string): string {
-  return file.split(/[\\/]/).filter((part) => part.length > 0).pop() ?? file;
+  return (
+    file
+      .split(/[\\/]/)
+      .filter((part) => part.length > 0)
+      .pop() ?? file
+  );
 }
 
 /** A non-retryable failure naming each bad field of a workflow input. */
 export function invalidInput(workflow: string, error: z.ZodError): ApplicationFailure {
   const problems = error.issues.map((issue) => {
-    const field = issue.path.join('.') || (issue.code === 'unrecognized_keys' ? issue.keys.join(', ') : '(input)');
+    const field =
+      issue.path.join('.') || (issue.code === 'unrecognized_keys' ? issue.keys.join(', ') : '(input)');
     return `${field}: ${issue.message}`;
   });
   return ApplicationFailure.nonRetryable(`Invalid ${workflow} input: ${problems.join('; ')}`, 'InvalidInput');
@@ -113,7 +129,10 @@ function validate(raw: unknown): ContinuedInput {
   const parsed = pushErpOrdersInputSchema.safeParse(rest);
   if (!parsed.success) throw invalidInput('pushErpOrders', parsed.error);
   if (parsed.data.profile !== undefined && parsed.data.mappingFile !== undefined) {
-    throw ApplicationFailure.nonRetryable('Invalid pushErpOrders input: give either profile or mappingFile, not both', 'InvalidInput');
+    throw ApplicationFailure.nonRetryable(
+      'Invalid pushErpOrders input: give either profile or mappingFile, not both',
+      'InvalidInput',
+    );
   }
   return { ...parsed.data, ...(resume ? { resume: resume as PushState } : {}) };
 }
@@ -159,9 +178,15 @@ export async function pushErpOrders(rawInput: PushErpOrdersInput): Promise<PushE
   progress.phase = 'pushing orders';
 
   while (state.nextBatch < prepared.batchCount) {
-    const batch = await applyErpOrderBatch({ runKey: prepared.runKey, manifest: prepared.manifest, batch: state.nextBatch, dryRun: input.dryRun ?? false });
+    const batch = await applyErpOrderBatch({
+      runKey: prepared.runKey,
+      manifest: prepared.manifest,
+      batch: state.nextBatch,
+      dryRun: input.dryRun ?? false,
+    });
     state.nextBatch += 1;
-    for (const key of ['created', 'patched', 'unchanged', 'rejected'] as const) state.counts[key] += batch.counts[key];
+    for (const key of ['created', 'patched', 'unchanged', 'rejected'] as const)
+      state.counts[key] += batch.counts[key];
     state.apiCallsApply += batch.apiCalls;
     state.applyMs += batch.durationMs;
     progress.batchesDone = state.nextBatch;
@@ -170,7 +195,10 @@ export async function pushErpOrders(rawInput: PushErpOrdersInput): Promise<PushE
     if (state.nextBatch < prepared.batchCount && workflowInfo().continueAsNewSuggested) {
       log.info('Continuing as new', { nextBatch: state.nextBatch, of: prepared.batchCount });
       const { resume: _previous, ...original } = input;
-      await continueAsNew<(input: ContinuedInput) => Promise<PushErpOrdersResult>>({ ...original, resume: state });
+      await continueAsNew<(input: ContinuedInput) => Promise<PushErpOrdersResult>>({
+        ...original,
+        resume: state,
+      });
     }
   }
 
@@ -183,10 +211,18 @@ export async function pushErpOrders(rawInput: PushErpOrdersInput): Promise<PushE
     profile: input.mappingFile ?? input.profile ?? 'default',
     dryRun: input.dryRun ?? false,
     retryOf: input.retryOf ?? null,
-    orders: { ...counts, total: counts.created + counts.patched + counts.unchanged + counts.rejected, rejectedAtRead: prepared.rejectedAtRead },
+    orders: {
+      ...counts,
+      total: counts.created + counts.patched + counts.unchanged + counts.rejected,
+      rejectedAtRead: prepared.rejectedAtRead,
+    },
     lines: finished.totals.lines,
     recoveries: finished.totals.recoveries,
-    apiCalls: { prepare: prepared.apiCalls, apply: state.apiCallsApply, total: prepared.apiCalls + state.apiCallsApply },
+    apiCalls: {
+      prepare: prepared.apiCalls,
+      apply: state.apiCallsApply,
+      total: prepared.apiCalls + state.apiCallsApply,
+    },
     durationsMs: {
       prepare: prepared.durationMs,
       apply: state.applyMs,
@@ -200,7 +236,12 @@ export async function pushErpOrders(rawInput: PushErpOrdersInput): Promise<PushE
   };
   progress.phase = 'done';
   progress.counts = { ...counts };
-  upsertSearchAttributes([{ key: TraceStatus, value: counts.rejected > 0 ? 'done-with-rejects' : input.dryRun ? 'dry-run-done' : 'done' }]);
+  upsertSearchAttributes([
+    {
+      key: TraceStatus,
+      value: counts.rejected > 0 ? 'done-with-rejects' : input.dryRun ? 'dry-run-done' : 'done',
+    },
+  ]);
   log.info('ERP order push done', { ...counts, apiCalls: result.apiCalls.total });
   return result;
 }

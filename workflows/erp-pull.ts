@@ -19,7 +19,12 @@ export const pullPlatformOrdersProgressQuery = defineQuery<PullPlatformOrdersPro
 const { pullPlatformOrdersSinceMark } = proxyActivities<Activities>({
   startToCloseTimeout: '30 minutes',
   heartbeatTimeout: '2 minutes',
-  retry: { initialInterval: '2 seconds', backoffCoefficient: 2, maximumInterval: '1 minute', maximumAttempts: 10 },
+  retry: {
+    initialInterval: '2 seconds',
+    backoffCoefficient: 2,
+    maximumInterval: '1 minute',
+    maximumAttempts: 10,
+  },
 });
 
 /** The ERP reconciliation pull: orders changed on the platform since the last run, as NDJSON and CSV. */

@@ -1,17 +1,34 @@
 import { activityInfo, heartbeat } from '@temporalio/activity';
 import type { ApiCallCounter } from './api-calls';
+import type { PersonDirectory } from './persons';
 import type { RunFolder } from './run-files';
 import { syncOrder, type OrderSyncContext } from './sync-order';
-import { batchRecordSchema, runManifestSchema, type ApplyBatchInput, type BatchRecord, type BatchResult, type OrderOutcome } from './types';
+import {
+  batchRecordSchema,
+  runManifestSchema,
+  type ApplyBatchInput,
+  type BatchRecord,
+  type BatchResult,
+  type OrderOutcome,
+} from './types';
 
 /** Orders in flight at once within a batch; the client paces and bounds the requests themselves. */
 const ORDER_CONCURRENCY = 4;
+/**
+ * Heartbeats go out on a timer, not only per order: one order may wait out a long Retry-After, and a batch that
+ * stopped heartbeating would be retried while this attempt still writes.
+ */
+const HEARTBEAT_EVERY_MS = 5_000;
 
 /**
  * Runs `work` over `items` with bounded concurrency. On the first failure no new item starts, the ones in flight
  * finish, and then the failure is thrown, so a retried attempt never overlaps writes of this one.
  */
-async function forEachBounded<T>(items: readonly T[], limit: number, work: (item: T) => Promise<void>): Promise<void> {
+async function forEachBounded<T>(
+  items: readonly T[],
+  limit: number,
+  work: (item: T) => Promise<void>,
+): Promise<void> {
   let next = 0;
   let failure: { error: unknown } | undefined;
   const lane = async (): Promise<void> => {
@@ -28,7 +45,12 @@ async function forEachBounded<T>(items: readonly T[], limit: number, work: (item
   if (failure) throw failure.error;
 }
 
-export function summarise(batch: number, outcomes: readonly OrderOutcome[], apiCalls: number, durationMs: number): BatchResult {
+export function summarise(
+  batch: number,
+  outcomes: readonly OrderOutcome[],
+  apiCalls: number,
+  durationMs: number,
+): BatchResult {
   const result: BatchResult = {
     batch,
     counts: { created: 0, patched: 0, unchanged: 0, rejected: 0 },
@@ -55,11 +77,17 @@ export function summarise(batch: number, outcomes: readonly OrderOutcome[], apiC
  * Plans and applies one staged batch. Each order's outcome is journalled as it settles; a retried attempt skips
  * settled orders, re-reads the rest before any write, and treats a journalled write without outcome as its own.
  */
-export async function applyBatch(input: ApplyBatchInput, run: RunFolder, api: ApiCallCounter): Promise<BatchResult> {
+export async function applyBatch(
+  input: ApplyBatchInput,
+  run: RunFolder,
+  api: ApiCallCounter,
+  persons: PersonDirectory,
+): Promise<BatchResult> {
   const started = Date.now();
   const manifest = await run.staging.getJson(input.manifest, runManifestSchema);
   const ref = manifest.batches[input.batch];
-  if (ref === undefined) throw new Error(`batch ${input.batch} is not in run ${input.runKey} (it has ${manifest.batches.length})`);
+  if (ref === undefined)
+    throw new Error(`batch ${input.batch} is not in run ${input.runKey} (it has ${manifest.batches.length})`);
   const records: BatchRecord[] = [];
   for await (const record of run.staging.readNdjson(ref, batchRecordSchema)) records.push(record);
 
@@ -73,15 +101,25 @@ export async function applyBatch(input: ApplyBatchInput, run: RunFolder, api: Ap
     dryRun: input.dryRun,
     resolvedStyleIds: new Map(Object.entries(manifest.resolvedStyleIds)),
     unresolvedRefs: new Set(manifest.unresolvedRefs),
+    persons,
   };
   const outcomes = new Map<string, OrderOutcome>(done);
   const todo = records.filter((record) => !done.has(record.draft.orderNumber));
-  await forEachBounded(todo, ORDER_CONCURRENCY, async (record) => {
-    const hint = { retry, ...(pending.has(record.draft.orderNumber) ? { pending: pending.get(record.draft.orderNumber) } : {}) };
-    const outcome = await syncOrder(record, context, hint);
-    await log.append(outcome);
-    outcomes.set(record.draft.orderNumber, outcome);
-    heartbeat({ batch: input.batch, settled: outcomes.size, of: records.length });
-  });
+  const beat = () => heartbeat({ batch: input.batch, settled: outcomes.size, of: records.length });
+  const timer = setInterval(beat, HEARTBEAT_EVERY_MS);
+  try {
+    await forEachBounded(todo, ORDER_CONCURRENCY, async (record) => {
+      const hint = {
+        retry,
+        ...(pending.has(record.draft.orderNumber) ? { pending: pending.get(record.draft.orderNumber) } : {}),
+      };
+      const outcome = await syncOrder(record, context, hint);
+      await log.append(outcome);
+      outcomes.set(record.draft.orderNumber, outcome);
+      beat();
+    });
+  } finally {
+    clearInterval(timer);
+  }
   return summarise(input.batch, [...outcomes.values()], api.calls, Date.now() - started);
 }

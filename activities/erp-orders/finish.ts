@@ -24,7 +24,10 @@ export async function finishRun(input: FinishInput, run: RunFolder): Promise<Fin
   let rejectsFile: string | null = null;
   let rejectedRows = 0;
   if (rejected.length > 0) {
-    const table = await readExportFile(manifest.sourceCopy, { format: manifest.format, ...(manifest.sheet ? { sheet: manifest.sheet } : {}) });
+    const table = await readExportFile(manifest.sourceCopy, {
+      format: manifest.format,
+      ...(manifest.sheet ? { sheet: manifest.sheet } : {}),
+    });
     const file = writeRejects(
       table,
       rejected.map((outcome) => {

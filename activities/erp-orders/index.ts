@@ -4,10 +4,12 @@ import { ExportMismatchError, ExportReadError, ProfileError } from '../../connec
 import { StagingIntegrityError } from '../../connectors/staging';
 import { toActivityFailure } from '../../connectors/traceability';
 import { createErpPullActivities } from '../erp-pull';
+import { createInboxActivities } from '../inbox';
 import type { ActivityDeps } from '../index';
 import { ApiCallCounter } from './api-calls';
 import { applyBatch } from './apply-batch';
 import { finishRun, type FinishOutput } from './finish';
+import { PersonDirectory } from './persons';
 import { prepareRun } from './prepare';
 import { RunFolder, runKeyOf } from './run-files';
 import {
@@ -26,10 +28,15 @@ export type { BatchResult, FinishOutput, PrepareInput, PrepareResult };
 
 /** Errors no retry can fix (a bad file, a bad profile, a missing column) stop the run with their own message. */
 function asFailure(error: unknown): unknown {
-  if (error instanceof ProfileError || error instanceof ExportReadError || error instanceof ExportMismatchError) {
+  if (
+    error instanceof ProfileError ||
+    error instanceof ExportReadError ||
+    error instanceof ExportMismatchError
+  ) {
     return ApplicationFailure.nonRetryable(error.message, error.name);
   }
-  if (error instanceof StagingIntegrityError) return ApplicationFailure.nonRetryable(error.message, error.name);
+  if (error instanceof StagingIntegrityError)
+    return ApplicationFailure.nonRetryable(error.message, error.name);
   const code = (error as NodeJS.ErrnoException | undefined)?.code;
   if (code === 'ENOENT' || code === 'EISDIR' || code === 'EACCES') {
     return ApplicationFailure.nonRetryable((error as Error).message, `FileError:${code}`);
@@ -37,18 +44,29 @@ function asFailure(error: unknown): unknown {
   return toActivityFailure(error);
 }
 
-/** Job 2's activities: the push (prepare, batches, finish) and the pull the other way. */
+/**
+ * Job 2's activities: the push (prepare, batches, finish), the pull the other way, and the inbox folder shared with
+ * the PLM import (registered here so the worker's activity list gains one entry for the whole job).
+ */
 export function createErpOrderActivities(deps: Pick<ActivityDeps, 'client' | 'config' | 'baseUrl'>) {
   const runFolder = (runKey: string) => new RunFolder(deps.config.dataDir, runKey);
+  // Kept for the worker's life: e-mail → user id mappings learned from the answers to our writes.
+  const persons = new PersonDirectory();
   return {
     ...createErpPullActivities(deps),
+    ...createInboxActivities(),
     /** Reads, validates and stages the export; returns counts and the manifest reference only. */
     async prepareErpOrderPush(raw: PrepareInput): Promise<PrepareResult> {
       const input = prepareInputSchema.parse(raw);
       const api = new ApiCallCounter(deps.client);
       try {
-        const result = await prepareRun(input, runFolder(runKeyOf(input.workflowId)), api, deps.baseUrl);
-        log.info('ERP export staged', { file: input.file, orders: result.orders, batches: result.batchCount, apiCalls: result.apiCalls });
+        const result = await prepareRun(input, runFolder(runKeyOf(input.workflowId)), api);
+        log.info('ERP export staged', {
+          file: input.file,
+          orders: result.orders,
+          batches: result.batchCount,
+          apiCalls: result.apiCalls,
+        });
         return result;
       } catch (error) {
         throw asFailure(error);
@@ -60,8 +78,12 @@ export function createErpOrderActivities(deps: Pick<ActivityDeps, 'client' | 'co
       const input = applyBatchInputSchema.parse(raw);
       const api = new ApiCallCounter(deps.client);
       try {
-        const result = await applyBatch(input, runFolder(input.runKey), api);
-        log.info('ERP order batch applied', { batch: input.batch, ...result.counts, apiCalls: result.apiCalls });
+        const result = await applyBatch(input, runFolder(input.runKey), api, persons);
+        log.info('ERP order batch applied', {
+          batch: input.batch,
+          ...result.counts,
+          apiCalls: result.apiCalls,
+        });
         return result;
       } catch (error) {
         throw asFailure(error);

@@ -19,7 +19,9 @@ import type { RunFolder } from './run-files';
 import { naturalKey, takeSnapshot } from './snapshot';
 import type { BatchRecord, OrderOutcome, PrepareInput, PrepareResult, RunManifest } from './types';
 
-export async function resolveProfile(input: Pick<PrepareInput, 'profile' | 'mappingFile'>): Promise<MappingProfile> {
+export async function resolveProfile(
+  input: Pick<PrepareInput, 'profile' | 'mappingFile'>,
+): Promise<MappingProfile> {
   if (input.mappingFile !== undefined) return loadProfileFile(input.mappingFile);
   return DEFAULT_PROFILE;
 }
@@ -41,7 +43,11 @@ async function writeAtomically(path: string, content: string): Promise<void> {
  * Reads and validates the export, resolves companies, processes and products, takes the platform snapshot and
  * stages the drafts in batches under the run folder. Only references and counts go back to the workflow.
  */
-export async function prepareRun(input: PrepareInput, run: RunFolder, api: ApiCallCounter, cacheKey: string): Promise<PrepareResult> {
+export async function prepareRun(
+  input: PrepareInput,
+  run: RunFolder,
+  api: ApiCallCounter,
+): Promise<PrepareResult> {
   const started = Date.now();
   const profile = await resolveProfile(input);
   const complete = input.complete ?? profile.complete;
@@ -52,10 +58,13 @@ export async function prepareRun(input: PrepareInput, run: RunFolder, api: ApiCa
   await copyFile(input.file, `${sourceCopy}.tmp`);
   await rename(`${sourceCopy}.tmp`, sourceCopy);
   const sourceSha256 = await sha256Of(sourceCopy);
-  const table = await readExportFile(sourceCopy, { format, ...(profile.sheet ? { sheet: profile.sheet } : {}) });
+  const table = await readExportFile(sourceCopy, {
+    format,
+    ...(profile.sheet ? { sheet: profile.sheet } : {}),
+  });
   heartbeat({ phase: 'read', rows: table.rows.length });
 
-  const context = await buildContext(api, cacheKey, companyCodesIn(table, profile));
+  const context = await buildContext(api, companyCodesIn(table, profile));
   const built = buildOrders(table, profile, context);
   const snapshot = await takeSnapshot(api, built.drafts);
   heartbeat({ phase: 'snapshot', existing: snapshot.existing.size });
@@ -70,7 +79,11 @@ export async function prepareRun(input: PrepareInput, run: RunFolder, api: ApiCa
     rows: rejection.rows,
     code: rejection.code,
     message: rejection.message,
-    problems: rejection.problems.map(({ code, message, row }) => ({ code, message, ...(row !== undefined ? { row } : {}) })),
+    problems: rejection.problems.map(({ code, message, row }) => ({
+      code,
+      message,
+      ...(row !== undefined ? { row } : {}),
+    })),
   }));
   // Prepare runs before any batch: journals of an earlier execution with the same workflow id (a re-run of a failed
   // one) must not make this one skip orders.
@@ -115,7 +128,11 @@ export async function prepareRun(input: PrepareInput, run: RunFolder, api: ApiCa
     rejectedAtRead: built.rejections.length,
     rows: table.rows.length,
     warnings: built.warnings.slice(0, 20),
-    snapshot: { mode: snapshot.mode, existingOrders: snapshot.existing.size, linesListed: snapshot.linesListed },
+    snapshot: {
+      mode: snapshot.mode,
+      existingOrders: snapshot.existing.size,
+      linesListed: snapshot.linesListed,
+    },
     apiCalls: api.calls,
     durationMs: Date.now() - started,
   };

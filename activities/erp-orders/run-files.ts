@@ -53,7 +53,8 @@ export class RunFolder {
     for (const name of names) {
       const latest = new Map<string, OrderOutcome>();
       for (const entry of await new OutcomeLog(this.file('outcomes', name)).read()) {
-        if (entry.kind === 'outcome') latest.set(entry.orderNumber === '' ? `row:${entry.rows.join(',')}` : entry.orderNumber, entry);
+        if (entry.kind === 'outcome')
+          latest.set(entry.orderNumber === '' ? `row:${entry.rows.join(',')}` : entry.orderNumber, entry);
       }
       outcomes.push(...latest.values());
     }
@@ -106,7 +107,10 @@ export class OutcomeLog {
   }
 
   /** What a previous attempt left: final outcomes by order number, and orders with a write under way. */
-  async resumeState(): Promise<{ done: Map<string, OrderOutcome>; pending: Map<string, 'create' | 'patch'> }> {
+  async resumeState(): Promise<{
+    done: Map<string, OrderOutcome>;
+    pending: Map<string, 'create' | 'patch'>;
+  }> {
     await this.closeTornLine();
     const done = new Map<string, OrderOutcome>();
     const pending = new Map<string, 'create' | 'patch'>();

@@ -3,7 +3,8 @@ import type { Order, OrderLine } from '../../connectors/traceability';
 import type { ApiCallCounter } from './api-calls';
 
 /** `orderType` + `orderNumber`: the natural key (numbers are unique per company and order type). */
-export const naturalKey = (orderType: string, orderNumber: string): string => `${orderType}\u0000${orderNumber}`;
+export const naturalKey = (orderType: string, orderNumber: string): string =>
+  `${orderType}\u0000${orderNumber}`;
 
 /** An order from the API as the reconciliation reads it (list answers carry no lines). */
 export function toExisting(order: Order, lines: readonly OrderLine[] = order.lines ?? []): ExistingOrder {
@@ -28,7 +29,8 @@ export async function takeSnapshot(api: ApiCallCounter, drafts: readonly OrderDr
   if (drafts.length === 0) return snapshot;
   const wanted = new Set(drafts.map((draft) => naturalKey(draft.orderType, draft.orderNumber)));
   // Sorted by creation, so orders created while we read land on later pages instead of shifting earlier ones.
-  const fetchOrders = (page: number, limit: number) => api.client.orders.list({ sort: 'createdAt', order: 'ASC', page, limit });
+  const fetchOrders = (page: number, limit: number) =>
+    api.client.orders.list({ sort: 'createdAt', order: 'ASC', page, limit });
   const first = await api.one(() => fetchOrders(1, 100));
   if (first.pagination.totalPages >= drafts.length) return snapshot;
   snapshot.mode = 'listed';

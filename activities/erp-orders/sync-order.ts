@@ -9,6 +9,7 @@ import {
 import { isTraceabilityApiError, type TraceabilityApiError } from '../../connectors/traceability/errors';
 import type { ApiCallCounter } from './api-calls';
 import { resolveProducts } from './lookups';
+import type { PersonDirectory } from './persons';
 import type { OutcomeLog } from './run-files';
 import { toExisting } from './snapshot';
 import type { BatchRecord, OrderOutcome } from './types';
@@ -21,6 +22,7 @@ export interface OrderSyncContext {
   /** Filled by the run's prepare, and here when an order turns out to exist after all (shared by the batch). */
   resolvedStyleIds: Map<string, string>;
   unresolvedRefs: Set<string>;
+  persons: PersonDirectory;
 }
 
 /** Comparing with an existing order needs platform product ids: look up the refs the prepare did not. */
@@ -59,7 +61,11 @@ interface State {
  * The platform's current order for a draft, by exact number and the type its parties imply: one list call, and one
  * GET for the lines when it has some. `knownId` first tries the id (a 404 falls back to the number).
  */
-export async function readOrder(api: ApiCallCounter, draft: OrderDraft, knownId?: string): Promise<ExistingOrder | undefined> {
+export async function readOrder(
+  api: ApiCallCounter,
+  draft: OrderDraft,
+  knownId?: string,
+): Promise<ExistingOrder | undefined> {
   if (knownId !== undefined) {
     try {
       return toExisting(await api.one(() => api.client.orders.get(knownId)));
@@ -67,8 +73,12 @@ export async function readOrder(api: ApiCallCounter, draft: OrderDraft, knownId?
       if (!isTraceabilityApiError(error) || error.statusCode !== 404) throw error;
     }
   }
-  const page = await api.one(() => api.client.orders.list({ orderNumber: draft.orderNumber, type: draft.orderType, limit: 100 }));
-  const match = page.items.find((order) => order.orderNumber === draft.orderNumber && order.orderType === draft.orderType);
+  const page = await api.one(() =>
+    api.client.orders.list({ orderNumber: draft.orderNumber, type: draft.orderType, limit: 100 }),
+  );
+  const match = page.items.find(
+    (order) => order.orderNumber === draft.orderNumber && order.orderType === draft.orderType,
+  );
   if (match === undefined) return undefined;
   if (match.lineCount === 0) return toExisting(match, []);
   try {
@@ -79,7 +89,10 @@ export async function readOrder(api: ApiCallCounter, draft: OrderDraft, knownId?
   }
 }
 
-function outcomeOf(draft: OrderDraft, fields: Omit<OrderOutcome, 'kind' | 'orderNumber' | 'rows'>): OrderOutcome {
+function outcomeOf(
+  draft: OrderDraft,
+  fields: Omit<OrderOutcome, 'kind' | 'orderNumber' | 'rows'>,
+): OrderOutcome {
   return { kind: 'outcome', orderNumber: draft.orderNumber, rows: draft.rows, ...fields };
 }
 
@@ -89,7 +102,12 @@ function apiRejection(draft: OrderDraft, error: TraceabilityApiError): OrderOutc
       ? `order '${draft.orderNumber}': its parties or facility processes are locked by tracing (the counterparty linked ` +
         `its order), so they cannot change; the API said: ${error.message}`
       : `order '${draft.orderNumber}': ${error.message}`;
-  return outcomeOf(draft, { outcome: 'rejected', code: error.code, message, problems: [{ code: error.code, message }] });
+  return outcomeOf(draft, {
+    outcome: 'rejected',
+    code: error.code,
+    message,
+    problems: [{ code: error.code, message }],
+  });
 }
 
 function unresolvedProducts(draft: OrderDraft, ctx: OrderSyncContext): OrderOutcome | undefined {
@@ -98,10 +116,19 @@ function unresolvedProducts(draft: OrderDraft, ctx: OrderSyncContext): OrderOutc
   const problems = missing.map((line) => {
     const ref = line.productRef;
     const what = 'externalId' in ref ? `externalId '${ref.externalId}'` : `${ref.codeId} '${ref.codeValue}'`;
-    return { code: 'product_not_resolved', row: line.rows[0], message: `row ${line.rows[0]}: product ${what} was not found in the catalogue` };
+    return {
+      code: 'product_not_resolved',
+      row: line.rows[0],
+      message: `row ${line.rows[0]}: product ${what} was not found in the catalogue`,
+    };
   });
   const first = problems[0];
-  return outcomeOf(draft, { outcome: 'rejected', code: 'product_not_resolved', message: first?.message ?? 'product not found', problems });
+  return outcomeOf(draft, {
+    outcome: 'rejected',
+    code: 'product_not_resolved',
+    message: first?.message ?? 'product not found',
+    problems,
+  });
 }
 
 function lineCounts(plan: Extract<OrderPlan, { kind: 'patch' }>): OrderOutcome['lines'] {
@@ -113,7 +140,11 @@ function lineCounts(plan: Extract<OrderPlan, { kind: 'patch' }>): OrderOutcome['
  * fresh read, a create whose answer was lost or whose number is taken is re-read and re-planned (never sent again
  * blindly), and writes are journalled (`intent`) so a crashed attempt's create is recognised as ours.
  */
-export async function syncOrder(record: BatchRecord, ctx: OrderSyncContext, hint: ResumeHint): Promise<OrderOutcome> {
+export async function syncOrder(
+  record: BatchRecord,
+  ctx: OrderSyncContext,
+  hint: ResumeHint,
+): Promise<OrderOutcome> {
   const { draft } = record;
   const { api } = ctx;
   const refused = unresolvedProducts(draft, ctx);
@@ -122,7 +153,12 @@ export async function syncOrder(record: BatchRecord, ctx: OrderSyncContext, hint
   let recovered: OrderOutcome['recovered'] = hint.pending ? 'resumed' : undefined;
   let wrote: 'create' | 'patch' | undefined = hint.pending;
   let state: State;
-  if (record.lookup === 'unknown' || hint.pending !== undefined || hint.retry || (record.existing && !record.linesKnown)) {
+  if (
+    record.lookup === 'unknown' ||
+    hint.pending !== undefined ||
+    hint.retry ||
+    (record.existing && !record.linesKnown)
+  ) {
     state = { existing: await readOrder(api, draft, record.existing?.id), fresh: true };
   } else {
     state = { existing: record.existing ?? undefined, fresh: false };
@@ -140,7 +176,13 @@ export async function syncOrder(record: BatchRecord, ctx: OrderSyncContext, hint
 
   for (let round = 0; round < MAX_ROUNDS; round++) {
     if (state.existing !== undefined) await resolveRefsOf(draft, ctx);
-    const plan = planOrderSync({ draft, existing: state.existing, resolvedStyleIds: ctx.resolvedStyleIds, complete: ctx.complete });
+    const plan = planOrderSync({
+      draft,
+      existing: state.existing,
+      resolvedStyleIds: ctx.resolvedStyleIds,
+      complete: ctx.complete,
+      responsiblePersonIds: ctx.persons.ids,
+    });
     if (plan.kind === 'rejected') {
       const { code, message, problems } = plan.rejection;
       return outcomeOf(draft, { outcome: 'rejected', code, message, problems });
@@ -155,6 +197,7 @@ export async function syncOrder(record: BatchRecord, ctx: OrderSyncContext, hint
       await ctx.log.append({ kind: 'intent', orderNumber: draft.orderNumber, write: 'create' });
       try {
         const created = await api.one(() => api.client.orders.create(plan.body));
+        ctx.persons.learn(draft.internalResponsiblePersons, created.internalResponsiblePersons);
         wrote = 'create';
         return settled(created.id, { created: created.lines?.length ?? 0, updated: 0, deleted: 0 });
       } catch (error) {
@@ -190,7 +233,11 @@ export async function syncOrder(record: BatchRecord, ctx: OrderSyncContext, hint
     }
     await ctx.log.append({ kind: 'intent', orderNumber: draft.orderNumber, write: 'patch' });
     try {
-      for (const step of plan.steps) await api.one(() => api.client.orders.update(plan.orderId, step));
+      for (const step of plan.steps) {
+        const updated = await api.one(() => api.client.orders.update(plan.orderId, step));
+        if (step.internalResponsiblePersons !== undefined)
+          ctx.persons.learn(step.internalResponsiblePersons, updated.internalResponsiblePersons);
+      }
       wrote ??= 'patch';
       return settled(plan.orderId, lineCounts(plan));
     } catch (error) {
@@ -206,5 +253,7 @@ export async function syncOrder(record: BatchRecord, ctx: OrderSyncContext, hint
       throw error;
     }
   }
-  throw new Error(`order '${draft.orderNumber}' did not settle after ${MAX_ROUNDS} read-plan-write rounds; the batch will be retried`);
+  throw new Error(
+    `order '${draft.orderNumber}' did not settle after ${MAX_ROUNDS} read-plan-write rounds; the batch will be retried`,
+  );
 }

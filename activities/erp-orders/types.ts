@@ -78,7 +78,15 @@ export const outcomeEntrySchema = z.discriminatedUnion('kind', [
     code: z.string().optional(),
     message: z.string().optional(),
     /** Every problem of a rejected order, by row where it has one (the rejects file shows them per row). */
-    problems: z.array(z.strictObject({ code: z.string(), message: z.string(), row: z.number().int().positive().optional() })).optional(),
+    problems: z
+      .array(
+        z.strictObject({
+          code: z.string(),
+          message: z.string(),
+          row: z.number().int().positive().optional(),
+        }),
+      )
+      .optional(),
     lines: z.strictObject({ created: z.number(), updated: z.number(), deleted: z.number() }).optional(),
     /** How the order got there when a write's answer was lost or the number was already taken. */
     recovered: z.enum(['lost_answer', 'number_taken', 'resumed']).optional(),

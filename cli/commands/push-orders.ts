@@ -8,7 +8,8 @@ import { positiveSeconds, startJob, timestampedId } from '../workflow-runner';
 
 function existingFile(value: string): string {
   const absolute = path.resolve(value);
-  if (!existsSync(absolute) || !statSync(absolute).isFile()) throw new InvalidArgumentError(`no file at ${absolute}`);
+  if (!existsSync(absolute) || !statSync(absolute).isFile())
+    throw new InvalidArgumentError(`no file at ${absolute}`);
   return absolute;
 }
 
@@ -28,7 +29,9 @@ export interface PushOrdersFlags {
 export function pushOrdersInput(file: string, flags: PushOrdersFlags): PushErpOrdersInput {
   return {
     file: path.resolve(file),
-    ...(flags.profile !== undefined ? { profile: flags.profile as NonNullable<PushErpOrdersInput['profile']> } : {}),
+    ...(flags.profile !== undefined
+      ? { profile: flags.profile as NonNullable<PushErpOrdersInput['profile']> }
+      : {}),
     ...(flags.mapping !== undefined ? { mappingFile: path.resolve(flags.mapping) } : {}),
     ...(flags.dryRun ? { dryRun: true } : {}),
     ...(flags.complete ? { complete: true } : {}),
@@ -37,13 +40,24 @@ export function pushOrdersInput(file: string, flags: PushOrdersFlags): PushErpOr
 
 export function pushOrdersCommand(): Command {
   return new Command('push-orders')
-    .description('Push an ERP order export (csv, xlsx, json, ndjson) to the platform: create or patch orders by order number')
+    .description(
+      'Push an ERP order export (csv, xlsx, json, ndjson) to the platform: create or patch orders by order number',
+    )
     .argument('<file>', 'the export file (the worker must be able to read this path)', existingFile)
-    .addOption(new Option('--profile <name>', 'built-in mapping profile').choices(['default']).conflicts('mapping'))
-    .addOption(new Option('--mapping <file>', 'mapping profile JSON file').argParser(existingFile).conflicts('profile'))
+    .addOption(
+      new Option('--profile <name>', 'built-in mapping profile').choices(['default']).conflicts('mapping'),
+    )
+    .addOption(
+      new Option('--mapping <file>', 'mapping profile JSON file')
+        .argParser(existingFile)
+        .conflicts('profile'),
+    )
     .option('--dry-run', 'plan only: report what would be created and patched, write nothing')
     .option('--complete', 'the export lists every line of its orders: delete platform lines it lacks')
-    .option('--wait', 'wait for the result and print it (exit 0 when the run completed, even with rejected orders)')
+    .option(
+      '--wait',
+      'wait for the result and print it (exit 0 when the run completed, even with rejected orders)',
+    )
     .option('--timeout <seconds>', 'with --wait: give up after this long', positiveSeconds, 3600)
     .action((file: string, flags: PushOrdersFlags & { wait?: boolean; timeout: number }) =>
       runAction(() =>

@@ -49,12 +49,16 @@ export async function retryPlanFor(client: Client, workflowId: string, now = new
   const description = await handle.describe();
   const workflowType = description.type;
   if (!(workflowType in RETRYABLE_JOBS)) {
-    throw new Error(`${workflowId} is a ${workflowType} run; retry works on ${Object.keys(RETRYABLE_JOBS).join(' and ')} runs`);
+    throw new Error(
+      `${workflowId} is a ${workflowType} run; retry works on ${Object.keys(RETRYABLE_JOBS).join(' and ')} runs`,
+    );
   }
   const status = description.status.name;
   if (status === 'RUNNING') throw new Error(`${workflowId} is still running: retry it once it has finished`);
   if (status !== 'COMPLETED') {
-    throw new Error(`${workflowId} ended ${status.toLowerCase()}, so no order was rejected one by one: fix the cause and push the file again`);
+    throw new Error(
+      `${workflowId} ended ${status.toLowerCase()}, so no order was rejected one by one: fix the cause and push the file again`,
+    );
   }
   const result = resultSchema.safeParse(await handle.result());
   const rejectsFile = result.success ? result.data.rejectsFile : undefined;
@@ -79,7 +83,9 @@ export async function retryPlanFor(client: Client, workflowId: string, now = new
 
 export function retryCommand(): Command {
   return new Command('retry')
-    .description('Push the rejected rows of a finished push-orders (or PLM import) run again, from its rejects file')
+    .description(
+      'Push the rejected rows of a finished push-orders (or PLM import) run again, from its rejects file',
+    )
     .argument('<workflowId>', 'the finished run whose rejects to re-run (fix the rejects file first)')
     .option('--wait', 'wait for the result and print it')
     .option('--timeout <seconds>', 'with --wait: give up after this long', positiveSeconds, 3600)
@@ -96,7 +102,8 @@ export function retryCommand(): Command {
           wait: Boolean(flags.wait),
           timeoutSeconds: flags.timeout,
         }).catch((error: unknown) => {
-          if (error instanceof WorkflowExecutionAlreadyStartedError) throw new Error(`a retry with id ${plan.workflowId} is already running`);
+          if (error instanceof WorkflowExecutionAlreadyStartedError)
+            throw new Error(`a retry with id ${plan.workflowId} is already running`);
           throw error;
         });
       }),

@@ -25,8 +25,16 @@ interface Row {
 }
 
 const COLUMNS = [
-  'order_number', 'supplier_code', 'buyer_facility_process', 'supplier_facility_process', 'order_date', 'status',
-  'line_number', 'product_external_id', 'quantity', 'unit',
+  'order_number',
+  'supplier_code',
+  'buyer_facility_process',
+  'supplier_facility_process',
+  'order_date',
+  'status',
+  'line_number',
+  'product_external_id',
+  'quantity',
+  'unit',
 ] as const;
 
 const PRODUCTS = ['PLM-TEE-001-BLK', 'PLM-TEE-001-OWH', 'PLM-JKT-010-NVY'];
@@ -70,14 +78,21 @@ describe('pushErpOrders on a real Temporal dev server and the sandbox', () => {
   const control = (route: string, method: string, body?: unknown) =>
     fetch(`${stack.sandbox.baseUrl.replace(/\/api\/v2$/, '')}${route}`, {
       method,
-      ...(body === undefined ? {} : { headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) }),
+      ...(body === undefined
+        ? {}
+        : { headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) }),
     });
   /** The platform's orders whose number starts with `prefix`, by number, with lines (the test's own reads). */
   const platformOrders = async (prefix: string): Promise<Map<string, RawOrder[]>> => {
     const byNumber = new Map<string, RawOrder[]>();
     for (let page = 1; ; page++) {
-      const response = await fetch(`${stack.sandbox.baseUrl}/orders?limit=100&page=${page}`, { headers: { companyapikey: stack.apiKey } });
-      const body = (await response.json()) as { data: RawOrder[]; metadata: { pagination: { totalPages: number } } };
+      const response = await fetch(`${stack.sandbox.baseUrl}/orders?limit=100&page=${page}`, {
+        headers: { companyapikey: stack.apiKey },
+      });
+      const body = (await response.json()) as {
+        data: RawOrder[];
+        metadata: { pagination: { totalPages: number } };
+      };
       for (const order of body.data.filter((o) => o.orderNumber.startsWith(`${prefix}-`))) {
         const full = await api<RawOrder>(`/orders/${order.id}`);
         byNumber.set(order.orderNumber, [...(byNumber.get(order.orderNumber) ?? []), full]);
@@ -97,7 +112,10 @@ describe('pushErpOrders on a real Temporal dev server and the sandbox', () => {
   };
   const writeCsv = async (name: string, rows: readonly Row[]): Promise<string> => {
     const file = path.join(dir, name);
-    await writeFile(file, Papa.unparse({ fields: [...COLUMNS], data: rows.map((row) => COLUMNS.map((c) => row[c] ?? '')) }));
+    await writeFile(
+      file,
+      Papa.unparse({ fields: [...COLUMNS], data: rows.map((row) => COLUMNS.map((c) => row[c] ?? '')) }),
+    );
     return file;
   };
   const push = (input: PushErpOrdersInput, prefix = 'erp-push'): Promise<PushErpOrdersResult> =>
@@ -110,7 +128,10 @@ describe('pushErpOrders on a real Temporal dev server and the sandbox', () => {
 
   beforeAll(async () => {
     dir = await mkdtemp(path.join(tmpdir(), 'erp-orders-it-'));
-    stack = await startTestStack({ config: { dataDir: path.join(dir, 'data') }, sandbox: { rateLimitPerMinute: 100_000 } });
+    stack = await startTestStack({
+      config: { dataDir: path.join(dir, 'data') },
+      sandbox: { rateLimitPerMinute: 100_000 },
+    });
   }, 60_000);
 
   afterAll(async () => {
@@ -126,7 +147,11 @@ describe('pushErpOrders on a real Temporal dev server and the sandbox', () => {
     expect(state.size).toBe(6);
     for (const [number, copies] of state) {
       expect(copies).toHaveLength(1);
-      expect(copies[0]?.lines.map((line) => [line.orderLineNumber, line.quantity])).toEqual([['1', 10], ['2', 20], ['3', 30]]);
+      expect(copies[0]?.lines.map((line) => [line.orderLineNumber, line.quantity])).toEqual([
+        ['1', 10],
+        ['2', 20],
+        ['3', 30],
+      ]);
       expect(copies[0]?.supplierFacilityProcess).toBe('CUT_MAKE_TRIM');
       expect(number).toMatch(/^PO-A-000[1-6]$/);
     }
@@ -147,7 +172,12 @@ describe('pushErpOrders on a real Temporal dev server and the sandbox', () => {
     // PO-B-0002: one line's quantity; PO-B-0004: the order date and a new third line.
     edited.find((r) => r.order_number === 'PO-B-0002' && r.line_number === '2')!.quantity = 25;
     for (const row of edited.filter((r) => r.order_number === 'PO-B-0004')) row.order_date = '2024-04-15';
-    edited.push({ ...edited.find((r) => r.order_number === 'PO-B-0004')!, line_number: '3', product_external_id: 'PLM-JKT-010-NVY', quantity: 7 });
+    edited.push({
+      ...edited.find((r) => r.order_number === 'PO-B-0004')!,
+      line_number: '3',
+      product_external_id: 'PLM-JKT-010-NVY',
+      quantity: 7,
+    });
     const editedFile = await writeCsv('edit-after.csv', edited);
 
     const before = { ...stack.apiClient.stats().byMethodStatus };
@@ -158,13 +188,22 @@ describe('pushErpOrders on a real Temporal dev server and the sandbox', () => {
     const state = await platformOrders('PO-B');
     expect(state.get('PO-B-0002')?.[0]?.lines.map((l) => l.quantity)).toEqual([10, 25]);
     expect(state.get('PO-B-0004')?.[0]?.orderDate).toBe('2024-04-15');
-    expect(state.get('PO-B-0004')?.[0]?.lines.map((l) => [l.orderLineNumber, l.quantity])).toEqual([['1', 10], ['2', 20], ['3', 7]]);
+    expect(state.get('PO-B-0004')?.[0]?.lines.map((l) => [l.orderLineNumber, l.quantity])).toEqual([
+      ['1', 10],
+      ['2', 20],
+      ['3', 7],
+    ]);
     expect(state.get('PO-B-0001')?.[0]?.orderDate).toBe('2024-03-01');
   });
 
   it('with connections dropped after committed creates, every number ends up exactly once with all its lines', async () => {
     const file = await writeCsv('dropped.csv', orders('PO-C', 20, 2));
-    await control('/__sandbox/faults', 'PUT', { dropAfterCommitRate: 0.5, methods: ['POST'], pathPrefix: '/orders', seed: 7 });
+    await control('/__sandbox/faults', 'PUT', {
+      dropAfterCommitRate: 0.5,
+      methods: ['POST'],
+      pathPrefix: '/orders',
+      seed: 7,
+    });
     let result: PushErpOrdersResult;
     try {
       result = await push({ file, batchSize: 7 });
@@ -183,14 +222,22 @@ describe('pushErpOrders on a real Temporal dev server and the sandbox', () => {
 
   it('a bad order does not stop the others: it lands in the rejects file with its code, and retry re-runs only it', async () => {
     const rows = orders('PO-D', 4, 2);
-    rows.find((r) => r.order_number === 'PO-D-0002' && r.line_number === '2')!.product_external_id = 'NO-SUCH-PRODUCT';
+    rows.find((r) => r.order_number === 'PO-D-0002' && r.line_number === '2')!.product_external_id =
+      'NO-SUCH-PRODUCT';
     for (const row of rows.filter((r) => r.order_number === 'PO-D-0003')) row.supplier_code = 'SUP-9999';
     const file = await writeCsv('with-bad.csv', rows);
     const workflowId = stack.workflowId('erp-orders-with-bad');
-    const result = await stack.client.workflow.execute(pushErpOrders, { args: [{ file }], taskQueue: stack.taskQueue, workflowId });
+    const result = await stack.client.workflow.execute(pushErpOrders, {
+      args: [{ file }],
+      taskQueue: stack.taskQueue,
+      workflowId,
+    });
     expect(result.orders).toMatchObject({ created: 2, rejected: 2 });
     expect(result.rejectsFile).toBe(path.join(stack.config.dataDir, 'runs', workflowId, 'rejects.csv'));
-    const rejects = Papa.parse<Record<string, string>>(readFileSync(result.rejectsFile!, 'utf8').replace(/^\uFEFF/, ''), { header: true, skipEmptyLines: true }).data;
+    const rejects = Papa.parse<Record<string, string>>(
+      readFileSync(result.rejectsFile!, 'utf8').replace(/^\uFEFF/, ''),
+      { header: true, skipEmptyLines: true },
+    ).data;
     expect(rejects.map((r) => [r['order_number'], r['error_code']])).toEqual([
       ['PO-D-0002', 'style_not_found'],
       ['PO-D-0002', 'style_not_found'],
@@ -202,7 +249,10 @@ describe('pushErpOrders on a real Temporal dev server and the sandbox', () => {
 
     // `trace-sync retry` starts the same job on the rejects file: only the two failed orders are pushed again.
     const plan = await retryPlanFor(stack.client, workflowId);
-    expect(plan).toMatchObject({ workflowType: 'pushErpOrders', input: { file: result.rejectsFile, retryOf: workflowId } });
+    expect(plan).toMatchObject({
+      workflowType: 'pushErpOrders',
+      input: { file: result.rejectsFile, retryOf: workflowId },
+    });
     const before = { ...stack.apiClient.stats().byMethodStatus };
     const retried = (await stack.client.workflow.execute(plan.workflowType, {
       args: [plan.input],
@@ -228,7 +278,11 @@ describe('pushErpOrders on a real Temporal dev server and the sandbox', () => {
     const result = await push({ file: await writeCsv('lock-after.csv', changed) });
     expect(result.orders).toMatchObject({ patched: 1, rejected: 1 });
     expect(result.rejections).toEqual([
-      expect.objectContaining({ orderNumber: 'PO-E-0001', code: 'order_structural_fields_locked_by_tracing', message: expect.stringContaining('locked by tracing') }),
+      expect.objectContaining({
+        orderNumber: 'PO-E-0001',
+        code: 'order_structural_fields_locked_by_tracing',
+        message: expect.stringContaining('locked by tracing'),
+      }),
     ]);
     expect(writesSince(before)).toEqual({ 'PATCH 409': 1, 'PATCH 200': 1 });
   });
@@ -236,7 +290,11 @@ describe('pushErpOrders on a real Temporal dev server and the sandbox', () => {
   it('continues as new on long runs and still counts every order once', async () => {
     const file = await writeCsv('long.csv', orders('PO-F', 14, 1));
     const workflowId = stack.workflowId('erp-orders-long');
-    const handle = await stack.client.workflow.start(pushErpOrders, { args: [{ file, batchSize: 1 }], taskQueue: stack.taskQueue, workflowId });
+    const handle = await stack.client.workflow.start(pushErpOrders, {
+      args: [{ file, batchSize: 1 }],
+      taskQueue: stack.taskQueue,
+      workflowId,
+    });
     const result = await handle.result();
     expect(result.orders).toMatchObject({ created: 14, total: 14 });
     const latest = await stack.client.workflow.getHandle(workflowId).describe();
@@ -254,10 +312,16 @@ describe('pushErpOrders on a real Temporal dev server and the sandbox', () => {
   });
 
   it('refuses a bad input with a message naming the field, and a missing file without retrying', async () => {
-    await expect(push({ file: '' })).rejects.toMatchObject({ cause: { message: expect.stringContaining('file:') } });
-    await expect(push({ file: path.join(dir, 'missing.csv'), mappingFile: 'x.json', profile: 'default' })).rejects.toBeInstanceOf(WorkflowFailedError);
+    await expect(push({ file: '' })).rejects.toMatchObject({
+      cause: { message: expect.stringContaining('file:') },
+    });
+    await expect(
+      push({ file: path.join(dir, 'missing.csv'), mappingFile: 'x.json', profile: 'default' }),
+    ).rejects.toBeInstanceOf(WorkflowFailedError);
     const missing = push({ file: path.join(dir, 'missing.csv') });
-    await expect(missing).rejects.toMatchObject({ cause: { cause: { message: expect.stringContaining('missing.csv') } } });
+    await expect(missing).rejects.toMatchObject({
+      cause: { cause: { message: expect.stringContaining('missing.csv') } },
+    });
     expect(existsSync(path.join(dir, 'missing.csv'))).toBe(false);
   });
 });

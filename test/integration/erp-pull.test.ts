@@ -13,16 +13,28 @@ describe('pullPlatformOrders: orders changed on the platform since the stored ma
   let stack: TestStack;
   let exportsDir: string;
   const pull = (): Promise<PullOrdersResult> =>
-    stack.client.workflow.execute(pullPlatformOrders, { args: [{}], taskQueue: stack.taskQueue, workflowId: stack.workflowId('erp-pull') });
+    stack.client.workflow.execute(pullPlatformOrders, {
+      args: [{}],
+      taskQueue: stack.taskQueue,
+      workflowId: stack.workflowId('erp-pull'),
+    });
   const createOrder = (orderNumber: string, lines: number) =>
     stack.apiClient.orders.create({
       orderNumber,
       buyerCompanyId: BRAND,
       supplierCompanyId: 'cmp_sup_anatolia_garments',
-      lines: Array.from({ length: lines }, (_, i) => ({ orderLineNumber: String(i + 1), styleId: 'PLM-TEE-001-BLK', quantity: i + 1, unit: 'PIECES' as const })),
+      lines: Array.from({ length: lines }, (_, i) => ({
+        orderLineNumber: String(i + 1),
+        styleId: 'PLM-TEE-001-BLK',
+        quantity: i + 1,
+        unit: 'PIECES' as const,
+      })),
     });
   const ndjsonNumbers = (file: string): string[] =>
-    readFileSync(file, 'utf8').trim().split('\n').map((line) => (JSON.parse(line) as { orderNumber: string }).orderNumber);
+    readFileSync(file, 'utf8')
+      .trim()
+      .split('\n')
+      .map((line) => (JSON.parse(line) as { orderNumber: string }).orderNumber);
 
   beforeAll(async () => {
     const dataDir = await mkdtemp(path.join(tmpdir(), 'erp-pull-it-'));
@@ -43,12 +55,22 @@ describe('pullPlatformOrders: orders changed on the platform since the stored ma
     expect(first.orders).toBe(3);
     expect(first.files).not.toBeNull();
     expect(ndjsonNumbers(first.files!.ndjson)).toEqual(['PULL-1', 'PULL-2', 'PULL-3']);
-    const csv = Papa.parse<Record<string, string>>(readFileSync(first.files!.csv, 'utf8').replace(/^\uFEFF/, ''), { header: true, skipEmptyLines: true }).data;
+    const csv = Papa.parse<Record<string, string>>(
+      readFileSync(first.files!.csv, 'utf8').replace(/^\uFEFF/, ''),
+      { header: true, skipEmptyLines: true },
+    ).data;
     // One row per order line, with the line's own fields.
     expect(csv.map((row) => [row['order_number'], row['line_number'], row['quantity']])).toEqual([
-      ['PULL-1', '1', '1'], ['PULL-1', '2', '2'], ['PULL-2', '1', '1'], ['PULL-3', '1', '1'], ['PULL-3', '2', '2'], ['PULL-3', '3', '3'],
+      ['PULL-1', '1', '1'],
+      ['PULL-1', '2', '2'],
+      ['PULL-2', '1', '1'],
+      ['PULL-3', '1', '1'],
+      ['PULL-3', '2', '2'],
+      ['PULL-3', '3', '3'],
     ]);
-    const mark = JSON.parse(readFileSync(path.join(exportsDir, 'high-water-mark.json'), 'utf8')) as { updatedAtMs: number };
+    const mark = JSON.parse(readFileSync(path.join(exportsDir, 'high-water-mark.json'), 'utf8')) as {
+      updatedAtMs: number;
+    };
     expect(mark.updatedAtMs).toBe(first.to.updatedAtMs);
     expect(mark.updatedAtMs).toBeGreaterThan(0);
 
@@ -66,7 +88,10 @@ describe('pullPlatformOrders: orders changed on the platform since the stored ma
     await stack.apiClient.orders.update(order!.id, { shipmentReference: 'SHIP-42' });
     const result = await pull();
     expect(result.orders).toBe(1);
-    const [record] = readFileSync(result.files!.ndjson, 'utf8').trim().split('\n').map((line) => JSON.parse(line) as Record<string, unknown>);
+    const [record] = readFileSync(result.files!.ndjson, 'utf8')
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as Record<string, unknown>);
     expect(record).toMatchObject({ orderNumber: 'PULL-2', shipmentReference: 'SHIP-42' });
     expect(result.to.updatedAtMs).toBeGreaterThan(result.from.updatedAtMs);
     expect((await pull()).orders).toBe(0);

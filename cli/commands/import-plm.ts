@@ -1,0 +1,59 @@
+import { existsSync, statSync } from 'node:fs';
+import path from 'node:path';
+import { Command, InvalidArgumentError, Option } from 'commander';
+import { importPlmSpreadsheet } from '../../workflows';
+import type { ImportPlmSpreadsheetInput } from '../../workflows/plm-import';
+import { runAction } from '../run-action';
+import { positiveSeconds, startJob, timestampedId } from '../workflow-runner';
+
+function existingFile(value: string): string {
+  const absolute = path.resolve(value);
+  if (!existsSync(absolute) || !statSync(absolute).isFile()) throw new InvalidArgumentError(`no file at ${absolute}`);
+  return absolute;
+}
+
+/** `plm-import-ss25.xlsx-2025-01-31T08-15-00-123Z`: the job, the file and when it was asked. */
+export function importPlmWorkflowId(file: string, now = new Date()): string {
+  return timestampedId(`plm-import-${path.basename(file).replace(/[^A-Za-z0-9._-]+/g, '_')}`, now);
+}
+
+export interface ImportPlmFlags {
+  profile?: string;
+  mapping?: string;
+  dryRun?: boolean;
+}
+
+/** The workflow input for a file and the command's flags (paths made absolute: the worker reads them). */
+export function importPlmInput(file: string, flags: ImportPlmFlags): ImportPlmSpreadsheetInput {
+  return {
+    file: path.resolve(file),
+    ...(flags.profile !== undefined ? { profile: flags.profile as NonNullable<ImportPlmSpreadsheetInput['profile']> } : {}),
+    ...(flags.mapping !== undefined ? { mappingFile: path.resolve(flags.mapping) } : {}),
+    ...(flags.dryRun ? { dryRun: true } : {}),
+  };
+}
+
+export function importPlmCommand(): Command {
+  return new Command('import-plm')
+    .description('Import a PLM spreadsheet (xlsx, xls, csv) into the catalogue: styles, variants and SKUs by externalId')
+    .argument('<file>', 'the sheet (the worker must be able to read this path)', existingFile)
+    .addOption(new Option('--profile <name>', 'built-in mapping profile (default native)').choices(['native', 'flat']).conflicts('mapping'))
+    .addOption(new Option('--mapping <file>', 'mapping profile JSON file').argParser(existingFile).conflicts('profile'))
+    .option('--dry-run', 'plan only: read the catalogue, write plan.json, write nothing to the API')
+    .option('--wait', 'wait for the result and print it (exit 0 when the run completed, even with rejected rows)')
+    .option('--timeout <seconds>', 'with --wait: give up after this long', positiveSeconds, 3600)
+    .action((file: string, flags: ImportPlmFlags & { wait?: boolean; timeout: number }) =>
+      runAction(() =>
+        startJob({
+          workflow: importPlmSpreadsheet,
+          args: [importPlmInput(file, flags)],
+          workflowId: importPlmWorkflowId(file),
+          job: 'plm-import',
+          source: path.basename(file),
+          summary: `Import PLM sheet ${path.basename(file)}${flags.dryRun ? ' (dry run)' : ''}`,
+          wait: Boolean(flags.wait),
+          timeoutSeconds: flags.timeout,
+        }),
+      ),
+    );
+}

@@ -1,0 +1,85 @@
+import { existsSync, readdirSync } from 'node:fs';
+import { copyFile, mkdir, mkdtemp, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { processInbox } from '../../workflows';
+import { inboxChildId, type ProcessInboxResult } from '../../workflows/inbox';
+import { startTestStack, type TestStack } from '../harness';
+
+const GOOD = [
+  'order_number,supplier_code,line_number,product_external_id,quantity,unit',
+  'INB-1,SUP-1001,1,PLM-TEE-001-BLK,5,PIECES',
+  'INB-1,SUP-1001,2,PLM-TEE-001-OWH,6,PIECES',
+  'INB-2,SUP-1002,1,PLM-JKT-010-NVY,7,PIECES',
+].join('\n');
+// No quantity column: the whole file is refused, so its child fails.
+const BAD = [
+  'order_number,supplier_code,line_number,product_external_id,unit',
+  'INB-9,SUP-1001,1,PLM-TEE-001-BLK,PIECES',
+].join('\n');
+
+describe('processInbox: one child per new file, files moved to processed/ or failed/', () => {
+  let stack: TestStack;
+  let inbox: string;
+  const run = (): Promise<ProcessInboxResult> =>
+    stack.client.workflow.execute(processInbox, {
+      args: [{ job: 'erp-orders', folder: inbox }],
+      taskQueue: stack.taskQueue,
+      workflowId: stack.workflowId('inbox'),
+    });
+
+  beforeAll(async () => {
+    const dir = await mkdtemp(path.join(tmpdir(), 'inbox-it-'));
+    inbox = path.join(dir, 'inbox');
+    await mkdir(inbox);
+    stack = await startTestStack({ config: { dataDir: path.join(dir, 'data') } });
+  }, 60_000);
+
+  afterAll(async () => {
+    await stack?.stop();
+  });
+
+  it('pushes each file once, moves it by outcome, and never processes the same content twice', async () => {
+    await writeFile(path.join(inbox, 'orders-march.csv'), GOOD);
+    await writeFile(path.join(inbox, 'broken.csv'), BAD);
+    await writeFile(path.join(inbox, '.partial-upload.csv'), GOOD);
+
+    const first = await run();
+    const byName = new Map(first.files.map((file) => [file.name, file]));
+    expect([...byName.keys()].sort()).toEqual(['broken.csv', 'orders-march.csv']);
+    expect(byName.get('orders-march.csv')).toMatchObject({
+      outcome: 'processed',
+      movedTo: path.join(inbox, 'processed', 'orders-march.csv'),
+    });
+    expect(byName.get('broken.csv')).toMatchObject({
+      outcome: 'failed',
+      movedTo: path.join(inbox, 'failed', 'broken.csv'),
+    });
+    expect(byName.get('broken.csv')?.error).toContain('quantity');
+    expect(readdirSync(inbox).sort()).toEqual(['.partial-upload.csv', 'failed', 'processed']);
+    const child = await stack.client.workflow.getHandle(byName.get('orders-march.csv')!.workflowId).result();
+    expect(child).toMatchObject({ orders: { created: 2 } });
+
+    // The same content dropped again (under the same name) is recognised by its child id and not pushed again.
+    await copyFile(path.join(inbox, 'processed', 'orders-march.csv'), path.join(inbox, 'orders-march.csv'));
+    const before = stack.apiClient.stats().calls;
+    const second = await run();
+    expect(second.files).toEqual([
+      expect.objectContaining({
+        name: 'orders-march.csv',
+        outcome: 'already-processed',
+        workflowId: byName.get('orders-march.csv')!.workflowId,
+      }),
+    ]);
+    expect(stack.apiClient.stats().calls).toBe(before);
+    expect(existsSync(path.join(inbox, 'orders-march.csv'))).toBe(false);
+    expect(readdirSync(path.join(inbox, 'processed')).length).toBe(2);
+  });
+
+  it('derives the child id from the job, the file name and its content', () => {
+    const a = inboxChildId('erp-orders', { name: 'a b.csv', sha256: 'f'.repeat(64) });
+    expect(a).toBe(`erp-orders-a_b.csv-${'f'.repeat(16)}`);
+    expect(inboxChildId('plm-import', { name: 'a b.csv', sha256: 'f'.repeat(64) })).not.toBe(a);
+    expect(inboxChildId('erp-orders', { name: 'a b.csv', sha256: 'e'.repeat(64) })).not.toBe(a);
+  });
+});

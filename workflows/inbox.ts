@@ -1,0 +1,162 @@
+import {
+  defineQuery,
+  log,
+  proxyActivities,
+  setHandler,
+  startChild,
+  upsertSearchAttributes,
+  WorkflowIdReusePolicy,
+} from '@temporalio/workflow';
+import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
+import { z } from 'zod';
+import type { Activities } from '../activities';
+import type { InboxFile } from '../activities/inbox';
+import { TraceJob, TraceSource, TraceStatus } from '../worker/search-attributes';
+import { invalidInput, pushErpOrders } from './erp-orders';
+
+/** Workflow input, e.g. `{"job": "erp-orders", "folder": "/data/inbox/erp", "mappingFile": "/data/profiles/eu.json"}`. */
+export const processInboxInputSchema = z.strictObject({
+  /** Which job each file feeds. */
+  job: z.enum(['erp-orders', 'plm-import']),
+  /** The inbox folder on the worker's file system; handled files move to `processed/` or `failed/` inside it. */
+  folder: z.string().min(1),
+  /** Passed to each child: a built-in profile name. */
+  profile: z.string().min(1).optional(),
+  /** Passed to each child: a mapping profile file. */
+  mappingFile: z.string().min(1).optional(),
+});
+export type ProcessInboxInput = z.infer<typeof processInboxInputSchema>;
+
+export interface InboxFileOutcome {
+  name: string;
+  /** The child run; the same file content always gets the same id, so it is never processed twice. */
+  workflowId: string;
+  outcome: 'processed' | 'failed' | 'already-processed';
+  movedTo: string | null;
+  error?: string;
+}
+
+export interface ProcessInboxResult {
+  job: ProcessInboxInput['job'];
+  folder: string;
+  files: InboxFileOutcome[];
+}
+
+export interface ProcessInboxProgress {
+  files: number | null;
+  done: number;
+}
+
+export const processInboxProgressQuery = defineQuery<ProcessInboxProgress>('progress');
+
+const { listInboxFiles, moveInboxFile } = proxyActivities<Activities>({
+  startToCloseTimeout: '10 minutes',
+  retry: {
+    initialInterval: '2 seconds',
+    backoffCoefficient: 2,
+    maximumInterval: '1 minute',
+    maximumAttempts: 10,
+  },
+});
+
+/** Children running at once; the rest wait their turn. */
+const PARALLEL_CHILDREN = 4;
+
+/** `erp-orders-orders_2024-03.csv-3fa9c1d2e4b5a6f7`: the job, the file and the first 64 bits of its hash. */
+export function inboxChildId(job: string, file: Pick<InboxFile, 'name' | 'sha256'>): string {
+  return `${job}-${file.name.replace(/[^A-Za-z0-9._-]+/g, '_')}-${file.sha256.slice(0, 16)}`;
+}
+
+function startJobChild(input: ProcessInboxInput, file: InboxFile, workflowId: string) {
+  const args = {
+    file: file.path,
+    ...(input.profile !== undefined ? { profile: input.profile } : {}),
+    ...(input.mappingFile !== undefined ? { mappingFile: input.mappingFile } : {}),
+  };
+  const options = {
+    workflowId,
+    // A failed run may be re-run with the same id; a completed one may not: that is what "never twice" rests on.
+    workflowIdReusePolicy: WorkflowIdReusePolicy.ALLOW_DUPLICATE_FAILED_ONLY,
+    typedSearchAttributes: [
+      { key: TraceJob, value: input.job },
+      { key: TraceSource, value: file.name },
+    ],
+  };
+  if (input.job === 'erp-orders') {
+    return startChild(pushErpOrders, {
+      ...options,
+      args: [{ ...args, profile: input.profile as 'default' | undefined }],
+    });
+  }
+  // The PLM import is registered by its own module; it is started by type name with the shared input convention.
+  return startChild<(arg: { file: string; profile?: string; mappingFile?: string }) => Promise<unknown>>(
+    'importPlmSpreadsheet',
+    {
+      ...options,
+      args: [args],
+    },
+  );
+}
+
+/** The innermost cause says what went wrong (child failure → activity failure → the activity's own error). */
+function rootMessage(failure: unknown): string {
+  let current = failure as { message?: string; cause?: unknown } | undefined;
+  while (current?.cause) current = current.cause as { message?: string; cause?: unknown };
+  return current?.message ?? String(failure);
+}
+
+async function handleFile(input: ProcessInboxInput, file: InboxFile): Promise<InboxFileOutcome> {
+  const workflowId = inboxChildId(input.job, file);
+  let outcome: InboxFileOutcome['outcome'];
+  let error: string | undefined;
+  try {
+    const child = await startJobChild(input, file, workflowId);
+    await child.result();
+    outcome = 'processed';
+  } catch (failure) {
+    if (failure instanceof WorkflowExecutionAlreadyStartedError) {
+      outcome = 'already-processed';
+    } else {
+      outcome = 'failed';
+      error = rootMessage(failure);
+    }
+  }
+  const moved = await moveInboxFile({ file, to: outcome === 'failed' ? 'failed' : 'processed' });
+  return {
+    name: file.name,
+    workflowId,
+    outcome,
+    movedTo: moved.movedTo,
+    ...(error !== undefined ? { error } : {}),
+  };
+}
+
+/** Starts one child per new file in an inbox folder and files each away when its child ends. */
+export async function processInbox(rawInput: ProcessInboxInput): Promise<ProcessInboxResult> {
+  const parsed = processInboxInputSchema.safeParse(rawInput);
+  if (!parsed.success) throw invalidInput('processInbox', parsed.error);
+  const input = parsed.data;
+  const progress: ProcessInboxProgress = { files: null, done: 0 };
+  setHandler(processInboxProgressQuery, () => progress);
+  upsertSearchAttributes([
+    { key: TraceJob, value: 'inbox' },
+    { key: TraceSource, value: input.folder },
+    { key: TraceStatus, value: 'running' },
+  ]);
+  const files = await listInboxFiles({ folder: input.folder });
+  progress.files = files.length;
+  const outcomes: InboxFileOutcome[] = new Array<InboxFileOutcome>(files.length);
+  let next = 0;
+  const lane = async (): Promise<void> => {
+    while (next < files.length) {
+      const index = next++;
+      outcomes[index] = await handleFile(input, files[index] as InboxFile);
+      progress.done += 1;
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(PARALLEL_CHILDREN, files.length) }, lane));
+  const failed = outcomes.filter((o) => o.outcome === 'failed').length;
+  upsertSearchAttributes([{ key: TraceStatus, value: failed > 0 ? 'done-with-failures' : 'done' }]);
+  log.info('Inbox processed', { folder: input.folder, files: files.length, failed });
+  return { job: input.job, folder: input.folder, files: outcomes };
+}
