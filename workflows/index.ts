@@ -4,3 +4,4 @@ export { certificateExpiryReport } from './certificate-report';
 export { repairBomForks } from './bom-repair';
 export { pushErpOrders } from './erp-orders';
 export { pullPlatformOrders } from './erp-pull';
+export { processInbox } from './inbox';
