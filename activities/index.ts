@@ -6,6 +6,7 @@ import { createBomRepairActivities } from './bom-repair';
 import { createCertificateReportActivities } from './certificate-report';
 import { createCheckConnectionActivities } from './check-connection';
 import { createErpOrderActivities } from './erp-orders';
+import { createPlmImportActivities } from './plm-import';
 
 /** What activities need from the process; tests pass a client pointed at their own sandbox. */
 export interface ActivityDeps {
@@ -25,6 +26,7 @@ export function createActivities(deps: ActivityDeps) {
     ...createCertificateReportActivities(deps),
     ...createErpOrderActivities(deps),
     ...createBomRepairActivities(deps),
+    ...createPlmImportActivities(deps),
   };
 }
 

@@ -1,6 +1,7 @@
 import { Command } from 'commander';
 import { certReportCommand } from './commands/cert-report';
 import { checkCommand } from './commands/check';
+import { importPlmCommand } from './commands/import-plm';
 import { pullOrdersCommand } from './commands/pull-orders';
 import { pushOrdersCommand } from './commands/push-orders';
 import { repairBomCommand } from './commands/repair-bom';
@@ -20,6 +21,7 @@ export function buildProgram(): Command {
     .addCommand(workerCommand())
     .addCommand(sandboxCommand())
     .addCommand(checkCommand())
+    .addCommand(importPlmCommand())
     .addCommand(pushOrdersCommand())
     .addCommand(pullOrdersCommand())
     .addCommand(retryCommand())

@@ -5,3 +5,4 @@ export { repairBomForks } from './bom-repair';
 export { pushErpOrders } from './erp-orders';
 export { pullPlatformOrders } from './erp-pull';
 export { processInbox } from './inbox';
+export { importPlmSpreadsheet } from './plm-import';

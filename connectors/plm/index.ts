@@ -43,7 +43,13 @@ export {
   type ProductUpdateBody,
   type ExistingProduct,
 } from './plan';
-export { writeRejects, defaultRejectsPath, type RejectsFile, type RejectsOptions } from './rejects';
+export {
+  writeRejects,
+  defaultRejectsPath,
+  type RejectsFile,
+  type RejectsOptions,
+  type RejectReason,
+} from './rejects';
 export { PlmFileError, rowIssueCodes, type RowIssue, type RowIssueCode, type FileErrorCode } from './issues';
 export type { ProductDraft, DraftFields, MappedSheet, ProductLevel } from './draft';
 export { closeMatches, levenshtein, normalizeName } from './suggest';

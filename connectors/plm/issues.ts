@@ -74,8 +74,8 @@ export class PlmFileError extends Error {
 }
 
 /** Groups issues by row number, keeping each row's issues in the order they were found. */
-export function issuesByRow(issues: readonly RowIssue[]): Map<number, RowIssue[]> {
-  const byRow = new Map<number, RowIssue[]>();
+export function issuesByRow<T extends Pick<RowIssue, 'rowNumber'>>(issues: readonly T[]): Map<number, T[]> {
+  const byRow = new Map<number, T[]>();
   for (const issue of issues) {
     const list = byRow.get(issue.rowNumber);
     if (list) list.push(issue);

@@ -15,10 +15,13 @@ import {
   type SheetRow,
 } from './read/types';
 
+/** A row issue, or a reason found later with a code of its own (an API error code such as `codes_not_unique`). */
+export type RejectReason = Omit<RowIssue, 'code'> & { code: string };
+
 export interface RejectsOptions {
   /** The sheet that was imported; its bad rows are read again from it, so they need not be kept in memory. */
   sourcePath: string;
-  issues: readonly RowIssue[];
+  issues: readonly RejectReason[];
   /** Default: beside the source, `<name>.rejects.<ext>`. */
   outputPath?: string;
   /** The profile of the import: finds the same header row and completes flat continuation rows. */
@@ -41,7 +44,7 @@ export function defaultRejectsPath(sourcePath: string): string {
 }
 
 /** One line per row: distinct codes joined by ';', messages joined by ' | ' (our text, so formula-neutralised). */
-function describe(issues: readonly RowIssue[]): { code: string; message: string } {
+function describe(issues: readonly RejectReason[]): { code: string; message: string } {
   const code = [...new Set(issues.map((issue) => issue.code))].join(';');
   const message = [...new Set(issues.map((issue) => issue.message))].join(' | ');
   return { code, message: FORMULA_TRIGGERS.test(message) ? `'${message}` : message };

@@ -1,0 +1,171 @@
+import { isTraceabilityApiError, type TraceabilityApiError } from '../../connectors/traceability';
+import type { ApiCalls } from './api-calls';
+import { immutableMismatch, readBack, updateFromCreate } from './converge';
+import type { BatchJournal, PlmRunFolder } from './run-folder';
+import {
+  manifestSchema,
+  writeStepSchema,
+  type ApplyInput,
+  type BatchResult,
+  type CreateWrite,
+  type Outcome,
+  type WriteStep,
+} from './types';
+
+/** Products written at once within a batch; the client paces and bounds the requests themselves. */
+const LANES = 8;
+
+/** API answers after which a create is re-read: the product may exist already (our own lost write, or older). */
+const EXISTS_CODES = new Set(['external_id_already_exists', 'codes_not_unique']);
+
+/**
+ * Runs `work` over `items`, `limit` at a time. After the first failure no new item starts and the ones in flight
+ * finish before it is thrown, so a retried attempt never overlaps writes of this one.
+ */
+async function forEachBounded<T>(items: readonly T[], limit: number, work: (item: T) => Promise<void>): Promise<void> {
+  let next = 0;
+  let failure: { error: unknown } | undefined;
+  const lane = async (): Promise<void> => {
+    while (failure === undefined && next < items.length) {
+      const item = items[next++] as T;
+      try {
+        await work(item);
+      } catch (error) {
+        failure ??= { error };
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, lane));
+  if (failure) throw failure.error;
+}
+
+interface StepContext {
+  api: ApiCalls;
+  journal: BatchJournal;
+  /** Products rejected in earlier batches: their children are rejected without a call. */
+  rejectedParents: ReadonlyMap<string, Outcome>;
+  /** Writes an earlier attempt of this batch began and did not settle. */
+  pending: ReadonlyMap<string, 'create' | 'update'>;
+}
+
+function outcome(step: WriteStep, kind: Outcome['outcome'], extra: Partial<Outcome> = {}): Outcome {
+  return { kind: 'outcome', externalId: step.externalId, level: step.level, outcome: kind, id: null, rowNumbers: step.rowNumbers, ...extra };
+}
+
+function rejection(step: WriteStep, error: TraceabilityApiError): Outcome {
+  return outcome(step, 'rejected', { code: error.code, message: `the API refused '${step.externalId}' (${error.statusCode} ${error.code}): ${error.message}`, column: null });
+}
+
+/** Row-level API answers (4xx) become the product's rejection; anything retryable is thrown for a retry. */
+function rowLevel(error: unknown): error is TraceabilityApiError {
+  return isTraceabilityApiError(error) && !error.retryable;
+}
+
+/** A create met an existing product: re-read it and make it match (or reject it when it cannot be that product). */
+async function convergeExisting(step: CreateWrite, error: TraceabilityApiError, context: StepContext): Promise<Outcome> {
+  const found = await readBack(context.api, step);
+  if (!found) return rejection(step, error);
+  const mismatch = immutableMismatch(step, found);
+  if (mismatch) return outcome(step, 'rejected', { id: found.product.id, code: 'immutable_field_changed', message: mismatch, column: null });
+  // Our own create whose answer was lost (the client says so), or that an attempt killed mid-write had begun.
+  const own = error.maybeCommitted || context.pending.get(step.externalId) === 'create';
+  const recovered = own ? 'own_write' : 'existing_product';
+  const { body, changed } = updateFromCreate(step, found.product);
+  if (changed.length === 0) return outcome(step, own ? 'created' : 'unchanged', { id: found.product.id, recovered });
+  try {
+    await context.api.one(() => context.api.client.products.update(found.product.id, body));
+  } catch (updateError) {
+    if (rowLevel(updateError)) return rejection(step, updateError);
+    throw updateError;
+  }
+  return outcome(step, own ? 'created' : 'updated', { id: found.product.id, recovered });
+}
+
+async function applyCreate(step: CreateWrite, context: StepContext): Promise<Outcome> {
+  let id: string;
+  try {
+    id = (await context.api.one(() => context.api.client.products.create(step.body))).id;
+  } catch (error) {
+    if (!rowLevel(error)) throw error;
+    if (EXISTS_CODES.has(error.code)) return convergeExisting(step, error, context);
+    return rejection(step, error);
+  }
+  if (step.styleLevelId !== undefined) {
+    // The create body cannot carry styleLevelId (spec: settable on update); a failure here is the row's.
+    const styleLevelId = step.styleLevelId;
+    try {
+      await context.api.one(() => context.api.client.products.update(id, { styleLevelId }));
+    } catch (error) {
+      if (rowLevel(error)) return { ...rejection(step, error), id };
+      throw error;
+    }
+  }
+  return outcome(step, 'created', { id });
+}
+
+async function applyStep(step: WriteStep, context: StepContext): Promise<Outcome> {
+  const parentRejected = step.parentExternalId === null ? undefined : context.rejectedParents.get(step.parentExternalId);
+  if (parentRejected) {
+    return outcome(step, 'rejected', {
+      code: 'invalid_parent',
+      message: `parent '${step.parentExternalId}' was rejected (${parentRejected.code ?? 'error'}), so '${step.externalId}' is not imported either`,
+      column: step.parentColumn,
+    });
+  }
+  await context.journal.append({ kind: 'intent', externalId: step.externalId, write: step.action });
+  if (step.action === 'create') return applyCreate(step, context);
+  try {
+    await context.api.one(() => context.api.client.products.update(step.id, step.body));
+  } catch (error) {
+    if (rowLevel(error)) return rejection(step, error);
+    throw error;
+  }
+  return outcome(step, 'updated', { id: step.id });
+}
+
+/**
+ * Applies one staged batch (one level). Each product's outcome is journalled as it settles; a retried attempt
+ * skips settled products and writes the rest again, which converges: a create that had gone through answers 409
+ * (or codes_not_unique) and is re-read, and a PUT of the same fields is harmless.
+ */
+export async function applyBatch(
+  input: ApplyInput,
+  run: PlmRunFolder,
+  api: ApiCalls,
+  progress: (details: Record<string, unknown>) => void,
+): Promise<BatchResult> {
+  const started = Date.now();
+  const manifest = await run.staging.getJson(input.manifest, manifestSchema);
+  const entry = manifest.batches[input.batch];
+  if (!entry) throw new Error(`batch ${input.batch} is not in run ${input.runKey} (it has ${manifest.batches.length})`);
+  const steps: WriteStep[] = [];
+  for await (const step of run.staging.readNdjson(entry.ref, writeStepSchema)) steps.push(step);
+
+  const journal = run.journal(input.batch);
+  await journal.closeTornLine();
+  const { done, pending } = await journal.state();
+  const rejectedParents = new Map<string, Outcome>();
+  if (entry.level !== 'style') {
+    for (const earlier of await run.outcomes(input.batch)) if (earlier.outcome === 'rejected') rejectedParents.set(earlier.externalId, earlier);
+  }
+  const context: StepContext = { api, journal, rejectedParents, pending };
+  const outcomes = new Map<string, Outcome>(done);
+  await forEachBounded(
+    steps.filter((step) => !done.has(step.externalId)),
+    LANES,
+    async (step) => {
+      const settled = await applyStep(step, context);
+      await journal.append(settled);
+      outcomes.set(step.externalId, settled);
+      progress({ batch: input.batch, settled: outcomes.size, of: steps.length });
+    },
+  );
+
+  const counts = { created: 0, updated: 0, unchanged: 0, rejected: 0 };
+  let recovered = 0;
+  for (const settled of outcomes.values()) {
+    counts[settled.outcome] += 1;
+    if (settled.recovered) recovered += 1;
+  }
+  return { batch: input.batch, counts, recovered, apiCalls: api.count, durationMs: Date.now() - started };
+}

@@ -1,0 +1,201 @@
+import { createWriteStream } from 'node:fs';
+import { mkdir, rename, rm } from 'node:fs/promises';
+import { dirname } from 'node:path';
+import { finished } from 'node:stream/promises';
+import {
+  CatalogueIndex,
+  planImport,
+  validateDrafts,
+  type ImportPlan,
+  type ProductDraft,
+  type RowIssue,
+} from '../../connectors/plm';
+import { rowIssue } from '../../connectors/plm/issues';
+import type { StagingRef } from '../../connectors/staging';
+import type { ApiCalls } from './api-calls';
+import { readCatalogue, sheetKeys } from './catalogue';
+import type { PlmRunFolder } from './run-folder';
+import {
+  draftSchema,
+  rowIssueSchema,
+  sheetStageSchema,
+  writeStepSchema,
+  type CatalogueRead,
+  type Manifest,
+  type PlanCounts,
+  type PlanInput,
+  type PlanResult,
+  type RejectIssue,
+  type WriteStep,
+} from './types';
+
+/**
+ * Turns the planner's writes into staged steps the client accepts. A body the API schema refuses (which the
+ * sheet's validation should have caught) rejects its product here, and its children with it, before any write.
+ */
+function toWriteSteps(plan: ImportPlan, drafts: ReadonlyMap<string, ProductDraft>): { steps: WriteStep[]; issues: RejectIssue[] } {
+  const steps: WriteStep[] = [];
+  const issues: RejectIssue[] = [];
+  const failed = new Map<string, RejectIssue>();
+  for (const write of plan.writes) {
+    const draft = drafts.get(write.externalId);
+    const parentExternalId = draft?.parentExternalId ?? null;
+    const parentColumn = draft?.parentColumn ?? null;
+    const rowNumber = write.rowNumbers[0] ?? 0;
+    const parentFailure = parentExternalId === null ? undefined : failed.get(parentExternalId);
+    if (parentFailure) {
+      const issue = rowIssue(rowNumber, parentColumn, 'invalid_parent', `parent '${parentExternalId}' is rejected (row ${parentFailure.rowNumber}: ${parentFailure.code}), so '${write.externalId}' is not imported either`, write.externalId);
+      failed.set(write.externalId, issue);
+      issues.push(...write.rowNumbers.map((row) => ({ ...issue, rowNumber: row })));
+      continue;
+    }
+    const base = { externalId: write.externalId, level: write.level, rowNumbers: write.rowNumbers, parentExternalId, parentColumn };
+    let candidate: unknown;
+    if (write.action === 'create') {
+      const { styleLevelId, ...body } = write.body;
+      candidate = { ...base, action: 'create', body, ...(styleLevelId !== undefined ? { styleLevelId } : {}) };
+    } else {
+      candidate = { ...base, action: 'update', id: write.id, changedFields: write.changedFields, body: write.body };
+    }
+    const parsed = writeStepSchema.safeParse(candidate);
+    if (parsed.success) {
+      steps.push(parsed.data);
+      continue;
+    }
+    const problem = parsed.error.issues[0];
+    const issue: RejectIssue = {
+      rowNumber,
+      column: null,
+      code: 'invalid_request',
+      message: `row ${rowNumber}: the API would refuse '${write.externalId}': ${problem?.path.join('.') ?? ''} ${problem?.message ?? ''}`.trim(),
+      externalId: write.externalId,
+    };
+    failed.set(write.externalId, issue);
+    issues.push(...write.rowNumbers.map((row) => ({ ...issue, rowNumber: row })));
+  }
+  return { steps, issues };
+}
+
+/** Cuts the ordered steps into batches of one level each, so a batch never waits on a parent of its own. */
+function batchesOf(steps: readonly WriteStep[], size: number): WriteStep[][] {
+  const batches: WriteStep[][] = [];
+  let current: WriteStep[] = [];
+  for (const step of steps) {
+    if (current.length >= size || (current.length > 0 && current[0]?.level !== step.level)) {
+      batches.push(current);
+      current = [];
+    }
+    current.push(step);
+  }
+  if (current.length > 0) batches.push(current);
+  return batches;
+}
+
+interface PlanFileContent {
+  sourceFile: string;
+  profile: string;
+  catalogue: CatalogueRead;
+  counts: PlanCounts;
+  plan: ImportPlan;
+  steps: readonly WriteStep[];
+  issues: readonly RejectIssue[];
+}
+
+/** plan.json, one product per line so a large plan streams out and stays readable; written atomically. */
+async function writePlanFile(path: string, content: PlanFileContent): Promise<void> {
+  await mkdir(dirname(path), { recursive: true });
+  const temp = `${path}.tmp`;
+  const out = createWriteStream(temp, { encoding: 'utf8' });
+  const line = async (text: string) => {
+    if (!out.write(text)) await new Promise<void>((resolve) => out.once('drain', () => resolve()));
+  };
+  await line(`{\n"sourceFile": ${JSON.stringify(content.sourceFile)},\n"profile": ${JSON.stringify(content.profile)},\n`);
+  await line(`"catalogue": ${JSON.stringify(content.catalogue)},\n"counts": ${JSON.stringify(content.counts)},\n"products": [\n`);
+  const entries: unknown[] = [
+    ...content.steps.map((step) => ({
+      externalId: step.externalId,
+      level: step.level,
+      action: step.action,
+      rows: step.rowNumbers,
+      ...(step.action === 'update' ? { changedFields: step.changedFields } : { parent: step.parentExternalId }),
+    })),
+    ...content.plan.unchanged.map((step) => ({ externalId: step.externalId, level: step.level, action: 'unchanged', rows: step.rowNumbers })),
+    ...content.plan.invalid.map((step) => ({ externalId: step.externalId, action: 'invalid', rows: step.rowNumbers, codes: [...new Set(step.issues.map((issue) => issue.code))] })),
+  ];
+  for (const [index, entry] of entries.entries()) await line(`${JSON.stringify(entry)}${index < entries.length - 1 ? ',' : ''}\n`);
+  await line(`],\n"issues": [\n`);
+  for (const [index, issue] of content.issues.entries()) await line(`${JSON.stringify(issue)}${index < content.issues.length - 1 ? ',' : ''}\n`);
+  await line(`]\n}\n`);
+  out.end();
+  await finished(out);
+  await rename(temp, path).catch(async (error: unknown) => {
+    await rm(temp, { force: true });
+    throw error;
+  });
+}
+
+/**
+ * Reads what the catalogue holds for the sheet, validates the drafts against it (parents outside the sheet,
+ * required fields of new products), classifies every product and stages the writes in batches. Writes nothing
+ * to the API, so a retry simply plans again.
+ */
+export async function planRun(
+  input: PlanInput,
+  run: PlmRunFolder,
+  api: ApiCalls,
+  progress: (details: Record<string, unknown>) => void,
+): Promise<PlanResult> {
+  const started = Date.now();
+  const stage = await run.staging.getJson(input.sheet, sheetStageSchema);
+  const drafts: ProductDraft[] = [];
+  for await (const draft of run.staging.readNdjson(stage.drafts, draftSchema)) drafts.push(draft);
+  const readIssues: RowIssue[] = [];
+  for await (const issue of run.staging.readNdjson(stage.issues, rowIssueSchema)) readIssues.push(issue);
+
+  const { products, read } = await readCatalogue(sheetKeys(drafts), api, (count) => progress({ phase: 'reading catalogue', products: count }));
+  const validated = validateDrafts(
+    { drafts, issues: readIssues, warnings: stage.warnings, rowCount: stage.rowCount, fieldColumns: stage.fieldColumns },
+    { existing: new CatalogueIndex(products).levels() },
+  );
+  const plan = planImport(validated, products);
+  const { steps, issues: stepIssues } = toWriteSteps(plan, new Map(drafts.map((draft) => [draft.externalId, draft])));
+  const issues: RejectIssue[] = [...plan.issues, ...stepIssues].sort((a, b) => a.rowNumber - b.rowNumber);
+  const creates = steps.filter((step) => step.action === 'create').length;
+  const stepRejected = new Set(stepIssues.map((issue) => issue.externalId)).size;
+  const counts: PlanCounts = {
+    create: creates,
+    update: steps.length - creates,
+    unchanged: plan.counts.unchanged,
+    invalid: plan.counts.invalid + stepRejected,
+  };
+
+  const batches: Manifest['batches'] = [];
+  for (const [index, batch] of batchesOf(steps, input.batchSize).entries()) {
+    const ref: StagingRef = await run.staging.putNdjson(run.key(`batch-${String(index).padStart(5, '0')}.ndjson`), batch);
+    batches.push({ level: batch[0]?.level ?? 'style', ref });
+  }
+  const issuesRef = await run.staging.putNdjson(run.key('plan-issues.ndjson'), issues);
+  const planFile = run.file('plan.json');
+  await writePlanFile(planFile, { sourceFile: stage.sourceFile, profile: stage.profileName, catalogue: read, counts, plan, steps, issues });
+  const manifest: Manifest = {
+    runKey: run.runKey,
+    sourceFile: stage.sourceFile,
+    sourceCopy: stage.sourceCopy,
+    profile: stage.profile,
+    profileName: stage.profileName,
+    batches,
+    issues: issuesRef,
+    counts,
+    planFile,
+  };
+  return {
+    manifest: await run.staging.putJson(run.key('manifest.json'), manifest),
+    batchCount: batches.length,
+    counts,
+    issueRows: new Set(issues.map((issue) => issue.rowNumber)).size,
+    planFile,
+    catalogue: read,
+    apiCalls: api.count,
+    durationMs: Date.now() - started,
+  };
+}

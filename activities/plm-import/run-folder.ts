@@ -1,0 +1,132 @@
+import { randomUUID } from 'node:crypto';
+import { appendFile, mkdir, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+import { StagingStore } from '../../connectors/staging';
+import { journalEntrySchema, type JournalEntry, type Outcome } from './types';
+
+/** The run key is the workflow id made safe for a folder name, so continue-as-new and retries find one folder. */
+export function runKeyOf(workflowId: string): string {
+  const safe = workflowId.replace(/[^A-Za-z0-9._-]+/g, '_').replace(/^[._]+/, '');
+  return (safe || 'run').slice(0, 200);
+}
+
+/**
+ * Everything a PLM import run keeps lives in `<dataDir>/runs/<runKey>/`: a copy of the sheet, the staged drafts,
+ * issues and batches (`staging/`), one journal per batch (`journal/`), plan.json, rejects.<ext> and result.json.
+ */
+export class PlmRunFolder {
+  readonly staging: StagingStore;
+
+  constructor(
+    readonly dataDir: string,
+    readonly runKey: string,
+  ) {
+    this.staging = new StagingStore(join(dataDir, 'runs'));
+  }
+
+  get path(): string {
+    return join(this.dataDir, 'runs', this.runKey);
+  }
+
+  /** Staging key of a file inside this run's folder. */
+  key(...parts: string[]): string {
+    return [this.runKey, 'staging', ...parts].join('/');
+  }
+
+  file(...parts: string[]): string {
+    return join(this.path, ...parts);
+  }
+
+  journal(batch: number): BatchJournal {
+    return new BatchJournal(this.file('journal', `batch-${String(batch).padStart(5, '0')}.ndjson`));
+  }
+
+  /** Final outcome of every product the batches settled, the last entry per product winning. */
+  async outcomes(beforeBatch = Number.POSITIVE_INFINITY): Promise<Outcome[]> {
+    let names: string[];
+    try {
+      names = (await readdir(this.file('journal'))).filter((name) => /^batch-\d+\.ndjson$/.test(name)).sort();
+    } catch {
+      return [];
+    }
+    const latest = new Map<string, Outcome>();
+    for (const name of names) {
+      if (Number(name.slice(6, 11)) >= beforeBatch) continue;
+      const { done } = await new BatchJournal(this.file('journal', name)).state();
+      for (const [externalId, outcome] of done) latest.set(externalId, outcome);
+    }
+    return [...latest.values()];
+  }
+}
+
+/** Writes a file through a temporary name and a rename, so a crash never leaves half of it. */
+export async function writeFileAtomically(path: string, content: string | Buffer): Promise<void> {
+  await mkdir(dirname(path), { recursive: true });
+  const temp = `${path}.${randomUUID()}.tmp`;
+  try {
+    await writeFile(temp, content);
+    await rename(temp, path);
+  } finally {
+    await rm(temp, { force: true });
+  }
+}
+
+/**
+ * Append-only NDJSON journal of one batch. A retried attempt reads it to skip products already settled and to
+ * recognise a create that was under way when the previous attempt died (an `intent` with no `outcome` after it).
+ */
+export class BatchJournal {
+  constructor(readonly path: string) {}
+
+  async append(entry: JournalEntry): Promise<void> {
+    await mkdir(dirname(this.path), { recursive: true });
+    // One write per line in append mode: lines of concurrent writes never interleave.
+    await appendFile(this.path, `${JSON.stringify(entry)}\n`, 'utf8');
+  }
+
+  private async entries(): Promise<JournalEntry[]> {
+    let text: string;
+    try {
+      text = await readFile(this.path, 'utf8');
+    } catch {
+      return [];
+    }
+    const entries: JournalEntry[] = [];
+    for (const line of text.split('\n')) {
+      if (line.trim() === '') continue;
+      try {
+        const parsed = journalEntrySchema.safeParse(JSON.parse(line));
+        if (parsed.success) entries.push(parsed.data);
+      } catch {
+        // A line cut short by a crash: the product it concerned is simply done again.
+      }
+    }
+    return entries;
+  }
+
+  /** After a crash mid-line, the next entry must start on a line of its own. */
+  async closeTornLine(): Promise<void> {
+    try {
+      const text = await readFile(this.path, 'utf8');
+      if (text.length > 0 && !text.endsWith('\n')) await appendFile(this.path, '\n', 'utf8');
+    } catch {
+      // no journal yet
+    }
+  }
+
+  /** Settled products, and products whose write was under way when an earlier attempt stopped. */
+  async state(): Promise<{ done: Map<string, Outcome>; pending: Map<string, 'create' | 'update'> }> {
+    const done = new Map<string, Outcome>();
+    const pending = new Map<string, 'create' | 'update'>();
+    for (const entry of await this.entries()) {
+      if (entry.kind === 'intent') {
+        pending.set(entry.externalId, entry.write);
+        done.delete(entry.externalId);
+      } else {
+        done.set(entry.externalId, entry);
+        pending.delete(entry.externalId);
+      }
+    }
+    return { done, pending };
+  }
+}

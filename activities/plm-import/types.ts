@@ -1,0 +1,288 @@
+import { z } from 'zod';
+import type { ProductDraft, RowIssue } from '../../connectors/plm';
+import { rowIssueCodes } from '../../connectors/plm';
+import { stagingRefSchema } from '../../connectors/staging';
+import { productCreateSchema, productUpdateSchema } from '../../connectors/traceability';
+
+export const BUILT_IN_PROFILES = ['native', 'flat'] as const;
+export const levelSchema = z.enum(['style', 'variant', 'sku']);
+
+/** How the run finds its mapping profile: a built-in name or a JSON file on the worker. */
+export const profileChoiceSchema = z.strictObject({
+  profile: z.enum(BUILT_IN_PROFILES).optional(),
+  mappingFile: z.string().min(1).optional(),
+});
+
+export const readInputSchema = profileChoiceSchema.extend({
+  /** Absolute path of the sheet on the worker's file system. */
+  file: z.string().min(1),
+  workflowId: z.string().min(1),
+});
+export type ReadInput = z.infer<typeof readInputSchema>;
+
+export interface ReadResult {
+  runKey: string;
+  /** Staged `SheetStage` document (drafts and issues are NDJSON files it names). */
+  sheet: z.infer<typeof stagingRefSchema>;
+  rows: number;
+  products: number;
+  /** Rows refused while reading (bad cells, unknown reference names...). */
+  rowIssues: number;
+  profileName: string;
+  warnings: string[];
+  apiCalls: number;
+  durationMs: number;
+}
+
+// ---- staged records (written and read by these activities only; re-validated on read) ----
+
+const originSchema = z.object({ column: z.string().nullable(), rowNumber: z.number().int() });
+const draftCodeSchema = z.object({
+  codeId: z.string(),
+  codeValue: z.string(),
+  column: z.string().nullable(),
+  rowNumber: z.number().int(),
+});
+const draftFieldsSchema = z.object({
+  name: z.string().optional(),
+  codes: z.array(draftCodeSchema).optional(),
+  description: z.string().optional(),
+  gender: z.string().optional(),
+  color: z.string().optional(),
+  dimension: z.string().optional(),
+  styleTypeId: z.string().optional(),
+  styleLevelId: z.string().optional(),
+  isComponent: z.boolean().optional(),
+  brands: z.array(z.string()).optional(),
+  seasons: z.array(z.string()).optional(),
+  collections: z.array(z.string()).optional(),
+  departments: z.array(z.string()).optional(),
+  suppliers: z.array(z.string()).optional(),
+  vendors: z.array(z.string()).optional(),
+  claimIntentions: z.array(z.string()).optional(),
+  mainSupplier: z.string().optional(),
+  weight: z.object({ unit: z.string(), value: z.number() }).optional(),
+  customProperties: z.string().optional(),
+  composition: z.array(z.object({ material: z.string(), percentage: z.number() })).optional(),
+});
+
+export const draftSchema: z.ZodType<ProductDraft> = z.object({
+  externalId: z.string(),
+  level: levelSchema.nullable(),
+  parentExternalId: z.string().nullable(),
+  rowNumbers: z.array(z.number().int()),
+  fields: draftFieldsSchema,
+  origins: z.partialRecord(draftFieldsSchema.keyof(), originSchema),
+  externalIdColumn: z.string().nullable(),
+  parentColumn: z.string().nullable(),
+  referenceOnly: z.boolean(),
+});
+
+/** A reason a row is rejected: the sheet's own codes, or an API error code (`codes_not_unique`...). */
+export const rejectIssueSchema = z.object({
+  rowNumber: z.number().int(),
+  column: z.string().nullable(),
+  code: z.string(),
+  message: z.string(),
+  externalId: z.string().optional(),
+});
+export type RejectIssue = z.infer<typeof rejectIssueSchema>;
+export const rowIssueSchema: z.ZodType<RowIssue> = rejectIssueSchema.extend({ code: z.enum(rowIssueCodes) });
+
+const levelColumnsSchema = z.partialRecord(draftFieldsSchema.keyof(), z.string());
+export const sheetStageSchema = z.strictObject({
+  sourceFile: z.string(),
+  /** Copy of the sheet in the run folder: planning and the rejects file read the very bytes that were parsed. */
+  sourceCopy: z.string(),
+  /** The resolved mapping profile (mappingProfileSchema output), re-parsed by each activity. */
+  profile: z.unknown(),
+  profileName: z.string(),
+  rowCount: z.number().int(),
+  warnings: z.array(z.string()),
+  fieldColumns: z.object({ style: levelColumnsSchema, variant: levelColumnsSchema, sku: levelColumnsSchema }),
+  drafts: stagingRefSchema,
+  issues: stagingRefSchema,
+});
+export type SheetStage = z.infer<typeof sheetStageSchema>;
+
+/** A write of the plan, as staged for its batch. `styleLevelId` cannot be sent on create: it follows by PUT. */
+export const writeStepSchema = z.discriminatedUnion('action', [
+  z.strictObject({
+    action: z.literal('create'),
+    externalId: z.string(),
+    level: levelSchema,
+    rowNumbers: z.array(z.number().int()),
+    parentExternalId: z.string().nullable(),
+    parentColumn: z.string().nullable(),
+    body: productCreateSchema,
+    styleLevelId: z.string().optional(),
+  }),
+  z.strictObject({
+    action: z.literal('update'),
+    externalId: z.string(),
+    level: levelSchema,
+    rowNumbers: z.array(z.number().int()),
+    parentExternalId: z.string().nullable(),
+    parentColumn: z.string().nullable(),
+    id: z.string(),
+    changedFields: z.array(z.string()),
+    body: productUpdateSchema,
+  }),
+]);
+export type WriteStep = z.infer<typeof writeStepSchema>;
+export type CreateWrite = Extract<WriteStep, { action: 'create' }>;
+
+export const catalogueReadSchema = z.object({
+  /** `lists`: every page of every level; `gets`: one GET per product; `mixed`: lists for some levels. */
+  strategy: z.enum(['none', 'lists', 'gets', 'mixed']),
+  listedLevels: z.array(levelSchema),
+  listCalls: z.number().int(),
+  getCalls: z.number().int(),
+  /** Pages per level as the API reported them (null when that level was not probed). */
+  pages: z.object({ style: z.number().nullable(), variant: z.number().nullable(), sku: z.number().nullable() }),
+  productsRead: z.number().int(),
+});
+export type CatalogueRead = z.infer<typeof catalogueReadSchema>;
+
+const planCountsSchema = z.object({
+  create: z.number().int(),
+  update: z.number().int(),
+  unchanged: z.number().int(),
+  invalid: z.number().int(),
+});
+export type PlanCounts = z.infer<typeof planCountsSchema>;
+
+export const manifestSchema = z.strictObject({
+  runKey: z.string(),
+  sourceFile: z.string(),
+  sourceCopy: z.string(),
+  profile: z.unknown(),
+  profileName: z.string(),
+  /** Write batches in order: every style batch, then variants, then SKUs; one level per batch. */
+  batches: z.array(z.object({ level: levelSchema, ref: stagingRefSchema })),
+  /** Validation and planning issues (RejectIssue NDJSON). */
+  issues: stagingRefSchema,
+  counts: planCountsSchema,
+  /** `<run folder>/plan.json`: every product's planned action, and the issues. */
+  planFile: z.string(),
+});
+export type Manifest = z.infer<typeof manifestSchema>;
+
+export const planInputSchema = z.strictObject({
+  runKey: z.string().min(1),
+  sheet: stagingRefSchema,
+  batchSize: z.number().int().min(1).max(1000),
+});
+export type PlanInput = z.infer<typeof planInputSchema>;
+
+export interface PlanResult {
+  manifest: z.infer<typeof stagingRefSchema>;
+  batchCount: number;
+  counts: PlanCounts;
+  /** Rows with a validation or planning issue. */
+  issueRows: number;
+  planFile: string;
+  catalogue: CatalogueRead;
+  apiCalls: number;
+  durationMs: number;
+}
+
+export const applyInputSchema = z.strictObject({
+  runKey: z.string().min(1),
+  manifest: stagingRefSchema,
+  batch: z.number().int().min(0),
+});
+export type ApplyInput = z.infer<typeof applyInputSchema>;
+
+export const outcomeKinds = ['created', 'updated', 'unchanged', 'rejected'] as const;
+export type OutcomeKind = (typeof outcomeKinds)[number];
+
+/** One line of a batch journal: an `intent` before a write, an `outcome` once the product is settled. */
+export const journalEntrySchema = z.discriminatedUnion('kind', [
+  z.strictObject({ kind: z.literal('intent'), externalId: z.string(), write: z.enum(['create', 'update']) }),
+  z.strictObject({
+    kind: z.literal('outcome'),
+    externalId: z.string(),
+    level: levelSchema,
+    outcome: z.enum(outcomeKinds),
+    id: z.string().nullable(),
+    rowNumbers: z.array(z.number().int()),
+    /** For rejections: the API's code (or `invalid_parent`), the message and the column it concerns. */
+    code: z.string().optional(),
+    message: z.string().optional(),
+    column: z.string().nullable().optional(),
+    /** How a create that met an existing product converged: its own earlier write, or someone else's product. */
+    recovered: z.enum(['own_write', 'existing_product']).optional(),
+  }),
+]);
+export type JournalEntry = z.infer<typeof journalEntrySchema>;
+export type Outcome = Extract<JournalEntry, { kind: 'outcome' }>;
+
+export interface BatchCounts {
+  created: number;
+  updated: number;
+  unchanged: number;
+  rejected: number;
+}
+
+export interface BatchResult {
+  batch: number;
+  counts: BatchCounts;
+  /** Creates that met an existing product (409 or a code already taken) and were re-read. */
+  recovered: number;
+  apiCalls: number;
+  durationMs: number;
+}
+
+export const finishInputSchema = z.strictObject({
+  runKey: z.string().min(1),
+  manifest: stagingRefSchema,
+  workflowId: z.string(),
+  dryRun: z.boolean(),
+  retryOf: z.string().nullable(),
+  rows: z.number().int(),
+  startedAtMs: z.number(),
+  apiCalls: z.object({ read: z.number().int(), plan: z.number().int(), apply: z.number().int() }),
+  durationsMs: z.object({ read: z.number(), plan: z.number(), apply: z.number() }),
+  catalogue: catalogueReadSchema,
+  warnings: z.array(z.string()),
+});
+export type FinishInput = z.infer<typeof finishInputSchema>;
+
+/** The run's result: returned by the workflow and written to `<run folder>/result.json`. */
+export interface PlmImportResult {
+  workflowId: string;
+  file: string;
+  /** Built-in profile name, or the mapping file's path. */
+  profile: string;
+  dryRun: boolean;
+  retryOf: string | null;
+  /** Data rows of the sheet. */
+  rows: number;
+  /** Per product (a style, variant or SKU) after the run; in a dry run nothing is created or updated. */
+  products: {
+    total: number;
+    created: number;
+    updated: number;
+    unchanged: number;
+    /** rejectedAtValidation + rejectedByApi. */
+    rejected: number;
+    rejectedAtValidation: number;
+    rejectedByApi: number;
+  };
+  /** What planning decided before any write. */
+  plan: PlanCounts;
+  /** Creates that met an existing product and converged by re-reading it (lost answers, restarts). */
+  recovered: number;
+  apiCalls: { read: number; plan: number; apply: number; total: number };
+  catalogueRead: CatalogueRead;
+  durationsMs: { read: number; plan: number; apply: number; finish: number; total: number };
+  /** Bad rows in the sheet's format with `error_code` and `error_message`; null when none (and in dry runs). */
+  rejectsFile: string | null;
+  rejectedRows: number;
+  /** The first rejections, to read without opening the file. */
+  rejections: Array<{ rowNumber: number; externalId: string | null; code: string; message: string }>;
+  planFile: string;
+  resultFile: string;
+  warnings: string[];
+}
