@@ -5,6 +5,7 @@ import path from 'node:path';
 import { processInbox } from '../../workflows';
 import { inboxChildId, type ProcessInboxResult } from '../../workflows/inbox';
 import { startTestStack, type TestStack } from '../harness';
+import { nativeRows, productCount, toCsv } from '../unit/plm-activities/native-sheet';
 
 const GOOD = [
   'order_number,supplier_code,line_number,product_external_id,quantity,unit',
@@ -74,6 +75,25 @@ describe('processInbox: one child per new file, files moved to processed/ or fai
     expect(stack.apiClient.stats().calls).toBe(before);
     expect(existsSync(path.join(inbox, 'orders-march.csv'))).toBe(false);
     expect(readdirSync(path.join(inbox, 'processed')).length).toBe(2);
+  });
+
+  it('imports a PLM sheet dropped in a PLM inbox and moves it to processed/', async () => {
+    const plmInbox = path.join(path.dirname(inbox), 'plm-inbox');
+    await mkdir(plmInbox);
+    const shape = { prefix: 'INBOX-PLM', styles: 2, coloursPerStyle: 2, sizesPerColour: 2 };
+    await writeFile(path.join(plmInbox, 'ss26.csv'), toCsv(nativeRows(shape)));
+    const result = await stack.client.workflow.execute(processInbox, {
+      args: [{ job: 'plm-import', folder: plmInbox, profile: 'native' }],
+      taskQueue: stack.taskQueue,
+      workflowId: stack.workflowId('inbox-plm'),
+    });
+    expect(result.files).toEqual([
+      expect.objectContaining({ name: 'ss26.csv', outcome: 'processed', movedTo: path.join(plmInbox, 'processed', 'ss26.csv') }),
+    ]);
+    const child = await stack.client.workflow.getHandle(result.files[0]!.workflowId).result();
+    expect(child).toMatchObject({ products: { created: productCount(shape), rejected: 0 } });
+    const sku = await fetch(`${stack.sandbox.baseUrl}/styles/INBOX-PLM-S2-C2-Z2`, { headers: { companyapikey: stack.apiKey } });
+    expect(sku.status).toBe(200);
   });
 
   it('derives the child id from the job, the file name and its content', () => {
