@@ -1,0 +1,34 @@
+/**
+ * Runs every benchmark one after the other, each in its own process so figures are not skewed by the one
+ * before, and prints their output. Run: npm run bench   (or a subset: npm run bench -- sandbox cert-report)
+ */
+import { spawn } from 'node:child_process';
+import path from 'node:path';
+
+const BENCHMARKS = ['sandbox', 'client-rate', 'plm-parse', 'plm-import', 'erp-orders', 'cert-report'] as const;
+
+function run(name: string): Promise<number> {
+  return new Promise((resolve) => {
+    process.stdout.write(`\n=== bench/${name}.ts\n`);
+    const child = spawn(process.execPath, [path.join(__dirname, '..', 'bin', 'run-ts.cjs'), path.join(__dirname, `${name}.ts`)], {
+      stdio: 'inherit',
+    });
+    child.once('close', (code) => resolve(code ?? 1));
+  });
+}
+
+async function main(): Promise<void> {
+  const asked = process.argv.slice(2);
+  const unknown = asked.filter((name) => !(BENCHMARKS as readonly string[]).includes(name));
+  if (unknown.length > 0) {
+    console.error(`unknown benchmark(s): ${unknown.join(', ')}; choose from ${BENCHMARKS.join(', ')}`);
+    process.exit(2);
+  }
+  let failed = 0;
+  for (const name of asked.length > 0 ? asked : BENCHMARKS) {
+    if ((await run(name)) !== 0) failed += 1;
+  }
+  process.exit(failed === 0 ? 0 : 1);
+}
+
+void main();
