@@ -37,5 +37,15 @@ module.exports = {
       globalSetup: '<rootDir>/test/harness/global-setup.ts',
       globalTeardown: '<rootDir>/test/harness/global-teardown.ts',
     },
+    {
+      // The full chaos run (2,000 PLM rows + 500 orders, worker SIGKILLs, API faults): `npm run test:chaos` only;
+      // `npm test` selects the four projects above (its short version is test/integration/chaos-short.test.ts).
+      displayName: 'chaos',
+      testEnvironment: 'node',
+      transform: { '^.+\\.ts$': swc },
+      testMatch: ['<rootDir>/test/chaos/**/*.test.ts'],
+      globalSetup: '<rootDir>/test/harness/global-setup.ts',
+      globalTeardown: '<rootDir>/test/harness/global-teardown.ts',
+    },
   ],
 };

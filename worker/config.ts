@@ -69,6 +69,13 @@ export const ENV_VARS: readonly EnvVarDoc[] = [
       'host:port where the worker serves the Temporal SDK metrics in Prometheus format (`/metrics`), e.g. `0.0.0.0:9464`.',
   },
   {
+    name: 'TRACE_API_TIMEOUT_MS',
+    scope: 'worker',
+    default: '30000',
+    description:
+      'Per-request timeout of the API client in ms (100 to 600000). A write that times out may still commit: the jobs re-read before acting again.',
+  },
+  {
     name: 'TRACE_SANDBOX_PORT',
     scope: 'embedded',
     default: '4010',
@@ -128,6 +135,21 @@ function port(fallback: number) {
   );
 }
 
+/** Default per-request timeout of the API client (the client's own default). */
+export const DEFAULT_API_TIMEOUT_MS = 30_000;
+
+const apiTimeoutMessage = 'must be a whole number of milliseconds from 100 to 600000';
+const apiTimeoutSchema = z.preprocess(
+  blankToUndefined,
+  z
+    .string()
+    .trim()
+    .regex(/^\d{1,6}$/, { error: apiTimeoutMessage })
+    .transform(Number)
+    .pipe(z.number().min(100, { error: apiTimeoutMessage }).max(600_000, { error: apiTimeoutMessage }))
+    .default(DEFAULT_API_TIMEOUT_MS),
+);
+
 const addressPattern = /^(\[[0-9a-fA-F:.]+\]|[^\s:/[\]]+):\d{1,5}$/;
 
 const envSchema = z
@@ -165,6 +187,7 @@ const envSchema = z
       blankToUndefined,
       z.string().regex(addressPattern, { error: 'must be host:port, for example 0.0.0.0:9464' }).optional(),
     ),
+    TRACE_API_TIMEOUT_MS: apiTimeoutSchema,
     TRACE_SANDBOX_PORT: port(4010),
     TEMPORAL_PORT: port(7233),
     TEMPORAL_UI_PORT: port(8233),
@@ -193,6 +216,8 @@ export interface AppConfig {
   maxActivitiesPerSecond?: number;
   /** Where the SDK's Prometheus metrics are served; unset: none. */
   metricsAddress?: string;
+  /** Per-request timeout of the API client (TRACE_API_TIMEOUT_MS). */
+  apiTimeoutMs: number;
   sandboxPort: number;
   temporalPort: number;
   temporalUiPort: number;
@@ -222,11 +247,23 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     logLevel: e.LOG_LEVEL,
     maxActivitiesPerSecond: e.TRACE_MAX_ACTIVITIES_PER_SECOND,
     metricsAddress: e.TRACE_METRICS_ADDRESS,
+    apiTimeoutMs: e.TRACE_API_TIMEOUT_MS,
     sandboxPort: e.TRACE_SANDBOX_PORT,
     temporalPort: e.TEMPORAL_PORT,
     temporalUiPort: e.TEMPORAL_UI_PORT,
     temporalCliPath: e.TEMPORAL_CLI_PATH,
   };
+}
+
+/**
+ * TRACE_API_TIMEOUT_MS alone, for code that builds an API client without the whole config (the worker's
+ * `createApiClient`); throws {@link ConfigError} for a bad value, like `loadConfig`.
+ */
+export function apiTimeoutMsFromEnv(env: NodeJS.ProcessEnv = process.env): number {
+  const parsed = apiTimeoutSchema.safeParse(env.TRACE_API_TIMEOUT_MS);
+  if (!parsed.success)
+    throw new ConfigError([{ variable: 'TRACE_API_TIMEOUT_MS', message: apiTimeoutMessage }]);
+  return parsed.data;
 }
 
 /** The address clients use: the configured one, or the embedded dev server's. */

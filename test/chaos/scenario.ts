@@ -1,0 +1,633 @@
+import { randomUUID } from 'node:crypto';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { Client, Connection, WorkflowFailedError, type WorkflowHandle } from '@temporalio/client';
+import { NativeConnection } from '@temporalio/worker';
+import { z } from 'zod';
+import { createActivities } from '../../activities';
+import type { PlmImportResult } from '../../activities/plm-import';
+import { startSandbox, type RunningSandbox } from '../../sandbox/server';
+import { seededRandom } from '../../sandbox/core/prng';
+import { createApiClient } from '../../worker/api-client';
+import { SANDBOX_API_KEY } from '../../worker/api-target';
+import { loadConfig } from '../../worker/config';
+import { createWorker } from '../../worker/create-worker';
+import { createLogger } from '../../worker/logger';
+import { installTemporalRuntime } from '../../worker/runtime';
+import { importPlmSpreadsheet, pushErpOrders } from '../../workflows';
+import type { PushErpOrdersResult } from '../../workflows/erp-orders';
+import { readHarnessInfo, type HarnessInfo } from '../harness/harness-info';
+import { compareState, sandboxStateSchema, totalProblems, type Discrepancies } from './compare';
+import { orderExport, plmSheet, type OrderExport, type PlmSheet } from './inputs';
+import { NO_SLOW_FAULTS, startSlowProxy, type SlowFaults } from './slow-proxy';
+import { WorkerProcess } from './worker-process';
+
+export interface ChaosOptions {
+  /** `short` (in `npm test`) or `full` (`npm run test:chaos`); names ids, logs and the figures file. */
+  label: string;
+  seed: number;
+  /** PLM styles; each brings 50 rows (7 colours × 6 sizes). */
+  styles: number;
+  orders: number;
+  kills: number;
+  /**
+   * What the kill points are measured in: `writes` puts every kill while writes are flowing (the apply phases,
+   * whose activities heartbeat every few seconds); `calls` anywhere in the run, reads and planning included.
+   */
+  killOn: 'writes' | 'calls';
+  /**
+   * Kill only while each job is applying (or done), never during reading, planning or finishing: those activities
+   * have a 2-minute heartbeat timeout, so a kill there stalls the job that long (the short run's time budget).
+   */
+  killOnlyWhileApplying: boolean;
+  /** The worker's TRACE_API_TIMEOUT_MS; slow faults hold requests well beyond it. */
+  apiTimeoutMs: number;
+  /** Phases of the fault mix last this many forwarded requests (inclusive range). */
+  phaseCalls: [number, number];
+  /**
+   * The slow-reads phase also ends after this long (the short run's budget: every read it meets waits out the
+   * client's timeout); unset, it lasts its requests like the other phases, however slow.
+   */
+  slowReadsMaxMs?: number;
+  /** Length of an injected 429 burst (inclusive range); one beyond ~9 × the client's concurrency exhausts its retries. */
+  burst429: [number, number];
+  /** Orders per ERP batch and products per PLM batch: smaller ones cross more activity boundaries. */
+  erpBatchSize: number;
+  plmBatchSize: number;
+  /** Whole run (clean + chaos) must finish within this. */
+  deadlineMs: number;
+}
+
+export interface ChaosFigures {
+  label: string;
+  seed: number;
+  plmRows: number;
+  orders: number;
+  orderLines: number;
+  kills: number;
+  workerStarts: number;
+  killPoints: number[];
+  killOn: 'writes' | 'calls';
+  apiTimeoutMs: number;
+  faults: {
+    serverErrors: number;
+    burst429: number;
+    droppedAfterCommit: number;
+    slowReadsBeyondTimeout: number;
+    slowWritesCommittedLate: number;
+    slowAnswersAfterCommit: number;
+    slowClientGaveUp: number;
+  };
+  phases: Record<string, number>;
+  outcome: Omit<Discrepancies, 'examples'> & { examples: string[] };
+  apiCalls: {
+    clean: number;
+    chaos: number;
+    extra: number;
+    extraPct: number;
+    cleanWrites: number;
+    chaosWrites: number;
+  };
+  jobs: {
+    plm: {
+      status: string;
+      created?: number;
+      updated?: number;
+      unchanged?: number;
+      rejected?: number;
+      recovered?: number;
+    };
+    erp: {
+      status: string;
+      created?: number;
+      patched?: number;
+      unchanged?: number;
+      rejected?: number;
+      recoveries?: PushErpOrdersResult['recoveries'];
+    };
+  };
+  unexpectedWorkerExits: string[];
+  durationsMs: { clean: number; chaos: number };
+  cleanOutcome: number;
+  figuresFile: string;
+}
+
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+const faultsAnswerSchema = z.object({
+  counters: z.object({
+    serverErrors: z.number(),
+    delayed: z.number(),
+    dropped: z.number(),
+    burst429: z.number(),
+  }),
+});
+const statsSchema = z.object({ total: z.number() });
+
+async function getJson<T>(url: string, schema: z.ZodType<T>): Promise<T> {
+  const response = await fetch(url, { signal: AbortSignal.timeout(30_000) });
+  if (!response.ok) throw new Error(`GET ${url}: ${response.status}`);
+  return schema.parse(await response.json());
+}
+
+async function putFaults(sandbox: RunningSandbox, body: Record<string, unknown>): Promise<void> {
+  const response = await fetch(`${sandbox.url}/__sandbox/faults`, {
+    method: 'PUT',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+    signal: AbortSignal.timeout(10_000),
+  });
+  if (!response.ok) throw new Error(`PUT /__sandbox/faults: ${response.status} ${await response.text()}`);
+}
+
+interface Phase {
+  name: string;
+  sandbox: Record<string, unknown>;
+  proxy: SlowFaults;
+}
+
+const WRITES = ['POST', 'PUT', 'PATCH', 'DELETE'];
+
+/** The fault mix; each phase is applied for a stretch of requests, in a seeded order. */
+function phases(options: ChaosOptions, random: () => number): Phase[] {
+  const { apiTimeoutMs } = options;
+  const delayMs = apiTimeoutMs + 1_500;
+  const seed = () => Math.floor(random() * 2 ** 31);
+  const [burstLow, burstHigh] = options.burst429;
+  return [
+    { name: '5xx', sandbox: { serverErrorRate: 0.1, seed: seed() }, proxy: NO_SLOW_FAULTS },
+    {
+      name: '429 burst',
+      sandbox: { burst429: burstLow + Math.floor(random() * (burstHigh - burstLow + 1)) },
+      proxy: NO_SLOW_FAULTS,
+    },
+    {
+      name: 'drop after commit',
+      sandbox: { dropAfterCommitRate: 0.15, methods: WRITES, seed: seed() },
+      proxy: NO_SLOW_FAULTS,
+    },
+    {
+      name: 'slow write, commits late',
+      sandbox: {},
+      proxy: { commitLateRate: 0.2, answerLateRate: 0, delayMs, methods: WRITES },
+    },
+    {
+      name: 'slow answer after commit',
+      sandbox: {},
+      proxy: { commitLateRate: 0, answerLateRate: 0.2, delayMs, methods: [...WRITES, 'GET'] },
+    },
+    {
+      name: 'slow reads',
+      sandbox: { latencyMs: apiTimeoutMs + 500, methods: ['GET'] },
+      proxy: NO_SLOW_FAULTS,
+    },
+    {
+      name: 'mixed',
+      sandbox: { serverErrorRate: 0.04, dropAfterCommitRate: 0.05, burst429: burstLow, seed: seed() },
+      proxy: { commitLateRate: 0.05, answerLateRate: 0.05, delayMs, methods: WRITES },
+    },
+  ];
+}
+
+function shuffled<T>(items: readonly T[], random: () => number): T[] {
+  const out = [...items];
+  for (let i = out.length - 1; i > 0; i--) {
+    const j = Math.floor(random() * (i + 1));
+    [out[i], out[j]] = [out[j] as T, out[i] as T];
+  }
+  return out;
+}
+
+/** Waits for `ready()` (polled), or until `stop()` says to give up; false then. Bounded by `deadline`. */
+async function waitFor(
+  ready: () => Promise<boolean> | boolean,
+  stop: () => boolean,
+  deadline: number,
+): Promise<boolean> {
+  while (Date.now() < deadline) {
+    if (stop()) return false;
+    if (await ready()) return true;
+    await sleep(50);
+  }
+  return false;
+}
+
+interface Inputs {
+  dir: string;
+  prefix: string;
+  sheet: PlmSheet;
+  sheetFile: string;
+  orders: OrderExport;
+  ordersFile: string;
+}
+
+function makeInputs(options: ChaosOptions, harness: HarnessInfo): Inputs {
+  const dir = path.join(
+    harness.tempDir,
+    `chaos-${options.label}-${options.seed}-${randomUUID().slice(0, 8)}`,
+  );
+  mkdirSync(dir, { recursive: true });
+  const prefix = `CHAOS${options.seed % 100_000}`;
+  const sheet = plmSheet(prefix, options.styles);
+  const orders = orderExport(prefix, options.orders, seededRandom(options.seed));
+  const sheetFile = path.join(dir, `plm-${options.label}-${sheet.rows.length}-rows.csv`);
+  const ordersFile = path.join(dir, `erp-${options.label}-${options.orders}-orders.csv`);
+  writeFileSync(sheetFile, sheet.csv);
+  writeFileSync(ordersFile, orders.csv);
+  return { dir, prefix, sheet, sheetFile, orders, ordersFile };
+}
+
+interface JobHandles {
+  plm: WorkflowHandle<typeof importPlmSpreadsheet>;
+  erp: WorkflowHandle<typeof pushErpOrders>;
+}
+
+async function startJobs(
+  client: Client,
+  taskQueue: string,
+  inputs: Inputs,
+  options: ChaosOptions,
+  tag: string,
+): Promise<JobHandles> {
+  const day = new Date().toISOString().slice(0, 10);
+  const plm = await client.workflow.start(importPlmSpreadsheet, {
+    taskQueue,
+    workflowId: `plm-import-${path.basename(inputs.sheetFile)}-${tag}-${day}-${randomUUID().slice(0, 8)}`,
+    args: [{ file: inputs.sheetFile, profile: 'native', batchSize: options.plmBatchSize }],
+  });
+  const erp = await client.workflow.start(pushErpOrders, {
+    taskQueue,
+    workflowId: `erp-orders-${path.basename(inputs.ordersFile)}-${tag}-${day}-${randomUUID().slice(0, 8)}`,
+    args: [{ file: inputs.ordersFile, batchSize: options.erpBatchSize }],
+  });
+  return { plm, erp };
+}
+
+type Settled<T> = { ok: true; value: T } | { ok: false; error: string };
+
+async function settle<T>(promise: Promise<T>): Promise<Settled<T>> {
+  try {
+    return { ok: true, value: await promise };
+  } catch (error) {
+    const message =
+      error instanceof WorkflowFailedError
+        ? `${error.message}: ${error.cause?.message ?? ''}`
+        : (error as Error).message;
+    return { ok: false, error: message };
+  }
+}
+
+/** Resolves with `promise`, or rejects once `deadline` (epoch ms) passes. */
+async function before<T>(promise: Promise<T>, deadline: number, what: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(
+      () => reject(new Error(`${what} did not finish before the deadline`)),
+      Math.max(0, deadline - Date.now()),
+    );
+  });
+  try {
+    return await Promise.race([promise, timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** A clean run of the same inputs on a fresh sandbox (in-process worker, no faults): the reference call count. */
+async function cleanRun(
+  options: ChaosOptions,
+  harness: HarnessInfo,
+  inputs: Inputs,
+  deadline: number,
+): Promise<{ calls: number; writes: number; ms: number; problems: number; examples: string[] }> {
+  const started = Date.now();
+  const logger = createLogger({
+    level: 'info',
+    secrets: [SANDBOX_API_KEY],
+    destination: path.join(harness.logDir, `chaos-${options.label}-clean.log`),
+  });
+  installTemporalRuntime(logger);
+  const stops: (() => Promise<unknown>)[] = [];
+  try {
+    const sandbox = await startSandbox({ port: 0, childLinkDelayMs: 0, rateLimitPerMinute: 1_000_000 });
+    stops.push(() => sandbox.close());
+    const proxy = await startSlowProxy(sandbox.url, seededRandom(options.seed));
+    stops.push(() => proxy.close());
+    const { client: apiClient, rateLimits } = createApiClient(
+      { baseUrl: proxy.baseUrl, apiKey: SANDBOX_API_KEY, sandbox: true },
+      logger,
+      { timeoutMs: options.apiTimeoutMs },
+    );
+    stops.push(() => apiClient.close());
+    const config = {
+      ...loadConfig({ TRACE_DATA_DIR: path.join(inputs.dir, 'clean-data') }),
+      traceabilityBaseUrl: proxy.baseUrl,
+      traceabilityApiKey: SANDBOX_API_KEY,
+    };
+    const taskQueue = `chaos-clean-${randomUUID()}`;
+    const native = await NativeConnection.connect({ address: harness.address });
+    stops.push(() => native.close());
+    const worker = await createWorker({
+      connection: native,
+      namespace: harness.namespace,
+      taskQueue,
+      activities: createActivities({ client: apiClient, rateLimits, baseUrl: proxy.baseUrl, config, logger }),
+      workflowBundlePath: harness.workflowBundlePath,
+      overrides: { shutdownGraceTime: '2s' },
+    });
+    const running = worker.run();
+    stops.push(async () => {
+      if (worker.getState() === 'RUNNING') worker.shutdown();
+      await running;
+    });
+    const connection = await Connection.connect({ address: harness.address });
+    stops.push(() => connection.close());
+    const client = new Client({ connection, namespace: harness.namespace });
+    const jobs = await startJobs(client, taskQueue, inputs, options, 'clean');
+    const [plm, erp] = await before(
+      Promise.all([jobs.plm.result(), jobs.erp.result()]),
+      deadline,
+      'the clean run',
+    );
+    if (plm.products.rejected > 0 || erp.orders.rejected > 0) {
+      throw new Error(
+        `the clean run rejected rows: ${JSON.stringify(plm.rejections)} ${JSON.stringify(erp.rejections)}`,
+      );
+    }
+    const stats = await getJson(`${sandbox.url}/__sandbox/stats`, statsSchema);
+    const state = sandboxStateSchema.parse(await getJson(`${sandbox.url}/__sandbox/state`, z.unknown()));
+    const outcome = compareState(state, inputs.sheet.expected, inputs.orders.expected, inputs.prefix);
+    return {
+      calls: stats.total,
+      writes: proxy.counters.writes,
+      ms: Date.now() - started,
+      problems: totalProblems(outcome),
+      examples: outcome.examples,
+    };
+  } finally {
+    for (const stop of stops.reverse()) await stop().catch(() => undefined);
+  }
+}
+
+/**
+ * The chaos run: the PLM import and the ERP push at once on one task queue, served by a worker process that is
+ * SIGKILLed and restarted at seeded points of the run, while the sandbox (and a proxy in front of it) inject
+ * faults in seeded phases. Then the sandbox's state is compared with what the inputs say it must hold.
+ */
+export async function runChaos(options: ChaosOptions): Promise<ChaosFigures> {
+  const harness = readHarnessInfo();
+  const deadline = Date.now() + options.deadlineMs;
+  const random = seededRandom(options.seed ^ 0x5eed);
+  const inputs = makeInputs(options, harness);
+  process.stdout.write(
+    `chaos ${options.label}: seed ${options.seed} (rerun with CHAOS_SEED=${options.seed}), ${inputs.sheet.rows.length} PLM rows, ` +
+      `${options.orders} orders, ${options.kills} kills on ${options.killOn}\n`,
+  );
+
+  const stops: (() => Promise<unknown>)[] = [];
+  let finished = false;
+  try {
+    const sandbox = await startSandbox({ port: 0, childLinkDelayMs: 0, rateLimitPerMinute: 1_000_000 });
+    stops.push(() => sandbox.close());
+    const proxy = await startSlowProxy(sandbox.url, seededRandom(options.seed ^ 0xc0ffee));
+    stops.push(() => proxy.close());
+    const taskQueue = `chaos-${options.label}-${randomUUID()}`;
+    const worker = new WorkerProcess({
+      logFile: path.join(harness.logDir, `chaos-${options.label}-worker.log`),
+      env: {
+        TEMPORAL_ADDRESS: harness.address,
+        TEMPORAL_NAMESPACE: harness.namespace,
+        TRACE_TASK_QUEUE: taskQueue,
+        TRACEABILITY_BASE_URL: proxy.baseUrl,
+        TRACEABILITY_API_KEY: SANDBOX_API_KEY,
+        TRACE_DATA_DIR: path.join(inputs.dir, 'chaos-data'),
+        TRACE_API_TIMEOUT_MS: String(options.apiTimeoutMs),
+        LOG_LEVEL: 'info',
+      },
+    });
+    stops.push(() => worker.stop());
+    // The worker bundles the workflows as it starts (several seconds): meanwhile, the clean run.
+    const firstStart = worker.start();
+    firstStart.catch(() => undefined); // awaited below; a failure must not go unhandled meanwhile
+    const clean = await cleanRun(options, harness, inputs, deadline);
+    if (clean.problems > 0) {
+      throw new Error(`the clean run does not reach the expected state: ${clean.examples.join('; ')}`);
+    }
+    await firstStart;
+    const chaosStarted = Date.now();
+
+    const connection = await Connection.connect({ address: harness.address });
+    stops.push(() => connection.close());
+    const client = new Client({ connection, namespace: harness.namespace });
+    const jobs = await startJobs(client, taskQueue, inputs, options, 'chaos');
+    const results = Promise.all([settle(jobs.plm.result()), settle(jobs.erp.result())]).finally(() => {
+      finished = true;
+    });
+
+    // The fault mix: phases in a seeded order (each kind once, then at random with calm stretches), each lasting a
+    // seeded number of forwarded requests, so every phase meets traffic even while the worker is down.
+    const mix = phases(options, random);
+    const calm: Phase = { name: 'calm', sandbox: {}, proxy: NO_SLOW_FAULTS };
+    const phaseCounts: Record<string, number> = {};
+    const faultDriver = (async () => {
+      const order = [...shuffled(mix, random)];
+      while (!finished && Date.now() < deadline) {
+        const phase =
+          order.shift() ?? (random() < 0.25 ? calm : (mix[Math.floor(random() * mix.length)] as Phase));
+        phaseCounts[phase.name] = (phaseCounts[phase.name] ?? 0) + 1;
+        await putFaults(sandbox, phase.sandbox);
+        proxy.set(phase.proxy);
+        const [low, high] = options.phaseCalls;
+        const length = low + Math.floor(random() * (high - low + 1));
+        const from = proxy.counters.forwarded;
+        const phaseEnd =
+          phase.name === 'slow reads' && options.slowReadsMaxMs !== undefined
+            ? Math.min(deadline, Date.now() + options.slowReadsMaxMs)
+            : deadline;
+        await waitFor(
+          () => proxy.counters.forwarded - from >= length,
+          () => finished,
+          phaseEnd,
+        );
+      }
+      await putFaults(sandbox, {});
+      proxy.set(NO_SLOW_FAULTS);
+    })();
+
+    // The kill schedule: seeded points spread over the first 85% of the clean run's calls (or writes); at each, the
+    // worker is SIGKILLed, left down for a seeded moment, and started again.
+    const reference = options.killOn === 'writes' ? clean.writes : clean.calls;
+    const killPoints = Array.from({ length: options.kills }, () =>
+      Math.floor((0.05 + random() * 0.8) * reference),
+    ).sort((a, b) => a - b);
+    const progress = () => (options.killOn === 'writes' ? proxy.counters.writes : proxy.counters.forwarded);
+    const phaseSchema = z.object({ phase: z.string() });
+    const phaseOf = async (handle: WorkflowHandle): Promise<string> => {
+      const answer = await before(handle.query('progress'), Date.now() + 3_000, 'the progress query');
+      return phaseSchema.parse(answer).phase;
+    };
+    const applying = async (): Promise<boolean> => {
+      if (!options.killOnlyWhileApplying) return true;
+      try {
+        const phases = await Promise.all([phaseOf(jobs.plm), phaseOf(jobs.erp)]);
+        return phases.every((phase) => ['applying', 'pushing orders', 'done'].includes(phase));
+      } catch {
+        return false;
+      }
+    };
+    const killDriver = (async () => {
+      for (const point of killPoints) {
+        // At least a few requests of the new worker between two kills, so no kill lands on an idle worker.
+        const floor = progress() + 3;
+        const reached = await waitFor(
+          async () => progress() >= Math.max(point, floor) && (await applying()),
+          () => finished,
+          deadline,
+        );
+        if (!reached) return;
+        await sleep(Math.floor(random() * 400));
+        if (finished) return;
+        await worker.kill();
+        await sleep(200 + Math.floor(random() * 1_500));
+        await worker.start();
+      }
+    })();
+
+    const [plm, erp] = await before(results, deadline, 'the chaos run');
+    await before(Promise.all([faultDriver, killDriver]), deadline + 60_000, 'the fault and kill drivers');
+    const chaosMs = Date.now() - chaosStarted;
+    await worker.stop();
+
+    const faults = await getJson(`${sandbox.url}/__sandbox/faults`, faultsAnswerSchema);
+    const stats = await getJson(`${sandbox.url}/__sandbox/stats`, statsSchema);
+    const state = sandboxStateSchema.parse(await getJson(`${sandbox.url}/__sandbox/state`, z.unknown()));
+    const outcome = compareState(state, inputs.sheet.expected, inputs.orders.expected, inputs.prefix);
+
+    const figuresFile = path.join(tmpdir(), 'chaos-figures.json');
+    const figures: ChaosFigures = {
+      label: options.label,
+      seed: options.seed,
+      plmRows: inputs.sheet.rows.length,
+      orders: options.orders,
+      orderLines: inputs.orders.lineCount,
+      kills: worker.kills,
+      workerStarts: worker.starts,
+      killPoints,
+      killOn: options.killOn,
+      apiTimeoutMs: options.apiTimeoutMs,
+      faults: {
+        serverErrors: faults.counters.serverErrors,
+        burst429: faults.counters.burst429,
+        droppedAfterCommit: faults.counters.dropped,
+        slowReadsBeyondTimeout: faults.counters.delayed,
+        slowWritesCommittedLate: proxy.counters.commitLate,
+        slowAnswersAfterCommit: proxy.counters.answerLate,
+        slowClientGaveUp: proxy.counters.clientGaveUp,
+      },
+      phases: phaseCounts,
+      outcome,
+      apiCalls: {
+        clean: clean.calls,
+        chaos: stats.total,
+        extra: stats.total - clean.calls,
+        extraPct: Math.round(((stats.total - clean.calls) / Math.max(1, clean.calls)) * 1000) / 10,
+        cleanWrites: clean.writes,
+        chaosWrites: proxy.counters.writes,
+      },
+      jobs: {
+        plm: plm.ok ? plmFigures(plm.value) : { status: `failed: ${plm.error}` },
+        erp: erp.ok ? erpFigures(erp.value) : { status: `failed: ${erp.error}` },
+      },
+      unexpectedWorkerExits: worker.unexpectedExits,
+      durationsMs: { clean: clean.ms, chaos: chaosMs },
+      cleanOutcome: clean.problems,
+      figuresFile,
+    };
+    writeFigures(figures, harness);
+    return figures;
+  } finally {
+    finished = true;
+    for (const stop of stops.reverse()) await stop().catch(() => undefined);
+  }
+}
+
+function plmFigures(result: PlmImportResult): ChaosFigures['jobs']['plm'] {
+  const { created, updated, unchanged, rejected } = result.products;
+  return { status: 'completed', created, updated, unchanged, rejected, recovered: result.recovered };
+}
+
+function erpFigures(result: PushErpOrdersResult): ChaosFigures['jobs']['erp'] {
+  const { created, patched, unchanged, rejected } = result.orders;
+  return { status: 'completed', created, patched, unchanged, rejected, recoveries: result.recoveries };
+}
+
+/** `<temp>/chaos-figures.json` (one entry per label, the latest run winning) and a compact table on stdout. */
+function writeFigures(figures: ChaosFigures, harness: HarnessInfo): void {
+  const file = figures.figuresFile;
+  let all: Record<string, unknown> = {};
+  try {
+    all = z.record(z.string(), z.unknown()).parse(JSON.parse(readFileSync(file, 'utf8')));
+  } catch {
+    all = {};
+  }
+  all[figures.label] = figures;
+  writeFileSync(file, JSON.stringify(all, null, 2));
+  // A copy beside the run's logs, which outlive the run's temp folder.
+  writeFileSync(
+    path.join(harness.logDir, `chaos-${figures.label}-figures.json`),
+    JSON.stringify(figures, null, 2),
+  );
+  process.stdout.write(formatFigures(figures));
+}
+
+export function formatFigures(f: ChaosFigures): string {
+  const o = f.outcome;
+  const rows: [string, string][] = [
+    [
+      'run',
+      `${f.label}, seed ${f.seed}: ${f.plmRows} PLM rows + ${f.orders} orders (${f.orderLines} lines) at once`,
+    ],
+    [
+      'kills',
+      `${f.kills} SIGKILLs, ${f.workerStarts} worker starts (kill points on ${f.killOn}: ${f.killPoints.join(', ')})`,
+    ],
+    [
+      'faults injected',
+      `5xx ${f.faults.serverErrors} | 429 ${f.faults.burst429} | dropped after commit ${f.faults.droppedAfterCommit} | ` +
+        `slow reads > ${f.apiTimeoutMs} ms ${f.faults.slowReadsBeyondTimeout} | slow writes committed late ${f.faults.slowWritesCommittedLate} | ` +
+        `slow answers after commit ${f.faults.slowAnswersAfterCommit} (client gave up on ${f.faults.slowClientGaveUp})`,
+    ],
+    [
+      'fault phases',
+      Object.entries(f.phases)
+        .map(([name, n]) => `${name} ×${n}`)
+        .join(', '),
+    ],
+    [
+      'duplicates',
+      `${o.duplicateProducts + o.duplicateOrders} (products ${o.duplicateProducts}, orders ${o.duplicateOrders})`,
+    ],
+    ['losses', `${o.lostProducts + o.lostOrders} (products ${o.lostProducts}, orders ${o.lostOrders})`],
+    [
+      'half-applied',
+      `${o.halfAppliedOrders} orders, ${o.wrongProducts} wrong products, ${o.unexpectedProducts + o.unexpectedOrders} unexpected`,
+    ],
+    [
+      'API calls',
+      `clean ${f.apiCalls.clean} | chaos ${f.apiCalls.chaos} | extra for recovery ${f.apiCalls.extra} (${f.apiCalls.extraPct}%) | ` +
+        `writes clean ${f.apiCalls.cleanWrites}, chaos ${f.apiCalls.chaosWrites}`,
+    ],
+    ['plm job', JSON.stringify(f.jobs.plm)],
+    ['erp job', JSON.stringify(f.jobs.erp)],
+    [
+      'time',
+      `clean ${(f.durationsMs.clean / 1000).toFixed(1)} s, chaos ${(f.durationsMs.chaos / 1000).toFixed(1)} s`,
+    ],
+  ];
+  const width = Math.max(...rows.map(([k]) => k.length));
+  const lines = rows.map(([k, v]) => `  ${k.padEnd(width)}  ${v}`);
+  if (o.examples.length > 0) lines.push(`  examples: ${o.examples.slice(0, 10).join('\n            ')}`);
+  lines.push(`  figures: ${f.figuresFile}`);
+  return `\nchaos figures\n${lines.join('\n')}\n`;
+}

@@ -1,0 +1,154 @@
+import { copyFileSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { ApplicationFailure, WorkflowFailedError, type WorkflowHandle } from '@temporalio/client';
+import type { Workflow } from '@temporalio/common';
+import { z } from 'zod';
+import { importPlmSpreadsheet, pushErpOrders } from '../../workflows';
+import { startTestStack, type TestStack } from '../harness';
+
+/**
+ * Broken files through the real jobs (Temporal dev server + sandbox): each run fails at once with a
+ * non-retryable error that says what is wrong, and the platform holds nothing new.
+ */
+
+const corpus = path.join(__dirname, '..', 'fixtures', 'bad-input');
+
+const stateSchema = z.looseObject({
+  catalogue: z.looseObject({ products: z.array(z.looseObject({ id: z.string() })) }),
+  orders: z.array(z.looseObject({ id: z.string() })),
+});
+
+interface Failed {
+  /** What `trace-sync ... --wait` prints after "Workflow <id> failed: " (the workflow failure's cause). */
+  shown: string;
+  /** The activity's own failure at the bottom of the chain. */
+  root: ApplicationFailure;
+  ms: number;
+  activityAttempts: number;
+}
+
+describe('broken files through the jobs: a clear, non-retryable failure and nothing written', () => {
+  let stack: TestStack;
+  let dir: string;
+
+  beforeAll(async () => {
+    dir = mkdtempSync(path.join(tmpdir(), 'bad-input-jobs-'));
+    stack = await startTestStack({
+      sandbox: { rateLimitPerMinute: 100_000 },
+      config: { dataDir: path.join(dir, 'data') },
+    });
+  }, 60_000);
+
+  afterAll(async () => {
+    await stack?.stop();
+  });
+
+  const platform = async () => {
+    const response = await fetch(`${stack.sandbox.url}/__sandbox/state`);
+    const state = stateSchema.parse(await response.json());
+    return { products: state.catalogue.products.length, orders: state.orders.length };
+  };
+
+  /** A copy of a corpus file under a name of our own (the worker reads it from there). */
+  const copy = (file: string, as = file): string => {
+    const target = path.join(dir, as);
+    copyFileSync(path.join(corpus, file), target);
+    return target;
+  };
+
+  async function failure<W extends Workflow>(handle: WorkflowHandle<W>): Promise<Failed> {
+    const started = Date.now();
+    try {
+      await handle.result();
+    } catch (error) {
+      if (!(error instanceof WorkflowFailedError)) throw error;
+      let root: unknown = error;
+      for (let depth = 0; depth < 10 && (root as { cause?: unknown }).cause; depth++)
+        root = (root as { cause: unknown }).cause;
+      if (!(root instanceof ApplicationFailure)) throw new Error(`unexpected failure chain: ${String(root)}`);
+      const history = await handle.fetchHistory();
+      const activityAttempts = (history.events ?? []).filter(
+        (event) => event.activityTaskStartedEventAttributes,
+      ).length;
+      return {
+        shown: error.cause?.message ?? error.message,
+        root,
+        ms: Date.now() - started,
+        activityAttempts,
+      };
+    }
+    throw new Error(`${handle.workflowId} completed; a failure was expected`);
+  }
+
+  const push = (file: string) =>
+    stack.client.workflow.start(pushErpOrders, {
+      taskQueue: stack.taskQueue,
+      workflowId: stack.workflowId('erp-orders-bad'),
+      args: [{ file }],
+    });
+  const importSheet = (file: string) =>
+    stack.client.workflow.start(importPlmSpreadsheet, {
+      taskQueue: stack.taskQueue,
+      workflowId: stack.workflowId('plm-import-bad'),
+      args: [{ file, profile: 'native' }],
+    });
+
+  describe('pushErpOrders', () => {
+    it.each([
+      ['orders-truncated.json', /not valid JSON: Unterminated string/],
+      ['binary-named.xlsx', /not an xlsx workbook/],
+      ['zip-bomb.xlsx', /would inflate to 300 MB.*split the export or save it as csv/],
+      ['empty.csv', /the csv file is empty: no header row/],
+      ['header-only.csv', /the export lacks column 'order_number'/],
+      ['orders-object-not-array.json', /the export lacks column 'order_number'/],
+    ])('%s fails once, non-retryable, naming the problem; no order is written', async (file, reason) => {
+      const before = await platform();
+      const failed = await failure(await push(copy(file)));
+      expect(failed.root).toMatchObject({ nonRetryable: true, message: expect.stringMatching(reason) });
+      expect(failed.activityAttempts).toBe(1);
+      expect(failed.ms).toBeLessThan(15_000);
+      expect(await platform()).toEqual(before);
+    });
+
+    // Gap reported: the workflow rethrows the activity failure as is, so its cause reads "Activity task failed" and
+    // `trace-sync push-orders --wait` prints that instead of the reason (the PLM import wraps it; see `explained`).
+    it.failing('the message the CLI shows for a broken export names the problem', async () => {
+      const failed = await failure(await push(copy('orders-truncated.json', 'shown.json')));
+      expect(failed.shown).toMatch(/not valid JSON/);
+    });
+
+    it('a header-only order export completes with nothing to push and writes nothing', async () => {
+      const file = path.join(dir, 'header-only-orders.csv');
+      writeFileSync(
+        file,
+        'order_number,supplier_code,supplier_facility_process,line_number,product_external_id,quantity,unit\n',
+      );
+      const before = await platform();
+      const result = await (await push(file)).result();
+      expect(result.orders).toMatchObject({ total: 0, created: 0, rejected: 0 });
+      expect(result.rejectsFile).toBeNull();
+      expect(await platform()).toEqual(before);
+    });
+  });
+
+  describe('importPlmSpreadsheet', () => {
+    it.each([
+      ['binary-named.xlsx', /named \.xlsx but is not an Excel workbook/],
+      ['zip-not-xlsx.xlsx', /zip archive but not an Excel workbook/],
+      ['zip-bomb.xlsx', /zip bomb/],
+      ['empty.csv', /is empty \(0 bytes\)/],
+      ['header-only.csv', /header row \(row 1\) but no data rows/],
+      ['duplicate-headers.csv', /'name' \(columns B, C\)/],
+      ['unknown-delimiter.csv', /is the delimiter one of/],
+    ])('%s fails once, non-retryable, naming the problem; no product is written', async (file, reason) => {
+      const before = await platform();
+      const failed = await failure(await importSheet(copy(file, `plm-${file}`)));
+      expect(failed.root).toMatchObject({ nonRetryable: true, message: expect.stringMatching(reason) });
+      expect(failed.shown).toMatch(reason);
+      expect(failed.activityAttempts).toBe(1);
+      expect(failed.ms).toBeLessThan(15_000);
+      expect(await platform()).toEqual(before);
+    });
+  });
+});

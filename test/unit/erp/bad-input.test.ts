@@ -1,0 +1,430 @@
+import { closeSync, mkdtempSync, openSync, readdirSync, rmSync, writeFileSync, writeSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import * as XLSX from 'xlsx';
+import {
+  buildOrders,
+  DEFAULT_PROFILE,
+  ExportMismatchError,
+  ExportReadError,
+  parseProfile,
+  readExportFile,
+  type BuildResult,
+  type ExportTable,
+  type MappingProfile,
+} from '../../../connectors/erp';
+import { CONTEXT } from './support';
+
+/**
+ * The bad-input corpus (test/fixtures/bad-input) through Job 2's readers, and ERP-shaped versions of the same
+ * troubles made here. Every case ends in a clear error or per-row errors, within a few seconds (no hang), and never
+ * with a crash (any error other than the readers' own two kinds fails the test).
+ */
+
+const corpus = join(__dirname, '..', '..', 'fixtures', 'bad-input');
+
+type Outcome =
+  | { kind: 'read-error'; message: string }
+  | { kind: 'refused'; message: string; table: ExportTable }
+  | { kind: 'built'; table: ExportTable; result: BuildResult };
+
+/** Reads and builds one file, bounded in time; only the readers' own errors count as an outcome. */
+async function outcomeOf(
+  file: string,
+  profile: MappingProfile = DEFAULT_PROFILE,
+  limitMs = 10_000,
+): Promise<Outcome> {
+  let timer: NodeJS.Timeout | undefined;
+  const hang = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`${file}: no outcome within ${limitMs} ms`)), limitMs);
+  });
+  const work = (async (): Promise<Outcome> => {
+    let table: ExportTable;
+    try {
+      table = await readExportFile(file);
+    } catch (error) {
+      if (error instanceof ExportReadError) return { kind: 'read-error', message: error.message };
+      throw error;
+    }
+    try {
+      return { kind: 'built', table, result: buildOrders(table, profile, CONTEXT) };
+    } catch (error) {
+      if (error instanceof ExportMismatchError) return { kind: 'refused', message: error.message, table };
+      throw error;
+    }
+  })();
+  try {
+    return await Promise.race([work, hang]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+const NOT_AN_ORDER_EXPORT =
+  /^the export lacks column 'order_number' \(orderNumber\), column 'quantity' \(quantity\), column 'unit' \(unit\), a product column .* required by profile 'default'; its columns are: /;
+
+/** What each corpus file gives through the ERP readers: whole-file refusals, or what the reader made of it. */
+const CORPUS: Record<string, (outcome: Outcome) => void> = {
+  'empty.csv': (o) =>
+    expect(o).toEqual({ kind: 'read-error', message: 'the csv file is empty: no header row' }),
+  'binary-named.xlsx': (o) =>
+    expect(o).toEqual({
+      kind: 'read-error',
+      message: 'not an xlsx workbook (an xlsx file is a zip archive)',
+    }),
+  'zip-not-xlsx.xlsx': (o) =>
+    expect(o).toMatchObject({
+      kind: 'read-error',
+      message: expect.stringMatching(/^not a readable xlsx workbook/),
+    }),
+  'zip-bomb.xlsx': (o) =>
+    expect(o).toEqual({
+      kind: 'read-error',
+      message:
+        'the workbook would inflate to 300 MB, more than the 100 MB allowed; split the export or save it as csv',
+    }),
+  // Product sheets are not order exports: refused as a whole, naming what is missing and what the file has.
+  'blank-lines.csv': (o) => expect(o).toMatchObject({ kind: 'refused', table: { rows: [] } }),
+  'header-only.csv': (o) => expect(o).toMatchObject({ kind: 'refused', table: { rows: [] } }),
+  'header-only.xlsx': (o) =>
+    expect(o).toMatchObject({ kind: 'refused', table: { format: 'xlsx', rows: [] } }),
+  'bad-code-type.csv': (o) => expect(o).toMatchObject({ kind: 'refused' }),
+  'bad-rows.csv': (o) => expect(o).toMatchObject({ kind: 'refused' }),
+  'dates-as-text.csv': (o) => expect(o).toMatchObject({ kind: 'refused' }),
+  'semicolon-decimal-comma.csv': (o) =>
+    expect(o).toMatchObject({
+      kind: 'refused',
+      table: { columns: ['externalId', 'name', 'styleType', 'PLM_ID', 'weight', 'weightUnit'] },
+    }),
+  'utf8-bom.csv': (o) =>
+    expect(o).toMatchObject({
+      kind: 'refused',
+      table: { columns: ['externalId', 'name', 'styleType', 'PLM_ID'] },
+    }),
+  'windows-1252.csv': (o) =>
+    expect(o).toMatchObject({
+      kind: 'refused',
+      table: { rows: [{ values: { name: 'Café Crème Tee', description: 'Größe ½' } }] },
+    }),
+  'quoted-newlines.csv': (o) =>
+    expect(o).toMatchObject({
+      kind: 'refused',
+      table: { rows: [{ row: 2, values: { description: 'line one\nline two, with comma' } }, { row: 3 }] },
+    }),
+  'thousands-separators.csv': (o) =>
+    expect(o).toMatchObject({
+      kind: 'refused',
+      table: { rows: [{ values: { weight: '1,250.5' } }, {}, {}, { row: 5, values: { weight: '1,2,3' } }] },
+    }),
+  'unknown-delimiter.csv': (o) =>
+    expect(o).toMatchObject({
+      kind: 'refused',
+      message: expect.stringContaining('its columns are: externalId:name:styleType:PLM_ID'),
+    }),
+  // A repeated header keeps both columns (the second renamed), so no cell is lost.
+  'duplicate-headers.csv': (o) =>
+    expect(o).toMatchObject({
+      kind: 'refused',
+      table: { columns: ['externalId', 'name', 'Name', 'PLM_ID'] },
+    }),
+  'duplicate-headers.xlsx': (o) =>
+    expect(o).toMatchObject({
+      kind: 'refused',
+      table: { columns: ['externalId', 'color', 'name', 'color (2)'] },
+    }),
+  'formulas-and-errors.xlsx': (o) =>
+    expect(o).toMatchObject({
+      kind: 'refused',
+      table: { rows: [{ values: { name: 'Tee (from formula)' } }, { row: 3 }, { row: 4 }] },
+    }),
+  'merged-cells.xlsx': (o) =>
+    expect(o).toMatchObject({
+      kind: 'refused',
+      table: { rows: [{ values: { 'Style Number': '1001' } }, { values: { 'Style Number': null } }, {}] },
+    }),
+  'dates-serial.xlsx': (o) =>
+    expect(o).toMatchObject({
+      kind: 'refused',
+      table: {
+        rows: [
+          { values: { launchDate: 45731 }, formats: { launchDate: 'yyyy-mm-dd' } },
+          { values: { launchDate: 45731 } },
+        ],
+      },
+    }),
+  // json / ndjson breakage (ERP-shaped rows under the unit tests' lookups).
+  'orders-truncated.json': (o) =>
+    expect(o).toMatchObject({
+      kind: 'read-error',
+      message: expect.stringMatching(/^not valid JSON: Unterminated string/),
+    }),
+  'orders-empty-array.json': (o) => expect(o).toMatchObject({ kind: 'refused', table: { rows: [] } }),
+  'orders-blank.json': (o) => expect(o).toMatchObject({ kind: 'refused', table: { rows: [] } }),
+  // Gap reported: a .json holding an object is read as NDJSON, so the operator gets one "not valid JSON" per
+  // line and then "lacks column order_number"; refused as a whole all the same (nothing is written).
+  'orders-object-not-array.json': (o) => {
+    expect(o).toMatchObject({ kind: 'refused', message: expect.stringMatching(NOT_AN_ORDER_EXPORT) });
+    if (o.kind === 'refused')
+      expect(o.table.rows.every((row) => /^line is not valid JSON/.test(row.problem ?? ''))).toBe(true);
+  },
+  'orders-non-object-lines.ndjson': (o) => {
+    expect(o.kind).toBe('built');
+    if (o.kind !== 'built') return;
+    expect(o.result.drafts.map((d) => [d.orderNumber, d.lines.length])).toEqual([
+      ['PO-J1', 2],
+      ['PO-J2', 1],
+    ]);
+    expect(
+      o.result.rejections.map((r) => [
+        r.orderNumber,
+        r.code,
+        r.message.replace(/ \(and \d+ more problems\)$/, ''),
+      ]),
+    ).toEqual([
+      ['', 'unreadable_row', 'row 3 (row): expected a JSON object, got number'],
+      ['', 'unreadable_row', 'row 4 (row): expected a JSON object, got an array'],
+      ['', 'unreadable_row', 'row 5 (row): expected a JSON object, got string'],
+      ['PO-J3', 'unreadable_row', 'row 6 (row): nested values are not supported in: supplier'],
+    ]);
+  },
+  'orders-truncated.ndjson': (o) => {
+    expect(o.kind).toBe('built');
+    if (o.kind !== 'built') return;
+    expect(o.result.rejections).toEqual([
+      expect.objectContaining({
+        orderNumber: '',
+        code: 'unreadable_row',
+        message: expect.stringMatching(/^row 4 \(row\): line is not valid JSON/),
+      }),
+    ]);
+  },
+};
+
+describe('bad-input corpus through the ERP readers', () => {
+  const files = readdirSync(corpus).sort();
+
+  it('has an expected outcome for every file of the corpus', () => {
+    expect(files.filter((file) => !(file in CORPUS))).toEqual([]);
+  });
+
+  it.each(files.filter((file) => file in CORPUS))('%s', async (file) => {
+    const outcome = await outcomeOf(join(corpus, file));
+    if (outcome.kind === 'refused' && !file.startsWith('orders-'))
+      expect(outcome.message).toMatch(NOT_AN_ORDER_EXPORT);
+    (CORPUS[file] as (o: Outcome) => void)(outcome);
+  });
+
+  // Known bug (reported): the cut line was PO-J1's third; PO-J1 is still pushed with two of its three lines, and a
+  // `complete` profile would delete the platform's third line. A file that ends mid-line should be refused whole.
+  it.failing('a truncated NDJSON export does not push the order whose line was cut', async () => {
+    const outcome = await outcomeOf(join(corpus, 'orders-truncated.ndjson'));
+    expect(outcome.kind === 'built' ? outcome.result.drafts.map((d) => d.orderNumber) : []).not.toContain(
+      'PO-J1',
+    );
+  });
+});
+
+describe('ERP-shaped bad exports (made here)', () => {
+  let dir: string;
+  beforeAll(() => {
+    dir = mkdtempSync(join(tmpdir(), 'erp-bad-input-'));
+  });
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  const header =
+    'order_number,supplier_code,supplier_facility_process,order_date,delivery_date,line_number,product_external_id,quantity,unit';
+  const line = (
+    n: string,
+    l: number,
+    extra: Partial<Record<'order_date' | 'delivery_date' | 'quantity', string>> = {},
+  ) =>
+    [
+      n,
+      'ACME',
+      'CUT_MAKE_TRIM',
+      extra.order_date ?? '2024-03-01',
+      extra.delivery_date ?? '2024-04-01',
+      String(l),
+      'TSHIRT-RED-M',
+      extra.quantity ?? '10',
+      'pcs',
+    ]
+      .map((cell) => (/[",\n]/.test(cell) ? `"${cell.replace(/"/g, '""')}"` : cell))
+      .join(',');
+  const write = (name: string, content: string | Buffer): string => {
+    const file = join(dir, name);
+    writeFileSync(file, content);
+    return file;
+  };
+  const built = async (file: string, profile?: MappingProfile): Promise<BuildResult> => {
+    const outcome = await outcomeOf(file, profile);
+    if (outcome.kind !== 'built') throw new Error(`${file}: ${outcome.kind}: ${outcome.message}`);
+    return outcome.result;
+  };
+  const xlsxFile = (name: string, sheet: XLSX.WorkSheet): string => {
+    const book = XLSX.utils.book_new();
+    XLSX.utils.book_append_sheet(book, sheet, 'Orders');
+    return write(name, XLSX.write(book, { type: 'buffer', bookType: 'xlsx' }) as Buffer);
+  };
+
+  it('a header-only export builds no order and no rejection (the push then has nothing to do)', async () => {
+    expect(await built(write('header-only.csv', `${header}\n`))).toMatchObject({
+      drafts: [],
+      rejections: [],
+    });
+  });
+
+  it('a byte-order mark does not hide the first column, and Windows-1252 text keeps its accents', async () => {
+    expect(
+      (await built(write('bom.csv', `\uFEFF${header}\n${line('PO-BOM', 1)}\n`))).drafts.map(
+        (d) => d.orderNumber,
+      ),
+    ).toEqual(['PO-BOM']);
+    const latin1 = Buffer.from(`${header},tags\n${line('PO-ÆØÅ', 1)},Café\n`, 'latin1');
+    expect((await built(write('cp1252.csv', latin1))).drafts.map((d) => d.orderNumber)).toEqual(['PO-ÆØÅ']);
+  });
+
+  it('a wrong delimiter is refused whole, naming the single column it saw', async () => {
+    const outcome = await outcomeOf(
+      write('colons.csv', `${header.replace(/,/g, ':')}\n${line('PO-1', 1).replace(/,/g, ':')}\n`),
+    );
+    expect(outcome).toMatchObject({
+      kind: 'refused',
+      message: expect.stringContaining(`its columns are: ${header.replace(/,/g, ':')}`),
+    });
+  });
+
+  it('thousands separators: grouped quantities are read, an ambiguous one rejects its order only', async () => {
+    const file = write(
+      'thousands.csv',
+      [
+        header,
+        line('PO-T1', 1, { quantity: '1,250' }),
+        line('PO-T2', 1, { quantity: '1,250.5' }),
+        line('PO-T3', 1, { quantity: '1,2,3' }),
+      ].join('\n') + '\n',
+    );
+    const result = await built(file);
+    expect(result.drafts.map((d) => [d.orderNumber, d.lines[0]?.quantity])).toEqual([
+      ['PO-T1', 1250],
+      ['PO-T2', 1250.5],
+    ]);
+    expect(result.rejections.map((r) => [r.orderNumber, r.code])).toEqual([
+      ['PO-T3', expect.stringMatching(/quantity|number/)],
+    ]);
+  });
+
+  it('dates as text: ISO, date-times and day-first are normalised, words reject their order only', async () => {
+    const dmy = parseProfile({ ...DEFAULT_PROFILE, name: 'dmy', dateFormat: 'dmy' });
+    const file = write(
+      'dates.csv',
+      [
+        header,
+        line('PO-D1', 1, { order_date: '15/03/2025' }),
+        line('PO-D2', 1, { order_date: '2025-03-15T23:30:00+01:00' }),
+        line('PO-D3', 1, { order_date: 'next week' }),
+      ].join('\n') + '\n',
+    );
+    const result = await built(file, dmy);
+    expect(result.drafts.map((d) => [d.orderNumber, d.orderDate])).toEqual([
+      ['PO-D1', '2025-03-15'],
+      ['PO-D2', '2025-03-15'],
+    ]);
+    expect(result.rejections).toEqual([
+      expect.objectContaining({ orderNumber: 'PO-D3', message: expect.stringContaining("'next week'") }),
+    ]);
+  });
+
+  it('dates as Excel serials: a date-formatted cell and a bare serial give the same day', async () => {
+    const sheet = XLSX.utils.aoa_to_sheet([
+      header.split(','),
+      ['PO-S1', 'ACME', 'CUT_MAKE_TRIM', 45731, 45761, '1', 'TSHIRT-RED-M', 10, 'pcs'],
+    ]);
+    (sheet.D2 as XLSX.CellObject).z = 'dd/mm/yyyy';
+    const result = await built(xlsxFile('serials.xlsx', sheet));
+    expect(result.drafts.map((d) => [d.orderDate, d.deliveryDate])).toEqual([['2025-03-15', '2025-04-14']]);
+  });
+
+  it('formulas: the cached result is used; an error in a required cell rejects the order', async () => {
+    const sheet = XLSX.utils.aoa_to_sheet([
+      header.split(','),
+      ['PO-F1', 'ACME', 'CUT_MAKE_TRIM', '2024-03-01', '2024-04-01', '1', 'TSHIRT-RED-M', 10, 'pcs'],
+    ]);
+    sheet.H2 = { t: 'n', v: 30, f: 'H1*3' };
+    XLSX.utils.sheet_add_aoa(
+      sheet,
+      [['PO-F2', 'ACME', 'CUT_MAKE_TRIM', '2024-03-01', '2024-04-01', '1', 'TSHIRT-RED-M', null, 'pcs']],
+      { origin: 'A3' },
+    );
+    sheet.H3 = { t: 'e', v: 0x2a, w: '#N/A', f: 'VLOOKUP(A3,Z:Z,2,0)' };
+    const result = await built(xlsxFile('formulas.xlsx', sheet));
+    expect(result.drafts.map((d) => [d.orderNumber, d.lines[0]?.quantity])).toEqual([['PO-F1', 30]]);
+    expect(result.rejections.map((r) => r.orderNumber)).toEqual(['PO-F2']);
+  });
+
+  // Known gap (reported): error cells read as blank, and a blank optional date clears the platform's field.
+  it.failing(
+    'an error cell (#N/A) in an optional column is a row error, not a blank that clears the field',
+    async () => {
+      const sheet = XLSX.utils.aoa_to_sheet([
+        header.split(','),
+        ['PO-E1', 'ACME', 'CUT_MAKE_TRIM', '2024-03-01', null, '1', 'TSHIRT-RED-M', 10, 'pcs'],
+      ]);
+      sheet.E2 = { t: 'e', v: 0x2a, w: '#N/A', f: 'VLOOKUP(A2,Z:Z,2,0)' };
+      const result = await built(xlsxFile('error-cell.xlsx', sheet));
+      expect(result.rejections.map((r) => r.orderNumber)).toEqual(['PO-E1']);
+    },
+  );
+
+  // Known bug (reported): merged order-number cells leave the continuation rows without a number, so the order is
+  // pushed with its first line only and the other lines are rejected as rows without an order.
+  it.failing(
+    'merged order-number cells keep every line with its order (or reject the order whole)',
+    async () => {
+      const sheet = XLSX.utils.aoa_to_sheet([
+        header.split(','),
+        ['PO-M1', 'ACME', 'CUT_MAKE_TRIM', '2024-03-01', '2024-04-01', '1', 'TSHIRT-RED-M', 10, 'pcs'],
+        [null, null, null, null, null, '2', 'TSHIRT-RED-M', 20, 'pcs'],
+        [null, null, null, null, null, '3', 'TSHIRT-RED-M', 30, 'pcs'],
+      ]);
+      sheet['!merges'] = [0, 1, 2, 3, 4].map((c) => ({ s: { r: 1, c }, e: { r: 3, c } }));
+      const result = await built(xlsxFile('merged.xlsx', sheet));
+      const pushed = result.drafts.find((d) => d.orderNumber === 'PO-M1');
+      expect(pushed === undefined || pushed.lines.length === 3).toBe(true);
+    },
+  );
+
+  it('duplicate headers: both columns are kept, the second renamed, and the profile reads the first', async () => {
+    const file = write('dup.csv', `${header},quantity\n${line('PO-DUP', 1)},99\n`);
+    const outcome = await outcomeOf(file);
+    expect(outcome).toMatchObject({
+      kind: 'built',
+      table: { columns: expect.arrayContaining(['quantity', 'quantity (2)']) },
+    });
+    if (outcome.kind === 'built') expect(outcome.result.drafts[0]?.lines[0]?.quantity).toBe(10);
+  });
+
+  it('a 50 MB export is read and grouped in bounded time', async () => {
+    const file = join(dir, 'big.csv');
+    const fd = openSync(file, 'w');
+    writeSync(fd, `${header},note\n`);
+    const filler = 'x'.repeat(200);
+    let bytes = 0;
+    let rows = 0;
+    while (bytes < 50 * 1024 * 1024) {
+      const chunk: string[] = [];
+      for (let i = 0; i < 2_000; i++, rows++)
+        chunk.push(`${line(`PO-BIG-${Math.floor(rows / 4)}`, (rows % 4) + 1)},${filler}`);
+      bytes += writeSync(fd, chunk.join('\n') + '\n');
+    }
+    closeSync(fd);
+    const started = Date.now();
+    const outcome = await outcomeOf(file, DEFAULT_PROFILE, 60_000);
+    expect(outcome.kind).toBe('built');
+    if (outcome.kind !== 'built') return;
+    expect(outcome.table.rows).toHaveLength(rows);
+    expect(outcome.result.drafts).toHaveLength(Math.ceil(rows / 4));
+    expect(outcome.result.rejections).toEqual([]);
+    expect(Date.now() - started).toBeLessThan(60_000);
+  }, 90_000);
+});
