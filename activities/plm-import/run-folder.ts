@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import { appendFile, mkdir, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, rename, rm, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
-import { StagingStore } from '../../connectors/staging';
+import { JsonLinesJournal, StagingStore } from '../../connectors/staging';
 import { journalEntrySchema, type JournalEntry, type Outcome } from './types';
 
 /** The run key is the workflow id made safe for a folder name, so continue-as-new and retries find one folder. */
@@ -72,46 +72,12 @@ export async function writeFileAtomically(path: string, content: string | Buffer
 }
 
 /**
- * Append-only NDJSON journal of one batch. A retried attempt reads it to skip products already settled and to
- * recognise a create that was under way when the previous attempt died (an `intent` with no `outcome` after it).
+ * The journal of one batch. A retried attempt reads it to skip products already settled and to recognise a create
+ * that was under way when the previous attempt died (an `intent` with no `outcome` after it).
  */
-export class BatchJournal {
-  constructor(readonly path: string) {}
-
-  async append(entry: JournalEntry): Promise<void> {
-    await mkdir(dirname(this.path), { recursive: true });
-    // One write per line in append mode: lines of concurrent writes never interleave.
-    await appendFile(this.path, `${JSON.stringify(entry)}\n`, 'utf8');
-  }
-
-  private async entries(): Promise<JournalEntry[]> {
-    let text: string;
-    try {
-      text = await readFile(this.path, 'utf8');
-    } catch {
-      return [];
-    }
-    const entries: JournalEntry[] = [];
-    for (const line of text.split('\n')) {
-      if (line.trim() === '') continue;
-      try {
-        const parsed = journalEntrySchema.safeParse(JSON.parse(line));
-        if (parsed.success) entries.push(parsed.data);
-      } catch {
-        // A line cut short by a crash: the product it concerned is simply done again.
-      }
-    }
-    return entries;
-  }
-
-  /** After a crash mid-line, the next entry must start on a line of its own. */
-  async closeTornLine(): Promise<void> {
-    try {
-      const text = await readFile(this.path, 'utf8');
-      if (text.length > 0 && !text.endsWith('\n')) await appendFile(this.path, '\n', 'utf8');
-    } catch {
-      // no journal yet
-    }
+export class BatchJournal extends JsonLinesJournal<JournalEntry> {
+  constructor(path: string) {
+    super(path, journalEntrySchema);
   }
 
   /** Settled products, and products whose write was under way when an earlier attempt stopped. */

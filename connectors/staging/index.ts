@@ -1,1 +1,2 @@
 export { StagingIntegrityError, StagingStore, stagingRefSchema, type StagingRef } from './store';
+export { JsonLinesJournal } from './journal';
