@@ -1,4 +1,5 @@
 import {
+  ActivityFailure,
   ApplicationFailure,
   continueAsNew,
   defineQuery,
@@ -114,6 +115,27 @@ export function baseName(file: string): string {
   );
 }
 
+/**
+ * An activity's own failure (a bad file, a missing column, a missing mapping file...) becomes the workflow's failure
+ * message, so the Web UI and `trace-sync push-orders --wait` say what went wrong instead of "Activity task failed".
+ * The activity's failure stays the cause, with its type.
+ */
+async function explained<T>(call: Promise<T>): Promise<T> {
+  try {
+    return await call;
+  } catch (error) {
+    if (error instanceof ActivityFailure && error.cause instanceof ApplicationFailure) {
+      throw ApplicationFailure.create({
+        message: error.cause.message,
+        type: error.cause.type ?? 'ErpOrderPushFailed',
+        nonRetryable: true,
+        cause: error,
+      });
+    }
+    throw error;
+  }
+}
+
 /** A non-retryable failure naming each bad field of a workflow input. */
 export function invalidInput(workflow: string, error: z.ZodError): ApplicationFailure {
   const problems = error.issues.map((issue) => {
@@ -158,14 +180,16 @@ export async function pushErpOrders(rawInput: PushErpOrdersInput): Promise<PushE
   ]);
 
   const state: PushState = input.resume ?? {
-    prepared: await prepareErpOrderPush({
-      file: input.file,
-      ...(input.profile ? { profile: input.profile } : {}),
-      ...(input.mappingFile ? { mappingFile: input.mappingFile } : {}),
-      ...(input.complete !== undefined ? { complete: input.complete } : {}),
-      workflowId: info.workflowId,
-      batchSize: input.batchSize ?? 250,
-    }),
+    prepared: await explained(
+      prepareErpOrderPush({
+        file: input.file,
+        ...(input.profile ? { profile: input.profile } : {}),
+        ...(input.mappingFile ? { mappingFile: input.mappingFile } : {}),
+        ...(input.complete !== undefined ? { complete: input.complete } : {}),
+        workflowId: info.workflowId,
+        batchSize: input.batchSize ?? 250,
+      }),
+    ),
     nextBatch: 0,
     counts: { created: 0, patched: 0, unchanged: 0, rejected: 0 },
     apiCallsApply: 0,
@@ -178,12 +202,14 @@ export async function pushErpOrders(rawInput: PushErpOrdersInput): Promise<PushE
   progress.phase = 'pushing orders';
 
   while (state.nextBatch < prepared.batchCount) {
-    const batch = await applyErpOrderBatch({
-      runKey: prepared.runKey,
-      manifest: prepared.manifest,
-      batch: state.nextBatch,
-      dryRun: input.dryRun ?? false,
-    });
+    const batch = await explained(
+      applyErpOrderBatch({
+        runKey: prepared.runKey,
+        manifest: prepared.manifest,
+        batch: state.nextBatch,
+        dryRun: input.dryRun ?? false,
+      }),
+    );
     state.nextBatch += 1;
     for (const key of ['created', 'patched', 'unchanged', 'rejected'] as const)
       state.counts[key] += batch.counts[key];
@@ -203,7 +229,9 @@ export async function pushErpOrders(rawInput: PushErpOrdersInput): Promise<PushE
   }
 
   progress.phase = 'writing rejects';
-  const finished = await finishErpOrderPush({ runKey: prepared.runKey, manifest: prepared.manifest });
+  const finished = await explained(
+    finishErpOrderPush({ runKey: prepared.runKey, manifest: prepared.manifest }),
+  );
   const counts = finished.totals.counts;
   const result: PushErpOrdersResult = {
     workflowId: info.workflowId,

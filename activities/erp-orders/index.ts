@@ -28,6 +28,10 @@ export type { BatchResult, FinishOutput, PrepareInput, PrepareResult };
 
 /** Errors no retry can fix (a bad file, a bad profile, a missing column) stop the run with their own message. */
 function asFailure(error: unknown): unknown {
+  if (error instanceof ApplicationFailure) return error;
+  if (error instanceof ExportReadError && error.code !== 'unreadable_file') {
+    return ApplicationFailure.nonRetryable(error.message, `${error.name}:${error.code}`);
+  }
   if (
     error instanceof ProfileError ||
     error instanceof ExportReadError ||

@@ -1,8 +1,9 @@
 import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
-import { copyFile, mkdir, rename, rm, writeFile } from 'node:fs/promises';
+import { copyFile, mkdir, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { extname } from 'node:path';
 import { heartbeat } from '@temporalio/activity';
+import { ApplicationFailure } from '@temporalio/common';
 import {
   buildOrders,
   companyCodesIn,
@@ -32,6 +33,32 @@ async function sha256Of(path: string): Promise<string> {
   return hash.digest('hex');
 }
 
+/**
+ * The export must be a readable file on the worker's file system: a path the worker cannot see is the commonest
+ * mistake (a path on the operator's machine, a folder not mounted into the worker's container), and no retry fixes
+ * it, so it fails at once, saying so.
+ */
+export async function checkExportFile(file: string): Promise<void> {
+  const what = (reason: string, type: string): ApplicationFailure =>
+    ApplicationFailure.nonRetryable(
+      `the export file ${file} ${reason}. Check the path; it is read by the worker, so it must be a path on the ` +
+        "worker's file system (a folder mounted into the worker when it runs in a container), not on your machine",
+      type,
+    );
+  try {
+    const stats = await stat(file);
+    if (!stats.isFile()) throw what('is not a file (a folder?)', 'ExportFileError:not_a_file');
+  } catch (error) {
+    if (error instanceof ApplicationFailure) throw error;
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT' || code === 'ENOTDIR')
+      throw what('was not found on the worker', 'ExportFileError:file_not_found');
+    if (code === 'EACCES' || code === 'EPERM')
+      throw what('cannot be read by the worker (permission denied)', 'ExportFileError:permission_denied');
+    throw error;
+  }
+}
+
 /** Written whole through a temporary file, so a retried prepare replaces it rather than adding to it. */
 async function writeAtomically(path: string, content: string): Promise<void> {
   const temp = `${path}.tmp`;
@@ -49,6 +76,7 @@ export async function prepareRun(
   api: ApiCallCounter,
 ): Promise<PrepareResult> {
   const started = Date.now();
+  await checkExportFile(input.file);
   const profile = await resolveProfile(input);
   const complete = input.complete ?? profile.complete;
   const format = formatOfFile(input.file);

@@ -101,21 +101,44 @@ describe('broken files through the jobs: a clear, non-retryable failure and noth
       ['zip-bomb.xlsx', /would inflate to 300 MB.*split the export or save it as csv/],
       ['empty.csv', /the csv file is empty: no header row/],
       ['header-only.csv', /the export lacks column 'order_number'/],
-      ['orders-object-not-array.json', /the export lacks column 'order_number'/],
+      [
+        'orders-object-not-array.json',
+        /a JSON export must be an array of objects, one per order line, or NDJSON/,
+      ],
+      ['orders-empty-array.json', /the file has no rows/],
+      ['orders-truncated.ndjson', /the file looks cut off: its last line \(line 4\).*Export the file again/],
     ])('%s fails once, non-retryable, naming the problem; no order is written', async (file, reason) => {
       const before = await platform();
       const failed = await failure(await push(copy(file)));
       expect(failed.root).toMatchObject({ nonRetryable: true, message: expect.stringMatching(reason) });
+      expect(failed.shown).toMatch(reason);
       expect(failed.activityAttempts).toBe(1);
       expect(failed.ms).toBeLessThan(15_000);
       expect(await platform()).toEqual(before);
     });
 
-    // Gap reported: the workflow rethrows the activity failure as is, so its cause reads "Activity task failed" and
-    // `trace-sync push-orders --wait` prints that instead of the reason (the PLM import wraps it; see `explained`).
-    it.failing('the message the CLI shows for a broken export names the problem', async () => {
+    // The workflow wraps the activity's failure (as the PLM import does), so `trace-sync push-orders --wait` prints
+    // the reason rather than "Activity task failed".
+    it('the message the CLI shows for a broken export names the problem', async () => {
       const failed = await failure(await push(copy('orders-truncated.json', 'shown.json')));
-      expect(failed.shown).toMatch(/not valid JSON/);
+      expect(failed.shown).toMatch(/^not valid JSON: Unterminated string/);
+      expect(failed.shown).not.toMatch(/Activity task failed/);
+      expect(failed.root).toMatchObject({ type: 'ExportReadError', nonRetryable: true });
+    });
+
+    it('a file the worker cannot find fails at once, saying where it looked and what to check', async () => {
+      const missing = path.join(dir, 'no-such-export.csv');
+      const before = await platform();
+      const failed = await failure(await push(missing));
+      expect(failed.root).toMatchObject({ nonRetryable: true, type: 'ExportFileError:file_not_found' });
+      expect(failed.shown).toBe(failed.root.message);
+      expect(
+        failed.shown.startsWith(`the export file ${missing} was not found on the worker. Check the path`),
+      ).toBe(true);
+      expect(failed.shown).toMatch(/worker's file system/);
+      expect(failed.shown).not.toMatch(/ENOENT/);
+      expect(failed.activityAttempts).toBe(1);
+      expect(await platform()).toEqual(before);
     });
 
     it('a header-only order export completes with nothing to push and writes nothing', async () => {

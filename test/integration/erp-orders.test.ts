@@ -319,8 +319,15 @@ describe('pushErpOrders on a real Temporal dev server and the sandbox', () => {
       push({ file: path.join(dir, 'missing.csv'), mappingFile: 'x.json', profile: 'default' }),
     ).rejects.toBeInstanceOf(WorkflowFailedError);
     const missing = push({ file: path.join(dir, 'missing.csv') });
+    // The workflow's failure carries the activity's message (what `--wait` prints); the activity's own is the root.
+    const notFound = expect.stringMatching(/missing\.csv was not found on the worker\. Check the path/);
     await expect(missing).rejects.toMatchObject({
-      cause: { cause: { message: expect.stringContaining('missing.csv') } },
+      cause: {
+        message: notFound,
+        type: 'ExportFileError:file_not_found',
+        nonRetryable: true,
+        cause: { cause: { message: notFound, nonRetryable: true } },
+      },
     });
     expect(existsSync(path.join(dir, 'missing.csv'))).toBe(false);
   });

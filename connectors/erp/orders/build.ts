@@ -53,6 +53,17 @@ export function buildOrders(table: ExportTable, profile: MappingProfile, context
   const binding = bindColumns(profile, table.columns);
   const missing = missingRequiredColumns(profile, binding);
   if (missing.length > 0) {
+    if (table.rows.length === 0 && table.columns.length === 0) {
+      throw new ExportMismatchError(`the file has no rows: there is no order line to read (profile '${profile.name}')`);
+    }
+    if (table.columns.length === 0) {
+      const first = table.rows.find((row) => row.problem !== undefined);
+      throw new ExportMismatchError(
+        `none of the file's ${table.rows.length} rows could be read` +
+          (first ? ` (row ${first.row}: ${first.problem})` : '') +
+          `; the export has no columns, so it lacks ${missing.join(', ')} required by profile '${profile.name}'`,
+      );
+    }
     throw new ExportMismatchError(
       `the export lacks ${missing.join(', ')} required by profile '${profile.name}'; its columns are: ${table.columns.join(', ')}`,
     );

@@ -35,7 +35,10 @@ export interface MappedRow {
 /** Reads one row's cells through the profile. Header constants are applied per order (see `build`), line ones here. */
 export function mapRow(source: SourceRow, binding: ColumnBinding, profile: MappingProfile): MappedRow {
   const problems: Problem[] = [];
+  /** Fields whose cell holds a spreadsheet error: reported once as such, not again as blank or invalid. */
+  const erred = new Set<string>();
   const problem = (code: RejectionCode, field: string, column: string | undefined, reason: string): void => {
+    if (erred.has(field)) return;
     problems.push({ code, field, row: source.row, ...(column === undefined ? {} : { column }), message: `${describeAt(source.row, column, field)}: ${reason}` });
   };
   const columnOf = (field: SourceField): string | undefined => binding.bound[field];
@@ -52,6 +55,23 @@ export function mapRow(source: SourceRow, binding: ColumnBinding, profile: Mappi
   };
 
   if (source.problem !== undefined) problem('unreadable_row', 'row', undefined, source.problem);
+  // An error cell (#N/A, #REF!...) is not a blank: a blank optional cell clears the platform's field, an error must
+  // not. Only columns the profile reads count; an error in a column it ignores changes nothing.
+  if (source.cellErrors !== undefined) {
+    for (const [field, column] of Object.entries(binding.bound) as Array<[SourceField, string]>) {
+      const error = source.cellErrors[column];
+      if (error === undefined) continue;
+      problem(
+        'invalid_value',
+        field,
+        column,
+        `the cell holds the spreadsheet error ${error} (a formula that failed or a broken reference), not a value; ` +
+          'fix the cell or clear it in the export',
+      );
+      erred.add(field);
+    }
+    if (erred.has('productExternalId') || erred.has('productCode')) erred.add('product');
+  }
   const orderNumberText = parseText(cellOf('orderNumber') ?? null, 255);
   const orderNumber = orderNumberText.ok ? orderNumberText.value : cellText(cellOf('orderNumber'));
   if (!orderNumberText.ok) problem('too_long', 'orderNumber', columnOf('orderNumber'), `order number ${orderNumberText.reason}`);

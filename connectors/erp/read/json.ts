@@ -46,27 +46,94 @@ export function readJsonArray(text: string): ExportTable {
   return { format: 'json', columns: collectColumns(rows), rows };
 }
 
-/** NDJSON streamed line by line; rows are numbered by line, blank lines skipped, a malformed line is a row problem. */
+/**
+ * NDJSON streamed line by line; rows are numbered by line, blank lines skipped, a malformed line is a row problem.
+ * A last line that is not valid JSON and has no newline after it is a file cut off mid-line (an interrupted
+ * transfer or a full disk): the file is refused whole, since pushing the orders it holds would push the cut order
+ * with some of its lines only (and a `complete` profile would delete the others).
+ */
 export async function readNdjson(source: TextSource): Promise<ExportTable> {
   const input = source instanceof Readable ? source : Readable.from([typeof source === 'string' ? Buffer.from(source) : source]);
   input.setEncoding('utf8');
+  let lastChar = '';
+  input.on('data', (chunk: string) => {
+    if (chunk.length > 0) lastChar = chunk[chunk.length - 1] ?? '';
+  });
   const rows: SourceRow[] = [];
   let line = 0;
+  let unparsedLast: { line: number; reason: string } | undefined;
   for await (const rawLine of createInterface({ input, crlfDelay: Infinity })) {
     line += 1;
+    unparsedLast = undefined;
     const text = (line === 1 ? rawLine.replace(/^\uFEFF/, '') : rawLine).trim();
     if (text === '') continue;
     try {
       rows.push(toRow(line, JSON.parse(text)));
     } catch (error) {
-      rows.push({ row: line, values: {}, problem: `line is not valid JSON: ${(error as Error).message}`, rawText: rawLine });
+      const reason = (error as Error).message;
+      unparsedLast = { line, reason };
+      rows.push({ row: line, values: {}, problem: `line is not valid JSON: ${reason}`, rawText: rawLine });
     }
+  }
+  if (unparsedLast !== undefined && lastChar !== '\n') {
+    throw new ExportReadError(
+      `the file looks cut off: its last line (line ${unparsedLast.line}) is not valid JSON (${unparsedLast.reason}) ` +
+        'and has no newline after it, so the export was probably interrupted; nothing was pushed. Export the file again',
+      'truncated_file',
+    );
   }
   return { format: 'ndjson', columns: collectColumns(rows), rows };
 }
 
-/** Chooses between a JSON array and NDJSON by the first non-blank character. */
+const NOT_AN_ARRAY = 'a JSON export must be an array of objects, one per order line, or NDJSON (one object per line)';
+
+/** The kind of a parsed JSON value, for messages. */
+function kindOf(value: unknown): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'an array';
+  if (typeof value === 'object') {
+    const keys = Object.keys(value as Record<string, unknown>);
+    return keys.length === 0 ? 'an empty object' : `an object with keys ${keys.slice(0, 5).map((key) => `'${key}'`).join(', ')}${keys.length > 5 ? '...' : ''}`;
+  }
+  return `a ${typeof value}`;
+}
+
+/**
+ * Chooses between a JSON array and NDJSON by the first non-blank character. A document that is one JSON value over
+ * several lines (a pretty-printed object, for example `{"orders": [...]}`) is neither, and is refused whole.
+ */
 export async function readJson(content: string | Buffer): Promise<ExportTable> {
   const text = typeof content === 'string' ? content : content.toString('utf8');
-  return /^\uFEFF?\s*\[/.test(text) ? readJsonArray(text) : readNdjson(text);
+  if (/^\uFEFF?\s*\[/.test(text)) return readJsonArray(text);
+  const body = text.replace(/^\uFEFF/, '').trim();
+  const firstLine = body.split(/\r?\n/, 1)[0]?.trim() ?? '';
+  if (body !== '' && firstLine !== body) {
+    let firstLineParses = true;
+    try {
+      JSON.parse(firstLine);
+    } catch {
+      firstLineParses = false;
+    }
+    if (!firstLineParses) {
+      let whole: unknown;
+      let wholeParses = true;
+      try {
+        whole = JSON.parse(body);
+      } catch {
+        wholeParses = false;
+      }
+      if (wholeParses) throw new ExportReadError(`${NOT_AN_ARRAY}; this file holds ${kindOf(whole)}`, 'not_an_array');
+    }
+  } else if (body !== '') {
+    // A single line: NDJSON with one row when it is an object, otherwise neither format.
+    try {
+      const single: unknown = JSON.parse(body);
+      if (typeof single !== 'object' || single === null) {
+        throw new ExportReadError(`${NOT_AN_ARRAY}; this file holds ${kindOf(single)}`, 'not_an_array');
+      }
+    } catch (error) {
+      if (error instanceof ExportReadError) throw error;
+    }
+  }
+  return readNdjson(text);
 }

@@ -17,6 +17,11 @@ export interface SourceRow {
   formats?: Readonly<Record<string, string>>;
   /** Set when the row itself could not be read (malformed ndjson line, nested object...). */
   problem?: string;
+  /**
+   * xlsx only: cells holding an Excel error (`#N/A`, `#REF!`...), by column, as Excel shows them. Their value is
+   * `null`, but they are not blank: a mapped column with an error rejects the order (a blank would clear the field).
+   */
+  cellErrors?: Readonly<Record<string, string>>;
   /** ndjson only: the original text of a line that is not valid JSON. */
   rawText?: string;
 }
@@ -30,8 +35,17 @@ export interface ExportTable {
   sheetName?: string;
 }
 
+/** Why a file was refused whole; `unreadable_file` unless a more precise reason is known. */
+export type ExportReadErrorCode = 'unreadable_file' | 'truncated_file' | 'not_an_array' | 'file_not_found';
+
 export class ExportReadError extends Error {
   override readonly name = 'ExportReadError';
+  constructor(
+    message: string,
+    readonly code: ExportReadErrorCode = 'unreadable_file',
+  ) {
+    super(message);
+  }
 }
 
 export function isBlank(value: CellValue | undefined): boolean {

@@ -8,6 +8,48 @@ function cellValue(cell: XLSX.CellObject | undefined): CellValue {
   return cell.v;
 }
 
+/** Excel's error codes as Excel shows them (what a cell of type 'e' holds in `v`). */
+const ERROR_TEXT: Readonly<Record<number, string>> = {
+  0x00: '#NULL!',
+  0x07: '#DIV/0!',
+  0x0f: '#VALUE!',
+  0x17: '#REF!',
+  0x1d: '#NAME?',
+  0x24: '#NUM!',
+  0x2a: '#N/A',
+  0x2b: '#GETTING_DATA',
+};
+
+/** The error a cell shows (`#N/A`, `#REF!`...), or undefined for a cell that is not an error. */
+function cellError(cell: XLSX.CellObject | undefined): string | undefined {
+  if (!cell || cell.t !== 'e') return undefined;
+  if (typeof cell.w === 'string' && cell.w.startsWith('#')) return cell.w;
+  return ERROR_TEXT[Number(cell.v)] ?? '#ERROR';
+}
+
+/** A merge larger than this is not copied into every cell it covers (a sheet-sized merge would blow memory up). */
+const MAX_MERGE_CELLS = 10_000;
+
+/**
+ * Copies each merged range's top-left cell into the empty cells it covers, below the header row only, so a merged
+ * order number (or date, supplier...) reaches every line of its order instead of only the first.
+ */
+function fillMerges(sheet: XLSX.WorkSheet, headerRow: number): void {
+  for (const merge of sheet['!merges'] ?? []) {
+    if (merge.s.r <= headerRow) continue;
+    const area = (merge.e.r - merge.s.r + 1) * (merge.e.c - merge.s.c + 1);
+    const source = sheet[XLSX.utils.encode_cell(merge.s)] as XLSX.CellObject | undefined;
+    if (!source || area <= 1 || area > MAX_MERGE_CELLS) continue;
+    for (let r = merge.s.r; r <= merge.e.r; r += 1) {
+      for (let c = merge.s.c; c <= merge.e.c; c += 1) {
+        const address = XLSX.utils.encode_cell({ r, c });
+        const cell = sheet[address] as XLSX.CellObject | undefined;
+        if (cell === undefined || cell.t === 'z') sheet[address] = source;
+      }
+    }
+  }
+}
+
 /** A date or custom number format worth keeping so the rejects file shows the cell as the user typed it. */
 function keptFormat(cell: XLSX.CellObject | undefined): string | undefined {
   if (!cell || cell.t !== 'n' || typeof cell.z !== 'string' || cell.z === 'General') return undefined;
@@ -37,6 +79,8 @@ export function declaredUncompressedBytes(zip: Buffer): number {
 /**
  * Reads the named sheet (default: the first) of an xlsx workbook. Cells keep their types: dates stay Excel
  * serial numbers (the date rules turn them into `YYYY-MM-DD`), text stays text. Row numbers are the sheet's.
+ * Merged ranges below the header give their value to every cell they cover; error cells (`#N/A`...) read as
+ * `null` and are listed in the row's `cellErrors`.
  */
 export function readXlsx(
   content: Buffer | Uint8Array,
@@ -88,22 +132,30 @@ export function readXlsx(
   const headerCells: string[] = [];
   for (let c = firstColumn; c <= range.e.c; c += 1) headerCells.push(textAt(headerRow, c));
   const columns = uniqueHeader(headerCells);
+  fillMerges(sheet, headerRow);
   const rows: SourceRow[] = [];
   for (let r = headerRow + 1; r <= range.e.r; r += 1) {
     const values: Record<string, CellValue> = {};
     const formats: Record<string, string> = {};
+    const errors: Record<string, string> = {};
     let empty = true;
     columns.forEach((column, index) => {
       const cell = cellAt(r, firstColumn + index);
       const value = cellValue(cell);
       values[column] = value;
       if (value !== null && String(value).trim() !== '') empty = false;
+      const error = cellError(cell);
+      if (error !== undefined) {
+        errors[column] = error;
+        empty = false;
+      }
       const format = keptFormat(cell);
       if (format !== undefined) formats[column] = format;
     });
     if (empty) continue;
     const row: SourceRow = { row: r + 1, values };
     if (Object.keys(formats).length > 0) row.formats = formats;
+    if (Object.keys(errors).length > 0) row.cellErrors = errors;
     rows.push(row);
   }
   return { format: 'xlsx', columns, rows, sheetName: name };

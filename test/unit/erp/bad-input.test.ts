@@ -137,10 +137,17 @@ const CORPUS: Record<string, (outcome: Outcome) => void> = {
       kind: 'refused',
       table: { rows: [{ values: { name: 'Tee (from formula)' } }, { row: 3 }, { row: 4 }] },
     }),
+  // Merged cells give their value to every row they cover (A2:A4 here).
   'merged-cells.xlsx': (o) =>
     expect(o).toMatchObject({
       kind: 'refused',
-      table: { rows: [{ values: { 'Style Number': '1001' } }, { values: { 'Style Number': null } }, {}] },
+      table: {
+        rows: [
+          { values: { 'Style Number': '1001', SKU: '1001-BLK-M' } },
+          { values: { 'Style Number': '1001', SKU: '1001-BLK-L' } },
+          { values: { 'Style Number': '1001', SKU: '1001-WHT-M' } },
+        ],
+      },
     }),
   'dates-serial.xlsx': (o) =>
     expect(o).toMatchObject({
@@ -158,15 +165,26 @@ const CORPUS: Record<string, (outcome: Outcome) => void> = {
       kind: 'read-error',
       message: expect.stringMatching(/^not valid JSON: Unterminated string/),
     }),
-  'orders-empty-array.json': (o) => expect(o).toMatchObject({ kind: 'refused', table: { rows: [] } }),
-  'orders-blank.json': (o) => expect(o).toMatchObject({ kind: 'refused', table: { rows: [] } }),
-  // Gap reported: a .json holding an object is read as NDJSON, so the operator gets one "not valid JSON" per
-  // line and then "lacks column order_number"; refused as a whole all the same (nothing is written).
-  'orders-object-not-array.json': (o) => {
-    expect(o).toMatchObject({ kind: 'refused', message: expect.stringMatching(NOT_AN_ORDER_EXPORT) });
-    if (o.kind === 'refused')
-      expect(o.table.rows.every((row) => /^line is not valid JSON/.test(row.problem ?? ''))).toBe(true);
-  },
+  // No rows: said as such, not as "lacks column ... its columns are:" with an empty list.
+  'orders-empty-array.json': (o) =>
+    expect(o).toMatchObject({
+      kind: 'refused',
+      message: "the file has no rows: there is no order line to read (profile 'default')",
+      table: { rows: [] },
+    }),
+  'orders-blank.json': (o) =>
+    expect(o).toMatchObject({
+      kind: 'refused',
+      message: "the file has no rows: there is no order line to read (profile 'default')",
+      table: { rows: [] },
+    }),
+  // A .json holding an object (not an array) is refused whole, saying what a JSON export must be.
+  'orders-object-not-array.json': (o) =>
+    expect(o).toEqual({
+      kind: 'read-error',
+      message:
+        "a JSON export must be an array of objects, one per order line, or NDJSON (one object per line); this file holds an object with keys 'orders'",
+    }),
   'orders-non-object-lines.ndjson': (o) => {
     expect(o.kind).toBe('built');
     if (o.kind !== 'built') return;
@@ -187,17 +205,14 @@ const CORPUS: Record<string, (outcome: Outcome) => void> = {
       ['PO-J3', 'unreadable_row', 'row 6 (row): nested values are not supported in: supplier'],
     ]);
   },
-  'orders-truncated.ndjson': (o) => {
-    expect(o.kind).toBe('built');
-    if (o.kind !== 'built') return;
-    expect(o.result.rejections).toEqual([
-      expect.objectContaining({
-        orderNumber: '',
-        code: 'unreadable_row',
-        message: expect.stringMatching(/^row 4 \(row\): line is not valid JSON/),
-      }),
-    ]);
-  },
+  // Cut mid-line (no newline after a last line that is not JSON): refused whole, naming the line.
+  'orders-truncated.ndjson': (o) =>
+    expect(o).toMatchObject({
+      kind: 'read-error',
+      message: expect.stringMatching(
+        /^the file looks cut off: its last line \(line 4\) is not valid JSON \(.+\) and has no newline after it.*Export the file again$/,
+      ),
+    }),
 };
 
 describe('bad-input corpus through the ERP readers', () => {
@@ -214,10 +229,11 @@ describe('bad-input corpus through the ERP readers', () => {
     (CORPUS[file] as (o: Outcome) => void)(outcome);
   });
 
-  // Known bug (reported): the cut line was PO-J1's third; PO-J1 is still pushed with two of its three lines, and a
-  // `complete` profile would delete the platform's third line. A file that ends mid-line should be refused whole.
-  it.failing('a truncated NDJSON export does not push the order whose line was cut', async () => {
+  // The cut line was PO-J1's third: pushing PO-J1 with two of its three lines (and, with a `complete` profile,
+  // deleting the platform's third) is what refusing the file whole prevents.
+  it('a truncated NDJSON export does not push the order whose line was cut', async () => {
     const outcome = await outcomeOf(join(corpus, 'orders-truncated.ndjson'));
+    expect(outcome.kind).toBe('read-error');
     expect(outcome.kind === 'built' ? outcome.result.drafts.map((d) => d.orderNumber) : []).not.toContain(
       'PO-J1',
     );
@@ -362,37 +378,108 @@ describe('ERP-shaped bad exports (made here)', () => {
     expect(result.rejections.map((r) => r.orderNumber)).toEqual(['PO-F2']);
   });
 
-  // Known gap (reported): error cells read as blank, and a blank optional date clears the platform's field.
-  it.failing(
-    'an error cell (#N/A) in an optional column is a row error, not a blank that clears the field',
-    async () => {
-      const sheet = XLSX.utils.aoa_to_sheet([
-        header.split(','),
-        ['PO-E1', 'ACME', 'CUT_MAKE_TRIM', '2024-03-01', null, '1', 'TSHIRT-RED-M', 10, 'pcs'],
-      ]);
-      sheet.E2 = { t: 'e', v: 0x2a, w: '#N/A', f: 'VLOOKUP(A2,Z:Z,2,0)' };
-      const result = await built(xlsxFile('error-cell.xlsx', sheet));
-      expect(result.rejections.map((r) => r.orderNumber)).toEqual(['PO-E1']);
-    },
-  );
+  // A blank optional cell clears the platform's field; an error cell must not, so it rejects the order.
+  it('an error cell (#N/A) in an optional column is a row error, not a blank that clears the field', async () => {
+    const sheet = XLSX.utils.aoa_to_sheet([
+      header.split(','),
+      ['PO-E1', 'ACME', 'CUT_MAKE_TRIM', '2024-03-01', null, '1', 'TSHIRT-RED-M', 10, 'pcs'],
+    ]);
+    sheet.E2 = { t: 'e', v: 0x2a, w: '#N/A', f: 'VLOOKUP(A2,Z:Z,2,0)' };
+    const result = await built(xlsxFile('error-cell.xlsx', sheet));
+    expect(result.drafts).toEqual([]);
+    expect(result.rejections).toEqual([
+      expect.objectContaining({
+        orderNumber: 'PO-E1',
+        code: 'invalid_value',
+        message: expect.stringMatching(
+          /^row 2, column 'delivery_date' \(deliveryDate\): the cell holds the spreadsheet error #N\/A/,
+        ),
+      }),
+    ]);
+  });
 
-  // Known bug (reported): merged order-number cells leave the continuation rows without a number, so the order is
-  // pushed with its first line only and the other lines are rejected as rows without an order.
-  it.failing(
-    'merged order-number cells keep every line with its order (or reject the order whole)',
-    async () => {
-      const sheet = XLSX.utils.aoa_to_sheet([
-        header.split(','),
-        ['PO-M1', 'ACME', 'CUT_MAKE_TRIM', '2024-03-01', '2024-04-01', '1', 'TSHIRT-RED-M', 10, 'pcs'],
-        [null, null, null, null, null, '2', 'TSHIRT-RED-M', 20, 'pcs'],
-        [null, null, null, null, null, '3', 'TSHIRT-RED-M', 30, 'pcs'],
-      ]);
-      sheet['!merges'] = [0, 1, 2, 3, 4].map((c) => ({ s: { r: 1, c }, e: { r: 3, c } }));
-      const result = await built(xlsxFile('merged.xlsx', sheet));
-      const pushed = result.drafts.find((d) => d.orderNumber === 'PO-M1');
-      expect(pushed === undefined || pushed.lines.length === 3).toBe(true);
-    },
-  );
+  it('error cells without a cached text, and in a column the profile ignores', async () => {
+    const sheet = XLSX.utils.aoa_to_sheet([
+      [...header.split(','), 'lookup_note'],
+      ['PO-E2', 'ACME', 'CUT_MAKE_TRIM', '2024-03-01', '2024-04-01', '1', 'TSHIRT-RED-M', 10, 'pcs', null],
+      ['PO-E3', 'ACME', 'CUT_MAKE_TRIM', '2024-03-01', '2024-04-01', '1', 'TSHIRT-RED-M', 10, 'pcs', 'ok'],
+    ]);
+    sheet.J2 = { t: 'e', v: 0x17 };
+    sheet.H3 = { t: 'e', v: 0x07 };
+    const outcome = await outcomeOf(xlsxFile('error-cells.xlsx', sheet));
+    if (outcome.kind !== 'built') throw new Error(`unexpected ${outcome.kind}`);
+    expect(outcome.table.rows.map((row) => row.cellErrors)).toEqual([
+      { lookup_note: '#REF!' },
+      { quantity: '#DIV/0!' },
+    ]);
+    expect(outcome.result.drafts.map((d) => d.orderNumber)).toEqual(['PO-E2']);
+    expect(outcome.result.rejections).toEqual([
+      expect.objectContaining({
+        orderNumber: 'PO-E3',
+        message: expect.stringMatching(
+          /^row 3, column 'quantity' \(quantity\): the cell holds the spreadsheet error #DIV\/0!/,
+        ),
+      }),
+    ]);
+    expect(outcome.result.rejections[0]?.problems).toHaveLength(1);
+  });
+
+  // Merged order-number (and header) cells: every row of the range gets the top-left value.
+  it('merged order-number cells keep every line with its order (or reject the order whole)', async () => {
+    const sheet = XLSX.utils.aoa_to_sheet([
+      header.split(','),
+      ['PO-M1', 'ACME', 'CUT_MAKE_TRIM', '2024-03-01', '2024-04-01', '1', 'TSHIRT-RED-M', 10, 'pcs'],
+      [null, null, null, null, null, '2', 'TSHIRT-RED-M', 20, 'pcs'],
+      [null, null, null, null, null, '3', 'TSHIRT-RED-M', 30, 'pcs'],
+    ]);
+    sheet['!merges'] = [0, 1, 2, 3, 4].map((c) => ({ s: { r: 1, c }, e: { r: 3, c } }));
+    const result = await built(xlsxFile('merged.xlsx', sheet));
+    const pushed = result.drafts.find((d) => d.orderNumber === 'PO-M1');
+    expect(pushed === undefined || pushed.lines.length === 3).toBe(true);
+    expect(result.rejections).toEqual([]);
+    expect(pushed?.lines.map((l) => l.quantity)).toEqual([10, 20, 30]);
+    expect(pushed?.deliveryDate).toBe('2024-04-01');
+  });
+
+  it('a .json file: one-line NDJSON is read, a lone JSON value is refused, a cut NDJSON is refused', async () => {
+    const object = (n: string, l: number) =>
+      JSON.stringify({
+        order_number: n,
+        supplier_code: 'ACME',
+        supplier_facility_process: 'CUT_MAKE_TRIM',
+        line_number: String(l),
+        product_external_id: 'TSHIRT-RED-M',
+        quantity: 10,
+        unit: 'pcs',
+      });
+    expect(
+      (await built(write('one.json', `${object('PO-N1', 1)}\n`))).drafts.map((d) => d.orderNumber),
+    ).toEqual(['PO-N1']);
+    expect(await outcomeOf(write('scalar.json', '"orders"\n'))).toEqual({
+      kind: 'read-error',
+      message:
+        'a JSON export must be an array of objects, one per order line, or NDJSON (one object per line); this file holds a string',
+    });
+    const cut = `${object('PO-N2', 1)}\n${object('PO-N2', 2).slice(0, 40)}`;
+    expect(await outcomeOf(write('cut.json', cut))).toMatchObject({
+      kind: 'read-error',
+      message: expect.stringMatching(/^the file looks cut off: its last line \(line 2\)/),
+    });
+    // A bad last line that does end with a newline is a row problem, not a cut file.
+    const bad = await built(write('bad-last.ndjson', `${object('PO-N3', 1)}\n{not json}\n`));
+    expect(bad.drafts.map((d) => d.orderNumber)).toEqual(['PO-N3']);
+    expect(bad.rejections.map((r) => r.code)).toEqual(['unreadable_row']);
+  });
+
+  it('an NDJSON file whose rows are all unreadable says so rather than listing no columns', async () => {
+    const outcome = await outcomeOf(write('all-bad.ndjson', '{oops\n{still oops}\n'));
+    expect(outcome).toMatchObject({
+      kind: 'refused',
+      message: expect.stringMatching(
+        /^none of the file's 2 rows could be read \(row 1: line is not valid JSON/,
+      ),
+    });
+  });
 
   it('duplicate headers: both columns are kept, the second renamed, and the profile reads the first', async () => {
     const file = write('dup.csv', `${header},quantity\n${line('PO-DUP', 1)},99\n`);
