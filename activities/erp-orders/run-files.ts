@@ -1,6 +1,6 @@
-import { appendFile, mkdir, readdir, readFile } from 'node:fs/promises';
-import { dirname, join } from 'node:path';
-import { StagingStore } from '../../connectors/staging';
+import { readdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import { JsonLinesJournal, StagingStore } from '../../connectors/staging';
 import { outcomeEntrySchema, type OrderOutcome, type OutcomeEntry } from './types';
 
 /**
@@ -52,7 +52,7 @@ export class RunFolder {
     const outcomes: OrderOutcome[] = [];
     for (const name of names) {
       const latest = new Map<string, OrderOutcome>();
-      for (const entry of await new OutcomeLog(this.file('outcomes', name)).read()) {
+      for (const entry of await new OutcomeLog(this.file('outcomes', name)).entries()) {
         if (entry.kind === 'outcome')
           latest.set(entry.orderNumber === '' ? `row:${entry.rows.join(',')}` : entry.orderNumber, entry);
       }
@@ -66,44 +66,9 @@ export class RunFolder {
  * Append-only NDJSON journal of one batch. A retried attempt reads it to skip orders already done and to recognise
  * a write that was under way when the previous attempt died (an `intent` with no `outcome` after it).
  */
-export class OutcomeLog {
-  constructor(readonly path: string) {}
-
-  async append(entry: OutcomeEntry): Promise<void> {
-    await mkdir(dirname(this.path), { recursive: true });
-    // One write call per line, opened in append mode: lines from concurrent orders never interleave.
-    await appendFile(this.path, `${JSON.stringify(entry)}\n`, 'utf8');
-  }
-
-  /** Batch logs are small (two lines per order at most), so they are read whole. */
-  async read(): Promise<OutcomeEntry[]> {
-    let text: string;
-    try {
-      text = await readFile(this.path, 'utf8');
-    } catch {
-      return [];
-    }
-    const entries: OutcomeEntry[] = [];
-    for (const line of text.split('\n')) {
-      if (line.trim() === '') continue;
-      try {
-        const parsed = outcomeEntrySchema.safeParse(JSON.parse(line));
-        if (parsed.success) entries.push(parsed.data);
-      } catch {
-        // A line cut short by a crash mid-write: the order it concerned is simply done again.
-      }
-    }
-    return entries;
-  }
-
-  /** After a crash mid-line, the next entry must start on a line of its own. */
-  async closeTornLine(): Promise<void> {
-    try {
-      const text = await readFile(this.path, 'utf8');
-      if (text.length > 0 && !text.endsWith('\n')) await appendFile(this.path, '\n', 'utf8');
-    } catch {
-      // no log yet
-    }
+export class OutcomeLog extends JsonLinesJournal<OutcomeEntry> {
+  constructor(path: string) {
+    super(path, outcomeEntrySchema);
   }
 
   /** What a previous attempt left: final outcomes by order number, and orders with a write under way. */
@@ -114,7 +79,7 @@ export class OutcomeLog {
     await this.closeTornLine();
     const done = new Map<string, OrderOutcome>();
     const pending = new Map<string, 'create' | 'patch'>();
-    for (const entry of await this.read()) {
+    for (const entry of await this.entries()) {
       if (entry.kind === 'intent') pending.set(entry.orderNumber, entry.write);
       else {
         done.set(entry.orderNumber, entry);
