@@ -256,8 +256,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
 }
 
 /**
- * TRACE_API_TIMEOUT_MS alone, for code that builds an API client without the whole config (the worker's
- * `createApiClient`); throws {@link ConfigError} for a bad value, like `loadConfig`.
+ * TRACE_API_TIMEOUT_MS alone, for code that builds a config without the whole environment (the test harness);
+ * throws {@link ConfigError} for a bad value, like `loadConfig`.
  */
 export function apiTimeoutMsFromEnv(env: NodeJS.ProcessEnv = process.env): number {
   const parsed = apiTimeoutSchema.safeParse(env.TRACE_API_TIMEOUT_MS);

@@ -35,7 +35,7 @@ export interface RunningWorker {
 export async function startWorker(options: StartWorkerOptions): Promise<RunningWorker> {
   const { config, logger } = options;
   installTemporalRuntime(logger, { metricsAddress: config.metricsAddress });
-  const { client, rateLimits } = createApiClient(options.api, logger);
+  const { client, rateLimits } = createApiClient(options.api, logger, { timeoutMs: config.apiTimeoutMs });
   const connection = await NativeConnection.connect({ address: options.address }).catch(
     async (error: unknown) => {
       await client.close();

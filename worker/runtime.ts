@@ -17,6 +17,8 @@ const LEVELS: Record<TemporalLogLevel, 'trace' | 'debug' | 'info' | 'warn' | 'er
 export function temporalLoggerFor(logger: AppLogger): TemporalLogger {
   const log = (level: TemporalLogLevel, message: string, meta?: LogMetadata): void => {
     const fields: Record<string, unknown> = { ...meta };
+    // An opaque credential-like blob that says nothing to a reader; the ids beside it identify the task.
+    delete fields.taskToken;
     // pino serializes errors (message, stack) only under `err`.
     if (fields.error instanceof Error) {
       fields.err = fields.error;

@@ -126,8 +126,9 @@ function totalsOf(result: RepairBomForksResult): RepairBomTotals {
   };
 }
 
+/** How the run ended, in the words every job uses: `dry-run` is only ever a dry run still running. */
 function statusOf(result: RepairBomForksResult): string {
-  if (result.dryRun) return 'dry-run';
+  if (result.dryRun) return 'dry-run-done';
   return result.linesAmbiguous + result.linesUnmatched + result.linesFailed + result.notFound.length > 0
     ? 'done-with-problems'
     : 'done';
@@ -164,7 +165,7 @@ export async function repairBomForks(
   upsertSearchAttributes([
     { key: TraceJob, value: 'bom-repair' },
     { key: TraceSource, value: 'api' },
-    { key: TraceStatus, value: parsed.dryRun ? 'dry-run-running' : 'running' },
+    { key: TraceStatus, value: parsed.dryRun ? 'dry-run' : 'running' },
   ]);
 
   const info = workflowInfo();

@@ -1,6 +1,13 @@
-import { log, proxyActivities } from '@temporalio/workflow';
+import { defineQuery, log, proxyActivities, setHandler, upsertSearchAttributes } from '@temporalio/workflow';
 import type { ApiAccountSummary } from '../activities/check-connection';
 import type { Activities } from '../activities';
+import { TraceJob, TraceSource, TraceStatus } from '../worker/search-attributes';
+
+export interface CheckConnectionProgress {
+  phase: 'starting' | 'checking' | 'done';
+}
+
+export const checkConnectionProgressQuery = defineQuery<CheckConnectionProgress>('progress');
 
 const { describeApiAccount } = proxyActivities<Activities>({
   startToCloseTimeout: '1 minute',
@@ -14,10 +21,22 @@ const { describeApiAccount } = proxyActivities<Activities>({
 
 /**
  * Smoke job and operator check: can the workers reach the API with their key? Reads the style types
- * and the rate-limit headers. No input; the result never holds the key.
+ * and the rate-limit headers. No input; the result never holds the key. Answers the `progress` query and sets
+ * TraceJob `check-connection`, TraceSource `api`, TraceStatus `running` then `done` itself.
  */
 export async function checkConnection(): Promise<ApiAccountSummary> {
+  const progress: CheckConnectionProgress = { phase: 'starting' };
+  setHandler(checkConnectionProgressQuery, () => progress);
+  upsertSearchAttributes([
+    { key: TraceJob, value: 'check-connection' },
+    { key: TraceSource, value: 'api' },
+    { key: TraceStatus, value: 'running' },
+  ]);
+
+  progress.phase = 'checking';
   const summary = await describeApiAccount();
+  progress.phase = 'done';
+  upsertSearchAttributes([{ key: TraceStatus, value: 'done' }]);
   log.info('API connection checked', { baseUrl: summary.baseUrl, styleTypes: summary.styleTypes });
   return summary;
 }

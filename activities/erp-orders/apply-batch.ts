@@ -1,7 +1,7 @@
 import { activityInfo, heartbeat } from '@temporalio/activity';
 import type { ApiCallCounter } from './api-calls';
 import type { PersonDirectory } from './persons';
-import type { RunFolder } from './run-files';
+import type { OrderRunFolder } from './run-files';
 import { syncOrder, type OrderSyncContext } from './sync-order';
 import {
   batchRecordSchema,
@@ -79,7 +79,7 @@ export function summarise(
  */
 export async function applyBatch(
   input: ApplyBatchInput,
-  run: RunFolder,
+  run: OrderRunFolder,
   api: ApiCallCounter,
   persons: PersonDirectory,
 ): Promise<BatchResult> {

@@ -1,7 +1,7 @@
 import { rename, rm, writeFile } from 'node:fs/promises';
 import { readExportFile, writeRejects } from '../../connectors/erp';
 import { summarise } from './apply-batch';
-import type { RunFolder } from './run-files';
+import type { OrderRunFolder } from './run-files';
 import { runManifestSchema, type BatchResult, type FinishInput, type FinishResult } from './types';
 
 const SAMPLE_SIZE = 20;
@@ -15,7 +15,7 @@ export interface FinishOutput extends FinishResult {
  * Totals from the run's journals and, when orders were rejected, the rejects file: every row of each rejected order
  * in the export's own format with `error_code` and `error_message`, ready to fix and push again.
  */
-export async function finishRun(input: FinishInput, run: RunFolder): Promise<FinishOutput> {
+export async function finishRun(input: FinishInput, run: OrderRunFolder): Promise<FinishOutput> {
   const started = Date.now();
   const manifest = await run.staging.getJson(input.manifest, runManifestSchema);
   const outcomes = await run.allOutcomes();

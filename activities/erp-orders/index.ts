@@ -11,7 +11,8 @@ import { applyBatch } from './apply-batch';
 import { finishRun, type FinishOutput } from './finish';
 import { PersonDirectory } from './persons';
 import { prepareRun } from './prepare';
-import { RunFolder, runKeyOf } from './run-files';
+import { runKeyOf } from '../../connectors/staging';
+import { OrderRunFolder } from './run-files';
 import {
   applyBatchInputSchema,
   finishInputSchema,
@@ -23,7 +24,7 @@ import {
   type PrepareResult,
 } from './types';
 
-export { runKeyOf } from './run-files';
+export { runKeyOf } from '../../connectors/staging';
 export type { BatchResult, FinishOutput, PrepareInput, PrepareResult };
 
 /** Errors no retry can fix (a bad file, a bad profile, a missing column) stop the run with their own message. */
@@ -53,7 +54,7 @@ function asFailure(error: unknown): unknown {
  * the PLM import (registered here so the worker's activity list gains one entry for the whole job).
  */
 export function createErpOrderActivities(deps: Pick<ActivityDeps, 'client' | 'config' | 'baseUrl'>) {
-  const runFolder = (runKey: string) => new RunFolder(deps.config.dataDir, runKey);
+  const runFolder = (runKey: string) => new OrderRunFolder(deps.config.dataDir, runKey);
   // Kept for the worker's life: e-mail → user id mappings learned from the answers to our writes.
   const persons = new PersonDirectory();
   return {

@@ -16,7 +16,7 @@ import {
 } from '../../connectors/erp';
 import { ApiCallCounter } from './api-calls';
 import { buildContext, refsToResolve, resolveProducts } from './lookups';
-import type { RunFolder } from './run-files';
+import type { OrderRunFolder } from './run-files';
 import { naturalKey, takeSnapshot } from './snapshot';
 import type { BatchRecord, OrderOutcome, PrepareInput, PrepareResult, RunManifest } from './types';
 
@@ -72,7 +72,7 @@ async function writeAtomically(path: string, content: string): Promise<void> {
  */
 export async function prepareRun(
   input: PrepareInput,
-  run: RunFolder,
+  run: OrderRunFolder,
   api: ApiCallCounter,
 ): Promise<PrepareResult> {
   const started = Date.now();

@@ -1,40 +1,12 @@
 import { readdir } from 'node:fs/promises';
-import { join } from 'node:path';
-import { JsonLinesJournal, StagingStore } from '../../connectors/staging';
+import { JsonLinesJournal, RunFolder } from '../../connectors/staging';
 import { outcomeEntrySchema, type OrderOutcome, type OutcomeEntry } from './types';
 
 /**
  * Everything a push run keeps lives in `<dataDir>/runs/<runKey>/`: the staged batches and manifest, a copy of the
- * export, one outcome log per batch, the rejects file and result.json. The run key is the workflow id made safe
- * for a folder name, so continue-as-new and activity retries find the same folder.
+ * export, one outcome log per batch, the rejects file and result.json.
  */
-export function runKeyOf(workflowId: string): string {
-  const safe = workflowId.replace(/[^A-Za-z0-9._-]+/g, '_').replace(/^[._]+/, '');
-  return (safe || 'run').slice(0, 200);
-}
-
-export class RunFolder {
-  readonly staging: StagingStore;
-
-  constructor(
-    readonly dataDir: string,
-    readonly runKey: string,
-  ) {
-    this.staging = new StagingStore(join(dataDir, 'runs'));
-  }
-
-  get path(): string {
-    return join(this.dataDir, 'runs', this.runKey);
-  }
-
-  key(...parts: string[]): string {
-    return [this.runKey, ...parts].join('/');
-  }
-
-  file(...parts: string[]): string {
-    return join(this.path, ...parts);
-  }
-
+export class OrderRunFolder extends RunFolder {
   /** Outcome log of batch `n` (`read` for the orders refused while reading the export). */
   outcomeLog(batch: number | 'read'): OutcomeLog {
     const name = batch === 'read' ? 'read.ndjson' : `batch-${String(batch).padStart(5, '0')}.ndjson`;

@@ -7,7 +7,8 @@ import { finishRun } from './finish';
 import { withHeartbeats } from './keep-alive';
 import { planRun } from './plan';
 import { readSheet } from './read-sheet';
-import { PlmRunFolder, runKeyOf } from './run-folder';
+import { runKeyOf } from '../../connectors/staging';
+import { PlmRunFolder } from './run-folder';
 import {
   applyInputSchema,
   finishInputSchema,
@@ -24,7 +25,7 @@ import {
 } from './types';
 
 export type { ApplyInput, BatchResult, FinishInput, PlanInput, PlanResult, PlmImportResult, ReadInput, ReadResult };
-export { runKeyOf } from './run-folder';
+export { runKeyOf } from '../../connectors/staging';
 
 /**
  * Job 1's activities: read the sheet, plan against the catalogue, apply one batch, finish (rejects + result).

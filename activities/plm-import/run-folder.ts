@@ -1,40 +1,16 @@
 import { randomUUID } from 'node:crypto';
 import { mkdir, readdir, rename, rm, writeFile } from 'node:fs/promises';
-import { dirname, join } from 'node:path';
-import { JsonLinesJournal, StagingStore } from '../../connectors/staging';
+import { dirname } from 'node:path';
+import { JsonLinesJournal, RunFolder } from '../../connectors/staging';
 import { journalEntrySchema, type JournalEntry, type Outcome } from './types';
-
-/** The run key is the workflow id made safe for a folder name, so continue-as-new and retries find one folder. */
-export function runKeyOf(workflowId: string): string {
-  const safe = workflowId.replace(/[^A-Za-z0-9._-]+/g, '_').replace(/^[._]+/, '');
-  return (safe || 'run').slice(0, 200);
-}
 
 /**
  * Everything a PLM import run keeps lives in `<dataDir>/runs/<runKey>/`: a copy of the sheet, the staged drafts,
  * issues and batches (`staging/`), one journal per batch (`journal/`), plan.json, rejects.<ext> and result.json.
  */
-export class PlmRunFolder {
-  readonly staging: StagingStore;
-
-  constructor(
-    readonly dataDir: string,
-    readonly runKey: string,
-  ) {
-    this.staging = new StagingStore(join(dataDir, 'runs'));
-  }
-
-  get path(): string {
-    return join(this.dataDir, 'runs', this.runKey);
-  }
-
-  /** Staging key of a file inside this run's folder. */
-  key(...parts: string[]): string {
-    return [this.runKey, 'staging', ...parts].join('/');
-  }
-
-  file(...parts: string[]): string {
-    return join(this.path, ...parts);
+export class PlmRunFolder extends RunFolder {
+  constructor(dataDir: string, runKey: string) {
+    super(dataDir, runKey, ['staging']);
   }
 
   journal(batch: number): BatchJournal {

@@ -1,2 +1,3 @@
 export { StagingIntegrityError, StagingStore, stagingRefSchema, type StagingRef } from './store';
 export { JsonLinesJournal } from './journal';
+export { RunFolder, runKeyOf } from './run-folder';

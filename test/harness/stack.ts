@@ -8,7 +8,7 @@ import { startSandbox, type RunningSandbox } from '../../sandbox/server';
 import type { SandboxOptions } from '../../sandbox/options';
 import { createApiClient } from '../../worker/api-client';
 import { SANDBOX_API_KEY } from '../../worker/api-target';
-import { loadConfig, type AppConfig } from '../../worker/config';
+import { apiTimeoutMsFromEnv, loadConfig, type AppConfig } from '../../worker/config';
 import { createWorker } from '../../worker/create-worker';
 import { createLogger, type AppLogger } from '../../worker/logger';
 import { installTemporalRuntime } from '../../worker/runtime';
@@ -80,11 +80,14 @@ export async function startTestStack(options: TestStackOptions = {}): Promise<Te
       traceabilityBaseUrl: sandbox.baseUrl,
       traceabilityApiKey: apiKey,
       logLevel: 'debug',
+      // As the worker reads it; loadConfig above is given TRACE_DATA_DIR only.
+      apiTimeoutMs: apiTimeoutMsFromEnv(),
       ...options.config,
     };
     const { client: apiClient, rateLimits } = createApiClient(
       { baseUrl: sandbox.baseUrl, apiKey, sandbox: true },
       logger,
+      { timeoutMs: config.apiTimeoutMs },
     );
     stops.push(() => apiClient.close());
     const deps: ActivityDeps = { client: apiClient, rateLimits, baseUrl: sandbox.baseUrl, config, logger };

@@ -30,7 +30,7 @@ interface CliJob {
   id: RegExp;
   job: string;
   source: string;
-  /** Whether the workflow answers the `progress` query (checkConnection does not: a gap, reported). */
+  /** Whether the workflow answers the `progress` query (every job does). */
   progress: boolean;
 }
 
@@ -82,7 +82,7 @@ function cliJobs(dir: string): CliJob[] {
       id: new RegExp(`^check-connection-${WHEN}$`),
       job: 'check-connection',
       source: 'api',
-      progress: false,
+      progress: true,
     },
   ];
 }
@@ -197,9 +197,10 @@ describe("the operator's view of every job", () => {
     },
   );
 
-  it.each(['import-plm', 'push-orders', 'pull-orders', 'repair-bom', 'cert-report'])(
+  it.each(['import-plm', 'push-orders', 'pull-orders', 'repair-bom', 'cert-report', 'check'])(
     'trace-sync %s: the progress query answers, and TraceStatus says how the run ended',
     async (name) => {
+      expect((jobs.find((j) => j.name === name) as CliJob).progress).toBe(true);
       const handle = handleOf(name);
       await handle.result();
       const progress: unknown = await handle.query('progress');
@@ -210,9 +211,9 @@ describe("the operator's view of every job", () => {
     },
   );
 
-  // Gap reported: a finished BOM-repair dry run says `dry-run`, the word the PLM import and the ERP push use for a
-  // dry run still running (theirs end as `dry-run-done`), so `TraceStatus = 'dry-run'` mixes both.
-  it.failing('a finished dry run says dry-run-done, whichever the job', async () => {
+  // `dry-run` is only ever a dry run still running (PLM import, ERP push, BOM repair); a finished one says
+  // `dry-run-done`, so `TraceStatus = 'dry-run'` finds running dry runs only.
+  it('a finished dry run says dry-run-done, whichever the job', async () => {
     const handle = await stack.client.workflow.start(repairBomForks, {
       taskQueue: stack.taskQueue,
       workflowId: stack.workflowId('bom-repair-dry-run'),
@@ -222,11 +223,12 @@ describe("the operator's view of every job", () => {
     expect((await handle.describe()).typedSearchAttributes.get(TraceStatus)).toBe('dry-run-done');
   });
 
-  // Gap reported: checkConnection has no progress query and sets no search attribute itself.
-  it.failing('trace-sync check: the progress query answers', async () => {
+  it('trace-sync check: the progress query answers, done once the check is', async () => {
     const handle = handleOf('check');
     await handle.result();
-    await handle.query('progress');
+    const progress: unknown = await handle.query('progress');
+    expect(progress).toEqual({ phase: 'done' });
+    expect((await handle.describe()).typedSearchAttributes.get(TraceStatus)).toBe('done');
   });
 
   describe('started without search attributes (from the Web UI or a schedule), each job sets its own', () => {
@@ -273,9 +275,11 @@ describe("the operator's view of every job", () => {
       expect(attributes.get(TraceStatus)).toEqual(expect.any(String));
     });
 
-    it.failing('checkConnection sets TraceJob itself', async () => {
+    it('checkConnection sets TraceJob, TraceSource and TraceStatus itself', async () => {
       const attributes = await start((id) => stack.client.workflow.start(checkConnection, options(id)));
       expect(attributes.get(TraceJob)).toBe('check-connection');
+      expect(attributes.get(TraceSource)).toBe('api');
+      expect(attributes.get(TraceStatus)).toBe('done');
     });
   });
 });

@@ -2,7 +2,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import { createWriteStream, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { ActivityFailure, ApplicationFailure, WorkflowFailedError } from '@temporalio/client';
-import { TraceJob } from '../../worker/search-attributes';
+import { TraceJob, TraceSource, TraceStatus } from '../../worker/search-attributes';
 import { checkConnection } from '../../workflows';
 import { repoRoot } from '../../worker/paths';
 import { findFreePort } from '../../worker/temporal/ports';
@@ -40,6 +40,9 @@ describe('checkConnection on a real Temporal dev server', () => {
 
     const description = await handle.describe();
     expect(description.typedSearchAttributes.get(TraceJob)).toBe('check-connection');
+    expect(description.typedSearchAttributes.get(TraceSource)).toBe('api');
+    expect(description.typedSearchAttributes.get(TraceStatus)).toBe('done');
+    expect(await handle.query('progress')).toEqual({ phase: 'done' });
   }, 60_000);
 
   it('fails at once, without the key in the failure, when the API rejects the key', async () => {
@@ -72,6 +75,25 @@ describe('checkConnection on a real Temporal dev server', () => {
     const log = readFileSync(stack.logFile, 'utf8');
     expect(log).toMatch(/"msg":"API account described"/);
     expect(log).toMatch(/"workflowId":"check-connection-[^"]+".*"msg":"API account described"/);
+    // The SDK's own activity lines ("Activity started"...) are there, without the opaque task token.
+    expect(log).toMatch(/"msg":"Activity completed"/);
+    expect(log).not.toContain('"taskToken"');
+    // The API client's own lines, too: they carry the activity's ids (never its task token).
+    const clientLines = log
+      .split('\n')
+      .filter((line) => line.includes('"msg":"traceability api call"') && line.includes('"path":"/style-types"'))
+      .map((line) => JSON.parse(line) as Record<string, unknown>);
+    expect(clientLines).toContainEqual(
+      expect.objectContaining({
+        component: 'traceability-client',
+        workflowId: expect.stringMatching(/^check-connection-/),
+        workflowType: 'checkConnection',
+        activityType: 'describeApiAccount',
+        activityId: expect.any(String),
+        attempt: 1,
+      }),
+    );
+    for (const line of clientLines) expect(Object.keys(line).filter((k) => /token/i.test(k))).toEqual([]);
     expect(log).not.toContain(stack.apiKey);
   });
 });
