@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { orderSchema } from '../../traceability/schemas/orders';
 
 const nullishString = z.string().nullish();
 
@@ -16,34 +17,12 @@ export const existingOrderLineSchema = z.looseObject({
 });
 export type ExistingOrderLine = z.infer<typeof existingOrderLineSchema>;
 
-/** An order as GET /orders/{id} returns it, reduced to what the push compares (and the export writes). */
-export const existingOrderSchema = z.looseObject({
-  id: z.string().min(1),
-  orderNumber: z.string(),
-  orderType: z.enum(['PURCHASE_ORDER', 'SALES_ORDER', 'INTERNAL_ORDER']),
-  orderSubType: nullishString,
-  status: nullishString,
-  tags: z.array(z.string()).nullish(),
-  buyerCompanyId: z.string(),
-  supplierCompanyId: z.string(),
-  receiverCompanyId: nullishString,
-  vendorCompanyId: nullishString,
-  factory: nullishString,
-  buyerFacilityProcess: nullishString,
-  supplierFacilityProcess: nullishString,
-  receiverFacilityProcess: nullishString,
-  orderDate: nullishString,
-  deliveryDate: nullishString,
-  agreedDeliveryDate: nullishString,
-  expectedShippingDate: nullishString,
-  shippingDate: nullishString,
-  handoverDate: nullishString,
-  actualDeliveryDate: nullishString,
-  shipmentReference: nullishString,
-  counterpartyOrderNumberRef: nullishString,
-  internalResponsiblePersons: z.array(z.string()).nullish(),
+/**
+ * An order as GET /orders/{id} returns it: the client's order schema, with the lines reduced to what the push
+ * compares (and the export writes), and `isArchived` optional so list items and older answers still parse.
+ */
+export const existingOrderSchema = orderSchema.extend({
   isArchived: z.boolean().optional(),
-  updatedAt: nullishString,
   lines: z.array(existingOrderLineSchema).default([]),
 });
 export type ExistingOrder = z.infer<typeof existingOrderSchema>;
