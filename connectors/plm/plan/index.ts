@@ -21,29 +21,12 @@ export {
 } from './existing';
 
 /** Body for POST /styles; `parentId` is the parent's externalId, which the API accepts in place of its id. */
-export interface ProductCreateBody {
+export type ProductCreateBody = Omit<DraftFields, 'name' | 'codes' | 'composition'> & {
   externalId: string;
   parentId?: string;
   name: string;
   codes: ProductCode[];
-  description?: string;
-  gender?: string;
-  color?: string;
-  dimension?: string;
-  styleTypeId?: string;
-  styleLevelId?: string;
-  isComponent?: boolean;
-  brands?: string[];
-  seasons?: string[];
-  collections?: string[];
-  departments?: string[];
-  suppliers?: string[];
-  vendors?: string[];
-  claimIntentions?: string[];
-  mainSupplier?: string;
-  weight?: { unit: string; value: number };
-  customProperties?: string;
-}
+};
 /** Body for PUT /styles/{id}: only the fields that change (codes, when sent, are the complete set). */
 export type ProductUpdateBody = Partial<Omit<ProductCreateBody, 'externalId' | 'parentId' | 'isComponent'>>;
 
