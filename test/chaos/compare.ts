@@ -57,6 +57,21 @@ export interface Discrepancies {
   examples: string[];
 }
 
+/** What a run must end with: every count zero, no example. */
+export function noDiscrepancies(): Discrepancies {
+  return {
+    duplicateProducts: 0,
+    duplicateOrders: 0,
+    lostProducts: 0,
+    lostOrders: 0,
+    halfAppliedOrders: 0,
+    wrongProducts: 0,
+    unexpectedProducts: 0,
+    unexpectedOrders: 0,
+    examples: [],
+  };
+}
+
 export function totalProblems(d: Discrepancies): number {
   return (
     d.duplicateProducts +
@@ -93,17 +108,7 @@ export function compareState(
   expectedOrders: readonly ExpectedOrder[],
   prefix: string,
 ): Discrepancies {
-  const d: Discrepancies = {
-    duplicateProducts: 0,
-    duplicateOrders: 0,
-    lostProducts: 0,
-    lostOrders: 0,
-    halfAppliedOrders: 0,
-    wrongProducts: 0,
-    unexpectedProducts: 0,
-    unexpectedOrders: 0,
-    examples: [],
-  };
+  const d = noDiscrepancies();
   const note = (text: string) => {
     if (d.examples.length < 20) d.examples.push(text);
   };

@@ -1,27 +1,13 @@
+import { NATIVE_HEADER } from '../unit/plm-activities/native-sheet';
+
 /**
  * The chaos runs' inputs, generated from the run's seed: a native-layout PLM sheet (styles, variants, SKUs) and an
  * ERP order export (one row per line). Names and codes are ones the sandbox's demo seed knows, so every row is
  * valid: any rejection or difference at the end is the jobs' doing, not the input's.
  */
 
-export const PLM_COLUMNS = [
-  'externalId',
-  'parentExternalId',
-  'level',
-  'name',
-  'styleType',
-  'isComponent',
-  'description',
-  'gender',
-  'brands',
-  'seasons',
-  'color',
-  'dimension',
-  'weight',
-  'weightUnit',
-  'PLM_ID',
-  'OTHER_ID1',
-] as const;
+// The native sheet of the import's own tests, plus a multi-use code on SKUs.
+export const PLM_COLUMNS = [...NATIVE_HEADER, 'OTHER_ID1'] as const;
 type PlmColumn = (typeof PLM_COLUMNS)[number];
 export type PlmRow = Partial<Record<PlmColumn, string>> & { externalId: string };
 
