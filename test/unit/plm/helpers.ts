@@ -72,3 +72,25 @@ export const nativeHeaders = [
   'dimension',
   'PLM_ID',
 ];
+
+/** The catalogue a flat sheet's continuation rows point into: style 1001 and its black variant, as the API lists them. */
+export function classicTeeBlackInCatalogue(): Array<Record<string, unknown>> {
+  return [
+    {
+      id: 's1',
+      externalId: '1001',
+      name: 'Classic Tee',
+      codes: [{ codeId: 'PLM_ID', codeValue: '1001' }],
+      styleTypeId: 'st_tshirt',
+      isComponent: false,
+    },
+    {
+      id: 'v1',
+      externalId: '1001-BLK',
+      styleId: 's1',
+      name: 'Classic Tee Black',
+      codes: [{ codeId: 'PLM_ID', codeValue: '1001-BLK' }],
+      color: 'Black',
+    },
+  ];
+}

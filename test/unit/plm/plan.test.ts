@@ -9,7 +9,15 @@ import {
   type ImportPlan,
   type MappingProfile,
 } from '../../../connectors/plm';
-import { fixtures, flat, mapAndValidate, native, nativeHeaders, references } from './helpers';
+import {
+  classicTeeBlackInCatalogue,
+  fixtures,
+  flat,
+  mapAndValidate,
+  native,
+  nativeHeaders,
+  references,
+} from './helpers';
 
 /** What the API would hold after applying the plan's creates (ids made up, parents linked by platform id). */
 function catalogueAfter(plan: ImportPlan): ExistingProduct[] {
@@ -243,24 +251,7 @@ describe('planImport', () => {
   });
 
   it('treats a flat parent named only by its key as a reference that must exist', async () => {
-    const existing = parseExistingProducts([
-      {
-        id: 's1',
-        externalId: '1001',
-        name: 'Classic Tee',
-        codes: [{ codeId: 'PLM_ID', codeValue: '1001' }],
-        styleTypeId: 'st_tshirt',
-        isComponent: false,
-      },
-      {
-        id: 'v1',
-        externalId: '1001-BLK',
-        styleId: 's1',
-        name: 'Classic Tee Black',
-        codes: [{ codeId: 'PLM_ID', codeValue: '1001-BLK' }],
-        color: 'Black',
-      },
-    ]);
+    const existing = parseExistingProducts(classicTeeBlackInCatalogue());
     const builtin = flat();
     if (builtin.layout !== 'flat') throw new Error('flat profile expected');
     const named: MappingProfile = {

@@ -11,7 +11,16 @@ import {
   writeRejects,
   type MappingProfile,
 } from '../../../connectors/plm';
-import { badInput, collect, fixtures, flat, native, references, tempDir } from './helpers';
+import {
+  badInput,
+  classicTeeBlackInCatalogue,
+  collect,
+  fixtures,
+  flat,
+  native,
+  references,
+  tempDir,
+} from './helpers';
 
 async function check(path: string, profile: MappingProfile) {
   const parsed = await parseProductSheet(path, { profile, references });
@@ -101,24 +110,7 @@ describe('writeRejects', () => {
     sheet.H3 = { t: 's', v: '4006381334003' };
     XLSX.writeFile(fixedBook, rejects.path);
     const fixed = await parseProductSheet(rejects.path, { profile: flat(), references });
-    const existing = [
-      {
-        id: 's1',
-        externalId: '1001',
-        name: 'Classic Tee',
-        codes: [{ codeId: 'PLM_ID', codeValue: '1001' }],
-        styleTypeId: 'st_tshirt',
-        isComponent: false,
-      },
-      {
-        id: 'v1',
-        externalId: '1001-BLK',
-        styleId: 's1',
-        name: 'Classic Tee Black',
-        codes: [{ codeId: 'PLM_ID', codeValue: '1001-BLK' }],
-        color: 'Black',
-      },
-    ];
+    const existing = classicTeeBlackInCatalogue();
     const catalogue = parseExistingProducts(existing);
     const plan = planImport(
       validateDrafts(fixed, { existing: new CatalogueIndex(catalogue).levels() }),
