@@ -1,19 +1,6 @@
-/** Edit distance (insert, delete, substitute all cost 1), two-row dynamic programming. */
-export function levenshtein(a: string, b: string): number {
-  if (a === b) return 0;
-  if (a.length === 0) return b.length;
-  if (b.length === 0) return a.length;
-  let previous = Array.from({ length: b.length + 1 }, (_, index) => index);
-  for (let i = 1; i <= a.length; i += 1) {
-    const current = [i];
-    for (let j = 1; j <= b.length; j += 1) {
-      const substitution = (previous[j - 1] ?? 0) + (a[i - 1] === b[j - 1] ? 0 : 1);
-      current[j] = Math.min((previous[j] ?? 0) + 1, (current[j - 1] ?? 0) + 1, substitution);
-    }
-    previous = current;
-  }
-  return previous[b.length] ?? 0;
-}
+import { levenshtein } from '../traceability/name-matching';
+
+export { levenshtein };
 
 /**
  * Up to `limit` candidates closest to `value` (case-insensitive), nearest first, ties alphabetical.
