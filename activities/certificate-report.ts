@@ -131,7 +131,7 @@ export function createCertificateReportActivities(deps: Pick<ActivityDeps, 'clie
         certificates.push(certificate);
       }
       const options = { asOf: input.asOf, thresholdsDays: input.thresholdsDays, includeStatuses: input.includeStatuses };
-      const classified = classifyCertificates(certificates, reportOptionsSchema.parse(options));
+      const classified = classifyCertificates(certificates, options);
       const changes = changesSince(classified, await previousBuckets(reportsRoot, input.asOf));
       const summary = summarise(classified, changes, options);
 
