@@ -1,12 +1,11 @@
 import { randomUUID } from 'node:crypto';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Client, Connection, WorkflowFailedError, type WorkflowHandle } from '@temporalio/client';
 import { NativeConnection } from '@temporalio/worker';
 import { z } from 'zod';
 import { createActivities } from '../../activities';
-import type { PlmImportResult } from '../../activities/plm-import';
 import { startSandbox, type RunningSandbox } from '../../sandbox/server';
 import { seededRandom } from '../../sandbox/core/prng';
 import { createApiClient } from '../../worker/api-client';
@@ -16,11 +15,12 @@ import { createWorker } from '../../worker/create-worker';
 import { createLogger } from '../../worker/logger';
 import { installTemporalRuntime } from '../../worker/runtime';
 import { importPlmSpreadsheet, pushErpOrders } from '../../workflows';
-import type { PushErpOrdersResult } from '../../workflows/erp-orders';
 import { readHarnessInfo, type HarnessInfo } from '../harness/harness-info';
-import { compareState, sandboxStateSchema, totalProblems, type Discrepancies } from './compare';
+import { compareState, sandboxStateSchema, totalProblems } from './compare';
 import { orderExport, plmSheet, type OrderExport, type PlmSheet } from './inputs';
-import { NO_SLOW_FAULTS, startSlowProxy, type SlowFaults } from './slow-proxy';
+import { erpFigures, plmFigures, writeFigures, type ChaosFigures } from './figures';
+import { phases, shuffled, type Phase } from './fault-phases';
+import { NO_SLOW_FAULTS, startSlowProxy } from './slow-proxy';
 import { WorkerProcess } from './worker-process';
 
 export interface ChaosOptions {
@@ -59,60 +59,6 @@ export interface ChaosOptions {
   deadlineMs: number;
 }
 
-export interface ChaosFigures {
-  label: string;
-  seed: number;
-  plmRows: number;
-  orders: number;
-  orderLines: number;
-  kills: number;
-  workerStarts: number;
-  killPoints: number[];
-  killOn: 'writes' | 'calls';
-  apiTimeoutMs: number;
-  faults: {
-    serverErrors: number;
-    burst429: number;
-    droppedAfterCommit: number;
-    slowReadsBeyondTimeout: number;
-    slowWritesCommittedLate: number;
-    slowAnswersAfterCommit: number;
-    slowClientGaveUp: number;
-  };
-  phases: Record<string, number>;
-  outcome: Omit<Discrepancies, 'examples'> & { examples: string[] };
-  apiCalls: {
-    clean: number;
-    chaos: number;
-    extra: number;
-    extraPct: number;
-    cleanWrites: number;
-    chaosWrites: number;
-  };
-  jobs: {
-    plm: {
-      status: string;
-      created?: number;
-      updated?: number;
-      unchanged?: number;
-      rejected?: number;
-      recovered?: number;
-    };
-    erp: {
-      status: string;
-      created?: number;
-      patched?: number;
-      unchanged?: number;
-      rejected?: number;
-      recoveries?: PushErpOrdersResult['recoveries'];
-    };
-  };
-  unexpectedWorkerExits: string[];
-  durationsMs: { clean: number; chaos: number };
-  cleanOutcome: number;
-  figuresFile: string;
-}
-
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 const faultsAnswerSchema = z.object({
@@ -139,64 +85,6 @@ async function putFaults(sandbox: RunningSandbox, body: Record<string, unknown>)
     signal: AbortSignal.timeout(10_000),
   });
   if (!response.ok) throw new Error(`PUT /__sandbox/faults: ${response.status} ${await response.text()}`);
-}
-
-interface Phase {
-  name: string;
-  sandbox: Record<string, unknown>;
-  proxy: SlowFaults;
-}
-
-const WRITES = ['POST', 'PUT', 'PATCH', 'DELETE'];
-
-/** The fault mix; each phase is applied for a stretch of requests, in a seeded order. */
-function phases(options: ChaosOptions, random: () => number): Phase[] {
-  const { apiTimeoutMs } = options;
-  const delayMs = apiTimeoutMs + 1_500;
-  const seed = () => Math.floor(random() * 2 ** 31);
-  const [burstLow, burstHigh] = options.burst429;
-  return [
-    { name: '5xx', sandbox: { serverErrorRate: 0.1, seed: seed() }, proxy: NO_SLOW_FAULTS },
-    {
-      name: '429 burst',
-      sandbox: { burst429: burstLow + Math.floor(random() * (burstHigh - burstLow + 1)) },
-      proxy: NO_SLOW_FAULTS,
-    },
-    {
-      name: 'drop after commit',
-      sandbox: { dropAfterCommitRate: 0.15, methods: WRITES, seed: seed() },
-      proxy: NO_SLOW_FAULTS,
-    },
-    {
-      name: 'slow write, commits late',
-      sandbox: {},
-      proxy: { commitLateRate: 0.2, answerLateRate: 0, delayMs, methods: WRITES },
-    },
-    {
-      name: 'slow answer after commit',
-      sandbox: {},
-      proxy: { commitLateRate: 0, answerLateRate: 0.2, delayMs, methods: [...WRITES, 'GET'] },
-    },
-    {
-      name: 'slow reads',
-      sandbox: { latencyMs: apiTimeoutMs + 500, methods: ['GET'] },
-      proxy: NO_SLOW_FAULTS,
-    },
-    {
-      name: 'mixed',
-      sandbox: { serverErrorRate: 0.04, dropAfterCommitRate: 0.05, burst429: burstLow, seed: seed() },
-      proxy: { commitLateRate: 0.05, answerLateRate: 0.05, delayMs, methods: WRITES },
-    },
-  ];
-}
-
-function shuffled<T>(items: readonly T[], random: () => number): T[] {
-  const out = [...items];
-  for (let i = out.length - 1; i > 0; i--) {
-    const j = Math.floor(random() * (i + 1));
-    [out[i], out[j]] = [out[j] as T, out[i] as T];
-  }
-  return out;
 }
 
 /** Waits for `ready()` (polled), or until `stop()` says to give up; false then. Bounded by `deadline`. */
@@ -552,82 +440,4 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosFigures> {
   }
 }
 
-function plmFigures(result: PlmImportResult): ChaosFigures['jobs']['plm'] {
-  const { created, updated, unchanged, rejected } = result.products;
-  return { status: 'completed', created, updated, unchanged, rejected, recovered: result.recovered };
-}
-
-function erpFigures(result: PushErpOrdersResult): ChaosFigures['jobs']['erp'] {
-  const { created, patched, unchanged, rejected } = result.orders;
-  return { status: 'completed', created, patched, unchanged, rejected, recoveries: result.recoveries };
-}
-
-/** `<temp>/chaos-figures.json` (one entry per label, the latest run winning) and a compact table on stdout. */
-function writeFigures(figures: ChaosFigures, harness: HarnessInfo): void {
-  const file = figures.figuresFile;
-  let all: Record<string, unknown> = {};
-  try {
-    all = z.record(z.string(), z.unknown()).parse(JSON.parse(readFileSync(file, 'utf8')));
-  } catch {
-    all = {};
-  }
-  all[figures.label] = figures;
-  writeFileSync(file, JSON.stringify(all, null, 2));
-  // A copy beside the run's logs, which outlive the run's temp folder.
-  writeFileSync(
-    path.join(harness.logDir, `chaos-${figures.label}-figures.json`),
-    JSON.stringify(figures, null, 2),
-  );
-  process.stdout.write(formatFigures(figures));
-}
-
-export function formatFigures(f: ChaosFigures): string {
-  const o = f.outcome;
-  const rows: [string, string][] = [
-    [
-      'run',
-      `${f.label}, seed ${f.seed}: ${f.plmRows} PLM rows + ${f.orders} orders (${f.orderLines} lines) at once`,
-    ],
-    [
-      'kills',
-      `${f.kills} SIGKILLs, ${f.workerStarts} worker starts (kill points on ${f.killOn}: ${f.killPoints.join(', ')})`,
-    ],
-    [
-      'faults injected',
-      `5xx ${f.faults.serverErrors} | 429 ${f.faults.burst429} | dropped after commit ${f.faults.droppedAfterCommit} | ` +
-        `slow reads > ${f.apiTimeoutMs} ms ${f.faults.slowReadsBeyondTimeout} | slow writes committed late ${f.faults.slowWritesCommittedLate} | ` +
-        `slow answers after commit ${f.faults.slowAnswersAfterCommit} (client gave up on ${f.faults.slowClientGaveUp})`,
-    ],
-    [
-      'fault phases',
-      Object.entries(f.phases)
-        .map(([name, n]) => `${name} ×${n}`)
-        .join(', '),
-    ],
-    [
-      'duplicates',
-      `${o.duplicateProducts + o.duplicateOrders} (products ${o.duplicateProducts}, orders ${o.duplicateOrders})`,
-    ],
-    ['losses', `${o.lostProducts + o.lostOrders} (products ${o.lostProducts}, orders ${o.lostOrders})`],
-    [
-      'half-applied',
-      `${o.halfAppliedOrders} orders, ${o.wrongProducts} wrong products, ${o.unexpectedProducts + o.unexpectedOrders} unexpected`,
-    ],
-    [
-      'API calls',
-      `clean ${f.apiCalls.clean} | chaos ${f.apiCalls.chaos} | extra for recovery ${f.apiCalls.extra} (${f.apiCalls.extraPct}%) | ` +
-        `writes clean ${f.apiCalls.cleanWrites}, chaos ${f.apiCalls.chaosWrites}`,
-    ],
-    ['plm job', JSON.stringify(f.jobs.plm)],
-    ['erp job', JSON.stringify(f.jobs.erp)],
-    [
-      'time',
-      `clean ${(f.durationsMs.clean / 1000).toFixed(1)} s, chaos ${(f.durationsMs.chaos / 1000).toFixed(1)} s`,
-    ],
-  ];
-  const width = Math.max(...rows.map(([k]) => k.length));
-  const lines = rows.map(([k, v]) => `  ${k.padEnd(width)}  ${v}`);
-  if (o.examples.length > 0) lines.push(`  examples: ${o.examples.slice(0, 10).join('\n            ')}`);
-  lines.push(`  figures: ${f.figuresFile}`);
-  return `\nchaos figures\n${lines.join('\n')}\n`;
-}
+export { formatFigures, type ChaosFigures } from './figures';
