@@ -17,6 +17,11 @@ export const sandboxOptionsSchema = z.object({
   snapshotFile: z.string().optional(),
   /** Faults active from the start (the CLI's fault flags); change them later through `/__sandbox/faults`. */
   faults: faultConfigSchema.optional(),
+  /**
+   * Order and order-line list pages hold at most this many items, below the limit asked (a real server may cap page
+   * sizes; clients must follow `totalPages`). Unset: pages are as large as asked.
+   */
+  orderPageSizeCap: z.number().int().positive().optional(),
   /** Log each request (pino through Fastify). */
   logRequests: z.boolean().default(false),
 });

@@ -43,6 +43,7 @@ const configUpdateSchema = z
     rateLimitPerMinute: z.number().int().positive().optional(),
     childLinkDelayMs: z.number().int().min(0).optional(),
     qrDelayMs: z.number().int().min(0).optional(),
+    orderPageSizeCap: z.number().int().positive().nullable().optional(),
   })
   .strict();
 
@@ -109,6 +110,7 @@ export function buildSandboxApp(options: ResolvedSandboxOptions): { app: Fastify
       rateLimitPerMinute: options.rateLimitPerMinute,
       childLinkDelayMs: options.childLinkDelayMs,
       qrDelayMs: options.qrDelayMs,
+      orderPageSizeCap: options.orderPageSizeCap ?? null,
     },
     () => Date.now() + clockOffsetMs,
   );
@@ -221,6 +223,7 @@ export function buildSandboxApp(options: ResolvedSandboxOptions): { app: Fastify
     }
     if (update.childLinkDelayMs !== undefined) ctx.settings.childLinkDelayMs = update.childLinkDelayMs;
     if (update.qrDelayMs !== undefined) ctx.settings.qrDelayMs = update.qrDelayMs;
+    if (update.orderPageSizeCap !== undefined) ctx.settings.orderPageSizeCap = update.orderPageSizeCap;
     return ctx.settings;
   });
   app.post('/__sandbox/reset', async () => {

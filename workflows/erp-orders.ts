@@ -29,6 +29,11 @@ export const pushErpOrdersInputSchema = z.strictObject({
   dryRun: z.boolean().optional(),
   /** The export lists every line of its orders: platform lines it lacks are deleted (overrides the profile). */
   complete: z.boolean().optional(),
+  /**
+   * Lines already sent to tracing (`tracingReflectionOrderId` set) may be deleted or renamed. Off by default: removing
+   * such a line deletes the counterparty's tracing request, so without it the order is rejected and left as it is.
+   */
+  allowTracedLineRemoval: z.boolean().optional(),
   /** The workflow id this run re-pushes the rejects of (set by `trace-sync retry`). */
   retryOf: z.string().min(1).optional(),
   /** Orders per batch activity (default 250). */
@@ -179,6 +184,8 @@ export async function pushErpOrders(rawInput: PushErpOrdersInput): Promise<PushE
     { key: TraceStatus, value: input.dryRun ? 'dry-run' : 'running' },
   ]);
 
+  // Taken before the prepare: the total covers it.
+  const startedAtMs = Date.now();
   const state: PushState = input.resume ?? {
     prepared: await explained(
       prepareErpOrderPush({
@@ -186,6 +193,7 @@ export async function pushErpOrders(rawInput: PushErpOrdersInput): Promise<PushE
         ...(input.profile ? { profile: input.profile } : {}),
         ...(input.mappingFile ? { mappingFile: input.mappingFile } : {}),
         ...(input.complete !== undefined ? { complete: input.complete } : {}),
+        ...(input.allowTracedLineRemoval ? { allowTracedLineRemoval: true } : {}),
         workflowId: info.workflowId,
         batchSize: input.batchSize ?? 250,
       }),
@@ -194,7 +202,7 @@ export async function pushErpOrders(rawInput: PushErpOrdersInput): Promise<PushE
     counts: { created: 0, patched: 0, unchanged: 0, rejected: 0 },
     apiCallsApply: 0,
     applyMs: 0,
-    startedAtMs: Date.now(),
+    startedAtMs,
   };
   const { prepared } = state;
   progress.batchCount = prepared.batchCount;

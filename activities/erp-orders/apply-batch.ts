@@ -10,6 +10,7 @@ import {
   type BatchRecord,
   type BatchResult,
   type OrderOutcome,
+  outcomeKey,
 } from './types';
 
 /** Orders in flight at once within a batch; the client paces and bounds the requests themselves. */
@@ -101,21 +102,24 @@ export async function applyBatch(
     dryRun: input.dryRun,
     resolvedStyleIds: new Map(Object.entries(manifest.resolvedStyleIds)),
     unresolvedRefs: new Set(manifest.unresolvedRefs),
+    archivedRefs: new Set(manifest.archivedRefs),
+    allowTracedLineRemoval: manifest.allowTracedLineRemoval,
     persons,
   };
   const outcomes = new Map<string, OrderOutcome>(done);
-  const todo = records.filter((record) => !done.has(record.draft.orderNumber));
+  // Journals written before entries carried the order type key by number alone.
+  const journalled = <T>(map: ReadonlyMap<string, T>, record: BatchRecord): T | undefined =>
+    map.get(outcomeKey(record.draft)) ?? map.get(outcomeKey({ orderNumber: record.draft.orderNumber }));
+  const todo = records.filter((record) => journalled(done, record) === undefined);
   const beat = () => heartbeat({ batch: input.batch, settled: outcomes.size, of: records.length });
   const timer = setInterval(beat, HEARTBEAT_EVERY_MS);
   try {
     await forEachBounded(todo, ORDER_CONCURRENCY, async (record) => {
-      const hint = {
-        retry,
-        ...(pending.has(record.draft.orderNumber) ? { pending: pending.get(record.draft.orderNumber) } : {}),
-      };
-      const outcome = await syncOrder(record, context, hint);
+      const key = outcomeKey(record.draft);
+      const waiting = journalled(pending, record);
+      const outcome = await syncOrder(record, context, { retry, ...(waiting ? { pending: waiting } : {}) });
       await log.append(outcome);
-      outcomes.set(record.draft.orderNumber, outcome);
+      outcomes.set(key, outcome);
       beat();
     });
   } finally {

@@ -6,6 +6,7 @@ import {
   type OrderDraft,
   type ProductRef,
 } from '../../connectors/erp';
+import type { Product } from '../../connectors/traceability';
 import type { ApiCallCounter } from './api-calls';
 
 /** The caller's company, per client (one client per key), for the life of the worker: a key never changes company. */
@@ -39,22 +40,24 @@ export async function ownCompanyId(api: ApiCallCounter): Promise<string> {
 
 /**
  * Company codes → ids. The API's code filter is a substring match, one call per code; when the whole network fits
- * in fewer pages than there are codes, reading it once is cheaper.
+ * in fewer pages than there are codes, or every id is needed anyway (`wholeNetwork`), reading it once is cheaper.
  */
 export async function companyDirectory(
   api: ApiCallCounter,
   codes: readonly string[],
-): Promise<CompanyDirectoryEntry[]> {
-  if (codes.length === 0) return [];
+  wholeNetwork = false,
+): Promise<{ entries: CompanyDirectoryEntry[]; ids?: Set<string> }> {
+  if (codes.length === 0 && !wholeNetwork) return { entries: [] };
   const fetchPage = (page: number, limit: number) => api.client.companies.list({ page, limit });
   const first = await api.one(() => fetchPage(1, 100));
-  if (first.pagination.totalPages <= codes.length) {
+  if (wholeNetwork || first.pagination.totalPages <= codes.length) {
     const all = await api.all(fetchPage, first);
-    return all.flatMap((company) =>
+    const entries = all.flatMap((company) =>
       company.internalCompanyCode
         ? [{ id: company.id, code: company.internalCompanyCode, name: company.name ?? undefined }]
         : [],
     );
+    return { entries, ...(wholeNetwork ? { ids: new Set(all.map((company) => company.id)) } : {}) };
   }
   const entries: CompanyDirectoryEntry[] = [];
   for (const code of codes) {
@@ -66,68 +69,116 @@ export async function companyDirectory(
         entries.push({ id: company.id, code, name: company.name ?? undefined });
     }
   }
-  return entries;
+  return { entries };
 }
 
-export async function buildContext(api: ApiCallCounter, codes: readonly string[]): Promise<BuildContext> {
+/** Own company, company codes (and every id when the export gives ids), facility processes. */
+export async function buildContext(
+  api: ApiCallCounter,
+  codes: readonly string[],
+  checkIds = false,
+): Promise<BuildContext> {
   const [own, directory, processes] = await Promise.all([
     ownCompanyId(api),
-    companyDirectory(api, codes),
+    companyDirectory(api, codes, checkIds),
     api.all((page, limit) => api.client.processes.listFacility({ page, limit })),
   ]);
   return {
     ownCompanyId: own,
-    companies: companyResolverFromDirectory(directory),
+    companies: companyResolverFromDirectory(directory.entries),
     facilityProcesses: processes.map(({ id, name }) => ({ id, name })),
+    ...(directory.ids ? { knownCompanyIds: directory.ids } : {}),
   };
 }
 
-/** The product refs whose platform id the run needs: every code ref, and externalId refs of orders to compare. */
-export function refsToResolve(
-  drafts: readonly OrderDraft[],
-  compared: (draft: OrderDraft) => boolean,
-): Map<string, ProductRef> {
+/** Every product ref of the drafts: the run resolves them all, so a dry run refuses what the real run would. */
+export function refsToResolve(drafts: readonly OrderDraft[]): Map<string, ProductRef> {
   const refs = new Map<string, ProductRef>();
   for (const draft of drafts) {
-    const compare = compared(draft);
-    for (const line of draft.lines) {
-      if (compare || !('externalId' in line.productRef))
-        refs.set(productRefKey(line.productRef), line.productRef);
-    }
+    for (const line of draft.lines) refs.set(productRefKey(line.productRef), line.productRef);
   }
   return refs;
 }
 
-/** Platform ids of product refs: one GET per externalId; codes level by level (archived products keep theirs). */
+export interface ProductResolution {
+  resolved: Map<string, string>;
+  unresolved: string[];
+  /** Refs whose product is archived (resolved too: an existing line may hold one). */
+  archived: string[];
+}
+
+/** Calls one ref costs looked up alone: one GET by externalId; a code, up to one list per level and archive state. */
+const LOOKUP_COST = { externalId: 1, code: 6 } as const;
+/** Calls a catalogue read costs at least: three levels, non-archived then archived. */
+const CATALOGUE_MIN_CALLS = 6;
+
+/**
+ * Platform ids of product refs. Few refs: one GET per externalId, codes level by level. Many: the catalogue is read
+ * in pages of 100 (non-archived levels first, archived ones only for refs still missing), which costs fewer calls
+ * than one per product.
+ */
 export async function resolveProducts(
   api: ApiCallCounter,
   refs: ReadonlyMap<string, ProductRef>,
-): Promise<{ resolved: Map<string, string>; unresolved: string[] }> {
-  const resolved = new Map<string, string>();
-  const unresolved: string[] = [];
+): Promise<ProductResolution> {
+  const cost = [...refs.values()].reduce((sum, ref) => sum + ('externalId' in ref ? LOOKUP_COST.externalId : LOOKUP_COST.code), 0);
+  return cost > CATALOGUE_MIN_CALLS ? fromCatalogue(api, refs) : oneByOne(api, refs);
+}
+
+async function oneByOne(api: ApiCallCounter, refs: ReadonlyMap<string, ProductRef>): Promise<ProductResolution> {
+  const result: ProductResolution = { resolved: new Map(), unresolved: [], archived: [] };
   const entries = [...refs.entries()];
   const CONCURRENCY = 4;
   for (let start = 0; start < entries.length; start += CONCURRENCY) {
     await Promise.all(
       entries.slice(start, start + CONCURRENCY).map(async ([key, ref]) => {
-        const id =
+        const found =
           'externalId' in ref
             ? await byExternalId(api, ref.externalId)
             : await byCode(api, ref.codeId, ref.codeValue);
-        if (id === undefined) unresolved.push(key);
-        else resolved.set(key, id);
+        if (found === undefined) result.unresolved.push(key);
+        else {
+          result.resolved.set(key, found.id);
+          if (found.isArchived) result.archived.push(key);
+        }
       }),
     );
   }
-  return { resolved, unresolved: unresolved.sort() };
+  return { ...result, unresolved: result.unresolved.sort(), archived: result.archived.sort() };
 }
 
-async function byExternalId(api: ApiCallCounter, externalId: string): Promise<string | undefined> {
+async function fromCatalogue(api: ApiCallCounter, refs: ReadonlyMap<string, ProductRef>): Promise<ProductResolution> {
+  const result: ProductResolution = { resolved: new Map(), unresolved: [], archived: [] };
+  const missing = new Map(refs);
+  const keysOf = (product: Product): string[] => [
+    ...(product.externalId ? [productRefKey({ externalId: product.externalId })] : []),
+    ...product.codes.map((code) => productRefKey({ codeId: code.codeId, codeValue: code.codeValue })),
+  ];
+  for (const isArchived of [false, true]) {
+    for (const level of ['style', 'variant', 'sku'] as const) {
+      for (let page = 1; missing.size > 0; page++) {
+        const answer = await api.one(() => api.client.products.list({ level, isArchived, page, limit: 100 }));
+        for (const product of answer.items) {
+          for (const key of keysOf(product)) {
+            if (!missing.has(key)) continue;
+            missing.delete(key);
+            result.resolved.set(key, product.id);
+            if (product.isArchived) result.archived.push(key);
+          }
+        }
+        if (answer.items.length === 0 || page >= answer.pagination.totalPages) break;
+      }
+    }
+  }
+  return { ...result, unresolved: [...missing.keys()].sort(), archived: result.archived.sort() };
+}
+
+async function byExternalId(api: ApiCallCounter, externalId: string): Promise<{ id: string; isArchived: boolean } | undefined> {
   const product = await api.one(() => api.client.naturalKeys.findProductByExternalId(externalId));
-  return product?.id;
+  return product ? { id: product.id, isArchived: product.isArchived === true } : undefined;
 }
 
-async function byCode(api: ApiCallCounter, codeId: string, codeValue: string): Promise<string | undefined> {
+async function byCode(api: ApiCallCounter, codeId: string, codeValue: string): Promise<{ id: string; isArchived: boolean } | undefined> {
   for (const isArchived of [false, true]) {
     for (const level of ['style', 'variant', 'sku'] as const) {
       const found = await api.all((page, limit) =>
@@ -136,7 +187,7 @@ async function byCode(api: ApiCallCounter, codeId: string, codeValue: string): P
       const match = found.find((product) =>
         product.codes.some((code) => code.codeId === codeId && code.codeValue === codeValue),
       );
-      if (match) return match.id;
+      if (match) return { id: match.id, isArchived };
     }
   }
   return undefined;

@@ -8,12 +8,13 @@ import {
   buildOrders,
   companyCodesIn,
   DEFAULT_PROFILE,
+  givesCompanyIds,
   formatOfFile,
   loadProfileFile,
   readExportFile,
   type MappingProfile,
-  type OrderDraft,
 } from '../../connectors/erp';
+import type { OrderType } from '../../connectors/traceability/schemas/orders';
 import { ApiCallCounter } from './api-calls';
 import { buildContext, refsToResolve, resolveProducts } from './lookups';
 import type { OrderRunFolder } from './run-files';
@@ -92,13 +93,14 @@ export async function prepareRun(
   });
   heartbeat({ phase: 'read', rows: table.rows.length });
 
-  const context = await buildContext(api, companyCodesIn(table, profile));
+  const context = await buildContext(api, companyCodesIn(table, profile), givesCompanyIds(table, profile));
   const built = buildOrders(table, profile, context);
   const snapshot = await takeSnapshot(api, built.drafts);
   heartbeat({ phase: 'snapshot', existing: snapshot.existing.size });
-  const compared = (draft: OrderDraft): boolean =>
-    snapshot.mode === 'lookup' || snapshot.existing.has(naturalKey(draft.orderType, draft.orderNumber));
-  const products = await resolveProducts(api, refsToResolve(built.drafts, compared));
+  // Every line's product, new orders' too: a dry run then refuses what the real run would (style_not_found).
+  const products = await resolveProducts(api, refsToResolve(built.drafts));
+  const typesInFile = new Map<string, OrderType[]>();
+  for (const draft of built.drafts) typesInFile.set(draft.orderNumber, [...(typesInFile.get(draft.orderNumber) ?? []), draft.orderType]);
 
   const readOutcomes: OrderOutcome[] = built.rejections.map((rejection) => ({
     kind: 'outcome',
@@ -130,6 +132,8 @@ export async function prepareRun(
         lookup: snapshot.mode === 'listed' ? 'known' : 'unknown',
         existing: known?.order ?? null,
         linesKnown: known?.linesKnown ?? false,
+        typesInFile: (typesInFile.get(draft.orderNumber) ?? []).filter((type) => type !== draft.orderType),
+        typesOnPlatform: snapshot.mode === 'listed' ? (snapshot.typesByNumber.get(draft.orderNumber) ?? []) : null,
       };
     });
     const index = String(batches.length).padStart(5, '0');
@@ -143,9 +147,11 @@ export async function prepareRun(
     format,
     ...(profile.sheet ? { sheet: profile.sheet } : {}),
     complete,
+    allowTracedLineRemoval: input.allowTracedLineRemoval ?? false,
     batches,
     resolvedStyleIds: Object.fromEntries(products.resolved),
     unresolvedRefs: products.unresolved,
+    archivedRefs: products.archived,
   };
   const manifestRef = await run.staging.putJson(run.key('manifest.json'), manifest);
   return {

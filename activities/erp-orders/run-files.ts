@@ -1,6 +1,6 @@
 import { readdir } from 'node:fs/promises';
 import { JsonLinesJournal, RunFolder } from '../../connectors/staging';
-import { outcomeEntrySchema, type OrderOutcome, type OutcomeEntry } from './types';
+import { outcomeEntrySchema, outcomeKey, type OrderOutcome, type OutcomeEntry } from './types';
 
 /**
  * Everything a push run keeps lives in `<dataDir>/runs/<runKey>/`: the staged batches and manifest, a copy of the
@@ -13,7 +13,7 @@ export class OrderRunFolder extends RunFolder {
     return new OutcomeLog(this.file('outcomes', name));
   }
 
-  /** Every final outcome of the run, from all logs, the last one per order number winning. */
+  /** Every final outcome of the run, from all logs, the last one per order (number and type) winning. */
   async allOutcomes(): Promise<OrderOutcome[]> {
     let names: string[];
     try {
@@ -26,7 +26,8 @@ export class OrderRunFolder extends RunFolder {
       const latest = new Map<string, OrderOutcome>();
       for (const entry of await new OutcomeLog(this.file('outcomes', name)).entries()) {
         if (entry.kind === 'outcome')
-          latest.set(entry.orderNumber === '' ? `row:${entry.rows.join(',')}` : entry.orderNumber, entry);
+          // Orders refused while reading carry no type: their rows tell them apart.
+          latest.set(entry.orderType === undefined ? `row:${entry.rows.join(',')}` : outcomeKey(entry), entry);
       }
       outcomes.push(...latest.values());
     }
@@ -43,21 +44,28 @@ export class OutcomeLog extends JsonLinesJournal<OutcomeEntry> {
     super(path, outcomeEntrySchema);
   }
 
-  /** What a previous attempt left: final outcomes by order number, and orders with a write under way. */
+  /** What a previous attempt left: final outcomes by `outcomeKey`, and orders with a write under way. */
   async resumeState(): Promise<{
     done: Map<string, OrderOutcome>;
-    pending: Map<string, 'create' | 'patch'>;
+    pending: Map<string, PendingWrite>;
   }> {
     await this.closeTornLine();
     const done = new Map<string, OrderOutcome>();
-    const pending = new Map<string, 'create' | 'patch'>();
+    const pending = new Map<string, PendingWrite>();
     for (const entry of await this.entries()) {
-      if (entry.kind === 'intent') pending.set(entry.orderNumber, entry.write);
+      const key = outcomeKey(entry);
+      if (entry.kind === 'intent') pending.set(key, { write: entry.write, ...(entry.lines ? { lines: entry.lines } : {}) });
       else {
-        done.set(entry.orderNumber, entry);
-        pending.delete(entry.orderNumber);
+        done.set(key, entry);
+        pending.delete(key);
       }
     }
     return { done, pending };
   }
+}
+
+/** A write journalled by an attempt that died before its outcome, with what it was to do to the lines. */
+export interface PendingWrite {
+  write: 'create' | 'patch';
+  lines?: { created: number; updated: number; deleted: number };
 }

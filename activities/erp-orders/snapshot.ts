@@ -1,5 +1,6 @@
 import { existingOrderSchema, type ExistingOrder, type OrderDraft } from '../../connectors/erp';
 import type { Order, OrderLine } from '../../connectors/traceability';
+import type { OrderType } from '../../connectors/traceability/schemas/orders';
 import type { ApiCallCounter } from './api-calls';
 
 /** `orderType` + `orderNumber`: the natural key (numbers are unique per company and order type). */
@@ -15,6 +16,8 @@ export interface Snapshot {
   mode: 'listed' | 'lookup';
   /** listed mode: the platform's orders with the export's numbers, by natural key (lines filled when `linesListed`). */
   existing: Map<string, { order: ExistingOrder; linesKnown: boolean }>;
+  /** listed mode: the types the platform holds each of the export's numbers under (absent: none). */
+  typesByNumber: Map<string, OrderType[]>;
   linesListed: boolean;
 }
 
@@ -25,9 +28,10 @@ export interface Snapshot {
  * The snapshot only decides "unchanged"; any write is planned on a fresh read.
  */
 export async function takeSnapshot(api: ApiCallCounter, drafts: readonly OrderDraft[]): Promise<Snapshot> {
-  const snapshot: Snapshot = { mode: 'lookup', existing: new Map(), linesListed: false };
+  const snapshot: Snapshot = { mode: 'lookup', existing: new Map(), typesByNumber: new Map(), linesListed: false };
   if (drafts.length === 0) return snapshot;
   const wanted = new Set(drafts.map((draft) => naturalKey(draft.orderType, draft.orderNumber)));
+  const numbers = new Set(drafts.map((draft) => draft.orderNumber));
   // Sorted by creation, so orders created while we read land on later pages instead of shifting earlier ones.
   const fetchOrders = (page: number, limit: number) =>
     api.client.orders.list({ sort: 'createdAt', order: 'ASC', page, limit });
@@ -38,6 +42,10 @@ export async function takeSnapshot(api: ApiCallCounter, drafts: readonly OrderDr
   for (const order of await api.all(fetchOrders, first)) {
     const key = naturalKey(order.orderType, order.orderNumber);
     if (wanted.has(key)) matched.set(key, order);
+    if (numbers.has(order.orderNumber)) {
+      const types = snapshot.typesByNumber.get(order.orderNumber) ?? [];
+      if (!types.includes(order.orderType)) snapshot.typesByNumber.set(order.orderNumber, [...types, order.orderType]);
+    }
   }
   const withLines = [...matched.values()].filter((order) => (order.lineCount ?? 1) > 0);
   let linesByOrder: Map<string, OrderLine[]> | undefined;

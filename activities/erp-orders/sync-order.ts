@@ -1,5 +1,6 @@
 import {
   planOrderSync,
+  productProblem,
   productRefKey,
   type ExistingOrder,
   type OrderDraft,
@@ -7,10 +8,11 @@ import {
   type ProductRef,
 } from '../../connectors/erp';
 import { isTraceabilityApiError, type TraceabilityApiError } from '../../connectors/traceability/errors';
+import type { OrderType } from '../../connectors/traceability/schemas/orders';
 import type { ApiCallCounter } from './api-calls';
 import { resolveProducts } from './lookups';
 import type { PersonDirectory } from './persons';
-import type { OutcomeLog } from './run-files';
+import type { OutcomeLog, PendingWrite } from './run-files';
 import { toExisting } from './snapshot';
 import type { BatchRecord, OrderOutcome } from './types';
 
@@ -22,6 +24,9 @@ export interface OrderSyncContext {
   /** Filled by the run's prepare, and here when an order turns out to exist after all (shared by the batch). */
   resolvedStyleIds: Map<string, string>;
   unresolvedRefs: Set<string>;
+  /** Refs whose product is archived (a line may keep one, not take one). */
+  archivedRefs: Set<string>;
+  allowTracedLineRemoval: boolean;
   persons: PersonDirectory;
 }
 
@@ -33,14 +38,15 @@ async function resolveRefsOf(draft: OrderDraft, ctx: OrderSyncContext): Promise<
     if (!ctx.resolvedStyleIds.has(key) && !ctx.unresolvedRefs.has(key)) missing.set(key, line.productRef);
   }
   if (missing.size === 0) return;
-  const { resolved, unresolved } = await resolveProducts(ctx.api, missing);
+  const { resolved, unresolved, archived } = await resolveProducts(ctx.api, missing);
   for (const [key, id] of resolved) ctx.resolvedStyleIds.set(key, id);
   for (const key of unresolved) ctx.unresolvedRefs.add(key);
+  for (const key of archived) ctx.archivedRefs.add(key);
 }
 
 export interface ResumeHint {
   /** A previous attempt logged this write for the order and then died before its outcome. */
-  pending?: 'create' | 'patch';
+  pending?: PendingWrite;
   /** This activity attempt follows a failed one: the snapshot may predate our own writes. */
   retry: boolean;
 }
@@ -50,50 +56,67 @@ const MAX_ROUNDS = 6;
 
 const TRACING_LOCK = 'order_structural_fields_locked_by_tracing';
 const NUMBER_TAKEN = 'order_number_already_existing';
+/** 404s that mean "the platform changed under us" (the order or a line is gone): re-read and plan again. */
+const GONE = new Set(['not_found', 'order_line_not_found']);
 
 interface State {
   existing: ExistingOrder | undefined;
   /** Read during this attempt with its full lines (only such a state may plan a write). */
   fresh: boolean;
+  /** The order types the platform holds this number under (undefined: not known). */
+  typesOnPlatform?: readonly OrderType[] | undefined;
+}
+
+export interface ReadResult {
+  existing: ExistingOrder | undefined;
+  typesOnPlatform?: OrderType[];
 }
 
 /**
- * The platform's current order for a draft, by exact number and the type its parties imply: one list call, and one
- * GET for the lines when it has some. `knownId` first tries the id (a 404 falls back to the number).
+ * The platform's current order for a draft, by exact number and the type its parties imply: one list call by number
+ * (which also tells under which other types the number exists), and one GET for the lines when it has some.
+ * `knownId` first tries the id (a 404 falls back to the number).
  */
-export async function readOrder(
-  api: ApiCallCounter,
-  draft: OrderDraft,
-  knownId?: string,
-): Promise<ExistingOrder | undefined> {
+export async function readOrder(api: ApiCallCounter, draft: OrderDraft, knownId?: string): Promise<ReadResult> {
   if (knownId !== undefined) {
     try {
-      return toExisting(await api.one(() => api.client.orders.get(knownId)));
+      return { existing: toExisting(await api.one(() => api.client.orders.get(knownId))) };
     } catch (error) {
       if (!isTraceabilityApiError(error) || error.statusCode !== 404) throw error;
     }
   }
-  const page = await api.one(() =>
-    api.client.orders.list({ orderNumber: draft.orderNumber, type: draft.orderType, limit: 100 }),
-  );
-  const match = page.items.find(
-    (order) => order.orderNumber === draft.orderNumber && order.orderType === draft.orderType,
-  );
-  if (match === undefined) return undefined;
-  if (match.lineCount === 0) return toExisting(match, []);
+  const page = await api.one(() => api.client.orders.list({ orderNumber: draft.orderNumber, limit: 100 }));
+  const sameNumber = page.items.filter((order) => order.orderNumber === draft.orderNumber);
+  const typesOnPlatform = [...new Set(sameNumber.map((order) => order.orderType))];
+  const match = sameNumber.find((order) => order.orderType === draft.orderType);
+  if (match === undefined) return { existing: undefined, typesOnPlatform };
+  if (match.lineCount === 0) return { existing: toExisting(match, []), typesOnPlatform };
   try {
-    return toExisting(await api.one(() => api.client.orders.get(match.id)));
+    return { existing: toExisting(await api.one(() => api.client.orders.get(match.id))), typesOnPlatform };
   } catch (error) {
-    if (isTraceabilityApiError(error) && error.statusCode === 404) return undefined;
+    if (isTraceabilityApiError(error) && error.statusCode === 404) return { existing: undefined, typesOnPlatform };
     throw error;
   }
 }
 
 function outcomeOf(
   draft: OrderDraft,
-  fields: Omit<OrderOutcome, 'kind' | 'orderNumber' | 'rows'>,
+  fields: Omit<OrderOutcome, 'kind' | 'orderNumber' | 'orderType' | 'rows'>,
 ): OrderOutcome {
-  return { kind: 'outcome', orderNumber: draft.orderNumber, rows: draft.rows, ...fields };
+  return { kind: 'outcome', orderNumber: draft.orderNumber, orderType: draft.orderType, rows: draft.rows, ...fields };
+}
+
+/**
+ * Spec: `orderType` is "Re-derived on every update" and numbers are unique per type only, so a file whose parties
+ * turn an existing order into another type would create a second order beside it. That is refused: the parties in
+ * the file are most likely wrong, and when they are right the user decides what becomes of the old order.
+ */
+function typeChanged(draft: OrderDraft, others: readonly OrderType[]): OrderOutcome {
+  const message =
+    `order '${draft.orderNumber}': the platform holds it as ${others.join(' and ')}, but the parties in the file make it a ` +
+    `${draft.orderType}; pushing it would create a second order with the same number beside the existing one. Check the ` +
+    'buyer and supplier in the file; if the order really changed type, archive or delete the old one on the platform and push again';
+  return outcomeOf(draft, { outcome: 'rejected', code: 'order_type_changed', message, problems: [{ code: 'order_type_changed', message }] });
 }
 
 function apiRejection(draft: OrderDraft, error: TraceabilityApiError): OrderOutcome {
@@ -113,20 +136,15 @@ function apiRejection(draft: OrderDraft, error: TraceabilityApiError): OrderOutc
 function unresolvedProducts(draft: OrderDraft, ctx: OrderSyncContext): OrderOutcome | undefined {
   const missing = draft.lines.filter((line) => ctx.unresolvedRefs.has(productRefKey(line.productRef)));
   if (missing.length === 0) return undefined;
-  const problems = missing.map((line) => {
-    const ref = line.productRef;
-    const what = 'externalId' in ref ? `externalId '${ref.externalId}'` : `${ref.codeId} '${ref.codeValue}'`;
-    return {
-      code: 'product_not_resolved',
-      row: line.rows[0],
-      message: `row ${line.rows[0]}: product ${what} was not found in the catalogue`,
-    };
-  });
-  const first = problems[0];
+  const problems = missing.map((line) => productProblem(line, false)).map(({ code, row, message }) => ({
+    code,
+    message,
+    ...(row !== undefined ? { row } : {}),
+  }));
   return outcomeOf(draft, {
     outcome: 'rejected',
-    code: 'product_not_resolved',
-    message: first?.message ?? 'product not found',
+    code: 'style_not_found',
+    message: problems[0]?.message ?? 'product not found',
     problems,
   });
 }
@@ -138,7 +156,8 @@ function lineCounts(plan: Extract<OrderPlan, { kind: 'patch' }>): OrderOutcome['
 /**
  * Makes the platform's order match the draft and returns what happened. Idempotent: every write is planned on a
  * fresh read, a create whose answer was lost or whose number is taken is re-read and re-planned (never sent again
- * blindly), and writes are journalled (`intent`) so a crashed attempt's create is recognised as ours.
+ * blindly), and writes are journalled (`intent`, with their line counts) so a crashed attempt's write is recognised
+ * as ours and still counted. A 4xx that names bad data is the order's outcome, never a retry.
  */
 export async function syncOrder(
   record: BatchRecord,
@@ -151,28 +170,37 @@ export async function syncOrder(
   if (refused) return refused;
 
   let recovered: OrderOutcome['recovered'] = hint.pending ? 'resumed' : undefined;
-  let wrote: 'create' | 'patch' | undefined = hint.pending;
+  let wrote: 'create' | 'patch' | undefined = hint.pending?.write;
+  /** Line counts of the write this run (or the crashed attempt before it) made. */
+  let written: OrderOutcome['lines'] = hint.pending?.lines;
   let state: State;
+  const read = async (knownId?: string): Promise<State> => {
+    const result = await readOrder(api, draft, knownId);
+    return { existing: result.existing, fresh: true, typesOnPlatform: result.typesOnPlatform };
+  };
   if (
     record.lookup === 'unknown' ||
     hint.pending !== undefined ||
     hint.retry ||
     (record.existing && !record.linesKnown)
   ) {
-    state = { existing: await readOrder(api, draft, record.existing?.id), fresh: true };
+    state = await read(record.existing?.id);
   } else {
-    state = { existing: record.existing ?? undefined, fresh: false };
+    state = { existing: record.existing ?? undefined, fresh: false, typesOnPlatform: record.typesOnPlatform ?? undefined };
   }
   const reread = async (): Promise<void> => {
-    state = { existing: await readOrder(api, draft, state.existing?.id), fresh: true };
+    state = await read(state.existing?.id);
   };
-  const settled = (orderId: string | undefined, lines?: OrderOutcome['lines']): OrderOutcome =>
-    outcomeOf(draft, {
+  const settled = (orderId: string | undefined, lines?: OrderOutcome['lines']): OrderOutcome => {
+    // A create found done (lost answer, crash) made every line the order holds; a patch found done, what it planned.
+    const counted = lines ?? written ?? (wrote === 'create' && state.existing ? { created: state.existing.lines.length, updated: 0, deleted: 0 } : undefined);
+    return outcomeOf(draft, {
       outcome: wrote === 'create' ? 'created' : wrote === 'patch' ? 'patched' : 'unchanged',
       ...(orderId ? { orderId } : {}),
-      ...(lines ? { lines } : {}),
+      ...(counted ? { lines: counted } : {}),
       ...(recovered ? { recovered } : {}),
     });
+  };
 
   for (let round = 0; round < MAX_ROUNDS; round++) {
     if (state.existing !== undefined) await resolveRefsOf(draft, ctx);
@@ -181,6 +209,8 @@ export async function syncOrder(
       existing: state.existing,
       resolvedStyleIds: ctx.resolvedStyleIds,
       complete: ctx.complete,
+      allowTracedLineRemoval: ctx.allowTracedLineRemoval,
+      archivedRefs: ctx.archivedRefs,
       responsiblePersonIds: ctx.persons.ids,
     });
     if (plan.kind === 'rejected') {
@@ -190,11 +220,18 @@ export async function syncOrder(
     if (plan.kind === 'unchanged') return settled(plan.orderId);
 
     if (plan.kind === 'create') {
+      if (state.typesOnPlatform === undefined) {
+        await reread();
+        continue;
+      }
+      const others = state.typesOnPlatform.filter((type) => type !== draft.orderType && !record.typesInFile.includes(type));
+      if (others.length > 0 && wrote === undefined) return typeChanged(draft, others);
+      const lines = { created: plan.body.lines?.length ?? 0, updated: 0, deleted: 0 };
       if (ctx.dryRun) {
         wrote = 'create';
-        return settled(undefined, { created: plan.body.lines?.length ?? 0, updated: 0, deleted: 0 });
+        return settled(undefined, lines);
       }
-      await ctx.log.append({ kind: 'intent', orderNumber: draft.orderNumber, write: 'create' });
+      await ctx.log.append({ kind: 'intent', orderNumber: draft.orderNumber, orderType: draft.orderType, write: 'create', lines });
       try {
         const created = await api.one(() => api.client.orders.create(plan.body));
         ctx.persons.learn(draft.internalResponsiblePersons, created.internalResponsiblePersons);
@@ -213,8 +250,12 @@ export async function syncOrder(
           // The answer was lost: re-read before any new create.
           recovered = 'lost_answer';
           wrote = 'create';
+          written = lines;
           await reread();
-          if (state.existing === undefined) wrote = undefined;
+          if (state.existing === undefined) {
+            wrote = undefined;
+            written = undefined;
+          }
           continue;
         }
         if (!error.retryable) return apiRejection(draft, error);
@@ -231,24 +272,31 @@ export async function syncOrder(
       wrote = 'patch';
       return settled(plan.orderId, lineCounts(plan));
     }
-    await ctx.log.append({ kind: 'intent', orderNumber: draft.orderNumber, write: 'patch' });
+    const lines = lineCounts(plan);
+    await ctx.log.append({ kind: 'intent', orderNumber: draft.orderNumber, orderType: draft.orderType, write: 'patch', ...(lines ? { lines } : {}) });
     try {
       for (const step of plan.steps) {
         const updated = await api.one(() => api.client.orders.update(plan.orderId, step));
         if (step.internalResponsiblePersons !== undefined)
           ctx.persons.learn(step.internalResponsiblePersons, updated.internalResponsiblePersons);
       }
+      const patchedAfterCreate = wrote === 'create';
       wrote ??= 'patch';
-      return settled(plan.orderId, lineCounts(plan));
+      return settled(plan.orderId, patchedAfterCreate && written ? addLines(written, lines) : lines);
     } catch (error) {
       if (!isTraceabilityApiError(error)) throw error;
-      if (error.statusCode === 404 || error.maybeCommitted || (error.retryable && error.statusCode === 0)) {
+      const gone = error.statusCode === 404 && GONE.has(error.code);
+      if (gone || error.maybeCommitted || (error.retryable && error.statusCode === 0)) {
         // Gone, a line vanished, or the answer was lost (a two-step plan may be half done): read and plan again.
-        if (error.maybeCommitted) recovered = 'lost_answer';
+        if (error.maybeCommitted) {
+          recovered = 'lost_answer';
+          written = lines;
+        }
         wrote ??= 'patch';
         await reread();
         continue;
       }
+      // Every other 4xx names bad data (style_not_found, invalid_company_id, responsible_person_not_found...).
       if (!error.retryable) return apiRejection(draft, error);
       throw error;
     }
@@ -256,4 +304,9 @@ export async function syncOrder(
   throw new Error(
     `order '${draft.orderNumber}' did not settle after ${MAX_ROUNDS} read-plan-write rounds; the batch will be retried`,
   );
+}
+
+function addLines(a: NonNullable<OrderOutcome['lines']>, b: OrderOutcome['lines']): OrderOutcome['lines'] {
+  if (b === undefined) return a;
+  return { created: a.created + b.created, updated: a.updated + b.updated, deleted: a.deleted + b.deleted };
 }

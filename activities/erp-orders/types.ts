@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { existingOrderSchema, orderDraftSchema } from '../../connectors/erp';
+import { orderTypeSchema } from '../../connectors/traceability/schemas/orders';
 import { stagingRefSchema } from '../../connectors/staging';
 
 /** Built-in profile names a workflow input may give (`profile`); a custom one comes as `mappingFile`. */
@@ -12,6 +13,8 @@ export const prepareInputSchema = z.strictObject({
   mappingFile: z.string().min(1).optional(),
   /** Overrides the profile's `complete`. */
   complete: z.boolean().optional(),
+  /** Lines sent to tracing may be deleted or renamed. */
+  allowTracedLineRemoval: z.boolean().optional(),
   /** The run's folder is `<dataDir>/runs/<workflow id made safe for a folder name>`. */
   workflowId: z.string().min(1),
   batchSize: z.number().int().min(1).max(1000),
@@ -28,6 +31,10 @@ export const batchRecordSchema = z.strictObject({
   lookup: z.enum(['known', 'unknown']),
   existing: existingOrderSchema.nullable(),
   linesKnown: z.boolean(),
+  /** Order types the export itself gives this number (besides the draft's): those are other orders, not a change. */
+  typesInFile: z.array(orderTypeSchema).default([]),
+  /** listed snapshot: the types the platform holds this number under (null: not known, the batch looks). */
+  typesOnPlatform: z.array(orderTypeSchema).nullable().default(null),
 });
 export type BatchRecord = z.infer<typeof batchRecordSchema>;
 
@@ -40,11 +47,14 @@ export const runManifestSchema = z.strictObject({
   format: z.enum(['csv', 'xlsx', 'json', 'ndjson']),
   sheet: z.string().optional(),
   complete: z.boolean(),
+  allowTracedLineRemoval: z.boolean().default(false),
   batches: z.array(stagingRefSchema),
   /** `productRefKey` → platform product id, for refs the snapshot needed. */
   resolvedStyleIds: z.record(z.string(), z.string()),
   /** Product refs looked up and not found: their orders are rejected without a call. */
   unresolvedRefs: z.array(z.string()),
+  /** Product refs whose product is archived: a line may keep one, but not take one (the API's `style_not_found`). */
+  archivedRefs: z.array(z.string()).default([]),
 });
 export type RunManifest = z.infer<typeof runManifestSchema>;
 
@@ -66,12 +76,27 @@ export interface PrepareResult {
 export const OUTCOMES = ['created', 'patched', 'unchanged', 'rejected'] as const;
 export type OutcomeKind = (typeof OUTCOMES)[number];
 
+const lineCountsSchema = z.strictObject({ created: z.number(), updated: z.number(), deleted: z.number() });
+
+/** One order's key in the journals: number and type (a number is unique per order type only). */
+export const outcomeKey = (entry: { orderNumber: string; orderType?: string | undefined }): string =>
+  `${entry.orderType ?? ''}\u0000${entry.orderNumber}`;
+
 /** One line of a batch's outcome log. `intent` lines precede writes, so a crashed attempt's work is recognised. */
 export const outcomeEntrySchema = z.discriminatedUnion('kind', [
-  z.strictObject({ kind: z.literal('intent'), orderNumber: z.string(), write: z.enum(['create', 'patch']) }),
+  z.strictObject({
+    kind: z.literal('intent'),
+    orderNumber: z.string(),
+    orderType: orderTypeSchema.optional(),
+    write: z.enum(['create', 'patch']),
+    /** What the write does to lines, so a resumed attempt that finds it done still counts them. */
+    lines: lineCountsSchema.optional(),
+  }),
   z.strictObject({
     kind: z.literal('outcome'),
     orderNumber: z.string(),
+    /** Absent for orders refused before their type was known. */
+    orderType: orderTypeSchema.optional(),
     outcome: z.enum(OUTCOMES),
     orderId: z.string().optional(),
     rows: z.array(z.number().int().positive()),
@@ -87,7 +112,7 @@ export const outcomeEntrySchema = z.discriminatedUnion('kind', [
         }),
       )
       .optional(),
-    lines: z.strictObject({ created: z.number(), updated: z.number(), deleted: z.number() }).optional(),
+    lines: lineCountsSchema.optional(),
     /** How the order got there when a write's answer was lost or the number was already taken. */
     recovered: z.enum(['lost_answer', 'number_taken', 'resumed']).optional(),
   }),

@@ -23,6 +23,7 @@ export interface PushOrdersFlags {
   mapping?: string;
   dryRun?: boolean;
   complete?: boolean;
+  allowTracedLineRemoval?: boolean;
 }
 
 /** The workflow input for a file and the command's flags (paths made absolute: the worker reads them). */
@@ -35,6 +36,7 @@ export function pushOrdersInput(file: string, flags: PushOrdersFlags): PushErpOr
     ...(flags.mapping !== undefined ? { mappingFile: path.resolve(flags.mapping) } : {}),
     ...(flags.dryRun ? { dryRun: true } : {}),
     ...(flags.complete ? { complete: true } : {}),
+    ...(flags.allowTracedLineRemoval ? { allowTracedLineRemoval: true } : {}),
   };
 }
 
@@ -54,6 +56,10 @@ export function pushOrdersCommand(): Command {
     )
     .option('--dry-run', 'plan only: report what would be created and patched, write nothing')
     .option('--complete', 'the export lists every line of its orders: delete platform lines it lacks')
+    .option(
+      '--allow-traced-line-removal',
+      'let the push delete or rename lines already sent to tracing (this deletes or renames the counterparty\'s tracing request)',
+    )
     .option(
       '--wait',
       'wait for the result and print it (exit 0 when the run completed, even with rejected orders)',

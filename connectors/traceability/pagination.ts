@@ -91,8 +91,10 @@ export class IncrementalSync<T extends Updatable> implements AsyncIterable<T> {
     for (;;) {
       const page = await this.fetchWindow({ updatedAfterUnixMs: lowerBound, page: 1, limit: this.limit });
       yield* this.take(page.items);
-      const full = page.items.length >= this.limit && page.pagination.totalPages > 1;
-      if (!full) return;
+      // A server may answer fewer items than asked (it caps page sizes): more pages are there while `totalPages`
+      // says so, as `paginate` reads it, not while pages come back full.
+      const more = page.items.length > 0 && page.pagination.totalPages > 1;
+      if (!more) return;
       if (this.cursor === lowerBound) {
         // A whole page shares one millisecond: page through exactly it, then go strictly past it.
         yield* this.drainMillisecond(lowerBound);

@@ -38,6 +38,8 @@ export interface SandboxSettings {
   rateLimitPerMinute: number;
   childLinkDelayMs: number;
   qrDelayMs: number;
+  /** Order and order-line lists answer at most this many items a page, whatever the limit asked (null: no cap). */
+  orderPageSizeCap?: number | null;
 }
 
 export class SandboxContext {

@@ -4,7 +4,8 @@ import { describeAt, orderDraftSchema, rejectionOf, type LineDraft, type OrderDr
 import { PARTY_FIELDS, SCALAR_HEADER_FIELDS, type CompanyRef, type HeaderKey, type PartyKey } from './fields';
 import { agreeOnHeader, managesField, rowList } from './header';
 import { resolveCompanyCode, resolveFacilityProcess, type CompanyResolver, type FacilityProcessList } from './lookups';
-import { generatedLineNumber, orderTypeFor } from './order-type';
+import { orderTypeFor } from './order-type';
+import type { OrderType } from '../../traceability/schemas/orders';
 import { mapRow, type MappedRow } from './row';
 
 /** What building orders needs besides the export: who the caller is and the reference lookups. */
@@ -13,6 +14,8 @@ export interface BuildContext {
   ownCompanyId: string;
   companies: CompanyResolver;
   facilityProcesses: FacilityProcessList;
+  /** Every company id of the caller's network, when the export gives party ids: others are the API's 404. */
+  knownCompanyIds?: ReadonlySet<string>;
 }
 
 export interface BuildResult {
@@ -24,6 +27,17 @@ export interface BuildResult {
 
 export class ExportMismatchError extends Error {
   override readonly name = 'ExportMismatchError';
+}
+
+/** Whether the export names any party by platform company id (a column or a constant). */
+export function givesCompanyIds(table: ExportTable, profile: MappingProfile): boolean {
+  const binding = bindColumns(profile, table.columns);
+  return PARTY_FIELDS.some((party) => {
+    const constant = profile.constants[party.idField];
+    if (constant !== undefined && constant.trim() !== '') return true;
+    const column = binding.bound[party.idField];
+    return column !== undefined && table.rows.some((row) => String(row.values[column] ?? '').trim() !== '');
+  });
 }
 
 /** Company codes worth looking up before building (the activity resolves them in one pass, then builds). */
@@ -82,11 +96,53 @@ export function buildOrders(table: ExportTable, profile: MappingProfile, context
     groups.set(mapped.orderNumber, [...(groups.get(mapped.orderNumber) ?? []), mapped]);
   }
   for (const [orderNumber, rows] of groups) {
-    const built = buildOrder(orderNumber, rows, binding, profile, context);
-    if ('problems' in built) result.rejections.push(built);
-    else result.drafts.push(built);
+    for (const typed of splitByOrderType(rows, profile, context)) {
+      const built = buildOrder(orderNumber, typed, binding, profile, context);
+      if ('problems' in built) result.rejections.push(built);
+      else result.drafts.push(built);
+    }
   }
   return result;
+}
+
+/** The order type one row's own parties give (its cells, else the profile's constants or own company). */
+function rowOrderType(row: MappedRow, profile: MappingProfile, context: BuildContext): OrderType | undefined {
+  const idOf = (key: 'buyerCompanyId' | 'supplierCompanyId'): string | undefined => {
+    const party = PARTY_FIELDS.find((candidate) => candidate.key === key);
+    if (party === undefined) return undefined;
+    const ref = (row.header.get(key)?.value as CompanyRef | undefined) ?? constantParty(profile, party.idField, party.codeField) ?? ownParty(profile, key, context);
+    if (ref === undefined) return undefined;
+    if ('id' in ref) return ref.id;
+    const resolved = resolveCompanyCode(context.companies, ref.code);
+    return resolved.ok ? resolved.value : undefined;
+  };
+  const buyer = idOf('buyerCompanyId');
+  const supplier = idOf('supplierCompanyId');
+  if (buyer === undefined || supplier === undefined) return undefined;
+  const type = orderTypeFor(context.ownCompanyId, buyer, supplier);
+  return type.ok ? type.value : undefined;
+}
+
+/**
+ * An order number is unique per owner company and order type (spec: "Unique within the owner company for the same
+ * order type"), so one file may hold a purchase and a sales order with the same number: their rows go apart by the
+ * type their parties give. Rows whose parties are blank belong to the order of the row above them. Only rows naming
+ * parties of two different types split a number; otherwise the rows stay one order (and disagreeing parties are a
+ * `header_conflict`).
+ */
+function splitByOrderType(rows: readonly MappedRow[], profile: MappingProfile, context: BuildContext): MappedRow[][] {
+  const partiesGiven = (row: MappedRow): boolean => row.header.has('buyerCompanyId') || row.header.has('supplierCompanyId');
+  const types = rows.map((row) => (partiesGiven(row) ? rowOrderType(row, profile, context) : undefined));
+  const distinct = new Set(types.filter((type): type is OrderType => type !== undefined));
+  if (distinct.size < 2) return [[...rows]];
+  const byType = new Map<OrderType, MappedRow[]>();
+  let current = types.find((type): type is OrderType => type !== undefined);
+  rows.forEach((row, index) => {
+    current = types[index] ?? current;
+    if (current === undefined) return;
+    byType.set(current, [...(byType.get(current) ?? []), row]);
+  });
+  return [...byType.values()];
 }
 
 type Assembled = Record<string, unknown>;
@@ -130,13 +186,21 @@ function buildOrder(
     const cell = agreed.get(party.key);
     const ref = (cell?.value as CompanyRef | undefined) ?? constantParty(profile, party.idField, party.codeField) ?? ownParty(profile, party.key, context);
     if (ref === undefined) {
-      if ((party.key === 'vendorCompanyId' || party.key === 'factory') && managesField(binding, profile, party.idField, party.codeField)) {
+      // Blank but managed: vendor and factory are cleared, the receiver goes back to the server's default.
+      if (party.key !== 'buyerCompanyId' && party.key !== 'supplierCompanyId' && managesField(binding, profile, party.idField, party.codeField)) {
         draft[party.key] = null;
       }
       continue;
     }
     if ('id' in ref) {
-      parties.set(party.key, ref.id);
+      const known = context.knownCompanyIds;
+      if (known !== undefined && ref.id !== context.ownCompanyId && !known.has(ref.id)) {
+        const column = cell?.column ?? `constant ${party.idField}`;
+        orderProblem(
+          { code: 'invalid_company_id', field: party.key, column, reason: `company id '${ref.id}' is not a company of your network` },
+          cell?.rows ?? rowNumbers,
+        );
+      } else parties.set(party.key, ref.id);
       continue;
     }
     const resolved = resolveCompanyCode(context.companies, ref.code);
@@ -173,7 +237,7 @@ function buildOrder(
     else orderProblem({ code: 'order_owner_not_party', field: 'buyerCompanyId', reason: orderType.reason }, rowNumbers);
   }
 
-  const lines = buildLines(orderNumber, rows, draft['orderType'] as OrderDraft['orderType'] | undefined, orderProblem);
+  const lines = buildLines(rows, orderProblem);
   if (problems.length > 0) return rejectionOf(orderNumber, rowNumbers, problems);
   const parsed = orderDraftSchema.safeParse({ ...draft, lines });
   if (!parsed.success) {
@@ -188,8 +252,8 @@ function buildOrder(
 
 function blankValue(key: HeaderKey): null | [] | undefined {
   if (key === 'tags' || key === 'internalResponsiblePersons') return [];
-  // Status and sub-type are never cleared, and an omitted receiver process means the server's default.
-  if (key === 'status' || key === 'orderSubType' || key === 'receiverFacilityProcess') return undefined;
+  // Status and sub-type are never cleared; a blank receiver process (null) means the server's default.
+  if (key === 'status' || key === 'orderSubType') return undefined;
   return null;
 }
 
@@ -208,8 +272,8 @@ function ownParty(profile: MappingProfile, key: PartyKey, context: BuildContext)
 type OrderProblem = (problem: Omit<Problem, 'message'> & { reason: string }, onRows: readonly number[]) => void;
 
 function checkReceiverPair(draft: Assembled, agreed: ReturnType<typeof agreeOnHeader>['agreed'], rows: readonly number[], report: OrderProblem): void {
-  const hasCompany = draft['receiverCompanyId'] !== undefined;
-  const hasProcess = draft['receiverFacilityProcess'] !== undefined;
+  const hasCompany = typeof draft['receiverCompanyId'] === 'string';
+  const hasProcess = typeof draft['receiverFacilityProcess'] === 'string';
   if (hasCompany === hasProcess) return;
   const given = hasCompany ? 'receiverCompanyId' : 'receiverFacilityProcess';
   const lacking = hasCompany ? 'receiverFacilityProcess' : 'receiverCompanyId';
@@ -224,18 +288,18 @@ function checkReceiverPair(draft: Assembled, agreed: ReturnType<typeof agreeOnHe
   );
 }
 
-function buildLines(orderNumber: string, rows: readonly MappedRow[], orderType: OrderDraft['orderType'] | undefined, report: OrderProblem): LineDraft[] {
+function buildLines(rows: readonly MappedRow[], report: OrderProblem): LineDraft[] {
   const lines: LineDraft[] = [];
-  rows.forEach((row, index) => {
+  for (const row of rows) {
     const { line } = row;
-    if (line.productRef === undefined || line.quantity === undefined || line.unit === undefined) return;
-    const orderLineNumber = line.orderLineNumber ?? (orderType ? generatedLineNumber(orderNumber, orderType, index + 1) : undefined);
-    if (orderLineNumber === undefined) return;
-    const draft: LineDraft = { rows: [row.row], orderLineNumber, productRef: line.productRef, quantity: line.quantity, unit: line.unit };
+    if (line.productRef === undefined || line.quantity === undefined || line.unit === undefined) continue;
+    // No number in the export: the line is matched by its content, and a new one gets the server's number.
+    const draft: LineDraft = { rows: [row.row], productRef: line.productRef, quantity: line.quantity, unit: line.unit };
+    if (line.orderLineNumber !== undefined) draft.orderLineNumber = line.orderLineNumber;
     if (line.lineId !== undefined) draft.lineId = line.lineId;
     if (line.secondaryQuantity !== undefined) draft.secondaryQuantity = line.secondaryQuantity;
     lines.push(draft);
-  });
+  }
   reportDuplicates(lines, (line) => line.orderLineNumber, 'orderLineNumber', 'duplicate_line_number', 'line number', report);
   reportDuplicates(lines, (line) => line.lineId, 'lineId', 'duplicate_line_id', 'line id', report);
   return lines;

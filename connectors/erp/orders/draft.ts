@@ -22,8 +22,11 @@ export const lineDraftSchema = z.strictObject({
   rows: sourceRows,
   /** Platform line id given by the export (lets it renumber a line); otherwise lines match by number. */
   lineId: z.string().min(1).optional(),
-  /** Always set: taken from the export, or the number the server would generate (`{orderNumber}-{type}-L{n}`). */
-  orderLineNumber: z.string().min(1).max(255),
+  /**
+   * The export's line number. Absent when the export carries none: the line is then matched by content (product and
+   * unit, then quantity), never by position, and a new line gets the server's number (`{orderNumber}-{type}-L{n}`).
+   */
+  orderLineNumber: z.string().min(1).max(255).optional(),
   productRef: productRefSchema,
   quantity,
   unit: unitSchema,
@@ -50,9 +53,12 @@ export const orderDraftSchema = z
     orderNumber: z.string().min(1).max(255),
     buyerCompanyId: companyId,
     supplierCompanyId: companyId,
-    /** Omitted means the server's default: the buyer (and the buyer's facility process). */
-    receiverCompanyId: companyId.optional(),
-    receiverFacilityProcess: z.string().min(1).optional(),
+    /**
+     * `undefined`: the export has no receiver column (the platform's receiver is left alone); `null`: the column is
+     * there but blank, which means the server's default (the buyer, with the buyer's facility process).
+     */
+    receiverCompanyId: companyId.nullable().optional(),
+    receiverFacilityProcess: z.string().min(1).nullable().optional(),
     vendorCompanyId: clearable(companyId),
     factory: clearable(companyId),
     buyerFacilityProcess: clearable(z.string().min(1)),
@@ -73,7 +79,7 @@ export const orderDraftSchema = z
     lines: z.array(lineDraftSchema),
   })
   .superRefine((draft, ctx) => {
-    if ((draft.receiverCompanyId === undefined) !== (draft.receiverFacilityProcess === undefined)) {
+    if (typeof draft.receiverCompanyId === 'string' !== (typeof draft.receiverFacilityProcess === 'string')) {
       ctx.addIssue({ code: 'custom', path: ['receiverFacilityProcess'], message: 'receiver company and receiver facility process go together' });
     }
   });
@@ -82,7 +88,8 @@ export type OrderDraft = z.infer<typeof orderDraftSchema>;
 export const REJECTION_CODES = [
   'unreadable_row', 'missing_value', 'too_long', 'invalid_date', 'invalid_quantity', 'invalid_unit', 'invalid_value',
   'header_conflict', 'duplicate_line_number', 'duplicate_line_id', 'receiver_pair_incomplete', 'unknown_company',
-  'unknown_facility_process', 'order_owner_not_party', 'product_not_resolved', 'line_number_taken', 'unknown_line_id',
+  'unknown_facility_process', 'order_owner_not_party', 'style_not_found', 'invalid_company_id', 'line_number_taken',
+  'unknown_line_id', 'traced_line_protected', 'order_type_changed',
 ] as const;
 export const rejectionCodeSchema = z.enum(REJECTION_CODES);
 export type RejectionCode = z.infer<typeof rejectionCodeSchema>;

@@ -1,7 +1,7 @@
 import { Readable } from 'node:stream';
 import { TextDecoder } from 'node:util';
 import Papa from 'papaparse';
-import { ExportReadError, type ExportTable, type SourceRow } from './types';
+import { ExportReadError, type CsvDialect, type ExportTable, type SourceRow } from './types';
 
 export type TextSource = Readable | string | Buffer;
 
@@ -37,11 +37,15 @@ function isUtf8(bytes: Buffer): boolean {
  * Text of a byte stream: UTF-8 (BOM dropped), unless the first chunk is not valid UTF-8, in which case the file
  * is taken as Windows-1252, the usual encoding of older ERP exports (so `Café` does not come out as `Caf�`).
  */
-async function* decodedText(input: AsyncIterable<Buffer | string>): AsyncGenerator<string> {
+async function* decodedText(input: AsyncIterable<Buffer | string>, seen: Partial<CsvDialect> = {}): AsyncGenerator<string> {
   let decoder: TextDecoder | undefined;
   for await (const chunk of input) {
     const bytes = typeof chunk === 'string' ? Buffer.from(chunk, 'utf8') : chunk;
-    decoder ??= new TextDecoder(isUtf8(bytes) ? 'utf-8' : 'windows-1252');
+    if (decoder === undefined) {
+      seen.encoding = isUtf8(bytes) ? 'utf-8' : 'windows-1252';
+      seen.bom = bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf;
+    }
+    decoder ??= new TextDecoder(seen.encoding ?? 'utf-8');
     const text = decoder.decode(bytes, { stream: true });
     if (text !== '') yield text;
   }
@@ -80,11 +84,19 @@ async function* rejoined(head: string, tail: AsyncIterator<string>): AsyncGenera
  * spreadsheet shows them; blank records are skipped but still counted.
  */
 export async function readCsv(source: TextSource): Promise<ExportTable> {
-  const chunks = decodedText(toReadable(source));
+  const seen: Partial<CsvDialect> = {};
+  const chunks = decodedText(toReadable(source), seen);
   const first = await chunks.next();
   if (first.done) throw new ExportReadError('the csv file is empty: no header row');
   const text = Readable.from(rejoined(first.value, chunks));
   const delimiter = guessDelimiter(first.value);
+  const newlineAt = first.value.indexOf('\n');
+  const dialect: CsvDialect = {
+    delimiter,
+    encoding: seen.encoding ?? 'utf-8',
+    newline: newlineAt > 0 && first.value[newlineAt - 1] === '\r' ? '\r\n' : '\n',
+    bom: seen.bom ?? false,
+  };
   const parser = text.pipe(Papa.parse(Papa.NODE_STREAM_INPUT, { header: false, skipEmptyLines: false, delimiter }));
   text.on('error', (error: Error) => parser.destroy(error));
   let columns: string[] | undefined;
@@ -110,5 +122,5 @@ export async function readCsv(source: TextSource): Promise<ExportTable> {
     rows.push(row);
   }
   if (columns === undefined) throw new ExportReadError('the csv file is empty: no header row');
-  return { format: 'csv', columns, rows };
+  return { format: 'csv', columns, rows, csvDialect: dialect };
 }

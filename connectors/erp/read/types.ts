@@ -33,6 +33,15 @@ export interface ExportTable {
   rows: SourceRow[];
   /** xlsx only: the sheet the rows came from. */
   sheetName?: string;
+  /** csv only: how the file was written, so the rejects file can be written the same way. */
+  csvDialect?: CsvDialect;
+}
+
+export interface CsvDialect {
+  delimiter: string;
+  encoding: 'utf-8' | 'windows-1252';
+  newline: '\r\n' | '\n';
+  bom: boolean;
 }
 
 /** Why a file was refused whole; `unreadable_file` unless a more precise reason is known. */

@@ -41,14 +41,21 @@ interface Match {
   existing: ExistingOrderLine;
 }
 
-function matchLines(draft: OrderDraft, existing: ExistingOrder, problems: Problem[]): { matches: Match[]; added: LineDraft[]; unlisted: ExistingOrderLine[] } {
+/** How lines are told apart: the platform id, else the export's line number, else the line's content. */
+function matchLines(
+  draft: OrderDraft,
+  existing: ExistingOrder,
+  resolved: ReadonlyMap<string, string>,
+  problems: Problem[],
+): { matches: Match[]; added: LineDraft[]; unlisted: ExistingOrderLine[] } {
   const byId = new Map(existing.lines.map((line) => [line.id, line]));
   const taken = new Set<string>();
   const matches: Match[] = [];
-  const pending: LineDraft[] = [];
+  const numbered: LineDraft[] = [];
+  const unnumbered: LineDraft[] = [];
   for (const line of draft.lines) {
     if (line.lineId === undefined) {
-      pending.push(line);
+      (line.orderLineNumber === undefined ? unnumbered : numbered).push(line);
       continue;
     }
     const target = byId.get(line.lineId);
@@ -66,22 +73,43 @@ function matchLines(draft: OrderDraft, existing: ExistingOrder, problems: Proble
   }
   const byNumber = new Map(existing.lines.filter((line) => !taken.has(line.id)).map((line) => [line.orderLineNumber, line]));
   const added: LineDraft[] = [];
-  for (const line of pending) {
-    const target = byNumber.get(line.orderLineNumber);
+  for (const line of numbered) {
+    const target = line.orderLineNumber === undefined ? undefined : byNumber.get(line.orderLineNumber);
     if (target === undefined) added.push(line);
     else {
-      byNumber.delete(line.orderLineNumber);
+      byNumber.delete(target.orderLineNumber);
       taken.add(target.id);
       matches.push({ draft: line, existing: target });
     }
   }
+  // `lineNo` is a display position, not identity: without numbers a line is the same line when it holds the same
+  // product in the same unit, the same quantity first, then any quantity (a changed quantity), in the order listed.
+  const sameKind = (line: LineDraft, candidate: ExistingOrderLine): boolean =>
+    styleIdFor(line.productRef, resolved) === candidate.styleId && line.unit === candidate.unit;
+  let pending = unnumbered;
+  for (const sameQuantityToo of [true, false]) {
+    const left: LineDraft[] = [];
+    for (const line of pending) {
+      const target = existing.lines.find(
+        (candidate) =>
+          !taken.has(candidate.id) && sameKind(line, candidate) && (!sameQuantityToo || sameQuantity(line.quantity, candidate.quantity)),
+      );
+      if (target === undefined) left.push(line);
+      else {
+        taken.add(target.id);
+        matches.push({ draft: line, existing: target });
+      }
+    }
+    pending = left;
+  }
+  added.push(...pending);
   return { matches, added, unlisted: existing.lines.filter((line) => !taken.has(line.id)) };
 }
 
 function lineChanges(match: Match, styleId: string): Omit<LinePatchEntry, 'id'> {
   const { draft, existing } = match;
   const changes: Omit<LinePatchEntry, 'id'> = {};
-  if (draft.orderLineNumber !== existing.orderLineNumber) changes.orderLineNumber = draft.orderLineNumber;
+  if (draft.orderLineNumber !== undefined && draft.orderLineNumber !== existing.orderLineNumber) changes.orderLineNumber = draft.orderLineNumber;
   if (styleId !== existing.styleId) changes.styleId = styleId;
   if (!sameQuantity(draft.quantity, existing.quantity)) changes.quantity = draft.quantity;
   if (draft.unit !== existing.unit) changes.unit = draft.unit;
@@ -94,43 +122,62 @@ function lineChanges(match: Match, styleId: string): Omit<LinePatchEntry, 'id'> 
 export function newLineEntry(line: LineDraft, resolved: ReadonlyMap<string, string>): LinePatchEntry | undefined {
   const styleId = styleIdFor(line.productRef, resolved) ?? ('externalId' in line.productRef ? line.productRef.externalId : undefined);
   if (styleId === undefined) return undefined;
-  const entry: LinePatchEntry = { orderLineNumber: line.orderLineNumber, styleId, quantity: line.quantity, unit: line.unit };
+  const entry: LinePatchEntry = { styleId, quantity: line.quantity, unit: line.unit };
+  if (line.orderLineNumber !== undefined) entry.orderLineNumber = line.orderLineNumber;
   if (typeof line.secondaryQuantity === 'number') entry.secondaryQuantity = line.secondaryQuantity;
   return entry;
 }
 
+/** The problem of a line whose product the API will refuse: not in the catalogue, or archived. */
+export function productProblem(line: LineDraft, archived: boolean): Problem {
+  const row = line.rows[0];
+  return {
+    code: 'style_not_found',
+    field: 'product',
+    row,
+    message: archived
+      ? `row ${row}: product ${describeRef(line.productRef)} is archived; the API takes only non-archived products on order lines (unarchive it or change the line)`
+      : `row ${row}: product ${describeRef(line.productRef)} was not found in the catalogue`,
+  };
+}
+
+export interface LineOptions {
+  /** The profile's `complete`: platform lines the export does not list are deleted. */
+  complete: boolean;
+  /** Lines reflected into tracing (`tracingReflectionOrderId`) may be deleted or renamed. */
+  allowTracedLineRemoval?: boolean;
+  /** `productRefKey`s of archived products: a line may keep one, not take one. */
+  archivedRefs?: ReadonlySet<string>;
+}
+
 /**
- * Line reconciliation keyed by `lineId` when the export gives it, else by `orderLineNumber`: matched lines are updated
- * in place with only what changed (bare `{ id }` when nothing did), export-only lines are created, platform-only
- * lines are deleted when the export is complete and kept (bare `{ id }`) otherwise. A rename onto a number another
- * kept line holds right now (a swap, a shift) is split in two steps through temporary numbers: the server answers
- * 409 to it in one request.
+ * Line reconciliation keyed by `lineId` when the export gives it, else by `orderLineNumber`, else by content:
+ * matched lines are updated in place with only what changed (bare `{ id }` when nothing did), export-only lines are
+ * created, platform-only lines are deleted when the export is complete and kept (bare `{ id }`) otherwise. A line
+ * sent to tracing is neither deleted nor renamed without `allowTracedLineRemoval` (the spec's "Tracing coupling":
+ * removing it deletes the counterparty's tracing request). A rename onto a number another kept line holds right now
+ * (a swap, a shift) is split in two steps through temporary numbers: the server answers 409 to it in one request.
  */
 export function planLines(
   draft: OrderDraft,
   existing: ExistingOrder,
   resolvedStyleIds: ReadonlyMap<string, string>,
-  complete: boolean,
+  options: LineOptions,
 ): LinePlan | { problems: Problem[] } {
+  const { complete } = options;
   const problems: Problem[] = [];
-  const { matches, added, unlisted } = matchLines(draft, existing, problems);
-  const unresolved = (line: LineDraft): void => {
-    problems.push({
-      code: 'product_not_resolved',
-      field: 'product',
-      row: line.rows[0],
-      message: `row ${line.rows[0]}: product ${describeRef(line.productRef)} was not found in the catalogue`,
-    });
-  };
+  const { matches, added, unlisted } = matchLines(draft, existing, resolvedStyleIds, problems);
+  const archived = (line: LineDraft): boolean => options.archivedRefs?.has(productRefKey(line.productRef)) ?? false;
   const updates: LinePatchEntry[] = [];
   const summary: LineSummary = { created: 0, updated: 0, deleted: 0, renamed: 0, unchanged: 0 };
   for (const match of matches) {
     const styleId = styleIdFor(match.draft.productRef, resolvedStyleIds);
     if (styleId === undefined) {
-      unresolved(match.draft);
+      problems.push(productProblem(match.draft, false));
       continue;
     }
     const changes = lineChanges(match, styleId);
+    if (changes.styleId !== undefined && archived(match.draft)) problems.push(productProblem(match.draft, true));
     updates.push({ id: match.existing.id, ...changes });
     if (Object.keys(changes).length === 0) summary.unchanged += 1;
     else summary.updated += 1;
@@ -138,23 +185,24 @@ export function planLines(
   }
   const creates: LinePatchEntry[] = [];
   for (const line of added) {
-    const entry = newLineEntry(line, resolvedStyleIds);
-    if (entry === undefined) unresolved(line);
+    const entry = archived(line) ? undefined : newLineEntry(line, resolvedStyleIds);
+    if (entry === undefined) problems.push(productProblem(line, archived(line)));
     else creates.push(entry);
   }
   const kept = complete ? [] : unlisted;
   summary.deleted = complete ? unlisted.length : 0;
   summary.unchanged += kept.length;
   summary.created = creates.length;
+  if (!options.allowTracedLineRemoval) protectTracedLines(draft, matches, complete ? unlisted : [], problems);
   checkFinalNumbers(draft, matches, added, kept, problems);
   if (problems.length > 0) return { problems };
   if (summary.created + summary.updated + summary.deleted === 0) return { steps: [], summary };
 
   const final: LinePatchEntry[] = [...updates, ...kept.map((line) => ({ id: line.id })), ...creates];
   const keptNumbers = new Map([...matches.map((m) => m.existing), ...kept].map((line) => [line.orderLineNumber, line.id]));
-  const renames = matches.filter((m) => m.draft.orderLineNumber !== m.existing.orderLineNumber);
+  const renames = matches.filter((m) => m.draft.orderLineNumber !== undefined && m.draft.orderLineNumber !== m.existing.orderLineNumber);
   const collides = renames.some((m) => {
-    const holder = keptNumbers.get(m.draft.orderLineNumber);
+    const holder = m.draft.orderLineNumber === undefined ? undefined : keptNumbers.get(m.draft.orderLineNumber);
     return holder !== undefined && holder !== m.existing.id;
   });
   if (!collides) return { steps: [final], summary };
@@ -166,10 +214,39 @@ export function planLines(
   return { steps: [step1, final], summary };
 }
 
+/** Spec, "Tracing coupling of lines and orders" 1 and 2: deleting or renaming a traced line reaches the counterparty. */
+function protectTracedLines(draft: OrderDraft, matches: readonly Match[], deleted: readonly ExistingOrderLine[], problems: Problem[]): void {
+  const traced = (line: ExistingOrderLine): boolean => typeof line.tracingReflectionOrderId === 'string' && line.tracingReflectionOrderId !== '';
+  for (const line of deleted.filter(traced)) {
+    problems.push({
+      code: 'traced_line_protected',
+      field: 'lines',
+      message:
+        `order '${draft.orderNumber}': platform line '${line.orderLineNumber}' (${line.id}) is not in the export, but it was sent to ` +
+        `tracing (${line.tracingReflectionOrderId}); deleting it would delete the counterparty's tracing request, so the order is ` +
+        'left as it is. Add the line back to the export, or push with --allow-traced-line-removal (allowTracedLineRemoval) to delete it',
+    });
+  }
+  for (const match of matches) {
+    const number = match.draft.orderLineNumber;
+    if (!traced(match.existing) || number === undefined || number === match.existing.orderLineNumber) continue;
+    problems.push({
+      code: 'traced_line_protected',
+      field: 'orderLineNumber',
+      row: match.draft.rows[0],
+      message:
+        `row ${match.draft.rows[0]}: order '${draft.orderNumber}' would rename traced line '${match.existing.orderLineNumber}' to ` +
+        `'${number}', which renames the counterparty's tracing request; the order is left as it is. Push with ` +
+        '--allow-traced-line-removal (allowTracedLineRemoval) to allow it',
+    });
+  }
+}
+
 /** After the plan, every line the order keeps must have its own number (the server's 409 `order_not_unique`). */
 function checkFinalNumbers(draft: OrderDraft, matches: readonly Match[], added: readonly LineDraft[], kept: readonly ExistingOrderLine[], problems: Problem[]): void {
   const keptByNumber = new Map(kept.map((line) => [line.orderLineNumber, line]));
   for (const line of [...matches.map((m) => m.draft), ...added]) {
+    if (line.orderLineNumber === undefined) continue;
     const holder = keptByNumber.get(line.orderLineNumber);
     if (holder === undefined) continue;
     problems.push({

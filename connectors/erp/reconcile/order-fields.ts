@@ -12,13 +12,16 @@ const PLAIN_FIELDS = [
 ] as const;
 
 /**
- * The receiver the order should have: the export's pair, or else the server's default (the buyer with the buyer's
- * facility process). Without a buyer process the default cannot be written as a valid pair, so it is not enforced.
+ * The receiver the order should have. Only an export that manages the receiver (a receiver column in the file, or a
+ * constant) may change it: its pair, or, when blank, the server's default (the buyer with the buyer's facility
+ * process; without a buyer process the default cannot be written as a valid pair, so it is not enforced). An
+ * export without receiver columns leaves the platform's receiver alone.
  */
 function expectedReceiver(draft: OrderDraft, existing: ExistingOrder): { company: string; process: string } | undefined {
-  if (draft.receiverCompanyId !== undefined && draft.receiverFacilityProcess !== undefined) {
+  if (typeof draft.receiverCompanyId === 'string' && typeof draft.receiverFacilityProcess === 'string') {
     return { company: draft.receiverCompanyId, process: draft.receiverFacilityProcess };
   }
+  if (draft.receiverCompanyId === undefined && draft.receiverFacilityProcess === undefined) return undefined;
   const buyerProcess = draft.buyerFacilityProcess !== undefined ? draft.buyerFacilityProcess : existing.buyerFacilityProcess;
   return buyerProcess ? { company: draft.buyerCompanyId, process: buyerProcess } : undefined;
 }

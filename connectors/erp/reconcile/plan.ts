@@ -1,7 +1,7 @@
 import type { OrderCreate, OrderPatch, OrderType } from '../../traceability/schemas/orders';
-import { rejectionOf, type OrderDraft, type OrderRejection, type Problem } from '../orders/draft';
+import { productRefKey, rejectionOf, type OrderDraft, type OrderRejection, type Problem } from '../orders/draft';
 import type { ExistingOrder } from './existing';
-import { newLineEntry, planLines, type LineSummary } from './lines';
+import { newLineEntry, planLines, productProblem, type LineSummary } from './lines';
 import { storedTags } from './normalise';
 import { orderFieldChanges } from './order-fields';
 
@@ -13,6 +13,10 @@ export interface PlanInput {
   resolvedStyleIds: ReadonlyMap<string, string>;
   /** The profile's `complete`: platform lines the export does not list are deleted. */
   complete: boolean;
+  /** Lines sent to tracing may be deleted or renamed (off by default: that reaches the counterparty). */
+  allowTracedLineRemoval?: boolean;
+  /** `productRefKey`s whose product is archived (the API refuses them on new or changed lines). */
+  archivedRefs?: ReadonlySet<string>;
   /** Lower-cased e-mail → user id, so responsible persons given as e-mails compare with the stored ids. */
   responsiblePersonIds?: ReadonlyMap<string, string>;
 }
@@ -41,7 +45,11 @@ const CREATE_FIELDS = [
 ] as const;
 
 /** POST /orders body: the draft's fields without nulls (nothing to clear on a new order) and its lines. */
-export function createBody(draft: OrderDraft, resolvedStyleIds: ReadonlyMap<string, string>): OrderCreate | { problems: Problem[] } {
+export function createBody(
+  draft: OrderDraft,
+  resolvedStyleIds: ReadonlyMap<string, string>,
+  archivedRefs?: ReadonlySet<string>,
+): OrderCreate | { problems: Problem[] } {
   const body: Record<string, unknown> = {};
   for (const field of CREATE_FIELDS) {
     const value = draft[field];
@@ -54,14 +62,10 @@ export function createBody(draft: OrderDraft, resolvedStyleIds: ReadonlyMap<stri
   }
   const problems: Problem[] = [];
   body['lines'] = draft.lines.flatMap((line) => {
-    const entry = newLineEntry(line, resolvedStyleIds);
+    const archived = archivedRefs?.has(productRefKey(line.productRef)) ?? false;
+    const entry = archived ? undefined : newLineEntry(line, resolvedStyleIds);
     if (entry !== undefined) return [entry];
-    problems.push({
-      code: 'product_not_resolved',
-      field: 'product',
-      row: line.rows[0],
-      message: `row ${line.rows[0]}: the product of line '${line.orderLineNumber}' was not found in the catalogue`,
-    });
+    problems.push(productProblem(line, archived));
     return [];
   });
   return problems.length > 0 ? { problems } : (body as OrderCreate);
@@ -76,11 +80,15 @@ export function planOrderSync(input: PlanInput): OrderPlan {
   const base = { orderNumber: draft.orderNumber, orderType: draft.orderType };
   const reject = (problems: Problem[]): OrderPlan => ({ kind: 'rejected', ...base, rejection: rejectionOf(draft.orderNumber, draft.rows, problems) });
   if (existing === undefined) {
-    const body = createBody(draft, resolvedStyleIds);
+    const body = createBody(draft, resolvedStyleIds, input.archivedRefs);
     return 'problems' in body ? reject(body.problems) : { kind: 'create', ...base, body };
   }
   const fields = orderFieldChanges(draft, existing, input.responsiblePersonIds);
-  const lines = planLines(draft, existing, resolvedStyleIds, input.complete);
+  const lines = planLines(draft, existing, resolvedStyleIds, {
+    complete: input.complete,
+    ...(input.allowTracedLineRemoval !== undefined ? { allowTracedLineRemoval: input.allowTracedLineRemoval } : {}),
+    ...(input.archivedRefs !== undefined ? { archivedRefs: input.archivedRefs } : {}),
+  });
   if ('problems' in lines) return reject(lines.problems);
   const changedFields = Object.keys(fields);
   if (changedFields.length === 0 && lines.steps.length === 0) return { kind: 'unchanged', ...base, orderId: existing.id };

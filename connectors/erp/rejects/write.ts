@@ -73,7 +73,26 @@ function rejectsCsv(table: ExportTable, rows: readonly RejectedRow[]): Buffer {
       column === ERROR_CODE_COLUMN ? row.code : column === ERROR_MESSAGE_COLUMN ? row.message : textOf(row.source.values[column]),
     ),
   );
-  return Buffer.from('\uFEFF' + Papa.unparse({ fields: columns, data }, { newline: '\r\n' }) + '\r\n', 'utf8');
+  // Written as the input was (delimiter, encoding, line endings), so the fixed file reads back the same way.
+  const dialect = table.csvDialect ?? { delimiter: ',', encoding: 'utf-8', newline: '\r\n', bom: true };
+  const text = Papa.unparse({ fields: columns, data }, { delimiter: dialect.delimiter, newline: dialect.newline }) + dialect.newline;
+  if (dialect.encoding === 'windows-1252') return encodeWindows1252(text);
+  return Buffer.from((dialect.bom ? '\uFEFF' : '') + text, 'utf8');
+}
+
+/** The characters Windows-1252 places in 0x80-0x9F (elsewhere it is Latin-1). */
+const WINDOWS_1252_HIGH = '€\u0081‚ƒ„…†‡ˆ‰Š‹Œ\u008dŽ\u008f\u0090‘’“”•–—˜™š›œ\u009džŸ';
+
+/** Text as Windows-1252 bytes; a character it cannot hold becomes '?'. */
+function encodeWindows1252(text: string): Buffer {
+  const bytes: number[] = [];
+  for (const char of text) {
+    const code = char.codePointAt(0) ?? 63;
+    const high = WINDOWS_1252_HIGH.indexOf(char);
+    if (high >= 0) bytes.push(0x80 + high);
+    else bytes.push(code < 0x80 || (code >= 0xa0 && code <= 0xff) ? code : 63);
+  }
+  return Buffer.from(bytes);
 }
 
 function rejectsXlsx(table: ExportTable, rows: readonly RejectedRow[]): Buffer {

@@ -42,6 +42,13 @@ function listOrders(orders: OrderRecord[], query: RawQuery): OrderRecord[] {
   );
 }
 
+/** The page size answered: the limit asked, or less under the sandbox's `orderPageSizeCap`. */
+function cappedPage(ctx: SandboxContext, query: RawQuery): { page: number; limit: number } {
+  const { page, limit } = pageParams(query, { rejectAboveMax: true });
+  const cap = ctx.settings.orderPageSizeCap;
+  return { page, limit: cap ? Math.min(limit, cap) : limit };
+}
+
 export function registerOrderRoutes(app: FastifyInstance, ctx: SandboxContext, domain: SandboxDomain<OrdersStore>): void {
   const store = (): OrdersStore => ctx.store(domain);
 
@@ -53,7 +60,7 @@ export function registerOrderRoutes(app: FastifyInstance, ctx: SandboxContext, d
 
   app.get<{ Querystring: RawQuery }>('/orders', async (request, reply) => {
     const companyId = callerCompany(request);
-    const { page, limit } = pageParams(request.query, { rejectAboveMax: true });
+    const { page, limit } = cappedPage(ctx, request.query);
     const { sort, order } = sortParams(request.query, ORDER_SORTS, 'updatedAt');
     const matching = sortBy(listOrders(store().ownedBy(companyId), request.query), (record) => record[sort], order);
     return sendPage(reply, matching.map((record) => presentOrder(record, false)), page, limit);
@@ -81,7 +88,7 @@ export function registerOrderRoutes(app: FastifyInstance, ctx: SandboxContext, d
 
   app.get<{ Querystring: RawQuery }>('/order-lines', async (request, reply) => {
     const companyId = callerCompany(request);
-    const { page, limit } = pageParams(request.query, { rejectAboveMax: true });
+    const { page, limit } = cappedPage(ctx, request.query);
     const orderId = str(request.query, 'orderId');
     const orders = orderId === undefined ? store().ownedBy(companyId) : [store().owned(companyId, orderId)];
     const lines = orders

@@ -107,10 +107,11 @@ describe('grouping rows into orders', () => {
     expect(rejections[0]?.message).toMatch(/line number '1' appears on 2 rows/);
   });
 
-  it("generates the server's line number when the export has none", () => {
+  it("leaves the line number to the server when the export has none", () => {
     const rows = [lineRow({ line_number: '' }), lineRow({ line_number: '' })];
     const { drafts } = buildOrders(tableOf(rows), DEFAULT_PROFILE, CONTEXT);
-    expect(drafts[0]?.lines.map((line) => line.orderLineNumber)).toEqual(['PO-1-PURCHASE_ORDER-L1', 'PO-1-PURCHASE_ORDER-L2']);
+    // No number in the export: none is invented (matching goes by content, the server numbers new lines).
+    expect(drafts[0]?.lines.map((line) => line.orderLineNumber)).toEqual([undefined, undefined]);
   });
 
   it('refuses a file missing a required column as a whole, and warns about missing optional ones', () => {
@@ -151,8 +152,11 @@ describe('parties and reference values', () => {
     const both = buildOrders(tableOf([lineRow({ receiver_code: 'DC-PARIS', receiver_facility_process: 'Warehouse' })]), DEFAULT_PROFILE, CONTEXT);
     expect(both.drafts[0]).toMatchObject({ receiverCompanyId: 'comp_dc', receiverFacilityProcess: 'WAREHOUSE' });
     const neither = buildOrders(tableOf([lineRow({ receiver_code: '', receiver_facility_process: '' })]), DEFAULT_PROFILE, CONTEXT);
-    expect(neither.drafts[0]?.receiverCompanyId).toBeUndefined();
-    expect(neither.drafts[0]?.receiverFacilityProcess).toBeUndefined();
+    // Present but blank: the server's default receiver (null); absent columns would leave it undefined.
+    expect(neither.drafts[0]?.receiverCompanyId).toBeNull();
+    expect(neither.drafts[0]?.receiverFacilityProcess).toBeNull();
+    const absent = buildOrders(tableOf([lineRow()]), DEFAULT_PROFILE, CONTEXT);
+    expect(absent.drafts[0]?.receiverCompanyId).toBeUndefined();
   });
 
   it('derives the order type from the parties and rejects an order the caller is no party to', () => {

@@ -94,7 +94,7 @@ describe('create', () => {
     expect(byExternalId.kind === 'create' && byExternalId.body.lines?.[0]?.styleId).toBe('TSHIRT-RED-M');
     const draft = draftOf([lineRow({ product_external_id: '', product_code: 'ERP-9' })]);
     const byCode = planOrderSync({ draft, existing: undefined, resolvedStyleIds: new Map(), complete: false });
-    expect(byCode).toMatchObject({ kind: 'rejected', rejection: { code: 'product_not_resolved', rows: [2] } });
+    expect(byCode).toMatchObject({ kind: 'rejected', rejection: { code: 'style_not_found', rows: [2] } });
   });
 });
 
@@ -138,9 +138,12 @@ describe('minimal patches', () => {
     expect(patchSteps(plan(rows, stored({ deliveryDate: '2024-06-30' })))).toEqual([{ deliveryDate: null, tags: [] }]);
   });
 
-  it('sends the receiver as a pair, defaulting to the buyer when the export has none', () => {
+  it('sends the receiver as a pair; blank receiver columns mean the buyer, absent ones leave the receiver alone', () => {
     const movedReceiver = stored({ receiverCompanyId: 'comp_dc', receiverFacilityProcess: 'WAREHOUSE' });
-    expect(patchSteps(plan(THREE_LINES, movedReceiver))).toEqual([{ receiverCompanyId: OWN, receiverFacilityProcess: 'WAREHOUSE' }]);
+    // The old expectation (absent columns reset the receiver to the buyer) was the misreading of issue 14, item 2.
+    expect(plan(THREE_LINES, movedReceiver)).toMatchObject({ kind: 'unchanged' });
+    const blank = THREE_LINES.map((row) => ({ ...row, receiver_code: '', receiver_facility_process: '' }));
+    expect(patchSteps(plan(blank, movedReceiver))).toEqual([{ receiverCompanyId: OWN, receiverFacilityProcess: 'WAREHOUSE' }]);
     const rows = THREE_LINES.map((row) => ({ ...row, receiver_code: 'DC-PARIS', receiver_facility_process: 'Laundry' }));
     expect(patchSteps(plan(rows, stored()))).toEqual([{ receiverCompanyId: 'comp_dc', receiverFacilityProcess: 'LAUNDRY' }]);
   });

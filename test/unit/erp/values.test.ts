@@ -39,7 +39,7 @@ describe('dates', () => {
     expect(reason(parseDate('2024-02-30', 'iso'))).toMatch(/not a real calendar date/);
     expect(reason(parseDate('31/04/2024', 'dmy'))).toMatch(/not a real date when read as day\/month\/year/);
     expect(reason(parseDate('13/25/2024', 'mdy'))).toMatch(/month\/day\/year/);
-    expect(reason(parseDate('05/03/2024', 'iso'))).toMatch(/dateFormat to dmy or mdy/);
+    expect(reason(parseDate('05/03/2024', 'iso'))).toMatch(/set it to dmy or mdy/);
     expect(reason(parseDate('05/03/24', 'dmy'))).toMatch(/2-digit year/);
     expect(reason(parseDate('next tuesday', 'dmy'))).toMatch(/'next tuesday' is not a date/);
     expect(reason(parseDate(-3, 'iso'))).toMatch(/not an Excel date serial/);
