@@ -44,6 +44,11 @@ export class OutcomeLog extends JsonLinesJournal<OutcomeEntry> {
     super(path, outcomeEntrySchema);
   }
 
+  /** Checked before it is written: an entry the reader would skip as invalid must fail here, not vanish from the counts. */
+  override async append(entry: OutcomeEntry): Promise<void> {
+    await super.append(outcomeEntrySchema.parse(entry));
+  }
+
   /** What a previous attempt left: final outcomes by `outcomeKey`, and orders with a write under way. */
   async resumeState(): Promise<{
     done: Map<string, OrderOutcome>;

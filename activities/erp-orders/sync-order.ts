@@ -215,7 +215,16 @@ export async function syncOrder(
     });
     if (plan.kind === 'rejected') {
       const { code, message, problems } = plan.rejection;
-      return outcomeOf(draft, { outcome: 'rejected', code, message, problems });
+      return outcomeOf(draft, {
+        outcome: 'rejected',
+        code,
+        message,
+        problems: problems.map((problem) => ({
+          code: problem.code,
+          message: problem.message,
+          ...(problem.row !== undefined ? { row: problem.row } : {}),
+        })),
+      });
     }
     if (plan.kind === 'unchanged') return settled(plan.orderId);
 
