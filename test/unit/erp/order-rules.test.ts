@@ -1,0 +1,146 @@
+import { DEFAULT_PROFILE } from '../../../connectors/erp/profile';
+import { buildOrders, productRefKey, type OrderDraft } from '../../../connectors/erp/orders';
+import { existingOrderSchema, planOrderSync, type ExistingOrder, type OrderPlan } from '../../../connectors/erp/reconcile';
+import { readCsv } from '../../../connectors/erp/read/csv';
+import { writeRejects } from '../../../connectors/erp/rejects';
+import { parseDate } from '../../../connectors/erp/values/dates';
+import type { CellValue } from '../../../connectors/erp/read/types';
+import { CONTEXT, lineRow, OWN, tableOf } from './support';
+
+/** The API's order rules of spec 03 as the pure modules apply them (issue 14). */
+
+const RESOLVED: ReadonlyMap<string, string> = new Map(
+  [['TEE-M', 'style_m'], ['TEE-L', 'style_l'], ['TEE-S', 'style_s']].map(([externalId, id]) => [productRefKey({ externalId: externalId as string }), id as string]),
+);
+
+function draftOf(rows: Array<Record<string, CellValue>>): OrderDraft {
+  const { drafts, rejections } = buildOrders(tableOf(rows), DEFAULT_PROFILE, CONTEXT);
+  expect(rejections).toEqual([]);
+  return drafts[0] as OrderDraft;
+}
+
+function stored(lines: Array<Partial<ExistingOrder['lines'][number]> & { id: string; styleId: string; quantity: number }>): ExistingOrder {
+  return existingOrderSchema.parse({
+    id: 'order_1', orderNumber: 'PO-1', orderType: 'PURCHASE_ORDER', buyerCompanyId: OWN, supplierCompanyId: 'comp_acme',
+    buyerFacilityProcess: 'WAREHOUSE', supplierFacilityProcess: 'CUT_MAKE_TRIM', orderDate: '2024-03-01', isArchived: false,
+    lines: lines.map((line, index) => ({ orderLineNumber: `PO-1-PURCHASE_ORDER-L${index + 1}`, lineNo: index + 1, unit: 'PIECES', ...line })),
+  });
+}
+
+const unnumbered = (product: string, quantity: string) => lineRow({ line_number: '', product_external_id: product, quantity });
+
+describe('order type: "Unique within the owner company for the same order type"', () => {
+  it('splits one number into a purchase and a sales order when the rows name parties of both types', () => {
+    const rows = [
+      lineRow({ buyer_code: 'BRAND', supplier_code: 'ACME' }),
+      lineRow({ buyer_code: '', supplier_code: '', line_number: '2' }),
+      lineRow({ buyer_code: 'ACME', supplier_code: 'BRAND', line_number: '1' }),
+    ];
+    const { drafts, rejections } = buildOrders(tableOf(rows), DEFAULT_PROFILE, CONTEXT);
+    expect(rejections).toEqual([]);
+    expect(drafts.map((draft) => [draft.orderType, draft.rows])).toEqual([
+      ['PURCHASE_ORDER', [2, 3]],
+      ['SALES_ORDER', [4]],
+    ]);
+  });
+
+  it('still calls two suppliers of one purchase order a header_conflict', () => {
+    const rows = [lineRow({ supplier_code: 'ACME' }), lineRow({ supplier_code: 'MILL-01', line_number: '2' })];
+    const { rejections } = buildOrders(tableOf(rows), DEFAULT_PROFILE, CONTEXT);
+    expect(rejections.map((rejection) => rejection.code)).toEqual(['header_conflict']);
+  });
+});
+
+describe('line identity: "treat as display position, not identity"', () => {
+  const existing = stored([
+    { id: 'l1', styleId: 'style_m', quantity: 10 },
+    { id: 'l2', styleId: 'style_l', quantity: 20 },
+    { id: 'l3', styleId: 'style_s', quantity: 30 },
+  ]);
+  const patch = (plan: OrderPlan) => {
+    if (plan.kind !== 'patch') throw new Error(`expected a patch, got ${plan.kind}`);
+    return plan;
+  };
+
+  it('deletes exactly the dropped line of a complete export without numbers, keeping the others by id', () => {
+    const draft = draftOf([unnumbered('TEE-M', '10'), unnumbered('TEE-S', '30')]);
+    const plan = patch(planOrderSync({ draft, existing, resolvedStyleIds: RESOLVED, complete: true }));
+    expect(plan.steps).toEqual([{ lines: [{ id: 'l1' }, { id: 'l3' }] }]);
+    expect(plan.lines).toMatchObject({ deleted: 1, updated: 0, created: 0 });
+  });
+
+  it('matches a changed quantity to the same product, and never renames a line the export does not number', () => {
+    const draft = draftOf([unnumbered('TEE-L', '25'), unnumbered('TEE-M', '10'), unnumbered('TEE-S', '30')]);
+    const plan = patch(planOrderSync({ draft, existing, resolvedStyleIds: RESOLVED, complete: true }));
+    expect(plan.steps).toEqual([{ lines: [{ id: 'l1' }, { id: 'l3' }, { id: 'l2', quantity: 25 }] }]);
+  });
+
+  it('creates a new line without a number (the server gives it one)', () => {
+    const draft = draftOf([unnumbered('TEE-M', '10'), unnumbered('TEE-L', '20'), unnumbered('TEE-S', '30'), unnumbered('TEE-M', '5')]);
+    const plan = patch(planOrderSync({ draft, existing, resolvedStyleIds: RESOLVED, complete: true }));
+    expect(plan.steps[0]?.lines?.at(-1)).toEqual({ styleId: 'style_m', quantity: 5, unit: 'PIECES' });
+  });
+
+  it('refuses to delete or rename a traced line without the opt-in, and does it with it', () => {
+    const traced = stored([
+      { id: 'l1', styleId: 'style_m', quantity: 10 },
+      { id: 'l2', styleId: 'style_l', quantity: 20, tracingReflectionOrderId: 'trcord_1' },
+    ]);
+    const draft = draftOf([unnumbered('TEE-M', '10')]);
+    const refused = planOrderSync({ draft, existing: traced, resolvedStyleIds: RESOLVED, complete: true });
+    expect(refused).toMatchObject({ kind: 'rejected', rejection: { code: 'traced_line_protected' } });
+    const renamed = planOrderSync({
+      draft: draftOf([lineRow({ line_id: '', line_number: 'A', product_external_id: 'TEE-M' }), lineRow({ line_id: 'l2', line_number: 'B', product_external_id: 'TEE-L', quantity: '20' })]),
+      existing: stored([
+        { id: 'l1', styleId: 'style_m', quantity: 10, orderLineNumber: 'A' },
+        { id: 'l2', styleId: 'style_l', quantity: 20, orderLineNumber: 'OLD', tracingReflectionOrderId: 'trcord_1' },
+      ]),
+      resolvedStyleIds: RESOLVED,
+      complete: false,
+    });
+    expect(renamed).toMatchObject({ kind: 'rejected', rejection: { code: 'traced_line_protected' } });
+    const allowed = patch(planOrderSync({ draft, existing: traced, resolvedStyleIds: RESOLVED, complete: true, allowTracedLineRemoval: true }));
+    expect(allowed.lines).toMatchObject({ deleted: 1 });
+  });
+
+  it('refuses an archived product on a new line as the API does (style_not_found)', () => {
+    const draft = draftOf([unnumbered('TEE-M', '10'), unnumbered('TEE-L', '20'), unnumbered('TEE-S', '30'), unnumbered('TEE-L', '1')]);
+    const plan = planOrderSync({
+      draft, existing, resolvedStyleIds: RESOLVED, complete: true, archivedRefs: new Set([productRefKey({ externalId: 'TEE-L' })]),
+    });
+    expect(plan).toMatchObject({ kind: 'rejected', rejection: { code: 'style_not_found', message: expect.stringContaining('archived') } });
+  });
+});
+
+describe('dates as real exports write them', () => {
+  it.each([
+    ['2025-05-11 09:55:16 -0400', 'iso'],
+    ['2025-05-11T09:55:16Z', 'iso'],
+    ['2025-05-11T23:55:16+02:00', 'iso'],
+    ['2025-05-11 23:55:16+0200', 'iso'],
+    ['2025-05-11 09:55', 'iso'],
+    ['20250511', 'iso'],
+    ['11.05.2025 09:55:16', 'dmy'],
+    ['5/11/2025 9:55 PM', 'mdy'],
+  ] as const)('%s (%s) is 2025-05-11, the date as written', (text, format) => {
+    expect(parseDate(text, format)).toEqual({ ok: true, value: '2025-05-11' });
+  });
+
+  it('lists the accepted forms and the profile dateFormat when it still refuses one', () => {
+    const refused = parseDate('May 11th', 'dmy');
+    expect(refused.ok).toBe(false);
+    if (!refused.ok) {
+      expect(refused.reason).toContain('-0400');
+      expect(refused.reason).toContain("dateFormat is 'dmy'");
+    }
+  });
+});
+
+describe('rejects in the input csv dialect', () => {
+  it('keeps a semicolon, Windows-1252, CRLF file as it came', async () => {
+    const source = Buffer.from('order_number;note\r\nPO-1;Café\r\n', 'latin1');
+    const table = await readCsv(source);
+    const file = writeRejects(table, [{ rows: [2], code: 'x', message: 'bad', problems: [{ code: 'x', message: 'bad' }] }]);
+    expect(file.content.toString('latin1')).toBe('order_number;note;error_code;error_message\r\nPO-1;Café;x;bad\r\n');
+  });
+});
