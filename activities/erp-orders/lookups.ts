@@ -6,7 +6,7 @@ import {
   type OrderDraft,
   type ProductRef,
 } from '../../connectors/erp';
-import type { Product } from '../../connectors/traceability';
+import type { Page, Product } from '../../connectors/traceability';
 import type { ApiCallCounter } from './api-calls';
 
 /** The caller's company, per client (one client per key), for the life of the worker: a key never changes company. */
@@ -109,20 +109,25 @@ export interface ProductResolution {
 
 /** Calls one ref costs looked up alone: one GET by externalId; a code, up to one list per level and archive state. */
 const LOOKUP_COST = { externalId: 1, code: 6 } as const;
-/** Calls a catalogue read costs at least: three levels, non-archived then archived. */
-const CATALOGUE_MIN_CALLS = 6;
+const LEVELS = ['style', 'variant', 'sku'] as const;
 
 /**
- * Platform ids of product refs. Few refs: one GET per externalId, codes level by level. Many: the catalogue is read
- * in pages of 100 (non-archived levels first, archived ones only for refs still missing), which costs fewer calls
- * than one per product.
+ * Platform ids of product refs, the cheapest way: one GET per externalId and codes level by level, or, when the
+ * catalogue has fewer pages than that would cost, the catalogue read in pages of 100 (non-archived levels first,
+ * archived ones only for refs still missing). Never one call per line: refs are distinct products.
  */
 export async function resolveProducts(
   api: ApiCallCounter,
   refs: ReadonlyMap<string, ProductRef>,
 ): Promise<ProductResolution> {
   const cost = [...refs.values()].reduce((sum, ref) => sum + ('externalId' in ref ? LOOKUP_COST.externalId : LOOKUP_COST.code), 0);
-  return cost > CATALOGUE_MIN_CALLS ? fromCatalogue(api, refs) : oneByOne(api, refs);
+  // Reading the catalogue costs at least one page per level: not worth asking below that.
+  if (cost <= LEVELS.length) return oneByOne(api, refs);
+  const firstPages = await Promise.all(
+    LEVELS.map((level) => api.one(() => api.client.products.list({ level, isArchived: false, page: 1, limit: 100 }))),
+  );
+  const pages = firstPages.reduce((sum, page) => sum + Math.max(1, page.pagination.totalPages), 0);
+  return pages < cost ? fromCatalogue(api, refs, firstPages) : oneByOne(api, refs);
 }
 
 async function oneByOne(api: ApiCallCounter, refs: ReadonlyMap<string, ProductRef>): Promise<ProductResolution> {
@@ -147,7 +152,11 @@ async function oneByOne(api: ApiCallCounter, refs: ReadonlyMap<string, ProductRe
   return { ...result, unresolved: result.unresolved.sort(), archived: result.archived.sort() };
 }
 
-async function fromCatalogue(api: ApiCallCounter, refs: ReadonlyMap<string, ProductRef>): Promise<ProductResolution> {
+async function fromCatalogue(
+  api: ApiCallCounter,
+  refs: ReadonlyMap<string, ProductRef>,
+  firstPages: ReadonlyArray<Page<Product>>,
+): Promise<ProductResolution> {
   const result: ProductResolution = { resolved: new Map(), unresolved: [], archived: [] };
   const missing = new Map(refs);
   const keysOf = (product: Product): string[] => [
@@ -155,9 +164,10 @@ async function fromCatalogue(api: ApiCallCounter, refs: ReadonlyMap<string, Prod
     ...product.codes.map((code) => productRefKey({ codeId: code.codeId, codeValue: code.codeValue })),
   ];
   for (const isArchived of [false, true]) {
-    for (const level of ['style', 'variant', 'sku'] as const) {
+    for (const [index, level] of LEVELS.entries()) {
       for (let page = 1; missing.size > 0; page++) {
-        const answer = await api.one(() => api.client.products.list({ level, isArchived, page, limit: 100 }));
+        const known = !isArchived && page === 1 ? firstPages[index] : undefined;
+        const answer = known ?? (await api.one(() => api.client.products.list({ level, isArchived, page, limit: 100 })));
         for (const product of answer.items) {
           for (const key of keysOf(product)) {
             if (!missing.has(key)) continue;

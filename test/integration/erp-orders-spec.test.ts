@@ -269,6 +269,8 @@ describe('pushErpOrders by the spec, on real Temporal and the sandbox (issue 14)
   it('a dry run rejects what the real run will reject, with the same codes', async () => {
     const file = await writeCsv('dry-check.csv', [
       { order_number: 'DRY-OK', buyer_id: BRAND, supplier_id: SUPPLIER, line_number: '1', product_external_id: 'PLM-TEE-001-BLK', quantity: 1, unit: 'PIECES' },
+      // A fourth product: the catalogue is read in pages of 100 (one per level) instead of one GET per product.
+      { order_number: 'DRY-OK', buyer_id: BRAND, supplier_id: SUPPLIER, line_number: '2', product_external_id: 'PLM-JKT-010-NVY', quantity: 1, unit: 'PIECES' },
       { order_number: 'DRY-GONE', buyer_id: BRAND, supplier_id: SUPPLIER, line_number: '1', product_external_id: 'NO-SUCH-PRODUCT', quantity: 1, unit: 'PIECES' },
       { order_number: 'DRY-ARCH', buyer_id: BRAND, supplier_id: SUPPLIER, line_number: '1', product_external_id: 'PLM-FLC-002', quantity: 1, unit: 'PIECES' },
       { order_number: 'DRY-COMP', buyer_id: BRAND, supplier_id: 'cmp_no_such_company', line_number: '1', product_external_id: 'PLM-TEE-001-BLK', quantity: 1, unit: 'PIECES' },
@@ -278,6 +280,7 @@ describe('pushErpOrders by the spec, on real Temporal and the sandbox (issue 14)
     const dry = await push({ file, mappingFile: byIdProfile, dryRun: true });
     const expected = { 'DRY-GONE': 'style_not_found', 'DRY-ARCH': 'style_not_found', 'DRY-COMP': 'invalid_company_id' };
     expect(dry.orders).toMatchObject({ created: 1, rejected: 3 });
+    expect(dry.lines).toMatchObject({ created: 2 });
     expect(codes(dry)).toEqual(expected);
     const real = await push({ file, mappingFile: byIdProfile });
     expect(real.orders).toMatchObject({ created: 1, rejected: 3 });
