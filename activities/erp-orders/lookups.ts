@@ -163,24 +163,23 @@ async function fromCatalogue(
     ...(product.externalId ? [productRefKey({ externalId: product.externalId })] : []),
     ...product.codes.map((code) => productRefKey({ codeId: code.codeId, codeValue: code.codeValue })),
   ];
-  for (const isArchived of [false, true]) {
-    for (const [index, level] of LEVELS.entries()) {
-      for (let page = 1; missing.size > 0; page++) {
-        const known = !isArchived && page === 1 ? firstPages[index] : undefined;
-        const answer = known ?? (await api.one(() => api.client.products.list({ level, isArchived, page, limit: 100 })));
-        for (const product of answer.items) {
-          for (const key of keysOf(product)) {
-            if (!missing.has(key)) continue;
-            missing.delete(key);
-            result.resolved.set(key, product.id);
-            if (product.isArchived) result.archived.push(key);
-          }
+  for (const [index, level] of LEVELS.entries()) {
+    for (let page = 1; missing.size > 0; page++) {
+      const known = page === 1 ? firstPages[index] : undefined;
+      const answer = known ?? (await api.one(() => api.client.products.list({ level, isArchived: false, page, limit: 100 })));
+      for (const product of answer.items) {
+        for (const key of keysOf(product)) {
+          if (!missing.delete(key)) continue;
+          result.resolved.set(key, product.id);
         }
-        if (answer.items.length === 0 || page >= answer.pagination.totalPages) break;
       }
+      if (answer.items.length === 0 || page >= answer.pagination.totalPages) break;
     }
   }
-  return { ...result, unresolved: [...missing.keys()].sort(), archived: result.archived.sort() };
+  // What the active catalogue lacks is archived or unknown, usually a few: looked up one by one (archived included).
+  const rest = await oneByOne(api, missing);
+  for (const [key, id] of rest.resolved) result.resolved.set(key, id);
+  return { resolved: result.resolved, unresolved: rest.unresolved, archived: rest.archived };
 }
 
 async function byExternalId(api: ApiCallCounter, externalId: string): Promise<{ id: string; isArchived: boolean } | undefined> {
