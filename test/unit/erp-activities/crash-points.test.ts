@@ -96,6 +96,8 @@ describe('re-running a batch after a crash converges', () => {
       dryRun: false,
     });
     expect(result.counts).toEqual({ created: 2, patched: 0, unchanged: 0, rejected: 0 });
+    // The dead attempt's create is counted with its line (issue 14, item 10: counts equal what the API holds).
+    expect(result.lines).toEqual({ created: 2, updated: 0, deleted: 0 });
     expect(result.recoveries.resumed).toBe(1);
     expect(writesSince(before)).toEqual({ 'POST 201': 1 });
     const orders = await ordersNumbered('CR-');
