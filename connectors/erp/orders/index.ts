@@ -1,4 +1,4 @@
 export { buildOrders, companyCodesIn, ExportMismatchError, givesCompanyIds, type BuildContext, type BuildResult } from './build';
 export * from './draft';
 export * from './lookups';
-export { generatedLineNumber, orderTypeFor } from './order-type';
+export { orderTypeFor } from './order-type';

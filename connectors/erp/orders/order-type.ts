@@ -10,8 +10,3 @@ export function orderTypeFor(ownCompanyId: string, buyerCompanyId: string, suppl
   if (isSupplier) return ok('SALES_ORDER');
   return fail(`your company (${ownCompanyId}) is neither the buyer (${buyerCompanyId}) nor the supplier (${supplierCompanyId})`);
 }
-
-/** The line number the server generates when a line is created without one. */
-export function generatedLineNumber(orderNumber: string, orderType: OrderType, position: number): string {
-  return `${orderNumber}-${orderType}-L${position}`;
-}
