@@ -11,6 +11,7 @@ import { certificateExpiryReport } from '../../workflows';
 import { repoRoot } from '../../worker/paths';
 import { buildDemoSeed } from '../../sandbox/seed/demo';
 import { readHarnessInfo, startTestStack, type TestStack } from '../harness';
+import { findChromium, probeFirstScreen, screenshot } from './report-browser';
 
 interface RawCertificate {
   id: string;
@@ -154,6 +155,49 @@ describe('certificateExpiryReport on a real Temporal dev server', () => {
     expect(earlier.changes).not.toEqual(later.changes);
   });
 
+  const chromium = findChromium();
+  if (!chromium) {
+    console.log('SKIPPED: the html screenshot test needs headless Chromium (Debian package `chromium`: apt-get install -y chromium)');
+  }
+  (chromium ? it : it.skip)('the html opens with the action items on its first screen (headless Chromium, 1280×900)', async () => {
+    const folder = path.join(stack.config.dataDir, 'reports', 'certificate-expiry', today);
+    const file = path.join(folder, `certificate-expiry-${today}.html`);
+    const html = readFileSync(file, 'utf8');
+    const png = path.join(stack.config.dataDir, `certificate-expiry-${today}.png`);
+    await screenshot(chromium!, file, png);
+    expect(readFileSync(png).subarray(1, 4).toString('latin1')).toBe('PNG');
+
+    const probe = await probeFirstScreen(chromium!, html, path.join(stack.config.dataDir, 'probe.html'), [
+      '#card-newly-expired',
+      '#card-within_30',
+      '#newly-expired caption',
+      '#newly-expired tbody tr:first-child',
+      '#bucket-within_30 caption',
+      '#bucket-within_30 tbody tr:first-child',
+      '#bucket-expired',
+    ]);
+    expect(probe.viewport.width).toBe(1280);
+    for (const selector of [
+      '#card-newly-expired',
+      '#card-within_30',
+      '#newly-expired caption',
+      '#newly-expired tbody tr:first-child',
+      '#bucket-within_30 caption',
+      '#bucket-within_30 tbody tr:first-child',
+    ]) {
+      expect([selector, probe.inFirstScreen[selector]]).toEqual([selector, true]);
+    }
+    // The newly expired card is red when something expired; the long list of every expired certificate is last.
+    const red = /rgb\((\d+), (\d+), (\d+)\)/.exec(probe.backgrounds['#card-newly-expired'] ?? '');
+    expect(red).not.toBeNull();
+    expect(Number(red![1])).toBeGreaterThan(150);
+    expect(Number(red![2])).toBeLessThan(80);
+    expect(probe.inFirstScreen['#bucket-expired']).toBe(false);
+    expect(probe.top['#bucket-expired']).toBeGreaterThan(probe.top['#bucket-within_30 caption']!);
+    expect(probe.dateCells).toBeGreaterThan(0);
+    expect(probe.wrappedDates).toBe(0);
+  });
+
   it('rejects a malformed as-of date with a message that says what to send', async () => {
     await expect(run('22/11/2026')).rejects.toMatchObject({
       cause: { message: expect.stringContaining("asOf '22/11/2026' must be a date in the form YYYY-MM-DD") },
@@ -233,13 +277,25 @@ describe('certificateExpiryReport on a real Temporal dev server', () => {
     expect(bad.status).not.toBe(0);
     expect(bad.stderr).toContain('expected a date in the form YYYY-MM-DD');
 
+    // The zone is checked by the CLI before any workflow starts.
+    const badZone = await cli('cert-report', '--time-zone', 'Europe/Stokholm', '--wait');
+    expect(badZone.status).not.toBe(0);
+    expect(badZone.stderr).toContain("'Europe/Stokholm' is not a known IANA time zone");
+    expect(badZone.stdout).not.toContain('Started workflow');
+
     const file = path.join(stack.config.dataDir, 'schedules.json');
     const id = `cli-cert-report-${Date.now()}`;
-    writeFileSync(file, JSON.stringify({ schedules: [{ id, workflow: 'certificateExpiryReport', cron: '0 2 * * *' }] }));
+    writeFileSync(
+      file,
+      JSON.stringify({ schedules: [{ id, workflow: 'certificateExpiryReport', cron: '0 2 * * *', timeZone: 'Europe/Stockholm' }] }),
+    );
     const applied = await cli('schedules', 'apply', '--file', file);
     expect(applied.stdout).toContain(`created  ${id}`);
     expect((await cli('schedules', 'apply', '--file', file)).stdout).toContain(`updated  ${id}`);
-    expect((await cli('schedules', 'list')).stdout).toMatch(new RegExp(`${id}\\s+certificateExpiryReport\\s+next \\d{4}-`));
+    // The next run in the schedule's own zone (02:00 local, with its offset) and in UTC.
+    expect((await cli('schedules', 'list')).stdout).toMatch(
+      new RegExp(`${id}\\s+certificateExpiryReport\\s+next \\d{4}-\\d{2}-\\d{2}T02:00:00\\+0[12]:00 Europe/Stockholm \\(\\d{4}-\\d{2}-\\d{2}T0[01]:00:00Z UTC\\)`),
+    );
     writeFileSync(file, JSON.stringify({ schedules: [{ id, workflow: 'certificateExpiryReport', cron: 'every night' }] }));
     const invalid = await cli('schedules', 'apply', '--file', file);
     expect(invalid.status).not.toBe(0);

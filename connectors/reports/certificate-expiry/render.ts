@@ -139,14 +139,27 @@ function summaryTable(summary: ExpirySummary): Table<SummaryRow> {
   return { name: 'Summary', columns: [{ header: 'Item', value: (r) => r.label }, { header: 'Value', value: (r) => r.value }], rows };
 }
 
+/** Short column titles for the supplier table: the range alone ("31–60 days"), so the table fits a screen. */
+function shortLabel(summary: ExpirySummary, bucket: BucketId): string {
+  return label(summary, bucket).replace(/^Expiring in /, '').replace(/^Expiring after /, 'After ');
+}
+
+/** Columns in order of urgency: newly expired, each threshold from the nearest, then expired, later, undated. */
 function supplierTable(summary: ExpirySummary): Table<SupplierSummary> {
-  const buckets = bucketOrder(summary.thresholdsDays);
+  const count = (bucket: BucketId): Column<SupplierSummary> => ({
+    header: shortLabel(summary, bucket),
+    value: (s) => s.perBucket[bucket] ?? 0,
+    kind: 'number',
+  });
   return {
     name: 'By supplier',
     columns: [
       { header: 'Supplier', value: (s) => s.companyName },
       { header: 'Newly expired', value: (s) => s.newlyExpired, kind: 'number' },
-      ...buckets.map((bucket): Column<SupplierSummary> => ({ header: label(summary, bucket), value: (s) => s.perBucket[bucket] ?? 0, kind: 'number' })),
+      ...summary.thresholdsDays.map((days) => count(withinBucket(days))),
+      count(EXPIRED),
+      count(NOT_EXPIRING),
+      count(NO_EXPIRATION_DATE),
       { header: 'Total', value: (s) => s.total, kind: 'number' },
     ],
     rows: summary.bySupplier,
@@ -202,6 +215,8 @@ a.card:hover, a.card:focus { outline: 2px solid #334e68; }
 .action-tables { display: grid; grid-template-columns: 1fr 1fr; gap: 1.5rem; align-items: start; }
 .action-tables table { margin-top: 0; font-size: 0.85rem; }
 table.critical caption { color: #c81e1e; }
+table.suppliers { width: auto; }
+table.suppliers td:first-child { white-space: nowrap; }
 table.warning caption { color: #8d6200; }
 `;
 
@@ -282,8 +297,7 @@ export function renderHtml(classified: readonly ClassifiedCertificate[], changes
     }),
     `</div></section>`,
     `<nav aria-label="Other buckets"><div class="cards secondary">${laterCards}</div></nav>`,
-    `<h2>Suppliers by urgency</h2>`,
-    htmlTable(supplierTable(summary), { id: 'by-supplier' }),
+    htmlTable({ ...supplierTable(summary), name: 'Suppliers by urgency' }, { id: 'by-supplier', className: 'suppliers' }),
     `<h2>Details</h2>`,
     htmlTable(changeTables(changes)[1]!, { id: 'newly-expiring', emptyText: 'Nothing newly expiring' }),
     ...order.map((bucket) => {
