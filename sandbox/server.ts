@@ -43,6 +43,7 @@ const configUpdateSchema = z
     rateLimitPerMinute: z.number().int().positive().optional(),
     childLinkDelayMs: z.number().int().min(0).optional(),
     qrDelayMs: z.number().int().min(0).optional(),
+    bomIncludeShape: z.enum(['full', 'bare']).optional(),
   })
   .strict();
 
@@ -221,6 +222,7 @@ export function buildSandboxApp(options: ResolvedSandboxOptions): { app: Fastify
     }
     if (update.childLinkDelayMs !== undefined) ctx.settings.childLinkDelayMs = update.childLinkDelayMs;
     if (update.qrDelayMs !== undefined) ctx.settings.qrDelayMs = update.qrDelayMs;
+    if (update.bomIncludeShape !== undefined) ctx.settings.bomIncludeShape = update.bomIncludeShape;
     return ctx.settings;
   });
   app.post('/__sandbox/reset', async () => {

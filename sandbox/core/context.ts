@@ -38,6 +38,11 @@ export interface SandboxSettings {
   rateLimitPerMinute: number;
   childLinkDelayMs: number;
   qrDelayMs: number;
+  /**
+   * `full` (default): GET /styles `include=bom` headers carry `link` {styleId, isMainBom, isOwner}, as on GET
+   * /bom-headers. `bare`: the headers without `link` (the spec shows the include only as "BOM headers").
+   */
+  bomIncludeShape?: 'full' | 'bare';
 }
 
 export class SandboxContext {

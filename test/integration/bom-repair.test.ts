@@ -405,7 +405,7 @@ describe('repairBomForks on a real Temporal dev server', () => {
   it('refuses an input without exactly one selector, without retrying', async () => {
     await expect(run({ all: true, products: ['PLM-TEE-001'] }, 'bad')).rejects.toThrow(WorkflowFailedError);
     await expect(run({}, 'bad-empty')).rejects.toMatchObject({
-      cause: { message: expect.stringContaining('exactly one of products, updatedAfter or all') },
+      cause: { message: expect.stringContaining('exactly one of products, updatedAfter, all or sinceLastRun') },
     });
   });
 
