@@ -138,6 +138,7 @@ export function createBomRepairActivities(deps: Pick<ActivityDeps, 'client' | 'c
           candidates: ref,
           scanned: report.scanned,
           notFound: report.notFound.slice(0, NOT_FOUND_LISTED),
+          includeUsed: report.includeUsed,
           headerReads: report.headerReads,
           includeProblem: report.includeProblem,
           ...(highWaterMark ? { highWaterMark } : {}),

@@ -103,7 +103,7 @@ function detectionOf(staged: StagedBomRepairCandidates): RepairBomForksResult['d
   const via =
     staged.headerReads === 0
       ? 'include=bom'
-      : staged.headerReads >= staged.scanned
+      : staged.includeUsed === 0
         ? 'GET /bom-headers'
         : 'include=bom and GET /bom-headers';
   return { via, headerReads: staged.headerReads, includeProblem: staged.includeProblem };

@@ -22,6 +22,8 @@ export interface ScanReport {
   scanned: number;
   /** Named products the catalogue does not hold. */
   notFound: string[];
+  /** Variants and SKUs whose link roles came from the `include=bom` headers on the product page. */
+  includeUsed: number;
   /** Products whose link roles were read with GET /bom-headers?styleId= because the include did not show them. */
   headerReads: number;
   /** Why the include was not used, the first time it was not (null while it was usable). */
@@ -29,7 +31,7 @@ export interface ScanReport {
 }
 
 export function emptyScanReport(): ScanReport {
-  return { scanned: 0, notFound: [], headerReads: 0, includeProblem: null };
+  return { scanned: 0, notFound: [], includeUsed: 0, headerReads: 0, includeProblem: null };
 }
 
 /** Only candidates with an owned header created or changed at or after this instant (ms), when set. */
@@ -69,8 +71,10 @@ async function candidateOf(
   if (!product.styleId) return undefined;
   const included = trustedIncludedHeaders(product);
   let headers: BomHeader[];
-  if ('headers' in included) headers = included.headers;
-  else {
+  if ('headers' in included) {
+    headers = included.headers;
+    report.includeUsed += 1;
+  } else {
     report.includeProblem ??= included.problem;
     report.headerReads += 1;
     headers = await readHeaders(client, product.id);
