@@ -3,7 +3,7 @@ export { matchCopiedLines, type LineMatch } from './matching';
 export * from './source-discovery';
 export { repairLineBody } from './put-body';
 export { waitFor, WaitTimeoutError, type BackoffOptions, type Waited } from './wait';
-export { readLines, readHeaders, includedHeaders, ownedHeaders, waitForBomLink } from './reads';
+export { readLines, readHeaders, ownedHeaders, waitForBomLink } from './reads';
 export * from './results';
 export {
   repairProductBoms,

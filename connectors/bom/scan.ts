@@ -1,5 +1,8 @@
+import { z } from 'zod';
 import {
+  bomHeaderSchema,
   isTraceabilityApiError,
+  type BomHeader,
   type Product,
   type ProductListQuery,
   type TraceabilityClient,
@@ -7,8 +10,6 @@ import {
 import type { ProductSelector } from './job-input';
 import { ownedHeaders, readHeaders } from './reads';
 import type { RepairCandidate } from './repair';
-import { bomHeaderSchema, type BomHeader } from '../traceability';
-import { z } from 'zod';
 
 /**
  * Forks happen only through inherited links, and only variants and SKUs inherit, so the scans list those two
