@@ -613,6 +613,7 @@ describe('repairBomForks on a real Temporal dev server', () => {
       const label = snapshot.find((l) => l.styleId === DEMO_IDS.label)!;
 
       const started = Date.now();
+      const snapshots = new ForkSnapshotStore(path.join(stack.config.dataDir, 'safe-write-snapshots'));
       const result = await safeBomWrite(stack.apiClient, {
         entityStyleId: tree.ext[sku]!,
         bomHeaderId: tree.headerId,
@@ -628,8 +629,12 @@ describe('repairBomForks on a real Temporal dev server', () => {
           },
         },
         linkWait: { initialDelayMs: 100 },
-      });
+      }, snapshots);
       expect(Date.now() - started).toBeGreaterThanOrEqual(1000);
+      // The pre-fork snapshot is kept for later repairs (a run that dies between the write and its repair).
+      const kept = await snapshots.find(sku, tree.headerId);
+      expect(kept).toMatchObject({ productId: sku, sourceHeaderId: tree.headerId, writtenLineIds: [label.id] });
+      expect(kept!.lines.map((l) => [l.id, l.styleId])).toEqual(snapshot.map((l) => [l.id, l.styleId]));
       expect(result).toMatchObject({ forked: true, problems: [], linesWithoutComponent: [] });
       expect(result.repairs).toHaveLength(5);
 
