@@ -3,7 +3,14 @@ import { activityInfo, heartbeat, log } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
 import { z } from 'zod';
 import {
+  bomMarkFile,
+  CorruptBomMarkError,
+  emptyScanReport,
+  ForkSnapshotStore,
   hasFindings,
+  nextBomMark,
+  readBomMark,
+  storeBomMark,
   productSelectorSchema,
   repairProductBoms,
   RepairReadCache,
@@ -25,7 +32,7 @@ const repairCandidateSchema: z.ZodType<RepairCandidate> = z.object({
   externalId: z.string().nullable(),
   styleId: z.string().nullish(),
   variantId: z.string().nullish(),
-  ownedHeaders: z.array(z.object({ id: z.string().min(1), name: z.string() })),
+  ownedHeaders: z.array(z.object({ id: z.string().min(1), name: z.string(), createdAt: z.string().nullish() })),
 });
 
 const stageInputSchema = z.object({
@@ -38,6 +45,11 @@ const batchInputSchema = z.object({
   limit: z.number().int().min(1).max(500),
   dryRun: z.boolean(),
   sourceNames: z.record(z.string(), z.string()),
+  acceptCurrentSource: z.boolean().default(false),
+});
+const storeMarkInputSchema = z.object({
+  markName: z.string().regex(/^[A-Za-z0-9._-]{1,80}$/),
+  sinceMs: z.number().int().nonnegative(),
 });
 /** Line values are checked by the client against the API's write schema before any call. */
 const lineValuesSchema = z.record(z.string(), z.unknown());
@@ -67,6 +79,8 @@ const batchProgressSchema = z.object({
 export interface StagedBomRepairCandidates extends ScanReport {
   /** NDJSON of `RepairCandidate`: products owning BOM headers (only they can hold a fork). */
   candidates: StagingRef;
+  /** `sinceLastRun` only: the mark this scan used and the one to store once the run has finished. */
+  highWaterMark?: { file: string; fromMs: number; nextMs: number };
 }
 
 export interface BomRepairBatchResult {
@@ -79,6 +93,7 @@ const NOT_FOUND_LISTED = 100;
 
 export function createBomRepairActivities(deps: Pick<ActivityDeps, 'client' | 'config'>) {
   const staging = new StagingStore(join(deps.config.dataDir, 'staging'));
+  const snapshots = new ForkSnapshotStore(join(deps.config.dataDir, 'bom-repair', 'fork-snapshots'));
 
   return {
     /** Lists the selected products (pages of 100, `include=bom`) and stages those owning a BOM header. */
@@ -87,11 +102,26 @@ export function createBomRepairActivities(deps: Pick<ActivityDeps, 'client' | 'c
       runKey: string;
     }): Promise<StagedBomRepairCandidates> {
       const input = stageInputSchema.parse(raw);
-      const report: ScanReport = { scanned: 0, notFound: [] };
+      const report: ScanReport = emptyScanReport();
+      const scanStartedMs = Date.now();
+      let highWaterMark: StagedBomRepairCandidates['highWaterMark'];
+      if (input.selector.kind === 'sinceLastRun') {
+        const file = bomMarkFile(deps.config.dataDir, input.selector.markName);
+        let fromMs: number;
+        try {
+          fromMs = await readBomMark(file);
+        } catch (error) {
+          if (error instanceof CorruptBomMarkError)
+            throw ApplicationFailure.nonRetryable(error.message, 'CorruptHighWaterMark');
+          throw error;
+        }
+        highWaterMark = { file, fromMs, nextMs: nextBomMark(fromMs, scanStartedMs) };
+      }
+      const filter = highWaterMark ? { headersChangedSinceMs: highWaterMark.fromMs } : {};
       try {
         const candidates = (async function* () {
           let count = 0;
-          for await (const candidate of scanRepairCandidates(deps.client, input.selector, report)) {
+          for await (const candidate of scanRepairCandidates(deps.client, input.selector, report, filter)) {
             count += 1;
             if (count % 200 === 0) heartbeat({ candidates: count, scanned: report.scanned });
             yield candidate;
@@ -102,11 +132,16 @@ export function createBomRepairActivities(deps: Pick<ActivityDeps, 'client' | 'c
           scanned: report.scanned,
           candidates: ref.items,
           notFound: report.notFound.length,
+          headerReads: report.headerReads,
         });
         return {
           candidates: ref,
           scanned: report.scanned,
           notFound: report.notFound.slice(0, NOT_FOUND_LISTED),
+          includeUsed: report.includeUsed,
+          headerReads: report.headerReads,
+          includeProblem: report.includeProblem,
+          ...(highWaterMark ? { highWaterMark } : {}),
         };
       } catch (error) {
         throw toActivityFailure(error);
@@ -131,7 +166,12 @@ export function createBomRepairActivities(deps: Pick<ActivityDeps, 'client' | 'c
             const result = await repairProductBoms(
               deps.client,
               candidate,
-              { dryRun: input.dryRun, sourceNames: input.sourceNames },
+              {
+                dryRun: input.dryRun,
+                sourceNames: input.sourceNames,
+                acceptCurrentSource: input.acceptCurrentSource,
+                snapshots,
+              },
               cache,
             );
             if (hasFindings(result)) progress.results.push(result);
@@ -146,6 +186,21 @@ export function createBomRepairActivities(deps: Pick<ActivityDeps, 'client' | 'c
       return { processed: progress.done, results: progress.results };
     },
 
+    /** Stores the `sinceLastRun` mark once a run has finished (never moved back). */
+    async storeBomRepairMark(raw: z.input<typeof storeMarkInputSchema>): Promise<{ file: string; sinceMs: number }> {
+      const input = storeMarkInputSchema.parse(raw);
+      const file = bomMarkFile(deps.config.dataDir, input.markName);
+      let previous = 0;
+      try {
+        previous = await readBomMark(file);
+      } catch {
+        // an unreadable mark is replaced by the newer one
+      }
+      const sinceMs = Math.max(previous, input.sinceMs);
+      await storeBomMark(file, sinceMs);
+      return { file, sinceMs };
+    },
+
     /** Drops one run's staged candidates. */
     async discardBomRepairStaging(input: { runKey: string }): Promise<void> {
       await staging.remove(`bom-repair/${stageInputSchema.shape.runKey.parse(input.runKey)}`);
@@ -155,7 +210,7 @@ export function createBomRepairActivities(deps: Pick<ActivityDeps, 'client' | 'c
     async safeWriteBomLine(raw: SafeBomWriteInput): Promise<SafeBomWriteResult> {
       const input = safeWriteInputSchema.parse(raw) as SafeBomWriteInput;
       try {
-        return await safeBomWrite(deps.client, input);
+        return await safeBomWrite(deps.client, input, snapshots);
       } catch (error) {
         // A write that may have landed must not run again from the top: its snapshot would be of the wrong BOM.
         if (isTraceabilityApiError(error) && error.maybeCommitted) {

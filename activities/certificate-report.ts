@@ -13,6 +13,8 @@ import {
   reportCertificateSchema,
   reportOptionsSchema,
   summarise,
+  timeZoneSchema,
+  type CertificateStatus,
   type ExpirySummary,
   type ReportCertificate,
 } from '../connectors/reports/certificate-expiry';
@@ -46,10 +48,18 @@ export const writeReportInputSchema = z.object({
   certificates: stagingRefSchema,
   apiCalls: z.number().int().min(0),
   asOf: reportOptionsSchema.shape.asOf,
+  timeZone: timeZoneSchema.default('UTC'),
   thresholdsDays: z.array(z.number().int().positive()).min(1),
   includeStatuses: z.array(z.enum(CERTIFICATE_STATUSES)).optional(),
 });
-export type WriteReportInput = z.infer<typeof writeReportInputSchema>;
+export type WriteReportInput = z.input<typeof writeReportInputSchema>;
+
+const fetchInputSchema = z.object({
+  runKey: z.string().min(1),
+  /** Read one list per status with the spec's `status` filter; absent or every status: one unfiltered list. */
+  statuses: z.array(z.enum(CERTIFICATE_STATUSES)).min(1).optional(),
+});
+export type FetchCertificatesInput = z.input<typeof fetchInputSchema>;
 
 /** Keeps what a report needs; the signed `fileUrl` is dropped here so it is never stored. */
 function toReportCertificate(certificate: Certificate): ReportCertificate {
@@ -94,25 +104,38 @@ export function createCertificateReportActivities(deps: Pick<ActivityDeps, 'clie
 
   return {
     /**
-     * Reads every certificate visible to the key, 100 a page, sorted by expiration date (then id) so runs are
-     * predictable, and stages them; the workflow only gets the reference.
+     * Reads the certificates the report includes, 100 a page, sorted by expiration date so runs are predictable,
+     * and stages them; the workflow only gets the reference. Only the statuses the report shows are read: one list
+     * per status with the spec's `status` query filter (spec 03, GET /certificates), so a certificate the report
+     * would drop (a draft, a rejected one) costs no read.
      */
-    async fetchCertificatesForReport(input: { runKey: string }): Promise<FetchedCertificates> {
+    async fetchCertificatesForReport(raw: FetchCertificatesInput): Promise<FetchedCertificates> {
+      const input = fetchInputSchema.parse(raw);
+      const everyStatus = !input.statuses || CERTIFICATE_STATUSES.every((status) => input.statuses?.includes(status));
+      const lists: Array<CertificateStatus | undefined> = everyStatus ? [undefined] : [...new Set(input.statuses)];
       try {
         // Counted here rather than from the client's totals, which other activities in this worker share.
         let apiCalls = 0;
-        const fetchPage = (page: number, limit: number) => {
-          apiCalls += 1;
-          return deps.client.certificates.list({ sort: 'expirationDate', order: 'asc', page, limit });
-        };
         const seen = new Set<string>();
         const rows = (async function* () {
-          for await (const certificate of paginate(fetchPage, { limit: 100 })) {
-            // Offset paging can repeat a record that moved between pages while we read.
-            if (seen.has(certificate.id)) continue;
-            seen.add(certificate.id);
-            if (seen.size % 500 === 0) heartbeat({ certificates: seen.size });
-            yield toReportCertificate(certificate);
+          for (const status of lists) {
+            const fetchPage = (page: number, limit: number) => {
+              apiCalls += 1;
+              return deps.client.certificates.list({
+                sort: 'expirationDate',
+                order: 'asc',
+                page,
+                limit,
+                ...(status ? { status } : {}),
+              });
+            };
+            for await (const certificate of paginate(fetchPage, { limit: 100 })) {
+              // Offset paging can repeat a record that moved between pages while we read.
+              if (seen.has(certificate.id)) continue;
+              seen.add(certificate.id);
+              if (seen.size % 500 === 0) heartbeat({ certificates: seen.size });
+              yield toReportCertificate(certificate);
+            }
           }
         })();
         const ref = await staging.putNdjson(`certificate-report/${input.runKey}/certificates.ndjson`, rows);
@@ -130,7 +153,12 @@ export function createCertificateReportActivities(deps: Pick<ActivityDeps, 'clie
       for await (const certificate of staging.readNdjson(input.certificates, reportCertificateSchema)) {
         certificates.push(certificate);
       }
-      const options = { asOf: input.asOf, thresholdsDays: input.thresholdsDays, includeStatuses: input.includeStatuses };
+      const options = {
+        asOf: input.asOf,
+        timeZone: input.timeZone,
+        thresholdsDays: input.thresholdsDays,
+        includeStatuses: input.includeStatuses,
+      };
       const classified = classifyCertificates(certificates, options);
       const changes = changesSince(classified, await previousBuckets(reportsRoot, input.asOf));
       const summary = summarise(classified, changes, options);
@@ -149,7 +177,7 @@ export function createCertificateReportActivities(deps: Pick<ActivityDeps, 'clie
       };
       const result: CertificateReportResult = { ...summary, files, apiCalls: input.apiCalls };
       await writeFile(join(temp, `${base}.xlsx`), renderXlsx(classified, changes, summary));
-      await writeFile(join(temp, `${base}.csv`), renderCsv(classified, changes), 'utf8');
+      await writeFile(join(temp, `${base}.csv`), renderCsv(classified, changes, summary), 'utf8');
       await writeFile(join(temp, `${base}.html`), renderHtml(classified, changes, summary), 'utf8');
       await writeFile(join(temp, 'summary.json'), JSON.stringify(result, null, 2), 'utf8');
       const buckets = Object.fromEntries(classified.map((c) => [c.id, c.bucket]));

@@ -44,6 +44,7 @@ const configUpdateSchema = z
     childLinkDelayMs: z.number().int().min(0).optional(),
     qrDelayMs: z.number().int().min(0).optional(),
     orderPageSizeCap: z.number().int().positive().nullable().optional(),
+    bomIncludeShape: z.enum(['full', 'bare']).optional(),
   })
   .strict();
 
@@ -224,6 +225,7 @@ export function buildSandboxApp(options: ResolvedSandboxOptions): { app: Fastify
     if (update.childLinkDelayMs !== undefined) ctx.settings.childLinkDelayMs = update.childLinkDelayMs;
     if (update.qrDelayMs !== undefined) ctx.settings.qrDelayMs = update.qrDelayMs;
     if (update.orderPageSizeCap !== undefined) ctx.settings.orderPageSizeCap = update.orderPageSizeCap;
+    if (update.bomIncludeShape !== undefined) ctx.settings.bomIncludeShape = update.bomIncludeShape;
     return ctx.settings;
   });
   app.post('/__sandbox/reset', async () => {

@@ -7,6 +7,7 @@ import {
   type ScheduleUpdateOptions,
 } from '@temporalio/client';
 import { z } from 'zod';
+import { isKnownTimeZone } from '../connectors/reports/certificate-expiry/model';
 import { TraceJob, TraceSource } from './search-attributes';
 
 /** Workflows a schedule may start, with the job name shown in the Web UI's TraceJob column. */
@@ -40,8 +41,11 @@ export const scheduleEntrySchema = z.strictObject({
   workflow: z.enum(Object.keys(SCHEDULABLE_WORKFLOWS) as [SchedulableWorkflow, ...SchedulableWorkflow[]]),
   /** Standard five-field cron, for example `0 2 * * *` (02:00 every night). */
   cron: z.string().refine((text) => text.trim().split(/\s+/).length === 5, 'expected five cron fields'),
-  /** IANA time zone the cron is read in. */
-  timeZone: z.string().default('UTC'),
+  /** IANA time zone the cron is read in (and, for the certificate report, the zone its dates are read in). */
+  timeZone: z
+    .string()
+    .default('UTC')
+    .refine(isKnownTimeZone, { error: (issue) => `'${String(issue.input)}' is not a known IANA time zone` }),
   /** The workflow's single input object (plain JSON, as in the Web UI). */
   input: z.record(z.string(), z.unknown()).default({}),
   overlap: z.enum(Object.keys(OVERLAP) as [keyof typeof OVERLAP, ...(keyof typeof OVERLAP)[]]).default('skip'),
@@ -104,6 +108,32 @@ function scheduleOptions(entry: ScheduleEntry, taskQueue: string): ScheduleOptio
     state: { paused: entry.paused, note: entry.note ?? `Managed by trace-sync schedules apply` },
     memo: { managedBy: 'trace-sync' },
   };
+}
+
+/** `2026-11-23T02:00:00+01:00 Europe/Stockholm (2026-11-23T01:00:00Z UTC)`: the next run in the schedule's zone and UTC. */
+export function describeNextRun(next: Date | undefined, timeZone: string | undefined): string {
+  if (!next) return 'none';
+  const utc = `${next.toISOString().replace(/\.\d{3}Z$/, 'Z')} UTC`;
+  if (!timeZone || timeZone === 'UTC') return utc;
+  return `${localTime(next, timeZone)} ${timeZone} (${utc})`;
+}
+
+/** ISO 8601 local time with its offset in `timeZone`, e.g. `2026-11-23T02:00:00+01:00`. */
+export function localTime(instant: Date, timeZone: string): string {
+  const parts = new Intl.DateTimeFormat('en-CA', {
+    timeZone,
+    year: 'numeric',
+    month: '2-digit',
+    day: '2-digit',
+    hour: '2-digit',
+    minute: '2-digit',
+    second: '2-digit',
+    hourCycle: 'h23',
+    timeZoneName: 'longOffset',
+  }).formatToParts(instant);
+  const part = (type: Intl.DateTimeFormatPartTypes) => parts.find((p) => p.type === type)?.value ?? '';
+  const offset = part('timeZoneName').replace(/^GMT/, '') || '+00:00';
+  return `${part('year')}-${part('month')}-${part('day')}T${part('hour')}:${part('minute')}:${part('second')}${offset}`;
 }
 
 export interface AppliedSchedule {

@@ -39,6 +39,13 @@ export interface RepairBomForksResult extends RepairBomTotals {
   /** Products with findings beyond the listed ones (the list is capped to keep the result small). */
   productsOmitted: number;
   continuedAsNew: number;
+  /**
+   * How link roles were found: `include=bom` (the product pages' headers showed `link.isOwner`), or
+   * `GET /bom-headers?styleId=` for `headerReads` products whose include did not show it (`includeProblem` says why).
+   */
+  detection: { via: 'include=bom' | 'GET /bom-headers' | 'include=bom and GET /bom-headers'; headerReads: number; includeProblem: string | null };
+  /** `sinceLastRun`: BOM headers created or changed at or after `from` were looked at; `stored` is the next mark. */
+  highWaterMark: { file: string; from: string; stored: string | null } | null;
 }
 
 export interface RepairBomProgress extends RepairBomTotals {
@@ -59,7 +66,7 @@ export const bomRepairProgressQuery = defineQuery<RepairBomProgress>('progress')
 
 const MAX_LISTED_PRODUCTS = 500;
 
-const { stageBomRepairCandidates, repairBomBatch, discardBomRepairStaging } = proxyActivities<Activities>({
+const { stageBomRepairCandidates, repairBomBatch, discardBomRepairStaging, storeBomRepairMark } = proxyActivities<Activities>({
   startToCloseTimeout: '30 minutes',
   heartbeatTimeout: '2 minutes',
   retry: {
@@ -87,7 +94,19 @@ function emptyResult(selector: string, dryRun: boolean): RepairBomForksResult {
     products: [],
     productsOmitted: 0,
     continuedAsNew: 0,
+    detection: { via: 'include=bom', headerReads: 0, includeProblem: null },
+    highWaterMark: null,
   };
+}
+
+function detectionOf(staged: StagedBomRepairCandidates): RepairBomForksResult['detection'] {
+  const via =
+    staged.headerReads === 0
+      ? 'include=bom'
+      : staged.includeUsed === 0
+        ? 'GET /bom-headers'
+        : 'include=bom and GET /bom-headers';
+  return { via, headerReads: staged.headerReads, includeProblem: staged.includeProblem };
 }
 
 function addProduct(result: RepairBomForksResult, product: ProductRepairResult): void {
@@ -177,6 +196,14 @@ export async function repairBomForks(
     result.productsScanned = staged.scanned;
     result.candidates = staged.candidates.items;
     result.notFound = staged.notFound;
+    result.detection = detectionOf(staged);
+    if (staged.highWaterMark) {
+      result.highWaterMark = {
+        file: staged.highWaterMark.file,
+        from: new Date(staged.highWaterMark.fromMs).toISOString(),
+        stored: null,
+      };
+    }
   }
 
   let offset = resume?.offset ?? 0;
@@ -188,6 +215,7 @@ export async function repairBomForks(
       limit: parsed.batchSize,
       dryRun: parsed.dryRun,
       sourceNames: parsed.sourceNames,
+      acceptCurrentSource: parsed.acceptCurrentSource,
     });
     for (const product of batch.results) addProduct(result, product);
     result.productsProcessed += batch.processed;
@@ -200,6 +228,11 @@ export async function repairBomForks(
   }
 
   await discardBomRepairStaging({ runKey });
+  // The mark moves only after every batch finished, and not on a dry run (which repaired nothing).
+  if (parsed.selector.kind === 'sinceLastRun' && staged.highWaterMark && !parsed.dryRun) {
+    const stored = await storeBomRepairMark({ markName: parsed.selector.markName, sinceMs: staged.highWaterMark.nextMs });
+    if (result.highWaterMark) result.highWaterMark.stored = new Date(stored.sinceMs).toISOString();
+  }
   sync('done');
   upsertSearchAttributes([{ key: TraceStatus, value: statusOf(result) }]);
   log.info('BOM repair done', {

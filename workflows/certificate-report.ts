@@ -10,6 +10,12 @@ import {
 import { defineSearchAttributeKey, SearchAttributeType } from '@temporalio/common';
 import type { Activities } from '../activities';
 import type { CertificateReportResult } from '../activities/certificate-report';
+import {
+  CERTIFICATE_STATUSES,
+  DEFAULT_EXCLUDED_STATUSES,
+  isKnownTimeZone,
+  type CertificateStatus,
+} from '../connectors/reports/certificate-expiry/model';
 import { TraceJob, TraceSource, TraceStatus } from '../worker/search-attributes';
 
 /**
@@ -19,7 +25,11 @@ import { TraceJob, TraceSource, TraceStatus } from '../worker/search-attributes'
 export interface CertificateExpiryReportInput {
   /** Report date `YYYY-MM-DD`. Default: the schedule's nominal time (so a backfill reports as of that night), else today. */
   asOf?: string;
-  /** Time zone that turns the nominal time into a date. Default `UTC`. */
+  /**
+   * The one IANA zone the report reads dates in: it turns the nominal time (or now) into the as-of date, and each
+   * certificate's `expirationDate` timestamp into the calendar date it expires on. A schedule fills it with its own
+   * zone (`trace-sync schedules apply`); started by hand without it, `UTC`.
+   */
   timeZone?: string;
   /** Ascending day counts, one bucket each. Default `[30, 60, 90]`. */
   thresholdsDays?: number[];
@@ -63,7 +73,7 @@ function dateIn(instant: Date, timeZone: string): string {
   return `${part('year')}-${part('month')}-${part('day')}`;
 }
 
-function resolveAsOf(input: CertificateExpiryReportInput): string {
+function resolveAsOf(input: CertificateExpiryReportInput, timeZone: string): string {
   if (input.asOf !== undefined) {
     if (!DATE.test(input.asOf) || Number.isNaN(Date.parse(`${input.asOf}T00:00:00Z`))) {
       throw badInput(`asOf '${input.asOf}' must be a date in the form YYYY-MM-DD`);
@@ -71,7 +81,18 @@ function resolveAsOf(input: CertificateExpiryReportInput): string {
     return input.asOf;
   }
   const scheduled = workflowInfo().typedSearchAttributes.get(ScheduledStartTime);
-  return dateIn(scheduled ?? new Date(), input.timeZone ?? 'UTC');
+  return dateIn(scheduled ?? new Date(), timeZone);
+}
+
+/** The statuses to read: the ones the report shows (default: all but DRAFT and REJECTED). */
+function statusesToRead(input: CertificateExpiryReportInput): CertificateStatus[] {
+  const excluded: readonly string[] = DEFAULT_EXCLUDED_STATUSES;
+  const wanted = input.includeStatuses ?? CERTIFICATE_STATUSES.filter((status) => !excluded.includes(status));
+  const unknown = wanted.filter((status) => !(CERTIFICATE_STATUSES as readonly string[]).includes(status));
+  if (unknown.length > 0 || wanted.length === 0) {
+    throw badInput(`includeStatuses must list some of ${CERTIFICATE_STATUSES.join(', ')} (got ${JSON.stringify(wanted)})`);
+  }
+  return [...new Set(wanted)];
 }
 
 /** Job 4: the nightly certificate expiry report (xlsx, csv, html and a JSON summary, which is also the result). */
@@ -80,7 +101,10 @@ export async function certificateExpiryReport(input: CertificateExpiryReportInpu
   if (!thresholdsDays.every((days, i) => Number.isInteger(days) && days > 0 && (i === 0 || days > (thresholdsDays[i - 1] ?? 0)))) {
     throw badInput(`thresholdsDays ${JSON.stringify(thresholdsDays)} must be ascending whole numbers of days`);
   }
-  const asOf = resolveAsOf(input);
+  const timeZone = input.timeZone ?? 'UTC';
+  if (!isKnownTimeZone(timeZone)) throw badInput(`timeZone '${timeZone}' is not a known IANA time zone`);
+  const statuses = statusesToRead(input);
+  const asOf = resolveAsOf(input, timeZone);
   const progress: CertificateReportProgress = { phase: 'starting', asOf, certificates: null };
   setHandler(certificateReportProgressQuery, () => progress);
   upsertSearchAttributes([
@@ -90,7 +114,7 @@ export async function certificateExpiryReport(input: CertificateExpiryReportInpu
   ]);
 
   progress.phase = 'reading certificates';
-  const fetched = await fetchCertificatesForReport({ runKey: `${asOf}-${workflowInfo().runId}` });
+  const fetched = await fetchCertificatesForReport({ runKey: `${asOf}-${workflowInfo().runId}`, statuses });
   progress.certificates = fetched.certificates;
 
   progress.phase = 'writing report';
@@ -98,6 +122,7 @@ export async function certificateExpiryReport(input: CertificateExpiryReportInpu
     certificates: fetched.ref,
     apiCalls: fetched.apiCalls,
     asOf,
+    timeZone,
     thresholdsDays,
     includeStatuses: input.includeStatuses,
   });

@@ -1,4 +1,5 @@
 import { Command, InvalidArgumentError } from 'commander';
+import { isKnownTimeZone } from '../../connectors/reports/certificate-expiry/model';
 import { certificateExpiryReport } from '../../workflows';
 import { runAction } from '../run-action';
 import { positiveSeconds, startJob, timestampedId } from '../workflow-runner';
@@ -6,6 +7,14 @@ import { positiveSeconds, startJob, timestampedId } from '../workflow-runner';
 function isoDate(value: string): string {
   if (!/^\d{4}-\d{2}-\d{2}$/.test(value) || Number.isNaN(Date.parse(`${value}T00:00:00Z`))) {
     throw new InvalidArgumentError('expected a date in the form YYYY-MM-DD');
+  }
+  return value;
+}
+
+/** Checked here, before any workflow starts, against the zones this Node's Intl knows. */
+function timeZone(value: string): string {
+  if (!isKnownTimeZone(value)) {
+    throw new InvalidArgumentError(`'${value}' is not a known IANA time zone (for example Europe/Stockholm or UTC)`);
   }
   return value;
 }
@@ -22,7 +31,12 @@ export function certReportCommand(): Command {
   return new Command('cert-report')
     .description('Start the certificate expiry report (xlsx, csv, html under TRACE_DATA_DIR/reports/certificate-expiry)')
     .option('--as-of <date>', 'report as of this date (YYYY-MM-DD), e.g. to backfill a missed night; default today', isoDate)
-    .option('--time-zone <zone>', 'IANA time zone that decides "today"', 'UTC')
+    .option(
+      '--time-zone <zone>',
+      'IANA time zone the report reads dates in: "today" and the day each certificate expires',
+      timeZone,
+      'UTC',
+    )
     .option('--thresholds <days>', 'expiring-within buckets, comma-separated', thresholds)
     .option('--wait', 'wait for the result and print it')
     .option('--timeout <seconds>', 'with --wait: give up after this long', positiveSeconds, 600)

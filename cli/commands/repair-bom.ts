@@ -8,6 +8,9 @@ export interface RepairBomFlags {
   product?: string[];
   updatedAfter?: string;
   all?: boolean;
+  sinceLastRun?: boolean;
+  markName?: string;
+  acceptCurrentSource?: boolean;
   dryRun?: boolean;
   wait?: boolean;
   timeout: number;
@@ -23,13 +26,16 @@ export function repairBomInputFromFlags(flags: RepairBomFlags): RepairBomInput {
     ...(flags.product ? { products: flags.product } : {}),
     ...(flags.updatedAfter !== undefined ? { updatedAfter: flags.updatedAfter } : {}),
     ...(flags.all ? { all: true as const } : {}),
+    ...(flags.sinceLastRun ? { sinceLastRun: true as const } : {}),
+    ...(flags.markName !== undefined ? { markName: flags.markName } : {}),
+    ...(flags.acceptCurrentSource ? { acceptCurrentSource: true } : {}),
     ...(flags.dryRun ? { dryRun: true } : {}),
   };
   try {
     parseRepairBomInput(input);
   } catch (error) {
     throw new InvalidArgumentError(
-      `${(error as Error).message.replace('products, updatedAfter or all', '--product, --updated-after or --all')}`,
+      `${(error as Error).message.replace('products, updatedAfter, all or sinceLastRun', '--product, --updated-after, --all or --since-last-run')}`,
     );
   }
   return input;
@@ -53,6 +59,15 @@ export function repairBomCommand(): Command {
     )
     .option('--updated-after <time>', 'variants and SKUs changed at or after this ISO 8601 time')
     .option('--all', 'the whole catalogue')
+    .option(
+      '--since-last-run',
+      'products owning a BOM made or changed since the previous --since-last-run run (high-water mark in TRACE_DATA_DIR/bom-repair/)',
+    )
+    .option('--mark-name <name>', 'with --since-last-run: which high-water mark (one per schedule)')
+    .option(
+      '--accept-current-source',
+      "repair copies whose source line changed after the fork with the source's current component (otherwise ambiguous)",
+    )
     .option('--dry-run', 'list the repairs without writing')
     .option('--wait', 'wait for the result and print it')
     .option('--timeout <seconds>', 'with --wait: give up after this long', positiveSeconds, 1800)

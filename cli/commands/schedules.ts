@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { Command } from 'commander';
-import { applySchedules, loadSchedulesFile } from '../../worker/schedules';
+import { applySchedules, describeNextRun, loadSchedulesFile } from '../../worker/schedules';
 import { runAction } from '../run-action';
 import { withTemporalClient } from '../workflow-runner';
 
@@ -22,13 +22,16 @@ export function schedulesCommand(): Command {
     );
   command
     .command('list')
-    .description('List the schedules with their next run')
+    .description("List the schedules with their next run, in the schedule's own time zone and in UTC")
     .action(() =>
       runAction(() =>
         withTemporalClient(async (client) => {
           for await (const schedule of client.schedule.list()) {
-            const next = schedule.info.nextActionTimes[0]?.toISOString() ?? 'none';
             const workflow = schedule.action?.type === 'startWorkflow' ? schedule.action.workflowType : (schedule.action?.type ?? '?');
+            // The list may leave the spec out; the zone then comes from the schedule's own description.
+            const zone =
+              schedule.spec?.timezone ?? (await client.schedule.getHandle(schedule.scheduleId).describe()).spec.timezone;
+            const next = describeNextRun(schedule.info.nextActionTimes[0], zone);
             process.stdout.write(`${schedule.scheduleId.padEnd(36)} ${workflow.padEnd(28)} next ${next}${schedule.state.paused ? ' (paused)' : ''}\n`);
           }
         }),

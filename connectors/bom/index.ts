@@ -3,7 +3,7 @@ export { matchCopiedLines, type LineMatch } from './matching';
 export * from './source-discovery';
 export { repairLineBody } from './put-body';
 export { waitFor, WaitTimeoutError, type BackoffOptions, type Waited } from './wait';
-export { readLines, readHeaders, includedHeaders, ownedHeaders, waitForBomLink } from './reads';
+export { readLines, readHeaders, ownedHeaders, waitForBomLink } from './reads';
 export * from './results';
 export {
   repairProductBoms,
@@ -20,4 +20,13 @@ export {
   type SafeBomWriteResult,
 } from './safe-write';
 export * from './job-input';
-export { scanRepairCandidates, type ScanReport } from './scan';
+export { emptyScanReport, scanRepairCandidates, trustedIncludedHeaders, type ScanFilter, type ScanReport } from './scan';
+export { ForkSnapshotStore, snapshotSourceLines, type ForkSnapshot } from './fork-snapshots';
+export {
+  bomMarkFile,
+  CorruptBomMarkError,
+  MARK_SAFETY_MS,
+  nextBomMark,
+  readBomMark,
+  storeBomMark,
+} from './high-water-mark';

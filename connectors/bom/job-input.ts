@@ -2,7 +2,7 @@ import { z } from 'zod';
 
 /**
  * Input of the `repairBomForks` workflow: plain JSON for the Web UI and schedules. Exactly one selector:
- * `{"products": ["PLM-TEE-001-BLK-M"]}`, `{"updatedAfter": "2025-06-01T00:00:00Z"}` or `{"all": true}`.
+ * `{"products": ["PLM-TEE-001-BLK-M"]}`, `{"updatedAfter": "2025-06-01T00:00:00Z"}`, `{"all": true}` or `{"sinceLastRun": true}`.
  * This module stays free of Node built-ins: the workflow imports it.
  */
 export const repairBomInputSchema = z
@@ -12,6 +12,21 @@ export const repairBomInputSchema = z
     /** ISO 8601 time: variants and SKUs whose record changed at or after it. */
     updatedAfter: z.string().optional(),
     all: z.literal(true).optional(),
+    /**
+     * Products owning a BOM header created or changed since the previous such run (its high-water mark is kept in
+     * TRACE_DATA_DIR/bom-repair/). Sees forks a product's own `updatedAt` does not show.
+     */
+    sinceLastRun: z.literal(true).optional(),
+    /** Name of the high-water mark `sinceLastRun` uses (one per schedule). Default `default`. */
+    markName: z
+      .string()
+      .regex(/^[A-Za-z0-9._-]{1,80}$/, 'use letters, digits, dot, dash or underscore (at most 80)')
+      .optional(),
+    /**
+     * A copied line whose source line changed after the fork is ambiguous (its component at fork time is not
+     * known). `true` accepts the source's current component for such lines.
+     */
+    acceptCurrentSource: z.boolean().optional(),
     /** List the repairs without writing. */
     dryRun: z.boolean().optional(),
     /** Fork header name to source header name, for BOMs renamed when they forked. */
@@ -24,12 +39,16 @@ export const repairBomInputSchema = z
       input.products !== undefined,
       input.updatedAfter !== undefined,
       input.all !== undefined,
+      input.sinceLastRun !== undefined,
     ].filter(Boolean).length;
     if (given !== 1) {
       ctx.addIssue({
         code: 'custom',
-        message: `give exactly one of products, updatedAfter or all (got ${given})`,
+        message: `give exactly one of products, updatedAfter, all or sinceLastRun (got ${given})`,
       });
+    }
+    if (input.markName !== undefined && input.sinceLastRun === undefined) {
+      ctx.addIssue({ code: 'custom', path: ['markName'], message: 'markName goes with sinceLastRun' });
     }
     if (input.updatedAfter !== undefined && !isIsoTime(input.updatedAfter)) {
       ctx.addIssue({
@@ -51,12 +70,14 @@ function isIsoTime(text: string): boolean {
 export type ProductSelector =
   | { kind: 'products'; products: string[] }
   | { kind: 'updatedAfter'; updatedAfterUnixMs: number }
-  | { kind: 'all' };
+  | { kind: 'all' }
+  | { kind: 'sinceLastRun'; markName: string };
 
 export const productSelectorSchema = z.discriminatedUnion('kind', [
   z.strictObject({ kind: z.literal('products'), products: z.array(z.string().min(1)).min(1) }),
   z.strictObject({ kind: z.literal('updatedAfter'), updatedAfterUnixMs: z.number().int() }),
   z.strictObject({ kind: z.literal('all') }),
+  z.strictObject({ kind: z.literal('sinceLastRun'), markName: z.string().regex(/^[A-Za-z0-9._-]{1,80}$/) }),
 ]);
 
 export interface ParsedRepairBomInput {
@@ -64,6 +85,7 @@ export interface ParsedRepairBomInput {
   dryRun: boolean;
   sourceNames: Record<string, string>;
   batchSize: number;
+  acceptCurrentSource: boolean;
 }
 
 /** Throws a message naming the first problem (the workflow turns it into a non-retryable failure). */
@@ -81,12 +103,15 @@ export function parseRepairBomInput(raw: unknown): ParsedRepairBomInput {
       ? { kind: 'products', products: [...new Set(input.products)] }
       : input.updatedAfter !== undefined
         ? { kind: 'updatedAfter', updatedAfterUnixMs: Date.parse(input.updatedAfter) }
-        : { kind: 'all' };
+        : input.sinceLastRun
+          ? { kind: 'sinceLastRun', markName: input.markName ?? 'default' }
+          : { kind: 'all' };
   return {
     selector,
     dryRun: input.dryRun ?? false,
     sourceNames: input.sourceNames ?? {},
     batchSize: input.batchSize ?? 25,
+    acceptCurrentSource: input.acceptCurrentSource ?? false,
   };
 }
 
@@ -101,5 +126,7 @@ export function selectorLabel(selector: ProductSelector): string {
       return `updated-after-${new Date(selector.updatedAfterUnixMs).toISOString().replace(/[:.]/g, '-')}`;
     case 'all':
       return 'all';
+    case 'sinceLastRun':
+      return selector.markName === 'default' ? 'since-last-run' : `since-last-run-${selector.markName}`;
   }
 }

@@ -1,10 +1,7 @@
-import { z } from 'zod';
 import {
-  bomHeaderSchema,
   collect,
   type BomHeader,
   type BomLine,
-  type Product,
   type TraceabilityClient,
 } from '../traceability';
 import { waitFor, type BackoffOptions } from './wait';
@@ -17,18 +14,6 @@ export function readLines(client: TraceabilityClient, bomHeaderId: string): Prom
 /** Every header linked to a product (owned and inherited), with the product's `link`. */
 export function readHeaders(client: TraceabilityClient, productId: string): Promise<BomHeader[]> {
   return collect(client.boms.iterateHeaders({ styleId: productId }));
-}
-
-const includedBomsSchema = z.array(bomHeaderSchema);
-
-/** The headers GET /styles `include=bom` puts on a product; an answer without the include reads as none. */
-export function includedHeaders(product: Product): BomHeader[] {
-  const parsed = includedBomsSchema.safeParse((product as Record<string, unknown>)['bom'] ?? []);
-  if (!parsed.success)
-    throw new Error(
-      `Product ${product.id}: unexpected 'bom' include: ${parsed.error.issues[0]?.message ?? ''}`,
-    );
-  return parsed.data;
 }
 
 export function ownedHeaders(headers: readonly BomHeader[]): BomHeader[] {

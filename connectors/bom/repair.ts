@@ -4,11 +4,18 @@ import {
   type BomLine,
   type TraceabilityClient,
 } from '../traceability';
-import { keptKey, lacksComponent, type ComponentRef } from './line-fields';
+import { snapshotSourceLines, type ForkSnapshotStore } from './fork-snapshots';
+import { componentOf, keptKey, lacksComponent, type ComponentRef, type LineView } from './line-fields';
 import { matchCopiedLines, type LineMatch } from './matching';
 import { repairLineBody } from './put-body';
 import { readHeaders, readLines } from './reads';
-import { emptyProductResult, recordLine, type HeaderOutcome, type ProductRepairResult } from './results';
+import {
+  emptyProductResult,
+  recordLine,
+  type HeaderOutcome,
+  type LineOutcome,
+  type ProductRepairResult,
+} from './results';
 import {
   ancestorsNearestFirst,
   pickSourceHeader,
@@ -28,6 +35,26 @@ export interface RepairOptions {
   dryRun: boolean;
   /** Fork header name to source header name, for BOMs renamed at fork time. */
   sourceNames?: Readonly<Record<string, string>>;
+  /** Take a changed source line's current component instead of reporting the copy as ambiguous. */
+  acceptCurrentSource?: boolean;
+  /** Source snapshots the safe write path kept at fork time: used instead of the current source when present. */
+  snapshots?: ForkSnapshotStore;
+}
+
+const ms = (time: string | null | undefined) => (time ? Date.parse(time) : Number.NaN);
+
+/** The source line was changed by a write after the fork (or when the fork time is unknown, ever changed). */
+function changedAfter(line: LineView & { updatedAt?: string | null }, forkMs: number): boolean {
+  const updated = ms(line.updatedAt);
+  const created = ms(line.createdAt);
+  if (Number.isNaN(updated) || updated <= created) return false;
+  return Number.isNaN(forkMs) || updated >= forkMs;
+}
+
+/** Lines that existed when the fork copied the source (a line created afterwards was never copied). */
+function existedAt(line: LineView, forkMs: number): boolean {
+  const created = ms(line.createdAt);
+  return Number.isNaN(forkMs) || Number.isNaN(created) || created <= forkMs;
 }
 
 /** Reads shared between the products of one batch: siblings share parents and sources. */
@@ -81,6 +108,7 @@ async function findSource(
 interface PlannedRepair {
   line: BomLine;
   match: Extract<LineMatch, { kind: 'match' }>;
+  basis: NonNullable<LineOutcome['basis']>;
 }
 
 function refused(error: unknown): string | undefined {
@@ -142,24 +170,59 @@ export async function repairProductBoms(
 
     const byId = new Map(lines.map((line) => [line.id, line]));
     const planned: PlannedRepair[] = [];
-    for (const match of matchCopiedLines(lines, await cache.sourceLinesOf(pick.header.id))) {
-      if (match.kind === 'match') planned.push({ line: byId.get(match.lineId) as BomLine, match });
-      else
-        recordLine(result, {
+    // Never guess: what a copy lost is what its source line held at fork time. A kept snapshot says so exactly;
+    // otherwise the current source stands in only where no source line changed since the fork.
+    const snapshot = options.snapshots ? await options.snapshots.find(candidate.id, pick.header.id) : null;
+    const forkMs = ms(owned.createdAt);
+    const current = snapshot ? [] : (await cache.sourceLinesOf(pick.header.id)).filter((l) => existedAt(l, forkMs));
+    const sourceLines: LineView[] = snapshot ? snapshotSourceLines(snapshot) : current;
+    for (const match of matchCopiedLines(lines, sourceLines)) {
+      if (match.kind !== 'match') {
+        recordLine(result, { headerId: owned.id, lineId: match.lineId, outcome: match.kind, reason: match.reason });
+        continue;
+      }
+      const line = byId.get(match.lineId) as BomLine;
+      if (snapshot) {
+        planned.push({ line, match, basis: 'snapshot' });
+        continue;
+      }
+      const changed = current.filter(
+        (source) => !lacksComponent(source) && keptKey(source) === keptKey(line) && changedAfter(source, forkMs),
+      );
+      if (changed.length === 0) planned.push({ line, match, basis: 'source' });
+      else if (options.acceptCurrentSource) planned.push({ line, match, basis: 'current source, accepted' });
+      else {
+        const outcome: LineOutcome = {
           headerId: owned.id,
-          lineId: match.lineId,
-          outcome: match.kind,
-          reason: match.reason,
-        });
+          lineId: line.id,
+          outcome: 'ambiguous',
+          reason:
+            `source line ${changed.map((c) => c.id).join(', ')} changed at ${changed.map((c) => c.updatedAt ?? '?').join(', ')}, ` +
+            `after the fork (${owned.createdAt ?? 'time unknown'}): its component at fork time is not known and no ` +
+            `snapshot was kept; the current one is ${match.component.styleId}${match.component.isMainComponent ? ' (main)' : ''}. ` +
+            'Left alone; run with acceptCurrentSource to take the current one',
+          candidates: changed.flatMap((source) => [
+            { basis: 'fork time' as const, component: null, sourceLineId: source.id },
+            {
+              basis: 'current source' as const,
+              component: componentOf(source),
+              sourceLineId: source.id,
+              changedAt: source.updatedAt ?? null,
+            },
+          ]),
+        };
+        recordLine(result, outcome);
+      }
     }
     if (options.dryRun) {
-      for (const { match } of planned) {
+      for (const { match, basis } of planned) {
         recordLine(result, {
           headerId: owned.id,
           lineId: match.lineId,
           outcome: 'would_repair',
           component: match.component,
           sourceLineId: match.sourceLineId,
+          basis,
         });
       }
       continue;
@@ -188,7 +251,7 @@ export async function repairProductBoms(
     }
     if (written.length === 0) continue;
     const after = new Map((await readLines(client, owned.id)).map((line) => [line.id, line]));
-    for (const { line, match } of written) {
+    for (const { line, match, basis } of written) {
       const now = after.get(line.id);
       const problem = verifyRepaired(line, now, match.component);
       if (problem) allVerified = false;
@@ -198,6 +261,7 @@ export async function repairProductBoms(
         outcome: problem ? 'failed' : 'repaired',
         component: match.component,
         sourceLineId: match.sourceLineId,
+        basis,
         ...(problem ? { reason: `verification: ${problem}` } : {}),
       });
     }

@@ -12,6 +12,23 @@ export interface LineOutcome {
   sourceLineId?: string;
   /** Why a line was left alone or failed; the API's code first when it refused the write. */
   reason?: string;
+  /**
+   * What the reference was taken from: `snapshot` (the source as the safe write saw it just before the fork),
+   * `source` (the source's current lines, none changed since the fork), or `current source, accepted` (a source
+   * line changed after the fork and `acceptCurrentSource` took its current component).
+   */
+  basis?: 'snapshot' | 'source' | 'current source, accepted';
+  /** For a line left ambiguous: what it could get back, each with where it comes from. */
+  candidates?: LineCandidate[];
+}
+
+export interface LineCandidate {
+  /** `fork time`: what the source line held when the fork copied it; null when nobody kept it. */
+  basis: 'fork time' | 'current source';
+  component: ComponentRef | null;
+  sourceLineId: string;
+  /** When the source line last changed (after the fork). */
+  changedAt?: string | null;
 }
 
 export interface HeaderOutcome {

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { BomLine, BomLineWrite, TraceabilityClient } from '../traceability';
+import type { ForkSnapshotStore } from './fork-snapshots';
 import { lacksComponent } from './line-fields';
 import { repairLineBody } from './put-body';
 import { readLines, waitForBomLink } from './reads';
@@ -68,10 +69,24 @@ async function write(client: TraceabilityClient, entity: string, headerId: strin
 export async function safeBomWrite(
   client: TraceabilityClient,
   input: SafeBomWriteInput,
+  /** Where the pre-fork snapshot is kept for later repairs (`repair-bom`), when the write may fork. */
+  snapshots?: ForkSnapshotStore,
 ): Promise<SafeBomWriteResult> {
   const link = await waitForBomLink(client, input.entityStyleId, input.bomHeaderId, input.linkWait);
   const entity = link.link?.styleId ?? input.entityStyleId;
   const snapshot = link.link?.isOwner ? [] : await readLines(client, input.bomHeaderId);
+  if (!link.link?.isOwner && snapshots) {
+    // Kept before the write: if the run dies between the fork and its repair, a later repair still knows each
+    // copied line's component at fork time instead of reading a source that may have changed since.
+    await snapshots.save({
+      productId: entity,
+      sourceHeaderId: input.bomHeaderId,
+      takenAt: new Date().toISOString(),
+      writtenLineIds:
+        input.edit.kind === 'replace' ? [input.edit.lineId] : input.edit.kind === 'delete' ? input.edit.lineIds : [],
+      lines: snapshot,
+    });
+  }
   const written = await write(client, entity, input.bomHeaderId, input.edit);
   const forked = written.headerId !== input.bomHeaderId;
   const result: SafeBomWriteResult = {

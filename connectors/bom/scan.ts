@@ -1,11 +1,14 @@
+import { z } from 'zod';
 import {
+  bomHeaderSchema,
   isTraceabilityApiError,
+  type BomHeader,
   type Product,
   type ProductListQuery,
   type TraceabilityClient,
 } from '../traceability';
 import type { ProductSelector } from './job-input';
-import { includedHeaders, ownedHeaders } from './reads';
+import { ownedHeaders, readHeaders } from './reads';
 import type { RepairCandidate } from './repair';
 
 /**
@@ -20,18 +23,73 @@ export interface ScanReport {
   scanned: number;
   /** Named products the catalogue does not hold. */
   notFound: string[];
+  /** Variants and SKUs whose link roles came from the `include=bom` headers on the product page. */
+  includeUsed: number;
+  /** Products whose link roles were read with GET /bom-headers?styleId= because the include did not show them. */
+  headerReads: number;
+  /** Why the include was not used, the first time it was not (null while it was usable). */
+  includeProblem: string | null;
 }
 
-function candidateOf(product: Product): RepairCandidate | undefined {
+export function emptyScanReport(): ScanReport {
+  return { scanned: 0, notFound: [], includeUsed: 0, headerReads: 0, includeProblem: null };
+}
+
+/** Only candidates with an owned header created or changed at or after this instant (ms), when set. */
+export interface ScanFilter {
+  headersChangedSinceMs?: number;
+}
+
+const includeSchema = z.array(bomHeaderSchema);
+
+/**
+ * The headers `include=bom` put on the product, when they show each link's role. The spec shows the include only
+ * as "BOM headers": a missing include, or a header without a boolean `link.isOwner`, is not trusted (null), and
+ * the caller reads GET /bom-headers?styleId= instead, whose answer the spec does show with `link`.
+ */
+export function trustedIncludedHeaders(product: Product): { headers: BomHeader[] } | { problem: string } {
+  const raw = (product as Record<string, unknown>)['bom'];
+  if (raw === undefined) return { problem: "the product list answered without the 'bom' include" };
+  const parsed = includeSchema.safeParse(raw);
+  if (!parsed.success) return { problem: `the 'bom' include is not a list of BOM headers (${parsed.error.issues[0]?.message ?? ''})` };
+  const unshown = parsed.data.find((header) => typeof header.link?.isOwner !== 'boolean');
+  if (unshown) return { problem: `the 'bom' include shows header ${unshown.id} without link.isOwner` };
+  return { headers: parsed.data };
+}
+
+function changedAtMs(header: BomHeader): number {
+  const times = [header.createdAt, header.updatedAt].map((t) => (t ? Date.parse(t) : Number.NaN)).filter((t) => !Number.isNaN(t));
+  // A header whose times are unreadable is treated as changed: looking at it costs a read, missing it a fork.
+  return times.length === 0 ? Number.POSITIVE_INFINITY : Math.max(...times);
+}
+
+async function candidateOf(
+  client: TraceabilityClient,
+  product: Product,
+  report: ScanReport,
+  filter: ScanFilter,
+): Promise<RepairCandidate | undefined> {
   if (!product.styleId) return undefined;
-  const owned = ownedHeaders(includedHeaders(product));
+  const included = trustedIncludedHeaders(product);
+  let headers: BomHeader[];
+  if ('headers' in included) {
+    headers = included.headers;
+    report.includeUsed += 1;
+  } else {
+    report.includeProblem ??= included.problem;
+    report.headerReads += 1;
+    headers = await readHeaders(client, product.id);
+  }
+  let owned = ownedHeaders(headers);
+  const since = filter.headersChangedSinceMs;
+  if (since !== undefined) owned = owned.filter((header) => changedAtMs(header) >= since);
   if (owned.length === 0) return undefined;
   return {
     id: product.id,
     externalId: product.externalId ?? null,
     styleId: product.styleId,
     variantId: product.variantId ?? null,
-    ownedHeaders: owned.map((header) => ({ id: header.id, name: header.name })),
+    ownedHeaders: owned.map((header) => ({ id: header.id, name: header.name, createdAt: header.createdAt ?? null })),
   };
 }
 
@@ -56,13 +114,14 @@ export async function* scanRepairCandidates(
   client: TraceabilityClient,
   selector: ProductSelector,
   report: ScanReport,
+  filter: ScanFilter = {},
 ): AsyncGenerator<RepairCandidate, void, undefined> {
   const seen = new Set<string>();
-  const visit = (product: Product): RepairCandidate | undefined => {
+  const visit = async (product: Product): Promise<RepairCandidate | undefined> => {
     report.scanned += 1;
     if (seen.has(product.id)) return undefined;
     seen.add(product.id);
-    return candidateOf(product);
+    return candidateOf(client, product, report, filter);
   };
   const listed = async function* (queries: ProductListQuery[]) {
     for (const query of queries) {
@@ -72,7 +131,7 @@ export async function* scanRepairCandidates(
         sort: 'createdAt',
         order: 'asc',
       })) {
-        const candidate = visit(product);
+        const candidate = await visit(product);
         if (candidate) yield candidate;
       }
     }
@@ -85,12 +144,14 @@ export async function* scanRepairCandidates(
         report.notFound.push(id);
         continue;
       }
-      const candidate = visit(product);
+      const candidate = await visit(product);
       if (candidate) yield candidate;
       yield* listed(childQueries(product));
     }
     return;
   }
+  // sinceLastRun lists every variant and SKU: a fork need not move the product's own updatedAt, so the filter is
+  // on the headers' own times (ScanFilter), not on the product list.
   const window = selector.kind === 'updatedAfter' ? { updatedAfterUnixMs: selector.updatedAfterUnixMs } : {};
   yield* listed(FORKABLE_LEVELS.map((level) => ({ level, ...window })));
 }

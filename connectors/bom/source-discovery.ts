@@ -5,6 +5,8 @@ export const COPY_SUFFIX = ' (Copy)';
 export interface HeaderRef {
   id: string;
   name: string;
+  /** When the header was made: for a fork, the fork time (what the source looked like then is what was copied). */
+  createdAt?: string | null;
 }
 
 export interface ProductLineage {

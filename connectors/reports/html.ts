@@ -7,16 +7,29 @@ export function escapeHtml(value: CellValue): string {
   return String(value).replace(/[&<>"']/g, (char) => ESCAPES[char] ?? char);
 }
 
-/** A `<table>` with a caption, a header row and one row per record; an empty table says so. */
-export function htmlTable<R>(table: Table<R>, options: { id?: string; emptyText?: string } = {}): string {
-  const { header, body } = tableMatrix(table);
+/**
+ * A `<table>` with a caption, a header row and one row per record; an empty table says so. Cells of a `date` or
+ * `number` column get that class (dates never wrap, numbers align right).
+ */
+export function htmlTable<R>(
+  table: Table<R>,
+  options: { id?: string; emptyText?: string; className?: string } = {},
+): string {
+  const { header, body, kinds } = tableMatrix(table);
   const id = options.id ? ` id="${escapeHtml(options.id)}"` : '';
-  const head = header.map((title) => `<th scope="col">${escapeHtml(title)}</th>`).join('');
+  const className = options.className ? ` class="${escapeHtml(options.className)}"` : '';
+  const cellClass = (index: number) => {
+    const kind = kinds?.[index];
+    return kind === 'date' || kind === 'number' ? ` class="${kind}"` : '';
+  };
+  const head = header.map((title, index) => `<th scope="col"${cellClass(index)}>${escapeHtml(title)}</th>`).join('');
   const rows =
     body.length === 0
       ? `<tr><td colspan="${header.length}" class="empty">${escapeHtml(options.emptyText ?? 'None')}</td></tr>`
-      : body.map((cells) => `<tr>${cells.map((cell) => `<td>${escapeHtml(cell)}</td>`).join('')}</tr>`).join('\n');
-  return `<table${id}>\n<caption>${escapeHtml(table.name)} (${body.length})</caption>\n<thead><tr>${head}</tr></thead>\n<tbody>\n${rows}\n</tbody>\n</table>`;
+      : body
+          .map((cells) => `<tr>${cells.map((cell, index) => `<td${cellClass(index)}>${escapeHtml(cell)}</td>`).join('')}</tr>`)
+          .join('\n');
+  return `<table${id}${className}>\n<caption>${escapeHtml(table.name)} (${body.length})</caption>\n<thead><tr>${head}</tr></thead>\n<tbody>\n${rows}\n</tbody>\n</table>`;
 }
 
 export const REPORT_STYLE = `
@@ -28,12 +41,14 @@ caption { text-align: left; font-weight: 600; font-size: 1.1rem; padding: 0.5rem
 th, td { border-bottom: 1px solid #d9e2ec; padding: 0.35rem 0.6rem; text-align: left; vertical-align: top; }
 thead th { background: #f0f4f8; position: sticky; top: 0; }
 td.empty { color: #829ab1; font-style: italic; }
+td.date, th.date { white-space: nowrap; }
+td.number, th.number { text-align: right; white-space: nowrap; font-variant-numeric: tabular-nums; }
 .cards { display: flex; gap: 1rem; flex-wrap: wrap; margin: 1rem 0; }
 .card { border: 1px solid #d9e2ec; border-radius: 6px; padding: 0.75rem 1rem; min-width: 9rem; }
 .card strong { display: block; font-size: 1.6rem; }
 `;
 
-/** A complete, self-contained HTML5 document. */
-export function htmlDocument(title: string, body: string): string {
-  return `<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n<meta name="viewport" content="width=device-width, initial-scale=1">\n<title>${escapeHtml(title)}</title>\n<style>${REPORT_STYLE}</style>\n</head>\n<body>\n${body}\n</body>\n</html>\n`;
+/** A complete, self-contained HTML5 document; `extraStyle` is appended to the shared style. */
+export function htmlDocument(title: string, body: string, extraStyle = ''): string {
+  return `<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n<meta name="viewport" content="width=device-width, initial-scale=1">\n<title>${escapeHtml(title)}</title>\n<style>${REPORT_STYLE}${extraStyle}</style>\n</head>\n<body>\n${body}\n</body>\n</html>\n`;
 }

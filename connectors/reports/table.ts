@@ -1,9 +1,13 @@
-/** A value a report cell can hold. Dates are written as ISO `YYYY-MM-DD` strings by the callers. */
+/** A value a report cell can hold. Dates are given as ISO `YYYY-MM-DD` strings in a column of kind `date`. */
 export type CellValue = string | number | boolean | null | undefined;
+
+/** `date`: the values are `YYYY-MM-DD`; xlsx stores them as real Excel dates, html never wraps them. */
+export type ColumnKind = 'text' | 'number' | 'date';
 
 export interface Column<R> {
   header: string;
   value: (row: R) => CellValue;
+  kind?: ColumnKind;
 }
 
 export interface Table<R> {
@@ -17,6 +21,8 @@ export interface Matrix {
   name: string;
   header: string[];
   body: CellValue[][];
+  /** Per column; `text` when absent. */
+  kinds?: ColumnKind[];
 }
 
 /** Column names with values per row, in column order. */
@@ -25,5 +31,6 @@ export function tableMatrix<R>(table: Table<R>): Matrix {
     name: table.name,
     header: table.columns.map((column) => column.header),
     body: table.rows.map((row) => table.columns.map((column) => column.value(row))),
+    kinds: table.columns.map((column) => column.kind ?? 'text'),
   };
 }

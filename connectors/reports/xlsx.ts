@@ -1,6 +1,6 @@
 import * as XLSX from 'xlsx';
 import { neutraliseFormula } from './cells';
-import type { CellValue, Matrix } from './table';
+import type { CellValue, ColumnKind, Matrix } from './table';
 
 const MIN_WIDTH = 8;
 const MAX_WIDTH = 60;
@@ -26,11 +26,33 @@ export function safeSheetName(name: string): string {
   return name.replace(/[[\]:*?/\\]/g, ' ').slice(0, 31);
 }
 
-/** An xlsx workbook with one sheet per table (see `tableMatrix`), header row frozen, widths fitted to the content. */
+const EXCEL_EPOCH_MS = Date.UTC(1899, 11, 30);
+export const XLSX_DATE_FORMAT = 'yyyy-mm-dd';
+
+/** A `YYYY-MM-DD` as an Excel date cell (a day serial with a date format), so sorting and filtering work. */
+function dateCell(value: CellValue): XLSX.CellObject | null {
+  if (typeof value !== 'string' || !/^\d{4}-\d{2}-\d{2}$/.test(value)) return null;
+  const ms = Date.parse(`${value}T00:00:00Z`);
+  if (Number.isNaN(ms)) return null;
+  return { t: 'n', v: (ms - EXCEL_EPOCH_MS) / 86_400_000, z: XLSX_DATE_FORMAT };
+}
+
+function sheetCell(value: CellValue, kind: ColumnKind | undefined): XLSX.CellObject | string | number | boolean | null {
+  if (kind === 'date') {
+    const date = dateCell(value);
+    if (date) return date;
+  }
+  return neutraliseFormula(value) ?? null;
+}
+
+/**
+ * An xlsx workbook with one sheet per table (see `tableMatrix`), header row frozen, widths fitted to the content.
+ * Columns of kind `date` hold real Excel dates (formatted `yyyy-mm-dd`).
+ */
 export function toXlsx(sheets: readonly Matrix[]): Buffer {
   const workbook = XLSX.utils.book_new();
-  for (const { name, header, body } of sheets) {
-    const safeBody = body.map((row) => row.map((cell) => neutraliseFormula(cell) ?? null));
+  for (const { name, header, body, kinds } of sheets) {
+    const safeBody = body.map((row) => row.map((cell, index) => sheetCell(cell, kinds?.[index])));
     const sheet = XLSX.utils.aoa_to_sheet([header, ...safeBody]);
     sheet['!cols'] = columnWidths(header, body);
     if (body.length > 0) sheet['!autofilter'] = { ref: sheet['!ref'] ?? 'A1' };

@@ -40,6 +40,11 @@ export interface SandboxSettings {
   qrDelayMs: number;
   /** Order and order-line lists answer at most this many items a page, whatever the limit asked (null: no cap). */
   orderPageSizeCap?: number | null;
+  /**
+   * `full` (default): GET /styles `include=bom` headers carry `link` {styleId, isMainBom, isOwner}, as on GET
+   * /bom-headers. `bare`: the headers without `link` (the spec shows the include only as "BOM headers").
+   */
+  bomIncludeShape?: 'full' | 'bare';
 }
 
 export class SandboxContext {

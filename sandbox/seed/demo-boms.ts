@@ -1,5 +1,5 @@
 import type { BomSection } from '../domains/boms';
-import { DEMO_IDS } from './demo-catalogue';
+import { DEMO_IDS, demoId } from './demo-catalogue';
 import { BRAND_COMPANY_ID } from './demo-network';
 
 export const DEMO_PLACEMENTS = {
@@ -15,9 +15,22 @@ export const DEMO_LEGACY_UNIT_LINE_ID = 'bom_line_demo_jacket_pocket_zip';
 export const DEMO_BOM_IDS = {
   tee: 'bomhdr_demo_merino_tee',
   jacket: 'bomhdr_demo_storm_shell',
+  /** Forks of the tee BOM made through two SKUs, whose copied lines lost their component (for the repair demo). */
+  teeForkBlackM: 'bomhdr_demo_merino_tee_fork_blk_m',
+  teeForkOffWhiteL: 'bomhdr_demo_merino_tee_fork_owh_l',
 };
 
-/** Placements of the brand, and BOMs on the tee (a style with two variants and six SKUs) and the jacket. */
+/** The SKUs that own the seeded forks: PLM-TEE-001-BLK-M and PLM-TEE-001-OWH-L. */
+export const DEMO_FORK_SKUS = { blackM: demoId('sku_', 2), offWhiteL: demoId('sku_', 6) };
+export const DEMO_TEE_LABEL_LINE_ID = 'bom_line_demo_merino_tee_3';
+
+/**
+ * Placements of the brand, and BOMs on the tee (a style with two variants and six SKUs) and the jacket. Two tee SKUs
+ * were edited through their inherited link, so they own forks whose copied lines lost their component:
+ * - PLM-TEE-001-BLK-M, 12 days ago (buttons 3 -> 4); its label line's source changed 6 days ago, after the fork,
+ *   so the repair cannot know the label's component at fork time and reports it as ambiguous;
+ * - PLM-TEE-001-OWH-L, 3 days ago (label quantity 1 -> 2); both copies can be repaired from the source.
+ */
 export function demoBomSection(now: number): Record<string, unknown> {
   const at = (daysAgo: number) => new Date(now - daysAgo * 86_400_000).toISOString();
   const placement = (id: string, value: string) => ({ id, value, forCompanyId: BRAND_COMPANY_ID });
@@ -41,7 +54,36 @@ export function demoBomSection(now: number): Record<string, unknown> {
         lines: [
           { componentId: DEMO_IDS.poplin, placementId: DEMO_PLACEMENTS.body, quantity: 1.2, quantityUnit: 'METRE', weight: 0.15, weightUnit: 'KILOGRAM', countryOfOrigin: 'India', isMainComponent: true },
           { componentId: DEMO_IDS.button, placementId: DEMO_PLACEMENTS.placket, quantity: 3, quantityUnit: 'PIECES', weight: 2, weightUnit: 'GRAM', countryOfOrigin: 'Portugal' },
-          { componentId: DEMO_IDS.label, placementId: DEMO_PLACEMENTS.insideNeck, quantity: 1, quantityUnit: 'PIECES', countryOfOrigin: 'Portugal' },
+          // Changed 6 days ago (after the BLK-M fork, before the OWH-L one).
+          { componentId: DEMO_IDS.label, placementId: DEMO_PLACEMENTS.insideNeck, quantity: 1, quantityUnit: 'PIECES', countryOfOrigin: 'Portugal', updatedAt: at(6) },
+        ],
+      },
+      {
+        id: DEMO_BOM_IDS.teeForkBlackM,
+        name: 'Merino Crew Tee BOM (Copy)',
+        description: 'Main fabric, placket buttons and main label',
+        forCompanyId: BRAND_COMPANY_ID,
+        ownerProductId: DEMO_FORK_SKUS.blackM,
+        forkOf: DEMO_BOM_IDS.tee,
+        createdAt: at(12),
+        lines: [
+          { componentId: null, placementId: DEMO_PLACEMENTS.body, quantity: 1.2, quantityUnit: 'METRE', weight: 0.15, weightUnit: 'KILOGRAM', countryOfOrigin: 'India' },
+          { componentId: DEMO_IDS.button, placementId: DEMO_PLACEMENTS.placket, quantity: 4, quantityUnit: 'PIECES', weight: 2, weightUnit: 'GRAM', countryOfOrigin: 'Portugal' },
+          { componentId: null, placementId: DEMO_PLACEMENTS.insideNeck, quantity: 1, quantityUnit: 'PIECES', countryOfOrigin: 'Portugal' },
+        ],
+      },
+      {
+        id: DEMO_BOM_IDS.teeForkOffWhiteL,
+        name: 'Merino Crew Tee BOM (Copy)',
+        description: 'Main fabric, placket buttons and main label',
+        forCompanyId: BRAND_COMPANY_ID,
+        ownerProductId: DEMO_FORK_SKUS.offWhiteL,
+        forkOf: DEMO_BOM_IDS.tee,
+        createdAt: at(3),
+        lines: [
+          { componentId: null, placementId: DEMO_PLACEMENTS.body, quantity: 1.2, quantityUnit: 'METRE', weight: 0.15, weightUnit: 'KILOGRAM', countryOfOrigin: 'India' },
+          { componentId: null, placementId: DEMO_PLACEMENTS.placket, quantity: 3, quantityUnit: 'PIECES', weight: 2, weightUnit: 'GRAM', countryOfOrigin: 'Portugal' },
+          { componentId: DEMO_IDS.label, placementId: DEMO_PLACEMENTS.insideNeck, quantity: 2, quantityUnit: 'PIECES', countryOfOrigin: 'Portugal' },
         ],
       },
       {

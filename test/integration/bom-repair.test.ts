@@ -2,7 +2,13 @@ import { WorkflowFailedError } from '@temporalio/client';
 import { safeBomWrite, waitFor, waitForBomLink } from '../../connectors/bom';
 import type { BomLine, TraceabilityClient } from '../../connectors/traceability';
 import { DEMO_IDS } from '../../sandbox/seed/demo-catalogue';
-import { DEMO_BOM_IDS, DEMO_PLACEMENTS } from '../../sandbox/seed/demo-boms';
+import { DEMO_BOM_IDS, DEMO_FORK_SKUS, DEMO_PLACEMENTS } from '../../sandbox/seed/demo-boms';
+import { spawn } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { ForkSnapshotStore } from '../../connectors/bom';
+import { repoRoot } from '../../worker/paths';
+import { readHarnessInfo } from '../harness';
 import { TraceJob } from '../../worker/search-attributes';
 import { repairBomForks } from '../../workflows';
 import {
@@ -402,10 +408,190 @@ describe('repairBomForks on a real Temporal dev server', () => {
     expect(failed.component).toEqual({ styleId: DEMO_IDS.zipper, isMainComponent: false });
   });
 
+  describe('spec 02 issue-18 cases', () => {
+    const sandboxConfig = (body: Record<string, unknown>) =>
+      fetch(`${new URL(stack.sandbox.baseUrl).origin}/__sandbox/config`, {
+        method: 'PUT',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      });
+
+    /** The owner changes a source line's component after the fork (kept values unchanged). */
+    async function changeSourceComponent(tree: Tree, pick: (l: BomLine) => boolean, component: string) {
+      const line = (await linesOf(stack.apiClient, tree.headerId)).find(pick)!;
+      await new Promise((resolve) => setTimeout(resolve, 5));
+      await stack.apiClient.boms.replaceLine(line.id, {
+        entity: { styleId: tree.styleId },
+        component: { styleId: component },
+        placementId: line.placementId,
+        quantity: line.quantity,
+        quantityUnit: line.quantityUnit as 'PIECES',
+        weight: line.weight,
+        weightUnit: line.weightUnit as 'GRAM',
+        countryOfOrigin: line.countryOfOrigin,
+        isMainComponent: line.isMainComponent ?? false,
+      });
+      return line;
+    }
+
+    // First in this block: the sinceLastRun test below repairs every broken fork it finds, the seeded ones too.
+    it('the demo seed holds forks that lost references: `repair-bom --all --dry-run --wait` finds and explains them', async () => {
+      const harness = readHarnessInfo();
+      const env = {
+        ...process.env,
+        TEMPORAL_ADDRESS: harness.address,
+        TEMPORAL_NAMESPACE: harness.namespace,
+        TRACE_TASK_QUEUE: stack.taskQueue,
+        TRACE_DATA_DIR: stack.config.dataDir,
+      };
+      const cli = await new Promise<{ status: number | null; stdout: string; stderr: string }>((resolve) => {
+        const child = spawn(
+          process.execPath,
+          [path.join(repoRoot(), 'bin', 'trace-sync.cjs'), 'repair-bom', '--all', '--dry-run', '--wait'],
+          { env },
+        );
+        let stdout = '';
+        let stderr = '';
+        child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+        child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+        const timer = setTimeout(() => child.kill('SIGKILL'), 90_000);
+        child.once('close', (status) => {
+          clearTimeout(timer);
+          resolve({ status, stdout, stderr });
+        });
+      });
+      expect(cli.stderr).toBe('');
+      expect(cli.status).toBe(0);
+      const result = JSON.parse(cli.stdout.slice(cli.stdout.indexOf('{'))) as RepairBomForksResult;
+      const blackM = result.products.find((p) => p.productId === DEMO_FORK_SKUS.blackM)!;
+      expect(blackM).toMatchObject({ externalId: 'PLM-TEE-001-BLK-M', wouldRepair: 1, ambiguous: 1 });
+      expect(blackM.headers[0]).toMatchObject({ headerId: DEMO_BOM_IDS.teeForkBlackM, sourceHeaderId: DEMO_BOM_IDS.tee });
+      expect(blackM.lines.find((l) => l.outcome === 'ambiguous')!.reason).toContain('after the fork');
+      expect(result.products.find((p) => p.productId === DEMO_FORK_SKUS.offWhiteL)).toMatchObject({
+        externalId: 'PLM-TEE-001-OWH-L',
+        wouldRepair: 2,
+        ambiguous: 0,
+      });
+    });
+
+    // Spec 02, "Copy fidelity caveat": "lines copied during a BOM fork currently do not keep the component reference
+    // (`styleId`) or the `isMainComponent` flag ... Clients re-read the copied lines and re-apply references." The
+    // reference to re-apply is the one the line held when it was copied, not whatever the source holds now.
+    it('“Clients re-read the copied lines and re-apply references”: a source line changed after the fork is ambiguous, never guessed', async () => {
+      const tree = await buildTree(stack.apiClient, 'changed', TEE_LINES);
+      const sku = tree.skus[0]!;
+      const forkId = await forkThroughSku(stack.apiClient, tree, sku, (l) => l.styleId === DEMO_IDS.button);
+      const label = await changeSourceComponent(tree, (l) => l.styleId === DEMO_IDS.label, DEMO_IDS.button);
+
+      const result = await run({ products: [sku] }, 'changed-source');
+      expect(result).toMatchObject({ linesRepaired: 2, linesAmbiguous: 1 });
+      const lines = result.products[0]!.lines;
+      const ambiguous = lines.find((l) => l.outcome === 'ambiguous')!;
+      expect(ambiguous.reason).toContain(`source line ${label.id} changed`);
+      expect(ambiguous.reason).toContain('after the fork');
+      expect(ambiguous.candidates).toEqual([
+        { basis: 'fork time', component: null, sourceLineId: label.id },
+        expect.objectContaining({
+          basis: 'current source',
+          sourceLineId: label.id,
+          component: { styleId: DEMO_IDS.button, isMainComponent: false },
+        }),
+      ]);
+      expect(lines.filter((l) => l.outcome === 'repaired').map((l) => l.basis)).toEqual(['source', 'source']);
+      const insideNeck = () =>
+        linesOf(stack.apiClient, forkId).then((fork) => fork.find((l) => l.placementId === DEMO_PLACEMENTS.insideNeck)!);
+      expect((await insideNeck()).styleId).toBeNull();
+
+      // Only an explicit option takes the source's current component.
+      const accepted = await run({ products: [sku], acceptCurrentSource: true }, 'accept-current');
+      expect(accepted).toMatchObject({ linesRepaired: 1, linesAmbiguous: 0 });
+      expect(accepted.products[0]!.lines[0]).toMatchObject({ outcome: 'repaired', basis: 'current source, accepted' });
+      expect((await insideNeck()).styleId).toBe(DEMO_IDS.button);
+    });
+
+    it('a fork-time snapshot kept by the safe write path gives the exact component even after the source changed', async () => {
+      const tree = await buildTree(stack.apiClient, 'snap', TEE_LINES);
+      const sku = tree.skus[1]!;
+      const before = await linesOf(stack.apiClient, tree.headerId);
+      const button = before.find((l) => l.styleId === DEMO_IDS.button)!;
+      // What safeBomWrite stores before a write through an inherited link (a run that died after the write).
+      await new ForkSnapshotStore(path.join(stack.config.dataDir, 'bom-repair', 'fork-snapshots')).save({
+        productId: sku,
+        sourceHeaderId: tree.headerId,
+        takenAt: new Date().toISOString(),
+        writtenLineIds: [button.id],
+        lines: before,
+      });
+      const forkId = await forkThroughSku(stack.apiClient, tree, sku, (l) => l.id === button.id);
+      await changeSourceComponent(tree, (l) => l.styleId === DEMO_IDS.label, DEMO_IDS.button);
+
+      const result = await run({ products: [sku] }, 'snapshot');
+      expect(result).toMatchObject({ linesRepaired: 3, linesAmbiguous: 0 });
+      expect(result.products[0]!.lines.map((l) => l.basis)).toEqual(['snapshot', 'snapshot', 'snapshot']);
+      const fork = await linesOf(stack.apiClient, forkId);
+      expect(fork.find((l) => l.placementId === DEMO_PLACEMENTS.insideNeck)!.styleId).toBe(DEMO_IDS.label);
+    });
+
+    // Spec 01 lists `include` value `bom` only as "(BOM headers)"; spec 02 shows `link` {styleId, isMainBom, isOwner}
+    // on GET /bom-headers. A scan must not silently find nothing when the include leaves the link role out.
+    it('“`bom` (BOM headers)”: headers without link.isOwner fall back to GET /bom-headers?styleId= and say so', async () => {
+      const tree = await buildTree(stack.apiClient, 'bare', TEE_LINES);
+      const sku = tree.skus[2]!;
+      await forkThroughSku(stack.apiClient, tree, sku, (l) => l.styleId === DEMO_IDS.zipper);
+      await sandboxConfig({ bomIncludeShape: 'bare' });
+      try {
+        const listed = await stack.apiClient.products.get(sku, { include: ['bom'] });
+        expect((listed as Record<string, unknown>)['bom']).toEqual([expect.not.objectContaining({ link: expect.anything() })]);
+        const result = await run({ products: [tree.ext[tree.styleId]!], dryRun: true }, 'bare-include');
+        expect(result).toMatchObject({ linesWouldRepair: 3, productsWithForks: 1 });
+        expect(result.products.map((p) => p.productId)).toEqual([sku]);
+        expect(result.detection).toMatchObject({ via: 'GET /bom-headers', headerReads: 6 });
+        expect(result.detection.includeProblem).toContain('without link.isOwner');
+      } finally {
+        await sandboxConfig({ bomIncludeShape: 'full' });
+      }
+      const full = await run({ products: [tree.ext[tree.styleId]!], dryRun: true }, 'full-include');
+      expect(full.detection).toEqual({ via: 'include=bom', headerReads: 0, includeProblem: null });
+    });
+
+    // Spec 01, convention 5: "A client stores the largest `updatedAt` it has seen and passes it on the next run" -
+    // but it filters "on the update time" of the listed record: a BOM fork need not move the product's updatedAt.
+    it('sinceLastRun sees a fork on a product whose own record did not change, and keeps its mark durably', async () => {
+      const markName = `test-${Date.now()}`;
+      const tree = await buildTree(stack.apiClient, 'mark', TEE_LINES);
+      const first = await run({ sinceLastRun: true, markName, dryRun: true }, 'mark-dry');
+      expect(first.highWaterMark).toMatchObject({ from: new Date(0).toISOString(), stored: null });
+
+      const since = new Date().toISOString();
+      await new Promise((resolve) => setTimeout(resolve, 5));
+      const sku = tree.skus[3]!;
+      await forkThroughSku(stack.apiClient, tree, sku, (l) => l.styleId === DEMO_IDS.poplin);
+      const byUpdatedAfter = await run({ updatedAfter: since, dryRun: true }, 'mark-updated-after');
+      expect(byUpdatedAfter.products.map((p) => p.productId)).not.toContain(sku);
+
+      const repaired = await run({ sinceLastRun: true, markName }, 'mark-run');
+      expect(repaired.products.find((p) => p.productId === sku)).toMatchObject({ repaired: 3 });
+      const markFile = repaired.highWaterMark!.file;
+      expect(existsSync(markFile)).toBe(true);
+      const stored = JSON.parse(readFileSync(markFile, 'utf8')) as { sinceMs: number };
+      expect(new Date(stored.sinceMs).toISOString()).toBe(repaired.highWaterMark!.stored);
+      expect(stored.sinceMs).toBeGreaterThan(Date.parse(since) - 10 * 60_000);
+
+      // The next run starts from the stored mark and finds the later fork of another old product.
+      const other = tree.skus[2]!;
+      await forkThroughSku(stack.apiClient, tree, other, (l) => l.styleId === DEMO_IDS.zipper);
+      const next = await run({ sinceLastRun: true, markName }, 'mark-next');
+      expect(next.highWaterMark!.from).toBe(repaired.highWaterMark!.stored);
+      expect(next.products.find((p) => p.productId === other)).toMatchObject({ repaired: 3 });
+      expect(next.products.find((p) => p.productId === sku)).toBeUndefined();
+    });
+
+  });
+
   it('refuses an input without exactly one selector, without retrying', async () => {
     await expect(run({ all: true, products: ['PLM-TEE-001'] }, 'bad')).rejects.toThrow(WorkflowFailedError);
     await expect(run({}, 'bad-empty')).rejects.toMatchObject({
-      cause: { message: expect.stringContaining('exactly one of products, updatedAfter or all') },
+      cause: { message: expect.stringContaining('exactly one of products, updatedAfter, all or sinceLastRun') },
     });
   });
 
@@ -427,6 +613,7 @@ describe('repairBomForks on a real Temporal dev server', () => {
       const label = snapshot.find((l) => l.styleId === DEMO_IDS.label)!;
 
       const started = Date.now();
+      const snapshots = new ForkSnapshotStore(path.join(stack.config.dataDir, 'safe-write-snapshots'));
       const result = await safeBomWrite(stack.apiClient, {
         entityStyleId: tree.ext[sku]!,
         bomHeaderId: tree.headerId,
@@ -442,8 +629,12 @@ describe('repairBomForks on a real Temporal dev server', () => {
           },
         },
         linkWait: { initialDelayMs: 100 },
-      });
+      }, snapshots);
       expect(Date.now() - started).toBeGreaterThanOrEqual(1000);
+      // The pre-fork snapshot is kept for later repairs (a run that dies between the write and its repair).
+      const kept = await snapshots.find(sku, tree.headerId);
+      expect(kept).toMatchObject({ productId: sku, sourceHeaderId: tree.headerId, writtenLineIds: [label.id] });
+      expect(kept!.lines.map((l) => [l.id, l.styleId])).toEqual(snapshot.map((l) => [l.id, l.styleId]));
       expect(result).toMatchObject({ forked: true, problems: [], linesWithoutComponent: [] });
       expect(result.repairs).toHaveLength(5);
 

@@ -9,7 +9,9 @@ import { TraceJob } from '../../worker/search-attributes';
 import { applySchedules } from '../../worker/schedules';
 import { certificateExpiryReport } from '../../workflows';
 import { repoRoot } from '../../worker/paths';
+import { buildDemoSeed } from '../../sandbox/seed/demo';
 import { readHarnessInfo, startTestStack, type TestStack } from '../harness';
+import { findChromium, probeFirstScreen, screenshot } from './report-browser';
 
 interface RawCertificate {
   id: string;
@@ -99,18 +101,23 @@ describe('certificateExpiryReport on a real Temporal dev server', () => {
     expect(nonZero(result.perBucket)).toEqual(expectedBuckets(certificates, today));
     expect(result.perBucket['expired']).toBeGreaterThan(0);
     expect(result.perBucket['within_30']).toBeGreaterThan(0);
-    expect(result.apiCalls).toBe(Math.ceil(certificates.length / 100));
+    // Spec 03: GET /certificates takes a `status` filter, so only the four reported statuses are read, one list
+    // each (a draft or rejected certificate costs no read). This replaced reading every certificate and dropping some.
+    const perStatus = ['REQUESTED', 'APPROVED', 'ACKNOWLEDGED', 'NOT_VERIFIABLE'].map(
+      (status) => Math.max(1, Math.ceil(certificates.filter((c) => c.status === status).length / 100)),
+    );
+    expect(result.apiCalls).toBe(perStatus.reduce((a, b) => a + b, 0));
   });
 
   it('writes an xlsx that opens with SheetJS with a sheet per bucket holding its certificates', () => {
     const folder = path.join(stack.config.dataDir, 'reports', 'certificate-expiry', today);
     const book = XLSX.readFile(path.join(folder, `certificate-expiry-${today}.xlsx`));
-    expect(book.SheetNames).toEqual(expect.arrayContaining(['Summary', 'Newly expired', 'Expired', 'Expiring within 30 days']));
+    expect(book.SheetNames).toEqual(expect.arrayContaining(['Summary', 'Newly expired', 'Expired', 'Expiring in 0–30 days']));
     const expected = expectedBuckets(certificates, today);
     const rows = (sheet: string) => XLSX.utils.sheet_to_json(book.Sheets[sheet]!).length;
     expect(rows('Expired')).toBe(expected['expired']);
-    expect(rows('Expiring within 30 days')).toBe(expected['within_30']);
-    expect(rows('Not expiring soon')).toBe(expected['not_expiring'] ?? 0);
+    expect(rows('Expiring in 0–30 days')).toBe(expected['within_30']);
+    expect(rows('Expiring after 90 days')).toBe(expected['not_expiring'] ?? 0);
   });
 
   it('writes a well-formed html page and a csv, and stores no signed file address', () => {
@@ -146,6 +153,49 @@ describe('certificateExpiryReport on a real Temporal dev server', () => {
     expect(earlier.changes.newlyExpired).toBe(expiredBetween(sixtyAgo, monthAgo));
     expect(later.changes.newlyExpired).toBe(expiredBetween(monthAgo, today));
     expect(earlier.changes).not.toEqual(later.changes);
+  });
+
+  const chromium = findChromium();
+  if (!chromium) {
+    console.log('SKIPPED: the html screenshot test needs headless Chromium (Debian package `chromium`: apt-get install -y chromium)');
+  }
+  (chromium ? it : it.skip)('the html opens with the action items on its first screen (headless Chromium, 1280×900)', async () => {
+    const folder = path.join(stack.config.dataDir, 'reports', 'certificate-expiry', today);
+    const file = path.join(folder, `certificate-expiry-${today}.html`);
+    const html = readFileSync(file, 'utf8');
+    const png = path.join(stack.config.dataDir, `certificate-expiry-${today}.png`);
+    await screenshot(chromium!, file, png);
+    expect(readFileSync(png).subarray(1, 4).toString('latin1')).toBe('PNG');
+
+    const probe = await probeFirstScreen(chromium!, html, path.join(stack.config.dataDir, 'probe.html'), [
+      '#card-newly-expired',
+      '#card-within_30',
+      '#newly-expired caption',
+      '#newly-expired tbody tr:first-child',
+      '#bucket-within_30 caption',
+      '#bucket-within_30 tbody tr:first-child',
+      '#bucket-expired',
+    ]);
+    expect(probe.viewport.width).toBe(1280);
+    for (const selector of [
+      '#card-newly-expired',
+      '#card-within_30',
+      '#newly-expired caption',
+      '#newly-expired tbody tr:first-child',
+      '#bucket-within_30 caption',
+      '#bucket-within_30 tbody tr:first-child',
+    ]) {
+      expect([selector, probe.inFirstScreen[selector]]).toEqual([selector, true]);
+    }
+    // The newly expired card is red when something expired; the long list of every expired certificate is last.
+    const red = /rgb\((\d+), (\d+), (\d+)\)/.exec(probe.backgrounds['#card-newly-expired'] ?? '');
+    expect(red).not.toBeNull();
+    expect(Number(red![1])).toBeGreaterThan(150);
+    expect(Number(red![2])).toBeLessThan(80);
+    expect(probe.inFirstScreen['#bucket-expired']).toBe(false);
+    expect(probe.top['#bucket-expired']).toBeGreaterThan(probe.top['#bucket-within_30 caption']!);
+    expect(probe.dateCells).toBeGreaterThan(0);
+    expect(probe.wrappedDates).toBe(0);
   });
 
   it('rejects a malformed as-of date with a message that says what to send', async () => {
@@ -227,17 +277,111 @@ describe('certificateExpiryReport on a real Temporal dev server', () => {
     expect(bad.status).not.toBe(0);
     expect(bad.stderr).toContain('expected a date in the form YYYY-MM-DD');
 
+    // The zone is checked by the CLI before any workflow starts.
+    const badZone = await cli('cert-report', '--time-zone', 'Europe/Stokholm', '--wait');
+    expect(badZone.status).not.toBe(0);
+    expect(badZone.stderr).toContain("'Europe/Stokholm' is not a known IANA time zone");
+    expect(badZone.stdout).not.toContain('Started workflow');
+
     const file = path.join(stack.config.dataDir, 'schedules.json');
     const id = `cli-cert-report-${Date.now()}`;
-    writeFileSync(file, JSON.stringify({ schedules: [{ id, workflow: 'certificateExpiryReport', cron: '0 2 * * *' }] }));
+    writeFileSync(
+      file,
+      JSON.stringify({ schedules: [{ id, workflow: 'certificateExpiryReport', cron: '0 2 * * *', timeZone: 'Europe/Stockholm' }] }),
+    );
     const applied = await cli('schedules', 'apply', '--file', file);
     expect(applied.stdout).toContain(`created  ${id}`);
     expect((await cli('schedules', 'apply', '--file', file)).stdout).toContain(`updated  ${id}`);
-    expect((await cli('schedules', 'list')).stdout).toMatch(new RegExp(`${id}\\s+certificateExpiryReport\\s+next \\d{4}-`));
+    // The next run in the schedule's own zone (02:00 local, with its offset) and in UTC.
+    expect((await cli('schedules', 'list')).stdout).toMatch(
+      new RegExp(`${id}\\s+certificateExpiryReport\\s+next \\d{4}-\\d{2}-\\d{2}T02:00:00\\+0[12]:00 Europe/Stockholm \\(\\d{4}-\\d{2}-\\d{2}T0[01]:00:00Z UTC\\)`),
+    );
     writeFileSync(file, JSON.stringify({ schedules: [{ id, workflow: 'certificateExpiryReport', cron: 'every night' }] }));
     const invalid = await cli('schedules', 'apply', '--file', file);
     expect(invalid.status).not.toBe(0);
     expect(invalid.stderr).toContain('schedules.0.cron: expected five cron fields');
     await stack.client.schedule.getHandle(id).delete();
+  });
+});
+
+/**
+ * Spec 03, Certificate: "expirationDate | timestamp string". A timestamp expires at an instant, so the report
+ * classifies it by its calendar date in one zone (the input's `timeZone`, which a schedule fills with its own zone),
+ * the same zone that decides the as-of date. These certificates sit on the edges in Europe/Stockholm: local
+ * midnight, one second before it, and both DST changes of 2026 (29 March, 25 October).
+ */
+describe('certificateExpiryReport classifies each expiry timestamp in the report’s time zone', () => {
+  let stack: TestStack;
+  const edges: Record<string, string> = {
+    // 2026-11-02 00:00 in Stockholm (CET): expires on the 2nd there, the 1st in UTC.
+    cert_tz_midnight: '2026-11-01T23:00:00.000Z',
+    // 2026-11-01 23:59:59 in Stockholm: expired on the 2nd everywhere.
+    cert_tz_before_midnight: '2026-11-01T22:59:59.000Z',
+    // 2026-03-30 00:00 CEST (the first local midnight after clocks go forward on 29 March).
+    cert_tz_spring: '2026-03-29T22:00:00.000Z',
+    // 2026-03-29 23:59 CEST.
+    cert_tz_spring_before: '2026-03-29T21:59:00.000Z',
+    // 2026-10-25 00:00 CEST (clocks go back at 03:00 that night): the 25th in Stockholm, the 24th in UTC.
+    cert_tz_autumn: '2026-10-24T22:00:00.000Z',
+  };
+  const run = (input: { asOf: string; timeZone?: string }, name: string): Promise<CertificateReportResult> =>
+    stack.client.workflow.execute(certificateExpiryReport, {
+      args: [input],
+      taskQueue: stack.taskQueue,
+      workflowId: stack.workflowId(`cert-report-tz-${name}`),
+    });
+  const bucketOf = async (result: CertificateReportResult, id: string) => {
+    const csv = readFileSync(result.files.csv, 'utf8');
+    const row = csv.split('\r\n').find((line) => line.endsWith(`,${id}`));
+    return row?.split(',').slice(0, 1)[0];
+  };
+
+  beforeAll(async () => {
+    const dataDir = await mkdtemp(path.join(tmpdir(), 'cert-report-tz-'));
+    const seed = buildDemoSeed(Date.now()) as Record<string, unknown>;
+    const template = (seed['certificates'] as Array<Record<string, unknown>>).find(
+      (c) => c['status'] === 'APPROVED' && c['type'] === 'SCOPE',
+    )!;
+    seed['certificates'] = Object.entries(edges).map(([id, expirationDate]) => ({ ...template, id, expirationDate }));
+    const seedFile = path.join(dataDir, 'seed.json');
+    writeFileSync(seedFile, JSON.stringify(seed));
+    stack = await startTestStack({ config: { dataDir }, sandbox: { seedFile } });
+  }, 60_000);
+
+  afterAll(async () => {
+    await stack?.stop();
+  });
+
+  it('“expirationDate | timestamp string”: 2026-11-01T23:00Z is not yet expired on 2026-11-02 in Stockholm, where it expires that day', async () => {
+    const result = await run({ asOf: '2026-11-02', timeZone: 'Europe/Stockholm' }, 'midnight');
+    expect(result.timeZone).toBe('Europe/Stockholm');
+    expect(await bucketOf(result, 'cert_tz_midnight')).toBe('Expiring in 0–30 days');
+    expect(await bucketOf(result, 'cert_tz_before_midnight')).toBe('Expired');
+    // The day after, it is expired.
+    const next = await run({ asOf: '2026-11-03', timeZone: 'Europe/Stockholm' }, 'midnight-next');
+    expect(await bucketOf(next, 'cert_tz_midnight')).toBe('Expired');
+  });
+
+  it('the same instants read in UTC fall on the UTC dates', async () => {
+    const result = await run({ asOf: '2026-11-02', timeZone: 'UTC' }, 'utc');
+    expect(await bucketOf(result, 'cert_tz_midnight')).toBe('Expired');
+    const spring = await run({ asOf: '2026-03-30', timeZone: 'UTC' }, 'utc-spring');
+    expect(await bucketOf(spring, 'cert_tz_spring')).toBe('Expired');
+  });
+
+  it('both DST changes: the first local midnight after the clocks move still belongs to its own day', async () => {
+    const spring = await run({ asOf: '2026-03-30', timeZone: 'Europe/Stockholm' }, 'spring');
+    expect(await bucketOf(spring, 'cert_tz_spring')).toBe('Expiring in 0–30 days');
+    expect(await bucketOf(spring, 'cert_tz_spring_before')).toBe('Expired');
+    const autumn = await run({ asOf: '2026-10-25', timeZone: 'Europe/Stockholm' }, 'autumn');
+    expect(await bucketOf(autumn, 'cert_tz_autumn')).toBe('Expiring in 0–30 days');
+    const autumnUtc = await run({ asOf: '2026-10-25', timeZone: 'UTC' }, 'autumn-utc');
+    expect(await bucketOf(autumnUtc, 'cert_tz_autumn')).toBe('Expired');
+  });
+
+  it('an unknown time zone fails at once, naming it', async () => {
+    await expect(run({ asOf: '2026-11-02', timeZone: 'Europe/Stokholm' }, 'bad-zone')).rejects.toMatchObject({
+      cause: { message: expect.stringContaining("timeZone 'Europe/Stokholm' is not a known IANA time zone") },
+    });
   });
 });

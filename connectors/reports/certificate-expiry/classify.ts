@@ -13,11 +13,27 @@ import {
 
 const DAY_MS = 86_400_000;
 
-/** The UTC calendar date of an ISO timestamp or date, or null when it is not a date. */
-export function calendarDate(value: string | null): string | null {
+const formatters = new Map<string, Intl.DateTimeFormat>();
+
+/** `YYYY-MM-DD` of an instant in `timeZone` (the en-CA locale formats dates that way). */
+export function dateInZone(instant: number, timeZone: string): string {
+  let format = formatters.get(timeZone);
+  if (!format) {
+    format = new Intl.DateTimeFormat('en-CA', { timeZone, year: 'numeric', month: '2-digit', day: '2-digit' });
+    formatters.set(timeZone, format);
+  }
+  return format.format(instant);
+}
+
+/**
+ * The calendar date a timestamp falls on in `timeZone`, or null when it is not a date. A bare `YYYY-MM-DD` is
+ * already a calendar date and is kept as it is. `2026-11-01T23:00:00Z` is 2026-11-02 in Europe/Stockholm.
+ */
+export function calendarDate(value: string | null, timeZone = 'UTC'): string | null {
   if (!value) return null;
-  const time = Date.parse(value.length === 10 ? `${value}T00:00:00Z` : value);
-  return Number.isNaN(time) ? null : new Date(time).toISOString().slice(0, 10);
+  if (/^\d{4}-\d{2}-\d{2}$/.test(value)) return Number.isNaN(Date.parse(`${value}T00:00:00Z`)) ? null : value;
+  const time = Date.parse(value);
+  return Number.isNaN(time) ? null : dateInZone(time, timeZone);
 }
 
 export function daysBetween(fromDate: string, toDate: string): number {
@@ -28,16 +44,28 @@ export function bucketOrder(thresholdsDays: readonly number[]): BucketId[] {
   return [EXPIRED, ...thresholdsDays.map(withinBucket), NOT_EXPIRING, NO_EXPIRATION_DATE];
 }
 
-export function bucketLabel(bucket: BucketId): string {
+/**
+ * Labels that say the exact range of days to expiry: `Expiring in 0–30 days`, `Expiring in 31–60 days`, ...,
+ * `Expiring after 90 days` (the largest threshold). Without the thresholds a `within_N` bucket says `0–N`.
+ */
+export function bucketLabel(bucket: BucketId, thresholdsDays: readonly number[] = []): string {
   if (bucket === EXPIRED) return 'Expired';
-  if (bucket === NOT_EXPIRING) return 'Not expiring soon';
   if (bucket === NO_EXPIRATION_DATE) return 'No expiration date';
-  return `Expiring within ${bucket.slice('within_'.length)} days`;
+  if (bucket === NOT_EXPIRING) {
+    const last = thresholdsDays[thresholdsDays.length - 1];
+    return last === undefined ? 'Not expiring soon' : `Expiring after ${last} days`;
+  }
+  const days = Number(bucket.slice('within_'.length));
+  const index = thresholdsDays.indexOf(days);
+  const from = index > 0 ? (thresholdsDays[index - 1] ?? -1) + 1 : 0;
+  return `Expiring in ${from}–${days} days`;
 }
 
 /**
- * A certificate expiring on the as-of date itself still counts as valid that day (0 days left); it is expired
- * from the next day on. Each certificate lands in the first threshold whose day count it does not exceed.
+ * Every date is read in one zone, `options.timeZone`: the as-of date is a calendar date there, and each expiry
+ * timestamp counts on the calendar date it falls on there. A certificate expiring on the as-of date itself still
+ * counts as valid that day (0 days left); it is expired from the next day on. Each certificate lands in the first
+ * threshold whose day count it does not exceed.
  */
 export function classifyCertificates(
   certificates: readonly ReportCertificate[],
@@ -50,7 +78,7 @@ export function classifyCertificates(
   return certificates
     .filter((certificate) => included(certificate.status))
     .map((certificate) => {
-      const expiresOn = calendarDate(certificate.expirationDate);
+      const expiresOn = calendarDate(certificate.expirationDate, options.timeZone);
       if (expiresOn === null) return { ...certificate, bucket: NO_EXPIRATION_DATE, daysToExpiry: null, expiresOn };
       const daysToExpiry = daysBetween(options.asOf, expiresOn);
       const threshold = options.thresholdsDays.find((days) => daysToExpiry <= days);

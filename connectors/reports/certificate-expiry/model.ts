@@ -1,10 +1,26 @@
 import { z } from 'zod';
 
 export const CERTIFICATE_STATUSES = ['DRAFT', 'REQUESTED', 'APPROVED', 'REJECTED', 'ACKNOWLEDGED', 'NOT_VERIFIABLE'] as const;
+export type CertificateStatus = (typeof CERTIFICATE_STATUSES)[number];
 export const DEFAULT_EXCLUDED_STATUSES = ['DRAFT', 'REJECTED'] as const;
 export const DEFAULT_THRESHOLDS_DAYS = [30, 60, 90] as const;
 
 const isoDate = z.string().regex(/^\d{4}-\d{2}-\d{2}$/, 'expected a YYYY-MM-DD date');
+
+/** True for a zone this runtime's Intl knows (IANA names such as `Europe/Stockholm`, and `UTC`). */
+export function isKnownTimeZone(zone: string): boolean {
+  if (zone.trim() === '') return false;
+  try {
+    new Intl.DateTimeFormat('en-CA', { timeZone: zone });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+export const timeZoneSchema = z
+  .string()
+  .refine(isKnownTimeZone, { error: (issue) => `timeZone '${String(issue.input)}' is not a known IANA time zone` });
 
 /** The certificate fields a report keeps. Deliberately no `fileUrl`: it is signed for one hour only. */
 export const reportCertificateSchema = z.object({
@@ -24,6 +40,11 @@ export type ReportCertificate = z.infer<typeof reportCertificateSchema>;
 
 export const reportOptionsSchema = z.object({
   asOf: isoDate,
+  /**
+   * The one zone the report reads dates in: `asOf` is a calendar date there, and each `expirationDate` timestamp
+   * becomes the calendar date it falls on there (spec 03: `expirationDate` is a timestamp string).
+   */
+  timeZone: timeZoneSchema.default('UTC'),
   /** Ascending day counts, each a bucket "expiring within N days". */
   thresholdsDays: z
     .array(z.number().int().positive())
@@ -45,6 +66,6 @@ export interface ClassifiedCertificate extends ReportCertificate {
   bucket: BucketId;
   /** Whole days from the as-of date to the expiration date; negative once expired. */
   daysToExpiry: number | null;
-  /** Calendar date of expiry (`YYYY-MM-DD`, UTC). */
+  /** Calendar date of expiry (`YYYY-MM-DD`) in the report's time zone. */
   expiresOn: string | null;
 }

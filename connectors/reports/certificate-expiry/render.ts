@@ -3,60 +3,102 @@ import { escapeHtml, htmlDocument, htmlTable } from '../html';
 import { tableMatrix, type Column, type Table } from '../table';
 import { toXlsx } from '../xlsx';
 import { bucketLabel, bucketOrder, countBy, type ExpiryChanges } from './classify';
-import { EXPIRED, type BucketId, type ClassifiedCertificate } from './model';
+import { EXPIRED, NO_EXPIRATION_DATE, NOT_EXPIRING, withinBucket, type BucketId, type ClassifiedCertificate } from './model';
+
+export interface SupplierSummary {
+  companyId: string;
+  companyName: string;
+  total: number;
+  /** Expired since the previous report. */
+  newlyExpired: number;
+  perBucket: Record<BucketId, number>;
+}
 
 export interface ExpirySummary {
   asOf: string;
+  /** The zone every date of the report is read in. */
+  timeZone: string;
   thresholdsDays: number[];
   includedStatuses: string[] | 'all but DRAFT and REJECTED';
   total: number;
   perBucket: Record<BucketId, number>;
+  /** The label of each bucket, with its exact range of days ("Expiring in 31–60 days"). */
+  bucketLabels: Record<BucketId, string>;
   byType: Record<string, number>;
-  bySupplier: Array<{ companyId: string; companyName: string; total: number; perBucket: Record<BucketId, number> }>;
+  /** Most urgent first: newly expired, then each threshold from the nearest, then expired; then by name. */
+  bySupplier: SupplierSummary[];
   changes: { previousAsOf: string | null; newlyExpired: number; newlyExpiring: number };
 }
 
 const certificateColumns: Column<ClassifiedCertificate>[] = [
+  { header: 'Days to expiry', value: (c) => c.daysToExpiry, kind: 'number' },
+  { header: 'Expires on', value: (c) => c.expiresOn, kind: 'date' },
   { header: 'Supplier', value: (c) => c.companyName ?? c.companyId },
   { header: 'Certificate', value: (c) => c.name },
   { header: 'Type', value: (c) => c.type },
   { header: 'Status', value: (c) => c.status },
-  { header: 'Expires on', value: (c) => c.expiresOn },
-  { header: 'Days to expiry', value: (c) => c.daysToExpiry },
   { header: 'Document number', value: (c) => c.documentNumber },
   { header: 'Licence number', value: (c) => c.licenseNumber },
   { header: 'Issued by', value: (c) => c.issuedBy },
   { header: 'Certificate id', value: (c) => c.id },
 ];
 
+/** Soonest first: the fewest days from the as-of date, whichever side of it (just expired, expiring tomorrow). */
+function bySoonest(a: ClassifiedCertificate, b: ClassifiedCertificate): number {
+  const distance = (c: ClassifiedCertificate) => (c.daysToExpiry === null ? Number.MAX_SAFE_INTEGER : Math.abs(c.daysToExpiry));
+  return distance(a) - distance(b) || (a.companyName ?? '').localeCompare(b.companyName ?? '') || a.id.localeCompare(b.id);
+}
+
+/** The buckets in the order of urgency a supplier table sorts by. */
+function urgencyKey(summary: Pick<ExpirySummary, 'thresholdsDays'>, supplier: SupplierSummary): number[] {
+  return [supplier.newlyExpired, ...summary.thresholdsDays.map((days) => supplier.perBucket[withinBucket(days)] ?? 0), supplier.perBucket[EXPIRED] ?? 0];
+}
+
+function compareUrgency(summary: Pick<ExpirySummary, 'thresholdsDays'>) {
+  return (a: SupplierSummary, b: SupplierSummary): number => {
+    const left = urgencyKey(summary, a);
+    const right = urgencyKey(summary, b);
+    for (let i = 0; i < left.length; i++) {
+      const diff = (right[i] ?? 0) - (left[i] ?? 0);
+      if (diff !== 0) return diff;
+    }
+    return a.companyName.localeCompare(b.companyName);
+  };
+}
+
 export function summarise(
   classified: readonly ClassifiedCertificate[],
   changes: ExpiryChanges,
-  options: { asOf: string; thresholdsDays: number[]; includeStatuses?: string[] },
+  options: { asOf: string; timeZone?: string; thresholdsDays: number[]; includeStatuses?: string[] },
 ): ExpirySummary {
   const buckets = bucketOrder(options.thresholdsDays);
   const zero = () => Object.fromEntries(buckets.map((bucket) => [bucket, 0])) as Record<BucketId, number>;
   const perBucket = { ...zero(), ...countBy(classified, (c) => c.bucket) };
-  const suppliers = new Map<string, ExpirySummary['bySupplier'][number]>();
+  const newlyExpired = new Set(changes.newlyExpired.map((c) => c.id));
+  const suppliers = new Map<string, SupplierSummary>();
   for (const certificate of classified) {
     const entry = suppliers.get(certificate.companyId) ?? {
       companyId: certificate.companyId,
       companyName: certificate.companyName ?? certificate.companyId,
       total: 0,
+      newlyExpired: 0,
       perBucket: zero(),
     };
     entry.total += 1;
+    if (newlyExpired.has(certificate.id)) entry.newlyExpired += 1;
     entry.perBucket[certificate.bucket] = (entry.perBucket[certificate.bucket] ?? 0) + 1;
     suppliers.set(certificate.companyId, entry);
   }
   return {
     asOf: options.asOf,
+    timeZone: options.timeZone ?? 'UTC',
     thresholdsDays: options.thresholdsDays,
     includedStatuses: options.includeStatuses ?? 'all but DRAFT and REJECTED',
     total: classified.length,
     perBucket,
+    bucketLabels: Object.fromEntries(buckets.map((bucket) => [bucket, bucketLabel(bucket, options.thresholdsDays)])),
     byType: countBy(classified, (c) => c.type),
-    bySupplier: [...suppliers.values()].sort((a, b) => a.companyName.localeCompare(b.companyName)),
+    bySupplier: [...suppliers.values()].sort(compareUrgency(options)),
     changes: {
       previousAsOf: changes.previousAsOf,
       newlyExpired: changes.newlyExpired.length,
@@ -65,18 +107,20 @@ export function summarise(
   };
 }
 
+const label = (summary: ExpirySummary, bucket: BucketId) => summary.bucketLabels[bucket] ?? bucketLabel(bucket, summary.thresholdsDays);
+
 function bucketTables(classified: readonly ClassifiedCertificate[], summary: ExpirySummary): Table<ClassifiedCertificate>[] {
   return bucketOrder(summary.thresholdsDays).map((bucket) => ({
-    name: bucketLabel(bucket),
+    name: label(summary, bucket),
     columns: certificateColumns,
-    rows: classified.filter((c) => c.bucket === bucket),
+    rows: classified.filter((c) => c.bucket === bucket).sort(bySoonest),
   }));
 }
 
 function changeTables(changes: ExpiryChanges): Table<ClassifiedCertificate>[] {
   return [
-    { name: 'Newly expired', columns: certificateColumns, rows: changes.newlyExpired },
-    { name: 'Newly expiring', columns: certificateColumns, rows: changes.newlyExpiring },
+    { name: 'Newly expired', columns: certificateColumns, rows: [...changes.newlyExpired].sort(bySoonest) },
+    { name: 'Newly expiring', columns: certificateColumns, rows: [...changes.newlyExpiring].sort(bySoonest) },
   ];
 }
 
@@ -85,8 +129,9 @@ type SummaryRow = { label: string; value: string | number };
 function summaryTable(summary: ExpirySummary): Table<SummaryRow> {
   const rows: SummaryRow[] = [
     { label: 'As of', value: summary.asOf },
+    { label: 'Time zone', value: summary.timeZone },
     { label: 'Certificates in report', value: summary.total },
-    ...bucketOrder(summary.thresholdsDays).map((bucket) => ({ label: bucketLabel(bucket), value: summary.perBucket[bucket] ?? 0 })),
+    ...bucketOrder(summary.thresholdsDays).map((bucket) => ({ label: label(summary, bucket), value: summary.perBucket[bucket] ?? 0 })),
     { label: 'Previous report', value: summary.changes.previousAsOf ?? 'none' },
     { label: 'Newly expired since previous report', value: summary.changes.newlyExpired },
     { label: 'Newly expiring since previous report', value: summary.changes.newlyExpiring },
@@ -94,14 +139,28 @@ function summaryTable(summary: ExpirySummary): Table<SummaryRow> {
   return { name: 'Summary', columns: [{ header: 'Item', value: (r) => r.label }, { header: 'Value', value: (r) => r.value }], rows };
 }
 
-function supplierTable(summary: ExpirySummary): Table<ExpirySummary['bySupplier'][number]> {
-  const buckets = bucketOrder(summary.thresholdsDays);
+/** Short column titles for the supplier table: the range alone ("31–60 days"), so the table fits a screen. */
+function shortLabel(summary: ExpirySummary, bucket: BucketId): string {
+  return label(summary, bucket).replace(/^Expiring in /, '').replace(/^Expiring after /, 'After ');
+}
+
+/** Columns in order of urgency: newly expired, each threshold from the nearest, then expired, later, undated. */
+function supplierTable(summary: ExpirySummary): Table<SupplierSummary> {
+  const count = (bucket: BucketId): Column<SupplierSummary> => ({
+    header: shortLabel(summary, bucket),
+    value: (s) => s.perBucket[bucket] ?? 0,
+    kind: 'number',
+  });
   return {
     name: 'By supplier',
     columns: [
       { header: 'Supplier', value: (s) => s.companyName },
-      { header: 'Total', value: (s) => s.total },
-      ...buckets.map((bucket) => ({ header: bucketLabel(bucket), value: (s: ExpirySummary['bySupplier'][number]) => s.perBucket[bucket] ?? 0 })),
+      { header: 'Newly expired', value: (s) => s.newlyExpired, kind: 'number' },
+      ...summary.thresholdsDays.map((days) => count(withinBucket(days))),
+      count(EXPIRED),
+      count(NOT_EXPIRING),
+      count(NO_EXPIRATION_DATE),
+      { header: 'Total', value: (s) => s.total, kind: 'number' },
     ],
     rows: summary.bySupplier,
   };
@@ -117,15 +176,16 @@ export function renderXlsx(classified: readonly ClassifiedCertificate[], changes
 }
 
 /** One row per certificate, with its bucket and whether it changed since the previous report; changes first. */
-export function renderCsv(classified: readonly ClassifiedCertificate[], changes: ExpiryChanges): string {
+export function renderCsv(classified: readonly ClassifiedCertificate[], changes: ExpiryChanges, summary?: ExpirySummary): string {
   const change = new Map<string, string>();
   for (const c of changes.newlyExpired) change.set(c.id, 'newly expired');
   for (const c of changes.newlyExpiring) change.set(c.id, 'newly expiring');
   const rows = [...classified].sort((a, b) => Number(change.has(b.id)) - Number(change.has(a.id)));
+  const thresholds = summary?.thresholdsDays ?? [];
   return toCsv({
     name: 'Certificates',
     columns: [
-      { header: 'Bucket', value: (c: ClassifiedCertificate) => bucketLabel(c.bucket) },
+      { header: 'Bucket', value: (c: ClassifiedCertificate) => bucketLabel(c.bucket, thresholds) },
       { header: 'Change since previous report', value: (c: ClassifiedCertificate) => change.get(c.id) ?? '' },
       ...certificateColumns,
     ],
@@ -133,23 +193,118 @@ export function renderCsv(classified: readonly ClassifiedCertificate[], changes:
   });
 }
 
+/** Anchor id of a bucket's html table: `bucket-within_30`, `bucket-expired`, ... */
+const bucketAnchor = (bucket: BucketId) => `bucket-${bucket}`;
+
+const REPORT_EXTRA_STYLE = `
+body { margin: 1.25rem 2rem; }
+header h1 { margin: 0 0 0.25rem; }
+h2 { font-size: 1.15rem; margin: 1.5rem 0 0.5rem; }
+.cards { display: flex; gap: 0.75rem; flex-wrap: wrap; margin: 0.75rem 0; }
+.cards.secondary .card { padding: 0.5rem 0.75rem; min-width: 7rem; }
+.cards.secondary .card strong { font-size: 1.2rem; }
+a.card { color: inherit; text-decoration: none; }
+a.card:hover, a.card:focus { outline: 2px solid #334e68; }
+.card span { display: block; white-space: nowrap; }
+.card small { display: block; color: #52606d; white-space: nowrap; }
+.card.critical { background: #c81e1e; border-color: #9b1c1c; color: #fff; }
+.card.critical small { color: #fde8e8; }
+.card.warning { background: #fff4ce; border-color: #e0a800; }
+.card.action { min-width: 14rem; }
+.card.action strong { font-size: 2.2rem; }
+.action-tables { display: grid; grid-template-columns: 1fr 1fr; gap: 1.5rem; align-items: start; }
+.action-tables table { margin-top: 0; font-size: 0.85rem; }
+table.critical caption { color: #c81e1e; }
+table.suppliers { width: auto; }
+table.suppliers td:first-child { white-space: nowrap; }
+table.warning caption { color: #8d6200; }
+`;
+
+/** The short table of an action card: the columns someone on call needs first. */
+const actionColumns: Column<ClassifiedCertificate>[] = [
+  { header: 'Days', value: (c) => c.daysToExpiry, kind: 'number' },
+  { header: 'Expires on', value: (c) => c.expiresOn, kind: 'date' },
+  { header: 'Supplier', value: (c) => c.companyName ?? c.companyId },
+  { header: 'Certificate', value: (c) => c.name },
+  { header: 'Status', value: (c) => c.status },
+];
+
+function card(options: { href: string; count: number; title: string; note?: string; className?: string; id?: string }): string {
+  const id = options.id ? ` id="${escapeHtml(options.id)}"` : '';
+  const note = options.note ? `<small>${escapeHtml(options.note)}</small>` : '';
+  return `<a class="card${options.className ? ` ${options.className}` : ''}"${id} href="#${escapeHtml(options.href)}"><strong>${options.count}</strong><span>${escapeHtml(options.title)}</span>${note}</a>`;
+}
+
+const dayCount = (days: number) => `${days} day${Math.abs(days) === 1 ? '' : 's'}`;
+
+/**
+ * The page opens with what needs action: the newly expired (red) and the certificates expiring within the first
+ * threshold, each a card linking to its table, both tables side by side, soonest first. Then the suppliers by
+ * urgency, the later buckets, and last the long list of every expired certificate.
+ */
 export function renderHtml(classified: readonly ClassifiedCertificate[], changes: ExpiryChanges, summary: ExpirySummary): string {
-  const cards = bucketOrder(summary.thresholdsDays)
-    .map(
-      (bucket) =>
-        `<div class="card${bucket === EXPIRED ? ' expired' : ''}"><strong>${summary.perBucket[bucket] ?? 0}</strong>${escapeHtml(bucketLabel(bucket))}</div>`,
+  const first = summary.thresholdsDays[0] ?? 30;
+  const soonBucket = withinBucket(first);
+  const tables = new Map(bucketTables(classified, summary).map((table, index) => [bucketOrder(summary.thresholdsDays)[index] ?? '', table]));
+  const [newlyExpiredTable] = changeTables(changes);
+  const soonTable = tables.get(soonBucket);
+  const soonest = soonTable?.rows[0];
+  const previous = summary.changes.previousAsOf
+    ? `compared with the report of ${summary.changes.previousAsOf}`
+    : 'no earlier report to compare with';
+
+  const actionCards = [
+    card({
+      id: 'card-newly-expired',
+      href: 'newly-expired',
+      count: summary.changes.newlyExpired,
+      title: 'Newly expired',
+      note: summary.changes.previousAsOf ? `since ${summary.changes.previousAsOf}` : 'no earlier report',
+      className: `action${summary.changes.newlyExpired > 0 ? ' critical' : ''}`,
+    }),
+    card({
+      id: `card-${soonBucket}`,
+      href: bucketAnchor(soonBucket),
+      count: summary.perBucket[soonBucket] ?? 0,
+      title: label(summary, soonBucket),
+      note: soonest?.expiresOn ? `soonest ${soonest.expiresOn} (${dayCount(soonest.daysToExpiry ?? 0)})` : 'none',
+      className: 'action warning',
+    }),
+  ].join('');
+  const laterCards = bucketOrder(summary.thresholdsDays)
+    .filter((bucket) => bucket !== soonBucket)
+    .map((bucket) =>
+      card({
+        href: bucketAnchor(bucket),
+        count: summary.perBucket[bucket] ?? 0,
+        title: bucket === EXPIRED ? 'Expired (all)' : label(summary, bucket),
+      }),
     )
     .join('');
-  const previous = summary.changes.previousAsOf
-    ? `Changes since the report of ${escapeHtml(summary.changes.previousAsOf)}.`
-    : 'No earlier report to compare with.';
+
+  const later = bucketOrder(summary.thresholdsDays).filter((bucket) => bucket !== soonBucket && bucket !== EXPIRED);
+  const order = [...later.filter((b) => b !== NOT_EXPIRING && b !== NO_EXPIRATION_DATE), NOT_EXPIRING, NO_EXPIRATION_DATE];
   const body = [
-    `<h1>Certificate expiry report</h1>`,
-    `<p class="meta">As of ${escapeHtml(summary.asOf)} · ${summary.total} certificates · ${previous}</p>`,
-    `<div class="cards">${cards}</div>`,
-    ...changeTables(changes).map((table) => htmlTable(table, { emptyText: 'No changes' })),
-    ...bucketTables(classified, summary).map((table) => htmlTable(table)),
-    htmlTable(supplierTable(summary)),
+    `<header><h1>Certificate expiry report ${escapeHtml(summary.asOf)}</h1>`,
+    `<p class="meta">As of <span class="date">${escapeHtml(summary.asOf)}</span> in ${escapeHtml(summary.timeZone)} · ${summary.total} certificates · ${escapeHtml(previous)} · days to expiry count calendar days in ${escapeHtml(summary.timeZone)}; 0 = expires that day.</p></header>`,
+    `<section aria-label="Needs action"><div class="cards">${actionCards}</div>`,
+    `<div class="action-tables">`,
+    htmlTable({ ...newlyExpiredTable!, columns: actionColumns }, { id: 'newly-expired', emptyText: 'Nothing newly expired', className: 'critical' }),
+    htmlTable({ ...(soonTable ?? { name: label(summary, soonBucket), rows: [] }), columns: actionColumns }, {
+      id: bucketAnchor(soonBucket),
+      emptyText: `Nothing expires within ${first} days`,
+      className: 'warning',
+    }),
+    `</div></section>`,
+    `<nav aria-label="Other buckets"><div class="cards secondary">${laterCards}</div></nav>`,
+    htmlTable({ ...supplierTable(summary), name: 'Suppliers by urgency' }, { id: 'by-supplier', className: 'suppliers' }),
+    `<h2>Details</h2>`,
+    htmlTable(changeTables(changes)[1]!, { id: 'newly-expiring', emptyText: 'Nothing newly expiring' }),
+    ...order.map((bucket) => {
+      const table = tables.get(bucket);
+      return table ? htmlTable(table, { id: bucketAnchor(bucket) }) : '';
+    }),
+    htmlTable(tables.get(EXPIRED) ?? { name: 'Expired', columns: certificateColumns, rows: [] }, { id: bucketAnchor(EXPIRED) }),
   ].join('\n');
-  return htmlDocument(`Certificate expiry report ${summary.asOf}`, body);
+  return htmlDocument(`Certificate expiry report ${summary.asOf}`, body, REPORT_EXTRA_STYLE);
 }

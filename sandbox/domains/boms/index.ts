@@ -23,7 +23,10 @@ function connectToCatalogue(ctx: SandboxContext): void {
       .links.ofProduct(product.id)
       .flatMap((link) => {
         const header = store().header(callerCompanyId, link.headerId);
-        return header ? [presentHeader(header, link)] : [];
+        if (!header) return [];
+        const shown = presentHeader(header, link);
+        if (ctx.settings.bomIncludeShape === 'bare') delete shown['link'];
+        return [shown];
       }),
   );
 }

@@ -11,7 +11,8 @@ import { BomStore, type BomLinkRecord } from './model';
  */
 const lineSeedSchema = z.object({
   id: z.string().optional(),
-  componentId: z.string(),
+  /** null: a line a fork copied without its component (spec 02, "Copy fidelity caveat"). */
+  componentId: z.string().nullable(),
   placementId: z.string().nullable().default(null),
   quantity: z.number().nullable().default(null),
   quantityUnit: z.string().nullable().default(null),
@@ -19,6 +20,8 @@ const lineSeedSchema = z.object({
   weightUnit: z.string().nullable().default(null),
   countryOfOrigin: z.string().nullable().default(null),
   isMainComponent: z.boolean().default(false),
+  /** A line changed after its header was made (default: the header's time). */
+  updatedAt: z.string().optional(),
 });
 
 const headerSeedSchema = z.object({
@@ -30,6 +33,11 @@ const headerSeedSchema = z.object({
   isMainBom: z.boolean().default(true),
   isArchived: z.boolean().default(false),
   createdAt: z.string().optional(),
+  /**
+   * A fork made earlier through an inherited link of `ownerProductId` to this header: the owner's inherited link is
+   * replaced by its owner link to this copy, and no child links are made (the owner's children keep the original).
+   */
+  forkOf: z.string().optional(),
   lines: z.array(lineSeedSchema).default([]),
 });
 
@@ -48,7 +56,9 @@ export function loadBomSection(ctx: SandboxContext, seed: SeedDocument): BomStor
   const store = new BomStore();
   const now = ctx.nowIso();
   for (const placement of section.placements) store.placements.set(placement.id, { ...placement, ...seedAudit(placement.forCompanyId, now) });
-  for (const entry of section.headers) {
+  // Forks after the headers they were copied from, so the inherited link they replace exists.
+  const ordered = [...section.headers.filter((h) => !h.forkOf), ...section.headers.filter((h) => h.forkOf)];
+  for (const entry of ordered) {
     const at = entry.createdAt ?? now;
     const owner = catalogueOf(ctx).get(entry.ownerProductId);
     if (!owner) throw new Error(`Invalid sandbox seed: BOM ${entry.id} names unknown product ${entry.ownerProductId}`);
@@ -71,14 +81,23 @@ export function loadBomSection(ctx: SandboxContext, seed: SeedDocument): BomStor
       effectiveEndDate: null,
       createdAt: at,
     };
+    if (entry.forkOf) {
+      const inherited = store.links.find(owner.id, entry.forkOf);
+      if (!inherited || inherited.isOwner)
+        throw new Error(`Invalid sandbox seed: fork ${entry.id} needs ${entry.ownerProductId} to inherit ${entry.forkOf}`);
+      store.links.remove(inherited.id);
+    }
     store.links.add(ownerLink);
-    for (const child of catalogueOf(ctx).descendants(owner.id)) {
-      store.links.add({ ...ownerLink, id: `bomlnk_${entry.id}_${child.id}`, productId: child.id, isOwner: false });
+    if (!entry.forkOf) {
+      for (const child of catalogueOf(ctx).descendants(owner.id)) {
+        store.links.add({ ...ownerLink, id: `bomlnk_${entry.id}_${child.id}`, productId: child.id, isOwner: false });
+      }
     }
     entry.lines.forEach((line, index) => {
-      const { componentId, ...values } = line;
+      const { componentId, updatedAt, ...values } = line;
       const id = line.id ?? `bom_line_${entry.id.replace(/^bomhdr_/, '')}_${index + 1}`;
-      store.lines.set(id, { ...values, id, bomHeaderId: entry.id, styleId: componentId, ...seedAudit(entry.forCompanyId, at) });
+      const audit = seedAudit(entry.forCompanyId, at);
+      store.lines.set(id, { ...values, id, bomHeaderId: entry.id, styleId: componentId, ...audit, updatedAt: updatedAt ?? audit.updatedAt });
     });
   }
   return store;

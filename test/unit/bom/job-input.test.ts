@@ -15,7 +15,7 @@ describe('repairBomForks input', () => {
   });
 
   it.each([
-    [{}, 'exactly one of products, updatedAfter or all (got 0)'],
+    [{}, 'exactly one of products, updatedAfter, all or sinceLastRun (got 0)'],
     [{ all: true, products: ['X'] }, 'got 2'],
     [{ updatedAfter: 'yesterday' }, "updatedAfter: 'yesterday' is not an ISO 8601 time"],
     [{ products: [] }, 'products'],
@@ -44,7 +44,7 @@ describe('trace-sync repair-bom flags', () => {
 
   it('refuses --all with --product in the flags’ own words', () => {
     expect(() => repairBomInputFromFlags({ all: true, product: ['X'], timeout: 60 })).toThrow(
-      '--product, --updated-after or --all',
+      '--product, --updated-after, --all or --since-last-run',
     );
   });
 });

@@ -1,5 +1,7 @@
 import * as XLSX from 'xlsx';
 import {
+  bucketLabel,
+  bucketOrder,
   changesSince,
   classifyCertificates,
   renderCsv,
@@ -69,6 +71,43 @@ describe('certificate expiry classification', () => {
     expect(byId['day90']).toBe('not_expiring');
   });
 
+  it('reads each expiry timestamp on its calendar date in the report’s zone (spec 03: a timestamp string)', () => {
+    const edge = [
+      cert('stockholm-midnight', '2026-11-01T23:00:00.000Z'),
+      cert('stockholm-late', '2026-11-01T22:59:59.999Z'),
+      cert('spring', '2026-03-29T22:00:00.000Z'),
+      cert('autumn', '2026-10-24T22:00:00.000Z'),
+      cert('plain-date', '2026-11-02'),
+    ];
+    const on = (day: string, timeZone: string) =>
+      Object.fromEntries(classifyCertificates(edge, { asOf: day, timeZone }).map((c) => [c.id, c]));
+    const stockholm = on('2026-11-02', 'Europe/Stockholm');
+    expect(stockholm['stockholm-midnight']).toMatchObject({ bucket: 'within_30', daysToExpiry: 0, expiresOn: '2026-11-02' });
+    expect(stockholm['stockholm-late']).toMatchObject({ bucket: 'expired', daysToExpiry: -1 });
+    expect(stockholm['plain-date']).toMatchObject({ expiresOn: '2026-11-02', daysToExpiry: 0 });
+    expect(on('2026-11-02', 'UTC')['stockholm-midnight']).toMatchObject({ bucket: 'expired', expiresOn: '2026-11-01' });
+    expect(on('2026-03-30', 'Europe/Stockholm')['spring']).toMatchObject({ expiresOn: '2026-03-30', daysToExpiry: 0 });
+    expect(on('2026-10-25', 'Europe/Stockholm')['autumn']).toMatchObject({ expiresOn: '2026-10-25', daysToExpiry: 0 });
+    expect(on('2026-10-25', 'America/New_York')['autumn']).toMatchObject({ expiresOn: '2026-10-24', daysToExpiry: -1 });
+  });
+
+  it('rejects an unknown time zone, naming it', () => {
+    expect(() => classifyCertificates(certificates, { asOf, timeZone: 'Mars/Olympus' })).toThrow(
+      "timeZone 'Mars/Olympus' is not a known IANA time zone",
+    );
+  });
+
+  it('labels each bucket with its exact range of days', () => {
+    expect(bucketOrder([30, 60, 90]).map((bucket) => bucketLabel(bucket, [30, 60, 90]))).toEqual([
+      'Expired',
+      'Expiring in 0–30 days',
+      'Expiring in 31–60 days',
+      'Expiring in 61–90 days',
+      'Expiring after 90 days',
+      'No expiration date',
+    ]);
+  });
+
   it('rejects an as-of value that is not a calendar date', () => {
     expect(() => classifyCertificates(certificates, { asOf: '2026-11-22T00:00:00Z' })).toThrow(/YYYY-MM-DD/);
   });
@@ -99,9 +138,10 @@ describe('certificate expiry rendering', () => {
   it('summarises per bucket, type and supplier', () => {
     expect(summary.perBucket).toMatchObject({ expired: 1, within_30: 1, within_60: 0, not_expiring: 1 });
     expect(summary.byType).toEqual({ SCOPE: 2, COMPANY: 1 });
-    expect(summary.bySupplier.map((s) => [s.companyName, s.total])).toEqual([
-      ['=Evil Supplier', 1],
-      ['Anatolia Garments', 2],
+    // Most urgent first: Anatolia has the newly expired certificate.
+    expect(summary.bySupplier.map((s) => [s.companyName, s.newlyExpired, s.total])).toEqual([
+      ['Anatolia Garments', 1, 2],
+      ['=Evil Supplier', 0, 1],
     ]);
     expect(summary.changes).toEqual({ previousAsOf: '2026-10-01', newlyExpired: 1, newlyExpiring: 1 });
   });
@@ -113,25 +153,38 @@ describe('certificate expiry rendering', () => {
       'Newly expired',
       'Newly expiring',
       'Expired',
-      'Expiring within 30 days',
-      'Expiring within 60 days',
-      'Expiring within 90 days',
-      'Not expiring soon',
+      'Expiring in 0–30 days',
+      'Expiring in 31–60 days',
+      'Expiring in 61–90 days',
+      'Expiring after 90 days',
       'No expiration date',
       'By supplier',
     ]);
     const expired = XLSX.utils.sheet_to_json<Record<string, unknown>>(book.Sheets['Expired']!);
     expect(expired.map((row) => row['Certificate id'])).toEqual(['a']);
-    const within30 = XLSX.utils.sheet_to_json<Record<string, unknown>>(book.Sheets['Expiring within 30 days']!);
+    const within30 = XLSX.utils.sheet_to_json<Record<string, unknown>>(book.Sheets['Expiring in 0–30 days']!);
     expect(within30[0]?.['Supplier']).toBe("'=Evil Supplier");
+    // Dates are real Excel dates (a day serial with a date format), not text.
+    const sheet = book.Sheets['Expired']!;
+    const column = XLSX.utils.sheet_to_json<string[]>(sheet, { header: 1 })[0]!.indexOf('Expires on');
+    const cell = sheet[XLSX.utils.encode_cell({ r: 1, c: column })];
+    expect(cell).toMatchObject({ t: 'n', v: 46327, w: '2026-11-01' });
   });
 
   it('writes a csv with changes first and an html page a person can read', () => {
-    const csvLines = renderCsv(classified, changes).split('\r\n');
+    const csvLines = renderCsv(classified, changes, summary).split('\r\n');
     expect(csvLines[1]).toContain('newly expired');
     const html = renderHtml(classified, changes, summary);
-    expect(html).toContain('Changes since the report of 2026-10-01');
+    expect(html).toContain('compared with the report of 2026-10-01');
     expect(html).toContain('<caption>Newly expired (1)</caption>');
+    // Action first: the newly expired card and table come before every other table; the full expired list last.
+    const at = (text: string) => html.indexOf(text);
+    expect(at('id="card-newly-expired"')).toBeLessThan(at('id="card-within_30"'));
+    expect(at('id="newly-expired"')).toBeLessThan(at('id="bucket-within_30"'));
+    expect(at('id="bucket-within_30"')).toBeLessThan(at('id="by-supplier"'));
+    expect(at('id="bucket-expired"')).toBeGreaterThan(at('id="bucket-no_expiration_date"'));
+    expect(html).toMatch(/class="card action critical"[^>]*href="#newly-expired"/);
+    expect(html).toContain('<td class="date">2026-11-01</td>');
     expect(html).toContain('Anatolia Garments');
   });
 });
