@@ -67,6 +67,8 @@ export interface ExtractContext {
   dateOrder: 'DMY' | 'MDY';
   rawMaterials: RawMaterialResolver;
   compositionName: string;
+  /** Compositions read while the mapping has no rawMaterials table (checked, not written; one warning). */
+  unwrittenCompositions?: number;
 }
 
 const REFERENCE_FIELDS: Partial<Record<MappedField, ReferenceKind>> = {
@@ -169,6 +171,10 @@ export function extractPiece(level: BoundLevel, row: SheetRow, context: ExtractC
       const sections = parseComposition(text);
       if (typeof sections === 'string') {
         b.fail(read.column, 'bad_composition', `composition '${text}' cannot be used: ${sections}`);
+        continue;
+      }
+      if (context.rawMaterials.empty) {
+        context.unwrittenCompositions = (context.unwrittenCompositions ?? 0) + 1;
         continue;
       }
       const composition: DraftComposition[] = [];

@@ -301,7 +301,14 @@ export async function mapRows(
   return {
     drafts: [...book.drafts.values()],
     issues: book.issues,
-    warnings: unusedWarning(profile, index),
+    warnings: [
+      ...unusedWarning(profile, index),
+      ...(context.unwrittenCompositions
+        ? [
+            `${context.unwrittenCompositions} composition cell(s) were checked but not written: mapping '${profile.name}' has no rawMaterials table naming the raw-material id of each material`,
+          ]
+        : []),
+    ],
     rowCount,
     skippedRows: book.skipped,
     fieldColumns,

@@ -69,6 +69,11 @@ export class RawMaterialResolver {
     }
   }
 
+  /** No table: compositions are checked but cannot be written (there is no raw-material list to look names up in). */
+  get empty(): boolean {
+    return this.ids.size === 0;
+  }
+
   resolve(material: string): Resolution {
     const id = this.byName.get(normalizeName(material)) ?? (this.ids.has(material) ? material : undefined);
     if (id !== undefined) return { ok: true, id };
