@@ -101,13 +101,16 @@ function blank(value: CellValue | undefined): boolean {
 }
 
 function fallback(bound: BoundSource, row: SheetRow, column: string | null): SourceRead {
+  let blankColumn = column;
   if (bound.fallback) {
     const read = readSource(bound.fallback, row);
     if (read.value !== null || read.cellError) return read.column === null ? { ...read, column } : read;
+    // Both blank: name the blank cell the fallback needed (the column inside its template), the one to fill in.
+    blankColumn = read.column ?? column;
   }
   return bound.kind !== 'constant' && bound.default !== undefined
-    ? { value: bound.default, column, fromCells: false }
-    : { value: null, column, fromCells: false };
+    ? { value: bound.default, column: blankColumn, fromCells: false }
+    : { value: null, column: blankColumn, fromCells: false };
 }
 
 /** Applies the source's translation table to a value read from cells. */
