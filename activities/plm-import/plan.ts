@@ -62,7 +62,7 @@ function toWriteSteps(plan: ImportPlan, drafts: ReadonlyMap<string, ProductDraft
       const { styleLevelId, ...body } = write.body;
       candidate = { ...base, action: 'create', body, ...(styleLevelId !== undefined ? { styleLevelId } : {}) };
     } else {
-      candidate = { ...base, action: 'update', id: write.id, changedFields: write.changedFields, body: write.body };
+      candidate = { ...base, action: 'update', id: write.id, changedFields: write.changedFields, body: write.body, ...(write.unarchive ? { unarchive: true } : {}) };
     }
     const parsed = writeStepSchema.safeParse(candidate);
     if (parsed.success) {
