@@ -45,7 +45,9 @@ export async function finishRun(input: FinishInput, run: PlmRunFolder): Promise<
     rejectsFile = run.file(`rejects${extension}`);
     const temp = run.file(`.rejects-${randomUUID()}${extension}`);
     try {
-      await writeRejects({ sourcePath: manifest.sourceCopy, issues, profile: parseMappingProfile(manifest.profile), outputPath: temp });
+      // The sheet the run read (--sheet or the mapping's `sheet`), so the rejects hold that sheet's rows.
+      const read = input.sheetName ? { read: { sheetName: input.sheetName } } : {};
+      await writeRejects({ sourcePath: manifest.sourceCopy, issues, profile: parseMappingProfile(manifest.profile), outputPath: temp, ...read });
       await rename(temp, rejectsFile);
     } finally {
       await rm(temp, { force: true });

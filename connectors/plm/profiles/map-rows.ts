@@ -10,7 +10,7 @@ import {
   sourceColumns,
   type BoundSource,
 } from './bind';
-import { flatFiller } from './continuation';
+import { flatFiller, skipper } from './continuation';
 import { bindLevel, extractPiece, type BoundLevel, type ExtractContext } from './extract';
 import { describeColumns } from './field-columns';
 import { mergePiece, newDraft } from './merge';
@@ -60,14 +60,6 @@ function requireMappedColumns(profile: MappingProfile, sources: BoundSource[], e
   if (missing.length > 0) throw unknownColumnsError(profile.name, missing, index.headers);
 }
 
-/** A row the mapping's `skipRows` says holds no product: every listed column blank (read before fill-down). */
-function skipper(profile: MappingProfile, index: HeaderIndex): (row: SheetRow) => boolean {
-  const columns = (profile.skipRows?.whenBlank ?? []).map((name) => index.find(name));
-  if (columns.length === 0) return () => false;
-  return (row) =>
-    columns.every((column) => column === null || cellText(row.cells[column]) === null) &&
-    !columns.some((column) => column !== null && row.cellErrors?.[column] !== undefined);
-}
 
 function requireColumns(profile: MappingProfile, sources: BoundSource[], headers: readonly string[]): void {
   const missing = [...new Set(sources.flatMap((source) => sourceColumns(source).missing))];
