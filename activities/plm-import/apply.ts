@@ -1,8 +1,8 @@
-import { isTraceabilityApiError, type TraceabilityApiError } from '../../connectors/traceability';
+import { isTraceabilityApiError, type MaterialHeader, type MaterialLine, type TraceabilityApiError } from '../../connectors/traceability';
 import type { ApiCalls } from './api-calls';
 import { immutableMismatch, readBack, updateFromCreate } from './converge';
 import type { BatchJournal, PlmRunFolder } from './run-folder';
-import { compositionOps, currentHeaderSchema, type CompositionOp } from '../../connectors/plm';
+import { compositionOps, currentHeaderSchema, type CompositionOp, type CurrentHeader } from '../../connectors/plm';
 import {
   compositionStepSchema,
   manifestSchema,
@@ -141,14 +141,19 @@ async function unarchiveAll(steps: readonly WriteStep[], api: ApiCalls): Promise
 }
 
 /** The headers a product owns now, with their lines (a retried composition step plans again from these). */
-async function readOwned(api: ApiCalls, productId: string) {
-  const headers = [];
-  for await (const header of api.client.materials.iterateHeaders({ styleId: productId, isOwner: true })) {
-    api.count += 1;
-    const lines = [];
-    for await (const line of api.client.materials.iterateLines({ materialHeaderId: header.id })) lines.push(line);
-    api.count += 1;
-    headers.push(
+async function readOwned(api: ApiCalls, productId: string): Promise<CurrentHeader[]> {
+  const materials = api.client.materials;
+  const headers: MaterialHeader[] = [];
+  const firstHeaders = await api.one(() => materials.listHeaders({ styleId: productId, isOwner: true, page: 1, limit: 100 }));
+  headers.push(...firstHeaders.items);
+  await api.remainingPages(firstHeaders, (page) => materials.listHeaders({ styleId: productId, isOwner: true, page, limit: 100 }), (items) => headers.push(...items));
+  const owned: CurrentHeader[] = [];
+  for (const header of headers) {
+    const lines: MaterialLine[] = [];
+    const first = await api.one(() => materials.listLines({ materialHeaderId: header.id, page: 1, limit: 100 }));
+    lines.push(...first.items);
+    await api.remainingPages(first, (page) => materials.listLines({ materialHeaderId: header.id, page, limit: 100 }), (items) => lines.push(...items));
+    owned.push(
       currentHeaderSchema.parse({
         id: header.id,
         name: header.name,
@@ -164,7 +169,7 @@ async function readOwned(api: ApiCalls, productId: string) {
       }),
     );
   }
-  return headers;
+  return owned;
 }
 
 async function runOp(api: ApiCalls, styleId: string, op: CompositionOp): Promise<void> {

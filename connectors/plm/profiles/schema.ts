@@ -91,22 +91,31 @@ const customPropertySchema = z.union([
     .min(1)
     .transform((column) => ({ source: { column } as SourceObject, type: 'text' as const })),
   z.strictObject({
-    source: valueSourceSchema,
-    type: z.enum(['text', 'number', 'date', 'boolean']).default('text'),
+    source: valueSourceSchema.describe('Where the value comes from.'),
+    type: z.enum(['text', 'number', 'date', 'boolean']).default('text').describe('How the cell is converted (default text).'),
   }),
 ]);
 
-const codeSourceSchema = z.strictObject({ codeId: z.string().min(1), source: valueSourceSchema });
+const codeSourceSchema = z.strictObject({
+  codeId: z.string().min(1).describe('Code type, e.g. PLM_ID, EAN_GTIN_13, OTHER_ID1.'),
+  source: valueSourceSchema.describe('Where the code value comes from; a blank cell gives no code.'),
+});
 
 /** How one product level is read from a row. */
 export const levelMappingSchema = z.strictObject({
-  externalId: valueSourceSchema,
-  fields: z.partialRecord(z.enum(mappedFields), valueSourceSchema).default({}),
-  codes: z.array(codeSourceSchema).default([]),
+  externalId: valueSourceSchema.describe("The product's key."),
+  fields: z
+    .partialRecord(z.enum(mappedFields), valueSourceSchema)
+    .default({})
+    .describe('Product fields by value source (names of style types, brands, seasons... are looked up in the API lists).'),
+  codes: z.array(codeSourceSchema).default([]).describe('Product codes.'),
   /** Columns whose header is a code type (PLM_ID, EAN_GTIN_13, OTHER_ID1, ...) become codes. */
-  autoCodeColumns: z.boolean().default(false),
+  autoCodeColumns: z.boolean().default(false).describe('Columns whose header is a code type (PLM_ID, EAN_GTIN_13, OTHER_ID1...) become codes.'),
   /** Keys of the JSON document stored in customProperties. */
-  customProperties: z.record(z.string().min(1), customPropertySchema).default({}),
+  customProperties: z
+    .record(z.string().min(1), customPropertySchema)
+    .default({})
+    .describe('Keys of the JSON document stored in customProperties (merged with the keys the product has).'),
 });
 export type LevelMapping = z.output<typeof levelMappingSchema>;
 
@@ -148,22 +157,22 @@ const commonSchema = {
 /** One row per product at any level, linked by externalId / parentExternalId. */
 export const nativeProfileSchema = z.strictObject({
   ...commonSchema,
-  layout: z.literal('native'),
-  parentExternalId: valueSourceSchema,
+  layout: z.literal('native').describe('One row per product at any level.'),
+  parentExternalId: valueSourceSchema.describe("The parent's externalId (blank: a style)."),
   /** Optional: when absent or blank the level follows the parent chain (no parent = style). */
-  level: valueSourceSchema.optional(),
-  mapping: levelMappingSchema,
+  level: valueSourceSchema.optional().describe('style, variant or sku; when absent or blank the level follows the parent chain.'),
+  mapping: levelMappingSchema.describe('How every row is read.'),
 }).describe('One row per product at any level, linked by externalId / parentExternalId.');
 
 /** One row per SKU carrying its style and variant; continuation rows may leave parent columns blank. */
 export const flatProfileSchema = z.strictObject({
   ...commonSchema,
-  layout: z.literal('flat'),
+  layout: z.literal('flat').describe('One row per SKU carrying its style and variant.'),
   /** Columns that, when blank, repeat the value of the row above (typically the style and colour keys). */
-  fillDown: z.array(z.string().min(1)).default([]),
-  style: levelMappingSchema,
-  variant: levelMappingSchema,
-  sku: levelMappingSchema,
+  fillDown: z.array(z.string().min(1)).default([]).describe('Columns that, when blank, repeat the value of the row above.'),
+  style: levelMappingSchema.describe("How a row's style is read."),
+  variant: levelMappingSchema.describe("How a row's variant (colour) is read."),
+  sku: levelMappingSchema.describe("How a row's SKU is read."),
 }).describe('One row per SKU carrying its style and variant; continuation rows may leave parent columns blank.');
 
 export const mappingProfileSchema = z.discriminatedUnion('layout', [nativeProfileSchema, flatProfileSchema]);
