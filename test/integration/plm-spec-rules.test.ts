@@ -274,7 +274,7 @@ describe('PLM import follows the spec rules (issue 15)', () => {
       const book = XLSX.utils.book_new();
       const sheetOf = (rows: Row[]) => XLSX.utils.aoa_to_sheet([[...HEADER], ...rows.map((row) => HEADER.map((column) => row[column] ?? ''))]);
       XLSX.utils.book_append_sheet(book, sheetOf(family('SHEETA')), 'Current');
-      XLSX.utils.book_append_sheet(book, sheetOf(family('SHEETB')), 'Next season');
+      XLSX.utils.book_append_sheet(book, sheetOf([...family('SHEETB'), { externalId: 'SHEETB-NOTYPE', level: 'style', name: 'No type', isComponent: 'no', PLM_ID: 'SHEETB-NOTYPE' }]), 'Next season');
       XLSX.utils.book_append_sheet(book, XLSX.utils.aoa_to_sheet([['Notes'], ['do not import']]), 'Notes');
       return XLSX.write(book, { type: 'buffer', bookType: 'xlsx' }) as Buffer;
     };
@@ -284,8 +284,13 @@ describe('PLM import follows the spec rules (issue 15)', () => {
       const first = await run({ file: sheet, profile: 'native' });
       expect(first).toMatchObject({ sheetName: 'Current', ignoredSheets: ['Next season', 'Notes'], products: { created: 3 } });
       const picked = await run({ file: sheet, profile: 'native', sheet: 'Next season' });
-      expect(picked).toMatchObject({ sheetName: 'Next season', ignoredSheets: ['Current', 'Notes'], products: { created: 3 } });
+      expect(picked).toMatchObject({ sheetName: 'Next season', ignoredSheets: ['Current', 'Notes'], products: { created: 3, rejected: 1 } });
       expect(await product('SHEETB-BLK-M')).toMatchObject({ externalId: 'SHEETB-BLK-M' });
+      // The rejects file holds rows of the sheet that was read.
+      const rejects = XLSX.read(readFileSync(picked.rejectsFile as string));
+      expect(rejects.SheetNames).toEqual(['Next season']);
+      const rejected = XLSX.utils.sheet_to_json<Record<string, string>>(rejects.Sheets['Next season'] as XLSX.WorkSheet);
+      expect(rejected.map((row) => `${row['externalId']} ${row['error_code']}`)).toEqual(['SHEETB-NOTYPE missing_required']);
     });
   });
 
