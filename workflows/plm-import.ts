@@ -34,6 +34,10 @@ export const importPlmSpreadsheetInputSchema = z.strictObject({
   retryOf: z.string().min(1).optional(),
   /** Products per write batch (default 200). */
   batchSize: z.number().int().min(1).max(1000).optional(),
+  /** Archived products the sheet names are unarchived (their children stay archived) and updated; default: rejected. */
+  unarchive: z.boolean().optional(),
+  /** xlsx/xls: the sheet to read (default: the mapping's `sheet`, else the first sheet with cells). */
+  sheet: z.string().min(1).optional(),
 });
 export type ImportPlmSpreadsheetInput = z.infer<typeof importPlmSpreadsheetInputSchema>;
 
@@ -47,6 +51,8 @@ export interface PlmImportProgress {
   updated: number;
   unchanged: number;
   rejected: number;
+  /** Archived products left alone (without `unarchive`). */
+  archived: number;
   batchesDone: number;
   batchCount: number | null;
 }
@@ -143,6 +149,7 @@ export async function importPlmSpreadsheet(rawInput: ImportPlmSpreadsheetInput):
     updated: 0,
     unchanged: 0,
     rejected: 0,
+    archived: 0,
     batchesDone: 0,
     batchCount: null,
   };
@@ -164,20 +171,25 @@ export async function importPlmSpreadsheet(rawInput: ImportPlmSpreadsheetInput):
       ...(input.profile !== undefined ? { profile: input.profile } : {}),
       ...(input.mappingFile !== undefined ? { mappingFile: input.mappingFile } : {}),
     };
-    const read = await explained(readPlmSheet({ file: input.file, workflowId: info.workflowId, ...choice }));
+    const read = await explained(
+      readPlmSheet({ file: input.file, workflowId: info.workflowId, ...choice, ...(input.sheet !== undefined ? { sheet: input.sheet } : {}) }),
+    );
     progress.phase = 'planning';
-    const plan = await explained(planPlmImport({ runKey: read.runKey, sheet: read.sheet, batchSize: input.batchSize ?? 200 }));
+    const plan = await explained(
+      planPlmImport({ runKey: read.runKey, sheet: read.sheet, batchSize: input.batchSize ?? 200, unarchive: input.unarchive ?? false }),
+    );
     state = { read, plan, nextBatch: 0, applied: { created: 0, updated: 0, unchanged: 0, rejected: 0 }, applyCalls: 0, applyMs: 0, startedAtMs };
   }
   const { read, plan } = state;
   const showProgress = () => {
     const { counts } = plan;
-    progress.total = counts.create + counts.update + counts.unchanged + counts.invalid;
+    progress.total = counts.create + counts.update + counts.unchanged + counts.invalid + counts.archived;
     progress.created = state.applied.created;
     progress.updated = state.applied.updated;
     progress.unchanged = counts.unchanged + state.applied.unchanged;
     progress.rejected = counts.invalid + state.applied.rejected;
-    progress.done = progress.created + progress.updated + progress.unchanged + progress.rejected;
+    progress.archived = counts.archived;
+    progress.done = progress.created + progress.updated + progress.unchanged + progress.rejected + progress.archived;
     progress.batchesDone = state.nextBatch;
     progress.batchCount = plan.batchCount;
   };
@@ -208,6 +220,9 @@ export async function importPlmSpreadsheet(rawInput: ImportPlmSpreadsheetInput):
     dryRun,
     retryOf: input.retryOf ?? null,
     rows: read.rows,
+    skippedRows: read.skippedRows,
+    sheetName: read.sheetName,
+    ignoredSheets: read.ignoredSheets,
     startedAtMs: state.startedAtMs,
     apiCalls: { read: read.apiCalls, plan: plan.apiCalls, apply: state.applyCalls },
     durationsMs: { read: read.durationMs, plan: plan.durationMs, apply: state.applyMs },
@@ -219,7 +234,8 @@ export async function importPlmSpreadsheet(rawInput: ImportPlmSpreadsheetInput):
   progress.updated = result.products.updated;
   progress.unchanged = result.products.unchanged;
   progress.rejected = result.products.rejected;
-  progress.done = progress.created + progress.updated + progress.unchanged + progress.rejected;
+  progress.archived = result.products.archived;
+  progress.done = progress.created + progress.updated + progress.unchanged + progress.rejected + progress.archived;
   const status = dryRun ? 'dry-run-done' : result.products.rejected > 0 || result.rejectedRows > 0 ? 'done-with-rejects' : 'done';
   upsertSearchAttributes([{ key: TraceStatus, value: status }]);
   upsertMemo({ products: result.products, rejectsFile: result.rejectsFile, resultFile: result.resultFile });

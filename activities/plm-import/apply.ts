@@ -1,10 +1,13 @@
-import { isTraceabilityApiError, type TraceabilityApiError } from '../../connectors/traceability';
+import { isTraceabilityApiError, type MaterialHeader, type MaterialLine, type TraceabilityApiError } from '../../connectors/traceability';
 import type { ApiCalls } from './api-calls';
 import { immutableMismatch, readBack, updateFromCreate } from './converge';
 import type { BatchJournal, PlmRunFolder } from './run-folder';
+import { compositionOps, currentHeaderSchema, type CompositionOp, type CurrentHeader } from '../../connectors/plm';
 import {
+  compositionStepSchema,
   manifestSchema,
   writeStepSchema,
+  type CompositionStep,
   type ApplyInput,
   type BatchResult,
   type CreateWrite,
@@ -114,13 +117,142 @@ async function applyStep(step: WriteStep, context: StepContext): Promise<Outcome
   }
   await context.journal.append({ kind: 'intent', externalId: step.externalId, write: step.action });
   if (step.action === 'create') return applyCreate(step, context);
-  try {
-    await context.api.one(() => context.api.client.products.update(step.id, step.body));
-  } catch (error) {
-    if (rowLevel(error)) return rejection(step, error);
-    throw error;
+  if (Object.keys(step.body).length > 0) {
+    try {
+      await context.api.one(() => context.api.client.products.update(step.id, step.body));
+    } catch (error) {
+      if (rowLevel(error)) return rejection(step, error);
+      throw error;
+    }
   }
-  return outcome(step, 'updated', { id: step.id });
+  return outcome(step, 'updated', { id: step.id, ...(step.unarchive ? { unarchived: true } : {}) });
+}
+
+/**
+ * Archived products the run unarchives (option `unarchive`), up to 100 ids a call, children left archived: the sheet
+ * names the children it wants back. Unarchiving an unarchived product changes nothing, so a retry is harmless.
+ */
+async function unarchiveAll(steps: readonly WriteStep[], api: ApiCalls): Promise<void> {
+  const ids = steps.flatMap((step) => (step.action === 'update' && step.unarchive ? [step.id] : []));
+  for (let start = 0; start < ids.length; start += 100) {
+    const chunk = ids.slice(start, start + 100);
+    await api.one(() => api.client.products.unarchive(chunk, { shouldUnarchiveChildren: false }));
+  }
+}
+
+/** The headers a product owns now, with their lines (a retried composition step plans again from these). */
+async function readOwned(api: ApiCalls, productId: string): Promise<CurrentHeader[]> {
+  const materials = api.client.materials;
+  const headers: MaterialHeader[] = [];
+  const firstHeaders = await api.one(() => materials.listHeaders({ styleId: productId, isOwner: true, page: 1, limit: 100 }));
+  headers.push(...firstHeaders.items);
+  await api.remainingPages(firstHeaders, (page) => materials.listHeaders({ styleId: productId, isOwner: true, page, limit: 100 }), (items) => headers.push(...items));
+  const owned: CurrentHeader[] = [];
+  for (const header of headers) {
+    const lines: MaterialLine[] = [];
+    const first = await api.one(() => materials.listLines({ materialHeaderId: header.id, page: 1, limit: 100 }));
+    lines.push(...first.items);
+    await api.remainingPages(first, (page) => materials.listLines({ materialHeaderId: header.id, page, limit: 100 }), (items) => lines.push(...items));
+    owned.push(
+      currentHeaderSchema.parse({
+        id: header.id,
+        name: header.name,
+        lines: lines.map((line) => ({
+          id: line.id,
+          rawMaterialId: line.rawMaterialId,
+          percentage: line.percentage,
+          parentId: line.parentId,
+          weights: line.weights ?? null,
+          weightUnit: line.weightUnit ?? null,
+          countriesOfOrigin: line.countriesOfOrigin ?? null,
+        })),
+      }),
+    );
+  }
+  return owned;
+}
+
+async function runOp(api: ApiCalls, styleId: string, op: CompositionOp): Promise<void> {
+  const materials = api.client.materials;
+  switch (op.op) {
+    case 'deleteHeaders':
+      await api.one(() => materials.deleteHeaders({ styleId, materialHeaderIds: op.headerIds }));
+      return;
+    case 'createHeader': {
+      const header = await api.one(() => materials.createHeader({ name: op.name, link: { styleId, isMainMaterial: op.isMainMaterial } }));
+      for (const line of op.lines)
+        await api.one(() => materials.createLine({ styleId, materialHeaderId: header.id, parentId: null, ...line }));
+      return;
+    }
+    case 'deleteLines':
+      await api.one(() => materials.deleteLines({ styleId, materialLineIds: op.lineIds }));
+      return;
+    case 'replaceLine': {
+      const { id, ...line } = op.line;
+      await api.one(() => materials.replaceLine(id, { styleId, materialHeaderId: op.headerId, ...line }));
+      return;
+    }
+    case 'createLine':
+      await api.one(() => materials.createLine({ styleId, materialHeaderId: op.headerId, parentId: null, ...op.line }));
+  }
+}
+
+function compositionOutcome(step: CompositionStep, kind: Outcome['outcome'], id: string, extra: Partial<Outcome> = {}): Outcome {
+  return { kind: 'outcome', target: 'composition', externalId: step.externalId, level: step.level, outcome: kind, id, rowNumbers: step.rowNumbers, ...extra };
+}
+
+/**
+ * Writes one product's composition change. A step an earlier attempt began is planned again from a fresh read, so
+ * a retry never adds a header or line twice. A row-level API answer (a percentage sum over 100, say) rejects the
+ * composition's rows with the API's code; the product itself stays as written.
+ */
+async function applyComposition(step: CompositionStep, productId: string, context: StepContext): Promise<Outcome> {
+  const began = context.pending.has(step.externalId);
+  await context.journal.append({ kind: 'intent', externalId: step.externalId, write: step.id === null ? 'create' : 'update' });
+  try {
+    const ops = began ? compositionOps(step.desired, await readOwned(context.api, productId)) : step.ops;
+    for (const op of ops) await runOp(context.api, productId, op);
+    return compositionOutcome(step, ops.length === 0 ? 'unchanged' : step.id === null ? 'created' : 'updated', productId);
+  } catch (error) {
+    if (!rowLevel(error)) throw error;
+    return compositionOutcome(step, 'rejected', productId, {
+      code: error.code,
+      message: `the API refused the composition of '${step.externalId}' (${error.statusCode} ${error.code}): ${error.message}`,
+      column: step.column,
+    });
+  }
+}
+
+async function applyCompositionBatch(input: ApplyInput, run: PlmRunFolder, api: ApiCalls, progress: (details: Record<string, unknown>) => void, ref: Parameters<PlmRunFolder['staging']['readNdjson']>[0]): Promise<BatchResult> {
+  const started = Date.now();
+  const steps: CompositionStep[] = [];
+  for await (const step of run.staging.readNdjson(ref, compositionStepSchema)) steps.push(step);
+  const products = new Map<string, Outcome>();
+  for (const earlier of await run.outcomes(input.batch)) if (earlier.target === undefined) products.set(earlier.externalId, earlier);
+  const journal = run.journal(input.batch);
+  await journal.closeTornLine();
+  const { done, pending } = await journal.state();
+  const context: StepContext = { api, journal, rejectedParents: new Map(), pending };
+  const outcomes = new Map<string, Outcome>(done);
+  await forEachBounded(
+    steps.filter((step) => !done.has(step.externalId)),
+    LANES,
+    async (step) => {
+      const product = products.get(step.externalId);
+      const productId = step.id ?? (product && product.outcome !== 'rejected' ? product.id : null);
+      if (productId === null || product?.outcome === 'rejected') return; // the product's own rejection says why
+      const settled = await applyComposition(step, productId, context);
+      await journal.append(settled);
+      outcomes.set(step.externalId, settled);
+      progress({ batch: input.batch, settled: outcomes.size, of: steps.length });
+    },
+  );
+  const compositions = { written: 0, rejected: 0 };
+  for (const settled of outcomes.values()) {
+    if (settled.outcome === 'rejected') compositions.rejected += 1;
+    else if (settled.outcome !== 'unchanged') compositions.written += 1;
+  }
+  return { batch: input.batch, counts: { created: 0, updated: 0, unchanged: 0, rejected: 0 }, compositions, recovered: 0, apiCalls: api.count, durationMs: Date.now() - started };
 }
 
 /**
@@ -138,6 +270,7 @@ export async function applyBatch(
   const manifest = await run.staging.getJson(input.manifest, manifestSchema);
   const entry = manifest.batches[input.batch];
   if (!entry) throw new Error(`batch ${input.batch} is not in run ${input.runKey} (it has ${manifest.batches.length})`);
+  if (entry.kind === 'compositions') return applyCompositionBatch(input, run, api, progress, entry.ref);
   const steps: WriteStep[] = [];
   for await (const step of run.staging.readNdjson(entry.ref, writeStepSchema)) steps.push(step);
 
@@ -150,6 +283,7 @@ export async function applyBatch(
   }
   const context: StepContext = { api, journal, rejectedParents, pending };
   const outcomes = new Map<string, Outcome>(done);
+  await unarchiveAll(steps.filter((step) => !done.has(step.externalId)), api);
   await forEachBounded(
     steps.filter((step) => !done.has(step.externalId)),
     LANES,

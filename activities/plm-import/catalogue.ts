@@ -59,9 +59,9 @@ export function chooseLevelsToList(
 }
 
 /** GET by externalId; 404 (or a platform id that merely looks the same) is "not in the catalogue". */
-async function getByExternalId(api: ApiCalls, externalId: string): Promise<Product | undefined> {
+async function getByExternalId(api: ApiCalls, externalId: string, withMaterial: boolean): Promise<Product | undefined> {
   try {
-    const product = await api.one(() => api.client.products.get(externalId));
+    const product = await api.one(() => api.client.products.get(externalId, withMaterial ? { include: ['material'] } : {}));
     return product.externalId === externalId ? product : undefined;
   } catch (error) {
     if (isTraceabilityApiError(error) && error.statusCode === 404) return undefined;
@@ -79,14 +79,17 @@ export async function readCatalogue(
   keys: ReadonlyMap<string, ProductLevel | null>,
   api: ApiCalls,
   progress: (read: number) => void,
+  options: { withMaterial?: boolean } = {},
 ): Promise<{ products: ExistingProduct[]; read: CatalogueRead }> {
+  const withMaterial = options.withMaterial ?? false;
+  const include = withMaterial ? { include: ['material' as const] } : {};
   const found = new Map<string, Product & { level?: ProductLevel }>();
   const keep = (items: readonly Product[], level?: ProductLevel) => {
     for (const item of items) found.set(item.id, level ? { ...item, level } : item);
     progress(found.size);
   };
-  const listPage = (level: ProductLevel, page: number): Promise<Page<Product>> =>
-    api.client.products.list({ level, page, limit: 100, sort: 'createdAt', order: 'asc' });
+  const listPage = (level: ProductLevel, page: number, isArchived = false): Promise<Page<Product>> =>
+    api.client.products.list({ level, page, limit: 100, sort: 'createdAt', order: 'asc', ...include, ...(isArchived ? { isArchived } : {}) });
   const read: CatalogueRead = {
     strategy: 'none',
     listedLevels: [],
@@ -124,12 +127,31 @@ export async function readCatalogue(
       if (known.has(externalId) || listedAll) return false;
       return level === null || !read.listedLevels.includes(level);
     }).map(([externalId]) => externalId);
+    // Spec 01: "Archived products are excluded from default lists", yet their externalIds stay taken. A key the lists
+    // did not find may be archived: read the archived products of that level (or GET the few keys, if cheaper).
+    const unseen = [...keys].filter(([externalId, level]) => !known.has(externalId) && (level === null ? listedAll : read.listedLevels.includes(level)));
+    for (const level of read.listedLevels) {
+      const mine = unseen.filter(([, keyLevel]) => keyLevel === level || keyLevel === null).map(([externalId]) => externalId);
+      if (mine.length === 0) continue;
+      const first = await api.one(() => listPage(level, 1, true));
+      read.listCalls += 1;
+      keep(first.items, level);
+      const remaining = Math.max(0, first.pagination.totalPages - 1);
+      if (remaining <= mine.length) {
+        const before = api.count;
+        await api.remainingPages(first, (page) => listPage(level, page, true), (items) => keep(items, level));
+        read.listCalls += api.count - before;
+      } else {
+        const seenNow = new Set([...found.values()].map((product) => product.externalId));
+        toGet.push(...mine.filter((externalId) => !seenNow.has(externalId) && !toGet.includes(externalId)));
+      }
+    }
   }
 
   let next = 0;
   const lane = async (): Promise<void> => {
     while (next < toGet.length) {
-      const product = await getByExternalId(api, toGet[next++] as string);
+      const product = await getByExternalId(api, toGet[next++] as string, withMaterial);
       read.getCalls += 1;
       if (product) keep([product]);
     }

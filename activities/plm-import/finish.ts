@@ -32,17 +32,22 @@ export async function finishRun(input: FinishInput, run: PlmRunFolder): Promise<
   const manifest = await run.staging.getJson(input.manifest, manifestSchema);
   const planIssues: RejectIssue[] = [];
   for await (const issue of run.staging.readNdjson(manifest.issues, rejectIssueSchema)) planIssues.push(issue);
-  const outcomes = input.dryRun ? [] : await run.outcomes();
-  const issues = [...planIssues, ...applyIssues(outcomes)].filter((issue) => issue.rowNumber > 0).sort((a, b) => a.rowNumber - b.rowNumber);
+  const allOutcomes = input.dryRun ? [] : await run.outcomes();
+  const outcomes = allOutcomes.filter((outcome) => outcome.target === undefined);
+  const compositionOutcomes = allOutcomes.filter((outcome) => outcome.target === 'composition');
+  const issues = [...planIssues, ...applyIssues(allOutcomes)].filter((issue) => issue.rowNumber > 0).sort((a, b) => a.rowNumber - b.rowNumber);
   const rejectedRows = new Set(issues.map((issue) => issue.rowNumber)).size;
 
   let rejectsFile: string | null = null;
-  if (!input.dryRun && rejectedRows > 0) {
+  // A dry run writes the rejects file a real run would (its plan's rows), so it can be fixed before the real run.
+  if (rejectedRows > 0) {
     const extension = extname(manifest.sourceCopy) || '.csv';
     rejectsFile = run.file(`rejects${extension}`);
     const temp = run.file(`.rejects-${randomUUID()}${extension}`);
     try {
-      await writeRejects({ sourcePath: manifest.sourceCopy, issues, profile: parseMappingProfile(manifest.profile), outputPath: temp });
+      // The sheet the run read (--sheet or the mapping's `sheet`), so the rejects hold that sheet's rows.
+      const read = input.sheetName ? { read: { sheetName: input.sheetName } } : {};
+      await writeRejects({ sourcePath: manifest.sourceCopy, issues, profile: parseMappingProfile(manifest.profile), outputPath: temp, ...read });
       await rename(temp, rejectsFile);
     } finally {
       await rm(temp, { force: true });
@@ -51,17 +56,27 @@ export async function finishRun(input: FinishInput, run: PlmRunFolder): Promise<
 
   const settled = { created: 0, updated: 0, unchanged: 0, rejected: 0 };
   let recovered = 0;
+  let unarchived = 0;
   for (const outcome of outcomes) {
     settled[outcome.outcome] += 1;
     if (outcome.recovered) recovered += 1;
+    if (outcome.unarchived) unarchived += 1;
   }
+  const compositionsRejected = compositionOutcomes.filter((outcome) => outcome.outcome === 'rejected').length;
+  const compositions = {
+    written: compositionOutcomes.filter((outcome) => outcome.outcome === 'created' || outcome.outcome === 'updated').length,
+    unchanged: manifest.compositionsUnchanged + compositionOutcomes.filter((outcome) => outcome.outcome === 'unchanged').length,
+    rejected: compositionsRejected,
+  };
   const { counts } = manifest;
   const unchanged = counts.unchanged + settled.unchanged;
   const products = {
-    total: counts.create + counts.update + counts.unchanged + counts.invalid,
+    total: counts.create + counts.update + counts.unchanged + counts.invalid + counts.archived,
     created: settled.created,
     updated: settled.updated,
     unchanged,
+    archived: counts.archived,
+    unarchived,
     rejected: counts.invalid + settled.rejected,
     rejectedAtValidation: counts.invalid,
     rejectedByApi: settled.rejected,
@@ -78,6 +93,10 @@ export async function finishRun(input: FinishInput, run: PlmRunFolder): Promise<
     dryRun: input.dryRun,
     retryOf: input.retryOf,
     rows: input.rows,
+    skippedRows: input.skippedRows ?? 0,
+    sheetName: input.sheetName ?? null,
+    ignoredSheets: input.ignoredSheets ?? [],
+    compositions,
     products,
     plan: counts,
     recovered,

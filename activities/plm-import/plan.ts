@@ -4,7 +4,12 @@ import { dirname } from 'node:path';
 import { finished } from 'node:stream/promises';
 import {
   CatalogueIndex,
+  compositionOps,
+  currentLineSchema,
   planImport,
+  type CompositionCheck,
+  type CurrentHeader,
+  type CurrentLine,
   validateDrafts,
   type ImportPlan,
   type ProductDraft,
@@ -16,7 +21,9 @@ import type { ApiCalls } from './api-calls';
 import { readCatalogue, sheetKeys } from './catalogue';
 import type { PlmRunFolder } from './run-folder';
 import {
+  compositionStepSchema,
   draftSchema,
+  type CompositionStep,
   rowIssueSchema,
   sheetStageSchema,
   writeStepSchema,
@@ -55,7 +62,7 @@ function toWriteSteps(plan: ImportPlan, drafts: ReadonlyMap<string, ProductDraft
       const { styleLevelId, ...body } = write.body;
       candidate = { ...base, action: 'create', body, ...(styleLevelId !== undefined ? { styleLevelId } : {}) };
     } else {
-      candidate = { ...base, action: 'update', id: write.id, changedFields: write.changedFields, body: write.body };
+      candidate = { ...base, action: 'update', id: write.id, changedFields: write.changedFields, body: write.body, ...(write.unarchive ? { unarchive: true } : {}) };
     }
     const parsed = writeStepSchema.safeParse(candidate);
     if (parsed.success) {
@@ -91,6 +98,82 @@ function batchesOf(steps: readonly WriteStep[], size: number): WriteStep[][] {
   return batches;
 }
 
+function toCurrentLine(line: { id: string; rawMaterialId: string; percentage: number; parentId: string | null; weights?: number | null; weightUnit?: string | null; countriesOfOrigin?: string[] | null }): CurrentLine {
+  return currentLineSchema.parse({
+    id: line.id,
+    rawMaterialId: line.rawMaterialId,
+    percentage: line.percentage,
+    parentId: line.parentId,
+    weights: line.weights ?? null,
+    weightUnit: line.weightUnit ?? null,
+    countriesOfOrigin: line.countriesOfOrigin ?? null,
+  });
+}
+
+/** Lines of these headers: one list per header, or every line of the account when that takes fewer pages. */
+async function readLines(api: ApiCalls, headerIds: readonly string[]): Promise<Map<string, CurrentLine[]>> {
+  const byHeader = new Map<string, CurrentLine[]>(headerIds.map((id) => [id, []]));
+  const add = (items: ReadonlyArray<Parameters<typeof toCurrentLine>[0] & { materialHeaderId: string }>) => {
+    for (const item of items) byHeader.get(item.materialHeaderId)?.push(toCurrentLine(item));
+  };
+  if (headerIds.length === 0) return byHeader;
+  if (headerIds.length >= 4) {
+    const first = await api.one(() => api.client.materials.listLines({ page: 1, limit: 100 }));
+    add(first.items);
+    if (first.pagination.totalPages <= headerIds.length) {
+      await api.remainingPages(first, (page) => api.client.materials.listLines({ page, limit: 100 }), add);
+      return byHeader;
+    }
+    for (const id of headerIds) byHeader.set(id, []);
+  }
+  let next = 0;
+  const lane = async (): Promise<void> => {
+    while (next < headerIds.length) {
+      const headerId = headerIds[next++] as string;
+      const first = await api.one(() => api.client.materials.listLines({ materialHeaderId: headerId, page: 1, limit: 100 }));
+      add(first.items);
+      await api.remainingPages(first, (page) => api.client.materials.listLines({ materialHeaderId: headerId, page, limit: 100 }), add);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(8, headerIds.length) }, lane));
+  return byHeader;
+}
+
+/**
+ * The composition writes of the sheet (spec 02): for products that exist, the lines of the owned headers the sheet
+ * names are read and compared; an unchanged composition gives no step. New products get their headers created.
+ */
+async function compositionSteps(checks: readonly CompositionCheck[], api: ApiCalls): Promise<{ steps: CompositionStep[]; unchanged: number }> {
+  const wantedHeaders = new Set<string>();
+  for (const check of checks) {
+    const names = new Set(check.desired.map((section) => section.name.trim().toLowerCase()));
+    for (const header of check.owned ?? []) if (names.has(header.name.trim().toLowerCase())) wantedHeaders.add(header.id);
+  }
+  const lines = await readLines(api, [...wantedHeaders]);
+  const steps: CompositionStep[] = [];
+  let unchanged = 0;
+  for (const check of checks) {
+    const owned: CurrentHeader[] = (check.owned ?? []).map((header) => ({ ...header, lines: lines.get(header.id) ?? null }));
+    const ops = compositionOps(check.desired, owned);
+    if (ops.length === 0) {
+      unchanged += 1;
+      continue;
+    }
+    steps.push(
+      compositionStepSchema.parse({
+        externalId: check.externalId,
+        level: check.level,
+        rowNumbers: check.rowNumbers,
+        column: check.column,
+        id: check.id,
+        desired: check.desired,
+        ops,
+      }),
+    );
+  }
+  return { steps, unchanged };
+}
+
 interface PlanFileContent {
   sourceFile: string;
   profile: string;
@@ -98,6 +181,7 @@ interface PlanFileContent {
   counts: PlanCounts;
   plan: ImportPlan;
   steps: readonly WriteStep[];
+  compositionSteps: readonly CompositionStep[];
   issues: readonly RejectIssue[];
 }
 
@@ -121,6 +205,8 @@ async function writePlanFile(path: string, content: PlanFileContent): Promise<vo
     })),
     ...content.plan.unchanged.map((step) => ({ externalId: step.externalId, level: step.level, action: 'unchanged', rows: step.rowNumbers })),
     ...content.plan.invalid.map((step) => ({ externalId: step.externalId, action: 'invalid', rows: step.rowNumbers, codes: [...new Set(step.issues.map((issue) => issue.code))] })),
+    ...content.plan.archived.map((step) => ({ externalId: step.externalId, level: step.level, action: 'archived', rows: step.rowNumbers })),
+    ...content.compositionSteps.map((step) => ({ externalId: step.externalId, level: step.level, action: 'composition', rows: step.rowNumbers, ops: step.ops.map((op) => op.op) })),
   ];
   for (const [index, entry] of entries.entries()) await line(`${JSON.stringify(entry)}${index < entries.length - 1 ? ',' : ''}\n`);
   await line(`],\n"issues": [\n`);
@@ -152,31 +238,43 @@ export async function planRun(
   const readIssues: RowIssue[] = [];
   for await (const issue of run.staging.readNdjson(stage.issues, rowIssueSchema)) readIssues.push(issue);
 
-  const { products, read } = await readCatalogue(sheetKeys(drafts), api, (count) => progress({ phase: 'reading catalogue', products: count }));
+  const withMaterial = drafts.some((draft) => draft.fields.composition !== undefined);
+  const { products, read } = await readCatalogue(sheetKeys(drafts), api, (count) => progress({ phase: 'reading catalogue', products: count }), { withMaterial });
   const validated = validateDrafts(
-    { drafts, issues: readIssues, warnings: stage.warnings, rowCount: stage.rowCount, fieldColumns: stage.fieldColumns },
+    { drafts, issues: readIssues, warnings: stage.warnings, rowCount: stage.rowCount, skippedRows: stage.skippedRows, fieldColumns: stage.fieldColumns },
     { existing: new CatalogueIndex(products).levels() },
   );
-  const plan = planImport(validated, products);
+  const plan = planImport(validated, products, { unarchive: input.unarchive ?? false });
   const { steps, issues: stepIssues } = toWriteSteps(plan, new Map(drafts.map((draft) => [draft.externalId, draft])));
   const issues: RejectIssue[] = [...plan.issues, ...stepIssues].sort((a, b) => a.rowNumber - b.rowNumber);
   const creates = steps.filter((step) => step.action === 'create').length;
-  const stepRejected = new Set(stepIssues.map((issue) => issue.externalId)).size;
+  const stepRejectedIds = new Set(stepIssues.map((issue) => issue.externalId));
+  const stepRejected = stepRejectedIds.size;
+  progress({ phase: 'reading compositions', products: plan.compositions.length });
+  const compositions = await compositionSteps(plan.compositions.filter((check) => !stepRejectedIds.has(check.externalId)), api);
   const counts: PlanCounts = {
     create: creates,
     update: steps.length - creates,
     unchanged: plan.counts.unchanged,
     invalid: plan.counts.invalid + stepRejected,
+    archived: plan.counts.archived,
+    skipped: stage.skippedRows,
+    compositions: compositions.steps.length,
   };
 
   const batches: Manifest['batches'] = [];
   for (const [index, batch] of batchesOf(steps, input.batchSize).entries()) {
     const ref: StagingRef = await run.staging.putNdjson(run.key(`batch-${String(index).padStart(5, '0')}.ndjson`), batch);
-    batches.push({ level: batch[0]?.level ?? 'style', ref });
+    batches.push({ level: batch[0]?.level ?? 'style', ref, kind: 'products' });
+  }
+  for (let start = 0; start < compositions.steps.length; start += input.batchSize) {
+    const batch = compositions.steps.slice(start, start + input.batchSize);
+    const ref: StagingRef = await run.staging.putNdjson(run.key(`batch-${String(batches.length).padStart(5, '0')}.ndjson`), batch);
+    batches.push({ level: batch[0]?.level ?? 'style', ref, kind: 'compositions' });
   }
   const issuesRef = await run.staging.putNdjson(run.key('plan-issues.ndjson'), issues);
   const planFile = run.file('plan.json');
-  await writePlanFile(planFile, { sourceFile: stage.sourceFile, profile: stage.profileName, catalogue: read, counts, plan, steps, issues });
+  await writePlanFile(planFile, { sourceFile: stage.sourceFile, profile: stage.profileName, catalogue: read, counts, plan, steps, compositionSteps: compositions.steps, issues });
   const manifest: Manifest = {
     runKey: run.runKey,
     sourceFile: stage.sourceFile,
@@ -186,6 +284,7 @@ export async function planRun(
     batches,
     issues: issuesRef,
     counts,
+    compositionsUnchanged: compositions.unchanged,
     planFile,
   };
   return {

@@ -89,7 +89,7 @@ export async function readSheet(input: ReadInput, run: PlmRunFolder, client: Tra
 
   let parsed;
   try {
-    parsed = await parseProductSheet(sourceCopy, { profile, references });
+    parsed = await parseProductSheet(sourceCopy, { profile, references, read: input.sheet !== undefined ? { sheetName: input.sheet } : {} });
   } catch (error) {
     if (error instanceof PlmFileError) throw new PlmFileError(error.code, error.message.split(sourceCopy).join(input.file));
     throw error;
@@ -102,6 +102,7 @@ export async function readSheet(input: ReadInput, run: PlmRunFolder, client: Tra
     profile,
     profileName: name,
     rowCount: parsed.rowCount,
+    skippedRows: parsed.skippedRows,
     warnings: parsed.warnings.map((warning) => warning.split(sourceCopy).join(input.file)),
     fieldColumns: parsed.fieldColumns,
     drafts,
@@ -114,6 +115,9 @@ export async function readSheet(input: ReadInput, run: PlmRunFolder, client: Tra
     rows: parsed.rowCount,
     products: parsed.drafts.length,
     rowIssues: new Set(parsed.issues.map((issue) => issue.rowNumber)).size,
+    skippedRows: parsed.skippedRows,
+    sheetName: parsed.sheet.sheetName,
+    ignoredSheets: parsed.sheet.ignoredSheets,
     profileName: name,
     warnings: stage.warnings.slice(0, 20),
     apiCalls,

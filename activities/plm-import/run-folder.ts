@@ -29,7 +29,8 @@ export class PlmRunFolder extends RunFolder {
     for (const name of names) {
       if (Number(name.slice(6, 11)) >= beforeBatch) continue;
       const { done } = await new BatchJournal(this.file('journal', name)).state();
-      for (const [externalId, outcome] of done) latest.set(externalId, outcome);
+      // A composition outcome (spec 02) sits beside its product's outcome, never over it.
+      for (const [externalId, outcome] of done) latest.set(`${outcome.target ?? 'product'}\u0000${externalId}`, outcome);
     }
     return [...latest.values()];
   }

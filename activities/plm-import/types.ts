@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { ProductDraft, RowIssue } from '../../connectors/plm';
-import { rowIssueCodes } from '../../connectors/plm';
+import { compositionOpSchema, rowIssueCodes } from '../../connectors/plm';
 import { stagingRefSchema } from '../../connectors/staging';
 import { productCreateSchema, productUpdateSchema } from '../../connectors/traceability';
 
@@ -16,6 +16,8 @@ export const profileChoiceSchema = z.strictObject({
 export const readInputSchema = profileChoiceSchema.extend({
   /** Absolute path of the sheet on the worker's file system. */
   file: z.string().min(1),
+  /** xlsx/xls: the sheet to read (overrides the mapping's `sheet`). */
+  sheet: z.string().min(1).optional(),
   workflowId: z.string().min(1),
 });
 export type ReadInput = z.infer<typeof readInputSchema>;
@@ -28,6 +30,11 @@ export interface ReadResult {
   products: number;
   /** Rows refused while reading (bad cells, unknown reference names...). */
   rowIssues: number;
+  /** Rows the mapping's `skipRows` says hold no product (counted, not rejected). */
+  skippedRows: number;
+  /** xlsx/xls: the sheet read, and the other sheets of the workbook, which were not. */
+  sheetName: string | null;
+  ignoredSheets: string[];
   profileName: string;
   warnings: string[];
   apiCalls: number;
@@ -63,7 +70,14 @@ const draftFieldsSchema = z.object({
   mainSupplier: z.string().optional(),
   weight: z.object({ unit: z.string(), value: z.number() }).optional(),
   customProperties: z.string().optional(),
-  composition: z.array(z.object({ material: z.string(), percentage: z.number() })).optional(),
+  composition: z
+    .array(
+      z.object({
+        name: z.string(),
+        lines: z.array(z.object({ material: z.string(), rawMaterialId: z.string(), percentage: z.number() })),
+      }),
+    )
+    .optional(),
 });
 
 export const draftSchema: z.ZodType<ProductDraft> = z.object({
@@ -98,6 +112,7 @@ export const sheetStageSchema = z.strictObject({
   profile: z.unknown(),
   profileName: z.string(),
   rowCount: z.number().int(),
+  skippedRows: z.number().int(),
   warnings: z.array(z.string()),
   fieldColumns: z.object({ style: levelColumnsSchema, variant: levelColumnsSchema, sku: levelColumnsSchema }),
   drafts: stagingRefSchema,
@@ -127,8 +142,23 @@ export const writeStepSchema = z.discriminatedUnion('action', [
     id: z.string(),
     changedFields: z.array(z.string()),
     body: productUpdateSchema,
+    /** Archived in the catalogue: unarchived (children left as they are) before the PUT. */
+    unarchive: z.boolean().optional(),
   }),
 ]);
+
+/** A product's composition change (spec 02), applied after every product batch; `ops` were planned from a read. */
+export const compositionStepSchema = z.strictObject({
+  externalId: z.string(),
+  level: levelSchema,
+  rowNumbers: z.array(z.number().int()),
+  column: z.string().nullable(),
+  /** Null for a product this run creates: its id comes from the product batch's outcome. */
+  id: z.string().nullable(),
+  desired: draftFieldsSchema.shape.composition.unwrap(),
+  ops: z.array(compositionOpSchema),
+});
+export type CompositionStep = z.infer<typeof compositionStepSchema>;
 export type WriteStep = z.infer<typeof writeStepSchema>;
 export type CreateWrite = Extract<WriteStep, { action: 'create' }>;
 
@@ -149,6 +179,9 @@ const planCountsSchema = z.object({
   update: z.number().int(),
   unchanged: z.number().int(),
   invalid: z.number().int(),
+  archived: z.number().int(),
+  skipped: z.number().int(),
+  compositions: z.number().int(),
 });
 export type PlanCounts = z.infer<typeof planCountsSchema>;
 
@@ -159,10 +192,14 @@ export const manifestSchema = z.strictObject({
   profile: z.unknown(),
   profileName: z.string(),
   /** Write batches in order: every style batch, then variants, then SKUs; one level per batch. */
-  batches: z.array(z.object({ level: levelSchema, ref: stagingRefSchema })),
+  batches: z.array(
+    z.object({ level: levelSchema, ref: stagingRefSchema, kind: z.enum(['products', 'compositions']).default('products') }),
+  ),
   /** Validation and planning issues (RejectIssue NDJSON). */
   issues: stagingRefSchema,
   counts: planCountsSchema,
+  /** Compositions the plan found already as the sheet gives them. */
+  compositionsUnchanged: z.number().int().default(0),
   /** `<run folder>/plan.json`: every product's planned action, and the issues. */
   planFile: z.string(),
 });
@@ -172,6 +209,7 @@ export const planInputSchema = z.strictObject({
   runKey: z.string().min(1),
   sheet: stagingRefSchema,
   batchSize: z.number().int().min(1).max(1000),
+  unarchive: z.boolean().optional(),
 });
 export type PlanInput = z.infer<typeof planInputSchema>;
 
@@ -213,6 +251,10 @@ export const journalEntrySchema = z.discriminatedUnion('kind', [
     column: z.string().nullable().optional(),
     /** How a create that met an existing product converged: its own earlier write, or someone else's product. */
     recovered: z.enum(['own_write', 'existing_product']).optional(),
+    /** The product was archived and this run unarchived it. */
+    unarchived: z.boolean().optional(),
+    /** A composition outcome (spec 02), not a product's: counted apart. */
+    target: z.literal('composition').optional(),
   }),
 ]);
 export type JournalEntry = z.infer<typeof journalEntrySchema>;
@@ -228,6 +270,8 @@ export interface BatchCounts {
 export interface BatchResult {
   batch: number;
   counts: BatchCounts;
+  /** Composition batches only: compositions written and rejected. */
+  compositions?: { written: number; rejected: number };
   /** Creates that met an existing product (409 or a code already taken) and were re-read. */
   recovered: number;
   apiCalls: number;
@@ -241,6 +285,9 @@ export const finishInputSchema = z.strictObject({
   dryRun: z.boolean(),
   retryOf: z.string().nullable(),
   rows: z.number().int(),
+  skippedRows: z.number().int().optional(),
+  sheetName: z.string().nullable().optional(),
+  ignoredSheets: z.array(z.string()).optional(),
   startedAtMs: z.number(),
   apiCalls: z.object({ read: z.number().int(), plan: z.number().int(), apply: z.number().int() }),
   durationsMs: z.object({ read: z.number(), plan: z.number(), apply: z.number() }),
@@ -259,12 +306,23 @@ export interface PlmImportResult {
   retryOf: string | null;
   /** Data rows of the sheet. */
   rows: number;
+  /** Rows that hold no product per the mapping's `skipRows` (counted, not rejected). */
+  skippedRows: number;
+  /** xlsx/xls: the sheet read and the sheets that were not. */
+  sheetName: string | null;
+  ignoredSheets: string[];
+  /** Material compositions (spec 02) of the sheet's products: written (created or changed), unchanged, rejected. */
+  compositions: { written: number; unchanged: number; rejected: number };
   /** Per product (a style, variant or SKU) after the run; in a dry run nothing is created or updated. */
   products: {
     total: number;
     created: number;
     updated: number;
     unchanged: number;
+    /** Archived in the catalogue and left alone (their rows are in the rejects file); see `unarchive`. */
+    archived: number;
+    /** Archived products this run unarchived (and updated). */
+    unarchived: number;
     /** rejectedAtValidation + rejectedByApi. */
     rejected: number;
     rejectedAtValidation: number;

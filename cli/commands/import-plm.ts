@@ -21,6 +21,8 @@ export interface ImportPlmFlags {
   profile?: string;
   mapping?: string;
   dryRun?: boolean;
+  unarchive?: boolean;
+  sheet?: string;
 }
 
 /** The workflow input for a file and the command's flags (paths made absolute: the worker reads them). */
@@ -30,6 +32,8 @@ export function importPlmInput(file: string, flags: ImportPlmFlags): ImportPlmSp
     ...(flags.profile !== undefined ? { profile: flags.profile as NonNullable<ImportPlmSpreadsheetInput['profile']> } : {}),
     ...(flags.mapping !== undefined ? { mappingFile: path.resolve(flags.mapping) } : {}),
     ...(flags.dryRun ? { dryRun: true } : {}),
+    ...(flags.unarchive ? { unarchive: true } : {}),
+    ...(flags.sheet !== undefined ? { sheet: flags.sheet } : {}),
   };
 }
 
@@ -39,7 +43,9 @@ export function importPlmCommand(): Command {
     .argument('<file>', 'the sheet (the worker must be able to read this path)', existingFile)
     .addOption(new Option('--profile <name>', 'built-in mapping profile (default native)').choices(['native', 'flat']).conflicts('mapping'))
     .addOption(new Option('--mapping <file>', 'mapping profile JSON file').argParser(existingFile).conflicts('profile'))
-    .option('--dry-run', 'plan only: read the catalogue, write plan.json, write nothing to the API')
+    .option('--dry-run', 'plan only: read the catalogue, write plan.json and the rejects file, write nothing to the API')
+    .option('--unarchive', 'unarchive archived products the sheet names (children stay archived) and update them; default: reject their rows')
+    .option('--sheet <name>', 'xlsx/xls: the sheet to read (default: the mapping\'s "sheet", else the first sheet)')
     .option('--wait', 'wait for the result and print it (exit 0 when the run completed, even with rejected rows)')
     .option('--timeout <seconds>', 'with --wait: give up after this long', positiveSeconds, 3600)
     .action((file: string, flags: ImportPlmFlags & { wait?: boolean; timeout: number }) =>

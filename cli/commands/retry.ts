@@ -15,6 +15,7 @@ const originalInputSchema = z.looseObject({
   profile: z.string().optional(),
   mappingFile: z.string().optional(),
   complete: z.boolean().optional(),
+  unarchive: z.boolean().optional(),
 });
 const resultSchema = z.looseObject({ rejectsFile: z.string().nullable().optional() });
 
@@ -23,6 +24,7 @@ export interface RetryInput {
   profile?: string;
   mappingFile?: string;
   complete?: boolean;
+  unarchive?: boolean;
   retryOf: string;
 }
 
@@ -65,7 +67,7 @@ export async function retryPlanFor(client: Client, workflowId: string, now = new
   if (!rejectsFile) throw new Error(`${workflowId} rejected nothing: there is nothing to retry`);
   const original = originalInputSchema.safeParse(await startInput(client, workflowId));
   if (!original.success) throw new Error(`cannot read the input ${workflowId} was started with`);
-  const { profile, mappingFile, complete } = original.data;
+  const { profile, mappingFile, complete, unarchive } = original.data;
   const type = workflowType as RetryableWorkflow;
   return {
     workflowType: type,
@@ -76,6 +78,7 @@ export async function retryPlanFor(client: Client, workflowId: string, now = new
       ...(profile !== undefined ? { profile } : {}),
       ...(mappingFile !== undefined ? { mappingFile } : {}),
       ...(complete !== undefined && type === 'pushErpOrders' ? { complete } : {}),
+      ...(unarchive === true && type === 'importPlmSpreadsheet' ? { unarchive } : {}),
       retryOf: workflowId,
     },
   };

@@ -1,8 +1,13 @@
 import type { RowIssue } from './issues';
 import type { ProductLevel } from './profiles/schema';
-import type { MaterialShare } from './profiles/values';
 
 export type { ProductLevel } from './profiles/schema';
+
+/** One material header of a product's composition (spec 02), with its root lines. */
+export interface DraftComposition {
+  name: string;
+  lines: Array<{ material: string; rawMaterialId: string; percentage: number }>;
+}
 
 export interface DraftCode {
   codeId: string;
@@ -34,7 +39,7 @@ export interface DraftFields {
   weight?: { unit: string; value: number };
   customProperties?: string;
   /** Goes to the material composition API (document 2), not to the product record. */
-  composition?: MaterialShare[];
+  composition?: DraftComposition[];
 }
 export type DraftFieldName = keyof DraftFields;
 
@@ -66,8 +71,10 @@ export interface MappedSheet {
   drafts: ProductDraft[];
   issues: RowIssue[];
   warnings: string[];
-  /** Data rows read (blank rows not counted). */
+  /** Data rows read (blank rows not counted), skipped ones included. */
   rowCount: number;
+  /** Rows the mapping's `skipRows` says hold no product. */
+  skippedRows: number;
   /** Column (or template) that feeds each field per level, to name it when the value is missing. */
   fieldColumns: Record<ProductLevel, Partial<Record<DraftFieldName, string>>>;
 }

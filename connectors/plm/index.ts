@@ -21,7 +21,7 @@ export {
   type MappingProfileInput,
 } from './profiles/schema';
 export { referenceListsSchema, type ReferenceLists, type ReferenceEntry } from './profiles/references';
-export { parseComposition, parseLocaleNumber, parseDate, type MaterialShare } from './profiles/values';
+export { parseComposition, parseLocaleNumber, parseDate, type MaterialShare, type CompositionSection } from './profiles/values';
 export {
   validateDrafts,
   type ValidatedSheet,
@@ -42,6 +42,16 @@ export {
   type ProductCreateBody,
   type ProductUpdateBody,
   type ExistingProduct,
+  type ArchivedStep,
+  type CompositionCheck,
+  type PlanOptions,
+  compositionOps,
+  compositionOpSchema,
+  currentHeaderSchema,
+  currentLineSchema,
+  type CompositionOp,
+  type CurrentHeader,
+  type CurrentLine,
 } from './plan';
 export {
   writeRejects,
@@ -51,5 +61,5 @@ export {
   type RejectReason,
 } from './rejects';
 export { PlmFileError, rowIssueCodes, type RowIssue, type RowIssueCode, type FileErrorCode } from './issues';
-export type { ProductDraft, DraftFields, MappedSheet, ProductLevel } from './draft';
+export type { ProductDraft, DraftFields, DraftComposition, MappedSheet, ProductLevel } from './draft';
 export { closeMatches, levenshtein, normalizeName } from './suggest';

@@ -19,6 +19,7 @@ export const rowIssueCodes = [
   'bad_composition',
   'cell_error',
   'immutable_field_changed',
+  'archived_product',
 ] as const;
 export type RowIssueCode = (typeof rowIssueCodes)[number];
 

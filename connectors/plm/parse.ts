@@ -52,14 +52,23 @@ export function profileColumns(profile: MappingProfile): string[] {
  * PlmFileError when the file as a whole cannot be used (nothing is imported); bad rows come back as issues.
  */
 export async function parseProductSheet(path: string, options: ParseOptions): Promise<ParsedSheet> {
-  const opened = await openSheet(path, { expectedHeaders: profileColumns(options.profile), ...options.read });
+  const sheetName = options.read?.sheetName ?? options.profile.sheet;
+  const opened = await openSheet(path, {
+    expectedHeaders: profileColumns(options.profile),
+    ...options.read,
+    ...(sheetName !== undefined ? { sheetName } : {}),
+  });
   const { rows, ...sheet } = opened;
   const mapped = await mapRows({ headers: opened.headers, rows }, options.profile, options.references);
-  if (mapped.rowCount === 0) {
+  if (mapped.rowCount - mapped.skippedRows === 0) {
     throw new PlmFileError(
       'no_data_rows',
       `${path} has a header row (row ${sheet.headerRowNumber}) but no data rows below it; nothing to import.`,
     );
   }
-  return { ...mapped, warnings: [...sheet.warnings, ...mapped.warnings], sheet };
+  const ignored =
+    sheet.ignoredSheets.length > 0
+      ? [`read sheet '${sheet.sheetName ?? ''}'; ignored sheet(s) ${sheet.ignoredSheets.map((name) => `'${name}'`).join(', ')} (pick one with --sheet or the mapping's "sheet")`]
+      : [];
+  return { ...mapped, warnings: [...sheet.warnings, ...ignored, ...mapped.warnings], sheet };
 }

@@ -25,15 +25,24 @@ export function closeMatches(wanted: string, candidates: readonly string[], limi
     const longest = Math.max(target.length, normalized.length, 1);
     const contains = target.length > 0 && (normalized.includes(target) || target.includes(normalized));
     const score = contains ? distance / longest / 2 : distance / longest;
-    if (score <= 0.6) scored.push({ name, score });
+    // Only plausible typos: 'T-shirt' for 'T-shirts' yes, 'Yarns' for 'Earrings' no.
+    if (score <= 0.34) scored.push({ name, score });
   }
   scored.sort((a, b) => a.score - b.score || a.name.localeCompare(b.name));
   return [...new Set(scored.map((entry) => entry.name))].slice(0, limit);
 }
 
-/** "did you mean 'A', 'B' or 'C'?" or an empty string when nothing is close. */
-export function didYouMean(matches: readonly string[]): string {
-  if (matches.length === 0) return '';
+/**
+ * "; did you mean 'A', 'B' or 'C'?"; when nothing is close and `valid` is given, "; valid names: ..." (up to 20),
+ * otherwise an empty string.
+ */
+export function didYouMean(matches: readonly string[], valid: readonly string[] = []): string {
+  if (matches.length === 0) {
+    if (valid.length === 0) return '';
+    const shown = [...new Set(valid)].sort((a, b) => a.localeCompare(b));
+    const more = shown.length > 20 ? ` and ${shown.length - 20} more` : '';
+    return `; valid names: ${shown.slice(0, 20).map((name) => `'${name}'`).join(', ')}${more}`;
+  }
   const quoted = matches.map((match) => `'${match}'`);
   const list =
     quoted.length === 1 ? quoted[0] : `${quoted.slice(0, -1).join(', ')} or ${quoted[quoted.length - 1]}`;

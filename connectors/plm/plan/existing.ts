@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { ProductLevel } from '../draft';
+import { inheritableFields, type ProductLevel } from '../draft';
 
 const nullishText = z
   .string()
@@ -50,6 +50,16 @@ export const existingProductSchema = z
       .union([z.boolean(), z.number()])
       .nullish()
       .transform((value) => (value === null || value === undefined ? null : Boolean(value))),
+    isArchived: z
+      .boolean()
+      .nullish()
+      .transform((value) => value ?? false),
+    /** Variant and SKU: inheritable fields the child holds itself (spec 01). */
+    overriddenFlag: z.array(z.string()).nullish(),
+    /** With `include=material`: the material headers linked to the product (spec 02). */
+    material: z
+      .array(z.looseObject({ id: z.string(), name: z.string(), link: z.looseObject({ isOwner: z.boolean().nullish() }).nullish() }))
+      .nullish(),
   })
   .transform((product) => {
     const level: ProductLevel =
@@ -60,7 +70,18 @@ export const existingProductSchema = z
         : level === 'variant'
           ? (product.styleId ?? product.parentId)
           : null;
-    return { ...product, level, parentPlatformId };
+    // Spec 01, Inheritance: "these fields take the parent's value whenever the child's own value is null" and reads
+    // come back resolved. What the sheet is compared with is the child's own value: an inherited one counts as null.
+    const own: Record<string, null> = {};
+    if (level !== 'style' && Array.isArray(product.overriddenFlag)) {
+      const held = new Set(product.overriddenFlag);
+      for (const field of inheritableFields) if (!held.has(field)) own[field] = null;
+    }
+    const ownedCompositions =
+      product.material === null || product.material === undefined
+        ? null
+        : product.material.filter((header) => header.link?.isOwner === true).map(({ id, name }) => ({ id, name, lines: null }));
+    return { ...product, ...own, level, parentPlatformId, ownedCompositions };
   });
 export type ExistingProduct = z.output<typeof existingProductSchema>;
 export type ExistingProductInput = z.input<typeof existingProductSchema>;

@@ -1,6 +1,7 @@
 import type { DraftFields, ProductLevel } from '../draft';
 import { rowIssue, type RowIssue } from '../issues';
-import type { MaterialShare } from '../profiles/values';
+import type { DraftComposition } from '../draft';
+import type { CurrentHeader } from './composition';
 import type { InvalidDraft, ValidatedSheet, ValidDraft } from '../validate';
 import {
   comparedFields,
@@ -12,6 +13,7 @@ import {
 } from './compare';
 import { CatalogueIndex, codeKey, type ExistingProduct } from './existing';
 
+export { compositionOps, compositionOpSchema, currentHeaderSchema, currentLineSchema, type CompositionOp, type CurrentHeader, type CurrentLine } from './composition';
 export {
   existingProductSchema,
   parseExistingProducts,
@@ -39,19 +41,33 @@ export interface CreateStep extends StepBase {
   action: 'create';
   parentExternalId: string | null;
   body: ProductCreateBody;
-  composition?: MaterialShare[];
 }
 export interface UpdateStep extends StepBase {
   action: 'update';
   id: string;
   changedFields: string[];
   body: ProductUpdateBody;
-  composition?: MaterialShare[];
+  /** The product is archived and the run unarchives it before the update (option `unarchive`). */
+  unarchive?: boolean;
 }
 export interface UnchangedStep extends StepBase {
   action: 'unchanged';
   id: string;
-  composition?: MaterialShare[];
+}
+/** An archived product the sheet names: rejected unless the run unarchives (spec 01: lists hide archived products). */
+export interface ArchivedStep extends StepBase {
+  action: 'archived';
+  id: string;
+  issue: RowIssue;
+}
+/** A product whose composition the sheet gives: compared with what it owns once its lines are read. */
+export interface CompositionCheck extends StepBase {
+  /** Platform id; null for a product this run creates. */
+  id: string | null;
+  column: string | null;
+  desired: DraftComposition[];
+  /** Headers the product owns (null when it is created by this run, so owns none). */
+  owned: CurrentHeader[] | null;
 }
 export interface InvalidStep {
   action: 'invalid';
@@ -65,7 +81,9 @@ export interface ImportPlan {
   writes: Array<CreateStep | UpdateStep>;
   unchanged: UnchangedStep[];
   invalid: InvalidStep[];
-  counts: { create: number; update: number; unchanged: number; invalid: number };
+  archived: ArchivedStep[];
+  compositions: CompositionCheck[];
+  counts: { create: number; update: number; unchanged: number; invalid: number; archived: number };
   /** Validation and planning issues by row: the rejects file's content. */
   issues: RowIssue[];
 }
@@ -158,7 +176,16 @@ function updateBody(
  * turns out invalid here (a level or parent it cannot change to, a code another product holds) takes
  * its children down with it, as in validation.
  */
-export function planImport(validated: ValidatedSheet, existing: readonly ExistingProduct[]): ImportPlan {
+export interface PlanOptions {
+  /** Unarchive archived products the sheet names, then update them (default: reject their rows). */
+  unarchive?: boolean;
+}
+
+export function planImport(
+  validated: ValidatedSheet,
+  existing: readonly ExistingProduct[],
+  options: PlanOptions = {},
+): ImportPlan {
   const catalogue = new CatalogueIndex(existing);
   const issues: RowIssue[] = [...validated.issues];
   const invalid: InvalidStep[] = validated.invalid.map((item: InvalidDraft) => ({
@@ -170,14 +197,30 @@ export function planImport(validated: ValidatedSheet, existing: readonly Existin
   const failed = new Map<string, RowIssue>();
   const writes: Array<CreateStep | UpdateStep> = [];
   const unchanged: UnchangedStep[] = [];
+  const archived: ArchivedStep[] = [];
+  const compositions: CompositionCheck[] = [];
 
   const ordered = [...validated.valid].sort((a, b) => LEVEL_ORDER[a.level] - LEVEL_ORDER[b.level]);
   for (const draft of ordered) {
     const current = catalogue.byExternalId.get(draft.externalId);
     const base = { externalId: draft.externalId, level: draft.level, rowNumbers: draft.rowNumbers };
-    const composition = draft.fields.composition ? { composition: draft.fields.composition } : {};
     const parentFailure = draft.parentExternalId === null ? undefined : failed.get(draft.parentExternalId);
     const own: RowIssue[] = [];
+    if (current?.isArchived && !options.unarchive) {
+      // Spec 01: "Archived products are excluded from default lists" and externalId stays unique across levels,
+      // archived ones included: a create would meet 409. The row is refused unless the run unarchives.
+      const issue = rowIssue(
+        draft.rowNumbers[0] ?? 0,
+        draft.externalIdColumn,
+        'archived_product',
+        `'${draft.externalId}' is archived in the catalogue; unarchive it there or re-run with --unarchive (workflow input "unarchive": true) to unarchive and update it`,
+        draft.externalId,
+      );
+      failed.set(draft.externalId, issue);
+      issues.push(...draft.rowNumbers.map((rowNumber) => ({ ...issue, rowNumber, message: issue.message.replace(/^row \d+/, `row ${rowNumber}`) })));
+      archived.push({ action: 'archived', ...base, id: current.id, issue });
+      continue;
+    }
     if (parentFailure) {
       own.push(
         rowIssue(
@@ -213,27 +256,35 @@ export function planImport(validated: ValidatedSheet, existing: readonly Existin
       });
       continue;
     }
+    if (draft.fields.composition && !draft.referenceOnly) {
+      compositions.push({
+        ...base,
+        id: current?.id ?? null,
+        column: draft.origins.composition?.column ?? null,
+        desired: draft.fields.composition,
+        owned: current ? (current.ownedCompositions ?? []) : null,
+      });
+    }
     if (!current) {
       writes.push({
         action: 'create',
         ...base,
         parentExternalId: draft.parentExternalId,
         body: createBody(draft),
-        ...composition,
       });
       continue;
     }
     const { body, changed } = draft.referenceOnly ? { body: {}, changed: [] } : updateBody(draft, current);
-    if (changed.length === 0)
-      unchanged.push({ action: 'unchanged', ...base, id: current.id, ...composition });
+    const unarchive = current.isArchived ? { unarchive: true } : {};
+    if (changed.length === 0 && !current.isArchived) unchanged.push({ action: 'unchanged', ...base, id: current.id });
     else
       writes.push({
         action: 'update',
         ...base,
         id: current.id,
-        changedFields: changed,
+        changedFields: current.isArchived ? ['isArchived', ...changed] : changed,
         body,
-        ...composition,
+        ...unarchive,
       });
   }
   issues.sort((a, b) => a.rowNumber - b.rowNumber);
@@ -242,11 +293,14 @@ export function planImport(validated: ValidatedSheet, existing: readonly Existin
     writes,
     unchanged,
     invalid,
+    archived,
+    compositions,
     counts: {
       create: creates,
       update: writes.length - creates,
       unchanged: unchanged.length,
       invalid: invalid.length,
+      archived: archived.length,
     },
     issues,
   };

@@ -1,4 +1,5 @@
 import { PlmFileError } from '../issues';
+import { closeMatches } from '../suggest';
 import type { CellValue, SheetRow } from '../read/types';
 import type { ValueSource } from './schema';
 
@@ -6,10 +7,19 @@ type Scalar = string | number | boolean;
 type ColumnRef = { column: string | null; wanted: string };
 
 /** A value source with its column names matched to the sheet's actual headers (null when absent). */
+interface SourceExtras {
+  default?: Scalar;
+  split?: string;
+  /** Read when the cell (or template) is blank. */
+  fallback?: BoundSource;
+  /** Translation table keyed by normalised text, and what values outside it become. */
+  values?: Map<string, Scalar>;
+  otherValues?: Scalar;
+}
 export type BoundSource =
-  | { kind: 'column'; ref: ColumnRef; default?: Scalar; split?: string }
-  | { kind: 'template'; parts: Array<string | ColumnRef>; default?: Scalar; split?: string }
-  | { kind: 'constant'; value: Scalar; split?: string };
+  | ({ kind: 'column'; ref: ColumnRef } & SourceExtras)
+  | ({ kind: 'template'; parts: Array<string | ColumnRef> } & SourceExtras)
+  | ({ kind: 'constant'; value: Scalar } & SourceExtras);
 
 export interface SourceRead {
   value: CellValue;
@@ -37,10 +47,21 @@ export class HeaderIndex {
   }
 }
 
-export function bindSource(source: ValueSource, headers: HeaderIndex): BoundSource {
-  const extras = {
-    ...(source.default !== undefined ? { default: source.default } : {}),
-    ...(source.split !== undefined ? { split: source.split } : {}),
+const valueKey = (value: string): string => value.trim().replace(/\s+/g, ' ').toLowerCase();
+
+export function bindSource(
+  source: ValueSource | { column?: string; template?: string; constant?: Scalar },
+  headers: HeaderIndex,
+): BoundSource {
+  const full = source as ValueSource;
+  const extras: SourceExtras = {
+    ...(full.default !== undefined ? { default: full.default } : {}),
+    ...(full.split !== undefined ? { split: full.split } : {}),
+    ...(full.fallback !== undefined ? { fallback: bindSource(full.fallback, headers) } : {}),
+    ...(full.values !== undefined
+      ? { values: new Map(Object.entries(full.values).map(([key, value]) => [valueKey(key), value])) }
+      : {}),
+    ...(full.otherValues !== undefined ? { otherValues: full.otherValues } : {}),
   };
   if (source.column !== undefined)
     return { kind: 'column', ref: { column: headers.find(source.column), wanted: source.column }, ...extras };
@@ -57,11 +78,7 @@ export function bindSource(source: ValueSource, headers: HeaderIndex): BoundSour
     if (last < source.template.length) parts.push(source.template.slice(last));
     return { kind: 'template', parts, ...extras };
   }
-  return {
-    kind: 'constant',
-    value: source.constant ?? '',
-    ...(source.split !== undefined ? { split: source.split } : {}),
-  };
+  return { kind: 'constant', value: source.constant ?? '', ...extras };
 }
 
 /** Headers (as in the sheet) a bound source reads; `wanted` names that the sheet lacks are in `missing`. */
@@ -72,9 +89,10 @@ export function sourceColumns(bound: BoundSource): { present: string[]; missing:
       : bound.kind === 'template'
         ? bound.parts.filter((part): part is ColumnRef => typeof part !== 'string')
         : [];
+  const fallback = bound.fallback ? sourceColumns(bound.fallback) : { present: [], missing: [] };
   return {
-    present: refs.flatMap((ref) => (ref.column === null ? [] : [ref.column])),
-    missing: refs.flatMap((ref) => (ref.column === null ? [ref.wanted] : [])),
+    present: [...refs.flatMap((ref) => (ref.column === null ? [] : [ref.column])), ...fallback.present],
+    missing: [...refs.flatMap((ref) => (ref.column === null ? [ref.wanted] : [])), ...fallback.missing],
   };
 }
 
@@ -82,22 +100,41 @@ function blank(value: CellValue | undefined): boolean {
   return value === null || value === undefined || (typeof value === 'string' && value.trim() === '');
 }
 
-function fallback(bound: BoundSource, column: string | null): SourceRead {
+function fallback(bound: BoundSource, row: SheetRow, column: string | null): SourceRead {
+  let blankColumn = column;
+  if (bound.fallback) {
+    const read = readSource(bound.fallback, row);
+    if (read.value !== null || read.cellError) return read.column === null ? { ...read, column } : read;
+    // Both blank: name the blank cell the fallback needed (the column inside its template), the one to fill in.
+    blankColumn = read.column ?? column;
+  }
   return bound.kind !== 'constant' && bound.default !== undefined
-    ? { value: bound.default, column, fromCells: false }
-    : { value: null, column, fromCells: false };
+    ? { value: bound.default, column: blankColumn, fromCells: false }
+    : { value: null, column: blankColumn, fromCells: false };
+}
+
+/** Applies the source's translation table to a value read from cells. */
+function translated(bound: BoundSource, read: SourceRead): SourceRead {
+  if (!bound.values || read.value === null) return read;
+  const hit = bound.values.get(valueKey(String(read.value)));
+  if (hit !== undefined) return { ...read, value: hit };
+  return bound.otherValues !== undefined ? { ...read, value: bound.otherValues } : read;
 }
 
 export function readSource(bound: BoundSource, row: SheetRow): SourceRead {
+  return translated(bound, readRaw(bound, row));
+}
+
+function readRaw(bound: BoundSource, row: SheetRow): SourceRead {
   if (bound.kind === 'constant') return { value: bound.value, column: null, fromCells: false };
   if (bound.kind === 'column') {
     const column = bound.ref.column;
-    if (column === null) return fallback(bound, bound.ref.wanted);
+    if (column === null) return fallback(bound, row, bound.ref.wanted);
     const error = row.cellErrors?.[column];
     if (error !== undefined)
       return { value: null, column, fromCells: true, cellError: { column, text: error } };
     const value = row.cells[column];
-    return blank(value) ? fallback(bound, column) : { value: value ?? null, column, fromCells: true };
+    return blank(value) ? fallback(bound, row, column) : { value: value ?? null, column, fromCells: true };
   }
   let text = '';
   let firstColumn: string | null = null;
@@ -107,7 +144,8 @@ export function readSource(bound: BoundSource, row: SheetRow): SourceRead {
       continue;
     }
     firstColumn ??= part.column ?? part.wanted;
-    if (part.column === null) return fallback(bound, firstColumn);
+    // A blank template names the column inside it that is blank, so the message points at the right cell.
+    if (part.column === null) return fallback(bound, row, part.wanted);
     const error = row.cellErrors?.[part.column];
     if (error !== undefined)
       return {
@@ -117,10 +155,26 @@ export function readSource(bound: BoundSource, row: SheetRow): SourceRead {
         cellError: { column: part.column, text: error },
       };
     const value = row.cells[part.column];
-    if (blank(value)) return fallback(bound, firstColumn);
+    if (blank(value)) return fallback(bound, row, part.column);
     text += String(value).trim();
   }
   return { value: text, column: firstColumn, fromCells: true };
+}
+
+/** A mapping names columns the sheet lacks: one error naming each with the closest header, before any row is read. */
+export function unknownColumnsError(
+  profileName: string,
+  missing: readonly string[],
+  headers: readonly string[],
+): PlmFileError {
+  const parts = missing.map((name) => {
+    const close = closeMatches(name, headers, 1)[0];
+    return close !== undefined ? `'${name}' (closest header: '${close}')` : `'${name}'`;
+  });
+  return new PlmFileError(
+    'missing_columns',
+    `mapping '${profileName}' names column(s) the sheet lacks: ${parts.join(', ')}. Fix the mapping or the sheet; the sheet's columns are ${headers.map((h) => `'${h}'`).join(', ')}.`,
+  );
 }
 
 export function missingColumnsError(

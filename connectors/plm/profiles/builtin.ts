@@ -7,6 +7,7 @@ const nativeInput: MappingProfileInput = {
   description:
     'One row per product at any level: externalId, parentExternalId, optional level; code columns named by code type.',
   layout: 'native',
+  ignoreMissingColumns: true,
   parentExternalId: 'parentExternalId',
   level: 'level',
   mapping: {
@@ -37,6 +38,7 @@ const flatInput: MappingProfileInput = {
   description:
     'One row per SKU with its style and colour; continuation rows may leave style and colour columns blank.',
   layout: 'flat',
+  ignoreMissingColumns: true,
   fillDown: ['Style Number', 'Colour Code'],
   style: {
     externalId: 'Style Number',

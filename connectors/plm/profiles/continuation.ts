@@ -59,10 +59,27 @@ export function flatFiller(
   return { levels, fill };
 }
 
-/** A function that completes rows the way the profile reads them (flat continuation rows); identity for native. */
+/** A row the mapping's `skipRows` says holds no product: every listed column blank (read before fill-down). */
+export function skipper(profile: MappingProfile, index: HeaderIndex): (row: SheetRow) => boolean {
+  const columns = (profile.skipRows?.whenBlank ?? []).map((name) => index.find(name));
+  if (columns.length === 0) return () => false;
+  return (row) =>
+    columns.every((column) => column === null || cellText(row.cells[column]) === null) &&
+    !columns.some((column) => column !== null && row.cellErrors?.[column] !== undefined);
+}
+
+
+/**
+ * A function that completes rows the way the profile reads them (flat continuation rows; rows `skipRows` skips
+ * leave the carried cells alone); identity for native.
+ */
 export function continuationFiller(
   profile: MappingProfile,
   headers: readonly string[],
 ): (row: SheetRow) => SheetRow {
-  return profile.layout === 'flat' ? flatFiller(profile, new HeaderIndex(headers)).fill : (row) => row;
+  if (profile.layout !== 'flat') return (row) => row;
+  const index = new HeaderIndex(headers);
+  const skip = skipper(profile, index);
+  const { fill } = flatFiller(profile, index);
+  return (row) => (skip(row) ? row : fill(row));
 }

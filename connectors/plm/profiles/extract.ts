@@ -1,5 +1,5 @@
 import { codeTypeOfHeader } from '../code-types';
-import type { DraftCode, DraftFieldName, DraftFields, FieldOrigin } from '../draft';
+import type { DraftCode, DraftComposition, DraftFieldName, DraftFields, FieldOrigin } from '../draft';
 import { rowIssue, type RowIssue } from '../issues';
 import type { SheetRow } from '../read/types';
 import {
@@ -10,7 +10,7 @@ import {
   type HeaderIndex,
   type SourceRead,
 } from './bind';
-import type { ReferenceKind, ReferenceResolver } from './references';
+import type { RawMaterialResolver, ReferenceKind, ReferenceResolver } from './references';
 import type { LevelMapping, MappedField } from './schema';
 import { cellText, parseBoolean, parseComposition, parseDate, parseLocaleNumber, splitList } from './values';
 
@@ -65,6 +65,10 @@ export interface Piece {
 export interface ExtractContext {
   resolver: ReferenceResolver;
   dateOrder: 'DMY' | 'MDY';
+  rawMaterials: RawMaterialResolver;
+  compositionName: string;
+  /** Compositions read while the mapping has no rawMaterials table (checked, not written; one warning). */
+  unwrittenCompositions?: number;
 }
 
 const REFERENCE_FIELDS: Partial<Record<MappedField, ReferenceKind>> = {
@@ -164,10 +168,30 @@ export function extractPiece(level: BoundLevel, row: SheetRow, context: ExtractC
     } else if (field === 'weightUnit') {
       weightUnit = { unit: text.toUpperCase(), column: read.column, fromCells: read.fromCells };
     } else if (field === 'composition') {
-      const shares = parseComposition(text);
-      if (typeof shares === 'string')
-        b.fail(read.column, 'bad_composition', `composition '${text}' cannot be used: ${shares}`);
-      else b.set('composition', shares, read.column);
+      const sections = parseComposition(text);
+      if (typeof sections === 'string') {
+        b.fail(read.column, 'bad_composition', `composition '${text}' cannot be used: ${sections}`);
+        continue;
+      }
+      if (context.rawMaterials.empty) {
+        context.unwrittenCompositions = (context.unwrittenCompositions ?? 0) + 1;
+        continue;
+      }
+      const composition: DraftComposition[] = [];
+      let resolvedAll = true;
+      for (const section of sections) {
+        const lines: DraftComposition['lines'] = [];
+        for (const share of section.shares) {
+          const resolved = context.rawMaterials.resolve(share.material);
+          if (resolved.ok) lines.push({ material: share.material, rawMaterialId: resolved.id, percentage: share.percentage });
+          else {
+            resolvedAll = false;
+            b.fail(read.column, 'bad_composition', resolved.reason);
+          }
+        }
+        composition.push({ name: section.name ?? context.compositionName, lines });
+      }
+      if (resolvedAll) b.set('composition', composition, read.column);
     } else if (LIST_FIELDS.has(field) || field === 'styleTypeId') {
       const kind = REFERENCE_FIELDS[field];
       const items = field === 'styleTypeId' ? [text] : splitList(text, source.split ?? ';');

@@ -6,14 +6,15 @@ import {
   HeaderIndex,
   missingColumnsError,
   readSource,
+  unknownColumnsError,
   sourceColumns,
   type BoundSource,
 } from './bind';
-import { flatFiller } from './continuation';
-import { bindLevel, extractPiece, type ExtractContext } from './extract';
+import { flatFiller, skipper } from './continuation';
+import { bindLevel, extractPiece, type BoundLevel, type ExtractContext } from './extract';
 import { describeColumns } from './field-columns';
 import { mergePiece, newDraft } from './merge';
-import { ReferenceResolver, type ReferenceLists } from './references';
+import { RawMaterialResolver, ReferenceResolver, type ReferenceLists } from './references';
 import {
   productLevels,
   type FlatProfile,
@@ -31,7 +32,34 @@ export interface SheetSource {
 class DraftBook {
   readonly drafts = new Map<string, ProductDraft>();
   readonly issues: RowIssue[] = [];
+  skipped = 0;
 }
+
+/** Every column a bound level reads, and the names it wants that the sheet lacks. */
+function levelSources(level: BoundLevel): BoundSource[] {
+  return [
+    level.externalId,
+    ...level.fields.map(([, source]) => source),
+    ...level.codes.map((code) => code.source),
+    ...level.customProperties.map((property) => property.source),
+  ];
+}
+
+/**
+ * A mapping file that names a column the sheet lacks is refused before any row is read (built-in profiles read
+ * optional columns and set `ignoreMissingColumns`).
+ */
+function requireMappedColumns(profile: MappingProfile, sources: BoundSource[], extra: string[], index: HeaderIndex): void {
+  if (profile.ignoreMissingColumns) return;
+  const missing = [
+    ...new Set([
+      ...sources.flatMap((source) => sourceColumns(source).missing),
+      ...extra.filter((name) => index.find(name) === null),
+    ]),
+  ];
+  if (missing.length > 0) throw unknownColumnsError(profile.name, missing, index.headers);
+}
+
 
 function requireColumns(profile: MappingProfile, sources: BoundSource[], headers: readonly string[]): void {
   const missing = [...new Set(sources.flatMap((source) => sourceColumns(source).missing))];
@@ -56,9 +84,20 @@ async function mapNative(
   const parent = bindSource(profile.parentExternalId, index);
   const levelSource = profile.level ? bindSource(profile.level, index) : null;
   requireColumns(profile, [level.externalId], index.headers);
+  requireMappedColumns(
+    profile,
+    [...levelSources(level), parent, ...(levelSource ? [levelSource] : [])],
+    profile.skipRows?.whenBlank ?? [],
+    index,
+  );
+  const skip = skipper(profile, index);
   let count = 0;
   for await (const row of sheet.rows()) {
     count++;
+    if (skip(row)) {
+      book.skipped++;
+      continue;
+    }
     const piece = extractPiece(level, row, context);
     book.issues.push(...piece.issues);
     if (piece.externalId === null) {
@@ -150,9 +189,20 @@ async function mapFlat(
     [levels.style.externalId, levels.variant.externalId, levels.sku.externalId],
     index.headers,
   );
+  requireMappedColumns(
+    profile,
+    [...levelSources(levels.style), ...levelSources(levels.variant), ...levelSources(levels.sku)],
+    [...profile.fillDown, ...(profile.skipRows?.whenBlank ?? [])],
+    index,
+  );
+  const skip = skipper(profile, index);
   let count = 0;
   for await (const sourceRow of sheet.rows()) {
     count++;
+    if (skip(sourceRow)) {
+      book.skipped++;
+      continue;
+    }
     const row = fill(sourceRow);
     const style = extractPiece(levels.style, row, context);
     const variant = extractPiece(levels.variant, row, context);
@@ -227,6 +277,8 @@ export async function mapRows(
   const context: ExtractContext = {
     resolver: new ReferenceResolver(references),
     dateOrder: profile.dateOrder,
+    rawMaterials: new RawMaterialResolver(profile.rawMaterials),
+    compositionName: profile.compositionName,
   };
   const book = new DraftBook();
   const rowCount =
@@ -241,8 +293,16 @@ export async function mapRows(
   return {
     drafts: [...book.drafts.values()],
     issues: book.issues,
-    warnings: unusedWarning(profile, index),
+    warnings: [
+      ...unusedWarning(profile, index),
+      ...(context.unwrittenCompositions
+        ? [
+            `${context.unwrittenCompositions} composition cell(s) were checked but not written: mapping '${profile.name}' has no rawMaterials table naming the raw-material id of each material`,
+          ]
+        : []),
+    ],
     rowCount,
+    skippedRows: book.skipped,
     fieldColumns,
   };
 }

@@ -52,7 +52,34 @@ export class ReferenceResolver {
     const names = (this.lists[kind] ?? []).map((entry) => entry.name);
     return {
       ok: false,
-      reason: `unknown ${referenceLabels[kind]} '${text}'${didYouMean(closeMatches(text, names))}`,
+      reason: `unknown ${referenceLabels[kind]} '${text}'${didYouMean(closeMatches(text, names), names)}`,
     };
+  }
+}
+
+/** Raw-material ids by the names a mapping's `rawMaterials` table gives (an id itself is accepted too). */
+export class RawMaterialResolver {
+  private readonly byName = new Map<string, string>();
+  private readonly ids = new Set<string>();
+
+  constructor(private readonly table: Readonly<Record<string, string>>) {
+    for (const [name, id] of Object.entries(table)) {
+      this.byName.set(normalizeName(name), id);
+      this.ids.add(id);
+    }
+  }
+
+  /** No table: compositions are checked but cannot be written (there is no raw-material list to look names up in). */
+  get empty(): boolean {
+    return this.ids.size === 0;
+  }
+
+  resolve(material: string): Resolution {
+    const id = this.byName.get(normalizeName(material)) ?? (this.ids.has(material) ? material : undefined);
+    if (id !== undefined) return { ok: true, id };
+    const names = Object.keys(this.table);
+    if (names.length === 0)
+      return { ok: false, reason: `material '${material}' has no raw-material id: add a rawMaterials table to the mapping ("${material}": "<rawMaterialId>")` };
+    return { ok: false, reason: `unknown material '${material}'${didYouMean(closeMatches(material, names), names)} (names come from the mapping's rawMaterials table)` };
   }
 }

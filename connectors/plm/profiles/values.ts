@@ -98,13 +98,15 @@ export interface MaterialShare {
   percentage: number;
 }
 
-/**
- * "95% Cotton, 5% Elastane" (also "Cotton 95% / Elastane 5%", ";" or "+" or new lines between parts)
- * as material shares. Returns the reason as text when the composition cannot be read or adds up past 100.
- */
-export function parseComposition(text: string): MaterialShare[] | string {
+/** One composition of a product (spec 02: a material header), e.g. "Shell" or "Lining"; `name` null when unlabelled. */
+export interface CompositionSection {
+  name: string | null;
+  shares: MaterialShare[];
+}
+
+function parseShares(text: string, label: string): MaterialShare[] | string {
   const parts = text
-    .split(/;|\/|\+|\n|(?<!\d),|,(?!\d)/)
+    .split(/\/|\+|(?<!\d),|,(?!\d)/)
     .map((part) => part.trim())
     .filter((part) => part !== '');
   const shares: MaterialShare[] = [];
@@ -119,14 +121,46 @@ export function parseComposition(text: string): MaterialShare[] | string {
     if (percentText === undefined || material === undefined)
       return `'${part}' is not "<percent>% <material>"`;
     const percentage = Number(percentText.replace(',', '.'));
+    // spec 02, material line: "percentage | number | 0-100, share among siblings"
     if (!(percentage > 0 && percentage <= 100)) return `'${part}' has a percentage outside 0-100`;
     const name = material.trim();
     if (shares.some((share) => share.material.toLowerCase() === name.toLowerCase()))
-      return `'${name}' is listed twice`;
+      return `'${name}' is listed twice${label}`;
     shares.push({ material: name, percentage });
   }
-  if (shares.length === 0) return 'no material found';
+  if (shares.length === 0) return `no material found${label}`;
+  // spec 02, tree rule 1: "Sibling percentages at one tree level must sum to at most 100"
   const total = Math.round(shares.reduce((sum, share) => sum + share.percentage, 0) * 1000) / 1000;
-  if (total > 100) return `the percentages add up to ${total}%, more than 100%`;
+  if (total > 100) return `the percentages${label} add up to ${total}%, more than 100%`;
   return shares;
+}
+
+/**
+ * "95% Cotton, 5% Elastane" (also "Cotton 95% / Elastane 5%", ";" or "+" or new lines between parts) as one
+ * unlabelled section; "Shell: 100% Polyamide; Lining: 100% Polyester" as labelled sections (one material header
+ * each). Returns the reason as text when the composition cannot be read or a section adds up past 100.
+ */
+export function parseComposition(text: string): CompositionSection[] | string {
+  const sections: Array<{ name: string | null; parts: string[] }> = [];
+  for (const chunk of text.split(/[;\n\r]+/)) {
+    const trimmed = chunk.trim();
+    if (trimmed === '') continue;
+    const labelled = /^([^:%\d][^:%]*?)\s*:\s*(.*)$/.exec(trimmed);
+    if (labelled) sections.push({ name: (labelled[1] ?? '').trim(), parts: [labelled[2] ?? ''] });
+    else if (sections.length === 0) sections.push({ name: null, parts: [trimmed] });
+    else sections[sections.length - 1]?.parts.push(trimmed);
+  }
+  if (sections.length === 0) return 'no material found';
+  const out: CompositionSection[] = [];
+  for (const section of sections) {
+    if (section.name !== null && out.some((other) => other.name?.toLowerCase() === section.name?.toLowerCase()))
+      return `section '${section.name}' is listed twice`;
+    if (section.name !== null && section.name.length > 255) return `section name '${section.name.slice(0, 40)}...' is over 255 characters`;
+    const shares = parseShares(section.parts.join(','), section.name === null ? '' : ` in '${section.name}'`);
+    if (typeof shares === 'string') return shares;
+    out.push({ name: section.name, shares });
+  }
+  if (out.length > 1 && out.some((section) => section.name === null))
+    return 'label every part ("Shell: ...; Lining: ...") or none';
+  return out;
 }

@@ -231,6 +231,7 @@ export async function openCsv(path: string, size: number, options: ReadOptions):
     delimiter,
     encoding,
     sheetName: null,
+    ignoredSheets: [],
     headerRowNumber: headerRecord.rowNumber,
     headers: headers.filter((header): header is string => header !== null),
     warnings,

@@ -42,6 +42,8 @@ export interface OpenedSheet {
   encoding: 'utf-8' | 'utf-16le' | 'windows-1252' | null;
   /** xlsx/xls only. */
   sheetName: string | null;
+  /** xlsx/xls: the workbook's other sheets, which were not read. */
+  ignoredSheets: string[];
   headerRowNumber: number;
   headers: string[];
   warnings: string[];

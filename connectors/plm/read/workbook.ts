@@ -200,6 +200,7 @@ export async function openWorkbook(
     delimiter: null,
     encoding: null,
     sheetName,
+    ignoredSheets: workbook.SheetNames.filter((name) => name !== sheetName),
     headerRowNumber: headerRow + 1,
     headers: headers.filter((header): header is string => header !== null),
     warnings,

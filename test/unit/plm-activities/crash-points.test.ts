@@ -11,6 +11,7 @@ import { DefaultLogger } from '@temporalio/worker';
 import { createPlmImportActivities, type PlanResult, type ReadResult } from '../../../activities/plm-import';
 import { PlmRunFolder } from '../../../activities/plm-import/run-folder';
 import { manifestSchema, writeStepSchema, type WriteStep } from '../../../activities/plm-import/types';
+import { builtinProfile } from '../../../connectors/plm';
 import { TraceabilityClient } from '../../../connectors/traceability';
 import { startSandbox, type RunningSandbox } from '../../../sandbox/server';
 import { loadConfig } from '../../../worker/config';
@@ -134,5 +135,30 @@ describe('re-running a PLM import activity after a crash converges', () => {
     expect(rejects).toMatch(/REF-S1-C1,REF-S1,variant.*duplicate_code_value/);
     expect(rejects).toMatch(/REF-S1-C1-Z1,REF-S1-C1,sku.*invalid_parent/);
     expect(await stored('REF')).toHaveLength(1);
+  });
+  it('a composition step whose writes went through before the worker died is planned again from a fresh read: no header or line twice', async () => {
+    const file = path.join(dir, 'crash-composition.csv');
+    const rows = nativeRows({ prefix: 'CMPX', styles: 1, coloursPerStyle: 0, sizesPerColour: 0 });
+    await writeFile(file, `${toCsv(rows).trimEnd().split('\r\n').map((line, index) => `${line},${index === 0 ? 'composition' : '"95% Cotton, 5% Elastane"'}`).join('\r\n')}\r\n`);
+    const mappingFile = path.join(dir, 'crash-composition.json');
+    await writeFile(mappingFile, JSON.stringify({ ...builtinProfile('native'), name: 'with-materials', rawMaterials: { Cotton: 'rawmat_cotton', Elastane: 'rawmat_elastane' } }));
+    const read = await attempt(activities.readPlmSheet, { file, workflowId: 'crash-composition', mappingFile });
+    const plan = await attempt(activities.planPlmImport, { runKey: read.runKey, sheet: read.sheet, batchSize: 100 });
+    expect(plan.batchCount).toBe(2); // the style, then its composition
+    await attempt(activities.applyPlmBatch, { runKey: read.runKey, manifest: plan.manifest, batch: 0 });
+    const first = await attempt(activities.applyPlmBatch, { runKey: read.runKey, manifest: plan.manifest, batch: 1 });
+    expect(first.compositions).toEqual({ written: 1, rejected: 0 });
+    // The attempt died after its writes and before its outcome line: only the intent is in the journal.
+    const journal = new PlmRunFolder(dir, read.runKey).journal(1);
+    const lines = (await readFile(journal.path, 'utf8')).split('\n').filter((line) => line.includes('"intent"'));
+    await writeFile(journal.path, `${lines.join('\n')}\n`);
+    const before = writes();
+    await attempt(activities.applyPlmBatch, { runKey: read.runKey, manifest: plan.manifest, batch: 1 });
+    expect(writes() - before).toBe(0);
+    const style = await client.products.get('CMPX-S1');
+    const headers = await client.materials.listHeaders({ styleId: style.id, isOwner: true });
+    expect(headers.items.map((header) => header.name)).toEqual(['Composition']);
+    const stored = await client.materials.listLines({ materialHeaderId: headers.items[0]!.id });
+    expect(stored.items.map((line) => `${line.percentage} ${line.rawMaterialId}`).sort()).toEqual(['5 rawmat_elastane', '95 rawmat_cotton']);
   });
 });

@@ -11,7 +11,7 @@ const parse = (file: string, use: MappingProfile = native()) =>
 const datesProfile = profile({
   name: 'dates',
   layout: 'native',
-  parentExternalId: 'parentExternalId',
+  parentExternalId: { constant: '' },
   mapping: {
     externalId: 'externalId',
     fields: { name: 'name', styleTypeId: 'styleType', isComponent: { constant: false } },

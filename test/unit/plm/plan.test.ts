@@ -8,6 +8,8 @@ import {
   type ExistingProduct,
   type ImportPlan,
   type MappingProfile,
+  type MappingProfileInput,
+  builtinProfile,
 } from '../../../connectors/plm';
 import {
   classicTeeBlackInCatalogue,
@@ -16,6 +18,7 @@ import {
   mapAndValidate,
   native,
   nativeHeaders,
+  profile,
   references,
 } from './helpers';
 
@@ -58,7 +61,7 @@ describe('planImport', () => {
     'creates everything from %s parents first, then plans an unchanged re-import as all unchanged',
     async (file, profile) => {
       const fresh = await planFile(file, profile);
-      expect(fresh.counts).toEqual({ create: 10, update: 0, unchanged: 0, invalid: 0 });
+      expect(fresh.counts).toEqual({ create: 10, update: 0, unchanged: 0, invalid: 0, archived: 0 });
       const levels = fresh.writes.map((step) => step.level);
       expect(levels).toEqual(
         [...levels].sort(
@@ -66,18 +69,24 @@ describe('planImport', () => {
         ),
       );
       const again = await planFile(file, profile, catalogueAfter(fresh));
-      expect(again.counts).toEqual({ create: 0, update: 0, unchanged: 10, invalid: 0 });
+      expect(again.counts).toEqual({ create: 0, update: 0, unchanged: 10, invalid: 0, archived: 0 });
     },
   );
 
-  it('builds create bodies with the parent externalId and no composition', async () => {
-    const plan = await planFile('native.csv', native());
+  it('builds create bodies with the parent externalId and no composition (it goes to the material API)', async () => {
+    const plan = await planFile('native.csv', profile({ ...builtinProfile('native'), rawMaterials: { Cotton: 'rm_cotton', Elastane: 'rm_elastane' } } as MappingProfileInput));
     const style = plan.writes.find((step) => step.externalId === 'ST-100');
-    expect(style).toMatchObject({
-      action: 'create',
-      composition: [
-        { material: 'Cotton', percentage: 95 },
-        { material: 'Elastane', percentage: 5 },
+    expect(style).toMatchObject({ action: 'create' });
+    expect(plan.compositions.find((check) => check.externalId === 'ST-100')).toMatchObject({
+      id: null,
+      desired: [
+        {
+          name: 'Composition',
+          lines: [
+            { material: 'Cotton', rawMaterialId: 'rm_cotton', percentage: 95 },
+            { material: 'Elastane', rawMaterialId: 'rm_elastane', percentage: 5 },
+          ],
+        },
       ],
     });
     expect(style?.body).toEqual({
@@ -247,7 +256,7 @@ describe('planImport', () => {
       ],
       new CatalogueIndex(existing).levels(),
     );
-    expect(planImport(result, existing).counts).toEqual({ create: 0, update: 0, unchanged: 1, invalid: 0 });
+    expect(planImport(result, existing).counts).toEqual({ create: 0, update: 0, unchanged: 1, invalid: 0, archived: 0 });
   });
 
   it('treats a flat parent named only by its key as a reference that must exist', async () => {

@@ -64,14 +64,32 @@ describe('parseDate', () => {
 describe('parseComposition', () => {
   it('reads percent-first and material-first parts with several separators', () => {
     expect(parseComposition('95% Cotton, 5% Elastane')).toEqual([
-      { material: 'Cotton', percentage: 95 },
-      { material: 'Elastane', percentage: 5 },
+      {
+        name: null,
+        shares: [
+          { material: 'Cotton', percentage: 95 },
+          { material: 'Elastane', percentage: 5 },
+        ],
+      },
     ]);
     expect(parseComposition('Wool 70 % / Polyamide 29,5% ; Elastane 0.5%')).toEqual([
-      { material: 'Wool', percentage: 70 },
-      { material: 'Polyamide', percentage: 29.5 },
-      { material: 'Elastane', percentage: 0.5 },
+      {
+        name: null,
+        shares: [
+          { material: 'Wool', percentage: 70 },
+          { material: 'Polyamide', percentage: 29.5 },
+          { material: 'Elastane', percentage: 0.5 },
+        ],
+      },
     ]);
+  });
+
+  it('reads labelled sections as separate compositions (one material header each)', () => {
+    expect(parseComposition('Shell: 100% Polyamide; Lining: 100% Polyester')).toEqual([
+      { name: 'Shell', shares: [{ material: 'Polyamide', percentage: 100 }] },
+      { name: 'Lining', shares: [{ material: 'Polyester', percentage: 100 }] },
+    ]);
+    expect(parseComposition('Shell: 60% Cotton, 50% Polyester; Lining: 100% Silk')).toMatch(/in 'Shell' add up to 110%/);
   });
 
   it('explains what is wrong', () => {
