@@ -1,3 +1,4 @@
+import { builtinModules } from 'node:module';
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
@@ -15,12 +16,25 @@ export default tseslint.config(
     },
   },
   {
-    // Workflow code runs in Temporal's deterministic sandbox: no Node built-ins, no I/O.
+    // Workflow code runs in Temporal's deterministic sandbox: no Node built-ins (as the Temporal samples ban them),
+    // and activities and connectors only as types; the pure validation modules named here are the exceptions.
     files: ['workflows/**/*.ts'],
     rules: {
-      'no-restricted-imports': [
+      '@typescript-eslint/no-restricted-imports': [
         'error',
-        { patterns: ['node:*', 'fs', 'path', 'http', 'https', 'net', 'child_process', 'crypto', 'os'] },
+        {
+          paths: [...builtinModules, ...builtinModules.map((name) => `node:${name}`)].map((name) => ({
+            name,
+            message: 'Workflow code may not use Node built-ins: do I/O in an activity.',
+          })),
+          patterns: [
+            {
+              regex: '^(\\.\\./)+(activities|connectors/(?!bom/job-input$|reports/certificate-expiry/model$))',
+              allowTypeImports: true,
+              message: 'Workflows import activities and connectors as types only (import type).',
+            },
+          ],
+        },
       ],
     },
   },
