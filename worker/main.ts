@@ -8,6 +8,7 @@ import { Lifecycle } from './lifecycle';
 import { createLogger, type AppLogger } from './logger';
 import { installTemporalRuntime } from './runtime';
 import { createApiClient } from './api-client';
+import { openStore } from '../connectors/storage';
 
 export { createWorker } from './create-worker';
 export type { CreateWorkerOptions } from './create-worker';
@@ -35,6 +36,9 @@ export interface RunningWorker {
 export async function startWorker(options: StartWorkerOptions): Promise<RunningWorker> {
   const { config, logger } = options;
   installTemporalRuntime(logger, { metricsAddress: config.metricsAddress });
+  // Bad or missing store credentials stop the worker here, with one line, rather than fail every job later.
+  const store = openStore(config.store ?? {}, config.dataDir);
+  await store.check();
   const { client, rateLimits } = createApiClient(options.api, logger, { timeoutMs: config.apiTimeoutMs });
   const connection = await NativeConnection.connect({ address: options.address }).catch(
     async (error: unknown) => {
@@ -62,6 +66,7 @@ export async function startWorker(options: StartWorkerOptions): Promise<RunningW
         namespace: config.temporalNamespace,
         taskQueue: config.taskQueue,
         api: options.api.baseUrl,
+        store: store.url,
       },
       'Worker running',
     );

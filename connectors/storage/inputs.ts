@@ -1,0 +1,50 @@
+import { copyFile, mkdir, rename, rm, stat } from 'node:fs/promises';
+import { dirname } from 'node:path';
+import { randomUUID } from 'node:crypto';
+import { openStore, s3ClientFor, type StoreSettings } from './open-store';
+import { parseS3Url, S3Store } from './s3-store';
+import { bindDataDir } from './data-dir';
+import type { ObjectStore } from './object-store';
+
+let settings: StoreSettings = {};
+
+/** Opens the store of a worker's data folder and binds it (see data-dir.ts); `s3://` inputs use the same settings. */
+export function configureStorage(dataDir: string, storeSettings: StoreSettings): ObjectStore {
+  settings = storeSettings;
+  const store = openStore(storeSettings, dataDir);
+  bindDataDir(dataDir, store);
+  return store;
+}
+
+export function isS3Url(ref: string): boolean {
+  return ref.startsWith('s3://');
+}
+
+/** The object an `s3://bucket/key` input names, readable with the worker's S3 settings. */
+export function inputObject(ref: string): { store: S3Store; key: string } {
+  const { bucket, key } = parseS3Url(ref);
+  return { store: new S3Store(s3ClientFor(settings), bucket, ''), key };
+}
+
+/**
+ * Copies a job's input (a path on the worker or an `s3://bucket/key` reference) to a local file; false when it
+ * does not exist (or is not a file).
+ */
+export async function copyInput(ref: string, localPath: string): Promise<boolean> {
+  if (isS3Url(ref)) {
+    const { store, key } = inputObject(ref);
+    if (key === '') return false;
+    return store.download(key, localPath);
+  }
+  const info = await stat(ref).catch(() => null);
+  if (!info?.isFile()) return false;
+  await mkdir(dirname(localPath), { recursive: true });
+  const temp = `${localPath}.${randomUUID()}.tmp`;
+  try {
+    await copyFile(ref, temp);
+    await rename(temp, localPath);
+  } finally {
+    await rm(temp, { force: true });
+  }
+  return true;
+}
