@@ -10,7 +10,6 @@ import {
   DeleteObjectCommand,
   DeleteObjectsCommand,
   GetObjectCommand,
-  HeadBucketCommand,
   HeadObjectCommand,
   ListObjectsV2Command,
   PutObjectCommand,
@@ -189,14 +188,16 @@ export class S3Store implements ObjectStore {
 
   async check(): Promise<void> {
     try {
-      await this.client.send(new HeadBucketCommand({ Bucket: this.bucket }));
+      // A listing (not HEAD): its error body names the problem (InvalidAccessKeyId, NoSuchBucket…).
+      await this.client.send(new ListObjectsV2Command({ Bucket: this.bucket, MaxKeys: 1 }));
     } catch (error) {
       const status = statusOf(error);
       const name = (error as { name?: string }).name ?? 'Error';
+      const code = (error as { Code?: string }).Code ?? name;
       const reason =
-        status === 403 || status === 401
+        status === 403 || status === 401 || /AccessKey|Signature|AccessDenied|UserNotFound/.test(code)
           ? 'the credentials were refused (check AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY)'
-          : status === 404
+          : status === 404 || code === 'NoSuchBucket'
             ? 'the bucket does not exist'
             : name === 'CredentialsProviderError'
               ? 'no credentials were found (set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY)'

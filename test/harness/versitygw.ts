@@ -166,3 +166,21 @@ export async function startVersitygw(
   }
 }
 
+
+/**
+ * `describe` when a versitygw binary can be found or built, otherwise `describe.skip` after one clear line
+ * (.ci/run fails when S3 tests were skipped).
+ */
+export function describeWithS3(): jest.Describe {
+  const found = provisionVersitygw({ log: (line) => process.stderr.write(`${line}\n`) });
+  if (found.path !== undefined) return describe;
+  process.stderr.write(`S3 tests skipped: ${found.reason}. The local store still runs every other test.\n`);
+  return describe.skip;
+}
+
+/** Starts versitygw, failing loudly when `describeWithS3` found a binary but the server would not run. */
+export async function startS3(options: { logFile?: string; bucket?: string } = {}): Promise<RunningS3> {
+  const started = await startVersitygw(options);
+  if ('skipped' in started) throw new Error(`versitygw unavailable: ${started.skipped}`);
+  return started;
+}
