@@ -17,6 +17,7 @@ import {
   type ReportCertificate,
 } from '../connectors/reports/certificate-expiry';
 import { StagingStore, stagingRefSchema, type StagingRef } from '../connectors/staging';
+import { publishFolder } from '../connectors/storage';
 import { paginate, toActivityFailure, type Certificate } from '../connectors/traceability';
 import type { ActivityDeps } from './index';
 
@@ -156,6 +157,7 @@ export function createCertificateReportActivities(deps: Pick<ActivityDeps, 'clie
       await writeFile(join(temp, 'buckets.json'), JSON.stringify({ asOf: input.asOf, buckets }), 'utf8');
       await rm(folder, { recursive: true, force: true });
       await rename(temp, folder);
+      await publishFolder(folder);
       await staging.remove(input.certificates.key.split('/').slice(0, 2).join('/'));
       log.info('Certificate expiry report written', { asOf: input.asOf, total: summary.total, folder });
       return result;

@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
-import { copyFile, mkdir, rename, rm, stat, writeFile } from 'node:fs/promises';
-import { extname } from 'node:path';
+import { mkdir, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { copyInput, inputExists, isS3Url } from '../../connectors/storage';
+import { basename, extname } from 'node:path';
 import { heartbeat } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
 import {
@@ -39,6 +40,10 @@ async function sha256Of(path: string): Promise<string> {
  * it, so it fails at once, saying so.
  */
 export async function checkExportFile(file: string): Promise<void> {
+  if (isS3Url(file)) {
+    if (await inputExists(file)) return;
+    throw ApplicationFailure.nonRetryable(`the export file ${file} was not found in the bucket`, 'ExportFileError:file_not_found');
+  }
   const what = (reason: string, type: string): ApplicationFailure =>
     ApplicationFailure.nonRetryable(
       `the export file ${file} ${reason}. Check the path; it is read by the worker, so it must be a path on the ` +
@@ -83,8 +88,9 @@ export async function prepareRun(
 
   await mkdir(run.path, { recursive: true });
   const sourceCopy = run.file(`source${extname(input.file).toLowerCase()}`);
-  await copyFile(input.file, `${sourceCopy}.tmp`);
-  await rename(`${sourceCopy}.tmp`, sourceCopy);
+  if (!(await copyInput(input.file, sourceCopy))) await checkExportFile(input.file);
+  // For a worker that continues the run (run-data store).
+  await run.publish(basename(sourceCopy));
   const sourceSha256 = await sha256Of(sourceCopy);
   const table = await readExportFile(sourceCopy, {
     format,

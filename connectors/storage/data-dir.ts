@@ -50,6 +50,12 @@ export async function publishFolder(folder: string): Promise<void> {
   for (const key of await local.list('')) await publishFile(local.pathOf(key));
 }
 
+/** Replaces a local file of the data folder with the store's copy (another worker may have moved it on). */
+export async function refreshFile(path: string): Promise<void> {
+  const location = locate(path);
+  if (remote(location, path)) await location.store.download(location.key, path);
+}
+
 /**
  * Makes a file of the data folder present on this worker's disk, fetching it from the store when another worker
  * wrote it; false when neither has it.

@@ -26,6 +26,15 @@ export function inputObject(ref: string): { store: S3Store; key: string } {
   return { store: new S3Store(s3ClientFor(settings), bucket, ''), key };
 }
 
+/** Whether a job's input (a worker path or an `s3://` reference) is there; for a path, see the callers' own checks. */
+export async function inputExists(ref: string): Promise<boolean> {
+  if (isS3Url(ref)) {
+    const { store, key } = inputObject(ref);
+    return key !== '' && (await store.exists(key));
+  }
+  return (await stat(ref).catch(() => null))?.isFile() ?? false;
+}
+
 /**
  * Copies a job's input (a path on the worker or an `s3://bucket/key` reference) to a local file; false when it
  * does not exist (or is not a file).

@@ -106,7 +106,7 @@ export class LocalStore implements ObjectStore {
   }
 
   async remove(key: string): Promise<void> {
-    await rm(this.pathOf(key), { force: true });
+    if (await this.exists(key)) await rm(this.pathOf(key), { force: true });
   }
 
   async removeFolder(prefix: string): Promise<void> {
