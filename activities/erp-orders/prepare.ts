@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
-import { mkdir, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { mkdir, stat } from 'node:fs/promises';
 import { copyInput, inputExists, isS3Url } from '../../connectors/storage';
 import { basename, extname } from 'node:path';
 import { heartbeat } from '@temporalio/activity';
@@ -64,13 +64,6 @@ export async function checkExportFile(file: string): Promise<void> {
   }
 }
 
-/** Written whole through a temporary file, so a retried prepare replaces it rather than adding to it. */
-async function writeAtomically(path: string, content: string): Promise<void> {
-  const temp = `${path}.tmp`;
-  await writeFile(temp, content, 'utf8');
-  await rename(temp, path);
-}
-
 /**
  * Reads and validates the export, resolves companies, processes and products, takes the platform snapshot and
  * stages the drafts in batches under the run folder. Only references and counts go back to the workflow.
@@ -121,11 +114,10 @@ export async function prepareRun(
   }));
   // Prepare runs before any batch: journals of an earlier execution with the same workflow id (a re-run of a failed
   // one) must not make this one skip orders.
-  await rm(run.file('batches'), { recursive: true, force: true });
-  await rm(run.file('outcomes'), { recursive: true, force: true });
+  await run.staging.remove(run.key('batches'));
+  await run.staging.remove(run.key('outcomes'));
   await mkdir(run.file('outcomes'), { recursive: true });
-  const readLog = run.outcomeLog('read');
-  await writeAtomically(readLog.path, readOutcomes.map((entry) => `${JSON.stringify(entry)}\n`).join(''));
+  await run.outcomeLog('read').writeAll(readOutcomes);
 
   const batches = [];
   for (let start = 0; start < built.drafts.length; start += input.batchSize) {

@@ -92,6 +92,19 @@ export class JsonLinesJournal<T> {
     await write;
   }
 
+  /** Replaces the whole journal with these entries at once (a file through a rename; on S3 a single object). */
+  async writeAll(entries: readonly T[]): Promise<void> {
+    const { store, key, local } = this.where();
+    const text = entries.map((entry) => `${JSON.stringify(entry)}\n`).join('');
+    if (local !== undefined) {
+      await store.put(key, text);
+      return;
+    }
+    await store.removeFolder(`${key}${ENTRY_FOLDER}`);
+    sequences.delete(`${store.url}|${key}`);
+    if (text !== '') await store.put(`${key}${ENTRY_FOLDER}${'1'.padStart(SEQUENCE_DIGITS, '0')}.json`, text);
+  }
+
   async entries(): Promise<T[]> {
     const { store, key, local } = this.where();
     const lines: string[] = [];
@@ -106,7 +119,7 @@ export class JsonLinesJournal<T> {
     } else {
       const keys = (await store.list(`${key}${ENTRY_FOLDER}`)).filter((k) => /\/\d+\.json$/.test(k));
       keys.sort((a, b) => sequenceOf(a) - sequenceOf(b));
-      for (const buffer of await readAll(store, keys)) if (buffer) lines.push(buffer.toString('utf8'));
+      for (const buffer of await readAll(store, keys)) if (buffer) lines.push(...buffer.toString('utf8').split('\n'));
     }
     const entries: T[] = [];
     for (const line of lines) {
