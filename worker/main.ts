@@ -35,10 +35,10 @@ export interface RunningWorker {
 /** Connects to Temporal and runs a worker with every workflow and the activities wired to the API. */
 export async function startWorker(options: StartWorkerOptions): Promise<RunningWorker> {
   const { config, logger } = options;
-  installTemporalRuntime(logger, { metricsAddress: config.metricsAddress });
   // Bad or missing store credentials stop the worker here, with one line, rather than fail every job later.
   const store = openStore(config.store ?? {}, config.dataDir);
   await store.check();
+  installTemporalRuntime(logger, { metricsAddress: config.metricsAddress });
   const { client, rateLimits } = createApiClient(options.api, logger, { timeoutMs: config.apiTimeoutMs });
   const connection = await NativeConnection.connect({ address: options.address }).catch(
     async (error: unknown) => {
