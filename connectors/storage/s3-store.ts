@@ -115,19 +115,28 @@ export class S3Store implements ObjectStore {
     }
   }
 
-  async list(prefix: string): Promise<string[]> {
+  /** Keys under a prefix with their size and a version (last-modified time and ETag), sorted by key. */
+  async listDetailed(prefix: string): Promise<{ key: string; bytes: number; version: string }[]> {
     const full = this.prefix ? `${this.prefix}/${prefix}` : prefix;
     const strip = this.prefix ? this.prefix.length + 1 : 0;
-    const keys: string[] = [];
+    const objects: { key: string; bytes: number; version: string }[] = [];
     let token: string | undefined;
     do {
       const page = await this.client.send(
         new ListObjectsV2Command({ Bucket: this.bucket, Prefix: full, ContinuationToken: token }),
       );
-      for (const object of page.Contents ?? []) if (object.Key) keys.push(object.Key.slice(strip));
+      for (const object of page.Contents ?? []) {
+        if (!object.Key) continue;
+        const version = `${object.LastModified?.getTime() ?? 0}-${(object.ETag ?? '').replace(/"/g, '')}`;
+        objects.push({ key: object.Key.slice(strip), bytes: object.Size ?? 0, version });
+      }
       token = page.IsTruncated ? page.NextContinuationToken : undefined;
     } while (token);
-    return keys.sort();
+    return objects.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+  }
+
+  async list(prefix: string): Promise<string[]> {
+    return (await this.listDetailed(prefix)).map((object) => object.key);
   }
 
   async remove(key: string): Promise<void> {
