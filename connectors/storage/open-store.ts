@@ -23,6 +23,9 @@ export function s3ClientFor(settings: StoreSettings): S3Client {
   const id = [settings.endpoint ?? '', settings.region ?? '', settings.credentials?.accessKeyId ?? ''].join('|');
   let client = clients.get(id);
   if (!client) {
+    // The SDK's own switch for its note that releases after January 2027 will need Node 22: the locked version
+    // runs on Node 20 (package.json engines), and the note would land on every CLI's stderr and worker log.
+    process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
     client = new S3Client({
       region: settings.region ?? 'us-east-1',
       ...(settings.endpoint !== undefined ? { endpoint: settings.endpoint, forcePathStyle: true } : {}),

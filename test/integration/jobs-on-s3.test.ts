@@ -1,5 +1,6 @@
+import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import Papa from 'papaparse';
@@ -7,7 +8,8 @@ import { runKeyOf } from '../../connectors/staging';
 import { S3Store, type ObjectStore } from '../../connectors/storage';
 import { s3ClientFor } from '../../connectors/storage';
 import { certificateExpiryReport, importPlmSpreadsheet, pushErpOrders, repairBomForks } from '../../workflows';
-import { startTestStack, type TestStack } from '../harness';
+import { repoRoot } from '../../worker/paths';
+import { readHarnessInfo, startTestStack, type TestStack } from '../harness';
 import { describeWithS3, startS3, type RunningS3 } from '../harness/versitygw';
 import { nativeRows, toCsv } from '../unit/plm-activities/native-sheet';
 
@@ -116,5 +118,50 @@ describeS3('the four jobs with TRACE_STORE_URL=s3://… (versitygw)', () => {
       expect(keys.some((key) => file.endsWith(key))).toBe(true);
     }
     expect((await text(keys.find((key) => key.endsWith('.csv'))!)).split('\n').length).toBeGreaterThan(result.total > 0 ? 1 : 0);
+  });
+
+  // Issue 20: "The CLI, given a local file while the store is S3, uploads it under inputs/<workflowId>/ first and
+  // passes the reference; --wait prints where the rejects and reports are (an s3:// URL and a presigned https link
+  // valid for a day)."
+  it('the CLI uploads a local sheet under inputs/<workflowId>/ and prints the rejects as s3:// and a working link', async () => {
+    const rows = nativeRows({ prefix: 'S3CLI', styles: 1, coloursPerStyle: 1, sizesPerColour: 1 });
+    rows.push({ externalId: 'S3CLI-BAD', level: 'style', name: 'Bad', styleType: 'Spaceships', isComponent: 'no' });
+    const local = path.join(dataDir, '..', `cli-sheet-${Date.now()}.csv`);
+    await writeFile(local, toCsv(rows));
+    const harness = readHarnessInfo();
+    const env = {
+      ...process.env,
+      TEMPORAL_ADDRESS: harness.address,
+      TEMPORAL_NAMESPACE: harness.namespace,
+      TRACE_TASK_QUEUE: stack.taskQueue,
+      // The CLI's own data folder: nothing it prints may point there.
+      TRACE_DATA_DIR: await mkdtemp(path.join(tmpdir(), 'jobs-s3-cli-')),
+      ...s3.env('trace'),
+    };
+    // Asynchronous on purpose: this process hosts the worker that runs the workflow the CLI starts.
+    const out = await new Promise<{ status: number | null; stdout: string; stderr: string }>((resolve) => {
+      const child = spawn(process.execPath, [path.join(repoRoot(), 'bin', 'trace-sync.cjs'), 'import-plm', local, '--wait'], {
+        env,
+      });
+      let stdout = '';
+      let stderr = '';
+      child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+      child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+      child.once('close', (status) => resolve({ status, stdout, stderr }));
+    });
+    await rm(local, { force: true });
+    expect(out.stderr).toBe('');
+    expect(out.status).toBe(0);
+    const workflowId = /Started workflow (\S+)/.exec(out.stdout)?.[1] ?? '';
+    const uploaded = `s3://${s3.bucket}/trace/inputs/${workflowId}/${path.basename(local)}`;
+    expect(out.stdout).toContain(`Uploaded ${local} to ${uploaded}`);
+    expect((await stack.client.workflow.getHandle(workflowId).describe()).status.name).toBe('COMPLETED');
+    const rejectsUrl = `s3://${s3.bucket}/trace/runs/${runKeyOf(workflowId)}/rejects.csv`;
+    expect(out.stdout).toContain(`rejectsFile: ${rejectsUrl}`);
+    const link = out.stdout.split('\n')[out.stdout.split('\n').findIndex((line) => line.includes(rejectsUrl)) + 1]?.trim() ?? '';
+    expect(link).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/.*X-Amz-Expires=86400/);
+    const fetched = await fetch(link);
+    expect(fetched.status).toBe(200);
+    expect(await fetched.text()).toContain('S3CLI-BAD');
   });
 });
