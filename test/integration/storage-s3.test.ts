@@ -1,3 +1,4 @@
+import { spawnSync } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -6,6 +7,7 @@ import { Readable } from 'node:stream';
 import { z } from 'zod';
 import { JsonLinesJournal, RunFolder, StagingStore } from '../../connectors/staging';
 import { configureStorage, copyInput, openStore, S3Store, type ObjectStore } from '../../connectors/storage';
+import { repoRoot } from '../../worker/paths';
 import { describeWithS3, startS3, type RunningS3 } from '../harness/versitygw';
 
 const describeS3 = describeWithS3();
@@ -136,4 +138,35 @@ describeS3('run-data store on S3 (versitygw)', () => {
     await expect(noBucket.check()).rejects.toThrow(/bucket does not exist/);
     await writeFile(path.join(dataDir, 'x'), '');
   });
+
+  // Issue 20: "Bad or missing credentials: one clear error at worker start."
+  it('a worker with refused credentials stops at start with one line, before it polls', () => {
+    const run = (extra: Record<string, string>) =>
+      spawnSync(process.execPath, [path.join(repoRoot(), 'bin', 'trace-sync.cjs'), 'worker'], {
+        env: {
+          PATH: process.env.PATH ?? '',
+          HOME: dataDir,
+          TEMPORAL_ADDRESS: '127.0.0.1:1',
+          TRACEABILITY_BASE_URL: 'http://127.0.0.1:1/api/v2',
+          TRACEABILITY_API_KEY: 'unused-key',
+          TRACE_DATA_DIR: dataDir,
+          TRACE_STORE_URL: s3.storeUrl('x'),
+          AWS_ENDPOINT_URL_S3: s3.endpoint,
+          ...extra,
+        },
+        encoding: 'utf8',
+        timeout: 60_000,
+      });
+    const refused = run({ AWS_ACCESS_KEY_ID: s3.credentials.accessKeyId, AWS_SECRET_ACCESS_KEY: 'not-the-secret' });
+    expect(refused.status).toBe(1);
+    expect(refused.stderr.trim().split('\n')).toEqual([
+      `trace-sync: TRACE_STORE_URL ${s3.storeUrl('x')}: the credentials were refused (check AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY)`,
+    ]);
+    expect(refused.stderr + refused.stdout).not.toContain('not-the-secret');
+    const missing = run({});
+    expect(missing.status).toBe(1);
+    expect(missing.stderr.trim().split('\n')).toEqual([
+      `trace-sync: TRACE_STORE_URL ${s3.storeUrl('x')}: no credentials were found (set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY)`,
+    ]);
+  }, 120_000);
 });
