@@ -17,7 +17,7 @@ import {
   type ReportCertificate,
 } from '../connectors/reports/certificate-expiry';
 import { StagingStore, stagingRefSchema, type StagingRef } from '../connectors/staging';
-import { publishFolder } from '../connectors/storage';
+import { fetchFolder, publishFolder } from '../connectors/storage';
 import { paginate, toActivityFailure, type Certificate } from '../connectors/traceability';
 import type { ActivityDeps } from './index';
 
@@ -133,6 +133,8 @@ export function createCertificateReportActivities(deps: Pick<ActivityDeps, 'clie
       }
       const options = { asOf: input.asOf, thresholdsDays: input.thresholdsDays, includeStatuses: input.includeStatuses };
       const classified = classifyCertificates(certificates, options);
+      // Earlier reports may have been written by another worker: their buckets come from the run-data store.
+      await fetchFolder(reportsRoot, (key) => key.endsWith('/buckets.json'));
       const changes = changesSince(classified, await previousBuckets(reportsRoot, input.asOf));
       const summary = summarise(classified, changes, options);
 

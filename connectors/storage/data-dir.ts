@@ -1,4 +1,4 @@
-import { isAbsolute, relative, resolve, sep } from 'node:path';
+import { isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { LocalStore } from './local-store';
 import type { ObjectStore } from './object-store';
 
@@ -48,6 +48,19 @@ export async function publishFile(path: string): Promise<string> {
 export async function publishFolder(folder: string): Promise<void> {
   const local = new LocalStore(resolve(folder));
   for (const key of await local.list('')) await publishFile(local.pathOf(key));
+}
+
+/**
+ * Copies to a local folder of the data folder the store's files under it that this worker lacks (those another
+ * worker wrote), keeping only keys `wanted` accepts.
+ */
+export async function fetchFolder(folder: string, wanted: (key: string) => boolean = () => true): Promise<void> {
+  const location = locate(folder);
+  if (!remote(location, folder)) return;
+  const prefix = location.key === '' ? '' : `${location.key}/`;
+  for (const key of await location.store.list(prefix)) {
+    if (wanted(key)) await fetchFile(join(resolve(folder), ...key.slice(prefix.length).split('/')));
+  }
 }
 
 /** Replaces a local file of the data folder with the store's copy (another worker may have moved it on). */

@@ -107,12 +107,18 @@ describeS3('the four jobs with TRACE_STORE_URL=s3://… (versitygw)', () => {
     expect(existsSync(path.join(dataDir, 'staging'))).toBe(false);
   });
 
-  it('the certificate report lands in the bucket under reports/', async () => {
-    const result = await stack.client.workflow.execute(certificateExpiryReport, {
-      args: [{ asOf: '2026-01-15' }],
-      taskQueue: stack.taskQueue,
-      workflowId: stack.workflowId('cert-s3'),
-    });
+  it('the certificate report lands in the bucket under reports/, and the next one compares with it from there', async () => {
+    const report = (asOf: string) =>
+      stack.client.workflow.execute(certificateExpiryReport, {
+        args: [{ asOf }],
+        taskQueue: stack.taskQueue,
+        workflowId: stack.workflowId(`cert-s3-${asOf}`),
+      });
+    await report('2025-12-15');
+    // As if the next report ran on another worker: nothing of the first one on this disk.
+    await rm(path.join(dataDir, 'reports'), { recursive: true, force: true });
+    const result = await report('2026-01-15');
+    expect(result.changes.previousAsOf).toBe('2025-12-15');
     const keys = await store.list('reports/');
     for (const file of [result.files.xlsx, result.files.csv, result.files.html]) {
       expect(keys.some((key) => file.endsWith(key))).toBe(true);
