@@ -7,7 +7,7 @@ import Papa from 'papaparse';
 import { runKeyOf } from '../../connectors/staging';
 import { S3Store, type ObjectStore } from '../../connectors/storage';
 import { s3ClientFor } from '../../connectors/storage';
-import { certificateExpiryReport, importPlmSpreadsheet, pushErpOrders, repairBomForks } from '../../workflows';
+import { certificateExpiryReport, importPlmSpreadsheet, pullPlatformOrders, pushErpOrders, repairBomForks } from '../../workflows';
 import { repoRoot } from '../../worker/paths';
 import { readHarnessInfo, startTestStack, type TestStack } from '../harness';
 import { describeWithS3, startS3, type RunningS3 } from '../harness/versitygw';
@@ -124,6 +124,23 @@ describeS3('the four jobs with TRACE_STORE_URL=s3://… (versitygw)', () => {
       expect(keys.some((key) => file.endsWith(key))).toBe(true);
     }
     expect((await text(keys.find((key) => key.endsWith('.csv'))!)).split('\n').length).toBeGreaterThan(result.total > 0 ? 1 : 0);
+  });
+
+  it('the order pull exports to the bucket and keeps its high-water mark there, for the next pull on any worker', async () => {
+    const pull = () =>
+      stack.client.workflow.execute(pullPlatformOrders, {
+        args: [{}],
+        taskQueue: stack.taskQueue,
+        workflowId: stack.workflowId('pull-s3'),
+      });
+    const first = await pull(); // the orders the push above created
+    expect(first.orders).toBeGreaterThan(0);
+    const exported = await store.list('exports/orders/');
+    expect(exported).toEqual(expect.arrayContaining(['exports/orders/high-water-mark.json']));
+    expect(exported.filter((key) => key.endsWith('.ndjson'))).toHaveLength(1);
+    await rm(path.join(dataDir, 'exports'), { recursive: true, force: true });
+    const second = await pull();
+    expect(second).toMatchObject({ orders: 0, files: null });
   });
 
   // Issue 20: "The CLI, given a local file while the store is S3, uploads it under inputs/<workflowId>/ first and
