@@ -29,14 +29,18 @@ export async function uploadLocalInput<A extends readonly unknown[]>(
   print: (line: string) => void,
 ): Promise<A> {
   const [first, ...rest] = args;
-  if (!store || typeof first !== 'object' || first === null || !('file' in first)) return args;
-  const file = (first as { file: unknown }).file;
-  if (typeof file !== 'string' || file.startsWith('s3://') || !existsSync(file) || !statSync(file).isFile()) return args;
-  const key = inputKey(workflowId, file);
-  await store.upload(key, file);
-  const url = store.urlOf(key);
-  print(`Uploaded ${file} to ${url}`);
-  return [{ ...first, file: url }, ...rest] as unknown as A;
+  if (!store || typeof first !== 'object' || first === null) return args;
+  const input: Record<string, unknown> = { ...first };
+  // The input file, and a mapping profile file: both are read by the worker.
+  for (const field of ['file', 'mappingFile']) {
+    const file = input[field];
+    if (typeof file !== 'string' || file.startsWith('s3://') || !existsSync(file) || !statSync(file).isFile()) continue;
+    const key = inputKey(workflowId, file);
+    await store.upload(key, file);
+    input[field] = store.urlOf(key);
+    print(`Uploaded ${file} to ${input[field]}`);
+  }
+  return [input, ...rest] as unknown as A;
 }
 
 /** Store keys of the run files a result names by the worker's local path (`…/runs/<run>/rejects.csv`, reports…). */

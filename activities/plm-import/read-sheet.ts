@@ -1,6 +1,6 @@
-import { mkdir, readFile } from 'node:fs/promises';
+import { mkdir } from 'node:fs/promises';
 import { basename, extname } from 'node:path';
-import { copyInput } from '../../connectors/storage';
+import { copyInput, readInputText } from '../../connectors/storage';
 import {
   builtinProfile,
   parseMappingProfile,
@@ -29,7 +29,7 @@ export async function resolveProfile(choice: {
   }
   let text: string;
   try {
-    text = await readFile(choice.mappingFile, 'utf8');
+    text = await readInputText(choice.mappingFile); // a worker path or an s3:// reference
   } catch {
     throw new PlmInputError(`mapping file ${choice.mappingFile} cannot be read (the path is read on the worker)`);
   }

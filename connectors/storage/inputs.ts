@@ -1,4 +1,4 @@
-import { copyFile, mkdir, rename, rm, stat } from 'node:fs/promises';
+import { copyFile, mkdir, readFile, rename, rm, stat } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { openStore, s3ClientFor, type StoreSettings } from './open-store';
@@ -33,6 +33,15 @@ export async function inputExists(ref: string): Promise<boolean> {
     return key !== '' && (await store.exists(key));
   }
   return (await stat(ref).catch(() => null))?.isFile() ?? false;
+}
+
+/** A small input (a mapping profile) as text, from a worker path or an `s3://` reference; throws when missing. */
+export async function readInputText(ref: string): Promise<string> {
+  if (!isS3Url(ref)) return readFile(ref, 'utf8');
+  const { store, key } = inputObject(ref);
+  const body = key === '' ? null : await store.get(key);
+  if (!body) throw new Error(`${ref} was not found in the bucket`);
+  return body.toString('utf8');
 }
 
 /**

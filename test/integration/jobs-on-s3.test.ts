@@ -21,6 +21,7 @@ describeS3('the four jobs with TRACE_STORE_URL=s3://… (versitygw)', () => {
   let stack: TestStack;
   let store: ObjectStore;
   let dataDir: string;
+  const cli = (...args: string[]) => runCli(stack, s3, args);
   const text = async (key: string): Promise<string> => ((await store.get(key)) ?? Buffer.from('')).toString('utf8');
 
   beforeAll(async () => {
@@ -151,27 +152,7 @@ describeS3('the four jobs with TRACE_STORE_URL=s3://… (versitygw)', () => {
     rows.push({ externalId: 'S3CLI-BAD', level: 'style', name: 'Bad', styleType: 'Spaceships', isComponent: 'no' });
     const local = path.join(dataDir, '..', `cli-sheet-${Date.now()}.csv`);
     await writeFile(local, toCsv(rows));
-    const harness = readHarnessInfo();
-    const env = {
-      ...process.env,
-      TEMPORAL_ADDRESS: harness.address,
-      TEMPORAL_NAMESPACE: harness.namespace,
-      TRACE_TASK_QUEUE: stack.taskQueue,
-      // The CLI's own data folder: nothing it prints may point there.
-      TRACE_DATA_DIR: await mkdtemp(path.join(tmpdir(), 'jobs-s3-cli-')),
-      ...s3.env('trace'),
-    };
-    // Asynchronous on purpose: this process hosts the worker that runs the workflow the CLI starts.
-    const out = await new Promise<{ status: number | null; stdout: string; stderr: string }>((resolve) => {
-      const child = spawn(process.execPath, [path.join(repoRoot(), 'bin', 'trace-sync.cjs'), 'import-plm', local, '--wait'], {
-        env,
-      });
-      let stdout = '';
-      let stderr = '';
-      child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-      child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-      child.once('close', (status) => resolve({ status, stdout, stderr }));
-    });
+    const out = await cli('import-plm', local, '--wait');
     await rm(local, { force: true });
     expect(out.stderr).toBe('');
     expect(out.status).toBe(0);
@@ -187,4 +168,43 @@ describeS3('the four jobs with TRACE_STORE_URL=s3://… (versitygw)', () => {
     expect(fetched.status).toBe(200);
     expect(await fetched.text()).toContain('S3CLI-BAD');
   });
+
+  it('the CLI uploads the mapping profile too: a push with --mapping runs on the worker from the bucket alone', async () => {
+    const examples = path.join(repoRoot(), 'examples', 'erp');
+    const out = await cli('push-orders', path.join(examples, 'orders.csv'), '--mapping', path.join(examples, 'profile-eu.json'), '--wait');
+    expect(out.stderr).toBe('');
+    expect(out.status).toBe(0);
+    const workflowId = /Started workflow (\S+)/.exec(out.stdout)?.[1] ?? '';
+    for (const name of ['orders.csv', 'profile-eu.json'])
+      expect(out.stdout).toContain(`to s3://${s3.bucket}/trace/inputs/${workflowId}/${name}`);
+    const result = (await stack.client.workflow.getHandle(workflowId).result()) as { profile: string; orders: { total: number } };
+    expect(result.profile).toBe(`s3://${s3.bucket}/trace/inputs/${workflowId}/profile-eu.json`);
+    expect(result.orders.total).toBeGreaterThan(0);
+  });
 });
+
+/** `trace-sync <args>` with the S3 store of the stack's worker; asynchronous: this process hosts that worker. */
+async function runCli(
+  stack: TestStack,
+  s3: RunningS3,
+  args: string[],
+): Promise<{ status: number | null; stdout: string; stderr: string }> {
+  const harness = readHarnessInfo();
+  const env = {
+    ...process.env,
+    TEMPORAL_ADDRESS: harness.address,
+    TEMPORAL_NAMESPACE: harness.namespace,
+    TRACE_TASK_QUEUE: stack.taskQueue,
+    // The CLI's own data folder: nothing it prints may point there.
+    TRACE_DATA_DIR: await mkdtemp(path.join(tmpdir(), 'jobs-s3-cli-')),
+    ...s3.env('trace'),
+  };
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [path.join(repoRoot(), 'bin', 'trace-sync.cjs'), ...args], { env });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    child.once('close', (status) => resolve({ status, stdout, stderr }));
+  });
+}
