@@ -44,6 +44,8 @@ export async function checkExportFile(file: string): Promise<void> {
     if (await inputExists(file)) return;
     throw ApplicationFailure.nonRetryable(`the export file ${file} was not found in the bucket`, 'ExportFileError:file_not_found');
   }
+  // A run file of another worker (a retry of its rejects) is in the run-data store.
+  if (!(await stat(file).catch(() => null)) && (await inputExists(file))) return;
   const what = (reason: string, type: string): ApplicationFailure =>
     ApplicationFailure.nonRetryable(
       `the export file ${file} ${reason}. Check the path; it is read by the worker, so it must be a path on the ` +

@@ -37,6 +37,21 @@ function remote(location: StoreLocation, path: string): boolean {
   return !(location.store instanceof LocalStore) || location.store.pathOf(location.key) !== resolve(path);
 }
 
+/**
+ * A run file named by the path another worker gave it (`/its/data/runs/<run>/rejects.csv`, in a workflow result
+ * that a retry passes on): the same key (`runs/<run>/rejects.csv`) in the store this worker's data folder is bound
+ * to; undefined when the path names no run file or no store other than the disk is bound.
+ */
+export function runFileElsewhere(path: string): StoreLocation | undefined {
+  const segments = resolve(path).split(sep);
+  const at = segments.lastIndexOf('runs');
+  if (at < 0 || at >= segments.length - 2) return undefined;
+  for (const store of bindings.values()) {
+    if (store.kind === 's3') return { store, key: segments.slice(at).join('/') };
+  }
+  return undefined;
+}
+
 /** Copies a local file of the data folder to its store (no-op when the store is that folder); returns its URL. */
 export async function publishFile(path: string): Promise<string> {
   const location = locate(path);

@@ -3,7 +3,7 @@ import { dirname } from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { openStore, s3ClientFor, type StoreSettings } from './open-store';
 import { parseS3Url, S3Store } from './s3-store';
-import { bindDataDir } from './data-dir';
+import { bindDataDir, runFileElsewhere } from './data-dir';
 import type { ObjectStore } from './object-store';
 
 let settings: StoreSettings = {};
@@ -32,7 +32,9 @@ export async function inputExists(ref: string): Promise<boolean> {
     const { store, key } = inputObject(ref);
     return key !== '' && (await store.exists(key));
   }
-  return (await stat(ref).catch(() => null))?.isFile() ?? false;
+  if ((await stat(ref).catch(() => null))?.isFile()) return true;
+  const elsewhere = runFileElsewhere(ref);
+  return elsewhere !== undefined && (await elsewhere.store.exists(elsewhere.key));
 }
 
 /** A small input (a mapping profile) as text, from a worker path or an `s3://` reference; throws when missing. */
@@ -55,7 +57,11 @@ export async function copyInput(ref: string, localPath: string): Promise<boolean
     return store.download(key, localPath);
   }
   const info = await stat(ref).catch(() => null);
-  if (!info?.isFile()) return false;
+  if (!info?.isFile()) {
+    // A run file another worker wrote (a retry of its rejects): the bucket has it under the same key.
+    const elsewhere = runFileElsewhere(ref);
+    return elsewhere ? elsewhere.store.download(elsewhere.key, localPath) : false;
+  }
   await mkdir(dirname(localPath), { recursive: true });
   const temp = `${localPath}.${randomUUID()}.tmp`;
   try {

@@ -56,6 +56,15 @@ describeS3('the four jobs with TRACE_STORE_URL=s3://… (versitygw)', () => {
     expect(await text(`${run}rejects.csv`)).toContain('S3PLM-BAD');
     // Nothing of the journal on the worker's disk: another worker resumes from the bucket alone.
     expect(existsSync(path.join(dataDir, 'runs', runKeyOf(workflowId), 'journal'))).toBe(false);
+
+    // A retry names the rejects file by the path of the worker that wrote it; this worker finds it in the bucket.
+    const elsewhere = path.join('/no-such-worker/data/runs', runKeyOf(workflowId), 'rejects.csv');
+    const retry = await stack.client.workflow.execute(importPlmSpreadsheet, {
+      args: [{ file: elsewhere, retryOf: workflowId }],
+      taskQueue: stack.taskQueue,
+      workflowId: stack.workflowId('plm-s3-retry'),
+    });
+    expect(retry).toMatchObject({ rows: 1, products: { rejected: 1 } });
   });
 
   it('ERP orders push an s3:// export; one order refused lands in the rejects file in the bucket', async () => {
@@ -80,6 +89,12 @@ describeS3('the four jobs with TRACE_STORE_URL=s3://… (versitygw)', () => {
       skipEmptyLines: true,
     }).data;
     expect(rejects.map((row) => row.order_number)).toEqual(['S3-2']);
+    const retry = await stack.client.workflow.execute(pushErpOrders, {
+      args: [{ file: path.join('/no-such-worker/data/runs', runKeyOf(workflowId), 'rejects.csv'), retryOf: workflowId }],
+      taskQueue: stack.taskQueue,
+      workflowId: stack.workflowId('erp-s3-retry'),
+    });
+    expect(retry).toMatchObject({ retryOf: workflowId, rejectedRows: 1, orders: { created: 0 } });
     expect((await store.list(`${run}outcomes/`)).length).toBeGreaterThan(0);
     expect(await store.list(`${run}batches/`)).toEqual([]);
   });
