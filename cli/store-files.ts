@@ -34,7 +34,8 @@ export async function uploadLocalInput<A extends readonly unknown[]>(
   // The input file, and a mapping profile file: both are read by the worker.
   for (const field of ['file', 'mappingFile']) {
     const file = input[field];
-    if (typeof file !== 'string' || file.startsWith('s3://') || !existsSync(file) || !statSync(file).isFile()) continue;
+    if (typeof file !== 'string' || file.startsWith('s3://') || !existsSync(file) || !statSync(file).isFile())
+      continue;
     const key = inputKey(workflowId, file);
     await store.upload(key, file);
     input[field] = store.urlOf(key);
@@ -52,7 +53,11 @@ export function runFileKeys(result: unknown): { label: string; key: string }[] {
       if (match?.[1] && path.isAbsolute(value) && path.extname(value) !== '') {
         // The last `runs/`, `reports/` or `exports/` folder of the path is the data folder's own.
         const segments = value.split('/');
-        const at = Math.max(segments.lastIndexOf('runs'), segments.lastIndexOf('reports'), segments.lastIndexOf('exports'));
+        const at = Math.max(
+          segments.lastIndexOf('runs'),
+          segments.lastIndexOf('reports'),
+          segments.lastIndexOf('exports'),
+        );
         if (at >= 0 && at < segments.length - 1) found.set(segments.slice(at).join('/'), label);
       }
       return;

@@ -87,13 +87,14 @@ export const ENV_VARS: readonly EnvVarDoc[] = [
     name: 'AWS_ENDPOINT_URL_S3',
     scope: 'worker',
     default: '(unset: AWS_ENDPOINT_URL, then AWS S3)',
-    description: 'S3-compatible server (MinIO, versitygw) for an `s3://` store, e.g. `http://minio:9000`; path-style addressing.',
+    description:
+      'S3-compatible server (MinIO, versitygw) for an `s3://` store, e.g. `http://minio:9000`; path-style addressing.',
   },
   {
     name: 'AWS_ENDPOINT_URL',
     scope: 'worker',
     default: '(unset: AWS)',
-    description: 'The AWS SDK\'s endpoint for every service; used for S3 when AWS_ENDPOINT_URL_S3 is unset.',
+    description: "The AWS SDK's endpoint for every service; used for S3 when AWS_ENDPOINT_URL_S3 is unset.",
   },
   {
     name: 'AWS_REGION',
@@ -104,7 +105,7 @@ export const ENV_VARS: readonly EnvVarDoc[] = [
   {
     name: 'AWS_ACCESS_KEY_ID',
     scope: 'worker',
-    default: '(unset: the SDK\'s other credential sources)',
+    default: "(unset: the SDK's other credential sources)",
     description: 'Access key of an `s3://` store, read by the AWS SDK. Never logged.',
   },
   {

@@ -6,6 +6,7 @@ import { LocalStore, locate, type ObjectStore, type StoreLocation } from '../sto
 /** Objects of an S3 journal: `<journal key>.d/<sequence>.json`, one per entry. */
 const ENTRY_FOLDER = '.d/';
 const SEQUENCE_DIGITS = 10;
+const MAX_REMEMBERED_JOURNALS = 1000;
 
 /** Next free sequence number of each S3 journal this process appends to, and the chain that orders its appends. */
 const sequences = new Map<string, { next: number | undefined; chain: Promise<unknown> }>();
@@ -55,7 +56,9 @@ export class JsonLinesJournal<T> {
     const names = new Set<string>();
     for (const objectKey of await store.list(prefix)) {
       const first = objectKey.slice(prefix.length).split('/')[0] ?? '';
-      const name = first.endsWith(ENTRY_FOLDER.slice(0, -1)) ? first.slice(0, -ENTRY_FOLDER.length + 1) : first;
+      const name = first.endsWith(ENTRY_FOLDER.slice(0, -1))
+        ? first.slice(0, -ENTRY_FOLDER.length + 1)
+        : first;
       if (name !== '' && !name.endsWith('.tmp')) names.add(name);
     }
     return [...names].sort();
@@ -71,7 +74,13 @@ export class JsonLinesJournal<T> {
     }
     const id = `${store.url}|${key}`;
     const state = sequences.get(id) ?? { next: undefined, chain: Promise.resolve() };
+    // Most recently used last; the oldest journals are forgotten (a forgotten one just lists its entries again).
+    sequences.delete(id);
     sequences.set(id, state);
+    if (sequences.size > MAX_REMEMBERED_JOURNALS) {
+      const oldest = sequences.keys().next().value;
+      if (oldest !== undefined) sequences.delete(oldest);
+    }
     const body = JSON.stringify(entry);
     const write = state.chain.then(async () => {
       for (;;) {
@@ -119,7 +128,8 @@ export class JsonLinesJournal<T> {
     } else {
       const keys = (await store.list(`${key}${ENTRY_FOLDER}`)).filter((k) => /\/\d+\.json$/.test(k));
       keys.sort((a, b) => sequenceOf(a) - sequenceOf(b));
-      for (const buffer of await readAll(store, keys)) if (buffer) lines.push(...buffer.toString('utf8').split('\n'));
+      for (const buffer of await readAll(store, keys))
+        if (buffer) lines.push(...buffer.toString('utf8').split('\n'));
     }
     const entries: T[] = [];
     for (const line of lines) {

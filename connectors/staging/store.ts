@@ -52,7 +52,8 @@ export class StagingStore {
   async getJson<T>(ref: StagingRef, schema: z.ZodType<T>): Promise<T> {
     const buffer = await this.readVerified(ref);
     const parsed = schema.safeParse(JSON.parse(buffer.toString('utf8')));
-    if (!parsed.success) throw new StagingIntegrityError(ref.key, parsed.error.issues[0]?.message ?? 'schema mismatch');
+    if (!parsed.success)
+      throw new StagingIntegrityError(ref.key, parsed.error.issues[0]?.message ?? 'schema mismatch');
     return parsed.data;
   }
 
@@ -77,7 +78,10 @@ export class StagingStore {
       if (line.length === 0) continue;
       const parsed = schema.safeParse(JSON.parse(line));
       if (!parsed.success) {
-        throw new StagingIntegrityError(ref.key, `line ${lineNo}: ${parsed.error.issues[0]?.message ?? 'schema mismatch'}`);
+        throw new StagingIntegrityError(
+          ref.key,
+          `line ${lineNo}: ${parsed.error.issues[0]?.message ?? 'schema mismatch'}`,
+        );
       }
       yield parsed.data;
     }
@@ -136,7 +140,8 @@ export class StagingStore {
     const buffer = await store.get(key);
     if (!buffer) throw new StagingIntegrityError(ref.key, 'it is missing (was the data folder cleaned?)');
     const sha256 = createHash('sha256').update(buffer).digest('hex');
-    if (sha256 !== ref.sha256) throw new StagingIntegrityError(ref.key, 'its content changed since it was staged');
+    if (sha256 !== ref.sha256)
+      throw new StagingIntegrityError(ref.key, 'its content changed since it was staged');
     return buffer;
   }
 }

@@ -69,7 +69,10 @@ export async function publishFolder(folder: string): Promise<void> {
  * Copies to a local folder of the data folder the store's files under it that this worker lacks (those another
  * worker wrote), keeping only keys `wanted` accepts.
  */
-export async function fetchFolder(folder: string, wanted: (key: string) => boolean = () => true): Promise<void> {
+export async function fetchFolder(
+  folder: string,
+  wanted: (key: string) => boolean = () => true,
+): Promise<void> {
   const location = locate(folder);
   if (!remote(location, folder)) return;
   const prefix = location.key === '' ? '' : `${location.key}/`;

@@ -20,7 +20,9 @@ const clients = new Map<string, S3Client>();
 
 /** One SDK client per endpoint, region and key id (a client keeps its connections). */
 export function s3ClientFor(settings: StoreSettings): S3Client {
-  const id = [settings.endpoint ?? '', settings.region ?? '', settings.credentials?.accessKeyId ?? ''].join('|');
+  const id = [settings.endpoint ?? '', settings.region ?? '', settings.credentials?.accessKeyId ?? ''].join(
+    '|',
+  );
   let client = clients.get(id);
   if (!client) {
     // The SDK's own switch for its note that releases after January 2027 will need Node 22: the locked version

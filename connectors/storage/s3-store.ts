@@ -60,13 +60,19 @@ export class S3Store implements ObjectStore {
 
   async put(key: string, body: StoreBody): Promise<void> {
     if (typeof body === 'string' || Buffer.isBuffer(body)) {
-      await this.client.send(new PutObjectCommand({ Bucket: this.bucket, Key: this.objectKey(key), Body: body }));
+      await this.client.send(
+        new PutObjectCommand({ Bucket: this.bucket, Key: this.objectKey(key), Body: body }),
+      );
       return;
     }
     // Upload splits a stream into parts and sends them while it reads: big files never sit in memory whole.
     const upload = new Upload({
       client: this.client,
-      params: { Bucket: this.bucket, Key: this.objectKey(key), Body: body instanceof Readable ? body : Readable.from(body) },
+      params: {
+        Bucket: this.bucket,
+        Key: this.objectKey(key),
+        Body: body instanceof Readable ? body : Readable.from(body),
+      },
       partSize: PART_BYTES,
       queueSize: 2,
       leavePartsOnError: false,
@@ -97,7 +103,9 @@ export class S3Store implements ObjectStore {
 
   async read(key: string): Promise<Readable | null> {
     try {
-      const response = await this.client.send(new GetObjectCommand({ Bucket: this.bucket, Key: this.objectKey(key) }));
+      const response = await this.client.send(
+        new GetObjectCommand({ Bucket: this.bucket, Key: this.objectKey(key) }),
+      );
       return response.Body as Readable;
     } catch (error) {
       if (notFound(error)) return null;
@@ -150,7 +158,10 @@ export class S3Store implements ObjectStore {
       await this.client.send(
         new DeleteObjectsCommand({
           Bucket: this.bucket,
-          Delete: { Objects: keys.slice(i, i + 1000).map((key) => ({ Key: this.objectKey(key) })), Quiet: true },
+          Delete: {
+            Objects: keys.slice(i, i + 1000).map((key) => ({ Key: this.objectKey(key) })),
+            Quiet: true,
+          },
         }),
       );
     }
@@ -159,7 +170,9 @@ export class S3Store implements ObjectStore {
   async copy(from: string, to: string): Promise<boolean> {
     const source = `${this.bucket}/${this.objectKey(from)}`.split('/').map(encodeURIComponent).join('/');
     try {
-      await this.client.send(new CopyObjectCommand({ Bucket: this.bucket, Key: this.objectKey(to), CopySource: source }));
+      await this.client.send(
+        new CopyObjectCommand({ Bucket: this.bucket, Key: this.objectKey(to), CopySource: source }),
+      );
       return true;
     } catch (error) {
       if (notFound(error)) return false;
@@ -190,9 +203,13 @@ export class S3Store implements ObjectStore {
   }
 
   async presign(key: string, seconds: number): Promise<string> {
-    return getSignedUrl(this.client, new GetObjectCommand({ Bucket: this.bucket, Key: this.objectKey(key) }), {
-      expiresIn: seconds,
-    });
+    return getSignedUrl(
+      this.client,
+      new GetObjectCommand({ Bucket: this.bucket, Key: this.objectKey(key) }),
+      {
+        expiresIn: seconds,
+      },
+    );
   }
 
   async check(): Promise<void> {

@@ -54,7 +54,8 @@ export function provisionVersitygw(
   if (executable(cached)) return { path: cached, source: 'project-cache' };
   if (options.install === false) return { path: undefined, reason: 'no versitygw binary found' };
   const go = onPath('go') ?? (executable('/usr/local/go/bin/go') ? '/usr/local/go/bin/go' : undefined);
-  if (!go) return { path: undefined, reason: 'Go is not installed, so versitygw cannot be built (go install)' };
+  if (!go)
+    return { path: undefined, reason: 'Go is not installed, so versitygw cannot be built (go install)' };
   mkdirSync(versitygwCacheBin(), { recursive: true });
   options.log?.(`go install ${VERSITYGW_MODULE} (GOBIN=${versitygwCacheBin()}), about 75 s`);
   const result = spawnSync(go, ['install', VERSITYGW_MODULE], {
@@ -165,7 +166,6 @@ export async function startVersitygw(
     throw error;
   }
 }
-
 
 /**
  * `describe` when a versitygw binary can be found or built, otherwise `describe.skip` after one clear line

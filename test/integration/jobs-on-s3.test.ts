@@ -7,7 +7,13 @@ import Papa from 'papaparse';
 import { runKeyOf } from '../../connectors/staging';
 import { S3Store, type ObjectStore } from '../../connectors/storage';
 import { s3ClientFor } from '../../connectors/storage';
-import { certificateExpiryReport, importPlmSpreadsheet, pullPlatformOrders, pushErpOrders, repairBomForks } from '../../workflows';
+import {
+  certificateExpiryReport,
+  importPlmSpreadsheet,
+  pullPlatformOrders,
+  pushErpOrders,
+  repairBomForks,
+} from '../../workflows';
 import { repoRoot } from '../../worker/paths';
 import { readHarnessInfo, startTestStack, type TestStack } from '../harness';
 import { describeWithS3, startS3, type RunningS3 } from '../harness/versitygw';
@@ -22,13 +28,22 @@ describeS3('the four jobs with TRACE_STORE_URL=s3://… (versitygw)', () => {
   let store: ObjectStore;
   let dataDir: string;
   const cli = (...args: string[]) => runCli(stack, s3, args);
-  const text = async (key: string): Promise<string> => ((await store.get(key)) ?? Buffer.from('')).toString('utf8');
+  const text = async (key: string): Promise<string> =>
+    ((await store.get(key)) ?? Buffer.from('')).toString('utf8');
 
   beforeAll(async () => {
     s3 = await startS3();
     dataDir = await mkdtemp(path.join(tmpdir(), 'jobs-s3-'));
-    const settings = { url: s3.storeUrl('trace'), endpoint: s3.endpoint, region: s3.region, credentials: s3.credentials };
-    stack = await startTestStack({ config: { dataDir, store: settings }, sandbox: { rateLimitPerMinute: 100_000 } });
+    const settings = {
+      url: s3.storeUrl('trace'),
+      endpoint: s3.endpoint,
+      region: s3.region,
+      credentials: s3.credentials,
+    };
+    stack = await startTestStack({
+      config: { dataDir, store: settings },
+      sandbox: { rateLimitPerMinute: 100_000 },
+    });
     store = new S3Store(s3ClientFor(settings), s3.bucket, 'trace');
   }, 120_000);
 
@@ -40,7 +55,13 @@ describeS3('the four jobs with TRACE_STORE_URL=s3://… (versitygw)', () => {
 
   it('PLM import reads an s3:// sheet; staging, journals, rejects and result land in the bucket', async () => {
     const rows = nativeRows({ prefix: 'S3PLM', styles: 2, coloursPerStyle: 1, sizesPerColour: 2 });
-    rows.push({ externalId: 'S3PLM-BAD', level: 'style', name: 'Bad', styleType: 'Spaceships', isComponent: 'no' });
+    rows.push({
+      externalId: 'S3PLM-BAD',
+      level: 'style',
+      name: 'Bad',
+      styleType: 'Spaceships',
+      isComponent: 'no',
+    });
     await store.put('inputs/plm/sheet.csv', toCsv(rows));
     const workflowId = stack.workflowId('plm-s3');
     const result = await stack.client.workflow.execute(importPlmSpreadsheet, {
@@ -51,7 +72,14 @@ describeS3('the four jobs with TRACE_STORE_URL=s3://… (versitygw)', () => {
     expect(result.products).toMatchObject({ created: 8, rejected: 1 });
     const run = `runs/${runKeyOf(workflowId)}/`;
     const keys = await store.list(run);
-    expect(keys).toEqual(expect.arrayContaining([`${run}source.csv`, `${run}result.json`, `${run}rejects.csv`, `${run}plan.json`]));
+    expect(keys).toEqual(
+      expect.arrayContaining([
+        `${run}source.csv`,
+        `${run}result.json`,
+        `${run}rejects.csv`,
+        `${run}plan.json`,
+      ]),
+    );
     expect(keys.some((key) => key.startsWith(`${run}journal/`) && key.includes('.ndjson.d/'))).toBe(true);
     expect(await text(`${run}rejects.csv`)).toContain('S3PLM-BAD');
     // Nothing of the journal on the worker's disk: another worker resumes from the bucket alone.
@@ -84,13 +112,21 @@ describeS3('the four jobs with TRACE_STORE_URL=s3://… (versitygw)', () => {
     expect(result.orders.created).toBe(1);
     expect(result.rejectedRows).toBe(1);
     const run = `runs/${runKeyOf(workflowId)}/`;
-    const rejects = Papa.parse<Record<string, string>>((await text(`${run}rejects.csv`)).replace(/^\uFEFF/, ''), {
-      header: true,
-      skipEmptyLines: true,
-    }).data;
+    const rejects = Papa.parse<Record<string, string>>(
+      (await text(`${run}rejects.csv`)).replace(/^\uFEFF/, ''),
+      {
+        header: true,
+        skipEmptyLines: true,
+      },
+    ).data;
     expect(rejects.map((row) => row.order_number)).toEqual(['S3-2']);
     const retry = await stack.client.workflow.execute(pushErpOrders, {
-      args: [{ file: path.join('/no-such-worker/data/runs', runKeyOf(workflowId), 'rejects.csv'), retryOf: workflowId }],
+      args: [
+        {
+          file: path.join('/no-such-worker/data/runs', runKeyOf(workflowId), 'rejects.csv'),
+          retryOf: workflowId,
+        },
+      ],
       taskQueue: stack.taskQueue,
       workflowId: stack.workflowId('erp-s3-retry'),
     });
@@ -106,11 +142,20 @@ describeS3('the four jobs with TRACE_STORE_URL=s3://… (versitygw)', () => {
         taskQueue: stack.taskQueue,
         workflowId: stack.workflowId('erp-s3-missing'),
       })
-      .then(() => undefined, (error: unknown) => error);
+      .then(
+        () => undefined,
+        (error: unknown) => error,
+      );
     const messages: string[] = [];
-    for (let at = failure as { message?: string; cause?: unknown } | undefined; at; at = at.cause as typeof at)
+    for (
+      let at = failure as { message?: string; cause?: unknown } | undefined;
+      at;
+      at = at.cause as typeof at
+    )
       messages.push(at.message ?? '');
-    expect(messages.join(' | ')).toContain(`s3://${s3.bucket}/trace/inputs/erp/none.csv was not found in the bucket`);
+    expect(messages.join(' | ')).toContain(
+      `s3://${s3.bucket}/trace/inputs/erp/none.csv was not found in the bucket`,
+    );
   });
 
   it('BOM repair (dry run) stages its candidates in the bucket, not on the disk', async () => {
@@ -139,7 +184,9 @@ describeS3('the four jobs with TRACE_STORE_URL=s3://… (versitygw)', () => {
     for (const file of [result.files.xlsx, result.files.csv, result.files.html]) {
       expect(keys.some((key) => file.endsWith(key))).toBe(true);
     }
-    expect((await text(keys.find((key) => key.endsWith('.csv'))!)).split('\n').length).toBeGreaterThan(result.total > 0 ? 1 : 0);
+    expect((await text(keys.find((key) => key.endsWith('.csv'))!)).split('\n').length).toBeGreaterThan(
+      result.total > 0 ? 1 : 0,
+    );
   });
 
   it('the order pull exports to the bucket and keeps its high-water mark there, for the next pull on any worker', async () => {
@@ -164,7 +211,13 @@ describeS3('the four jobs with TRACE_STORE_URL=s3://… (versitygw)', () => {
   // valid for a day)."
   it('the CLI uploads a local sheet under inputs/<workflowId>/ and prints the rejects as s3:// and a working link', async () => {
     const rows = nativeRows({ prefix: 'S3CLI', styles: 1, coloursPerStyle: 1, sizesPerColour: 1 });
-    rows.push({ externalId: 'S3CLI-BAD', level: 'style', name: 'Bad', styleType: 'Spaceships', isComponent: 'no' });
+    rows.push({
+      externalId: 'S3CLI-BAD',
+      level: 'style',
+      name: 'Bad',
+      styleType: 'Spaceships',
+      isComponent: 'no',
+    });
     const local = path.join(dataDir, '..', `cli-sheet-${Date.now()}.csv`);
     await writeFile(local, toCsv(rows));
     const out = await cli('import-plm', local, '--wait');
@@ -177,7 +230,10 @@ describeS3('the four jobs with TRACE_STORE_URL=s3://… (versitygw)', () => {
     expect((await stack.client.workflow.getHandle(workflowId).describe()).status.name).toBe('COMPLETED');
     const rejectsUrl = `s3://${s3.bucket}/trace/runs/${runKeyOf(workflowId)}/rejects.csv`;
     expect(out.stdout).toContain(`rejectsFile: ${rejectsUrl}`);
-    const link = out.stdout.split('\n')[out.stdout.split('\n').findIndex((line) => line.includes(rejectsUrl)) + 1]?.trim() ?? '';
+    const link =
+      out.stdout
+        .split('\n')
+        [out.stdout.split('\n').findIndex((line) => line.includes(rejectsUrl)) + 1]?.trim() ?? '';
     expect(link).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/.*X-Amz-Expires=86400/);
     const fetched = await fetch(link);
     expect(fetched.status).toBe(200);
@@ -186,13 +242,22 @@ describeS3('the four jobs with TRACE_STORE_URL=s3://… (versitygw)', () => {
 
   it('the CLI uploads the mapping profile too: a push with --mapping runs on the worker from the bucket alone', async () => {
     const examples = path.join(repoRoot(), 'examples', 'erp');
-    const out = await cli('push-orders', path.join(examples, 'orders.csv'), '--mapping', path.join(examples, 'profile-eu.json'), '--wait');
+    const out = await cli(
+      'push-orders',
+      path.join(examples, 'orders.csv'),
+      '--mapping',
+      path.join(examples, 'profile-eu.json'),
+      '--wait',
+    );
     expect(out.stderr).toBe('');
     expect(out.status).toBe(0);
     const workflowId = /Started workflow (\S+)/.exec(out.stdout)?.[1] ?? '';
     for (const name of ['orders.csv', 'profile-eu.json'])
       expect(out.stdout).toContain(`to s3://${s3.bucket}/trace/inputs/${workflowId}/${name}`);
-    const result = (await stack.client.workflow.getHandle(workflowId).result()) as { profile: string; orders: { total: number } };
+    const result = (await stack.client.workflow.getHandle(workflowId).result()) as {
+      profile: string;
+      orders: { total: number };
+    };
     expect(result.profile).toBe(`s3://${s3.bucket}/trace/inputs/${workflowId}/profile-eu.json`);
     expect(result.orders.total).toBeGreaterThan(0);
   });

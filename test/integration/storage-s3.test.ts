@@ -50,7 +50,14 @@ describeS3('run-data store on S3 (versitygw)', () => {
     const chunk = randomBytes(1024 * 1024);
     const expected = createHash('sha256');
     for (let i = 0; i < 20; i += 1) expected.update(chunk);
-    await store.put('inputs/big.bin', Readable.from((function* () { for (let i = 0; i < 20; i += 1) yield chunk; })()));
+    await store.put(
+      'inputs/big.bin',
+      Readable.from(
+        (function* () {
+          for (let i = 0; i < 20; i += 1) yield chunk;
+        })(),
+      ),
+    );
     const body = await store.read('inputs/big.bin');
     const actual = createHash('sha256');
     let bytes = 0;
@@ -77,36 +84,50 @@ describeS3('run-data store on S3 (versitygw)', () => {
     const ref = await run.staging.putNdjson(run.key('batch-00001.ndjson'), rows);
     expect(await store.exists('runs/run-s3-1/staging/batch-00001.ndjson')).toBe(true);
     const back: unknown[] = [];
-    for await (const row of run.staging.readNdjson(ref, z.object({ row: z.number(), name: z.string() }))) back.push(row);
+    for await (const row of run.staging.readNdjson(ref, z.object({ row: z.number(), name: z.string() })))
+      back.push(row);
     expect(back).toEqual(rows);
     await store.put('runs/run-s3-1/staging/batch-00001.ndjson', '{"row":1,"name":"changed"}\n');
     await expect(run.staging.getJson(ref, z.unknown())).rejects.toThrow(/changed since it was staged/);
     // A second StagingStore over another local folder bound to the same bucket (another worker) sees the same data.
     const otherDir = await mkdtemp(path.join(tmpdir(), 'store-s3-other-'));
-    configureStorage(otherDir, { url: s3.storeUrl('unit'), endpoint: s3.endpoint, credentials: s3.credentials });
+    configureStorage(otherDir, {
+      url: s3.storeUrl('unit'),
+      endpoint: s3.endpoint,
+      credentials: s3.credentials,
+    });
     const ref2 = await new StagingStore(path.join(dataDir, 'staging')).putJson('x/plan.json', { creates: 3 });
-    expect(await new StagingStore(path.join(otherDir, 'staging')).getJson(ref2, z.object({ creates: z.number() }))).toEqual({
+    expect(
+      await new StagingStore(path.join(otherDir, 'staging')).getJson(ref2, z.object({ creates: z.number() })),
+    ).toEqual({
       creates: 3,
     });
   });
 
   it('keeps a journal as one object per entry, in write order, readable by another process', async () => {
     const schema = z.object({ n: z.number() });
-    const journal = new JsonLinesJournal(path.join(dataDir, 'runs', 'run-j', 'journal', 'batch-00001.ndjson'), schema);
+    const journal = new JsonLinesJournal(
+      path.join(dataDir, 'runs', 'run-j', 'journal', 'batch-00001.ndjson'),
+      schema,
+    );
     await Promise.all(Array.from({ length: 20 }, (_, n) => journal.append({ n })));
     await journal.append({ n: 20 });
     const entries = await journal.entries();
     expect(entries.map((e) => e.n).sort((a, b) => a - b)).toEqual(Array.from({ length: 21 }, (_, n) => n));
     expect(entries.at(-1)).toEqual({ n: 20 });
     expect(await store.list('runs/run-j/journal/batch-00001.ndjson.d/')).toHaveLength(21);
-    expect(await JsonLinesJournal.namesIn(path.join(dataDir, 'runs', 'run-j', 'journal'))).toEqual(['batch-00001.ndjson']);
+    expect(await JsonLinesJournal.namesIn(path.join(dataDir, 'runs', 'run-j', 'journal'))).toEqual([
+      'batch-00001.ndjson',
+    ]);
     // A writer elsewhere (its own sequence cache) appends after: it takes the next free number, never an old one.
     const other = new S3Store(
       (store as S3Store).client,
       (store as S3Store).bucket,
       (store as S3Store).prefix,
     );
-    expect(await other.putIfAbsent('runs/run-j/journal/batch-00001.ndjson.d/0000000021.json', '{"n":99}')).toBe(false);
+    expect(
+      await other.putIfAbsent('runs/run-j/journal/batch-00001.ndjson.d/0000000021.json', '{"n":99}'),
+    ).toBe(false);
     await journal.append({ n: 21 });
     expect((await journal.entries()).at(-1)).toEqual({ n: 21 });
   });
@@ -130,11 +151,18 @@ describeS3('run-data store on S3 (versitygw)', () => {
 
   it('refuses bad credentials at check time with one clear line', async () => {
     const bad = openStore(
-      { url: s3.storeUrl('x'), endpoint: s3.endpoint, credentials: { accessKeyId: 'nobody', secretAccessKey: 'wrong-secret' } },
+      {
+        url: s3.storeUrl('x'),
+        endpoint: s3.endpoint,
+        credentials: { accessKeyId: 'nobody', secretAccessKey: 'wrong-secret' },
+      },
       dataDir,
     );
     await expect(bad.check()).rejects.toThrow(/credentials were refused/);
-    const noBucket = openStore({ url: 's3://no-such-bucket/x', endpoint: s3.endpoint, credentials: s3.credentials }, dataDir);
+    const noBucket = openStore(
+      { url: 's3://no-such-bucket/x', endpoint: s3.endpoint, credentials: s3.credentials },
+      dataDir,
+    );
     await expect(noBucket.check()).rejects.toThrow(/bucket does not exist/);
     await writeFile(path.join(dataDir, 'x'), '');
   });
@@ -157,7 +185,10 @@ describeS3('run-data store on S3 (versitygw)', () => {
         encoding: 'utf8',
         timeout: 60_000,
       });
-    const refused = run({ AWS_ACCESS_KEY_ID: s3.credentials.accessKeyId, AWS_SECRET_ACCESS_KEY: 'not-the-secret' });
+    const refused = run({
+      AWS_ACCESS_KEY_ID: s3.credentials.accessKeyId,
+      AWS_SECRET_ACCESS_KEY: 'not-the-secret',
+    });
     expect(refused.status).toBe(1);
     expect(refused.stderr.trim().split('\n')).toEqual([
       `trace-sync: TRACE_STORE_URL ${s3.storeUrl('x')}: the credentials were refused (check AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY)`,

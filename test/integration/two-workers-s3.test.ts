@@ -56,7 +56,12 @@ describeS3('two workers, separate data folders, one bucket: SIGKILL the one hold
     const taskQueue = `two-workers-${randomUUID()}`;
     const prefix = `TW${Date.now().toString(36).toUpperCase()}`;
     const storePrefix = 'two-workers';
-    const settings = { url: s3.storeUrl(storePrefix), endpoint: s3.endpoint, region: s3.region, credentials: s3.credentials };
+    const settings = {
+      url: s3.storeUrl(storePrefix),
+      endpoint: s3.endpoint,
+      region: s3.region,
+      credentials: s3.credentials,
+    };
     const store = new S3Store(s3ClientFor(settings), s3.bucket, storePrefix);
     const worker = async (name: string): Promise<{ process: WorkerProcess; dataDir: string }> => {
       const dataDir = await mkdtemp(path.join(tmpdir(), `two-workers-${name}-`));
@@ -100,10 +105,12 @@ describeS3('two workers, separate data folders, one bucket: SIGKILL the one hold
     });
 
     // Worker A holds both runs: kill it once both have journaled writes in the bucket (mid-apply).
-    const journaled = async (key: string) => (await store.list(`runs/${runKeyOf(key)}/`)).filter((k) => k.includes('.ndjson.d/')).length;
+    const journaled = async (key: string) =>
+      (await store.list(`runs/${runKeyOf(key)}/`)).filter((k) => k.includes('.ndjson.d/')).length;
     const deadline = Date.now() + 120_000;
     while ((await journaled(plmId)) < 4 || (await journaled(erpId)) < 4) {
-      if (Date.now() > deadline) throw new Error(`no journaled writes in time; worker A log:\n${a.process.tail()}`);
+      if (Date.now() > deadline)
+        throw new Error(`no journaled writes in time; worker A log:\n${a.process.tail()}`);
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
     await a.process.kill();
@@ -114,7 +121,9 @@ describeS3('two workers, separate data folders, one bucket: SIGKILL the one hold
     const [plmResult, erpResult] = await Promise.all([plm.result(), erp.result()]);
     expect(plmResult.products).toMatchObject({ created: sheet.expected.length, rejected: 0 });
     expect(erpResult.orders).toMatchObject({ rejected: 0, total: orders.expected.length });
-    expect(erpResult.orders.created + erpResult.orders.unchanged + erpResult.orders.patched).toBe(orders.expected.length);
+    expect(erpResult.orders.created + erpResult.orders.unchanged + erpResult.orders.patched).toBe(
+      orders.expected.length,
+    );
     // Worker B continued from A's journal (more entries after the kill), never from A's disk.
     expect(await journaled(plmId)).toBeGreaterThan(plmEntriesAtKill);
     expect(existsSync(path.join(b.dataDir, 'runs', runKeyOf(plmId), 'journal'))).toBe(false);

@@ -27,11 +27,15 @@ describe('TRACE_STORE_URL and the AWS SDK variables', () => {
       AWS_ACCESS_KEY_ID: 'id',
       AWS_SECRET_ACCESS_KEY: 'secret',
     });
-    expect(config.store).toEqual({ url: 's3://trace/prod', endpoint: 'http://minio:9000', region: 'eu-west-1' });
+    expect(config.store).toEqual({
+      url: 's3://trace/prod',
+      endpoint: 'http://minio:9000',
+      region: 'eu-west-1',
+    });
     expect(JSON.stringify(config)).not.toContain('secret');
-    expect(loadConfig({ TRACE_STORE_URL: 's3://trace', AWS_ENDPOINT_URL: 'http://general:9000' }).store?.endpoint).toBe(
-      'http://general:9000',
-    );
+    expect(
+      loadConfig({ TRACE_STORE_URL: 's3://trace', AWS_ENDPOINT_URL: 'http://general:9000' }).store?.endpoint,
+    ).toBe('http://general:9000');
     const store = openStore(loadConfig({ TRACE_STORE_URL: 's3://trace/prod/' }).store ?? {}, '/data');
     expect(store).toBeInstanceOf(S3Store);
     expect(store.urlOf('runs/x/rejects.csv')).toBe('s3://trace/prod/runs/x/rejects.csv');
@@ -39,12 +43,18 @@ describe('TRACE_STORE_URL and the AWS SDK variables', () => {
 
   it('defaults to the data folder, and takes file:///path', () => {
     expect(openStore(loadConfig({}).store ?? {}, '/data')).toEqual(new LocalStore('/data'));
-    expect(openStore(loadConfig({ TRACE_STORE_URL: 'file:///srv/trace' }).store ?? {}, '/data')).toEqual(new LocalStore('/srv/trace'));
+    expect(openStore(loadConfig({ TRACE_STORE_URL: 'file:///srv/trace' }).store ?? {}, '/data')).toEqual(
+      new LocalStore('/srv/trace'),
+    );
   });
 
   it('names the variable of a bad value, never echoing a secret', () => {
-    expect(configError({ TRACE_STORE_URL: 'ftp://x' }).message).toContain('TRACE_STORE_URL must be file:///path or s3://bucket/prefix');
-    expect(configError({ AWS_ENDPOINT_URL_S3: 'minio:9000' }).message).toContain('AWS_ENDPOINT_URL_S3 must be an http(s) URL');
+    expect(configError({ TRACE_STORE_URL: 'ftp://x' }).message).toContain(
+      'TRACE_STORE_URL must be file:///path or s3://bucket/prefix',
+    );
+    expect(configError({ AWS_ENDPOINT_URL_S3: 'minio:9000' }).message).toContain(
+      'AWS_ENDPOINT_URL_S3 must be an http(s) URL',
+    );
     const half = configError({ TRACE_STORE_URL: 's3://trace', AWS_SECRET_ACCESS_KEY: 'very-secret-value' });
     expect(half.message).toContain('AWS_ACCESS_KEY_ID must be set together with the other AWS key variable');
     expect(half.message).not.toContain('very-secret-value');
@@ -60,7 +70,9 @@ describe('the local store', () => {
 
   it('writes a key once with putIfAbsent and lists keys without temporary files', async () => {
     const store = new LocalStore(root);
-    const results = await Promise.all(Array.from({ length: 5 }, (_, i) => store.putIfAbsent('a/claim.json', `w${i}`)));
+    const results = await Promise.all(
+      Array.from({ length: 5 }, (_, i) => store.putIfAbsent('a/claim.json', `w${i}`)),
+    );
     expect(results.filter(Boolean)).toHaveLength(1);
     await store.put('a/b/c.txt', 'x');
     expect(await store.list('a/')).toEqual(['a/b/c.txt', 'a/claim.json']);
@@ -70,7 +82,10 @@ describe('the local store', () => {
 
   it('keeps a journal as one JSON-lines file, listed by name, replaced whole by writeAll', async () => {
     const folder = path.join(root, 'journal');
-    const journal = new JsonLinesJournal(path.join(folder, 'batch-00001.ndjson'), z.object({ n: z.number() }));
+    const journal = new JsonLinesJournal(
+      path.join(folder, 'batch-00001.ndjson'),
+      z.object({ n: z.number() }),
+    );
     await journal.append({ n: 1 });
     await journal.append({ n: 2 });
     expect(await journal.entries()).toEqual([{ n: 1 }, { n: 2 }]);
@@ -86,7 +101,9 @@ describe('the CLI finds the run files a result names', () => {
     const keys = runFileKeys({
       rejectsFile: '/data/runs/plm-import-a.csv-2026/rejects.csv',
       resultFile: '/srv/x/runs/plm-import-a.csv-2026/result.json',
-      files: { csv: '/home/me/.data/reports/certificate-expiry/2026-01-15/certificate-expiry-2026-01-15.csv' },
+      files: {
+        csv: '/home/me/.data/reports/certificate-expiry/2026-01-15/certificate-expiry-2026-01-15.csv',
+      },
       file: 's3://trace/inputs/a.csv',
       rows: 12,
     });
