@@ -142,6 +142,7 @@ export async function startVersitygw(
     const endpoint = `http://127.0.0.1:${port}`;
     const bucket = options.bucket ?? 'trace-test';
     const region = 'us-east-1';
+    process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true'; // see connectors/storage/open-store.ts
     const client = new S3Client({ endpoint, region, credentials, forcePathStyle: true });
     await client.send(new CreateBucketCommand({ Bucket: bucket }));
     client.destroy();
