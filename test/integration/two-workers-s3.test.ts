@@ -115,6 +115,8 @@ describeS3('two workers, separate data folders, one bucket: SIGKILL the one hold
     }
     await a.process.kill();
     expect(a.process.kills).toBe(1);
+    // Killed mid-run: the import was not done, so worker B has work of A's to finish.
+    expect((await plm.describe()).status.name).toBe('RUNNING');
     const plmEntriesAtKill = await journaled(plmId);
     await b.process.start();
 
