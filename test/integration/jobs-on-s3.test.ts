@@ -230,10 +230,8 @@ describeS3('the four jobs with TRACE_STORE_URL=s3://… (versitygw)', () => {
     expect((await stack.client.workflow.getHandle(workflowId).describe()).status.name).toBe('COMPLETED');
     const rejectsUrl = `s3://${s3.bucket}/trace/runs/${runKeyOf(workflowId)}/rejects.csv`;
     expect(out.stdout).toContain(`rejectsFile: ${rejectsUrl}`);
-    const link =
-      out.stdout
-        .split('\n')
-        [out.stdout.split('\n').findIndex((line) => line.includes(rejectsUrl)) + 1]?.trim() ?? '';
+    const lines = out.stdout.split('\n');
+    const link = lines[lines.findIndex((line) => line.includes(rejectsUrl)) + 1]?.trim() ?? '';
     expect(link).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/.*X-Amz-Expires=86400/);
     const fetched = await fetch(link);
     expect(fetched.status).toBe(200);
