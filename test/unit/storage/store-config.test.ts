@@ -1,10 +1,12 @@
-import { mkdtemp, readdir, rm } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import { mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { z } from 'zod';
 import { runFileKeys } from '../../../cli/store-files';
-import { JsonLinesJournal } from '../../../connectors/staging';
-import { LocalStore, openStore, S3Store } from '../../../connectors/storage';
+import { JsonLinesJournal, RunFolder } from '../../../connectors/staging';
+import { configureStorage, LocalStore, openStore, S3Store } from '../../../connectors/storage';
 import { ConfigError, loadConfig } from '../../../worker/config';
 
 function configError(env: NodeJS.ProcessEnv): ConfigError {
@@ -112,5 +114,32 @@ describe('the CLI finds the run files a result names', () => {
       { label: 'resultFile', key: 'runs/plm-import-a.csv-2026/result.json' },
       { label: 'files.csv', key: 'reports/certificate-expiry/2026-01-15/certificate-expiry-2026-01-15.csv' },
     ]);
+  });
+});
+
+describe('TRACE_STORE_URL=file:///path', () => {
+  it('puts staged data, journals and published run files in that folder instead of the data folder', async () => {
+    const dataDir = await mkdtemp(path.join(tmpdir(), 'file-store-data-'));
+    const other = await mkdtemp(path.join(tmpdir(), 'file-store-'));
+    try {
+      configureStorage(dataDir, { url: pathToFileURL(other).href });
+      const run = new RunFolder(dataDir, 'run-f', ['staging']);
+      const ref = await run.staging.putJson(run.key('manifest.json'), { batches: 2 });
+      expect(await run.staging.getJson(ref, z.object({ batches: z.number() }))).toEqual({ batches: 2 });
+      const journal = new JsonLinesJournal(run.file('journal', 'batch-00001.ndjson'), z.object({ n: z.number() }));
+      await journal.append({ n: 1 });
+      await mkdir(run.path, { recursive: true });
+      await writeFile(run.file('rejects.csv'), 'row,reason\n');
+      expect(await run.publish('rejects.csv')).toBe(pathToFileURL(path.join(other, 'runs', 'run-f', 'rejects.csv')).href);
+      expect((await new LocalStore(other).list('runs/run-f/')).sort()).toEqual([
+        'runs/run-f/journal/batch-00001.ndjson',
+        'runs/run-f/rejects.csv',
+        'runs/run-f/staging/manifest.json',
+      ]);
+      expect(existsSync(path.join(dataDir, 'runs', 'run-f', 'staging'))).toBe(false);
+    } finally {
+      await rm(dataDir, { recursive: true, force: true });
+      await rm(other, { recursive: true, force: true });
+    }
   });
 });
