@@ -19,6 +19,7 @@ import {
   type ReportCertificate,
 } from '../connectors/reports/certificate-expiry';
 import { StagingStore, stagingRefSchema, type StagingRef } from '../connectors/staging';
+import { fetchFolder, publishFolder } from '../connectors/storage';
 import { paginate, toActivityFailure, type Certificate } from '../connectors/traceability';
 import type { ActivityDeps } from './index';
 
@@ -160,6 +161,8 @@ export function createCertificateReportActivities(deps: Pick<ActivityDeps, 'clie
         includeStatuses: input.includeStatuses,
       };
       const classified = classifyCertificates(certificates, options);
+      // Earlier reports may have been written by another worker: their buckets come from the run-data store.
+      await fetchFolder(reportsRoot, (key) => key.endsWith('/buckets.json'));
       const changes = changesSince(classified, await previousBuckets(reportsRoot, input.asOf));
       const summary = summarise(classified, changes, options);
 
@@ -184,6 +187,7 @@ export function createCertificateReportActivities(deps: Pick<ActivityDeps, 'clie
       await writeFile(join(temp, 'buckets.json'), JSON.stringify({ asOf: input.asOf, buckets }), 'utf8');
       await rm(folder, { recursive: true, force: true });
       await rename(temp, folder);
+      await publishFolder(folder);
       await staging.remove(input.certificates.key.split('/').slice(0, 2).join('/'));
       log.info('Certificate expiry report written', { asOf: input.asOf, total: summary.total, folder });
       return result;

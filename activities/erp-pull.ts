@@ -1,4 +1,5 @@
 import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
+import { publishFile, refreshFile } from '../connectors/storage';
 import { join } from 'node:path';
 import { heartbeat, log } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
@@ -108,6 +109,7 @@ export function createErpPullActivities(deps: Pick<ActivityDeps, 'client' | 'con
       const started = Date.now();
       const api = new ApiCallCounter(deps.client);
       try {
+        await refreshFile(markFile); // the run-data store's mark, when another worker moved it
         const from = await readMark(markFile);
         const sync = new IncrementalSync(
           (window) => api.one(() => deps.client.orders.list({ ...window, sort: 'updatedAt', order: 'ASC' })),
@@ -141,6 +143,7 @@ export function createErpPullActivities(deps: Pick<ActivityDeps, 'client' | 'con
         await writeAtomically(files.ndjson, ordersToNdjson(exported));
         await writeAtomically(files.csv, ordersToCsv(exported));
         await writeAtomically(markFile, `${JSON.stringify(to, null, 2)}\n`);
+        for (const file of [files.ndjson, files.csv, markFile]) await publishFile(file);
         log.info('Platform orders pulled', {
           orders: exported.length,
           apiCalls: api.calls,

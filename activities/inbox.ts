@@ -3,6 +3,7 @@ import { createReadStream } from 'node:fs';
 import { mkdir, readdir, rename, stat } from 'node:fs/promises';
 import { extname, join, parse } from 'node:path';
 import { ApplicationFailure } from '@temporalio/common';
+import { inputObject, isS3Url, type S3Store } from '../connectors/storage';
 
 export const INBOX_DONE_FOLDERS = ['processed', 'failed'] as const;
 export type InboxDestination = (typeof INBOX_DONE_FOLDERS)[number];
@@ -12,9 +13,12 @@ export const MAX_FILES_PER_RUN = 100;
 
 export interface InboxFile {
   name: string;
+  /** A path on the worker, or `s3://bucket/key` for an inbox in a bucket. */
   path: string;
   sha256: string;
   bytes: number;
+  /** S3: when this copy was dropped (a file dropped again is a new drop, moved on its own). */
+  version?: string;
 }
 
 export interface MovedFile {
@@ -41,10 +45,100 @@ async function exists(path: string): Promise<boolean> {
   );
 }
 
+async function sha256OfObject(store: S3Store, key: string): Promise<string | null> {
+  const body = await store.read(key);
+  if (!body) return null;
+  const hash = createHash('sha256');
+  for await (const chunk of body) hash.update(chunk as Buffer);
+  return hash.digest('hex');
+}
+
+/** `s3://bucket/inbox/erp` → the bucket's store and the folder's key prefix, ending in `/`. */
+function s3Folder(folder: string): { store: S3Store; prefix: string } {
+  const { store, key } = inputObject(folder);
+  return { store, prefix: key === '' ? '' : `${key.replace(/\/+$/, '')}/` };
+}
+
+async function listS3Inbox(folder: string): Promise<InboxFile[]> {
+  const { store, prefix } = s3Folder(folder);
+  let objects;
+  try {
+    objects = await store.listDetailed(prefix);
+  } catch (error) {
+    throw ApplicationFailure.nonRetryable(`cannot list the inbox ${folder}: ${(error as Error).message}`, 'InboxFolderError');
+  }
+  const files: InboxFile[] = [];
+  for (const object of objects) {
+    const name = object.key.slice(prefix.length);
+    if (name.includes('/') || ignored(name)) continue;
+    if (files.length >= MAX_FILES_PER_RUN) break;
+    const sha256 = await sha256OfObject(store, object.key);
+    if (sha256 === null) continue;
+    files.push({ name, path: store.urlOf(object.key), sha256, bytes: object.bytes, version: object.version });
+  }
+  return files;
+}
+
+const claimSchema = { parse: (text: string): { target: string } => JSON.parse(text) as { target: string } };
+
+/**
+ * S3 has no rename, and several workers may poll one inbox: the first mover of a drop writes a claim naming the
+ * destination (`If-None-Match: *`, so only one claim can exist); every mover, the first included and any retry of
+ * it, then completes that same move (copy, then delete), which is safe to repeat.
+ */
+async function moveS3InboxFile(file: InboxFile, to: InboxDestination): Promise<MovedFile> {
+  const { store, key: sourceKey } = inputObject(file.path);
+  const folder = sourceKey.slice(0, sourceKey.length - file.name.length);
+  const { name: stem } = parse(file.name);
+  const claimKey = dropRecordKey(folder, '.moves', file);
+  const current = await sha256OfObject(store, sourceKey);
+  const existing = await store.get(claimKey);
+  let target: string;
+  if (existing) {
+    target = claimSchema.parse(existing.toString('utf8')).target;
+  } else {
+    if (current === null) return { movedTo: null, note: 'the file is no longer in the inbox' };
+    if (current !== file.sha256) return { movedTo: null, note: 'the file changed since it was listed; the next run takes it' };
+    const plain = `${folder}${to}/${file.name}`;
+    target = (await store.exists(plain)) ? `${folder}${to}/${stem}-${file.sha256.slice(0, 12)}${extname(file.name)}` : plain;
+    if (!(await store.putIfAbsent(claimKey, JSON.stringify({ target, to })))) {
+      const claim = await store.get(claimKey);
+      if (!claim) throw new Error(`the move claim ${claimKey} vanished`);
+      target = claimSchema.parse(claim.toString('utf8')).target;
+    }
+  }
+  if (current === file.sha256) {
+    await store.copy(sourceKey, target);
+    await store.remove(sourceKey);
+    return { movedTo: store.urlOf(target), ...(existing ? { note: 'already moved' } : {}) };
+  }
+  return { movedTo: store.urlOf(target), note: 'already moved' };
+}
+
+/** `<folder>/<kind>/<name>-<hash>-<version>.json`: the record of one drop of one file (hidden from listings). */
+function dropRecordKey(folder: string, kind: '.claims' | '.moves', file: InboxFile): string {
+  return `${folder}${kind}/${file.name}-${file.sha256.slice(0, 16)}-${(file.version ?? '').replace(/[^A-Za-z0-9]/g, '')}.json`;
+}
+
 export function createInboxActivities() {
   return {
+    /**
+     * S3 inboxes: the inbox run that may handle a drop (start its child and file it away); the first to ask gets it
+     * (`If-None-Match: *`), and asking again with the same owner (a retry) still says yes. Folders on the worker's
+     * disk: always yes (a rename there is atomic already).
+     */
+    async claimInboxFile(input: { file: InboxFile; owner: string }): Promise<boolean> {
+      if (!isS3Url(input.file.path)) return true;
+      const { store, key } = inputObject(input.file.path);
+      const claimKey = dropRecordKey(key.slice(0, key.length - input.file.name.length), '.claims', input.file);
+      if (await store.putIfAbsent(claimKey, JSON.stringify({ owner: input.owner }))) return true;
+      const claim = await store.get(claimKey);
+      return claim !== null && (JSON.parse(claim.toString('utf8')) as { owner?: string }).owner === input.owner;
+    },
+
     /** The inbox's files (not its sub-folders), oldest name first, each with its content hash. */
     async listInboxFiles(input: { folder: string }): Promise<InboxFile[]> {
+      if (isS3Url(input.folder)) return listS3Inbox(input.folder);
       let names: string[];
       try {
         names = await readdir(input.folder);
@@ -72,6 +166,7 @@ export function createInboxActivities() {
      */
     async moveInboxFile(input: { file: InboxFile; to: InboxDestination }): Promise<MovedFile> {
       const { file } = input;
+      if (isS3Url(file.path)) return moveS3InboxFile(file, input.to);
       const folder = join(file.path, '..', input.to);
       const target = join(folder, file.name);
       const { name: stem } = parse(file.name);

@@ -1,3 +1,4 @@
+import { configureStorage } from '../connectors/storage';
 import type { TraceabilityClient } from '../connectors/traceability';
 import type { ObservedRateLimiter } from '../worker/api-client';
 import type { AppConfig } from '../worker/config';
@@ -21,6 +22,8 @@ export interface ActivityDeps {
 
 /** Every activity of every job, bound to its dependencies (closure style). */
 export function createActivities(deps: ActivityDeps) {
+  // Run data (staging, journals, rejects, reports) of this worker's data folder goes to TRACE_STORE_URL.
+  configureStorage(deps.config.dataDir, deps.config.store ?? {});
   return {
     ...createCheckConnectionActivities(deps),
     ...createCertificateReportActivities(deps),

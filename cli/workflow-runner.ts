@@ -3,6 +3,7 @@ import { Client, Connection, WorkflowFailedError, type WorkflowStartOptions } fr
 import type { Workflow } from '@temporalio/common';
 import { loadConfig, temporalClientAddress, type AppConfig } from '../worker/config';
 import { TraceJob, TraceSource } from '../worker/search-attributes';
+import { bucketStore, printStoreLinks, uploadLocalInput } from './store-files';
 
 /** commander parser for `--timeout <seconds>`. */
 export function positiveSeconds(value: string): number {
@@ -48,10 +49,14 @@ export interface JobRun<W extends Workflow> {
  */
 export async function startJob<W extends Workflow>(run: JobRun<W>): Promise<void> {
   await withTemporalClient(async (client, config) => {
+    const print = (line: string): void => void process.stdout.write(`${line}\n`);
+    // With TRACE_STORE_URL=s3://…, a local input goes to the bucket first: the worker may be on another machine.
+    const store = bucketStore(config);
+    const args = await uploadLocalInput(store, run.workflowId, run.args, print);
     const options = {
       taskQueue: config.taskQueue,
       workflowId: run.workflowId,
-      args: run.args,
+      args,
       typedSearchAttributes: [
         { key: TraceJob, value: run.job },
         { key: TraceSource, value: run.source },
@@ -78,6 +83,7 @@ export async function startJob<W extends Workflow>(run: JobRun<W>): Promise<void
     try {
       const result: unknown = await Promise.race([handle.result(), timeout]);
       process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
+      await printStoreLinks(store, result, print);
     } catch (error) {
       if (error instanceof WorkflowFailedError) {
         throw new Error(`Workflow ${handle.workflowId} failed: ${error.cause?.message ?? error.message}`);

@@ -1,5 +1,6 @@
 import path from 'node:path';
 import { z } from 'zod';
+import type { StoreSettings } from '../connectors/storage';
 import { repoRoot } from './paths';
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
@@ -74,6 +75,44 @@ export const ENV_VARS: readonly EnvVarDoc[] = [
     default: '30000',
     description:
       'Per-request timeout of the API client in ms (100 to 600000). A write that times out may still commit: the jobs re-read before acting again.',
+  },
+  {
+    name: 'TRACE_STORE_URL',
+    scope: 'worker',
+    default: '(unset: the data folder)',
+    description:
+      'Where run data lives (inputs, staged batches, journals, rejects, reports, exports, inbox): `file:///path` or `s3://bucket/prefix`.',
+  },
+  {
+    name: 'AWS_ENDPOINT_URL_S3',
+    scope: 'worker',
+    default: '(unset: AWS_ENDPOINT_URL, then AWS S3)',
+    description:
+      'S3-compatible server (MinIO, versitygw) for an `s3://` store, e.g. `http://minio:9000`; path-style addressing.',
+  },
+  {
+    name: 'AWS_ENDPOINT_URL',
+    scope: 'worker',
+    default: '(unset: AWS)',
+    description: "The AWS SDK's endpoint for every service; used for S3 when AWS_ENDPOINT_URL_S3 is unset.",
+  },
+  {
+    name: 'AWS_REGION',
+    scope: 'worker',
+    default: 'us-east-1',
+    description: 'Region of the bucket (S3-compatible servers accept us-east-1).',
+  },
+  {
+    name: 'AWS_ACCESS_KEY_ID',
+    scope: 'worker',
+    default: "(unset: the SDK's other credential sources)",
+    description: 'Access key of an `s3://` store, read by the AWS SDK. Never logged.',
+  },
+  {
+    name: 'AWS_SECRET_ACCESS_KEY',
+    scope: 'worker',
+    default: '(required with AWS_ACCESS_KEY_ID)',
+    description: 'Secret key of an `s3://` store, read by the AWS SDK. Never logged.',
   },
   {
     name: 'TRACE_SANDBOX_PORT',
@@ -188,6 +227,27 @@ const envSchema = z
       z.string().regex(addressPattern, { error: 'must be host:port, for example 0.0.0.0:9464' }).optional(),
     ),
     TRACE_API_TIMEOUT_MS: apiTimeoutSchema,
+    TRACE_STORE_URL: z.preprocess(
+      blankToUndefined,
+      z
+        .string()
+        .trim()
+        .regex(/^(file:\/\/\/.*|s3:\/\/[a-z0-9][a-z0-9.-]{1,61}[a-z0-9](\/.*)?)$/, {
+          error: 'must be file:///path or s3://bucket/prefix',
+        })
+        .optional(),
+    ),
+    AWS_ENDPOINT_URL_S3: z.preprocess(
+      blankToUndefined,
+      z.url({ protocol: /^https?$/, error: 'must be an http(s) URL such as http://minio:9000' }).optional(),
+    ),
+    AWS_ENDPOINT_URL: z.preprocess(
+      blankToUndefined,
+      z.url({ protocol: /^https?$/, error: 'must be an http(s) URL such as http://minio:9000' }).optional(),
+    ),
+    AWS_REGION: optionalText('must be a region name'),
+    AWS_ACCESS_KEY_ID: optionalText('must be text'),
+    AWS_SECRET_ACCESS_KEY: optionalText('must be text'),
     TRACE_SANDBOX_PORT: port(4010),
     TEMPORAL_PORT: port(7233),
     TEMPORAL_UI_PORT: port(8233),
@@ -199,6 +259,13 @@ const envSchema = z
         code: 'custom',
         path: ['TRACEABILITY_API_KEY'],
         message: 'is required when TRACEABILITY_BASE_URL is set',
+      });
+    }
+    if (Boolean(env.AWS_ACCESS_KEY_ID) !== Boolean(env.AWS_SECRET_ACCESS_KEY)) {
+      ctx.addIssue({
+        code: 'custom',
+        path: [env.AWS_ACCESS_KEY_ID ? 'AWS_SECRET_ACCESS_KEY' : 'AWS_ACCESS_KEY_ID'],
+        message: 'must be set together with the other AWS key variable',
       });
     }
   });
@@ -222,6 +289,11 @@ export interface AppConfig {
   temporalPort: number;
   temporalUiPort: number;
   temporalCliPath?: string;
+  /**
+   * Where run data lives (TRACE_STORE_URL and the AWS SDK's variables). Credentials are left to the SDK's own
+   * chain; only tests put them here.
+   */
+  store?: StoreSettings;
 }
 
 /** Reads and validates the configuration; throws {@link ConfigError} naming every bad variable. */
@@ -252,6 +324,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     temporalPort: e.TEMPORAL_PORT,
     temporalUiPort: e.TEMPORAL_UI_PORT,
     temporalCliPath: e.TEMPORAL_CLI_PATH,
+    store: {
+      url: e.TRACE_STORE_URL,
+      endpoint: e.AWS_ENDPOINT_URL_S3 ?? e.AWS_ENDPOINT_URL,
+      region: e.AWS_REGION,
+    },
   };
 }
 

@@ -11,7 +11,7 @@ export function exitWithError(error: unknown): never {
     process.stderr.write(`trace-sync: ${error.message}\n`);
     process.exit(2);
   }
-  const scrub = createScrubber([process.env.TRACEABILITY_API_KEY]);
+  const scrub = createScrubber([process.env.TRACEABILITY_API_KEY, process.env.AWS_SECRET_ACCESS_KEY]);
   const verbose = /^(debug|trace)$/i.test(process.env.LOG_LEVEL ?? '');
   const text =
     error instanceof Error ? (verbose ? (error.stack ?? error.message) : error.message) : String(error);

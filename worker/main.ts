@@ -8,6 +8,7 @@ import { Lifecycle } from './lifecycle';
 import { createLogger, type AppLogger } from './logger';
 import { installTemporalRuntime } from './runtime';
 import { createApiClient } from './api-client';
+import { openStore } from '../connectors/storage';
 
 export { createWorker } from './create-worker';
 export type { CreateWorkerOptions } from './create-worker';
@@ -34,6 +35,9 @@ export interface RunningWorker {
 /** Connects to Temporal and runs a worker with every workflow and the activities wired to the API. */
 export async function startWorker(options: StartWorkerOptions): Promise<RunningWorker> {
   const { config, logger } = options;
+  // Bad or missing store credentials stop the worker here, with one line, rather than fail every job later.
+  const store = openStore(config.store ?? {}, config.dataDir);
+  await store.check();
   installTemporalRuntime(logger, { metricsAddress: config.metricsAddress });
   const { client, rateLimits } = createApiClient(options.api, logger, { timeoutMs: config.apiTimeoutMs });
   const connection = await NativeConnection.connect({ address: options.address }).catch(
@@ -62,6 +66,7 @@ export async function startWorker(options: StartWorkerOptions): Promise<RunningW
         namespace: config.temporalNamespace,
         taskQueue: config.taskQueue,
         api: options.api.baseUrl,
+        store: store.url,
       },
       'Worker running',
     );

@@ -1,10 +1,12 @@
 import {
   defineQuery,
   log,
+  patched,
   proxyActivities,
   setHandler,
   startChild,
   upsertSearchAttributes,
+  workflowInfo,
   WorkflowIdReusePolicy,
 } from '@temporalio/workflow';
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
@@ -18,7 +20,10 @@ import { invalidInput, pushErpOrders } from './erp-orders';
 export const processInboxInputSchema = z.strictObject({
   /** Which job each file feeds. */
   job: z.enum(['erp-orders', 'plm-import']),
-  /** The inbox folder on the worker's file system; handled files move to `processed/` or `failed/` inside it. */
+  /**
+   * The inbox: a folder on the worker's file system, or an S3 prefix (`s3://bucket/inbox/erp`); handled files move
+   * to `processed/` or `failed/` inside it, each exactly once even when several inbox runs poll it.
+   */
   folder: z.string().min(1),
   /** Passed to each child: a built-in profile name. */
   profile: z.string().min(1).optional(),
@@ -31,7 +36,8 @@ export interface InboxFileOutcome {
   name: string;
   /** The child run; the same file content always gets the same id, so it is never processed twice. */
   workflowId: string;
-  outcome: 'processed' | 'failed' | 'already-processed';
+  /** `taken`: another inbox run polling the same S3 prefix handles this drop. */
+  outcome: 'processed' | 'failed' | 'already-processed' | 'taken';
   movedTo: string | null;
   error?: string;
 }
@@ -49,7 +55,7 @@ export interface ProcessInboxProgress {
 
 export const processInboxProgressQuery = defineQuery<ProcessInboxProgress>('progress');
 
-const { listInboxFiles, moveInboxFile } = proxyActivities<Activities>({
+const { claimInboxFile, listInboxFiles, moveInboxFile } = proxyActivities<Activities>({
   startToCloseTimeout: '10 minutes',
   retry: {
     initialInterval: '2 seconds',
@@ -107,6 +113,10 @@ function rootMessage(failure: unknown): string {
 
 async function handleFile(input: ProcessInboxInput, file: InboxFile): Promise<InboxFileOutcome> {
   const workflowId = inboxChildId(input.job, file);
+  // patched: inbox runs started before the claims existed replay without them.
+  if (patched('inbox-claims') && !(await claimInboxFile({ file, owner: workflowInfo().workflowId }))) {
+    return { name: file.name, workflowId, outcome: 'taken', movedTo: null };
+  }
   let outcome: InboxFileOutcome['outcome'];
   let error: string | undefined;
   try {

@@ -1,4 +1,5 @@
-import { rename, rm, writeFile } from 'node:fs/promises';
+import { rename, writeFile } from 'node:fs/promises';
+import { basename } from 'node:path';
 import { readExportFile, writeRejects } from '../../connectors/erp';
 import { summarise } from './apply-batch';
 import type { OrderRunFolder } from './run-files';
@@ -24,7 +25,9 @@ export async function finishRun(input: FinishInput, run: OrderRunFolder): Promis
   let rejectsFile: string | null = null;
   let rejectedRows = 0;
   if (rejected.length > 0) {
-    const table = await readExportFile(manifest.sourceCopy, {
+    // The copy may have been made by another worker (run-data store).
+    const sourcePath = (await run.fetch(basename(manifest.sourceCopy))) ?? manifest.sourceCopy;
+    const table = await readExportFile(sourcePath, {
       format: manifest.format,
       ...(manifest.sheet ? { sheet: manifest.sheet } : {}),
     });
@@ -39,10 +42,11 @@ export async function finishRun(input: FinishInput, run: OrderRunFolder): Promis
     rejectsFile = run.file(`rejects${file.extension}`);
     await writeFile(`${rejectsFile}.tmp`, file.content);
     await rename(`${rejectsFile}.tmp`, rejectsFile);
+    await run.publish(basename(rejectsFile));
     rejectedRows = file.rowCount;
   }
   // The staged drafts are spent; journals, manifest and the export copy stay with the run for the record.
-  await rm(run.file('batches'), { recursive: true, force: true });
+  await run.staging.remove(run.key('batches'));
   return {
     rejectsFile,
     rejectedRows,

@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
-import { copyFile, mkdir, rename, rm, stat, writeFile } from 'node:fs/promises';
-import { extname } from 'node:path';
+import { mkdir, stat } from 'node:fs/promises';
+import { copyInput, inputExists, isS3Url } from '../../connectors/storage';
+import { basename, extname } from 'node:path';
 import { heartbeat } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
 import {
@@ -40,6 +41,12 @@ async function sha256Of(path: string): Promise<string> {
  * it, so it fails at once, saying so.
  */
 export async function checkExportFile(file: string): Promise<void> {
+  if (isS3Url(file)) {
+    if (await inputExists(file)) return;
+    throw ApplicationFailure.nonRetryable(`the export file ${file} was not found in the bucket`, 'ExportFileError:file_not_found');
+  }
+  // A run file of another worker (a retry of its rejects) is in the run-data store.
+  if (!(await stat(file).catch(() => null)) && (await inputExists(file))) return;
   const what = (reason: string, type: string): ApplicationFailure =>
     ApplicationFailure.nonRetryable(
       `the export file ${file} ${reason}. Check the path; it is read by the worker, so it must be a path on the ` +
@@ -60,13 +67,6 @@ export async function checkExportFile(file: string): Promise<void> {
   }
 }
 
-/** Written whole through a temporary file, so a retried prepare replaces it rather than adding to it. */
-async function writeAtomically(path: string, content: string): Promise<void> {
-  const temp = `${path}.tmp`;
-  await writeFile(temp, content, 'utf8');
-  await rename(temp, path);
-}
-
 /**
  * Reads and validates the export, resolves companies, processes and products, takes the platform snapshot and
  * stages the drafts in batches under the run folder. Only references and counts go back to the workflow.
@@ -84,8 +84,9 @@ export async function prepareRun(
 
   await mkdir(run.path, { recursive: true });
   const sourceCopy = run.file(`source${extname(input.file).toLowerCase()}`);
-  await copyFile(input.file, `${sourceCopy}.tmp`);
-  await rename(`${sourceCopy}.tmp`, sourceCopy);
+  if (!(await copyInput(input.file, sourceCopy))) await checkExportFile(input.file);
+  // For a worker that continues the run (run-data store).
+  await run.publish(basename(sourceCopy));
   const sourceSha256 = await sha256Of(sourceCopy);
   const table = await readExportFile(sourceCopy, {
     format,
@@ -117,11 +118,10 @@ export async function prepareRun(
   }));
   // Prepare runs before any batch: journals of an earlier execution with the same workflow id (a re-run of a failed
   // one) must not make this one skip orders.
-  await rm(run.file('batches'), { recursive: true, force: true });
-  await rm(run.file('outcomes'), { recursive: true, force: true });
+  await run.staging.remove(run.key('batches'));
+  await run.staging.remove(run.key('outcomes'));
   await mkdir(run.file('outcomes'), { recursive: true });
-  const readLog = run.outcomeLog('read');
-  await writeAtomically(readLog.path, readOutcomes.map((entry) => `${JSON.stringify(entry)}\n`).join(''));
+  await run.outcomeLog('read').writeAll(readOutcomes);
 
   const batches = [];
   for (let start = 0; start < built.drafts.length; start += input.batchSize) {

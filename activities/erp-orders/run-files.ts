@@ -1,4 +1,3 @@
-import { readdir } from 'node:fs/promises';
 import { JsonLinesJournal, RunFolder } from '../../connectors/staging';
 import { outcomeEntrySchema, outcomeKey, type OrderOutcome, type OutcomeEntry } from './types';
 
@@ -17,7 +16,7 @@ export class OrderRunFolder extends RunFolder {
   async allOutcomes(): Promise<OrderOutcome[]> {
     let names: string[];
     try {
-      names = (await readdir(this.file('outcomes'))).filter((name) => name.endsWith('.ndjson')).sort();
+      names = (await JsonLinesJournal.namesIn(this.file('outcomes'))).filter((name) => name.endsWith('.ndjson')).sort();
     } catch {
       return [];
     }

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { rename, rm } from 'node:fs/promises';
-import { extname } from 'node:path';
+import { basename, extname } from 'node:path';
 import { parseMappingProfile, writeRejects } from '../../connectors/plm';
 import { writeFileAtomically, type PlmRunFolder } from './run-folder';
 import { manifestSchema, rejectIssueSchema, type FinishInput, type Outcome, type PlmImportResult, type RejectIssue } from './types';
@@ -47,8 +47,11 @@ export async function finishRun(input: FinishInput, run: PlmRunFolder): Promise<
     try {
       // The sheet the run read (--sheet or the mapping's `sheet`), so the rejects hold that sheet's rows.
       const read = input.sheetName ? { read: { sheetName: input.sheetName } } : {};
-      await writeRejects({ sourcePath: manifest.sourceCopy, issues, profile: parseMappingProfile(manifest.profile), outputPath: temp, ...read });
+      // The copy may have been made by another worker (run-data store); the rejects file is published back there.
+      const sourcePath = (await run.fetch(basename(manifest.sourceCopy))) ?? manifest.sourceCopy;
+      await writeRejects({ sourcePath, issues, profile: parseMappingProfile(manifest.profile), outputPath: temp, ...read });
       await rename(temp, rejectsFile);
+      await run.publish(basename(rejectsFile));
     } finally {
       await rm(temp, { force: true });
     }
@@ -116,5 +119,6 @@ export async function finishRun(input: FinishInput, run: PlmRunFolder): Promise<
     warnings: input.warnings,
   };
   await writeFileAtomically(resultFile, `${JSON.stringify(result, null, 2)}\n`);
+  await run.publish('result.json');
   return result;
 }

@@ -275,6 +275,7 @@ export async function planRun(
   const issuesRef = await run.staging.putNdjson(run.key('plan-issues.ndjson'), issues);
   const planFile = run.file('plan.json');
   await writePlanFile(planFile, { sourceFile: stage.sourceFile, profile: stage.profileName, catalogue: read, counts, plan, steps, compositionSteps: compositions.steps, issues });
+  await run.publish('plan.json');
   const manifest: Manifest = {
     runKey: run.runKey,
     sourceFile: stage.sourceFile,

@@ -1,5 +1,6 @@
-import { copyFile, mkdir, readFile, stat } from 'node:fs/promises';
-import { extname } from 'node:path';
+import { mkdir } from 'node:fs/promises';
+import { basename, extname } from 'node:path';
+import { copyInput, readInputText } from '../../connectors/storage';
 import {
   builtinProfile,
   parseMappingProfile,
@@ -28,7 +29,7 @@ export async function resolveProfile(choice: {
   }
   let text: string;
   try {
-    text = await readFile(choice.mappingFile, 'utf8');
+    text = await readInputText(choice.mappingFile); // a worker path or an s3:// reference
   } catch {
     throw new PlmInputError(`mapping file ${choice.mappingFile} cannot be read (the path is read on the worker)`);
   }
@@ -75,13 +76,13 @@ async function referenceLists(client: TraceabilityClient, profile: MappingProfil
 export async function readSheet(input: ReadInput, run: PlmRunFolder, client: TraceabilityClient): Promise<ReadResult> {
   const started = Date.now();
   const { profile, name } = await resolveProfile(input);
-  const info = await stat(input.file).catch(() => null);
-  if (!info || !info.isFile()) {
-    throw new PlmFileError('file_not_found', `${input.file} does not exist or is not a file (the path is read on the worker).`);
-  }
   await mkdir(run.path, { recursive: true });
   const sourceCopy = run.file(`source${extname(input.file).toLowerCase()}`);
-  await copyFile(input.file, sourceCopy);
+  // A worker path or an s3:// reference; the copy goes to the run-data store, for a worker that continues the run.
+  if (!(await copyInput(input.file, sourceCopy))) {
+    throw new PlmFileError('file_not_found', `${input.file} does not exist or is not a file (the path is read on the worker).`);
+  }
+  await run.publish(basename(sourceCopy));
 
   const before = { ...client.stats().byEndpoint };
   const references = await referenceLists(client, profile);

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { mkdir, readdir, rename, rm, writeFile } from 'node:fs/promises';
+import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { JsonLinesJournal, RunFolder } from '../../connectors/staging';
 import { journalEntrySchema, type JournalEntry, type Outcome } from './types';
@@ -21,7 +21,7 @@ export class PlmRunFolder extends RunFolder {
   async outcomes(beforeBatch = Number.POSITIVE_INFINITY): Promise<Outcome[]> {
     let names: string[];
     try {
-      names = (await readdir(this.file('journal'))).filter((name) => /^batch-\d+\.ndjson$/.test(name)).sort();
+      names = (await JsonLinesJournal.namesIn(this.file('journal'))).filter((name) => /^batch-\d+\.ndjson$/.test(name)).sort();
     } catch {
       return [];
     }

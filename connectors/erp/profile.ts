@@ -1,4 +1,4 @@
-import { readFile } from 'node:fs/promises';
+import { readInputText } from '../storage';
 import { z } from 'zod';
 import { unitSchema } from '../traceability/schemas/common';
 
@@ -129,7 +129,7 @@ export function parseProfile(input: unknown, origin = 'mapping profile'): Mappin
 export async function loadProfileFile(path: string): Promise<MappingProfile> {
   let data: unknown;
   try {
-    data = JSON.parse(await readFile(path, 'utf8'));
+    data = JSON.parse(await readInputText(path)); // a worker path or an s3:// reference
   } catch (error) {
     throw new ProfileError(`cannot read mapping profile ${path}: ${(error as Error).message}`);
   }

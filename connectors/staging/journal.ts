@@ -1,11 +1,41 @@
 import { appendFile, mkdir, readFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import type { z } from 'zod';
+import { LocalStore, locate, type ObjectStore, type StoreLocation } from '../storage';
+
+/** Objects of an S3 journal: `<journal key>.d/<sequence>.json`, one per entry. */
+const ENTRY_FOLDER = '.d/';
+const SEQUENCE_DIGITS = 10;
+const MAX_REMEMBERED_JOURNALS = 1000;
+
+/** Next free sequence number of each S3 journal this process appends to, and the chain that orders its appends. */
+const sequences = new Map<string, { next: number | undefined; chain: Promise<unknown> }>();
+
+function sequenceOf(key: string): number {
+  return Number(key.slice(key.lastIndexOf('/') + 1).replace(/\.json$/, ''));
+}
+
+async function readAll(store: ObjectStore, keys: readonly string[]): Promise<(Buffer | null)[]> {
+  const out: (Buffer | null)[] = new Array<Buffer | null>(keys.length).fill(null);
+  let next = 0;
+  const lane = async (): Promise<void> => {
+    while (next < keys.length) {
+      const index = next++;
+      out[index] = await store.get(keys[index] as string);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(16, keys.length) }, lane));
+  return out;
+}
 
 /**
- * Append-only JSON-lines journal of a batch's writes (an intent before each write, its outcome after), read by a
- * retried attempt to skip settled work and to recognise a write that was under way when the worker died.
- * A line cut short by a crash mid-write is ignored: the record it concerned is simply done again.
+ * Append-only journal of a batch's writes (an intent before each write, its outcome after), read by a retried
+ * attempt to skip settled work and to recognise a write that was under way when the worker died.
+ *
+ * On disk it is one JSON-lines file; a line cut short by a crash mid-write is ignored (the record it concerned is
+ * simply done again). S3 has no append, so there every entry is an object of its own, written with
+ * `If-None-Match: *` under the next sequence number: an entry is stored whole or not at all, and two writers can
+ * never take the same number, so the order of the entries is the order they were written in.
  */
 export class JsonLinesJournal<T> {
   constructor(
@@ -13,22 +43,96 @@ export class JsonLinesJournal<T> {
     private readonly schema: z.ZodType<T>,
   ) {}
 
-  async append(entry: T): Promise<void> {
-    await mkdir(dirname(this.path), { recursive: true });
-    // One write per line in append mode: lines of concurrent writes never interleave.
-    await appendFile(this.path, `${JSON.stringify(entry)}\n`, 'utf8');
+  private where(): StoreLocation & { local: string | undefined } {
+    const location = locate(this.path);
+    const local = location.store instanceof LocalStore ? location.store.pathOf(location.key) : undefined;
+    return { ...location, local };
   }
 
-  /** Journals are small (two lines per record at most), so they are read whole. */
+  /** Names of the journals kept in a folder (disk files or S3 entry folders alike), sorted. */
+  static async namesIn(folder: string): Promise<string[]> {
+    const { store, key } = locate(folder);
+    const prefix = key === '' ? '' : `${key}/`;
+    const names = new Set<string>();
+    for (const objectKey of await store.list(prefix)) {
+      const first = objectKey.slice(prefix.length).split('/')[0] ?? '';
+      const name = first.endsWith(ENTRY_FOLDER.slice(0, -1))
+        ? first.slice(0, -ENTRY_FOLDER.length + 1)
+        : first;
+      if (name !== '' && !name.endsWith('.tmp')) names.add(name);
+    }
+    return [...names].sort();
+  }
+
+  async append(entry: T): Promise<void> {
+    const { store, key, local } = this.where();
+    if (local !== undefined) {
+      await mkdir(dirname(local), { recursive: true });
+      // One write per line in append mode: lines of concurrent writes never interleave.
+      await appendFile(local, `${JSON.stringify(entry)}\n`, 'utf8');
+      return;
+    }
+    const id = `${store.url}|${key}`;
+    const state = sequences.get(id) ?? { next: undefined, chain: Promise.resolve() };
+    // Most recently used last; the oldest journals are forgotten (a forgotten one just lists its entries again).
+    sequences.delete(id);
+    sequences.set(id, state);
+    if (sequences.size > MAX_REMEMBERED_JOURNALS) {
+      const oldest = sequences.keys().next().value;
+      if (oldest !== undefined) sequences.delete(oldest);
+    }
+    const body = JSON.stringify(entry);
+    const write = state.chain.then(async () => {
+      for (;;) {
+        if (state.next === undefined) {
+          const existing = await store.list(`${key}${ENTRY_FOLDER}`);
+          state.next = existing.length === 0 ? 1 : Math.max(...existing.map(sequenceOf)) + 1;
+        }
+        const objectKey = `${key}${ENTRY_FOLDER}${String(state.next).padStart(SEQUENCE_DIGITS, '0')}.json`;
+        if (await store.putIfAbsent(objectKey, body)) {
+          state.next += 1;
+          return;
+        }
+        // Another writer took that number: look again.
+        state.next = undefined;
+      }
+    });
+    state.chain = write.catch(() => undefined);
+    await write;
+  }
+
+  /** Replaces the whole journal with these entries at once (a file through a rename; on S3 a single object). */
+  async writeAll(entries: readonly T[]): Promise<void> {
+    const { store, key, local } = this.where();
+    const text = entries.map((entry) => `${JSON.stringify(entry)}\n`).join('');
+    if (local !== undefined) {
+      await store.put(key, text);
+      return;
+    }
+    await store.removeFolder(`${key}${ENTRY_FOLDER}`);
+    sequences.delete(`${store.url}|${key}`);
+    if (text !== '') await store.put(`${key}${ENTRY_FOLDER}${'1'.padStart(SEQUENCE_DIGITS, '0')}.json`, text);
+  }
+
   async entries(): Promise<T[]> {
-    let text: string;
-    try {
-      text = await readFile(this.path, 'utf8');
-    } catch {
-      return [];
+    const { store, key, local } = this.where();
+    const lines: string[] = [];
+    if (local !== undefined) {
+      let text: string;
+      try {
+        text = await readFile(local, 'utf8');
+      } catch {
+        return [];
+      }
+      lines.push(...text.split('\n'));
+    } else {
+      const keys = (await store.list(`${key}${ENTRY_FOLDER}`)).filter((k) => /\/\d+\.json$/.test(k));
+      keys.sort((a, b) => sequenceOf(a) - sequenceOf(b));
+      for (const buffer of await readAll(store, keys))
+        if (buffer) lines.push(...buffer.toString('utf8').split('\n'));
     }
     const entries: T[] = [];
-    for (const line of text.split('\n')) {
+    for (const line of lines) {
       if (line.trim() === '') continue;
       try {
         const parsed = this.schema.safeParse(JSON.parse(line));
@@ -40,11 +144,13 @@ export class JsonLinesJournal<T> {
     return entries;
   }
 
-  /** After a crash mid-line, the next entry must start on a line of its own. */
+  /** After a crash mid-line, the next entry must start on a line of its own (S3 entries cannot be torn). */
   async closeTornLine(): Promise<void> {
+    const { local } = this.where();
+    if (local === undefined) return;
     try {
-      const text = await readFile(this.path, 'utf8');
-      if (text.length > 0 && !text.endsWith('\n')) await appendFile(this.path, '\n', 'utf8');
+      const text = await readFile(local, 'utf8');
+      if (text.length > 0 && !text.endsWith('\n')) await appendFile(local, '\n', 'utf8');
     } catch {
       // no journal yet
     }

@@ -1,8 +1,8 @@
-import { createHash, randomUUID } from 'node:crypto';
-import { createReadStream } from 'node:fs';
-import { mkdir, open, readFile, rename, rm, stat } from 'node:fs/promises';
-import { dirname, isAbsolute, join, normalize, sep } from 'node:path';
+import { createHash } from 'node:crypto';
+import { isAbsolute, join, normalize, sep } from 'node:path';
 import { createInterface } from 'node:readline';
+import { Readable } from 'node:stream';
+import { locate, type StoreLocation } from '../storage';
 import { z } from 'zod';
 
 /** What travels in a workflow payload instead of the data: small, plain JSON. */
@@ -23,18 +23,25 @@ export class StagingIntegrityError extends Error {
 }
 
 /**
- * Claim-check store on the local file system (TRACE_DATA_DIR/staging). Writes are atomic (temp file + rename),
- * so an activity that crashes mid-write and runs again never leaves a half file behind; reads verify the hash.
+ * Claim-check store over the run-data store (connectors/storage): a local folder (TRACE_DATA_DIR/…) or, when the
+ * folder is bound to a bucket, the objects of the same name. Each object appears whole or not at all (temp file +
+ * rename on disk, a single PUT or a completed multipart upload on S3), so an activity that crashes mid-write and
+ * runs again never finds half of it; reads verify the hash.
  */
 export class StagingStore {
   constructor(readonly root: string) {}
 
+  /** The local path of a key (on S3 the object's key mirrors it). */
   pathOf(key: string): string {
     const normalised = normalize(key);
     if (isAbsolute(key) || normalised.startsWith('..') || normalised.split(sep).includes('..')) {
       throw new Error(`Staging key '${key}' must be a relative path inside the staging folder`);
     }
     return join(this.root, normalised);
+  }
+
+  private where(key: string): StoreLocation {
+    return locate(this.pathOf(key));
   }
 
   async putJson(key: string, value: unknown): Promise<StagingRef> {
@@ -45,7 +52,8 @@ export class StagingStore {
   async getJson<T>(ref: StagingRef, schema: z.ZodType<T>): Promise<T> {
     const buffer = await this.readVerified(ref);
     const parsed = schema.safeParse(JSON.parse(buffer.toString('utf8')));
-    if (!parsed.success) throw new StagingIntegrityError(ref.key, parsed.error.issues[0]?.message ?? 'schema mismatch');
+    if (!parsed.success)
+      throw new StagingIntegrityError(ref.key, parsed.error.issues[0]?.message ?? 'schema mismatch');
     return parsed.data;
   }
 
@@ -60,31 +68,35 @@ export class StagingStore {
   /** Reads NDJSON records one by one, validating each; the hash is checked before the first record is given. */
   async *readNdjson<T>(ref: StagingRef, schema: z.ZodType<T>): AsyncGenerator<T> {
     await this.verify(ref);
-    const lines = createInterface({ input: createReadStream(this.pathOf(ref.key)), crlfDelay: Infinity });
+    const { store, key } = this.where(ref.key);
+    const input = await store.read(key);
+    if (!input) throw new StagingIntegrityError(ref.key, 'it is missing (was the data folder cleaned?)');
+    const lines = createInterface({ input, crlfDelay: Infinity });
     let lineNo = 0;
     for await (const line of lines) {
       lineNo += 1;
       if (line.length === 0) continue;
       const parsed = schema.safeParse(JSON.parse(line));
       if (!parsed.success) {
-        throw new StagingIntegrityError(ref.key, `line ${lineNo}: ${parsed.error.issues[0]?.message ?? 'schema mismatch'}`);
+        throw new StagingIntegrityError(
+          ref.key,
+          `line ${lineNo}: ${parsed.error.issues[0]?.message ?? 'schema mismatch'}`,
+        );
       }
       yield parsed.data;
     }
   }
 
   async exists(key: string): Promise<boolean> {
-    try {
-      await stat(this.pathOf(key));
-      return true;
-    } catch {
-      return false;
-    }
+    const { store, key: objectKey } = this.where(key);
+    return store.exists(objectKey);
   }
 
   /** Removes a key or a whole folder of keys (for example one run's batches). */
   async remove(keyOrPrefix: string): Promise<void> {
-    await rm(this.pathOf(keyOrPrefix), { recursive: true, force: true });
+    const { store, key } = this.where(keyOrPrefix);
+    await store.remove(key);
+    await store.removeFolder(`${key}/`);
   }
 
   private async writeAtomically(
@@ -92,54 +104,44 @@ export class StagingStore {
     chunks: Iterable<string> | AsyncIterable<string>,
     knownItems?: number,
   ): Promise<StagingRef> {
-    const target = this.pathOf(key);
-    await mkdir(dirname(target), { recursive: true });
-    const temp = `${target}.${randomUUID()}.tmp`;
+    const { store, key: objectKey } = this.where(key);
     const hash = createHash('sha256');
     let bytes = 0;
     let items = 0;
-    const handle = await open(temp, 'w');
-    try {
-      for await (const chunk of chunks) {
-        const buffer = Buffer.from(chunk, 'utf8');
-        hash.update(buffer);
-        bytes += buffer.length;
-        items += 1;
-        await handle.write(buffer);
-      }
-      await handle.sync();
-    } catch (error) {
-      await handle.close();
-      await rm(temp, { force: true });
-      throw error;
-    }
-    await handle.close();
-    await rename(temp, target);
+    const body = Readable.from(
+      (async function* () {
+        for await (const chunk of chunks) {
+          const buffer = Buffer.from(chunk, 'utf8');
+          hash.update(buffer);
+          bytes += buffer.length;
+          items += 1;
+          yield buffer;
+        }
+      })(),
+    );
+    await store.put(objectKey, body);
     return { key, sha256: hash.digest('hex'), bytes, items: knownItems ?? items };
   }
 
-  /** Hashes the file as a stream, so verifying a large NDJSON batch does not load it into memory. */
+  /** Hashes the data as a stream, so verifying a large NDJSON batch does not load it into memory. */
   private async verify(ref: StagingRef): Promise<void> {
     const hash = createHash('sha256');
-    try {
-      for await (const chunk of createReadStream(this.pathOf(ref.key))) hash.update(chunk as Buffer);
-    } catch {
-      throw new StagingIntegrityError(ref.key, 'it is missing (was the data folder cleaned?)');
-    }
+    const { store, key } = this.where(ref.key);
+    const input = await store.read(key);
+    if (!input) throw new StagingIntegrityError(ref.key, 'it is missing (was the data folder cleaned?)');
+    for await (const chunk of input) hash.update(chunk as Buffer);
     if (hash.digest('hex') !== ref.sha256) {
       throw new StagingIntegrityError(ref.key, 'its content changed since it was staged');
     }
   }
 
   private async readVerified(ref: StagingRef): Promise<Buffer> {
-    let buffer: Buffer;
-    try {
-      buffer = await readFile(this.pathOf(ref.key));
-    } catch {
-      throw new StagingIntegrityError(ref.key, 'it is missing (was the data folder cleaned?)');
-    }
+    const { store, key } = this.where(ref.key);
+    const buffer = await store.get(key);
+    if (!buffer) throw new StagingIntegrityError(ref.key, 'it is missing (was the data folder cleaned?)');
     const sha256 = createHash('sha256').update(buffer).digest('hex');
-    if (sha256 !== ref.sha256) throw new StagingIntegrityError(ref.key, 'its content changed since it was staged');
+    if (sha256 !== ref.sha256)
+      throw new StagingIntegrityError(ref.key, 'its content changed since it was staged');
     return buffer;
   }
 }

@@ -92,7 +92,7 @@ describe('docker-compose.yml', () => {
     for (const key of SEARCH_ATTRIBUTES) expect(setup).toContain(key.name);
     expect(setup).toContain('--type Keyword');
     expect(dependsOn(service('temporal-setup'))).toEqual({ temporal: 'service_healthy' });
-    expect(dependsOn(service('worker'))).toEqual({ 'temporal-setup': 'service_completed_successfully' });
+    expect(dependsOn(service('worker'))).toMatchObject({ 'temporal-setup': 'service_completed_successfully' });
   });
 
   it("builds the worker from the Dockerfile and gives it exactly the config's worker variables", () => {
@@ -104,6 +104,34 @@ describe('docker-compose.yml', () => {
     // The API settings must come from the operator: compose refuses to start without them.
     expect(env(worker).TRACEABILITY_BASE_URL).toMatch(/^\$\{TRACEABILITY_BASE_URL:\?/);
     expect(env(worker).TRACEABILITY_API_KEY).toMatch(/^\$\{TRACEABILITY_API_KEY:\?/);
+  });
+
+  // Issue 20: "a MinIO service with a bucket created at start, the worker configured for it, a worker healthcheck".
+  it('gives the worker a MinIO bucket: created before the worker starts, reached with the same credentials', () => {
+    const worker = env(service('worker'));
+    const store = /^s3:\/\/([^/]+)/.exec(worker.TRACE_STORE_URL ?? '');
+    expect(store).not.toBeNull();
+    const bucket = store![1];
+    expect(service('minio').image).toMatch(/^minio\/minio:RELEASE\./);
+    expect(commandText(service('minio'))).toMatch(/server\n\/data/);
+    const port = /^http:\/\/minio:(\d+)$/.exec(worker.AWS_ENDPOINT_URL_S3 ?? '');
+    expect(port?.[1]).toBe('9000');
+    expect(service('minio').ports).toContain('9000:9000');
+    expect(service('minio').healthcheck).toBeDefined();
+    expect(dependsOn(service('minio-setup'))).toEqual({ minio: 'service_healthy' });
+    expect(commandText(service('minio-setup'))).toContain(`mc mb --ignore-existing store/${bucket}`);
+    expect(dependsOn(service('worker'))).toMatchObject({ 'minio-setup': 'service_completed_successfully' });
+    const minio = env(service('minio'));
+    expect(worker.AWS_ACCESS_KEY_ID).toBe(minio.MINIO_ROOT_USER);
+    expect(worker.AWS_SECRET_ACCESS_KEY).toBe(minio.MINIO_ROOT_PASSWORD);
+    expect(env(service('minio-setup'))).toMatchObject(minio);
+  });
+
+  it('checks the worker is healthy through its metrics endpoint', () => {
+    const worker = service('worker');
+    const test = [worker.healthcheck?.test ?? []].flat().join(' ');
+    const metricsPort = (env(worker).TRACE_METRICS_ADDRESS ?? '').split(':')[1];
+    expect(test).toContain(`127.0.0.1:${metricsPort}/metrics`);
   });
 
   it('offers the sandbox only behind a profile', () => {

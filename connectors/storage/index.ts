@@ -1,0 +1,15 @@
+export { checkKey, StoreError, type ObjectStore, type StoreBody } from './object-store';
+export { LocalStore } from './local-store';
+export { parseS3Url, S3Store } from './s3-store';
+export { openStore, s3ClientFor, type StoreSettings } from './open-store';
+export {
+  bindDataDir,
+  fetchFile,
+  fetchFolder,
+  locate,
+  publishFile,
+  publishFolder,
+  refreshFile,
+  type StoreLocation,
+} from './data-dir';
+export { configureStorage, copyInput, inputExists, inputObject, isS3Url, readInputText } from './inputs';

@@ -1,0 +1,74 @@
+import { copyFile, mkdir, readFile, rename, rm, stat } from 'node:fs/promises';
+import { dirname } from 'node:path';
+import { randomUUID } from 'node:crypto';
+import { openStore, s3ClientFor, type StoreSettings } from './open-store';
+import { parseS3Url, S3Store } from './s3-store';
+import { bindDataDir, runFileElsewhere } from './data-dir';
+import type { ObjectStore } from './object-store';
+
+let settings: StoreSettings = {};
+
+/** Opens the store of a worker's data folder and binds it (see data-dir.ts); `s3://` inputs use the same settings. */
+export function configureStorage(dataDir: string, storeSettings: StoreSettings): ObjectStore {
+  settings = storeSettings;
+  const store = openStore(storeSettings, dataDir);
+  bindDataDir(dataDir, store);
+  return store;
+}
+
+export function isS3Url(ref: string): boolean {
+  return ref.startsWith('s3://');
+}
+
+/** The object an `s3://bucket/key` input names, readable with the worker's S3 settings. */
+export function inputObject(ref: string): { store: S3Store; key: string } {
+  const { bucket, key } = parseS3Url(ref);
+  return { store: new S3Store(s3ClientFor(settings), bucket, ''), key };
+}
+
+/** Whether a job's input (a worker path or an `s3://` reference) is there; for a path, see the callers' own checks. */
+export async function inputExists(ref: string): Promise<boolean> {
+  if (isS3Url(ref)) {
+    const { store, key } = inputObject(ref);
+    return key !== '' && (await store.exists(key));
+  }
+  if ((await stat(ref).catch(() => null))?.isFile()) return true;
+  const elsewhere = runFileElsewhere(ref);
+  return elsewhere !== undefined && (await elsewhere.store.exists(elsewhere.key));
+}
+
+/** A small input (a mapping profile) as text, from a worker path or an `s3://` reference; throws when missing. */
+export async function readInputText(ref: string): Promise<string> {
+  if (!isS3Url(ref)) return readFile(ref, 'utf8');
+  const { store, key } = inputObject(ref);
+  const body = key === '' ? null : await store.get(key);
+  if (!body) throw new Error(`${ref} was not found in the bucket`);
+  return body.toString('utf8');
+}
+
+/**
+ * Copies a job's input (a path on the worker or an `s3://bucket/key` reference) to a local file; false when it
+ * does not exist (or is not a file).
+ */
+export async function copyInput(ref: string, localPath: string): Promise<boolean> {
+  if (isS3Url(ref)) {
+    const { store, key } = inputObject(ref);
+    if (key === '') return false;
+    return store.download(key, localPath);
+  }
+  const info = await stat(ref).catch(() => null);
+  if (!info?.isFile()) {
+    // A run file another worker wrote (a retry of its rejects): the bucket has it under the same key.
+    const elsewhere = runFileElsewhere(ref);
+    return elsewhere ? elsewhere.store.download(elsewhere.key, localPath) : false;
+  }
+  await mkdir(dirname(localPath), { recursive: true });
+  const temp = `${localPath}.${randomUUID()}.tmp`;
+  try {
+    await copyFile(ref, temp);
+    await rename(temp, localPath);
+  } finally {
+    await rm(temp, { force: true });
+  }
+  return true;
+}

@@ -1,0 +1,152 @@
+import { randomUUID } from 'node:crypto';
+import { createReadStream, createWriteStream } from 'node:fs';
+import { copyFile, link, mkdir, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { dirname, join, relative, sep } from 'node:path';
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { pathToFileURL } from 'node:url';
+import { checkKey, type ObjectStore, type StoreBody } from './object-store';
+
+function missing(error: unknown): boolean {
+  const code = (error as NodeJS.ErrnoException).code;
+  return code === 'ENOENT' || code === 'ENOTDIR';
+}
+
+/** The embedded default: a folder on the worker's disk. Writes go through a temporary name and a rename. */
+export class LocalStore implements ObjectStore {
+  readonly kind = 'local' as const;
+
+  constructor(readonly root: string) {}
+
+  get url(): string {
+    return pathToFileURL(this.root).href;
+  }
+
+  pathOf(key: string): string {
+    return join(this.root, ...checkKey(key).split('/'));
+  }
+
+  async put(key: string, body: StoreBody): Promise<void> {
+    const target = this.pathOf(key);
+    await mkdir(dirname(target), { recursive: true });
+    const temp = `${target}.${randomUUID()}.tmp`;
+    try {
+      if (typeof body === 'string' || Buffer.isBuffer(body)) await writeFile(temp, body);
+      else await pipeline(body instanceof Readable ? body : Readable.from(body), createWriteStream(temp));
+      await rename(temp, target);
+    } finally {
+      await rm(temp, { force: true });
+    }
+  }
+
+  async putIfAbsent(key: string, body: string | Buffer): Promise<boolean> {
+    const target = this.pathOf(key);
+    await mkdir(dirname(target), { recursive: true });
+    const temp = `${target}.${randomUUID()}.tmp`;
+    await writeFile(temp, body);
+    try {
+      // link() fails when the target exists: the whole content appears at once, or not at all.
+      await link(temp, target);
+      return true;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'EEXIST') return false;
+      throw error;
+    } finally {
+      await rm(temp, { force: true });
+    }
+  }
+
+  async get(key: string): Promise<Buffer | null> {
+    try {
+      return await readFile(this.pathOf(key));
+    } catch (error) {
+      if (missing(error)) return null;
+      throw error;
+    }
+  }
+
+  async read(key: string): Promise<Readable | null> {
+    const path = this.pathOf(key);
+    if (!(await this.exists(key))) return null;
+    return createReadStream(path);
+  }
+
+  async exists(key: string): Promise<boolean> {
+    try {
+      return (await stat(this.pathOf(key))).isFile();
+    } catch {
+      return false;
+    }
+  }
+
+  async list(prefix: string): Promise<string[]> {
+    const slash = prefix.lastIndexOf('/');
+    const folder = slash < 0 ? '' : prefix.slice(0, slash);
+    const start = folder === '' ? this.root : this.pathOf(folder);
+    const keys: string[] = [];
+    const walk = async (dir: string): Promise<void> => {
+      let entries;
+      try {
+        entries = await readdir(dir, { withFileTypes: true });
+      } catch (error) {
+        if (missing(error)) return;
+        throw error;
+      }
+      for (const entry of entries) {
+        const path = join(dir, entry.name);
+        if (entry.isDirectory()) await walk(path);
+        else if (entry.isFile() && !entry.name.endsWith('.tmp')) {
+          const key = relative(this.root, path).split(sep).join('/');
+          if (key.startsWith(prefix)) keys.push(key);
+        }
+      }
+    };
+    await walk(start);
+    return keys.sort();
+  }
+
+  async remove(key: string): Promise<void> {
+    if (await this.exists(key)) await rm(this.pathOf(key), { force: true });
+  }
+
+  async removeFolder(prefix: string): Promise<void> {
+    await rm(this.pathOf(prefix.replace(/\/+$/, '')), { recursive: true, force: true });
+  }
+
+  async copy(from: string, to: string): Promise<boolean> {
+    return this.download(from, this.pathOf(to));
+  }
+
+  async upload(key: string, localPath: string): Promise<void> {
+    const target = this.pathOf(key);
+    if (target === localPath) return;
+    await this.put(key, createReadStream(localPath));
+  }
+
+  async download(key: string, localPath: string): Promise<boolean> {
+    const source = this.pathOf(key);
+    if (source === localPath) return this.exists(key);
+    if (!(await this.exists(key))) return false;
+    await mkdir(dirname(localPath), { recursive: true });
+    const temp = `${localPath}.${randomUUID()}.tmp`;
+    try {
+      await copyFile(source, temp);
+      await rename(temp, localPath);
+    } finally {
+      await rm(temp, { force: true });
+    }
+    return true;
+  }
+
+  urlOf(key: string): string {
+    return pathToFileURL(this.pathOf(key)).href;
+  }
+
+  async presign(key: string): Promise<string> {
+    return this.urlOf(key);
+  }
+
+  async check(): Promise<void> {
+    await mkdir(this.root, { recursive: true });
+  }
+}

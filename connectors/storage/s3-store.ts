@@ -1,0 +1,234 @@
+import { createReadStream } from 'node:fs';
+import { mkdir, rename, rm } from 'node:fs/promises';
+import { randomUUID } from 'node:crypto';
+import { createWriteStream } from 'node:fs';
+import { dirname } from 'node:path';
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import {
+  CopyObjectCommand,
+  DeleteObjectCommand,
+  DeleteObjectsCommand,
+  GetObjectCommand,
+  HeadObjectCommand,
+  ListObjectsV2Command,
+  PutObjectCommand,
+  S3ServiceException,
+  type S3Client,
+} from '@aws-sdk/client-s3';
+import { Upload } from '@aws-sdk/lib-storage';
+import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
+import { checkKey, StoreError, type ObjectStore, type StoreBody } from './object-store';
+
+/** Parts of a multipart upload; a body smaller than one part goes in a single PUT. */
+const PART_BYTES = 8 * 1024 * 1024;
+
+function statusOf(error: unknown): number | undefined {
+  return error instanceof S3ServiceException ? error.$metadata.httpStatusCode : undefined;
+}
+
+function notFound(error: unknown): boolean {
+  const name = (error as { name?: string }).name;
+  return statusOf(error) === 404 || name === 'NoSuchKey' || name === 'NotFound';
+}
+
+/** `s3://bucket/prefix` → its parts; the prefix has no leading or trailing slash. */
+export function parseS3Url(url: string): { bucket: string; key: string } {
+  const match = /^s3:\/\/([^/]+)\/?(.*)$/.exec(url);
+  if (!match || !match[1]) throw new StoreError(`'${url}' is not an s3://bucket/key URL`);
+  return { bucket: match[1], key: (match[2] ?? '').replace(/\/+$/, '') };
+}
+
+/** S3-compatible object storage through the AWS SDK; keys live under `prefix/` in `bucket`. */
+export class S3Store implements ObjectStore {
+  readonly kind = 's3' as const;
+
+  constructor(
+    readonly client: S3Client,
+    readonly bucket: string,
+    readonly prefix: string,
+  ) {}
+
+  get url(): string {
+    return `s3://${this.bucket}${this.prefix ? `/${this.prefix}` : ''}`;
+  }
+
+  objectKey(key: string): string {
+    checkKey(key);
+    return this.prefix ? `${this.prefix}/${key}` : key;
+  }
+
+  async put(key: string, body: StoreBody): Promise<void> {
+    if (typeof body === 'string' || Buffer.isBuffer(body)) {
+      await this.client.send(
+        new PutObjectCommand({ Bucket: this.bucket, Key: this.objectKey(key), Body: body }),
+      );
+      return;
+    }
+    // Upload splits a stream into parts and sends them while it reads: big files never sit in memory whole.
+    const upload = new Upload({
+      client: this.client,
+      params: {
+        Bucket: this.bucket,
+        Key: this.objectKey(key),
+        Body: body instanceof Readable ? body : Readable.from(body),
+      },
+      partSize: PART_BYTES,
+      queueSize: 2,
+      leavePartsOnError: false,
+    });
+    await upload.done();
+  }
+
+  async putIfAbsent(key: string, body: string | Buffer): Promise<boolean> {
+    try {
+      await this.client.send(
+        new PutObjectCommand({ Bucket: this.bucket, Key: this.objectKey(key), Body: body, IfNoneMatch: '*' }),
+      );
+      return true;
+    } catch (error) {
+      // 412: the key exists; 409: a concurrent conditional write of the same key is under way and will win.
+      if (statusOf(error) === 412 || statusOf(error) === 409) return false;
+      throw error;
+    }
+  }
+
+  async get(key: string): Promise<Buffer | null> {
+    const stream = await this.read(key);
+    if (!stream) return null;
+    const chunks: Buffer[] = [];
+    for await (const chunk of stream) chunks.push(chunk as Buffer);
+    return Buffer.concat(chunks);
+  }
+
+  async read(key: string): Promise<Readable | null> {
+    try {
+      const response = await this.client.send(
+        new GetObjectCommand({ Bucket: this.bucket, Key: this.objectKey(key) }),
+      );
+      return response.Body as Readable;
+    } catch (error) {
+      if (notFound(error)) return null;
+      throw error;
+    }
+  }
+
+  async exists(key: string): Promise<boolean> {
+    try {
+      await this.client.send(new HeadObjectCommand({ Bucket: this.bucket, Key: this.objectKey(key) }));
+      return true;
+    } catch (error) {
+      if (notFound(error)) return false;
+      throw error;
+    }
+  }
+
+  /** Keys under a prefix with their size and a version (last-modified time and ETag), sorted by key. */
+  async listDetailed(prefix: string): Promise<{ key: string; bytes: number; version: string }[]> {
+    const full = this.prefix ? `${this.prefix}/${prefix}` : prefix;
+    const strip = this.prefix ? this.prefix.length + 1 : 0;
+    const objects: { key: string; bytes: number; version: string }[] = [];
+    let token: string | undefined;
+    do {
+      const page = await this.client.send(
+        new ListObjectsV2Command({ Bucket: this.bucket, Prefix: full, ContinuationToken: token }),
+      );
+      for (const object of page.Contents ?? []) {
+        if (!object.Key) continue;
+        const version = `${object.LastModified?.getTime() ?? 0}-${(object.ETag ?? '').replace(/"/g, '')}`;
+        objects.push({ key: object.Key.slice(strip), bytes: object.Size ?? 0, version });
+      }
+      token = page.IsTruncated ? page.NextContinuationToken : undefined;
+    } while (token);
+    return objects.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+  }
+
+  async list(prefix: string): Promise<string[]> {
+    return (await this.listDetailed(prefix)).map((object) => object.key);
+  }
+
+  async remove(key: string): Promise<void> {
+    await this.client.send(new DeleteObjectCommand({ Bucket: this.bucket, Key: this.objectKey(key) }));
+  }
+
+  async removeFolder(prefix: string): Promise<void> {
+    const folder = prefix.endsWith('/') ? prefix : `${prefix}/`;
+    const keys = await this.list(folder);
+    for (let i = 0; i < keys.length; i += 1000) {
+      await this.client.send(
+        new DeleteObjectsCommand({
+          Bucket: this.bucket,
+          Delete: {
+            Objects: keys.slice(i, i + 1000).map((key) => ({ Key: this.objectKey(key) })),
+            Quiet: true,
+          },
+        }),
+      );
+    }
+  }
+
+  async copy(from: string, to: string): Promise<boolean> {
+    const source = `${this.bucket}/${this.objectKey(from)}`.split('/').map(encodeURIComponent).join('/');
+    try {
+      await this.client.send(
+        new CopyObjectCommand({ Bucket: this.bucket, Key: this.objectKey(to), CopySource: source }),
+      );
+      return true;
+    } catch (error) {
+      if (notFound(error)) return false;
+      throw error;
+    }
+  }
+
+  async upload(key: string, localPath: string): Promise<void> {
+    await this.put(key, createReadStream(localPath));
+  }
+
+  async download(key: string, localPath: string): Promise<boolean> {
+    const body = await this.read(key);
+    if (!body) return false;
+    await mkdir(dirname(localPath), { recursive: true });
+    const temp = `${localPath}.${randomUUID()}.tmp`;
+    try {
+      await pipeline(body, createWriteStream(temp));
+      await rename(temp, localPath);
+    } finally {
+      await rm(temp, { force: true });
+    }
+    return true;
+  }
+
+  urlOf(key: string): string {
+    return `s3://${this.bucket}/${this.objectKey(key)}`;
+  }
+
+  async presign(key: string, seconds: number): Promise<string> {
+    return getSignedUrl(
+      this.client,
+      new GetObjectCommand({ Bucket: this.bucket, Key: this.objectKey(key) }),
+      {
+        expiresIn: seconds,
+      },
+    );
+  }
+
+  async check(): Promise<void> {
+    try {
+      // A listing (not HEAD): its error body names the problem (InvalidAccessKeyId, NoSuchBucket…).
+      await this.client.send(new ListObjectsV2Command({ Bucket: this.bucket, MaxKeys: 1 }));
+    } catch (error) {
+      const status = statusOf(error);
+      const name = (error as { name?: string }).name ?? 'Error';
+      const code = (error as { Code?: string }).Code ?? name;
+      const reason =
+        status === 403 || status === 401 || /AccessKey|Signature|AccessDenied|UserNotFound/.test(code)
+          ? 'the credentials were refused (check AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY)'
+          : status === 404 || code === 'NoSuchBucket'
+            ? 'the bucket does not exist'
+            : name === 'CredentialsProviderError'
+              ? 'no credentials were found (set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY)'
+              : `the server cannot be reached (${name}: ${(error as Error).message})`;
+      throw new StoreError(`TRACE_STORE_URL ${this.url}: ${reason}`);
+    }
+  }
+}

@@ -1,0 +1,116 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { createInboxActivities } from '../../activities/inbox';
+import { S3Store, s3ClientFor } from '../../connectors/storage';
+import { processInbox } from '../../workflows';
+import type { ProcessInboxResult } from '../../workflows/inbox';
+import { startTestStack, type TestStack } from '../harness';
+import { describeWithS3, startS3, type RunningS3 } from '../harness/versitygw';
+
+const describeS3 = describeWithS3();
+
+const GOOD = [
+  'order_number,supplier_code,line_number,product_external_id,quantity,unit',
+  'S3INB-1,SUP-1001,1,PLM-TEE-001-BLK,5,PIECES',
+  'S3INB-2,SUP-1002,1,PLM-JKT-010-NVY,7,PIECES',
+].join('\n');
+const BAD = [
+  'order_number,supplier_code,line_number,product_external_id,unit',
+  'S3INB-9,SUP-1001,1,PLM-TEE-001-BLK,PIECES',
+].join('\n');
+
+// Issue 20: "The inbox job watches an S3 prefix (inbox/plm/, inbox/erp/) and moves each file to processed/ or
+// failed/ exactly once, even with several workers polling."
+describeS3('processInbox on an S3 prefix (versitygw)', () => {
+  let s3: RunningS3;
+  let stack: TestStack;
+  let store: S3Store;
+  let dataDir: string;
+  const inbox = () => `s3://${s3.bucket}/inbox/erp`;
+
+  beforeAll(async () => {
+    s3 = await startS3();
+    dataDir = await mkdtemp(path.join(tmpdir(), 'inbox-s3-'));
+    const settings = {
+      url: s3.storeUrl('trace'),
+      endpoint: s3.endpoint,
+      region: s3.region,
+      credentials: s3.credentials,
+    };
+    stack = await startTestStack({ config: { dataDir, store: settings } });
+    store = new S3Store(s3ClientFor(settings), s3.bucket, '');
+  }, 120_000);
+
+  afterAll(async () => {
+    await stack?.stop();
+    await s3?.stop();
+    if (dataDir) await rm(dataDir, { recursive: true, force: true });
+  });
+
+  it('two inbox runs polling at once: each file pushed once and filed once, by outcome', async () => {
+    await store.put('inbox/erp/orders-march.csv', GOOD);
+    await store.put('inbox/erp/broken.csv', BAD);
+    await store.put('inbox/erp/.partial-upload.csv', GOOD);
+    const run = (name: string): Promise<ProcessInboxResult> =>
+      stack.client.workflow.execute(processInbox, {
+        args: [{ job: 'erp-orders', folder: inbox() }],
+        taskQueue: stack.taskQueue,
+        workflowId: stack.workflowId(name),
+      });
+    const results = await Promise.all([run('inbox-a'), run('inbox-b')]);
+
+    const keys = (await store.list('inbox/erp/')).filter(
+      (key) => !key.includes('/.moves/') && !key.includes('/.claims/'),
+    );
+    expect(keys).toEqual([
+      'inbox/erp/.partial-upload.csv',
+      'inbox/erp/failed/broken.csv',
+      'inbox/erp/processed/orders-march.csv',
+    ]);
+    const outcomes = results.flatMap((result) => result.files);
+    const march = outcomes.filter((file) => file.name === 'orders-march.csv');
+    expect(march.length).toBeGreaterThanOrEqual(1);
+    for (const file of march.filter((f) => f.outcome !== 'taken'))
+      expect(file.movedTo).toBe(`s3://${s3.bucket}/inbox/erp/processed/orders-march.csv`);
+    // One child for the content, whichever run started it: the orders were created once.
+    const child = await stack.client.workflow.getHandle(march[0]!.workflowId).result();
+    expect(child).toMatchObject({ orders: { created: 2 } });
+    expect(march.filter((file) => file.outcome === 'processed').length).toBe(1);
+    expect(march.filter((file) => file.outcome !== 'processed').map((file) => file.outcome)).toEqual(
+      march.length > 1 ? ['taken'] : [],
+    );
+    const broken = outcomes.filter((file) => file.name === 'broken.csv');
+    for (const file of broken.filter((f) => f.outcome !== 'taken'))
+      expect(file.movedTo).toBe(`s3://${s3.bucket}/inbox/erp/failed/broken.csv`);
+    expect(broken[0]?.error ?? broken[1]?.error).toContain('quantity');
+  });
+
+  it('movers racing on one file: one copy in processed/, none left in the inbox, all report the same place', async () => {
+    await store.put('inbox/erp/race.csv', GOOD);
+    const activities = createInboxActivities();
+    const [file] = (await activities.listInboxFiles({ folder: inbox() })).filter(
+      (f) => f.name === 'race.csv',
+    );
+    const moves = await Promise.all(
+      Array.from({ length: 6 }, () => activities.moveInboxFile({ file: file!, to: 'processed' })),
+    );
+    expect(new Set(moves.map((move) => move.movedTo))).toEqual(
+      new Set([`s3://${s3.bucket}/inbox/erp/processed/race.csv`]),
+    );
+    expect(await store.exists('inbox/erp/race.csv')).toBe(false);
+    expect((await store.list('inbox/erp/processed/')).filter((key) => key.includes('race'))).toEqual([
+      'inbox/erp/processed/race.csv',
+    ]);
+    // The same content dropped again is a new drop: filed beside the first under its hash, not lost. (A drop is
+    // told apart by its last-modified time, which S3 keeps to the second.)
+    await new Promise((resolve) => setTimeout(resolve, 1100));
+    await store.put('inbox/erp/race.csv', GOOD);
+    const [again] = (await activities.listInboxFiles({ folder: inbox() })).filter(
+      (f) => f.name === 'race.csv',
+    );
+    const moved = await activities.moveInboxFile({ file: again!, to: 'processed' });
+    expect(moved.movedTo).toMatch(/processed\/race-[0-9a-f]{12}\.csv$/);
+    expect(await store.exists('inbox/erp/race.csv')).toBe(false);
+  });
+});

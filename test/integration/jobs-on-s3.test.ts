@@ -1,0 +1,288 @@
+import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import Papa from 'papaparse';
+import { runKeyOf } from '../../connectors/staging';
+import { S3Store, type ObjectStore } from '../../connectors/storage';
+import { s3ClientFor } from '../../connectors/storage';
+import {
+  certificateExpiryReport,
+  importPlmSpreadsheet,
+  pullPlatformOrders,
+  pushErpOrders,
+  repairBomForks,
+} from '../../workflows';
+import { repoRoot } from '../../worker/paths';
+import { readHarnessInfo, startTestStack, type TestStack } from '../harness';
+import { describeWithS3, startS3, type RunningS3 } from '../harness/versitygw';
+import { nativeRows, toCsv } from '../unit/plm-activities/native-sheet';
+
+const describeS3 = describeWithS3();
+
+// Issue 20: "The integration suite runs the four jobs once with TRACE_STORE_URL=s3://… against that server."
+describeS3('the four jobs with TRACE_STORE_URL=s3://… (versitygw)', () => {
+  let s3: RunningS3;
+  let stack: TestStack;
+  let store: ObjectStore;
+  let dataDir: string;
+  const cli = (...args: string[]) => runCli(stack, s3, args);
+  const text = async (key: string): Promise<string> =>
+    ((await store.get(key)) ?? Buffer.from('')).toString('utf8');
+
+  beforeAll(async () => {
+    s3 = await startS3();
+    dataDir = await mkdtemp(path.join(tmpdir(), 'jobs-s3-'));
+    const settings = {
+      url: s3.storeUrl('trace'),
+      endpoint: s3.endpoint,
+      region: s3.region,
+      credentials: s3.credentials,
+    };
+    stack = await startTestStack({
+      config: { dataDir, store: settings },
+      sandbox: { rateLimitPerMinute: 100_000 },
+    });
+    store = new S3Store(s3ClientFor(settings), s3.bucket, 'trace');
+  }, 120_000);
+
+  afterAll(async () => {
+    await stack?.stop();
+    await s3?.stop();
+    if (dataDir) await rm(dataDir, { recursive: true, force: true });
+  });
+
+  it('PLM import reads an s3:// sheet; staging, journals, rejects and result land in the bucket', async () => {
+    const rows = nativeRows({ prefix: 'S3PLM', styles: 2, coloursPerStyle: 1, sizesPerColour: 2 });
+    rows.push({
+      externalId: 'S3PLM-BAD',
+      level: 'style',
+      name: 'Bad',
+      styleType: 'Spaceships',
+      isComponent: 'no',
+    });
+    await store.put('inputs/plm/sheet.csv', toCsv(rows));
+    const workflowId = stack.workflowId('plm-s3');
+    const result = await stack.client.workflow.execute(importPlmSpreadsheet, {
+      args: [{ file: `s3://${s3.bucket}/trace/inputs/plm/sheet.csv` }],
+      taskQueue: stack.taskQueue,
+      workflowId,
+    });
+    expect(result.products).toMatchObject({ created: 8, rejected: 1 });
+    const run = `runs/${runKeyOf(workflowId)}/`;
+    const keys = await store.list(run);
+    expect(keys).toEqual(
+      expect.arrayContaining([
+        `${run}source.csv`,
+        `${run}result.json`,
+        `${run}rejects.csv`,
+        `${run}plan.json`,
+      ]),
+    );
+    expect(keys.some((key) => key.startsWith(`${run}journal/`) && key.includes('.ndjson.d/'))).toBe(true);
+    expect(await text(`${run}rejects.csv`)).toContain('S3PLM-BAD');
+    // Nothing of the journal on the worker's disk: another worker resumes from the bucket alone.
+    expect(existsSync(path.join(dataDir, 'runs', runKeyOf(workflowId), 'journal'))).toBe(false);
+
+    // A retry names the rejects file by the path of the worker that wrote it; this worker finds it in the bucket.
+    const elsewhere = path.join('/no-such-worker/data/runs', runKeyOf(workflowId), 'rejects.csv');
+    const retry = await stack.client.workflow.execute(importPlmSpreadsheet, {
+      args: [{ file: elsewhere, retryOf: workflowId }],
+      taskQueue: stack.taskQueue,
+      workflowId: stack.workflowId('plm-s3-retry'),
+    });
+    expect(retry).toMatchObject({ rows: 1, products: { rejected: 1 } });
+  });
+
+  it('ERP orders push an s3:// export; one order refused lands in the rejects file in the bucket', async () => {
+    const csv = [
+      'order_number,supplier_code,line_number,product_external_id,quantity,unit',
+      'S3-1,SUP-1001,1,PLM-TEE-001-BLK,5,PIECES',
+      'S3-1,SUP-1001,2,PLM-TEE-001-OWH,6,PIECES',
+      'S3-2,SUP-9999,1,PLM-JKT-010-NVY,7,PIECES',
+    ].join('\n');
+    await store.put('inputs/erp/orders.csv', csv);
+    const workflowId = stack.workflowId('erp-s3');
+    const result = await stack.client.workflow.execute(pushErpOrders, {
+      args: [{ file: `s3://${s3.bucket}/trace/inputs/erp/orders.csv` }],
+      taskQueue: stack.taskQueue,
+      workflowId,
+    });
+    expect(result.orders.created).toBe(1);
+    expect(result.rejectedRows).toBe(1);
+    const run = `runs/${runKeyOf(workflowId)}/`;
+    const rejects = Papa.parse<Record<string, string>>(
+      (await text(`${run}rejects.csv`)).replace(/^\uFEFF/, ''),
+      {
+        header: true,
+        skipEmptyLines: true,
+      },
+    ).data;
+    expect(rejects.map((row) => row.order_number)).toEqual(['S3-2']);
+    const retry = await stack.client.workflow.execute(pushErpOrders, {
+      args: [
+        {
+          file: path.join('/no-such-worker/data/runs', runKeyOf(workflowId), 'rejects.csv'),
+          retryOf: workflowId,
+        },
+      ],
+      taskQueue: stack.taskQueue,
+      workflowId: stack.workflowId('erp-s3-retry'),
+    });
+    expect(retry).toMatchObject({ retryOf: workflowId, rejectedRows: 1, orders: { created: 0 } });
+    expect((await store.list(`${run}outcomes/`)).length).toBeGreaterThan(0);
+    expect(await store.list(`${run}batches/`)).toEqual([]);
+  });
+
+  it('a missing s3:// export fails at once, naming the reference', async () => {
+    const failure = await stack.client.workflow
+      .execute(pushErpOrders, {
+        args: [{ file: `s3://${s3.bucket}/trace/inputs/erp/none.csv` }],
+        taskQueue: stack.taskQueue,
+        workflowId: stack.workflowId('erp-s3-missing'),
+      })
+      .then(
+        () => undefined,
+        (error: unknown) => error,
+      );
+    const messages: string[] = [];
+    for (
+      let at = failure as { message?: string; cause?: unknown } | undefined;
+      at;
+      at = at.cause as typeof at
+    )
+      messages.push(at.message ?? '');
+    expect(messages.join(' | ')).toContain(
+      `s3://${s3.bucket}/trace/inputs/erp/none.csv was not found in the bucket`,
+    );
+  });
+
+  it('BOM repair (dry run) stages its candidates in the bucket, not on the disk', async () => {
+    const result = await stack.client.workflow.execute(repairBomForks, {
+      args: [{ all: true, dryRun: true }],
+      taskQueue: stack.taskQueue,
+      workflowId: stack.workflowId('bom-s3'),
+    });
+    expect(result).toBeDefined();
+    expect(existsSync(path.join(dataDir, 'staging'))).toBe(false);
+  });
+
+  it('the certificate report lands in the bucket under reports/, and the next one compares with it from there', async () => {
+    const report = (asOf: string) =>
+      stack.client.workflow.execute(certificateExpiryReport, {
+        args: [{ asOf }],
+        taskQueue: stack.taskQueue,
+        workflowId: stack.workflowId(`cert-s3-${asOf}`),
+      });
+    await report('2025-12-15');
+    // As if the next report ran on another worker: nothing of the first one on this disk.
+    await rm(path.join(dataDir, 'reports'), { recursive: true, force: true });
+    const result = await report('2026-01-15');
+    expect(result.changes.previousAsOf).toBe('2025-12-15');
+    const keys = await store.list('reports/');
+    for (const file of [result.files.xlsx, result.files.csv, result.files.html]) {
+      expect(keys.some((key) => file.endsWith(key))).toBe(true);
+    }
+    expect((await text(keys.find((key) => key.endsWith('.csv'))!)).split('\n').length).toBeGreaterThan(
+      result.total > 0 ? 1 : 0,
+    );
+  });
+
+  it('the order pull exports to the bucket and keeps its high-water mark there, for the next pull on any worker', async () => {
+    const pull = () =>
+      stack.client.workflow.execute(pullPlatformOrders, {
+        args: [{}],
+        taskQueue: stack.taskQueue,
+        workflowId: stack.workflowId('pull-s3'),
+      });
+    const first = await pull(); // the orders the push above created
+    expect(first.orders).toBeGreaterThan(0);
+    const exported = await store.list('exports/orders/');
+    expect(exported).toEqual(expect.arrayContaining(['exports/orders/high-water-mark.json']));
+    expect(exported.filter((key) => key.endsWith('.ndjson'))).toHaveLength(1);
+    await rm(path.join(dataDir, 'exports'), { recursive: true, force: true });
+    const second = await pull();
+    expect(second).toMatchObject({ orders: 0, files: null });
+  });
+
+  // Issue 20: "The CLI, given a local file while the store is S3, uploads it under inputs/<workflowId>/ first and
+  // passes the reference; --wait prints where the rejects and reports are (an s3:// URL and a presigned https link
+  // valid for a day)."
+  it('the CLI uploads a local sheet under inputs/<workflowId>/ and prints the rejects as s3:// and a working link', async () => {
+    const rows = nativeRows({ prefix: 'S3CLI', styles: 1, coloursPerStyle: 1, sizesPerColour: 1 });
+    rows.push({
+      externalId: 'S3CLI-BAD',
+      level: 'style',
+      name: 'Bad',
+      styleType: 'Spaceships',
+      isComponent: 'no',
+    });
+    const local = path.join(dataDir, '..', `cli-sheet-${Date.now()}.csv`);
+    await writeFile(local, toCsv(rows));
+    const out = await cli('import-plm', local, '--wait');
+    await rm(local, { force: true });
+    expect(out.stderr).toBe('');
+    expect(out.status).toBe(0);
+    const workflowId = /Started workflow (\S+)/.exec(out.stdout)?.[1] ?? '';
+    const uploaded = `s3://${s3.bucket}/trace/inputs/${workflowId}/${path.basename(local)}`;
+    expect(out.stdout).toContain(`Uploaded ${local} to ${uploaded}`);
+    expect((await stack.client.workflow.getHandle(workflowId).describe()).status.name).toBe('COMPLETED');
+    const rejectsUrl = `s3://${s3.bucket}/trace/runs/${runKeyOf(workflowId)}/rejects.csv`;
+    expect(out.stdout).toContain(`rejectsFile: ${rejectsUrl}`);
+    const lines = out.stdout.split('\n');
+    const link = lines[lines.findIndex((line) => line.includes(rejectsUrl)) + 1]?.trim() ?? '';
+    expect(link).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/.*X-Amz-Expires=86400/);
+    const fetched = await fetch(link);
+    expect(fetched.status).toBe(200);
+    expect(await fetched.text()).toContain('S3CLI-BAD');
+  });
+
+  it('the CLI uploads the mapping profile too: a push with --mapping runs on the worker from the bucket alone', async () => {
+    const examples = path.join(repoRoot(), 'examples', 'erp');
+    const out = await cli(
+      'push-orders',
+      path.join(examples, 'orders.csv'),
+      '--mapping',
+      path.join(examples, 'profile-eu.json'),
+      '--wait',
+    );
+    expect(out.stderr).toBe('');
+    expect(out.status).toBe(0);
+    const workflowId = /Started workflow (\S+)/.exec(out.stdout)?.[1] ?? '';
+    for (const name of ['orders.csv', 'profile-eu.json'])
+      expect(out.stdout).toContain(`to s3://${s3.bucket}/trace/inputs/${workflowId}/${name}`);
+    const result = (await stack.client.workflow.getHandle(workflowId).result()) as {
+      profile: string;
+      orders: { total: number };
+    };
+    expect(result.profile).toBe(`s3://${s3.bucket}/trace/inputs/${workflowId}/profile-eu.json`);
+    expect(result.orders.total).toBeGreaterThan(0);
+  });
+});
+
+/** `trace-sync <args>` with the S3 store of the stack's worker; asynchronous: this process hosts that worker. */
+async function runCli(
+  stack: TestStack,
+  s3: RunningS3,
+  args: string[],
+): Promise<{ status: number | null; stdout: string; stderr: string }> {
+  const harness = readHarnessInfo();
+  const env = {
+    ...process.env,
+    TEMPORAL_ADDRESS: harness.address,
+    TEMPORAL_NAMESPACE: harness.namespace,
+    TRACE_TASK_QUEUE: stack.taskQueue,
+    // The CLI's own data folder: nothing it prints may point there.
+    TRACE_DATA_DIR: await mkdtemp(path.join(tmpdir(), 'jobs-s3-cli-')),
+    ...s3.env('trace'),
+  };
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [path.join(repoRoot(), 'bin', 'trace-sync.cjs'), ...args], { env });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    child.once('close', (status) => resolve({ status, stdout, stderr }));
+  });
+}

@@ -1,0 +1,145 @@
+import { existsSync } from 'node:fs';
+import { mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { z } from 'zod';
+import { runFileKeys } from '../../../cli/store-files';
+import { JsonLinesJournal, RunFolder } from '../../../connectors/staging';
+import { configureStorage, LocalStore, openStore, S3Store } from '../../../connectors/storage';
+import { ConfigError, loadConfig } from '../../../worker/config';
+
+function configError(env: NodeJS.ProcessEnv): ConfigError {
+  try {
+    loadConfig(env);
+  } catch (error) {
+    if (error instanceof ConfigError) return error;
+    throw error;
+  }
+  throw new Error('expected a ConfigError');
+}
+
+describe('TRACE_STORE_URL and the AWS SDK variables', () => {
+  it('reads an s3:// store with an S3-compatible endpoint; AWS_ENDPOINT_URL_S3 wins over AWS_ENDPOINT_URL', () => {
+    const config = loadConfig({
+      TRACE_STORE_URL: 's3://trace/prod',
+      AWS_ENDPOINT_URL: 'http://general:9000',
+      AWS_ENDPOINT_URL_S3: 'http://minio:9000',
+      AWS_REGION: 'eu-west-1',
+      AWS_ACCESS_KEY_ID: 'id',
+      AWS_SECRET_ACCESS_KEY: 'secret',
+    });
+    expect(config.store).toEqual({
+      url: 's3://trace/prod',
+      endpoint: 'http://minio:9000',
+      region: 'eu-west-1',
+    });
+    expect(JSON.stringify(config)).not.toContain('secret');
+    expect(
+      loadConfig({ TRACE_STORE_URL: 's3://trace', AWS_ENDPOINT_URL: 'http://general:9000' }).store?.endpoint,
+    ).toBe('http://general:9000');
+    const store = openStore(loadConfig({ TRACE_STORE_URL: 's3://trace/prod/' }).store ?? {}, '/data');
+    expect(store).toBeInstanceOf(S3Store);
+    expect(store.urlOf('runs/x/rejects.csv')).toBe('s3://trace/prod/runs/x/rejects.csv');
+  });
+
+  it('defaults to the data folder, and takes file:///path', () => {
+    expect(openStore(loadConfig({}).store ?? {}, '/data')).toEqual(new LocalStore('/data'));
+    expect(openStore(loadConfig({ TRACE_STORE_URL: 'file:///srv/trace' }).store ?? {}, '/data')).toEqual(
+      new LocalStore('/srv/trace'),
+    );
+  });
+
+  it('names the variable of a bad value, never echoing a secret', () => {
+    expect(configError({ TRACE_STORE_URL: 'ftp://x' }).message).toContain(
+      'TRACE_STORE_URL must be file:///path or s3://bucket/prefix',
+    );
+    expect(configError({ AWS_ENDPOINT_URL_S3: 'minio:9000' }).message).toContain(
+      'AWS_ENDPOINT_URL_S3 must be an http(s) URL',
+    );
+    const half = configError({ TRACE_STORE_URL: 's3://trace', AWS_SECRET_ACCESS_KEY: 'very-secret-value' });
+    expect(half.message).toContain('AWS_ACCESS_KEY_ID must be set together with the other AWS key variable');
+    expect(half.message).not.toContain('very-secret-value');
+  });
+});
+
+describe('the local store', () => {
+  let root: string;
+  beforeEach(async () => {
+    root = await mkdtemp(path.join(tmpdir(), 'local-store-'));
+  });
+  afterEach(() => rm(root, { recursive: true, force: true }));
+
+  it('writes a key once with putIfAbsent and lists keys without temporary files', async () => {
+    const store = new LocalStore(root);
+    const results = await Promise.all(
+      Array.from({ length: 5 }, (_, i) => store.putIfAbsent('a/claim.json', `w${i}`)),
+    );
+    expect(results.filter(Boolean)).toHaveLength(1);
+    await store.put('a/b/c.txt', 'x');
+    expect(await store.list('a/')).toEqual(['a/b/c.txt', 'a/claim.json']);
+    expect((await readdir(path.join(root, 'a'))).filter((name) => name.endsWith('.tmp'))).toEqual([]);
+    expect(() => store.pathOf('../escape')).toThrow(/relative path inside the store/);
+  });
+
+  it('keeps a journal as one JSON-lines file, listed by name, replaced whole by writeAll', async () => {
+    const folder = path.join(root, 'journal');
+    const journal = new JsonLinesJournal(
+      path.join(folder, 'batch-00001.ndjson'),
+      z.object({ n: z.number() }),
+    );
+    await journal.append({ n: 1 });
+    await journal.append({ n: 2 });
+    expect(await journal.entries()).toEqual([{ n: 1 }, { n: 2 }]);
+    expect(await readdir(folder)).toEqual(['batch-00001.ndjson']);
+    expect(await JsonLinesJournal.namesIn(folder)).toEqual(['batch-00001.ndjson']);
+    await journal.writeAll([{ n: 7 }]);
+    expect(await journal.entries()).toEqual([{ n: 7 }]);
+  });
+});
+
+describe('the CLI finds the run files a result names', () => {
+  it('maps worker paths of runs/, reports/ and exports/ to store keys, whatever the data folder', () => {
+    const keys = runFileKeys({
+      rejectsFile: '/data/runs/plm-import-a.csv-2026/rejects.csv',
+      resultFile: '/srv/x/runs/plm-import-a.csv-2026/result.json',
+      files: {
+        csv: '/home/me/.data/reports/certificate-expiry/2026-01-15/certificate-expiry-2026-01-15.csv',
+      },
+      file: 's3://trace/inputs/a.csv',
+      rows: 12,
+    });
+    expect(keys).toEqual([
+      { label: 'rejectsFile', key: 'runs/plm-import-a.csv-2026/rejects.csv' },
+      { label: 'resultFile', key: 'runs/plm-import-a.csv-2026/result.json' },
+      { label: 'files.csv', key: 'reports/certificate-expiry/2026-01-15/certificate-expiry-2026-01-15.csv' },
+    ]);
+  });
+});
+
+describe('TRACE_STORE_URL=file:///path', () => {
+  it('puts staged data, journals and published run files in that folder instead of the data folder', async () => {
+    const dataDir = await mkdtemp(path.join(tmpdir(), 'file-store-data-'));
+    const other = await mkdtemp(path.join(tmpdir(), 'file-store-'));
+    try {
+      configureStorage(dataDir, { url: pathToFileURL(other).href });
+      const run = new RunFolder(dataDir, 'run-f', ['staging']);
+      const ref = await run.staging.putJson(run.key('manifest.json'), { batches: 2 });
+      expect(await run.staging.getJson(ref, z.object({ batches: z.number() }))).toEqual({ batches: 2 });
+      const journal = new JsonLinesJournal(run.file('journal', 'batch-00001.ndjson'), z.object({ n: z.number() }));
+      await journal.append({ n: 1 });
+      await mkdir(run.path, { recursive: true });
+      await writeFile(run.file('rejects.csv'), 'row,reason\n');
+      expect(await run.publish('rejects.csv')).toBe(pathToFileURL(path.join(other, 'runs', 'run-f', 'rejects.csv')).href);
+      expect((await new LocalStore(other).list('runs/run-f/')).sort()).toEqual([
+        'runs/run-f/journal/batch-00001.ndjson',
+        'runs/run-f/rejects.csv',
+        'runs/run-f/staging/manifest.json',
+      ]);
+      expect(existsSync(path.join(dataDir, 'runs', 'run-f', 'staging'))).toBe(false);
+    } finally {
+      await rm(dataDir, { recursive: true, force: true });
+      await rm(other, { recursive: true, force: true });
+    }
+  });
+});
