@@ -1,6 +1,16 @@
+import { readFileSync } from 'node:fs';
 import * as XLSX from 'xlsx';
-import { uniqueHeader } from './csv';
-import { ExportReadError, type CellValue, type ExportTable, type SourceRow } from './types';
+import {
+  checkCellLength,
+  holdsNul,
+  isPasswordProtectedWorkbook,
+  NUL_CELL_ERROR,
+  PASSWORD_PROTECTED_MESSAGE,
+  restoreRejectsCell,
+  uncalculatedFormulaError,
+} from '../../input-limits';
+import { asExportReadError, uniqueHeader } from './csv';
+import { ExportReadError, isRejectsHeader, type CellValue, type ExportTable, type SourceRow } from './types';
 
 function cellValue(cell: XLSX.CellObject | undefined): CellValue {
   if (!cell || cell.v === undefined || cell.t === 'z' || cell.t === 'e') return null;
@@ -22,7 +32,11 @@ const ERROR_TEXT: Readonly<Record<number, string>> = {
 
 /** The error a cell shows (`#N/A`, `#REF!`...), or undefined for a cell that is not an error. */
 function cellError(cell: XLSX.CellObject | undefined): string | undefined {
-  if (!cell || cell.t !== 'e') return undefined;
+  if (!cell) return undefined;
+  // A formula with no saved result (written by a program that does not calculate) is not a blank cell.
+  if (cell.v === undefined && (cell.f !== undefined || cell.t === 'e')) return uncalculatedFormulaError(cell.f);
+  if (typeof cell.v === 'string' && holdsNul(cell.v)) return NUL_CELL_ERROR;
+  if (cell.t !== 'e') return undefined;
   if (typeof cell.w === 'string' && cell.w.startsWith('#')) return cell.w;
   return ERROR_TEXT[Number(cell.v)] ?? '#ERROR';
 }
@@ -76,6 +90,11 @@ export function declaredUncompressedBytes(zip: Buffer): number {
   return total;
 }
 
+/** `readXlsx` of a file on disk (what the read thread runs: the bytes never cross the thread boundary). */
+export function readXlsxFile(path: string, sheetName?: string, maxUncompressedBytes = MAX_XLSX_UNCOMPRESSED_BYTES): ExportTable {
+  return readXlsx(readFileSync(path), sheetName, maxUncompressedBytes);
+}
+
 /**
  * Reads the named sheet (default: the first) of an xlsx workbook. Cells keep their types: dates stay Excel
  * serial numbers (the date rules turn them into `YYYY-MM-DD`), text stays text. Row numbers are the sheet's.
@@ -87,7 +106,18 @@ export function readXlsx(
   sheetName?: string,
   maxUncompressedBytes = MAX_XLSX_UNCOMPRESSED_BYTES,
 ): ExportTable {
+  try {
+    return readWorkbookSheet(content, sheetName, maxUncompressedBytes);
+  } catch (error) {
+    throw asExportReadError(error);
+  }
+}
+
+function readWorkbookSheet(content: Buffer | Uint8Array, sheetName: string | undefined, maxUncompressedBytes: number): ExportTable {
   // Without this check SheetJS would happily read any text as a one-column "workbook".
+  if (isPasswordProtectedWorkbook(Buffer.from(content.buffer, content.byteOffset, content.byteLength))) {
+    throw new ExportReadError(PASSWORD_PROTECTED_MESSAGE, 'password_protected');
+  }
   if (content.length < 4 || content[0] !== 0x50 || content[1] !== 0x4b) {
     throw new ExportReadError('not an xlsx workbook (an xlsx file is a zip archive)');
   }
@@ -100,7 +130,7 @@ export function readXlsx(
   }
   let workbook: XLSX.WorkBook;
   try {
-    workbook = XLSX.read(content, { type: 'buffer', cellDates: false, cellNF: true });
+    workbook = XLSX.read(content, { type: 'buffer', cellDates: false, cellNF: true, cellFormula: true });
   } catch (error) {
     throw new ExportReadError(`not a readable xlsx workbook: ${(error as Error).message}`);
   }
@@ -129,9 +159,13 @@ export function readXlsx(
   while (headerRow < range.e.r && rowIsBlank(headerRow)) headerRow += 1;
   let firstColumn = range.s.c;
   while (firstColumn < range.e.c && textAt(headerRow, firstColumn) === '') firstColumn += 1;
+  // A formatted but empty column far to the right widens the sheet's range, not its header.
+  let lastColumn = range.e.c;
+  while (lastColumn > firstColumn && textAt(headerRow, lastColumn) === '') lastColumn -= 1;
   const headerCells: string[] = [];
-  for (let c = firstColumn; c <= range.e.c; c += 1) headerCells.push(textAt(headerRow, c));
-  const columns = uniqueHeader(headerCells);
+  for (let c = firstColumn; c <= lastColumn; c += 1) headerCells.push(textAt(headerRow, c));
+  const columns = uniqueHeader(headerCells, headerRow + 1);
+  const restore = isRejectsHeader(columns) ? restoreRejectsCell : (text: string): string => text;
   fillMerges(sheet, headerRow);
   const rows: SourceRow[] = [];
   for (let r = headerRow + 1; r <= range.e.r; r += 1) {
@@ -141,7 +175,9 @@ export function readXlsx(
     let empty = true;
     columns.forEach((column, index) => {
       const cell = cellAt(r, firstColumn + index);
-      const value = cellValue(cell);
+      const read = cellValue(cell);
+      const value = typeof read === 'string' ? restore(read) : read;
+      if (typeof value === 'string') checkCellLength(value, r + 1, column);
       values[column] = value;
       if (value !== null && String(value).trim() !== '') empty = false;
       const error = cellError(cell);
