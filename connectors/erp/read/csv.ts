@@ -113,6 +113,7 @@ async function readCsvRecords(source: TextSource): Promise<ExportTable> {
   if (first.done) throw new ExportReadError('the csv file is empty: no header row');
   const delimiter = guessDelimiter(first.value.slice(0, inputLimits.headerChars + 2));
   let columns: string[] | undefined;
+  let headerRow = 1;
   let restore = (text: string): string => text;
   const rows: SourceRow[] = [];
   for await (const record of csvRecords(rejoined(first.value, chunks), delimiter)) {
@@ -125,6 +126,9 @@ async function readCsvRecords(source: TextSource): Promise<ExportTable> {
       );
     }
     if (columns === undefined) {
+      // Blank lines above the header are skipped, as the PLM import skips them.
+      if (texts.every((text) => text.trim() === '')) continue;
+      headerRow = record.rowNumber;
       columns = uniqueHeader(texts, record.rowNumber);
       if (isRejectsHeader(columns)) restore = restoreRejectsCell;
       continue;
@@ -144,5 +148,5 @@ async function readCsvRecords(source: TextSource): Promise<ExportTable> {
     rows.push(row);
   }
   if (columns === undefined) throw new ExportReadError('the csv file is empty: no header row');
-  return { format: 'csv', columns, rows };
+  return { format: 'csv', columns, rows, headerRow };
 }

@@ -6,11 +6,11 @@ import { runOffThread, type ThreadError } from '../../read-off-thread';
 import { asExportReadError, readCsv } from './csv';
 import { readJson, readNdjson } from './json';
 import { ExportReadError, type ExportFormat, type ExportTable } from './types';
-import { readXlsx } from './xlsx';
+import { checkXlsxBytes, readXlsx } from './xlsx';
 
 export { asExportReadError, guessDelimiter, readCsv, uniqueHeader, type TextSource } from './csv';
 export { readJson, readJsonArray, readNdjson } from './json';
-export { declaredUncompressedBytes, MAX_XLSX_UNCOMPRESSED_BYTES, readXlsx, readXlsxFile } from './xlsx';
+export { checkXlsxBytes, declaredUncompressedBytes, MAX_XLSX_UNCOMPRESSED_BYTES, readXlsx, readXlsxFile } from './xlsx';
 export * from './types';
 
 const EXTENSIONS: Readonly<Record<string, ExportFormat>> = {
@@ -63,6 +63,7 @@ async function readTable(file: string, format: ExportFormat, options: ReadOption
           'Split the export or save it as csv, and re-run.',
       );
     }
+    checkXlsxBytes(await readFile(file), options.maxUncompressedBytes);
     // SheetJS holds its thread for seconds on a big workbook: a thread of its own keeps the worker responsive.
     return runOffThread<ExportTable>(
       path.join(__dirname, 'xlsx'),
@@ -101,7 +102,7 @@ export async function readExportFile(file: string, options: ReadOptions = {}): P
     throw asExportReadError(error);
   }
   if (table.rows.length === 0 && table.columns.length > 0 && (format === 'csv' || format === 'xlsx')) {
-    throw new ExportReadError(noDataRowsMessage(format === 'csv' ? 1 : undefined, 'push'), 'no_data_rows');
+    throw new ExportReadError(noDataRowsMessage(table.headerRow, 'push'), 'no_data_rows');
   }
   if (table.rows.length > inputLimits.dataRows) {
     throw new ExportReadError(

@@ -35,6 +35,8 @@ export interface ExportTable {
   rows: SourceRow[];
   /** xlsx only: the sheet the rows came from. */
   sheetName?: string;
+  /** csv and xlsx: the row number of the header row (blank rows above it are skipped). */
+  headerRow?: number;
 }
 
 /** Why a file was refused whole; `unreadable_file` unless a more precise reason is known. */

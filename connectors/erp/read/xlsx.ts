@@ -90,6 +90,26 @@ export function declaredUncompressedBytes(zip: Buffer): number {
   return total;
 }
 
+/**
+ * The checks that need no parsing, in milliseconds: password protection, the zip signature and the declared
+ * uncompressed size (a zip bomb is refused before SheetJS inflates anything). Run before the read thread starts.
+ */
+export function checkXlsxBytes(content: Buffer | Uint8Array, maxUncompressedBytes = MAX_XLSX_UNCOMPRESSED_BYTES): void {
+  if (isPasswordProtectedWorkbook(Buffer.from(content.buffer, content.byteOffset, content.byteLength))) {
+    throw new ExportReadError(PASSWORD_PROTECTED_MESSAGE, 'password_protected');
+  }
+  if (content.length < 4 || content[0] !== 0x50 || content[1] !== 0x4b) {
+    throw new ExportReadError('not an xlsx workbook (an xlsx file is a zip archive)');
+  }
+  const inflated = declaredUncompressedBytes(Buffer.from(content.buffer, content.byteOffset, content.byteLength));
+  if (inflated > maxUncompressedBytes) {
+    throw new ExportReadError(
+      `the workbook would inflate to ${Number.isFinite(inflated) ? `${Math.round(inflated / 1048576)} MB` : 'an unbounded size'}, ` +
+        `more than the ${Math.round(maxUncompressedBytes / 1048576)} MB allowed; split the export or save it as csv`,
+    );
+  }
+}
+
 /** `readXlsx` of a file on disk (what the read thread runs: the bytes never cross the thread boundary). */
 export function readXlsxFile(path: string, sheetName?: string, maxUncompressedBytes = MAX_XLSX_UNCOMPRESSED_BYTES): ExportTable {
   return readXlsx(readFileSync(path), sheetName, maxUncompressedBytes);
@@ -115,19 +135,7 @@ export function readXlsx(
 
 function readWorkbookSheet(content: Buffer | Uint8Array, sheetName: string | undefined, maxUncompressedBytes: number): ExportTable {
   // Without this check SheetJS would happily read any text as a one-column "workbook".
-  if (isPasswordProtectedWorkbook(Buffer.from(content.buffer, content.byteOffset, content.byteLength))) {
-    throw new ExportReadError(PASSWORD_PROTECTED_MESSAGE, 'password_protected');
-  }
-  if (content.length < 4 || content[0] !== 0x50 || content[1] !== 0x4b) {
-    throw new ExportReadError('not an xlsx workbook (an xlsx file is a zip archive)');
-  }
-  const inflated = declaredUncompressedBytes(Buffer.from(content.buffer, content.byteOffset, content.byteLength));
-  if (inflated > maxUncompressedBytes) {
-    throw new ExportReadError(
-      `the workbook would inflate to ${Number.isFinite(inflated) ? `${Math.round(inflated / 1048576)} MB` : 'an unbounded size'}, ` +
-        `more than the ${Math.round(maxUncompressedBytes / 1048576)} MB allowed; split the export or save it as csv`,
-    );
-  }
+  checkXlsxBytes(content, maxUncompressedBytes);
   let workbook: XLSX.WorkBook;
   try {
     workbook = XLSX.read(content, { type: 'buffer', cellDates: false, cellNF: true, cellFormula: true });
@@ -194,5 +202,5 @@ function readWorkbookSheet(content: Buffer | Uint8Array, sheetName: string | und
     if (Object.keys(errors).length > 0) row.cellErrors = errors;
     rows.push(row);
   }
-  return { format: 'xlsx', columns, rows, sheetName: name };
+  return { format: 'xlsx', columns, rows, sheetName: name, headerRow: headerRow + 1 };
 }

@@ -60,6 +60,8 @@ async function outcomeOf(
   }
 }
 
+const NO_DATA_ROWS = 'the file has a header row (row 1) but no data rows below it; there is nothing to push.';
+
 const NOT_AN_ORDER_EXPORT =
   /^the export lacks column 'order_number' \(orderNumber\), column 'quantity' \(quantity\), column 'unit' \(unit\), a product column .* required by profile 'default'; its columns are: /;
 
@@ -84,10 +86,16 @@ const CORPUS: Record<string, (outcome: Outcome) => void> = {
         'the workbook would inflate to 300 MB, more than the 100 MB allowed; split the export or save it as csv',
     }),
   // Product sheets are not order exports: refused as a whole, naming what is missing and what the file has.
-  'blank-lines.csv': (o) => expect(o).toMatchObject({ kind: 'refused', table: { rows: [] } }),
-  'header-only.csv': (o) => expect(o).toMatchObject({ kind: 'refused', table: { rows: [] } }),
+  // A header and no rows is refused whole, as the PLM import refuses it (issue 17: one answer for both jobs).
+  'blank-lines.csv': (o) =>
+    expect(o).toEqual({ kind: 'read-error', message: 'the csv file is empty: no header row' }),
+  'header-only.csv': (o) =>
+    expect(o).toEqual({ kind: 'read-error', message: NO_DATA_ROWS }),
   'header-only.xlsx': (o) =>
-    expect(o).toMatchObject({ kind: 'refused', table: { format: 'xlsx', rows: [] } }),
+    expect(o).toEqual({
+      kind: 'read-error',
+      message: NO_DATA_ROWS,
+    }),
   'bad-code-type.csv': (o) => expect(o).toMatchObject({ kind: 'refused' }),
   'bad-rows.csv': (o) => expect(o).toMatchObject({ kind: 'refused' }),
   'dates-as-text.csv': (o) => expect(o).toMatchObject({ kind: 'refused' }),
@@ -121,16 +129,19 @@ const CORPUS: Record<string, (outcome: Outcome) => void> = {
       kind: 'refused',
       message: expect.stringContaining('its columns are: externalId:name:styleType:PLM_ID'),
     }),
-  // A repeated header keeps both columns (the second renamed), so no cell is lost.
+  // A repeated header (case aside) is refused whole, as the PLM import refuses it: guessing which of the two
+  // columns the profile means would push wrong data (issue 17; the reader used to rename the second silently).
   'duplicate-headers.csv': (o) =>
-    expect(o).toMatchObject({
-      kind: 'refused',
-      table: { columns: ['externalId', 'name', 'Name', 'PLM_ID'] },
+    expect(o).toEqual({
+      kind: 'read-error',
+      message:
+        "header row 1 names the same column more than once: 'name' (columns B, C). Rename or remove the extra columns and re-run.",
     }),
   'duplicate-headers.xlsx': (o) =>
-    expect(o).toMatchObject({
-      kind: 'refused',
-      table: { columns: ['externalId', 'color', 'name', 'color (2)'] },
+    expect(o).toEqual({
+      kind: 'read-error',
+      message:
+        "header row 1 names the same column more than once: 'color' (columns B, D). Rename or remove the extra columns and re-run.",
     }),
   'formulas-and-errors.xlsx': (o) =>
     expect(o).toMatchObject({
@@ -202,7 +213,7 @@ const CORPUS: Record<string, (outcome: Outcome) => void> = {
       ['', 'unreadable_row', 'row 3 (row): expected a JSON object, got number'],
       ['', 'unreadable_row', 'row 4 (row): expected a JSON object, got an array'],
       ['', 'unreadable_row', 'row 5 (row): expected a JSON object, got string'],
-      ['PO-J3', 'unreadable_row', 'row 6 (row): nested values are not supported in: supplier'],
+      ['PO-J3', 'unreadable_row', "row 6 (row): nested values are not supported in: 'supplier'"],
     ]);
   },
   // Cut mid-line (no newline after a last line that is not JSON): refused whole, naming the line.
@@ -283,11 +294,8 @@ describe('ERP-shaped bad exports (made here)', () => {
     return write(name, XLSX.write(book, { type: 'buffer', bookType: 'xlsx' }) as Buffer);
   };
 
-  it('a header-only export builds no order and no rejection (the push then has nothing to do)', async () => {
-    expect(await built(write('header-only.csv', `${header}\n`))).toMatchObject({
-      drafts: [],
-      rejections: [],
-    });
+  it('a header-only export is refused whole, as the PLM import refuses a header-only sheet', async () => {
+    expect(await outcomeOf(write('header-only.csv', `${header}\n`))).toEqual({ kind: 'read-error', message: NO_DATA_ROWS });
   });
 
   it('a byte-order mark does not hide the first column, and Windows-1252 text keeps its accents', async () => {
@@ -481,14 +489,13 @@ describe('ERP-shaped bad exports (made here)', () => {
     });
   });
 
-  it('duplicate headers: both columns are kept, the second renamed, and the profile reads the first', async () => {
+  it('duplicate headers: the file is refused, naming the column and both places (no silent rename)', async () => {
     const file = write('dup.csv', `${header},quantity\n${line('PO-DUP', 1)},99\n`);
-    const outcome = await outcomeOf(file);
-    expect(outcome).toMatchObject({
-      kind: 'built',
-      table: { columns: expect.arrayContaining(['quantity', 'quantity (2)']) },
+    expect(await outcomeOf(file)).toEqual({
+      kind: 'read-error',
+      message:
+        "header row 1 names the same column more than once: 'quantity' (columns H, J). Rename or remove the extra columns and re-run.",
     });
-    if (outcome.kind === 'built') expect(outcome.result.drafts[0]?.lines[0]?.quantity).toBe(10);
   });
 
   it('a 50 MB export is read and grouped in bounded time', async () => {
