@@ -71,7 +71,9 @@ export function count(value: number): string {
 export function quoteInput(text: string, max: number = inputLimits.quotedChars): string {
   const visible = (part: string): string =>
     // eslint-disable-next-line no-control-regex
-    part.replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f]/g, (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`);
+    part.replace(/[\u0000-\u0008\u000a-\u001f]/g, (char) =>
+      char === '\n' ? '\\n' : char === '\r' ? '\\r' : `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`,
+    );
   if (text.length <= max) return visible(text);
   return `${visible(text.slice(0, max))}… (${count(text.length)} characters)`;
 }

@@ -4,7 +4,7 @@ import { csvRecords, quotedCellIndex, type CsvRecord } from '../../csv-records';
 import { checkCellLength, count, inputLimits, restoreRejectsCell, scanTextFile, unbalancedQuoteMessage } from '../../input-limits';
 import { PlmFileError } from '../issues';
 import { decodeStream, findNonUtf8 } from './encoding';
-import { asPlmFileError, buildHeaders, cleanCell, findHeaderRow, isRejectsHeader, noHeaderError, toSheetRow } from './header';
+import { asPlmFileError, buildHeaders, cleanCell, columnLetter, findHeaderRow, isRejectsHeader, noHeaderError, toSheetRow } from './header';
 import {
   csvDelimiters,
   defaultReadLimits,
@@ -90,7 +90,10 @@ function sampleText(head: Buffer, encoding: 'utf-8' | 'utf-16le' | 'windows-1252
   return head.length === SAMPLE_BYTES && lastBreak > 0 ? text.slice(0, lastBreak) : text;
 }
 
-/** A record whose quote never closed refuses the file: the rows after it would be read into one cell. */
+/**
+ * A record whose quote never closed refuses the file (the rows after it would be read into one cell), and so does a
+ * cell over the length limit; above the header only quotes are checked (cells have no column names there yet).
+ */
 function checkRecord(record: CsvRecord, headers: ReadonlyArray<string | null> | undefined): void {
   if (record.quoteError !== undefined) {
     const index = quotedCellIndex(record.values);
@@ -99,8 +102,9 @@ function checkRecord(record: CsvRecord, headers: ReadonlyArray<string | null> | 
       unbalancedQuoteMessage(record.rowNumber, headers?.[index] ?? undefined, record.values[index] ?? ''),
     );
   }
+  if (headers === undefined) return;
   record.values.forEach((value, index) => {
-    if (value.length > inputLimits.cellChars) checkCellLength(value, record.rowNumber, headers?.[index] ?? `column ${index + 1}`);
+    if (value.length > inputLimits.cellChars) checkCellLength(value, record.rowNumber, headers[index] ?? `column ${columnLetter(index)}`);
   });
 }
 
@@ -150,6 +154,7 @@ async function openCsvChecked(path: string, size: number, options: ReadOptions):
   }
   const headerRecord = scanned[headerIndex] ?? { rowNumber: 1, values: [] };
   const headers = buildHeaders(headerRecord.values, headerRecord.rowNumber);
+  checkRecord(headerRecord, headers);
   const restore = isRejectsHeader(headerRecord.values) ? restoreRejectsCell : undefined;
   const buffered = scanned.slice(headerIndex + 1);
   let started = false;

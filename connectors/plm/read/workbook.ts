@@ -15,7 +15,7 @@ import {
 } from '../../input-limits';
 import { runOffThread, type ThreadError } from '../../read-off-thread';
 import { fileErrorCodes, PlmFileError, type FileErrorCode } from '../issues';
-import { asPlmFileError, buildHeaders, findHeaderRow, isRejectsHeader, noHeaderError, toSheetRow } from './header';
+import { asPlmFileError, buildHeaders, columnLetter, findHeaderRow, isRejectsHeader, noHeaderError, toSheetRow } from './header';
 import {
   defaultReadLimits,
   type CellValue,
@@ -278,7 +278,7 @@ function readWorkbookRows(path: string, format: SheetFormat, options: ReadOption
   for (let r = headerRow + 1; r <= range.e.r; r++) {
     const { values, errors } = rowValues(r);
     values.forEach((value, c) => {
-      if (typeof value === 'string' && value.length > inputLimits.cellChars) checkCellLength(value, r + 1, headers[c] ?? `column ${c + 1}`);
+      if (typeof value === 'string' && value.length > inputLimits.cellChars) checkCellLength(value, r + 1, headers[c] ?? `column ${columnLetter(c)}`);
     });
     const row = toSheetRow(r + 1, values, headers, errors, restore);
     data[r] = [];
