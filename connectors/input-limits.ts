@@ -293,6 +293,15 @@ export function uncalculatedFormulaError(formula: string | undefined): string {
   return `#UNCALCULATED (${shown} has no saved result: open the file in Excel and save it again)`;
 }
 
+/**
+ * A SheetJS cell (read with `cellFormula` and `sheetStubs`) holding a formula whose result was never saved: a stub
+ * (`t: 'z'`) or an error without a value. Typed structurally so this module needs no SheetJS import.
+ */
+export function isUncalculated(cell: { t?: string; v?: unknown; f?: string }): boolean {
+  if (cell.f !== undefined && (cell.t === 'z' || cell.v === undefined)) return true;
+  return cell.t === 'e' && cell.v === undefined;
+}
+
 /** The error text of a cell holding a NUL character (code 0): no API field takes one, so the row is rejected. */
 export const NUL_CELL_ERROR = '#NUL (the text holds a NUL character, code 0)';
 

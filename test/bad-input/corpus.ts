@@ -164,11 +164,26 @@ export function generateCorpus(dir: string): string[] {
   put('gen-nul-in-order-number.json', JSON.stringify([Object.fromEntries(header.map((name, i) => [name, i === 0 ? 'PO-\u0000-J' : orderLine('x')[i]]))]));
 
   // Workbooks: no cached formula values, a password, too many columns, the heavy one.
+  // A formula whose result was never saved (a file written by a program that does not calculate): its row is
+  // rejected naming the formula, never read as a blank cell.
   put(
-    'gen-formula-without-value.xlsx',
-    workbook([header, orderLine('PO-F1'), ['externalId', 'name']], (sheet) => {
+    'gen-formula-without-value-orders.xlsx',
+    workbook([header, orderLine('PO-BADIN-F1'), orderLine('PO-BADIN-F2')], (sheet) => {
       sheet['G2'] = { t: 'n', f: 'SUM(Z1:Z3)' } as XLSX.CellObject;
     }),
+  );
+  put(
+    'gen-formula-without-value-products.xlsx',
+    workbook(
+      [
+        ['externalId', 'level', 'name', 'styleType', 'isComponent', 'PLM_ID'],
+        ['BADIN-F1', 'style', 'Tee F1', 'T-shirts', 'no', 'BADIN-F1'],
+        ['BADIN-F2', 'style', 'Tee F2', 'T-shirts', 'no', 'BADIN-F2'],
+      ],
+      (sheet) => {
+        sheet['C2'] = { t: 's', f: 'CONCAT("Tee ", A2)' } as XLSX.CellObject;
+      },
+    ),
   );
   put('gen-password-protected.xlsx', passwordProtectedWorkbook());
   put('gen-3000-columns.xlsx', workbook([Array.from({ length: 3000 }, (_, i) => `c${i}`), [1]]));

@@ -100,7 +100,7 @@ describe('broken files through the jobs: a clear, non-retryable failure and noth
       ['binary-named.xlsx', /not an xlsx workbook/],
       ['zip-bomb.xlsx', /would inflate to 300 MB.*split the export or save it as csv/],
       ['empty.csv', /the csv file is empty: no header row/],
-      ['header-only.csv', /the export lacks column 'order_number'/],
+      ['header-only.csv', /the file has a header row \(row 1\) but no data rows below it; there is nothing to push/],
       [
         'orders-object-not-array.json',
         /a JSON export must be an array of objects, one per order line, or NDJSON/,
@@ -141,16 +141,18 @@ describe('broken files through the jobs: a clear, non-retryable failure and noth
       expect(await platform()).toEqual(before);
     });
 
-    it('a header-only order export completes with nothing to push and writes nothing', async () => {
+    // Issue 17: a header-only export used to complete here while the PLM import refused it; both refuse it now.
+    it('a header-only order export fails once, as a header-only product sheet does, and writes nothing', async () => {
       const file = path.join(dir, 'header-only-orders.csv');
       writeFileSync(
         file,
         'order_number,supplier_code,supplier_facility_process,line_number,product_external_id,quantity,unit\n',
       );
       const before = await platform();
-      const result = await (await push(file)).result();
-      expect(result.orders).toMatchObject({ total: 0, created: 0, rejected: 0 });
-      expect(result.rejectsFile).toBeNull();
+      const failed = await failure(await push(file));
+      expect(failed.root).toMatchObject({ nonRetryable: true, type: 'ExportReadError:no_data_rows' });
+      expect(failed.shown).toBe('the file has a header row (row 1) but no data rows below it; there is nothing to push.');
+      expect(failed.activityAttempts).toBe(1);
       expect(await platform()).toEqual(before);
     });
   });

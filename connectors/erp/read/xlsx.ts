@@ -7,6 +7,7 @@ import {
   NUL_CELL_ERROR,
   PASSWORD_PROTECTED_MESSAGE,
   restoreRejectsCell,
+  isUncalculated,
   uncalculatedFormulaError,
 } from '../../input-limits';
 import { asExportReadError, uniqueHeader } from './csv';
@@ -34,7 +35,7 @@ const ERROR_TEXT: Readonly<Record<number, string>> = {
 function cellError(cell: XLSX.CellObject | undefined): string | undefined {
   if (!cell) return undefined;
   // A formula with no saved result (written by a program that does not calculate) is not a blank cell.
-  if (cell.v === undefined && (cell.f !== undefined || cell.t === 'e')) return uncalculatedFormulaError(cell.f);
+  if (isUncalculated(cell)) return uncalculatedFormulaError(cell.f);
   if (typeof cell.v === 'string' && holdsNul(cell.v)) return NUL_CELL_ERROR;
   if (cell.t !== 'e') return undefined;
   if (typeof cell.w === 'string' && cell.w.startsWith('#')) return cell.w;
@@ -138,7 +139,7 @@ function readWorkbookSheet(content: Buffer | Uint8Array, sheetName: string | und
   checkXlsxBytes(content, maxUncompressedBytes);
   let workbook: XLSX.WorkBook;
   try {
-    workbook = XLSX.read(content, { type: 'buffer', cellDates: false, cellNF: true, cellFormula: true });
+    workbook = XLSX.read(content, { type: 'buffer', cellDates: false, cellNF: true, cellFormula: true, sheetStubs: true });
   } catch (error) {
     throw new ExportReadError(`not a readable xlsx workbook: ${(error as Error).message}`);
   }

@@ -11,6 +11,7 @@ import {
   NUL_CELL_ERROR,
   PASSWORD_PROTECTED_MESSAGE,
   restoreRejectsCell,
+  isUncalculated,
   uncalculatedFormulaError,
 } from '../../input-limits';
 import { runOffThread, type ThreadError } from '../../read-off-thread';
@@ -62,8 +63,7 @@ function isoDate(date: Date): string {
 function cellValue(cell: XLSX.CellObject | undefined): { value: CellValue; error?: string } {
   if (!cell) return { value: null };
   // A formula with no saved result (written by a program that does not calculate) is not a blank cell.
-  if (cell.v === undefined && (cell.f !== undefined || cell.t === 'e'))
-    return { value: null, error: uncalculatedFormulaError(cell.f) };
+  if (isUncalculated(cell)) return { value: null, error: uncalculatedFormulaError(cell.f) };
   if (typeof cell.v === 'string' && holdsNul(cell.v)) return { value: null, error: NUL_CELL_ERROR };
   switch (cell.t) {
     case 'e':
@@ -93,7 +93,7 @@ function fillMerges(data: XLSX.CellObject[][], merges: XLSX.Range[], warnings: s
     }
     for (let r = merge.s.r; r <= merge.e.r; r++) {
       const row = (data[r] ??= []);
-      for (let c = merge.s.c; c <= merge.e.c; c++) row[c] ??= source;
+      for (let c = merge.s.c; c <= merge.e.c; c++) if (row[c] === undefined || row[c]?.t === 'z') row[c] = source;
     }
   }
 }
@@ -105,6 +105,8 @@ function readWorkbook(bytes: Buffer, path: string, rowCap: number): XLSX.WorkBoo
       dense: true,
       cellDates: true,
       cellFormula: true,
+      // A formula cell without a saved result is a stub (`t: 'z'`); without stubs SheetJS drops it as blank.
+      sheetStubs: true,
       cellHTML: false,
       cellNF: false,
       cellStyles: false,
