@@ -1,5 +1,6 @@
-import { Worker } from 'node:worker_threads';
+import { availableParallelism } from 'node:os';
 import path from 'node:path';
+import { Worker } from 'node:worker_threads';
 import { count, inputLimits, InputLimitError } from './input-limits';
 
 /** An error as it crosses the thread boundary; the caller turns it back into its own class. */
@@ -24,6 +25,26 @@ export interface OffThreadOptions {
 const THREAD_HEAP_MB = 2048;
 const ROWS_PER_MESSAGE = 2_000;
 
+/**
+ * Read threads running at once in this process: one core is always left to the main thread, so a burst of big
+ * workbooks cannot starve heartbeats and the other jobs' activities of CPU. Further reads wait their turn.
+ */
+export const MAX_READ_THREADS = Math.max(1, availableParallelism() - 1);
+let running = 0;
+const waiting: Array<() => void> = [];
+
+async function turn(): Promise<() => void> {
+  if (running >= MAX_READ_THREADS) await new Promise<void>((resolve) => waiting.push(resolve));
+  running += 1;
+  let released = false;
+  return () => {
+    if (released) return;
+    released = true;
+    running -= 1;
+    waiting.shift()?.();
+  };
+}
+
 const threadEntry = (): { file: string; execArgv: string[] } => {
   // From the TypeScript sources (tests, tsx) the thread needs tsx to load its module; from dist/ it is plain JS.
   if (__filename.endsWith('.ts')) {
@@ -36,9 +57,20 @@ const threadEntry = (): { file: string; execArgv: string[] } => {
  * Runs `fn` exported by `modulePath` (an absolute path without extension) on a worker thread: SheetJS parsing a big
  * workbook holds a thread for seconds, and on the main thread that would stop heartbeats, other activities and the
  * worker's shutdown. A result with a `rows` array comes back in slices, so the main thread never decodes one huge
- * message. A read that exceeds its time or memory is stopped and fails once, with an error naming the limit.
+ * message. A read that exceeds its time or memory is stopped and fails once, with an error naming the limit. At
+ * most `MAX_READ_THREADS` run at once; `onTick` is called while a read waits for its turn too.
  */
-export function runOffThread<T>(modulePath: string, fn: string, args: unknown[], options: OffThreadOptions): Promise<T> {
+export async function runOffThread<T>(modulePath: string, fn: string, args: unknown[], options: OffThreadOptions): Promise<T> {
+  const ticker = setInterval(() => options.onTick?.(), 1000);
+  const release = await turn().finally(() => clearInterval(ticker));
+  try {
+    return await runThread<T>(modulePath, fn, args, options);
+  } finally {
+    release();
+  }
+}
+
+function runThread<T>(modulePath: string, fn: string, args: unknown[], options: OffThreadOptions): Promise<T> {
   const timeoutMs = options.timeoutMs ?? inputLimits.readTimeoutMs;
   const { file, execArgv } = threadEntry();
   return new Promise<T>((resolve, reject) => {

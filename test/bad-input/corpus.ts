@@ -151,8 +151,10 @@ export function generateCorpus(dir: string): string[] {
 
   // Cells and lines: a 3 MB line, a cell over Excel's 32,767 characters, 500,000 quoted line breaks in one cell.
   put('gen-3mb-order-number-line.csv', csvText([header, orderLine('P'.repeat(3 * 1024 * 1024))]));
-  put('gen-40k-char-cell.csv', csvText([header, orderLine(`PO-${'9'.repeat(40_000)}`)]));
-  put('gen-500k-quoted-line-breaks.csv', `${header.join(',')}\n"${'\n'.repeat(500_000)}",x\n`);
+  // Both jobs' columns, so the PLM import reaches the rows too (it checks the profile's columns first).
+  const both = [...header, 'externalId', 'name'];
+  put('gen-40k-char-cell.csv', csvText([both, [...orderLine(`PO-${'9'.repeat(40_000)}`), 'X-1', 'n']]));
+  put('gen-500k-quoted-line-breaks.csv', `${both.join(',')}\n"${'\n'.repeat(500_000)}",x\n`);
   put('gen-3mb-order-number.json', JSON.stringify([Object.fromEntries(header.map((name, i) => [name, i === 0 ? 'Q'.repeat(3 * 1024 * 1024) : orderLine('x')[i]]))]));
   put('gen-40k-char-cell.xlsx', rawWorkbook([header, orderLine(`PO-${'8'.repeat(40_000)}`)]));
 
