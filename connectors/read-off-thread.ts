@@ -108,7 +108,12 @@ function runThread<T>(modulePath: string, fn: string, args: unknown[], options: 
     const ticker = setInterval(() => options.onTick?.(), 1000);
     worker.on('message', (message: { kind: string; value?: unknown; rows?: unknown[]; error?: ThreadError }) => {
       if (message.kind === 'head') head = message.value as Record<string, unknown>;
-      else if (message.kind === 'rows') for (const row of message.rows ?? []) rows.push(row);
+      else if (message.kind === 'rows') {
+        for (const row of message.rows ?? []) rows.push(row);
+        setImmediate(() => {
+          if (!settled) worker.postMessage('next');
+        });
+      }
       else if (message.kind === 'value') finish(() => resolve(message.value as T));
       else if (message.kind === 'done') finish(() => resolve({ ...head, rows } as T));
       else if (message.kind === 'error' && message.error) {

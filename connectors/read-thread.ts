@@ -22,8 +22,11 @@ async function main(): Promise<void> {
     if (typeof value === 'object' && value !== null && Array.isArray((value as { rows?: unknown }).rows)) {
       const { rows, ...rest } = value as { rows: unknown[] };
       port.postMessage({ kind: 'head', value: rest });
+      // One slice at a time, each after the main thread has taken the last: it then decodes one slice per turn of its
+      // event loop instead of a backlog of them in one go.
       for (let start = 0; start < rows.length; start += rowsPerMessage) {
         port.postMessage({ kind: 'rows', rows: rows.slice(start, start + rowsPerMessage) });
+        await new Promise((resolve) => port.once('message', resolve));
       }
       port.postMessage({ kind: 'done' });
     } else {

@@ -49,17 +49,17 @@ const MAX_MERGE_CELLS = 10_000;
  * Copies each merged range's top-left cell into the empty cells it covers, below the header row only, so a merged
  * order number (or date, supplier...) reaches every line of its order instead of only the first.
  */
-function fillMerges(sheet: XLSX.WorkSheet, headerRow: number): void {
+function fillMerges(sheet: XLSX.WorkSheet, data: Array<Array<XLSX.CellObject | undefined> | undefined>, headerRow: number): void {
   for (const merge of sheet['!merges'] ?? []) {
     if (merge.s.r <= headerRow) continue;
     const area = (merge.e.r - merge.s.r + 1) * (merge.e.c - merge.s.c + 1);
-    const source = sheet[XLSX.utils.encode_cell(merge.s)] as XLSX.CellObject | undefined;
+    const source = data[merge.s.r]?.[merge.s.c];
     if (!source || area <= 1 || area > MAX_MERGE_CELLS) continue;
     for (let r = merge.s.r; r <= merge.e.r; r += 1) {
+      const row = (data[r] ??= []);
       for (let c = merge.s.c; c <= merge.e.c; c += 1) {
-        const address = XLSX.utils.encode_cell({ r, c });
-        const cell = sheet[address] as XLSX.CellObject | undefined;
-        if (cell === undefined || cell.t === 'z') sheet[address] = source;
+        const cell = row[c];
+        if (cell === undefined || cell === null || cell.t === 'z') row[c] = source;
       }
     }
   }
@@ -139,7 +139,7 @@ function readWorkbookSheet(content: Buffer | Uint8Array, sheetName: string | und
   checkXlsxBytes(content, maxUncompressedBytes);
   let workbook: XLSX.WorkBook;
   try {
-    workbook = XLSX.read(content, { type: 'buffer', cellDates: false, cellNF: true, cellFormula: true, sheetStubs: true });
+    workbook = XLSX.read(content, { type: 'buffer', cellDates: false, cellNF: true, cellFormula: true, sheetStubs: true, dense: true });
   } catch (error) {
     throw new ExportReadError(`not a readable xlsx workbook: ${(error as Error).message}`);
   }
@@ -154,7 +154,9 @@ function readWorkbookSheet(content: Buffer | Uint8Array, sheetName: string | und
   }
   if (!sheet['!ref']) throw new ExportReadError(`sheet '${name}' is empty: no header row`);
   const range = XLSX.utils.decode_range(sheet['!ref']);
-  const cellAt = (r: number, c: number): XLSX.CellObject | undefined => sheet[XLSX.utils.encode_cell({ r, c })];
+  // Dense mode: rows of cells by index, no A1-address strings built and parsed per cell.
+  const data = (sheet['!data'] ?? []) as Array<Array<XLSX.CellObject | undefined> | undefined>;
+  const cellAt = (r: number, c: number): XLSX.CellObject | undefined => data[r]?.[c] ?? undefined;
   const textAt = (r: number, c: number): string => {
     const value = cellValue(cellAt(r, c));
     return value === null ? '' : String(value).trim();
@@ -175,7 +177,7 @@ function readWorkbookSheet(content: Buffer | Uint8Array, sheetName: string | und
   for (let c = firstColumn; c <= lastColumn; c += 1) headerCells.push(textAt(headerRow, c));
   const columns = uniqueHeader(headerCells, headerRow + 1);
   const restore = isRejectsHeader(columns) ? restoreRejectsCell : (text: string): string => text;
-  fillMerges(sheet, headerRow);
+  fillMerges(sheet, data, headerRow);
   const rows: SourceRow[] = [];
   for (let r = headerRow + 1; r <= range.e.r; r += 1) {
     const values: Record<string, CellValue> = {};
@@ -197,6 +199,7 @@ function readWorkbookSheet(content: Buffer | Uint8Array, sheetName: string | und
       const format = keptFormat(cell);
       if (format !== undefined) formats[column] = format;
     });
+    data[r] = undefined;
     if (empty) continue;
     const row: SourceRow = { row: r + 1, values };
     if (Object.keys(formats).length > 0) row.formats = formats;
