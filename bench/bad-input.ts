@@ -60,7 +60,9 @@ async function main(): Promise<void> {
     generateCorpus(dir);
     const heavy = join(dir, `heavy-${rows}.xlsx`);
     writeFileSync(heavy, heavyWorkbook(rows));
-    console.log(`heavy workbook: ${rows.toLocaleString('en-US')} rows, ${(statSync(heavy).size / 1048576).toFixed(1)} MB zipped`);
+    console.log(
+      `heavy workbook: ${rows.toLocaleString('en-US')} rows, ${(statSync(heavy).size / 1048576).toFixed(1)} MB zipped`,
+    );
     const files = [
       heavy,
       ...[
@@ -77,8 +79,14 @@ async function main(): Promise<void> {
     const figures: Figure[] = [];
     for (const file of files) {
       const name = file.slice(dir.length + 1);
-      figures.push(await measure(name, 'push-orders', async () => buildOrders(await readExportFile(file), DEFAULT_PROFILE, CONTEXT)));
-      figures.push(await measure(name, 'import-plm', () => parseProductSheet(file, { profile, references: {} })));
+      figures.push(
+        await measure(name, 'push-orders', async () =>
+          buildOrders(await readExportFile(file), DEFAULT_PROFILE, CONTEXT),
+        ),
+      );
+      figures.push(
+        await measure(name, 'import-plm', () => parseProductSheet(file, { profile, references: {} })),
+      );
     }
     // Before issue 17: SheetJS on the main thread.
     figures.push(

@@ -35,7 +35,8 @@ export async function* csvRecords(text: AsyncIterable<string>, delimiter: string
     chunk: (results, chunkParser) => {
       const errors = new Map<number, string>();
       for (const error of results.errors) {
-        if (error.type === 'Quotes' && typeof error.row === 'number' && !errors.has(error.row)) errors.set(error.row, error.code);
+        if (error.type === 'Quotes' && typeof error.row === 'number' && !errors.has(error.row))
+          errors.set(error.row, error.code);
       }
       batches.push(
         results.data.map((values, index) => {

@@ -72,7 +72,11 @@ export function quoteInput(text: string, max: number = inputLimits.quotedChars):
   const visible = (part: string): string =>
     // eslint-disable-next-line no-control-regex
     part.replace(/[\u0000-\u0008\u000a-\u001f]/g, (char) =>
-      char === '\n' ? '\\n' : char === '\r' ? '\\r' : `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`,
+      char === '\n'
+        ? '\\n'
+        : char === '\r'
+          ? '\\r'
+          : `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`,
     );
   if (text.length <= max) return visible(text);
   return `${visible(text.slice(0, max))}… (${count(text.length)} characters)`;
@@ -81,7 +85,9 @@ export function quoteInput(text: string, max: number = inputLimits.quotedChars):
 /** A list of input names (columns...) cut to a bounded length: the first few, then how many more. */
 export function quoteList(names: readonly string[], shown = 10, each = 40): string {
   const listed = names.slice(0, shown).map((name) => `'${quoteInput(name, each)}'`);
-  return names.length > shown ? `${listed.join(', ')} and ${count(names.length - shown)} more` : listed.join(', ');
+  return names.length > shown
+    ? `${listed.join(', ')} and ${count(names.length - shown)} more`
+    : listed.join(', ');
 }
 
 /** A message (ours, but possibly quoting input) cut so a failure or payload stays a few KB at most. */
@@ -105,7 +111,9 @@ export function columnLetterOf(index: number): string {
  * Header names that appear more than once (case and surrounding spaces ignored), in one pass: a map from the
  * folded name to its column indexes. Null names (blank cells) never clash.
  */
-export function duplicateHeaders(names: ReadonlyArray<string | null>): Array<{ name: string; columns: number[] }> {
+export function duplicateHeaders(
+  names: ReadonlyArray<string | null>,
+): Array<{ name: string; columns: number[] }> {
   const seen = new Map<string, { name: string; columns: number[] }>();
   names.forEach((name, index) => {
     if (name === null) return;
@@ -136,7 +144,11 @@ export function duplicateHeadersMessage(
 }
 
 /** Refuses a header with more columns than the limit (checked before any per-column work). */
-export function checkColumnCount(columns: number, headerRow: number, limits: Pick<InputLimits, 'columns'> = inputLimits): void {
+export function checkColumnCount(
+  columns: number,
+  headerRow: number,
+  limits: Pick<InputLimits, 'columns'> = inputLimits,
+): void {
   if (columns > limits.columns) {
     throw new InputLimitError(
       'too_many_columns',
@@ -210,7 +222,8 @@ export async function scanTextFile(
       const { bytesRead } = await handle.read(chunk, 0, chunk.length, offset);
       if (bytesRead === 0) break;
       const bytes = chunk.subarray(0, bytesRead);
-      if (offset === 0) utf16 = (bytes[0] === 0xff && bytes[1] === 0xfe) || (bytes[0] === 0xfe && bytes[1] === 0xff);
+      if (offset === 0)
+        utf16 = (bytes[0] === 0xff && bytes[1] === 0xfe) || (bytes[0] === 0xfe && bytes[1] === 0xff);
       const nul = utf16 ? -1 : bytes.indexOf(0);
       const stop = nul >= 0 ? nul : bytes.length;
       for (let at = bytes.indexOf(10); at >= 0 && at < stop; at = bytes.indexOf(10, at + 1)) {

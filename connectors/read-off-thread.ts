@@ -48,7 +48,10 @@ async function turn(): Promise<() => void> {
 const threadEntry = (): { file: string; execArgv: string[] } => {
   // From the TypeScript sources (tests, tsx) the thread needs tsx to load its module; from dist/ it is plain JS.
   if (__filename.endsWith('.ts')) {
-    return { file: path.join(__dirname, 'read-thread.ts'), execArgv: ['--require', require.resolve('tsx/cjs')] };
+    return {
+      file: path.join(__dirname, 'read-thread.ts'),
+      execArgv: ['--require', require.resolve('tsx/cjs')],
+    };
   }
   return { file: path.join(__dirname, 'read-thread.js'), execArgv: [] };
 };
@@ -60,7 +63,12 @@ const threadEntry = (): { file: string; execArgv: string[] } => {
  * message. A read that exceeds its time or memory is stopped and fails once, with an error naming the limit. At
  * most `MAX_READ_THREADS` run at once; `onTick` is called while a read waits for its turn too.
  */
-export async function runOffThread<T>(modulePath: string, fn: string, args: unknown[], options: OffThreadOptions): Promise<T> {
+export async function runOffThread<T>(
+  modulePath: string,
+  fn: string,
+  args: unknown[],
+  options: OffThreadOptions,
+): Promise<T> {
   const ticker = setInterval(() => options.onTick?.(), 1000);
   const release = await turn().finally(() => clearInterval(ticker));
   try {
@@ -70,7 +78,12 @@ export async function runOffThread<T>(modulePath: string, fn: string, args: unkn
   }
 }
 
-function runThread<T>(modulePath: string, fn: string, args: unknown[], options: OffThreadOptions): Promise<T> {
+function runThread<T>(
+  modulePath: string,
+  fn: string,
+  args: unknown[],
+  options: OffThreadOptions,
+): Promise<T> {
   const timeoutMs = options.timeoutMs ?? inputLimits.readTimeoutMs;
   const { file, execArgv } = threadEntry();
   return new Promise<T>((resolve, reject) => {
@@ -106,21 +119,23 @@ function runThread<T>(modulePath: string, fn: string, args: unknown[], options: 
       timeoutMs,
     );
     const ticker = setInterval(() => options.onTick?.(), 1000);
-    worker.on('message', (message: { kind: string; value?: unknown; rows?: unknown[]; error?: ThreadError }) => {
-      if (message.kind === 'head') head = message.value as Record<string, unknown>;
-      else if (message.kind === 'rows') {
-        for (const row of message.rows ?? []) rows.push(row);
-        setImmediate(() => {
-          if (!settled) worker.postMessage('next');
-        });
-      }
-      else if (message.kind === 'value') finish(() => resolve(message.value as T));
-      else if (message.kind === 'done') finish(() => resolve({ ...head, rows } as T));
-      else if (message.kind === 'error' && message.error) {
-        const error = message.error;
-        finish(() => reject(options.rebuild(error)));
-      }
-    });
+    worker.on(
+      'message',
+      (message: { kind: string; value?: unknown; rows?: unknown[]; error?: ThreadError }) => {
+        if (message.kind === 'head') head = message.value as Record<string, unknown>;
+        else if (message.kind === 'rows') {
+          for (const row of message.rows ?? []) rows.push(row);
+          setImmediate(() => {
+            if (!settled) worker.postMessage('next');
+          });
+        } else if (message.kind === 'value') finish(() => resolve(message.value as T));
+        else if (message.kind === 'done') finish(() => resolve({ ...head, rows } as T));
+        else if (message.kind === 'error' && message.error) {
+          const error = message.error;
+          finish(() => reject(options.rebuild(error)));
+        }
+      },
+    );
     worker.on('error', (error: Error & { code?: string }) =>
       finish(() =>
         reject(
@@ -134,7 +149,11 @@ function runThread<T>(modulePath: string, fn: string, args: unknown[], options: 
       ),
     );
     worker.on('exit', (code) =>
-      finish(() => reject(new Error(`the thread reading ${options.what} stopped (exit code ${code}) before it answered`))),
+      finish(() =>
+        reject(
+          new Error(`the thread reading ${options.what} stopped (exit code ${code}) before it answered`),
+        ),
+      ),
     );
   });
 }

@@ -23,7 +23,16 @@ export const ORDER_HEADER = [
 
 /** One order line in the default profile's columns. */
 export function orderLine(orderNumber: string, line = 1): string[] {
-  return [orderNumber, 'SUP-1001', 'Cut make trim', '2024-03-01', String(line), 'PLM-TEE-001-BLK', '10', 'PIECES'];
+  return [
+    orderNumber,
+    'SUP-1001',
+    'Cut make trim',
+    '2024-03-01',
+    String(line),
+    'PLM-TEE-001-BLK',
+    '10',
+    'PIECES',
+  ];
 }
 
 function csvText(rows: ReadonlyArray<readonly string[]>): string {
@@ -63,14 +72,19 @@ interface CfbApi {
 function passwordProtectedWorkbook(): Buffer {
   const cfb = (XLSX as unknown as { CFB: CfbApi }).CFB;
   const container = cfb.utils.cfb_new();
-  cfb.utils.cfb_add(container, '/EncryptionInfo', Buffer.concat([Buffer.from([4, 0, 4, 0, 0x40, 0, 0, 0]), Buffer.alloc(512, 1)]));
+  cfb.utils.cfb_add(
+    container,
+    '/EncryptionInfo',
+    Buffer.concat([Buffer.from([4, 0, 4, 0, 0x40, 0, 0, 0]), Buffer.alloc(512, 1)]),
+  );
   cfb.utils.cfb_add(container, '/EncryptedPackage', Buffer.alloc(4096, 7));
   return cfb.write(container, { type: 'buffer' });
 }
 
 /** Column letters of the first 26 columns are enough here. */
 const letter = (c: number): string => String.fromCharCode(65 + c);
-const escapeXml = (text: string): string => text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+const escapeXml = (text: string): string =>
+  text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 
 /** A workbook zipped by hand: SheetJS's writer refuses what a hostile file may hold (a cell over 32,767 characters). */
 function rawWorkbook(rows: Iterable<readonly string[]>): Buffer {
@@ -81,7 +95,9 @@ function rawWorkbook(rows: Iterable<readonly string[]>): Buffer {
   let r = 0;
   for (const row of rows) {
     r += 1;
-    const cells = row.map((text, c) => `<c r="${letter(c)}${r}" t="inlineStr"><is><t>${escapeXml(text)}</t></is></c>`);
+    const cells = row.map(
+      (text, c) => `<c r="${letter(c)}${r}" t="inlineStr"><is><t>${escapeXml(text)}</t></is></c>`,
+    );
     parts.push(`<row r="${r}">${cells.join('')}</row>`);
   }
   parts.push('</sheetData></worksheet>');
@@ -89,19 +105,27 @@ function rawWorkbook(rows: Iterable<readonly string[]>): Buffer {
   return writeZip([
     {
       name: '[Content_Types].xml',
-      content: xml('<?xml version="1.0" encoding="UTF-8" standalone="yes"?><Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types"><Default Extension="rels" ContentType="application/vnd.openxmlformats-package.relationships+xml"/><Default Extension="xml" ContentType="application/xml"/><Override PartName="/xl/workbook.xml" ContentType="application/vnd.openxmlformats-officedocument.spreadsheetml.sheet.main+xml"/><Override PartName="/xl/worksheets/sheet1.xml" ContentType="application/vnd.openxmlformats-officedocument.spreadsheetml.worksheet+xml"/></Types>'),
+      content: xml(
+        '<?xml version="1.0" encoding="UTF-8" standalone="yes"?><Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types"><Default Extension="rels" ContentType="application/vnd.openxmlformats-package.relationships+xml"/><Default Extension="xml" ContentType="application/xml"/><Override PartName="/xl/workbook.xml" ContentType="application/vnd.openxmlformats-officedocument.spreadsheetml.sheet.main+xml"/><Override PartName="/xl/worksheets/sheet1.xml" ContentType="application/vnd.openxmlformats-officedocument.spreadsheetml.worksheet+xml"/></Types>',
+      ),
     },
     {
       name: '_rels/.rels',
-      content: xml('<?xml version="1.0" encoding="UTF-8" standalone="yes"?><Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships"><Relationship Id="rId1" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/officeDocument" Target="xl/workbook.xml"/></Relationships>'),
+      content: xml(
+        '<?xml version="1.0" encoding="UTF-8" standalone="yes"?><Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships"><Relationship Id="rId1" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/officeDocument" Target="xl/workbook.xml"/></Relationships>',
+      ),
     },
     {
       name: 'xl/workbook.xml',
-      content: xml('<?xml version="1.0" encoding="UTF-8" standalone="yes"?><workbook xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main" xmlns:r="http://schemas.openxmlformats.org/officeDocument/2006/relationships"><sheets><sheet name="Sheet1" sheetId="1" r:id="rId1"/></sheets></workbook>'),
+      content: xml(
+        '<?xml version="1.0" encoding="UTF-8" standalone="yes"?><workbook xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main" xmlns:r="http://schemas.openxmlformats.org/officeDocument/2006/relationships"><sheets><sheet name="Sheet1" sheetId="1" r:id="rId1"/></sheets></workbook>',
+      ),
     },
     {
       name: 'xl/_rels/workbook.xml.rels',
-      content: xml('<?xml version="1.0" encoding="UTF-8" standalone="yes"?><Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships"><Relationship Id="rId1" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/worksheet" Target="worksheets/sheet1.xml"/></Relationships>'),
+      content: xml(
+        '<?xml version="1.0" encoding="UTF-8" standalone="yes"?><Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships"><Relationship Id="rId1" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/worksheet" Target="worksheets/sheet1.xml"/></Relationships>',
+      ),
     },
     { name: 'xl/worksheets/sheet1.xml', content: xml(parts.join('')) },
   ]);
@@ -147,7 +171,13 @@ export function generateCorpus(dir: string): string[] {
   repeated(join(dir, 'gen-one-10mb-line.csv'), 'abcdefghij', 10 * 1024 * 1024);
   files.push('gen-one-10mb-line.csv');
   put('gen-2500-columns.csv', `${Array.from({ length: 2500 }, (_, i) => `c${i}`).join(',')}\n1\n`);
-  put('gen-duplicate-order-columns.csv', csvText([[...header, 'quantity'], [...orderLine('PO-DUP-1'), '99']]));
+  put(
+    'gen-duplicate-order-columns.csv',
+    csvText([
+      [...header, 'quantity'],
+      [...orderLine('PO-DUP-1'), '99'],
+    ]),
+  );
 
   // Cells and lines: a 3 MB line, a cell over Excel's 32,767 characters, 500,000 quoted line breaks in one cell.
   put('gen-3mb-order-number-line.csv', csvText([header, orderLine('P'.repeat(3 * 1024 * 1024))]));
@@ -155,15 +185,36 @@ export function generateCorpus(dir: string): string[] {
   const both = [...header, 'externalId', 'name'];
   put('gen-40k-char-cell.csv', csvText([both, [...orderLine(`PO-${'9'.repeat(40_000)}`), 'X-1', 'n']]));
   put('gen-500k-quoted-line-breaks.csv', `${both.join(',')}\n"${'\n'.repeat(500_000)}",x\n`);
-  put('gen-3mb-order-number.json', JSON.stringify([Object.fromEntries(header.map((name, i) => [name, i === 0 ? 'Q'.repeat(3 * 1024 * 1024) : orderLine('x')[i]]))]));
+  put(
+    'gen-3mb-order-number.json',
+    JSON.stringify([
+      Object.fromEntries(
+        header.map((name, i) => [name, i === 0 ? 'Q'.repeat(3 * 1024 * 1024) : orderLine('x')[i]]),
+      ),
+    ]),
+  );
   put('gen-40k-char-cell.xlsx', rawWorkbook([header, orderLine(`PO-${'8'.repeat(40_000)}`)]));
 
   // Quotes, NUL bytes, encodings.
-  put('gen-unbalanced-quote.csv', `${header.join(',')}\n${orderLine('"PO-Q1').join(',')}\n${orderLine('PO-Q2').join(',')}\n${orderLine('PO-Q3').join(',')}\n`);
-  put('gen-quote-swallows-next-row.csv', `${header.join(',')}\n${orderLine('"PO-Q1').join(',')}\n${orderLine('"PO-Q2"').join(',')}\n`);
+  put(
+    'gen-unbalanced-quote.csv',
+    `${header.join(',')}\n${orderLine('"PO-Q1').join(',')}\n${orderLine('PO-Q2').join(',')}\n${orderLine('PO-Q3').join(',')}\n`,
+  );
+  put(
+    'gen-quote-swallows-next-row.csv',
+    `${header.join(',')}\n${orderLine('"PO-Q1').join(',')}\n${orderLine('"PO-Q2"').join(',')}\n`,
+  );
   put('gen-nul-in-order-number.csv', `${header.join(',')}\n${orderLine('PO-\u0000-1').join(',')}\n`);
-  put('gen-utf16-without-bom.csv', Buffer.from(`${header.join(',')}\n${orderLine('PO-U16').join(',')}\n`, 'utf16le'));
-  put('gen-nul-in-order-number.json', JSON.stringify([Object.fromEntries(header.map((name, i) => [name, i === 0 ? 'PO-\u0000-J' : orderLine('x')[i]]))]));
+  put(
+    'gen-utf16-without-bom.csv',
+    Buffer.from(`${header.join(',')}\n${orderLine('PO-U16').join(',')}\n`, 'utf16le'),
+  );
+  put(
+    'gen-nul-in-order-number.json',
+    JSON.stringify([
+      Object.fromEntries(header.map((name, i) => [name, i === 0 ? 'PO-\u0000-J' : orderLine('x')[i]])),
+    ]),
+  );
 
   // Workbooks: no cached formula values, a password, too many columns, the heavy one.
   // A formula whose result was never saved (a file written by a program that does not calculate): its row is
