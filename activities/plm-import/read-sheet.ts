@@ -9,6 +9,7 @@ import {
   type ReferenceLists,
 } from '../../connectors/plm';
 import type { ReferenceKind, TraceabilityClient } from '../../connectors/traceability';
+import { boundMessage } from '../../connectors/input-limits';
 import { referenceCallsSince } from './api-calls';
 import { PlmInputError } from './failures';
 import type { PlmRunFolder } from './run-folder';
@@ -115,7 +116,7 @@ export async function readSheet(input: ReadInput, run: PlmRunFolder, client: Tra
     products: parsed.drafts.length,
     rowIssues: new Set(parsed.issues.map((issue) => issue.rowNumber)).size,
     profileName: name,
-    warnings: stage.warnings.slice(0, 20),
+    warnings: stage.warnings.slice(0, 20).map((warning) => boundMessage(warning, 500)),
     apiCalls,
     durationMs: Date.now() - started,
   };
