@@ -94,6 +94,8 @@ function runThread<T>(
       stdout: false,
       stderr: false,
     });
+    // A read in progress must not hold up the worker's shutdown; the timers below keep a waiting caller alive.
+    worker.unref();
     let head: Record<string, unknown> | undefined;
     const rows: unknown[] = [];
     let settled = false;
