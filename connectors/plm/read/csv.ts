@@ -125,7 +125,11 @@ async function openCsvChecked(path: string, size: number, options: ReadOptions):
     );
   }
   // Size, NUL bytes, line lengths and line count, in one native pass before any parsing.
-  await scanTextFile(path, { ...inputLimits, textFileBytes: maxBytes }, 'csv file');
+  await scanTextFile(
+    path,
+    { ...inputLimits, textFileBytes: maxBytes, dataRows: options.maxRows ?? defaultReadLimits.maxRows },
+    'csv file',
+  );
   const warnings: string[] = [];
   const head = await readHead(path);
   const encoding = await chooseEncoding(path, head, options, warnings);
