@@ -127,7 +127,7 @@ async function openCsvChecked(path: string, size: number, options: ReadOptions):
   // Size, NUL bytes, line lengths and line count, in one native pass before any parsing.
   await scanTextFile(
     path,
-    { ...inputLimits, textFileBytes: maxBytes, dataRows: options.maxRows ?? defaultReadLimits.maxRows },
+    { ...inputLimits, textFileBytes: maxBytes, dataRows: Math.max(options.maxRows ?? 0, inputLimits.dataRows) },
     'csv file',
   );
   const warnings: string[] = [];
