@@ -54,7 +54,7 @@ async function measure(file: string, job: string, read: () => Promise<unknown>):
 }
 
 async function main(): Promise<void> {
-  const rows = Number(process.argv[2] ?? 150_000);
+  const rows = Number(process.argv[2] ?? 100_000);
   const dir = mkdtempSync(join(tmpdir(), 'bench-bad-input-'));
   try {
     generateCorpus(dir);

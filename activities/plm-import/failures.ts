@@ -1,6 +1,6 @@
 import { ApplicationFailure } from '@temporalio/common';
 import { z } from 'zod';
-import { boundMessage } from '../../connectors/input-limits';
+import { boundMessage, InputLimitError } from '../../connectors/input-limits';
 import { PlmFileError } from '../../connectors/plm';
 import { StagingIntegrityError } from '../../connectors/staging';
 import { toActivityFailure } from '../../connectors/traceability';
@@ -17,6 +17,9 @@ export function asActivityFailure(error: unknown): unknown {
   if (error instanceof z.ZodError) {
     const issue = error.issues[0];
     return ApplicationFailure.nonRetryable(`invalid activity input: ${issue?.path.join('.') ?? ''} ${issue?.message ?? ''}`.trim(), 'InvalidInput');
+  }
+  if (error instanceof InputLimitError) {
+    return ApplicationFailure.nonRetryable(boundMessage(error.message), `PlmFileError:${error.code}`);
   }
   if (error instanceof PlmInputError || error instanceof StagingIntegrityError) {
     return ApplicationFailure.nonRetryable(boundMessage(error.message), error.name);
