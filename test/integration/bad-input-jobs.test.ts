@@ -192,7 +192,7 @@ describe('broken files through the jobs: a clear, non-retryable failure and noth
     const lacksOrders = /the export lacks column 'order_number'/;
     const lacksProducts = /the sheet lacks column\(s\) 'externalId'/;
     const headerTooLong = /first line \(the header\) is (over )?[\d,]+ bytes long, over the limit of 65,536 bytes for a header/;
-    const quote = /row 2(, column 'order_number')?: a double quote \("\) opens the cell but is not closed before the cell ends/;
+    const quote = /row 2, column 'order_number': a double quote \("\) opens the cell but is not closed before the cell ends/;
     const rejectedWith = (count: number, reason: RegExp) => ({
       completes: (result: Record<string, unknown>) => {
         expect(JSON.stringify(result)).toMatch(reason);

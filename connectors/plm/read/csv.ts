@@ -94,15 +94,14 @@ function sampleText(head: Buffer, encoding: 'utf-8' | 'utf-16le' | 'windows-1252
  * A record whose quote never closed refuses the file (the rows after it would be read into one cell), and so does a
  * cell over the length limit; above the header only quotes are checked (cells have no column names there yet).
  */
-function checkRecord(record: CsvRecord, headers: ReadonlyArray<string | null> | undefined): void {
+function checkRecord(record: CsvRecord, headers: ReadonlyArray<string | null>): void {
   if (record.quoteError !== undefined) {
     const index = quotedCellIndex(record.values);
     throw new PlmFileError(
       'unbalanced_quote',
-      unbalancedQuoteMessage(record.rowNumber, headers?.[index] ?? undefined, record.values[index] ?? ''),
+      unbalancedQuoteMessage(record.rowNumber, headers[index] ?? undefined, record.values[index] ?? ''),
     );
   }
-  if (headers === undefined) return;
   record.values.forEach((value, index) => {
     if (value.length > inputLimits.cellChars) checkCellLength(value, record.rowNumber, headers[index] ?? `column ${columnLetter(index)}`);
   });
@@ -142,7 +141,9 @@ async function openCsvChecked(path: string, size: number, options: ReadOptions):
   while (scanned.length < scanRows) {
     const next = await iterator.next();
     if (next.done) break;
-    checkRecord(next.value, undefined);
+    // The header is not chosen yet: a quote error names its column after the first non-blank record, the likely header.
+    const likelyHeader = scanned.find((record) => record.values.some((value) => value.trim() !== ''));
+    if (next.value.quoteError !== undefined) checkRecord(next.value, likelyHeader?.values.map((value) => value.trim()) ?? []);
     scanned.push(next.value);
   }
   const headerIndex = findHeaderRow(
