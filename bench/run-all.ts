@@ -5,7 +5,16 @@
 import { spawn } from 'node:child_process';
 import path from 'node:path';
 
-const BENCHMARKS = ['sandbox', 'client-rate', 'plm-parse', 'plm-import', 'erp-orders', 'cert-report', 'storage-s3'] as const;
+const BENCHMARKS = [
+  'sandbox',
+  'client-rate',
+  'plm-parse',
+  'plm-import',
+  'erp-orders',
+  'cert-report',
+  'storage-s3',
+  'bad-input',
+] as const;
 
 function run(name: string): Promise<number> {
   return new Promise((resolve) => {

@@ -126,7 +126,8 @@ export function buildSandboxApp(options: ResolvedSandboxOptions): { app: Fastify
   const faults = new FaultInjector();
   if (options.faults) faults.set(options.faults);
   const stats: RequestStats = { total: 0, byStatus: {} };
-  const app = Fastify({ logger: options.logRequests, bodyLimit: 50 * 1024 * 1024 });
+  // Path ids may be externalIds of up to 255 characters (spec 01); percent-encoded, a character takes up to 12.
+  const app = Fastify({ logger: options.logRequests, bodyLimit: 50 * 1024 * 1024, routerOptions: { maxParamLength: 255 * 12 } });
   // Fastify refuses an empty body sent as JSON; clients (and `curl -X DELETE -H 'content-type: ...'`) do send
   // one. It reaches the handlers as no body, which their own validation then judges.
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, body, done) => {

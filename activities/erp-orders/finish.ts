@@ -1,6 +1,7 @@
 import { rename, writeFile } from 'node:fs/promises';
 import { basename } from 'node:path';
 import { readExportFile, writeRejects } from '../../connectors/erp';
+import { boundMessage, quoteInput } from '../../connectors/input-limits';
 import { summarise } from './apply-batch';
 import type { OrderRunFolder } from './run-files';
 import { runManifestSchema, type BatchResult, type FinishInput, type FinishResult } from './types';
@@ -51,9 +52,10 @@ export async function finishRun(input: FinishInput, run: OrderRunFolder): Promis
     rejectsFile,
     rejectedRows,
     sample: rejected.slice(0, SAMPLE_SIZE).map((outcome) => ({
-      orderNumber: outcome.orderNumber,
+      // Quoted input: a 3 MB order number must not reach the workflow's result.
+      orderNumber: quoteInput(outcome.orderNumber),
       code: outcome.code ?? 'rejected',
-      message: outcome.message ?? '',
+      message: boundMessage(outcome.message ?? '', 500),
     })),
     totals: { counts, lines, recoveries },
     durationMs: Date.now() - started,

@@ -1,6 +1,7 @@
 import { ApplicationFailure } from '@temporalio/common';
 import { log } from '@temporalio/activity';
 import { ExportMismatchError, ExportReadError, ProfileError } from '../../connectors/erp';
+import { boundMessage, InputLimitError } from '../../connectors/input-limits';
 import { StagingIntegrityError } from '../../connectors/staging';
 import { toActivityFailure } from '../../connectors/traceability';
 import { createErpPullActivities } from '../erp-pull';
@@ -30,15 +31,18 @@ export type { BatchResult, FinishOutput, PrepareInput, PrepareResult };
 /** Errors no retry can fix (a bad file, a bad profile, a missing column) stop the run with their own message. */
 function asFailure(error: unknown): unknown {
   if (error instanceof ApplicationFailure) return error;
+  if (error instanceof InputLimitError) {
+    return ApplicationFailure.nonRetryable(boundMessage(error.message), `ExportReadError:${error.code}`);
+  }
   if (error instanceof ExportReadError && error.code !== 'unreadable_file') {
-    return ApplicationFailure.nonRetryable(error.message, `${error.name}:${error.code}`);
+    return ApplicationFailure.nonRetryable(boundMessage(error.message), `${error.name}:${error.code}`);
   }
   if (
     error instanceof ProfileError ||
     error instanceof ExportReadError ||
     error instanceof ExportMismatchError
   ) {
-    return ApplicationFailure.nonRetryable(error.message, error.name);
+    return ApplicationFailure.nonRetryable(boundMessage(error.message), error.name);
   }
   if (error instanceof StagingIntegrityError)
     return ApplicationFailure.nonRetryable(error.message, error.name);

@@ -90,6 +90,7 @@ export async function prepareRun(
   const sourceSha256 = await sha256Of(sourceCopy);
   const table = await readExportFile(sourceCopy, {
     format,
+    onTick: () => heartbeat({ phase: 'read' }),
     ...(profile.sheet ? { sheet: profile.sheet } : {}),
   });
   heartbeat({ phase: 'read', rows: table.rows.length });

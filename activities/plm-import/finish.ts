@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { rename, rm } from 'node:fs/promises';
 import { basename, extname } from 'node:path';
+import { boundMessage, quoteInput } from '../../connectors/input-limits';
 import { parseMappingProfile, writeRejects } from '../../connectors/plm';
 import { writeFileAtomically, type PlmRunFolder } from './run-folder';
 import { manifestSchema, rejectIssueSchema, type FinishInput, type Outcome, type PlmImportResult, type RejectIssue } from './types';
@@ -110,9 +111,10 @@ export async function finishRun(input: FinishInput, run: PlmRunFolder): Promise<
     rejectedRows,
     rejections: [...firstByRow.values()].slice(0, SAMPLE).map((issue) => ({
       rowNumber: issue.rowNumber,
-      externalId: issue.externalId ?? null,
+      // Quoted input, bounded: a huge cell must not reach the workflow's result.
+      externalId: issue.externalId === undefined ? null : quoteInput(issue.externalId),
       code: issue.code,
-      message: issue.message,
+      message: boundMessage(issue.message, 500),
     })),
     planFile: manifest.planFile,
     resultFile,

@@ -10,6 +10,7 @@ import {
   type ReferenceLists,
 } from '../../connectors/plm';
 import type { ReferenceKind, TraceabilityClient } from '../../connectors/traceability';
+import { boundMessage } from '../../connectors/input-limits';
 import { referenceCallsSince } from './api-calls';
 import { PlmInputError } from './failures';
 import type { PlmRunFolder } from './run-folder';
@@ -120,7 +121,7 @@ export async function readSheet(input: ReadInput, run: PlmRunFolder, client: Tra
     sheetName: parsed.sheet.sheetName,
     ignoredSheets: parsed.sheet.ignoredSheets,
     profileName: name,
-    warnings: stage.warnings.slice(0, 20),
+    warnings: stage.warnings.slice(0, 20).map((warning) => boundMessage(warning, 500)),
     apiCalls,
     durationMs: Date.now() - started,
   };

@@ -60,6 +60,15 @@ export const fileErrorCodes = [
   'missing_columns',
   'no_data_rows',
   'sheet_not_found',
+  // Input limits shared with the ERP order push (connectors/input-limits.ts).
+  'too_many_columns',
+  'header_too_long',
+  'line_too_long',
+  'cell_too_long',
+  'nul_byte',
+  'unbalanced_quote',
+  'password_protected',
+  'read_timeout',
 ] as const;
 export type FileErrorCode = (typeof fileErrorCodes)[number];
 

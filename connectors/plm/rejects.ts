@@ -2,6 +2,7 @@ import { createWriteStream } from 'node:fs';
 import { basename, dirname, extname, join } from 'node:path';
 import { finished } from 'node:stream/promises';
 import * as XLSX from 'xlsx';
+import { boundMessage, neutraliseRejectsCell } from '../input-limits';
 import { issuesByRow, type RowIssue } from './issues';
 import { continuationFiller } from './profiles/continuation';
 import type { MappingProfile } from './profiles/schema';
@@ -36,18 +37,25 @@ export interface RejectsFile {
   rows: number;
 }
 
-const FORMULA_TRIGGERS = /^[=+\-@\t\r]/;
 
 export function defaultRejectsPath(sourcePath: string): string {
   const extension = extname(sourcePath);
   return join(dirname(sourcePath), `${basename(sourcePath, extension)}.rejects${extension || '.csv'}`);
 }
 
-/** One line per row: distinct codes joined by ';', messages joined by ' | ' (our text, so formula-neutralised). */
+/** One line per row: distinct codes joined by ';', messages joined by ' | ', bounded. */
 function describe(issues: readonly RejectReason[]): { code: string; message: string } {
   const code = [...new Set(issues.map((issue) => issue.code))].join(';');
-  const message = [...new Set(issues.map((issue) => issue.message))].join(' | ');
-  return { code, message: FORMULA_TRIGGERS.test(message) ? `'${message}` : message };
+  const message = boundMessage([...new Set(issues.map((issue) => issue.message))].join(' | '));
+  return { code, message };
+}
+
+/**
+ * Text a spreadsheet would run as a formula (`=`, `+`, `-`, `@`, tab, CR first) gets an apostrophe in front, so the
+ * rejects file is safe to open; the reader takes it off again when a fixed rejects file comes back (`retry`).
+ */
+function safeCell(value: CellValue): CellValue {
+  return typeof value === 'string' ? neutraliseRejectsCell(value) : value;
 }
 
 function csvField(value: CellValue, delimiter: string): string {
@@ -81,7 +89,7 @@ export async function writeRejects(options: RejectsOptions): Promise<RejectsFile
       if (!issues) continue;
       const { code, message } = describe(issues);
       // An error cell is written blank: its text (#N/A) read back would look like a real value.
-      yield [...sheet.headers.map((name) => row.cells[name] ?? null), code, message];
+      yield [...sheet.headers.map((name) => row.cells[name] ?? null), code, message].map(safeCell);
     }
   };
 

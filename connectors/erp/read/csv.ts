@@ -1,7 +1,17 @@
 import { Readable } from 'node:stream';
 import { TextDecoder } from 'node:util';
-import Papa from 'papaparse';
-import { ExportReadError, type CsvDialect, type ExportTable, type SourceRow } from './types';
+import { csvRecords, quotedCellIndex } from '../../csv-records';
+import {
+  checkCellLength,
+  checkColumnCount,
+  duplicateHeaders,
+  duplicateHeadersMessage,
+  inputLimits,
+  InputLimitError,
+  restoreRejectsCell,
+  unbalancedQuoteMessage,
+} from '../../input-limits';
+import { ExportReadError, isRejectsHeader, type CsvDialect, type ExportTable, type SourceRow } from './types';
 
 export type TextSource = Readable | string | Buffer;
 
@@ -10,17 +20,20 @@ function toReadable(source: TextSource): Readable {
   return Readable.from([typeof source === 'string' ? Buffer.from(source, 'utf8') : source]);
 }
 
-/** Header names trimmed, BOM removed; an empty or repeated name gets a position suffix so no cell is lost. */
-export function uniqueHeader(names: readonly string[]): string[] {
-  const seen = new Set<string>();
-  return names.map((raw, index) => {
-    let name = raw.replace(/^\uFEFF/, '').trim();
-    if (name === '') name = `column_${index + 1}`;
-    let candidate = name;
-    for (let n = 2; seen.has(candidate); n += 1) candidate = `${name} (${n})`;
-    seen.add(candidate);
-    return candidate;
+/**
+ * Header names trimmed, BOM removed; an empty name becomes `column_N`. A name given twice (case and spaces aside) is
+ * refused, as the PLM import does: guessing which of two `quantity` columns the profile means would push wrong data.
+ * One pass over the names, so a header of 30,000 repeated names costs milliseconds.
+ */
+export function uniqueHeader(names: readonly string[], headerRow = 1): string[] {
+  checkColumnCount(names.length, headerRow);
+  const header = names.map((raw, index) => {
+    const name = raw.replace(/^\uFEFF/, '').trim();
+    return name === '' ? `column_${index + 1}` : name;
   });
+  const duplicates = duplicateHeaders(header);
+  if (duplicates.length > 0) throw new ExportReadError(duplicateHeadersMessage(duplicates, headerRow), 'duplicate_headers');
+  return header;
 }
 
 function isUtf8(bytes: Buffer): boolean {
@@ -78,18 +91,32 @@ async function* rejoined(head: string, tail: AsyncIterator<string>): AsyncGenera
   for (let next = await tail.next(); !next.done; next = await tail.next()) yield next.value;
 }
 
+/** Input-limit errors keep their code; the order push's file-error class carries them. */
+export function asExportReadError(error: unknown): unknown {
+  return error instanceof InputLimitError ? new ExportReadError(error.message, error.code) : error;
+}
+
 /**
  * Streams a csv export through papaparse: delimiter guessed from the header line (`,` `;` tab `|`),
- * UTF-8 with or without BOM (or Windows-1252, detected), quoted cells may span lines. Row numbers count records (header = 1), as a
- * spreadsheet shows them; blank records are skipped but still counted.
+ * UTF-8 with or without BOM (or Windows-1252, detected), quoted cells may span lines. Row numbers count records
+ * (header = 1), as a spreadsheet shows them; blank records are skipped but still counted. A quote that never closes,
+ * a repeated header name, too many columns or a cell over the limit refuse the file whole (`inputLimits`). A fixed
+ * rejects file (it has `error_code` and `error_message`) gets its neutralised formula cells back as they were.
  */
 export async function readCsv(source: TextSource): Promise<ExportTable> {
+  try {
+    return await readCsvRecords(source);
+  } catch (error) {
+    throw asExportReadError(error);
+  }
+}
+
+async function readCsvRecords(source: TextSource): Promise<ExportTable> {
   const seen: Partial<CsvDialect> = {};
   const chunks = decodedText(toReadable(source), seen);
   const first = await chunks.next();
   if (first.done) throw new ExportReadError('the csv file is empty: no header row');
-  const text = Readable.from(rejoined(first.value, chunks));
-  const delimiter = guessDelimiter(first.value);
+  const delimiter = guessDelimiter(first.value.slice(0, inputLimits.headerChars + 2));
   const newlineAt = first.value.indexOf('\n');
   const dialect: CsvDialect = {
     delimiter,
@@ -97,30 +124,41 @@ export async function readCsv(source: TextSource): Promise<ExportTable> {
     newline: newlineAt > 0 && first.value[newlineAt - 1] === '\r' ? '\r\n' : '\n',
     bom: seen.bom ?? false,
   };
-  const parser = text.pipe(Papa.parse(Papa.NODE_STREAM_INPUT, { header: false, skipEmptyLines: false, delimiter }));
-  text.on('error', (error: Error) => parser.destroy(error));
   let columns: string[] | undefined;
+  let headerRow = 1;
+  let restore = (text: string): string => text;
   const rows: SourceRow[] = [];
-  let record = 0;
-  for await (const cells of parser as AsyncIterable<unknown>) {
-    record += 1;
-    if (!Array.isArray(cells)) continue;
-    const texts = cells.map((cell) => (typeof cell === 'string' ? cell : String(cell ?? '')));
+  for await (const record of csvRecords(rejoined(first.value, chunks), delimiter)) {
+    const texts = record.values;
+    if (record.quoteError !== undefined) {
+      const index = quotedCellIndex(texts);
+      throw new ExportReadError(
+        unbalancedQuoteMessage(record.rowNumber, columns?.[index], texts[index] ?? ''),
+        'unbalanced_quote',
+      );
+    }
     if (columns === undefined) {
-      columns = uniqueHeader(texts);
+      // Blank lines above the header are skipped, as the PLM import skips them.
+      if (texts.every((text) => text.trim() === '')) continue;
+      headerRow = record.rowNumber;
+      columns = uniqueHeader(texts, record.rowNumber);
+      if (isRejectsHeader(columns)) restore = restoreRejectsCell;
       continue;
     }
     if (texts.every((text) => text.trim() === '')) continue;
     const values: Record<string, string> = {};
-    columns.forEach((column, index) => {
-      values[column] = texts[index] ?? '';
+    const header = columns;
+    header.forEach((column, index) => {
+      const text = texts[index] ?? '';
+      checkCellLength(text, record.rowNumber, column);
+      values[column] = restore(text);
     });
-    const row: SourceRow = { row: record, values };
-    if (texts.length > columns.length && texts.slice(columns.length).some((text) => text.trim() !== '')) {
-      row.problem = `row has ${texts.length} cells but the header has ${columns.length} columns`;
+    const row: SourceRow = { row: record.rowNumber, values };
+    if (texts.length > header.length && texts.slice(header.length).some((text) => text.trim() !== '')) {
+      row.problem = `row has ${texts.length} cells but the header has ${header.length} columns`;
     }
     rows.push(row);
   }
   if (columns === undefined) throw new ExportReadError('the csv file is empty: no header row');
-  return { format: 'csv', columns, rows, csvDialect: dialect };
+  return { format: 'csv', columns, rows, headerRow, csvDialect: dialect };
 }

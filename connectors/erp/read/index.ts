@@ -1,14 +1,16 @@
 import { createReadStream } from 'node:fs';
-import { readFile } from 'node:fs/promises';
-import { extname } from 'node:path';
-import { readCsv } from './csv';
+import { readFile, stat } from 'node:fs/promises';
+import path, { extname } from 'node:path';
+import { count, inputLimits, InputLimitError, noDataRowsMessage, scanTextFile } from '../../input-limits';
+import { runOffThread, type ThreadError } from '../../read-off-thread';
+import { asExportReadError, readCsv } from './csv';
 import { readJson, readNdjson } from './json';
 import { ExportReadError, type ExportFormat, type ExportTable } from './types';
-import { readXlsx } from './xlsx';
+import { checkXlsxBytes, readXlsx } from './xlsx';
 
-export { guessDelimiter, readCsv, uniqueHeader, type TextSource } from './csv';
+export { asExportReadError, guessDelimiter, readCsv, uniqueHeader, type TextSource } from './csv';
 export { readJson, readJsonArray, readNdjson } from './json';
-export { declaredUncompressedBytes, MAX_XLSX_UNCOMPRESSED_BYTES, readXlsx } from './xlsx';
+export { checkXlsxBytes, declaredUncompressedBytes, MAX_XLSX_UNCOMPRESSED_BYTES, readXlsx, readXlsxFile } from './xlsx';
 export * from './types';
 
 const EXTENSIONS: Readonly<Record<string, ExportFormat>> = {
@@ -37,21 +39,78 @@ export interface ReadOptions {
   sheet?: string;
   /** xlsx: refuse workbooks declaring more uncompressed bytes than this (default `MAX_XLSX_UNCOMPRESSED_BYTES`). */
   maxUncompressedBytes?: number;
+  /** xlsx: called about once a second while the read thread works (the activity heartbeats). */
+  onTick?: () => void;
+  /** xlsx: stop the read and fail after this long (default `inputLimits.readTimeoutMs`). */
+  timeoutMs?: number;
 }
 
-/** Reads an export file; csv and ndjson are streamed, xlsx and json arrays are read whole. */
-export async function readExportFile(path: string, options: ReadOptions = {}): Promise<ExportTable> {
-  const format = options.format ?? formatOfFile(path);
+/** An error from the read thread as the order push's own class, its code kept. */
+function rebuildThreadError(error: ThreadError): Error {
+  const code = error.code as ExportReadError['code'] | undefined;
+  return error.name === 'ExportReadError' || error.name === 'InputLimitError'
+    ? new ExportReadError(error.message, code ?? 'unreadable_file')
+    : new Error(error.message);
+}
+
+async function readTable(file: string, format: ExportFormat, options: ReadOptions): Promise<ExportTable> {
+  if (format === 'xlsx') {
+    const { size } = await stat(file);
+    if (size > inputLimits.workbookFileBytes) {
+      throw new InputLimitError(
+        'file_too_large',
+        `the workbook is ${count(size)} bytes, over the limit of ${count(inputLimits.workbookFileBytes)} bytes for xlsx. ` +
+          'Split the export or save it as csv, and re-run.',
+      );
+    }
+    checkXlsxBytes(await readFile(file), options.maxUncompressedBytes);
+    // SheetJS holds its thread for seconds on a big workbook: a thread of its own keeps the worker responsive.
+    return runOffThread<ExportTable>(
+      path.join(__dirname, 'xlsx'),
+      'readXlsxFile',
+      [file, options.sheet, options.maxUncompressedBytes],
+      {
+        what: 'the workbook',
+        rebuild: rebuildThreadError,
+        ...(options.onTick ? { onTick: options.onTick } : {}),
+        ...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}),
+      },
+    );
+  }
+  // Size, NUL bytes, line lengths and line count, in one native pass before any parsing.
+  await scanTextFile(file, inputLimits, `${format} file`, format !== 'json');
   switch (format) {
     case 'csv':
-      return readCsv(createReadStream(path));
+      return readCsv(createReadStream(file));
     case 'ndjson':
-      return readNdjson(createReadStream(path));
-    case 'xlsx':
-      return readXlsx(await readFile(path), options.sheet, options.maxUncompressedBytes);
+      return readNdjson(createReadStream(file));
     case 'json':
-      return readJson(await readFile(path));
+      return readJson(await readFile(file));
   }
+}
+
+/**
+ * Reads an export file, refused whole when it breaks an input limit (`inputLimits`), holds a NUL byte or has a header
+ * and no rows; csv and ndjson are streamed, json arrays read whole, xlsx read by SheetJS on a thread of its own.
+ */
+export async function readExportFile(file: string, options: ReadOptions = {}): Promise<ExportTable> {
+  const format = options.format ?? formatOfFile(file);
+  let table: ExportTable;
+  try {
+    table = await readTable(file, format, options);
+  } catch (error) {
+    throw asExportReadError(error);
+  }
+  if (table.rows.length === 0 && table.columns.length > 0 && (format === 'csv' || format === 'xlsx')) {
+    throw new ExportReadError(noDataRowsMessage(table.headerRow, 'push'), 'no_data_rows');
+  }
+  if (table.rows.length > inputLimits.dataRows) {
+    throw new ExportReadError(
+      `the file has ${count(table.rows.length)} data rows, over the limit of ${count(inputLimits.dataRows)}. Split it and re-run.`,
+      'too_many_rows',
+    );
+  }
+  return table;
 }
 
 /** Reads an export already in memory (for example from the staging store). */

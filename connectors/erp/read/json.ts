@@ -1,16 +1,19 @@
 import { createInterface } from 'node:readline';
 import { Readable } from 'node:stream';
+import { checkCellLength, holdsNul, NUL_CELL_ERROR, quoteInput, quoteList } from '../../input-limits';
 import type { TextSource } from './csv';
 import { ExportReadError, type CellValue, type ExportTable, type SourceRow } from './types';
 
 /** Object values become cells: scalars as they are, arrays of scalars as lists of text; nested objects are a problem. */
-function toCells(item: unknown): { values: Record<string, CellValue>; problem?: string } {
+function toCells(item: unknown): { values: Record<string, CellValue>; problem?: string; cellErrors?: Record<string, string> } {
   if (typeof item !== 'object' || item === null || Array.isArray(item)) {
     return { values: {}, problem: `expected a JSON object, got ${Array.isArray(item) ? 'an array' : typeof item}` };
   }
   const values: Record<string, CellValue> = {};
   const nested: string[] = [];
+  let cellErrors: Record<string, string> | undefined;
   for (const [key, value] of Object.entries(item as Record<string, unknown>)) {
+    if (typeof value === 'string' && holdsNul(value)) (cellErrors ??= {})[key] = NUL_CELL_ERROR;
     if (value === null || typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean') {
       values[key] = value;
     } else if (Array.isArray(value) && value.every((entry) => ['string', 'number'].includes(typeof entry))) {
@@ -19,7 +22,8 @@ function toCells(item: unknown): { values: Record<string, CellValue>; problem?: 
       nested.push(key);
     }
   }
-  return nested.length > 0 ? { values, problem: `nested values are not supported in: ${nested.join(', ')}` } : { values };
+  const read = nested.length > 0 ? { values, problem: `nested values are not supported in: ${quoteList(nested)}` } : { values };
+  return cellErrors ? { ...read, cellErrors } : read;
 }
 
 function collectColumns(rows: readonly SourceRow[]): string[] {
@@ -29,8 +33,11 @@ function collectColumns(rows: readonly SourceRow[]): string[] {
 }
 
 function toRow(row: number, item: unknown): SourceRow {
-  const { values, problem } = toCells(item);
-  return problem === undefined ? { row, values } : { row, values, problem };
+  const { values, problem, cellErrors } = toCells(item);
+  for (const [column, value] of Object.entries(values)) if (typeof value === 'string') checkCellLength(value, row, column);
+  const read: SourceRow = problem === undefined ? { row, values } : { row, values, problem };
+  if (cellErrors) read.cellErrors = cellErrors;
+  return read;
 }
 
 /** A JSON export holding an array of objects; rows are numbered by position in the array (1-based). */
@@ -39,7 +46,7 @@ export function readJsonArray(text: string): ExportTable {
   try {
     parsed = JSON.parse(text.replace(/^\uFEFF/, ''));
   } catch (error) {
-    throw new ExportReadError(`not valid JSON: ${(error as Error).message}`);
+    throw new ExportReadError(`not valid JSON: ${quoteInput((error as Error).message)}`);
   }
   if (!Array.isArray(parsed)) throw new ExportReadError('a JSON export must be an array of objects (or NDJSON, one object per line)');
   const rows = parsed.map((item, index) => toRow(index + 1, item));
@@ -72,7 +79,7 @@ export async function readNdjson(source: TextSource): Promise<ExportTable> {
     } catch (error) {
       const reason = (error as Error).message;
       unparsedLast = { line, reason };
-      rows.push({ row: line, values: {}, problem: `line is not valid JSON: ${reason}`, rawText: rawLine });
+      rows.push({ row: line, values: {}, problem: `line is not valid JSON: ${quoteInput(reason)}`, rawText: rawLine });
     }
   }
   if (unparsedLast !== undefined && lastChar !== '\n') {
@@ -93,7 +100,7 @@ function kindOf(value: unknown): string {
   if (Array.isArray(value)) return 'an array';
   if (typeof value === 'object') {
     const keys = Object.keys(value as Record<string, unknown>);
-    return keys.length === 0 ? 'an empty object' : `an object with keys ${keys.slice(0, 5).map((key) => `'${key}'`).join(', ')}${keys.length > 5 ? '...' : ''}`;
+    return keys.length === 0 ? 'an empty object' : `an object with keys ${keys.slice(0, 5).map((key) => `'${quoteInput(key, 40)}'`).join(', ')}${keys.length > 5 ? '...' : ''}`;
   }
   return `a ${typeof value}`;
 }

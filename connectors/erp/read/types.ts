@@ -1,3 +1,5 @@
+import type { InputLimitCode } from '../../input-limits';
+
 /** The formats an ERP export comes in; `json` is an array of objects, `ndjson` one object per line. */
 export type ExportFormat = 'csv' | 'xlsx' | 'json' | 'ndjson';
 
@@ -33,6 +35,8 @@ export interface ExportTable {
   rows: SourceRow[];
   /** xlsx only: the sheet the rows came from. */
   sheetName?: string;
+  /** csv and xlsx: the row number of the header row (blank rows above it are skipped). */
+  headerRow?: number;
   /** csv only: how the file was written, so the rejects file can be written the same way. */
   csvDialect?: CsvDialect;
 }
@@ -45,7 +49,12 @@ export interface CsvDialect {
 }
 
 /** Why a file was refused whole; `unreadable_file` unless a more precise reason is known. */
-export type ExportReadErrorCode = 'unreadable_file' | 'truncated_file' | 'not_an_array' | 'file_not_found';
+export type ExportReadErrorCode = 'unreadable_file' | 'truncated_file' | 'not_an_array' | 'file_not_found' | InputLimitCode;
+
+/** A rejects file fed back (`retry`): its header holds the two error columns the rejects writer adds. */
+export function isRejectsHeader(columns: readonly string[]): boolean {
+  return columns.includes('error_code') && columns.includes('error_message');
+}
 
 export class ExportReadError extends Error {
   override readonly name = 'ExportReadError';

@@ -1,6 +1,17 @@
+import { readFileSync } from 'node:fs';
 import * as XLSX from 'xlsx';
-import { uniqueHeader } from './csv';
-import { ExportReadError, type CellValue, type ExportTable, type SourceRow } from './types';
+import {
+  checkCellLength,
+  holdsNul,
+  isPasswordProtectedWorkbook,
+  NUL_CELL_ERROR,
+  PASSWORD_PROTECTED_MESSAGE,
+  restoreRejectsCell,
+  isUncalculated,
+  uncalculatedFormulaError,
+} from '../../input-limits';
+import { asExportReadError, uniqueHeader } from './csv';
+import { ExportReadError, isRejectsHeader, type CellValue, type ExportTable, type SourceRow } from './types';
 
 function cellValue(cell: XLSX.CellObject | undefined): CellValue {
   if (!cell || cell.v === undefined || cell.t === 'z' || cell.t === 'e') return null;
@@ -22,7 +33,11 @@ const ERROR_TEXT: Readonly<Record<number, string>> = {
 
 /** The error a cell shows (`#N/A`, `#REF!`...), or undefined for a cell that is not an error. */
 function cellError(cell: XLSX.CellObject | undefined): string | undefined {
-  if (!cell || cell.t !== 'e') return undefined;
+  if (!cell) return undefined;
+  // A formula with no saved result (written by a program that does not calculate) is not a blank cell.
+  if (isUncalculated(cell)) return uncalculatedFormulaError(cell.f);
+  if (typeof cell.v === 'string' && holdsNul(cell.v)) return NUL_CELL_ERROR;
+  if (cell.t !== 'e') return undefined;
   if (typeof cell.w === 'string' && cell.w.startsWith('#')) return cell.w;
   return ERROR_TEXT[Number(cell.v)] ?? '#ERROR';
 }
@@ -34,17 +49,17 @@ const MAX_MERGE_CELLS = 10_000;
  * Copies each merged range's top-left cell into the empty cells it covers, below the header row only, so a merged
  * order number (or date, supplier...) reaches every line of its order instead of only the first.
  */
-function fillMerges(sheet: XLSX.WorkSheet, headerRow: number): void {
+function fillMerges(sheet: XLSX.WorkSheet, data: Array<Array<XLSX.CellObject | undefined> | undefined>, headerRow: number): void {
   for (const merge of sheet['!merges'] ?? []) {
     if (merge.s.r <= headerRow) continue;
     const area = (merge.e.r - merge.s.r + 1) * (merge.e.c - merge.s.c + 1);
-    const source = sheet[XLSX.utils.encode_cell(merge.s)] as XLSX.CellObject | undefined;
+    const source = data[merge.s.r]?.[merge.s.c];
     if (!source || area <= 1 || area > MAX_MERGE_CELLS) continue;
     for (let r = merge.s.r; r <= merge.e.r; r += 1) {
+      const row = (data[r] ??= []);
       for (let c = merge.s.c; c <= merge.e.c; c += 1) {
-        const address = XLSX.utils.encode_cell({ r, c });
-        const cell = sheet[address] as XLSX.CellObject | undefined;
-        if (cell === undefined || cell.t === 'z') sheet[address] = source;
+        const cell = row[c];
+        if (cell === undefined || cell === null || cell.t === 'z') row[c] = source;
       }
     }
   }
@@ -77,17 +92,13 @@ export function declaredUncompressedBytes(zip: Buffer): number {
 }
 
 /**
- * Reads the named sheet (default: the first) of an xlsx workbook. Cells keep their types: dates stay Excel
- * serial numbers (the date rules turn them into `YYYY-MM-DD`), text stays text. Row numbers are the sheet's.
- * Merged ranges below the header give their value to every cell they cover; error cells (`#N/A`...) read as
- * `null` and are listed in the row's `cellErrors`.
+ * The checks that need no parsing, in milliseconds: password protection, the zip signature and the declared
+ * uncompressed size (a zip bomb is refused before SheetJS inflates anything). Run before the read thread starts.
  */
-export function readXlsx(
-  content: Buffer | Uint8Array,
-  sheetName?: string,
-  maxUncompressedBytes = MAX_XLSX_UNCOMPRESSED_BYTES,
-): ExportTable {
-  // Without this check SheetJS would happily read any text as a one-column "workbook".
+export function checkXlsxBytes(content: Buffer | Uint8Array, maxUncompressedBytes = MAX_XLSX_UNCOMPRESSED_BYTES): void {
+  if (isPasswordProtectedWorkbook(Buffer.from(content.buffer, content.byteOffset, content.byteLength))) {
+    throw new ExportReadError(PASSWORD_PROTECTED_MESSAGE, 'password_protected');
+  }
   if (content.length < 4 || content[0] !== 0x50 || content[1] !== 0x4b) {
     throw new ExportReadError('not an xlsx workbook (an xlsx file is a zip archive)');
   }
@@ -98,9 +109,37 @@ export function readXlsx(
         `more than the ${Math.round(maxUncompressedBytes / 1048576)} MB allowed; split the export or save it as csv`,
     );
   }
+}
+
+/** `readXlsx` of a file on disk (what the read thread runs: the bytes never cross the thread boundary). */
+export function readXlsxFile(path: string, sheetName?: string, maxUncompressedBytes = MAX_XLSX_UNCOMPRESSED_BYTES): ExportTable {
+  return readXlsx(readFileSync(path), sheetName, maxUncompressedBytes);
+}
+
+/**
+ * Reads the named sheet (default: the first) of an xlsx workbook. Cells keep their types: dates stay Excel
+ * serial numbers (the date rules turn them into `YYYY-MM-DD`), text stays text. Row numbers are the sheet's.
+ * Merged ranges below the header give their value to every cell they cover; error cells (`#N/A`...) read as
+ * `null` and are listed in the row's `cellErrors`.
+ */
+export function readXlsx(
+  content: Buffer | Uint8Array,
+  sheetName?: string,
+  maxUncompressedBytes = MAX_XLSX_UNCOMPRESSED_BYTES,
+): ExportTable {
+  try {
+    return readWorkbookSheet(content, sheetName, maxUncompressedBytes);
+  } catch (error) {
+    throw asExportReadError(error);
+  }
+}
+
+function readWorkbookSheet(content: Buffer | Uint8Array, sheetName: string | undefined, maxUncompressedBytes: number): ExportTable {
+  // Without this check SheetJS would happily read any text as a one-column "workbook".
+  checkXlsxBytes(content, maxUncompressedBytes);
   let workbook: XLSX.WorkBook;
   try {
-    workbook = XLSX.read(content, { type: 'buffer', cellDates: false, cellNF: true });
+    workbook = XLSX.read(content, { type: 'buffer', cellDates: false, cellNF: true, cellFormula: true, sheetStubs: true, dense: true });
   } catch (error) {
     throw new ExportReadError(`not a readable xlsx workbook: ${(error as Error).message}`);
   }
@@ -115,7 +154,9 @@ export function readXlsx(
   }
   if (!sheet['!ref']) throw new ExportReadError(`sheet '${name}' is empty: no header row`);
   const range = XLSX.utils.decode_range(sheet['!ref']);
-  const cellAt = (r: number, c: number): XLSX.CellObject | undefined => sheet[XLSX.utils.encode_cell({ r, c })];
+  // Dense mode: rows of cells by index, no A1-address strings built and parsed per cell.
+  const data = (sheet['!data'] ?? []) as Array<Array<XLSX.CellObject | undefined> | undefined>;
+  const cellAt = (r: number, c: number): XLSX.CellObject | undefined => data[r]?.[c] ?? undefined;
   const textAt = (r: number, c: number): string => {
     const value = cellValue(cellAt(r, c));
     return value === null ? '' : String(value).trim();
@@ -129,10 +170,14 @@ export function readXlsx(
   while (headerRow < range.e.r && rowIsBlank(headerRow)) headerRow += 1;
   let firstColumn = range.s.c;
   while (firstColumn < range.e.c && textAt(headerRow, firstColumn) === '') firstColumn += 1;
+  // A formatted but empty column far to the right widens the sheet's range, not its header.
+  let lastColumn = range.e.c;
+  while (lastColumn > firstColumn && textAt(headerRow, lastColumn) === '') lastColumn -= 1;
   const headerCells: string[] = [];
-  for (let c = firstColumn; c <= range.e.c; c += 1) headerCells.push(textAt(headerRow, c));
-  const columns = uniqueHeader(headerCells);
-  fillMerges(sheet, headerRow);
+  for (let c = firstColumn; c <= lastColumn; c += 1) headerCells.push(textAt(headerRow, c));
+  const columns = uniqueHeader(headerCells, headerRow + 1);
+  const restore = isRejectsHeader(columns) ? restoreRejectsCell : (text: string): string => text;
+  fillMerges(sheet, data, headerRow);
   const rows: SourceRow[] = [];
   for (let r = headerRow + 1; r <= range.e.r; r += 1) {
     const values: Record<string, CellValue> = {};
@@ -141,7 +186,9 @@ export function readXlsx(
     let empty = true;
     columns.forEach((column, index) => {
       const cell = cellAt(r, firstColumn + index);
-      const value = cellValue(cell);
+      const read = cellValue(cell);
+      const value = typeof read === 'string' ? restore(read) : read;
+      if (typeof value === 'string') checkCellLength(value, r + 1, column);
       values[column] = value;
       if (value !== null && String(value).trim() !== '') empty = false;
       const error = cellError(cell);
@@ -152,11 +199,12 @@ export function readXlsx(
       const format = keptFormat(cell);
       if (format !== undefined) formats[column] = format;
     });
+    data[r] = undefined;
     if (empty) continue;
     const row: SourceRow = { row: r + 1, values };
     if (Object.keys(formats).length > 0) row.formats = formats;
     if (Object.keys(errors).length > 0) row.cellErrors = errors;
     rows.push(row);
   }
-  return { format: 'xlsx', columns, rows, sheetName: name };
+  return { format: 'xlsx', columns, rows, sheetName: name, headerRow: headerRow + 1 };
 }

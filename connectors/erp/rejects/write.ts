@@ -1,5 +1,6 @@
 import Papa from 'papaparse';
 import * as XLSX from 'xlsx';
+import { boundMessage, neutraliseRejectsCell } from '../../input-limits';
 import type { CellValue, ExportFormat, ExportTable, SourceRow } from '../read/types';
 
 export const ERROR_CODE_COLUMN = 'error_code';
@@ -65,12 +66,23 @@ function textOf(value: CellValue | undefined): string {
   return Array.isArray(value) ? value.join(',') : String(value);
 }
 
-// Cells are written back exactly as read so the fixed file reads the same way; no formula prefixing here.
+/**
+ * Text a spreadsheet would run as a formula (`=`, `+`, `-`, `@`, tab, CR first) gets an apostrophe in front, so the
+ * rejects file is safe to open; the readers take it off again when a fixed rejects file comes back (`retry`).
+ */
+function safeText(value: CellValue | undefined): string {
+  return neutraliseRejectsCell(textOf(value));
+}
+
 function rejectsCsv(table: ExportTable, rows: readonly RejectedRow[]): Buffer {
   const columns = rejectsColumns(table);
   const data = rows.map((row) =>
     columns.map((column) =>
-      column === ERROR_CODE_COLUMN ? row.code : column === ERROR_MESSAGE_COLUMN ? row.message : textOf(row.source.values[column]),
+      column === ERROR_CODE_COLUMN
+        ? safeText(row.code)
+        : column === ERROR_MESSAGE_COLUMN
+          ? safeText(boundMessage(row.message))
+          : safeText(row.source.values[column]),
     ),
   );
   // Written as the input was (delimiter, encoding, line endings), so the fixed file reads back the same way.
@@ -101,11 +113,11 @@ function rejectsXlsx(table: ExportTable, rows: readonly RejectedRow[]): Buffer {
   rows.forEach((row, index) => {
     columns.forEach((column, c) => {
       const value =
-        column === ERROR_CODE_COLUMN ? row.code : column === ERROR_MESSAGE_COLUMN ? row.message : row.source.values[column];
+        column === ERROR_CODE_COLUMN ? row.code : column === ERROR_MESSAGE_COLUMN ? boundMessage(row.message) : row.source.values[column];
       if (value === null || value === undefined) return;
       const address = XLSX.utils.encode_cell({ r: index + 1, c });
       const cell: XLSX.CellObject =
-        typeof value === 'number' ? { t: 'n', v: value } : typeof value === 'boolean' ? { t: 'b', v: value } : { t: 's', v: textOf(value) };
+        typeof value === 'number' ? { t: 'n', v: value } : typeof value === 'boolean' ? { t: 'b', v: value } : { t: 's', v: safeText(value) };
       const format = row.source.formats?.[column];
       if (format !== undefined && cell.t === 'n') cell.z = format;
       sheet[address] = cell;

@@ -1,3 +1,4 @@
+import { quoteInput, quoteList } from '../../input-limits';
 import { PlmFileError } from '../issues';
 import { closeMatches } from '../suggest';
 import type { CellValue, SheetRow } from '../read/types';
@@ -184,8 +185,8 @@ export function missingColumnsError(
 ): PlmFileError {
   const found =
     headers.length === 1
-      ? `a single column '${headers[0]}' (is the delimiter one of , ; tab |?)`
-      : `columns ${headers.map((h) => `'${h}'`).join(', ')}`;
+      ? `a single column '${quoteInput(headers[0] ?? '')}' (is the delimiter one of , ; tab |?)`
+      : `columns ${quoteList(headers, 30)}`;
   return new PlmFileError(
     'missing_columns',
     `the sheet lacks column(s) ${missing.map((m) => `'${m}'`).join(', ')} that profile '${profileName}' needs to identify products; it has ${found}.`,

@@ -1,9 +1,10 @@
 import { open } from 'node:fs/promises';
-import { Readable } from 'node:stream';
 import Papa from 'papaparse';
+import { csvRecords, quotedCellIndex, type CsvRecord } from '../../csv-records';
+import { checkCellLength, count, inputLimits, restoreRejectsCell, scanTextFile, unbalancedQuoteMessage } from '../../input-limits';
 import { PlmFileError } from '../issues';
 import { decodeStream, findNonUtf8 } from './encoding';
-import { buildHeaders, cleanCell, findHeaderRow, noHeaderError, toSheetRow } from './header';
+import { asPlmFileError, buildHeaders, cleanCell, columnLetter, findHeaderRow, isRejectsHeader, noHeaderError, toSheetRow } from './header';
 import {
   csvDelimiters,
   defaultReadLimits,
@@ -90,83 +91,44 @@ function sampleText(head: Buffer, encoding: 'utf-8' | 'utf-16le' | 'windows-1252
 }
 
 /**
- * Records (arrays of raw field text) with their 1-based record numbers, parsed as the bytes stream in.
- * Papaparse hands over batches of records; the parser pauses while a few batches wait, so memory stays flat.
+ * A record whose quote never closed refuses the file (the rows after it would be read into one cell), and so does a
+ * cell over the length limit; above the header only quotes are checked (cells have no column names there yet).
  */
-async function* records(
-  path: string,
-  encoding: 'utf-8' | 'utf-16le' | 'windows-1252',
-  delimiter: CsvDelimiter,
-): AsyncGenerator<{ rowNumber: number; values: string[] }> {
-  const source = Readable.from(decodeStream(path, encoding));
-  const batches: string[][][] = [];
-  let finished = false;
-  let failure: unknown = null;
-  let parser: Papa.Parser | null = null;
-  let paused = false;
-  let wake: (() => void) | null = null;
-  const notify = (): void => {
-    const resume = wake;
-    wake = null;
-    resume?.();
-  };
-  Papa.parse<string[]>(source, {
-    delimiter,
-    skipEmptyLines: false,
-    chunk: (results, chunkParser) => {
-      batches.push(results.data);
-      parser = chunkParser;
-      if (batches.length >= 4 && !paused) {
-        paused = true;
-        chunkParser.pause();
-      }
-      notify();
-    },
-    complete: () => {
-      finished = true;
-      notify();
-    },
-    error: (error: unknown) => {
-      failure = error;
-      finished = true;
-      notify();
-    },
-  });
-  source.on('error', (error) => {
-    failure = error;
-    finished = true;
-    notify();
-  });
-  let rowNumber = 0;
-  try {
-    for (;;) {
-      const batch = batches.shift();
-      if (batch) {
-        if (paused && batches.length < 2) {
-          paused = false;
-          (parser as Papa.Parser | null)?.resume();
-        }
-        for (const values of batch) yield { rowNumber: ++rowNumber, values };
-        continue;
-      }
-      if (failure) throw failure instanceof Error ? failure : new Error(String(failure));
-      if (finished) return;
-      await new Promise<void>((resolve) => (wake = resolve));
-    }
-  } finally {
-    if (!finished) (parser as Papa.Parser | null)?.abort();
-    source.destroy();
+function checkRecord(record: CsvRecord, headers: ReadonlyArray<string | null>): void {
+  if (record.quoteError !== undefined) {
+    const index = quotedCellIndex(record.values);
+    throw new PlmFileError(
+      'unbalanced_quote',
+      unbalancedQuoteMessage(record.rowNumber, headers[index] ?? undefined, record.values[index] ?? ''),
+    );
   }
+  record.values.forEach((value, index) => {
+    if (value.length > inputLimits.cellChars) checkCellLength(value, record.rowNumber, headers[index] ?? `column ${columnLetter(index)}`);
+  });
 }
 
 export async function openCsv(path: string, size: number, options: ReadOptions): Promise<OpenedSheet> {
+  try {
+    return await openCsvChecked(path, size, options);
+  } catch (error) {
+    throw asPlmFileError(error, path);
+  }
+}
+
+async function openCsvChecked(path: string, size: number, options: ReadOptions): Promise<OpenedSheet> {
   const maxBytes = options.maxFileBytes ?? defaultReadLimits.csvMaxFileBytes;
   if (size > maxBytes) {
     throw new PlmFileError(
       'file_too_large',
-      `${path} is ${size} bytes, over the ${maxBytes}-byte limit for csv. Split the file or raise maxFileBytes.`,
+      `${path} is ${count(size)} bytes, over the limit of ${count(maxBytes)} bytes for csv. Split the file or raise maxFileBytes.`,
     );
   }
+  // Size, NUL bytes, line lengths and line count, in one native pass before any parsing.
+  await scanTextFile(
+    path,
+    { ...inputLimits, textFileBytes: maxBytes, dataRows: Math.max(options.maxRows ?? 0, inputLimits.dataRows) },
+    'csv file',
+  );
   const warnings: string[] = [];
   const head = await readHead(path);
   const encoding = await chooseEncoding(path, head, options, warnings);
@@ -174,11 +136,14 @@ export async function openCsv(path: string, size: number, options: ReadOptions):
   const scanRows = options.headerScanRows ?? defaultReadLimits.headerScanRows;
   const maxRows = options.maxRows ?? defaultReadLimits.maxRows;
 
-  const iterator = records(path, encoding, delimiter);
-  const scanned: Array<{ rowNumber: number; values: string[] }> = [];
+  const iterator = csvRecords(decodeStream(path, encoding), delimiter);
+  const scanned: CsvRecord[] = [];
   while (scanned.length < scanRows) {
     const next = await iterator.next();
     if (next.done) break;
+    // The header is not chosen yet: a quote error names its column after the first non-blank record, the likely header.
+    const likelyHeader = scanned.find((record) => record.values.some((value) => value.trim() !== ''));
+    if (next.value.quoteError !== undefined) checkRecord(next.value, likelyHeader?.values.map((value) => value.trim()) ?? []);
     scanned.push(next.value);
   }
   const headerIndex = findHeaderRow(
@@ -194,19 +159,22 @@ export async function openCsv(path: string, size: number, options: ReadOptions):
   }
   const headerRecord = scanned[headerIndex] ?? { rowNumber: 1, values: [] };
   const headers = buildHeaders(headerRecord.values, headerRecord.rowNumber);
+  checkRecord(headerRecord, headers);
+  const restore = isRejectsHeader(headerRecord.values) ? restoreRejectsCell : undefined;
   const buffered = scanned.slice(headerIndex + 1);
   let started = false;
 
   async function* rows(): AsyncGenerator<SheetRow> {
     if (started) throw new Error('rows() of an opened csv can be iterated only once; open the file again');
     started = true;
-    let count = 0;
-    const emit = (record: { rowNumber: number; values: string[] }): SheetRow | null => {
-      const row = toSheetRow(record.rowNumber, record.values, headers);
-      if (row && ++count > maxRows) {
+    let dataRows = 0;
+    const emit = (record: CsvRecord): SheetRow | null => {
+      checkRecord(record, headers);
+      const row = toSheetRow(record.rowNumber, record.values, headers, undefined, restore);
+      if (row && ++dataRows > maxRows) {
         throw new PlmFileError(
           'too_many_rows',
-          `${path} has more than ${maxRows} data rows. Split the file and re-run.`,
+          `${path} has more than ${count(maxRows)} data rows (the limit). Split the file and re-run.`,
         );
       }
       return row;
@@ -220,6 +188,8 @@ export async function openCsv(path: string, size: number, options: ReadOptions):
         const row = emit(next.value);
         if (row) yield row;
       }
+    } catch (error) {
+      throw asPlmFileError(error, path);
     } finally {
       await iterator.return(undefined);
     }

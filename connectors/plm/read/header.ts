@@ -1,17 +1,27 @@
+import {
+  checkColumnCount,
+  columnLetterOf,
+  duplicateHeaders,
+  duplicateHeadersMessage,
+  InputLimitError,
+} from '../../input-limits';
 import { PlmFileError } from '../issues';
 import { rejectColumns, type CellValue, type SheetRow } from './types';
 
-/** Excel-style column letters: 0 -> A, 27 -> AB. */
-export function columnLetter(index: number): string {
-  let letters = '';
-  let n = index + 1;
-  while (n > 0) {
-    const remainder = (n - 1) % 26;
-    letters = String.fromCharCode(65 + remainder) + letters;
-    n = Math.floor((n - 1) / 26);
-  }
-  return letters;
+/** Input-limit errors become the import's file errors, their code kept; other errors pass through. */
+export function asPlmFileError(error: unknown, path?: string): unknown {
+  if (!(error instanceof InputLimitError)) return error;
+  return new PlmFileError(error.code, path === undefined ? error.message : `${path}: ${error.message}`);
 }
+
+/** A rejects file fed back (`retry`): its header holds both error columns the rejects writer adds. */
+export function isRejectsHeader(cells: readonly CellValue[]): boolean {
+  const names = new Set(cells.map((cell) => (typeof cell === 'string' ? cell.trim() : cell)));
+  return rejectColumns.every((name) => names.has(name));
+}
+
+/** Excel-style column letters: 0 -> A, 27 -> AB. */
+export const columnLetter = columnLetterOf;
 
 /** Trims text (including non-breaking spaces); blank text becomes null. */
 export function cleanCell(value: CellValue | undefined): CellValue {
@@ -70,22 +80,9 @@ export function buildHeaders(cells: readonly CellValue[], headerRowNumber: numbe
     const name = String(text).replace(/\s+/g, ' ');
     return (rejectColumns as readonly string[]).includes(name) ? null : name;
   });
-  const seen = new Map<string, number[]>();
-  headers.forEach((name, index) => {
-    if (name === null) return;
-    const key = name.toLowerCase();
-    seen.set(key, [...(seen.get(key) ?? []), index]);
-  });
-  const duplicates = [...seen.values()].filter((indexes) => indexes.length > 1);
-  if (duplicates.length > 0) {
-    const described = duplicates
-      .map((indexes) => `'${headers[indexes[0] ?? 0]}' (columns ${indexes.map(columnLetter).join(', ')})`)
-      .join('; ');
-    throw new PlmFileError(
-      'duplicate_headers',
-      `header row ${headerRowNumber} names the same column more than once: ${described}. Rename or remove the extra columns and re-run.`,
-    );
-  }
+  checkColumnCount(headers.filter((name) => name !== null).length, headerRowNumber);
+  const duplicates = duplicateHeaders(headers);
+  if (duplicates.length > 0) throw new PlmFileError('duplicate_headers', duplicateHeadersMessage(duplicates, headerRowNumber));
   return headers;
 }
 
@@ -95,6 +92,8 @@ export function toSheetRow(
   values: readonly CellValue[],
   headers: ReadonlyArray<string | null>,
   errors?: ReadonlyMap<number, string>,
+  /** A rejects file fed back: gives neutralised formula text its original value. */
+  restore?: (text: string) => string,
 ): SheetRow | null {
   const cells: Record<string, CellValue> = {};
   let cellErrors: Record<string, string> | undefined;
@@ -102,7 +101,8 @@ export function toSheetRow(
   for (let index = 0; index < headers.length; index++) {
     const header = headers[index];
     if (header === null || header === undefined) continue;
-    const value = cleanCell(values[index]);
+    const raw = values[index];
+    const value = cleanCell(restore !== undefined && typeof raw === 'string' ? restore(raw) : raw);
     cells[header] = value;
     if (value !== null) filled = true;
     const error = errors?.get(index);

@@ -28,6 +28,8 @@ export interface ReadOptions {
   maxRows?: number;
   /** How many rows from the top may hold titles before the header row. Default 20. */
   headerScanRows?: number;
+  /** xlsx/xls: stop a read that takes longer than this (default `inputLimits.readTimeoutMs`). */
+  readTimeoutMs?: number;
   /** Header names the caller expects (from the mapping profile): the first row holding most of them is the header. */
   expectedHeaders?: readonly string[];
 }

@@ -1,7 +1,22 @@
+import { readFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import * as XLSX from 'xlsx';
-import { PlmFileError } from '../issues';
-import { buildHeaders, findHeaderRow, noHeaderError, toSheetRow } from './header';
+import {
+  checkCellLength,
+  count,
+  holdsNul,
+  inputLimits,
+  isPasswordProtectedWorkbook,
+  NUL_CELL_ERROR,
+  PASSWORD_PROTECTED_MESSAGE,
+  restoreRejectsCell,
+  isUncalculated,
+  uncalculatedFormulaError,
+} from '../../input-limits';
+import { runOffThread, type ThreadError } from '../../read-off-thread';
+import { fileErrorCodes, PlmFileError, type FileErrorCode } from '../issues';
+import { asPlmFileError, buildHeaders, columnLetter, findHeaderRow, isRejectsHeader, noHeaderError, toSheetRow } from './header';
 import {
   defaultReadLimits,
   type CellValue,
@@ -47,6 +62,9 @@ function isoDate(date: Date): string {
 /** Cached value of a cell: formulas are not evaluated, their last computed result is used. */
 function cellValue(cell: XLSX.CellObject | undefined): { value: CellValue; error?: string } {
   if (!cell) return { value: null };
+  // A formula with no saved result (written by a program that does not calculate) is not a blank cell.
+  if (isUncalculated(cell)) return { value: null, error: uncalculatedFormulaError(cell.f) };
+  if (typeof cell.v === 'string' && holdsNul(cell.v)) return { value: null, error: NUL_CELL_ERROR };
   switch (cell.t) {
     case 'e':
       return { value: null, error: ERROR_TEXT[Number(cell.v)] ?? '#ERROR' };
@@ -75,7 +93,7 @@ function fillMerges(data: XLSX.CellObject[][], merges: XLSX.Range[], warnings: s
     }
     for (let r = merge.s.r; r <= merge.e.r; r++) {
       const row = (data[r] ??= []);
-      for (let c = merge.s.c; c <= merge.e.c; c++) row[c] ??= source;
+      for (let c = merge.s.c; c <= merge.e.c; c++) if (row[c] === undefined || row[c]?.t === 'z') row[c] = source;
     }
   }
 }
@@ -86,7 +104,9 @@ function readWorkbook(bytes: Buffer, path: string, rowCap: number): XLSX.WorkBoo
       type: 'buffer',
       dense: true,
       cellDates: true,
-      cellFormula: false,
+      cellFormula: true,
+      // A formula cell without a saved result is a stub (`t: 'z'`); without stubs SheetJS drops it as blank.
+      sheetStubs: true,
       cellHTML: false,
       cellNF: false,
       cellStyles: false,
@@ -102,6 +122,27 @@ function readWorkbook(bytes: Buffer, path: string, rowCap: number): XLSX.WorkBoo
   }
 }
 
+/** What the read thread hands back: the header found and every data row (plain data, cloned across). */
+export interface WorkbookRead {
+  format: SheetFormat;
+  sheetName: string;
+  ignoredSheets: string[];
+  headerRowNumber: number;
+  headers: string[];
+  warnings: string[];
+  rows: SheetRow[];
+}
+
+function rebuildThreadError(error: ThreadError): Error {
+  const code = (fileErrorCodes as readonly string[]).includes(error.code ?? '') ? (error.code as FileErrorCode) : undefined;
+  return code !== undefined ? new PlmFileError(code, error.message) : new Error(error.message);
+}
+
+/**
+ * Opens a workbook: the size is checked here, then SheetJS reads it on a thread of its own (a big workbook holds a
+ * thread for seconds; on the main one that would stop heartbeats and every other activity of the worker). A read
+ * that outlasts `inputLimits.readTimeoutMs` is stopped and fails once with `read_timeout`.
+ */
 export async function openWorkbook(
   path: string,
   size: number,
@@ -112,10 +153,51 @@ export async function openWorkbook(
   if (size > maxBytes) {
     throw new PlmFileError(
       'file_too_large',
-      `${path} is ${size} bytes, over the ${maxBytes}-byte limit for ${format}. Split the workbook, export it as csv, or raise maxFileBytes.`,
+      `${path} is ${count(size)} bytes, over the limit of ${count(maxBytes)} bytes for ${format}. Split the workbook, export it as csv, or raise maxFileBytes.`,
     );
   }
-  const bytes = await readFile(path);
+  checkWorkbookBytes(await readFile(path), path, format, options);
+  let read: WorkbookRead;
+  try {
+    read = await runOffThread<WorkbookRead>(join(__dirname, 'workbook'), 'readWorkbookFile', [path, format, options], {
+      what: `${path} (${format})`,
+      rebuild: rebuildThreadError,
+      timeoutMs: options.readTimeoutMs ?? inputLimits.readTimeoutMs,
+    });
+  } catch (error) {
+    throw asPlmFileError(error, path);
+  }
+  let started = false;
+  async function* rows(): AsyncGenerator<SheetRow> {
+    if (started) throw new Error('rows() of an opened workbook can be iterated only once; open the file again');
+    started = true;
+    for (let index = 0; index < read.rows.length; index++) {
+      const row = read.rows[index];
+      if (row) yield row;
+      // Rows already handed over need not stay in memory.
+      (read.rows as Array<SheetRow | undefined>)[index] = undefined;
+    }
+  }
+  return {
+    path,
+    format: read.format,
+    delimiter: null,
+    encoding: null,
+    sheetName: read.sheetName,
+    ignoredSheets: read.ignoredSheets,
+    headerRowNumber: read.headerRowNumber,
+    headers: read.headers,
+    warnings: read.warnings,
+    rows,
+  };
+}
+
+/**
+ * The checks that need no parsing, in milliseconds: password protection, the file's magic bytes, and an xlsx's zip
+ * directory (a zip bomb is refused before anything is inflated). Run before the read thread starts.
+ */
+function checkWorkbookBytes(bytes: Buffer, path: string, format: SheetFormat, options: ReadOptions): 'xlsx' | 'xls' {
+  if (isPasswordProtectedWorkbook(bytes)) throw new PlmFileError('password_protected', `${path}: ${PASSWORD_PROTECTED_MESSAGE}`);
   const actual = sniffWorkbook(bytes);
   if (actual === null) {
     const start = bytes.subarray(0, 8).toString('hex').replace(/(..)/g, '$1 ').trim();
@@ -126,6 +208,21 @@ export async function openWorkbook(
   }
   if (actual === 'xlsx')
     checkXlsxPackage(bytes, path, options.maxExpandedBytes ?? defaultReadLimits.maxExpandedBytes);
+  return actual;
+}
+
+/** The workbook read itself, run by the read thread (`openWorkbook`); errors keep their file-error codes. */
+export function readWorkbookFile(path: string, format: SheetFormat, options: ReadOptions): WorkbookRead {
+  try {
+    return readWorkbookRows(path, format, options);
+  } catch (error) {
+    throw asPlmFileError(error, path);
+  }
+}
+
+function readWorkbookRows(path: string, format: SheetFormat, options: ReadOptions): WorkbookRead {
+  const bytes = readFileSync(path);
+  const actual = checkWorkbookBytes(bytes, path, format, options);
   const scanRows = options.headerScanRows ?? defaultReadLimits.headerScanRows;
   const maxRows = options.maxRows ?? defaultReadLimits.maxRows;
   const workbook = readWorkbook(bytes, path, maxRows + scanRows + 1);
@@ -180,25 +277,19 @@ export async function openWorkbook(
   if (headerIndex < 0) throw noHeaderError(path, scanned.length);
   const headerRow = range.s.r + headerIndex;
   const headers = buildHeaders(scanned[headerIndex] ?? [], headerRow + 1);
-  let started = false;
-
-  async function* rows(): AsyncGenerator<SheetRow> {
-    if (started)
-      throw new Error('rows() of an opened workbook can be iterated only once; open the file again');
-    started = true;
-    for (let r = headerRow + 1; r <= range.e.r; r++) {
-      const { values, errors } = rowValues(r);
-      const row = toSheetRow(r + 1, values, headers, errors);
-      data[r] = [];
-      if (row) yield row;
-    }
+  const restore = isRejectsHeader(scanned[headerIndex] ?? []) ? restoreRejectsCell : undefined;
+  const rows: SheetRow[] = [];
+  for (let r = headerRow + 1; r <= range.e.r; r++) {
+    const { values, errors } = rowValues(r);
+    values.forEach((value, c) => {
+      if (typeof value === 'string' && value.length > inputLimits.cellChars) checkCellLength(value, r + 1, headers[c] ?? `column ${columnLetter(c)}`);
+    });
+    const row = toSheetRow(r + 1, values, headers, errors, restore);
+    data[r] = [];
+    if (row) rows.push(row);
   }
-
   return {
-    path,
     format: actual,
-    delimiter: null,
-    encoding: null,
     sheetName,
     ignoredSheets: workbook.SheetNames.filter((name) => name !== sheetName),
     headerRowNumber: headerRow + 1,

@@ -1,7 +1,12 @@
-import { closeSync, mkdtempSync, openSync, readdirSync, rmSync, writeFileSync, writeSync } from 'node:fs';
+import { closeSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync, writeFileSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import * as XLSX from 'xlsx';
+import { neutraliseRejectsCell, quoteInput, quoteList, restoreRejectsCell } from '../../../connectors/input-limits';
+import { writeRejects as writePlmRejects } from '../../../connectors/plm/rejects';
+import { openSheet } from '../../../connectors/plm/read';
+import { heavyWorkbook } from '../../bad-input/corpus';
 import {
   buildOrders,
   DEFAULT_PROFILE,
@@ -12,6 +17,7 @@ import {
   type BuildResult,
   type ExportTable,
   type MappingProfile,
+  writeRejects,
 } from '../../../connectors/erp';
 import { CONTEXT } from './support';
 
@@ -60,6 +66,8 @@ async function outcomeOf(
   }
 }
 
+const NO_DATA_ROWS = 'the file has a header row (row 1) but no data rows below it; there is nothing to push.';
+
 const NOT_AN_ORDER_EXPORT =
   /^the export lacks column 'order_number' \(orderNumber\), column 'quantity' \(quantity\), column 'unit' \(unit\), a product column .* required by profile 'default'; its columns are: /;
 
@@ -84,10 +92,16 @@ const CORPUS: Record<string, (outcome: Outcome) => void> = {
         'the workbook would inflate to 300 MB, more than the 100 MB allowed; split the export or save it as csv',
     }),
   // Product sheets are not order exports: refused as a whole, naming what is missing and what the file has.
-  'blank-lines.csv': (o) => expect(o).toMatchObject({ kind: 'refused', table: { rows: [] } }),
-  'header-only.csv': (o) => expect(o).toMatchObject({ kind: 'refused', table: { rows: [] } }),
+  // A header and no rows is refused whole, as the PLM import refuses it (issue 17: one answer for both jobs).
+  'blank-lines.csv': (o) =>
+    expect(o).toEqual({ kind: 'read-error', message: 'the csv file is empty: no header row' }),
+  'header-only.csv': (o) =>
+    expect(o).toEqual({ kind: 'read-error', message: NO_DATA_ROWS }),
   'header-only.xlsx': (o) =>
-    expect(o).toMatchObject({ kind: 'refused', table: { format: 'xlsx', rows: [] } }),
+    expect(o).toEqual({
+      kind: 'read-error',
+      message: NO_DATA_ROWS,
+    }),
   'bad-code-type.csv': (o) => expect(o).toMatchObject({ kind: 'refused' }),
   'bad-rows.csv': (o) => expect(o).toMatchObject({ kind: 'refused' }),
   'dates-as-text.csv': (o) => expect(o).toMatchObject({ kind: 'refused' }),
@@ -121,16 +135,19 @@ const CORPUS: Record<string, (outcome: Outcome) => void> = {
       kind: 'refused',
       message: expect.stringContaining('its columns are: externalId:name:styleType:PLM_ID'),
     }),
-  // A repeated header keeps both columns (the second renamed), so no cell is lost.
+  // A repeated header (case aside) is refused whole, as the PLM import refuses it: guessing which of the two
+  // columns the profile means would push wrong data (issue 17; the reader used to rename the second silently).
   'duplicate-headers.csv': (o) =>
-    expect(o).toMatchObject({
-      kind: 'refused',
-      table: { columns: ['externalId', 'name', 'Name', 'PLM_ID'] },
+    expect(o).toEqual({
+      kind: 'read-error',
+      message:
+        "header row 1 names the same column more than once: 'name' (columns B, C). Rename or remove the extra columns and re-run.",
     }),
   'duplicate-headers.xlsx': (o) =>
-    expect(o).toMatchObject({
-      kind: 'refused',
-      table: { columns: ['externalId', 'color', 'name', 'color (2)'] },
+    expect(o).toEqual({
+      kind: 'read-error',
+      message:
+        "header row 1 names the same column more than once: 'color' (columns B, D). Rename or remove the extra columns and re-run.",
     }),
   'formulas-and-errors.xlsx': (o) =>
     expect(o).toMatchObject({
@@ -202,7 +219,7 @@ const CORPUS: Record<string, (outcome: Outcome) => void> = {
       ['', 'unreadable_row', 'row 3 (row): expected a JSON object, got number'],
       ['', 'unreadable_row', 'row 4 (row): expected a JSON object, got an array'],
       ['', 'unreadable_row', 'row 5 (row): expected a JSON object, got string'],
-      ['PO-J3', 'unreadable_row', 'row 6 (row): nested values are not supported in: supplier'],
+      ['PO-J3', 'unreadable_row', "row 6 (row): nested values are not supported in: 'supplier'"],
     ]);
   },
   // Cut mid-line (no newline after a last line that is not JSON): refused whole, naming the line.
@@ -283,11 +300,8 @@ describe('ERP-shaped bad exports (made here)', () => {
     return write(name, XLSX.write(book, { type: 'buffer', bookType: 'xlsx' }) as Buffer);
   };
 
-  it('a header-only export builds no order and no rejection (the push then has nothing to do)', async () => {
-    expect(await built(write('header-only.csv', `${header}\n`))).toMatchObject({
-      drafts: [],
-      rejections: [],
-    });
+  it('a header-only export is refused whole, as the PLM import refuses a header-only sheet', async () => {
+    expect(await outcomeOf(write('header-only.csv', `${header}\n`))).toEqual({ kind: 'read-error', message: NO_DATA_ROWS });
   });
 
   it('a byte-order mark does not hide the first column, and Windows-1252 text keeps its accents', async () => {
@@ -481,14 +495,13 @@ describe('ERP-shaped bad exports (made here)', () => {
     });
   });
 
-  it('duplicate headers: both columns are kept, the second renamed, and the profile reads the first', async () => {
+  it('duplicate headers: the file is refused, naming the column and both places (no silent rename)', async () => {
     const file = write('dup.csv', `${header},quantity\n${line('PO-DUP', 1)},99\n`);
-    const outcome = await outcomeOf(file);
-    expect(outcome).toMatchObject({
-      kind: 'built',
-      table: { columns: expect.arrayContaining(['quantity', 'quantity (2)']) },
+    expect(await outcomeOf(file)).toEqual({
+      kind: 'read-error',
+      message:
+        "header row 1 names the same column more than once: 'quantity' (columns H, J). Rename or remove the extra columns and re-run.",
     });
-    if (outcome.kind === 'built') expect(outcome.result.drafts[0]?.lines[0]?.quantity).toBe(10);
   });
 
   it('a 50 MB export is read and grouped in bounded time', async () => {
@@ -515,3 +528,107 @@ describe('ERP-shaped bad exports (made here)', () => {
     expect(Date.now() - started).toBeLessThan(60_000);
   }, 90_000);
 });
+
+/**
+ * Issue 17: hostile and huge input never stalls a worker. What the readers share (connectors/input-limits.ts and the
+ * read thread), checked on both jobs' readers.
+ */
+describe('input limits shared by both jobs', () => {
+  let dir: string;
+  beforeAll(() => {
+    dir = mkdtempSync(join(tmpdir(), 'input-limits-'));
+  });
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('quotes input at most 200 characters, then says how long it was, with control characters made visible', () => {
+    expect(quoteInput('PO-1')).toBe('PO-1');
+    expect(quoteInput('x'.repeat(3 * 1024 * 1024))).toBe(`${'x'.repeat(200)}… (3,145,728 characters)`);
+    expect(quoteInput('a\u0000b\nc')).toBe('a\\u0000b\\nc');
+    expect(quoteList(Array.from({ length: 30_000 }, (_, i) => `note${i}`))).toMatch(/'note9' and 29,990 more$/);
+  });
+
+  it.each(['=1+1', '+46 70', '-5', '@SUM(A1)', '\tx', '\rx', "'=already", "''-twice", 'plain', "'plain", ''])(
+    'a rejects cell %j is neutralised so a spreadsheet shows it as text, and restored exactly',
+    (value) => {
+      const written = neutraliseRejectsCell(value);
+      expect(/^[=+\-@\t\r]/.test(written)).toBe(false);
+      expect(restoreRejectsCell(written)).toBe(value);
+    },
+  );
+
+  it('a fixed rejects file (csv and xlsx) reads back the original values, in both jobs', async () => {
+    const table = await readExportFile(
+      write(dir, 'orders.csv', `order_number,note,quantity\n=cmd|' /C calc'!A0,-minus,-5\n@PO-2,+plus,3\n`),
+    );
+    const rejects = writeRejects(table, [
+      { rows: [2, 3], code: 'invalid_value', message: '=not a formula either', problems: [] },
+    ]);
+    const text = rejects.content.toString('utf8');
+    expect(text).toContain(`'=cmd|' /C calc'!A0,'-minus,'-5`);
+    expect(text).toContain("'=not a formula either");
+    const back = await readExportFile(write(dir, 'rejects.csv', rejects.content));
+    expect(back.rows.map((row) => row.values)).toEqual(table.rows.map((row) => ({ ...row.values, error_code: 'invalid_value', error_message: '=not a formula either' })));
+
+    const xlsxTable = { ...table, format: 'xlsx' as const };
+    const xlsxRejects = writeRejects(xlsxTable, [{ rows: [2], code: 'invalid_value', message: 'bad', problems: [] }]);
+    const xlsxBack = await readExportFile(write(dir, 'rejects.xlsx', xlsxRejects.content));
+    expect(xlsxBack.rows[0]?.values).toMatchObject(table.rows[0]?.values ?? {});
+
+    const plmSource = write(dir, 'products.csv', 'externalId,name,description\nP-1,-Tee,=HYPERLINK("x")\n');
+    const plmRejects = await writePlmRejects({
+      sourcePath: plmSource,
+      issues: [{ rowNumber: 2, column: 'name', code: 'missing_required', message: 'row 2: bad' }],
+      outputPath: join(dir, 'products.rejects.csv'),
+    });
+    expect(readFileSync(plmRejects.path, 'utf8')).toContain(`'-Tee,"'=HYPERLINK(""x"")"`);
+    const reread = await openSheet(plmRejects.path);
+    const rows = [];
+    for await (const row of reread.rows()) rows.push(row.cells);
+    expect(rows).toEqual([{ externalId: 'P-1', name: '-Tee', description: '=HYPERLINK("x")' }]);
+  });
+
+  it('a header of 30,000 repeated names is refused in milliseconds, by both jobs, naming the limit', async () => {
+    const file = write(dir, 'notes.csv', `${Array(30_000).fill('note').join(',')}\n1\n`);
+    const started = Date.now();
+    await expect(readExportFile(file)).rejects.toMatchObject({ code: 'header_too_long' });
+    await expect(openSheet(file)).rejects.toMatchObject({ code: 'header_too_long' });
+    // Under the header limit the duplicate check itself runs, in one pass.
+    const many = write(dir, 'many.csv', `${Array(1_900).fill('n').join(',')}\n1\n`);
+    await expect(readExportFile(many)).rejects.toMatchObject({
+      code: 'duplicate_headers',
+      message: expect.stringContaining("'n' (columns A, B, C, D, E and 1,895 more)"),
+    });
+    expect(Date.now() - started).toBeLessThan(2_000);
+  });
+
+  it('a workbook read that cannot finish in time is stopped and fails once, saying so; the event loop kept turning', async () => {
+    const file = write(dir, 'heavy.xlsx', heavyWorkbook(20_000));
+    const delay = monitorEventLoopDelay({ resolution: 10 });
+    delay.enable();
+    const started = Date.now();
+    await expect(readExportFile(file, { timeoutMs: 300 })).rejects.toMatchObject({
+      code: 'read_timeout',
+      message: expect.stringMatching(/^reading the workbook did not finish within 0 s \(the limit\); it was stopped/),
+    });
+    delay.disable();
+    expect(Date.now() - started).toBeLessThan(5_000);
+    expect(delay.max / 1e6).toBeLessThan(500);
+    // The same file with time to finish: read on the thread, every row back.
+    const table = await readExportFile(file, { format: 'xlsx' });
+    expect(table.rows).toHaveLength(20_000);
+  });
+
+  it('a 3 MB order number never reaches a message whole', async () => {
+    const file = write(dir, 'big-cell.json', JSON.stringify([{ order_number: 'Q'.repeat(3 * 1024 * 1024) }]));
+    const error = await readExportFile(file).catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(ExportReadError);
+    expect((error as Error).message.length).toBeLessThan(600);
+    expect((error as Error).message).toMatch(/^row 1, column 'order_number' holds 3,145,728 characters, over the limit of 32,767/);
+  });
+});
+
+function write(dir: string, name: string, content: string | Buffer): string {
+  const file = join(dir, name);
+  writeFileSync(file, content);
+  return file;
+}

@@ -48,9 +48,14 @@ describe('csv', () => {
     expect(table.rows[0]?.problem).toMatch(/3 cells but the header has 2 columns/);
   });
 
-  it('renames repeated and empty header names so no cell is lost', async () => {
-    const table = await readCsv('a,a,\n1,2,3\n');
-    expect(table.columns).toEqual(['a', 'a (2)', 'column_3']);
+  // Issue 17: a repeated name used to be renamed silently ('a (2)'); both jobs now refuse it.
+  it('names an empty header cell by its position and refuses a repeated name', async () => {
+    const table = await readCsv('a,b,\n1,2,3\n');
+    expect(table.columns).toEqual(['a', 'b', 'column_3']);
+    await expect(readCsv('a,A ,\n1,2,3\n')).rejects.toMatchObject({
+      code: 'duplicate_headers',
+      message: expect.stringMatching(/^header row 1 names the same column more than once: 'a' \(columns A, B\)/),
+    });
   });
 
   it('reads a Windows-1252 export (older ERPs) without mangling accents', async () => {
@@ -111,7 +116,7 @@ describe('json and ndjson', () => {
     expect(table.rows.map((row) => row.row)).toEqual([1, 3, 4]);
     expect(table.rows[1]?.problem).toMatch(/not valid JSON/);
     expect(table.rows[1]?.rawText).toBe('{oops');
-    expect(table.rows[2]?.problem).toMatch(/nested values are not supported in: x/);
+    expect(table.rows[2]?.problem).toMatch(/nested values are not supported in: 'x'/);
   });
 
   it('tells NDJSON from a JSON array by content', async () => {
