@@ -5,7 +5,7 @@
 import { spawn } from 'node:child_process';
 import path from 'node:path';
 
-const BENCHMARKS = ['sandbox', 'client-rate', 'plm-parse', 'plm-import', 'erp-orders', 'cert-report'] as const;
+const BENCHMARKS = ['cli-start', 'sandbox', 'client-rate', 'plm-parse', 'plm-import', 'erp-orders', 'cert-report'] as const;
 
 function run(name: string): Promise<number> {
   return new Promise((resolve) => {
