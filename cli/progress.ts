@@ -92,7 +92,7 @@ export function renderBar(snapshot: ProgressSnapshot, rate: number | null, eta: 
     const filled = Math.min(cells, Math.floor((snapshot.done / snapshot.total) * cells));
     parts.push(`[${'#'.repeat(filled)}${'-'.repeat(cells - filled)}]`);
     parts.push(`${snapshot.done}/${snapshot.total} ${snapshot.unit}`);
-  } else if (snapshot.done !== null) {
+  } else if (snapshot.done !== null && snapshot.done > 0) {
     parts.push(`${snapshot.done} ${snapshot.unit}`);
   }
   if (rate !== null) parts.push(`${rate.toFixed(1)}/s`);
