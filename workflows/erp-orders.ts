@@ -13,6 +13,7 @@ import { z } from 'zod';
 import type { Activities } from '../activities';
 import type { BatchResult, PrepareResult } from '../activities/erp-orders';
 import { TraceJob, TraceSource, TraceStatus } from '../worker/search-attributes';
+import { batchSummary, showOutcome } from './operator-view';
 
 /**
  * Workflow input, plain JSON (start it from the Web UI or `trace-sync push-orders`), for example
@@ -203,12 +204,12 @@ export async function pushErpOrders(rawInput: PushErpOrdersInput): Promise<PushE
 
   while (state.nextBatch < prepared.batchCount) {
     const batch = await explained(
-      applyErpOrderBatch({
+      applyErpOrderBatch.executeWithOptions({ summary: batchSummary('push', state.nextBatch, prepared.batchCount, undefined, 'orders') }, [{
         runKey: prepared.runKey,
         manifest: prepared.manifest,
         batch: state.nextBatch,
         dryRun: input.dryRun ?? false,
-      }),
+      }]),
     );
     state.nextBatch += 1;
     for (const key of ['created', 'patched', 'unchanged', 'rejected'] as const)
@@ -270,6 +271,7 @@ export async function pushErpOrders(rawInput: PushErpOrdersInput): Promise<PushE
       value: counts.rejected > 0 ? 'done-with-rejects' : input.dryRun ? 'dry-run-done' : 'done',
     },
   ]);
+  showOutcome(counts, finished.rejectsFile, { dryRun: input.dryRun ?? false, noun: 'orders' });
   log.info('ERP order push done', { ...counts, apiCalls: result.apiCalls.total });
   return result;
 }

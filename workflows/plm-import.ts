@@ -14,6 +14,7 @@ import { z } from 'zod';
 import type { Activities } from '../activities';
 import type { PlanResult, PlmImportResult, ReadResult } from '../activities/plm-import';
 import { TraceJob, TraceSource, TraceStatus } from '../worker/search-attributes';
+import { batchSummary, showOutcome } from './operator-view';
 
 export type { PlmImportResult } from '../activities/plm-import';
 
@@ -186,7 +187,7 @@ export async function importPlmSpreadsheet(rawInput: ImportPlmSpreadsheetInput):
   if (!dryRun) {
     progress.phase = 'applying';
     while (state.nextBatch < plan.batchCount) {
-      const batch = await explained(applyPlmBatch({ runKey: read.runKey, manifest: plan.manifest, batch: state.nextBatch }));
+      const batch = await explained(applyPlmBatch.executeWithOptions({ summary: batchSummary('apply', state.nextBatch, plan.batchCount) }, [{ runKey: read.runKey, manifest: plan.manifest, batch: state.nextBatch }]));
       state.nextBatch += 1;
       for (const key of ['created', 'updated', 'unchanged', 'rejected'] as const) state.applied[key] += batch.counts[key];
       state.applyCalls += batch.apiCalls;
@@ -222,6 +223,7 @@ export async function importPlmSpreadsheet(rawInput: ImportPlmSpreadsheetInput):
   progress.done = progress.created + progress.updated + progress.unchanged + progress.rejected;
   const status = dryRun ? 'dry-run-done' : result.products.rejected > 0 || result.rejectedRows > 0 ? 'done-with-rejects' : 'done';
   upsertSearchAttributes([{ key: TraceStatus, value: status }]);
+  showOutcome(result.products, result.rejectsFile, { dryRun });
   upsertMemo({ products: result.products, rejectsFile: result.rejectsFile, resultFile: result.resultFile });
   log.info('PLM import done', { ...result.products, apiCalls: result.apiCalls.total });
   return result;

@@ -2,7 +2,9 @@ import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { defaultPayloadConverter } from '@temporalio/common';
 import { importPlmSpreadsheet } from '../../workflows';
+import { TraceStatus } from '../../worker/search-attributes';
 import { repoRoot } from '../../worker/paths';
 import { nativeRows, productCount, toCsv } from '../unit/plm-activities/native-sheet';
 import { readHarnessInfo, startTestStack, type TestStack } from '../harness';
@@ -134,6 +136,33 @@ describe("the operator's view while a run goes on", () => {
     expect(id).toBeDefined();
     await stack.client.workflow.getHandle(id as string).terminate('test cleanup');
   }, 60_000);
+
+  it('"a run with rejects must not look like a clean one": current details say how many were rejected and where the rejects file is; each batch activity has a summary', async () => {
+    const file = path.join(dir, 'rejects-sheet.csv');
+    const rows = nativeRows({ prefix: 'REJ', styles: 2, coloursPerStyle: 1, sizesPerColour: 2 }).map((row) =>
+      row.externalId === 'REJ-S1-C1-Z2' ? { ...row, name: '' } : row,
+    );
+    writeFileSync(file, toCsv(rows));
+    const run = await traceSync(['import-plm', file, '--wait'], env);
+    expect(run.status).toBe(0);
+    const id = /Started workflow (\S+)/.exec(run.stdout)?.[1] as string;
+    const handle = stack.client.workflow.getHandle(id);
+    const result = (await handle.result()) as { products: { created: number; rejected: number }; rejectsFile: string };
+    expect(result.products.rejected).toBe(1);
+
+    const described = await handle.describe();
+    expect(await described.staticSummary()).toBe('Import PLM sheet rejects-sheet.csv');
+    const metadata = (await handle.query('__temporal_workflow_metadata')) as { currentDetails?: string };
+    expect(metadata.currentDetails).toBe(`${result.products.created} created, 0 updated, 0 unchanged, 1 rejected — rejects file: ${result.rejectsFile}`);
+    expect(described.typedSearchAttributes.get(TraceStatus)).toBe('done-with-rejects');
+
+    const history = await handle.fetchHistory();
+    const summaries = (history.events ?? [])
+      .filter((event) => event.activityTaskScheduledEventAttributes?.activityType?.name === 'applyPlmBatch')
+      .map((event) => (event.userMetadata?.summary ? defaultPayloadConverter.fromPayload<string>(event.userMetadata.summary) : undefined));
+    expect(summaries.length).toBeGreaterThan(0);
+    summaries.forEach((summary, i) => expect(summary).toBe(`apply batch ${i + 1}/${summaries.length}`));
+  }, 300_000);
 
   const tmux = spawnSync('tmux', ['-V']).status === 0;
   (tmux ? it : it.skip)('on a terminal (tmux), the progress bar is one line redrawn in place', async () => {
