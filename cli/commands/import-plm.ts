@@ -21,6 +21,8 @@ export interface ImportPlmFlags {
   profile?: string;
   mapping?: string;
   dryRun?: boolean;
+  approve?: boolean;
+  approveTimeout?: number;
 }
 
 /** The workflow input for a file and the command's flags (paths made absolute: the worker reads them). */
@@ -30,6 +32,7 @@ export function importPlmInput(file: string, flags: ImportPlmFlags): ImportPlmSp
     ...(flags.profile !== undefined ? { profile: flags.profile as NonNullable<ImportPlmSpreadsheetInput['profile']> } : {}),
     ...(flags.mapping !== undefined ? { mappingFile: path.resolve(flags.mapping) } : {}),
     ...(flags.dryRun ? { dryRun: true } : {}),
+    ...(flags.approve ? { approval: flags.approveTimeout !== undefined ? { timeoutSeconds: flags.approveTimeout } : true } : {}),
   };
 }
 
@@ -40,6 +43,8 @@ export function importPlmCommand(): Command {
     .addOption(new Option('--profile <name>', 'built-in mapping profile (default native)').choices(['native', 'flat']).conflicts('mapping'))
     .addOption(new Option('--mapping <file>', 'mapping profile JSON file').argParser(existingFile).conflicts('profile'))
     .option('--dry-run', 'plan only: read the catalogue, write plan.json, write nothing to the API')
+    .option('--approve', 'plan, write plan.html and plan.xlsx, then wait for `trace-sync approve|reject <id>` before writing')
+    .option('--approve-timeout <seconds>', 'with --approve: reject when nobody decides within this long (default 86400)', positiveSeconds)
     .option('--wait', 'wait for the result and print it (exit 0 when the run completed, even with rejected rows)')
     .option('--timeout <seconds>', 'with --wait: give up after this long', positiveSeconds, 3600)
     .action((file: string, flags: ImportPlmFlags & { wait?: boolean; timeout: number }) =>
@@ -50,7 +55,7 @@ export function importPlmCommand(): Command {
           workflowId: importPlmWorkflowId(file),
           job: 'plm-import',
           source: path.basename(file),
-          summary: `Import PLM sheet ${path.basename(file)}${flags.dryRun ? ' (dry run)' : ''}`,
+          summary: `Import PLM sheet ${path.basename(file)}${flags.dryRun ? ' (dry run)' : flags.approve ? ' (plan, then approve)' : ''}`,
           wait: Boolean(flags.wait),
           timeoutSeconds: flags.timeout,
         }),
