@@ -1,5 +1,5 @@
 import { WorkflowFailedError, type Client, type WorkflowHandle } from '@temporalio/client';
-import { followProgress, sinkFor, type ProgressOutput } from './progress';
+import { followProgress, sinkFor, type ProgressOutput, type ProgressSink } from './progress';
 import { checkPollers, noWorkerMessage, type PollerCheck } from './task-queue-check';
 
 /**
@@ -30,6 +30,33 @@ export interface WaitOptions {
   out?: ProgressOutput;
 }
 
+/**
+ * Once a run awaits approval, says so once with its current details (the plan files, the approve command): a line
+ * above the bar on a terminal, a JSON line `{"awaitingApproval": ...}` otherwise.
+ */
+function withApprovalNotice(sink: ProgressSink, out: ProgressOutput, handle: WorkflowHandle): ProgressSink {
+  let noticed = false;
+  return {
+    update(snapshot, now) {
+      if (snapshot.phase === 'awaiting approval' && !noticed) {
+        noticed = true;
+        void handle
+          .query<{ currentDetails?: string }>('__temporal_workflow_metadata')
+          .then((metadata) => {
+            const details = metadata.currentDetails ?? `Awaiting approval: trace-sync approve ${handle.workflowId}`;
+            if (out.isTTY) {
+              sink.finish();
+              out.write(`${details.replace(/\*\*/g, '').replace(/`/g, '')}\n`);
+            } else out.write(`${JSON.stringify({ awaitingApproval: { workflowId: handle.workflowId, details } })}\n`);
+          })
+          .catch(() => undefined);
+      }
+      sink.update(snapshot, now);
+    },
+    finish: () => sink.finish(),
+  };
+}
+
 /** Follows the run's `progress` query until it ends, then prints its result JSON; a failure becomes one line. */
 export async function waitAndPrint(handle: WorkflowHandle, options: WaitOptions): Promise<void> {
   const out = options.out ?? process.stdout;
@@ -50,7 +77,7 @@ export async function waitAndPrint(handle: WorkflowHandle, options: WaitOptions)
     const result: unknown = await followProgress({
       query: () => handle.query('progress'),
       ended: Promise.race([handle.result(), timeout]),
-      sink: sinkFor(out),
+      sink: withApprovalNotice(sinkFor(out), out, handle),
     });
     out.write(`${JSON.stringify(result, null, 2)}\n`);
   } catch (error) {

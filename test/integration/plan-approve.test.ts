@@ -126,6 +126,27 @@ describe('plan, then approve (PLM import)', () => {
     expect(existsSync(path.join(stack.config.dataDir, 'runs', handle.workflowId, 'plan.html'))).toBe(true);
   }, 300_000);
 
+  it('with --wait, the CLI says the run awaits approval (plan files, approve command) and waits for the decision', async () => {
+    const waiting = cli('import-plm', sheet('wait.csv', nativeRows({ prefix: 'WTA', styles: 1, coloursPerStyle: 1, sizesPerColour: 1 })), '--approve', '--wait');
+    let id: string | undefined;
+    for (let i = 0; i < 120 && !id; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      for await (const run of stack.client.workflow.list({ query: `TraceSource = 'wait.csv' AND TraceStatus = 'awaiting-approval'` })) id = run.workflowId;
+    }
+    expect(id).toBeDefined();
+    // The CLI polls progress every second: give it time to see the phase and print the notice.
+    await new Promise((resolve) => setTimeout(resolve, 2500));
+    expect((await cli('approve', id as string)).status).toBe(0);
+    const out = await waiting;
+    expect({ status: out.status, stderr: out.stderr }).toEqual({ status: 0, stderr: '' });
+    const notice = out.stdout.split('\n').find((line) => line.startsWith('{"awaitingApproval"'));
+    expect(JSON.parse(notice ?? 'null')).toEqual({
+      awaitingApproval: { workflowId: id, details: expect.stringMatching(/plan\.html.*plan\.xlsx[\s\S]*trace-sync approve/) },
+    });
+    const result = JSON.parse(out.stdout.slice(out.stdout.lastIndexOf('\n{\n') + 1)) as Result;
+    expect(result.products).toMatchObject({ created: 3 });
+  }, 300_000);
+
   it('unanswered, the plan is rejected after its timeout by default', async () => {
     const handle = await startAwaiting(sheet('late.csv', nativeRows({ prefix: 'LTE', styles: 1, coloursPerStyle: 1, sizesPerColour: 1 })), '--approve-timeout', '2');
     const result = (await handle.result()) as Result;
