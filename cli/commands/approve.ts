@@ -1,4 +1,5 @@
 import { Command } from 'commander';
+import { TraceStatus } from '../../worker/search-attributes';
 import { runAction } from '../run-action';
 import { withTemporalClient } from '../workflow-runner';
 
@@ -13,6 +14,10 @@ async function decide(workflowId: string, signal: typeof APPROVE_SIGNAL | typeof
       throw new Error(`No workflow ${workflowId} (${(error as Error).message})`);
     });
     if (described.status.name !== 'RUNNING') throw new Error(`Workflow ${workflowId} is ${described.status.name.toLowerCase()}: there is no plan waiting for a decision`);
+    const status = described.typedSearchAttributes.get(TraceStatus);
+    if (status !== 'awaiting-approval') {
+      throw new Error(`Workflow ${workflowId} is not awaiting approval (TraceStatus ${status ?? 'unset'}): start the job with --approve to plan first`);
+    }
     await handle.signal(signal, { by: flags.by ?? process.env.USER ?? 'trace-sync', ...(flags.reason ? { reason: flags.reason } : {}) });
     process.stdout.write(`Sent ${signal} to ${workflowId} (follow it with \`trace-sync watch ${workflowId}\`)\n`);
   });

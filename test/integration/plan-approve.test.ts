@@ -124,6 +124,9 @@ describe('plan, then approve (PLM import)', () => {
     expect(await onPlatform('RJT-S1')).toBeUndefined();
     expect((await handle.describe()).typedSearchAttributes.get(TraceStatus)).toBe('rejected');
     expect(existsSync(path.join(stack.config.dataDir, 'runs', handle.workflowId, 'plan.html'))).toBe(true);
+    const late = await cli('approve', handle.workflowId);
+    expect(late.status).toBe(1);
+    expect(late.stderr).toContain(`Workflow ${handle.workflowId} is completed: there is no plan waiting for a decision`);
   }, 300_000);
 
   it('with --wait, the CLI says the run awaits approval (plan files, approve command) and waits for the decision', async () => {
