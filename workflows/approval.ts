@@ -4,7 +4,8 @@ import type { Activities } from '../activities';
 import type { Replanned } from '../activities/approval';
 import type { PlanResult, ReadResult } from '../activities/plm-import';
 import { TraceStatus } from '../worker/search-attributes';
-import { showDetails } from './operator-view';
+import type { StagingRef } from '../connectors/staging';
+import { batchSummary, showDetails } from './operator-view';
 
 /**
  * Plan, then approve, inside one durable run: the job plans, writes a plan a person can read, sets TraceStatus
@@ -131,4 +132,49 @@ export function withDecision(input: ApprovalInput, decided: ApprovalOutcome): Ap
 /** The decision recorded in the input (a run continued as new after its approval), if any. */
 export function recordedApproval(input: ApprovalInput | undefined): ApprovalOutcome | undefined {
   return input === undefined || input === true ? undefined : input.decided;
+}
+
+export type ErpGate = { approval: ApprovalOutcome; plan: { manifest: StagingRef; batchCount: number } | undefined };
+
+/**
+ * The ERP push's gate, between prepare and push. The plan is a dry pass of every batch (reads only) under a run key
+ * of its own; approved, a second dry pass finds the orders whose outcome changed since, which are not written.
+ */
+export async function approveErpPlan(
+  input: ApprovalInput,
+  run: { runKey: string; manifest: StagingRef; batchCount: number; setPhase: (phase: 'awaiting approval' | 'planning') => void },
+): Promise<ErpGate> {
+  const { workflowId } = workflowInfo();
+  const dryPass = async (runKey: string, verb: string, manifest: StagingRef) => {
+    for (let batch = 0; batch < run.batchCount; batch++) {
+      await approvalActivities.applyErpOrderBatch.executeWithOptions({ summary: batchSummary(verb, batch, run.batchCount, undefined, 'orders') }, [
+        { runKey, manifest, batch, dryRun: true },
+      ]);
+    }
+  };
+  run.setPhase('planning');
+  const planRunKey = `${run.runKey}--plan`;
+  await dryPass(planRunKey, 'plan', run.manifest);
+  const files = await approvalActivities.writeErpApprovalPlan({ runKey: run.runKey, planRunKey, workflowId });
+  run.setPhase('awaiting approval');
+  const decision = await awaitDecision(
+    input,
+    `**Awaiting approval**: ${files.creates} orders to create, ${files.updates} to update, ${files.deletes} with lines to delete, ${files.rejects} rejected.\n\n` +
+      `Plan: ${files.htmlFile} (and ${files.xlsxFile}).\n\nApprove: \`trace-sync approve ${workflowId}\` or the signal \`approve\`; reject: \`trace-sync reject ${workflowId}\`.`,
+  );
+  const base = { ...decision, planHtml: files.htmlFile, planXlsx: files.xlsxFile, replanned: [] as Replanned[] };
+  if (decision.decision === 'rejected') {
+    upsertSearchAttributes([{ key: TraceStatus, value: 'rejected' }]);
+    showDetails(`Plan rejected by ${decision.by}${decision.reason ? `: ${decision.reason}` : ''}. Nothing was written.`);
+    return { approval: base, plan: undefined };
+  }
+  upsertSearchAttributes([{ key: TraceStatus, value: 'running' }]);
+  run.setPhase('planning');
+  const recheckRunKey = `${run.runKey}--recheck`;
+  await dryPass(recheckRunKey, 'recheck', await approvalActivities.freshErpLookupManifest({ runKey: run.runKey, manifest: run.manifest }));
+  const held = await approvalActivities.holdBackChangedErpOrders({ runKey: run.runKey, manifest: run.manifest, planRunKey, recheckRunKey });
+  showDetails(
+    `Plan approved by ${decision.by}${held.replanned.length > 0 ? `; ${held.replanned.length} orders changed on the platform since the plan were held back (${held.replanned.map((r) => r.externalId).slice(0, 5).join(', ')}${held.replanned.length > 5 ? ', …' : ''})` : ''}.`,
+  );
+  return { approval: { ...base, replanned: held.replanned }, plan: { manifest: held.manifest, batchCount: held.batchCount } };
 }

@@ -13,6 +13,7 @@ import { z } from 'zod';
 import type { Activities } from '../activities';
 import type { BatchResult, PrepareResult } from '../activities/erp-orders';
 import { TraceJob, TraceSource, TraceStatus } from '../worker/search-attributes';
+import { approvalInputSchema, approveErpPlan, recordedApproval, withDecision, type ApprovalOutcome } from './approval';
 import { batchSummary, showOutcome } from './operator-view';
 
 /**
@@ -34,6 +35,8 @@ export const pushErpOrdersInputSchema = z.strictObject({
   retryOf: z.string().min(1).optional(),
   /** Orders per batch activity (default 250). */
   batchSize: z.number().int().min(1).max(1000).optional(),
+  /** Plan (a dry pass), then wait for the signal `approve` or `reject` before writing (see workflows/approval.ts). */
+  approval: approvalInputSchema.optional(),
 });
 export type PushErpOrdersInput = z.infer<typeof pushErpOrdersInputSchema>;
 
@@ -73,7 +76,7 @@ export interface PushErpOrdersResult {
 }
 
 export interface PushErpOrdersProgress {
-  phase: 'reading export' | 'pushing orders' | 'writing rejects' | 'done';
+  phase: 'reading export' | 'planning' | 'awaiting approval' | 'pushing orders' | 'writing rejects' | 'done';
   file: string;
   batchesDone: number;
   batchCount: number | null;
@@ -161,7 +164,7 @@ function validate(raw: unknown): ContinuedInput {
 }
 
 /** Job 2: make the platform's orders match an ERP export, idempotently by order number. */
-export async function pushErpOrders(rawInput: PushErpOrdersInput): Promise<PushErpOrdersResult> {
+export async function pushErpOrders(rawInput: PushErpOrdersInput): Promise<PushErpOrdersResult & { approval?: ApprovalOutcome }> {
   const input = validate(rawInput);
   const info = workflowInfo();
   const source = baseName(input.file);
@@ -197,6 +200,14 @@ export async function pushErpOrders(rawInput: PushErpOrdersInput): Promise<PushE
     applyMs: 0,
     startedAtMs: Date.now(),
   };
+  let approval = recordedApproval(input.approval);
+  if (input.approval !== undefined && !input.resume && !input.dryRun) {
+    const gate = await explained(approveErpPlan(input.approval, { ...state.prepared, setPhase: (phase) => (progress.phase = phase) }));
+    approval = gate.approval;
+    input.approval = withDecision(input.approval, gate.approval);
+    // Approved: only the orders still as planned; rejected: no batch at all.
+    state.prepared = { ...state.prepared, ...(gate.plan ?? { batchCount: 0 }) };
+  }
   const { prepared } = state;
   progress.batchCount = prepared.batchCount;
   progress.apiCalls = prepared.apiCalls + state.apiCallsApply;
@@ -268,10 +279,10 @@ export async function pushErpOrders(rawInput: PushErpOrdersInput): Promise<PushE
   upsertSearchAttributes([
     {
       key: TraceStatus,
-      value: counts.rejected > 0 ? 'done-with-rejects' : input.dryRun ? 'dry-run-done' : 'done',
+      value: approval?.decision === 'rejected' ? 'rejected' : counts.rejected > 0 ? 'done-with-rejects' : input.dryRun ? 'dry-run-done' : 'done',
     },
   ]);
-  showOutcome(counts, finished.rejectsFile, { dryRun: input.dryRun ?? false, noun: 'orders' });
+  if (approval?.decision !== 'rejected') showOutcome(counts, finished.rejectsFile, { dryRun: input.dryRun ?? false, noun: 'orders' });
   log.info('ERP order push done', { ...counts, apiCalls: result.apiCalls.total });
-  return result;
+  return approval ? { ...result, approval } : result;
 }

@@ -5,7 +5,8 @@ import path from 'node:path';
 import type { WorkflowHandle } from '@temporalio/client';
 import * as XLSX from 'xlsx';
 import { isTraceabilityApiError } from '../../connectors/traceability';
-import { importPlmSpreadsheet } from '../../workflows';
+import { importPlmSpreadsheet, pushErpOrders } from '../../workflows';
+import type { PushErpOrdersResult } from '../../workflows/erp-orders';
 import type { ApprovalOutcome } from '../../workflows/approval';
 import type { PlmImportResult } from '../../workflows/plm-import';
 import { repoRoot } from '../../worker/paths';
@@ -51,9 +52,10 @@ describe('plan, then approve (PLM import)', () => {
     return handle.result();
   };
 
-  /** Starts `trace-sync import-plm FILE --approve` and waits until the run awaits a decision. */
+  /** Starts `trace-sync import-plm FILE --approve` (or another job command) and waits until the run awaits a decision. */
   const startAwaiting = async (file: string, ...extra: string[]): Promise<WorkflowHandle> => {
-    const started = await cli('import-plm', file, '--approve', ...extra);
+    const command = extra[0] === 'push-orders' ? extra.shift() as string : 'import-plm';
+    const started = await cli(command, file, '--approve', ...extra);
     expect({ status: started.status, stderr: started.stderr }).toEqual({ status: 0, stderr: '' });
     const handle = stack.client.workflow.getHandle(/Started workflow (\S+)/.exec(started.stdout)?.[1] as string);
     for (let i = 0; i < 240; i++) {
@@ -175,4 +177,43 @@ describe('plan, then approve (PLM import)', () => {
     expect((await onPlatform('CHG-S1-C1-Z1'))?.name).toBe('Edited on the platform');
     expect((await onPlatform('CHG-S1-C1-Z2'))?.name).toBe('Planned name 2');
   }, 300_000);
+
+  describe('push-orders --approve', () => {
+    const HEADER = 'order_number,supplier_code,buyer_facility_process,supplier_facility_process,order_date,line_number,product_external_id,quantity,unit\n';
+    const line = (order: string, quantity: number) => `${order},SUP-1001,Warehouse,Cut make trim,2025-03-01,1,PLM-TEE-001-BLK,${quantity},PIECES\n`;
+    const orders = (name: string, ...rows: string[]) => {
+      const file = path.join(dir, name);
+      writeFileSync(file, HEADER + rows.join(''));
+      return file;
+    };
+    const onPlatformOrder = async (orderNumber: string) => (await stack.apiClient.orders.list({ orderNumber })).items.find((o) => o.orderNumber === orderNumber);
+    type ErpResult = PushErpOrdersResult & { approval?: ApprovalOutcome };
+
+    it('approve pushes the planned orders; an order the platform got in between is held back, not created twice', async () => {
+      const handle = await startAwaiting(orders('apv-orders.csv', line('APV-PO-1', 10), line('APV-PO-2', 20)), 'push-orders');
+      expect((await handle.describe()).typedSearchAttributes.get(TraceStatus)).toBe('awaiting-approval');
+      const html = readFileSync(path.join(stack.config.dataDir, 'runs', handle.workflowId, 'plan.html'), 'utf8');
+      expect(html).toContain('APV-PO-1');
+      expect(await onPlatformOrder('APV-PO-1')).toBeUndefined();
+      // While the plan waits, another run pushes APV-PO-2.
+      const other = await stack.client.workflow.start(pushErpOrders, { taskQueue: stack.taskQueue, workflowId: stack.workflowId('other-push'), args: [{ file: orders('other.csv', line('APV-PO-2', 20)) }] });
+      await other.result();
+      expect((await cli('approve', handle.workflowId)).status).toBe(0);
+      const result = (await handle.result()) as ErpResult;
+      expect(result.orders).toMatchObject({ created: 1 });
+      expect(result.approval?.replanned).toEqual([{ externalId: 'APV-PO-2', approved: 'create (lines +1 ~0 -0)', now: 'unchanged (lines +0 ~0 -0)' }]);
+      expect((await stack.apiClient.orders.list({ orderNumber: 'APV-PO-2' })).items.filter((o) => o.orderNumber === 'APV-PO-2')).toHaveLength(1);
+      expect(await onPlatformOrder('APV-PO-1')).toBeDefined();
+    }, 300_000);
+
+    it('a reject writes nothing', async () => {
+      const handle = await startAwaiting(orders('rej-orders.csv', line('RJT-PO-1', 5)), 'push-orders');
+      expect((await cli('reject', handle.workflowId)).status).toBe(0);
+      const result = (await handle.result()) as ErpResult;
+      expect(result.approval).toMatchObject({ decision: 'rejected' });
+      expect(result.orders).toMatchObject({ created: 0, patched: 0 });
+      expect(await onPlatformOrder('RJT-PO-1')).toBeUndefined();
+      expect((await handle.describe()).typedSearchAttributes.get(TraceStatus)).toBe('rejected');
+    }, 300_000);
+  });
 });
