@@ -3,6 +3,7 @@ import type { TraceabilityClient } from '../connectors/traceability';
 import type { ObservedRateLimiter } from '../worker/api-client';
 import type { AppConfig } from '../worker/config';
 import type { AppLogger } from '../worker/logger';
+import { createApprovalActivities } from './approval';
 import { createBomRepairActivities } from './bom-repair';
 import { createCertificateReportActivities } from './certificate-report';
 import { createCheckConnectionActivities } from './check-connection';
@@ -30,6 +31,7 @@ export function createActivities(deps: ActivityDeps) {
     ...createErpOrderActivities(deps),
     ...createBomRepairActivities(deps),
     ...createPlmImportActivities(deps),
+    ...createApprovalActivities(deps),
   };
 }
 

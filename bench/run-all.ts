@@ -6,6 +6,7 @@ import { spawn } from 'node:child_process';
 import path from 'node:path';
 
 const BENCHMARKS = [
+  'cli-start',
   'sandbox',
   'client-rate',
   'plm-parse',

@@ -1,8 +1,9 @@
 import { InvalidArgumentError } from 'commander';
-import { Client, Connection, WorkflowFailedError, type WorkflowStartOptions } from '@temporalio/client';
+import { Client, Connection, type WorkflowStartOptions } from '@temporalio/client';
 import type { Workflow } from '@temporalio/common';
 import { loadConfig, temporalClientAddress, type AppConfig } from '../worker/config';
 import { TraceJob, TraceSource } from '../worker/search-attributes';
+import { requireWorker, waitAndPrint, watchHandle } from './run-waiter';
 import { bucketStore, printStoreLinks, uploadLocalInput } from './store-files';
 
 /** commander parser for `--timeout <seconds>`. */
@@ -51,6 +52,7 @@ export async function startJob<W extends Workflow>(run: JobRun<W>): Promise<void
   await withTemporalClient(async (client, config) => {
     const print = (line: string): void => void process.stdout.write(`${line}\n`);
     // With TRACE_STORE_URL=s3://…, a local input goes to the bucket first: the worker may be on another machine.
+    await requireWorker(client, config.temporalNamespace, config.taskQueue, run.wait);
     const store = bucketStore(config);
     const args = await uploadLocalInput(store, run.workflowId, run.args, print);
     const options = {
@@ -67,30 +69,14 @@ export async function startJob<W extends Workflow>(run: JobRun<W>): Promise<void
     const handle = await client.workflow.start(run.workflow as W, options);
     process.stdout.write(`Started workflow ${handle.workflowId} on task queue ${config.taskQueue}\n`);
     if (!run.wait) return;
-    let timer: NodeJS.Timeout | undefined;
-    const timeout = new Promise<never>((_, reject) => {
-      timer = setTimeout(
-        () =>
-          reject(
-            new Error(
-              `No result after ${run.timeoutSeconds}s: is a worker polling task queue ${config.taskQueue}? (\`npm start\` runs one)`,
-            ),
-          ),
-        run.timeoutSeconds * 1000,
-      );
-      timer.unref();
-    });
-    try {
-      const result: unknown = await Promise.race([handle.result(), timeout]);
-      process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
-      await printStoreLinks(store, result, print);
-    } catch (error) {
-      if (error instanceof WorkflowFailedError) {
-        throw new Error(`Workflow ${handle.workflowId} failed: ${error.cause?.message ?? error.message}`);
-      }
-      throw error;
-    } finally {
-      clearTimeout(timer);
-    }
+    const result = await waitAndPrint(handle, { timeoutSeconds: run.timeoutSeconds, taskQueue: config.taskQueue });
+    await printStoreLinks(store, result, print);
   });
+}
+
+/** `trace-sync watch <workflowId>`: follows a run started anywhere until it ends and prints its result. */
+export async function watchRun(workflowId: string): Promise<void> {
+  await withTemporalClient((client, config) =>
+    watchHandle(client, config.temporalNamespace, client.workflow.getHandle(workflowId)),
+  );
 }

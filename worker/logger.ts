@@ -1,4 +1,7 @@
+import { Writable } from 'node:stream';
 import pino, { type DestinationStream, type Logger } from 'pino';
+import { build as prettyStream } from 'pino-pretty';
+import { z } from 'zod';
 import type { LogLevel } from './config';
 
 export type AppLogger = Logger;
@@ -52,6 +55,61 @@ export function scrubbingDestination(
   return { write: (line: string) => destination.write(scrub(line)) };
 }
 
+/** `json` (default): one JSON object per line, for machines. `pretty`: pino-pretty's coloured lines, for humans. */
+export const LOG_FORMATS = ['json', 'pretty'] as const;
+export type LogFormat = (typeof LOG_FORMATS)[number];
+
+const logFormatSchema = z.preprocess(
+  (value) => (typeof value === 'string' && value.trim() !== '' ? value.trim().toLowerCase() : undefined),
+  z.enum(LOG_FORMATS, { error: `LOG_FORMAT must be one of ${LOG_FORMATS.join(', ')}` }).default('json'),
+);
+
+/** LOG_FORMAT from the environment (blank counts as unset); a wrong value is a clear error. */
+export function logFormatFromEnv(env: NodeJS.ProcessEnv = process.env): LogFormat {
+  const parsed = logFormatSchema.safeParse(env.LOG_FORMAT);
+  if (!parsed.success) throw new Error(`Invalid configuration: ${parsed.error.issues[0]?.message ?? 'LOG_FORMAT'}`);
+  return parsed.data;
+}
+
+/** Stack frames kept in a logged error: where it was thrown, not the whole SDK beneath it. */
+const STACK_FRAMES = 4;
+const MAX_MESSAGE = 500;
+const MAX_CAUSES = 3;
+
+export interface CompactError {
+  type: string;
+  message: string;
+  stack?: string;
+  cause?: CompactError;
+}
+
+/**
+ * An error as a log line should hold it: its type, message and the first few stack frames, and the messages of
+ * a few causes (a workflow failure wraps the activity's, which wraps the API's). Not the SDK's encoded failure,
+ * nor every frame: a failed workflow's line stays a few hundred bytes instead of kilobytes.
+ */
+export function compactError(error: unknown, depth = 0): CompactError {
+  if (!(error instanceof Object)) return { type: typeof error, message: String(error).slice(0, MAX_MESSAGE) };
+  const record = error as { name?: unknown; type?: unknown; message?: unknown; stack?: unknown; cause?: unknown };
+  const name = typeof record.name === 'string' ? record.name : 'Error';
+  const type = typeof record.type === 'string' && record.type ? `${name}(${record.type})` : name;
+  const message = (typeof record.message === 'string' ? record.message : String(error)).slice(0, MAX_MESSAGE);
+  const frames =
+    typeof record.stack === 'string'
+      ? record.stack
+          .split('\n')
+          .filter((line) => line.trimStart().startsWith('at '))
+          .slice(0, STACK_FRAMES)
+          .map((line) => line.trim())
+      : [];
+  return {
+    type,
+    message,
+    ...(frames.length > 0 ? { stack: frames.join('\n') } : {}),
+    ...(record.cause !== undefined && record.cause !== null && depth < MAX_CAUSES ? { cause: compactError(record.cause, depth + 1) } : {}),
+  };
+}
+
 export interface LoggerOptions {
   level: LogLevel;
   /** Values that must never appear in output (the API key, test keys). */
@@ -60,11 +118,13 @@ export interface LoggerOptions {
   destination?: number | string | DestinationStream;
   /** Fields added to every line. */
   base?: Record<string, unknown>;
+  /** LOG_FORMAT by default. */
+  format?: LogFormat;
 }
 
 export function createLogger(options: LoggerOptions): AppLogger {
   const destination = options.destination ?? 1;
-  const target =
+  const raw =
     typeof destination === 'object'
       ? destination
       : pino.destination({
@@ -72,11 +132,32 @@ export function createLogger(options: LoggerOptions): AppLogger {
           sync: true,
           ...(typeof destination === 'string' ? { mkdir: true } : {}),
         });
+  // Pretty printing runs in this process (a stream, not a worker-thread transport) so the scrubber below still
+  // sees every line before it is written, and lines are not lost when a command exits.
+  const target: DestinationStream =
+    (options.format ?? logFormatFromEnv()) === 'pretty'
+      ? prettyStream({
+          // pino-pretty pipes into a Node stream; a plain `{ write }` destination (tests) is wrapped in one.
+          destination: new Writable({
+            write(chunk: Buffer | string, _encoding, done) {
+              raw.write(chunk.toString());
+              done();
+            },
+          }),
+          sync: true,
+          colorize: typeof destination === 'number' && Boolean(destination === 1 ? process.stdout.isTTY : process.stderr.isTTY),
+          translateTime: 'SYS:HH:MM:ss.l',
+          ignore: 'pid,hostname',
+          singleLine: true,
+        })
+      : raw;
   return pino(
     {
       level: options.level,
       base: { pid: process.pid, ...options.base },
       redact: { paths: [...REDACT_PATHS], censor: REDACTED },
+      // Errors are serialized by pino; an already compact error (compactError) is written as it is.
+      serializers: { err: (value: unknown) => (value instanceof Error ? pino.stdSerializers.err(value) : value) },
       timestamp: pino.stdTimeFunctions.isoTime,
     },
     scrubbingDestination(target, options.secrets ?? []),

@@ -1,6 +1,6 @@
 import type { LogLevel as TemporalLogLevel, LogMetadata, Logger as TemporalLogger } from '@temporalio/common';
 import { Runtime } from '@temporalio/worker';
-import type { AppLogger } from './logger';
+import { compactError, type AppLogger } from './logger';
 
 const LEVELS: Record<TemporalLogLevel, 'trace' | 'debug' | 'info' | 'warn' | 'error'> = {
   TRACE: 'trace',
@@ -19,9 +19,10 @@ export function temporalLoggerFor(logger: AppLogger): TemporalLogger {
     const fields: Record<string, unknown> = { ...meta };
     // An opaque credential-like blob that says nothing to a reader; the ids beside it identify the task.
     delete fields.taskToken;
-    // pino serializes errors (message, stack) only under `err`.
-    if (fields.error instanceof Error) {
-      fields.err = fields.error;
+    // A failed workflow or activity: its message, a short stack and its causes' messages, not the SDK's
+    // encoded failure with every frame (kilobytes per line).
+    if (fields.error instanceof Object) {
+      fields.err = compactError(fields.error);
       delete fields.error;
     }
     logger[LEVELS[level] ?? 'info'](fields, message);

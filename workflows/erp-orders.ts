@@ -13,6 +13,8 @@ import { z } from 'zod';
 import type { Activities } from '../activities';
 import type { BatchResult, PrepareResult } from '../activities/erp-orders';
 import { TraceJob, TraceSource, TraceStatus } from '../worker/search-attributes';
+import { approvalInputSchema, approveErpPlan, recordedApproval, withDecision, type ApprovalOutcome } from './approval';
+import { batchSummary, showOutcome } from './operator-view';
 
 /**
  * Workflow input, plain JSON (start it from the Web UI or `trace-sync push-orders`), for example
@@ -38,6 +40,8 @@ export const pushErpOrdersInputSchema = z.strictObject({
   retryOf: z.string().min(1).optional(),
   /** Orders per batch activity (default 250). */
   batchSize: z.number().int().min(1).max(1000).optional(),
+  /** Plan (a dry pass), then wait for the signal `approve` or `reject` before writing (see workflows/approval.ts). */
+  approval: approvalInputSchema.optional(),
 });
 export type PushErpOrdersInput = z.infer<typeof pushErpOrdersInputSchema>;
 
@@ -77,7 +81,7 @@ export interface PushErpOrdersResult {
 }
 
 export interface PushErpOrdersProgress {
-  phase: 'reading export' | 'pushing orders' | 'writing rejects' | 'done';
+  phase: 'reading export' | 'planning' | 'awaiting approval' | 'pushing orders' | 'writing rejects' | 'done';
   file: string;
   batchesDone: number;
   batchCount: number | null;
@@ -165,7 +169,7 @@ function validate(raw: unknown): ContinuedInput {
 }
 
 /** Job 2: make the platform's orders match an ERP export, idempotently by order number. */
-export async function pushErpOrders(rawInput: PushErpOrdersInput): Promise<PushErpOrdersResult> {
+export async function pushErpOrders(rawInput: PushErpOrdersInput): Promise<PushErpOrdersResult & { approval?: ApprovalOutcome }> {
   const input = validate(rawInput);
   const info = workflowInfo();
   const source = baseName(input.file);
@@ -204,6 +208,14 @@ export async function pushErpOrders(rawInput: PushErpOrdersInput): Promise<PushE
     applyMs: 0,
     startedAtMs,
   };
+  let approval = recordedApproval(input.approval);
+  if (input.approval !== undefined && !input.resume && !input.dryRun) {
+    const gate = await explained(approveErpPlan(input.approval, { ...state.prepared, setPhase: (phase) => (progress.phase = phase) }));
+    approval = gate.approval;
+    input.approval = withDecision(input.approval, gate.approval);
+    // Approved: only the orders still as planned; rejected: no batch at all.
+    state.prepared = { ...state.prepared, ...(gate.plan ?? { batchCount: 0 }) };
+  }
   const { prepared } = state;
   progress.batchCount = prepared.batchCount;
   progress.apiCalls = prepared.apiCalls + state.apiCallsApply;
@@ -211,12 +223,12 @@ export async function pushErpOrders(rawInput: PushErpOrdersInput): Promise<PushE
 
   while (state.nextBatch < prepared.batchCount) {
     const batch = await explained(
-      applyErpOrderBatch({
+      applyErpOrderBatch.executeWithOptions({ summary: batchSummary('push', state.nextBatch, prepared.batchCount, undefined, 'orders') }, [{
         runKey: prepared.runKey,
         manifest: prepared.manifest,
         batch: state.nextBatch,
         dryRun: input.dryRun ?? false,
-      }),
+      }]),
     );
     state.nextBatch += 1;
     for (const key of ['created', 'patched', 'unchanged', 'rejected'] as const)
@@ -275,9 +287,10 @@ export async function pushErpOrders(rawInput: PushErpOrdersInput): Promise<PushE
   upsertSearchAttributes([
     {
       key: TraceStatus,
-      value: counts.rejected > 0 ? 'done-with-rejects' : input.dryRun ? 'dry-run-done' : 'done',
+      value: approval?.decision === 'rejected' ? 'rejected' : counts.rejected > 0 ? 'done-with-rejects' : input.dryRun ? 'dry-run-done' : 'done',
     },
   ]);
+  if (approval?.decision !== 'rejected') showOutcome(counts, finished.rejectsFile, { dryRun: input.dryRun ?? false, noun: 'orders' });
   log.info('ERP order push done', { ...counts, apiCalls: result.apiCalls.total });
-  return result;
+  return approval ? { ...result, approval } : result;
 }

@@ -14,6 +14,8 @@ import { z } from 'zod';
 import type { Activities } from '../activities';
 import type { PlanResult, PlmImportResult, ReadResult } from '../activities/plm-import';
 import { TraceJob, TraceSource, TraceStatus } from '../worker/search-attributes';
+import { approvalInputSchema, approvePlmPlan, recordedApproval, withDecision, type ApprovalOutcome } from './approval';
+import { batchSummary, showOutcome } from './operator-view';
 
 export type { PlmImportResult } from '../activities/plm-import';
 
@@ -38,11 +40,13 @@ export const importPlmSpreadsheetInputSchema = z.strictObject({
   unarchive: z.boolean().optional(),
   /** xlsx/xls: the sheet to read (default: the mapping's `sheet`, else the first sheet with cells). */
   sheet: z.string().min(1).optional(),
+  /** Plan, then wait for the signal `approve` or `reject` before writing (see workflows/approval.ts). */
+  approval: approvalInputSchema.optional(),
 });
 export type ImportPlmSpreadsheetInput = z.infer<typeof importPlmSpreadsheetInputSchema>;
 
 export interface PlmImportProgress {
-  phase: 'reading sheet' | 'planning' | 'applying' | 'writing rejects' | 'done';
+  phase: 'reading sheet' | 'planning' | 'awaiting approval' | 'applying' | 'writing rejects' | 'done';
   /** Products the sheet describes (known once planned). */
   total: number | null;
   /** Products settled so far (unchanged and invalid ones count as soon as they are planned). */
@@ -137,10 +141,11 @@ function validate(raw: unknown): ContinuedInput {
 }
 
 /** Job 1: import a PLM spreadsheet into the catalogue (styles, variants, SKUs), keyed by externalId. */
-export async function importPlmSpreadsheet(rawInput: ImportPlmSpreadsheetInput): Promise<PlmImportResult> {
+export async function importPlmSpreadsheet(rawInput: ImportPlmSpreadsheetInput): Promise<PlmImportResult & { approval?: ApprovalOutcome }> {
   const input = validate(rawInput);
   const info = workflowInfo();
-  const dryRun = input.dryRun ?? false;
+  let dryRun = input.dryRun ?? false;
+  let approval: ApprovalOutcome | undefined;
   const progress: PlmImportProgress = {
     phase: 'reading sheet',
     total: null,
@@ -179,6 +184,14 @@ export async function importPlmSpreadsheet(rawInput: ImportPlmSpreadsheetInput):
       planPlmImport({ runKey: read.runKey, sheet: read.sheet, batchSize: input.batchSize ?? 200, unarchive: input.unarchive ?? false }),
     );
     state = { read, plan, nextBatch: 0, applied: { created: 0, updated: 0, unchanged: 0, rejected: 0 }, applyCalls: 0, applyMs: 0, startedAtMs };
+    if (input.approval !== undefined && !dryRun) {
+      const gate = await explained(approvePlmPlan(input.approval, { read, plan, batchSize: input.batchSize ?? 200, unarchive: input.unarchive ?? false, setPhase: (phase) => (progress.phase = phase) }));
+      approval = gate.approval;
+      input.approval = withDecision(input.approval, gate.approval);
+      // Rejected: nothing is written; the run ends as a dry run would, with the plan as its report.
+      if (gate.plan) state.plan = gate.plan;
+      else dryRun = true;
+    }
   }
   const { read, plan } = state;
   const showProgress = () => {
@@ -198,7 +211,7 @@ export async function importPlmSpreadsheet(rawInput: ImportPlmSpreadsheetInput):
   if (!dryRun) {
     progress.phase = 'applying';
     while (state.nextBatch < plan.batchCount) {
-      const batch = await explained(applyPlmBatch({ runKey: read.runKey, manifest: plan.manifest, batch: state.nextBatch }));
+      const batch = await explained(applyPlmBatch.executeWithOptions({ summary: batchSummary('apply', state.nextBatch, plan.batchCount) }, [{ runKey: read.runKey, manifest: plan.manifest, batch: state.nextBatch }]));
       state.nextBatch += 1;
       for (const key of ['created', 'updated', 'unchanged', 'rejected'] as const) state.applied[key] += batch.counts[key];
       state.applyCalls += batch.apiCalls;
@@ -212,6 +225,7 @@ export async function importPlmSpreadsheet(rawInput: ImportPlmSpreadsheetInput):
     }
   }
 
+  approval ??= recordedApproval(input.approval);
   progress.phase = 'writing rejects';
   const result = await explained(finishPlmImport({
     runKey: read.runKey,
@@ -237,8 +251,9 @@ export async function importPlmSpreadsheet(rawInput: ImportPlmSpreadsheetInput):
   progress.archived = result.products.archived;
   progress.done = progress.created + progress.updated + progress.unchanged + progress.rejected + progress.archived;
   const status = dryRun ? 'dry-run-done' : result.products.rejected > 0 || result.rejectedRows > 0 ? 'done-with-rejects' : 'done';
-  upsertSearchAttributes([{ key: TraceStatus, value: status }]);
+  upsertSearchAttributes([{ key: TraceStatus, value: approval?.decision === 'rejected' ? 'rejected' : status }]);
+  if (approval?.decision !== 'rejected') showOutcome(result.products, result.rejectsFile, { dryRun });
   upsertMemo({ products: result.products, rejectsFile: result.rejectsFile, resultFile: result.resultFile });
   log.info('PLM import done', { ...result.products, apiCalls: result.apiCalls.total });
-  return result;
+  return approval ? { ...result, approval } : result;
 }

@@ -23,6 +23,8 @@ export interface ImportPlmFlags {
   dryRun?: boolean;
   unarchive?: boolean;
   sheet?: string;
+  approve?: boolean;
+  approveTimeout?: number;
 }
 
 /** The workflow input for a file and the command's flags (paths made absolute: the worker reads them). */
@@ -34,6 +36,7 @@ export function importPlmInput(file: string, flags: ImportPlmFlags): ImportPlmSp
     ...(flags.dryRun ? { dryRun: true } : {}),
     ...(flags.unarchive ? { unarchive: true } : {}),
     ...(flags.sheet !== undefined ? { sheet: flags.sheet } : {}),
+    ...(flags.approve ? { approval: flags.approveTimeout !== undefined ? { timeoutSeconds: flags.approveTimeout } : true } : {}),
   };
 }
 
@@ -46,6 +49,8 @@ export function importPlmCommand(): Command {
     .option('--dry-run', 'plan only: read the catalogue, write plan.json and the rejects file, write nothing to the API')
     .option('--unarchive', 'unarchive archived products the sheet names (children stay archived) and update them; default: reject their rows')
     .option('--sheet <name>', 'xlsx/xls: the sheet to read (default: the mapping\'s "sheet", else the first sheet)')
+    .option('--approve', 'plan, write plan.html and plan.xlsx, then wait for `trace-sync approve|reject <id>` before writing')
+    .option('--approve-timeout <seconds>', 'with --approve: reject when nobody decides within this long (default 86400)', positiveSeconds)
     .option('--wait', 'wait for the result and print it (exit 0 when the run completed, even with rejected rows)')
     .option('--timeout <seconds>', 'with --wait: give up after this long', positiveSeconds, 3600)
     .action((file: string, flags: ImportPlmFlags & { wait?: boolean; timeout: number }) =>
@@ -56,7 +61,7 @@ export function importPlmCommand(): Command {
           workflowId: importPlmWorkflowId(file),
           job: 'plm-import',
           source: path.basename(file),
-          summary: `Import PLM sheet ${path.basename(file)}${flags.dryRun ? ' (dry run)' : ''}`,
+          summary: `Import PLM sheet ${path.basename(file)}${flags.dryRun ? ' (dry run)' : flags.approve ? ' (plan, then approve)' : ''}`,
           wait: Boolean(flags.wait),
           timeoutSeconds: flags.timeout,
         }),

@@ -140,7 +140,9 @@ export class Transport {
           maybeCommitted,
           ...(failure.retryAfterMs !== undefined ? { retryAfterMs: failure.retryAfterMs } : {}),
         });
-        logger.warn(
+        // A 404 or 409 is an answer the caller expects and acts on (planning asks for products that may not exist):
+        // debug, so the warnings stay for what an operator must look at.
+        logger[error.statusCode === 404 || error.statusCode === 409 ? 'debug' : 'warn'](
           { method: spec.method, path: spec.path, status: error.statusCode, code: error.code, attempts: attempt, reason: decision.reason, maybeCommitted },
           'traceability api call failed',
         );

@@ -269,7 +269,7 @@ describe('certificateExpiryReport on a real Temporal dev server', () => {
     expect(report.stderr).toBe('');
     expect(report.status).toBe(0);
     expect(report.stdout).toMatch(new RegExp(`Started workflow cert-report-${backfill}-`));
-    const printed = JSON.parse(report.stdout.slice(report.stdout.indexOf('{'))) as CertificateReportResult;
+    const printed = JSON.parse(report.stdout.slice(report.stdout.lastIndexOf('\n{\n') + 1)) as CertificateReportResult;
     expect(printed.asOf).toBe(backfill);
     expect(nonZero(printed.perBucket)).toEqual(expectedBuckets(certificates, backfill));
 

@@ -247,7 +247,7 @@ describe('importPlmSpreadsheet on a real Temporal dev server and the sandbox', (
     expect(out.stderr).toBe('');
     expect(out.status).toBe(0);
     expect(out.stdout).toMatch(/Started workflow plm-import-cli_sheet\.csv-\d{4}-\d{2}-\d{2}T/);
-    const printed = JSON.parse(out.stdout.slice(out.stdout.indexOf('{'))) as PlmImportResult;
+    const printed = JSON.parse(out.stdout.slice(out.stdout.lastIndexOf('\n{\n') + 1)) as PlmImportResult;
     expect(printed.products).toMatchObject({ created: 3, rejected: 1 });
     expect(existsSync(printed.rejectsFile as string)).toBe(true);
 

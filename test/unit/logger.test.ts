@@ -1,7 +1,7 @@
 import { readFileSync, mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { createLogger, REDACTED } from '../../worker/logger';
+import { createLogger, logFormatFromEnv, REDACTED } from '../../worker/logger';
 import { temporalLoggerFor } from '../../worker/runtime';
 
 const KEY = 'live-key-7f3a9c1e5b';
@@ -93,5 +93,41 @@ describe('logger', () => {
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
+  });
+});
+
+describe('quiet, readable logs (issue 21)', () => {
+  it('"a failed workflow\'s log line holds the message and a short stack, not 4 KB"', () => {
+    const { logger, output } = capture();
+    const apiError = new Error('POST /styles answered 400 validation_error: name is required');
+    const activityFailure = Object.assign(new Error('Activity task failed'), { cause: apiError, failure: { encoded: 'x'.repeat(3000) } });
+    const workflowFailure = Object.assign(new Error('PLM import failed'), { cause: activityFailure });
+    workflowFailure.stack = ['Error: PLM import failed', ...Array.from({ length: 40 }, (_, i) => `    at frame${i} (/app/node_modules/@temporalio/worker/lib/x.js:${i}:1)`)].join('\n');
+    temporalLoggerFor(logger).warn('Workflow failed', { error: workflowFailure, workflowId: 'plm-import-x' });
+    const line = output();
+    expect(line.length).toBeLessThan(1500);
+    const parsed = JSON.parse(line) as { msg: string; workflowId: string; err: { message: string; stack: string; cause: { message: string; cause: { message: string } } } };
+    expect(parsed).toMatchObject({ msg: 'Workflow failed', workflowId: 'plm-import-x' });
+    expect(parsed.err.message).toBe('PLM import failed');
+    expect(parsed.err.stack.split('\n')).toHaveLength(4);
+    expect(parsed.err.cause.cause.message).toContain('validation_error: name is required');
+    expect(line).not.toContain('xxxxxxxx');
+  });
+
+  it('LOG_FORMAT=pretty writes one readable line per entry (pino-pretty), still without the key', () => {
+    const lines: string[] = [];
+    const logger = createLogger({ level: 'info', secrets: [KEY], format: 'pretty', destination: { write: (line: string) => lines.push(line) } });
+    logger.warn({ rows: 3 }, `imported with key ${KEY}`);
+    const text = lines.join('');
+    expect(text).toMatch(/WARN.*imported with key \[REDACTED\]/);
+    expect(text).toContain('rows');
+    expect(() => JSON.parse(text)).toThrow();
+    expect(text).not.toContain(KEY);
+  });
+
+  it('LOG_FORMAT is json by default and refuses anything but json or pretty', () => {
+    expect(logFormatFromEnv({})).toBe('json');
+    expect(logFormatFromEnv({ LOG_FORMAT: ' Pretty ' })).toBe('pretty');
+    expect(() => logFormatFromEnv({ LOG_FORMAT: 'yaml' })).toThrow('LOG_FORMAT must be one of json, pretty');
   });
 });

@@ -1,0 +1,139 @@
+import { isDeepStrictEqual } from 'node:util';
+import { z } from 'zod';
+import { htmlDocument, htmlTable, tableMatrix, toXlsx, type Table } from '../../connectors/reports';
+import { stagingRefSchema, type StagingRef } from '../../connectors/staging';
+import { OrderRunFolder } from '../erp-orders/run-files';
+import { batchRecordSchema, runManifestSchema, type OrderOutcome, type RunManifest } from '../erp-orders/types';
+import { writeFileAtomically } from '../plm-import/run-folder';
+import type { Replanned } from './plm-plan';
+
+/**
+ * Plan, then approve (ERP push): the plan is a dry pass of every batch under a run key of its own (reads only, its
+ * outcome logs beside the run's), written as html and xlsx; after approval a second dry pass is compared with it,
+ * and the orders whose outcome changed are taken out of the batches the real pass writes.
+ */
+
+export const writeErpPlanInputSchema = z.strictObject({
+  runKey: z.string().min(1),
+  /** Run key of the dry pass whose outcomes are the plan. */
+  planRunKey: z.string().min(1),
+  workflowId: z.string().min(1),
+});
+export type WriteErpPlanInput = z.infer<typeof writeErpPlanInputSchema>;
+
+export interface ErpApprovalPlanFiles {
+  htmlFile: string;
+  xlsxFile: string;
+  creates: number;
+  updates: number;
+  deletes: number;
+  rejects: number;
+}
+
+const lines = (o: OrderOutcome) => o.lines ?? { created: 0, updated: 0, deleted: 0 };
+
+export async function writeErpApprovalPlan(input: WriteErpPlanInput, dataDir: string): Promise<ErpApprovalPlanFiles> {
+  const run = new OrderRunFolder(dataDir, input.runKey);
+  const outcomes = await new OrderRunFolder(dataDir, input.planRunKey).allOutcomes();
+  const of = (kind: OrderOutcome['outcome']) => outcomes.filter((o) => o.outcome === kind);
+  const orderColumns = [
+    { header: 'orderNumber', value: (o: OrderOutcome) => o.orderNumber },
+    { header: 'rows', value: (o: OrderOutcome) => o.rows.join(' ') },
+    { header: 'lines created', value: (o: OrderOutcome) => lines(o).created },
+    { header: 'lines updated', value: (o: OrderOutcome) => lines(o).updated },
+    { header: 'lines deleted', value: (o: OrderOutcome) => lines(o).deleted },
+  ];
+  const deletes = outcomes.filter((o) => lines(o).deleted > 0);
+  const tables: Table<OrderOutcome>[] = [
+    { name: 'Creates', columns: orderColumns, rows: of('created') },
+    { name: 'Updates', columns: orderColumns, rows: of('patched') },
+    { name: 'Deletes', columns: orderColumns, rows: deletes },
+    {
+      name: 'Rejects',
+      columns: [
+        { header: 'orderNumber', value: (o) => o.orderNumber },
+        { header: 'rows', value: (o) => o.rows.join(' ') },
+        { header: 'code', value: (o) => o.code ?? '' },
+        { header: 'message', value: (o) => o.message ?? '' },
+      ],
+      rows: of('rejected'),
+    },
+  ];
+  const counts = { creates: of('created').length, updates: of('patched').length, deletes: deletes.length, rejects: of('rejected').length };
+  const html = htmlDocument(
+    `Plan awaiting approval: ${input.workflowId}`,
+    [
+      `<h1>Plan awaiting approval</h1>`,
+      `<p>Run <code>${input.workflowId}</code>: ${counts.creates} orders to create, ${counts.updates} to update, ${counts.deletes} with lines to delete, ${counts.rejects} rejected, ${of('unchanged').length} unchanged.</p>`,
+      `<p>Approve with <code>trace-sync approve ${input.workflowId}</code>; reject with <code>trace-sync reject ${input.workflowId}</code>.</p>`,
+      ...tables.flatMap((table) => [`<h2>${table.name} (${table.rows.length})</h2>`, htmlTable(table, { emptyText: 'None.' })]),
+    ].join('\n'),
+  );
+  const htmlFile = run.file('plan.html');
+  const xlsxFile = run.file('plan.xlsx');
+  await writeFileAtomically(htmlFile, html);
+  await writeFileAtomically(xlsxFile, toXlsx(tables.map((table) => tableMatrix(table))));
+  return { htmlFile, xlsxFile, ...counts };
+}
+
+export const holdBackOrdersInputSchema = z.strictObject({
+  runKey: z.string().min(1),
+  manifest: stagingRefSchema,
+  planRunKey: z.string().min(1),
+  recheckRunKey: z.string().min(1),
+});
+export type HoldBackOrdersInput = z.infer<typeof holdBackOrdersInputSchema>;
+
+export interface HoldBackOrdersResult {
+  manifest: StagingRef;
+  batchCount: number;
+  replanned: Replanned[];
+}
+
+function describe(outcome: OrderOutcome | undefined): string {
+  if (!outcome) return 'none';
+  const l = lines(outcome);
+  return `${outcome.outcome === 'created' ? 'create' : outcome.outcome === 'patched' ? 'update' : outcome.outcome} (lines +${l.created} ~${l.updated} -${l.deleted})`;
+}
+
+/** Orders whose outcome in the fresh dry pass differs from the approved one are taken out of the batches. */
+export async function holdBackChangedOrders(input: HoldBackOrdersInput, dataDir: string): Promise<HoldBackOrdersResult> {
+  const run = new OrderRunFolder(dataDir, input.runKey);
+  const approved = new Map((await new OrderRunFolder(dataDir, input.planRunKey).allOutcomes()).map((o) => [o.orderNumber, o]));
+  const now = new Map((await new OrderRunFolder(dataDir, input.recheckRunKey).allOutcomes()).map((o) => [o.orderNumber, o]));
+  const same = (a: OrderOutcome | undefined, b: OrderOutcome | undefined) =>
+    a !== undefined && b !== undefined && a.outcome === b.outcome && isDeepStrictEqual(lines(a), lines(b)) && a.code === b.code;
+  const replanned: Replanned[] = [];
+  const manifest: RunManifest = await run.staging.getJson(input.manifest, runManifestSchema);
+  const batches: StagingRef[] = [];
+  for (const [index, ref] of manifest.batches.entries()) {
+    const kept = [];
+    for await (const record of run.staging.readNdjson(ref, batchRecordSchema)) {
+      const number = record.draft.orderNumber;
+      if (same(approved.get(number), now.get(number))) kept.push(record);
+      else replanned.push({ externalId: number, approved: describe(approved.get(number)), now: describe(now.get(number)) });
+    }
+    if (kept.length > 0) batches.push(await run.staging.putNdjson(run.key(`approved-batch-${String(index).padStart(5, '0')}.ndjson`), kept));
+  }
+  const ref = await run.staging.putJson(run.key('approved-manifest.json'), { ...manifest, batches } satisfies RunManifest);
+  return { manifest: ref, batchCount: batches.length, replanned };
+}
+
+export const freshLookupInputSchema = z.strictObject({ runKey: z.string().min(1), manifest: stagingRefSchema });
+export type FreshLookupInput = z.infer<typeof freshLookupInputSchema>;
+
+/**
+ * The same batches with every order marked for a fresh lookup, so a dry pass over them sees what the platform holds
+ * now, not the snapshot taken before the plan waited.
+ */
+export async function freshLookupManifest(input: FreshLookupInput, dataDir: string): Promise<StagingRef> {
+  const run = new OrderRunFolder(dataDir, input.runKey);
+  const manifest: RunManifest = await run.staging.getJson(input.manifest, runManifestSchema);
+  const batches: StagingRef[] = [];
+  for (const [index, ref] of manifest.batches.entries()) {
+    const records = [];
+    for await (const record of run.staging.readNdjson(ref, batchRecordSchema)) records.push({ ...record, lookup: 'unknown' as const, existing: null, linesKnown: false });
+    batches.push(await run.staging.putNdjson(run.key(`recheck-batch-${String(index).padStart(5, '0')}.ndjson`), records));
+  }
+  return run.staging.putJson(run.key('recheck-manifest.json'), { ...manifest, batches } satisfies RunManifest);
+}

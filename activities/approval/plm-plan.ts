@@ -1,0 +1,323 @@
+import { isDeepStrictEqual } from 'node:util';
+import { z } from 'zod';
+import { stagingRefSchema, type StagingRef } from '../../connectors/staging';
+import { htmlDocument, htmlTable, tableMatrix, toXlsx, type Table } from '../../connectors/reports';
+import { isTraceabilityApiError, type TraceabilityClient } from '../../connectors/traceability';
+import { PlmRunFolder, writeFileAtomically } from '../plm-import/run-folder';
+import {
+  compositionStepSchema,
+  manifestSchema,
+  rejectIssueSchema,
+  writeStepSchema,
+  type CompositionStep,
+  type Manifest,
+  type RejectIssue,
+  type WriteStep,
+} from '../plm-import/types';
+
+/**
+ * Plan, then approve (PLM import): the human-readable plan a run awaiting approval shows (html and xlsx: creates,
+ * updates with field-level before → after, deletes, rejects), the snapshot of exactly what was approved, and after
+ * approval the comparison with a fresh plan, so a product changed on the platform in between is held back and
+ * reported instead of written.
+ */
+
+/** Updates whose current values are read for the before → after columns; beyond, only the new values are shown. */
+const MAX_BEFORE_READS = 500;
+
+export const writePlanInputSchema = z.strictObject({
+  runKey: z.string().min(1),
+  manifest: stagingRefSchema,
+  workflowId: z.string().min(1),
+});
+export type WritePlanInput = z.infer<typeof writePlanInputSchema>;
+
+export interface ApprovalPlanFiles {
+  htmlFile: string;
+  xlsxFile: string;
+  /** The approved steps, compared with a fresh plan once approved. */
+  approved: StagingRef;
+  creates: number;
+  updates: number;
+  deletes: number;
+  rejects: number;
+}
+
+interface FieldChange {
+  externalId: string;
+  level: string;
+  field: string;
+  before: string;
+  after: string;
+}
+
+function cell(value: unknown): string {
+  if (value === undefined) return '';
+  if (value === null) return '(empty)';
+  return typeof value === 'string' ? value : JSON.stringify(value);
+}
+
+async function currentValues(client: TraceabilityClient, externalId: string): Promise<Record<string, unknown> | undefined> {
+  try {
+    return (await client.products.get(externalId)) as unknown as Record<string, unknown>;
+  } catch (error) {
+    if (isTraceabilityApiError(error) && error.statusCode === 404) return undefined;
+    throw error;
+  }
+}
+
+async function readSteps(run: PlmRunFolder, manifest: Manifest): Promise<WriteStep[]> {
+  const steps: WriteStep[] = [];
+  for (const batch of manifest.batches) {
+    if (batch.kind !== 'products') continue;
+    for await (const step of run.staging.readNdjson(batch.ref, writeStepSchema)) steps.push(step);
+  }
+  return steps;
+}
+
+/** The material-composition writes the plan holds (spec 02), one step per product whose composition changes. */
+async function readCompositionSteps(run: PlmRunFolder, manifest: Manifest): Promise<CompositionStep[]> {
+  const steps: CompositionStep[] = [];
+  for (const batch of manifest.batches) {
+    if (batch.kind !== 'compositions') continue;
+    for await (const step of run.staging.readNdjson(batch.ref, compositionStepSchema)) steps.push(step);
+  }
+  return steps;
+}
+
+function compositionText(step: CompositionStep): string {
+  return step.desired.map((header) => `${header.name}: ${header.lines.map((line) => `${line.percentage}% ${line.material}`).join(', ')}`).join('; ');
+}
+
+export async function writeApprovalPlan(input: WritePlanInput, dataDir: string, client: TraceabilityClient): Promise<ApprovalPlanFiles> {
+  const run = new PlmRunFolder(dataDir, input.runKey);
+  const manifest = await run.staging.getJson(input.manifest, manifestSchema);
+  const steps = await readSteps(run, manifest);
+  const compositionSteps = await readCompositionSteps(run, manifest);
+  const issues: RejectIssue[] = [];
+  for await (const issue of run.staging.readNdjson(manifest.issues, rejectIssueSchema)) issues.push(issue);
+
+  const creates = steps.filter((step): step is Extract<WriteStep, { action: 'create' }> => step.action === 'create');
+  const updates = steps.filter((step): step is Extract<WriteStep, { action: 'update' }> => step.action === 'update');
+  const changes: FieldChange[] = [];
+  /** updatedAt of each product to update, as the plan saw it: a later one means the platform changed it since. */
+  const seenAt: Record<string, string | null> = {};
+  for (const [index, step] of updates.entries()) {
+    const before = index < MAX_BEFORE_READS ? await currentValues(client, step.externalId) : undefined;
+    if (before) seenAt[step.externalId] = typeof before.updatedAt === 'string' ? before.updatedAt : null;
+    const body = step.body as Record<string, unknown>;
+    for (const field of step.changedFields) {
+      changes.push({
+        externalId: step.externalId,
+        level: step.level,
+        field,
+        before: before ? cell(before[field]) : index < MAX_BEFORE_READS ? '(not found)' : '(not read)',
+        after: cell(body[field]),
+      });
+    }
+  }
+
+  const tables = {
+    creates: {
+      name: 'Creates',
+      columns: [
+        { header: 'externalId', value: (s: (typeof creates)[number]) => s.externalId },
+        { header: 'level', value: (s: (typeof creates)[number]) => s.level },
+        { header: 'parent', value: (s: (typeof creates)[number]) => s.parentExternalId ?? '' },
+        { header: 'rows', value: (s: (typeof creates)[number]) => s.rowNumbers.join(' ') },
+        { header: 'fields', value: (s: (typeof creates)[number]) => JSON.stringify(s.body) },
+      ],
+      rows: creates,
+    } satisfies Table<(typeof creates)[number]>,
+    updates: {
+      name: 'Updates',
+      columns: [
+        { header: 'externalId', value: (c: FieldChange) => c.externalId },
+        { header: 'level', value: (c: FieldChange) => c.level },
+        { header: 'field', value: (c: FieldChange) => c.field },
+        { header: 'before', value: (c: FieldChange) => c.before },
+        { header: 'after', value: (c: FieldChange) => c.after },
+      ],
+      rows: changes,
+    } satisfies Table<FieldChange>,
+    compositions: {
+      name: 'Compositions',
+      columns: [
+        { header: 'externalId', value: (c: CompositionStep) => c.externalId },
+        { header: 'composition', value: (c: CompositionStep) => compositionText(c) },
+        { header: 'writes', value: (c: CompositionStep) => c.ops.length },
+      ],
+      rows: compositionSteps,
+    } satisfies Table<CompositionStep>,
+    deletes: {
+      name: 'Deletes',
+      columns: [{ header: 'externalId', value: (d: { externalId: string }) => d.externalId }],
+      rows: [] as { externalId: string }[],
+    } satisfies Table<{ externalId: string }>,
+    rejects: {
+      name: 'Rejects',
+      columns: [
+        { header: 'row', value: (i: RejectIssue) => i.rowNumber },
+        { header: 'externalId', value: (i: RejectIssue) => i.externalId ?? '' },
+        { header: 'column', value: (i: RejectIssue) => i.column ?? '' },
+        { header: 'code', value: (i: RejectIssue) => i.code },
+        { header: 'message', value: (i: RejectIssue) => i.message },
+      ],
+      rows: issues,
+    } satisfies Table<RejectIssue>,
+  };
+  const rejectedProducts = new Set(issues.map((issue) => issue.externalId ?? `row ${issue.rowNumber}`)).size;
+  const summary = `${creates.length} to create, ${updates.length} to update (${changes.length} field changes), 0 to delete (the import never deletes), ${rejectedProducts} rejected`;
+  const html = htmlDocument(
+    `Plan awaiting approval: ${input.workflowId}`,
+    [
+      `<h1>Plan awaiting approval</h1>`,
+      `<p>Run <code>${input.workflowId}</code>, sheet <code>${manifest.sourceFile}</code>: ${summary}.</p>`,
+      `<p>Approve with <code>trace-sync approve ${input.workflowId}</code> (or the Web UI's signal <code>approve</code>); reject with <code>trace-sync reject ${input.workflowId}</code>.</p>`,
+      `<h2>Creates (${creates.length})</h2>`,
+      htmlTable(tables.creates, { emptyText: 'Nothing to create.' }),
+      `<h2>Updates, field by field: before → after (${changes.length})</h2>`,
+      htmlTable(tables.updates, { emptyText: 'Nothing to update.' }),
+      `<h2>Material compositions to write (${compositionSteps.length})</h2>`,
+      htmlTable(tables.compositions, { emptyText: 'No composition changes.' }),
+      `<h2>Deletes (0)</h2><p>The PLM import never deletes.</p>`,
+      `<h2>Rejects (${issues.length})</h2>`,
+      htmlTable(tables.rejects, { emptyText: 'No rejects.' }),
+    ].join('\n'),
+  );
+  const htmlFile = run.file('plan.html');
+  const xlsxFile = run.file('plan.xlsx');
+  await writeFileAtomically(htmlFile, html);
+  await writeFileAtomically(
+    xlsxFile,
+    toXlsx([
+      tableMatrix(tables.creates),
+      tableMatrix(tables.updates),
+      tableMatrix(tables.compositions),
+      tableMatrix(tables.deletes),
+      tableMatrix(tables.rejects),
+    ]),
+  );
+  const approved = await run.staging.putNdjson(run.key('approved-steps.ndjson'), [
+    { seenAt },
+    ...steps,
+    ...compositionSteps.map((composition) => ({ composition })),
+  ]);
+  return { htmlFile, xlsxFile, approved, creates: creates.length, updates: updates.length, deletes: 0, rejects: rejectedProducts };
+}
+
+export const holdBackInputSchema = z.strictObject({
+  runKey: z.string().min(1),
+  /** The fresh plan's manifest, made after approval. */
+  manifest: stagingRefSchema,
+  approved: stagingRefSchema,
+});
+export type HoldBackInput = z.infer<typeof holdBackInputSchema>;
+
+export interface Replanned {
+  externalId: string;
+  /** What was approved (`none` when the product needed no write then). */
+  approved: string;
+  /** What the fresh plan wants now. */
+  now: string;
+}
+
+export interface HoldBackResult {
+  manifest: StagingRef;
+  batchCount: number;
+  /** Products whose write differs from the approved one: not written, reported. */
+  replanned: Replanned[];
+}
+
+function describe(step: WriteStep | undefined): string {
+  if (!step) return 'none';
+  return step.action === 'create' ? 'create' : `update ${step.changedFields.join(', ')}`;
+}
+
+/**
+ * Compares the fresh plan with the approved one and stages batches holding only the writes that were approved
+ * exactly as they are now: a product whose write changed (the platform changed in between) is held back.
+ */
+const approvedLineSchema = z.union([
+  z.strictObject({ seenAt: z.record(z.string(), z.string().nullable()) }),
+  z.strictObject({ composition: compositionStepSchema }),
+  writeStepSchema,
+]);
+
+export async function holdBackChangedSteps(input: HoldBackInput, dataDir: string, client: TraceabilityClient): Promise<HoldBackResult> {
+  const run = new PlmRunFolder(dataDir, input.runKey);
+  const manifest = await run.staging.getJson(input.manifest, manifestSchema);
+  const approved = new Map<string, WriteStep>();
+  const approvedCompositions = new Map<string, CompositionStep>();
+  let seenAt: Record<string, string | null> = {};
+  for await (const line of run.staging.readNdjson(input.approved, approvedLineSchema)) {
+    if ('seenAt' in line) seenAt = line.seenAt;
+    else if ('composition' in line) approvedCompositions.set(line.composition.externalId, line.composition);
+    else approved.set(line.externalId, line);
+  }
+  /** The same write can still overwrite someone's edit (name Old → New approved, now Other → New): updatedAt tells. */
+  const unchangedSince = async (step: WriteStep): Promise<boolean> => {
+    const seen = seenAt[step.externalId];
+    if (step.action !== 'update' || seen === undefined) return true;
+    const now = await currentValues(client, step.externalId);
+    return now !== undefined && (typeof now.updatedAt === 'string' ? now.updatedAt : null) === seen;
+  };
+  const replanned: Replanned[] = [];
+  const seen = new Set<string>();
+  const batches: Manifest['batches'] = [];
+  const counts = { ...manifest.counts };
+  const heldBack = new Set<string>();
+  const compositionBatches: Manifest['batches'] = [];
+  for (const [index, batch] of manifest.batches.entries()) {
+    if (batch.kind === 'compositions') {
+      compositionBatches.push(batch);
+      continue;
+    }
+    const kept: WriteStep[] = [];
+    for await (const step of run.staging.readNdjson(batch.ref, writeStepSchema)) {
+      seen.add(step.externalId);
+      const was = approved.get(step.externalId);
+      if (was && isDeepStrictEqual(was, step) && (await unchangedSince(step))) kept.push(step);
+      else {
+        heldBack.add(step.externalId);
+        replanned.push({ externalId: step.externalId, approved: describe(was), now: isDeepStrictEqual(was, step) ? `${describe(step)} (changed on the platform since the plan)` : describe(step) });
+        if (step.action === 'create') counts.create -= 1;
+        else counts.update -= 1;
+      }
+    }
+    if (kept.length > 0)
+      batches.push({
+        level: batch.level,
+        kind: 'products',
+        ref: await run.staging.putNdjson(run.key(`approved-batch-${String(index).padStart(5, '0')}.ndjson`), kept),
+      });
+  }
+  // A composition is written only as approved, and not for a product whose own write was held back.
+  const seenCompositions = new Set<string>();
+  for (const [index, batch] of compositionBatches.entries()) {
+    const kept: CompositionStep[] = [];
+    for await (const step of run.staging.readNdjson(batch.ref, compositionStepSchema)) {
+      seenCompositions.add(step.externalId);
+      const was = approvedCompositions.get(step.externalId);
+      const same = was !== undefined && isDeepStrictEqual(was.desired, step.desired) && isDeepStrictEqual(was.ops, step.ops);
+      if (same && !heldBack.has(step.externalId)) kept.push(step);
+      else
+        replanned.push({
+          externalId: step.externalId,
+          approved: was ? `composition ${compositionText(was)}` : 'none',
+          now: `composition ${compositionText(step)}${same ? ' (held back with its product)' : ''}`,
+        });
+    }
+    if (kept.length > 0)
+      batches.push({
+        level: batch.level,
+        kind: 'compositions',
+        ref: await run.staging.putNdjson(run.key(`approved-compositions-${String(index).padStart(5, '0')}.ndjson`), kept),
+      });
+  }
+  for (const [externalId, step] of approvedCompositions)
+    if (!seenCompositions.has(externalId)) replanned.push({ externalId, approved: `composition ${compositionText(step)}`, now: 'none' });
+  for (const [externalId, step] of approved) if (!seen.has(externalId)) replanned.push({ externalId, approved: describe(step), now: 'none' });
+  const ref = await run.staging.putJson(run.key('approved-manifest.json'), { ...manifest, batches, counts } satisfies Manifest);
+  return { manifest: ref, batchCount: batches.length, replanned };
+}

@@ -1,0 +1,105 @@
+import { WorkflowFailedError, type Client, type WorkflowHandle } from '@temporalio/client';
+import { followProgress, sinkFor, type ProgressOutput, type ProgressSink } from './progress';
+import { checkPollers, noWorkerMessage, type PollerCheck } from './task-queue-check';
+
+/**
+ * Waiting for a run as an operator sees it: the worker check before, the progress bar (or JSON lines) during, the
+ * result JSON or one failure line after.
+ */
+
+/** Asks Temporal whether a worker polls the queue; undefined when the server cannot say (old server, no rights). */
+export async function pollerCheck(client: Client, namespace: string, taskQueue: string): Promise<PollerCheck | undefined> {
+  return checkPollers(client, namespace, taskQueue).catch(() => undefined);
+}
+
+/**
+ * Before starting a run: with `wait`, no worker is an error (nothing is started, exit 1 within seconds); without,
+ * a warning on stderr and the run is started for a worker to come.
+ */
+export async function requireWorker(client: Client, namespace: string, taskQueue: string, wait: boolean): Promise<void> {
+  const check = await pollerCheck(client, namespace, taskQueue);
+  if (!check || check.livePollers > 0) return;
+  if (wait) throw new Error(`${noWorkerMessage(check)}. Nothing was started.`);
+  process.stderr.write(`trace-sync: warning: ${noWorkerMessage(check)}; the run waits on the queue until one does.\n`);
+}
+
+export interface WaitOptions {
+  timeoutSeconds: number;
+  taskQueue: string;
+  /** stdout by default: a bar on a terminal, JSON lines otherwise. */
+  out?: ProgressOutput;
+}
+
+/**
+ * Once a run awaits approval, says so once with its current details (the plan files, the approve command): a line
+ * above the bar on a terminal, a JSON line `{"awaitingApproval": ...}` otherwise.
+ */
+function withApprovalNotice(sink: ProgressSink, out: ProgressOutput, handle: WorkflowHandle): ProgressSink {
+  let noticed = false;
+  return {
+    update(snapshot, now) {
+      if (snapshot.phase === 'awaiting approval' && !noticed) {
+        noticed = true;
+        void handle
+          .query<{ currentDetails?: string }>('__temporal_workflow_metadata')
+          .then((metadata) => {
+            const details = metadata.currentDetails ?? `Awaiting approval: trace-sync approve ${handle.workflowId}`;
+            if (out.isTTY) {
+              sink.finish();
+              out.write(`${details.replace(/\*\*/g, '').replace(/`/g, '')}\n`);
+            } else out.write(`${JSON.stringify({ awaitingApproval: { workflowId: handle.workflowId, details } })}\n`);
+          })
+          .catch(() => undefined);
+      }
+      sink.update(snapshot, now);
+    },
+    finish: () => sink.finish(),
+  };
+}
+
+/** Follows the run's `progress` query until it ends, then prints its result JSON; a failure becomes one line. */
+/** Follows the run's progress until it ends, prints its result JSON and returns it. */
+export async function waitAndPrint(handle: WorkflowHandle, options: WaitOptions): Promise<unknown> {
+  const out = options.out ?? process.stdout;
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(
+      () =>
+        reject(
+          new Error(
+            `No result after ${options.timeoutSeconds}s: the run ${handle.workflowId} goes on (follow it with \`trace-sync watch ${handle.workflowId}\`)`,
+          ),
+        ),
+      options.timeoutSeconds * 1000,
+    );
+    timer.unref();
+  });
+  try {
+    const result: unknown = await followProgress({
+      query: () => handle.query('progress'),
+      ended: Promise.race([handle.result(), timeout]),
+      sink: withApprovalNotice(sinkFor(out), out, handle),
+    });
+    out.write(`${JSON.stringify(result, null, 2)}\n`);
+    return result;
+  } catch (error) {
+    if (error instanceof WorkflowFailedError) {
+      throw new Error(`Workflow ${handle.workflowId} failed: ${error.cause?.message ?? error.message}`);
+    }
+    throw error;
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** `trace-sync watch <id>`: a run started anywhere, followed until it ends. */
+export async function watchHandle(client: Client, namespace: string, handle: WorkflowHandle, out: ProgressOutput = process.stdout): Promise<void> {
+  const described = await handle.describe().catch((error: unknown) => {
+    throw new Error(`No workflow ${handle.workflowId} in namespace ${namespace} (${(error as Error).message})`);
+  });
+  if (described.status.name === 'RUNNING') {
+    const check = await pollerCheck(client, namespace, described.taskQueue);
+    if (check && check.livePollers === 0) process.stderr.write(`trace-sync: warning: ${noWorkerMessage(check)}: the run cannot move until one does.\n`);
+  }
+  await waitAndPrint(handle, { timeoutSeconds: 7 * 24 * 3600, taskQueue: described.taskQueue, out });
+}

@@ -1,0 +1,39 @@
+import { spawnSync } from 'node:child_process';
+import path from 'node:path';
+import { COMMANDS, packageVersion } from '../../../cli/main';
+import { repoRoot } from '../../../worker/paths';
+
+const bin = path.join(repoRoot(), 'bin', 'trace-sync.cjs');
+const run = (...args: string[]) => spawnSync(process.execPath, [bin, ...args], { encoding: 'utf8', timeout: 60_000 });
+
+describe('a conventional trace-sync', () => {
+  it('every listed command loads the command of that name', () => {
+    for (const entry of COMMANDS) expect(entry.load().name()).toBe(entry.name);
+  });
+
+  it('bare trace-sync prints the help on stdout and exits 0', () => {
+    const bare = run();
+    expect(bare.status).toBe(0);
+    expect(bare.stdout).toContain('Usage: trace-sync');
+    for (const entry of COMMANDS) expect(bare.stdout).toContain(entry.name);
+  });
+
+  it('--version prints the package version', () => {
+    const version = run('--version');
+    expect(version.status).toBe(0);
+    expect(version.stdout.trim()).toBe(packageVersion());
+    expect(packageVersion()).toMatch(/^\d+\.\d+\.\d+/);
+  });
+
+  it('help <command> is <command> --help', () => {
+    const help = run('help', 'watch');
+    expect(help.status).toBe(0);
+    expect(help.stdout).toContain('Usage: trace-sync watch [options] <workflowId>');
+  });
+
+  it('an unknown command is an error (exit 1) that points at --help', () => {
+    const unknown = run('nosuch');
+    expect(unknown.status).toBe(1);
+    expect(unknown.stderr).toContain("unknown command 'nosuch'");
+  });
+});

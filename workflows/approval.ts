@@ -1,0 +1,180 @@
+import { condition, defineSignal, proxyActivities, setHandler, upsertSearchAttributes, workflowInfo } from '@temporalio/workflow';
+import { z } from 'zod';
+import type { Activities } from '../activities';
+import type { Replanned } from '../activities/approval';
+import type { PlanResult, ReadResult } from '../activities/plm-import';
+import { TraceStatus } from '../worker/search-attributes';
+import type { StagingRef } from '../connectors/staging';
+import { batchSummary, showDetails } from './operator-view';
+
+/**
+ * Plan, then approve, inside one durable run: the job plans, writes a plan a person can read, sets TraceStatus
+ * `awaiting-approval` and waits for the signal `approve` or `reject` (`trace-sync approve|reject <id>`, or the Web
+ * UI's signal form); after a configurable time it rejects by default. Approved, it applies exactly the approved
+ * writes: a product the platform changed in between is re-planned, held back and reported, never blindly written.
+ */
+
+const DEFAULT_TIMEOUT_SECONDS = 24 * 3600;
+
+const approvalOutcomeSchema = z.strictObject({
+  decision: z.enum(['approved', 'rejected']),
+  by: z.string(),
+  reason: z.string().optional(),
+  timedOut: z.boolean(),
+  planHtml: z.string(),
+  planXlsx: z.string(),
+  replanned: z.array(z.strictObject({ externalId: z.string(), approved: z.string(), now: z.string() })),
+});
+
+/** The `approval` field of a job's input: `true`, or when and how an unanswered plan ends. */
+export const approvalInputSchema = z.union([
+  z.literal(true),
+  z.strictObject({
+    /** How long the plan waits for a decision (default 24 h). */
+    timeoutSeconds: z.number().int().min(1).max(30 * 24 * 3600).optional(),
+    /** What an unanswered plan becomes (default `reject`: nothing is written). */
+    onTimeout: z.enum(['reject', 'approve']).optional(),
+    /** Set by the run itself once decided, so a continued-as-new run knows (not meant to be given by hand). */
+    decided: approvalOutcomeSchema.optional(),
+  }),
+]);
+export type ApprovalInput = z.infer<typeof approvalInputSchema>;
+
+/** What `approve` and `reject` carry (both optional: the Web UI's signal form may send nothing). */
+export interface ApprovalSignalArgs {
+  by?: string;
+  reason?: string;
+}
+
+export const approveSignal = defineSignal<[ApprovalSignalArgs?]>('approve');
+export const rejectSignal = defineSignal<[ApprovalSignalArgs?]>('reject');
+
+export interface ApprovalOutcome {
+  decision: 'approved' | 'rejected';
+  /** Who decided (`timeout` when nobody did in time). */
+  by: string;
+  reason?: string;
+  timedOut: boolean;
+  planHtml: string;
+  planXlsx: string;
+  /** Approved products the platform changed before the apply: not written. */
+  replanned: Replanned[];
+}
+
+const approvalActivities = proxyActivities<Activities>({
+  startToCloseTimeout: '30 minutes',
+  heartbeatTimeout: '2 minutes',
+  retry: { initialInterval: '2 seconds', backoffCoefficient: 2, maximumInterval: '1 minute', maximumAttempts: 10 },
+});
+
+/** Waits durably for `approve` or `reject`, or the timeout. */
+export async function awaitDecision(input: ApprovalInput, details: string): Promise<Omit<ApprovalOutcome, 'planHtml' | 'planXlsx' | 'replanned'>> {
+  const options = input === true ? {} : input;
+  let decided: { decision: 'approved' | 'rejected'; by: string; reason?: string } | undefined;
+  const decide = (decision: 'approved' | 'rejected') => (args?: ApprovalSignalArgs) => {
+    decided ??= { decision, by: args?.by?.trim() || 'unknown', ...(args?.reason ? { reason: args.reason } : {}) };
+  };
+  setHandler(approveSignal, decide('approved'));
+  setHandler(rejectSignal, decide('rejected'));
+  upsertSearchAttributes([{ key: TraceStatus, value: 'awaiting-approval' }]);
+  showDetails(details);
+  const inTime = await condition(() => decided !== undefined, (options.timeoutSeconds ?? DEFAULT_TIMEOUT_SECONDS) * 1000);
+  if (inTime && decided) return { ...decided, timedOut: false };
+  const onTimeout = options.onTimeout ?? 'reject';
+  return { decision: onTimeout === 'approve' ? 'approved' : 'rejected', by: 'timeout', reason: `no decision within ${options.timeoutSeconds ?? DEFAULT_TIMEOUT_SECONDS}s`, timedOut: true };
+}
+
+export type PlmGate = { approval: ApprovalOutcome; plan: PlanResult | undefined };
+
+/**
+ * The PLM import's gate, between plan and apply. Returns the plan to apply (the approved writes only) or, when
+ * rejected, no plan: the caller then writes nothing.
+ */
+export async function approvePlmPlan(input: ApprovalInput, run: { read: ReadResult; plan: PlanResult; batchSize: number; unarchive: boolean; setPhase: (phase: 'awaiting approval' | 'planning') => void }): Promise<PlmGate> {
+  const { workflowId } = workflowInfo();
+  const files = await approvalActivities.writePlmApprovalPlan({ runKey: run.read.runKey, manifest: run.plan.manifest, workflowId });
+  run.setPhase('awaiting approval');
+  const decision = await awaitDecision(
+    input,
+    `**Awaiting approval**: ${files.creates} to create, ${files.updates} to update, ${files.deletes} to delete, ${files.rejects} rejected.\n\n` +
+      `Plan: ${files.htmlFile} (and ${files.xlsxFile}).\n\nApprove: \`trace-sync approve ${workflowId}\` or the signal \`approve\`; reject: \`trace-sync reject ${workflowId}\`.`,
+  );
+  const base = { ...decision, planHtml: files.htmlFile, planXlsx: files.xlsxFile, replanned: [] as Replanned[] };
+  if (decision.decision === 'rejected') {
+    upsertSearchAttributes([{ key: TraceStatus, value: 'rejected' }]);
+    showDetails(`Plan rejected by ${decision.by}${decision.reason ? `: ${decision.reason}` : ''}. Nothing was written.`);
+    return { approval: base, plan: undefined };
+  }
+  upsertSearchAttributes([{ key: TraceStatus, value: 'running' }]);
+  // The platform may have changed while the plan waited: plan again, and apply only what is still as approved.
+  run.setPhase('planning');
+  const fresh = await approvalActivities.planPlmImport({ runKey: run.read.runKey, sheet: run.read.sheet, batchSize: run.batchSize, unarchive: run.unarchive });
+  const held = await approvalActivities.holdBackChangedPlmSteps({ runKey: run.read.runKey, manifest: fresh.manifest, approved: files.approved });
+  const heldCreates = held.replanned.filter((r) => r.now === 'create').length;
+  const heldUpdates = held.replanned.filter((r) => r.now.startsWith('update')).length;
+  const plan: PlanResult = {
+    ...fresh,
+    manifest: held.manifest,
+    batchCount: held.batchCount,
+    counts: { ...fresh.counts, create: fresh.counts.create - heldCreates, update: fresh.counts.update - heldUpdates },
+  };
+  showDetails(
+    `Plan approved by ${decision.by}${held.replanned.length > 0 ? `; ${held.replanned.length} products changed on the platform since the plan were held back (${held.replanned.map((r) => r.externalId).slice(0, 5).join(', ')}${held.replanned.length > 5 ? ', …' : ''})` : ''}.`,
+  );
+  return { approval: { ...base, replanned: held.replanned }, plan };
+}
+
+/** The approval input with the decision recorded in it: continue-as-new carries it to the run that finishes. */
+export function withDecision(input: ApprovalInput, decided: ApprovalOutcome): ApprovalInput {
+  return { ...(input === true ? {} : input), decided };
+}
+
+/** The decision recorded in the input (a run continued as new after its approval), if any. */
+export function recordedApproval(input: ApprovalInput | undefined): ApprovalOutcome | undefined {
+  return input === undefined || input === true ? undefined : input.decided;
+}
+
+export type ErpGate = { approval: ApprovalOutcome; plan: { manifest: StagingRef; batchCount: number } | undefined };
+
+/**
+ * The ERP push's gate, between prepare and push. The plan is a dry pass of every batch (reads only) under a run key
+ * of its own; approved, a second dry pass finds the orders whose outcome changed since, which are not written.
+ */
+export async function approveErpPlan(
+  input: ApprovalInput,
+  run: { runKey: string; manifest: StagingRef; batchCount: number; setPhase: (phase: 'awaiting approval' | 'planning') => void },
+): Promise<ErpGate> {
+  const { workflowId } = workflowInfo();
+  const dryPass = async (runKey: string, verb: string, manifest: StagingRef) => {
+    for (let batch = 0; batch < run.batchCount; batch++) {
+      await approvalActivities.applyErpOrderBatch.executeWithOptions({ summary: batchSummary(verb, batch, run.batchCount, undefined, 'orders') }, [
+        { runKey, manifest, batch, dryRun: true },
+      ]);
+    }
+  };
+  run.setPhase('planning');
+  const planRunKey = `${run.runKey}--plan`;
+  await dryPass(planRunKey, 'plan', run.manifest);
+  const files = await approvalActivities.writeErpApprovalPlan({ runKey: run.runKey, planRunKey, workflowId });
+  run.setPhase('awaiting approval');
+  const decision = await awaitDecision(
+    input,
+    `**Awaiting approval**: ${files.creates} orders to create, ${files.updates} to update, ${files.deletes} with lines to delete, ${files.rejects} rejected.\n\n` +
+      `Plan: ${files.htmlFile} (and ${files.xlsxFile}).\n\nApprove: \`trace-sync approve ${workflowId}\` or the signal \`approve\`; reject: \`trace-sync reject ${workflowId}\`.`,
+  );
+  const base = { ...decision, planHtml: files.htmlFile, planXlsx: files.xlsxFile, replanned: [] as Replanned[] };
+  if (decision.decision === 'rejected') {
+    upsertSearchAttributes([{ key: TraceStatus, value: 'rejected' }]);
+    showDetails(`Plan rejected by ${decision.by}${decision.reason ? `: ${decision.reason}` : ''}. Nothing was written.`);
+    return { approval: base, plan: undefined };
+  }
+  upsertSearchAttributes([{ key: TraceStatus, value: 'running' }]);
+  run.setPhase('planning');
+  const recheckRunKey = `${run.runKey}--recheck`;
+  await dryPass(recheckRunKey, 'recheck', await approvalActivities.freshErpLookupManifest({ runKey: run.runKey, manifest: run.manifest }));
+  const held = await approvalActivities.holdBackChangedErpOrders({ runKey: run.runKey, manifest: run.manifest, planRunKey, recheckRunKey });
+  showDetails(
+    `Plan approved by ${decision.by}${held.replanned.length > 0 ? `; ${held.replanned.length} orders changed on the platform since the plan were held back (${held.replanned.map((r) => r.externalId).slice(0, 5).join(', ')}${held.replanned.length > 5 ? ', …' : ''})` : ''}.`,
+  );
+  return { approval: { ...base, replanned: held.replanned }, plan: { manifest: held.manifest, batchCount: held.batchCount } };
+}

@@ -1,0 +1,46 @@
+import { setCurrentDetails } from '@temporalio/workflow';
+
+/**
+ * What a job run tells the Temporal Web UI about itself, beside its search attributes: the run's current details
+ * (Temporal user metadata, shown on the run's page and by `temporal workflow describe`) and the one-line summaries
+ * its activities carry. Shared by the job workflows so each says it the same way in one call.
+ */
+
+export interface OutcomeCounts {
+  created: number;
+  /** PLM products updated. */
+  updated?: number;
+  /** ERP orders patched. */
+  patched?: number;
+  unchanged: number;
+  rejected: number;
+}
+
+/** `10 created, 2 updated, 5 unchanged, 2 rejected — rejects file: /data/runs/…/rejects.csv`. */
+export function describeOutcome(counts: OutcomeCounts, rejectsFile?: string | null, options: { dryRun?: boolean; noun?: string } = {}): string {
+  const parts = [
+    `${counts.created} ${options.dryRun ? 'to create' : 'created'}`,
+    ...(counts.updated !== undefined ? [`${counts.updated} ${options.dryRun ? 'to update' : 'updated'}`] : []),
+    ...(counts.patched !== undefined ? [`${counts.patched} ${options.dryRun ? 'to patch' : 'patched'}`] : []),
+    `${counts.unchanged} unchanged`,
+    `${counts.rejected} rejected`,
+  ];
+  const head = `${options.noun ? `${options.noun}: ` : ''}${parts.join(', ')}`;
+  if (counts.rejected === 0) return `${head}${options.dryRun ? ' (dry run)' : ''}`;
+  return `${head}${rejectsFile ? ` — rejects file: ${rejectsFile}` : ''}${options.dryRun ? ' (dry run)' : ''}`;
+}
+
+/** Sets the run's current details (Markdown, shown in the Web UI) to the outcome line. */
+export function showOutcome(counts: OutcomeCounts, rejectsFile?: string | null, options: { dryRun?: boolean; noun?: string } = {}): void {
+  setCurrentDetails(describeOutcome(counts, rejectsFile, options));
+}
+
+/** Sets the run's current details to what it is doing now (`applying batch 3/5`, `awaiting approval…`). */
+export function showDetails(text: string): void {
+  setCurrentDetails(text);
+}
+
+/** An activity's summary for a batch: `apply batch 3/5` (1-based), with its size when known. */
+export function batchSummary(verb: string, batch: number, batchCount: number, size?: number, noun = 'products'): string {
+  return `${verb} batch ${batch + 1}/${batchCount}${size !== undefined ? `, ${size} ${noun}` : ''}`;
+}
