@@ -462,7 +462,8 @@ describe('repairBomForks on a real Temporal dev server', () => {
       });
       expect(cli.stderr).toBe('');
       expect(cli.status).toBe(0);
-      const result = JSON.parse(cli.stdout.slice(cli.stdout.indexOf('{'))) as RepairBomForksResult;
+      // --wait prints progress JSON lines first; the result is the last, indented JSON document.
+      const result = JSON.parse(cli.stdout.slice(cli.stdout.lastIndexOf('\n{\n') + 1)) as RepairBomForksResult;
       const blackM = result.products.find((p) => p.productId === DEMO_FORK_SKUS.blackM)!;
       expect(blackM).toMatchObject({ externalId: 'PLM-TEE-001-BLK-M', wouldRepair: 1, ambiguous: 1 });
       expect(blackM.headers[0]).toMatchObject({ headerId: DEMO_BOM_IDS.teeForkBlackM, sourceHeaderId: DEMO_BOM_IDS.tee });

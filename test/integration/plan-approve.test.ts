@@ -102,7 +102,7 @@ describe('plan, then approve (PLM import)', () => {
     expect(html).toContain('APV-S2');
     expect(html).toMatch(/APV-S1-C1-Z1<\/td>\s*<td>sku<\/td>\s*<td>name<\/td>\s*<td>Tee 1 colour 1 size 1<\/td>\s*<td>Renamed tee<\/td>/);
     const workbook = XLSX.readFile(path.join(runFolder, handle.workflowId, 'plan.xlsx'));
-    expect(workbook.SheetNames).toEqual(['Creates', 'Updates', 'Deletes', 'Rejects']);
+    expect(workbook.SheetNames).toEqual(['Creates', 'Updates', 'Compositions', 'Deletes', 'Rejects']);
     expect(XLSX.utils.sheet_to_json(workbook.Sheets.Updates as XLSX.WorkSheet)).toEqual([
       { externalId: 'APV-S1-C1-Z1', level: 'sku', field: 'name', before: 'Tee 1 colour 1 size 1', after: 'Renamed tee' },
     ]);
