@@ -25,7 +25,7 @@ import {
 } from '../connectors/bom';
 import { StagingStore, stagingRefSchema, type StagingRef } from '../connectors/staging';
 import { isTraceabilityApiError, toActivityFailure } from '../connectors/traceability';
-import type { ActivityDeps } from './index';
+import type { ActivityDeps } from './deps';
 
 const repairCandidateSchema: z.ZodType<RepairCandidate> = z.object({
   id: z.string().min(1),

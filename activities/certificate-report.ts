@@ -21,7 +21,7 @@ import {
 import { StagingStore, stagingRefSchema, type StagingRef } from '../connectors/staging';
 import { fetchFolder, publishFolder } from '../connectors/storage';
 import { paginate, toActivityFailure, type Certificate } from '../connectors/traceability';
-import type { ActivityDeps } from './index';
+import type { ActivityDeps } from './deps';
 
 export const REPORT_FOLDER = join('reports', 'certificate-expiry');
 const bucketsFileSchema = z.object({ asOf: z.string(), buckets: z.record(z.string(), z.string()) });

@@ -1,6 +1,6 @@
 import { log } from '@temporalio/activity';
 import { toActivityFailure } from '../connectors/traceability';
-import type { ActivityDeps } from './index';
+import type { ActivityDeps } from './deps';
 
 export interface ApiAccountSummary {
   baseUrl: string;

@@ -16,7 +16,7 @@ import {
 import { IncrementalSync, toActivityFailure, type Order, type OrderLine } from '../connectors/traceability';
 import { ApiCallCounter } from './erp-orders/api-calls';
 import { toExisting } from './erp-orders/snapshot';
-import type { ActivityDeps } from './index';
+import type { ActivityDeps } from './deps';
 
 export const ORDERS_EXPORT_FOLDER = join('exports', 'orders');
 export const MARK_FILE = 'high-water-mark.json';

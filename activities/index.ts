@@ -1,25 +1,15 @@
 import { configureStorage } from '../connectors/storage';
-import type { TraceabilityClient } from '../connectors/traceability';
-import type { ObservedRateLimiter } from '../worker/api-client';
-import type { AppConfig } from '../worker/config';
-import type { AppLogger } from '../worker/logger';
 import { createApprovalActivities } from './approval';
 import { createBomRepairActivities } from './bom-repair';
 import { createCertificateReportActivities } from './certificate-report';
 import { createCheckConnectionActivities } from './check-connection';
+import type { ActivityDeps } from './deps';
 import { createErpOrderActivities } from './erp-orders';
+import { createErpPullActivities } from './erp-pull';
+import { createInboxActivities } from './inbox';
 import { createPlmImportActivities } from './plm-import';
 
-/** What activities need from the process; tests pass a client pointed at their own sandbox. */
-export interface ActivityDeps {
-  client: TraceabilityClient;
-  /** The client's pacer, which remembers the last rate-limit headers. */
-  rateLimits: Pick<ObservedRateLimiter, 'latest'>;
-  /** The API base URL the client calls (reported by checks; the key never is). */
-  baseUrl: string;
-  config: AppConfig;
-  logger: AppLogger;
-}
+export type { ActivityDeps } from './deps';
 
 /** Every activity of every job, bound to its dependencies (closure style). */
 export function createActivities(deps: ActivityDeps) {
@@ -29,6 +19,8 @@ export function createActivities(deps: ActivityDeps) {
     ...createCheckConnectionActivities(deps),
     ...createCertificateReportActivities(deps),
     ...createErpOrderActivities(deps),
+    ...createErpPullActivities(deps),
+    ...createInboxActivities(),
     ...createBomRepairActivities(deps),
     ...createPlmImportActivities(deps),
     ...createApprovalActivities(deps),

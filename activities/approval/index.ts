@@ -1,6 +1,6 @@
 import { log } from '@temporalio/activity';
 import type { StagingRef } from '../../connectors/staging';
-import type { ActivityDeps } from '..';
+import type { ActivityDeps } from '../deps';
 import { asActivityFailure } from '../plm-import/failures';
 import { withHeartbeats } from '../plm-import/keep-alive';
 import {

@@ -4,9 +4,7 @@ import { ExportMismatchError, ExportReadError, ProfileError } from '../../connec
 import { boundMessage, InputLimitError } from '../../connectors/input-limits';
 import { StagingIntegrityError } from '../../connectors/staging';
 import { toActivityFailure } from '../../connectors/traceability';
-import { createErpPullActivities } from '../erp-pull';
-import { createInboxActivities } from '../inbox';
-import type { ActivityDeps } from '../index';
+import type { ActivityDeps } from '../deps';
 import { ApiCallCounter } from './api-calls';
 import { applyBatch } from './apply-batch';
 import { finishRun, type FinishOutput } from './finish';
@@ -54,16 +52,14 @@ function asFailure(error: unknown): unknown {
 }
 
 /**
- * Job 2's activities: the push (prepare, batches, finish), the pull the other way, and the inbox folder shared with
- * the PLM import (registered here so the worker's activity list gains one entry for the whole job).
+ * Job 2's activities: the push (prepare, batches, finish). The pull (erp-pull.ts) and the inbox (inbox.ts) register
+ * their own in activities/index.ts.
  */
 export function createErpOrderActivities(deps: Pick<ActivityDeps, 'client' | 'config' | 'baseUrl'>) {
   const runFolder = (runKey: string) => new OrderRunFolder(deps.config.dataDir, runKey);
   // Kept for the worker's life: e-mail → user id mappings learned from the answers to our writes.
   const persons = new PersonDirectory();
   return {
-    ...createErpPullActivities(deps),
-    ...createInboxActivities(),
     /** Reads, validates and stages the export; returns counts and the manifest reference only. */
     async prepareErpOrderPush(raw: PrepareInput): Promise<PrepareResult> {
       const input = prepareInputSchema.parse(raw);

@@ -1,5 +1,5 @@
 import { log } from '@temporalio/activity';
-import type { ActivityDeps } from '../index';
+import type { ActivityDeps } from '../deps';
 import { ApiCalls } from './api-calls';
 import { applyBatch } from './apply';
 import { asActivityFailure } from './failures';
