@@ -1,6 +1,6 @@
 /** ERP order exports → order drafts → API plans, and the order export the other way. Pure: no API calls here. */
 export * from './export';
-export { closestMatches, levenshtein } from './levenshtein';
+export { closeMatches, didYouMean, levenshtein } from '../traceability/name-matching';
 export * from './orders';
 export * from './profile';
 export * from './read';

@@ -62,4 +62,4 @@ export {
 } from './rejects';
 export { PlmFileError, rowIssueCodes, type RowIssue, type RowIssueCode, type FileErrorCode } from './issues';
 export type { ProductDraft, DraftFields, DraftComposition, MappedSheet, ProductLevel } from './draft';
-export { closeMatches, levenshtein, normalizeName } from './suggest';
+export { closeMatches, levenshtein, normalizeName } from '../traceability/name-matching';

@@ -28,6 +28,8 @@ export {
   ReferenceIndex,
   normalizeName,
   levenshtein,
+  closeMatches,
+  didYouMean,
   describeLookupFailure,
   type NamedReference,
   type ReferenceLookup,

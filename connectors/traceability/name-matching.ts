@@ -25,6 +25,45 @@ export function levenshtein(a: string, b: string): number {
   return previous[b.length] as number;
 }
 
+/**
+ * The one near-match helper of the product: up to `limit` candidates close enough to `wanted` to be a plausible typo
+ * (normalised edit distance; a candidate containing the wanted text, or contained in it, ranks first), nearest
+ * first. 'T-shirt' for 'T-shirts' yes, 'Yarns' for 'Earrings' no.
+ */
+export function closeMatches(wanted: string, candidates: Iterable<string>, limit = 3): string[] {
+  const target = normalizeName(wanted);
+  const scored: Array<{ name: string; score: number }> = [];
+  for (const name of new Set(candidates)) {
+    const normalized = normalizeName(name);
+    const distance = levenshtein(target, normalized);
+    const longest = Math.max(target.length, normalized.length, 1);
+    const contains = target.length > 0 && normalized.length > 0 && (normalized.includes(target) || target.includes(normalized));
+    const score = contains ? distance / longest / 2 : distance / longest;
+    if (score <= 0.34) scored.push({ name, score });
+  }
+  scored.sort((a, b) => a.score - b.score || a.name.localeCompare(b.name));
+  return scored.slice(0, limit).map((entry) => entry.name);
+}
+
+/**
+ * The one wording for near matches in messages: "; did you mean 'A', 'B' or 'C'?"; when nothing is close and `valid`
+ * is given, "; valid names: ..." (up to 20); otherwise an empty string.
+ */
+export function didYouMean(matches: readonly string[], valid: Iterable<string> = []): string {
+  if (matches.length === 0) {
+    const shown = [...new Set(valid)].sort((a, b) => a.localeCompare(b));
+    if (shown.length === 0) return '';
+    const more = shown.length > 20 ? ` and ${shown.length - 20} more` : '';
+    return `; valid names: ${shown
+      .slice(0, 20)
+      .map((name) => `'${name}'`)
+      .join(', ')}${more}`;
+  }
+  const quoted = matches.map((match) => `'${match}'`);
+  const list = quoted.length === 1 ? quoted[0] : `${quoted.slice(0, -1).join(', ')} or ${quoted[quoted.length - 1]}`;
+  return `; did you mean ${list}?`;
+}
+
 export interface NamedReference {
   id: string;
   name: string;

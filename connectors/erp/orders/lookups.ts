@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { closestMatches, suggestionText } from '../levenshtein';
+import { closeMatches, didYouMean } from '../../traceability/name-matching';
 import { fail, ok, type Parsed } from '../values/result';
 
 /** Maps an external company code to a platform company id (the activity builds it from GET /companies). */
@@ -30,7 +30,7 @@ export function companyResolverFromDirectory(entries: readonly CompanyDirectoryE
     const candidates = folded.get(code.trim().toLowerCase()) ?? [];
     if (candidates.length === 1 && candidates[0] !== undefined) return { id: candidates[0] };
     if (candidates.length > 1) return { error: `company code '${code}' matches several companies`, suggestions: [] };
-    return { error: `no company has the code '${code}'`, suggestions: closestMatches(code, exact.keys()) };
+    return { error: `no company has the code '${code}'`, suggestions: closeMatches(code, exact.keys()) };
   };
 }
 
@@ -38,7 +38,7 @@ export function companyResolverFromDirectory(entries: readonly CompanyDirectoryE
 export function resolveCompanyCode(resolver: CompanyResolver, code: string): Parsed<string> {
   const resolution = resolver(code);
   if ('id' in resolution) return ok(resolution.id);
-  return fail(`${resolution.error}${suggestionText(resolution.suggestions)}`);
+  return fail(`${resolution.error}${didYouMean(resolution.suggestions)}`);
 }
 
 /**
@@ -54,6 +54,6 @@ export function resolveFacilityProcess(list: FacilityProcessList, value: string)
   const first = byName[0];
   if (first && byName.every((process) => process.id === first.id)) return ok(first.id);
   if (byName.length > 1) return fail(`facility process '${text}' names several processes: ${byName.map((p) => p.id).join(', ')}`);
-  const suggestions = closestMatches(text, list.flatMap((process) => [process.name, process.id]));
-  return fail(`'${text}' is not a facility process name or id${suggestionText(suggestions)}`);
+  const suggestions = closeMatches(text, list.flatMap((process) => [process.name, process.id]));
+  return fail(`'${text}' is not a facility process name or id${didYouMean(suggestions)}`);
 }

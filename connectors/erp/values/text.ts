@@ -1,4 +1,4 @@
-import { closestMatches, suggestionText } from '../levenshtein';
+import { closeMatches, didYouMean } from '../../traceability/name-matching';
 import type { CellValue } from '../read/types';
 import { fail, ok, type Parsed } from './result';
 
@@ -33,5 +33,5 @@ export function parseEnum<T extends string>(value: CellValue, allowed: readonly 
   const canonical = text.toUpperCase().replace(/[\s-]+/g, '_');
   const match = allowed.find((candidate) => candidate === canonical);
   if (match !== undefined) return ok(match);
-  return fail(`'${text}' is not one of ${allowed.join(', ')}${suggestionText(closestMatches(text, allowed))}`);
+  return fail(`'${text}' is not one of ${allowed.join(', ')}${didYouMean(closeMatches(text, allowed))}`);
 }

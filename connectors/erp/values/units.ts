@@ -1,5 +1,5 @@
 import { UNIT_VALUES, type Unit } from '../../traceability/schemas/common';
-import { closestMatches, suggestionText } from '../levenshtein';
+import { closeMatches, didYouMean } from '../../traceability/name-matching';
 import { fail, ok, type Parsed } from './result';
 
 export { UNIT_VALUES, type Unit };
@@ -38,6 +38,6 @@ export function parseUnit(raw: string, aliases: Readonly<Record<string, Unit>>):
   if (builtIn) return ok(builtIn);
   const canonical = text.toUpperCase().replace(/[\s-]+/g, '_');
   if (isUnit(canonical)) return ok(canonical);
-  const suggestions = closestMatches(text, [...UNIT_VALUES, ...Object.keys(aliases)]);
-  return fail(`'${text}' is not a unit of the API's unit enumeration${suggestionText(suggestions)}`);
+  const suggestions = closeMatches(text, [...UNIT_VALUES, ...Object.keys(aliases)]);
+  return fail(`'${text}' is not a unit of the API's unit enumeration${didYouMean(suggestions)}`);
 }

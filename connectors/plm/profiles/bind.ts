@@ -1,6 +1,6 @@
 import { quoteInput, quoteList } from '../../input-limits';
 import { PlmFileError } from '../issues';
-import { closeMatches } from '../suggest';
+import { closeMatches } from '../../traceability/name-matching';
 import type { CellValue, SheetRow } from '../read/types';
 import type { ValueSource } from './schema';
 

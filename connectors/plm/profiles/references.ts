@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { closeMatches, didYouMean, normalizeName } from '../suggest';
+import { closeMatches, didYouMean, normalizeName } from '../../traceability/name-matching';
 
 export const referenceEntrySchema = z.object({ id: z.string().min(1), name: z.string() });
 export type ReferenceEntry = z.infer<typeof referenceEntrySchema>;

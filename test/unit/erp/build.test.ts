@@ -132,7 +132,7 @@ describe('parties and reference values', () => {
     const rejection = onlyRejection(rejections);
     expect(rejection).toMatchObject({ code: 'unknown_company', field: 'supplierCompanyId' });
     expect(rejection.message).toBe(
-      "order 'PO-1' (rows 2, 3), column 'supplier_code' (supplierCompanyId): no company has the code 'ACMEE' (close matches: ACME, ACME-X)",
+      "order 'PO-1' (rows 2, 3), column 'supplier_code' (supplierCompanyId): no company has the code 'ACMEE'; did you mean 'ACME' or 'ACME-X'?",
     );
   });
 
@@ -141,7 +141,7 @@ describe('parties and reference values', () => {
     expect(ok.drafts[0]?.supplierFacilityProcess).toBe('CUT_MAKE_TRIM');
     const bad = buildOrders(tableOf([lineRow({ supplier_facility_process: 'Weaving mil' })]), DEFAULT_PROFILE, CONTEXT);
     expect(onlyRejection(bad.rejections)).toMatchObject({ code: 'unknown_facility_process', field: 'supplierFacilityProcess' });
-    expect(bad.rejections[0]?.message).toMatch(/'Weaving mil' is not a facility process name or id \(close matches: Weaving mill/);
+    expect(bad.rejections[0]?.message).toMatch(/'Weaving mil' is not a facility process name or id; did you mean 'Weaving mill'/);
   });
 
   it('requires the receiver company and the receiver facility process together', () => {

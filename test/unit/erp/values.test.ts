@@ -1,4 +1,4 @@
-import { closestMatches, levenshtein } from '../../../connectors/erp/levenshtein';
+import { closeMatches, levenshtein } from '../../../connectors/traceability/name-matching';
 import { fromExcelSerial, parseDate } from '../../../connectors/erp/values/dates';
 import { parseQuantity, roundHalfUp2 } from '../../../connectors/erp/values/quantities';
 import { parseEnum, splitList } from '../../../connectors/erp/values/text';
@@ -91,7 +91,7 @@ describe('units', () => {
   });
 
   it('refuses other units and suggests close ones', () => {
-    expect(reason(parseUnit('PIECS', {}))).toMatch(/'PIECS' is not a unit.*close matches: PIECES/);
+    expect(reason(parseUnit('PIECS', {}))).toMatch(/'PIECS' is not a unit.*; did you mean 'PIECES'/);
     expect(reason(parseUnit('boxes', {}))).toMatch(/is not a unit/);
   });
 });
@@ -104,11 +104,12 @@ describe('text helpers', () => {
 
   it('reads enums forgiving case and spaces, and suggests on a typo', () => {
     expect(value(parseEnum('In progress', ['IN_PROGRESS', 'COMPLETED'] as const))).toBe('IN_PROGRESS');
-    expect(reason(parseEnum('COMPLTED', ['IN_PROGRESS', 'COMPLETED'] as const))).toMatch(/close matches: COMPLETED/);
+    expect(reason(parseEnum('COMPLTED', ['IN_PROGRESS', 'COMPLETED'] as const))).toMatch(/; did you mean 'COMPLETED'\?/);
   });
 
-  it('ranks close matches by edit distance, at most three', () => {
+  it('ranks close matches nearest first (containing ones first), at most three, and leaves out the far ones', () => {
     expect(levenshtein('kitten', 'sitting')).toBe(3);
-    expect(closestMatches('ACME', ['ACME1', 'ACNE', 'ZZZZZZZZ', 'ACM', 'ACMEE'])).toEqual(['ACM', 'ACME1', 'ACMEE']);
+    expect(closeMatches('ACME', ['ACME1', 'ACNE', 'ZZZZZZZZ', 'ACM', 'ACMEE'])).toEqual(['ACME1', 'ACMEE', 'ACM']);
+    expect(closeMatches('Earrings', ['Yarns', 'Earring'])).toEqual(['Earring']);
   });
 });

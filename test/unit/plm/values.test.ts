@@ -1,6 +1,6 @@
 import { closeMatches, parseComposition, parseDate, parseLocaleNumber } from '../../../connectors/plm';
 import { parseBoolean, splitList } from '../../../connectors/plm/profiles/values';
-import { didYouMean } from '../../../connectors/plm/suggest';
+import { didYouMean } from '../../../connectors/traceability/name-matching';
 
 describe('parseLocaleNumber', () => {
   it.each([
