@@ -3,12 +3,9 @@ import { safeBomWrite, waitFor, waitForBomLink } from '../../connectors/bom';
 import type { BomLine, TraceabilityClient } from '../../connectors/traceability';
 import { DEMO_IDS } from '../../sandbox/seed/demo-catalogue';
 import { DEMO_BOM_IDS, DEMO_FORK_SKUS, DEMO_PLACEMENTS } from '../../sandbox/seed/demo-boms';
-import { spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { ForkSnapshotStore } from '../../connectors/bom';
-import { repoRoot } from '../../worker/paths';
-import { readHarnessInfo } from '../harness';
 import { TraceJob } from '../../worker/search-attributes';
 import { repairBomForks } from '../../workflows';
 import {
@@ -16,7 +13,7 @@ import {
   type RepairBomForksResult,
   type RepairBomInput,
 } from '../../workflows/bom-repair';
-import { startTestStack, type TestStack } from '../harness';
+import { cliEnv, startTestStack, traceSync, waitResult, type TestStack } from '../harness';
 
 const SLEEVE = 'bomplc_demo_sleeve';
 
@@ -436,34 +433,10 @@ describe('repairBomForks on a real Temporal dev server', () => {
 
     // First in this block: the sinceLastRun test below repairs every broken fork it finds, the seeded ones too.
     it('the demo seed holds forks that lost references: `repair-bom --all --dry-run --wait` finds and explains them', async () => {
-      const harness = readHarnessInfo();
-      const env = {
-        ...process.env,
-        TEMPORAL_ADDRESS: harness.address,
-        TEMPORAL_NAMESPACE: harness.namespace,
-        TRACE_TASK_QUEUE: stack.taskQueue,
-        TRACE_DATA_DIR: stack.config.dataDir,
-      };
-      const cli = await new Promise<{ status: number | null; stdout: string; stderr: string }>((resolve) => {
-        const child = spawn(
-          process.execPath,
-          [path.join(repoRoot(), 'bin', 'trace-sync.cjs'), 'repair-bom', '--all', '--dry-run', '--wait'],
-          { env },
-        );
-        let stdout = '';
-        let stderr = '';
-        child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-        child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-        const timer = setTimeout(() => child.kill('SIGKILL'), 90_000);
-        child.once('close', (status) => {
-          clearTimeout(timer);
-          resolve({ status, stdout, stderr });
-        });
-      });
+      const cli = await traceSync(['repair-bom', '--all', '--dry-run', '--wait'], cliEnv(stack), 90_000);
       expect(cli.stderr).toBe('');
       expect(cli.status).toBe(0);
-      // --wait prints progress JSON lines first; the result is the last, indented JSON document.
-      const result = JSON.parse(cli.stdout.slice(cli.stdout.lastIndexOf('\n{\n') + 1)) as RepairBomForksResult;
+      const result = waitResult<RepairBomForksResult>(cli.stdout);
       const blackM = result.products.find((p) => p.productId === DEMO_FORK_SKUS.blackM)!;
       expect(blackM).toMatchObject({ externalId: 'PLM-TEE-001-BLK-M', wouldRepair: 1, ambiguous: 1 });
       expect(blackM.headers[0]).toMatchObject({ headerId: DEMO_BOM_IDS.teeForkBlackM, sourceHeaderId: DEMO_BOM_IDS.tee });

@@ -1,4 +1,3 @@
-import { spawn } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -8,9 +7,8 @@ import type { CertificateReportResult } from '../../activities/certificate-repor
 import { TraceJob } from '../../worker/search-attributes';
 import { applySchedules } from '../../worker/schedules';
 import { certificateExpiryReport } from '../../workflows';
-import { repoRoot } from '../../worker/paths';
 import { buildDemoSeed } from '../../sandbox/seed/demo';
-import { readHarnessInfo, startTestStack, type TestStack } from '../harness';
+import { cliEnv, startTestStack, traceSync, waitResult, type TestStack } from '../harness';
 import { findChromium, probeFirstScreen, screenshot } from './report-browser';
 
 interface RawCertificate {
@@ -241,35 +239,15 @@ describe('certificateExpiryReport on a real Temporal dev server', () => {
   });
 
   it('trace-sync cert-report --as-of --wait and schedules apply work against the stack', async () => {
-    const harness = readHarnessInfo();
-    const env = {
-      ...process.env,
-      TEMPORAL_ADDRESS: harness.address,
-      TEMPORAL_NAMESPACE: harness.namespace,
-      TRACE_TASK_QUEUE: stack.taskQueue,
-      TRACE_DATA_DIR: stack.config.dataDir,
-    };
-    // Asynchronous on purpose: this process hosts the worker that must run the workflow the CLI starts.
-    const cli = (...args: string[]) =>
-      new Promise<{ status: number | null; stdout: string; stderr: string }>((resolve) => {
-        const child = spawn(process.execPath, [path.join(repoRoot(), 'bin', 'trace-sync.cjs'), ...args], { env });
-        let stdout = '';
-        let stderr = '';
-        child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-        child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-        const timer = setTimeout(() => child.kill('SIGKILL'), 90_000);
-        child.once('close', (status) => {
-          clearTimeout(timer);
-          resolve({ status, stdout, stderr });
-        });
-      });
+    const env = cliEnv(stack);
+    const cli = (...args: string[]) => traceSync(args, env, 90_000);
 
     const backfill = isoDay(Date.now() - 10 * DAY);
     const report = await cli('cert-report', '--as-of', backfill, '--wait');
     expect(report.stderr).toBe('');
     expect(report.status).toBe(0);
     expect(report.stdout).toMatch(new RegExp(`Started workflow cert-report-${backfill}-`));
-    const printed = JSON.parse(report.stdout.slice(report.stdout.lastIndexOf('\n{\n') + 1)) as CertificateReportResult;
+    const printed = waitResult<CertificateReportResult>(report.stdout);
     expect(printed.asOf).toBe(backfill);
     expect(nonZero(printed.perBucket)).toEqual(expectedBuckets(certificates, backfill));
 

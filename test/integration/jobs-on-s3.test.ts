@@ -1,4 +1,3 @@
-import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -15,7 +14,7 @@ import {
   repairBomForks,
 } from '../../workflows';
 import { repoRoot } from '../../worker/paths';
-import { readHarnessInfo, startTestStack, type TestStack } from '../harness';
+import { readHarnessInfo, startTestStack, traceSync, type TestStack } from '../harness';
 import { describeWithS3, startS3, type RunningS3 } from '../harness/versitygw';
 import { nativeRows, toCsv } from '../unit/plm-activities/native-sheet';
 
@@ -277,12 +276,5 @@ async function runCli(
     TRACE_DATA_DIR: await mkdtemp(path.join(tmpdir(), 'jobs-s3-cli-')),
     ...s3.env('trace'),
   };
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, [path.join(repoRoot(), 'bin', 'trace-sync.cjs'), ...args], { env });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-    child.once('close', (status) => resolve({ status, stdout, stderr }));
-  });
+  return traceSync(args, env);
 }

@@ -1,4 +1,4 @@
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -7,7 +7,7 @@ import { importPlmSpreadsheet } from '../../workflows';
 import { TraceStatus } from '../../worker/search-attributes';
 import { repoRoot } from '../../worker/paths';
 import { nativeRows, productCount, toCsv } from '../unit/plm-activities/native-sheet';
-import { readHarnessInfo, startTestStack, type TestStack } from '../harness';
+import { readHarnessInfo, startTestStack, traceSync, type TestStack } from '../harness';
 
 /**
  * Issue 21, "the operator's view": `--wait` shows progress while it waits (JSON lines when stdout is not a
@@ -16,29 +16,6 @@ import { readHarnessInfo, startTestStack, type TestStack } from '../harness';
  */
 
 const SHAPE = { styles: 40, coloursPerStyle: 2, sizesPerColour: 3 };
-
-interface CliRun {
-  status: number | null;
-  stdout: string;
-  stderr: string;
-  ms: number;
-}
-
-function traceSync(args: string[], env: NodeJS.ProcessEnv, killAfterMs = 120_000): Promise<CliRun> {
-  return new Promise((resolve) => {
-    const started = Date.now();
-    const child = spawn(process.execPath, [path.join(repoRoot(), 'bin', 'trace-sync.cjs'), ...args], { env, cwd: repoRoot() });
-    let stdout = '';
-    let stderr = '';
-    const timer = setTimeout(() => child.kill('SIGKILL'), killAfterMs);
-    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-    child.on('close', (status) => {
-      clearTimeout(timer);
-      resolve({ status, stdout, stderr, ms: Date.now() - started });
-    });
-  });
-}
 
 interface ProgressLine {
   progress: { at: string; phase: string; done: number | null; total: number | null; unit: string };

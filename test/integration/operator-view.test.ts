@@ -1,4 +1,3 @@
-import { spawn } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -11,9 +10,8 @@ import {
   pushErpOrders,
   repairBomForks,
 } from '../../workflows';
-import { repoRoot } from '../../worker/paths';
 import { TraceJob, TraceSource, TraceStatus } from '../../worker/search-attributes';
-import { readHarnessInfo, startTestStack, type TestStack } from '../harness';
+import { readHarnessInfo, startTestStack, traceSync, type TestStack } from '../harness';
 
 /**
  * What an operator sees of each job in the Temporal Web UI: the workflow id the CLI gives it (job, file, date), the
@@ -85,28 +83,6 @@ function cliJobs(dir: string): CliJob[] {
       progress: true,
     },
   ];
-}
-
-/** Runs `trace-sync <args>` against this file's stack, asynchronously (this process hosts the worker). */
-function traceSync(
-  args: string[],
-  env: NodeJS.ProcessEnv,
-): Promise<{ status: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, [path.join(repoRoot(), 'bin', 'trace-sync.cjs'), ...args], {
-      env,
-      cwd: repoRoot(),
-    });
-    let stdout = '';
-    let stderr = '';
-    const timer = setTimeout(() => child.kill('SIGKILL'), 60_000);
-    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-    child.on('close', (status) => {
-      clearTimeout(timer);
-      resolve({ status, stdout, stderr });
-    });
-  });
 }
 
 /** Visibility is eventually consistent: the ids a list query finds, polled for up to 15 s until `id` shows. */

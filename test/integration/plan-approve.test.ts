@@ -1,4 +1,3 @@
-import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -9,10 +8,9 @@ import { importPlmSpreadsheet, pushErpOrders } from '../../workflows';
 import type { PushErpOrdersResult } from '../../workflows/erp-orders';
 import type { ApprovalOutcome } from '../../workflows/approval';
 import type { PlmImportResult } from '../../workflows/plm-import';
-import { repoRoot } from '../../worker/paths';
 import { TraceStatus } from '../../worker/search-attributes';
 import { nativeRows, toCsv, type NativeRow } from '../unit/plm-activities/native-sheet';
-import { readHarnessInfo, startTestStack, type TestStack } from '../harness';
+import { readHarnessInfo, startTestStack, traceSync, type TestStack } from '../harness';
 
 /**
  * Issue 21, "Plan, then approve": `import-plm --approve` plans, writes plan.html and plan.xlsx, sets TraceStatus
@@ -27,19 +25,7 @@ describe('plan, then approve (PLM import)', () => {
   let dir: string;
   let env: NodeJS.ProcessEnv;
 
-  const cli = (...args: string[]) =>
-    new Promise<{ status: number | null; stdout: string; stderr: string }>((resolve) => {
-      const child = spawn(process.execPath, [path.join(repoRoot(), 'bin', 'trace-sync.cjs'), ...args], { env, cwd: repoRoot() });
-      let stdout = '';
-      let stderr = '';
-      const timer = setTimeout(() => child.kill('SIGKILL'), 90_000);
-      child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-      child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-      child.on('close', (status) => {
-        clearTimeout(timer);
-        resolve({ status, stdout, stderr });
-      });
-    });
+  const cli = (...args: string[]) => traceSync(args, env, 90_000);
 
   const sheet = (name: string, rows: readonly NativeRow[]) => {
     const file = path.join(dir, name);

@@ -1,4 +1,3 @@
-import { spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -6,11 +5,10 @@ import path from 'node:path';
 import type { PlmImportResult } from '../../activities/plm-import';
 import { retryPlanFor } from '../../cli/commands/retry';
 import type { Product } from '../../connectors/traceability';
-import { repoRoot } from '../../worker/paths';
 import { TraceJob, TraceSource, TraceStatus } from '../../worker/search-attributes';
 import { importPlmSpreadsheet } from '../../workflows';
 import { plmImportProgressQuery, type ImportPlmSpreadsheetInput } from '../../workflows/plm-import';
-import { readHarnessInfo, startTestStack, type TestStack } from '../harness';
+import { cliEnv, startTestStack, traceSync, waitResult, type TestStack } from '../harness';
 import { NATIVE_HEADER, nativeRows, parseCsv, productCount, toCsv, type NativeRow, type SheetShape } from '../unit/plm-activities/native-sheet';
 
 describe('importPlmSpreadsheet on a real Temporal dev server and the sandbox', () => {
@@ -213,33 +211,7 @@ describe('importPlmSpreadsheet on a real Temporal dev server and the sandbox', (
   });
 
   it('trace-sync import-plm --wait prints the result and exits 0 even with bad rows', async () => {
-    const harness = readHarnessInfo();
-    const env = {
-      ...process.env,
-      TEMPORAL_ADDRESS: harness.address,
-      TEMPORAL_NAMESPACE: harness.namespace,
-      TRACE_TASK_QUEUE: stack.taskQueue,
-      TRACE_DATA_DIR: stack.config.dataDir,
-    };
-    // Through trace-sync once the command is registered in cli/main.ts; until then through the command itself.
-    const registered = readFileSync(path.join(repoRoot(), 'cli', 'main.ts'), 'utf8').includes('importPlmCommand');
-    const entry = registered
-      ? [path.join(repoRoot(), 'bin', 'trace-sync.cjs'), 'import-plm']
-      : ['-r', 'tsx/cjs', '-e', `require(${JSON.stringify(path.join(repoRoot(), 'cli', 'commands', 'import-plm.ts'))}).importPlmCommand().parseAsync(process.argv.slice(1), { from: 'user' })`, '--'];
-    // Asynchronous on purpose: this process hosts the worker that must run the workflow the CLI starts.
-    const cli = (...args: string[]) =>
-      new Promise<{ status: number | null; stdout: string; stderr: string }>((resolve) => {
-        const child = spawn(process.execPath, [...entry, ...args], { env, cwd: repoRoot() });
-        let stdout = '';
-        let stderr = '';
-        child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-        child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-        const timer = setTimeout(() => child.kill('SIGKILL'), 90_000);
-        child.once('close', (status) => {
-          clearTimeout(timer);
-          resolve({ status, stdout, stderr });
-        });
-      });
+    const cli = (...args: string[]) => traceSync(['import-plm', ...args], cliEnv(stack), 90_000);
 
     const rows = nativeRows({ prefix: 'CLI', styles: 1, coloursPerStyle: 1, sizesPerColour: 2 }).map((row) => (row.externalId === 'CLI-S1-C1-Z2' ? { ...row, name: '' } : row));
     const file = await sheet('cli sheet.csv', rows);
@@ -247,7 +219,7 @@ describe('importPlmSpreadsheet on a real Temporal dev server and the sandbox', (
     expect(out.stderr).toBe('');
     expect(out.status).toBe(0);
     expect(out.stdout).toMatch(/Started workflow plm-import-cli_sheet\.csv-\d{4}-\d{2}-\d{2}T/);
-    const printed = JSON.parse(out.stdout.slice(out.stdout.lastIndexOf('\n{\n') + 1)) as PlmImportResult;
+    const printed = waitResult<PlmImportResult>(out.stdout);
     expect(printed.products).toMatchObject({ created: 3, rejected: 1 });
     expect(existsSync(printed.rejectsFile as string)).toBe(true);
 
