@@ -32,6 +32,7 @@ interface SandboxFlags {
   fault5xxRate?: number;
   faultLatencyMs?: number;
   faultDropAfterCommitRate?: number;
+  jitterMs?: number;
 }
 
 export function sandboxCommand(): Command {
@@ -47,6 +48,7 @@ export function sandboxCommand(): Command {
     .option('--log-requests', 'log every request')
     .option('--fault-5xx-rate <share>', 'share of requests answered 500 before they run', share)
     .option('--fault-latency-ms <n>', 'delay added to every request', wholeNumber)
+    .option('--jitter-ms <n>', 'random 0..n ms network delay each way on every API request', wholeNumber)
     .option(
       '--fault-drop-after-commit-rate <share>',
       'share of writes whose connection drops after commit',
@@ -72,6 +74,7 @@ export function sandboxCommand(): Command {
           ...(flags.qrDelayMs !== undefined ? { qrDelayMs: flags.qrDelayMs } : {}),
           ...(flags.snapshot ? { snapshotFile: path.resolve(flags.snapshot) } : {}),
           ...(flags.logRequests ? { logRequests: true } : {}),
+          ...(flags.jitterMs !== undefined ? { jitterMs: flags.jitterMs } : {}),
           ...(Object.keys(faults).length > 0 ? { faults } : {}),
         });
         const lifecycle = new Lifecycle(logger).handleSignals();
