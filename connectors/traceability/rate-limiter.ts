@@ -27,15 +27,18 @@ export interface RatePermit {
 interface KeyView {
   limit: number;
   /**
-   * Calls of the other processes in the window (`used - own`), the most seen over a few round trips:
-   * an answer that comes between another process's call leaving and its replacement arriving must
-   * not read as room.
+   * Calls of the other processes in the window (`used - own`), the most seen over `HOLD_MS`.
    */
   others: number;
   /** Dispatch time of the call whose answer this is. */
   atMs: number;
   /** The key's count that answer gave. */
   used: number;
+  /**
+   * Own calls in the window, the most seen over the same hold: this process may replace up to that
+   * many without growing, as the others hold it at that count too.
+   */
+  own: number;
   /**
    * Calls this process may add to that count until its next answer: its share of the room left
    * (`top - used`), as a whole number drawn at random around `room x own share`, so that processes
@@ -60,11 +63,17 @@ interface KeyView {
 export function ratePolicy(limit: number, roundTripMs: number, windowMs: number, othersPresent: boolean) {
   const reserve = Math.max(1, Math.ceil((limit / windowMs) * roundTripMs));
   const top = Math.max(1, limit - reserve);
-  const band = Math.max(5, Math.ceil(limit * 0.03));
+  const band = Math.max(2, Math.ceil(limit * 0.02));
   const capAt = (u: number): number =>
     othersPresent ? top * Math.min(1, Math.max(0, (top - u + 1) / band)) : top;
   return { reserve, top, band, capAt };
 }
+
+/**
+ * How long readings of the others' and own counts are held: between a call leaving the window and
+ * its replacement arriving, the count dips, and that dip must not read as room.
+ */
+const HOLD_MS = 2_000;
 
 /**
  * The least share of the room a process takes for its growth, whatever its own share of the window:
@@ -105,8 +114,8 @@ export class AdaptiveRateLimiter {
   private head = 0;
   private view: KeyView | undefined;
   private othersPresent = false;
-  /** Recent readings of the others' count: [counted at, others]. */
-  private othersReadings: Array<[number, number]> = [];
+  /** Recent readings over `HOLD_MS`: [counted at, others, own]. */
+  private readings: Array<[number, number, number]> = [];
   /** A 429's Retry-After: nothing counted goes out before. */
   private blockedUntilMs = 0;
   /** When the window is full and none of our calls will leave it first: one probe at this time. */
@@ -193,15 +202,15 @@ export class AdaptiveRateLimiter {
     const slack = this.slackMs();
     const ownAtMost = this.countCounted(countedAtMs - this.windowMs - slack, countedAtMs + slack);
     this.othersPresent = used - ownAtMost >= 1;
-    const holdMs = 2 * this.slackMs() + 100;
-    this.othersReadings = this.othersReadings.filter(([at]) => at > countedAtMs - holdMs);
-    this.othersReadings.push([countedAtMs, reading]);
-    const others = Math.max(...this.othersReadings.map(([, value]) => value));
+    this.readings = this.readings.filter(([at]) => at > countedAtMs - HOLD_MS);
+    this.readings.push([countedAtMs, reading, used - reading]);
+    const others = Math.max(...this.readings.map(([, value]) => value));
+    const own = Math.max(...this.readings.map(([, , value]) => value));
     const room = Math.max(0, ratePolicy(observation.limit, this.roundTripHighMs(), this.windowMs, this.othersPresent).top - used);
     const share = this.othersPresent ? Math.max((used - reading) / Math.max(1, used), MIN_GROWTH_SHARE) : 1;
     const expected = room * share;
     const growth = Math.floor(expected) + (this.random() < expected - Math.floor(expected) ? 1 : 0);
-    this.view = { limit: observation.limit, others, atMs, used, growth, resetAtMs: observation.resetAtMs };
+    this.view = { limit: observation.limit, others, atMs, used, own, growth, resetAtMs: observation.resetAtMs };
     if (observation.remaining <= 0 || used >= this.policy(this.view).top) {
       // Full as far as we know: if none of our calls leaves first, probe once the oldest call has left.
       const at = Math.max(observation.resetAtMs, this.blockedUntilMs);
@@ -224,8 +233,11 @@ export class AdaptiveRateLimiter {
     const policy = this.policy(view);
     const own = this.ownStillCountedAt(now);
     const u = own + view.others + 1;
-    if (u <= policy.top && own + 1 <= policy.capAt(u) && u <= view.used + view.growth) {
-      return { delayMs: this.spreadWaitMs(now, policy.capAt(u)), probe: false };
+    if (own + 1 <= policy.capAt(u)) {
+      // Replacing own calls that left the window since the last answer cannot add to the key's count.
+      if (own + 1 <= view.own && view.used < view.limit) return { delayMs: 0, probe: false };
+      // Growing: under the top, within this process's share of the room, spread over the window.
+      if (u <= policy.top && u <= view.used + view.growth) return { delayMs: this.spreadWaitMs(now, policy.capAt(u)), probe: false };
     }
     // No room by our view. It changes when one of our own calls leaves the window, or, when none
     // will leave first, we probe once the window's oldest call has left (X-RateLimit-Reset).
