@@ -6,6 +6,8 @@ export interface CellFigures {
   /** Use of the allowance in each full sliding 60 s window while work waited: min and median. */
   useMin: number;
   useMedian: number;
+  /** End of the least used window, in seconds from the start. */
+  useMinAtS: number;
   windows: number;
   calls: number;
   refused: number;
@@ -53,7 +55,11 @@ export function cellFigures(limit: number, counted: number[], refused: number, s
   const busyFrom = Math.min(...spans.map((s) => s.from));
   const busyTo = Math.max(...spans.map((s) => s.to));
   const uses: number[] = [];
-  for (let t = busyFrom + WINDOW_MS; t <= busyTo; t += 1_000) uses.push(countIn(all, t - WINDOW_MS, t) / limit);
+  let useMinAtS = 0;
+  for (let t = busyFrom + WINDOW_MS; t <= busyTo; t += 1_000) {
+    uses.push(countIn(all, t - WINDOW_MS, t) / limit);
+    if ((uses[uses.length - 1] as number) < Math.min(...uses.slice(0, -1), Infinity)) useMinAtS = Math.round((t - busyFrom) / 1000);
+  }
   const sortedUses = [...uses].sort((a, b) => a - b);
   let idleSeconds = 0;
   const goalCalls = Math.floor(useGoal(limit) * limit);
@@ -70,6 +76,7 @@ export function cellFigures(limit: number, counted: number[], refused: number, s
   return {
     useMin: sortedUses[0] ?? 0,
     useMedian: sortedUses[Math.floor(sortedUses.length / 2)] ?? 0,
+    useMinAtS,
     windows: uses.length,
     calls: counted.length + refused,
     refused,

@@ -1,7 +1,7 @@
 // One benchmark worker process: a TraceabilityClient that always has work (cheap reads) on one key,
 // from `go` until `stop`, and reports the dispatch time and outcome of every counted call it made.
 import { z } from 'zod';
-import { AdaptiveRateLimiter, TraceabilityClient, type RateLimitObservation } from '../connectors/traceability';
+import { AdaptiveRateLimiter, TraceabilityApiError, TraceabilityClient, type RateLimitObservation } from '../connectors/traceability';
 import type { RatePermit } from '../connectors/traceability/rate-limiter';
 
 const goSchema = z.object({ type: z.literal('go'), baseUrl: z.string().url(), apiKey: z.string().min(1) });
@@ -21,10 +21,25 @@ let stopping = false;
 
 async function run(baseUrl: string, apiKey: string): Promise<void> {
   const limiter = new RecordingLimiter();
-  const client = new TraceabilityClient({ baseUrl, apiKey, maxConcurrency: 4, rateLimiter: limiter, maxRateLimitRetries: 1_000 });
+  const client = new TraceabilityClient({
+    baseUrl,
+    apiKey,
+    maxConcurrency: 4,
+    rateLimiter: limiter,
+    maxRateLimitRetries: 1_000,
+    maxInlineRetryAfterMs: 120_000,
+  });
   const startedAt = Date.now();
   const lane = async (): Promise<void> => {
-    while (!stopping) await client.styleTypes.list({ limit: 5 });
+    while (!stopping) {
+      try {
+        await client.styleTypes.list({ limit: 5 });
+      } catch (error) {
+        // As a Temporal activity would be retried: wait as told (or a second) and go on.
+        const waitMs = error instanceof TraceabilityApiError ? (error.retryAfterMs ?? 1_000) : 1_000;
+        await new Promise((resolve) => setTimeout(resolve, waitMs));
+      }
+    }
   };
   await Promise.all([lane(), lane(), lane(), lane()]);
   const stoppedAt = Date.now();

@@ -108,6 +108,7 @@ async function runCell(cell: Cell): Promise<CellFigures> {
     const results = workers.map(async (worker, i) => {
       const span = cell.processes[i] as Cell['processes'][number];
       const done = once(worker, 'done');
+      done.catch(() => undefined); // awaited below; an early failure must not go unhandled meanwhile
       await new Promise((resolve) => setTimeout(resolve, span.startMs));
       const from = Date.now();
       worker.send({ type: 'go', baseUrl, apiKey: SANDBOX_API_KEY });
@@ -146,7 +147,7 @@ function spawnCell(cell: Cell): Promise<Row> {
 const pct = (x: number): string => `${(x * 100).toFixed(1)}%`;
 
 function printTable(rows: Row[]): number {
-  const header = ['cell', 'allowance', 'procs', 'use min', 'use median', 'windows', '429s', 'idle s', 'split (calls)', 'result'];
+  const header = ['cell', 'allowance', 'procs', 'use min (at s)', 'use median', 'windows', '429s', 'idle s', 'split (calls)', 'result'];
   const lines = rows.map(({ cell, figures, error }) => {
     if (!figures) return [cell.name, String(cell.limit), String(cell.processes.length), '-', '-', '-', '-', '-', '-', `ERROR ${error ?? ''}`];
     const missed = missedGoals(cell.limit, figures, cell.equalWork);
@@ -155,7 +156,7 @@ function printTable(rows: Row[]): number {
       cell.name,
       `${cell.limit}/min`,
       String(cell.processes.length),
-      pct(figures.useMin),
+      `${pct(figures.useMin)} (${figures.useMinAtS})`,
       pct(figures.useMedian),
       String(figures.windows),
       `${figures.refused}/${figures.calls} (${((figures.refused / Math.max(1, figures.calls)) * 100).toFixed(2)}%)`,

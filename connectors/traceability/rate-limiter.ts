@@ -61,13 +61,17 @@ interface KeyView {
  *   `top + 1 - band / n`, within `band` calls of `top`.
  */
 export function ratePolicy(limit: number, roundTripMs: number, windowMs: number, othersPresent: boolean) {
-  const reserve = Math.max(1, Math.ceil((limit / windowMs) * roundTripMs));
+  // Shared, one more: two processes may take the last slot at the same moment.
+  const reserve = Math.max(1, Math.ceil((limit / windowMs) * roundTripMs)) + (othersPresent ? 1 : 0);
   const top = Math.max(1, limit - reserve);
   const band = Math.max(2, Math.ceil(limit * 0.02));
   const capAt = (u: number): number =>
     othersPresent ? top * Math.min(1, Math.max(0, (top - u + 1) / band)) : top;
   return { reserve, top, band, capAt };
 }
+
+/** Growth beyond replacements: at most this many times the cap's even pace (plus one call a second). */
+const SPREAD_SPEED = 1;
 
 /**
  * How long readings of the others' and own counts are held: between a call leaving the window and
@@ -206,9 +210,12 @@ export class AdaptiveRateLimiter {
     this.readings.push([countedAtMs, reading, used - reading]);
     const others = Math.max(...this.readings.map(([, value]) => value));
     const own = Math.max(...this.readings.map(([, , value]) => value));
-    const room = Math.max(0, ratePolicy(observation.limit, this.roundTripHighMs(), this.windowMs, this.othersPresent).top - used);
+    // The room by the fuller of the recent answers. A single answer may have come in a dip (several
+    // calls left the window at once, their replacements not in yet): on it, grow by one at most.
+    const fullest = Math.max(...this.readings.map(([, o, m]) => o + m));
+    const room = Math.max(0, ratePolicy(observation.limit, this.roundTripHighMs(), this.windowMs, this.othersPresent).top - fullest);
     const share = this.othersPresent ? Math.max((used - reading) / Math.max(1, used), MIN_GROWTH_SHARE) : 1;
-    const expected = room * share;
+    const expected = this.readings.length > 1 || !this.othersPresent ? room * share : Math.min(1, room * share);
     const growth = Math.floor(expected) + (this.random() < expected - Math.floor(expected) ? 1 : 0);
     this.view = { limit: observation.limit, others, atMs, used, own, growth, resetAtMs: observation.resetAtMs };
     if (observation.remaining <= 0 || used >= this.policy(this.view).top) {
@@ -314,12 +321,12 @@ export class AdaptiveRateLimiter {
 
   /**
    * Spreads growth over the window: beyond replacing its own calls that left the window, a process
-   * adds at most `cap / window` calls per second (plus one), so a start or a freed share is taken up
+   * adds at most `SPREAD_SPEED x cap / window` calls per second (plus one), so a start or a freed share is taken up
    * within a window, at a pace the other processes see in their headers before it is gone.
    */
   private spreadWaitMs(now: number, cap: number): number {
     const spanMs = 1_000;
-    const allowed = Math.ceil((cap * spanMs) / this.windowMs) + 1;
+    const allowed = Math.ceil((SPREAD_SPEED * cap * spanMs) / this.windowMs) + 1;
     const added =
       this.countCounted(now - spanMs, Number.POSITIVE_INFINITY) - this.countCounted(now - spanMs - this.windowMs, now - this.windowMs);
     return added < allowed ? 0 : Math.max(1, Math.ceil(spanMs / allowed));

@@ -33,13 +33,15 @@ export async function simulate(opts: {
   processes: SimProcess[];
   durationMs: number;
   seed?: number;
+  /** Each way, a call takes 5 ms plus up to this much. */
+  jitterMs?: number;
   /** Changes to the allowance during the run. */
 }): Promise<SimResult> {
   const clock = new FakeClock();
   const t0 = clock.now();
   const server = new RollingWindowModel(opts.limit, () => clock.now());
   const random = seededRandom(opts.seed ?? 7);
-  const latency = (): number => 5 + Math.floor(random() * 40);
+  const latency = (): number => 5 + Math.floor(random() * (opts.jitterMs ?? 40));
   const accepted: number[][] = opts.processes.map(() => []);
   const limiters = opts.processes.map(() => new AdaptiveRateLimiter({ clock, random }));
   const endAt = t0 + opts.durationMs;
