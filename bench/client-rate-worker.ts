@@ -1,5 +1,5 @@
 // One benchmark worker process: a TraceabilityClient that always has work (cheap reads) on one key,
-// from `go` until `stop`, and reports the dispatch time and outcome of every counted call it made.
+// from `go` until `stop`, then reports the dispatch time and outcome of every counted call it made and exits.
 import { z } from 'zod';
 import { AdaptiveRateLimiter, TraceabilityApiError, TraceabilityClient, type RateLimitObservation } from '../connectors/traceability';
 import type { RatePermit } from '../connectors/traceability/rate-limiter';
@@ -18,9 +18,10 @@ class RecordingLimiter extends AdaptiveRateLimiter {
 }
 
 let stopping = false;
+const limiter = new RecordingLimiter();
+let startedAt = 0;
 
 async function run(baseUrl: string, apiKey: string): Promise<void> {
-  const limiter = new RecordingLimiter();
   const client = new TraceabilityClient({
     baseUrl,
     apiKey,
@@ -29,7 +30,7 @@ async function run(baseUrl: string, apiKey: string): Promise<void> {
     maxRateLimitRetries: 1_000,
     maxInlineRetryAfterMs: 120_000,
   });
-  const startedAt = Date.now();
+  startedAt = Date.now();
   const lane = async (): Promise<void> => {
     while (!stopping) {
       try {
@@ -42,9 +43,6 @@ async function run(baseUrl: string, apiKey: string): Promise<void> {
     }
   };
   await Promise.all([lane(), lane(), lane(), lane()]);
-  const stoppedAt = Date.now();
-  await client.close();
-  process.send?.({ type: 'done', startedAt, stoppedAt, calls: limiter.calls });
 }
 
 process.on('message', (message: unknown) => {
@@ -55,7 +53,9 @@ process.on('message', (message: unknown) => {
       process.exitCode = 1;
     });
   } else if (stopSchema.safeParse(message).success) {
+    // The work is over: report at once (calls still waiting for a slot would only delay the cell).
     stopping = true;
+    process.send?.({ type: 'done', startedAt, stoppedAt: Date.now(), calls: limiter.calls }, () => process.exit(0));
   }
 });
 process.send?.({ type: 'ready' });
