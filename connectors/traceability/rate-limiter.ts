@@ -53,15 +53,15 @@ interface KeyView {
  * feeds it and tests can read it.
  *
  * - `top`: the key-wide count no process knowingly goes past: the allowance less the calls the
- *   others may have sent that we cannot have seen yet (key rate x round trip, at least 1).
+ *   others may have sent that we cannot have seen yet (key rate x round trip, at least 1), and one
+ *   more when others are present (two processes may take the last slot at the same moment).
  * - `capAt(u)`: the own count a process may hold when the key's count would be `u`. Alone, it is
  *   `top`. Shared, it falls linearly from `top` (at `top - band`) to 0 (past `top`). Every process
- *   applies the same function to the same `u`, so every process ends with the same own count: the
- *   split is even without anyone knowing how many processes there are, and the key settles at
- *   `top + 1 - band / n`, within `band` calls of `top`.
+ *   applies the same function to the same `u`, so the ones holding more stop replacing first and
+ *   the ones holding less take the room, without anyone knowing how many processes there are; n
+ *   equal processes settle the key at `top + 1 - band / n`, within `band` calls of `top`.
  */
 export function ratePolicy(limit: number, roundTripMs: number, windowMs: number, othersPresent: boolean) {
-  // Shared, one more: two processes may take the last slot at the same moment.
   const reserve = Math.max(1, Math.ceil((limit / windowMs) * roundTripMs)) + (othersPresent ? 1 : 0);
   const top = Math.max(1, limit - reserve);
   const band = Math.max(2, Math.ceil(limit * 0.02));
@@ -98,12 +98,13 @@ interface OwnCall {
  *
  * Each answer tells the key's count in the window (`used = limit - remaining`). This process knows
  * when each of its own calls was counted (sent + half its round trip), so it knows exactly how many
- * of them were in that window: the rest, `others = used - own`, belongs to the other processes and
- * is held until the next answer (a busy process replaces what leaves its window). A call may go out
- * when, with it, the key's count `u = own + others + 1` stays at or under `top` and the own count
- * within `capAt(u)` (see `ratePolicy`). Own calls leave the window exactly one window after they were
- * counted, so the limiter wakes then: nothing is paced from the last call, and a late timer loses
- * nothing (the room is still there). Growth beyond replacing its own calls is spread over the window.
+ * of them were in that window: the rest, `others = used - own`, belongs to the other processes (the
+ * most seen over `HOLD_MS`: a busy process replaces what leaves its window). Own calls leave the
+ * window exactly one window after they were counted, so the limiter wakes then and replaces them
+ * (up to the own count it held): nothing is paced from the last call, and a late timer loses nothing
+ * (the room is still there). Growing beyond that needs the key's count with the call,
+ * `u = own + others + 1`, at or under `top`, the own count within `capAt(u)` (see `ratePolicy`),
+ * and this process's share of the room seen in its last answers; it is spread over the window.
  * A 429 pauses this process for `Retry-After`; the others see `remaining` at 0 and wait for their own
  * calls to leave, or, having none, for `X-RateLimit-Reset` (the oldest call leaving), then send one
  * probe.
