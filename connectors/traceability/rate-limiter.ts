@@ -46,6 +46,8 @@ interface KeyView {
    */
   growth: number;
   resetAtMs: number;
+  /** A random delay after `resetAtMs` before probing, so stuck processes do not probe at one instant. */
+  probeSpreadMs: number;
 }
 
 /**
@@ -123,7 +125,7 @@ export class AdaptiveRateLimiter {
   private readings: Array<[number, number, number]> = [];
   /** A 429's Retry-After: nothing counted goes out before. */
   private blockedUntilMs = 0;
-  /** When the window is full and none of our calls will leave it first: one probe at this time. */
+  /** After a 429: one probe at this time (Retry-After over), whatever the headers' reset says. */
   private probeAtMs: number | undefined;
   private probeInFlight = false;
   /** Smoothed round trip and its deviation (as TCP does). */
@@ -218,14 +220,11 @@ export class AdaptiveRateLimiter {
     const share = this.othersPresent ? Math.max((used - reading) / Math.max(1, used), MIN_GROWTH_SHARE) : 1;
     const expected = this.readings.length > 1 || !this.othersPresent ? room * share : Math.min(1, room * share);
     const growth = Math.floor(expected) + (this.random() < expected - Math.floor(expected) ? 1 : 0);
-    this.view = { limit: observation.limit, others, atMs, used, own, growth, resetAtMs: observation.resetAtMs };
-    if (observation.remaining <= 0 || used >= this.policy(this.view).top) {
-      // Full as far as we know: if none of our calls leaves first, probe once the oldest call has left.
-      const at = Math.max(observation.resetAtMs, this.blockedUntilMs);
-      this.probeAtMs = at + this.random() * ((2 * this.windowMs) / observation.limit);
-    } else if (now >= this.blockedUntilMs) {
-      this.probeAtMs = undefined;
-    }
+    // Blocked with none of our calls leaving the window first, we probe once the window's oldest call
+    // has left (`X-RateLimit-Reset`): that is when room frees, as far as the headers tell.
+    const probeSpreadMs = this.random() * ((2 * this.windowMs) / observation.limit);
+    this.view = { limit: observation.limit, others, atMs, used, own, growth, resetAtMs: observation.resetAtMs, probeSpreadMs };
+    if (now >= this.blockedUntilMs) this.probeAtMs = undefined;
   }
 
   /** A 429 told us to wait: every counted call of this process waits that long, then one probe goes. */
@@ -243,15 +242,18 @@ export class AdaptiveRateLimiter {
     const u = own + view.others + 1;
     if (own + 1 <= policy.capAt(u)) {
       // Replacing own calls that left the window since the last answer cannot add to the key's count.
-      if (own + 1 <= view.own && view.used < view.limit) return { delayMs: 0, probe: false };
+      // (Never into the last slot, though: that one only a 429 could tell us was taken.)
+      if (own + 1 <= view.own && u < view.limit && view.used < view.limit) return { delayMs: 0, probe: false };
       // Growing: under the top, within this process's share of the room, spread over the window.
       if (u <= policy.top && u <= view.used + view.growth) return { delayMs: this.spreadWaitMs(now, policy.capAt(u)), probe: false };
     }
     // No room by our view. It changes when one of our own calls leaves the window, or, when none
-    // will leave first, we probe once the window's oldest call has left (X-RateLimit-Reset).
+    // will leave first, we probe once the window's oldest call has left (X-RateLimit-Reset), or
+    // after a 429 once its Retry-After is over.
     const leaves = this.nextOwnDepartureMs(now);
-    const probeAt = this.probeAtMs ?? (leaves === undefined ? view.resetAtMs : undefined);
-    if (probeAt !== undefined && (leaves === undefined || probeAt < leaves)) {
+    const probeAt = this.probeAtMs ?? view.resetAtMs + view.probeSpreadMs;
+    // (Not when one of ours leaves soon after: the key's time for a few calls.)
+    if (leaves === undefined || probeAt + (4 * this.windowMs) / view.limit < leaves) {
       if (now < probeAt) return { delayMs: probeAt - now, probe: false };
       return { delayMs: this.probeInFlight ? this.sliceMs : 0, probe: true };
     }
