@@ -1,41 +1,61 @@
-// One benchmark worker process: a TraceabilityClient that spends its share of calls on one key.
-import { TraceabilityClient } from '../connectors/traceability';
+// One benchmark worker process: a TraceabilityClient that always has work (cheap reads) on one key,
+// from `go` until `stop`, then reports the dispatch time and outcome of every counted call it made and exits.
+import { z } from 'zod';
+import { AdaptiveRateLimiter, TraceabilityApiError, TraceabilityClient, type RateLimitObservation } from '../connectors/traceability';
+import type { RatePermit } from '../connectors/traceability/rate-limiter';
 
-interface Go {
-  type: 'go';
-  baseUrl: string;
-  apiKey: string;
-  requests: number;
+const goSchema = z.object({ type: z.literal('go'), baseUrl: z.string().url(), apiKey: z.string().min(1) });
+const stopSchema = z.object({ type: z.literal('stop') });
+
+/** The pacer, writing down each counted call: [dispatched at (ms), counted by the server]. */
+class RecordingLimiter extends AdaptiveRateLimiter {
+  readonly calls: Array<[number, boolean]> = [];
+
+  override complete(permit: RatePermit | undefined, observation: RateLimitObservation | undefined, counted = true): void {
+    if (permit) this.calls.push([permit.dispatchedAtMs, counted]);
+    super.complete(permit, observation, counted);
+  }
 }
 
-async function run(message: Go): Promise<void> {
-  const client = new TraceabilityClient({ baseUrl: message.baseUrl, apiKey: message.apiKey, maxConcurrency: 4 });
-  let next = 0;
-  let firstStart = Number.POSITIVE_INFINITY;
-  let lastEnd = 0;
-  const worker = async (): Promise<void> => {
-    while (next < message.requests) {
-      const i = next++;
-      firstStart = Math.min(firstStart, Date.now());
-      // A mix of cheap reads, as a sync job does.
-      if (i % 3 === 0) await client.styleTypes.list({ limit: 5 });
-      else if (i % 3 === 1) await client.products.list({ limit: 5 });
-      else await client.orders.list({ limit: 5 });
-      lastEnd = Date.now();
+let stopping = false;
+const limiter = new RecordingLimiter();
+let startedAt = 0;
+
+async function run(baseUrl: string, apiKey: string): Promise<void> {
+  const client = new TraceabilityClient({
+    baseUrl,
+    apiKey,
+    maxConcurrency: 4,
+    rateLimiter: limiter,
+    maxRateLimitRetries: 1_000,
+    maxInlineRetryAfterMs: 120_000,
+  });
+  startedAt = Date.now();
+  const lane = async (): Promise<void> => {
+    while (!stopping) {
+      try {
+        await client.styleTypes.list({ limit: 5 });
+      } catch (error) {
+        // As a Temporal activity would be retried: wait as told (or a second) and go on.
+        const waitMs = error instanceof TraceabilityApiError ? (error.retryAfterMs ?? 1_000) : 1_000;
+        await new Promise((resolve) => setTimeout(resolve, waitMs));
+      }
     }
   };
-  await Promise.all([worker(), worker(), worker(), worker()]);
-  const stats = client.stats();
-  await client.close();
-  process.send?.({ type: 'done', firstStart, lastEnd, stats });
+  await Promise.all([lane(), lane(), lane(), lane()]);
 }
 
-process.on('message', (message: Go) => {
-  if (message.type === 'go') {
-    run(message).catch((error: unknown) => {
+process.on('message', (message: unknown) => {
+  const go = goSchema.safeParse(message);
+  if (go.success) {
+    run(go.data.baseUrl, go.data.apiKey).catch((error: unknown) => {
       process.send?.({ type: 'error', error: String(error) });
       process.exitCode = 1;
     });
+  } else if (stopSchema.safeParse(message).success) {
+    // The work is over: report at once (calls still waiting for a slot would only delay the cell).
+    stopping = true;
+    process.send?.({ type: 'done', startedAt, stoppedAt: Date.now(), calls: limiter.calls }, () => process.exit(0));
   }
 });
 process.send?.({ type: 'ready' });

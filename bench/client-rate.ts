@@ -1,62 +1,209 @@
-// Benchmark: 2,000 requests through the client from two processes sharing one key, against the
-// sandbox with an allowance of 1,200 calls per rolling minute. Run: node bin/run-ts.cjs bench/client-rate.ts
+/**
+ * Client rate benchmark: real worker processes, each a TraceabilityClient that always has work, share one
+ * key of the sandbox (sliding 60 s window, network jitter on) at allowances of 30 to 3,000 calls a minute,
+ * including processes that start late and finish early. Prints one row per cell and exits 1 if a cell
+ * misses its goal (use of the allowance in every full 60 s window >= 97%, >= 90% at 30/min; 429s < 0.5%
+ * of calls; no second with room in the window and no call while work waited; processes with equal work
+ * within 10% of an even split).
+ *
+ *   node bin/run-ts.cjs bench/client-rate.ts           # quick: 5 cells of 150 s, all at once (~3 min)
+ *   node bin/run-ts.cjs bench/client-rate.ts --full    # 20 cells of 240 s, 5 at a time (~17 min)
+ *   options: --parallel N, --jitter-ms N (default 40), --seconds N (per cell), --only 30x4,600x2-late
+ *
+ * Each cell runs in its own process with its own sandbox, so cells can run side by side: they mostly wait.
+ */
 import { fork, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
-import type { ClientMetricsSnapshot } from '../connectors/traceability';
-import { startSandbox } from '../sandbox/server';
+import { z } from 'zod';
+import { buildSandboxApp } from '../sandbox/server';
+import { sandboxOptionsSchema } from '../sandbox/options';
+import { SANDBOX_API_KEY } from '../worker/api-target';
+import { cellFigures, missedGoals, type CellFigures, type ProcessSpan } from './client-rate-figures';
 
-const ALLOWANCE = 1_200;
-const TOTAL_REQUESTS = 2_000;
-const PROCESSES = 2;
+const cellSchema = z.object({
+  name: z.string(),
+  limit: z.number().int().positive(),
+  durationMs: z.number().int().positive(),
+  jitterMs: z.number().int().min(0),
+  /** When each process has work, relative to the start. */
+  processes: z.array(z.object({ startMs: z.number().int().min(0), stopMs: z.number().int().positive() })).min(1),
+  /** Processes with equal work (same stretch): their split is checked. */
+  equalWork: z.boolean(),
+});
+type Cell = z.infer<typeof cellSchema>;
 
-interface Done {
-  type: 'done';
-  firstStart: number;
-  lastEnd: number;
-  stats: ClientMetricsSnapshot;
+const doneSchema = z.object({
+  type: z.literal('done'),
+  startedAt: z.number(),
+  stoppedAt: z.number(),
+  calls: z.array(z.tuple([z.number(), z.boolean()])),
+});
+
+const ROOT = path.resolve(__dirname, '..');
+
+function arg(name: string): string | undefined {
+  const index = process.argv.indexOf(`--${name}`);
+  return index >= 0 ? process.argv[index + 1] : undefined;
 }
 
-function spawnWorker(): ChildProcess {
-  const root = path.resolve(__dirname, '..');
-  return fork(path.join(root, 'bin/run-ts.cjs'), [path.join(root, 'bench/client-rate-worker.ts')], { cwd: root, stdio: 'inherit' });
+function cells(full: boolean, jitterMs: number): Cell[] {
+  const durationMs = Number(arg('seconds') ?? (full ? 240 : 150)) * 1000;
+  const all = (n: number) => Array.from({ length: n }, () => ({ startMs: 0, stopMs: durationMs }));
+  const base = (limit: number, n: number): Cell => ({ name: `${limit}x${n}`, limit, durationMs, jitterMs, processes: all(n), equalWork: true });
+  const late = (limit: number): Cell => ({
+    name: `${limit}x2-late`,
+    limit,
+    durationMs,
+    jitterMs,
+    processes: [{ startMs: 0, stopMs: durationMs }, { startMs: Math.round(durationMs / 3), stopMs: durationMs }],
+    equalWork: false,
+  });
+  const early = (limit: number): Cell => ({
+    name: `${limit}x2-early`,
+    limit,
+    durationMs,
+    jitterMs,
+    processes: [{ startMs: 0, stopMs: durationMs }, { startMs: 0, stopMs: Math.round(durationMs / 2) }],
+    equalWork: false,
+  });
+  if (!full) return [base(30, 4), base(120, 2), late(600), early(600), base(3000, 4)];
+  return [30, 120, 600, 3000].flatMap((limit) => [base(limit, 1), base(limit, 2), base(limit, 4), late(limit), early(limit)]);
 }
 
-function once<T>(child: ChildProcess, type: string): Promise<T> {
+function once(child: ChildProcess, type: string): Promise<unknown> {
   return new Promise((resolve, reject) => {
-    child.on('message', (message: { type: string; error?: string }) => {
-      if (message.type === type) resolve(message as T);
-      else if (message.type === 'error') reject(new Error(message.error));
-    });
-    child.on('exit', (code) => reject(new Error(`worker exited with ${String(code)} before '${type}'`)));
+    const onMessage = (message: { type?: string; error?: string }): void => {
+      if (message.type === type) {
+        child.off('message', onMessage);
+        resolve(message);
+      } else if (message.type === 'error') reject(new Error(message.error));
+    };
+    child.on('message', onMessage);
+    child.once('exit', (code) => reject(new Error(`process exited (${String(code)}) before '${type}'`)));
   });
 }
 
-async function main(): Promise<void> {
-  const sandbox = await startSandbox({ port: 0, rateLimitPerMinute: ALLOWANCE });
-  const workers = Array.from({ length: PROCESSES }, spawnWorker);
+/** Child mode: one cell, its own sandbox, its workers; sends back the figures. */
+async function runCell(cell: Cell): Promise<CellFigures> {
+  const options = sandboxOptionsSchema.parse({ port: 0, rateLimitPerMinute: cell.limit, jitterMs: cell.jitterMs, qrDelayMs: 0 });
+  const { app } = buildSandboxApp(options);
+  const counted: number[] = [];
+  let refused = 0;
+  // Runs after the sandbox's own onRequest hook, which answers 429 before this one runs.
+  app.addHook('onRequest', async (request) => {
+    if (request.url.startsWith('/api/v2')) counted.push(Date.now());
+  });
+  app.addHook('onResponse', async (request, reply) => {
+    if (request.url.startsWith('/api/v2') && reply.statusCode === 429) refused++;
+  });
+  await app.listen({ port: 0, host: '127.0.0.1' });
+  const address = app.server.address();
+  const baseUrl = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}/api/v2`;
+  const workers = cell.processes.map(() =>
+    fork(path.join(ROOT, 'bin/run-ts.cjs'), [path.join(ROOT, 'bench/client-rate-worker.ts')], { cwd: ROOT, stdio: 'inherit' }),
+  );
   try {
     await Promise.all(workers.map((w) => once(w, 'ready')));
-    const results = workers.map((w) => once<Done>(w, 'done'));
-    const requests = TOTAL_REQUESTS / PROCESSES;
-    for (const w of workers) w.send({ type: 'go', baseUrl: sandbox.baseUrl, apiKey: 'sandbox-key-brand', requests });
-    const done = await Promise.all(results);
-    const start = Math.min(...done.map((d) => d.firstStart));
-    const end = Math.max(...done.map((d) => d.lastEnd));
-    const wallMs = end - start;
-    const calls = done.reduce((sum, d) => sum + d.stats.calls, 0);
-    const rateLimited = done.reduce((sum, d) => sum + d.stats.rateLimited, 0);
-    const succeeded = calls - rateLimited;
-    const perMinute = succeeded / (wallMs / 60_000);
-    console.log(`client-rate: ${TOTAL_REQUESTS} requests, ${PROCESSES} processes, one key, allowance ${ALLOWANCE}/min (rolling)`);
-    console.log(`  per process (calls): ${done.map((d) => d.stats.calls).join(' / ')}`);
-    console.log(`  wall time:          ${(wallMs / 1000).toFixed(1)} s`);
-    console.log(`  achieved:           ${perMinute.toFixed(0)} calls/min = ${((perMinute / ALLOWANCE) * 100).toFixed(1)}% of the allowance (aim >= 90%)`);
-    console.log(`  429s received:      ${rateLimited} of ${calls} calls = ${((rateLimited / calls) * 100).toFixed(2)}% (aim < 1%)`);
-    console.log(`  retries:            ${done.reduce((sum, d) => sum + d.stats.retries, 0)}`);
+    const t0 = Date.now();
+    const results = workers.map(async (worker, i) => {
+      const span = cell.processes[i] as Cell['processes'][number];
+      const done = once(worker, 'done');
+      done.catch(() => undefined); // awaited below; an early failure must not go unhandled meanwhile
+      await new Promise((resolve) => setTimeout(resolve, span.startMs));
+      const from = Date.now();
+      worker.send({ type: 'go', baseUrl, apiKey: SANDBOX_API_KEY });
+      await new Promise((resolve) => setTimeout(resolve, t0 + span.stopMs - Date.now()));
+      const to = Date.now();
+      worker.send({ type: 'stop' });
+      const report = doneSchema.parse(await done);
+      const own: ProcessSpan = { from, to, counted: report.calls.filter(([, ok]) => ok).map(([at]) => at) };
+      return own;
+    });
+    const spans = await Promise.all(results);
+    return cellFigures(cell.limit, counted, refused, spans);
   } finally {
     for (const w of workers) if (w.exitCode === null) w.kill();
-    await sandbox.close();
+    await app.close();
   }
+}
+
+interface Row {
+  cell: Cell;
+  figures?: CellFigures;
+  error?: string;
+}
+
+function spawnCell(cell: Cell): Promise<Row> {
+  return new Promise((resolve) => {
+    const child = fork(path.join(ROOT, 'bin/run-ts.cjs'), [__filename, '--cell', JSON.stringify(cell)], { cwd: ROOT, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+    let row: Row = { cell, error: 'no result' };
+    child.on('message', (message: { figures?: CellFigures; error?: string }) => {
+      row = message.figures ? { cell, figures: message.figures } : { cell, error: message.error ?? 'failed' };
+    });
+    child.once('exit', () => resolve(row));
+  });
+}
+
+const pct = (x: number): string => `${(x * 100).toFixed(1)}%`;
+
+function printTable(rows: Row[]): number {
+  const header = ['cell', 'allowance', 'procs', 'use min (at s)', 'use median', 'windows', '429s', 'idle s', 'split (calls)', 'result'];
+  const lines = rows.map(({ cell, figures, error }) => {
+    if (!figures) return [cell.name, String(cell.limit), String(cell.processes.length), '-', '-', '-', '-', '-', '-', `ERROR ${error ?? ''}`];
+    const missed = missedGoals(cell.limit, figures, cell.equalWork);
+    const split = figures.split.length > 1 ? `${figures.split.join('/')} (${pct(figures.unevenness ?? 0)} off)` : '-';
+    return [
+      cell.name,
+      `${cell.limit}/min`,
+      String(cell.processes.length),
+      `${pct(figures.useMin)} (${figures.useMinAtS})`,
+      pct(figures.useMedian),
+      String(figures.windows),
+      `${figures.refused}/${figures.calls} (${((figures.refused / Math.max(1, figures.calls)) * 100).toFixed(2)}%)`,
+      String(figures.idleSeconds),
+      split,
+      missed.length === 0 ? 'ok' : `MISSED: ${missed.join('; ')}`,
+    ];
+  });
+  const widths = header.map((h, i) => Math.max(h.length, ...lines.map((l) => (l[i] as string).length)));
+  const fmt = (cols: string[]): string => cols.map((c, i) => c.padEnd(widths[i] as number)).join('  ');
+  console.log(fmt(header));
+  for (const line of lines) console.log(fmt(line));
+  return rows.filter((r) => !r.figures || missedGoals(r.cell.limit, r.figures, r.cell.equalWork).length > 0).length;
+}
+
+async function main(): Promise<void> {
+  const cellArg = arg('cell');
+  if (cellArg !== undefined) {
+    const cell = cellSchema.parse(JSON.parse(cellArg));
+    try {
+      process.send?.({ figures: await runCell(cell) });
+    } catch (error) {
+      process.send?.({ error: String(error) });
+    }
+    process.exit(0);
+  }
+  const full = process.argv.includes('--full');
+  const jitterMs = Number(arg('jitter-ms') ?? 40);
+  const only = arg('only')?.split(',');
+  const chosen = cells(full, jitterMs).filter((c) => !only || only.includes(c.name));
+  const parallel = Number(arg('parallel') ?? (full ? 5 : chosen.length));
+  const seconds = Math.ceil(Math.max(...chosen.map((c) => c.durationMs)) / 1000);
+  console.log(
+    `client-rate (${full ? 'full' : 'quick'}): ${chosen.length} cells of ${seconds} s, ${parallel} at a time, sandbox jitter 0-${jitterMs} ms each way; ` +
+      `about ${Math.ceil((Math.ceil(chosen.length / parallel) * (seconds + 10)) / 60)} min`,
+  );
+  const rows: Row[] = [];
+  const queue = [...chosen];
+  await Promise.all(
+    Array.from({ length: Math.min(parallel, queue.length) }, async () => {
+      for (let cell = queue.shift(); cell; cell = queue.shift()) rows.push(await spawnCell(cell));
+    }),
+  );
+  rows.sort((a, b) => chosen.indexOf(a.cell) - chosen.indexOf(b.cell));
+  const failed = printTable(rows);
+  console.log(failed === 0 ? 'every cell met its goals' : `${failed} cell(s) missed a goal`);
+  process.exitCode = failed === 0 ? 0 : 1;
 }
 
 main().catch((error: unknown) => {

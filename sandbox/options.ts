@@ -22,6 +22,11 @@ export const sandboxOptionsSchema = z.object({
    * sizes; clients must follow `totalPages`). Unset: pages are as large as asked.
    */
   orderPageSizeCap: z.number().int().positive().optional(),
+  /**
+   * Network jitter: each API request waits a random 0..jitterMs before it is counted and answered,
+   * and its answer as long again, so rate-limit clients are not measured against a perfectly quiet server.
+   */
+  jitterMs: z.number().int().min(0).default(0),
   /** Log each request (pino through Fastify). */
   logRequests: z.boolean().default(false),
 });

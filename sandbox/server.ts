@@ -5,7 +5,7 @@ import { SandboxContext, type Caller, type SandboxDomain } from './core/context'
 import { errorBody, successBody } from './core/envelope';
 import { ApiError, VALIDATION_ERROR } from './core/errors';
 import { FaultInjector, faultConfigSchema } from './core/faults';
-import { RollingRateLimiter } from './core/rate-limit';
+import { RollingRateLimiter, jitter } from './core/rate-limit';
 import { loadSeedFile, parseSeed, type SeedDocument } from './core/seed';
 import { domains } from './domains';
 import { sandboxOptionsSchema, type ResolvedSandboxOptions, type SandboxOptions } from './options';
@@ -163,6 +163,7 @@ export function buildSandboxApp(options: ResolvedSandboxOptions): { app: Fastify
     const { caller, rateKey } = authenticate(ctx, request, apiPath);
     request.caller = caller;
 
+    await jitter(options.jitterMs); // the request's way in
     const faultsApply = faults.matches(request.method, apiPath);
     if (faultsApply && faults.takeBurst429()) {
       const current = limiter.peek(rateKey);
@@ -190,6 +191,7 @@ export function buildSandboxApp(options: ResolvedSandboxOptions): { app: Fastify
   });
 
   app.addHook('onSend', async (request, reply, payload) => {
+    if (request.url.startsWith(API_PREFIX)) await jitter(options.jitterMs); // the answer's way back
     if (request.dropAfterCommit && reply.statusCode < 300 && faults.rollDropAfterCommit(request.method)) {
       request.raw.socket.destroy();
     }

@@ -32,6 +32,8 @@ interface SandboxFlags {
   fault5xxRate?: number;
   faultLatencyMs?: number;
   faultDropAfterCommitRate?: number;
+  jitterMs?: number;
+  orderPageSizeCap?: number;
 }
 
 export function sandboxCommand(): Command {
@@ -47,6 +49,8 @@ export function sandboxCommand(): Command {
     .option('--log-requests', 'log every request')
     .option('--fault-5xx-rate <share>', 'share of requests answered 500 before they run', share)
     .option('--fault-latency-ms <n>', 'delay added to every request', wholeNumber)
+    .option('--jitter-ms <n>', 'random 0..n ms network delay each way on every API request', wholeNumber)
+    .option('--order-page-size-cap <n>', 'order and order-line list pages hold at most n items, whatever limit is asked', wholeNumber)
     .option(
       '--fault-drop-after-commit-rate <share>',
       'share of writes whose connection drops after commit',
@@ -72,6 +76,8 @@ export function sandboxCommand(): Command {
           ...(flags.qrDelayMs !== undefined ? { qrDelayMs: flags.qrDelayMs } : {}),
           ...(flags.snapshot ? { snapshotFile: path.resolve(flags.snapshot) } : {}),
           ...(flags.logRequests ? { logRequests: true } : {}),
+          ...(flags.jitterMs !== undefined ? { jitterMs: flags.jitterMs } : {}),
+          ...(flags.orderPageSizeCap ? { orderPageSizeCap: flags.orderPageSizeCap } : {}),
           ...(Object.keys(faults).length > 0 ? { faults } : {}),
         });
         const lifecycle = new Lifecycle(logger).handleSignals();

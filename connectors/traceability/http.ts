@@ -282,7 +282,8 @@ export class Transport {
     }
     const now = clock.now();
     const status = res.statusCode;
-    limiter.complete(permit ?? { dispatchedAtMs: started }, parseRateHeaders(res.headers, now));
+    // A 429 was refused without being counted: it leaves the limiter's record of this process's calls.
+    limiter.complete(permit, parseRateHeaders(res.headers, now), status !== 429);
     metrics.recordCall(spec.method, `${spec.method} ${spec.endpoint}`, status);
     logger.debug({ method: spec.method, path: spec.path, status, durationMs: now - started, attempt }, 'traceability api call');
     if (status >= 200 && status < 300) {

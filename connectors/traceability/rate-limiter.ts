@@ -10,14 +10,12 @@ export interface RateLimitObservation {
 
 export interface RateLimiterOptions {
   clock?: Clock;
-  /** Length of the server's rolling window. */
+  /** Length of the server's sliding window. */
   windowMs?: number;
-  /** Share of the allowance all clients of the key together aim to use (the rest is headroom). */
-  targetUtilization?: number;
-  /** Time constant with which this process's rate follows its target (others' rate changes). */
-  responseTimeMs?: number;
-  /** Longest single sleep before the limiter re-reads fresh headers. */
+  /** Longest single sleep before the limiter looks again (new answers may have opened room). */
   maxSleepSliceMs?: number;
+  /** Source of the jitter that keeps stuck processes from probing at the same instant. */
+  random?: () => number;
 }
 
 /** Handed out by `acquire`, returned with the answer's headers through `complete`. */
@@ -25,81 +23,135 @@ export interface RatePermit {
   readonly dispatchedAtMs: number;
 }
 
-interface Snapshot extends RateLimitObservation {
-  dispatchedAtMs: number;
+/** The key's state as this process last saw it. */
+interface KeyView {
+  limit: number;
+  /**
+   * Calls of the other processes in the window (`used - own`), the most seen over `HOLD_MS`.
+   */
+  others: number;
+  /** Dispatch time of the call whose answer this is. */
+  atMs: number;
+  /** The key's count that answer gave. */
+  used: number;
+  /**
+   * Own calls in the window, the most seen over the same hold: this process may replace up to that
+   * many without growing, as the others hold it at that count too.
+   */
+  own: number;
+  /**
+   * Calls this process may add to that count until its next answer: its share of the room left
+   * (`top - used`), as a whole number drawn at random around `room x own share`, so that processes
+   * growing at once, none of which knows what the others add meanwhile, add about the room together.
+   */
+  growth: number;
+  resetAtMs: number;
+  /** A random delay after `resetAtMs` before probing, so stuck processes do not probe at one instant. */
+  probeSpreadMs: number;
 }
 
-const BUCKET_MS = 1000;
-const RING = 128;
-const RATE_HORIZON_BUCKETS = 3;
+/**
+ * What the policy allows, for the numbers a process knows at one instant. Pure; `AdaptiveRateLimiter`
+ * feeds it and tests can read it.
+ *
+ * - `top`: the key-wide count no process knowingly goes past: the allowance less the calls the
+ *   others may have sent that we cannot have seen yet (key rate x round trip, at least 1), and one
+ *   more when others are present (two processes may take the last slot at the same moment).
+ * - `capAt(u)`: the own count a process may hold when the key's count would be `u`. Alone, it is
+ *   `top`. Shared, it falls linearly from `top` (at `top - band`) to 0 (past `top`). Every process
+ *   applies the same function to the same `u`, so the ones holding more stop replacing first and
+ *   the ones holding less take the room, without anyone knowing how many processes there are; n
+ *   equal processes settle the key at `top + 1 - band / n`, within `band` calls of `top`.
+ */
+export function ratePolicy(limit: number, roundTripMs: number, windowMs: number, othersPresent: boolean) {
+  const reserve = Math.max(1, Math.ceil((limit / windowMs) * roundTripMs)) + (othersPresent ? 1 : 0);
+  const top = Math.max(1, limit - reserve);
+  const band = Math.max(2, Math.ceil(limit * 0.02));
+  const capAt = (u: number): number =>
+    othersPresent ? top * Math.min(1, Math.max(0, (top - u + 1) / band)) : top;
+  return { reserve, top, band, capAt };
+}
+
+/** Growth beyond replacements: at most this many times the cap's even pace (plus one call a second). */
+const SPREAD_SPEED = 1;
 
 /**
- * Paces counted calls of one process so that all processes sharing a key together use the rolling
- * window evenly, at `targetUtilization` of the allowance, without knowing how many they are.
+ * How long readings of the others' and own counts are held: between a call leaving the window and
+ * its replacement arriving, the count dips, and that dip must not read as room.
+ */
+const HOLD_MS = 2_000;
+
+/**
+ * The least share of the room a process takes for its growth, whatever its own share of the window:
+ * a process that has just started holds nothing yet and must still grow.
+ */
+const MIN_GROWTH_SHARE = 0.25;
+
+/** One counted call of this process. */
+interface OwnCall {
+  readonly sentAtMs: number;
+  /** When the server counted it, estimated: sent + half the round trip (the call's own, once answered). */
+  countedAtMs: number;
+}
+
+/**
+ * Paces the counted calls of one process so that every process on the key together keeps the
+ * server's sliding window nearly full, splits it evenly, and never runs into a 429.
  *
- * The headers say how many calls the whole key has in the window (`limit - remaining`); this process
- * knows which of them were its own, so the rest, O(t), belongs to the other processes. Their arrivals
- * per second are reconstructed as A(t) = O(t) - O(t-1s) + A(t-60s) (what leaves the window now came
- * in a minute ago), which gives their current rate within seconds. This process then steers its own
- * rate towards `target - othersRate`, smoothed, so N processes converge on the target together and a
- * survivor takes over within seconds when another stops. A brake slows down as `remaining` nears the
- * headroom, a gate waits for `X-RateLimit-Reset` at zero, and a 429 pauses for `Retry-After`.
+ * Each answer tells the key's count in the window (`used = limit - remaining`). This process knows
+ * when each of its own calls was counted (sent + half its round trip), so it knows exactly how many
+ * of them were in that window: the rest, `others = used - own`, belongs to the other processes (the
+ * most seen over `HOLD_MS`: a busy process replaces what leaves its window). Own calls leave the
+ * window exactly one window after they were counted, so the limiter wakes then and replaces them
+ * (up to the own count it held): nothing is paced from the last call, and a late timer loses nothing
+ * (the room is still there). Growing beyond that needs the key's count with the call,
+ * `u = own + others + 1`, at or under `top`, the own count within `capAt(u)` (see `ratePolicy`),
+ * and this process's share of the room seen in its last answers; it is spread over the window.
+ * A 429 pauses this process for `Retry-After`; the others see `remaining` at 0 and wait for their own
+ * calls to leave, or, having none, for `X-RateLimit-Reset` (the oldest call leaving), then send one
+ * probe.
  */
 export class AdaptiveRateLimiter {
   private readonly clock: Clock;
   private readonly windowMs: number;
-  private readonly target: number;
-  private readonly responseTimeMs: number;
   private readonly sliceMs: number;
-  /** Dispatch times of this process's counted calls, ascending; entries before `head` are pruned. */
-  private own: number[] = [];
+  private readonly random: () => number;
+  /** This process's counted calls, in the order sent; entries before `head` are long gone. */
+  private own: OwnCall[] = [];
   private head = 0;
-  private snapshot: Snapshot | undefined;
-  private lastDispatchMs = Number.NEGATIVE_INFINITY;
+  private view: KeyView | undefined;
+  private othersPresent = false;
+  /** Recent readings over `HOLD_MS`: [counted at, others, own]. */
+  private readings: Array<[number, number, number]> = [];
+  /** A 429's Retry-After: nothing counted goes out before. */
   private blockedUntilMs = 0;
-  /** After a 429, Retry-After (not a later X-RateLimit-Reset) decides when to probe again. */
-  private retryAfterProbeAtMs: number | undefined;
+  /** After a 429: one probe at this time (Retry-After over), whatever the headers' reset says. */
+  private probeAtMs: number | undefined;
   private probeInFlight = false;
+  /** Smoothed round trip and its deviation (as TCP does). */
+  private srttMs: number | undefined;
+  private rttVarMs = 0;
   private queue: Promise<void> = Promise.resolve();
-  /** This process's allowed rate (calls/ms); undefined until the allowance is known. */
-  private ownRate: number | undefined;
-  private lastRateUpdateMs = 0;
-  /** Estimated arrivals of other processes per 1 s bucket (ring buffer). */
-  private readonly othersArrivals = new Float64Array(RING);
-  private lastBucket: number | undefined;
-  private lastOthers = 0;
 
   constructor(options: RateLimiterOptions = {}) {
     this.clock = options.clock ?? systemClock;
     this.windowMs = options.windowMs ?? 60_000;
-    this.target = options.targetUtilization ?? 0.95;
-    this.responseTimeMs = options.responseTimeMs ?? 3_000;
-    this.sliceMs = options.maxSleepSliceMs ?? 250;
+    this.sliceMs = options.maxSleepSliceMs ?? 100;
+    this.random = options.random ?? Math.random;
   }
 
-  /** Milliseconds before the next counted call may go out (0 = now). Does not change state. */
+  /** Milliseconds before the next counted call may go out (0 = now), if no answer arrives meanwhile. */
   delayMs(): number {
-    const now = this.clock.now();
-    if (now < this.blockedUntilMs) return this.blockedUntilMs - now;
-    const s = this.snapshot;
-    if (!s) return this.probeInFlight ? this.sliceMs : 0;
-    const remaining = s.remaining - this.countOwn(s.dispatchedAtMs, Number.POSITIVE_INFINITY);
-    if (remaining <= 0) {
-      // Window full as far as we know: wait for the oldest call to leave it, then send one probe.
-      const opensAt = Math.min(s.resetAtMs, this.retryAfterProbeAtMs ?? Number.POSITIVE_INFINITY);
-      if (now < opensAt) return opensAt - now;
-      return this.probeInFlight ? this.sliceMs : 0;
-    }
-    const intervalMs = 1 / this.ratePerMs(s, remaining);
-    return Math.max(0, this.lastDispatchMs + intervalMs - now);
+    return this.decide(this.clock.now()).delayMs;
   }
 
-  /** The rate (calls per second) this process currently allows itself; for reports and tests. */
-  currentRatePerSecond(): number | undefined {
-    const s = this.snapshot;
-    if (!s) return undefined;
-    const remaining = s.remaining - this.countOwn(s.dispatchedAtMs, Number.POSITIVE_INFINITY);
-    return remaining <= 0 ? 0 : this.ratePerMs(s, remaining) * 1000;
+  /** The policy's figures as this process sees the key now; for reports and tests. */
+  snapshot(): { limit: number; own: number; others: number; top: number; cap: number } | undefined {
+    const view = this.view;
+    if (!view) return undefined;
+    const own = this.ownStillCountedAt(this.clock.now());
+    const policy = this.policy(view);
+    return { limit: view.limit, own, others: view.others, top: policy.top, cap: policy.capAt(own + view.others) };
   }
 
   /** Waits (FIFO) until a counted call may go out, and records it. */
@@ -109,127 +161,203 @@ export class AdaptiveRateLimiter {
     this.queue = new Promise<void>((resolve) => (release = resolve));
     try {
       await previous;
-      for (let delay = this.delayMs(); delay > 0; delay = this.delayMs()) {
-        await this.clock.sleep(Math.min(delay, this.sliceMs), signal);
+      for (let d = this.decide(this.clock.now()); ; d = this.decide(this.clock.now())) {
+        if (d.delayMs <= 0) return this.recordDispatch(d.probe);
+        await this.clock.sleep(Math.min(d.delayMs, this.sliceMs), signal);
       }
-      return this.recordDispatch();
     } finally {
       release();
     }
   }
 
   /** Records a dispatch without waiting (used by `acquire`; public for simulations). */
-  recordDispatch(): RatePermit {
+  recordDispatch(probe = this.decide(this.clock.now()).probe): RatePermit {
     const now = this.clock.now();
-    this.own.push(now);
-    this.lastDispatchMs = now;
-    const s = this.snapshot;
-    if (!s || s.remaining - this.countOwn(s.dispatchedAtMs, Number.POSITIVE_INFINITY) < 0) this.probeInFlight = true;
+    this.own.push({ sentAtMs: now, countedAtMs: this.arrivalOfCallSentAt(now) });
+    if (probe) {
+      this.probeInFlight = true;
+      this.probeAtMs = undefined;
+    }
     this.prune(now);
     return { dispatchedAtMs: now };
   }
 
-  /** Feeds back an answer (headers may be missing, e.g. on a network fault). */
-  complete(permit: RatePermit | undefined, observation: RateLimitObservation | undefined): void {
+  /**
+   * Feeds back an answer (headers may be missing, e.g. on a network fault). `counted: false` for a
+   * 429: the server refused the call without counting it, so it leaves our own record.
+   */
+  complete(permit: RatePermit | undefined, observation: RateLimitObservation | undefined, counted = true): void {
+    const now = this.clock.now();
     this.probeInFlight = false;
+    let countedAtMs = now;
+    if (permit) {
+      const rtt = now - permit.dispatchedAtMs;
+      this.recordRoundTrip(rtt);
+      countedAtMs = permit.dispatchedAtMs + rtt / 2;
+      const call = this.findOwn(permit.dispatchedAtMs);
+      if (call && !counted) this.own.splice(this.own.indexOf(call), 1);
+      else if (call) call.countedAtMs = countedAtMs;
+    }
     if (!observation) return;
-    this.retryAfterProbeAtMs = undefined;
-    const dispatchedAtMs = permit?.dispatchedAtMs ?? this.clock.now();
+    const atMs = permit?.dispatchedAtMs ?? now;
     // Answers arrive out of order under concurrency; keep the one describing the latest request.
-    if (this.snapshot && this.snapshot.dispatchedAtMs > dispatchedAtMs) return;
-    this.snapshot = { ...observation, dispatchedAtMs };
-    this.trackOthers(dispatchedAtMs, observation);
-    this.steer(observation);
+    if (this.view && this.view.atMs > atMs) return;
+    const used = observation.limit - observation.remaining;
+    const reading = Math.max(0, used - this.ownInWindowAt(countedAtMs));
+    // Own calls counted near the window's edges may be in or out: others are present only if some
+    // remain when all of those count as ours.
+    const slack = this.slackMs();
+    const ownAtMost = this.countCounted(countedAtMs - this.windowMs - slack, countedAtMs + slack);
+    this.othersPresent = used - ownAtMost >= 1;
+    this.readings = this.readings.filter(([at]) => at > countedAtMs - HOLD_MS);
+    this.readings.push([countedAtMs, reading, used - reading]);
+    const others = Math.max(...this.readings.map(([, value]) => value));
+    const own = Math.max(...this.readings.map(([, , value]) => value));
+    // The room by the fuller of the recent answers. A single answer may have come in a dip (several
+    // calls left the window at once, their replacements not in yet): on it, grow by one at most.
+    const fullest = Math.max(...this.readings.map(([, o, m]) => o + m));
+    const room = Math.max(0, ratePolicy(observation.limit, this.roundTripHighMs(), this.windowMs, this.othersPresent).top - fullest);
+    const share = this.othersPresent ? Math.max((used - reading) / Math.max(1, used), MIN_GROWTH_SHARE) : 1;
+    const expected = this.readings.length > 1 || !this.othersPresent ? room * share : Math.min(1, room * share);
+    const growth = Math.floor(expected) + (this.random() < expected - Math.floor(expected) ? 1 : 0);
+    // Blocked with none of our calls leaving the window first, we probe once the window's oldest call
+    // has left (`X-RateLimit-Reset`): that is when room frees, as far as the headers tell.
+    const probeSpreadMs = this.random() * ((2 * this.windowMs) / observation.limit);
+    this.view = { limit: observation.limit, others, atMs, used, own, growth, resetAtMs: observation.resetAtMs, probeSpreadMs };
+    if (now >= this.blockedUntilMs) this.probeAtMs = undefined;
   }
 
-  /** Estimated calls per second of the other processes sharing the key; for reports and tests. */
-  othersRatePerSecond(): number {
-    if (this.lastBucket === undefined) return 0;
-    let sum = 0;
-    for (let j = 0; j < RATE_HORIZON_BUCKETS; j++) sum += this.arrivalsAt(this.lastBucket - j);
-    return sum / ((RATE_HORIZON_BUCKETS * BUCKET_MS) / 1000);
-  }
-
-  /** A 429 told us to wait: every counted call of this process waits that long. */
+  /** A 429 told us to wait: every counted call of this process waits that long, then one probe goes. */
   pauseFor(ms: number): void {
     this.blockedUntilMs = Math.max(this.blockedUntilMs, this.clock.now() + ms);
-    this.retryAfterProbeAtMs = this.blockedUntilMs;
+    this.probeAtMs = this.blockedUntilMs;
   }
 
-  private ratePerMs(s: Snapshot, remaining: number): number {
-    const base = this.baseRate(s.limit);
-    const reserve = Math.max(1, (1 - this.target) * s.limit);
-    const brake = Math.min(1, remaining / reserve);
-    return Math.max((this.ownRate ?? base) * brake, 1 / this.windowMs);
-  }
-
-  private baseRate(limit: number): number {
-    return (this.target * limit) / this.windowMs;
-  }
-
-  /** Moves the own rate towards what the others leave of the target (exponential smoothing). */
-  private steer(observation: RateLimitObservation): void {
-    const now = this.clock.now();
-    const base = this.baseRate(observation.limit);
-    const wanted = Math.min(base, Math.max(base * 0.02, base - this.othersRatePerSecond() / 1000));
-    if (this.ownRate === undefined) {
-      this.ownRate = wanted;
-    } else {
-      const alpha = 1 - Math.exp(-(now - this.lastRateUpdateMs) / this.responseTimeMs);
-      this.ownRate = Math.min(base, this.ownRate + alpha * (wanted - this.ownRate));
+  private decide(now: number): { delayMs: number; probe: boolean } {
+    if (now < this.blockedUntilMs) return { delayMs: this.blockedUntilMs - now, probe: false };
+    const view = this.view;
+    if (!view) return { delayMs: this.probeInFlight ? this.sliceMs : 0, probe: true };
+    const policy = this.policy(view);
+    const own = this.ownStillCountedAt(now);
+    const u = own + view.others + 1;
+    if (own + 1 <= policy.capAt(u)) {
+      // Replacing own calls that left the window since the last answer cannot add to the key's count.
+      // (Never into the last slot, though: that one only a 429 could tell us was taken.)
+      if (own + 1 <= view.own && u < view.limit && view.used < view.limit) return { delayMs: 0, probe: false };
+      // Growing: under the top, within this process's share of the room, spread over the window.
+      if (u <= policy.top && u <= view.used + view.growth) return { delayMs: this.spreadWaitMs(now, policy.capAt(u)), probe: false };
     }
-    this.lastRateUpdateMs = now;
+    // No room by our view. It changes when one of our own calls leaves the window, or, when none
+    // will leave first, we probe once the window's oldest call has left (X-RateLimit-Reset), or
+    // after a 429 once its Retry-After is over.
+    const leaves = this.nextOwnDepartureMs(now);
+    const probeAt = this.probeAtMs ?? view.resetAtMs + view.probeSpreadMs;
+    // (Not when one of ours leaves soon after: the key's time for a few calls.)
+    if (leaves === undefined || probeAt + (4 * this.windowMs) / view.limit < leaves) {
+      if (now < probeAt) return { delayMs: probeAt - now, probe: false };
+      return { delayMs: this.probeInFlight ? this.sliceMs : 0, probe: true };
+    }
+    return { delayMs: Math.max(1, (leaves as number) - now), probe: false };
   }
 
-  private arrivalsAt(bucket: number): number {
-    return this.othersArrivals[((bucket % RING) + RING) % RING] as number;
+  private policy(view: KeyView) {
+    return ratePolicy(view.limit, this.roundTripHighMs(), this.windowMs, this.othersPresent);
   }
 
-  private setArrivals(bucket: number, value: number): void {
-    this.othersArrivals[((bucket % RING) + RING) % RING] = value;
+  /** A high estimate of the round trip (srtt + 4 deviations), bounded to a second. */
+  private roundTripHighMs(): number {
+    return this.srttMs === undefined ? 0 : Math.min(1_000, this.srttMs + 4 * this.rttVarMs);
   }
 
-  /** Reconstructs the other processes' arrivals per bucket from their count in the window. */
-  private trackOthers(dispatchedAtMs: number, observation: RateLimitObservation): void {
-    const counted = observation.limit - observation.remaining;
-    const others = Math.max(0, counted - this.countOwn(dispatchedAtMs - this.windowMs, dispatchedAtMs));
-    const bucket = Math.floor(dispatchedAtMs / BUCKET_MS);
-    const windowBuckets = Math.round(this.windowMs / BUCKET_MS);
-    const last = this.lastBucket;
-    if (last === undefined || bucket - last > windowBuckets) {
-      // No history: assume what is in the window arrived evenly over it.
-      for (let j = bucket - windowBuckets + 1; j <= bucket; j++) this.setArrivals(j, others / windowBuckets);
-    } else if (bucket > last) {
-      let departed = 0;
-      for (let j = last + 1; j <= bucket; j++) departed += this.arrivalsAt(j - windowBuckets);
-      const arrived = Math.max(0, others - this.lastOthers + departed);
-      for (let j = last + 1; j <= bucket; j++) this.setArrivals(j, arrived / (bucket - last));
-    } else {
+  /** When a call sent at `sentAtMs` will be counted, estimated: half a smoothed round trip later. */
+  private arrivalOfCallSentAt(sentAtMs: number): number {
+    return sentAtMs + (this.srttMs ?? 0) / 2;
+  }
+
+  /**
+   * How far a counting time may be off (one-way delays are not half the round trip): a replacement
+   * is only sent once the call it replaces has left the window even if both estimates are off.
+   */
+  private slackMs(): number {
+    return Math.min(1_000, (this.srttMs ?? 0) / 2 + 2 * this.rttVarMs) + 1;
+  }
+
+  private recordRoundTrip(ms: number): void {
+    if (!(ms >= 0)) return;
+    if (this.srttMs === undefined) {
+      this.srttMs = ms;
+      this.rttVarMs = ms / 2;
       return;
     }
-    this.lastBucket = bucket;
-    this.lastOthers = others;
+    this.rttVarMs += (Math.abs(ms - this.srttMs) - this.rttVarMs) / 4;
+    this.srttMs += (ms - this.srttMs) / 8;
   }
 
-  /** Own dispatches with time in (fromMs, toMs]. */
-  private countOwn(fromMs: number, toMs: number): number {
-    return this.upperBound(toMs) - this.upperBound(fromMs);
-  }
-
-  private upperBound(t: number): number {
-    let lo = this.head;
-    let hi = this.own.length;
-    while (lo < hi) {
-      const mid = (lo + hi) >>> 1;
-      if ((this.own[mid] as number) <= t) lo = mid + 1;
-      else hi = mid;
+  /** Own calls the server counts in its window at server time `atMs`: counted in (atMs - window, atMs]. */
+  private ownInWindowAt(atMs: number): number {
+    let n = 0;
+    // countedAtMs lies within a second after sentAtMs, so the scan can stop a second early.
+    for (let i = this.own.length - 1; i >= this.head; i--) {
+      const call = this.own[i] as OwnCall;
+      if (call.sentAtMs <= atMs - this.windowMs - 1_000) break;
+      if (call.countedAtMs > atMs - this.windowMs && call.countedAtMs <= atMs) n++;
     }
-    return lo;
+    return n;
+  }
+
+  /** Own calls that may still be in the server's window when a call sent now arrives. */
+  private ownStillCountedAt(now: number): number {
+    return this.countCounted(now - this.windowMs - this.slackMs(), Number.POSITIVE_INFINITY);
+  }
+
+  /** When the earliest own call that may still be in the window has surely left it. */
+  private nextOwnDepartureMs(now: number): number | undefined {
+    const from = now - this.windowMs - this.slackMs();
+    let earliest = Number.POSITIVE_INFINITY;
+    for (let i = this.own.length - 1; i >= this.head; i--) {
+      const call = this.own[i] as OwnCall;
+      if (call.sentAtMs <= from - 1_000) break;
+      if (call.countedAtMs > from) earliest = Math.min(earliest, call.countedAtMs);
+    }
+    return earliest === Number.POSITIVE_INFINITY ? undefined : earliest + this.windowMs + this.slackMs() + 1;
+  }
+
+  /**
+   * Spreads growth over the window: beyond replacing its own calls that left the window, a process
+   * adds at most `SPREAD_SPEED x cap / window` calls per second (plus one), so a start or a freed share is taken up
+   * within a window, at a pace the other processes see in their headers before it is gone.
+   */
+  private spreadWaitMs(now: number, cap: number): number {
+    const spanMs = 1_000;
+    const allowed = Math.ceil((SPREAD_SPEED * cap * spanMs) / this.windowMs) + 1;
+    const added =
+      this.countCounted(now - spanMs, Number.POSITIVE_INFINITY) - this.countCounted(now - spanMs - this.windowMs, now - this.windowMs);
+    return added < allowed ? 0 : Math.max(1, Math.ceil(spanMs / allowed));
+  }
+
+  /** Own calls counted in (fromMs, toMs]. */
+  private countCounted(fromMs: number, toMs: number): number {
+    let n = 0;
+    for (let i = this.own.length - 1; i >= this.head; i--) {
+      const call = this.own[i] as OwnCall;
+      if (call.sentAtMs <= fromMs - 1_000) break;
+      if (call.countedAtMs > fromMs && call.countedAtMs <= toMs) n++;
+    }
+    return n;
+  }
+
+  private findOwn(sentAtMs: number): OwnCall | undefined {
+    for (let i = this.own.length - 1; i >= this.head; i--) {
+      const call = this.own[i] as OwnCall;
+      if (call.sentAtMs === sentAtMs) return call;
+      if (call.sentAtMs < sentAtMs) return undefined;
+    }
+    return undefined;
   }
 
   private prune(now: number): void {
     const horizon = now - 2 * this.windowMs;
-    while (this.head < this.own.length && (this.own[this.head] as number) < horizon) this.head++;
+    while (this.head < this.own.length && (this.own[this.head] as OwnCall).sentAtMs < horizon) this.head++;
     if (this.head > 1024 && this.head * 2 > this.own.length) {
       this.own = this.own.slice(this.head);
       this.head = 0;

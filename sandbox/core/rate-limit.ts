@@ -75,3 +75,9 @@ export class RollingRateLimiter {
     return window;
   }
 }
+
+/** A random wait of 0..maxMs (none when 0): the sandbox's network jitter. */
+export function jitter(maxMs: number, random: () => number = Math.random): Promise<void> | undefined {
+  if (maxMs <= 0) return undefined;
+  return new Promise((resolve) => setTimeout(resolve, random() * maxMs));
+}

@@ -1,61 +1,32 @@
-import { AdaptiveRateLimiter } from '../../../connectors/traceability/rate-limiter';
-import { FakeClock, RollingWindowModel } from './fake-clock';
+import { AdaptiveRateLimiter, ratePolicy } from '../../../connectors/traceability/rate-limiter';
+import { FakeClock } from './fake-clock';
+import { minOf, simulate, unevenness } from './rate-sim';
 
-interface SimResult {
-  perProcess: number[];
-  refused: number;
-  lastCallAt: number;
-  startedAt: number;
-}
+// Goals from issue 16: use of the allowance in each full 60 s window while work waits >= 97% (>= 90% at
+// 30/min, where one call is 3.3%), 429s < 0.5% of calls, an even split (within 10%) between processes
+// with equal work. The spec ("Rate limit", doc 01): a rolling minute per key, X-RateLimit-Limit /
+// -Remaining / -Reset on every answer, "Beyond the allowance: 429 with Retry-After".
+// Every simulation runs on a fake clock with 5-45 ms each way per call and four calls in flight per process.
 
-/** Runs `processes` limiters against one rolling-window key until each has made its share of calls. */
-async function simulate(opts: {
-  limit: number;
-  callsPerProcess: number[];
-  startDelaysMs?: number[];
-  latencyMs?: number;
-}): Promise<SimResult> {
-  const clock = new FakeClock();
-  const server = new RollingWindowModel(opts.limit, () => clock.now());
-  const startedAt = clock.now();
-  const perProcess = opts.callsPerProcess.map(() => 0);
-  let lastCallAt = startedAt;
-  const latency = opts.latencyMs ?? 20;
-  const runs = opts.callsPerProcess.map(async (calls, p) => {
-    const limiter = new AdaptiveRateLimiter({ clock });
-    if (opts.startDelaysMs?.[p]) await clock.sleep(opts.startDelaysMs[p] as number);
-    // Four requests in flight per process, like a client with maxConcurrency 4.
-    let started = 0;
-    const worker = async (): Promise<void> => {
-      while (started < calls) {
-        started++;
-        const permit = await limiter.acquire();
-        const answer = server.take();
-        lastCallAt = clock.now();
-        await clock.sleep(latency);
-        limiter.complete(permit, answer);
-        if (answer.allowed) perProcess[p] = (perProcess[p] ?? 0) + 1;
-        else {
-          started--;
-          limiter.pauseFor(answer.retryAfterMs);
-        }
-      }
-    };
-    await Promise.all([worker(), worker(), worker(), worker()]);
+const MIN = 60_000;
+
+describe('ratePolicy', () => {
+  it('alone, aims at the allowance less the calls that may be in flight', () => {
+    expect(ratePolicy(600, 50, MIN, false)).toMatchObject({ reserve: 1, top: 599 });
+    expect(ratePolicy(3000, 100, MIN, false)).toMatchObject({ reserve: 5, top: 2995 });
+    expect(ratePolicy(30, 100, MIN, false).capAt(29)).toBe(29);
   });
-  let done = false;
-  void Promise.all(runs).then(() => (done = true));
-  while (!done) if (!(await clock.step())) await FakeClock.flush();
-  return { perProcess, refused: server.refused, lastCallAt, startedAt };
-}
 
-function utilisation(result: SimResult, limit: number): number {
-  const total = result.perProcess.reduce((a, b) => a + b, 0);
-  const minutes = (result.lastCallAt - result.startedAt) / 60_000;
-  return total / minutes / limit;
-}
+  it('shared, gives every process the same cap for the same key-wide count, falling to 0 past the top', () => {
+    const { top, capAt } = ratePolicy(600, 50, MIN, true);
+    expect(capAt(top - 20)).toBe(top);
+    expect(capAt(top - 5)).toBeLessThan(top);
+    expect(capAt(top - 5)).toBeGreaterThan(capAt(top));
+    expect(capAt(top + 1)).toBe(0);
+  });
+});
 
-describe('AdaptiveRateLimiter', () => {
+describe('AdaptiveRateLimiter on one key (fake clock)', () => {
   it('sends a single probe until the first answer tells the allowance', async () => {
     const clock = new FakeClock();
     const limiter = new AdaptiveRateLimiter({ clock });
@@ -69,75 +40,95 @@ describe('AdaptiveRateLimiter', () => {
     expect(second).toBe(true);
   });
 
-  it('paces a lone process evenly at about 95% of the allowance', async () => {
-    const clock = new FakeClock();
-    const limiter = new AdaptiveRateLimiter({ clock });
-    limiter.complete(limiter.recordDispatch(), { limit: 600, remaining: 599, resetAtMs: clock.now() + 60_000 });
-    // 600/min * 0.95 = 9.5/s: the next call is due ~105 ms after the last one.
-    expect(limiter.delayMs()).toBeGreaterThan(100);
-    expect(limiter.delayMs()).toBeLessThan(110);
+  it('one process alone, 600/min: every full window >= 97% used, no 429', async () => {
+    const run = await simulate({ limit: 600, processes: [{}], durationMs: 3 * MIN });
+    expect(run.refused).toBe(0);
+    expect(minOf(run.windowCounts(MIN, 3 * MIN))).toBeGreaterThanOrEqual(0.97 * 600);
   });
 
-  it('stops when remaining reaches zero and waits for X-RateLimit-Reset', async () => {
-    const clock = new FakeClock();
-    const limiter = new AdaptiveRateLimiter({ clock });
-    limiter.complete(limiter.recordDispatch(), { limit: 100, remaining: 0, resetAtMs: clock.now() + 7_000 });
-    expect(limiter.delayMs()).toBe(7_000);
-    await clock.advance(7_000);
-    expect(limiter.delayMs()).toBe(0);
-    limiter.recordDispatch();
-    // Only one probe goes out past the reset until its answer arrives.
-    expect(limiter.delayMs()).toBeGreaterThan(0);
+  it('allowance 30/min, one process: every full window >= 90% used (27 of 30), no 429', async () => {
+    const run = await simulate({ limit: 30, processes: [{}], durationMs: 3 * MIN });
+    expect(run.refused).toBe(0);
+    expect(minOf(run.windowCounts(MIN, 3 * MIN))).toBeGreaterThanOrEqual(27);
   });
 
-  it('holds every counted call during a Retry-After pause', async () => {
+  it('allowance 30/min, two processes: every full window >= 90% used, no 429, even split', async () => {
+    const run = await simulate({ limit: 30, processes: [{}, {}], durationMs: 4 * MIN });
+    expect(run.refused).toBe(0);
+    expect(minOf(run.windowCounts(MIN, 4 * MIN))).toBeGreaterThanOrEqual(27);
+    expect(unevenness(run.split(MIN, 4 * MIN))).toBeLessThanOrEqual(0.1);
+  });
+
+  it('two processes sharing 600/min: every full window >= 97% used, no 429, split within 10%', async () => {
+    const run = await simulate({ limit: 600, processes: [{}, {}], durationMs: 3 * MIN });
+    expect(run.refused).toBe(0);
+    expect(minOf(run.windowCounts(MIN, 3 * MIN))).toBeGreaterThanOrEqual(0.97 * 600);
+    expect(unevenness(run.split(MIN, 3 * MIN))).toBeLessThanOrEqual(0.1);
+  });
+
+  it('four processes sharing 3,000/min: every full window >= 97% used, no 429, split within 10%', async () => {
+    const run = await simulate({ limit: 3000, processes: [{}, {}, {}, {}], durationMs: 2.5 * MIN });
+    expect(run.refused).toBe(0);
+    expect(minOf(run.windowCounts(MIN, 2.5 * MIN))).toBeGreaterThanOrEqual(0.97 * 3000);
+    expect(unevenness(run.split(MIN, 2.5 * MIN))).toBeLessThanOrEqual(0.1);
+  });
+
+  // Known gap (issue 16): four processes at 120/min get 4 429s in 4 minutes (0.8%), reset-time probes
+  // meeting in the last slot. `it.failing` turns red once this meets the goal, so it is noticed.
+  it.failing('four processes sharing 120/min over four minutes: 429s under 0.5% of calls, split within 10%', async () => {
+    const run = await simulate({ limit: 120, processes: [{}, {}, {}, {}], durationMs: 4 * MIN });
+    expect(run.refused / (run.refused + run.accepted.flat().length)).toBeLessThan(0.005);
+    expect(unevenness(run.split(MIN, 4 * MIN))).toBeLessThanOrEqual(0.1);
+  });
+
+  it('a process that stops: the others take its share once its calls have left the window', async () => {
+    const run = await simulate({ limit: 600, processes: [{}, {}, { stopMs: 100_000 }], durationMs: 4 * MIN });
+    expect(run.refused / run.accepted.flat().length).toBeLessThan(0.005);
+    // Its last calls leave the window by 160 s (a few sent late, while waiting, by 185 s).
+    expect(minOf(run.windowCounts(190_000, 4 * MIN))).toBeGreaterThanOrEqual(0.97 * 600);
+    expect(run.split(190_000, 4 * MIN)[2]).toBe(0);
+  });
+
+  it('a process that starts mid-window gets calls at once and grows its share, without 429s, the key staying used', async () => {
+    const run = await simulate({ limit: 600, processes: [{}, { startMs: 90_000 }], durationMs: 4 * MIN });
+    expect(run.refused).toBe(0);
+    expect(minOf(run.windowCounts(MIN, 4 * MIN))).toBeGreaterThanOrEqual(0.95 * 600);
+    const late = run.accepted[1] ?? [];
+    expect(late[0]).toBeLessThan(91_000);
+    // It probes when the window's oldest call leaves (X-RateLimit-Reset) instead of waiting for its
+    // own calls to leave, so its share grows every few seconds: over a third by the fourth minute.
+    const [first, second] = run.split(3 * MIN, 4 * MIN) as [number, number];
+    expect(second / (first + second)).toBeGreaterThan(1 / 3);
+  });
+
+  it('a 429 pauses the process for Retry-After, then one probe goes', async () => {
     const clock = new FakeClock();
     const limiter = new AdaptiveRateLimiter({ clock });
-    limiter.complete(limiter.recordDispatch(), { limit: 1000, remaining: 900, resetAtMs: clock.now() + 1_000 });
+    const refusedCall = limiter.recordDispatch(false);
+    limiter.complete(refusedCall, { limit: 30, remaining: 0, resetAtMs: clock.now() + 60_000 }, false);
     limiter.pauseFor(5_000);
-    let acquired = false;
-    void limiter.acquire().then(() => (acquired = true));
+    const sent: number[] = [];
+    const t0 = clock.now();
+    void limiter.acquire().then(() => sent.push(clock.now() - t0));
+    void limiter.acquire().then(() => sent.push(clock.now() - t0));
     await clock.advance(4_900);
-    expect(acquired).toBe(false);
+    expect(sent).toEqual([]);
     await clock.advance(200);
-    expect(acquired).toBe(true);
+    expect(sent).toEqual([5_000]); // one probe; the next waits for its answer
   });
 
-  it('leaves to another process sharing the key the part of the allowance it uses', async () => {
+  it('another process that sees remaining 0 holds its calls until the oldest call leaves the window', async () => {
     const clock = new FakeClock();
-    const limiter = new AdaptiveRateLimiter({ clock });
-    let othersCalls = 0;
-    // Every second: we make 5 calls, the other process makes 12 (1200/min allowance, 19/s target).
-    for (let second = 0; second < 20; second++) {
-      othersCalls += 12;
-      for (let i = 0; i < 5; i++) {
-        const permit = limiter.recordDispatch();
-        limiter.complete(permit, { limit: 1200, remaining: 1200 - othersCalls - (second * 5 + i + 1), resetAtMs: clock.now() + 60_000 });
-        await clock.advance(200);
-      }
-    }
-    expect(limiter.othersRatePerSecond()).toBeCloseTo(12, 0);
-    expect(limiter.currentRatePerSecond()).toBeCloseTo(19 - 12, 0);
-  });
-
-  it('keeps one process under the allowance with no 429 and about 95% use', async () => {
-    const result = await simulate({ limit: 600, callsPerProcess: [1200] });
-    expect(result.refused).toBe(0);
-    expect(utilisation(result, 600)).toBeGreaterThan(0.9);
-    expect(utilisation(result, 600)).toBeLessThanOrEqual(1);
-  });
-
-  it('lets two processes sharing a key use >= 90% of it with < 1% refused calls', async () => {
-    const result = await simulate({ limit: 1200, callsPerProcess: [1000, 1000], startDelaysMs: [0, 300] });
-    const total = (result.perProcess[0] ?? 0) + (result.perProcess[1] ?? 0);
-    expect(result.refused / total).toBeLessThan(0.01);
-    expect(utilisation(result, 1200)).toBeGreaterThan(0.9);
-    expect(utilisation(result, 1200)).toBeLessThanOrEqual(1.02);
-  });
-
-  it('lets a late process grow its share instead of starving', async () => {
-    const result = await simulate({ limit: 600, callsPerProcess: [3000, 300], startDelaysMs: [0, 90_000] });
-    expect(result.refused).toBeLessThan(20);
-    expect(result.perProcess[1]).toBe(300);
+    const limiter = new AdaptiveRateLimiter({ clock, random: () => 0 });
+    const t0 = clock.now();
+    // Its own call was counted as the last one: the window is full until the oldest call leaves, in 3 s.
+    limiter.complete(limiter.recordDispatch(), { limit: 30, remaining: 0, resetAtMs: t0 + 3_000 });
+    const sent: number[] = [];
+    void limiter.acquire().then(() => sent.push(clock.now() - t0));
+    void limiter.acquire().then(() => sent.push(clock.now() - t0));
+    await clock.advance(2_900);
+    expect(sent).toEqual([]);
+    await clock.advance(200);
+    expect(sent).toEqual([3_000]);
   });
 });

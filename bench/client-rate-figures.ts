@@ -1,0 +1,98 @@
+// The client-rate benchmark's figures, from what the server counted and what each process did.
+
+export const WINDOW_MS = 60_000;
+
+export interface CellFigures {
+  /** Use of the allowance in each full sliding 60 s window while work waited: min and median. */
+  useMin: number;
+  useMedian: number;
+  /** End of the least used window, in seconds from the start. */
+  useMinAtS: number;
+  windows: number;
+  calls: number;
+  refused: number;
+  /** Seconds in which the window had room (below the goal) and no call was counted, while work waited. */
+  idleSeconds: number;
+  /** Counted calls per process over the stretch when all of them had work (empty when there was none). */
+  split: number[];
+  /** Largest distance of a process's share from the even split, as a fraction of it. */
+  unevenness: number | undefined;
+}
+
+export interface ProcessSpan {
+  /** When the process had work: [from, to) in ms. */
+  from: number;
+  to: number;
+  /** Server-side times of its counted calls are not known per process; its own dispatch times are. */
+  counted: number[];
+}
+
+/** Goal of a cell: use >= 97% (90% at 30/min, where one call is 3.3%), 429s < 0.5%, split within 10%. */
+export function useGoal(limit: number): number {
+  return limit <= 30 ? 0.9 : 0.97;
+}
+
+function countIn(sorted: number[], fromExclusive: number, toInclusive: number): number {
+  let lo = 0;
+  let hi = sorted.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if ((sorted[mid] as number) <= fromExclusive) lo = mid + 1;
+    else hi = mid;
+  }
+  let n = 0;
+  for (let i = lo; i < sorted.length && (sorted[i] as number) <= toInclusive; i++) n++;
+  return n;
+}
+
+/**
+ * `counted`: server times of every counted call of the key; `refused`: 429s; `spans`: each process's
+ * stretch with work. Windows (t - 60 s, t] are taken every second over the stretch when at least one
+ * process had work, starting one window after the first one began.
+ */
+export function cellFigures(limit: number, counted: number[], refused: number, spans: ProcessSpan[]): CellFigures {
+  const all = [...counted].sort((a, b) => a - b);
+  const busyFrom = Math.min(...spans.map((s) => s.from));
+  const busyTo = Math.max(...spans.map((s) => s.to));
+  const uses: number[] = [];
+  let useMinAtS = 0;
+  for (let t = busyFrom + WINDOW_MS; t <= busyTo; t += 1_000) {
+    uses.push(countIn(all, t - WINDOW_MS, t) / limit);
+    if ((uses[uses.length - 1] as number) < Math.min(...uses.slice(0, -1), Infinity)) useMinAtS = Math.round((t - busyFrom) / 1000);
+  }
+  const sortedUses = [...uses].sort((a, b) => a - b);
+  let idleSeconds = 0;
+  const goalCalls = Math.floor(useGoal(limit) * limit);
+  for (let t = busyFrom + 1_000; t <= busyTo; t += 1_000) {
+    const busy = spans.some((s) => s.from <= t - 1_000 && s.to >= t);
+    if (busy && countIn(all, t - WINDOW_MS, t) < goalCalls && countIn(all, t - 1_000, t) === 0) idleSeconds++;
+  }
+  const together = { from: Math.max(...spans.map((s) => s.from)) + WINDOW_MS, to: Math.min(...spans.map((s) => s.to)) };
+  const split =
+    together.to - together.from >= WINDOW_MS
+      ? spans.map((s) => countIn([...s.counted].sort((a, b) => a - b), together.from, together.to))
+      : [];
+  const even = split.reduce((a, b) => a + b, 0) / Math.max(1, split.length);
+  return {
+    useMin: sortedUses[0] ?? 0,
+    useMedian: sortedUses[Math.floor(sortedUses.length / 2)] ?? 0,
+    useMinAtS,
+    windows: uses.length,
+    calls: counted.length + refused,
+    refused,
+    idleSeconds,
+    split,
+    unevenness: split.length > 1 && even > 0 ? Math.max(...split.map((s) => Math.abs(s - even) / even)) : undefined,
+  };
+}
+
+/** Which goals a cell missed (empty when it met them all). */
+export function missedGoals(limit: number, f: CellFigures, checkSplit: boolean): string[] {
+  const missed: string[] = [];
+  if (f.windows === 0) missed.push('no full window');
+  if (f.useMin < useGoal(limit)) missed.push(`use ${(f.useMin * 100).toFixed(1)}% < ${useGoal(limit) * 100}%`);
+  if (f.calls > 0 && f.refused / f.calls >= 0.005) missed.push(`429s ${((f.refused / f.calls) * 100).toFixed(2)}% >= 0.5%`);
+  if (f.idleSeconds > 0) missed.push(`idle ${f.idleSeconds} s`);
+  if (checkSplit && f.unevenness !== undefined && f.unevenness > 0.1) missed.push(`split ${(f.unevenness * 100).toFixed(0)}% off even`);
+  return missed;
+}

@@ -1,0 +1,27 @@
+import { startSandbox, type RunningSandbox } from '../../sandbox/server';
+
+// The sandbox's jitter flag: "answers with realistic jitter (tens of ms) so the benchmark is not
+// flattered by a perfectly quiet server" (issue 16), while the rolling window and headers stay as the spec says.
+describe('sandbox jitterMs', () => {
+  let sandbox: RunningSandbox;
+  beforeAll(async () => {
+    sandbox = await startSandbox({ port: 0, rateLimitPerMinute: 100, jitterMs: 200, qrDelayMs: 0 });
+  });
+  afterAll(async () => sandbox.close());
+
+  it('delays answers by a random amount and still counts every call in the window', async () => {
+    const took: number[] = [];
+    let remaining = 0;
+    for (let i = 0; i < 6; i++) {
+      const started = Date.now();
+      const res = await fetch(`${sandbox.baseUrl}/style-types`, { headers: { companyapikey: 'sandbox-key-brand' } });
+      await res.arrayBuffer();
+      took.push(Date.now() - started);
+      remaining = Number(res.headers.get('x-ratelimit-remaining'));
+    }
+    expect(Math.max(...took)).toBeGreaterThan(50);
+    expect(Math.max(...took) - Math.min(...took)).toBeGreaterThan(10);
+    expect(Math.max(...took)).toBeLessThan(1_000);
+    expect(remaining).toBe(100 - 6);
+  });
+});

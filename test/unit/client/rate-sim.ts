@@ -1,0 +1,95 @@
+import { AdaptiveRateLimiter } from '../../../connectors/traceability/rate-limiter';
+import { seededRandom } from '../../../sandbox/core/prng';
+import { FakeClock, RollingWindowModel } from './fake-clock';
+
+/** One simulated worker process: it has work from `startMs` until `stopMs` (relative to the start). */
+export interface SimProcess {
+  startMs?: number;
+  stopMs?: number;
+  /** Requests in flight at once (the client's maxConcurrency). */
+  concurrency?: number;
+}
+
+export interface SimResult {
+  limit: number;
+  /** Server-side times of the calls the server counted, per process (relative to the start). */
+  accepted: number[][];
+  refused: number;
+  /** The limiter of each process, to read its view at the end. */
+  limiters: AdaptiveRateLimiter[];
+  /** Calls counted in the window (t - 60 s, t] for t = fromMs, fromMs + 1 s, ..., toMs. */
+  windowCounts(fromMs: number, toMs: number): number[];
+  /** Calls each process got counted in [fromMs, toMs). */
+  split(fromMs: number, toMs: number): number[];
+}
+
+/**
+ * Runs limiters, one per process, against one key of the spec's sliding-window server for `durationMs`
+ * of fake time. Each call takes 5-45 ms to reach the server and as long to come back; a 429 is
+ * answered with Retry-After and the call is retried after the limiter's pause, as the transport does.
+ */
+export async function simulate(opts: {
+  limit: number;
+  processes: SimProcess[];
+  durationMs: number;
+  seed?: number;
+  /** Each way, a call takes 5 ms plus up to this much. */
+  jitterMs?: number;
+  /** Changes to the allowance during the run. */
+}): Promise<SimResult> {
+  const clock = new FakeClock();
+  const t0 = clock.now();
+  const server = new RollingWindowModel(opts.limit, () => clock.now());
+  const random = seededRandom(opts.seed ?? 7);
+  const latency = (): number => 5 + Math.floor(random() * (opts.jitterMs ?? 40));
+  const accepted: number[][] = opts.processes.map(() => []);
+  const limiters = opts.processes.map(() => new AdaptiveRateLimiter({ clock, random }));
+  const endAt = t0 + opts.durationMs;
+
+  const runs = opts.processes.map(async (proc, p) => {
+    const limiter = limiters[p] as AdaptiveRateLimiter;
+    if (proc.startMs) await clock.sleep(proc.startMs);
+    const stopAt = t0 + Math.min(proc.stopMs ?? opts.durationMs, opts.durationMs);
+    const worker = async (): Promise<void> => {
+      while (clock.now() < stopAt) {
+        const permit = await limiter.acquire();
+        await clock.sleep(latency());
+        const answer = server.take();
+        if (answer.allowed) accepted[p]?.push(clock.now() - t0);
+        await clock.sleep(latency());
+        limiter.complete(permit, answer, answer.allowed);
+        if (!answer.allowed) limiter.pauseFor(answer.retryAfterMs);
+      }
+    };
+    await Promise.all(Array.from({ length: proc.concurrency ?? 4 }, worker));
+  });
+  let done = false;
+  void Promise.all(runs).then(() => (done = true));
+  while (!done && clock.now() < endAt + 5_000) if (!(await clock.step())) await FakeClock.flush();
+
+  const all = accepted.flat().sort((a, b) => a - b);
+  return {
+    limit: opts.limit,
+    accepted,
+    refused: server.refused,
+    limiters,
+    windowCounts(fromMs, toMs) {
+      const counts: number[] = [];
+      for (let t = fromMs; t <= toMs; t += 1_000) counts.push(all.filter((x) => x > t - 60_000 && x <= t).length);
+      return counts;
+    },
+    split(fromMs, toMs) {
+      return accepted.map((times) => times.filter((x) => x >= fromMs && x < toMs).length);
+    },
+  };
+}
+
+export function minOf(values: number[]): number {
+  return values.reduce((a, b) => Math.min(a, b), Number.POSITIVE_INFINITY);
+}
+
+/** Largest distance of a share from the even split, as a fraction of the even split. */
+export function unevenness(split: number[]): number {
+  const even = split.reduce((a, b) => a + b, 0) / split.length;
+  return Math.max(...split.map((s) => Math.abs(s - even) / even));
+}
