@@ -7,7 +7,7 @@ import type { PullOrdersResult } from '../../activities/erp-pull';
 import { TraceJob } from '../../worker/search-attributes';
 import { pullPlatformOrders, pushErpOrders } from '../../workflows';
 import type { PushErpOrdersInput, PushErpOrdersResult } from '../../workflows/erp-orders';
-import { startTestStack, type TestStack } from '../harness';
+import { sandboxApi, startTestStack, type TestStack } from '../harness';
 
 /**
  * Issue 14: the push read against spec 03 ("Orders, Files, Certificates...") and fed real exports. Each test quotes
@@ -38,18 +38,7 @@ interface RawOrder {
 describe('pushErpOrders by the spec, on real Temporal and the sandbox (issue 14)', () => {
   let stack: TestStack;
   let dir: string;
-  const api = async <T>(pathAndQuery: string, init?: RequestInit): Promise<T> => {
-    const response = await fetch(`${stack.sandbox.baseUrl}${pathAndQuery}`, {
-      ...init,
-      headers: { companyapikey: stack.apiKey, 'content-type': 'application/json', ...init?.headers },
-    });
-    return ((await response.json()) as { data: T }).data;
-  };
-  const control = (route: string, method: string, body?: unknown) =>
-    fetch(`${stack.sandbox.baseUrl.replace(/\/api\/v2$/, '')}${route}`, {
-      method,
-      ...(body === undefined ? {} : { headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) }),
-    });
+  const { api, control } = sandboxApi(() => stack);
   /** Every copy of an order number on the platform (any type), with lines. */
   const copiesOf = async (orderNumber: string): Promise<RawOrder[]> => {
     const listed = await api<RawOrder[]>(`/orders?limit=100&orderNumber=${encodeURIComponent(orderNumber)}`);

@@ -8,7 +8,7 @@ import { retryPlanFor } from '../../cli/commands/retry';
 import { TraceJob } from '../../worker/search-attributes';
 import { pushErpOrders } from '../../workflows';
 import type { PushErpOrdersInput, PushErpOrdersResult } from '../../workflows/erp-orders';
-import { startTestStack, type TestStack } from '../harness';
+import { sandboxApi, startTestStack, type TestStack } from '../harness';
 
 /** One export row per order line, in the default profile's columns. */
 interface Row {
@@ -68,20 +68,7 @@ interface RawOrder {
 describe('pushErpOrders on a real Temporal dev server and the sandbox', () => {
   let stack: TestStack;
   let dir: string;
-  const api = async <T>(pathAndQuery: string, init?: RequestInit): Promise<T> => {
-    const response = await fetch(`${stack.sandbox.baseUrl}${pathAndQuery}`, {
-      ...init,
-      headers: { companyapikey: stack.apiKey, 'content-type': 'application/json', ...init?.headers },
-    });
-    return ((await response.json()) as { data: T }).data;
-  };
-  const control = (route: string, method: string, body?: unknown) =>
-    fetch(`${stack.sandbox.baseUrl.replace(/\/api\/v2$/, '')}${route}`, {
-      method,
-      ...(body === undefined
-        ? {}
-        : { headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) }),
-    });
+  const { api, control } = sandboxApi(() => stack);
   /** The platform's orders whose number starts with `prefix`, by number, with lines (the test's own reads). */
   const platformOrders = async (prefix: string): Promise<Map<string, RawOrder[]>> => {
     const byNumber = new Map<string, RawOrder[]>();

@@ -13,7 +13,7 @@ import { builtinProfile } from '../../connectors/plm';
 import { repoRoot } from '../../worker/paths';
 import { importPlmSpreadsheet } from '../../workflows';
 import type { ImportPlmSpreadsheetInput } from '../../workflows/plm-import';
-import { startTestStack, type TestStack } from '../harness';
+import { sandboxApi, startTestStack, type TestStack } from '../harness';
 import { parseCsv } from '../unit/plm-activities/native-sheet';
 
 const HEADER = ['externalId', 'parentExternalId', 'level', 'name', 'styleType', 'isComponent', 'description', 'gender', 'color', 'dimension', 'weight', 'weightUnit', 'PLM_ID', 'composition'] as const;
@@ -58,14 +58,7 @@ describe('PLM import follows the spec rules (issue 15)', () => {
     Object.entries(stack.apiClient.stats().byMethodStatus)
       .filter(([key]) => key.startsWith('POST') || key.startsWith('PUT'))
       .reduce((sum, [key, n]) => sum + n - (before[key] ?? 0), 0);
-  const api = async <T>(pathAndQuery: string, init: RequestInit = {}): Promise<T> => {
-    const response = await fetch(`${stack.sandbox.baseUrl}${pathAndQuery}`, {
-      ...init,
-      headers: { companyapikey: stack.apiKey, 'content-type': 'application/json', ...(init.headers ?? {}) },
-    });
-    const text = await response.text();
-    return (text === '' ? undefined : (JSON.parse(text) as { data: T }).data) as T;
-  };
+  const { api } = sandboxApi(() => stack);
   const product = (externalId: string) => api<ApiProduct>(`/styles/${encodeURIComponent(externalId)}`);
   const ownedCompositions = async (externalId: string) => {
     const { id } = await product(externalId);
