@@ -6,11 +6,11 @@ import { repoRoot } from '../../worker/paths';
 import { readHarnessInfo } from '../harness';
 
 /**
- * Histories recorded from the job workflows as they were before the batch-job kit (main at 4139cae; in
- * test/fixtures/histories, each a
- * protobuf History, base64; `.first`/`.last` are the two ends of a run that continued as new). Running workflows
- * replay their history on a new worker, so the current code must issue the same commands for them
- * (activities, timers, search-attribute upserts, continue-as-new) or they fail with a non-determinism error.
+ * Histories recorded from the job workflows as they were before the batch-job kit (main at 4139cae), in
+ * test/fixtures/histories: each a protobuf History in base64; `.first`/`.last` are the two ends of a run that
+ * continued as new. Running workflows replay their history on a new worker, so the current code must issue the same
+ * commands for them (activities, timers, search-attribute upserts, continue-as-new) or they fail with a
+ * non-determinism error.
  */
 const dir = path.join(repoRoot(), 'test', 'fixtures', 'histories');
 const files = readdirSync(dir).filter((name) => name.endsWith('.b64'));
