@@ -175,13 +175,8 @@ export async function importPlmSpreadsheet(rawInput: ImportPlmSpreadsheetInput):
     catalogue: plan.catalogue,
     warnings: read.warnings,
   }));
-  progress.phase = 'done';
-  progress.created = result.products.created;
-  progress.updated = result.products.updated;
-  progress.unchanged = result.products.unchanged;
-  progress.rejected = result.products.rejected;
-  progress.archived = result.products.archived;
-  progress.done = progress.created + progress.updated + progress.unchanged + progress.rejected + progress.archived;
+  const { created, updated, unchanged, rejected, archived } = result.products;
+  Object.assign(progress, { phase: 'done', created, updated, unchanged, rejected, archived, done: created + updated + unchanged + rejected + archived });
   const status = dryRun ? 'dry-run-done' : result.products.rejected > 0 || result.rejectedRows > 0 ? 'done-with-rejects' : 'done';
   setStatus(approval?.decision === 'rejected' ? 'rejected' : status);
   if (approval?.decision !== 'rejected') showOutcome(result.products, result.rejectsFile, { dryRun });
