@@ -1,10 +1,10 @@
-import { condition, defineSignal, proxyActivities, setHandler, upsertSearchAttributes, workflowInfo } from '@temporalio/workflow';
+import { condition, defineSignal, proxyActivities, setHandler, workflowInfo } from '@temporalio/workflow';
 import { z } from 'zod';
 import type { Activities } from '../activities';
 import type { Replanned } from '../activities/approval';
 import type { PlanResult, ReadResult } from '../activities/plm-import';
-import { TraceStatus } from '../worker/search-attributes';
 import type { StagingRef } from '../connectors/staging';
+import { setStatus, stepActivityOptions } from './batch-run';
 import { batchSummary, showDetails } from './operator-view';
 
 /**
@@ -61,11 +61,7 @@ export interface ApprovalOutcome {
   replanned: Replanned[];
 }
 
-const approvalActivities = proxyActivities<Activities>({
-  startToCloseTimeout: '30 minutes',
-  heartbeatTimeout: '2 minutes',
-  retry: { initialInterval: '2 seconds', backoffCoefficient: 2, maximumInterval: '1 minute', maximumAttempts: 10 },
-});
+const approvalActivities = proxyActivities<Activities>(stepActivityOptions);
 
 /** Waits durably for `approve` or `reject`, or the timeout. */
 export async function awaitDecision(input: ApprovalInput, details: string): Promise<Omit<ApprovalOutcome, 'planHtml' | 'planXlsx' | 'replanned'>> {
@@ -76,12 +72,40 @@ export async function awaitDecision(input: ApprovalInput, details: string): Prom
   };
   setHandler(approveSignal, decide('approved'));
   setHandler(rejectSignal, decide('rejected'));
-  upsertSearchAttributes([{ key: TraceStatus, value: 'awaiting-approval' }]);
+  setStatus('awaiting-approval');
   showDetails(details);
   const inTime = await condition(() => decided !== undefined, (options.timeoutSeconds ?? DEFAULT_TIMEOUT_SECONDS) * 1000);
   if (inTime && decided) return { ...decided, timedOut: false };
   const onTimeout = options.onTimeout ?? 'reject';
   return { decision: onTimeout === 'approve' ? 'approved' : 'rejected', by: 'timeout', reason: `no decision within ${options.timeoutSeconds ?? DEFAULT_TIMEOUT_SECONDS}s`, timedOut: true };
+}
+
+/**
+ * Shows the plan's summary, waits for the decision and sets TraceStatus from it (`rejected`, or `running` again).
+ * The outcome lists nothing re-planned yet: the caller checks that once approved.
+ */
+async function decideOnPlan(input: ApprovalInput, summary: string, files: { htmlFile: string; xlsxFile: string }): Promise<ApprovalOutcome> {
+  const { workflowId } = workflowInfo();
+  const decision = await awaitDecision(
+    input,
+    `**Awaiting approval**: ${summary}.\n\n` +
+      `Plan: ${files.htmlFile} (and ${files.xlsxFile}).\n\nApprove: \`trace-sync approve ${workflowId}\` or the signal \`approve\`; reject: \`trace-sync reject ${workflowId}\`.`,
+  );
+  if (decision.decision === 'rejected') {
+    setStatus('rejected');
+    showDetails(`Plan rejected by ${decision.by}${decision.reason ? `: ${decision.reason}` : ''}. Nothing was written.`);
+  } else {
+    setStatus('running');
+  }
+  return { ...decision, planHtml: files.htmlFile, planXlsx: files.xlsxFile, replanned: [] };
+}
+
+/** Says who approved, and which approved writes were held back because the platform changed them since the plan. */
+function showApproved(approval: ApprovalOutcome, replanned: Replanned[], noun: 'products' | 'orders'): ApprovalOutcome {
+  showDetails(
+    `Plan approved by ${approval.by}${replanned.length > 0 ? `; ${replanned.length} ${noun} changed on the platform since the plan were held back (${replanned.map((r) => r.externalId).slice(0, 5).join(', ')}${replanned.length > 5 ? ', …' : ''})` : ''}.`,
+  );
+  return { ...approval, replanned };
 }
 
 export type PlmGate = { approval: ApprovalOutcome; plan: PlanResult | undefined };
@@ -94,18 +118,8 @@ export async function approvePlmPlan(input: ApprovalInput, run: { read: ReadResu
   const { workflowId } = workflowInfo();
   const files = await approvalActivities.writePlmApprovalPlan({ runKey: run.read.runKey, manifest: run.plan.manifest, workflowId });
   run.setPhase('awaiting approval');
-  const decision = await awaitDecision(
-    input,
-    `**Awaiting approval**: ${files.creates} to create, ${files.updates} to update, ${files.deletes} to delete, ${files.rejects} rejected.\n\n` +
-      `Plan: ${files.htmlFile} (and ${files.xlsxFile}).\n\nApprove: \`trace-sync approve ${workflowId}\` or the signal \`approve\`; reject: \`trace-sync reject ${workflowId}\`.`,
-  );
-  const base = { ...decision, planHtml: files.htmlFile, planXlsx: files.xlsxFile, replanned: [] as Replanned[] };
-  if (decision.decision === 'rejected') {
-    upsertSearchAttributes([{ key: TraceStatus, value: 'rejected' }]);
-    showDetails(`Plan rejected by ${decision.by}${decision.reason ? `: ${decision.reason}` : ''}. Nothing was written.`);
-    return { approval: base, plan: undefined };
-  }
-  upsertSearchAttributes([{ key: TraceStatus, value: 'running' }]);
+  const approval = await decideOnPlan(input, `${files.creates} to create, ${files.updates} to update, ${files.deletes} to delete, ${files.rejects} rejected`, files);
+  if (approval.decision === 'rejected') return { approval, plan: undefined };
   // The platform may have changed while the plan waited: plan again, and apply only what is still as approved.
   run.setPhase('planning');
   const fresh = await approvalActivities.planPlmImport({ runKey: run.read.runKey, sheet: run.read.sheet, batchSize: run.batchSize, unarchive: run.unarchive });
@@ -118,10 +132,7 @@ export async function approvePlmPlan(input: ApprovalInput, run: { read: ReadResu
     batchCount: held.batchCount,
     counts: { ...fresh.counts, create: fresh.counts.create - heldCreates, update: fresh.counts.update - heldUpdates },
   };
-  showDetails(
-    `Plan approved by ${decision.by}${held.replanned.length > 0 ? `; ${held.replanned.length} products changed on the platform since the plan were held back (${held.replanned.map((r) => r.externalId).slice(0, 5).join(', ')}${held.replanned.length > 5 ? ', …' : ''})` : ''}.`,
-  );
-  return { approval: { ...base, replanned: held.replanned }, plan };
+  return { approval: showApproved(approval, held.replanned, 'products'), plan };
 }
 
 /** The approval input with the decision recorded in it: continue-as-new carries it to the run that finishes. */
@@ -157,24 +168,11 @@ export async function approveErpPlan(
   await dryPass(planRunKey, 'plan', run.manifest);
   const files = await approvalActivities.writeErpApprovalPlan({ runKey: run.runKey, planRunKey, workflowId });
   run.setPhase('awaiting approval');
-  const decision = await awaitDecision(
-    input,
-    `**Awaiting approval**: ${files.creates} orders to create, ${files.updates} to update, ${files.deletes} with lines to delete, ${files.rejects} rejected.\n\n` +
-      `Plan: ${files.htmlFile} (and ${files.xlsxFile}).\n\nApprove: \`trace-sync approve ${workflowId}\` or the signal \`approve\`; reject: \`trace-sync reject ${workflowId}\`.`,
-  );
-  const base = { ...decision, planHtml: files.htmlFile, planXlsx: files.xlsxFile, replanned: [] as Replanned[] };
-  if (decision.decision === 'rejected') {
-    upsertSearchAttributes([{ key: TraceStatus, value: 'rejected' }]);
-    showDetails(`Plan rejected by ${decision.by}${decision.reason ? `: ${decision.reason}` : ''}. Nothing was written.`);
-    return { approval: base, plan: undefined };
-  }
-  upsertSearchAttributes([{ key: TraceStatus, value: 'running' }]);
+  const approval = await decideOnPlan(input, `${files.creates} orders to create, ${files.updates} to update, ${files.deletes} with lines to delete, ${files.rejects} rejected`, files);
+  if (approval.decision === 'rejected') return { approval, plan: undefined };
   run.setPhase('planning');
   const recheckRunKey = `${run.runKey}--recheck`;
   await dryPass(recheckRunKey, 'recheck', await approvalActivities.freshErpLookupManifest({ runKey: run.runKey, manifest: run.manifest }));
   const held = await approvalActivities.holdBackChangedErpOrders({ runKey: run.runKey, manifest: run.manifest, planRunKey, recheckRunKey });
-  showDetails(
-    `Plan approved by ${decision.by}${held.replanned.length > 0 ? `; ${held.replanned.length} orders changed on the platform since the plan were held back (${held.replanned.map((r) => r.externalId).slice(0, 5).join(', ')}${held.replanned.length > 5 ? ', …' : ''})` : ''}.`,
-  );
-  return { approval: { ...base, replanned: held.replanned }, plan: { manifest: held.manifest, batchCount: held.batchCount } };
+  return { approval: showApproved(approval, held.replanned, 'orders'), plan: { manifest: held.manifest, batchCount: held.batchCount } };
 }

@@ -1,18 +1,9 @@
-import {
-  ApplicationFailure,
-  continueAsNew,
-  defineQuery,
-  log,
-  proxyActivities,
-  setHandler,
-  upsertSearchAttributes,
-  workflowInfo,
-} from '@temporalio/workflow';
+import { continueAsNew, defineQuery, log, proxyActivities, workflowInfo } from '@temporalio/workflow';
 import type { Activities } from '../activities';
 import type { StagedBomRepairCandidates } from '../activities/bom-repair';
 import type { ProductRepairResult } from '../connectors/bom/results';
 import { parseRepairBomInput, selectorLabel, type RepairBomInput } from '../connectors/bom/job-input';
-import { TraceJob, TraceSource, TraceStatus } from '../worker/search-attributes';
+import { invalidInput, runBatches, setStatus, startJob, stepActivityOptions } from './batch-run';
 
 export type { RepairBomInput } from '../connectors/bom/job-input';
 
@@ -66,30 +57,25 @@ export const bomRepairProgressQuery = defineQuery<RepairBomProgress>('progress')
 
 const MAX_LISTED_PRODUCTS = 500;
 
-const { stageBomRepairCandidates, repairBomBatch, discardBomRepairStaging, storeBomRepairMark } = proxyActivities<Activities>({
-  startToCloseTimeout: '30 minutes',
-  heartbeatTimeout: '2 minutes',
-  retry: {
-    initialInterval: '2 seconds',
-    backoffCoefficient: 2,
-    maximumInterval: '1 minute',
-    maximumAttempts: 10,
-  },
-});
+const { stageBomRepairCandidates, repairBomBatch, discardBomRepairStaging, storeBomRepairMark } = proxyActivities<Activities>(stepActivityOptions);
+
+const TOTALS = [
+  'productsScanned',
+  'candidates',
+  'productsProcessed',
+  'productsWithForks',
+  'linesRepaired',
+  'linesWouldRepair',
+  'linesAmbiguous',
+  'linesUnmatched',
+  'linesFailed',
+] as const satisfies ReadonlyArray<keyof RepairBomTotals>;
 
 function emptyResult(selector: string, dryRun: boolean): RepairBomForksResult {
   return {
     selector,
     dryRun,
-    productsScanned: 0,
-    candidates: 0,
-    productsProcessed: 0,
-    productsWithForks: 0,
-    linesRepaired: 0,
-    linesWouldRepair: 0,
-    linesAmbiguous: 0,
-    linesUnmatched: 0,
-    linesFailed: 0,
+    ...(Object.fromEntries(TOTALS.map((key) => [key, 0])) as Record<(typeof TOTALS)[number], number>),
     notFound: [],
     products: [],
     productsOmitted: 0,
@@ -121,28 +107,7 @@ function addProduct(result: RepairBomForksResult, product: ProductRepairResult):
 }
 
 function totalsOf(result: RepairBomForksResult): RepairBomTotals {
-  const {
-    productsScanned,
-    candidates,
-    productsProcessed,
-    productsWithForks,
-    linesRepaired,
-    linesWouldRepair,
-    linesAmbiguous,
-    linesUnmatched,
-    linesFailed,
-  } = result;
-  return {
-    productsScanned,
-    candidates,
-    productsProcessed,
-    productsWithForks,
-    linesRepaired,
-    linesWouldRepair,
-    linesAmbiguous,
-    linesUnmatched,
-    linesFailed,
-  };
+  return Object.fromEntries(TOTALS.map((key) => [key, result[key]])) as Record<(typeof TOTALS)[number], number>;
 }
 
 /** How the run ended, in the words every job uses: `dry-run` is only ever a dry run still running. */
@@ -166,26 +131,18 @@ export async function repairBomForks(
   try {
     parsed = parseRepairBomInput(input);
   } catch (error) {
-    throw ApplicationFailure.nonRetryable(
-      `Invalid BOM repair input: ${(error as Error).message}`,
-      'InvalidInput',
-    );
+    throw invalidInput('BOM repair', (error as Error).message);
   }
   const label = selectorLabel(parsed.selector);
   const result = resume?.result ?? emptyResult(label, parsed.dryRun);
-  const progress: RepairBomProgress = {
-    ...totalsOf(result),
-    phase: 'starting',
-    selector: label,
-    dryRun: parsed.dryRun,
-  };
+  const progress = startJob<RepairBomProgress>({
+    job: 'bom-repair',
+    source: 'api',
+    status: parsed.dryRun ? 'dry-run' : 'running',
+    query: bomRepairProgressQuery,
+    progress: { ...totalsOf(result), phase: 'starting', selector: label, dryRun: parsed.dryRun },
+  });
   const sync = (phase: RepairBomProgress['phase']) => Object.assign(progress, totalsOf(result), { phase });
-  setHandler(bomRepairProgressQuery, () => progress);
-  upsertSearchAttributes([
-    { key: TraceJob, value: 'bom-repair' },
-    { key: TraceSource, value: 'api' },
-    { key: TraceStatus, value: parsed.dryRun ? 'dry-run' : 'running' },
-  ]);
 
   const info = workflowInfo();
   const runKey = resume?.runKey ?? `${info.workflowId}-${info.runId}`.replace(/[^A-Za-z0-9._-]/g, '_');
@@ -206,26 +163,30 @@ export async function repairBomForks(
     }
   }
 
+  const { candidates } = staged;
   let offset = resume?.offset ?? 0;
-  while (offset < staged.candidates.items) {
-    sync('repairing');
-    const batch = await repairBomBatch({
-      candidates: staged.candidates,
-      offset,
-      limit: parsed.batchSize,
-      dryRun: parsed.dryRun,
-      sourceNames: parsed.sourceNames,
-      acceptCurrentSource: parsed.acceptCurrentSource,
-    });
-    for (const product of batch.results) addProduct(result, product);
-    result.productsProcessed += batch.processed;
-    offset += parsed.batchSize;
-    if (offset < staged.candidates.items && workflowInfo().continueAsNewSuggested) {
+  await runBatches({
+    at: () => offset,
+    end: candidates.items,
+    step: async () => {
+      sync('repairing');
+      const batch = await repairBomBatch({
+        candidates,
+        offset,
+        limit: parsed.batchSize,
+        dryRun: parsed.dryRun,
+        sourceNames: parsed.sourceNames,
+        acceptCurrentSource: parsed.acceptCurrentSource,
+      });
+      for (const product of batch.results) addProduct(result, product);
+      result.productsProcessed += batch.processed;
+      offset += parsed.batchSize;
+    },
+    carry: () => {
       result.continuedAsNew += 1;
-      log.info('BOM repair continues as new', { offset, candidates: staged.candidates.items });
-      await continueAsNew<typeof repairBomForks>(input, { runKey, staged, offset, result });
-    }
-  }
+      return continueAsNew<typeof repairBomForks>(input, { runKey, staged, offset, result });
+    },
+  });
 
   await discardBomRepairStaging({ runKey });
   // The mark moves only after every batch finished, and not on a dry run (which repaired nothing).
@@ -234,7 +195,7 @@ export async function repairBomForks(
     if (result.highWaterMark) result.highWaterMark.stored = new Date(stored.sinceMs).toISOString();
   }
   sync('done');
-  upsertSearchAttributes([{ key: TraceStatus, value: statusOf(result) }]);
+  setStatus(statusOf(result));
   log.info('BOM repair done', {
     selector: label,
     repaired: result.linesRepaired,

@@ -1,12 +1,4 @@
-import {
-  ApplicationFailure,
-  defineQuery,
-  log,
-  proxyActivities,
-  setHandler,
-  upsertSearchAttributes,
-  workflowInfo,
-} from '@temporalio/workflow';
+import { defineQuery, log, proxyActivities, workflowInfo } from '@temporalio/workflow';
 import { defineSearchAttributeKey, SearchAttributeType } from '@temporalio/common';
 import type { Activities } from '../activities';
 import type { CertificateReportResult } from '../activities/certificate-report';
@@ -16,7 +8,7 @@ import {
   isKnownTimeZone,
   type CertificateStatus,
 } from '../connectors/reports/certificate-expiry/model';
-import { TraceJob, TraceSource, TraceStatus } from '../worker/search-attributes';
+import { invalidInput, setStatus, startJob, stepActivityOptions } from './batch-run';
 
 /**
  * Workflow input, plain JSON so operators can start it from the Temporal Web UI, e.g.
@@ -47,17 +39,11 @@ export const certificateReportProgressQuery = defineQuery<CertificateReportProgr
 
 const ScheduledStartTime = defineSearchAttributeKey('TemporalScheduledStartTime', SearchAttributeType.DATETIME);
 
-const { fetchCertificatesForReport, writeCertificateExpiryReport } = proxyActivities<Activities>({
-  startToCloseTimeout: '10 minutes',
-  heartbeatTimeout: '2 minutes',
-  retry: { initialInterval: '2 seconds', backoffCoefficient: 2, maximumInterval: '1 minute', maximumAttempts: 10 },
-});
+const { fetchCertificatesForReport, writeCertificateExpiryReport } = proxyActivities<Activities>({ ...stepActivityOptions, startToCloseTimeout: '10 minutes' });
 
 const DATE = /^\d{4}-\d{2}-\d{2}$/;
 
-function badInput(message: string): ApplicationFailure {
-  return ApplicationFailure.nonRetryable(`Invalid certificate report input: ${message}`, 'InvalidInput');
-}
+const badInput = (message: string) => invalidInput('certificate report', message);
 
 /** The calendar date of `instant` in `timeZone`, as `YYYY-MM-DD`. */
 function dateIn(instant: Date, timeZone: string): string {
@@ -105,13 +91,13 @@ export async function certificateExpiryReport(input: CertificateExpiryReportInpu
   if (!isKnownTimeZone(timeZone)) throw badInput(`timeZone '${timeZone}' is not a known IANA time zone`);
   const statuses = statusesToRead(input);
   const asOf = resolveAsOf(input, timeZone);
-  const progress: CertificateReportProgress = { phase: 'starting', asOf, certificates: null };
-  setHandler(certificateReportProgressQuery, () => progress);
-  upsertSearchAttributes([
-    { key: TraceJob, value: 'certificate-report' },
-    { key: TraceSource, value: 'api' },
-    { key: TraceStatus, value: 'running' },
-  ]);
+  const progress = startJob<CertificateReportProgress>({
+    job: 'certificate-report',
+    source: 'api',
+    status: 'running',
+    query: certificateReportProgressQuery,
+    progress: { phase: 'starting', asOf, certificates: null },
+  });
 
   progress.phase = 'reading certificates';
   const fetched = await fetchCertificatesForReport({ runKey: `${asOf}-${workflowInfo().runId}`, statuses });
@@ -127,7 +113,7 @@ export async function certificateExpiryReport(input: CertificateExpiryReportInpu
     includeStatuses: input.includeStatuses,
   });
   progress.phase = 'done';
-  upsertSearchAttributes([{ key: TraceStatus, value: 'done' }]);
+  setStatus('done');
   log.info('Certificate expiry report done', { asOf, total: result.total, expired: result.perBucket['expired'] ?? 0 });
   return result;
 }

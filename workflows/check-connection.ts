@@ -1,7 +1,7 @@
-import { defineQuery, log, proxyActivities, setHandler, upsertSearchAttributes } from '@temporalio/workflow';
+import { defineQuery, log, proxyActivities } from '@temporalio/workflow';
 import type { ApiAccountSummary } from '../activities/check-connection';
 import type { Activities } from '../activities';
-import { TraceJob, TraceSource, TraceStatus } from '../worker/search-attributes';
+import { setStatus, startJob } from './batch-run';
 
 export interface CheckConnectionProgress {
   phase: 'starting' | 'checking' | 'done';
@@ -11,12 +11,7 @@ export const checkConnectionProgressQuery = defineQuery<CheckConnectionProgress>
 
 const { describeApiAccount } = proxyActivities<Activities>({
   startToCloseTimeout: '1 minute',
-  retry: {
-    initialInterval: '1 second',
-    backoffCoefficient: 2,
-    maximumInterval: '30 seconds',
-    maximumAttempts: 5,
-  },
+  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '30 seconds', maximumAttempts: 5 },
 });
 
 /**
@@ -25,18 +20,18 @@ const { describeApiAccount } = proxyActivities<Activities>({
  * TraceJob `check-connection`, TraceSource `api`, TraceStatus `running` then `done` itself.
  */
 export async function checkConnection(): Promise<ApiAccountSummary> {
-  const progress: CheckConnectionProgress = { phase: 'starting' };
-  setHandler(checkConnectionProgressQuery, () => progress);
-  upsertSearchAttributes([
-    { key: TraceJob, value: 'check-connection' },
-    { key: TraceSource, value: 'api' },
-    { key: TraceStatus, value: 'running' },
-  ]);
+  const progress = startJob<CheckConnectionProgress>({
+    job: 'check-connection',
+    source: 'api',
+    status: 'running',
+    query: checkConnectionProgressQuery,
+    progress: { phase: 'starting' },
+  });
 
   progress.phase = 'checking';
   const summary = await describeApiAccount();
   progress.phase = 'done';
-  upsertSearchAttributes([{ key: TraceStatus, value: 'done' }]);
+  setStatus('done');
   log.info('API connection checked', { baseUrl: summary.baseUrl, styleTypes: summary.styleTypes });
   return summary;
 }

@@ -1,19 +1,19 @@
-import {
-  ActivityFailure,
-  ApplicationFailure,
-  continueAsNew,
-  defineQuery,
-  log,
-  proxyActivities,
-  setHandler,
-  upsertSearchAttributes,
-  workflowInfo,
-} from '@temporalio/workflow';
+import { defineQuery, log, proxyActivities, workflowInfo } from '@temporalio/workflow';
 import { z } from 'zod';
 import type { Activities } from '../activities';
 import type { BatchResult, PrepareResult } from '../activities/erp-orders';
-import { TraceJob, TraceSource, TraceStatus } from '../worker/search-attributes';
 import { approvalInputSchema, approveErpPlan, recordedApproval, withDecision, type ApprovalOutcome } from './approval';
+import {
+  baseName,
+  batchActivityOptions,
+  continueWithResume,
+  explainer,
+  parseJobInput,
+  runBatches,
+  setStatus,
+  startJob,
+  stepActivityOptions,
+} from './batch-run';
 import { batchSummary, showOutcome } from './operator-view';
 
 /**
@@ -59,9 +59,6 @@ interface PushState {
   startedAtMs: number;
 }
 
-/** Internal: the input of a continued run. */
-type ContinuedInput = PushErpOrdersInput & { resume?: PushState };
-
 export interface PushErpOrdersResult {
   workflowId: string;
   file: string;
@@ -91,102 +88,28 @@ export interface PushErpOrdersProgress {
 
 export const pushErpOrdersProgressQuery = defineQuery<PushErpOrdersProgress>('progress');
 
-const { prepareErpOrderPush, finishErpOrderPush } = proxyActivities<Activities>({
-  startToCloseTimeout: '30 minutes',
-  heartbeatTimeout: '2 minutes',
-  retry: {
-    initialInterval: '2 seconds',
-    backoffCoefficient: 2,
-    maximumInterval: '1 minute',
-    maximumAttempts: 10,
-  },
-});
-
-const { applyErpOrderBatch } = proxyActivities<Activities>({
-  startToCloseTimeout: '30 minutes',
-  // The batch heartbeats every few seconds, so a killed worker is noticed quickly and the batch resumes elsewhere.
-  heartbeatTimeout: '20 seconds',
-  retry: {
-    initialInterval: '1 second',
-    backoffCoefficient: 2,
-    maximumInterval: '1 minute',
-    maximumAttempts: 25,
-  },
-});
-
-/** The last path segment, for the Web UI's TraceSource column (no Node `path` in workflow code). */
-export function baseName(file: string): string {
-  return (
-    file
-      .split(/[\\/]/)
-      .filter((part) => part.length > 0)
-      .pop() ?? file
-  );
-}
-
-/**
- * An activity's own failure (a bad file, a missing column, a missing mapping file...) becomes the workflow's failure
- * message, so the Web UI and `trace-sync push-orders --wait` say what went wrong instead of "Activity task failed".
- * The activity's failure stays the cause, with its type.
- */
-async function explained<T>(call: Promise<T>): Promise<T> {
-  try {
-    return await call;
-  } catch (error) {
-    if (error instanceof ActivityFailure && error.cause instanceof ApplicationFailure) {
-      throw ApplicationFailure.create({
-        message: error.cause.message,
-        type: error.cause.type ?? 'ErpOrderPushFailed',
-        nonRetryable: true,
-        cause: error,
-      });
-    }
-    throw error;
-  }
-}
-
-/** A non-retryable failure naming each bad field of a workflow input. */
-export function invalidInput(workflow: string, error: z.ZodError): ApplicationFailure {
-  const problems = error.issues.map((issue) => {
-    const field =
-      issue.path.join('.') || (issue.code === 'unrecognized_keys' ? issue.keys.join(', ') : '(input)');
-    return `${field}: ${issue.message}`;
-  });
-  return ApplicationFailure.nonRetryable(`Invalid ${workflow} input: ${problems.join('; ')}`, 'InvalidInput');
-}
-
-function validate(raw: unknown): ContinuedInput {
-  const { resume, ...rest } = (raw ?? {}) as Record<string, unknown>;
-  const parsed = pushErpOrdersInputSchema.safeParse(rest);
-  if (!parsed.success) throw invalidInput('pushErpOrders', parsed.error);
-  if (parsed.data.profile !== undefined && parsed.data.mappingFile !== undefined) {
-    throw ApplicationFailure.nonRetryable(
-      'Invalid pushErpOrders input: give either profile or mappingFile, not both',
-      'InvalidInput',
-    );
-  }
-  return { ...parsed.data, ...(resume ? { resume: resume as PushState } : {}) };
-}
+const { prepareErpOrderPush, finishErpOrderPush } = proxyActivities<Activities>(stepActivityOptions);
+const { applyErpOrderBatch } = proxyActivities<Activities>(batchActivityOptions);
+const explained = explainer('ErpOrderPushFailed');
 
 /** Job 2: make the platform's orders match an ERP export, idempotently by order number. */
 export async function pushErpOrders(rawInput: PushErpOrdersInput): Promise<PushErpOrdersResult & { approval?: ApprovalOutcome }> {
-  const input = validate(rawInput);
+  const input = parseJobInput<typeof pushErpOrdersInputSchema, PushState>('pushErpOrders', pushErpOrdersInputSchema, rawInput);
   const info = workflowInfo();
-  const source = baseName(input.file);
-  const progress: PushErpOrdersProgress = {
-    phase: 'reading export',
-    file: input.file,
-    batchesDone: input.resume?.nextBatch ?? 0,
-    batchCount: input.resume?.prepared.batchCount ?? null,
-    counts: input.resume?.counts ?? { created: 0, patched: 0, unchanged: 0, rejected: 0 },
-    apiCalls: 0,
-  };
-  setHandler(pushErpOrdersProgressQuery, () => progress);
-  upsertSearchAttributes([
-    { key: TraceJob, value: 'erp-orders' },
-    { key: TraceSource, value: source },
-    { key: TraceStatus, value: input.dryRun ? 'dry-run' : 'running' },
-  ]);
+  const progress = startJob<PushErpOrdersProgress>({
+    job: 'erp-orders',
+    source: baseName(input.file),
+    status: input.dryRun ? 'dry-run' : 'running',
+    query: pushErpOrdersProgressQuery,
+    progress: {
+      phase: 'reading export',
+      file: input.file,
+      batchesDone: input.resume?.nextBatch ?? 0,
+      batchCount: input.resume?.prepared.batchCount ?? null,
+      counts: input.resume?.counts ?? { created: 0, patched: 0, unchanged: 0, rejected: 0 },
+      apiCalls: 0,
+    },
+  });
 
   // Taken before the prepare: the total covers it.
   const startedAtMs = Date.now();
@@ -221,32 +144,28 @@ export async function pushErpOrders(rawInput: PushErpOrdersInput): Promise<PushE
   progress.apiCalls = prepared.apiCalls + state.apiCallsApply;
   progress.phase = 'pushing orders';
 
-  while (state.nextBatch < prepared.batchCount) {
-    const batch = await explained(
-      applyErpOrderBatch.executeWithOptions({ summary: batchSummary('push', state.nextBatch, prepared.batchCount, undefined, 'orders') }, [{
-        runKey: prepared.runKey,
-        manifest: prepared.manifest,
-        batch: state.nextBatch,
-        dryRun: input.dryRun ?? false,
-      }]),
-    );
-    state.nextBatch += 1;
-    for (const key of ['created', 'patched', 'unchanged', 'rejected'] as const)
-      state.counts[key] += batch.counts[key];
-    state.apiCallsApply += batch.apiCalls;
-    state.applyMs += batch.durationMs;
-    progress.batchesDone = state.nextBatch;
-    progress.counts = { ...state.counts };
-    progress.apiCalls = prepared.apiCalls + state.apiCallsApply;
-    if (state.nextBatch < prepared.batchCount && workflowInfo().continueAsNewSuggested) {
-      log.info('Continuing as new', { nextBatch: state.nextBatch, of: prepared.batchCount });
-      const { resume: _previous, ...original } = input;
-      await continueAsNew<(input: ContinuedInput) => Promise<PushErpOrdersResult>>({
-        ...original,
-        resume: state,
-      });
-    }
-  }
+  await runBatches({
+    at: () => state.nextBatch,
+    end: prepared.batchCount,
+    step: async () => {
+      const batch = await explained(
+        applyErpOrderBatch.executeWithOptions({ summary: batchSummary('push', state.nextBatch, prepared.batchCount, undefined, 'orders') }, [{
+          runKey: prepared.runKey,
+          manifest: prepared.manifest,
+          batch: state.nextBatch,
+          dryRun: input.dryRun ?? false,
+        }]),
+      );
+      state.nextBatch += 1;
+      for (const key of ['created', 'patched', 'unchanged', 'rejected'] as const) state.counts[key] += batch.counts[key];
+      state.apiCallsApply += batch.apiCalls;
+      state.applyMs += batch.durationMs;
+      progress.batchesDone = state.nextBatch;
+      progress.counts = { ...state.counts };
+      progress.apiCalls = prepared.apiCalls + state.apiCallsApply;
+    },
+    carry: () => continueWithResume(input, state),
+  });
 
   progress.phase = 'writing rejects';
   const finished = await explained(
@@ -284,12 +203,7 @@ export async function pushErpOrders(rawInput: PushErpOrdersInput): Promise<PushE
   };
   progress.phase = 'done';
   progress.counts = { ...counts };
-  upsertSearchAttributes([
-    {
-      key: TraceStatus,
-      value: approval?.decision === 'rejected' ? 'rejected' : counts.rejected > 0 ? 'done-with-rejects' : input.dryRun ? 'dry-run-done' : 'done',
-    },
-  ]);
+  setStatus(approval?.decision === 'rejected' ? 'rejected' : counts.rejected > 0 ? 'done-with-rejects' : input.dryRun ? 'dry-run-done' : 'done');
   if (approval?.decision !== 'rejected') showOutcome(counts, finished.rejectsFile, { dryRun: input.dryRun ?? false, noun: 'orders' });
   log.info('ERP order push done', { ...counts, apiCalls: result.apiCalls.total });
   return approval ? { ...result, approval } : result;

@@ -3,9 +3,7 @@ import {
   log,
   patched,
   proxyActivities,
-  setHandler,
   startChild,
-  upsertSearchAttributes,
   workflowInfo,
   WorkflowIdReusePolicy,
 } from '@temporalio/workflow';
@@ -13,8 +11,9 @@ import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
 import { z } from 'zod';
 import type { Activities } from '../activities';
 import type { InboxFile } from '../activities/inbox';
-import { TraceJob, TraceSource, TraceStatus } from '../worker/search-attributes';
-import { invalidInput, pushErpOrders } from './erp-orders';
+import { TraceJob, TraceSource } from '../worker/search-attributes';
+import { invalidInput, quickActivityOptions, setStatus, startJob } from './batch-run';
+import { pushErpOrders } from './erp-orders';
 
 /** Workflow input, e.g. `{"job": "erp-orders", "folder": "/data/inbox/erp", "mappingFile": "/data/profiles/eu.json"}`. */
 export const processInboxInputSchema = z.strictObject({
@@ -55,15 +54,7 @@ export interface ProcessInboxProgress {
 
 export const processInboxProgressQuery = defineQuery<ProcessInboxProgress>('progress');
 
-const { claimInboxFile, listInboxFiles, moveInboxFile } = proxyActivities<Activities>({
-  startToCloseTimeout: '10 minutes',
-  retry: {
-    initialInterval: '2 seconds',
-    backoffCoefficient: 2,
-    maximumInterval: '1 minute',
-    maximumAttempts: 10,
-  },
-});
+const { claimInboxFile, listInboxFiles, moveInboxFile } = proxyActivities<Activities>(quickActivityOptions);
 
 /** Children running at once; the rest wait their turn. */
 const PARALLEL_CHILDREN = 4;
@@ -146,13 +137,13 @@ export async function processInbox(rawInput: ProcessInboxInput): Promise<Process
   const parsed = processInboxInputSchema.safeParse(rawInput);
   if (!parsed.success) throw invalidInput('processInbox', parsed.error);
   const input = parsed.data;
-  const progress: ProcessInboxProgress = { files: null, done: 0 };
-  setHandler(processInboxProgressQuery, () => progress);
-  upsertSearchAttributes([
-    { key: TraceJob, value: 'inbox' },
-    { key: TraceSource, value: input.folder },
-    { key: TraceStatus, value: 'running' },
-  ]);
+  const progress = startJob<ProcessInboxProgress>({
+    job: 'inbox',
+    source: input.folder,
+    status: 'running',
+    query: processInboxProgressQuery,
+    progress: { files: null, done: 0 },
+  });
   const files = await listInboxFiles({ folder: input.folder });
   progress.files = files.length;
   const outcomes: InboxFileOutcome[] = new Array<InboxFileOutcome>(files.length);
@@ -166,7 +157,7 @@ export async function processInbox(rawInput: ProcessInboxInput): Promise<Process
   };
   await Promise.all(Array.from({ length: Math.min(PARALLEL_CHILDREN, files.length) }, lane));
   const failed = outcomes.filter((o) => o.outcome === 'failed').length;
-  upsertSearchAttributes([{ key: TraceStatus, value: failed > 0 ? 'done-with-failures' : 'done' }]);
+  setStatus(failed > 0 ? 'done-with-failures' : 'done');
   log.info('Inbox processed', { folder: input.folder, files: files.length, failed });
   return { job: input.job, folder: input.folder, files: outcomes };
 }

@@ -1,20 +1,19 @@
-import {
-  ActivityFailure,
-  ApplicationFailure,
-  continueAsNew,
-  defineQuery,
-  log,
-  proxyActivities,
-  setHandler,
-  upsertMemo,
-  upsertSearchAttributes,
-  workflowInfo,
-} from '@temporalio/workflow';
+import { defineQuery, log, proxyActivities, upsertMemo, workflowInfo } from '@temporalio/workflow';
 import { z } from 'zod';
 import type { Activities } from '../activities';
 import type { PlanResult, PlmImportResult, ReadResult } from '../activities/plm-import';
-import { TraceJob, TraceSource, TraceStatus } from '../worker/search-attributes';
 import { approvalInputSchema, approvePlmPlan, recordedApproval, withDecision, type ApprovalOutcome } from './approval';
+import {
+  baseName,
+  batchActivityOptions,
+  continueWithResume,
+  explainer,
+  parseJobInput,
+  runBatches,
+  setStatus,
+  startJob,
+  stepActivityOptions,
+} from './batch-run';
 import { batchSummary, showOutcome } from './operator-view';
 
 export type { PlmImportResult } from '../activities/plm-import';
@@ -81,90 +80,23 @@ interface ImportState {
   startedAtMs: number;
 }
 
-type ContinuedInput = ImportPlmSpreadsheetInput & { resume?: ImportState };
-
-const { readPlmSheet, planPlmImport, finishPlmImport } = proxyActivities<Activities>({
-  startToCloseTimeout: '30 minutes',
-  // They heartbeat every few seconds; the margin covers a large xlsx read by SheetJS, which holds the event loop.
-  heartbeatTimeout: '2 minutes',
-  retry: { initialInterval: '2 seconds', backoffCoefficient: 2, maximumInterval: '1 minute', maximumAttempts: 10 },
-});
-
-const { applyPlmBatch } = proxyActivities<Activities>({
-  startToCloseTimeout: '30 minutes',
-  // A batch only waits on the API, so its heartbeats are steady and a killed worker is noticed within 20 s.
-  heartbeatTimeout: '20 seconds',
-  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute', maximumAttempts: 25 },
-});
-
-/** The last path segment, for the Web UI's TraceSource column (no Node `path` in workflow code). */
-function baseName(file: string): string {
-  return file.split(/[\\/]/).filter((part) => part.length > 0).pop() ?? file;
-}
-
-function invalidInput(problem: string): ApplicationFailure {
-  return ApplicationFailure.nonRetryable(`Invalid importPlmSpreadsheet input: ${problem}`, 'InvalidInput');
-}
-
-/**
- * An activity's own failure (a bad file, a missing mapping file...) becomes the workflow's failure message, so
- * the Web UI and `--wait` say what went wrong instead of "Activity task failed".
- */
-async function explained<T>(call: Promise<T>): Promise<T> {
-  try {
-    return await call;
-  } catch (error) {
-    if (error instanceof ActivityFailure && error.cause instanceof ApplicationFailure) {
-      throw ApplicationFailure.create({ message: error.cause.message, type: error.cause.type ?? 'PlmImportFailed', nonRetryable: true, cause: error });
-    }
-    throw error;
-  }
-}
-
-function validate(raw: unknown): ContinuedInput {
-  const { resume, ...rest } = (raw ?? {}) as Record<string, unknown>;
-  const parsed = importPlmSpreadsheetInputSchema.safeParse(rest);
-  if (!parsed.success) {
-    throw invalidInput(
-      parsed.error.issues
-        .map((issue) => {
-          const field = issue.path.join('.') || (issue.code === 'unrecognized_keys' ? issue.keys.join(', ') : '(input)');
-          return `${field}: ${issue.message}`;
-        })
-        .join('; '),
-    );
-  }
-  if (parsed.data.profile !== undefined && parsed.data.mappingFile !== undefined) {
-    throw invalidInput('give either profile or mappingFile, not both');
-  }
-  return { ...parsed.data, ...(resume ? { resume: resume as ImportState } : {}) };
-}
+const { readPlmSheet, planPlmImport, finishPlmImport } = proxyActivities<Activities>(stepActivityOptions);
+const { applyPlmBatch } = proxyActivities<Activities>(batchActivityOptions);
+const explained = explainer('PlmImportFailed');
 
 /** Job 1: import a PLM spreadsheet into the catalogue (styles, variants, SKUs), keyed by externalId. */
 export async function importPlmSpreadsheet(rawInput: ImportPlmSpreadsheetInput): Promise<PlmImportResult & { approval?: ApprovalOutcome }> {
-  const input = validate(rawInput);
+  const input = parseJobInput<typeof importPlmSpreadsheetInputSchema, ImportState>('importPlmSpreadsheet', importPlmSpreadsheetInputSchema, rawInput);
   const info = workflowInfo();
   let dryRun = input.dryRun ?? false;
   let approval: ApprovalOutcome | undefined;
-  const progress: PlmImportProgress = {
-    phase: 'reading sheet',
-    total: null,
-    done: 0,
-    created: 0,
-    updated: 0,
-    unchanged: 0,
-    rejected: 0,
-    archived: 0,
-    batchesDone: 0,
-    batchCount: null,
-  };
-  setHandler(plmImportProgressQuery, () => progress);
-  // Set again after continue-as-new too: the Web UI then finds every run of the chain by job and file.
-  upsertSearchAttributes([
-    { key: TraceJob, value: 'plm-import' },
-    { key: TraceSource, value: baseName(input.file) },
-    { key: TraceStatus, value: dryRun ? 'dry-run' : 'running' },
-  ]);
+  const progress = startJob<PlmImportProgress>({
+    job: 'plm-import',
+    source: baseName(input.file),
+    status: dryRun ? 'dry-run' : 'running',
+    query: plmImportProgressQuery,
+    progress: { phase: 'reading sheet', total: null, done: 0, created: 0, updated: 0, unchanged: 0, rejected: 0, archived: 0, batchesDone: 0, batchCount: null },
+  });
   upsertMemo({ file: input.file, profile: input.mappingFile ?? input.profile ?? 'native', dryRun, retryOf: input.retryOf ?? null });
 
   let state: ImportState;
@@ -210,19 +142,19 @@ export async function importPlmSpreadsheet(rawInput: ImportPlmSpreadsheetInput):
 
   if (!dryRun) {
     progress.phase = 'applying';
-    while (state.nextBatch < plan.batchCount) {
-      const batch = await explained(applyPlmBatch.executeWithOptions({ summary: batchSummary('apply', state.nextBatch, plan.batchCount) }, [{ runKey: read.runKey, manifest: plan.manifest, batch: state.nextBatch }]));
-      state.nextBatch += 1;
-      for (const key of ['created', 'updated', 'unchanged', 'rejected'] as const) state.applied[key] += batch.counts[key];
-      state.applyCalls += batch.apiCalls;
-      state.applyMs += batch.durationMs;
-      showProgress();
-      if (state.nextBatch < plan.batchCount && workflowInfo().continueAsNewSuggested) {
-        log.info('Continuing as new', { nextBatch: state.nextBatch, of: plan.batchCount });
-        const { resume: _previous, ...original } = input;
-        await continueAsNew<(arg: ContinuedInput) => Promise<PlmImportResult>>({ ...original, resume: state });
-      }
-    }
+    await runBatches({
+      at: () => state.nextBatch,
+      end: plan.batchCount,
+      step: async () => {
+        const batch = await explained(applyPlmBatch.executeWithOptions({ summary: batchSummary('apply', state.nextBatch, plan.batchCount) }, [{ runKey: read.runKey, manifest: plan.manifest, batch: state.nextBatch }]));
+        state.nextBatch += 1;
+        for (const key of ['created', 'updated', 'unchanged', 'rejected'] as const) state.applied[key] += batch.counts[key];
+        state.applyCalls += batch.apiCalls;
+        state.applyMs += batch.durationMs;
+        showProgress();
+      },
+      carry: () => continueWithResume(input, state),
+    });
   }
 
   approval ??= recordedApproval(input.approval);
@@ -243,15 +175,10 @@ export async function importPlmSpreadsheet(rawInput: ImportPlmSpreadsheetInput):
     catalogue: plan.catalogue,
     warnings: read.warnings,
   }));
-  progress.phase = 'done';
-  progress.created = result.products.created;
-  progress.updated = result.products.updated;
-  progress.unchanged = result.products.unchanged;
-  progress.rejected = result.products.rejected;
-  progress.archived = result.products.archived;
-  progress.done = progress.created + progress.updated + progress.unchanged + progress.rejected + progress.archived;
+  const { created, updated, unchanged, rejected, archived } = result.products;
+  Object.assign(progress, { phase: 'done', created, updated, unchanged, rejected, archived, done: created + updated + unchanged + rejected + archived });
   const status = dryRun ? 'dry-run-done' : result.products.rejected > 0 || result.rejectedRows > 0 ? 'done-with-rejects' : 'done';
-  upsertSearchAttributes([{ key: TraceStatus, value: approval?.decision === 'rejected' ? 'rejected' : status }]);
+  setStatus(approval?.decision === 'rejected' ? 'rejected' : status);
   if (approval?.decision !== 'rejected') showOutcome(result.products, result.rejectsFile, { dryRun });
   upsertMemo({ products: result.products, rejectsFile: result.rejectsFile, resultFile: result.resultFile });
   log.info('PLM import done', { ...result.products, apiCalls: result.apiCalls.total });

@@ -1,0 +1,23 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { temporal } from '@temporalio/proto';
+import { Worker } from '@temporalio/worker';
+import { repoRoot } from '../../worker/paths';
+import { readHarnessInfo } from '../harness';
+
+/**
+ * Histories recorded from the job workflows as they were before the batch-job kit (main at 4139cae), in
+ * test/fixtures/histories: each a protobuf History in base64; `.first`/`.last` are the two ends of a run that
+ * continued as new. Running workflows replay their history on a new worker, so the current code must issue the same
+ * commands for them (activities, timers, search-attribute upserts, continue-as-new) or they fail with a
+ * non-determinism error.
+ */
+const dir = path.join(repoRoot(), 'test', 'fixtures', 'histories');
+const files = readdirSync(dir).filter((name) => name.endsWith('.b64'));
+
+describe('workflow code replays the histories recorded before the batch-job kit', () => {
+  it.each(files)('%s replays without a non-determinism error', async (file) => {
+    const history = temporal.api.history.v1.History.decode(Buffer.from(readFileSync(path.join(dir, file), 'utf8'), 'base64'));
+    await Worker.runReplayHistory({ workflowBundle: { codePath: readHarnessInfo().workflowBundlePath } }, history, file);
+  });
+});

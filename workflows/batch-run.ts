@@ -1,0 +1,132 @@
+import {
+  ActivityFailure,
+  ApplicationFailure,
+  continueAsNew,
+  log,
+  setHandler,
+  upsertSearchAttributes,
+  workflowInfo,
+  type ActivityOptions,
+  type QueryDefinition,
+} from '@temporalio/workflow';
+import type { z } from 'zod';
+import { TraceJob, TraceSource, TraceStatus } from '../worker/search-attributes';
+
+/**
+ * The workflow side of the batch-job kit: what every job's workflow does the same way (input checks, the Web UI's
+ * search attributes and progress query, activity options, failure messages, the batch loop with continue-as-new),
+ * so each job's workflow file holds only its own steps.
+ */
+
+const STEP_RETRY: ActivityOptions['retry'] = { initialInterval: '2 seconds', backoffCoefficient: 2, maximumInterval: '1 minute', maximumAttempts: 10 };
+
+/**
+ * A job's whole-run steps (read, plan, finish...). They heartbeat every few seconds; the 2 minutes' margin covers a
+ * large xlsx read by SheetJS, which holds the event loop.
+ */
+export const stepActivityOptions: ActivityOptions = { startToCloseTimeout: '30 minutes', heartbeatTimeout: '2 minutes', retry: STEP_RETRY };
+
+/** Short steps that do not heartbeat (an inbox's list, claim and move). */
+export const quickActivityOptions: ActivityOptions = { startToCloseTimeout: '10 minutes', retry: STEP_RETRY };
+
+/**
+ * One batch of writes. A batch only waits on the API, so its heartbeats are steady and a killed worker is noticed
+ * within 20 s; the batch then resumes elsewhere.
+ */
+export const batchActivityOptions: ActivityOptions = {
+  startToCloseTimeout: '30 minutes',
+  heartbeatTimeout: '20 seconds',
+  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute', maximumAttempts: 25 },
+};
+
+/** A non-retryable failure naming each bad field of a workflow input (or saying what is wrong with it). */
+export function invalidInput(workflow: string, problem: z.ZodError | string): ApplicationFailure {
+  const problems =
+    typeof problem === 'string'
+      ? [problem]
+      : problem.issues.map((issue) => {
+          const field = issue.path.join('.') || (issue.code === 'unrecognized_keys' ? issue.keys.join(', ') : '(input)');
+          return `${field}: ${issue.message}`;
+        });
+  return ApplicationFailure.nonRetryable(`Invalid ${workflow} input: ${problems.join('; ')}`, 'InvalidInput');
+}
+
+/**
+ * A mapping job's input: checked by its schema, with the `resume` a continued run carries set aside (it is the run's
+ * own, never given by hand); `profile` and `mappingFile` exclude each other.
+ */
+export function parseJobInput<S extends z.ZodType<{ profile?: string; mappingFile?: string }>, R>(
+  workflow: string,
+  schema: S,
+  raw: unknown,
+): z.infer<S> & { resume?: R } {
+  const { resume, ...rest } = (raw ?? {}) as Record<string, unknown>;
+  const parsed = schema.safeParse(rest);
+  if (!parsed.success) throw invalidInput(workflow, parsed.error);
+  if (parsed.data.profile !== undefined && parsed.data.mappingFile !== undefined) {
+    throw invalidInput(workflow, 'give either profile or mappingFile, not both');
+  }
+  return { ...parsed.data, ...(resume ? { resume: resume as R } : {}) };
+}
+
+/**
+ * An activity's own failure (a bad file, a missing column, a missing mapping file...) becomes the workflow's failure
+ * message, so the Web UI and `--wait` say what went wrong instead of "Activity task failed". The activity's failure
+ * stays the cause, with its type (`fallbackType` when it has none).
+ */
+export function explainer(fallbackType: string): <T>(call: Promise<T>) => Promise<T> {
+  return async (call) => {
+    try {
+      return await call;
+    } catch (error) {
+      if (error instanceof ActivityFailure && error.cause instanceof ApplicationFailure) {
+        throw ApplicationFailure.create({ message: error.cause.message, type: error.cause.type ?? fallbackType, nonRetryable: true, cause: error });
+      }
+      throw error;
+    }
+  };
+}
+
+/** The last path segment, for the Web UI's TraceSource column (no Node `path` in workflow code). */
+export function baseName(file: string): string {
+  return file.split(/[\\/]/).filter((part) => part.length > 0).pop() ?? file;
+}
+
+/**
+ * The start of every job run: answer the job's `progress` query and tell the Web UI the job, its source and its status
+ * (set again after continue-as-new too, so the Web UI finds every run of a chain).
+ */
+export function startJob<P>(run: { job: string; source: string; status: string; progress: P; query: QueryDefinition<P> }): P {
+  setHandler(run.query, () => run.progress);
+  upsertSearchAttributes([
+    { key: TraceJob, value: run.job },
+    { key: TraceSource, value: run.source },
+    { key: TraceStatus, value: run.status },
+  ]);
+  return run.progress;
+}
+
+/** Sets the run's TraceStatus (`done`, `done-with-rejects`, `dry-run-done`...). */
+export function setStatus(status: string): void {
+  upsertSearchAttributes([{ key: TraceStatus, value: status }]);
+}
+
+/** Continues as new with the same input, carrying `resume` (what the run has done so far, never rows). */
+export async function continueWithResume<I extends { resume?: R }, R>(input: I, resume: R): Promise<never> {
+  const { resume: _previous, ...original } = input;
+  return continueAsNew<(arg: I) => Promise<unknown>>({ ...original, resume } as I);
+}
+
+/**
+ * The batch loop: runs `step` (one batch, which moves `at()` on) until `at()` reaches `end`, and continues as new
+ * through `carry` when Temporal suggests it, so a run of any size stays within the history limits.
+ */
+export async function runBatches(loop: { at: () => number; end: number; step: () => Promise<void>; carry: () => Promise<never> }): Promise<void> {
+  while (loop.at() < loop.end) {
+    await loop.step();
+    if (loop.at() < loop.end && workflowInfo().continueAsNewSuggested) {
+      log.info('Continuing as new', { at: loop.at(), of: loop.end });
+      await loop.carry();
+    }
+  }
+}
