@@ -24,7 +24,8 @@ import {
   type ScanReport,
 } from '../connectors/bom';
 import { StagingStore, stagingRefSchema, type StagingRef } from '../connectors/staging';
-import { isTraceabilityApiError, toActivityFailure } from '../connectors/traceability';
+import { isTraceabilityApiError } from '../connectors/traceability';
+import { toActivityFailure } from './batch-kit';
 import type { ActivityDeps } from './index';
 
 const repairCandidateSchema: z.ZodType<RepairCandidate> = z.object({

@@ -13,7 +13,8 @@ import {
   type ExistingOrder,
   type HighWaterMark,
 } from '../connectors/erp';
-import { IncrementalSync, toActivityFailure, type Order, type OrderLine } from '../connectors/traceability';
+import { IncrementalSync, type Order, type OrderLine } from '../connectors/traceability';
+import { toActivityFailure } from './batch-kit';
 import { ApiCallCounter } from './erp-orders/api-calls';
 import { toExisting } from './erp-orders/snapshot';
 import type { ActivityDeps } from './index';

@@ -1,7 +1,7 @@
 import { log } from '@temporalio/activity';
 import type { StagingRef } from '../../connectors/staging';
 import type { ActivityDeps } from '..';
-import { asActivityFailure } from '../plm-import/failures';
+import { asActivityFailure } from '../plm-import';
 import { withHeartbeats } from '../plm-import/keep-alive';
 import {
   holdBackChangedSteps,

@@ -1,9 +1,6 @@
-import { ApplicationFailure } from '@temporalio/common';
 import { log } from '@temporalio/activity';
 import { ExportMismatchError, ExportReadError, ProfileError } from '../../connectors/erp';
-import { boundMessage, InputLimitError } from '../../connectors/input-limits';
-import { StagingIntegrityError } from '../../connectors/staging';
-import { toActivityFailure } from '../../connectors/traceability';
+import { failureMapper, inputLimit, nonRetryable } from '../batch-kit';
 import { createErpPullActivities } from '../erp-pull';
 import { createInboxActivities } from '../inbox';
 import type { ActivityDeps } from '../index';
@@ -29,29 +26,12 @@ export { runKeyOf } from '../../connectors/staging';
 export type { BatchResult, FinishOutput, PrepareInput, PrepareResult };
 
 /** Errors no retry can fix (a bad file, a bad profile, a missing column) stop the run with their own message. */
-function asFailure(error: unknown): unknown {
-  if (error instanceof ApplicationFailure) return error;
-  if (error instanceof InputLimitError) {
-    return ApplicationFailure.nonRetryable(boundMessage(error.message), `ExportReadError:${error.code}`);
-  }
-  if (error instanceof ExportReadError && error.code !== 'unreadable_file') {
-    return ApplicationFailure.nonRetryable(boundMessage(error.message), `${error.name}:${error.code}`);
-  }
-  if (
-    error instanceof ProfileError ||
-    error instanceof ExportReadError ||
-    error instanceof ExportMismatchError
-  ) {
-    return ApplicationFailure.nonRetryable(boundMessage(error.message), error.name);
-  }
-  if (error instanceof StagingIntegrityError)
-    return ApplicationFailure.nonRetryable(error.message, error.name);
-  const code = (error as NodeJS.ErrnoException | undefined)?.code;
-  if (code === 'ENOENT' || code === 'EISDIR' || code === 'EACCES') {
-    return ApplicationFailure.nonRetryable((error as Error).message, `FileError:${code}`);
-  }
-  return toActivityFailure(error);
-}
+const asFailure = failureMapper(inputLimit('ExportReadError'), (error) => {
+  if (error instanceof ExportReadError && error.code !== 'unreadable_file') return nonRetryable(error, `${error.name}:${error.code}`);
+  if (error instanceof ProfileError || error instanceof ExportReadError || error instanceof ExportMismatchError)
+    return nonRetryable(error);
+  return undefined;
+});
 
 /**
  * Job 2's activities: the push (prepare, batches, finish), the pull the other way, and the inbox folder shared with

@@ -2,11 +2,12 @@ import { log } from '@temporalio/activity';
 import type { ActivityDeps } from '../index';
 import { ApiCalls } from './api-calls';
 import { applyBatch } from './apply';
-import { asActivityFailure } from './failures';
 import { finishRun } from './finish';
 import { withHeartbeats } from './keep-alive';
 import { planRun } from './plan';
-import { readSheet } from './read-sheet';
+import { PlmInputError, readSheet } from './read-sheet';
+import { PlmFileError } from '../../connectors/plm';
+import { failureMapper, inputLimit, invalidInput, nonRetryable } from '../batch-kit';
 import { runKeyOf } from '../../connectors/staging';
 import { PlmRunFolder } from './run-folder';
 import {
@@ -26,6 +27,14 @@ import {
 
 export type { ApplyInput, BatchResult, FinishInput, PlanInput, PlanResult, PlmImportResult, ReadInput, ReadResult };
 export { runKeyOf } from '../../connectors/staging';
+
+/** Errors no retry can fix stop the run with their own message; API errors follow the client's retry rules. */
+export const asActivityFailure = failureMapper(
+  (error) => (error instanceof PlmFileError ? nonRetryable(error, `PlmFileError:${error.code}`) : undefined),
+  invalidInput,
+  inputLimit('PlmFileError'),
+  (error) => (error instanceof PlmInputError ? nonRetryable(error) : undefined),
+);
 
 /**
  * Job 1's activities: read the sheet, plan against the catalogue, apply one batch, finish (rejects + result).

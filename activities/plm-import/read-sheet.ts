@@ -12,9 +12,13 @@ import {
 import type { ReferenceKind, TraceabilityClient } from '../../connectors/traceability';
 import { boundMessage } from '../../connectors/input-limits';
 import { referenceCallsSince } from './api-calls';
-import { PlmInputError } from './failures';
 import type { PlmRunFolder } from './run-folder';
 import type { ReadInput, ReadResult, SheetStage } from './types';
+
+/** A problem with the run's input that no retry can fix (a bad mapping file, both profile and mappingFile...). */
+export class PlmInputError extends Error {
+  override readonly name = 'PlmInputError';
+}
 
 /** The mapping profile of a run: a built-in one by name (default `native`) or a JSON file on the worker. */
 export async function resolveProfile(choice: {

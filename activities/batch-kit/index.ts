@@ -1,0 +1,1 @@
+export { failureMapper, inputLimit, invalidInput, nonRetryable, toActivityFailure, type FailureRule } from './failures';
