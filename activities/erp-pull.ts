@@ -14,8 +14,7 @@ import {
   type HighWaterMark,
 } from '../connectors/erp';
 import { IncrementalSync, type Order, type OrderLine } from '../connectors/traceability';
-import { toActivityFailure } from './batch-kit';
-import { ApiCallCounter } from './erp-orders/api-calls';
+import { ApiCalls, toActivityFailure } from './batch-kit';
 import { toExisting } from './erp-orders/snapshot';
 import type { ActivityDeps } from './index';
 
@@ -62,7 +61,7 @@ async function readMark(path: string): Promise<HighWaterMark> {
 }
 
 /** Lines of the changed orders: every line listed (100 a page) when cheaper than one GET per order. */
-async function withLines(api: ApiCallCounter, orders: readonly Order[]): Promise<ExistingOrder[]> {
+async function withLines(api: ApiCalls, orders: readonly Order[]): Promise<ExistingOrder[]> {
   const needing = orders.filter((order) => (order.lineCount ?? 1) > 0);
   let byOrder: Map<string, OrderLine[]> | undefined;
   if (needing.length > 1) {
@@ -108,7 +107,7 @@ export function createErpPullActivities(deps: Pick<ActivityDeps, 'client' | 'con
      */
     async pullPlatformOrdersSinceMark(): Promise<PullOrdersResult> {
       const started = Date.now();
-      const api = new ApiCallCounter(deps.client);
+      const api = new ApiCalls(deps.client);
       try {
         await refreshFile(markFile); // the run-data store's mark, when another worker moved it
         const from = await readMark(markFile);
@@ -132,7 +131,7 @@ export function createErpPullActivities(deps: Pick<ActivityDeps, 'client' | 'con
             markFile,
             from,
             to: from,
-            apiCalls: api.calls,
+            apiCalls: api.count,
             durationMs: Date.now() - started,
           };
         }
@@ -147,7 +146,7 @@ export function createErpPullActivities(deps: Pick<ActivityDeps, 'client' | 'con
         for (const file of [files.ndjson, files.csv, markFile]) await publishFile(file);
         log.info('Platform orders pulled', {
           orders: exported.length,
-          apiCalls: api.calls,
+          apiCalls: api.count,
           mark: to.updatedAtMs,
         });
         return {
@@ -156,7 +155,7 @@ export function createErpPullActivities(deps: Pick<ActivityDeps, 'client' | 'con
           markFile,
           from,
           to,
-          apiCalls: api.calls,
+          apiCalls: api.count,
           durationMs: Date.now() - started,
         };
       } catch (error) {

@@ -2,7 +2,7 @@ import { log } from '@temporalio/activity';
 import type { StagingRef } from '../../connectors/staging';
 import type { ActivityDeps } from '..';
 import { asActivityFailure } from '../plm-import';
-import { withHeartbeats } from '../plm-import/keep-alive';
+import { withHeartbeats } from '../batch-kit';
 import {
   holdBackChangedSteps,
   holdBackInputSchema,

@@ -1,10 +1,9 @@
 import { log } from '@temporalio/activity';
 import { ExportMismatchError, ExportReadError, ProfileError } from '../../connectors/erp';
-import { failureMapper, inputLimit, nonRetryable } from '../batch-kit';
+import { ApiCalls, failureMapper, inputLimit, nonRetryable } from '../batch-kit';
 import { createErpPullActivities } from '../erp-pull';
 import { createInboxActivities } from '../inbox';
 import type { ActivityDeps } from '../index';
-import { ApiCallCounter } from './api-calls';
 import { applyBatch } from './apply-batch';
 import { finishRun, type FinishOutput } from './finish';
 import { PersonDirectory } from './persons';
@@ -47,7 +46,7 @@ export function createErpOrderActivities(deps: Pick<ActivityDeps, 'client' | 'co
     /** Reads, validates and stages the export; returns counts and the manifest reference only. */
     async prepareErpOrderPush(raw: PrepareInput): Promise<PrepareResult> {
       const input = prepareInputSchema.parse(raw);
-      const api = new ApiCallCounter(deps.client);
+      const api = new ApiCalls(deps.client);
       try {
         const result = await prepareRun(input, runFolder(runKeyOf(input.workflowId)), api);
         log.info('ERP export staged', {
@@ -65,7 +64,7 @@ export function createErpOrderActivities(deps: Pick<ActivityDeps, 'client' | 'co
     /** Makes the platform match one staged batch of orders; safe to run again at any point. */
     async applyErpOrderBatch(raw: ApplyBatchInput): Promise<BatchResult> {
       const input = applyBatchInputSchema.parse(raw);
-      const api = new ApiCallCounter(deps.client);
+      const api = new ApiCalls(deps.client);
       try {
         const result = await applyBatch(input, runFolder(input.runKey), api, persons);
         log.info('ERP order batch applied', {

@@ -16,7 +16,7 @@ import {
   type MappingProfile,
 } from '../../connectors/erp';
 import type { OrderType } from '../../connectors/traceability/schemas/orders';
-import { ApiCallCounter } from './api-calls';
+import { ApiCalls } from '../batch-kit';
 import { buildContext, refsToResolve, resolveProducts } from './lookups';
 import type { OrderRunFolder } from './run-files';
 import { naturalKey, takeSnapshot } from './snapshot';
@@ -74,7 +74,7 @@ export async function checkExportFile(file: string): Promise<void> {
 export async function prepareRun(
   input: PrepareInput,
   run: OrderRunFolder,
-  api: ApiCallCounter,
+  api: ApiCalls,
 ): Promise<PrepareResult> {
   const started = Date.now();
   await checkExportFile(input.file);
@@ -168,7 +168,7 @@ export async function prepareRun(
       existingOrders: snapshot.existing.size,
       linesListed: snapshot.linesListed,
     },
-    apiCalls: api.calls,
+    apiCalls: api.count,
     durationMs: Date.now() - started,
   };
 }

@@ -1,7 +1,7 @@
 import { existingOrderSchema, type ExistingOrder, type OrderDraft } from '../../connectors/erp';
 import type { Order, OrderLine } from '../../connectors/traceability';
 import type { OrderType } from '../../connectors/traceability/schemas/orders';
-import type { ApiCallCounter } from './api-calls';
+import type { ApiCalls } from '../batch-kit';
 
 /** `orderType` + `orderNumber`: the natural key (numbers are unique per company and order type). */
 export const naturalKey = (orderType: string, orderNumber: string): string =>
@@ -27,7 +27,7 @@ export interface Snapshot {
  * orders up by number. Lines likewise: every order line listed, or one GET per existing order later.
  * The snapshot only decides "unchanged"; any write is planned on a fresh read.
  */
-export async function takeSnapshot(api: ApiCallCounter, drafts: readonly OrderDraft[]): Promise<Snapshot> {
+export async function takeSnapshot(api: ApiCalls, drafts: readonly OrderDraft[]): Promise<Snapshot> {
   const snapshot: Snapshot = { mode: 'lookup', existing: new Map(), typesByNumber: new Map(), linesListed: false };
   if (drafts.length === 0) return snapshot;
   const wanted = new Set(drafts.map((draft) => naturalKey(draft.orderType, draft.orderNumber)));

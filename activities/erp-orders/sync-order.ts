@@ -9,7 +9,7 @@ import {
 } from '../../connectors/erp';
 import { isTraceabilityApiError, type TraceabilityApiError } from '../../connectors/traceability/errors';
 import type { OrderType } from '../../connectors/traceability/schemas/orders';
-import type { ApiCallCounter } from './api-calls';
+import type { ApiCalls } from '../batch-kit';
 import { resolveProducts } from './lookups';
 import type { PersonDirectory } from './persons';
 import type { OutcomeLog, PendingWrite } from './run-files';
@@ -17,7 +17,7 @@ import { toExisting } from './snapshot';
 import type { BatchRecord, OrderOutcome } from './types';
 
 export interface OrderSyncContext {
-  api: ApiCallCounter;
+  api: ApiCalls;
   log: OutcomeLog;
   complete: boolean;
   dryRun: boolean;
@@ -77,7 +77,7 @@ export interface ReadResult {
  * (which also tells under which other types the number exists), and one GET for the lines when it has some.
  * `knownId` first tries the id (a 404 falls back to the number).
  */
-export async function readOrder(api: ApiCallCounter, draft: OrderDraft, knownId?: string): Promise<ReadResult> {
+export async function readOrder(api: ApiCalls, draft: OrderDraft, knownId?: string): Promise<ReadResult> {
   if (knownId !== undefined) {
     try {
       return { existing: toExisting(await api.one(() => api.client.orders.get(knownId))) };

@@ -1,5 +1,5 @@
 import { isTraceabilityApiError, type MaterialHeader, type MaterialLine, type TraceabilityApiError } from '../../connectors/traceability';
-import type { ApiCalls } from './api-calls';
+import { forEachBounded, type ApiCalls, type Progress } from '../batch-kit';
 import { immutableMismatch, readBack, updateFromCreate } from './converge';
 import type { BatchJournal, PlmRunFolder } from './run-folder';
 import { compositionOps, currentHeaderSchema, type CompositionOp, type CurrentHeader } from '../../connectors/plm';
@@ -20,27 +20,6 @@ const LANES = 8;
 
 /** API answers after which a create is re-read: the product may exist already (our own lost write, or older). */
 const EXISTS_CODES = new Set(['external_id_already_exists', 'codes_not_unique']);
-
-/**
- * Runs `work` over `items`, `limit` at a time. After the first failure no new item starts and the ones in flight
- * finish before it is thrown, so a retried attempt never overlaps writes of this one.
- */
-async function forEachBounded<T>(items: readonly T[], limit: number, work: (item: T) => Promise<void>): Promise<void> {
-  let next = 0;
-  let failure: { error: unknown } | undefined;
-  const lane = async (): Promise<void> => {
-    while (failure === undefined && next < items.length) {
-      const item = items[next++] as T;
-      try {
-        await work(item);
-      } catch (error) {
-        failure ??= { error };
-      }
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, lane));
-  if (failure) throw failure.error;
-}
 
 interface StepContext {
   api: ApiCalls;
@@ -223,7 +202,7 @@ async function applyComposition(step: CompositionStep, productId: string, contex
   }
 }
 
-async function applyCompositionBatch(input: ApplyInput, run: PlmRunFolder, api: ApiCalls, progress: (details: Record<string, unknown>) => void, ref: Parameters<PlmRunFolder['staging']['readNdjson']>[0]): Promise<BatchResult> {
+async function applyCompositionBatch(input: ApplyInput, run: PlmRunFolder, api: ApiCalls, progress: Progress, ref: Parameters<PlmRunFolder['staging']['readNdjson']>[0]): Promise<BatchResult> {
   const started = Date.now();
   const steps: CompositionStep[] = [];
   for await (const step of run.staging.readNdjson(ref, compositionStepSchema)) steps.push(step);
@@ -264,7 +243,7 @@ export async function applyBatch(
   input: ApplyInput,
   run: PlmRunFolder,
   api: ApiCalls,
-  progress: (details: Record<string, unknown>) => void,
+  progress: Progress,
 ): Promise<BatchResult> {
   const started = Date.now();
   const manifest = await run.staging.getJson(input.manifest, manifestSchema);

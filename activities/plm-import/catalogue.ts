@@ -5,7 +5,7 @@ import {
   type ProductLevel,
 } from '../../connectors/plm';
 import { isTraceabilityApiError, type Page, type Product } from '../../connectors/traceability';
-import type { ApiCalls } from './api-calls';
+import { forEachBounded, type ApiCalls } from '../batch-kit';
 import type { CatalogueRead } from './types';
 
 const LEVELS: readonly ProductLevel[] = ['style', 'variant', 'sku'];
@@ -148,15 +148,11 @@ export async function readCatalogue(
     }
   }
 
-  let next = 0;
-  const lane = async (): Promise<void> => {
-    while (next < toGet.length) {
-      const product = await getByExternalId(api, toGet[next++] as string, withMaterial);
-      read.getCalls += 1;
-      if (product) keep([product]);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(GET_LANES, toGet.length) }, lane));
+  await forEachBounded(toGet, GET_LANES, async (externalId) => {
+    const product = await getByExternalId(api, externalId, withMaterial);
+    read.getCalls += 1;
+    if (product) keep([product]);
+  });
 
   read.strategy =
     read.listCalls === 0 ? (read.getCalls === 0 ? 'none' : 'gets') : read.getCalls === 0 ? 'lists' : 'mixed';

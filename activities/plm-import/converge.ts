@@ -9,7 +9,7 @@ import {
   type ComparedField,
 } from '../../connectors/plm/plan/compare';
 import { isTraceabilityApiError, type ProductUpdate } from '../../connectors/traceability';
-import type { ApiCalls } from './api-calls';
+import type { ApiCalls } from '../batch-kit';
 import type { CreateWrite } from './types';
 
 const parentRefSchema = z.looseObject({ externalId: z.string().nullish() }).nullish();

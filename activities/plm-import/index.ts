@@ -1,13 +1,11 @@
 import { log } from '@temporalio/activity';
 import type { ActivityDeps } from '../index';
-import { ApiCalls } from './api-calls';
 import { applyBatch } from './apply';
 import { finishRun } from './finish';
-import { withHeartbeats } from './keep-alive';
 import { planRun } from './plan';
 import { PlmInputError, readSheet } from './read-sheet';
 import { PlmFileError } from '../../connectors/plm';
-import { failureMapper, inputLimit, invalidInput, nonRetryable } from '../batch-kit';
+import { ApiCalls, failureMapper, inputLimit, invalidInput, nonRetryable, withHeartbeats } from '../batch-kit';
 import { runKeyOf } from '../../connectors/staging';
 import { PlmRunFolder } from './run-folder';
 import {

@@ -17,7 +17,7 @@ import {
 } from '../../connectors/plm';
 import { rowIssue } from '../../connectors/plm/issues';
 import type { StagingRef } from '../../connectors/staging';
-import type { ApiCalls } from './api-calls';
+import { forEachBounded, type ApiCalls } from '../batch-kit';
 import { readCatalogue, sheetKeys } from './catalogue';
 import type { PlmRunFolder } from './run-folder';
 import {
@@ -126,16 +126,11 @@ async function readLines(api: ApiCalls, headerIds: readonly string[]): Promise<M
     }
     for (const id of headerIds) byHeader.set(id, []);
   }
-  let next = 0;
-  const lane = async (): Promise<void> => {
-    while (next < headerIds.length) {
-      const headerId = headerIds[next++] as string;
-      const first = await api.one(() => api.client.materials.listLines({ materialHeaderId: headerId, page: 1, limit: 100 }));
-      add(first.items);
-      await api.remainingPages(first, (page) => api.client.materials.listLines({ materialHeaderId: headerId, page, limit: 100 }), add);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(8, headerIds.length) }, lane));
+  await forEachBounded(headerIds, 8, async (headerId) => {
+    const first = await api.one(() => api.client.materials.listLines({ materialHeaderId: headerId, page: 1, limit: 100 }));
+    add(first.items);
+    await api.remainingPages(first, (page) => api.client.materials.listLines({ materialHeaderId: headerId, page, limit: 100 }), add);
+  });
   return byHeader;
 }
 

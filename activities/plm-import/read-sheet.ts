@@ -11,7 +11,6 @@ import {
 } from '../../connectors/plm';
 import type { ReferenceKind, TraceabilityClient } from '../../connectors/traceability';
 import { boundMessage } from '../../connectors/input-limits';
-import { referenceCallsSince } from './api-calls';
 import type { PlmRunFolder } from './run-folder';
 import type { ReadInput, ReadResult, SheetStage } from './types';
 
@@ -129,4 +128,12 @@ export async function readSheet(input: ReadInput, run: PlmRunFolder, client: Tra
     apiCalls,
     durationMs: Date.now() - started,
   };
+}
+
+/** Calls the client made to the reference lists since `before` (they go through its shared cache). */
+export function referenceCallsSince(client: TraceabilityClient, before: Record<string, number>): number {
+  const now = client.stats().byEndpoint;
+  return Object.keys(now)
+    .filter((endpoint) => endpoint.startsWith('GET /style-types') || endpoint.startsWith('GET /style-properties'))
+    .reduce((sum, endpoint) => sum + (now[endpoint] ?? 0) - (before[endpoint] ?? 0), 0);
 }

@@ -1,6 +1,7 @@
 import { appendFile, mkdir, readFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import type { z } from 'zod';
+import { forEachBounded } from './lanes';
 import { LocalStore, locate, type ObjectStore, type StoreLocation } from '../storage';
 
 /** Objects of an S3 journal: `<journal key>.d/<sequence>.json`, one per entry. */
@@ -16,15 +17,10 @@ function sequenceOf(key: string): number {
 }
 
 async function readAll(store: ObjectStore, keys: readonly string[]): Promise<(Buffer | null)[]> {
-  const out: (Buffer | null)[] = new Array<Buffer | null>(keys.length).fill(null);
-  let next = 0;
-  const lane = async (): Promise<void> => {
-    while (next < keys.length) {
-      const index = next++;
-      out[index] = await store.get(keys[index] as string);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(16, keys.length) }, lane));
+  const out = new Array<Buffer | null>(keys.length).fill(null);
+  await forEachBounded(keys, 16, async (key, index) => {
+    out[index] = await store.get(key);
+  });
   return out;
 }
 
