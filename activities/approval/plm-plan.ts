@@ -3,7 +3,8 @@ import { z } from 'zod';
 import { stagingRefSchema, type StagingRef } from '../../connectors/staging';
 import { htmlDocument, htmlTable, tableMatrix, toXlsx, type Table } from '../../connectors/reports';
 import { isTraceabilityApiError, type TraceabilityClient } from '../../connectors/traceability';
-import { PlmRunFolder, writeFileAtomically } from '../plm-import/run-folder';
+import { writeFileAtomically } from '../../connectors/storage';
+import { plmRun, type PlmRun } from '../plm-import/types';
 import {
   compositionStepSchema,
   manifestSchema,
@@ -66,7 +67,7 @@ async function currentValues(client: TraceabilityClient, externalId: string): Pr
   }
 }
 
-async function readSteps(run: PlmRunFolder, manifest: Manifest): Promise<WriteStep[]> {
+async function readSteps(run: PlmRun, manifest: Manifest): Promise<WriteStep[]> {
   const steps: WriteStep[] = [];
   for (const batch of manifest.batches) {
     if (batch.kind !== 'products') continue;
@@ -76,7 +77,7 @@ async function readSteps(run: PlmRunFolder, manifest: Manifest): Promise<WriteSt
 }
 
 /** The material-composition writes the plan holds (spec 02), one step per product whose composition changes. */
-async function readCompositionSteps(run: PlmRunFolder, manifest: Manifest): Promise<CompositionStep[]> {
+async function readCompositionSteps(run: PlmRun, manifest: Manifest): Promise<CompositionStep[]> {
   const steps: CompositionStep[] = [];
   for (const batch of manifest.batches) {
     if (batch.kind !== 'compositions') continue;
@@ -90,7 +91,7 @@ function compositionText(step: CompositionStep): string {
 }
 
 export async function writeApprovalPlan(input: WritePlanInput, dataDir: string, client: TraceabilityClient): Promise<ApprovalPlanFiles> {
-  const run = new PlmRunFolder(dataDir, input.runKey);
+  const run = plmRun(dataDir, input.runKey);
   const manifest = await run.staging.getJson(input.manifest, manifestSchema);
   const steps = await readSteps(run, manifest);
   const compositionSteps = await readCompositionSteps(run, manifest);
@@ -245,7 +246,7 @@ const approvedLineSchema = z.union([
 ]);
 
 export async function holdBackChangedSteps(input: HoldBackInput, dataDir: string, client: TraceabilityClient): Promise<HoldBackResult> {
-  const run = new PlmRunFolder(dataDir, input.runKey);
+  const run = plmRun(dataDir, input.runKey);
   const manifest = await run.staging.getJson(input.manifest, manifestSchema);
   const approved = new Map<string, WriteStep>();
   const approvedCompositions = new Map<string, CompositionStep>();

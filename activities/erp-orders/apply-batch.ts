@@ -1,7 +1,6 @@
 import { activityInfo } from '@temporalio/activity';
 import { forEachBounded, withHeartbeats, type ApiCalls } from '../batch-kit';
 import type { PersonDirectory } from './persons';
-import type { OrderRunFolder } from './run-files';
 import { syncOrder, type OrderSyncContext } from './sync-order';
 import {
   batchRecordSchema,
@@ -10,6 +9,7 @@ import {
   type BatchRecord,
   type BatchResult,
   type OrderOutcome,
+  type OrderRun,
   outcomeKey,
 } from './types';
 
@@ -55,7 +55,7 @@ export function summarise(
  */
 export async function applyBatch(
   input: ApplyBatchInput,
-  run: OrderRunFolder,
+  run: OrderRun,
   api: ApiCalls,
   persons: PersonDirectory,
 ): Promise<BatchResult> {
@@ -67,8 +67,8 @@ export async function applyBatch(
   const records: BatchRecord[] = [];
   for await (const record of run.staging.readNdjson(ref, batchRecordSchema)) records.push(record);
 
-  const log = run.outcomeLog(input.batch);
-  const { done, pending } = await log.resumeState();
+  const log = run.journal(input.batch);
+  const { done, pending } = await log.resume();
   const retry = activityInfo().attempt > 1;
   const context: OrderSyncContext = {
     api,

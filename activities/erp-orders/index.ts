@@ -9,10 +9,10 @@ import { finishRun, type FinishOutput } from './finish';
 import { PersonDirectory } from './persons';
 import { prepareRun } from './prepare';
 import { runKeyOf } from '../../connectors/staging';
-import { OrderRunFolder } from './run-files';
 import {
   applyBatchInputSchema,
   finishInputSchema,
+  orderRun,
   prepareInputSchema,
   type ApplyBatchInput,
   type BatchResult,
@@ -37,7 +37,7 @@ const asFailure = failureMapper(inputLimit('ExportReadError'), (error) => {
  * the PLM import (registered here so the worker's activity list gains one entry for the whole job).
  */
 export function createErpOrderActivities(deps: Pick<ActivityDeps, 'client' | 'config' | 'baseUrl'>) {
-  const runFolder = (runKey: string) => new OrderRunFolder(deps.config.dataDir, runKey);
+  const runFolder = (runKey: string) => orderRun(deps.config.dataDir, runKey);
   // Kept for the worker's life: e-mail → user id mappings learned from the answers to our writes.
   const persons = new PersonDirectory();
   return {

@@ -12,13 +12,13 @@ import type { OrderType } from '../../connectors/traceability/schemas/orders';
 import type { ApiCalls } from '../batch-kit';
 import { resolveProducts } from './lookups';
 import type { PersonDirectory } from './persons';
-import type { OutcomeLog, PendingWrite } from './run-files';
+import type { BatchJournal } from '../../connectors/staging';
 import { toExisting } from './snapshot';
-import type { BatchRecord, OrderOutcome } from './types';
+import type { BatchRecord, OrderOutcome, OutcomeEntry, PendingWrite } from './types';
 
 export interface OrderSyncContext {
   api: ApiCalls;
-  log: OutcomeLog;
+  log: BatchJournal<OutcomeEntry>;
   complete: boolean;
   dryRun: boolean;
   /** Filled by the run's prepare, and here when an order turns out to exist after all (shared by the batch). */

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { existingOrderSchema, orderDraftSchema } from '../../connectors/erp';
 import { orderTypeSchema } from '../../connectors/traceability/schemas/orders';
-import { stagingRefSchema } from '../../connectors/staging';
+import { RunFolder, stagingRefSchema, type IntentOf } from '../../connectors/staging';
 
 /** Built-in profile names a workflow input may give (`profile`); a custom one comes as `mappingFile`. */
 export const BUILT_IN_PROFILES = ['default'] as const;
@@ -119,6 +119,23 @@ export const outcomeEntrySchema = z.discriminatedUnion('kind', [
 ]);
 export type OutcomeEntry = z.infer<typeof outcomeEntrySchema>;
 export type OrderOutcome = Extract<OutcomeEntry, { kind: 'outcome' }>;
+/** A write journalled by an attempt that died before its outcome, with what it was to do to the lines. */
+export type PendingWrite = IntentOf<OutcomeEntry>;
+
+/**
+ * Everything a push run keeps lives in `<dataDir>/runs/<runKey>/`: the staged batches and manifest, a copy of the
+ * export, one outcome log per batch (`outcomes/`, and `read` for orders refused while reading), rejects and result.
+ */
+export type OrderRun = RunFolder<OutcomeEntry>;
+export const orderRun = (dataDir: string, runKey: string): OrderRun =>
+  new RunFolder(dataDir, runKey, [], {
+    folder: 'outcomes',
+    schema: outcomeEntrySchema,
+    keyOf: outcomeKey,
+    // Each log keeps its own orders; those refused while reading carry no type: their rows tell them apart.
+    outcomeKeyOf: (outcome, log) =>
+      `${log}|${outcome.orderType === undefined ? `row:${outcome.rows.join(',')}` : outcomeKey(outcome)}`,
+  });
 
 export const applyBatchInputSchema = z.strictObject({
   runKey: z.string().min(1),

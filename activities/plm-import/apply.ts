@@ -1,7 +1,7 @@
 import { isTraceabilityApiError, type MaterialHeader, type MaterialLine, type TraceabilityApiError } from '../../connectors/traceability';
 import { forEachBounded, type ApiCalls, type Progress } from '../batch-kit';
 import { immutableMismatch, readBack, updateFromCreate } from './converge';
-import type { BatchJournal, PlmRunFolder } from './run-folder';
+import type { BatchJournal } from '../../connectors/staging';
 import { compositionOps, currentHeaderSchema, type CompositionOp, type CurrentHeader } from '../../connectors/plm';
 import {
   compositionStepSchema,
@@ -11,6 +11,8 @@ import {
   type ApplyInput,
   type BatchResult,
   type CreateWrite,
+  type JournalEntry,
+  type PlmRun,
   type Outcome,
   type WriteStep,
 } from './types';
@@ -23,11 +25,11 @@ const EXISTS_CODES = new Set(['external_id_already_exists', 'codes_not_unique'])
 
 interface StepContext {
   api: ApiCalls;
-  journal: BatchJournal;
+  journal: BatchJournal<JournalEntry>;
   /** Products rejected in earlier batches: their children are rejected without a call. */
   rejectedParents: ReadonlyMap<string, Outcome>;
   /** Writes an earlier attempt of this batch began and did not settle. */
-  pending: ReadonlyMap<string, 'create' | 'update'>;
+  pending: ReadonlyMap<string, { write: 'create' | 'update' }>;
 }
 
 function outcome(step: WriteStep, kind: Outcome['outcome'], extra: Partial<Outcome> = {}): Outcome {
@@ -50,7 +52,7 @@ async function convergeExisting(step: CreateWrite, error: TraceabilityApiError, 
   const mismatch = immutableMismatch(step, found);
   if (mismatch) return outcome(step, 'rejected', { id: found.product.id, code: 'immutable_field_changed', message: mismatch, column: null });
   // Our own create whose answer was lost (the client says so), or that an attempt killed mid-write had begun.
-  const own = error.maybeCommitted || context.pending.get(step.externalId) === 'create';
+  const own = error.maybeCommitted || context.pending.get(step.externalId)?.write === 'create';
   const recovered = own ? 'own_write' : 'existing_product';
   const { body, changed } = updateFromCreate(step, found.product);
   if (changed.length === 0) return outcome(step, own ? 'created' : 'unchanged', { id: found.product.id, recovered });
@@ -202,15 +204,14 @@ async function applyComposition(step: CompositionStep, productId: string, contex
   }
 }
 
-async function applyCompositionBatch(input: ApplyInput, run: PlmRunFolder, api: ApiCalls, progress: Progress, ref: Parameters<PlmRunFolder['staging']['readNdjson']>[0]): Promise<BatchResult> {
+async function applyCompositionBatch(input: ApplyInput, run: PlmRun, api: ApiCalls, progress: Progress, ref: Parameters<PlmRun['staging']['readNdjson']>[0]): Promise<BatchResult> {
   const started = Date.now();
   const steps: CompositionStep[] = [];
   for await (const step of run.staging.readNdjson(ref, compositionStepSchema)) steps.push(step);
   const products = new Map<string, Outcome>();
   for (const earlier of await run.outcomes(input.batch)) if (earlier.target === undefined) products.set(earlier.externalId, earlier);
   const journal = run.journal(input.batch);
-  await journal.closeTornLine();
-  const { done, pending } = await journal.state();
+  const { done, pending } = await journal.resume();
   const context: StepContext = { api, journal, rejectedParents: new Map(), pending };
   const outcomes = new Map<string, Outcome>(done);
   await forEachBounded(
@@ -241,7 +242,7 @@ async function applyCompositionBatch(input: ApplyInput, run: PlmRunFolder, api: 
  */
 export async function applyBatch(
   input: ApplyInput,
-  run: PlmRunFolder,
+  run: PlmRun,
   api: ApiCalls,
   progress: Progress,
 ): Promise<BatchResult> {
@@ -254,8 +255,7 @@ export async function applyBatch(
   for await (const step of run.staging.readNdjson(entry.ref, writeStepSchema)) steps.push(step);
 
   const journal = run.journal(input.batch);
-  await journal.closeTornLine();
-  const { done, pending } = await journal.state();
+  const { done, pending } = await journal.resume();
   const rejectedParents = new Map<string, Outcome>();
   if (entry.level !== 'style') {
     for (const earlier of await run.outcomes(input.batch)) if (earlier.outcome === 'rejected') rejectedParents.set(earlier.externalId, earlier);

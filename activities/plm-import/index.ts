@@ -7,11 +7,11 @@ import { PlmInputError, readSheet } from './read-sheet';
 import { PlmFileError } from '../../connectors/plm';
 import { ApiCalls, failureMapper, inputLimit, invalidInput, nonRetryable, withHeartbeats } from '../batch-kit';
 import { runKeyOf } from '../../connectors/staging';
-import { PlmRunFolder } from './run-folder';
 import {
   applyInputSchema,
   finishInputSchema,
   planInputSchema,
+  plmRun,
   readInputSchema,
   type ApplyInput,
   type BatchResult,
@@ -39,7 +39,7 @@ export const asActivityFailure = failureMapper(
  * Each is safe to run again: everything it keeps lives in the run folder, keyed by the workflow id.
  */
 export function createPlmImportActivities(deps: Pick<ActivityDeps, 'client' | 'config'>) {
-  const runFolder = (runKey: string) => new PlmRunFolder(deps.config.dataDir, runKey);
+  const runFolder = (runKey: string) => plmRun(deps.config.dataDir, runKey);
   return {
     /** Parses the sheet with its profile (reference names resolved through the client's cache) and stages it. */
     async readPlmSheet(raw: ReadInput): Promise<ReadResult> {

@@ -19,7 +19,6 @@ import { rowIssue } from '../../connectors/plm/issues';
 import type { StagingRef } from '../../connectors/staging';
 import { forEachBounded, type ApiCalls } from '../batch-kit';
 import { readCatalogue, sheetKeys } from './catalogue';
-import type { PlmRunFolder } from './run-folder';
 import {
   compositionStepSchema,
   draftSchema,
@@ -29,6 +28,7 @@ import {
   writeStepSchema,
   type CatalogueRead,
   type Manifest,
+  type PlmRun,
   type PlanCounts,
   type PlanInput,
   type PlanResult,
@@ -222,7 +222,7 @@ async function writePlanFile(path: string, content: PlanFileContent): Promise<vo
  */
 export async function planRun(
   input: PlanInput,
-  run: PlmRunFolder,
+  run: PlmRun,
   api: ApiCalls,
   progress: (details: Record<string, unknown>) => void,
 ): Promise<PlanResult> {

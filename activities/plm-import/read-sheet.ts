@@ -11,8 +11,7 @@ import {
 } from '../../connectors/plm';
 import type { ReferenceKind, TraceabilityClient } from '../../connectors/traceability';
 import { boundMessage } from '../../connectors/input-limits';
-import type { PlmRunFolder } from './run-folder';
-import type { ReadInput, ReadResult, SheetStage } from './types';
+import type { PlmRun, ReadInput, ReadResult, SheetStage } from './types';
 
 /** A problem with the run's input that no retry can fix (a bad mapping file, both profile and mappingFile...). */
 export class PlmInputError extends Error {
@@ -77,7 +76,7 @@ async function referenceLists(client: TraceabilityClient, profile: MappingProfil
  * folder first: planning and the rejects file then read the very bytes that were parsed, even if the original
  * is moved (an inbox) or overwritten meanwhile. File errors name the original path.
  */
-export async function readSheet(input: ReadInput, run: PlmRunFolder, client: TraceabilityClient): Promise<ReadResult> {
+export async function readSheet(input: ReadInput, run: PlmRun, client: TraceabilityClient): Promise<ReadResult> {
   const started = Date.now();
   const { profile, name } = await resolveProfile(input);
   await mkdir(run.path, { recursive: true });

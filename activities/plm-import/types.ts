@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { ProductDraft, RowIssue } from '../../connectors/plm';
 import { compositionOpSchema, rowIssueCodes } from '../../connectors/plm';
-import { stagingRefSchema } from '../../connectors/staging';
+import { RunFolder, stagingRefSchema } from '../../connectors/staging';
 import { productCreateSchema, productUpdateSchema } from '../../connectors/traceability';
 
 export const BUILT_IN_PROFILES = ['native', 'flat'] as const;
@@ -259,6 +259,20 @@ export const journalEntrySchema = z.discriminatedUnion('kind', [
 ]);
 export type JournalEntry = z.infer<typeof journalEntrySchema>;
 export type Outcome = Extract<JournalEntry, { kind: 'outcome' }>;
+
+/**
+ * Everything a PLM import run keeps lives in `<dataDir>/runs/<runKey>/`: a copy of the sheet, the staged drafts,
+ * issues and batches (`staging/`), one journal per batch (`journal/`), plan.json, rejects.<ext> and result.json.
+ */
+export type PlmRun = RunFolder<JournalEntry>;
+export const plmRun = (dataDir: string, runKey: string): PlmRun =>
+  new RunFolder(dataDir, runKey, ['staging'], {
+    folder: 'journal',
+    schema: journalEntrySchema,
+    keyOf: (entry) => entry.externalId,
+    // A composition outcome (spec 02) sits beside its product's outcome, never over it.
+    outcomeKeyOf: (outcome) => `${outcome.target ?? 'product'}\u0000${outcome.externalId}`,
+  });
 
 export interface BatchCounts {
   created: number;

@@ -1,4 +1,4 @@
 export { StagingIntegrityError, StagingStore, stagingRefSchema, type StagingRef } from './store';
-export { JsonLinesJournal } from './journal';
-export { RunFolder, runKeyOf } from './run-folder';
+export { BatchJournal, JsonLinesJournal, type IntentOf, type JournalLine, type JournalState, type OutcomeOf } from './journal';
+export { RunFolder, runKeyOf, type JournalLayout } from './run-folder';
 export { forEachBounded } from './lanes';

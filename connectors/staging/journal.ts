@@ -152,3 +152,63 @@ export class JsonLinesJournal<T> {
     }
   }
 }
+
+/** A line of a batch journal: an `intent` before a write, an `outcome` once the record is settled. */
+export interface JournalLine {
+  kind: 'intent' | 'outcome';
+}
+export type IntentOf<E extends JournalLine> = Extract<E, { kind: 'intent' }>;
+export type OutcomeOf<E extends JournalLine> = Extract<E, { kind: 'outcome' }>;
+
+/** What a batch's journal says: settled records by key, and the intents of writes under way when an attempt stopped. */
+export interface JournalState<E extends JournalLine> {
+  done: Map<string, OutcomeOf<E>>;
+  pending: Map<string, IntentOf<E>>;
+}
+
+/** Replays a journal in order: an intent opens a record's write, an outcome settles it (the last line wins). */
+function replay<E extends JournalLine>(entries: readonly E[], keyOf: (entry: E) => string): JournalState<E> {
+  const done = new Map<string, OutcomeOf<E>>();
+  const pending = new Map<string, IntentOf<E>>();
+  for (const entry of entries) {
+    const key = keyOf(entry);
+    if (entry.kind === 'intent') {
+      pending.set(key, entry as IntentOf<E>);
+      done.delete(key);
+    } else {
+      done.set(key, entry as OutcomeOf<E>);
+      pending.delete(key);
+    }
+  }
+  return { done, pending };
+}
+
+/**
+ * The journal of one batch. A retried attempt reads it to skip records already settled and to recognise a write
+ * that was under way when the previous attempt died (an `intent` with no `outcome` after it).
+ */
+export class BatchJournal<E extends JournalLine> extends JsonLinesJournal<E> {
+  constructor(
+    path: string,
+    private readonly entrySchema: z.ZodType<E>,
+    readonly keyOf: (entry: E) => string,
+  ) {
+    super(path, entrySchema);
+  }
+
+  /** Checked before it is written: an entry the reader would skip as invalid must fail here, not vanish from the counts. */
+  override async append(entry: E): Promise<void> {
+    await super.append(this.entrySchema.parse(entry));
+  }
+
+  /** What earlier attempts left; a line a crash cut short is closed first, so this attempt's lines start clean. */
+  async resume(): Promise<JournalState<E>> {
+    await this.closeTornLine();
+    return this.state();
+  }
+
+  /** What the journal says now (read only). */
+  async state(): Promise<JournalState<E>> {
+    return replay(await this.entries(), this.keyOf);
+  }
+}

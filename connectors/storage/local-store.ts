@@ -12,6 +12,19 @@ function missing(error: unknown): boolean {
   return code === 'ENOENT' || code === 'ENOTDIR';
 }
 
+/** Writes a file through a temporary name and a rename, so a crash never leaves half of it (readers see all or none). */
+export async function writeFileAtomically(path: string, body: StoreBody): Promise<void> {
+  await mkdir(dirname(path), { recursive: true });
+  const temp = `${path}.${randomUUID()}.tmp`;
+  try {
+    if (typeof body === 'string' || Buffer.isBuffer(body)) await writeFile(temp, body);
+    else await pipeline(body instanceof Readable ? body : Readable.from(body), createWriteStream(temp));
+    await rename(temp, path);
+  } finally {
+    await rm(temp, { force: true });
+  }
+}
+
 /** The embedded default: a folder on the worker's disk. Writes go through a temporary name and a rename. */
 export class LocalStore implements ObjectStore {
   readonly kind = 'local' as const;
@@ -27,16 +40,7 @@ export class LocalStore implements ObjectStore {
   }
 
   async put(key: string, body: StoreBody): Promise<void> {
-    const target = this.pathOf(key);
-    await mkdir(dirname(target), { recursive: true });
-    const temp = `${target}.${randomUUID()}.tmp`;
-    try {
-      if (typeof body === 'string' || Buffer.isBuffer(body)) await writeFile(temp, body);
-      else await pipeline(body instanceof Readable ? body : Readable.from(body), createWriteStream(temp));
-      await rename(temp, target);
-    } finally {
-      await rm(temp, { force: true });
-    }
+    await writeFileAtomically(this.pathOf(key), body);
   }
 
   async putIfAbsent(key: string, body: string | Buffer): Promise<boolean> {
