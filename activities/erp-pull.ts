@@ -1,5 +1,5 @@
-import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
-import { publishFile, refreshFile } from '../connectors/storage';
+import { mkdir, readFile } from 'node:fs/promises';
+import { publishFile, refreshFile, writeFileAtomically } from '../connectors/storage';
 import { join } from 'node:path';
 import { heartbeat, log } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
@@ -30,12 +30,6 @@ export interface PullOrdersResult {
   to: HighWaterMark;
   apiCalls: number;
   durationMs: number;
-}
-
-async function writeAtomically(path: string, content: string): Promise<void> {
-  const temp = `${path}.${process.pid}.tmp`;
-  await writeFile(temp, content, 'utf8');
-  await rename(temp, path);
 }
 
 async function readMark(path: string): Promise<HighWaterMark> {
@@ -140,9 +134,9 @@ export function createErpPullActivities(deps: Pick<ActivityDeps, 'client' | 'con
         await mkdir(folder, { recursive: true });
         const base = join(folder, `orders-updated-after-${stamp(from.updatedAtMs)}`);
         const files = { ndjson: `${base}.ndjson`, csv: `${base}.csv` };
-        await writeAtomically(files.ndjson, ordersToNdjson(exported));
-        await writeAtomically(files.csv, ordersToCsv(exported));
-        await writeAtomically(markFile, `${JSON.stringify(to, null, 2)}\n`);
+        await writeFileAtomically(files.ndjson, ordersToNdjson(exported));
+        await writeFileAtomically(files.csv, ordersToCsv(exported));
+        await writeFileAtomically(markFile, `${JSON.stringify(to, null, 2)}\n`);
         for (const file of [files.ndjson, files.csv, markFile]) await publishFile(file);
         log.info('Platform orders pulled', {
           orders: exported.length,

@@ -1,6 +1,6 @@
-import { rename, writeFile } from 'node:fs/promises';
 import { basename } from 'node:path';
 import { readExportFile, writeRejects } from '../../connectors/erp';
+import { writeFileAtomically } from '../../connectors/storage';
 import { boundMessage, quoteInput } from '../../connectors/input-limits';
 import { summarise } from './apply-batch';
 import { runManifestSchema, type BatchResult, type FinishInput, type FinishResult, type OrderRun } from './types';
@@ -40,8 +40,7 @@ export async function finishRun(input: FinishInput, run: OrderRun): Promise<Fini
       }),
     );
     rejectsFile = run.file(`rejects${file.extension}`);
-    await writeFile(`${rejectsFile}.tmp`, file.content);
-    await rename(`${rejectsFile}.tmp`, rejectsFile);
+    await writeFileAtomically(rejectsFile, file.content);
     await run.publish(basename(rejectsFile));
     rejectedRows = file.rowCount;
   }

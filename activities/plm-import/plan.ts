@@ -1,7 +1,3 @@
-import { createWriteStream } from 'node:fs';
-import { mkdir, rename, rm } from 'node:fs/promises';
-import { dirname } from 'node:path';
-import { finished } from 'node:stream/promises';
 import {
   CatalogueIndex,
   compositionOps,
@@ -17,6 +13,7 @@ import {
 } from '../../connectors/plm';
 import { rowIssue } from '../../connectors/plm/issues';
 import type { StagingRef } from '../../connectors/staging';
+import { writeFileAtomically } from '../../connectors/storage';
 import { forEachBounded, type ApiCalls } from '../batch-kit';
 import { readCatalogue, sheetKeys } from './catalogue';
 import {
@@ -182,37 +179,28 @@ interface PlanFileContent {
 
 /** plan.json, one product per line so a large plan streams out and stays readable; written atomically. */
 async function writePlanFile(path: string, content: PlanFileContent): Promise<void> {
-  await mkdir(dirname(path), { recursive: true });
-  const temp = `${path}.tmp`;
-  const out = createWriteStream(temp, { encoding: 'utf8' });
-  const line = async (text: string) => {
-    if (!out.write(text)) await new Promise<void>((resolve) => out.once('drain', () => resolve()));
+  const lines = async function* (): AsyncGenerator<string> {
+    yield `{\n"sourceFile": ${JSON.stringify(content.sourceFile)},\n"profile": ${JSON.stringify(content.profile)},\n`;
+    yield `"catalogue": ${JSON.stringify(content.catalogue)},\n"counts": ${JSON.stringify(content.counts)},\n"products": [\n`;
+    const entries: unknown[] = [
+      ...content.steps.map((step) => ({
+        externalId: step.externalId,
+        level: step.level,
+        action: step.action,
+        rows: step.rowNumbers,
+        ...(step.action === 'update' ? { changedFields: step.changedFields } : { parent: step.parentExternalId }),
+      })),
+      ...content.plan.unchanged.map((step) => ({ externalId: step.externalId, level: step.level, action: 'unchanged', rows: step.rowNumbers })),
+      ...content.plan.invalid.map((step) => ({ externalId: step.externalId, action: 'invalid', rows: step.rowNumbers, codes: [...new Set(step.issues.map((issue) => issue.code))] })),
+      ...content.plan.archived.map((step) => ({ externalId: step.externalId, level: step.level, action: 'archived', rows: step.rowNumbers })),
+      ...content.compositionSteps.map((step) => ({ externalId: step.externalId, level: step.level, action: 'composition', rows: step.rowNumbers, ops: step.ops.map((op) => op.op) })),
+    ];
+    for (const [index, entry] of entries.entries()) yield `${JSON.stringify(entry)}${index < entries.length - 1 ? ',' : ''}\n`;
+    yield `],\n"issues": [\n`;
+    for (const [index, issue] of content.issues.entries()) yield `${JSON.stringify(issue)}${index < content.issues.length - 1 ? ',' : ''}\n`;
+    yield `]\n}\n`;
   };
-  await line(`{\n"sourceFile": ${JSON.stringify(content.sourceFile)},\n"profile": ${JSON.stringify(content.profile)},\n`);
-  await line(`"catalogue": ${JSON.stringify(content.catalogue)},\n"counts": ${JSON.stringify(content.counts)},\n"products": [\n`);
-  const entries: unknown[] = [
-    ...content.steps.map((step) => ({
-      externalId: step.externalId,
-      level: step.level,
-      action: step.action,
-      rows: step.rowNumbers,
-      ...(step.action === 'update' ? { changedFields: step.changedFields } : { parent: step.parentExternalId }),
-    })),
-    ...content.plan.unchanged.map((step) => ({ externalId: step.externalId, level: step.level, action: 'unchanged', rows: step.rowNumbers })),
-    ...content.plan.invalid.map((step) => ({ externalId: step.externalId, action: 'invalid', rows: step.rowNumbers, codes: [...new Set(step.issues.map((issue) => issue.code))] })),
-    ...content.plan.archived.map((step) => ({ externalId: step.externalId, level: step.level, action: 'archived', rows: step.rowNumbers })),
-    ...content.compositionSteps.map((step) => ({ externalId: step.externalId, level: step.level, action: 'composition', rows: step.rowNumbers, ops: step.ops.map((op) => op.op) })),
-  ];
-  for (const [index, entry] of entries.entries()) await line(`${JSON.stringify(entry)}${index < entries.length - 1 ? ',' : ''}\n`);
-  await line(`],\n"issues": [\n`);
-  for (const [index, issue] of content.issues.entries()) await line(`${JSON.stringify(issue)}${index < content.issues.length - 1 ? ',' : ''}\n`);
-  await line(`]\n}\n`);
-  out.end();
-  await finished(out);
-  await rename(temp, path).catch(async (error: unknown) => {
-    await rm(temp, { force: true });
-    throw error;
-  });
+  await writeFileAtomically(path, lines());
 }
 
 /**

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { createReadStream, createWriteStream } from 'node:fs';
-import { copyFile, link, mkdir, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { link, mkdir, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { dirname, join, relative, sep } from 'node:path';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -131,14 +131,7 @@ export class LocalStore implements ObjectStore {
     const source = this.pathOf(key);
     if (source === localPath) return this.exists(key);
     if (!(await this.exists(key))) return false;
-    await mkdir(dirname(localPath), { recursive: true });
-    const temp = `${localPath}.${randomUUID()}.tmp`;
-    try {
-      await copyFile(source, temp);
-      await rename(temp, localPath);
-    } finally {
-      await rm(temp, { force: true });
-    }
+    await writeFileAtomically(localPath, createReadStream(source));
     return true;
   }
 
