@@ -95,8 +95,7 @@ export async function writeApprovalPlan(input: WritePlanInput, dataDir: string, 
   const manifest = await run.staging.getJson(input.manifest, manifestSchema);
   const steps = await readSteps(run, manifest);
   const compositionSteps = await readCompositionSteps(run, manifest);
-  const issues: RejectIssue[] = [];
-  for await (const issue of run.staging.readNdjson(manifest.issues, rejectIssueSchema)) issues.push(issue);
+  const issues = await run.staging.readAllNdjson(manifest.issues, rejectIssueSchema);
 
   const creates = steps.filter((step): step is Extract<WriteStep, { action: 'create' }> => step.action === 'create');
   const updates = steps.filter((step): step is Extract<WriteStep, { action: 'update' }> => step.action === 'update');

@@ -1,4 +1,13 @@
 export { forEachBounded } from '../../connectors/staging';
+export {
+  failureMapper,
+  guarded,
+  inputLimit,
+  invalidInput,
+  nonRetryable,
+  toActivityFailure,
+  withHeartbeats,
+  type FailureRule,
+  type Progress,
+} from './activity';
 export { ApiCalls } from './api-calls';
-export { failureMapper, inputLimit, invalidInput, nonRetryable, toActivityFailure, type FailureRule } from './failures';
-export { withHeartbeats, type Progress } from './heartbeats';

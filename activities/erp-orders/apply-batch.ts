@@ -64,8 +64,7 @@ export async function applyBatch(
   const ref = manifest.batches[input.batch];
   if (ref === undefined)
     throw new Error(`batch ${input.batch} is not in run ${input.runKey} (it has ${manifest.batches.length})`);
-  const records: BatchRecord[] = [];
-  for await (const record of run.staging.readNdjson(ref, batchRecordSchema)) records.push(record);
+  const records = await run.staging.readAllNdjson(ref, batchRecordSchema);
 
   const log = run.journal(input.batch);
   const { done, pending } = await log.resume();

@@ -1,6 +1,6 @@
 import { log } from '@temporalio/activity';
 import { ExportMismatchError, ExportReadError, ProfileError } from '../../connectors/erp';
-import { ApiCalls, failureMapper, inputLimit, nonRetryable } from '../batch-kit';
+import { ApiCalls, failureMapper, guarded, inputLimit, nonRetryable } from '../batch-kit';
 import { createErpPullActivities } from '../erp-pull';
 import { createInboxActivities } from '../inbox';
 import type { ActivityDeps } from '../index';
@@ -44,48 +44,36 @@ export function createErpOrderActivities(deps: Pick<ActivityDeps, 'client' | 'co
     ...createErpPullActivities(deps),
     ...createInboxActivities(),
     /** Reads, validates and stages the export; returns counts and the manifest reference only. */
-    async prepareErpOrderPush(raw: PrepareInput): Promise<PrepareResult> {
+    prepareErpOrderPush: guarded(asFailure, async (raw: PrepareInput): Promise<PrepareResult> => {
       const input = prepareInputSchema.parse(raw);
       const api = new ApiCalls(deps.client);
-      try {
-        const result = await prepareRun(input, runFolder(runKeyOf(input.workflowId)), api);
-        log.info('ERP export staged', {
-          file: input.file,
-          orders: result.orders,
-          batches: result.batchCount,
-          apiCalls: result.apiCalls,
-        });
-        return result;
-      } catch (error) {
-        throw asFailure(error);
-      }
-    },
+      const result = await prepareRun(input, runFolder(runKeyOf(input.workflowId)), api);
+      log.info('ERP export staged', {
+        file: input.file,
+        orders: result.orders,
+        batches: result.batchCount,
+        apiCalls: result.apiCalls,
+      });
+      return result;
+    }),
 
     /** Makes the platform match one staged batch of orders; safe to run again at any point. */
-    async applyErpOrderBatch(raw: ApplyBatchInput): Promise<BatchResult> {
+    applyErpOrderBatch: guarded(asFailure, async (raw: ApplyBatchInput): Promise<BatchResult> => {
       const input = applyBatchInputSchema.parse(raw);
       const api = new ApiCalls(deps.client);
-      try {
-        const result = await applyBatch(input, runFolder(input.runKey), api, persons);
-        log.info('ERP order batch applied', {
-          batch: input.batch,
-          ...result.counts,
-          apiCalls: result.apiCalls,
-        });
-        return result;
-      } catch (error) {
-        throw asFailure(error);
-      }
-    },
+      const result = await applyBatch(input, runFolder(input.runKey), api, persons);
+      log.info('ERP order batch applied', {
+        batch: input.batch,
+        ...result.counts,
+        apiCalls: result.apiCalls,
+      });
+      return result;
+    }),
 
     /** Totals from the journals and the rejects file. */
-    async finishErpOrderPush(raw: FinishInput): Promise<FinishOutput> {
+    finishErpOrderPush: guarded(asFailure, async (raw: FinishInput): Promise<FinishOutput> => {
       const input = finishInputSchema.parse(raw);
-      try {
-        return await finishRun(input, runFolder(input.runKey));
-      } catch (error) {
-        throw asFailure(error);
-      }
-    },
+      return await finishRun(input, runFolder(input.runKey));
+    }),
   };
 }

@@ -1,7 +1,8 @@
 import { isTraceabilityApiError, type MaterialHeader, type MaterialLine, type TraceabilityApiError } from '../../connectors/traceability';
 import { forEachBounded, type ApiCalls, type Progress } from '../batch-kit';
 import { immutableMismatch, readBack, updateFromCreate } from './converge';
-import type { BatchJournal } from '../../connectors/staging';
+import { toCurrentLine } from './plan';
+import type { BatchJournal, StagingRef } from '../../connectors/staging';
 import { compositionOps, currentHeaderSchema, type CompositionOp, type CurrentHeader } from '../../connectors/plm';
 import {
   compositionStepSchema,
@@ -138,15 +139,7 @@ async function readOwned(api: ApiCalls, productId: string): Promise<CurrentHeade
       currentHeaderSchema.parse({
         id: header.id,
         name: header.name,
-        lines: lines.map((line) => ({
-          id: line.id,
-          rawMaterialId: line.rawMaterialId,
-          percentage: line.percentage,
-          parentId: line.parentId,
-          weights: line.weights ?? null,
-          weightUnit: line.weightUnit ?? null,
-          countriesOfOrigin: line.countriesOfOrigin ?? null,
-        })),
+        lines: lines.map(toCurrentLine),
       }),
     );
   }
@@ -204,10 +197,9 @@ async function applyComposition(step: CompositionStep, productId: string, contex
   }
 }
 
-async function applyCompositionBatch(input: ApplyInput, run: PlmRun, api: ApiCalls, progress: Progress, ref: Parameters<PlmRun['staging']['readNdjson']>[0]): Promise<BatchResult> {
+async function applyCompositionBatch(input: ApplyInput, run: PlmRun, api: ApiCalls, progress: Progress, ref: StagingRef): Promise<BatchResult> {
   const started = Date.now();
-  const steps: CompositionStep[] = [];
-  for await (const step of run.staging.readNdjson(ref, compositionStepSchema)) steps.push(step);
+  const steps = await run.staging.readAllNdjson(ref, compositionStepSchema);
   const products = new Map<string, Outcome>();
   for (const earlier of await run.outcomes(input.batch)) if (earlier.target === undefined) products.set(earlier.externalId, earlier);
   const journal = run.journal(input.batch);
@@ -251,8 +243,7 @@ export async function applyBatch(
   const entry = manifest.batches[input.batch];
   if (!entry) throw new Error(`batch ${input.batch} is not in run ${input.runKey} (it has ${manifest.batches.length})`);
   if (entry.kind === 'compositions') return applyCompositionBatch(input, run, api, progress, entry.ref);
-  const steps: WriteStep[] = [];
-  for await (const step of run.staging.readNdjson(entry.ref, writeStepSchema)) steps.push(step);
+  const steps = await run.staging.readAllNdjson(entry.ref, writeStepSchema);
 
   const journal = run.journal(input.batch);
   const { done, pending } = await journal.resume();

@@ -31,8 +31,7 @@ function applyIssues(outcomes: readonly Outcome[]): RejectIssue[] {
 export async function finishRun(input: FinishInput, run: PlmRun): Promise<PlmImportResult> {
   const started = Date.now();
   const manifest = await run.staging.getJson(input.manifest, manifestSchema);
-  const planIssues: RejectIssue[] = [];
-  for await (const issue of run.staging.readNdjson(manifest.issues, rejectIssueSchema)) planIssues.push(issue);
+  const planIssues = await run.staging.readAllNdjson(manifest.issues, rejectIssueSchema);
   const allOutcomes = input.dryRun ? [] : await run.outcomes();
   const outcomes = allOutcomes.filter((outcome) => outcome.target === undefined);
   const compositionOutcomes = allOutcomes.filter((outcome) => outcome.target === 'composition');

@@ -9,7 +9,6 @@ import {
   validateDrafts,
   type ImportPlan,
   type ProductDraft,
-  type RowIssue,
 } from '../../connectors/plm';
 import { rowIssue } from '../../connectors/plm/issues';
 import type { StagingRef } from '../../connectors/staging';
@@ -95,7 +94,7 @@ function batchesOf(steps: readonly WriteStep[], size: number): WriteStep[][] {
   return batches;
 }
 
-function toCurrentLine(line: { id: string; rawMaterialId: string; percentage: number; parentId: string | null; weights?: number | null; weightUnit?: string | null; countriesOfOrigin?: string[] | null }): CurrentLine {
+export function toCurrentLine(line: { id: string; rawMaterialId: string; percentage: number; parentId: string | null; weights?: number | null; weightUnit?: string | null; countriesOfOrigin?: string[] | null }): CurrentLine {
   return currentLineSchema.parse({
     id: line.id,
     rawMaterialId: line.rawMaterialId,
@@ -216,10 +215,8 @@ export async function planRun(
 ): Promise<PlanResult> {
   const started = Date.now();
   const stage = await run.staging.getJson(input.sheet, sheetStageSchema);
-  const drafts: ProductDraft[] = [];
-  for await (const draft of run.staging.readNdjson(stage.drafts, draftSchema)) drafts.push(draft);
-  const readIssues: RowIssue[] = [];
-  for await (const issue of run.staging.readNdjson(stage.issues, rowIssueSchema)) readIssues.push(issue);
+  const drafts = await run.staging.readAllNdjson(stage.drafts, draftSchema);
+  const readIssues = await run.staging.readAllNdjson(stage.issues, rowIssueSchema);
 
   const withMaterial = drafts.some((draft) => draft.fields.composition !== undefined);
   const { products, read } = await readCatalogue(sheetKeys(drafts), api, (count) => progress({ phase: 'reading catalogue', products: count }), { withMaterial });

@@ -87,6 +87,13 @@ export class StagingStore {
     }
   }
 
+  /** Every record of a staged NDJSON batch, checked (a batch is small enough to hold; large sets use readNdjson). */
+  async readAllNdjson<T>(ref: StagingRef, schema: z.ZodType<T>): Promise<T[]> {
+    const records: T[] = [];
+    for await (const record of this.readNdjson(ref, schema)) records.push(record);
+    return records;
+  }
+
   async exists(key: string): Promise<boolean> {
     const { store, key: objectKey } = this.where(key);
     return store.exists(objectKey);
