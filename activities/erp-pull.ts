@@ -13,9 +13,9 @@ import {
   type ExistingOrder,
   type HighWaterMark,
 } from '../connectors/erp';
-import { IncrementalSync, type Order, type OrderLine } from '../connectors/traceability';
+import { IncrementalSync, type Order } from '../connectors/traceability';
 import { ApiCalls, toActivityFailure } from './batch-kit';
-import { toExisting } from './erp-orders/snapshot';
+import { listedLines, toExisting } from './erp-orders/snapshot';
 import type { ActivityDeps } from './index';
 
 export const ORDERS_EXPORT_FOLDER = join('exports', 'orders');
@@ -56,20 +56,7 @@ async function readMark(path: string): Promise<HighWaterMark> {
 
 /** Lines of the changed orders: every line listed (100 a page) when cheaper than one GET per order. */
 async function withLines(api: ApiCalls, orders: readonly Order[]): Promise<ExistingOrder[]> {
-  const needing = orders.filter((order) => (order.lineCount ?? 1) > 0);
-  let byOrder: Map<string, OrderLine[]> | undefined;
-  if (needing.length > 1) {
-    const fetchLines = (page: number, limit: number) => api.client.orderLines.list({ page, limit });
-    const first = await api.one(() => fetchLines(1, 100));
-    if (first.pagination.totalPages < needing.length) {
-      const wanted = new Set(needing.map((order) => order.id));
-      byOrder = new Map();
-      for (const line of await api.all(fetchLines, first)) {
-        if (line.orderId && wanted.has(line.orderId))
-          byOrder.set(line.orderId, [...(byOrder.get(line.orderId) ?? []), line]);
-      }
-    }
-  }
+  const byOrder = await listedLines(api, orders, 2);
   const result: ExistingOrder[] = [];
   for (const order of orders) {
     const listed = byOrder?.get(order.id) ?? [];
