@@ -1,5 +1,5 @@
 import { activityInfo } from '@temporalio/activity';
-import { forEachBounded, withHeartbeats, type ApiCalls } from '../batch-kit';
+import { withHeartbeats, type ApiCalls } from '../batch-kit';
 import type { PersonDirectory } from './persons';
 import { syncOrder, type OrderSyncContext } from './sync-order';
 import {
@@ -80,21 +80,22 @@ export async function applyBatch(
     allowTracedLineRemoval: manifest.allowTracedLineRemoval,
     persons,
   };
-  const outcomes = new Map<string, OrderOutcome>(done);
   // Journals written before entries carried the order type key by number alone.
   const journalled = <T>(map: ReadonlyMap<string, T>, record: BatchRecord): T | undefined =>
     map.get(outcomeKey(record.draft)) ?? map.get(outcomeKey({ orderNumber: record.draft.orderNumber }));
   const todo = records.filter((record) => journalled(done, record) === undefined);
-  await withHeartbeats(
+  const outcomes = await withHeartbeats(
     (progress) =>
-      forEachBounded(todo, ORDER_CONCURRENCY, async (record) => {
-        const key = outcomeKey(record.draft);
-        const waiting = journalled(pending, record);
-        const outcome = await syncOrder(record, context, { retry, ...(waiting ? { pending: waiting } : {}) });
-        await log.append(outcome);
-        outcomes.set(key, outcome);
-        progress({ batch: input.batch, settled: outcomes.size, of: records.length });
-      }),
+      log.settleAll(
+        done,
+        todo,
+        ORDER_CONCURRENCY,
+        (record) => {
+          const waiting = journalled(pending, record);
+          return syncOrder(record, context, { retry, ...(waiting ? { pending: waiting } : {}) });
+        },
+        (settled) => progress({ batch: input.batch, settled, of: records.length }),
+      ),
     HEARTBEAT_EVERY_MS,
   );
   return summarise(input.batch, [...outcomes.values()], api.count, Date.now() - started);

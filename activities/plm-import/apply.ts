@@ -1,5 +1,5 @@
 import { isTraceabilityApiError, type MaterialHeader, type MaterialLine, type TraceabilityApiError } from '../../connectors/traceability';
-import { forEachBounded, type ApiCalls, type Progress } from '../batch-kit';
+import type { ApiCalls, Progress } from '../batch-kit';
 import { immutableMismatch, readBack, updateFromCreate } from './converge';
 import { toCurrentLine } from './plan';
 import type { BatchJournal, StagingRef } from '../../connectors/staging';
@@ -205,19 +205,17 @@ async function applyCompositionBatch(input: ApplyInput, run: PlmRun, api: ApiCal
   const journal = run.journal(input.batch);
   const { done, pending } = await journal.resume();
   const context: StepContext = { api, journal, rejectedParents: new Map(), pending };
-  const outcomes = new Map<string, Outcome>(done);
-  await forEachBounded(
+  const outcomes = await journal.settleAll(
+    done,
     steps.filter((step) => !done.has(step.externalId)),
     LANES,
     async (step) => {
       const product = products.get(step.externalId);
       const productId = step.id ?? (product && product.outcome !== 'rejected' ? product.id : null);
-      if (productId === null || product?.outcome === 'rejected') return; // the product's own rejection says why
-      const settled = await applyComposition(step, productId, context);
-      await journal.append(settled);
-      outcomes.set(step.externalId, settled);
-      progress({ batch: input.batch, settled: outcomes.size, of: steps.length });
+      if (productId === null || product?.outcome === 'rejected') return undefined; // the product's own rejection says why
+      return applyComposition(step, productId, context);
     },
+    (settled) => progress({ batch: input.batch, settled, of: steps.length }),
   );
   const compositions = { written: 0, rejected: 0 };
   for (const settled of outcomes.values()) {
@@ -252,17 +250,10 @@ export async function applyBatch(
     for (const earlier of await run.outcomes(input.batch)) if (earlier.outcome === 'rejected') rejectedParents.set(earlier.externalId, earlier);
   }
   const context: StepContext = { api, journal, rejectedParents, pending };
-  const outcomes = new Map<string, Outcome>(done);
-  await unarchiveAll(steps.filter((step) => !done.has(step.externalId)), api);
-  await forEachBounded(
-    steps.filter((step) => !done.has(step.externalId)),
-    LANES,
-    async (step) => {
-      const settled = await applyStep(step, context);
-      await journal.append(settled);
-      outcomes.set(step.externalId, settled);
-      progress({ batch: input.batch, settled: outcomes.size, of: steps.length });
-    },
+  const todo = steps.filter((step) => !done.has(step.externalId));
+  await unarchiveAll(todo, api);
+  const outcomes = await journal.settleAll(done, todo, LANES, (step) => applyStep(step, context), (settled) =>
+    progress({ batch: input.batch, settled, of: steps.length }),
   );
 
   const counts = { created: 0, updated: 0, unchanged: 0, rejected: 0 };

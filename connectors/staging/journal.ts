@@ -207,6 +207,29 @@ export class BatchJournal<E extends JournalLine> extends JsonLinesJournal<E> {
     return this.state();
   }
 
+  /**
+   * Settles `records` (those the journal has not settled yet), `lanes` at a time, journalling each outcome as it
+   * settles (`settle` may give none: nothing is journalled). Returns every outcome of the batch, earlier attempts'
+   * (`done`) included; `onSettled` hears how many there are after each.
+   */
+  async settleAll<R>(
+    done: ReadonlyMap<string, OutcomeOf<E>>,
+    records: readonly R[],
+    lanes: number,
+    settle: (record: R) => Promise<OutcomeOf<E> | undefined>,
+    onSettled: (settled: number) => void,
+  ): Promise<Map<string, OutcomeOf<E>>> {
+    const outcomes = new Map(done);
+    await forEachBounded(records, lanes, async (record) => {
+      const outcome = await settle(record);
+      if (outcome === undefined) return;
+      await this.append(outcome);
+      outcomes.set(this.keyOf(outcome), outcome);
+      onSettled(outcomes.size);
+    });
+    return outcomes;
+  }
+
   /** What the journal says now (read only). */
   async state(): Promise<JournalState<E>> {
     return replay(await this.entries(), this.keyOf);
