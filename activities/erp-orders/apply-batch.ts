@@ -60,10 +60,7 @@ export async function applyBatch(
   persons: PersonDirectory,
 ): Promise<BatchResult> {
   const started = Date.now();
-  const manifest = await run.staging.getJson(input.manifest, runManifestSchema);
-  const ref = manifest.batches[input.batch];
-  if (ref === undefined)
-    throw new Error(`batch ${input.batch} is not in run ${input.runKey} (it has ${manifest.batches.length})`);
+  const { manifest, entry: ref } = await run.stagedBatch(input.manifest, runManifestSchema, input.batch);
   const records = await run.staging.readAllNdjson(ref, batchRecordSchema);
 
   const log = run.journal(input.batch);

@@ -237,9 +237,7 @@ export async function applyBatch(
   progress: Progress,
 ): Promise<BatchResult> {
   const started = Date.now();
-  const manifest = await run.staging.getJson(input.manifest, manifestSchema);
-  const entry = manifest.batches[input.batch];
-  if (!entry) throw new Error(`batch ${input.batch} is not in run ${input.runKey} (it has ${manifest.batches.length})`);
+  const { entry } = await run.stagedBatch(input.manifest, manifestSchema, input.batch);
   if (entry.kind === 'compositions') return applyCompositionBatch(input, run, api, progress, entry.ref);
   const steps = await run.staging.readAllNdjson(entry.ref, writeStepSchema);
 

@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import { fetchFile, publishFile } from '../storage';
 import type { z } from 'zod';
 import { BatchJournal, JsonLinesJournal, type JournalLine, type OutcomeOf } from './journal';
-import { StagingStore } from './store';
+import { StagingStore, type StagingRef } from './store';
 
 /** How a job keeps its journals in its run folder: `<folder>/batch-00007.ndjson`, one per batch (or named). */
 export interface JournalLayout<E extends JournalLine> {
@@ -67,6 +67,19 @@ export class RunFolder<E extends JournalLine = JournalLine> {
   async fetch(...parts: string[]): Promise<string | null> {
     const path = this.file(...parts);
     return (await fetchFile(path)) ? path : null;
+  }
+
+  /** The run's staged manifest and its batch `n` (a batch that is not there is a caller's bug: thrown). */
+  async stagedBatch<M extends { batches: readonly unknown[] }>(
+    ref: StagingRef,
+    schema: z.ZodType<M>,
+    batch: number,
+  ): Promise<{ manifest: M; entry: NonNullable<M['batches'][number]> }> {
+    const manifest = await this.staging.getJson(ref, schema);
+    const entry = manifest.batches[batch];
+    if (entry === undefined || entry === null)
+      throw new Error(`batch ${batch} is not in run ${this.runKey} (it has ${manifest.batches.length})`);
+    return { manifest, entry: entry as NonNullable<M['batches'][number]> };
   }
 
   /** The journal of batch `n`, or a named one (`read`: records refused while reading). */
