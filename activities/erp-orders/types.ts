@@ -1,7 +1,13 @@
 import { z } from 'zod';
 import { existingOrderSchema, orderDraftSchema } from '../../connectors/erp';
 import { orderTypeSchema } from '../../connectors/traceability/schemas/orders';
-import { RunFolder, stagingRefSchema, type IntentOf } from '../../connectors/staging';
+import {
+  RunFolder,
+  stagedBatchInputSchema,
+  stagedRunInputSchema,
+  stagingRefSchema,
+  type IntentOf,
+} from '../../connectors/staging';
 
 /** Built-in profile names a workflow input may give (`profile`); a custom one comes as `mappingFile`. */
 export const BUILT_IN_PROFILES = ['default'] as const;
@@ -137,12 +143,7 @@ export const orderRun = (dataDir: string, runKey: string): OrderRun =>
       `${log}|${outcome.orderType === undefined ? `row:${outcome.rows.join(',')}` : outcomeKey(outcome)}`,
   });
 
-export const applyBatchInputSchema = z.strictObject({
-  runKey: z.string().min(1),
-  manifest: stagingRefSchema,
-  batch: z.number().int().min(0),
-  dryRun: z.boolean(),
-});
+export const applyBatchInputSchema = stagedBatchInputSchema.extend({ dryRun: z.boolean() });
 export type ApplyBatchInput = z.infer<typeof applyBatchInputSchema>;
 
 export interface OutcomeCounts {
@@ -162,10 +163,7 @@ export interface BatchResult {
   durationMs: number;
 }
 
-export const finishInputSchema = z.strictObject({
-  runKey: z.string().min(1),
-  manifest: stagingRefSchema,
-});
+export const finishInputSchema = stagedRunInputSchema;
 export type FinishInput = z.infer<typeof finishInputSchema>;
 
 export interface FinishResult {

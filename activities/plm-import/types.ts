@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { ProductDraft, RowIssue } from '../../connectors/plm';
 import { compositionOpSchema, rowIssueCodes } from '../../connectors/plm';
-import { RunFolder, stagingRefSchema } from '../../connectors/staging';
+import { RunFolder, stagedBatchInputSchema, stagedRunInputSchema, stagingRefSchema } from '../../connectors/staging';
 import { productCreateSchema, productUpdateSchema } from '../../connectors/traceability';
 
 export const BUILT_IN_PROFILES = ['native', 'flat'] as const;
@@ -225,11 +225,7 @@ export interface PlanResult {
   durationMs: number;
 }
 
-export const applyInputSchema = z.strictObject({
-  runKey: z.string().min(1),
-  manifest: stagingRefSchema,
-  batch: z.number().int().min(0),
-});
+export const applyInputSchema = stagedBatchInputSchema;
 export type ApplyInput = z.infer<typeof applyInputSchema>;
 
 export const outcomeKinds = ['created', 'updated', 'unchanged', 'rejected'] as const;
@@ -292,9 +288,7 @@ export interface BatchResult {
   durationMs: number;
 }
 
-export const finishInputSchema = z.strictObject({
-  runKey: z.string().min(1),
-  manifest: stagingRefSchema,
+export const finishInputSchema = stagedRunInputSchema.extend({
   workflowId: z.string(),
   dryRun: z.boolean(),
   retryOf: z.string().nullable(),

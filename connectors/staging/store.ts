@@ -15,6 +15,10 @@ export const stagingRefSchema = z.object({
 });
 export type StagingRef = z.infer<typeof stagingRefSchema>;
 
+/** What an activity of a staged run is given: the run and its manifest (and, to apply one, the batch's number). */
+export const stagedRunInputSchema = z.strictObject({ runKey: z.string().min(1), manifest: stagingRefSchema });
+export const stagedBatchInputSchema = stagedRunInputSchema.extend({ batch: z.number().int().min(0) });
+
 export class StagingIntegrityError extends Error {
   constructor(key: string, reason: string) {
     super(`Staged data '${key}' is unusable: ${reason}`);
