@@ -1,5 +1,5 @@
 import { forEachBounded } from '../../connectors/staging';
-import type { Page, TraceabilityClient } from '../../connectors/traceability';
+import { isTraceabilityApiError, type Page, type TraceabilityClient } from '../../connectors/traceability';
 
 /**
  * Counts the API requests one activity asks for. The client's own counters are shared by every activity of the
@@ -13,6 +13,16 @@ export class ApiCalls {
   one<T>(call: () => Promise<T>): Promise<T> {
     this.count += 1;
     return call();
+  }
+
+  /** One read; a 404 (not there) gives undefined. */
+  async found<T>(call: () => Promise<T>): Promise<T | undefined> {
+    try {
+      return await this.one(call);
+    } catch (error) {
+      if (isTraceabilityApiError(error) && error.statusCode === 404) return undefined;
+      throw error;
+    }
   }
 
   /** Pages 2..totalPages of a list whose first page is already read, `lanes` at a time (the client paces them). */

@@ -78,25 +78,16 @@ export interface ReadResult {
  * `knownId` first tries the id (a 404 falls back to the number).
  */
 export async function readOrder(api: ApiCalls, draft: OrderDraft, knownId?: string): Promise<ReadResult> {
-  if (knownId !== undefined) {
-    try {
-      return { existing: toExisting(await api.one(() => api.client.orders.get(knownId))) };
-    } catch (error) {
-      if (!isTraceabilityApiError(error) || error.statusCode !== 404) throw error;
-    }
-  }
+  const known = knownId === undefined ? undefined : await api.found(() => api.client.orders.get(knownId));
+  if (known) return { existing: toExisting(known) };
   const page = await api.one(() => api.client.orders.list({ orderNumber: draft.orderNumber, limit: 100 }));
   const sameNumber = page.items.filter((order) => order.orderNumber === draft.orderNumber);
   const typesOnPlatform = [...new Set(sameNumber.map((order) => order.orderType))];
   const match = sameNumber.find((order) => order.orderType === draft.orderType);
   if (match === undefined) return { existing: undefined, typesOnPlatform };
   if (match.lineCount === 0) return { existing: toExisting(match, []), typesOnPlatform };
-  try {
-    return { existing: toExisting(await api.one(() => api.client.orders.get(match.id))), typesOnPlatform };
-  } catch (error) {
-    if (isTraceabilityApiError(error) && error.statusCode === 404) return { existing: undefined, typesOnPlatform };
-    throw error;
-  }
+  const order = await api.found(() => api.client.orders.get(match.id));
+  return { existing: order ? toExisting(order) : undefined, typesOnPlatform };
 }
 
 function outcomeOf(

@@ -4,7 +4,7 @@ import {
   type ProductDraft,
   type ProductLevel,
 } from '../../connectors/plm';
-import { isTraceabilityApiError, type Page, type Product } from '../../connectors/traceability';
+import type { Page, Product } from '../../connectors/traceability';
 import { forEachBounded, type ApiCalls } from '../batch-kit';
 import type { CatalogueRead } from './types';
 
@@ -60,13 +60,8 @@ export function chooseLevelsToList(
 
 /** GET by externalId; 404 (or a platform id that merely looks the same) is "not in the catalogue". */
 async function getByExternalId(api: ApiCalls, externalId: string, withMaterial: boolean): Promise<Product | undefined> {
-  try {
-    const product = await api.one(() => api.client.products.get(externalId, withMaterial ? { include: ['material'] } : {}));
-    return product.externalId === externalId ? product : undefined;
-  } catch (error) {
-    if (isTraceabilityApiError(error) && error.statusCode === 404) return undefined;
-    throw error;
-  }
+  const product = await api.found(() => api.client.products.get(externalId, withMaterial ? { include: ['material'] } : {}));
+  return product?.externalId === externalId ? product : undefined;
 }
 
 /**
