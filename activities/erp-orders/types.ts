@@ -3,6 +3,7 @@ import { existingOrderSchema, orderDraftSchema } from '../../connectors/erp';
 import { orderTypeSchema } from '../../connectors/traceability/schemas/orders';
 import {
   RunFolder,
+  runManifestBaseSchema,
   stagedBatchInputSchema,
   stagedRunInputSchema,
   stagingRefSchema,
@@ -44,11 +45,8 @@ export const batchRecordSchema = z.strictObject({
 });
 export type BatchRecord = z.infer<typeof batchRecordSchema>;
 
-export const runManifestSchema = z.strictObject({
-  runKey: z.string(),
-  sourceFile: z.string(),
-  /** Copy of the export inside the run folder: the rejects file is cut from it even if the original moves. */
-  sourceCopy: z.string(),
+/** `sourceCopy`: the rejects file is cut from the run's copy of the export even if the original moves. */
+export const runManifestSchema = runManifestBaseSchema.extend({
   sourceSha256: z.string(),
   format: z.enum(['csv', 'xlsx', 'json', 'ndjson']),
   sheet: z.string().optional(),

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { ProductDraft, RowIssue } from '../../connectors/plm';
 import { compositionOpSchema, rowIssueCodes } from '../../connectors/plm';
-import { RunFolder, stagedBatchInputSchema, stagedRunInputSchema, stagingRefSchema } from '../../connectors/staging';
+import { RunFolder, runManifestBaseSchema, stagedBatchInputSchema, stagedRunInputSchema, stagingRefSchema } from '../../connectors/staging';
 import { productCreateSchema, productUpdateSchema } from '../../connectors/traceability';
 
 export const BUILT_IN_PROFILES = ['native', 'flat'] as const;
@@ -185,10 +185,7 @@ const planCountsSchema = z.object({
 });
 export type PlanCounts = z.infer<typeof planCountsSchema>;
 
-export const manifestSchema = z.strictObject({
-  runKey: z.string(),
-  sourceFile: z.string(),
-  sourceCopy: z.string(),
+export const manifestSchema = runManifestBaseSchema.extend({
   profile: z.unknown(),
   profileName: z.string(),
   /** Write batches in order: every style batch, then variants, then SKUs; one level per batch. */

@@ -1,6 +1,7 @@
 export {
   StagingIntegrityError,
   StagingStore,
+  runManifestBaseSchema,
   stagedBatchInputSchema,
   stagedRunInputSchema,
   stagingRefSchema,

@@ -19,6 +19,9 @@ export type StagingRef = z.infer<typeof stagingRefSchema>;
 export const stagedRunInputSchema = z.strictObject({ runKey: z.string().min(1), manifest: stagingRefSchema });
 export const stagedBatchInputSchema = stagedRunInputSchema.extend({ batch: z.number().int().min(0) });
 
+/** What every staged run's manifest holds: the run, its input, and the copy of the input inside the run folder. */
+export const runManifestBaseSchema = z.strictObject({ runKey: z.string(), sourceFile: z.string(), sourceCopy: z.string() });
+
 export class StagingIntegrityError extends Error {
   constructor(key: string, reason: string) {
     super(`Staged data '${key}' is unusable: ${reason}`);
