@@ -24,7 +24,8 @@ import {
   type ScanReport,
 } from '../connectors/bom';
 import { StagingStore, stagingRefSchema, type StagingRef } from '../connectors/staging';
-import { isTraceabilityApiError, toActivityFailure } from '../connectors/traceability';
+import { isTraceabilityApiError } from '../connectors/traceability';
+import { guarded, toActivityFailure } from './batch-kit';
 import type { ActivityDeps } from './deps';
 
 const repairCandidateSchema: z.ZodType<RepairCandidate> = z.object({
@@ -97,10 +98,10 @@ export function createBomRepairActivities(deps: Pick<ActivityDeps, 'client' | 'c
 
   return {
     /** Lists the selected products (pages of 100, `include=bom`) and stages those owning a BOM header. */
-    async stageBomRepairCandidates(raw: {
+    stageBomRepairCandidates: guarded(toActivityFailure, async (raw: {
       selector: ProductSelector;
       runKey: string;
-    }): Promise<StagedBomRepairCandidates> {
+    }): Promise<StagedBomRepairCandidates> => {
       const input = stageInputSchema.parse(raw);
       const report: ScanReport = emptyScanReport();
       const scanStartedMs = Date.now();
@@ -118,73 +119,65 @@ export function createBomRepairActivities(deps: Pick<ActivityDeps, 'client' | 'c
         highWaterMark = { file, fromMs, nextMs: nextBomMark(fromMs, scanStartedMs) };
       }
       const filter = highWaterMark ? { headersChangedSinceMs: highWaterMark.fromMs } : {};
-      try {
-        const candidates = (async function* () {
-          let count = 0;
-          for await (const candidate of scanRepairCandidates(deps.client, input.selector, report, filter)) {
-            count += 1;
-            if (count % 200 === 0) heartbeat({ candidates: count, scanned: report.scanned });
-            yield candidate;
-          }
-        })();
-        const ref = await staging.putNdjson(`bom-repair/${input.runKey}/candidates.ndjson`, candidates);
-        log.info('BOM repair candidates staged', {
-          scanned: report.scanned,
-          candidates: ref.items,
-          notFound: report.notFound.length,
-          headerReads: report.headerReads,
-        });
-        return {
-          candidates: ref,
-          scanned: report.scanned,
-          notFound: report.notFound.slice(0, NOT_FOUND_LISTED),
-          includeUsed: report.includeUsed,
-          headerReads: report.headerReads,
-          includeProblem: report.includeProblem,
-          ...(highWaterMark ? { highWaterMark } : {}),
-        };
-      } catch (error) {
-        throw toActivityFailure(error);
-      }
-    },
+      const candidates = (async function* () {
+        let count = 0;
+        for await (const candidate of scanRepairCandidates(deps.client, input.selector, report, filter)) {
+          count += 1;
+          if (count % 200 === 0) heartbeat({ candidates: count, scanned: report.scanned });
+          yield candidate;
+        }
+      })();
+      const ref = await staging.putNdjson(`bom-repair/${input.runKey}/candidates.ndjson`, candidates);
+      log.info('BOM repair candidates staged', {
+        scanned: report.scanned,
+        candidates: ref.items,
+        notFound: report.notFound.length,
+        headerReads: report.headerReads,
+      });
+      return {
+        candidates: ref,
+        scanned: report.scanned,
+        notFound: report.notFound.slice(0, NOT_FOUND_LISTED),
+        includeUsed: report.includeUsed,
+        headerReads: report.headerReads,
+        includeProblem: report.includeProblem,
+        ...(highWaterMark ? { highWaterMark } : {}),
+      };
+    }),
 
     /**
      * Repairs (or, dry, plans) the forks of candidates [offset, offset + limit). Progress is heartbeated so a
      * retry resumes after the last finished product and keeps its outcomes (a repaired line no longer looks
      * broken, so a rerun from scratch would not report it).
      */
-    async repairBomBatch(raw: z.input<typeof batchInputSchema>): Promise<BomRepairBatchResult> {
+    repairBomBatch: guarded(toActivityFailure, async (raw: z.input<typeof batchInputSchema>): Promise<BomRepairBatchResult> => {
       const input = batchInputSchema.parse(raw);
       const resumed = batchProgressSchema.safeParse(activityInfo().heartbeatDetails);
       const progress = resumed.success ? resumed.data : { done: 0, results: [] };
       const cache = new RepairReadCache(deps.client);
       let index = 0;
-      try {
-        for await (const candidate of staging.readNdjson(input.candidates, repairCandidateSchema)) {
-          if (index >= input.offset + input.limit) break;
-          if (index >= input.offset + progress.done) {
-            const result = await repairProductBoms(
-              deps.client,
-              candidate,
-              {
-                dryRun: input.dryRun,
-                sourceNames: input.sourceNames,
-                acceptCurrentSource: input.acceptCurrentSource,
-                snapshots,
-              },
-              cache,
-            );
-            if (hasFindings(result)) progress.results.push(result);
-            progress.done += 1;
-            heartbeat(progress);
-          }
-          index += 1;
+      for await (const candidate of staging.readNdjson(input.candidates, repairCandidateSchema)) {
+        if (index >= input.offset + input.limit) break;
+        if (index >= input.offset + progress.done) {
+          const result = await repairProductBoms(
+            deps.client,
+            candidate,
+            {
+              dryRun: input.dryRun,
+              sourceNames: input.sourceNames,
+              acceptCurrentSource: input.acceptCurrentSource,
+              snapshots,
+            },
+            cache,
+          );
+          if (hasFindings(result)) progress.results.push(result);
+          progress.done += 1;
+          heartbeat(progress);
         }
-      } catch (error) {
-        throw toActivityFailure(error);
+        index += 1;
       }
       return { processed: progress.done, results: progress.results };
-    },
+    }),
 
     /** Stores the `sinceLastRun` mark once a run has finished (never moved back). */
     async storeBomRepairMark(raw: z.input<typeof storeMarkInputSchema>): Promise<{ file: string; sinceMs: number }> {

@@ -20,7 +20,8 @@ import {
 } from '../connectors/reports/certificate-expiry';
 import { StagingStore, stagingRefSchema, type StagingRef } from '../connectors/staging';
 import { fetchFolder, publishFolder } from '../connectors/storage';
-import { paginate, toActivityFailure, type Certificate } from '../connectors/traceability';
+import { paginate, type Certificate } from '../connectors/traceability';
+import { toActivityFailure } from './batch-kit';
 import type { ActivityDeps } from './deps';
 
 export const REPORT_FOLDER = join('reports', 'certificate-expiry');

@@ -1,5 +1,5 @@
 import { log } from '@temporalio/activity';
-import { toActivityFailure } from '../connectors/traceability';
+import { toActivityFailure } from './batch-kit';
 import type { ActivityDeps } from './deps';
 
 export interface ApiAccountSummary {

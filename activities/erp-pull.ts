@@ -1,5 +1,5 @@
-import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
-import { publishFile, refreshFile } from '../connectors/storage';
+import { mkdir, readFile } from 'node:fs/promises';
+import { publishFile, refreshFile, writeFileAtomically } from '../connectors/storage';
 import { join } from 'node:path';
 import { heartbeat, log } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
@@ -13,9 +13,9 @@ import {
   type ExistingOrder,
   type HighWaterMark,
 } from '../connectors/erp';
-import { IncrementalSync, toActivityFailure, type Order, type OrderLine } from '../connectors/traceability';
-import { ApiCallCounter } from './erp-orders/api-calls';
-import { toExisting } from './erp-orders/snapshot';
+import { IncrementalSync, type Order } from '../connectors/traceability';
+import { ApiCalls, toActivityFailure } from './batch-kit';
+import { listedLines, toExisting } from './erp-orders/snapshot';
 import type { ActivityDeps } from './deps';
 
 export const ORDERS_EXPORT_FOLDER = join('exports', 'orders');
@@ -30,12 +30,6 @@ export interface PullOrdersResult {
   to: HighWaterMark;
   apiCalls: number;
   durationMs: number;
-}
-
-async function writeAtomically(path: string, content: string): Promise<void> {
-  const temp = `${path}.${process.pid}.tmp`;
-  await writeFile(temp, content, 'utf8');
-  await rename(temp, path);
 }
 
 async function readMark(path: string): Promise<HighWaterMark> {
@@ -61,21 +55,8 @@ async function readMark(path: string): Promise<HighWaterMark> {
 }
 
 /** Lines of the changed orders: every line listed (100 a page) when cheaper than one GET per order. */
-async function withLines(api: ApiCallCounter, orders: readonly Order[]): Promise<ExistingOrder[]> {
-  const needing = orders.filter((order) => (order.lineCount ?? 1) > 0);
-  let byOrder: Map<string, OrderLine[]> | undefined;
-  if (needing.length > 1) {
-    const fetchLines = (page: number, limit: number) => api.client.orderLines.list({ page, limit });
-    const first = await api.one(() => fetchLines(1, 100));
-    if (first.pagination.totalPages < needing.length) {
-      const wanted = new Set(needing.map((order) => order.id));
-      byOrder = new Map();
-      for (const line of await api.all(fetchLines, first)) {
-        if (line.orderId && wanted.has(line.orderId))
-          byOrder.set(line.orderId, [...(byOrder.get(line.orderId) ?? []), line]);
-      }
-    }
-  }
+async function withLines(api: ApiCalls, orders: readonly Order[]): Promise<ExistingOrder[]> {
+  const byOrder = await listedLines(api, orders, 2);
   const result: ExistingOrder[] = [];
   for (const order of orders) {
     const listed = byOrder?.get(order.id) ?? [];
@@ -107,7 +88,7 @@ export function createErpPullActivities(deps: Pick<ActivityDeps, 'client' | 'con
      */
     async pullPlatformOrdersSinceMark(): Promise<PullOrdersResult> {
       const started = Date.now();
-      const api = new ApiCallCounter(deps.client);
+      const api = new ApiCalls(deps.client);
       try {
         await refreshFile(markFile); // the run-data store's mark, when another worker moved it
         const from = await readMark(markFile);
@@ -131,7 +112,7 @@ export function createErpPullActivities(deps: Pick<ActivityDeps, 'client' | 'con
             markFile,
             from,
             to: from,
-            apiCalls: api.calls,
+            apiCalls: api.count,
             durationMs: Date.now() - started,
           };
         }
@@ -140,13 +121,13 @@ export function createErpPullActivities(deps: Pick<ActivityDeps, 'client' | 'con
         await mkdir(folder, { recursive: true });
         const base = join(folder, `orders-updated-after-${stamp(from.updatedAtMs)}`);
         const files = { ndjson: `${base}.ndjson`, csv: `${base}.csv` };
-        await writeAtomically(files.ndjson, ordersToNdjson(exported));
-        await writeAtomically(files.csv, ordersToCsv(exported));
-        await writeAtomically(markFile, `${JSON.stringify(to, null, 2)}\n`);
+        await writeFileAtomically(files.ndjson, ordersToNdjson(exported));
+        await writeFileAtomically(files.csv, ordersToCsv(exported));
+        await writeFileAtomically(markFile, `${JSON.stringify(to, null, 2)}\n`);
         for (const file of [files.ndjson, files.csv, markFile]) await publishFile(file);
         log.info('Platform orders pulled', {
           orders: exported.length,
-          apiCalls: api.calls,
+          apiCalls: api.count,
           mark: to.updatedAtMs,
         });
         return {
@@ -155,7 +136,7 @@ export function createErpPullActivities(deps: Pick<ActivityDeps, 'client' | 'con
           markFile,
           from,
           to,
-          apiCalls: api.calls,
+          apiCalls: api.count,
           durationMs: Date.now() - started,
         };
       } catch (error) {

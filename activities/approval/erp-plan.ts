@@ -2,9 +2,9 @@ import { isDeepStrictEqual } from 'node:util';
 import { z } from 'zod';
 import { htmlDocument, htmlTable, tableMatrix, toXlsx, type Table } from '../../connectors/reports';
 import { stagingRefSchema, type StagingRef } from '../../connectors/staging';
-import { OrderRunFolder } from '../erp-orders/run-files';
+import { orderRun } from '../erp-orders/types';
 import { batchRecordSchema, runManifestSchema, type OrderOutcome, type RunManifest } from '../erp-orders/types';
-import { writeFileAtomically } from '../plm-import/run-folder';
+import { writeFileAtomically } from '../../connectors/storage';
 import type { Replanned } from './plm-plan';
 
 /**
@@ -33,8 +33,8 @@ export interface ErpApprovalPlanFiles {
 const lines = (o: OrderOutcome) => o.lines ?? { created: 0, updated: 0, deleted: 0 };
 
 export async function writeErpApprovalPlan(input: WriteErpPlanInput, dataDir: string): Promise<ErpApprovalPlanFiles> {
-  const run = new OrderRunFolder(dataDir, input.runKey);
-  const outcomes = await new OrderRunFolder(dataDir, input.planRunKey).allOutcomes();
+  const run = orderRun(dataDir, input.runKey);
+  const outcomes = await orderRun(dataDir, input.planRunKey).outcomes();
   const of = (kind: OrderOutcome['outcome']) => outcomes.filter((o) => o.outcome === kind);
   const orderColumns = [
     { header: 'orderNumber', value: (o: OrderOutcome) => o.orderNumber },
@@ -98,9 +98,9 @@ function describe(outcome: OrderOutcome | undefined): string {
 
 /** Orders whose outcome in the fresh dry pass differs from the approved one are taken out of the batches. */
 export async function holdBackChangedOrders(input: HoldBackOrdersInput, dataDir: string): Promise<HoldBackOrdersResult> {
-  const run = new OrderRunFolder(dataDir, input.runKey);
-  const approved = new Map((await new OrderRunFolder(dataDir, input.planRunKey).allOutcomes()).map((o) => [o.orderNumber, o]));
-  const now = new Map((await new OrderRunFolder(dataDir, input.recheckRunKey).allOutcomes()).map((o) => [o.orderNumber, o]));
+  const run = orderRun(dataDir, input.runKey);
+  const approved = new Map((await orderRun(dataDir, input.planRunKey).outcomes()).map((o) => [o.orderNumber, o]));
+  const now = new Map((await orderRun(dataDir, input.recheckRunKey).outcomes()).map((o) => [o.orderNumber, o]));
   const same = (a: OrderOutcome | undefined, b: OrderOutcome | undefined) =>
     a !== undefined && b !== undefined && a.outcome === b.outcome && isDeepStrictEqual(lines(a), lines(b)) && a.code === b.code;
   const replanned: Replanned[] = [];
@@ -127,7 +127,7 @@ export type FreshLookupInput = z.infer<typeof freshLookupInputSchema>;
  * now, not the snapshot taken before the plan waited.
  */
 export async function freshLookupManifest(input: FreshLookupInput, dataDir: string): Promise<StagingRef> {
-  const run = new OrderRunFolder(dataDir, input.runKey);
+  const run = orderRun(dataDir, input.runKey);
   const manifest: RunManifest = await run.staging.getJson(input.manifest, runManifestSchema);
   const batches: StagingRef[] = [];
   for (const [index, ref] of manifest.batches.entries()) {

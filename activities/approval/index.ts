@@ -1,8 +1,8 @@
 import { log } from '@temporalio/activity';
 import type { StagingRef } from '../../connectors/staging';
 import type { ActivityDeps } from '../deps';
-import { asActivityFailure } from '../plm-import/failures';
-import { withHeartbeats } from '../plm-import/keep-alive';
+import { asActivityFailure } from '../plm-import';
+import { guarded, withHeartbeats } from '../batch-kit';
 import {
   holdBackChangedSteps,
   holdBackInputSchema,
@@ -35,26 +35,18 @@ export type { ErpApprovalPlanFiles, HoldBackOrdersResult } from './erp-plan';
 export function createApprovalActivities(deps: Pick<ActivityDeps, 'client' | 'config'>) {
   return {
     /** Writes plan.html and plan.xlsx (creates, updates before → after, deletes, rejects) and snapshots the plan. */
-    async writePlmApprovalPlan(raw: WritePlanInput): Promise<ApprovalPlanFiles> {
-      try {
-        const result = await withHeartbeats(() => writeApprovalPlan(writePlanInputSchema.parse(raw), deps.config.dataDir, deps.client));
-        log.info('PLM approval plan written', { htmlFile: result.htmlFile, creates: result.creates, updates: result.updates, rejects: result.rejects });
-        return result;
-      } catch (error) {
-        throw asActivityFailure(error);
-      }
-    },
+    writePlmApprovalPlan: guarded(asActivityFailure, async (raw: WritePlanInput): Promise<ApprovalPlanFiles> => {
+      const result = await withHeartbeats(() => writeApprovalPlan(writePlanInputSchema.parse(raw), deps.config.dataDir, deps.client));
+      log.info('PLM approval plan written', { htmlFile: result.htmlFile, creates: result.creates, updates: result.updates, rejects: result.rejects });
+      return result;
+    }),
 
     /** After approval: keeps only the writes that are still exactly as approved, and reports the others. */
-    async holdBackChangedPlmSteps(raw: HoldBackInput): Promise<HoldBackResult> {
-      try {
-        const result = await withHeartbeats(() => holdBackChangedSteps(holdBackInputSchema.parse(raw), deps.config.dataDir, deps.client));
-        if (result.replanned.length > 0) log.warn('Products changed on the platform since the approved plan: held back', { count: result.replanned.length });
-        return result;
-      } catch (error) {
-        throw asActivityFailure(error);
-      }
-    },
+    holdBackChangedPlmSteps: guarded(asActivityFailure, async (raw: HoldBackInput): Promise<HoldBackResult> => {
+      const result = await withHeartbeats(() => holdBackChangedSteps(holdBackInputSchema.parse(raw), deps.config.dataDir, deps.client));
+      if (result.replanned.length > 0) log.warn('Products changed on the platform since the approved plan: held back', { count: result.replanned.length });
+      return result;
+    }),
 
     /** ERP push: writes plan.html and plan.xlsx from the dry pass's outcomes (orders to create, update, reject). */
     async writeErpApprovalPlan(raw: WriteErpPlanInput): Promise<ErpApprovalPlanFiles> {

@@ -3,7 +3,8 @@ import { z } from 'zod';
 import { stagingRefSchema, type StagingRef } from '../../connectors/staging';
 import { htmlDocument, htmlTable, tableMatrix, toXlsx, type Table } from '../../connectors/reports';
 import { isTraceabilityApiError, type TraceabilityClient } from '../../connectors/traceability';
-import { PlmRunFolder, writeFileAtomically } from '../plm-import/run-folder';
+import { writeFileAtomically } from '../../connectors/storage';
+import { plmRun, type PlmRun } from '../plm-import/types';
 import {
   compositionStepSchema,
   manifestSchema,
@@ -66,21 +67,11 @@ async function currentValues(client: TraceabilityClient, externalId: string): Pr
   }
 }
 
-async function readSteps(run: PlmRunFolder, manifest: Manifest): Promise<WriteStep[]> {
-  const steps: WriteStep[] = [];
+/** The steps of the plan's batches of one kind: product writes, or material-composition writes (spec 02). */
+async function readStaged<T>(run: PlmRun, manifest: Manifest, kind: Manifest['batches'][number]['kind'], schema: z.ZodType<T>): Promise<T[]> {
+  const steps: T[] = [];
   for (const batch of manifest.batches) {
-    if (batch.kind !== 'products') continue;
-    for await (const step of run.staging.readNdjson(batch.ref, writeStepSchema)) steps.push(step);
-  }
-  return steps;
-}
-
-/** The material-composition writes the plan holds (spec 02), one step per product whose composition changes. */
-async function readCompositionSteps(run: PlmRunFolder, manifest: Manifest): Promise<CompositionStep[]> {
-  const steps: CompositionStep[] = [];
-  for (const batch of manifest.batches) {
-    if (batch.kind !== 'compositions') continue;
-    for await (const step of run.staging.readNdjson(batch.ref, compositionStepSchema)) steps.push(step);
+    if (batch.kind === kind) for await (const step of run.staging.readNdjson(batch.ref, schema)) steps.push(step);
   }
   return steps;
 }
@@ -90,12 +81,11 @@ function compositionText(step: CompositionStep): string {
 }
 
 export async function writeApprovalPlan(input: WritePlanInput, dataDir: string, client: TraceabilityClient): Promise<ApprovalPlanFiles> {
-  const run = new PlmRunFolder(dataDir, input.runKey);
+  const run = plmRun(dataDir, input.runKey);
   const manifest = await run.staging.getJson(input.manifest, manifestSchema);
-  const steps = await readSteps(run, manifest);
-  const compositionSteps = await readCompositionSteps(run, manifest);
-  const issues: RejectIssue[] = [];
-  for await (const issue of run.staging.readNdjson(manifest.issues, rejectIssueSchema)) issues.push(issue);
+  const steps = await readStaged(run, manifest, 'products', writeStepSchema);
+  const compositionSteps = await readStaged(run, manifest, 'compositions', compositionStepSchema);
+  const issues = await run.staging.readAllNdjson(manifest.issues, rejectIssueSchema);
 
   const creates = steps.filter((step): step is Extract<WriteStep, { action: 'create' }> => step.action === 'create');
   const updates = steps.filter((step): step is Extract<WriteStep, { action: 'update' }> => step.action === 'update');
@@ -245,7 +235,7 @@ const approvedLineSchema = z.union([
 ]);
 
 export async function holdBackChangedSteps(input: HoldBackInput, dataDir: string, client: TraceabilityClient): Promise<HoldBackResult> {
-  const run = new PlmRunFolder(dataDir, input.runKey);
+  const run = plmRun(dataDir, input.runKey);
   const manifest = await run.staging.getJson(input.manifest, manifestSchema);
   const approved = new Map<string, WriteStep>();
   const approvedCompositions = new Map<string, CompositionStep>();

@@ -1,7 +1,6 @@
-import { activityInfo, heartbeat } from '@temporalio/activity';
-import type { ApiCallCounter } from './api-calls';
+import { activityInfo } from '@temporalio/activity';
+import { withHeartbeats, type ApiCalls } from '../batch-kit';
 import type { PersonDirectory } from './persons';
-import type { OrderRunFolder } from './run-files';
 import { syncOrder, type OrderSyncContext } from './sync-order';
 import {
   batchRecordSchema,
@@ -10,6 +9,7 @@ import {
   type BatchRecord,
   type BatchResult,
   type OrderOutcome,
+  type OrderRun,
   outcomeKey,
 } from './types';
 
@@ -20,31 +20,6 @@ const ORDER_CONCURRENCY = 4;
  * stopped heartbeating would be retried while this attempt still writes.
  */
 const HEARTBEAT_EVERY_MS = 5_000;
-
-/**
- * Runs `work` over `items` with bounded concurrency. On the first failure no new item starts, the ones in flight
- * finish, and then the failure is thrown, so a retried attempt never overlaps writes of this one.
- */
-async function forEachBounded<T>(
-  items: readonly T[],
-  limit: number,
-  work: (item: T) => Promise<void>,
-): Promise<void> {
-  let next = 0;
-  let failure: { error: unknown } | undefined;
-  const lane = async (): Promise<void> => {
-    while (failure === undefined && next < items.length) {
-      const item = items[next++] as T;
-      try {
-        await work(item);
-      } catch (error) {
-        failure ??= { error };
-      }
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, lane));
-  if (failure) throw failure.error;
-}
 
 export function summarise(
   batch: number,
@@ -80,20 +55,16 @@ export function summarise(
  */
 export async function applyBatch(
   input: ApplyBatchInput,
-  run: OrderRunFolder,
-  api: ApiCallCounter,
+  run: OrderRun,
+  api: ApiCalls,
   persons: PersonDirectory,
 ): Promise<BatchResult> {
   const started = Date.now();
-  const manifest = await run.staging.getJson(input.manifest, runManifestSchema);
-  const ref = manifest.batches[input.batch];
-  if (ref === undefined)
-    throw new Error(`batch ${input.batch} is not in run ${input.runKey} (it has ${manifest.batches.length})`);
-  const records: BatchRecord[] = [];
-  for await (const record of run.staging.readNdjson(ref, batchRecordSchema)) records.push(record);
+  const { manifest, entry: ref } = await run.stagedBatch(input.manifest, runManifestSchema, input.batch);
+  const records = await run.staging.readAllNdjson(ref, batchRecordSchema);
 
-  const log = run.outcomeLog(input.batch);
-  const { done, pending } = await log.resumeState();
+  const log = run.journal(input.batch);
+  const { done, pending } = await log.resume();
   const retry = activityInfo().attempt > 1;
   const context: OrderSyncContext = {
     api,
@@ -106,24 +77,23 @@ export async function applyBatch(
     allowTracedLineRemoval: manifest.allowTracedLineRemoval,
     persons,
   };
-  const outcomes = new Map<string, OrderOutcome>(done);
   // Journals written before entries carried the order type key by number alone.
   const journalled = <T>(map: ReadonlyMap<string, T>, record: BatchRecord): T | undefined =>
     map.get(outcomeKey(record.draft)) ?? map.get(outcomeKey({ orderNumber: record.draft.orderNumber }));
   const todo = records.filter((record) => journalled(done, record) === undefined);
-  const beat = () => heartbeat({ batch: input.batch, settled: outcomes.size, of: records.length });
-  const timer = setInterval(beat, HEARTBEAT_EVERY_MS);
-  try {
-    await forEachBounded(todo, ORDER_CONCURRENCY, async (record) => {
-      const key = outcomeKey(record.draft);
-      const waiting = journalled(pending, record);
-      const outcome = await syncOrder(record, context, { retry, ...(waiting ? { pending: waiting } : {}) });
-      await log.append(outcome);
-      outcomes.set(key, outcome);
-      beat();
-    });
-  } finally {
-    clearInterval(timer);
-  }
-  return summarise(input.batch, [...outcomes.values()], api.calls, Date.now() - started);
+  const outcomes = await withHeartbeats(
+    (progress) =>
+      log.settleAll(
+        done,
+        todo,
+        ORDER_CONCURRENCY,
+        (record) => {
+          const waiting = journalled(pending, record);
+          return syncOrder(record, context, { retry, ...(waiting ? { pending: waiting } : {}) });
+        },
+        (settled) => progress({ batch: input.batch, settled, of: records.length }),
+      ),
+    HEARTBEAT_EVERY_MS,
+  );
+  return summarise(input.batch, [...outcomes.values()], api.count, Date.now() - started);
 }

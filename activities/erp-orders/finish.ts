@@ -1,10 +1,9 @@
-import { rename, writeFile } from 'node:fs/promises';
 import { basename } from 'node:path';
 import { readExportFile, writeRejects } from '../../connectors/erp';
+import { writeFileAtomically } from '../../connectors/storage';
 import { boundMessage, quoteInput } from '../../connectors/input-limits';
 import { summarise } from './apply-batch';
-import type { OrderRunFolder } from './run-files';
-import { runManifestSchema, type BatchResult, type FinishInput, type FinishResult } from './types';
+import { runManifestSchema, type BatchResult, type FinishInput, type FinishResult, type OrderRun } from './types';
 
 const SAMPLE_SIZE = 20;
 
@@ -17,10 +16,10 @@ export interface FinishOutput extends FinishResult {
  * Totals from the run's journals and, when orders were rejected, the rejects file: every row of each rejected order
  * in the export's own format with `error_code` and `error_message`, ready to fix and push again.
  */
-export async function finishRun(input: FinishInput, run: OrderRunFolder): Promise<FinishOutput> {
+export async function finishRun(input: FinishInput, run: OrderRun): Promise<FinishOutput> {
   const started = Date.now();
   const manifest = await run.staging.getJson(input.manifest, runManifestSchema);
-  const outcomes = await run.allOutcomes();
+  const outcomes = await run.outcomes();
   const { counts, lines, recoveries } = summarise(0, outcomes, 0, 0);
   const rejected = outcomes.filter((outcome) => outcome.outcome === 'rejected');
   let rejectsFile: string | null = null;
@@ -41,8 +40,7 @@ export async function finishRun(input: FinishInput, run: OrderRunFolder): Promis
       }),
     );
     rejectsFile = run.file(`rejects${file.extension}`);
-    await writeFile(`${rejectsFile}.tmp`, file.content);
-    await rename(`${rejectsFile}.tmp`, rejectsFile);
+    await writeFileAtomically(rejectsFile, file.content);
     await run.publish(basename(rejectsFile));
     rejectedRows = file.rowCount;
   }

@@ -7,7 +7,7 @@ import {
   type ProductRef,
 } from '../../connectors/erp';
 import type { Page, Product } from '../../connectors/traceability';
-import type { ApiCallCounter } from './api-calls';
+import type { ApiCalls } from '../batch-kit';
 
 /** The caller's company, per client (one client per key), for the life of the worker: a key never changes company. */
 const ownCompanyCache = new WeakMap<object, string>();
@@ -16,7 +16,7 @@ const ownCompanyCache = new WeakMap<object, string>();
  * Which company the key belongs to: the API has no "who am I", but every readable order is the caller's own
  * (`forCompanyId`), and a product of the caller's catalogue that the caller created names it too.
  */
-export async function ownCompanyId(api: ApiCallCounter): Promise<string> {
+export async function ownCompanyId(api: ApiCalls): Promise<string> {
   const cached = ownCompanyCache.get(api.client);
   if (cached !== undefined) return cached;
   const orders = await api.one(() => api.client.orders.list({ limit: 1 }));
@@ -43,7 +43,7 @@ export async function ownCompanyId(api: ApiCallCounter): Promise<string> {
  * in fewer pages than there are codes, or every id is needed anyway (`wholeNetwork`), reading it once is cheaper.
  */
 export async function companyDirectory(
-  api: ApiCallCounter,
+  api: ApiCalls,
   codes: readonly string[],
   wholeNetwork = false,
 ): Promise<{ entries: CompanyDirectoryEntry[]; ids?: Set<string> }> {
@@ -74,7 +74,7 @@ export async function companyDirectory(
 
 /** Own company, company codes (and every id when the export gives ids), facility processes. */
 export async function buildContext(
-  api: ApiCallCounter,
+  api: ApiCalls,
   codes: readonly string[],
   checkIds = false,
 ): Promise<BuildContext> {
@@ -117,7 +117,7 @@ const LEVELS = ['style', 'variant', 'sku'] as const;
  * archived ones only for refs still missing). Never one call per line: refs are distinct products.
  */
 export async function resolveProducts(
-  api: ApiCallCounter,
+  api: ApiCalls,
   refs: ReadonlyMap<string, ProductRef>,
 ): Promise<ProductResolution> {
   const cost = [...refs.values()].reduce((sum, ref) => sum + ('externalId' in ref ? LOOKUP_COST.externalId : LOOKUP_COST.code), 0);
@@ -130,7 +130,7 @@ export async function resolveProducts(
   return pages < cost ? fromCatalogue(api, refs, firstPages) : oneByOne(api, refs);
 }
 
-async function oneByOne(api: ApiCallCounter, refs: ReadonlyMap<string, ProductRef>): Promise<ProductResolution> {
+async function oneByOne(api: ApiCalls, refs: ReadonlyMap<string, ProductRef>): Promise<ProductResolution> {
   const result: ProductResolution = { resolved: new Map(), unresolved: [], archived: [] };
   const entries = [...refs.entries()];
   const CONCURRENCY = 4;
@@ -153,7 +153,7 @@ async function oneByOne(api: ApiCallCounter, refs: ReadonlyMap<string, ProductRe
 }
 
 async function fromCatalogue(
-  api: ApiCallCounter,
+  api: ApiCalls,
   refs: ReadonlyMap<string, ProductRef>,
   firstPages: ReadonlyArray<Page<Product>>,
 ): Promise<ProductResolution> {
@@ -182,12 +182,12 @@ async function fromCatalogue(
   return { resolved: result.resolved, unresolved: rest.unresolved, archived: rest.archived };
 }
 
-async function byExternalId(api: ApiCallCounter, externalId: string): Promise<{ id: string; isArchived: boolean } | undefined> {
+async function byExternalId(api: ApiCalls, externalId: string): Promise<{ id: string; isArchived: boolean } | undefined> {
   const product = await api.one(() => api.client.naturalKeys.findProductByExternalId(externalId));
   return product ? { id: product.id, isArchived: product.isArchived === true } : undefined;
 }
 
-async function byCode(api: ApiCallCounter, codeId: string, codeValue: string): Promise<{ id: string; isArchived: boolean } | undefined> {
+async function byCode(api: ApiCalls, codeId: string, codeValue: string): Promise<{ id: string; isArchived: boolean } | undefined> {
   for (const isArchived of [false, true]) {
     for (const level of ['style', 'variant', 'sku'] as const) {
       const found = await api.all((page, limit) =>

@@ -16,11 +16,10 @@ import {
   type MappingProfile,
 } from '../../connectors/erp';
 import type { OrderType } from '../../connectors/traceability/schemas/orders';
-import { ApiCallCounter } from './api-calls';
+import { ApiCalls } from '../batch-kit';
 import { buildContext, refsToResolve, resolveProducts } from './lookups';
-import type { OrderRunFolder } from './run-files';
 import { naturalKey, takeSnapshot } from './snapshot';
-import type { BatchRecord, OrderOutcome, PrepareInput, PrepareResult, RunManifest } from './types';
+import type { BatchRecord, OrderOutcome, OrderRun, PrepareInput, PrepareResult, RunManifest } from './types';
 
 export async function resolveProfile(
   input: Pick<PrepareInput, 'profile' | 'mappingFile'>,
@@ -73,8 +72,8 @@ export async function checkExportFile(file: string): Promise<void> {
  */
 export async function prepareRun(
   input: PrepareInput,
-  run: OrderRunFolder,
-  api: ApiCallCounter,
+  run: OrderRun,
+  api: ApiCalls,
 ): Promise<PrepareResult> {
   const started = Date.now();
   await checkExportFile(input.file);
@@ -122,7 +121,7 @@ export async function prepareRun(
   await run.staging.remove(run.key('batches'));
   await run.staging.remove(run.key('outcomes'));
   await mkdir(run.file('outcomes'), { recursive: true });
-  await run.outcomeLog('read').writeAll(readOutcomes);
+  await run.journal('read').writeAll(readOutcomes);
 
   const batches = [];
   for (let start = 0; start < built.drafts.length; start += input.batchSize) {
@@ -168,7 +167,7 @@ export async function prepareRun(
       existingOrders: snapshot.existing.size,
       linesListed: snapshot.linesListed,
     },
-    apiCalls: api.calls,
+    apiCalls: api.count,
     durationMs: Date.now() - started,
   };
 }

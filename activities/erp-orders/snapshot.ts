@@ -1,7 +1,7 @@
 import { existingOrderSchema, type ExistingOrder, type OrderDraft } from '../../connectors/erp';
 import type { Order, OrderLine } from '../../connectors/traceability';
 import type { OrderType } from '../../connectors/traceability/schemas/orders';
-import type { ApiCallCounter } from './api-calls';
+import type { ApiCalls } from '../batch-kit';
 
 /** `orderType` + `orderNumber`: the natural key (numbers are unique per company and order type). */
 export const naturalKey = (orderType: string, orderNumber: string): string =>
@@ -27,7 +27,7 @@ export interface Snapshot {
  * orders up by number. Lines likewise: every order line listed, or one GET per existing order later.
  * The snapshot only decides "unchanged"; any write is planned on a fresh read.
  */
-export async function takeSnapshot(api: ApiCallCounter, drafts: readonly OrderDraft[]): Promise<Snapshot> {
+export async function takeSnapshot(api: ApiCalls, drafts: readonly OrderDraft[]): Promise<Snapshot> {
   const snapshot: Snapshot = { mode: 'lookup', existing: new Map(), typesByNumber: new Map(), linesListed: false };
   if (drafts.length === 0) return snapshot;
   const wanted = new Set(drafts.map((draft) => naturalKey(draft.orderType, draft.orderNumber)));
@@ -47,21 +47,8 @@ export async function takeSnapshot(api: ApiCallCounter, drafts: readonly OrderDr
       if (!types.includes(order.orderType)) snapshot.typesByNumber.set(order.orderNumber, [...types, order.orderType]);
     }
   }
-  const withLines = [...matched.values()].filter((order) => (order.lineCount ?? 1) > 0);
-  let linesByOrder: Map<string, OrderLine[]> | undefined;
-  if (withLines.length > 0) {
-    const fetchLines = (page: number, limit: number) => api.client.orderLines.list({ page, limit });
-    const firstLines = await api.one(() => fetchLines(1, 100));
-    if (firstLines.pagination.totalPages < withLines.length) {
-      const ids = new Set(withLines.map((order) => order.id));
-      linesByOrder = new Map();
-      for (const line of await api.all(fetchLines, firstLines)) {
-        if (!line.orderId || !ids.has(line.orderId)) continue;
-        linesByOrder.set(line.orderId, [...(linesByOrder.get(line.orderId) ?? []), line]);
-      }
-      snapshot.linesListed = true;
-    }
-  }
+  const linesByOrder = await listedLines(api, [...matched.values()]);
+  if (linesByOrder) snapshot.linesListed = true;
   for (const [key, order] of matched) {
     const noLines = order.lineCount === 0;
     const listed = linesByOrder?.get(order.id);
@@ -72,4 +59,27 @@ export async function takeSnapshot(api: ApiCallCounter, drafts: readonly OrderDr
     });
   }
   return snapshot;
+}
+
+/**
+ * Every line of these orders by listing all lines (100 a page), when that takes fewer pages than one read per order
+ * (and at least `atLeast` orders have lines); undefined otherwise.
+ */
+export async function listedLines(
+  api: ApiCalls,
+  orders: readonly Order[],
+  atLeast = 1,
+): Promise<Map<string, OrderLine[]> | undefined> {
+  const needing = orders.filter((order) => (order.lineCount ?? 1) > 0);
+  if (needing.length < atLeast) return undefined;
+  const fetchLines = (page: number, limit: number) => api.client.orderLines.list({ page, limit });
+  const first = await api.one(() => fetchLines(1, 100));
+  if (first.pagination.totalPages >= needing.length) return undefined;
+  const wanted = new Set(needing.map((order) => order.id));
+  const byOrder = new Map<string, OrderLine[]>();
+  for (const line of await api.all(fetchLines, first)) {
+    if (line.orderId && wanted.has(line.orderId))
+      byOrder.set(line.orderId, [...(byOrder.get(line.orderId) ?? []), line]);
+  }
+  return byOrder;
 }

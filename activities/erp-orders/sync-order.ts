@@ -9,16 +9,16 @@ import {
 } from '../../connectors/erp';
 import { isTraceabilityApiError, type TraceabilityApiError } from '../../connectors/traceability/errors';
 import type { OrderType } from '../../connectors/traceability/schemas/orders';
-import type { ApiCallCounter } from './api-calls';
+import type { ApiCalls } from '../batch-kit';
 import { resolveProducts } from './lookups';
 import type { PersonDirectory } from './persons';
-import type { OutcomeLog, PendingWrite } from './run-files';
+import type { BatchJournal } from '../../connectors/staging';
 import { toExisting } from './snapshot';
-import type { BatchRecord, OrderOutcome } from './types';
+import type { BatchRecord, OrderOutcome, OutcomeEntry, PendingWrite } from './types';
 
 export interface OrderSyncContext {
-  api: ApiCallCounter;
-  log: OutcomeLog;
+  api: ApiCalls;
+  log: BatchJournal<OutcomeEntry>;
   complete: boolean;
   dryRun: boolean;
   /** Filled by the run's prepare, and here when an order turns out to exist after all (shared by the batch). */
@@ -77,26 +77,17 @@ export interface ReadResult {
  * (which also tells under which other types the number exists), and one GET for the lines when it has some.
  * `knownId` first tries the id (a 404 falls back to the number).
  */
-export async function readOrder(api: ApiCallCounter, draft: OrderDraft, knownId?: string): Promise<ReadResult> {
-  if (knownId !== undefined) {
-    try {
-      return { existing: toExisting(await api.one(() => api.client.orders.get(knownId))) };
-    } catch (error) {
-      if (!isTraceabilityApiError(error) || error.statusCode !== 404) throw error;
-    }
-  }
+export async function readOrder(api: ApiCalls, draft: OrderDraft, knownId?: string): Promise<ReadResult> {
+  const known = knownId === undefined ? undefined : await api.found(() => api.client.orders.get(knownId));
+  if (known) return { existing: toExisting(known) };
   const page = await api.one(() => api.client.orders.list({ orderNumber: draft.orderNumber, limit: 100 }));
   const sameNumber = page.items.filter((order) => order.orderNumber === draft.orderNumber);
   const typesOnPlatform = [...new Set(sameNumber.map((order) => order.orderType))];
   const match = sameNumber.find((order) => order.orderType === draft.orderType);
   if (match === undefined) return { existing: undefined, typesOnPlatform };
   if (match.lineCount === 0) return { existing: toExisting(match, []), typesOnPlatform };
-  try {
-    return { existing: toExisting(await api.one(() => api.client.orders.get(match.id))), typesOnPlatform };
-  } catch (error) {
-    if (isTraceabilityApiError(error) && error.statusCode === 404) return { existing: undefined, typesOnPlatform };
-    throw error;
-  }
+  const order = await api.found(() => api.client.orders.get(match.id));
+  return { existing: order ? toExisting(order) : undefined, typesOnPlatform };
 }
 
 function outcomeOf(

@@ -1,7 +1,14 @@
 import { z } from 'zod';
 import { existingOrderSchema, orderDraftSchema } from '../../connectors/erp';
 import { orderTypeSchema } from '../../connectors/traceability/schemas/orders';
-import { stagingRefSchema } from '../../connectors/staging';
+import {
+  RunFolder,
+  runManifestBaseSchema,
+  stagedBatchInputSchema,
+  stagedRunInputSchema,
+  stagingRefSchema,
+  type IntentOf,
+} from '../../connectors/staging';
 
 /** Built-in profile names a workflow input may give (`profile`); a custom one comes as `mappingFile`. */
 export const BUILT_IN_PROFILES = ['default'] as const;
@@ -38,11 +45,8 @@ export const batchRecordSchema = z.strictObject({
 });
 export type BatchRecord = z.infer<typeof batchRecordSchema>;
 
-export const runManifestSchema = z.strictObject({
-  runKey: z.string(),
-  sourceFile: z.string(),
-  /** Copy of the export inside the run folder: the rejects file is cut from it even if the original moves. */
-  sourceCopy: z.string(),
+/** `sourceCopy`: the rejects file is cut from the run's copy of the export even if the original moves. */
+export const runManifestSchema = runManifestBaseSchema.extend({
   sourceSha256: z.string(),
   format: z.enum(['csv', 'xlsx', 'json', 'ndjson']),
   sheet: z.string().optional(),
@@ -119,13 +123,25 @@ export const outcomeEntrySchema = z.discriminatedUnion('kind', [
 ]);
 export type OutcomeEntry = z.infer<typeof outcomeEntrySchema>;
 export type OrderOutcome = Extract<OutcomeEntry, { kind: 'outcome' }>;
+/** A write journalled by an attempt that died before its outcome, with what it was to do to the lines. */
+export type PendingWrite = IntentOf<OutcomeEntry>;
 
-export const applyBatchInputSchema = z.strictObject({
-  runKey: z.string().min(1),
-  manifest: stagingRefSchema,
-  batch: z.number().int().min(0),
-  dryRun: z.boolean(),
-});
+/**
+ * Everything a push run keeps lives in `<dataDir>/runs/<runKey>/`: the staged batches and manifest, a copy of the
+ * export, one outcome log per batch (`outcomes/`, and `read` for orders refused while reading), rejects and result.
+ */
+export type OrderRun = RunFolder<OutcomeEntry>;
+export const orderRun = (dataDir: string, runKey: string): OrderRun =>
+  new RunFolder(dataDir, runKey, [], {
+    folder: 'outcomes',
+    schema: outcomeEntrySchema,
+    keyOf: outcomeKey,
+    // Each log keeps its own orders; those refused while reading carry no type: their rows tell them apart.
+    outcomeKeyOf: (outcome, log) =>
+      `${log}|${outcome.orderType === undefined ? `row:${outcome.rows.join(',')}` : outcomeKey(outcome)}`,
+  });
+
+export const applyBatchInputSchema = stagedBatchInputSchema.extend({ dryRun: z.boolean() });
 export type ApplyBatchInput = z.infer<typeof applyBatchInputSchema>;
 
 export interface OutcomeCounts {
@@ -145,10 +161,7 @@ export interface BatchResult {
   durationMs: number;
 }
 
-export const finishInputSchema = z.strictObject({
-  runKey: z.string().min(1),
-  manifest: stagingRefSchema,
-});
+export const finishInputSchema = stagedRunInputSchema;
 export type FinishInput = z.infer<typeof finishInputSchema>;
 
 export interface FinishResult {

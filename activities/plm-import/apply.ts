@@ -1,7 +1,8 @@
 import { isTraceabilityApiError, type MaterialHeader, type MaterialLine, type TraceabilityApiError } from '../../connectors/traceability';
-import type { ApiCalls } from './api-calls';
+import type { ApiCalls, Progress } from '../batch-kit';
 import { immutableMismatch, readBack, updateFromCreate } from './converge';
-import type { BatchJournal, PlmRunFolder } from './run-folder';
+import { toCurrentLine } from './plan';
+import type { BatchJournal, StagingRef } from '../../connectors/staging';
 import { compositionOps, currentHeaderSchema, type CompositionOp, type CurrentHeader } from '../../connectors/plm';
 import {
   compositionStepSchema,
@@ -11,6 +12,8 @@ import {
   type ApplyInput,
   type BatchResult,
   type CreateWrite,
+  type JournalEntry,
+  type PlmRun,
   type Outcome,
   type WriteStep,
 } from './types';
@@ -21,34 +24,13 @@ const LANES = 8;
 /** API answers after which a create is re-read: the product may exist already (our own lost write, or older). */
 const EXISTS_CODES = new Set(['external_id_already_exists', 'codes_not_unique']);
 
-/**
- * Runs `work` over `items`, `limit` at a time. After the first failure no new item starts and the ones in flight
- * finish before it is thrown, so a retried attempt never overlaps writes of this one.
- */
-async function forEachBounded<T>(items: readonly T[], limit: number, work: (item: T) => Promise<void>): Promise<void> {
-  let next = 0;
-  let failure: { error: unknown } | undefined;
-  const lane = async (): Promise<void> => {
-    while (failure === undefined && next < items.length) {
-      const item = items[next++] as T;
-      try {
-        await work(item);
-      } catch (error) {
-        failure ??= { error };
-      }
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, lane));
-  if (failure) throw failure.error;
-}
-
 interface StepContext {
   api: ApiCalls;
-  journal: BatchJournal;
+  journal: BatchJournal<JournalEntry>;
   /** Products rejected in earlier batches: their children are rejected without a call. */
   rejectedParents: ReadonlyMap<string, Outcome>;
   /** Writes an earlier attempt of this batch began and did not settle. */
-  pending: ReadonlyMap<string, 'create' | 'update'>;
+  pending: ReadonlyMap<string, { write: 'create' | 'update' }>;
 }
 
 function outcome(step: WriteStep, kind: Outcome['outcome'], extra: Partial<Outcome> = {}): Outcome {
@@ -71,7 +53,7 @@ async function convergeExisting(step: CreateWrite, error: TraceabilityApiError, 
   const mismatch = immutableMismatch(step, found);
   if (mismatch) return outcome(step, 'rejected', { id: found.product.id, code: 'immutable_field_changed', message: mismatch, column: null });
   // Our own create whose answer was lost (the client says so), or that an attempt killed mid-write had begun.
-  const own = error.maybeCommitted || context.pending.get(step.externalId) === 'create';
+  const own = error.maybeCommitted || context.pending.get(step.externalId)?.write === 'create';
   const recovered = own ? 'own_write' : 'existing_product';
   const { body, changed } = updateFromCreate(step, found.product);
   if (changed.length === 0) return outcome(step, own ? 'created' : 'unchanged', { id: found.product.id, recovered });
@@ -157,15 +139,7 @@ async function readOwned(api: ApiCalls, productId: string): Promise<CurrentHeade
       currentHeaderSchema.parse({
         id: header.id,
         name: header.name,
-        lines: lines.map((line) => ({
-          id: line.id,
-          rawMaterialId: line.rawMaterialId,
-          percentage: line.percentage,
-          parentId: line.parentId,
-          weights: line.weights ?? null,
-          weightUnit: line.weightUnit ?? null,
-          countriesOfOrigin: line.countriesOfOrigin ?? null,
-        })),
+        lines: lines.map(toCurrentLine),
       }),
     );
   }
@@ -223,29 +197,25 @@ async function applyComposition(step: CompositionStep, productId: string, contex
   }
 }
 
-async function applyCompositionBatch(input: ApplyInput, run: PlmRunFolder, api: ApiCalls, progress: (details: Record<string, unknown>) => void, ref: Parameters<PlmRunFolder['staging']['readNdjson']>[0]): Promise<BatchResult> {
+async function applyCompositionBatch(input: ApplyInput, run: PlmRun, api: ApiCalls, progress: Progress, ref: StagingRef): Promise<BatchResult> {
   const started = Date.now();
-  const steps: CompositionStep[] = [];
-  for await (const step of run.staging.readNdjson(ref, compositionStepSchema)) steps.push(step);
+  const steps = await run.staging.readAllNdjson(ref, compositionStepSchema);
   const products = new Map<string, Outcome>();
   for (const earlier of await run.outcomes(input.batch)) if (earlier.target === undefined) products.set(earlier.externalId, earlier);
   const journal = run.journal(input.batch);
-  await journal.closeTornLine();
-  const { done, pending } = await journal.state();
+  const { done, pending } = await journal.resume();
   const context: StepContext = { api, journal, rejectedParents: new Map(), pending };
-  const outcomes = new Map<string, Outcome>(done);
-  await forEachBounded(
+  const outcomes = await journal.settleAll(
+    done,
     steps.filter((step) => !done.has(step.externalId)),
     LANES,
     async (step) => {
       const product = products.get(step.externalId);
       const productId = step.id ?? (product && product.outcome !== 'rejected' ? product.id : null);
-      if (productId === null || product?.outcome === 'rejected') return; // the product's own rejection says why
-      const settled = await applyComposition(step, productId, context);
-      await journal.append(settled);
-      outcomes.set(step.externalId, settled);
-      progress({ batch: input.batch, settled: outcomes.size, of: steps.length });
+      if (productId === null || product?.outcome === 'rejected') return undefined; // the product's own rejection says why
+      return applyComposition(step, productId, context);
     },
+    (settled) => progress({ batch: input.batch, settled, of: steps.length }),
   );
   const compositions = { written: 0, rejected: 0 };
   for (const settled of outcomes.values()) {
@@ -262,37 +232,26 @@ async function applyCompositionBatch(input: ApplyInput, run: PlmRunFolder, api: 
  */
 export async function applyBatch(
   input: ApplyInput,
-  run: PlmRunFolder,
+  run: PlmRun,
   api: ApiCalls,
-  progress: (details: Record<string, unknown>) => void,
+  progress: Progress,
 ): Promise<BatchResult> {
   const started = Date.now();
-  const manifest = await run.staging.getJson(input.manifest, manifestSchema);
-  const entry = manifest.batches[input.batch];
-  if (!entry) throw new Error(`batch ${input.batch} is not in run ${input.runKey} (it has ${manifest.batches.length})`);
+  const { entry } = await run.stagedBatch(input.manifest, manifestSchema, input.batch);
   if (entry.kind === 'compositions') return applyCompositionBatch(input, run, api, progress, entry.ref);
-  const steps: WriteStep[] = [];
-  for await (const step of run.staging.readNdjson(entry.ref, writeStepSchema)) steps.push(step);
+  const steps = await run.staging.readAllNdjson(entry.ref, writeStepSchema);
 
   const journal = run.journal(input.batch);
-  await journal.closeTornLine();
-  const { done, pending } = await journal.state();
+  const { done, pending } = await journal.resume();
   const rejectedParents = new Map<string, Outcome>();
   if (entry.level !== 'style') {
     for (const earlier of await run.outcomes(input.batch)) if (earlier.outcome === 'rejected') rejectedParents.set(earlier.externalId, earlier);
   }
   const context: StepContext = { api, journal, rejectedParents, pending };
-  const outcomes = new Map<string, Outcome>(done);
-  await unarchiveAll(steps.filter((step) => !done.has(step.externalId)), api);
-  await forEachBounded(
-    steps.filter((step) => !done.has(step.externalId)),
-    LANES,
-    async (step) => {
-      const settled = await applyStep(step, context);
-      await journal.append(settled);
-      outcomes.set(step.externalId, settled);
-      progress({ batch: input.batch, settled: outcomes.size, of: steps.length });
-    },
+  const todo = steps.filter((step) => !done.has(step.externalId));
+  await unarchiveAll(todo, api);
+  const outcomes = await journal.settleAll(done, todo, LANES, (step) => applyStep(step, context), (settled) =>
+    progress({ batch: input.batch, settled, of: steps.length }),
   );
 
   const counts = { created: 0, updated: 0, unchanged: 0, rejected: 0 };

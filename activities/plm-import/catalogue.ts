@@ -4,8 +4,8 @@ import {
   type ProductDraft,
   type ProductLevel,
 } from '../../connectors/plm';
-import { isTraceabilityApiError, type Page, type Product } from '../../connectors/traceability';
-import type { ApiCalls } from './api-calls';
+import type { Page, Product } from '../../connectors/traceability';
+import { forEachBounded, type ApiCalls } from '../batch-kit';
 import type { CatalogueRead } from './types';
 
 const LEVELS: readonly ProductLevel[] = ['style', 'variant', 'sku'];
@@ -60,13 +60,8 @@ export function chooseLevelsToList(
 
 /** GET by externalId; 404 (or a platform id that merely looks the same) is "not in the catalogue". */
 async function getByExternalId(api: ApiCalls, externalId: string, withMaterial: boolean): Promise<Product | undefined> {
-  try {
-    const product = await api.one(() => api.client.products.get(externalId, withMaterial ? { include: ['material'] } : {}));
-    return product.externalId === externalId ? product : undefined;
-  } catch (error) {
-    if (isTraceabilityApiError(error) && error.statusCode === 404) return undefined;
-    throw error;
-  }
+  const product = await api.found(() => api.client.products.get(externalId, withMaterial ? { include: ['material'] } : {}));
+  return product?.externalId === externalId ? product : undefined;
 }
 
 /**
@@ -148,15 +143,11 @@ export async function readCatalogue(
     }
   }
 
-  let next = 0;
-  const lane = async (): Promise<void> => {
-    while (next < toGet.length) {
-      const product = await getByExternalId(api, toGet[next++] as string, withMaterial);
-      read.getCalls += 1;
-      if (product) keep([product]);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(GET_LANES, toGet.length) }, lane));
+  await forEachBounded(toGet, GET_LANES, async (externalId) => {
+    const product = await getByExternalId(api, externalId, withMaterial);
+    read.getCalls += 1;
+    if (product) keep([product]);
+  });
 
   read.strategy =
     read.listCalls === 0 ? (read.getCalls === 0 ? 'none' : 'gets') : read.getCalls === 0 ? 'lists' : 'mixed';

@@ -8,8 +8,8 @@ import {
   sameValue,
   type ComparedField,
 } from '../../connectors/plm/plan/compare';
-import { isTraceabilityApiError, type ProductUpdate } from '../../connectors/traceability';
-import type { ApiCalls } from './api-calls';
+import type { ProductUpdate } from '../../connectors/traceability';
+import type { ApiCalls } from '../batch-kit';
 import type { CreateWrite } from './types';
 
 const parentRefSchema = z.looseObject({ externalId: z.string().nullish() }).nullish();
@@ -26,14 +26,8 @@ export interface ReadBack {
  */
 export async function readBack(api: ApiCalls, step: CreateWrite): Promise<ReadBack | undefined> {
   const include = step.level === 'variant' ? (['style'] as const) : step.level === 'sku' ? (['variant'] as const) : undefined;
-  let raw;
-  try {
-    raw = await api.one(() => api.client.products.get(step.externalId, include ? { include: [...include] } : {}));
-  } catch (error) {
-    if (isTraceabilityApiError(error) && error.statusCode === 404) return undefined;
-    throw error;
-  }
-  if (raw.externalId !== step.externalId) return undefined;
+  const raw = await api.found(() => api.client.products.get(step.externalId, include ? { include: [...include] } : {}));
+  if (raw === undefined || raw.externalId !== step.externalId) return undefined;
   const product = existingProductSchema.parse(raw);
   if (step.level === 'style') return { product, parentExternalId: null };
   const parent = parentRefSchema.safeParse(step.level === 'variant' ? raw['style'] : raw['variant']);

@@ -3,8 +3,8 @@ import { rename, rm } from 'node:fs/promises';
 import { basename, extname } from 'node:path';
 import { boundMessage, quoteInput } from '../../connectors/input-limits';
 import { parseMappingProfile, writeRejects } from '../../connectors/plm';
-import { writeFileAtomically, type PlmRunFolder } from './run-folder';
-import { manifestSchema, rejectIssueSchema, type FinishInput, type Outcome, type PlmImportResult, type RejectIssue } from './types';
+import { writeFileAtomically } from '../../connectors/storage';
+import { manifestSchema, rejectIssueSchema, type FinishInput, type Outcome, type PlmImportResult, type PlmRun, type RejectIssue } from './types';
 
 const SAMPLE = 10;
 
@@ -28,11 +28,10 @@ function applyIssues(outcomes: readonly Outcome[]): RejectIssue[] {
  * columns plus error_code and error_message) and result.json. Both are written through a temporary file and a
  * rename, so running it again after a crash gives the same files.
  */
-export async function finishRun(input: FinishInput, run: PlmRunFolder): Promise<PlmImportResult> {
+export async function finishRun(input: FinishInput, run: PlmRun): Promise<PlmImportResult> {
   const started = Date.now();
   const manifest = await run.staging.getJson(input.manifest, manifestSchema);
-  const planIssues: RejectIssue[] = [];
-  for await (const issue of run.staging.readNdjson(manifest.issues, rejectIssueSchema)) planIssues.push(issue);
+  const planIssues = await run.staging.readAllNdjson(manifest.issues, rejectIssueSchema);
   const allOutcomes = input.dryRun ? [] : await run.outcomes();
   const outcomes = allOutcomes.filter((outcome) => outcome.target === undefined);
   const compositionOutcomes = allOutcomes.filter((outcome) => outcome.target === 'composition');

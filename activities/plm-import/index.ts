@@ -1,18 +1,17 @@
 import { log } from '@temporalio/activity';
 import type { ActivityDeps } from '../deps';
-import { ApiCalls } from './api-calls';
 import { applyBatch } from './apply';
-import { asActivityFailure } from './failures';
 import { finishRun } from './finish';
-import { withHeartbeats } from './keep-alive';
 import { planRun } from './plan';
-import { readSheet } from './read-sheet';
+import { PlmInputError, readSheet } from './read-sheet';
+import { PlmFileError } from '../../connectors/plm';
+import { ApiCalls, failureMapper, guarded, inputLimit, invalidInput, nonRetryable, withHeartbeats } from '../batch-kit';
 import { runKeyOf } from '../../connectors/staging';
-import { PlmRunFolder } from './run-folder';
 import {
   applyInputSchema,
   finishInputSchema,
   planInputSchema,
+  plmRun,
   readInputSchema,
   type ApplyInput,
   type BatchResult,
@@ -27,60 +26,52 @@ import {
 export type { ApplyInput, BatchResult, FinishInput, PlanInput, PlanResult, PlmImportResult, ReadInput, ReadResult };
 export { runKeyOf } from '../../connectors/staging';
 
+/** Errors no retry can fix stop the run with their own message; API errors follow the client's retry rules. */
+export const asActivityFailure = failureMapper(
+  (error) => (error instanceof PlmFileError ? nonRetryable(error, `PlmFileError:${error.code}`) : undefined),
+  invalidInput,
+  inputLimit('PlmFileError'),
+  (error) => (error instanceof PlmInputError ? nonRetryable(error) : undefined),
+);
+
 /**
  * Job 1's activities: read the sheet, plan against the catalogue, apply one batch, finish (rejects + result).
  * Each is safe to run again: everything it keeps lives in the run folder, keyed by the workflow id.
  */
 export function createPlmImportActivities(deps: Pick<ActivityDeps, 'client' | 'config'>) {
-  const runFolder = (runKey: string) => new PlmRunFolder(deps.config.dataDir, runKey);
+  const runFolder = (runKey: string) => plmRun(deps.config.dataDir, runKey);
   return {
     /** Parses the sheet with its profile (reference names resolved through the client's cache) and stages it. */
-    async readPlmSheet(raw: ReadInput): Promise<ReadResult> {
-      try {
-        const input = readInputSchema.parse(raw);
-        const result = await withHeartbeats(() => readSheet(input, runFolder(runKeyOf(input.workflowId)), deps.client));
-        log.info('PLM sheet read', { file: input.file, rows: result.rows, products: result.products, rowIssues: result.rowIssues });
-        return result;
-      } catch (error) {
-        throw asActivityFailure(error);
-      }
-    },
+    readPlmSheet: guarded(asActivityFailure, async (raw: ReadInput): Promise<ReadResult> => {
+      const input = readInputSchema.parse(raw);
+      const result = await withHeartbeats(() => readSheet(input, runFolder(runKeyOf(input.workflowId)), deps.client));
+      log.info('PLM sheet read', { file: input.file, rows: result.rows, products: result.products, rowIssues: result.rowIssues });
+      return result;
+    }),
 
     /** Reads the catalogue for the sheet's keys, validates, classifies and stages the write batches. */
-    async planPlmImport(raw: PlanInput): Promise<PlanResult> {
-      try {
-        const input = planInputSchema.parse(raw);
-        const api = new ApiCalls(deps.client);
-        const result = await withHeartbeats((progress) => planRun(input, runFolder(input.runKey), api, progress));
-        log.info('PLM import planned', { ...result.counts, batches: result.batchCount, strategy: result.catalogue.strategy, apiCalls: result.apiCalls });
-        return result;
-      } catch (error) {
-        throw asActivityFailure(error);
-      }
-    },
+    planPlmImport: guarded(asActivityFailure, async (raw: PlanInput): Promise<PlanResult> => {
+      const input = planInputSchema.parse(raw);
+      const api = new ApiCalls(deps.client);
+      const result = await withHeartbeats((progress) => planRun(input, runFolder(input.runKey), api, progress));
+      log.info('PLM import planned', { ...result.counts, batches: result.batchCount, strategy: result.catalogue.strategy, apiCalls: result.apiCalls });
+      return result;
+    }),
 
     /** Writes one staged batch (creates and changed fields only); safe to run again at any point. */
-    async applyPlmBatch(raw: ApplyInput): Promise<BatchResult> {
-      try {
-        const input = applyInputSchema.parse(raw);
-        const api = new ApiCalls(deps.client);
-        const result = await withHeartbeats((progress) => applyBatch(input, runFolder(input.runKey), api, progress));
-        log.info('PLM batch applied', { batch: input.batch, ...result.counts, recovered: result.recovered, apiCalls: result.apiCalls });
-        return result;
-      } catch (error) {
-        throw asActivityFailure(error);
-      }
-    },
+    applyPlmBatch: guarded(asActivityFailure, async (raw: ApplyInput): Promise<BatchResult> => {
+      const input = applyInputSchema.parse(raw);
+      const api = new ApiCalls(deps.client);
+      const result = await withHeartbeats((progress) => applyBatch(input, runFolder(input.runKey), api, progress));
+      log.info('PLM batch applied', { batch: input.batch, ...result.counts, recovered: result.recovered, apiCalls: result.apiCalls });
+      return result;
+    }),
 
     /** Totals, the rejects file and result.json. */
-    async finishPlmImport(raw: FinishInput): Promise<PlmImportResult> {
-      try {
-        const input = finishInputSchema.parse(raw);
-        return await finishRun(input, runFolder(input.runKey));
-      } catch (error) {
-        throw asActivityFailure(error);
-      }
-    },
+    finishPlmImport: guarded(asActivityFailure, async (raw: FinishInput): Promise<PlmImportResult> => {
+      const input = finishInputSchema.parse(raw);
+      return await finishRun(input, runFolder(input.runKey));
+    }),
   };
 }
 

@@ -1,7 +1,3 @@
-import { createWriteStream } from 'node:fs';
-import { mkdir, rename, rm } from 'node:fs/promises';
-import { dirname } from 'node:path';
-import { finished } from 'node:stream/promises';
 import {
   CatalogueIndex,
   compositionOps,
@@ -13,13 +9,12 @@ import {
   validateDrafts,
   type ImportPlan,
   type ProductDraft,
-  type RowIssue,
 } from '../../connectors/plm';
 import { rowIssue } from '../../connectors/plm/issues';
 import type { StagingRef } from '../../connectors/staging';
-import type { ApiCalls } from './api-calls';
+import { writeFileAtomically } from '../../connectors/storage';
+import { forEachBounded, type ApiCalls } from '../batch-kit';
 import { readCatalogue, sheetKeys } from './catalogue';
-import type { PlmRunFolder } from './run-folder';
 import {
   compositionStepSchema,
   draftSchema,
@@ -29,6 +24,7 @@ import {
   writeStepSchema,
   type CatalogueRead,
   type Manifest,
+  type PlmRun,
   type PlanCounts,
   type PlanInput,
   type PlanResult,
@@ -98,7 +94,7 @@ function batchesOf(steps: readonly WriteStep[], size: number): WriteStep[][] {
   return batches;
 }
 
-function toCurrentLine(line: { id: string; rawMaterialId: string; percentage: number; parentId: string | null; weights?: number | null; weightUnit?: string | null; countriesOfOrigin?: string[] | null }): CurrentLine {
+export function toCurrentLine(line: { id: string; rawMaterialId: string; percentage: number; parentId: string | null; weights?: number | null; weightUnit?: string | null; countriesOfOrigin?: string[] | null }): CurrentLine {
   return currentLineSchema.parse({
     id: line.id,
     rawMaterialId: line.rawMaterialId,
@@ -126,16 +122,11 @@ async function readLines(api: ApiCalls, headerIds: readonly string[]): Promise<M
     }
     for (const id of headerIds) byHeader.set(id, []);
   }
-  let next = 0;
-  const lane = async (): Promise<void> => {
-    while (next < headerIds.length) {
-      const headerId = headerIds[next++] as string;
-      const first = await api.one(() => api.client.materials.listLines({ materialHeaderId: headerId, page: 1, limit: 100 }));
-      add(first.items);
-      await api.remainingPages(first, (page) => api.client.materials.listLines({ materialHeaderId: headerId, page, limit: 100 }), add);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(8, headerIds.length) }, lane));
+  await forEachBounded(headerIds, 8, async (headerId) => {
+    const first = await api.one(() => api.client.materials.listLines({ materialHeaderId: headerId, page: 1, limit: 100 }));
+    add(first.items);
+    await api.remainingPages(first, (page) => api.client.materials.listLines({ materialHeaderId: headerId, page, limit: 100 }), add);
+  });
   return byHeader;
 }
 
@@ -187,37 +178,28 @@ interface PlanFileContent {
 
 /** plan.json, one product per line so a large plan streams out and stays readable; written atomically. */
 async function writePlanFile(path: string, content: PlanFileContent): Promise<void> {
-  await mkdir(dirname(path), { recursive: true });
-  const temp = `${path}.tmp`;
-  const out = createWriteStream(temp, { encoding: 'utf8' });
-  const line = async (text: string) => {
-    if (!out.write(text)) await new Promise<void>((resolve) => out.once('drain', () => resolve()));
+  const lines = async function* (): AsyncGenerator<string> {
+    yield `{\n"sourceFile": ${JSON.stringify(content.sourceFile)},\n"profile": ${JSON.stringify(content.profile)},\n`;
+    yield `"catalogue": ${JSON.stringify(content.catalogue)},\n"counts": ${JSON.stringify(content.counts)},\n"products": [\n`;
+    const entries: unknown[] = [
+      ...content.steps.map((step) => ({
+        externalId: step.externalId,
+        level: step.level,
+        action: step.action,
+        rows: step.rowNumbers,
+        ...(step.action === 'update' ? { changedFields: step.changedFields } : { parent: step.parentExternalId }),
+      })),
+      ...content.plan.unchanged.map((step) => ({ externalId: step.externalId, level: step.level, action: 'unchanged', rows: step.rowNumbers })),
+      ...content.plan.invalid.map((step) => ({ externalId: step.externalId, action: 'invalid', rows: step.rowNumbers, codes: [...new Set(step.issues.map((issue) => issue.code))] })),
+      ...content.plan.archived.map((step) => ({ externalId: step.externalId, level: step.level, action: 'archived', rows: step.rowNumbers })),
+      ...content.compositionSteps.map((step) => ({ externalId: step.externalId, level: step.level, action: 'composition', rows: step.rowNumbers, ops: step.ops.map((op) => op.op) })),
+    ];
+    for (const [index, entry] of entries.entries()) yield `${JSON.stringify(entry)}${index < entries.length - 1 ? ',' : ''}\n`;
+    yield `],\n"issues": [\n`;
+    for (const [index, issue] of content.issues.entries()) yield `${JSON.stringify(issue)}${index < content.issues.length - 1 ? ',' : ''}\n`;
+    yield `]\n}\n`;
   };
-  await line(`{\n"sourceFile": ${JSON.stringify(content.sourceFile)},\n"profile": ${JSON.stringify(content.profile)},\n`);
-  await line(`"catalogue": ${JSON.stringify(content.catalogue)},\n"counts": ${JSON.stringify(content.counts)},\n"products": [\n`);
-  const entries: unknown[] = [
-    ...content.steps.map((step) => ({
-      externalId: step.externalId,
-      level: step.level,
-      action: step.action,
-      rows: step.rowNumbers,
-      ...(step.action === 'update' ? { changedFields: step.changedFields } : { parent: step.parentExternalId }),
-    })),
-    ...content.plan.unchanged.map((step) => ({ externalId: step.externalId, level: step.level, action: 'unchanged', rows: step.rowNumbers })),
-    ...content.plan.invalid.map((step) => ({ externalId: step.externalId, action: 'invalid', rows: step.rowNumbers, codes: [...new Set(step.issues.map((issue) => issue.code))] })),
-    ...content.plan.archived.map((step) => ({ externalId: step.externalId, level: step.level, action: 'archived', rows: step.rowNumbers })),
-    ...content.compositionSteps.map((step) => ({ externalId: step.externalId, level: step.level, action: 'composition', rows: step.rowNumbers, ops: step.ops.map((op) => op.op) })),
-  ];
-  for (const [index, entry] of entries.entries()) await line(`${JSON.stringify(entry)}${index < entries.length - 1 ? ',' : ''}\n`);
-  await line(`],\n"issues": [\n`);
-  for (const [index, issue] of content.issues.entries()) await line(`${JSON.stringify(issue)}${index < content.issues.length - 1 ? ',' : ''}\n`);
-  await line(`]\n}\n`);
-  out.end();
-  await finished(out);
-  await rename(temp, path).catch(async (error: unknown) => {
-    await rm(temp, { force: true });
-    throw error;
-  });
+  await writeFileAtomically(path, lines());
 }
 
 /**
@@ -227,16 +209,14 @@ async function writePlanFile(path: string, content: PlanFileContent): Promise<vo
  */
 export async function planRun(
   input: PlanInput,
-  run: PlmRunFolder,
+  run: PlmRun,
   api: ApiCalls,
   progress: (details: Record<string, unknown>) => void,
 ): Promise<PlanResult> {
   const started = Date.now();
   const stage = await run.staging.getJson(input.sheet, sheetStageSchema);
-  const drafts: ProductDraft[] = [];
-  for await (const draft of run.staging.readNdjson(stage.drafts, draftSchema)) drafts.push(draft);
-  const readIssues: RowIssue[] = [];
-  for await (const issue of run.staging.readNdjson(stage.issues, rowIssueSchema)) readIssues.push(issue);
+  const drafts = await run.staging.readAllNdjson(stage.drafts, draftSchema);
+  const readIssues = await run.staging.readAllNdjson(stage.issues, rowIssueSchema);
 
   const withMaterial = drafts.some((draft) => draft.fields.composition !== undefined);
   const { products, read } = await readCatalogue(sheetKeys(drafts), api, (count) => progress({ phase: 'reading catalogue', products: count }), { withMaterial });

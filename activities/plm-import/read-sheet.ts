@@ -11,10 +11,12 @@ import {
 } from '../../connectors/plm';
 import type { ReferenceKind, TraceabilityClient } from '../../connectors/traceability';
 import { boundMessage } from '../../connectors/input-limits';
-import { referenceCallsSince } from './api-calls';
-import { PlmInputError } from './failures';
-import type { PlmRunFolder } from './run-folder';
-import type { ReadInput, ReadResult, SheetStage } from './types';
+import type { PlmRun, ReadInput, ReadResult, SheetStage } from './types';
+
+/** A problem with the run's input that no retry can fix (a bad mapping file, both profile and mappingFile...). */
+export class PlmInputError extends Error {
+  override readonly name = 'PlmInputError';
+}
 
 /** The mapping profile of a run: a built-in one by name (default `native`) or a JSON file on the worker. */
 export async function resolveProfile(choice: {
@@ -74,7 +76,7 @@ async function referenceLists(client: TraceabilityClient, profile: MappingProfil
  * folder first: planning and the rejects file then read the very bytes that were parsed, even if the original
  * is moved (an inbox) or overwritten meanwhile. File errors name the original path.
  */
-export async function readSheet(input: ReadInput, run: PlmRunFolder, client: TraceabilityClient): Promise<ReadResult> {
+export async function readSheet(input: ReadInput, run: PlmRun, client: TraceabilityClient): Promise<ReadResult> {
   const started = Date.now();
   const { profile, name } = await resolveProfile(input);
   await mkdir(run.path, { recursive: true });
@@ -125,4 +127,12 @@ export async function readSheet(input: ReadInput, run: PlmRunFolder, client: Tra
     apiCalls,
     durationMs: Date.now() - started,
   };
+}
+
+/** Calls the client made to the reference lists since `before` (they go through its shared cache). */
+export function referenceCallsSince(client: TraceabilityClient, before: Record<string, number>): number {
+  const now = client.stats().byEndpoint;
+  return Object.keys(now)
+    .filter((endpoint) => endpoint.startsWith('GET /style-types') || endpoint.startsWith('GET /style-properties'))
+    .reduce((sum, endpoint) => sum + (now[endpoint] ?? 0) - (before[endpoint] ?? 0), 0);
 }

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { ProductDraft, RowIssue } from '../../connectors/plm';
 import { compositionOpSchema, rowIssueCodes } from '../../connectors/plm';
-import { stagingRefSchema } from '../../connectors/staging';
+import { RunFolder, runManifestBaseSchema, stagedBatchInputSchema, stagedRunInputSchema, stagingRefSchema } from '../../connectors/staging';
 import { productCreateSchema, productUpdateSchema } from '../../connectors/traceability';
 
 export const BUILT_IN_PROFILES = ['native', 'flat'] as const;
@@ -185,10 +185,7 @@ const planCountsSchema = z.object({
 });
 export type PlanCounts = z.infer<typeof planCountsSchema>;
 
-export const manifestSchema = z.strictObject({
-  runKey: z.string(),
-  sourceFile: z.string(),
-  sourceCopy: z.string(),
+export const manifestSchema = runManifestBaseSchema.extend({
   profile: z.unknown(),
   profileName: z.string(),
   /** Write batches in order: every style batch, then variants, then SKUs; one level per batch. */
@@ -225,11 +222,7 @@ export interface PlanResult {
   durationMs: number;
 }
 
-export const applyInputSchema = z.strictObject({
-  runKey: z.string().min(1),
-  manifest: stagingRefSchema,
-  batch: z.number().int().min(0),
-});
+export const applyInputSchema = stagedBatchInputSchema;
 export type ApplyInput = z.infer<typeof applyInputSchema>;
 
 export const outcomeKinds = ['created', 'updated', 'unchanged', 'rejected'] as const;
@@ -260,6 +253,20 @@ export const journalEntrySchema = z.discriminatedUnion('kind', [
 export type JournalEntry = z.infer<typeof journalEntrySchema>;
 export type Outcome = Extract<JournalEntry, { kind: 'outcome' }>;
 
+/**
+ * Everything a PLM import run keeps lives in `<dataDir>/runs/<runKey>/`: a copy of the sheet, the staged drafts,
+ * issues and batches (`staging/`), one journal per batch (`journal/`), plan.json, rejects.<ext> and result.json.
+ */
+export type PlmRun = RunFolder<JournalEntry>;
+export const plmRun = (dataDir: string, runKey: string): PlmRun =>
+  new RunFolder(dataDir, runKey, ['staging'], {
+    folder: 'journal',
+    schema: journalEntrySchema,
+    keyOf: (entry) => entry.externalId,
+    // A composition outcome (spec 02) sits beside its product's outcome, never over it.
+    outcomeKeyOf: (outcome) => `${outcome.target ?? 'product'}\u0000${outcome.externalId}`,
+  });
+
 export interface BatchCounts {
   created: number;
   updated: number;
@@ -278,9 +285,7 @@ export interface BatchResult {
   durationMs: number;
 }
 
-export const finishInputSchema = z.strictObject({
-  runKey: z.string().min(1),
-  manifest: stagingRefSchema,
+export const finishInputSchema = stagedRunInputSchema.extend({
   workflowId: z.string(),
   dryRun: z.boolean(),
   retryOf: z.string().nullable(),

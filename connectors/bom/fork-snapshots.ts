@@ -1,6 +1,7 @@
-import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { z } from 'zod';
+import { writeFileAtomically } from '../storage';
 import type { LineView } from './line-fields';
 
 /**
@@ -43,11 +44,8 @@ export class ForkSnapshotStore {
   }
 
   async save(snapshot: ForkSnapshot): Promise<void> {
-    await mkdir(this.folder, { recursive: true });
     const target = this.path(snapshot.productId, snapshot.sourceHeaderId);
-    const temp = `${target}.${process.pid}.tmp`;
-    await writeFile(temp, `${JSON.stringify(forkSnapshotSchema.parse(snapshot))}\n`, 'utf8');
-    await rename(temp, target);
+    await writeFileAtomically(target, `${JSON.stringify(forkSnapshotSchema.parse(snapshot))}\n`);
   }
 
   /** The snapshot, or null when none was kept (or it cannot be read: then the repair works as without one). */

@@ -1,6 +1,7 @@
-import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { z } from 'zod';
+import { writeFileAtomically } from '../storage';
 
 /**
  * Where the scheduled repair (`sinceLastRun`) stopped: BOM headers created or changed at or after `sinceMs` are
@@ -50,8 +51,5 @@ export function nextBomMark(previousMs: number, scanStartedMs: number): number {
 }
 
 export async function storeBomMark(file: string, sinceMs: number, now = new Date()): Promise<void> {
-  await mkdir(join(file, '..'), { recursive: true });
-  const temp = `${file}.${process.pid}.tmp`;
-  await writeFile(temp, `${JSON.stringify({ sinceMs, storedAt: now.toISOString() }, null, 2)}\n`, 'utf8');
-  await rename(temp, file);
+  await writeFileAtomically(file, `${JSON.stringify({ sinceMs, storedAt: now.toISOString() }, null, 2)}\n`);
 }

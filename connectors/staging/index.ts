@@ -1,3 +1,12 @@
-export { StagingIntegrityError, StagingStore, stagingRefSchema, type StagingRef } from './store';
-export { JsonLinesJournal } from './journal';
-export { RunFolder, runKeyOf } from './run-folder';
+export {
+  StagingIntegrityError,
+  StagingStore,
+  runManifestBaseSchema,
+  stagedBatchInputSchema,
+  stagedRunInputSchema,
+  stagingRefSchema,
+  type StagingRef,
+} from './store';
+export { BatchJournal, JsonLinesJournal, type IntentOf, type JournalLine, type JournalState, type OutcomeOf } from './journal';
+export { RunFolder, runKeyOf, type JournalLayout } from './run-folder';
+export { forEachBounded } from './lanes';

@@ -1,6 +1,7 @@
 import { appendFile, mkdir, readFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import type { z } from 'zod';
+import { forEachBounded } from './lanes';
 import { LocalStore, locate, type ObjectStore, type StoreLocation } from '../storage';
 
 /** Objects of an S3 journal: `<journal key>.d/<sequence>.json`, one per entry. */
@@ -16,15 +17,10 @@ function sequenceOf(key: string): number {
 }
 
 async function readAll(store: ObjectStore, keys: readonly string[]): Promise<(Buffer | null)[]> {
-  const out: (Buffer | null)[] = new Array<Buffer | null>(keys.length).fill(null);
-  let next = 0;
-  const lane = async (): Promise<void> => {
-    while (next < keys.length) {
-      const index = next++;
-      out[index] = await store.get(keys[index] as string);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(16, keys.length) }, lane));
+  const out = new Array<Buffer | null>(keys.length).fill(null);
+  await forEachBounded(keys, 16, async (key, index) => {
+    out[index] = await store.get(key);
+  });
   return out;
 }
 
@@ -154,5 +150,88 @@ export class JsonLinesJournal<T> {
     } catch {
       // no journal yet
     }
+  }
+}
+
+/** A line of a batch journal: an `intent` before a write, an `outcome` once the record is settled. */
+export interface JournalLine {
+  kind: 'intent' | 'outcome';
+}
+export type IntentOf<E extends JournalLine> = Extract<E, { kind: 'intent' }>;
+export type OutcomeOf<E extends JournalLine> = Extract<E, { kind: 'outcome' }>;
+
+/** What a batch's journal says: settled records by key, and the intents of writes under way when an attempt stopped. */
+export interface JournalState<E extends JournalLine> {
+  done: Map<string, OutcomeOf<E>>;
+  pending: Map<string, IntentOf<E>>;
+}
+
+/** Replays a journal in order: an intent opens a record's write, an outcome settles it (the last line wins). */
+function replay<E extends JournalLine>(entries: readonly E[], keyOf: (entry: E) => string): JournalState<E> {
+  const done = new Map<string, OutcomeOf<E>>();
+  const pending = new Map<string, IntentOf<E>>();
+  for (const entry of entries) {
+    const key = keyOf(entry);
+    if (entry.kind === 'intent') {
+      pending.set(key, entry as IntentOf<E>);
+      done.delete(key);
+    } else {
+      done.set(key, entry as OutcomeOf<E>);
+      pending.delete(key);
+    }
+  }
+  return { done, pending };
+}
+
+/**
+ * The journal of one batch. A retried attempt reads it to skip records already settled and to recognise a write
+ * that was under way when the previous attempt died (an `intent` with no `outcome` after it).
+ */
+export class BatchJournal<E extends JournalLine> extends JsonLinesJournal<E> {
+  constructor(
+    path: string,
+    private readonly entrySchema: z.ZodType<E>,
+    readonly keyOf: (entry: E) => string,
+  ) {
+    super(path, entrySchema);
+  }
+
+  /** Checked before it is written: an entry the reader would skip as invalid must fail here, not vanish from the counts. */
+  override async append(entry: E): Promise<void> {
+    await super.append(this.entrySchema.parse(entry));
+  }
+
+  /** What earlier attempts left; a line a crash cut short is closed first, so this attempt's lines start clean. */
+  async resume(): Promise<JournalState<E>> {
+    await this.closeTornLine();
+    return this.state();
+  }
+
+  /**
+   * Settles `records` (those the journal has not settled yet), `lanes` at a time, journalling each outcome as it
+   * settles (`settle` may give none: nothing is journalled). Returns every outcome of the batch, earlier attempts'
+   * (`done`) included; `onSettled` hears how many there are after each.
+   */
+  async settleAll<R>(
+    done: ReadonlyMap<string, OutcomeOf<E>>,
+    records: readonly R[],
+    lanes: number,
+    settle: (record: R) => Promise<OutcomeOf<E> | undefined>,
+    onSettled: (settled: number) => void,
+  ): Promise<Map<string, OutcomeOf<E>>> {
+    const outcomes = new Map(done);
+    await forEachBounded(records, lanes, async (record) => {
+      const outcome = await settle(record);
+      if (outcome === undefined) return;
+      await this.append(outcome);
+      outcomes.set(this.keyOf(outcome), outcome);
+      onSettled(outcomes.size);
+    });
+    return outcomes;
+  }
+
+  /** What the journal says now (read only). */
+  async state(): Promise<JournalState<E>> {
+    return replay(await this.entries(), this.keyOf);
   }
 }

@@ -1,6 +1,18 @@
 import { join } from 'node:path';
 import { fetchFile, publishFile } from '../storage';
-import { StagingStore } from './store';
+import type { z } from 'zod';
+import { BatchJournal, JsonLinesJournal, type JournalLine, type OutcomeOf } from './journal';
+import { StagingStore, type StagingRef } from './store';
+
+/** How a job keeps its journals in its run folder: `<folder>/batch-00007.ndjson`, one per batch (or named). */
+export interface JournalLayout<E extends JournalLine> {
+  folder: string;
+  schema: z.ZodType<E>;
+  /** A record's key within one journal. */
+  keyOf: (entry: E) => string;
+  /** A settled record's key across the run's journals (the last outcome per key wins); default `keyOf`. */
+  outcomeKeyOf?: (outcome: OutcomeOf<E>, journal: string) => string;
+}
 
 /** The workflow id made safe for a folder name, so continue-as-new and activity retries find the same folder. */
 export function runKeyOf(workflowId: string): string {
@@ -13,7 +25,7 @@ export function runKeyOf(workflowId: string): string {
  * Staged data and journals go through the run-data store (connectors/storage): with TRACE_STORE_URL=s3://… a
  * retried activity may land on a worker with a data folder of its own and still find them.
  */
-export class RunFolder {
+export class RunFolder<E extends JournalLine = JournalLine> {
   readonly staging: StagingStore;
 
   constructor(
@@ -21,6 +33,8 @@ export class RunFolder {
     readonly runKey: string,
     /** Sub-folder of the run that holds staged data (none: the run folder itself). */
     private readonly stagingFolder: readonly string[] = [],
+    /** Where the run's batch journals live (a run without journals has none). */
+    private readonly journals?: JournalLayout<E>,
   ) {
     this.staging = new StagingStore(join(dataDir, 'runs'));
   }
@@ -53,5 +67,52 @@ export class RunFolder {
   async fetch(...parts: string[]): Promise<string | null> {
     const path = this.file(...parts);
     return (await fetchFile(path)) ? path : null;
+  }
+
+  /** The run's staged manifest and its batch `n` (a batch that is not there is a caller's bug: thrown). */
+  async stagedBatch<M extends { batches: readonly unknown[] }>(
+    ref: StagingRef,
+    schema: z.ZodType<M>,
+    batch: number,
+  ): Promise<{ manifest: M; entry: NonNullable<M['batches'][number]> }> {
+    const manifest = await this.staging.getJson(ref, schema);
+    const entry = manifest.batches[batch];
+    if (entry === undefined || entry === null)
+      throw new Error(`batch ${batch} is not in run ${this.runKey} (it has ${manifest.batches.length})`);
+    return { manifest, entry: entry as NonNullable<M['batches'][number]> };
+  }
+
+  /** The journal of batch `n`, or a named one (`read`: records refused while reading). */
+  journal(batch: number | string): BatchJournal<E> {
+    const layout = this.layout();
+    const name = typeof batch === 'number' ? `batch-${String(batch).padStart(5, '0')}` : batch;
+    return new BatchJournal(this.file(layout.folder, `${name}.ndjson`), layout.schema, layout.keyOf);
+  }
+
+  /** Final outcome of every record the run's journals settled (those of batches before `beforeBatch` only). */
+  async outcomes(beforeBatch = Number.POSITIVE_INFINITY): Promise<OutcomeOf<E>[]> {
+    const layout = this.layout();
+    let names: string[];
+    try {
+      names = (await JsonLinesJournal.namesIn(this.file(layout.folder))).filter((name) => name.endsWith('.ndjson'));
+    } catch {
+      return [];
+    }
+    const latest = new Map<string, OutcomeOf<E>>();
+    for (const name of names) {
+      const batch = /^batch-(\d+)\.ndjson$/.exec(name);
+      if (beforeBatch !== Number.POSITIVE_INFINITY && (!batch || Number(batch[1]) >= beforeBatch)) continue;
+      for (const entry of await this.journal(name.slice(0, -'.ndjson'.length)).entries()) {
+        if (entry.kind !== 'outcome') continue;
+        const outcome = entry as OutcomeOf<E>;
+        latest.set(layout.outcomeKeyOf ? layout.outcomeKeyOf(outcome, name) : layout.keyOf(outcome), outcome);
+      }
+    }
+    return [...latest.values()];
+  }
+
+  private layout(): JournalLayout<E> {
+    if (!this.journals) throw new Error(`run ${this.runKey} keeps no journals`);
+    return this.journals;
   }
 }

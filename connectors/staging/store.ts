@@ -15,6 +15,13 @@ export const stagingRefSchema = z.object({
 });
 export type StagingRef = z.infer<typeof stagingRefSchema>;
 
+/** What an activity of a staged run is given: the run and its manifest (and, to apply one, the batch's number). */
+export const stagedRunInputSchema = z.strictObject({ runKey: z.string().min(1), manifest: stagingRefSchema });
+export const stagedBatchInputSchema = stagedRunInputSchema.extend({ batch: z.number().int().min(0) });
+
+/** What every staged run's manifest holds: the run, its input, and the copy of the input inside the run folder. */
+export const runManifestBaseSchema = z.strictObject({ runKey: z.string(), sourceFile: z.string(), sourceCopy: z.string() });
+
 export class StagingIntegrityError extends Error {
   constructor(key: string, reason: string) {
     super(`Staged data '${key}' is unusable: ${reason}`);
@@ -85,6 +92,13 @@ export class StagingStore {
       }
       yield parsed.data;
     }
+  }
+
+  /** Every record of a staged NDJSON batch, checked (a batch is small enough to hold; large sets use readNdjson). */
+  async readAllNdjson<T>(ref: StagingRef, schema: z.ZodType<T>): Promise<T[]> {
+    const records: T[] = [];
+    for await (const record of this.readNdjson(ref, schema)) records.push(record);
+    return records;
   }
 
   async exists(key: string): Promise<boolean> {

@@ -1,10 +1,10 @@
-import { copyFile, mkdir, readFile, rename, rm, stat } from 'node:fs/promises';
-import { dirname } from 'node:path';
-import { randomUUID } from 'node:crypto';
+import { readFile, stat } from 'node:fs/promises';
 import { openStore, s3ClientFor, type StoreSettings } from './open-store';
 import { parseS3Url, S3Store } from './s3-store';
 import { bindDataDir, runFileElsewhere } from './data-dir';
 import type { ObjectStore } from './object-store';
+import { writeFileAtomically } from './local-store';
+import { createReadStream } from 'node:fs';
 
 let settings: StoreSettings = {};
 
@@ -62,13 +62,6 @@ export async function copyInput(ref: string, localPath: string): Promise<boolean
     const elsewhere = runFileElsewhere(ref);
     return elsewhere ? elsewhere.store.download(elsewhere.key, localPath) : false;
   }
-  await mkdir(dirname(localPath), { recursive: true });
-  const temp = `${localPath}.${randomUUID()}.tmp`;
-  try {
-    await copyFile(ref, temp);
-    await rename(temp, localPath);
-  } finally {
-    await rm(temp, { force: true });
-  }
+  await writeFileAtomically(localPath, createReadStream(ref));
   return true;
 }

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { createReadStream, createWriteStream } from 'node:fs';
-import { copyFile, link, mkdir, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { link, mkdir, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { dirname, join, relative, sep } from 'node:path';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -10,6 +10,19 @@ import { checkKey, type ObjectStore, type StoreBody } from './object-store';
 function missing(error: unknown): boolean {
   const code = (error as NodeJS.ErrnoException).code;
   return code === 'ENOENT' || code === 'ENOTDIR';
+}
+
+/** Writes a file through a temporary name and a rename, so a crash never leaves half of it (readers see all or none). */
+export async function writeFileAtomically(path: string, body: StoreBody): Promise<void> {
+  await mkdir(dirname(path), { recursive: true });
+  const temp = `${path}.${randomUUID()}.tmp`;
+  try {
+    if (typeof body === 'string' || Buffer.isBuffer(body)) await writeFile(temp, body);
+    else await pipeline(body instanceof Readable ? body : Readable.from(body), createWriteStream(temp));
+    await rename(temp, path);
+  } finally {
+    await rm(temp, { force: true });
+  }
 }
 
 /** The embedded default: a folder on the worker's disk. Writes go through a temporary name and a rename. */
@@ -27,16 +40,7 @@ export class LocalStore implements ObjectStore {
   }
 
   async put(key: string, body: StoreBody): Promise<void> {
-    const target = this.pathOf(key);
-    await mkdir(dirname(target), { recursive: true });
-    const temp = `${target}.${randomUUID()}.tmp`;
-    try {
-      if (typeof body === 'string' || Buffer.isBuffer(body)) await writeFile(temp, body);
-      else await pipeline(body instanceof Readable ? body : Readable.from(body), createWriteStream(temp));
-      await rename(temp, target);
-    } finally {
-      await rm(temp, { force: true });
-    }
+    await writeFileAtomically(this.pathOf(key), body);
   }
 
   async putIfAbsent(key: string, body: string | Buffer): Promise<boolean> {
@@ -127,14 +131,7 @@ export class LocalStore implements ObjectStore {
     const source = this.pathOf(key);
     if (source === localPath) return this.exists(key);
     if (!(await this.exists(key))) return false;
-    await mkdir(dirname(localPath), { recursive: true });
-    const temp = `${localPath}.${randomUUID()}.tmp`;
-    try {
-      await copyFile(source, temp);
-      await rename(temp, localPath);
-    } finally {
-      await rm(temp, { force: true });
-    }
+    await writeFileAtomically(localPath, createReadStream(source));
     return true;
   }
 

@@ -1,10 +1,5 @@
 import { createReadStream } from 'node:fs';
-import { mkdir, rename, rm } from 'node:fs/promises';
-import { randomUUID } from 'node:crypto';
-import { createWriteStream } from 'node:fs';
-import { dirname } from 'node:path';
 import { Readable } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
 import {
   CopyObjectCommand,
   DeleteObjectCommand,
@@ -19,6 +14,7 @@ import {
 import { Upload } from '@aws-sdk/lib-storage';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import { checkKey, StoreError, type ObjectStore, type StoreBody } from './object-store';
+import { writeFileAtomically } from './local-store';
 
 /** Parts of a multipart upload; a body smaller than one part goes in a single PUT. */
 const PART_BYTES = 8 * 1024 * 1024;
@@ -187,14 +183,7 @@ export class S3Store implements ObjectStore {
   async download(key: string, localPath: string): Promise<boolean> {
     const body = await this.read(key);
     if (!body) return false;
-    await mkdir(dirname(localPath), { recursive: true });
-    const temp = `${localPath}.${randomUUID()}.tmp`;
-    try {
-      await pipeline(body, createWriteStream(temp));
-      await rename(temp, localPath);
-    } finally {
-      await rm(temp, { force: true });
-    }
+    await writeFileAtomically(localPath, body);
     return true;
   }
 

@@ -7,7 +7,6 @@ export {
   type SchemaIssue,
   type TraceabilityApiErrorInit,
 } from './errors';
-export { toActivityFailure } from './temporal-failure';
 export { systemClock, type Clock } from './clock';
 export type { TraceabilityLogger } from './logger';
 export type { ClientMetricsSnapshot } from './metrics';

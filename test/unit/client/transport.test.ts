@@ -1,5 +1,6 @@
 import { inspect } from 'node:util';
-import { TraceabilityApiError, TraceabilityClient, toActivityFailure, type TraceabilityLogger } from '../../../connectors/traceability';
+import { toActivityFailure } from '../../../activities/batch-kit';
+import { TraceabilityApiError, TraceabilityClient, type TraceabilityLogger } from '../../../connectors/traceability';
 import { fail, ok, order, page, product, rateHeaders, sendJson, startStub } from './stub-server';
 
 const KEY = 'k3y$ecret-value-123';

@@ -9,7 +9,7 @@ import path from 'node:path';
 import { MockActivityEnvironment } from '@temporalio/testing';
 import { DefaultLogger } from '@temporalio/worker';
 import { createPlmImportActivities, type PlanResult, type ReadResult } from '../../../activities/plm-import';
-import { PlmRunFolder } from '../../../activities/plm-import/run-folder';
+import { plmRun } from '../../../activities/plm-import/types';
 import { manifestSchema, writeStepSchema, type WriteStep } from '../../../activities/plm-import/types';
 import { builtinProfile } from '../../../connectors/plm';
 import { TraceabilityClient } from '../../../connectors/traceability';
@@ -37,7 +37,7 @@ describe('re-running a PLM import activity after a crash converges', () => {
     return { read, plan };
   };
   const batchSteps = async (runKey: string, plan: PlanResult, batch: number): Promise<WriteStep[]> => {
-    const run = new PlmRunFolder(dir, runKey);
+    const run = plmRun(dir, runKey);
     const manifest = await run.staging.getJson(plan.manifest, manifestSchema);
     const steps: WriteStep[] = [];
     for await (const step of run.staging.readNdjson(manifest.batches[batch]!.ref, writeStepSchema)) steps.push(step);
@@ -69,7 +69,7 @@ describe('re-running a PLM import activity after a crash converges', () => {
     if (first?.action !== 'create') throw new Error('expected a create');
     // The dead attempt journalled its intent and its POST committed; the outcome line never made it.
     await client.products.create(first.body);
-    const journal = new PlmRunFolder(dir, read.runKey).journal(0);
+    const journal = plmRun(dir, read.runKey).journal(0);
     await journal.append({ kind: 'intent', externalId: first.externalId, write: 'create' });
     await appendFile(journal.path, '{"kind":"outcome","externalId":"CA'); // torn line
 
@@ -84,7 +84,7 @@ describe('re-running a PLM import activity after a crash converges', () => {
     await attempt(activities.applyPlmBatch, { runKey: read.runKey, manifest: plan.manifest, batch: 0 });
     // As if the worker died after the six POSTs committed but before the last three outcomes were journalled:
     // every intent is there (it is written before its POST), three outcomes are not.
-    const journal = new PlmRunFolder(dir, read.runKey).journal(0);
+    const journal = plmRun(dir, read.runKey).journal(0);
     const lines = (await readFile(journal.path, 'utf8')).trim().split('\n');
     const outcomes = lines.filter((line) => line.includes('"kind":"outcome"'));
     const lost = new Set(outcomes.slice(3));
@@ -149,7 +149,7 @@ describe('re-running a PLM import activity after a crash converges', () => {
     const first = await attempt(activities.applyPlmBatch, { runKey: read.runKey, manifest: plan.manifest, batch: 1 });
     expect(first.compositions).toEqual({ written: 1, rejected: 0 });
     // The attempt died after its writes and before its outcome line: only the intent is in the journal.
-    const journal = new PlmRunFolder(dir, read.runKey).journal(1);
+    const journal = plmRun(dir, read.runKey).journal(1);
     const lines = (await readFile(journal.path, 'utf8')).split('\n').filter((line) => line.includes('"intent"'));
     await writeFile(journal.path, `${lines.join('\n')}\n`);
     const before = writes();

@@ -1,5 +1,6 @@
 import { ApplicationFailure } from '@temporalio/common';
-import { TraceabilityApiError, toActivityFailure } from '../../../connectors/traceability';
+import { toActivityFailure } from '../../../activities/batch-kit';
+import { TraceabilityApiError } from '../../../connectors/traceability';
 
 const error = (statusCode: number, code: string, retryable: boolean, retryAfterMs?: number): TraceabilityApiError =>
   new TraceabilityApiError({ statusCode, code, message: `${code} happened`, method: 'GET', path: '/styles', retryable, ...(retryAfterMs ? { retryAfterMs } : {}) });
