@@ -1,4 +1,7 @@
-/** Code types a product may carry at most once (spec 01, "Code types"). */
+/**
+ * Code types a product may carry at most once (spec 01, "Code types"). The sandbox's codes.ts keeps its own list on
+ * purpose: it is the oracle the connectors are tested against, so it shares no code with them.
+ */
 export const singleUseCodeTypes: ReadonlySet<string> = new Set([
   'ERP_ID',
   'PLM_ID',

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 
+/** The spec's unit enumeration; the sandbox keeps its own copy on purpose (it is the oracle, sharing no code). */
 export const UNIT_VALUES = [
   'ACRE', 'ACRE_FOOT', 'BUSHEL', 'CENTILITRE', 'CENTIMETRE', 'CORD', 'CUBIC_DECIMETRE', 'CUBIC_FOOT', 'CUBIC_INCH',
   'CUBIC_METRE', 'CUBIC_YARD', 'DECIMETRE', 'DENIER', 'DRAM', 'ENGLISH_COUNT', 'FATHOM', 'FLUID_DRAM', 'FLUID_OUNCE',

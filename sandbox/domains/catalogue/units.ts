@@ -1,4 +1,7 @@
-/** `UnitEnum` of document 1: shared by order lines, BOM lines and weights. */
+/**
+ * `UnitEnum` of document 1: shared by order lines, BOM lines and weights. The client keeps its own copy
+ * (connectors/traceability/schemas/common.ts) on purpose: the sandbox is the oracle the client is tested against.
+ */
 export const UNIT_ENUM = [
   'ACRE', 'ACRE_FOOT', 'BUSHEL', 'CENTILITRE', 'CENTIMETRE', 'CORD', 'CUBIC_DECIMETRE', 'CUBIC_FOOT', 'CUBIC_INCH',
   'CUBIC_METRE', 'CUBIC_YARD', 'DECIMETRE', 'DENIER', 'DRAM', 'ENGLISH_COUNT', 'FATHOM', 'FLUID_DRAM', 'FLUID_OUNCE',
