@@ -29,7 +29,8 @@ export default tseslint.config(
           })),
           patterns: [
             {
-              regex: '^(\\.\\./)+(activities|connectors/(?!bom/job-input$|reports/certificate-expiry/model$))',
+              regex:
+                '^(\\.\\./)+(activities|connectors/(?!bom/job-input$|reports/certificate-expiry/model$))',
               allowTypeImports: true,
               message: 'Workflows import activities and connectors as types only (import type).',
             },
@@ -40,7 +41,16 @@ export default tseslint.config(
   },
   {
     files: ['**/*.cjs', '**/*.js'],
-    languageOptions: { sourceType: 'commonjs', globals: { require: 'readonly', module: 'writable', process: 'readonly', __dirname: 'readonly', console: 'readonly' } },
+    languageOptions: {
+      sourceType: 'commonjs',
+      globals: {
+        require: 'readonly',
+        module: 'writable',
+        process: 'readonly',
+        __dirname: 'readonly',
+        console: 'readonly',
+      },
+    },
     rules: { '@typescript-eslint/no-require-imports': 'off' },
   },
 );

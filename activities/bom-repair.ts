@@ -33,7 +33,9 @@ const repairCandidateSchema: z.ZodType<RepairCandidate> = z.object({
   externalId: z.string().nullable(),
   styleId: z.string().nullish(),
   variantId: z.string().nullish(),
-  ownedHeaders: z.array(z.object({ id: z.string().min(1), name: z.string(), createdAt: z.string().nullish() })),
+  ownedHeaders: z.array(
+    z.object({ id: z.string().min(1), name: z.string(), createdAt: z.string().nullish() }),
+  ),
 });
 
 const stageInputSchema = z.object({
@@ -98,89 +100,94 @@ export function createBomRepairActivities(deps: Pick<ActivityDeps, 'client' | 'c
 
   return {
     /** Lists the selected products (pages of 100, `include=bom`) and stages those owning a BOM header. */
-    stageBomRepairCandidates: guarded(toActivityFailure, async (raw: {
-      selector: ProductSelector;
-      runKey: string;
-    }): Promise<StagedBomRepairCandidates> => {
-      const input = stageInputSchema.parse(raw);
-      const report: ScanReport = emptyScanReport();
-      const scanStartedMs = Date.now();
-      let highWaterMark: StagedBomRepairCandidates['highWaterMark'];
-      if (input.selector.kind === 'sinceLastRun') {
-        const file = bomMarkFile(deps.config.dataDir, input.selector.markName);
-        let fromMs: number;
-        try {
-          fromMs = await readBomMark(file);
-        } catch (error) {
-          if (error instanceof CorruptBomMarkError)
-            throw ApplicationFailure.nonRetryable(error.message, 'CorruptHighWaterMark');
-          throw error;
+    stageBomRepairCandidates: guarded(
+      toActivityFailure,
+      async (raw: { selector: ProductSelector; runKey: string }): Promise<StagedBomRepairCandidates> => {
+        const input = stageInputSchema.parse(raw);
+        const report: ScanReport = emptyScanReport();
+        const scanStartedMs = Date.now();
+        let highWaterMark: StagedBomRepairCandidates['highWaterMark'];
+        if (input.selector.kind === 'sinceLastRun') {
+          const file = bomMarkFile(deps.config.dataDir, input.selector.markName);
+          let fromMs: number;
+          try {
+            fromMs = await readBomMark(file);
+          } catch (error) {
+            if (error instanceof CorruptBomMarkError)
+              throw ApplicationFailure.nonRetryable(error.message, 'CorruptHighWaterMark');
+            throw error;
+          }
+          highWaterMark = { file, fromMs, nextMs: nextBomMark(fromMs, scanStartedMs) };
         }
-        highWaterMark = { file, fromMs, nextMs: nextBomMark(fromMs, scanStartedMs) };
-      }
-      const filter = highWaterMark ? { headersChangedSinceMs: highWaterMark.fromMs } : {};
-      const candidates = (async function* () {
-        let count = 0;
-        for await (const candidate of scanRepairCandidates(deps.client, input.selector, report, filter)) {
-          count += 1;
-          if (count % 200 === 0) heartbeat({ candidates: count, scanned: report.scanned });
-          yield candidate;
-        }
-      })();
-      const ref = await staging.putNdjson(`bom-repair/${input.runKey}/candidates.ndjson`, candidates);
-      log.info('BOM repair candidates staged', {
-        scanned: report.scanned,
-        candidates: ref.items,
-        notFound: report.notFound.length,
-        headerReads: report.headerReads,
-      });
-      return {
-        candidates: ref,
-        scanned: report.scanned,
-        notFound: report.notFound.slice(0, NOT_FOUND_LISTED),
-        includeUsed: report.includeUsed,
-        headerReads: report.headerReads,
-        includeProblem: report.includeProblem,
-        ...(highWaterMark ? { highWaterMark } : {}),
-      };
-    }),
+        const filter = highWaterMark ? { headersChangedSinceMs: highWaterMark.fromMs } : {};
+        const candidates = (async function* () {
+          let count = 0;
+          for await (const candidate of scanRepairCandidates(deps.client, input.selector, report, filter)) {
+            count += 1;
+            if (count % 200 === 0) heartbeat({ candidates: count, scanned: report.scanned });
+            yield candidate;
+          }
+        })();
+        const ref = await staging.putNdjson(`bom-repair/${input.runKey}/candidates.ndjson`, candidates);
+        log.info('BOM repair candidates staged', {
+          scanned: report.scanned,
+          candidates: ref.items,
+          notFound: report.notFound.length,
+          headerReads: report.headerReads,
+        });
+        return {
+          candidates: ref,
+          scanned: report.scanned,
+          notFound: report.notFound.slice(0, NOT_FOUND_LISTED),
+          includeUsed: report.includeUsed,
+          headerReads: report.headerReads,
+          includeProblem: report.includeProblem,
+          ...(highWaterMark ? { highWaterMark } : {}),
+        };
+      },
+    ),
 
     /**
      * Repairs (or, dry, plans) the forks of candidates [offset, offset + limit). Progress is heartbeated so a
      * retry resumes after the last finished product and keeps its outcomes (a repaired line no longer looks
      * broken, so a rerun from scratch would not report it).
      */
-    repairBomBatch: guarded(toActivityFailure, async (raw: z.input<typeof batchInputSchema>): Promise<BomRepairBatchResult> => {
-      const input = batchInputSchema.parse(raw);
-      const resumed = batchProgressSchema.safeParse(activityInfo().heartbeatDetails);
-      const progress = resumed.success ? resumed.data : { done: 0, results: [] };
-      const cache = new RepairReadCache(deps.client);
-      let index = 0;
-      for await (const candidate of staging.readNdjson(input.candidates, repairCandidateSchema)) {
-        if (index >= input.offset + input.limit) break;
-        if (index >= input.offset + progress.done) {
-          const result = await repairProductBoms(
-            deps.client,
-            candidate,
-            {
-              dryRun: input.dryRun,
-              sourceNames: input.sourceNames,
-              acceptCurrentSource: input.acceptCurrentSource,
-              snapshots,
-            },
-            cache,
-          );
-          if (hasFindings(result)) progress.results.push(result);
-          progress.done += 1;
-          heartbeat(progress);
+    repairBomBatch: guarded(
+      toActivityFailure,
+      async (raw: z.input<typeof batchInputSchema>): Promise<BomRepairBatchResult> => {
+        const input = batchInputSchema.parse(raw);
+        const resumed = batchProgressSchema.safeParse(activityInfo().heartbeatDetails);
+        const progress = resumed.success ? resumed.data : { done: 0, results: [] };
+        const cache = new RepairReadCache(deps.client);
+        let index = 0;
+        for await (const candidate of staging.readNdjson(input.candidates, repairCandidateSchema)) {
+          if (index >= input.offset + input.limit) break;
+          if (index >= input.offset + progress.done) {
+            const result = await repairProductBoms(
+              deps.client,
+              candidate,
+              {
+                dryRun: input.dryRun,
+                sourceNames: input.sourceNames,
+                acceptCurrentSource: input.acceptCurrentSource,
+                snapshots,
+              },
+              cache,
+            );
+            if (hasFindings(result)) progress.results.push(result);
+            progress.done += 1;
+            heartbeat(progress);
+          }
+          index += 1;
         }
-        index += 1;
-      }
-      return { processed: progress.done, results: progress.results };
-    }),
+        return { processed: progress.done, results: progress.results };
+      },
+    ),
 
     /** Stores the `sinceLastRun` mark once a run has finished (never moved back). */
-    async storeBomRepairMark(raw: z.input<typeof storeMarkInputSchema>): Promise<{ file: string; sinceMs: number }> {
+    async storeBomRepairMark(
+      raw: z.input<typeof storeMarkInputSchema>,
+    ): Promise<{ file: string; sinceMs: number }> {
       const input = storeMarkInputSchema.parse(raw);
       const file = bomMarkFile(deps.config.dataDir, input.markName);
       let previous = 0;

@@ -81,17 +81,25 @@ function toReportCertificate(certificate: Certificate): ReportCertificate {
 }
 
 /** The newest earlier report (folder named by its as-of date) that left its buckets behind. */
-async function previousBuckets(root: string, asOf: string): Promise<z.infer<typeof bucketsFileSchema> | null> {
+async function previousBuckets(
+  root: string,
+  asOf: string,
+): Promise<z.infer<typeof bucketsFileSchema> | null> {
   let folders: string[];
   try {
     folders = await readdir(root);
   } catch {
     return null;
   }
-  const earlier = folders.filter((name) => /^\d{4}-\d{2}-\d{2}$/.test(name) && name < asOf).sort().reverse();
+  const earlier = folders
+    .filter((name) => /^\d{4}-\d{2}-\d{2}$/.test(name) && name < asOf)
+    .sort()
+    .reverse();
   for (const folder of earlier) {
     try {
-      const parsed = bucketsFileSchema.safeParse(JSON.parse(await readFile(join(root, folder, 'buckets.json'), 'utf8')));
+      const parsed = bucketsFileSchema.safeParse(
+        JSON.parse(await readFile(join(root, folder, 'buckets.json'), 'utf8')),
+      );
       if (parsed.success) return parsed.data;
     } catch {
       // a folder without a readable buckets file is skipped
@@ -113,8 +121,11 @@ export function createCertificateReportActivities(deps: Pick<ActivityDeps, 'clie
      */
     async fetchCertificatesForReport(raw: FetchCertificatesInput): Promise<FetchedCertificates> {
       const input = fetchInputSchema.parse(raw);
-      const everyStatus = !input.statuses || CERTIFICATE_STATUSES.every((status) => input.statuses?.includes(status));
-      const lists: Array<CertificateStatus | undefined> = everyStatus ? [undefined] : [...new Set(input.statuses)];
+      const everyStatus =
+        !input.statuses || CERTIFICATE_STATUSES.every((status) => input.statuses?.includes(status));
+      const lists: Array<CertificateStatus | undefined> = everyStatus
+        ? [undefined]
+        : [...new Set(input.statuses)];
       try {
         // Counted here rather than from the client's totals, which other activities in this worker share.
         let apiCalls = 0;

@@ -65,7 +65,10 @@ async function listS3Inbox(folder: string): Promise<InboxFile[]> {
   try {
     objects = await store.listDetailed(prefix);
   } catch (error) {
-    throw ApplicationFailure.nonRetryable(`cannot list the inbox ${folder}: ${(error as Error).message}`, 'InboxFolderError');
+    throw ApplicationFailure.nonRetryable(
+      `cannot list the inbox ${folder}: ${(error as Error).message}`,
+      'InboxFolderError',
+    );
   }
   const files: InboxFile[] = [];
   for (const object of objects) {
@@ -98,9 +101,12 @@ async function moveS3InboxFile(file: InboxFile, to: InboxDestination): Promise<M
     target = claimSchema.parse(existing.toString('utf8')).target;
   } else {
     if (current === null) return { movedTo: null, note: 'the file is no longer in the inbox' };
-    if (current !== file.sha256) return { movedTo: null, note: 'the file changed since it was listed; the next run takes it' };
+    if (current !== file.sha256)
+      return { movedTo: null, note: 'the file changed since it was listed; the next run takes it' };
     const plain = `${folder}${to}/${file.name}`;
-    target = (await store.exists(plain)) ? `${folder}${to}/${stem}-${file.sha256.slice(0, 12)}${extname(file.name)}` : plain;
+    target = (await store.exists(plain))
+      ? `${folder}${to}/${stem}-${file.sha256.slice(0, 12)}${extname(file.name)}`
+      : plain;
     if (!(await store.putIfAbsent(claimKey, JSON.stringify({ target, to })))) {
       const claim = await store.get(claimKey);
       if (!claim) throw new Error(`the move claim ${claimKey} vanished`);
@@ -130,10 +136,16 @@ export function createInboxActivities() {
     async claimInboxFile(input: { file: InboxFile; owner: string }): Promise<boolean> {
       if (!isS3Url(input.file.path)) return true;
       const { store, key } = inputObject(input.file.path);
-      const claimKey = dropRecordKey(key.slice(0, key.length - input.file.name.length), '.claims', input.file);
+      const claimKey = dropRecordKey(
+        key.slice(0, key.length - input.file.name.length),
+        '.claims',
+        input.file,
+      );
       if (await store.putIfAbsent(claimKey, JSON.stringify({ owner: input.owner }))) return true;
       const claim = await store.get(claimKey);
-      return claim !== null && (JSON.parse(claim.toString('utf8')) as { owner?: string }).owner === input.owner;
+      return (
+        claim !== null && (JSON.parse(claim.toString('utf8')) as { owner?: string }).owner === input.owner
+      );
     },
 
     /** The inbox's files (not its sub-folders), oldest name first, each with its content hash. */

@@ -58,9 +58,13 @@ async function main(): Promise<void> {
     const done = performance.now();
     const stats = client.stats();
     const visible = (seed['certificates'] as unknown[]).length;
-    console.log(`certificates seeded:         ${visible} (every status but DRAFT; REJECTED ones are not reported)`);
+    console.log(
+      `certificates seeded:         ${visible} (every status but DRAFT; REJECTED ones are not reported)`,
+    );
     console.log(`certificates read:           ${fetched.certificates} (reported: ${result.total})`);
-    console.log(`API calls:                   ${stats.calls} (${(stats.calls / (result.total / 100)).toFixed(2)} per 100 reported; reading every status would take ${Math.ceil(visible / 100)})`);
+    console.log(
+      `API calls:                   ${stats.calls} (${(stats.calls / (result.total / 100)).toFixed(2)} per 100 reported; reading every status would take ${Math.ceil(visible / 100)})`,
+    );
     console.log(`429s / retries:              ${stats.rateLimited} / ${stats.retries}`);
     console.log(`read + stage:                ${(fetchedAt - started).toFixed(0)} ms`);
     console.log(`classify + write 4 files:    ${(done - fetchedAt).toFixed(0)} ms`);

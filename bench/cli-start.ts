@@ -13,7 +13,11 @@ const root = path.join(__dirname, '..');
 const RUNS = 5;
 
 function ensureBuilt(): void {
-  if (existsSync(path.join(root, 'dist', '.build-stamp')) && statSync(path.join(root, 'dist', '.build-stamp')).mtimeMs > newestSource()) return;
+  if (
+    existsSync(path.join(root, 'dist', '.build-stamp')) &&
+    statSync(path.join(root, 'dist', '.build-stamp')).mtimeMs > newestSource()
+  )
+    return;
   process.stdout.write('building dist/ (npm run build)...\n');
   const built = spawnSync('npm', ['run', '--silent', 'build'], { cwd: root, stdio: 'inherit' });
   if (built.status !== 0) process.exit(1);
@@ -21,7 +25,9 @@ function ensureBuilt(): void {
 
 function newestSource(): number {
   let newest = 0;
-  const pending = ['cli', 'worker', 'workflows', 'activities', 'connectors', 'sandbox'].map((dir) => path.join(root, dir));
+  const pending = ['cli', 'worker', 'workflows', 'activities', 'connectors', 'sandbox'].map((dir) =>
+    path.join(root, dir),
+  );
   while (pending.length > 0) {
     const dir = pending.pop() as string;
     for (const entry of readdirSync(dir, { withFileTypes: true })) {
@@ -35,7 +41,10 @@ function newestSource(): number {
 
 /** Wall seconds of `command` as bash's `time` reports them (real). */
 function timed(command: string): number {
-  const out = spawnSync('bash', ['-c', `TIMEFORMAT=%R; time (${command} >/dev/null 2>&1)`], { cwd: root, encoding: 'utf8' });
+  const out = spawnSync('bash', ['-c', `TIMEFORMAT=%R; time (${command} >/dev/null 2>&1)`], {
+    cwd: root,
+    encoding: 'utf8',
+  });
   const seconds = Number(out.stderr.trim().split('\n').pop());
   if (!Number.isFinite(seconds)) throw new Error(`could not time ${command}: ${out.stderr}`);
   return seconds;
@@ -50,7 +59,9 @@ function report(command: string): void {
 }
 
 ensureBuilt();
-process.stdout.write(`cores: ${os.cpus().length}, load average (1 min): ${(os.loadavg()[0] ?? 0).toFixed(2)}\n`);
+process.stdout.write(
+  `cores: ${os.cpus().length}, load average (1 min): ${(os.loadavg()[0] ?? 0).toFixed(2)}\n`,
+);
 report('npx trace-sync --help');
 report('node bin/trace-sync.cjs --help');
 report('node bin/trace-sync.cjs --version');

@@ -23,9 +23,13 @@ const BENCHMARKS = [
 function run(name: string): Promise<number> {
   return new Promise((resolve) => {
     process.stdout.write(`\n=== bench/${name}.ts\n`);
-    const child = spawn(process.execPath, [path.join(__dirname, '..', 'bin', 'run-ts.cjs'), path.join(__dirname, `${name}.ts`)], {
-      stdio: 'inherit',
-    });
+    const child = spawn(
+      process.execPath,
+      [path.join(__dirname, '..', 'bin', 'run-ts.cjs'), path.join(__dirname, `${name}.ts`)],
+      {
+        stdio: 'inherit',
+      },
+    );
     child.once('close', (code) => resolve(code ?? 1));
   });
 }

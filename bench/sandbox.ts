@@ -30,7 +30,18 @@ function arg(name: string, fallback: number): number {
 /** The demo seed plus `count` brand styles (every fourth a component, ten style types, three genders). */
 function writeBigSeed(file: string, count: number): void {
   const seed = buildDemoSeed(Date.now()) as unknown as { catalogue: { products: unknown[] } };
-  const types = ['st_tshirts', 'st_jackets', 'st_trousers', 'st_buttons', 'st_zippers', 'st_woven_fabrics', 'st_labels', 'st_yarns', 'st_packaging', 'st_knit_fabrics'];
+  const types = [
+    'st_tshirts',
+    'st_jackets',
+    'st_trousers',
+    'st_buttons',
+    'st_zippers',
+    'st_woven_fabrics',
+    'st_labels',
+    'st_yarns',
+    'st_packaging',
+    'st_knit_fabrics',
+  ];
   const start = Date.now() - count * 1000;
   for (let i = 0; i < count; i++) {
     seed.catalogue.products.push({
@@ -42,7 +53,10 @@ function writeBigSeed(file: string, count: number): void {
       isComponent: i % 4 === 0,
       gender: ['Women', 'Men', 'Unisex'][i % 3],
       description: `Generated product number ${i} for the sandbox benchmark.`,
-      codes: [{ codeId: 'PLM_ID', codeValue: `BENCH-PLM-${i}` }, { codeId: 'ERP_ID', codeValue: `BENCH-ERP-${i}` }],
+      codes: [
+        { codeId: 'PLM_ID', codeValue: `BENCH-PLM-${i}` },
+        { codeId: 'ERP_ID', codeValue: `BENCH-ERP-${i}` },
+      ],
       brands: ['prop_brand_nordic'],
       seasons: ['prop_season_ss25'],
       weight: { unit: 'GRAM', value: 100 + (i % 500) },
@@ -87,7 +101,8 @@ async function run(pool: Pool, scenario: Scenario, seconds: number, connections:
   await Promise.all(Array.from({ length: connections }, worker));
   const elapsed = (Date.now() - began) / 1000;
   latencies.sort((a, b) => a - b);
-  const pct = (p: number) => (latencies[Math.min(latencies.length - 1, Math.floor(latencies.length * p))] ?? 0).toFixed(1);
+  const pct = (p: number) =>
+    (latencies[Math.min(latencies.length - 1, Math.floor(latencies.length * p))] ?? 0).toFixed(1);
   return { rps: done / elapsed, done, failed, p50: pct(0.5), p99: pct(0.99) };
 }
 
@@ -109,8 +124,16 @@ async function main(): Promise<void> {
   const runId = Date.now().toString(36);
   const scenarios: Scenario[] = [
     { name: 'GET /styles?limit=100 (10k styles)', method: 'GET', path: () => '/api/v2/styles?limit=100' },
-    { name: 'GET /styles?limit=100&page=50&sort=name', method: 'GET', path: () => '/api/v2/styles?limit=100&page=50&sort=name&order=asc' },
-    { name: 'GET /styles?limit=20&isComponent=true', method: 'GET', path: () => '/api/v2/styles?limit=20&isComponent=true' },
+    {
+      name: 'GET /styles?limit=100&page=50&sort=name',
+      method: 'GET',
+      path: () => '/api/v2/styles?limit=100&page=50&sort=name&order=asc',
+    },
+    {
+      name: 'GET /styles?limit=20&isComponent=true',
+      method: 'GET',
+      path: () => '/api/v2/styles?limit=20&isComponent=true',
+    },
     { name: 'GET /styles/{externalId}', method: 'GET', path: (i) => `/api/v2/styles/BENCH-${i % products}` },
     { name: 'GET /style-types', method: 'GET', path: () => '/api/v2/style-types' },
     {
@@ -128,7 +151,9 @@ async function main(): Promise<void> {
         }),
     },
   ];
-  console.log(`sandbox bench: ${products} styles, ${connections} keep-alive connections, ${seconds}s per scenario (server in a child process)`);
+  console.log(
+    `sandbox bench: ${products} styles, ${connections} keep-alive connections, ${seconds}s per scenario (server in a child process)`,
+  );
   try {
     for (const scenario of scenarios) {
       await run(pool, scenario, Math.min(1, seconds), connections); // warm-up

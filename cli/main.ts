@@ -15,21 +15,89 @@ export interface LazyCommand {
 
 /* eslint-disable @typescript-eslint/no-require-imports -- require() on demand is the point: a CommonJS build. */
 export const COMMANDS: readonly LazyCommand[] = [
-  { name: 'start', summary: 'Run the embedded stack (dev server, sandbox, worker) until Ctrl-C', load: () => (require('./commands/start') as typeof import('./commands/start')).startCommand() },
-  { name: 'worker', summary: 'Run a worker only, until SIGINT/SIGTERM', load: () => (require('./commands/worker') as typeof import('./commands/worker')).workerCommand() },
-  { name: 'sandbox', summary: 'Run the Traceability API sandbox alone', load: () => (require('./commands/sandbox') as typeof import('./commands/sandbox')).sandboxCommand() },
-  { name: 'check', summary: 'Check that the workers reach the API with their key', load: () => (require('./commands/check') as typeof import('./commands/check')).checkCommand() },
-  { name: 'import-plm', summary: 'Import a PLM spreadsheet into the catalogue', load: () => (require('./commands/import-plm') as typeof import('./commands/import-plm')).importPlmCommand() },
-  { name: 'push-orders', summary: 'Push an ERP order export to the platform', load: () => (require('./commands/push-orders') as typeof import('./commands/push-orders')).pushOrdersCommand() },
-  { name: 'pull-orders', summary: 'Export orders changed on the platform since the last pull', load: () => (require('./commands/pull-orders') as typeof import('./commands/pull-orders')).pullOrdersCommand() },
-  { name: 'retry', summary: "Run a finished run's rejects file again", load: () => (require('./commands/retry') as typeof import('./commands/retry')).retryCommand() },
-  { name: 'repair-bom', summary: 'Put back the component references BOM forks lost', load: () => (require('./commands/repair-bom') as typeof import('./commands/repair-bom')).repairBomCommand() },
-  { name: 'cert-report', summary: 'Start the certificate expiry report', load: () => (require('./commands/cert-report') as typeof import('./commands/cert-report')).certReportCommand() },
-  { name: 'watch', summary: "Follow a run's progress until it ends (runs started anywhere)", load: () => (require('./commands/watch') as typeof import('./commands/watch')).watchCommand() },
-  { name: 'approve', summary: 'Approve the plan of a run awaiting approval', load: () => (require('./commands/approve') as typeof import('./commands/approve')).approveCommand() },
-  { name: 'reject', summary: 'Reject the plan of a run awaiting approval (nothing is written)', load: () => (require('./commands/approve') as typeof import('./commands/approve')).rejectCommand() },
-  { name: 'schedules', summary: "Manage the jobs' Temporal Schedules from one JSON file", load: () => (require('./commands/schedules') as typeof import('./commands/schedules')).schedulesCommand() },
-  { name: 'temporal-provision', summary: 'Find or install the Temporal CLI and print its path', load: () => (require('./commands/temporal-provision') as typeof import('./commands/temporal-provision')).temporalProvisionCommand() },
+  {
+    name: 'start',
+    summary: 'Run the embedded stack (dev server, sandbox, worker) until Ctrl-C',
+    load: () => (require('./commands/start') as typeof import('./commands/start')).startCommand(),
+  },
+  {
+    name: 'worker',
+    summary: 'Run a worker only, until SIGINT/SIGTERM',
+    load: () => (require('./commands/worker') as typeof import('./commands/worker')).workerCommand(),
+  },
+  {
+    name: 'sandbox',
+    summary: 'Run the Traceability API sandbox alone',
+    load: () => (require('./commands/sandbox') as typeof import('./commands/sandbox')).sandboxCommand(),
+  },
+  {
+    name: 'check',
+    summary: 'Check that the workers reach the API with their key',
+    load: () => (require('./commands/check') as typeof import('./commands/check')).checkCommand(),
+  },
+  {
+    name: 'import-plm',
+    summary: 'Import a PLM spreadsheet into the catalogue',
+    load: () =>
+      (require('./commands/import-plm') as typeof import('./commands/import-plm')).importPlmCommand(),
+  },
+  {
+    name: 'push-orders',
+    summary: 'Push an ERP order export to the platform',
+    load: () =>
+      (require('./commands/push-orders') as typeof import('./commands/push-orders')).pushOrdersCommand(),
+  },
+  {
+    name: 'pull-orders',
+    summary: 'Export orders changed on the platform since the last pull',
+    load: () =>
+      (require('./commands/pull-orders') as typeof import('./commands/pull-orders')).pullOrdersCommand(),
+  },
+  {
+    name: 'retry',
+    summary: "Run a finished run's rejects file again",
+    load: () => (require('./commands/retry') as typeof import('./commands/retry')).retryCommand(),
+  },
+  {
+    name: 'repair-bom',
+    summary: 'Put back the component references BOM forks lost',
+    load: () =>
+      (require('./commands/repair-bom') as typeof import('./commands/repair-bom')).repairBomCommand(),
+  },
+  {
+    name: 'cert-report',
+    summary: 'Start the certificate expiry report',
+    load: () =>
+      (require('./commands/cert-report') as typeof import('./commands/cert-report')).certReportCommand(),
+  },
+  {
+    name: 'watch',
+    summary: "Follow a run's progress until it ends (runs started anywhere)",
+    load: () => (require('./commands/watch') as typeof import('./commands/watch')).watchCommand(),
+  },
+  {
+    name: 'approve',
+    summary: 'Approve the plan of a run awaiting approval',
+    load: () => (require('./commands/approve') as typeof import('./commands/approve')).approveCommand(),
+  },
+  {
+    name: 'reject',
+    summary: 'Reject the plan of a run awaiting approval (nothing is written)',
+    load: () => (require('./commands/approve') as typeof import('./commands/approve')).rejectCommand(),
+  },
+  {
+    name: 'schedules',
+    summary: "Manage the jobs' Temporal Schedules from one JSON file",
+    load: () => (require('./commands/schedules') as typeof import('./commands/schedules')).schedulesCommand(),
+  },
+  {
+    name: 'temporal-provision',
+    summary: 'Find or install the Temporal CLI and print its path',
+    load: () =>
+      (
+        require('./commands/temporal-provision') as typeof import('./commands/temporal-provision')
+      ).temporalProvisionCommand(),
+  },
 ];
 /* eslint-enable @typescript-eslint/no-require-imports */
 
@@ -38,7 +106,8 @@ export function packageVersion(): string {
   for (const up of ['..', path.join('..', '..')]) {
     try {
       const parsed: unknown = JSON.parse(readFileSync(path.join(__dirname, up, 'package.json'), 'utf8'));
-      if (parsed && typeof parsed === 'object' && 'version' in parsed && typeof parsed.version === 'string') return parsed.version;
+      if (parsed && typeof parsed === 'object' && 'version' in parsed && typeof parsed.version === 'string')
+        return parsed.version;
     } catch {
       // not this folder
     }
@@ -49,7 +118,9 @@ export function packageVersion(): string {
 /** The program with every command listed; `only` (the command being run) is built for real, the others stay stubs. */
 export function buildProgram(only?: string): Command {
   const program = new Command('trace-sync')
-    .description('Trace Connectors: Temporal jobs that keep PLM and ERP data in sync with the Traceability API')
+    .description(
+      'Trace Connectors: Temporal jobs that keep PLM and ERP data in sync with the Traceability API',
+    )
     .version(packageVersion(), '-V, --version', 'print the version')
     .showHelpAfterError('(run trace-sync --help for the commands)');
   for (const entry of COMMANDS) {

@@ -34,12 +34,15 @@ export function snapshotOf(progress: unknown): ProgressSnapshot {
   if (!parsed.success) return { phase: 'running', done: null, total: null, unit: '' };
   const p = parsed.data;
   const phase = p.phase ?? 'running';
-  if (p.done !== undefined && p.total !== undefined) return { phase, done: p.done, total: p.total, unit: 'products' };
-  if (p.done !== undefined && p.files !== undefined) return { phase, done: p.done, total: p.files, unit: 'files' };
+  if (p.done !== undefined && p.total !== undefined)
+    return { phase, done: p.done, total: p.total, unit: 'products' };
+  if (p.done !== undefined && p.files !== undefined)
+    return { phase, done: p.done, total: p.files, unit: 'files' };
   if (p.productsProcessed !== undefined && p.candidates !== undefined) {
     return { phase, done: p.productsProcessed, total: p.candidates || null, unit: 'products' };
   }
-  if (p.batchesDone !== undefined && p.batchCount !== undefined) return { phase, done: p.batchesDone, total: p.batchCount, unit: 'batches' };
+  if (p.batchesDone !== undefined && p.batchCount !== undefined)
+    return { phase, done: p.batchesDone, total: p.batchCount, unit: 'batches' };
   if (p.certificates !== undefined) return { phase, done: p.certificates, total: null, unit: 'certificates' };
   if (p.orders !== undefined) return { phase, done: p.orders, total: null, unit: 'orders' };
   return { phase, done: null, total: null, unit: '' };
@@ -57,7 +60,8 @@ export class RateEstimator {
     // A lower count means a new phase counted from zero: start the window again.
     if (last && done < last.done) this.samples = [];
     this.samples.push({ at, done });
-    while (this.samples.length > 2 && at - (this.samples[0] as { at: number }).at > this.windowMs) this.samples.shift();
+    while (this.samples.length > 2 && at - (this.samples[0] as { at: number }).at > this.windowMs)
+      this.samples.shift();
   }
 
   /** Per second, or null before two samples a moment apart. */
@@ -85,7 +89,12 @@ export function formatDuration(seconds: number): string {
 }
 
 /** `applying  [########------------]  120/500 products  35.2/s  ETA 0:11`, cut to `width` columns. */
-export function renderBar(snapshot: ProgressSnapshot, rate: number | null, eta: number | null, width = 80): string {
+export function renderBar(
+  snapshot: ProgressSnapshot,
+  rate: number | null,
+  eta: number | null,
+  width = 80,
+): string {
   const parts: string[] = [snapshot.phase.padEnd(16)];
   if (snapshot.total !== null && snapshot.total > 0 && snapshot.done !== null) {
     const cells = 20;
@@ -123,7 +132,12 @@ export function terminalBar(out: ProgressOutput): ProgressSink {
   return {
     update(snapshot, now) {
       rates.add(now, snapshot.done);
-      const line = renderBar(snapshot, rates.rate(), rates.etaSeconds(snapshot.done, snapshot.total), (out.columns ?? 80) - 1);
+      const line = renderBar(
+        snapshot,
+        rates.rate(),
+        rates.etaSeconds(snapshot.done, snapshot.total),
+        (out.columns ?? 80) - 1,
+      );
       out.write(`${ERASE_LINE}${line}`);
       drawn = true;
     },
@@ -198,7 +212,10 @@ export async function followProgress<T>(options: FollowOptions<T>): Promise<T> {
         () => undefined,
       );
       if (answer && !finished) options.sink.update(snapshotOf(answer.value), now());
-      await Promise.race([settled.catch(() => undefined), new Promise((resolve) => setTimeout(resolve, options.everyMs ?? 1000).unref())]);
+      await Promise.race([
+        settled.catch(() => undefined),
+        new Promise((resolve) => setTimeout(resolve, options.everyMs ?? 1000).unref()),
+      ]);
     }
   };
   try {

@@ -8,7 +8,11 @@ import { checkPollers, noWorkerMessage, type PollerCheck } from './task-queue-ch
  */
 
 /** Asks Temporal whether a worker polls the queue; undefined when the server cannot say (old server, no rights). */
-export async function pollerCheck(client: Client, namespace: string, taskQueue: string): Promise<PollerCheck | undefined> {
+export async function pollerCheck(
+  client: Client,
+  namespace: string,
+  taskQueue: string,
+): Promise<PollerCheck | undefined> {
   return checkPollers(client, namespace, taskQueue).catch(() => undefined);
 }
 
@@ -16,11 +20,18 @@ export async function pollerCheck(client: Client, namespace: string, taskQueue: 
  * Before starting a run: with `wait`, no worker is an error (nothing is started, exit 1 within seconds); without,
  * a warning on stderr and the run is started for a worker to come.
  */
-export async function requireWorker(client: Client, namespace: string, taskQueue: string, wait: boolean): Promise<void> {
+export async function requireWorker(
+  client: Client,
+  namespace: string,
+  taskQueue: string,
+  wait: boolean,
+): Promise<void> {
   const check = await pollerCheck(client, namespace, taskQueue);
   if (!check || check.livePollers > 0) return;
   if (wait) throw new Error(`${noWorkerMessage(check)}. Nothing was started.`);
-  process.stderr.write(`trace-sync: warning: ${noWorkerMessage(check)}; the run waits on the queue until one does.\n`);
+  process.stderr.write(
+    `trace-sync: warning: ${noWorkerMessage(check)}; the run waits on the queue until one does.\n`,
+  );
 }
 
 export interface WaitOptions {
@@ -43,11 +54,15 @@ function withApprovalNotice(sink: ProgressSink, out: ProgressOutput, handle: Wor
         void handle
           .query<{ currentDetails?: string }>('__temporal_workflow_metadata')
           .then((metadata) => {
-            const details = metadata.currentDetails ?? `Awaiting approval: trace-sync approve ${handle.workflowId}`;
+            const details =
+              metadata.currentDetails ?? `Awaiting approval: trace-sync approve ${handle.workflowId}`;
             if (out.isTTY) {
               sink.finish();
               out.write(`${details.replace(/\*\*/g, '').replace(/`/g, '')}\n`);
-            } else out.write(`${JSON.stringify({ awaitingApproval: { workflowId: handle.workflowId, details } })}\n`);
+            } else
+              out.write(
+                `${JSON.stringify({ awaitingApproval: { workflowId: handle.workflowId, details } })}\n`,
+              );
           })
           .catch(() => undefined);
       }
@@ -93,13 +108,23 @@ export async function waitAndPrint(handle: WorkflowHandle, options: WaitOptions)
 }
 
 /** `trace-sync watch <id>`: a run started anywhere, followed until it ends. */
-export async function watchHandle(client: Client, namespace: string, handle: WorkflowHandle, out: ProgressOutput = process.stdout): Promise<void> {
+export async function watchHandle(
+  client: Client,
+  namespace: string,
+  handle: WorkflowHandle,
+  out: ProgressOutput = process.stdout,
+): Promise<void> {
   const described = await handle.describe().catch((error: unknown) => {
-    throw new Error(`No workflow ${handle.workflowId} in namespace ${namespace} (${(error as Error).message})`);
+    throw new Error(
+      `No workflow ${handle.workflowId} in namespace ${namespace} (${(error as Error).message})`,
+    );
   });
   if (described.status.name === 'RUNNING') {
     const check = await pollerCheck(client, namespace, described.taskQueue);
-    if (check && check.livePollers === 0) process.stderr.write(`trace-sync: warning: ${noWorkerMessage(check)}: the run cannot move until one does.\n`);
+    if (check && check.livePollers === 0)
+      process.stderr.write(
+        `trace-sync: warning: ${noWorkerMessage(check)}: the run cannot move until one does.\n`,
+      );
   }
   await waitAndPrint(handle, { timeoutSeconds: 7 * 24 * 3600, taskQueue: described.taskQueue, out });
 }

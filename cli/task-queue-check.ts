@@ -22,7 +22,12 @@ export interface PollerCheck {
   lastSeen: Date | undefined;
 }
 
-export async function checkPollers(client: Client, namespace: string, taskQueue: string, now = Date.now()): Promise<PollerCheck> {
+export async function checkPollers(
+  client: Client,
+  namespace: string,
+  taskQueue: string,
+  now = Date.now(),
+): Promise<PollerCheck> {
   let live = 0;
   let lastSeen: Date | undefined;
   for (const type of [TASK_QUEUE_TYPE_WORKFLOW, TASK_QUEUE_TYPE_ACTIVITY]) {
@@ -33,7 +38,10 @@ export async function checkPollers(client: Client, namespace: string, taskQueue:
     });
     for (const poller of response.pollers ?? []) {
       const seconds = poller.lastAccessTime?.seconds;
-      const at = seconds === undefined || seconds === null ? undefined : new Date(Number(seconds) * 1000 + Math.floor((poller.lastAccessTime?.nanos ?? 0) / 1e6));
+      const at =
+        seconds === undefined || seconds === null
+          ? undefined
+          : new Date(Number(seconds) * 1000 + Math.floor((poller.lastAccessTime?.nanos ?? 0) / 1e6));
       if (at && (!lastSeen || at > lastSeen)) lastSeen = at;
       if (at && now - at.getTime() <= POLLER_STALE_MS) live++;
     }
@@ -43,7 +51,9 @@ export async function checkPollers(client: Client, namespace: string, taskQueue:
 
 /** One line naming the queue and where its name comes from, and what to do. */
 export function noWorkerMessage(check: PollerCheck, now = Date.now()): string {
-  const since = check.lastSeen ? `; the last one polled ${Math.round((now - check.lastSeen.getTime()) / 1000)}s ago` : '';
+  const since = check.lastSeen
+    ? `; the last one polled ${Math.round((now - check.lastSeen.getTime()) / 1000)}s ago`
+    : '';
   return (
     `No worker polls task queue "${check.taskQueue}" (TRACE_TASK_QUEUE=${process.env.TRACE_TASK_QUEUE?.trim() || '(unset: default trace-connectors)'})${since}: ` +
     'start one (`npm start` or `npx trace-sync worker`) with the same TRACE_TASK_QUEUE and TEMPORAL_NAMESPACE'

@@ -8,7 +8,8 @@ import { bucketStore, printStoreLinks, uploadLocalInput } from './store-files';
 
 /** commander parser for `--timeout <seconds>`. */
 export function positiveSeconds(value: string): number {
-  if (!/^\d+$/.test(value) || Number(value) === 0) throw new InvalidArgumentError('expected a positive whole number');
+  if (!/^\d+$/.test(value) || Number(value) === 0)
+    throw new InvalidArgumentError('expected a positive whole number');
   return Number(value);
 }
 
@@ -18,11 +19,15 @@ export function timestampedId(prefix: string, now = new Date()): string {
 }
 
 /** Connects to Temporal with the process's config; a clear message when nothing answers. */
-export async function withTemporalClient<T>(body: (client: Client, config: AppConfig) => Promise<T>): Promise<T> {
+export async function withTemporalClient<T>(
+  body: (client: Client, config: AppConfig) => Promise<T>,
+): Promise<T> {
   const config = loadConfig();
   const address = temporalClientAddress(config);
   const connection = await Connection.connect({ address, connectTimeout: 5000 }).catch((error: unknown) => {
-    throw new Error(`Cannot reach Temporal at ${address} (${(error as Error).message}): run \`npm start\`, or set TEMPORAL_ADDRESS`);
+    throw new Error(
+      `Cannot reach Temporal at ${address} (${(error as Error).message}): run \`npm start\`, or set TEMPORAL_ADDRESS`,
+    );
   });
   try {
     return await body(new Client({ connection, namespace: config.temporalNamespace }), config);
@@ -69,7 +74,10 @@ export async function startJob<W extends Workflow>(run: JobRun<W>): Promise<void
     const handle = await client.workflow.start(run.workflow as W, options);
     process.stdout.write(`Started workflow ${handle.workflowId} on task queue ${config.taskQueue}\n`);
     if (!run.wait) return;
-    const result = await waitAndPrint(handle, { timeoutSeconds: run.timeoutSeconds, taskQueue: config.taskQueue });
+    const result = await waitAndPrint(handle, {
+      timeoutSeconds: run.timeoutSeconds,
+      taskQueue: config.taskQueue,
+    });
     await printStoreLinks(store, result, print);
   });
 }

@@ -56,7 +56,11 @@ function isOrderEndpoint(apiPath: string): boolean {
   return apiPath.startsWith('/orders') || apiPath.startsWith('/order-lines');
 }
 
-function authenticate(ctx: SandboxContext, request: FastifyRequest, apiPath: string): { caller: Caller; rateKey: string } {
+function authenticate(
+  ctx: SandboxContext,
+  request: FastifyRequest,
+  apiPath: string,
+): { caller: Caller; rateKey: string } {
   const header = request.headers['companyapikey'];
   const key = Array.isArray(header) ? header[0] : header;
   if (key) {
@@ -103,7 +107,10 @@ function sendError(reply: FastifyReply, error: ApiError): FastifyReply {
   return reply.code(error.statusCode).send(errorBody(error));
 }
 
-export function buildSandboxApp(options: ResolvedSandboxOptions): { app: FastifyInstance; ctx: SandboxContext } {
+export function buildSandboxApp(options: ResolvedSandboxOptions): {
+  app: FastifyInstance;
+  ctx: SandboxContext;
+} {
   // Tests move the clock forward (signed addresses expiring after an hour) with POST /__sandbox/clock.
   let clockOffsetMs = 0;
   const ctx = new SandboxContext(
@@ -115,7 +122,9 @@ export function buildSandboxApp(options: ResolvedSandboxOptions): { app: Fastify
     },
     () => Date.now() + clockOffsetMs,
   );
-  const seed = options.seedFile ? loadSeedFile(options.seedFile) : parseSeed(buildDemoSeed(ctx.now()), 'demo');
+  const seed = options.seedFile
+    ? loadSeedFile(options.seedFile)
+    : parseSeed(buildDemoSeed(ctx.now()), 'demo');
   const snapshot =
     options.snapshotFile && existsSync(options.snapshotFile)
       ? (JSON.parse(readFileSync(options.snapshotFile, 'utf8')) as Record<string, unknown>)
@@ -127,7 +136,11 @@ export function buildSandboxApp(options: ResolvedSandboxOptions): { app: Fastify
   if (options.faults) faults.set(options.faults);
   const stats: RequestStats = { total: 0, byStatus: {} };
   // Path ids may be externalIds of up to 255 characters (spec 01); percent-encoded, a character takes up to 12.
-  const app = Fastify({ logger: options.logRequests, bodyLimit: 50 * 1024 * 1024, routerOptions: { maxParamLength: 255 * 12 } });
+  const app = Fastify({
+    logger: options.logRequests,
+    bodyLimit: 50 * 1024 * 1024,
+    routerOptions: { maxParamLength: 255 * 12 },
+  });
   // Fastify refuses an empty body sent as JSON; clients (and `curl -X DELETE -H 'content-type: ...'`) do send
   // one. It reaches the handlers as no body, which their own validation then judges.
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, body, done) => {
@@ -145,7 +158,10 @@ export function buildSandboxApp(options: ResolvedSandboxOptions): { app: Fastify
 
   app.setErrorHandler((error, _request, reply) => {
     if (error instanceof ApiError) return sendError(reply, error);
-    const statusCode = typeof (error as { statusCode?: unknown }).statusCode === 'number' ? (error as { statusCode: number }).statusCode : 500;
+    const statusCode =
+      typeof (error as { statusCode?: unknown }).statusCode === 'number'
+        ? (error as { statusCode: number }).statusCode
+        : 500;
     if (statusCode >= 400 && statusCode < 500) {
       return sendError(reply, new ApiError(statusCode, VALIDATION_ERROR, (error as Error).message));
     }
@@ -153,7 +169,10 @@ export function buildSandboxApp(options: ResolvedSandboxOptions): { app: Fastify
     return sendError(reply, new ApiError(500, 'internal_server_error', 'Internal server error'));
   });
   app.setNotFoundHandler((request, reply) =>
-    sendError(reply, new ApiError(404, 'not_found', `No route for ${request.method} ${request.url.split('?')[0]}`)),
+    sendError(
+      reply,
+      new ApiError(404, 'not_found', `No route for ${request.method} ${request.url.split('?')[0]}`),
+    ),
   );
 
   app.addHook('onRequest', async (request, reply) => {
@@ -179,7 +198,11 @@ export function buildSandboxApp(options: ResolvedSandboxOptions): { app: Fastify
     reply.header('X-RateLimit-Reset', String(decision.resetUnixSeconds));
     if (!decision.allowed) {
       reply.header('Retry-After', String(decision.retryAfterSeconds));
-      throw new ApiError(429, 'too_many_requests', 'Rate allowance exceeded; retry after the Retry-After delay');
+      throw new ApiError(
+        429,
+        'too_many_requests',
+        'Rate allowance exceeded; retry after the Retry-After delay',
+      );
     }
     if (!faultsApply) return;
     if (faults.config.latencyMs > 0) {
@@ -243,7 +266,11 @@ export function buildSandboxApp(options: ResolvedSandboxOptions): { app: Fastify
   });
   app.get('/__sandbox/state', async () => dumpState(ctx));
   app.get('/__sandbox/stats', async () => ({ ...stats, faults: faults.counters }));
-  app.get('/__sandbox/clock', async () => ({ now: ctx.now(), nowIso: ctx.nowIso(), offsetMs: clockOffsetMs }));
+  app.get('/__sandbox/clock', async () => ({
+    now: ctx.now(),
+    nowIso: ctx.nowIso(),
+    offsetMs: clockOffsetMs,
+  }));
   app.post('/__sandbox/clock', async (request) => {
     const parsed = clockSchema.safeParse(request.body ?? {});
     if (!parsed.success) throw new ApiError(400, VALIDATION_ERROR, parsed.error.message);

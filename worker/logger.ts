@@ -67,7 +67,8 @@ const logFormatSchema = z.preprocess(
 /** LOG_FORMAT from the environment (blank counts as unset); a wrong value is a clear error. */
 export function logFormatFromEnv(env: NodeJS.ProcessEnv = process.env): LogFormat {
   const parsed = logFormatSchema.safeParse(env.LOG_FORMAT);
-  if (!parsed.success) throw new Error(`Invalid configuration: ${parsed.error.issues[0]?.message ?? 'LOG_FORMAT'}`);
+  if (!parsed.success)
+    throw new Error(`Invalid configuration: ${parsed.error.issues[0]?.message ?? 'LOG_FORMAT'}`);
   return parsed.data;
 }
 
@@ -90,7 +91,13 @@ export interface CompactError {
  */
 export function compactError(error: unknown, depth = 0): CompactError {
   if (!(error instanceof Object)) return { type: typeof error, message: String(error).slice(0, MAX_MESSAGE) };
-  const record = error as { name?: unknown; type?: unknown; message?: unknown; stack?: unknown; cause?: unknown };
+  const record = error as {
+    name?: unknown;
+    type?: unknown;
+    message?: unknown;
+    stack?: unknown;
+    cause?: unknown;
+  };
   const name = typeof record.name === 'string' ? record.name : 'Error';
   const type = typeof record.type === 'string' && record.type ? `${name}(${record.type})` : name;
   const message = (typeof record.message === 'string' ? record.message : String(error)).slice(0, MAX_MESSAGE);
@@ -106,7 +113,9 @@ export function compactError(error: unknown, depth = 0): CompactError {
     type,
     message,
     ...(frames.length > 0 ? { stack: frames.join('\n') } : {}),
-    ...(record.cause !== undefined && record.cause !== null && depth < MAX_CAUSES ? { cause: compactError(record.cause, depth + 1) } : {}),
+    ...(record.cause !== undefined && record.cause !== null && depth < MAX_CAUSES
+      ? { cause: compactError(record.cause, depth + 1) }
+      : {}),
   };
 }
 
@@ -145,7 +154,9 @@ export function createLogger(options: LoggerOptions): AppLogger {
             },
           }),
           sync: true,
-          colorize: typeof destination === 'number' && Boolean(destination === 1 ? process.stdout.isTTY : process.stderr.isTTY),
+          colorize:
+            typeof destination === 'number' &&
+            Boolean(destination === 1 ? process.stdout.isTTY : process.stderr.isTTY),
           translateTime: 'SYS:HH:MM:ss.l',
           ignore: 'pid,hostname',
           singleLine: true,
@@ -157,7 +168,9 @@ export function createLogger(options: LoggerOptions): AppLogger {
       base: { pid: process.pid, ...options.base },
       redact: { paths: [...REDACT_PATHS], censor: REDACTED },
       // Errors are serialized by pino; an already compact error (compactError) is written as it is.
-      serializers: { err: (value: unknown) => (value instanceof Error ? pino.stdSerializers.err(value) : value) },
+      serializers: {
+        err: (value: unknown) => (value instanceof Error ? pino.stdSerializers.err(value) : value),
+      },
       timestamp: pino.stdTimeFunctions.isoTime,
     },
     scrubbingDestination(target, options.secrets ?? []),

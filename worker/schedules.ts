@@ -48,7 +48,9 @@ export const scheduleEntrySchema = z.strictObject({
     .refine(isKnownTimeZone, { error: (issue) => `'${String(issue.input)}' is not a known IANA time zone` }),
   /** The workflow's single input object (plain JSON, as in the Web UI). */
   input: z.record(z.string(), z.unknown()).default({}),
-  overlap: z.enum(Object.keys(OVERLAP) as [keyof typeof OVERLAP, ...(keyof typeof OVERLAP)[]]).default('skip'),
+  overlap: z
+    .enum(Object.keys(OVERLAP) as [keyof typeof OVERLAP, ...(keyof typeof OVERLAP)[]])
+    .default('skip'),
   /** How late a missed run (worker or server down) may still start. */
   catchupWindow: duration.default('1d'),
   pauseOnFailure: z.boolean().default(false),
@@ -58,9 +60,11 @@ export const scheduleEntrySchema = z.strictObject({
 export type ScheduleEntry = z.infer<typeof scheduleEntrySchema>;
 
 export const schedulesFileSchema = z.strictObject({
-  schedules: z.array(scheduleEntrySchema).refine((entries) => new Set(entries.map((e) => e.id)).size === entries.length, {
-    message: 'schedule ids must be unique',
-  }),
+  schedules: z
+    .array(scheduleEntrySchema)
+    .refine((entries) => new Set(entries.map((e) => e.id)).size === entries.length, {
+      message: 'schedule ids must be unique',
+    }),
 });
 export type SchedulesFile = z.infer<typeof schedulesFileSchema>;
 
@@ -74,7 +78,9 @@ export async function loadSchedulesFile(path: string): Promise<SchedulesFile> {
   const parsed = schedulesFileSchema.safeParse(raw);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
-    throw new Error(`Schedules file ${path}: ${issue?.path.join('.') || '(root)'}: ${issue?.message ?? 'invalid'}`);
+    throw new Error(
+      `Schedules file ${path}: ${issue?.path.join('.') || '(root)'}: ${issue?.message ?? 'invalid'}`,
+    );
   }
   return parsed.data;
 }
@@ -145,7 +151,11 @@ export interface AppliedSchedule {
  * Creates each schedule, or updates it in place when the id exists (Temporal refuses a second create),
  * so running `apply` twice is harmless. Schedules not in the file are left alone.
  */
-export async function applySchedules(client: Client, file: SchedulesFile, taskQueue: string): Promise<AppliedSchedule[]> {
+export async function applySchedules(
+  client: Client,
+  file: SchedulesFile,
+  taskQueue: string,
+): Promise<AppliedSchedule[]> {
   const applied: AppliedSchedule[] = [];
   for (const entry of file.schedules) {
     const options = scheduleOptions(entry, taskQueue);
@@ -155,15 +165,13 @@ export async function applySchedules(client: Client, file: SchedulesFile, taskQu
     } catch (error) {
       if (!(error instanceof ScheduleAlreadyRunning)) throw error;
       const handle = client.schedule.getHandle(entry.id);
-      await handle.update(
-        (previous): ScheduleUpdateOptions => ({
-          ...previous,
-          spec: options.spec,
-          action: options.action,
-          policies: options.policies,
-          state: { ...previous.state, paused: entry.paused, note: options.state?.note },
-        }),
-      );
+      await handle.update((previous): ScheduleUpdateOptions => ({
+        ...previous,
+        spec: options.spec,
+        action: options.action,
+        policies: options.policies,
+        state: { ...previous.state, paused: entry.paused, note: options.state?.note },
+      }));
       applied.push({ id: entry.id, action: 'updated' });
     }
   }

@@ -31,7 +31,12 @@ export const approvalInputSchema = z.union([
   z.literal(true),
   z.strictObject({
     /** How long the plan waits for a decision (default 24 h). */
-    timeoutSeconds: z.number().int().min(1).max(30 * 24 * 3600).optional(),
+    timeoutSeconds: z
+      .number()
+      .int()
+      .min(1)
+      .max(30 * 24 * 3600)
+      .optional(),
     /** What an unanswered plan becomes (default `reject`: nothing is written). */
     onTimeout: z.enum(['reject', 'approve']).optional(),
     /** Set by the run itself once decided, so a continued-as-new run knows (not meant to be given by hand). */
@@ -64,27 +69,46 @@ export interface ApprovalOutcome {
 const approvalActivities = proxyActivities<Activities>(stepActivityOptions);
 
 /** Waits durably for `approve` or `reject`, or the timeout. */
-export async function awaitDecision(input: ApprovalInput, details: string): Promise<Omit<ApprovalOutcome, 'planHtml' | 'planXlsx' | 'replanned'>> {
+export async function awaitDecision(
+  input: ApprovalInput,
+  details: string,
+): Promise<Omit<ApprovalOutcome, 'planHtml' | 'planXlsx' | 'replanned'>> {
   const options = input === true ? {} : input;
   let decided: { decision: 'approved' | 'rejected'; by: string; reason?: string } | undefined;
   const decide = (decision: 'approved' | 'rejected') => (args?: ApprovalSignalArgs) => {
-    decided ??= { decision, by: args?.by?.trim() || 'unknown', ...(args?.reason ? { reason: args.reason } : {}) };
+    decided ??= {
+      decision,
+      by: args?.by?.trim() || 'unknown',
+      ...(args?.reason ? { reason: args.reason } : {}),
+    };
   };
   setHandler(approveSignal, decide('approved'));
   setHandler(rejectSignal, decide('rejected'));
   setStatus('awaiting-approval');
   showDetails(details);
-  const inTime = await condition(() => decided !== undefined, (options.timeoutSeconds ?? DEFAULT_TIMEOUT_SECONDS) * 1000);
+  const inTime = await condition(
+    () => decided !== undefined,
+    (options.timeoutSeconds ?? DEFAULT_TIMEOUT_SECONDS) * 1000,
+  );
   if (inTime && decided) return { ...decided, timedOut: false };
   const onTimeout = options.onTimeout ?? 'reject';
-  return { decision: onTimeout === 'approve' ? 'approved' : 'rejected', by: 'timeout', reason: `no decision within ${options.timeoutSeconds ?? DEFAULT_TIMEOUT_SECONDS}s`, timedOut: true };
+  return {
+    decision: onTimeout === 'approve' ? 'approved' : 'rejected',
+    by: 'timeout',
+    reason: `no decision within ${options.timeoutSeconds ?? DEFAULT_TIMEOUT_SECONDS}s`,
+    timedOut: true,
+  };
 }
 
 /**
  * Shows the plan's summary, waits for the decision and sets TraceStatus from it (`rejected`, or `running` again).
  * The outcome lists nothing re-planned yet: the caller checks that once approved.
  */
-async function decideOnPlan(input: ApprovalInput, summary: string, files: { htmlFile: string; xlsxFile: string }): Promise<ApprovalOutcome> {
+async function decideOnPlan(
+  input: ApprovalInput,
+  summary: string,
+  files: { htmlFile: string; xlsxFile: string },
+): Promise<ApprovalOutcome> {
   const { workflowId } = workflowInfo();
   const decision = await awaitDecision(
     input,
@@ -93,7 +117,9 @@ async function decideOnPlan(input: ApprovalInput, summary: string, files: { html
   );
   if (decision.decision === 'rejected') {
     setStatus('rejected');
-    showDetails(`Plan rejected by ${decision.by}${decision.reason ? `: ${decision.reason}` : ''}. Nothing was written.`);
+    showDetails(
+      `Plan rejected by ${decision.by}${decision.reason ? `: ${decision.reason}` : ''}. Nothing was written.`,
+    );
   } else {
     setStatus('running');
   }
@@ -101,9 +127,20 @@ async function decideOnPlan(input: ApprovalInput, summary: string, files: { html
 }
 
 /** Says who approved, and which approved writes were held back because the platform changed them since the plan. */
-function showApproved(approval: ApprovalOutcome, replanned: Replanned[], noun: 'products' | 'orders'): ApprovalOutcome {
+function showApproved(
+  approval: ApprovalOutcome,
+  replanned: Replanned[],
+  noun: 'products' | 'orders',
+): ApprovalOutcome {
   showDetails(
-    `Plan approved by ${approval.by}${replanned.length > 0 ? `; ${replanned.length} ${noun} changed on the platform since the plan were held back (${replanned.map((r) => r.externalId).slice(0, 5).join(', ')}${replanned.length > 5 ? ', …' : ''})` : ''}.`,
+    `Plan approved by ${approval.by}${
+      replanned.length > 0
+        ? `; ${replanned.length} ${noun} changed on the platform since the plan were held back (${replanned
+            .map((r) => r.externalId)
+            .slice(0, 5)
+            .join(', ')}${replanned.length > 5 ? ', …' : ''})`
+        : ''
+    }.`,
   );
   return { ...approval, replanned };
 }
@@ -114,23 +151,53 @@ export type PlmGate = { approval: ApprovalOutcome; plan: PlanResult | undefined 
  * The PLM import's gate, between plan and apply. Returns the plan to apply (the approved writes only) or, when
  * rejected, no plan: the caller then writes nothing.
  */
-export async function approvePlmPlan(input: ApprovalInput, run: { read: ReadResult; plan: PlanResult; batchSize: number; unarchive: boolean; setPhase: (phase: 'awaiting approval' | 'planning') => void }): Promise<PlmGate> {
+export async function approvePlmPlan(
+  input: ApprovalInput,
+  run: {
+    read: ReadResult;
+    plan: PlanResult;
+    batchSize: number;
+    unarchive: boolean;
+    setPhase: (phase: 'awaiting approval' | 'planning') => void;
+  },
+): Promise<PlmGate> {
   const { workflowId } = workflowInfo();
-  const files = await approvalActivities.writePlmApprovalPlan({ runKey: run.read.runKey, manifest: run.plan.manifest, workflowId });
+  const files = await approvalActivities.writePlmApprovalPlan({
+    runKey: run.read.runKey,
+    manifest: run.plan.manifest,
+    workflowId,
+  });
   run.setPhase('awaiting approval');
-  const approval = await decideOnPlan(input, `${files.creates} to create, ${files.updates} to update, ${files.deletes} to delete, ${files.rejects} rejected`, files);
+  const approval = await decideOnPlan(
+    input,
+    `${files.creates} to create, ${files.updates} to update, ${files.deletes} to delete, ${files.rejects} rejected`,
+    files,
+  );
   if (approval.decision === 'rejected') return { approval, plan: undefined };
   // The platform may have changed while the plan waited: plan again, and apply only what is still as approved.
   run.setPhase('planning');
-  const fresh = await approvalActivities.planPlmImport({ runKey: run.read.runKey, sheet: run.read.sheet, batchSize: run.batchSize, unarchive: run.unarchive });
-  const held = await approvalActivities.holdBackChangedPlmSteps({ runKey: run.read.runKey, manifest: fresh.manifest, approved: files.approved });
+  const fresh = await approvalActivities.planPlmImport({
+    runKey: run.read.runKey,
+    sheet: run.read.sheet,
+    batchSize: run.batchSize,
+    unarchive: run.unarchive,
+  });
+  const held = await approvalActivities.holdBackChangedPlmSteps({
+    runKey: run.read.runKey,
+    manifest: fresh.manifest,
+    approved: files.approved,
+  });
   const heldCreates = held.replanned.filter((r) => r.now === 'create').length;
   const heldUpdates = held.replanned.filter((r) => r.now.startsWith('update')).length;
   const plan: PlanResult = {
     ...fresh,
     manifest: held.manifest,
     batchCount: held.batchCount,
-    counts: { ...fresh.counts, create: fresh.counts.create - heldCreates, update: fresh.counts.update - heldUpdates },
+    counts: {
+      ...fresh.counts,
+      create: fresh.counts.create - heldCreates,
+      update: fresh.counts.update - heldUpdates,
+    },
   };
   return { approval: showApproved(approval, held.replanned, 'products'), plan };
 }
@@ -145,7 +212,10 @@ export function recordedApproval(input: ApprovalInput | undefined): ApprovalOutc
   return input === undefined || input === true ? undefined : input.decided;
 }
 
-export type ErpGate = { approval: ApprovalOutcome; plan: { manifest: StagingRef; batchCount: number } | undefined };
+export type ErpGate = {
+  approval: ApprovalOutcome;
+  plan: { manifest: StagingRef; batchCount: number } | undefined;
+};
 
 /**
  * The ERP push's gate, between prepare and push. The plan is a dry pass of every batch (reads only) under a run key
@@ -153,14 +223,20 @@ export type ErpGate = { approval: ApprovalOutcome; plan: { manifest: StagingRef;
  */
 export async function approveErpPlan(
   input: ApprovalInput,
-  run: { runKey: string; manifest: StagingRef; batchCount: number; setPhase: (phase: 'awaiting approval' | 'planning') => void },
+  run: {
+    runKey: string;
+    manifest: StagingRef;
+    batchCount: number;
+    setPhase: (phase: 'awaiting approval' | 'planning') => void;
+  },
 ): Promise<ErpGate> {
   const { workflowId } = workflowInfo();
   const dryPass = async (runKey: string, verb: string, manifest: StagingRef) => {
     for (let batch = 0; batch < run.batchCount; batch++) {
-      await approvalActivities.applyErpOrderBatch.executeWithOptions({ summary: batchSummary(verb, batch, run.batchCount, undefined, 'orders') }, [
-        { runKey, manifest, batch, dryRun: true },
-      ]);
+      await approvalActivities.applyErpOrderBatch.executeWithOptions(
+        { summary: batchSummary(verb, batch, run.batchCount, undefined, 'orders') },
+        [{ runKey, manifest, batch, dryRun: true }],
+      );
     }
   };
   run.setPhase('planning');
@@ -168,11 +244,27 @@ export async function approveErpPlan(
   await dryPass(planRunKey, 'plan', run.manifest);
   const files = await approvalActivities.writeErpApprovalPlan({ runKey: run.runKey, planRunKey, workflowId });
   run.setPhase('awaiting approval');
-  const approval = await decideOnPlan(input, `${files.creates} orders to create, ${files.updates} to update, ${files.deletes} with lines to delete, ${files.rejects} rejected`, files);
+  const approval = await decideOnPlan(
+    input,
+    `${files.creates} orders to create, ${files.updates} to update, ${files.deletes} with lines to delete, ${files.rejects} rejected`,
+    files,
+  );
   if (approval.decision === 'rejected') return { approval, plan: undefined };
   run.setPhase('planning');
   const recheckRunKey = `${run.runKey}--recheck`;
-  await dryPass(recheckRunKey, 'recheck', await approvalActivities.freshErpLookupManifest({ runKey: run.runKey, manifest: run.manifest }));
-  const held = await approvalActivities.holdBackChangedErpOrders({ runKey: run.runKey, manifest: run.manifest, planRunKey, recheckRunKey });
-  return { approval: showApproved(approval, held.replanned, 'orders'), plan: { manifest: held.manifest, batchCount: held.batchCount } };
+  await dryPass(
+    recheckRunKey,
+    'recheck',
+    await approvalActivities.freshErpLookupManifest({ runKey: run.runKey, manifest: run.manifest }),
+  );
+  const held = await approvalActivities.holdBackChangedErpOrders({
+    runKey: run.runKey,
+    manifest: run.manifest,
+    planRunKey,
+    recheckRunKey,
+  });
+  return {
+    approval: showApproved(approval, held.replanned, 'orders'),
+    plan: { manifest: held.manifest, batchCount: held.batchCount },
+  };
 }

@@ -18,13 +18,22 @@ import { TraceJob, TraceSource, TraceStatus } from '../worker/search-attributes'
  * so each job's workflow file holds only its own steps.
  */
 
-const STEP_RETRY: ActivityOptions['retry'] = { initialInterval: '2 seconds', backoffCoefficient: 2, maximumInterval: '1 minute', maximumAttempts: 10 };
+const STEP_RETRY: ActivityOptions['retry'] = {
+  initialInterval: '2 seconds',
+  backoffCoefficient: 2,
+  maximumInterval: '1 minute',
+  maximumAttempts: 10,
+};
 
 /**
  * A job's whole-run steps (read, plan, finish...). They heartbeat every few seconds; the 2 minutes' margin covers a
  * large xlsx read by SheetJS, which holds the event loop.
  */
-export const stepActivityOptions: ActivityOptions = { startToCloseTimeout: '30 minutes', heartbeatTimeout: '2 minutes', retry: STEP_RETRY };
+export const stepActivityOptions: ActivityOptions = {
+  startToCloseTimeout: '30 minutes',
+  heartbeatTimeout: '2 minutes',
+  retry: STEP_RETRY,
+};
 
 /** Short steps that do not heartbeat (an inbox's list, claim and move). */
 export const quickActivityOptions: ActivityOptions = { startToCloseTimeout: '10 minutes', retry: STEP_RETRY };
@@ -36,7 +45,12 @@ export const quickActivityOptions: ActivityOptions = { startToCloseTimeout: '10 
 export const batchActivityOptions: ActivityOptions = {
   startToCloseTimeout: '30 minutes',
   heartbeatTimeout: '20 seconds',
-  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute', maximumAttempts: 25 },
+  retry: {
+    initialInterval: '1 second',
+    backoffCoefficient: 2,
+    maximumInterval: '1 minute',
+    maximumAttempts: 25,
+  },
 };
 
 /** A non-retryable failure naming each bad field of a workflow input (or saying what is wrong with it). */
@@ -45,7 +59,8 @@ export function invalidInput(workflow: string, problem: z.ZodError | string): Ap
     typeof problem === 'string'
       ? [problem]
       : problem.issues.map((issue) => {
-          const field = issue.path.join('.') || (issue.code === 'unrecognized_keys' ? issue.keys.join(', ') : '(input)');
+          const field =
+            issue.path.join('.') || (issue.code === 'unrecognized_keys' ? issue.keys.join(', ') : '(input)');
           return `${field}: ${issue.message}`;
         });
   return ApplicationFailure.nonRetryable(`Invalid ${workflow} input: ${problems.join('; ')}`, 'InvalidInput');
@@ -80,7 +95,12 @@ export function explainer(fallbackType: string): <T>(call: Promise<T>) => Promis
       return await call;
     } catch (error) {
       if (error instanceof ActivityFailure && error.cause instanceof ApplicationFailure) {
-        throw ApplicationFailure.create({ message: error.cause.message, type: error.cause.type ?? fallbackType, nonRetryable: true, cause: error });
+        throw ApplicationFailure.create({
+          message: error.cause.message,
+          type: error.cause.type ?? fallbackType,
+          nonRetryable: true,
+          cause: error,
+        });
       }
       throw error;
     }
@@ -89,14 +109,25 @@ export function explainer(fallbackType: string): <T>(call: Promise<T>) => Promis
 
 /** The last path segment, for the Web UI's TraceSource column (no Node `path` in workflow code). */
 export function baseName(file: string): string {
-  return file.split(/[\\/]/).filter((part) => part.length > 0).pop() ?? file;
+  return (
+    file
+      .split(/[\\/]/)
+      .filter((part) => part.length > 0)
+      .pop() ?? file
+  );
 }
 
 /**
  * The start of every job run: answer the job's `progress` query and tell the Web UI the job, its source and its status
  * (set again after continue-as-new too, so the Web UI finds every run of a chain).
  */
-export function startJob<P>(run: { job: string; source: string; status: string; progress: P; query: QueryDefinition<P> }): P {
+export function startJob<P>(run: {
+  job: string;
+  source: string;
+  status: string;
+  progress: P;
+  query: QueryDefinition<P>;
+}): P {
   setHandler(run.query, () => run.progress);
   upsertSearchAttributes([
     { key: TraceJob, value: run.job },
@@ -121,7 +152,12 @@ export async function continueWithResume<I extends { resume?: R }, R>(input: I, 
  * The batch loop: runs `step` (one batch, which moves `at()` on) until `at()` reaches `end`, and continues as new
  * through `carry` when Temporal suggests it, so a run of any size stays within the history limits.
  */
-export async function runBatches(loop: { at: () => number; end: number; step: () => Promise<void>; carry: () => Promise<never> }): Promise<void> {
+export async function runBatches(loop: {
+  at: () => number;
+  end: number;
+  step: () => Promise<void>;
+  carry: () => Promise<never>;
+}): Promise<void> {
   while (loop.at() < loop.end) {
     await loop.step();
     if (loop.at() < loop.end && workflowInfo().continueAsNewSuggested) {

@@ -34,7 +34,11 @@ export interface RepairBomForksResult extends RepairBomTotals {
    * How link roles were found: `include=bom` (the product pages' headers showed `link.isOwner`), or
    * `GET /bom-headers?styleId=` for `headerReads` products whose include did not show it (`includeProblem` says why).
    */
-  detection: { via: 'include=bom' | 'GET /bom-headers' | 'include=bom and GET /bom-headers'; headerReads: number; includeProblem: string | null };
+  detection: {
+    via: 'include=bom' | 'GET /bom-headers' | 'include=bom and GET /bom-headers';
+    headerReads: number;
+    includeProblem: string | null;
+  };
   /** `sinceLastRun`: BOM headers created or changed at or after `from` were looked at; `stored` is the next mark. */
   highWaterMark: { file: string; from: string; stored: string | null } | null;
 }
@@ -57,7 +61,8 @@ export const bomRepairProgressQuery = defineQuery<RepairBomProgress>('progress')
 
 const MAX_LISTED_PRODUCTS = 500;
 
-const { stageBomRepairCandidates, repairBomBatch, discardBomRepairStaging, storeBomRepairMark } = proxyActivities<Activities>(stepActivityOptions);
+const { stageBomRepairCandidates, repairBomBatch, discardBomRepairStaging, storeBomRepairMark } =
+  proxyActivities<Activities>(stepActivityOptions);
 
 const TOTALS = [
   'productsScanned',
@@ -107,7 +112,10 @@ function addProduct(result: RepairBomForksResult, product: ProductRepairResult):
 }
 
 function totalsOf(result: RepairBomForksResult): RepairBomTotals {
-  return Object.fromEntries(TOTALS.map((key) => [key, result[key]])) as Record<(typeof TOTALS)[number], number>;
+  return Object.fromEntries(TOTALS.map((key) => [key, result[key]])) as Record<
+    (typeof TOTALS)[number],
+    number
+  >;
 }
 
 /** How the run ended, in the words every job uses: `dry-run` is only ever a dry run still running. */
@@ -191,7 +199,10 @@ export async function repairBomForks(
   await discardBomRepairStaging({ runKey });
   // The mark moves only after every batch finished, and not on a dry run (which repaired nothing).
   if (parsed.selector.kind === 'sinceLastRun' && staged.highWaterMark && !parsed.dryRun) {
-    const stored = await storeBomRepairMark({ markName: parsed.selector.markName, sinceMs: staged.highWaterMark.nextMs });
+    const stored = await storeBomRepairMark({
+      markName: parsed.selector.markName,
+      sinceMs: staged.highWaterMark.nextMs,
+    });
     if (result.highWaterMark) result.highWaterMark.stored = new Date(stored.sinceMs).toISOString();
   }
   sync('done');

@@ -26,7 +26,9 @@ export interface CertificateExpiryReportInput {
   /** Ascending day counts, one bucket each. Default `[30, 60, 90]`. */
   thresholdsDays?: number[];
   /** Statuses to include. Default: all but `DRAFT` and `REJECTED`. */
-  includeStatuses?: Array<'DRAFT' | 'REQUESTED' | 'APPROVED' | 'REJECTED' | 'ACKNOWLEDGED' | 'NOT_VERIFIABLE'>;
+  includeStatuses?: Array<
+    'DRAFT' | 'REQUESTED' | 'APPROVED' | 'REJECTED' | 'ACKNOWLEDGED' | 'NOT_VERIFIABLE'
+  >;
 }
 
 export interface CertificateReportProgress {
@@ -37,9 +39,15 @@ export interface CertificateReportProgress {
 
 export const certificateReportProgressQuery = defineQuery<CertificateReportProgress>('progress');
 
-const ScheduledStartTime = defineSearchAttributeKey('TemporalScheduledStartTime', SearchAttributeType.DATETIME);
+const ScheduledStartTime = defineSearchAttributeKey(
+  'TemporalScheduledStartTime',
+  SearchAttributeType.DATETIME,
+);
 
-const { fetchCertificatesForReport, writeCertificateExpiryReport } = proxyActivities<Activities>({ ...stepActivityOptions, startToCloseTimeout: '10 minutes' });
+const { fetchCertificatesForReport, writeCertificateExpiryReport } = proxyActivities<Activities>({
+  ...stepActivityOptions,
+  startToCloseTimeout: '10 minutes',
+});
 
 const DATE = /^\d{4}-\d{2}-\d{2}$/;
 
@@ -49,9 +57,12 @@ const badInput = (message: string) => invalidInput('certificate report', message
 function dateIn(instant: Date, timeZone: string): string {
   let parts: Intl.DateTimeFormatPart[];
   try {
-    parts = new Intl.DateTimeFormat('en-CA', { timeZone, year: 'numeric', month: '2-digit', day: '2-digit' }).formatToParts(
-      instant,
-    );
+    parts = new Intl.DateTimeFormat('en-CA', {
+      timeZone,
+      year: 'numeric',
+      month: '2-digit',
+      day: '2-digit',
+    }).formatToParts(instant);
   } catch {
     throw badInput(`timeZone '${timeZone}' is not a known IANA time zone`);
   }
@@ -76,16 +87,26 @@ function statusesToRead(input: CertificateExpiryReportInput): CertificateStatus[
   const wanted = input.includeStatuses ?? CERTIFICATE_STATUSES.filter((status) => !excluded.includes(status));
   const unknown = wanted.filter((status) => !(CERTIFICATE_STATUSES as readonly string[]).includes(status));
   if (unknown.length > 0 || wanted.length === 0) {
-    throw badInput(`includeStatuses must list some of ${CERTIFICATE_STATUSES.join(', ')} (got ${JSON.stringify(wanted)})`);
+    throw badInput(
+      `includeStatuses must list some of ${CERTIFICATE_STATUSES.join(', ')} (got ${JSON.stringify(wanted)})`,
+    );
   }
   return [...new Set(wanted)];
 }
 
 /** Job 4: the nightly certificate expiry report (xlsx, csv, html and a JSON summary, which is also the result). */
-export async function certificateExpiryReport(input: CertificateExpiryReportInput = {}): Promise<CertificateReportResult> {
+export async function certificateExpiryReport(
+  input: CertificateExpiryReportInput = {},
+): Promise<CertificateReportResult> {
   const thresholdsDays = input.thresholdsDays ?? [30, 60, 90];
-  if (!thresholdsDays.every((days, i) => Number.isInteger(days) && days > 0 && (i === 0 || days > (thresholdsDays[i - 1] ?? 0)))) {
-    throw badInput(`thresholdsDays ${JSON.stringify(thresholdsDays)} must be ascending whole numbers of days`);
+  if (
+    !thresholdsDays.every(
+      (days, i) => Number.isInteger(days) && days > 0 && (i === 0 || days > (thresholdsDays[i - 1] ?? 0)),
+    )
+  ) {
+    throw badInput(
+      `thresholdsDays ${JSON.stringify(thresholdsDays)} must be ascending whole numbers of days`,
+    );
   }
   const timeZone = input.timeZone ?? 'UTC';
   if (!isKnownTimeZone(timeZone)) throw badInput(`timeZone '${timeZone}' is not a known IANA time zone`);
@@ -114,6 +135,10 @@ export async function certificateExpiryReport(input: CertificateExpiryReportInpu
   });
   progress.phase = 'done';
   setStatus('done');
-  log.info('Certificate expiry report done', { asOf, total: result.total, expired: result.perBucket['expired'] ?? 0 });
+  log.info('Certificate expiry report done', {
+    asOf,
+    total: result.total,
+    expired: result.perBucket['expired'] ?? 0,
+  });
   return result;
 }

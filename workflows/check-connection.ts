@@ -11,7 +11,12 @@ export const checkConnectionProgressQuery = defineQuery<CheckConnectionProgress>
 
 const { describeApiAccount } = proxyActivities<Activities>({
   startToCloseTimeout: '1 minute',
-  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '30 seconds', maximumAttempts: 5 },
+  retry: {
+    initialInterval: '1 second',
+    backoffCoefficient: 2,
+    maximumInterval: '30 seconds',
+    maximumAttempts: 5,
+  },
 });
 
 /**

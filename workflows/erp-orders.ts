@@ -2,7 +2,13 @@ import { defineQuery, log, proxyActivities, workflowInfo } from '@temporalio/wor
 import { z } from 'zod';
 import type { Activities } from '../activities';
 import type { BatchResult, PrepareResult } from '../activities/erp-orders';
-import { approvalInputSchema, approveErpPlan, recordedApproval, withDecision, type ApprovalOutcome } from './approval';
+import {
+  approvalInputSchema,
+  approveErpPlan,
+  recordedApproval,
+  withDecision,
+  type ApprovalOutcome,
+} from './approval';
 import {
   baseName,
   batchActivityOptions,
@@ -93,8 +99,14 @@ const { applyErpOrderBatch } = proxyActivities<Activities>(batchActivityOptions)
 const explained = explainer('ErpOrderPushFailed');
 
 /** Job 2: make the platform's orders match an ERP export, idempotently by order number. */
-export async function pushErpOrders(rawInput: PushErpOrdersInput): Promise<PushErpOrdersResult & { approval?: ApprovalOutcome }> {
-  const input = parseJobInput<typeof pushErpOrdersInputSchema, PushState>('pushErpOrders', pushErpOrdersInputSchema, rawInput);
+export async function pushErpOrders(
+  rawInput: PushErpOrdersInput,
+): Promise<PushErpOrdersResult & { approval?: ApprovalOutcome }> {
+  const input = parseJobInput<typeof pushErpOrdersInputSchema, PushState>(
+    'pushErpOrders',
+    pushErpOrdersInputSchema,
+    rawInput,
+  );
   const info = workflowInfo();
   const progress = startJob<PushErpOrdersProgress>({
     job: 'erp-orders',
@@ -133,7 +145,9 @@ export async function pushErpOrders(rawInput: PushErpOrdersInput): Promise<PushE
   };
   let approval = recordedApproval(input.approval);
   if (input.approval !== undefined && !input.resume && !input.dryRun) {
-    const gate = await explained(approveErpPlan(input.approval, { ...state.prepared, setPhase: (phase) => (progress.phase = phase) }));
+    const gate = await explained(
+      approveErpPlan(input.approval, { ...state.prepared, setPhase: (phase) => (progress.phase = phase) }),
+    );
     approval = gate.approval;
     input.approval = withDecision(input.approval, gate.approval);
     // Approved: only the orders still as planned; rejected: no batch at all.
@@ -149,15 +163,21 @@ export async function pushErpOrders(rawInput: PushErpOrdersInput): Promise<PushE
     end: prepared.batchCount,
     step: async () => {
       const batch = await explained(
-        applyErpOrderBatch.executeWithOptions({ summary: batchSummary('push', state.nextBatch, prepared.batchCount, undefined, 'orders') }, [{
-          runKey: prepared.runKey,
-          manifest: prepared.manifest,
-          batch: state.nextBatch,
-          dryRun: input.dryRun ?? false,
-        }]),
+        applyErpOrderBatch.executeWithOptions(
+          { summary: batchSummary('push', state.nextBatch, prepared.batchCount, undefined, 'orders') },
+          [
+            {
+              runKey: prepared.runKey,
+              manifest: prepared.manifest,
+              batch: state.nextBatch,
+              dryRun: input.dryRun ?? false,
+            },
+          ],
+        ),
       );
       state.nextBatch += 1;
-      for (const key of ['created', 'patched', 'unchanged', 'rejected'] as const) state.counts[key] += batch.counts[key];
+      for (const key of ['created', 'patched', 'unchanged', 'rejected'] as const)
+        state.counts[key] += batch.counts[key];
       state.apiCallsApply += batch.apiCalls;
       state.applyMs += batch.durationMs;
       progress.batchesDone = state.nextBatch;
@@ -203,8 +223,17 @@ export async function pushErpOrders(rawInput: PushErpOrdersInput): Promise<PushE
   };
   progress.phase = 'done';
   progress.counts = { ...counts };
-  setStatus(approval?.decision === 'rejected' ? 'rejected' : counts.rejected > 0 ? 'done-with-rejects' : input.dryRun ? 'dry-run-done' : 'done');
-  if (approval?.decision !== 'rejected') showOutcome(counts, finished.rejectsFile, { dryRun: input.dryRun ?? false, noun: 'orders' });
+  setStatus(
+    approval?.decision === 'rejected'
+      ? 'rejected'
+      : counts.rejected > 0
+        ? 'done-with-rejects'
+        : input.dryRun
+          ? 'dry-run-done'
+          : 'done',
+  );
+  if (approval?.decision !== 'rejected')
+    showOutcome(counts, finished.rejectsFile, { dryRun: input.dryRun ?? false, noun: 'orders' });
   log.info('ERP order push done', { ...counts, apiCalls: result.apiCalls.total });
   return approval ? { ...result, approval } : result;
 }

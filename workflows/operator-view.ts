@@ -17,10 +17,16 @@ export interface OutcomeCounts {
 }
 
 /** `10 created, 2 updated, 5 unchanged, 2 rejected — rejects file: /data/runs/…/rejects.csv`. */
-export function describeOutcome(counts: OutcomeCounts, rejectsFile?: string | null, options: { dryRun?: boolean; noun?: string } = {}): string {
+export function describeOutcome(
+  counts: OutcomeCounts,
+  rejectsFile?: string | null,
+  options: { dryRun?: boolean; noun?: string } = {},
+): string {
   const parts = [
     `${counts.created} ${options.dryRun ? 'to create' : 'created'}`,
-    ...(counts.updated !== undefined ? [`${counts.updated} ${options.dryRun ? 'to update' : 'updated'}`] : []),
+    ...(counts.updated !== undefined
+      ? [`${counts.updated} ${options.dryRun ? 'to update' : 'updated'}`]
+      : []),
     ...(counts.patched !== undefined ? [`${counts.patched} ${options.dryRun ? 'to patch' : 'patched'}`] : []),
     `${counts.unchanged} unchanged`,
     `${counts.rejected} rejected`,
@@ -31,7 +37,11 @@ export function describeOutcome(counts: OutcomeCounts, rejectsFile?: string | nu
 }
 
 /** Sets the run's current details (Markdown, shown in the Web UI) to the outcome line. */
-export function showOutcome(counts: OutcomeCounts, rejectsFile?: string | null, options: { dryRun?: boolean; noun?: string } = {}): void {
+export function showOutcome(
+  counts: OutcomeCounts,
+  rejectsFile?: string | null,
+  options: { dryRun?: boolean; noun?: string } = {},
+): void {
   setCurrentDetails(describeOutcome(counts, rejectsFile, options));
 }
 
@@ -41,6 +51,12 @@ export function showDetails(text: string): void {
 }
 
 /** An activity's summary for a batch: `apply batch 3/5` (1-based), with its size when known. */
-export function batchSummary(verb: string, batch: number, batchCount: number, size?: number, noun = 'products'): string {
+export function batchSummary(
+  verb: string,
+  batch: number,
+  batchCount: number,
+  size?: number,
+  noun = 'products',
+): string {
   return `${verb} batch ${batch + 1}/${batchCount}${size !== undefined ? `, ${size} ${noun}` : ''}`;
 }

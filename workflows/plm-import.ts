@@ -2,7 +2,13 @@ import { defineQuery, log, proxyActivities, upsertMemo, workflowInfo } from '@te
 import { z } from 'zod';
 import type { Activities } from '../activities';
 import type { PlanResult, PlmImportResult, ReadResult } from '../activities/plm-import';
-import { approvalInputSchema, approvePlmPlan, recordedApproval, withDecision, type ApprovalOutcome } from './approval';
+import {
+  approvalInputSchema,
+  approvePlmPlan,
+  recordedApproval,
+  withDecision,
+  type ApprovalOutcome,
+} from './approval';
 import {
   baseName,
   batchActivityOptions,
@@ -85,8 +91,14 @@ const { applyPlmBatch } = proxyActivities<Activities>(batchActivityOptions);
 const explained = explainer('PlmImportFailed');
 
 /** Job 1: import a PLM spreadsheet into the catalogue (styles, variants, SKUs), keyed by externalId. */
-export async function importPlmSpreadsheet(rawInput: ImportPlmSpreadsheetInput): Promise<PlmImportResult & { approval?: ApprovalOutcome }> {
-  const input = parseJobInput<typeof importPlmSpreadsheetInputSchema, ImportState>('importPlmSpreadsheet', importPlmSpreadsheetInputSchema, rawInput);
+export async function importPlmSpreadsheet(
+  rawInput: ImportPlmSpreadsheetInput,
+): Promise<PlmImportResult & { approval?: ApprovalOutcome }> {
+  const input = parseJobInput<typeof importPlmSpreadsheetInputSchema, ImportState>(
+    'importPlmSpreadsheet',
+    importPlmSpreadsheetInputSchema,
+    rawInput,
+  );
   const info = workflowInfo();
   let dryRun = input.dryRun ?? false;
   let approval: ApprovalOutcome | undefined;
@@ -95,9 +107,25 @@ export async function importPlmSpreadsheet(rawInput: ImportPlmSpreadsheetInput):
     source: baseName(input.file),
     status: dryRun ? 'dry-run' : 'running',
     query: plmImportProgressQuery,
-    progress: { phase: 'reading sheet', total: null, done: 0, created: 0, updated: 0, unchanged: 0, rejected: 0, archived: 0, batchesDone: 0, batchCount: null },
+    progress: {
+      phase: 'reading sheet',
+      total: null,
+      done: 0,
+      created: 0,
+      updated: 0,
+      unchanged: 0,
+      rejected: 0,
+      archived: 0,
+      batchesDone: 0,
+      batchCount: null,
+    },
   });
-  upsertMemo({ file: input.file, profile: input.mappingFile ?? input.profile ?? 'native', dryRun, retryOf: input.retryOf ?? null });
+  upsertMemo({
+    file: input.file,
+    profile: input.mappingFile ?? input.profile ?? 'native',
+    dryRun,
+    retryOf: input.retryOf ?? null,
+  });
 
   let state: ImportState;
   if (input.resume) {
@@ -109,15 +137,41 @@ export async function importPlmSpreadsheet(rawInput: ImportPlmSpreadsheetInput):
       ...(input.mappingFile !== undefined ? { mappingFile: input.mappingFile } : {}),
     };
     const read = await explained(
-      readPlmSheet({ file: input.file, workflowId: info.workflowId, ...choice, ...(input.sheet !== undefined ? { sheet: input.sheet } : {}) }),
+      readPlmSheet({
+        file: input.file,
+        workflowId: info.workflowId,
+        ...choice,
+        ...(input.sheet !== undefined ? { sheet: input.sheet } : {}),
+      }),
     );
     progress.phase = 'planning';
     const plan = await explained(
-      planPlmImport({ runKey: read.runKey, sheet: read.sheet, batchSize: input.batchSize ?? 200, unarchive: input.unarchive ?? false }),
+      planPlmImport({
+        runKey: read.runKey,
+        sheet: read.sheet,
+        batchSize: input.batchSize ?? 200,
+        unarchive: input.unarchive ?? false,
+      }),
     );
-    state = { read, plan, nextBatch: 0, applied: { created: 0, updated: 0, unchanged: 0, rejected: 0 }, applyCalls: 0, applyMs: 0, startedAtMs };
+    state = {
+      read,
+      plan,
+      nextBatch: 0,
+      applied: { created: 0, updated: 0, unchanged: 0, rejected: 0 },
+      applyCalls: 0,
+      applyMs: 0,
+      startedAtMs,
+    };
     if (input.approval !== undefined && !dryRun) {
-      const gate = await explained(approvePlmPlan(input.approval, { read, plan, batchSize: input.batchSize ?? 200, unarchive: input.unarchive ?? false, setPhase: (phase) => (progress.phase = phase) }));
+      const gate = await explained(
+        approvePlmPlan(input.approval, {
+          read,
+          plan,
+          batchSize: input.batchSize ?? 200,
+          unarchive: input.unarchive ?? false,
+          setPhase: (phase) => (progress.phase = phase),
+        }),
+      );
       approval = gate.approval;
       input.approval = withDecision(input.approval, gate.approval);
       // Rejected: nothing is written; the run ends as a dry run would, with the plan as its report.
@@ -134,7 +188,8 @@ export async function importPlmSpreadsheet(rawInput: ImportPlmSpreadsheetInput):
     progress.unchanged = counts.unchanged + state.applied.unchanged;
     progress.rejected = counts.invalid + state.applied.rejected;
     progress.archived = counts.archived;
-    progress.done = progress.created + progress.updated + progress.unchanged + progress.rejected + progress.archived;
+    progress.done =
+      progress.created + progress.updated + progress.unchanged + progress.rejected + progress.archived;
     progress.batchesDone = state.nextBatch;
     progress.batchCount = plan.batchCount;
   };
@@ -146,9 +201,15 @@ export async function importPlmSpreadsheet(rawInput: ImportPlmSpreadsheetInput):
       at: () => state.nextBatch,
       end: plan.batchCount,
       step: async () => {
-        const batch = await explained(applyPlmBatch.executeWithOptions({ summary: batchSummary('apply', state.nextBatch, plan.batchCount) }, [{ runKey: read.runKey, manifest: plan.manifest, batch: state.nextBatch }]));
+        const batch = await explained(
+          applyPlmBatch.executeWithOptions(
+            { summary: batchSummary('apply', state.nextBatch, plan.batchCount) },
+            [{ runKey: read.runKey, manifest: plan.manifest, batch: state.nextBatch }],
+          ),
+        );
         state.nextBatch += 1;
-        for (const key of ['created', 'updated', 'unchanged', 'rejected'] as const) state.applied[key] += batch.counts[key];
+        for (const key of ['created', 'updated', 'unchanged', 'rejected'] as const)
+          state.applied[key] += batch.counts[key];
         state.applyCalls += batch.apiCalls;
         state.applyMs += batch.durationMs;
         showProgress();
@@ -159,25 +220,39 @@ export async function importPlmSpreadsheet(rawInput: ImportPlmSpreadsheetInput):
 
   approval ??= recordedApproval(input.approval);
   progress.phase = 'writing rejects';
-  const result = await explained(finishPlmImport({
-    runKey: read.runKey,
-    manifest: plan.manifest,
-    workflowId: info.workflowId,
-    dryRun,
-    retryOf: input.retryOf ?? null,
-    rows: read.rows,
-    skippedRows: read.skippedRows,
-    sheetName: read.sheetName,
-    ignoredSheets: read.ignoredSheets,
-    startedAtMs: state.startedAtMs,
-    apiCalls: { read: read.apiCalls, plan: plan.apiCalls, apply: state.applyCalls },
-    durationsMs: { read: read.durationMs, plan: plan.durationMs, apply: state.applyMs },
-    catalogue: plan.catalogue,
-    warnings: read.warnings,
-  }));
+  const result = await explained(
+    finishPlmImport({
+      runKey: read.runKey,
+      manifest: plan.manifest,
+      workflowId: info.workflowId,
+      dryRun,
+      retryOf: input.retryOf ?? null,
+      rows: read.rows,
+      skippedRows: read.skippedRows,
+      sheetName: read.sheetName,
+      ignoredSheets: read.ignoredSheets,
+      startedAtMs: state.startedAtMs,
+      apiCalls: { read: read.apiCalls, plan: plan.apiCalls, apply: state.applyCalls },
+      durationsMs: { read: read.durationMs, plan: plan.durationMs, apply: state.applyMs },
+      catalogue: plan.catalogue,
+      warnings: read.warnings,
+    }),
+  );
   const { created, updated, unchanged, rejected, archived } = result.products;
-  Object.assign(progress, { phase: 'done', created, updated, unchanged, rejected, archived, done: created + updated + unchanged + rejected + archived });
-  const status = dryRun ? 'dry-run-done' : result.products.rejected > 0 || result.rejectedRows > 0 ? 'done-with-rejects' : 'done';
+  Object.assign(progress, {
+    phase: 'done',
+    created,
+    updated,
+    unchanged,
+    rejected,
+    archived,
+    done: created + updated + unchanged + rejected + archived,
+  });
+  const status = dryRun
+    ? 'dry-run-done'
+    : result.products.rejected > 0 || result.rejectedRows > 0
+      ? 'done-with-rejects'
+      : 'done';
   setStatus(approval?.decision === 'rejected' ? 'rejected' : status);
   if (approval?.decision !== 'rejected') showOutcome(result.products, result.rejectsFile, { dryRun });
   upsertMemo({ products: result.products, rejectsFile: result.rejectsFile, resultFile: result.resultFile });

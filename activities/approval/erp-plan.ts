@@ -3,7 +3,12 @@ import { z } from 'zod';
 import { htmlDocument, htmlTable, tableMatrix, toXlsx, type Table } from '../../connectors/reports';
 import { stagingRefSchema, type StagingRef } from '../../connectors/staging';
 import { orderRun } from '../erp-orders/types';
-import { batchRecordSchema, runManifestSchema, type OrderOutcome, type RunManifest } from '../erp-orders/types';
+import {
+  batchRecordSchema,
+  runManifestSchema,
+  type OrderOutcome,
+  type RunManifest,
+} from '../erp-orders/types';
 import { writeFileAtomically } from '../../connectors/storage';
 import type { Replanned } from './plm-plan';
 
@@ -32,7 +37,10 @@ export interface ErpApprovalPlanFiles {
 
 const lines = (o: OrderOutcome) => o.lines ?? { created: 0, updated: 0, deleted: 0 };
 
-export async function writeErpApprovalPlan(input: WriteErpPlanInput, dataDir: string): Promise<ErpApprovalPlanFiles> {
+export async function writeErpApprovalPlan(
+  input: WriteErpPlanInput,
+  dataDir: string,
+): Promise<ErpApprovalPlanFiles> {
   const run = orderRun(dataDir, input.runKey);
   const outcomes = await orderRun(dataDir, input.planRunKey).outcomes();
   const of = (kind: OrderOutcome['outcome']) => outcomes.filter((o) => o.outcome === kind);
@@ -59,14 +67,22 @@ export async function writeErpApprovalPlan(input: WriteErpPlanInput, dataDir: st
       rows: of('rejected'),
     },
   ];
-  const counts = { creates: of('created').length, updates: of('patched').length, deletes: deletes.length, rejects: of('rejected').length };
+  const counts = {
+    creates: of('created').length,
+    updates: of('patched').length,
+    deletes: deletes.length,
+    rejects: of('rejected').length,
+  };
   const html = htmlDocument(
     `Plan awaiting approval: ${input.workflowId}`,
     [
       `<h1>Plan awaiting approval</h1>`,
       `<p>Run <code>${input.workflowId}</code>: ${counts.creates} orders to create, ${counts.updates} to update, ${counts.deletes} with lines to delete, ${counts.rejects} rejected, ${of('unchanged').length} unchanged.</p>`,
       `<p>Approve with <code>trace-sync approve ${input.workflowId}</code>; reject with <code>trace-sync reject ${input.workflowId}</code>.</p>`,
-      ...tables.flatMap((table) => [`<h2>${table.name} (${table.rows.length})</h2>`, htmlTable(table, { emptyText: 'None.' })]),
+      ...tables.flatMap((table) => [
+        `<h2>${table.name} (${table.rows.length})</h2>`,
+        htmlTable(table, { emptyText: 'None.' }),
+      ]),
     ].join('\n'),
   );
   const htmlFile = run.file('plan.html');
@@ -97,12 +113,23 @@ function describe(outcome: OrderOutcome | undefined): string {
 }
 
 /** Orders whose outcome in the fresh dry pass differs from the approved one are taken out of the batches. */
-export async function holdBackChangedOrders(input: HoldBackOrdersInput, dataDir: string): Promise<HoldBackOrdersResult> {
+export async function holdBackChangedOrders(
+  input: HoldBackOrdersInput,
+  dataDir: string,
+): Promise<HoldBackOrdersResult> {
   const run = orderRun(dataDir, input.runKey);
-  const approved = new Map((await orderRun(dataDir, input.planRunKey).outcomes()).map((o) => [o.orderNumber, o]));
-  const now = new Map((await orderRun(dataDir, input.recheckRunKey).outcomes()).map((o) => [o.orderNumber, o]));
+  const approved = new Map(
+    (await orderRun(dataDir, input.planRunKey).outcomes()).map((o) => [o.orderNumber, o]),
+  );
+  const now = new Map(
+    (await orderRun(dataDir, input.recheckRunKey).outcomes()).map((o) => [o.orderNumber, o]),
+  );
   const same = (a: OrderOutcome | undefined, b: OrderOutcome | undefined) =>
-    a !== undefined && b !== undefined && a.outcome === b.outcome && isDeepStrictEqual(lines(a), lines(b)) && a.code === b.code;
+    a !== undefined &&
+    b !== undefined &&
+    a.outcome === b.outcome &&
+    isDeepStrictEqual(lines(a), lines(b)) &&
+    a.code === b.code;
   const replanned: Replanned[] = [];
   const manifest: RunManifest = await run.staging.getJson(input.manifest, runManifestSchema);
   const batches: StagingRef[] = [];
@@ -111,15 +138,29 @@ export async function holdBackChangedOrders(input: HoldBackOrdersInput, dataDir:
     for await (const record of run.staging.readNdjson(ref, batchRecordSchema)) {
       const number = record.draft.orderNumber;
       if (same(approved.get(number), now.get(number))) kept.push(record);
-      else replanned.push({ externalId: number, approved: describe(approved.get(number)), now: describe(now.get(number)) });
+      else
+        replanned.push({
+          externalId: number,
+          approved: describe(approved.get(number)),
+          now: describe(now.get(number)),
+        });
     }
-    if (kept.length > 0) batches.push(await run.staging.putNdjson(run.key(`approved-batch-${String(index).padStart(5, '0')}.ndjson`), kept));
+    if (kept.length > 0)
+      batches.push(
+        await run.staging.putNdjson(run.key(`approved-batch-${String(index).padStart(5, '0')}.ndjson`), kept),
+      );
   }
-  const ref = await run.staging.putJson(run.key('approved-manifest.json'), { ...manifest, batches } satisfies RunManifest);
+  const ref = await run.staging.putJson(run.key('approved-manifest.json'), {
+    ...manifest,
+    batches,
+  } satisfies RunManifest);
   return { manifest: ref, batchCount: batches.length, replanned };
 }
 
-export const freshLookupInputSchema = z.strictObject({ runKey: z.string().min(1), manifest: stagingRefSchema });
+export const freshLookupInputSchema = z.strictObject({
+  runKey: z.string().min(1),
+  manifest: stagingRefSchema,
+});
 export type FreshLookupInput = z.infer<typeof freshLookupInputSchema>;
 
 /**
@@ -132,8 +173,14 @@ export async function freshLookupManifest(input: FreshLookupInput, dataDir: stri
   const batches: StagingRef[] = [];
   for (const [index, ref] of manifest.batches.entries()) {
     const records = [];
-    for await (const record of run.staging.readNdjson(ref, batchRecordSchema)) records.push({ ...record, lookup: 'unknown' as const, existing: null, linesKnown: false });
-    batches.push(await run.staging.putNdjson(run.key(`recheck-batch-${String(index).padStart(5, '0')}.ndjson`), records));
+    for await (const record of run.staging.readNdjson(ref, batchRecordSchema))
+      records.push({ ...record, lookup: 'unknown' as const, existing: null, linesKnown: false });
+    batches.push(
+      await run.staging.putNdjson(run.key(`recheck-batch-${String(index).padStart(5, '0')}.ndjson`), records),
+    );
   }
-  return run.staging.putJson(run.key('recheck-manifest.json'), { ...manifest, batches } satisfies RunManifest);
+  return run.staging.putJson(run.key('recheck-manifest.json'), {
+    ...manifest,
+    batches,
+  } satisfies RunManifest);
 }

@@ -58,7 +58,10 @@ function cell(value: unknown): string {
   return typeof value === 'string' ? value : JSON.stringify(value);
 }
 
-async function currentValues(client: TraceabilityClient, externalId: string): Promise<Record<string, unknown> | undefined> {
+async function currentValues(
+  client: TraceabilityClient,
+  externalId: string,
+): Promise<Record<string, unknown> | undefined> {
   try {
     return (await client.products.get(externalId)) as unknown as Record<string, unknown>;
   } catch (error) {
@@ -68,27 +71,46 @@ async function currentValues(client: TraceabilityClient, externalId: string): Pr
 }
 
 /** The steps of the plan's batches of one kind: product writes, or material-composition writes (spec 02). */
-async function readStaged<T>(run: PlmRun, manifest: Manifest, kind: Manifest['batches'][number]['kind'], schema: z.ZodType<T>): Promise<T[]> {
+async function readStaged<T>(
+  run: PlmRun,
+  manifest: Manifest,
+  kind: Manifest['batches'][number]['kind'],
+  schema: z.ZodType<T>,
+): Promise<T[]> {
   const steps: T[] = [];
   for (const batch of manifest.batches) {
-    if (batch.kind === kind) for await (const step of run.staging.readNdjson(batch.ref, schema)) steps.push(step);
+    if (batch.kind === kind)
+      for await (const step of run.staging.readNdjson(batch.ref, schema)) steps.push(step);
   }
   return steps;
 }
 
 function compositionText(step: CompositionStep): string {
-  return step.desired.map((header) => `${header.name}: ${header.lines.map((line) => `${line.percentage}% ${line.material}`).join(', ')}`).join('; ');
+  return step.desired
+    .map(
+      (header) =>
+        `${header.name}: ${header.lines.map((line) => `${line.percentage}% ${line.material}`).join(', ')}`,
+    )
+    .join('; ');
 }
 
-export async function writeApprovalPlan(input: WritePlanInput, dataDir: string, client: TraceabilityClient): Promise<ApprovalPlanFiles> {
+export async function writeApprovalPlan(
+  input: WritePlanInput,
+  dataDir: string,
+  client: TraceabilityClient,
+): Promise<ApprovalPlanFiles> {
   const run = plmRun(dataDir, input.runKey);
   const manifest = await run.staging.getJson(input.manifest, manifestSchema);
   const steps = await readStaged(run, manifest, 'products', writeStepSchema);
   const compositionSteps = await readStaged(run, manifest, 'compositions', compositionStepSchema);
   const issues = await run.staging.readAllNdjson(manifest.issues, rejectIssueSchema);
 
-  const creates = steps.filter((step): step is Extract<WriteStep, { action: 'create' }> => step.action === 'create');
-  const updates = steps.filter((step): step is Extract<WriteStep, { action: 'update' }> => step.action === 'update');
+  const creates = steps.filter(
+    (step): step is Extract<WriteStep, { action: 'create' }> => step.action === 'create',
+  );
+  const updates = steps.filter(
+    (step): step is Extract<WriteStep, { action: 'update' }> => step.action === 'update',
+  );
   const changes: FieldChange[] = [];
   /** updatedAt of each product to update, as the plan saw it: a later one means the platform changed it since. */
   const seenAt: Record<string, string | null> = {};
@@ -193,7 +215,15 @@ export async function writeApprovalPlan(input: WritePlanInput, dataDir: string, 
     ...steps,
     ...compositionSteps.map((composition) => ({ composition })),
   ]);
-  return { htmlFile, xlsxFile, approved, creates: creates.length, updates: updates.length, deletes: 0, rejects: rejectedProducts };
+  return {
+    htmlFile,
+    xlsxFile,
+    approved,
+    creates: creates.length,
+    updates: updates.length,
+    deletes: 0,
+    rejects: rejectedProducts,
+  };
 }
 
 export const holdBackInputSchema = z.strictObject({
@@ -234,7 +264,11 @@ const approvedLineSchema = z.union([
   writeStepSchema,
 ]);
 
-export async function holdBackChangedSteps(input: HoldBackInput, dataDir: string, client: TraceabilityClient): Promise<HoldBackResult> {
+export async function holdBackChangedSteps(
+  input: HoldBackInput,
+  dataDir: string,
+  client: TraceabilityClient,
+): Promise<HoldBackResult> {
   const run = plmRun(dataDir, input.runKey);
   const manifest = await run.staging.getJson(input.manifest, manifestSchema);
   const approved = new Map<string, WriteStep>();
@@ -270,7 +304,13 @@ export async function holdBackChangedSteps(input: HoldBackInput, dataDir: string
       if (was && isDeepStrictEqual(was, step) && (await unchangedSince(step))) kept.push(step);
       else {
         heldBack.add(step.externalId);
-        replanned.push({ externalId: step.externalId, approved: describe(was), now: isDeepStrictEqual(was, step) ? `${describe(step)} (changed on the platform since the plan)` : describe(step) });
+        replanned.push({
+          externalId: step.externalId,
+          approved: describe(was),
+          now: isDeepStrictEqual(was, step)
+            ? `${describe(step)} (changed on the platform since the plan)`
+            : describe(step),
+        });
         if (step.action === 'create') counts.create -= 1;
         else counts.update -= 1;
       }
@@ -279,7 +319,10 @@ export async function holdBackChangedSteps(input: HoldBackInput, dataDir: string
       batches.push({
         level: batch.level,
         kind: 'products',
-        ref: await run.staging.putNdjson(run.key(`approved-batch-${String(index).padStart(5, '0')}.ndjson`), kept),
+        ref: await run.staging.putNdjson(
+          run.key(`approved-batch-${String(index).padStart(5, '0')}.ndjson`),
+          kept,
+        ),
       });
   }
   // A composition is written only as approved, and not for a product whose own write was held back.
@@ -289,7 +332,10 @@ export async function holdBackChangedSteps(input: HoldBackInput, dataDir: string
     for await (const step of run.staging.readNdjson(batch.ref, compositionStepSchema)) {
       seenCompositions.add(step.externalId);
       const was = approvedCompositions.get(step.externalId);
-      const same = was !== undefined && isDeepStrictEqual(was.desired, step.desired) && isDeepStrictEqual(was.ops, step.ops);
+      const same =
+        was !== undefined &&
+        isDeepStrictEqual(was.desired, step.desired) &&
+        isDeepStrictEqual(was.ops, step.ops);
       if (same && !heldBack.has(step.externalId)) kept.push(step);
       else
         replanned.push({
@@ -302,12 +348,21 @@ export async function holdBackChangedSteps(input: HoldBackInput, dataDir: string
       batches.push({
         level: batch.level,
         kind: 'compositions',
-        ref: await run.staging.putNdjson(run.key(`approved-compositions-${String(index).padStart(5, '0')}.ndjson`), kept),
+        ref: await run.staging.putNdjson(
+          run.key(`approved-compositions-${String(index).padStart(5, '0')}.ndjson`),
+          kept,
+        ),
       });
   }
   for (const [externalId, step] of approvedCompositions)
-    if (!seenCompositions.has(externalId)) replanned.push({ externalId, approved: `composition ${compositionText(step)}`, now: 'none' });
-  for (const [externalId, step] of approved) if (!seen.has(externalId)) replanned.push({ externalId, approved: describe(step), now: 'none' });
-  const ref = await run.staging.putJson(run.key('approved-manifest.json'), { ...manifest, batches, counts } satisfies Manifest);
+    if (!seenCompositions.has(externalId))
+      replanned.push({ externalId, approved: `composition ${compositionText(step)}`, now: 'none' });
+  for (const [externalId, step] of approved)
+    if (!seen.has(externalId)) replanned.push({ externalId, approved: describe(step), now: 'none' });
+  const ref = await run.staging.putJson(run.key('approved-manifest.json'), {
+    ...manifest,
+    batches,
+    counts,
+  } satisfies Manifest);
   return { manifest: ref, batchCount: batches.length, replanned };
 }

@@ -73,7 +73,10 @@ export function failureMapper(...rules: FailureRule[]): (error: unknown) => unkn
 }
 
 /** An activity whose errors leave it as the failures `mapFailure` makes of them. */
-export function guarded<I, O>(mapFailure: (error: unknown) => unknown, work: (input: I) => Promise<O>): (input: I) => Promise<O> {
+export function guarded<I, O>(
+  mapFailure: (error: unknown) => unknown,
+  work: (input: I) => Promise<O>,
+): (input: I) => Promise<O> {
   return async (input) => {
     try {
       return await work(input);
@@ -91,7 +94,10 @@ export type Progress = (details: Record<string, unknown>) => void;
  * heartbeat timeout and a slow but live attempt (one waiting out a long Retry-After, say) is not mistaken for a dead
  * one and retried while it still writes.
  */
-export async function withHeartbeats<T>(work: (progress: Progress) => Promise<T>, everyMs = 3000): Promise<T> {
+export async function withHeartbeats<T>(
+  work: (progress: Progress) => Promise<T>,
+  everyMs = 3000,
+): Promise<T> {
   let details: Record<string, unknown> = {};
   const timer = setInterval(() => heartbeat(details), everyMs);
   try {

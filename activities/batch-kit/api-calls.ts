@@ -32,7 +32,10 @@ export class ApiCalls {
     onPage: (items: readonly T[]) => void,
     lanes = 4,
   ): Promise<void> {
-    const pages = Array.from({ length: Math.max(0, first.pagination.totalPages - 1) }, (_, index) => index + 2);
+    const pages = Array.from(
+      { length: Math.max(0, first.pagination.totalPages - 1) },
+      (_, index) => index + 2,
+    );
     await forEachBounded(pages, lanes, async (page) => onPage((await this.one(() => fetchPage(page))).items));
   }
 

@@ -3,7 +3,13 @@ import { readExportFile, writeRejects } from '../../connectors/erp';
 import { writeFileAtomically } from '../../connectors/storage';
 import { boundMessage, quoteInput } from '../../connectors/input-limits';
 import { summarise } from './apply-batch';
-import { runManifestSchema, type BatchResult, type FinishInput, type FinishResult, type OrderRun } from './types';
+import {
+  runManifestSchema,
+  type BatchResult,
+  type FinishInput,
+  type FinishResult,
+  type OrderRun,
+} from './types';
 
 const SAMPLE_SIZE = 20;
 

@@ -24,8 +24,13 @@ export type { BatchResult, FinishOutput, PrepareInput, PrepareResult };
 
 /** Errors no retry can fix (a bad file, a bad profile, a missing column) stop the run with their own message. */
 const asFailure = failureMapper(inputLimit('ExportReadError'), (error) => {
-  if (error instanceof ExportReadError && error.code !== 'unreadable_file') return nonRetryable(error, `${error.name}:${error.code}`);
-  if (error instanceof ProfileError || error instanceof ExportReadError || error instanceof ExportMismatchError)
+  if (error instanceof ExportReadError && error.code !== 'unreadable_file')
+    return nonRetryable(error, `${error.name}:${error.code}`);
+  if (
+    error instanceof ProfileError ||
+    error instanceof ExportReadError ||
+    error instanceof ExportMismatchError
+  )
     return nonRetryable(error);
   return undefined;
 });

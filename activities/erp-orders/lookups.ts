@@ -120,11 +120,16 @@ export async function resolveProducts(
   api: ApiCalls,
   refs: ReadonlyMap<string, ProductRef>,
 ): Promise<ProductResolution> {
-  const cost = [...refs.values()].reduce((sum, ref) => sum + ('externalId' in ref ? LOOKUP_COST.externalId : LOOKUP_COST.code), 0);
+  const cost = [...refs.values()].reduce(
+    (sum, ref) => sum + ('externalId' in ref ? LOOKUP_COST.externalId : LOOKUP_COST.code),
+    0,
+  );
   // Reading the catalogue costs at least one page per level: not worth asking below that.
   if (cost <= LEVELS.length) return oneByOne(api, refs);
   const firstPages = await Promise.all(
-    LEVELS.map((level) => api.one(() => api.client.products.list({ level, isArchived: false, page: 1, limit: 100 }))),
+    LEVELS.map((level) =>
+      api.one(() => api.client.products.list({ level, isArchived: false, page: 1, limit: 100 })),
+    ),
   );
   const pages = firstPages.reduce((sum, page) => sum + Math.max(1, page.pagination.totalPages), 0);
   return pages < cost ? fromCatalogue(api, refs, firstPages) : oneByOne(api, refs);
@@ -166,7 +171,9 @@ async function fromCatalogue(
   for (const [index, level] of LEVELS.entries()) {
     for (let page = 1; missing.size > 0; page++) {
       const known = page === 1 ? firstPages[index] : undefined;
-      const answer = known ?? (await api.one(() => api.client.products.list({ level, isArchived: false, page, limit: 100 })));
+      const answer =
+        known ??
+        (await api.one(() => api.client.products.list({ level, isArchived: false, page, limit: 100 })));
       for (const product of answer.items) {
         for (const key of keysOf(product)) {
           if (!missing.delete(key)) continue;
@@ -182,12 +189,19 @@ async function fromCatalogue(
   return { resolved: result.resolved, unresolved: rest.unresolved, archived: rest.archived };
 }
 
-async function byExternalId(api: ApiCalls, externalId: string): Promise<{ id: string; isArchived: boolean } | undefined> {
+async function byExternalId(
+  api: ApiCalls,
+  externalId: string,
+): Promise<{ id: string; isArchived: boolean } | undefined> {
   const product = await api.one(() => api.client.naturalKeys.findProductByExternalId(externalId));
   return product ? { id: product.id, isArchived: product.isArchived === true } : undefined;
 }
 
-async function byCode(api: ApiCalls, codeId: string, codeValue: string): Promise<{ id: string; isArchived: boolean } | undefined> {
+async function byCode(
+  api: ApiCalls,
+  codeId: string,
+  codeValue: string,
+): Promise<{ id: string; isArchived: boolean } | undefined> {
   for (const isArchived of [false, true]) {
     for (const level of ['style', 'variant', 'sku'] as const) {
       const found = await api.all((page, limit) =>

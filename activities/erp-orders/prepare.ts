@@ -42,7 +42,10 @@ async function sha256Of(path: string): Promise<string> {
 export async function checkExportFile(file: string): Promise<void> {
   if (isS3Url(file)) {
     if (await inputExists(file)) return;
-    throw ApplicationFailure.nonRetryable(`the export file ${file} was not found in the bucket`, 'ExportFileError:file_not_found');
+    throw ApplicationFailure.nonRetryable(
+      `the export file ${file} was not found in the bucket`,
+      'ExportFileError:file_not_found',
+    );
   }
   // A run file of another worker (a retry of its rejects) is in the run-data store.
   if (!(await stat(file).catch(() => null)) && (await inputExists(file))) return;
@@ -70,11 +73,7 @@ export async function checkExportFile(file: string): Promise<void> {
  * Reads and validates the export, resolves companies, processes and products, takes the platform snapshot and
  * stages the drafts in batches under the run folder. Only references and counts go back to the workflow.
  */
-export async function prepareRun(
-  input: PrepareInput,
-  run: OrderRun,
-  api: ApiCalls,
-): Promise<PrepareResult> {
+export async function prepareRun(input: PrepareInput, run: OrderRun, api: ApiCalls): Promise<PrepareResult> {
   const started = Date.now();
   await checkExportFile(input.file);
   const profile = await resolveProfile(input);
@@ -101,7 +100,8 @@ export async function prepareRun(
   // Every line's product, new orders' too: a dry run then refuses what the real run would (style_not_found).
   const products = await resolveProducts(api, refsToResolve(built.drafts));
   const typesInFile = new Map<string, OrderType[]>();
-  for (const draft of built.drafts) typesInFile.set(draft.orderNumber, [...(typesInFile.get(draft.orderNumber) ?? []), draft.orderType]);
+  for (const draft of built.drafts)
+    typesInFile.set(draft.orderNumber, [...(typesInFile.get(draft.orderNumber) ?? []), draft.orderType]);
 
   const readOutcomes: OrderOutcome[] = built.rejections.map((rejection) => ({
     kind: 'outcome',
@@ -133,7 +133,8 @@ export async function prepareRun(
         existing: known?.order ?? null,
         linesKnown: known?.linesKnown ?? false,
         typesInFile: (typesInFile.get(draft.orderNumber) ?? []).filter((type) => type !== draft.orderType),
-        typesOnPlatform: snapshot.mode === 'listed' ? (snapshot.typesByNumber.get(draft.orderNumber) ?? []) : null,
+        typesOnPlatform:
+          snapshot.mode === 'listed' ? (snapshot.typesByNumber.get(draft.orderNumber) ?? []) : null,
       };
     });
     const index = String(batches.length).padStart(5, '0');

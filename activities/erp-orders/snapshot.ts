@@ -28,7 +28,12 @@ export interface Snapshot {
  * The snapshot only decides "unchanged"; any write is planned on a fresh read.
  */
 export async function takeSnapshot(api: ApiCalls, drafts: readonly OrderDraft[]): Promise<Snapshot> {
-  const snapshot: Snapshot = { mode: 'lookup', existing: new Map(), typesByNumber: new Map(), linesListed: false };
+  const snapshot: Snapshot = {
+    mode: 'lookup',
+    existing: new Map(),
+    typesByNumber: new Map(),
+    linesListed: false,
+  };
   if (drafts.length === 0) return snapshot;
   const wanted = new Set(drafts.map((draft) => naturalKey(draft.orderType, draft.orderNumber)));
   const numbers = new Set(drafts.map((draft) => draft.orderNumber));
@@ -44,7 +49,8 @@ export async function takeSnapshot(api: ApiCalls, drafts: readonly OrderDraft[])
     if (wanted.has(key)) matched.set(key, order);
     if (numbers.has(order.orderNumber)) {
       const types = snapshot.typesByNumber.get(order.orderNumber) ?? [];
-      if (!types.includes(order.orderType)) snapshot.typesByNumber.set(order.orderNumber, [...types, order.orderType]);
+      if (!types.includes(order.orderType))
+        snapshot.typesByNumber.set(order.orderNumber, [...types, order.orderType]);
     }
   }
   const linesByOrder = await listedLines(api, [...matched.values()]);

@@ -94,7 +94,13 @@ function outcomeOf(
   draft: OrderDraft,
   fields: Omit<OrderOutcome, 'kind' | 'orderNumber' | 'orderType' | 'rows'>,
 ): OrderOutcome {
-  return { kind: 'outcome', orderNumber: draft.orderNumber, orderType: draft.orderType, rows: draft.rows, ...fields };
+  return {
+    kind: 'outcome',
+    orderNumber: draft.orderNumber,
+    orderType: draft.orderType,
+    rows: draft.rows,
+    ...fields,
+  };
 }
 
 /**
@@ -107,7 +113,12 @@ function typeChanged(draft: OrderDraft, others: readonly OrderType[]): OrderOutc
     `order '${draft.orderNumber}': the platform holds it as ${others.join(' and ')}, but the parties in the file make it a ` +
     `${draft.orderType}; pushing it would create a second order with the same number beside the existing one. Check the ` +
     'buyer and supplier in the file; if the order really changed type, archive or delete the old one on the platform and push again';
-  return outcomeOf(draft, { outcome: 'rejected', code: 'order_type_changed', message, problems: [{ code: 'order_type_changed', message }] });
+  return outcomeOf(draft, {
+    outcome: 'rejected',
+    code: 'order_type_changed',
+    message,
+    problems: [{ code: 'order_type_changed', message }],
+  });
 }
 
 function apiRejection(draft: OrderDraft, error: TraceabilityApiError): OrderOutcome {
@@ -127,11 +138,13 @@ function apiRejection(draft: OrderDraft, error: TraceabilityApiError): OrderOutc
 function unresolvedProducts(draft: OrderDraft, ctx: OrderSyncContext): OrderOutcome | undefined {
   const missing = draft.lines.filter((line) => ctx.unresolvedRefs.has(productRefKey(line.productRef)));
   if (missing.length === 0) return undefined;
-  const problems = missing.map((line) => productProblem(line, false)).map(({ code, row, message }) => ({
-    code,
-    message,
-    ...(row !== undefined ? { row } : {}),
-  }));
+  const problems = missing
+    .map((line) => productProblem(line, false))
+    .map(({ code, row, message }) => ({
+      code,
+      message,
+      ...(row !== undefined ? { row } : {}),
+    }));
   return outcomeOf(draft, {
     outcome: 'rejected',
     code: 'style_not_found',
@@ -177,14 +190,23 @@ export async function syncOrder(
   ) {
     state = await read(record.existing?.id);
   } else {
-    state = { existing: record.existing ?? undefined, fresh: false, typesOnPlatform: record.typesOnPlatform ?? undefined };
+    state = {
+      existing: record.existing ?? undefined,
+      fresh: false,
+      typesOnPlatform: record.typesOnPlatform ?? undefined,
+    };
   }
   const reread = async (): Promise<void> => {
     state = await read(state.existing?.id);
   };
   const settled = (orderId: string | undefined, lines?: OrderOutcome['lines']): OrderOutcome => {
     // A create found done (lost answer, crash) made every line the order holds; a patch found done, what it planned.
-    const counted = lines ?? written ?? (wrote === 'create' && state.existing ? { created: state.existing.lines.length, updated: 0, deleted: 0 } : undefined);
+    const counted =
+      lines ??
+      written ??
+      (wrote === 'create' && state.existing
+        ? { created: state.existing.lines.length, updated: 0, deleted: 0 }
+        : undefined);
     return outcomeOf(draft, {
       outcome: wrote === 'create' ? 'created' : wrote === 'patch' ? 'patched' : 'unchanged',
       ...(orderId ? { orderId } : {}),
@@ -224,14 +246,22 @@ export async function syncOrder(
         await reread();
         continue;
       }
-      const others = state.typesOnPlatform.filter((type) => type !== draft.orderType && !record.typesInFile.includes(type));
+      const others = state.typesOnPlatform.filter(
+        (type) => type !== draft.orderType && !record.typesInFile.includes(type),
+      );
       if (others.length > 0 && wrote === undefined) return typeChanged(draft, others);
       const lines = { created: plan.body.lines?.length ?? 0, updated: 0, deleted: 0 };
       if (ctx.dryRun) {
         wrote = 'create';
         return settled(undefined, lines);
       }
-      await ctx.log.append({ kind: 'intent', orderNumber: draft.orderNumber, orderType: draft.orderType, write: 'create', lines });
+      await ctx.log.append({
+        kind: 'intent',
+        orderNumber: draft.orderNumber,
+        orderType: draft.orderType,
+        write: 'create',
+        lines,
+      });
       try {
         const created = await api.one(() => api.client.orders.create(plan.body));
         ctx.persons.learn(draft.internalResponsiblePersons, created.internalResponsiblePersons);
@@ -273,7 +303,13 @@ export async function syncOrder(
       return settled(plan.orderId, lineCounts(plan));
     }
     const lines = lineCounts(plan);
-    await ctx.log.append({ kind: 'intent', orderNumber: draft.orderNumber, orderType: draft.orderType, write: 'patch', ...(lines ? { lines } : {}) });
+    await ctx.log.append({
+      kind: 'intent',
+      orderNumber: draft.orderNumber,
+      orderType: draft.orderType,
+      write: 'patch',
+      ...(lines ? { lines } : {}),
+    });
     try {
       for (const step of plan.steps) {
         const updated = await api.one(() => api.client.orders.update(plan.orderId, step));

@@ -1,9 +1,19 @@
-import { isTraceabilityApiError, type MaterialHeader, type MaterialLine, type TraceabilityApiError } from '../../connectors/traceability';
+import {
+  isTraceabilityApiError,
+  type MaterialHeader,
+  type MaterialLine,
+  type TraceabilityApiError,
+} from '../../connectors/traceability';
 import type { ApiCalls, Progress } from '../batch-kit';
 import { immutableMismatch, readBack, updateFromCreate } from './converge';
 import { toCurrentLine } from './plan';
 import type { BatchJournal, StagingRef } from '../../connectors/staging';
-import { compositionOps, currentHeaderSchema, type CompositionOp, type CurrentHeader } from '../../connectors/plm';
+import {
+  compositionOps,
+  currentHeaderSchema,
+  type CompositionOp,
+  type CurrentHeader,
+} from '../../connectors/plm';
 import {
   compositionStepSchema,
   manifestSchema,
@@ -34,11 +44,23 @@ interface StepContext {
 }
 
 function outcome(step: WriteStep, kind: Outcome['outcome'], extra: Partial<Outcome> = {}): Outcome {
-  return { kind: 'outcome', externalId: step.externalId, level: step.level, outcome: kind, id: null, rowNumbers: step.rowNumbers, ...extra };
+  return {
+    kind: 'outcome',
+    externalId: step.externalId,
+    level: step.level,
+    outcome: kind,
+    id: null,
+    rowNumbers: step.rowNumbers,
+    ...extra,
+  };
 }
 
 function rejection(step: WriteStep, error: TraceabilityApiError): Outcome {
-  return outcome(step, 'rejected', { code: error.code, message: `the API refused '${step.externalId}' (${error.statusCode} ${error.code}): ${error.message}`, column: null });
+  return outcome(step, 'rejected', {
+    code: error.code,
+    message: `the API refused '${step.externalId}' (${error.statusCode} ${error.code}): ${error.message}`,
+    column: null,
+  });
 }
 
 /** Row-level API answers (4xx) become the product's rejection; anything retryable is thrown for a retry. */
@@ -47,16 +69,27 @@ function rowLevel(error: unknown): error is TraceabilityApiError {
 }
 
 /** A create met an existing product: re-read it and make it match (or reject it when it cannot be that product). */
-async function convergeExisting(step: CreateWrite, error: TraceabilityApiError, context: StepContext): Promise<Outcome> {
+async function convergeExisting(
+  step: CreateWrite,
+  error: TraceabilityApiError,
+  context: StepContext,
+): Promise<Outcome> {
   const found = await readBack(context.api, step);
   if (!found) return rejection(step, error);
   const mismatch = immutableMismatch(step, found);
-  if (mismatch) return outcome(step, 'rejected', { id: found.product.id, code: 'immutable_field_changed', message: mismatch, column: null });
+  if (mismatch)
+    return outcome(step, 'rejected', {
+      id: found.product.id,
+      code: 'immutable_field_changed',
+      message: mismatch,
+      column: null,
+    });
   // Our own create whose answer was lost (the client says so), or that an attempt killed mid-write had begun.
   const own = error.maybeCommitted || context.pending.get(step.externalId)?.write === 'create';
   const recovered = own ? 'own_write' : 'existing_product';
   const { body, changed } = updateFromCreate(step, found.product);
-  if (changed.length === 0) return outcome(step, own ? 'created' : 'unchanged', { id: found.product.id, recovered });
+  if (changed.length === 0)
+    return outcome(step, own ? 'created' : 'unchanged', { id: found.product.id, recovered });
   try {
     await context.api.one(() => context.api.client.products.update(found.product.id, body));
   } catch (updateError) {
@@ -89,7 +122,8 @@ async function applyCreate(step: CreateWrite, context: StepContext): Promise<Out
 }
 
 async function applyStep(step: WriteStep, context: StepContext): Promise<Outcome> {
-  const parentRejected = step.parentExternalId === null ? undefined : context.rejectedParents.get(step.parentExternalId);
+  const parentRejected =
+    step.parentExternalId === null ? undefined : context.rejectedParents.get(step.parentExternalId);
   if (parentRejected) {
     return outcome(step, 'rejected', {
       code: 'invalid_parent',
@@ -126,15 +160,27 @@ async function unarchiveAll(steps: readonly WriteStep[], api: ApiCalls): Promise
 async function readOwned(api: ApiCalls, productId: string): Promise<CurrentHeader[]> {
   const materials = api.client.materials;
   const headers: MaterialHeader[] = [];
-  const firstHeaders = await api.one(() => materials.listHeaders({ styleId: productId, isOwner: true, page: 1, limit: 100 }));
+  const firstHeaders = await api.one(() =>
+    materials.listHeaders({ styleId: productId, isOwner: true, page: 1, limit: 100 }),
+  );
   headers.push(...firstHeaders.items);
-  await api.remainingPages(firstHeaders, (page) => materials.listHeaders({ styleId: productId, isOwner: true, page, limit: 100 }), (items) => headers.push(...items));
+  await api.remainingPages(
+    firstHeaders,
+    (page) => materials.listHeaders({ styleId: productId, isOwner: true, page, limit: 100 }),
+    (items) => headers.push(...items),
+  );
   const owned: CurrentHeader[] = [];
   for (const header of headers) {
     const lines: MaterialLine[] = [];
-    const first = await api.one(() => materials.listLines({ materialHeaderId: header.id, page: 1, limit: 100 }));
+    const first = await api.one(() =>
+      materials.listLines({ materialHeaderId: header.id, page: 1, limit: 100 }),
+    );
     lines.push(...first.items);
-    await api.remainingPages(first, (page) => materials.listLines({ materialHeaderId: header.id, page, limit: 100 }), (items) => lines.push(...items));
+    await api.remainingPages(
+      first,
+      (page) => materials.listLines({ materialHeaderId: header.id, page, limit: 100 }),
+      (items) => lines.push(...items),
+    );
     owned.push(
       currentHeaderSchema.parse({
         id: header.id,
@@ -153,9 +199,13 @@ async function runOp(api: ApiCalls, styleId: string, op: CompositionOp): Promise
       await api.one(() => materials.deleteHeaders({ styleId, materialHeaderIds: op.headerIds }));
       return;
     case 'createHeader': {
-      const header = await api.one(() => materials.createHeader({ name: op.name, link: { styleId, isMainMaterial: op.isMainMaterial } }));
+      const header = await api.one(() =>
+        materials.createHeader({ name: op.name, link: { styleId, isMainMaterial: op.isMainMaterial } }),
+      );
       for (const line of op.lines)
-        await api.one(() => materials.createLine({ styleId, materialHeaderId: header.id, parentId: null, ...line }));
+        await api.one(() =>
+          materials.createLine({ styleId, materialHeaderId: header.id, parentId: null, ...line }),
+        );
       return;
     }
     case 'deleteLines':
@@ -167,12 +217,28 @@ async function runOp(api: ApiCalls, styleId: string, op: CompositionOp): Promise
       return;
     }
     case 'createLine':
-      await api.one(() => materials.createLine({ styleId, materialHeaderId: op.headerId, parentId: null, ...op.line }));
+      await api.one(() =>
+        materials.createLine({ styleId, materialHeaderId: op.headerId, parentId: null, ...op.line }),
+      );
   }
 }
 
-function compositionOutcome(step: CompositionStep, kind: Outcome['outcome'], id: string, extra: Partial<Outcome> = {}): Outcome {
-  return { kind: 'outcome', target: 'composition', externalId: step.externalId, level: step.level, outcome: kind, id, rowNumbers: step.rowNumbers, ...extra };
+function compositionOutcome(
+  step: CompositionStep,
+  kind: Outcome['outcome'],
+  id: string,
+  extra: Partial<Outcome> = {},
+): Outcome {
+  return {
+    kind: 'outcome',
+    target: 'composition',
+    externalId: step.externalId,
+    level: step.level,
+    outcome: kind,
+    id,
+    rowNumbers: step.rowNumbers,
+    ...extra,
+  };
 }
 
 /**
@@ -180,13 +246,25 @@ function compositionOutcome(step: CompositionStep, kind: Outcome['outcome'], id:
  * a retry never adds a header or line twice. A row-level API answer (a percentage sum over 100, say) rejects the
  * composition's rows with the API's code; the product itself stays as written.
  */
-async function applyComposition(step: CompositionStep, productId: string, context: StepContext): Promise<Outcome> {
+async function applyComposition(
+  step: CompositionStep,
+  productId: string,
+  context: StepContext,
+): Promise<Outcome> {
   const began = context.pending.has(step.externalId);
-  await context.journal.append({ kind: 'intent', externalId: step.externalId, write: step.id === null ? 'create' : 'update' });
+  await context.journal.append({
+    kind: 'intent',
+    externalId: step.externalId,
+    write: step.id === null ? 'create' : 'update',
+  });
   try {
     const ops = began ? compositionOps(step.desired, await readOwned(context.api, productId)) : step.ops;
     for (const op of ops) await runOp(context.api, productId, op);
-    return compositionOutcome(step, ops.length === 0 ? 'unchanged' : step.id === null ? 'created' : 'updated', productId);
+    return compositionOutcome(
+      step,
+      ops.length === 0 ? 'unchanged' : step.id === null ? 'created' : 'updated',
+      productId,
+    );
   } catch (error) {
     if (!rowLevel(error)) throw error;
     return compositionOutcome(step, 'rejected', productId, {
@@ -197,11 +275,18 @@ async function applyComposition(step: CompositionStep, productId: string, contex
   }
 }
 
-async function applyCompositionBatch(input: ApplyInput, run: PlmRun, api: ApiCalls, progress: Progress, ref: StagingRef): Promise<BatchResult> {
+async function applyCompositionBatch(
+  input: ApplyInput,
+  run: PlmRun,
+  api: ApiCalls,
+  progress: Progress,
+  ref: StagingRef,
+): Promise<BatchResult> {
   const started = Date.now();
   const steps = await run.staging.readAllNdjson(ref, compositionStepSchema);
   const products = new Map<string, Outcome>();
-  for (const earlier of await run.outcomes(input.batch)) if (earlier.target === undefined) products.set(earlier.externalId, earlier);
+  for (const earlier of await run.outcomes(input.batch))
+    if (earlier.target === undefined) products.set(earlier.externalId, earlier);
   const journal = run.journal(input.batch);
   const { done, pending } = await journal.resume();
   const context: StepContext = { api, journal, rejectedParents: new Map(), pending };
@@ -222,7 +307,14 @@ async function applyCompositionBatch(input: ApplyInput, run: PlmRun, api: ApiCal
     if (settled.outcome === 'rejected') compositions.rejected += 1;
     else if (settled.outcome !== 'unchanged') compositions.written += 1;
   }
-  return { batch: input.batch, counts: { created: 0, updated: 0, unchanged: 0, rejected: 0 }, compositions, recovered: 0, apiCalls: api.count, durationMs: Date.now() - started };
+  return {
+    batch: input.batch,
+    counts: { created: 0, updated: 0, unchanged: 0, rejected: 0 },
+    compositions,
+    recovered: 0,
+    apiCalls: api.count,
+    durationMs: Date.now() - started,
+  };
 }
 
 /**
@@ -245,13 +337,18 @@ export async function applyBatch(
   const { done, pending } = await journal.resume();
   const rejectedParents = new Map<string, Outcome>();
   if (entry.level !== 'style') {
-    for (const earlier of await run.outcomes(input.batch)) if (earlier.outcome === 'rejected') rejectedParents.set(earlier.externalId, earlier);
+    for (const earlier of await run.outcomes(input.batch))
+      if (earlier.outcome === 'rejected') rejectedParents.set(earlier.externalId, earlier);
   }
   const context: StepContext = { api, journal, rejectedParents, pending };
   const todo = steps.filter((step) => !done.has(step.externalId));
   await unarchiveAll(todo, api);
-  const outcomes = await journal.settleAll(done, todo, LANES, (step) => applyStep(step, context), (settled) =>
-    progress({ batch: input.batch, settled, of: steps.length }),
+  const outcomes = await journal.settleAll(
+    done,
+    todo,
+    LANES,
+    (step) => applyStep(step, context),
+    (settled) => progress({ batch: input.batch, settled, of: steps.length }),
   );
 
   const counts = { created: 0, updated: 0, unchanged: 0, rejected: 0 };

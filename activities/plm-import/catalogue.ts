@@ -51,16 +51,24 @@ export function chooseLevelsToList(
   for (let mask = 7; mask >= 0; mask--) {
     const levels = LEVELS.filter((_, bit) => (mask & (1 << bit)) !== 0);
     const cost =
-      LEVELS.reduce((sum, level) => sum + (levels.includes(level) ? remainingPages[level] : missing[level]), 0) +
-      (levels.length < 3 ? missing.unknown : 0);
+      LEVELS.reduce(
+        (sum, level) => sum + (levels.includes(level) ? remainingPages[level] : missing[level]),
+        0,
+      ) + (levels.length < 3 ? missing.unknown : 0);
     if (!best || cost < best.cost) best = { levels, cost };
   }
   return best?.levels ?? [...LEVELS];
 }
 
 /** GET by externalId; 404 (or a platform id that merely looks the same) is "not in the catalogue". */
-async function getByExternalId(api: ApiCalls, externalId: string, withMaterial: boolean): Promise<Product | undefined> {
-  const product = await api.found(() => api.client.products.get(externalId, withMaterial ? { include: ['material'] } : {}));
+async function getByExternalId(
+  api: ApiCalls,
+  externalId: string,
+  withMaterial: boolean,
+): Promise<Product | undefined> {
+  const product = await api.found(() =>
+    api.client.products.get(externalId, withMaterial ? { include: ['material'] } : {}),
+  );
   return product?.externalId === externalId ? product : undefined;
 }
 
@@ -84,7 +92,15 @@ export async function readCatalogue(
     progress(found.size);
   };
   const listPage = (level: ProductLevel, page: number, isArchived = false): Promise<Page<Product>> =>
-    api.client.products.list({ level, page, limit: 100, sort: 'createdAt', order: 'asc', ...include, ...(isArchived ? { isArchived } : {}) });
+    api.client.products.list({
+      level,
+      page,
+      limit: 100,
+      sort: 'createdAt',
+      order: 'asc',
+      ...include,
+      ...(isArchived ? { isArchived } : {}),
+    });
   const read: CatalogueRead = {
     strategy: 'none',
     listedLevels: [],
@@ -111,22 +127,31 @@ export async function readCatalogue(
     read.listedLevels = chooseLevelsToList(remainingPages, missing);
     for (const level of read.listedLevels) {
       const before = api.count;
-      await api.remainingPages(firstPages[LEVELS.indexOf(level)] as Page<Product>, (page) => listPage(level, page), (items) =>
-        keep(items, level),
+      await api.remainingPages(
+        firstPages[LEVELS.indexOf(level)] as Page<Product>,
+        (page) => listPage(level, page),
+        (items) => keep(items, level),
       );
       read.listCalls += api.count - before;
     }
     const listedAll = read.listedLevels.length === LEVELS.length;
     const known = new Set([...found.values()].map((product) => product.externalId));
-    toGet = [...keys].filter(([externalId, level]) => {
-      if (known.has(externalId) || listedAll) return false;
-      return level === null || !read.listedLevels.includes(level);
-    }).map(([externalId]) => externalId);
+    toGet = [...keys]
+      .filter(([externalId, level]) => {
+        if (known.has(externalId) || listedAll) return false;
+        return level === null || !read.listedLevels.includes(level);
+      })
+      .map(([externalId]) => externalId);
     // Spec 01: "Archived products are excluded from default lists", yet their externalIds stay taken. A key the lists
     // did not find may be archived: read the archived products of that level (or GET the few keys, if cheaper).
-    const unseen = [...keys].filter(([externalId, level]) => !known.has(externalId) && (level === null ? listedAll : read.listedLevels.includes(level)));
+    const unseen = [...keys].filter(
+      ([externalId, level]) =>
+        !known.has(externalId) && (level === null ? listedAll : read.listedLevels.includes(level)),
+    );
     for (const level of read.listedLevels) {
-      const mine = unseen.filter(([, keyLevel]) => keyLevel === level || keyLevel === null).map(([externalId]) => externalId);
+      const mine = unseen
+        .filter(([, keyLevel]) => keyLevel === level || keyLevel === null)
+        .map(([externalId]) => externalId);
       if (mine.length === 0) continue;
       const first = await api.one(() => listPage(level, 1, true));
       read.listCalls += 1;
@@ -134,7 +159,11 @@ export async function readCatalogue(
       const remaining = Math.max(0, first.pagination.totalPages - 1);
       if (remaining <= mine.length) {
         const before = api.count;
-        await api.remainingPages(first, (page) => listPage(level, page, true), (items) => keep(items, level));
+        await api.remainingPages(
+          first,
+          (page) => listPage(level, page, true),
+          (items) => keep(items, level),
+        );
         read.listCalls += api.count - before;
       } else {
         const seenNow = new Set([...found.values()].map((product) => product.externalId));

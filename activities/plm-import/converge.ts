@@ -25,13 +25,23 @@ export interface ReadBack {
  * "not there". Used when a create meets a product that already exists (409, or a code already taken).
  */
 export async function readBack(api: ApiCalls, step: CreateWrite): Promise<ReadBack | undefined> {
-  const include = step.level === 'variant' ? (['style'] as const) : step.level === 'sku' ? (['variant'] as const) : undefined;
-  const raw = await api.found(() => api.client.products.get(step.externalId, include ? { include: [...include] } : {}));
+  const include =
+    step.level === 'variant'
+      ? (['style'] as const)
+      : step.level === 'sku'
+        ? (['variant'] as const)
+        : undefined;
+  const raw = await api.found(() =>
+    api.client.products.get(step.externalId, include ? { include: [...include] } : {}),
+  );
   if (raw === undefined || raw.externalId !== step.externalId) return undefined;
   const product = existingProductSchema.parse(raw);
   if (step.level === 'style') return { product, parentExternalId: null };
   const parent = parentRefSchema.safeParse(step.level === 'variant' ? raw['style'] : raw['variant']);
-  return { product, parentExternalId: parent.success && parent.data ? (parent.data.externalId ?? null) : undefined };
+  return {
+    product,
+    parentExternalId: parent.success && parent.data ? (parent.data.externalId ?? null) : undefined,
+  };
 }
 
 /** Why the found product cannot be the one the sheet describes (level, parent and isComponent are fixed), or null. */
@@ -43,7 +53,11 @@ export function immutableMismatch(step: CreateWrite, found: ReadBack): string | 
   if (found.parentExternalId !== undefined && found.parentExternalId !== step.parentExternalId) {
     return `'${step.externalId}' already exists under '${found.parentExternalId ?? '(none)'}', not '${step.parentExternalId ?? '(none)'}'; a product cannot move to another parent`;
   }
-  if (step.body.isComponent !== undefined && product.isComponent !== null && product.isComponent !== step.body.isComponent) {
+  if (
+    step.body.isComponent !== undefined &&
+    product.isComponent !== null &&
+    product.isComponent !== step.body.isComponent
+  ) {
     return `'${step.externalId}' already exists with isComponent ${String(product.isComponent)}; it is fixed once created`;
   }
   return null;
@@ -53,7 +67,10 @@ export function immutableMismatch(step: CreateWrite, found: ReadBack): string | 
  * The PUT that makes an existing product match a create body: only the fields that differ (codes as the full set,
  * keeping code types the sheet does not give; customProperties merged by key), as the planner does.
  */
-export function updateFromCreate(step: CreateWrite, current: ExistingProduct): { body: ProductUpdate; changed: string[] } {
+export function updateFromCreate(
+  step: CreateWrite,
+  current: ExistingProduct,
+): { body: ProductUpdate; changed: string[] } {
   const wanted: Partial<Record<ComparedField, unknown>> = { ...step.body, styleLevelId: step.styleLevelId };
   const body: Record<string, unknown> = {};
   for (const field of comparedFields) {

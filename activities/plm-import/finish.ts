@@ -4,7 +4,15 @@ import { basename, extname } from 'node:path';
 import { boundMessage, quoteInput } from '../../connectors/input-limits';
 import { parseMappingProfile, writeRejects } from '../../connectors/plm';
 import { writeFileAtomically } from '../../connectors/storage';
-import { manifestSchema, rejectIssueSchema, type FinishInput, type Outcome, type PlmImportResult, type PlmRun, type RejectIssue } from './types';
+import {
+  manifestSchema,
+  rejectIssueSchema,
+  type FinishInput,
+  type Outcome,
+  type PlmImportResult,
+  type PlmRun,
+  type RejectIssue,
+} from './types';
 
 const SAMPLE = 10;
 
@@ -35,7 +43,9 @@ export async function finishRun(input: FinishInput, run: PlmRun): Promise<PlmImp
   const allOutcomes = input.dryRun ? [] : await run.outcomes();
   const outcomes = allOutcomes.filter((outcome) => outcome.target === undefined);
   const compositionOutcomes = allOutcomes.filter((outcome) => outcome.target === 'composition');
-  const issues = [...planIssues, ...applyIssues(allOutcomes)].filter((issue) => issue.rowNumber > 0).sort((a, b) => a.rowNumber - b.rowNumber);
+  const issues = [...planIssues, ...applyIssues(allOutcomes)]
+    .filter((issue) => issue.rowNumber > 0)
+    .sort((a, b) => a.rowNumber - b.rowNumber);
   const rejectedRows = new Set(issues.map((issue) => issue.rowNumber)).size;
 
   let rejectsFile: string | null = null;
@@ -49,7 +59,13 @@ export async function finishRun(input: FinishInput, run: PlmRun): Promise<PlmImp
       const read = input.sheetName ? { read: { sheetName: input.sheetName } } : {};
       // The copy may have been made by another worker (run-data store); the rejects file is published back there.
       const sourcePath = (await run.fetch(basename(manifest.sourceCopy))) ?? manifest.sourceCopy;
-      await writeRejects({ sourcePath, issues, profile: parseMappingProfile(manifest.profile), outputPath: temp, ...read });
+      await writeRejects({
+        sourcePath,
+        issues,
+        profile: parseMappingProfile(manifest.profile),
+        outputPath: temp,
+        ...read,
+      });
       await rename(temp, rejectsFile);
       await run.publish(basename(rejectsFile));
     } finally {
@@ -67,8 +83,12 @@ export async function finishRun(input: FinishInput, run: PlmRun): Promise<PlmImp
   }
   const compositionsRejected = compositionOutcomes.filter((outcome) => outcome.outcome === 'rejected').length;
   const compositions = {
-    written: compositionOutcomes.filter((outcome) => outcome.outcome === 'created' || outcome.outcome === 'updated').length,
-    unchanged: manifest.compositionsUnchanged + compositionOutcomes.filter((outcome) => outcome.outcome === 'unchanged').length,
+    written: compositionOutcomes.filter(
+      (outcome) => outcome.outcome === 'created' || outcome.outcome === 'updated',
+    ).length,
+    unchanged:
+      manifest.compositionsUnchanged +
+      compositionOutcomes.filter((outcome) => outcome.outcome === 'unchanged').length,
     rejected: compositionsRejected,
   };
   const { counts } = manifest;
@@ -87,7 +107,10 @@ export async function finishRun(input: FinishInput, run: PlmRun): Promise<PlmImp
   const firstByRow = new Map<number, RejectIssue>();
   for (const issue of issues) if (!firstByRow.has(issue.rowNumber)) firstByRow.set(issue.rowNumber, issue);
   const resultFile = run.file('result.json');
-  const apiCalls = { ...input.apiCalls, total: input.apiCalls.read + input.apiCalls.plan + input.apiCalls.apply };
+  const apiCalls = {
+    ...input.apiCalls,
+    total: input.apiCalls.read + input.apiCalls.plan + input.apiCalls.apply,
+  };
   const finishMs = Date.now() - started;
   const result: PlmImportResult = {
     workflowId: input.workflowId,

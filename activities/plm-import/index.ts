@@ -5,7 +5,15 @@ import { finishRun } from './finish';
 import { planRun } from './plan';
 import { PlmInputError, readSheet } from './read-sheet';
 import { PlmFileError } from '../../connectors/plm';
-import { ApiCalls, failureMapper, guarded, inputLimit, invalidInput, nonRetryable, withHeartbeats } from '../batch-kit';
+import {
+  ApiCalls,
+  failureMapper,
+  guarded,
+  inputLimit,
+  invalidInput,
+  nonRetryable,
+  withHeartbeats,
+} from '../batch-kit';
 import { runKeyOf } from '../../connectors/staging';
 import {
   applyInputSchema,
@@ -23,7 +31,16 @@ import {
   type ReadResult,
 } from './types';
 
-export type { ApplyInput, BatchResult, FinishInput, PlanInput, PlanResult, PlmImportResult, ReadInput, ReadResult };
+export type {
+  ApplyInput,
+  BatchResult,
+  FinishInput,
+  PlanInput,
+  PlanResult,
+  PlmImportResult,
+  ReadInput,
+  ReadResult,
+};
 export { runKeyOf } from '../../connectors/staging';
 
 /** Errors no retry can fix stop the run with their own message; API errors follow the client's retry rules. */
@@ -44,8 +61,15 @@ export function createPlmImportActivities(deps: Pick<ActivityDeps, 'client' | 'c
     /** Parses the sheet with its profile (reference names resolved through the client's cache) and stages it. */
     readPlmSheet: guarded(asActivityFailure, async (raw: ReadInput): Promise<ReadResult> => {
       const input = readInputSchema.parse(raw);
-      const result = await withHeartbeats(() => readSheet(input, runFolder(runKeyOf(input.workflowId)), deps.client));
-      log.info('PLM sheet read', { file: input.file, rows: result.rows, products: result.products, rowIssues: result.rowIssues });
+      const result = await withHeartbeats(() =>
+        readSheet(input, runFolder(runKeyOf(input.workflowId)), deps.client),
+      );
+      log.info('PLM sheet read', {
+        file: input.file,
+        rows: result.rows,
+        products: result.products,
+        rowIssues: result.rowIssues,
+      });
       return result;
     }),
 
@@ -53,8 +77,15 @@ export function createPlmImportActivities(deps: Pick<ActivityDeps, 'client' | 'c
     planPlmImport: guarded(asActivityFailure, async (raw: PlanInput): Promise<PlanResult> => {
       const input = planInputSchema.parse(raw);
       const api = new ApiCalls(deps.client);
-      const result = await withHeartbeats((progress) => planRun(input, runFolder(input.runKey), api, progress));
-      log.info('PLM import planned', { ...result.counts, batches: result.batchCount, strategy: result.catalogue.strategy, apiCalls: result.apiCalls });
+      const result = await withHeartbeats((progress) =>
+        planRun(input, runFolder(input.runKey), api, progress),
+      );
+      log.info('PLM import planned', {
+        ...result.counts,
+        batches: result.batchCount,
+        strategy: result.catalogue.strategy,
+        apiCalls: result.apiCalls,
+      });
       return result;
     }),
 
@@ -62,8 +93,15 @@ export function createPlmImportActivities(deps: Pick<ActivityDeps, 'client' | 'c
     applyPlmBatch: guarded(asActivityFailure, async (raw: ApplyInput): Promise<BatchResult> => {
       const input = applyInputSchema.parse(raw);
       const api = new ApiCalls(deps.client);
-      const result = await withHeartbeats((progress) => applyBatch(input, runFolder(input.runKey), api, progress));
-      log.info('PLM batch applied', { batch: input.batch, ...result.counts, recovered: result.recovered, apiCalls: result.apiCalls });
+      const result = await withHeartbeats((progress) =>
+        applyBatch(input, runFolder(input.runKey), api, progress),
+      );
+      log.info('PLM batch applied', {
+        batch: input.batch,
+        ...result.counts,
+        recovered: result.recovered,
+        apiCalls: result.apiCalls,
+      });
       return result;
     }),
 
@@ -74,4 +112,3 @@ export function createPlmImportActivities(deps: Pick<ActivityDeps, 'client' | 'c
     }),
   };
 }
-

@@ -36,7 +36,10 @@ import {
  * Turns the planner's writes into staged steps the client accepts. A body the API schema refuses (which the
  * sheet's validation should have caught) rejects its product here, and its children with it, before any write.
  */
-function toWriteSteps(plan: ImportPlan, drafts: ReadonlyMap<string, ProductDraft>): { steps: WriteStep[]; issues: RejectIssue[] } {
+function toWriteSteps(
+  plan: ImportPlan,
+  drafts: ReadonlyMap<string, ProductDraft>,
+): { steps: WriteStep[]; issues: RejectIssue[] } {
   const steps: WriteStep[] = [];
   const issues: RejectIssue[] = [];
   const failed = new Map<string, RejectIssue>();
@@ -47,18 +50,42 @@ function toWriteSteps(plan: ImportPlan, drafts: ReadonlyMap<string, ProductDraft
     const rowNumber = write.rowNumbers[0] ?? 0;
     const parentFailure = parentExternalId === null ? undefined : failed.get(parentExternalId);
     if (parentFailure) {
-      const issue = rowIssue(rowNumber, parentColumn, 'invalid_parent', `parent '${parentExternalId}' is rejected (row ${parentFailure.rowNumber}: ${parentFailure.code}), so '${write.externalId}' is not imported either`, write.externalId);
+      const issue = rowIssue(
+        rowNumber,
+        parentColumn,
+        'invalid_parent',
+        `parent '${parentExternalId}' is rejected (row ${parentFailure.rowNumber}: ${parentFailure.code}), so '${write.externalId}' is not imported either`,
+        write.externalId,
+      );
       failed.set(write.externalId, issue);
       issues.push(...write.rowNumbers.map((row) => ({ ...issue, rowNumber: row })));
       continue;
     }
-    const base = { externalId: write.externalId, level: write.level, rowNumbers: write.rowNumbers, parentExternalId, parentColumn };
+    const base = {
+      externalId: write.externalId,
+      level: write.level,
+      rowNumbers: write.rowNumbers,
+      parentExternalId,
+      parentColumn,
+    };
     let candidate: unknown;
     if (write.action === 'create') {
       const { styleLevelId, ...body } = write.body;
-      candidate = { ...base, action: 'create', body, ...(styleLevelId !== undefined ? { styleLevelId } : {}) };
+      candidate = {
+        ...base,
+        action: 'create',
+        body,
+        ...(styleLevelId !== undefined ? { styleLevelId } : {}),
+      };
     } else {
-      candidate = { ...base, action: 'update', id: write.id, changedFields: write.changedFields, body: write.body, ...(write.unarchive ? { unarchive: true } : {}) };
+      candidate = {
+        ...base,
+        action: 'update',
+        id: write.id,
+        changedFields: write.changedFields,
+        body: write.body,
+        ...(write.unarchive ? { unarchive: true } : {}),
+      };
     }
     const parsed = writeStepSchema.safeParse(candidate);
     if (parsed.success) {
@@ -70,7 +97,8 @@ function toWriteSteps(plan: ImportPlan, drafts: ReadonlyMap<string, ProductDraft
       rowNumber,
       column: null,
       code: 'invalid_request',
-      message: `row ${rowNumber}: the API would refuse '${write.externalId}': ${problem?.path.join('.') ?? ''} ${problem?.message ?? ''}`.trim(),
+      message:
+        `row ${rowNumber}: the API would refuse '${write.externalId}': ${problem?.path.join('.') ?? ''} ${problem?.message ?? ''}`.trim(),
       externalId: write.externalId,
     };
     failed.set(write.externalId, issue);
@@ -94,7 +122,15 @@ function batchesOf(steps: readonly WriteStep[], size: number): WriteStep[][] {
   return batches;
 }
 
-export function toCurrentLine(line: { id: string; rawMaterialId: string; percentage: number; parentId: string | null; weights?: number | null; weightUnit?: string | null; countriesOfOrigin?: string[] | null }): CurrentLine {
+export function toCurrentLine(line: {
+  id: string;
+  rawMaterialId: string;
+  percentage: number;
+  parentId: string | null;
+  weights?: number | null;
+  weightUnit?: string | null;
+  countriesOfOrigin?: string[] | null;
+}): CurrentLine {
   return currentLineSchema.parse({
     id: line.id,
     rawMaterialId: line.rawMaterialId,
@@ -123,9 +159,15 @@ async function readLines(api: ApiCalls, headerIds: readonly string[]): Promise<M
     for (const id of headerIds) byHeader.set(id, []);
   }
   await forEachBounded(headerIds, 8, async (headerId) => {
-    const first = await api.one(() => api.client.materials.listLines({ materialHeaderId: headerId, page: 1, limit: 100 }));
+    const first = await api.one(() =>
+      api.client.materials.listLines({ materialHeaderId: headerId, page: 1, limit: 100 }),
+    );
     add(first.items);
-    await api.remainingPages(first, (page) => api.client.materials.listLines({ materialHeaderId: headerId, page, limit: 100 }), add);
+    await api.remainingPages(
+      first,
+      (page) => api.client.materials.listLines({ materialHeaderId: headerId, page, limit: 100 }),
+      add,
+    );
   });
   return byHeader;
 }
@@ -134,17 +176,24 @@ async function readLines(api: ApiCalls, headerIds: readonly string[]): Promise<M
  * The composition writes of the sheet (spec 02): for products that exist, the lines of the owned headers the sheet
  * names are read and compared; an unchanged composition gives no step. New products get their headers created.
  */
-async function compositionSteps(checks: readonly CompositionCheck[], api: ApiCalls): Promise<{ steps: CompositionStep[]; unchanged: number }> {
+async function compositionSteps(
+  checks: readonly CompositionCheck[],
+  api: ApiCalls,
+): Promise<{ steps: CompositionStep[]; unchanged: number }> {
   const wantedHeaders = new Set<string>();
   for (const check of checks) {
     const names = new Set(check.desired.map((section) => section.name.trim().toLowerCase()));
-    for (const header of check.owned ?? []) if (names.has(header.name.trim().toLowerCase())) wantedHeaders.add(header.id);
+    for (const header of check.owned ?? [])
+      if (names.has(header.name.trim().toLowerCase())) wantedHeaders.add(header.id);
   }
   const lines = await readLines(api, [...wantedHeaders]);
   const steps: CompositionStep[] = [];
   let unchanged = 0;
   for (const check of checks) {
-    const owned: CurrentHeader[] = (check.owned ?? []).map((header) => ({ ...header, lines: lines.get(header.id) ?? null }));
+    const owned: CurrentHeader[] = (check.owned ?? []).map((header) => ({
+      ...header,
+      lines: lines.get(header.id) ?? null,
+    }));
     const ops = compositionOps(check.desired, owned);
     if (ops.length === 0) {
       unchanged += 1;
@@ -187,16 +236,41 @@ async function writePlanFile(path: string, content: PlanFileContent): Promise<vo
         level: step.level,
         action: step.action,
         rows: step.rowNumbers,
-        ...(step.action === 'update' ? { changedFields: step.changedFields } : { parent: step.parentExternalId }),
+        ...(step.action === 'update'
+          ? { changedFields: step.changedFields }
+          : { parent: step.parentExternalId }),
       })),
-      ...content.plan.unchanged.map((step) => ({ externalId: step.externalId, level: step.level, action: 'unchanged', rows: step.rowNumbers })),
-      ...content.plan.invalid.map((step) => ({ externalId: step.externalId, action: 'invalid', rows: step.rowNumbers, codes: [...new Set(step.issues.map((issue) => issue.code))] })),
-      ...content.plan.archived.map((step) => ({ externalId: step.externalId, level: step.level, action: 'archived', rows: step.rowNumbers })),
-      ...content.compositionSteps.map((step) => ({ externalId: step.externalId, level: step.level, action: 'composition', rows: step.rowNumbers, ops: step.ops.map((op) => op.op) })),
+      ...content.plan.unchanged.map((step) => ({
+        externalId: step.externalId,
+        level: step.level,
+        action: 'unchanged',
+        rows: step.rowNumbers,
+      })),
+      ...content.plan.invalid.map((step) => ({
+        externalId: step.externalId,
+        action: 'invalid',
+        rows: step.rowNumbers,
+        codes: [...new Set(step.issues.map((issue) => issue.code))],
+      })),
+      ...content.plan.archived.map((step) => ({
+        externalId: step.externalId,
+        level: step.level,
+        action: 'archived',
+        rows: step.rowNumbers,
+      })),
+      ...content.compositionSteps.map((step) => ({
+        externalId: step.externalId,
+        level: step.level,
+        action: 'composition',
+        rows: step.rowNumbers,
+        ops: step.ops.map((op) => op.op),
+      })),
     ];
-    for (const [index, entry] of entries.entries()) yield `${JSON.stringify(entry)}${index < entries.length - 1 ? ',' : ''}\n`;
+    for (const [index, entry] of entries.entries())
+      yield `${JSON.stringify(entry)}${index < entries.length - 1 ? ',' : ''}\n`;
     yield `],\n"issues": [\n`;
-    for (const [index, issue] of content.issues.entries()) yield `${JSON.stringify(issue)}${index < content.issues.length - 1 ? ',' : ''}\n`;
+    for (const [index, issue] of content.issues.entries())
+      yield `${JSON.stringify(issue)}${index < content.issues.length - 1 ? ',' : ''}\n`;
     yield `]\n}\n`;
   };
   await writeFileAtomically(path, lines());
@@ -219,19 +293,37 @@ export async function planRun(
   const readIssues = await run.staging.readAllNdjson(stage.issues, rowIssueSchema);
 
   const withMaterial = drafts.some((draft) => draft.fields.composition !== undefined);
-  const { products, read } = await readCatalogue(sheetKeys(drafts), api, (count) => progress({ phase: 'reading catalogue', products: count }), { withMaterial });
+  const { products, read } = await readCatalogue(
+    sheetKeys(drafts),
+    api,
+    (count) => progress({ phase: 'reading catalogue', products: count }),
+    { withMaterial },
+  );
   const validated = validateDrafts(
-    { drafts, issues: readIssues, warnings: stage.warnings, rowCount: stage.rowCount, skippedRows: stage.skippedRows, fieldColumns: stage.fieldColumns },
+    {
+      drafts,
+      issues: readIssues,
+      warnings: stage.warnings,
+      rowCount: stage.rowCount,
+      skippedRows: stage.skippedRows,
+      fieldColumns: stage.fieldColumns,
+    },
     { existing: new CatalogueIndex(products).levels() },
   );
   const plan = planImport(validated, products, { unarchive: input.unarchive ?? false });
-  const { steps, issues: stepIssues } = toWriteSteps(plan, new Map(drafts.map((draft) => [draft.externalId, draft])));
+  const { steps, issues: stepIssues } = toWriteSteps(
+    plan,
+    new Map(drafts.map((draft) => [draft.externalId, draft])),
+  );
   const issues: RejectIssue[] = [...plan.issues, ...stepIssues].sort((a, b) => a.rowNumber - b.rowNumber);
   const creates = steps.filter((step) => step.action === 'create').length;
   const stepRejectedIds = new Set(stepIssues.map((issue) => issue.externalId));
   const stepRejected = stepRejectedIds.size;
   progress({ phase: 'reading compositions', products: plan.compositions.length });
-  const compositions = await compositionSteps(plan.compositions.filter((check) => !stepRejectedIds.has(check.externalId)), api);
+  const compositions = await compositionSteps(
+    plan.compositions.filter((check) => !stepRejectedIds.has(check.externalId)),
+    api,
+  );
   const counts: PlanCounts = {
     create: creates,
     update: steps.length - creates,
@@ -244,17 +336,32 @@ export async function planRun(
 
   const batches: Manifest['batches'] = [];
   for (const [index, batch] of batchesOf(steps, input.batchSize).entries()) {
-    const ref: StagingRef = await run.staging.putNdjson(run.key(`batch-${String(index).padStart(5, '0')}.ndjson`), batch);
+    const ref: StagingRef = await run.staging.putNdjson(
+      run.key(`batch-${String(index).padStart(5, '0')}.ndjson`),
+      batch,
+    );
     batches.push({ level: batch[0]?.level ?? 'style', ref, kind: 'products' });
   }
   for (let start = 0; start < compositions.steps.length; start += input.batchSize) {
     const batch = compositions.steps.slice(start, start + input.batchSize);
-    const ref: StagingRef = await run.staging.putNdjson(run.key(`batch-${String(batches.length).padStart(5, '0')}.ndjson`), batch);
+    const ref: StagingRef = await run.staging.putNdjson(
+      run.key(`batch-${String(batches.length).padStart(5, '0')}.ndjson`),
+      batch,
+    );
     batches.push({ level: batch[0]?.level ?? 'style', ref, kind: 'compositions' });
   }
   const issuesRef = await run.staging.putNdjson(run.key('plan-issues.ndjson'), issues);
   const planFile = run.file('plan.json');
-  await writePlanFile(planFile, { sourceFile: stage.sourceFile, profile: stage.profileName, catalogue: read, counts, plan, steps, compositionSteps: compositions.steps, issues });
+  await writePlanFile(planFile, {
+    sourceFile: stage.sourceFile,
+    profile: stage.profileName,
+    catalogue: read,
+    counts,
+    plan,
+    steps,
+    compositionSteps: compositions.steps,
+    issues,
+  });
   await run.publish('plan.json');
   const manifest: Manifest = {
     runKey: run.runKey,

@@ -34,7 +34,9 @@ export async function resolveProfile(choice: {
   try {
     text = await readInputText(choice.mappingFile); // a worker path or an s3:// reference
   } catch {
-    throw new PlmInputError(`mapping file ${choice.mappingFile} cannot be read (the path is read on the worker)`);
+    throw new PlmInputError(
+      `mapping file ${choice.mappingFile} cannot be read (the path is read on the worker)`,
+    );
   }
   try {
     return { profile: parseMappingProfile(JSON.parse(text)), name: choice.mappingFile };
@@ -52,7 +54,8 @@ const REFERENCE_FIELDS = {
 } as const satisfies Record<string, { list: keyof ReferenceLists; kind: ReferenceKind }>;
 
 function mappedFieldNames(profile: MappingProfile): Set<string> {
-  const mappings = profile.layout === 'native' ? [profile.mapping] : [profile.style, profile.variant, profile.sku];
+  const mappings =
+    profile.layout === 'native' ? [profile.mapping] : [profile.style, profile.variant, profile.sku];
   return new Set(mappings.flatMap((mapping) => Object.keys(mapping.fields)));
 }
 
@@ -76,14 +79,21 @@ async function referenceLists(client: TraceabilityClient, profile: MappingProfil
  * folder first: planning and the rejects file then read the very bytes that were parsed, even if the original
  * is moved (an inbox) or overwritten meanwhile. File errors name the original path.
  */
-export async function readSheet(input: ReadInput, run: PlmRun, client: TraceabilityClient): Promise<ReadResult> {
+export async function readSheet(
+  input: ReadInput,
+  run: PlmRun,
+  client: TraceabilityClient,
+): Promise<ReadResult> {
   const started = Date.now();
   const { profile, name } = await resolveProfile(input);
   await mkdir(run.path, { recursive: true });
   const sourceCopy = run.file(`source${extname(input.file).toLowerCase()}`);
   // A worker path or an s3:// reference; the copy goes to the run-data store, for a worker that continues the run.
   if (!(await copyInput(input.file, sourceCopy))) {
-    throw new PlmFileError('file_not_found', `${input.file} does not exist or is not a file (the path is read on the worker).`);
+    throw new PlmFileError(
+      'file_not_found',
+      `${input.file} does not exist or is not a file (the path is read on the worker).`,
+    );
   }
   await run.publish(basename(sourceCopy));
 
@@ -93,9 +103,14 @@ export async function readSheet(input: ReadInput, run: PlmRun, client: Traceabil
 
   let parsed;
   try {
-    parsed = await parseProductSheet(sourceCopy, { profile, references, read: input.sheet !== undefined ? { sheetName: input.sheet } : {} });
+    parsed = await parseProductSheet(sourceCopy, {
+      profile,
+      references,
+      read: input.sheet !== undefined ? { sheetName: input.sheet } : {},
+    });
   } catch (error) {
-    if (error instanceof PlmFileError) throw new PlmFileError(error.code, error.message.split(sourceCopy).join(input.file));
+    if (error instanceof PlmFileError)
+      throw new PlmFileError(error.code, error.message.split(sourceCopy).join(input.file));
     throw error;
   }
   const drafts = await run.staging.putNdjson(run.key('drafts.ndjson'), parsed.drafts);
@@ -133,6 +148,8 @@ export async function readSheet(input: ReadInput, run: PlmRun, client: Traceabil
 export function referenceCallsSince(client: TraceabilityClient, before: Record<string, number>): number {
   const now = client.stats().byEndpoint;
   return Object.keys(now)
-    .filter((endpoint) => endpoint.startsWith('GET /style-types') || endpoint.startsWith('GET /style-properties'))
+    .filter(
+      (endpoint) => endpoint.startsWith('GET /style-types') || endpoint.startsWith('GET /style-properties'),
+    )
     .reduce((sum, endpoint) => sum + (now[endpoint] ?? 0) - (before[endpoint] ?? 0), 0);
 }

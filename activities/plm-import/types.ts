@@ -1,7 +1,13 @@
 import { z } from 'zod';
 import type { ProductDraft, RowIssue } from '../../connectors/plm';
 import { compositionOpSchema, rowIssueCodes } from '../../connectors/plm';
-import { RunFolder, runManifestBaseSchema, stagedBatchInputSchema, stagedRunInputSchema, stagingRefSchema } from '../../connectors/staging';
+import {
+  RunFolder,
+  runManifestBaseSchema,
+  stagedBatchInputSchema,
+  stagedRunInputSchema,
+  stagingRefSchema,
+} from '../../connectors/staging';
 import { productCreateSchema, productUpdateSchema } from '../../connectors/traceability';
 
 export const BUILT_IN_PROFILES = ['native', 'flat'] as const;
@@ -169,7 +175,11 @@ export const catalogueReadSchema = z.object({
   listCalls: z.number().int(),
   getCalls: z.number().int(),
   /** Pages per level as the API reported them (null when that level was not probed). */
-  pages: z.object({ style: z.number().nullable(), variant: z.number().nullable(), sku: z.number().nullable() }),
+  pages: z.object({
+    style: z.number().nullable(),
+    variant: z.number().nullable(),
+    sku: z.number().nullable(),
+  }),
   productsRead: z.number().int(),
 });
 export type CatalogueRead = z.infer<typeof catalogueReadSchema>;
@@ -190,7 +200,11 @@ export const manifestSchema = runManifestBaseSchema.extend({
   profileName: z.string(),
   /** Write batches in order: every style batch, then variants, then SKUs; one level per batch. */
   batches: z.array(
-    z.object({ level: levelSchema, ref: stagingRefSchema, kind: z.enum(['products', 'compositions']).default('products') }),
+    z.object({
+      level: levelSchema,
+      ref: stagingRefSchema,
+      kind: z.enum(['products', 'compositions']).default('products'),
+    }),
   ),
   /** Validation and planning issues (RejectIssue NDJSON). */
   issues: stagingRefSchema,

@@ -7,28 +7,46 @@ import { withTemporalClient } from '../workflow-runner';
 export const APPROVE_SIGNAL = 'approve';
 export const REJECT_SIGNAL = 'reject';
 
-async function decide(workflowId: string, signal: typeof APPROVE_SIGNAL | typeof REJECT_SIGNAL, flags: { by?: string; reason?: string }): Promise<void> {
+async function decide(
+  workflowId: string,
+  signal: typeof APPROVE_SIGNAL | typeof REJECT_SIGNAL,
+  flags: { by?: string; reason?: string },
+): Promise<void> {
   await withTemporalClient(async (client) => {
     const handle = client.workflow.getHandle(workflowId);
     const described = await handle.describe().catch((error: unknown) => {
       throw new Error(`No workflow ${workflowId} (${(error as Error).message})`);
     });
-    if (described.status.name !== 'RUNNING') throw new Error(`Workflow ${workflowId} is ${described.status.name.toLowerCase()}: there is no plan waiting for a decision`);
+    if (described.status.name !== 'RUNNING')
+      throw new Error(
+        `Workflow ${workflowId} is ${described.status.name.toLowerCase()}: there is no plan waiting for a decision`,
+      );
     const status = described.typedSearchAttributes.get(TraceStatus);
     if (status !== 'awaiting-approval') {
-      throw new Error(`Workflow ${workflowId} is not awaiting approval (TraceStatus ${status ?? 'unset'}): start the job with --approve to plan first`);
+      throw new Error(
+        `Workflow ${workflowId} is not awaiting approval (TraceStatus ${status ?? 'unset'}): start the job with --approve to plan first`,
+      );
     }
-    await handle.signal(signal, { by: flags.by ?? process.env.USER ?? 'trace-sync', ...(flags.reason ? { reason: flags.reason } : {}) });
-    process.stdout.write(`Sent ${signal} to ${workflowId} (follow it with \`trace-sync watch ${workflowId}\`)\n`);
+    await handle.signal(signal, {
+      by: flags.by ?? process.env.USER ?? 'trace-sync',
+      ...(flags.reason ? { reason: flags.reason } : {}),
+    });
+    process.stdout.write(
+      `Sent ${signal} to ${workflowId} (follow it with \`trace-sync watch ${workflowId}\`)\n`,
+    );
   });
 }
 
 export function approveCommand(): Command {
   return new Command('approve')
-    .description('Approve the plan of a run awaiting approval (import-plm or push-orders started with --approve): it applies exactly the planned changes')
+    .description(
+      'Approve the plan of a run awaiting approval (import-plm or push-orders started with --approve): it applies exactly the planned changes',
+    )
     .argument('<workflowId>', 'the run awaiting approval')
     .option('--by <name>', 'who approves (recorded in the run; default $USER)')
-    .action((workflowId: string, flags: { by?: string }) => runAction(() => decide(workflowId, APPROVE_SIGNAL, flags)));
+    .action((workflowId: string, flags: { by?: string }) =>
+      runAction(() => decide(workflowId, APPROVE_SIGNAL, flags)),
+    );
 }
 
 export function rejectCommand(): Command {
@@ -37,5 +55,7 @@ export function rejectCommand(): Command {
     .argument('<workflowId>', 'the run awaiting approval')
     .option('--by <name>', 'who rejects (recorded in the run; default $USER)')
     .option('--reason <text>', 'why (recorded in the run)')
-    .action((workflowId: string, flags: { by?: string; reason?: string }) => runAction(() => decide(workflowId, REJECT_SIGNAL, flags)));
+    .action((workflowId: string, flags: { by?: string; reason?: string }) =>
+      runAction(() => decide(workflowId, REJECT_SIGNAL, flags)),
+    );
 }

@@ -14,7 +14,9 @@ function isoDate(value: string): string {
 /** Checked here, before any workflow starts, against the zones this Node's Intl knows. */
 function timeZone(value: string): string {
   if (!isKnownTimeZone(value)) {
-    throw new InvalidArgumentError(`'${value}' is not a known IANA time zone (for example Europe/Stockholm or UTC)`);
+    throw new InvalidArgumentError(
+      `'${value}' is not a known IANA time zone (for example Europe/Stockholm or UTC)`,
+    );
   }
   return value;
 }
@@ -29,8 +31,14 @@ function thresholds(value: string): number[] {
 
 export function certReportCommand(): Command {
   return new Command('cert-report')
-    .description('Start the certificate expiry report (xlsx, csv, html under TRACE_DATA_DIR/reports/certificate-expiry)')
-    .option('--as-of <date>', 'report as of this date (YYYY-MM-DD), e.g. to backfill a missed night; default today', isoDate)
+    .description(
+      'Start the certificate expiry report (xlsx, csv, html under TRACE_DATA_DIR/reports/certificate-expiry)',
+    )
+    .option(
+      '--as-of <date>',
+      'report as of this date (YYYY-MM-DD), e.g. to backfill a missed night; default today',
+      isoDate,
+    )
     .option(
       '--time-zone <zone>',
       'IANA time zone the report reads dates in: "today" and the day each certificate expires',
@@ -40,18 +48,19 @@ export function certReportCommand(): Command {
     .option('--thresholds <days>', 'expiring-within buckets, comma-separated', thresholds)
     .option('--wait', 'wait for the result and print it')
     .option('--timeout <seconds>', 'with --wait: give up after this long', positiveSeconds, 600)
-    .action((flags: { asOf?: string; timeZone: string; thresholds?: number[]; wait?: boolean; timeout: number }) =>
-      runAction(() =>
-        startJob({
-          workflow: certificateExpiryReport,
-          args: [{ asOf: flags.asOf, timeZone: flags.timeZone, thresholdsDays: flags.thresholds }],
-          workflowId: timestampedId(`cert-report-${flags.asOf ?? 'today'}`),
-          job: 'certificate-report',
-          source: 'api',
-          summary: `Certificate expiry report as of ${flags.asOf ?? 'today'}`,
-          wait: Boolean(flags.wait),
-          timeoutSeconds: flags.timeout,
-        }),
-      ),
+    .action(
+      (flags: { asOf?: string; timeZone: string; thresholds?: number[]; wait?: boolean; timeout: number }) =>
+        runAction(() =>
+          startJob({
+            workflow: certificateExpiryReport,
+            args: [{ asOf: flags.asOf, timeZone: flags.timeZone, thresholdsDays: flags.thresholds }],
+            workflowId: timestampedId(`cert-report-${flags.asOf ?? 'today'}`),
+            job: 'certificate-report',
+            source: 'api',
+            summary: `Certificate expiry report as of ${flags.asOf ?? 'today'}`,
+            wait: Boolean(flags.wait),
+            timeoutSeconds: flags.timeout,
+          }),
+        ),
     );
 }

@@ -8,7 +8,8 @@ import { positiveSeconds, startJob, timestampedId } from '../workflow-runner';
 
 function existingFile(value: string): string {
   const absolute = path.resolve(value);
-  if (!existsSync(absolute) || !statSync(absolute).isFile()) throw new InvalidArgumentError(`no file at ${absolute}`);
+  if (!existsSync(absolute) || !statSync(absolute).isFile())
+    throw new InvalidArgumentError(`no file at ${absolute}`);
   return absolute;
 }
 
@@ -31,27 +32,60 @@ export interface ImportPlmFlags {
 export function importPlmInput(file: string, flags: ImportPlmFlags): ImportPlmSpreadsheetInput {
   return {
     file: path.resolve(file),
-    ...(flags.profile !== undefined ? { profile: flags.profile as NonNullable<ImportPlmSpreadsheetInput['profile']> } : {}),
+    ...(flags.profile !== undefined
+      ? { profile: flags.profile as NonNullable<ImportPlmSpreadsheetInput['profile']> }
+      : {}),
     ...(flags.mapping !== undefined ? { mappingFile: path.resolve(flags.mapping) } : {}),
     ...(flags.dryRun ? { dryRun: true } : {}),
     ...(flags.unarchive ? { unarchive: true } : {}),
     ...(flags.sheet !== undefined ? { sheet: flags.sheet } : {}),
-    ...(flags.approve ? { approval: flags.approveTimeout !== undefined ? { timeoutSeconds: flags.approveTimeout } : true } : {}),
+    ...(flags.approve
+      ? { approval: flags.approveTimeout !== undefined ? { timeoutSeconds: flags.approveTimeout } : true }
+      : {}),
   };
 }
 
 export function importPlmCommand(): Command {
   return new Command('import-plm')
-    .description('Import a PLM spreadsheet (xlsx, xls, csv) into the catalogue: styles, variants and SKUs by externalId')
+    .description(
+      'Import a PLM spreadsheet (xlsx, xls, csv) into the catalogue: styles, variants and SKUs by externalId',
+    )
     .argument('<file>', 'the sheet (the worker must be able to read this path)', existingFile)
-    .addOption(new Option('--profile <name>', 'built-in mapping profile (default native)').choices(['native', 'flat']).conflicts('mapping'))
-    .addOption(new Option('--mapping <file>', 'mapping profile JSON file').argParser(existingFile).conflicts('profile'))
-    .option('--dry-run', 'plan only: read the catalogue, write plan.json and the rejects file, write nothing to the API')
-    .option('--unarchive', 'unarchive archived products the sheet names (children stay archived) and update them; default: reject their rows')
-    .option('--sheet <name>', 'xlsx/xls: the sheet to read (default: the mapping\'s "sheet", else the first sheet)')
-    .option('--approve', 'plan, write plan.html and plan.xlsx, then wait for `trace-sync approve|reject <id>` before writing')
-    .option('--approve-timeout <seconds>', 'with --approve: reject when nobody decides within this long (default 86400)', positiveSeconds)
-    .option('--wait', 'wait for the result and print it (exit 0 when the run completed, even with rejected rows)')
+    .addOption(
+      new Option('--profile <name>', 'built-in mapping profile (default native)')
+        .choices(['native', 'flat'])
+        .conflicts('mapping'),
+    )
+    .addOption(
+      new Option('--mapping <file>', 'mapping profile JSON file')
+        .argParser(existingFile)
+        .conflicts('profile'),
+    )
+    .option(
+      '--dry-run',
+      'plan only: read the catalogue, write plan.json and the rejects file, write nothing to the API',
+    )
+    .option(
+      '--unarchive',
+      'unarchive archived products the sheet names (children stay archived) and update them; default: reject their rows',
+    )
+    .option(
+      '--sheet <name>',
+      'xlsx/xls: the sheet to read (default: the mapping\'s "sheet", else the first sheet)',
+    )
+    .option(
+      '--approve',
+      'plan, write plan.html and plan.xlsx, then wait for `trace-sync approve|reject <id>` before writing',
+    )
+    .option(
+      '--approve-timeout <seconds>',
+      'with --approve: reject when nobody decides within this long (default 86400)',
+      positiveSeconds,
+    )
+    .option(
+      '--wait',
+      'wait for the result and print it (exit 0 when the run completed, even with rejected rows)',
+    )
     .option('--timeout <seconds>', 'with --wait: give up after this long', positiveSeconds, 3600)
     .action((file: string, flags: ImportPlmFlags & { wait?: boolean; timeout: number }) =>
       runAction(() =>

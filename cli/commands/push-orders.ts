@@ -37,7 +37,9 @@ export function pushOrdersInput(file: string, flags: PushOrdersFlags): PushErpOr
       : {}),
     ...(flags.mapping !== undefined ? { mappingFile: path.resolve(flags.mapping) } : {}),
     ...(flags.dryRun ? { dryRun: true } : {}),
-    ...(flags.approve ? { approval: flags.approveTimeout !== undefined ? { timeoutSeconds: flags.approveTimeout } : true } : {}),
+    ...(flags.approve
+      ? { approval: flags.approveTimeout !== undefined ? { timeoutSeconds: flags.approveTimeout } : true }
+      : {}),
     ...(flags.complete ? { complete: true } : {}),
     ...(flags.allowTracedLineRemoval ? { allowTracedLineRemoval: true } : {}),
   };
@@ -59,11 +61,18 @@ export function pushOrdersCommand(): Command {
     )
     .option('--dry-run', 'plan only: report what would be created and patched, write nothing')
     .option('--complete', 'the export lists every line of its orders: delete platform lines it lacks')
-    .option('--approve', 'plan (a dry pass), write plan.html and plan.xlsx, then wait for `trace-sync approve|reject <id>` before writing')
-    .option('--approve-timeout <seconds>', 'with --approve: reject when nobody decides within this long (default 86400)', positiveSeconds)
+    .option(
+      '--approve',
+      'plan (a dry pass), write plan.html and plan.xlsx, then wait for `trace-sync approve|reject <id>` before writing',
+    )
+    .option(
+      '--approve-timeout <seconds>',
+      'with --approve: reject when nobody decides within this long (default 86400)',
+      positiveSeconds,
+    )
     .option(
       '--allow-traced-line-removal',
-      'let the push delete or rename lines already sent to tracing (this deletes or renames the counterparty\'s tracing request)',
+      "let the push delete or rename lines already sent to tracing (this deletes or renames the counterparty's tracing request)",
     )
     .option(
       '--wait',

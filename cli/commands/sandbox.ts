@@ -50,7 +50,11 @@ export function sandboxCommand(): Command {
     .option('--fault-5xx-rate <share>', 'share of requests answered 500 before they run', share)
     .option('--fault-latency-ms <n>', 'delay added to every request', wholeNumber)
     .option('--jitter-ms <n>', 'random 0..n ms network delay each way on every API request', wholeNumber)
-    .option('--order-page-size-cap <n>', 'order and order-line list pages hold at most n items, whatever limit is asked', wholeNumber)
+    .option(
+      '--order-page-size-cap <n>',
+      'order and order-line list pages hold at most n items, whatever limit is asked',
+      wholeNumber,
+    )
     .option(
       '--fault-drop-after-commit-rate <share>',
       'share of writes whose connection drops after commit',

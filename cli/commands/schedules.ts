@@ -5,7 +5,9 @@ import { runAction } from '../run-action';
 import { withTemporalClient } from '../workflow-runner';
 
 export function schedulesCommand(): Command {
-  const command = new Command('schedules').description('Manage the jobs\' Temporal Schedules from one JSON file');
+  const command = new Command('schedules').description(
+    "Manage the jobs' Temporal Schedules from one JSON file",
+  );
   command
     .command('apply')
     .description('Create or update every schedule of the file (running it again updates them in place)')
@@ -27,12 +29,18 @@ export function schedulesCommand(): Command {
       runAction(() =>
         withTemporalClient(async (client) => {
           for await (const schedule of client.schedule.list()) {
-            const workflow = schedule.action?.type === 'startWorkflow' ? schedule.action.workflowType : (schedule.action?.type ?? '?');
+            const workflow =
+              schedule.action?.type === 'startWorkflow'
+                ? schedule.action.workflowType
+                : (schedule.action?.type ?? '?');
             // The list may leave the spec out; the zone then comes from the schedule's own description.
             const zone =
-              schedule.spec?.timezone ?? (await client.schedule.getHandle(schedule.scheduleId).describe()).spec.timezone;
+              schedule.spec?.timezone ??
+              (await client.schedule.getHandle(schedule.scheduleId).describe()).spec.timezone;
             const next = describeNextRun(schedule.info.nextActionTimes[0], zone);
-            process.stdout.write(`${schedule.scheduleId.padEnd(36)} ${workflow.padEnd(28)} next ${next}${schedule.state.paused ? ' (paused)' : ''}\n`);
+            process.stdout.write(
+              `${schedule.scheduleId.padEnd(36)} ${workflow.padEnd(28)} next ${next}${schedule.state.paused ? ' (paused)' : ''}\n`,
+            );
           }
         }),
       ),

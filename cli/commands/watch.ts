@@ -8,6 +8,5 @@ export function watchCommand(): Command {
       "Follow a run's progress until it ends (a bar on a terminal, JSON lines otherwise), then print its result; works for runs started anywhere (CLI, Web UI, schedules, inbox)",
     )
     .argument('<workflowId>', 'the run to follow')
-    .action((workflowId: string) => runAction(() => watchRun(workflowId)))
-    ;
+    .action((workflowId: string) => runAction(() => watchRun(workflowId)));
 }

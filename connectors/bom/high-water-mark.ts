@@ -8,7 +8,10 @@ import { writeFileAtomically } from '../storage';
  * looked at on the next run. Kept like the order pull's mark (connectors/erp/export/high-water-mark.ts): one JSON
  * file, written atomically, only after a run finished.
  */
-export const bomMarkSchema = z.strictObject({ sinceMs: z.number().int().nonnegative(), storedAt: z.string() });
+export const bomMarkSchema = z.strictObject({
+  sinceMs: z.number().int().nonnegative(),
+  storedAt: z.string(),
+});
 export type BomMark = z.infer<typeof bomMarkSchema>;
 
 /**

@@ -20,7 +20,13 @@ export {
   type SafeBomWriteResult,
 } from './safe-write';
 export * from './job-input';
-export { emptyScanReport, scanRepairCandidates, trustedIncludedHeaders, type ScanFilter, type ScanReport } from './scan';
+export {
+  emptyScanReport,
+  scanRepairCandidates,
+  trustedIncludedHeaders,
+  type ScanFilter,
+  type ScanReport,
+} from './scan';
 export { ForkSnapshotStore, snapshotSourceLines, type ForkSnapshot } from './fork-snapshots';
 export {
   bomMarkFile,

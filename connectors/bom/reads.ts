@@ -1,9 +1,4 @@
-import {
-  collect,
-  type BomHeader,
-  type BomLine,
-  type TraceabilityClient,
-} from '../traceability';
+import { collect, type BomHeader, type BomLine, type TraceabilityClient } from '../traceability';
 import { waitFor, type BackoffOptions } from './wait';
 
 /** Every line of a header, in creation order (the order a fork copies them in). */

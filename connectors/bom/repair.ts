@@ -174,11 +174,18 @@ export async function repairProductBoms(
     // otherwise the current source stands in only where no source line changed since the fork.
     const snapshot = options.snapshots ? await options.snapshots.find(candidate.id, pick.header.id) : null;
     const forkMs = ms(owned.createdAt);
-    const current = snapshot ? [] : (await cache.sourceLinesOf(pick.header.id)).filter((l) => existedAt(l, forkMs));
+    const current = snapshot
+      ? []
+      : (await cache.sourceLinesOf(pick.header.id)).filter((l) => existedAt(l, forkMs));
     const sourceLines: LineView[] = snapshot ? snapshotSourceLines(snapshot) : current;
     for (const match of matchCopiedLines(lines, sourceLines)) {
       if (match.kind !== 'match') {
-        recordLine(result, { headerId: owned.id, lineId: match.lineId, outcome: match.kind, reason: match.reason });
+        recordLine(result, {
+          headerId: owned.id,
+          lineId: match.lineId,
+          outcome: match.kind,
+          reason: match.reason,
+        });
         continue;
       }
       const line = byId.get(match.lineId) as BomLine;
@@ -187,7 +194,8 @@ export async function repairProductBoms(
         continue;
       }
       const changed = current.filter(
-        (source) => !lacksComponent(source) && keptKey(source) === keptKey(line) && changedAfter(source, forkMs),
+        (source) =>
+          !lacksComponent(source) && keptKey(source) === keptKey(line) && changedAfter(source, forkMs),
       );
       if (changed.length === 0) planned.push({ line, match, basis: 'source' });
       else if (options.acceptCurrentSource) planned.push({ line, match, basis: 'current source, accepted' });

@@ -83,7 +83,11 @@ export async function safeBomWrite(
       sourceHeaderId: input.bomHeaderId,
       takenAt: new Date().toISOString(),
       writtenLineIds:
-        input.edit.kind === 'replace' ? [input.edit.lineId] : input.edit.kind === 'delete' ? input.edit.lineIds : [],
+        input.edit.kind === 'replace'
+          ? [input.edit.lineId]
+          : input.edit.kind === 'delete'
+            ? input.edit.lineIds
+            : [],
       lines: snapshot,
     });
   }

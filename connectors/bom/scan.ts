@@ -51,14 +51,19 @@ export function trustedIncludedHeaders(product: Product): { headers: BomHeader[]
   const raw = (product as Record<string, unknown>)['bom'];
   if (raw === undefined) return { problem: "the product list answered without the 'bom' include" };
   const parsed = includeSchema.safeParse(raw);
-  if (!parsed.success) return { problem: `the 'bom' include is not a list of BOM headers (${parsed.error.issues[0]?.message ?? ''})` };
+  if (!parsed.success)
+    return {
+      problem: `the 'bom' include is not a list of BOM headers (${parsed.error.issues[0]?.message ?? ''})`,
+    };
   const unshown = parsed.data.find((header) => typeof header.link?.isOwner !== 'boolean');
   if (unshown) return { problem: `the 'bom' include shows header ${unshown.id} without link.isOwner` };
   return { headers: parsed.data };
 }
 
 function changedAtMs(header: BomHeader): number {
-  const times = [header.createdAt, header.updatedAt].map((t) => (t ? Date.parse(t) : Number.NaN)).filter((t) => !Number.isNaN(t));
+  const times = [header.createdAt, header.updatedAt]
+    .map((t) => (t ? Date.parse(t) : Number.NaN))
+    .filter((t) => !Number.isNaN(t));
   // A header whose times are unreadable is treated as changed: looking at it costs a read, missing it a fork.
   return times.length === 0 ? Number.POSITIVE_INFINITY : Math.max(...times);
 }
@@ -89,7 +94,11 @@ async function candidateOf(
     externalId: product.externalId ?? null,
     styleId: product.styleId,
     variantId: product.variantId ?? null,
-    ownedHeaders: owned.map((header) => ({ id: header.id, name: header.name, createdAt: header.createdAt ?? null })),
+    ownedHeaders: owned.map((header) => ({
+      id: header.id,
+      name: header.name,
+      createdAt: header.createdAt ?? null,
+    })),
   };
 }
 

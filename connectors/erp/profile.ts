@@ -5,12 +5,32 @@ import { unitSchema } from '../traceability/schemas/common';
 /** Order header fields a column (or a constant) can feed. `…Code` fields go through the company lookup. */
 export const ORDER_SOURCE_FIELDS = [
   'orderNumber',
-  'buyerCompanyCode', 'buyerCompanyId', 'supplierCompanyCode', 'supplierCompanyId',
-  'receiverCompanyCode', 'receiverCompanyId', 'vendorCompanyCode', 'vendorCompanyId', 'factoryCode', 'factoryId',
-  'buyerFacilityProcess', 'supplierFacilityProcess', 'receiverFacilityProcess',
-  'orderDate', 'deliveryDate', 'agreedDeliveryDate', 'expectedShippingDate', 'shippingDate', 'handoverDate',
+  'buyerCompanyCode',
+  'buyerCompanyId',
+  'supplierCompanyCode',
+  'supplierCompanyId',
+  'receiverCompanyCode',
+  'receiverCompanyId',
+  'vendorCompanyCode',
+  'vendorCompanyId',
+  'factoryCode',
+  'factoryId',
+  'buyerFacilityProcess',
+  'supplierFacilityProcess',
+  'receiverFacilityProcess',
+  'orderDate',
+  'deliveryDate',
+  'agreedDeliveryDate',
+  'expectedShippingDate',
+  'shippingDate',
+  'handoverDate',
   'actualDeliveryDate',
-  'status', 'orderSubType', 'tags', 'shipmentReference', 'counterpartyOrderNumberRef', 'internalResponsiblePersons',
+  'status',
+  'orderSubType',
+  'tags',
+  'shipmentReference',
+  'counterpartyOrderNumberRef',
+  'internalResponsiblePersons',
 ] as const;
 export type OrderSourceField = (typeof ORDER_SOURCE_FIELDS)[number];
 
@@ -19,21 +39,38 @@ export type OrderSourceField = (typeof ORDER_SOURCE_FIELDS)[number];
  * renumber lines (`orderLineNumber` changes); without it lines are matched by `orderLineNumber`.
  */
 export const LINE_SOURCE_FIELDS = [
-  'lineId', 'orderLineNumber', 'productExternalId', 'productCode', 'quantity', 'unit', 'secondaryQuantity',
+  'lineId',
+  'orderLineNumber',
+  'productExternalId',
+  'productCode',
+  'quantity',
+  'unit',
+  'secondaryQuantity',
 ] as const;
 export type LineSourceField = (typeof LINE_SOURCE_FIELDS)[number];
 export type SourceField = OrderSourceField | LineSourceField;
 export const SOURCE_FIELDS: readonly SourceField[] = [...ORDER_SOURCE_FIELDS, ...LINE_SOURCE_FIELDS];
 
 /** Fields that identify a row and so cannot be a constant. */
-const NOT_CONSTANT: ReadonlySet<SourceField> = new Set(['orderNumber', 'lineId', 'orderLineNumber', 'quantity']);
+const NOT_CONSTANT: ReadonlySet<SourceField> = new Set([
+  'orderNumber',
+  'lineId',
+  'orderLineNumber',
+  'quantity',
+]);
 
 const columnName = z.string().trim().min(1);
 const columnsSchema = z.strictObject(
-  Object.fromEntries(SOURCE_FIELDS.map((field) => [field, columnName.optional()])) as Record<SourceField, z.ZodOptional<typeof columnName>>,
+  Object.fromEntries(SOURCE_FIELDS.map((field) => [field, columnName.optional()])) as Record<
+    SourceField,
+    z.ZodOptional<typeof columnName>
+  >,
 );
 const constantsSchema = z.strictObject(
-  Object.fromEntries(SOURCE_FIELDS.map((field) => [field, z.string().optional()])) as Record<SourceField, z.ZodOptional<z.ZodString>>,
+  Object.fromEntries(SOURCE_FIELDS.map((field) => [field, z.string().optional()])) as Record<
+    SourceField,
+    z.ZodOptional<z.ZodString>
+  >,
 );
 
 export const mappingProfileSchema = z
@@ -60,19 +97,38 @@ export const mappingProfileSchema = z
     sheet: z.string().min(1).optional(),
   })
   .superRefine((profile, ctx) => {
-    const has = (field: SourceField): boolean => profile.columns[field] !== undefined || profile.constants[field] !== undefined;
+    const has = (field: SourceField): boolean =>
+      profile.columns[field] !== undefined || profile.constants[field] !== undefined;
     if (profile.columns.orderNumber === undefined) {
-      ctx.addIssue({ code: 'custom', path: ['columns', 'orderNumber'], message: 'a column must feed orderNumber' });
+      ctx.addIssue({
+        code: 'custom',
+        path: ['columns', 'orderNumber'],
+        message: 'a column must feed orderNumber',
+      });
     }
     if (profile.columns.quantity === undefined) {
       ctx.addIssue({ code: 'custom', path: ['columns', 'quantity'], message: 'a column must feed quantity' });
     }
-    if (!has('unit')) ctx.addIssue({ code: 'custom', path: ['columns', 'unit'], message: 'a column or a constant must give the unit' });
+    if (!has('unit'))
+      ctx.addIssue({
+        code: 'custom',
+        path: ['columns', 'unit'],
+        message: 'a column or a constant must give the unit',
+      });
     if (!has('productExternalId') && !has('productCode')) {
-      ctx.addIssue({ code: 'custom', path: ['columns', 'productExternalId'], message: 'a column must give the product (productExternalId or productCode)' });
+      ctx.addIssue({
+        code: 'custom',
+        path: ['columns', 'productExternalId'],
+        message: 'a column must give the product (productExternalId or productCode)',
+      });
     }
     for (const field of Object.keys(profile.constants) as SourceField[]) {
-      if (NOT_CONSTANT.has(field)) ctx.addIssue({ code: 'custom', path: ['constants', field], message: `${field} cannot be a constant` });
+      if (NOT_CONSTANT.has(field))
+        ctx.addIssue({
+          code: 'custom',
+          path: ['constants', field],
+          message: `${field} cannot be a constant`,
+        });
     }
   });
 export type MappingProfile = z.output<typeof mappingProfileSchema>;
@@ -164,9 +220,12 @@ export function missingRequiredColumns(profile: MappingProfile, binding: ColumnB
   for (const field of ['orderNumber', 'quantity'] as const) {
     if (missing.has(field)) problems.push(`column '${profile.columns[field] ?? field}' (${field})`);
   }
-  if (missing.has('unit') && profile.constants.unit === undefined) problems.push(`column '${profile.columns.unit}' (unit)`);
-  const productBound = binding.bound.productExternalId !== undefined || binding.bound.productCode !== undefined;
-  const productConstant = profile.constants.productExternalId !== undefined || profile.constants.productCode !== undefined;
+  if (missing.has('unit') && profile.constants.unit === undefined)
+    problems.push(`column '${profile.columns.unit}' (unit)`);
+  const productBound =
+    binding.bound.productExternalId !== undefined || binding.bound.productCode !== undefined;
+  const productConstant =
+    profile.constants.productExternalId !== undefined || profile.constants.productCode !== undefined;
   if (!productBound && !productConstant) problems.push('a product column (productExternalId or productCode)');
   return problems;
 }

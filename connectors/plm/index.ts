@@ -21,7 +21,13 @@ export {
   type MappingProfileInput,
 } from './profiles/schema';
 export { referenceListsSchema, type ReferenceLists, type ReferenceEntry } from './profiles/references';
-export { parseComposition, parseLocaleNumber, parseDate, type MaterialShare, type CompositionSection } from './profiles/values';
+export {
+  parseComposition,
+  parseLocaleNumber,
+  parseDate,
+  type MaterialShare,
+  type CompositionSection,
+} from './profiles/values';
 export {
   validateDrafts,
   type ValidatedSheet,

@@ -68,7 +68,9 @@ export async function parseProductSheet(path: string, options: ParseOptions): Pr
   }
   const ignored =
     sheet.ignoredSheets.length > 0
-      ? [`read sheet '${sheet.sheetName ?? ''}'; ignored sheet(s) ${sheet.ignoredSheets.map((name) => `'${name}'`).join(', ')} (pick one with --sheet or the mapping's "sheet")`]
+      ? [
+          `read sheet '${sheet.sheetName ?? ''}'; ignored sheet(s) ${sheet.ignoredSheets.map((name) => `'${name}'`).join(', ')} (pick one with --sheet or the mapping's "sheet")`,
+        ]
       : [];
   return { ...mapped, warnings: [...sheet.warnings, ...ignored, ...mapped.warnings], sheet };
 }

@@ -37,7 +37,6 @@ export interface RejectsFile {
   rows: number;
 }
 
-
 export function defaultRejectsPath(sourcePath: string): string {
   const extension = extname(sourcePath);
   return join(dirname(sourcePath), `${basename(sourcePath, extension)}.rejects${extension || '.csv'}`);

@@ -1,6 +1,12 @@
 import { tableMatrix, type CellValue, type Table } from './table';
 
-const ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
+const ESCAPES: Record<string, string> = {
+  '&': '&amp;',
+  '<': '&lt;',
+  '>': '&gt;',
+  '"': '&quot;',
+  "'": '&#39;',
+};
 
 export function escapeHtml(value: CellValue): string {
   if (value === null || value === undefined) return '';
@@ -22,12 +28,17 @@ export function htmlTable<R>(
     const kind = kinds?.[index];
     return kind === 'date' || kind === 'number' ? ` class="${kind}"` : '';
   };
-  const head = header.map((title, index) => `<th scope="col"${cellClass(index)}>${escapeHtml(title)}</th>`).join('');
+  const head = header
+    .map((title, index) => `<th scope="col"${cellClass(index)}>${escapeHtml(title)}</th>`)
+    .join('');
   const rows =
     body.length === 0
       ? `<tr><td colspan="${header.length}" class="empty">${escapeHtml(options.emptyText ?? 'None')}</td></tr>`
       : body
-          .map((cells) => `<tr>${cells.map((cell, index) => `<td${cellClass(index)}>${escapeHtml(cell)}</td>`).join('')}</tr>`)
+          .map(
+            (cells) =>
+              `<tr>${cells.map((cell, index) => `<td${cellClass(index)}>${escapeHtml(cell)}</td>`).join('')}</tr>`,
+          )
           .join('\n');
   return `<table${id}${className}>\n<caption>${escapeHtml(table.name)} (${body.length})</caption>\n<thead><tr>${head}</tr></thead>\n<tbody>\n${rows}\n</tbody>\n</table>`;
 }

@@ -37,7 +37,10 @@ function dateCell(value: CellValue): XLSX.CellObject | null {
   return { t: 'n', v: (ms - EXCEL_EPOCH_MS) / 86_400_000, z: XLSX_DATE_FORMAT };
 }
 
-function sheetCell(value: CellValue, kind: ColumnKind | undefined): XLSX.CellObject | string | number | boolean | null {
+function sheetCell(
+  value: CellValue,
+  kind: ColumnKind | undefined,
+): XLSX.CellObject | string | number | boolean | null {
   if (kind === 'date') {
     const date = dateCell(value);
     if (date) return date;

@@ -7,6 +7,13 @@ export {
   stagingRefSchema,
   type StagingRef,
 } from './store';
-export { BatchJournal, JsonLinesJournal, type IntentOf, type JournalLine, type JournalState, type OutcomeOf } from './journal';
+export {
+  BatchJournal,
+  JsonLinesJournal,
+  type IntentOf,
+  type JournalLine,
+  type JournalState,
+  type OutcomeOf,
+} from './journal';
 export { RunFolder, runKeyOf, type JournalLayout } from './run-folder';
 export { forEachBounded } from './lanes';

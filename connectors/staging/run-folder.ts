@@ -94,7 +94,9 @@ export class RunFolder<E extends JournalLine = JournalLine> {
     const layout = this.layout();
     let names: string[];
     try {
-      names = (await JsonLinesJournal.namesIn(this.file(layout.folder))).filter((name) => name.endsWith('.ndjson'));
+      names = (await JsonLinesJournal.namesIn(this.file(layout.folder))).filter((name) =>
+        name.endsWith('.ndjson'),
+      );
     } catch {
       return [];
     }

@@ -20,7 +20,11 @@ export const stagedRunInputSchema = z.strictObject({ runKey: z.string().min(1), 
 export const stagedBatchInputSchema = stagedRunInputSchema.extend({ batch: z.number().int().min(0) });
 
 /** What every staged run's manifest holds: the run, its input, and the copy of the input inside the run folder. */
-export const runManifestBaseSchema = z.strictObject({ runKey: z.string(), sourceFile: z.string(), sourceCopy: z.string() });
+export const runManifestBaseSchema = z.strictObject({
+  runKey: z.string(),
+  sourceFile: z.string(),
+  sourceCopy: z.string(),
+});
 
 export class StagingIntegrityError extends Error {
   constructor(key: string, reason: string) {

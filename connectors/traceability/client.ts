@@ -30,7 +30,11 @@ const optionsSchema = z.object({
   maxInlineRetryAfterMs: z.number().int().min(0).default(30_000),
   backoffBaseMs: z.number().int().positive().default(250),
   backoffCapMs: z.number().int().positive().default(10_000),
-  referenceTtlMs: z.number().int().positive().default(60 * 60 * 1000),
+  referenceTtlMs: z
+    .number()
+    .int()
+    .positive()
+    .default(60 * 60 * 1000),
 });
 
 export interface TraceabilityClientOptions extends z.input<typeof optionsSchema> {
@@ -88,7 +92,11 @@ export class TraceabilityClient {
         maxRetries: config.maxRetries,
         maxRateLimitRetries: config.maxRateLimitRetries,
         maxInlineRetryAfterMs: config.maxInlineRetryAfterMs,
-        backoff: { baseMs: config.backoffBaseMs, capMs: config.backoffCapMs, ...(options.random ? { random: options.random } : {}) },
+        backoff: {
+          baseMs: config.backoffBaseMs,
+          capMs: config.backoffCapMs,
+          ...(options.random ? { random: options.random } : {}),
+        },
       },
       clock,
       limiter: this.rateLimiter,
@@ -111,7 +119,12 @@ export class TraceabilityClient {
     this.companies = new CompaniesResource(t);
     this.processes = new ProcessesResource(t);
     this.reference = new ReferenceCache(
-      { styleTypes: this.styleTypes, styleProperties: this.styleProperties, processes: this.processes, boms: this.boms },
+      {
+        styleTypes: this.styleTypes,
+        styleProperties: this.styleProperties,
+        processes: this.processes,
+        boms: this.boms,
+      },
       { ttlMs: config.referenceTtlMs, clock },
     );
     this.naturalKeys = new NaturalKeys(this.products, this.orders, this.companies);

@@ -1,5 +1,12 @@
 import { z } from 'zod';
-import { ClientErrorCode, TraceabilityApiError, formatIssuePath, redact, type HttpMethod, type SchemaIssue } from './errors';
+import {
+  ClientErrorCode,
+  TraceabilityApiError,
+  formatIssuePath,
+  redact,
+  type HttpMethod,
+  type SchemaIssue,
+} from './errors';
 
 export const paginationSchema = z.looseObject({
   page: z.number().int(),
@@ -41,7 +48,12 @@ export function describeIssues(issues: readonly SchemaIssue[]): string {
   return shown.join('; ') + more;
 }
 
-function invalidResponse(ctx: RequestContext, statusCode: number, issues: SchemaIssue[], what: string): TraceabilityApiError {
+function invalidResponse(
+  ctx: RequestContext,
+  statusCode: number,
+  issues: SchemaIssue[],
+  what: string,
+): TraceabilityApiError {
   return new TraceabilityApiError({
     statusCode,
     code: ClientErrorCode.invalidResponse,
@@ -80,20 +92,34 @@ export function parseSuccess(
   if (!dataSchema) return { data: undefined };
   const json = parseJson(text);
   if (!json.ok) {
-    return failWith(invalidResponse(ctx, statusCode, [{ path: '(root)', message: 'body is not JSON' }], 'malformed answer'));
+    return failWith(
+      invalidResponse(ctx, statusCode, [{ path: '(root)', message: 'body is not JSON' }], 'malformed answer'),
+    );
   }
   const envelope = successEnvelopeSchema.safeParse(json.value);
-  if (!envelope.success) throw invalidResponse(ctx, statusCode, toIssues(envelope.error, ''), 'answer is not a success envelope');
+  if (!envelope.success)
+    throw invalidResponse(ctx, statusCode, toIssues(envelope.error, ''), 'answer is not a success envelope');
   let pagination: Pagination | undefined;
   if (list) {
     const parsed = paginationSchema.safeParse(envelope.data.metadata.pagination);
     if (!parsed.success) {
-      throw invalidResponse(ctx, statusCode, toIssues(parsed.error, 'metadata.pagination'), 'response does not match the schema');
+      throw invalidResponse(
+        ctx,
+        statusCode,
+        toIssues(parsed.error, 'metadata.pagination'),
+        'response does not match the schema',
+      );
     }
     pagination = parsed.data;
   }
   const data = dataSchema.safeParse(envelope.data.data);
-  if (!data.success) throw invalidResponse(ctx, statusCode, toIssues(data.error, 'data'), 'response does not match the schema');
+  if (!data.success)
+    throw invalidResponse(
+      ctx,
+      statusCode,
+      toIssues(data.error, 'data'),
+      'response does not match the schema',
+    );
   return pagination ? { data: data.data, pagination } : { data: data.data };
 }
 
@@ -117,7 +143,10 @@ export function errorFromAnswer(
   return new TraceabilityApiError({
     statusCode,
     code,
-    message: redact(`${ctx.method} ${ctx.endpoint} failed with ${statusCode} ${code}: ${serverMessage}`, ctx.apiKey),
+    message: redact(
+      `${ctx.method} ${ctx.endpoint} failed with ${statusCode} ${code}: ${serverMessage}`,
+      ctx.apiKey,
+    ),
     method: ctx.method,
     path: ctx.path,
     retryable,

@@ -18,7 +18,11 @@ export function levenshtein(a: string, b: string): number {
     const current = [i];
     for (let j = 1; j <= b.length; j++) {
       const cost = a[i - 1] === b[j - 1] ? 0 : 1;
-      current[j] = Math.min((previous[j] as number) + 1, (current[j - 1] as number) + 1, (previous[j - 1] as number) + cost);
+      current[j] = Math.min(
+        (previous[j] as number) + 1,
+        (current[j - 1] as number) + 1,
+        (previous[j - 1] as number) + cost,
+      );
     }
     previous = current;
   }
@@ -37,7 +41,10 @@ export function closeMatches(wanted: string, candidates: Iterable<string>, limit
     const normalized = normalizeName(name);
     const distance = levenshtein(target, normalized);
     const longest = Math.max(target.length, normalized.length, 1);
-    const contains = target.length > 0 && normalized.length > 0 && (normalized.includes(target) || target.includes(normalized));
+    const contains =
+      target.length > 0 &&
+      normalized.length > 0 &&
+      (normalized.includes(target) || target.includes(normalized));
     const score = contains ? distance / longest / 2 : distance / longest;
     if (score <= 0.34) scored.push({ name, score });
   }
@@ -60,7 +67,8 @@ export function didYouMean(matches: readonly string[], valid: Iterable<string> =
       .join(', ')}${more}`;
   }
   const quoted = matches.map((match) => `'${match}'`);
-  const list = quoted.length === 1 ? quoted[0] : `${quoted.slice(0, -1).join(', ')} or ${quoted[quoted.length - 1]}`;
+  const list =
+    quoted.length === 1 ? quoted[0] : `${quoted.slice(0, -1).join(', ')} or ${quoted[quoted.length - 1]}`;
   return `; did you mean ${list}?`;
 }
 
@@ -114,7 +122,8 @@ export class ReferenceIndex {
       const distance = Math.min(levenshtein(wanted, name), levenshtein(wanted, normalizeName(item.id)));
       const contains = name.includes(wanted) || wanted.includes(name);
       const threshold = Math.max(2, Math.floor(Math.max(wanted.length, name.length) * 0.4));
-      if (contains || distance <= threshold) scored.push({ item, score: contains ? Math.min(distance, 1) : distance });
+      if (contains || distance <= threshold)
+        scored.push({ item, score: contains ? Math.min(distance, 1) : distance });
     }
     return scored
       .sort((x, y) => x.score - y.score || x.item.name.localeCompare(y.item.name))
@@ -127,5 +136,7 @@ export class ReferenceIndex {
 export function describeLookupFailure(kind: string, lookup: Extract<ReferenceLookup, { ok: false }>): string {
   const options = lookup.suggestions.map((s) => `'${s.name}' (${s.id})`).join(', ');
   if (lookup.reason === 'ambiguous') return `${kind} '${lookup.input}' is ambiguous: ${options}`;
-  return options === '' ? `unknown ${kind} '${lookup.input}'` : `unknown ${kind} '${lookup.input}'; did you mean ${options}?`;
+  return options === ''
+    ? `unknown ${kind} '${lookup.input}'`
+    : `unknown ${kind} '${lookup.input}'; did you mean ${options}?`;
 }

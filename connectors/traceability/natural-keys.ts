@@ -7,9 +7,7 @@ import type { Order, OrderType } from './schemas/orders';
 import type { Product, ProductLevel } from './schemas/products';
 
 export type CompanyCodeMatch =
-  | { status: 'found'; id: string }
-  | { status: 'not_found' }
-  | { status: 'ambiguous'; ids: string[] };
+  { status: 'found'; id: string } | { status: 'not_found' } | { status: 'ambiguous'; ids: string[] };
 
 /** Lookups by the keys jobs hold (externalId, product code, orderNumber, company code). */
 export class NaturalKeys {
@@ -48,8 +46,12 @@ export class NaturalKeys {
     const archivedStates = opts.includeArchived === false ? [false] : [false, true];
     for (const isArchived of archivedStates) {
       for (const level of levels) {
-        for await (const product of this.products.iterate({ level, codeId, codeValue, isArchived }, options)) {
-          if (product.codes.some((code) => code.codeId === codeId && code.codeValue === codeValue)) return product;
+        for await (const product of this.products.iterate(
+          { level, codeId, codeValue, isArchived },
+          options,
+        )) {
+          if (product.codes.some((code) => code.codeId === codeId && code.codeValue === codeValue))
+            return product;
         }
       }
     }
@@ -57,12 +59,19 @@ export class NaturalKeys {
   }
 
   /** Orders with exactly this number (one per order type at most), archived included. */
-  findOrdersByNumber(orderNumber: string, opts: { type?: OrderType } = {}, options?: CallOptions): Promise<Order[]> {
+  findOrdersByNumber(
+    orderNumber: string,
+    opts: { type?: OrderType } = {},
+    options?: CallOptions,
+  ): Promise<Order[]> {
     return this.orders.findByOrderNumber(orderNumber, opts, options);
   }
 
   /** Maps internal company codes to platform ids (exact match; results cached for the client's life). */
-  async mapCompanyCodes(codes: readonly string[], options?: CallOptions): Promise<Map<string, CompanyCodeMatch>> {
+  async mapCompanyCodes(
+    codes: readonly string[],
+    options?: CallOptions,
+  ): Promise<Map<string, CompanyCodeMatch>> {
     const unique = [...new Set(codes)];
     const results = await Promise.all(unique.map((code) => this.companyCode(code, options)));
     return new Map(unique.map((code, i) => [code, results[i] as CompanyCodeMatch]));

@@ -14,7 +14,10 @@ export interface PaginateOptions {
 }
 
 /** Yields every item of a list endpoint, page by page (limit 100) until `totalPages`. */
-export async function* paginate<T>(fetchPage: PageFetcher<T>, options: PaginateOptions = {}): AsyncGenerator<T, void, undefined> {
+export async function* paginate<T>(
+  fetchPage: PageFetcher<T>,
+  options: PaginateOptions = {},
+): AsyncGenerator<T, void, undefined> {
   const limit = options.limit ?? 100;
   for (let page = options.startPage ?? 1; ; page++) {
     const result = await fetchPage(page, limit);
@@ -131,7 +134,12 @@ export class IncrementalSync<T extends Updatable> implements AsyncIterable<T> {
 
   private async *drainMillisecond(ms: number): AsyncGenerator<T, void, undefined> {
     for (let pageNo = 1; ; pageNo++) {
-      const page = await this.fetchWindow({ updatedAfterUnixMs: ms, updatedBeforeUnixMs: ms, page: pageNo, limit: this.limit });
+      const page = await this.fetchWindow({
+        updatedAfterUnixMs: ms,
+        updatedBeforeUnixMs: ms,
+        page: pageNo,
+        limit: this.limit,
+      });
       yield* this.take(page.items);
       if (page.items.length === 0 || pageNo >= page.pagination.totalPages) return;
     }

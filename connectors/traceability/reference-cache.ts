@@ -79,11 +79,18 @@ export class ReferenceCache {
 
   private async load(kind: ReferenceKind): Promise<NamedReference[]> {
     const { styleTypes, styleProperties, processes, boms } = this.sources;
-    if (kind === 'styleTypes') return (await collect(styleTypes.iterate())).map(({ id, name }) => ({ id, name }));
-    if (kind === 'facilityProcesses') return (await collect(processes.iterateFacility())).map(({ id, name }) => ({ id, name }));
-    if (kind === 'productionProcesses') return (await collect(processes.iterateProduction())).map(({ id, name }) => ({ id, name }));
-    if (kind === 'placements') return (await collect(boms.iteratePlacements())).map(({ id, value }) => ({ id, name: value ?? id }));
+    if (kind === 'styleTypes')
+      return (await collect(styleTypes.iterate())).map(({ id, name }) => ({ id, name }));
+    if (kind === 'facilityProcesses')
+      return (await collect(processes.iterateFacility())).map(({ id, name }) => ({ id, name }));
+    if (kind === 'productionProcesses')
+      return (await collect(processes.iterateProduction())).map(({ id, name }) => ({ id, name }));
+    if (kind === 'placements')
+      return (await collect(boms.iteratePlacements())).map(({ id, value }) => ({ id, name: value ?? id }));
     const category = kind.slice('styleProperties:'.length) as StylePropertyCategory;
-    return (await collect(styleProperties.iterate(category))).map(({ id, value }) => ({ id, name: value ?? id }));
+    return (await collect(styleProperties.iterate(category))).map(({ id, value }) => ({
+      id,
+      name: value ?? id,
+    }));
   }
 }

@@ -87,7 +87,9 @@ export class SandboxContext {
     this.apiKeys.clear();
     this.users.clear();
     for (const company of seed.companies) this.companies.set(company.id, company);
-    seed.apiKeys.forEach((key, index) => this.apiKeys.set(key.key, { ...key, id: key.id ?? `apikey_${index + 1}` }));
+    seed.apiKeys.forEach((key, index) =>
+      this.apiKeys.set(key.key, { ...key, id: key.id ?? `apikey_${index + 1}` }),
+    );
     for (const user of seed.users) this.users.set(user.id, user);
   }
 

@@ -17,7 +17,12 @@ export function listBody<T>(data: T[], pagination: Pagination) {
 }
 
 export function errorBody(error: ApiError) {
-  return { metadata: { success: false as const }, statusCode: error.statusCode, code: error.code, message: error.message };
+  return {
+    metadata: { success: false as const },
+    statusCode: error.statusCode,
+    code: error.code,
+    message: error.message,
+  };
 }
 
 export function sendData<T>(reply: FastifyReply, data: T, statusCode = 200): FastifyReply {
@@ -25,15 +30,35 @@ export function sendData<T>(reply: FastifyReply, data: T, statusCode = 200): Fas
 }
 
 /** Slices `items` (already filtered and sorted) into the requested page and sends it with its pagination. */
-export function sendPage<T>(reply: FastifyReply, items: readonly T[], page: number, limit: number): FastifyReply {
+export function sendPage<T>(
+  reply: FastifyReply,
+  items: readonly T[],
+  page: number,
+  limit: number,
+): FastifyReply {
   const total = items.length;
   const start = (page - 1) * limit;
   return reply
     .code(200)
-    .send(listBody(items.slice(start, start + limit), { page, limit, total, totalPages: Math.ceil(total / limit) }));
+    .send(
+      listBody(items.slice(start, start + limit), {
+        page,
+        limit,
+        total,
+        totalPages: Math.ceil(total / limit),
+      }),
+    );
 }
 
 /** Sends one already-cut page whose filter matched `total` items. */
-export function sendPageOf<T>(reply: FastifyReply, pageItems: readonly T[], page: number, limit: number, total: number): FastifyReply {
-  return reply.code(200).send(listBody([...pageItems], { page, limit, total, totalPages: Math.ceil(total / limit) }));
+export function sendPageOf<T>(
+  reply: FastifyReply,
+  pageItems: readonly T[],
+  page: number,
+  limit: number,
+  total: number,
+): FastifyReply {
+  return reply
+    .code(200)
+    .send(listBody([...pageItems], { page, limit, total, totalPages: Math.ceil(total / limit) }));
 }

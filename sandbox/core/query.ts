@@ -21,7 +21,8 @@ export function num(query: RawQuery, name: string): number | undefined {
   const value = str(query, name);
   if (value === undefined || value === '') return undefined;
   const parsed = Number(value);
-  if (!Number.isFinite(parsed)) throw badRequest(`Query parameter '${name}' must be a number, got '${value}'`);
+  if (!Number.isFinite(parsed))
+    throw badRequest(`Query parameter '${name}' must be a number, got '${value}'`);
   return parsed;
 }
 
@@ -43,12 +44,16 @@ export interface PageParams {
  * `page` is 1-based (default 1); `limit` defaults to 20 and is capped at `maxLimit`.
  * With `rejectAboveMax` a limit over the cap is a 400 instead of being capped (the orders endpoints say 1-100).
  */
-export function pageParams(query: RawQuery, options: { maxLimit?: number; rejectAboveMax?: boolean } = {}): PageParams {
+export function pageParams(
+  query: RawQuery,
+  options: { maxLimit?: number; rejectAboveMax?: boolean } = {},
+): PageParams {
   const maxLimit = options.maxLimit ?? 100;
   const page = num(query, 'page') ?? 1;
   const limit = num(query, 'limit') ?? 20;
   if (!Number.isInteger(page) || page < 1) throw badRequest(`Query parameter 'page' must be an integer >= 1`);
-  if (!Number.isInteger(limit) || limit < 1) throw badRequest(`Query parameter 'limit' must be an integer >= 1`);
+  if (!Number.isInteger(limit) || limit < 1)
+    throw badRequest(`Query parameter 'limit' must be an integer >= 1`);
   if (limit > maxLimit && options.rejectAboveMax) {
     throw badRequest(`Query parameter 'limit' must be at most ${maxLimit}`);
   }
@@ -68,14 +73,19 @@ export function sortParams<K extends string>(
     throw badRequest(`Query parameter 'sort' must be one of ${allowed.join(', ')}`);
   }
   const rawOrder = (str(query, 'order') ?? 'desc').toLowerCase();
-  if (rawOrder !== 'asc' && rawOrder !== 'desc') throw badRequest(`Query parameter 'order' must be 'asc' or 'desc'`);
+  if (rawOrder !== 'asc' && rawOrder !== 'desc')
+    throw badRequest(`Query parameter 'order' must be 'asc' or 'desc'`);
   return { sort: sort as K, order: rawOrder };
 }
 
 type Comparable = string | number | boolean | null | undefined;
 
 /** Stable sort by a key (nulls last in ascending order), ties broken by `id` so paging order is stable. */
-export function sortBy<T extends { id: string }>(items: T[], key: (item: T) => Comparable, order: SortOrder): T[] {
+export function sortBy<T extends { id: string }>(
+  items: T[],
+  key: (item: T) => Comparable,
+  order: SortOrder,
+): T[] {
   const direction = order === 'asc' ? 1 : -1;
   return [...items].sort((a, b) => {
     const left = key(a);
@@ -106,7 +116,8 @@ export function parseJsonFilter(query: RawQuery, name = 'filter'): Record<string
   if (value === undefined || value === '') return {};
   try {
     const parsed: unknown = JSON.parse(value);
-    if (parsed && typeof parsed === 'object' && !Array.isArray(parsed)) return parsed as Record<string, unknown>;
+    if (parsed && typeof parsed === 'object' && !Array.isArray(parsed))
+      return parsed as Record<string, unknown>;
   } catch {
     // fall through to the error below
   }

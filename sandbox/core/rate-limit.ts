@@ -33,7 +33,11 @@ export class RollingRateLimiter {
     if (decision.allowed && !exempt) {
       window.times.push(now);
       const oldest = window.times[window.head] ?? now;
-      return { ...decision, remaining: decision.remaining - 1, resetUnixSeconds: Math.ceil((oldest + WINDOW_MS) / 1000) };
+      return {
+        ...decision,
+        remaining: decision.remaining - 1,
+        resetUnixSeconds: Math.ceil((oldest + WINDOW_MS) / 1000),
+      };
     }
     // An exempt call (order creation) is answered even when the window is full.
     return exempt ? { ...decision, allowed: true, retryAfterSeconds: 0 } : decision;
@@ -66,7 +70,8 @@ export class RollingRateLimiter {
   private prune(key: string, now: number): CallWindow {
     let window = this.calls.get(key);
     if (!window) this.calls.set(key, (window = { times: [], head: 0 }));
-    while (window.head < window.times.length && (window.times[window.head] ?? 0) <= now - WINDOW_MS) window.head++;
+    while (window.head < window.times.length && (window.times[window.head] ?? 0) <= now - WINDOW_MS)
+      window.head++;
     // Compact now and then instead of shifting the array on every call.
     if (window.head > 1024 && window.head * 2 > window.times.length) {
       window.times = window.times.slice(window.head);

@@ -45,7 +45,9 @@ export type SeedDocument = z.infer<typeof seedDocumentSchema>;
 export function parseSeed(raw: unknown, source: string): SeedDocument {
   const result = seedDocumentSchema.safeParse(raw);
   if (!result.success) {
-    const issues = result.error.issues.map((issue) => `${issue.path.join('.') || '(root)'}: ${issue.message}`);
+    const issues = result.error.issues.map(
+      (issue) => `${issue.path.join('.') || '(root)'}: ${issue.message}`,
+    );
     throw new Error(`Invalid sandbox seed ${source}: ${issues.join('; ')}`);
   }
   return result.data;

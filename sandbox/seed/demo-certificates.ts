@@ -19,15 +19,50 @@ const HOLDERS = [
 
 /** Standards per certificate type: [standardId, certificate name]. */
 const STANDARDS: Record<(typeof CERTIFICATE_TYPES)[number], ReadonlyArray<readonly [string, string]>> = {
-  COMPANY: [['STD_ISO_14001', 'ISO 14001 Environmental Management'], ['STD_SA8000', 'SA8000 Social Accountability'], ['STD_ISO_9001', 'ISO 9001 Quality Management']],
-  SCOPE: [['STD_GOTS', 'GOTS Scope Certificate'], ['STD_GRS', 'Global Recycled Standard Scope Certificate'], ['STD_OCS', 'Organic Content Standard Scope Certificate'], ['STD_RWS', 'Responsible Wool Standard Scope Certificate']],
-  MEMBERSHIP: [['STD_BCI', 'Better Cotton Membership'], ['STD_AMFORI', 'amfori BSCI Membership'], ['STD_ZDHC', 'ZDHC Contributor Membership']],
-  PRODUCT: [['STD_OEKO_TEX_100', 'OEKO-TEX Standard 100'], ['STD_BLUESIGN', 'bluesign Product'], ['STD_FSC', 'FSC Chain of Custody Product']],
-  TRANSACTION: [['STD_GOTS', 'GOTS Transaction Certificate'], ['STD_GRS', 'GRS Transaction Certificate'], ['STD_OCS', 'OCS Transaction Certificate']],
+  COMPANY: [
+    ['STD_ISO_14001', 'ISO 14001 Environmental Management'],
+    ['STD_SA8000', 'SA8000 Social Accountability'],
+    ['STD_ISO_9001', 'ISO 9001 Quality Management'],
+  ],
+  SCOPE: [
+    ['STD_GOTS', 'GOTS Scope Certificate'],
+    ['STD_GRS', 'Global Recycled Standard Scope Certificate'],
+    ['STD_OCS', 'Organic Content Standard Scope Certificate'],
+    ['STD_RWS', 'Responsible Wool Standard Scope Certificate'],
+  ],
+  MEMBERSHIP: [
+    ['STD_BCI', 'Better Cotton Membership'],
+    ['STD_AMFORI', 'amfori BSCI Membership'],
+    ['STD_ZDHC', 'ZDHC Contributor Membership'],
+  ],
+  PRODUCT: [
+    ['STD_OEKO_TEX_100', 'OEKO-TEX Standard 100'],
+    ['STD_BLUESIGN', 'bluesign Product'],
+    ['STD_FSC', 'FSC Chain of Custody Product'],
+  ],
+  TRANSACTION: [
+    ['STD_GOTS', 'GOTS Transaction Certificate'],
+    ['STD_GRS', 'GRS Transaction Certificate'],
+    ['STD_OCS', 'OCS Transaction Certificate'],
+  ],
 };
 
-const ISSUERS = ['Control Union', 'Ecocert', 'SGS', 'Intertek', 'Bureau Veritas', 'TÜV SÜD', 'OEKO-TEX Institute', 'CU Inspections'];
-const EXPLANATIONS = ['Renewal pending audit', 'Covers dyeing and finishing units', 'Scope extended to second site', 'Issued after corrective actions'];
+const ISSUERS = [
+  'Control Union',
+  'Ecocert',
+  'SGS',
+  'Intertek',
+  'Bureau Veritas',
+  'TÜV SÜD',
+  'OEKO-TEX Institute',
+  'CU Inspections',
+];
+const EXPLANATIONS = [
+  'Renewal pending audit',
+  'Covers dyeing and finishing units',
+  'Scope extended to second site',
+  'Issued after corrective actions',
+];
 const MANUFACTURING_PROCESSES = FACILITY_PROCESSES.map((process) => process.id);
 
 /**
@@ -42,7 +77,9 @@ export function demoCertificateSection(now: number): Record<string, unknown> {
     // 5 types and 6 statuses are coprime, so any 30 consecutive certificates (any stretch of expiry dates)
     // hold every type with every status; neighbours in time never share one invisible type.
     const type = CERTIFICATE_TYPES[index % CERTIFICATE_TYPES.length] as (typeof CERTIFICATE_TYPES)[number];
-    const status = CERTIFICATE_STATUSES[index % CERTIFICATE_STATUSES.length] as (typeof CERTIFICATE_STATUSES)[number];
+    const status = CERTIFICATE_STATUSES[
+      index % CERTIFICATE_STATUSES.length
+    ] as (typeof CERTIFICATE_STATUSES)[number];
     const [standardId, name] = pick(random, STANDARDS[type]);
     const holder = HOLDERS[index % HOLDERS.length] as string;
     const expiration = now - 730 * DAY + Math.floor(((index + random()) / CERTIFICATE_COUNT) * 1460 * DAY);
@@ -56,14 +93,18 @@ export function demoCertificateSection(now: number): Record<string, unknown> {
       standardId,
       companyId: holder,
       createdByCompanyId: index % 7 === 3 ? BRAND_COMPANY_ID : holder,
-      documentNumber: random() < 0.85 ? `${standardId.replace('STD_', '')}-${2020 + (index % 6)}-${number}` : null,
+      documentNumber:
+        random() < 0.85 ? `${standardId.replace('STD_', '')}-${2020 + (index % 6)}-${number}` : null,
       licenseNumber: random() < 0.6 ? `LIC-${Math.floor(random() * 900_000 + 100_000)}` : null,
       issueDate: new Date(issued).toISOString(),
       expirationDate: new Date(expiration).toISOString(),
       issuedBy: pick(random, ISSUERS),
       explanation: random() < 0.3 ? pick(random, EXPLANATIONS) : null,
       status,
-      facilityProcesses: [pick(random, MANUFACTURING_PROCESSES), pick(random, MANUFACTURING_PROCESSES)].filter((id, i, all) => all.indexOf(id) === i),
+      facilityProcesses: [
+        pick(random, MANUFACTURING_PROCESSES),
+        pick(random, MANUFACTURING_PROCESSES),
+      ].filter((id, i, all) => all.indexOf(id) === i),
       fileId: hasDocument ? `file_cert_${number}` : null,
       fileContentType: hasDocument ? (random() < 0.8 ? 'application/pdf' : 'image/jpeg') : null,
       createdAt: new Date(issued + DAY).toISOString(),

@@ -18,7 +18,9 @@ export function demoMaterialSection(now: number): Record<string, unknown> {
         createdAt: at(27),
         lines: [
           {
-            rawMaterialId: 'rawmat_wool', percentage: 85, countriesOfOrigin: ['AU', 'NZ'],
+            rawMaterialId: 'rawmat_wool',
+            percentage: 85,
+            countriesOfOrigin: ['AU', 'NZ'],
             children: [
               { rawMaterialId: 'rawmat_wool_merino', percentage: 70, countriesOfOrigin: ['AU'] },
               { rawMaterialId: 'rawmat_wool_recycled', percentage: 30, countriesOfOrigin: ['NZ'] },
@@ -36,7 +38,13 @@ export function demoMaterialSection(now: number): Record<string, unknown> {
         ownerProductId: DEMO_IDS.jacketStyle,
         createdAt: at(17),
         lines: [
-          { rawMaterialId: 'rawmat_polyester_recycled', percentage: 100, weights: 0.42, weightUnit: 'kg', countriesOfOrigin: ['VN'] },
+          {
+            rawMaterialId: 'rawmat_polyester_recycled',
+            percentage: 100,
+            weights: 0.42,
+            weightUnit: 'kg',
+            countriesOfOrigin: ['VN'],
+          },
         ],
       },
     ],

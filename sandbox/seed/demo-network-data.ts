@@ -5,7 +5,15 @@ import { seededRandom } from '../core/prng';
 
 type EsgPoint = NonNullable<NetworkSection['esgProfiles']>[number]['dataPoints'][number];
 
-const site = (companyId: string, productionProcessId: string, facilityProcesses: string[], city: string, country: string, latitude: number, longitude: number) => ({
+const site = (
+  companyId: string,
+  productionProcessId: string,
+  facilityProcesses: string[],
+  city: string,
+  country: string,
+  latitude: number,
+  longitude: number,
+) => ({
   companyId,
   productionProcessId,
   facilityProcesses,
@@ -33,20 +41,22 @@ const TEMPLATES: ReadonlyArray<readonly [string, string, string, string, string 
 
 function profile(companyId: string, seed: number, isShared: boolean, year: number) {
   const random = seededRandom(seed);
-  const dataPoints: EsgPoint[] = TEMPLATES.map(([templateId, impactAreaId, impactArea, name, unit], index) => {
-    const answered = random() < 0.75;
-    return {
-      platformId: `esgdp_${companyId.replace(/^cmp_/, '')}_${index + 1}`,
-      name,
-      description: `${name} reported for the last full year`,
-      impactArea,
-      impactAreaId,
-      templateId,
-      value: answered ? Math.round(random() * 10_000) / 100 : null,
-      unit,
-      year: answered ? year : null,
-    };
-  });
+  const dataPoints: EsgPoint[] = TEMPLATES.map(
+    ([templateId, impactAreaId, impactArea, name, unit], index) => {
+      const answered = random() < 0.75;
+      return {
+        platformId: `esgdp_${companyId.replace(/^cmp_/, '')}_${index + 1}`,
+        name,
+        description: `${name} reported for the last full year`,
+        impactArea,
+        impactAreaId,
+        templateId,
+        value: answered ? Math.round(random() * 10_000) / 100 : null,
+        unit,
+        year: answered ? year : null,
+      };
+    },
+  );
   return { companyId, isShared, dataPoints };
 }
 
@@ -60,10 +70,42 @@ export function demoNetworkDataSection(now: number): Record<string, unknown> {
         name: 'Merino tee chain',
         productId: DEMO_IDS.teeStyle,
         nodes: [
-          site(SUPPLIER_COMPANY_ID, 'MANUFACTURING', ['CUT_MAKE_TRIM', 'QUALITY_ASSURANCE'], 'Istanbul', 'TR', 41.0082, 28.9784),
-          site('cmp_sup_izmir_spinning', 'YARN_PRODUCTION', ['SPINNING_MILL', 'WORSTED_SPINNING'], 'Izmir', 'TR', 38.4237, 27.1428),
-          site('cmp_sup_shaoxing_dyeing', 'FABRIC_PROCESSING', ['FABRIC_DYEING'], 'Shaoxing', 'CN', 30.0023, 120.5811),
-          site('cmp_sup_prato_wool', 'FIBER_PROCESSING', ['SCOURING', 'COMBING'], 'Prato', 'IT', 43.8777, 11.1022),
+          site(
+            SUPPLIER_COMPANY_ID,
+            'MANUFACTURING',
+            ['CUT_MAKE_TRIM', 'QUALITY_ASSURANCE'],
+            'Istanbul',
+            'TR',
+            41.0082,
+            28.9784,
+          ),
+          site(
+            'cmp_sup_izmir_spinning',
+            'YARN_PRODUCTION',
+            ['SPINNING_MILL', 'WORSTED_SPINNING'],
+            'Izmir',
+            'TR',
+            38.4237,
+            27.1428,
+          ),
+          site(
+            'cmp_sup_shaoxing_dyeing',
+            'FABRIC_PROCESSING',
+            ['FABRIC_DYEING'],
+            'Shaoxing',
+            'CN',
+            30.0023,
+            120.5811,
+          ),
+          site(
+            'cmp_sup_prato_wool',
+            'FIBER_PROCESSING',
+            ['SCOURING', 'COMBING'],
+            'Prato',
+            'IT',
+            43.8777,
+            11.1022,
+          ),
         ],
       },
       {
@@ -71,8 +113,24 @@ export function demoNetworkDataSection(now: number): Record<string, unknown> {
         name: 'Storm shell navy chain',
         productId: DEMO_IDS.jacketNavy,
         nodes: [
-          site('cmp_sup_dhaka_knitwear', 'MANUFACTURING', ['CUT_MAKE_TRIM', 'PACKING'], 'Dhaka', 'BD', 23.8103, 90.4125),
-          site('cmp_sup_porto_trims', 'TRIMS_AND_COMPONENTS', ['ZIPPER_MANUFACTURING'], 'Porto', 'PT', 41.1579, -8.6291),
+          site(
+            'cmp_sup_dhaka_knitwear',
+            'MANUFACTURING',
+            ['CUT_MAKE_TRIM', 'PACKING'],
+            'Dhaka',
+            'BD',
+            23.8103,
+            90.4125,
+          ),
+          site(
+            'cmp_sup_porto_trims',
+            'TRIMS_AND_COMPONENTS',
+            ['ZIPPER_MANUFACTURING'],
+            'Porto',
+            'PT',
+            41.1579,
+            -8.6291,
+          ),
         ],
       },
       {
@@ -80,7 +138,17 @@ export function demoNetworkDataSection(now: number): Record<string, unknown> {
         name: 'Chino chain (story inactive)',
         productId: DEMO_IDS.legacyChino,
         isActive: false,
-        nodes: [site('cmp_sup_tirupur_cotton', 'MANUFACTURING', ['CUT_MAKE_TRIM'], 'Tirupur', 'IN', 11.1085, 77.3411)],
+        nodes: [
+          site(
+            'cmp_sup_tirupur_cotton',
+            'MANUFACTURING',
+            ['CUT_MAKE_TRIM'],
+            'Tirupur',
+            'IN',
+            11.1085,
+            77.3411,
+          ),
+        ],
       },
     ],
     esgProfiles: [

@@ -109,16 +109,47 @@ const companies: CompanySeed[] = [
 ];
 
 const apiKeys: ApiKeySeed[] = [
-  { key: 'sandbox-key-brand', companyId: BRAND_COMPANY_ID, label: 'Nordic Threads integration', id: 'apikey_brand' },
-  { key: 'sandbox-key-supplier', companyId: SUPPLIER_COMPANY_ID, label: 'Anatolia ERP', id: 'apikey_supplier' },
-  { key: 'sandbox-key-other-brand', companyId: OTHER_BRAND_COMPANY_ID, label: 'Other Label', id: 'apikey_other' },
+  {
+    key: 'sandbox-key-brand',
+    companyId: BRAND_COMPANY_ID,
+    label: 'Nordic Threads integration',
+    id: 'apikey_brand',
+  },
+  {
+    key: 'sandbox-key-supplier',
+    companyId: SUPPLIER_COMPANY_ID,
+    label: 'Anatolia ERP',
+    id: 'apikey_supplier',
+  },
+  {
+    key: 'sandbox-key-other-brand',
+    companyId: OTHER_BRAND_COMPANY_ID,
+    label: 'Other Label',
+    id: 'apikey_other',
+  },
   { key: 'sandbox-key-unbound', companyId: null, label: 'Key bound to no company', id: 'apikey_unbound' },
 ];
 
 const users: UserSeed[] = [
-  { id: 'user_brand_buyer', email: 'ines.buyer@nordicthreads.example', name: 'Ines Buyer', companyId: BRAND_COMPANY_ID, bearerToken: 'sandbox-bearer-brand' },
-  { id: 'user_brand_qa', email: 'Ola.Quality@nordicthreads.example', name: 'Ola Quality', companyId: BRAND_COMPANY_ID },
-  { id: 'user_supplier_sales', email: 'deniz.sales@anatolia.example', name: 'Deniz Sales', companyId: SUPPLIER_COMPANY_ID },
+  {
+    id: 'user_brand_buyer',
+    email: 'ines.buyer@nordicthreads.example',
+    name: 'Ines Buyer',
+    companyId: BRAND_COMPANY_ID,
+    bearerToken: 'sandbox-bearer-brand',
+  },
+  {
+    id: 'user_brand_qa',
+    email: 'Ola.Quality@nordicthreads.example',
+    name: 'Ola Quality',
+    companyId: BRAND_COMPANY_ID,
+  },
+  {
+    id: 'user_supplier_sales',
+    email: 'deniz.sales@anatolia.example',
+    name: 'Deniz Sales',
+    companyId: SUPPLIER_COMPANY_ID,
+  },
 ];
 
 export const demoNetwork = { companies, apiKeys, users };

@@ -28,7 +28,11 @@ describe('files against the sandbox', () => {
   });
 
   it('gets a 403 from storage when the content type does not match the registration', async () => {
-    const record = await client.files.register({ filename: 'a.pdf', fileSize: 3, fileType: 'application/pdf' });
+    const record = await client.files.register({
+      filename: 'a.pdf',
+      fileSize: 3,
+      fileType: 'application/pdf',
+    });
     const error = await caught(client.files.putBytes(record, new Uint8Array([1, 2, 3]), 'image/png'));
     expect(error.statusCode).toBe(403);
     expect(error.path).not.toContain('?');

@@ -1,4 +1,8 @@
-import { TraceabilityApiError, TraceabilityClient, type TraceabilityClientOptions } from '../../connectors/traceability';
+import {
+  TraceabilityApiError,
+  TraceabilityClient,
+  type TraceabilityClientOptions,
+} from '../../connectors/traceability';
 import { startSandbox } from '../../sandbox/server';
 
 export const BRAND_KEY = 'sandbox-key-brand';
@@ -14,7 +18,9 @@ export interface Harness {
 }
 
 /** One sandbox per test file (port 0); clients made through it are closed with it. */
-export async function startHarness(options: { rateLimitPerMinute?: number; childLinkDelayMs?: number } = {}): Promise<Harness> {
+export async function startHarness(
+  options: { rateLimitPerMinute?: number; childLinkDelayMs?: number } = {},
+): Promise<Harness> {
   // A generous allowance keeps functional tests fast; the resilience tests lower it.
   const sandbox = await startSandbox({ port: 0, rateLimitPerMinute: 6_000, ...options });
   const clients: TraceabilityClient[] = [];
@@ -22,14 +28,22 @@ export async function startHarness(options: { rateLimitPerMinute?: number; child
     url: sandbox.url,
     baseUrl: sandbox.baseUrl,
     client(extra = {}) {
-      const client = new TraceabilityClient({ baseUrl: sandbox.baseUrl, apiKey: BRAND_KEY, backoffBaseMs: 20, backoffCapMs: 200, ...extra });
+      const client = new TraceabilityClient({
+        baseUrl: sandbox.baseUrl,
+        apiKey: BRAND_KEY,
+        backoffBaseMs: 20,
+        backoffCapMs: 200,
+        ...extra,
+      });
       clients.push(client);
       return client;
     },
     async control(method, path, body) {
       const res = await fetch(sandbox.url + path, {
         method,
-        ...(body === undefined ? {} : { body: JSON.stringify(body), headers: { 'content-type': 'application/json' } }),
+        ...(body === undefined
+          ? {}
+          : { body: JSON.stringify(body), headers: { 'content-type': 'application/json' } }),
       });
       if (!res.ok) throw new Error(`${method} ${path}: ${res.status} ${await res.text()}`);
       return res.json();
@@ -51,4 +65,5 @@ export async function caught(promise: Promise<unknown>): Promise<TraceabilityApi
   throw new Error('expected a TraceabilityApiError');
 }
 
-export const unique = (prefix: string): string => `${prefix}-${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 7)}`;
+export const unique = (prefix: string): string =>
+  `${prefix}-${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 7)}`;

@@ -13,18 +13,61 @@ afterAll(async () => h.close());
 describe('materials against the sandbox', () => {
   it('builds a composition tree, enforces its rules and deletes it bottom-up', async () => {
     const ext = unique('MATSTYLE');
-    await client.products.create({ externalId: ext, name: 'Material host', codes: [{ codeId: 'PLM_ID', codeValue: ext }], styleTypeId: 'st_tshirts', isComponent: false });
-    const header = await client.materials.createHeader({ name: 'Shell', description: null, link: { styleId: ext, isMainMaterial: true } });
+    await client.products.create({
+      externalId: ext,
+      name: 'Material host',
+      codes: [{ codeId: 'PLM_ID', codeValue: ext }],
+      styleTypeId: 'st_tshirts',
+      isComponent: false,
+    });
+    const header = await client.materials.createHeader({
+      name: 'Shell',
+      description: null,
+      link: { styleId: ext, isMainMaterial: true },
+    });
     expect(header.id).toMatch(/^mtrialhdr_/);
 
-    const root = await client.materials.createLine({ styleId: ext, materialHeaderId: header.id, parentId: null, rawMaterialId: 'RAW_WOOL', percentage: 80, countriesOfOrigin: ['NZ', 'AU'] });
-    const child = await client.materials.createLine({ styleId: ext, materialHeaderId: header.id, parentId: root.id, rawMaterialId: 'RAW_MERINO', percentage: 100, countriesOfOrigin: ['NZ'] });
+    const root = await client.materials.createLine({
+      styleId: ext,
+      materialHeaderId: header.id,
+      parentId: null,
+      rawMaterialId: 'RAW_WOOL',
+      percentage: 80,
+      countriesOfOrigin: ['NZ', 'AU'],
+    });
+    const child = await client.materials.createLine({
+      styleId: ext,
+      materialHeaderId: header.id,
+      parentId: root.id,
+      rawMaterialId: 'RAW_MERINO',
+      percentage: 100,
+      countriesOfOrigin: ['NZ'],
+    });
     expect(child.parentId).toBe(root.id);
 
-    const over = await caught(client.materials.createLine({ styleId: ext, materialHeaderId: header.id, parentId: null, rawMaterialId: 'RAW_PA', percentage: 30 }));
-    expect(over).toMatchObject({ statusCode: 400, code: 'percentage_constraint_violation', retryable: false });
+    const over = await caught(
+      client.materials.createLine({
+        styleId: ext,
+        materialHeaderId: header.id,
+        parentId: null,
+        rawMaterialId: 'RAW_PA',
+        percentage: 30,
+      }),
+    );
+    expect(over).toMatchObject({
+      statusCode: 400,
+      code: 'percentage_constraint_violation',
+      retryable: false,
+    });
 
-    const replaced = await client.materials.replaceLine(root.id, { styleId: ext, materialHeaderId: header.id, parentId: null, rawMaterialId: 'RAW_WOOL', percentage: 70, countriesOfOrigin: ['NZ', 'AU'] });
+    const replaced = await client.materials.replaceLine(root.id, {
+      styleId: ext,
+      materialHeaderId: header.id,
+      parentId: null,
+      rawMaterialId: 'RAW_WOOL',
+      percentage: 70,
+      countriesOfOrigin: ['NZ', 'AU'],
+    });
     expect(replaced.percentage).toBe(70);
 
     const headers = await client.materials.listHeaders({ styleId: ext });

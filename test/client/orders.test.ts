@@ -33,7 +33,10 @@ describe('orders against the sandbox', () => {
     const line = created.lines?.[0];
     const patched = await client.orders.update(created.id, {
       status: 'IN_REVIEW',
-      lines: [{ id: line?.id, quantity: 12 }, { styleId: 'PLM-TEE-001-OWH', quantity: 3, unit: 'PIECES' }],
+      lines: [
+        { id: line?.id, quantity: 12 },
+        { styleId: 'PLM-TEE-001-OWH', quantity: 3, unit: 'PIECES' },
+      ],
     });
     expect(patched.status).toBe('IN_REVIEW');
     const lines = (await client.orderLines.list({ orderId: created.id })).items;
@@ -53,10 +56,20 @@ describe('orders against the sandbox', () => {
 
   it('does not re-send an order whose answer was lost; re-reading by number finds it', async () => {
     const number = unique('PO');
-    await h.control('PUT', '/__sandbox/faults', { dropAfterCommitRate: 1, methods: ['POST'], pathPrefix: '/orders' });
+    await h.control('PUT', '/__sandbox/faults', {
+      dropAfterCommitRate: 1,
+      methods: ['POST'],
+      pathPrefix: '/orders',
+    });
     const error = await caught(client.orders.create(draft(number)));
     await h.control('DELETE', '/__sandbox/faults');
-    expect(error).toMatchObject({ statusCode: 0, code: 'network_error', retryable: true, maybeCommitted: true, attempts: 1 });
+    expect(error).toMatchObject({
+      statusCode: 0,
+      code: 'network_error',
+      retryable: true,
+      maybeCommitted: true,
+      attempts: 1,
+    });
     const found = await client.naturalKeys.findOrdersByNumber(number);
     expect(found).toHaveLength(1);
   });

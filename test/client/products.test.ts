@@ -30,7 +30,13 @@ describe('products against the sandbox', () => {
       isComponent: false,
     });
     expect(style.id).toMatch(/^style_/);
-    const variant = await client.products.create({ parentId: ext, externalId: `${ext}-RED`, name: 'Integration Tee Red', color: 'Red', codes: [{ codeId: 'PLM_ID', codeValue: `${ext}-RED` }] });
+    const variant = await client.products.create({
+      parentId: ext,
+      externalId: `${ext}-RED`,
+      name: 'Integration Tee Red',
+      color: 'Red',
+      codes: [{ codeId: 'PLM_ID', codeValue: `${ext}-RED` }],
+    });
     expect(variant.styleId).toBe(style.id);
 
     const updated = await client.products.update(ext, { name: 'Integration Tee v2' });
@@ -45,9 +51,20 @@ describe('products against the sandbox', () => {
 
   it('reports a duplicate externalId as a non-retryable 409', async () => {
     const error = await caught(
-      client.products.create({ externalId: 'PLM-JKT-010', name: 'Dup', codes: [{ codeId: 'PLM_ID', codeValue: unique('X') }], styleTypeId: 'st_tshirts', isComponent: false }),
+      client.products.create({
+        externalId: 'PLM-JKT-010',
+        name: 'Dup',
+        codes: [{ codeId: 'PLM_ID', codeValue: unique('X') }],
+        styleTypeId: 'st_tshirts',
+        isComponent: false,
+      }),
     );
-    expect(error).toMatchObject({ statusCode: 409, code: 'external_id_already_exists', retryable: false, maybeCommitted: false });
+    expect(error).toMatchObject({
+      statusCode: 409,
+      code: 'external_id_already_exists',
+      retryable: false,
+      maybeCommitted: false,
+    });
   });
 
   it('finds products by natural key: externalId and code at any level, archived included', async () => {

@@ -32,9 +32,18 @@ describe('reference data against the sandbox', () => {
     expect(typo.suggestions.map((s) => s.id)).toContain('st_jackets');
     expect(describeLookupFailure('style type', typo)).toContain("did you mean 'Jackets' (st_jackets)");
 
-    expect(await client.reference.resolveStyleProperty('brands', 'Nordic Threads')).toMatchObject({ ok: true, id: 'prop_brand_nordic' });
-    expect(await client.reference.resolveProductionProcess('MANUFACTURING')).toMatchObject({ ok: true, id: 'MANUFACTURING' });
-    expect(await client.reference.resolvePlacement('sleeve')).toMatchObject({ ok: true, id: 'bomplc_demo_sleeve' });
+    expect(await client.reference.resolveStyleProperty('brands', 'Nordic Threads')).toMatchObject({
+      ok: true,
+      id: 'prop_brand_nordic',
+    });
+    expect(await client.reference.resolveProductionProcess('MANUFACTURING')).toMatchObject({
+      ok: true,
+      id: 'MANUFACTURING',
+    });
+    expect(await client.reference.resolvePlacement('sleeve')).toMatchObject({
+      ok: true,
+      id: 'bomplc_demo_sleeve',
+    });
   });
 
   it('maps company codes exactly although the API filter is a substring match', async () => {

@@ -33,7 +33,8 @@ describe('rate limits, faults and dropped connections against the sandbox', () =
   it('hands a long Retry-After back when another process exhausted the allowance', async () => {
     await h.control('PUT', '/__sandbox/config', { rateLimitPerMinute: 20 });
     // Another process of the same key, not paced by this client, takes the whole window.
-    for (let i = 0; i < 20; i++) await fetch(`${h.baseUrl}/style-types`, { headers: { companyapikey: 'sandbox-key-brand' } });
+    for (let i = 0; i < 20; i++)
+      await fetch(`${h.baseUrl}/style-types`, { headers: { companyapikey: 'sandbox-key-brand' } });
     const client = h.client();
     const error = await caught(client.styleTypes.list({}));
     // The window frees in ~60 s: beyond the default inline limit (30 s), so the activity gets the delay.
@@ -61,21 +62,42 @@ describe('rate limits, faults and dropped connections against the sandbox', () =
   });
 
   it('retries idempotent writes through dropped connections; the write lands once', async () => {
-    await h.control('PUT', '/__sandbox/faults', { dropAfterCommitRate: 1, methods: ['PUT'], pathPrefix: '/styles', seed: 1 });
+    await h.control('PUT', '/__sandbox/faults', {
+      dropAfterCommitRate: 1,
+      methods: ['PUT'],
+      pathPrefix: '/styles',
+      seed: 1,
+    });
     const client = h.client({ maxRetries: 2 });
     const description = unique('desc');
     const error = await caught(client.products.update('PLM-TEE-001', { description }));
-    expect(error).toMatchObject({ code: 'network_error', attempts: 3, retryable: true, maybeCommitted: true });
+    expect(error).toMatchObject({
+      code: 'network_error',
+      attempts: 3,
+      retryable: true,
+      maybeCommitted: true,
+    });
     await h.control('DELETE', '/__sandbox/faults');
     expect((await client.products.get('PLM-TEE-001')).description).toBe(description);
   });
 
   it('does not retry a BOM line create whose answer was lost', async () => {
     const client = h.client();
-    const linesBefore = (await collect(client.boms.iterateLines({ bomHeaderId: 'bomhdr_demo_storm_shell' }))).length;
-    await h.control('PUT', '/__sandbox/faults', { dropAfterCommitRate: 1, methods: ['POST'], pathPrefix: '/bom-lines' });
+    const linesBefore = (await collect(client.boms.iterateLines({ bomHeaderId: 'bomhdr_demo_storm_shell' })))
+      .length;
+    await h.control('PUT', '/__sandbox/faults', {
+      dropAfterCommitRate: 1,
+      methods: ['POST'],
+      pathPrefix: '/bom-lines',
+    });
     const error = await caught(
-      client.boms.createLine({ bomHeaderId: 'bomhdr_demo_storm_shell', entity: { styleId: 'PLM-JKT-010' }, component: { styleId: 'CMP-ZIP-60' }, quantity: 1, quantityUnit: 'PIECES' }),
+      client.boms.createLine({
+        bomHeaderId: 'bomhdr_demo_storm_shell',
+        entity: { styleId: 'PLM-JKT-010' },
+        component: { styleId: 'CMP-ZIP-60' },
+        quantity: 1,
+        quantityUnit: 'PIECES',
+      }),
     );
     expect(error).toMatchObject({ attempts: 1, maybeCommitted: true, retryable: true });
     await h.control('DELETE', '/__sandbox/faults');

@@ -12,7 +12,10 @@ export interface CliRun {
 }
 
 /** The environment a `trace-sync` child needs to start jobs on this stack's dev server and task queue. */
-export function cliEnv(stack: Pick<TestStack, 'taskQueue' | 'config'>, extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
+export function cliEnv(
+  stack: Pick<TestStack, 'taskQueue' | 'config'>,
+  extra: NodeJS.ProcessEnv = {},
+): NodeJS.ProcessEnv {
   const harness = readHarnessInfo();
   return {
     ...process.env,
@@ -28,10 +31,17 @@ export function cliEnv(stack: Pick<TestStack, 'taskQueue' | 'config'>, extra: No
  * Runs `trace-sync <args>` as a child process, asynchronously on purpose: the test process hosts the worker that must
  * run the workflow the CLI starts. The child is SIGKILLed (by its pid) after `killAfterMs`.
  */
-export function traceSync(args: readonly string[], env: NodeJS.ProcessEnv, killAfterMs = 120_000): Promise<CliRun> {
+export function traceSync(
+  args: readonly string[],
+  env: NodeJS.ProcessEnv,
+  killAfterMs = 120_000,
+): Promise<CliRun> {
   return new Promise((resolve) => {
     const started = Date.now();
-    const child = spawn(process.execPath, [path.join(repoRoot(), 'bin', 'trace-sync.cjs'), ...args], { env, cwd: repoRoot() });
+    const child = spawn(process.execPath, [path.join(repoRoot(), 'bin', 'trace-sync.cjs'), ...args], {
+      env,
+      cwd: repoRoot(),
+    });
     let stdout = '';
     let stderr = '';
     const timer = setTimeout(() => child.kill('SIGKILL'), killAfterMs);

@@ -18,7 +18,9 @@ export function sandboxApi(stackOf: () => Pick<TestStack, 'sandbox' | 'apiKey'>)
   const control = (route: string, method: string, body?: unknown): Promise<Response> =>
     fetch(`${stackOf().sandbox.url}${route}`, {
       method,
-      ...(body === undefined ? {} : { headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) }),
+      ...(body === undefined
+        ? {}
+        : { headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) }),
     });
   return { api, control };
 }

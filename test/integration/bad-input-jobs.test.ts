@@ -102,7 +102,10 @@ describe('broken files through the jobs: a clear, non-retryable failure and noth
       ['binary-named.xlsx', /not an xlsx workbook/],
       ['zip-bomb.xlsx', /would inflate to 300 MB.*split the export or save it as csv/],
       ['empty.csv', /the csv file is empty: no header row/],
-      ['header-only.csv', /the file has a header row \(row 1\) but no data rows below it; there is nothing to push/],
+      [
+        'header-only.csv',
+        /the file has a header row \(row 1\) but no data rows below it; there is nothing to push/,
+      ],
       [
         'orders-object-not-array.json',
         /a JSON export must be an array of objects, one per order line, or NDJSON/,
@@ -153,7 +156,9 @@ describe('broken files through the jobs: a clear, non-retryable failure and noth
       const before = await platform();
       const failed = await failure(await push(file));
       expect(failed.root).toMatchObject({ nonRetryable: true, type: 'ExportReadError:no_data_rows' });
-      expect(failed.shown).toBe('the file has a header row (row 1) but no data rows below it; there is nothing to push.');
+      expect(failed.shown).toBe(
+        'the file has a header row (row 1) but no data rows below it; there is nothing to push.',
+      );
       expect(failed.activityAttempts).toBe(1);
       expect(await platform()).toEqual(before);
     });
@@ -191,8 +196,10 @@ describe('broken files through the jobs: a clear, non-retryable failure and noth
     const committed = readdirSync(corpus).sort();
     const lacksOrders = /the export lacks column 'order_number'/;
     const lacksProducts = /the sheet lacks column\(s\) 'externalId'/;
-    const headerTooLong = /first line \(the header\) is (over )?[\d,]+ bytes long, over the limit of 65,536 bytes for a header/;
-    const quote = /row 2, column 'order_number': a double quote \("\) opens the cell but is not closed before the cell ends/;
+    const headerTooLong =
+      /first line \(the header\) is (over )?[\d,]+ bytes long, over the limit of 65,536 bytes for a header/;
+    const quote =
+      /row 2, column 'order_number': a double quote \("\) opens the cell but is not closed before the cell ends/;
     const rejectedWith = (count: number, reason: RegExp) => ({
       completes: (result: Record<string, unknown>) => {
         expect(JSON.stringify(result)).toMatch(reason);
@@ -210,7 +217,10 @@ describe('broken files through the jobs: a clear, non-retryable failure and noth
       'gen-header-30000-repeated-note.csv': [headerTooLong, headerTooLong],
       'gen-10mb-of-y-comma.csv': [headerTooLong, headerTooLong],
       'gen-one-10mb-line.csv': [headerTooLong, headerTooLong],
-      'gen-2500-columns.csv': [/header row 1 has 2,500 columns, over the limit of 2,000 columns/, /header row 1 has 2,500 columns/],
+      'gen-2500-columns.csv': [
+        /header row 1 has 2,500 columns, over the limit of 2,000 columns/,
+        /header row 1 has 2,500 columns/,
+      ],
       'gen-duplicate-order-columns.csv': [/'quantity' \(columns G, I\)/, /'quantity' \(columns G, I\)/],
       'gen-3mb-order-number-line.csv': [
         /line 2 of the csv file is over [\d,]+ bytes long, over the limit of 1,048,576 bytes for a line/,
@@ -231,9 +241,18 @@ describe('broken files through the jobs: a clear, non-retryable failure and noth
       'gen-3mb-order-number.json': [/row 1, column 'order_number' holds 3,145,728 characters/, headerTooLong],
       'gen-unbalanced-quote.csv': [quote, quote],
       'gen-quote-swallows-next-row.csv': [quote, quote],
-      'gen-nul-in-order-number.csv': [/holds a NUL byte \(code 0\) on line 2/, /holds a NUL byte \(code 0\) on line 2/],
-      'gen-utf16-without-bom.csv': [/holds a NUL byte \(code 0\) on line 1/, /holds a NUL byte \(code 0\) on line 1/],
-      'gen-nul-in-order-number.json': [rejectedWith(1, /#NUL \(the text holds a NUL character, code 0\)/), 'any'],
+      'gen-nul-in-order-number.csv': [
+        /holds a NUL byte \(code 0\) on line 2/,
+        /holds a NUL byte \(code 0\) on line 2/,
+      ],
+      'gen-utf16-without-bom.csv': [
+        /holds a NUL byte \(code 0\) on line 1/,
+        /holds a NUL byte \(code 0\) on line 1/,
+      ],
+      'gen-nul-in-order-number.json': [
+        rejectedWith(1, /#NUL \(the text holds a NUL character, code 0\)/),
+        'any',
+      ],
       'gen-formula-without-value-orders.xlsx': [
         rejectedWith(1, /#UNCALCULATED \(the formula =SUM\(Z1:Z3\) has no saved result/),
         lacksProducts,
@@ -285,7 +304,8 @@ describe('broken files through the jobs: a clear, non-retryable failure and noth
       expect(ms).toBeLessThan(file === 'gen-heavy-workbook.xlsx' ? 90_000 : 30_000);
       if ('failed' in outcome) {
         const { failed } = outcome;
-        if (expected !== 'any' && !(expected instanceof RegExp)) throw new Error(`${file} failed: ${failed.shown}`);
+        if (expected !== 'any' && !(expected instanceof RegExp))
+          throw new Error(`${file} failed: ${failed.shown}`);
         expect(failed.root.nonRetryable).toBe(true);
         expect(failed.activityAttempts).toBe(1);
         expect(failed.shown.length).toBeLessThan(2_100);
@@ -312,8 +332,22 @@ describe('broken files through the jobs: a clear, non-retryable failure and noth
       serial += 1;
       const prefix = `BADIN-SMALL-${process.pid}-${serial}`;
       const rows: NativeRow[] = [
-        { externalId: `${prefix}-S1`, level: 'style', name: 'Small tee', styleType: 'T-shirts', isComponent: 'no', PLM_ID: `${prefix}-S1` },
-        { externalId: `${prefix}-S1-C1`, parentExternalId: `${prefix}-S1`, level: 'variant', name: 'Small tee black', color: 'Black', PLM_ID: `${prefix}-S1-C1` },
+        {
+          externalId: `${prefix}-S1`,
+          level: 'style',
+          name: 'Small tee',
+          styleType: 'T-shirts',
+          isComponent: 'no',
+          PLM_ID: `${prefix}-S1`,
+        },
+        {
+          externalId: `${prefix}-S1-C1`,
+          parentExternalId: `${prefix}-S1`,
+          level: 'variant',
+          name: 'Small tee black',
+          color: 'Black',
+          PLM_ID: `${prefix}-S1-C1`,
+        },
       ];
       const file = path.join(dir, `${prefix}.csv`);
       writeFileSync(file, toCsv(rows));
@@ -323,7 +357,8 @@ describe('broken files through the jobs: a clear, non-retryable failure and noth
       return Date.now() - started;
     };
     await smallImport(); // warm-up: first reads of the reference lists
-    const alone = [await smallImport(), await smallImport(), await smallImport()].sort((a, b) => a - b)[1] ?? 0;
+    const alone =
+      [await smallImport(), await smallImport(), await smallImport()].sort((a, b) => a - b)[1] ?? 0;
     const worst = [
       ...[1, 2].map(async (n) => failure(await push(copy2(heavy, `worst-${n}.xlsx`)))),
       ...[1, 2].map(async (n) => failure(await importSheet(copy2(heavy, `worst-plm-${n}.xlsx`)))),
@@ -350,9 +385,30 @@ describe('broken files through the jobs: a clear, non-retryable failure and noth
     const variant = long('LONGV', 255);
     const tooLong = long('TOOLONG', 256);
     const rows: NativeRow[] = [
-      { externalId: style, level: 'style', name: 'Long id tee', styleType: 'T-shirts', isComponent: 'no', PLM_ID: `L-${process.pid}-1` },
-      { externalId: variant, parentExternalId: style, level: 'variant', name: 'Long id tee black', color: 'Black', PLM_ID: `L-${process.pid}-2` },
-      { externalId: tooLong, level: 'style', name: 'Too long id', styleType: 'T-shirts', isComponent: 'no', PLM_ID: `L-${process.pid}-3` },
+      {
+        externalId: style,
+        level: 'style',
+        name: 'Long id tee',
+        styleType: 'T-shirts',
+        isComponent: 'no',
+        PLM_ID: `L-${process.pid}-1`,
+      },
+      {
+        externalId: variant,
+        parentExternalId: style,
+        level: 'variant',
+        name: 'Long id tee black',
+        color: 'Black',
+        PLM_ID: `L-${process.pid}-2`,
+      },
+      {
+        externalId: tooLong,
+        level: 'style',
+        name: 'Too long id',
+        styleType: 'T-shirts',
+        isComponent: 'no',
+        PLM_ID: `L-${process.pid}-3`,
+      },
     ];
     const file = path.join(dir, 'long-ids.csv');
     writeFileSync(file, toCsv(rows));
@@ -379,7 +435,15 @@ describe('broken files through the jobs: a clear, non-retryable failure and noth
     const description = '=HYPERLINK("http://evil.example","click")';
     const name = '-Tee minus';
     const rows: NativeRow[] = [
-      { externalId: `${prefix}-S1`, level: 'style', name, styleType: 'T-shirt', isComponent: 'no', description, PLM_ID: `${prefix}-S1` },
+      {
+        externalId: `${prefix}-S1`,
+        level: 'style',
+        name,
+        styleType: 'T-shirt',
+        isComponent: 'no',
+        description,
+        PLM_ID: `${prefix}-S1`,
+      },
     ];
     const file = path.join(dir, 'round-trip.csv');
     writeFileSync(file, toCsv(rows));
@@ -396,8 +460,12 @@ describe('broken files through the jobs: a clear, non-retryable failure and noth
       args: [{ file: result.rejectsFile as string, profile: 'native', retryOf: first.workflowId }],
     });
     expect((await retried.result()).products).toMatchObject({ created: 1, rejected: 0 });
-    const response = await fetch(`${stack.sandbox.baseUrl}/styles/${prefix}-S1`, { headers: { companyapikey: stack.apiKey } });
-    const product = z.object({ data: z.looseObject({ name: z.string(), description: z.string() }) }).parse(await response.json());
+    const response = await fetch(`${stack.sandbox.baseUrl}/styles/${prefix}-S1`, {
+      headers: { companyapikey: stack.apiKey },
+    });
+    const product = z
+      .object({ data: z.looseObject({ name: z.string(), description: z.string() }) })
+      .parse(await response.json());
     expect(product.data).toMatchObject({ name, description });
 
     // The order push: an order number starting with '+' comes back from its fixed rejects file as it was.
@@ -418,8 +486,12 @@ describe('broken files through the jobs: a clear, non-retryable failure and noth
       args: [{ file: pushedResult.rejectsFile as string, retryOf: pushed.workflowId }],
     });
     expect((await repushed.result()).orders).toMatchObject({ created: 1, rejected: 0 });
-    const listed = await fetch(`${stack.sandbox.baseUrl}/orders?limit=100`, { headers: { companyapikey: stack.apiKey } });
-    const numbers = z.object({ data: z.array(z.looseObject({ orderNumber: z.string() })) }).parse(await listed.json());
+    const listed = await fetch(`${stack.sandbox.baseUrl}/orders?limit=100`, {
+      headers: { companyapikey: stack.apiKey },
+    });
+    const numbers = z
+      .object({ data: z.array(z.looseObject({ orderNumber: z.string() })) })
+      .parse(await listed.json());
     expect(numbers.data.map((o) => o.orderNumber)).toContain(orderNumber);
   });
 });

@@ -439,7 +439,10 @@ describe('repairBomForks on a real Temporal dev server', () => {
       const result = waitResult<RepairBomForksResult>(cli.stdout);
       const blackM = result.products.find((p) => p.productId === DEMO_FORK_SKUS.blackM)!;
       expect(blackM).toMatchObject({ externalId: 'PLM-TEE-001-BLK-M', wouldRepair: 1, ambiguous: 1 });
-      expect(blackM.headers[0]).toMatchObject({ headerId: DEMO_BOM_IDS.teeForkBlackM, sourceHeaderId: DEMO_BOM_IDS.tee });
+      expect(blackM.headers[0]).toMatchObject({
+        headerId: DEMO_BOM_IDS.teeForkBlackM,
+        sourceHeaderId: DEMO_BOM_IDS.tee,
+      });
       expect(blackM.lines.find((l) => l.outcome === 'ambiguous')!.reason).toContain('after the fork');
       expect(result.products.find((p) => p.productId === DEMO_FORK_SKUS.offWhiteL)).toMatchObject({
         externalId: 'PLM-TEE-001-OWH-L',
@@ -473,13 +476,18 @@ describe('repairBomForks on a real Temporal dev server', () => {
       ]);
       expect(lines.filter((l) => l.outcome === 'repaired').map((l) => l.basis)).toEqual(['source', 'source']);
       const insideNeck = () =>
-        linesOf(stack.apiClient, forkId).then((fork) => fork.find((l) => l.placementId === DEMO_PLACEMENTS.insideNeck)!);
+        linesOf(stack.apiClient, forkId).then((fork) =>
+          fork.find((l) => l.placementId === DEMO_PLACEMENTS.insideNeck)!,
+        );
       expect((await insideNeck()).styleId).toBeNull();
 
       // Only an explicit option takes the source's current component.
       const accepted = await run({ products: [sku], acceptCurrentSource: true }, 'accept-current');
       expect(accepted).toMatchObject({ linesRepaired: 1, linesAmbiguous: 0 });
-      expect(accepted.products[0]!.lines[0]).toMatchObject({ outcome: 'repaired', basis: 'current source, accepted' });
+      expect(accepted.products[0]!.lines[0]).toMatchObject({
+        outcome: 'repaired',
+        basis: 'current source, accepted',
+      });
       expect((await insideNeck()).styleId).toBe(DEMO_IDS.button);
     });
 
@@ -515,7 +523,9 @@ describe('repairBomForks on a real Temporal dev server', () => {
       await sandboxConfig({ bomIncludeShape: 'bare' });
       try {
         const listed = await stack.apiClient.products.get(sku, { include: ['bom'] });
-        expect((listed as Record<string, unknown>)['bom']).toEqual([expect.not.objectContaining({ link: expect.anything() })]);
+        expect((listed as Record<string, unknown>)['bom']).toEqual([
+          expect.not.objectContaining({ link: expect.anything() }),
+        ]);
         const result = await run({ products: [tree.ext[tree.styleId]!], dryRun: true }, 'bare-include');
         expect(result).toMatchObject({ linesWouldRepair: 3, productsWithForks: 1 });
         expect(result.products.map((p) => p.productId)).toEqual([sku]);
@@ -559,13 +569,14 @@ describe('repairBomForks on a real Temporal dev server', () => {
       expect(next.products.find((p) => p.productId === other)).toMatchObject({ repaired: 3 });
       expect(next.products.find((p) => p.productId === sku)).toBeUndefined();
     });
-
   });
 
   it('refuses an input without exactly one selector, without retrying', async () => {
     await expect(run({ all: true, products: ['PLM-TEE-001'] }, 'bad')).rejects.toThrow(WorkflowFailedError);
     await expect(run({}, 'bad-empty')).rejects.toMatchObject({
-      cause: { message: expect.stringContaining('exactly one of products, updatedAfter, all or sinceLastRun') },
+      cause: {
+        message: expect.stringContaining('exactly one of products, updatedAfter, all or sinceLastRun'),
+      },
     });
   });
 
@@ -588,26 +599,34 @@ describe('repairBomForks on a real Temporal dev server', () => {
 
       const started = Date.now();
       const snapshots = new ForkSnapshotStore(path.join(stack.config.dataDir, 'safe-write-snapshots'));
-      const result = await safeBomWrite(stack.apiClient, {
-        entityStyleId: tree.ext[sku]!,
-        bomHeaderId: tree.headerId,
-        edit: {
-          kind: 'replace',
-          lineId: label.id,
-          values: {
-            component: { styleId: DEMO_IDS.label },
-            placementId: DEMO_PLACEMENTS.insideNeck,
-            quantity: 2,
-            quantityUnit: 'PIECES',
-            countryOfOrigin: 'Portugal',
+      const result = await safeBomWrite(
+        stack.apiClient,
+        {
+          entityStyleId: tree.ext[sku]!,
+          bomHeaderId: tree.headerId,
+          edit: {
+            kind: 'replace',
+            lineId: label.id,
+            values: {
+              component: { styleId: DEMO_IDS.label },
+              placementId: DEMO_PLACEMENTS.insideNeck,
+              quantity: 2,
+              quantityUnit: 'PIECES',
+              countryOfOrigin: 'Portugal',
+            },
           },
+          linkWait: { initialDelayMs: 100 },
         },
-        linkWait: { initialDelayMs: 100 },
-      }, snapshots);
+        snapshots,
+      );
       expect(Date.now() - started).toBeGreaterThanOrEqual(1000);
       // The pre-fork snapshot is kept for later repairs (a run that dies between the write and its repair).
       const kept = await snapshots.find(sku, tree.headerId);
-      expect(kept).toMatchObject({ productId: sku, sourceHeaderId: tree.headerId, writtenLineIds: [label.id] });
+      expect(kept).toMatchObject({
+        productId: sku,
+        sourceHeaderId: tree.headerId,
+        writtenLineIds: [label.id],
+      });
       expect(kept!.lines.map((l) => [l.id, l.styleId])).toEqual(snapshot.map((l) => [l.id, l.styleId]));
       expect(result).toMatchObject({ forked: true, problems: [], linesWithoutComponent: [] });
       expect(result.repairs).toHaveLength(5);

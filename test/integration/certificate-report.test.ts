@@ -28,7 +28,10 @@ async function sandboxCertificates(stack: TestStack): Promise<RawCertificate[]> 
     const response = await fetch(`${stack.sandbox.baseUrl}/certificates?limit=100&page=${page}`, {
       headers: { companyapikey: stack.apiKey },
     });
-    const body = (await response.json()) as { data: RawCertificate[]; metadata: { pagination: { totalPages: number } } };
+    const body = (await response.json()) as {
+      data: RawCertificate[];
+      metadata: { pagination: { totalPages: number } };
+    };
     all.push(...body.data);
     if (page >= body.metadata.pagination.totalPages) return all;
   }
@@ -42,7 +45,16 @@ function expectedBuckets(certificates: RawCertificate[], asOf: string): Record<s
     let bucket = 'no_expiration_date';
     if (c.expirationDate) {
       const days = (Date.parse(c.expirationDate.slice(0, 10)) - Date.parse(asOf)) / DAY;
-      bucket = days < 0 ? 'expired' : days <= 30 ? 'within_30' : days <= 60 ? 'within_60' : days <= 90 ? 'within_90' : 'not_expiring';
+      bucket =
+        days < 0
+          ? 'expired'
+          : days <= 30
+            ? 'within_30'
+            : days <= 60
+              ? 'within_60'
+              : days <= 90
+                ? 'within_90'
+                : 'not_expiring';
     }
     counts[bucket] = (counts[bucket] ?? 0) + 1;
   }
@@ -95,14 +107,16 @@ describe('certificateExpiryReport on a real Temporal dev server', () => {
     expect(first.changes.previousAsOf).toBeNull();
 
     const result = await run(today);
-    expect(result.total).toBe(certificates.filter((c) => c.status !== 'DRAFT' && c.status !== 'REJECTED').length);
+    expect(result.total).toBe(
+      certificates.filter((c) => c.status !== 'DRAFT' && c.status !== 'REJECTED').length,
+    );
     expect(nonZero(result.perBucket)).toEqual(expectedBuckets(certificates, today));
     expect(result.perBucket['expired']).toBeGreaterThan(0);
     expect(result.perBucket['within_30']).toBeGreaterThan(0);
     // Spec 03: GET /certificates takes a `status` filter, so only the four reported statuses are read, one list
     // each (a draft or rejected certificate costs no read). This replaced reading every certificate and dropping some.
-    const perStatus = ['REQUESTED', 'APPROVED', 'ACKNOWLEDGED', 'NOT_VERIFIABLE'].map(
-      (status) => Math.max(1, Math.ceil(certificates.filter((c) => c.status === status).length / 100)),
+    const perStatus = ['REQUESTED', 'APPROVED', 'ACKNOWLEDGED', 'NOT_VERIFIABLE'].map((status) =>
+      Math.max(1, Math.ceil(certificates.filter((c) => c.status === status).length / 100)),
     );
     expect(result.apiCalls).toBe(perStatus.reduce((a, b) => a + b, 0));
   });
@@ -110,7 +124,9 @@ describe('certificateExpiryReport on a real Temporal dev server', () => {
   it('writes an xlsx that opens with SheetJS with a sheet per bucket holding its certificates', () => {
     const folder = path.join(stack.config.dataDir, 'reports', 'certificate-expiry', today);
     const book = XLSX.readFile(path.join(folder, `certificate-expiry-${today}.xlsx`));
-    expect(book.SheetNames).toEqual(expect.arrayContaining(['Summary', 'Newly expired', 'Expired', 'Expiring in 0–30 days']));
+    expect(book.SheetNames).toEqual(
+      expect.arrayContaining(['Summary', 'Newly expired', 'Expired', 'Expiring in 0–30 days']),
+    );
     const expected = expectedBuckets(certificates, today);
     const rows = (sheet: string) => XLSX.utils.sheet_to_json(book.Sheets[sheet]!).length;
     expect(rows('Expired')).toBe(expected['expired']);
@@ -155,46 +171,51 @@ describe('certificateExpiryReport on a real Temporal dev server', () => {
 
   const chromium = findChromium();
   if (!chromium) {
-    console.log('SKIPPED: the html screenshot test needs headless Chromium (Debian package `chromium`: apt-get install -y chromium)');
+    console.log(
+      'SKIPPED: the html screenshot test needs headless Chromium (Debian package `chromium`: apt-get install -y chromium)',
+    );
   }
-  (chromium ? it : it.skip)('the html opens with the action items on its first screen (headless Chromium, 1280×900)', async () => {
-    const folder = path.join(stack.config.dataDir, 'reports', 'certificate-expiry', today);
-    const file = path.join(folder, `certificate-expiry-${today}.html`);
-    const html = readFileSync(file, 'utf8');
-    const png = path.join(stack.config.dataDir, `certificate-expiry-${today}.png`);
-    await screenshot(chromium!, file, png);
-    expect(readFileSync(png).subarray(1, 4).toString('latin1')).toBe('PNG');
+  (chromium ? it : it.skip)(
+    'the html opens with the action items on its first screen (headless Chromium, 1280×900)',
+    async () => {
+      const folder = path.join(stack.config.dataDir, 'reports', 'certificate-expiry', today);
+      const file = path.join(folder, `certificate-expiry-${today}.html`);
+      const html = readFileSync(file, 'utf8');
+      const png = path.join(stack.config.dataDir, `certificate-expiry-${today}.png`);
+      await screenshot(chromium!, file, png);
+      expect(readFileSync(png).subarray(1, 4).toString('latin1')).toBe('PNG');
 
-    const probe = await probeFirstScreen(chromium!, html, path.join(stack.config.dataDir, 'probe.html'), [
-      '#card-newly-expired',
-      '#card-within_30',
-      '#newly-expired caption',
-      '#newly-expired tbody tr:first-child',
-      '#bucket-within_30 caption',
-      '#bucket-within_30 tbody tr:first-child',
-      '#bucket-expired',
-    ]);
-    expect(probe.viewport.width).toBe(1280);
-    for (const selector of [
-      '#card-newly-expired',
-      '#card-within_30',
-      '#newly-expired caption',
-      '#newly-expired tbody tr:first-child',
-      '#bucket-within_30 caption',
-      '#bucket-within_30 tbody tr:first-child',
-    ]) {
-      expect([selector, probe.inFirstScreen[selector]]).toEqual([selector, true]);
-    }
-    // The newly expired card is red when something expired; the long list of every expired certificate is last.
-    const red = /rgb\((\d+), (\d+), (\d+)\)/.exec(probe.backgrounds['#card-newly-expired'] ?? '');
-    expect(red).not.toBeNull();
-    expect(Number(red![1])).toBeGreaterThan(150);
-    expect(Number(red![2])).toBeLessThan(80);
-    expect(probe.inFirstScreen['#bucket-expired']).toBe(false);
-    expect(probe.top['#bucket-expired']).toBeGreaterThan(probe.top['#bucket-within_30 caption']!);
-    expect(probe.dateCells).toBeGreaterThan(0);
-    expect(probe.wrappedDates).toBe(0);
-  });
+      const probe = await probeFirstScreen(chromium!, html, path.join(stack.config.dataDir, 'probe.html'), [
+        '#card-newly-expired',
+        '#card-within_30',
+        '#newly-expired caption',
+        '#newly-expired tbody tr:first-child',
+        '#bucket-within_30 caption',
+        '#bucket-within_30 tbody tr:first-child',
+        '#bucket-expired',
+      ]);
+      expect(probe.viewport.width).toBe(1280);
+      for (const selector of [
+        '#card-newly-expired',
+        '#card-within_30',
+        '#newly-expired caption',
+        '#newly-expired tbody tr:first-child',
+        '#bucket-within_30 caption',
+        '#bucket-within_30 tbody tr:first-child',
+      ]) {
+        expect([selector, probe.inFirstScreen[selector]]).toEqual([selector, true]);
+      }
+      // The newly expired card is red when something expired; the long list of every expired certificate is last.
+      const red = /rgb\((\d+), (\d+), (\d+)\)/.exec(probe.backgrounds['#card-newly-expired'] ?? '');
+      expect(red).not.toBeNull();
+      expect(Number(red![1])).toBeGreaterThan(150);
+      expect(Number(red![2])).toBeLessThan(80);
+      expect(probe.inFirstScreen['#bucket-expired']).toBe(false);
+      expect(probe.top['#bucket-expired']).toBeGreaterThan(probe.top['#bucket-within_30 caption']!);
+      expect(probe.dateCells).toBeGreaterThan(0);
+      expect(probe.wrappedDates).toBe(0);
+    },
+  );
 
   it('rejects a malformed as-of date with a message that says what to send', async () => {
     await expect(run('22/11/2026')).rejects.toMatchObject({
@@ -206,13 +227,41 @@ describe('certificateExpiryReport on a real Temporal dev server', () => {
     const scheduleId = `cert-report-test-${Date.now()}`;
     const applied = await applySchedules(
       stack.client,
-      { schedules: [{ id: scheduleId, workflow: 'certificateExpiryReport', cron: '0 2 * * *', timeZone: 'UTC', input: {}, overlap: 'skip', catchupWindow: '1d', pauseOnFailure: false, paused: false }] },
+      {
+        schedules: [
+          {
+            id: scheduleId,
+            workflow: 'certificateExpiryReport',
+            cron: '0 2 * * *',
+            timeZone: 'UTC',
+            input: {},
+            overlap: 'skip',
+            catchupWindow: '1d',
+            pauseOnFailure: false,
+            paused: false,
+          },
+        ],
+      },
       stack.taskQueue,
     );
     expect(applied).toEqual([{ id: scheduleId, action: 'created' }]);
     const again = await applySchedules(
       stack.client,
-      { schedules: [{ id: scheduleId, workflow: 'certificateExpiryReport', cron: '30 3 * * *', timeZone: 'Europe/Stockholm', input: {}, overlap: 'skip', catchupWindow: '1d', pauseOnFailure: false, paused: false }] },
+      {
+        schedules: [
+          {
+            id: scheduleId,
+            workflow: 'certificateExpiryReport',
+            cron: '30 3 * * *',
+            timeZone: 'Europe/Stockholm',
+            input: {},
+            overlap: 'skip',
+            catchupWindow: '1d',
+            pauseOnFailure: false,
+            paused: false,
+          },
+        ],
+      },
       stack.taskQueue,
     );
     expect(again).toEqual([{ id: scheduleId, action: 'updated' }]);
@@ -230,7 +279,9 @@ describe('certificateExpiryReport on a real Temporal dev server', () => {
       expect(workflowId).toMatch(new RegExp(`^${scheduleId}-`));
       const result = (await stack.client.workflow.getHandle(workflowId!).result()) as CertificateReportResult;
       // The schedule's time zone turns its nominal time into the report date.
-      const stockholmToday = new Intl.DateTimeFormat('en-CA', { timeZone: 'Europe/Stockholm' }).format(new Date());
+      const stockholmToday = new Intl.DateTimeFormat('en-CA', { timeZone: 'Europe/Stockholm' }).format(
+        new Date(),
+      );
       expect(result.asOf).toBe(stockholmToday);
       expect(existsSync(result.files.xlsx)).toBe(true);
     } finally {
@@ -265,16 +316,25 @@ describe('certificateExpiryReport on a real Temporal dev server', () => {
     const id = `cli-cert-report-${Date.now()}`;
     writeFileSync(
       file,
-      JSON.stringify({ schedules: [{ id, workflow: 'certificateExpiryReport', cron: '0 2 * * *', timeZone: 'Europe/Stockholm' }] }),
+      JSON.stringify({
+        schedules: [
+          { id, workflow: 'certificateExpiryReport', cron: '0 2 * * *', timeZone: 'Europe/Stockholm' },
+        ],
+      }),
     );
     const applied = await cli('schedules', 'apply', '--file', file);
     expect(applied.stdout).toContain(`created  ${id}`);
     expect((await cli('schedules', 'apply', '--file', file)).stdout).toContain(`updated  ${id}`);
     // The next run in the schedule's own zone (02:00 local, with its offset) and in UTC.
     expect((await cli('schedules', 'list')).stdout).toMatch(
-      new RegExp(`${id}\\s+certificateExpiryReport\\s+next \\d{4}-\\d{2}-\\d{2}T02:00:00\\+0[12]:00 Europe/Stockholm \\(\\d{4}-\\d{2}-\\d{2}T0[01]:00:00Z UTC\\)`),
+      new RegExp(
+        `${id}\\s+certificateExpiryReport\\s+next \\d{4}-\\d{2}-\\d{2}T02:00:00\\+0[12]:00 Europe/Stockholm \\(\\d{4}-\\d{2}-\\d{2}T0[01]:00:00Z UTC\\)`,
+      ),
     );
-    writeFileSync(file, JSON.stringify({ schedules: [{ id, workflow: 'certificateExpiryReport', cron: 'every night' }] }));
+    writeFileSync(
+      file,
+      JSON.stringify({ schedules: [{ id, workflow: 'certificateExpiryReport', cron: 'every night' }] }),
+    );
     const invalid = await cli('schedules', 'apply', '--file', file);
     expect(invalid.status).not.toBe(0);
     expect(invalid.stderr).toContain('schedules.0.cron: expected five cron fields');
@@ -320,7 +380,11 @@ describe('certificateExpiryReport classifies each expiry timestamp in the report
     const template = (seed['certificates'] as Array<Record<string, unknown>>).find(
       (c) => c['status'] === 'APPROVED' && c['type'] === 'SCOPE',
     )!;
-    seed['certificates'] = Object.entries(edges).map(([id, expirationDate]) => ({ ...template, id, expirationDate }));
+    seed['certificates'] = Object.entries(edges).map(([id, expirationDate]) => ({
+      ...template,
+      id,
+      expirationDate,
+    }));
     const seedFile = path.join(dataDir, 'seed.json');
     writeFileSync(seedFile, JSON.stringify(seed));
     stack = await startTestStack({ config: { dataDir }, sandbox: { seedFile } });

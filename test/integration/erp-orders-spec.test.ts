@@ -58,7 +58,10 @@ describe('pushErpOrders by the spec, on real Temporal and the sandbox (issue 14)
         .filter(([, n]) => n > 0),
     );
   };
-  const writeCsv = async (name: string, rows: ReadonlyArray<Record<string, string | number>>): Promise<string> => {
+  const writeCsv = async (
+    name: string,
+    rows: ReadonlyArray<Record<string, string | number>>,
+  ): Promise<string> => {
     const file = path.join(dir, name);
     const fields = [...new Set(rows.flatMap((row) => Object.keys(row)))];
     await writeFile(file, Papa.unparse({ fields, data: rows.map((row) => fields.map((f) => row[f] ?? '')) }));
@@ -138,16 +141,34 @@ describe('pushErpOrders by the spec, on real Temporal and the sandbox (issue 14)
   // Item 1. Spec, Order.orderNumber: "Unique within the owner company for the same order type".
   it('a purchase order and a sales order with the same number in one file are two orders, not a header_conflict', async () => {
     const file = await writeCsv('same-number.csv', [
-      { order_number: 'TWIN-1', buyer_id: BRAND, supplier_id: SUPPLIER, line_number: '1', product_external_id: 'PLM-TEE-001-BLK', quantity: 5, unit: 'PIECES' },
-      { order_number: 'TWIN-1', buyer_id: SUPPLIER, supplier_id: BRAND, line_number: '1', product_external_id: 'PLM-JKT-010-NVY', quantity: 7, unit: 'PIECES' },
+      {
+        order_number: 'TWIN-1',
+        buyer_id: BRAND,
+        supplier_id: SUPPLIER,
+        line_number: '1',
+        product_external_id: 'PLM-TEE-001-BLK',
+        quantity: 5,
+        unit: 'PIECES',
+      },
+      {
+        order_number: 'TWIN-1',
+        buyer_id: SUPPLIER,
+        supplier_id: BRAND,
+        line_number: '1',
+        product_external_id: 'PLM-JKT-010-NVY',
+        quantity: 7,
+        unit: 'PIECES',
+      },
     ]);
     const result = await push({ file, mappingFile: byIdProfile });
     expect(result.orders).toMatchObject({ created: 2, rejected: 0 });
     const copies = await copiesOf('TWIN-1');
-    expect(copies.map((order) => [order.orderType, order.lines.map((line) => line.quantity)]).sort()).toEqual([
-      ['PURCHASE_ORDER', [5]],
-      ['SALES_ORDER', [7]],
-    ]);
+    expect(copies.map((order) => [order.orderType, order.lines.map((line) => line.quantity)]).sort()).toEqual(
+      [
+        ['PURCHASE_ORDER', [5]],
+        ['SALES_ORDER', [7]],
+      ],
+    );
     // Pushed again, both are recognised by number and type: nothing is written.
     const before = { ...stack.apiClient.stats().byMethodStatus };
     const again = await push({ file, mappingFile: byIdProfile });
@@ -159,17 +180,37 @@ describe('pushErpOrders by the spec, on real Temporal and the sandbox (issue 14)
   // type only: a file that changes an order's type must not silently create a second order beside it.
   it('parties that change an existing order type are reported as a conflict, never a second order', async () => {
     const first = await writeCsv('type-before.csv', [
-      { order_number: 'FLIP-1', buyer_id: BRAND, supplier_id: SUPPLIER, line_number: '1', product_external_id: 'PLM-TEE-001-BLK', quantity: 3, unit: 'PIECES' },
+      {
+        order_number: 'FLIP-1',
+        buyer_id: BRAND,
+        supplier_id: SUPPLIER,
+        line_number: '1',
+        product_external_id: 'PLM-TEE-001-BLK',
+        quantity: 3,
+        unit: 'PIECES',
+      },
     ]);
     expect((await push({ file: first, mappingFile: byIdProfile })).orders).toMatchObject({ created: 1 });
     const flipped = await writeCsv('type-after.csv', [
-      { order_number: 'FLIP-1', buyer_id: SUPPLIER, supplier_id: BRAND, line_number: '1', product_external_id: 'PLM-TEE-001-BLK', quantity: 3, unit: 'PIECES' },
+      {
+        order_number: 'FLIP-1',
+        buyer_id: SUPPLIER,
+        supplier_id: BRAND,
+        line_number: '1',
+        product_external_id: 'PLM-TEE-001-BLK',
+        quantity: 3,
+        unit: 'PIECES',
+      },
     ]);
     const before = { ...stack.apiClient.stats().byMethodStatus };
     const result = await push({ file: flipped, mappingFile: byIdProfile });
     expect(result.orders).toMatchObject({ created: 0, rejected: 1 });
     expect(result.rejections).toEqual([
-      expect.objectContaining({ orderNumber: 'FLIP-1', code: 'order_type_changed', message: expect.stringContaining('PURCHASE_ORDER') }),
+      expect.objectContaining({
+        orderNumber: 'FLIP-1',
+        code: 'order_type_changed',
+        message: expect.stringContaining('PURCHASE_ORDER'),
+      }),
     ]);
     expect(writesSince(before)).toEqual({});
     expect((await only('FLIP-1')).orderType).toBe('PURCHASE_ORDER');
@@ -188,21 +229,39 @@ describe('pushErpOrders by the spec, on real Temporal and the sandbox (issue 14)
       lines: [{ orderLineNumber: '1', styleId: 'PLM-TEE-001-BLK', quantity: 4, unit: 'PIECES' }],
     });
     const file = await writeCsv('no-receiver.csv', [
-      { order_number: 'RCV-1', supplier_code: 'SUP-1001', buyer_facility_process: 'Warehouse', order_date: '2024-04-02', line_number: '1', product_external_id: 'PLM-TEE-001-BLK', quantity: 4, unit: 'PIECES' },
+      {
+        order_number: 'RCV-1',
+        supplier_code: 'SUP-1001',
+        buyer_facility_process: 'Warehouse',
+        order_date: '2024-04-02',
+        line_number: '1',
+        product_external_id: 'PLM-TEE-001-BLK',
+        quantity: 4,
+        unit: 'PIECES',
+      },
     ]);
     const result = await push({ file });
     expect(result.orders).toMatchObject({ patched: 1, rejected: 0 });
     const after = await only('RCV-1');
     expect(after.id).toBe(created.id);
     expect(after.orderDate).toBe('2024-04-02');
-    expect([after.receiverCompanyId, after.receiverFacilityProcess]).toEqual(['cmp_sup_porto_trims', 'CUT_MAKE_TRIM']);
+    expect([after.receiverCompanyId, after.receiverFacilityProcess]).toEqual([
+      'cmp_sup_porto_trims',
+      'CUT_MAKE_TRIM',
+    ]);
   });
 
   // Item 3. Spec, Order.internalResponsiblePersons: "Unknown entry: 404 `responsible_person_not_found`"; DESIGN:
   // "4xx answers are row-level, non-retryable outcomes recorded with their `code`".
   it('a 404 naming bad data on PATCH is the order outcome: rejected with its code, the run carries on', async () => {
     const rows = ['NF-1', 'NF-2'].map((orderNumber) => ({
-      order_number: orderNumber, supplier_code: 'SUP-1001', responsible_persons: '', line_number: '1', product_external_id: 'PLM-TEE-001-BLK', quantity: 2, unit: 'PIECES',
+      order_number: orderNumber,
+      supplier_code: 'SUP-1001',
+      responsible_persons: '',
+      line_number: '1',
+      product_external_id: 'PLM-TEE-001-BLK',
+      quantity: 2,
+      unit: 'PIECES',
     }));
     await push({ file: await writeCsv('nf-before.csv', rows) });
     const edited = [
@@ -223,7 +282,11 @@ describe('pushErpOrders by the spec, on real Temporal and the sandbox (issue 14)
   // line (omitting it from a PATCH lines array ...) also deletes the tracing request built from it".
   it('without line numbers, lines match by content: dropping one deletes exactly it; a traced line needs the opt-in', async () => {
     const line = (product: string, quantity: number) => ({
-      order_number: 'NOLN-1', supplier_code: 'SUP-1001', product_external_id: product, quantity, unit: 'PIECES',
+      order_number: 'NOLN-1',
+      supplier_code: 'SUP-1001',
+      product_external_id: product,
+      quantity,
+      unit: 'PIECES',
     });
     const full = [line('PLM-TEE-001-BLK', 10), line('PLM-TEE-001-OWH', 20), line('PLM-JKT-010-NVY', 30)];
     const created = await push({ file: await writeCsv('noln-1.csv', full), complete: true });
@@ -243,12 +306,19 @@ describe('pushErpOrders by the spec, on real Temporal and the sandbox (issue 14)
     const refused = await push({ file: await writeCsv('noln-3.csv', [full[0]!]), complete: true });
     expect(refused.orders).toMatchObject({ patched: 0, rejected: 1 });
     expect(refused.rejections).toEqual([
-      expect.objectContaining({ code: 'traced_line_protected', message: expect.stringContaining('--allow-traced-line-removal') }),
+      expect.objectContaining({
+        code: 'traced_line_protected',
+        message: expect.stringContaining('--allow-traced-line-removal'),
+      }),
     ]);
     expect(writesSince(before)).toEqual({});
     expect((await only('NOLN-1')).lines).toHaveLength(2);
 
-    const allowed = await push({ file: await writeCsv('noln-4.csv', [full[0]!]), complete: true, allowTracedLineRemoval: true });
+    const allowed = await push({
+      file: await writeCsv('noln-4.csv', [full[0]!]),
+      complete: true,
+      allowTracedLineRemoval: true,
+    });
     expect(allowed.lines).toMatchObject({ deleted: 1 });
     expect((await only('NOLN-1')).lines.map((l) => l.id)).toEqual([idOf(original, 10)]);
   });
@@ -257,17 +327,61 @@ describe('pushErpOrders by the spec, on real Temporal and the sandbox (issue 14)
   // POST /orders rule 5: "Unknown company id ... 404 `invalid_company_id`".
   it('a dry run rejects what the real run will reject, with the same codes', async () => {
     const file = await writeCsv('dry-check.csv', [
-      { order_number: 'DRY-OK', buyer_id: BRAND, supplier_id: SUPPLIER, line_number: '1', product_external_id: 'PLM-TEE-001-BLK', quantity: 1, unit: 'PIECES' },
+      {
+        order_number: 'DRY-OK',
+        buyer_id: BRAND,
+        supplier_id: SUPPLIER,
+        line_number: '1',
+        product_external_id: 'PLM-TEE-001-BLK',
+        quantity: 1,
+        unit: 'PIECES',
+      },
       // A fourth product: the catalogue is read in pages of 100 (one per level) instead of one GET per product.
-      { order_number: 'DRY-OK', buyer_id: BRAND, supplier_id: SUPPLIER, line_number: '2', product_external_id: 'PLM-JKT-010-NVY', quantity: 1, unit: 'PIECES' },
-      { order_number: 'DRY-GONE', buyer_id: BRAND, supplier_id: SUPPLIER, line_number: '1', product_external_id: 'NO-SUCH-PRODUCT', quantity: 1, unit: 'PIECES' },
-      { order_number: 'DRY-ARCH', buyer_id: BRAND, supplier_id: SUPPLIER, line_number: '1', product_external_id: 'PLM-FLC-002', quantity: 1, unit: 'PIECES' },
-      { order_number: 'DRY-COMP', buyer_id: BRAND, supplier_id: 'cmp_no_such_company', line_number: '1', product_external_id: 'PLM-TEE-001-BLK', quantity: 1, unit: 'PIECES' },
+      {
+        order_number: 'DRY-OK',
+        buyer_id: BRAND,
+        supplier_id: SUPPLIER,
+        line_number: '2',
+        product_external_id: 'PLM-JKT-010-NVY',
+        quantity: 1,
+        unit: 'PIECES',
+      },
+      {
+        order_number: 'DRY-GONE',
+        buyer_id: BRAND,
+        supplier_id: SUPPLIER,
+        line_number: '1',
+        product_external_id: 'NO-SUCH-PRODUCT',
+        quantity: 1,
+        unit: 'PIECES',
+      },
+      {
+        order_number: 'DRY-ARCH',
+        buyer_id: BRAND,
+        supplier_id: SUPPLIER,
+        line_number: '1',
+        product_external_id: 'PLM-FLC-002',
+        quantity: 1,
+        unit: 'PIECES',
+      },
+      {
+        order_number: 'DRY-COMP',
+        buyer_id: BRAND,
+        supplier_id: 'cmp_no_such_company',
+        line_number: '1',
+        product_external_id: 'PLM-TEE-001-BLK',
+        quantity: 1,
+        unit: 'PIECES',
+      },
     ]);
     const codes = (result: PushErpOrdersResult) =>
       Object.fromEntries(result.rejections.map((rejection) => [rejection.orderNumber, rejection.code]));
     const dry = await push({ file, mappingFile: byIdProfile, dryRun: true });
-    const expected = { 'DRY-GONE': 'style_not_found', 'DRY-ARCH': 'style_not_found', 'DRY-COMP': 'invalid_company_id' };
+    const expected = {
+      'DRY-GONE': 'style_not_found',
+      'DRY-ARCH': 'style_not_found',
+      'DRY-COMP': 'invalid_company_id',
+    };
     expect(dry.orders).toMatchObject({ created: 1, rejected: 3 });
     expect(dry.lines).toMatchObject({ created: 2 });
     expect(codes(dry)).toEqual(expected);
@@ -290,8 +404,12 @@ describe('pushErpOrders by the spec, on real Temporal and the sandbox (issue 14)
     expect(bytes.subarray(0, 3).equals(Buffer.from([0xef, 0xbb, 0xbf]))).toBe(false);
     expect(bytes.includes(Buffer.from('\r\n'))).toBe(false);
     const rejects = bytes.toString('latin1');
-    expect(rejects.split('\n')[0]).toBe('order_number;supplier_code;shipment_reference;line_number;product_external_id;quantity;unit;error_code;error_message');
-    expect(rejects.split('\n')[1]).toMatch(/^SEMI-2;SUP-9999;Crème;1;PLM-TEE-001-BLK;2;PIECES;unknown_company;/);
+    expect(rejects.split('\n')[0]).toBe(
+      'order_number;supplier_code;shipment_reference;line_number;product_external_id;quantity;unit;error_code;error_message',
+    );
+    expect(rejects.split('\n')[1]).toMatch(
+      /^SEMI-2;SUP-9999;Crème;1;PLM-TEE-001-BLK;2;PIECES;unknown_company;/,
+    );
   });
 
   // Item 10. Spec, POST /orders rule 8: "a retry can create a duplicate ... re-read with the `orderNumber` filter
@@ -299,10 +417,20 @@ describe('pushErpOrders by the spec, on real Temporal and the sandbox (issue 14)
   it('figures add up: lines counted after lost answers equal the lines on the platform, total covers prepare', async () => {
     const rows = Array.from({ length: 12 }, (_, o) =>
       [1, 2].map((l) => ({
-        order_number: `FIG-${String(o + 1).padStart(2, '0')}`, supplier_code: 'SUP-1001', line_number: String(l), product_external_id: 'PLM-TEE-001-BLK', quantity: l, unit: 'PIECES',
+        order_number: `FIG-${String(o + 1).padStart(2, '0')}`,
+        supplier_code: 'SUP-1001',
+        line_number: String(l),
+        product_external_id: 'PLM-TEE-001-BLK',
+        quantity: l,
+        unit: 'PIECES',
       })),
     ).flat();
-    await control('/__sandbox/faults', 'PUT', { dropAfterCommitRate: 0.5, methods: ['POST'], pathPrefix: '/orders', seed: 11 });
+    await control('/__sandbox/faults', 'PUT', {
+      dropAfterCommitRate: 0.5,
+      methods: ['POST'],
+      pathPrefix: '/orders',
+      seed: 11,
+    });
     let result: PushErpOrdersResult;
     try {
       result = await push({ file: await writeCsv('figures.csv', rows), batchSize: 5 });
@@ -311,7 +439,8 @@ describe('pushErpOrders by the spec, on real Temporal and the sandbox (issue 14)
     }
     expect(result.recoveries.lostAnswer).toBeGreaterThan(0);
     let onPlatform = 0;
-    for (let o = 1; o <= 12; o++) onPlatform += (await only(`FIG-${String(o).padStart(2, '0')}`)).lines.length;
+    for (let o = 1; o <= 12; o++)
+      onPlatform += (await only(`FIG-${String(o).padStart(2, '0')}`)).lines.length;
     expect(onPlatform).toBe(24);
     expect(result.orders).toMatchObject({ created: 12 });
     expect(result.lines.created).toBe(onPlatform);

@@ -88,11 +88,17 @@ describe('processInbox: one child per new file, files moved to processed/ or fai
       workflowId: stack.workflowId('inbox-plm'),
     });
     expect(result.files).toEqual([
-      expect.objectContaining({ name: 'ss26.csv', outcome: 'processed', movedTo: path.join(plmInbox, 'processed', 'ss26.csv') }),
+      expect.objectContaining({
+        name: 'ss26.csv',
+        outcome: 'processed',
+        movedTo: path.join(plmInbox, 'processed', 'ss26.csv'),
+      }),
     ]);
     const child = await stack.client.workflow.getHandle(result.files[0]!.workflowId).result();
     expect(child).toMatchObject({ products: { created: productCount(shape), rejected: 0 } });
-    const sku = await fetch(`${stack.sandbox.baseUrl}/styles/INBOX-PLM-S2-C2-Z2`, { headers: { companyapikey: stack.apiKey } });
+    const sku = await fetch(`${stack.sandbox.baseUrl}/styles/INBOX-PLM-S2-C2-Z2`, {
+      headers: { companyapikey: stack.apiKey },
+    });
     expect(sku.status).toBe(200);
   });
 

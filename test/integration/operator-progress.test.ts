@@ -41,7 +41,10 @@ describe("the operator's view while a run goes on", () => {
   beforeAll(async () => {
     dir = mkdtempSync(path.join(tmpdir(), 'operator-progress-'));
     // Every API call takes 50 ms longer: a few hundred products take long enough to show progress.
-    stack = await startTestStack({ sandbox: { rateLimitPerMinute: 100_000, faults: { latencyMs: 50 } }, config: { dataDir: path.join(dir, 'data') } });
+    stack = await startTestStack({
+      sandbox: { rateLimitPerMinute: 100_000, faults: { latencyMs: 50 } },
+      config: { dataDir: path.join(dir, 'data') },
+    });
     const harness = readHarnessInfo();
     env = {
       ...process.env,
@@ -69,7 +72,10 @@ describe("the operator's view while a run goes on", () => {
     const phases = lines.map((line) => line.progress.phase);
     expect(phases).toContain('applying');
     const applying = lines.filter((line) => line.progress.phase === 'applying');
-    expect(applying[applying.length - 1]?.progress).toMatchObject({ total: productCount(SHAPE), unit: 'products' });
+    expect(applying[applying.length - 1]?.progress).toMatchObject({
+      total: productCount(SHAPE),
+      unit: 'products',
+    });
     // A new line only on a phase change, or 5 s after the previous one.
     for (let i = 1; i < lines.length; i++) {
       const [previous, current] = [lines[i - 1]?.progress, lines[i]?.progress];
@@ -77,12 +83,17 @@ describe("the operator's view while a run goes on", () => {
         expect(Date.parse(current.at) - Date.parse(previous.at)).toBeGreaterThanOrEqual(4900);
       }
     }
-    expect(finalJson(run.stdout)).toMatchObject({ products: expect.objectContaining({ created: productCount(SHAPE) }) });
+    expect(finalJson(run.stdout)).toMatchObject({
+      products: expect.objectContaining({ created: productCount(SHAPE) }),
+    });
   }, 300_000);
 
   it('trace-sync watch <workflowId> follows a run started elsewhere (here by a client) and prints its result', async () => {
     const file = path.join(dir, 'watched-sheet.csv');
-    writeFileSync(file, toCsv(nativeRows({ prefix: 'WCH', styles: 8, coloursPerStyle: 2, sizesPerColour: 2 })));
+    writeFileSync(
+      file,
+      toCsv(nativeRows({ prefix: 'WCH', styles: 8, coloursPerStyle: 2, sizesPerColour: 2 })),
+    );
     const handle = await stack.client.workflow.start(importPlmSpreadsheet, {
       taskQueue: stack.taskQueue,
       workflowId: stack.workflowId('watched'),
@@ -124,64 +135,80 @@ describe("the operator's view while a run goes on", () => {
     expect(run.status).toBe(0);
     const id = /Started workflow (\S+)/.exec(run.stdout)?.[1] as string;
     const handle = stack.client.workflow.getHandle(id);
-    const result = (await handle.result()) as { products: { created: number; rejected: number }; rejectsFile: string };
+    const result = (await handle.result()) as {
+      products: { created: number; rejected: number };
+      rejectsFile: string;
+    };
     expect(result.products.rejected).toBe(1);
 
     const described = await handle.describe();
     expect(await described.staticSummary()).toBe('Import PLM sheet rejects-sheet.csv');
     const metadata = (await handle.query('__temporal_workflow_metadata')) as { currentDetails?: string };
-    expect(metadata.currentDetails).toBe(`${result.products.created} created, 0 updated, 0 unchanged, 1 rejected — rejects file: ${result.rejectsFile}`);
+    expect(metadata.currentDetails).toBe(
+      `${result.products.created} created, 0 updated, 0 unchanged, 1 rejected — rejects file: ${result.rejectsFile}`,
+    );
     expect(described.typedSearchAttributes.get(TraceStatus)).toBe('done-with-rejects');
 
     const history = await handle.fetchHistory();
     const summaries = (history.events ?? [])
       .filter((event) => event.activityTaskScheduledEventAttributes?.activityType?.name === 'applyPlmBatch')
-      .map((event) => (event.userMetadata?.summary ? defaultPayloadConverter.fromPayload<string>(event.userMetadata.summary) : undefined));
+      .map((event) =>
+        event.userMetadata?.summary
+          ? defaultPayloadConverter.fromPayload<string>(event.userMetadata.summary)
+          : undefined,
+      );
     expect(summaries.length).toBeGreaterThan(0);
     summaries.forEach((summary, i) => expect(summary).toBe(`apply batch ${i + 1}/${summaries.length}`));
   }, 300_000);
 
   const tmux = spawnSync('tmux', ['-V']).status === 0;
-  (tmux ? it : it.skip)('on a terminal (tmux), the progress bar is one line redrawn in place', async () => {
-    const file = path.join(dir, 'tty-sheet.csv');
-    writeFileSync(file, toCsv(nativeRows({ prefix: 'TTY', ...SHAPE })));
-    const session = `trace-sync-bar-${process.pid}`;
-    const socket = path.join(dir, 'tmux.sock');
-    const done = path.join(dir, 'tty-done');
-    const exports = ['TEMPORAL_ADDRESS', 'TEMPORAL_NAMESPACE', 'TRACE_TASK_QUEUE', 'TRACE_DATA_DIR']
-      .map((name) => `${name}='${env[name] ?? ''}'`)
-      .join(' ');
-    const command = `cd '${repoRoot()}' && env ${exports} '${process.execPath}' bin/trace-sync.cjs import-plm '${file}' --wait; echo "exit=$?" > '${done}'; sleep 30`;
-    const tmuxRun = (...args: string[]) => spawnSync('tmux', ['-S', socket, ...args], { encoding: 'utf8' });
-    expect(tmuxRun('new-session', '-d', '-s', session, '-x', '120', '-y', '40', command).status).toBe(0);
-    try {
-      const screens: string[] = [];
-      const deadline = Date.now() + 240_000;
-      while (Date.now() < deadline) {
-        const pane = tmuxRun('capture-pane', '-p', '-J', '-t', session).stdout;
-        screens.push(pane);
-        if (spawnSync('test', ['-e', done]).status === 0) break;
-        await new Promise((resolve) => setTimeout(resolve, 300));
+  (tmux ? it : it.skip)(
+    'on a terminal (tmux), the progress bar is one line redrawn in place',
+    async () => {
+      const file = path.join(dir, 'tty-sheet.csv');
+      writeFileSync(file, toCsv(nativeRows({ prefix: 'TTY', ...SHAPE })));
+      const session = `trace-sync-bar-${process.pid}`;
+      const socket = path.join(dir, 'tmux.sock');
+      const done = path.join(dir, 'tty-done');
+      const exports = ['TEMPORAL_ADDRESS', 'TEMPORAL_NAMESPACE', 'TRACE_TASK_QUEUE', 'TRACE_DATA_DIR']
+        .map((name) => `${name}='${env[name] ?? ''}'`)
+        .join(' ');
+      const command = `cd '${repoRoot()}' && env ${exports} '${process.execPath}' bin/trace-sync.cjs import-plm '${file}' --wait; echo "exit=$?" > '${done}'; sleep 30`;
+      const tmuxRun = (...args: string[]) => spawnSync('tmux', ['-S', socket, ...args], { encoding: 'utf8' });
+      expect(tmuxRun('new-session', '-d', '-s', session, '-x', '120', '-y', '40', command).status).toBe(0);
+      try {
+        const screens: string[] = [];
+        const deadline = Date.now() + 240_000;
+        while (Date.now() < deadline) {
+          const pane = tmuxRun('capture-pane', '-p', '-J', '-t', session).stdout;
+          screens.push(pane);
+          if (spawnSync('test', ['-e', done]).status === 0) break;
+          await new Promise((resolve) => setTimeout(resolve, 300));
+        }
+        const barLine = /^(reading sheet|planning|applying|writing rejects)\s.*/;
+        const withBar = screens.filter((screen) => screen.split('\n').some((line) => barLine.test(line)));
+        expect(withBar.length).toBeGreaterThan(1);
+        // In place: never more than one bar line on the screen, always on the line under "Started workflow".
+        for (const screen of withBar) {
+          const lines = screen.split('\n');
+          expect(lines.filter((line) => barLine.test(line))).toHaveLength(1);
+          const started = lines.findIndex((line) => line.startsWith('Started workflow'));
+          expect({ screen, next: lines[started + 1] }).toEqual({
+            screen,
+            next: expect.stringMatching(barLine),
+          });
+        }
+        // It moved: the applying bar was drawn with more than one count.
+        const counts = new Set(withBar.flatMap((screen) => screen.match(/\d+\/\d+ products/g) ?? []));
+        expect(counts.size).toBeGreaterThan(1);
+        // And it is gone once the result is printed.
+        const last = tmuxRun('capture-pane', '-p', '-J', '-t', session, '-S', '-200').stdout;
+        expect(last.split('\n').some((line) => barLine.test(line))).toBe(false);
+        expect(last).toContain('"created":');
+      } finally {
+        tmuxRun('kill-session', '-t', session);
       }
-      const barLine = /^(reading sheet|planning|applying|writing rejects)\s.*/;
-      const withBar = screens.filter((screen) => screen.split('\n').some((line) => barLine.test(line)));
-      expect(withBar.length).toBeGreaterThan(1);
-      // In place: never more than one bar line on the screen, always on the line under "Started workflow".
-      for (const screen of withBar) {
-        const lines = screen.split('\n');
-        expect(lines.filter((line) => barLine.test(line))).toHaveLength(1);
-        const started = lines.findIndex((line) => line.startsWith('Started workflow'));
-        expect({ screen, next: lines[started + 1] }).toEqual({ screen, next: expect.stringMatching(barLine) });
-      }
-      // It moved: the applying bar was drawn with more than one count.
-      const counts = new Set(withBar.flatMap((screen) => screen.match(/\d+\/\d+ products/g) ?? []));
-      expect(counts.size).toBeGreaterThan(1);
-      // And it is gone once the result is printed.
-      const last = tmuxRun('capture-pane', '-p', '-J', '-t', session, '-S', '-200').stdout;
-      expect(last.split('\n').some((line) => barLine.test(line))).toBe(false);
-      expect(last).toContain('"created":');
-    } finally {
-      tmuxRun('kill-session', '-t', session);
-    }
-  }, 300_000);
+    },
+    300_000,
+  );
 });

@@ -34,18 +34,25 @@ describe('plan, then approve (PLM import)', () => {
   };
 
   const importNow = async (file: string) => {
-    const handle = await stack.client.workflow.start(importPlmSpreadsheet, { taskQueue: stack.taskQueue, workflowId: stack.workflowId('seed'), args: [{ file }] });
+    const handle = await stack.client.workflow.start(importPlmSpreadsheet, {
+      taskQueue: stack.taskQueue,
+      workflowId: stack.workflowId('seed'),
+      args: [{ file }],
+    });
     return handle.result();
   };
 
   /** Starts `trace-sync import-plm FILE --approve` (or another job command) and waits until the run awaits a decision. */
   const startAwaiting = async (file: string, ...extra: string[]): Promise<WorkflowHandle> => {
-    const command = extra[0] === 'push-orders' ? extra.shift() as string : 'import-plm';
+    const command = extra[0] === 'push-orders' ? (extra.shift() as string) : 'import-plm';
     const started = await cli(command, file, '--approve', ...extra);
     expect({ status: started.status, stderr: started.stderr }).toEqual({ status: 0, stderr: '' });
-    const handle = stack.client.workflow.getHandle(/Started workflow (\S+)/.exec(started.stdout)?.[1] as string);
+    const handle = stack.client.workflow.getHandle(
+      /Started workflow (\S+)/.exec(started.stdout)?.[1] as string,
+    );
     for (let i = 0; i < 240; i++) {
-      const progress = (await handle.query('progress').catch(() => undefined)) as { phase?: string } | undefined;
+      const progress = (await handle.query('progress').catch(() => undefined)) as
+        { phase?: string } | undefined;
       if (progress?.phase === 'awaiting approval') return handle;
       await new Promise((resolve) => setTimeout(resolve, 250));
     }
@@ -63,9 +70,18 @@ describe('plan, then approve (PLM import)', () => {
 
   beforeAll(async () => {
     dir = mkdtempSync(path.join(tmpdir(), 'plan-approve-'));
-    stack = await startTestStack({ sandbox: { rateLimitPerMinute: 100_000 }, config: { dataDir: path.join(dir, 'data') } });
+    stack = await startTestStack({
+      sandbox: { rateLimitPerMinute: 100_000 },
+      config: { dataDir: path.join(dir, 'data') },
+    });
     const harness = readHarnessInfo();
-    env = { ...process.env, TEMPORAL_ADDRESS: harness.address, TEMPORAL_NAMESPACE: harness.namespace, TRACE_TASK_QUEUE: stack.taskQueue, TRACE_DATA_DIR: stack.config.dataDir };
+    env = {
+      ...process.env,
+      TEMPORAL_ADDRESS: harness.address,
+      TEMPORAL_NAMESPACE: harness.namespace,
+      TRACE_TASK_QUEUE: stack.taskQueue,
+      TRACE_DATA_DIR: stack.config.dataDir,
+    };
     delete env.TRACEABILITY_BASE_URL;
     delete env.TRACEABILITY_API_KEY;
   }, 120_000);
@@ -78,7 +94,9 @@ describe('plan, then approve (PLM import)', () => {
   it('approve applies exactly the plan: html and xlsx list the creates and each update field before → after', async () => {
     const shape = { prefix: 'APV', coloursPerStyle: 1, sizesPerColour: 2 };
     await importNow(sheet('apv-seed.csv', nativeRows({ ...shape, styles: 1 })));
-    const rows = nativeRows({ ...shape, styles: 2 }).map((row) => (row.externalId === 'APV-S1-C1-Z1' ? { ...row, name: 'Renamed tee' } : row));
+    const rows = nativeRows({ ...shape, styles: 2 }).map((row) =>
+      row.externalId === 'APV-S1-C1-Z1' ? { ...row, name: 'Renamed tee' } : row,
+    );
     const handle = await startAwaiting(sheet('apv.csv', rows));
 
     expect((await handle.describe()).typedSearchAttributes.get(TraceStatus)).toBe('awaiting-approval');
@@ -86,24 +104,39 @@ describe('plan, then approve (PLM import)', () => {
     const runFolder = path.join(stack.config.dataDir, 'runs');
     const html = readFileSync(path.join(runFolder, handle.workflowId, 'plan.html'), 'utf8');
     expect(html).toContain('APV-S2');
-    expect(html).toMatch(/APV-S1-C1-Z1<\/td>\s*<td>sku<\/td>\s*<td>name<\/td>\s*<td>Tee 1 colour 1 size 1<\/td>\s*<td>Renamed tee<\/td>/);
+    expect(html).toMatch(
+      /APV-S1-C1-Z1<\/td>\s*<td>sku<\/td>\s*<td>name<\/td>\s*<td>Tee 1 colour 1 size 1<\/td>\s*<td>Renamed tee<\/td>/,
+    );
     const workbook = XLSX.readFile(path.join(runFolder, handle.workflowId, 'plan.xlsx'));
     expect(workbook.SheetNames).toEqual(['Creates', 'Updates', 'Compositions', 'Deletes', 'Rejects']);
     expect(XLSX.utils.sheet_to_json(workbook.Sheets.Updates as XLSX.WorkSheet)).toEqual([
-      { externalId: 'APV-S1-C1-Z1', level: 'sku', field: 'name', before: 'Tee 1 colour 1 size 1', after: 'Renamed tee' },
+      {
+        externalId: 'APV-S1-C1-Z1',
+        level: 'sku',
+        field: 'name',
+        before: 'Tee 1 colour 1 size 1',
+        after: 'Renamed tee',
+      },
     ]);
 
     const approved = await cli('approve', handle.workflowId, '--by', 'ops-lead');
     expect(approved.status).toBe(0);
     const result = (await handle.result()) as Result;
     expect(result.products).toMatchObject({ created: 4, updated: 1, rejected: 0 });
-    expect(result.approval).toMatchObject({ decision: 'approved', by: 'ops-lead', timedOut: false, replanned: [] });
+    expect(result.approval).toMatchObject({
+      decision: 'approved',
+      by: 'ops-lead',
+      timedOut: false,
+      replanned: [],
+    });
     expect((await onPlatform('APV-S1-C1-Z1'))?.name).toBe('Renamed tee');
     expect((await handle.describe()).typedSearchAttributes.get(TraceStatus)).toBe('done');
   }, 300_000);
 
   it('a reject writes nothing and the run ends as rejected', async () => {
-    const handle = await startAwaiting(sheet('rej.csv', nativeRows({ prefix: 'RJT', styles: 1, coloursPerStyle: 1, sizesPerColour: 1 })));
+    const handle = await startAwaiting(
+      sheet('rej.csv', nativeRows({ prefix: 'RJT', styles: 1, coloursPerStyle: 1, sizesPerColour: 1 })),
+    );
     const rejected = await cli('reject', handle.workflowId, '--by', 'ops-lead', '--reason', 'wrong season');
     expect(rejected.status).toBe(0);
     const result = (await handle.result()) as Result;
@@ -114,15 +147,25 @@ describe('plan, then approve (PLM import)', () => {
     expect(existsSync(path.join(stack.config.dataDir, 'runs', handle.workflowId, 'plan.html'))).toBe(true);
     const late = await cli('approve', handle.workflowId);
     expect(late.status).toBe(1);
-    expect(late.stderr).toContain(`Workflow ${handle.workflowId} is completed: there is no plan waiting for a decision`);
+    expect(late.stderr).toContain(
+      `Workflow ${handle.workflowId} is completed: there is no plan waiting for a decision`,
+    );
   }, 300_000);
 
   it('with --wait, the CLI says the run awaits approval (plan files, approve command) and waits for the decision', async () => {
-    const waiting = cli('import-plm', sheet('wait.csv', nativeRows({ prefix: 'WTA', styles: 1, coloursPerStyle: 1, sizesPerColour: 1 })), '--approve', '--wait');
+    const waiting = cli(
+      'import-plm',
+      sheet('wait.csv', nativeRows({ prefix: 'WTA', styles: 1, coloursPerStyle: 1, sizesPerColour: 1 })),
+      '--approve',
+      '--wait',
+    );
     let id: string | undefined;
     for (let i = 0; i < 120 && !id; i++) {
       await new Promise((resolve) => setTimeout(resolve, 500));
-      for await (const run of stack.client.workflow.list({ query: `TraceSource = 'wait.csv' AND TraceStatus = 'awaiting-approval'` })) id = run.workflowId;
+      for await (const run of stack.client.workflow.list({
+        query: `TraceSource = 'wait.csv' AND TraceStatus = 'awaiting-approval'`,
+      }))
+        id = run.workflowId;
     }
     expect(id).toBeDefined();
     // The CLI polls progress every second: give it time to see the phase and print the notice.
@@ -132,14 +175,21 @@ describe('plan, then approve (PLM import)', () => {
     expect({ status: out.status, stderr: out.stderr }).toEqual({ status: 0, stderr: '' });
     const notice = out.stdout.split('\n').find((line) => line.startsWith('{"awaitingApproval"'));
     expect(JSON.parse(notice ?? 'null')).toEqual({
-      awaitingApproval: { workflowId: id, details: expect.stringMatching(/plan\.html.*plan\.xlsx[\s\S]*trace-sync approve/) },
+      awaitingApproval: {
+        workflowId: id,
+        details: expect.stringMatching(/plan\.html.*plan\.xlsx[\s\S]*trace-sync approve/),
+      },
     });
     const result = JSON.parse(out.stdout.slice(out.stdout.lastIndexOf('\n{\n') + 1)) as Result;
     expect(result.products).toMatchObject({ created: 3 });
   }, 300_000);
 
   it('unanswered, the plan is rejected after its timeout by default', async () => {
-    const handle = await startAwaiting(sheet('late.csv', nativeRows({ prefix: 'LTE', styles: 1, coloursPerStyle: 1, sizesPerColour: 1 })), '--approve-timeout', '2');
+    const handle = await startAwaiting(
+      sheet('late.csv', nativeRows({ prefix: 'LTE', styles: 1, coloursPerStyle: 1, sizesPerColour: 1 })),
+      '--approve-timeout',
+      '2',
+    );
     const result = (await handle.result()) as Result;
     expect(result.approval).toMatchObject({ decision: 'rejected', by: 'timeout', timedOut: true });
     expect(await onPlatform('LTE-S1')).toBeUndefined();
@@ -149,7 +199,11 @@ describe('plan, then approve (PLM import)', () => {
     const shape = { prefix: 'CHG', styles: 1, coloursPerStyle: 1, sizesPerColour: 2 };
     await importNow(sheet('chg-seed.csv', nativeRows(shape)));
     const rows = nativeRows(shape).map((row) =>
-      row.externalId === 'CHG-S1-C1-Z1' ? { ...row, name: 'Planned name 1' } : row.externalId === 'CHG-S1-C1-Z2' ? { ...row, name: 'Planned name 2' } : row,
+      row.externalId === 'CHG-S1-C1-Z1'
+        ? { ...row, name: 'Planned name 1' }
+        : row.externalId === 'CHG-S1-C1-Z2'
+          ? { ...row, name: 'Planned name 2' }
+          : row,
     );
     const handle = await startAwaiting(sheet('chg.csv', rows));
     // Someone edits Z1 on the platform while the plan waits.
@@ -157,7 +211,11 @@ describe('plan, then approve (PLM import)', () => {
     expect((await cli('approve', handle.workflowId)).status).toBe(0);
     const result = (await handle.result()) as Result;
     expect(result.approval?.replanned).toEqual([
-      { externalId: 'CHG-S1-C1-Z1', approved: 'update name', now: 'update name (changed on the platform since the plan)' },
+      {
+        externalId: 'CHG-S1-C1-Z1',
+        approved: 'update name',
+        now: 'update name (changed on the platform since the plan)',
+      },
     ]);
     expect(result.products).toMatchObject({ updated: 1 });
     expect((await onPlatform('CHG-S1-C1-Z1'))?.name).toBe('Edited on the platform');
@@ -165,30 +223,49 @@ describe('plan, then approve (PLM import)', () => {
   }, 300_000);
 
   describe('push-orders --approve', () => {
-    const HEADER = 'order_number,supplier_code,buyer_facility_process,supplier_facility_process,order_date,line_number,product_external_id,quantity,unit\n';
-    const line = (order: string, quantity: number) => `${order},SUP-1001,Warehouse,Cut make trim,2025-03-01,1,PLM-TEE-001-BLK,${quantity},PIECES\n`;
+    const HEADER =
+      'order_number,supplier_code,buyer_facility_process,supplier_facility_process,order_date,line_number,product_external_id,quantity,unit\n';
+    const line = (order: string, quantity: number) =>
+      `${order},SUP-1001,Warehouse,Cut make trim,2025-03-01,1,PLM-TEE-001-BLK,${quantity},PIECES\n`;
     const orders = (name: string, ...rows: string[]) => {
       const file = path.join(dir, name);
       writeFileSync(file, HEADER + rows.join(''));
       return file;
     };
-    const onPlatformOrder = async (orderNumber: string) => (await stack.apiClient.orders.list({ orderNumber })).items.find((o) => o.orderNumber === orderNumber);
+    const onPlatformOrder = async (orderNumber: string) =>
+      (await stack.apiClient.orders.list({ orderNumber })).items.find((o) => o.orderNumber === orderNumber);
     type ErpResult = PushErpOrdersResult & { approval?: ApprovalOutcome };
 
     it('approve pushes the planned orders; an order the platform got in between is held back, not created twice', async () => {
-      const handle = await startAwaiting(orders('apv-orders.csv', line('APV-PO-1', 10), line('APV-PO-2', 20)), 'push-orders');
+      const handle = await startAwaiting(
+        orders('apv-orders.csv', line('APV-PO-1', 10), line('APV-PO-2', 20)),
+        'push-orders',
+      );
       expect((await handle.describe()).typedSearchAttributes.get(TraceStatus)).toBe('awaiting-approval');
-      const html = readFileSync(path.join(stack.config.dataDir, 'runs', handle.workflowId, 'plan.html'), 'utf8');
+      const html = readFileSync(
+        path.join(stack.config.dataDir, 'runs', handle.workflowId, 'plan.html'),
+        'utf8',
+      );
       expect(html).toContain('APV-PO-1');
       expect(await onPlatformOrder('APV-PO-1')).toBeUndefined();
       // While the plan waits, another run pushes APV-PO-2.
-      const other = await stack.client.workflow.start(pushErpOrders, { taskQueue: stack.taskQueue, workflowId: stack.workflowId('other-push'), args: [{ file: orders('other.csv', line('APV-PO-2', 20)) }] });
+      const other = await stack.client.workflow.start(pushErpOrders, {
+        taskQueue: stack.taskQueue,
+        workflowId: stack.workflowId('other-push'),
+        args: [{ file: orders('other.csv', line('APV-PO-2', 20)) }],
+      });
       await other.result();
       expect((await cli('approve', handle.workflowId)).status).toBe(0);
       const result = (await handle.result()) as ErpResult;
       expect(result.orders).toMatchObject({ created: 1 });
-      expect(result.approval?.replanned).toEqual([{ externalId: 'APV-PO-2', approved: 'create (lines +1 ~0 -0)', now: 'unchanged (lines +0 ~0 -0)' }]);
-      expect((await stack.apiClient.orders.list({ orderNumber: 'APV-PO-2' })).items.filter((o) => o.orderNumber === 'APV-PO-2')).toHaveLength(1);
+      expect(result.approval?.replanned).toEqual([
+        { externalId: 'APV-PO-2', approved: 'create (lines +1 ~0 -0)', now: 'unchanged (lines +0 ~0 -0)' },
+      ]);
+      expect(
+        (await stack.apiClient.orders.list({ orderNumber: 'APV-PO-2' })).items.filter(
+          (o) => o.orderNumber === 'APV-PO-2',
+        ),
+      ).toHaveLength(1);
       expect(await onPlatformOrder('APV-PO-1')).toBeDefined();
     }, 300_000);
 

@@ -9,7 +9,15 @@ import { TraceJob, TraceSource, TraceStatus } from '../../worker/search-attribut
 import { importPlmSpreadsheet } from '../../workflows';
 import { plmImportProgressQuery, type ImportPlmSpreadsheetInput } from '../../workflows/plm-import';
 import { cliEnv, startTestStack, traceSync, waitResult, type TestStack } from '../harness';
-import { NATIVE_HEADER, nativeRows, parseCsv, productCount, toCsv, type NativeRow, type SheetShape } from '../unit/plm-activities/native-sheet';
+import {
+  NATIVE_HEADER,
+  nativeRows,
+  parseCsv,
+  productCount,
+  toCsv,
+  type NativeRow,
+  type SheetShape,
+} from '../unit/plm-activities/native-sheet';
 
 describe('importPlmSpreadsheet on a real Temporal dev server and the sandbox', () => {
   let stack: TestStack;
@@ -26,7 +34,8 @@ describe('importPlmSpreadsheet on a real Temporal dev server and the sandbox', (
       taskQueue: stack.taskQueue,
       workflowId: stack.workflowId(prefix),
     });
-  const run = async (input: ImportPlmSpreadsheetInput): Promise<PlmImportResult> => (await start(input)).result();
+  const run = async (input: ImportPlmSpreadsheetInput): Promise<PlmImportResult> =>
+    (await start(input)).result();
   /** Writes (POST/PUT) the API answered since `before`, from the client the worker uses. */
   const writesSince = (before: Record<string, number>): number =>
     Object.entries(stack.apiClient.stats().byMethodStatus)
@@ -35,13 +44,19 @@ describe('importPlmSpreadsheet on a real Temporal dev server and the sandbox', (
   const snapshot = () => ({ ...stack.apiClient.stats().byMethodStatus });
   /** The product as the API shows it, read with plain HTTP (the test's own view); null when not found. */
   const product = async (externalId: string): Promise<Product | null> => {
-    const response = await fetch(`${stack.sandbox.baseUrl}/styles/${encodeURIComponent(externalId)}`, { headers: { companyapikey: stack.apiKey } });
+    const response = await fetch(`${stack.sandbox.baseUrl}/styles/${encodeURIComponent(externalId)}`, {
+      headers: { companyapikey: stack.apiKey },
+    });
     if (response.status === 404) return null;
     return ((await response.json()) as { data: Product }).data;
   };
   /** Every product (all levels, archived too) whose externalId starts with `prefix`, from the sandbox's state. */
-  const productsWithPrefix = async (prefix: string): Promise<Array<{ id: string; externalId: string | null }>> => {
-    const state = (await (await fetch(`${stack.sandbox.baseUrl.replace(/\/api\/v2$/, '')}/__sandbox/state`)).json()) as {
+  const productsWithPrefix = async (
+    prefix: string,
+  ): Promise<Array<{ id: string; externalId: string | null }>> => {
+    const state = (await (
+      await fetch(`${stack.sandbox.baseUrl.replace(/\/api\/v2$/, '')}/__sandbox/state`)
+    ).json()) as {
       catalogue: { products: Array<{ id: string; externalId: string | null }> };
     };
     return state.catalogue.products.filter((item) => item.externalId?.startsWith(`${prefix}-`));
@@ -49,7 +64,10 @@ describe('importPlmSpreadsheet on a real Temporal dev server and the sandbox', (
 
   beforeAll(async () => {
     dir = await mkdtemp(path.join(tmpdir(), 'plm-import-it-'));
-    stack = await startTestStack({ sandbox: { rateLimitPerMinute: 100_000 }, config: { dataDir: path.join(dir, 'data') } });
+    stack = await startTestStack({
+      sandbox: { rateLimitPerMinute: 100_000 },
+      config: { dataDir: path.join(dir, 'data') },
+    });
   }, 60_000);
 
   afterAll(async () => {
@@ -74,9 +92,20 @@ describe('importPlmSpreadsheet on a real Temporal dev server and the sandbox', (
       const style = await product('FRESH-S1');
       const variant = await product('FRESH-S1-C2');
       const sku = await product('FRESH-S1-C2-Z1');
-      expect(style).toMatchObject({ externalId: 'FRESH-S1', styleId: null, styleTypeId: 'st_tshirts', brands: ['prop_brand_nordic'] });
+      expect(style).toMatchObject({
+        externalId: 'FRESH-S1',
+        styleId: null,
+        styleTypeId: 'st_tshirts',
+        brands: ['prop_brand_nordic'],
+      });
       expect(variant).toMatchObject({ externalId: 'FRESH-S1-C2', styleId: style?.id, color: 'Colour 2' });
-      expect(sku).toMatchObject({ externalId: 'FRESH-S1-C2-Z1', styleId: style?.id, variantId: variant?.id, dimension: 'Size 1', weight: { unit: 'GRAM', value: 160 } });
+      expect(sku).toMatchObject({
+        externalId: 'FRESH-S1-C2-Z1',
+        styleId: style?.id,
+        variantId: variant?.id,
+        dimension: 'Size 1',
+        weight: { unit: 'GRAM', value: 160 },
+      });
       expect(sku?.codes).toEqual([{ codeId: 'PLM_ID', codeValue: 'FRESH-S1-C2-Z1' }]);
       expect(await productsWithPrefix('FRESH')).toHaveLength(total);
 
@@ -86,7 +115,12 @@ describe('importPlmSpreadsheet on a real Temporal dev server and the sandbox', (
       expect(described.typedSearchAttributes.get(TraceSource)).toBe('fresh.csv');
       expect(described.typedSearchAttributes.get(TraceStatus)).toBe('done');
       expect(await described.memo).toMatchObject({ file, dryRun: false });
-      expect(await handle.query(plmImportProgressQuery)).toMatchObject({ phase: 'done', total, done: total, created: total });
+      expect(await handle.query(plmImportProgressQuery)).toMatchObject({
+        phase: 'done',
+        total,
+        done: total,
+        created: total,
+      });
       expect(JSON.parse(readFileSync(result.resultFile, 'utf8'))).toEqual(result);
     });
 
@@ -101,13 +135,20 @@ describe('importPlmSpreadsheet on a real Temporal dev server and the sandbox', (
 
     it('changing a few cells writes exactly those products, and only the changed fields', async () => {
       const rows = nativeRows(shape).map((row) =>
-        row.externalId === 'FRESH-S2' ? { ...row, description: 'Now in recycled cotton' } : row.externalId === 'FRESH-S1-C1-Z2' ? { ...row, name: 'Renamed size' } : row,
+        row.externalId === 'FRESH-S2'
+          ? { ...row, description: 'Now in recycled cotton' }
+          : row.externalId === 'FRESH-S1-C1-Z2'
+            ? { ...row, name: 'Renamed size' }
+            : row,
       );
       const before = snapshot();
       const result = await run({ file: await sheet('fresh-changed.csv', rows), profile: 'native' });
       expect(result.products).toMatchObject({ created: 0, updated: 2, unchanged: total - 2, rejected: 0 });
       expect(writesSince(before)).toBe(2);
-      expect(await product('FRESH-S2')).toMatchObject({ description: 'Now in recycled cotton', name: 'Tee 2' });
+      expect(await product('FRESH-S2')).toMatchObject({
+        description: 'Now in recycled cotton',
+        name: 'Tee 2',
+      });
       expect(await product('FRESH-S1-C1-Z2')).toMatchObject({ name: 'Renamed size', dimension: 'Size 2' });
       const plan = readFileSync(result.planFile, 'utf8');
       expect(plan).toContain('"externalId":"FRESH-S2","level":"style","action":"update","rows":[');
@@ -116,7 +157,12 @@ describe('importPlmSpreadsheet on a real Temporal dev server and the sandbox', (
   });
 
   it('bad rows land in the rejects file with reasons while the good rows are imported; a retry of the fixed rejects completes the catalogue', async () => {
-    const rows: NativeRow[] = nativeRows({ prefix: 'BAD', styles: 2, coloursPerStyle: 1, sizesPerColour: 2 }).map((row) => {
+    const rows: NativeRow[] = nativeRows({
+      prefix: 'BAD',
+      styles: 2,
+      coloursPerStyle: 1,
+      sizesPerColour: 2,
+    }).map((row) => {
       if (row.externalId === 'BAD-S2') return { ...row, styleType: 'T-shirt' }; // near miss of "T-shirts"
       if (row.externalId === 'BAD-S1-C1-Z1') return { ...row, name: '' };
       if (row.externalId === 'BAD-S1-C1-Z2') return { ...row, weightUnit: 'STONES' }; // the API refuses the unit
@@ -138,32 +184,74 @@ describe('importPlmSpreadsheet on a real Temporal dev server and the sandbox', (
       const line = rejected.find((cells) => cells[0] === externalId);
       return { code: line?.at(-2), message: line?.at(-1) };
     };
-    expect(rejected.map((cells) => cells[0])).toEqual(['BAD-S1-C1-Z1', 'BAD-S1-C1-Z2', 'BAD-S2', 'BAD-S2-C1', 'BAD-S2-C1-Z1', 'BAD-S2-C1-Z2']);
-    expect(reason('BAD-S2')).toMatchObject({ code: 'unknown_reference', message: expect.stringContaining("did you mean 'T-shirts'") });
+    expect(rejected.map((cells) => cells[0])).toEqual([
+      'BAD-S1-C1-Z1',
+      'BAD-S1-C1-Z2',
+      'BAD-S2',
+      'BAD-S2-C1',
+      'BAD-S2-C1-Z1',
+      'BAD-S2-C1-Z2',
+    ]);
+    expect(reason('BAD-S2')).toMatchObject({
+      code: 'unknown_reference',
+      message: expect.stringContaining("did you mean 'T-shirts'"),
+    });
     expect(reason('BAD-S2-C1').code).toBe('invalid_parent');
-    expect(reason('BAD-S1-C1-Z1')).toMatchObject({ code: 'missing_required', message: expect.stringContaining('name') });
-    expect(reason('BAD-S1-C1-Z2')).toMatchObject({ code: 'validation_error', message: expect.stringContaining('weight') });
+    expect(reason('BAD-S1-C1-Z1')).toMatchObject({
+      code: 'missing_required',
+      message: expect.stringContaining('name'),
+    });
+    expect(reason('BAD-S1-C1-Z2')).toMatchObject({
+      code: 'validation_error',
+      message: expect.stringContaining('weight'),
+    });
 
     // The operator fixes the rejects file in place, then `trace-sync retry <workflowId>` re-runs it.
-    const fixed = readFileSync(result.rejectsFile as string, 'utf8').replace(',T-shirt,', ',T-shirts,').replace('STONES', 'GRAM').replace('BAD-S1-C1,sku,,', 'BAD-S1-C1,sku,Tee 1 colour 1 size 1,');
+    const fixed = readFileSync(result.rejectsFile as string, 'utf8')
+      .replace(',T-shirt,', ',T-shirts,')
+      .replace('STONES', 'GRAM')
+      .replace('BAD-S1-C1,sku,,', 'BAD-S1-C1,sku,Tee 1 colour 1 size 1,');
     await writeFile(result.rejectsFile as string, fixed);
     const retry = await retryPlanFor(stack.client, first.workflowId);
-    expect(retry.input).toMatchObject({ file: result.rejectsFile, profile: 'native', retryOf: first.workflowId });
+    expect(retry.input).toMatchObject({
+      file: result.rejectsFile,
+      profile: 'native',
+      retryOf: first.workflowId,
+    });
     const second = await run(retry.input as ImportPlmSpreadsheetInput);
-    expect(second).toMatchObject({ retryOf: first.workflowId, rejectsFile: null, products: { created: 6, rejected: 0 } });
-    expect((await productsWithPrefix('BAD')).map((item) => item.externalId).sort()).toEqual(rows.map((row) => row.externalId).sort());
+    expect(second).toMatchObject({
+      retryOf: first.workflowId,
+      rejectsFile: null,
+      products: { created: 6, rejected: 0 },
+    });
+    expect((await productsWithPrefix('BAD')).map((item) => item.externalId).sort()).toEqual(
+      rows.map((row) => row.externalId).sort(),
+    );
     expect(await product('BAD-S1-C1-Z1')).toMatchObject({ name: 'Tee 1 colour 1 size 1' });
   });
 
   it('a dry run plans and writes nothing', async () => {
-    const file = await sheet('dry.csv', nativeRows({ prefix: 'DRY', styles: 1, coloursPerStyle: 1, sizesPerColour: 3 }));
+    const file = await sheet(
+      'dry.csv',
+      nativeRows({ prefix: 'DRY', styles: 1, coloursPerStyle: 1, sizesPerColour: 3 }),
+    );
     const before = snapshot();
     const result = await run({ file, profile: 'native', dryRun: true });
     expect(writesSince(before)).toBe(0);
-    expect(result).toMatchObject({ dryRun: true, rejectsFile: null, plan: { create: 5, update: 0, unchanged: 0, invalid: 0 }, products: { created: 0 } });
-    const plan = JSON.parse(readFileSync(result.planFile, 'utf8')) as { counts: unknown; products: Array<{ externalId: string; action: string }> };
+    expect(result).toMatchObject({
+      dryRun: true,
+      rejectsFile: null,
+      plan: { create: 5, update: 0, unchanged: 0, invalid: 0 },
+      products: { created: 0 },
+    });
+    const plan = JSON.parse(readFileSync(result.planFile, 'utf8')) as {
+      counts: unknown;
+      products: Array<{ externalId: string; action: string }>;
+    };
     expect(result.planFile).toBe(path.join(stack.config.dataDir, 'runs', result.workflowId, 'plan.json'));
-    expect(plan.products.map((entry) => `${entry.action} ${entry.externalId}`)).toContain('create DRY-S1-C1-Z3');
+    expect(plan.products.map((entry) => `${entry.action} ${entry.externalId}`)).toContain(
+      'create DRY-S1-C1-Z3',
+    );
     expect(await productsWithPrefix('DRY')).toEqual([]);
   });
 
@@ -175,7 +263,11 @@ describe('importPlmSpreadsheet on a real Temporal dev server and the sandbox', (
     expect((await handle.describe()).runId).not.toBe(handle.firstExecutionRunId);
     const total = productCount(shape);
     expect(result.products).toMatchObject({ total, created: total, rejected: 0 });
-    expect(await handle.query(plmImportProgressQuery)).toMatchObject({ phase: 'done', done: total, created: total });
+    expect(await handle.query(plmImportProgressQuery)).toMatchObject({
+      phase: 'done',
+      done: total,
+      created: total,
+    });
     const stored = await productsWithPrefix('LONG');
     expect(stored).toHaveLength(total);
     expect(new Set(stored.map((item) => item.externalId)).size).toBe(total);
@@ -183,8 +275,18 @@ describe('importPlmSpreadsheet on a real Temporal dev server and the sandbox', (
 
   it('converges without duplicates when the API drops connections after committed writes, answers 5xx and 429 bursts', async () => {
     const base = stack.sandbox.baseUrl.replace(/\/api\/v2$/, '');
-    const faults = { dropAfterCommitRate: 0.3, serverErrorRate: 0.1, burst429: 5, methods: ['POST', 'PUT'], seed: 7 };
-    await fetch(`${base}/__sandbox/faults`, { method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify(faults) });
+    const faults = {
+      dropAfterCommitRate: 0.3,
+      serverErrorRate: 0.1,
+      burst429: 5,
+      methods: ['POST', 'PUT'],
+      seed: 7,
+    };
+    await fetch(`${base}/__sandbox/faults`, {
+      method: 'PUT',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(faults),
+    });
     try {
       const shape: SheetShape = { prefix: 'FAULTY', styles: 3, coloursPerStyle: 2, sizesPerColour: 2 };
       const result = await run({ file: await sheet('faulty.csv', nativeRows(shape)), profile: 'native' });
@@ -193,7 +295,9 @@ describe('importPlmSpreadsheet on a real Temporal dev server and the sandbox', (
       expect(result.recovered).toBeGreaterThan(0);
       const stored = await productsWithPrefix('FAULTY');
       expect(stored).toHaveLength(total);
-      const injected = (await (await fetch(`${base}/__sandbox/faults`)).json()) as { counters: Record<string, number> };
+      const injected = (await (await fetch(`${base}/__sandbox/faults`)).json()) as {
+        counters: Record<string, number>;
+      };
       expect(injected.counters).toMatchObject({ dropped: expect.any(Number), burst429: 5 });
       expect(injected.counters['dropped']).toBeGreaterThan(0);
     } finally {
@@ -202,7 +306,9 @@ describe('importPlmSpreadsheet on a real Temporal dev server and the sandbox', (
   });
 
   it('refuses a bad input naming the field, and a missing file with what to do', async () => {
-    await expect(run({ file: path.join(dir, 'fresh.csv'), profile: 'nordic' } as unknown as ImportPlmSpreadsheetInput)).rejects.toMatchObject({
+    await expect(
+      run({ file: path.join(dir, 'fresh.csv'), profile: 'nordic' } as unknown as ImportPlmSpreadsheetInput),
+    ).rejects.toMatchObject({
       cause: { message: expect.stringContaining('Invalid importPlmSpreadsheet input: profile:') },
     });
     await expect(run({ file: path.join(dir, 'nowhere.csv') })).rejects.toMatchObject({
@@ -213,7 +319,9 @@ describe('importPlmSpreadsheet on a real Temporal dev server and the sandbox', (
   it('trace-sync import-plm --wait prints the result and exits 0 even with bad rows', async () => {
     const cli = (...args: string[]) => traceSync(['import-plm', ...args], cliEnv(stack), 90_000);
 
-    const rows = nativeRows({ prefix: 'CLI', styles: 1, coloursPerStyle: 1, sizesPerColour: 2 }).map((row) => (row.externalId === 'CLI-S1-C1-Z2' ? { ...row, name: '' } : row));
+    const rows = nativeRows({ prefix: 'CLI', styles: 1, coloursPerStyle: 1, sizesPerColour: 2 }).map((row) =>
+      row.externalId === 'CLI-S1-C1-Z2' ? { ...row, name: '' } : row,
+    );
     const file = await sheet('cli sheet.csv', rows);
     const out = await cli(file, '--profile', 'native', '--wait');
     expect(out.stderr).toBe('');

@@ -16,18 +16,69 @@ import type { ImportPlmSpreadsheetInput } from '../../workflows/plm-import';
 import { sandboxApi, startTestStack, type TestStack } from '../harness';
 import { parseCsv } from '../unit/plm-activities/native-sheet';
 
-const HEADER = ['externalId', 'parentExternalId', 'level', 'name', 'styleType', 'isComponent', 'description', 'gender', 'color', 'dimension', 'weight', 'weightUnit', 'PLM_ID', 'composition'] as const;
+const HEADER = [
+  'externalId',
+  'parentExternalId',
+  'level',
+  'name',
+  'styleType',
+  'isComponent',
+  'description',
+  'gender',
+  'color',
+  'dimension',
+  'weight',
+  'weightUnit',
+  'PLM_ID',
+  'composition',
+] as const;
 type Row = Partial<Record<(typeof HEADER)[number], string>> & { externalId: string };
 
-const csvField = (value: string): string => (/[",\r\n]/.test(value) ? `"${value.replace(/"/g, '""')}"` : value);
-const toCsv = (rows: readonly Row[]): string => [HEADER.join(','), ...rows.map((row) => HEADER.map((column) => csvField(row[column] ?? '')).join(','))].join('\r\n') + '\r\n';
+const csvField = (value: string): string =>
+  /[",\r\n]/.test(value) ? `"${value.replace(/"/g, '""')}"` : value;
+const toCsv = (rows: readonly Row[]): string =>
+  [
+    HEADER.join(','),
+    ...rows.map((row) => HEADER.map((column) => csvField(row[column] ?? '')).join(',')),
+  ].join('\r\n') + '\r\n';
 
 /** A style, one colour and one size, every level with its PLM_ID code. */
-function family(prefix: string, extra: { style?: Partial<Row>; variant?: Partial<Row>; sku?: Partial<Row> } = {}): Row[] {
+function family(
+  prefix: string,
+  extra: { style?: Partial<Row>; variant?: Partial<Row>; sku?: Partial<Row> } = {},
+): Row[] {
   return [
-    { externalId: prefix, level: 'style', name: `${prefix} tee`, styleType: 'T-shirts', isComponent: 'no', description: 'Soft organic tee', gender: 'Unisex', PLM_ID: prefix, ...extra.style },
-    { externalId: `${prefix}-BLK`, parentExternalId: prefix, level: 'variant', name: `${prefix} black`, color: 'Black', PLM_ID: `${prefix}-BLK`, ...extra.variant },
-    { externalId: `${prefix}-BLK-M`, parentExternalId: `${prefix}-BLK`, level: 'sku', name: `${prefix} black M`, dimension: 'M', weight: '180', weightUnit: 'GRAM', PLM_ID: `${prefix}-BLK-M`, ...extra.sku },
+    {
+      externalId: prefix,
+      level: 'style',
+      name: `${prefix} tee`,
+      styleType: 'T-shirts',
+      isComponent: 'no',
+      description: 'Soft organic tee',
+      gender: 'Unisex',
+      PLM_ID: prefix,
+      ...extra.style,
+    },
+    {
+      externalId: `${prefix}-BLK`,
+      parentExternalId: prefix,
+      level: 'variant',
+      name: `${prefix} black`,
+      color: 'Black',
+      PLM_ID: `${prefix}-BLK`,
+      ...extra.variant,
+    },
+    {
+      externalId: `${prefix}-BLK-M`,
+      parentExternalId: `${prefix}-BLK`,
+      level: 'sku',
+      name: `${prefix} black M`,
+      dimension: 'M',
+      weight: '180',
+      weightUnit: 'GRAM',
+      PLM_ID: `${prefix}-BLK-M`,
+      ...extra.sku,
+    },
   ];
 }
 
@@ -51,7 +102,13 @@ describe('PLM import follows the spec rules (issue 15)', () => {
     return target;
   };
   const run = async (input: ImportPlmSpreadsheetInput): Promise<PlmImportResult> =>
-    (await stack.client.workflow.start(importPlmSpreadsheet, { args: [input], taskQueue: stack.taskQueue, workflowId: stack.workflowId('plm-rules') })).result();
+    (
+      await stack.client.workflow.start(importPlmSpreadsheet, {
+        args: [input],
+        taskQueue: stack.taskQueue,
+        workflowId: stack.workflowId('plm-rules'),
+      })
+    ).result();
   const snapshot = () => ({ ...stack.apiClient.stats().byMethodStatus });
   /** Writes (POST/PUT, product and material endpoints alike) the worker's client sent since `before`. */
   const writesSince = (before: Record<string, number>): number =>
@@ -62,33 +119,56 @@ describe('PLM import follows the spec rules (issue 15)', () => {
   const product = (externalId: string) => api<ApiProduct>(`/styles/${encodeURIComponent(externalId)}`);
   const ownedCompositions = async (externalId: string) => {
     const { id } = await product(externalId);
-    const headers = await api<Array<{ id: string; name: string }>>(`/material-headers?styleId=${id}&isOwner=true&limit=100`);
+    const headers = await api<Array<{ id: string; name: string }>>(
+      `/material-headers?styleId=${id}&isOwner=true&limit=100`,
+    );
     return Promise.all(
       headers.map(async (header) => ({
         id: header.id,
         name: header.name,
-        lines: (await api<Array<{ id: string; rawMaterialId: string; percentage: number }>>(`/material-lines?materialHeaderId=${header.id}&limit=100`))
+        lines: (
+          await api<Array<{ id: string; rawMaterialId: string; percentage: number }>>(
+            `/material-lines?materialHeaderId=${header.id}&limit=100`,
+          )
+        )
           .map((line) => ({ id: line.id, rawMaterialId: line.rawMaterialId, percentage: line.percentage }))
           .sort((a, b) => a.rawMaterialId.localeCompare(b.rawMaterialId)),
       })),
     );
   };
-  const rejectsOf = (result: PlmImportResult): Array<{ externalId: string; code: string; message: string }> => {
+  const rejectsOf = (
+    result: PlmImportResult,
+  ): Array<{ externalId: string; code: string; message: string }> => {
     if (!result.rejectsFile) return [];
     const [header, ...rows] = parseCsv(readFileSync(result.rejectsFile, 'utf8'));
     const at = (name: string) => (header ?? []).indexOf(name);
-    return rows.filter((cells) => cells.length > 1).map((cells) => ({ externalId: cells[0] ?? '', code: cells[at('error_code')] ?? '', message: cells[at('error_message')] ?? '' }));
+    return rows
+      .filter((cells) => cells.length > 1)
+      .map((cells) => ({
+        externalId: cells[0] ?? '',
+        code: cells[at('error_code')] ?? '',
+        message: cells[at('error_message')] ?? '',
+      }));
   };
 
   beforeAll(async () => {
     dir = await mkdtemp(path.join(tmpdir(), 'plm-rules-it-'));
-    stack = await startTestStack({ sandbox: { rateLimitPerMinute: 100_000 }, config: { dataDir: path.join(dir, 'data') } });
+    stack = await startTestStack({
+      sandbox: { rateLimitPerMinute: 100_000 },
+      config: { dataDir: path.join(dir, 'data') },
+    });
     nativeMapping = await file(
       'native-with-materials.json',
       JSON.stringify({
         ...builtinProfile('native'),
         name: 'native-with-materials',
-        rawMaterials: { Cotton: 'rawmat_cotton', Elastane: 'rawmat_elastane', Polyamide: 'rawmat_polyamide', Polyester: 'rawmat_polyester', Wool: 'rawmat_wool' },
+        rawMaterials: {
+          Cotton: 'rawmat_cotton',
+          Elastane: 'rawmat_elastane',
+          Polyamide: 'rawmat_polyamide',
+          Polyester: 'rawmat_polyester',
+          Wool: 'rawmat_wool',
+        },
       }),
     );
   }, 60_000);
@@ -107,14 +187,20 @@ describe('PLM import follows the spec rules (issue 15)', () => {
       const style = await product('ARC1');
       await api('/styles/archive', { method: 'POST', body: JSON.stringify({ ids: [style.id] }) });
 
-      const changed = rows.map((row) => (row.externalId === 'ARC1' ? { ...row, description: 'Back for SS27' } : row));
+      const changed = rows.map((row) =>
+        row.externalId === 'ARC1' ? { ...row, description: 'Back for SS27' } : row,
+      );
       const sheet = await file('arc1-changed.csv', toCsv(changed));
       const before = snapshot();
       const result = await run({ file: sheet, profile: 'native' });
       expect(writesSince(before)).toBe(0);
       expect(result.products).toMatchObject({ archived: 3, created: 0, updated: 0 });
       expect(result.plan).toMatchObject({ archived: 3, create: 0 });
-      expect(rejectsOf(result).map((reject) => `${reject.externalId} ${reject.code}`)).toEqual(['ARC1 archived_product', 'ARC1-BLK archived_product', 'ARC1-BLK-M archived_product']);
+      expect(rejectsOf(result).map((reject) => `${reject.externalId} ${reject.code}`)).toEqual([
+        'ARC1 archived_product',
+        'ARC1-BLK archived_product',
+        'ARC1-BLK-M archived_product',
+      ]);
       expect(rejectsOf(result)[0]?.message).toMatch(/'ARC1' is archived .*--unarchive/);
       expect(await product('ARC1')).toMatchObject({ isArchived: true, description: 'Soft organic tee' });
 
@@ -124,7 +210,10 @@ describe('PLM import follows the spec rules (issue 15)', () => {
       expect(await product('ARC1')).toMatchObject({ isArchived: false, description: 'Back for SS27' });
       expect(await product('ARC1-BLK-M')).toMatchObject({ isArchived: false });
       const again = snapshot();
-      expect((await run({ file: sheet, profile: 'native' })).products).toMatchObject({ unchanged: 3, archived: 0 });
+      expect((await run({ file: sheet, profile: 'native' })).products).toMatchObject({
+        unchanged: 3,
+        archived: 0,
+      });
       expect(writesSince(again)).toBe(0);
     });
   });
@@ -132,7 +221,7 @@ describe('PLM import follows the spec rules (issue 15)', () => {
   describe('2. inherited values', () => {
     // Spec 01, Inheritance: "For variants and SKUs, these fields take the parent's value whenever the child's own value
     // is null [...] Inheritance is resolved at read time". The comparison is with the child's own value.
-    it('"these fields take the parent\'s value whenever the child\'s own value is null": a child value equal to its parent\'s is written as the child\'s own', async () => {
+    it("\"these fields take the parent's value whenever the child's own value is null\": a child value equal to its parent's is written as the child's own", async () => {
       await run({ file: await file('inh.csv', toCsv(family('INH'))), profile: 'native' });
       expect((await product('INH-BLK')).overriddenFlag ?? []).not.toContain('description');
       expect(await product('INH-BLK')).toMatchObject({ description: 'Soft organic tee' }); // resolved from the style
@@ -146,9 +235,15 @@ describe('PLM import follows the spec rules (issue 15)', () => {
 
       // The other direction: the child now holds its own value, the style changes; only the style is written, the
       // variant keeps its own value and the SKU (blank on the sheet) keeps inheriting.
-      const styleChanged = family('INH', { style: { description: 'Heavier organic tee' }, variant: { description: 'Soft organic tee' } });
+      const styleChanged = family('INH', {
+        style: { description: 'Heavier organic tee' },
+        variant: { description: 'Soft organic tee' },
+      });
       const second = snapshot();
-      const changed = await run({ file: await file('inh-style.csv', toCsv(styleChanged)), profile: 'native' });
+      const changed = await run({
+        file: await file('inh-style.csv', toCsv(styleChanged)),
+        profile: 'native',
+      });
       expect(changed.products).toMatchObject({ updated: 1, unchanged: 2 });
       expect(writesSince(second)).toBe(1);
       expect(await product('INH-BLK')).toMatchObject({ description: 'Soft organic tee' });
@@ -156,7 +251,10 @@ describe('PLM import follows the spec rules (issue 15)', () => {
       expect((await product('INH-BLK-M')).overriddenFlag ?? []).not.toContain('description');
 
       const third = snapshot();
-      expect((await run({ file: await file('inh-style-again.csv', toCsv(styleChanged)), profile: 'native' })).products).toMatchObject({ unchanged: 3 });
+      expect(
+        (await run({ file: await file('inh-style-again.csv', toCsv(styleChanged)), profile: 'native' }))
+          .products,
+      ).toMatchObject({ unchanged: 3 });
       expect(writesSince(third)).toBe(0);
     });
   });
@@ -165,27 +263,50 @@ describe('PLM import follows the spec rules (issue 15)', () => {
     // Spec 02: "A composition (or BOM) is stored once as a header and linked to products"; "Lines form a tree under a
     // header"; tree rule 1: "Sibling percentages at one tree level must sum to at most 100".
     it('"stored once as a header [...] Lines form a tree under a header": compositions are written as headers and lines, unchanged ones cost no write, a change replaces only what changed', async () => {
-      const rows = [...family('CMP1', { style: { composition: '95% Cotton, 5% Elastane' } }), ...family('CMP2', { style: { composition: 'Shell: 100% Polyamide; Lining: 100% Polyester' } })];
+      const rows = [
+        ...family('CMP1', { style: { composition: '95% Cotton, 5% Elastane' } }),
+        ...family('CMP2', { style: { composition: 'Shell: 100% Polyamide; Lining: 100% Polyester' } }),
+      ];
       const result = await run({ file: await file('cmp.csv', toCsv(rows)), mappingFile: nativeMapping });
       expect(result.products).toMatchObject({ created: 6, rejected: 0 });
       expect(result.compositions).toEqual({ written: 2, unchanged: 0, rejected: 0 });
       const first = await ownedCompositions('CMP1');
-      expect(first.map(({ name, lines }) => ({ name, lines: lines.map(({ rawMaterialId, percentage }) => ({ rawMaterialId, percentage })) }))).toEqual([
-        { name: 'Composition', lines: [{ rawMaterialId: 'rawmat_cotton', percentage: 95 }, { rawMaterialId: 'rawmat_elastane', percentage: 5 }] },
+      expect(
+        first.map(({ name, lines }) => ({
+          name,
+          lines: lines.map(({ rawMaterialId, percentage }) => ({ rawMaterialId, percentage })),
+        })),
+      ).toEqual([
+        {
+          name: 'Composition',
+          lines: [
+            { rawMaterialId: 'rawmat_cotton', percentage: 95 },
+            { rawMaterialId: 'rawmat_elastane', percentage: 5 },
+          ],
+        },
       ]);
-      expect((await ownedCompositions('CMP2')).map(({ name, lines }) => `${name}: ${lines.map((line) => `${line.percentage} ${line.rawMaterialId}`).join(', ')}`).sort()).toEqual([
-        'Lining: 100 rawmat_polyester',
-        'Shell: 100 rawmat_polyamide',
-      ]);
+      expect(
+        (await ownedCompositions('CMP2'))
+          .map(
+            ({ name, lines }) =>
+              `${name}: ${lines.map((line) => `${line.percentage} ${line.rawMaterialId}`).join(', ')}`,
+          )
+          .sort(),
+      ).toEqual(['Lining: 100 rawmat_polyester', 'Shell: 100 rawmat_polyamide']);
 
       const before = snapshot();
       const again = await run({ file: await file('cmp-again.csv', toCsv(rows)), mappingFile: nativeMapping });
       expect(writesSince(before)).toBe(0);
       expect(again.compositions).toEqual({ written: 0, unchanged: 2, rejected: 0 });
 
-      const changedRows = rows.map((row) => (row.externalId === 'CMP1' ? { ...row, composition: '90% Cotton, 10% Elastane' } : row));
+      const changedRows = rows.map((row) =>
+        row.externalId === 'CMP1' ? { ...row, composition: '90% Cotton, 10% Elastane' } : row,
+      );
       const third = snapshot();
-      const changed = await run({ file: await file('cmp-changed.csv', toCsv(changedRows)), mappingFile: nativeMapping });
+      const changed = await run({
+        file: await file('cmp-changed.csv', toCsv(changedRows)),
+        mappingFile: nativeMapping,
+      });
       expect(changed.compositions).toEqual({ written: 1, unchanged: 1, rejected: 0 });
       expect(writesSince(third)).toBe(2); // the two lines' percentages, lowered one first
       const after = await ownedCompositions('CMP1');
@@ -197,12 +318,21 @@ describe('PLM import follows the spec rules (issue 15)', () => {
     });
 
     it('"Sibling percentages at one tree level must sum to at most 100" and an unknown material are row errors naming the cell', async () => {
-      const rows = [...family('CMPBAD1', { style: { composition: '60% Cotton, 50% Wool' } }), ...family('CMPBAD2', { style: { composition: '100% Kevlar' } })];
+      const rows = [
+        ...family('CMPBAD1', { style: { composition: '60% Cotton, 50% Wool' } }),
+        ...family('CMPBAD2', { style: { composition: '100% Kevlar' } }),
+      ];
       const result = await run({ file: await file('cmp-bad.csv', toCsv(rows)), mappingFile: nativeMapping });
       expect(result.products).toMatchObject({ created: 0 });
       const rejects = rejectsOf(result);
-      expect(rejects.find((reject) => reject.externalId === 'CMPBAD1')).toMatchObject({ code: 'bad_composition', message: expect.stringMatching(/column 'composition'.*add up to 110%, more than 100%/) });
-      expect(rejects.find((reject) => reject.externalId === 'CMPBAD2')).toMatchObject({ code: 'bad_composition', message: expect.stringMatching(/unknown material 'Kevlar'; valid names: 'Cotton', 'Elastane'/) });
+      expect(rejects.find((reject) => reject.externalId === 'CMPBAD1')).toMatchObject({
+        code: 'bad_composition',
+        message: expect.stringMatching(/column 'composition'.*add up to 110%, more than 100%/),
+      });
+      expect(rejects.find((reject) => reject.externalId === 'CMPBAD2')).toMatchObject({
+        code: 'bad_composition',
+        message: expect.stringMatching(/unknown material 'Kevlar'; valid names: 'Cotton', 'Elastane'/),
+      });
     });
   });
 
@@ -210,13 +340,19 @@ describe('PLM import follows the spec rules (issue 15)', () => {
     const example = (name: string) => path.join(repoRoot(), 'examples', 'plm', name);
 
     it('image-only rows are skipped and counted, Type is translated, blank Variant SKU falls back to a template; 0 rejects and a re-import writes 0', async () => {
-      const result = await run({ file: example('shopify-products.csv'), mappingFile: example('shopify-products.mapping.json') });
+      const result = await run({
+        file: example('shopify-products.csv'),
+        mappingFile: example('shopify-products.mapping.json'),
+      });
       expect(result.rejectedRows).toBe(0);
       expect(result.skippedRows).toBe(3);
       expect(result.plan).toMatchObject({ skipped: 3 });
       expect(result.products).toMatchObject({ created: 3 + 4 + 8, rejected: 0 });
       expect(result.compositions).toMatchObject({ written: 3, rejected: 0 });
-      expect(await product('storm-shell-parka')).toMatchObject({ name: 'Storm Shell Parka', description: 'Waterproof parka with taped seams' });
+      expect(await product('storm-shell-parka')).toMatchObject({
+        name: 'Storm Shell Parka',
+        description: 'Waterproof parka with taped seams',
+      });
       expect(await product('storm-shell-parka')).toMatchObject({ styleTypeId: 'st_jackets' }); // Type Outerwear -> Jackets
       expect(await product('linen-beach-shirt')).toMatchObject({ styleTypeId: 'st_tshirts' }); // Shirt -> the default
       expect((await product('nordic-crew-tee')).description).toContain('<li>Regular fit</li>'); // the multi-line HTML body
@@ -224,7 +360,10 @@ describe('PLM import follows the spec rules (issue 15)', () => {
       expect(await product('nordic-crew-tee-Sand-L')).toMatchObject({ name: 'Nordic Crew Tee Sand L' }); // blank Variant SKU
 
       const before = snapshot();
-      const again = await run({ file: example('shopify-products.csv'), mappingFile: example('shopify-products.mapping.json') });
+      const again = await run({
+        file: example('shopify-products.csv'),
+        mappingFile: example('shopify-products.mapping.json'),
+      });
       expect(writesSince(before)).toBe(0);
       expect(again.products).toMatchObject({ unchanged: 15, created: 0, updated: 0, rejected: 0 });
     });
@@ -233,41 +372,89 @@ describe('PLM import follows the spec rules (issue 15)', () => {
       const text = readFileSync(example('shopify-products.csv'), 'utf8')
         .replace('nordic-crew-tee,,,,,,,,,Black,,L,', 'nordic-crew-tee,,,,,,,,,Black,,,') // a variant row without its size
         .replace(',Shirt,"linen, summer"', ',Earrings,"linen, summer"');
-      const mapping = JSON.parse(readFileSync(example('shopify-products.mapping.json'), 'utf8')) as { style: { fields: { styleTypeId: unknown } } };
+      const mapping = JSON.parse(readFileSync(example('shopify-products.mapping.json'), 'utf8')) as {
+        style: { fields: { styleTypeId: unknown } };
+      };
       mapping.style.fields.styleTypeId = 'Type'; // no translation table: the names must be valid style types
-      const result = await run({ file: await file('shopify-broken.csv', text), mappingFile: await file('shopify-plain.json', JSON.stringify(mapping)) });
+      const result = await run({
+        file: await file('shopify-broken.csv', text),
+        mappingFile: await file('shopify-plain.json', JSON.stringify(mapping)),
+      });
       const rejects = rejectsOf(result);
-      expect(rejects.find((reject) => reject.code.includes('missing_required'))?.message).toMatch(/row 5, column 'Option2 Value': the sku key is blank/);
-      const earrings = rejects.find((reject) => reject.externalId === 'linen-beach-shirt' && reject.code === 'unknown_reference');
+      expect(rejects.find((reject) => reject.code.includes('missing_required'))?.message).toMatch(
+        /row 5, column 'Option2 Value': the sku key is blank/,
+      );
+      const earrings = rejects.find(
+        (reject) => reject.externalId === 'linen-beach-shirt' && reject.code === 'unknown_reference',
+      );
       expect(earrings?.message).toMatch(/unknown style type 'Earrings'; valid names: .*'Jackets'/);
       expect(earrings?.message).not.toContain('did you mean');
-      expect(rejects.find((reject) => reject.externalId === 'storm-shell-parka' && reject.code === 'unknown_reference')?.message).toMatch(/unknown style type 'Outerwear'/);
+      expect(
+        rejects.find(
+          (reject) => reject.externalId === 'storm-shell-parka' && reject.code === 'unknown_reference',
+        )?.message,
+      ).toMatch(/unknown style type 'Outerwear'/);
     });
   });
 
   describe('6. the mapping format is a contract', () => {
     it('a mapping that names a column the sheet lacks fails before any row is read, naming the column and the closest header', async () => {
-      const mapping = JSON.parse(readFileSync(path.join(repoRoot(), 'examples', 'plm', 'flat-sku-export.mapping.json'), 'utf8')) as { variant: { fields: Record<string, unknown> } };
+      const mapping = JSON.parse(
+        readFileSync(path.join(repoRoot(), 'examples', 'plm', 'flat-sku-export.mapping.json'), 'utf8'),
+      ) as { variant: { fields: Record<string, unknown> } };
       mapping.variant.fields['color'] = 'Colour Name';
       const before = snapshot();
       await expect(
-        run({ file: path.join(repoRoot(), 'examples', 'plm', 'flat-sku-export.csv'), mappingFile: await file('flat-typo.json', JSON.stringify(mapping)) }),
-      ).rejects.toMatchObject({ cause: { message: expect.stringMatching(/names column\(s\) the sheet lacks: 'Colour Name' \(closest header: 'Colour'\)/) } });
+        run({
+          file: path.join(repoRoot(), 'examples', 'plm', 'flat-sku-export.csv'),
+          mappingFile: await file('flat-typo.json', JSON.stringify(mapping)),
+        }),
+      ).rejects.toMatchObject({
+        cause: {
+          message: expect.stringMatching(
+            /names column\(s\) the sheet lacks: 'Colour Name' \(closest header: 'Colour'\)/,
+          ),
+        },
+      });
       expect(writesSince(before)).toBe(0);
     });
 
     it('the shipped flat one-row-per-SKU example imports with 0 rejects and its compositions', async () => {
-      const result = await run({ file: path.join(repoRoot(), 'examples', 'plm', 'flat-sku-export.csv'), mappingFile: path.join(repoRoot(), 'examples', 'plm', 'flat-sku-export.mapping.json') });
-      expect(result).toMatchObject({ rejectedRows: 0, products: { created: 2 + 3 + 5, rejected: 0 }, compositions: { written: 2 } });
+      const result = await run({
+        file: path.join(repoRoot(), 'examples', 'plm', 'flat-sku-export.csv'),
+        mappingFile: path.join(repoRoot(), 'examples', 'plm', 'flat-sku-export.mapping.json'),
+      });
+      expect(result).toMatchObject({
+        rejectedRows: 0,
+        products: { created: 2 + 3 + 5, rejected: 0 },
+        compositions: { written: 2 },
+      });
     });
   });
 
   describe('8. several sheets', () => {
     const workbook = (): Buffer => {
       const book = XLSX.utils.book_new();
-      const sheetOf = (rows: Row[]) => XLSX.utils.aoa_to_sheet([[...HEADER], ...rows.map((row) => HEADER.map((column) => row[column] ?? ''))]);
+      const sheetOf = (rows: Row[]) =>
+        XLSX.utils.aoa_to_sheet([
+          [...HEADER],
+          ...rows.map((row) => HEADER.map((column) => row[column] ?? '')),
+        ]);
       XLSX.utils.book_append_sheet(book, sheetOf(family('SHEETA')), 'Current');
-      XLSX.utils.book_append_sheet(book, sheetOf([...family('SHEETB'), { externalId: 'SHEETB-NOTYPE', level: 'style', name: 'No type', isComponent: 'no', PLM_ID: 'SHEETB-NOTYPE' }]), 'Next season');
+      XLSX.utils.book_append_sheet(
+        book,
+        sheetOf([
+          ...family('SHEETB'),
+          {
+            externalId: 'SHEETB-NOTYPE',
+            level: 'style',
+            name: 'No type',
+            isComponent: 'no',
+            PLM_ID: 'SHEETB-NOTYPE',
+          },
+        ]),
+        'Next season',
+      );
       XLSX.utils.book_append_sheet(book, XLSX.utils.aoa_to_sheet([['Notes'], ['do not import']]), 'Notes');
       return XLSX.write(book, { type: 'buffer', bookType: 'xlsx' }) as Buffer;
     };
@@ -275,23 +462,41 @@ describe('PLM import follows the spec rules (issue 15)', () => {
     it('without a sheet name the first sheet is read and the result names the ignored ones; `sheet` picks another', async () => {
       const sheet = await file('seasons.xlsx', workbook());
       const first = await run({ file: sheet, profile: 'native' });
-      expect(first).toMatchObject({ sheetName: 'Current', ignoredSheets: ['Next season', 'Notes'], products: { created: 3 } });
+      expect(first).toMatchObject({
+        sheetName: 'Current',
+        ignoredSheets: ['Next season', 'Notes'],
+        products: { created: 3 },
+      });
       const picked = await run({ file: sheet, profile: 'native', sheet: 'Next season' });
-      expect(picked).toMatchObject({ sheetName: 'Next season', ignoredSheets: ['Current', 'Notes'], products: { created: 3, rejected: 1 } });
+      expect(picked).toMatchObject({
+        sheetName: 'Next season',
+        ignoredSheets: ['Current', 'Notes'],
+        products: { created: 3, rejected: 1 },
+      });
       expect(await product('SHEETB-BLK-M')).toMatchObject({ externalId: 'SHEETB-BLK-M' });
       // The rejects file holds rows of the sheet that was read.
       const rejects = XLSX.read(readFileSync(picked.rejectsFile as string));
       expect(rejects.SheetNames).toEqual(['Next season']);
-      const rejected = XLSX.utils.sheet_to_json<Record<string, string>>(rejects.Sheets['Next season'] as XLSX.WorkSheet);
-      expect(rejected.map((row) => `${row['externalId']} ${row['error_code']}`)).toEqual(['SHEETB-NOTYPE missing_required']);
+      const rejected = XLSX.utils.sheet_to_json<Record<string, string>>(
+        rejects.Sheets['Next season'] as XLSX.WorkSheet,
+      );
+      expect(rejected.map((row) => `${row['externalId']} ${row['error_code']}`)).toEqual([
+        'SHEETB-NOTYPE missing_required',
+      ]);
     });
   });
 
   describe('9. dry runs look like real runs', () => {
     it('a dry run writes the same rejects file a real run would, and its plan counts archived and skipped rows', async () => {
-      const rows = [...family('DRY9'), { externalId: 'DRY9-BAD', level: 'style', name: 'No type', isComponent: 'no', PLM_ID: 'DRY9-BAD' }];
+      const rows = [
+        ...family('DRY9'),
+        { externalId: 'DRY9-BAD', level: 'style', name: 'No type', isComponent: 'no', PLM_ID: 'DRY9-BAD' },
+      ];
       await run({ file: await file('dry9-seed.csv', toCsv(family('DRY9'))), profile: 'native' });
-      await api('/styles/archive', { method: 'POST', body: JSON.stringify({ ids: [(await product('DRY9')).id] }) });
+      await api('/styles/archive', {
+        method: 'POST',
+        body: JSON.stringify({ ids: [(await product('DRY9')).id] }),
+      });
       const sheet = await file('dry9.csv', toCsv(rows));
       const before = snapshot();
       const dry = await run({ file: sheet, profile: 'native', dryRun: true });
@@ -299,7 +504,9 @@ describe('PLM import follows the spec rules (issue 15)', () => {
       expect(dry.plan).toMatchObject({ archived: 3, invalid: 1, skipped: 0 });
       expect(dry.rejectsFile).not.toBeNull();
       const real = await run({ file: sheet, profile: 'native' });
-      expect(readFileSync(dry.rejectsFile as string, 'utf8')).toBe(readFileSync(real.rejectsFile as string, 'utf8'));
+      expect(readFileSync(dry.rejectsFile as string, 'utf8')).toBe(
+        readFileSync(real.rejectsFile as string, 'utf8'),
+      );
     });
   });
 });

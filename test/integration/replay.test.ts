@@ -17,7 +17,13 @@ const files = readdirSync(dir).filter((name) => name.endsWith('.b64'));
 
 describe('workflow code replays the histories recorded before the batch-job kit', () => {
   it.each(files)('%s replays without a non-determinism error', async (file) => {
-    const history = temporal.api.history.v1.History.decode(Buffer.from(readFileSync(path.join(dir, file), 'utf8'), 'base64'));
-    await Worker.runReplayHistory({ workflowBundle: { codePath: readHarnessInfo().workflowBundlePath } }, history, file);
+    const history = temporal.api.history.v1.History.decode(
+      Buffer.from(readFileSync(path.join(dir, file), 'utf8'), 'base64'),
+    );
+    await Worker.runReplayHistory(
+      { workflowBundle: { codePath: readHarnessInfo().workflowBundlePath } },
+      history,
+      file,
+    );
   });
 });

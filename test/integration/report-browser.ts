@@ -29,7 +29,12 @@ function run(binary: string, args: string[], timeoutMs = 60_000): Promise<string
 const BASE_FLAGS = ['--headless', '--no-sandbox', '--disable-gpu', '--hide-scrollbars'];
 
 /** A PNG of the page's first screen at the given window size. */
-export async function screenshot(binary: string, file: string, png: string, size = '1280,900'): Promise<void> {
+export async function screenshot(
+  binary: string,
+  file: string,
+  png: string,
+  size = '1280,900',
+): Promise<void> {
   await run(binary, [...BASE_FLAGS, `--screenshot=${png}`, `--window-size=${size}`, `file://${file}`]);
 }
 

@@ -81,7 +81,9 @@ describe('checkConnection on a real Temporal dev server', () => {
     // The API client's own lines, too: they carry the activity's ids (never its task token).
     const clientLines = log
       .split('\n')
-      .filter((line) => line.includes('"msg":"traceability api call"') && line.includes('"path":"/style-types"'))
+      .filter(
+        (line) => line.includes('"msg":"traceability api call"') && line.includes('"path":"/style-types"'),
+      )
       .map((line) => JSON.parse(line) as Record<string, unknown>);
     expect(clientLines).toContainEqual(
       expect.objectContaining({

@@ -27,7 +27,8 @@ function styleBody(overrides: Record<string, unknown> = {}): Record<string, unkn
 
 async function create(body: Record<string, unknown>, client = brand): Promise<Product> {
   const response = await client.post('/styles', body);
-  if (response.status !== 201) throw new Error(`create failed: ${response.status} ${JSON.stringify(response.body)}`);
+  if (response.status !== 201)
+    throw new Error(`create failed: ${response.status} ${JSON.stringify(response.body)}`);
   return data(response);
 }
 
@@ -52,11 +53,13 @@ async function family(styleOverrides: Record<string, unknown> = {}) {
 }
 
 function expectError(response: SandboxResponse, statusCode: number, code: string): void {
-  expect({ status: response.status, statusCode: response.body.statusCode, code: response.body.code }).toEqual({
-    status: statusCode,
-    statusCode,
-    code,
-  });
+  expect({ status: response.status, statusCode: response.body.statusCode, code: response.body.code }).toEqual(
+    {
+      status: statusCode,
+      statusCode,
+      code,
+    },
+  );
   expect(response.body.metadata.success).toBe(false);
 }
 
@@ -90,12 +93,22 @@ describe('level detection and required fields (POST /styles)', () => {
 
   it('rule: a SKU as parentId is 400 invalid_parent_level', async () => {
     const { sku } = await family();
-    const response = await brand.post('/styles', { parentId: sku.id, name: 'x', dimension: 'S', codes: [{ codeId: 'PLM_ID', codeValue: unique('c') }] });
+    const response = await brand.post('/styles', {
+      parentId: sku.id,
+      name: 'x',
+      dimension: 'S',
+      codes: [{ codeId: 'PLM_ID', codeValue: unique('c') }],
+    });
     expectError(response, 400, 'invalid_parent_level');
   });
 
   it('rule: an unknown parentId is 404 parent_not_found', async () => {
-    const response = await brand.post('/styles', { parentId: 'style_nope', name: 'x', color: 'Red', codes: [{ codeId: 'PLM_ID', codeValue: unique('c') }] });
+    const response = await brand.post('/styles', {
+      parentId: 'style_nope',
+      name: 'x',
+      color: 'Red',
+      codes: [{ codeId: 'PLM_ID', codeValue: unique('c') }],
+    });
     expectError(response, 404, 'parent_not_found');
   });
 
@@ -111,10 +124,18 @@ describe('level detection and required fields (POST /styles)', () => {
 
   it('rule: a variant needs color and a SKU needs dimension (400)', async () => {
     const { style, variant } = await family();
-    const noColor = await brand.post('/styles', { parentId: style.id, name: 'v', codes: [{ codeId: 'PLM_ID', codeValue: unique('c') }] });
+    const noColor = await brand.post('/styles', {
+      parentId: style.id,
+      name: 'v',
+      codes: [{ codeId: 'PLM_ID', codeValue: unique('c') }],
+    });
     expectError(noColor, 400, 'validation_error');
     expect(noColor.body.message).toContain('color');
-    const noDimension = await brand.post('/styles', { parentId: variant.id, name: 's', codes: [{ codeId: 'PLM_ID', codeValue: unique('c') }] });
+    const noDimension = await brand.post('/styles', {
+      parentId: variant.id,
+      name: 's',
+      codes: [{ codeId: 'PLM_ID', codeValue: unique('c') }],
+    });
     expectError(noDimension, 400, 'validation_error');
     expect(noDimension.body.message).toContain('dimension');
   });
@@ -136,25 +157,65 @@ describe('level detection and required fields (POST /styles)', () => {
       expectError(response, 400, 'validation_error');
       expect(response.body.message).toContain(field);
     }
-    expect((await brand.post('/styles', styleBody({ description: 'd'.repeat(4000), gender: 'g'.repeat(50), name: 'n'.repeat(255) }))).status).toBe(201);
+    expect(
+      (
+        await brand.post(
+          '/styles',
+          styleBody({ description: 'd'.repeat(4000), gender: 'g'.repeat(50), name: 'n'.repeat(255) }),
+        )
+      ).status,
+    ).toBe(201);
   });
 
   it('rule: a color or dimension over 255 characters is 400', async () => {
     const { style, variant } = await family();
     const code = () => [{ codeId: 'PLM_ID', codeValue: unique('c') }];
-    expectError(await brand.post('/styles', { parentId: style.id, name: 'v', color: 'c'.repeat(256), codes: code() }), 400, 'validation_error');
-    expectError(await brand.post('/styles', { parentId: variant.id, name: 's', dimension: 'd'.repeat(256), codes: code() }), 400, 'validation_error');
+    expectError(
+      await brand.post('/styles', { parentId: style.id, name: 'v', color: 'c'.repeat(256), codes: code() }),
+      400,
+      'validation_error',
+    );
+    expectError(
+      await brand.post('/styles', {
+        parentId: variant.id,
+        name: 's',
+        dimension: 'd'.repeat(256),
+        codes: code(),
+      }),
+      400,
+      'validation_error',
+    );
   });
 
   it('rule: unknown styleTypeId, property ids and company ids are 400', async () => {
-    expectError(await brand.post('/styles', styleBody({ styleTypeId: 'st_unknown' })), 400, 'validation_error');
+    expectError(
+      await brand.post('/styles', styleBody({ styleTypeId: 'st_unknown' })),
+      400,
+      'validation_error',
+    );
     expectError(await brand.post('/styles', styleBody({ brands: ['prop_nope'] })), 400, 'validation_error');
     // A season id sent as a brand: right id, wrong kind.
-    expectError(await brand.post('/styles', styleBody({ brands: ['prop_season_ss25'] })), 400, 'validation_error');
-    expectError(await brand.post('/styles', styleBody({ suppliers: ['cmp_unknown'] })), 400, 'validation_error');
-    expectError(await brand.post('/styles', styleBody({ mainSupplier: OTHER_BRAND_COMPANY_ID })), 400, 'validation_error');
+    expectError(
+      await brand.post('/styles', styleBody({ brands: ['prop_season_ss25'] })),
+      400,
+      'validation_error',
+    );
+    expectError(
+      await brand.post('/styles', styleBody({ suppliers: ['cmp_unknown'] })),
+      400,
+      'validation_error',
+    );
+    expectError(
+      await brand.post('/styles', styleBody({ mainSupplier: OTHER_BRAND_COMPANY_ID })),
+      400,
+      'validation_error',
+    );
     // Another account's style type is not the caller's.
-    expectError(await brand.post('/styles', styleBody({ styleTypeId: 'st_other_bags' })), 400, 'validation_error');
+    expectError(
+      await brand.post('/styles', styleBody({ styleTypeId: 'st_other_bags' })),
+      400,
+      'validation_error',
+    );
   });
 
   it('rule: forCompanyId creates on behalf of a company in the network, and no other', async () => {
@@ -163,13 +224,22 @@ describe('level detection and required fields (POST /styles)', () => {
     expect((await supplier.get(`/styles/${created.id}`)).status).toBe(200);
     const forMe = items(await supplier.get('/styles?createdForMe=true&limit=100'));
     expect(forMe.map((product) => product.id)).toContain(created.id);
-    expectError(await brand.post('/styles', styleBody({ forCompanyId: OTHER_BRAND_COMPANY_ID })), 400, 'validation_error');
+    expectError(
+      await brand.post('/styles', styleBody({ forCompanyId: OTHER_BRAND_COMPANY_ID })),
+      400,
+      'validation_error',
+    );
   });
 
   it('rule: audit fields and timestamps are set by the server from the key', async () => {
     const before = Date.now();
     const created = await create(styleBody());
-    expect(created).toMatchObject({ createdByApiKeyId: 'apikey_brand', createdByCompanyId: 'cmp_brand_nordic_threads', createdByApiKeyLabel: 'Nordic Threads integration', createdByUserId: null });
+    expect(created).toMatchObject({
+      createdByApiKeyId: 'apikey_brand',
+      createdByCompanyId: 'cmp_brand_nordic_threads',
+      createdByApiKeyLabel: 'Nordic Threads integration',
+      createdByUserId: null,
+    });
     expect(Date.parse(created['createdAt'] as string)).toBeGreaterThanOrEqual(before - 1000);
     expect(created['updatedAt']).toBe(created['createdAt']);
   });
@@ -186,28 +256,73 @@ describe('level detection and required fields (POST /styles)', () => {
 
 describe('codes', () => {
   it('rule: a bare OTHER_ID code is 400 invalid_code_ids', async () => {
-    expectError(await brand.post('/styles', styleBody({ codes: [{ codeId: 'OTHER_ID', codeValue: unique('o') }] })), 400, 'invalid_code_ids');
-    expectError(await brand.post('/styles', styleBody({ codes: [{ codeId: 'ALTERNATIVE_SUPPLIERS_ID', codeValue: unique('o') }] })), 400, 'invalid_code_ids');
+    expectError(
+      await brand.post('/styles', styleBody({ codes: [{ codeId: 'OTHER_ID', codeValue: unique('o') }] })),
+      400,
+      'invalid_code_ids',
+    );
+    expectError(
+      await brand.post(
+        '/styles',
+        styleBody({ codes: [{ codeId: 'ALTERNATIVE_SUPPLIERS_ID', codeValue: unique('o') }] }),
+      ),
+      400,
+      'invalid_code_ids',
+    );
   });
 
   it('rule: an unknown code type is 400 invalid_code_ids', async () => {
-    expectError(await brand.post('/styles', styleBody({ codes: [{ codeId: 'SAP_ID', codeValue: unique('o') }] })), 400, 'invalid_code_ids');
+    expectError(
+      await brand.post('/styles', styleBody({ codes: [{ codeId: 'SAP_ID', codeValue: unique('o') }] })),
+      400,
+      'invalid_code_ids',
+    );
   });
 
   it('rule: suffixed multi-use types may repeat with different suffixes; single-use types appear once', async () => {
-    const ok = await brand.post('/styles', styleBody({ codes: [{ codeId: 'OTHER_ID1', codeValue: unique('a') }, { codeId: 'OTHER_ID2', codeValue: unique('b') }, { codeId: 'ALTERNATIVE_SUPPLIERS_ID1', codeValue: unique('c') }] }));
+    const ok = await brand.post(
+      '/styles',
+      styleBody({
+        codes: [
+          { codeId: 'OTHER_ID1', codeValue: unique('a') },
+          { codeId: 'OTHER_ID2', codeValue: unique('b') },
+          { codeId: 'ALTERNATIVE_SUPPLIERS_ID1', codeValue: unique('c') },
+        ],
+      }),
+    );
     expect(ok.status).toBe(201);
-    const twice = await brand.post('/styles', styleBody({ codes: [{ codeId: 'ERP_ID', codeValue: unique('a') }, { codeId: 'ERP_ID', codeValue: unique('b') }] }));
+    const twice = await brand.post(
+      '/styles',
+      styleBody({
+        codes: [
+          { codeId: 'ERP_ID', codeValue: unique('a') },
+          { codeId: 'ERP_ID', codeValue: unique('b') },
+        ],
+      }),
+    );
     expectError(twice, 400, 'invalid_code_ids');
   });
 
   it('rule: a code value already used under the same type in the catalogue is 400 codes_not_unique', async () => {
     const value = unique('shared');
     await create(styleBody({ codes: [{ codeId: 'ERP_ID', codeValue: value }] }));
-    expectError(await brand.post('/styles', styleBody({ codes: [{ codeId: 'ERP_ID', codeValue: value }] })), 400, 'codes_not_unique');
+    expectError(
+      await brand.post('/styles', styleBody({ codes: [{ codeId: 'ERP_ID', codeValue: value }] })),
+      400,
+      'codes_not_unique',
+    );
     // The same value under another type, or in another company's catalogue, is fine.
-    expect((await brand.post('/styles', styleBody({ codes: [{ codeId: 'PIM_ID', codeValue: value }] }))).status).toBe(201);
-    expect((await other.post('/styles', styleBody({ styleTypeId: 'st_other_bags', codes: [{ codeId: 'ERP_ID', codeValue: value }] }))).status).toBe(201);
+    expect(
+      (await brand.post('/styles', styleBody({ codes: [{ codeId: 'PIM_ID', codeValue: value }] }))).status,
+    ).toBe(201);
+    expect(
+      (
+        await other.post(
+          '/styles',
+          styleBody({ styleTypeId: 'st_other_bags', codes: [{ codeId: 'ERP_ID', codeValue: value }] }),
+        )
+      ).status,
+    ).toBe(201);
   });
 });
 
@@ -217,16 +332,27 @@ describe('externalId', () => {
     const response = await brand.post('/styles', styleBody({ externalId: variant['externalId'] }));
     expectError(response, 409, 'external_id_already_exists');
     // Another company may use the same value.
-    expect((await other.post('/styles', styleBody({ styleTypeId: 'st_other_bags', externalId: variant['externalId'] }))).status).toBe(201);
+    expect(
+      (
+        await other.post(
+          '/styles',
+          styleBody({ styleTypeId: 'st_other_bags', externalId: variant['externalId'] }),
+        )
+      ).status,
+    ).toBe(201);
   });
 
   it('rule: externalId works wherever a product id does and responses carry platform ids', async () => {
     const { style, variant, sku } = await family();
     const read = await brand.get(`/styles/${encodeURIComponent(sku['externalId'] as string)}`);
     expect(data(read).id).toBe(sku.id);
-    const variants = items(await brand.get(`/styles?level=variant&styleId=${encodeURIComponent(style['externalId'] as string)}`));
+    const variants = items(
+      await brand.get(`/styles?level=variant&styleId=${encodeURIComponent(style['externalId'] as string)}`),
+    );
     expect(variants.map((product) => product.id)).toEqual([variant.id]);
-    const skus = items(await brand.get(`/styles?level=sku&variantId=${encodeURIComponent(variant['externalId'] as string)}`));
+    const skus = items(
+      await brand.get(`/styles?level=sku&variantId=${encodeURIComponent(variant['externalId'] as string)}`),
+    );
     expect(skus.map((product) => product.id)).toEqual([sku.id]);
   });
 
@@ -244,22 +370,44 @@ describe('externalId', () => {
     expectError(taken, 409, 'external_id_already_exists');
     const cleared = await brand.put(`/styles/${style.id}`, { externalId: null });
     expect(data(cleared).externalId).toBeNull();
-    expect((await brand.get(`/styles/${encodeURIComponent(style['externalId'] as string)}`)).status).toBe(404);
+    expect((await brand.get(`/styles/${encodeURIComponent(style['externalId'] as string)}`)).status).toBe(
+      404,
+    );
   });
 });
 
 describe('inheritance', () => {
   it('rule: a child with no own value shows its parent value, resolved at read time', async () => {
-    const { style, variant, sku } = await family({ description: 'from style', gender: 'Women', brands: ['prop_brand_nordic'], weight: { unit: 'GRAM', value: 200 }, suppliers: [SUPPLIER_COMPANY_ID], mainSupplier: SUPPLIER_COMPANY_ID, claimIntentions: ['RECYCLED'] });
+    const { style, variant, sku } = await family({
+      description: 'from style',
+      gender: 'Women',
+      brands: ['prop_brand_nordic'],
+      weight: { unit: 'GRAM', value: 200 },
+      suppliers: [SUPPLIER_COMPANY_ID],
+      mainSupplier: SUPPLIER_COMPANY_ID,
+      claimIntentions: ['RECYCLED'],
+    });
     const shown = data(await brand.get(`/styles/${sku.id}`));
-    expect(shown).toMatchObject({ description: 'from style', gender: 'Women', brands: ['prop_brand_nordic'], weight: { unit: 'GRAM', value: 200 }, suppliers: [SUPPLIER_COMPANY_ID], mainSupplier: SUPPLIER_COMPANY_ID, claimIntentions: ['RECYCLED'], isWeightAvailable: true, overriddenFlag: [] });
+    expect(shown).toMatchObject({
+      description: 'from style',
+      gender: 'Women',
+      brands: ['prop_brand_nordic'],
+      weight: { unit: 'GRAM', value: 200 },
+      suppliers: [SUPPLIER_COMPANY_ID],
+      mainSupplier: SUPPLIER_COMPANY_ID,
+      claimIntentions: ['RECYCLED'],
+      isWeightAvailable: true,
+      overriddenFlag: [],
+    });
     await brand.put(`/styles/${style.id}`, { description: 'edited on style' });
     expect(data(await brand.get(`/styles/${variant.id}`)).description).toBe('edited on style');
   });
 
   it('rule: an own value overrides and is named in overriddenFlag; PUT null re-enables inheritance', async () => {
     const { variant, sku } = await family({ gender: 'Women', departments: ['prop_dept_women'] });
-    const overridden = data(await brand.put(`/styles/${variant.id}`, { gender: 'Men', departments: ['prop_dept_men'] }));
+    const overridden = data(
+      await brand.put(`/styles/${variant.id}`, { gender: 'Men', departments: ['prop_dept_men'] }),
+    );
     expect(overridden).toMatchObject({ gender: 'Men', departments: ['prop_dept_men'] });
     expect(overridden['overriddenFlag']).toEqual(expect.arrayContaining(['gender', 'departments']));
     expect(data(await brand.get(`/styles/${sku.id}`)).gender).toBe('Men');
@@ -280,7 +428,14 @@ describe('inheritance', () => {
 
 describe('PUT /styles/{id}', () => {
   it('rule: codes are replaced wholesale', async () => {
-    const style = await create(styleBody({ codes: [{ codeId: 'PLM_ID', codeValue: unique('a') }, { codeId: 'ERP_ID', codeValue: unique('b') }] }));
+    const style = await create(
+      styleBody({
+        codes: [
+          { codeId: 'PLM_ID', codeValue: unique('a') },
+          { codeId: 'ERP_ID', codeValue: unique('b') },
+        ],
+      }),
+    );
     const codes = [{ codeId: 'PIM_ID', codeValue: unique('c') }];
     expect(data(await brand.put(`/styles/${style.id}`, { codes })).codes).toEqual(codes);
     // The dropped values are free again.
@@ -292,8 +447,15 @@ describe('PUT /styles/{id}', () => {
     const style = await create(styleBody({ description: 'keep me', gender: 'Unisex' }));
     await new Promise((resolve) => setTimeout(resolve, 5));
     const updated = data(await brand.put(`/styles/${style.id}`, { name: 'new name' }));
-    expect(updated).toMatchObject({ name: 'new name', description: 'keep me', gender: 'Unisex', updatedByApiKeyId: 'apikey_brand' });
-    expect(Date.parse(updated['updatedAt'] as string)).toBeGreaterThan(Date.parse(style['updatedAt'] as string));
+    expect(updated).toMatchObject({
+      name: 'new name',
+      description: 'keep me',
+      gender: 'Unisex',
+      updatedByApiKeyId: 'apikey_brand',
+    });
+    expect(Date.parse(updated['updatedAt'] as string)).toBeGreaterThan(
+      Date.parse(style['updatedAt'] as string),
+    );
   });
 
   it('rule: parentId and isComponent cannot change (400); sending the current value is accepted', async () => {
@@ -301,14 +463,22 @@ describe('PUT /styles/{id}', () => {
     const other = await create(styleBody());
     expectError(await brand.put(`/styles/${variant.id}`, { parentId: other.id }), 400, 'validation_error');
     expectError(await brand.put(`/styles/${style.id}`, { isComponent: true }), 400, 'validation_error');
-    expect((await brand.put(`/styles/${variant.id}`, { parentId: style.id, isComponent: false })).status).toBe(200);
+    expect(
+      (await brand.put(`/styles/${variant.id}`, { parentId: style.id, isComponent: false })).status,
+    ).toBe(200);
   });
 
   it('rule: styleLevelId can be set, to a parentId of the style types only', async () => {
     const style = await create(styleBody());
     expect(style['styleLevelId']).toBe('APPAREL_END_CONSUMER_FINISHED_GOODS');
-    expect(data(await brand.put(`/styles/${style.id}`, { styleLevelId: 'TRIM_AND_ACCESSORIES' })).styleLevelId).toBe('TRIM_AND_ACCESSORIES');
-    expectError(await brand.put(`/styles/${style.id}`, { styleLevelId: 'NOT_A_LEVEL' }), 400, 'validation_error');
+    expect(
+      data(await brand.put(`/styles/${style.id}`, { styleLevelId: 'TRIM_AND_ACCESSORIES' })).styleLevelId,
+    ).toBe('TRIM_AND_ACCESSORIES');
+    expectError(
+      await brand.put(`/styles/${style.id}`, { styleLevelId: 'NOT_A_LEVEL' }),
+      400,
+      'validation_error',
+    );
   });
 
   it('rule: PUT gives 404 not_found for an unknown id, and invalid_code_ids / codes_not_unique as on create', async () => {
@@ -316,14 +486,24 @@ describe('PUT /styles/{id}', () => {
     const first = await create(styleBody());
     const second = await create(styleBody());
     expectError(await brand.put(`/styles/${second.id}`, { codes: first['codes'] }), 400, 'codes_not_unique');
-    expectError(await brand.put(`/styles/${second.id}`, { codes: [{ codeId: 'OTHER_ID', codeValue: 'x' }] }), 400, 'invalid_code_ids');
+    expectError(
+      await brand.put(`/styles/${second.id}`, { codes: [{ codeId: 'OTHER_ID', codeValue: 'x' }] }),
+      400,
+      'invalid_code_ids',
+    );
   });
 
   it('rule: isStoryActive can only be switched on when tracing data is attached', async () => {
     const plain = await create(styleBody());
-    expectError(await brand.put(`/styles/${plain.id}`, { isStoryActive: true }), 400, 'tracing_data_required');
+    expectError(
+      await brand.put(`/styles/${plain.id}`, { isStoryActive: true }),
+      400,
+      'tracing_data_required',
+    );
     // The demo tee has a supply chain attached.
-    expect(data(await brand.put(`/styles/${DEMO_IDS.teeStyle}`, { isStoryActive: false })).isStoryActive).toBe(false);
+    expect(
+      data(await brand.put(`/styles/${DEMO_IDS.teeStyle}`, { isStoryActive: false })).isStoryActive,
+    ).toBe(false);
     const reactivated = data(await brand.put(`/styles/${DEMO_IDS.teeStyle}`, { isStoryActive: true }));
     expect(reactivated.isStoryActive).toBe(true);
   });
@@ -334,7 +514,8 @@ describe('archive and unarchive', () => {
     const { style, variant, sku } = await family();
     const response = await brand.post('/styles/archive', { ids: [style['externalId']] });
     expect(response.status).toBe(204);
-    for (const product of [style, variant, sku]) expect(data(await brand.get(`/styles/${product.id}`)).isArchived).toBe(true);
+    for (const product of [style, variant, sku])
+      expect(data(await brand.get(`/styles/${product.id}`)).isArchived).toBe(true);
   });
 
   it('rule: archiving a variant archives its SKUs but not its style', async () => {
@@ -350,7 +531,9 @@ describe('archive and unarchive', () => {
     await brand.post('/styles/archive', { ids: [one.style.id, two.style.id] });
     await brand.post('/styles/unarchive', { ids: [one.style.id] });
     expect(data(await brand.get(`/styles/${one.sku.id}`)).isArchived).toBe(false);
-    expect((await brand.post('/styles/unarchive', { ids: [two.style.id], shouldUnarchiveChildren: false })).status).toBe(204);
+    expect(
+      (await brand.post('/styles/unarchive', { ids: [two.style.id], shouldUnarchiveChildren: false })).status,
+    ).toBe(204);
     expect(data(await brand.get(`/styles/${two.style.id}`)).isArchived).toBe(false);
     expect(data(await brand.get(`/styles/${two.variant.id}`)).isArchived).toBe(true);
   });
@@ -386,38 +569,72 @@ describe('archive and unarchive', () => {
 describe('GET /styles filters, sort and include', () => {
   it('rule: level selects the list (default style); an unknown level is 400', async () => {
     const { variant } = await family();
-    expect(items(await brand.get('/styles?limit=100')).every((product) => (product.id as string).startsWith('style_') || !product['styleId'])).toBe(true);
-    expect(items(await brand.get('/styles?level=variant&limit=100')).map((product) => product.id)).toContain(variant.id);
+    expect(
+      items(await brand.get('/styles?limit=100')).every(
+        (product) => (product.id as string).startsWith('style_') || !product['styleId'],
+      ),
+    ).toBe(true);
+    expect(items(await brand.get('/styles?level=variant&limit=100')).map((product) => product.id)).toContain(
+      variant.id,
+    );
     expectError(await brand.get('/styles?level=colour'), 400, 'validation_error');
   });
 
   it('rule: name is a substring match and nameOrCode a case-insensitive match over name or any code', async () => {
     const marker = unique('Zebra');
-    const style = await create(styleBody({ name: `The ${marker} Tee`, codes: [{ codeId: 'ERP_ID', codeValue: `ERP-${marker}` }] }));
+    const style = await create(
+      styleBody({ name: `The ${marker} Tee`, codes: [{ codeId: 'ERP_ID', codeValue: `ERP-${marker}` }] }),
+    );
     expect(items(await brand.get(`/styles?name=${marker}`)).map((product) => product.id)).toEqual([style.id]);
     expect(items(await brand.get(`/styles?name=${marker.toLowerCase()}`))).toHaveLength(0);
-    expect(items(await brand.get(`/styles?nameOrCode=${`erp-${marker}`.toLowerCase()}`)).map((product) => product.id)).toEqual([style.id]);
+    expect(
+      items(await brand.get(`/styles?nameOrCode=${`erp-${marker}`.toLowerCase()}`)).map(
+        (product) => product.id,
+      ),
+    ).toEqual([style.id]);
   });
 
   it('rule: codeId and codeValue filter alone or combined', async () => {
     const value = unique('CV');
     const style = await create(styleBody({ codes: [{ codeId: 'PIM_ID', codeValue: value }] }));
-    expect(items(await brand.get(`/styles?codeValue=${value}`)).map((product) => product.id)).toEqual([style.id]);
-    expect(items(await brand.get(`/styles?codeId=PIM_ID&codeValue=${value}`)).map((product) => product.id)).toEqual([style.id]);
+    expect(items(await brand.get(`/styles?codeValue=${value}`)).map((product) => product.id)).toEqual([
+      style.id,
+    ]);
+    expect(
+      items(await brand.get(`/styles?codeId=PIM_ID&codeValue=${value}`)).map((product) => product.id),
+    ).toEqual([style.id]);
     expect(items(await brand.get(`/styles?codeId=ERP_ID&codeValue=${value}`))).toHaveLength(0);
   });
 
   it('rule: exact and list filters (styleTypeId, isComponent, brands, gender, mainSupplier, suppliers, styleLevelId, companyId)', async () => {
     const components = items(await brand.get('/styles?isComponent=true&limit=100'));
-    expect(components.map((product) => product.id)).toEqual(expect.arrayContaining([DEMO_IDS.button, DEMO_IDS.zipper, DEMO_IDS.poplin]));
+    expect(components.map((product) => product.id)).toEqual(
+      expect.arrayContaining([DEMO_IDS.button, DEMO_IDS.zipper, DEMO_IDS.poplin]),
+    );
     expect(components.every((product) => product['isComponent'] === true)).toBe(true);
-    expect(items(await brand.get('/styles?styleTypeId=st_buttons')).map((product) => product.id)).toEqual([DEMO_IDS.button]);
-    expect(items(await brand.get('/styles?styleLevelId=FABRICS')).map((product) => product.id)).toEqual([DEMO_IDS.poplin]);
+    expect(items(await brand.get('/styles?styleTypeId=st_buttons')).map((product) => product.id)).toEqual([
+      DEMO_IDS.button,
+    ]);
+    expect(items(await brand.get('/styles?styleLevelId=FABRICS')).map((product) => product.id)).toEqual([
+      DEMO_IDS.poplin,
+    ]);
     const kids = await create(styleBody({ brands: ['prop_brand_nordic_kids'], gender: unique('G') }));
-    expect(items(await brand.get('/styles?brands=prop_brand_nordic_kids,prop_unused')).map((product) => product.id)).toEqual([kids.id]);
-    expect(items(await brand.get(`/styles?gender=${kids['gender'] as string}`)).map((product) => product.id)).toEqual([kids.id]);
-    expect(items(await brand.get('/styles?mainSupplier=cmp_sup_gujarat_mills')).map((product) => product.id)).toEqual([DEMO_IDS.poplin]);
-    expect(items(await brand.get('/styles?suppliers=cmp_sup_porto_trims&limit=100')).map((product) => product.id).sort()).toEqual([DEMO_IDS.button, DEMO_IDS.zipper].sort());
+    expect(
+      items(await brand.get('/styles?brands=prop_brand_nordic_kids,prop_unused')).map(
+        (product) => product.id,
+      ),
+    ).toEqual([kids.id]);
+    expect(
+      items(await brand.get(`/styles?gender=${kids['gender'] as string}`)).map((product) => product.id),
+    ).toEqual([kids.id]);
+    expect(
+      items(await brand.get('/styles?mainSupplier=cmp_sup_gujarat_mills')).map((product) => product.id),
+    ).toEqual([DEMO_IDS.poplin]);
+    expect(
+      items(await brand.get('/styles?suppliers=cmp_sup_porto_trims&limit=100'))
+        .map((product) => product.id)
+        .sort(),
+    ).toEqual([DEMO_IDS.button, DEMO_IDS.zipper].sort());
     expect(items(await brand.get(`/styles?companyId=${OTHER_BRAND_COMPANY_ID}`))).toHaveLength(0);
   });
 
@@ -425,23 +642,35 @@ describe('GET /styles filters, sort and include', () => {
     const { variant, sku } = await family();
     const colour = unique('Teal');
     await brand.put(`/styles/${variant.id}`, { color: colour });
-    expect(items(await brand.get(`/styles?level=variant&color=${colour}`)).map((product) => product.id)).toEqual([variant.id]);
+    expect(
+      items(await brand.get(`/styles?level=variant&color=${colour}`)).map((product) => product.id),
+    ).toEqual([variant.id]);
     const size = unique('XXL');
     await brand.put(`/styles/${sku.id}`, { dimension: size });
-    expect(items(await brand.get(`/styles?level=sku&dimension=${size}`)).map((product) => product.id)).toEqual([sku.id]);
+    expect(
+      items(await brand.get(`/styles?level=sku&dimension=${size}`)).map((product) => product.id),
+    ).toEqual([sku.id]);
   });
 
   it('rule: description is a substring match over the resolved value', async () => {
     const marker = unique('woolly');
     const { style, variant } = await family({ description: `A ${marker} thing` });
-    expect(items(await brand.get(`/styles?description=${marker}`)).map((product) => product.id)).toEqual([style.id]);
-    expect(items(await brand.get(`/styles?level=variant&description=${marker}`)).map((product) => product.id)).toEqual([variant.id]);
+    expect(items(await brand.get(`/styles?description=${marker}`)).map((product) => product.id)).toEqual([
+      style.id,
+    ]);
+    expect(
+      items(await brand.get(`/styles?level=variant&description=${marker}`)).map((product) => product.id),
+    ).toEqual([variant.id]);
   });
 
   it('rule: sort takes the listed columns with order asc/desc; others are 400', async () => {
-    const asc = items(await brand.get('/styles?sort=name&order=asc&limit=100')).map((product) => product['name'] as string);
+    const asc = items(await brand.get('/styles?sort=name&order=asc&limit=100')).map(
+      (product) => product['name'] as string,
+    );
     expect(asc).toEqual([...asc].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0)));
-    const desc = items(await brand.get('/styles?sort=name&order=desc&limit=100')).map((product) => product['name'] as string);
+    const desc = items(await brand.get('/styles?sort=name&order=desc&limit=100')).map(
+      (product) => product['name'] as string,
+    );
     expect(desc).toEqual([...asc].reverse());
     for (const column of ['updatedAt', 'gender', 'typeName', 'color', 'styleId', 'dimension', 'variantId']) {
       expect((await brand.get(`/styles?sort=${column}`)).status).toBe(200);
@@ -450,9 +679,17 @@ describe('GET /styles filters, sort and include', () => {
   });
 
   it('rule: include=type, styleProperties and tracingStory add resolved objects; bom and material arrays', async () => {
-    const shown = data(await brand.get(`/styles/${DEMO_IDS.teeStyle}?include=type,styleProperties,tracingStory,bom,material`));
-    expect(shown['type']).toMatchObject({ id: 'st_tshirts', quantityUnits: ['PIECES'], weightUnits: ['GRAM', 'KILOGRAM'] });
-    expect(shown['styleProperties']).toMatchObject({ brands: [{ id: 'prop_brand_nordic', value: 'Nordic Threads', category: 'brands' }] });
+    const shown = data(
+      await brand.get(`/styles/${DEMO_IDS.teeStyle}?include=type,styleProperties,tracingStory,bom,material`),
+    );
+    expect(shown['type']).toMatchObject({
+      id: 'st_tshirts',
+      quantityUnits: ['PIECES'],
+      weightUnits: ['GRAM', 'KILOGRAM'],
+    });
+    expect(shown['styleProperties']).toMatchObject({
+      brands: [{ id: 'prop_brand_nordic', value: 'Nordic Threads', category: 'brands' }],
+    });
     expect(shown['tracingStory']).toMatchObject({ tracingType: 'SUPPLY_CHAINS', isActive: true });
     expect(Array.isArray(shown['bom'])).toBe(true);
     expect(Array.isArray(shown['material'])).toBe(true);
@@ -461,10 +698,14 @@ describe('GET /styles filters, sort and include', () => {
   });
 
   it('rule: include=style on variants, variant and skuCount on SKUs; images ignored on style lists', async () => {
-    const variants = items(await brand.get(`/styles?level=variant&styleId=${DEMO_IDS.teeStyle}&include=style,images`));
+    const variants = items(
+      await brand.get(`/styles?level=variant&styleId=${DEMO_IDS.teeStyle}&include=style,images`),
+    );
     expect(variants[0]?.['style']).toMatchObject({ id: DEMO_IDS.teeStyle });
     expect(variants[0]?.['images']).toEqual([]);
-    const skus = items(await brand.get(`/styles?level=sku&variantId=${DEMO_IDS.teeBlack}&include=variant,skuCount`));
+    const skus = items(
+      await brand.get(`/styles?level=sku&variantId=${DEMO_IDS.teeBlack}&include=variant,skuCount`),
+    );
     expect(skus).toHaveLength(3);
     expect(skus[0]).toMatchObject({ variant: { id: DEMO_IDS.teeBlack }, skuCount: 3 });
     const styles = items(await brand.get(`/styles?name=Merino&include=images`));
@@ -476,11 +717,20 @@ describe('GET /styles filters, sort and include', () => {
     const tee = items(await brand.get('/styles?name=Merino'))[0];
     expect(tee?.['featureImageUrl']).toMatch(new RegExp(`/__storage/${DEMO_IDS.teeImage}$`));
     const single = data(await brand.get(`/styles/${DEMO_IDS.teeStyle}`));
-    expect(single['images']).toEqual([expect.objectContaining({ id: DEMO_IDS.teeImage, fileType: 'image/jpeg', name: 'merino-crew-tee-front.jpg' })]);
+    expect(single['images']).toEqual([
+      expect.objectContaining({
+        id: DEMO_IDS.teeImage,
+        fileType: 'image/jpeg',
+        name: 'merino-crew-tee-front.jpg',
+      }),
+    ]);
   });
 
   it('rule: a legacy unprefixed id is a product id like any other', async () => {
-    expect(data(await brand.get(`/styles/${DEMO_IDS.legacyChino}`))).toMatchObject({ id: DEMO_IDS.legacyChino, name: 'Classic Chino' });
+    expect(data(await brand.get(`/styles/${DEMO_IDS.legacyChino}`))).toMatchObject({
+      id: DEMO_IDS.legacyChino,
+      name: 'Classic Chino',
+    });
   });
 });
 
@@ -491,7 +741,9 @@ describe('QR code and scoping', () => {
     await new Promise((resolve) => setTimeout(resolve, 400));
     const generated = data(await brand.get(`/styles/${style.id}`)).qrCodeUrl;
     expect(generated).toMatch(/^https:\/\/.+\.svg$/);
-    const afterEdit = data(await brand.put(`/styles/${style.id}`, { name: 'changed', description: 'changed' }));
+    const afterEdit = data(
+      await brand.put(`/styles/${style.id}`, { name: 'changed', description: 'changed' }),
+    );
     expect(afterEdit['qrCodeUrl']).toBe(generated);
   });
 
@@ -499,7 +751,16 @@ describe('QR code and scoping', () => {
     expectError(await other.get(`/styles/${DEMO_IDS.teeStyle}`), 404, 'not_found');
     expectError(await other.put(`/styles/${DEMO_IDS.teeStyle}`, { name: 'stolen' }), 404, 'not_found');
     expectError(await other.post('/styles/archive', { ids: [DEMO_IDS.teeStyle] }), 404, 'not_found');
-    expectError(await other.post('/styles', { parentId: DEMO_IDS.teeStyle, name: 'v', color: 'x', codes: [{ codeId: 'PLM_ID', codeValue: 'x' }] }), 404, 'parent_not_found');
+    expectError(
+      await other.post('/styles', {
+        parentId: DEMO_IDS.teeStyle,
+        name: 'v',
+        color: 'x',
+        codes: [{ codeId: 'PLM_ID', codeValue: 'x' }],
+      }),
+      404,
+      'parent_not_found',
+    );
     const visible = items(await other.get('/styles?limit=100')).map((product) => product.id);
     expect(visible).toContain(DEMO_IDS.otherTote);
     expect(visible).not.toContain(DEMO_IDS.teeStyle);
@@ -514,18 +775,34 @@ describe('reference lists', () => {
     const ids = all.map((type) => type.id);
     expect(ids).toEqual(expect.arrayContaining(['st_tshirts', 'st_labels', 'st_nordic_outerwear']));
     expect(ids).not.toContain('st_other_bags');
-    expect(all.find((type) => type.id === 'st_buttons')).toMatchObject({ parentId: 'TRIM_AND_ACCESSORIES', quantityUnits: ['PIECES'], weightUnits: ['GRAM'], count: 1 });
-    expect(all.find((type) => type.id === 'st_labels')).toMatchObject({ quantityUnits: null, weightUnits: null });
-    expect(items(await other.get('/style-types?limit=100')).map((type) => type.id)).toContain('st_other_bags');
+    expect(all.find((type) => type.id === 'st_buttons')).toMatchObject({
+      parentId: 'TRIM_AND_ACCESSORIES',
+      quantityUnits: ['PIECES'],
+      weightUnits: ['GRAM'],
+      count: 1,
+    });
+    expect(all.find((type) => type.id === 'st_labels')).toMatchObject({
+      quantityUnits: null,
+      weightUnits: null,
+    });
+    expect(items(await other.get('/style-types?limit=100')).map((type) => type.id)).toContain(
+      'st_other_bags',
+    );
   });
 
   it('rule: GET /style-properties needs type brands, departments, seasons or collections (400 otherwise)', async () => {
     const seasons = items(await brand.get('/style-properties?type=seasons'));
     expect(seasons.map((property) => property['value'])).toEqual(['AW25', 'SS25', 'SS26']);
-    expect(seasons.every((property) => property['category'] === 'seasons' && typeof property['count'] === 'number')).toBe(true);
+    expect(
+      seasons.every(
+        (property) => property['category'] === 'seasons' && typeof property['count'] === 'number',
+      ),
+    ).toBe(true);
     expectError(await brand.get('/style-properties'), 400, 'validation_error');
     expectError(await brand.get('/style-properties?type=colours'), 400, 'validation_error');
-    expect(items(await other.get('/style-properties?type=brands')).map((property) => property.id)).toEqual(['prop_other_brand']);
+    expect(items(await other.get('/style-properties?type=brands')).map((property) => property.id)).toEqual([
+      'prop_other_brand',
+    ]);
     const paged = await brand.get('/style-properties?type=departments&limit=2&page=2');
     expect(paged.body.metadata.pagination).toEqual({ page: 2, limit: 2, total: 3, totalPages: 2 });
   });

@@ -2,7 +2,10 @@ import type { CertificateRecord } from '../../sandbox/domains/certificates';
 import { startSandbox, type RunningSandbox } from '../../sandbox/server';
 
 interface Envelope<T> {
-  metadata: { success: boolean; pagination?: { page: number; limit: number; total: number; totalPages: number } };
+  metadata: {
+    success: boolean;
+    pagination?: { page: number; limit: number; total: number; totalPages: number };
+  };
   data: T;
   code?: string;
 }
@@ -29,7 +32,10 @@ const YEAR = 365 * 86_400_000;
 let sandbox: RunningSandbox;
 let stored: CertificateRecord[];
 
-async function api<T>(path: string, key = 'sandbox-key-brand'): Promise<{ status: number; body: Envelope<T> }> {
+async function api<T>(
+  path: string,
+  key = 'sandbox-key-brand',
+): Promise<{ status: number; body: Envelope<T> }> {
   const response = await fetch(sandbox.baseUrl + path, { headers: { companyapikey: key } });
   return { status: response.status, body: (await response.json()) as Envelope<T> };
 }
@@ -43,7 +49,8 @@ async function all(query = '', key = 'sandbox-key-brand'): Promise<Certificate[]
   }
 }
 
-const filter = (value: Record<string, unknown>): string => `&filter=${encodeURIComponent(JSON.stringify(value))}`;
+const filter = (value: Record<string, unknown>): string =>
+  `&filter=${encodeURIComponent(JSON.stringify(value))}`;
 
 function example(predicate: (certificate: CertificateRecord) => boolean): CertificateRecord {
   const found = stored.find(predicate);
@@ -53,7 +60,9 @@ function example(predicate: (certificate: CertificateRecord) => boolean): Certif
 
 beforeAll(async () => {
   sandbox = await startSandbox({ port: 0, childLinkDelayMs: 0 });
-  const state = (await (await fetch(`${sandbox.url}/__sandbox/state`)).json()) as { certificates: CertificateRecord[] };
+  const state = (await (await fetch(`${sandbox.url}/__sandbox/state`)).json()) as {
+    certificates: CertificateRecord[];
+  };
   stored = state.certificates;
 });
 afterAll(async () => {
@@ -63,7 +72,9 @@ afterAll(async () => {
 describe('certificate seed', () => {
   it('rule: the demo holds at least 250 certificates of every type and status, held by suppliers', () => {
     expect(stored.length).toBeGreaterThanOrEqual(250);
-    expect(new Set(stored.map((certificate) => certificate.type))).toEqual(new Set(['COMPANY', 'SCOPE', 'MEMBERSHIP', 'PRODUCT', 'TRANSACTION']));
+    expect(new Set(stored.map((certificate) => certificate.type))).toEqual(
+      new Set(['COMPANY', 'SCOPE', 'MEMBERSHIP', 'PRODUCT', 'TRANSACTION']),
+    );
     expect(new Set(stored.map((certificate) => certificate.status))).toEqual(
       new Set(['DRAFT', 'REQUESTED', 'APPROVED', 'REJECTED', 'ACKNOWLEDGED', 'NOT_VERIFIABLE']),
     );
@@ -81,8 +92,16 @@ describe('certificate seed', () => {
 
 describe('certificate visibility', () => {
   it('rule: a DRAFT is visible only to its creator, even to the holding supplier', async () => {
-    const supplierDraft = example((c) => c.status === 'DRAFT' && c.companyId === SUPPLIER && c.createdByCompanyId === SUPPLIER && c.type !== 'TRANSACTION');
-    const brandDraft = example((c) => c.status === 'DRAFT' && c.companyId === SUPPLIER && c.createdByCompanyId === BRAND);
+    const supplierDraft = example(
+      (c) =>
+        c.status === 'DRAFT' &&
+        c.companyId === SUPPLIER &&
+        c.createdByCompanyId === SUPPLIER &&
+        c.type !== 'TRANSACTION',
+    );
+    const brandDraft = example(
+      (c) => c.status === 'DRAFT' && c.companyId === SUPPLIER && c.createdByCompanyId === BRAND,
+    );
     const hidden = await api(`/certificates/${supplierDraft.id}`);
     expect(hidden.status).toBe(404);
     expect(hidden.body.code).toBe('certificate_not_found');
@@ -95,20 +114,30 @@ describe('certificate visibility', () => {
   });
 
   it('rule: a TRANSACTION certificate the caller neither created nor owns is 403 forbidden by id and absent from lists', async () => {
-    const restricted = example((c) => c.type === 'TRANSACTION' && c.status !== 'DRAFT' && c.companyId === SUPPLIER && c.createdByCompanyId === SUPPLIER);
+    const restricted = example(
+      (c) =>
+        c.type === 'TRANSACTION' &&
+        c.status !== 'DRAFT' &&
+        c.companyId === SUPPLIER &&
+        c.createdByCompanyId === SUPPLIER,
+    );
     const response = await api(`/certificates/${restricted.id}`);
     expect(response.status).toBe(403);
     expect(response.body.code).toBe('forbidden');
-    expect((await all('&type=TRANSACTION')).map((certificate) => certificate.id)).not.toContain(restricted.id);
+    expect((await all('&type=TRANSACTION')).map((certificate) => certificate.id)).not.toContain(
+      restricted.id,
+    );
     expect((await api(`/certificates/${restricted.id}`, 'sandbox-key-supplier')).status).toBe(200);
   });
 
   it('rule: a TRANSACTION certificate is readable by the company that created it', async () => {
-    const created = example((c) => c.type === 'TRANSACTION' && c.status !== 'DRAFT' && c.createdByCompanyId === BRAND);
+    const created = example(
+      (c) => c.type === 'TRANSACTION' && c.status !== 'DRAFT' && c.createdByCompanyId === BRAND,
+    );
     expect((await api<Certificate>(`/certificates/${created.id}`)).body.data.id).toBe(created.id);
   });
 
-  it('rule: certificates of companies outside the caller\'s network are invisible (404 certificate_not_found)', async () => {
+  it("rule: certificates of companies outside the caller's network are invisible (404 certificate_not_found)", async () => {
     const certificate = example((c) => c.status === 'APPROVED' && c.type === 'COMPANY');
     const other = await api(`/certificates/${certificate.id}`, 'sandbox-key-other-brand');
     expect(other.status).toBe(404);
@@ -122,11 +151,15 @@ describe('certificate list filters and sort', () => {
   it('rule: status, type, companyId and standardId query filters match exactly', async () => {
     const approved = await all(`&status=APPROVED&type=SCOPE&companyId=${SUPPLIER}`);
     expect(approved.length).toBeGreaterThan(0);
-    expect(approved.every((c) => c.status === 'APPROVED' && c.type === 'SCOPE' && c.companyId === SUPPLIER)).toBe(true);
+    expect(
+      approved.every((c) => c.status === 'APPROVED' && c.type === 'SCOPE' && c.companyId === SUPPLIER),
+    ).toBe(true);
     const standard = example((c) => c.standardId === 'STD_GOTS');
     const byStandard = (await all('&standardId=STD_GOTS')).map((certificate) => certificate.id);
     expect(byStandard.length).toBeGreaterThan(0);
-    expect(stored.filter((c) => byStandard.includes(c.id)).every((c) => c.standardId === 'STD_GOTS')).toBe(true);
+    expect(stored.filter((c) => byStandard.includes(c.id)).every((c) => c.standardId === 'STD_GOTS')).toBe(
+      true,
+    );
     expect(standard.standardId).toBe('STD_GOTS');
   });
 
@@ -140,15 +173,38 @@ describe('certificate list filters and sort', () => {
   });
 
   it('rule: the JSON filter takes lists for status, type, standardIds, companyId and facilityProcesses', async () => {
-    const listed = await all(filter({ status: ['APPROVED', 'REJECTED'], type: 'PRODUCT', companyId: [SUPPLIER, 'cmp_sup_prato_wool'] }));
+    const listed = await all(
+      filter({
+        status: ['APPROVED', 'REJECTED'],
+        type: 'PRODUCT',
+        companyId: [SUPPLIER, 'cmp_sup_prato_wool'],
+      }),
+    );
     expect(listed.length).toBeGreaterThan(0);
-    expect(listed.every((c) => ['APPROVED', 'REJECTED'].includes(c.status) && c.type === 'PRODUCT' && [SUPPLIER, 'cmp_sup_prato_wool'].includes(c.companyId))).toBe(true);
-    const process = (stored.find((c) => c.status === 'APPROVED')?.facilityProcesses[0]) as string;
-    const byProcess = (await all(filter({ facilityProcesses: [process] }))).map((certificate) => certificate.id);
+    expect(
+      listed.every(
+        (c) =>
+          ['APPROVED', 'REJECTED'].includes(c.status) &&
+          c.type === 'PRODUCT' &&
+          [SUPPLIER, 'cmp_sup_prato_wool'].includes(c.companyId),
+      ),
+    ).toBe(true);
+    const process = stored.find((c) => c.status === 'APPROVED')?.facilityProcesses[0] as string;
+    const byProcess = (await all(filter({ facilityProcesses: [process] }))).map(
+      (certificate) => certificate.id,
+    );
     expect(byProcess.length).toBeGreaterThan(0);
-    expect(stored.filter((c) => byProcess.includes(c.id)).every((c) => c.facilityProcesses.includes(process))).toBe(true);
-    const byStandards = (await all(filter({ standardIds: ['STD_BCI', 'STD_FSC'] }))).map((certificate) => certificate.id);
-    expect(stored.filter((c) => byStandards.includes(c.id)).every((c) => ['STD_BCI', 'STD_FSC'].includes(c.standardId))).toBe(true);
+    expect(
+      stored.filter((c) => byProcess.includes(c.id)).every((c) => c.facilityProcesses.includes(process)),
+    ).toBe(true);
+    const byStandards = (await all(filter({ standardIds: ['STD_BCI', 'STD_FSC'] }))).map(
+      (certificate) => certificate.id,
+    );
+    expect(
+      stored
+        .filter((c) => byStandards.includes(c.id))
+        .every((c) => ['STD_BCI', 'STD_FSC'].includes(c.standardId)),
+    ).toBe(true);
   });
 
   it('rule: a filter that is not a JSON object is 400', async () => {
@@ -157,9 +213,13 @@ describe('certificate list filters and sort', () => {
   });
 
   it('rule: sort takes the listed columns with order asc/desc; others are 400', async () => {
-    const ascending = (await api<Certificate[]>('/certificates?sort=expirationDate&order=asc&limit=100')).body.data.map((c) => c.expirationDate);
+    const ascending = (
+      await api<Certificate[]>('/certificates?sort=expirationDate&order=asc&limit=100')
+    ).body.data.map((c) => c.expirationDate);
     expect(ascending).toEqual([...ascending].sort());
-    const descending = (await api<Certificate[]>('/certificates?sort=name&order=desc&limit=100')).body.data.map((c) => c.name);
+    const descending = (
+      await api<Certificate[]>('/certificates?sort=name&order=desc&limit=100')
+    ).body.data.map((c) => c.name);
     expect(descending).toEqual([...descending].sort().reverse());
     expect((await api('/certificates?sort=createdAt')).status).toBe(400);
   });
@@ -175,7 +235,10 @@ describe('certificate list filters and sort', () => {
 describe('certificate documents', () => {
   it('rule: fileUrl is null when no document is attached', async () => {
     const bare = example((c) => c.fileId === null && c.status === 'APPROVED' && c.type !== 'TRANSACTION');
-    expect((await api<Certificate>(`/certificates/${bare.id}`)).body.data).toMatchObject({ fileUrl: null, fileContentType: null });
+    expect((await api<Certificate>(`/certificates/${bare.id}`)).body.data).toMatchObject({
+      fileUrl: null,
+      fileContentType: null,
+    });
   });
 
   it('rule: every read returns a freshly signed fileUrl, valid for one hour, that downloads the document', async () => {

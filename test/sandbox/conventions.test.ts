@@ -13,7 +13,12 @@ const created: Item[] = [];
 const items = (response: SandboxResponse): Item[] => response.body.data as Item[];
 
 function expectError(response: SandboxResponse, statusCode: number, code: string): void {
-  expect(response.body).toMatchObject({ metadata: { success: false }, statusCode, code, message: expect.any(String) });
+  expect(response.body).toMatchObject({
+    metadata: { success: false },
+    statusCode,
+    code,
+    message: expect.any(String),
+  });
   expect(response.status).toBe(statusCode);
 }
 
@@ -45,7 +50,10 @@ describe('envelope', () => {
 
   it('rule: a list adds metadata.pagination with page, limit, total and totalPages', async () => {
     const response = await supplier.get('/styles');
-    expect(response.body.metadata).toEqual({ success: true, pagination: { page: 1, limit: 20, total: 45, totalPages: 3 } });
+    expect(response.body.metadata).toEqual({
+      success: true,
+      pagination: { page: 1, limit: 20, total: 45, totalPages: 3 },
+    });
   });
 
   it('rule: an error has metadata.success false, statusCode, code and message', async () => {
@@ -59,7 +67,11 @@ describe('envelope', () => {
       body: '{"name": ',
     });
     expect(response.status).toBe(400);
-    expect(await response.json()).toMatchObject({ metadata: { success: false }, statusCode: 400, code: 'validation_error' });
+    expect(await response.json()).toMatchObject({
+      metadata: { success: false },
+      statusCode: 400,
+      code: 'validation_error',
+    });
   });
 });
 
@@ -126,9 +138,12 @@ describe('filters', () => {
   it('rule: updatedAfterUnixMs / updatedBeforeUnixMs are milliseconds on the update time', async () => {
     const target = created[10] as Item;
     await new Promise((resolve) => setTimeout(resolve, 5));
-    const renamed = (await supplier.put(`/styles/${target.id}`, { name: 'Conventions renamed' })).body.data as Item;
+    const renamed = (await supplier.put(`/styles/${target.id}`, { name: 'Conventions renamed' })).body
+      .data as Item;
     const mark = Date.parse(renamed.updatedAt);
-    const after = items(await supplier.get(`/styles?updatedAfterUnixMs=${mark}&limit=100`)).map((item) => item.id);
+    const after = items(await supplier.get(`/styles?updatedAfterUnixMs=${mark}&limit=100`)).map(
+      (item) => item.id,
+    );
     expect(after).toEqual([target.id]);
     const before = items(await supplier.get(`/styles?updatedBeforeUnixMs=${mark - 1}&limit=100`));
     expect(before).toHaveLength(44);
@@ -141,11 +156,19 @@ describe('filters', () => {
 describe('authentication and scoping', () => {
   it('rule: a missing or unknown companyapikey is 401 token_or_api_key_invalid', async () => {
     expectError(await sandboxClient(sandbox.baseUrl).get('/styles'), 401, 'token_or_api_key_invalid');
-    expectError(await sandboxClient(sandbox.baseUrl, 'sandbox-key-nope').get('/styles'), 401, 'token_or_api_key_invalid');
+    expectError(
+      await sandboxClient(sandbox.baseUrl, 'sandbox-key-nope').get('/styles'),
+      401,
+      'token_or_api_key_invalid',
+    );
   });
 
   it('rule: a key bound to no company gets 403 insufficient_rights', async () => {
-    expectError(await sandboxClient(sandbox.baseUrl, 'sandbox-key-unbound').get('/styles'), 403, 'insufficient_rights');
+    expectError(
+      await sandboxClient(sandbox.baseUrl, 'sandbox-key-unbound').get('/styles'),
+      403,
+      'insufficient_rights',
+    );
   });
 
   it("rule: every record is scoped to the key's company", async () => {
@@ -166,7 +189,9 @@ describe('rate limit', () => {
       expect(reset).toBeGreaterThan(Date.now() / 1000);
       expect(reset).toBeLessThanOrEqual(Date.now() / 1000 + 61);
     }
-    expect(Number(missing.headers.get('x-ratelimit-remaining'))).toBe(Number(ok.headers.get('x-ratelimit-remaining')) - 1);
+    expect(Number(missing.headers.get('x-ratelimit-remaining'))).toBe(
+      Number(ok.headers.get('x-ratelimit-remaining')) - 1,
+    );
   });
 
   it('rule: beyond the allowance the answer is 429 too_many_requests with Retry-After; order creation is exempt', async () => {
@@ -196,7 +221,11 @@ describe('rate limit', () => {
     now += 30_000;
     expect(limiter.take('k').remaining).toBe(0);
     const refused = limiter.take('k');
-    expect(refused).toMatchObject({ allowed: false, retryAfterSeconds: 30, resetUnixSeconds: Math.ceil((1_000_000 + 60_000) / 1000) });
+    expect(refused).toMatchObject({
+      allowed: false,
+      retryAfterSeconds: 30,
+      resetUnixSeconds: Math.ceil((1_000_000 + 60_000) / 1000),
+    });
     expect(limiter.take('k', true).allowed).toBe(true);
     now += 30_000;
     expect(limiter.take('k')).toMatchObject({ allowed: true, remaining: 0 });

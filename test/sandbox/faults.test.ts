@@ -50,7 +50,11 @@ describe('fault injection', () => {
     const externalId = nextExternalId();
     const response = await brand.post('/styles', styleBody(externalId));
     expect(response.status).toBe(500);
-    expect(response.body).toMatchObject({ metadata: { success: false }, statusCode: 500, code: 'internal_server_error' });
+    expect(response.body).toMatchObject({
+      metadata: { success: false },
+      statusCode: 500,
+      code: 'internal_server_error',
+    });
     await control.request('DELETE', '/__sandbox/faults');
     expect((await brand.get(`/styles/${externalId}`)).status).toBe(404);
   });
@@ -70,7 +74,9 @@ describe('fault injection', () => {
     const read = await brand.get(`/styles/${externalId}`);
     expect(read.status).toBe(200);
     const dropped = await control.get('/__sandbox/faults');
-    expect((dropped.body as unknown as { counters: { dropped: number } }).counters.dropped).toBeGreaterThanOrEqual(1);
+    expect(
+      (dropped.body as unknown as { counters: { dropped: number } }).counters.dropped,
+    ).toBeGreaterThanOrEqual(1);
   });
 
   it('rule: reads are never dropped, only POST/PUT/PATCH/DELETE', async () => {
@@ -106,15 +112,22 @@ describe('control endpoints', () => {
   it('rule: GET /__sandbox/state dumps every domain, including new records', async () => {
     const externalId = nextExternalId();
     await brand.post('/styles', styleBody(externalId));
-    const state = (await control.get('/__sandbox/state')).body as unknown as { catalogue: { products: Array<{ externalId: string | null }> }; files: unknown[] };
+    const state = (await control.get('/__sandbox/state')).body as unknown as {
+      catalogue: { products: Array<{ externalId: string | null }> };
+      files: unknown[];
+    };
     expect(state.catalogue.products.some((product) => product.externalId === externalId)).toBe(true);
     expect(Array.isArray(state.files)).toBe(true);
   });
 
   it('rule: GET /__sandbox/stats counts API answers by status', async () => {
-    const before = (await control.get('/__sandbox/stats')).body as unknown as { byStatus: Record<string, number> };
+    const before = (await control.get('/__sandbox/stats')).body as unknown as {
+      byStatus: Record<string, number>;
+    };
     await brand.get('/styles/style_not_there');
-    const after = (await control.get('/__sandbox/stats')).body as unknown as { byStatus: Record<string, number> };
+    const after = (await control.get('/__sandbox/stats')).body as unknown as {
+      byStatus: Record<string, number>;
+    };
     expect(after.byStatus['404']).toBe((before.byStatus['404'] ?? 0) + 1);
   });
 
@@ -125,7 +138,9 @@ describe('control endpoints', () => {
     await control.post('/__sandbox/reset');
     expect((await brand.get(`/styles/${externalId}`)).status).toBe(404);
     expect((await brand.get('/styles/PLM-TEE-001')).status).toBe(200);
-    const faults = (await control.get('/__sandbox/faults')).body as unknown as { config: { latencyMs: number } };
+    const faults = (await control.get('/__sandbox/faults')).body as unknown as {
+      config: { latencyMs: number };
+    };
     expect(faults.config.latencyMs).toBe(0);
   });
 
@@ -137,7 +152,8 @@ describe('control endpoints', () => {
       const client = sandboxClient(first.baseUrl, 'sandbox-key-brand');
       const externalId = nextExternalId();
       const created = (await client.post('/styles', styleBody(externalId))).body.data as { id: string };
-      const file = (await client.post('/files', { filename: 'a.png', fileType: 'image/png', fileSize: 3 })).body.data as { id: string };
+      const file = (await client.post('/files', { filename: 'a.png', fileType: 'image/png', fileSize: 3 }))
+        .body.data as { id: string };
       await first.close();
 
       const second = await startSandbox({ port: 0, snapshotFile, qrDelayMs: 0 });
@@ -148,7 +164,9 @@ describe('control endpoints', () => {
         expect(read.body.data).toMatchObject({ id: created.id });
         // The QR code pending at shutdown is generated after the restart.
         expect((read.body.data as { qrCodeUrl: string | null }).qrCodeUrl).not.toBeNull();
-        const state = (await sandboxClient(second.url).get('/__sandbox/state')).body as unknown as { files: Array<{ id: string }> };
+        const state = (await sandboxClient(second.url).get('/__sandbox/state')).body as unknown as {
+          files: Array<{ id: string }>;
+        };
         expect(state.files.map((entry) => entry.id)).toContain(file.id);
       } finally {
         await second.close();

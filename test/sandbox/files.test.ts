@@ -12,16 +12,31 @@ let serial = 0;
 const record = (response: SandboxResponse): FileRecord => response.body.data as FileRecord;
 
 function expectError(response: SandboxResponse, statusCode: number, code: string): void {
-  expect([response.status, response.body.statusCode, response.body.code]).toEqual([statusCode, statusCode, code]);
+  expect([response.status, response.body.statusCode, response.body.code]).toEqual([
+    statusCode,
+    statusCode,
+    code,
+  ]);
 }
 
-async function register(filename = 'front.png', fileType = 'image/png', fileSize = 4, client = brand): Promise<FileRecord> {
+async function register(
+  filename = 'front.png',
+  fileType = 'image/png',
+  fileSize = 4,
+  client = brand,
+): Promise<FileRecord> {
   const response = await client.post('/files', { filename, fileType, fileSize });
-  if (response.status !== 200) throw new Error(`POST /files: ${response.status} ${JSON.stringify(response.body)}`);
+  if (response.status !== 200)
+    throw new Error(`POST /files: ${response.status} ${JSON.stringify(response.body)}`);
   return record(response);
 }
 
-function upload(url: string, bytes: Buffer, contentType: string | undefined, uploadType: string | undefined): Promise<Response> {
+function upload(
+  url: string,
+  bytes: Buffer,
+  contentType: string | undefined,
+  uploadType: string | undefined,
+): Promise<Response> {
   const headers: Record<string, string> = {};
   if (contentType !== undefined) headers['content-type'] = contentType;
   if (uploadType !== undefined) headers['x-upload-content-type'] = uploadType;
@@ -56,7 +71,11 @@ afterAll(async () => {
 
 describe('POST /files', () => {
   it('rule: a supported filename, matching MIME and size give 200 with a signed url outside /api/v2', async () => {
-    const response = await brand.post('/files', { filename: 'care-label.pdf', fileType: 'application/pdf', fileSize: 2048 });
+    const response = await brand.post('/files', {
+      filename: 'care-label.pdf',
+      fileType: 'application/pdf',
+      fileSize: 2048,
+    });
     expect(response.status).toBe(200);
     const file = record(response);
     expect(file).toMatchObject({ fileType: 'application/pdf', fileSize: 2048, name: 'care-label.pdf' });
@@ -68,27 +87,58 @@ describe('POST /files', () => {
 
   it('rule: every extension/MIME pair of the table is accepted', async () => {
     for (const [extension, mime] of Object.entries(MIME_BY_EXTENSION)) {
-      const response = await brand.post('/files', { filename: `file.${extension}`, fileType: mime, fileSize: 1 });
+      const response = await brand.post('/files', {
+        filename: `file.${extension}`,
+        fileType: mime,
+        fileSize: 1,
+      });
       expect([extension, response.status]).toEqual([extension, 200]);
     }
   });
 
   it('rule: an unsupported or missing extension is 400', async () => {
-    expectError(await brand.post('/files', { filename: 'archive.zip', fileType: 'application/zip', fileSize: 10 }), 400, 'validation_error');
-    expectError(await brand.post('/files', { filename: 'README', fileType: 'text/csv', fileSize: 10 }), 400, 'validation_error');
+    expectError(
+      await brand.post('/files', { filename: 'archive.zip', fileType: 'application/zip', fileSize: 10 }),
+      400,
+      'validation_error',
+    );
+    expectError(
+      await brand.post('/files', { filename: 'README', fileType: 'text/csv', fileSize: 10 }),
+      400,
+      'validation_error',
+    );
   });
 
   it('rule: an unsupported MIME, or one that disagrees with the extension, is 400', async () => {
-    expectError(await brand.post('/files', { filename: 'photo.png', fileType: 'image/x-png', fileSize: 10 }), 400, 'validation_error');
-    const disagree = await brand.post('/files', { filename: 'photo.png', fileType: 'image/jpeg', fileSize: 10 });
+    expectError(
+      await brand.post('/files', { filename: 'photo.png', fileType: 'image/x-png', fileSize: 10 }),
+      400,
+      'validation_error',
+    );
+    const disagree = await brand.post('/files', {
+      filename: 'photo.png',
+      fileType: 'image/jpeg',
+      fileSize: 10,
+    });
     expectError(disagree, 400, 'validation_error');
     expect(disagree.body.message).toContain('fileType');
   });
 
   it('rule: fileSize must be 1 to 1073741824 bytes', async () => {
-    expectError(await brand.post('/files', { filename: 'a.csv', fileType: 'text/csv', fileSize: 0 }), 400, 'validation_error');
-    expectError(await brand.post('/files', { filename: 'a.csv', fileType: 'text/csv', fileSize: 1_073_741_825 }), 400, 'validation_error');
-    expect((await brand.post('/files', { filename: 'a.csv', fileType: 'text/csv', fileSize: 1_073_741_824 })).status).toBe(200);
+    expectError(
+      await brand.post('/files', { filename: 'a.csv', fileType: 'text/csv', fileSize: 0 }),
+      400,
+      'validation_error',
+    );
+    expectError(
+      await brand.post('/files', { filename: 'a.csv', fileType: 'text/csv', fileSize: 1_073_741_825 }),
+      400,
+      'validation_error',
+    );
+    expect(
+      (await brand.post('/files', { filename: 'a.csv', fileType: 'text/csv', fileSize: 1_073_741_824 }))
+        .status,
+    ).toBe(200);
   });
 
   it('rule: filename, fileSize and fileType are required', async () => {
@@ -109,7 +159,9 @@ describe('PUT to the signed address', () => {
 
   it('rule: a Content-Type or X-Upload-Content-Type other than fileType is 403', async () => {
     const file = await register('sheet.csv', 'text/csv', 3);
-    expect((await upload(file.url, Buffer.from('a,b'), 'application/octet-stream', 'text/csv')).status).toBe(403);
+    expect((await upload(file.url, Buffer.from('a,b'), 'application/octet-stream', 'text/csv')).status).toBe(
+      403,
+    );
     expect((await upload(file.url, Buffer.from('a,b'), 'text/csv', 'text/plain')).status).toBe(403);
     expect((await upload(file.url, Buffer.from('a,b'), 'text/csv', undefined)).status).toBe(403);
     expect((await upload(file.url, Buffer.from('a,b'), 'text/csv', 'text/csv')).status).toBe(200);
@@ -119,10 +171,17 @@ describe('PUT to the signed address', () => {
     const file = await register('x.png', 'image/png', 3);
     const badSignature = new URL(file.url);
     badSignature.searchParams.set('signature', '0'.repeat(64));
-    expect((await upload(badSignature.toString(), Buffer.from('abc'), 'image/png', 'image/png')).status).toBe(403);
+    expect((await upload(badSignature.toString(), Buffer.from('abc'), 'image/png', 'image/png')).status).toBe(
+      403,
+    );
     const laterExpiry = new URL(file.url);
-    laterExpiry.searchParams.set('expires', String(Number(laterExpiry.searchParams.get('expires')) + 3_600_000));
-    expect((await upload(laterExpiry.toString(), Buffer.from('abc'), 'image/png', 'image/png')).status).toBe(403);
+    laterExpiry.searchParams.set(
+      'expires',
+      String(Number(laterExpiry.searchParams.get('expires')) + 3_600_000),
+    );
+    expect((await upload(laterExpiry.toString(), Buffer.from('abc'), 'image/png', 'image/png')).status).toBe(
+      403,
+    );
   });
 
   it('rule: an address older than one hour is 403, and a new POST /files gives a fresh one', async () => {
@@ -147,27 +206,73 @@ describe('imagesFileIds on products', () => {
     const file = await uploaded('front.jpg', 'image/jpeg');
     const created = await brand.post('/styles', styleBody({ imagesFileIds: [file.id] }));
     expect(created.status).toBe(201);
-    const product = created.body.data as { id: string; images: Array<Record<string, unknown>>; featureImageUrl: string };
-    expect(product.images).toEqual([expect.objectContaining({ id: file.id, fileType: 'image/jpeg', contentType: 'image/jpeg', name: 'front.jpg' })]);
+    const product = created.body.data as {
+      id: string;
+      images: Array<Record<string, unknown>>;
+      featureImageUrl: string;
+    };
+    expect(product.images).toEqual([
+      expect.objectContaining({
+        id: file.id,
+        fileType: 'image/jpeg',
+        contentType: 'image/jpeg',
+        name: 'front.jpg',
+      }),
+    ]);
     const bytes = await fetch(product.featureImageUrl);
     expect(await bytes.text()).toBe('bytes of front.jpg');
   });
 
-  it('rule: an unknown file id, a file never uploaded, or another company\'s file is 400', async () => {
-    expectError(await brand.post('/styles', styleBody({ imagesFileIds: ['file_missing'] })), 400, 'validation_error');
+  it("rule: an unknown file id, a file never uploaded, or another company's file is 400", async () => {
+    expectError(
+      await brand.post('/styles', styleBody({ imagesFileIds: ['file_missing'] })),
+      400,
+      'validation_error',
+    );
     const notUploaded = await register('pending.png', 'image/png', 10);
-    expectError(await brand.post('/styles', styleBody({ imagesFileIds: [notUploaded.id] })), 400, 'validation_error');
+    expectError(
+      await brand.post('/styles', styleBody({ imagesFileIds: [notUploaded.id] })),
+      400,
+      'validation_error',
+    );
     const foreign = await uploaded('theirs.png', 'image/png', other);
-    expectError(await brand.post('/styles', styleBody({ imagesFileIds: [foreign.id] })), 400, 'validation_error');
+    expectError(
+      await brand.post('/styles', styleBody({ imagesFileIds: [foreign.id] })),
+      400,
+      'validation_error',
+    );
   });
 
   it('rule: SKU-level images carry only the short image shape', async () => {
     const file = await uploaded('sku.png', 'image/png');
     const style = (await brand.post('/styles', styleBody({}))).body.data as { id: string };
-    const variant = (await brand.post('/styles', { parentId: style.id, name: 'v', color: 'Red', codes: [{ codeId: 'PLM_ID', codeValue: `v-${++serial}` }], imagesFileIds: [file.id] })).body.data as { id: string; images: Array<Record<string, unknown>> };
+    const variant = (
+      await brand.post('/styles', {
+        parentId: style.id,
+        name: 'v',
+        color: 'Red',
+        codes: [{ codeId: 'PLM_ID', codeValue: `v-${++serial}` }],
+        imagesFileIds: [file.id],
+      })
+    ).body.data as { id: string; images: Array<Record<string, unknown>> };
     expect(variant.images[0]).toHaveProperty('bucketName');
-    const sku = await brand.post('/styles', { parentId: variant.id, name: 's', dimension: 'M', codes: [{ codeId: 'PLM_ID', codeValue: `s-${++serial}` }], imagesFileIds: [file.id] });
+    const sku = await brand.post('/styles', {
+      parentId: variant.id,
+      name: 's',
+      dimension: 'M',
+      codes: [{ codeId: 'PLM_ID', codeValue: `s-${++serial}` }],
+      imagesFileIds: [file.id],
+    });
     const image = (sku.body.data as { images: Array<Record<string, unknown>> }).images[0] ?? {};
-    expect(Object.keys(image).sort()).toEqual(['contentType', 'createdAt', 'fileType', 'id', 'name', 'previewUrl', 'updatedAt', 'url']);
+    expect(Object.keys(image).sort()).toEqual([
+      'contentType',
+      'createdAt',
+      'fileType',
+      'id',
+      'name',
+      'previewUrl',
+      'updatedAt',
+      'url',
+    ]);
   });
 });

@@ -14,7 +14,9 @@ describe('sandbox jitterMs', () => {
     let remaining = 0;
     for (let i = 0; i < 6; i++) {
       const started = Date.now();
-      const res = await fetch(`${sandbox.baseUrl}/style-types`, { headers: { companyapikey: 'sandbox-key-brand' } });
+      const res = await fetch(`${sandbox.baseUrl}/style-types`, {
+        headers: { companyapikey: 'sandbox-key-brand' },
+      });
       await res.arrayBuffer();
       took.push(Date.now() - started);
       remaining = Number(res.headers.get('x-ratelimit-remaining'));

@@ -27,7 +27,11 @@ const IDS = {
 /** A logger as the worker builds it; `secrets: []` shows what the lines hold before any scrubbing. */
 function capture(secrets: readonly string[] = [KEY]) {
   const lines: string[] = [];
-  const logger = createLogger({ level: 'debug', secrets, destination: { write: (line: string) => lines.push(line) } });
+  const logger = createLogger({
+    level: 'debug',
+    secrets,
+    destination: { write: (line: string) => lines.push(line) },
+  });
   return {
     logger,
     output: () => lines.join(''),
@@ -101,7 +105,10 @@ describe("the API client's log lines", () => {
 
   it("respects the logger's level and passes every level through", async () => {
     const lines: string[] = [];
-    const logger = createLogger({ level: 'warn', destination: { write: (line: string) => lines.push(line) } });
+    const logger = createLogger({
+      level: 'warn',
+      destination: { write: (line: string) => lines.push(line) },
+    });
     const wrapped = activityAwareLogger(logger);
     await mockEnvironment().run(async () => {
       wrapped.debug({ n: 1 }, 'debug');

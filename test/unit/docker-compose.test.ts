@@ -92,7 +92,9 @@ describe('docker-compose.yml', () => {
     for (const key of SEARCH_ATTRIBUTES) expect(setup).toContain(key.name);
     expect(setup).toContain('--type Keyword');
     expect(dependsOn(service('temporal-setup'))).toEqual({ temporal: 'service_healthy' });
-    expect(dependsOn(service('worker'))).toMatchObject({ 'temporal-setup': 'service_completed_successfully' });
+    expect(dependsOn(service('worker'))).toMatchObject({
+      'temporal-setup': 'service_completed_successfully',
+    });
   });
 
   it("builds the worker from the Dockerfile and gives it exactly the config's worker variables", () => {

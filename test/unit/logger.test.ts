@@ -100,13 +100,26 @@ describe('quiet, readable logs (issue 21)', () => {
   it('"a failed workflow\'s log line holds the message and a short stack, not 4 KB"', () => {
     const { logger, output } = capture();
     const apiError = new Error('POST /styles answered 400 validation_error: name is required');
-    const activityFailure = Object.assign(new Error('Activity task failed'), { cause: apiError, failure: { encoded: 'x'.repeat(3000) } });
+    const activityFailure = Object.assign(new Error('Activity task failed'), {
+      cause: apiError,
+      failure: { encoded: 'x'.repeat(3000) },
+    });
     const workflowFailure = Object.assign(new Error('PLM import failed'), { cause: activityFailure });
-    workflowFailure.stack = ['Error: PLM import failed', ...Array.from({ length: 40 }, (_, i) => `    at frame${i} (/app/node_modules/@temporalio/worker/lib/x.js:${i}:1)`)].join('\n');
+    workflowFailure.stack = [
+      'Error: PLM import failed',
+      ...Array.from(
+        { length: 40 },
+        (_, i) => `    at frame${i} (/app/node_modules/@temporalio/worker/lib/x.js:${i}:1)`,
+      ),
+    ].join('\n');
     temporalLoggerFor(logger).warn('Workflow failed', { error: workflowFailure, workflowId: 'plm-import-x' });
     const line = output();
     expect(line.length).toBeLessThan(1500);
-    const parsed = JSON.parse(line) as { msg: string; workflowId: string; err: { message: string; stack: string; cause: { message: string; cause: { message: string } } } };
+    const parsed = JSON.parse(line) as {
+      msg: string;
+      workflowId: string;
+      err: { message: string; stack: string; cause: { message: string; cause: { message: string } } };
+    };
     expect(parsed).toMatchObject({ msg: 'Workflow failed', workflowId: 'plm-import-x' });
     expect(parsed.err.message).toBe('PLM import failed');
     expect(parsed.err.stack.split('\n')).toHaveLength(4);
@@ -116,7 +129,12 @@ describe('quiet, readable logs (issue 21)', () => {
 
   it('LOG_FORMAT=pretty writes one readable line per entry (pino-pretty), still without the key', () => {
     const lines: string[] = [];
-    const logger = createLogger({ level: 'info', secrets: [KEY], format: 'pretty', destination: { write: (line: string) => lines.push(line) } });
+    const logger = createLogger({
+      level: 'info',
+      secrets: [KEY],
+      format: 'pretty',
+      destination: { write: (line: string) => lines.push(line) },
+    });
     logger.warn({ rows: 3 }, `imported with key ${KEY}`);
     const text = lines.join('');
     expect(text).toMatch(/WARN.*imported with key \[REDACTED\]/);

@@ -19,7 +19,12 @@ describe('schedules list: the next run in the schedule’s own zone and in UTC',
   });
 
   it('a schedules file with an unknown time zone is refused, naming it', () => {
-    const parsed = scheduleEntrySchema.safeParse({ id: 'x', workflow: 'certificateExpiryReport', cron: '0 2 * * *', timeZone: 'Europe/Stokholm' });
+    const parsed = scheduleEntrySchema.safeParse({
+      id: 'x',
+      workflow: 'certificateExpiryReport',
+      cron: '0 2 * * *',
+      timeZone: 'Europe/Stokholm',
+    });
     expect(parsed.success).toBe(false);
     expect(parsed.error?.issues[0]?.message).toBe("'Europe/Stokholm' is not a known IANA time zone");
   });

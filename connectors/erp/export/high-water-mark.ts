@@ -19,7 +19,8 @@ export interface Stamped {
 
 function updatedMs(order: Stamped): number {
   const ms = order.updatedAt ? Date.parse(order.updatedAt) : Number.NaN;
-  if (Number.isNaN(ms)) throw new Error(`order ${order.id} has no readable updatedAt (${String(order.updatedAt)})`);
+  if (Number.isNaN(ms))
+    throw new Error(`order ${order.id} has no readable updatedAt (${String(order.updatedAt)})`);
   return ms;
 }
 
@@ -42,7 +43,9 @@ export function ordersSince<T extends Stamped>(mark: HighWaterMark, orders: read
     const known = latest.get(order.id);
     if (!known || ms > known.ms) latest.set(order.id, { order, ms });
   }
-  return [...latest.values()].sort((a, b) => a.ms - b.ms || a.order.id.localeCompare(b.order.id)).map((entry) => entry.order);
+  return [...latest.values()]
+    .sort((a, b) => a.ms - b.ms || a.order.id.localeCompare(b.order.id))
+    .map((entry) => entry.order);
 }
 
 /** The mark after exporting `exported` (the output of `ordersSince`). */

@@ -1,2 +1,10 @@
-export { advanceMark, highWaterMarkSchema, INITIAL_MARK, ordersSince, pullQuery, type HighWaterMark, type Stamped } from './high-water-mark';
+export {
+  advanceMark,
+  highWaterMarkSchema,
+  INITIAL_MARK,
+  ordersSince,
+  pullQuery,
+  type HighWaterMark,
+  type Stamped,
+} from './high-water-mark';
 export { ORDER_EXPORT_COLUMNS, ordersToCsv, ordersToNdjson } from './writers';

@@ -9,11 +9,17 @@ interface OrderLineRow {
   line: ExistingOrderLine | undefined;
 }
 
-const orderColumn = (header: string, value: (order: ExistingOrder) => string | number | boolean | null | undefined): Column<OrderLineRow> => ({
+const orderColumn = (
+  header: string,
+  value: (order: ExistingOrder) => string | number | boolean | null | undefined,
+): Column<OrderLineRow> => ({
   header,
   value: (row) => value(row.order),
 });
-const lineColumn = (header: string, value: (line: ExistingOrderLine) => string | number | null | undefined): Column<OrderLineRow> => ({
+const lineColumn = (
+  header: string,
+  value: (line: ExistingOrderLine) => string | number | null | undefined,
+): Column<OrderLineRow> => ({
   header,
   value: (row) => (row.line === undefined ? null : value(row.line)),
 });

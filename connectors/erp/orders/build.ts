@@ -1,9 +1,22 @@
 import { bindColumns, missingRequiredColumns, type ColumnBinding, type MappingProfile } from '../profile';
 import type { ExportTable } from '../read/types';
-import { describeAt, orderDraftSchema, rejectionOf, type LineDraft, type OrderDraft, type OrderRejection, type Problem } from './draft';
+import {
+  describeAt,
+  orderDraftSchema,
+  rejectionOf,
+  type LineDraft,
+  type OrderDraft,
+  type OrderRejection,
+  type Problem,
+} from './draft';
 import { PARTY_FIELDS, SCALAR_HEADER_FIELDS, type CompanyRef, type HeaderKey, type PartyKey } from './fields';
 import { agreeOnHeader, managesField, rowList } from './header';
-import { resolveCompanyCode, resolveFacilityProcess, type CompanyResolver, type FacilityProcessList } from './lookups';
+import {
+  resolveCompanyCode,
+  resolveFacilityProcess,
+  type CompanyResolver,
+  type FacilityProcessList,
+} from './lookups';
 import { orderTypeFor } from './order-type';
 import type { OrderType } from '../../traceability/schemas/orders';
 import { mapRow, type MappedRow } from './row';
@@ -68,7 +81,9 @@ export function buildOrders(table: ExportTable, profile: MappingProfile, context
   const missing = missingRequiredColumns(profile, binding);
   if (missing.length > 0) {
     if (table.rows.length === 0 && table.columns.length === 0) {
-      throw new ExportMismatchError(`the file has no rows: there is no order line to read (profile '${profile.name}')`);
+      throw new ExportMismatchError(
+        `the file has no rows: there is no order line to read (profile '${profile.name}')`,
+      );
     }
     if (table.columns.length === 0) {
       const first = table.rows.find((row) => row.problem !== undefined);
@@ -83,7 +98,8 @@ export function buildOrders(table: ExportTable, profile: MappingProfile, context
     );
   }
   const warnings = binding.missing.map(
-    ({ field, column }) => `column '${column}' (${field}) of profile '${profile.name}' is not in the export; the field is left as it is`,
+    ({ field, column }) =>
+      `column '${column}' (${field}) of profile '${profile.name}' is not in the export; the field is left as it is`,
   );
   const groups = new Map<string, MappedRow[]>();
   const result: BuildResult = { drafts: [], rejections: [], warnings };
@@ -110,7 +126,10 @@ function rowOrderType(row: MappedRow, profile: MappingProfile, context: BuildCon
   const idOf = (key: 'buyerCompanyId' | 'supplierCompanyId'): string | undefined => {
     const party = PARTY_FIELDS.find((candidate) => candidate.key === key);
     if (party === undefined) return undefined;
-    const ref = (row.header.get(key)?.value as CompanyRef | undefined) ?? constantParty(profile, party.idField, party.codeField) ?? ownParty(profile, key, context);
+    const ref =
+      (row.header.get(key)?.value as CompanyRef | undefined) ??
+      constantParty(profile, party.idField, party.codeField) ??
+      ownParty(profile, key, context);
     if (ref === undefined) return undefined;
     if ('id' in ref) return ref.id;
     const resolved = resolveCompanyCode(context.companies, ref.code);
@@ -130,8 +149,13 @@ function rowOrderType(row: MappedRow, profile: MappingProfile, context: BuildCon
  * parties of two different types split a number; otherwise the rows stay one order (and disagreeing parties are a
  * `header_conflict`).
  */
-function splitByOrderType(rows: readonly MappedRow[], profile: MappingProfile, context: BuildContext): MappedRow[][] {
-  const partiesGiven = (row: MappedRow): boolean => row.header.has('buyerCompanyId') || row.header.has('supplierCompanyId');
+function splitByOrderType(
+  rows: readonly MappedRow[],
+  profile: MappingProfile,
+  context: BuildContext,
+): MappedRow[][] {
+  const partiesGiven = (row: MappedRow): boolean =>
+    row.header.has('buyerCompanyId') || row.header.has('supplierCompanyId');
   const types = rows.map((row) => (partiesGiven(row) ? rowOrderType(row, profile, context) : undefined));
   const distinct = new Set(types.filter((type): type is OrderType => type !== undefined));
   if (distinct.size < 2) return [[...rows]];
@@ -157,8 +181,13 @@ function buildOrder(
   const rowNumbers = rows.map((row) => row.row);
   const problems: Problem[] = rows.flatMap((row) => row.problems);
   const { agreed, problems: conflicts } = agreeOnHeader(rows);
-  problems.push(...conflicts.map((problem) => ({ ...problem, message: `order '${orderNumber}', ${problem.message}` })));
-  const orderProblem = (problem: Omit<Problem, 'message'> & { reason: string }, onRows: readonly number[]): void => {
+  problems.push(
+    ...conflicts.map((problem) => ({ ...problem, message: `order '${orderNumber}', ${problem.message}` })),
+  );
+  const orderProblem = (
+    problem: Omit<Problem, 'message'> & { reason: string },
+    onRows: readonly number[],
+  ): void => {
     const { reason, ...rest } = problem;
     const where = describeAt(undefined, problem.column, problem.field);
     problems.push({ ...rest, message: `order '${orderNumber}' (${rowList(onRows)}), ${where}: ${reason}` });
@@ -175,7 +204,11 @@ function buildOrder(
     if (constant !== undefined) {
       const parsed = spec.parse(constant, profile);
       if (parsed.ok) draft[spec.key] = parsed.value;
-      else orderProblem({ code: spec.code, field: spec.key, column: `constant ${spec.key}`, reason: parsed.reason }, rowNumbers);
+      else
+        orderProblem(
+          { code: spec.code, field: spec.key, column: `constant ${spec.key}`, reason: parsed.reason },
+          rowNumbers,
+        );
     } else if (binding.bound[spec.key] !== undefined) {
       draft[spec.key] = blankValue(spec.key);
     }
@@ -184,10 +217,17 @@ function buildOrder(
   const parties = new Map<PartyKey, string>();
   for (const party of PARTY_FIELDS) {
     const cell = agreed.get(party.key);
-    const ref = (cell?.value as CompanyRef | undefined) ?? constantParty(profile, party.idField, party.codeField) ?? ownParty(profile, party.key, context);
+    const ref =
+      (cell?.value as CompanyRef | undefined) ??
+      constantParty(profile, party.idField, party.codeField) ??
+      ownParty(profile, party.key, context);
     if (ref === undefined) {
       // Blank but managed: vendor and factory are cleared, the receiver goes back to the server's default.
-      if (party.key !== 'buyerCompanyId' && party.key !== 'supplierCompanyId' && managesField(binding, profile, party.idField, party.codeField)) {
+      if (
+        party.key !== 'buyerCompanyId' &&
+        party.key !== 'supplierCompanyId' &&
+        managesField(binding, profile, party.idField, party.codeField)
+      ) {
         draft[party.key] = null;
       }
       continue;
@@ -197,7 +237,12 @@ function buildOrder(
       if (known !== undefined && ref.id !== context.ownCompanyId && !known.has(ref.id)) {
         const column = cell?.column ?? `constant ${party.idField}`;
         orderProblem(
-          { code: 'invalid_company_id', field: party.key, column, reason: `company id '${ref.id}' is not a company of your network` },
+          {
+            code: 'invalid_company_id',
+            field: party.key,
+            column,
+            reason: `company id '${ref.id}' is not a company of your network`,
+          },
           cell?.rows ?? rowNumbers,
         );
       } else parties.set(party.key, ref.id);
@@ -207,13 +252,23 @@ function buildOrder(
     if (resolved.ok) parties.set(party.key, resolved.value);
     else {
       const column = cell?.column ?? `constant ${party.codeField}`;
-      orderProblem({ code: 'unknown_company', field: party.key, column, reason: resolved.reason }, cell?.rows ?? rowNumbers);
+      orderProblem(
+        { code: 'unknown_company', field: party.key, column, reason: resolved.reason },
+        cell?.rows ?? rowNumbers,
+      );
     }
   }
   for (const [key, id] of parties) draft[key] = id;
   for (const key of ['buyerCompanyId', 'supplierCompanyId'] as const) {
     if (draft[key] === undefined && !problems.some((problem) => problem.field === key)) {
-      orderProblem({ code: 'missing_value', field: key, reason: `the order has no ${key === 'buyerCompanyId' ? 'buyer' : 'supplier'}` }, rowNumbers);
+      orderProblem(
+        {
+          code: 'missing_value',
+          field: key,
+          reason: `the order has no ${key === 'buyerCompanyId' ? 'buyer' : 'supplier'}`,
+        },
+        rowNumbers,
+      );
     }
   }
 
@@ -224,7 +279,15 @@ function buildOrder(
     if (resolved.ok) draft[key] = resolved.value;
     else {
       const cell = agreed.get(key);
-      orderProblem({ code: 'unknown_facility_process', field: key, column: cell?.column ?? `constant ${key}`, reason: resolved.reason }, cell?.rows ?? rowNumbers);
+      orderProblem(
+        {
+          code: 'unknown_facility_process',
+          field: key,
+          column: cell?.column ?? `constant ${key}`,
+          reason: resolved.reason,
+        },
+        cell?.rows ?? rowNumbers,
+      );
     }
   }
   checkReceiverPair(draft, agreed, rowNumbers, orderProblem);
@@ -234,7 +297,11 @@ function buildOrder(
   if (typeof buyer === 'string' && typeof supplier === 'string') {
     const orderType = orderTypeFor(context.ownCompanyId, buyer, supplier);
     if (orderType.ok) draft['orderType'] = orderType.value;
-    else orderProblem({ code: 'order_owner_not_party', field: 'buyerCompanyId', reason: orderType.reason }, rowNumbers);
+    else
+      orderProblem(
+        { code: 'order_owner_not_party', field: 'buyerCompanyId', reason: orderType.reason },
+        rowNumbers,
+      );
   }
 
   const lines = buildLines(rows, orderProblem);
@@ -244,7 +311,11 @@ function buildOrder(
     const issue = parsed.error.issues[0];
     const field = issue?.path.join('.') ?? 'order';
     return rejectionOf(orderNumber, rowNumbers, [
-      { code: 'invalid_value', field, message: `order '${orderNumber}', ${field}: ${issue?.message ?? 'invalid'}` },
+      {
+        code: 'invalid_value',
+        field,
+        message: `order '${orderNumber}', ${field}: ${issue?.message ?? 'invalid'}`,
+      },
     ]);
   }
   return parsed.data;
@@ -257,7 +328,11 @@ function blankValue(key: HeaderKey): null | [] | undefined {
   return null;
 }
 
-function constantParty(profile: MappingProfile, idField: keyof MappingProfile['constants'], codeField: keyof MappingProfile['constants']): CompanyRef | undefined {
+function constantParty(
+  profile: MappingProfile,
+  idField: keyof MappingProfile['constants'],
+  codeField: keyof MappingProfile['constants'],
+): CompanyRef | undefined {
   const id = profile.constants[idField]?.trim();
   if (id) return { id };
   const code = profile.constants[codeField]?.trim();
@@ -265,13 +340,26 @@ function constantParty(profile: MappingProfile, idField: keyof MappingProfile['c
 }
 
 function ownParty(profile: MappingProfile, key: PartyKey, context: BuildContext): CompanyRef | undefined {
-  const own = profile.ownCompanyAs === 'buyer' ? 'buyerCompanyId' : profile.ownCompanyAs === 'supplier' ? 'supplierCompanyId' : undefined;
+  const own =
+    profile.ownCompanyAs === 'buyer'
+      ? 'buyerCompanyId'
+      : profile.ownCompanyAs === 'supplier'
+        ? 'supplierCompanyId'
+        : undefined;
   return own === key ? { id: context.ownCompanyId } : undefined;
 }
 
-type OrderProblem = (problem: Omit<Problem, 'message'> & { reason: string }, onRows: readonly number[]) => void;
+type OrderProblem = (
+  problem: Omit<Problem, 'message'> & { reason: string },
+  onRows: readonly number[],
+) => void;
 
-function checkReceiverPair(draft: Assembled, agreed: ReturnType<typeof agreeOnHeader>['agreed'], rows: readonly number[], report: OrderProblem): void {
+function checkReceiverPair(
+  draft: Assembled,
+  agreed: ReturnType<typeof agreeOnHeader>['agreed'],
+  rows: readonly number[],
+  report: OrderProblem,
+): void {
   const hasCompany = typeof draft['receiverCompanyId'] === 'string';
   const hasProcess = typeof draft['receiverFacilityProcess'] === 'string';
   if (hasCompany === hasProcess) return;
@@ -294,13 +382,25 @@ function buildLines(rows: readonly MappedRow[], report: OrderProblem): LineDraft
     const { line } = row;
     if (line.productRef === undefined || line.quantity === undefined || line.unit === undefined) continue;
     // No number in the export: the line is matched by its content, and a new one gets the server's number.
-    const draft: LineDraft = { rows: [row.row], productRef: line.productRef, quantity: line.quantity, unit: line.unit };
+    const draft: LineDraft = {
+      rows: [row.row],
+      productRef: line.productRef,
+      quantity: line.quantity,
+      unit: line.unit,
+    };
     if (line.orderLineNumber !== undefined) draft.orderLineNumber = line.orderLineNumber;
     if (line.lineId !== undefined) draft.lineId = line.lineId;
     if (line.secondaryQuantity !== undefined) draft.secondaryQuantity = line.secondaryQuantity;
     lines.push(draft);
   }
-  reportDuplicates(lines, (line) => line.orderLineNumber, 'orderLineNumber', 'duplicate_line_number', 'line number', report);
+  reportDuplicates(
+    lines,
+    (line) => line.orderLineNumber,
+    'orderLineNumber',
+    'duplicate_line_number',
+    'line number',
+    report,
+  );
   reportDuplicates(lines, (line) => line.lineId, 'lineId', 'duplicate_line_id', 'line id', report);
   return lines;
 }
@@ -319,7 +419,14 @@ function reportDuplicates(
     if (key !== undefined) rowsByKey.set(key, [...(rowsByKey.get(key) ?? []), ...line.rows]);
   }
   for (const [key, rows] of rowsByKey) {
-    if (rows.length > 1) report({ code, field, reason: `${label} '${key}' appears on ${rows.length} rows; it must be unique within the order` }, rows);
+    if (rows.length > 1)
+      report(
+        {
+          code,
+          field,
+          reason: `${label} '${key}' appears on ${rows.length} rows; it must be unique within the order`,
+        },
+        rows,
+      );
   }
 }
-

@@ -40,7 +40,12 @@ const companyId = z.string().min(1).max(36);
 const clearable = <T extends z.ZodType>(schema: T) => schema.nullable().optional();
 
 export const DATE_FIELDS = [
-  'orderDate', 'deliveryDate', 'agreedDeliveryDate', 'expectedShippingDate', 'shippingDate', 'handoverDate',
+  'orderDate',
+  'deliveryDate',
+  'agreedDeliveryDate',
+  'expectedShippingDate',
+  'shippingDate',
+  'handoverDate',
   'actualDeliveryDate',
 ] as const;
 export type DateField = (typeof DATE_FIELDS)[number];
@@ -79,17 +84,40 @@ export const orderDraftSchema = z
     lines: z.array(lineDraftSchema),
   })
   .superRefine((draft, ctx) => {
-    if (typeof draft.receiverCompanyId === 'string' !== (typeof draft.receiverFacilityProcess === 'string')) {
-      ctx.addIssue({ code: 'custom', path: ['receiverFacilityProcess'], message: 'receiver company and receiver facility process go together' });
+    if (
+      (typeof draft.receiverCompanyId === 'string') !==
+      (typeof draft.receiverFacilityProcess === 'string')
+    ) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['receiverFacilityProcess'],
+        message: 'receiver company and receiver facility process go together',
+      });
     }
   });
 export type OrderDraft = z.infer<typeof orderDraftSchema>;
 
 export const REJECTION_CODES = [
-  'unreadable_row', 'missing_value', 'too_long', 'invalid_date', 'invalid_quantity', 'invalid_unit', 'invalid_value',
-  'header_conflict', 'duplicate_line_number', 'duplicate_line_id', 'receiver_pair_incomplete', 'unknown_company',
-  'unknown_facility_process', 'order_owner_not_party', 'style_not_found', 'invalid_company_id', 'line_number_taken',
-  'unknown_line_id', 'traced_line_protected', 'order_type_changed',
+  'unreadable_row',
+  'missing_value',
+  'too_long',
+  'invalid_date',
+  'invalid_quantity',
+  'invalid_unit',
+  'invalid_value',
+  'header_conflict',
+  'duplicate_line_number',
+  'duplicate_line_id',
+  'receiver_pair_incomplete',
+  'unknown_company',
+  'unknown_facility_process',
+  'order_owner_not_party',
+  'style_not_found',
+  'invalid_company_id',
+  'line_number_taken',
+  'unknown_line_id',
+  'traced_line_protected',
+  'order_type_changed',
 ] as const;
 export const rejectionCodeSchema = z.enum(REJECTION_CODES);
 export type RejectionCode = z.infer<typeof rejectionCodeSchema>;
@@ -115,7 +143,11 @@ export const orderRejectionSchema = z.strictObject({
 });
 export type OrderRejection = z.infer<typeof orderRejectionSchema>;
 
-export function rejectionOf(orderNumber: string, rows: readonly number[], problems: readonly Problem[]): OrderRejection {
+export function rejectionOf(
+  orderNumber: string,
+  rows: readonly number[],
+  problems: readonly Problem[],
+): OrderRejection {
   const [first, ...rest] = problems;
   if (!first) throw new Error('a rejection needs at least one problem');
   return {
@@ -123,14 +155,20 @@ export function rejectionOf(orderNumber: string, rows: readonly number[], proble
     rows: [...rows].sort((a, b) => a - b),
     code: first.code,
     field: first.field,
-    message: rest.length > 0 ? `${first.message} (and ${rest.length} more problem${rest.length > 1 ? 's' : ''})` : first.message,
+    message:
+      rest.length > 0
+        ? `${first.message} (and ${rest.length} more problem${rest.length > 1 ? 's' : ''})`
+        : first.message,
     problems: [first, ...rest],
   };
 }
 
 /** "row 12, column 'delivery_date' (deliveryDate): ..." */
 export function describeAt(row: number | undefined, column: string | undefined, field: string): string {
-  const where = [row === undefined ? undefined : `row ${row}`, column === undefined ? undefined : `column '${column}'`]
+  const where = [
+    row === undefined ? undefined : `row ${row}`,
+    column === undefined ? undefined : `column '${column}'`,
+  ]
     .filter((part) => part !== undefined)
     .join(', ');
   return where === '' ? field : `${where} (${field})`;

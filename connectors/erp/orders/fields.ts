@@ -24,8 +24,15 @@ export const ORDER_SUB_TYPES = ['STANDARD', 'REPEAT', 'COMMIT', 'SAMPLE', 'EXTRA
 
 export type ScalarHeaderKey =
   | (typeof DATE_FIELDS)[number]
-  | 'buyerFacilityProcess' | 'supplierFacilityProcess' | 'receiverFacilityProcess'
-  | 'status' | 'orderSubType' | 'tags' | 'internalResponsiblePersons' | 'shipmentReference' | 'counterpartyOrderNumberRef';
+  | 'buyerFacilityProcess'
+  | 'supplierFacilityProcess'
+  | 'receiverFacilityProcess'
+  | 'status'
+  | 'orderSubType'
+  | 'tags'
+  | 'internalResponsiblePersons'
+  | 'shipmentReference'
+  | 'counterpartyOrderNumberRef';
 export type HeaderKey = ScalarHeaderKey | PartyKey;
 
 /** How a header cell becomes a value, and which rejection code a bad one gets. */
@@ -50,7 +57,11 @@ export const SCALAR_HEADER_FIELDS: readonly ScalarHeaderSpec[] = [
   { key: 'receiverFacilityProcess', code: 'invalid_value', parse: trimmed },
   { key: 'status', code: 'invalid_value', parse: (value) => parseEnum(value, ORDER_STATUSES) },
   { key: 'orderSubType', code: 'invalid_value', parse: (value) => parseEnum(value, ORDER_SUB_TYPES) },
-  { key: 'tags', code: 'invalid_value', parse: (value, profile) => ok(splitList(value, [',', ...profile.listSeparators])) },
+  {
+    key: 'tags',
+    code: 'invalid_value',
+    parse: (value, profile) => ok(splitList(value, [',', ...profile.listSeparators])),
+  },
   {
     key: 'internalResponsiblePersons',
     code: 'invalid_value',
@@ -72,9 +83,13 @@ function dedupeFolded(entries: readonly string[]): string[] {
 }
 
 /** A company reference from its id cell (preferred) or code cell; ids are at most 36 characters. */
-export function partyRef(idCell: CellValue | undefined, codeCell: CellValue | undefined): Parsed<CompanyRef> | undefined {
+export function partyRef(
+  idCell: CellValue | undefined,
+  codeCell: CellValue | undefined,
+): Parsed<CompanyRef> | undefined {
   const id = cellText(idCell);
-  if (id !== '') return id.length > 36 ? fail(`'${id}' is not a company id (at most 36 characters)`) : ok({ id });
+  if (id !== '')
+    return id.length > 36 ? fail(`'${id}' is not a company id (at most 36 characters)`) : ok({ id });
   const code = cellText(codeCell);
   return code === '' ? undefined : ok({ code });
 }

@@ -12,7 +12,10 @@ export function rowList(rows: readonly number[]): string {
  * The header values an order's rows agree on. Blank cells do not vote (exports often give the header on the first
  * line only); two different values for one field are a `header_conflict` naming the values and their rows.
  */
-export function agreeOnHeader(rows: readonly MappedRow[]): { agreed: Map<HeaderKey, HeaderCell & { rows: number[] }>; problems: Problem[] } {
+export function agreeOnHeader(rows: readonly MappedRow[]): {
+  agreed: Map<HeaderKey, HeaderCell & { rows: number[] }>;
+  problems: Problem[];
+} {
   const byKey = new Map<HeaderKey, HeaderCell[]>();
   for (const row of rows) {
     for (const [key, cell] of row.header) byKey.set(key, [...(byKey.get(key) ?? []), cell]);
@@ -33,7 +36,9 @@ export function agreeOnHeader(rows: readonly MappedRow[]): { agreed: Map<HeaderK
       agreed.set(key, { ...first, rows: cells.map((cell) => cell.row) });
       continue;
     }
-    const listed = [...variants.values()].map((variant) => `${describeHeaderValue(variant.value)} (${rowList(variant.rows)})`);
+    const listed = [...variants.values()].map(
+      (variant) => `${describeHeaderValue(variant.value)} (${rowList(variant.rows)})`,
+    );
     problems.push({
       code: 'header_conflict',
       field: key,
@@ -45,6 +50,10 @@ export function agreeOnHeader(rows: readonly MappedRow[]): { agreed: Map<HeaderK
 }
 
 /** Whether the export manages a field at all: a column for it is in the file, or the profile gives a constant. */
-export function managesField(binding: ColumnBinding, profile: MappingProfile, ...fields: Array<keyof MappingProfile['columns']>): boolean {
+export function managesField(
+  binding: ColumnBinding,
+  profile: MappingProfile,
+  ...fields: Array<keyof MappingProfile['columns']>
+): boolean {
   return fields.some((field) => binding.bound[field] !== undefined || profile.constants[field] !== undefined);
 }

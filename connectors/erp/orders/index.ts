@@ -1,4 +1,11 @@
-export { buildOrders, companyCodesIn, ExportMismatchError, givesCompanyIds, type BuildContext, type BuildResult } from './build';
+export {
+  buildOrders,
+  companyCodesIn,
+  ExportMismatchError,
+  givesCompanyIds,
+  type BuildContext,
+  type BuildResult,
+} from './build';
 export * from './draft';
 export * from './lookups';
 export { orderTypeFor } from './order-type';

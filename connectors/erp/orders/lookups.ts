@@ -10,7 +10,11 @@ export const facilityProcessListSchema = z.array(z.looseObject({ id: z.string().
 /** GET /facility-processes, every page: ids and display names. */
 export type FacilityProcessList = ReadonlyArray<{ id: string; name: string }>;
 
-export const companyDirectoryEntrySchema = z.object({ id: z.string().min(1), code: z.string().min(1), name: z.string().optional() });
+export const companyDirectoryEntrySchema = z.object({
+  id: z.string().min(1),
+  code: z.string().min(1),
+  name: z.string().optional(),
+});
 export type CompanyDirectoryEntry = z.infer<typeof companyDirectoryEntrySchema>;
 
 /**
@@ -29,7 +33,8 @@ export function companyResolverFromDirectory(entries: readonly CompanyDirectoryE
     if (id !== undefined) return { id };
     const candidates = folded.get(code.trim().toLowerCase()) ?? [];
     if (candidates.length === 1 && candidates[0] !== undefined) return { id: candidates[0] };
-    if (candidates.length > 1) return { error: `company code '${code}' matches several companies`, suggestions: [] };
+    if (candidates.length > 1)
+      return { error: `company code '${code}' matches several companies`, suggestions: [] };
     return { error: `no company has the code '${code}'`, suggestions: closeMatches(code, exact.keys()) };
   };
 }
@@ -50,10 +55,16 @@ export function resolveFacilityProcess(list: FacilityProcessList, value: string)
   const byId = list.find((process) => process.id === text);
   if (byId) return ok(byId.id);
   const lower = text.toLowerCase();
-  const byName = list.filter((process) => process.name.trim().toLowerCase() === lower || process.id.toLowerCase() === lower);
+  const byName = list.filter(
+    (process) => process.name.trim().toLowerCase() === lower || process.id.toLowerCase() === lower,
+  );
   const first = byName[0];
   if (first && byName.every((process) => process.id === first.id)) return ok(first.id);
-  if (byName.length > 1) return fail(`facility process '${text}' names several processes: ${byName.map((p) => p.id).join(', ')}`);
-  const suggestions = closeMatches(text, list.flatMap((process) => [process.name, process.id]));
+  if (byName.length > 1)
+    return fail(`facility process '${text}' names several processes: ${byName.map((p) => p.id).join(', ')}`);
+  const suggestions = closeMatches(
+    text,
+    list.flatMap((process) => [process.name, process.id]),
+  );
   return fail(`'${text}' is not a facility process name or id${didYouMean(suggestions)}`);
 }

@@ -39,7 +39,13 @@ export function mapRow(source: SourceRow, binding: ColumnBinding, profile: Mappi
   const erred = new Set<string>();
   const problem = (code: RejectionCode, field: string, column: string | undefined, reason: string): void => {
     if (erred.has(field)) return;
-    problems.push({ code, field, row: source.row, ...(column === undefined ? {} : { column }), message: `${describeAt(source.row, column, field)}: ${reason}` });
+    problems.push({
+      code,
+      field,
+      row: source.row,
+      ...(column === undefined ? {} : { column }),
+      message: `${describeAt(source.row, column, field)}: ${reason}`,
+    });
   };
   const columnOf = (field: SourceField): string | undefined => binding.bound[field];
   const cellOf = (field: SourceField): CellValue | undefined => {
@@ -74,7 +80,8 @@ export function mapRow(source: SourceRow, binding: ColumnBinding, profile: Mappi
   }
   const orderNumberText = parseText(cellOf('orderNumber') ?? null, 255);
   const orderNumber = orderNumberText.ok ? orderNumberText.value : cellText(cellOf('orderNumber'));
-  if (!orderNumberText.ok) problem('too_long', 'orderNumber', columnOf('orderNumber'), `order number ${orderNumberText.reason}`);
+  if (!orderNumberText.ok)
+    problem('too_long', 'orderNumber', columnOf('orderNumber'), `order number ${orderNumberText.reason}`);
   else if (orderNumber === '' && source.problem === undefined) {
     problem('missing_value', 'orderNumber', columnOf('orderNumber'), 'the order number is empty');
   }
@@ -91,7 +98,9 @@ export function mapRow(source: SourceRow, binding: ColumnBinding, profile: Mappi
   for (const party of PARTY_FIELDS) {
     const ref = partyRef(cellOf(party.idField), cellOf(party.codeField));
     if (ref === undefined) continue;
-    const column = !isBlank(cellOf(party.idField)) ? (columnOf(party.idField) ?? party.idField) : (columnOf(party.codeField) ?? party.codeField);
+    const column = !isBlank(cellOf(party.idField))
+      ? (columnOf(party.idField) ?? party.idField)
+      : (columnOf(party.codeField) ?? party.codeField);
     if (ref.ok) header.set(party.key, { value: ref.value, row: source.row, column });
     else problem('invalid_value', party.key, column, ref.reason);
   }
@@ -109,12 +118,21 @@ export function mapRow(source: SourceRow, binding: ColumnBinding, profile: Mappi
   const code = externalId ? undefined : lineCell('productCode');
   if (externalId) line.productRef = { externalId: cellText(externalId.value) };
   else if (code) line.productRef = { codeId: profile.productCodeId, codeValue: cellText(code.value) };
-  else problem('missing_value', 'product', columnOf('productExternalId') ?? columnOf('productCode'), 'the line names no product');
+  else
+    problem(
+      'missing_value',
+      'product',
+      columnOf('productExternalId') ?? columnOf('productCode'),
+      'the line names no product',
+    );
 
   const quantity = lineCell('quantity');
   if (!quantity) problem('missing_value', 'quantity', columnOf('quantity'), 'the quantity is empty');
   else {
-    const parsed = parseQuantity(typeof quantity.value === 'number' ? quantity.value : cellText(quantity.value), profile.decimalSeparator);
+    const parsed = parseQuantity(
+      typeof quantity.value === 'number' ? quantity.value : cellText(quantity.value),
+      profile.decimalSeparator,
+    );
     if (parsed.ok) line.quantity = parsed.value;
     else problem('invalid_quantity', 'quantity', quantity.column, parsed.reason);
   }
@@ -127,7 +145,10 @@ export function mapRow(source: SourceRow, binding: ColumnBinding, profile: Mappi
   }
   const secondary = lineCell('secondaryQuantity');
   if (secondary) {
-    const parsed = parseQuantity(typeof secondary.value === 'number' ? secondary.value : cellText(secondary.value), profile.decimalSeparator);
+    const parsed = parseQuantity(
+      typeof secondary.value === 'number' ? secondary.value : cellText(secondary.value),
+      profile.decimalSeparator,
+    );
     if (parsed.ok) line.secondaryQuantity = parsed.value;
     else problem('invalid_quantity', 'secondaryQuantity', secondary.column, parsed.reason);
   } else if (columnOf('secondaryQuantity') !== undefined) {

@@ -32,7 +32,8 @@ export function uniqueHeader(names: readonly string[], headerRow = 1): string[] 
     return name === '' ? `column_${index + 1}` : name;
   });
   const duplicates = duplicateHeaders(header);
-  if (duplicates.length > 0) throw new ExportReadError(duplicateHeadersMessage(duplicates, headerRow), 'duplicate_headers');
+  if (duplicates.length > 0)
+    throw new ExportReadError(duplicateHeadersMessage(duplicates, headerRow), 'duplicate_headers');
   return header;
 }
 
@@ -50,7 +51,10 @@ function isUtf8(bytes: Buffer): boolean {
  * Text of a byte stream: UTF-8 (BOM dropped), unless the first chunk is not valid UTF-8, in which case the file
  * is taken as Windows-1252, the usual encoding of older ERP exports (so `Café` does not come out as `Caf�`).
  */
-async function* decodedText(input: AsyncIterable<Buffer | string>, seen: Partial<CsvDialect> = {}): AsyncGenerator<string> {
+async function* decodedText(
+  input: AsyncIterable<Buffer | string>,
+  seen: Partial<CsvDialect> = {},
+): AsyncGenerator<string> {
   let decoder: TextDecoder | undefined;
   for await (const chunk of input) {
     const bytes = typeof chunk === 'string' ? Buffer.from(chunk, 'utf8') : chunk;

@@ -10,7 +10,13 @@ import { checkXlsxBytes, readXlsx } from './xlsx';
 
 export { asExportReadError, guessDelimiter, readCsv, uniqueHeader, type TextSource } from './csv';
 export { readJson, readJsonArray, readNdjson } from './json';
-export { checkXlsxBytes, declaredUncompressedBytes, MAX_XLSX_UNCOMPRESSED_BYTES, readXlsx, readXlsxFile } from './xlsx';
+export {
+  checkXlsxBytes,
+  declaredUncompressedBytes,
+  MAX_XLSX_UNCOMPRESSED_BYTES,
+  readXlsx,
+  readXlsxFile,
+} from './xlsx';
 export * from './types';
 
 const EXTENSIONS: Readonly<Record<string, ExportFormat>> = {
@@ -27,7 +33,9 @@ const EXTENSIONS: Readonly<Record<string, ExportFormat>> = {
 export function formatOfFile(fileName: string): ExportFormat {
   const format = EXTENSIONS[extname(fileName).toLowerCase()];
   if (!format) {
-    throw new ExportReadError(`cannot tell the format of '${fileName}': use one of ${Object.keys(EXTENSIONS).join(', ')}`);
+    throw new ExportReadError(
+      `cannot tell the format of '${fileName}': use one of ${Object.keys(EXTENSIONS).join(', ')}`,
+    );
   }
   return format;
 }
@@ -114,7 +122,11 @@ export async function readExportFile(file: string, options: ReadOptions = {}): P
 }
 
 /** Reads an export already in memory (for example from the staging store). */
-export async function readExportContent(content: Buffer | string, format: ExportFormat, sheet?: string): Promise<ExportTable> {
+export async function readExportContent(
+  content: Buffer | string,
+  format: ExportFormat,
+  sheet?: string,
+): Promise<ExportTable> {
   switch (format) {
     case 'csv':
       return readCsv(content);

@@ -5,16 +5,28 @@ import type { TextSource } from './csv';
 import { ExportReadError, type CellValue, type ExportTable, type SourceRow } from './types';
 
 /** Object values become cells: scalars as they are, arrays of scalars as lists of text; nested objects are a problem. */
-function toCells(item: unknown): { values: Record<string, CellValue>; problem?: string; cellErrors?: Record<string, string> } {
+function toCells(item: unknown): {
+  values: Record<string, CellValue>;
+  problem?: string;
+  cellErrors?: Record<string, string>;
+} {
   if (typeof item !== 'object' || item === null || Array.isArray(item)) {
-    return { values: {}, problem: `expected a JSON object, got ${Array.isArray(item) ? 'an array' : typeof item}` };
+    return {
+      values: {},
+      problem: `expected a JSON object, got ${Array.isArray(item) ? 'an array' : typeof item}`,
+    };
   }
   const values: Record<string, CellValue> = {};
   const nested: string[] = [];
   let cellErrors: Record<string, string> | undefined;
   for (const [key, value] of Object.entries(item as Record<string, unknown>)) {
     if (typeof value === 'string' && holdsNul(value)) (cellErrors ??= {})[key] = NUL_CELL_ERROR;
-    if (value === null || typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean') {
+    if (
+      value === null ||
+      typeof value === 'string' ||
+      typeof value === 'number' ||
+      typeof value === 'boolean'
+    ) {
       values[key] = value;
     } else if (Array.isArray(value) && value.every((entry) => ['string', 'number'].includes(typeof entry))) {
       values[key] = value.map(String);
@@ -22,7 +34,10 @@ function toCells(item: unknown): { values: Record<string, CellValue>; problem?: 
       nested.push(key);
     }
   }
-  const read = nested.length > 0 ? { values, problem: `nested values are not supported in: ${quoteList(nested)}` } : { values };
+  const read =
+    nested.length > 0
+      ? { values, problem: `nested values are not supported in: ${quoteList(nested)}` }
+      : { values };
   return cellErrors ? { ...read, cellErrors } : read;
 }
 
@@ -34,7 +49,8 @@ function collectColumns(rows: readonly SourceRow[]): string[] {
 
 function toRow(row: number, item: unknown): SourceRow {
   const { values, problem, cellErrors } = toCells(item);
-  for (const [column, value] of Object.entries(values)) if (typeof value === 'string') checkCellLength(value, row, column);
+  for (const [column, value] of Object.entries(values))
+    if (typeof value === 'string') checkCellLength(value, row, column);
   const read: SourceRow = problem === undefined ? { row, values } : { row, values, problem };
   if (cellErrors) read.cellErrors = cellErrors;
   return read;
@@ -48,7 +64,8 @@ export function readJsonArray(text: string): ExportTable {
   } catch (error) {
     throw new ExportReadError(`not valid JSON: ${quoteInput((error as Error).message)}`);
   }
-  if (!Array.isArray(parsed)) throw new ExportReadError('a JSON export must be an array of objects (or NDJSON, one object per line)');
+  if (!Array.isArray(parsed))
+    throw new ExportReadError('a JSON export must be an array of objects (or NDJSON, one object per line)');
   const rows = parsed.map((item, index) => toRow(index + 1, item));
   return { format: 'json', columns: collectColumns(rows), rows };
 }
@@ -60,7 +77,10 @@ export function readJsonArray(text: string): ExportTable {
  * with some of its lines only (and a `complete` profile would delete the others).
  */
 export async function readNdjson(source: TextSource): Promise<ExportTable> {
-  const input = source instanceof Readable ? source : Readable.from([typeof source === 'string' ? Buffer.from(source) : source]);
+  const input =
+    source instanceof Readable
+      ? source
+      : Readable.from([typeof source === 'string' ? Buffer.from(source) : source]);
   input.setEncoding('utf8');
   let lastChar = '';
   input.on('data', (chunk: string) => {
@@ -79,7 +99,12 @@ export async function readNdjson(source: TextSource): Promise<ExportTable> {
     } catch (error) {
       const reason = (error as Error).message;
       unparsedLast = { line, reason };
-      rows.push({ row: line, values: {}, problem: `line is not valid JSON: ${quoteInput(reason)}`, rawText: rawLine });
+      rows.push({
+        row: line,
+        values: {},
+        problem: `line is not valid JSON: ${quoteInput(reason)}`,
+        rawText: rawLine,
+      });
     }
   }
   if (unparsedLast !== undefined && lastChar !== '\n') {
@@ -92,7 +117,8 @@ export async function readNdjson(source: TextSource): Promise<ExportTable> {
   return { format: 'ndjson', columns: collectColumns(rows), rows };
 }
 
-const NOT_AN_ARRAY = 'a JSON export must be an array of objects, one per order line, or NDJSON (one object per line)';
+const NOT_AN_ARRAY =
+  'a JSON export must be an array of objects, one per order line, or NDJSON (one object per line)';
 
 /** The kind of a parsed JSON value, for messages. */
 function kindOf(value: unknown): string {
@@ -100,7 +126,12 @@ function kindOf(value: unknown): string {
   if (Array.isArray(value)) return 'an array';
   if (typeof value === 'object') {
     const keys = Object.keys(value as Record<string, unknown>);
-    return keys.length === 0 ? 'an empty object' : `an object with keys ${keys.slice(0, 5).map((key) => `'${quoteInput(key, 40)}'`).join(', ')}${keys.length > 5 ? '...' : ''}`;
+    return keys.length === 0
+      ? 'an empty object'
+      : `an object with keys ${keys
+          .slice(0, 5)
+          .map((key) => `'${quoteInput(key, 40)}'`)
+          .join(', ')}${keys.length > 5 ? '...' : ''}`;
   }
   return `a ${typeof value}`;
 }
@@ -129,7 +160,8 @@ export async function readJson(content: string | Buffer): Promise<ExportTable> {
       } catch {
         wholeParses = false;
       }
-      if (wholeParses) throw new ExportReadError(`${NOT_AN_ARRAY}; this file holds ${kindOf(whole)}`, 'not_an_array');
+      if (wholeParses)
+        throw new ExportReadError(`${NOT_AN_ARRAY}; this file holds ${kindOf(whole)}`, 'not_an_array');
     }
   } else if (body !== '') {
     // A single line: NDJSON with one row when it is an object, otherwise neither format.

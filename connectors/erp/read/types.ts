@@ -49,7 +49,8 @@ export interface CsvDialect {
 }
 
 /** Why a file was refused whole; `unreadable_file` unless a more precise reason is known. */
-export type ExportReadErrorCode = 'unreadable_file' | 'truncated_file' | 'not_an_array' | 'file_not_found' | InputLimitCode;
+export type ExportReadErrorCode =
+  'unreadable_file' | 'truncated_file' | 'not_an_array' | 'file_not_found' | InputLimitCode;
 
 /** A rejects file fed back (`retry`): its header holds the two error columns the rejects writer adds. */
 export function isRejectsHeader(columns: readonly string[]): boolean {

@@ -49,7 +49,11 @@ const MAX_MERGE_CELLS = 10_000;
  * Copies each merged range's top-left cell into the empty cells it covers, below the header row only, so a merged
  * order number (or date, supplier...) reaches every line of its order instead of only the first.
  */
-function fillMerges(sheet: XLSX.WorkSheet, data: Array<Array<XLSX.CellObject | undefined> | undefined>, headerRow: number): void {
+function fillMerges(
+  sheet: XLSX.WorkSheet,
+  data: Array<Array<XLSX.CellObject | undefined> | undefined>,
+  headerRow: number,
+): void {
   for (const merge of sheet['!merges'] ?? []) {
     if (merge.s.r <= headerRow) continue;
     const area = (merge.e.r - merge.s.r + 1) * (merge.e.c - merge.s.c + 1);
@@ -86,7 +90,8 @@ export function declaredUncompressedBytes(zip: Buffer): number {
   while (offset + 46 <= zip.length && zip.readUInt32LE(offset) === 0x02014b50) {
     const size = zip.readUInt32LE(offset + 24);
     total += size === 0xffffffff ? Number.POSITIVE_INFINITY : size;
-    offset += 46 + zip.readUInt16LE(offset + 28) + zip.readUInt16LE(offset + 30) + zip.readUInt16LE(offset + 32);
+    offset +=
+      46 + zip.readUInt16LE(offset + 28) + zip.readUInt16LE(offset + 30) + zip.readUInt16LE(offset + 32);
   }
   return total;
 }
@@ -95,14 +100,19 @@ export function declaredUncompressedBytes(zip: Buffer): number {
  * The checks that need no parsing, in milliseconds: password protection, the zip signature and the declared
  * uncompressed size (a zip bomb is refused before SheetJS inflates anything). Run before the read thread starts.
  */
-export function checkXlsxBytes(content: Buffer | Uint8Array, maxUncompressedBytes = MAX_XLSX_UNCOMPRESSED_BYTES): void {
+export function checkXlsxBytes(
+  content: Buffer | Uint8Array,
+  maxUncompressedBytes = MAX_XLSX_UNCOMPRESSED_BYTES,
+): void {
   if (isPasswordProtectedWorkbook(Buffer.from(content.buffer, content.byteOffset, content.byteLength))) {
     throw new ExportReadError(PASSWORD_PROTECTED_MESSAGE, 'password_protected');
   }
   if (content.length < 4 || content[0] !== 0x50 || content[1] !== 0x4b) {
     throw new ExportReadError('not an xlsx workbook (an xlsx file is a zip archive)');
   }
-  const inflated = declaredUncompressedBytes(Buffer.from(content.buffer, content.byteOffset, content.byteLength));
+  const inflated = declaredUncompressedBytes(
+    Buffer.from(content.buffer, content.byteOffset, content.byteLength),
+  );
   if (inflated > maxUncompressedBytes) {
     throw new ExportReadError(
       `the workbook would inflate to ${Number.isFinite(inflated) ? `${Math.round(inflated / 1048576)} MB` : 'an unbounded size'}, ` +
@@ -112,7 +122,11 @@ export function checkXlsxBytes(content: Buffer | Uint8Array, maxUncompressedByte
 }
 
 /** `readXlsx` of a file on disk (what the read thread runs: the bytes never cross the thread boundary). */
-export function readXlsxFile(path: string, sheetName?: string, maxUncompressedBytes = MAX_XLSX_UNCOMPRESSED_BYTES): ExportTable {
+export function readXlsxFile(
+  path: string,
+  sheetName?: string,
+  maxUncompressedBytes = MAX_XLSX_UNCOMPRESSED_BYTES,
+): ExportTable {
   return readXlsx(readFileSync(path), sheetName, maxUncompressedBytes);
 }
 
@@ -134,12 +148,23 @@ export function readXlsx(
   }
 }
 
-function readWorkbookSheet(content: Buffer | Uint8Array, sheetName: string | undefined, maxUncompressedBytes: number): ExportTable {
+function readWorkbookSheet(
+  content: Buffer | Uint8Array,
+  sheetName: string | undefined,
+  maxUncompressedBytes: number,
+): ExportTable {
   // Without this check SheetJS would happily read any text as a one-column "workbook".
   checkXlsxBytes(content, maxUncompressedBytes);
   let workbook: XLSX.WorkBook;
   try {
-    workbook = XLSX.read(content, { type: 'buffer', cellDates: false, cellNF: true, cellFormula: true, sheetStubs: true, dense: true });
+    workbook = XLSX.read(content, {
+      type: 'buffer',
+      cellDates: false,
+      cellNF: true,
+      cellFormula: true,
+      sheetStubs: true,
+      dense: true,
+    });
   } catch (error) {
     throw new ExportReadError(`not a readable xlsx workbook: ${(error as Error).message}`);
   }

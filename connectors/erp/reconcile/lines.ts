@@ -1,5 +1,11 @@
 import type { OrderPatch } from '../../traceability/schemas/orders';
-import { productRefKey, type LineDraft, type OrderDraft, type Problem, type ProductRef } from '../orders/draft';
+import {
+  productRefKey,
+  type LineDraft,
+  type OrderDraft,
+  type Problem,
+  type ProductRef,
+} from '../orders/draft';
 import type { ExistingOrder, ExistingOrderLine } from './existing';
 import { sameQuantity } from './normalise';
 
@@ -71,7 +77,9 @@ function matchLines(
     taken.add(target.id);
     matches.push({ draft: line, existing: target });
   }
-  const byNumber = new Map(existing.lines.filter((line) => !taken.has(line.id)).map((line) => [line.orderLineNumber, line]));
+  const byNumber = new Map(
+    existing.lines.filter((line) => !taken.has(line.id)).map((line) => [line.orderLineNumber, line]),
+  );
   const added: LineDraft[] = [];
   for (const line of numbered) {
     const target = line.orderLineNumber === undefined ? undefined : byNumber.get(line.orderLineNumber);
@@ -92,7 +100,9 @@ function matchLines(
     for (const line of pending) {
       const target = existing.lines.find(
         (candidate) =>
-          !taken.has(candidate.id) && sameKind(line, candidate) && (!sameQuantityToo || sameQuantity(line.quantity, candidate.quantity)),
+          !taken.has(candidate.id) &&
+          sameKind(line, candidate) &&
+          (!sameQuantityToo || sameQuantity(line.quantity, candidate.quantity)),
       );
       if (target === undefined) left.push(line);
       else {
@@ -109,18 +119,27 @@ function matchLines(
 function lineChanges(match: Match, styleId: string): Omit<LinePatchEntry, 'id'> {
   const { draft, existing } = match;
   const changes: Omit<LinePatchEntry, 'id'> = {};
-  if (draft.orderLineNumber !== undefined && draft.orderLineNumber !== existing.orderLineNumber) changes.orderLineNumber = draft.orderLineNumber;
+  if (draft.orderLineNumber !== undefined && draft.orderLineNumber !== existing.orderLineNumber)
+    changes.orderLineNumber = draft.orderLineNumber;
   if (styleId !== existing.styleId) changes.styleId = styleId;
   if (!sameQuantity(draft.quantity, existing.quantity)) changes.quantity = draft.quantity;
   if (draft.unit !== existing.unit) changes.unit = draft.unit;
-  if (draft.secondaryQuantity !== undefined && !sameQuantity(draft.secondaryQuantity, existing.secondaryQuantity)) {
+  if (
+    draft.secondaryQuantity !== undefined &&
+    !sameQuantity(draft.secondaryQuantity, existing.secondaryQuantity)
+  ) {
     changes.secondaryQuantity = draft.secondaryQuantity;
   }
   return changes;
 }
 
-export function newLineEntry(line: LineDraft, resolved: ReadonlyMap<string, string>): LinePatchEntry | undefined {
-  const styleId = styleIdFor(line.productRef, resolved) ?? ('externalId' in line.productRef ? line.productRef.externalId : undefined);
+export function newLineEntry(
+  line: LineDraft,
+  resolved: ReadonlyMap<string, string>,
+): LinePatchEntry | undefined {
+  const styleId =
+    styleIdFor(line.productRef, resolved) ??
+    ('externalId' in line.productRef ? line.productRef.externalId : undefined);
   if (styleId === undefined) return undefined;
   const entry: LinePatchEntry = { styleId, quantity: line.quantity, unit: line.unit };
   if (line.orderLineNumber !== undefined) entry.orderLineNumber = line.orderLineNumber;
@@ -167,7 +186,8 @@ export function planLines(
   const { complete } = options;
   const problems: Problem[] = [];
   const { matches, added, unlisted } = matchLines(draft, existing, resolvedStyleIds, problems);
-  const archived = (line: LineDraft): boolean => options.archivedRefs?.has(productRefKey(line.productRef)) ?? false;
+  const archived = (line: LineDraft): boolean =>
+    options.archivedRefs?.has(productRefKey(line.productRef)) ?? false;
   const updates: LinePatchEntry[] = [];
   const summary: LineSummary = { created: 0, updated: 0, deleted: 0, renamed: 0, unchanged: 0 };
   for (const match of matches) {
@@ -177,7 +197,8 @@ export function planLines(
       continue;
     }
     const changes = lineChanges(match, styleId);
-    if (changes.styleId !== undefined && archived(match.draft)) problems.push(productProblem(match.draft, true));
+    if (changes.styleId !== undefined && archived(match.draft))
+      problems.push(productProblem(match.draft, true));
     updates.push({ id: match.existing.id, ...changes });
     if (Object.keys(changes).length === 0) summary.unchanged += 1;
     else summary.updated += 1;
@@ -199,10 +220,15 @@ export function planLines(
   if (summary.created + summary.updated + summary.deleted === 0) return { steps: [], summary };
 
   const final: LinePatchEntry[] = [...updates, ...kept.map((line) => ({ id: line.id })), ...creates];
-  const keptNumbers = new Map([...matches.map((m) => m.existing), ...kept].map((line) => [line.orderLineNumber, line.id]));
-  const renames = matches.filter((m) => m.draft.orderLineNumber !== undefined && m.draft.orderLineNumber !== m.existing.orderLineNumber);
+  const keptNumbers = new Map(
+    [...matches.map((m) => m.existing), ...kept].map((line) => [line.orderLineNumber, line.id]),
+  );
+  const renames = matches.filter(
+    (m) => m.draft.orderLineNumber !== undefined && m.draft.orderLineNumber !== m.existing.orderLineNumber,
+  );
   const collides = renames.some((m) => {
-    const holder = m.draft.orderLineNumber === undefined ? undefined : keptNumbers.get(m.draft.orderLineNumber);
+    const holder =
+      m.draft.orderLineNumber === undefined ? undefined : keptNumbers.get(m.draft.orderLineNumber);
     return holder !== undefined && holder !== m.existing.id;
   });
   if (!collides) return { steps: [final], summary };
@@ -215,8 +241,14 @@ export function planLines(
 }
 
 /** Spec, "Tracing coupling of lines and orders" 1 and 2: deleting or renaming a traced line reaches the counterparty. */
-function protectTracedLines(draft: OrderDraft, matches: readonly Match[], deleted: readonly ExistingOrderLine[], problems: Problem[]): void {
-  const traced = (line: ExistingOrderLine): boolean => typeof line.tracingReflectionOrderId === 'string' && line.tracingReflectionOrderId !== '';
+function protectTracedLines(
+  draft: OrderDraft,
+  matches: readonly Match[],
+  deleted: readonly ExistingOrderLine[],
+  problems: Problem[],
+): void {
+  const traced = (line: ExistingOrderLine): boolean =>
+    typeof line.tracingReflectionOrderId === 'string' && line.tracingReflectionOrderId !== '';
   for (const line of deleted.filter(traced)) {
     problems.push({
       code: 'traced_line_protected',
@@ -229,7 +261,8 @@ function protectTracedLines(draft: OrderDraft, matches: readonly Match[], delete
   }
   for (const match of matches) {
     const number = match.draft.orderLineNumber;
-    if (!traced(match.existing) || number === undefined || number === match.existing.orderLineNumber) continue;
+    if (!traced(match.existing) || number === undefined || number === match.existing.orderLineNumber)
+      continue;
     problems.push({
       code: 'traced_line_protected',
       field: 'orderLineNumber',
@@ -243,7 +276,13 @@ function protectTracedLines(draft: OrderDraft, matches: readonly Match[], delete
 }
 
 /** After the plan, every line the order keeps must have its own number (the server's 409 `order_not_unique`). */
-function checkFinalNumbers(draft: OrderDraft, matches: readonly Match[], added: readonly LineDraft[], kept: readonly ExistingOrderLine[], problems: Problem[]): void {
+function checkFinalNumbers(
+  draft: OrderDraft,
+  matches: readonly Match[],
+  added: readonly LineDraft[],
+  kept: readonly ExistingOrderLine[],
+  problems: Problem[],
+): void {
   const keptByNumber = new Map(kept.map((line) => [line.orderLineNumber, line]));
   for (const line of [...matches.map((m) => m.draft), ...added]) {
     if (line.orderLineNumber === undefined) continue;

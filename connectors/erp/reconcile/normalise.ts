@@ -32,7 +32,10 @@ export function sameList(a: readonly string[], b: readonly string[]): boolean {
  * Responsible persons as user ids: e-mails go through the given map (lower-cased keys) when it knows them.
  * Compared as sets, since the server de-duplicates and order carries no meaning.
  */
-export function personIds(entries: readonly string[], ids: ReadonlyMap<string, string> | undefined): Set<string> {
+export function personIds(
+  entries: readonly string[],
+  ids: ReadonlyMap<string, string> | undefined,
+): Set<string> {
   return new Set(entries.map((entry) => ids?.get(entry.trim().toLowerCase()) ?? entry.trim()));
 }
 

@@ -7,8 +7,16 @@ export type OrderFieldPatch = Omit<OrderPatch, 'lines'>;
 
 /** Plain fields compared as they are: `undefined` in the draft means the export does not manage the field. */
 const PLAIN_FIELDS = [
-  'buyerCompanyId', 'supplierCompanyId', 'vendorCompanyId', 'factory', 'buyerFacilityProcess', 'supplierFacilityProcess',
-  'status', 'orderSubType', 'shipmentReference', 'counterpartyOrderNumberRef',
+  'buyerCompanyId',
+  'supplierCompanyId',
+  'vendorCompanyId',
+  'factory',
+  'buyerFacilityProcess',
+  'supplierFacilityProcess',
+  'status',
+  'orderSubType',
+  'shipmentReference',
+  'counterpartyOrderNumberRef',
 ] as const;
 
 /**
@@ -17,12 +25,16 @@ const PLAIN_FIELDS = [
  * process; without a buyer process the default cannot be written as a valid pair, so it is not enforced). An
  * export without receiver columns leaves the platform's receiver alone.
  */
-function expectedReceiver(draft: OrderDraft, existing: ExistingOrder): { company: string; process: string } | undefined {
+function expectedReceiver(
+  draft: OrderDraft,
+  existing: ExistingOrder,
+): { company: string; process: string } | undefined {
   if (typeof draft.receiverCompanyId === 'string' && typeof draft.receiverFacilityProcess === 'string') {
     return { company: draft.receiverCompanyId, process: draft.receiverFacilityProcess };
   }
   if (draft.receiverCompanyId === undefined && draft.receiverFacilityProcess === undefined) return undefined;
-  const buyerProcess = draft.buyerFacilityProcess !== undefined ? draft.buyerFacilityProcess : existing.buyerFacilityProcess;
+  const buyerProcess =
+    draft.buyerFacilityProcess !== undefined ? draft.buyerFacilityProcess : existing.buyerFacilityProcess;
   return buyerProcess ? { company: draft.buyerCompanyId, process: buyerProcess } : undefined;
 }
 
@@ -54,7 +66,10 @@ export function orderFieldChanges(
     }
   }
   const receiver = expectedReceiver(draft, existing);
-  if (receiver && (receiver.company !== existing.receiverCompanyId || receiver.process !== existing.receiverFacilityProcess)) {
+  if (
+    receiver &&
+    (receiver.company !== existing.receiverCompanyId || receiver.process !== existing.receiverFacilityProcess)
+  ) {
     // The pair rule: both receiver fields travel together, on update as on create.
     patch['receiverCompanyId'] = receiver.company;
     patch['receiverFacilityProcess'] = receiver.process;

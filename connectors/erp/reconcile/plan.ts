@@ -1,5 +1,11 @@
 import type { OrderCreate, OrderPatch, OrderType } from '../../traceability/schemas/orders';
-import { productRefKey, rejectionOf, type OrderDraft, type OrderRejection, type Problem } from '../orders/draft';
+import {
+  productRefKey,
+  rejectionOf,
+  type OrderDraft,
+  type OrderRejection,
+  type Problem,
+} from '../orders/draft';
 import type { ExistingOrder } from './existing';
 import { newLineEntry, planLines, productProblem, type LineSummary } from './lines';
 import { storedTags } from './normalise';
@@ -38,9 +44,25 @@ export type OrderPlan =
 
 /** Body fields of a draft, in the order the API documents them; everything else in the draft is bookkeeping. */
 const CREATE_FIELDS = [
-  'orderNumber', 'orderSubType', 'status', 'buyerCompanyId', 'supplierCompanyId', 'receiverCompanyId', 'vendorCompanyId',
-  'factory', 'buyerFacilityProcess', 'supplierFacilityProcess', 'receiverFacilityProcess', 'orderDate', 'deliveryDate',
-  'agreedDeliveryDate', 'expectedShippingDate', 'shippingDate', 'handoverDate', 'actualDeliveryDate', 'shipmentReference',
+  'orderNumber',
+  'orderSubType',
+  'status',
+  'buyerCompanyId',
+  'supplierCompanyId',
+  'receiverCompanyId',
+  'vendorCompanyId',
+  'factory',
+  'buyerFacilityProcess',
+  'supplierFacilityProcess',
+  'receiverFacilityProcess',
+  'orderDate',
+  'deliveryDate',
+  'agreedDeliveryDate',
+  'expectedShippingDate',
+  'shippingDate',
+  'handoverDate',
+  'actualDeliveryDate',
+  'shipmentReference',
   'counterpartyOrderNumberRef',
 ] as const;
 
@@ -78,7 +100,11 @@ export function createBody(
 export function planOrderSync(input: PlanInput): OrderPlan {
   const { draft, existing, resolvedStyleIds } = input;
   const base = { orderNumber: draft.orderNumber, orderType: draft.orderType };
-  const reject = (problems: Problem[]): OrderPlan => ({ kind: 'rejected', ...base, rejection: rejectionOf(draft.orderNumber, draft.rows, problems) });
+  const reject = (problems: Problem[]): OrderPlan => ({
+    kind: 'rejected',
+    ...base,
+    rejection: rejectionOf(draft.orderNumber, draft.rows, problems),
+  });
   if (existing === undefined) {
     const body = createBody(draft, resolvedStyleIds, input.archivedRefs);
     return 'problems' in body ? reject(body.problems) : { kind: 'create', ...base, body };
@@ -86,13 +112,22 @@ export function planOrderSync(input: PlanInput): OrderPlan {
   const fields = orderFieldChanges(draft, existing, input.responsiblePersonIds);
   const lines = planLines(draft, existing, resolvedStyleIds, {
     complete: input.complete,
-    ...(input.allowTracedLineRemoval !== undefined ? { allowTracedLineRemoval: input.allowTracedLineRemoval } : {}),
+    ...(input.allowTracedLineRemoval !== undefined
+      ? { allowTracedLineRemoval: input.allowTracedLineRemoval }
+      : {}),
     ...(input.archivedRefs !== undefined ? { archivedRefs: input.archivedRefs } : {}),
   });
   if ('problems' in lines) return reject(lines.problems);
   const changedFields = Object.keys(fields);
-  if (changedFields.length === 0 && lines.steps.length === 0) return { kind: 'unchanged', ...base, orderId: existing.id };
-  const patch = { kind: 'patch', ...base, orderId: existing.id, changedFields, lines: lines.summary } as const;
+  if (changedFields.length === 0 && lines.steps.length === 0)
+    return { kind: 'unchanged', ...base, orderId: existing.id };
+  const patch = {
+    kind: 'patch',
+    ...base,
+    orderId: existing.id,
+    changedFields,
+    lines: lines.summary,
+  } as const;
   const [first, second] = lines.steps;
   if (first === undefined) return { ...patch, steps: [fields] };
   if (second === undefined) return { ...patch, steps: [{ ...fields, lines: first }] };

@@ -1,1 +1,8 @@
-export { ERROR_CODE_COLUMN, ERROR_MESSAGE_COLUMN, rejectedRows, writeRejects, type RejectedOrder, type RejectsFile } from './write';
+export {
+  ERROR_CODE_COLUMN,
+  ERROR_MESSAGE_COLUMN,
+  rejectedRows,
+  writeRejects,
+  type RejectedOrder,
+  type RejectsFile,
+} from './write';

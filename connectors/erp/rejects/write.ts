@@ -58,7 +58,11 @@ export function rejectedRows(table: ExportTable, rejections: readonly RejectedOr
 
 /** The input's columns plus the two error columns (replacing those of a rejects file fed back in). */
 function rejectsColumns(table: ExportTable): string[] {
-  return [...table.columns.filter((column) => column !== ERROR_CODE_COLUMN && column !== ERROR_MESSAGE_COLUMN), ERROR_CODE_COLUMN, ERROR_MESSAGE_COLUMN];
+  return [
+    ...table.columns.filter((column) => column !== ERROR_CODE_COLUMN && column !== ERROR_MESSAGE_COLUMN),
+    ERROR_CODE_COLUMN,
+    ERROR_MESSAGE_COLUMN,
+  ];
 }
 
 function textOf(value: CellValue | undefined): string {
@@ -87,7 +91,9 @@ function rejectsCsv(table: ExportTable, rows: readonly RejectedRow[]): Buffer {
   );
   // Written as the input was (delimiter, encoding, line endings), so the fixed file reads back the same way.
   const dialect = table.csvDialect ?? { delimiter: ',', encoding: 'utf-8', newline: '\r\n', bom: true };
-  const text = Papa.unparse({ fields: columns, data }, { delimiter: dialect.delimiter, newline: dialect.newline }) + dialect.newline;
+  const text =
+    Papa.unparse({ fields: columns, data }, { delimiter: dialect.delimiter, newline: dialect.newline }) +
+    dialect.newline;
   if (dialect.encoding === 'windows-1252') return encodeWindows1252(text);
   return Buffer.from((dialect.bom ? '\uFEFF' : '') + text, 'utf8');
 }
@@ -113,17 +119,28 @@ function rejectsXlsx(table: ExportTable, rows: readonly RejectedRow[]): Buffer {
   rows.forEach((row, index) => {
     columns.forEach((column, c) => {
       const value =
-        column === ERROR_CODE_COLUMN ? row.code : column === ERROR_MESSAGE_COLUMN ? boundMessage(row.message) : row.source.values[column];
+        column === ERROR_CODE_COLUMN
+          ? row.code
+          : column === ERROR_MESSAGE_COLUMN
+            ? boundMessage(row.message)
+            : row.source.values[column];
       if (value === null || value === undefined) return;
       const address = XLSX.utils.encode_cell({ r: index + 1, c });
       const cell: XLSX.CellObject =
-        typeof value === 'number' ? { t: 'n', v: value } : typeof value === 'boolean' ? { t: 'b', v: value } : { t: 's', v: safeText(value) };
+        typeof value === 'number'
+          ? { t: 'n', v: value }
+          : typeof value === 'boolean'
+            ? { t: 'b', v: value }
+            : { t: 's', v: safeText(value) };
       const format = row.source.formats?.[column];
       if (format !== undefined && cell.t === 'n') cell.z = format;
       sheet[address] = cell;
     });
   });
-  sheet['!ref'] = XLSX.utils.encode_range({ s: { r: 0, c: 0 }, e: { r: rows.length, c: columns.length - 1 } });
+  sheet['!ref'] = XLSX.utils.encode_range({
+    s: { r: 0, c: 0 },
+    e: { r: rows.length, c: columns.length - 1 },
+  });
   const book = XLSX.utils.book_new();
   XLSX.utils.book_append_sheet(book, sheet, (table.sheetName ?? 'Rejects').slice(0, 31));
   return XLSX.write(book, { type: 'buffer', bookType: 'xlsx', compression: true }) as Buffer;
@@ -132,8 +149,15 @@ function rejectsXlsx(table: ExportTable, rows: readonly RejectedRow[]): Buffer {
 function rejectsNdjson(rows: readonly RejectedRow[]): Buffer {
   const lines = rows.map((row) => {
     const { [ERROR_CODE_COLUMN]: _code, [ERROR_MESSAGE_COLUMN]: _message, ...values } = row.source.values;
-    const original: Record<string, unknown> = row.source.rawText !== undefined && Object.keys(values).length === 0 ? { _raw: row.source.rawText } : values;
-    return JSON.stringify({ ...original, [ERROR_CODE_COLUMN]: row.code, [ERROR_MESSAGE_COLUMN]: row.message });
+    const original: Record<string, unknown> =
+      row.source.rawText !== undefined && Object.keys(values).length === 0
+        ? { _raw: row.source.rawText }
+        : values;
+    return JSON.stringify({
+      ...original,
+      [ERROR_CODE_COLUMN]: row.code,
+      [ERROR_MESSAGE_COLUMN]: row.message,
+    });
   });
   return Buffer.from(lines.map((line) => `${line}\n`).join(''), 'utf8');
 }

@@ -10,10 +10,19 @@ const MAX_EXCEL_SERIAL = 2_958_465; // 9999-12-31
 
 function calendarDate(year: number, month: number, day: number): Parsed<string> {
   const date = new Date(Date.UTC(year, month - 1, day));
-  if (year < 1000 || date.getUTCFullYear() !== year || date.getUTCMonth() !== month - 1 || date.getUTCDate() !== day) {
-    return fail(`${year}-${String(month).padStart(2, '0')}-${String(day).padStart(2, '0')} is not a real calendar date`);
+  if (
+    year < 1000 ||
+    date.getUTCFullYear() !== year ||
+    date.getUTCMonth() !== month - 1 ||
+    date.getUTCDate() !== day
+  ) {
+    return fail(
+      `${year}-${String(month).padStart(2, '0')}-${String(day).padStart(2, '0')} is not a real calendar date`,
+    );
   }
-  return ok(`${String(year).padStart(4, '0')}-${String(month).padStart(2, '0')}-${String(day).padStart(2, '0')}`);
+  return ok(
+    `${String(year).padStart(4, '0')}-${String(month).padStart(2, '0')}-${String(day).padStart(2, '0')}`,
+  );
 }
 
 export function fromExcelSerial(serial: number): Parsed<string> {
@@ -37,14 +46,21 @@ const ISO_DATE_TIME = new RegExp(String.raw`^(\d{4})-(\d{2})-(\d{2})(?:T|\s+)${T
 const COMPACT_DATE = /^(\d{4})(\d{2})(\d{2})$/;
 const COMPACT_DATE_TIME = /^(\d{4})(\d{2})(\d{2})[T ]?\d{6}$/;
 const SERIAL_TEXT = /^\d{1,7}(\.\d+)?$/;
-const SEPARATED_DATE = new RegExp(String.raw`^(\d{1,2})[./-](\d{1,2})[./-](\d{2,4})(?:,?\s+${TIME}${ZONE})?$`);
+const SEPARATED_DATE = new RegExp(
+  String.raw`^(\d{1,2})[./-](\d{1,2})[./-](\d{2,4})(?:,?\s+${TIME}${ZONE})?$`,
+);
 
 /** What a date cell may hold, for the message of a refused one. */
 export function acceptedDateForms(format: DateFormat): string {
-  const separated = format === 'dmy' ? 'DD/MM/YYYY (also with . or -)' : format === 'mdy' ? 'MM/DD/YYYY (also with . or -)' : undefined;
+  const separated =
+    format === 'dmy'
+      ? 'DD/MM/YYYY (also with . or -)'
+      : format === 'mdy'
+        ? 'MM/DD/YYYY (also with . or -)'
+        : undefined;
   return [
     'YYYY-MM-DD',
-    "a date-time such as 2025-05-11T09:55:16Z, 2025-05-11 09:55:16 -0400 or 2025-05-11T09:55+02:00 (the written date is kept)",
+    'a date-time such as 2025-05-11T09:55:16Z, 2025-05-11 09:55:16 -0400 or 2025-05-11T09:55+02:00 (the written date is kept)',
     'YYYYMMDD',
     'an Excel date serial',
     ...(separated ? [`${separated}, with or without a time`] : []),
@@ -61,7 +77,11 @@ export function acceptedDateForms(format: DateFormat): string {
 export function parseDate(value: string | number, format: DateFormat): Parsed<string> {
   if (typeof value === 'number') return fromExcelSerial(value);
   const text = value.trim();
-  const iso = ISO_DATE.exec(text) ?? ISO_DATE_TIME.exec(text) ?? COMPACT_DATE.exec(text) ?? COMPACT_DATE_TIME.exec(text);
+  const iso =
+    ISO_DATE.exec(text) ??
+    ISO_DATE_TIME.exec(text) ??
+    COMPACT_DATE.exec(text) ??
+    COMPACT_DATE_TIME.exec(text);
   if (iso) return calendarDate(Number(iso[1]), Number(iso[2]), Number(iso[3]));
   if (SERIAL_TEXT.test(text)) return fromExcelSerial(Number(text));
   const refused = (reason: string): Parsed<string> =>
@@ -69,13 +89,20 @@ export function parseDate(value: string | number, format: DateFormat): Parsed<st
   const separated = SEPARATED_DATE.exec(text);
   if (separated) {
     if (format === 'iso') {
-      return refused(`'${text}' is day-first or month-first, which the profile's dateFormat 'iso' does not read (set it to dmy or mdy)`);
+      return refused(
+        `'${text}' is day-first or month-first, which the profile's dateFormat 'iso' does not read (set it to dmy or mdy)`,
+      );
     }
     const [first, second, year] = [Number(separated[1]), Number(separated[2]), separated[3] ?? ''];
-    if (year.length !== 4) return refused(`'${text}' has a ${year.length}-digit year; write the year with 4 digits`);
+    if (year.length !== 4)
+      return refused(`'${text}' has a ${year.length}-digit year; write the year with 4 digits`);
     const [day, month] = format === 'dmy' ? [first, second] : [second, first];
     const parsed = calendarDate(Number(year), month, day);
-    return parsed.ok ? parsed : refused(`'${text}' is not a real date when read as ${format === 'dmy' ? 'day/month/year' : 'month/day/year'}`);
+    return parsed.ok
+      ? parsed
+      : refused(
+          `'${text}' is not a real date when read as ${format === 'dmy' ? 'day/month/year' : 'month/day/year'}`,
+        );
   }
   return refused(`'${text}' is not a date`);
 }

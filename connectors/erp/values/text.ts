@@ -11,7 +11,8 @@ export function cellText(value: CellValue | undefined): string {
 
 export function parseText(value: CellValue, maxLength: number): Parsed<string> {
   const text = cellText(value);
-  if (text.length > maxLength) return fail(`is ${text.length} characters long; at most ${maxLength} are allowed`);
+  if (text.length > maxLength)
+    return fail(`is ${text.length} characters long; at most ${maxLength} are allowed`);
   return ok(text);
 }
 

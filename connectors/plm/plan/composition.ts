@@ -14,7 +14,11 @@ export const currentLineSchema = z.object({
 export type CurrentLine = z.infer<typeof currentLineSchema>;
 
 /** A material header the product owns (link `isOwner`), with its lines when they were read. */
-export const currentHeaderSchema = z.object({ id: z.string(), name: z.string(), lines: z.array(currentLineSchema).nullable() });
+export const currentHeaderSchema = z.object({
+  id: z.string(),
+  name: z.string(),
+  lines: z.array(currentLineSchema).nullable(),
+});
 export type CurrentHeader = z.infer<typeof currentHeaderSchema>;
 
 const rootLineSchema = z.object({ rawMaterialId: z.string(), percentage: z.number() });
@@ -22,7 +26,12 @@ const rootLineSchema = z.object({ rawMaterialId: z.string(), percentage: z.numbe
 /** One write of a composition change, in the order to send them (deletes and decreases before increases). */
 export const compositionOpSchema = z.discriminatedUnion('op', [
   z.object({ op: z.literal('deleteHeaders'), headerIds: z.array(z.string()).min(1) }),
-  z.object({ op: z.literal('createHeader'), name: z.string(), isMainMaterial: z.boolean(), lines: z.array(rootLineSchema) }),
+  z.object({
+    op: z.literal('createHeader'),
+    name: z.string(),
+    isMainMaterial: z.boolean(),
+    lines: z.array(rootLineSchema),
+  }),
   z.object({ op: z.literal('deleteLines'), headerId: z.string(), lineIds: z.array(z.string()).min(1) }),
   z.object({ op: z.literal('replaceLine'), headerId: z.string(), line: currentLineSchema }),
   z.object({ op: z.literal('createLine'), headerId: z.string(), line: rootLineSchema }),
@@ -39,7 +48,10 @@ const nameKey = (name: string): string => name.trim().toLowerCase();
  * names are deleted. Sibling percentages may never exceed 100 (spec 02, tree rule 1), so lines go out first,
  * then lowered percentages, then raised ones and new lines.
  */
-export function compositionOps(desired: readonly DraftComposition[], owned: readonly CurrentHeader[]): CompositionOp[] {
+export function compositionOps(
+  desired: readonly DraftComposition[],
+  owned: readonly CurrentHeader[],
+): CompositionOp[] {
   const ops: CompositionOp[] = [];
   const byName = new Map(owned.map((header) => [nameKey(header.name), header]));
   const wanted = new Set(desired.map((section) => nameKey(section.name)));
@@ -66,12 +78,17 @@ export function compositionOps(desired: readonly DraftComposition[], owned: read
       }
       seen.add(line.rawMaterialId);
       if (hundredths(target.percentage) === hundredths(line.percentage)) continue;
-      const op: CompositionOp = { op: 'replaceLine', headerId: header.id, line: { ...line, percentage: target.percentage } };
+      const op: CompositionOp = {
+        op: 'replaceLine',
+        headerId: header.id,
+        line: { ...line, percentage: target.percentage },
+      };
       (target.percentage < line.percentage ? lower : raise).push(op);
     }
     if (remove.length > 0) ops.push({ op: 'deleteLines', headerId: header.id, lineIds: remove });
     ops.push(...lower, ...raise);
-    for (const line of lines) if (!seen.has(line.rawMaterialId)) ops.push({ op: 'createLine', headerId: header.id, line });
+    for (const line of lines)
+      if (!seen.has(line.rawMaterialId)) ops.push({ op: 'createLine', headerId: header.id, line });
   });
   return ops;
 }

@@ -58,7 +58,13 @@ export const existingProductSchema = z
     overriddenFlag: z.array(z.string()).nullish(),
     /** With `include=material`: the material headers linked to the product (spec 02). */
     material: z
-      .array(z.looseObject({ id: z.string(), name: z.string(), link: z.looseObject({ isOwner: z.boolean().nullish() }).nullish() }))
+      .array(
+        z.looseObject({
+          id: z.string(),
+          name: z.string(),
+          link: z.looseObject({ isOwner: z.boolean().nullish() }).nullish(),
+        }),
+      )
       .nullish(),
   })
   .transform((product) => {
@@ -80,7 +86,9 @@ export const existingProductSchema = z
     const ownedCompositions =
       product.material === null || product.material === undefined
         ? null
-        : product.material.filter((header) => header.link?.isOwner === true).map(({ id, name }) => ({ id, name, lines: null }));
+        : product.material
+            .filter((header) => header.link?.isOwner === true)
+            .map(({ id, name }) => ({ id, name, lines: null }));
     return { ...product, ...own, level, parentPlatformId, ownedCompositions };
   });
 export type ExistingProduct = z.output<typeof existingProductSchema>;

@@ -13,7 +13,15 @@ import {
 } from './compare';
 import { CatalogueIndex, codeKey, type ExistingProduct } from './existing';
 
-export { compositionOps, compositionOpSchema, currentHeaderSchema, currentLineSchema, type CompositionOp, type CurrentHeader, type CurrentLine } from './composition';
+export {
+  compositionOps,
+  compositionOpSchema,
+  currentHeaderSchema,
+  currentLineSchema,
+  type CompositionOp,
+  type CurrentHeader,
+  type CurrentLine,
+} from './composition';
 export {
   existingProductSchema,
   parseExistingProducts,
@@ -217,7 +225,13 @@ export function planImport(
         draft.externalId,
       );
       failed.set(draft.externalId, issue);
-      issues.push(...draft.rowNumbers.map((rowNumber) => ({ ...issue, rowNumber, message: issue.message.replace(/^row \d+/, `row ${rowNumber}`) })));
+      issues.push(
+        ...draft.rowNumbers.map((rowNumber) => ({
+          ...issue,
+          rowNumber,
+          message: issue.message.replace(/^row \d+/, `row ${rowNumber}`),
+        })),
+      );
       archived.push({ action: 'archived', ...base, id: current.id, issue });
       continue;
     }
@@ -276,7 +290,8 @@ export function planImport(
     }
     const { body, changed } = draft.referenceOnly ? { body: {}, changed: [] } : updateBody(draft, current);
     const unarchive = current.isArchived ? { unarchive: true } : {};
-    if (changed.length === 0 && !current.isArchived) unchanged.push({ action: 'unchanged', ...base, id: current.id });
+    if (changed.length === 0 && !current.isArchived)
+      unchanged.push({ action: 'unchanged', ...base, id: current.id });
     else
       writes.push({
         action: 'update',

@@ -68,7 +68,6 @@ export function skipper(profile: MappingProfile, index: HeaderIndex): (row: Shee
     !columns.some((column) => column !== null && row.cellErrors?.[column] !== undefined);
 }
 
-
 /**
  * A function that completes rows the way the profile reads them (flat continuation rows; rows `skipRows` skips
  * leave the carried cells alone); identity for native.

@@ -183,7 +183,12 @@ export function extractPiece(level: BoundLevel, row: SheetRow, context: ExtractC
         const lines: DraftComposition['lines'] = [];
         for (const share of section.shares) {
           const resolved = context.rawMaterials.resolve(share.material);
-          if (resolved.ok) lines.push({ material: share.material, rawMaterialId: resolved.id, percentage: share.percentage });
+          if (resolved.ok)
+            lines.push({
+              material: share.material,
+              rawMaterialId: resolved.id,
+              percentage: share.percentage,
+            });
           else {
             resolvedAll = false;
             b.fail(read.column, 'bad_composition', resolved.reason);

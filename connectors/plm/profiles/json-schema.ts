@@ -8,7 +8,11 @@ export const mappingSchemaPath = join(__dirname, '..', 'mapping.schema.json');
 
 /** The mapping format as JSON Schema (draft 2020-12), generated from the zod schema the import validates with. */
 export function mappingJsonSchema(): Record<string, unknown> {
-  const generated = z.toJSONSchema(mappingProfileSchema, { io: 'input', unrepresentable: 'any', reused: 'ref' }) as Record<string, unknown>;
+  const generated = z.toJSONSchema(mappingProfileSchema, {
+    io: 'input',
+    unrepresentable: 'any',
+    reused: 'ref',
+  }) as Record<string, unknown>;
   return {
     ...generated,
     $id: 'https://trace-connectors.invalid/schemas/plm-mapping.schema.json',

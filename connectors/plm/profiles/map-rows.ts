@@ -49,7 +49,12 @@ function levelSources(level: BoundLevel): BoundSource[] {
  * A mapping file that names a column the sheet lacks is refused before any row is read (built-in profiles read
  * optional columns and set `ignoreMissingColumns`).
  */
-function requireMappedColumns(profile: MappingProfile, sources: BoundSource[], extra: string[], index: HeaderIndex): void {
+function requireMappedColumns(
+  profile: MappingProfile,
+  sources: BoundSource[],
+  extra: string[],
+  index: HeaderIndex,
+): void {
   if (profile.ignoreMissingColumns) return;
   const missing = [
     ...new Set([
@@ -59,7 +64,6 @@ function requireMappedColumns(profile: MappingProfile, sources: BoundSource[], e
   ];
   if (missing.length > 0) throw unknownColumnsError(profile.name, missing, index.headers);
 }
-
 
 function requireColumns(profile: MappingProfile, sources: BoundSource[], headers: readonly string[]): void {
   const missing = [...new Set(sources.flatMap((source) => sourceColumns(source).missing))];

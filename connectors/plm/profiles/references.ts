@@ -79,7 +79,13 @@ export class RawMaterialResolver {
     if (id !== undefined) return { ok: true, id };
     const names = Object.keys(this.table);
     if (names.length === 0)
-      return { ok: false, reason: `material '${material}' has no raw-material id: add a rawMaterials table to the mapping ("${material}": "<rawMaterialId>")` };
-    return { ok: false, reason: `unknown material '${material}'${didYouMean(closeMatches(material, names), names)} (names come from the mapping's rawMaterials table)` };
+      return {
+        ok: false,
+        reason: `material '${material}' has no raw-material id: add a rawMaterials table to the mapping ("${material}": "<rawMaterialId>")`,
+      };
+    return {
+      ok: false,
+      reason: `unknown material '${material}'${didYouMean(closeMatches(material, names), names)} (names come from the mapping's rawMaterials table)`,
+    };
   }
 }

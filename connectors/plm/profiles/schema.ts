@@ -8,40 +8,66 @@ const scalarSchema = z.union([z.string(), z.number(), z.boolean()]);
 const fallbackSchema = z
   .strictObject({
     column: z.string().min(1).optional().describe('Another column, read when the first cell is blank.'),
-    template: z.string().min(1).optional().describe('A template such as "{Handle}-{Option1 Value}", built when the cell is blank.'),
+    template: z
+      .string()
+      .min(1)
+      .optional()
+      .describe('A template such as "{Handle}-{Option1 Value}", built when the cell is blank.'),
     constant: scalarSchema.optional().describe('A fixed value used when the cell is blank.'),
   })
-  .refine((source) => [source.column, source.template, source.constant].filter((part) => part !== undefined).length === 1, {
-    message: 'give exactly one of column, template or constant',
-  });
+  .refine(
+    (source) =>
+      [source.column, source.template, source.constant].filter((part) => part !== undefined).length === 1,
+    {
+      message: 'give exactly one of column, template or constant',
+    },
+  );
 
 const sourceObjectSchema = z
   .strictObject({
     /** Header text of the column (matched ignoring case and repeated spaces). */
-    column: z.string().min(1).optional().describe('Header text of the column (matched ignoring case and repeated spaces).'),
+    column: z
+      .string()
+      .min(1)
+      .optional()
+      .describe('Header text of the column (matched ignoring case and repeated spaces).'),
     /** Text built from columns, e.g. "{Style Number}-{Colour Code}"; blank when any column in it is blank. */
     template: z
       .string()
       .min(1)
       .optional()
-      .describe('Text built from columns, e.g. "{Style Number}-{Colour Code}"; blank when any column in it is blank.'),
+      .describe(
+        'Text built from columns, e.g. "{Style Number}-{Colour Code}"; blank when any column in it is blank.',
+      ),
     /** The same value on every row. */
     constant: scalarSchema.optional().describe('The same value on every row.'),
     /** Used when the cell is blank. */
-    default: scalarSchema.optional().describe('Used when the cell (or template) is blank and no fallback gives a value.'),
+    default: scalarSchema
+      .optional()
+      .describe('Used when the cell (or template) is blank and no fallback gives a value.'),
     /** Where the value comes from when the cell (or template) is blank: another column, a template or a constant. */
-    fallback: fallbackSchema.optional().describe('Where the value comes from when the cell or template is blank.'),
+    fallback: fallbackSchema
+      .optional()
+      .describe('Where the value comes from when the cell or template is blank.'),
     /** Translation table: a cell value (matched ignoring case and spacing) is replaced by its entry. */
     values: z
       .record(z.string().min(1), scalarSchema)
       .optional()
-      .describe('Translation table: a cell value (matched ignoring case and spacing) is replaced by its entry, e.g. {"Bracelet": "Jewellery"}.'),
+      .describe(
+        'Translation table: a cell value (matched ignoring case and spacing) is replaced by its entry, e.g. {"Bracelet": "Jewellery"}.',
+      ),
     /** With `values`: what a value missing from the table becomes (without it, such a value passes unchanged). */
     otherValues: scalarSchema
       .optional()
-      .describe('With values: what a value missing from the table becomes; without it such a value passes through unchanged.'),
+      .describe(
+        'With values: what a value missing from the table becomes; without it such a value passes through unchanged.',
+      ),
     /** List fields: the characters that separate items, e.g. ";" or ";,". Default ";". */
-    split: z.string().min(1).optional().describe('List fields: the characters that separate items, e.g. ";" or ";,". Default ";".'),
+    split: z
+      .string()
+      .min(1)
+      .optional()
+      .describe('List fields: the characters that separate items, e.g. ";" or ";,". Default ";".'),
   })
   .refine(
     (source) =>
@@ -92,7 +118,10 @@ const customPropertySchema = z.union([
     .transform((column) => ({ source: { column } as SourceObject, type: 'text' as const })),
   z.strictObject({
     source: valueSourceSchema.describe('Where the value comes from.'),
-    type: z.enum(['text', 'number', 'date', 'boolean']).default('text').describe('How the cell is converted (default text).'),
+    type: z
+      .enum(['text', 'number', 'date', 'boolean'])
+      .default('text')
+      .describe('How the cell is converted (default text).'),
   }),
 ]);
 
@@ -107,10 +136,15 @@ export const levelMappingSchema = z.strictObject({
   fields: z
     .partialRecord(z.enum(mappedFields), valueSourceSchema)
     .default({})
-    .describe('Product fields by value source (names of style types, brands, seasons... are looked up in the API lists).'),
+    .describe(
+      'Product fields by value source (names of style types, brands, seasons... are looked up in the API lists).',
+    ),
   codes: z.array(codeSourceSchema).default([]).describe('Product codes.'),
   /** Columns whose header is a code type (PLM_ID, EAN_GTIN_13, OTHER_ID1, ...) become codes. */
-  autoCodeColumns: z.boolean().default(false).describe('Columns whose header is a code type (PLM_ID, EAN_GTIN_13, OTHER_ID1...) become codes.'),
+  autoCodeColumns: z
+    .boolean()
+    .default(false)
+    .describe('Columns whose header is a code type (PLM_ID, EAN_GTIN_13, OTHER_ID1...) become codes.'),
   /** Keys of the JSON document stored in customProperties. */
   customProperties: z
     .record(z.string().min(1), customPropertySchema)
@@ -127,14 +161,23 @@ const commonSchema = {
   /** How text dates like 03/04/2025 are read. */
   dateOrder: z.enum(['DMY', 'MDY']).default('DMY').describe('How text dates like 03/04/2025 are read.'),
   /** xlsx/xls with several sheets: which one to read (default: the first sheet with cells). */
-  sheet: z.string().min(1).optional().describe('xlsx/xls: the sheet to read (default the first sheet with cells); --sheet overrides it.'),
+  sheet: z
+    .string()
+    .min(1)
+    .optional()
+    .describe('xlsx/xls: the sheet to read (default the first sheet with cells); --sheet overrides it.'),
   /** Rows whose listed columns are all blank hold no product (image-only rows of a Shopify export): skipped and counted. */
   skipRows: z
     .strictObject({
-      whenBlank: z.array(z.string().min(1)).min(1).describe('Columns that are all blank on a row that holds no product.'),
+      whenBlank: z
+        .array(z.string().min(1))
+        .min(1)
+        .describe('Columns that are all blank on a row that holds no product.'),
     })
     .optional()
-    .describe('Rows that hold no product (for example Shopify image-only rows): skipped and counted, never rejected.'),
+    .describe(
+      'Rows that hold no product (for example Shopify image-only rows): skipped and counted, never rejected.',
+    ),
   /** Raw-material ids (spec 02 `rawMaterialId`) by the material names the composition text uses. */
   rawMaterials: z
     .record(z.string().min(1), z.string().min(1))
@@ -146,34 +189,49 @@ const commonSchema = {
     .min(1)
     .max(255)
     .default('Composition')
-    .describe('Material header name for a composition without section labels (labelled sections use their label).'),
+    .describe(
+      'Material header name for a composition without section labels (labelled sections use their label).',
+    ),
   /** Built-in profiles read optional columns; a mapping file must name only columns the sheet has. */
   ignoreMissingColumns: z
     .boolean()
     .default(false)
-    .describe('true: mapped columns the sheet lacks read as blank (key columns are still required). Default false: an error naming the column.'),
+    .describe(
+      'true: mapped columns the sheet lacks read as blank (key columns are still required). Default false: an error naming the column.',
+    ),
 };
 
 /** One row per product at any level, linked by externalId / parentExternalId. */
-export const nativeProfileSchema = z.strictObject({
-  ...commonSchema,
-  layout: z.literal('native').describe('One row per product at any level.'),
-  parentExternalId: valueSourceSchema.describe("The parent's externalId (blank: a style)."),
-  /** Optional: when absent or blank the level follows the parent chain (no parent = style). */
-  level: valueSourceSchema.optional().describe('style, variant or sku; when absent or blank the level follows the parent chain.'),
-  mapping: levelMappingSchema.describe('How every row is read.'),
-}).describe('One row per product at any level, linked by externalId / parentExternalId.');
+export const nativeProfileSchema = z
+  .strictObject({
+    ...commonSchema,
+    layout: z.literal('native').describe('One row per product at any level.'),
+    parentExternalId: valueSourceSchema.describe("The parent's externalId (blank: a style)."),
+    /** Optional: when absent or blank the level follows the parent chain (no parent = style). */
+    level: valueSourceSchema
+      .optional()
+      .describe('style, variant or sku; when absent or blank the level follows the parent chain.'),
+    mapping: levelMappingSchema.describe('How every row is read.'),
+  })
+  .describe('One row per product at any level, linked by externalId / parentExternalId.');
 
 /** One row per SKU carrying its style and variant; continuation rows may leave parent columns blank. */
-export const flatProfileSchema = z.strictObject({
-  ...commonSchema,
-  layout: z.literal('flat').describe('One row per SKU carrying its style and variant.'),
-  /** Columns that, when blank, repeat the value of the row above (typically the style and colour keys). */
-  fillDown: z.array(z.string().min(1)).default([]).describe('Columns that, when blank, repeat the value of the row above.'),
-  style: levelMappingSchema.describe("How a row's style is read."),
-  variant: levelMappingSchema.describe("How a row's variant (colour) is read."),
-  sku: levelMappingSchema.describe("How a row's SKU is read."),
-}).describe('One row per SKU carrying its style and variant; continuation rows may leave parent columns blank.');
+export const flatProfileSchema = z
+  .strictObject({
+    ...commonSchema,
+    layout: z.literal('flat').describe('One row per SKU carrying its style and variant.'),
+    /** Columns that, when blank, repeat the value of the row above (typically the style and colour keys). */
+    fillDown: z
+      .array(z.string().min(1))
+      .default([])
+      .describe('Columns that, when blank, repeat the value of the row above.'),
+    style: levelMappingSchema.describe("How a row's style is read."),
+    variant: levelMappingSchema.describe("How a row's variant (colour) is read."),
+    sku: levelMappingSchema.describe("How a row's SKU is read."),
+  })
+  .describe(
+    'One row per SKU carrying its style and variant; continuation rows may leave parent columns blank.',
+  );
 
 export const mappingProfileSchema = z.discriminatedUnion('layout', [nativeProfileSchema, flatProfileSchema]);
 export type MappingProfile = z.output<typeof mappingProfileSchema>;

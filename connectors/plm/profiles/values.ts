@@ -153,9 +153,13 @@ export function parseComposition(text: string): CompositionSection[] | string {
   if (sections.length === 0) return 'no material found';
   const out: CompositionSection[] = [];
   for (const section of sections) {
-    if (section.name !== null && out.some((other) => other.name?.toLowerCase() === section.name?.toLowerCase()))
+    if (
+      section.name !== null &&
+      out.some((other) => other.name?.toLowerCase() === section.name?.toLowerCase())
+    )
       return `section '${section.name}' is listed twice`;
-    if (section.name !== null && section.name.length > 255) return `section name '${section.name.slice(0, 40)}...' is over 255 characters`;
+    if (section.name !== null && section.name.length > 255)
+      return `section name '${section.name.slice(0, 40)}...' is over 255 characters`;
     const shares = parseShares(section.parts.join(','), section.name === null ? '' : ` in '${section.name}'`);
     if (typeof shares === 'string') return shares;
     out.push({ name: section.name, shares });

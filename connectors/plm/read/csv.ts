@@ -1,10 +1,26 @@
 import { open } from 'node:fs/promises';
 import Papa from 'papaparse';
 import { csvRecords, quotedCellIndex, type CsvRecord } from '../../csv-records';
-import { checkCellLength, count, inputLimits, restoreRejectsCell, scanTextFile, unbalancedQuoteMessage } from '../../input-limits';
+import {
+  checkCellLength,
+  count,
+  inputLimits,
+  restoreRejectsCell,
+  scanTextFile,
+  unbalancedQuoteMessage,
+} from '../../input-limits';
 import { PlmFileError } from '../issues';
 import { decodeStream, findNonUtf8 } from './encoding';
-import { asPlmFileError, buildHeaders, cleanCell, columnLetter, findHeaderRow, isRejectsHeader, noHeaderError, toSheetRow } from './header';
+import {
+  asPlmFileError,
+  buildHeaders,
+  cleanCell,
+  columnLetter,
+  findHeaderRow,
+  isRejectsHeader,
+  noHeaderError,
+  toSheetRow,
+} from './header';
 import {
   csvDelimiters,
   defaultReadLimits,
@@ -103,7 +119,8 @@ function checkRecord(record: CsvRecord, headers: ReadonlyArray<string | null>): 
     );
   }
   record.values.forEach((value, index) => {
-    if (value.length > inputLimits.cellChars) checkCellLength(value, record.rowNumber, headers[index] ?? `column ${columnLetter(index)}`);
+    if (value.length > inputLimits.cellChars)
+      checkCellLength(value, record.rowNumber, headers[index] ?? `column ${columnLetter(index)}`);
   });
 }
 
@@ -126,7 +143,11 @@ async function openCsvChecked(path: string, size: number, options: ReadOptions):
   // Size, NUL bytes, line lengths and line count, in one native pass before any parsing.
   await scanTextFile(
     path,
-    { ...inputLimits, textFileBytes: maxBytes, dataRows: Math.max(options.maxRows ?? 0, inputLimits.dataRows) },
+    {
+      ...inputLimits,
+      textFileBytes: maxBytes,
+      dataRows: Math.max(options.maxRows ?? 0, inputLimits.dataRows),
+    },
     'csv file',
   );
   const warnings: string[] = [];
@@ -143,7 +164,8 @@ async function openCsvChecked(path: string, size: number, options: ReadOptions):
     if (next.done) break;
     // The header is not chosen yet: a quote error names its column after the first non-blank record, the likely header.
     const likelyHeader = scanned.find((record) => record.values.some((value) => value.trim() !== ''));
-    if (next.value.quoteError !== undefined) checkRecord(next.value, likelyHeader?.values.map((value) => value.trim()) ?? []);
+    if (next.value.quoteError !== undefined)
+      checkRecord(next.value, likelyHeader?.values.map((value) => value.trim()) ?? []);
     scanned.push(next.value);
   }
   const headerIndex = findHeaderRow(

@@ -82,7 +82,8 @@ export function buildHeaders(cells: readonly CellValue[], headerRowNumber: numbe
   });
   checkColumnCount(headers.filter((name) => name !== null).length, headerRowNumber);
   const duplicates = duplicateHeaders(headers);
-  if (duplicates.length > 0) throw new PlmFileError('duplicate_headers', duplicateHeadersMessage(duplicates, headerRowNumber));
+  if (duplicates.length > 0)
+    throw new PlmFileError('duplicate_headers', duplicateHeadersMessage(duplicates, headerRowNumber));
   return headers;
 }
 

@@ -16,7 +16,15 @@ import {
 } from '../../input-limits';
 import { runOffThread, type ThreadError } from '../../read-off-thread';
 import { fileErrorCodes, PlmFileError, type FileErrorCode } from '../issues';
-import { asPlmFileError, buildHeaders, columnLetter, findHeaderRow, isRejectsHeader, noHeaderError, toSheetRow } from './header';
+import {
+  asPlmFileError,
+  buildHeaders,
+  columnLetter,
+  findHeaderRow,
+  isRejectsHeader,
+  noHeaderError,
+  toSheetRow,
+} from './header';
 import {
   defaultReadLimits,
   type CellValue,
@@ -93,7 +101,8 @@ function fillMerges(data: XLSX.CellObject[][], merges: XLSX.Range[], warnings: s
     }
     for (let r = merge.s.r; r <= merge.e.r; r++) {
       const row = (data[r] ??= []);
-      for (let c = merge.s.c; c <= merge.e.c; c++) if (row[c] === undefined || row[c]?.t === 'z') row[c] = source;
+      for (let c = merge.s.c; c <= merge.e.c; c++)
+        if (row[c] === undefined || row[c]?.t === 'z') row[c] = source;
     }
   }
 }
@@ -134,7 +143,9 @@ export interface WorkbookRead {
 }
 
 function rebuildThreadError(error: ThreadError): Error {
-  const code = (fileErrorCodes as readonly string[]).includes(error.code ?? '') ? (error.code as FileErrorCode) : undefined;
+  const code = (fileErrorCodes as readonly string[]).includes(error.code ?? '')
+    ? (error.code as FileErrorCode)
+    : undefined;
   return code !== undefined ? new PlmFileError(code, error.message) : new Error(error.message);
 }
 
@@ -159,17 +170,23 @@ export async function openWorkbook(
   checkWorkbookBytes(await readFile(path), path, format, options);
   let read: WorkbookRead;
   try {
-    read = await runOffThread<WorkbookRead>(join(__dirname, 'workbook'), 'readWorkbookFile', [path, format, options], {
-      what: `${path} (${format})`,
-      rebuild: rebuildThreadError,
-      timeoutMs: options.readTimeoutMs ?? inputLimits.readTimeoutMs,
-    });
+    read = await runOffThread<WorkbookRead>(
+      join(__dirname, 'workbook'),
+      'readWorkbookFile',
+      [path, format, options],
+      {
+        what: `${path} (${format})`,
+        rebuild: rebuildThreadError,
+        timeoutMs: options.readTimeoutMs ?? inputLimits.readTimeoutMs,
+      },
+    );
   } catch (error) {
     throw asPlmFileError(error, path);
   }
   let started = false;
   async function* rows(): AsyncGenerator<SheetRow> {
-    if (started) throw new Error('rows() of an opened workbook can be iterated only once; open the file again');
+    if (started)
+      throw new Error('rows() of an opened workbook can be iterated only once; open the file again');
     started = true;
     for (let index = 0; index < read.rows.length; index++) {
       const row = read.rows[index];
@@ -196,8 +213,14 @@ export async function openWorkbook(
  * The checks that need no parsing, in milliseconds: password protection, the file's magic bytes, and an xlsx's zip
  * directory (a zip bomb is refused before anything is inflated). Run before the read thread starts.
  */
-function checkWorkbookBytes(bytes: Buffer, path: string, format: SheetFormat, options: ReadOptions): 'xlsx' | 'xls' {
-  if (isPasswordProtectedWorkbook(bytes)) throw new PlmFileError('password_protected', `${path}: ${PASSWORD_PROTECTED_MESSAGE}`);
+function checkWorkbookBytes(
+  bytes: Buffer,
+  path: string,
+  format: SheetFormat,
+  options: ReadOptions,
+): 'xlsx' | 'xls' {
+  if (isPasswordProtectedWorkbook(bytes))
+    throw new PlmFileError('password_protected', `${path}: ${PASSWORD_PROTECTED_MESSAGE}`);
   const actual = sniffWorkbook(bytes);
   if (actual === null) {
     const start = bytes.subarray(0, 8).toString('hex').replace(/(..)/g, '$1 ').trim();
@@ -282,7 +305,8 @@ function readWorkbookRows(path: string, format: SheetFormat, options: ReadOption
   for (let r = headerRow + 1; r <= range.e.r; r++) {
     const { values, errors } = rowValues(r);
     values.forEach((value, c) => {
-      if (typeof value === 'string' && value.length > inputLimits.cellChars) checkCellLength(value, r + 1, headers[c] ?? `column ${columnLetter(c)}`);
+      if (typeof value === 'string' && value.length > inputLimits.cellChars)
+        checkCellLength(value, r + 1, headers[c] ?? `column ${columnLetter(c)}`);
     });
     const row = toSheetRow(r + 1, values, headers, errors, restore);
     data[r] = [];

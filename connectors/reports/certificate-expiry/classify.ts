@@ -19,7 +19,12 @@ const formatters = new Map<string, Intl.DateTimeFormat>();
 export function dateInZone(instant: number, timeZone: string): string {
   let format = formatters.get(timeZone);
   if (!format) {
-    format = new Intl.DateTimeFormat('en-CA', { timeZone, year: 'numeric', month: '2-digit', day: '2-digit' });
+    format = new Intl.DateTimeFormat('en-CA', {
+      timeZone,
+      year: 'numeric',
+      month: '2-digit',
+      day: '2-digit',
+    });
     formatters.set(timeZone, format);
   }
   return format.format(instant);
@@ -74,15 +79,19 @@ export function classifyCertificates(
   const options = reportOptionsSchema.parse(rawOptions);
   const excluded: readonly string[] = DEFAULT_EXCLUDED_STATUSES;
   const included = (status: string) =>
-    options.includeStatuses ? (options.includeStatuses as readonly string[]).includes(status) : !excluded.includes(status);
+    options.includeStatuses
+      ? (options.includeStatuses as readonly string[]).includes(status)
+      : !excluded.includes(status);
   return certificates
     .filter((certificate) => included(certificate.status))
     .map((certificate) => {
       const expiresOn = calendarDate(certificate.expirationDate, options.timeZone);
-      if (expiresOn === null) return { ...certificate, bucket: NO_EXPIRATION_DATE, daysToExpiry: null, expiresOn };
+      if (expiresOn === null)
+        return { ...certificate, bucket: NO_EXPIRATION_DATE, daysToExpiry: null, expiresOn };
       const daysToExpiry = daysBetween(options.asOf, expiresOn);
       const threshold = options.thresholdsDays.find((days) => daysToExpiry <= days);
-      const bucket = daysToExpiry < 0 ? EXPIRED : threshold !== undefined ? withinBucket(threshold) : NOT_EXPIRING;
+      const bucket =
+        daysToExpiry < 0 ? EXPIRED : threshold !== undefined ? withinBucket(threshold) : NOT_EXPIRING;
       return { ...certificate, bucket, daysToExpiry, expiresOn };
     })
     .sort(

@@ -1,6 +1,13 @@
 import { z } from 'zod';
 
-export const CERTIFICATE_STATUSES = ['DRAFT', 'REQUESTED', 'APPROVED', 'REJECTED', 'ACKNOWLEDGED', 'NOT_VERIFIABLE'] as const;
+export const CERTIFICATE_STATUSES = [
+  'DRAFT',
+  'REQUESTED',
+  'APPROVED',
+  'REJECTED',
+  'ACKNOWLEDGED',
+  'NOT_VERIFIABLE',
+] as const;
 export type CertificateStatus = (typeof CERTIFICATE_STATUSES)[number];
 export const DEFAULT_EXCLUDED_STATUSES = ['DRAFT', 'REJECTED'] as const;
 export const DEFAULT_THRESHOLDS_DAYS = [30, 60, 90] as const;
@@ -20,7 +27,9 @@ export function isKnownTimeZone(zone: string): boolean {
 
 export const timeZoneSchema = z
   .string()
-  .refine(isKnownTimeZone, { error: (issue) => `timeZone '${String(issue.input)}' is not a known IANA time zone` });
+  .refine(isKnownTimeZone, {
+    error: (issue) => `timeZone '${String(issue.input)}' is not a known IANA time zone`,
+  });
 
 /** The certificate fields a report keeps. Deliberately no `fileUrl`: it is signed for one hour only. */
 export const reportCertificateSchema = z.object({

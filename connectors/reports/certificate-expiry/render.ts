@@ -3,7 +3,14 @@ import { escapeHtml, htmlDocument, htmlTable } from '../html';
 import { tableMatrix, type Column, type Table } from '../table';
 import { toXlsx } from '../xlsx';
 import { bucketLabel, bucketOrder, countBy, type ExpiryChanges } from './classify';
-import { EXPIRED, NO_EXPIRATION_DATE, NOT_EXPIRING, withinBucket, type BucketId, type ClassifiedCertificate } from './model';
+import {
+  EXPIRED,
+  NO_EXPIRATION_DATE,
+  NOT_EXPIRING,
+  withinBucket,
+  type BucketId,
+  type ClassifiedCertificate,
+} from './model';
 
 export interface SupplierSummary {
   companyId: string;
@@ -45,13 +52,22 @@ const certificateColumns: Column<ClassifiedCertificate>[] = [
 
 /** Soonest first: the fewest days from the as-of date, whichever side of it (just expired, expiring tomorrow). */
 function bySoonest(a: ClassifiedCertificate, b: ClassifiedCertificate): number {
-  const distance = (c: ClassifiedCertificate) => (c.daysToExpiry === null ? Number.MAX_SAFE_INTEGER : Math.abs(c.daysToExpiry));
-  return distance(a) - distance(b) || (a.companyName ?? '').localeCompare(b.companyName ?? '') || a.id.localeCompare(b.id);
+  const distance = (c: ClassifiedCertificate) =>
+    c.daysToExpiry === null ? Number.MAX_SAFE_INTEGER : Math.abs(c.daysToExpiry);
+  return (
+    distance(a) - distance(b) ||
+    (a.companyName ?? '').localeCompare(b.companyName ?? '') ||
+    a.id.localeCompare(b.id)
+  );
 }
 
 /** The buckets in the order of urgency a supplier table sorts by. */
 function urgencyKey(summary: Pick<ExpirySummary, 'thresholdsDays'>, supplier: SupplierSummary): number[] {
-  return [supplier.newlyExpired, ...summary.thresholdsDays.map((days) => supplier.perBucket[withinBucket(days)] ?? 0), supplier.perBucket[EXPIRED] ?? 0];
+  return [
+    supplier.newlyExpired,
+    ...summary.thresholdsDays.map((days) => supplier.perBucket[withinBucket(days)] ?? 0),
+    supplier.perBucket[EXPIRED] ?? 0,
+  ];
 }
 
 function compareUrgency(summary: Pick<ExpirySummary, 'thresholdsDays'>) {
@@ -96,7 +112,9 @@ export function summarise(
     includedStatuses: options.includeStatuses ?? 'all but DRAFT and REJECTED',
     total: classified.length,
     perBucket,
-    bucketLabels: Object.fromEntries(buckets.map((bucket) => [bucket, bucketLabel(bucket, options.thresholdsDays)])),
+    bucketLabels: Object.fromEntries(
+      buckets.map((bucket) => [bucket, bucketLabel(bucket, options.thresholdsDays)]),
+    ),
     byType: countBy(classified, (c) => c.type),
     bySupplier: [...suppliers.values()].sort(compareUrgency(options)),
     changes: {
@@ -107,9 +125,13 @@ export function summarise(
   };
 }
 
-const label = (summary: ExpirySummary, bucket: BucketId) => summary.bucketLabels[bucket] ?? bucketLabel(bucket, summary.thresholdsDays);
+const label = (summary: ExpirySummary, bucket: BucketId) =>
+  summary.bucketLabels[bucket] ?? bucketLabel(bucket, summary.thresholdsDays);
 
-function bucketTables(classified: readonly ClassifiedCertificate[], summary: ExpirySummary): Table<ClassifiedCertificate>[] {
+function bucketTables(
+  classified: readonly ClassifiedCertificate[],
+  summary: ExpirySummary,
+): Table<ClassifiedCertificate>[] {
   return bucketOrder(summary.thresholdsDays).map((bucket) => ({
     name: label(summary, bucket),
     columns: certificateColumns,
@@ -131,17 +153,29 @@ function summaryTable(summary: ExpirySummary): Table<SummaryRow> {
     { label: 'As of', value: summary.asOf },
     { label: 'Time zone', value: summary.timeZone },
     { label: 'Certificates in report', value: summary.total },
-    ...bucketOrder(summary.thresholdsDays).map((bucket) => ({ label: label(summary, bucket), value: summary.perBucket[bucket] ?? 0 })),
+    ...bucketOrder(summary.thresholdsDays).map((bucket) => ({
+      label: label(summary, bucket),
+      value: summary.perBucket[bucket] ?? 0,
+    })),
     { label: 'Previous report', value: summary.changes.previousAsOf ?? 'none' },
     { label: 'Newly expired since previous report', value: summary.changes.newlyExpired },
     { label: 'Newly expiring since previous report', value: summary.changes.newlyExpiring },
   ];
-  return { name: 'Summary', columns: [{ header: 'Item', value: (r) => r.label }, { header: 'Value', value: (r) => r.value }], rows };
+  return {
+    name: 'Summary',
+    columns: [
+      { header: 'Item', value: (r) => r.label },
+      { header: 'Value', value: (r) => r.value },
+    ],
+    rows,
+  };
 }
 
 /** Short column titles for the supplier table: the range alone ("31–60 days"), so the table fits a screen. */
 function shortLabel(summary: ExpirySummary, bucket: BucketId): string {
-  return label(summary, bucket).replace(/^Expiring in /, '').replace(/^Expiring after /, 'After ');
+  return label(summary, bucket)
+    .replace(/^Expiring in /, '')
+    .replace(/^Expiring after /, 'After ');
 }
 
 /** Columns in order of urgency: newly expired, each threshold from the nearest, then expired, later, undated. */
@@ -166,7 +200,11 @@ function supplierTable(summary: ExpirySummary): Table<SupplierSummary> {
   };
 }
 
-export function renderXlsx(classified: readonly ClassifiedCertificate[], changes: ExpiryChanges, summary: ExpirySummary): Buffer {
+export function renderXlsx(
+  classified: readonly ClassifiedCertificate[],
+  changes: ExpiryChanges,
+  summary: ExpirySummary,
+): Buffer {
   return toXlsx([
     tableMatrix(summaryTable(summary)),
     ...changeTables(changes).map(tableMatrix),
@@ -176,7 +214,11 @@ export function renderXlsx(classified: readonly ClassifiedCertificate[], changes
 }
 
 /** One row per certificate, with its bucket and whether it changed since the previous report; changes first. */
-export function renderCsv(classified: readonly ClassifiedCertificate[], changes: ExpiryChanges, summary?: ExpirySummary): string {
+export function renderCsv(
+  classified: readonly ClassifiedCertificate[],
+  changes: ExpiryChanges,
+  summary?: ExpirySummary,
+): string {
   const change = new Map<string, string>();
   for (const c of changes.newlyExpired) change.set(c.id, 'newly expired');
   for (const c of changes.newlyExpiring) change.set(c.id, 'newly expiring');
@@ -229,7 +271,14 @@ const actionColumns: Column<ClassifiedCertificate>[] = [
   { header: 'Status', value: (c) => c.status },
 ];
 
-function card(options: { href: string; count: number; title: string; note?: string; className?: string; id?: string }): string {
+function card(options: {
+  href: string;
+  count: number;
+  title: string;
+  note?: string;
+  className?: string;
+  id?: string;
+}): string {
   const id = options.id ? ` id="${escapeHtml(options.id)}"` : '';
   const note = options.note ? `<small>${escapeHtml(options.note)}</small>` : '';
   return `<a class="card${options.className ? ` ${options.className}` : ''}"${id} href="#${escapeHtml(options.href)}"><strong>${options.count}</strong><span>${escapeHtml(options.title)}</span>${note}</a>`;
@@ -242,10 +291,19 @@ const dayCount = (days: number) => `${days} day${Math.abs(days) === 1 ? '' : 's'
  * threshold, each a card linking to its table, both tables side by side, soonest first. Then the suppliers by
  * urgency, the later buckets, and last the long list of every expired certificate.
  */
-export function renderHtml(classified: readonly ClassifiedCertificate[], changes: ExpiryChanges, summary: ExpirySummary): string {
+export function renderHtml(
+  classified: readonly ClassifiedCertificate[],
+  changes: ExpiryChanges,
+  summary: ExpirySummary,
+): string {
   const first = summary.thresholdsDays[0] ?? 30;
   const soonBucket = withinBucket(first);
-  const tables = new Map(bucketTables(classified, summary).map((table, index) => [bucketOrder(summary.thresholdsDays)[index] ?? '', table]));
+  const tables = new Map(
+    bucketTables(classified, summary).map((table, index) => [
+      bucketOrder(summary.thresholdsDays)[index] ?? '',
+      table,
+    ]),
+  );
   const [newlyExpiredTable] = changeTables(changes);
   const soonTable = tables.get(soonBucket);
   const soonest = soonTable?.rows[0];
@@ -267,7 +325,9 @@ export function renderHtml(classified: readonly ClassifiedCertificate[], changes
       href: bucketAnchor(soonBucket),
       count: summary.perBucket[soonBucket] ?? 0,
       title: label(summary, soonBucket),
-      note: soonest?.expiresOn ? `soonest ${soonest.expiresOn} (${dayCount(soonest.daysToExpiry ?? 0)})` : 'none',
+      note: soonest?.expiresOn
+        ? `soonest ${soonest.expiresOn} (${dayCount(soonest.daysToExpiry ?? 0)})`
+        : 'none',
       className: 'action warning',
     }),
   ].join('');
@@ -282,29 +342,46 @@ export function renderHtml(classified: readonly ClassifiedCertificate[], changes
     )
     .join('');
 
-  const later = bucketOrder(summary.thresholdsDays).filter((bucket) => bucket !== soonBucket && bucket !== EXPIRED);
-  const order = [...later.filter((b) => b !== NOT_EXPIRING && b !== NO_EXPIRATION_DATE), NOT_EXPIRING, NO_EXPIRATION_DATE];
+  const later = bucketOrder(summary.thresholdsDays).filter(
+    (bucket) => bucket !== soonBucket && bucket !== EXPIRED,
+  );
+  const order = [
+    ...later.filter((b) => b !== NOT_EXPIRING && b !== NO_EXPIRATION_DATE),
+    NOT_EXPIRING,
+    NO_EXPIRATION_DATE,
+  ];
   const body = [
     `<header><h1>Certificate expiry report ${escapeHtml(summary.asOf)}</h1>`,
     `<p class="meta">As of <span class="date">${escapeHtml(summary.asOf)}</span> in ${escapeHtml(summary.timeZone)} · ${summary.total} certificates · ${escapeHtml(previous)} · days to expiry count calendar days in ${escapeHtml(summary.timeZone)}; 0 = expires that day.</p></header>`,
     `<section aria-label="Needs action"><div class="cards">${actionCards}</div>`,
     `<div class="action-tables">`,
-    htmlTable({ ...newlyExpiredTable!, columns: actionColumns }, { id: 'newly-expired', emptyText: 'Nothing newly expired', className: 'critical' }),
-    htmlTable({ ...(soonTable ?? { name: label(summary, soonBucket), rows: [] }), columns: actionColumns }, {
-      id: bucketAnchor(soonBucket),
-      emptyText: `Nothing expires within ${first} days`,
-      className: 'warning',
-    }),
+    htmlTable(
+      { ...newlyExpiredTable!, columns: actionColumns },
+      { id: 'newly-expired', emptyText: 'Nothing newly expired', className: 'critical' },
+    ),
+    htmlTable(
+      { ...(soonTable ?? { name: label(summary, soonBucket), rows: [] }), columns: actionColumns },
+      {
+        id: bucketAnchor(soonBucket),
+        emptyText: `Nothing expires within ${first} days`,
+        className: 'warning',
+      },
+    ),
     `</div></section>`,
     `<nav aria-label="Other buckets"><div class="cards secondary">${laterCards}</div></nav>`,
-    htmlTable({ ...supplierTable(summary), name: 'Suppliers by urgency' }, { id: 'by-supplier', className: 'suppliers' }),
+    htmlTable(
+      { ...supplierTable(summary), name: 'Suppliers by urgency' },
+      { id: 'by-supplier', className: 'suppliers' },
+    ),
     `<h2>Details</h2>`,
     htmlTable(changeTables(changes)[1]!, { id: 'newly-expiring', emptyText: 'Nothing newly expiring' }),
     ...order.map((bucket) => {
       const table = tables.get(bucket);
       return table ? htmlTable(table, { id: bucketAnchor(bucket) }) : '';
     }),
-    htmlTable(tables.get(EXPIRED) ?? { name: 'Expired', columns: certificateColumns, rows: [] }, { id: bucketAnchor(EXPIRED) }),
+    htmlTable(tables.get(EXPIRED) ?? { name: 'Expired', columns: certificateColumns, rows: [] }, {
+      id: bucketAnchor(EXPIRED),
+    }),
   ].join('\n');
   return htmlDocument(`Certificate expiry report ${summary.asOf}`, body, REPORT_EXTRA_STYLE);
 }

@@ -67,11 +67,21 @@ export abstract class Resource {
       safety: 'idempotent',
       ...(options.signal ? { signal: options.signal } : {}),
     });
-    return { items: res.data, pagination: res.pagination ?? { page: 1, limit: res.data.length, total: res.data.length, totalPages: 1 } };
+    return {
+      items: res.data,
+      pagination: res.pagination ?? {
+        page: 1,
+        limit: res.data.length,
+        total: res.data.length,
+        totalPages: 1,
+      },
+    };
   }
 
   /** Every item of a list, page after page with limit 100. */
-  protected iterateList<T>(list: (page: number, limit: number) => Promise<Page<T>>): AsyncGenerator<T, void, undefined> {
+  protected iterateList<T>(
+    list: (page: number, limit: number) => Promise<Page<T>>,
+  ): AsyncGenerator<T, void, undefined> {
     return paginate(list, { limit: 100 });
   }
 
@@ -99,7 +109,10 @@ export abstract class Resource {
     spec: Omit<RequestSpec<S>, 'signal'>,
     options: CallOptions = {},
   ): Promise<S extends z.ZodType ? z.output<S> : undefined> {
-    const res = await this.transport.send<S>({ ...spec, ...(options.signal ? { signal: options.signal } : {}) });
+    const res = await this.transport.send<S>({
+      ...spec,
+      ...(options.signal ? { signal: options.signal } : {}),
+    });
     return res.data;
   }
 }

@@ -19,7 +19,12 @@ import {
   type BomLineListQuery,
   type BomLineWrite,
 } from '../schemas/boms';
-import { placementCreateSchema, placementSchema, type Placement, type PlacementCreate } from '../schemas/reference';
+import {
+  placementCreateSchema,
+  placementSchema,
+  type Placement,
+  type PlacementCreate,
+} from '../schemas/reference';
 import { Resource, seg, validateRequest, type CallOptions } from './base';
 
 /**
@@ -31,7 +36,10 @@ export class BomsResource extends Resource {
     return this.listPage('/bom-headers', bomHeaderListQuerySchema, query, bomHeaderSchema, options);
   }
 
-  iterateHeaders(query: Omit<BomHeaderListQuery, 'page' | 'limit'>, options?: CallOptions): AsyncGenerator<BomHeader, void, undefined> {
+  iterateHeaders(
+    query: Omit<BomHeaderListQuery, 'page' | 'limit'>,
+    options?: CallOptions,
+  ): AsyncGenerator<BomHeader, void, undefined> {
     return this.iterateList((page, limit) => this.listHeaders({ ...query, page, limit }, options));
   }
 
@@ -41,49 +49,127 @@ export class BomsResource extends Resource {
 
   createHeader(input: BomHeaderCreate, options?: CallOptions): Promise<BomHeader> {
     const body = validateRequest(bomHeaderCreateSchema, input, 'POST', '/bom-headers', '/bom-headers');
-    return this.call({ method: 'POST', endpoint: '/bom-headers', path: '/bom-headers', body, dataSchema: bomHeaderSchema, safety: 'unsafe' }, options);
+    return this.call(
+      {
+        method: 'POST',
+        endpoint: '/bom-headers',
+        path: '/bom-headers',
+        body,
+        dataSchema: bomHeaderSchema,
+        safety: 'unsafe',
+      },
+      options,
+    );
   }
 
   updateHeader(id: string, input: BomHeaderUpdate, options?: CallOptions): Promise<BomHeader> {
     const path = `/bom-headers/${seg(id)}`;
     const body = validateRequest(bomHeaderUpdateSchema, input, 'PUT', '/bom-headers/{id}', path);
-    return this.call({ method: 'PUT', endpoint: '/bom-headers/{id}', path, body, dataSchema: bomHeaderSchema, safety: 'guarded' }, options);
+    return this.call(
+      {
+        method: 'PUT',
+        endpoint: '/bom-headers/{id}',
+        path,
+        body,
+        dataSchema: bomHeaderSchema,
+        safety: 'guarded',
+      },
+      options,
+    );
   }
 
-  deleteHeaders(input: { styleId: string; bomHeaderIds: string[] }, options?: CallOptions): Promise<BulkDeleteResult> {
+  deleteHeaders(
+    input: { styleId: string; bomHeaderIds: string[] },
+    options?: CallOptions,
+  ): Promise<BulkDeleteResult> {
     const endpoint = '/bom-headers/delete';
     const body = validateRequest(bomHeadersDeleteSchema, input, 'POST', endpoint, endpoint);
-    return this.call({ method: 'POST', endpoint, path: endpoint, body, dataSchema: bulkDeleteResultSchema, safety: 'guarded' }, options);
+    return this.call(
+      {
+        method: 'POST',
+        endpoint,
+        path: endpoint,
+        body,
+        dataSchema: bulkDeleteResultSchema,
+        safety: 'guarded',
+      },
+      options,
+    );
   }
 
   listLines(query: BomLineListQuery = {}, options?: CallOptions): Promise<Page<BomLine>> {
     return this.listPage('/bom-lines', bomLineListQuerySchema, query, bomLineSchema, options);
   }
 
-  iterateLines(query: Omit<BomLineListQuery, 'page' | 'limit'>, options?: CallOptions): AsyncGenerator<BomLine, void, undefined> {
+  iterateLines(
+    query: Omit<BomLineListQuery, 'page' | 'limit'>,
+    options?: CallOptions,
+  ): AsyncGenerator<BomLine, void, undefined> {
     return this.iterateList((page, limit) => this.listLines({ ...query, page, limit }, options));
   }
 
   createLine(input: BomLineCreate, options?: CallOptions): Promise<BomLine> {
-    const body = validateRequest(bomLineWriteSchema.required({ bomHeaderId: true }), input, 'POST', '/bom-lines', '/bom-lines');
-    return this.call({ method: 'POST', endpoint: '/bom-lines', path: '/bom-lines', body, dataSchema: bomLineSchema, safety: 'unsafe' }, options);
+    const body = validateRequest(
+      bomLineWriteSchema.required({ bomHeaderId: true }),
+      input,
+      'POST',
+      '/bom-lines',
+      '/bom-lines',
+    );
+    return this.call(
+      {
+        method: 'POST',
+        endpoint: '/bom-lines',
+        path: '/bom-lines',
+        body,
+        dataSchema: bomLineSchema,
+        safety: 'unsafe',
+      },
+      options,
+    );
   }
 
   /** Full replace: omitted optional fields become null (isMainComponent false). */
   replaceLine(id: string, input: BomLineWrite, options?: CallOptions): Promise<BomLine> {
     const path = `/bom-lines/${seg(id)}`;
     const body = validateRequest(bomLineWriteSchema, input, 'PUT', '/bom-lines/{id}', path);
-    return this.call({ method: 'PUT', endpoint: '/bom-lines/{id}', path, body, dataSchema: bomLineSchema, safety: 'guarded' }, options);
+    return this.call(
+      {
+        method: 'PUT',
+        endpoint: '/bom-lines/{id}',
+        path,
+        body,
+        dataSchema: bomLineSchema,
+        safety: 'guarded',
+      },
+      options,
+    );
   }
 
   /** `styleId` is the owning product, not the component. */
-  deleteLines(input: { styleId: string; bomLineIds: string[] }, options?: CallOptions): Promise<BulkDeleteResult> {
+  deleteLines(
+    input: { styleId: string; bomLineIds: string[] },
+    options?: CallOptions,
+  ): Promise<BulkDeleteResult> {
     const endpoint = '/bom-lines/delete';
     const body = validateRequest(bomLinesDeleteSchema, input, 'POST', endpoint, endpoint);
-    return this.call({ method: 'POST', endpoint, path: endpoint, body, dataSchema: bulkDeleteResultSchema, safety: 'guarded' }, options);
+    return this.call(
+      {
+        method: 'POST',
+        endpoint,
+        path: endpoint,
+        body,
+        dataSchema: bulkDeleteResultSchema,
+        safety: 'guarded',
+      },
+      options,
+    );
   }
 
-  listPlacements(query: { page?: number; limit?: number } = {}, options?: CallOptions): Promise<Page<Placement>> {
+  listPlacements(
+    query: { page?: number; limit?: number } = {},
+    options?: CallOptions,
+  ): Promise<Page<Placement>> {
     return this.listPage('/bom-placements', pageQuerySchema, query, placementSchema, options);
   }
 
@@ -93,6 +179,16 @@ export class BomsResource extends Resource {
 
   createPlacement(input: PlacementCreate, options?: CallOptions): Promise<Placement> {
     const body = validateRequest(placementCreateSchema, input, 'POST', '/bom-placements', '/bom-placements');
-    return this.call({ method: 'POST', endpoint: '/bom-placements', path: '/bom-placements', body, dataSchema: placementSchema, safety: 'unsafe' }, options);
+    return this.call(
+      {
+        method: 'POST',
+        endpoint: '/bom-placements',
+        path: '/bom-placements',
+        body,
+        dataSchema: placementSchema,
+        safety: 'unsafe',
+      },
+      options,
+    );
   }
 }

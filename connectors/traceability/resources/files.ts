@@ -1,4 +1,10 @@
-import { fileCreateSchema, fileRecordSchema, fileTypeFor, type FileCreate, type FileRecord } from '../schemas/files';
+import {
+  fileCreateSchema,
+  fileRecordSchema,
+  fileTypeFor,
+  type FileCreate,
+  type FileRecord,
+} from '../schemas/files';
 import { ClientErrorCode, TraceabilityApiError } from '../errors';
 import { Resource, validateRequest, type CallOptions } from './base';
 
@@ -17,11 +23,26 @@ export class FilesResource extends Resource {
    */
   async register(input: FileCreate, options?: CallOptions): Promise<FileRecord> {
     const body = validateRequest(fileCreateSchema, input, 'POST', '/files', '/files');
-    return this.call({ method: 'POST', endpoint: '/files', path: '/files', body, dataSchema: fileRecordSchema, safety: 'unsafe' }, options);
+    return this.call(
+      {
+        method: 'POST',
+        endpoint: '/files',
+        path: '/files',
+        body,
+        dataSchema: fileRecordSchema,
+        safety: 'unsafe',
+      },
+      options,
+    );
   }
 
   /** PUT to the pre-signed URL (outside the base URL, without the API key). */
-  async putBytes(record: FileRecord, bytes: Uint8Array, fileType: string, options: CallOptions = {}): Promise<void> {
+  async putBytes(
+    record: FileRecord,
+    bytes: Uint8Array,
+    fileType: string,
+    options: CallOptions = {},
+  ): Promise<void> {
     await this.transport.putSigned(record.url, bytes, fileType, options.signal);
   }
 
@@ -38,7 +59,10 @@ export class FilesResource extends Resource {
         retryable: false,
       });
     }
-    const record = await this.register({ filename: input.filename, fileSize: input.bytes.byteLength, fileType }, options);
+    const record = await this.register(
+      { filename: input.filename, fileSize: input.bytes.byteLength, fileType },
+      options,
+    );
     await this.putBytes(record, input.bytes, fileType, options);
     return record;
   }

@@ -26,21 +26,49 @@ import { Resource, seg, validateRequest, type CallOptions } from './base';
  */
 export class MaterialsResource extends Resource {
   listHeaders(query: MaterialHeaderListQuery, options?: CallOptions): Promise<Page<MaterialHeader>> {
-    return this.listPage('/material-headers', materialHeaderListQuerySchema, query, materialHeaderSchema, options);
+    return this.listPage(
+      '/material-headers',
+      materialHeaderListQuerySchema,
+      query,
+      materialHeaderSchema,
+      options,
+    );
   }
 
-  iterateHeaders(query: Omit<MaterialHeaderListQuery, 'page' | 'limit'>, options?: CallOptions): AsyncGenerator<MaterialHeader, void, undefined> {
+  iterateHeaders(
+    query: Omit<MaterialHeaderListQuery, 'page' | 'limit'>,
+    options?: CallOptions,
+  ): AsyncGenerator<MaterialHeader, void, undefined> {
     return this.iterateList((page, limit) => this.listHeaders({ ...query, page, limit }, options));
   }
 
   getHeader(id: string, options?: CallOptions): Promise<MaterialHeader> {
-    return this.getOne('/material-headers/{id}', `/material-headers/${seg(id)}`, materialHeaderSchema, undefined, options);
+    return this.getOne(
+      '/material-headers/{id}',
+      `/material-headers/${seg(id)}`,
+      materialHeaderSchema,
+      undefined,
+      options,
+    );
   }
 
   createHeader(input: MaterialHeaderCreate, options?: CallOptions): Promise<MaterialHeader> {
-    const body = validateRequest(materialHeaderCreateSchema, input, 'POST', '/material-headers', '/material-headers');
+    const body = validateRequest(
+      materialHeaderCreateSchema,
+      input,
+      'POST',
+      '/material-headers',
+      '/material-headers',
+    );
     return this.call(
-      { method: 'POST', endpoint: '/material-headers', path: '/material-headers', body, dataSchema: materialHeaderSchema, safety: 'unsafe' },
+      {
+        method: 'POST',
+        endpoint: '/material-headers',
+        path: '/material-headers',
+        body,
+        dataSchema: materialHeaderSchema,
+        safety: 'unsafe',
+      },
       options,
     );
   }
@@ -49,27 +77,66 @@ export class MaterialsResource extends Resource {
   updateHeader(id: string, input: MaterialHeaderUpdate, options?: CallOptions): Promise<MaterialHeader> {
     const path = `/material-headers/${seg(id)}`;
     const body = validateRequest(materialHeaderUpdateSchema, input, 'PUT', '/material-headers/{id}', path);
-    return this.call({ method: 'PUT', endpoint: '/material-headers/{id}', path, body, dataSchema: materialHeaderSchema, safety: 'unsafe' }, options);
+    return this.call(
+      {
+        method: 'PUT',
+        endpoint: '/material-headers/{id}',
+        path,
+        body,
+        dataSchema: materialHeaderSchema,
+        safety: 'unsafe',
+      },
+      options,
+    );
   }
 
-  deleteHeaders(input: { styleId: string; materialHeaderIds: string[] }, options?: CallOptions): Promise<BulkDeleteResult> {
+  deleteHeaders(
+    input: { styleId: string; materialHeaderIds: string[] },
+    options?: CallOptions,
+  ): Promise<BulkDeleteResult> {
     const endpoint = '/material-headers/delete';
     const body = validateRequest(materialHeadersDeleteSchema, input, 'POST', endpoint, endpoint);
-    return this.call({ method: 'POST', endpoint, path: endpoint, body, dataSchema: bulkDeleteResultSchema, safety: 'guarded' }, options);
+    return this.call(
+      {
+        method: 'POST',
+        endpoint,
+        path: endpoint,
+        body,
+        dataSchema: bulkDeleteResultSchema,
+        safety: 'guarded',
+      },
+      options,
+    );
   }
 
   listLines(query: MaterialLineListQuery = {}, options?: CallOptions): Promise<Page<MaterialLine>> {
     return this.listPage('/material-lines', materialLineListQuerySchema, query, materialLineSchema, options);
   }
 
-  iterateLines(query: Omit<MaterialLineListQuery, 'page' | 'limit'>, options?: CallOptions): AsyncGenerator<MaterialLine, void, undefined> {
+  iterateLines(
+    query: Omit<MaterialLineListQuery, 'page' | 'limit'>,
+    options?: CallOptions,
+  ): AsyncGenerator<MaterialLine, void, undefined> {
     return this.iterateList((page, limit) => this.listLines({ ...query, page, limit }, options));
   }
 
   createLine(input: MaterialLineWrite, options?: CallOptions): Promise<MaterialLine> {
-    const body = validateRequest(materialLineWriteSchema, input, 'POST', '/material-lines', '/material-lines');
+    const body = validateRequest(
+      materialLineWriteSchema,
+      input,
+      'POST',
+      '/material-lines',
+      '/material-lines',
+    );
     return this.call(
-      { method: 'POST', endpoint: '/material-lines', path: '/material-lines', body, dataSchema: materialLineSchema, safety: 'unsafe' },
+      {
+        method: 'POST',
+        endpoint: '/material-lines',
+        path: '/material-lines',
+        body,
+        dataSchema: materialLineSchema,
+        safety: 'unsafe',
+      },
       options,
     );
   }
@@ -78,13 +145,36 @@ export class MaterialsResource extends Resource {
   replaceLine(id: string, input: MaterialLineWrite, options?: CallOptions): Promise<MaterialLine> {
     const path = `/material-lines/${seg(id)}`;
     const body = validateRequest(materialLineWriteSchema, input, 'PUT', '/material-lines/{id}', path);
-    return this.call({ method: 'PUT', endpoint: '/material-lines/{id}', path, body, dataSchema: materialLineSchema, safety: 'guarded' }, options);
+    return this.call(
+      {
+        method: 'PUT',
+        endpoint: '/material-lines/{id}',
+        path,
+        body,
+        dataSchema: materialLineSchema,
+        safety: 'guarded',
+      },
+      options,
+    );
   }
 
   /** Cascades one level only: delete deep trees bottom-up. Forks through an inherited link. */
-  deleteLines(input: { styleId: string; materialLineIds: string[] }, options?: CallOptions): Promise<BulkDeleteResult> {
+  deleteLines(
+    input: { styleId: string; materialLineIds: string[] },
+    options?: CallOptions,
+  ): Promise<BulkDeleteResult> {
     const endpoint = '/material-lines/delete';
     const body = validateRequest(materialLinesDeleteSchema, input, 'POST', endpoint, endpoint);
-    return this.call({ method: 'POST', endpoint, path: endpoint, body, dataSchema: bulkDeleteResultSchema, safety: 'unsafe' }, options);
+    return this.call(
+      {
+        method: 'POST',
+        endpoint,
+        path: endpoint,
+        body,
+        dataSchema: bulkDeleteResultSchema,
+        safety: 'unsafe',
+      },
+      options,
+    );
   }
 }

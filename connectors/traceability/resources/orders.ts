@@ -26,7 +26,15 @@ export class OrdersResource extends Resource {
   async create(input: OrderCreate, options?: CallOptions): Promise<Order> {
     const body = validateRequest(orderCreateSchema, input, 'POST', '/orders', '/orders');
     return this.call(
-      { method: 'POST', endpoint: '/orders', path: '/orders', body, dataSchema: orderSchema, safety: 'unsafe', rateExempt: true },
+      {
+        method: 'POST',
+        endpoint: '/orders',
+        path: '/orders',
+        body,
+        dataSchema: orderSchema,
+        safety: 'unsafe',
+        rateExempt: true,
+      },
       options,
     );
   }
@@ -35,7 +43,10 @@ export class OrdersResource extends Resource {
     return this.listPage('/orders', orderListQuerySchema, query, orderSchema, options);
   }
 
-  iterate(query: Omit<OrderListQuery, 'page' | 'limit'> = {}, options?: CallOptions): AsyncGenerator<Order, void, undefined> {
+  iterate(
+    query: Omit<OrderListQuery, 'page' | 'limit'> = {},
+    options?: CallOptions,
+  ): AsyncGenerator<Order, void, undefined> {
     return this.iterateList((page, limit) => this.list({ ...query, page, limit }, options));
   }
 
@@ -44,10 +55,18 @@ export class OrdersResource extends Resource {
   }
 
   /** Orders whose number equals `orderNumber` exactly (at most one per order type), archived included. */
-  async findByOrderNumber(orderNumber: string, opts: { type?: OrderType } = {}, options?: CallOptions): Promise<Order[]> {
+  async findByOrderNumber(
+    orderNumber: string,
+    opts: { type?: OrderType } = {},
+    options?: CallOptions,
+  ): Promise<Order[]> {
     const found: Order[] = [];
-    for await (const order of this.iterate({ orderNumber, ...(opts.type ? { type: opts.type } : {}) }, options)) {
-      if (order.orderNumber === orderNumber && (!opts.type || order.orderType === opts.type)) found.push(order);
+    for await (const order of this.iterate(
+      { orderNumber, ...(opts.type ? { type: opts.type } : {}) },
+      options,
+    )) {
+      if (order.orderNumber === orderNumber && (!opts.type || order.orderType === opts.type))
+        found.push(order);
     }
     return found;
   }
@@ -61,7 +80,14 @@ export class OrdersResource extends Resource {
     const body = validateRequest(orderPatchSchema, patch, 'PATCH', '/orders/{id}', path);
     const createsLines = body.lines?.some((line) => line.id === undefined) ?? false;
     return this.call(
-      { method: 'PATCH', endpoint: '/orders/{id}', path, body, dataSchema: orderSchema, safety: createsLines ? 'unsafe' : 'idempotent' },
+      {
+        method: 'PATCH',
+        endpoint: '/orders/{id}',
+        path,
+        body,
+        dataSchema: orderSchema,
+        safety: createsLines ? 'unsafe' : 'idempotent',
+      },
       options,
     );
   }
@@ -72,17 +98,29 @@ export class OrdersResource extends Resource {
     try {
       await this.call({ method: 'DELETE', endpoint: '/orders/{id}', path, safety: 'idempotent' }, options);
     } catch (error) {
-      if (isTraceabilityApiError(error) && error.statusCode === 404 && error.maybeCommitted && error.attempts > 1) return;
+      if (
+        isTraceabilityApiError(error) &&
+        error.statusCode === 404 &&
+        error.maybeCommitted &&
+        error.attempts > 1
+      )
+        return;
       throw error;
     }
   }
 
   syncUpdated(
-    query: Omit<OrderListQuery, 'page' | 'limit' | 'sort' | 'order' | 'updatedAfterUnixMs' | 'updatedBeforeUnixMs'> = {},
+    query: Omit<
+      OrderListQuery,
+      'page' | 'limit' | 'sort' | 'order' | 'updatedAfterUnixMs' | 'updatedBeforeUnixMs'
+    > = {},
     from?: IncrementalCheckpoint,
     options?: CallOptions,
   ): IncrementalSync<Order> {
-    return new IncrementalSync((window) => this.list({ ...query, ...window, sort: 'updatedAt', order: 'ASC' }, options), from);
+    return new IncrementalSync(
+      (window) => this.list({ ...query, ...window, sort: 'updatedAt', order: 'ASC' }, options),
+      from,
+    );
   }
 }
 
@@ -92,11 +130,20 @@ export class OrderLinesResource extends Resource {
     return this.listPage('/order-lines', orderLineListQuerySchema, query, orderLineSchema, options);
   }
 
-  iterate(query: { orderId?: string } = {}, options?: CallOptions): AsyncGenerator<OrderLine, void, undefined> {
+  iterate(
+    query: { orderId?: string } = {},
+    options?: CallOptions,
+  ): AsyncGenerator<OrderLine, void, undefined> {
     return this.iterateList((page, limit) => this.list({ ...query, page, limit }, options));
   }
 
   get(lineId: string, options?: CallOptions): Promise<OrderLine> {
-    return this.getOne('/order-lines/{id}', `/order-lines/${seg(lineId)}`, orderLineSchema, undefined, options);
+    return this.getOne(
+      '/order-lines/{id}',
+      `/order-lines/${seg(lineId)}`,
+      orderLineSchema,
+      undefined,
+      options,
+    );
   }
 }

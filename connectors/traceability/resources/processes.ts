@@ -1,6 +1,11 @@
 import type { Page } from '../pagination';
 import { pageQuerySchema } from '../schemas/common';
-import { facilityProcessSchema, productionProcessSchema, type FacilityProcess, type ProductionProcess } from '../schemas/reference';
+import {
+  facilityProcessSchema,
+  productionProcessSchema,
+  type FacilityProcess,
+  type ProductionProcess,
+} from '../schemas/reference';
 import { Resource, type CallOptions } from './base';
 
 type PageQuery = { page?: number; limit?: number };

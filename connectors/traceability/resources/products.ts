@@ -21,11 +21,18 @@ export class ProductsResource extends Resource {
     return this.listPage('/styles', productListQuerySchema, query, productSchema, options);
   }
 
-  iterate(query: Omit<ProductListQuery, 'page' | 'limit'> = {}, options?: CallOptions): AsyncGenerator<Product, void, undefined> {
+  iterate(
+    query: Omit<ProductListQuery, 'page' | 'limit'> = {},
+    options?: CallOptions,
+  ): AsyncGenerator<Product, void, undefined> {
     return this.iterateList((page, limit) => this.list({ ...query, page, limit }, options));
   }
 
-  get(idOrExternalId: string, query: { include?: ProductInclude } = {}, options?: CallOptions): Promise<Product> {
+  get(
+    idOrExternalId: string,
+    query: { include?: ProductInclude } = {},
+    options?: CallOptions,
+  ): Promise<Product> {
     const q = query.include ? { include: query.include.join(',') } : undefined;
     return this.getOne('/styles/{id}', `/styles/${seg(idOrExternalId)}`, productSchema, q, options);
   }
@@ -70,14 +77,27 @@ export class ProductsResource extends Resource {
     await this.archiveCall('/styles/archive', body, options);
   }
 
-  async unarchive(ids: readonly string[], opts: { shouldUnarchiveChildren?: boolean } = {}, options: CallOptions = {}): Promise<void> {
-    const body = validateRequest(unarchiveRequestSchema, { ids, ...opts }, 'POST', '/styles/unarchive', '/styles/unarchive');
+  async unarchive(
+    ids: readonly string[],
+    opts: { shouldUnarchiveChildren?: boolean } = {},
+    options: CallOptions = {},
+  ): Promise<void> {
+    const body = validateRequest(
+      unarchiveRequestSchema,
+      { ids, ...opts },
+      'POST',
+      '/styles/unarchive',
+      '/styles/unarchive',
+    );
     await this.archiveCall('/styles/unarchive', body, options);
   }
 
   /** Records updated since the checkpoint, oldest first; store `checkpoint()` afterwards. */
   syncUpdated(
-    query: Omit<ProductListQuery, 'page' | 'limit' | 'sort' | 'order' | 'updatedAfterUnixMs' | 'updatedBeforeUnixMs'>,
+    query: Omit<
+      ProductListQuery,
+      'page' | 'limit' | 'sort' | 'order' | 'updatedAfterUnixMs' | 'updatedBeforeUnixMs'
+    >,
     from?: IncrementalCheckpoint,
     options?: CallOptions,
   ): IncrementalSync<Product> {

@@ -13,10 +13,19 @@ export class StylePropertiesResource extends Resource {
     query: { type?: StylePropertyCategory; page?: number; limit?: number } = {},
     options?: CallOptions,
   ): Promise<Page<StyleProperty>> {
-    return this.listPage('/style-properties', stylePropertyListQuerySchema, query, stylePropertySchema, options);
+    return this.listPage(
+      '/style-properties',
+      stylePropertyListQuerySchema,
+      query,
+      stylePropertySchema,
+      options,
+    );
   }
 
-  iterate(type: StylePropertyCategory, options?: CallOptions): AsyncGenerator<StyleProperty, void, undefined> {
+  iterate(
+    type: StylePropertyCategory,
+    options?: CallOptions,
+  ): AsyncGenerator<StyleProperty, void, undefined> {
     return this.iterateList((page, limit) => this.list({ type, page, limit }, options));
   }
 }

@@ -1,5 +1,12 @@
 import { z } from 'zod';
-import { idListSchema, nullishNumber, nullishString, pageQuerySchema, sortOrderSchema, unitSchema } from './common';
+import {
+  idListSchema,
+  nullishNumber,
+  nullishString,
+  pageQuerySchema,
+  sortOrderSchema,
+  unitSchema,
+} from './common';
 
 /** List/get reads carry `link`; the 201 create answer is flat (isMainBom at top level, no link). */
 export const bomHeaderSchema = z.looseObject({
@@ -54,7 +61,9 @@ export type BomHeaderUpdate = z.input<typeof bomHeaderUpdateSchema>;
 
 export const bomHeaderListQuerySchema = pageQuerySchema.extend({
   styleId: z.string().min(1),
-  sort: z.enum(['createdAt', 'updatedAt', 'name', 'version', 'effectiveStartDate', 'effectiveEndDate']).optional(),
+  sort: z
+    .enum(['createdAt', 'updatedAt', 'name', 'version', 'effectiveStartDate', 'effectiveEndDate'])
+    .optional(),
   order: sortOrderSchema.optional(),
   ids: z.array(z.string()).optional(),
   name: z.string().optional(),
@@ -93,4 +102,7 @@ export const bomLineListQuerySchema = pageQuerySchema.extend({
 export type BomLineListQuery = z.input<typeof bomLineListQuerySchema>;
 
 export const bomLinesDeleteSchema = z.strictObject({ styleId: z.string().min(1), bomLineIds: idListSchema });
-export const bomHeadersDeleteSchema = z.strictObject({ styleId: z.string().min(1), bomHeaderIds: idListSchema });
+export const bomHeadersDeleteSchema = z.strictObject({
+  styleId: z.string().min(1),
+  bomHeaderIds: idListSchema,
+});

@@ -2,7 +2,14 @@ import { z } from 'zod';
 import { nullishString, pageQuerySchema, sortOrderSchema } from './common';
 
 export const certificateTypeSchema = z.enum(['COMPANY', 'SCOPE', 'MEMBERSHIP', 'PRODUCT', 'TRANSACTION']);
-export const certificateStatusSchema = z.enum(['DRAFT', 'REQUESTED', 'APPROVED', 'REJECTED', 'ACKNOWLEDGED', 'NOT_VERIFIABLE']);
+export const certificateStatusSchema = z.enum([
+  'DRAFT',
+  'REQUESTED',
+  'APPROVED',
+  'REJECTED',
+  'ACKNOWLEDGED',
+  'NOT_VERIFIABLE',
+]);
 
 /** `fileUrl` is signed for one hour: use it at once, never store it. */
 export const certificateSchema = z.looseObject({
@@ -40,7 +47,18 @@ export const certificateFilterSchema = z.strictObject({
 
 export const certificateListQuerySchema = pageQuerySchema.extend({
   sort: z
-    .enum(['name', 'companyName', 'status', 'updatedAt', 'expirationDate', 'type', 'documentNumber', 'licenseNumber', 'issueDate', 'issuedBy'])
+    .enum([
+      'name',
+      'companyName',
+      'status',
+      'updatedAt',
+      'expirationDate',
+      'type',
+      'documentNumber',
+      'licenseNumber',
+      'issueDate',
+      'issuedBy',
+    ])
     .optional(),
   order: sortOrderSchema.optional(),
   status: certificateStatusSchema.optional(),

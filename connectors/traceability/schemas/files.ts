@@ -37,9 +37,14 @@ export const fileCreateSchema = z
   })
   .superRefine((value, ctx) => {
     const expected = fileTypeFor(value.filename);
-    if (!expected) ctx.addIssue({ code: 'custom', path: ['filename'], message: 'unsupported file extension' });
+    if (!expected)
+      ctx.addIssue({ code: 'custom', path: ['filename'], message: 'unsupported file extension' });
     else if (expected !== value.fileType) {
-      ctx.addIssue({ code: 'custom', path: ['fileType'], message: `expected ${expected} for this extension` });
+      ctx.addIssue({
+        code: 'custom',
+        path: ['fileType'],
+        message: `expected ${expected} for this extension`,
+      });
     }
   });
 export type FileCreate = z.input<typeof fileCreateSchema>;

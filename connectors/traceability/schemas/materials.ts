@@ -7,7 +7,11 @@ export const materialHeaderSchema = z.looseObject({
   description: nullishString,
   forCompanyId: nullishString,
   link: z
-    .looseObject({ styleId: z.string(), isMainMaterial: z.boolean().nullish(), isOwner: z.boolean().nullish() })
+    .looseObject({
+      styleId: z.string(),
+      isMainMaterial: z.boolean().nullish(),
+      isOwner: z.boolean().nullish(),
+    })
     .nullish(),
   createdAt: nullishString,
   updatedAt: nullishString,
@@ -70,10 +74,26 @@ export const materialLineListQuerySchema = pageQuerySchema.extend({
   parentId: z.string().optional(),
   countriesOfOrigin: z.string().optional(),
   include: z.array(z.enum(['rawMaterials', 'countriesOfOrigin'])).optional(),
-  sort: z.enum(['createdAt', 'materialHeaderId', 'rawMaterialId', 'percentage', 'hierarchy', 'position', 'updatedAt']).optional(),
+  sort: z
+    .enum([
+      'createdAt',
+      'materialHeaderId',
+      'rawMaterialId',
+      'percentage',
+      'hierarchy',
+      'position',
+      'updatedAt',
+    ])
+    .optional(),
   order: sortOrderSchema.optional(),
 });
 export type MaterialLineListQuery = z.input<typeof materialLineListQuerySchema>;
 
-export const materialLinesDeleteSchema = z.strictObject({ styleId: z.string().min(1), materialLineIds: idListSchema });
-export const materialHeadersDeleteSchema = z.strictObject({ styleId: z.string().min(1), materialHeaderIds: idListSchema });
+export const materialLinesDeleteSchema = z.strictObject({
+  styleId: z.string().min(1),
+  materialLineIds: idListSchema,
+});
+export const materialHeadersDeleteSchema = z.strictObject({
+  styleId: z.string().min(1),
+  materialHeaderIds: idListSchema,
+});

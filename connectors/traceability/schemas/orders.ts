@@ -108,10 +108,18 @@ function partyRules(value: Partial<Record<string, unknown>>, ctx: z.RefinementCt
   const hasReceiver = value.receiverCompanyId !== undefined;
   const hasProcess = value.receiverFacilityProcess !== undefined;
   if (hasReceiver !== hasProcess) {
-    ctx.addIssue({ code: 'custom', path: ['receiverFacilityProcess'], message: 'receiverCompanyId and receiverFacilityProcess go together' });
+    ctx.addIssue({
+      code: 'custom',
+      path: ['receiverFacilityProcess'],
+      message: 'receiverCompanyId and receiverFacilityProcess go together',
+    });
   }
   if (value.internalResponsiblePersons !== undefined && value.internalResponsiblePerson !== undefined) {
-    ctx.addIssue({ code: 'custom', path: ['internalResponsiblePerson'], message: 'send internalResponsiblePersons or the deprecated internalResponsiblePerson, not both' });
+    ctx.addIssue({
+      code: 'custom',
+      path: ['internalResponsiblePerson'],
+      message: 'send internalResponsiblePersons or the deprecated internalResponsiblePerson, not both',
+    });
   }
 }
 
@@ -143,8 +151,15 @@ export const orderPatchSchema = z
   .superRefine(partyRules)
   .superRefine((value, ctx) => {
     value.lines?.forEach((line, index) => {
-      if (line.id === undefined && (line.styleId === undefined || line.quantity === undefined || line.unit === undefined)) {
-        ctx.addIssue({ code: 'custom', path: ['lines', index], message: 'a new line needs styleId, quantity and unit' });
+      if (
+        line.id === undefined &&
+        (line.styleId === undefined || line.quantity === undefined || line.unit === undefined)
+      ) {
+        ctx.addIssue({
+          code: 'custom',
+          path: ['lines', index],
+          message: 'a new line needs styleId, quantity and unit',
+        });
       }
     });
   });

@@ -1,5 +1,12 @@
 import { z } from 'zod';
-import { boolish, nullishNumber, nullishString, nullishStringArray, pageQuerySchema, sortOrderSchema } from './common';
+import {
+  boolish,
+  nullishNumber,
+  nullishString,
+  nullishStringArray,
+  pageQuerySchema,
+  sortOrderSchema,
+} from './common';
 
 export const productLevelSchema = z.enum(['style', 'variant', 'sku']);
 export type ProductLevel = z.infer<typeof productLevelSchema>;
@@ -92,8 +99,10 @@ export const productCreateSchema = z
   })
   .superRefine((value, ctx) => {
     if (value.parentId === undefined) {
-      if (!value.styleTypeId) ctx.addIssue({ code: 'custom', path: ['styleTypeId'], message: 'a style needs styleTypeId' });
-      if (value.isComponent === undefined) ctx.addIssue({ code: 'custom', path: ['isComponent'], message: 'a style needs isComponent' });
+      if (!value.styleTypeId)
+        ctx.addIssue({ code: 'custom', path: ['styleTypeId'], message: 'a style needs styleTypeId' });
+      if (value.isComponent === undefined)
+        ctx.addIssue({ code: 'custom', path: ['isComponent'], message: 'a style needs isComponent' });
     }
   });
 export type ProductCreate = z.input<typeof productCreateSchema>;
@@ -108,7 +117,17 @@ export type ProductUpdate = z.input<typeof productUpdateSchema>;
 export const productListQuerySchema = pageQuerySchema.extend({
   level: productLevelSchema.optional(),
   sort: z
-    .enum(['createdAt', 'updatedAt', 'name', 'gender', 'typeName', 'color', 'styleId', 'dimension', 'variantId'])
+    .enum([
+      'createdAt',
+      'updatedAt',
+      'name',
+      'gender',
+      'typeName',
+      'color',
+      'styleId',
+      'dimension',
+      'variantId',
+    ])
     .optional(),
   order: sortOrderSchema.optional(),
   name: z.string().optional(),
@@ -138,10 +157,25 @@ export const productListQuerySchema = pageQuerySchema.extend({
   variantId: z.string().optional(),
   dimension: z.string().optional(),
   include: z
-    .array(z.enum(['type', 'material', 'bom', 'styleProperties', 'tracingStory', 'images', 'style', 'variant', 'styleLink', 'skuCount']))
+    .array(
+      z.enum([
+        'type',
+        'material',
+        'bom',
+        'styleProperties',
+        'tracingStory',
+        'images',
+        'style',
+        'variant',
+        'styleLink',
+        'skuCount',
+      ]),
+    )
     .optional(),
 });
 export type ProductListQuery = z.input<typeof productListQuerySchema>;
 
 export const archiveRequestSchema = z.strictObject({ ids: z.array(z.string().min(1)).min(1).max(100) });
-export const unarchiveRequestSchema = archiveRequestSchema.extend({ shouldUnarchiveChildren: z.boolean().optional() });
+export const unarchiveRequestSchema = archiveRequestSchema.extend({
+  shouldUnarchiveChildren: z.boolean().optional(),
+});

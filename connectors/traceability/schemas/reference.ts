@@ -25,7 +25,9 @@ export const stylePropertySchema = z.looseObject({
 });
 export type StyleProperty = z.infer<typeof stylePropertySchema>;
 
-export const stylePropertyListQuerySchema = pageQuerySchema.extend({ type: stylePropertyCategorySchema.optional() });
+export const stylePropertyListQuerySchema = pageQuerySchema.extend({
+  type: stylePropertyCategorySchema.optional(),
+});
 
 /** Field names beyond id, name and parent are not shown in the spec; the rest passes through. */
 export const facilityProcessSchema = z.looseObject({

@@ -17,7 +17,12 @@ export interface BomFork {
   lineIds: Map<string, string>;
 }
 
-export function newOwnerLink(write: BomWrite, headerId: string, productId: string, isMainBom: boolean): BomLinkRecord {
+export function newOwnerLink(
+  write: BomWrite,
+  headerId: string,
+  productId: string,
+  isMainBom: boolean,
+): BomLinkRecord {
   const at = write.ctx.nowIso();
   return {
     id: write.ctx.newId('bomlnk_'),
@@ -41,11 +46,17 @@ export function newOwnerLink(write: BomWrite, headerId: string, productId: strin
 export function forkBom(
   write: BomWrite,
   link: BomLinkRecord,
-  options: { name?: string; description?: string | null; isMainBom?: boolean; withoutLines?: ReadonlySet<string> } = {},
+  options: {
+    name?: string;
+    description?: string | null;
+    isMainBom?: boolean;
+    withoutLines?: ReadonlySet<string>;
+  } = {},
 ): BomFork {
   const { ctx, store } = write;
   const original = store.headers.get(link.headerId);
-  if (!original) throw notFound(`BOM header '${link.headerId}' vanished during the copy`, 'bom_header_not_found');
+  if (!original)
+    throw notFound(`BOM header '${link.headerId}' vanished during the copy`, 'bom_header_not_found');
   const audit = createdAudit(ctx, write.caller, write.companyId);
   const header: BomHeaderRecord = {
     id: ctx.newId('bomhdr_'),
@@ -60,7 +71,14 @@ export function forkBom(
   const lineIds = new Map<string, string>();
   for (const line of store.linesOf(original.id)) {
     if (options.withoutLines?.has(line.id)) continue;
-    const copy: BomLineRecord = { ...line, ...audit, id: ctx.newId('bom_line_'), bomHeaderId: header.id, styleId: null, isMainComponent: false };
+    const copy: BomLineRecord = {
+      ...line,
+      ...audit,
+      id: ctx.newId('bom_line_'),
+      bomHeaderId: header.id,
+      styleId: null,
+      isMainComponent: false,
+    };
     store.lines.set(copy.id, copy);
     lineIds.set(line.id, copy.id);
   }

@@ -14,8 +14,18 @@ export interface HeaderView {
 }
 
 /** Inherited links copy the source link's per-product values. */
-export function inheritBomLink(write: Pick<BomWrite, 'ctx'>, source: BomLinkRecord, productId: string): BomLinkRecord {
-  return { ...source, id: write.ctx.newId('bomlnk_'), productId, isOwner: false, createdAt: write.ctx.nowIso() };
+export function inheritBomLink(
+  write: Pick<BomWrite, 'ctx'>,
+  source: BomLinkRecord,
+  productId: string,
+): BomLinkRecord {
+  return {
+    ...source,
+    id: write.ctx.newId('bomlnk_'),
+    productId,
+    isOwner: false,
+    createdAt: write.ctx.nowIso(),
+  };
 }
 
 /** POST /bom-headers: an owner link now; the product's descendants get inherited links after the delay. */
@@ -34,8 +44,12 @@ export function createHeader(write: BomWrite, raw: unknown): HeaderView {
   const { store } = write;
   store.headers.set(header.id, header);
   store.links.add(link);
-  scheduleChildLinks(write.ctx, () => store.links, (id) => store.headers.has(id), link, (source, productId) =>
-    inheritBomLink(write, source, productId),
+  scheduleChildLinks(
+    write.ctx,
+    () => store.links,
+    (id) => store.headers.has(id),
+    link,
+    (source, productId) => inheritBomLink(write, source, productId),
   );
   return { header, link };
 }
@@ -51,7 +65,8 @@ export function updateHeader(write: BomWrite, headerId: string, raw: unknown): H
   if (!header) throw notFound(`BOM header '${headerId}' not found`, 'bom_header_not_found');
   const product = referencedProduct(write.ctx, write.companyId, body.styleId, 'styleId');
   const link = store.links.find(product.id, header.id);
-  if (!link) throw notFound(`BOM header '${headerId}' is not linked to '${body.styleId}'`, 'bom_header_not_found');
+  if (!link)
+    throw notFound(`BOM header '${headerId}' is not linked to '${body.styleId}'`, 'bom_header_not_found');
   const description = sent(body, 'description') ? (body.description ?? null) : header.description;
 
   if (link.isOwner) {
@@ -92,17 +107,25 @@ export function deleteHeaders(write: BomWrite, raw: unknown): DeleteHeadersResul
   for (const id of new Set(body.bomHeaderIds)) {
     const link = store.header(write.companyId, id) ? store.links.find(product.id, id) : undefined;
     if (!link) {
-      result.errors.push({ id, code: 'bom_header_not_found', message: `BOM header '${id}' is not linked to '${body.styleId}'` });
+      result.errors.push({
+        id,
+        code: 'bom_header_not_found',
+        message: `BOM header '${id}' is not linked to '${body.styleId}'`,
+      });
       continue;
     }
     const removed = link.isOwner
       ? store.deleteHeader(id)
-      : [link, ...catalogueOf(write.ctx).descendants(product.id).map((child) => store.links.find(child.id, id))].filter(
-          (candidate): candidate is BomLinkRecord => candidate !== undefined,
-        );
+      : [
+          link,
+          ...catalogueOf(write.ctx)
+            .descendants(product.id)
+            .map((child) => store.links.find(child.id, id)),
+        ].filter((candidate): candidate is BomLinkRecord => candidate !== undefined);
     if (link.isOwner) result.deletedHeaders.push(id);
     else for (const candidate of removed) store.links.remove(candidate.id);
-    for (const candidate of removed) result.deletedLinks.push({ bomHeaderId: id, styleId: candidate.productId });
+    for (const candidate of removed)
+      result.deletedLinks.push({ bomHeaderId: id, styleId: candidate.productId });
   }
   return result;
 }

@@ -14,8 +14,13 @@ function connectToCatalogue(ctx: SandboxContext): void {
   const store = (): BomStore => ctx.store(bomsDomain);
   ctx.events.on('productCreated', ({ productId, parentId }) => {
     if (parentId === null) return;
-    inheritFromParent(ctx, () => store().links, (id) => store().headers.has(id), productId, parentId, (source, childId) =>
-      inheritBomLink({ ctx }, source, childId),
+    inheritFromParent(
+      ctx,
+      () => store().links,
+      (id) => store().headers.has(id),
+      productId,
+      parentId,
+      (source, childId) => inheritBomLink({ ctx }, source, childId),
     );
   });
   catalogueOf(ctx).setIncludeProvider('bom', (product, callerCompanyId) =>

@@ -8,7 +8,14 @@ import { createLineSchema, deleteLinesSchema, updateLineSchema, type UpdateLineI
 
 type LineValues = Pick<
   BomLineRecord,
-  'placementId' | 'styleId' | 'quantity' | 'quantityUnit' | 'weight' | 'weightUnit' | 'countryOfOrigin' | 'isMainComponent'
+  | 'placementId'
+  | 'styleId'
+  | 'quantity'
+  | 'quantityUnit'
+  | 'weight'
+  | 'weightUnit'
+  | 'countryOfOrigin'
+  | 'isMainComponent'
 >;
 
 /** Full-replace values: omitted optional fields become null (false for isMainComponent). */
@@ -46,7 +53,10 @@ export function createLine(write: BomWrite, raw: unknown): BomLineRecord {
   const header = store.header(write.companyId, body.bomHeaderId);
   const link = header ? store.links.find(entity.id, header.id) : undefined;
   if (!header || !link) {
-    throw notFound(`BOM header '${body.bomHeaderId}' is not linked to '${body.entity.styleId}'`, 'bom_header_or_link_not_found');
+    throw notFound(
+      `BOM header '${body.bomHeaderId}' is not linked to '${body.entity.styleId}'`,
+      'bom_header_or_link_not_found',
+    );
   }
   const values = validatedValues(write, body);
   const headerId = link.isOwner ? header.id : forkBom(write, link).header.id;
@@ -74,7 +84,10 @@ export function updateLine(write: BomWrite, lineId: string, raw: unknown): BomLi
   const header = line ? store.header(write.companyId, line.bomHeaderId) : undefined;
   const link = header ? store.links.find(entity.id, header.id) : undefined;
   if (!line || !header || !link) {
-    throw notFound(`BOM line '${lineId}' is not on a BOM linked to '${body.entity.styleId}'`, 'bom_line_link_not_found');
+    throw notFound(
+      `BOM line '${lineId}' is not on a BOM linked to '${body.entity.styleId}'`,
+      'bom_line_link_not_found',
+    );
   }
   const values = validatedValues(write, body, line);
   if (sameValues(line, values)) return line;
@@ -110,13 +123,25 @@ export function deleteLines(write: BomWrite, raw: unknown): DeleteLinesResult {
   const missing: string[] = [];
   for (const id of ids) {
     const line = store.lines.get(id);
-    const linked = line && store.header(write.companyId, line.bomHeaderId) && store.links.find(product.id, line.bomHeaderId);
+    const linked =
+      line &&
+      store.header(write.companyId, line.bomHeaderId) &&
+      store.links.find(product.id, line.bomHeaderId);
     if (!line || !linked) missing.push(id);
     else byHeader.set(line.bomHeaderId, (byHeader.get(line.bomHeaderId) ?? new Set()).add(id));
   }
-  if (missing.length > 0) throw notFound(`BOM line(s) not found for '${body.styleId}': ${missing.join(', ')}`, 'bom_lines_not_found');
+  if (missing.length > 0)
+    throw notFound(
+      `BOM line(s) not found for '${body.styleId}': ${missing.join(', ')}`,
+      'bom_lines_not_found',
+    );
 
-  const result: DeleteLinesResult = { deletedLines: ids, duplicatedHeaders: [], orphanedHeaders: [], errors: [] };
+  const result: DeleteLinesResult = {
+    deletedLines: ids,
+    duplicatedHeaders: [],
+    orphanedHeaders: [],
+    errors: [],
+  };
   for (const [headerId, lineIds] of byHeader) {
     const link = store.links.find(product.id, headerId);
     if (!link) continue;

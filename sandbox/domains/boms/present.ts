@@ -36,7 +36,12 @@ export function presentCreatedHeader(header: BomHeaderRecord, link: BomLinkRecor
 }
 
 export function presentPlacement(placement: PlacementRecord): Record<string, unknown> {
-  return { id: placement.id, value: placement.value, forCompanyId: placement.forCompanyId, ...audit(placement) };
+  return {
+    id: placement.id,
+    value: placement.value,
+    forCompanyId: placement.forCompanyId,
+    ...audit(placement),
+  };
 }
 
 export interface LineIncludes {
@@ -86,7 +91,9 @@ export function presentLine(
   if (includes.entity) body['entity'] = componentEntity(ctx, line.styleId);
   if (includes.placement) {
     const placement = line.placementId ? store.placements.get(line.placementId) : undefined;
-    body['placement'] = placement ? { id: placement.id, value: placement.value, forCompanyId: placement.forCompanyId } : null;
+    body['placement'] = placement
+      ? { id: placement.id, value: placement.value, forCompanyId: placement.forCompanyId }
+      : null;
   }
   return body;
 }

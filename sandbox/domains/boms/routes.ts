@@ -13,7 +13,14 @@ import type { BomStore, PlacementRecord } from './model';
 import { presentCreatedHeader, presentHeader, presentLine, presentPlacement } from './present';
 import { createPlacementSchema } from './schemas';
 
-const HEADER_SORTS = ['createdAt', 'updatedAt', 'name', 'version', 'effectiveStartDate', 'effectiveEndDate'] as const;
+const HEADER_SORTS = [
+  'createdAt',
+  'updatedAt',
+  'name',
+  'version',
+  'effectiveStartDate',
+  'effectiveEndDate',
+] as const;
 const LINE_SORTS = ['createdAt', 'updatedAt', 'quantity', 'weight'] as const;
 
 type IdRoute = { Params: { id: string }; Querystring: RawQuery };
@@ -41,7 +48,11 @@ function filterHeaders(views: HeaderView[], query: RawQuery): HeaderView[] {
   );
 }
 
-export function registerBomRoutes(app: FastifyInstance, ctx: SandboxContext, domain: SandboxDomain<BomStore>): void {
+export function registerBomRoutes(
+  app: FastifyInstance,
+  ctx: SandboxContext,
+  domain: SandboxDomain<BomStore>,
+): void {
   const write = (request: FastifyRequest): BomWrite => ({
     ctx,
     store: ctx.store(domain),
@@ -59,17 +70,24 @@ export function registerBomRoutes(app: FastifyInstance, ctx: SandboxContext, dom
     const views = filterHeaders(product ? headerViews(store, companyId, product.id) : [], request.query);
     const sorted = sortBy(
       views.map((view) => ({ ...view, id: view.header.id })),
-      (view) => (sort === 'name' || sort === 'createdAt' || sort === 'updatedAt' ? view.header[sort] : view.link[sort]),
+      (view) =>
+        sort === 'name' || sort === 'createdAt' || sort === 'updatedAt' ? view.header[sort] : view.link[sort],
       order,
     );
-    return sendPage(reply, sorted.map((view) => presentHeader(view.header, view.link)), page, limit);
+    return sendPage(
+      reply,
+      sorted.map((view) => presentHeader(view.header, view.link)),
+      page,
+      limit,
+    );
   });
 
   app.get<IdRoute>('/bom-headers/:id', async (request, reply) => {
     const { store, companyId } = write(request);
     const header = store.header(companyId, request.params.id);
     const owner = header ? store.links.owner(header.id) : undefined;
-    if (!header || !owner) throw notFound(`BOM header '${request.params.id}' not found`, 'bom_header_not_found');
+    if (!header || !owner)
+      throw notFound(`BOM header '${request.params.id}' not found`, 'bom_header_not_found');
     return sendData(reply, presentHeader(header, owner));
   });
 
@@ -83,7 +101,9 @@ export function registerBomRoutes(app: FastifyInstance, ctx: SandboxContext, dom
     return sendData(reply, presentHeader(header, link));
   });
 
-  app.post('/bom-headers/delete', async (request, reply) => sendData(reply, deleteHeaders(write(request), request.body)));
+  app.post('/bom-headers/delete', async (request, reply) =>
+    sendData(reply, deleteHeaders(write(request), request.body)),
+  );
 
   app.get<{ Querystring: RawQuery }>('/bom-lines', async (request, reply) => {
     const { store, companyId } = write(request);
@@ -92,7 +112,10 @@ export function registerBomRoutes(app: FastifyInstance, ctx: SandboxContext, dom
     const { sort, order } = sortParams(query, LINE_SORTS, 'createdAt');
     const headerId = str(query, 'bomHeaderId');
     const rawComponent = str(query, 'styleId');
-    const component = rawComponent === undefined ? undefined : (productInCatalogue(ctx, companyId, rawComponent)?.id ?? rawComponent);
+    const component =
+      rawComponent === undefined
+        ? undefined
+        : (productInCatalogue(ctx, companyId, rawComponent)?.id ?? rawComponent);
     const placementId = str(query, 'placementId');
     const country = str(query, 'countryOfOrigin')?.toLowerCase();
     const isMainComponent = bool(query, 'isMainComponent');
@@ -108,7 +131,12 @@ export function registerBomRoutes(app: FastifyInstance, ctx: SandboxContext, dom
     );
     const includes = { entity: include.includes('entity'), placement: include.includes('placement') };
     const sorted = sortBy(lines, (line) => line[sort], order);
-    return sendPage(reply, sorted.map((line) => presentLine(ctx, store, line, includes)), page, limit);
+    return sendPage(
+      reply,
+      sorted.map((line) => presentLine(ctx, store, line, includes)),
+      page,
+      limit,
+    );
   });
 
   app.post('/bom-lines', async (request, reply) => {
@@ -118,15 +146,22 @@ export function registerBomRoutes(app: FastifyInstance, ctx: SandboxContext, dom
 
   app.put<IdRoute>('/bom-lines/:id', async (request, reply) => {
     const context = write(request);
-    return sendData(reply, presentLine(ctx, context.store, updateLine(context, request.params.id, request.body)));
+    return sendData(
+      reply,
+      presentLine(ctx, context.store, updateLine(context, request.params.id, request.body)),
+    );
   });
 
-  app.post('/bom-lines/delete', async (request, reply) => sendData(reply, deleteLines(write(request), request.body)));
+  app.post('/bom-lines/delete', async (request, reply) =>
+    sendData(reply, deleteLines(write(request), request.body)),
+  );
 
   app.get<{ Querystring: RawQuery }>('/bom-placements', async (request, reply) => {
     const { store, companyId } = write(request);
     const { page, limit } = pageParams(request.query);
-    const placements = [...store.placements.values()].filter((placement) => placement.forCompanyId === companyId);
+    const placements = [...store.placements.values()].filter(
+      (placement) => placement.forCompanyId === companyId,
+    );
     const sorted = sortBy(placements, (placement) => placement.value.toLowerCase(), 'asc');
     return sendPage(reply, sorted.map(presentPlacement), page, limit);
   });
@@ -136,7 +171,9 @@ export function registerBomRoutes(app: FastifyInstance, ctx: SandboxContext, dom
     const body = parseBody(createPlacementSchema, request.body);
     // Values are unique per account (case-insensitive): creating an existing one answers it with 200.
     const existing = [...context.store.placements.values()].find(
-      (candidate) => candidate.forCompanyId === context.companyId && candidate.value.toLowerCase() === body.value.toLowerCase(),
+      (candidate) =>
+        candidate.forCompanyId === context.companyId &&
+        candidate.value.toLowerCase() === body.value.toLowerCase(),
     );
     if (existing) return sendData(reply, presentPlacement(existing), 200);
     const placement: PlacementRecord = {

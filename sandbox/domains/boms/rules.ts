@@ -5,9 +5,15 @@ import { catalogueOf, productInCatalogue } from '../v2-common/catalogue';
 import type { BomLineRecord, BomStore } from './model';
 
 /** A product referenced by `link.styleId`, `entity.styleId` or `component.styleId`; 404 `entity_not_found` otherwise. */
-export function referencedProduct(ctx: SandboxContext, companyId: string, styleId: string, field: string): ProductRecord {
+export function referencedProduct(
+  ctx: SandboxContext,
+  companyId: string,
+  styleId: string,
+  field: string,
+): ProductRecord {
   const product = productInCatalogue(ctx, companyId, styleId);
-  if (!product) throw notFound(`${field} '${styleId}' is not a product of your catalogue`, 'entity_not_found');
+  if (!product)
+    throw notFound(`${field} '${styleId}' is not a product of your catalogue`, 'entity_not_found');
   return product;
 }
 
@@ -20,16 +26,24 @@ export function componentProduct(ctx: SandboxContext, companyId: string, styleId
   return component;
 }
 
-export function checkPlacement(store: BomStore, companyId: string, placementId: string | null | undefined): void {
+export function checkPlacement(
+  store: BomStore,
+  companyId: string,
+  placementId: string | null | undefined,
+): void {
   if (placementId && !store.placement(companyId, placementId)) {
     throw notFound(`Placement '${placementId}' does not exist`, 'bom_placement_not_found');
   }
 }
 
 /** Units configured on the component's style type; the platform-wide lists when the type has none. */
-export function allowedUnits(ctx: SandboxContext, component: ProductRecord): { quantity: readonly string[]; weight: readonly string[] } {
+export function allowedUnits(
+  ctx: SandboxContext,
+  component: ProductRecord,
+): { quantity: readonly string[]; weight: readonly string[] } {
   const type = catalogueOf(ctx).styleType(component.forCompanyId, component.styleTypeId);
-  const quantity = type?.quantityUnits && type.quantityUnits.length > 0 ? type.quantityUnits : PLATFORM_QUANTITY_UNITS;
+  const quantity =
+    type?.quantityUnits && type.quantityUnits.length > 0 ? type.quantityUnits : PLATFORM_QUANTITY_UNITS;
   const weight = type?.weightUnits && type.weightUnits.length > 0 ? type.weightUnits : PLATFORM_WEIGHT_UNITS;
   return { quantity, weight };
 }
@@ -47,13 +61,21 @@ export function checkUnits(
   const keepsComponent = stored !== undefined && stored.styleId === component.id;
   const allowed = allowedUnits(ctx, component);
   const { quantityUnit, weightUnit } = units;
-  if (quantityUnit !== null && !allowed.quantity.includes(quantityUnit) && !(keepsComponent && stored.quantityUnit === quantityUnit)) {
+  if (
+    quantityUnit !== null &&
+    !allowed.quantity.includes(quantityUnit) &&
+    !(keepsComponent && stored.quantityUnit === quantityUnit)
+  ) {
     throw badRequest(
       `quantityUnit '${quantityUnit}' is not allowed for the component's style type; accepted: ${allowed.quantity.join(', ')}`,
       'invalid_bom_quantity_unit',
     );
   }
-  if (weightUnit !== null && !allowed.weight.includes(weightUnit) && !(keepsComponent && stored.weightUnit === weightUnit)) {
+  if (
+    weightUnit !== null &&
+    !allowed.weight.includes(weightUnit) &&
+    !(keepsComponent && stored.weightUnit === weightUnit)
+  ) {
     throw badRequest(
       `weightUnit '${weightUnit}' is not allowed for the component's style type; accepted: ${allowed.weight.join(', ')}`,
       'invalid_bom_weight_unit',

@@ -48,20 +48,29 @@ export const bomSectionSchema = z.object({
 export type BomSection = z.input<typeof bomSectionSchema>;
 
 function seedAudit(companyId: string, at: string): ShortAudit {
-  return { createdAt: at, createdByUserId: null, createdByCompanyId: companyId, updatedAt: at, updatedByUserId: null, updatedByCompanyId: companyId };
+  return {
+    createdAt: at,
+    createdByUserId: null,
+    createdByCompanyId: companyId,
+    updatedAt: at,
+    updatedByUserId: null,
+    updatedByCompanyId: companyId,
+  };
 }
 
 export function loadBomSection(ctx: SandboxContext, seed: SeedDocument): BomStore {
   const section = bomSectionSchema.parse((seed as Record<string, unknown>)['boms'] ?? {});
   const store = new BomStore();
   const now = ctx.nowIso();
-  for (const placement of section.placements) store.placements.set(placement.id, { ...placement, ...seedAudit(placement.forCompanyId, now) });
+  for (const placement of section.placements)
+    store.placements.set(placement.id, { ...placement, ...seedAudit(placement.forCompanyId, now) });
   // Forks after the headers they were copied from, so the inherited link they replace exists.
   const ordered = [...section.headers.filter((h) => !h.forkOf), ...section.headers.filter((h) => h.forkOf)];
   for (const entry of ordered) {
     const at = entry.createdAt ?? now;
     const owner = catalogueOf(ctx).get(entry.ownerProductId);
-    if (!owner) throw new Error(`Invalid sandbox seed: BOM ${entry.id} names unknown product ${entry.ownerProductId}`);
+    if (!owner)
+      throw new Error(`Invalid sandbox seed: BOM ${entry.id} names unknown product ${entry.ownerProductId}`);
     store.headers.set(entry.id, {
       id: entry.id,
       name: entry.name,
@@ -84,20 +93,34 @@ export function loadBomSection(ctx: SandboxContext, seed: SeedDocument): BomStor
     if (entry.forkOf) {
       const inherited = store.links.find(owner.id, entry.forkOf);
       if (!inherited || inherited.isOwner)
-        throw new Error(`Invalid sandbox seed: fork ${entry.id} needs ${entry.ownerProductId} to inherit ${entry.forkOf}`);
+        throw new Error(
+          `Invalid sandbox seed: fork ${entry.id} needs ${entry.ownerProductId} to inherit ${entry.forkOf}`,
+        );
       store.links.remove(inherited.id);
     }
     store.links.add(ownerLink);
     if (!entry.forkOf) {
       for (const child of catalogueOf(ctx).descendants(owner.id)) {
-        store.links.add({ ...ownerLink, id: `bomlnk_${entry.id}_${child.id}`, productId: child.id, isOwner: false });
+        store.links.add({
+          ...ownerLink,
+          id: `bomlnk_${entry.id}_${child.id}`,
+          productId: child.id,
+          isOwner: false,
+        });
       }
     }
     entry.lines.forEach((line, index) => {
       const { componentId, updatedAt, ...values } = line;
       const id = line.id ?? `bom_line_${entry.id.replace(/^bomhdr_/, '')}_${index + 1}`;
       const audit = seedAudit(entry.forCompanyId, at);
-      store.lines.set(id, { ...values, id, bomHeaderId: entry.id, styleId: componentId, ...audit, updatedAt: updatedAt ?? audit.updatedAt });
+      store.lines.set(id, {
+        ...values,
+        id,
+        bomHeaderId: entry.id,
+        styleId: componentId,
+        ...audit,
+        updatedAt: updatedAt ?? audit.updatedAt,
+      });
     });
   }
   return store;

@@ -13,11 +13,18 @@ function targets(deps: CatalogueDeps, callerId: string, ids: readonly string[]):
   }
   if (found.size === 0) throw notFound('None of the ids name a product');
   const levels = new Set([...found.values()].map((product) => product.level));
-  if (levels.size > 1) throw badRequest(`ids: all products must share one level, got ${[...levels].join(', ')}`, 'mixed_levels');
+  if (levels.size > 1)
+    throw badRequest(`ids: all products must share one level, got ${[...levels].join(', ')}`, 'mixed_levels');
   return [...found.values()];
 }
 
-function setArchived(deps: CatalogueDeps, caller: Caller, callerId: string, products: Iterable<ProductRecord>, archived: boolean): void {
+function setArchived(
+  deps: CatalogueDeps,
+  caller: Caller,
+  callerId: string,
+  products: Iterable<ProductRecord>,
+  archived: boolean,
+): void {
   const now = deps.ctx.nowIso();
   const audit = auditOf(caller, callerId);
   for (const product of products) {
@@ -30,7 +37,12 @@ function setArchived(deps: CatalogueDeps, caller: Caller, callerId: string, prod
 }
 
 /** Archiving always cascades: a style's variants and SKUs, a variant's SKUs. */
-export function archiveProducts(deps: CatalogueDeps, caller: Caller, callerId: string, ids: readonly string[]): void {
+export function archiveProducts(
+  deps: CatalogueDeps,
+  caller: Caller,
+  callerId: string,
+  ids: readonly string[],
+): void {
   for (const product of targets(deps, callerId, ids)) {
     setArchived(deps, caller, callerId, [product, ...deps.store().descendants(product.id)], true);
   }

@@ -24,11 +24,20 @@ export const isKnownCodeType = (codeId: string): boolean => SINGLE_USE.has(codeI
  * 400 `invalid_code_ids` for an unknown type, a multi-use type without its suffix, or a type repeated within
  * the product; 400 `codes_not_unique` when another product of the catalogue holds the same value under the type.
  */
-export function checkCodes(store: CatalogueStore, companyId: string, codes: readonly ProductCode[], selfId?: string): void {
+export function checkCodes(
+  store: CatalogueStore,
+  companyId: string,
+  codes: readonly ProductCode[],
+  selfId?: string,
+): void {
   const seen = new Set<string>();
   for (const code of codes) {
     if (!isKnownCodeType(code.codeId)) {
-      throw new ApiError(400, 'invalid_code_ids', `Unknown code type '${code.codeId}' (multi-use types need a numeric suffix, e.g. OTHER_ID1)`);
+      throw new ApiError(
+        400,
+        'invalid_code_ids',
+        `Unknown code type '${code.codeId}' (multi-use types need a numeric suffix, e.g. OTHER_ID1)`,
+      );
     }
     if (seen.has(code.codeId)) {
       throw new ApiError(400, 'invalid_code_ids', `Code type '${code.codeId}' appears more than once`);
@@ -38,7 +47,11 @@ export function checkCodes(store: CatalogueStore, companyId: string, codes: read
   for (const code of codes) {
     const owner = store.codeOwner(companyId, code);
     if (owner !== undefined && owner !== selfId) {
-      throw new ApiError(400, 'codes_not_unique', `Code ${code.codeId}=${code.codeValue} is already used by another product`);
+      throw new ApiError(
+        400,
+        'codes_not_unique',
+        `Code ${code.codeId}=${code.codeValue} is already used by another product`,
+      );
     }
   }
 }

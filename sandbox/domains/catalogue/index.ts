@@ -44,7 +44,8 @@ function load(ctx: SandboxContext, section: unknown): CatalogueStore {
 /** Products behind /styles, plus the style-type and style-property reference lists. Needs the files domain. */
 export const catalogueDomain: SandboxDomain<CatalogueStore> = {
   name: 'catalogue',
-  createStore: (ctx: SandboxContext, seed: SeedDocument) => load(ctx, (seed as Record<string, unknown>)['catalogue']),
+  createStore: (ctx: SandboxContext, seed: SeedDocument) =>
+    load(ctx, (seed as Record<string, unknown>)['catalogue']),
   restore: (ctx, snapshot) => load(ctx, snapshot),
   registerRoutes(app, ctx) {
     const deps = depsFor(ctx);

@@ -1,5 +1,15 @@
 import { badRequest } from '../../core/errors';
-import { bool, list, pageParams, sortParams, str, updatedWindow, type PageParams, type RawQuery, type SortOrder } from '../../core/query';
+import {
+  bool,
+  list,
+  pageParams,
+  sortParams,
+  str,
+  updatedWindow,
+  type PageParams,
+  type RawQuery,
+  type SortOrder,
+} from '../../core/query';
 import type { CatalogueDeps } from './deps';
 import { chainOf, resolved } from './present';
 import type { CatalogueStore } from './store';
@@ -7,12 +17,29 @@ import type { InheritableArrayField, ProductLevel, ProductRecord } from './types
 import { PRODUCT_LEVELS } from './types';
 
 export const STYLE_SORT_COLUMNS = [
-  'createdAt', 'updatedAt', 'name', 'gender', 'typeName', 'color', 'styleId', 'dimension', 'variantId',
+  'createdAt',
+  'updatedAt',
+  'name',
+  'gender',
+  'typeName',
+  'color',
+  'styleId',
+  'dimension',
+  'variantId',
 ] as const;
 type SortColumn = (typeof STYLE_SORT_COLUMNS)[number];
 
 export const INCLUDE_VALUES = [
-  'type', 'material', 'bom', 'styleProperties', 'tracingStory', 'images', 'style', 'variant', 'styleLink', 'skuCount',
+  'type',
+  'material',
+  'bom',
+  'styleProperties',
+  'tracingStory',
+  'images',
+  'style',
+  'variant',
+  'styleLink',
+  'skuCount',
 ] as const;
 
 type Predicate = (product: ProductRecord) => boolean;
@@ -40,12 +67,20 @@ export function parseIncludes(query: RawQuery): Set<string> {
   return new Set(values);
 }
 
-const ARRAY_FILTERS: readonly InheritableArrayField[] = ['brands', 'departments', 'seasons', 'collections', 'suppliers', 'vendors'];
+const ARRAY_FILTERS: readonly InheritableArrayField[] = [
+  'brands',
+  'departments',
+  'seasons',
+  'collections',
+  'suppliers',
+  'vendors',
+];
 
 /** Parses GET /styles' query: level, paging, sort, include, and one predicate per filter given. */
 export function parseStyleListQuery(deps: CatalogueDeps, callerId: string, query: RawQuery): StyleListQuery {
   const level = (str(query, 'level') ?? 'style') as ProductLevel;
-  if (!PRODUCT_LEVELS.includes(level)) throw badRequest(`Query parameter 'level' must be style, variant or sku`);
+  if (!PRODUCT_LEVELS.includes(level))
+    throw badRequest(`Query parameter 'level' must be style, variant or sku`);
   const page = pageParams(query);
   const { sort, order } = sortParams(query, STYLE_SORT_COLUMNS, 'createdAt');
   const includes = parseIncludes(query);
@@ -61,7 +96,10 @@ export function parseStyleListQuery(deps: CatalogueDeps, callerId: string, query
   }
   const createdForMe = bool(query, 'createdForMe');
   if (createdForMe !== undefined) {
-    predicates.push((product) => (product.forCompanyId === callerId && product.created.companyId !== callerId) === createdForMe);
+    predicates.push(
+      (product) =>
+        (product.forCompanyId === callerId && product.created.companyId !== callerId) === createdForMe,
+    );
   }
   const inWindow = updatedWindow(query);
   if (str(query, 'updatedAfterUnixMs') !== undefined || str(query, 'updatedBeforeUnixMs') !== undefined) {
@@ -83,26 +121,33 @@ export function parseStyleListQuery(deps: CatalogueDeps, callerId: string, query
   if (codeId !== undefined || codeValue !== undefined) {
     predicates.push((product) =>
       product.codes.some(
-        (code) => (codeId === undefined || code.codeId === codeId) && (codeValue === undefined || code.codeValue === codeValue),
+        (code) =>
+          (codeId === undefined || code.codeId === codeId) &&
+          (codeValue === undefined || code.codeValue === codeValue),
       ),
     );
   }
   const description = str(query, 'description');
-  if (description) predicates.push((product) => resolved(inherited(product), 'description')?.includes(description) ?? false);
+  if (description)
+    predicates.push((product) => resolved(inherited(product), 'description')?.includes(description) ?? false);
   const gender = str(query, 'gender');
   if (gender !== undefined) predicates.push((product) => resolved(inherited(product), 'gender') === gender);
   const styleTypeId = str(query, 'styleTypeId');
   if (styleTypeId !== undefined) predicates.push((product) => product.styleTypeId === styleTypeId);
   const styleLevelId = str(query, 'styleLevelId');
-  if (styleLevelId !== undefined) predicates.push((product) => resolved(inherited(product), 'styleLevelId') === styleLevelId);
+  if (styleLevelId !== undefined)
+    predicates.push((product) => resolved(inherited(product), 'styleLevelId') === styleLevelId);
   for (const field of ARRAY_FILTERS) {
     const wanted = list(query, field);
     if (wanted && wanted.length > 0) {
-      predicates.push((product) => (resolved(inherited(product), field) ?? []).some((id) => wanted.includes(id)));
+      predicates.push((product) =>
+        (resolved(inherited(product), field) ?? []).some((id) => wanted.includes(id)),
+      );
     }
   }
   const mainSupplier = str(query, 'mainSupplier');
-  if (mainSupplier !== undefined) predicates.push((product) => resolved(inherited(product), 'mainSupplier') === mainSupplier);
+  if (mainSupplier !== undefined)
+    predicates.push((product) => resolved(inherited(product), 'mainSupplier') === mainSupplier);
   const companyId = str(query, 'companyId');
   if (companyId !== undefined) predicates.push((product) => product.forCompanyId === companyId);
   const color = str(query, 'color');
@@ -151,7 +196,12 @@ interface SortedProducts {
 const sortCache = new WeakMap<CatalogueStore, Map<string, SortedProducts>>();
 
 /** The company's products at one level in ascending `column` order (nulls last), cached until its next write. */
-export function sortedProducts(deps: CatalogueDeps, companyId: string, level: ProductLevel, column: SortColumn): readonly ProductRecord[] {
+export function sortedProducts(
+  deps: CatalogueDeps,
+  companyId: string,
+  level: ProductLevel,
+  column: SortColumn,
+): readonly ProductRecord[] {
   const store = deps.store();
   const base = store.productsAt(companyId, level);
   if (column === 'createdAt') return base;
@@ -192,7 +242,11 @@ const matchCache = new WeakMap<CatalogueStore, Map<string, CachedMatches>>();
  * Filters the sorted products; returns the page's records and the total that matched. The match list is kept
  * (a few dozen, until the company's next write) so paging through one filter costs one scan, not one per page.
  */
-export function runStyleList(deps: CatalogueDeps, callerId: string, query: StyleListQuery): { items: ProductRecord[]; total: number } {
+export function runStyleList(
+  deps: CatalogueDeps,
+  callerId: string,
+  query: StyleListQuery,
+): { items: ProductRecord[]; total: number } {
   if (query.matchesNothing) return { items: [], total: 0 };
   const store = deps.store();
   let cache = matchCache.get(store);

@@ -1,6 +1,12 @@
 import type { FileRecord } from '../files/store';
 import type { CatalogueDeps } from './deps';
-import type { AuditStamp, InheritableField, ProductRecord, StylePropertyRecord, StyleTypeRecord } from './types';
+import type {
+  AuditStamp,
+  InheritableField,
+  ProductRecord,
+  StylePropertyRecord,
+  StyleTypeRecord,
+} from './types';
 import { INHERITABLE_FIELDS, PROPERTY_CATEGORIES } from './types';
 
 /** How a product is being shown: a single read (full images) or a list item, with the `include` values asked for. */
@@ -103,8 +109,20 @@ export function presentProperty(property: StylePropertyRecord): Json {
     category: property.category,
     createdAt: property.createdAt,
     updatedAt: property.updatedAt,
-    ...audit('createdBy', { impersonateId: null, userId: null, companyId: property.forCompanyId, apiKeyId: null, apiKeyLabel: null }),
-    ...audit('updatedBy', { impersonateId: null, userId: null, companyId: property.forCompanyId, apiKeyId: null, apiKeyLabel: null }),
+    ...audit('createdBy', {
+      impersonateId: null,
+      userId: null,
+      companyId: property.forCompanyId,
+      apiKeyId: null,
+      apiKeyLabel: null,
+    }),
+    ...audit('updatedBy', {
+      impersonateId: null,
+      userId: null,
+      companyId: property.forCompanyId,
+      apiKeyId: null,
+      apiKeyLabel: null,
+    }),
   };
 }
 
@@ -113,7 +131,9 @@ export function presentProduct(deps: CatalogueDeps, product: ProductRecord, opti
   const store = deps.store();
   const chain = chainOf(deps, product);
   const isChild = product.level !== 'style';
-  const files = (product.imagesFileIds ?? []).map((id) => deps.files().get(id)).filter((file) => file !== undefined);
+  const files = (product.imagesFileIds ?? [])
+    .map((id) => deps.files().get(id))
+    .filter((file) => file !== undefined);
   const images = files.map((file) => image(file, options.origin, product.level === 'sku'));
   const own: Json = isChild ? {} : (product as unknown as Json);
   if (isChild) for (const field of INHERITABLE_FIELDS) own[field] = resolved(chain, field);

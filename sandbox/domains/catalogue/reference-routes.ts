@@ -11,7 +11,12 @@ import { PRODUCT_LEVELS, PROPERTY_CATEGORIES } from './types';
 const countCache = new WeakMap<object, Map<string, { version: number; counts: Map<string, number> }>>();
 
 /** Per-company usage counts, recomputed only after the company's products change. */
-function cachedCounts(deps: CatalogueDeps, companyId: string, kind: string, compute: () => Map<string, number>): Map<string, number> {
+function cachedCounts(
+  deps: CatalogueDeps,
+  companyId: string,
+  kind: string,
+  compute: () => Map<string, number>,
+): Map<string, number> {
   const store = deps.store();
   let cache = countCache.get(store);
   if (!cache) countCache.set(store, (cache = new Map()));
@@ -23,7 +28,11 @@ function cachedCounts(deps: CatalogueDeps, companyId: string, kind: string, comp
   return counts;
 }
 
-function forEachProduct(deps: CatalogueDeps, companyId: string, visit: (product: ProductRecord) => void): void {
+function forEachProduct(
+  deps: CatalogueDeps,
+  companyId: string,
+  visit: (product: ProductRecord) => void,
+): void {
   const store = deps.store();
   for (const level of PRODUCT_LEVELS) {
     for (const product of store.productsAt(companyId, level)) {
@@ -41,7 +50,9 @@ export function registerReferenceRoutes(app: FastifyInstance, deps: CatalogueDep
     const { page, limit } = pageParams(request.query);
     const counts = cachedCounts(deps, callerId, 'styleTypes', () => {
       const counted = new Map<string, number>();
-      forEachProduct(deps, callerId, (product) => counted.set(product.styleTypeId, (counted.get(product.styleTypeId) ?? 0) + 1));
+      forEachProduct(deps, callerId, (product) =>
+        counted.set(product.styleTypeId, (counted.get(product.styleTypeId) ?? 0) + 1),
+      );
       return counted;
     });
     const types = deps

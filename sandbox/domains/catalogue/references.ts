@@ -18,7 +18,12 @@ export function checkStyleLevel(deps: CatalogueDeps, ownerId: string, styleLevel
   }
 }
 
-export function checkProperties(deps: CatalogueDeps, ownerId: string, category: PropertyCategory, ids: readonly string[] | null | undefined): void {
+export function checkProperties(
+  deps: CatalogueDeps,
+  ownerId: string,
+  category: PropertyCategory,
+  ids: readonly string[] | null | undefined,
+): void {
   for (const id of ids ?? []) {
     if (deps.store().property(ownerId, id)?.category !== category) {
       throw badRequest(`${category}: unknown ${category} property id '${id}'`);
@@ -27,7 +32,13 @@ export function checkProperties(deps: CatalogueDeps, ownerId: string, category: 
 }
 
 /** Company ids must be the owner, the caller, or reachable from either in the network. */
-export function checkCompanies(deps: CatalogueDeps, callerId: string, ownerId: string, field: string, ids: readonly string[]): void {
+export function checkCompanies(
+  deps: CatalogueDeps,
+  callerId: string,
+  ownerId: string,
+  field: string,
+  ids: readonly string[],
+): void {
   for (const id of ids) {
     if (!deps.ctx.reaches(ownerId, id) && !deps.ctx.reaches(callerId, id)) {
       throw badRequest(`${field}: unknown company id '${id}'`);
@@ -36,7 +47,11 @@ export function checkCompanies(deps: CatalogueDeps, callerId: string, ownerId: s
 }
 
 /** Image file ids must be files the caller registered with POST /files and uploaded. */
-export function checkImages(deps: CatalogueDeps, callerId: string, ids: readonly string[] | null | undefined): void {
+export function checkImages(
+  deps: CatalogueDeps,
+  callerId: string,
+  ids: readonly string[] | null | undefined,
+): void {
   for (const id of ids ?? []) {
     if (!deps.files().uploadedFor(callerId, id)) {
       throw badRequest(`imagesFileIds: '${id}' is not an uploaded file of this company`);
@@ -44,9 +59,12 @@ export function checkImages(deps: CatalogueDeps, callerId: string, ids: readonly
   }
 }
 
-export function normaliseWeight(weight: { unit: string | null; value: number | null } | null): ProductWeight | null {
+export function normaliseWeight(
+  weight: { unit: string | null; value: number | null } | null,
+): ProductWeight | null {
   if (weight === null || weight.unit === null || weight.value === null) return null;
-  if (!isUnit(weight.unit)) throw badRequest(`weight.unit: '${weight.unit}' is not a unit of the unit enumeration`);
+  if (!isUnit(weight.unit))
+    throw badRequest(`weight.unit: '${weight.unit}' is not a unit of the unit enumeration`);
   return { unit: weight.unit, value: weight.value };
 }
 

@@ -3,7 +3,9 @@ import { z } from 'zod';
 /** Request bodies of /styles. Level-specific requirements with their own codes are checked in the rules, not here. */
 
 /** `boolean or number` in the spec: true/false, or 1/0. */
-const flag = z.union([z.boolean(), z.literal(0), z.literal(1)]).transform((value) => value === true || value === 1);
+const flag = z
+  .union([z.boolean(), z.literal(0), z.literal(1)])
+  .transform((value) => value === true || value === 1);
 
 const code = z.strictObject({
   codeId: z.string().min(1),
@@ -19,7 +21,9 @@ const ecoFootPrint = z
     syntheticMaterialPercentage: percentage.optional(),
     recycledMaterialPercentage: percentage.optional(),
     hazardousMaterials: z
-      .array(z.strictObject({ idx: z.number(), name: z.string().min(1), percentage: z.number().min(0).max(100) }))
+      .array(
+        z.strictObject({ idx: z.number(), name: z.string().min(1), percentage: z.number().min(0).max(100) }),
+      )
       .nullable()
       .optional(),
     recyclabilityAbsenceDisruptor: optionalFlag,
@@ -32,7 +36,9 @@ const ecoFootPrint = z
 export type EcoFootPrintInput = z.output<typeof ecoFootPrint>;
 
 /** `{unit, value}`; either part null stores null overall (document 1). */
-const weight = z.strictObject({ unit: z.string().min(1).nullable(), value: z.number().min(0).nullable() }).nullable();
+const weight = z
+  .strictObject({ unit: z.string().min(1).nullable(), value: z.number().min(0).nullable() })
+  .nullable();
 
 const commonFields = {
   externalId: z.string().min(1).max(255).nullable().optional(),

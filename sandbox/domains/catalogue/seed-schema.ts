@@ -132,10 +132,12 @@ export function parseCatalogueSection(raw: unknown, nowIso: string, qrUrl: () =>
     const existing = built.get(seed.id);
     if (existing) return existing;
     const parentSeed = seed.parentId === null ? undefined : seeds.get(seed.parentId);
-    if (seed.parentId !== null && !parentSeed) throw new Error(`Invalid sandbox seed: product ${seed.id} has unknown parent`);
+    if (seed.parentId !== null && !parentSeed)
+      throw new Error(`Invalid sandbox seed: product ${seed.id} has unknown parent`);
     const parent = parentSeed ? build(parentSeed) : undefined;
     const level: ProductLevel = !parent ? 'style' : parent.level === 'style' ? 'variant' : 'sku';
-    if (parent?.level === 'sku') throw new Error(`Invalid sandbox seed: product ${seed.id} has a SKU as parent`);
+    if (parent?.level === 'sku')
+      throw new Error(`Invalid sandbox seed: product ${seed.id} has a SKU as parent`);
     const forCompanyId = parent?.forCompanyId ?? seed.forCompanyId;
     const styleTypeId = parent?.styleTypeId ?? seed.styleTypeId;
     if (!forCompanyId || !styleTypeId) {
@@ -148,7 +150,8 @@ export function parseCatalogueSection(raw: unknown, nowIso: string, qrUrl: () =>
       id: seed.id,
       level,
       parentId: seed.parentId,
-      styleId: level === 'style' ? null : level === 'variant' ? (parent?.id ?? null) : (parent?.styleId ?? null),
+      styleId:
+        level === 'style' ? null : level === 'variant' ? (parent?.id ?? null) : (parent?.styleId ?? null),
       variantId: level === 'sku' ? (parent?.id ?? null) : null,
       forCompanyId,
       externalId: seed.externalId,

@@ -103,7 +103,9 @@ export class CatalogueStore {
   }
 
   styleTypesFor(companyId: string): StyleTypeRecord[] {
-    return [...this.styleTypes.values()].filter((type) => type.forCompanyId === null || type.forCompanyId === companyId);
+    return [...this.styleTypes.values()].filter(
+      (type) => type.forCompanyId === null || type.forCompanyId === companyId,
+    );
   }
 
   /** The style level ids a company may use: the `parentId` values of its style types. */
@@ -197,7 +199,8 @@ export class CatalogueStore {
   /** Call before changing `codes` or `externalId`; pair with `reindex` after. */
   unindex(product: ProductRecord): void {
     const external = this.externalIds.get(product.forCompanyId);
-    if (product.externalId !== null && external?.get(product.externalId) === product.id) external.delete(product.externalId);
+    if (product.externalId !== null && external?.get(product.externalId) === product.id)
+      external.delete(product.externalId);
     const codes = this.codeValues.get(product.forCompanyId);
     for (const code of product.codes) {
       const values = codes?.get(code.codeId);
@@ -232,7 +235,9 @@ export class CatalogueStore {
 
   private viewers(product: ProductRecord): string[] {
     const creator = product.created.companyId;
-    return creator && creator !== product.forCompanyId ? [product.forCompanyId, creator] : [product.forCompanyId];
+    return creator && creator !== product.forCompanyId
+      ? [product.forCompanyId, creator]
+      : [product.forCompanyId];
   }
 
   private listsOf(companyId: string): LevelLists {

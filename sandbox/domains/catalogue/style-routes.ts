@@ -46,7 +46,11 @@ export function registerStyleRoutes(app: FastifyInstance, deps: CatalogueDeps): 
     const product = createProduct(deps, request.caller, callerId, body);
     // Shown before QR generation can run, so the create answer always has qrCodeUrl null.
     const shown = presentProduct(deps, product, single(request, callerId));
-    deps.ctx.events.emit('productCreated', { companyId: product.forCompanyId, productId: product.id, parentId: product.parentId });
+    deps.ctx.events.emit('productCreated', {
+      companyId: product.forCompanyId,
+      productId: product.id,
+      parentId: product.parentId,
+    });
     scheduleQrCode(deps, product.id);
     return sendData(reply, shown, 201);
   });

@@ -19,7 +19,13 @@ import { PROPERTY_CATEGORIES } from './types';
 type SharedBody = CreateProductBody | UpdateProductBody;
 
 export function auditOf(caller: Caller, companyId: string): AuditStamp {
-  return { impersonateId: null, userId: caller.userId, companyId, apiKeyId: caller.apiKeyId, apiKeyLabel: caller.apiKeyLabel };
+  return {
+    impersonateId: null,
+    userId: caller.userId,
+    companyId,
+    apiKeyId: caller.apiKeyId,
+    apiKeyLabel: caller.apiKeyLabel,
+  };
 }
 
 /** Validates every reference the body carries, against the catalogue owner (and the caller for companies/files). */
@@ -33,32 +39,49 @@ function checkReferences(deps: CatalogueDeps, callerId: string, ownerId: string,
   checkCustomProperties(body.customProperties);
 }
 
-function checkExternalId(deps: CatalogueDeps, ownerId: string, externalId: string | null | undefined, selfId?: string): void {
+function checkExternalId(
+  deps: CatalogueDeps,
+  ownerId: string,
+  externalId: string | null | undefined,
+  selfId?: string,
+): void {
   if (externalId === null || externalId === undefined) return;
   const owner = deps.store().externalIdOwner(ownerId, externalId);
   if (owner !== undefined && owner !== selfId) {
-    throw conflict('external_id_already_exists', `externalId '${externalId}' already belongs to another product`);
+    throw conflict(
+      'external_id_already_exists',
+      `externalId '${externalId}' already belongs to another product`,
+    );
   }
 }
 
 function levelBelow(parent: ProductRecord | undefined): ProductLevel {
   if (!parent) return 'style';
-  if (parent.level === 'sku') throw badRequest('parentId: a SKU cannot have children', 'invalid_parent_level');
+  if (parent.level === 'sku')
+    throw badRequest('parentId: a SKU cannot have children', 'invalid_parent_level');
   return parent.level === 'style' ? 'variant' : 'sku';
 }
 
 /** POST /styles: level from `parentId`, level-specific requirements, codes, externalId and references. */
-export function createProduct(deps: CatalogueDeps, caller: Caller, callerId: string, body: CreateProductBody): ProductRecord {
+export function createProduct(
+  deps: CatalogueDeps,
+  caller: Caller,
+  callerId: string,
+  body: CreateProductBody,
+): ProductRecord {
   const store = deps.store();
   const parent = body.parentId == null ? undefined : store.resolve(callerId, body.parentId);
-  if (body.parentId != null && !parent) throw notFound(`parentId: no product '${body.parentId}'`, 'parent_not_found');
+  if (body.parentId != null && !parent)
+    throw notFound(`parentId: no product '${body.parentId}'`, 'parent_not_found');
   const level = levelBelow(parent);
 
   let ownerId: string;
   let styleTypeId: string;
   if (!parent) {
-    if (body.styleTypeId === undefined) throw badRequest('styleTypeId: required on a style', 'missing_style_type_id');
-    if (body.isComponent === undefined) throw badRequest('isComponent: required on a style', 'missing_is_component');
+    if (body.styleTypeId === undefined)
+      throw badRequest('styleTypeId: required on a style', 'missing_style_type_id');
+    if (body.isComponent === undefined)
+      throw badRequest('isComponent: required on a style', 'missing_is_component');
     ownerId = body.forCompanyId ?? callerId;
     if (ownerId !== callerId && !deps.ctx.reaches(callerId, ownerId)) {
       throw badRequest(`forCompanyId: '${ownerId}' is not a company in the caller's network`);
@@ -81,7 +104,10 @@ export function createProduct(deps: CatalogueDeps, caller: Caller, callerId: str
   checkExternalId(deps, ownerId, body.externalId);
   checkReferences(deps, callerId, ownerId, body);
   if (body.isStoryActive) {
-    throw badRequest('isStoryActive: a new product has no tracing data (for example a supply chain) yet', 'tracing_data_required');
+    throw badRequest(
+      'isStoryActive: a new product has no tracing data (for example a supply chain) yet',
+      'tracing_data_required',
+    );
   }
 
   const now = deps.ctx.nowIso();
@@ -98,7 +124,8 @@ export function createProduct(deps: CatalogueDeps, caller: Caller, callerId: str
     codes: body.codes.map((code) => ({ ...code })),
     description: body.description ?? null,
     gender: body.gender ?? null,
-    styleLevelId: body.styleLevelId ?? (parent ? null : (store.styleType(ownerId, styleTypeId)?.parentId ?? null)),
+    styleLevelId:
+      body.styleLevelId ?? (parent ? null : (store.styleType(ownerId, styleTypeId)?.parentId ?? null)),
     styleTypeId,
     productLevel: body.productLevel ?? null,
     color: body.color ?? null,
@@ -134,14 +161,21 @@ function requireUnchanged(field: string, sent: unknown, current: unknown): void 
 }
 
 /** PUT /styles/{id}: only sent fields change; codes replaced wholesale; null re-enables inheritance on children. */
-export function updateProduct(deps: CatalogueDeps, caller: Caller, callerId: string, idOrExternalId: string, body: UpdateProductBody): ProductRecord {
+export function updateProduct(
+  deps: CatalogueDeps,
+  caller: Caller,
+  callerId: string,
+  idOrExternalId: string,
+  body: UpdateProductBody,
+): ProductRecord {
   const store = deps.store();
   const product = store.resolve(callerId, idOrExternalId);
   if (!product) throw notFound(`No product '${idOrExternalId}'`);
   const ownerId = product.forCompanyId;
 
   if (body.parentId !== undefined) {
-    const sentParent = body.parentId === null ? null : (store.resolve(callerId, body.parentId)?.id ?? body.parentId);
+    const sentParent =
+      body.parentId === null ? null : (store.resolve(callerId, body.parentId)?.id ?? body.parentId);
     requireUnchanged('parentId', sentParent, product.parentId);
   }
   requireUnchanged('isComponent', body.isComponent, product.isComponent);
@@ -154,7 +188,11 @@ export function updateProduct(deps: CatalogueDeps, caller: Caller, callerId: str
   checkExternalId(deps, ownerId, body.externalId, product.id);
   checkReferences(deps, callerId, ownerId, body);
   if (body.isStoryActive && !product.isStoryActive && !store.tracingOf(product)) {
-    throw new ApiError(400, 'tracing_data_required', 'isStoryActive: attach tracing data (for example a supply chain) first');
+    throw new ApiError(
+      400,
+      'tracing_data_required',
+      'isStoryActive: attach tracing data (for example a supply chain) first',
+    );
   }
 
   const { parentId: _p, isComponent: _c, forCompanyId: _f, ecoFootPrint, weight, codes, ...plain } = body;

@@ -8,7 +8,11 @@ const SUBSTRING_KEYS = ['name', 'explanation', 'issuedBy', 'documentNumber', 'li
 
 /** A filter value given as a string, a comma-separated string or an array of strings. */
 function values(key: string, value: unknown): string[] {
-  if (typeof value === 'string') return value.split(',').map((part) => part.trim()).filter((part) => part.length > 0);
+  if (typeof value === 'string')
+    return value
+      .split(',')
+      .map((part) => part.trim())
+      .filter((part) => part.length > 0);
   if (Array.isArray(value) && value.every((entry) => typeof entry === 'string')) return value as string[];
   throw badRequest(`filter.${key} must be a string or an array of strings`);
 }
@@ -23,7 +27,10 @@ function text(key: string, value: unknown): string {
  * match case-insensitive substrings, `status`/`type`/`companyId`/`standardIds` match any listed value,
  * `facilityProcesses` matches certificates covering any listed process. Unknown keys are ignored.
  */
-export function certificateFilters(query: RawQuery, companyName: (certificate: CertificateRecord) => string): Predicate[] {
+export function certificateFilters(
+  query: RawQuery,
+  companyName: (certificate: CertificateRecord) => string,
+): Predicate[] {
   const predicates: Predicate[] = [];
   for (const key of ['status', 'type', 'companyId', 'standardId'] as const) {
     const value = str(query, key);
@@ -39,14 +46,21 @@ export function certificateFilters(query: RawQuery, companyName: (certificate: C
     const needle = text('companyName', filter['companyName']);
     predicates.push((certificate) => companyName(certificate).toLowerCase().includes(needle));
   }
-  for (const [key, field] of [['status', 'status'], ['type', 'type'], ['companyId', 'companyId'], ['standardIds', 'standardId']] as const) {
+  for (const [key, field] of [
+    ['status', 'status'],
+    ['type', 'type'],
+    ['companyId', 'companyId'],
+    ['standardIds', 'standardId'],
+  ] as const) {
     if (filter[key] === undefined) continue;
     const allowed = values(key, filter[key]);
     predicates.push((certificate) => allowed.includes(certificate[field]));
   }
   if (filter['facilityProcesses'] !== undefined) {
     const processes = values('facilityProcesses', filter['facilityProcesses']);
-    predicates.push((certificate) => certificate.facilityProcesses.some((process) => processes.includes(process)));
+    predicates.push((certificate) =>
+      certificate.facilityProcesses.some((process) => processes.includes(process)),
+    );
   }
   return predicates;
 }

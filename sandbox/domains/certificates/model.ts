@@ -1,7 +1,14 @@
 import { z } from 'zod';
 
 export const CERTIFICATE_TYPES = ['COMPANY', 'SCOPE', 'MEMBERSHIP', 'PRODUCT', 'TRANSACTION'] as const;
-export const CERTIFICATE_STATUSES = ['DRAFT', 'REQUESTED', 'APPROVED', 'REJECTED', 'ACKNOWLEDGED', 'NOT_VERIFIABLE'] as const;
+export const CERTIFICATE_STATUSES = [
+  'DRAFT',
+  'REQUESTED',
+  'APPROVED',
+  'REJECTED',
+  'ACKNOWLEDGED',
+  'NOT_VERIFIABLE',
+] as const;
 
 /** A certificate as seeded and stored; company names are read from the network at answer time. */
 export const certificateSchema = z.object({

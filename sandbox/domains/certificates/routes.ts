@@ -8,7 +8,18 @@ import type { CertificateRecord } from './model';
 import { DOWNLOAD_PATH, signedDownloadUrl, verifyDownload } from './signing';
 import { isRestricted, isVisible } from './visibility';
 
-const SORTS = ['updatedAt', 'name', 'companyName', 'status', 'expirationDate', 'type', 'documentNumber', 'licenseNumber', 'issueDate', 'issuedBy'] as const;
+const SORTS = [
+  'updatedAt',
+  'name',
+  'companyName',
+  'status',
+  'expirationDate',
+  'type',
+  'documentNumber',
+  'licenseNumber',
+  'issueDate',
+  'issuedBy',
+] as const;
 
 export type CertificateStore = Map<string, CertificateRecord>;
 
@@ -16,8 +27,13 @@ function origin(request: FastifyRequest): string {
   return `${request.protocol}://${request.headers.host ?? 'localhost'}`;
 }
 
-export function registerCertificateRoutes(app: FastifyInstance, ctx: SandboxContext, domain: SandboxDomain<CertificateStore>): void {
-  const companyName = (certificate: CertificateRecord): string => ctx.companies.get(certificate.companyId)?.name ?? '';
+export function registerCertificateRoutes(
+  app: FastifyInstance,
+  ctx: SandboxContext,
+  domain: SandboxDomain<CertificateStore>,
+): void {
+  const companyName = (certificate: CertificateRecord): string =>
+    ctx.companies.get(certificate.companyId)?.name ?? '';
   const present = (request: FastifyRequest, certificate: CertificateRecord): Record<string, unknown> => {
     const company = ctx.companies.get(certificate.companyId);
     return {
@@ -34,7 +50,10 @@ export function registerCertificateRoutes(app: FastifyInstance, ctx: SandboxCont
       issuedBy: certificate.issuedBy,
       explanation: certificate.explanation,
       status: certificate.status,
-      fileUrl: certificate.fileId === null ? null : signedDownloadUrl(origin(request), certificate.fileId, ctx.now()),
+      fileUrl:
+        certificate.fileId === null
+          ? null
+          : signedDownloadUrl(origin(request), certificate.fileId, ctx.now()),
       fileContentType: certificate.fileContentType,
     };
   };
@@ -50,11 +69,17 @@ export function registerCertificateRoutes(app: FastifyInstance, ctx: SandboxCont
         !isRestricted(companyId, certificate) &&
         predicates.every((predicate) => predicate(certificate)),
     );
-    const sorted = sortBy(matching, (certificate) => (sort === 'companyName' ? companyName(certificate) : certificate[sort]), order);
+    const sorted = sortBy(
+      matching,
+      (certificate) => (sort === 'companyName' ? companyName(certificate) : certificate[sort]),
+      order,
+    );
     const start = (page - 1) * limit;
     // Only the page shown is signed; every answer carries fresh addresses.
     const shown = sorted.slice(start, start + limit).map((certificate) => present(request, certificate));
-    return reply.send(listBody(shown, { page, limit, total: sorted.length, totalPages: Math.ceil(sorted.length / limit) }));
+    return reply.send(
+      listBody(shown, { page, limit, total: sorted.length, totalPages: Math.ceil(sorted.length / limit) }),
+    );
   });
 
   app.get<{ Params: { id: string } }>('/certificates/:id', async (request, reply) => {
@@ -63,25 +88,38 @@ export function registerCertificateRoutes(app: FastifyInstance, ctx: SandboxCont
     if (!certificate || !isVisible(ctx, companyId, certificate)) {
       throw notFound(`Certificate '${request.params.id}' not found`, 'certificate_not_found');
     }
-    if (isRestricted(companyId, certificate)) throw forbidden('Transaction certificates are restricted to their creator and owner');
+    if (isRestricted(companyId, certificate))
+      throw forbidden('Transaction certificates are restricted to their creator and owner');
     return sendData(reply, present(request, certificate));
   });
 }
 
 /** The signed download address (outside /api/v2, like a storage bucket): 403 once expired or when tampered with. */
-export function registerCertificateDownloads(app: FastifyInstance, ctx: SandboxContext, domain: SandboxDomain<CertificateStore>): void {
-  app.get<{ Params: { fileId: string }; Querystring: RawQuery }>(`${DOWNLOAD_PATH}/:fileId`, async (request, reply) => {
-    const { fileId } = request.params;
-    const { expires, n, signature } = request.query;
-    const verdict =
-      typeof expires === 'string' && typeof n === 'string' && typeof signature === 'string'
-        ? verifyDownload(fileId, Number(expires), Number(n), signature, ctx.now())
-        : 'invalid';
-    if (verdict !== 'ok') throw new ApiError(403, 'forbidden', verdict === 'expired' ? 'Signed address expired' : 'Invalid signature');
-    const certificate = [...ctx.store(domain).values()].find((candidate) => candidate.fileId === fileId);
-    if (!certificate) throw notFound(`File '${fileId}' not found`);
-    return reply
-      .type(certificate.fileContentType ?? 'application/octet-stream')
-      .send(Buffer.from(`%PDF-1.4\n% sandbox certificate ${certificate.id}: ${certificate.name}\n%%EOF\n`));
-  });
+export function registerCertificateDownloads(
+  app: FastifyInstance,
+  ctx: SandboxContext,
+  domain: SandboxDomain<CertificateStore>,
+): void {
+  app.get<{ Params: { fileId: string }; Querystring: RawQuery }>(
+    `${DOWNLOAD_PATH}/:fileId`,
+    async (request, reply) => {
+      const { fileId } = request.params;
+      const { expires, n, signature } = request.query;
+      const verdict =
+        typeof expires === 'string' && typeof n === 'string' && typeof signature === 'string'
+          ? verifyDownload(fileId, Number(expires), Number(n), signature, ctx.now())
+          : 'invalid';
+      if (verdict !== 'ok')
+        throw new ApiError(
+          403,
+          'forbidden',
+          verdict === 'expired' ? 'Signed address expired' : 'Invalid signature',
+        );
+      const certificate = [...ctx.store(domain).values()].find((candidate) => candidate.fileId === fileId);
+      if (!certificate) throw notFound(`File '${fileId}' not found`);
+      return reply
+        .type(certificate.fileContentType ?? 'application/octet-stream')
+        .send(Buffer.from(`%PDF-1.4\n% sandbox certificate ${certificate.id}: ${certificate.name}\n%%EOF\n`));
+    },
+  );
 }

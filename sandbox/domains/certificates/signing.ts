@@ -18,7 +18,13 @@ export function signedDownloadUrl(origin: string, fileId: string, nowMs: number)
   return `${origin}${DOWNLOAD_PATH}/${encodeURIComponent(fileId)}?expires=${expires}&n=${issued}&signature=${signature(fileId, expires, issued)}`;
 }
 
-export function verifyDownload(fileId: string, expiresMs: number, issued: number, given: string, nowMs: number): 'ok' | 'expired' | 'invalid' {
+export function verifyDownload(
+  fileId: string,
+  expiresMs: number,
+  issued: number,
+  given: string,
+  nowMs: number,
+): 'ok' | 'expired' | 'invalid' {
   const expected = Buffer.from(signature(fileId, expiresMs, issued), 'hex');
   const actual = Buffer.from(given, 'hex');
   if (actual.length !== expected.length || !timingSafeEqual(actual, expected)) return 'invalid';

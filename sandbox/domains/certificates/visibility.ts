@@ -16,5 +16,9 @@ export function isVisible(ctx: SandboxContext, companyId: string, certificate: C
 
 /** TRANSACTION certificates are restricted to their creator and their owner (the holder). */
 export function isRestricted(companyId: string, certificate: CertificateRecord): boolean {
-  return certificate.type === 'TRANSACTION' && certificate.createdByCompanyId !== companyId && certificate.companyId !== companyId;
+  return (
+    certificate.type === 'TRANSACTION' &&
+    certificate.createdByCompanyId !== companyId &&
+    certificate.companyId !== companyId
+  );
 }

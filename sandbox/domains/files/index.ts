@@ -53,9 +53,11 @@ function signerFor(ctx: SandboxContext): UrlSigner {
 /** The two-step upload of document 3: POST /files, then PUT to the signed storage address. */
 export const filesDomain: SandboxDomain<FilesStore> = {
   name: 'files',
-  createStore: (ctx: SandboxContext, seed: SeedDocument) => load(ctx, (seed as Record<string, unknown>)['files']),
+  createStore: (ctx: SandboxContext, seed: SeedDocument) =>
+    load(ctx, (seed as Record<string, unknown>)['files']),
   restore: (ctx, snapshot) => load(ctx, snapshot),
   registerRoutes: (app, ctx) => registerFileApiRoutes(app, ctx, () => ctx.store(filesDomain), signerFor(ctx)),
-  registerRootRoutes: (app, ctx) => registerStorageRoutes(app, ctx, () => ctx.store(filesDomain), signerFor(ctx)),
+  registerRootRoutes: (app, ctx) =>
+    registerStorageRoutes(app, ctx, () => ctx.store(filesDomain), signerFor(ctx)),
   dump: (store) => [...store.files.values()],
 };

@@ -46,16 +46,24 @@ export function presentFile(file: FileRecord, origin: string, signer: UrlSigner)
   };
 }
 
-export function registerFileApiRoutes(app: FastifyInstance, ctx: SandboxContext, files: () => FilesStore, signer: UrlSigner): void {
+export function registerFileApiRoutes(
+  app: FastifyInstance,
+  ctx: SandboxContext,
+  files: () => FilesStore,
+  signer: UrlSigner,
+): void {
   app.post('/files', async (request, reply) => {
     const companyId = callerCompany(request);
     const body = parseBody(createFileSchema, request.body);
     const extension = extensionOf(body.filename);
     const expected = extension === undefined ? undefined : MIME_BY_EXTENSION[extension];
     if (expected === undefined) throw badRequest(`filename: extension '${extension ?? ''}' is not supported`);
-    if (!isSupportedMime(body.fileType)) throw badRequest(`fileType: '${body.fileType}' is not a supported MIME type`);
+    if (!isSupportedMime(body.fileType))
+      throw badRequest(`fileType: '${body.fileType}' is not a supported MIME type`);
     if (body.fileType !== expected) {
-      throw badRequest(`fileType: '${body.fileType}' does not match the extension .${extension} (${expected})`);
+      throw badRequest(
+        `fileType: '${body.fileType}' does not match the extension .${extension} (${expected})`,
+      );
     }
     if (body.fileSize < 1 || body.fileSize > MAX_FILE_SIZE) {
       throw badRequest(`fileSize: must be between 1 and ${MAX_FILE_SIZE} bytes`);
@@ -90,10 +98,16 @@ interface UploadedBody {
   bytes: Buffer | null;
 }
 
-const singleHeader = (value: string | string[] | undefined): string | undefined => (Array.isArray(value) ? value[0] : value);
+const singleHeader = (value: string | string[] | undefined): string | undefined =>
+  Array.isArray(value) ? value[0] : value;
 
 /** The storage side of the upload: PUT raw bytes to the signed address, outside /api/v2 and without the API key. */
-export function registerStorageRoutes(root: FastifyInstance, ctx: SandboxContext, files: () => FilesStore, signer: UrlSigner): void {
+export function registerStorageRoutes(
+  root: FastifyInstance,
+  ctx: SandboxContext,
+  files: () => FilesStore,
+  signer: UrlSigner,
+): void {
   void root.register(async (storage) => {
     // Raw bytes of any type, streamed through a hash; only this plugin sees this parser.
     storage.removeAllContentTypeParsers();
@@ -105,11 +119,16 @@ export function registerStorageRoutes(root: FastifyInstance, ctx: SandboxContext
         size += chunk.length;
         hash.update(chunk);
         if (size <= KEEP_BYTES_UP_TO) chunks.push(chunk);
-        if (size > MAX_FILE_SIZE) payload.destroy(new ApiError(413, 'payload_too_large', 'Upload exceeds 1 GB'));
+        if (size > MAX_FILE_SIZE)
+          payload.destroy(new ApiError(413, 'payload_too_large', 'Upload exceeds 1 GB'));
       });
       payload.on('error', (error) => done(error, undefined));
       payload.on('end', () => {
-        const body: UploadedBody = { size, hash: hash.digest('hex'), bytes: size <= KEEP_BYTES_UP_TO ? Buffer.concat(chunks) : null };
+        const body: UploadedBody = {
+          size,
+          hash: hash.digest('hex'),
+          bytes: size <= KEEP_BYTES_UP_TO ? Buffer.concat(chunks) : null,
+        };
         done(null, body);
       });
     });
@@ -123,10 +142,15 @@ export function registerStorageRoutes(root: FastifyInstance, ctx: SandboxContext
           const file = files().get(request.params.id);
           const expires = Number(request.query.expires);
           const signature = request.query.signature ?? '';
-          if (!file || !Number.isFinite(expires) || !signer.verify(file.id, file.fileType, expires, signature)) {
+          if (
+            !file ||
+            !Number.isFinite(expires) ||
+            !signer.verify(file.id, file.fileType, expires, signature)
+          ) {
             throw forbidden('The upload address signature is not valid', 'signature_does_not_match');
           }
-          if (ctx.now() > expires) throw forbidden('The upload address has expired; POST /files again', 'request_expired');
+          if (ctx.now() > expires)
+            throw forbidden('The upload address has expired; POST /files again', 'request_expired');
           const contentType = singleHeader(request.headers['content-type']);
           const uploadType = singleHeader(request.headers['x-upload-content-type']);
           if (contentType !== file.fileType || uploadType !== file.fileType) {

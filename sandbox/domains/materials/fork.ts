@@ -17,11 +17,28 @@ export interface MaterialCopy {
   lineIds: Map<string, string>;
 }
 
-export function newMaterialLink(write: MaterialWrite, headerId: string, productId: string, isMainMaterial: boolean): MaterialLinkRecord {
-  return { id: write.ctx.newId('mtriallnk_'), headerId, productId, isOwner: true, isMainMaterial, createdAt: write.ctx.nowIso() };
+export function newMaterialLink(
+  write: MaterialWrite,
+  headerId: string,
+  productId: string,
+  isMainMaterial: boolean,
+): MaterialLinkRecord {
+  return {
+    id: write.ctx.newId('mtriallnk_'),
+    headerId,
+    productId,
+    isOwner: true,
+    isMainMaterial,
+    createdAt: write.ctx.nowIso(),
+  };
 }
 
-function copyHeader(write: MaterialWrite, source: MaterialHeaderRecord, name: string, description: string | null): MaterialHeaderRecord {
+function copyHeader(
+  write: MaterialWrite,
+  source: MaterialHeaderRecord,
+  name: string,
+  description: string | null,
+): MaterialHeaderRecord {
   const header: MaterialHeaderRecord = {
     id: write.ctx.newId('mtrialhdr_'),
     name,
@@ -35,7 +52,11 @@ function copyHeader(write: MaterialWrite, source: MaterialHeaderRecord, name: st
 
 function sharedHeader(write: MaterialWrite, link: MaterialLinkRecord): MaterialHeaderRecord {
   const original = write.store.headers.get(link.headerId);
-  if (!original) throw notFound(`Composition '${link.headerId}' vanished during the copy`, 'original_material_header_not_found');
+  if (!original)
+    throw notFound(
+      `Composition '${link.headerId}' vanished during the copy`,
+      'original_material_header_not_found',
+    );
   return original;
 }
 
@@ -65,7 +86,11 @@ function copyLines(write: MaterialWrite, fromId: string, toId: string): Map<stri
  * an owner link to a copy named "<name> (Copy)" holding copies of every line; its own children keep the original.
  * Fork without detach (line delete through an inherited link): the same copy is added and the inherited link stays.
  */
-export function forkComposition(write: MaterialWrite, link: MaterialLinkRecord, detach: boolean): MaterialCopy {
+export function forkComposition(
+  write: MaterialWrite,
+  link: MaterialLinkRecord,
+  detach: boolean,
+): MaterialCopy {
   const original = sharedHeader(write, link);
   if (detach) write.store.links.remove(link.id);
   const header = copyHeader(write, original, `${original.name} (Copy)`, original.description);

@@ -15,12 +15,23 @@ export interface MaterialHeaderView {
 
 export function referencedProduct(write: MaterialWrite, styleId: string, field: string): ProductRecord {
   const product = productInCatalogue(write.ctx, write.companyId, styleId);
-  if (!product) throw notFound(`${field} '${styleId}' is not a product of your catalogue`, 'entity_not_found');
+  if (!product)
+    throw notFound(`${field} '${styleId}' is not a product of your catalogue`, 'entity_not_found');
   return product;
 }
 
-export function inheritMaterialLink(write: Pick<MaterialWrite, 'ctx'>, source: MaterialLinkRecord, productId: string): MaterialLinkRecord {
-  return { ...source, id: write.ctx.newId('mtriallnk_'), productId, isOwner: false, createdAt: write.ctx.nowIso() };
+export function inheritMaterialLink(
+  write: Pick<MaterialWrite, 'ctx'>,
+  source: MaterialLinkRecord,
+  productId: string,
+): MaterialLinkRecord {
+  return {
+    ...source,
+    id: write.ctx.newId('mtriallnk_'),
+    productId,
+    isOwner: false,
+    createdAt: write.ctx.nowIso(),
+  };
 }
 
 export function createHeader(write: MaterialWrite, raw: unknown): MaterialHeaderView {
@@ -37,8 +48,12 @@ export function createHeader(write: MaterialWrite, raw: unknown): MaterialHeader
   const link = newMaterialLink(write, header.id, product.id, body.link.isMainMaterial ?? false);
   store.headers.set(header.id, header);
   store.links.add(link);
-  scheduleChildLinks(ctx, () => store.links, (id) => store.headers.has(id), link, (source, productId) =>
-    inheritMaterialLink(write, source, productId),
+  scheduleChildLinks(
+    ctx,
+    () => store.links,
+    (id) => store.headers.has(id),
+    link,
+    (source, productId) => inheritMaterialLink(write, source, productId),
   );
   return { header, link };
 }
@@ -54,7 +69,11 @@ export function updateHeader(write: MaterialWrite, headerId: string, raw: unknow
   if (!header) throw notFound(`Composition '${headerId}' not found`, 'material_header_not_found');
   const product = referencedProduct(write, body.link.styleId, 'link.styleId');
   const link = store.links.find(product.id, header.id);
-  if (!link) throw notFound(`Composition '${headerId}' is not linked to '${body.link.styleId}'`, 'material_header_not_found');
+  if (!link)
+    throw notFound(
+      `Composition '${headerId}' is not linked to '${body.link.styleId}'`,
+      'material_header_not_found',
+    );
   const description = sent(body, 'description') ? (body.description ?? null) : header.description;
   const isMainMaterial = body.link.isMainMaterial ?? link.isMainMaterial;
   if (!link.isOwner) {
@@ -83,11 +102,16 @@ export function deleteHeaders(write: MaterialWrite, raw: unknown): DeleteHeaders
   for (const id of new Set(body.materialHeaderIds)) {
     const link = store.header(write.companyId, id) ? store.links.find(product.id, id) : undefined;
     if (!link) {
-      result.errors.push({ id, code: 'material_header_not_found', message: `Composition '${id}' is not linked to '${body.styleId}'` });
+      result.errors.push({
+        id,
+        code: 'material_header_not_found',
+        message: `Composition '${id}' is not linked to '${body.styleId}'`,
+      });
       continue;
     }
     if (link.isOwner) {
-      for (const removed of store.deleteHeader(id)) result.deletedLinks.push({ materialHeaderId: id, styleId: removed.productId });
+      for (const removed of store.deleteHeader(id))
+        result.deletedLinks.push({ materialHeaderId: id, styleId: removed.productId });
       result.deletedHeaders.push(id);
     } else {
       store.links.remove(link.id);

@@ -14,8 +14,13 @@ function connectToCatalogue(ctx: SandboxContext): void {
   const store = (): MaterialStore => ctx.store(materialsDomain);
   ctx.events.on('productCreated', ({ productId, parentId }) => {
     if (parentId === null) return;
-    inheritFromParent(ctx, () => store().links, (id) => store().headers.has(id), productId, parentId, (source, childId) =>
-      inheritMaterialLink({ ctx }, source, childId),
+    inheritFromParent(
+      ctx,
+      () => store().links,
+      (id) => store().headers.has(id),
+      productId,
+      parentId,
+      (source, childId) => inheritMaterialLink({ ctx }, source, childId),
     );
   });
   catalogueOf(ctx).setIncludeProvider('material', (product, callerCompanyId) =>

@@ -25,13 +25,20 @@ function target(write: MaterialWrite, body: LineInput): Target {
   const header = write.store.header(write.companyId, body.materialHeaderId);
   const link = header ? write.store.links.find(product.id, header.id) : undefined;
   if (!header || !link) {
-    throw notFound(`Composition '${body.materialHeaderId}' is not linked to '${body.styleId}'`, 'material_header_not_found');
+    throw notFound(
+      `Composition '${body.materialHeaderId}' is not linked to '${body.styleId}'`,
+      'material_header_not_found',
+    );
   }
   return { header, link };
 }
 
 /** Maps an id of the shared composition into the fork (the write lands in the copy). */
-function mapped(ids: Map<string, string>, id: string | null, code: 'invalid_parent_id' | 'invalid_line_id'): string | null {
+function mapped(
+  ids: Map<string, string>,
+  id: string | null,
+  code: 'invalid_parent_id' | 'invalid_line_id',
+): string | null {
   if (id === null) return null;
   const copy = ids.get(id);
   if (!copy) throw badRequest(`Line '${id}' could not be mapped into the copied composition`, code);
@@ -75,11 +82,19 @@ export function createLine(write: MaterialWrite, raw: unknown): MaterialLineReco
 
 type Replaced = Pick<
   MaterialLineRecord,
-  'rawMaterialId' | 'percentage' | 'weights' | 'weightUnit' | 'parentId' | 'countriesOfOrigin' | 'position' | 'hierarchy'
+  | 'rawMaterialId'
+  | 'percentage'
+  | 'weights'
+  | 'weightUnit'
+  | 'parentId'
+  | 'countriesOfOrigin'
+  | 'position'
+  | 'hierarchy'
 >;
 
 const sameCountries = (a: string[] | null, b: string[] | null): boolean =>
-  a === b || (a !== null && b !== null && a.length === b.length && a.every((country, index) => country === b[index]));
+  a === b ||
+  (a !== null && b !== null && a.length === b.length && a.every((country, index) => country === b[index]));
 
 function unchanged(line: MaterialLineRecord, values: Replaced): boolean {
   return (
@@ -130,7 +145,9 @@ export function updateLine(write: MaterialWrite, lineId: string, raw: unknown): 
     return line;
   }
   const fork = forkComposition(write, link, true);
-  const copy = store.lines.get(mapped(fork.lineIds, line.id, 'invalid_line_id') as string) as MaterialLineRecord;
+  const copy = store.lines.get(
+    mapped(fork.lineIds, line.id, 'invalid_line_id') as string,
+  ) as MaterialLineRecord;
   Object.assign(copy, values, { parentId: mapped(fork.lineIds, values.parentId, 'invalid_parent_id') });
   return copy;
 }
@@ -151,13 +168,25 @@ export function deleteLines(write: MaterialWrite, raw: unknown): DeleteLinesResu
   const body = parseBody(deleteLinesSchema, raw);
   const { store } = write;
   const product = referencedProduct(write, body.styleId, 'styleId');
-  const result: DeleteLinesResult = { deletedLines: [], duplicatedHeaders: [], orphanedHeaders: [], errors: [] };
+  const result: DeleteLinesResult = {
+    deletedLines: [],
+    duplicatedHeaders: [],
+    orphanedHeaders: [],
+    errors: [],
+  };
   const touched = new Map<string, MaterialLinkRecord>();
   for (const id of new Set(body.materialLineIds)) {
     const line = store.lines.get(id);
-    const link = line && store.header(write.companyId, line.materialHeaderId) ? store.links.find(product.id, line.materialHeaderId) : undefined;
+    const link =
+      line && store.header(write.companyId, line.materialHeaderId)
+        ? store.links.find(product.id, line.materialHeaderId)
+        : undefined;
     if (!line || !link) {
-      result.errors.push({ id, code: 'material_line_not_found', message: `Line '${id}' is not in a composition of '${body.styleId}'` });
+      result.errors.push({
+        id,
+        code: 'material_line_not_found',
+        message: `Line '${id}' is not in a composition of '${body.styleId}'`,
+      });
       continue;
     }
     for (const removed of [line, ...store.siblings(line.materialHeaderId, line.id)]) {

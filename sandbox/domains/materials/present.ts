@@ -13,7 +13,11 @@ function audit(record: MaterialHeaderRecord | MaterialLineRecord): Record<string
 }
 
 /** List and read shape: `link` carries isOwner. The create response echoes only styleId and isMainMaterial. */
-export function presentHeader(header: MaterialHeaderRecord, link: MaterialLinkRecord, echo = false): Record<string, unknown> {
+export function presentHeader(
+  header: MaterialHeaderRecord,
+  link: MaterialLinkRecord,
+  echo = false,
+): Record<string, unknown> {
   return {
     id: header.id,
     name: header.name,
@@ -51,7 +55,9 @@ export function presentLine(
   // A raw material id is not validated on write, so a dangling one shows a null object.
   if (includes.rawMaterials) body['rawMaterial'] = rawMaterial(line.rawMaterialId) ?? null;
   if (includes.countriesOfOrigin) {
-    body['countries'] = (line.countriesOfOrigin ?? []).map(countryByCode).filter((entry): entry is Country => entry !== undefined);
+    body['countries'] = (line.countriesOfOrigin ?? [])
+      .map(countryByCode)
+      .filter((entry): entry is Country => entry !== undefined);
   }
   return body;
 }

@@ -8,7 +8,13 @@ export interface RawMaterial {
   isSynthetic: boolean;
 }
 
-const raw = (id: string, name: string, category: string, isRecycled: boolean, isSynthetic: boolean): RawMaterial => ({
+const raw = (
+  id: string,
+  name: string,
+  category: string,
+  isRecycled: boolean,
+  isSynthetic: boolean,
+): RawMaterial => ({
   id,
   name,
   description: `${name} (${category.toLowerCase().replace(/_/g, ' ')})`,
@@ -47,7 +53,14 @@ export interface Country {
   currencyName: string;
 }
 
-const country = (countryCode: string, countryName: string, countryNameLocale: string, region: string, currencyCode: string, currencyName: string): Country => ({
+const country = (
+  countryCode: string,
+  countryName: string,
+  countryNameLocale: string,
+  region: string,
+  currencyCode: string,
+  currencyName: string,
+): Country => ({
   countryCode,
   countryName,
   countryNameLocale,

@@ -11,11 +11,24 @@ import type { MaterialStore } from './model';
 import { presentHeader, presentLine } from './present';
 
 const HEADER_SORTS = ['createdAt', 'name', 'styleId', 'updatedAt'] as const;
-const LINE_SORTS = ['createdAt', 'materialHeaderId', 'rawMaterialId', 'percentage', 'hierarchy', 'position', 'updatedAt'] as const;
+const LINE_SORTS = [
+  'createdAt',
+  'materialHeaderId',
+  'rawMaterialId',
+  'percentage',
+  'hierarchy',
+  'position',
+  'updatedAt',
+] as const;
 
 type IdRoute = { Params: { id: string }; Querystring: RawQuery };
 
-function listHeaders(store: MaterialStore, companyId: string, productId: string, query: RawQuery): MaterialHeaderView[] {
+function listHeaders(
+  store: MaterialStore,
+  companyId: string,
+  productId: string,
+  query: RawQuery,
+): MaterialHeaderView[] {
   const name = str(query, 'name')?.toLowerCase();
   const description = str(query, 'description')?.toLowerCase();
   const isMainMaterial = bool(query, 'isMainMaterial');
@@ -33,7 +46,11 @@ function listHeaders(store: MaterialStore, companyId: string, productId: string,
     );
 }
 
-export function registerMaterialRoutes(app: FastifyInstance, ctx: SandboxContext, domain: SandboxDomain<MaterialStore>): void {
+export function registerMaterialRoutes(
+  app: FastifyInstance,
+  ctx: SandboxContext,
+  domain: SandboxDomain<MaterialStore>,
+): void {
   const write = (request: FastifyRequest): MaterialWrite => ({
     ctx,
     store: ctx.store(domain),
@@ -54,14 +71,20 @@ export function registerMaterialRoutes(app: FastifyInstance, ctx: SandboxContext
       (view) => (sort === 'styleId' ? view.link.productId : view.header[sort]),
       order,
     );
-    return sendPage(reply, sorted.map((view) => presentHeader(view.header, view.link)), page, limit);
+    return sendPage(
+      reply,
+      sorted.map((view) => presentHeader(view.header, view.link)),
+      page,
+      limit,
+    );
   });
 
   app.get<IdRoute>('/material-headers/:id', async (request, reply) => {
     const { store, companyId } = write(request);
     const header = store.header(companyId, request.params.id);
     const owner = header ? store.links.owner(header.id) : undefined;
-    if (!header || !owner) throw notFound(`Composition '${request.params.id}' not found`, 'material_header_not_found');
+    if (!header || !owner)
+      throw notFound(`Composition '${request.params.id}' not found`, 'material_header_not_found');
     return sendData(reply, presentHeader(header, owner));
   });
 
@@ -75,7 +98,9 @@ export function registerMaterialRoutes(app: FastifyInstance, ctx: SandboxContext
     return sendData(reply, presentHeader(header, link));
   });
 
-  app.post('/material-headers/delete', async (request, reply) => sendData(reply, deleteHeaders(write(request), request.body)));
+  app.post('/material-headers/delete', async (request, reply) =>
+    sendData(reply, deleteHeaders(write(request), request.body)),
+  );
 
   app.get<{ Querystring: RawQuery }>('/material-lines', async (request, reply) => {
     const { store, companyId } = write(request);
@@ -93,18 +118,31 @@ export function registerMaterialRoutes(app: FastifyInstance, ctx: SandboxContext
         (headerId === undefined || line.materialHeaderId === headerId) &&
         (rawMaterialId === undefined || line.rawMaterialId === rawMaterialId) &&
         (parentId === undefined || line.parentId === parentId) &&
-        (countries === undefined || (line.countriesOfOrigin ?? []).join(',').toLowerCase().includes(countries)),
+        (countries === undefined ||
+          (line.countriesOfOrigin ?? []).join(',').toLowerCase().includes(countries)),
     );
-    const includes = { rawMaterials: include.includes('rawMaterials'), countriesOfOrigin: include.includes('countriesOfOrigin') };
+    const includes = {
+      rawMaterials: include.includes('rawMaterials'),
+      countriesOfOrigin: include.includes('countriesOfOrigin'),
+    };
     const sorted = sortBy(lines, (line) => line[sort], order);
-    return sendPage(reply, sorted.map((line) => presentLine(line, includes)), page, limit);
+    return sendPage(
+      reply,
+      sorted.map((line) => presentLine(line, includes)),
+      page,
+      limit,
+    );
   });
 
-  app.post('/material-lines', async (request, reply) => sendData(reply, presentLine(createLine(write(request), request.body)), 201));
+  app.post('/material-lines', async (request, reply) =>
+    sendData(reply, presentLine(createLine(write(request), request.body)), 201),
+  );
 
   app.put<IdRoute>('/material-lines/:id', async (request, reply) =>
     sendData(reply, presentLine(updateLine(write(request), request.params.id, request.body))),
   );
 
-  app.post('/material-lines/delete', async (request, reply) => sendData(reply, deleteLines(write(request), request.body)));
+  app.post('/material-lines/delete', async (request, reply) =>
+    sendData(reply, deleteLines(write(request), request.body)),
+  );
 }

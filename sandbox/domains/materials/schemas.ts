@@ -24,7 +24,10 @@ export const lineSchema = z.object({
   percentage: z.number().min(0).max(100),
   weights: z.number().min(0).nullable().optional(),
   weightUnit: z.string().max(255).nullable().optional(),
-  countriesOfOrigin: z.array(z.string().length(2, 'country codes have exactly 2 characters')).nullable().optional(),
+  countriesOfOrigin: z
+    .array(z.string().length(2, 'country codes have exactly 2 characters'))
+    .nullable()
+    .optional(),
   // Kept when omitted (PUT only).
   position: z.number().int().min(0).optional(),
   hierarchy: z.number().int().min(0).optional(),

@@ -52,14 +52,42 @@ export function loadMaterialSection(ctx: SandboxContext, seed: SeedDocument): Ma
   const store = new MaterialStore();
   for (const entry of section.headers) {
     const at = entry.createdAt ?? ctx.nowIso();
-    const audit: ShortAudit = { createdAt: at, createdByUserId: null, createdByCompanyId: entry.forCompanyId, updatedAt: at, updatedByUserId: null, updatedByCompanyId: entry.forCompanyId };
+    const audit: ShortAudit = {
+      createdAt: at,
+      createdByUserId: null,
+      createdByCompanyId: entry.forCompanyId,
+      updatedAt: at,
+      updatedByUserId: null,
+      updatedByCompanyId: entry.forCompanyId,
+    };
     const owner = catalogueOf(ctx).get(entry.ownerProductId);
-    if (!owner) throw new Error(`Invalid sandbox seed: composition ${entry.id} names unknown product ${entry.ownerProductId}`);
-    store.headers.set(entry.id, { id: entry.id, name: entry.name, description: entry.description, forCompanyId: entry.forCompanyId, ...audit });
-    const link: MaterialLinkRecord = { id: `mtriallnk_${entry.id}_${owner.id}`, headerId: entry.id, productId: owner.id, isOwner: true, isMainMaterial: entry.isMainMaterial, createdAt: at };
+    if (!owner)
+      throw new Error(
+        `Invalid sandbox seed: composition ${entry.id} names unknown product ${entry.ownerProductId}`,
+      );
+    store.headers.set(entry.id, {
+      id: entry.id,
+      name: entry.name,
+      description: entry.description,
+      forCompanyId: entry.forCompanyId,
+      ...audit,
+    });
+    const link: MaterialLinkRecord = {
+      id: `mtriallnk_${entry.id}_${owner.id}`,
+      headerId: entry.id,
+      productId: owner.id,
+      isOwner: true,
+      isMainMaterial: entry.isMainMaterial,
+      createdAt: at,
+    };
     store.links.add(link);
     for (const child of catalogueOf(ctx).descendants(owner.id)) {
-      store.links.add({ ...link, id: `mtriallnk_${entry.id}_${child.id}`, productId: child.id, isOwner: false });
+      store.links.add({
+        ...link,
+        id: `mtriallnk_${entry.id}_${child.id}`,
+        productId: child.id,
+        isOwner: false,
+      });
     }
     let counter = 0;
     const add = (lines: LineSeed[], parentId: string | null, hierarchy: number): void => {

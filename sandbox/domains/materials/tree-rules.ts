@@ -4,14 +4,22 @@ import type { MaterialLineRecord, MaterialStore } from './model';
 /** Percentages are compared in hundredths so 33.33 + 33.33 + 33.34 is exactly 100. */
 const hundredths = (value: number): number => Math.round(value * 100);
 
-const hasCountries = (countries: readonly string[] | null): countries is string[] => countries !== null && countries.length > 0;
+const hasCountries = (countries: readonly string[] | null): countries is string[] =>
+  countries !== null && countries.length > 0;
 
 /** The parent line, which must belong to the same composition. */
-export function parentLine(store: MaterialStore, headerId: string, parentId: string | null | undefined): MaterialLineRecord | null {
+export function parentLine(
+  store: MaterialStore,
+  headerId: string,
+  parentId: string | null | undefined,
+): MaterialLineRecord | null {
   if (parentId === null || parentId === undefined) return null;
   const parent = store.lines.get(parentId);
   if (!parent || parent.materialHeaderId !== headerId) {
-    throw notFound(`Parent line '${parentId}' is not a line of composition '${headerId}'`, 'parent_line_not_found');
+    throw notFound(
+      `Parent line '${parentId}' is not a line of composition '${headerId}'`,
+      'parent_line_not_found',
+    );
   }
   return parent;
 }
@@ -21,23 +29,39 @@ export function checkNoCycle(store: MaterialStore, lineId: string, parent: Mater
   let current: MaterialLineRecord | null | undefined = parent;
   const seen = new Set<string>();
   while (current && !seen.has(current.id)) {
-    if (current.id === lineId) throw badRequest(`Line '${lineId}' cannot be placed under itself or its descendants`, 'invalid_parent_id');
+    if (current.id === lineId)
+      throw badRequest(
+        `Line '${lineId}' cannot be placed under itself or its descendants`,
+        'invalid_parent_id',
+      );
     seen.add(current.id);
     current = current.parentId === null ? null : store.lines.get(current.parentId);
   }
 }
 
 /** Rule 1: sibling percentages at one level sum to at most 100 (completeness is never checked). */
-export function checkSiblingSum(store: MaterialStore, headerId: string, parentId: string | null, percentage: number, exceptId?: string): void {
+export function checkSiblingSum(
+  store: MaterialStore,
+  headerId: string,
+  parentId: string | null,
+  percentage: number,
+  exceptId?: string,
+): void {
   const others = store.siblings(headerId, parentId).filter((line) => line.id !== exceptId);
   const total = others.reduce((sum, line) => sum + hundredths(line.percentage), hundredths(percentage));
   if (total > 10_000) {
-    throw badRequest(`Sibling percentages would sum to ${total / 100}, above 100`, 'percentage_constraint_violation');
+    throw badRequest(
+      `Sibling percentages would sum to ${total / 100}, above 100`,
+      'percentage_constraint_violation',
+    );
   }
 }
 
 /** Rule 2: a child's countries are a subset of its parent's; a parent without countries has children without. */
-export function checkCountriesWithinParent(parent: MaterialLineRecord | null, countries: string[] | null): void {
+export function checkCountriesWithinParent(
+  parent: MaterialLineRecord | null,
+  countries: string[] | null,
+): void {
   if (!parent || !hasCountries(countries)) return;
   const allowed = parent.countriesOfOrigin ?? [];
   const outside = countries.filter((country) => !allowed.includes(country));
@@ -50,7 +74,11 @@ export function checkCountriesWithinParent(parent: MaterialLineRecord | null, co
 }
 
 /** Removing from a line a country one of its children still uses. */
-export function checkChildrenCountries(store: MaterialStore, line: MaterialLineRecord, countries: string[] | null): void {
+export function checkChildrenCountries(
+  store: MaterialStore,
+  line: MaterialLineRecord,
+  countries: string[] | null,
+): void {
   const kept = countries ?? [];
   for (const child of store.siblings(line.materialHeaderId, line.id)) {
     const missing = (child.countriesOfOrigin ?? []).filter((country) => !kept.includes(country));

@@ -26,25 +26,37 @@ function filterDataPoints(points: EsgDataPoint[], query: RawQuery): EsgDataPoint
 }
 
 /** GET /companies/{companyId}/esg: filters combine with AND; counts describe the filtered result. */
-export function registerEsgRoutes(app: FastifyInstance, ctx: SandboxContext, state: () => NetworkState): void {
-  app.get<{ Params: { companyId: string }; Querystring: RawQuery }>('/companies/:companyId/esg', async (request, reply) => {
-    const callerId = callerCompany(request);
-    const { companyId } = request.params;
-    const profile = state().esgProfiles.find((candidate) => candidate.companyId === companyId);
-    const visible = profile && (companyId === callerId || (profile.isShared && ctx.reaches(callerId, companyId)));
-    if (!profile || !visible) throw notFound(`No ESG profile of '${companyId}' is visible to you`, 'company_not_found');
-    const points = filterDataPoints(profile.dataPoints, request.query);
-    const data: Record<string, unknown> = { companyId };
-    for (const section of SECTIONS) {
-      const inSection = points.filter((point) => point.templateId === section.sectionId || point.templateId.startsWith(`${section.sectionId}.`));
-      data[section.key] = {
-        sectionId: section.sectionId,
-        name: section.name,
-        totalDataPoints: inSection.length,
-        answeredDataPoints: inSection.filter((point) => point.value !== null).length,
-        dataPoints: inSection,
-      };
-    }
-    return sendData(reply, data);
-  });
+export function registerEsgRoutes(
+  app: FastifyInstance,
+  ctx: SandboxContext,
+  state: () => NetworkState,
+): void {
+  app.get<{ Params: { companyId: string }; Querystring: RawQuery }>(
+    '/companies/:companyId/esg',
+    async (request, reply) => {
+      const callerId = callerCompany(request);
+      const { companyId } = request.params;
+      const profile = state().esgProfiles.find((candidate) => candidate.companyId === companyId);
+      const visible =
+        profile && (companyId === callerId || (profile.isShared && ctx.reaches(callerId, companyId)));
+      if (!profile || !visible)
+        throw notFound(`No ESG profile of '${companyId}' is visible to you`, 'company_not_found');
+      const points = filterDataPoints(profile.dataPoints, request.query);
+      const data: Record<string, unknown> = { companyId };
+      for (const section of SECTIONS) {
+        const inSection = points.filter(
+          (point) =>
+            point.templateId === section.sectionId || point.templateId.startsWith(`${section.sectionId}.`),
+        );
+        data[section.key] = {
+          sectionId: section.sectionId,
+          name: section.name,
+          totalDataPoints: inSection.length,
+          answeredDataPoints: inSection.filter((point) => point.value !== null).length,
+          dataPoints: inSection,
+        };
+      }
+      return sendData(reply, data);
+    },
+  );
 }

@@ -10,10 +10,19 @@ export type { NetworkSection } from './model';
 /** A product with its own active supply chain has tracing data, which `isStoryActive: true` requires. */
 function connectToCatalogue(ctx: SandboxContext): void {
   catalogueOf(ctx).setTracingProvider((product) => {
-    const chain = ctx.store(networkDomain).supplyChains.find((candidate) => candidate.productId === product.id && candidate.isActive);
+    const chain = ctx
+      .store(networkDomain)
+      .supplyChains.find((candidate) => candidate.productId === product.id && candidate.isActive);
     if (!chain) return undefined;
     const at = chain.createdAt ?? product.createdAt;
-    return { id: `tracing_${chain.id}`, tracingType: 'SUPPLY_CHAINS', tracingId: chain.id, tracingName: chain.name, createdAt: at, updatedAt: at };
+    return {
+      id: `tracing_${chain.id}`,
+      tracingType: 'SUPPLY_CHAINS',
+      tracingId: chain.id,
+      tracingName: chain.name,
+      createdAt: at,
+      updatedAt: at,
+    };
   });
 }
 

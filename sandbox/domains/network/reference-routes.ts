@@ -20,8 +20,12 @@ function companyFilter(query: RawQuery): (company: CompanySeed) => boolean {
   }
   const country = filter['country'];
   if (country !== undefined) {
-    if (typeof country !== 'string') throw badRequest('filter.country must be a string of comma-separated ISO codes');
-    const codes = country.split(',').map((code) => code.trim().toUpperCase()).filter((code) => code.length > 0);
+    if (typeof country !== 'string')
+      throw badRequest('filter.country must be a string of comma-separated ISO codes');
+    const codes = country
+      .split(',')
+      .map((code) => code.trim().toUpperCase())
+      .filter((code) => code.length > 0);
     checks.push((company) => company.country !== null && codes.includes(company.country));
   }
   return (company) => checks.every((check) => check(company));

@@ -19,7 +19,10 @@ const orderSeedSchema = z.object({
 export type OrderSeed = z.input<typeof orderSeedSchema>;
 
 function load(ctx: SandboxContext, seed: SeedDocument): OrdersStore {
-  const section = z.array(orderSeedSchema).default([]).parse((seed as Record<string, unknown>)['orders']);
+  const section = z
+    .array(orderSeedSchema)
+    .default([])
+    .parse((seed as Record<string, unknown>)['orders']);
   const store = new OrdersStore();
   for (const entry of section) {
     const key = [...ctx.apiKeys.values()].find((candidate) => candidate.companyId === entry.forCompanyId);

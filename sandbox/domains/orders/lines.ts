@@ -74,7 +74,10 @@ function updateLine(write: LineWrite, line: OrderLineRecord, input: LineUpdateIn
   if (!LINE_FIELDS.some((field) => input[field] !== undefined)) return;
   if (input.orderLineNumber !== undefined && input.orderLineNumber !== line.orderLineNumber) {
     assertLineNumberFree(write, input.orderLineNumber, line.id);
-    if (line.tracingReflectionOrderId !== null && write.store.tracingReferenceTaken(write.companyId, input.orderLineNumber, line.id)) {
+    if (
+      line.tracingReflectionOrderId !== null &&
+      write.store.tracingReferenceTaken(write.companyId, input.orderLineNumber, line.id)
+    ) {
       throw badRequest(
         `orderLineNumber '${input.orderLineNumber}' collides with another tracing order reference`,
         'order_number_already_existing',
@@ -106,7 +109,8 @@ export function reconcileLines(write: LineWrite, entries: ReadonlyArray<Record<s
   const inserts: Array<{ input: NewLineInput; path: string }> = [];
   entries.forEach((entry, index) => {
     const path = `lines[${index}]`;
-    if (entry['id'] !== undefined) updates.push({ input: parseBody(lineUpdateSchema, entry, ['lines', index]), path });
+    if (entry['id'] !== undefined)
+      updates.push({ input: parseBody(lineUpdateSchema, entry, ['lines', index]), path });
     else inserts.push({ input: parseBody(newLineSchema, entry, ['lines', index]), path });
   });
   const keptIds = new Set<string>();

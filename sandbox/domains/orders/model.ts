@@ -62,7 +62,11 @@ export const STRUCTURAL_FIELDS = [
   'receiverFacilityProcess',
 ] as const;
 
-export function computeOrderType(callerCompanyId: string, buyerCompanyId: string, supplierCompanyId: string): OrderType {
+export function computeOrderType(
+  callerCompanyId: string,
+  buyerCompanyId: string,
+  supplierCompanyId: string,
+): OrderType {
   const isBuyer = buyerCompanyId === callerCompanyId;
   const isSupplier = supplierCompanyId === callerCompanyId;
   if (isBuyer && isSupplier) return 'INTERNAL_ORDER';

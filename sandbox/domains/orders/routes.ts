@@ -49,7 +49,11 @@ function cappedPage(ctx: SandboxContext, query: RawQuery): { page: number; limit
   return { page, limit: cap ? Math.min(limit, cap) : limit };
 }
 
-export function registerOrderRoutes(app: FastifyInstance, ctx: SandboxContext, domain: SandboxDomain<OrdersStore>): void {
+export function registerOrderRoutes(
+  app: FastifyInstance,
+  ctx: SandboxContext,
+  domain: SandboxDomain<OrdersStore>,
+): void {
   const store = (): OrdersStore => ctx.store(domain);
 
   app.post('/orders', async (request, reply) => {
@@ -62,8 +66,17 @@ export function registerOrderRoutes(app: FastifyInstance, ctx: SandboxContext, d
     const companyId = callerCompany(request);
     const { page, limit } = cappedPage(ctx, request.query);
     const { sort, order } = sortParams(request.query, ORDER_SORTS, 'updatedAt');
-    const matching = sortBy(listOrders(store().ownedBy(companyId), request.query), (record) => record[sort], order);
-    return sendPage(reply, matching.map((record) => presentOrder(record, false)), page, limit);
+    const matching = sortBy(
+      listOrders(store().ownedBy(companyId), request.query),
+      (record) => record[sort],
+      order,
+    );
+    return sendPage(
+      reply,
+      matching.map((record) => presentOrder(record, false)),
+      page,
+      limit,
+    );
   });
 
   app.get<IdParams>('/orders/:id', async (request, reply) => {
@@ -81,7 +94,8 @@ export function registerOrderRoutes(app: FastifyInstance, ctx: SandboxContext, d
 
   app.delete<IdParams>('/orders/:id', async (request, reply) => {
     const companyId = callerCompany(request);
-    if (!store().owned(companyId, request.params.id)) throw notFound(`Order '${request.params.id}' not found`);
+    if (!store().owned(companyId, request.params.id))
+      throw notFound(`Order '${request.params.id}' not found`);
     store().delete(request.params.id);
     return reply.code(204).send();
   });
@@ -94,7 +108,9 @@ export function registerOrderRoutes(app: FastifyInstance, ctx: SandboxContext, d
     const lines = orders
       .filter((order): order is OrderRecord => order !== undefined)
       .sort((a, b) => (a.createdAt < b.createdAt ? -1 : a.createdAt > b.createdAt ? 1 : a.id < b.id ? -1 : 1))
-      .flatMap((order) => [...order.lines].sort((a, b) => a.lineNo - b.lineNo).map((line) => presentLine(order, line)));
+      .flatMap((order) =>
+        [...order.lines].sort((a, b) => a.lineNo - b.lineNo).map((line) => presentLine(order, line)),
+      );
     return sendPage(reply, lines, page, limit);
   });
 
@@ -112,9 +128,16 @@ export function registerOrderRoutes(app: FastifyInstance, ctx: SandboxContext, d
  * every line as reflected into a tracing order; `structuralFieldsLocked` stands for "the counterparty linked its
  * own order", after which structural fields give 409 `order_structural_fields_locked_by_tracing`.
  */
-export function registerOrderControlRoutes(app: FastifyInstance, ctx: SandboxContext, domain: SandboxDomain<OrdersStore>): void {
+export function registerOrderControlRoutes(
+  app: FastifyInstance,
+  ctx: SandboxContext,
+  domain: SandboxDomain<OrdersStore>,
+): void {
   app.put<{ Params: { id: string } }>('/__sandbox/orders/:id/tracing', async (request, reply) => {
-    const order = ctx.store(domain).all().find((candidate) => candidate.id === request.params.id);
+    const order = ctx
+      .store(domain)
+      .all()
+      .find((candidate) => candidate.id === request.params.id);
     if (!order) throw notFound(`Order '${request.params.id}' not found`);
     const body = parseBody(tracingControlSchema, request.body);
     if (body.structuralFieldsLocked !== undefined) order.structuralFieldsLocked = body.structuralFieldsLocked;

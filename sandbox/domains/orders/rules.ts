@@ -38,7 +38,11 @@ export function storedQuantity(value: number, field: string): number {
 }
 
 /** Buyer, supplier, receiver, vendor and factory must be known companies the caller reaches. */
-export function checkCompanies(ctx: SandboxContext, callerCompanyId: string, ids: ReadonlyArray<string | null | undefined>): void {
+export function checkCompanies(
+  ctx: SandboxContext,
+  callerCompanyId: string,
+  ids: ReadonlyArray<string | null | undefined>,
+): void {
   for (const id of ids) {
     if (id === null || id === undefined) continue;
     if (!ctx.reaches(callerCompanyId, id)) {
@@ -48,9 +52,14 @@ export function checkCompanies(ctx: SandboxContext, callerCompanyId: string, ids
 }
 
 export function checkFacilityProcesses(ids: ReadonlyArray<string | null | undefined>): void {
-  const unknown = ids.filter((id): id is string => typeof id === 'string' && facilityProcess(id) === undefined);
+  const unknown = ids.filter(
+    (id): id is string => typeof id === 'string' && facilityProcess(id) === undefined,
+  );
   if (unknown.length > 0) {
-    throw badRequest(`Unknown facility process id(s): ${[...new Set(unknown)].join(', ')}`, 'invalid_facility_process_ids');
+    throw badRequest(
+      `Unknown facility process id(s): ${[...new Set(unknown)].join(', ')}`,
+      'invalid_facility_process_ids',
+    );
   }
 }
 
@@ -58,7 +67,11 @@ export function checkFacilityProcesses(ids: ReadonlyArray<string | null | undefi
  * Resolves responsible persons (e-mails case-insensitively, or user ids) among users whose primary company is the
  * caller's; empty strings are skipped and duplicates removed. Unknown entries: 404 `responsible_person_not_found`.
  */
-export function resolveResponsiblePersons(ctx: SandboxContext, companyId: string, entries: readonly string[]): string[] {
+export function resolveResponsiblePersons(
+  ctx: SandboxContext,
+  companyId: string,
+  entries: readonly string[],
+): string[] {
   const users = [...ctx.users.values()].filter((user) => user.companyId === companyId);
   const resolved: string[] = [];
   for (const raw of entries) {
@@ -67,7 +80,11 @@ export function resolveResponsiblePersons(ctx: SandboxContext, companyId: string
     const lower = entry.toLowerCase();
     const user = users.find((candidate) => candidate.id === entry || candidate.email.toLowerCase() === lower);
     if (!user) {
-      throw new ApiError(404, 'responsible_person_not_found', `Responsible person '${entry}' matches no user of your company`);
+      throw new ApiError(
+        404,
+        'responsible_person_not_found',
+        `Responsible person '${entry}' matches no user of your company`,
+      );
     }
     if (!resolved.includes(user.id)) resolved.push(user.id);
   }
@@ -85,6 +102,7 @@ export function responsibleEntries(body: {
     throw badRequest('Send either internalResponsiblePersons or internalResponsiblePerson, not both');
   }
   if (hasArray) return body.internalResponsiblePersons ?? [];
-  if (hasSingle) return body.internalResponsiblePerson === null ? [] : [body.internalResponsiblePerson as string];
+  if (hasSingle)
+    return body.internalResponsiblePerson === null ? [] : [body.internalResponsiblePerson as string];
   return undefined;
 }

@@ -15,11 +15,17 @@ import { createOrderSchema, DATE_FIELDS, patchOrderSchema, type OrderType } from
 import type { OrdersStore } from './store';
 
 /** Receiver company and receiver facility process travel together: both keys or neither, both null or both set. */
-function checkReceiverPair(raw: unknown, receiver: string | null | undefined, process: string | null | undefined): void {
+function checkReceiverPair(
+  raw: unknown,
+  receiver: string | null | undefined,
+  process: string | null | undefined,
+): void {
   const sentCompany = sent(raw, 'receiverCompanyId');
   const sentProcess = sent(raw, 'receiverFacilityProcess');
   if (sentCompany !== sentProcess || (receiver === null) !== (process === null)) {
-    throw badRequest('receiverCompanyId and receiverFacilityProcess must be sent together (both null to remove the receiver)');
+    throw badRequest(
+      'receiverCompanyId and receiverFacilityProcess must be sent together (both null to remove the receiver)',
+    );
   }
 }
 
@@ -29,13 +35,28 @@ function checkOwnerIsParty(companyId: string, buyer: string, supplier: string): 
   }
 }
 
-function checkNumberFree(store: OrdersStore, companyId: string, type: OrderType, orderNumber: string, exceptId?: string): void {
+function checkNumberFree(
+  store: OrdersStore,
+  companyId: string,
+  type: OrderType,
+  orderNumber: string,
+  exceptId?: string,
+): void {
   if (store.numberTaken(companyId, type, orderNumber, exceptId)) {
-    throw badRequest(`Order number '${orderNumber}' already exists for ${type}`, 'order_number_already_existing');
+    throw badRequest(
+      `Order number '${orderNumber}' already exists for ${type}`,
+      'order_number_already_existing',
+    );
   }
 }
 
-export function createOrder(ctx: SandboxContext, store: OrdersStore, caller: Caller, companyId: string, raw: unknown): OrderRecord {
+export function createOrder(
+  ctx: SandboxContext,
+  store: OrdersStore,
+  caller: Caller,
+  companyId: string,
+  raw: unknown,
+): OrderRecord {
   const body = parseBody(createOrderSchema, raw);
   const persons = responsibleEntries(body);
   checkReceiverPair(raw, body.receiverCompanyId, body.receiverFacilityProcess);
@@ -43,8 +64,16 @@ export function createOrder(ctx: SandboxContext, store: OrdersStore, caller: Cal
   // Receiver (and its process) default to the buyer's when omitted.
   const defaulted = body.receiverCompanyId === undefined || body.receiverCompanyId === null;
   const receiverCompanyId = defaulted ? body.buyerCompanyId : (body.receiverCompanyId ?? null);
-  const receiverFacilityProcess = defaulted ? (body.buyerFacilityProcess ?? null) : (body.receiverFacilityProcess ?? null);
-  checkCompanies(ctx, companyId, [body.buyerCompanyId, body.supplierCompanyId, receiverCompanyId, body.vendorCompanyId, body.factory]);
+  const receiverFacilityProcess = defaulted
+    ? (body.buyerFacilityProcess ?? null)
+    : (body.receiverFacilityProcess ?? null);
+  checkCompanies(ctx, companyId, [
+    body.buyerCompanyId,
+    body.supplierCompanyId,
+    receiverCompanyId,
+    body.vendorCompanyId,
+    body.factory,
+  ]);
   checkFacilityProcesses([body.buyerFacilityProcess, body.supplierFacilityProcess, receiverFacilityProcess]);
   const responsible = resolveResponsiblePersons(ctx, companyId, persons ?? []);
   const orderType = computeOrderType(companyId, body.buyerCompanyId, body.supplierCompanyId);
@@ -55,7 +84,8 @@ export function createOrder(ctx: SandboxContext, store: OrdersStore, caller: Cal
     (typeof DATE_FIELDS)[number],
     string | null
   >;
-  if (body.handoverDate === undefined && body.expectedDeliveryDate !== undefined) dates.handoverDate = body.expectedDeliveryDate;
+  if (body.handoverDate === undefined && body.expectedDeliveryDate !== undefined)
+    dates.handoverDate = body.expectedDeliveryDate;
   const order: OrderRecord = {
     id: ctx.newId('order_'),
     forCompanyId: companyId,
@@ -108,7 +138,9 @@ export function patchOrder(
   }
   const order = cloneOrder(current);
   if (order.structuralFieldsLocked) {
-    const changed = STRUCTURAL_FIELDS.filter((field) => body[field] !== undefined && body[field] !== current[field]);
+    const changed = STRUCTURAL_FIELDS.filter(
+      (field) => body[field] !== undefined && body[field] !== current[field],
+    );
     if (changed.length > 0) {
       throw conflict(
         'order_structural_fields_locked_by_tracing',
@@ -121,13 +153,28 @@ export function patchOrder(
   for (const field of ['receiverCompanyId', 'vendorCompanyId', 'factory'] as const) {
     if (body[field] !== undefined) order[field] = body[field];
   }
-  for (const field of ['buyerFacilityProcess', 'supplierFacilityProcess', 'receiverFacilityProcess'] as const) {
+  for (const field of [
+    'buyerFacilityProcess',
+    'supplierFacilityProcess',
+    'receiverFacilityProcess',
+  ] as const) {
     if (body[field] !== undefined) order[field] = body[field];
   }
   checkOwnerIsParty(companyId, order.buyerCompanyId, order.supplierCompanyId);
-  checkCompanies(ctx, companyId, [body.buyerCompanyId, body.supplierCompanyId, body.receiverCompanyId, body.vendorCompanyId, body.factory]);
-  checkFacilityProcesses([body.buyerFacilityProcess, body.supplierFacilityProcess, body.receiverFacilityProcess]);
-  if (persons !== undefined) order.internalResponsiblePersons = resolveResponsiblePersons(ctx, companyId, persons);
+  checkCompanies(ctx, companyId, [
+    body.buyerCompanyId,
+    body.supplierCompanyId,
+    body.receiverCompanyId,
+    body.vendorCompanyId,
+    body.factory,
+  ]);
+  checkFacilityProcesses([
+    body.buyerFacilityProcess,
+    body.supplierFacilityProcess,
+    body.receiverFacilityProcess,
+  ]);
+  if (persons !== undefined)
+    order.internalResponsiblePersons = resolveResponsiblePersons(ctx, companyId, persons);
 
   order.orderType = computeOrderType(companyId, order.buyerCompanyId, order.supplierCompanyId);
   if (body.orderNumber !== undefined) order.orderNumber = body.orderNumber;
@@ -138,9 +185,11 @@ export function patchOrder(
   if (body.status !== undefined) order.status = body.status;
   if (body.tags !== undefined) order.tags = joinTags(body.tags);
   for (const field of DATE_FIELDS) if (body[field] !== undefined) order[field] = body[field];
-  if (body.handoverDate === undefined && body.expectedDeliveryDate !== undefined) order.handoverDate = body.expectedDeliveryDate;
+  if (body.handoverDate === undefined && body.expectedDeliveryDate !== undefined)
+    order.handoverDate = body.expectedDeliveryDate;
   if (body.shipmentReference !== undefined) order.shipmentReference = body.shipmentReference;
-  if (body.counterpartyOrderNumberRef !== undefined) order.counterpartyOrderNumberRef = body.counterpartyOrderNumberRef;
+  if (body.counterpartyOrderNumberRef !== undefined)
+    order.counterpartyOrderNumberRef = body.counterpartyOrderNumberRef;
   if (body.isArchived !== undefined) order.isArchived = body.isArchived;
 
   const at = ctx.nowIso();

@@ -32,7 +32,12 @@ export class OrdersStore {
   tracingReferenceTaken(companyId: string, reference: string, exceptLineId: string): boolean {
     for (const order of this.ownedBy(companyId)) {
       for (const line of order.lines) {
-        if (line.id !== exceptLineId && line.tracingReflectionOrderId !== null && line.orderLineNumber === reference) return true;
+        if (
+          line.id !== exceptLineId &&
+          line.tracingReflectionOrderId !== null &&
+          line.orderLineNumber === reference
+        )
+          return true;
       }
     }
     return false;

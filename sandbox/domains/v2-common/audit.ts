@@ -22,7 +22,12 @@ export function createdAudit(ctx: SandboxContext, caller: Caller, companyId: str
   };
 }
 
-export function touchAudit<T extends ShortAudit>(ctx: SandboxContext, caller: Caller, companyId: string, record: T): void {
+export function touchAudit<T extends ShortAudit>(
+  ctx: SandboxContext,
+  caller: Caller,
+  companyId: string,
+  record: T,
+): void {
   record.updatedAt = ctx.nowIso();
   record.updatedByUserId = caller.userId;
   record.updatedByCompanyId = companyId;

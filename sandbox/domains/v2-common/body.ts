@@ -12,7 +12,11 @@ function fieldPath(path: readonly PropertyKey[]): string {
 }
 
 /** Parses a request body with `schema`; the first zod issue becomes a 400 naming the field. */
-export function parseBody<T extends z.ZodType>(schema: T, body: unknown, prefix: readonly PropertyKey[] = []): z.output<T> {
+export function parseBody<T extends z.ZodType>(
+  schema: T,
+  body: unknown,
+  prefix: readonly PropertyKey[] = [],
+): z.output<T> {
   const result = schema.safeParse(body ?? {});
   if (result.success) return result.data;
   const issue = result.error.issues[0];

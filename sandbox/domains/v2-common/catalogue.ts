@@ -7,12 +7,20 @@ export function catalogueOf(ctx: SandboxContext): CatalogueStore {
 }
 
 /** A product in the company's catalogue, by platform id or the company's externalId. */
-export function productInCatalogue(ctx: SandboxContext, companyId: string, idOrExternalId: string): ProductRecord | undefined {
+export function productInCatalogue(
+  ctx: SandboxContext,
+  companyId: string,
+  idOrExternalId: string,
+): ProductRecord | undefined {
   return catalogueOf(ctx).resolve(companyId, idOrExternalId);
 }
 
 /** A product the company owns (not one it merely created for another company). */
-export function ownedProduct(ctx: SandboxContext, companyId: string, idOrExternalId: string): ProductRecord | undefined {
+export function ownedProduct(
+  ctx: SandboxContext,
+  companyId: string,
+  idOrExternalId: string,
+): ProductRecord | undefined {
   const product = productInCatalogue(ctx, companyId, idOrExternalId);
   return product && product.forCompanyId === companyId ? product : undefined;
 }

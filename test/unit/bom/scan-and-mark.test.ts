@@ -15,12 +15,24 @@ import type { Product } from '../../../connectors/traceability';
 import { line } from './fixtures';
 
 const product = (bom?: unknown): Product =>
-  ({ id: 'sku_1', name: 'Tee M', styleId: 'style_1', variantId: 'variant_1', ...(bom === undefined ? {} : { bom }) }) as unknown as Product;
-const header = (link?: Record<string, unknown>) => ({ id: 'bomhdr_1', name: 'Tee BOM (Copy)', ...(link ? { link } : {}) });
+  ({
+    id: 'sku_1',
+    name: 'Tee M',
+    styleId: 'style_1',
+    variantId: 'variant_1',
+    ...(bom === undefined ? {} : { bom }),
+  }) as unknown as Product;
+const header = (link?: Record<string, unknown>) => ({
+  id: 'bomhdr_1',
+  name: 'Tee BOM (Copy)',
+  ...(link ? { link } : {}),
+});
 
 describe('include=bom is used only when it shows the link role', () => {
   it('trusts headers whose link carries a boolean isOwner', () => {
-    const result = trustedIncludedHeaders(product([header({ styleId: 'sku_1', isOwner: true, isMainBom: true })]));
+    const result = trustedIncludedHeaders(
+      product([header({ styleId: 'sku_1', isOwner: true, isMainBom: true })]),
+    );
     expect('headers' in result && result.headers.map((h) => h.link?.isOwner)).toEqual([true]);
     expect(trustedIncludedHeaders(product([]))).toEqual({ headers: [] });
   });
@@ -30,14 +42,20 @@ describe('include=bom is used only when it shows the link role', () => {
       problem: "the 'bom' include shows header bomhdr_1 without link.isOwner",
     });
     expect(trustedIncludedHeaders(product([header({ styleId: 'sku_1' })]))).toHaveProperty('problem');
-    expect(trustedIncludedHeaders(product())).toEqual({ problem: "the product list answered without the 'bom' include" });
+    expect(trustedIncludedHeaders(product())).toEqual({
+      problem: "the product list answered without the 'bom' include",
+    });
     expect(trustedIncludedHeaders(product('nope'))).toHaveProperty('problem');
   });
 });
 
 describe('the sinceLastRun high-water mark', () => {
   it('starts at 0, never moves back, and keeps a safety margin before the scan start', async () => {
-    const file = path.join(await mkdtemp(path.join(tmpdir(), 'bom-mark-')), 'bom-repair', 'high-water-mark-x.json');
+    const file = path.join(
+      await mkdtemp(path.join(tmpdir(), 'bom-mark-')),
+      'bom-repair',
+      'high-water-mark-x.json',
+    );
     expect(await readBomMark(file)).toBe(0);
     const start = Date.parse('2026-11-23T02:00:00Z');
     expect(nextBomMark(0, start)).toBe(start - MARK_SAFETY_MS);
@@ -55,7 +73,13 @@ describe('fork-time snapshots', () => {
     const kept = line({ styleId: 'comp_button' });
     const written = line({ styleId: 'comp_label' });
     expect(await store.find('sku_1', 'bomhdr_src')).toBeNull();
-    await store.save({ productId: 'sku_1', sourceHeaderId: 'bomhdr_src', takenAt: '2026-11-23T00:00:00Z', writtenLineIds: [written.id], lines: [kept, written] });
+    await store.save({
+      productId: 'sku_1',
+      sourceHeaderId: 'bomhdr_src',
+      takenAt: '2026-11-23T00:00:00Z',
+      writtenLineIds: [written.id],
+      lines: [kept, written],
+    });
     const snapshot = await store.find('sku_1', 'bomhdr_src');
     expect(snapshotSourceLines(snapshot!).map((l) => [l.id, l.styleId])).toEqual([[kept.id, 'comp_button']]);
     expect(await store.find('sku_2', 'bomhdr_src')).toBeNull();

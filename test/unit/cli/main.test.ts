@@ -4,7 +4,8 @@ import { COMMANDS, packageVersion } from '../../../cli/main';
 import { repoRoot } from '../../../worker/paths';
 
 const bin = path.join(repoRoot(), 'bin', 'trace-sync.cjs');
-const run = (...args: string[]) => spawnSync(process.execPath, [bin, ...args], { encoding: 'utf8', timeout: 60_000 });
+const run = (...args: string[]) =>
+  spawnSync(process.execPath, [bin, ...args], { encoding: 'utf8', timeout: 60_000 });
 
 describe('a conventional trace-sync', () => {
   it('every listed command loads the command of that name', () => {

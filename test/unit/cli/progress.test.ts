@@ -7,10 +7,27 @@ function output(isTTY: boolean) {
 
 describe('CLI progress', () => {
   it("reads each job's progress answer into phase, done of total", () => {
-    expect(snapshotOf({ phase: 'applying', total: 500, done: 120, created: 100, batchesDone: 1, batchCount: 3 })).toEqual({ phase: 'applying', done: 120, total: 500, unit: 'products' });
-    expect(snapshotOf({ phase: 'pushing orders', batchesDone: 2, batchCount: 5, counts: {} })).toEqual({ phase: 'pushing orders', done: 2, total: 5, unit: 'batches' });
-    expect(snapshotOf({ phase: 'repairing', productsProcessed: 3, candidates: 9, selector: 'all' })).toEqual({ phase: 'repairing', done: 3, total: 9, unit: 'products' });
-    expect(snapshotOf({ phase: 'reading certificates', certificates: 300, asOf: '2026-11-01' })).toEqual({ phase: 'reading certificates', done: 300, total: null, unit: 'certificates' });
+    expect(
+      snapshotOf({ phase: 'applying', total: 500, done: 120, created: 100, batchesDone: 1, batchCount: 3 }),
+    ).toEqual({ phase: 'applying', done: 120, total: 500, unit: 'products' });
+    expect(snapshotOf({ phase: 'pushing orders', batchesDone: 2, batchCount: 5, counts: {} })).toEqual({
+      phase: 'pushing orders',
+      done: 2,
+      total: 5,
+      unit: 'batches',
+    });
+    expect(snapshotOf({ phase: 'repairing', productsProcessed: 3, candidates: 9, selector: 'all' })).toEqual({
+      phase: 'repairing',
+      done: 3,
+      total: 9,
+      unit: 'products',
+    });
+    expect(snapshotOf({ phase: 'reading certificates', certificates: 300, asOf: '2026-11-01' })).toEqual({
+      phase: 'reading certificates',
+      done: 300,
+      total: null,
+      unit: 'certificates',
+    });
     expect(snapshotOf({ files: 4, done: 1 })).toEqual({ phase: 'running', done: 1, total: 4, unit: 'files' });
     expect(snapshotOf('garbage')).toEqual({ phase: 'running', done: null, total: null, unit: '' });
   });
@@ -18,7 +35,9 @@ describe('CLI progress', () => {
   it('renders phase, bar, done/total, rate and ETA on one line no wider than the terminal', () => {
     const line = renderBar({ phase: 'applying', done: 120, total: 500, unit: 'products' }, 35.24, 11, 80);
     expect(line).toBe('applying          [####----------------]  120/500 products  35.2/s  ETA 0:11');
-    expect(renderBar({ phase: 'applying', done: 1, total: 2, unit: 'products' }, null, null, 10)).toHaveLength(9);
+    expect(
+      renderBar({ phase: 'applying', done: 1, total: 2, unit: 'products' }, null, null, 10),
+    ).toHaveLength(9);
   });
 
   it('estimates rate and ETA from the samples, and starts again when a new phase counts from zero', () => {
@@ -51,7 +70,9 @@ describe('CLI progress', () => {
     lines.update({ phase: 'applying', done: 20, total: 100, unit: 'products' }, 6500);
     lines.update({ phase: 'applying', done: 20, total: 100, unit: 'products' }, 20000);
     lines.update({ phase: 'done', done: 100, total: 100, unit: 'products' }, 20500);
-    const parsed = writes.map((line) => (JSON.parse(line) as { progress: { phase: string; done: number } }).progress);
+    const parsed = writes.map(
+      (line) => (JSON.parse(line) as { progress: { phase: string; done: number } }).progress,
+    );
     expect(parsed.map((p) => [p.phase, p.done])).toEqual([
       ['planning', 0],
       ['applying', 0],

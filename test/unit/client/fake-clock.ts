@@ -85,11 +85,23 @@ export class RollingWindowModel {
     if (this.calls.length >= this.limit) {
       this.refused++;
       const freesAt = (this.calls[0] as number) + this.windowMs;
-      return { allowed: false, limit: this.limit, remaining: 0, resetAtMs: Math.ceil(freesAt / 1000) * 1000, retryAfterMs: Math.max(1, Math.ceil((freesAt - now) / 1000)) * 1000 };
+      return {
+        allowed: false,
+        limit: this.limit,
+        remaining: 0,
+        resetAtMs: Math.ceil(freesAt / 1000) * 1000,
+        retryAfterMs: Math.max(1, Math.ceil((freesAt - now) / 1000)) * 1000,
+      };
     }
     this.calls.push(now);
     this.accepted++;
     const oldest = this.calls[0] as number;
-    return { allowed: true, limit: this.limit, remaining: this.limit - this.calls.length, resetAtMs: Math.ceil((oldest + this.windowMs) / 1000) * 1000, retryAfterMs: 0 };
+    return {
+      allowed: true,
+      limit: this.limit,
+      remaining: this.limit - this.calls.length,
+      resetAtMs: Math.ceil((oldest + this.windowMs) / 1000) * 1000,
+      retryAfterMs: 0,
+    };
   }
 }

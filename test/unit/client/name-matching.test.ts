@@ -1,4 +1,9 @@
-import { ReferenceIndex, describeLookupFailure, levenshtein, normalizeName } from '../../../connectors/traceability/name-matching';
+import {
+  ReferenceIndex,
+  describeLookupFailure,
+  levenshtein,
+  normalizeName,
+} from '../../../connectors/traceability/name-matching';
 
 const processes = new ReferenceIndex([
   { id: 'CUT_MAKE_TRIM', name: 'Cut make trim' },

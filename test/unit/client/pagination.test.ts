@@ -1,4 +1,10 @@
-import { IncrementalSync, collect, paginate, type Page, type UpdatedWindowQuery } from '../../../connectors/traceability/pagination';
+import {
+  IncrementalSync,
+  collect,
+  paginate,
+  type Page,
+  type UpdatedWindowQuery,
+} from '../../../connectors/traceability/pagination';
 
 interface Item {
   id: string;
@@ -12,10 +18,22 @@ function endpoint(items: Item[], calls: UpdatedWindowQuery[]) {
   return async (q: UpdatedWindowQuery): Promise<Page<Item>> => {
     calls.push(q);
     const matching = items
-      .filter((i) => Date.parse(i.updatedAt) >= q.updatedAfterUnixMs && (q.updatedBeforeUnixMs === undefined || Date.parse(i.updatedAt) <= q.updatedBeforeUnixMs))
+      .filter(
+        (i) =>
+          Date.parse(i.updatedAt) >= q.updatedAfterUnixMs &&
+          (q.updatedBeforeUnixMs === undefined || Date.parse(i.updatedAt) <= q.updatedBeforeUnixMs),
+      )
       .sort((a, b) => Date.parse(a.updatedAt) - Date.parse(b.updatedAt) || a.id.localeCompare(b.id));
     const start = (q.page - 1) * q.limit;
-    return { items: structuredClone(matching.slice(start, start + q.limit)), pagination: { page: q.page, limit: q.limit, total: matching.length, totalPages: Math.ceil(matching.length / q.limit) } };
+    return {
+      items: structuredClone(matching.slice(start, start + q.limit)),
+      pagination: {
+        page: q.page,
+        limit: q.limit,
+        total: matching.length,
+        totalPages: Math.ceil(matching.length / q.limit),
+      },
+    };
   };
 }
 
@@ -34,7 +52,11 @@ describe('paginate', () => {
 
   it('stops on an empty list (totalPages 0)', async () => {
     let calls = 0;
-    const all = await collect(paginate(async () => (calls++, { items: [], pagination: { page: 1, limit: 100, total: 0, totalPages: 0 } })));
+    const all = await collect(
+      paginate(
+        async () => (calls++, { items: [], pagination: { page: 1, limit: 100, total: 0, totalPages: 0 } }),
+      ),
+    );
     expect(all).toEqual([]);
     expect(calls).toBe(1);
   });
@@ -42,7 +64,10 @@ describe('paginate', () => {
 
 describe('IncrementalSync', () => {
   it('delivers each record once and stores a mark that skips the inclusive bound next time', async () => {
-    const items = Array.from({ length: 250 }, (_, i) => ({ id: `r${i}`, updatedAt: at(1_000 + Math.floor(i / 2)) }));
+    const items = Array.from({ length: 250 }, (_, i) => ({
+      id: `r${i}`,
+      updatedAt: at(1_000 + Math.floor(i / 2)),
+    }));
     const calls: UpdatedWindowQuery[] = [];
     const first = new IncrementalSync(endpoint(items, calls), undefined, { limit: 100 });
     const seen = (await collect(first)).map((i) => i.id);

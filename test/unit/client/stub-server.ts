@@ -11,13 +11,20 @@ export interface SeenRequest {
 export type StubHandler = (req: SeenRequest, res: ServerResponse, index: number) => void;
 
 /** A throwaway HTTP server: records requests and lets each test script the answers. */
-export async function startStub(handler: StubHandler): Promise<{ baseUrl: string; origin: string; seen: SeenRequest[]; close(): Promise<void> }> {
+export async function startStub(
+  handler: StubHandler,
+): Promise<{ baseUrl: string; origin: string; seen: SeenRequest[]; close(): Promise<void> }> {
   const seen: SeenRequest[] = [];
   const server = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
     req.on('end', () => {
-      const entry = { method: req.method ?? '', url: req.url ?? '', headers: req.headers, body: Buffer.concat(chunks).toString('utf8') };
+      const entry = {
+        method: req.method ?? '',
+        url: req.url ?? '',
+        headers: req.headers,
+        body: Buffer.concat(chunks).toString('utf8'),
+      };
       seen.push(entry);
       handler(entry, res, seen.length - 1);
     });
@@ -36,7 +43,12 @@ export async function startStub(handler: StubHandler): Promise<{ baseUrl: string
   };
 }
 
-export function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
+export function sendJson(
+  res: ServerResponse,
+  status: number,
+  body: unknown,
+  headers: Record<string, string> = {},
+): void {
   res.writeHead(status, { 'content-type': 'application/json', ...headers });
   res.end(JSON.stringify(body));
 }
@@ -46,7 +58,12 @@ export const page = (data: unknown[], p = 1, totalPages = 1) => ({
   metadata: { success: true, pagination: { page: p, limit: 100, total: data.length, totalPages } },
   data,
 });
-export const fail = (statusCode: number, code: string, message = code) => ({ metadata: { success: false }, statusCode, code, message });
+export const fail = (statusCode: number, code: string, message = code) => ({
+  metadata: { success: false },
+  statusCode,
+  code,
+  message,
+});
 
 export const rateHeaders = (remaining: number, limit = 600) => ({
   'x-ratelimit-limit': String(limit),

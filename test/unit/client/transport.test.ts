@@ -1,13 +1,18 @@
 import { inspect } from 'node:util';
 import { toActivityFailure } from '../../../activities/batch-kit';
-import { TraceabilityApiError, TraceabilityClient, type TraceabilityLogger } from '../../../connectors/traceability';
+import {
+  TraceabilityApiError,
+  TraceabilityClient,
+  type TraceabilityLogger,
+} from '../../../connectors/traceability';
 import { fail, ok, order, page, product, rateHeaders, sendJson, startStub } from './stub-server';
 
 const KEY = 'k3y$ecret-value-123';
 
 function captureLogger(): { logger: TraceabilityLogger; lines: string[] } {
   const lines: string[] = [];
-  const push = (obj: Record<string, unknown>, msg?: string): void => void lines.push(JSON.stringify({ ...obj, msg }));
+  const push = (obj: Record<string, unknown>, msg?: string): void =>
+    void lines.push(JSON.stringify({ ...obj, msg }));
   return { logger: { debug: push, info: push, warn: push, error: push }, lines };
 }
 
@@ -25,7 +30,9 @@ const fastRetries = { backoffBaseMs: 1, backoffCapMs: 5 };
 
 describe('Transport over HTTP', () => {
   it('sends the key header, encodes ids and parses the envelope', async () => {
-    const stub = await startStub((_req, res) => sendJson(res, 200, ok(product({ externalId: 'A/B 1' })), rateHeaders(10)));
+    const stub = await startStub((_req, res) =>
+      sendJson(res, 200, ok(product({ externalId: 'A/B 1' })), rateHeaders(10)),
+    );
     const client = new TraceabilityClient({ baseUrl: stub.baseUrl, apiKey: KEY });
     const found = await client.products.get('A/B 1');
     expect(found.externalId).toBe('A/B 1');
@@ -53,12 +60,27 @@ describe('Transport over HTTP', () => {
   });
 
   it('turns a Retry-After longer than maxInlineRetryAfterMs into a Temporal retry delay', async () => {
-    const stub = await startStub((_req, res) => sendJson(res, 429, fail(429, 'too_many_requests'), { 'retry-after': '120' }));
-    const client = new TraceabilityClient({ baseUrl: stub.baseUrl, apiKey: KEY, maxInlineRetryAfterMs: 5_000 });
+    const stub = await startStub((_req, res) =>
+      sendJson(res, 429, fail(429, 'too_many_requests'), { 'retry-after': '120' }),
+    );
+    const client = new TraceabilityClient({
+      baseUrl: stub.baseUrl,
+      apiKey: KEY,
+      maxInlineRetryAfterMs: 5_000,
+    });
     const error = await caught(client.styleTypes.list());
-    expect(error).toMatchObject({ statusCode: 429, code: 'too_many_requests', retryable: true, retryAfterMs: 120_000 });
+    expect(error).toMatchObject({
+      statusCode: 429,
+      code: 'too_many_requests',
+      retryable: true,
+      retryAfterMs: 120_000,
+    });
     expect(stub.seen).toHaveLength(1);
-    const failure = toActivityFailure(error) as { type: string; nextRetryDelay: unknown; nonRetryable: boolean };
+    const failure = toActivityFailure(error) as {
+      type: string;
+      nextRetryDelay: unknown;
+      nonRetryable: boolean;
+    };
     expect(failure.type).toBe('TraceabilityApiError:too_many_requests');
     expect(failure.nonRetryable).toBe(false);
     expect(failure.nextRetryDelay).toBe(120_000);
@@ -80,8 +102,16 @@ describe('Transport over HTTP', () => {
   it('does not retry POST /orders when the connection drops, and flags maybeCommitted', async () => {
     const stub = await startStub((_req, res) => res.socket?.destroy());
     const client = new TraceabilityClient({ baseUrl: stub.baseUrl, apiKey: KEY, ...fastRetries });
-    const error = await caught(client.orders.create({ orderNumber: 'PO-9', buyerCompanyId: 'b', supplierCompanyId: 's' }));
-    expect(error).toMatchObject({ code: 'network_error', retryable: true, maybeCommitted: true, attempts: 1, statusCode: 0 });
+    const error = await caught(
+      client.orders.create({ orderNumber: 'PO-9', buyerCompanyId: 'b', supplierCompanyId: 's' }),
+    );
+    expect(error).toMatchObject({
+      code: 'network_error',
+      retryable: true,
+      maybeCommitted: true,
+      attempts: 1,
+      statusCode: 0,
+    });
     expect(stub.seen).toHaveLength(1);
     await client.close();
     await stub.close();
@@ -90,7 +120,9 @@ describe('Transport over HTTP', () => {
   it('does not retry POST /orders after a 5xx either', async () => {
     const stub = await startStub((_req, res) => sendJson(res, 500, fail(500, 'internal_server_error')));
     const client = new TraceabilityClient({ baseUrl: stub.baseUrl, apiKey: KEY, ...fastRetries });
-    const error = await caught(client.orders.create({ orderNumber: 'PO-9', buyerCompanyId: 'b', supplierCompanyId: 's' }));
+    const error = await caught(
+      client.orders.create({ orderNumber: 'PO-9', buyerCompanyId: 'b', supplierCompanyId: 's' }),
+    );
     expect(error).toMatchObject({ statusCode: 500, retryable: true, maybeCommitted: true });
     expect(stub.seen).toHaveLength(1);
     await client.close();
@@ -98,9 +130,13 @@ describe('Transport over HTTP', () => {
   });
 
   it('retries an idempotent PUT after a dropped connection', async () => {
-    const stub = await startStub((_req, res, i) => (i === 0 ? res.socket?.destroy() : sendJson(res, 200, ok(product()), rateHeaders(5))));
+    const stub = await startStub((_req, res, i) =>
+      i === 0 ? res.socket?.destroy() : sendJson(res, 200, ok(product()), rateHeaders(5)),
+    );
     const client = new TraceabilityClient({ baseUrl: stub.baseUrl, apiKey: KEY, ...fastRetries });
-    await expect(client.products.update('EXT-1', { name: 'Jacket' })).resolves.toMatchObject({ id: 'style_1' });
+    await expect(client.products.update('EXT-1', { name: 'Jacket' })).resolves.toMatchObject({
+      id: 'style_1',
+    });
     expect(stub.seen).toHaveLength(2);
     await client.close();
     await stub.close();
@@ -108,7 +144,9 @@ describe('Transport over HTTP', () => {
 
   it('sends POST /orders at once even when the pacer is holding counted calls', async () => {
     const stub = await startStub((req, res) =>
-      req.method === 'POST' ? sendJson(res, 201, ok(order()), rateHeaders(0)) : sendJson(res, 200, page([]), rateHeaders(0)),
+      req.method === 'POST'
+        ? sendJson(res, 201, ok(order()), rateHeaders(0))
+        : sendJson(res, 200, page([]), rateHeaders(0)),
     );
     const client = new TraceabilityClient({ baseUrl: stub.baseUrl, apiKey: KEY });
     await client.orders.list();
@@ -122,7 +160,13 @@ describe('Transport over HTTP', () => {
 
   it('times out a request that gets no answer', async () => {
     const stub = await startStub(() => undefined);
-    const client = new TraceabilityClient({ baseUrl: stub.baseUrl, apiKey: KEY, timeoutMs: 150, maxRetries: 1, ...fastRetries });
+    const client = new TraceabilityClient({
+      baseUrl: stub.baseUrl,
+      apiKey: KEY,
+      timeoutMs: 150,
+      maxRetries: 1,
+      ...fastRetries,
+    });
     const error = await caught(client.products.get('x'));
     expect(error).toMatchObject({ code: 'timeout', retryable: true, attempts: 2, statusCode: 0 });
     expect(client.stats().timeouts).toBe(2);
@@ -131,7 +175,9 @@ describe('Transport over HTTP', () => {
   });
 
   it('names endpoint, JSON path and problem when a response breaks the schema', async () => {
-    const stub = await startStub((_req, res) => sendJson(res, 200, ok(product({ codes: [{ codeId: 'PLM_ID' }] }))));
+    const stub = await startStub((_req, res) =>
+      sendJson(res, 200, ok(product({ codes: [{ codeId: 'PLM_ID' }] }))),
+    );
     const client = new TraceabilityClient({ baseUrl: stub.baseUrl, apiKey: KEY });
     const error = await caught(client.products.get('style_1'));
     expect(error.code).toBe('invalid_response');
@@ -147,7 +193,12 @@ describe('Transport over HTTP', () => {
     const stub = await startStub((_req, res) => sendJson(res, 201, ok(order())));
     const client = new TraceabilityClient({ baseUrl: stub.baseUrl, apiKey: KEY });
     const error = await caught(
-      client.orders.create({ orderNumber: 'PO-1', buyerCompanyId: 'b', supplierCompanyId: 's', orderDate: '2025-01-02T00:00:00Z' }),
+      client.orders.create({
+        orderNumber: 'PO-1',
+        buyerCompanyId: 'b',
+        supplierCompanyId: 's',
+        orderDate: '2025-01-02T00:00:00Z',
+      }),
     );
     expect(error).toMatchObject({ code: 'invalid_request', retryable: false });
     expect(error.issues[0]?.path).toBe('request.orderDate');
@@ -158,13 +209,29 @@ describe('Transport over HTTP', () => {
 
   it('never lets the key reach errors, their JSON, inspect output or logs', async () => {
     const stub = await startStub((req, res) =>
-      sendJson(res, 401, fail(401, 'token_or_api_key_invalid', `bad key ${String(req.headers.companyapikey)}`)),
+      sendJson(
+        res,
+        401,
+        fail(401, 'token_or_api_key_invalid', `bad key ${String(req.headers.companyapikey)}`),
+      ),
     );
     const { logger, lines } = captureLogger();
     const client = new TraceabilityClient({ baseUrl: stub.baseUrl, apiKey: KEY, logger });
     const error = await caught(client.products.list({ nameOrCode: 'x' }));
-    expect(error).toMatchObject({ statusCode: 401, code: 'token_or_api_key_invalid', retryable: false, path: '/styles' });
-    const surfaces = [error.message, error.stack ?? '', JSON.stringify(error), inspect(error), inspect(client, { depth: 10, showHidden: true }), ...lines];
+    expect(error).toMatchObject({
+      statusCode: 401,
+      code: 'token_or_api_key_invalid',
+      retryable: false,
+      path: '/styles',
+    });
+    const surfaces = [
+      error.message,
+      error.stack ?? '',
+      JSON.stringify(error),
+      inspect(error),
+      inspect(client, { depth: 10, showHidden: true }),
+      ...lines,
+    ];
     for (const text of surfaces) expect(text).not.toContain(KEY);
     expect(lines.length).toBeGreaterThan(0);
     await client.close();
@@ -174,19 +241,27 @@ describe('Transport over HTTP', () => {
   it('uploads to the signed URL with both content types and without the key', async () => {
     let origin = '';
     const stub = await startStub((req, res) => {
-      if (req.url.startsWith('/api/v2/files')) sendJson(res, 200, ok({ id: 'file_1', url: `${origin}/bucket/file_1.pdf?sig=abc` }));
+      if (req.url.startsWith('/api/v2/files'))
+        sendJson(res, 200, ok({ id: 'file_1', url: `${origin}/bucket/file_1.pdf?sig=abc` }));
       else res.writeHead(200).end();
     });
     origin = stub.origin;
     const client = new TraceabilityClient({ baseUrl: stub.baseUrl, apiKey: KEY });
-    const record = await client.files.upload({ filename: 'cert.pdf', bytes: new TextEncoder().encode('%PDF-1') });
+    const record = await client.files.upload({
+      filename: 'cert.pdf',
+      bytes: new TextEncoder().encode('%PDF-1'),
+    });
     expect(record.id).toBe('file_1');
     const put = stub.seen[1];
     expect(put?.method).toBe('PUT');
     expect(put?.headers['content-type']).toBe('application/pdf');
     expect(put?.headers['x-upload-content-type']).toBe('application/pdf');
     expect(put?.headers.companyapikey).toBeUndefined();
-    expect(JSON.parse(stub.seen[0]?.body ?? '{}')).toEqual({ filename: 'cert.pdf', fileSize: 6, fileType: 'application/pdf' });
+    expect(JSON.parse(stub.seen[0]?.body ?? '{}')).toEqual({
+      filename: 'cert.pdf',
+      fileSize: 6,
+      fileType: 'application/pdf',
+    });
     await client.close();
     await stub.close();
   });

@@ -1,9 +1,23 @@
-import { closeSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync, writeFileSync, writeSync } from 'node:fs';
+import {
+  closeSync,
+  mkdtempSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+  writeSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import * as XLSX from 'xlsx';
-import { neutraliseRejectsCell, quoteInput, quoteList, restoreRejectsCell } from '../../../connectors/input-limits';
+import {
+  neutraliseRejectsCell,
+  quoteInput,
+  quoteList,
+  restoreRejectsCell,
+} from '../../../connectors/input-limits';
 import { writeRejects as writePlmRejects } from '../../../connectors/plm/rejects';
 import { openSheet } from '../../../connectors/plm/read';
 import { heavyWorkbook } from '../../bad-input/corpus';
@@ -95,8 +109,7 @@ const CORPUS: Record<string, (outcome: Outcome) => void> = {
   // A header and no rows is refused whole, as the PLM import refuses it (issue 17: one answer for both jobs).
   'blank-lines.csv': (o) =>
     expect(o).toEqual({ kind: 'read-error', message: 'the csv file is empty: no header row' }),
-  'header-only.csv': (o) =>
-    expect(o).toEqual({ kind: 'read-error', message: NO_DATA_ROWS }),
+  'header-only.csv': (o) => expect(o).toEqual({ kind: 'read-error', message: NO_DATA_ROWS }),
   'header-only.xlsx': (o) =>
     expect(o).toEqual({
       kind: 'read-error',
@@ -301,7 +314,10 @@ describe('ERP-shaped bad exports (made here)', () => {
   };
 
   it('a header-only export is refused whole, as the PLM import refuses a header-only sheet', async () => {
-    expect(await outcomeOf(write('header-only.csv', `${header}\n`))).toEqual({ kind: 'read-error', message: NO_DATA_ROWS });
+    expect(await outcomeOf(write('header-only.csv', `${header}\n`))).toEqual({
+      kind: 'read-error',
+      message: NO_DATA_ROWS,
+    });
   });
 
   it('a byte-order mark does not hide the first column, and Windows-1252 text keeps its accents', async () => {
@@ -544,7 +560,9 @@ describe('input limits shared by both jobs', () => {
     expect(quoteInput('PO-1')).toBe('PO-1');
     expect(quoteInput('x'.repeat(3 * 1024 * 1024))).toBe(`${'x'.repeat(200)}… (3,145,728 characters)`);
     expect(quoteInput('a\u0000b\nc')).toBe('a\\u0000b\\nc');
-    expect(quoteList(Array.from({ length: 30_000 }, (_, i) => `note${i}`))).toMatch(/'note9' and 29,990 more$/);
+    expect(quoteList(Array.from({ length: 30_000 }, (_, i) => `note${i}`))).toMatch(
+      /'note9' and 29,990 more$/,
+    );
   });
 
   it.each(['=1+1', '+46 70', '-5', '@SUM(A1)', '\tx', '\rx', "'=already", "''-twice", 'plain', "'plain", ''])(
@@ -567,10 +585,18 @@ describe('input limits shared by both jobs', () => {
     expect(text).toContain(`'=cmd|' /C calc'!A0,'-minus,'-5`);
     expect(text).toContain("'=not a formula either");
     const back = await readExportFile(write(dir, 'rejects.csv', rejects.content));
-    expect(back.rows.map((row) => row.values)).toEqual(table.rows.map((row) => ({ ...row.values, error_code: 'invalid_value', error_message: '=not a formula either' })));
+    expect(back.rows.map((row) => row.values)).toEqual(
+      table.rows.map((row) => ({
+        ...row.values,
+        error_code: 'invalid_value',
+        error_message: '=not a formula either',
+      })),
+    );
 
     const xlsxTable = { ...table, format: 'xlsx' as const };
-    const xlsxRejects = writeRejects(xlsxTable, [{ rows: [2], code: 'invalid_value', message: 'bad', problems: [] }]);
+    const xlsxRejects = writeRejects(xlsxTable, [
+      { rows: [2], code: 'invalid_value', message: 'bad', problems: [] },
+    ]);
     const xlsxBack = await readExportFile(write(dir, 'rejects.xlsx', xlsxRejects.content));
     expect(xlsxBack.rows[0]?.values).toMatchObject(table.rows[0]?.values ?? {});
 
@@ -608,7 +634,9 @@ describe('input limits shared by both jobs', () => {
     const started = Date.now();
     await expect(readExportFile(file, { timeoutMs: 300 })).rejects.toMatchObject({
       code: 'read_timeout',
-      message: expect.stringMatching(/^reading the workbook did not finish within 0 s \(the limit\); it was stopped/),
+      message: expect.stringMatching(
+        /^reading the workbook did not finish within 0 s \(the limit\); it was stopped/,
+      ),
     });
     delay.disable();
     expect(Date.now() - started).toBeLessThan(5_000);
@@ -623,7 +651,9 @@ describe('input limits shared by both jobs', () => {
     const error = await readExportFile(file).catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(ExportReadError);
     expect((error as Error).message.length).toBeLessThan(600);
-    expect((error as Error).message).toMatch(/^row 1, column 'order_number' holds 3,145,728 characters, over the limit of 32,767/);
+    expect((error as Error).message).toMatch(
+      /^row 1, column 'order_number' holds 3,145,728 characters, over the limit of 32,767/,
+    );
   });
 });
 

@@ -1,9 +1,18 @@
 import { DEFAULT_PROFILE, parseProfile, type MappingProfileInput } from '../../../connectors/erp/profile';
-import { buildOrders, ExportMismatchError, orderDraftSchema, type OrderRejection } from '../../../connectors/erp/orders';
+import {
+  buildOrders,
+  ExportMismatchError,
+  orderDraftSchema,
+  type OrderRejection,
+} from '../../../connectors/erp/orders';
 import { CONTEXT, lineRow, OWN, tableOf } from './support';
 
 const profileWith = (overrides: Partial<MappingProfileInput>) =>
-  parseProfile({ ...DEFAULT_PROFILE, ...overrides, columns: { ...DEFAULT_PROFILE.columns, ...overrides.columns } });
+  parseProfile({
+    ...DEFAULT_PROFILE,
+    ...overrides,
+    columns: { ...DEFAULT_PROFILE.columns, ...overrides.columns },
+  });
 
 function onlyRejection(rejections: OrderRejection[]): OrderRejection {
   expect(rejections).toHaveLength(1);
@@ -48,7 +57,10 @@ describe('grouping rows into orders', () => {
 
   it('lets the header sit on the first row only, blanks on later rows not counting', () => {
     const { drafts } = buildOrders(
-      tableOf([lineRow(), lineRow({ line_number: '2', supplier_code: '', order_date: '', buyer_facility_process: '' })]),
+      tableOf([
+        lineRow(),
+        lineRow({ line_number: '2', supplier_code: '', order_date: '', buyer_facility_process: '' }),
+      ]),
       DEFAULT_PROFILE,
       CONTEXT,
     );
@@ -57,13 +69,22 @@ describe('grouping rows into orders', () => {
 
   it('rejects an order whose rows disagree on a header field, naming field, values and rows, and keeps the others', () => {
     const { drafts, rejections } = buildOrders(
-      tableOf([lineRow(), lineRow({ line_number: '2', order_date: '02/03/2024' }), lineRow({ order_number: 'PO-2' })]),
+      tableOf([
+        lineRow(),
+        lineRow({ line_number: '2', order_date: '02/03/2024' }),
+        lineRow({ order_number: 'PO-2' }),
+      ]),
       profileWith({ dateFormat: 'dmy' }),
       CONTEXT,
     );
     expect(drafts.map((draft) => draft.orderNumber)).toEqual(['PO-2']);
     const rejection = onlyRejection(rejections);
-    expect(rejection).toMatchObject({ orderNumber: 'PO-1', rows: [2, 3], code: 'header_conflict', field: 'orderDate' });
+    expect(rejection).toMatchObject({
+      orderNumber: 'PO-1',
+      rows: [2, 3],
+      code: 'header_conflict',
+      field: 'orderDate',
+    });
     expect(rejection.message).toBe(
       "order 'PO-1', column 'order_date' (orderDate): the rows of one order disagree: '2024-03-01' (row 2) vs '2024-03-02' (row 3)",
     );
@@ -91,23 +112,44 @@ describe('grouping rows into orders', () => {
       ['invalid_quantity', 2, 'quantity'],
       ['invalid_unit', 2, 'unit'],
     ]);
-    expect(rejection.message).toMatch(/^row 2, column 'order_date' \(orderDate\): 2024-13-01 is not a real calendar date \(and 2 more problems\)$/);
-    expect(rejection.problems[1]?.message).toBe("row 2, column 'quantity' (quantity): '-4' is not a positive quantity");
+    expect(rejection.message).toMatch(
+      /^row 2, column 'order_date' \(orderDate\): 2024-13-01 is not a real calendar date \(and 2 more problems\)$/,
+    );
+    expect(rejection.problems[1]?.message).toBe(
+      "row 2, column 'quantity' (quantity): '-4' is not a positive quantity",
+    );
   });
 
   it('rejects a row without an order number on its own', () => {
-    const { drafts, rejections } = buildOrders(tableOf([lineRow({ order_number: ' ' }), lineRow()]), DEFAULT_PROFILE, CONTEXT);
+    const { drafts, rejections } = buildOrders(
+      tableOf([lineRow({ order_number: ' ' }), lineRow()]),
+      DEFAULT_PROFILE,
+      CONTEXT,
+    );
     expect(drafts).toHaveLength(1);
-    expect(onlyRejection(rejections)).toMatchObject({ orderNumber: '', rows: [2], code: 'missing_value', field: 'orderNumber' });
+    expect(onlyRejection(rejections)).toMatchObject({
+      orderNumber: '',
+      rows: [2],
+      code: 'missing_value',
+      field: 'orderNumber',
+    });
   });
 
   it('rejects duplicate line numbers within one order, naming both rows', () => {
-    const { rejections } = buildOrders(tableOf([lineRow(), lineRow({ product_external_id: 'OTHER' })]), DEFAULT_PROFILE, CONTEXT);
-    expect(onlyRejection(rejections)).toMatchObject({ code: 'duplicate_line_number', field: 'orderLineNumber', rows: [2, 3] });
+    const { rejections } = buildOrders(
+      tableOf([lineRow(), lineRow({ product_external_id: 'OTHER' })]),
+      DEFAULT_PROFILE,
+      CONTEXT,
+    );
+    expect(onlyRejection(rejections)).toMatchObject({
+      code: 'duplicate_line_number',
+      field: 'orderLineNumber',
+      rows: [2, 3],
+    });
     expect(rejections[0]?.message).toMatch(/line number '1' appears on 2 rows/);
   });
 
-  it("leaves the line number to the server when the export has none", () => {
+  it('leaves the line number to the server when the export has none', () => {
     const rows = [lineRow({ line_number: '' }), lineRow({ line_number: '' })];
     const { drafts } = buildOrders(tableOf(rows), DEFAULT_PROFILE, CONTEXT);
     // No number in the export: none is invented (matching goes by content, the server numbers new lines).
@@ -115,20 +157,34 @@ describe('grouping rows into orders', () => {
   });
 
   it('refuses a file missing a required column as a whole, and warns about missing optional ones', () => {
-    expect(() => buildOrders(tableOf([{ order_number: 'PO-1', unit: 'pcs', product_code: 'A' }]), DEFAULT_PROFILE, CONTEXT)).toThrow(
-      ExportMismatchError,
-    );
-    expect(() => buildOrders(tableOf([{ order_number: 'PO-1', unit: 'pcs', product_code: 'A' }]), DEFAULT_PROFILE, CONTEXT)).toThrow(
-      /lacks column 'quantity' \(quantity\)/,
-    );
+    expect(() =>
+      buildOrders(
+        tableOf([{ order_number: 'PO-1', unit: 'pcs', product_code: 'A' }]),
+        DEFAULT_PROFILE,
+        CONTEXT,
+      ),
+    ).toThrow(ExportMismatchError);
+    expect(() =>
+      buildOrders(
+        tableOf([{ order_number: 'PO-1', unit: 'pcs', product_code: 'A' }]),
+        DEFAULT_PROFILE,
+        CONTEXT,
+      ),
+    ).toThrow(/lacks column 'quantity' \(quantity\)/);
     const { warnings } = buildOrders(tableOf([lineRow()]), DEFAULT_PROFILE, CONTEXT);
-    expect(warnings).toContain("column 'delivery_date' (deliveryDate) of profile 'default' is not in the export; the field is left as it is");
+    expect(warnings).toContain(
+      "column 'delivery_date' (deliveryDate) of profile 'default' is not in the export; the field is left as it is",
+    );
   });
 });
 
 describe('parties and reference values', () => {
   it('names an unknown company code with the closest codes', () => {
-    const { rejections } = buildOrders(tableOf([lineRow({ supplier_code: 'ACMEE' }), lineRow({ line_number: '2', supplier_code: 'ACMEE' })]), DEFAULT_PROFILE, CONTEXT);
+    const { rejections } = buildOrders(
+      tableOf([lineRow({ supplier_code: 'ACMEE' }), lineRow({ line_number: '2', supplier_code: 'ACMEE' })]),
+      DEFAULT_PROFILE,
+      CONTEXT,
+    );
     const rejection = onlyRejection(rejections);
     expect(rejection).toMatchObject({ code: 'unknown_company', field: 'supplierCompanyId' });
     expect(rejection.message).toBe(
@@ -137,21 +193,59 @@ describe('parties and reference values', () => {
   });
 
   it('takes facility processes by id or by display name, and suggests on an unknown one', () => {
-    const ok = buildOrders(tableOf([lineRow({ supplier_facility_process: 'cut, make and TRIM ' })]), DEFAULT_PROFILE, CONTEXT);
+    const ok = buildOrders(
+      tableOf([lineRow({ supplier_facility_process: 'cut, make and TRIM ' })]),
+      DEFAULT_PROFILE,
+      CONTEXT,
+    );
     expect(ok.drafts[0]?.supplierFacilityProcess).toBe('CUT_MAKE_TRIM');
-    const bad = buildOrders(tableOf([lineRow({ supplier_facility_process: 'Weaving mil' })]), DEFAULT_PROFILE, CONTEXT);
-    expect(onlyRejection(bad.rejections)).toMatchObject({ code: 'unknown_facility_process', field: 'supplierFacilityProcess' });
-    expect(bad.rejections[0]?.message).toMatch(/'Weaving mil' is not a facility process name or id; did you mean 'Weaving mill'/);
+    const bad = buildOrders(
+      tableOf([lineRow({ supplier_facility_process: 'Weaving mil' })]),
+      DEFAULT_PROFILE,
+      CONTEXT,
+    );
+    expect(onlyRejection(bad.rejections)).toMatchObject({
+      code: 'unknown_facility_process',
+      field: 'supplierFacilityProcess',
+    });
+    expect(bad.rejections[0]?.message).toMatch(
+      /'Weaving mil' is not a facility process name or id; did you mean 'Weaving mill'/,
+    );
   });
 
   it('requires the receiver company and the receiver facility process together', () => {
-    const onlyCompany = buildOrders(tableOf([lineRow({ receiver_code: 'DC-PARIS' })]), DEFAULT_PROFILE, CONTEXT);
-    expect(onlyRejection(onlyCompany.rejections)).toMatchObject({ code: 'receiver_pair_incomplete', field: 'receiverFacilityProcess' });
-    const onlyProcess = buildOrders(tableOf([lineRow({ receiver_facility_process: 'Warehouse' })]), DEFAULT_PROFILE, CONTEXT);
-    expect(onlyRejection(onlyProcess.rejections)).toMatchObject({ code: 'receiver_pair_incomplete', field: 'receiverCompanyId' });
-    const both = buildOrders(tableOf([lineRow({ receiver_code: 'DC-PARIS', receiver_facility_process: 'Warehouse' })]), DEFAULT_PROFILE, CONTEXT);
-    expect(both.drafts[0]).toMatchObject({ receiverCompanyId: 'comp_dc', receiverFacilityProcess: 'WAREHOUSE' });
-    const neither = buildOrders(tableOf([lineRow({ receiver_code: '', receiver_facility_process: '' })]), DEFAULT_PROFILE, CONTEXT);
+    const onlyCompany = buildOrders(
+      tableOf([lineRow({ receiver_code: 'DC-PARIS' })]),
+      DEFAULT_PROFILE,
+      CONTEXT,
+    );
+    expect(onlyRejection(onlyCompany.rejections)).toMatchObject({
+      code: 'receiver_pair_incomplete',
+      field: 'receiverFacilityProcess',
+    });
+    const onlyProcess = buildOrders(
+      tableOf([lineRow({ receiver_facility_process: 'Warehouse' })]),
+      DEFAULT_PROFILE,
+      CONTEXT,
+    );
+    expect(onlyRejection(onlyProcess.rejections)).toMatchObject({
+      code: 'receiver_pair_incomplete',
+      field: 'receiverCompanyId',
+    });
+    const both = buildOrders(
+      tableOf([lineRow({ receiver_code: 'DC-PARIS', receiver_facility_process: 'Warehouse' })]),
+      DEFAULT_PROFILE,
+      CONTEXT,
+    );
+    expect(both.drafts[0]).toMatchObject({
+      receiverCompanyId: 'comp_dc',
+      receiverFacilityProcess: 'WAREHOUSE',
+    });
+    const neither = buildOrders(
+      tableOf([lineRow({ receiver_code: '', receiver_facility_process: '' })]),
+      DEFAULT_PROFILE,
+      CONTEXT,
+    );
     // Present but blank: the server's default receiver (null); absent columns would leave it undefined.
     expect(neither.drafts[0]?.receiverCompanyId).toBeNull();
     expect(neither.drafts[0]?.receiverFacilityProcess).toBeNull();
@@ -160,7 +254,10 @@ describe('parties and reference values', () => {
   });
 
   it('derives the order type from the parties and rejects an order the caller is no party to', () => {
-    const sales = profileWith({ ownCompanyAs: 'supplier', columns: { supplierCompanyCode: 'supplier_code', buyerCompanyCode: 'buyer_code' } });
+    const sales = profileWith({
+      ownCompanyAs: 'supplier',
+      columns: { supplierCompanyCode: 'supplier_code', buyerCompanyCode: 'buyer_code' },
+    });
     const rows = [
       lineRow({ order_number: 'SO-1', buyer_code: 'ACME', supplier_code: '' }),
       lineRow({ order_number: 'IO-1', buyer_code: 'BRAND', supplier_code: 'BRAND' }),
@@ -175,8 +272,14 @@ describe('parties and reference values', () => {
   });
 
   it('applies constants when a column is absent or blank', () => {
-    const profile = profileWith({ constants: { status: 'in progress', supplierFacilityProcess: 'Laundry', unit: 'PAIR' } });
-    const { drafts } = buildOrders(tableOf([lineRow({ supplier_facility_process: '', unit: '' })]), profile, CONTEXT);
+    const profile = profileWith({
+      constants: { status: 'in progress', supplierFacilityProcess: 'Laundry', unit: 'PAIR' },
+    });
+    const { drafts } = buildOrders(
+      tableOf([lineRow({ supplier_facility_process: '', unit: '' })]),
+      profile,
+      CONTEXT,
+    );
     expect(drafts[0]).toMatchObject({ status: 'IN_PROGRESS', supplierFacilityProcess: 'LAUNDRY' });
     expect(drafts[0]?.lines[0]?.unit).toBe('PAIR');
   });
@@ -185,7 +288,12 @@ describe('parties and reference values', () => {
 describe('optional header fields', () => {
   it('splits tags and responsible persons, never producing the deprecated single-person form', () => {
     const { drafts } = buildOrders(
-      tableOf([lineRow({ tags: ' summer , ss25;; eco ', responsible_persons: 'ana@brand.example; ANA@brand.example, usr_2' })]),
+      tableOf([
+        lineRow({
+          tags: ' summer , ss25;; eco ',
+          responsible_persons: 'ana@brand.example; ANA@brand.example, usr_2',
+        }),
+      ]),
       DEFAULT_PROFILE,
       CONTEXT,
     );
@@ -195,7 +303,11 @@ describe('optional header fields', () => {
   });
 
   it('distinguishes a blank column (clear the value) from an absent one (leave it)', () => {
-    const { drafts } = buildOrders(tableOf([lineRow({ delivery_date: '', tags: '', vendor_code: '', secondary_quantity_kg: '' })]), DEFAULT_PROFILE, CONTEXT);
+    const { drafts } = buildOrders(
+      tableOf([lineRow({ delivery_date: '', tags: '', vendor_code: '', secondary_quantity_kg: '' })]),
+      DEFAULT_PROFILE,
+      CONTEXT,
+    );
     const draft = drafts[0];
     expect(draft?.deliveryDate).toBeNull();
     expect(draft?.tags).toEqual([]);
@@ -206,8 +318,15 @@ describe('optional header fields', () => {
   });
 
   it('reads product codes with the profile code type', () => {
-    const profile = profileWith({ productCodeId: 'PLM_ID', columns: { productExternalId: undefined, productCode: 'sku' } });
-    const { drafts } = buildOrders(tableOf([lineRow({ product_external_id: '', sku: 'SKU-77' })]), profile, CONTEXT);
+    const profile = profileWith({
+      productCodeId: 'PLM_ID',
+      columns: { productExternalId: undefined, productCode: 'sku' },
+    });
+    const { drafts } = buildOrders(
+      tableOf([lineRow({ product_external_id: '', sku: 'SKU-77' })]),
+      profile,
+      CONTEXT,
+    );
     expect(drafts[0]?.lines[0]?.productRef).toEqual({ codeId: 'PLM_ID', codeValue: 'SKU-77' });
   });
 });

@@ -1,5 +1,12 @@
 import Papa from 'papaparse';
-import { advanceMark, INITIAL_MARK, ordersSince, ordersToCsv, ordersToNdjson, pullQuery } from '../../../connectors/erp/export';
+import {
+  advanceMark,
+  INITIAL_MARK,
+  ordersSince,
+  ordersToCsv,
+  ordersToNdjson,
+  pullQuery,
+} from '../../../connectors/erp/export';
 import { existingOrderSchema, type ExistingOrder } from '../../../connectors/erp/reconcile';
 
 function order(id: string, updatedAt: string, extra: Record<string, unknown> = {}): ExistingOrder {
@@ -18,7 +25,11 @@ function order(id: string, updatedAt: string, extra: Record<string, unknown> = {
 describe('high-water mark', () => {
   it('starts with everything, then asks from the largest updatedAt seen (inclusive bound)', () => {
     expect(pullQuery(INITIAL_MARK)).toEqual({});
-    const first = [order('a', '2024-03-01T10:00:00.000Z'), order('b', '2024-03-01T10:00:05.000Z'), order('c', '2024-03-01T10:00:05.000Z')];
+    const first = [
+      order('a', '2024-03-01T10:00:00.000Z'),
+      order('b', '2024-03-01T10:00:05.000Z'),
+      order('c', '2024-03-01T10:00:05.000Z'),
+    ];
     const mark = advanceMark(INITIAL_MARK, ordersSince(INITIAL_MARK, first));
     expect(mark).toEqual({ updatedAtMs: Date.parse('2024-03-01T10:00:05.000Z'), idsAtMark: ['b', 'c'] });
     expect(pullQuery(mark)).toEqual({ updatedAfterUnixMs: Date.parse('2024-03-01T10:00:05.000Z') });
@@ -26,11 +37,21 @@ describe('high-water mark', () => {
 
   it('skips orders already exported at the bound, keeps new ones at the same instant', () => {
     const mark = { updatedAtMs: Date.parse('2024-03-01T10:00:05.000Z'), idsAtMark: ['b', 'c'] };
-    const pulled = [order('b', '2024-03-01T10:00:05.000Z'), order('d', '2024-03-01T10:00:05.000Z'), order('e', '2024-03-02T00:00:00.000Z')];
+    const pulled = [
+      order('b', '2024-03-01T10:00:05.000Z'),
+      order('d', '2024-03-01T10:00:05.000Z'),
+      order('e', '2024-03-02T00:00:00.000Z'),
+    ];
     const fresh = ordersSince(mark, pulled);
     expect(fresh.map((o) => o.id)).toEqual(['d', 'e']);
-    expect(advanceMark(mark, fresh)).toEqual({ updatedAtMs: Date.parse('2024-03-02T00:00:00.000Z'), idsAtMark: ['e'] });
-    expect(advanceMark(mark, ordersSince(mark, [order('d', '2024-03-01T10:00:05.000Z')]))).toEqual({ ...mark, idsAtMark: ['b', 'c', 'd'] });
+    expect(advanceMark(mark, fresh)).toEqual({
+      updatedAtMs: Date.parse('2024-03-02T00:00:00.000Z'),
+      idsAtMark: ['e'],
+    });
+    expect(advanceMark(mark, ordersSince(mark, [order('d', '2024-03-01T10:00:05.000Z')]))).toEqual({
+      ...mark,
+      idsAtMark: ['b', 'c', 'd'],
+    });
   });
 
   it('counts an order met twice once, at its latest version, and keeps the mark when nothing is new', () => {
@@ -43,17 +64,40 @@ describe('high-water mark', () => {
 
 describe('order export files', () => {
   const lines = [
-    { id: 'ordline_1', orderLineNumber: '1', lineNo: 1, styleId: 'style_m', quantity: 10, unit: 'PIECES', secondaryQuantity: null },
-    { id: 'ordline_2', orderLineNumber: '=HYPERLINK("x")', lineNo: 2, styleId: 'style_l', quantity: 2.5, unit: 'KILOGRAM', secondaryQuantity: 2.5 },
+    {
+      id: 'ordline_1',
+      orderLineNumber: '1',
+      lineNo: 1,
+      styleId: 'style_m',
+      quantity: 10,
+      unit: 'PIECES',
+      secondaryQuantity: null,
+    },
+    {
+      id: 'ordline_2',
+      orderLineNumber: '=HYPERLINK("x")',
+      lineNo: 2,
+      styleId: 'style_l',
+      quantity: 2.5,
+      unit: 'KILOGRAM',
+      secondaryQuantity: 2.5,
+    },
   ];
   const orders = [
-    order('order_1', '2024-03-01T10:00:00.000Z', { tags: ['ss25', 'eco'], shipmentReference: '+31 20 555', lines }),
+    order('order_1', '2024-03-01T10:00:00.000Z', {
+      tags: ['ss25', 'eco'],
+      shipmentReference: '+31 20 555',
+      lines,
+    }),
     order('order_2', '2024-03-01T11:00:00.000Z', { counterpartyOrderNumberRef: '@sum' }),
   ];
 
   it('writes one csv row per line, an order without lines once, formula-like text neutralised', () => {
     const csv = ordersToCsv(orders);
-    const parsed = Papa.parse<Record<string, string>>(csv.replace(/^\uFEFF/, ''), { header: true, skipEmptyLines: true });
+    const parsed = Papa.parse<Record<string, string>>(csv.replace(/^\uFEFF/, ''), {
+      header: true,
+      skipEmptyLines: true,
+    });
     expect(parsed.data.map((row) => [row['order_id'], row['line_id'], row['quantity']])).toEqual([
       ['order_1', 'ordline_1', '10'],
       ['order_1', 'ordline_2', '2.5'],
@@ -67,7 +111,10 @@ describe('order export files', () => {
 
   it('writes NDJSON one order per line, lines nested, values untouched', () => {
     const text = ordersToNdjson(orders);
-    const back = text.trim().split('\n').map((line) => JSON.parse(line) as ExistingOrder);
+    const back = text
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as ExistingOrder);
     expect(back.map((o) => o.id)).toEqual(['order_1', 'order_2']);
     expect(back[0]?.lines[1]?.orderLineNumber).toBe('=HYPERLINK("x")');
     expect(ordersToNdjson([])).toBe('');

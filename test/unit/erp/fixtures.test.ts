@@ -28,12 +28,17 @@ const CONTEXT: BuildContext = {
 };
 
 async function fixture(name: string): Promise<{ table: ExportTable; profile: MappingProfile }> {
-  const profile = name.endsWith('.csv') ? await loadProfileFile(join(FIXTURES, 'profile-eu.json')) : DEFAULT_PROFILE;
+  const profile = name.endsWith('.csv')
+    ? await loadProfileFile(join(FIXTURES, 'profile-eu.json'))
+    : DEFAULT_PROFILE;
   return { table: await readExportFile(join(FIXTURES, name)), profile };
 }
 
 const withoutRows = (drafts: OrderDraft[]) =>
-  drafts.map(({ rows: _rows, lines, ...order }) => ({ ...order, lines: lines.map(({ rows: _lineRows, ...line }) => line) }));
+  drafts.map(({ rows: _rows, lines, ...order }) => ({
+    ...order,
+    lines: lines.map(({ rows: _lineRows, ...line }) => line),
+  }));
 
 const FILES = ['orders.csv', 'orders.xlsx', 'orders.json', 'orders.ndjson'] as const;
 
@@ -55,12 +60,17 @@ describe('sample exports', () => {
       tags: ['SS25', 'core'],
     });
     expect(drafts[0]?.lines[2]).toMatchObject({ quantity: 40, unit: 'PIECES', secondaryQuantity: 18.75 });
-    expect(drafts[1]).toMatchObject({ receiverCompanyId: 'cmp_sup_porto_trims', receiverFacilityProcess: 'WAREHOUSE' });
+    expect(drafts[1]).toMatchObject({
+      receiverCompanyId: 'cmp_sup_porto_trims',
+      receiverFacilityProcess: 'WAREHOUSE',
+    });
     expect(drafts[1]?.lines.map((line) => [line.productRef, line.quantity, line.unit])).toEqual([
       [{ externalId: 'CMP-FAB-POP' }, 1250.5, 'METRE'],
       [{ codeId: 'ERP_ID', codeValue: '100001' }, 300, 'PIECES'],
     ]);
-    expect(rejections.map((rejection) => [rejection.orderNumber, rejection.rows, rejection.code, rejection.field])).toEqual([
+    expect(
+      rejections.map((rejection) => [rejection.orderNumber, rejection.rows, rejection.code, rejection.field]),
+    ).toEqual([
       ['PO-24003', [7, 8], 'invalid_unit', 'unit'],
       ['PO-24004', [9, 10], 'header_conflict', 'deliveryDate'],
     ]);
@@ -99,7 +109,8 @@ describe('rejects round trip', () => {
     const back = await readExportContent(rejects.content, rejects.format);
     // Spreadsheets get the two columns last; JSON objects get the two keys last.
     expect(back.columns).toEqual(expect.arrayContaining(['error_code', 'error_message']));
-    for (const row of back.rows) expect(Object.keys(row.values).slice(-2)).toEqual(['error_code', 'error_message']);
+    for (const row of back.rows)
+      expect(Object.keys(row.values).slice(-2)).toEqual(['error_code', 'error_message']);
     expect(back.rows.map((row) => [row.values['order_number'], row.values['error_code']])).toEqual([
       ['PO-24003', 'invalid_unit'],
       ['PO-24003', 'invalid_unit'],
@@ -114,12 +125,15 @@ describe('rejects round trip', () => {
     const fixedRows = back.rows.map((row) => {
       const values = { ...row.values };
       if (values['unit'] === 'boxes') values['unit'] = 'pcs';
-      if (values['order_number'] === 'PO-24004') values['delivery_date'] = back.rows[2]?.values['delivery_date'] ?? null;
+      if (values['order_number'] === 'PO-24004')
+        values['delivery_date'] = back.rows[2]?.values['delivery_date'] ?? null;
       return { ...row, values };
     });
     const fixed = buildOrders({ ...back, rows: fixedRows }, profile, CONTEXT);
     expect(fixed.rejections).toEqual([]);
-    expect(fixed.drafts.map((draft) => [draft.orderNumber, draft.lines.length, draft.deliveryDate ?? null])).toEqual([
+    expect(
+      fixed.drafts.map((draft) => [draft.orderNumber, draft.lines.length, draft.deliveryDate ?? null]),
+    ).toEqual([
       ['PO-24003', 2, null],
       ['PO-24004', 2, '2024-06-01'],
     ]);

@@ -1,6 +1,11 @@
 import { DEFAULT_PROFILE } from '../../../connectors/erp/profile';
 import { buildOrders, productRefKey, type OrderDraft } from '../../../connectors/erp/orders';
-import { existingOrderSchema, planOrderSync, type ExistingOrder, type OrderPlan } from '../../../connectors/erp/reconcile';
+import {
+  existingOrderSchema,
+  planOrderSync,
+  type ExistingOrder,
+  type OrderPlan,
+} from '../../../connectors/erp/reconcile';
 import { readCsv } from '../../../connectors/erp/read/csv';
 import { writeRejects } from '../../../connectors/erp/rejects';
 import { parseDate } from '../../../connectors/erp/values/dates';
@@ -10,7 +15,11 @@ import { CONTEXT, lineRow, OWN, tableOf } from './support';
 /** The API's order rules of spec 03 as the pure modules apply them (issue 14). */
 
 const RESOLVED: ReadonlyMap<string, string> = new Map(
-  [['TEE-M', 'style_m'], ['TEE-L', 'style_l'], ['TEE-S', 'style_s']].map(([externalId, id]) => [productRefKey({ externalId: externalId as string }), id as string]),
+  [
+    ['TEE-M', 'style_m'],
+    ['TEE-L', 'style_l'],
+    ['TEE-S', 'style_s'],
+  ].map(([externalId, id]) => [productRefKey({ externalId: externalId as string }), id as string]),
 );
 
 function draftOf(rows: Array<Record<string, CellValue>>): OrderDraft {
@@ -19,15 +28,30 @@ function draftOf(rows: Array<Record<string, CellValue>>): OrderDraft {
   return drafts[0] as OrderDraft;
 }
 
-function stored(lines: Array<Partial<ExistingOrder['lines'][number]> & { id: string; styleId: string; quantity: number }>): ExistingOrder {
+function stored(
+  lines: Array<Partial<ExistingOrder['lines'][number]> & { id: string; styleId: string; quantity: number }>,
+): ExistingOrder {
   return existingOrderSchema.parse({
-    id: 'order_1', orderNumber: 'PO-1', orderType: 'PURCHASE_ORDER', buyerCompanyId: OWN, supplierCompanyId: 'comp_acme',
-    buyerFacilityProcess: 'WAREHOUSE', supplierFacilityProcess: 'CUT_MAKE_TRIM', orderDate: '2024-03-01', isArchived: false,
-    lines: lines.map((line, index) => ({ orderLineNumber: `PO-1-PURCHASE_ORDER-L${index + 1}`, lineNo: index + 1, unit: 'PIECES', ...line })),
+    id: 'order_1',
+    orderNumber: 'PO-1',
+    orderType: 'PURCHASE_ORDER',
+    buyerCompanyId: OWN,
+    supplierCompanyId: 'comp_acme',
+    buyerFacilityProcess: 'WAREHOUSE',
+    supplierFacilityProcess: 'CUT_MAKE_TRIM',
+    orderDate: '2024-03-01',
+    isArchived: false,
+    lines: lines.map((line, index) => ({
+      orderLineNumber: `PO-1-PURCHASE_ORDER-L${index + 1}`,
+      lineNo: index + 1,
+      unit: 'PIECES',
+      ...line,
+    })),
   });
 }
 
-const unnumbered = (product: string, quantity: string) => lineRow({ line_number: '', product_external_id: product, quantity });
+const unnumbered = (product: string, quantity: string) =>
+  lineRow({ line_number: '', product_external_id: product, quantity });
 
 describe('order type: "Unique within the owner company for the same order type"', () => {
   it('splits one number into a purchase and a sales order when the rows name parties of both types', () => {
@@ -45,7 +69,10 @@ describe('order type: "Unique within the owner company for the same order type"'
   });
 
   it('still calls two suppliers of one purchase order a header_conflict', () => {
-    const rows = [lineRow({ supplier_code: 'ACME' }), lineRow({ supplier_code: 'MILL-01', line_number: '2' })];
+    const rows = [
+      lineRow({ supplier_code: 'ACME' }),
+      lineRow({ supplier_code: 'MILL-01', line_number: '2' }),
+    ];
     const { rejections } = buildOrders(tableOf(rows), DEFAULT_PROFILE, CONTEXT);
     expect(rejections.map((rejection) => rejection.code)).toEqual(['header_conflict']);
   });
@@ -76,7 +103,12 @@ describe('line identity: "treat as display position, not identity"', () => {
   });
 
   it('creates a new line without a number (the server gives it one)', () => {
-    const draft = draftOf([unnumbered('TEE-M', '10'), unnumbered('TEE-L', '20'), unnumbered('TEE-S', '30'), unnumbered('TEE-M', '5')]);
+    const draft = draftOf([
+      unnumbered('TEE-M', '10'),
+      unnumbered('TEE-L', '20'),
+      unnumbered('TEE-S', '30'),
+      unnumbered('TEE-M', '5'),
+    ]);
     const plan = patch(planOrderSync({ draft, existing, resolvedStyleIds: RESOLVED, complete: true }));
     expect(plan.steps[0]?.lines?.at(-1)).toEqual({ styleId: 'style_m', quantity: 5, unit: 'PIECES' });
   });
@@ -90,25 +122,54 @@ describe('line identity: "treat as display position, not identity"', () => {
     const refused = planOrderSync({ draft, existing: traced, resolvedStyleIds: RESOLVED, complete: true });
     expect(refused).toMatchObject({ kind: 'rejected', rejection: { code: 'traced_line_protected' } });
     const renamed = planOrderSync({
-      draft: draftOf([lineRow({ line_id: '', line_number: 'A', product_external_id: 'TEE-M' }), lineRow({ line_id: 'l2', line_number: 'B', product_external_id: 'TEE-L', quantity: '20' })]),
+      draft: draftOf([
+        lineRow({ line_id: '', line_number: 'A', product_external_id: 'TEE-M' }),
+        lineRow({ line_id: 'l2', line_number: 'B', product_external_id: 'TEE-L', quantity: '20' }),
+      ]),
       existing: stored([
         { id: 'l1', styleId: 'style_m', quantity: 10, orderLineNumber: 'A' },
-        { id: 'l2', styleId: 'style_l', quantity: 20, orderLineNumber: 'OLD', tracingReflectionOrderId: 'trcord_1' },
+        {
+          id: 'l2',
+          styleId: 'style_l',
+          quantity: 20,
+          orderLineNumber: 'OLD',
+          tracingReflectionOrderId: 'trcord_1',
+        },
       ]),
       resolvedStyleIds: RESOLVED,
       complete: false,
     });
     expect(renamed).toMatchObject({ kind: 'rejected', rejection: { code: 'traced_line_protected' } });
-    const allowed = patch(planOrderSync({ draft, existing: traced, resolvedStyleIds: RESOLVED, complete: true, allowTracedLineRemoval: true }));
+    const allowed = patch(
+      planOrderSync({
+        draft,
+        existing: traced,
+        resolvedStyleIds: RESOLVED,
+        complete: true,
+        allowTracedLineRemoval: true,
+      }),
+    );
     expect(allowed.lines).toMatchObject({ deleted: 1 });
   });
 
   it('refuses an archived product on a new line as the API does (style_not_found)', () => {
-    const draft = draftOf([unnumbered('TEE-M', '10'), unnumbered('TEE-L', '20'), unnumbered('TEE-S', '30'), unnumbered('TEE-L', '1')]);
+    const draft = draftOf([
+      unnumbered('TEE-M', '10'),
+      unnumbered('TEE-L', '20'),
+      unnumbered('TEE-S', '30'),
+      unnumbered('TEE-L', '1'),
+    ]);
     const plan = planOrderSync({
-      draft, existing, resolvedStyleIds: RESOLVED, complete: true, archivedRefs: new Set([productRefKey({ externalId: 'TEE-L' })]),
+      draft,
+      existing,
+      resolvedStyleIds: RESOLVED,
+      complete: true,
+      archivedRefs: new Set([productRefKey({ externalId: 'TEE-L' })]),
     });
-    expect(plan).toMatchObject({ kind: 'rejected', rejection: { code: 'style_not_found', message: expect.stringContaining('archived') } });
+    expect(plan).toMatchObject({
+      kind: 'rejected',
+      rejection: { code: 'style_not_found', message: expect.stringContaining('archived') },
+    });
   });
 });
 
@@ -140,7 +201,11 @@ describe('rejects in the input csv dialect', () => {
   it('keeps a semicolon, Windows-1252, CRLF file as it came', async () => {
     const source = Buffer.from('order_number;note\r\nPO-1;Café\r\n', 'latin1');
     const table = await readCsv(source);
-    const file = writeRejects(table, [{ rows: [2], code: 'x', message: 'bad', problems: [{ code: 'x', message: 'bad' }] }]);
-    expect(file.content.toString('latin1')).toBe('order_number;note;error_code;error_message\r\nPO-1;Café;x;bad\r\n');
+    const file = writeRejects(table, [
+      { rows: [2], code: 'x', message: 'bad', problems: [{ code: 'x', message: 'bad' }] },
+    ]);
+    expect(file.content.toString('latin1')).toBe(
+      'order_number;note;error_code;error_message\r\nPO-1;Café;x;bad\r\n',
+    );
   });
 });

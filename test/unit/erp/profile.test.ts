@@ -1,12 +1,28 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { bindColumns, DEFAULT_PROFILE, loadProfileFile, parseProfile, ProfileError } from '../../../connectors/erp/profile';
+import {
+  bindColumns,
+  DEFAULT_PROFILE,
+  loadProfileFile,
+  parseProfile,
+  ProfileError,
+} from '../../../connectors/erp/profile';
 
 describe('mapping profiles', () => {
   it('fills defaults: iso dates, dot decimals, incomplete exports, the caller as buyer, ERP_ID codes', () => {
-    const profile = parseProfile({ name: 'minimal', columns: { orderNumber: 'PO', quantity: 'Qty', unit: 'UoM', productExternalId: 'Article' } });
-    expect(profile).toMatchObject({ dateFormat: 'iso', decimalSeparator: '.', complete: false, ownCompanyAs: 'buyer', productCodeId: 'ERP_ID', unitAliases: {} });
+    const profile = parseProfile({
+      name: 'minimal',
+      columns: { orderNumber: 'PO', quantity: 'Qty', unit: 'UoM', productExternalId: 'Article' },
+    });
+    expect(profile).toMatchObject({
+      dateFormat: 'iso',
+      decimalSeparator: '.',
+      complete: false,
+      ownCompanyAs: 'buyer',
+      productCodeId: 'ERP_ID',
+      unitAliases: {},
+    });
   });
 
   it('lists every problem of a bad profile by path', () => {
@@ -34,17 +50,41 @@ describe('mapping profiles', () => {
   });
 
   it('requires an order number column, a quantity column, a unit and a product source', () => {
-    expect(() => parseProfile({ name: 'x', columns: { quantity: 'q', unit: 'u', productCode: 'p' } })).toThrow(/a column must feed orderNumber/);
-    expect(() => parseProfile({ name: 'x', columns: { orderNumber: 'o', quantity: 'q', unit: 'u' } })).toThrow(/productExternalId or productCode/);
-    expect(() => parseProfile({ name: 'x', columns: { orderNumber: 'o', quantity: 'q', productCode: 'p' } })).toThrow(/must give the unit/);
-    expect(() => parseProfile({ name: 'x', columns: { orderNumber: 'o', quantity: 'q', productCode: 'p' }, constants: { unit: 'PIECES' } })).not.toThrow();
+    expect(() =>
+      parseProfile({ name: 'x', columns: { quantity: 'q', unit: 'u', productCode: 'p' } }),
+    ).toThrow(/a column must feed orderNumber/);
+    expect(() =>
+      parseProfile({ name: 'x', columns: { orderNumber: 'o', quantity: 'q', unit: 'u' } }),
+    ).toThrow(/productExternalId or productCode/);
+    expect(() =>
+      parseProfile({ name: 'x', columns: { orderNumber: 'o', quantity: 'q', productCode: 'p' } }),
+    ).toThrow(/must give the unit/);
+    expect(() =>
+      parseProfile({
+        name: 'x',
+        columns: { orderNumber: 'o', quantity: 'q', productCode: 'p' },
+        constants: { unit: 'PIECES' },
+      }),
+    ).not.toThrow();
   });
 
   it('loads a profile from a JSON file, naming the file when it is wrong', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'erp-profile-'));
     const good = join(dir, 'good.json');
-    writeFileSync(good, JSON.stringify({ name: 'sap', columns: { orderNumber: 'EBELN', quantity: 'MENGE', unit: 'MEINS', productCode: 'MATNR' }, decimalSeparator: ',', complete: true }));
-    await expect(loadProfileFile(good)).resolves.toMatchObject({ name: 'sap', decimalSeparator: ',', complete: true });
+    writeFileSync(
+      good,
+      JSON.stringify({
+        name: 'sap',
+        columns: { orderNumber: 'EBELN', quantity: 'MENGE', unit: 'MEINS', productCode: 'MATNR' },
+        decimalSeparator: ',',
+        complete: true,
+      }),
+    );
+    await expect(loadProfileFile(good)).resolves.toMatchObject({
+      name: 'sap',
+      decimalSeparator: ',',
+      complete: true,
+    });
     const broken = join(dir, 'broken.json');
     writeFileSync(broken, '{ "name": ');
     await expect(loadProfileFile(broken)).rejects.toThrow(/cannot read mapping profile .*broken\.json/);
@@ -52,8 +92,18 @@ describe('mapping profiles', () => {
   });
 
   it('binds columns to the export header case-insensitively and reports the missing ones', () => {
-    const binding = bindColumns(DEFAULT_PROFILE, ['Order_Number ', 'QUANTITY', 'unit', 'product_external_id']);
-    expect(binding.bound).toEqual({ orderNumber: 'Order_Number ', quantity: 'QUANTITY', unit: 'unit', productExternalId: 'product_external_id' });
+    const binding = bindColumns(DEFAULT_PROFILE, [
+      'Order_Number ',
+      'QUANTITY',
+      'unit',
+      'product_external_id',
+    ]);
+    expect(binding.bound).toEqual({
+      orderNumber: 'Order_Number ',
+      quantity: 'QUANTITY',
+      unit: 'unit',
+      productExternalId: 'product_external_id',
+    });
     expect(binding.missing.map((entry) => entry.field)).toContain('orderDate');
   });
 });

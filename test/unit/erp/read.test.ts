@@ -16,7 +16,9 @@ import {
 
 describe('csv', () => {
   it('guesses a semicolon delimiter, drops the BOM and numbers rows as a spreadsheet does', async () => {
-    const table = await readCsv('\uFEFForder_number;quantity;note\r\nPO-1;12,5;"two\nlines"\r\n\r\nPO-2;3;x\r\n');
+    const table = await readCsv(
+      '\uFEFForder_number;quantity;note\r\nPO-1;12,5;"two\nlines"\r\n\r\nPO-2;3;x\r\n',
+    );
     expect(table.columns).toEqual(['order_number', 'quantity', 'note']);
     expect(table.rows.map((row) => [row.row, row.values['order_number']])).toEqual([
       [2, 'PO-1'],
@@ -54,7 +56,9 @@ describe('csv', () => {
     expect(table.columns).toEqual(['a', 'b', 'column_3']);
     await expect(readCsv('a,A ,\n1,2,3\n')).rejects.toMatchObject({
       code: 'duplicate_headers',
-      message: expect.stringMatching(/^header row 1 names the same column more than once: 'a' \(columns A, B\)/),
+      message: expect.stringMatching(
+        /^header row 1 names the same column more than once: 'a' \(columns A, B\)/,
+      ),
     });
   });
 
@@ -78,7 +82,14 @@ describe('xlsx', () => {
   }
 
   it('keeps cell types and the sheet row numbers, skipping blank rows', () => {
-    const table = readXlsx(workbook([['order_number', 'quantity', 'order_date'], ['PO-1', 12.5, 45356], [], ['PO-2', 3, '2024-03-06']]));
+    const table = readXlsx(
+      workbook([
+        ['order_number', 'quantity', 'order_date'],
+        ['PO-1', 12.5, 45356],
+        [],
+        ['PO-2', 3, '2024-03-06'],
+      ]),
+    );
     expect(table.sheetName).toBe('Orders');
     expect(table.rows.map((row) => row.row)).toEqual([2, 4]);
     expect(table.rows[0]?.values).toEqual({ order_number: 'PO-1', quantity: 12.5, order_date: 45356 });
@@ -103,15 +114,22 @@ describe('xlsx', () => {
 
 describe('json and ndjson', () => {
   it('reads an array of objects, rows numbered by position, arrays kept as lists', async () => {
-    const table = await readJson(JSON.stringify([{ order_number: 'PO-1', tags: ['a', 'b'], quantity: 2 }, { order_number: 'PO-2' }]));
+    const table = await readJson(
+      JSON.stringify([{ order_number: 'PO-1', tags: ['a', 'b'], quantity: 2 }, { order_number: 'PO-2' }]),
+    );
     expect(table.format).toBe('json');
     expect(table.columns).toEqual(['order_number', 'tags', 'quantity']);
-    expect(table.rows[0]).toEqual({ row: 1, values: { order_number: 'PO-1', tags: ['a', 'b'], quantity: 2 } });
+    expect(table.rows[0]).toEqual({
+      row: 1,
+      values: { order_number: 'PO-1', tags: ['a', 'b'], quantity: 2 },
+    });
     expect(table.rows[1]?.row).toBe(2);
   });
 
   it('reads NDJSON by line number, a malformed line becoming a row problem', async () => {
-    const table = await readNdjson('{"order_number":"PO-1"}\n\n{oops\n{"order_number":"PO-2","x":{"nested":1}}\n');
+    const table = await readNdjson(
+      '{"order_number":"PO-1"}\n\n{oops\n{"order_number":"PO-2","x":{"nested":1}}\n',
+    );
     expect(table.format).toBe('ndjson');
     expect(table.rows.map((row) => row.row)).toEqual([1, 3, 4]);
     expect(table.rows[1]?.problem).toMatch(/not valid JSON/);

@@ -1,7 +1,13 @@
 import { orderCreateSchema, orderPatchSchema } from '../../../connectors/traceability/schemas/orders';
 import { DEFAULT_PROFILE } from '../../../connectors/erp/profile';
 import { buildOrders, productRefKey, type OrderDraft } from '../../../connectors/erp/orders';
-import { existingOrderSchema, planOrderSync, type ExistingOrder, type OrderPlan, type PlanInput } from '../../../connectors/erp/reconcile';
+import {
+  existingOrderSchema,
+  planOrderSync,
+  type ExistingOrder,
+  type OrderPlan,
+  type PlanInput,
+} from '../../../connectors/erp/reconcile';
 import { CONTEXT, lineRow, OWN, tableOf } from './support';
 import type { CellValue } from '../../../connectors/erp/read/types';
 
@@ -10,7 +16,9 @@ const STYLES = new Map([
   ['TSHIRT-RED-L', 'style_l'],
   ['TSHIRT-RED-S', 'style_s'],
 ]);
-const RESOLVED: ReadonlyMap<string, string> = new Map([...STYLES].map(([externalId, id]) => [productRefKey({ externalId }), id]));
+const RESOLVED: ReadonlyMap<string, string> = new Map(
+  [...STYLES].map(([externalId, id]) => [productRefKey({ externalId }), id]),
+);
 
 function draftOf(rows: Array<Record<string, CellValue>>): OrderDraft {
   const { drafts, rejections } = buildOrders(tableOf(rows), DEFAULT_PROFILE, CONTEXT);
@@ -46,16 +54,50 @@ function stored(overrides: Partial<ExistingOrder> = {}): ExistingOrder {
     internalResponsiblePersons: [],
     tracingStatus: null,
     lines: [
-      { id: 'ordline_1', orderLineNumber: '1', lineNo: 1, styleId: 'style_m', quantity: 10, unit: 'PIECES', secondaryQuantity: null },
-      { id: 'ordline_2', orderLineNumber: '2', lineNo: 2, styleId: 'style_l', quantity: 20, unit: 'PIECES', secondaryQuantity: null },
-      { id: 'ordline_3', orderLineNumber: '3', lineNo: 3, styleId: 'style_s', quantity: 5.5, unit: 'PIECES', secondaryQuantity: null },
+      {
+        id: 'ordline_1',
+        orderLineNumber: '1',
+        lineNo: 1,
+        styleId: 'style_m',
+        quantity: 10,
+        unit: 'PIECES',
+        secondaryQuantity: null,
+      },
+      {
+        id: 'ordline_2',
+        orderLineNumber: '2',
+        lineNo: 2,
+        styleId: 'style_l',
+        quantity: 20,
+        unit: 'PIECES',
+        secondaryQuantity: null,
+      },
+      {
+        id: 'ordline_3',
+        orderLineNumber: '3',
+        lineNo: 3,
+        styleId: 'style_s',
+        quantity: 5.5,
+        unit: 'PIECES',
+        secondaryQuantity: null,
+      },
     ],
     ...overrides,
   });
 }
 
-function plan(rows: Array<Record<string, CellValue>>, existing: ExistingOrder | undefined, extra: Partial<PlanInput> = {}): OrderPlan {
-  return planOrderSync({ draft: draftOf(rows), existing, resolvedStyleIds: RESOLVED, complete: false, ...extra });
+function plan(
+  rows: Array<Record<string, CellValue>>,
+  existing: ExistingOrder | undefined,
+  extra: Partial<PlanInput> = {},
+): OrderPlan {
+  return planOrderSync({
+    draft: draftOf(rows),
+    existing,
+    resolvedStyleIds: RESOLVED,
+    complete: false,
+    ...extra,
+  });
 }
 
 function patchSteps(result: OrderPlan): NonNullable<Extract<OrderPlan, { kind: 'patch' }>['steps']> {
@@ -90,17 +132,32 @@ describe('create', () => {
   });
 
   it('falls back to the externalId for unresolved products, but rejects an unresolved product code', () => {
-    const byExternalId = planOrderSync({ draft: draftOf([lineRow()]), existing: undefined, resolvedStyleIds: new Map(), complete: false });
+    const byExternalId = planOrderSync({
+      draft: draftOf([lineRow()]),
+      existing: undefined,
+      resolvedStyleIds: new Map(),
+      complete: false,
+    });
     expect(byExternalId.kind === 'create' && byExternalId.body.lines?.[0]?.styleId).toBe('TSHIRT-RED-M');
     const draft = draftOf([lineRow({ product_external_id: '', product_code: 'ERP-9' })]);
-    const byCode = planOrderSync({ draft, existing: undefined, resolvedStyleIds: new Map(), complete: false });
+    const byCode = planOrderSync({
+      draft,
+      existing: undefined,
+      resolvedStyleIds: new Map(),
+      complete: false,
+    });
     expect(byCode).toMatchObject({ kind: 'rejected', rejection: { code: 'style_not_found', rows: [2] } });
   });
 });
 
 describe('unchanged detection', () => {
   it('writes nothing when the platform already matches', () => {
-    expect(plan(THREE_LINES, stored())).toEqual({ kind: 'unchanged', orderNumber: 'PO-1', orderType: 'PURCHASE_ORDER', orderId: 'order_1' });
+    expect(plan(THREE_LINES, stored())).toEqual({
+      kind: 'unchanged',
+      orderNumber: 'PO-1',
+      orderType: 'PURCHASE_ORDER',
+      orderId: 'order_1',
+    });
   });
 
   it('compares semantically: tag spacing, date spellings, quantities at 2 decimals, defaulted receiver', () => {
@@ -115,19 +172,30 @@ describe('unchanged detection', () => {
   it('compares responsible persons as user ids, e-mails resolved through the given map', () => {
     const rows = THREE_LINES.map((row) => ({ ...row, responsible_persons: 'Ana@Brand.example' }));
     const existing = stored({ internalResponsiblePersons: ['usr_ana'] });
-    expect(plan(rows, existing, { responsiblePersonIds: new Map([['ana@brand.example', 'usr_ana']]) }).kind).toBe('unchanged');
+    expect(
+      plan(rows, existing, { responsiblePersonIds: new Map([['ana@brand.example', 'usr_ana']]) }).kind,
+    ).toBe('unchanged');
     const steps = patchSteps(plan(rows, existing));
     expect(steps[0]).toEqual({ internalResponsiblePersons: ['Ana@Brand.example'] });
   });
 
   it('leaves alone the fields the export does not carry', () => {
-    expect(plan(THREE_LINES, stored({ status: 'COMPLETED', shippingDate: '2024-05-01', vendorCompanyId: 'comp_x' })).kind).toBe('unchanged');
+    expect(
+      plan(
+        THREE_LINES,
+        stored({ status: 'COMPLETED', shippingDate: '2024-05-01', vendorCompanyId: 'comp_x' }),
+      ).kind,
+    ).toBe('unchanged');
   });
 });
 
 describe('minimal patches', () => {
   it('sends only the order fields that changed, without a lines key', () => {
-    const rows = THREE_LINES.map((row) => ({ ...row, order_date: '2024-03-02', delivery_date: '2024-06-30' }));
+    const rows = THREE_LINES.map((row) => ({
+      ...row,
+      order_date: '2024-03-02',
+      delivery_date: '2024-06-30',
+    }));
     const result = plan(rows, stored());
     expect(patchSteps(result)).toEqual([{ orderDate: '2024-03-02', deliveryDate: '2024-06-30' }]);
     expect(result).toMatchObject({ changedFields: ['orderDate', 'deliveryDate'] });
@@ -135,7 +203,9 @@ describe('minimal patches', () => {
 
   it('clears a value the export leaves blank', () => {
     const rows = THREE_LINES.map((row) => ({ ...row, delivery_date: '', tags: '' }));
-    expect(patchSteps(plan(rows, stored({ deliveryDate: '2024-06-30' })))).toEqual([{ deliveryDate: null, tags: [] }]);
+    expect(patchSteps(plan(rows, stored({ deliveryDate: '2024-06-30' })))).toEqual([
+      { deliveryDate: null, tags: [] },
+    ]);
   });
 
   it('sends the receiver as a pair; blank receiver columns mean the buyer, absent ones leave the receiver alone', () => {
@@ -143,20 +213,38 @@ describe('minimal patches', () => {
     // The old expectation (absent columns reset the receiver to the buyer) was the misreading of issue 14, item 2.
     expect(plan(THREE_LINES, movedReceiver)).toMatchObject({ kind: 'unchanged' });
     const blank = THREE_LINES.map((row) => ({ ...row, receiver_code: '', receiver_facility_process: '' }));
-    expect(patchSteps(plan(blank, movedReceiver))).toEqual([{ receiverCompanyId: OWN, receiverFacilityProcess: 'WAREHOUSE' }]);
-    const rows = THREE_LINES.map((row) => ({ ...row, receiver_code: 'DC-PARIS', receiver_facility_process: 'Laundry' }));
-    expect(patchSteps(plan(rows, stored()))).toEqual([{ receiverCompanyId: 'comp_dc', receiverFacilityProcess: 'LAUNDRY' }]);
+    expect(patchSteps(plan(blank, movedReceiver))).toEqual([
+      { receiverCompanyId: OWN, receiverFacilityProcess: 'WAREHOUSE' },
+    ]);
+    const rows = THREE_LINES.map((row) => ({
+      ...row,
+      receiver_code: 'DC-PARIS',
+      receiver_facility_process: 'Laundry',
+    }));
+    expect(patchSteps(plan(rows, stored()))).toEqual([
+      { receiverCompanyId: 'comp_dc', receiverFacilityProcess: 'LAUNDRY' },
+    ]);
   });
 
   it('lists every kept line when one changes: unchanged as bare ids, changed with only their changes', () => {
-    const rows = [THREE_LINES[0], { ...THREE_LINES[1], quantity: '21', unit: 'pair' }, THREE_LINES[2]] as Array<Record<string, CellValue>>;
+    const rows = [
+      THREE_LINES[0],
+      { ...THREE_LINES[1], quantity: '21', unit: 'pair' },
+      THREE_LINES[2],
+    ] as Array<Record<string, CellValue>>;
     const result = plan(rows, stored());
-    expect(patchSteps(result)).toEqual([{ lines: [{ id: 'ordline_1' }, { id: 'ordline_2', quantity: 21, unit: 'PAIR' }, { id: 'ordline_3' }] }]);
+    expect(patchSteps(result)).toEqual([
+      { lines: [{ id: 'ordline_1' }, { id: 'ordline_2', quantity: 21, unit: 'PAIR' }, { id: 'ordline_3' }] },
+    ]);
     expect(result).toMatchObject({ lines: { updated: 1, unchanged: 2, created: 0, deleted: 0 } });
   });
 
   it('creates new lines without an id and updates a changed product by platform id', () => {
-    const rows = [...THREE_LINES.slice(0, 2), { ...THREE_LINES[2], product_external_id: 'TSHIRT-RED-M' }, lineRow({ line_number: '4', secondary_quantity_kg: '1.2345' })];
+    const rows = [
+      ...THREE_LINES.slice(0, 2),
+      { ...THREE_LINES[2], product_external_id: 'TSHIRT-RED-M' },
+      lineRow({ line_number: '4', secondary_quantity_kg: '1.2345' }),
+    ];
     expect(patchSteps(plan(rows as Array<Record<string, CellValue>>, stored()))).toEqual([
       {
         lines: [
@@ -195,40 +283,90 @@ describe('complete and incomplete exports', () => {
 
 describe('renumbering lines', () => {
   const withIds = (pairs: Array<[string, string, string]>) =>
-    pairs.map(([lineId, number, product]) => lineRow({ line_id: lineId, line_number: number, product_external_id: product, quantity: product === 'TSHIRT-RED-M' ? '10' : product === 'TSHIRT-RED-L' ? '20' : '5.5' }));
+    pairs.map(([lineId, number, product]) =>
+      lineRow({
+        line_id: lineId,
+        line_number: number,
+        product_external_id: product,
+        quantity: product === 'TSHIRT-RED-M' ? '10' : product === 'TSHIRT-RED-L' ? '20' : '5.5',
+      }),
+    );
 
   it('splits a swap of two line numbers into two requests through temporary numbers', () => {
-    const rows = withIds([['ordline_1', '2', 'TSHIRT-RED-M'], ['ordline_2', '1', 'TSHIRT-RED-L'], ['ordline_3', '3', 'TSHIRT-RED-S']]);
+    const rows = withIds([
+      ['ordline_1', '2', 'TSHIRT-RED-M'],
+      ['ordline_2', '1', 'TSHIRT-RED-L'],
+      ['ordline_3', '3', 'TSHIRT-RED-S'],
+    ]);
     const steps = patchSteps(plan(rows, stored()));
     expect(steps).toEqual([
-      { lines: [{ id: 'ordline_1', orderLineNumber: '~tmp~ordline_1' }, { id: 'ordline_2', orderLineNumber: '~tmp~ordline_2' }, { id: 'ordline_3' }] },
-      { lines: [{ id: 'ordline_1', orderLineNumber: '2' }, { id: 'ordline_2', orderLineNumber: '1' }, { id: 'ordline_3' }] },
+      {
+        lines: [
+          { id: 'ordline_1', orderLineNumber: '~tmp~ordline_1' },
+          { id: 'ordline_2', orderLineNumber: '~tmp~ordline_2' },
+          { id: 'ordline_3' },
+        ],
+      },
+      {
+        lines: [
+          { id: 'ordline_1', orderLineNumber: '2' },
+          { id: 'ordline_2', orderLineNumber: '1' },
+          { id: 'ordline_3' },
+        ],
+      },
     ]);
   });
 
   it('needs two steps too when a line takes the number another kept line holds now', () => {
-    const rows = withIds([['ordline_1', '3', 'TSHIRT-RED-M'], ['ordline_2', '2', 'TSHIRT-RED-L'], ['ordline_3', '4', 'TSHIRT-RED-S']]);
+    const rows = withIds([
+      ['ordline_1', '3', 'TSHIRT-RED-M'],
+      ['ordline_2', '2', 'TSHIRT-RED-L'],
+      ['ordline_3', '4', 'TSHIRT-RED-S'],
+    ]);
     expect(patchSteps(plan(rows, stored()))).toHaveLength(2);
   });
 
   it('renames in one step when the new number is free (or freed by a deletion)', () => {
-    const rows = withIds([['ordline_1', '10', 'TSHIRT-RED-M'], ['ordline_2', '2', 'TSHIRT-RED-L'], ['ordline_3', '3', 'TSHIRT-RED-S']]);
-    expect(patchSteps(plan(rows, stored()))).toEqual([{ lines: [{ id: 'ordline_1', orderLineNumber: '10' }, { id: 'ordline_2' }, { id: 'ordline_3' }] }]);
-    const freed = withIds([['ordline_1', '3', 'TSHIRT-RED-M'], ['ordline_2', '2', 'TSHIRT-RED-L']]);
-    expect(patchSteps(plan(freed, stored(), { complete: true }))).toEqual([{ lines: [{ id: 'ordline_1', orderLineNumber: '3' }, { id: 'ordline_2' }] }]);
+    const rows = withIds([
+      ['ordline_1', '10', 'TSHIRT-RED-M'],
+      ['ordline_2', '2', 'TSHIRT-RED-L'],
+      ['ordline_3', '3', 'TSHIRT-RED-S'],
+    ]);
+    expect(patchSteps(plan(rows, stored()))).toEqual([
+      { lines: [{ id: 'ordline_1', orderLineNumber: '10' }, { id: 'ordline_2' }, { id: 'ordline_3' }] },
+    ]);
+    const freed = withIds([
+      ['ordline_1', '3', 'TSHIRT-RED-M'],
+      ['ordline_2', '2', 'TSHIRT-RED-L'],
+    ]);
+    expect(patchSteps(plan(freed, stored(), { complete: true }))).toEqual([
+      { lines: [{ id: 'ordline_1', orderLineNumber: '3' }, { id: 'ordline_2' }] },
+    ]);
   });
 
   it('rejects a number an unlisted line keeps in an incomplete export, and a line id not on the order', () => {
     const taken = withIds([['ordline_1', '3', 'TSHIRT-RED-M']]);
-    expect(plan(taken, stored())).toMatchObject({ kind: 'rejected', rejection: { code: 'line_number_taken', rows: [2] } });
+    expect(plan(taken, stored())).toMatchObject({
+      kind: 'rejected',
+      rejection: { code: 'line_number_taken', rows: [2] },
+    });
     const foreign = withIds([['ordline_99', '1', 'TSHIRT-RED-M']]);
-    expect(plan(foreign, stored())).toMatchObject({ kind: 'rejected', rejection: { code: 'unknown_line_id' } });
+    expect(plan(foreign, stored())).toMatchObject({
+      kind: 'rejected',
+      rejection: { code: 'unknown_line_id' },
+    });
   });
 
   it('finishes an interrupted two-step plan in one step', () => {
     const halfway = stored();
-    halfway.lines = halfway.lines.map((line) => (line.id === 'ordline_3' ? line : { ...line, orderLineNumber: `~tmp~${line.id}` }));
-    const rows = withIds([['ordline_1', '2', 'TSHIRT-RED-M'], ['ordline_2', '1', 'TSHIRT-RED-L'], ['ordline_3', '3', 'TSHIRT-RED-S']]);
+    halfway.lines = halfway.lines.map((line) =>
+      line.id === 'ordline_3' ? line : { ...line, orderLineNumber: `~tmp~${line.id}` },
+    );
+    const rows = withIds([
+      ['ordline_1', '2', 'TSHIRT-RED-M'],
+      ['ordline_2', '1', 'TSHIRT-RED-L'],
+      ['ordline_3', '3', 'TSHIRT-RED-S'],
+    ]);
     expect(patchSteps(plan(rows, halfway))).toHaveLength(1);
   });
 });

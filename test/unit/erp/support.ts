@@ -21,7 +21,10 @@ export const CONTEXT: BuildContext = {
 };
 
 /** An export table from row objects (rows numbered from 2, as under a header), columns in first-seen order. */
-export function tableOf(rows: ReadonlyArray<Record<string, CellValue>>, format: ExportTable['format'] = 'csv'): ExportTable {
+export function tableOf(
+  rows: ReadonlyArray<Record<string, CellValue>>,
+  format: ExportTable['format'] = 'csv',
+): ExportTable {
   const columns = [...new Set(rows.flatMap((row) => Object.keys(row)))];
   const sourceRows: SourceRow[] = rows.map((values, index) => ({ row: index + 2, values }));
   return { format, columns, rows: sourceRows };

@@ -8,7 +8,8 @@ const value = <T>(parsed: { ok: true; value: T } | { ok: false; reason: string }
   if (!parsed.ok) throw new Error(parsed.reason);
   return parsed.value;
 };
-const reason = (parsed: { ok: boolean; reason?: string }): string => (parsed.ok ? 'accepted' : (parsed.reason ?? ''));
+const reason = (parsed: { ok: boolean; reason?: string }): string =>
+  parsed.ok ? 'accepted' : (parsed.reason ?? '');
 
 describe('dates', () => {
   it.each([
@@ -104,12 +105,18 @@ describe('text helpers', () => {
 
   it('reads enums forgiving case and spaces, and suggests on a typo', () => {
     expect(value(parseEnum('In progress', ['IN_PROGRESS', 'COMPLETED'] as const))).toBe('IN_PROGRESS');
-    expect(reason(parseEnum('COMPLTED', ['IN_PROGRESS', 'COMPLETED'] as const))).toMatch(/; did you mean 'COMPLETED'\?/);
+    expect(reason(parseEnum('COMPLTED', ['IN_PROGRESS', 'COMPLETED'] as const))).toMatch(
+      /; did you mean 'COMPLETED'\?/,
+    );
   });
 
   it('ranks close matches nearest first (containing ones first), at most three, and leaves out the far ones', () => {
     expect(levenshtein('kitten', 'sitting')).toBe(3);
-    expect(closeMatches('ACME', ['ACME1', 'ACNE', 'ZZZZZZZZ', 'ACM', 'ACMEE'])).toEqual(['ACME1', 'ACMEE', 'ACM']);
+    expect(closeMatches('ACME', ['ACME1', 'ACNE', 'ZZZZZZZZ', 'ACM', 'ACMEE'])).toEqual([
+      'ACME1',
+      'ACMEE',
+      'ACM',
+    ]);
     expect(closeMatches('Earrings', ['Yarns', 'Earring'])).toEqual(['Earring']);
   });
 });

@@ -22,7 +22,9 @@ const lockSchema = z.object({
 const manifestSchema = z.object({ engines: z.object({ node: z.string() }) });
 
 const lock = lockSchema.parse(JSON.parse(readFileSync(path.join(repoRoot(), 'package-lock.json'), 'utf8')));
-const manifest = manifestSchema.parse(JSON.parse(readFileSync(path.join(repoRoot(), 'package.json'), 'utf8')));
+const manifest = manifestSchema.parse(
+  JSON.parse(readFileSync(path.join(repoRoot(), 'package.json'), 'utf8')),
+);
 
 /** Where npm would place `name` for the package at `from`: nested first, then up to the root. */
 function resolves(from: string, name: string): boolean {
@@ -58,7 +60,9 @@ describe('package-lock.json installs with `npm ci` on Linux and macOS', () => {
     const refused = Object.entries(lock.packages).flatMap(([at, entry]) => {
       const wants = Array.isArray(entry.engines) ? undefined : entry.engines?.node;
       if (!wants) return [];
-      return lowest.filter((node) => !semver.satisfies(node, wants)).map((node) => `${at} wants ${wants}, not ${node}`);
+      return lowest
+        .filter((node) => !semver.satisfies(node, wants))
+        .map((node) => `${at} wants ${wants}, not ${node}`);
     });
     expect(refused).toEqual([]);
   });

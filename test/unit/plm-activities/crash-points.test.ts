@@ -24,27 +24,40 @@ describe('re-running a PLM import activity after a crash converges', () => {
   let activities: ReturnType<typeof createPlmImportActivities>;
   /** Runs an activity as a retried attempt would (MockActivityEnvironment.run does not infer the result type). */
   const attempt = <A, R>(activity: (arg: A) => Promise<R>, arg: A): Promise<R> =>
-    new MockActivityEnvironment({ attempt: 2 }, { logger: new DefaultLogger('WARN') }).run(activity, arg) as Promise<R>;
+    new MockActivityEnvironment({ attempt: 2 }, { logger: new DefaultLogger('WARN') }).run(
+      activity,
+      arg,
+    ) as Promise<R>;
   const writes = () =>
     Object.entries(client.stats().byMethodStatus)
       .filter(([key]) => key.startsWith('POST') || key.startsWith('PUT'))
       .reduce((sum, [, n]) => sum + n, 0);
-  const prepare = async (workflowId: string, rows: readonly NativeRow[]): Promise<{ read: ReadResult; plan: PlanResult }> => {
+  const prepare = async (
+    workflowId: string,
+    rows: readonly NativeRow[],
+  ): Promise<{ read: ReadResult; plan: PlanResult }> => {
     const file = path.join(dir, `${workflowId}.csv`);
     await writeFile(file, toCsv(rows));
     const read = await attempt(activities.readPlmSheet, { file, workflowId, profile: 'native' as const });
-    const plan = await attempt(activities.planPlmImport, { runKey: read.runKey, sheet: read.sheet, batchSize: 100 });
+    const plan = await attempt(activities.planPlmImport, {
+      runKey: read.runKey,
+      sheet: read.sheet,
+      batchSize: 100,
+    });
     return { read, plan };
   };
   const batchSteps = async (runKey: string, plan: PlanResult, batch: number): Promise<WriteStep[]> => {
     const run = plmRun(dir, runKey);
     const manifest = await run.staging.getJson(plan.manifest, manifestSchema);
     const steps: WriteStep[] = [];
-    for await (const step of run.staging.readNdjson(manifest.batches[batch]!.ref, writeStepSchema)) steps.push(step);
+    for await (const step of run.staging.readNdjson(manifest.batches[batch]!.ref, writeStepSchema))
+      steps.push(step);
     return steps;
   };
   const stored = async (prefix: string) => {
-    const state = (await (await fetch(`${sandbox.baseUrl.replace(/\/api\/v2$/, '')}/__sandbox/state`)).json()) as {
+    const state = (await (
+      await fetch(`${sandbox.baseUrl.replace(/\/api\/v2$/, '')}/__sandbox/state`)
+    ).json()) as {
       catalogue: { products: Array<{ externalId: string | null; name: string }> };
     };
     return state.catalogue.products.filter((item) => item.externalId?.startsWith(`${prefix}-`));
@@ -63,8 +76,11 @@ describe('re-running a PLM import activity after a crash converges', () => {
     await rm(dir, { recursive: true, force: true });
   });
 
-  it('a create that went through before the worker died is recognised as this run\'s own, not duplicated', async () => {
-    const { read, plan } = await prepare('crash-after-post', nativeRows({ prefix: 'CAP', styles: 2, coloursPerStyle: 0, sizesPerColour: 0 }));
+  it("a create that went through before the worker died is recognised as this run's own, not duplicated", async () => {
+    const { read, plan } = await prepare(
+      'crash-after-post',
+      nativeRows({ prefix: 'CAP', styles: 2, coloursPerStyle: 0, sizesPerColour: 0 }),
+    );
     const [first] = await batchSteps(read.runKey, plan, 0);
     if (first?.action !== 'create') throw new Error('expected a create');
     // The dead attempt journalled its intent and its POST committed; the outcome line never made it.
@@ -73,14 +89,21 @@ describe('re-running a PLM import activity after a crash converges', () => {
     await journal.append({ kind: 'intent', externalId: first.externalId, write: 'create' });
     await appendFile(journal.path, '{"kind":"outcome","externalId":"CA'); // torn line
 
-    const result = await attempt(activities.applyPlmBatch, { runKey: read.runKey, manifest: plan.manifest, batch: 0 });
+    const result = await attempt(activities.applyPlmBatch, {
+      runKey: read.runKey,
+      manifest: plan.manifest,
+      batch: 0,
+    });
     expect(result.counts).toEqual({ created: 2, updated: 0, unchanged: 0, rejected: 0 });
     expect(result.recovered).toBe(1);
     expect(await stored('CAP')).toHaveLength(2);
   });
 
   it('a batch run again after it finished half its products writes only the rest and counts every product once', async () => {
-    const { read, plan } = await prepare('half-done', nativeRows({ prefix: 'HALF', styles: 6, coloursPerStyle: 0, sizesPerColour: 0 }));
+    const { read, plan } = await prepare(
+      'half-done',
+      nativeRows({ prefix: 'HALF', styles: 6, coloursPerStyle: 0, sizesPerColour: 0 }),
+    );
     await attempt(activities.applyPlmBatch, { runKey: read.runKey, manifest: plan.manifest, batch: 0 });
     // As if the worker died after the six POSTs committed but before the last three outcomes were journalled:
     // every intent is there (it is written before its POST), three outcomes are not.
@@ -91,7 +114,11 @@ describe('re-running a PLM import activity after a crash converges', () => {
     await writeFile(journal.path, lines.filter((line) => !lost.has(line)).join('\n') + '\n');
 
     const before = writes();
-    const again = await attempt(activities.applyPlmBatch, { runKey: read.runKey, manifest: plan.manifest, batch: 0 });
+    const again = await attempt(activities.applyPlmBatch, {
+      runKey: read.runKey,
+      manifest: plan.manifest,
+      batch: 0,
+    });
     expect(again.counts).toEqual({ created: 6, updated: 0, unchanged: 0, rejected: 0 });
     expect(writes() - before).toBe(3); // three POSTs answered 409 and were re-read, nothing else written
     expect(await stored('HALF')).toHaveLength(6);
@@ -100,20 +127,31 @@ describe('re-running a PLM import activity after a crash converges', () => {
   it('a product that appeared after planning converges to the sheet as an update, not a duplicate', async () => {
     const rows = nativeRows({ prefix: 'LATE', styles: 1, coloursPerStyle: 1, sizesPerColour: 0 });
     const { read, plan } = await prepare('appeared-later', rows);
-    await client.products.create({ externalId: 'LATE-S1', name: 'Someone else', codes: [{ codeId: 'PLM_ID', codeValue: 'LATE-S1' }], styleTypeId: 'st_tshirts', isComponent: false });
-    const styles = await attempt(activities.applyPlmBatch, { runKey: read.runKey, manifest: plan.manifest, batch: 0 });
+    await client.products.create({
+      externalId: 'LATE-S1',
+      name: 'Someone else',
+      codes: [{ codeId: 'PLM_ID', codeValue: 'LATE-S1' }],
+      styleTypeId: 'st_tshirts',
+      isComponent: false,
+    });
+    const styles = await attempt(activities.applyPlmBatch, {
+      runKey: read.runKey,
+      manifest: plan.manifest,
+      batch: 0,
+    });
     expect(styles).toMatchObject({ counts: { updated: 1, created: 0 }, recovered: 1 });
     expect((await client.products.get('LATE-S1')).name).toBe('Tee 1');
   });
 
   it('children of a product the API refused are rejected without a call, and finish writes the same files twice', async () => {
-    const rows = nativeRows({ prefix: 'REF', styles: 1, coloursPerStyle: 1, sizesPerColour: 2 }).map((row) =>
-      row.externalId === 'REF-S1-C1' ? { ...row, PLM_ID: 'PLM-TEE-001-BLK' } : row, // a code the demo catalogue's tee variant holds
+    const rows = nativeRows({ prefix: 'REF', styles: 1, coloursPerStyle: 1, sizesPerColour: 2 }).map(
+      (row) => (row.externalId === 'REF-S1-C1' ? { ...row, PLM_ID: 'PLM-TEE-001-BLK' } : row), // a code the demo catalogue's tee variant holds
     );
     const { read, plan } = await prepare('parent-refused', rows);
     // The planner sees the clash when the catalogue was listed; it is then an invalid row before any write.
     expect(plan.counts.invalid + plan.counts.create).toBe(4);
-    for (let batch = 0; batch < plan.batchCount; batch++) await attempt(activities.applyPlmBatch, { runKey: read.runKey, manifest: plan.manifest, batch });
+    for (let batch = 0; batch < plan.batchCount; batch++)
+      await attempt(activities.applyPlmBatch, { runKey: read.runKey, manifest: plan.manifest, batch });
     const finishInput = {
       runKey: read.runKey,
       manifest: plan.manifest,
@@ -139,18 +177,46 @@ describe('re-running a PLM import activity after a crash converges', () => {
   it('a composition step whose writes went through before the worker died is planned again from a fresh read: no header or line twice', async () => {
     const file = path.join(dir, 'crash-composition.csv');
     const rows = nativeRows({ prefix: 'CMPX', styles: 1, coloursPerStyle: 0, sizesPerColour: 0 });
-    await writeFile(file, `${toCsv(rows).trimEnd().split('\r\n').map((line, index) => `${line},${index === 0 ? 'composition' : '"95% Cotton, 5% Elastane"'}`).join('\r\n')}\r\n`);
+    await writeFile(
+      file,
+      `${toCsv(rows)
+        .trimEnd()
+        .split('\r\n')
+        .map((line, index) => `${line},${index === 0 ? 'composition' : '"95% Cotton, 5% Elastane"'}`)
+        .join('\r\n')}\r\n`,
+    );
     const mappingFile = path.join(dir, 'crash-composition.json');
-    await writeFile(mappingFile, JSON.stringify({ ...builtinProfile('native'), name: 'with-materials', rawMaterials: { Cotton: 'rawmat_cotton', Elastane: 'rawmat_elastane' } }));
-    const read = await attempt(activities.readPlmSheet, { file, workflowId: 'crash-composition', mappingFile });
-    const plan = await attempt(activities.planPlmImport, { runKey: read.runKey, sheet: read.sheet, batchSize: 100 });
+    await writeFile(
+      mappingFile,
+      JSON.stringify({
+        ...builtinProfile('native'),
+        name: 'with-materials',
+        rawMaterials: { Cotton: 'rawmat_cotton', Elastane: 'rawmat_elastane' },
+      }),
+    );
+    const read = await attempt(activities.readPlmSheet, {
+      file,
+      workflowId: 'crash-composition',
+      mappingFile,
+    });
+    const plan = await attempt(activities.planPlmImport, {
+      runKey: read.runKey,
+      sheet: read.sheet,
+      batchSize: 100,
+    });
     expect(plan.batchCount).toBe(2); // the style, then its composition
     await attempt(activities.applyPlmBatch, { runKey: read.runKey, manifest: plan.manifest, batch: 0 });
-    const first = await attempt(activities.applyPlmBatch, { runKey: read.runKey, manifest: plan.manifest, batch: 1 });
+    const first = await attempt(activities.applyPlmBatch, {
+      runKey: read.runKey,
+      manifest: plan.manifest,
+      batch: 1,
+    });
     expect(first.compositions).toEqual({ written: 1, rejected: 0 });
     // The attempt died after its writes and before its outcome line: only the intent is in the journal.
     const journal = plmRun(dir, read.runKey).journal(1);
-    const lines = (await readFile(journal.path, 'utf8')).split('\n').filter((line) => line.includes('"intent"'));
+    const lines = (await readFile(journal.path, 'utf8'))
+      .split('\n')
+      .filter((line) => line.includes('"intent"'));
     await writeFile(journal.path, `${lines.join('\n')}\n`);
     const before = writes();
     await attempt(activities.applyPlmBatch, { runKey: read.runKey, manifest: plan.manifest, batch: 1 });
@@ -159,6 +225,9 @@ describe('re-running a PLM import activity after a crash converges', () => {
     const headers = await client.materials.listHeaders({ styleId: style.id, isOwner: true });
     expect(headers.items.map((header) => header.name)).toEqual(['Composition']);
     const stored = await client.materials.listLines({ materialHeaderId: headers.items[0]!.id });
-    expect(stored.items.map((line) => `${line.percentage} ${line.rawMaterialId}`).sort()).toEqual(['5 rawmat_elastane', '95 rawmat_cotton']);
+    expect(stored.items.map((line) => `${line.percentage} ${line.rawMaterialId}`).sort()).toEqual([
+      '5 rawmat_elastane',
+      '95 rawmat_cotton',
+    ]);
   });
 });

@@ -54,7 +54,14 @@ export function nativeRows(shape: SheetShape): NativeRow[] {
     });
     for (let c = 1; c <= shape.coloursPerStyle; c++) {
       const variant = `${style}-C${c}`;
-      rows.push({ externalId: variant, parentExternalId: style, level: 'variant', name: `Tee ${s} colour ${c}`, color: `Colour ${c}`, PLM_ID: variant });
+      rows.push({
+        externalId: variant,
+        parentExternalId: style,
+        level: 'variant',
+        name: `Tee ${s} colour ${c}`,
+        color: `Colour ${c}`,
+        PLM_ID: variant,
+      });
       for (let z = 1; z <= shape.sizesPerColour; z++) {
         const sku = `${variant}-Z${z}`;
         rows.push({

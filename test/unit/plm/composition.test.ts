@@ -9,25 +9,58 @@ const line = (id: string, rawMaterialId: string, percentage: number) => ({
   weightUnit: null,
   countriesOfOrigin: ['IN'],
 });
-const owned: CurrentHeader[] = [{ id: 'h1', name: 'Composition', lines: [line('l1', 'cotton', 95), line('l2', 'elastane', 5)] }];
+const owned: CurrentHeader[] = [
+  { id: 'h1', name: 'Composition', lines: [line('l1', 'cotton', 95), line('l2', 'elastane', 5)] },
+];
 const desired = (lines: Array<[string, number]>, name = 'Composition') => [
-  { name, lines: lines.map(([rawMaterialId, percentage]) => ({ material: rawMaterialId, rawMaterialId, percentage })) },
+  {
+    name,
+    lines: lines.map(([rawMaterialId, percentage]) => ({
+      material: rawMaterialId,
+      rawMaterialId,
+      percentage,
+    })),
+  },
 ];
 
 describe('compositionOps (spec 02: headers and lines, tree rule 1 "Sibling percentages at one tree level must sum to at most 100")', () => {
   it('an unchanged composition needs no write (percentages compared in hundredths)', () => {
-    expect(compositionOps(desired([['cotton', 95.001], ['elastane', 5]]), owned)).toEqual([]);
+    expect(
+      compositionOps(
+        desired([
+          ['cotton', 95.001],
+          ['elastane', 5],
+        ]),
+        owned,
+      ),
+    ).toEqual([]);
   });
 
   it('a change replaces only the lines that differ, lowering before raising, keeping what the line holds besides', () => {
-    expect(compositionOps(desired([['elastane', 10], ['cotton', 90]]), owned)).toEqual([
+    expect(
+      compositionOps(
+        desired([
+          ['elastane', 10],
+          ['cotton', 90],
+        ]),
+        owned,
+      ),
+    ).toEqual([
       { op: 'replaceLine', headerId: 'h1', line: { ...line('l1', 'cotton', 90) } },
       { op: 'replaceLine', headerId: 'h1', line: { ...line('l2', 'elastane', 10) } },
     ]);
   });
 
   it('a material that goes is deleted first, a new one added last', () => {
-    expect(compositionOps(desired([['cotton', 95], ['polyamide', 5]]), owned)).toEqual([
+    expect(
+      compositionOps(
+        desired([
+          ['cotton', 95],
+          ['polyamide', 5],
+        ]),
+        owned,
+      ),
+    ).toEqual([
       { op: 'deleteLines', headerId: 'h1', lineIds: ['l2'] },
       { op: 'createLine', headerId: 'h1', line: { rawMaterialId: 'polyamide', percentage: 5 } },
     ]);
@@ -40,8 +73,18 @@ describe('compositionOps (spec 02: headers and lines, tree rule 1 "Sibling perce
     ];
     expect(compositionOps(sections, owned)).toEqual([
       { op: 'deleteHeaders', headerIds: ['h1'] },
-      { op: 'createHeader', name: 'Shell', isMainMaterial: true, lines: [{ rawMaterialId: 'polyamide', percentage: 100 }] },
-      { op: 'createHeader', name: 'Lining', isMainMaterial: false, lines: [{ rawMaterialId: 'polyester', percentage: 100 }] },
+      {
+        op: 'createHeader',
+        name: 'Shell',
+        isMainMaterial: true,
+        lines: [{ rawMaterialId: 'polyamide', percentage: 100 }],
+      },
+      {
+        op: 'createHeader',
+        name: 'Lining',
+        isMainMaterial: false,
+        lines: [{ rawMaterialId: 'polyester', percentage: 100 }],
+      },
     ]);
   });
 });

@@ -9,10 +9,15 @@ describe('the mapping format is a documented contract', () => {
     expect(readFileSync(mappingSchemaPath, 'utf8')).toBe(mappingJsonSchemaText());
   });
 
-  it.each(['shopify-products.mapping.json', 'flat-sku-export.mapping.json'])('the shipped example %s is a valid mapping', (name) => {
-    const profile = parseMappingProfile(JSON.parse(readFileSync(join(repoRoot(), 'examples', 'plm', name), 'utf8')));
-    expect(profile.layout).toBe('flat');
-  });
+  it.each(['shopify-products.mapping.json', 'flat-sku-export.mapping.json'])(
+    'the shipped example %s is a valid mapping',
+    (name) => {
+      const profile = parseMappingProfile(
+        JSON.parse(readFileSync(join(repoRoot(), 'examples', 'plm', name), 'utf8')),
+      );
+      expect(profile.layout).toBe('flat');
+    },
+  );
 
   it('every key of the mapping format is described in connectors/plm/README.md', () => {
     const readme = readFileSync(join(repoRoot(), 'connectors', 'plm', 'README.md'), 'utf8');

@@ -74,7 +74,13 @@ describe('planImport', () => {
   );
 
   it('builds create bodies with the parent externalId and no composition (it goes to the material API)', async () => {
-    const plan = await planFile('native.csv', profile({ ...builtinProfile('native'), rawMaterials: { Cotton: 'rm_cotton', Elastane: 'rm_elastane' } } as MappingProfileInput));
+    const plan = await planFile(
+      'native.csv',
+      profile({
+        ...builtinProfile('native'),
+        rawMaterials: { Cotton: 'rm_cotton', Elastane: 'rm_elastane' },
+      } as MappingProfileInput),
+    );
     const style = plan.writes.find((step) => step.externalId === 'ST-100');
     expect(style).toMatchObject({ action: 'create' });
     expect(plan.compositions.find((check) => check.externalId === 'ST-100')).toMatchObject({
@@ -256,7 +262,13 @@ describe('planImport', () => {
       ],
       new CatalogueIndex(existing).levels(),
     );
-    expect(planImport(result, existing).counts).toEqual({ create: 0, update: 0, unchanged: 1, invalid: 0, archived: 0 });
+    expect(planImport(result, existing).counts).toEqual({
+      create: 0,
+      update: 0,
+      unchanged: 1,
+      invalid: 0,
+      archived: 0,
+    });
   });
 
   it('treats a flat parent named only by its key as a reference that must exist', async () => {

@@ -89,7 +89,9 @@ describe('parseComposition', () => {
       { name: 'Shell', shares: [{ material: 'Polyamide', percentage: 100 }] },
       { name: 'Lining', shares: [{ material: 'Polyester', percentage: 100 }] },
     ]);
-    expect(parseComposition('Shell: 60% Cotton, 50% Polyester; Lining: 100% Silk')).toMatch(/in 'Shell' add up to 110%/);
+    expect(parseComposition('Shell: 60% Cotton, 50% Polyester; Lining: 100% Silk')).toMatch(
+      /in 'Shell' add up to 110%/,
+    );
   });
 
   it('explains what is wrong', () => {

@@ -11,7 +11,11 @@ import {
   type ReportCertificate,
 } from '../../../connectors/reports/certificate-expiry';
 
-function cert(id: string, expirationDate: string | null, overrides: Partial<ReportCertificate> = {}): ReportCertificate {
+function cert(
+  id: string,
+  expirationDate: string | null,
+  overrides: Partial<ReportCertificate> = {},
+): ReportCertificate {
   return {
     id,
     name: `GOTS ${id}`,
@@ -82,13 +86,29 @@ describe('certificate expiry classification', () => {
     const on = (day: string, timeZone: string) =>
       Object.fromEntries(classifyCertificates(edge, { asOf: day, timeZone }).map((c) => [c.id, c]));
     const stockholm = on('2026-11-02', 'Europe/Stockholm');
-    expect(stockholm['stockholm-midnight']).toMatchObject({ bucket: 'within_30', daysToExpiry: 0, expiresOn: '2026-11-02' });
+    expect(stockholm['stockholm-midnight']).toMatchObject({
+      bucket: 'within_30',
+      daysToExpiry: 0,
+      expiresOn: '2026-11-02',
+    });
     expect(stockholm['stockholm-late']).toMatchObject({ bucket: 'expired', daysToExpiry: -1 });
     expect(stockholm['plain-date']).toMatchObject({ expiresOn: '2026-11-02', daysToExpiry: 0 });
-    expect(on('2026-11-02', 'UTC')['stockholm-midnight']).toMatchObject({ bucket: 'expired', expiresOn: '2026-11-01' });
-    expect(on('2026-03-30', 'Europe/Stockholm')['spring']).toMatchObject({ expiresOn: '2026-03-30', daysToExpiry: 0 });
-    expect(on('2026-10-25', 'Europe/Stockholm')['autumn']).toMatchObject({ expiresOn: '2026-10-25', daysToExpiry: 0 });
-    expect(on('2026-10-25', 'America/New_York')['autumn']).toMatchObject({ expiresOn: '2026-10-24', daysToExpiry: -1 });
+    expect(on('2026-11-02', 'UTC')['stockholm-midnight']).toMatchObject({
+      bucket: 'expired',
+      expiresOn: '2026-11-01',
+    });
+    expect(on('2026-03-30', 'Europe/Stockholm')['spring']).toMatchObject({
+      expiresOn: '2026-03-30',
+      daysToExpiry: 0,
+    });
+    expect(on('2026-10-25', 'Europe/Stockholm')['autumn']).toMatchObject({
+      expiresOn: '2026-10-25',
+      daysToExpiry: 0,
+    });
+    expect(on('2026-10-25', 'America/New_York')['autumn']).toMatchObject({
+      expiresOn: '2026-10-24',
+      daysToExpiry: -1,
+    });
   });
 
   it('rejects an unknown time zone, naming it', () => {
@@ -115,7 +135,10 @@ describe('certificate expiry classification', () => {
   it('lists what expired and what started expiring since the previous report', () => {
     const lastWeek = classifyCertificates(certificates, { asOf: '2026-11-15' });
     const now = classifyCertificates(certificates, { asOf });
-    const previous = { asOf: '2026-11-15', buckets: Object.fromEntries(lastWeek.map((c) => [c.id, c.bucket])) };
+    const previous = {
+      asOf: '2026-11-15',
+      buckets: Object.fromEntries(lastWeek.map((c) => [c.id, c.bucket])),
+    };
     const changes = changesSince(now, previous);
     expect(changes.newlyExpired.map((c) => c.id)).toEqual(['yesterday']);
     expect(changes.newlyExpiring.map((c) => c.id)).toEqual(['day90']);

@@ -38,7 +38,11 @@ describe('report writers', () => {
     const sheet = book.Sheets['Expired'];
     expect(sheet).toBeDefined();
     const rows = XLSX.utils.sheet_to_json<Record<string, unknown>>(sheet!, { defval: null });
-    expect(rows[0]).toEqual({ Certificate: `'=HYPERLINK("http://evil")`, Supplier: 'Porto, "Trims"', Days: -3 });
+    expect(rows[0]).toEqual({
+      Certificate: `'=HYPERLINK("http://evil")`,
+      Supplier: 'Porto, "Trims"',
+      Days: -3,
+    });
     expect(sheet!['A2']?.f).toBeUndefined();
     const xml = XLSX.CFB.find(XLSX.CFB.read(buffer, { type: 'buffer' }), '/xl/worksheets/sheet1.xml');
     expect(Buffer.from(xml!.content as Uint8Array).toString('utf8')).toContain('state="frozen"');
@@ -46,7 +50,10 @@ describe('report writers', () => {
   });
 
   it('html: escapes every value and says when a table is empty', () => {
-    const page = htmlDocument('Report <x>', htmlTable(table) + htmlTable({ ...table, name: 'Later', rows: [] }));
+    const page = htmlDocument(
+      'Report <x>',
+      htmlTable(table) + htmlTable({ ...table, name: 'Later', rows: [] }),
+    );
     expect(page).toContain('GOTS &lt;scope&gt;');
     expect(page).toContain('Åsa &amp; Co');
     expect(page).toContain('<title>Report &lt;x&gt;</title>');

@@ -13,7 +13,11 @@ type Entry = z.infer<typeof entrySchema>;
 describe('batch journal of a run folder', () => {
   let dataDir: string;
   const run = () =>
-    new RunFolder<Entry>(dataDir, 'run-1', [], { folder: 'journal', schema: entrySchema, keyOf: (entry) => entry.id });
+    new RunFolder<Entry>(dataDir, 'run-1', [], {
+      folder: 'journal',
+      schema: entrySchema,
+      keyOf: (entry) => entry.id,
+    });
 
   beforeEach(async () => {
     dataDir = await mkdtemp(join(tmpdir(), 'batch-journal-'));
@@ -43,7 +47,8 @@ describe('batch journal of a run folder', () => {
       done,
       ['B', 'skip', 'C'],
       2,
-      async (id) => (id === 'skip' ? undefined : { kind: 'outcome' as const, id, outcome: 'rejected' as const }),
+      async (id) =>
+        id === 'skip' ? undefined : { kind: 'outcome' as const, id, outcome: 'rejected' as const },
       (settled) => heard.push(settled),
     );
     expect([...outcomes.keys()].sort()).toEqual(['A', 'B', 'C']);

@@ -28,7 +28,9 @@ describe('StagingStore', () => {
   it('refuses data that changed after it was staged', async () => {
     const ref = await store.putJson('run-1/plan.json', { creates: 3 });
     await writeFile(join(root, 'run-1/plan.json'), JSON.stringify({ creates: 4 }));
-    await expect(store.getJson(ref, z.object({ creates: z.number() }))).rejects.toThrow(StagingIntegrityError);
+    await expect(store.getJson(ref, z.object({ creates: z.number() }))).rejects.toThrow(
+      StagingIntegrityError,
+    );
   });
 
   it('says clearly when staged data is missing', async () => {
@@ -38,7 +40,10 @@ describe('StagingStore', () => {
   });
 
   it('rejects a record that does not match the schema, naming its line', async () => {
-    const ref = await store.putNdjson('run-3/rows.ndjson', [{ row: 1, name: 'a' }, { row: 'two', name: 'b' }]);
+    const ref = await store.putNdjson('run-3/rows.ndjson', [
+      { row: 1, name: 'a' },
+      { row: 'two', name: 'b' },
+    ]);
     const read = async () => {
       for await (const _row of store.readNdjson(ref, rowSchema)) {
         // consume

@@ -126,11 +126,16 @@ describe('TRACE_STORE_URL=file:///path', () => {
       const run = new RunFolder(dataDir, 'run-f', ['staging']);
       const ref = await run.staging.putJson(run.key('manifest.json'), { batches: 2 });
       expect(await run.staging.getJson(ref, z.object({ batches: z.number() }))).toEqual({ batches: 2 });
-      const journal = new JsonLinesJournal(run.file('journal', 'batch-00001.ndjson'), z.object({ n: z.number() }));
+      const journal = new JsonLinesJournal(
+        run.file('journal', 'batch-00001.ndjson'),
+        z.object({ n: z.number() }),
+      );
       await journal.append({ n: 1 });
       await mkdir(run.path, { recursive: true });
       await writeFile(run.file('rejects.csv'), 'row,reason\n');
-      expect(await run.publish('rejects.csv')).toBe(pathToFileURL(path.join(other, 'runs', 'run-f', 'rejects.csv')).href);
+      expect(await run.publish('rejects.csv')).toBe(
+        pathToFileURL(path.join(other, 'runs', 'run-f', 'rejects.csv')).href,
+      );
       expect((await new LocalStore(other).list('runs/run-f/')).sort()).toEqual([
         'runs/run-f/journal/batch-00001.ndjson',
         'runs/run-f/rejects.csv',
