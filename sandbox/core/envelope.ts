@@ -38,16 +38,14 @@ export function sendPage<T>(
 ): FastifyReply {
   const total = items.length;
   const start = (page - 1) * limit;
-  return reply
-    .code(200)
-    .send(
-      listBody(items.slice(start, start + limit), {
-        page,
-        limit,
-        total,
-        totalPages: Math.ceil(total / limit),
-      }),
-    );
+  return reply.code(200).send(
+    listBody(items.slice(start, start + limit), {
+      page,
+      limit,
+      total,
+      totalPages: Math.ceil(total / limit),
+    }),
+  );
 }
 
 /** Sends one already-cut page whose filter matched `total` items. */

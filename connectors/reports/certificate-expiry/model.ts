@@ -25,11 +25,9 @@ export function isKnownTimeZone(zone: string): boolean {
   }
 }
 
-export const timeZoneSchema = z
-  .string()
-  .refine(isKnownTimeZone, {
-    error: (issue) => `timeZone '${String(issue.input)}' is not a known IANA time zone`,
-  });
+export const timeZoneSchema = z.string().refine(isKnownTimeZone, {
+  error: (issue) => `timeZone '${String(issue.input)}' is not a known IANA time zone`,
+});
 
 /** The certificate fields a report keeps. Deliberately no `fileUrl`: it is signed for one hour only. */
 export const reportCertificateSchema = z.object({
