@@ -122,8 +122,8 @@ interface OwnCall {
  * `u = own + others + 1`, at or under `top`, the own count within `capAt(u)` (see `ratePolicy`),
  * and this process's share of the room seen in its last answers; it is spread over the window.
  * A 429 pauses this process for `Retry-After`; the others see `remaining` at 0 and wait for their own
- * calls to leave, or, having none, for `X-RateLimit-Reset` (the oldest call leaving), then send one
- * probe.
+ * calls to leave, or, when none of theirs leaves soon and they hold under a sixth of the count
+ * (`PROBE_BELOW_SHARE`), for `X-RateLimit-Reset` (the oldest call leaving), then send one probe.
  */
 export class AdaptiveRateLimiter {
   private readonly clock: Clock;
