@@ -72,20 +72,34 @@ export function ratePolicy(limit: number, roundTripMs: number, windowMs: number,
   return { reserve, top, band, capAt };
 }
 
-/** Growth beyond replacements: at most this many times the cap's even pace (plus one call a second). */
-const SPREAD_SPEED = 1;
+/**
+ * Growth beyond replacements: at most this many times the cap's even pace (plus one call a second),
+ * alone and when other processes are present. Shared, the processes grow together, so each goes at
+ * half the pace: the key fills over about a window rather than in a burst, so its calls stay spread
+ * over the window and the share of a process that stops leaves it gradually, at a pace the others
+ * take up as it frees.
+ */
+const SPREAD_SPEED_ALONE = 1;
+const SPREAD_SPEED_SHARED = 0.5;
 
 /**
  * How long readings of the others' and own counts are held: between a call leaving the window and
  * its replacement arriving, the count dips, and that dip must not read as room.
  */
-const HOLD_MS = 2_000;
+const HOLD_MS = 1_000;
 
 /**
  * The least share of the room a process takes for its growth, whatever its own share of the window:
  * a process that has just started holds nothing yet and must still grow.
  */
 const MIN_GROWTH_SHARE = 0.25;
+
+/**
+ * Reset-time probes (see `decide`) only by a process holding less than this share of the key's count
+ * (or none of it): a probe races the owner of the call that leaves and, when the owner replaces it,
+ * is a 429. A process with a fair share waits for its own calls to leave instead.
+ */
+const PROBE_BELOW_SHARE = 1 / 6;
 
 /** One counted call of this process. */
 interface OwnCall {
@@ -108,8 +122,8 @@ interface OwnCall {
  * `u = own + others + 1`, at or under `top`, the own count within `capAt(u)` (see `ratePolicy`),
  * and this process's share of the room seen in its last answers; it is spread over the window.
  * A 429 pauses this process for `Retry-After`; the others see `remaining` at 0 and wait for their own
- * calls to leave, or, having none, for `X-RateLimit-Reset` (the oldest call leaving), then send one
- * probe.
+ * calls to leave, or, when none of theirs leaves soon and they hold under a sixth of the count
+ * (`PROBE_BELOW_SHARE`), for `X-RateLimit-Reset` (the oldest call leaving), then send one probe.
  */
 export class AdaptiveRateLimiter {
   private readonly clock: Clock;
@@ -252,8 +266,10 @@ export class AdaptiveRateLimiter {
     // after a 429 once its Retry-After is over.
     const leaves = this.nextOwnDepartureMs(now);
     const probeAt = this.probeAtMs ?? view.resetAtMs + view.probeSpreadMs;
-    // (Not when one of ours leaves soon after: the key's time for a few calls.)
-    if (leaves === undefined || probeAt + (4 * this.windowMs) / view.limit < leaves) {
+    // (Not when one of ours leaves soon after: the key's time for a few calls; the reset-time probe
+    // not when we hold a fair share already, see PROBE_BELOW_SHARE.)
+    const mayProbe = this.probeAtMs !== undefined || own < PROBE_BELOW_SHARE * view.used;
+    if (leaves === undefined || (mayProbe && probeAt + (4 * this.windowMs) / view.limit < leaves)) {
       if (now < probeAt) return { delayMs: probeAt - now, probe: false };
       return { delayMs: this.probeInFlight ? this.sliceMs : 0, probe: true };
     }
@@ -324,12 +340,13 @@ export class AdaptiveRateLimiter {
 
   /**
    * Spreads growth over the window: beyond replacing its own calls that left the window, a process
-   * adds at most `SPREAD_SPEED x cap / window` calls per second (plus one), so a start or a freed share is taken up
+   * adds at most `speed x cap / window` calls per second (plus one), so a start or a freed share is taken up
    * within a window, at a pace the other processes see in their headers before it is gone.
    */
   private spreadWaitMs(now: number, cap: number): number {
     const spanMs = 1_000;
-    const allowed = Math.ceil((SPREAD_SPEED * cap * spanMs) / this.windowMs) + 1;
+    const speed = this.othersPresent ? SPREAD_SPEED_SHARED : SPREAD_SPEED_ALONE;
+    const allowed = Math.ceil((speed * cap * spanMs) / this.windowMs) + 1;
     const added =
       this.countCounted(now - spanMs, Number.POSITIVE_INFINITY) - this.countCounted(now - spanMs - this.windowMs, now - this.windowMs);
     return added < allowed ? 0 : Math.max(1, Math.ceil(spanMs / allowed));
