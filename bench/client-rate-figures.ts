@@ -50,7 +50,12 @@ function countIn(sorted: number[], fromExclusive: number, toInclusive: number): 
  * stretch with work. Windows (t - 60 s, t] are taken every second over the stretch when at least one
  * process had work, starting one window after the first one began.
  */
-export function cellFigures(limit: number, counted: number[], refused: number, spans: ProcessSpan[]): CellFigures {
+export function cellFigures(
+  limit: number,
+  counted: number[],
+  refused: number,
+  spans: ProcessSpan[],
+): CellFigures {
   const all = [...counted].sort((a, b) => a - b);
   const busyFrom = Math.min(...spans.map((s) => s.from));
   const busyTo = Math.max(...spans.map((s) => s.to));
@@ -58,7 +63,8 @@ export function cellFigures(limit: number, counted: number[], refused: number, s
   let useMinAtS = 0;
   for (let t = busyFrom + WINDOW_MS; t <= busyTo; t += 1_000) {
     uses.push(countIn(all, t - WINDOW_MS, t) / limit);
-    if ((uses[uses.length - 1] as number) < Math.min(...uses.slice(0, -1), Infinity)) useMinAtS = Math.round((t - busyFrom) / 1000);
+    if ((uses[uses.length - 1] as number) < Math.min(...uses.slice(0, -1), Infinity))
+      useMinAtS = Math.round((t - busyFrom) / 1000);
   }
   const sortedUses = [...uses].sort((a, b) => a - b);
   let idleSeconds = 0;
@@ -67,10 +73,19 @@ export function cellFigures(limit: number, counted: number[], refused: number, s
     const busy = spans.some((s) => s.from <= t - 1_000 && s.to >= t);
     if (busy && countIn(all, t - WINDOW_MS, t) < goalCalls && countIn(all, t - 1_000, t) === 0) idleSeconds++;
   }
-  const together = { from: Math.max(...spans.map((s) => s.from)) + WINDOW_MS, to: Math.min(...spans.map((s) => s.to)) };
+  const together = {
+    from: Math.max(...spans.map((s) => s.from)) + WINDOW_MS,
+    to: Math.min(...spans.map((s) => s.to)),
+  };
   const split =
     together.to - together.from >= WINDOW_MS
-      ? spans.map((s) => countIn([...s.counted].sort((a, b) => a - b), together.from, together.to))
+      ? spans.map((s) =>
+          countIn(
+            [...s.counted].sort((a, b) => a - b),
+            together.from,
+            together.to,
+          ),
+        )
       : [];
   const even = split.reduce((a, b) => a + b, 0) / Math.max(1, split.length);
   return {
@@ -82,7 +97,8 @@ export function cellFigures(limit: number, counted: number[], refused: number, s
     refused,
     idleSeconds,
     split,
-    unevenness: split.length > 1 && even > 0 ? Math.max(...split.map((s) => Math.abs(s - even) / even)) : undefined,
+    unevenness:
+      split.length > 1 && even > 0 ? Math.max(...split.map((s) => Math.abs(s - even) / even)) : undefined,
   };
 }
 
@@ -90,9 +106,12 @@ export function cellFigures(limit: number, counted: number[], refused: number, s
 export function missedGoals(limit: number, f: CellFigures, checkSplit: boolean): string[] {
   const missed: string[] = [];
   if (f.windows === 0) missed.push('no full window');
-  if (f.useMin < useGoal(limit)) missed.push(`use ${(f.useMin * 100).toFixed(1)}% < ${useGoal(limit) * 100}%`);
-  if (f.calls > 0 && f.refused / f.calls >= 0.005) missed.push(`429s ${((f.refused / f.calls) * 100).toFixed(2)}% >= 0.5%`);
+  if (f.useMin < useGoal(limit))
+    missed.push(`use ${(f.useMin * 100).toFixed(1)}% < ${useGoal(limit) * 100}%`);
+  if (f.calls > 0 && f.refused / f.calls >= 0.005)
+    missed.push(`429s ${((f.refused / f.calls) * 100).toFixed(2)}% >= 0.5%`);
   if (f.idleSeconds > 0) missed.push(`idle ${f.idleSeconds} s`);
-  if (checkSplit && f.unevenness !== undefined && f.unevenness > 0.1) missed.push(`split ${(f.unevenness * 100).toFixed(0)}% off even`);
+  if (checkSplit && f.unevenness !== undefined && f.unevenness > 0.1)
+    missed.push(`split ${(f.unevenness * 100).toFixed(0)}% off even`);
   return missed;
 }

@@ -18,14 +18,34 @@ async function main(): Promise<void> {
   const seed = Number(arg('seed') ?? 7);
   const cells: Array<{ name: string; limit: number; processes: SimProcess[]; equalWork: boolean }> = [];
   for (const limit of [30, 120, 600, 3000]) {
-    for (const n of [1, 2, 4]) cells.push({ name: `${limit}x${n}`, limit, processes: Array.from({ length: n }, () => ({})), equalWork: true });
-    cells.push({ name: `${limit}x2-late`, limit, processes: [{}, { startMs: Math.round(durationMs / 3) }], equalWork: false });
-    cells.push({ name: `${limit}x2-early`, limit, processes: [{}, { stopMs: Math.round(durationMs / 2) }], equalWork: false });
+    for (const n of [1, 2, 4])
+      cells.push({
+        name: `${limit}x${n}`,
+        limit,
+        processes: Array.from({ length: n }, () => ({})),
+        equalWork: true,
+      });
+    cells.push({
+      name: `${limit}x2-late`,
+      limit,
+      processes: [{}, { startMs: Math.round(durationMs / 3) }],
+      equalWork: false,
+    });
+    cells.push({
+      name: `${limit}x2-early`,
+      limit,
+      processes: [{}, { stopMs: Math.round(durationMs / 2) }],
+      equalWork: false,
+    });
   }
   let failed = 0;
   for (const cell of cells.filter((c) => !only || only.includes(c.name))) {
     const run = await simulate({ limit: cell.limit, processes: cell.processes, durationMs, seed });
-    const spans = cell.processes.map((p, i) => ({ from: p.startMs ?? 0, to: p.stopMs ?? durationMs, counted: run.accepted[i] ?? [] }));
+    const spans = cell.processes.map((p, i) => ({
+      from: p.startMs ?? 0,
+      to: p.stopMs ?? durationMs,
+      counted: run.accepted[i] ?? [],
+    }));
     const f = cellFigures(cell.limit, run.accepted.flat(), run.refused, spans);
     const missed = missedGoals(cell.limit, f, cell.equalWork);
     if (missed.length) failed++;

@@ -1,7 +1,12 @@
 // One benchmark worker process: a TraceabilityClient that always has work (cheap reads) on one key,
 // from `go` until `stop`, then reports the dispatch time and outcome of every counted call it made and exits.
 import { z } from 'zod';
-import { AdaptiveRateLimiter, TraceabilityApiError, TraceabilityClient, type RateLimitObservation } from '../connectors/traceability';
+import {
+  AdaptiveRateLimiter,
+  TraceabilityApiError,
+  TraceabilityClient,
+  type RateLimitObservation,
+} from '../connectors/traceability';
 import type { RatePermit } from '../connectors/traceability/rate-limiter';
 
 const goSchema = z.object({ type: z.literal('go'), baseUrl: z.string().url(), apiKey: z.string().min(1) });
@@ -11,7 +16,11 @@ const stopSchema = z.object({ type: z.literal('stop') });
 class RecordingLimiter extends AdaptiveRateLimiter {
   readonly calls: Array<[number, boolean]> = [];
 
-  override complete(permit: RatePermit | undefined, observation: RateLimitObservation | undefined, counted = true): void {
+  override complete(
+    permit: RatePermit | undefined,
+    observation: RateLimitObservation | undefined,
+    counted = true,
+  ): void {
     if (permit) this.calls.push([permit.dispatchedAtMs, counted]);
     super.complete(permit, observation, counted);
   }
@@ -55,7 +64,9 @@ process.on('message', (message: unknown) => {
   } else if (stopSchema.safeParse(message).success) {
     // The work is over: report at once (calls still waiting for a slot would only delay the cell).
     stopping = true;
-    process.send?.({ type: 'done', startedAt, stoppedAt: Date.now(), calls: limiter.calls }, () => process.exit(0));
+    process.send?.({ type: 'done', startedAt, stoppedAt: Date.now(), calls: limiter.calls }, () =>
+      process.exit(0),
+    );
   }
 });
 process.send?.({ type: 'ready' });

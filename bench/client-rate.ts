@@ -26,7 +26,9 @@ const cellSchema = z.object({
   durationMs: z.number().int().positive(),
   jitterMs: z.number().int().min(0),
   /** When each process has work, relative to the start. */
-  processes: z.array(z.object({ startMs: z.number().int().min(0), stopMs: z.number().int().positive() })).min(1),
+  processes: z
+    .array(z.object({ startMs: z.number().int().min(0), stopMs: z.number().int().positive() }))
+    .min(1),
   /** Processes with equal work (same stretch): their split is checked. */
   equalWork: z.boolean(),
 });
@@ -49,13 +51,23 @@ function arg(name: string): string | undefined {
 function cells(full: boolean, jitterMs: number): Cell[] {
   const durationMs = Number(arg('seconds') ?? (full ? 240 : 150)) * 1000;
   const all = (n: number) => Array.from({ length: n }, () => ({ startMs: 0, stopMs: durationMs }));
-  const base = (limit: number, n: number): Cell => ({ name: `${limit}x${n}`, limit, durationMs, jitterMs, processes: all(n), equalWork: true });
+  const base = (limit: number, n: number): Cell => ({
+    name: `${limit}x${n}`,
+    limit,
+    durationMs,
+    jitterMs,
+    processes: all(n),
+    equalWork: true,
+  });
   const late = (limit: number): Cell => ({
     name: `${limit}x2-late`,
     limit,
     durationMs,
     jitterMs,
-    processes: [{ startMs: 0, stopMs: durationMs }, { startMs: Math.round(durationMs / 3), stopMs: durationMs }],
+    processes: [
+      { startMs: 0, stopMs: durationMs },
+      { startMs: Math.round(durationMs / 3), stopMs: durationMs },
+    ],
     equalWork: false,
   });
   const early = (limit: number): Cell => ({
@@ -63,11 +75,20 @@ function cells(full: boolean, jitterMs: number): Cell[] {
     limit,
     durationMs,
     jitterMs,
-    processes: [{ startMs: 0, stopMs: durationMs }, { startMs: 0, stopMs: Math.round(durationMs / 2) }],
+    processes: [
+      { startMs: 0, stopMs: durationMs },
+      { startMs: 0, stopMs: Math.round(durationMs / 2) },
+    ],
     equalWork: false,
   });
   if (!full) return [base(30, 4), base(120, 2), late(600), early(600), base(3000, 4)];
-  return [30, 120, 600, 3000].flatMap((limit) => [base(limit, 1), base(limit, 2), base(limit, 4), late(limit), early(limit)]);
+  return [30, 120, 600, 3000].flatMap((limit) => [
+    base(limit, 1),
+    base(limit, 2),
+    base(limit, 4),
+    late(limit),
+    early(limit),
+  ]);
 }
 
 function once(child: ChildProcess, type: string): Promise<unknown> {
@@ -85,7 +106,12 @@ function once(child: ChildProcess, type: string): Promise<unknown> {
 
 /** Child mode: one cell, its own sandbox, its workers; sends back the figures. */
 async function runCell(cell: Cell): Promise<CellFigures> {
-  const options = sandboxOptionsSchema.parse({ port: 0, rateLimitPerMinute: cell.limit, jitterMs: cell.jitterMs, qrDelayMs: 0 });
+  const options = sandboxOptionsSchema.parse({
+    port: 0,
+    rateLimitPerMinute: cell.limit,
+    jitterMs: cell.jitterMs,
+    qrDelayMs: 0,
+  });
   const { app } = buildSandboxApp(options);
   const counted: number[] = [];
   let refused = 0;
@@ -100,7 +126,10 @@ async function runCell(cell: Cell): Promise<CellFigures> {
   const address = app.server.address();
   const baseUrl = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}/api/v2`;
   const workers = cell.processes.map(() =>
-    fork(path.join(ROOT, 'bin/run-ts.cjs'), [path.join(ROOT, 'bench/client-rate-worker.ts')], { cwd: ROOT, stdio: 'inherit' }),
+    fork(path.join(ROOT, 'bin/run-ts.cjs'), [path.join(ROOT, 'bench/client-rate-worker.ts')], {
+      cwd: ROOT,
+      stdio: 'inherit',
+    }),
   );
   try {
     await Promise.all(workers.map((w) => once(w, 'ready')));
@@ -135,7 +164,10 @@ interface Row {
 
 function spawnCell(cell: Cell): Promise<Row> {
   return new Promise((resolve) => {
-    const child = fork(path.join(ROOT, 'bin/run-ts.cjs'), [__filename, '--cell', JSON.stringify(cell)], { cwd: ROOT, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+    const child = fork(path.join(ROOT, 'bin/run-ts.cjs'), [__filename, '--cell', JSON.stringify(cell)], {
+      cwd: ROOT,
+      stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+    });
     let row: Row = { cell, error: 'no result' };
     child.on('message', (message: { figures?: CellFigures; error?: string }) => {
       row = message.figures ? { cell, figures: message.figures } : { cell, error: message.error ?? 'failed' };
@@ -147,11 +179,35 @@ function spawnCell(cell: Cell): Promise<Row> {
 const pct = (x: number): string => `${(x * 100).toFixed(1)}%`;
 
 function printTable(rows: Row[]): number {
-  const header = ['cell', 'allowance', 'procs', 'use min (at s)', 'use median', 'windows', '429s', 'idle s', 'split (calls)', 'result'];
+  const header = [
+    'cell',
+    'allowance',
+    'procs',
+    'use min (at s)',
+    'use median',
+    'windows',
+    '429s',
+    'idle s',
+    'split (calls)',
+    'result',
+  ];
   const lines = rows.map(({ cell, figures, error }) => {
-    if (!figures) return [cell.name, String(cell.limit), String(cell.processes.length), '-', '-', '-', '-', '-', '-', `ERROR ${error ?? ''}`];
+    if (!figures)
+      return [
+        cell.name,
+        String(cell.limit),
+        String(cell.processes.length),
+        '-',
+        '-',
+        '-',
+        '-',
+        '-',
+        '-',
+        `ERROR ${error ?? ''}`,
+      ];
     const missed = missedGoals(cell.limit, figures, cell.equalWork);
-    const split = figures.split.length > 1 ? `${figures.split.join('/')} (${pct(figures.unevenness ?? 0)} off)` : '-';
+    const split =
+      figures.split.length > 1 ? `${figures.split.join('/')} (${pct(figures.unevenness ?? 0)} off)` : '-';
     return [
       cell.name,
       `${cell.limit}/min`,
@@ -169,7 +225,8 @@ function printTable(rows: Row[]): number {
   const fmt = (cols: string[]): string => cols.map((c, i) => c.padEnd(widths[i] as number)).join('  ');
   console.log(fmt(header));
   for (const line of lines) console.log(fmt(line));
-  return rows.filter((r) => !r.figures || missedGoals(r.cell.limit, r.figures, r.cell.equalWork).length > 0).length;
+  return rows.filter((r) => !r.figures || missedGoals(r.cell.limit, r.figures, r.cell.equalWork).length > 0)
+    .length;
 }
 
 async function main(): Promise<void> {

@@ -51,7 +51,13 @@ export interface TransportOptions {
 type Attempt = { ok: true; response: ApiResponse<unknown> } | { ok: false; failure: AttemptFailure };
 
 /** Errors that prove the request never left this machine, so any method may be re-sent. */
-const NOT_SENT_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'UND_ERR_CONNECT_TIMEOUT', 'EHOSTUNREACH']);
+const NOT_SENT_CODES = new Set([
+  'ECONNREFUSED',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'UND_ERR_CONNECT_TIMEOUT',
+  'EHOSTUNREACH',
+]);
 
 function errorCode(error: unknown): string | undefined {
   const direct = (error as { code?: unknown } | null)?.code;
@@ -115,7 +121,8 @@ export class Transport {
     this.baseUrl = options.baseUrl.replace(/\/+$/, '');
     this.semaphore = new Semaphore(options.maxConcurrency);
     this.ownsDispatcher = options.dispatcher === undefined;
-    this.dispatcher = options.dispatcher ?? new Agent({ connections: options.maxConcurrency * 2, keepAliveTimeout: 4_000 });
+    this.dispatcher =
+      options.dispatcher ?? new Agent({ connections: options.maxConcurrency * 2, keepAliveTimeout: 4_000 });
   }
 
   async send<S extends z.ZodType | undefined>(
@@ -130,7 +137,11 @@ export class Transport {
       if (outcome.ok) return outcome.response as ApiResponse<S extends z.ZodType ? z.output<S> : undefined>;
       const { failure } = outcome;
       const { error } = failure;
-      if (spec.method !== 'GET' && failure.mayHaveReachedServer && (error.statusCode === 0 || error.statusCode >= 500)) {
+      if (
+        spec.method !== 'GET' &&
+        failure.mayHaveReachedServer &&
+        (error.statusCode === 0 || error.statusCode >= 500)
+      ) {
         maybeCommitted = true;
       }
       const decision = decideRetry(failure, spec.safety, retries, rateLimitRetries, retry);
@@ -143,7 +154,15 @@ export class Transport {
         // A 404 or 409 is an answer the caller expects and acts on (planning asks for products that may not exist):
         // debug, so the warnings stay for what an operator must look at.
         logger[error.statusCode === 404 || error.statusCode === 409 ? 'debug' : 'warn'](
-          { method: spec.method, path: spec.path, status: error.statusCode, code: error.code, attempts: attempt, reason: decision.reason, maybeCommitted },
+          {
+            method: spec.method,
+            path: spec.path,
+            status: error.statusCode,
+            code: error.code,
+            attempts: attempt,
+            reason: decision.reason,
+            maybeCommitted,
+          },
           'traceability api call failed',
         );
         throw final;
@@ -152,7 +171,14 @@ export class Transport {
       if (decision.rateLimited) rateLimitRetries++;
       else retries++;
       logger.warn(
-        { method: spec.method, path: spec.path, status: error.statusCode, code: error.code, attempt, delayMs: decision.delayMs },
+        {
+          method: spec.method,
+          path: spec.path,
+          status: error.statusCode,
+          code: error.code,
+          attempt,
+          delayMs: decision.delayMs,
+        },
         'traceability api call will be retried',
       );
       if (decision.rateLimited && !spec.rateExempt) limiter.pauseFor(decision.delayMs);
@@ -277,7 +303,17 @@ export class Transport {
         path: spec.path,
         retryable: true,
       });
-      logger.debug({ method: spec.method, path: spec.path, status: 0, durationMs: clock.now() - started, attempt, code: error.code }, 'traceability api call');
+      logger.debug(
+        {
+          method: spec.method,
+          path: spec.path,
+          status: 0,
+          durationMs: clock.now() - started,
+          attempt,
+          code: error.code,
+        },
+        'traceability api call',
+      );
       return { ok: false, failure: { error, mayHaveReachedServer: !notSent } };
     }
     const now = clock.now();
@@ -285,7 +321,10 @@ export class Transport {
     // A 429 was refused without being counted: it leaves the limiter's record of this process's calls.
     limiter.complete(permit, parseRateHeaders(res.headers, now), status !== 429);
     metrics.recordCall(spec.method, `${spec.method} ${spec.endpoint}`, status);
-    logger.debug({ method: spec.method, path: spec.path, status, durationMs: now - started, attempt }, 'traceability api call');
+    logger.debug(
+      { method: spec.method, path: spec.path, status, durationMs: now - started, attempt },
+      'traceability api call',
+    );
     if (status >= 200 && status < 300) {
       const parsed = parseSuccess(ctx, status, text, spec.dataSchema, spec.list ?? false);
       return { ok: true, response: { status, ...parsed } };
@@ -294,7 +333,11 @@ export class Transport {
     const error = errorFromAnswer(ctx, status, text, isRetryableStatus(status), retryAfterMs);
     return {
       ok: false,
-      failure: { error, mayHaveReachedServer: status !== 429, ...(retryAfterMs !== undefined ? { retryAfterMs } : {}) },
+      failure: {
+        error,
+        mayHaveReachedServer: status !== 429,
+        ...(retryAfterMs !== undefined ? { retryAfterMs } : {}),
+      },
     };
   }
 }

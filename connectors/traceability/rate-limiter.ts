@@ -165,7 +165,13 @@ export class AdaptiveRateLimiter {
     if (!view) return undefined;
     const own = this.ownStillCountedAt(this.clock.now());
     const policy = this.policy(view);
-    return { limit: view.limit, own, others: view.others, top: policy.top, cap: policy.capAt(own + view.others) };
+    return {
+      limit: view.limit,
+      own,
+      others: view.others,
+      top: policy.top,
+      cap: policy.capAt(own + view.others),
+    };
   }
 
   /** Waits (FIFO) until a counted call may go out, and records it. */
@@ -200,7 +206,11 @@ export class AdaptiveRateLimiter {
    * Feeds back an answer (headers may be missing, e.g. on a network fault). `counted: false` for a
    * 429: the server refused the call without counting it, so it leaves our own record.
    */
-  complete(permit: RatePermit | undefined, observation: RateLimitObservation | undefined, counted = true): void {
+  complete(
+    permit: RatePermit | undefined,
+    observation: RateLimitObservation | undefined,
+    counted = true,
+  ): void {
     const now = this.clock.now();
     this.probeInFlight = false;
     let countedAtMs = now;
@@ -230,14 +240,27 @@ export class AdaptiveRateLimiter {
     // The room by the fuller of the recent answers. A single answer may have come in a dip (several
     // calls left the window at once, their replacements not in yet): on it, grow by one at most.
     const fullest = Math.max(...this.readings.map(([, o, m]) => o + m));
-    const room = Math.max(0, ratePolicy(observation.limit, this.roundTripHighMs(), this.windowMs, this.othersPresent).top - fullest);
+    const room = Math.max(
+      0,
+      ratePolicy(observation.limit, this.roundTripHighMs(), this.windowMs, this.othersPresent).top - fullest,
+    );
     const share = this.othersPresent ? Math.max((used - reading) / Math.max(1, used), MIN_GROWTH_SHARE) : 1;
-    const expected = this.readings.length > 1 || !this.othersPresent ? room * share : Math.min(1, room * share);
+    const expected =
+      this.readings.length > 1 || !this.othersPresent ? room * share : Math.min(1, room * share);
     const growth = Math.floor(expected) + (this.random() < expected - Math.floor(expected) ? 1 : 0);
     // Blocked with none of our calls leaving the window first, we probe once the window's oldest call
     // has left (`X-RateLimit-Reset`): that is when room frees, as far as the headers tell.
     const probeSpreadMs = this.random() * ((2 * this.windowMs) / observation.limit);
-    this.view = { limit: observation.limit, others, atMs, used, own, growth, resetAtMs: observation.resetAtMs, probeSpreadMs };
+    this.view = {
+      limit: observation.limit,
+      others,
+      atMs,
+      used,
+      own,
+      growth,
+      resetAtMs: observation.resetAtMs,
+      probeSpreadMs,
+    };
     if (now >= this.blockedUntilMs) this.probeAtMs = undefined;
   }
 
@@ -257,9 +280,11 @@ export class AdaptiveRateLimiter {
     if (own + 1 <= policy.capAt(u)) {
       // Replacing own calls that left the window since the last answer cannot add to the key's count.
       // (Never into the last slot, though: that one only a 429 could tell us was taken.)
-      if (own + 1 <= view.own && u < view.limit && view.used < view.limit) return { delayMs: 0, probe: false };
+      if (own + 1 <= view.own && u < view.limit && view.used < view.limit)
+        return { delayMs: 0, probe: false };
       // Growing: under the top, within this process's share of the room, spread over the window.
-      if (u <= policy.top && u <= view.used + view.growth) return { delayMs: this.spreadWaitMs(now, policy.capAt(u)), probe: false };
+      if (u <= policy.top && u <= view.used + view.growth)
+        return { delayMs: this.spreadWaitMs(now, policy.capAt(u)), probe: false };
     }
     // No room by our view. It changes when one of our own calls leaves the window, or, when none
     // will leave first, we probe once the window's oldest call has left (X-RateLimit-Reset), or
@@ -348,7 +373,8 @@ export class AdaptiveRateLimiter {
     const speed = this.othersPresent ? SPREAD_SPEED_SHARED : SPREAD_SPEED_ALONE;
     const allowed = Math.ceil((speed * cap * spanMs) / this.windowMs) + 1;
     const added =
-      this.countCounted(now - spanMs, Number.POSITIVE_INFINITY) - this.countCounted(now - spanMs - this.windowMs, now - this.windowMs);
+      this.countCounted(now - spanMs, Number.POSITIVE_INFINITY) -
+      this.countCounted(now - spanMs - this.windowMs, now - this.windowMs);
     return added < allowed ? 0 : Math.max(1, Math.ceil(spanMs / allowed));
   }
 

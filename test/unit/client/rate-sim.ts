@@ -75,7 +75,8 @@ export async function simulate(opts: {
     limiters,
     windowCounts(fromMs, toMs) {
       const counts: number[] = [];
-      for (let t = fromMs; t <= toMs; t += 1_000) counts.push(all.filter((x) => x > t - 60_000 && x <= t).length);
+      for (let t = fromMs; t <= toMs; t += 1_000)
+        counts.push(all.filter((x) => x > t - 60_000 && x <= t).length);
       return counts;
     },
     split(fromMs, toMs) {
