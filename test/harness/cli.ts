@@ -17,14 +17,17 @@ export function cliEnv(
   extra: NodeJS.ProcessEnv = {},
 ): NodeJS.ProcessEnv {
   const harness = readHarnessInfo();
-  return {
+  const env: NodeJS.ProcessEnv = {
     ...process.env,
     TEMPORAL_ADDRESS: harness.address,
     TEMPORAL_NAMESPACE: harness.namespace,
     TRACE_TASK_QUEUE: stack.taskQueue,
     TRACE_DATA_DIR: stack.config.dataDir,
-    ...extra,
   };
+  // The child talks to Temporal only; an API target from the developer's shell must not make its config invalid.
+  delete env.TRACEABILITY_BASE_URL;
+  delete env.TRACEABILITY_API_KEY;
+  return { ...env, ...extra };
 }
 
 /**

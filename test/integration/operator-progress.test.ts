@@ -7,7 +7,7 @@ import { importPlmSpreadsheet } from '../../workflows';
 import { TraceStatus } from '../../worker/search-attributes';
 import { repoRoot } from '../../worker/paths';
 import { nativeRows, productCount, toCsv } from '../unit/plm-activities/native-sheet';
-import { readHarnessInfo, startTestStack, traceSync, type TestStack } from '../harness';
+import { cliEnv, startTestStack, traceSync, type TestStack } from '../harness';
 
 /**
  * Issue 21, "the operator's view": `--wait` shows progress while it waits (JSON lines when stdout is not a
@@ -45,16 +45,7 @@ describe("the operator's view while a run goes on", () => {
       sandbox: { rateLimitPerMinute: 100_000, faults: { latencyMs: 50 } },
       config: { dataDir: path.join(dir, 'data') },
     });
-    const harness = readHarnessInfo();
-    env = {
-      ...process.env,
-      TEMPORAL_ADDRESS: harness.address,
-      TEMPORAL_NAMESPACE: harness.namespace,
-      TRACE_TASK_QUEUE: stack.taskQueue,
-      TRACE_DATA_DIR: stack.config.dataDir,
-    };
-    delete env.TRACEABILITY_BASE_URL;
-    delete env.TRACEABILITY_API_KEY;
+    env = cliEnv(stack);
   }, 120_000);
 
   afterAll(async () => {

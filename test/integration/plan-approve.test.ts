@@ -10,7 +10,7 @@ import type { ApprovalOutcome } from '../../workflows/approval';
 import type { PlmImportResult } from '../../workflows/plm-import';
 import { TraceStatus } from '../../worker/search-attributes';
 import { nativeRows, toCsv, type NativeRow } from '../unit/plm-activities/native-sheet';
-import { readHarnessInfo, startTestStack, traceSync, type TestStack } from '../harness';
+import { cliEnv, startTestStack, traceSync, type TestStack } from '../harness';
 
 /**
  * Issue 21, "Plan, then approve": `import-plm --approve` plans, writes plan.html and plan.xlsx, sets TraceStatus
@@ -74,16 +74,7 @@ describe('plan, then approve (PLM import)', () => {
       sandbox: { rateLimitPerMinute: 100_000 },
       config: { dataDir: path.join(dir, 'data') },
     });
-    const harness = readHarnessInfo();
-    env = {
-      ...process.env,
-      TEMPORAL_ADDRESS: harness.address,
-      TEMPORAL_NAMESPACE: harness.namespace,
-      TRACE_TASK_QUEUE: stack.taskQueue,
-      TRACE_DATA_DIR: stack.config.dataDir,
-    };
-    delete env.TRACEABILITY_BASE_URL;
-    delete env.TRACEABILITY_API_KEY;
+    env = cliEnv(stack);
   }, 120_000);
 
   afterAll(async () => {
