@@ -3,6 +3,7 @@ import { describeIssues, toIssues } from '../envelope';
 import { ClientErrorCode, TraceabilityApiError, type HttpMethod } from '../errors';
 import type { QueryValue, RequestSpec, Transport } from '../http';
 import { paginate, type Page } from '../pagination';
+import type { RetrySafety } from '../retry';
 
 export interface CallOptions {
   signal?: AbortSignal;
@@ -114,5 +115,25 @@ export abstract class Resource {
       ...(options.signal ? { signal: options.signal } : {}),
     });
     return res.data;
+  }
+
+  /** Validates a write's body before it spends a call (`invalid_request`), then sends it and returns the data. */
+  protected write<B extends z.ZodType, S extends z.ZodType>(
+    spec: {
+      method: HttpMethod;
+      endpoint: string;
+      /** The concrete path; the endpoint itself when it has no id in it. */
+      path?: string;
+      bodySchema: B;
+      input: unknown;
+      dataSchema: S;
+      safety: RetrySafety;
+    },
+    options?: CallOptions,
+  ): Promise<z.output<S>> {
+    const path = spec.path ?? spec.endpoint;
+    const body = validateRequest(spec.bodySchema, spec.input, spec.method, spec.endpoint, path);
+    const { method, endpoint, dataSchema, safety } = spec;
+    return this.call({ method, endpoint, path, body, dataSchema, safety }, options) as Promise<z.output<S>>;
   }
 }

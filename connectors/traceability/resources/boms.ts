@@ -25,7 +25,7 @@ import {
   type Placement,
   type PlacementCreate,
 } from '../schemas/reference';
-import { Resource, seg, validateRequest, type CallOptions } from './base';
+import { Resource, seg, type CallOptions } from './base';
 
 /**
  * Bills of materials. A write through an inherited link forks the BOM: the answer's `bomHeaderId`
@@ -48,13 +48,12 @@ export class BomsResource extends Resource {
   }
 
   createHeader(input: BomHeaderCreate, options?: CallOptions): Promise<BomHeader> {
-    const body = validateRequest(bomHeaderCreateSchema, input, 'POST', '/bom-headers', '/bom-headers');
-    return this.call(
+    return this.write(
       {
         method: 'POST',
         endpoint: '/bom-headers',
-        path: '/bom-headers',
-        body,
+        bodySchema: bomHeaderCreateSchema,
+        input,
         dataSchema: bomHeaderSchema,
         safety: 'unsafe',
       },
@@ -64,13 +63,13 @@ export class BomsResource extends Resource {
 
   updateHeader(id: string, input: BomHeaderUpdate, options?: CallOptions): Promise<BomHeader> {
     const path = `/bom-headers/${seg(id)}`;
-    const body = validateRequest(bomHeaderUpdateSchema, input, 'PUT', '/bom-headers/{id}', path);
-    return this.call(
+    return this.write(
       {
         method: 'PUT',
         endpoint: '/bom-headers/{id}',
         path,
-        body,
+        bodySchema: bomHeaderUpdateSchema,
+        input,
         dataSchema: bomHeaderSchema,
         safety: 'guarded',
       },
@@ -83,13 +82,12 @@ export class BomsResource extends Resource {
     options?: CallOptions,
   ): Promise<BulkDeleteResult> {
     const endpoint = '/bom-headers/delete';
-    const body = validateRequest(bomHeadersDeleteSchema, input, 'POST', endpoint, endpoint);
-    return this.call(
+    return this.write(
       {
         method: 'POST',
-        endpoint,
-        path: endpoint,
-        body,
+        endpoint: endpoint,
+        bodySchema: bomHeadersDeleteSchema,
+        input,
         dataSchema: bulkDeleteResultSchema,
         safety: 'guarded',
       },
@@ -109,19 +107,12 @@ export class BomsResource extends Resource {
   }
 
   createLine(input: BomLineCreate, options?: CallOptions): Promise<BomLine> {
-    const body = validateRequest(
-      bomLineWriteSchema.required({ bomHeaderId: true }),
-      input,
-      'POST',
-      '/bom-lines',
-      '/bom-lines',
-    );
-    return this.call(
+    return this.write(
       {
         method: 'POST',
         endpoint: '/bom-lines',
-        path: '/bom-lines',
-        body,
+        bodySchema: bomLineWriteSchema.required({ bomHeaderId: true }),
+        input,
         dataSchema: bomLineSchema,
         safety: 'unsafe',
       },
@@ -132,13 +123,13 @@ export class BomsResource extends Resource {
   /** Full replace: omitted optional fields become null (isMainComponent false). */
   replaceLine(id: string, input: BomLineWrite, options?: CallOptions): Promise<BomLine> {
     const path = `/bom-lines/${seg(id)}`;
-    const body = validateRequest(bomLineWriteSchema, input, 'PUT', '/bom-lines/{id}', path);
-    return this.call(
+    return this.write(
       {
         method: 'PUT',
         endpoint: '/bom-lines/{id}',
         path,
-        body,
+        bodySchema: bomLineWriteSchema,
+        input,
         dataSchema: bomLineSchema,
         safety: 'guarded',
       },
@@ -152,13 +143,12 @@ export class BomsResource extends Resource {
     options?: CallOptions,
   ): Promise<BulkDeleteResult> {
     const endpoint = '/bom-lines/delete';
-    const body = validateRequest(bomLinesDeleteSchema, input, 'POST', endpoint, endpoint);
-    return this.call(
+    return this.write(
       {
         method: 'POST',
-        endpoint,
-        path: endpoint,
-        body,
+        endpoint: endpoint,
+        bodySchema: bomLinesDeleteSchema,
+        input,
         dataSchema: bulkDeleteResultSchema,
         safety: 'guarded',
       },
@@ -178,13 +168,12 @@ export class BomsResource extends Resource {
   }
 
   createPlacement(input: PlacementCreate, options?: CallOptions): Promise<Placement> {
-    const body = validateRequest(placementCreateSchema, input, 'POST', '/bom-placements', '/bom-placements');
-    return this.call(
+    return this.write(
       {
         method: 'POST',
         endpoint: '/bom-placements',
-        path: '/bom-placements',
-        body,
+        bodySchema: placementCreateSchema,
+        input,
         dataSchema: placementSchema,
         safety: 'unsafe',
       },

@@ -6,7 +6,7 @@ import {
   type FileRecord,
 } from '../schemas/files';
 import { ClientErrorCode, TraceabilityApiError } from '../errors';
-import { Resource, validateRequest, type CallOptions } from './base';
+import { Resource, type CallOptions } from './base';
 
 export interface UploadInput {
   filename: string;
@@ -22,13 +22,12 @@ export class FilesResource extends Resource {
    * (unreferenced files are cleaned up), so a caller may simply run `upload` again.
    */
   async register(input: FileCreate, options?: CallOptions): Promise<FileRecord> {
-    const body = validateRequest(fileCreateSchema, input, 'POST', '/files', '/files');
-    return this.call(
+    return this.write(
       {
         method: 'POST',
         endpoint: '/files',
-        path: '/files',
-        body,
+        bodySchema: fileCreateSchema,
+        input,
         dataSchema: fileRecordSchema,
         safety: 'unsafe',
       },

@@ -18,7 +18,7 @@ import {
   type MaterialLineListQuery,
   type MaterialLineWrite,
 } from '../schemas/materials';
-import { Resource, seg, validateRequest, type CallOptions } from './base';
+import { Resource, seg, type CallOptions } from './base';
 
 /**
  * Material compositions. Writes through an inherited link fork the composition (new ids), so ids
@@ -53,19 +53,12 @@ export class MaterialsResource extends Resource {
   }
 
   createHeader(input: MaterialHeaderCreate, options?: CallOptions): Promise<MaterialHeader> {
-    const body = validateRequest(
-      materialHeaderCreateSchema,
-      input,
-      'POST',
-      '/material-headers',
-      '/material-headers',
-    );
-    return this.call(
+    return this.write(
       {
         method: 'POST',
         endpoint: '/material-headers',
-        path: '/material-headers',
-        body,
+        bodySchema: materialHeaderCreateSchema,
+        input,
         dataSchema: materialHeaderSchema,
         safety: 'unsafe',
       },
@@ -76,13 +69,13 @@ export class MaterialsResource extends Resource {
   /** Through an inherited link every call adds another empty header copy: not retried blindly. */
   updateHeader(id: string, input: MaterialHeaderUpdate, options?: CallOptions): Promise<MaterialHeader> {
     const path = `/material-headers/${seg(id)}`;
-    const body = validateRequest(materialHeaderUpdateSchema, input, 'PUT', '/material-headers/{id}', path);
-    return this.call(
+    return this.write(
       {
         method: 'PUT',
         endpoint: '/material-headers/{id}',
         path,
-        body,
+        bodySchema: materialHeaderUpdateSchema,
+        input,
         dataSchema: materialHeaderSchema,
         safety: 'unsafe',
       },
@@ -95,13 +88,12 @@ export class MaterialsResource extends Resource {
     options?: CallOptions,
   ): Promise<BulkDeleteResult> {
     const endpoint = '/material-headers/delete';
-    const body = validateRequest(materialHeadersDeleteSchema, input, 'POST', endpoint, endpoint);
-    return this.call(
+    return this.write(
       {
         method: 'POST',
-        endpoint,
-        path: endpoint,
-        body,
+        endpoint: endpoint,
+        bodySchema: materialHeadersDeleteSchema,
+        input,
         dataSchema: bulkDeleteResultSchema,
         safety: 'guarded',
       },
@@ -121,19 +113,12 @@ export class MaterialsResource extends Resource {
   }
 
   createLine(input: MaterialLineWrite, options?: CallOptions): Promise<MaterialLine> {
-    const body = validateRequest(
-      materialLineWriteSchema,
-      input,
-      'POST',
-      '/material-lines',
-      '/material-lines',
-    );
-    return this.call(
+    return this.write(
       {
         method: 'POST',
         endpoint: '/material-lines',
-        path: '/material-lines',
-        body,
+        bodySchema: materialLineWriteSchema,
+        input,
         dataSchema: materialLineSchema,
         safety: 'unsafe',
       },
@@ -144,13 +129,13 @@ export class MaterialsResource extends Resource {
   /** Full replace: send the complete line including its current `parentId`. */
   replaceLine(id: string, input: MaterialLineWrite, options?: CallOptions): Promise<MaterialLine> {
     const path = `/material-lines/${seg(id)}`;
-    const body = validateRequest(materialLineWriteSchema, input, 'PUT', '/material-lines/{id}', path);
-    return this.call(
+    return this.write(
       {
         method: 'PUT',
         endpoint: '/material-lines/{id}',
         path,
-        body,
+        bodySchema: materialLineWriteSchema,
+        input,
         dataSchema: materialLineSchema,
         safety: 'guarded',
       },
@@ -164,13 +149,12 @@ export class MaterialsResource extends Resource {
     options?: CallOptions,
   ): Promise<BulkDeleteResult> {
     const endpoint = '/material-lines/delete';
-    const body = validateRequest(materialLinesDeleteSchema, input, 'POST', endpoint, endpoint);
-    return this.call(
+    return this.write(
       {
         method: 'POST',
-        endpoint,
-        path: endpoint,
-        body,
+        endpoint: endpoint,
+        bodySchema: materialLinesDeleteSchema,
+        input,
         dataSchema: bulkDeleteResultSchema,
         safety: 'unsafe',
       },
