@@ -322,6 +322,36 @@ export function holdsNul(text: string): boolean {
   return text.includes('\u0000');
 }
 
+/** Excel's error codes as Excel shows them (what a SheetJS cell of type 'e' holds in `v`). */
+const EXCEL_ERROR_TEXT: Readonly<Record<number, string>> = {
+  0x00: '#NULL!',
+  0x07: '#DIV/0!',
+  0x0f: '#VALUE!',
+  0x17: '#REF!',
+  0x1d: '#NAME?',
+  0x24: '#NUM!',
+  0x2a: '#N/A',
+  0x2b: '#GETTING_DATA',
+};
+
+/**
+ * The error a workbook cell stands for, the same in both jobs: a formula with no saved result, a NUL character, or
+ * an Excel error as Excel shows it (`#N/A`, `#REF!`...); undefined for a cell that holds a value.
+ */
+export function workbookCellError(cell: {
+  t?: string;
+  v?: unknown;
+  f?: string;
+  w?: string;
+}): string | undefined {
+  // A formula with no saved result (written by a program that does not calculate) is not a blank cell.
+  if (isUncalculated(cell)) return uncalculatedFormulaError(cell.f);
+  if (typeof cell.v === 'string' && holdsNul(cell.v)) return NUL_CELL_ERROR;
+  if (cell.t !== 'e') return undefined;
+  if (typeof cell.w === 'string' && cell.w.startsWith('#')) return cell.w;
+  return EXCEL_ERROR_TEXT[Number(cell.v)] ?? '#ERROR';
+}
+
 const OLE_MAGIC = Buffer.from([0xd0, 0xcf, 0x11, 0xe0, 0xa1, 0xb1, 0x1a, 0xe1]);
 const ENCRYPTION_INFO = Buffer.from('EncryptionInfo', 'utf16le');
 

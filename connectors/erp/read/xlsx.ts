@@ -2,13 +2,10 @@ import { readFileSync } from 'node:fs';
 import * as XLSX from 'xlsx';
 import {
   checkCellLength,
-  holdsNul,
   isPasswordProtectedWorkbook,
-  NUL_CELL_ERROR,
   PASSWORD_PROTECTED_MESSAGE,
   restoreRejectsCell,
-  isUncalculated,
-  uncalculatedFormulaError,
+  workbookCellError,
 } from '../../input-limits';
 import { asExportReadError, uniqueHeader } from './csv';
 import { ExportReadError, isRejectsHeader, type CellValue, type ExportTable, type SourceRow } from './types';
@@ -19,27 +16,9 @@ function cellValue(cell: XLSX.CellObject | undefined): CellValue {
   return cell.v;
 }
 
-/** Excel's error codes as Excel shows them (what a cell of type 'e' holds in `v`). */
-const ERROR_TEXT: Readonly<Record<number, string>> = {
-  0x00: '#NULL!',
-  0x07: '#DIV/0!',
-  0x0f: '#VALUE!',
-  0x17: '#REF!',
-  0x1d: '#NAME?',
-  0x24: '#NUM!',
-  0x2a: '#N/A',
-  0x2b: '#GETTING_DATA',
-};
-
-/** The error a cell shows (`#N/A`, `#REF!`...), or undefined for a cell that is not an error. */
+/** The error a cell shows (`#N/A`, `#REF!`, an uncalculated formula...), or undefined for a cell that is not one. */
 function cellError(cell: XLSX.CellObject | undefined): string | undefined {
-  if (!cell) return undefined;
-  // A formula with no saved result (written by a program that does not calculate) is not a blank cell.
-  if (isUncalculated(cell)) return uncalculatedFormulaError(cell.f);
-  if (typeof cell.v === 'string' && holdsNul(cell.v)) return NUL_CELL_ERROR;
-  if (cell.t !== 'e') return undefined;
-  if (typeof cell.w === 'string' && cell.w.startsWith('#')) return cell.w;
-  return ERROR_TEXT[Number(cell.v)] ?? '#ERROR';
+  return cell ? workbookCellError(cell) : undefined;
 }
 
 /** A merge larger than this is not copied into every cell it covers (a sheet-sized merge would blow memory up). */

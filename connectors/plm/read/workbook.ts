@@ -5,14 +5,11 @@ import * as XLSX from 'xlsx';
 import {
   checkCellLength,
   count,
-  holdsNul,
   inputLimits,
   isPasswordProtectedWorkbook,
-  NUL_CELL_ERROR,
   PASSWORD_PROTECTED_MESSAGE,
   restoreRejectsCell,
-  isUncalculated,
-  uncalculatedFormulaError,
+  workbookCellError,
 } from '../../input-limits';
 import { runOffThread, type ThreadError } from '../../read-off-thread';
 import { fileErrorCodes, PlmFileError, type FileErrorCode } from '../issues';
@@ -35,16 +32,6 @@ import {
 } from './types';
 import { checkXlsxPackage } from './zip-guard';
 
-const ERROR_TEXT: Record<number, string> = {
-  0x00: '#NULL!',
-  0x07: '#DIV/0!',
-  0x0f: '#VALUE!',
-  0x17: '#REF!',
-  0x1d: '#NAME?',
-  0x24: '#NUM!',
-  0x2a: '#N/A',
-  0x2b: '#GETTING_DATA',
-};
 /** A merge wider than this is not copied into every cell it covers (a sheet-sized merge would blow memory up). */
 const MAX_MERGE_CELLS = 10_000;
 
@@ -70,12 +57,9 @@ function isoDate(date: Date): string {
 /** Cached value of a cell: formulas are not evaluated, their last computed result is used. */
 function cellValue(cell: XLSX.CellObject | undefined): { value: CellValue; error?: string } {
   if (!cell) return { value: null };
-  // A formula with no saved result (written by a program that does not calculate) is not a blank cell.
-  if (isUncalculated(cell)) return { value: null, error: uncalculatedFormulaError(cell.f) };
-  if (typeof cell.v === 'string' && holdsNul(cell.v)) return { value: null, error: NUL_CELL_ERROR };
+  const error = workbookCellError(cell);
+  if (error !== undefined) return { value: null, error };
   switch (cell.t) {
-    case 'e':
-      return { value: null, error: ERROR_TEXT[Number(cell.v)] ?? '#ERROR' };
     case 'd':
       return { value: cell.v instanceof Date ? isoDate(cell.v) : String(cell.v) };
     case 'n':
