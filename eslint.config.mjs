@@ -29,8 +29,7 @@ export default tseslint.config(
           })),
           patterns: [
             {
-              regex:
-                '^(\\.\\./)+(activities|connectors/(?!bom/job-input$|reports/certificate-expiry/model$))',
+              regex: '^(\\.\\./)+(activities|connectors/(?!bom-repair/job-input$|certificate-report/model$))',
               allowTypeImports: true,
               message: 'Workflows import activities and connectors as types only (import type).',
             },

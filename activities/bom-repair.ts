@@ -22,7 +22,7 @@ import {
   type SafeBomWriteInput,
   type SafeBomWriteResult,
   type ScanReport,
-} from '../connectors/bom';
+} from '../connectors/bom-repair';
 import { StagingStore, stagingRefSchema, type StagingRef } from '../connectors/staging';
 import { isTraceabilityApiError } from '../connectors/traceability';
 import { guarded, toActivityFailure } from './batch-kit';
@@ -215,7 +215,7 @@ export function createBomRepairActivities(deps: Pick<ActivityDeps, 'client' | 'c
         // A write that may have landed must not run again from the top: its snapshot would be of the wrong BOM.
         if (isTraceabilityApiError(error) && error.maybeCommitted) {
           throw ApplicationFailure.nonRetryable(
-            `${error.message}; the BOM edit through ${input.entityStyleId} may have been applied: check it and run repair-bom --product ${input.entityStyleId}`,
+            `${error.message}; the BOM edit through ${input.entityStyleId} may have been applied: check it and run bom-repair --product ${input.entityStyleId}`,
             'BomWriteMaybeCommitted',
           );
         }

@@ -17,7 +17,7 @@ import {
   type CertificateStatus,
   type ExpirySummary,
   type ReportCertificate,
-} from '../connectors/reports/certificate-expiry';
+} from '../connectors/certificate-report';
 import { StagingStore, stagingRefSchema, type StagingRef } from '../connectors/staging';
 import { fetchFolder, publishFolder } from '../connectors/storage';
 import { paginate, type Certificate } from '../connectors/traceability';

@@ -10,9 +10,9 @@ import {
   ordersSince,
   ordersToCsv,
   ordersToNdjson,
-  type ExistingOrder,
   type HighWaterMark,
-} from '../connectors/erp';
+} from '../connectors/erp-pull';
+import type { ExistingOrder } from '../connectors/erp-orders';
 import { IncrementalSync, type Order } from '../connectors/traceability';
 import { ApiCalls, toActivityFailure } from './batch-kit';
 import { listedLines, toExisting } from './erp-orders/snapshot';

@@ -10,8 +10,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import * as XLSX from 'xlsx';
-import { buildOrders, DEFAULT_PROFILE, readExportFile } from '../connectors/erp';
-import { builtinProfile, parseProductSheet } from '../connectors/plm';
+import { buildOrders, DEFAULT_PROFILE, readExportFile } from '../connectors/erp-orders';
+import { builtinProfile, parseProductSheet } from '../connectors/plm-import';
 import { generateCorpus, heavyWorkbook } from '../test/bad-input/corpus';
 import { CONTEXT } from '../test/unit/erp/support';
 
@@ -80,12 +80,12 @@ async function main(): Promise<void> {
     for (const file of files) {
       const name = file.slice(dir.length + 1);
       figures.push(
-        await measure(name, 'push-orders', async () =>
+        await measure(name, 'erp-orders', async () =>
           buildOrders(await readExportFile(file), DEFAULT_PROFILE, CONTEXT),
         ),
       );
       figures.push(
-        await measure(name, 'import-plm', () => parseProductSheet(file, { profile, references: {} })),
+        await measure(name, 'plm-import', () => parseProductSheet(file, { profile, references: {} })),
       );
     }
     // Before issue 17: SheetJS on the main thread.

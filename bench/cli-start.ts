@@ -65,4 +65,4 @@ process.stdout.write(
 report('npx trace-sync --help');
 report('node bin/trace-sync.cjs --help');
 report('node bin/trace-sync.cjs --version');
-report('node bin/trace-sync.cjs import-plm --help');
+report('node bin/trace-sync.cjs plm-import --help');

@@ -5,7 +5,12 @@
  */
 import { readFileSync } from 'node:fs';
 import * as XLSX from 'xlsx';
-import { builtinProfile, parseProductSheet, validateDrafts, type ReferenceLists } from '../connectors/plm';
+import {
+  builtinProfile,
+  parseProductSheet,
+  validateDrafts,
+  type ReferenceLists,
+} from '../connectors/plm-import';
 
 async function main(): Promise<void> {
   const [mode, file, referencesPath] = process.argv.slice(2);

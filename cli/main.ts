@@ -9,6 +9,8 @@ import { Command } from 'commander';
  */
 export interface LazyCommand {
   name: string;
+  /** The command's name before each job had one name; still accepted. */
+  formerly?: string;
   summary: string;
   load: () => Command;
 }
@@ -31,27 +33,33 @@ export const COMMANDS: readonly LazyCommand[] = [
     load: () => (require('./commands/sandbox') as typeof import('./commands/sandbox')).sandboxCommand(),
   },
   {
-    name: 'check',
+    name: 'check-connection',
+    formerly: 'check',
     summary: 'Check that the workers reach the API with their key',
-    load: () => (require('./commands/check') as typeof import('./commands/check')).checkCommand(),
+    load: () =>
+      (
+        require('./commands/check-connection') as typeof import('./commands/check-connection')
+      ).checkConnectionCommand(),
   },
   {
-    name: 'import-plm',
+    name: 'plm-import',
+    formerly: 'import-plm',
     summary: 'Import a PLM spreadsheet into the catalogue',
     load: () =>
-      (require('./commands/import-plm') as typeof import('./commands/import-plm')).importPlmCommand(),
+      (require('./commands/plm-import') as typeof import('./commands/plm-import')).plmImportCommand(),
   },
   {
-    name: 'push-orders',
+    name: 'erp-orders',
+    formerly: 'push-orders',
     summary: 'Push an ERP order export to the platform',
     load: () =>
-      (require('./commands/push-orders') as typeof import('./commands/push-orders')).pushOrdersCommand(),
+      (require('./commands/erp-orders') as typeof import('./commands/erp-orders')).erpOrdersCommand(),
   },
   {
-    name: 'pull-orders',
+    name: 'erp-pull',
+    formerly: 'pull-orders',
     summary: 'Export orders changed on the platform since the last pull',
-    load: () =>
-      (require('./commands/pull-orders') as typeof import('./commands/pull-orders')).pullOrdersCommand(),
+    load: () => (require('./commands/erp-pull') as typeof import('./commands/erp-pull')).erpPullCommand(),
   },
   {
     name: 'retry',
@@ -59,16 +67,20 @@ export const COMMANDS: readonly LazyCommand[] = [
     load: () => (require('./commands/retry') as typeof import('./commands/retry')).retryCommand(),
   },
   {
-    name: 'repair-bom',
+    name: 'bom-repair',
+    formerly: 'repair-bom',
     summary: 'Put back the component references BOM forks lost',
     load: () =>
-      (require('./commands/repair-bom') as typeof import('./commands/repair-bom')).repairBomCommand(),
+      (require('./commands/bom-repair') as typeof import('./commands/bom-repair')).bomRepairCommand(),
   },
   {
-    name: 'cert-report',
+    name: 'certificate-report',
+    formerly: 'cert-report',
     summary: 'Start the certificate expiry report',
     load: () =>
-      (require('./commands/cert-report') as typeof import('./commands/cert-report')).certReportCommand(),
+      (
+        require('./commands/certificate-report') as typeof import('./commands/certificate-report')
+      ).certificateReportCommand(),
   },
   {
     name: 'watch',
@@ -124,17 +136,23 @@ export function buildProgram(only?: string): Command {
     .version(packageVersion(), '-V, --version', 'print the version')
     .showHelpAfterError('(run trace-sync --help for the commands)');
   for (const entry of COMMANDS) {
-    if (entry.name === only) program.addCommand(entry.load());
-    else program.command(entry.name).summary(entry.summary);
+    const command = entry.name === only ? entry.load() : new Command(entry.name).summary(entry.summary);
+    if (entry.formerly) command.alias(entry.formerly);
+    program.addCommand(command);
   }
   return program;
 }
 
+/** The command an argument names, by its name or its former name. */
+function commandNamed(arg: string | undefined): LazyCommand | undefined {
+  return COMMANDS.find((c) => c.name === arg || c.formerly === arg);
+}
+
 export async function main(argv: string[]): Promise<void> {
-  // `trace-sync help import-plm` is `trace-sync import-plm --help`.
+  // `trace-sync help plm-import` is `trace-sync plm-import --help`.
   const args = argv[2] === 'help' && argv[3] !== undefined ? [...argv.slice(0, 2), argv[3], '--help'] : argv;
   const first = args[2];
-  const program = buildProgram(COMMANDS.some((c) => c.name === first) ? first : undefined);
+  const program = buildProgram(commandNamed(first)?.name);
   // Bare `trace-sync` (and `trace-sync help`) is a request for help, not an error.
   if (first === undefined || first === 'help') {
     process.stdout.write(program.helpInformation());

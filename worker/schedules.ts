@@ -7,20 +7,9 @@ import {
   type ScheduleUpdateOptions,
 } from '@temporalio/client';
 import { z } from 'zod';
-import { isKnownTimeZone } from '../connectors/reports/certificate-expiry/model';
+import { isKnownTimeZone } from '../connectors/certificate-report/model';
+import { JOBS, WORKFLOW_TYPES, jobOfWorkflowType } from './jobs';
 import { TraceJob, TraceSource } from './search-attributes';
-
-/** Workflows a schedule may start, with the job name shown in the Web UI's TraceJob column. */
-export const SCHEDULABLE_WORKFLOWS = {
-  certificateExpiryReport: 'certificate-report',
-  checkConnection: 'check-connection',
-  importPlmSpreadsheet: 'plm-import',
-  pushErpOrders: 'erp-orders',
-  pullPlatformOrders: 'erp-pull',
-  processInbox: 'inbox',
-  repairBomForks: 'bom-repair',
-} as const;
-export type SchedulableWorkflow = keyof typeof SCHEDULABLE_WORKFLOWS;
 
 const OVERLAP = {
   skip: ScheduleOverlapPolicy.SKIP,
@@ -38,7 +27,8 @@ const duration = z.string().regex(/^\d+\s*(ms|s|m|h|d)$|^\d+\s+(seconds?|minutes
 export const scheduleEntrySchema = z.strictObject({
   /** Schedule id in Temporal; also the prefix of the workflow ids it starts. */
   id: z.string().regex(/^[a-z0-9][a-z0-9-]*$/, 'use lower-case letters, digits and dashes'),
-  workflow: z.enum(Object.keys(SCHEDULABLE_WORKFLOWS) as [SchedulableWorkflow, ...SchedulableWorkflow[]]),
+  /** The job's workflow type (`plmImport`, ...; a type's former name is read as the job it names). */
+  workflow: z.enum(WORKFLOW_TYPES),
   /** Standard five-field cron, for example `0 2 * * *` (02:00 every night). */
   cron: z.string().refine((text) => text.trim().split(/\s+/).length === 5, 'expected five cron fields'),
   /** IANA time zone the cron is read in (and, for the certificate report, the zone its dates are read in). */
@@ -86,10 +76,10 @@ export async function loadSchedulesFile(path: string): Promise<SchedulesFile> {
 }
 
 function scheduleOptions(entry: ScheduleEntry, taskQueue: string): ScheduleOptions {
-  const job = SCHEDULABLE_WORKFLOWS[entry.workflow];
+  const job = jobOfWorkflowType(entry.workflow);
   // A dated report reads the nominal time in the schedule's own time zone unless the input says otherwise.
   const input =
-    entry.workflow === 'certificateExpiryReport' && entry.input['timeZone'] === undefined
+    job === 'certificate-report' && entry.input['timeZone'] === undefined
       ? { ...entry.input, timeZone: entry.timeZone }
       : entry.input;
   return {
@@ -97,7 +87,7 @@ function scheduleOptions(entry: ScheduleEntry, taskQueue: string): ScheduleOptio
     spec: { cronExpressions: [entry.cron], timezone: entry.timeZone },
     action: {
       type: 'startWorkflow',
-      workflowType: entry.workflow,
+      workflowType: JOBS[job].workflow,
       args: [input],
       taskQueue,
       workflowId: entry.id,

@@ -1,11 +1,11 @@
 import { continueAsNew, defineQuery, log, proxyActivities, workflowInfo } from '@temporalio/workflow';
 import type { Activities } from '../activities';
 import type { StagedBomRepairCandidates } from '../activities/bom-repair';
-import type { ProductRepairResult } from '../connectors/bom/results';
-import { parseRepairBomInput, selectorLabel, type RepairBomInput } from '../connectors/bom/job-input';
+import type { ProductRepairResult } from '../connectors/bom-repair/results';
+import { parseRepairBomInput, selectorLabel, type RepairBomInput } from '../connectors/bom-repair/job-input';
 import { invalidInput, runBatches, setStatus, startJob, stepActivityOptions } from './batch-run';
 
-export type { RepairBomInput } from '../connectors/bom/job-input';
+export type { RepairBomInput } from '../connectors/bom-repair/job-input';
 
 export interface RepairBomTotals {
   productsScanned: number;
@@ -131,7 +131,7 @@ function statusOf(result: RepairBomForksResult): string {
  * references back from the source BOM. Input examples: `{"products": ["PLM-TEE-001"]}`,
  * `{"updatedAfter": "2025-06-01T00:00:00Z", "dryRun": true}`, `{"all": true}`.
  */
-export async function repairBomForks(
+export async function bomRepair(
   input: RepairBomInput,
   resume?: RepairBomResumeState,
 ): Promise<RepairBomForksResult> {
@@ -192,7 +192,7 @@ export async function repairBomForks(
     },
     carry: () => {
       result.continuedAsNew += 1;
-      return continueAsNew<typeof repairBomForks>(input, { runKey, staged, offset, result });
+      return continueAsNew<typeof bomRepair>(input, { runKey, staged, offset, result });
     },
   });
 

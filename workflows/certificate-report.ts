@@ -7,7 +7,7 @@ import {
   DEFAULT_EXCLUDED_STATUSES,
   isKnownTimeZone,
   type CertificateStatus,
-} from '../connectors/reports/certificate-expiry/model';
+} from '../connectors/certificate-report/model';
 import { invalidInput, setStatus, startJob, stepActivityOptions } from './batch-run';
 
 /**
@@ -95,7 +95,7 @@ function statusesToRead(input: CertificateExpiryReportInput): CertificateStatus[
 }
 
 /** Job 4: the nightly certificate expiry report (xlsx, csv, html and a JSON summary, which is also the result). */
-export async function certificateExpiryReport(
+export async function certificateReport(
   input: CertificateExpiryReportInput = {},
 ): Promise<CertificateReportResult> {
   const thresholdsDays = input.thresholdsDays ?? [30, 60, 90];

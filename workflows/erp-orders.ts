@@ -23,7 +23,7 @@ import {
 import { batchSummary, showOutcome } from './operator-view';
 
 /**
- * Workflow input, plain JSON (start it from the Web UI or `trace-sync push-orders`), for example
+ * Workflow input, plain JSON (start it from the Web UI or `trace-sync erp-orders`), for example
  * `{"file": "/data/inbox/orders-2024-03.csv", "mappingFile": "/data/profiles/eu-erp.json"}`.
  */
 export const pushErpOrdersInputSchema = z.strictObject({
@@ -99,11 +99,11 @@ const { applyErpOrderBatch } = proxyActivities<Activities>(batchActivityOptions)
 const explained = explainer('ErpOrderPushFailed');
 
 /** Job 2: make the platform's orders match an ERP export, idempotently by order number. */
-export async function pushErpOrders(
+export async function erpOrders(
   rawInput: PushErpOrdersInput,
 ): Promise<PushErpOrdersResult & { approval?: ApprovalOutcome }> {
   const input = parseJobInput<typeof pushErpOrdersInputSchema, PushState>(
-    'pushErpOrders',
+    'erpOrders',
     pushErpOrdersInputSchema,
     rawInput,
   );

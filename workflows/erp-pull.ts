@@ -18,9 +18,9 @@ export const pullPlatformOrdersProgressQuery = defineQuery<PullPlatformOrdersPro
 const { pullPlatformOrdersSinceMark } = proxyActivities<Activities>(stepActivityOptions);
 
 /** The ERP reconciliation pull: orders changed on the platform since the last run, as NDJSON and CSV. */
-export async function pullPlatformOrders(input: PullPlatformOrdersInput = {}): Promise<PullOrdersResult> {
+export async function erpPull(input: PullPlatformOrdersInput = {}): Promise<PullOrdersResult> {
   const parsed = pullPlatformOrdersInputSchema.safeParse(input ?? {});
-  if (!parsed.success) throw invalidInput('pullPlatformOrders', parsed.error);
+  if (!parsed.success) throw invalidInput('erpPull', parsed.error);
   const progress = startJob<PullPlatformOrdersProgress>({
     job: 'erp-pull',
     source: 'api',

@@ -13,7 +13,7 @@ import type { Activities } from '../activities';
 import type { InboxFile } from '../activities/inbox';
 import { TraceJob, TraceSource } from '../worker/search-attributes';
 import { invalidInput, quickActivityOptions, setStatus, startJob } from './batch-run';
-import { pushErpOrders } from './erp-orders';
+import { erpOrders } from './erp-orders';
 
 /** Workflow input, e.g. `{"job": "erp-orders", "folder": "/data/inbox/erp", "mappingFile": "/data/profiles/eu.json"}`. */
 export const processInboxInputSchema = z.strictObject({
@@ -80,14 +80,14 @@ function startJobChild(input: ProcessInboxInput, file: InboxFile, workflowId: st
     ],
   };
   if (input.job === 'erp-orders') {
-    return startChild(pushErpOrders, {
+    return startChild(erpOrders, {
       ...options,
       args: [{ ...args, profile: input.profile as 'default' | undefined }],
     });
   }
   // The PLM import is registered by its own module; it is started by type name with the shared input convention.
   return startChild<(arg: { file: string; profile?: string; mappingFile?: string }) => Promise<unknown>>(
-    'importPlmSpreadsheet',
+    'plmImport',
     {
       ...options,
       args: [args],
@@ -133,9 +133,9 @@ async function handleFile(input: ProcessInboxInput, file: InboxFile): Promise<In
 }
 
 /** Starts one child per new file in an inbox folder and files each away when its child ends. */
-export async function processInbox(rawInput: ProcessInboxInput): Promise<ProcessInboxResult> {
+export async function inbox(rawInput: ProcessInboxInput): Promise<ProcessInboxResult> {
   const parsed = processInboxInputSchema.safeParse(rawInput);
-  if (!parsed.success) throw invalidInput('processInbox', parsed.error);
+  if (!parsed.success) throw invalidInput('inbox', parsed.error);
   const input = parsed.data;
   const progress = startJob<ProcessInboxProgress>({
     job: 'inbox',

@@ -25,7 +25,7 @@ import { batchSummary, showOutcome } from './operator-view';
 export type { PlmImportResult } from '../activities/plm-import';
 
 /**
- * Workflow input, plain JSON (start it from the Web UI, `trace-sync import-plm`, an inbox or `trace-sync retry`),
+ * Workflow input, plain JSON (start it from the Web UI, `trace-sync plm-import`, an inbox or `trace-sync retry`),
  * for example `{"file": "/data/inbox/plm/ss25.xlsx", "profile": "flat"}`.
  */
 export const importPlmSpreadsheetInputSchema = z.strictObject({
@@ -91,11 +91,11 @@ const { applyPlmBatch } = proxyActivities<Activities>(batchActivityOptions);
 const explained = explainer('PlmImportFailed');
 
 /** Job 1: import a PLM spreadsheet into the catalogue (styles, variants, SKUs), keyed by externalId. */
-export async function importPlmSpreadsheet(
+export async function plmImport(
   rawInput: ImportPlmSpreadsheetInput,
 ): Promise<PlmImportResult & { approval?: ApprovalOutcome }> {
   const input = parseJobInput<typeof importPlmSpreadsheetInputSchema, ImportState>(
-    'importPlmSpreadsheet',
+    'plmImport',
     importPlmSpreadsheetInputSchema,
     rawInput,
   );

@@ -1,5 +1,5 @@
 import { basename } from 'node:path';
-import { readExportFile, writeRejects } from '../../connectors/erp';
+import { readExportFile, writeRejects } from '../../connectors/erp-orders';
 import { writeFileAtomically } from '../../connectors/storage';
 import { boundMessage, quoteInput } from '../../connectors/input-limits';
 import { summarise } from './apply-batch';

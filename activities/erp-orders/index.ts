@@ -1,5 +1,5 @@
 import { log } from '@temporalio/activity';
-import { ExportMismatchError, ExportReadError, ProfileError } from '../../connectors/erp';
+import { ExportMismatchError, ExportReadError, ProfileError } from '../../connectors/erp-orders';
 import { ApiCalls, failureMapper, guarded, inputLimit, nonRetryable } from '../batch-kit';
 import type { ActivityDeps } from '../deps';
 import { applyBatch } from './apply-batch';

@@ -5,7 +5,7 @@ import {
   type CompanyDirectoryEntry,
   type OrderDraft,
   type ProductRef,
-} from '../../connectors/erp';
+} from '../../connectors/erp-orders';
 import type { Page, Product } from '../../connectors/traceability';
 import type { ApiCalls } from '../batch-kit';
 

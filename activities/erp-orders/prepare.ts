@@ -14,7 +14,7 @@ import {
   loadProfileFile,
   readExportFile,
   type MappingProfile,
-} from '../../connectors/erp';
+} from '../../connectors/erp-orders';
 import type { OrderType } from '../../connectors/traceability/schemas/orders';
 import { ApiCalls } from '../batch-kit';
 import { buildContext, refsToResolve, resolveProducts } from './lookups';

@@ -1,4 +1,4 @@
-import { existingOrderSchema, type ExistingOrder, type OrderDraft } from '../../connectors/erp';
+import { existingOrderSchema, type ExistingOrder, type OrderDraft } from '../../connectors/erp-orders';
 import type { Order, OrderLine } from '../../connectors/traceability';
 import type { OrderType } from '../../connectors/traceability/schemas/orders';
 import type { ApiCalls } from '../batch-kit';

@@ -6,7 +6,7 @@ import {
   type OrderDraft,
   type OrderPlan,
   type ProductRef,
-} from '../../connectors/erp';
+} from '../../connectors/erp-orders';
 import { isTraceabilityApiError, type TraceabilityApiError } from '../../connectors/traceability/errors';
 import type { OrderType } from '../../connectors/traceability/schemas/orders';
 import type { ApiCalls } from '../batch-kit';

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { existingOrderSchema, orderDraftSchema } from '../../connectors/erp';
+import { existingOrderSchema, orderDraftSchema } from '../../connectors/erp-orders';
 import { orderTypeSchema } from '../../connectors/traceability/schemas/orders';
 import {
   RunFolder,

@@ -13,7 +13,7 @@ import {
   currentHeaderSchema,
   type CompositionOp,
   type CurrentHeader,
-} from '../../connectors/plm';
+} from '../../connectors/plm-import';
 import {
   compositionStepSchema,
   manifestSchema,

@@ -3,7 +3,7 @@ import {
   type ExistingProduct,
   type ProductDraft,
   type ProductLevel,
-} from '../../connectors/plm';
+} from '../../connectors/plm-import';
 import type { Page, Product } from '../../connectors/traceability';
 import { forEachBounded, type ApiCalls } from '../batch-kit';
 import type { CatalogueRead } from './types';

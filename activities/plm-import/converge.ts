@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { existingProductSchema, type DraftFields, type ExistingProduct } from '../../connectors/plm';
+import { existingProductSchema, type DraftFields, type ExistingProduct } from '../../connectors/plm-import';
 import {
   comparedFields,
   desiredCodes,
@@ -7,7 +7,7 @@ import {
   sameCodes,
   sameValue,
   type ComparedField,
-} from '../../connectors/plm/plan/compare';
+} from '../../connectors/plm-import/plan/compare';
 import type { ProductUpdate } from '../../connectors/traceability';
 import type { ApiCalls } from '../batch-kit';
 import type { CreateWrite } from './types';

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { rename, rm } from 'node:fs/promises';
 import { basename, extname } from 'node:path';
 import { boundMessage, quoteInput } from '../../connectors/input-limits';
-import { parseMappingProfile, writeRejects } from '../../connectors/plm';
+import { parseMappingProfile, writeRejects } from '../../connectors/plm-import';
 import { writeFileAtomically } from '../../connectors/storage';
 import {
   manifestSchema,

@@ -4,7 +4,7 @@ import { applyBatch } from './apply';
 import { finishRun } from './finish';
 import { planRun } from './plan';
 import { PlmInputError, readSheet } from './read-sheet';
-import { PlmFileError } from '../../connectors/plm';
+import { PlmFileError } from '../../connectors/plm-import';
 import {
   ApiCalls,
   failureMapper,

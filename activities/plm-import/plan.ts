@@ -9,8 +9,8 @@ import {
   validateDrafts,
   type ImportPlan,
   type ProductDraft,
-} from '../../connectors/plm';
-import { rowIssue } from '../../connectors/plm/issues';
+} from '../../connectors/plm-import';
+import { rowIssue } from '../../connectors/plm-import/issues';
 import type { StagingRef } from '../../connectors/staging';
 import { writeFileAtomically } from '../../connectors/storage';
 import { forEachBounded, type ApiCalls } from '../batch-kit';

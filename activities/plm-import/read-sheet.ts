@@ -8,7 +8,7 @@ import {
   PlmFileError,
   type MappingProfile,
   type ReferenceLists,
-} from '../../connectors/plm';
+} from '../../connectors/plm-import';
 import type { ReferenceKind, TraceabilityClient } from '../../connectors/traceability';
 import { boundMessage } from '../../connectors/input-limits';
 import type { PlmRun, ReadInput, ReadResult, SheetStage } from './types';

@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import type { ProductDraft, RowIssue } from '../../connectors/plm';
-import { compositionOpSchema, rowIssueCodes } from '../../connectors/plm';
+import type { ProductDraft, RowIssue } from '../../connectors/plm-import';
+import { compositionOpSchema, rowIssueCodes } from '../../connectors/plm-import';
 import {
   RunFolder,
   runManifestBaseSchema,

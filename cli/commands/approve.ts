@@ -40,7 +40,7 @@ async function decide(
 export function approveCommand(): Command {
   return new Command('approve')
     .description(
-      'Approve the plan of a run awaiting approval (import-plm or push-orders started with --approve): it applies exactly the planned changes',
+      'Approve the plan of a run awaiting approval (plm-import or erp-orders started with --approve): it applies exactly the planned changes',
     )
     .argument('<workflowId>', 'the run awaiting approval')
     .option('--by <name>', 'who approves (recorded in the run; default $USER)')

@@ -2,12 +2,15 @@ import { Command } from 'commander';
 import { WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/client';
 import { defaultPayloadConverter } from '@temporalio/common';
 import { z } from 'zod';
+import { JOBS, jobOfWorkflowType, type JobName } from '../../worker/jobs';
 import { runAction } from '../run-action';
 import { positiveSeconds, startJob, timestampedId, withTemporalClient } from '../workflow-runner';
 
-/** Jobs whose runs leave a rejects file that can be pushed again, with their TraceJob name. */
-const RETRYABLE_JOBS = { pushErpOrders: 'erp-orders', importPlmSpreadsheet: 'plm-import' } as const;
-type RetryableWorkflow = keyof typeof RETRYABLE_JOBS;
+/** Jobs whose runs leave a rejects file that can be pushed again. */
+const RETRYABLE_JOBS = ['erp-orders', 'plm-import'] as const;
+type RetryableJob = (typeof RETRYABLE_JOBS)[number];
+const isRetryable = (job: JobName | undefined): job is RetryableJob =>
+  RETRYABLE_JOBS.some((retryable) => retryable === job);
 
 /** Both jobs share this input convention: `{ file, profile?, mappingFile?, retryOf? }` (ERP adds `complete`). */
 const originalInputSchema = z.looseObject({
@@ -29,8 +32,8 @@ export interface RetryInput {
 }
 
 export interface RetryPlan {
-  workflowType: RetryableWorkflow;
-  job: (typeof RETRYABLE_JOBS)[RetryableWorkflow];
+  workflowType: (typeof JOBS)[RetryableJob]['workflow'];
+  job: RetryableJob;
   workflowId: string;
   input: RetryInput;
 }
@@ -49,10 +52,10 @@ async function startInput(client: Client, workflowId: string): Promise<unknown> 
 export async function retryPlanFor(client: Client, workflowId: string, now = new Date()): Promise<RetryPlan> {
   const handle = client.workflow.getHandle(workflowId);
   const description = await handle.describe();
-  const workflowType = description.type;
-  if (!(workflowType in RETRYABLE_JOBS)) {
+  const job = jobOfWorkflowType(description.type);
+  if (!isRetryable(job)) {
     throw new Error(
-      `${workflowId} is a ${workflowType} run; retry works on ${Object.keys(RETRYABLE_JOBS).join(' and ')} runs`,
+      `${workflowId} is a ${description.type} run; retry works on ${RETRYABLE_JOBS.join(' and ')} runs`,
     );
   }
   const status = description.status.name;
@@ -68,17 +71,16 @@ export async function retryPlanFor(client: Client, workflowId: string, now = new
   const original = originalInputSchema.safeParse(await startInput(client, workflowId));
   if (!original.success) throw new Error(`cannot read the input ${workflowId} was started with`);
   const { profile, mappingFile, complete, unarchive } = original.data;
-  const type = workflowType as RetryableWorkflow;
   return {
-    workflowType: type,
-    job: RETRYABLE_JOBS[type],
+    workflowType: JOBS[job].workflow,
+    job,
     workflowId: timestampedId(`${workflowId.replace(/-retry-\d{4}-\d{2}-\d{2}T[\dZ-]+$/, '')}-retry`, now),
     input: {
       file: rejectsFile,
       ...(profile !== undefined ? { profile } : {}),
       ...(mappingFile !== undefined ? { mappingFile } : {}),
-      ...(complete !== undefined && type === 'pushErpOrders' ? { complete } : {}),
-      ...(unarchive === true && type === 'importPlmSpreadsheet' ? { unarchive } : {}),
+      ...(complete !== undefined && job === 'erp-orders' ? { complete } : {}),
+      ...(unarchive === true && job === 'plm-import' ? { unarchive } : {}),
       retryOf: workflowId,
     },
   };
@@ -87,7 +89,7 @@ export async function retryPlanFor(client: Client, workflowId: string, now = new
 export function retryCommand(): Command {
   return new Command('retry')
     .description(
-      'Push the rejected rows of a finished push-orders (or PLM import) run again, from its rejects file',
+      'Push the rejected rows of a finished erp-orders (or PLM import) run again, from its rejects file',
     )
     .argument('<workflowId>', 'the finished run whose rejects to re-run (fix the rejects file first)')
     .option('--wait', 'wait for the result and print it')

@@ -116,7 +116,7 @@ export function banner(info: StackInfo): string {
     );
   }
   lines.push(
-    '  Start a job:  npx trace-sync check --wait   (in another terminal)',
+    '  Start a job:  npx trace-sync check-connection --wait   (in another terminal)',
     '',
     'Press Ctrl-C to stop.',
     '',

@@ -14,7 +14,7 @@ import { loadConfig } from '../../worker/config';
 import { createWorker } from '../../worker/create-worker';
 import { createLogger } from '../../worker/logger';
 import { installTemporalRuntime } from '../../worker/runtime';
-import { importPlmSpreadsheet, pushErpOrders } from '../../workflows';
+import { plmImport, erpOrders } from '../../workflows';
 import { readHarnessInfo, type HarnessInfo } from '../harness/harness-info';
 import { compareState, sandboxStateSchema, totalProblems } from './compare';
 import { orderExport, plmSheet, type OrderExport, type PlmSheet } from './inputs';
@@ -127,8 +127,8 @@ function makeInputs(options: ChaosOptions, harness: HarnessInfo): Inputs {
 }
 
 interface JobHandles {
-  plm: WorkflowHandle<typeof importPlmSpreadsheet>;
-  erp: WorkflowHandle<typeof pushErpOrders>;
+  plm: WorkflowHandle<typeof plmImport>;
+  erp: WorkflowHandle<typeof erpOrders>;
 }
 
 async function startJobs(
@@ -139,12 +139,12 @@ async function startJobs(
   tag: string,
 ): Promise<JobHandles> {
   const day = new Date().toISOString().slice(0, 10);
-  const plm = await client.workflow.start(importPlmSpreadsheet, {
+  const plm = await client.workflow.start(plmImport, {
     taskQueue,
     workflowId: `plm-import-${path.basename(inputs.sheetFile)}-${tag}-${day}-${randomUUID().slice(0, 8)}`,
     args: [{ file: inputs.sheetFile, profile: 'native', batchSize: options.plmBatchSize }],
   });
-  const erp = await client.workflow.start(pushErpOrders, {
+  const erp = await client.workflow.start(erpOrders, {
     taskQueue,
     workflowId: `erp-orders-${path.basename(inputs.ordersFile)}-${tag}-${day}-${randomUUID().slice(0, 8)}`,
     args: [{ file: inputs.ordersFile, batchSize: options.erpBatchSize }],

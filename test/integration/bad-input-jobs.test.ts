@@ -4,7 +4,7 @@ import path from 'node:path';
 import { ApplicationFailure, WorkflowFailedError, type WorkflowHandle } from '@temporalio/client';
 import type { Workflow } from '@temporalio/common';
 import { z } from 'zod';
-import { importPlmSpreadsheet, pushErpOrders } from '../../workflows';
+import { plmImport, erpOrders } from '../../workflows';
 import { generateCorpus, ORDER_HEADER, orderLine } from '../bad-input/corpus';
 import { startTestStack, type TestStack } from '../harness';
 import { toCsv, type NativeRow } from '../unit/plm-activities/native-sheet';
@@ -84,19 +84,19 @@ describe('broken files through the jobs: a clear, non-retryable failure and noth
   }
 
   const push = (file: string) =>
-    stack.client.workflow.start(pushErpOrders, {
+    stack.client.workflow.start(erpOrders, {
       taskQueue: stack.taskQueue,
       workflowId: stack.workflowId('erp-orders-bad'),
       args: [{ file }],
     });
   const importSheet = (file: string) =>
-    stack.client.workflow.start(importPlmSpreadsheet, {
+    stack.client.workflow.start(plmImport, {
       taskQueue: stack.taskQueue,
       workflowId: stack.workflowId('plm-import-bad'),
       args: [{ file, profile: 'native' }],
     });
 
-  describe('pushErpOrders', () => {
+  describe('erpOrders', () => {
     it.each([
       ['orders-truncated.json', /not valid JSON: Unterminated string/],
       ['binary-named.xlsx', /not an xlsx workbook/],
@@ -122,7 +122,7 @@ describe('broken files through the jobs: a clear, non-retryable failure and noth
       expect(await platform()).toEqual(before);
     });
 
-    // The workflow wraps the activity's failure (as the PLM import does), so `trace-sync push-orders --wait` prints
+    // The workflow wraps the activity's failure (as the PLM import does), so `trace-sync erp-orders --wait` prints
     // the reason rather than "Activity task failed".
     it('the message the CLI shows for a broken export names the problem', async () => {
       const failed = await failure(await push(copy('orders-truncated.json', 'shown.json')));
@@ -164,7 +164,7 @@ describe('broken files through the jobs: a clear, non-retryable failure and noth
     });
   });
 
-  describe('importPlmSpreadsheet', () => {
+  describe('plmImport', () => {
     it.each([
       ['binary-named.xlsx', /named \.xlsx but is not an Excel workbook/],
       ['zip-not-xlsx.xlsx', /zip archive but not an Excel workbook/],
@@ -454,7 +454,7 @@ describe('broken files through the jobs: a clear, non-retryable failure and noth
     expect(rejects).toContain(`"'=HYPERLINK(""http://evil.example"",""click"")"`);
     expect(rejects).toContain(`'-Tee minus`);
     writeFileSync(result.rejectsFile as string, rejects.replace(',T-shirt,', ',T-shirts,'));
-    const retried = await stack.client.workflow.start(importPlmSpreadsheet, {
+    const retried = await stack.client.workflow.start(plmImport, {
       taskQueue: stack.taskQueue,
       workflowId: stack.workflowId('plm-import-retry'),
       args: [{ file: result.rejectsFile as string, profile: 'native', retryOf: first.workflowId }],
@@ -480,7 +480,7 @@ describe('broken files through the jobs: a clear, non-retryable failure and noth
     const orderRejects = readFileSync(pushedResult.rejectsFile as string, 'utf8');
     expect(orderRejects).toContain(`'${orderNumber}`);
     writeFileSync(pushedResult.rejectsFile as string, orderRejects.replace('SUP-9999', 'SUP-1001'));
-    const repushed = await stack.client.workflow.start(pushErpOrders, {
+    const repushed = await stack.client.workflow.start(erpOrders, {
       taskQueue: stack.taskQueue,
       workflowId: stack.workflowId('erp-orders-retry'),
       args: [{ file: pushedResult.rejectsFile as string, retryOf: pushed.workflowId }],

@@ -1,13 +1,13 @@
 import { WorkflowFailedError } from '@temporalio/client';
-import { safeBomWrite, waitFor, waitForBomLink } from '../../connectors/bom';
+import { safeBomWrite, waitFor, waitForBomLink } from '../../connectors/bom-repair';
 import type { BomLine, TraceabilityClient } from '../../connectors/traceability';
 import { DEMO_IDS } from '../../sandbox/seed/demo-catalogue';
 import { DEMO_BOM_IDS, DEMO_FORK_SKUS, DEMO_PLACEMENTS } from '../../sandbox/seed/demo-boms';
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { ForkSnapshotStore } from '../../connectors/bom';
+import { ForkSnapshotStore } from '../../connectors/bom-repair';
 import { TraceJob } from '../../worker/search-attributes';
-import { repairBomForks } from '../../workflows';
+import { bomRepair } from '../../workflows';
 import {
   bomRepairProgressQuery,
   type RepairBomForksResult,
@@ -166,7 +166,7 @@ async function forkThroughSku(
 const keptOf = (l: BomLine) =>
   JSON.stringify([l.placementId, l.quantity, l.quantityUnit, l.weight, l.weightUnit, l.countryOfOrigin]);
 
-describe('repairBomForks on a real Temporal dev server', () => {
+describe('bomRepair on a real Temporal dev server', () => {
   let stack: TestStack;
   const writes = () =>
     Object.entries(stack.apiClient.stats().byMethodStatus)
@@ -179,7 +179,7 @@ describe('repairBomForks on a real Temporal dev server', () => {
       }
     ).boms;
   const run = (input: RepairBomInput, name: string): Promise<RepairBomForksResult> =>
-    stack.client.workflow.execute(repairBomForks, {
+    stack.client.workflow.execute(bomRepair, {
       args: [input],
       taskQueue: stack.taskQueue,
       workflowId: stack.workflowId(`bom-repair-${name}`),
@@ -360,7 +360,7 @@ describe('repairBomForks on a real Temporal dev server', () => {
       await forkThroughSku(stack.apiClient, tree, product, (l) => l.styleId === DEMO_IDS.button);
     }
     const workflowId = stack.workflowId('bom-repair-long');
-    const handle = await stack.client.workflow.start(repairBomForks, {
+    const handle = await stack.client.workflow.start(bomRepair, {
       args: [{ products: [tree.styleId], batchSize: 1 }],
       taskQueue: stack.taskQueue,
       workflowId,
@@ -432,8 +432,8 @@ describe('repairBomForks on a real Temporal dev server', () => {
     }
 
     // First in this block: the sinceLastRun test below repairs every broken fork it finds, the seeded ones too.
-    it('the demo seed holds forks that lost references: `repair-bom --all --dry-run --wait` finds and explains them', async () => {
-      const cli = await traceSync(['repair-bom', '--all', '--dry-run', '--wait'], cliEnv(stack), 90_000);
+    it('the demo seed holds forks that lost references: `bom-repair --all --dry-run --wait` finds and explains them', async () => {
+      const cli = await traceSync(['bom-repair', '--all', '--dry-run', '--wait'], cliEnv(stack), 90_000);
       expect(cli.stderr).toBe('');
       expect(cli.status).toBe(0);
       const result = waitResult<RepairBomForksResult>(cli.stdout);

@@ -6,7 +6,7 @@ import * as XLSX from 'xlsx';
 import type { CertificateReportResult } from '../../activities/certificate-report';
 import { TraceJob } from '../../worker/search-attributes';
 import { applySchedules } from '../../worker/schedules';
-import { certificateExpiryReport } from '../../workflows';
+import { certificateReport } from '../../workflows';
 import { buildDemoSeed } from '../../sandbox/seed/demo';
 import { cliEnv, startTestStack, traceSync, waitResult, type TestStack } from '../harness';
 import { findChromium, probeFirstScreen, screenshot } from './report-browser';
@@ -80,12 +80,12 @@ function assertWellFormedHtml(html: string): void {
   expect(stack).toEqual([]);
 }
 
-describe('certificateExpiryReport on a real Temporal dev server', () => {
+describe('certificateReport on a real Temporal dev server', () => {
   let stack: TestStack;
   let certificates: RawCertificate[];
   const today = isoDay(Date.now());
   const run = async (asOf: string): Promise<CertificateReportResult> =>
-    stack.client.workflow.execute(certificateExpiryReport, {
+    stack.client.workflow.execute(certificateReport, {
       args: [{ asOf }],
       taskQueue: stack.taskQueue,
       workflowId: stack.workflowId(`cert-report-${asOf}`),
@@ -231,7 +231,7 @@ describe('certificateExpiryReport on a real Temporal dev server', () => {
         schedules: [
           {
             id: scheduleId,
-            workflow: 'certificateExpiryReport',
+            workflow: 'certificateReport',
             cron: '0 2 * * *',
             timeZone: 'UTC',
             input: {},
@@ -251,7 +251,7 @@ describe('certificateExpiryReport on a real Temporal dev server', () => {
         schedules: [
           {
             id: scheduleId,
-            workflow: 'certificateExpiryReport',
+            workflow: 'certificateReport',
             cron: '30 3 * * *',
             timeZone: 'Europe/Stockholm',
             input: {},
@@ -289,12 +289,12 @@ describe('certificateExpiryReport on a real Temporal dev server', () => {
     }
   });
 
-  it('trace-sync cert-report --as-of --wait and schedules apply work against the stack', async () => {
+  it('trace-sync certificate-report --as-of --wait and schedules apply work against the stack', async () => {
     const env = cliEnv(stack);
     const cli = (...args: string[]) => traceSync(args, env, 90_000);
 
     const backfill = isoDay(Date.now() - 10 * DAY);
-    const report = await cli('cert-report', '--as-of', backfill, '--wait');
+    const report = await cli('certificate-report', '--as-of', backfill, '--wait');
     expect(report.stderr).toBe('');
     expect(report.status).toBe(0);
     expect(report.stdout).toMatch(new RegExp(`Started workflow cert-report-${backfill}-`));
@@ -302,12 +302,12 @@ describe('certificateExpiryReport on a real Temporal dev server', () => {
     expect(printed.asOf).toBe(backfill);
     expect(nonZero(printed.perBucket)).toEqual(expectedBuckets(certificates, backfill));
 
-    const bad = await cli('cert-report', '--as-of', '2026-13-45');
+    const bad = await cli('certificate-report', '--as-of', '2026-13-45');
     expect(bad.status).not.toBe(0);
     expect(bad.stderr).toContain('expected a date in the form YYYY-MM-DD');
 
     // The zone is checked by the CLI before any workflow starts.
-    const badZone = await cli('cert-report', '--time-zone', 'Europe/Stokholm', '--wait');
+    const badZone = await cli('certificate-report', '--time-zone', 'Europe/Stokholm', '--wait');
     expect(badZone.status).not.toBe(0);
     expect(badZone.stderr).toContain("'Europe/Stokholm' is not a known IANA time zone");
     expect(badZone.stdout).not.toContain('Started workflow');
@@ -317,9 +317,7 @@ describe('certificateExpiryReport on a real Temporal dev server', () => {
     writeFileSync(
       file,
       JSON.stringify({
-        schedules: [
-          { id, workflow: 'certificateExpiryReport', cron: '0 2 * * *', timeZone: 'Europe/Stockholm' },
-        ],
+        schedules: [{ id, workflow: 'certificateReport', cron: '0 2 * * *', timeZone: 'Europe/Stockholm' }],
       }),
     );
     const applied = await cli('schedules', 'apply', '--file', file);
@@ -328,12 +326,12 @@ describe('certificateExpiryReport on a real Temporal dev server', () => {
     // The next run in the schedule's own zone (02:00 local, with its offset) and in UTC.
     expect((await cli('schedules', 'list')).stdout).toMatch(
       new RegExp(
-        `${id}\\s+certificateExpiryReport\\s+next \\d{4}-\\d{2}-\\d{2}T02:00:00\\+0[12]:00 Europe/Stockholm \\(\\d{4}-\\d{2}-\\d{2}T0[01]:00:00Z UTC\\)`,
+        `${id}\\s+certificateReport\\s+next \\d{4}-\\d{2}-\\d{2}T02:00:00\\+0[12]:00 Europe/Stockholm \\(\\d{4}-\\d{2}-\\d{2}T0[01]:00:00Z UTC\\)`,
       ),
     );
     writeFileSync(
       file,
-      JSON.stringify({ schedules: [{ id, workflow: 'certificateExpiryReport', cron: 'every night' }] }),
+      JSON.stringify({ schedules: [{ id, workflow: 'certificateReport', cron: 'every night' }] }),
     );
     const invalid = await cli('schedules', 'apply', '--file', file);
     expect(invalid.status).not.toBe(0);
@@ -348,7 +346,7 @@ describe('certificateExpiryReport on a real Temporal dev server', () => {
  * the same zone that decides the as-of date. These certificates sit on the edges in Europe/Stockholm: local
  * midnight, one second before it, and both DST changes of 2026 (29 March, 25 October).
  */
-describe('certificateExpiryReport classifies each expiry timestamp in the report’s time zone', () => {
+describe('certificateReport classifies each expiry timestamp in the report’s time zone', () => {
   let stack: TestStack;
   const edges: Record<string, string> = {
     // 2026-11-02 00:00 in Stockholm (CET): expires on the 2nd there, the 1st in UTC.
@@ -363,7 +361,7 @@ describe('certificateExpiryReport classifies each expiry timestamp in the report
     cert_tz_autumn: '2026-10-24T22:00:00.000Z',
   };
   const run = (input: { asOf: string; timeZone?: string }, name: string): Promise<CertificateReportResult> =>
-    stack.client.workflow.execute(certificateExpiryReport, {
+    stack.client.workflow.execute(certificateReport, {
       args: [input],
       taskQueue: stack.taskQueue,
       workflowId: stack.workflowId(`cert-report-tz-${name}`),

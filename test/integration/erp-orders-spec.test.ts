@@ -5,7 +5,7 @@ import path from 'node:path';
 import Papa from 'papaparse';
 import type { PullOrdersResult } from '../../activities/erp-pull';
 import { TraceJob } from '../../worker/search-attributes';
-import { pullPlatformOrders, pushErpOrders } from '../../workflows';
+import { erpPull, erpOrders } from '../../workflows';
 import type { PushErpOrdersInput, PushErpOrdersResult } from '../../workflows/erp-orders';
 import { sandboxApi, startTestStack, type TestStack } from '../harness';
 
@@ -35,7 +35,7 @@ interface RawOrder {
   lines: RawLine[];
 }
 
-describe('pushErpOrders by the spec, on real Temporal and the sandbox (issue 14)', () => {
+describe('erpOrders by the spec, on real Temporal and the sandbox (issue 14)', () => {
   let stack: TestStack;
   let dir: string;
   const { api, control } = sandboxApi(() => stack);
@@ -73,7 +73,7 @@ describe('pushErpOrders by the spec, on real Temporal and the sandbox (issue 14)
     return file;
   };
   const push = (input: PushErpOrdersInput): Promise<PushErpOrdersResult> =>
-    stack.client.workflow.execute(pushErpOrders, {
+    stack.client.workflow.execute(erpOrders, {
       args: [input],
       taskQueue: stack.taskQueue,
       workflowId: stack.workflowId('erp-spec'),
@@ -126,7 +126,7 @@ describe('pushErpOrders by the spec, on real Temporal and the sandbox (issue 14)
     await control('/__sandbox/config', 'PUT', { orderPageSizeCap: 2 });
     let pulled: PullOrdersResult;
     try {
-      pulled = await stack.client.workflow.execute(pullPlatformOrders, {
+      pulled = await stack.client.workflow.execute(erpPull, {
         args: [{}],
         taskQueue: stack.taskQueue,
         workflowId: stack.workflowId('erp-pull-capped'),

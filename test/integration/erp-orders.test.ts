@@ -6,7 +6,7 @@ import Papa from 'papaparse';
 import { WorkflowFailedError } from '@temporalio/client';
 import { retryPlanFor } from '../../cli/commands/retry';
 import { TraceJob } from '../../worker/search-attributes';
-import { pushErpOrders } from '../../workflows';
+import { erpOrders } from '../../workflows';
 import type { PushErpOrdersInput, PushErpOrdersResult } from '../../workflows/erp-orders';
 import { sandboxApi, startTestStack, type TestStack } from '../harness';
 
@@ -65,7 +65,7 @@ interface RawOrder {
   lines: Array<{ orderLineNumber: string; quantity: number; styleId: string }>;
 }
 
-describe('pushErpOrders on a real Temporal dev server and the sandbox', () => {
+describe('erpOrders on a real Temporal dev server and the sandbox', () => {
   let stack: TestStack;
   let dir: string;
   const { api, control } = sandboxApi(() => stack);
@@ -106,7 +106,7 @@ describe('pushErpOrders on a real Temporal dev server and the sandbox', () => {
     return file;
   };
   const push = (input: PushErpOrdersInput, prefix = 'erp-push'): Promise<PushErpOrdersResult> =>
-    stack.client.workflow.execute(pushErpOrders, {
+    stack.client.workflow.execute(erpOrders, {
       args: [input],
       taskQueue: stack.taskQueue,
       workflowId: stack.workflowId(prefix),
@@ -214,7 +214,7 @@ describe('pushErpOrders on a real Temporal dev server and the sandbox', () => {
     for (const row of rows.filter((r) => r.order_number === 'PO-D-0003')) row.supplier_code = 'SUP-9999';
     const file = await writeCsv('with-bad.csv', rows);
     const workflowId = stack.workflowId('erp-orders-with-bad');
-    const result = await stack.client.workflow.execute(pushErpOrders, {
+    const result = await stack.client.workflow.execute(erpOrders, {
       args: [{ file }],
       taskQueue: stack.taskQueue,
       workflowId,
@@ -237,7 +237,7 @@ describe('pushErpOrders on a real Temporal dev server and the sandbox', () => {
     // `trace-sync retry` starts the same job on the rejects file: only the two failed orders are pushed again.
     const plan = await retryPlanFor(stack.client, workflowId);
     expect(plan).toMatchObject({
-      workflowType: 'pushErpOrders',
+      workflowType: 'erpOrders',
       input: { file: result.rejectsFile, retryOf: workflowId },
     });
     const before = { ...stack.apiClient.stats().byMethodStatus };
@@ -277,7 +277,7 @@ describe('pushErpOrders on a real Temporal dev server and the sandbox', () => {
   it('continues as new on long runs and still counts every order once', async () => {
     const file = await writeCsv('long.csv', orders('PO-F', 14, 1));
     const workflowId = stack.workflowId('erp-orders-long');
-    const handle = await stack.client.workflow.start(pushErpOrders, {
+    const handle = await stack.client.workflow.start(erpOrders, {
       args: [{ file, batchSize: 1 }],
       taskQueue: stack.taskQueue,
       workflowId,

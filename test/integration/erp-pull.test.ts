@@ -4,16 +4,16 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import Papa from 'papaparse';
 import type { PullOrdersResult } from '../../activities/erp-pull';
-import { pullPlatformOrders } from '../../workflows';
+import { erpPull } from '../../workflows';
 import { startTestStack, type TestStack } from '../harness';
 
 const BRAND = 'cmp_brand_nordic_threads';
 
-describe('pullPlatformOrders: orders changed on the platform since the stored mark', () => {
+describe('erpPull: orders changed on the platform since the stored mark', () => {
   let stack: TestStack;
   let exportsDir: string;
   const pull = (): Promise<PullOrdersResult> =>
-    stack.client.workflow.execute(pullPlatformOrders, {
+    stack.client.workflow.execute(erpPull, {
       args: [{}],
       taskQueue: stack.taskQueue,
       workflowId: stack.workflowId('erp-pull'),

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { createInboxActivities } from '../../activities/inbox';
 import { S3Store, s3ClientFor } from '../../connectors/storage';
-import { processInbox } from '../../workflows';
+import { inbox } from '../../workflows';
 import type { ProcessInboxResult } from '../../workflows/inbox';
 import { startTestStack, type TestStack } from '../harness';
 import { describeWithS3, startS3, type RunningS3 } from '../harness/versitygw';
@@ -22,12 +22,12 @@ const BAD = [
 
 // Issue 20: "The inbox job watches an S3 prefix (inbox/plm/, inbox/erp/) and moves each file to processed/ or
 // failed/ exactly once, even with several workers polling."
-describeS3('processInbox on an S3 prefix (versitygw)', () => {
+describeS3('inbox on an S3 prefix (versitygw)', () => {
   let s3: RunningS3;
   let stack: TestStack;
   let store: S3Store;
   let dataDir: string;
-  const inbox = () => `s3://${s3.bucket}/inbox/erp`;
+  const inboxFolder = () => `s3://${s3.bucket}/inbox/erp`;
 
   beforeAll(async () => {
     s3 = await startS3();
@@ -53,8 +53,8 @@ describeS3('processInbox on an S3 prefix (versitygw)', () => {
     await store.put('inbox/erp/broken.csv', BAD);
     await store.put('inbox/erp/.partial-upload.csv', GOOD);
     const run = (name: string): Promise<ProcessInboxResult> =>
-      stack.client.workflow.execute(processInbox, {
-        args: [{ job: 'erp-orders', folder: inbox() }],
+      stack.client.workflow.execute(inbox, {
+        args: [{ job: 'erp-orders', folder: inboxFolder() }],
         taskQueue: stack.taskQueue,
         workflowId: stack.workflowId(name),
       });
@@ -89,7 +89,7 @@ describeS3('processInbox on an S3 prefix (versitygw)', () => {
   it('movers racing on one file: one copy in processed/, none left in the inbox, all report the same place', async () => {
     await store.put('inbox/erp/race.csv', GOOD);
     const activities = createInboxActivities();
-    const [file] = (await activities.listInboxFiles({ folder: inbox() })).filter(
+    const [file] = (await activities.listInboxFiles({ folder: inboxFolder() })).filter(
       (f) => f.name === 'race.csv',
     );
     const moves = await Promise.all(
@@ -106,7 +106,7 @@ describeS3('processInbox on an S3 prefix (versitygw)', () => {
     // told apart by its last-modified time, which S3 keeps to the second.)
     await new Promise((resolve) => setTimeout(resolve, 1100));
     await store.put('inbox/erp/race.csv', GOOD);
-    const [again] = (await activities.listInboxFiles({ folder: inbox() })).filter(
+    const [again] = (await activities.listInboxFiles({ folder: inboxFolder() })).filter(
       (f) => f.name === 'race.csv',
     );
     const moved = await activities.moveInboxFile({ file: again!, to: 'processed' });

@@ -2,7 +2,7 @@ import { existsSync, readdirSync } from 'node:fs';
 import { copyFile, mkdir, mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { processInbox } from '../../workflows';
+import { inbox } from '../../workflows';
 import { inboxChildId, type ProcessInboxResult } from '../../workflows/inbox';
 import { startTestStack, type TestStack } from '../harness';
 import { nativeRows, productCount, toCsv } from '../unit/plm-activities/native-sheet';
@@ -19,20 +19,20 @@ const BAD = [
   'INB-9,SUP-1001,1,PLM-TEE-001-BLK,PIECES',
 ].join('\n');
 
-describe('processInbox: one child per new file, files moved to processed/ or failed/', () => {
+describe('inbox: one child per new file, files moved to processed/ or failed/', () => {
   let stack: TestStack;
-  let inbox: string;
+  let inboxDir: string;
   const run = (): Promise<ProcessInboxResult> =>
-    stack.client.workflow.execute(processInbox, {
-      args: [{ job: 'erp-orders', folder: inbox }],
+    stack.client.workflow.execute(inbox, {
+      args: [{ job: 'erp-orders', folder: inboxDir }],
       taskQueue: stack.taskQueue,
       workflowId: stack.workflowId('inbox'),
     });
 
   beforeAll(async () => {
     const dir = await mkdtemp(path.join(tmpdir(), 'inbox-it-'));
-    inbox = path.join(dir, 'inbox');
-    await mkdir(inbox);
+    inboxDir = path.join(dir, 'inbox');
+    await mkdir(inboxDir);
     stack = await startTestStack({ config: { dataDir: path.join(dir, 'data') } });
   }, 60_000);
 
@@ -41,28 +41,31 @@ describe('processInbox: one child per new file, files moved to processed/ or fai
   });
 
   it('pushes each file once, moves it by outcome, and never processes the same content twice', async () => {
-    await writeFile(path.join(inbox, 'orders-march.csv'), GOOD);
-    await writeFile(path.join(inbox, 'broken.csv'), BAD);
-    await writeFile(path.join(inbox, '.partial-upload.csv'), GOOD);
+    await writeFile(path.join(inboxDir, 'orders-march.csv'), GOOD);
+    await writeFile(path.join(inboxDir, 'broken.csv'), BAD);
+    await writeFile(path.join(inboxDir, '.partial-upload.csv'), GOOD);
 
     const first = await run();
     const byName = new Map(first.files.map((file) => [file.name, file]));
     expect([...byName.keys()].sort()).toEqual(['broken.csv', 'orders-march.csv']);
     expect(byName.get('orders-march.csv')).toMatchObject({
       outcome: 'processed',
-      movedTo: path.join(inbox, 'processed', 'orders-march.csv'),
+      movedTo: path.join(inboxDir, 'processed', 'orders-march.csv'),
     });
     expect(byName.get('broken.csv')).toMatchObject({
       outcome: 'failed',
-      movedTo: path.join(inbox, 'failed', 'broken.csv'),
+      movedTo: path.join(inboxDir, 'failed', 'broken.csv'),
     });
     expect(byName.get('broken.csv')?.error).toContain('quantity');
-    expect(readdirSync(inbox).sort()).toEqual(['.partial-upload.csv', 'failed', 'processed']);
+    expect(readdirSync(inboxDir).sort()).toEqual(['.partial-upload.csv', 'failed', 'processed']);
     const child = await stack.client.workflow.getHandle(byName.get('orders-march.csv')!.workflowId).result();
     expect(child).toMatchObject({ orders: { created: 2 } });
 
     // The same content dropped again (under the same name) is recognised by its child id and not pushed again.
-    await copyFile(path.join(inbox, 'processed', 'orders-march.csv'), path.join(inbox, 'orders-march.csv'));
+    await copyFile(
+      path.join(inboxDir, 'processed', 'orders-march.csv'),
+      path.join(inboxDir, 'orders-march.csv'),
+    );
     const before = stack.apiClient.stats().calls;
     const second = await run();
     expect(second.files).toEqual([
@@ -73,16 +76,16 @@ describe('processInbox: one child per new file, files moved to processed/ or fai
       }),
     ]);
     expect(stack.apiClient.stats().calls).toBe(before);
-    expect(existsSync(path.join(inbox, 'orders-march.csv'))).toBe(false);
-    expect(readdirSync(path.join(inbox, 'processed')).length).toBe(2);
+    expect(existsSync(path.join(inboxDir, 'orders-march.csv'))).toBe(false);
+    expect(readdirSync(path.join(inboxDir, 'processed')).length).toBe(2);
   });
 
   it('imports a PLM sheet dropped in a PLM inbox and moves it to processed/', async () => {
-    const plmInbox = path.join(path.dirname(inbox), 'plm-inbox');
+    const plmInbox = path.join(path.dirname(inboxDir), 'plm-inbox');
     await mkdir(plmInbox);
     const shape = { prefix: 'INBOX-PLM', styles: 2, coloursPerStyle: 2, sizesPerColour: 2 };
     await writeFile(path.join(plmInbox, 'ss26.csv'), toCsv(nativeRows(shape)));
-    const result = await stack.client.workflow.execute(processInbox, {
+    const result = await stack.client.workflow.execute(inbox, {
       args: [{ job: 'plm-import', folder: plmInbox, profile: 'native' }],
       taskQueue: stack.taskQueue,
       workflowId: stack.workflowId('inbox-plm'),

@@ -6,13 +6,7 @@ import Papa from 'papaparse';
 import { runKeyOf } from '../../connectors/staging';
 import { S3Store, type ObjectStore } from '../../connectors/storage';
 import { s3ClientFor } from '../../connectors/storage';
-import {
-  certificateExpiryReport,
-  importPlmSpreadsheet,
-  pullPlatformOrders,
-  pushErpOrders,
-  repairBomForks,
-} from '../../workflows';
+import { certificateReport, plmImport, erpPull, erpOrders, bomRepair } from '../../workflows';
 import { repoRoot } from '../../worker/paths';
 import { readHarnessInfo, startTestStack, traceSync, type TestStack } from '../harness';
 import { describeWithS3, startS3, type RunningS3 } from '../harness/versitygw';
@@ -63,7 +57,7 @@ describeS3('the four jobs with TRACE_STORE_URL=s3://… (versitygw)', () => {
     });
     await store.put('inputs/plm/sheet.csv', toCsv(rows));
     const workflowId = stack.workflowId('plm-s3');
-    const result = await stack.client.workflow.execute(importPlmSpreadsheet, {
+    const result = await stack.client.workflow.execute(plmImport, {
       args: [{ file: `s3://${s3.bucket}/trace/inputs/plm/sheet.csv` }],
       taskQueue: stack.taskQueue,
       workflowId,
@@ -86,7 +80,7 @@ describeS3('the four jobs with TRACE_STORE_URL=s3://… (versitygw)', () => {
 
     // A retry names the rejects file by the path of the worker that wrote it; this worker finds it in the bucket.
     const elsewhere = path.join('/no-such-worker/data/runs', runKeyOf(workflowId), 'rejects.csv');
-    const retry = await stack.client.workflow.execute(importPlmSpreadsheet, {
+    const retry = await stack.client.workflow.execute(plmImport, {
       args: [{ file: elsewhere, retryOf: workflowId }],
       taskQueue: stack.taskQueue,
       workflowId: stack.workflowId('plm-s3-retry'),
@@ -103,7 +97,7 @@ describeS3('the four jobs with TRACE_STORE_URL=s3://… (versitygw)', () => {
     ].join('\n');
     await store.put('inputs/erp/orders.csv', csv);
     const workflowId = stack.workflowId('erp-s3');
-    const result = await stack.client.workflow.execute(pushErpOrders, {
+    const result = await stack.client.workflow.execute(erpOrders, {
       args: [{ file: `s3://${s3.bucket}/trace/inputs/erp/orders.csv` }],
       taskQueue: stack.taskQueue,
       workflowId,
@@ -119,7 +113,7 @@ describeS3('the four jobs with TRACE_STORE_URL=s3://… (versitygw)', () => {
       },
     ).data;
     expect(rejects.map((row) => row.order_number)).toEqual(['S3-2']);
-    const retry = await stack.client.workflow.execute(pushErpOrders, {
+    const retry = await stack.client.workflow.execute(erpOrders, {
       args: [
         {
           file: path.join('/no-such-worker/data/runs', runKeyOf(workflowId), 'rejects.csv'),
@@ -136,7 +130,7 @@ describeS3('the four jobs with TRACE_STORE_URL=s3://… (versitygw)', () => {
 
   it('a missing s3:// export fails at once, naming the reference', async () => {
     const failure = await stack.client.workflow
-      .execute(pushErpOrders, {
+      .execute(erpOrders, {
         args: [{ file: `s3://${s3.bucket}/trace/inputs/erp/none.csv` }],
         taskQueue: stack.taskQueue,
         workflowId: stack.workflowId('erp-s3-missing'),
@@ -158,7 +152,7 @@ describeS3('the four jobs with TRACE_STORE_URL=s3://… (versitygw)', () => {
   });
 
   it('BOM repair (dry run) stages its candidates in the bucket, not on the disk', async () => {
-    const result = await stack.client.workflow.execute(repairBomForks, {
+    const result = await stack.client.workflow.execute(bomRepair, {
       args: [{ all: true, dryRun: true }],
       taskQueue: stack.taskQueue,
       workflowId: stack.workflowId('bom-s3'),
@@ -169,7 +163,7 @@ describeS3('the four jobs with TRACE_STORE_URL=s3://… (versitygw)', () => {
 
   it('the certificate report lands in the bucket under reports/, and the next one compares with it from there', async () => {
     const report = (asOf: string) =>
-      stack.client.workflow.execute(certificateExpiryReport, {
+      stack.client.workflow.execute(certificateReport, {
         args: [{ asOf }],
         taskQueue: stack.taskQueue,
         workflowId: stack.workflowId(`cert-s3-${asOf}`),
@@ -190,7 +184,7 @@ describeS3('the four jobs with TRACE_STORE_URL=s3://… (versitygw)', () => {
 
   it('the order pull exports to the bucket and keeps its high-water mark there, for the next pull on any worker', async () => {
     const pull = () =>
-      stack.client.workflow.execute(pullPlatformOrders, {
+      stack.client.workflow.execute(erpPull, {
         args: [{}],
         taskQueue: stack.taskQueue,
         workflowId: stack.workflowId('pull-s3'),
@@ -219,7 +213,7 @@ describeS3('the four jobs with TRACE_STORE_URL=s3://… (versitygw)', () => {
     });
     const local = path.join(dataDir, '..', `cli-sheet-${Date.now()}.csv`);
     await writeFile(local, toCsv(rows));
-    const out = await cli('import-plm', local, '--wait');
+    const out = await cli('plm-import', local, '--wait');
     await rm(local, { force: true });
     expect(out.stderr).toBe('');
     expect(out.status).toBe(0);
@@ -240,7 +234,7 @@ describeS3('the four jobs with TRACE_STORE_URL=s3://… (versitygw)', () => {
   it('the CLI uploads the mapping profile too: a push with --mapping runs on the worker from the bucket alone', async () => {
     const examples = path.join(repoRoot(), 'examples', 'erp');
     const out = await cli(
-      'push-orders',
+      'erp-orders',
       path.join(examples, 'orders.csv'),
       '--mapping',
       path.join(examples, 'profile-eu.json'),

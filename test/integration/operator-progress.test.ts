@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { defaultPayloadConverter } from '@temporalio/common';
-import { importPlmSpreadsheet } from '../../workflows';
+import { plmImport } from '../../workflows';
 import { TraceStatus } from '../../worker/search-attributes';
 import { repoRoot } from '../../worker/paths';
 import { nativeRows, productCount, toCsv } from '../unit/plm-activities/native-sheet';
@@ -56,7 +56,7 @@ describe("the operator's view while a run goes on", () => {
   it('"when stdout is not a terminal, one JSON line per phase change and at most one per few seconds; the final result JSON as today"', async () => {
     const file = path.join(dir, 'long-sheet.csv');
     writeFileSync(file, toCsv(nativeRows({ prefix: 'PRG', ...SHAPE })));
-    const run = await traceSync(['import-plm', file, '--wait'], env);
+    const run = await traceSync(['plm-import', file, '--wait'], env);
     expect({ status: run.status, stderr: run.stderr }).toEqual({ status: 0, stderr: '' });
 
     const lines = progressLines(run.stdout);
@@ -85,7 +85,7 @@ describe("the operator's view while a run goes on", () => {
       file,
       toCsv(nativeRows({ prefix: 'WCH', styles: 8, coloursPerStyle: 2, sizesPerColour: 2 })),
     );
-    const handle = await stack.client.workflow.start(importPlmSpreadsheet, {
+    const handle = await stack.client.workflow.start(plmImport, {
       taskQueue: stack.taskQueue,
       workflowId: stack.workflowId('watched'),
       args: [{ file, batchSize: 10 }],
@@ -98,7 +98,7 @@ describe("the operator's view while a run goes on", () => {
 
   it('"--wait against a queue nobody polls fails in under 15 s with the queue\'s name"', async () => {
     const queue = `nobody-polls-${Date.now()}`;
-    const run = await traceSync(['check', '--wait'], { ...env, TRACE_TASK_QUEUE: queue }, 60_000);
+    const run = await traceSync(['check-connection', '--wait'], { ...env, TRACE_TASK_QUEUE: queue }, 60_000);
     expect(run.status).toBe(1);
     expect(run.ms).toBeLessThan(15_000);
     expect(run.stderr).toContain(`No worker polls task queue "${queue}"`);
@@ -108,7 +108,7 @@ describe("the operator's view while a run goes on", () => {
 
   it('without --wait, a queue nobody polls is a warning: the run is started for a worker to come', async () => {
     const queue = `nobody-polls-yet-${Date.now()}`;
-    const run = await traceSync(['check'], { ...env, TRACE_TASK_QUEUE: queue }, 60_000);
+    const run = await traceSync(['check-connection'], { ...env, TRACE_TASK_QUEUE: queue }, 60_000);
     expect(run.status).toBe(0);
     expect(run.stderr).toContain(`warning: No worker polls task queue "${queue}"`);
     const id = /Started workflow (\S+)/.exec(run.stdout)?.[1];
@@ -122,7 +122,7 @@ describe("the operator's view while a run goes on", () => {
       row.externalId === 'REJ-S1-C1-Z2' ? { ...row, name: '' } : row,
     );
     writeFileSync(file, toCsv(rows));
-    const run = await traceSync(['import-plm', file, '--wait'], env);
+    const run = await traceSync(['plm-import', file, '--wait'], env);
     expect(run.status).toBe(0);
     const id = /Started workflow (\S+)/.exec(run.stdout)?.[1] as string;
     const handle = stack.client.workflow.getHandle(id);
@@ -164,7 +164,7 @@ describe("the operator's view while a run goes on", () => {
       const exports = ['TEMPORAL_ADDRESS', 'TEMPORAL_NAMESPACE', 'TRACE_TASK_QUEUE', 'TRACE_DATA_DIR']
         .map((name) => `${name}='${env[name] ?? ''}'`)
         .join(' ');
-      const command = `cd '${repoRoot()}' && env ${exports} '${process.execPath}' bin/trace-sync.cjs import-plm '${file}' --wait; echo "exit=$?" > '${done}'; sleep 30`;
+      const command = `cd '${repoRoot()}' && env ${exports} '${process.execPath}' bin/trace-sync.cjs plm-import '${file}' --wait; echo "exit=$?" > '${done}'; sleep 30`;
       const tmuxRun = (...args: string[]) => spawnSync('tmux', ['-S', socket, ...args], { encoding: 'utf8' });
       expect(tmuxRun('new-session', '-d', '-s', session, '-x', '120', '-y', '40', command).status).toBe(0);
       try {

@@ -3,12 +3,12 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { Client, WorkflowHandle } from '@temporalio/client';
 import {
-  certificateExpiryReport,
+  certificateReport,
   checkConnection,
-  importPlmSpreadsheet,
-  pullPlatformOrders,
-  pushErpOrders,
-  repairBomForks,
+  plmImport,
+  erpPull,
+  erpOrders,
+  bomRepair,
 } from '../../workflows';
 import { TraceJob, TraceSource, TraceStatus } from '../../worker/search-attributes';
 import { readHarnessInfo, startTestStack, traceSync, type TestStack } from '../harness';
@@ -35,40 +35,40 @@ interface CliJob {
 function cliJobs(dir: string): CliJob[] {
   return [
     {
-      name: 'import-plm',
-      args: ['import-plm', path.join(dir, 'ops-sheet.csv')],
+      name: 'plm-import',
+      args: ['plm-import', path.join(dir, 'ops-sheet.csv')],
       id: new RegExp(`^plm-import-ops-sheet\\.csv-${WHEN}$`),
       job: 'plm-import',
       source: 'ops-sheet.csv',
       progress: true,
     },
     {
-      name: 'push-orders',
-      args: ['push-orders', path.join(dir, 'ops-orders.csv')],
+      name: 'erp-orders',
+      args: ['erp-orders', path.join(dir, 'ops-orders.csv')],
       id: new RegExp(`^erp-orders-ops-orders\\.csv-${WHEN}$`),
       job: 'erp-orders',
       source: 'ops-orders.csv',
       progress: true,
     },
     {
-      name: 'pull-orders',
-      args: ['pull-orders'],
+      name: 'erp-pull',
+      args: ['erp-pull'],
       id: new RegExp(`^erp-pull-${WHEN}$`),
       job: 'erp-pull',
       source: 'api',
       progress: true,
     },
     {
-      name: 'repair-bom',
-      args: ['repair-bom', '--all'],
+      name: 'bom-repair',
+      args: ['bom-repair', '--all'],
       id: new RegExp(`^bom-repair-all-${WHEN}$`),
       job: 'bom-repair',
       source: 'api',
       progress: true,
     },
     {
-      name: 'cert-report',
-      args: ['cert-report', '--as-of', '2026-11-01'],
+      name: 'certificate-report',
+      args: ['certificate-report', '--as-of', '2026-11-01'],
       id: new RegExp(`^cert-report-2026-11-01-${WHEN}$`),
       job: 'certificate-report',
       source: 'api',
@@ -152,7 +152,7 @@ describe("the operator's view of every job", () => {
     return stack.client.workflow.getHandle(run.workflowId);
   };
 
-  it.each(['import-plm', 'push-orders', 'pull-orders', 'repair-bom', 'cert-report', 'check'])(
+  it.each(['plm-import', 'erp-orders', 'erp-pull', 'bom-repair', 'certificate-report', 'check'])(
     'trace-sync %s: an id naming the job (and file) and the date, findable by TraceJob and TraceSource',
     async (name) => {
       const job = jobs.find((j) => j.name === name) as CliJob;
@@ -173,7 +173,7 @@ describe("the operator's view of every job", () => {
     },
   );
 
-  it.each(['import-plm', 'push-orders', 'pull-orders', 'repair-bom', 'cert-report', 'check'])(
+  it.each(['plm-import', 'erp-orders', 'erp-pull', 'bom-repair', 'certificate-report', 'check'])(
     'trace-sync %s: the progress query answers, and TraceStatus says how the run ended',
     async (name) => {
       expect((jobs.find((j) => j.name === name) as CliJob).progress).toBe(true);
@@ -190,7 +190,7 @@ describe("the operator's view of every job", () => {
   // `dry-run` is only ever a dry run still running (PLM import, ERP push, BOM repair); a finished one says
   // `dry-run-done`, so `TraceStatus = 'dry-run'` finds running dry runs only.
   it('a finished dry run says dry-run-done, whichever the job', async () => {
-    const handle = await stack.client.workflow.start(repairBomForks, {
+    const handle = await stack.client.workflow.start(bomRepair, {
       taskQueue: stack.taskQueue,
       workflowId: stack.workflowId('bom-repair-dry-run'),
       args: [{ all: true, dryRun: true }],
@@ -199,7 +199,7 @@ describe("the operator's view of every job", () => {
     expect((await handle.describe()).typedSearchAttributes.get(TraceStatus)).toBe('dry-run-done');
   });
 
-  it('trace-sync check: the progress query answers, done once the check is', async () => {
+  it('trace-sync check-connection: the progress query answers, done once the check is', async () => {
     const handle = handleOf('check');
     await handle.result();
     const progress: unknown = await handle.query('progress');
@@ -216,32 +216,31 @@ describe("the operator's view of every job", () => {
     const options = (workflowId: string) => ({ taskQueue: stack.taskQueue, workflowId });
 
     it.each([
-      ['importPlmSpreadsheet', 'plm-import', 'ops-sheet.csv'],
-      ['pushErpOrders', 'erp-orders', 'ops-orders.csv'],
-      ['pullPlatformOrders', 'erp-pull', 'api'],
-      ['repairBomForks', 'bom-repair', 'api'],
-      ['certificateExpiryReport', 'certificate-report', 'api'],
+      ['plmImport', 'plm-import', 'ops-sheet.csv'],
+      ['erpOrders', 'erp-orders', 'ops-orders.csv'],
+      ['erpPull', 'erp-pull', 'api'],
+      ['bomRepair', 'bom-repair', 'api'],
+      ['certificateReport', 'certificate-report', 'api'],
     ])('%s sets TraceJob %s, TraceSource %s and TraceStatus', async (workflow, job, source) => {
       const runs: Record<string, (id: string) => Promise<WorkflowHandle>> = {
-        importPlmSpreadsheet: (id) =>
-          stack.client.workflow.start(importPlmSpreadsheet, {
+        plmImport: (id) =>
+          stack.client.workflow.start(plmImport, {
             ...options(id),
             args: [{ file: path.join(dir, 'ops-sheet.csv') }],
           }),
-        pushErpOrders: (id) =>
-          stack.client.workflow.start(pushErpOrders, {
+        erpOrders: (id) =>
+          stack.client.workflow.start(erpOrders, {
             ...options(id),
             args: [{ file: path.join(dir, 'ops-orders.csv') }],
           }),
-        pullPlatformOrders: (id) =>
-          stack.client.workflow.start(pullPlatformOrders, { ...options(id), args: [{}] }),
-        repairBomForks: (id) =>
-          stack.client.workflow.start(repairBomForks, {
+        erpPull: (id) => stack.client.workflow.start(erpPull, { ...options(id), args: [{}] }),
+        bomRepair: (id) =>
+          stack.client.workflow.start(bomRepair, {
             ...options(id),
             args: [{ all: true, dryRun: true }],
           }),
-        certificateExpiryReport: (id) =>
-          stack.client.workflow.start(certificateExpiryReport, {
+        certificateReport: (id) =>
+          stack.client.workflow.start(certificateReport, {
             ...options(id),
             args: [{ asOf: '2026-11-02' }],
           }),

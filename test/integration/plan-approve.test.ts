@@ -4,7 +4,7 @@ import path from 'node:path';
 import type { WorkflowHandle } from '@temporalio/client';
 import * as XLSX from 'xlsx';
 import { isTraceabilityApiError } from '../../connectors/traceability';
-import { importPlmSpreadsheet, pushErpOrders } from '../../workflows';
+import { plmImport, erpOrders } from '../../workflows';
 import type { PushErpOrdersResult } from '../../workflows/erp-orders';
 import type { ApprovalOutcome } from '../../workflows/approval';
 import type { PlmImportResult } from '../../workflows/plm-import';
@@ -13,7 +13,7 @@ import { nativeRows, toCsv, type NativeRow } from '../unit/plm-activities/native
 import { cliEnv, startTestStack, traceSync, type TestStack } from '../harness';
 
 /**
- * Issue 21, "Plan, then approve": `import-plm --approve` plans, writes plan.html and plan.xlsx, sets TraceStatus
+ * Issue 21, "Plan, then approve": `plm-import --approve` plans, writes plan.html and plan.xlsx, sets TraceStatus
  * `awaiting-approval` and waits for `approve` or `reject`. "Approve applies exactly the planned changes; if the
  * platform changed in between, the changed products are re-planned and reported, never blindly written."
  */
@@ -34,7 +34,7 @@ describe('plan, then approve (PLM import)', () => {
   };
 
   const importNow = async (file: string) => {
-    const handle = await stack.client.workflow.start(importPlmSpreadsheet, {
+    const handle = await stack.client.workflow.start(plmImport, {
       taskQueue: stack.taskQueue,
       workflowId: stack.workflowId('seed'),
       args: [{ file }],
@@ -42,9 +42,9 @@ describe('plan, then approve (PLM import)', () => {
     return handle.result();
   };
 
-  /** Starts `trace-sync import-plm FILE --approve` (or another job command) and waits until the run awaits a decision. */
+  /** Starts `trace-sync plm-import FILE --approve` (or another job command) and waits until the run awaits a decision. */
   const startAwaiting = async (file: string, ...extra: string[]): Promise<WorkflowHandle> => {
-    const command = extra[0] === 'push-orders' ? (extra.shift() as string) : 'import-plm';
+    const command = extra[0] === 'erp-orders' ? (extra.shift() as string) : 'plm-import';
     const started = await cli(command, file, '--approve', ...extra);
     expect({ status: started.status, stderr: started.stderr }).toEqual({ status: 0, stderr: '' });
     const handle = stack.client.workflow.getHandle(
@@ -145,7 +145,7 @@ describe('plan, then approve (PLM import)', () => {
 
   it('with --wait, the CLI says the run awaits approval (plan files, approve command) and waits for the decision', async () => {
     const waiting = cli(
-      'import-plm',
+      'plm-import',
       sheet('wait.csv', nativeRows({ prefix: 'WTA', styles: 1, coloursPerStyle: 1, sizesPerColour: 1 })),
       '--approve',
       '--wait',
@@ -213,7 +213,7 @@ describe('plan, then approve (PLM import)', () => {
     expect((await onPlatform('CHG-S1-C1-Z2'))?.name).toBe('Planned name 2');
   }, 300_000);
 
-  describe('push-orders --approve', () => {
+  describe('erp-orders --approve', () => {
     const HEADER =
       'order_number,supplier_code,buyer_facility_process,supplier_facility_process,order_date,line_number,product_external_id,quantity,unit\n';
     const line = (order: string, quantity: number) =>
@@ -230,7 +230,7 @@ describe('plan, then approve (PLM import)', () => {
     it('approve pushes the planned orders; an order the platform got in between is held back, not created twice', async () => {
       const handle = await startAwaiting(
         orders('apv-orders.csv', line('APV-PO-1', 10), line('APV-PO-2', 20)),
-        'push-orders',
+        'erp-orders',
       );
       expect((await handle.describe()).typedSearchAttributes.get(TraceStatus)).toBe('awaiting-approval');
       const html = readFileSync(
@@ -240,7 +240,7 @@ describe('plan, then approve (PLM import)', () => {
       expect(html).toContain('APV-PO-1');
       expect(await onPlatformOrder('APV-PO-1')).toBeUndefined();
       // While the plan waits, another run pushes APV-PO-2.
-      const other = await stack.client.workflow.start(pushErpOrders, {
+      const other = await stack.client.workflow.start(erpOrders, {
         taskQueue: stack.taskQueue,
         workflowId: stack.workflowId('other-push'),
         args: [{ file: orders('other.csv', line('APV-PO-2', 20)) }],
@@ -261,7 +261,7 @@ describe('plan, then approve (PLM import)', () => {
     }, 300_000);
 
     it('a reject writes nothing', async () => {
-      const handle = await startAwaiting(orders('rej-orders.csv', line('RJT-PO-1', 5)), 'push-orders');
+      const handle = await startAwaiting(orders('rej-orders.csv', line('RJT-PO-1', 5)), 'erp-orders');
       expect((await cli('reject', handle.workflowId)).status).toBe(0);
       const result = (await handle.result()) as ErpResult;
       expect(result.approval).toMatchObject({ decision: 'rejected' });

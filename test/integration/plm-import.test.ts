@@ -6,7 +6,7 @@ import type { PlmImportResult } from '../../activities/plm-import';
 import { retryPlanFor } from '../../cli/commands/retry';
 import type { Product } from '../../connectors/traceability';
 import { TraceJob, TraceSource, TraceStatus } from '../../worker/search-attributes';
-import { importPlmSpreadsheet } from '../../workflows';
+import { plmImport } from '../../workflows';
 import { plmImportProgressQuery, type ImportPlmSpreadsheetInput } from '../../workflows/plm-import';
 import { cliEnv, startTestStack, traceSync, waitResult, type TestStack } from '../harness';
 import {
@@ -19,7 +19,7 @@ import {
   type SheetShape,
 } from '../unit/plm-activities/native-sheet';
 
-describe('importPlmSpreadsheet on a real Temporal dev server and the sandbox', () => {
+describe('plmImport on a real Temporal dev server and the sandbox', () => {
   let stack: TestStack;
   let dir: string;
 
@@ -29,7 +29,7 @@ describe('importPlmSpreadsheet on a real Temporal dev server and the sandbox', (
     return file;
   };
   const start = (input: ImportPlmSpreadsheetInput, prefix = 'plm-import') =>
-    stack.client.workflow.start(importPlmSpreadsheet, {
+    stack.client.workflow.start(plmImport, {
       args: [input],
       taskQueue: stack.taskQueue,
       workflowId: stack.workflowId(prefix),
@@ -309,15 +309,15 @@ describe('importPlmSpreadsheet on a real Temporal dev server and the sandbox', (
     await expect(
       run({ file: path.join(dir, 'fresh.csv'), profile: 'nordic' } as unknown as ImportPlmSpreadsheetInput),
     ).rejects.toMatchObject({
-      cause: { message: expect.stringContaining('Invalid importPlmSpreadsheet input: profile:') },
+      cause: { message: expect.stringContaining('Invalid plmImport input: profile:') },
     });
     await expect(run({ file: path.join(dir, 'nowhere.csv') })).rejects.toMatchObject({
       cause: { message: expect.stringContaining('nowhere.csv does not exist') },
     });
   });
 
-  it('trace-sync import-plm --wait prints the result and exits 0 even with bad rows', async () => {
-    const cli = (...args: string[]) => traceSync(['import-plm', ...args], cliEnv(stack), 90_000);
+  it('trace-sync plm-import --wait prints the result and exits 0 even with bad rows', async () => {
+    const cli = (...args: string[]) => traceSync(['plm-import', ...args], cliEnv(stack), 90_000);
 
     const rows = nativeRows({ prefix: 'CLI', styles: 1, coloursPerStyle: 1, sizesPerColour: 2 }).map((row) =>
       row.externalId === 'CLI-S1-C1-Z2' ? { ...row, name: '' } : row,

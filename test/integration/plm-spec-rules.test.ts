@@ -9,9 +9,9 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import * as XLSX from 'xlsx';
 import type { PlmImportResult } from '../../activities/plm-import';
-import { builtinProfile } from '../../connectors/plm';
+import { builtinProfile } from '../../connectors/plm-import';
 import { repoRoot } from '../../worker/paths';
-import { importPlmSpreadsheet } from '../../workflows';
+import { plmImport } from '../../workflows';
 import type { ImportPlmSpreadsheetInput } from '../../workflows/plm-import';
 import { sandboxApi, startTestStack, type TestStack } from '../harness';
 import { parseCsv } from '../unit/plm-activities/native-sheet';
@@ -103,7 +103,7 @@ describe('PLM import follows the spec rules (issue 15)', () => {
   };
   const run = async (input: ImportPlmSpreadsheetInput): Promise<PlmImportResult> =>
     (
-      await stack.client.workflow.start(importPlmSpreadsheet, {
+      await stack.client.workflow.start(plmImport, {
         args: [input],
         taskQueue: stack.taskQueue,
         workflowId: stack.workflowId('plm-rules'),

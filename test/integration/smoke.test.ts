@@ -143,7 +143,7 @@ describe('trace-sync start (the embedded stack)', () => {
       const styleTypes = await fetch(`${apiUrl}/style-types`, { headers: { companyapikey: key ?? '' } });
       expect(styleTypes.status).toBe(200);
 
-      // The printed hint works: `trace-sync check --wait` runs the workflow on this stack's worker.
+      // The printed hint works: `trace-sync check-connection --wait` runs the workflow on this stack's worker.
       const check = spawnSync(
         process.execPath,
         [path.join(repoRoot(), 'bin', 'trace-sync.cjs'), 'check', '--wait'],

@@ -10,7 +10,7 @@ import { S3Store, s3ClientFor } from '../../connectors/storage';
 import { seededRandom } from '../../sandbox/core/prng';
 import { startSandbox, type RunningSandbox } from '../../sandbox/server';
 import { SANDBOX_API_KEY } from '../../worker/api-target';
-import { importPlmSpreadsheet, pushErpOrders } from '../../workflows';
+import { plmImport, erpOrders } from '../../workflows';
 import { compareState, noDiscrepancies, sandboxStateSchema } from '../chaos/compare';
 import { orderExport, plmSheet } from '../chaos/inputs';
 import { WorkerProcess } from '../chaos/worker-process';
@@ -93,12 +93,12 @@ describeS3('two workers, separate data folders, one bucket: SIGKILL the one hold
     await a.process.start();
     const plmId = `plm-two-workers-${randomUUID()}`;
     const erpId = `erp-two-workers-${randomUUID()}`;
-    const plm = await client.workflow.start(importPlmSpreadsheet, {
+    const plm = await client.workflow.start(plmImport, {
       taskQueue,
       workflowId: plmId,
       args: [{ file: store.urlOf('inputs/two-workers/sheet.csv'), profile: 'native', batchSize: 20 }],
     });
-    const erp = await client.workflow.start(pushErpOrders, {
+    const erp = await client.workflow.start(erpOrders, {
       taskQueue,
       workflowId: erpId,
       args: [{ file: store.urlOf('inputs/two-workers/orders.csv'), batchSize: 10 }],

@@ -21,7 +21,7 @@ describe('schedules list: the next run in the schedule’s own zone and in UTC',
   it('a schedules file with an unknown time zone is refused, naming it', () => {
     const parsed = scheduleEntrySchema.safeParse({
       id: 'x',
-      workflow: 'certificateExpiryReport',
+      workflow: 'certificateReport',
       cron: '0 2 * * *',
       timeZone: 'Europe/Stokholm',
     });

@@ -1,4 +1,4 @@
-import type { LineView } from '../../../connectors/bom';
+import type { LineView } from '../../../connectors/bom-repair';
 
 let counter = 0;
 

@@ -1,7 +1,7 @@
-import { parseRepairBomInput, selectorLabel } from '../../../connectors/bom';
-import { repairBomInputFromFlags, repairBomWorkflowId } from '../../../cli/commands/repair-bom';
+import { parseRepairBomInput, selectorLabel } from '../../../connectors/bom-repair';
+import { repairBomInputFromFlags, repairBomWorkflowId } from '../../../cli/commands/bom-repair';
 
-describe('repairBomForks input', () => {
+describe('bomRepair input', () => {
   it('accepts exactly one selector', () => {
     expect(parseRepairBomInput({ products: ['PLM-TEE-001', 'PLM-TEE-001'] }).selector).toEqual({
       kind: 'products',
@@ -33,7 +33,7 @@ describe('repairBomForks input', () => {
   });
 });
 
-describe('trace-sync repair-bom flags', () => {
+describe('trace-sync bom-repair flags', () => {
   it('turns repeated --product into the products selector and names the workflow after it', () => {
     const input = repairBomInputFromFlags({ product: ['PLM-TEE-001'], dryRun: true, timeout: 60 });
     expect(input).toEqual({ products: ['PLM-TEE-001'], dryRun: true });

@@ -1,4 +1,4 @@
-import { matchCopiedLines } from '../../../connectors/bom';
+import { matchCopiedLines } from '../../../connectors/bom-repair';
 import { copyOf, line } from './fixtures';
 
 describe('matchCopiedLines', () => {

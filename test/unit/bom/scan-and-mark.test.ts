@@ -10,7 +10,7 @@ import {
   snapshotSourceLines,
   storeBomMark,
   trustedIncludedHeaders,
-} from '../../../connectors/bom';
+} from '../../../connectors/bom-repair';
 import type { Product } from '../../../connectors/traceability';
 import { line } from './fixtures';
 

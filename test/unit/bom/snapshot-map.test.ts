@@ -1,4 +1,4 @@
-import { mapForkToSnapshot } from '../../../connectors/bom';
+import { mapForkToSnapshot } from '../../../connectors/bom-repair';
 import { copyOf, line } from './fixtures';
 
 describe('mapForkToSnapshot (safe write: repair from the exact snapshot)', () => {

@@ -1,4 +1,4 @@
-import { ancestorsNearestFirst, pickSourceHeader, sourceNameFor } from '../../../connectors/bom';
+import { ancestorsNearestFirst, pickSourceHeader, sourceNameFor } from '../../../connectors/bom-repair';
 
 describe('sourceNameFor', () => {
   it('strips one " (Copy)" suffix', () => {

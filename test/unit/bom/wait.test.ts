@@ -1,4 +1,4 @@
-import { waitFor, WaitTimeoutError } from '../../../connectors/bom';
+import { waitFor, WaitTimeoutError } from '../../../connectors/bom-repair';
 
 function fakeClock() {
   let now = 0;

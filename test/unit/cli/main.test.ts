@@ -32,6 +32,22 @@ describe('a conventional trace-sync', () => {
     expect(help.stdout).toContain('Usage: trace-sync watch [options] <workflowId>');
   });
 
+  it("each job's command is named for the job, and its former name still runs it", () => {
+    const jobs = [
+      'plm-import',
+      'erp-orders',
+      'erp-pull',
+      'bom-repair',
+      'certificate-report',
+      'check-connection',
+    ];
+    for (const job of jobs) expect(COMMANDS.map((c) => c.name)).toContain(job);
+    const former = run('import-plm', '--help');
+    expect(former.status).toBe(0);
+    expect(former.stdout).toContain('Usage: trace-sync plm-import|import-plm [options]');
+    expect(run('help', 'cert-report').stdout).toContain('Usage: trace-sync certificate-report|cert-report');
+  });
+
   it('an unknown command is an error (exit 1) that points at --help', () => {
     const unknown = run('nosuch');
     expect(unknown.status).toBe(1);

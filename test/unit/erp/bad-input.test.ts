@@ -18,8 +18,8 @@ import {
   quoteList,
   restoreRejectsCell,
 } from '../../../connectors/input-limits';
-import { writeRejects as writePlmRejects } from '../../../connectors/plm/rejects';
-import { openSheet } from '../../../connectors/plm/read';
+import { writeRejects as writePlmRejects } from '../../../connectors/plm-import/rejects';
+import { openSheet } from '../../../connectors/plm-import/read';
 import { heavyWorkbook } from '../../bad-input/corpus';
 import {
   buildOrders,
@@ -32,7 +32,7 @@ import {
   type ExportTable,
   type MappingProfile,
   writeRejects,
-} from '../../../connectors/erp';
+} from '../../../connectors/erp-orders';
 import { CONTEXT } from './support';
 
 /**

@@ -1,10 +1,14 @@
-import { DEFAULT_PROFILE, parseProfile, type MappingProfileInput } from '../../../connectors/erp/profile';
+import {
+  DEFAULT_PROFILE,
+  parseProfile,
+  type MappingProfileInput,
+} from '../../../connectors/erp-orders/profile';
 import {
   buildOrders,
   ExportMismatchError,
   orderDraftSchema,
   type OrderRejection,
-} from '../../../connectors/erp/orders';
+} from '../../../connectors/erp-orders/orders';
 import { CONTEXT, lineRow, OWN, tableOf } from './support';
 
 const profileWith = (overrides: Partial<MappingProfileInput>) =>

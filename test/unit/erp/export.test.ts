@@ -6,8 +6,8 @@ import {
   ordersToCsv,
   ordersToNdjson,
   pullQuery,
-} from '../../../connectors/erp/export';
-import { existingOrderSchema, type ExistingOrder } from '../../../connectors/erp/reconcile';
+} from '../../../connectors/erp-pull';
+import { existingOrderSchema, type ExistingOrder } from '../../../connectors/erp-orders/reconcile';
 
 function order(id: string, updatedAt: string, extra: Record<string, unknown> = {}): ExistingOrder {
   return existingOrderSchema.parse({

@@ -13,7 +13,7 @@ import {
   type ExportTable,
   type MappingProfile,
   type OrderDraft,
-} from '../../../connectors/erp';
+} from '../../../connectors/erp-orders';
 
 const FIXTURES = join(__dirname, '../../fixtures/erp');
 const lookups = JSON.parse(readFileSync(join(FIXTURES, 'lookups.json'), 'utf8')) as {

@@ -1,15 +1,15 @@
-import { DEFAULT_PROFILE } from '../../../connectors/erp/profile';
-import { buildOrders, productRefKey, type OrderDraft } from '../../../connectors/erp/orders';
+import { DEFAULT_PROFILE } from '../../../connectors/erp-orders/profile';
+import { buildOrders, productRefKey, type OrderDraft } from '../../../connectors/erp-orders/orders';
 import {
   existingOrderSchema,
   planOrderSync,
   type ExistingOrder,
   type OrderPlan,
-} from '../../../connectors/erp/reconcile';
-import { readCsv } from '../../../connectors/erp/read/csv';
-import { writeRejects } from '../../../connectors/erp/rejects';
-import { parseDate } from '../../../connectors/erp/values/dates';
-import type { CellValue } from '../../../connectors/erp/read/types';
+} from '../../../connectors/erp-orders/reconcile';
+import { readCsv } from '../../../connectors/erp-orders/read/csv';
+import { writeRejects } from '../../../connectors/erp-orders/rejects';
+import { parseDate } from '../../../connectors/erp-orders/values/dates';
+import type { CellValue } from '../../../connectors/erp-orders/read/types';
 import { CONTEXT, lineRow, OWN, tableOf } from './support';
 
 /** The API's order rules of spec 03 as the pure modules apply them (issue 14). */

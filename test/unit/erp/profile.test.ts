@@ -7,7 +7,7 @@ import {
   loadProfileFile,
   parseProfile,
   ProfileError,
-} from '../../../connectors/erp/profile';
+} from '../../../connectors/erp-orders/profile';
 
 describe('mapping profiles', () => {
   it('fills defaults: iso dates, dot decimals, incomplete exports, the caller as buyer, ERP_ID codes', () => {

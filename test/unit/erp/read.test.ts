@@ -12,7 +12,7 @@ import {
   readJson,
   readNdjson,
   readXlsx,
-} from '../../../connectors/erp/read';
+} from '../../../connectors/erp-orders/read';
 
 describe('csv', () => {
   it('guesses a semicolon delimiter, drops the BOM and numbers rows as a spreadsheet does', async () => {

@@ -1,15 +1,15 @@
 import { orderCreateSchema, orderPatchSchema } from '../../../connectors/traceability/schemas/orders';
-import { DEFAULT_PROFILE } from '../../../connectors/erp/profile';
-import { buildOrders, productRefKey, type OrderDraft } from '../../../connectors/erp/orders';
+import { DEFAULT_PROFILE } from '../../../connectors/erp-orders/profile';
+import { buildOrders, productRefKey, type OrderDraft } from '../../../connectors/erp-orders/orders';
 import {
   existingOrderSchema,
   planOrderSync,
   type ExistingOrder,
   type OrderPlan,
   type PlanInput,
-} from '../../../connectors/erp/reconcile';
+} from '../../../connectors/erp-orders/reconcile';
 import { CONTEXT, lineRow, OWN, tableOf } from './support';
-import type { CellValue } from '../../../connectors/erp/read/types';
+import type { CellValue } from '../../../connectors/erp-orders/read/types';
 
 const STYLES = new Map([
   ['TSHIRT-RED-M', 'style_m'],

@@ -1,5 +1,5 @@
-import { companyResolverFromDirectory, type BuildContext } from '../../../connectors/erp/orders';
-import type { CellValue, ExportTable, SourceRow } from '../../../connectors/erp/read/types';
+import { companyResolverFromDirectory, type BuildContext } from '../../../connectors/erp-orders/orders';
+import type { CellValue, ExportTable, SourceRow } from '../../../connectors/erp-orders/read/types';
 
 export const OWN = 'comp_brand';
 

@@ -1,8 +1,8 @@
 import { closeMatches, levenshtein } from '../../../connectors/traceability/name-matching';
-import { fromExcelSerial, parseDate } from '../../../connectors/erp/values/dates';
-import { parseQuantity, roundHalfUp2 } from '../../../connectors/erp/values/quantities';
-import { parseEnum, splitList } from '../../../connectors/erp/values/text';
-import { parseUnit, UNIT_VALUES } from '../../../connectors/erp/values/units';
+import { fromExcelSerial, parseDate } from '../../../connectors/erp-orders/values/dates';
+import { parseQuantity, roundHalfUp2 } from '../../../connectors/erp-orders/values/quantities';
+import { parseEnum, splitList } from '../../../connectors/erp-orders/values/text';
+import { parseUnit, UNIT_VALUES } from '../../../connectors/erp-orders/values/units';
 
 const value = <T>(parsed: { ok: true; value: T } | { ok: false; reason: string }): T => {
   if (!parsed.ok) throw new Error(parsed.reason);

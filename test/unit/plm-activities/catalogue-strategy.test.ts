@@ -1,5 +1,5 @@
 import { chooseLevelsToList, sheetKeys } from '../../../activities/plm-import/catalogue';
-import type { ProductDraft } from '../../../connectors/plm';
+import type { ProductDraft } from '../../../connectors/plm-import';
 
 const draft = (
   externalId: string,

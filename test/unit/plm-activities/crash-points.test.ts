@@ -11,7 +11,7 @@ import { DefaultLogger } from '@temporalio/worker';
 import { createPlmImportActivities, type PlanResult, type ReadResult } from '../../../activities/plm-import';
 import { plmRun } from '../../../activities/plm-import/types';
 import { manifestSchema, writeStepSchema, type WriteStep } from '../../../activities/plm-import/types';
-import { builtinProfile } from '../../../connectors/plm';
+import { builtinProfile } from '../../../connectors/plm-import';
 import { TraceabilityClient } from '../../../connectors/traceability';
 import { startSandbox, type RunningSandbox } from '../../../sandbox/server';
 import { loadConfig } from '../../../worker/config';

@@ -1,6 +1,11 @@
 import { closeSync, openSync, writeSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { openSheet, parseProductSheet, validateDrafts, type MappingProfile } from '../../../connectors/plm';
+import {
+  openSheet,
+  parseProductSheet,
+  validateDrafts,
+  type MappingProfile,
+} from '../../../connectors/plm-import';
 import { badInput, collect, flat, native, profile, references, tempDir } from './helpers';
 
 /** Each file of test/fixtures/bad-input (spreadsheet cases) and what an operator gets from it. */

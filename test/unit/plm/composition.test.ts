@@ -1,4 +1,4 @@
-import { compositionOps, type CurrentHeader } from '../../../connectors/plm';
+import { compositionOps, type CurrentHeader } from '../../../connectors/plm-import';
 
 const line = (id: string, rawMaterialId: string, percentage: number) => ({
   id,

@@ -11,7 +11,7 @@ import {
   type MappingProfileInput,
   type ReferenceLists,
   type SheetRow,
-} from '../../../connectors/plm';
+} from '../../../connectors/plm-import';
 import referencesJson from '../../fixtures/plm/references.json';
 
 export const fixtures = join(__dirname, '..', '..', 'fixtures', 'plm');

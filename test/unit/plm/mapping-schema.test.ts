@@ -1,11 +1,14 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { parseMappingProfile } from '../../../connectors/plm';
-import { mappingJsonSchemaText, mappingSchemaPath } from '../../../connectors/plm/profiles/json-schema';
+import { parseMappingProfile } from '../../../connectors/plm-import';
+import {
+  mappingJsonSchemaText,
+  mappingSchemaPath,
+} from '../../../connectors/plm-import/profiles/json-schema';
 import { repoRoot } from '../../../worker/paths';
 
 describe('the mapping format is a documented contract', () => {
-  it('the committed connectors/plm/mapping.schema.json is the one generated from the zod schema (regenerate: node bin/run-ts.cjs connectors/plm/profiles/json-schema.ts)', () => {
+  it('the committed connectors/plm-import/mapping.schema.json is the one generated from the zod schema (regenerate: node bin/run-ts.cjs connectors/plm-import/profiles/json-schema.ts)', () => {
     expect(readFileSync(mappingSchemaPath, 'utf8')).toBe(mappingJsonSchemaText());
   });
 
@@ -19,8 +22,8 @@ describe('the mapping format is a documented contract', () => {
     },
   );
 
-  it('every key of the mapping format is described in connectors/plm/README.md', () => {
-    const readme = readFileSync(join(repoRoot(), 'connectors', 'plm', 'README.md'), 'utf8');
+  it('every key of the mapping format is described in connectors/plm-import/README.md', () => {
+    const readme = readFileSync(join(repoRoot(), 'connectors', 'plm-import', 'README.md'), 'utf8');
     const keys = new Set<string>();
     const walk = (node: unknown): void => {
       if (Array.isArray(node)) node.forEach(walk);

@@ -10,7 +10,7 @@ import {
   type MappingProfile,
   type MappingProfileInput,
   builtinProfile,
-} from '../../../connectors/plm';
+} from '../../../connectors/plm-import';
 import {
   classicTeeBlackInCatalogue,
   fixtures,

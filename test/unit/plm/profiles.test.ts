@@ -5,7 +5,7 @@ import {
   parseProductSheet,
   PlmFileError,
   validateDrafts,
-} from '../../../connectors/plm';
+} from '../../../connectors/plm-import';
 import {
   fixtures,
   flat,

@@ -1,7 +1,7 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import * as XLSX from 'xlsx';
-import { detectDelimiter, openSheet, PlmFileError } from '../../../connectors/plm';
+import { detectDelimiter, openSheet, PlmFileError } from '../../../connectors/plm-import';
 import { collect, fixtures, tempDir } from './helpers';
 
 describe('openSheet: csv', () => {

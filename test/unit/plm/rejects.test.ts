@@ -10,7 +10,7 @@ import {
   validateDrafts,
   writeRejects,
   type MappingProfile,
-} from '../../../connectors/plm';
+} from '../../../connectors/plm-import';
 import {
   badInput,
   classicTeeBlackInCatalogue,

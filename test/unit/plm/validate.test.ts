@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { parseProductSheet, validateDrafts, type RowIssue } from '../../../connectors/plm';
+import { parseProductSheet, validateDrafts, type RowIssue } from '../../../connectors/plm-import';
 import { badInput, mapAndValidate, native, nativeHeaders, profile, references } from './helpers';
 
 const summary = (issues: RowIssue[]) =>

@@ -1,5 +1,5 @@
-import { closeMatches, parseComposition, parseDate, parseLocaleNumber } from '../../../connectors/plm';
-import { parseBoolean, splitList } from '../../../connectors/plm/profiles/values';
+import { closeMatches, parseComposition, parseDate, parseLocaleNumber } from '../../../connectors/plm-import';
+import { parseBoolean, splitList } from '../../../connectors/plm-import/profiles/values';
 import { didYouMean } from '../../../connectors/traceability/name-matching';
 
 describe('parseLocaleNumber', () => {

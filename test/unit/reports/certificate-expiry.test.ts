@@ -9,7 +9,7 @@ import {
   renderXlsx,
   summarise,
   type ReportCertificate,
-} from '../../../connectors/reports/certificate-expiry';
+} from '../../../connectors/certificate-report';
 
 function cert(
   id: string,

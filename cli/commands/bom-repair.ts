@@ -1,6 +1,10 @@
 import { Command, InvalidArgumentError } from 'commander';
-import { parseRepairBomInput, selectorLabel, type RepairBomInput } from '../../connectors/bom/job-input';
-import { repairBomForks } from '../../workflows';
+import {
+  parseRepairBomInput,
+  selectorLabel,
+  type RepairBomInput,
+} from '../../connectors/bom-repair/job-input';
+import { bomRepair } from '../../workflows';
 import { runAction } from '../run-action';
 import { positiveSeconds, startJob, timestampedId } from '../workflow-runner';
 
@@ -47,10 +51,10 @@ export function repairBomWorkflowId(input: RepairBomInput, now = new Date()): st
   return timestampedId(`bom-repair-${label}${input.dryRun ? '-dry-run' : ''}`, now);
 }
 
-export function repairBomCommand(): Command {
-  return new Command('repair-bom')
+export function bomRepairCommand(): Command {
+  return new Command('bom-repair')
     .description(
-      "Start repairBomForks: put back the component references BOM forks lost (spec 02, 'Copy fidelity caveat')",
+      "Start bomRepair: put back the component references BOM forks lost (spec 02, 'Copy fidelity caveat')",
     )
     .option(
       '--product <id>',
@@ -75,7 +79,7 @@ export function repairBomCommand(): Command {
       runAction(async () => {
         const input = repairBomInputFromFlags(flags);
         await startJob({
-          workflow: repairBomForks,
+          workflow: bomRepair,
           args: [input],
           workflowId: repairBomWorkflowId(input),
           job: 'bom-repair',

@@ -5,7 +5,7 @@ import { writeFileAtomically } from '../storage';
 
 /**
  * Where the scheduled repair (`sinceLastRun`) stopped: BOM headers created or changed at or after `sinceMs` are
- * looked at on the next run. Kept like the order pull's mark (connectors/erp/export/high-water-mark.ts): one JSON
+ * looked at on the next run. Kept like the order pull's mark (connectors/erp-pull/high-water-mark.ts): one JSON
  * file, written atomically, only after a run finished.
  */
 export const bomMarkSchema = z.strictObject({

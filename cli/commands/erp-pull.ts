@@ -1,10 +1,10 @@
 import { Command } from 'commander';
-import { pullPlatformOrders } from '../../workflows';
+import { erpPull } from '../../workflows';
 import { runAction } from '../run-action';
 import { positiveSeconds, startJob, timestampedId } from '../workflow-runner';
 
-export function pullOrdersCommand(): Command {
-  return new Command('pull-orders')
+export function erpPullCommand(): Command {
+  return new Command('erp-pull')
     .description(
       'Export orders changed on the platform since the last pull (NDJSON and CSV under TRACE_DATA_DIR/exports/orders)',
     )
@@ -13,7 +13,7 @@ export function pullOrdersCommand(): Command {
     .action((flags: { wait?: boolean; timeout: number }) =>
       runAction(() =>
         startJob({
-          workflow: pullPlatformOrders,
+          workflow: erpPull,
           args: [{}],
           workflowId: timestampedId('erp-pull'),
           job: 'erp-pull',

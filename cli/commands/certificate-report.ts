@@ -1,6 +1,6 @@
 import { Command, InvalidArgumentError } from 'commander';
-import { isKnownTimeZone } from '../../connectors/reports/certificate-expiry/model';
-import { certificateExpiryReport } from '../../workflows';
+import { isKnownTimeZone } from '../../connectors/certificate-report/model';
+import { certificateReport } from '../../workflows';
 import { runAction } from '../run-action';
 import { positiveSeconds, startJob, timestampedId } from '../workflow-runner';
 
@@ -29,8 +29,8 @@ function thresholds(value: string): number[] {
   return days;
 }
 
-export function certReportCommand(): Command {
-  return new Command('cert-report')
+export function certificateReportCommand(): Command {
+  return new Command('certificate-report')
     .description(
       'Start the certificate expiry report (xlsx, csv, html under TRACE_DATA_DIR/reports/certificate-expiry)',
     )
@@ -52,7 +52,7 @@ export function certReportCommand(): Command {
       (flags: { asOf?: string; timeZone: string; thresholds?: number[]; wait?: boolean; timeout: number }) =>
         runAction(() =>
           startJob({
-            workflow: certificateExpiryReport,
+            workflow: certificateReport,
             args: [{ asOf: flags.asOf, timeZone: flags.timeZone, thresholdsDays: flags.thresholds }],
             workflowId: timestampedId(`cert-report-${flags.asOf ?? 'today'}`),
             job: 'certificate-report',

@@ -1,5 +1,4 @@
-/** ERP order exports → order drafts → API plans, and the order export the other way. Pure: no API calls here. */
-export * from './export';
+/** ERP order exports → order drafts → API plans. Pure: no API calls here. */
 export { closeMatches, didYouMean, levenshtein } from '../traceability/name-matching';
 export * from './orders';
 export * from './profile';

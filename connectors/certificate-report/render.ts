@@ -1,7 +1,7 @@
-import { toCsv } from '../csv';
-import { escapeHtml, htmlDocument, htmlTable } from '../html';
-import { tableMatrix, type Column, type Table } from '../table';
-import { toXlsx } from '../xlsx';
+import { toCsv } from '../reports/csv';
+import { escapeHtml, htmlDocument, htmlTable } from '../reports/html';
+import { tableMatrix, type Column, type Table } from '../reports/table';
+import { toXlsx } from '../reports/xlsx';
 import { bucketLabel, bucketOrder, countBy, type ExpiryChanges } from './classify';
 import {
   EXPIRED,

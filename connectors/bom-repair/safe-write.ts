@@ -69,7 +69,7 @@ async function write(client: TraceabilityClient, entity: string, headerId: strin
 export async function safeBomWrite(
   client: TraceabilityClient,
   input: SafeBomWriteInput,
-  /** Where the pre-fork snapshot is kept for later repairs (`repair-bom`), when the write may fork. */
+  /** Where the pre-fork snapshot is kept for later repairs (`bom-repair`), when the write may fork. */
   snapshots?: ForkSnapshotStore,
 ): Promise<SafeBomWriteResult> {
   const link = await waitForBomLink(client, input.entityStyleId, input.bomHeaderId, input.linkWait);

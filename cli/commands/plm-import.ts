@@ -1,7 +1,7 @@
 import { existsSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { Command, InvalidArgumentError, Option } from 'commander';
-import { importPlmSpreadsheet } from '../../workflows';
+import { plmImport } from '../../workflows';
 import type { ImportPlmSpreadsheetInput } from '../../workflows/plm-import';
 import { runAction } from '../run-action';
 import { positiveSeconds, startJob, timestampedId } from '../workflow-runner';
@@ -45,8 +45,8 @@ export function importPlmInput(file: string, flags: ImportPlmFlags): ImportPlmSp
   };
 }
 
-export function importPlmCommand(): Command {
-  return new Command('import-plm')
+export function plmImportCommand(): Command {
+  return new Command('plm-import')
     .description(
       'Import a PLM spreadsheet (xlsx, xls, csv) into the catalogue: styles, variants and SKUs by externalId',
     )
@@ -90,7 +90,7 @@ export function importPlmCommand(): Command {
     .action((file: string, flags: ImportPlmFlags & { wait?: boolean; timeout: number }) =>
       runAction(() =>
         startJob({
-          workflow: importPlmSpreadsheet,
+          workflow: plmImport,
           args: [importPlmInput(file, flags)],
           workflowId: importPlmWorkflowId(file),
           job: 'plm-import',

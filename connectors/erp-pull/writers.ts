@@ -1,7 +1,7 @@
-import { toCsv } from '../../reports/csv';
-import type { Column } from '../../reports/table';
-import type { ExistingOrder, ExistingOrderLine } from '../reconcile/existing';
-import { DATE_FIELDS } from '../orders/draft';
+import { toCsv } from '../reports/csv';
+import type { Column } from '../reports/table';
+import type { ExistingOrder, ExistingOrderLine } from '../erp-orders/reconcile/existing';
+import { DATE_FIELDS } from '../erp-orders/orders/draft';
 
 /** One line of an order with its order, or the order alone when it has no lines. */
 interface OrderLineRow {

@@ -1,7 +1,7 @@
 import { existsSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { Command, InvalidArgumentError, Option } from 'commander';
-import { pushErpOrders } from '../../workflows';
+import { erpOrders } from '../../workflows';
 import type { PushErpOrdersInput } from '../../workflows/erp-orders';
 import { runAction } from '../run-action';
 import { positiveSeconds, startJob, timestampedId } from '../workflow-runner';
@@ -45,8 +45,8 @@ export function pushOrdersInput(file: string, flags: PushOrdersFlags): PushErpOr
   };
 }
 
-export function pushOrdersCommand(): Command {
-  return new Command('push-orders')
+export function erpOrdersCommand(): Command {
+  return new Command('erp-orders')
     .description(
       'Push an ERP order export (csv, xlsx, json, ndjson) to the platform: create or patch orders by order number',
     )
@@ -82,7 +82,7 @@ export function pushOrdersCommand(): Command {
     .action((file: string, flags: PushOrdersFlags & { wait?: boolean; timeout: number }) =>
       runAction(() =>
         startJob({
-          workflow: pushErpOrders,
+          workflow: erpOrders,
           args: [pushOrdersInput(file, flags)],
           workflowId: pushOrdersWorkflowId(file),
           job: 'erp-orders',

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 
 /**
- * Input of the `repairBomForks` workflow: plain JSON for the Web UI and schedules. Exactly one selector:
+ * Input of the `bomRepair` workflow: plain JSON for the Web UI and schedules. Exactly one selector:
  * `{"products": ["PLM-TEE-001-BLK-M"]}`, `{"updatedAfter": "2025-06-01T00:00:00Z"}`, `{"all": true}` or `{"sinceLastRun": true}`.
  * This module stays free of Node built-ins: the workflow imports it.
  */

@@ -8,8 +8,8 @@ export function checkWorkflowId(now = new Date()): string {
   return timestampedId('check-connection', now);
 }
 
-export function checkCommand(): Command {
-  return new Command('check')
+export function checkConnectionCommand(): Command {
+  return new Command('check-connection')
     .description('Start the checkConnection workflow: can the workers reach the API with their key?')
     .option('--wait', 'wait for the result and print it')
     .option('--timeout <seconds>', 'with --wait: give up after this long', positiveSeconds, 60)

@@ -18,7 +18,7 @@ export function mappingJsonSchema(): Record<string, unknown> {
     $id: 'https://trace-connectors.invalid/schemas/plm-mapping.schema.json',
     title: 'PLM import mapping',
     description:
-      'How the PLM import reads a product sheet: which columns give each product level its externalId, fields, codes and custom properties. Documented key by key in connectors/plm/README.md.',
+      'How the PLM import reads a product sheet: which columns give each product level its externalId, fields, codes and custom properties. Documented key by key in connectors/plm-import/README.md.',
   };
 }
 
@@ -26,7 +26,7 @@ export function mappingJsonSchemaText(): string {
   return `${JSON.stringify(mappingJsonSchema(), null, 2)}\n`;
 }
 
-// `node bin/run-ts.cjs connectors/plm/profiles/json-schema.ts` rewrites connectors/plm/mapping.schema.json.
+// `node bin/run-ts.cjs connectors/plm-import/profiles/json-schema.ts` rewrites connectors/plm-import/mapping.schema.json.
 if (process.argv[1] === __filename) {
   writeFile(mappingSchemaPath, mappingJsonSchemaText()).then(
     () => console.log(`wrote ${mappingSchemaPath}`),
