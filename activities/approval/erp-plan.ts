@@ -2,13 +2,13 @@ import { isDeepStrictEqual } from 'node:util';
 import { z } from 'zod';
 import { htmlDocument, htmlTable, tableMatrix, toXlsx, type Table } from '../../connectors/reports';
 import { stagingRefSchema, type StagingRef } from '../../connectors/staging';
-import { orderRun } from '../erp-orders/types';
 import {
   batchRecordSchema,
+  orderRun,
   runManifestSchema,
   type OrderOutcome,
   type RunManifest,
-} from '../erp-orders/types';
+} from '../../connectors/erp-orders/push-run';
 import { writeFileAtomically } from '../../connectors/storage';
 import type { Replanned } from './plm-plan';
 

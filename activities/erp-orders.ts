@@ -1,30 +1,40 @@
-import { log } from '@temporalio/activity';
-import { ExportMismatchError, ExportReadError, ProfileError } from '../../connectors/erp-orders';
-import { ApiCalls, failureMapper, guarded, inputLimit, nonRetryable } from '../batch-kit';
-import type { ActivityDeps } from '../deps';
-import { applyBatch } from './apply-batch';
-import { finishRun, type FinishOutput } from './finish';
-import { PersonDirectory } from './persons';
-import { prepareRun } from './prepare';
-import { runKeyOf } from '../../connectors/staging';
+import { activityInfo, log } from '@temporalio/activity';
+import { ExportMismatchError, ExportReadError, ProfileError } from '../connectors/erp-orders';
 import {
+  applyBatch,
   applyBatchInputSchema,
+  ExportFileError,
   finishInputSchema,
+  finishRun,
   orderRun,
   prepareInputSchema,
+  prepareRun,
   type ApplyBatchInput,
   type BatchResult,
   type FinishInput,
+  type FinishOutput,
   type PrepareInput,
   type PrepareResult,
-} from './types';
+} from '../connectors/erp-orders/push-run';
+import { PersonDirectory } from '../connectors/erp-orders/sync-order';
+import { runKeyOf } from '../connectors/staging';
+import { ApiCalls, failureMapper, guarded, inputLimit, nonRetryable, withHeartbeats } from './batch-kit';
+import type { ActivityDeps } from './deps';
 
-export { runKeyOf } from '../../connectors/staging';
 export type { BatchResult, FinishOutput, PrepareInput, PrepareResult };
+
+/**
+ * Heartbeats go out on a timer, not only per order: one order may wait out a long Retry-After, and a batch that
+ * stopped heartbeating would be retried while this attempt still writes.
+ */
+const HEARTBEAT_EVERY_MS = 5_000;
 
 /** Errors no retry can fix (a bad file, a bad profile, a missing column) stop the run with their own message. */
 const asFailure = failureMapper(inputLimit('ExportReadError'), (error) => {
-  if (error instanceof ExportReadError && error.code !== 'unreadable_file')
+  if (
+    (error instanceof ExportReadError && error.code !== 'unreadable_file') ||
+    error instanceof ExportFileError
+  )
     return nonRetryable(error, `${error.name}:${error.code}`);
   if (
     error instanceof ProfileError ||
@@ -36,8 +46,8 @@ const asFailure = failureMapper(inputLimit('ExportReadError'), (error) => {
 });
 
 /**
- * Job 2's activities: the push (prepare, batches, finish). The pull (erp-pull.ts) and the inbox (inbox.ts) register
- * their own in activities/index.ts.
+ * The ERP push's activities (prepare, one batch, finish): Temporal wrappers around connectors/erp-orders/push-run.ts
+ * that parse the input, count API calls, heartbeat and map failures.
  */
 export function createErpOrderActivities(deps: Pick<ActivityDeps, 'client' | 'config' | 'baseUrl'>) {
   const runFolder = (runKey: string) => orderRun(deps.config.dataDir, runKey);
@@ -48,13 +58,9 @@ export function createErpOrderActivities(deps: Pick<ActivityDeps, 'client' | 'co
     prepareErpOrderPush: guarded(asFailure, async (raw: PrepareInput): Promise<PrepareResult> => {
       const input = prepareInputSchema.parse(raw);
       const api = new ApiCalls(deps.client);
-      const result = await prepareRun(input, runFolder(runKeyOf(input.workflowId)), api);
-      log.info('ERP export staged', {
-        file: input.file,
-        orders: result.orders,
-        batches: result.batchCount,
-        apiCalls: result.apiCalls,
-      });
+      const run = runFolder(runKeyOf(input.workflowId));
+      const result = await withHeartbeats((progress) => prepareRun(input, run, api, progress));
+      log.info('ERP export staged', { file: input.file, orders: result.orders, batches: result.batchCount });
       return result;
     }),
 
@@ -62,7 +68,11 @@ export function createErpOrderActivities(deps: Pick<ActivityDeps, 'client' | 'co
     applyErpOrderBatch: guarded(asFailure, async (raw: ApplyBatchInput): Promise<BatchResult> => {
       const input = applyBatchInputSchema.parse(raw);
       const api = new ApiCalls(deps.client);
-      const result = await applyBatch(input, runFolder(input.runKey), api, persons);
+      const retry = activityInfo().attempt > 1;
+      const result = await withHeartbeats(
+        (progress) => applyBatch(input, runFolder(input.runKey), api, persons, { retry, progress }),
+        HEARTBEAT_EVERY_MS,
+      );
       log.info('ERP order batch applied', {
         batch: input.batch,
         ...result.counts,
