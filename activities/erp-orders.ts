@@ -1,5 +1,7 @@
 import { activityInfo, log } from '@temporalio/activity';
-import { ExportMismatchError, ExportReadError, ProfileError } from '../connectors/erp-orders';
+import { ExportMismatchError } from '../connectors/erp-orders/orders/build';
+import { ProfileError } from '../connectors/erp-orders/profile';
+import { ExportReadError } from '../connectors/erp-orders/read/types';
 import {
   applyBatch,
   applyBatchInputSchema,

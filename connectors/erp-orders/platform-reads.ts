@@ -1,14 +1,9 @@
 import type { ApiCalls } from '../../activities/batch-kit';
 import type { Order, OrderLine, Page, Product } from '../traceability';
 import type { OrderType } from '../traceability/schemas/orders';
-import {
-  companyResolverFromDirectory,
-  productRefKey,
-  type BuildContext,
-  type CompanyDirectoryEntry,
-  type OrderDraft,
-  type ProductRef,
-} from './orders';
+import { type BuildContext } from './orders/build';
+import { productRefKey, type OrderDraft, type ProductRef } from './orders/draft';
+import { companyResolverFromDirectory, type CompanyDirectoryEntry } from './orders/lookups';
 import { existingOrderSchema, type ExistingOrder } from './reconcile';
 
 /**

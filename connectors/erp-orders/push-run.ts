@@ -15,7 +15,8 @@ import {
 } from '../staging';
 import { copyInput, inputExists, isS3Url, writeFileAtomically } from '../storage';
 import { orderTypeSchema, type OrderType } from '../traceability/schemas/orders';
-import { buildOrders, companyCodesIn, givesCompanyIds, orderDraftSchema } from './orders';
+import { buildOrders, companyCodesIn, givesCompanyIds } from './orders/build';
+import { orderDraftSchema } from './orders/draft';
 import { buildContext, naturalKey, refsToResolve, resolveProducts, takeSnapshot } from './platform-reads';
 import { DEFAULT_PROFILE, loadProfileFile } from './profile';
 import { formatOfFile, readExportFile } from './read';

@@ -2,10 +2,11 @@ import type { ApiCalls } from '../../activities/batch-kit';
 import type { BatchJournal } from '../staging';
 import { isTraceabilityApiError, type TraceabilityApiError } from '../traceability/errors';
 import type { OrderType } from '../traceability/schemas/orders';
-import { productRefKey, type OrderDraft, type ProductRef } from './orders';
+import { productRefKey, type OrderDraft, type ProductRef } from './orders/draft';
 import { resolveProducts, toExisting } from './platform-reads';
 import type { BatchRecord, OrderOutcome, OutcomeEntry, PendingWrite } from './push-run';
-import { planOrderSync, productProblem, type ExistingOrder, type OrderPlan } from './reconcile';
+import { planOrderSync, type ExistingOrder, type OrderPlan } from './reconcile';
+import { productProblem } from './reconcile-lines';
 
 export interface OrderSyncContext {
   api: ApiCalls;

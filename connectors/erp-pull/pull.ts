@@ -4,7 +4,7 @@ import { z } from 'zod';
 import type { ApiCalls } from '../../activities/batch-kit';
 import { DATE_FIELDS } from '../erp-orders/orders/draft';
 import { listedLines, toExisting } from '../erp-orders/platform-reads';
-import type { ExistingOrder, ExistingOrderLine } from '../erp-orders/reconcile/existing';
+import type { ExistingOrder, ExistingOrderLine } from '../erp-orders/reconcile';
 import { toCsv } from '../reports/csv';
 import type { Column } from '../reports/table';
 import { publishFile, refreshFile, writeFileAtomically } from '../storage';

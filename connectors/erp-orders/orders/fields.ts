@@ -1,9 +1,6 @@
 import type { MappingProfile, OrderSourceField } from '../profile';
 import type { CellValue } from '../read/types';
-import { parseDate } from '../values/dates';
-import type { Parsed } from '../values/result';
-import { fail, ok } from '../values/result';
-import { cellText, parseEnum, parseText, splitList } from '../values/text';
+import { cellText, fail, ok, type Parsed, parseDate, parseEnum, parseText, splitList } from '../cell-values';
 import { DATE_FIELDS, type RejectionCode } from './draft';
 
 /** A party as the export names it: by platform company id, or by the company's own code (looked up later). */

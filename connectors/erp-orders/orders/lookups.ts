@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { closeMatches, didYouMean } from '../../traceability/name-matching';
-import { fail, ok, type Parsed } from '../values/result';
+import { fail, ok, type Parsed } from '../cell-values';
 
 /** Maps an external company code to a platform company id (the activity builds it from GET /companies). */
 export type CompanyResolution = { id: string } | { error: string; suggestions: string[] };
