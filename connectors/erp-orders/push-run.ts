@@ -139,6 +139,29 @@ export const outcomeEntrySchema = z.discriminatedUnion('kind', [
 ]);
 export type OutcomeEntry = z.infer<typeof outcomeEntrySchema>;
 export type OrderOutcome = Extract<OutcomeEntry, { kind: 'outcome' }>;
+/** A rejected order's outcome; its problems by row where they have one (the rejects file shows them per row). */
+export function rejectedOutcome(
+  order: { orderNumber: string; orderType?: OrderType; rows: number[] },
+  code: string,
+  message: string,
+  problems: ReadonlyArray<{ code: string; message: string; row?: number | undefined }> = [{ code, message }],
+): OrderOutcome {
+  return {
+    kind: 'outcome',
+    orderNumber: order.orderNumber,
+    ...(order.orderType ? { orderType: order.orderType } : {}),
+    outcome: 'rejected',
+    rows: order.rows,
+    code,
+    message,
+    problems: problems.map(({ code, message, row }) => ({
+      code,
+      message,
+      ...(row !== undefined ? { row } : {}),
+    })),
+  };
+}
+
 /** A write journalled by an attempt that died before its outcome, with what it was to do to the lines. */
 export type PendingWrite = IntentOf<OutcomeEntry>;
 
@@ -282,19 +305,9 @@ export async function prepareRun(
   for (const draft of built.drafts)
     typesInFile.set(draft.orderNumber, [...(typesInFile.get(draft.orderNumber) ?? []), draft.orderType]);
 
-  const readOutcomes: OrderOutcome[] = built.rejections.map((rejection) => ({
-    kind: 'outcome',
-    orderNumber: rejection.orderNumber,
-    outcome: 'rejected',
-    rows: rejection.rows,
-    code: rejection.code,
-    message: rejection.message,
-    problems: rejection.problems.map(({ code, message, row }) => ({
-      code,
-      message,
-      ...(row !== undefined ? { row } : {}),
-    })),
-  }));
+  const readOutcomes = built.rejections.map((rejection) =>
+    rejectedOutcome(rejection, rejection.code, rejection.message, rejection.problems),
+  );
   // Prepare runs before any batch: journals of an earlier execution with the same workflow id (a re-run of a failed
   // one) must not make this one skip orders.
   await run.staging.remove(run.key('batches'));

@@ -4,7 +4,13 @@ import { isTraceabilityApiError, type TraceabilityApiError } from '../traceabili
 import type { OrderType } from '../traceability/schemas/orders';
 import { productRefKey, type OrderDraft, type ProductRef } from './orders/draft';
 import { resolveProducts, toExisting } from './platform-reads';
-import type { BatchRecord, OrderOutcome, OutcomeEntry, PendingWrite } from './push-run';
+import {
+  rejectedOutcome,
+  type BatchRecord,
+  type OrderOutcome,
+  type OutcomeEntry,
+  type PendingWrite,
+} from './push-run';
 import { planOrderSync, type ExistingOrder, type OrderPlan } from './reconcile';
 import { productProblem } from './reconcile-lines';
 
@@ -105,12 +111,7 @@ function typeChanged(draft: OrderDraft, others: readonly OrderType[]): OrderOutc
     `order '${draft.orderNumber}': the platform holds it as ${others.join(' and ')}, but the parties in the file make it a ` +
     `${draft.orderType}; pushing it would create a second order with the same number beside the existing one. Check the ` +
     'buyer and supplier in the file; if the order really changed type, archive or delete the old one on the platform and push again';
-  return outcomeOf(draft, {
-    outcome: 'rejected',
-    code: 'order_type_changed',
-    message,
-    problems: [{ code: 'order_type_changed', message }],
-  });
+  return rejectedOutcome(draft, 'order_type_changed', message);
 }
 
 function apiRejection(draft: OrderDraft, error: TraceabilityApiError): OrderOutcome {
@@ -119,30 +120,14 @@ function apiRejection(draft: OrderDraft, error: TraceabilityApiError): OrderOutc
       ? `order '${draft.orderNumber}': its parties or facility processes are locked by tracing (the counterparty linked ` +
         `its order), so they cannot change; the API said: ${error.message}`
       : `order '${draft.orderNumber}': ${error.message}`;
-  return outcomeOf(draft, {
-    outcome: 'rejected',
-    code: error.code,
-    message,
-    problems: [{ code: error.code, message }],
-  });
+  return rejectedOutcome(draft, error.code, message);
 }
 
 function unresolvedProducts(draft: OrderDraft, ctx: OrderSyncContext): OrderOutcome | undefined {
   const missing = draft.lines.filter((line) => ctx.unresolvedRefs.has(productRefKey(line.productRef)));
   if (missing.length === 0) return undefined;
-  const problems = missing
-    .map((line) => productProblem(line, false))
-    .map(({ code, row, message }) => ({
-      code,
-      message,
-      ...(row !== undefined ? { row } : {}),
-    }));
-  return outcomeOf(draft, {
-    outcome: 'rejected',
-    code: 'style_not_found',
-    message: problems[0]?.message ?? 'product not found',
-    problems,
-  });
+  const problems = missing.map((line) => productProblem(line, false));
+  return rejectedOutcome(draft, 'style_not_found', problems[0]?.message ?? 'product not found', problems);
 }
 
 function lineCounts(plan: Extract<OrderPlan, { kind: 'patch' }>): OrderOutcome['lines'] {
@@ -220,16 +205,7 @@ export async function syncOrder(
     });
     if (plan.kind === 'rejected') {
       const { code, message, problems } = plan.rejection;
-      return outcomeOf(draft, {
-        outcome: 'rejected',
-        code,
-        message,
-        problems: problems.map((problem) => ({
-          code: problem.code,
-          message: problem.message,
-          ...(problem.row !== undefined ? { row: problem.row } : {}),
-        })),
-      });
+      return rejectedOutcome(draft, code, message, problems);
     }
     if (plan.kind === 'unchanged') return settled(plan.orderId);
 
