@@ -1,4 +1,5 @@
 import type { ApiCalls } from '../../activities/batch-kit';
+import { forEachBounded } from '../staging';
 import type { Order, OrderLine, Page, Product } from '../traceability';
 import type { OrderType } from '../traceability/schemas/orders';
 import { type BuildContext } from './orders/build';
@@ -139,23 +140,17 @@ export async function resolveProducts(
 
 async function oneByOne(api: ApiCalls, refs: ReadonlyMap<string, ProductRef>): Promise<ProductResolution> {
   const result: ProductResolution = { resolved: new Map(), unresolved: [], archived: [] };
-  const entries = [...refs.entries()];
-  const CONCURRENCY = 4;
-  for (let start = 0; start < entries.length; start += CONCURRENCY) {
-    await Promise.all(
-      entries.slice(start, start + CONCURRENCY).map(async ([key, ref]) => {
-        const found =
-          'externalId' in ref
-            ? await byExternalId(api, ref.externalId)
-            : await byCode(api, ref.codeId, ref.codeValue);
-        if (found === undefined) result.unresolved.push(key);
-        else {
-          result.resolved.set(key, found.id);
-          if (found.isArchived) result.archived.push(key);
-        }
-      }),
-    );
-  }
+  await forEachBounded([...refs.entries()], 4, async ([key, ref]) => {
+    const found =
+      'externalId' in ref
+        ? await byExternalId(api, ref.externalId)
+        : await byCode(api, ref.codeId, ref.codeValue);
+    if (found === undefined) result.unresolved.push(key);
+    else {
+      result.resolved.set(key, found.id);
+      if (found.isArchived) result.archived.push(key);
+    }
+  });
   return { ...result, unresolved: result.unresolved.sort(), archived: result.archived.sort() };
 }
 

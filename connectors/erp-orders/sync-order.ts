@@ -65,27 +65,22 @@ interface State {
   typesOnPlatform?: readonly OrderType[] | undefined;
 }
 
-export interface ReadResult {
-  existing: ExistingOrder | undefined;
-  typesOnPlatform?: OrderType[];
-}
-
 /**
  * The platform's current order for a draft, by exact number and the type its parties imply: one list call by number
  * (which also tells under which other types the number exists), and one GET for the lines when it has some.
  * `knownId` first tries the id (a 404 falls back to the number).
  */
-export async function readOrder(api: ApiCalls, draft: OrderDraft, knownId?: string): Promise<ReadResult> {
+async function readOrder(api: ApiCalls, draft: OrderDraft, knownId?: string): Promise<State> {
   const known = knownId === undefined ? undefined : await api.found(() => api.client.orders.get(knownId));
-  if (known) return { existing: toExisting(known) };
+  if (known) return { existing: toExisting(known), fresh: true };
   const page = await api.one(() => api.client.orders.list({ orderNumber: draft.orderNumber, limit: 100 }));
   const sameNumber = page.items.filter((order) => order.orderNumber === draft.orderNumber);
   const typesOnPlatform = [...new Set(sameNumber.map((order) => order.orderType))];
   const match = sameNumber.find((order) => order.orderType === draft.orderType);
-  if (match === undefined) return { existing: undefined, typesOnPlatform };
-  if (match.lineCount === 0) return { existing: toExisting(match, []), typesOnPlatform };
+  if (match === undefined) return { existing: undefined, fresh: true, typesOnPlatform };
+  if (match.lineCount === 0) return { existing: toExisting(match, []), fresh: true, typesOnPlatform };
   const order = await api.found(() => api.client.orders.get(match.id));
-  return { existing: order ? toExisting(order) : undefined, typesOnPlatform };
+  return { existing: order ? toExisting(order) : undefined, fresh: true, typesOnPlatform };
 }
 
 function outcomeOf(
@@ -155,17 +150,13 @@ export async function syncOrder(
   /** Line counts of the write this run (or the crashed attempt before it) made. */
   let written: OrderOutcome['lines'] = hint.pending?.lines;
   let state: State;
-  const read = async (knownId?: string): Promise<State> => {
-    const result = await readOrder(api, draft, knownId);
-    return { existing: result.existing, fresh: true, typesOnPlatform: result.typesOnPlatform };
-  };
   if (
     record.lookup === 'unknown' ||
     hint.pending !== undefined ||
     hint.retry ||
     (record.existing && !record.linesKnown)
   ) {
-    state = await read(record.existing?.id);
+    state = await readOrder(api, draft, record.existing?.id);
   } else {
     state = {
       existing: record.existing ?? undefined,
@@ -174,7 +165,7 @@ export async function syncOrder(
     };
   }
   const reread = async (): Promise<void> => {
-    state = await read(state.existing?.id);
+    state = await readOrder(api, draft, state.existing?.id);
   };
   const settled = (orderId: string | undefined, lines?: OrderOutcome['lines']): OrderOutcome => {
     // A create found done (lost answer, crash) made every line the order holds; a patch found done, what it planned.
