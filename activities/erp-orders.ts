@@ -19,7 +19,20 @@ import {
   type PrepareResult,
 } from '../connectors/erp-orders/push-run';
 import { PersonDirectory } from '../connectors/erp-orders/sync-order';
-import { runKeyOf } from '../connectors/staging';
+import {
+  freshLookupInputSchema,
+  freshLookupManifest,
+  holdBackChangedOrders,
+  holdBackOrdersInputSchema,
+  writeErpApprovalPlan,
+  writeErpPlanInputSchema,
+  type ErpApprovalPlanFiles,
+  type FreshLookupInput,
+  type HoldBackOrdersInput,
+  type HoldBackOrdersResult,
+  type WriteErpPlanInput,
+} from '../connectors/erp-orders/approval-plan';
+import { runKeyOf, type StagingRef } from '../connectors/staging';
 import { ApiCalls, failureMapper, guarded, inputLimit, nonRetryable, withHeartbeats } from './batch-kit';
 import type { ActivityDeps } from './deps';
 
@@ -48,8 +61,9 @@ const asFailure = failureMapper(inputLimit('ExportReadError'), (error) => {
 });
 
 /**
- * The ERP push's activities (prepare, one batch, finish): Temporal wrappers around connectors/erp-orders/push-run.ts
- * that parse the input, count API calls, heartbeat and map failures.
+ * The ERP push's activities (prepare, one batch, finish; the approval plan and its checks): Temporal wrappers around
+ * connectors/erp-orders/push-run.ts and approval-plan.ts that parse the input, count API calls, heartbeat and map
+ * failures.
  */
 export function createErpOrderActivities(deps: Pick<ActivityDeps, 'client' | 'config' | 'baseUrl'>) {
   const runFolder = (runKey: string) => orderRun(deps.config.dataDir, runKey);
@@ -88,5 +102,34 @@ export function createErpOrderActivities(deps: Pick<ActivityDeps, 'client' | 'co
       const input = finishInputSchema.parse(raw);
       return await finishRun(input, runFolder(input.runKey));
     }),
+
+    /** Plan, then approve: plan.html and plan.xlsx from the dry pass's outcomes (orders to create, update, reject). */
+    writeErpApprovalPlan: guarded(
+      asFailure,
+      async (raw: WriteErpPlanInput): Promise<ErpApprovalPlanFiles> => {
+        const result = await writeErpApprovalPlan(writeErpPlanInputSchema.parse(raw), deps.config.dataDir);
+        const { htmlFile, creates, updates, rejects } = result;
+        log.info('ERP approval plan written', { htmlFile, creates, updates, rejects });
+        return result;
+      },
+    ),
+
+    /** After approval: the batches with every order to be looked up afresh (for the second dry pass). */
+    freshErpLookupManifest: guarded(asFailure, async (raw: FreshLookupInput): Promise<StagingRef> => {
+      return await freshLookupManifest(freshLookupInputSchema.parse(raw), deps.config.dataDir);
+    }),
+
+    /** After approval: takes out of the batches the orders whose outcome changed since the plan. */
+    holdBackChangedErpOrders: guarded(
+      asFailure,
+      async (raw: HoldBackOrdersInput): Promise<HoldBackOrdersResult> => {
+        const result = await holdBackChangedOrders(holdBackOrdersInputSchema.parse(raw), deps.config.dataDir);
+        if (result.replanned.length > 0)
+          log.warn('Orders changed on the platform since the approved plan: held back', {
+            count: result.replanned.length,
+          });
+        return result;
+      },
+    ),
   };
 }

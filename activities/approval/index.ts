@@ -1,5 +1,4 @@
 import { log } from '@temporalio/activity';
-import type { StagingRef } from '../../connectors/staging';
 import type { ActivityDeps } from '../deps';
 import { asActivityFailure } from '../plm-import';
 import { guarded, withHeartbeats } from '../batch-kit';
@@ -14,24 +13,12 @@ import {
   type WritePlanInput,
 } from './plm-plan';
 
-import {
-  freshLookupInputSchema,
-  freshLookupManifest,
-  holdBackChangedOrders,
-  holdBackOrdersInputSchema,
-  writeErpApprovalPlan,
-  writeErpPlanInputSchema,
-  type ErpApprovalPlanFiles,
-  type FreshLookupInput,
-  type HoldBackOrdersInput,
-  type HoldBackOrdersResult,
-  type WriteErpPlanInput,
-} from './erp-plan';
-
 export type { ApprovalPlanFiles, HoldBackResult, Replanned } from './plm-plan';
-export type { ErpApprovalPlanFiles, HoldBackOrdersResult } from './erp-plan';
 
-/** Plan-then-approve activities: the plan a person reads, and the check that what is written is what was approved. */
+/**
+ * The PLM import's plan-then-approve activities: the plan a person reads, and the check that what is written is what
+ * was approved (the ERP push's are in activities/erp-orders.ts).
+ */
 export function createApprovalActivities(deps: Pick<ActivityDeps, 'client' | 'config'>) {
   return {
     /** Writes plan.html and plan.xlsx (creates, updates before → after, deletes, rejects) and snapshots the plan. */
@@ -65,32 +52,5 @@ export function createApprovalActivities(deps: Pick<ActivityDeps, 'client' | 'co
         return result;
       },
     ),
-
-    /** ERP push: writes plan.html and plan.xlsx from the dry pass's outcomes (orders to create, update, reject). */
-    async writeErpApprovalPlan(raw: WriteErpPlanInput): Promise<ErpApprovalPlanFiles> {
-      const result = await writeErpApprovalPlan(writeErpPlanInputSchema.parse(raw), deps.config.dataDir);
-      log.info('ERP approval plan written', {
-        htmlFile: result.htmlFile,
-        creates: result.creates,
-        updates: result.updates,
-        rejects: result.rejects,
-      });
-      return result;
-    },
-
-    /** ERP push, after approval: the batches with every order to be looked up afresh (for the second dry pass). */
-    async freshErpLookupManifest(raw: FreshLookupInput): Promise<StagingRef> {
-      return freshLookupManifest(freshLookupInputSchema.parse(raw), deps.config.dataDir);
-    },
-
-    /** ERP push, after approval: takes out of the batches the orders whose outcome changed since the plan. */
-    async holdBackChangedErpOrders(raw: HoldBackOrdersInput): Promise<HoldBackOrdersResult> {
-      const result = await holdBackChangedOrders(holdBackOrdersInputSchema.parse(raw), deps.config.dataDir);
-      if (result.replanned.length > 0)
-        log.warn('Orders changed on the platform since the approved plan: held back', {
-          count: result.replanned.length,
-        });
-      return result;
-    },
   };
 }

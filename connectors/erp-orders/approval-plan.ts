@@ -1,7 +1,8 @@
 import { isDeepStrictEqual } from 'node:util';
 import { z } from 'zod';
-import { htmlDocument, htmlTable, tableMatrix, toXlsx, type Table } from '../../connectors/reports';
-import { stagingRefSchema, type StagingRef } from '../../connectors/staging';
+import { htmlDocument, htmlTable, tableMatrix, toXlsx, type Table } from '../reports';
+import { stagingRefSchema, type StagingRef } from '../staging';
+import { writeFileAtomically } from '../storage';
 import {
   batchRecordSchema,
   orderRun,
@@ -9,9 +10,7 @@ import {
   type BatchRecord,
   type OrderOutcome,
   type RunManifest,
-} from '../../connectors/erp-orders/push-run';
-import { writeFileAtomically } from '../../connectors/storage';
-import type { Replanned } from './plm-plan';
+} from './push-run';
 
 /**
  * Plan, then approve (ERP push): the plan is a dry pass of every batch under a run key of its own (reads only, its
@@ -104,7 +103,8 @@ export type HoldBackOrdersInput = z.infer<typeof holdBackOrdersInputSchema>;
 export interface HoldBackOrdersResult {
   manifest: StagingRef;
   batchCount: number;
-  replanned: Replanned[];
+  /** Orders held back (the approval's report shape, shared with the PLM import: the number as `externalId`). */
+  replanned: Array<{ externalId: string; approved: string; now: string }>;
 }
 
 function describe(outcome: OrderOutcome | undefined): string {
@@ -128,7 +128,7 @@ export async function holdBackChangedOrders(
     a.outcome === b.outcome &&
     isDeepStrictEqual(lines(a), lines(b)) &&
     a.code === b.code;
-  const replanned: Replanned[] = [];
+  const replanned: HoldBackOrdersResult['replanned'] = [];
   const { manifest, batchCount } = await rewriteBatches(dataDir, input, 'approved', (record) => {
     const number = record.draft.orderNumber;
     if (same(approved.get(number), now.get(number))) return record;
