@@ -29,15 +29,12 @@ import { syncOrder, type OrderSyncContext, type PersonDirectory } from './sync-o
  * (journalled, safe to run again), finish (totals and the rejects file). activities/erp-orders.ts wraps each step.
  */
 
+/** The workflow's input fields the prepare needs (workflows/erp-orders.ts documents them), the run's id, batch size. */
 export const prepareInputSchema = z.strictObject({
-  /** Absolute path of the export (the worker reads it). */
   file: z.string().min(1),
-  /** A built-in profile; a custom one comes as `mappingFile`. */
   profile: z.enum(['default']).optional(),
   mappingFile: z.string().min(1).optional(),
-  /** Overrides the profile's `complete`. */
   complete: z.boolean().optional(),
-  /** Lines sent to tracing may be deleted or renamed. */
   allowTracedLineRemoval: z.boolean().optional(),
   /** The run's folder is `<dataDir>/runs/<workflow id made safe for a folder name>`. */
   workflowId: z.string().min(1),
