@@ -1,8 +1,8 @@
+/** Cell rules of an ERP export: text, lists, enums, dates, quantities and units, each read into a value or a reason. */
+
 import { UNIT_VALUES, type Unit } from '../traceability/schemas/common';
 import { closeMatches, didYouMean } from '../traceability/name-matching';
 import type { CellValue } from './read/types';
-
-/** Cell rules of an ERP export: text, lists, enums, dates, quantities and units, each read into a value or a reason. */
 
 /** The outcome of reading one cell: a value, or the reason it cannot be used (said to a person fixing the file). */
 export type Parsed<T> = { ok: true; value: T } | { ok: false; reason: string };

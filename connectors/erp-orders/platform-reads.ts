@@ -1,16 +1,16 @@
-import type { ApiCalls } from '../../activities/batch-kit';
-import { forEachBounded } from '../staging';
-import type { Order, OrderLine, Page, Product } from '../traceability';
-import type { OrderType } from '../traceability/schemas/orders';
-import { type BuildContext } from './orders/build';
-import { productRefKey, type OrderDraft, type ProductRef } from './orders/draft';
-import { companyResolverFromDirectory, type CompanyDirectoryEntry } from './orders/lookups';
-import { existingOrderSchema, type ExistingOrder } from './reconcile';
-
 /**
  * What the push reads from the platform before it plans: the caller's company, company codes, facility processes,
  * product ids, and a snapshot of the export's orders (the pull reuses the line listing).
  */
+
+import type { ApiCalls } from '../../activities/batch-kit';
+import { forEachBounded } from '../staging';
+import type { Order, OrderLine, Page, Product } from '../traceability';
+import type { OrderType } from '../traceability/schemas/orders';
+import type { BuildContext } from './orders/build';
+import { productRefKey, type OrderDraft, type ProductRef } from './orders/draft';
+import { companyResolverFromDirectory, type CompanyDirectoryEntry } from './orders/lookups';
+import { existingOrderSchema, type ExistingOrder } from './reconcile';
 
 /** The caller's company, per client (one client per key), for the life of the worker: a key never changes company. */
 const ownCompanyCache = new WeakMap<object, string>();

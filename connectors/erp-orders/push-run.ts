@@ -1,3 +1,8 @@
+/**
+ * One ERP push run, without Temporal: prepare (read, look up, snapshot, stage batches), apply one staged batch
+ * (journalled, safe to run again), finish (totals and the rejects file). activities/erp-orders.ts wraps each step.
+ */
+
 import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import { mkdir, stat } from 'node:fs/promises';
@@ -23,11 +28,6 @@ import { formatOfFile, readExportFile } from './read';
 import { existingOrderSchema } from './reconcile';
 import { writeRejects } from './rejects';
 import { syncOrder, type OrderSyncContext, type PersonDirectory } from './sync-order';
-
-/**
- * One ERP push run, without Temporal: prepare (read, look up, snapshot, stage batches), apply one staged batch
- * (journalled, safe to run again), finish (totals and the rejects file). activities/erp-orders.ts wraps each step.
- */
 
 /** The workflow's input fields the prepare needs (workflows/erp-orders.ts documents them), the run's id, batch size. */
 export const prepareInputSchema = z.strictObject({

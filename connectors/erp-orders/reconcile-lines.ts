@@ -1,3 +1,5 @@
+/** The lines half of the reconciliation: which platform line each draft line is, and the PATCH `lines` entries. */
+
 import type { OrderPatch } from '../traceability/schemas/orders';
 import { roundHalfUp2 } from './cell-values';
 import {
@@ -8,8 +10,6 @@ import {
   type ProductRef,
 } from './orders/draft';
 import type { ExistingOrder, ExistingOrderLine } from './reconcile';
-
-/** The lines half of the reconciliation: which platform line each draft line is, and the PATCH `lines` entries. */
 
 export type LinePatchEntry = NonNullable<OrderPatch['lines']>[number];
 

@@ -1,3 +1,8 @@
+/**
+ * The ERP pull, without Temporal: orders changed on the platform since the stored high-water mark, written as NDJSON
+ * and CSV; then the mark moves. activities/erp-pull.ts wraps it.
+ */
+
 import { mkdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { z } from 'zod';
@@ -9,11 +14,6 @@ import { toCsv } from '../reports/csv';
 import type { Column } from '../reports/table';
 import { publishFile, refreshFile, writeFileAtomically } from '../storage';
 import { IncrementalSync, type Order } from '../traceability';
-
-/**
- * The ERP pull, without Temporal: orders changed on the platform since the stored high-water mark, written as NDJSON
- * and CSV; then the mark moves. activities/erp-pull.ts wraps it.
- */
 
 /**
  * Where the last pull stopped: the largest `updatedAt` exported and the ids exported at exactly that instant.
