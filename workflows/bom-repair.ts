@@ -1,7 +1,7 @@
 import { continueAsNew, defineQuery, log, proxyActivities, workflowInfo } from '@temporalio/workflow';
 import type { Activities } from '../activities';
 import type { StagedBomRepairCandidates } from '../activities/bom-repair';
-import type { ProductRepairResult } from '../connectors/bom-repair/results';
+import type { ProductRepairResult } from '../connectors/bom-repair/repair';
 import { parseRepairBomInput, selectorLabel, type RepairBomInput } from '../connectors/bom-repair/job-input';
 import { invalidInput, runBatches, setStatus, startJob, stepActivityOptions } from './batch-run';
 
@@ -179,6 +179,7 @@ export async function bomRepair(
     step: async () => {
       sync('repairing');
       const batch = await repairBomBatch({
+        runKey,
         candidates,
         offset,
         limit: parsed.batchSize,

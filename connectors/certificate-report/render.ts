@@ -1,7 +1,13 @@
-import { toCsv } from '../reports/csv';
-import { escapeHtml, htmlDocument, htmlTable } from '../reports/html';
-import { tableMatrix, type Column, type Table } from '../reports/table';
-import { toXlsx } from '../reports/xlsx';
+import {
+  escapeHtml,
+  htmlDocument,
+  htmlTable,
+  tableMatrix,
+  toCsv,
+  toXlsx,
+  type Column,
+  type Table,
+} from '../reports';
 import { bucketLabel, bucketOrder, countBy, type ExpiryChanges } from './classify';
 import {
   EXPIRED,

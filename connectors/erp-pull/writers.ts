@@ -1,5 +1,4 @@
-import { toCsv } from '../reports/csv';
-import type { Column } from '../reports/table';
+import { toCsv, type Column } from '../reports';
 import type { ExistingOrder, ExistingOrderLine } from '../erp-orders/reconcile/existing';
 import { DATE_FIELDS } from '../erp-orders/orders/draft';
 
