@@ -8,14 +8,17 @@ import {
   type Column,
   type Table,
 } from '../reports';
-import { bucketLabel, bucketOrder, countBy, type ExpiryChanges } from './classify';
 import {
+  bucketLabel,
+  bucketOrder,
+  countBy,
   EXPIRED,
   NO_EXPIRATION_DATE,
   NOT_EXPIRING,
   withinBucket,
   type BucketId,
   type ClassifiedCertificate,
+  type ExpiryChanges,
 } from './model';
 
 export interface SupplierSummary {
