@@ -2,12 +2,17 @@ import { join } from 'node:path';
 import { log } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
 import { z } from 'zod';
-import { productSelectorSchema, type ProductSelector } from '../connectors/bom-repair/job-input';
+import {
+  markNameSchema,
+  productSelectorSchema,
+  type ProductSelector,
+} from '../connectors/bom-repair/job-input';
 import {
   bomRepairRun,
   ForkSnapshotStore,
   hasFindings,
   repairProductBoms,
+  repairCandidateSchema,
   RepairReadCache,
   type ProductRepairResult,
   type RepairCandidate,
@@ -39,16 +44,6 @@ import {
 } from './batch-kit';
 import type { ActivityDeps } from './deps';
 
-const repairCandidateSchema: z.ZodType<RepairCandidate> = z.object({
-  id: z.string().min(1),
-  externalId: z.string().nullable(),
-  styleId: z.string().nullish(),
-  variantId: z.string().nullish(),
-  ownedHeaders: z.array(
-    z.object({ id: z.string().min(1), name: z.string(), createdAt: z.string().nullish() }),
-  ),
-});
-
 const runKeySchema = z.string().regex(/^[A-Za-z0-9._-]+$/);
 const stageInputSchema = z.object({ selector: productSelectorSchema, runKey: runKeySchema });
 const batchInputSchema = z.object({
@@ -61,7 +56,7 @@ const batchInputSchema = z.object({
   acceptCurrentSource: z.boolean().default(false),
 });
 const storeMarkInputSchema = z.object({
-  markName: z.string().regex(/^[A-Za-z0-9._-]{1,80}$/),
+  markName: markNameSchema,
   sinceMs: z.number().int().nonnegative(),
 });
 /** Line values are checked by the client against the API's write schema before any call. */

@@ -1,4 +1,6 @@
+import type { z } from 'zod';
 import {
+  bomLineSchema,
   collect,
   type BomHeader,
   type BomLine,
@@ -11,28 +13,8 @@ import {
  * (placement, quantity and unit, weight and unit, country) and loses the component and the main flag
  * (spec 02, "Copy fidelity caveat").
  */
-export interface LineView {
-  id: string;
-  bomHeaderId: string;
-  placementId?: string | null;
-  styleId?: string | null;
-  quantity?: number | null;
-  quantityUnit?: string | null;
-  weight?: number | null;
-  weightUnit?: string | null;
-  countryOfOrigin?: string | null;
-  isMainComponent?: boolean | null;
-  createdAt?: string | null;
-}
-
-export interface KeptFields {
-  placementId: string | null;
-  quantity: number | null;
-  quantityUnit: string | null;
-  weight: number | null;
-  weightUnit: string | null;
-  countryOfOrigin: string | null;
-}
+export const lineViewSchema = bomLineSchema.omit({ updatedAt: true });
+export type LineView = z.infer<typeof lineViewSchema>;
 
 /** The reference a fork drops and a repair puts back. */
 export interface ComponentRef {
@@ -40,7 +22,8 @@ export interface ComponentRef {
   isMainComponent: boolean;
 }
 
-export function keptFields(line: LineView): KeptFields {
+/** The kept fields, in a fixed order. */
+export function keptFields(line: LineView) {
   return {
     placementId: line.placementId ?? null,
     quantity: line.quantity ?? null,
@@ -51,17 +34,9 @@ export function keptFields(line: LineView): KeptFields {
   };
 }
 
-/** One string per distinct set of kept values (field order fixed), for grouping. */
+/** One string per distinct set of kept values, for grouping. */
 export function keptKey(line: LineView): string {
-  const f = keptFields(line);
-  return JSON.stringify([
-    f.placementId,
-    f.quantity,
-    f.quantityUnit,
-    f.weight,
-    f.weightUnit,
-    f.countryOfOrigin,
-  ]);
+  return JSON.stringify(Object.values(keptFields(line)));
 }
 
 /** "placement bomplc_x, quantity 3 PIECES, weight 2 GRAM, country Portugal": for reasons a person reads. */

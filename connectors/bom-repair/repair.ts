@@ -17,6 +17,7 @@ import {
   repairLineBody,
   type ComponentRef,
   type LineMatch,
+  lineViewSchema,
   type LineView,
 } from './lines';
 
@@ -133,20 +134,6 @@ export const bomRepairRun = (dataDir: string, runKey: string): RunFolder<BomRepa
  * safe write path takes it anyway, and it is the only exact record of each copied line's component at fork time.
  * One document per (product, source header): a product forks a given source at most once (the fork detaches it).
  */
-const lineSchema = z.object({
-  id: z.string(),
-  bomHeaderId: z.string(),
-  placementId: z.string().nullish(),
-  styleId: z.string().nullish(),
-  quantity: z.number().nullish(),
-  quantityUnit: z.string().nullish(),
-  weight: z.number().nullish(),
-  weightUnit: z.string().nullish(),
-  countryOfOrigin: z.string().nullish(),
-  isMainComponent: z.boolean().nullish(),
-  createdAt: z.string().nullish(),
-});
-
 const forkSnapshotSchema = z.strictObject({
   /** Platform id of the product the write went through. */
   productId: z.string().min(1),
@@ -154,7 +141,7 @@ const forkSnapshotSchema = z.strictObject({
   takenAt: z.string(),
   /** Source lines the write replaced or deleted: their copies carry the written values, not the snapshot's. */
   writtenLineIds: z.array(z.string()),
-  lines: z.array(lineSchema),
+  lines: z.array(lineViewSchema),
 });
 export type ForkSnapshot = z.infer<typeof forkSnapshotSchema>;
 
@@ -194,23 +181,25 @@ export function snapshotSourceLines(snapshot: ForkSnapshot): LineView[] {
 /** How a fork's source BOM is found: by name on the nearest ancestor that still links it. */
 const COPY_SUFFIX = ' (Copy)';
 
-export interface HeaderRef {
-  id: string;
-  name: string;
-  /** When the header was made: for a fork, the fork time (what the source looked like then is what was copied). */
-  createdAt?: string | null;
-}
-
 /** A product that owns BOM headers and might hold a fork (from the detection scan). */
-export interface RepairCandidate {
-  id: string;
+export const repairCandidateSchema = z.object({
+  id: z.string().min(1),
+  externalId: z.string().nullable(),
   /** The parent style of a variant or SKU (null on a style). */
-  styleId?: string | null;
+  styleId: z.string().nullish(),
   /** The parent variant of a SKU (null otherwise). */
-  variantId?: string | null;
-  externalId: string | null;
-  ownedHeaders: HeaderRef[];
-}
+  variantId: z.string().nullish(),
+  ownedHeaders: z.array(
+    z.object({
+      id: z.string().min(1),
+      name: z.string(),
+      /** When the header was made: for a fork, the fork time (what the source looked like then is what was copied). */
+      createdAt: z.string().nullish(),
+    }),
+  ),
+});
+export type RepairCandidate = z.infer<typeof repairCandidateSchema>;
+type HeaderRef = Pick<RepairCandidate['ownedHeaders'][number], 'id' | 'name'>;
 
 /**
  * The name the source had: given explicitly for a fork renamed at fork time (`sourceNames[forkName]`), else the

@@ -1,5 +1,7 @@
 import { z } from 'zod';
 
+// The spec's certificate statuses (spec 03). The sandbox keeps its own copy of this list on purpose: the client and
+// the sandbox each read the spec, so a misreading on one side shows up as a failing test instead of agreeing twice.
 export const CERTIFICATE_STATUSES = [
   'DRAFT',
   'REQUESTED',
