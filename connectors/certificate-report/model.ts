@@ -14,8 +14,9 @@ export type CertificateStatus = (typeof CERTIFICATE_STATUSES)[number];
 export const DEFAULT_EXCLUDED_STATUSES = ['DRAFT', 'REJECTED'] as const;
 export const DEFAULT_THRESHOLDS_DAYS = [30, 60, 90] as const;
 
-const DATE = /^\d{4}-\d{2}-\d{2}$/;
-const isoDate = z.string().regex(DATE, 'expected a YYYY-MM-DD date');
+const isCalendarDate = (date: string) =>
+  /^\d{4}-\d{2}-\d{2}$/.test(date) && !Number.isNaN(Date.parse(`${date}T00:00:00Z`));
+export const isoDateSchema = z.string().refine(isCalendarDate, 'expected a date in the form YYYY-MM-DD');
 
 /** True for a zone this runtime's Intl knows (IANA names such as `Europe/Stockholm`, and `UTC`). */
 export function isKnownTimeZone(zone: string): boolean {
@@ -49,13 +50,13 @@ export const reportCertificateSchema = z.object({
 export type ReportCertificate = z.infer<typeof reportCertificateSchema>;
 
 /** Ascending day counts, each a bucket "expiring within N days". */
-const thresholdsSchema = z
+export const thresholdsSchema = z
   .array(z.number().int().positive())
   .min(1)
   .refine((days) => days.every((day, i) => i === 0 || day > (days[i - 1] ?? 0)), 'thresholds must ascend');
 
 export const reportOptionsSchema = z.object({
-  asOf: isoDate,
+  asOf: isoDateSchema,
   /**
    * The one zone the report reads dates in: `asOf` is a calendar date there, and each `expirationDate` timestamp
    * becomes the calendar date it falls on there (spec 03: `expirationDate` is a timestamp string).
@@ -75,7 +76,7 @@ export const certificateReportInputSchema = z.object({
   /** Report date `YYYY-MM-DD`. Default: the schedule's nominal time (so a backfill reports as of that night), else today. */
   asOf: z
     .string()
-    .refine((date) => DATE.test(date) && !Number.isNaN(Date.parse(`${date}T00:00:00Z`)), {
+    .refine(isCalendarDate, {
       error: (issue) => `asOf '${String(issue.input)}' must be a date in the form YYYY-MM-DD`,
     })
     .optional(),
@@ -138,7 +139,7 @@ export function dateInZone(instant: number, timeZone: string): string {
  */
 export function calendarDate(value: string | null, timeZone = 'UTC'): string | null {
   if (!value) return null;
-  if (/^\d{4}-\d{2}-\d{2}$/.test(value)) return Number.isNaN(Date.parse(`${value}T00:00:00Z`)) ? null : value;
+  if (isCalendarDate(value)) return value;
   const time = Date.parse(value);
   return Number.isNaN(time) ? null : dateInZone(time, timeZone);
 }
