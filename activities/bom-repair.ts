@@ -25,12 +25,11 @@ import {
 import {
   bomMarkFile,
   CorruptBomMarkError,
-  emptyScanReport,
   nextBomMark,
   readBomMark,
   scanRepairCandidates,
   storeBomMark,
-  type ScanReport,
+  ScanReport,
 } from '../connectors/bom-repair/scan';
 import { stagingRefSchema, type StagingRef } from '../connectors/staging';
 import { isTraceabilityApiError } from '../connectors/traceability';
@@ -110,7 +109,7 @@ export function createBomRepairActivities(deps: Pick<ActivityDeps, 'client' | 'c
       async (raw: { selector: ProductSelector; runKey: string }): Promise<StagedBomRepairCandidates> => {
         const input = stageInputSchema.parse(raw);
         const run = bomRepairRun(dataDir, input.runKey);
-        const report: ScanReport = emptyScanReport();
+        const report = new ScanReport();
         const scanStartedMs = Date.now();
         let highWaterMark: StagedBomRepairCandidates['highWaterMark'];
         if (input.selector.kind === 'sinceLastRun') {

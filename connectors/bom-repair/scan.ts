@@ -20,27 +20,22 @@ import type { RepairCandidate } from './repair';
  */
 const FORKABLE_LEVELS = ['variant', 'sku'] as const;
 
-export interface ScanReport {
+/** What a scan saw, for the run's result. */
+export class ScanReport {
   /** Products looked at (every level listed, plus the ones named). */
-  scanned: number;
+  scanned = 0;
   /** Named products the catalogue does not hold. */
-  notFound: string[];
+  notFound: string[] = [];
   /** Variants and SKUs whose link roles came from the `include=bom` headers on the product page. */
-  includeUsed: number;
+  includeUsed = 0;
   /** Products whose link roles were read with GET /bom-headers?styleId= because the include did not show them. */
-  headerReads: number;
+  headerReads = 0;
   /** Why the include was not used, the first time it was not (null while it was usable). */
-  includeProblem: string | null;
-}
-
-export function emptyScanReport(): ScanReport {
-  return { scanned: 0, notFound: [], includeUsed: 0, headerReads: 0, includeProblem: null };
+  includeProblem: string | null = null;
 }
 
 /** Only candidates with an owned header created or changed at or after this instant (ms), when set. */
-export interface ScanFilter {
-  headersChangedSinceMs?: number;
-}
+type ScanFilter = { headersChangedSinceMs?: number };
 
 const includeSchema = z.array(bomHeaderSchema);
 
