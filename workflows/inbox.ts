@@ -13,7 +13,6 @@ import type { Activities } from '../activities';
 import type { InboxFile } from '../activities/inbox';
 import { TraceJob, TraceSource } from '../worker/search-attributes';
 import { invalidInput, quickActivityOptions, setStatus, startJob } from './batch-run';
-import { erpOrders } from './erp-orders';
 
 /** Workflow input, e.g. `{"job": "erp-orders", "folder": "/data/inbox/erp", "mappingFile": "/data/profiles/eu.json"}`. */
 export const processInboxInputSchema = z.strictObject({
@@ -79,20 +78,18 @@ function startJobChild(input: ProcessInboxInput, file: InboxFile, workflowId: st
       { key: TraceSource, value: file.name },
     ],
   };
-  if (input.job === 'erp-orders') {
-    return startChild(erpOrders, {
-      ...options,
-      args: [{ ...args, profile: input.profile as 'default' | undefined }],
-    });
-  }
-  // The PLM import is registered by its own module; it is started by type name with the shared input convention.
-  return startChild<(arg: { file: string; profile?: string; mappingFile?: string }) => Promise<unknown>>(
-    'plmImport',
-    {
-      ...options,
-      args: [args],
-    },
-  );
+  // Started by type name (both jobs take the same file input). patched: runs started before each job got one name
+  // replay with the former type names, which the worker still registers.
+  const named = patched('one-name-per-job');
+  const type =
+    input.job === 'erp-orders'
+      ? named
+        ? 'erpOrders'
+        : 'pushErpOrders'
+      : named
+        ? 'plmImport'
+        : 'importPlmSpreadsheet';
+  return startChild<(arg: typeof args) => Promise<unknown>>(type, { ...options, args: [args] });
 }
 
 /** The innermost cause says what went wrong (child failure → activity failure → the activity's own error). */

@@ -1,4 +1,4 @@
-import type { z } from 'zod';
+import { z } from 'zod';
 import {
   bomLineSchema,
   collect,
@@ -17,10 +17,8 @@ export const lineViewSchema = bomLineSchema.omit({ updatedAt: true });
 export type LineView = z.infer<typeof lineViewSchema>;
 
 /** The reference a fork drops and a repair puts back. */
-export interface ComponentRef {
-  styleId: string;
-  isMainComponent: boolean;
-}
+export const componentRefSchema = z.object({ styleId: z.string(), isMainComponent: z.boolean() });
+export type ComponentRef = z.infer<typeof componentRefSchema>;
 
 /** The kept fields, in a fixed order. */
 export function keptFields(line: LineView) {

@@ -9,6 +9,7 @@ import {
 } from '../traceability';
 import {
   componentOf,
+  componentRefSchema,
   keptKey,
   lacksComponent,
   matchCopiedLines,
@@ -20,8 +21,6 @@ import {
   lineViewSchema,
   type LineView,
 } from './lines';
-
-const componentRefSchema = z.object({ styleId: z.string(), isMainComponent: z.boolean() });
 
 /** Per line, what the repair did or would do. */
 const lineOutcomeKinds = ['repaired', 'would_repair', 'ambiguous', 'unmatched', 'failed'] as const;
