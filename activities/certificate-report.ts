@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { mkdir, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { log } from '@temporalio/activity';
 import { z } from 'zod';
@@ -19,8 +19,8 @@ import {
   summarise,
   type ExpirySummary,
 } from '../connectors/certificate-report/render';
-import { StagingStore, stagingRefSchema, type StagingRef } from '../connectors/staging';
-import { fetchFolder, publishFolder } from '../connectors/storage';
+import { readStoredJson, StagingStore, stagingRefSchema, type StagingRef } from '../connectors/staging';
+import { locate, publishFolder } from '../connectors/storage';
 import { paginate, type Certificate } from '../connectors/traceability';
 import { ApiCalls, failureMapper, guarded, invalidInput, withHeartbeats } from './batch-kit';
 import type { ActivityDeps } from './deps';
@@ -77,30 +77,25 @@ function toReportCertificate(certificate: Certificate): ReportCertificate {
   };
 }
 
-/** The newest earlier report (folder named by its as-of date) that left its buckets behind. */
+/**
+ * The newest earlier report (folder named by its as-of date) that left its buckets behind, read from the run-data
+ * store: another worker may have written it.
+ */
 async function previousBuckets(
   root: string,
   asOf: string,
 ): Promise<z.infer<typeof bucketsFileSchema> | null> {
-  let folders: string[];
-  try {
-    folders = await readdir(root);
-  } catch {
-    return null;
-  }
-  const earlier = folders
-    .filter((name) => /^\d{4}-\d{2}-\d{2}$/.test(name) && name < asOf)
-    .sort()
-    .reverse();
-  for (const folder of earlier) {
-    try {
-      const parsed = bucketsFileSchema.safeParse(
-        JSON.parse(await readFile(join(root, folder, 'buckets.json'), 'utf8')),
-      );
-      if (parsed.success) return parsed.data;
-    } catch {
-      // a folder without a readable buckets file is skipped
-    }
+  const { store, key } = locate(root);
+  const dates = new Set(
+    (await store.list(`${key}/`)).map((name) => name.slice(key.length + 1).split('/')[0] ?? ''),
+  );
+  const earlier = [...dates].filter((date) => /^\d{4}-\d{2}-\d{2}$/.test(date) && date < asOf);
+  for (const date of earlier.sort().reverse()) {
+    // a folder without a readable buckets file is skipped
+    const found = await readStoredJson(join(root, date, 'buckets.json'), bucketsFileSchema).catch(
+      () => undefined,
+    );
+    if (found) return found;
   }
   return null;
 }
@@ -174,8 +169,6 @@ export function createCertificateReportActivities(deps: Pick<ActivityDeps, 'clie
         includeStatuses: input.includeStatuses,
       };
       const classified = classifyCertificates(certificates, options);
-      // Earlier reports may have been written by another worker: their buckets come from the run-data store.
-      await fetchFolder(reportsRoot, (key) => key.endsWith('/buckets.json'));
       const changes = changesSince(classified, await previousBuckets(reportsRoot, input.asOf));
       const summary = summarise(classified, changes, options);
 
