@@ -182,11 +182,8 @@ export function matchCopiedLines(
       );
     });
   }
-  return results.sort(byLineId);
+  return results.sort((a, b) => byId({ id: a.lineId }, { id: b.lineId }));
 }
-
-const byLineId = (a: { lineId: string }, b: { lineId: string }) =>
-  a.lineId < b.lineId ? -1 : a.lineId > b.lineId ? 1 : 0;
 
 export interface ExactRepair {
   lineId: string;
