@@ -1,3 +1,4 @@
+/** BOM lines as the repair compares them, how a fork's copies pair with their source lines, and the reads of both. */
 import { z } from 'zod';
 import {
   bomLineSchema,

@@ -1,3 +1,7 @@
+/**
+ * The repair of one product's forks (what each batch of the bom-repair job does per product), what it reports, and
+ * where a run keeps its state: the run folder and journal layout, and the fork-time snapshots of the safe write.
+ */
 import { z } from 'zod';
 import { join } from 'node:path';
 import { readStoredJson, RunFolder, storeJson } from '../staging';

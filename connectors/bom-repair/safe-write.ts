@@ -1,3 +1,4 @@
+/** The connectors' own BOM edit through a product, which repairs a fork it causes from a snapshot at once. */
 import { z } from 'zod';
 import type { BomHeader, BomLine, BomLineWrite, TraceabilityClient } from '../traceability';
 import { lacksComponent, mapForkToSnapshot, readLines, repairLineBody, type ExactRepair } from './lines';

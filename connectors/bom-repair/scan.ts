@@ -1,3 +1,4 @@
+/** Which products the bom-repair job looks at: the catalogue scan for forkable products, and the sinceLastRun mark. */
 import { join } from 'node:path';
 import { z } from 'zod';
 import { readStoredJson, storeJson } from '../staging';
