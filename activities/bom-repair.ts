@@ -1,48 +1,52 @@
 import { join } from 'node:path';
-import { activityInfo, heartbeat, log } from '@temporalio/activity';
+import { log } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
 import { z } from 'zod';
 import {
-  bomMarkFile,
-  CorruptBomMarkError,
-  emptyScanReport,
+  markNameSchema,
+  productSelectorSchema,
+  type ProductSelector,
+} from '../connectors/bom-repair/job-input';
+import {
+  bomRepairRun,
   ForkSnapshotStore,
   hasFindings,
-  nextBomMark,
-  readBomMark,
-  storeBomMark,
-  productSelectorSchema,
   repairProductBoms,
+  repairCandidateSchema,
   RepairReadCache,
-  safeBomWrite,
-  scanRepairCandidates,
   type ProductRepairResult,
-  type ProductSelector,
   type RepairCandidate,
+} from '../connectors/bom-repair/repair';
+import {
+  safeBomWrite,
   type SafeBomWriteInput,
   type SafeBomWriteResult,
-  type ScanReport,
-} from '../connectors/bom-repair';
-import { StagingStore, stagingRefSchema, type StagingRef } from '../connectors/staging';
+} from '../connectors/bom-repair/safe-write';
+import {
+  bomMarkFile,
+  CorruptBomMarkError,
+  nextBomMark,
+  readBomMark,
+  scanRepairCandidates,
+  storeBomMark,
+  ScanReport,
+} from '../connectors/bom-repair/scan';
+import { stagingRefSchema, type StagingRef } from '../connectors/staging';
 import { isTraceabilityApiError } from '../connectors/traceability';
-import { guarded, toActivityFailure } from './batch-kit';
+import {
+  failureMapper,
+  guarded,
+  invalidInput,
+  nonRetryable,
+  toActivityFailure,
+  withHeartbeats,
+} from './batch-kit';
 import type { ActivityDeps } from './deps';
 
-const repairCandidateSchema: z.ZodType<RepairCandidate> = z.object({
-  id: z.string().min(1),
-  externalId: z.string().nullable(),
-  styleId: z.string().nullish(),
-  variantId: z.string().nullish(),
-  ownedHeaders: z.array(
-    z.object({ id: z.string().min(1), name: z.string(), createdAt: z.string().nullish() }),
-  ),
-});
-
-const stageInputSchema = z.object({
-  selector: productSelectorSchema,
-  runKey: z.string().regex(/^[A-Za-z0-9._-]+$/),
-});
+const runKeySchema = z.string().regex(/^[A-Za-z0-9._-]+$/);
+const stageInputSchema = z.object({ selector: productSelectorSchema, runKey: runKeySchema });
 const batchInputSchema = z.object({
+  runKey: runKeySchema,
   candidates: stagingRefSchema,
   offset: z.number().int().min(0),
   limit: z.number().int().min(1).max(500),
@@ -51,7 +55,7 @@ const batchInputSchema = z.object({
   acceptCurrentSource: z.boolean().default(false),
 });
 const storeMarkInputSchema = z.object({
-  markName: z.string().regex(/^[A-Za-z0-9._-]{1,80}$/),
+  markName: markNameSchema,
   sinceMs: z.number().int().nonnegative(),
 });
 /** Line values are checked by the client against the API's write schema before any call. */
@@ -74,10 +78,6 @@ const safeWriteInputSchema = z.object({
     .partial()
     .optional(),
 });
-const batchProgressSchema = z.object({
-  done: z.number().int().min(0),
-  results: z.array(z.custom<ProductRepairResult>()),
-});
 
 export interface StagedBomRepairCandidates extends ScanReport {
   /** NDJSON of `RepairCandidate`: products owning BOM headers (only they can hold a fork). */
@@ -94,41 +94,40 @@ export interface BomRepairBatchResult {
 
 const NOT_FOUND_LISTED = 100;
 
+const mapFailure = failureMapper(invalidInput, (error) =>
+  error instanceof CorruptBomMarkError ? nonRetryable(error, 'CorruptHighWaterMark') : undefined,
+);
+
 export function createBomRepairActivities(deps: Pick<ActivityDeps, 'client' | 'config'>) {
-  const staging = new StagingStore(join(deps.config.dataDir, 'staging'));
-  const snapshots = new ForkSnapshotStore(join(deps.config.dataDir, 'bom-repair', 'fork-snapshots'));
+  const { dataDir } = deps.config;
+  const snapshots = new ForkSnapshotStore(join(dataDir, 'bom-repair', 'fork-snapshots'));
 
   return {
     /** Lists the selected products (pages of 100, `include=bom`) and stages those owning a BOM header. */
     stageBomRepairCandidates: guarded(
-      toActivityFailure,
+      mapFailure,
       async (raw: { selector: ProductSelector; runKey: string }): Promise<StagedBomRepairCandidates> => {
         const input = stageInputSchema.parse(raw);
-        const report: ScanReport = emptyScanReport();
+        const run = bomRepairRun(dataDir, input.runKey);
+        const report = new ScanReport();
         const scanStartedMs = Date.now();
         let highWaterMark: StagedBomRepairCandidates['highWaterMark'];
         if (input.selector.kind === 'sinceLastRun') {
-          const file = bomMarkFile(deps.config.dataDir, input.selector.markName);
-          let fromMs: number;
-          try {
-            fromMs = await readBomMark(file);
-          } catch (error) {
-            if (error instanceof CorruptBomMarkError)
-              throw ApplicationFailure.nonRetryable(error.message, 'CorruptHighWaterMark');
-            throw error;
-          }
+          const file = bomMarkFile(dataDir, input.selector.markName);
+          const fromMs = await readBomMark(file);
           highWaterMark = { file, fromMs, nextMs: nextBomMark(fromMs, scanStartedMs) };
         }
         const filter = highWaterMark ? { headersChangedSinceMs: highWaterMark.fromMs } : {};
-        const candidates = (async function* () {
-          let count = 0;
-          for await (const candidate of scanRepairCandidates(deps.client, input.selector, report, filter)) {
-            count += 1;
-            if (count % 200 === 0) heartbeat({ candidates: count, scanned: report.scanned });
-            yield candidate;
-          }
-        })();
-        const ref = await staging.putNdjson(`bom-repair/${input.runKey}/candidates.ndjson`, candidates);
+        const ref = await withHeartbeats(async (progress) => {
+          const candidates = (async function* () {
+            let count = 0;
+            for await (const candidate of scanRepairCandidates(deps.client, input.selector, report, filter)) {
+              progress({ candidates: ++count, scanned: report.scanned });
+              yield candidate;
+            }
+          })();
+          return run.staging.putNdjson(run.key('candidates.ndjson'), candidates);
+        });
         log.info('BOM repair candidates staged', {
           scanned: report.scanned,
           candidates: ref.items,
@@ -136,51 +135,53 @@ export function createBomRepairActivities(deps: Pick<ActivityDeps, 'client' | 'c
           headerReads: report.headerReads,
         });
         return {
+          ...report,
           candidates: ref,
-          scanned: report.scanned,
           notFound: report.notFound.slice(0, NOT_FOUND_LISTED),
-          includeUsed: report.includeUsed,
-          headerReads: report.headerReads,
-          includeProblem: report.includeProblem,
           ...(highWaterMark ? { highWaterMark } : {}),
         };
       },
     ),
 
     /**
-     * Repairs (or, dry, plans) the forks of candidates [offset, offset + limit). Progress is heartbeated so a
-     * retry resumes after the last finished product and keeps its outcomes (a repaired line no longer looks
-     * broken, so a rerun from scratch would not report it).
+     * Repairs (or, dry, plans) the forks of candidates [offset, offset + limit). Each product's findings are
+     * journalled as it settles, so a retry resumes after the last settled product and keeps their findings (a
+     * repaired line no longer looks broken, so a rerun from scratch would not report it).
      */
     repairBomBatch: guarded(
-      toActivityFailure,
+      mapFailure,
       async (raw: z.input<typeof batchInputSchema>): Promise<BomRepairBatchResult> => {
         const input = batchInputSchema.parse(raw);
-        const resumed = batchProgressSchema.safeParse(activityInfo().heartbeatDetails);
-        const progress = resumed.success ? resumed.data : { done: 0, results: [] };
-        const cache = new RepairReadCache(deps.client);
+        const run = bomRepairRun(dataDir, input.runKey);
+        const journal = run.journal(Math.floor(input.offset / input.limit));
+        const { done } = await journal.resume();
+        const pending: RepairCandidate[] = [];
         let index = 0;
-        for await (const candidate of staging.readNdjson(input.candidates, repairCandidateSchema)) {
+        for await (const candidate of run.staging.readNdjson(input.candidates, repairCandidateSchema)) {
           if (index >= input.offset + input.limit) break;
-          if (index >= input.offset + progress.done) {
-            const result = await repairProductBoms(
-              deps.client,
-              candidate,
-              {
-                dryRun: input.dryRun,
-                sourceNames: input.sourceNames,
-                acceptCurrentSource: input.acceptCurrentSource,
-                snapshots,
-              },
-              cache,
-            );
-            if (hasFindings(result)) progress.results.push(result);
-            progress.done += 1;
-            heartbeat(progress);
-          }
+          if (index >= input.offset && !done.has(candidate.id)) pending.push(candidate);
           index += 1;
         }
-        return { processed: progress.done, results: progress.results };
+        const cache = new RepairReadCache(deps.client);
+        const options = { ...input, snapshots };
+        const outcomes = await withHeartbeats((progress) =>
+          journal.settleAll(
+            done,
+            pending,
+            1,
+            async (candidate) => {
+              const result = await repairProductBoms(deps.client, candidate, options, cache);
+              return {
+                kind: 'outcome',
+                productId: candidate.id,
+                result: hasFindings(result) ? result : null,
+              };
+            },
+            (settled) => progress({ settled }),
+          ),
+        );
+        const results = [...outcomes.values()].flatMap((outcome) => (outcome.result ? [outcome.result] : []));
+        return { processed: outcomes.size, results };
       },
     ),
 
@@ -189,21 +190,20 @@ export function createBomRepairActivities(deps: Pick<ActivityDeps, 'client' | 'c
       raw: z.input<typeof storeMarkInputSchema>,
     ): Promise<{ file: string; sinceMs: number }> {
       const input = storeMarkInputSchema.parse(raw);
-      const file = bomMarkFile(deps.config.dataDir, input.markName);
-      let previous = 0;
-      try {
-        previous = await readBomMark(file);
-      } catch {
-        // an unreadable mark is replaced by the newer one
-      }
+      const file = bomMarkFile(dataDir, input.markName);
+      const previous = await readBomMark(file).catch((error: unknown) => {
+        if (error instanceof CorruptBomMarkError) return 0; // an unreadable mark is replaced by the newer one
+        throw error;
+      });
       const sinceMs = Math.max(previous, input.sinceMs);
       await storeBomMark(file, sinceMs);
       return { file, sinceMs };
     },
 
-    /** Drops one run's staged candidates. */
+    /** Drops one run's staged candidates and journals. */
     async discardBomRepairStaging(input: { runKey: string }): Promise<void> {
-      await staging.remove(`bom-repair/${stageInputSchema.shape.runKey.parse(input.runKey)}`);
+      const runKey = runKeySchema.parse(input.runKey);
+      await bomRepairRun(dataDir, runKey).staging.remove(runKey);
     },
 
     /** The connectors' own BOM edit through a product: forks are repaired from a snapshot (see `safeBomWrite`). */

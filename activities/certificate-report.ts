@@ -1,27 +1,28 @@
 import { randomUUID } from 'node:crypto';
-import { mkdir, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { heartbeat, log } from '@temporalio/activity';
+import { log } from '@temporalio/activity';
 import { z } from 'zod';
 import {
   CERTIFICATE_STATUSES,
   changesSince,
   classifyCertificates,
+  reportCertificateSchema,
+  reportOptionsSchema,
+  type CertificateStatus,
+  type ReportCertificate,
+} from '../connectors/certificate-report/model';
+import {
   renderCsv,
   renderHtml,
   renderXlsx,
-  reportCertificateSchema,
-  reportOptionsSchema,
   summarise,
-  timeZoneSchema,
-  type CertificateStatus,
   type ExpirySummary,
-  type ReportCertificate,
-} from '../connectors/certificate-report';
-import { StagingStore, stagingRefSchema, type StagingRef } from '../connectors/staging';
-import { fetchFolder, publishFolder } from '../connectors/storage';
+} from '../connectors/certificate-report/render';
+import { readStoredJson, StagingStore, stagingRefSchema, type StagingRef } from '../connectors/staging';
+import { locate, publishFolder } from '../connectors/storage';
 import { paginate, type Certificate } from '../connectors/traceability';
-import { toActivityFailure } from './batch-kit';
+import { ApiCalls, failureMapper, guarded, invalidInput, withHeartbeats } from './batch-kit';
 import type { ActivityDeps } from './deps';
 
 export const REPORT_FOLDER = join('reports', 'certificate-expiry');
@@ -46,13 +47,9 @@ export interface CertificateReportResult extends ExpirySummary {
   apiCalls: number;
 }
 
-export const writeReportInputSchema = z.object({
+export const writeReportInputSchema = reportOptionsSchema.extend({
   certificates: stagingRefSchema,
   apiCalls: z.number().int().min(0),
-  asOf: reportOptionsSchema.shape.asOf,
-  timeZone: timeZoneSchema.default('UTC'),
-  thresholdsDays: z.array(z.number().int().positive()).min(1),
-  includeStatuses: z.array(z.enum(CERTIFICATE_STATUSES)).optional(),
 });
 export type WriteReportInput = z.input<typeof writeReportInputSchema>;
 
@@ -80,33 +77,30 @@ function toReportCertificate(certificate: Certificate): ReportCertificate {
   };
 }
 
-/** The newest earlier report (folder named by its as-of date) that left its buckets behind. */
+/**
+ * The newest earlier report (folder named by its as-of date) that left its buckets behind, read from the run-data
+ * store: another worker may have written it.
+ */
 async function previousBuckets(
   root: string,
   asOf: string,
 ): Promise<z.infer<typeof bucketsFileSchema> | null> {
-  let folders: string[];
-  try {
-    folders = await readdir(root);
-  } catch {
-    return null;
-  }
-  const earlier = folders
-    .filter((name) => /^\d{4}-\d{2}-\d{2}$/.test(name) && name < asOf)
-    .sort()
-    .reverse();
-  for (const folder of earlier) {
-    try {
-      const parsed = bucketsFileSchema.safeParse(
-        JSON.parse(await readFile(join(root, folder, 'buckets.json'), 'utf8')),
-      );
-      if (parsed.success) return parsed.data;
-    } catch {
-      // a folder without a readable buckets file is skipped
-    }
+  const { store, key } = locate(root);
+  const dates = new Set(
+    (await store.list(`${key}/`)).map((name) => name.slice(key.length + 1).split('/')[0] ?? ''),
+  );
+  const earlier = [...dates].filter((date) => /^\d{4}-\d{2}-\d{2}$/.test(date) && date < asOf);
+  for (const date of earlier.sort().reverse()) {
+    // a folder without a readable buckets file is skipped
+    const found = await readStoredJson(join(root, date, 'buckets.json'), bucketsFileSchema).catch(
+      () => undefined,
+    );
+    if (found) return found;
   }
   return null;
 }
+
+const mapFailure = failureMapper(invalidInput);
 
 export function createCertificateReportActivities(deps: Pick<ActivityDeps, 'client' | 'config'>) {
   const staging = new StagingStore(join(deps.config.dataDir, 'staging'));
@@ -119,45 +113,47 @@ export function createCertificateReportActivities(deps: Pick<ActivityDeps, 'clie
      * per status with the spec's `status` query filter (spec 03, GET /certificates), so a certificate the report
      * would drop (a draft, a rejected one) costs no read.
      */
-    async fetchCertificatesForReport(raw: FetchCertificatesInput): Promise<FetchedCertificates> {
-      const input = fetchInputSchema.parse(raw);
-      const everyStatus =
-        !input.statuses || CERTIFICATE_STATUSES.every((status) => input.statuses?.includes(status));
-      const lists: Array<CertificateStatus | undefined> = everyStatus
-        ? [undefined]
-        : [...new Set(input.statuses)];
-      try {
-        // Counted here rather than from the client's totals, which other activities in this worker share.
-        let apiCalls = 0;
+    fetchCertificatesForReport: guarded(
+      mapFailure,
+      async (raw: FetchCertificatesInput): Promise<FetchedCertificates> => {
+        const input = fetchInputSchema.parse(raw);
+        const everyStatus = CERTIFICATE_STATUSES.every((status) => input.statuses?.includes(status) ?? true);
+        const lists: Array<CertificateStatus | undefined> = everyStatus
+          ? [undefined]
+          : [...new Set(input.statuses)];
+        const api = new ApiCalls(deps.client);
         const seen = new Set<string>();
-        const rows = (async function* () {
-          for (const status of lists) {
-            const fetchPage = (page: number, limit: number) => {
-              apiCalls += 1;
-              return deps.client.certificates.list({
-                sort: 'expirationDate',
-                order: 'asc',
-                page,
-                limit,
-                ...(status ? { status } : {}),
-              });
-            };
-            for await (const certificate of paginate(fetchPage, { limit: 100 })) {
-              // Offset paging can repeat a record that moved between pages while we read.
-              if (seen.has(certificate.id)) continue;
-              seen.add(certificate.id);
-              if (seen.size % 500 === 0) heartbeat({ certificates: seen.size });
-              yield toReportCertificate(certificate);
+        const ref = await withHeartbeats((progress) => {
+          const rows = (async function* () {
+            for (const status of lists) {
+              const fetchPage = (page: number, limit: number) =>
+                api.one(() =>
+                  deps.client.certificates.list({
+                    sort: 'expirationDate',
+                    order: 'asc',
+                    page,
+                    limit,
+                    ...(status ? { status } : {}),
+                  }),
+                );
+              for await (const certificate of paginate(fetchPage, { limit: 100 })) {
+                // Offset paging can repeat a record that moved between pages while we read.
+                if (seen.has(certificate.id)) continue;
+                seen.add(certificate.id);
+                progress({ certificates: seen.size });
+                yield toReportCertificate(certificate);
+              }
             }
-          }
-        })();
-        const ref = await staging.putNdjson(`certificate-report/${input.runKey}/certificates.ndjson`, rows);
-        log.info('Certificates staged for the expiry report', { certificates: ref.items, apiCalls });
-        return { ref, certificates: ref.items, apiCalls };
-      } catch (error) {
-        throw toActivityFailure(error);
-      }
-    },
+          })();
+          return staging.putNdjson(`certificate-report/${input.runKey}/certificates.ndjson`, rows);
+        });
+        log.info('Certificates staged for the expiry report', {
+          certificates: ref.items,
+          apiCalls: api.count,
+        });
+        return { ref, certificates: ref.items, apiCalls: api.count };
+      },
+    ),
 
     /** Classifies, compares with the previous report and writes xlsx, csv, html and JSON into one dated folder. */
     async writeCertificateExpiryReport(rawInput: WriteReportInput): Promise<CertificateReportResult> {
@@ -173,8 +169,6 @@ export function createCertificateReportActivities(deps: Pick<ActivityDeps, 'clie
         includeStatuses: input.includeStatuses,
       };
       const classified = classifyCertificates(certificates, options);
-      // Earlier reports may have been written by another worker: their buckets come from the run-data store.
-      await fetchFolder(reportsRoot, (key) => key.endsWith('/buckets.json'));
       const changes = changesSince(classified, await previousBuckets(reportsRoot, input.asOf));
       const summary = summarise(classified, changes, options);
 

@@ -1,5 +1,5 @@
 import { log } from '@temporalio/activity';
-import { toActivityFailure } from './batch-kit';
+import { guarded, toActivityFailure } from './batch-kit';
 import type { ActivityDeps } from './deps';
 
 export interface ApiAccountSummary {
@@ -15,20 +15,16 @@ export function createCheckConnectionActivities(
 ) {
   return {
     /** Reads one page of style types: proves the URL, the key and the account, and shows the allowance. */
-    async describeApiAccount(): Promise<ApiAccountSummary> {
-      try {
-        const page = await deps.client.styleTypes.list({ page: 1, limit: 100 });
-        const observed = deps.rateLimits.latest();
-        const summary: ApiAccountSummary = {
-          baseUrl: deps.baseUrl,
-          styleTypes: page.pagination.total ?? page.items.length,
-          rateLimit: { limit: observed?.limit ?? null, remaining: observed?.remaining ?? null },
-        };
-        log.info('API account described', { styleTypes: summary.styleTypes, rateLimit: summary.rateLimit });
-        return summary;
-      } catch (error) {
-        throw toActivityFailure(error);
-      }
-    },
+    describeApiAccount: guarded<void, ApiAccountSummary>(toActivityFailure, async () => {
+      const page = await deps.client.styleTypes.list({ page: 1, limit: 100 });
+      const observed = deps.rateLimits.latest();
+      const summary: ApiAccountSummary = {
+        baseUrl: deps.baseUrl,
+        styleTypes: page.pagination.total ?? page.items.length,
+        rateLimit: { limit: observed?.limit ?? null, remaining: observed?.remaining ?? null },
+      };
+      log.info('API account described', { styleTypes: summary.styleTypes, rateLimit: summary.rateLimit });
+      return summary;
+    }),
   };
 }

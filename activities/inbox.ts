@@ -3,6 +3,7 @@ import { createReadStream } from 'node:fs';
 import { mkdir, readdir, rename, stat } from 'node:fs/promises';
 import { extname, join, parse } from 'node:path';
 import { ApplicationFailure } from '@temporalio/common';
+import { z } from 'zod';
 import { inputObject, isS3Url, type S3Store } from '../connectors/storage';
 
 export const INBOX_DONE_FOLDERS = ['processed', 'failed'] as const;
@@ -27,11 +28,13 @@ export interface MovedFile {
   note?: string;
 }
 
-async function sha256Of(path: string): Promise<string> {
+async function sha256Of(body: AsyncIterable<unknown>): Promise<string> {
   const hash = createHash('sha256');
-  for await (const chunk of createReadStream(path)) hash.update(chunk as Buffer);
+  for await (const chunk of body) hash.update(chunk as Buffer);
   return hash.digest('hex');
 }
+
+const sha256OfFile = (path: string) => sha256Of(createReadStream(path));
 
 /** Hidden files, editor locks and files still being copied in are not picked up. */
 function ignored(name: string): boolean {
@@ -47,10 +50,7 @@ async function exists(path: string): Promise<boolean> {
 
 async function sha256OfObject(store: S3Store, key: string): Promise<string | null> {
   const body = await store.read(key);
-  if (!body) return null;
-  const hash = createHash('sha256');
-  for await (const chunk of body) hash.update(chunk as Buffer);
-  return hash.digest('hex');
+  return body ? sha256Of(body) : null;
 }
 
 /** `s3://bucket/inbox/erp` → the bucket's store and the folder's key prefix, ending in `/`. */
@@ -82,7 +82,10 @@ async function listS3Inbox(folder: string): Promise<InboxFile[]> {
   return files;
 }
 
-const claimSchema = { parse: (text: string): { target: string } => JSON.parse(text) as { target: string } };
+/** The records an S3 inbox keeps beside its files: who handles a drop, and where a drop moves. */
+const ownerClaimSchema = z.object({ owner: z.string() });
+const moveClaimSchema = z.object({ target: z.string() });
+const claimOf = <T>(schema: z.ZodType<T>, body: Buffer): T => schema.parse(JSON.parse(body.toString('utf8')));
 
 /**
  * S3 has no rename, and several workers may poll one inbox: the first mover of a drop writes a claim naming the
@@ -98,7 +101,7 @@ async function moveS3InboxFile(file: InboxFile, to: InboxDestination): Promise<M
   const existing = await store.get(claimKey);
   let target: string;
   if (existing) {
-    target = claimSchema.parse(existing.toString('utf8')).target;
+    target = claimOf(moveClaimSchema, existing).target;
   } else {
     if (current === null) return { movedTo: null, note: 'the file is no longer in the inbox' };
     if (current !== file.sha256)
@@ -110,7 +113,7 @@ async function moveS3InboxFile(file: InboxFile, to: InboxDestination): Promise<M
     if (!(await store.putIfAbsent(claimKey, JSON.stringify({ target, to })))) {
       const claim = await store.get(claimKey);
       if (!claim) throw new Error(`the move claim ${claimKey} vanished`);
-      target = claimSchema.parse(claim.toString('utf8')).target;
+      target = claimOf(moveClaimSchema, claim).target;
     }
   }
   if (current === file.sha256) {
@@ -143,9 +146,7 @@ export function createInboxActivities() {
       );
       if (await store.putIfAbsent(claimKey, JSON.stringify({ owner: input.owner }))) return true;
       const claim = await store.get(claimKey);
-      return (
-        claim !== null && (JSON.parse(claim.toString('utf8')) as { owner?: string }).owner === input.owner
-      );
+      return claim !== null && claimOf(ownerClaimSchema, claim).owner === input.owner;
     },
 
     /** The inbox's files (not its sub-folders), oldest name first, each with its content hash. */
@@ -166,7 +167,7 @@ export function createInboxActivities() {
         const path = join(input.folder, name);
         const info = await stat(path).catch(() => undefined);
         if (!info?.isFile()) continue;
-        files.push({ name, path, sha256: await sha256Of(path), bytes: info.size });
+        files.push({ name, path, sha256: await sha256OfFile(path), bytes: info.size });
       }
       return files;
     },
@@ -185,12 +186,12 @@ export function createInboxActivities() {
       const hashed = join(folder, `${stem}-${file.sha256.slice(0, 12)}${extname(file.name)}`);
       if (!(await exists(file.path))) {
         for (const candidate of [target, hashed]) {
-          if ((await exists(candidate)) && (await sha256Of(candidate)) === file.sha256)
+          if ((await exists(candidate)) && (await sha256OfFile(candidate)) === file.sha256)
             return { movedTo: candidate, note: 'already moved' };
         }
         return { movedTo: null, note: 'the file is no longer in the inbox' };
       }
-      if ((await sha256Of(file.path)) !== file.sha256)
+      if ((await sha256OfFile(file.path)) !== file.sha256)
         return { movedTo: null, note: 'the file changed since it was listed; the next run takes it' };
       await mkdir(folder, { recursive: true });
       const destination = (await exists(target)) ? hashed : target;

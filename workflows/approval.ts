@@ -18,13 +18,16 @@ const DEFAULT_TIMEOUT_SECONDS = 24 * 3600;
 
 const approvalOutcomeSchema = z.strictObject({
   decision: z.enum(['approved', 'rejected']),
+  /** Who decided (`timeout` when nobody did in time). */
   by: z.string(),
   reason: z.string().optional(),
   timedOut: z.boolean(),
   planHtml: z.string(),
   planXlsx: z.string(),
+  /** Approved products the platform changed before the apply: not written. */
   replanned: z.array(z.strictObject({ externalId: z.string(), approved: z.string(), now: z.string() })),
 });
+export type ApprovalOutcome = z.infer<typeof approvalOutcomeSchema>;
 
 /** The `approval` field of a job's input: `true`, or when and how an unanswered plan ends. */
 export const approvalInputSchema = z.union([
@@ -53,18 +56,6 @@ export interface ApprovalSignalArgs {
 
 export const approveSignal = defineSignal<[ApprovalSignalArgs?]>('approve');
 export const rejectSignal = defineSignal<[ApprovalSignalArgs?]>('reject');
-
-export interface ApprovalOutcome {
-  decision: 'approved' | 'rejected';
-  /** Who decided (`timeout` when nobody did in time). */
-  by: string;
-  reason?: string;
-  timedOut: boolean;
-  planHtml: string;
-  planXlsx: string;
-  /** Approved products the platform changed before the apply: not written. */
-  replanned: Replanned[];
-}
 
 const approvalActivities = proxyActivities<Activities>(stepActivityOptions);
 

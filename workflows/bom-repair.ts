@@ -1,24 +1,25 @@
 import { continueAsNew, defineQuery, log, proxyActivities, workflowInfo } from '@temporalio/workflow';
 import type { Activities } from '../activities';
 import type { StagedBomRepairCandidates } from '../activities/bom-repair';
-import type { ProductRepairResult } from '../connectors/bom-repair/results';
+import type { ProductRepairResult } from '../connectors/bom-repair/repair';
 import { parseRepairBomInput, selectorLabel, type RepairBomInput } from '../connectors/bom-repair/job-input';
 import { invalidInput, runBatches, setStatus, startJob, stepActivityOptions } from './batch-run';
 
 export type { RepairBomInput } from '../connectors/bom-repair/job-input';
 
-export interface RepairBomTotals {
-  productsScanned: number;
-  /** Products owning a BOM header (only they can hold a fork). */
-  candidates: number;
-  productsProcessed: number;
-  productsWithForks: number;
-  linesRepaired: number;
-  linesWouldRepair: number;
-  linesAmbiguous: number;
-  linesUnmatched: number;
-  linesFailed: number;
-}
+/** Products scanned, `candidates` (those owning a BOM header: only they can hold a fork), processed, with forks; lines. */
+const TOTALS = [
+  'productsScanned',
+  'candidates',
+  'productsProcessed',
+  'productsWithForks',
+  'linesRepaired',
+  'linesWouldRepair',
+  'linesAmbiguous',
+  'linesUnmatched',
+  'linesFailed',
+] as const;
+export type RepairBomTotals = Record<(typeof TOTALS)[number], number>;
 
 export interface RepairBomForksResult extends RepairBomTotals {
   selector: string;
@@ -64,23 +65,11 @@ const MAX_LISTED_PRODUCTS = 500;
 const { stageBomRepairCandidates, repairBomBatch, discardBomRepairStaging, storeBomRepairMark } =
   proxyActivities<Activities>(stepActivityOptions);
 
-const TOTALS = [
-  'productsScanned',
-  'candidates',
-  'productsProcessed',
-  'productsWithForks',
-  'linesRepaired',
-  'linesWouldRepair',
-  'linesAmbiguous',
-  'linesUnmatched',
-  'linesFailed',
-] as const satisfies ReadonlyArray<keyof RepairBomTotals>;
-
 function emptyResult(selector: string, dryRun: boolean): RepairBomForksResult {
   return {
     selector,
     dryRun,
-    ...(Object.fromEntries(TOTALS.map((key) => [key, 0])) as Record<(typeof TOTALS)[number], number>),
+    ...(Object.fromEntries(TOTALS.map((key) => [key, 0])) as RepairBomTotals),
     notFound: [],
     products: [],
     productsOmitted: 0,
@@ -112,10 +101,7 @@ function addProduct(result: RepairBomForksResult, product: ProductRepairResult):
 }
 
 function totalsOf(result: RepairBomForksResult): RepairBomTotals {
-  return Object.fromEntries(TOTALS.map((key) => [key, result[key]])) as Record<
-    (typeof TOTALS)[number],
-    number
-  >;
+  return Object.fromEntries(TOTALS.map((key) => [key, result[key]])) as RepairBomTotals;
 }
 
 /** How the run ended, in the words every job uses: `dry-run` is only ever a dry run still running. */
@@ -179,6 +165,7 @@ export async function bomRepair(
     step: async () => {
       sync('repairing');
       const batch = await repairBomBatch({
+        runKey,
         candidates,
         offset,
         limit: parsed.batchSize,

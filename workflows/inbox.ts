@@ -13,7 +13,6 @@ import type { Activities } from '../activities';
 import type { InboxFile } from '../activities/inbox';
 import { TraceJob, TraceSource } from '../worker/search-attributes';
 import { invalidInput, quickActivityOptions, setStatus, startJob } from './batch-run';
-import type { erpOrders } from './erp-orders';
 import { JOBS } from '../worker/jobs';
 
 /** Workflow input, e.g. `{"job": "erp-orders", "folder": "/data/inbox/erp", "mappingFile": "/data/profiles/eu.json"}`. */
@@ -80,23 +79,11 @@ function startJobChild(input: ProcessInboxInput, file: InboxFile, workflowId: st
       { key: TraceSource, value: file.name },
     ],
   };
-  // patched: runs started before each job had one name started their children under the former types.
+  // Started by type name (both jobs take the same file input). patched: runs started before each job got one name
+  // replay with the former type names, which the worker still registers.
   const job = JOBS[input.job];
   const type = patched('one-name-per-job') ? job.workflow : job.formerly;
-  if (input.job === 'erp-orders') {
-    return startChild<typeof erpOrders>(type, {
-      ...options,
-      args: [{ ...args, profile: input.profile as 'default' | undefined }],
-    });
-  }
-  // The PLM import is started by type name with the shared input convention.
-  return startChild<(arg: { file: string; profile?: string; mappingFile?: string }) => Promise<unknown>>(
-    type,
-    {
-      ...options,
-      args: [args],
-    },
-  );
+  return startChild<(arg: typeof args) => Promise<unknown>>(type, { ...options, args: [args] });
 }
 
 /** The innermost cause says what went wrong (child failure → activity failure → the activity's own error). */

@@ -16,12 +16,15 @@ export interface OutcomeCounts {
   rejected: number;
 }
 
-/** `10 created, 2 updated, 5 unchanged, 2 rejected — rejects file: /data/runs/…/rejects.csv`. */
-export function describeOutcome(
+/**
+ * Sets the run's current details (Markdown, shown in the Web UI) to the outcome line:
+ * `10 created, 2 updated, 5 unchanged, 2 rejected — rejects file: /data/runs/…/rejects.csv`.
+ */
+export function showOutcome(
   counts: OutcomeCounts,
   rejectsFile?: string | null,
   options: { dryRun?: boolean; noun?: string } = {},
-): string {
+): void {
   const parts = [
     `${counts.created} ${options.dryRun ? 'to create' : 'created'}`,
     ...(counts.updated !== undefined
@@ -31,24 +34,14 @@ export function describeOutcome(
     `${counts.unchanged} unchanged`,
     `${counts.rejected} rejected`,
   ];
-  const head = `${options.noun ? `${options.noun}: ` : ''}${parts.join(', ')}`;
-  if (counts.rejected === 0) return `${head}${options.dryRun ? ' (dry run)' : ''}`;
-  return `${head}${rejectsFile ? ` — rejects file: ${rejectsFile}` : ''}${options.dryRun ? ' (dry run)' : ''}`;
-}
-
-/** Sets the run's current details (Markdown, shown in the Web UI) to the outcome line. */
-export function showOutcome(
-  counts: OutcomeCounts,
-  rejectsFile?: string | null,
-  options: { dryRun?: boolean; noun?: string } = {},
-): void {
-  setCurrentDetails(describeOutcome(counts, rejectsFile, options));
+  const rejects = counts.rejected > 0 && rejectsFile ? ` — rejects file: ${rejectsFile}` : '';
+  setCurrentDetails(
+    `${options.noun ? `${options.noun}: ` : ''}${parts.join(', ')}${rejects}${options.dryRun ? ' (dry run)' : ''}`,
+  );
 }
 
 /** Sets the run's current details to what it is doing now (`applying batch 3/5`, `awaiting approval…`). */
-export function showDetails(text: string): void {
-  setCurrentDetails(text);
-}
+export const showDetails = setCurrentDetails;
 
 /** An activity's summary for a batch: `apply batch 3/5` (1-based), with its size when known. */
 export function batchSummary(

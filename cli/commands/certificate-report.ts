@@ -1,32 +1,17 @@
 import { Command, InvalidArgumentError } from 'commander';
-import { isKnownTimeZone } from '../../connectors/certificate-report/model';
+import type { z } from 'zod';
+import { isoDateSchema, thresholdsSchema, timeZoneSchema } from '../../connectors/certificate-report/model';
 import { certificateReport } from '../../workflows';
 import { runAction } from '../run-action';
 import { positiveSeconds, startJob, timestampedId } from '../workflow-runner';
 
-function isoDate(value: string): string {
-  if (!/^\d{4}-\d{2}-\d{2}$/.test(value) || Number.isNaN(Date.parse(`${value}T00:00:00Z`))) {
-    throw new InvalidArgumentError('expected a date in the form YYYY-MM-DD');
-  }
-  return value;
-}
-
-/** Checked here, before any workflow starts, against the zones this Node's Intl knows. */
-function timeZone(value: string): string {
-  if (!isKnownTimeZone(value)) {
-    throw new InvalidArgumentError(
-      `'${value}' is not a known IANA time zone (for example Europe/Stockholm or UTC)`,
-    );
-  }
-  return value;
-}
-
-function thresholds(value: string): number[] {
-  const days = value.split(',').map((part) => Number(part.trim()));
-  if (days.some((day, i) => !Number.isInteger(day) || day <= 0 || (i > 0 && day <= (days[i - 1] ?? 0)))) {
-    throw new InvalidArgumentError('expected ascending whole numbers of days, for example 30,60,90');
-  }
-  return days;
+/** An option checked here, before any workflow starts, by the schema the workflow checks its input with. */
+function checked<T>(schema: z.ZodType<T>, from: (value: string) => unknown = (value) => value) {
+  return (value: string): T => {
+    const parsed = schema.safeParse(from(value));
+    if (!parsed.success) throw new InvalidArgumentError(parsed.error.issues[0]?.message ?? 'invalid value');
+    return parsed.data;
+  };
 }
 
 export function certificateReportCommand(): Command {
@@ -37,15 +22,19 @@ export function certificateReportCommand(): Command {
     .option(
       '--as-of <date>',
       'report as of this date (YYYY-MM-DD), e.g. to backfill a missed night; default today',
-      isoDate,
+      checked(isoDateSchema),
     )
     .option(
       '--time-zone <zone>',
       'IANA time zone the report reads dates in: "today" and the day each certificate expires',
-      timeZone,
+      checked(timeZoneSchema),
       'UTC',
     )
-    .option('--thresholds <days>', 'expiring-within buckets, comma-separated', thresholds)
+    .option(
+      '--thresholds <days>',
+      'expiring-within buckets, comma-separated, ascending',
+      checked(thresholdsSchema, (days) => days.split(',').map((day) => Number(day.trim()))),
+    )
     .option('--wait', 'wait for the result and print it')
     .option('--timeout <seconds>', 'with --wait: give up after this long', positiveSeconds, 600)
     .action(

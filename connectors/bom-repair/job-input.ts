@@ -1,5 +1,10 @@
 import { z } from 'zod';
 
+/** Name of a `sinceLastRun` high-water mark. */
+export const markNameSchema = z
+  .string()
+  .regex(/^[A-Za-z0-9._-]{1,80}$/, 'use letters, digits, dot, dash or underscore (at most 80)');
+
 /**
  * Input of the `bomRepair` workflow: plain JSON for the Web UI and schedules. Exactly one selector:
  * `{"products": ["PLM-TEE-001-BLK-M"]}`, `{"updatedAfter": "2025-06-01T00:00:00Z"}`, `{"all": true}` or `{"sinceLastRun": true}`.
@@ -18,10 +23,7 @@ export const repairBomInputSchema = z
      */
     sinceLastRun: z.literal(true).optional(),
     /** Name of the high-water mark `sinceLastRun` uses (one per schedule). Default `default`. */
-    markName: z
-      .string()
-      .regex(/^[A-Za-z0-9._-]{1,80}$/, 'use letters, digits, dot, dash or underscore (at most 80)')
-      .optional(),
+    markName: markNameSchema.optional(),
     /**
      * A copied line whose source line changed after the fork is ambiguous (its component at fork time is not
      * known). `true` accepts the source's current component for such lines.
@@ -67,29 +69,16 @@ function isIsoTime(text: string): boolean {
   );
 }
 
-export type ProductSelector =
-  | { kind: 'products'; products: string[] }
-  | { kind: 'updatedAfter'; updatedAfterUnixMs: number }
-  | { kind: 'all' }
-  | { kind: 'sinceLastRun'; markName: string };
-
 export const productSelectorSchema = z.discriminatedUnion('kind', [
   z.strictObject({ kind: z.literal('products'), products: z.array(z.string().min(1)).min(1) }),
   z.strictObject({ kind: z.literal('updatedAfter'), updatedAfterUnixMs: z.number().int() }),
   z.strictObject({ kind: z.literal('all') }),
-  z.strictObject({ kind: z.literal('sinceLastRun'), markName: z.string().regex(/^[A-Za-z0-9._-]{1,80}$/) }),
+  z.strictObject({ kind: z.literal('sinceLastRun'), markName: markNameSchema }),
 ]);
-
-export interface ParsedRepairBomInput {
-  selector: ProductSelector;
-  dryRun: boolean;
-  sourceNames: Record<string, string>;
-  batchSize: number;
-  acceptCurrentSource: boolean;
-}
+export type ProductSelector = z.infer<typeof productSelectorSchema>;
 
 /** Throws a message naming the first problem (the workflow turns it into a non-retryable failure). */
-export function parseRepairBomInput(raw: unknown): ParsedRepairBomInput {
+export function parseRepairBomInput(raw: unknown) {
   const parsed = repairBomInputSchema.safeParse(raw ?? {});
   if (!parsed.success) {
     const issue = parsed.error.issues[0];

@@ -1,34 +1,265 @@
+/**
+ * The repair of one product's forks (what each batch of the bom-repair job does per product), what it reports, and
+ * where a run keeps its state: the run folder and journal layout, and the fork-time snapshots of the safe write.
+ */
+import { z } from 'zod';
+import { join } from 'node:path';
+import { readStoredJson, RunFolder, storeJson } from '../staging';
 import {
   isTraceabilityApiError,
   type BomHeader,
   type BomLine,
   type TraceabilityClient,
 } from '../traceability';
-import { snapshotSourceLines, type ForkSnapshotStore } from './fork-snapshots';
-import { componentOf, keptKey, lacksComponent, type ComponentRef, type LineView } from './line-fields';
-import { matchCopiedLines, type LineMatch } from './matching';
-import { repairLineBody } from './put-body';
-import { readHeaders, readLines } from './reads';
 import {
-  emptyProductResult,
-  recordLine,
-  type HeaderOutcome,
-  type LineOutcome,
-  type ProductRepairResult,
-} from './results';
-import {
-  ancestorsNearestFirst,
-  pickSourceHeader,
-  sourceNameFor,
-  type HeaderRef,
-  type ProductLineage,
-  type SourcePick,
-} from './source-discovery';
+  componentOf,
+  componentRefSchema,
+  keptKey,
+  lacksComponent,
+  matchCopiedLines,
+  readHeaders,
+  readLines,
+  repairLineBody,
+  type ComponentRef,
+  type LineMatch,
+  lineViewSchema,
+  type LineView,
+} from './lines';
+
+/** Per line, what the repair did or would do. */
+const lineOutcomeKinds = ['repaired', 'would_repair', 'ambiguous', 'unmatched', 'failed'] as const;
+export type LineOutcomeKind = (typeof lineOutcomeKinds)[number];
+
+const lineOutcomeSchema = z.object({
+  headerId: z.string(),
+  lineId: z.string(),
+  outcome: z.enum(lineOutcomeKinds),
+  /** The reference put back (or that would be), for repaired and would_repair. */
+  component: componentRefSchema.optional(),
+  sourceLineId: z.string().optional(),
+  /** Why a line was left alone or failed; the API's code first when it refused the write. */
+  reason: z.string().optional(),
+  /**
+   * What the reference was taken from: `snapshot` (the source as the safe write saw it just before the fork),
+   * `source` (the source's current lines, none changed since the fork), or `current source, accepted` (a source
+   * line changed after the fork and `acceptCurrentSource` took its current component).
+   */
+  basis: z.enum(['snapshot', 'source', 'current source, accepted']).optional(),
+  /** For a line left ambiguous: what it could get back, each with where it comes from. */
+  candidates: z
+    .array(
+      z.object({
+        /** `fork time`: what the source line held when the fork copied it; null when nobody kept it. */
+        basis: z.enum(['fork time', 'current source']),
+        component: componentRefSchema.nullable(),
+        sourceLineId: z.string(),
+        /** When the source line last changed (after the fork). */
+        changedAt: z.string().nullish(),
+      }),
+    )
+    .optional(),
+});
+export type LineOutcome = z.infer<typeof lineOutcomeSchema>;
+
+const headerOutcomeSchema = z.object({
+  headerId: z.string(),
+  name: z.string(),
+  /** Lines of this owned header without a component reference when the run read it. */
+  linesWithoutComponent: z.number(),
+  sourceHeaderId: z.string().nullable(),
+  /** The ancestor through which the source was found. */
+  sourceProductId: z.string().nullable(),
+  /** Set when the whole header was left alone (no source name, no source, two candidate sources). */
+  problem: z.string().optional(),
+});
+export type HeaderOutcome = z.infer<typeof headerOutcomeSchema>;
+
+export const productRepairResultSchema = z.object({
+  productId: z.string(),
+  externalId: z.string().nullable(),
+  repaired: z.number(),
+  wouldRepair: z.number(),
+  ambiguous: z.number(),
+  unmatched: z.number(),
+  failed: z.number(),
+  /** After writes: the re-read showed every repaired line as intended and nothing else changed. */
+  verified: z.boolean().nullable(),
+  /** Set when the product itself could not be handled (for example an id that is not in the catalogue). */
+  problem: z.string().optional(),
+  headers: z.array(headerOutcomeSchema),
+  lines: z.array(lineOutcomeSchema),
+});
+export type ProductRepairResult = z.infer<typeof productRepairResultSchema>;
+
+const COUNTERS = {
+  repaired: 'repaired',
+  would_repair: 'wouldRepair',
+  ambiguous: 'ambiguous',
+  unmatched: 'unmatched',
+  failed: 'failed',
+} as const satisfies Record<LineOutcomeKind, keyof ProductRepairResult>;
+
+function recordLine(result: ProductRepairResult, line: LineOutcome): void {
+  result.lines.push(line);
+  result[COUNTERS[line.outcome]] += 1;
+}
+
+/** Anything worth listing in a job result: a fork seen, or a problem. */
+export function hasFindings(result: ProductRepairResult): boolean {
+  return result.problem !== undefined || result.headers.length > 0;
+}
+
+/**
+ * A batch's journal line: a product settled, with its findings (null: nothing to report). A retried attempt skips
+ * the settled products and keeps their findings, which a rerun could not see again (a repaired line no longer
+ * looks broken).
+ */
+const bomRepairEntrySchema = z.strictObject({
+  kind: z.literal('outcome'),
+  productId: z.string(),
+  result: productRepairResultSchema.nullable(),
+});
+export type BomRepairEntry = z.infer<typeof bomRepairEntrySchema>;
+
+/**
+ * A BOM repair run keeps its staged candidates and one journal per batch in `<dataDir>/runs/<runKey>/`, in the
+ * run-data store (with TRACE_STORE_URL=s3://… a batch retried on another worker finds them).
+ */
+export const bomRepairRun = (dataDir: string, runKey: string): RunFolder<BomRepairEntry> =>
+  new RunFolder(dataDir, runKey, [], {
+    folder: 'journal',
+    schema: bomRepairEntrySchema,
+    keyOf: (entry) => entry.productId,
+  });
+
+/**
+ * What a source BOM held just before a write through an inherited link forked it, kept for later repairs: the
+ * safe write path takes it anyway, and it is the only exact record of each copied line's component at fork time.
+ * One document per (product, source header): a product forks a given source at most once (the fork detaches it).
+ */
+const forkSnapshotSchema = z.strictObject({
+  /** Platform id of the product the write went through. */
+  productId: z.string().min(1),
+  sourceHeaderId: z.string().min(1),
+  takenAt: z.string(),
+  /** Source lines the write replaced or deleted: their copies carry the written values, not the snapshot's. */
+  writtenLineIds: z.array(z.string()),
+  lines: z.array(lineViewSchema),
+});
+export type ForkSnapshot = z.infer<typeof forkSnapshotSchema>;
+
+const safe = (id: string) => id.replace(/[^A-Za-z0-9._-]/g, '_');
+
+/** Fork-time snapshots in a folder of the data folder (so in the run-data store). */
+export class ForkSnapshotStore {
+  constructor(private readonly folder: string) {}
+
+  private path(productId: string, sourceHeaderId: string): string {
+    return join(this.folder, `${safe(productId)}__${safe(sourceHeaderId)}.json`);
+  }
+
+  async save(snapshot: ForkSnapshot): Promise<void> {
+    await storeJson(
+      this.path(snapshot.productId, snapshot.sourceHeaderId),
+      forkSnapshotSchema.parse(snapshot),
+    );
+  }
+
+  /** The snapshot, or null when none was kept (or it cannot be read: then the repair works as without one). */
+  async find(productId: string, sourceHeaderId: string): Promise<ForkSnapshot | null> {
+    try {
+      return (await readStoredJson(this.path(productId, sourceHeaderId), forkSnapshotSchema)) ?? null;
+    } catch {
+      return null;
+    }
+  }
+}
+
+/** The snapshot's lines as the fork saw them: without the lines the write itself replaced or deleted. */
+export function snapshotSourceLines(snapshot: ForkSnapshot): LineView[] {
+  const written = new Set(snapshot.writtenLineIds);
+  return snapshot.lines.filter((line) => !written.has(line.id));
+}
+
+/** How a fork's source BOM is found: by name on the nearest ancestor that still links it. */
+const COPY_SUFFIX = ' (Copy)';
 
 /** A product that owns BOM headers and might hold a fork (from the detection scan). */
-export interface RepairCandidate extends ProductLineage {
-  externalId: string | null;
-  ownedHeaders: HeaderRef[];
+export const repairCandidateSchema = z.object({
+  id: z.string().min(1),
+  externalId: z.string().nullable(),
+  /** The parent style of a variant or SKU (null on a style). */
+  styleId: z.string().nullish(),
+  /** The parent variant of a SKU (null otherwise). */
+  variantId: z.string().nullish(),
+  ownedHeaders: z.array(
+    z.object({
+      id: z.string().min(1),
+      name: z.string(),
+      /** When the header was made: for a fork, the fork time (what the source looked like then is what was copied). */
+      createdAt: z.string().nullish(),
+    }),
+  ),
+});
+export type RepairCandidate = z.infer<typeof repairCandidateSchema>;
+type HeaderRef = Pick<RepairCandidate['ownedHeaders'][number], 'id' | 'name'>;
+
+/**
+ * The name the source had: given explicitly for a fork renamed at fork time (`sourceNames[forkName]`), else the
+ * fork's name without one ` (Copy)` suffix. A fork renamed at fork time without a mapping has no derivable name.
+ */
+export function sourceNameFor(
+  forkName: string,
+  sourceNames: Readonly<Record<string, string>> = {},
+): string | null {
+  const explicit = sourceNames[forkName];
+  if (explicit !== undefined) return explicit;
+  return forkName.endsWith(COPY_SUFFIX) ? forkName.slice(0, -COPY_SUFFIX.length) : null;
+}
+
+/** Parents that may hold the source, nearest first: a SKU's variant then style; a variant's style; none for a style. */
+export function ancestorsNearestFirst(
+  product: Pick<RepairCandidate, 'id' | 'styleId' | 'variantId'>,
+): string[] {
+  const ids = [product.variantId, product.styleId].filter(
+    (id): id is string => typeof id === 'string' && id.length > 0,
+  );
+  return [...new Set(ids)].filter((id) => id !== product.id);
+}
+
+export type SourcePick =
+  | { kind: 'found'; header: HeaderRef; ancestorId: string }
+  | { kind: 'not_found'; reason: string }
+  | { kind: 'ambiguous'; reason: string; headerIds: string[] };
+
+/**
+ * The nearest ancestor holding a header named exactly `sourceName` gives the source; two such headers on that
+ * ancestor are ambiguous (never picked between). Ancestors are read one by one, so the farther ones cost no read
+ * once a nearer one answers.
+ */
+export async function pickSourceHeader(
+  sourceName: string,
+  ancestors:
+    | Iterable<{ ancestorId: string; headers: readonly HeaderRef[] }>
+    | AsyncIterable<{ ancestorId: string; headers: readonly HeaderRef[] }>,
+  excludeHeaderIds: ReadonlySet<string> = new Set(),
+): Promise<SourcePick> {
+  const looked: string[] = [];
+  for await (const { ancestorId, headers } of ancestors) {
+    looked.push(ancestorId);
+    const named = headers.filter((header) => header.name === sourceName && !excludeHeaderIds.has(header.id));
+    const only = named[0];
+    if (named.length === 1 && only) return { kind: 'found', header: only, ancestorId };
+    if (named.length > 1) {
+      return {
+        kind: 'ambiguous',
+        reason: `${ancestorId} has ${named.length} BOMs named '${sourceName}'`,
+        headerIds: named.map((header) => header.id).sort(),
+      };
+    }
+  }
+  const where = looked.join(', ') || 'a parent (the product has none)';
+  return { kind: 'not_found', reason: `no BOM named '${sourceName}' on ${where}` };
 }
 
 export interface RepairOptions {
@@ -84,36 +315,10 @@ export class RepairReadCache {
   }
 }
 
-async function findSource(
-  cache: RepairReadCache,
-  candidate: RepairCandidate,
-  sourceName: string,
-  forkId: string,
-): Promise<SourcePick> {
-  const ancestors = ancestorsNearestFirst(candidate);
-  for (const ancestorId of ancestors) {
-    const pick = pickSourceHeader(
-      sourceName,
-      [{ ancestorId, headers: await cache.headersOf(ancestorId) }],
-      new Set([forkId]),
-    );
-    if (pick.kind !== 'not_found') return pick;
-  }
-  return {
-    kind: 'not_found',
-    reason: `no BOM named '${sourceName}' on ${ancestors.join(', ') || 'a parent (the product has none)'}`,
-  };
-}
-
 interface PlannedRepair {
   line: BomLine;
   match: Extract<LineMatch, { kind: 'match' }>;
   basis: NonNullable<LineOutcome['basis']>;
-}
-
-function refused(error: unknown): string | undefined {
-  if (isTraceabilityApiError(error) && !error.retryable) return `${error.code}: ${error.message}`;
-  return undefined;
 }
 
 /**
@@ -128,7 +333,18 @@ export async function repairProductBoms(
   options: RepairOptions,
   cache = new RepairReadCache(client),
 ): Promise<ProductRepairResult> {
-  const result = emptyProductResult(candidate.id, candidate.externalId);
+  const result: ProductRepairResult = {
+    productId: candidate.id,
+    externalId: candidate.externalId,
+    repaired: 0,
+    wouldRepair: 0,
+    ambiguous: 0,
+    unmatched: 0,
+    failed: 0,
+    verified: null,
+    headers: [],
+    lines: [],
+  };
   let wrote = false;
   let allVerified = true;
   for (const owned of candidate.ownedHeaders) {
@@ -156,13 +372,16 @@ export async function repairProductBoms(
       );
       continue;
     }
-    const pick = await findSource(cache, candidate, sourceName, owned.id);
-    if (pick.kind === 'not_found') {
-      leaveAll('unmatched', `source not found: ${pick.reason}`);
-      continue;
-    }
-    if (pick.kind === 'ambiguous') {
-      leaveAll('ambiguous', `source ambiguous: ${pick.reason}`);
+    const ancestors = (async function* () {
+      for (const ancestorId of ancestorsNearestFirst(candidate))
+        yield { ancestorId, headers: await cache.headersOf(ancestorId) };
+    })();
+    const pick = await pickSourceHeader(sourceName, ancestors, new Set([owned.id]));
+    if (pick.kind !== 'found') {
+      leaveAll(
+        pick.kind === 'ambiguous' ? 'ambiguous' : 'unmatched',
+        `source ${pick.kind === 'ambiguous' ? 'ambiguous' : 'not found'}: ${pick.reason}`,
+      );
       continue;
     }
     header.sourceHeaderId = pick.header.id;
@@ -200,7 +419,7 @@ export async function repairProductBoms(
       if (changed.length === 0) planned.push({ line, match, basis: 'source' });
       else if (options.acceptCurrentSource) planned.push({ line, match, basis: 'current source, accepted' });
       else {
-        const outcome: LineOutcome = {
+        recordLine(result, {
           headerId: owned.id,
           lineId: line.id,
           outcome: 'ambiguous',
@@ -218,8 +437,7 @@ export async function repairProductBoms(
               changedAt: source.updatedAt ?? null,
             },
           ]),
-        };
-        recordLine(result, outcome);
+        });
       }
     }
     if (options.dryRun) {
@@ -246,22 +464,20 @@ export async function repairProductBoms(
         written.push(plan);
         wrote = true;
       } catch (error) {
-        const reason = refused(error);
-        if (reason === undefined) throw error;
+        if (!isTraceabilityApiError(error) || error.retryable) throw error;
         recordLine(result, {
           headerId: owned.id,
           lineId: plan.line.id,
           outcome: 'failed',
           component: plan.match.component,
-          reason,
+          reason: `${error.code}: ${error.message}`,
         });
       }
     }
     if (written.length === 0) continue;
     const after = new Map((await readLines(client, owned.id)).map((line) => [line.id, line]));
     for (const { line, match, basis } of written) {
-      const now = after.get(line.id);
-      const problem = verifyRepaired(line, now, match.component);
+      const problem = verifyRepaired(line, after.get(line.id), match.component);
       if (problem) allVerified = false;
       recordLine(result, {
         headerId: owned.id,
@@ -279,7 +495,7 @@ export async function repairProductBoms(
 }
 
 /** The re-read line must carry the intended reference and the same kept values as before the write. */
-export function verifyRepaired(
+function verifyRepaired(
   before: BomLine,
   after: BomLine | undefined,
   component: ComponentRef,

@@ -1,11 +1,83 @@
+/** The connectors' own BOM edit through a product, which repairs a fork it causes from a snapshot at once. */
 import { z } from 'zod';
-import type { BomLine, BomLineWrite, TraceabilityClient } from '../traceability';
-import type { ForkSnapshotStore } from './fork-snapshots';
-import { lacksComponent } from './line-fields';
-import { repairLineBody } from './put-body';
-import { readLines, waitForBomLink } from './reads';
-import { mapForkToSnapshot, type ExactRepair } from './snapshot-map';
-import type { BackoffOptions } from './wait';
+import type { BomHeader, BomLine, BomLineWrite, TraceabilityClient } from '../traceability';
+import { lacksComponent, mapForkToSnapshot, readLines, repairLineBody, type ExactRepair } from './lines';
+import type { ForkSnapshotStore } from './repair';
+
+/** Polling with exponential backoff, for things the API does asynchronously (child links of a new BOM). */
+export interface BackoffOptions {
+  /** First pause after a miss. Default 200 ms. */
+  initialDelayMs?: number;
+  /** Growth of the pause per miss. Default 2. */
+  factor?: number;
+  /** Longest single pause. Default 3 s. */
+  maxDelayMs?: number;
+  /** Give up after this long. Default 30 s (the spec says links appear "within a few seconds"). */
+  timeoutMs?: number;
+  sleep?: (ms: number) => Promise<void>;
+  now?: () => number;
+}
+
+export class WaitTimeoutError extends Error {
+  constructor(
+    readonly what: string,
+    readonly attempts: number,
+    readonly waitedMs: number,
+  ) {
+    super(`Gave up waiting for ${what} after ${attempts} checks over ${waitedMs} ms`);
+    this.name = 'WaitTimeoutError';
+  }
+}
+
+export interface Waited<T> {
+  value: T;
+  attempts: number;
+  waitedMs: number;
+}
+
+const defaultSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+/** Calls `probe` until it returns a value, pausing 200, 400, 800... ms (capped) between checks. */
+export async function waitFor<T>(
+  what: string,
+  probe: () => Promise<T | undefined>,
+  options: BackoffOptions = {},
+): Promise<Waited<T>> {
+  const { initialDelayMs = 200, factor = 2, maxDelayMs = 3000, timeoutMs = 30_000 } = options;
+  const sleep = options.sleep ?? defaultSleep;
+  const now = options.now ?? Date.now;
+  const started = now();
+  let delay = initialDelayMs;
+  for (let attempts = 1; ; attempts++) {
+    const value = await probe();
+    if (value !== undefined) return { value, attempts, waitedMs: now() - started };
+    const elapsed = now() - started;
+    if (elapsed >= timeoutMs) throw new WaitTimeoutError(what, attempts, elapsed);
+    await sleep(Math.min(delay, maxDelayMs, timeoutMs - elapsed));
+    delay *= factor;
+  }
+}
+
+/**
+ * The product's link to a header. Child links of a new BOM appear seconds after the create, so this polls with
+ * backoff until the link shows (or the timeout passes).
+ */
+export async function waitForBomLink(
+  client: TraceabilityClient,
+  productId: string,
+  bomHeaderId: string,
+  backoff: BackoffOptions = {},
+): Promise<BomHeader> {
+  const { value } = await waitFor(
+    `the link of ${productId} to BOM ${bomHeaderId}`,
+    async () =>
+      (await client.boms.listHeaders({ styleId: productId, ids: [bomHeaderId], limit: 100 })).items.find(
+        (h) => h.id === bomHeaderId,
+      ),
+    backoff,
+  );
+  return value;
+}
 
 /** The client types the delete answer loosely; a fork through an inherited link names its copy here. */
 const deleteAnswerSchema = z.looseObject({ duplicatedHeaders: z.array(z.string()).default([]) });
@@ -75,6 +147,8 @@ export async function safeBomWrite(
   const link = await waitForBomLink(client, input.entityStyleId, input.bomHeaderId, input.linkWait);
   const entity = link.link?.styleId ?? input.entityStyleId;
   const snapshot = link.link?.isOwner ? [] : await readLines(client, input.bomHeaderId);
+  const edit = input.edit;
+  const writtenLineIds = edit.kind === 'replace' ? [edit.lineId] : edit.kind === 'delete' ? edit.lineIds : [];
   if (!link.link?.isOwner && snapshots) {
     // Kept before the write: if the run dies between the fork and its repair, a later repair still knows each
     // copied line's component at fork time instead of reading a source that may have changed since.
@@ -82,16 +156,11 @@ export async function safeBomWrite(
       productId: entity,
       sourceHeaderId: input.bomHeaderId,
       takenAt: new Date().toISOString(),
-      writtenLineIds:
-        input.edit.kind === 'replace'
-          ? [input.edit.lineId]
-          : input.edit.kind === 'delete'
-            ? input.edit.lineIds
-            : [],
+      writtenLineIds,
       lines: snapshot,
     });
   }
-  const written = await write(client, entity, input.bomHeaderId, input.edit);
+  const written = await write(client, entity, input.bomHeaderId, edit);
   const forked = written.headerId !== input.bomHeaderId;
   const result: SafeBomWriteResult = {
     bomHeaderId: written.headerId,
@@ -104,11 +173,8 @@ export async function safeBomWrite(
   if (!forked) return result;
 
   const forkLines = await readLines(client, written.headerId);
-  const edit = input.edit;
   const mapping = mapForkToSnapshot(snapshot, forkLines, {
-    snapshotLineIds: new Set(
-      edit.kind === 'replace' ? [edit.lineId] : edit.kind === 'delete' ? edit.lineIds : [],
-    ),
+    snapshotLineIds: new Set(writtenLineIds),
     forkLineIds: new Set(written.line ? [written.line.id] : []),
   });
   result.problems.push(...mapping.mismatches);

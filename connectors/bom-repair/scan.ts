@@ -1,4 +1,7 @@
+/** Which products the bom-repair job looks at: the catalogue scan for forkable products, and the sinceLastRun mark. */
+import { join } from 'node:path';
 import { z } from 'zod';
+import { readStoredJson, storeJson } from '../staging';
 import {
   bomHeaderSchema,
   isTraceabilityApiError,
@@ -8,7 +11,7 @@ import {
   type TraceabilityClient,
 } from '../traceability';
 import type { ProductSelector } from './job-input';
-import { ownedHeaders, readHeaders } from './reads';
+import { ownedHeaders, readHeaders } from './lines';
 import type { RepairCandidate } from './repair';
 
 /**
@@ -18,27 +21,22 @@ import type { RepairCandidate } from './repair';
  */
 const FORKABLE_LEVELS = ['variant', 'sku'] as const;
 
-export interface ScanReport {
+/** What a scan saw, for the run's result. */
+export class ScanReport {
   /** Products looked at (every level listed, plus the ones named). */
-  scanned: number;
+  scanned = 0;
   /** Named products the catalogue does not hold. */
-  notFound: string[];
+  notFound: string[] = [];
   /** Variants and SKUs whose link roles came from the `include=bom` headers on the product page. */
-  includeUsed: number;
+  includeUsed = 0;
   /** Products whose link roles were read with GET /bom-headers?styleId= because the include did not show them. */
-  headerReads: number;
+  headerReads = 0;
   /** Why the include was not used, the first time it was not (null while it was usable). */
-  includeProblem: string | null;
-}
-
-export function emptyScanReport(): ScanReport {
-  return { scanned: 0, notFound: [], includeUsed: 0, headerReads: 0, includeProblem: null };
+  includeProblem: string | null = null;
 }
 
 /** Only candidates with an owned header created or changed at or after this instant (ms), when set. */
-export interface ScanFilter {
-  headersChangedSinceMs?: number;
-}
+type ScanFilter = { headersChangedSinceMs?: number };
 
 const includeSchema = z.array(bomHeaderSchema);
 
@@ -163,4 +161,47 @@ export async function* scanRepairCandidates(
   // on the headers' own times (ScanFilter), not on the product list.
   const window = selector.kind === 'updatedAfter' ? { updatedAfterUnixMs: selector.updatedAfterUnixMs } : {};
   yield* listed(FORKABLE_LEVELS.map((level) => ({ level, ...window })));
+}
+
+/**
+ * Where the scheduled repair (`sinceLastRun`) stopped: BOM headers created or changed at or after `sinceMs` are
+ * looked at on the next run. One JSON document per mark name in the run-data store, replaced at once, only after a
+ * run finished.
+ */
+const bomMarkSchema = z.strictObject({
+  sinceMs: z.number().int().nonnegative(),
+  storedAt: z.string(),
+});
+
+/**
+ * How far before the scan's start the next mark is set. Forks made while the scan reads its pages, and a worker
+ * clock ahead of the API's, must not fall behind the mark; looking at a fork twice costs reads, never a write.
+ */
+export const MARK_SAFETY_MS = 5 * 60_000;
+
+export function bomMarkFile(dataDir: string, markName: string): string {
+  return join(dataDir, 'bom-repair', `high-water-mark-${markName}.json`);
+}
+
+export class CorruptBomMarkError extends Error {}
+
+/** The stored mark, or 0 (every header) before the first run. */
+export async function readBomMark(file: string): Promise<number> {
+  try {
+    return (await readStoredJson(file, bomMarkSchema))?.sinceMs ?? 0;
+  } catch (error) {
+    if (!(error instanceof SyntaxError || error instanceof z.ZodError)) throw error;
+    throw new CorruptBomMarkError(
+      `the BOM repair high-water mark ${file} is not readable: restore it, or delete it to look at every BOM again`,
+    );
+  }
+}
+
+/** The mark after a run whose scan started at `scanStartedMs` (never moves back). */
+export function nextBomMark(previousMs: number, scanStartedMs: number): number {
+  return Math.max(previousMs, scanStartedMs - MARK_SAFETY_MS);
+}
+
+export async function storeBomMark(file: string, sinceMs: number, now = new Date()): Promise<void> {
+  await storeJson(file, { sinceMs, storedAt: now.toISOString() });
 }

@@ -1,5 +1,7 @@
 import { z } from 'zod';
 
+// The spec's certificate statuses (spec 03). The sandbox keeps its own copy of this list on purpose: the client and
+// the sandbox each read the spec, so a misreading on one side shows up as a failing test instead of agreeing twice.
 export const CERTIFICATE_STATUSES = [
   'DRAFT',
   'REQUESTED',
@@ -12,7 +14,9 @@ export type CertificateStatus = (typeof CERTIFICATE_STATUSES)[number];
 export const DEFAULT_EXCLUDED_STATUSES = ['DRAFT', 'REJECTED'] as const;
 export const DEFAULT_THRESHOLDS_DAYS = [30, 60, 90] as const;
 
-const isoDate = z.string().regex(/^\d{4}-\d{2}-\d{2}$/, 'expected a YYYY-MM-DD date');
+const isCalendarDate = (date: string) =>
+  /^\d{4}-\d{2}-\d{2}$/.test(date) && !Number.isNaN(Date.parse(`${date}T00:00:00Z`));
+export const isoDateSchema = z.string().refine(isCalendarDate, 'expected a date in the form YYYY-MM-DD');
 
 /** True for a zone this runtime's Intl knows (IANA names such as `Europe/Stockholm`, and `UTC`). */
 export function isKnownTimeZone(zone: string): boolean {
@@ -45,22 +49,55 @@ export const reportCertificateSchema = z.object({
 });
 export type ReportCertificate = z.infer<typeof reportCertificateSchema>;
 
+/** Ascending day counts, each a bucket "expiring within N days". */
+export const thresholdsSchema = z
+  .array(z.number().int().positive())
+  .min(1)
+  .refine((days) => days.every((day, i) => i === 0 || day > (days[i - 1] ?? 0)), 'thresholds must ascend');
+
 export const reportOptionsSchema = z.object({
-  asOf: isoDate,
+  asOf: isoDateSchema,
   /**
    * The one zone the report reads dates in: `asOf` is a calendar date there, and each `expirationDate` timestamp
    * becomes the calendar date it falls on there (spec 03: `expirationDate` is a timestamp string).
    */
   timeZone: timeZoneSchema.default('UTC'),
-  /** Ascending day counts, each a bucket "expiring within N days". */
-  thresholdsDays: z
-    .array(z.number().int().positive())
-    .min(1)
-    .default([...DEFAULT_THRESHOLDS_DAYS])
-    .refine((days) => days.every((day, i) => i === 0 || day > (days[i - 1] ?? 0)), 'thresholds must ascend'),
+  thresholdsDays: thresholdsSchema.default([...DEFAULT_THRESHOLDS_DAYS]),
   includeStatuses: z.array(z.enum(CERTIFICATE_STATUSES)).optional(),
 });
 export type ReportOptions = z.input<typeof reportOptionsSchema>;
+
+/**
+ * Input of the `certificateReport` workflow, plain JSON so operators can start it from the Temporal Web UI, e.g.
+ * `{"asOf": "2026-11-01"}` or `{}` (as of the scheduled night, or today). The workflow imports this module: it
+ * stays free of Node built-ins.
+ */
+export const certificateReportInputSchema = z.object({
+  /** Report date `YYYY-MM-DD`. Default: the schedule's nominal time (so a backfill reports as of that night), else today. */
+  asOf: z
+    .string()
+    .refine(isCalendarDate, {
+      error: (issue) => `asOf '${String(issue.input)}' must be a date in the form YYYY-MM-DD`,
+    })
+    .optional(),
+  /**
+   * The one IANA zone the report reads dates in: it turns the nominal time (or now) into the as-of date, and each
+   * certificate's `expirationDate` timestamp into the calendar date it expires on. A schedule fills it with its own
+   * zone (`trace-sync schedules apply`); started by hand without it, `UTC`.
+   */
+  timeZone: timeZoneSchema.default('UTC'),
+  /** Ascending day counts, one bucket each. Default `[30, 60, 90]`. */
+  thresholdsDays: thresholdsSchema.default([...DEFAULT_THRESHOLDS_DAYS]),
+  /** Statuses to include. Default: all but `DRAFT` and `REJECTED`. */
+  includeStatuses: z.array(z.enum(CERTIFICATE_STATUSES)).min(1).optional(),
+});
+export type CertificateReportInput = z.input<typeof certificateReportInputSchema>;
+
+/** The statuses a report shows: those asked for, else all but DRAFT and REJECTED (each once). */
+export function statusesShown(includeStatuses?: readonly CertificateStatus[]): CertificateStatus[] {
+  const excluded: readonly string[] = DEFAULT_EXCLUDED_STATUSES;
+  return [...new Set(includeStatuses ?? CERTIFICATE_STATUSES.filter((status) => !excluded.includes(status)))];
+}
 
 /** `expired`, `within_30`, `within_60`, ..., `not_expiring`, or `no_expiration_date`. */
 export type BucketId = string;
@@ -75,4 +112,127 @@ export interface ClassifiedCertificate extends ReportCertificate {
   daysToExpiry: number | null;
   /** Calendar date of expiry (`YYYY-MM-DD`) in the report's time zone. */
   expiresOn: string | null;
+}
+
+const DAY_MS = 86_400_000;
+
+const formatters = new Map<string, Intl.DateTimeFormat>();
+
+/** `YYYY-MM-DD` of an instant in `timeZone` (the en-CA locale formats dates that way). */
+export function dateInZone(instant: number, timeZone: string): string {
+  let format = formatters.get(timeZone);
+  if (!format) {
+    format = new Intl.DateTimeFormat('en-CA', {
+      timeZone,
+      year: 'numeric',
+      month: '2-digit',
+      day: '2-digit',
+    });
+    formatters.set(timeZone, format);
+  }
+  return format.format(instant);
+}
+
+/**
+ * The calendar date a timestamp falls on in `timeZone`, or null when it is not a date. A bare `YYYY-MM-DD` is
+ * already a calendar date and is kept as it is. `2026-11-01T23:00:00Z` is 2026-11-02 in Europe/Stockholm.
+ */
+export function calendarDate(value: string | null, timeZone = 'UTC'): string | null {
+  if (!value) return null;
+  if (isCalendarDate(value)) return value;
+  const time = Date.parse(value);
+  return Number.isNaN(time) ? null : dateInZone(time, timeZone);
+}
+
+export function daysBetween(fromDate: string, toDate: string): number {
+  return Math.round((Date.parse(`${toDate}T00:00:00Z`) - Date.parse(`${fromDate}T00:00:00Z`)) / DAY_MS);
+}
+
+export function bucketOrder(thresholdsDays: readonly number[]): BucketId[] {
+  return [EXPIRED, ...thresholdsDays.map(withinBucket), NOT_EXPIRING, NO_EXPIRATION_DATE];
+}
+
+/**
+ * Labels that say the exact range of days to expiry: `Expiring in 0–30 days`, `Expiring in 31–60 days`, ...,
+ * `Expiring after 90 days` (the largest threshold). Without the thresholds a `within_N` bucket says `0–N`.
+ */
+export function bucketLabel(bucket: BucketId, thresholdsDays: readonly number[] = []): string {
+  if (bucket === EXPIRED) return 'Expired';
+  if (bucket === NO_EXPIRATION_DATE) return 'No expiration date';
+  if (bucket === NOT_EXPIRING) {
+    const last = thresholdsDays[thresholdsDays.length - 1];
+    return last === undefined ? 'Not expiring soon' : `Expiring after ${last} days`;
+  }
+  const days = Number(bucket.slice('within_'.length));
+  const index = thresholdsDays.indexOf(days);
+  const from = index > 0 ? (thresholdsDays[index - 1] ?? -1) + 1 : 0;
+  return `Expiring in ${from}–${days} days`;
+}
+
+/**
+ * Every date is read in one zone, `options.timeZone`: the as-of date is a calendar date there, and each expiry
+ * timestamp counts on the calendar date it falls on there. A certificate expiring on the as-of date itself still
+ * counts as valid that day (0 days left); it is expired from the next day on. Each certificate lands in the first
+ * threshold whose day count it does not exceed.
+ */
+export function classifyCertificates(
+  certificates: readonly ReportCertificate[],
+  rawOptions: ReportOptions,
+): ClassifiedCertificate[] {
+  const options = reportOptionsSchema.parse(rawOptions);
+  const included: readonly string[] = statusesShown(options.includeStatuses);
+  return certificates
+    .filter((certificate) => included.includes(certificate.status))
+    .map((certificate) => {
+      const expiresOn = calendarDate(certificate.expirationDate, options.timeZone);
+      if (expiresOn === null)
+        return { ...certificate, bucket: NO_EXPIRATION_DATE, daysToExpiry: null, expiresOn };
+      const daysToExpiry = daysBetween(options.asOf, expiresOn);
+      const threshold = options.thresholdsDays.find((days) => daysToExpiry <= days);
+      const bucket =
+        daysToExpiry < 0 ? EXPIRED : threshold !== undefined ? withinBucket(threshold) : NOT_EXPIRING;
+      return { ...certificate, bucket, daysToExpiry, expiresOn };
+    })
+    .sort(
+      (a, b) =>
+        (a.expiresOn ?? '9999').localeCompare(b.expiresOn ?? '9999') ||
+        (a.companyName ?? '').localeCompare(b.companyName ?? '') ||
+        a.id.localeCompare(b.id),
+    );
+}
+
+export function countBy<T>(items: readonly T[], key: (item: T) => string): Record<string, number> {
+  const counts: Record<string, number> = {};
+  for (const item of items) {
+    const name = key(item);
+    counts[name] = (counts[name] ?? 0) + 1;
+  }
+  return counts;
+}
+
+export interface ExpiryChanges {
+  previousAsOf: string | null;
+  newlyExpired: ClassifiedCertificate[];
+  newlyExpiring: ClassifiedCertificate[];
+}
+
+/**
+ * Compares with the buckets of the previous report (certificate id -> bucket): newly expired are those expired now
+ * but not then; newly expiring are those inside a threshold now that were not expiring soon, or absent, then.
+ */
+export function changesSince(
+  current: readonly ClassifiedCertificate[],
+  previous: { asOf: string; buckets: Record<string, BucketId> } | null,
+): ExpiryChanges {
+  if (!previous) return { previousAsOf: null, newlyExpired: [], newlyExpiring: [] };
+  const before = (id: string) => previous.buckets[id];
+  return {
+    previousAsOf: previous.asOf,
+    newlyExpired: current.filter((c) => c.bucket === EXPIRED && before(c.id) !== EXPIRED),
+    newlyExpiring: current.filter((c) => {
+      if (!c.bucket.startsWith('within_')) return false;
+      const was = before(c.id);
+      return was === undefined || was === NOT_EXPIRING || was === NO_EXPIRATION_DATE;
+    }),
+  };
 }

@@ -1,15 +1,24 @@
-import { toCsv } from '../reports/csv';
-import { escapeHtml, htmlDocument, htmlTable } from '../reports/html';
-import { tableMatrix, type Column, type Table } from '../reports/table';
-import { toXlsx } from '../reports/xlsx';
-import { bucketLabel, bucketOrder, countBy, type ExpiryChanges } from './classify';
 import {
+  escapeHtml,
+  htmlDocument,
+  htmlTable,
+  tableMatrix,
+  toCsv,
+  toXlsx,
+  type Column,
+  type Table,
+} from '../reports';
+import {
+  bucketLabel,
+  bucketOrder,
+  countBy,
   EXPIRED,
   NO_EXPIRATION_DATE,
   NOT_EXPIRING,
   withinBucket,
   type BucketId,
   type ClassifiedCertificate,
+  type ExpiryChanges,
 } from './model';
 
 export interface SupplierSummary {
@@ -61,24 +70,17 @@ function bySoonest(a: ClassifiedCertificate, b: ClassifiedCertificate): number {
   );
 }
 
-/** The buckets in the order of urgency a supplier table sorts by. */
-function urgencyKey(summary: Pick<ExpirySummary, 'thresholdsDays'>, supplier: SupplierSummary): number[] {
-  return [
+/** Most urgent first: newly expired, then each threshold from the nearest, then expired; then by name. */
+function compareUrgency({ thresholdsDays }: { thresholdsDays: readonly number[] }) {
+  const urgency = (supplier: SupplierSummary) => [
     supplier.newlyExpired,
-    ...summary.thresholdsDays.map((days) => supplier.perBucket[withinBucket(days)] ?? 0),
+    ...thresholdsDays.map((days) => supplier.perBucket[withinBucket(days)] ?? 0),
     supplier.perBucket[EXPIRED] ?? 0,
   ];
-}
-
-function compareUrgency(summary: Pick<ExpirySummary, 'thresholdsDays'>) {
   return (a: SupplierSummary, b: SupplierSummary): number => {
-    const left = urgencyKey(summary, a);
-    const right = urgencyKey(summary, b);
-    for (let i = 0; i < left.length; i++) {
-      const diff = (right[i] ?? 0) - (left[i] ?? 0);
-      if (diff !== 0) return diff;
-    }
-    return a.companyName.localeCompare(b.companyName);
+    const [left, right] = [urgency(a), urgency(b)];
+    const diff = right.map((value, i) => value - (left[i] ?? 0)).find((value) => value !== 0);
+    return diff ?? a.companyName.localeCompare(b.companyName);
   };
 }
 

@@ -10,8 +10,7 @@ import type { ApiCalls } from '../../activities/batch-kit';
 import { DATE_FIELDS } from '../erp-orders/orders/draft';
 import { listedLines, toExisting } from '../erp-orders/platform-reads';
 import type { ExistingOrder, ExistingOrderLine } from '../erp-orders/reconcile';
-import { toCsv } from '../reports/csv';
-import type { Column } from '../reports/table';
+import { toCsv, type Column } from '../reports';
 import { publishFile, refreshFile, writeFileAtomically } from '../storage';
 import { IncrementalSync, type Order } from '../traceability';
 

@@ -14,6 +14,6 @@ export {
   type JournalLine,
   type JournalState,
   type OutcomeOf,
+  forEachBounded,
 } from './journal';
-export { RunFolder, runKeyOf, type JournalLayout } from './run-folder';
-export { forEachBounded } from './lanes';
+export { readStoredJson, RunFolder, runKeyOf, storeJson, type JournalLayout } from './run-folder';

@@ -1,6 +1,6 @@
 import { join } from 'node:path';
-import { fetchFile, publishFile } from '../storage';
 import type { z } from 'zod';
+import { fetchFile, locate, publishFile } from '../storage';
 import { BatchJournal, JsonLinesJournal, type JournalLine, type OutcomeOf } from './journal';
 import { StagingStore, type StagingRef } from './store';
 
@@ -117,4 +117,20 @@ export class RunFolder<E extends JournalLine = JournalLine> {
     if (!this.journals) throw new Error(`run ${this.runKey} keeps no journals`);
     return this.journals;
   }
+}
+
+/**
+ * A JSON document of the data folder kept across runs (a high-water mark, a snapshot), through the run-data store;
+ * undefined when there is none. Throws when it is not JSON or not what `schema` says.
+ */
+export async function readStoredJson<T>(path: string, schema: z.ZodType<T>): Promise<T | undefined> {
+  const { store, key } = locate(path);
+  const buffer = await store.get(key);
+  return buffer === null ? undefined : schema.parse(JSON.parse(buffer.toString('utf8')));
+}
+
+/** Replaces a JSON document of the data folder at once (readers see the old or the new one), in the run-data store. */
+export async function storeJson(path: string, value: unknown): Promise<void> {
+  const { store, key } = locate(path);
+  await store.put(key, `${JSON.stringify(value, null, 2)}\n`);
 }

@@ -61,8 +61,10 @@ export class StagingStore {
   }
 
   async getJson<T>(ref: StagingRef, schema: z.ZodType<T>): Promise<T> {
-    const buffer = await this.readVerified(ref);
-    const parsed = schema.safeParse(JSON.parse(buffer.toString('utf8')));
+    const { store, key } = this.where(ref.key);
+    const buffer = await store.get(key);
+    await this.checkHash(ref, buffer && [buffer]);
+    const parsed = schema.safeParse(JSON.parse(String(buffer)));
     if (!parsed.success)
       throw new StagingIntegrityError(ref.key, parsed.error.issues[0]?.message ?? 'schema mismatch');
     return parsed.data;
@@ -78,8 +80,9 @@ export class StagingStore {
 
   /** Reads NDJSON records one by one, validating each; the hash is checked before the first record is given. */
   async *readNdjson<T>(ref: StagingRef, schema: z.ZodType<T>): AsyncGenerator<T> {
-    await this.verify(ref);
     const { store, key } = this.where(ref.key);
+    // Hashed as a stream first, so verifying a large batch does not load it into memory.
+    await this.checkHash(ref, await store.read(key));
     const input = await store.read(key);
     if (!input) throw new StagingIntegrityError(ref.key, 'it is missing (was the data folder cleaned?)');
     const lines = createInterface({ input, crlfDelay: Infinity });
@@ -141,25 +144,15 @@ export class StagingStore {
     return { key, sha256: hash.digest('hex'), bytes, items: knownItems ?? items };
   }
 
-  /** Hashes the data as a stream, so verifying a large NDJSON batch does not load it into memory. */
-  private async verify(ref: StagingRef): Promise<void> {
+  private async checkHash(
+    ref: StagingRef,
+    data: AsyncIterable<unknown> | Iterable<Buffer> | null,
+  ): Promise<void> {
+    if (!data) throw new StagingIntegrityError(ref.key, 'it is missing (was the data folder cleaned?)');
     const hash = createHash('sha256');
-    const { store, key } = this.where(ref.key);
-    const input = await store.read(key);
-    if (!input) throw new StagingIntegrityError(ref.key, 'it is missing (was the data folder cleaned?)');
-    for await (const chunk of input) hash.update(chunk as Buffer);
+    for await (const chunk of data) hash.update(chunk as Buffer);
     if (hash.digest('hex') !== ref.sha256) {
       throw new StagingIntegrityError(ref.key, 'its content changed since it was staged');
     }
-  }
-
-  private async readVerified(ref: StagingRef): Promise<Buffer> {
-    const { store, key } = this.where(ref.key);
-    const buffer = await store.get(key);
-    if (!buffer) throw new StagingIntegrityError(ref.key, 'it is missing (was the data folder cleaned?)');
-    const sha256 = createHash('sha256').update(buffer).digest('hex');
-    if (sha256 !== ref.sha256)
-      throw new StagingIntegrityError(ref.key, 'its content changed since it was staged');
-    return buffer;
   }
 }

@@ -1,11 +1,11 @@
 import { WorkflowFailedError } from '@temporalio/client';
-import { safeBomWrite, waitFor, waitForBomLink } from '../../connectors/bom-repair';
+import { safeBomWrite, waitFor, waitForBomLink } from '../../connectors/bom-repair/safe-write';
 import type { BomLine, TraceabilityClient } from '../../connectors/traceability';
 import { DEMO_IDS } from '../../sandbox/seed/demo-catalogue';
 import { DEMO_BOM_IDS, DEMO_FORK_SKUS, DEMO_PLACEMENTS } from '../../sandbox/seed/demo-boms';
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { ForkSnapshotStore } from '../../connectors/bom-repair';
+import { ForkSnapshotStore } from '../../connectors/bom-repair/repair';
 import { TraceJob } from '../../worker/search-attributes';
 import { bomRepair } from '../../workflows';
 import {

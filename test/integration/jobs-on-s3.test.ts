@@ -161,6 +161,28 @@ describeS3('the four jobs with TRACE_STORE_URL=s3://… (versitygw)', () => {
     expect(existsSync(path.join(dataDir, 'staging'))).toBe(false);
   });
 
+  // Issue 19: the BOM repair runs on the batch-job kit, "run folder (on the storage interface)": its run folder,
+  // journals and sinceLastRun mark live in the bucket, so the next run on any worker starts from the stored mark.
+  it('BOM repair keeps its run folder and its sinceLastRun mark in the bucket, not on the disk', async () => {
+    const repair = (name: string) =>
+      stack.client.workflow.execute(bomRepair, {
+        args: [{ sinceLastRun: true, markName: 's3' }],
+        taskQueue: stack.taskQueue,
+        workflowId: stack.workflowId(name),
+      });
+    const first = await repair('bom-s3-mark');
+    expect(first.highWaterMark?.stored).toEqual(expect.any(String));
+    expect(await store.list('bom-repair/')).toEqual(['bom-repair/high-water-mark-s3.json']);
+    expect(JSON.parse(await text('bom-repair/high-water-mark-s3.json'))).toMatchObject({
+      sinceMs: Date.parse(first.highWaterMark!.stored!),
+    });
+    expect(existsSync(path.join(dataDir, 'bom-repair'))).toBe(false);
+    // The run folder (staged candidates, one journal per batch) is dropped from the bucket once the run is done.
+    expect((await store.list('runs/')).filter((key) => key.includes('bom-s3-mark'))).toEqual([]);
+    const next = await repair('bom-s3-mark-next');
+    expect(next.highWaterMark?.from).toBe(first.highWaterMark!.stored);
+  });
+
   it('the certificate report lands in the bucket under reports/, and the next one compares with it from there', async () => {
     const report = (asOf: string) =>
       stack.client.workflow.execute(certificateReport, {

@@ -1,4 +1,4 @@
-import type { LineView } from '../../../connectors/bom-repair';
+import type { LineView } from '../../../connectors/bom-repair/lines';
 
 let counter = 0;
 

@@ -1,4 +1,4 @@
-import { parseRepairBomInput, selectorLabel } from '../../../connectors/bom-repair';
+import { parseRepairBomInput, selectorLabel } from '../../../connectors/bom-repair/job-input';
 import { repairBomInputFromFlags, repairBomWorkflowId } from '../../../cli/commands/bom-repair';
 
 describe('bomRepair input', () => {

@@ -1,4 +1,4 @@
-import { matchCopiedLines } from '../../../connectors/bom-repair';
+import { matchCopiedLines } from '../../../connectors/bom-repair/lines';
 import { copyOf, line } from './fixtures';
 
 describe('matchCopiedLines', () => {

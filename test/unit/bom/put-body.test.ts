@@ -1,5 +1,5 @@
 import { bomLineWriteSchema } from '../../../connectors/traceability';
-import { repairLineBody } from '../../../connectors/bom-repair';
+import { repairLineBody } from '../../../connectors/bom-repair/lines';
 import { line } from './fixtures';
 
 describe('repairLineBody', () => {

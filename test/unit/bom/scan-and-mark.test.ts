@@ -1,16 +1,15 @@
 import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { ForkSnapshotStore, snapshotSourceLines } from '../../../connectors/bom-repair/repair';
 import {
   CorruptBomMarkError,
-  ForkSnapshotStore,
   MARK_SAFETY_MS,
   nextBomMark,
   readBomMark,
-  snapshotSourceLines,
   storeBomMark,
   trustedIncludedHeaders,
-} from '../../../connectors/bom-repair';
+} from '../../../connectors/bom-repair/scan';
 import type { Product } from '../../../connectors/traceability';
 import { line } from './fixtures';
 

@@ -1,4 +1,4 @@
-import { mapForkToSnapshot } from '../../../connectors/bom-repair';
+import { mapForkToSnapshot } from '../../../connectors/bom-repair/lines';
 import { copyOf, line } from './fixtures';
 
 describe('mapForkToSnapshot (safe write: repair from the exact snapshot)', () => {

@@ -1,4 +1,8 @@
-import { ancestorsNearestFirst, pickSourceHeader, sourceNameFor } from '../../../connectors/bom-repair';
+import {
+  ancestorsNearestFirst,
+  pickSourceHeader,
+  sourceNameFor,
+} from '../../../connectors/bom-repair/repair';
 
 describe('sourceNameFor', () => {
   it('strips one " (Copy)" suffix', () => {
@@ -27,31 +31,37 @@ describe('ancestorsNearestFirst', () => {
 
 describe('pickSourceHeader', () => {
   const tee = { id: 'bomhdr_tee', name: 'Tee BOM' };
-  it('takes the nearest ancestor holding a header of exactly that name', () => {
-    const pick = pickSourceHeader('Tee BOM', [
+  it('takes the nearest ancestor holding a header of exactly that name', async () => {
+    const pick = await pickSourceHeader('Tee BOM', [
       { ancestorId: 'variant_1', headers: [{ id: 'bomhdr_other', name: 'Tee BOM v2' }] },
       { ancestorId: 'style_1', headers: [tee] },
     ]);
     expect(pick).toEqual({ kind: 'found', header: tee, ancestorId: 'style_1' });
   });
 
-  it('refuses to choose between two headers of the same name', () => {
-    const pick = pickSourceHeader('Tee BOM', [
+  it('refuses to choose between two headers of the same name', async () => {
+    const pick = await pickSourceHeader('Tee BOM', [
       { ancestorId: 'style_1', headers: [tee, { id: 'bomhdr_tee2', name: 'Tee BOM' }] },
     ]);
     expect(pick).toMatchObject({ kind: 'ambiguous', headerIds: ['bomhdr_tee', 'bomhdr_tee2'] });
   });
 
-  it('says where it looked when nothing has the name', () => {
-    const pick = pickSourceHeader('Tee BOM', [
+  it('says where it looked when nothing has the name', async () => {
+    const pick = await pickSourceHeader('Tee BOM', [
       { ancestorId: 'style_1', headers: [{ id: 'x', name: 'tee bom' }] },
     ]);
     expect(pick).toEqual({ kind: 'not_found', reason: "no BOM named 'Tee BOM' on style_1" });
   });
 
-  it('never takes the fork itself', () => {
+  it('never takes the fork itself', async () => {
     expect(
-      pickSourceHeader('Tee BOM', [{ ancestorId: 'style_1', headers: [tee] }], new Set(['bomhdr_tee'])).kind,
+      (
+        await pickSourceHeader(
+          'Tee BOM',
+          [{ ancestorId: 'style_1', headers: [tee] }],
+          new Set(['bomhdr_tee']),
+        )
+      ).kind,
     ).toBe('not_found');
   });
 });

@@ -1,4 +1,4 @@
-import { waitFor, WaitTimeoutError } from '../../../connectors/bom-repair';
+import { waitFor, WaitTimeoutError } from '../../../connectors/bom-repair/safe-write';
 
 function fakeClock() {
   let now = 0;

@@ -4,12 +4,9 @@ import {
   bucketOrder,
   changesSince,
   classifyCertificates,
-  renderCsv,
-  renderHtml,
-  renderXlsx,
-  summarise,
   type ReportCertificate,
-} from '../../../connectors/certificate-report';
+} from '../../../connectors/certificate-report/model';
+import { renderCsv, renderHtml, renderXlsx, summarise } from '../../../connectors/certificate-report/render';
 
 function cert(
   id: string,
