@@ -45,6 +45,8 @@ interface KeyView {
    * growing at once, none of which knows what the others add meanwhile, add about the room together.
    */
   growth: number;
+  /** The room (`top` less the key's count) this answer showed. */
+  room: number;
   resetAtMs: number;
   /** A random delay after `resetAtMs` before probing, so stuck processes do not probe at one instant. */
   probeSpreadMs: number;
@@ -64,7 +66,7 @@ interface KeyView {
  *   equal processes settle the key at `top + 1 - band / n`, within `band` calls of `top`.
  */
 export function ratePolicy(limit: number, roundTripMs: number, windowMs: number, othersPresent: boolean) {
-  const reserve = Math.max(1, Math.ceil((limit / windowMs) * roundTripMs)) + (othersPresent ? 1 : 0);
+  const reserve = othersPresent ? Math.max(1, Math.ceil((limit / windowMs) * roundTripMs)) : 1;
   const top = Math.max(1, limit - reserve);
   const band = Math.max(2, Math.ceil(limit * 0.02));
   const capAt = (u: number): number =>
@@ -73,14 +75,12 @@ export function ratePolicy(limit: number, roundTripMs: number, windowMs: number,
 }
 
 /**
- * Growth beyond replacements: at most this many times the cap's even pace (plus one call a second),
- * alone and when other processes are present. Shared, the processes grow together, so each goes at
- * half the pace: the key fills over about a window rather than in a burst, so its calls stay spread
- * over the window and the share of a process that stops leaves it gradually, at a pace the others
- * take up as it frees.
+ * How fast the key's count may grow while its window fills (see `rampLine`), in allowances a window:
+ * a little over one, so the window is full before its first call leaves.
  */
-const SPREAD_SPEED_ALONE = 1;
-const SPREAD_SPEED_SHARED = 0.5;
+const RAMP_SPEED = 1.15;
+/** ...and at least this many calls a second: a key with room and work waiting is never idle a second. */
+const RAMP_MIN_PER_S = 1.5;
 
 /**
  * How long readings of the others' and own counts are held: between a call leaving the window and
@@ -245,8 +245,13 @@ export class AdaptiveRateLimiter {
       ratePolicy(observation.limit, this.roundTripHighMs(), this.windowMs, this.othersPresent).top - fullest,
     );
     const share = this.othersPresent ? Math.max((used - reading) / Math.max(1, used), MIN_GROWTH_SHARE) : 1;
-    const expected =
-      this.readings.length > 1 || !this.othersPresent ? room * share : Math.min(1, room * share);
+    // Room still there an answer later: nobody else is taking it, so take it all.
+    const persists = room >= 1 && (this.view?.room ?? 0) >= 1;
+    const expected = persists
+      ? room
+      : this.readings.length > 1 || !this.othersPresent
+        ? room * share
+        : Math.min(1, room * share);
     const growth = Math.floor(expected) + (this.random() < expected - Math.floor(expected) ? 1 : 0);
     // Blocked with none of our calls leaving the window first, we probe once the window's oldest call
     // has left (`X-RateLimit-Reset`): that is when room frees, as far as the headers tell.
@@ -258,6 +263,7 @@ export class AdaptiveRateLimiter {
       used,
       own,
       growth,
+      room,
       resetAtMs: observation.resetAtMs,
       probeSpreadMs,
     };
@@ -283,8 +289,11 @@ export class AdaptiveRateLimiter {
       if (own + 1 <= view.own && u < view.limit && view.used < view.limit)
         return { delayMs: 0, probe: false };
       // Growing: under the top, within this process's share of the room, spread over the window.
-      if (u <= policy.top && u <= view.used + view.growth)
-        return { delayMs: this.spreadWaitMs(now, policy.capAt(u)), probe: false };
+      if (u <= policy.top && u <= view.used + view.growth) {
+        const line = this.rampLine(view, now);
+        if (u <= line) return { delayMs: 0, probe: false };
+        return { delayMs: Math.max(1, this.rampLineReachesMs(view, u) - now), probe: false };
+      }
     }
     // No room by our view. It changes when one of our own calls leaves the window, or, when none
     // will leave first, we probe once the window's oldest call has left (X-RateLimit-Reset), or
@@ -364,18 +373,24 @@ export class AdaptiveRateLimiter {
   }
 
   /**
-   * Spreads growth over the window: beyond replacing its own calls that left the window, a process
-   * adds at most `speed x cap / window` calls per second (plus one), so a start or a freed share is taken up
-   * within a window, at a pace the other processes see in their headers before it is gone.
+   * The key-wide ramp: while the window fills, the key's count may grow by `RAMP_SPEED x limit` a
+   * window from its oldest call (`X-RateLimit-Reset` less a window, the same for every process), so
+   * the calls of all processes spread evenly over the window and interleave, whatever their number.
+   * Once the window has been full for a window, its oldest call is a window old and the line is
+   * past the allowance: it no longer binds.
    */
-  private spreadWaitMs(now: number, cap: number): number {
-    const spanMs = 1_000;
-    const speed = this.othersPresent ? SPREAD_SPEED_SHARED : SPREAD_SPEED_ALONE;
-    const allowed = Math.ceil((speed * cap * spanMs) / this.windowMs) + 1;
-    const added =
-      this.countCounted(now - spanMs, Number.POSITIVE_INFINITY) -
-      this.countCounted(now - spanMs - this.windowMs, now - this.windowMs);
-    return added < allowed ? 0 : Math.max(1, Math.ceil(spanMs / allowed));
+  private rampLine(view: KeyView, now: number): number {
+    const oldestAtMs = view.resetAtMs - this.windowMs - 1_000;
+    return 2 + Math.floor(this.rampPerMs(view) * Math.max(0, now - oldestAtMs));
+  }
+
+  private rampLineReachesMs(view: KeyView, u: number): number {
+    const oldestAtMs = view.resetAtMs - this.windowMs - 1_000;
+    return oldestAtMs + Math.ceil((u - 2) / this.rampPerMs(view));
+  }
+
+  private rampPerMs(view: KeyView): number {
+    return Math.max((RAMP_SPEED * view.limit) / this.windowMs, RAMP_MIN_PER_S / 1_000);
   }
 
   /** Own calls counted in (fromMs, toMs]. */
