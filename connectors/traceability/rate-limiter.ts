@@ -65,12 +65,21 @@ interface KeyView {
  *   the ones holding less take the room, without anyone knowing how many processes there are; n
  *   equal processes settle the key at `top + 1 - band / n`, within `band` calls of `top`.
  */
-export function ratePolicy(limit: number, roundTripMs: number, windowMs: number, othersPresent: boolean) {
-  const reserve = othersPresent ? Math.max(1, Math.ceil((limit / windowMs) * roundTripMs)) : 1;
+/** The sharing band (see `ratePolicy`) as a share of the allowance (at least 2 calls). */
+const BAND_SHARE = 0.02;
+
+export function ratePolicy(
+  limit: number,
+  roundTripMs: number,
+  windowMs: number,
+  othersPresent: boolean,
+  othersLeaving = false,
+) {
+  const reserve = othersPresent ? Math.max(1, Math.ceil((2 * limit * roundTripMs) / windowMs)) : 1;
   const top = Math.max(1, limit - reserve);
-  const band = Math.max(2, Math.ceil(limit * 0.02));
+  const band = Math.max(2, Math.ceil(limit * BAND_SHARE));
   const capAt = (u: number): number =>
-    othersPresent ? top * Math.min(1, Math.max(0, (top - u + 1) / band)) : top;
+    othersPresent && !othersLeaving ? top * Math.min(1, Math.max(0, (top - u + 1) / band)) : top;
   return { reserve, top, band, capAt };
 }
 
@@ -87,6 +96,13 @@ const RAMP_MIN_PER_S = 1.5;
  * its replacement arriving, the count dips, and that dip must not read as room.
  */
 const HOLD_MS = 1_000;
+const HOLD_MIN_MS = 100;
+const HOLD_ROUND_TRIPS = 100;
+/**
+ * The others' count (the most seen over this long) lower by half the band than it was two of these
+ * before: the others are leaving (a process finished), nobody grows, and the sharing cap is lifted.
+ */
+const TREND_MS = 1_000;
 
 /**
  * The least share of the room a process takes for its growth, whatever its own share of the window:
@@ -135,6 +151,10 @@ export class AdaptiveRateLimiter {
   private head = 0;
   private view: KeyView | undefined;
   private othersPresent = false;
+  /** The others' count fell by half the band over two `TREND_MS`: nobody needs room from us. */
+  private othersLeaving = false;
+  /** Readings of the others' count over the last three `TREND_MS`: [counted at, others]. */
+  private trend: Array<[number, number]> = [];
   /** Recent readings over `HOLD_MS`: [counted at, others, own]. */
   private readings: Array<[number, number, number]> = [];
   /** A 429's Retry-After: nothing counted goes out before. */
@@ -233,8 +253,17 @@ export class AdaptiveRateLimiter {
     const slack = this.slackMs();
     const ownAtMost = this.countCounted(countedAtMs - this.windowMs - slack, countedAtMs + slack);
     this.othersPresent = used - ownAtMost >= 1;
-    this.readings = this.readings.filter(([at]) => at > countedAtMs - HOLD_MS);
+    this.readings = this.readings.filter(([at]) => at > countedAtMs - this.holdMs());
     this.readings.push([countedAtMs, reading, used - reading]);
+    this.trend = this.trend.filter(([at]) => at > countedAtMs - 3 * TREND_MS);
+    this.trend.push([countedAtMs, reading]);
+    const recent = this.trend.filter(([at]) => at > countedAtMs - TREND_MS).map(([, o]) => o);
+    const before = this.trend.filter(([at]) => at <= countedAtMs - 2 * TREND_MS).map(([, o]) => o);
+    // (Too few readings to tell: as before.)
+    // (At a few calls a second the count moves by single calls and a fall of two tells nothing.)
+    const { band } = ratePolicy(observation.limit, 0, this.windowMs, true);
+    if (band < 4) this.othersLeaving = false;
+    else if (before.length > 0) this.othersLeaving = Math.max(...recent) <= Math.max(...before) - band / 2;
     const others = Math.max(...this.readings.map(([, value]) => value));
     const own = Math.max(...this.readings.map(([, , value]) => value));
     // The room by the fuller of the recent answers. A single answer may have come in a dip (several
@@ -311,7 +340,21 @@ export class AdaptiveRateLimiter {
   }
 
   private policy(view: KeyView) {
-    return ratePolicy(view.limit, this.roundTripHighMs(), this.windowMs, this.othersPresent);
+    return ratePolicy(
+      view.limit,
+      this.roundTripHighMs(),
+      this.windowMs,
+      this.othersPresent,
+      this.othersLeaving,
+    );
+  }
+
+  /**
+   * How long a reading of the others' count is held: long enough for another process to replace a
+   * call that left its window (its replacement goes out a little after and takes half a round trip).
+   */
+  private holdMs(): number {
+    return Math.min(HOLD_MS, Math.max(HOLD_MIN_MS, HOLD_ROUND_TRIPS * this.roundTripHighMs()));
   }
 
   /** A high estimate of the round trip (srtt + 4 deviations), bounded to a second. */
