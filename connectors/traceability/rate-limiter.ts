@@ -75,9 +75,9 @@ export function ratePolicy(
   othersPresent: boolean,
   othersLeaving = false,
 ) {
-  const reserve = othersPresent ? Math.max(1, Math.ceil((2 * limit * roundTripMs) / windowMs)) : 1;
+  const reserve = othersPresent ? Math.max(2, Math.ceil((2 * limit * roundTripMs) / windowMs)) : 1;
   const top = Math.max(1, limit - reserve);
-  const band = Math.max(2, Math.ceil(limit * BAND_SHARE));
+  const band = Math.max(2, Math.round(limit * BAND_SHARE));
   const capAt = (u: number): number =>
     othersPresent && !othersLeaving ? top * Math.min(1, Math.max(0, (top - u + 1) / band)) : top;
   return { reserve, top, band, capAt };
@@ -103,6 +103,8 @@ const HOLD_ROUND_TRIPS = 100;
  * before: the others are leaving (a process finished), nobody grows, and the sharing cap is lifted.
  */
 const TREND_MS = 1_000;
+/** ...and at least the key's time for this many calls (at 30/min, 4 s). */
+const TREND_CALLS = 2;
 
 /**
  * The least share of the room a process takes for its growth, whatever its own share of the window:
@@ -255,15 +257,16 @@ export class AdaptiveRateLimiter {
     this.othersPresent = used - ownAtMost >= 1;
     this.readings = this.readings.filter(([at]) => at > countedAtMs - this.holdMs());
     this.readings.push([countedAtMs, reading, used - reading]);
-    this.trend = this.trend.filter(([at]) => at > countedAtMs - 3 * TREND_MS);
+    const trendMs = Math.max(TREND_MS, (TREND_CALLS * this.windowMs) / observation.limit);
+    this.trend = this.trend.filter(([at]) => at > countedAtMs - 3 * trendMs);
     this.trend.push([countedAtMs, reading]);
-    const recent = this.trend.filter(([at]) => at > countedAtMs - TREND_MS).map(([, o]) => o);
-    const before = this.trend.filter(([at]) => at <= countedAtMs - 2 * TREND_MS).map(([, o]) => o);
+    const recent = this.trend.filter(([at]) => at > countedAtMs - trendMs).map(([, o]) => o);
+    const before = this.trend.filter(([at]) => at <= countedAtMs - 2 * trendMs).map(([, o]) => o);
     // (Too few readings to tell: as before.)
     // (At a few calls a second the count moves by single calls and a fall of two tells nothing.)
     const { band } = ratePolicy(observation.limit, 0, this.windowMs, true);
-    if (band < 4) this.othersLeaving = false;
-    else if (before.length > 0) this.othersLeaving = Math.max(...recent) <= Math.max(...before) - band / 2;
+    if (before.length > 0)
+      this.othersLeaving = Math.max(...recent) <= Math.max(...before) - Math.max(2, band / 2);
     const others = Math.max(...this.readings.map(([, value]) => value));
     const own = Math.max(...this.readings.map(([, , value]) => value));
     // The room by the fuller of the recent answers. A single answer may have come in a dip (several
@@ -273,14 +276,12 @@ export class AdaptiveRateLimiter {
       0,
       ratePolicy(observation.limit, this.roundTripHighMs(), this.windowMs, this.othersPresent).top - fullest,
     );
-    const share = this.othersPresent ? Math.max((used - reading) / Math.max(1, used), MIN_GROWTH_SHARE) : 1;
-    // Room still there an answer later: nobody else is taking it, so take it all.
-    const persists = room >= 1 && (this.view?.room ?? 0) >= 1;
-    const expected = persists
-      ? room
-      : this.readings.length > 1 || !this.othersPresent
-        ? room * share
-        : Math.min(1, room * share);
+    const share =
+      !this.othersPresent || this.othersLeaving
+        ? 1
+        : Math.max((used - reading) / Math.max(1, used), MIN_GROWTH_SHARE);
+    const expected =
+      this.readings.length > 1 || !this.othersPresent ? room * share : Math.min(1, room * share);
     const growth = Math.floor(expected) + (this.random() < expected - Math.floor(expected) ? 1 : 0);
     // Blocked with none of our calls leaving the window first, we probe once the window's oldest call
     // has left (`X-RateLimit-Reset`): that is when room frees, as far as the headers tell.
