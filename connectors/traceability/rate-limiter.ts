@@ -45,8 +45,8 @@ interface KeyView {
    * growing at once, none of which knows what the others add meanwhile, add about the room together.
    */
   growth: number;
-  /** The room (`top` less the key's count) this answer showed. */
-  room: number;
+  /** The key's count the growth is counted from: the fullest of the readings held. */
+  fullest: number;
   resetAtMs: number;
   /** A random delay after `resetAtMs` before probing, so stuck processes do not probe at one instant. */
   probeSpreadMs: number;
@@ -263,10 +263,13 @@ export class AdaptiveRateLimiter {
     const recent = this.trend.filter(([at]) => at > countedAtMs - trendMs).map(([, o]) => o);
     const before = this.trend.filter(([at]) => at <= countedAtMs - 2 * trendMs).map(([, o]) => o);
     // (Too few readings to tell: as before.)
-    // (At a few calls a second the count moves by single calls and a fall of two tells nothing.)
+    // Leaving once they fell by half the band (at least 2); no longer once they grow again.
     const { band } = ratePolicy(observation.limit, 0, this.windowMs, true);
-    if (before.length > 0)
-      this.othersLeaving = Math.max(...recent) <= Math.max(...before) - Math.max(2, band / 2);
+    if (before.length > 0) {
+      const fall = Math.max(...before) - Math.max(...recent);
+      if (fall >= Math.max(2, band / 2)) this.othersLeaving = true;
+      else if (fall < 0) this.othersLeaving = false;
+    }
     const others = Math.max(...this.readings.map(([, value]) => value));
     const own = Math.max(...this.readings.map(([, , value]) => value));
     // The room by the fuller of the recent answers. A single answer may have come in a dip (several
@@ -293,7 +296,7 @@ export class AdaptiveRateLimiter {
       used,
       own,
       growth,
-      room,
+      fullest,
       resetAtMs: observation.resetAtMs,
       probeSpreadMs,
     };
@@ -319,7 +322,7 @@ export class AdaptiveRateLimiter {
       if (own + 1 <= view.own && u < view.limit && view.used < view.limit)
         return { delayMs: 0, probe: false };
       // Growing: under the top, within this process's share of the room, spread over the window.
-      if (u <= policy.top && u <= view.used + view.growth) {
+      if (u <= policy.top && u <= view.fullest + view.growth) {
         const line = this.rampLine(view, now);
         if (u <= line) return { delayMs: 0, probe: false };
         return { delayMs: Math.max(1, this.rampLineReachesMs(view, u) - now), probe: false };
