@@ -97,7 +97,7 @@ const RAMP_MIN_PER_S = 1.5;
  */
 const HOLD_MS = 1_000;
 const HOLD_MIN_MS = 100;
-const HOLD_ROUND_TRIPS = 100;
+const HOLD_ROUND_TRIPS = 2;
 /**
  * The others' count (the most seen over this long) lower by half the band than it was two of these
  * before: the others are leaving (a process finished), nobody grows, and the sharing cap is lifted.
@@ -255,7 +255,7 @@ export class AdaptiveRateLimiter {
     const slack = this.slackMs();
     const ownAtMost = this.countCounted(countedAtMs - this.windowMs - slack, countedAtMs + slack);
     this.othersPresent = used - ownAtMost >= 1;
-    this.readings = this.readings.filter(([at]) => at > countedAtMs - this.holdMs());
+    this.readings = this.readings.filter(([at]) => at > countedAtMs - HOLD_MS);
     this.readings.push([countedAtMs, reading, used - reading]);
     const trendMs = Math.max(TREND_MS, (TREND_CALLS * this.windowMs) / observation.limit);
     this.trend = this.trend.filter(([at]) => at > countedAtMs - 3 * trendMs);
@@ -270,7 +270,8 @@ export class AdaptiveRateLimiter {
       if (fall >= Math.max(2, band / 2)) this.othersLeaving = true;
       else if (fall < 0) this.othersLeaving = false;
     }
-    const others = Math.max(...this.readings.map(([, value]) => value));
+    // (While they leave, a lower count is no dip: the latest reading holds.)
+    const others = this.othersLeaving ? reading : Math.max(...this.readings.map(([, value]) => value));
     const own = Math.max(...this.readings.map(([, , value]) => value));
     // The room by the fuller of the recent answers. A single answer may have come in a dip (several
     // calls left the window at once, their replacements not in yet): on it, grow by one at most.
@@ -351,14 +352,6 @@ export class AdaptiveRateLimiter {
       this.othersPresent,
       this.othersLeaving,
     );
-  }
-
-  /**
-   * How long a reading of the others' count is held: long enough for another process to replace a
-   * call that left its window (its replacement goes out a little after and takes half a round trip).
-   */
-  private holdMs(): number {
-    return Math.min(HOLD_MS, Math.max(HOLD_MIN_MS, HOLD_ROUND_TRIPS * this.roundTripHighMs()));
   }
 
   /** A high estimate of the round trip (srtt + 4 deviations), bounded to a second. */
