@@ -99,12 +99,14 @@ const HOLD_MS = 1_000;
 const HOLD_MIN_MS = 100;
 const HOLD_ROUND_TRIPS = 2;
 /**
- * The others' count (the most seen over this long) lower by half the band than it was two of these
+ * The others' count (the most seen over this long) lower by 3/4 of the band than it was two of these
  * before: the others are leaving (a process finished), nobody grows, and the sharing cap is lifted.
  */
 const TREND_MS = 1_000;
 /** ...and at least the key's time for this many calls (at 30/min, 4 s). */
 const TREND_CALLS = 2;
+/** The fall, in bands, that reads as leaving. */
+const LEAVING_FALL_BANDS = 0.75;
 
 /**
  * The least share of the room a process takes for its growth, whatever its own share of the window:
@@ -153,7 +155,7 @@ export class AdaptiveRateLimiter {
   private head = 0;
   private view: KeyView | undefined;
   private othersPresent = false;
-  /** The others' count fell by half the band over two `TREND_MS`: nobody needs room from us. */
+  /** The others' count fell by 3/4 of the band over two `TREND_MS`: nobody needs room from us. */
   private othersLeaving = false;
   /** Readings of the others' count over the last three `TREND_MS`: [counted at, others]. */
   private trend: Array<[number, number]> = [];
@@ -263,11 +265,11 @@ export class AdaptiveRateLimiter {
     const recent = this.trend.filter(([at]) => at > countedAtMs - trendMs).map(([, o]) => o);
     const before = this.trend.filter(([at]) => at <= countedAtMs - 2 * trendMs).map(([, o]) => o);
     // (Too few readings to tell: as before.)
-    // Leaving once they fell by half the band (at least 2); no longer once they grow again.
+    // Leaving once they fell by 3/4 of the band (at least 2); no longer once they grow again.
     const { band } = ratePolicy(observation.limit, 0, this.windowMs, true);
     if (before.length > 0) {
       const fall = Math.max(...before) - Math.max(...recent);
-      if (fall >= Math.max(2, band / 2)) this.othersLeaving = true;
+      if (fall >= Math.max(2, band * LEAVING_FALL_BANDS)) this.othersLeaving = true;
       else if (fall < 0) this.othersLeaving = false;
     }
     // (While they leave, a lower count is no dip: the latest reading holds.)
