@@ -40,9 +40,10 @@ interface KeyView {
    */
   own: number;
   /**
-   * Calls this process may add to that count until its next answer: its share of the room left
-   * (`top - used`), as a whole number drawn at random around `room x own share`, so that processes
-   * growing at once, none of which knows what the others add meanwhile, add about the room together.
+   * Calls this process may add to `fullest` until its next answer: its share of the room left
+   * (`top - fullest`), as a whole number drawn at random around `room x own share` (all of it while
+   * the others leave), so that processes growing at once, none of which knows what the others add
+   * meanwhile, add about the room together.
    */
   growth: number;
   /** The key's count the growth is counted from: the fullest of the readings held. */
@@ -52,22 +53,23 @@ interface KeyView {
   probeSpreadMs: number;
 }
 
+/** The sharing band (see `ratePolicy`) as a share of the allowance (at least 2 calls). */
+const BAND_SHARE = 0.02;
+
 /**
  * What the policy allows, for the numbers a process knows at one instant. Pure; `AdaptiveRateLimiter`
  * feeds it and tests can read it.
  *
- * - `top`: the key-wide count no process knowingly goes past: the allowance less the calls the
- *   others may have sent that we cannot have seen yet (key rate x round trip, at least 1), and one
- *   more when others are present (two processes may take the last slot at the same moment).
- * - `capAt(u)`: the own count a process may hold when the key's count would be `u`. Alone, it is
- *   `top`. Shared, it falls linearly from `top` (at `top - band`) to 0 (past `top`). Every process
- *   applies the same function to the same `u`, so the ones holding more stop replacing first and
- *   the ones holding less take the room, without anyone knowing how many processes there are; n
- *   equal processes settle the key at `top + 1 - band / n`, within `band` calls of `top`.
+ * - `top`: the key-wide count no process knowingly goes past. Alone, the allowance less one (the
+ *   first call of a process that joins finds a slot). Shared, less the calls the others may have
+ *   sent that we cannot have seen yet and those racing ours for the last slots: the key's calls in
+ *   two round trips, at least 2.
+ * - `capAt(u)`: the own count a process may hold when the key's count would be `u`. Alone, or while
+ *   the others leave, it is `top`. Shared, it falls linearly from `top` (at `top - band`) to 0 (past
+ *   `top`). Every process applies the same function to the same `u`, so the ones holding more stop
+ *   replacing first and the ones holding less take the room, without anyone knowing how many
+ *   processes there are; n equal processes settle the key at `top + 1 - band / n`.
  */
-/** The sharing band (see `ratePolicy`) as a share of the allowance (at least 2 calls). */
-const BAND_SHARE = 0.02;
-
 export function ratePolicy(
   limit: number,
   roundTripMs: number,
@@ -96,8 +98,6 @@ const RAMP_MIN_PER_S = 1.5;
  * its replacement arriving, the count dips, and that dip must not read as room.
  */
 const HOLD_MS = 1_000;
-const HOLD_MIN_MS = 100;
-const HOLD_ROUND_TRIPS = 2;
 /**
  * The others' count (the most seen over this long) lower by 3/4 of the band than it was two of these
  * before: the others are leaving (a process finished), nobody grows, and the sharing cap is lifted.
@@ -135,12 +135,13 @@ interface OwnCall {
  * Each answer tells the key's count in the window (`used = limit - remaining`). This process knows
  * when each of its own calls was counted (sent + half its round trip), so it knows exactly how many
  * of them were in that window: the rest, `others = used - own`, belongs to the other processes (the
- * most seen over `HOLD_MS`: a busy process replaces what leaves its window). Own calls leave the
- * window exactly one window after they were counted, so the limiter wakes then and replaces them
- * (up to the own count it held): nothing is paced from the last call, and a late timer loses nothing
- * (the room is still there). Growing beyond that needs the key's count with the call,
- * `u = own + others + 1`, at or under `top`, the own count within `capAt(u)` (see `ratePolicy`),
- * and this process's share of the room seen in its last answers; it is spread over the window.
+ * most seen over `HOLD_MS`: a busy process replaces what leaves its window; the latest while they
+ * leave). Own calls leave the window exactly one window after they were counted, so the limiter
+ * wakes then and replaces them (up to the own count it held): nothing is paced from the last call,
+ * and a late timer loses nothing (the room is still there). Growing beyond that needs the key's
+ * count with the call, `u = own + others + 1`, at or under `top`, the own count within `capAt(u)`
+ * (see `ratePolicy`), this process's share of the room seen in its last answers, and `u` under the
+ * key-wide ramp line while the window fills (`rampLine`).
  * A 429 pauses this process for `Retry-After`; the others see `remaining` at 0 and wait for their own
  * calls to leave, or, when none of theirs leaves soon and they hold under a sixth of the count
  * (`PROBE_BELOW_SHARE`), for `X-RateLimit-Reset` (the oldest call leaving), then send one probe.
