@@ -325,7 +325,7 @@ export class AdaptiveRateLimiter {
       // (Never into the last slot, though: that one only a 429 could tell us was taken.)
       if (own + 1 <= view.own && u < view.limit && view.used < view.limit)
         return { delayMs: 0, probe: false };
-      // Growing: under the top, within this process's share of the room, spread over the window.
+      // Growing: under the top, within this process's share of the room, under the ramp line.
       if (u <= policy.top && u <= view.fullest + view.growth) {
         const line = this.rampLine(view, now);
         if (u <= line) return { delayMs: 0, probe: false };
