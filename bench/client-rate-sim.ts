@@ -10,6 +10,9 @@
 import { simulate, type SimProcess } from '../test/unit/client/rate-sim';
 import { cellFigures, missedGoals } from './client-rate-figures';
 
+/** Calls in flight per process, as bench/client-rate-worker.ts runs them. */
+const LANES = 16;
+
 function arg(name: string): string | undefined {
   const index = process.argv.indexOf(`--${name}`);
   return index >= 0 ? process.argv[index + 1] : undefined;
@@ -46,7 +49,7 @@ async function main(): Promise<void> {
     let worst: { f: ReturnType<typeof cellFigures>; missed: string[] } | undefined;
     let runsMissed = 0;
     for (const seed of seeds) {
-      const run = await simulate({ limit: cell.limit, processes: cell.processes, durationMs, seed });
+      const run = await simulate({ limit: cell.limit, processes: cell.processes, durationMs, seed, concurrency: LANES });
       const spans = cell.processes.map((p, i) => ({
         from: p.startMs ?? 0,
         to: p.stopMs ?? durationMs,

@@ -37,7 +37,8 @@ export async function simulate(opts: {
   seed?: number;
   /** Each way, a call takes 5 ms plus up to this much. */
   jitterMs?: number;
-  /** Changes to the allowance during the run. */
+  /** Requests in flight at once per process, unless the process says (default 4). */
+  concurrency?: number;
 }): Promise<SimResult> {
   const clock = new FakeClock();
   const t0 = clock.now();
@@ -65,7 +66,7 @@ export async function simulate(opts: {
         if (!answer.allowed) limiter.pauseFor(answer.retryAfterMs);
       }
     };
-    await Promise.all(Array.from({ length: proc.concurrency ?? 4 }, worker));
+    await Promise.all(Array.from({ length: proc.concurrency ?? opts.concurrency ?? 4 }, worker));
   });
   let done = false;
   void Promise.all(runs).then(() => (done = true));
