@@ -64,24 +64,18 @@ const BAND_SHARE = 0.02;
  *   first call of a process that joins finds a slot). Shared, less the calls the others may have
  *   sent that we cannot have seen yet and those racing ours for the last slots: the key's calls in
  *   two round trips, at least 2.
- * - `capAt(u)`: the own count a process may hold when the key's count would be `u`. Alone, or while
- *   the others leave, it is `top`. Shared, it falls linearly from `top` (at `top - band`) to 0 (past
+ * - `capAt(u)`: the own count a process may hold when the key's count would be `u`. Alone, it is
+ *   `top`. Shared, it falls linearly from `top` (at `top - band`) to 0 (past
  *   `top`). Every process applies the same function to the same `u`, so the ones holding more stop
  *   replacing first and the ones holding less take the room, without anyone knowing how many
  *   processes there are; n equal processes settle the key at `top + 1 - band / n`.
  */
-export function ratePolicy(
-  limit: number,
-  roundTripMs: number,
-  windowMs: number,
-  othersPresent: boolean,
-  othersLeaving = false,
-) {
+export function ratePolicy(limit: number, roundTripMs: number, windowMs: number, othersPresent: boolean) {
   const reserve = othersPresent ? Math.max(2, Math.ceil((2 * limit * roundTripMs) / windowMs)) : 1;
   const top = Math.max(1, limit - reserve);
   const band = Math.max(2, Math.round(limit * BAND_SHARE));
   const capAt = (u: number): number =>
-    othersPresent && !othersLeaving ? top * Math.min(1, Math.max(0, (top - u + 1) / band)) : top;
+    othersPresent ? top * Math.min(1, Math.max(0, (top - u + 1) / band)) : top;
   return { reserve, top, band, capAt };
 }
 
@@ -100,7 +94,9 @@ const RAMP_MIN_PER_S = 1.5;
 const HOLD_MS = 1_000;
 /**
  * The others' count (the most seen over this long) lower by 3/4 of the band than it was two of these
- * before: the others are leaving (a process finished), nobody grows, and the sharing cap is lifted.
+ * before: the others are leaving (a process finished): their latest count holds (a fall is no dip
+ * then) and the whole room is taken, not a share of it. The sharing cap still holds: lifted, it let
+ * one process take the key in a real run (the others' yields to its growth read as leaving).
  */
 const TREND_MS = 1_000;
 /** ...and at least the key's time for this many calls (at 30/min, 4 s). */
@@ -156,7 +152,7 @@ export class AdaptiveRateLimiter {
   private head = 0;
   private view: KeyView | undefined;
   private othersPresent = false;
-  /** The others' count fell by 3/4 of the band over two `TREND_MS`: nobody needs room from us. */
+  /** The others' count fell by 3/4 of the band over two `TREND_MS` (see `TREND_MS`). */
   private othersLeaving = false;
   /** Readings of the others' count over the last three `TREND_MS`: [counted at, others]. */
   private trend: Array<[number, number]> = [];
@@ -348,13 +344,7 @@ export class AdaptiveRateLimiter {
   }
 
   private policy(view: KeyView) {
-    return ratePolicy(
-      view.limit,
-      this.roundTripHighMs(),
-      this.windowMs,
-      this.othersPresent,
-      this.othersLeaving,
-    );
+    return ratePolicy(view.limit, this.roundTripHighMs(), this.windowMs, this.othersPresent);
   }
 
   /** A high estimate of the round trip (srtt + 4 deviations), bounded to a second. */
