@@ -49,7 +49,13 @@ async function main(): Promise<void> {
     let worst: { f: ReturnType<typeof cellFigures>; missed: string[] } | undefined;
     let runsMissed = 0;
     for (const seed of seeds) {
-      const run = await simulate({ limit: cell.limit, processes: cell.processes, durationMs, seed, concurrency: LANES });
+      const run = await simulate({
+        limit: cell.limit,
+        processes: cell.processes,
+        durationMs,
+        seed,
+        concurrency: LANES,
+      });
       const spans = cell.processes.map((p, i) => ({
         from: p.startMs ?? 0,
         to: p.stopMs ?? durationMs,

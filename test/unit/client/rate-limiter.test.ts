@@ -89,12 +89,15 @@ describe('AdaptiveRateLimiter on one key (fake clock)', () => {
   // Not met yet (see the README's figures): at the end of the ramp the four processes, none of which
   // has seen the others' last calls, fill the key past its top; the owners then hold back their
   // replacements and one window dips to 25-26 of 30, the split 20% off even.
-  it.failing('four processes sharing 30/min (7 calls each): every full window >= 90% used, no 429, split within 10%', async () => {
-    const run = await simulate({ limit: 30, processes: [{}, {}, {}, {}], durationMs: 4 * MIN });
-    expect(run.refused).toBe(0);
-    expect(minOf(run.windowCounts(MIN, 4 * MIN))).toBeGreaterThanOrEqual(27);
-    expect(unevenness(run.split(MIN, 4 * MIN))).toBeLessThanOrEqual(0.1);
-  });
+  it.failing(
+    'four processes sharing 30/min (7 calls each): every full window >= 90% used, no 429, split within 10%',
+    async () => {
+      const run = await simulate({ limit: 30, processes: [{}, {}, {}, {}], durationMs: 4 * MIN });
+      expect(run.refused).toBe(0);
+      expect(minOf(run.windowCounts(MIN, 4 * MIN))).toBeGreaterThanOrEqual(27);
+      expect(unevenness(run.split(MIN, 4 * MIN))).toBeLessThanOrEqual(0.1);
+    },
+  );
 
   it('four processes sharing 30/min: no 429 and the key never idles below 25 of 30', async () => {
     const run = await simulate({ limit: 30, processes: [{}, {}, {}, {}], durationMs: 4 * MIN });
