@@ -40,53 +40,69 @@ interface KeyView {
    */
   own: number;
   /**
-   * Calls this process may add to that count until its next answer: its share of the room left
-   * (`top - used`), as a whole number drawn at random around `room x own share`, so that processes
-   * growing at once, none of which knows what the others add meanwhile, add about the room together.
+   * Calls this process may add to `fullest` until its next answer: its share of the room left
+   * (`top - fullest`), as a whole number drawn at random around `room x own share` (all of it while
+   * the others leave), so that processes growing at once, none of which knows what the others add
+   * meanwhile, add about the room together.
    */
   growth: number;
+  /** The key's count the growth is counted from: the fullest of the readings held. */
+  fullest: number;
   resetAtMs: number;
   /** A random delay after `resetAtMs` before probing, so stuck processes do not probe at one instant. */
   probeSpreadMs: number;
 }
 
+/** The sharing band (see `ratePolicy`) as a share of the allowance (at least 2 calls). */
+const BAND_SHARE = 0.02;
+
 /**
  * What the policy allows, for the numbers a process knows at one instant. Pure; `AdaptiveRateLimiter`
  * feeds it and tests can read it.
  *
- * - `top`: the key-wide count no process knowingly goes past: the allowance less the calls the
- *   others may have sent that we cannot have seen yet (key rate x round trip, at least 1), and one
- *   more when others are present (two processes may take the last slot at the same moment).
+ * - `top`: the key-wide count no process knowingly goes past. Alone, the allowance less one (the
+ *   first call of a process that joins finds a slot). Shared, less the calls the others may have
+ *   sent that we cannot have seen yet and those racing ours for the last slots: the key's calls in
+ *   two round trips, at least 2.
  * - `capAt(u)`: the own count a process may hold when the key's count would be `u`. Alone, it is
- *   `top`. Shared, it falls linearly from `top` (at `top - band`) to 0 (past `top`). Every process
- *   applies the same function to the same `u`, so the ones holding more stop replacing first and
- *   the ones holding less take the room, without anyone knowing how many processes there are; n
- *   equal processes settle the key at `top + 1 - band / n`, within `band` calls of `top`.
+ *   `top`. Shared, it falls linearly from `top` (at `top - band`) to 0 (past
+ *   `top`). Every process applies the same function to the same `u`, so the ones holding more stop
+ *   replacing first and the ones holding less take the room, without anyone knowing how many
+ *   processes there are; n equal processes settle the key at `top + 1 - band / n`.
  */
 export function ratePolicy(limit: number, roundTripMs: number, windowMs: number, othersPresent: boolean) {
-  const reserve = Math.max(1, Math.ceil((limit / windowMs) * roundTripMs)) + (othersPresent ? 1 : 0);
+  const reserve = othersPresent ? Math.max(2, Math.ceil((2 * limit * roundTripMs) / windowMs)) : 1;
   const top = Math.max(1, limit - reserve);
-  const band = Math.max(2, Math.ceil(limit * 0.02));
+  const band = Math.max(2, Math.round(limit * BAND_SHARE));
   const capAt = (u: number): number =>
     othersPresent ? top * Math.min(1, Math.max(0, (top - u + 1) / band)) : top;
   return { reserve, top, band, capAt };
 }
 
 /**
- * Growth beyond replacements: at most this many times the cap's even pace (plus one call a second),
- * alone and when other processes are present. Shared, the processes grow together, so each goes at
- * half the pace: the key fills over about a window rather than in a burst, so its calls stay spread
- * over the window and the share of a process that stops leaves it gradually, at a pace the others
- * take up as it frees.
+ * How fast the key's count may grow while its window fills (see `rampLine`), in allowances a window:
+ * a little over one, so the window is full before its first call leaves.
  */
-const SPREAD_SPEED_ALONE = 1;
-const SPREAD_SPEED_SHARED = 0.5;
+const RAMP_SPEED = 1.15;
+/** ...and at least this many calls a second: a key with room and work waiting is never idle a second. */
+const RAMP_MIN_PER_S = 1.5;
 
 /**
  * How long readings of the others' and own counts are held: between a call leaving the window and
  * its replacement arriving, the count dips, and that dip must not read as room.
  */
 const HOLD_MS = 1_000;
+/**
+ * The others' count (the most seen over this long) lower by 3/4 of the band than it was two of these
+ * before: the others are leaving (a process finished): their latest count holds (a fall is no dip
+ * then) and the whole room is taken, not a share of it. The sharing cap still holds: lifted, it let
+ * one process take the key in a real run (the others' yields to its growth read as leaving).
+ */
+const TREND_MS = 1_000;
+/** ...and at least the key's time for this many calls (at 30/min, 4 s). */
+const TREND_CALLS = 2;
+/** The fall, in bands, that reads as leaving. */
+const LEAVING_FALL_BANDS = 0.75;
 
 /**
  * The least share of the room a process takes for its growth, whatever its own share of the window:
@@ -115,12 +131,13 @@ interface OwnCall {
  * Each answer tells the key's count in the window (`used = limit - remaining`). This process knows
  * when each of its own calls was counted (sent + half its round trip), so it knows exactly how many
  * of them were in that window: the rest, `others = used - own`, belongs to the other processes (the
- * most seen over `HOLD_MS`: a busy process replaces what leaves its window). Own calls leave the
- * window exactly one window after they were counted, so the limiter wakes then and replaces them
- * (up to the own count it held): nothing is paced from the last call, and a late timer loses nothing
- * (the room is still there). Growing beyond that needs the key's count with the call,
- * `u = own + others + 1`, at or under `top`, the own count within `capAt(u)` (see `ratePolicy`),
- * and this process's share of the room seen in its last answers; it is spread over the window.
+ * most seen over `HOLD_MS`: a busy process replaces what leaves its window; the latest while they
+ * leave). Own calls leave the window exactly one window after they were counted, so the limiter
+ * wakes then and replaces them (up to the own count it held): nothing is paced from the last call,
+ * and a late timer loses nothing (the room is still there). Growing beyond that needs the key's
+ * count with the call, `u = own + others + 1`, at or under `top`, the own count within `capAt(u)`
+ * (see `ratePolicy`), this process's share of the room seen in its last answers, and `u` under the
+ * key-wide ramp line while the window fills (`rampLine`).
  * A 429 pauses this process for `Retry-After`; the others see `remaining` at 0 and wait for their own
  * calls to leave, or, when none of theirs leaves soon and they hold under a sixth of the count
  * (`PROBE_BELOW_SHARE`), for `X-RateLimit-Reset` (the oldest call leaving), then send one probe.
@@ -135,6 +152,10 @@ export class AdaptiveRateLimiter {
   private head = 0;
   private view: KeyView | undefined;
   private othersPresent = false;
+  /** The others' count fell by 3/4 of the band over two `TREND_MS` (see `TREND_MS`). */
+  private othersLeaving = false;
+  /** Readings of the others' count over the last three `TREND_MS`: [counted at, others]. */
+  private trend: Array<[number, number]> = [];
   /** Recent readings over `HOLD_MS`: [counted at, others, own]. */
   private readings: Array<[number, number, number]> = [];
   /** A 429's Retry-After: nothing counted goes out before. */
@@ -235,7 +256,21 @@ export class AdaptiveRateLimiter {
     this.othersPresent = used - ownAtMost >= 1;
     this.readings = this.readings.filter(([at]) => at > countedAtMs - HOLD_MS);
     this.readings.push([countedAtMs, reading, used - reading]);
-    const others = Math.max(...this.readings.map(([, value]) => value));
+    const trendMs = Math.max(TREND_MS, (TREND_CALLS * this.windowMs) / observation.limit);
+    this.trend = this.trend.filter(([at]) => at > countedAtMs - 3 * trendMs);
+    this.trend.push([countedAtMs, reading]);
+    const recent = this.trend.filter(([at]) => at > countedAtMs - trendMs).map(([, o]) => o);
+    const before = this.trend.filter(([at]) => at <= countedAtMs - 2 * trendMs).map(([, o]) => o);
+    // (Too few readings to tell: as before.)
+    // Leaving once they fell by 3/4 of the band (at least 2); no longer once they grow again.
+    const { band } = ratePolicy(observation.limit, 0, this.windowMs, true);
+    if (before.length > 0) {
+      const fall = Math.max(...before) - Math.max(...recent);
+      if (fall >= Math.max(2, band * LEAVING_FALL_BANDS)) this.othersLeaving = true;
+      else if (fall < 0) this.othersLeaving = false;
+    }
+    // (While they leave, a lower count is no dip: the latest reading holds.)
+    const others = this.othersLeaving ? reading : Math.max(...this.readings.map(([, value]) => value));
     const own = Math.max(...this.readings.map(([, , value]) => value));
     // The room by the fuller of the recent answers. A single answer may have come in a dip (several
     // calls left the window at once, their replacements not in yet): on it, grow by one at most.
@@ -244,7 +279,10 @@ export class AdaptiveRateLimiter {
       0,
       ratePolicy(observation.limit, this.roundTripHighMs(), this.windowMs, this.othersPresent).top - fullest,
     );
-    const share = this.othersPresent ? Math.max((used - reading) / Math.max(1, used), MIN_GROWTH_SHARE) : 1;
+    const share =
+      !this.othersPresent || this.othersLeaving
+        ? 1
+        : Math.max((used - reading) / Math.max(1, used), MIN_GROWTH_SHARE);
     const expected =
       this.readings.length > 1 || !this.othersPresent ? room * share : Math.min(1, room * share);
     const growth = Math.floor(expected) + (this.random() < expected - Math.floor(expected) ? 1 : 0);
@@ -258,6 +296,7 @@ export class AdaptiveRateLimiter {
       used,
       own,
       growth,
+      fullest,
       resetAtMs: observation.resetAtMs,
       probeSpreadMs,
     };
@@ -282,9 +321,12 @@ export class AdaptiveRateLimiter {
       // (Never into the last slot, though: that one only a 429 could tell us was taken.)
       if (own + 1 <= view.own && u < view.limit && view.used < view.limit)
         return { delayMs: 0, probe: false };
-      // Growing: under the top, within this process's share of the room, spread over the window.
-      if (u <= policy.top && u <= view.used + view.growth)
-        return { delayMs: this.spreadWaitMs(now, policy.capAt(u)), probe: false };
+      // Growing: under the top, within this process's share of the room, under the ramp line.
+      if (u <= policy.top && u <= view.fullest + view.growth) {
+        const line = this.rampLine(view, now);
+        if (u <= line) return { delayMs: 0, probe: false };
+        return { delayMs: Math.max(1, this.rampLineReachesMs(view, u) - now), probe: false };
+      }
     }
     // No room by our view. It changes when one of our own calls leaves the window, or, when none
     // will leave first, we probe once the window's oldest call has left (X-RateLimit-Reset), or
@@ -364,18 +406,24 @@ export class AdaptiveRateLimiter {
   }
 
   /**
-   * Spreads growth over the window: beyond replacing its own calls that left the window, a process
-   * adds at most `speed x cap / window` calls per second (plus one), so a start or a freed share is taken up
-   * within a window, at a pace the other processes see in their headers before it is gone.
+   * The key-wide ramp: while the window fills, the key's count may grow by `RAMP_SPEED x limit` a
+   * window from its oldest call (`X-RateLimit-Reset` less a window, the same for every process), so
+   * the calls of all processes spread evenly over the window and interleave, whatever their number.
+   * Once the window has been full for a window, its oldest call is a window old and the line is
+   * past the allowance: it no longer binds.
    */
-  private spreadWaitMs(now: number, cap: number): number {
-    const spanMs = 1_000;
-    const speed = this.othersPresent ? SPREAD_SPEED_SHARED : SPREAD_SPEED_ALONE;
-    const allowed = Math.ceil((speed * cap * spanMs) / this.windowMs) + 1;
-    const added =
-      this.countCounted(now - spanMs, Number.POSITIVE_INFINITY) -
-      this.countCounted(now - spanMs - this.windowMs, now - this.windowMs);
-    return added < allowed ? 0 : Math.max(1, Math.ceil(spanMs / allowed));
+  private rampLine(view: KeyView, now: number): number {
+    const oldestAtMs = view.resetAtMs - this.windowMs - 1_000;
+    return 2 + Math.floor(this.rampPerMs(view) * Math.max(0, now - oldestAtMs));
+  }
+
+  private rampLineReachesMs(view: KeyView, u: number): number {
+    const oldestAtMs = view.resetAtMs - this.windowMs - 1_000;
+    return oldestAtMs + Math.ceil((u - 2) / this.rampPerMs(view));
+  }
+
+  private rampPerMs(view: KeyView): number {
+    return Math.max((RAMP_SPEED * view.limit) / this.windowMs, RAMP_MIN_PER_S / 1_000);
   }
 
   /** Own calls counted in (fromMs, toMs]. */

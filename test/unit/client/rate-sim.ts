@@ -15,6 +15,8 @@ export interface SimResult {
   /** Server-side times of the calls the server counted, per process (relative to the start). */
   accepted: number[][];
   refused: number;
+  /** Server-side times of the refused calls, per process (relative to the start). */
+  refusedAt: number[][];
   /** The limiter of each process, to read its view at the end. */
   limiters: AdaptiveRateLimiter[];
   /** Calls counted in the window (t - 60 s, t] for t = fromMs, fromMs + 1 s, ..., toMs. */
@@ -35,7 +37,8 @@ export async function simulate(opts: {
   seed?: number;
   /** Each way, a call takes 5 ms plus up to this much. */
   jitterMs?: number;
-  /** Changes to the allowance during the run. */
+  /** Requests in flight at once per process, unless the process says (default 4). */
+  concurrency?: number;
 }): Promise<SimResult> {
   const clock = new FakeClock();
   const t0 = clock.now();
@@ -43,6 +46,7 @@ export async function simulate(opts: {
   const random = seededRandom(opts.seed ?? 7);
   const latency = (): number => 5 + Math.floor(random() * (opts.jitterMs ?? 40));
   const accepted: number[][] = opts.processes.map(() => []);
+  const refusedAt: number[][] = opts.processes.map(() => []);
   const limiters = opts.processes.map(() => new AdaptiveRateLimiter({ clock, random }));
   const endAt = t0 + opts.durationMs;
 
@@ -56,12 +60,13 @@ export async function simulate(opts: {
         await clock.sleep(latency());
         const answer = server.take();
         if (answer.allowed) accepted[p]?.push(clock.now() - t0);
+        else refusedAt[p]?.push(clock.now() - t0);
         await clock.sleep(latency());
         limiter.complete(permit, answer, answer.allowed);
         if (!answer.allowed) limiter.pauseFor(answer.retryAfterMs);
       }
     };
-    await Promise.all(Array.from({ length: proc.concurrency ?? 4 }, worker));
+    await Promise.all(Array.from({ length: proc.concurrency ?? opts.concurrency ?? 4 }, worker));
   });
   let done = false;
   void Promise.all(runs).then(() => (done = true));
@@ -72,6 +77,7 @@ export async function simulate(opts: {
     limit: opts.limit,
     accepted,
     refused: server.refused,
+    refusedAt,
     limiters,
     windowCounts(fromMs, toMs) {
       const counts: number[] = [];
