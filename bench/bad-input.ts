@@ -11,7 +11,8 @@ import { join } from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import * as XLSX from 'xlsx';
 import { buildOrders, DEFAULT_PROFILE, readExportFile } from '../connectors/erp-orders';
-import { builtinProfile, parseProductSheet } from '../connectors/plm-import';
+import { builtinProfile } from '../connectors/plm-import/profiles/builtin';
+import { parseProductSheet } from '../connectors/plm-import/profiles/map-rows';
 import { generateCorpus, heavyWorkbook } from '../test/bad-input/corpus';
 import { CONTEXT } from '../test/unit/erp/support';
 

@@ -4,7 +4,7 @@ import { stagingRefSchema, type StagingRef } from '../../connectors/staging';
 import { htmlDocument, htmlTable, tableMatrix, toXlsx, type Table } from '../../connectors/reports';
 import { isTraceabilityApiError, type TraceabilityClient } from '../../connectors/traceability';
 import { writeFileAtomically } from '../../connectors/storage';
-import { plmRun, type PlmRun } from '../plm-import/types';
+import { plmRun, type PlmRun } from '../../connectors/plm-import/staged-run';
 import {
   compositionStepSchema,
   manifestSchema,
@@ -14,7 +14,7 @@ import {
   type Manifest,
   type RejectIssue,
   type WriteStep,
-} from '../plm-import/types';
+} from '../../connectors/plm-import/staged-run';
 
 /**
  * Plan, then approve (PLM import): the human-readable plan a run awaiting approval shows (html and xlsx: creates,

@@ -6,15 +6,15 @@ import { boundMessage, neutraliseRejectsCell } from '../input-limits';
 import { issuesByRow, type RowIssue } from './issues';
 import { continuationFiller } from './profiles/continuation';
 import type { MappingProfile } from './profiles/schema';
-import { profileColumns } from './parse';
-import { openSheet } from './read';
+import { profileColumns } from './profiles/map-rows';
+import { openSheet } from './read/open-sheet';
 import {
   rejectColumns,
   type CellValue,
   type ReadOptions,
   type SheetFormat,
   type SheetRow,
-} from './read/types';
+} from './read/sheet';
 
 /** A row issue, or a reason found later with a code of its own (an API error code such as `codes_not_unique`). */
 export type RejectReason = Omit<RowIssue, 'code'> & { code: string };

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import * as XLSX from 'xlsx';
 import type { PlmImportResult } from '../../activities/plm-import';
-import { builtinProfile } from '../../connectors/plm-import';
+import { builtinProfile } from '../../connectors/plm-import/profiles/builtin';
 import { repoRoot } from '../../worker/paths';
 import { plmImport } from '../../workflows';
 import type { ImportPlmSpreadsheetInput } from '../../workflows/plm-import';

@@ -1,7 +1,7 @@
 import { quoteInput, quoteList } from '../../input-limits';
 import { PlmFileError } from '../issues';
 import { closeMatches } from '../../traceability/name-matching';
-import type { CellValue, SheetRow } from '../read/types';
+import type { CellValue, SheetRow } from '../read/sheet';
 import type { ValueSource } from './schema';
 
 type Scalar = string | number | boolean;

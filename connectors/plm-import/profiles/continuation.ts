@@ -1,4 +1,4 @@
-import type { SheetRow, CellValue } from '../read/types';
+import type { SheetRow, CellValue } from '../read/sheet';
 import { HeaderIndex, readSource, sourceColumns } from './bind';
 import { bindLevel, type BoundLevel } from './extract';
 import type { FlatProfile, MappingProfile } from './schema';

@@ -1,7 +1,13 @@
-import { codeTypeOfHeader } from '../code-types';
-import type { DraftCode, DraftComposition, DraftFieldName, DraftFields, FieldOrigin } from '../draft';
+import {
+  codeTypeOfHeader,
+  type DraftCode,
+  type DraftComposition,
+  type DraftFieldName,
+  type DraftFields,
+  type FieldOrigin,
+} from '../draft';
 import { rowIssue, type RowIssue } from '../issues';
-import type { SheetRow } from '../read/types';
+import type { SheetRow } from '../read/sheet';
 import {
   bindSource,
   readSource,

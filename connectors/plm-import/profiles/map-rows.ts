@@ -1,6 +1,7 @@
-import type { MappedSheet, ProductDraft } from '../draft';
-import { rowIssue, type RowIssue } from '../issues';
-import type { SheetRow } from '../read/types';
+import { codeTypeOfHeader, type DraftFieldName, type MappedSheet, type ProductDraft } from '../draft';
+import { PlmFileError, rowIssue, type RowIssue } from '../issues';
+import { openSheet } from '../read/open-sheet';
+import type { OpenedSheet, ReadOptions, SheetRow } from '../read/sheet';
 import {
   bindSource,
   HeaderIndex,
@@ -12,15 +13,17 @@ import {
 } from './bind';
 import { flatFiller, skipper } from './continuation';
 import { bindLevel, extractPiece, type BoundLevel, type ExtractContext } from './extract';
-import { describeColumns } from './field-columns';
 import { mergePiece, newDraft } from './merge';
 import { RawMaterialResolver, ReferenceResolver, type ReferenceLists } from './references';
 import {
   productLevels,
   type FlatProfile,
+  type LevelMapping,
+  type MappedField,
   type MappingProfile,
   type NativeProfile,
   type ProductLevel,
+  type ValueSource,
 } from './schema';
 import { cellText } from './values';
 
@@ -267,6 +270,28 @@ async function mapFlat(
   return count;
 }
 
+function describe(source: ValueSource): string {
+  return source.column ?? source.template ?? String(source.constant);
+}
+
+/** Column (or template) that feeds each field, to name it in a "missing" issue. */
+export function describeColumns(
+  mapping: LevelMapping,
+  headers: readonly string[],
+): Partial<Record<DraftFieldName, string>> {
+  const columns: Partial<Record<DraftFieldName, string>> = {};
+  for (const [field, source] of Object.entries(mapping.fields) as Array<[MappedField, ValueSource]>) {
+    if (field === 'weightValue') columns.weight = describe(source);
+    else if (field !== 'weightUnit') columns[field] = describe(source);
+  }
+  const firstCode = mapping.codes[0];
+  const firstCodeColumn = mapping.autoCodeColumns
+    ? headers.find((header) => codeTypeOfHeader(header) !== null)
+    : undefined;
+  columns.codes = firstCode ? describe(firstCode.source) : (firstCodeColumn ?? 'codes');
+  return columns;
+}
+
 /**
  * Turns sheet rows into product drafts with the profile: values converted, reference names resolved
  * to ids, flat rows folded into their style and variant. Cell-level problems become row issues; the
@@ -309,4 +334,73 @@ export async function mapRows(
     skippedRows: book.skipped,
     fieldColumns,
   };
+}
+
+export type SheetInfo = Omit<OpenedSheet, 'rows'>;
+
+export interface ParsedSheet extends MappedSheet {
+  sheet: SheetInfo;
+}
+
+export interface ParseOptions {
+  profile: MappingProfile;
+  references?: ReferenceLists;
+  read?: ReadOptions;
+}
+
+function sourceNames(source: ValueSource | undefined): string[] {
+  if (!source) return [];
+  if (source.column !== undefined) return [source.column];
+  if (source.template !== undefined)
+    return [...source.template.matchAll(/\{([^}]+)\}/g)].map((match) => match[1] ?? '');
+  return [];
+}
+
+function mappingNames(mapping: LevelMapping): string[] {
+  return [
+    ...sourceNames(mapping.externalId),
+    ...Object.values(mapping.fields).flatMap((source) => sourceNames(source)),
+    ...mapping.codes.flatMap((code) => sourceNames(code.source)),
+  ];
+}
+
+/** Every column name a profile reads: the header row is the row that holds most of them. */
+export function profileColumns(profile: MappingProfile): string[] {
+  const names =
+    profile.layout === 'native'
+      ? [
+          ...mappingNames(profile.mapping),
+          ...sourceNames(profile.parentExternalId),
+          ...sourceNames(profile.level),
+        ]
+      : [...mappingNames(profile.style), ...mappingNames(profile.variant), ...mappingNames(profile.sku)];
+  return [...new Set(names)];
+}
+
+/**
+ * Reads a product sheet and maps it with a profile: the first, API-free step of a PLM import. Throws
+ * PlmFileError when the file as a whole cannot be used (nothing is imported); bad rows come back as issues.
+ */
+export async function parseProductSheet(path: string, options: ParseOptions): Promise<ParsedSheet> {
+  const sheetName = options.read?.sheetName ?? options.profile.sheet;
+  const opened = await openSheet(path, {
+    expectedHeaders: profileColumns(options.profile),
+    ...options.read,
+    ...(sheetName !== undefined ? { sheetName } : {}),
+  });
+  const { rows, ...sheet } = opened;
+  const mapped = await mapRows({ headers: opened.headers, rows }, options.profile, options.references);
+  if (mapped.rowCount - mapped.skippedRows === 0) {
+    throw new PlmFileError(
+      'no_data_rows',
+      `${path} has a header row (row ${sheet.headerRowNumber}) but no data rows below it; nothing to import.`,
+    );
+  }
+  const ignored =
+    sheet.ignoredSheets.length > 0
+      ? [
+          `read sheet '${sheet.sheetName ?? ''}'; ignored sheet(s) ${sheet.ignoredSheets.map((name) => `'${name}'`).join(', ')} (pick one with --sheet or the mapping's "sheet")`,
+        ]
+      : [];
+  return { ...mapped, warnings: [...sheet.warnings, ...ignored, ...mapped.warnings], sheet };
 }

@@ -16,19 +16,17 @@ import {
   buildHeaders,
   cleanCell,
   columnLetter,
+  csvDelimiters,
+  defaultReadLimits,
   findHeaderRow,
   isRejectsHeader,
   noHeaderError,
   toSheetRow,
-} from './header';
-import {
-  csvDelimiters,
-  defaultReadLimits,
   type CsvDelimiter,
   type OpenedSheet,
   type ReadOptions,
   type SheetRow,
-} from './types';
+} from './sheet';
 
 const SAMPLE_BYTES = 64 * 1024;
 

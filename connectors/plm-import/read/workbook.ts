@@ -17,19 +17,17 @@ import {
   asPlmFileError,
   buildHeaders,
   columnLetter,
+  defaultReadLimits,
   findHeaderRow,
   isRejectsHeader,
   noHeaderError,
   toSheetRow,
-} from './header';
-import {
-  defaultReadLimits,
   type CellValue,
   type OpenedSheet,
   type ReadOptions,
   type SheetFormat,
   type SheetRow,
-} from './types';
+} from './sheet';
 import { checkXlsxPackage } from './zip-guard';
 
 /** A merge wider than this is not copied into every cell it covers (a sheet-sized merge would blow memory up). */

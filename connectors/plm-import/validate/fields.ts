@@ -1,5 +1,11 @@
-import { checkCodeType, singleUseCodeTypes } from '../code-types';
-import { levelFields, type DraftFieldName, type ProductDraft, type ProductLevel } from '../draft';
+import {
+  checkCodeType,
+  levelFields,
+  singleUseCodeTypes,
+  type DraftFieldName,
+  type ProductDraft,
+  type ProductLevel,
+} from '../draft';
 import { rowIssue, type RowIssue } from '../issues';
 
 export const requiredFields: Record<ProductLevel, readonly DraftFieldName[]> = {

@@ -1,32 +1,38 @@
-import {
-  isTraceabilityApiError,
-  type MaterialHeader,
-  type MaterialLine,
-  type TraceabilityApiError,
-} from '../../connectors/traceability';
-import type { ApiCalls, Progress } from '../batch-kit';
-import { immutableMismatch, readBack, updateFromCreate } from './converge';
-import { toCurrentLine } from './plan';
-import type { BatchJournal, StagingRef } from '../../connectors/staging';
-import {
-  compositionOps,
-  currentHeaderSchema,
-  type CompositionOp,
-  type CurrentHeader,
-} from '../../connectors/plm-import';
+import { randomUUID } from 'node:crypto';
+import { rename, rm } from 'node:fs/promises';
+import { basename, extname } from 'node:path';
+import type { ApiCalls, Progress } from '../../activities/batch-kit';
+import { boundMessage, quoteInput } from '../input-limits';
+import type { BatchJournal, StagingRef } from '../staging';
+import { writeFileAtomically } from '../storage';
+import { isTraceabilityApiError, type TraceabilityApiError } from '../traceability';
+import { readBack } from './catalogue';
+import { compositionOps, readOwned, runOp } from './composition';
+import { immutableProblem, updateBody } from './plan';
+import { parseMappingProfile } from './profiles/schema';
+import { writeRejects } from './rejects';
 import {
   compositionStepSchema,
   manifestSchema,
+  rejectIssueSchema,
   writeStepSchema,
-  type CompositionStep,
   type ApplyInput,
   type BatchResult,
+  type CompositionStep,
   type CreateWrite,
+  type FinishInput,
   type JournalEntry,
-  type PlmRun,
   type Outcome,
+  type PlmImportResult,
+  type PlmRun,
+  type RejectIssue,
   type WriteStep,
-} from './types';
+} from './staged-run';
+
+/**
+ * The PLM import's writes: one staged batch at a time (products, then their material compositions), each product's
+ * outcome journalled as it settles; then the run's totals, its rejects file and result.json.
+ */
 
 /** Products written at once within a batch; the client paces and bounds the requests themselves. */
 const LANES = 8;
@@ -76,7 +82,11 @@ async function convergeExisting(
 ): Promise<Outcome> {
   const found = await readBack(context.api, step);
   if (!found) return rejection(step, error);
-  const mismatch = immutableMismatch(step, found);
+  const mismatch = immutableProblem(
+    { ...step, isComponent: step.body.isComponent },
+    found.product,
+    found.parentExternalId,
+  );
   if (mismatch)
     return outcome(step, 'rejected', {
       id: found.product.id,
@@ -87,7 +97,7 @@ async function convergeExisting(
   // Our own create whose answer was lost (the client says so), or that an attempt killed mid-write had begun.
   const own = error.maybeCommitted || context.pending.get(step.externalId)?.write === 'create';
   const recovered = own ? 'own_write' : 'existing_product';
-  const { body, changed } = updateFromCreate(step, found.product);
+  const { body, changed } = updateBody({ ...step.body, styleLevelId: step.styleLevelId }, found.product);
   if (changed.length === 0)
     return outcome(step, own ? 'created' : 'unchanged', { id: found.product.id, recovered });
   try {
@@ -153,73 +163,6 @@ async function unarchiveAll(steps: readonly WriteStep[], api: ApiCalls): Promise
   for (let start = 0; start < ids.length; start += 100) {
     const chunk = ids.slice(start, start + 100);
     await api.one(() => api.client.products.unarchive(chunk, { shouldUnarchiveChildren: false }));
-  }
-}
-
-/** The headers a product owns now, with their lines (a retried composition step plans again from these). */
-async function readOwned(api: ApiCalls, productId: string): Promise<CurrentHeader[]> {
-  const materials = api.client.materials;
-  const headers: MaterialHeader[] = [];
-  const firstHeaders = await api.one(() =>
-    materials.listHeaders({ styleId: productId, isOwner: true, page: 1, limit: 100 }),
-  );
-  headers.push(...firstHeaders.items);
-  await api.remainingPages(
-    firstHeaders,
-    (page) => materials.listHeaders({ styleId: productId, isOwner: true, page, limit: 100 }),
-    (items) => headers.push(...items),
-  );
-  const owned: CurrentHeader[] = [];
-  for (const header of headers) {
-    const lines: MaterialLine[] = [];
-    const first = await api.one(() =>
-      materials.listLines({ materialHeaderId: header.id, page: 1, limit: 100 }),
-    );
-    lines.push(...first.items);
-    await api.remainingPages(
-      first,
-      (page) => materials.listLines({ materialHeaderId: header.id, page, limit: 100 }),
-      (items) => lines.push(...items),
-    );
-    owned.push(
-      currentHeaderSchema.parse({
-        id: header.id,
-        name: header.name,
-        lines: lines.map(toCurrentLine),
-      }),
-    );
-  }
-  return owned;
-}
-
-async function runOp(api: ApiCalls, styleId: string, op: CompositionOp): Promise<void> {
-  const materials = api.client.materials;
-  switch (op.op) {
-    case 'deleteHeaders':
-      await api.one(() => materials.deleteHeaders({ styleId, materialHeaderIds: op.headerIds }));
-      return;
-    case 'createHeader': {
-      const header = await api.one(() =>
-        materials.createHeader({ name: op.name, link: { styleId, isMainMaterial: op.isMainMaterial } }),
-      );
-      for (const line of op.lines)
-        await api.one(() =>
-          materials.createLine({ styleId, materialHeaderId: header.id, parentId: null, ...line }),
-        );
-      return;
-    }
-    case 'deleteLines':
-      await api.one(() => materials.deleteLines({ styleId, materialLineIds: op.lineIds }));
-      return;
-    case 'replaceLine': {
-      const { id, ...line } = op.line;
-      await api.one(() => materials.replaceLine(id, { styleId, materialHeaderId: op.headerId, ...line }));
-      return;
-    }
-    case 'createLine':
-      await api.one(() =>
-        materials.createLine({ styleId, materialHeaderId: op.headerId, parentId: null, ...op.line }),
-      );
   }
 }
 
@@ -358,4 +301,137 @@ export async function applyBatch(
     if (settled.recovered) recovered += 1;
   }
   return { batch: input.batch, counts, recovered, apiCalls: api.count, durationMs: Date.now() - started };
+}
+
+const SAMPLE = 10;
+
+/** Rows of products the API refused (or whose parent it refused), one issue per row of the product. */
+function applyIssues(outcomes: readonly Outcome[]): RejectIssue[] {
+  return outcomes
+    .filter((outcome) => outcome.outcome === 'rejected')
+    .flatMap((outcome) =>
+      outcome.rowNumbers.map((rowNumber) => ({
+        rowNumber,
+        column: outcome.column ?? null,
+        code: outcome.code ?? 'rejected',
+        message: `row ${rowNumber}: ${outcome.message ?? 'rejected by the API'}`,
+        externalId: outcome.externalId,
+      })),
+    );
+}
+
+/**
+ * Totals the run from its plan and batch journals, writes the rejects file (the sheet's own format, original
+ * columns plus error_code and error_message) and result.json. Both are written through a temporary file and a
+ * rename, so running it again after a crash gives the same files.
+ */
+export async function finishRun(input: FinishInput, run: PlmRun): Promise<PlmImportResult> {
+  const started = Date.now();
+  const manifest = await run.staging.getJson(input.manifest, manifestSchema);
+  const planIssues = await run.staging.readAllNdjson(manifest.issues, rejectIssueSchema);
+  const allOutcomes = input.dryRun ? [] : await run.outcomes();
+  const outcomes = allOutcomes.filter((outcome) => outcome.target === undefined);
+  const compositionOutcomes = allOutcomes.filter((outcome) => outcome.target === 'composition');
+  const issues = [...planIssues, ...applyIssues(allOutcomes)]
+    .filter((issue) => issue.rowNumber > 0)
+    .sort((a, b) => a.rowNumber - b.rowNumber);
+  const rejectedRows = new Set(issues.map((issue) => issue.rowNumber)).size;
+
+  let rejectsFile: string | null = null;
+  // A dry run writes the rejects file a real run would (its plan's rows), so it can be fixed before the real run.
+  if (rejectedRows > 0) {
+    const extension = extname(manifest.sourceCopy) || '.csv';
+    rejectsFile = run.file(`rejects${extension}`);
+    const temp = run.file(`.rejects-${randomUUID()}${extension}`);
+    try {
+      // The sheet the run read (--sheet or the mapping's `sheet`), so the rejects hold that sheet's rows.
+      const read = input.sheetName ? { read: { sheetName: input.sheetName } } : {};
+      // The copy may have been made by another worker (run-data store); the rejects file is published back there.
+      const sourcePath = (await run.fetch(basename(manifest.sourceCopy))) ?? manifest.sourceCopy;
+      await writeRejects({
+        sourcePath,
+        issues,
+        profile: parseMappingProfile(manifest.profile),
+        outputPath: temp,
+        ...read,
+      });
+      await rename(temp, rejectsFile);
+      await run.publish(basename(rejectsFile));
+    } finally {
+      await rm(temp, { force: true });
+    }
+  }
+
+  const settled = { created: 0, updated: 0, unchanged: 0, rejected: 0 };
+  let recovered = 0;
+  let unarchived = 0;
+  for (const outcome of outcomes) {
+    settled[outcome.outcome] += 1;
+    if (outcome.recovered) recovered += 1;
+    if (outcome.unarchived) unarchived += 1;
+  }
+  const compositionsRejected = compositionOutcomes.filter((outcome) => outcome.outcome === 'rejected').length;
+  const compositions = {
+    written: compositionOutcomes.filter(
+      (outcome) => outcome.outcome === 'created' || outcome.outcome === 'updated',
+    ).length,
+    unchanged:
+      manifest.compositionsUnchanged +
+      compositionOutcomes.filter((outcome) => outcome.outcome === 'unchanged').length,
+    rejected: compositionsRejected,
+  };
+  const { counts } = manifest;
+  const unchanged = counts.unchanged + settled.unchanged;
+  const products = {
+    total: counts.create + counts.update + counts.unchanged + counts.invalid + counts.archived,
+    created: settled.created,
+    updated: settled.updated,
+    unchanged,
+    archived: counts.archived,
+    unarchived,
+    rejected: counts.invalid + settled.rejected,
+    rejectedAtValidation: counts.invalid,
+    rejectedByApi: settled.rejected,
+  };
+  const firstByRow = new Map<number, RejectIssue>();
+  for (const issue of issues) if (!firstByRow.has(issue.rowNumber)) firstByRow.set(issue.rowNumber, issue);
+  const resultFile = run.file('result.json');
+  const apiCalls = {
+    ...input.apiCalls,
+    total: input.apiCalls.read + input.apiCalls.plan + input.apiCalls.apply,
+  };
+  const finishMs = Date.now() - started;
+  const result: PlmImportResult = {
+    workflowId: input.workflowId,
+    file: manifest.sourceFile,
+    profile: manifest.profileName,
+    dryRun: input.dryRun,
+    retryOf: input.retryOf,
+    rows: input.rows,
+    skippedRows: input.skippedRows ?? 0,
+    sheetName: input.sheetName ?? null,
+    ignoredSheets: input.ignoredSheets ?? [],
+    compositions,
+    products,
+    plan: counts,
+    recovered,
+    apiCalls,
+    catalogueRead: input.catalogue,
+    durationsMs: { ...input.durationsMs, finish: finishMs, total: Date.now() - input.startedAtMs },
+    rejectsFile,
+    rejectedRows,
+    rejections: [...firstByRow.values()].slice(0, SAMPLE).map((issue) => ({
+      rowNumber: issue.rowNumber,
+      // Quoted input, bounded: a huge cell must not reach the workflow's result.
+      externalId: issue.externalId === undefined ? null : quoteInput(issue.externalId),
+      code: issue.code,
+      message: boundMessage(issue.message, 500),
+    })),
+    planFile: manifest.planFile,
+    resultFile,
+    warnings: input.warnings,
+  };
+  await writeFileAtomically(resultFile, `${JSON.stringify(result, null, 2)}\n`);
+  await run.publish('result.json');
+  return result;
 }

@@ -1,12 +1,149 @@
-import {
-  parseExistingProducts,
-  type ExistingProduct,
-  type ProductDraft,
-  type ProductLevel,
-} from '../../connectors/plm-import';
-import type { Page, Product } from '../../connectors/traceability';
-import { forEachBounded, type ApiCalls } from '../batch-kit';
-import type { CatalogueRead } from './types';
+import { z } from 'zod';
+import type { ApiCalls } from '../../activities/batch-kit';
+import { forEachBounded } from '../staging';
+import type { Page, Product } from '../traceability';
+import { inheritableFields, type ProductDraft, type ProductLevel } from './draft';
+import type { CatalogueRead, CreateWrite } from './staged-run';
+
+/**
+ * What the catalogue holds for a sheet: the API products the planner compares (parsed, with each one's level and
+ * parent), read in as few calls as the sheet's size allows, and the re-read of a product a create met.
+ */
+
+const nullishText = z
+  .string()
+  .nullish()
+  .transform((value) => value ?? null);
+const nullishList = z
+  .array(z.string())
+  .nullish()
+  .transform((value) => value ?? null);
+
+/**
+ * The part of an API product (GET /styles, any level) the planner compares. Other fields pass through
+ * untouched. `level` may be given; otherwise it follows the parent links (variantId = SKU, styleId = variant).
+ */
+export const existingProductSchema = z
+  .looseObject({
+    id: z.string().min(1),
+    externalId: nullishText,
+    level: z.enum(['style', 'variant', 'sku']).optional(),
+    parentId: nullishText,
+    styleId: nullishText,
+    variantId: nullishText,
+    name: z.string(),
+    codes: z
+      .array(z.looseObject({ codeId: z.string(), codeValue: z.string() }))
+      .nullish()
+      .transform((codes) => codes ?? []),
+    description: nullishText,
+    gender: nullishText,
+    color: nullishText,
+    dimension: nullishText,
+    styleTypeId: nullishText,
+    styleLevelId: nullishText,
+    mainSupplier: nullishText,
+    customProperties: nullishText,
+    brands: nullishList,
+    seasons: nullishList,
+    collections: nullishList,
+    departments: nullishList,
+    suppliers: nullishList,
+    vendors: nullishList,
+    claimIntentions: nullishList,
+    weight: z
+      .looseObject({ unit: z.string(), value: z.number() })
+      .nullish()
+      .transform((value) => value ?? null),
+    isComponent: z
+      .union([z.boolean(), z.number()])
+      .nullish()
+      .transform((value) => (value === null || value === undefined ? null : Boolean(value))),
+    isArchived: z
+      .boolean()
+      .nullish()
+      .transform((value) => value ?? false),
+    /** Variant and SKU: inheritable fields the child holds itself (spec 01). */
+    overriddenFlag: z.array(z.string()).nullish(),
+    /** With `include=material`: the material headers linked to the product (spec 02). */
+    material: z
+      .array(
+        z.looseObject({
+          id: z.string(),
+          name: z.string(),
+          link: z.looseObject({ isOwner: z.boolean().nullish() }).nullish(),
+        }),
+      )
+      .nullish(),
+  })
+  .transform((product) => {
+    const level: ProductLevel =
+      product.level ?? (product.variantId ? 'sku' : product.styleId ? 'variant' : 'style');
+    const parentPlatformId =
+      level === 'sku'
+        ? (product.variantId ?? product.parentId)
+        : level === 'variant'
+          ? (product.styleId ?? product.parentId)
+          : null;
+    // Spec 01, Inheritance: "these fields take the parent's value whenever the child's own value is null" and reads
+    // come back resolved. What the sheet is compared with is the child's own value: an inherited one counts as null.
+    const own: Record<string, null> = {};
+    if (level !== 'style' && Array.isArray(product.overriddenFlag)) {
+      const held = new Set(product.overriddenFlag);
+      for (const field of inheritableFields) if (!held.has(field)) own[field] = null;
+    }
+    const ownedCompositions =
+      product.material === null || product.material === undefined
+        ? null
+        : product.material
+            .filter((header) => header.link?.isOwner === true)
+            .map(({ id, name }) => ({ id, name, lines: null }));
+    return { ...product, ...own, level, parentPlatformId, ownedCompositions };
+  });
+export type ExistingProduct = z.output<typeof existingProductSchema>;
+export type ExistingProductInput = z.input<typeof existingProductSchema>;
+
+/** Parses API products, naming the index and field of the first bad one. */
+export function parseExistingProducts(input: readonly unknown[]): ExistingProduct[] {
+  return input.map((item, index) => {
+    const result = existingProductSchema.safeParse(item);
+    if (result.success) return result.data;
+    const issue = result.error.issues[0];
+    throw new Error(
+      `existing product #${index}: ${issue?.path.join('.') ?? ''} ${issue?.message ?? 'invalid'}`,
+    );
+  });
+}
+
+/** Lookups over the catalogue: by externalId, by platform id, and by code (type + value). */
+export class CatalogueIndex {
+  readonly byExternalId = new Map<string, ExistingProduct>();
+  readonly byId = new Map<string, ExistingProduct>();
+  readonly byCode = new Map<string, ExistingProduct>();
+
+  constructor(products: readonly ExistingProduct[]) {
+    for (const product of products) {
+      this.byId.set(product.id, product);
+      if (product.externalId) this.byExternalId.set(product.externalId, product);
+      for (const code of product.codes) this.byCode.set(codeKey(code.codeId, code.codeValue), product);
+    }
+  }
+
+  /** externalId -> level, the shape validateDrafts takes as `existing`. */
+  levels(): Map<string, ProductLevel> {
+    return new Map([...this.byExternalId].map(([externalId, product]) => [externalId, product.level]));
+  }
+
+  parentExternalIdOf(product: ExistingProduct): string | null | undefined {
+    if (!product.parentPlatformId) return null;
+    const parent = this.byId.get(product.parentPlatformId) ?? this.byExternalId.get(product.parentPlatformId);
+    return parent ? parent.externalId : undefined;
+  }
+}
+
+export function codeKey(codeId: string, codeValue: string): string {
+  return `${codeId}\u0000${codeValue.trim()}`;
+}
 
 const LEVELS: readonly ProductLevel[] = ['style', 'variant', 'sku'];
 const LOWER: Record<ProductLevel, ProductLevel | null> = { style: null, variant: 'style', sku: 'variant' };
@@ -183,4 +320,36 @@ export async function readCatalogue(
   const products = parseExistingProducts([...found.values()]);
   read.productsRead = products.length;
   return { products, read };
+}
+
+const parentRefSchema = z.looseObject({ externalId: z.string().nullish() }).nullish();
+
+export interface ReadBack {
+  product: ExistingProduct;
+  /** The parent's externalId as the API shows it; undefined when the answer did not say. */
+  parentExternalId: string | null | undefined;
+}
+
+/**
+ * GET by externalId, with the parent included so a product found under another parent is recognised. 404 is
+ * "not there". Used when a create meets a product that already exists (409, or a code already taken).
+ */
+export async function readBack(api: ApiCalls, step: CreateWrite): Promise<ReadBack | undefined> {
+  const include =
+    step.level === 'variant'
+      ? (['style'] as const)
+      : step.level === 'sku'
+        ? (['variant'] as const)
+        : undefined;
+  const raw = await api.found(() =>
+    api.client.products.get(step.externalId, include ? { include: [...include] } : {}),
+  );
+  if (raw === undefined || raw.externalId !== step.externalId) return undefined;
+  const product = existingProductSchema.parse(raw);
+  if (step.level === 'style') return { product, parentExternalId: null };
+  const parent = parentRefSchema.safeParse(step.level === 'variant' ? raw['style'] : raw['variant']);
+  return {
+    product,
+    parentExternalId: parent.success && parent.data ? (parent.data.externalId ?? null) : undefined,
+  };
 }

@@ -1,20 +1,7 @@
 import { log } from '@temporalio/activity';
-import type { ActivityDeps } from '../deps';
-import { applyBatch } from './apply';
-import { finishRun } from './finish';
-import { planRun } from './plan';
-import { PlmInputError, readSheet } from './read-sheet';
-import { PlmFileError } from '../../connectors/plm-import';
-import {
-  ApiCalls,
-  failureMapper,
-  guarded,
-  inputLimit,
-  invalidInput,
-  nonRetryable,
-  withHeartbeats,
-} from '../batch-kit';
-import { runKeyOf } from '../../connectors/staging';
+import { applyBatch, finishRun } from '../connectors/plm-import/apply';
+import { PlmInputError, planRun, readSheet } from '../connectors/plm-import/import-plan';
+import { PlmFileError } from '../connectors/plm-import/issues';
 import {
   applyInputSchema,
   finishInputSchema,
@@ -29,19 +16,25 @@ import {
   type PlmImportResult,
   type ReadInput,
   type ReadResult,
-} from './types';
+} from '../connectors/plm-import/staged-run';
+import { runKeyOf } from '../connectors/staging';
+import {
+  ApiCalls,
+  failureMapper,
+  guarded,
+  inputLimit,
+  invalidInput,
+  nonRetryable,
+  withHeartbeats,
+} from './batch-kit';
+import type { ActivityDeps } from './deps';
 
 export type {
-  ApplyInput,
   BatchResult,
-  FinishInput,
-  PlanInput,
   PlanResult,
   PlmImportResult,
-  ReadInput,
   ReadResult,
-};
-export { runKeyOf } from '../../connectors/staging';
+} from '../connectors/plm-import/staged-run';
 
 /** Errors no retry can fix stop the run with their own message; API errors follow the client's retry rules. */
 export const asActivityFailure = failureMapper(
