@@ -49,7 +49,11 @@ interface StepContext {
   pending: ReadonlyMap<string, { write: 'create' | 'update' }>;
 }
 
-function outcome(step: WriteStep, kind: Outcome['outcome'], extra: Partial<Outcome> = {}): Outcome {
+function outcome(
+  step: WriteStep | CompositionStep,
+  kind: Outcome['outcome'],
+  extra: Partial<Outcome> = {},
+): Outcome {
   return {
     kind: 'outcome',
     externalId: step.externalId,
@@ -72,6 +76,17 @@ function rejection(step: WriteStep, error: TraceabilityApiError): Outcome {
 /** Row-level API answers (4xx) become the product's rejection; anything retryable is thrown for a retry. */
 function rowLevel(error: unknown): error is TraceabilityApiError {
   return isTraceabilityApiError(error) && !error.retryable;
+}
+
+/** Sends one write: undefined once done, the product's rejection on a row-level answer (anything else is thrown). */
+async function rejectedBy(step: WriteStep, write: () => Promise<unknown>): Promise<Outcome | undefined> {
+  try {
+    await write();
+    return undefined;
+  } catch (error) {
+    if (rowLevel(error)) return rejection(step, error);
+    throw error;
+  }
 }
 
 /** A create met an existing product: re-read it and make it match (or reject it when it cannot be that product). */
@@ -100,13 +115,10 @@ async function convergeExisting(
   const { body, changed } = updateBody({ ...step.body, styleLevelId: step.styleLevelId }, found.product);
   if (changed.length === 0)
     return outcome(step, own ? 'created' : 'unchanged', { id: found.product.id, recovered });
-  try {
-    await context.api.one(() => context.api.client.products.update(found.product.id, body));
-  } catch (updateError) {
-    if (rowLevel(updateError)) return rejection(step, updateError);
-    throw updateError;
-  }
-  return outcome(step, own ? 'created' : 'updated', { id: found.product.id, recovered });
+  const refused = await rejectedBy(step, () =>
+    context.api.one(() => context.api.client.products.update(found.product.id, body)),
+  );
+  return refused ?? outcome(step, own ? 'created' : 'updated', { id: found.product.id, recovered });
 }
 
 async function applyCreate(step: CreateWrite, context: StepContext): Promise<Outcome> {
@@ -118,17 +130,15 @@ async function applyCreate(step: CreateWrite, context: StepContext): Promise<Out
     if (EXISTS_CODES.has(error.code)) return convergeExisting(step, error, context);
     return rejection(step, error);
   }
-  if (step.styleLevelId !== undefined) {
-    // The create body cannot carry styleLevelId (spec: settable on update); a failure here is the row's.
-    const styleLevelId = step.styleLevelId;
-    try {
-      await context.api.one(() => context.api.client.products.update(id, { styleLevelId }));
-    } catch (error) {
-      if (rowLevel(error)) return { ...rejection(step, error), id };
-      throw error;
-    }
-  }
-  return outcome(step, 'created', { id });
+  // The create body cannot carry styleLevelId (spec: settable on update); a failure here is the row's.
+  const { styleLevelId } = step;
+  const refused =
+    styleLevelId === undefined
+      ? undefined
+      : await rejectedBy(step, () =>
+          context.api.one(() => context.api.client.products.update(id, { styleLevelId })),
+        );
+  return refused ? { ...refused, id } : outcome(step, 'created', { id });
 }
 
 async function applyStep(step: WriteStep, context: StepContext): Promise<Outcome> {
@@ -143,15 +153,15 @@ async function applyStep(step: WriteStep, context: StepContext): Promise<Outcome
   }
   await context.journal.append({ kind: 'intent', externalId: step.externalId, write: step.action });
   if (step.action === 'create') return applyCreate(step, context);
-  if (Object.keys(step.body).length > 0) {
-    try {
-      await context.api.one(() => context.api.client.products.update(step.id, step.body));
-    } catch (error) {
-      if (rowLevel(error)) return rejection(step, error);
-      throw error;
-    }
-  }
-  return outcome(step, 'updated', { id: step.id, ...(step.unarchive ? { unarchived: true } : {}) });
+  const refused =
+    Object.keys(step.body).length === 0
+      ? undefined
+      : await rejectedBy(step, () =>
+          context.api.one(() => context.api.client.products.update(step.id, step.body)),
+        );
+  return (
+    refused ?? outcome(step, 'updated', { id: step.id, ...(step.unarchive ? { unarchived: true } : {}) })
+  );
 }
 
 /**
@@ -164,24 +174,6 @@ async function unarchiveAll(steps: readonly WriteStep[], api: ApiCalls): Promise
     const chunk = ids.slice(start, start + 100);
     await api.one(() => api.client.products.unarchive(chunk, { shouldUnarchiveChildren: false }));
   }
-}
-
-function compositionOutcome(
-  step: CompositionStep,
-  kind: Outcome['outcome'],
-  id: string,
-  extra: Partial<Outcome> = {},
-): Outcome {
-  return {
-    kind: 'outcome',
-    target: 'composition',
-    externalId: step.externalId,
-    level: step.level,
-    outcome: kind,
-    id,
-    rowNumbers: step.rowNumbers,
-    ...extra,
-  };
 }
 
 /**
@@ -200,17 +192,16 @@ async function applyComposition(
     externalId: step.externalId,
     write: step.id === null ? 'create' : 'update',
   });
+  const composition = { target: 'composition' as const, id: productId };
   try {
     const ops = began ? compositionOps(step.desired, await readOwned(context.api, productId)) : step.ops;
     for (const op of ops) await runOp(context.api, productId, op);
-    return compositionOutcome(
-      step,
-      ops.length === 0 ? 'unchanged' : step.id === null ? 'created' : 'updated',
-      productId,
-    );
+    const kind = ops.length === 0 ? 'unchanged' : step.id === null ? 'created' : 'updated';
+    return outcome(step, kind, composition);
   } catch (error) {
     if (!rowLevel(error)) throw error;
-    return compositionOutcome(step, 'rejected', productId, {
+    return outcome(step, 'rejected', {
+      ...composition,
       code: error.code,
       message: `the API refused the composition of '${step.externalId}' (${error.statusCode} ${error.code}): ${error.message}`,
       column: step.column,
@@ -330,8 +321,6 @@ export async function finishRun(input: FinishInput, run: PlmRun): Promise<PlmImp
   const manifest = await run.staging.getJson(input.manifest, manifestSchema);
   const planIssues = await run.staging.readAllNdjson(manifest.issues, rejectIssueSchema);
   const allOutcomes = input.dryRun ? [] : await run.outcomes();
-  const outcomes = allOutcomes.filter((outcome) => outcome.target === undefined);
-  const compositionOutcomes = allOutcomes.filter((outcome) => outcome.target === 'composition');
   const issues = [...planIssues, ...applyIssues(allOutcomes)]
     .filter((issue) => issue.rowNumber > 0)
     .sort((a, b) => a.rowNumber - b.rowNumber);
@@ -362,33 +351,30 @@ export async function finishRun(input: FinishInput, run: PlmRun): Promise<PlmImp
     }
   }
 
-  const settled = { created: 0, updated: 0, unchanged: 0, rejected: 0 };
-  let recovered = 0;
-  let unarchived = 0;
-  for (const outcome of outcomes) {
+  const settled = { created: 0, updated: 0, unchanged: 0, rejected: 0, recovered: 0, unarchived: 0 };
+  const composed = { created: 0, updated: 0, unchanged: 0, rejected: 0 };
+  for (const outcome of allOutcomes) {
+    if (outcome.target === 'composition') {
+      composed[outcome.outcome] += 1;
+      continue;
+    }
     settled[outcome.outcome] += 1;
-    if (outcome.recovered) recovered += 1;
-    if (outcome.unarchived) unarchived += 1;
+    if (outcome.recovered) settled.recovered += 1;
+    if (outcome.unarchived) settled.unarchived += 1;
   }
-  const compositionsRejected = compositionOutcomes.filter((outcome) => outcome.outcome === 'rejected').length;
   const compositions = {
-    written: compositionOutcomes.filter(
-      (outcome) => outcome.outcome === 'created' || outcome.outcome === 'updated',
-    ).length,
-    unchanged:
-      manifest.compositionsUnchanged +
-      compositionOutcomes.filter((outcome) => outcome.outcome === 'unchanged').length,
-    rejected: compositionsRejected,
+    written: composed.created + composed.updated,
+    unchanged: manifest.compositionsUnchanged + composed.unchanged,
+    rejected: composed.rejected,
   };
   const { counts } = manifest;
-  const unchanged = counts.unchanged + settled.unchanged;
   const products = {
     total: counts.create + counts.update + counts.unchanged + counts.invalid + counts.archived,
     created: settled.created,
     updated: settled.updated,
-    unchanged,
+    unchanged: counts.unchanged + settled.unchanged,
     archived: counts.archived,
-    unarchived,
+    unarchived: settled.unarchived,
     rejected: counts.invalid + settled.rejected,
     rejectedAtValidation: counts.invalid,
     rejectedByApi: settled.rejected,
@@ -414,7 +400,7 @@ export async function finishRun(input: FinishInput, run: PlmRun): Promise<PlmImp
     compositions,
     products,
     plan: counts,
-    recovered,
+    recovered: settled.recovered,
     apiCalls,
     catalogueRead: input.catalogue,
     durationsMs: { ...input.durationsMs, finish: finishMs, total: Date.now() - input.startedAtMs },

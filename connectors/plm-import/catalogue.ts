@@ -101,7 +101,6 @@ export const existingProductSchema = z
     return { ...product, ...own, level, parentPlatformId, ownedCompositions };
   });
 export type ExistingProduct = z.output<typeof existingProductSchema>;
-export type ExistingProductInput = z.input<typeof existingProductSchema>;
 
 /** Parses API products, naming the index and field of the first bad one. */
 export function parseExistingProducts(input: readonly unknown[]): ExistingProduct[] {

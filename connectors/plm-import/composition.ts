@@ -1,7 +1,6 @@
 import { z } from 'zod';
 import type { ApiCalls } from '../../activities/batch-kit';
 import { forEachBounded } from '../staging';
-import type { MaterialHeader, MaterialLine } from '../traceability';
 import type { DraftComposition } from './draft';
 
 /** A material line as the API holds it (spec 02), the part the import compares and must send back on a replace. */
@@ -136,15 +135,10 @@ export async function readLines(
     for (const id of headerIds) byHeader.set(id, []);
   }
   await forEachBounded(headerIds, 8, async (headerId) => {
-    const first = await api.one(() =>
-      api.client.materials.listLines({ materialHeaderId: headerId, page: 1, limit: 100 }),
+    const lines = await api.all((page, limit) =>
+      api.client.materials.listLines({ materialHeaderId: headerId, page, limit }),
     );
-    add(first.items);
-    await api.remainingPages(
-      first,
-      (page) => api.client.materials.listLines({ materialHeaderId: headerId, page, limit: 100 }),
-      add,
-    );
+    byHeader.set(headerId, lines.map(toCurrentLine));
   });
   return byHeader;
 }
@@ -152,35 +146,15 @@ export async function readLines(
 /** The headers a product owns now, with their lines (a retried composition step plans again from these). */
 export async function readOwned(api: ApiCalls, productId: string): Promise<CurrentHeader[]> {
   const materials = api.client.materials;
-  const headers: MaterialHeader[] = [];
-  const firstHeaders = await api.one(() =>
-    materials.listHeaders({ styleId: productId, isOwner: true, page: 1, limit: 100 }),
-  );
-  headers.push(...firstHeaders.items);
-  await api.remainingPages(
-    firstHeaders,
-    (page) => materials.listHeaders({ styleId: productId, isOwner: true, page, limit: 100 }),
-    (items) => headers.push(...items),
+  const headers = await api.all((page, limit) =>
+    materials.listHeaders({ styleId: productId, isOwner: true, page, limit }),
   );
   const owned: CurrentHeader[] = [];
   for (const header of headers) {
-    const lines: MaterialLine[] = [];
-    const first = await api.one(() =>
-      materials.listLines({ materialHeaderId: header.id, page: 1, limit: 100 }),
+    const lines = await api.all((page, limit) =>
+      materials.listLines({ materialHeaderId: header.id, page, limit }),
     );
-    lines.push(...first.items);
-    await api.remainingPages(
-      first,
-      (page) => materials.listLines({ materialHeaderId: header.id, page, limit: 100 }),
-      (items) => lines.push(...items),
-    );
-    owned.push(
-      currentHeaderSchema.parse({
-        id: header.id,
-        name: header.name,
-        lines: lines.map(toCurrentLine),
-      }),
-    );
+    owned.push({ id: header.id, name: header.name, lines: lines.map(toCurrentLine) });
   }
   return owned;
 }

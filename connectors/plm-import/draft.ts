@@ -138,8 +138,6 @@ export const singleUseCodeTypes: ReadonlySet<string> = new Set([
 ]);
 
 /** Multi-use code types: the caller assigns a numeric suffix, e.g. OTHER_ID1. */
-export const multiUseCodePrefixes = ['ALTERNATIVE_SUPPLIERS_ID', 'OTHER_ID'] as const;
-
 const MULTI_USE = /^(ALTERNATIVE_SUPPLIERS_ID|OTHER_ID)(\d*)$/;
 
 export type CodeTypeCheck = { ok: true } | { ok: false; reason: string };

@@ -1,4 +1,10 @@
-import type { DraftComposition, DraftFieldName, DraftFields, ProductLevel } from './draft';
+import {
+  draftFieldsSchema,
+  type DraftComposition,
+  type DraftFieldName,
+  type DraftFields,
+  type ProductLevel,
+} from './draft';
 import { CatalogueIndex, codeKey, type ExistingProduct } from './catalogue';
 import type { CurrentHeader } from './composition';
 import { rowIssue, type RowIssue } from './issues';
@@ -10,25 +16,11 @@ export interface ProductCode {
 }
 
 /** Fields compared one to one with the API record (codes, customProperties and composition have their own rules). */
-export const comparedFields = [
-  'name',
-  'description',
-  'gender',
-  'color',
-  'dimension',
-  'styleTypeId',
-  'styleLevelId',
-  'mainSupplier',
-  'brands',
-  'seasons',
-  'collections',
-  'departments',
-  'suppliers',
-  'vendors',
-  'claimIntentions',
-  'weight',
-] as const satisfies readonly DraftFieldName[];
-export type ComparedField = (typeof comparedFields)[number];
+const uncompared = ['codes', 'isComponent', 'customProperties', 'composition'] as const;
+export type ComparedField = Exclude<DraftFieldName, (typeof uncompared)[number]>;
+export const comparedFields = draftFieldsSchema
+  .keyof()
+  .options.filter((field): field is ComparedField => !(uncompared as readonly string[]).includes(field));
 
 function sameList(a: readonly string[] | null, b: readonly string[]): boolean {
   if (!a || a.length !== b.length) return false;
