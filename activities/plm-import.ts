@@ -1,5 +1,15 @@
 import { log } from '@temporalio/activity';
 import { applyBatch, finishRun } from '../connectors/plm-import/apply';
+import {
+  holdBackChangedSteps,
+  holdBackInputSchema,
+  writeApprovalPlan,
+  writePlanInputSchema,
+  type ApprovalPlanFiles,
+  type HoldBackInput,
+  type HoldBackResult,
+  type WritePlanInput,
+} from '../connectors/plm-import/approval-plan';
 import { PlmInputError, planRun, readSheet } from '../connectors/plm-import/import-plan';
 import { PlmFileError } from '../connectors/plm-import/issues';
 import {
@@ -29,7 +39,9 @@ import {
 } from './batch-kit';
 import type { ActivityDeps } from './deps';
 
+export type { ApprovalPlanFiles, HoldBackResult } from '../connectors/plm-import/approval-plan';
 export type {
+  BatchCounts,
   BatchResult,
   PlanResult,
   PlmImportResult,
@@ -45,7 +57,8 @@ export const asActivityFailure = failureMapper(
 );
 
 /**
- * Job 1's activities: read the sheet, plan against the catalogue, apply one batch, finish (rejects + result).
+ * Job 1's activities: read the sheet, plan against the catalogue, apply one batch, finish (rejects + result); with
+ * approval, the plan a person reads and the hold-back of writes changed since it was approved.
  * Each is safe to run again: everything it keeps lives in the run folder, keyed by the workflow id.
  */
 export function createPlmImportActivities(deps: Pick<ActivityDeps, 'client' | 'config'>) {
@@ -103,5 +116,37 @@ export function createPlmImportActivities(deps: Pick<ActivityDeps, 'client' | 'c
       const input = finishInputSchema.parse(raw);
       return await finishRun(input, runFolder(input.runKey));
     }),
+
+    /** Plan, then approve: plan.html and plan.xlsx (creates, updates before → after, rejects), and the plan's snapshot. */
+    writePlmApprovalPlan: guarded(
+      asActivityFailure,
+      async (raw: WritePlanInput): Promise<ApprovalPlanFiles> => {
+        const result = await withHeartbeats(() =>
+          writeApprovalPlan(writePlanInputSchema.parse(raw), deps.config.dataDir, deps.client),
+        );
+        log.info('PLM approval plan written', {
+          htmlFile: result.htmlFile,
+          creates: result.creates,
+          updates: result.updates,
+          rejects: result.rejects,
+        });
+        return result;
+      },
+    ),
+
+    /** After approval: keeps only the writes that are still exactly as approved, and reports the others. */
+    holdBackChangedPlmSteps: guarded(
+      asActivityFailure,
+      async (raw: HoldBackInput): Promise<HoldBackResult> => {
+        const result = await withHeartbeats(() =>
+          holdBackChangedSteps(holdBackInputSchema.parse(raw), deps.config.dataDir, deps.client),
+        );
+        if (result.replanned.length > 0)
+          log.warn('Products changed on the platform since the approved plan: held back', {
+            count: result.replanned.length,
+          });
+        return result;
+      },
+    ),
   };
 }

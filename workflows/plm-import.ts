@@ -1,7 +1,7 @@
 import { defineQuery, log, proxyActivities, upsertMemo, workflowInfo } from '@temporalio/workflow';
 import { z } from 'zod';
 import type { Activities } from '../activities';
-import type { PlanResult, PlmImportResult, ReadResult } from '../activities/plm-import';
+import type { BatchCounts, PlanResult, PlmImportResult, ReadResult } from '../activities/plm-import';
 import {
   approvalInputSchema,
   approvePlmPlan,
@@ -68,19 +68,12 @@ export interface PlmImportProgress {
 
 export const plmImportProgressQuery = defineQuery<PlmImportProgress>('progress');
 
-interface Counters {
-  created: number;
-  updated: number;
-  unchanged: number;
-  rejected: number;
-}
-
 /** What a run carries through continue-as-new: references and counters, never rows. */
 interface ImportState {
   read: ReadResult;
   plan: PlanResult;
   nextBatch: number;
-  applied: Counters;
+  applied: BatchCounts;
   applyCalls: number;
   applyMs: number;
   startedAtMs: number;
@@ -127,30 +120,24 @@ export async function plmImport(
     retryOf: input.retryOf ?? null,
   });
 
+  const batchSize = input.batchSize ?? 200;
+  const unarchive = input.unarchive ?? false;
   let state: ImportState;
   if (input.resume) {
     state = input.resume;
   } else {
     const startedAtMs = Date.now();
-    const choice = {
-      ...(input.profile !== undefined ? { profile: input.profile } : {}),
-      ...(input.mappingFile !== undefined ? { mappingFile: input.mappingFile } : {}),
-    };
+    const { file, profile, mappingFile, sheet } = input;
     const read = await explained(
-      readPlmSheet({
-        file: input.file,
-        workflowId: info.workflowId,
-        ...choice,
-        ...(input.sheet !== undefined ? { sheet: input.sheet } : {}),
-      }),
+      readPlmSheet({ file, profile, mappingFile, sheet, workflowId: info.workflowId }),
     );
     progress.phase = 'planning';
     const plan = await explained(
       planPlmImport({
         runKey: read.runKey,
         sheet: read.sheet,
-        batchSize: input.batchSize ?? 200,
-        unarchive: input.unarchive ?? false,
+        batchSize,
+        unarchive,
       }),
     );
     state = {
@@ -167,8 +154,8 @@ export async function plmImport(
         approvePlmPlan(input.approval, {
           read,
           plan,
-          batchSize: input.batchSize ?? 200,
-          unarchive: input.unarchive ?? false,
+          batchSize,
+          unarchive,
           setPhase: (phase) => (progress.phase = phase),
         }),
       );

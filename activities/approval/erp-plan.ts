@@ -10,7 +10,7 @@ import {
   type RunManifest,
 } from '../erp-orders/types';
 import { writeFileAtomically } from '../../connectors/storage';
-import type { Replanned } from './plm-plan';
+import type { Replanned } from '../../connectors/plm-import/approval-plan';
 
 /**
  * Plan, then approve (ERP push): the plan is a dry pass of every batch under a run key of its own (reads only, its

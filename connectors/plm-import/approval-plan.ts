@@ -1,21 +1,22 @@
 import { isDeepStrictEqual } from 'node:util';
 import { z } from 'zod';
-import { stagingRefSchema, type StagingRef } from '../../connectors/staging';
-import { htmlDocument, htmlTable, tableMatrix, toXlsx, type Table } from '../../connectors/reports';
-import { isTraceabilityApiError, type TraceabilityClient } from '../../connectors/traceability';
-import { writeFileAtomically } from '../../connectors/storage';
-import { plmRun, type PlmRun } from '../../connectors/plm-import/staged-run';
+import { stagingRefSchema, type StagingRef } from '../staging';
+import { htmlDocument, htmlTable, tableMatrix, toXlsx, type Table } from '../reports';
+import { isTraceabilityApiError, type TraceabilityClient } from '../traceability';
+import { writeFileAtomically } from '../storage';
 import {
   compositionStepSchema,
   manifestSchema,
+  plmRun,
   rejectIssueSchema,
   writeStepSchema,
   type CompositionStep,
   type CreateWrite,
   type Manifest,
+  type PlmRun,
   type RejectIssue,
   type WriteStep,
-} from '../../connectors/plm-import/staged-run';
+} from './staged-run';
 
 /**
  * Plan, then approve (PLM import): the human-readable plan a run awaiting approval shows (html and xlsx: creates,
