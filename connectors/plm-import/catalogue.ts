@@ -245,11 +245,12 @@ export async function readCatalogue(
     pages: { style: null, variant: null, sku: null },
     productsRead: 0,
   };
+  const foundIds = () => new Set([...found.values()].map((product) => product.externalId));
   let toGet: string[] = [...keys.keys()];
 
+  const callsBefore = api.count;
   if (keys.size >= GET_ONLY_BELOW) {
     const firstPages = await Promise.all(LEVELS.map((level) => api.one(() => listPage(level, 1))));
-    read.listCalls += LEVELS.length;
     const remainingPages = { style: 0, variant: 0, sku: 0 };
     LEVELS.forEach((level, index) => {
       const first = firstPages[index] as Page<Product>;
@@ -257,21 +258,18 @@ export async function readCatalogue(
       read.pages[level] = first.pagination.totalPages;
       remainingPages[level] = Math.max(0, first.pagination.totalPages - 1);
     });
-    const seen = new Set([...found.values()].map((product) => product.externalId));
+    const seen = foundIds();
     const missing = { style: 0, variant: 0, sku: 0, unknown: 0 };
     for (const [externalId, level] of keys) if (!seen.has(externalId)) missing[level ?? 'unknown'] += 1;
     read.listedLevels = chooseLevelsToList(remainingPages, missing);
-    for (const level of read.listedLevels) {
-      const before = api.count;
+    for (const level of read.listedLevels)
       await api.remainingPages(
         firstPages[LEVELS.indexOf(level)] as Page<Product>,
         (page) => listPage(level, page),
         (items) => keep(items, level),
       );
-      read.listCalls += api.count - before;
-    }
     const listedAll = read.listedLevels.length === LEVELS.length;
-    const known = new Set([...found.values()].map((product) => product.externalId));
+    const known = foundIds();
     toGet = [...keys]
       .filter(([externalId, level]) => {
         if (known.has(externalId) || listedAll) return false;
@@ -290,23 +288,20 @@ export async function readCatalogue(
         .map(([externalId]) => externalId);
       if (mine.length === 0) continue;
       const first = await api.one(() => listPage(level, 1, true));
-      read.listCalls += 1;
       keep(first.items, level);
-      const remaining = Math.max(0, first.pagination.totalPages - 1);
-      if (remaining <= mine.length) {
-        const before = api.count;
+      if (first.pagination.totalPages - 1 <= mine.length) {
         await api.remainingPages(
           first,
           (page) => listPage(level, page, true),
           (items) => keep(items, level),
         );
-        read.listCalls += api.count - before;
       } else {
-        const seenNow = new Set([...found.values()].map((product) => product.externalId));
+        const seenNow = foundIds();
         toGet.push(...mine.filter((externalId) => !seenNow.has(externalId) && !toGet.includes(externalId)));
       }
     }
   }
+  read.listCalls = api.count - callsBefore;
 
   await forEachBounded(toGet, GET_LANES, async (externalId) => {
     const product = await getByExternalId(api, externalId, withMaterial);

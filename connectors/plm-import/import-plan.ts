@@ -191,6 +191,10 @@ function toWriteSteps(
   const steps: WriteStep[] = [];
   const issues: RejectIssue[] = [];
   const failed = new Map<string, RejectIssue>();
+  const reject = (write: ImportPlan['writes'][number], issue: RejectIssue) => {
+    failed.set(write.externalId, issue);
+    issues.push(...write.rowNumbers.map((rowNumber) => ({ ...issue, rowNumber })));
+  };
   for (const write of plan.writes) {
     const draft = drafts.get(write.externalId);
     const parentExternalId = draft?.parentExternalId ?? null;
@@ -198,42 +202,22 @@ function toWriteSteps(
     const rowNumber = write.rowNumbers[0] ?? 0;
     const parentFailure = parentExternalId === null ? undefined : failed.get(parentExternalId);
     if (parentFailure) {
-      const issue = rowIssue(
-        rowNumber,
-        parentColumn,
-        'invalid_parent',
-        `parent '${parentExternalId}' is rejected (row ${parentFailure.rowNumber}: ${parentFailure.code}), so '${write.externalId}' is not imported either`,
-        write.externalId,
+      reject(
+        write,
+        rowIssue(
+          rowNumber,
+          parentColumn,
+          'invalid_parent',
+          `parent '${parentExternalId}' is rejected (row ${parentFailure.rowNumber}: ${parentFailure.code}), so '${write.externalId}' is not imported either`,
+          write.externalId,
+        ),
       );
-      failed.set(write.externalId, issue);
-      issues.push(...write.rowNumbers.map((row) => ({ ...issue, rowNumber: row })));
       continue;
     }
-    const base = {
-      externalId: write.externalId,
-      level: write.level,
-      rowNumbers: write.rowNumbers,
-      parentExternalId,
-      parentColumn,
-    };
-    let candidate: unknown;
+    let candidate: unknown = { ...write, parentExternalId, parentColumn };
     if (write.action === 'create') {
       const { styleLevelId, ...body } = write.body;
-      candidate = {
-        ...base,
-        action: 'create',
-        body,
-        ...(styleLevelId !== undefined ? { styleLevelId } : {}),
-      };
-    } else {
-      candidate = {
-        ...base,
-        action: 'update',
-        id: write.id,
-        changedFields: write.changedFields,
-        body: write.body,
-        ...(write.unarchive ? { unarchive: true } : {}),
-      };
+      candidate = { ...write, parentColumn, body, ...(styleLevelId !== undefined ? { styleLevelId } : {}) };
     }
     const parsed = writeStepSchema.safeParse(candidate);
     if (parsed.success) {
@@ -241,16 +225,14 @@ function toWriteSteps(
       continue;
     }
     const problem = parsed.error.issues[0];
-    const issue: RejectIssue = {
+    reject(write, {
       rowNumber,
       column: null,
       code: 'invalid_request',
       message:
         `row ${rowNumber}: the API would refuse '${write.externalId}': ${problem?.path.join('.') ?? ''} ${problem?.message ?? ''}`.trim(),
       externalId: write.externalId,
-    };
-    failed.set(write.externalId, issue);
-    issues.push(...write.rowNumbers.map((row) => ({ ...issue, rowNumber: row })));
+    });
   }
   return { steps, issues };
 }

@@ -12,18 +12,14 @@ import {
 } from '../staging';
 import { productCreateSchema, productUpdateSchema } from '../traceability';
 
-export const BUILT_IN_PROFILES = ['native', 'flat'] as const;
 export const levelSchema = z.enum(productLevels);
 
-/** How the run finds its mapping profile: a built-in name or a JSON file on the worker. */
-export const profileChoiceSchema = z.strictObject({
-  profile: z.enum(BUILT_IN_PROFILES).optional(),
-  mappingFile: z.string().min(1).optional(),
-});
-
-export const readInputSchema = profileChoiceSchema.extend({
+export const readInputSchema = z.strictObject({
   /** Absolute path of the sheet on the worker's file system. */
   file: z.string().min(1),
+  /** A built-in mapping profile, or a mapping JSON file on the worker. */
+  profile: z.enum(['native', 'flat']).optional(),
+  mappingFile: z.string().min(1).optional(),
   /** xlsx/xls: the sheet to read (overrides the mapping's `sheet`). */
   sheet: z.string().min(1).optional(),
   workflowId: z.string().min(1),

@@ -31,6 +31,16 @@ export interface BoundLevel {
   keyColumns: Set<string>;
 }
 
+/** Every value source a bound level reads. */
+export function levelSources(level: BoundLevel): BoundSource[] {
+  return [
+    level.externalId,
+    ...level.fields.map(([, source]) => source),
+    ...level.codes.map((code) => code.source),
+    ...level.customProperties.map((property) => property.source),
+  ];
+}
+
 export function bindLevel(mapping: LevelMapping, headers: HeaderIndex): BoundLevel {
   const codes = mapping.codes.map((code) => ({
     codeId: code.codeId.trim().toUpperCase(),

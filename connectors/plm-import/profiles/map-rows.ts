@@ -12,7 +12,7 @@ import {
   type BoundSource,
 } from './bind';
 import { flatFiller, skipper } from './continuation';
-import { bindLevel, extractPiece, type BoundLevel, type ExtractContext } from './extract';
+import { bindLevel, extractPiece, levelSources, type ExtractContext } from './extract';
 import { mergePiece, newDraft } from './merge';
 import { RawMaterialResolver, ReferenceResolver, type ReferenceLists } from './references';
 import {
@@ -36,16 +36,6 @@ class DraftBook {
   readonly drafts = new Map<string, ProductDraft>();
   readonly issues: RowIssue[] = [];
   skipped = 0;
-}
-
-/** Every column a bound level reads, and the names it wants that the sheet lacks. */
-function levelSources(level: BoundLevel): BoundSource[] {
-  return [
-    level.externalId,
-    ...level.fields.map(([, source]) => source),
-    ...level.codes.map((code) => code.source),
-    ...level.customProperties.map((property) => property.source),
-  ];
 }
 
 /**
@@ -348,33 +338,17 @@ export interface ParseOptions {
   read?: ReadOptions;
 }
 
-function sourceNames(source: ValueSource | undefined): string[] {
-  if (!source) return [];
-  if (source.column !== undefined) return [source.column];
-  if (source.template !== undefined)
-    return [...source.template.matchAll(/\{([^}]+)\}/g)].map((match) => match[1] ?? '');
-  return [];
-}
-
-function mappingNames(mapping: LevelMapping): string[] {
-  return [
-    ...sourceNames(mapping.externalId),
-    ...Object.values(mapping.fields).flatMap((source) => sourceNames(source)),
-    ...mapping.codes.flatMap((code) => sourceNames(code.source)),
-  ];
-}
-
 /** Every column name a profile reads: the header row is the row that holds most of them. */
 export function profileColumns(profile: MappingProfile): string[] {
-  const names =
-    profile.layout === 'native'
-      ? [
-          ...mappingNames(profile.mapping),
-          ...sourceNames(profile.parentExternalId),
-          ...sourceNames(profile.level),
-        ]
-      : [...mappingNames(profile.style), ...mappingNames(profile.variant), ...mappingNames(profile.sku)];
-  return [...new Set(names)];
+  const none = new HeaderIndex([]);
+  const levels =
+    profile.layout === 'native' ? [profile.mapping] : [profile.style, profile.variant, profile.sku];
+  const sources = levels.flatMap((mapping) => levelSources(bindLevel(mapping, none)));
+  if (profile.layout === 'native') {
+    sources.push(bindSource(profile.parentExternalId, none));
+    if (profile.level) sources.push(bindSource(profile.level, none));
+  }
+  return [...new Set(sources.flatMap((source) => sourceColumns(source).missing))];
 }
 
 /**
