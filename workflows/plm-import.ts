@@ -28,7 +28,7 @@ export type { PlmImportResult } from '../activities/plm-import';
  * Workflow input, plain JSON (start it from the Web UI, `trace-sync plm-import`, an inbox or `trace-sync retry`),
  * for example `{"file": "/data/inbox/plm/ss25.xlsx", "profile": "flat"}`.
  */
-export const importPlmSpreadsheetInputSchema = z.strictObject({
+export const plmImportInputSchema = z.strictObject({
   /** Absolute path of the sheet (xlsx, xls, csv) on the worker's file system. */
   file: z.string().min(1),
   /** A built-in mapping profile (default `native`). */
@@ -48,7 +48,7 @@ export const importPlmSpreadsheetInputSchema = z.strictObject({
   /** Plan, then wait for the signal `approve` or `reject` before writing (see workflows/approval.ts). */
   approval: approvalInputSchema.optional(),
 });
-export type ImportPlmSpreadsheetInput = z.infer<typeof importPlmSpreadsheetInputSchema>;
+export type PlmImportInput = z.infer<typeof plmImportInputSchema>;
 
 export interface PlmImportProgress {
   phase: 'reading sheet' | 'planning' | 'awaiting approval' | 'applying' | 'writing rejects' | 'done';
@@ -85,11 +85,11 @@ const explained = explainer('PlmImportFailed');
 
 /** Job 1: import a PLM spreadsheet into the catalogue (styles, variants, SKUs), keyed by externalId. */
 export async function plmImport(
-  rawInput: ImportPlmSpreadsheetInput,
+  rawInput: PlmImportInput,
 ): Promise<PlmImportResult & { approval?: ApprovalOutcome }> {
-  const input = parseJobInput<typeof importPlmSpreadsheetInputSchema, ImportState>(
+  const input = parseJobInput<typeof plmImportInputSchema, ImportState>(
     'plmImport',
-    importPlmSpreadsheetInputSchema,
+    plmImportInputSchema,
     rawInput,
   );
   const info = workflowInfo();

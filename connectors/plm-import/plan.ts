@@ -7,7 +7,7 @@ import {
 } from './draft';
 import { CatalogueIndex, codeKey, type ExistingProduct } from './catalogue';
 import type { CurrentHeader } from './composition';
-import { rowIssue, type RowIssue } from './issues';
+import { onRow, rowIssue, type RowIssue } from './issues';
 import type { InvalidDraft, ValidatedSheet, ValidDraft } from './validate';
 
 export interface ProductCode {
@@ -312,13 +312,7 @@ export function planImport(
         draft.externalId,
       );
       failed.set(draft.externalId, issue);
-      issues.push(
-        ...draft.rowNumbers.map((rowNumber) => ({
-          ...issue,
-          rowNumber,
-          message: issue.message.replace(/^row \d+/, `row ${rowNumber}`),
-        })),
-      );
+      issues.push(...draft.rowNumbers.map((rowNumber) => onRow(issue, rowNumber)));
       archived.push({ action: 'archived', ...base, id: current.id, issue });
       continue;
     }

@@ -7,7 +7,7 @@ import {
   type ProductDraft,
   type ProductLevel,
 } from './draft';
-import { rowIssue, type RowIssue } from './issues';
+import { groupIssues, onRow, rowIssue, type RowIssue } from './issues';
 
 export interface ValidDraft extends ProductDraft {
   level: ProductLevel;
@@ -93,7 +93,7 @@ export function validateDrafts(mapped: MappedSheet, options: ValidateOptions = {
     failedBy.set(draft.externalId, issue);
     for (const rowNumber of draft.rowNumbers) {
       if (rowsWithIssues.has(rowNumber)) continue;
-      issues.push({ ...issue, rowNumber, message: issue.message.replace(/^row \d+/, `row ${rowNumber}`) });
+      issues.push(onRow(issue, rowNumber));
       rowsWithIssues.add(rowNumber);
     }
     return issue;
@@ -109,13 +109,7 @@ export function validateDrafts(mapped: MappedSheet, options: ValidateOptions = {
   valid.sort(
     (a, b) => LEVEL_ORDER[a.level] - LEVEL_ORDER[b.level] || (a.rowNumbers[0] ?? 0) - (b.rowNumbers[0] ?? 0),
   );
-  const byProduct = new Map<string, RowIssue[]>();
-  for (const issue of issues) {
-    if (issue.externalId === undefined) continue;
-    const list = byProduct.get(issue.externalId);
-    if (list) list.push(issue);
-    else byProduct.set(issue.externalId, [issue]);
-  }
+  const byProduct = groupIssues(issues, (issue) => issue.externalId);
   const invalid = invalidDrafts.map((draft) => ({ draft, issues: byProduct.get(draft.externalId) ?? [] }));
   issues.sort((a, b) => a.rowNumber - b.rowNumber);
   return { valid, invalid, issues, rowCount: mapped.rowCount, warnings: mapped.warnings };
