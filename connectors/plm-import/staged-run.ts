@@ -188,8 +188,7 @@ export interface PlanResult {
 export const applyInputSchema = stagedBatchInputSchema;
 export type ApplyInput = z.infer<typeof applyInputSchema>;
 
-export const outcomeKinds = ['created', 'updated', 'unchanged', 'rejected'] as const;
-export type OutcomeKind = (typeof outcomeKinds)[number];
+const outcomeKinds = ['created', 'updated', 'unchanged', 'rejected'] as const;
 
 /** One line of a batch journal: an `intent` before a write, an `outcome` once the product is settled. */
 export const journalEntrySchema = z.discriminatedUnion('kind', [
@@ -230,12 +229,7 @@ export const plmRun = (dataDir: string, runKey: string): PlmRun =>
     outcomeKeyOf: (outcome) => `${outcome.target ?? 'product'}\u0000${outcome.externalId}`,
   });
 
-export interface BatchCounts {
-  created: number;
-  updated: number;
-  unchanged: number;
-  rejected: number;
-}
+export type BatchCounts = Record<(typeof outcomeKinds)[number], number>;
 
 export interface BatchResult {
   batch: number;
