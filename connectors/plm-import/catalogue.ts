@@ -3,6 +3,7 @@ import type { ApiCalls } from '../../activities/batch-kit';
 import { forEachBounded } from '../staging';
 import type { Page, Product } from '../traceability';
 import { inheritableFields, type ProductDraft, type ProductLevel } from './draft';
+import { productLevels } from './profiles/schema';
 import type { CatalogueRead, CreateWrite } from './staged-run';
 
 /**
@@ -144,7 +145,6 @@ export function codeKey(codeId: string, codeValue: string): string {
   return `${codeId}\u0000${codeValue.trim()}`;
 }
 
-const LEVELS: readonly ProductLevel[] = ['style', 'variant', 'sku'];
 const LOWER: Record<ProductLevel, ProductLevel | null> = { style: null, variant: 'style', sku: 'variant' };
 /** Below this many products a list probe costs more than it can save: GET each one. */
 const GET_ONLY_BELOW = 4;
@@ -185,15 +185,15 @@ export function chooseLevelsToList(
 ): ProductLevel[] {
   let best: { levels: ProductLevel[]; cost: number } | undefined;
   for (let mask = 7; mask >= 0; mask--) {
-    const levels = LEVELS.filter((_, bit) => (mask & (1 << bit)) !== 0);
+    const levels = productLevels.filter((_, bit) => (mask & (1 << bit)) !== 0);
     const cost =
-      LEVELS.reduce(
+      productLevels.reduce(
         (sum, level) => sum + (levels.includes(level) ? remainingPages[level] : missing[level]),
         0,
       ) + (levels.length < 3 ? missing.unknown : 0);
     if (!best || cost < best.cost) best = { levels, cost };
   }
-  return best?.levels ?? [...LEVELS];
+  return best?.levels ?? [...productLevels];
 }
 
 /** GET by externalId; 404 (or a platform id that merely looks the same) is "not in the catalogue". */
@@ -250,9 +250,9 @@ export async function readCatalogue(
 
   const callsBefore = api.count;
   if (keys.size >= GET_ONLY_BELOW) {
-    const firstPages = await Promise.all(LEVELS.map((level) => api.one(() => listPage(level, 1))));
+    const firstPages = await Promise.all(productLevels.map((level) => api.one(() => listPage(level, 1))));
     const remainingPages = { style: 0, variant: 0, sku: 0 };
-    LEVELS.forEach((level, index) => {
+    productLevels.forEach((level, index) => {
       const first = firstPages[index] as Page<Product>;
       keep(first.items, level);
       read.pages[level] = first.pagination.totalPages;
@@ -264,11 +264,11 @@ export async function readCatalogue(
     read.listedLevels = chooseLevelsToList(remainingPages, missing);
     for (const level of read.listedLevels)
       await api.remainingPages(
-        firstPages[LEVELS.indexOf(level)] as Page<Product>,
+        firstPages[productLevels.indexOf(level)] as Page<Product>,
         (page) => listPage(level, page),
         (items) => keep(items, level),
       );
-    const listedAll = read.listedLevels.length === LEVELS.length;
+    const listedAll = read.listedLevels.length === productLevels.length;
     const known = foundIds();
     toGet = [...keys]
       .filter(([externalId, level]) => {

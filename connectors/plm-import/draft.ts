@@ -4,6 +4,9 @@ import { productLevels, type ProductLevel } from './profiles/schema';
 
 export type { ProductLevel } from './profiles/schema';
 
+/** Parents first: styles, then variants, then SKUs. */
+export const levelOrder = (level: ProductLevel): number => productLevels.indexOf(level);
+
 /** One material header of a product's composition (spec 02), with its root lines. */
 const draftCompositionSchema = z.object({
   name: z.string(),

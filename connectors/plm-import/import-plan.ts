@@ -320,10 +320,10 @@ async function writePlanFile(path: string, content: PlanFileContent): Promise<vo
           ? { changedFields: step.changedFields }
           : { parent: step.parentExternalId }),
       })),
-      ...content.plan.unchanged.map((step) => ({
+      ...[...content.plan.unchanged, ...content.plan.archived].map((step) => ({
         externalId: step.externalId,
         level: step.level,
-        action: 'unchanged',
+        action: step.action,
         rows: step.rowNumbers,
       })),
       ...content.plan.invalid.map((step) => ({
@@ -331,12 +331,6 @@ async function writePlanFile(path: string, content: PlanFileContent): Promise<vo
         action: 'invalid',
         rows: step.rowNumbers,
         codes: [...new Set(step.issues.map((issue) => issue.code))],
-      })),
-      ...content.plan.archived.map((step) => ({
-        externalId: step.externalId,
-        level: step.level,
-        action: 'archived',
-        rows: step.rowNumbers,
       })),
       ...content.compositionSteps.map((step) => ({
         externalId: step.externalId,

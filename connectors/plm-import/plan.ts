@@ -1,5 +1,6 @@
 import {
   draftFieldsSchema,
+  levelOrder,
   type DraftComposition,
   type DraftFieldName,
   type DraftFields,
@@ -171,8 +172,6 @@ export interface ImportPlan {
   issues: RowIssue[];
 }
 
-const LEVEL_ORDER: Record<ProductLevel, number> = { style: 0, variant: 1, sku: 2 };
-
 function apiCodes(fields: DraftFields): ProductCode[] {
   return (fields.codes ?? []).map(({ codeId, codeValue }) => ({ codeId, codeValue }));
 }
@@ -295,7 +294,7 @@ export function planImport(
   const archived: ArchivedStep[] = [];
   const compositions: CompositionCheck[] = [];
 
-  const ordered = [...validated.valid].sort((a, b) => LEVEL_ORDER[a.level] - LEVEL_ORDER[b.level]);
+  const ordered = [...validated.valid].sort((a, b) => levelOrder(a.level) - levelOrder(b.level));
   for (const draft of ordered) {
     const current = catalogue.byExternalId.get(draft.externalId);
     const base = { externalId: draft.externalId, level: draft.level, rowNumbers: draft.rowNumbers };

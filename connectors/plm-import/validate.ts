@@ -1,6 +1,7 @@
 import {
   checkCodeType,
   levelFields,
+  levelOrder,
   singleUseCodeTypes,
   type DraftFieldName,
   type MappedSheet,
@@ -35,8 +36,6 @@ export interface ValidateOptions {
    */
   existing?: ReadonlyMap<string, ProductLevel>;
 }
-
-const LEVEL_ORDER: Record<ProductLevel, number> = { style: 0, variant: 1, sku: 2 };
 
 /**
  * Checks drafts before anything is written: hierarchy, required fields and limits per level, code
@@ -107,7 +106,7 @@ export function validateDrafts(mapped: MappedSheet, options: ValidateOptions = {
     else valid.push({ ...draft, level });
   }
   valid.sort(
-    (a, b) => LEVEL_ORDER[a.level] - LEVEL_ORDER[b.level] || (a.rowNumbers[0] ?? 0) - (b.rowNumbers[0] ?? 0),
+    (a, b) => levelOrder(a.level) - levelOrder(b.level) || (a.rowNumbers[0] ?? 0) - (b.rowNumbers[0] ?? 0),
   );
   const byProduct = groupIssues(issues, (issue) => issue.externalId);
   const invalid = invalidDrafts.map((draft) => ({ draft, issues: byProduct.get(draft.externalId) ?? [] }));
