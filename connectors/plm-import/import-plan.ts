@@ -2,7 +2,6 @@ import { mkdir } from 'node:fs/promises';
 import { basename, extname } from 'node:path';
 import type { ApiCalls, Progress } from '../../activities/batch-kit';
 import { boundMessage } from '../input-limits';
-import type { StagingRef } from '../staging';
 import { copyInput, readInputText, writeFileAtomically } from '../storage';
 import type { ReferenceKind, TraceabilityClient } from '../traceability';
 import { CatalogueIndex, readCatalogue, sheetKeys } from './catalogue';
@@ -409,21 +408,19 @@ export async function planRun(
   };
 
   const batches: Manifest['batches'] = [];
-  for (const [index, batch] of batchesOf(steps, input.batchSize).entries()) {
-    const ref: StagingRef = await run.staging.putNdjson(
-      run.key(`batch-${String(index).padStart(5, '0')}.ndjson`),
-      batch,
-    );
-    batches.push({ level: batch[0]?.level ?? 'style', ref, kind: 'products' });
-  }
-  for (let start = 0; start < compositions.steps.length; start += input.batchSize) {
-    const batch = compositions.steps.slice(start, start + input.batchSize);
-    const ref: StagingRef = await run.staging.putNdjson(
+  const stageBatch = async (
+    kind: 'products' | 'compositions',
+    batch: ReadonlyArray<WriteStep | CompositionStep>,
+  ) => {
+    const ref = await run.staging.putNdjson(
       run.key(`batch-${String(batches.length).padStart(5, '0')}.ndjson`),
       batch,
     );
-    batches.push({ level: batch[0]?.level ?? 'style', ref, kind: 'compositions' });
-  }
+    batches.push({ level: batch[0]?.level ?? 'style', ref, kind });
+  };
+  for (const batch of batchesOf(steps, input.batchSize)) await stageBatch('products', batch);
+  for (let start = 0; start < compositions.steps.length; start += input.batchSize)
+    await stageBatch('compositions', compositions.steps.slice(start, start + input.batchSize));
   const issuesRef = await run.staging.putNdjson(run.key('plan-issues.ndjson'), issues);
   const planFile = run.file('plan.json');
   await writePlanFile(planFile, {
