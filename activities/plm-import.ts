@@ -39,7 +39,7 @@ import {
 } from './batch-kit';
 import type { ActivityDeps } from './deps';
 
-export type { ApprovalPlanFiles, HoldBackResult } from '../connectors/plm-import/approval-plan';
+export type { ApprovalPlanFiles, HoldBackResult, Replanned } from '../connectors/plm-import/approval-plan';
 export type {
   BatchCounts,
   BatchResult,

@@ -52,12 +52,10 @@ export const pushErpOrdersInputSchema = z.strictObject({
 export type PushErpOrdersInput = z.infer<typeof pushErpOrdersInputSchema>;
 
 type Counts = BatchResult['counts'];
-type LineCounts = BatchResult['lines'];
-type Recoveries = BatchResult['recoveries'];
 
 /** What a run carries through continue-as-new: the staged run and the counters so far, never the orders. */
 interface PushState {
-  prepared: Omit<PrepareResult, 'warnings'> & { warnings: string[] };
+  prepared: PrepareResult;
   nextBatch: number;
   counts: Counts;
   apiCallsApply: number;
@@ -72,8 +70,8 @@ export interface PushErpOrdersResult {
   dryRun: boolean;
   retryOf: string | null;
   orders: Counts & { total: number; rejectedAtRead: number };
-  lines: LineCounts;
-  recoveries: Recoveries;
+  lines: BatchResult['lines'];
+  recoveries: BatchResult['recoveries'];
   apiCalls: { prepare: number; apply: number; total: number };
   durationsMs: { prepare: number; apply: number; finish: number; total: number };
   /** Every row of each rejected order with `error_code` and `error_message`, in the export's format; null when none. */

@@ -13,7 +13,8 @@ import type { Activities } from '../activities';
 import type { InboxFile } from '../activities/inbox';
 import { TraceJob, TraceSource } from '../worker/search-attributes';
 import { invalidInput, quickActivityOptions, setStatus, startJob } from './batch-run';
-import { erpOrders } from './erp-orders';
+import type { erpOrders } from './erp-orders';
+import { JOBS } from '../worker/jobs';
 
 /** Workflow input, e.g. `{"job": "erp-orders", "folder": "/data/inbox/erp", "mappingFile": "/data/profiles/eu.json"}`. */
 export const processInboxInputSchema = z.strictObject({
@@ -79,15 +80,18 @@ function startJobChild(input: ProcessInboxInput, file: InboxFile, workflowId: st
       { key: TraceSource, value: file.name },
     ],
   };
+  // patched: runs started before each job had one name started their children under the former types.
+  const job = JOBS[input.job];
+  const type = patched('one-name-per-job') ? job.workflow : job.formerly;
   if (input.job === 'erp-orders') {
-    return startChild(erpOrders, {
+    return startChild<typeof erpOrders>(type, {
       ...options,
       args: [{ ...args, profile: input.profile as 'default' | undefined }],
     });
   }
-  // The PLM import is registered by its own module; it is started by type name with the shared input convention.
+  // The PLM import is started by type name with the shared input convention.
   return startChild<(arg: { file: string; profile?: string; mappingFile?: string }) => Promise<unknown>>(
-    'plmImport',
+    type,
     {
       ...options,
       args: [args],

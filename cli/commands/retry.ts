@@ -20,22 +20,17 @@ const originalInputSchema = z.looseObject({
   complete: z.boolean().optional(),
   unarchive: z.boolean().optional(),
 });
+type OriginalInput = z.infer<typeof originalInputSchema>;
 const resultSchema = z.looseObject({ rejectsFile: z.string().nullable().optional() });
-
-export interface RetryInput {
-  file: string;
-  profile?: string;
-  mappingFile?: string;
-  complete?: boolean;
-  unarchive?: boolean;
-  retryOf: string;
-}
 
 export interface RetryPlan {
   workflowType: (typeof JOBS)[RetryableJob]['workflow'];
   job: RetryableJob;
   workflowId: string;
-  input: RetryInput;
+  /** The original input's file (now the rejects file), profile, mapping and job flags, and `retryOf`. */
+  input: Pick<OriginalInput, 'file' | 'profile' | 'mappingFile' | 'complete' | 'unarchive'> & {
+    retryOf: string;
+  };
 }
 
 /** The first argument the run was started (or last continued) with. */

@@ -1,6 +1,7 @@
 import { readInputText } from '../storage';
 import { z } from 'zod';
 import { unitSchema } from '../traceability/schemas/common';
+import { DATE_FIELDS } from './orders/draft';
 
 /** Order header fields a column (or a constant) can feed. `…Code` fields go through the company lookup. */
 export const ORDER_SOURCE_FIELDS = [
@@ -18,13 +19,7 @@ export const ORDER_SOURCE_FIELDS = [
   'buyerFacilityProcess',
   'supplierFacilityProcess',
   'receiverFacilityProcess',
-  'orderDate',
-  'deliveryDate',
-  'agreedDeliveryDate',
-  'expectedShippingDate',
-  'shippingDate',
-  'handoverDate',
-  'actualDeliveryDate',
+  ...DATE_FIELDS,
   'status',
   'orderSubType',
   'tags',

@@ -251,7 +251,8 @@ describe('certificateReport on a real Temporal dev server', () => {
         schedules: [
           {
             id: scheduleId,
-            workflow: 'certificateReport',
+            // A schedules file written before the jobs were renamed names the former workflow type.
+            workflow: 'certificateExpiryReport',
             cron: '30 3 * * *',
             timeZone: 'Europe/Stockholm',
             input: {},
@@ -270,6 +271,9 @@ describe('certificateReport on a real Temporal dev server', () => {
       const described = await handle.describe();
       expect(described.spec.calendars?.length ?? 0).toBeGreaterThan(0);
       expect(described.spec.timezone).toBe('Europe/Stockholm');
+      expect(described.action.type === 'startWorkflow' && described.action.workflowType).toBe(
+        'certificateReport',
+      );
       await handle.trigger();
       let workflowId: string | undefined;
       for (let i = 0; i < 100 && !workflowId; i++) {

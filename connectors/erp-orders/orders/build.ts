@@ -1,5 +1,6 @@
 import { bindColumns, missingRequiredColumns, type ColumnBinding, type MappingProfile } from '../profile';
 import type { ExportTable } from '../read/types';
+import { fail, ok, type Parsed } from '../cell-values';
 import {
   describeAt,
   orderDraftSchema,
@@ -17,9 +18,24 @@ import {
   type CompanyResolver,
   type FacilityProcessList,
 } from './lookups';
-import { orderTypeFor } from './order-type';
 import type { OrderType } from '../../traceability/schemas/orders';
 import { mapRow, type MappedRow } from './row';
+
+/** The order type the server will compute from the parties; the caller's company must be one of them. */
+export function orderTypeFor(
+  ownCompanyId: string,
+  buyerCompanyId: string,
+  supplierCompanyId: string,
+): Parsed<OrderType> {
+  const isBuyer = buyerCompanyId === ownCompanyId;
+  const isSupplier = supplierCompanyId === ownCompanyId;
+  if (isBuyer && isSupplier) return ok('INTERNAL_ORDER');
+  if (isBuyer) return ok('PURCHASE_ORDER');
+  if (isSupplier) return ok('SALES_ORDER');
+  return fail(
+    `your company (${ownCompanyId}) is neither the buyer (${buyerCompanyId}) nor the supplier (${supplierCompanyId})`,
+  );
+}
 
 /** What building orders needs besides the export: who the caller is and the reference lookups. */
 export interface BuildContext {

@@ -1,9 +1,7 @@
 import type { MappingProfile, OrderSourceField } from '../profile';
 import type { CellValue } from '../read/types';
-import { parseDate } from '../values/dates';
-import type { Parsed } from '../values/result';
-import { fail, ok } from '../values/result';
-import { cellText, parseEnum, parseText, splitList } from '../values/text';
+import { cellText, fail, ok, type Parsed, parseDate, parseEnum, parseText, splitList } from '../cell-values';
+import { orderStatusSchema, orderSubTypeSchema } from '../../traceability/schemas/orders';
 import { DATE_FIELDS, type RejectionCode } from './draft';
 
 /** A party as the export names it: by platform company id, or by the company's own code (looked up later). */
@@ -18,9 +16,6 @@ export const PARTY_FIELDS = [
   { key: 'factory', idField: 'factoryId', codeField: 'factoryCode' },
 ] as const satisfies ReadonlyArray<{ key: string; idField: OrderSourceField; codeField: OrderSourceField }>;
 export type PartyKey = (typeof PARTY_FIELDS)[number]['key'];
-
-export const ORDER_STATUSES = ['IN_PROGRESS', 'IN_REVIEW', 'COMPLETED'] as const;
-export const ORDER_SUB_TYPES = ['STANDARD', 'REPEAT', 'COMMIT', 'SAMPLE', 'EXTRACTION_SPLIT'] as const;
 
 export type ScalarHeaderKey =
   | (typeof DATE_FIELDS)[number]
@@ -55,8 +50,12 @@ export const SCALAR_HEADER_FIELDS: readonly ScalarHeaderSpec[] = [
   { key: 'buyerFacilityProcess', code: 'invalid_value', parse: trimmed },
   { key: 'supplierFacilityProcess', code: 'invalid_value', parse: trimmed },
   { key: 'receiverFacilityProcess', code: 'invalid_value', parse: trimmed },
-  { key: 'status', code: 'invalid_value', parse: (value) => parseEnum(value, ORDER_STATUSES) },
-  { key: 'orderSubType', code: 'invalid_value', parse: (value) => parseEnum(value, ORDER_SUB_TYPES) },
+  { key: 'status', code: 'invalid_value', parse: (value) => parseEnum(value, orderStatusSchema.options) },
+  {
+    key: 'orderSubType',
+    code: 'invalid_value',
+    parse: (value) => parseEnum(value, orderSubTypeSchema.options),
+  },
   {
     key: 'tags',
     code: 'invalid_value',

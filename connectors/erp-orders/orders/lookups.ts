@@ -1,21 +1,18 @@
-import { z } from 'zod';
 import { closeMatches, didYouMean } from '../../traceability/name-matching';
-import { fail, ok, type Parsed } from '../values/result';
+import { fail, ok, type Parsed } from '../cell-values';
 
 /** Maps an external company code to a platform company id (the activity builds it from GET /companies). */
 export type CompanyResolution = { id: string } | { error: string; suggestions: string[] };
 export type CompanyResolver = (code: string) => CompanyResolution;
 
-export const facilityProcessListSchema = z.array(z.looseObject({ id: z.string().min(1), name: z.string() }));
 /** GET /facility-processes, every page: ids and display names. */
 export type FacilityProcessList = ReadonlyArray<{ id: string; name: string }>;
 
-export const companyDirectoryEntrySchema = z.object({
-  id: z.string().min(1),
-  code: z.string().min(1),
-  name: z.string().optional(),
-});
-export type CompanyDirectoryEntry = z.infer<typeof companyDirectoryEntrySchema>;
+export interface CompanyDirectoryEntry {
+  id: string;
+  code: string;
+  name?: string | undefined;
+}
 
 /**
  * A resolver over a known list of companies (code → id), exact on the code and then case-insensitive;

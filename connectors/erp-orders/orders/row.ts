@@ -1,8 +1,6 @@
 import type { ColumnBinding, MappingProfile, SourceField } from '../profile';
 import { isBlank, type CellValue, type SourceRow } from '../read/types';
-import { parseQuantity } from '../values/quantities';
-import { cellText, parseText } from '../values/text';
-import { parseUnit, type Unit } from '../values/units';
+import { cellText, parseQuantity, parseText, parseUnit, type Unit } from '../cell-values';
 import { describeAt, type ProductRef, type Problem, type RejectionCode } from './draft';
 import { PARTY_FIELDS, SCALAR_HEADER_FIELDS, partyRef, type HeaderKey, type HeaderValue } from './fields';
 

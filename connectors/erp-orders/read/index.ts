@@ -8,15 +8,9 @@ import { readJson, readNdjson } from './json';
 import { ExportReadError, type ExportFormat, type ExportTable } from './types';
 import { checkXlsxBytes, readXlsx } from './xlsx';
 
-export { asExportReadError, guessDelimiter, readCsv, uniqueHeader, type TextSource } from './csv';
-export { readJson, readJsonArray, readNdjson } from './json';
-export {
-  checkXlsxBytes,
-  declaredUncompressedBytes,
-  MAX_XLSX_UNCOMPRESSED_BYTES,
-  readXlsx,
-  readXlsxFile,
-} from './xlsx';
+export { guessDelimiter, readCsv } from './csv';
+export { readJson, readNdjson } from './json';
+export { readXlsx } from './xlsx';
 export * from './types';
 
 const EXTENSIONS: Readonly<Record<string, ExportFormat>> = {

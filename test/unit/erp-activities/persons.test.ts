@@ -1,4 +1,4 @@
-import { PersonDirectory } from '../../../activities/erp-orders/persons';
+import { PersonDirectory } from '../../../connectors/erp-orders/sync-order';
 
 describe('PersonDirectory: e-mails learned from the ids the API stored', () => {
   it('learns one e-mail per answer, case-insensitively', () => {

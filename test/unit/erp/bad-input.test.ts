@@ -23,16 +23,13 @@ import { openSheet } from '../../../connectors/plm-import/read/open-sheet';
 import { heavyWorkbook } from '../../bad-input/corpus';
 import {
   buildOrders,
-  DEFAULT_PROFILE,
   ExportMismatchError,
-  ExportReadError,
-  parseProfile,
-  readExportFile,
   type BuildResult,
-  type ExportTable,
-  type MappingProfile,
-  writeRejects,
-} from '../../../connectors/erp-orders';
+} from '../../../connectors/erp-orders/orders/build';
+import { DEFAULT_PROFILE, parseProfile, type MappingProfile } from '../../../connectors/erp-orders/profile';
+import { readExportFile } from '../../../connectors/erp-orders/read';
+import { ExportReadError, type ExportTable } from '../../../connectors/erp-orders/read/types';
+import { writeRejects } from '../../../connectors/erp-orders/rejects';
 import { CONTEXT } from './support';
 
 /**

@@ -3,12 +3,8 @@ import {
   parseProfile,
   type MappingProfileInput,
 } from '../../../connectors/erp-orders/profile';
-import {
-  buildOrders,
-  ExportMismatchError,
-  orderDraftSchema,
-  type OrderRejection,
-} from '../../../connectors/erp-orders/orders';
+import { buildOrders, ExportMismatchError } from '../../../connectors/erp-orders/orders/build';
+import { orderDraftSchema, type OrderRejection } from '../../../connectors/erp-orders/orders/draft';
 import { CONTEXT, lineRow, OWN, tableOf } from './support';
 
 const profileWith = (overrides: Partial<MappingProfileInput>) =>

@@ -6,7 +6,7 @@ import {
   ordersToCsv,
   ordersToNdjson,
   pullQuery,
-} from '../../../connectors/erp-pull';
+} from '../../../connectors/erp-pull/pull';
 import { existingOrderSchema, type ExistingOrder } from '../../../connectors/erp-orders/reconcile';
 
 function order(id: string, updatedAt: string, extra: Record<string, unknown> = {}): ExistingOrder {

@@ -1,19 +1,16 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { buildOrders, companyCodesIn, type BuildContext } from '../../../connectors/erp-orders/orders/build';
+import { type OrderDraft } from '../../../connectors/erp-orders/orders/draft';
+import { companyResolverFromDirectory } from '../../../connectors/erp-orders/orders/lookups';
 import {
-  buildOrders,
-  companyCodesIn,
-  companyResolverFromDirectory,
   DEFAULT_PROFILE,
   loadProfileFile,
-  readExportContent,
-  readExportFile,
-  writeRejects,
-  type BuildContext,
-  type ExportTable,
   type MappingProfile,
-  type OrderDraft,
-} from '../../../connectors/erp-orders';
+} from '../../../connectors/erp-orders/profile';
+import { readExportContent, readExportFile } from '../../../connectors/erp-orders/read';
+import { type ExportTable } from '../../../connectors/erp-orders/read/types';
+import { writeRejects } from '../../../connectors/erp-orders/rejects';
 
 const FIXTURES = join(__dirname, '../../fixtures/erp');
 const lookups = JSON.parse(readFileSync(join(FIXTURES, 'lookups.json'), 'utf8')) as {

@@ -1,5 +1,6 @@
 import { DEFAULT_PROFILE } from '../../../connectors/erp-orders/profile';
-import { buildOrders, productRefKey, type OrderDraft } from '../../../connectors/erp-orders/orders';
+import { buildOrders } from '../../../connectors/erp-orders/orders/build';
+import { productRefKey, type OrderDraft } from '../../../connectors/erp-orders/orders/draft';
 import {
   existingOrderSchema,
   planOrderSync,
@@ -8,7 +9,7 @@ import {
 } from '../../../connectors/erp-orders/reconcile';
 import { readCsv } from '../../../connectors/erp-orders/read/csv';
 import { writeRejects } from '../../../connectors/erp-orders/rejects';
-import { parseDate } from '../../../connectors/erp-orders/values/dates';
+import { parseDate } from '../../../connectors/erp-orders/cell-values';
 import type { CellValue } from '../../../connectors/erp-orders/read/types';
 import { CONTEXT, lineRow, OWN, tableOf } from './support';
 

@@ -1,6 +1,7 @@
 import { orderCreateSchema, orderPatchSchema } from '../../../connectors/traceability/schemas/orders';
 import { DEFAULT_PROFILE } from '../../../connectors/erp-orders/profile';
-import { buildOrders, productRefKey, type OrderDraft } from '../../../connectors/erp-orders/orders';
+import { buildOrders } from '../../../connectors/erp-orders/orders/build';
+import { productRefKey, type OrderDraft } from '../../../connectors/erp-orders/orders/draft';
 import {
   existingOrderSchema,
   planOrderSync,

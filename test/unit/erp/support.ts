@@ -1,4 +1,5 @@
-import { companyResolverFromDirectory, type BuildContext } from '../../../connectors/erp-orders/orders';
+import { type BuildContext } from '../../../connectors/erp-orders/orders/build';
+import { companyResolverFromDirectory } from '../../../connectors/erp-orders/orders/lookups';
 import type { CellValue, ExportTable, SourceRow } from '../../../connectors/erp-orders/read/types';
 
 export const OWN = 'comp_brand';

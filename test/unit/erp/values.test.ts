@@ -1,8 +1,14 @@
 import { closeMatches, levenshtein } from '../../../connectors/traceability/name-matching';
-import { fromExcelSerial, parseDate } from '../../../connectors/erp-orders/values/dates';
-import { parseQuantity, roundHalfUp2 } from '../../../connectors/erp-orders/values/quantities';
-import { parseEnum, splitList } from '../../../connectors/erp-orders/values/text';
-import { parseUnit, UNIT_VALUES } from '../../../connectors/erp-orders/values/units';
+import {
+  fromExcelSerial,
+  parseDate,
+  parseEnum,
+  parseQuantity,
+  parseUnit,
+  roundHalfUp2,
+  splitList,
+  UNIT_VALUES,
+} from '../../../connectors/erp-orders/cell-values';
 
 const value = <T>(parsed: { ok: true; value: T } | { ok: false; reason: string }): T => {
   if (!parsed.ok) throw new Error(parsed.reason);

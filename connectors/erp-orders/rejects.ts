@@ -1,7 +1,7 @@
 import Papa from 'papaparse';
 import * as XLSX from 'xlsx';
-import { boundMessage, neutraliseRejectsCell } from '../../input-limits';
-import type { CellValue, ExportFormat, ExportTable, SourceRow } from '../read/types';
+import { boundMessage, neutraliseRejectsCell } from '../input-limits';
+import type { CellValue, ExportFormat, ExportTable, SourceRow } from './read/types';
 
 export const ERROR_CODE_COLUMN = 'error_code';
 export const ERROR_MESSAGE_COLUMN = 'error_message';

@@ -1,13 +1,15 @@
-import type { OrderPatch } from '../../traceability/schemas/orders';
+/** The lines half of the reconciliation: which platform line each draft line is, and the PATCH `lines` entries. */
+
+import type { OrderPatch } from '../traceability/schemas/orders';
+import { roundHalfUp2 } from './cell-values';
 import {
   productRefKey,
   type LineDraft,
   type OrderDraft,
   type Problem,
   type ProductRef,
-} from '../orders/draft';
-import type { ExistingOrder, ExistingOrderLine } from './existing';
-import { sameQuantity } from './normalise';
+} from './orders/draft';
+import type { ExistingOrder, ExistingOrderLine } from './reconcile';
 
 export type LinePatchEntry = NonNullable<OrderPatch['lines']>[number];
 
@@ -297,4 +299,14 @@ function checkFinalNumbers(
         `${holder.id}, which the export does not list; the profile says the export is not complete, so that line is kept`,
     });
   }
+}
+
+/** Quantities compare in hundredths, as the server stores them. */
+export function cents(value: number): number {
+  return Math.round(roundHalfUp2(String(value)) * 100);
+}
+
+export function sameQuantity(a: number | null | undefined, b: number | null | undefined): boolean {
+  if (a === null || a === undefined || b === null || b === undefined) return (a ?? null) === (b ?? null);
+  return cents(a) === cents(b);
 }

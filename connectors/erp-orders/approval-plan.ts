@@ -1,16 +1,16 @@
 import { isDeepStrictEqual } from 'node:util';
 import { z } from 'zod';
-import { htmlDocument, htmlTable, tableMatrix, toXlsx, type Table } from '../../connectors/reports';
-import { stagingRefSchema, type StagingRef } from '../../connectors/staging';
-import { orderRun } from '../erp-orders/types';
+import { htmlDocument, htmlTable, tableMatrix, toXlsx, type Table } from '../reports';
+import { stagingRefSchema, type StagingRef } from '../staging';
+import { writeFileAtomically } from '../storage';
 import {
   batchRecordSchema,
+  orderRun,
   runManifestSchema,
+  type BatchRecord,
   type OrderOutcome,
   type RunManifest,
-} from '../erp-orders/types';
-import { writeFileAtomically } from '../../connectors/storage';
-import type { Replanned } from '../../connectors/plm-import/approval-plan';
+} from './push-run';
 
 /**
  * Plan, then approve (ERP push): the plan is a dry pass of every batch under a run key of its own (reads only, its
@@ -103,7 +103,8 @@ export type HoldBackOrdersInput = z.infer<typeof holdBackOrdersInputSchema>;
 export interface HoldBackOrdersResult {
   manifest: StagingRef;
   batchCount: number;
-  replanned: Replanned[];
+  /** Orders held back (the approval's report shape, shared with the PLM import: the number as `externalId`). */
+  replanned: Array<{ externalId: string; approved: string; now: string }>;
 }
 
 function describe(outcome: OrderOutcome | undefined): string {
@@ -117,44 +118,28 @@ export async function holdBackChangedOrders(
   input: HoldBackOrdersInput,
   dataDir: string,
 ): Promise<HoldBackOrdersResult> {
-  const run = orderRun(dataDir, input.runKey);
-  const approved = new Map(
-    (await orderRun(dataDir, input.planRunKey).outcomes()).map((o) => [o.orderNumber, o]),
-  );
-  const now = new Map(
-    (await orderRun(dataDir, input.recheckRunKey).outcomes()).map((o) => [o.orderNumber, o]),
-  );
+  const byNumber = async (runKey: string) =>
+    new Map((await orderRun(dataDir, runKey).outcomes()).map((o) => [o.orderNumber, o]));
+  const approved = await byNumber(input.planRunKey);
+  const now = await byNumber(input.recheckRunKey);
   const same = (a: OrderOutcome | undefined, b: OrderOutcome | undefined) =>
     a !== undefined &&
     b !== undefined &&
     a.outcome === b.outcome &&
     isDeepStrictEqual(lines(a), lines(b)) &&
     a.code === b.code;
-  const replanned: Replanned[] = [];
-  const manifest: RunManifest = await run.staging.getJson(input.manifest, runManifestSchema);
-  const batches: StagingRef[] = [];
-  for (const [index, ref] of manifest.batches.entries()) {
-    const kept = [];
-    for await (const record of run.staging.readNdjson(ref, batchRecordSchema)) {
-      const number = record.draft.orderNumber;
-      if (same(approved.get(number), now.get(number))) kept.push(record);
-      else
-        replanned.push({
-          externalId: number,
-          approved: describe(approved.get(number)),
-          now: describe(now.get(number)),
-        });
-    }
-    if (kept.length > 0)
-      batches.push(
-        await run.staging.putNdjson(run.key(`approved-batch-${String(index).padStart(5, '0')}.ndjson`), kept),
-      );
-  }
-  const ref = await run.staging.putJson(run.key('approved-manifest.json'), {
-    ...manifest,
-    batches,
-  } satisfies RunManifest);
-  return { manifest: ref, batchCount: batches.length, replanned };
+  const replanned: HoldBackOrdersResult['replanned'] = [];
+  const { manifest, batchCount } = await rewriteBatches(dataDir, input, 'approved', (record) => {
+    const number = record.draft.orderNumber;
+    if (same(approved.get(number), now.get(number))) return record;
+    replanned.push({
+      externalId: number,
+      approved: describe(approved.get(number)),
+      now: describe(now.get(number)),
+    });
+    return undefined;
+  });
+  return { manifest, batchCount, replanned };
 }
 
 export const freshLookupInputSchema = z.strictObject({
@@ -168,19 +153,39 @@ export type FreshLookupInput = z.infer<typeof freshLookupInputSchema>;
  * now, not the snapshot taken before the plan waited.
  */
 export async function freshLookupManifest(input: FreshLookupInput, dataDir: string): Promise<StagingRef> {
+  const rewritten = await rewriteBatches(dataDir, input, 'recheck', (record) => ({
+    ...record,
+    lookup: 'unknown' as const,
+    existing: null,
+    linesKnown: false,
+  }));
+  return rewritten.manifest;
+}
+
+/** The run's batches staged again as `<name>-batch-*` under a manifest of their own, each record rewritten or dropped. */
+async function rewriteBatches(
+  dataDir: string,
+  input: FreshLookupInput,
+  name: string,
+  rewrite: (record: BatchRecord) => BatchRecord | undefined,
+): Promise<{ manifest: StagingRef; batchCount: number }> {
   const run = orderRun(dataDir, input.runKey);
   const manifest: RunManifest = await run.staging.getJson(input.manifest, runManifestSchema);
   const batches: StagingRef[] = [];
   for (const [index, ref] of manifest.batches.entries()) {
-    const records = [];
-    for await (const record of run.staging.readNdjson(ref, batchRecordSchema))
-      records.push({ ...record, lookup: 'unknown' as const, existing: null, linesKnown: false });
-    batches.push(
-      await run.staging.putNdjson(run.key(`recheck-batch-${String(index).padStart(5, '0')}.ndjson`), records),
-    );
+    const kept: BatchRecord[] = [];
+    for await (const record of run.staging.readNdjson(ref, batchRecordSchema)) {
+      const next = rewrite(record);
+      if (next) kept.push(next);
+    }
+    if (kept.length > 0)
+      batches.push(
+        await run.staging.putNdjson(run.key(`${name}-batch-${String(index).padStart(5, '0')}.ndjson`), kept),
+      );
   }
-  return run.staging.putJson(run.key('recheck-manifest.json'), {
+  const staged = await run.staging.putJson(run.key(`${name}-manifest.json`), {
     ...manifest,
     batches,
   } satisfies RunManifest);
+  return { manifest: staged, batchCount: batches.length };
 }

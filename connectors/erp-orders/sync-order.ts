@@ -1,20 +1,18 @@
+import type { ApiCalls } from '../../activities/batch-kit';
+import type { BatchJournal } from '../staging';
+import { isTraceabilityApiError, type TraceabilityApiError } from '../traceability/errors';
+import type { OrderType } from '../traceability/schemas/orders';
+import { productRefKey, type OrderDraft, type ProductRef } from './orders/draft';
+import { resolveProducts, toExisting } from './platform-reads';
 import {
-  planOrderSync,
-  productProblem,
-  productRefKey,
-  type ExistingOrder,
-  type OrderDraft,
-  type OrderPlan,
-  type ProductRef,
-} from '../../connectors/erp-orders';
-import { isTraceabilityApiError, type TraceabilityApiError } from '../../connectors/traceability/errors';
-import type { OrderType } from '../../connectors/traceability/schemas/orders';
-import type { ApiCalls } from '../batch-kit';
-import { resolveProducts } from './lookups';
-import type { PersonDirectory } from './persons';
-import type { BatchJournal } from '../../connectors/staging';
-import { toExisting } from './snapshot';
-import type { BatchRecord, OrderOutcome, OutcomeEntry, PendingWrite } from './types';
+  rejectedOutcome,
+  type BatchRecord,
+  type OrderOutcome,
+  type OutcomeEntry,
+  type PendingWrite,
+} from './push-run';
+import { planOrderSync, type ExistingOrder, type OrderPlan } from './reconcile';
+import { productProblem } from './reconcile-lines';
 
 export interface OrderSyncContext {
   api: ApiCalls;
@@ -67,27 +65,22 @@ interface State {
   typesOnPlatform?: readonly OrderType[] | undefined;
 }
 
-export interface ReadResult {
-  existing: ExistingOrder | undefined;
-  typesOnPlatform?: OrderType[];
-}
-
 /**
  * The platform's current order for a draft, by exact number and the type its parties imply: one list call by number
  * (which also tells under which other types the number exists), and one GET for the lines when it has some.
  * `knownId` first tries the id (a 404 falls back to the number).
  */
-export async function readOrder(api: ApiCalls, draft: OrderDraft, knownId?: string): Promise<ReadResult> {
+async function readOrder(api: ApiCalls, draft: OrderDraft, knownId?: string): Promise<State> {
   const known = knownId === undefined ? undefined : await api.found(() => api.client.orders.get(knownId));
-  if (known) return { existing: toExisting(known) };
+  if (known) return { existing: toExisting(known), fresh: true };
   const page = await api.one(() => api.client.orders.list({ orderNumber: draft.orderNumber, limit: 100 }));
   const sameNumber = page.items.filter((order) => order.orderNumber === draft.orderNumber);
   const typesOnPlatform = [...new Set(sameNumber.map((order) => order.orderType))];
   const match = sameNumber.find((order) => order.orderType === draft.orderType);
-  if (match === undefined) return { existing: undefined, typesOnPlatform };
-  if (match.lineCount === 0) return { existing: toExisting(match, []), typesOnPlatform };
+  if (match === undefined) return { existing: undefined, fresh: true, typesOnPlatform };
+  if (match.lineCount === 0) return { existing: toExisting(match, []), fresh: true, typesOnPlatform };
   const order = await api.found(() => api.client.orders.get(match.id));
-  return { existing: order ? toExisting(order) : undefined, typesOnPlatform };
+  return { existing: order ? toExisting(order) : undefined, fresh: true, typesOnPlatform };
 }
 
 function outcomeOf(
@@ -113,12 +106,7 @@ function typeChanged(draft: OrderDraft, others: readonly OrderType[]): OrderOutc
     `order '${draft.orderNumber}': the platform holds it as ${others.join(' and ')}, but the parties in the file make it a ` +
     `${draft.orderType}; pushing it would create a second order with the same number beside the existing one. Check the ` +
     'buyer and supplier in the file; if the order really changed type, archive or delete the old one on the platform and push again';
-  return outcomeOf(draft, {
-    outcome: 'rejected',
-    code: 'order_type_changed',
-    message,
-    problems: [{ code: 'order_type_changed', message }],
-  });
+  return rejectedOutcome(draft, 'order_type_changed', message);
 }
 
 function apiRejection(draft: OrderDraft, error: TraceabilityApiError): OrderOutcome {
@@ -127,30 +115,14 @@ function apiRejection(draft: OrderDraft, error: TraceabilityApiError): OrderOutc
       ? `order '${draft.orderNumber}': its parties or facility processes are locked by tracing (the counterparty linked ` +
         `its order), so they cannot change; the API said: ${error.message}`
       : `order '${draft.orderNumber}': ${error.message}`;
-  return outcomeOf(draft, {
-    outcome: 'rejected',
-    code: error.code,
-    message,
-    problems: [{ code: error.code, message }],
-  });
+  return rejectedOutcome(draft, error.code, message);
 }
 
 function unresolvedProducts(draft: OrderDraft, ctx: OrderSyncContext): OrderOutcome | undefined {
   const missing = draft.lines.filter((line) => ctx.unresolvedRefs.has(productRefKey(line.productRef)));
   if (missing.length === 0) return undefined;
-  const problems = missing
-    .map((line) => productProblem(line, false))
-    .map(({ code, row, message }) => ({
-      code,
-      message,
-      ...(row !== undefined ? { row } : {}),
-    }));
-  return outcomeOf(draft, {
-    outcome: 'rejected',
-    code: 'style_not_found',
-    message: problems[0]?.message ?? 'product not found',
-    problems,
-  });
+  const problems = missing.map((line) => productProblem(line, false));
+  return rejectedOutcome(draft, 'style_not_found', problems[0]?.message ?? 'product not found', problems);
 }
 
 function lineCounts(plan: Extract<OrderPlan, { kind: 'patch' }>): OrderOutcome['lines'] {
@@ -178,17 +150,13 @@ export async function syncOrder(
   /** Line counts of the write this run (or the crashed attempt before it) made. */
   let written: OrderOutcome['lines'] = hint.pending?.lines;
   let state: State;
-  const read = async (knownId?: string): Promise<State> => {
-    const result = await readOrder(api, draft, knownId);
-    return { existing: result.existing, fresh: true, typesOnPlatform: result.typesOnPlatform };
-  };
   if (
     record.lookup === 'unknown' ||
     hint.pending !== undefined ||
     hint.retry ||
     (record.existing && !record.linesKnown)
   ) {
-    state = await read(record.existing?.id);
+    state = await readOrder(api, draft, record.existing?.id);
   } else {
     state = {
       existing: record.existing ?? undefined,
@@ -197,7 +165,7 @@ export async function syncOrder(
     };
   }
   const reread = async (): Promise<void> => {
-    state = await read(state.existing?.id);
+    state = await readOrder(api, draft, state.existing?.id);
   };
   const settled = (orderId: string | undefined, lines?: OrderOutcome['lines']): OrderOutcome => {
     // A create found done (lost answer, crash) made every line the order holds; a patch found done, what it planned.
@@ -228,16 +196,7 @@ export async function syncOrder(
     });
     if (plan.kind === 'rejected') {
       const { code, message, problems } = plan.rejection;
-      return outcomeOf(draft, {
-        outcome: 'rejected',
-        code,
-        message,
-        problems: problems.map((problem) => ({
-          code: problem.code,
-          message: problem.message,
-          ...(problem.row !== undefined ? { row: problem.row } : {}),
-        })),
-      });
+      return rejectedOutcome(draft, code, message, problems);
     }
     if (plan.kind === 'unchanged') return settled(plan.orderId);
 
@@ -345,4 +304,38 @@ export async function syncOrder(
 function addLines(a: NonNullable<OrderOutcome['lines']>, b: OrderOutcome['lines']): OrderOutcome['lines'] {
   if (b === undefined) return a;
   return { created: a.created + b.created, updated: a.updated + b.updated, deleted: a.deleted + b.deleted };
+}
+
+/**
+ * Responsible persons as the platform stores them (user ids), learned from our own writes: the API resolves e-mails
+ * to ids but has no endpoint to look them up. Without it, an export that names people by e-mail would look changed
+ * on every push. A mapping is learned only when it is unambiguous: one e-mail sent whose id is not otherwise
+ * explained by the answer.
+ */
+export class PersonDirectory {
+  private readonly byEmail = new Map<string, string>();
+
+  /** Lower-cased e-mail → user id (the `responsiblePersonIds` of `planOrderSync`). */
+  get ids(): ReadonlyMap<string, string> {
+    return this.byEmail;
+  }
+
+  learn(sent: readonly string[] | undefined, stored: readonly string[] | null | undefined): void {
+    if (!sent || !stored) return;
+    const storedIds = new Set(stored);
+    const unknown = new Set<string>();
+    const explained = new Set<string>();
+    for (const entry of sent.map((value) => value.trim()).filter((value) => value.length > 0)) {
+      const key = entry.toLowerCase();
+      const known = this.byEmail.get(key);
+      if (known !== undefined) explained.add(known);
+      else if (storedIds.has(entry)) explained.add(entry);
+      else if (entry.includes('@')) unknown.add(key);
+    }
+    const unexplained = [...storedIds].filter((id) => !explained.has(id));
+    const [email] = unknown;
+    const [id] = unexplained;
+    if (unknown.size === 1 && unexplained.length === 1 && email !== undefined && id !== undefined)
+      this.byEmail.set(email, id);
+  }
 }

@@ -1,0 +1,296 @@
+/** Cell rules of an ERP export: text, lists, enums, dates, quantities and units, each read into a value or a reason. */
+
+import { UNIT_VALUES, type Unit } from '../traceability/schemas/common';
+import { closeMatches, didYouMean } from '../traceability/name-matching';
+import type { CellValue } from './read/types';
+
+/** The outcome of reading one cell: a value, or the reason it cannot be used (said to a person fixing the file). */
+export type Parsed<T> = { ok: true; value: T } | { ok: false; reason: string };
+
+export const ok = <T>(value: T): Parsed<T> => ({ ok: true, value });
+export const fail = <T = never>(reason: string): Parsed<T> => ({ ok: false, reason });
+
+/** A cell as text: numbers without exponent noise, booleans as words, lists comma-joined. */
+export function cellText(value: CellValue | undefined): string {
+  if (value === null || value === undefined) return '';
+  if (Array.isArray(value)) return value.join(',');
+  return String(value).trim();
+}
+
+export function parseText(value: CellValue, maxLength: number): Parsed<string> {
+  const text = cellText(value);
+  if (text.length > maxLength)
+    return fail(`is ${text.length} characters long; at most ${maxLength} are allowed`);
+  return ok(text);
+}
+
+/**
+ * Splits a list cell (tags, responsible persons) the way the server will store it: every separator given splits,
+ * entries are trimmed, empty ones dropped. JSON arrays are taken entry by entry and split too, since the server
+ * would turn a tag holding a comma into two tags.
+ */
+export function splitList(value: CellValue, separators: readonly string[]): string[] {
+  const parts = Array.isArray(value) ? value : [cellText(value)];
+  let entries: string[] = parts.map(String);
+  for (const separator of separators) entries = entries.flatMap((entry) => entry.split(separator));
+  return entries.map((entry) => entry.trim()).filter((entry) => entry.length > 0);
+}
+
+/** An enum cell, forgiving case and spaces/hyphens (`In progress` → `IN_PROGRESS`). */
+export function parseEnum<T extends string>(value: CellValue, allowed: readonly T[]): Parsed<T> {
+  const text = cellText(value);
+  const canonical = text.toUpperCase().replace(/[\s-]+/g, '_');
+  const match = allowed.find((candidate) => candidate === canonical);
+  if (match !== undefined) return ok(match);
+  return fail(`'${text}' is not one of ${allowed.join(', ')}${didYouMean(closeMatches(text, allowed))}`);
+}
+
+/** How day-first and month-first exports write dates; ISO `YYYY-MM-DD` is read whatever the format. */
+export type DateFormat = 'iso' | 'dmy' | 'mdy';
+
+// Excel's day 1 is 1900-01-01, but it counts a 1900-02-29 that never was (serial 60); serial 61 is 1900-03-01.
+const EXCEL_EPOCH_MS = Date.UTC(1899, 11, 30);
+const DAY_MS = 86_400_000;
+const MAX_EXCEL_SERIAL = 2_958_465; // 9999-12-31
+
+function calendarDate(year: number, month: number, day: number): Parsed<string> {
+  const date = new Date(Date.UTC(year, month - 1, day));
+  if (
+    year < 1000 ||
+    date.getUTCFullYear() !== year ||
+    date.getUTCMonth() !== month - 1 ||
+    date.getUTCDate() !== day
+  ) {
+    return fail(
+      `${year}-${String(month).padStart(2, '0')}-${String(day).padStart(2, '0')} is not a real calendar date`,
+    );
+  }
+  return ok(
+    `${String(year).padStart(4, '0')}-${String(month).padStart(2, '0')}-${String(day).padStart(2, '0')}`,
+  );
+}
+
+export function fromExcelSerial(serial: number): Parsed<string> {
+  if (!Number.isFinite(serial) || serial < 1 || serial > MAX_EXCEL_SERIAL) {
+    return fail(`${serial} is not an Excel date serial number (1 to ${MAX_EXCEL_SERIAL})`);
+  }
+  const whole = Math.floor(serial);
+  if (whole === 60) return fail('Excel serial 60 is 1900-02-29, a day that does not exist');
+  const days = whole < 60 ? whole + 1 : whole;
+  const date = new Date(EXCEL_EPOCH_MS + days * DAY_MS);
+  return ok(date.toISOString().slice(0, 10));
+}
+
+const ISO_DATE = /^(\d{4})[-/.](\d{2})[-/.](\d{2})$/;
+/** A time of day as exports write it: `09:55`, `09:55:16`, `09:55:16.123`, `9:55 AM`. */
+const TIME = String.raw`\d{1,2}:\d{2}(?::\d{2}(?:[.,]\d+)?)?(?:\s?[AaPp][Mm])?`;
+/** A zone: `Z`, `+02:00`, `+0200`, `+02`, ` -0400` (Shopify), ` UTC`, ` GMT`. */
+const ZONE = String.raw`(?:\s?(?:Z|[+-]\d{2}(?::?\d{2})?)|\s(?:UTC|GMT)(?:[+-]\d{1,2}(?::?\d{2})?)?)?`;
+// A date-time keeps the calendar date it was written with: converting the offset to UTC could move the day.
+const ISO_DATE_TIME = new RegExp(String.raw`^(\d{4})-(\d{2})-(\d{2})(?:T|\s+)${TIME}${ZONE}$`);
+const COMPACT_DATE = /^(\d{4})(\d{2})(\d{2})$/;
+const COMPACT_DATE_TIME = /^(\d{4})(\d{2})(\d{2})[T ]?\d{6}$/;
+const SERIAL_TEXT = /^\d{1,7}(\.\d+)?$/;
+const SEPARATED_DATE = new RegExp(
+  String.raw`^(\d{1,2})[./-](\d{1,2})[./-](\d{2,4})(?:,?\s+${TIME}${ZONE})?$`,
+);
+
+/** What a date cell may hold, for the message of a refused one. */
+export function acceptedDateForms(format: DateFormat): string {
+  const separated =
+    format === 'dmy'
+      ? 'DD/MM/YYYY (also with . or -)'
+      : format === 'mdy'
+        ? 'MM/DD/YYYY (also with . or -)'
+        : undefined;
+  return [
+    'YYYY-MM-DD',
+    'a date-time such as 2025-05-11T09:55:16Z, 2025-05-11 09:55:16 -0400 or 2025-05-11T09:55+02:00 (the written date is kept)',
+    'YYYYMMDD',
+    'an Excel date serial',
+    ...(separated ? [`${separated}, with or without a time`] : []),
+  ].join(', ');
+}
+
+/**
+ * Normalises a date cell to `YYYY-MM-DD`. Accepted whatever the profile's format: Excel serial numbers (number
+ * cells, or 1-7 digit text), ISO dates and date-times with `T` or a space, with or without seconds and with `Z`,
+ * `+hh:mm`, `+hhmm` or ` -hhmm` offsets (the written date is kept), compact `YYYYMMDD` (SAP). With `dmy`/`mdy`,
+ * also `D/M/YYYY` / `M/D/YYYY` with `/`, `.` or `-` separators, with or without a time (Excel). Two-digit years are
+ * refused (which century?).
+ */
+export function parseDate(value: string | number, format: DateFormat): Parsed<string> {
+  if (typeof value === 'number') return fromExcelSerial(value);
+  const text = value.trim();
+  const iso =
+    ISO_DATE.exec(text) ??
+    ISO_DATE_TIME.exec(text) ??
+    COMPACT_DATE.exec(text) ??
+    COMPACT_DATE_TIME.exec(text);
+  if (iso) return calendarDate(Number(iso[1]), Number(iso[2]), Number(iso[3]));
+  if (SERIAL_TEXT.test(text)) return fromExcelSerial(Number(text));
+  const refused = (reason: string): Parsed<string> =>
+    fail(`${reason}; accepted: ${acceptedDateForms(format)} (the profile's dateFormat is '${format}')`);
+  const separated = SEPARATED_DATE.exec(text);
+  if (separated) {
+    if (format === 'iso') {
+      return refused(
+        `'${text}' is day-first or month-first, which the profile's dateFormat 'iso' does not read (set it to dmy or mdy)`,
+      );
+    }
+    const [first, second, year] = [Number(separated[1]), Number(separated[2]), separated[3] ?? ''];
+    if (year.length !== 4)
+      return refused(`'${text}' has a ${year.length}-digit year; write the year with 4 digits`);
+    const [day, month] = format === 'dmy' ? [first, second] : [second, first];
+    const parsed = calendarDate(Number(year), month, day);
+    return parsed.ok
+      ? parsed
+      : refused(
+          `'${text}' is not a real date when read as ${format === 'dmy' ? 'day/month/year' : 'month/day/year'}`,
+        );
+  }
+  return refused(`'${text}' is not a date`);
+}
+
+export type DecimalSeparator = '.' | ',';
+
+/** The API's bound: positive and below 1e17. */
+const QUANTITY_LIMIT = 1e17;
+
+/**
+ * Half-up rounding to 2 decimals on the decimal text (so 1.005 gives 1.01, which `Math.round(x * 100) / 100`
+ * gets wrong), the way the server stores quantities.
+ */
+export function roundHalfUp2(decimalText: string): number {
+  if (!/^\d+(\.\d+)?$/.test(decimalText)) return Math.round(Number(decimalText) * 100) / 100;
+  const [whole = '0', fraction = ''] = decimalText.split('.');
+  if (fraction.length <= 2) return Number(decimalText);
+  const cents = BigInt(whole + fraction.slice(0, 2)) + ((fraction[2] ?? '0') >= '5' ? 1n : 0n);
+  return Number(cents) / 100;
+}
+
+/** Plain decimal text of a finite non-negative number, without exponent. */
+function decimalTextOf(value: number): string {
+  const text = String(value);
+  if (!/e/i.test(text)) return text;
+  return value.toFixed(20).replace(/0+$/, '').replace(/\.$/, '');
+}
+
+/** `1,234.50` / `1234.5` (separator `.`) or `1.234,50` / `1234,5` (separator `,`): the text as `1234.50`. */
+function normaliseDecimalText(text: string, separator: DecimalSeparator): string | undefined {
+  const compact = text.replace(/[\s\u00a0\u202f']/g, '');
+  const group = separator === '.' ? ',' : '.';
+  const esc = (char: string): string => `\\${char}`;
+  const grouped = new RegExp(`^\\+?\\d{1,3}(${esc(group)}\\d{3})+(${esc(separator)}\\d+)?$`);
+  const plain = new RegExp(`^\\+?\\d+(${esc(separator)}\\d+)?$|^\\+?${esc(separator)}\\d+$`);
+  if (!grouped.test(compact) && !plain.test(compact)) return undefined;
+  const digits = compact.replace(/^\+/, '').split(group).join('').replace(separator, '.');
+  return digits.startsWith('.') ? `0${digits}` : digits;
+}
+
+/**
+ * Reads a quantity as the server will store it: positive, below 1e17, rounded half-up to 2 decimals.
+ * Number cells (xlsx, json) are taken as they are; text follows the profile's decimal separator.
+ */
+export function parseQuantity(value: string | number, separator: DecimalSeparator): Parsed<number> {
+  let decimalText: string;
+  if (typeof value === 'number') {
+    if (!Number.isFinite(value)) return fail(`${value} is not a number`);
+    if (value <= 0) return fail(`${value} is not a positive quantity`);
+    decimalText = decimalTextOf(value);
+  } else {
+    const text = value.trim();
+    if (/^-/.test(text.replace(/\s/g, ''))) return fail(`'${text}' is not a positive quantity`);
+    const normalised = normaliseDecimalText(text, separator);
+    if (normalised === undefined) {
+      return fail(`'${text}' is not a number with decimal separator '${separator}'`);
+    }
+    decimalText = normalised;
+  }
+  const rounded = roundHalfUp2(decimalText);
+  if (!(rounded > 0)) return fail(`'${value}' is not a positive quantity once rounded to 2 decimals`);
+  if (rounded >= QUANTITY_LIMIT) return fail(`'${value}' is too large: quantities must be below 1e17`);
+  return ok(rounded);
+}
+
+export { UNIT_VALUES, type Unit };
+const UNITS: ReadonlySet<string> = new Set(UNIT_VALUES);
+
+export function isUnit(value: string): value is Unit {
+  return UNITS.has(value);
+}
+
+/** Common ERP spellings, always understood; a profile's own aliases take precedence. Keys are lower case. */
+export const BUILT_IN_UNIT_ALIASES: Readonly<Record<string, Unit>> = {
+  pc: 'PIECES',
+  pcs: 'PIECES',
+  piece: 'PIECES',
+  st: 'PIECES',
+  stk: 'PIECES',
+  ea: 'PIECES',
+  each: 'PIECES',
+  units: 'PIECES',
+  pr: 'PAIR',
+  prs: 'PAIR',
+  pairs: 'PAIR',
+  kg: 'KILOGRAM',
+  kgs: 'KILOGRAM',
+  kilo: 'KILOGRAM',
+  kilos: 'KILOGRAM',
+  kilograms: 'KILOGRAM',
+  g: 'GRAM',
+  gr: 'GRAM',
+  grams: 'GRAM',
+  mg: 'MILLIGRAM',
+  t: 'METRIC_TON',
+  tonne: 'METRIC_TON',
+  tonnes: 'METRIC_TON',
+  lb: 'POUNDS',
+  lbs: 'POUNDS',
+  oz: 'OUNCE',
+  m: 'METRE',
+  mtr: 'METRE',
+  mtrs: 'METRE',
+  meter: 'METRE',
+  meters: 'METRE',
+  metres: 'METRE',
+  cm: 'CENTIMETRE',
+  mm: 'MILLIMETRE',
+  yd: 'YARD',
+  yds: 'YARD',
+  yards: 'YARD',
+  ft: 'FOOT',
+  in: 'INCH',
+  m2: 'SQUARE_METRE',
+  sqm: 'SQUARE_METRE',
+  'm²': 'SQUARE_METRE',
+  m3: 'CUBIC_METRE',
+  'm³': 'CUBIC_METRE',
+  l: 'LITRE',
+  ltr: 'LITRE',
+  liter: 'LITRE',
+  liters: 'LITRE',
+  litres: 'LITRE',
+  ml: 'MILLILITRE',
+  '%': 'PERCENTAGE',
+  pct: 'PERCENTAGE',
+  kwh: 'KILOWATT_HOUR',
+  gsm: 'GRAM_PER_SQUARE_METER',
+};
+
+/**
+ * A unit cell as a `UnitEnum` value: the profile's aliases first, then the built-in ones (case-insensitive),
+ * then the enumeration itself with case and spaces/hyphens forgiven (`square metre` → `SQUARE_METRE`).
+ */
+export function parseUnit(raw: string, aliases: Readonly<Record<string, Unit>>): Parsed<Unit> {
+  const text = raw.trim();
+  const lower = text.toLowerCase();
+  const profileAlias = Object.entries(aliases).find(([alias]) => alias.trim().toLowerCase() === lower);
+  if (profileAlias) return ok(profileAlias[1]);
+  const builtIn = BUILT_IN_UNIT_ALIASES[lower];
+  if (builtIn) return ok(builtIn);
+  const canonical = text.toUpperCase().replace(/[\s-]+/g, '_');
+  if (isUnit(canonical)) return ok(canonical);
+  const suggestions = closeMatches(text, [...UNIT_VALUES, ...Object.keys(aliases)]);
+  return fail(`'${text}' is not a unit of the API's unit enumeration${didYouMean(suggestions)}`);
+}

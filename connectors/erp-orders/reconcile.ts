@@ -1,0 +1,267 @@
+import { z } from 'zod';
+import {
+  orderSchema,
+  type OrderCreate,
+  type OrderPatch,
+  type OrderType,
+} from '../traceability/schemas/orders';
+import {
+  DATE_FIELDS,
+  productRefKey,
+  rejectionOf,
+  type OrderDraft,
+  type OrderRejection,
+  type Problem,
+} from './orders/draft';
+import { newLineEntry, planLines, productProblem, type LineSummary } from './reconcile-lines';
+
+const nullishString = z.string().nullish();
+
+/** The parts of an order line (GET /orders/{id}) the reconciliation compares. Other fields pass through. */
+export const existingOrderLineSchema = z.looseObject({
+  id: z.string().min(1),
+  orderLineNumber: z.string(),
+  lineNo: z.number(),
+  /** Always a platform id in responses. */
+  styleId: z.string(),
+  quantity: z.number(),
+  unit: z.string(),
+  secondaryQuantity: z.number().nullish(),
+  tracingReflectionOrderId: nullishString,
+});
+export type ExistingOrderLine = z.infer<typeof existingOrderLineSchema>;
+
+/**
+ * An order as GET /orders/{id} returns it: the client's order schema, with the lines reduced to what the push
+ * compares (and the export writes), and `isArchived` optional so list items and older answers still parse.
+ */
+export const existingOrderSchema = orderSchema.extend({
+  isArchived: z.boolean().optional(),
+  lines: z.array(existingOrderLineSchema).default([]),
+});
+export type ExistingOrder = z.infer<typeof existingOrderSchema>;
+
+/** Tags as the server stores them: split on commas, trimmed, empties dropped; order kept. */
+export function storedTags(tags: readonly string[] | null | undefined): string[] {
+  return (tags ?? [])
+    .flatMap((tag) => tag.split(','))
+    .map((tag) => tag.trim())
+    .filter((tag) => tag.length > 0);
+}
+
+/** A business date as `YYYY-MM-DD` (a stored date-time, should one appear, compares by its date part). */
+export function storedDate(value: string | null | undefined): string | null {
+  if (value === null || value === undefined || value === '') return null;
+  return value.slice(0, 10);
+}
+
+export function sameList(a: readonly string[], b: readonly string[]): boolean {
+  return a.length === b.length && a.every((value, index) => value === b[index]);
+}
+
+/**
+ * Responsible persons as user ids: e-mails go through the given map (lower-cased keys) when it knows them.
+ * Compared as sets, since the server de-duplicates and order carries no meaning.
+ */
+export function personIds(
+  entries: readonly string[],
+  ids: ReadonlyMap<string, string> | undefined,
+): Set<string> {
+  return new Set(entries.map((entry) => ids?.get(entry.trim().toLowerCase()) ?? entry.trim()));
+}
+
+export function sameSet(a: ReadonlySet<string>, b: ReadonlySet<string>): boolean {
+  return a.size === b.size && [...a].every((value) => b.has(value));
+}
+
+export type OrderFieldPatch = Omit<OrderPatch, 'lines'>;
+
+/** Plain fields compared as they are: `undefined` in the draft means the export does not manage the field. */
+const PLAIN_FIELDS = [
+  'buyerCompanyId',
+  'supplierCompanyId',
+  'vendorCompanyId',
+  'factory',
+  'buyerFacilityProcess',
+  'supplierFacilityProcess',
+  'status',
+  'orderSubType',
+  'shipmentReference',
+  'counterpartyOrderNumberRef',
+] as const;
+
+/**
+ * The receiver the order should have. Only an export that manages the receiver (a receiver column in the file, or a
+ * constant) may change it: its pair, or, when blank, the server's default (the buyer with the buyer's facility
+ * process; without a buyer process the default cannot be written as a valid pair, so it is not enforced). An
+ * export without receiver columns leaves the platform's receiver alone.
+ */
+function expectedReceiver(
+  draft: OrderDraft,
+  existing: ExistingOrder,
+): { company: string; process: string } | undefined {
+  if (typeof draft.receiverCompanyId === 'string' && typeof draft.receiverFacilityProcess === 'string') {
+    return { company: draft.receiverCompanyId, process: draft.receiverFacilityProcess };
+  }
+  if (draft.receiverCompanyId === undefined && draft.receiverFacilityProcess === undefined) return undefined;
+  const buyerProcess =
+    draft.buyerFacilityProcess !== undefined ? draft.buyerFacilityProcess : existing.buyerFacilityProcess;
+  return buyerProcess ? { company: draft.buyerCompanyId, process: buyerProcess } : undefined;
+}
+
+/** Only the order fields whose value differs from the platform's, semantically (dates, tags, persons, receiver). */
+export function orderFieldChanges(
+  draft: OrderDraft,
+  existing: ExistingOrder,
+  responsiblePersonIds?: ReadonlyMap<string, string>,
+): OrderFieldPatch {
+  const patch: Record<string, unknown> = {};
+  for (const field of PLAIN_FIELDS) {
+    const wanted = draft[field];
+    if (wanted === undefined) continue;
+    if ((wanted ?? null) !== (existing[field] ?? null)) patch[field] = wanted;
+  }
+  for (const field of DATE_FIELDS) {
+    const wanted = draft[field];
+    if (wanted === undefined) continue;
+    if (storedDate(wanted) !== storedDate(existing[field])) patch[field] = wanted;
+  }
+  if (draft.tags !== undefined) {
+    const wanted = storedTags(draft.tags);
+    if (!sameList(wanted, storedTags(existing.tags))) patch['tags'] = wanted;
+  }
+  if (draft.internalResponsiblePersons !== undefined) {
+    const wanted = personIds(draft.internalResponsiblePersons, responsiblePersonIds);
+    if (!sameSet(wanted, new Set(existing.internalResponsiblePersons ?? []))) {
+      patch['internalResponsiblePersons'] = draft.internalResponsiblePersons;
+    }
+  }
+  const receiver = expectedReceiver(draft, existing);
+  if (
+    receiver &&
+    (receiver.company !== existing.receiverCompanyId || receiver.process !== existing.receiverFacilityProcess)
+  ) {
+    // The pair rule: both receiver fields travel together, on update as on create.
+    patch['receiverCompanyId'] = receiver.company;
+    patch['receiverFacilityProcess'] = receiver.process;
+  }
+  return patch as OrderFieldPatch;
+}
+
+export interface PlanInput {
+  draft: OrderDraft;
+  /** The platform's order with this number and type (GET /orders/{id}, full lines), or undefined when there is none. */
+  existing: ExistingOrder | undefined;
+  /** `productRefKey(ref)` → platform product id, for every line product the activity could resolve. */
+  resolvedStyleIds: ReadonlyMap<string, string>;
+  /** The profile's `complete`: platform lines the export does not list are deleted. */
+  complete: boolean;
+  /** Lines sent to tracing may be deleted or renamed (off by default: that reaches the counterparty). */
+  allowTracedLineRemoval?: boolean;
+  /** `productRefKey`s whose product is archived (the API refuses them on new or changed lines). */
+  archivedRefs?: ReadonlySet<string>;
+  /** Lower-cased e-mail → user id, so responsible persons given as e-mails compare with the stored ids. */
+  responsiblePersonIds?: ReadonlyMap<string, string>;
+}
+
+export type OrderPlan =
+  | { kind: 'create'; orderNumber: string; orderType: OrderType; body: OrderCreate }
+  | { kind: 'unchanged'; orderNumber: string; orderType: OrderType; orderId: string }
+  | {
+      kind: 'patch';
+      orderNumber: string;
+      orderType: OrderType;
+      orderId: string;
+      /** PATCH bodies to send in order: two when line numbers pass through temporary ones. */
+      steps: OrderPatch[];
+      changedFields: string[];
+      lines: LineSummary;
+    }
+  | { kind: 'rejected'; orderNumber: string; orderType: OrderType; rejection: OrderRejection };
+
+/** Body fields of a draft, in the order the API documents them; everything else in the draft is bookkeeping. */
+const CREATE_FIELDS = [
+  'orderNumber',
+  'orderSubType',
+  'status',
+  'buyerCompanyId',
+  'supplierCompanyId',
+  'receiverCompanyId',
+  'vendorCompanyId',
+  'factory',
+  'buyerFacilityProcess',
+  'supplierFacilityProcess',
+  'receiverFacilityProcess',
+  ...DATE_FIELDS,
+  'shipmentReference',
+  'counterpartyOrderNumberRef',
+] as const;
+
+/** POST /orders body: the draft's fields without nulls (nothing to clear on a new order) and its lines. */
+export function createBody(
+  draft: OrderDraft,
+  resolvedStyleIds: ReadonlyMap<string, string>,
+  archivedRefs?: ReadonlySet<string>,
+): OrderCreate | { problems: Problem[] } {
+  const body: Record<string, unknown> = {};
+  for (const field of CREATE_FIELDS) {
+    const value = draft[field];
+    if (value !== undefined && value !== null) body[field] = value;
+  }
+  const tags = storedTags(draft.tags);
+  if (tags.length > 0) body['tags'] = tags;
+  if (draft.internalResponsiblePersons && draft.internalResponsiblePersons.length > 0) {
+    body['internalResponsiblePersons'] = draft.internalResponsiblePersons;
+  }
+  const problems: Problem[] = [];
+  body['lines'] = draft.lines.flatMap((line) => {
+    const archived = archivedRefs?.has(productRefKey(line.productRef)) ?? false;
+    const entry = archived ? undefined : newLineEntry(line, resolvedStyleIds);
+    if (entry !== undefined) return [entry];
+    problems.push(productProblem(line, archived));
+    return [];
+  });
+  return problems.length > 0 ? { problems } : (body as OrderCreate);
+}
+
+/**
+ * What to send so the platform's order matches the draft: a create, nothing, one or two PATCH bodies with only what
+ * changed, or a rejection (an unresolved product, an unknown line id, a line number another kept line holds).
+ */
+export function planOrderSync(input: PlanInput): OrderPlan {
+  const { draft, existing, resolvedStyleIds } = input;
+  const base = { orderNumber: draft.orderNumber, orderType: draft.orderType };
+  const reject = (problems: Problem[]): OrderPlan => ({
+    kind: 'rejected',
+    ...base,
+    rejection: rejectionOf(draft.orderNumber, draft.rows, problems),
+  });
+  if (existing === undefined) {
+    const body = createBody(draft, resolvedStyleIds, input.archivedRefs);
+    return 'problems' in body ? reject(body.problems) : { kind: 'create', ...base, body };
+  }
+  const fields = orderFieldChanges(draft, existing, input.responsiblePersonIds);
+  const lines = planLines(draft, existing, resolvedStyleIds, {
+    complete: input.complete,
+    ...(input.allowTracedLineRemoval !== undefined
+      ? { allowTracedLineRemoval: input.allowTracedLineRemoval }
+      : {}),
+    ...(input.archivedRefs !== undefined ? { archivedRefs: input.archivedRefs } : {}),
+  });
+  if ('problems' in lines) return reject(lines.problems);
+  const changedFields = Object.keys(fields);
+  if (changedFields.length === 0 && lines.steps.length === 0)
+    return { kind: 'unchanged', ...base, orderId: existing.id };
+  const patch = {
+    kind: 'patch',
+    ...base,
+    orderId: existing.id,
+    changedFields,
+    lines: lines.summary,
+  } as const;
+  const [first, second] = lines.steps;
+  if (first === undefined) return { ...patch, steps: [fields] };
+  if (second === undefined) return { ...patch, steps: [{ ...fields, lines: first }] };
+  // Renumbering first, alone; the order's own changes go with the final numbers.
+  return { ...patch, steps: [{ lines: first }, { ...fields, lines: second }] };
+}

@@ -1,8 +1,0 @@
-export {
-  ERROR_CODE_COLUMN,
-  ERROR_MESSAGE_COLUMN,
-  rejectedRows,
-  writeRejects,
-  type RejectedOrder,
-  type RejectsFile,
-} from './write';

@@ -1,0 +1,253 @@
+/**
+ * The ERP pull, without Temporal: orders changed on the platform since the stored high-water mark, written as NDJSON
+ * and CSV; then the mark moves. activities/erp-pull.ts wraps it.
+ */
+
+import { mkdir, readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { z } from 'zod';
+import type { ApiCalls } from '../../activities/batch-kit';
+import { DATE_FIELDS } from '../erp-orders/orders/draft';
+import { listedLines, toExisting } from '../erp-orders/platform-reads';
+import type { ExistingOrder, ExistingOrderLine } from '../erp-orders/reconcile';
+import { toCsv } from '../reports/csv';
+import type { Column } from '../reports/table';
+import { publishFile, refreshFile, writeFileAtomically } from '../storage';
+import { IncrementalSync, type Order } from '../traceability';
+
+/**
+ * Where the last pull stopped: the largest `updatedAt` exported and the ids exported at exactly that instant.
+ * The API's `updatedAfterUnixMs` bound is inclusive, so the next pull sees those orders again and skips them by id.
+ */
+export const highWaterMarkSchema = z.strictObject({
+  updatedAtMs: z.number().int().nonnegative(),
+  idsAtMark: z.array(z.string().min(1)),
+});
+export type HighWaterMark = z.infer<typeof highWaterMarkSchema>;
+
+export const INITIAL_MARK: HighWaterMark = { updatedAtMs: 0, idsAtMark: [] };
+
+export interface Stamped {
+  id: string;
+  updatedAt?: string | null;
+}
+
+function updatedMs(order: Stamped): number {
+  const ms = order.updatedAt ? Date.parse(order.updatedAt) : Number.NaN;
+  if (Number.isNaN(ms))
+    throw new Error(`order ${order.id} has no readable updatedAt (${String(order.updatedAt)})`);
+  return ms;
+}
+
+/** The list query for the next pull (the first pull takes everything). */
+export function pullQuery(mark: HighWaterMark): { updatedAfterUnixMs?: number } {
+  return mark.updatedAtMs > 0 ? { updatedAfterUnixMs: mark.updatedAtMs } : {};
+}
+
+/**
+ * The orders of a pull not exported yet: those at the mark already exported are dropped, as are any older
+ * ones, and an order met twice (updated while the pages were read) counts once, at its latest version.
+ * Sorted by `updatedAt`, then id.
+ */
+export function ordersSince<T extends Stamped>(mark: HighWaterMark, orders: readonly T[]): T[] {
+  const seenAtMark = new Set(mark.idsAtMark);
+  const latest = new Map<string, { order: T; ms: number }>();
+  for (const order of orders) {
+    const ms = updatedMs(order);
+    if (ms < mark.updatedAtMs || (ms === mark.updatedAtMs && seenAtMark.has(order.id))) continue;
+    const known = latest.get(order.id);
+    if (!known || ms > known.ms) latest.set(order.id, { order, ms });
+  }
+  return [...latest.values()]
+    .sort((a, b) => a.ms - b.ms || a.order.id.localeCompare(b.order.id))
+    .map((entry) => entry.order);
+}
+
+/** The mark after exporting `exported` (the output of `ordersSince`). */
+export function advanceMark(mark: HighWaterMark, exported: readonly Stamped[]): HighWaterMark {
+  let next: HighWaterMark = { updatedAtMs: mark.updatedAtMs, idsAtMark: [...mark.idsAtMark] };
+  for (const order of exported) {
+    const ms = updatedMs(order);
+    if (ms > next.updatedAtMs) next = { updatedAtMs: ms, idsAtMark: [order.id] };
+    else if (ms === next.updatedAtMs && !next.idsAtMark.includes(order.id)) next.idsAtMark.push(order.id);
+  }
+  return { updatedAtMs: next.updatedAtMs, idsAtMark: [...next.idsAtMark].sort() };
+}
+
+/** One line of an order with its order, or the order alone when it has no lines. */
+interface OrderLineRow {
+  order: ExistingOrder;
+  line: ExistingOrderLine | undefined;
+}
+
+const orderColumn = (
+  header: string,
+  value: (order: ExistingOrder) => string | number | boolean | null | undefined,
+): Column<OrderLineRow> => ({
+  header,
+  value: (row) => value(row.order),
+});
+const lineColumn = (
+  header: string,
+  value: (line: ExistingOrderLine) => string | number | null | undefined,
+): Column<OrderLineRow> => ({
+  header,
+  value: (row) => (row.line === undefined ? null : value(row.line)),
+});
+const snake = (field: string): string => field.replace(/[A-Z]/g, (letter) => `_${letter.toLowerCase()}`);
+
+/** Column names follow the default mapping profile where the field is the same (ids here, not company codes). */
+const ORDER_EXPORT_COLUMNS: readonly Column<OrderLineRow>[] = [
+  orderColumn('order_id', (order) => order.id),
+  orderColumn('order_number', (order) => order.orderNumber),
+  orderColumn('order_type', (order) => order.orderType),
+  orderColumn('order_sub_type', (order) => order.orderSubType),
+  orderColumn('status', (order) => order.status),
+  orderColumn('buyer_company_id', (order) => order.buyerCompanyId),
+  orderColumn('supplier_company_id', (order) => order.supplierCompanyId),
+  orderColumn('receiver_company_id', (order) => order.receiverCompanyId),
+  orderColumn('vendor_company_id', (order) => order.vendorCompanyId),
+  orderColumn('factory_id', (order) => order.factory),
+  orderColumn('buyer_facility_process', (order) => order.buyerFacilityProcess),
+  orderColumn('supplier_facility_process', (order) => order.supplierFacilityProcess),
+  orderColumn('receiver_facility_process', (order) => order.receiverFacilityProcess),
+  ...DATE_FIELDS.map((field) => orderColumn(snake(field), (order) => order[field])),
+  orderColumn('tags', (order) => (order.tags ?? []).join(',')),
+  orderColumn('shipment_reference', (order) => order.shipmentReference),
+  orderColumn('counterparty_order_number', (order) => order.counterpartyOrderNumberRef),
+  orderColumn('responsible_persons', (order) => (order.internalResponsiblePersons ?? []).join(',')),
+  orderColumn('is_archived', (order) => order.isArchived),
+  orderColumn('updated_at', (order) => order.updatedAt),
+  lineColumn('line_id', (line) => line.id),
+  lineColumn('line_number', (line) => line.orderLineNumber),
+  lineColumn('line_no', (line) => line.lineNo),
+  lineColumn('style_id', (line) => line.styleId),
+  lineColumn('quantity', (line) => line.quantity),
+  lineColumn('unit', (line) => line.unit),
+  lineColumn('secondary_quantity_kg', (line) => line.secondaryQuantity),
+];
+
+/**
+ * One CSV row per order line (an order without lines gets one row with empty line cells). Text a spreadsheet
+ * would run as a formula (starting with = + - @) is prefixed with an apostrophe. UTF-8 with BOM, CRLF.
+ */
+export function ordersToCsv(orders: readonly ExistingOrder[]): string {
+  const rows = orders.flatMap((order): OrderLineRow[] =>
+    order.lines.length === 0 ? [{ order, line: undefined }] : order.lines.map((line) => ({ order, line })),
+  );
+  return toCsv({ name: 'orders', columns: ORDER_EXPORT_COLUMNS, rows });
+}
+
+/** One JSON object per line: the order as read from the API, lines nested. */
+export function ordersToNdjson(orders: readonly ExistingOrder[]): string {
+  return orders.map((order) => JSON.stringify(order)).join('\n') + (orders.length > 0 ? '\n' : '');
+}
+
+const ORDERS_EXPORT_FOLDER = join('exports', 'orders');
+const MARK_FILE = 'high-water-mark.json';
+
+export interface PullOrdersResult {
+  /** Orders changed since the previous pull (0: nothing was written). */
+  orders: number;
+  files: { ndjson: string; csv: string } | null;
+  markFile: string;
+  from: HighWaterMark;
+  to: HighWaterMark;
+  apiCalls: number;
+  durationMs: number;
+}
+
+/** The stored mark cannot be read: no retry fixes it (the activity fails it as `CorruptHighWaterMark`). */
+export class CorruptHighWaterMarkError extends Error {
+  override readonly name = 'CorruptHighWaterMarkError';
+}
+
+async function readMark(path: string): Promise<HighWaterMark> {
+  let text: string;
+  try {
+    text = await readFile(path, 'utf8');
+  } catch {
+    return INITIAL_MARK;
+  }
+  let parsed;
+  try {
+    parsed = highWaterMarkSchema.safeParse(JSON.parse(text));
+  } catch {
+    parsed = undefined;
+  }
+  if (!parsed?.success) {
+    throw new CorruptHighWaterMarkError(
+      `the high-water mark ${path} is not readable: restore it, or delete it to export every order again`,
+    );
+  }
+  return parsed.data;
+}
+
+/** Lines of the changed orders: every line listed (100 a page) when cheaper than one GET per order. */
+async function withLines(api: ApiCalls, orders: readonly Order[]): Promise<ExistingOrder[]> {
+  const byOrder = await listedLines(api, orders, 2);
+  const result: ExistingOrder[] = [];
+  for (const order of orders) {
+    const listed = byOrder?.get(order.id) ?? [];
+    if (order.lineCount === 0 || (byOrder !== undefined && listed.length === order.lineCount)) {
+      result.push(toExisting(order, listed));
+      continue;
+    }
+    // The GET may show a newer version; the mark still follows the listed one, so nothing in between is skipped.
+    const current = await api.found(() => api.client.orders.get(order.id));
+    if (current) result.push(toExisting(current));
+  }
+  return result;
+}
+
+const stamp = (ms: number): string => new Date(ms).toISOString().replace(/[:.]/g, '-');
+
+/**
+ * Orders changed on the platform since the stored high-water mark, as NDJSON and CSV in
+ * `<dataDir>/exports/orders/`. The mark moves (atomically) only after both files are complete; a run that dies
+ * in between rewrites the same two files next time, named after the mark they start from.
+ */
+export async function pullOrders(
+  api: ApiCalls,
+  dataDir: string,
+  progress: (details: { orders: number }) => void,
+): Promise<PullOrdersResult> {
+  const started = Date.now();
+  const folder = join(dataDir, ORDERS_EXPORT_FOLDER);
+  const markFile = join(folder, MARK_FILE);
+  await refreshFile(markFile); // the run-data store's mark, when another worker moved it
+  const from = await readMark(markFile);
+  const sync = new IncrementalSync(
+    (window) => api.one(() => api.client.orders.list({ ...window, sort: 'updatedAt', order: 'ASC' })),
+    { highWaterMarkMs: from.updatedAtMs, idsAtHighWaterMark: from.idsAtMark },
+  );
+  const listed: Order[] = [];
+  for await (const order of sync) {
+    listed.push(order);
+    if (listed.length % 500 === 0) progress({ orders: listed.length });
+  }
+  const changed = ordersSince(
+    from,
+    listed.map((order) => ({ ...order, updatedAt: order.updatedAt ?? null })),
+  );
+  const result = (orders: number, files: PullOrdersResult['files'], to: HighWaterMark): PullOrdersResult => ({
+    orders,
+    files,
+    markFile,
+    from,
+    to,
+    apiCalls: api.count,
+    durationMs: Date.now() - started,
+  });
+  if (changed.length === 0) return result(0, null, from);
+  const exported = await withLines(api, changed);
+  const to = advanceMark(from, changed);
+  await mkdir(folder, { recursive: true });
+  const base = join(folder, `orders-updated-after-${stamp(from.updatedAtMs)}`);
+  const files = { ndjson: `${base}.ndjson`, csv: `${base}.csv` };
+  await writeFileAtomically(files.ndjson, ordersToNdjson(exported));
+  await writeFileAtomically(files.csv, ordersToCsv(exported));
+  await writeFileAtomically(markFile, `${JSON.stringify(to, null, 2)}\n`);
+  for (const file of [files.ndjson, files.csv, markFile]) await publishFile(file);
+  return result(exported.length, files, to);
+}
