@@ -85,29 +85,20 @@ export interface MappedSheet {
   fieldColumns: Record<ProductLevel, Partial<Record<DraftFieldName, string>>>;
 }
 
-/** Fields every level takes; a value the sheet gives for another level's field is ignored. */
-const sharedFields: readonly DraftFieldName[] = [
-  'name',
-  'codes',
-  'description',
-  'gender',
-  'brands',
-  'seasons',
-  'collections',
-  'departments',
-  'suppliers',
-  'vendors',
-  'claimIntentions',
-  'mainSupplier',
-  'weight',
-  'customProperties',
-  'composition',
-];
+/** Fields only some levels take; every other field is taken by every level. A value for another level's field is ignored. */
+const levelOnlyFields: Record<ProductLevel, readonly DraftFieldName[]> = {
+  style: ['styleTypeId', 'styleLevelId', 'isComponent'],
+  variant: ['color'],
+  sku: ['color', 'dimension'],
+};
+const sharedFields = draftFieldsSchema
+  .keyof()
+  .options.filter((field) => !Object.values(levelOnlyFields).some((fields) => fields.includes(field)));
 
 export const levelFields: Record<ProductLevel, ReadonlySet<DraftFieldName>> = {
-  style: new Set<DraftFieldName>([...sharedFields, 'styleTypeId', 'styleLevelId', 'isComponent']),
-  variant: new Set<DraftFieldName>([...sharedFields, 'color']),
-  sku: new Set<DraftFieldName>([...sharedFields, 'color', 'dimension']),
+  style: new Set([...sharedFields, ...levelOnlyFields.style]),
+  variant: new Set([...sharedFields, ...levelOnlyFields.variant]),
+  sku: new Set([...sharedFields, ...levelOnlyFields.sku]),
 };
 
 /** Fields a variant or SKU inherits from its parent while its own value is null (spec: Inheritance). */
