@@ -1,5 +1,4 @@
 import { configureStorage } from '../connectors/storage';
-import { createApprovalActivities } from './approval';
 import { createBomRepairActivities } from './bom-repair';
 import { createCertificateReportActivities } from './certificate-report';
 import { createCheckConnectionActivities } from './check-connection';
@@ -23,7 +22,6 @@ export function createActivities(deps: ActivityDeps) {
     ...createInboxActivities(),
     ...createBomRepairActivities(deps),
     ...createPlmImportActivities(deps),
-    ...createApprovalActivities(deps),
   };
 }
 

@@ -13,7 +13,8 @@ import * as XLSX from 'xlsx';
 import { buildOrders } from '../connectors/erp-orders/orders/build';
 import { DEFAULT_PROFILE } from '../connectors/erp-orders/profile';
 import { readExportFile } from '../connectors/erp-orders/read';
-import { builtinProfile, parseProductSheet } from '../connectors/plm-import';
+import { builtinProfile } from '../connectors/plm-import/profiles/builtin';
+import { parseProductSheet } from '../connectors/plm-import/profiles/map-rows';
 import { generateCorpus, heavyWorkbook } from '../test/bad-input/corpus';
 import { CONTEXT } from '../test/unit/erp/support';
 

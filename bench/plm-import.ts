@@ -18,7 +18,7 @@ import {
   type PlmImportResult,
   type ReadResult,
 } from '../activities/plm-import';
-import { builtinProfile } from '../connectors/plm-import';
+import { builtinProfile } from '../connectors/plm-import/profiles/builtin';
 import { TraceabilityClient, type ClientMetricsSnapshot } from '../connectors/traceability';
 import { startSandbox } from '../sandbox/server';
 import { loadConfig } from '../worker/config';

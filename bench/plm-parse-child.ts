@@ -5,12 +5,10 @@
  */
 import { readFileSync } from 'node:fs';
 import * as XLSX from 'xlsx';
-import {
-  builtinProfile,
-  parseProductSheet,
-  validateDrafts,
-  type ReferenceLists,
-} from '../connectors/plm-import';
+import { builtinProfile } from '../connectors/plm-import/profiles/builtin';
+import { parseProductSheet } from '../connectors/plm-import/profiles/map-rows';
+import type { ReferenceLists } from '../connectors/plm-import/profiles/references';
+import { validateDrafts } from '../connectors/plm-import/validate';
 
 async function main(): Promise<void> {
   const [mode, file, referencesPath] = process.argv.slice(2);

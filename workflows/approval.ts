@@ -1,7 +1,7 @@
 import { condition, defineSignal, proxyActivities, setHandler, workflowInfo } from '@temporalio/workflow';
 import { z } from 'zod';
 import type { Activities } from '../activities';
-import type { Replanned } from '../activities/approval';
+import type { Replanned } from '../activities/plm-import';
 import type { PlanResult, ReadResult } from '../activities/plm-import';
 import type { StagingRef } from '../connectors/staging';
 import { setStatus, stepActivityOptions } from './batch-run';

@@ -1,7 +1,7 @@
 import { defineQuery, log, proxyActivities, upsertMemo, workflowInfo } from '@temporalio/workflow';
 import { z } from 'zod';
 import type { Activities } from '../activities';
-import type { PlanResult, PlmImportResult, ReadResult } from '../activities/plm-import';
+import type { BatchCounts, PlanResult, PlmImportResult, ReadResult } from '../activities/plm-import';
 import {
   approvalInputSchema,
   approvePlmPlan,
@@ -28,7 +28,7 @@ export type { PlmImportResult } from '../activities/plm-import';
  * Workflow input, plain JSON (start it from the Web UI, `trace-sync plm-import`, an inbox or `trace-sync retry`),
  * for example `{"file": "/data/inbox/plm/ss25.xlsx", "profile": "flat"}`.
  */
-export const importPlmSpreadsheetInputSchema = z.strictObject({
+export const plmImportInputSchema = z.strictObject({
   /** Absolute path of the sheet (xlsx, xls, csv) on the worker's file system. */
   file: z.string().min(1),
   /** A built-in mapping profile (default `native`). */
@@ -48,7 +48,7 @@ export const importPlmSpreadsheetInputSchema = z.strictObject({
   /** Plan, then wait for the signal `approve` or `reject` before writing (see workflows/approval.ts). */
   approval: approvalInputSchema.optional(),
 });
-export type ImportPlmSpreadsheetInput = z.infer<typeof importPlmSpreadsheetInputSchema>;
+export type PlmImportInput = z.infer<typeof plmImportInputSchema>;
 
 export interface PlmImportProgress {
   phase: 'reading sheet' | 'planning' | 'awaiting approval' | 'applying' | 'writing rejects' | 'done';
@@ -68,19 +68,12 @@ export interface PlmImportProgress {
 
 export const plmImportProgressQuery = defineQuery<PlmImportProgress>('progress');
 
-interface Counters {
-  created: number;
-  updated: number;
-  unchanged: number;
-  rejected: number;
-}
-
 /** What a run carries through continue-as-new: references and counters, never rows. */
 interface ImportState {
   read: ReadResult;
   plan: PlanResult;
   nextBatch: number;
-  applied: Counters;
+  applied: BatchCounts;
   applyCalls: number;
   applyMs: number;
   startedAtMs: number;
@@ -92,11 +85,11 @@ const explained = explainer('PlmImportFailed');
 
 /** Job 1: import a PLM spreadsheet into the catalogue (styles, variants, SKUs), keyed by externalId. */
 export async function plmImport(
-  rawInput: ImportPlmSpreadsheetInput,
+  rawInput: PlmImportInput,
 ): Promise<PlmImportResult & { approval?: ApprovalOutcome }> {
-  const input = parseJobInput<typeof importPlmSpreadsheetInputSchema, ImportState>(
+  const input = parseJobInput<typeof plmImportInputSchema, ImportState>(
     'plmImport',
-    importPlmSpreadsheetInputSchema,
+    plmImportInputSchema,
     rawInput,
   );
   const info = workflowInfo();
@@ -127,30 +120,24 @@ export async function plmImport(
     retryOf: input.retryOf ?? null,
   });
 
+  const batchSize = input.batchSize ?? 200;
+  const unarchive = input.unarchive ?? false;
   let state: ImportState;
   if (input.resume) {
     state = input.resume;
   } else {
     const startedAtMs = Date.now();
-    const choice = {
-      ...(input.profile !== undefined ? { profile: input.profile } : {}),
-      ...(input.mappingFile !== undefined ? { mappingFile: input.mappingFile } : {}),
-    };
+    const { file, profile, mappingFile, sheet } = input;
     const read = await explained(
-      readPlmSheet({
-        file: input.file,
-        workflowId: info.workflowId,
-        ...choice,
-        ...(input.sheet !== undefined ? { sheet: input.sheet } : {}),
-      }),
+      readPlmSheet({ file, profile, mappingFile, sheet, workflowId: info.workflowId }),
     );
     progress.phase = 'planning';
     const plan = await explained(
       planPlmImport({
         runKey: read.runKey,
         sheet: read.sheet,
-        batchSize: input.batchSize ?? 200,
-        unarchive: input.unarchive ?? false,
+        batchSize,
+        unarchive,
       }),
     );
     state = {
@@ -167,8 +154,8 @@ export async function plmImport(
         approvePlmPlan(input.approval, {
           read,
           plan,
-          batchSize: input.batchSize ?? 200,
-          unarchive: input.unarchive ?? false,
+          batchSize,
+          unarchive,
           setPhase: (phase) => (progress.phase = phase),
         }),
       );

@@ -2,7 +2,7 @@ import { existsSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { plmImport } from '../../workflows';
-import type { ImportPlmSpreadsheetInput } from '../../workflows/plm-import';
+import type { PlmImportInput } from '../../workflows/plm-import';
 import { runAction } from '../run-action';
 import { positiveSeconds, startJob, timestampedId } from '../workflow-runner';
 
@@ -14,11 +14,11 @@ function existingFile(value: string): string {
 }
 
 /** `plm-import-ss25.xlsx-2025-01-31T08-15-00-123Z`: the job, the file and when it was asked. */
-export function importPlmWorkflowId(file: string, now = new Date()): string {
+export function plmImportWorkflowId(file: string, now = new Date()): string {
   return timestampedId(`plm-import-${path.basename(file).replace(/[^A-Za-z0-9._-]+/g, '_')}`, now);
 }
 
-export interface ImportPlmFlags {
+export interface PlmImportFlags {
   profile?: string;
   mapping?: string;
   dryRun?: boolean;
@@ -29,11 +29,11 @@ export interface ImportPlmFlags {
 }
 
 /** The workflow input for a file and the command's flags (paths made absolute: the worker reads them). */
-export function importPlmInput(file: string, flags: ImportPlmFlags): ImportPlmSpreadsheetInput {
+export function plmImportInput(file: string, flags: PlmImportFlags): PlmImportInput {
   return {
     file: path.resolve(file),
     ...(flags.profile !== undefined
-      ? { profile: flags.profile as NonNullable<ImportPlmSpreadsheetInput['profile']> }
+      ? { profile: flags.profile as NonNullable<PlmImportInput['profile']> }
       : {}),
     ...(flags.mapping !== undefined ? { mappingFile: path.resolve(flags.mapping) } : {}),
     ...(flags.dryRun ? { dryRun: true } : {}),
@@ -87,12 +87,12 @@ export function plmImportCommand(): Command {
       'wait for the result and print it (exit 0 when the run completed, even with rejected rows)',
     )
     .option('--timeout <seconds>', 'with --wait: give up after this long', positiveSeconds, 3600)
-    .action((file: string, flags: ImportPlmFlags & { wait?: boolean; timeout: number }) =>
+    .action((file: string, flags: PlmImportFlags & { wait?: boolean; timeout: number }) =>
       runAction(() =>
         startJob({
           workflow: plmImport,
-          args: [importPlmInput(file, flags)],
-          workflowId: importPlmWorkflowId(file),
+          args: [plmImportInput(file, flags)],
+          workflowId: plmImportWorkflowId(file),
           job: 'plm-import',
           source: path.basename(file),
           summary: `Import PLM sheet ${path.basename(file)}${flags.dryRun ? ' (dry run)' : flags.approve ? ' (plan, then approve)' : ''}`,

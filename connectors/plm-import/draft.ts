@@ -1,71 +1,77 @@
+import { z } from 'zod';
 import type { RowIssue } from './issues';
-import type { ProductLevel } from './profiles/schema';
+import { productLevels, type ProductLevel } from './profiles/schema';
 
 export type { ProductLevel } from './profiles/schema';
 
-/** One material header of a product's composition (spec 02), with its root lines. */
-export interface DraftComposition {
-  name: string;
-  lines: Array<{ material: string; rawMaterialId: string; percentage: number }>;
-}
+/** Parents first: styles, then variants, then SKUs. */
+export const levelOrder = (level: ProductLevel): number => productLevels.indexOf(level);
 
-export interface DraftCode {
-  codeId: string;
-  codeValue: string;
+/** One material header of a product's composition (spec 02), with its root lines. */
+const draftCompositionSchema = z.object({
+  name: z.string(),
+  lines: z.array(z.object({ material: z.string(), rawMaterialId: z.string(), percentage: z.number() })),
+});
+export type DraftComposition = z.infer<typeof draftCompositionSchema>;
+
+const draftCodeSchema = z.object({
+  codeId: z.string(),
+  codeValue: z.string(),
   /** Header of the column the code came from (null for a constant or template). */
-  column: string | null;
-  rowNumber: number;
-}
+  column: z.string().nullable(),
+  rowNumber: z.number().int(),
+});
+export type DraftCode = z.infer<typeof draftCodeSchema>;
 
 /** Product fields as the sheet gives them, already converted (ids resolved, numbers parsed). Absent = blank cell. */
-export interface DraftFields {
-  name?: string;
-  codes?: DraftCode[];
-  description?: string;
-  gender?: string;
-  color?: string;
-  dimension?: string;
-  styleTypeId?: string;
-  styleLevelId?: string;
-  isComponent?: boolean;
-  brands?: string[];
-  seasons?: string[];
-  collections?: string[];
-  departments?: string[];
-  suppliers?: string[];
-  vendors?: string[];
-  claimIntentions?: string[];
-  mainSupplier?: string;
-  weight?: { unit: string; value: number };
-  customProperties?: string;
+export const draftFieldsSchema = z.object({
+  name: z.string().optional(),
+  codes: z.array(draftCodeSchema).optional(),
+  description: z.string().optional(),
+  gender: z.string().optional(),
+  color: z.string().optional(),
+  dimension: z.string().optional(),
+  styleTypeId: z.string().optional(),
+  styleLevelId: z.string().optional(),
+  isComponent: z.boolean().optional(),
+  brands: z.array(z.string()).optional(),
+  seasons: z.array(z.string()).optional(),
+  collections: z.array(z.string()).optional(),
+  departments: z.array(z.string()).optional(),
+  suppliers: z.array(z.string()).optional(),
+  vendors: z.array(z.string()).optional(),
+  claimIntentions: z.array(z.string()).optional(),
+  mainSupplier: z.string().optional(),
+  weight: z.object({ unit: z.string(), value: z.number() }).optional(),
+  customProperties: z.string().optional(),
   /** Goes to the material composition API (document 2), not to the product record. */
-  composition?: DraftComposition[];
-}
+  composition: z.array(draftCompositionSchema).optional(),
+});
+export type DraftFields = z.infer<typeof draftFieldsSchema>;
 export type DraftFieldName = keyof DraftFields;
 
-export interface FieldOrigin {
-  column: string | null;
-  rowNumber: number;
-}
+const fieldOriginSchema = z.object({ column: z.string().nullable(), rowNumber: z.number().int() });
+export type FieldOrigin = z.infer<typeof fieldOriginSchema>;
 
-/** One product as read from the sheet, before validation. */
-export interface ProductDraft {
-  externalId: string;
+/** One product as read from the sheet, before validation (staged as NDJSON between activities, re-parsed on read). */
+export const productDraftSchema = z.object({
+  externalId: z.string(),
   /** From a level column or the flat layout; null when it must be inferred from the parent chain. */
-  level: ProductLevel | null;
-  parentExternalId: string | null;
+  level: z.enum(productLevels).nullable(),
+  parentExternalId: z.string().nullable(),
   /** Rows that describe this product (several in the flat layout), in sheet order. */
-  rowNumbers: number[];
-  fields: DraftFields;
-  origins: Partial<Record<DraftFieldName, FieldOrigin>>;
-  externalIdColumn: string | null;
-  parentColumn: string | null;
+  rowNumbers: z.array(z.number().int()),
+  fields: draftFieldsSchema,
+  origins: z.partialRecord(draftFieldsSchema.keyof(), fieldOriginSchema),
+  externalIdColumn: z.string().nullable(),
+  parentColumn: z.string().nullable(),
   /**
    * Flat layout: every row naming this product gives only its key, no data of its own (a fixed rejects
    * file re-run for one SKU, say). Such a product must already exist; it is never written.
    */
-  referenceOnly: boolean;
-}
+  referenceOnly: z.boolean(),
+});
+export type ProductDraft = z.infer<typeof productDraftSchema>;
 
 export interface MappedSheet {
   drafts: ProductDraft[];
@@ -79,30 +85,20 @@ export interface MappedSheet {
   fieldColumns: Record<ProductLevel, Partial<Record<DraftFieldName, string>>>;
 }
 
-/** Fields each level carries; a value the sheet gives for another level's field is ignored. */
-/** Fields every level takes. */
-const sharedFields: readonly DraftFieldName[] = [
-  'name',
-  'codes',
-  'description',
-  'gender',
-  'brands',
-  'seasons',
-  'collections',
-  'departments',
-  'suppliers',
-  'vendors',
-  'claimIntentions',
-  'mainSupplier',
-  'weight',
-  'customProperties',
-  'composition',
-];
+/** Fields only some levels take; every other field is taken by every level. A value for another level's field is ignored. */
+const levelOnlyFields: Record<ProductLevel, readonly DraftFieldName[]> = {
+  style: ['styleTypeId', 'styleLevelId', 'isComponent'],
+  variant: ['color'],
+  sku: ['color', 'dimension'],
+};
+const sharedFields = draftFieldsSchema
+  .keyof()
+  .options.filter((field) => !Object.values(levelOnlyFields).some((fields) => fields.includes(field)));
 
 export const levelFields: Record<ProductLevel, ReadonlySet<DraftFieldName>> = {
-  style: new Set<DraftFieldName>([...sharedFields, 'styleTypeId', 'styleLevelId', 'isComponent']),
-  variant: new Set<DraftFieldName>([...sharedFields, 'color']),
-  sku: new Set<DraftFieldName>([...sharedFields, 'color', 'dimension']),
+  style: new Set([...sharedFields, ...levelOnlyFields.style]),
+  variant: new Set([...sharedFields, ...levelOnlyFields.variant]),
+  sku: new Set([...sharedFields, ...levelOnlyFields.sku]),
 };
 
 /** Fields a variant or SKU inherits from its parent while its own value is null (spec: Inheritance). */
@@ -119,3 +115,44 @@ export const inheritableFields: ReadonlySet<DraftFieldName> = new Set<DraftField
   'claimIntentions',
   'weight',
 ]);
+
+/**
+ * Code types a product may carry at most once (spec 01, "Code types"). The sandbox's codes.ts keeps its own list on
+ * purpose: it is the oracle the connectors are tested against, so it shares no code with them.
+ */
+export const singleUseCodeTypes: ReadonlySet<string> = new Set([
+  'ERP_ID',
+  'PLM_ID',
+  'MAIN_SUPPLIERS_ID',
+  'PIM_ID',
+  'UPC_GTIN_12',
+  'EAN_GTIN_13',
+  'MARKETPLACE_ID',
+  'CATALOG_PROVIDER_ID',
+]);
+
+/** Multi-use code types: the caller assigns a numeric suffix, e.g. OTHER_ID1. */
+const MULTI_USE = /^(ALTERNATIVE_SUPPLIERS_ID|OTHER_ID)(\d*)$/;
+
+export type CodeTypeCheck = { ok: true } | { ok: false; reason: string };
+
+export function checkCodeType(codeId: string): CodeTypeCheck {
+  if (singleUseCodeTypes.has(codeId)) return { ok: true };
+  const multi = MULTI_USE.exec(codeId);
+  if (multi) {
+    return multi[2]
+      ? { ok: true }
+      : { ok: false, reason: `code type ${codeId} needs a numeric suffix, e.g. ${codeId}1` };
+  }
+  return {
+    ok: false,
+    reason: `unknown code type '${codeId}' (known: ${[...singleUseCodeTypes].join(', ')}, ALTERNATIVE_SUPPLIERS_ID<N>, OTHER_ID<N>)`,
+  };
+}
+
+/** The code type a column header names (PLM_ID, ean_gtin_13, OTHER_ID2, even a bare OTHER_ID), or null. */
+export function codeTypeOfHeader(header: string): string | null {
+  const upper = header.trim().toUpperCase();
+  if (singleUseCodeTypes.has(upper) || MULTI_USE.test(upper)) return upper;
+  return null;
+}

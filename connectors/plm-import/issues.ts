@@ -46,6 +46,11 @@ export function rowIssue(
   return issue;
 }
 
+/** The same issue on another row of its product (the flat layout spreads one product over several rows). */
+export function onRow(issue: RowIssue, rowNumber: number): RowIssue {
+  return { ...issue, rowNumber, message: issue.message.replace(/^row \d+/, `row ${rowNumber}`) };
+}
+
 export const fileErrorCodes = [
   'file_not_found',
   'empty_file',
@@ -83,13 +88,15 @@ export class PlmFileError extends Error {
   }
 }
 
-/** Groups issues by row number, keeping each row's issues in the order they were found. */
-export function issuesByRow<T extends Pick<RowIssue, 'rowNumber'>>(issues: readonly T[]): Map<number, T[]> {
-  const byRow = new Map<number, T[]>();
+/** Groups issues by a key (row number, product), each group in the order found; an undefined key is left out. */
+export function groupIssues<T, K>(issues: readonly T[], keyOf: (issue: T) => K | undefined): Map<K, T[]> {
+  const groups = new Map<K, T[]>();
   for (const issue of issues) {
-    const list = byRow.get(issue.rowNumber);
+    const key = keyOf(issue);
+    if (key === undefined) continue;
+    const list = groups.get(key);
     if (list) list.push(issue);
-    else byRow.set(issue.rowNumber, [issue]);
+    else groups.set(key, [issue]);
   }
-  return byRow;
+  return groups;
 }

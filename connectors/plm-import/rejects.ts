@@ -3,18 +3,18 @@ import { basename, dirname, extname, join } from 'node:path';
 import { finished } from 'node:stream/promises';
 import * as XLSX from 'xlsx';
 import { boundMessage, neutraliseRejectsCell } from '../input-limits';
-import { issuesByRow, type RowIssue } from './issues';
+import { groupIssues, type RowIssue } from './issues';
 import { continuationFiller } from './profiles/continuation';
 import type { MappingProfile } from './profiles/schema';
-import { profileColumns } from './parse';
-import { openSheet } from './read';
+import { profileColumns } from './profiles/map-rows';
+import { openSheet } from './read/open-sheet';
 import {
   rejectColumns,
   type CellValue,
   type ReadOptions,
   type SheetFormat,
   type SheetRow,
-} from './read/types';
+} from './read/sheet';
 
 /** A row issue, or a reason found later with a code of its own (an API error code such as `codes_not_unique`). */
 export type RejectReason = Omit<RowIssue, 'code'> & { code: string };
@@ -70,7 +70,7 @@ function csvField(value: CellValue, delimiter: string): string {
  * the two extra columns, so a fixed rejects file can be imported as it is.
  */
 export async function writeRejects(options: RejectsOptions): Promise<RejectsFile> {
-  const byRow = issuesByRow(options.issues);
+  const byRow = groupIssues(options.issues, (issue) => issue.rowNumber);
   const sheet = await openSheet(options.sourcePath, {
     ...(options.profile ? { expectedHeaders: profileColumns(options.profile) } : {}),
     ...options.read,

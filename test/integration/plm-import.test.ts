@@ -7,7 +7,7 @@ import { retryPlanFor } from '../../cli/commands/retry';
 import type { Product } from '../../connectors/traceability';
 import { TraceJob, TraceSource, TraceStatus } from '../../worker/search-attributes';
 import { plmImport } from '../../workflows';
-import { plmImportProgressQuery, type ImportPlmSpreadsheetInput } from '../../workflows/plm-import';
+import { plmImportProgressQuery, type PlmImportInput } from '../../workflows/plm-import';
 import { cliEnv, startTestStack, traceSync, waitResult, type TestStack } from '../harness';
 import {
   NATIVE_HEADER,
@@ -28,14 +28,13 @@ describe('plmImport on a real Temporal dev server and the sandbox', () => {
     await writeFile(file, toCsv(rows));
     return file;
   };
-  const start = (input: ImportPlmSpreadsheetInput, prefix = 'plm-import') =>
+  const start = (input: PlmImportInput, prefix = 'plm-import') =>
     stack.client.workflow.start(plmImport, {
       args: [input],
       taskQueue: stack.taskQueue,
       workflowId: stack.workflowId(prefix),
     });
-  const run = async (input: ImportPlmSpreadsheetInput): Promise<PlmImportResult> =>
-    (await start(input)).result();
+  const run = async (input: PlmImportInput): Promise<PlmImportResult> => (await start(input)).result();
   /** Writes (POST/PUT) the API answered since `before`, from the client the worker uses. */
   const writesSince = (before: Record<string, number>): number =>
     Object.entries(stack.apiClient.stats().byMethodStatus)
@@ -218,7 +217,7 @@ describe('plmImport on a real Temporal dev server and the sandbox', () => {
       profile: 'native',
       retryOf: first.workflowId,
     });
-    const second = await run(retry.input as ImportPlmSpreadsheetInput);
+    const second = await run(retry.input as PlmImportInput);
     expect(second).toMatchObject({
       retryOf: first.workflowId,
       rejectsFile: null,
@@ -307,7 +306,7 @@ describe('plmImport on a real Temporal dev server and the sandbox', () => {
 
   it('refuses a bad input naming the field, and a missing file with what to do', async () => {
     await expect(
-      run({ file: path.join(dir, 'fresh.csv'), profile: 'nordic' } as unknown as ImportPlmSpreadsheetInput),
+      run({ file: path.join(dir, 'fresh.csv'), profile: 'nordic' } as unknown as PlmImportInput),
     ).rejects.toMatchObject({
       cause: { message: expect.stringContaining('Invalid plmImport input: profile:') },
     });

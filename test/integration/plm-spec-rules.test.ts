@@ -9,10 +9,10 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import * as XLSX from 'xlsx';
 import type { PlmImportResult } from '../../activities/plm-import';
-import { builtinProfile } from '../../connectors/plm-import';
+import { builtinProfile } from '../../connectors/plm-import/profiles/builtin';
 import { repoRoot } from '../../worker/paths';
 import { plmImport } from '../../workflows';
-import type { ImportPlmSpreadsheetInput } from '../../workflows/plm-import';
+import type { PlmImportInput } from '../../workflows/plm-import';
 import { sandboxApi, startTestStack, type TestStack } from '../harness';
 import { parseCsv } from '../unit/plm-activities/native-sheet';
 
@@ -101,7 +101,7 @@ describe('PLM import follows the spec rules (issue 15)', () => {
     await writeFile(target, content);
     return target;
   };
-  const run = async (input: ImportPlmSpreadsheetInput): Promise<PlmImportResult> =>
+  const run = async (input: PlmImportInput): Promise<PlmImportResult> =>
     (
       await stack.client.workflow.start(plmImport, {
         args: [input],

@@ -1,7 +1,7 @@
 import { quoteInput, quoteList } from '../../input-limits';
 import { PlmFileError } from '../issues';
 import { closeMatches } from '../../traceability/name-matching';
-import type { CellValue, SheetRow } from '../read/types';
+import type { CellValue, SheetRow } from '../read/sheet';
 import type { ValueSource } from './schema';
 
 type Scalar = string | number | boolean;
@@ -31,24 +31,23 @@ export interface SourceRead {
   cellError?: { column: string; text: string };
 }
 
-const headerKey = (name: string): string => name.trim().replace(/\s+/g, ' ').toLowerCase();
+/** Headers and translation-table values match ignoring case and repeated spaces. */
+const looseKey = (text: string): string => text.trim().replace(/\s+/g, ' ').toLowerCase();
 
 export class HeaderIndex {
   private readonly byKey = new Map<string, string>();
   readonly used = new Set<string>();
 
   constructor(readonly headers: readonly string[]) {
-    for (const header of headers) this.byKey.set(headerKey(header), header);
+    for (const header of headers) this.byKey.set(looseKey(header), header);
   }
 
   find(name: string): string | null {
-    const header = this.byKey.get(headerKey(name)) ?? null;
+    const header = this.byKey.get(looseKey(name)) ?? null;
     if (header !== null) this.used.add(header);
     return header;
   }
 }
-
-const valueKey = (value: string): string => value.trim().replace(/\s+/g, ' ').toLowerCase();
 
 export function bindSource(
   source: ValueSource | { column?: string; template?: string; constant?: Scalar },
@@ -60,7 +59,7 @@ export function bindSource(
     ...(full.split !== undefined ? { split: full.split } : {}),
     ...(full.fallback !== undefined ? { fallback: bindSource(full.fallback, headers) } : {}),
     ...(full.values !== undefined
-      ? { values: new Map(Object.entries(full.values).map(([key, value]) => [valueKey(key), value])) }
+      ? { values: new Map(Object.entries(full.values).map(([key, value]) => [looseKey(key), value])) }
       : {}),
     ...(full.otherValues !== undefined ? { otherValues: full.otherValues } : {}),
   };
@@ -117,7 +116,7 @@ function fallback(bound: BoundSource, row: SheetRow, column: string | null): Sou
 /** Applies the source's translation table to a value read from cells. */
 function translated(bound: BoundSource, read: SourceRead): SourceRead {
   if (!bound.values || read.value === null) return read;
-  const hit = bound.values.get(valueKey(String(read.value)));
+  const hit = bound.values.get(looseKey(String(read.value)));
   if (hit !== undefined) return { ...read, value: hit };
   return bound.otherValues !== undefined ? { ...read, value: bound.otherValues } : read;
 }

@@ -1,18 +1,12 @@
-import type { SheetRow, CellValue } from '../read/types';
+import type { SheetRow, CellValue } from '../read/sheet';
 import { HeaderIndex, readSource, sourceColumns } from './bind';
-import { bindLevel, type BoundLevel } from './extract';
+import { bindLevel, levelSources, type BoundLevel } from './extract';
 import type { FlatProfile, MappingProfile } from './schema';
 import { cellText } from './values';
 
 /** Columns a level reads (for carrying blank continuation cells down within one style or variant). */
 function levelColumns(level: BoundLevel): string[] {
-  const sources = [
-    level.externalId,
-    ...level.fields.map(([, source]) => source),
-    ...level.codes.map((code) => code.source),
-    ...level.customProperties.map((p) => p.source),
-  ];
-  return [...new Set(sources.flatMap((source) => sourceColumns(source).present))];
+  return [...new Set(levelSources(level).flatMap((source) => sourceColumns(source).present))];
 }
 
 type FlatLevels = { style: BoundLevel; variant: BoundLevel; sku: BoundLevel };

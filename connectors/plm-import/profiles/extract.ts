@@ -1,7 +1,13 @@
-import { codeTypeOfHeader } from '../code-types';
-import type { DraftCode, DraftComposition, DraftFieldName, DraftFields, FieldOrigin } from '../draft';
+import {
+  codeTypeOfHeader,
+  type DraftCode,
+  type DraftComposition,
+  type DraftFieldName,
+  type DraftFields,
+  type FieldOrigin,
+} from '../draft';
 import { rowIssue, type RowIssue } from '../issues';
-import type { SheetRow } from '../read/types';
+import type { SheetRow } from '../read/sheet';
 import {
   bindSource,
   readSource,
@@ -23,6 +29,16 @@ export interface BoundLevel {
   customProperties: Array<{ key: string; source: BoundSource; type: PropertyType }>;
   /** Columns that only identify products (keys); a value from them is not "data of its own". */
   keyColumns: Set<string>;
+}
+
+/** Every value source a bound level reads. */
+export function levelSources(level: BoundLevel): BoundSource[] {
+  return [
+    level.externalId,
+    ...level.fields.map(([, source]) => source),
+    ...level.codes.map((code) => code.source),
+    ...level.customProperties.map((property) => property.source),
+  ];
 }
 
 export function bindLevel(mapping: LevelMapping, headers: HeaderIndex): BoundLevel {

@@ -1,6 +1,13 @@
-import type { MappedSheet, ProductDraft } from '../draft';
-import { rowIssue, type RowIssue } from '../issues';
-import type { SheetRow } from '../read/types';
+import {
+  codeTypeOfHeader,
+  type DraftFieldName,
+  type DraftFields,
+  type MappedSheet,
+  type ProductDraft,
+} from '../draft';
+import { PlmFileError, rowIssue, type RowIssue } from '../issues';
+import { openSheet } from '../read/open-sheet';
+import type { OpenedSheet, ReadOptions, SheetRow } from '../read/sheet';
 import {
   bindSource,
   HeaderIndex,
@@ -11,18 +18,131 @@ import {
   type BoundSource,
 } from './bind';
 import { flatFiller, skipper } from './continuation';
-import { bindLevel, extractPiece, type BoundLevel, type ExtractContext } from './extract';
-import { describeColumns } from './field-columns';
-import { mergePiece, newDraft } from './merge';
+import { bindLevel, extractPiece, levelSources, type ExtractContext, type Piece } from './extract';
 import { RawMaterialResolver, ReferenceResolver, type ReferenceLists } from './references';
 import {
   productLevels,
   type FlatProfile,
+  type LevelMapping,
+  type MappedField,
   type MappingProfile,
   type NativeProfile,
   type ProductLevel,
+  type ValueSource,
 } from './schema';
 import { cellText } from './values';
+
+function comparable(field: DraftFieldName, value: DraftFields[DraftFieldName]): string {
+  if (field === 'codes' && Array.isArray(value)) {
+    return JSON.stringify(
+      (value as NonNullable<DraftFields['codes']>).map((code) => `${code.codeId}=${code.codeValue}`).sort(),
+    );
+  }
+  if (Array.isArray(value) && value.every((item) => typeof item === 'string'))
+    return JSON.stringify([...value].sort());
+  return JSON.stringify(value);
+}
+
+/** Same value in the same order (the common case for continuation rows), without building strings. */
+function sameInOrder(a: DraftFields[DraftFieldName], b: DraftFields[DraftFieldName]): boolean {
+  if (!Array.isArray(a) || !Array.isArray(b) || a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) {
+    const x: unknown = a[i];
+    const y: unknown = b[i];
+    if (x === y) continue;
+    if (typeof x !== 'object' || typeof y !== 'object' || x === null || y === null) return false;
+    if (
+      'codeId' in x &&
+      'codeId' in y &&
+      'codeValue' in x &&
+      'codeValue' in y &&
+      x.codeId === y.codeId &&
+      x.codeValue === y.codeValue
+    )
+      continue;
+    return false;
+  }
+  return true;
+}
+
+function display(value: DraftFields[DraftFieldName]): string {
+  if (Array.isArray(value)) {
+    return value
+      .map((item) =>
+        typeof item === 'object' && item !== null && 'codeValue' in item
+          ? `${item.codeId} ${item.codeValue}`
+          : JSON.stringify(item).replace(/^"|"$/g, ''),
+      )
+      .join('; ');
+  }
+  return typeof value === 'object' ? JSON.stringify(value) : String(value);
+}
+
+export function newDraft(
+  piece: Piece & { externalId: string },
+  level: ProductLevel | null,
+  parentExternalId: string | null,
+  parentColumn: string | null,
+  rowNumber: number,
+): ProductDraft {
+  return {
+    externalId: piece.externalId,
+    level,
+    parentExternalId,
+    rowNumbers: [rowNumber],
+    fields: { ...piece.fields },
+    origins: { ...piece.origins },
+    externalIdColumn: piece.externalIdColumn,
+    parentColumn,
+    referenceOnly: !piece.hasOwnData,
+  };
+}
+
+/**
+ * Folds another row's view of the same product into its draft (flat layout). A blank cell leaves the
+ * value from earlier rows; a different non-blank value is a `conflicting_values` issue on that row.
+ */
+export function mergePiece(
+  draft: ProductDraft,
+  piece: Piece,
+  rowNumber: number,
+  levelLabel: string,
+): RowIssue[] {
+  const issues: RowIssue[] = [];
+  if (!draft.rowNumbers.includes(rowNumber)) draft.rowNumbers.push(rowNumber);
+  if (piece.hasOwnData) draft.referenceOnly = false;
+  for (const field of Object.keys(piece.fields) as DraftFieldName[]) {
+    const incoming = piece.fields[field];
+    const current = draft.fields[field];
+    if (incoming === undefined) continue;
+    if (current === undefined) {
+      (draft.fields as Record<string, unknown>)[field] = incoming;
+      const origin = piece.origins[field];
+      if (origin) draft.origins[field] = origin;
+      continue;
+    }
+    if (current === incoming || sameInOrder(current, incoming)) continue;
+    if (
+      typeof current === 'object' &&
+      typeof incoming === 'object' &&
+      comparable(field, current) === comparable(field, incoming)
+    )
+      continue;
+    const column = piece.origins[field]?.column ?? null;
+    const earlier = draft.origins[field]?.rowNumber;
+    issues.push(
+      rowIssue(
+        rowNumber,
+        column,
+        'conflicting_values',
+        `${levelLabel} '${draft.externalId}' has ${field} '${display(incoming)}' here but '${display(current)}' on row ${earlier ?? '?'}; ` +
+          `give the same value on every row of the ${levelLabel} (or leave it blank)`,
+        draft.externalId,
+      ),
+    );
+  }
+  return issues;
+}
 
 export interface SheetSource {
   headers: readonly string[];
@@ -33,16 +153,6 @@ class DraftBook {
   readonly drafts = new Map<string, ProductDraft>();
   readonly issues: RowIssue[] = [];
   skipped = 0;
-}
-
-/** Every column a bound level reads, and the names it wants that the sheet lacks. */
-function levelSources(level: BoundLevel): BoundSource[] {
-  return [
-    level.externalId,
-    ...level.fields.map(([, source]) => source),
-    ...level.codes.map((code) => code.source),
-    ...level.customProperties.map((property) => property.source),
-  ];
 }
 
 /**
@@ -267,6 +377,28 @@ async function mapFlat(
   return count;
 }
 
+function describe(source: ValueSource): string {
+  return source.column ?? source.template ?? String(source.constant);
+}
+
+/** Column (or template) that feeds each field, to name it in a "missing" issue. */
+export function describeColumns(
+  mapping: LevelMapping,
+  headers: readonly string[],
+): Partial<Record<DraftFieldName, string>> {
+  const columns: Partial<Record<DraftFieldName, string>> = {};
+  for (const [field, source] of Object.entries(mapping.fields) as Array<[MappedField, ValueSource]>) {
+    if (field === 'weightValue') columns.weight = describe(source);
+    else if (field !== 'weightUnit') columns[field] = describe(source);
+  }
+  const firstCode = mapping.codes[0];
+  const firstCodeColumn = mapping.autoCodeColumns
+    ? headers.find((header) => codeTypeOfHeader(header) !== null)
+    : undefined;
+  columns.codes = firstCode ? describe(firstCode.source) : (firstCodeColumn ?? 'codes');
+  return columns;
+}
+
 /**
  * Turns sheet rows into product drafts with the profile: values converted, reference names resolved
  * to ids, flat rows folded into their style and variant. Cell-level problems become row issues; the
@@ -309,4 +441,57 @@ export async function mapRows(
     skippedRows: book.skipped,
     fieldColumns,
   };
+}
+
+export type SheetInfo = Omit<OpenedSheet, 'rows'>;
+
+export interface ParsedSheet extends MappedSheet {
+  sheet: SheetInfo;
+}
+
+export interface ParseOptions {
+  profile: MappingProfile;
+  references?: ReferenceLists;
+  read?: ReadOptions;
+}
+
+/** Every column name a profile reads: the header row is the row that holds most of them. */
+export function profileColumns(profile: MappingProfile): string[] {
+  const none = new HeaderIndex([]);
+  const levels =
+    profile.layout === 'native' ? [profile.mapping] : [profile.style, profile.variant, profile.sku];
+  const sources = levels.flatMap((mapping) => levelSources(bindLevel(mapping, none)));
+  if (profile.layout === 'native') {
+    sources.push(bindSource(profile.parentExternalId, none));
+    if (profile.level) sources.push(bindSource(profile.level, none));
+  }
+  return [...new Set(sources.flatMap((source) => sourceColumns(source).missing))];
+}
+
+/**
+ * Reads a product sheet and maps it with a profile: the first, API-free step of a PLM import. Throws
+ * PlmFileError when the file as a whole cannot be used (nothing is imported); bad rows come back as issues.
+ */
+export async function parseProductSheet(path: string, options: ParseOptions): Promise<ParsedSheet> {
+  const sheetName = options.read?.sheetName ?? options.profile.sheet;
+  const opened = await openSheet(path, {
+    expectedHeaders: profileColumns(options.profile),
+    ...options.read,
+    ...(sheetName !== undefined ? { sheetName } : {}),
+  });
+  const { rows, ...sheet } = opened;
+  const mapped = await mapRows({ headers: opened.headers, rows }, options.profile, options.references);
+  if (mapped.rowCount - mapped.skippedRows === 0) {
+    throw new PlmFileError(
+      'no_data_rows',
+      `${path} has a header row (row ${sheet.headerRowNumber}) but no data rows below it; nothing to import.`,
+    );
+  }
+  const ignored =
+    sheet.ignoredSheets.length > 0
+      ? [
+          `read sheet '${sheet.sheetName ?? ''}'; ignored sheet(s) ${sheet.ignoredSheets.map((name) => `'${name}'`).join(', ')} (pick one with --sheet or the mapping's "sheet")`,
+        ]
+      : [];
+  return { ...mapped, warnings: [...sheet.warnings, ...ignored, ...mapped.warnings], sheet };
 }

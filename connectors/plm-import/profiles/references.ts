@@ -2,7 +2,6 @@ import { z } from 'zod';
 import { closeMatches, didYouMean, normalizeName } from '../../traceability/name-matching';
 
 export const referenceEntrySchema = z.object({ id: z.string().min(1), name: z.string() });
-export type ReferenceEntry = z.infer<typeof referenceEntrySchema>;
 
 /**
  * Id/name pairs read from the API (style types, style properties by category). A list left out is not

@@ -5,6 +5,10 @@ export type ProductLevel = (typeof productLevels)[number];
 
 const scalarSchema = z.union([z.string(), z.number(), z.boolean()]);
 
+/** A value comes from exactly one of a column, a template or a constant. */
+const oneOrigin = (source: { column?: string; template?: string; constant?: unknown }): boolean =>
+  [source.column, source.template, source.constant].filter((part) => part !== undefined).length === 1;
+
 const fallbackSchema = z
   .strictObject({
     column: z.string().min(1).optional().describe('Another column, read when the first cell is blank.'),
@@ -15,23 +19,15 @@ const fallbackSchema = z
       .describe('A template such as "{Handle}-{Option1 Value}", built when the cell is blank.'),
     constant: scalarSchema.optional().describe('A fixed value used when the cell is blank.'),
   })
-  .refine(
-    (source) =>
-      [source.column, source.template, source.constant].filter((part) => part !== undefined).length === 1,
-    {
-      message: 'give exactly one of column, template or constant',
-    },
-  );
+  .refine(oneOrigin, { message: 'give exactly one of column, template or constant' });
 
 const sourceObjectSchema = z
   .strictObject({
-    /** Header text of the column (matched ignoring case and repeated spaces). */
     column: z
       .string()
       .min(1)
       .optional()
       .describe('Header text of the column (matched ignoring case and repeated spaces).'),
-    /** Text built from columns, e.g. "{Style Number}-{Colour Code}"; blank when any column in it is blank. */
     template: z
       .string()
       .min(1)
@@ -39,43 +35,31 @@ const sourceObjectSchema = z
       .describe(
         'Text built from columns, e.g. "{Style Number}-{Colour Code}"; blank when any column in it is blank.',
       ),
-    /** The same value on every row. */
     constant: scalarSchema.optional().describe('The same value on every row.'),
-    /** Used when the cell is blank. */
     default: scalarSchema
       .optional()
       .describe('Used when the cell (or template) is blank and no fallback gives a value.'),
-    /** Where the value comes from when the cell (or template) is blank: another column, a template or a constant. */
     fallback: fallbackSchema
       .optional()
       .describe('Where the value comes from when the cell or template is blank.'),
-    /** Translation table: a cell value (matched ignoring case and spacing) is replaced by its entry. */
     values: z
       .record(z.string().min(1), scalarSchema)
       .optional()
       .describe(
         'Translation table: a cell value (matched ignoring case and spacing) is replaced by its entry, e.g. {"Bracelet": "Jewellery"}.',
       ),
-    /** With `values`: what a value missing from the table becomes (without it, such a value passes unchanged). */
     otherValues: scalarSchema
       .optional()
       .describe(
         'With values: what a value missing from the table becomes; without it such a value passes through unchanged.',
       ),
-    /** List fields: the characters that separate items, e.g. ";" or ";,". Default ";". */
     split: z
       .string()
       .min(1)
       .optional()
       .describe('List fields: the characters that separate items, e.g. ";" or ";,". Default ";".'),
   })
-  .refine(
-    (source) =>
-      [source.column, source.template, source.constant].filter((part) => part !== undefined).length === 1,
-    {
-      message: 'give exactly one of column, template or constant',
-    },
-  );
+  .refine(oneOrigin, { message: 'give exactly one of column, template or constant' });
 
 /** Where a value comes from: a column name as shorthand, or { column | template | constant, default?, split? }. */
 type SourceObject = z.output<typeof sourceObjectSchema>;
@@ -140,12 +124,10 @@ export const levelMappingSchema = z.strictObject({
       'Product fields by value source (names of style types, brands, seasons... are looked up in the API lists).',
     ),
   codes: z.array(codeSourceSchema).default([]).describe('Product codes.'),
-  /** Columns whose header is a code type (PLM_ID, EAN_GTIN_13, OTHER_ID1, ...) become codes. */
   autoCodeColumns: z
     .boolean()
     .default(false)
     .describe('Columns whose header is a code type (PLM_ID, EAN_GTIN_13, OTHER_ID1...) become codes.'),
-  /** Keys of the JSON document stored in customProperties. */
   customProperties: z
     .record(z.string().min(1), customPropertySchema)
     .default({})
@@ -154,19 +136,15 @@ export const levelMappingSchema = z.strictObject({
 export type LevelMapping = z.output<typeof levelMappingSchema>;
 
 const commonSchema = {
-  /** Optional pointer to the published JSON Schema, for editors. */
   $schema: z.string().optional().describe('Optional pointer to the JSON Schema, for editors.'),
   name: z.string().min(1).describe('Name shown in results and messages.'),
   description: z.string().optional().describe('Free text for people reading the mapping.'),
-  /** How text dates like 03/04/2025 are read. */
   dateOrder: z.enum(['DMY', 'MDY']).default('DMY').describe('How text dates like 03/04/2025 are read.'),
-  /** xlsx/xls with several sheets: which one to read (default: the first sheet with cells). */
   sheet: z
     .string()
     .min(1)
     .optional()
     .describe('xlsx/xls: the sheet to read (default the first sheet with cells); --sheet overrides it.'),
-  /** Rows whose listed columns are all blank hold no product (image-only rows of a Shopify export): skipped and counted. */
   skipRows: z
     .strictObject({
       whenBlank: z
@@ -178,12 +156,10 @@ const commonSchema = {
     .describe(
       'Rows that hold no product (for example Shopify image-only rows): skipped and counted, never rejected.',
     ),
-  /** Raw-material ids (spec 02 `rawMaterialId`) by the material names the composition text uses. */
   rawMaterials: z
     .record(z.string().min(1), z.string().min(1))
     .default({})
     .describe('Raw-material ids by the material names compositions use, e.g. {"Cotton": "rawmat_cotton"}.'),
-  /** Name of the material header written for a composition without section labels. */
   compositionName: z
     .string()
     .min(1)
@@ -192,7 +168,6 @@ const commonSchema = {
     .describe(
       'Material header name for a composition without section labels (labelled sections use their label).',
     ),
-  /** Built-in profiles read optional columns; a mapping file must name only columns the sheet has. */
   ignoreMissingColumns: z
     .boolean()
     .default(false)
@@ -207,7 +182,6 @@ export const nativeProfileSchema = z
     ...commonSchema,
     layout: z.literal('native').describe('One row per product at any level.'),
     parentExternalId: valueSourceSchema.describe("The parent's externalId (blank: a style)."),
-    /** Optional: when absent or blank the level follows the parent chain (no parent = style). */
     level: valueSourceSchema
       .optional()
       .describe('style, variant or sku; when absent or blank the level follows the parent chain.'),
@@ -220,7 +194,6 @@ export const flatProfileSchema = z
   .strictObject({
     ...commonSchema,
     layout: z.literal('flat').describe('One row per SKU carrying its style and variant.'),
-    /** Columns that, when blank, repeat the value of the row above (typically the style and colour keys). */
     fillDown: z
       .array(z.string().min(1))
       .default([])

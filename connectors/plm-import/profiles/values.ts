@@ -1,4 +1,4 @@
-import type { CellValue } from '../read/types';
+import type { CellValue } from '../read/sheet';
 
 /** A cell as trimmed text (numbers as written by JavaScript, e.g. 4006381333931), or null when blank. */
 export function cellText(value: CellValue | undefined): string | null {

@@ -19,7 +19,7 @@ import {
   restoreRejectsCell,
 } from '../../../connectors/input-limits';
 import { writeRejects as writePlmRejects } from '../../../connectors/plm-import/rejects';
-import { openSheet } from '../../../connectors/plm-import/read';
+import { openSheet } from '../../../connectors/plm-import/read/open-sheet';
 import { heavyWorkbook } from '../../bad-input/corpus';
 import {
   buildOrders,

@@ -1,5 +1,5 @@
-import { chooseLevelsToList, sheetKeys } from '../../../activities/plm-import/catalogue';
-import type { ProductDraft } from '../../../connectors/plm-import';
+import { chooseLevelsToList, sheetKeys } from '../../../connectors/plm-import/catalogue';
+import type { ProductDraft } from '../../../connectors/plm-import/draft';
 
 const draft = (
   externalId: string,

@@ -1,11 +1,9 @@
 import { closeSync, openSync, writeSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import {
-  openSheet,
-  parseProductSheet,
-  validateDrafts,
-  type MappingProfile,
-} from '../../../connectors/plm-import';
+import { parseProductSheet } from '../../../connectors/plm-import/profiles/map-rows';
+import type { MappingProfile } from '../../../connectors/plm-import/profiles/schema';
+import { openSheet } from '../../../connectors/plm-import/read/open-sheet';
+import { validateDrafts } from '../../../connectors/plm-import/validate';
 import { badInput, collect, flat, native, profile, references, tempDir } from './helpers';
 
 /** Each file of test/fixtures/bad-input (spreadsheet cases) and what an operator gets from it. */

@@ -1,4 +1,4 @@
-import { compositionOps, type CurrentHeader } from '../../../connectors/plm-import';
+import { compositionOps, type CurrentHeader } from '../../../connectors/plm-import/composition';
 
 const line = (id: string, rawMaterialId: string, percentage: number) => ({
   id,

@@ -1,17 +1,16 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { builtinProfile } from '../../../connectors/plm-import/profiles/builtin';
+import { mapRows } from '../../../connectors/plm-import/profiles/map-rows';
+import type { ReferenceLists } from '../../../connectors/plm-import/profiles/references';
 import {
-  builtinProfile,
-  mapRows,
   parseMappingProfile,
-  validateDrafts,
-  type CellValue,
   type MappingProfile,
   type MappingProfileInput,
-  type ReferenceLists,
-  type SheetRow,
-} from '../../../connectors/plm-import';
+} from '../../../connectors/plm-import/profiles/schema';
+import type { CellValue, SheetRow } from '../../../connectors/plm-import/read/sheet';
+import { validateDrafts } from '../../../connectors/plm-import/validate';
 import referencesJson from '../../fixtures/plm/references.json';
 
 export const fixtures = join(__dirname, '..', '..', 'fixtures', 'plm');

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { parseMappingProfile } from '../../../connectors/plm-import';
+import { parseMappingProfile } from '../../../connectors/plm-import/profiles/schema';
 import {
   mappingJsonSchemaText,
   mappingSchemaPath,

@@ -1,16 +1,14 @@
 import { join } from 'node:path';
 import {
   parseExistingProducts,
-  parseProductSheet,
-  planImport,
-  validateDrafts,
   CatalogueIndex,
   type ExistingProduct,
-  type ImportPlan,
-  type MappingProfile,
-  type MappingProfileInput,
-  builtinProfile,
-} from '../../../connectors/plm-import';
+} from '../../../connectors/plm-import/catalogue';
+import { planImport, type ImportPlan } from '../../../connectors/plm-import/plan';
+import { builtinProfile } from '../../../connectors/plm-import/profiles/builtin';
+import { parseProductSheet } from '../../../connectors/plm-import/profiles/map-rows';
+import type { MappingProfile, MappingProfileInput } from '../../../connectors/plm-import/profiles/schema';
+import { validateDrafts } from '../../../connectors/plm-import/validate';
 import {
   classicTeeBlackInCatalogue,
   fixtures,

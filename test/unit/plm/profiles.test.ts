@@ -1,11 +1,8 @@
 import { join } from 'node:path';
-import {
-  mapRows,
-  parseMappingProfile,
-  parseProductSheet,
-  PlmFileError,
-  validateDrafts,
-} from '../../../connectors/plm-import';
+import { PlmFileError } from '../../../connectors/plm-import/issues';
+import { mapRows, parseProductSheet } from '../../../connectors/plm-import/profiles/map-rows';
+import { parseMappingProfile } from '../../../connectors/plm-import/profiles/schema';
+import { validateDrafts } from '../../../connectors/plm-import/validate';
 import {
   fixtures,
   flat,

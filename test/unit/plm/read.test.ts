@@ -1,7 +1,9 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import * as XLSX from 'xlsx';
-import { detectDelimiter, openSheet, PlmFileError } from '../../../connectors/plm-import';
+import { PlmFileError } from '../../../connectors/plm-import/issues';
+import { detectDelimiter } from '../../../connectors/plm-import/read/csv';
+import { openSheet } from '../../../connectors/plm-import/read/open-sheet';
 import { collect, fixtures, tempDir } from './helpers';
 
 describe('openSheet: csv', () => {

@@ -1,16 +1,13 @@
 import { copyFileSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import * as XLSX from 'xlsx';
-import {
-  CatalogueIndex,
-  openSheet,
-  parseExistingProducts,
-  parseProductSheet,
-  planImport,
-  validateDrafts,
-  writeRejects,
-  type MappingProfile,
-} from '../../../connectors/plm-import';
+import { CatalogueIndex, parseExistingProducts } from '../../../connectors/plm-import/catalogue';
+import { planImport } from '../../../connectors/plm-import/plan';
+import { parseProductSheet } from '../../../connectors/plm-import/profiles/map-rows';
+import type { MappingProfile } from '../../../connectors/plm-import/profiles/schema';
+import { openSheet } from '../../../connectors/plm-import/read/open-sheet';
+import { writeRejects } from '../../../connectors/plm-import/rejects';
+import { validateDrafts } from '../../../connectors/plm-import/validate';
 import {
   badInput,
   classicTeeBlackInCatalogue,

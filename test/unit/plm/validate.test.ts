@@ -1,5 +1,7 @@
 import { join } from 'node:path';
-import { parseProductSheet, validateDrafts, type RowIssue } from '../../../connectors/plm-import';
+import type { RowIssue } from '../../../connectors/plm-import/issues';
+import { parseProductSheet } from '../../../connectors/plm-import/profiles/map-rows';
+import { validateDrafts } from '../../../connectors/plm-import/validate';
 import { badInput, mapAndValidate, native, nativeHeaders, profile, references } from './helpers';
 
 const summary = (issues: RowIssue[]) =>

@@ -1,4 +1,9 @@
-import { closeMatches, parseComposition, parseDate, parseLocaleNumber } from '../../../connectors/plm-import';
+import { closeMatches } from '../../../connectors/traceability/name-matching';
+import {
+  parseComposition,
+  parseDate,
+  parseLocaleNumber,
+} from '../../../connectors/plm-import/profiles/values';
 import { parseBoolean, splitList } from '../../../connectors/plm-import/profiles/values';
 import { didYouMean } from '../../../connectors/traceability/name-matching';
 

@@ -1,20 +1,17 @@
 import { log } from '@temporalio/activity';
-import type { ActivityDeps } from '../deps';
-import { applyBatch } from './apply';
-import { finishRun } from './finish';
-import { planRun } from './plan';
-import { PlmInputError, readSheet } from './read-sheet';
-import { PlmFileError } from '../../connectors/plm-import';
+import { applyBatch, finishRun } from '../connectors/plm-import/apply';
 import {
-  ApiCalls,
-  failureMapper,
-  guarded,
-  inputLimit,
-  invalidInput,
-  nonRetryable,
-  withHeartbeats,
-} from '../batch-kit';
-import { runKeyOf } from '../../connectors/staging';
+  holdBackChangedSteps,
+  holdBackInputSchema,
+  writeApprovalPlan,
+  writePlanInputSchema,
+  type ApprovalPlanFiles,
+  type HoldBackInput,
+  type HoldBackResult,
+  type WritePlanInput,
+} from '../connectors/plm-import/approval-plan';
+import { PlmInputError, planRun, readSheet } from '../connectors/plm-import/import-plan';
+import { PlmFileError } from '../connectors/plm-import/issues';
 import {
   applyInputSchema,
   finishInputSchema,
@@ -29,19 +26,27 @@ import {
   type PlmImportResult,
   type ReadInput,
   type ReadResult,
-} from './types';
+} from '../connectors/plm-import/staged-run';
+import { runKeyOf } from '../connectors/staging';
+import {
+  ApiCalls,
+  failureMapper,
+  guarded,
+  inputLimit,
+  invalidInput,
+  nonRetryable,
+  withHeartbeats,
+} from './batch-kit';
+import type { ActivityDeps } from './deps';
 
+export type { ApprovalPlanFiles, HoldBackResult, Replanned } from '../connectors/plm-import/approval-plan';
 export type {
-  ApplyInput,
+  BatchCounts,
   BatchResult,
-  FinishInput,
-  PlanInput,
   PlanResult,
   PlmImportResult,
-  ReadInput,
   ReadResult,
-};
-export { runKeyOf } from '../../connectors/staging';
+} from '../connectors/plm-import/staged-run';
 
 /** Errors no retry can fix stop the run with their own message; API errors follow the client's retry rules. */
 export const asActivityFailure = failureMapper(
@@ -52,7 +57,8 @@ export const asActivityFailure = failureMapper(
 );
 
 /**
- * Job 1's activities: read the sheet, plan against the catalogue, apply one batch, finish (rejects + result).
+ * Job 1's activities: read the sheet, plan against the catalogue, apply one batch, finish (rejects + result); with
+ * approval, the plan a person reads and the hold-back of writes changed since it was approved.
  * Each is safe to run again: everything it keeps lives in the run folder, keyed by the workflow id.
  */
 export function createPlmImportActivities(deps: Pick<ActivityDeps, 'client' | 'config'>) {
@@ -110,5 +116,37 @@ export function createPlmImportActivities(deps: Pick<ActivityDeps, 'client' | 'c
       const input = finishInputSchema.parse(raw);
       return await finishRun(input, runFolder(input.runKey));
     }),
+
+    /** Plan, then approve: plan.html and plan.xlsx (creates, updates before → after, rejects), and the plan's snapshot. */
+    writePlmApprovalPlan: guarded(
+      asActivityFailure,
+      async (raw: WritePlanInput): Promise<ApprovalPlanFiles> => {
+        const result = await withHeartbeats(() =>
+          writeApprovalPlan(writePlanInputSchema.parse(raw), deps.config.dataDir, deps.client),
+        );
+        log.info('PLM approval plan written', {
+          htmlFile: result.htmlFile,
+          creates: result.creates,
+          updates: result.updates,
+          rejects: result.rejects,
+        });
+        return result;
+      },
+    ),
+
+    /** After approval: keeps only the writes that are still exactly as approved, and reports the others. */
+    holdBackChangedPlmSteps: guarded(
+      asActivityFailure,
+      async (raw: HoldBackInput): Promise<HoldBackResult> => {
+        const result = await withHeartbeats(() =>
+          holdBackChangedSteps(holdBackInputSchema.parse(raw), deps.config.dataDir, deps.client),
+        );
+        if (result.replanned.length > 0)
+          log.warn('Products changed on the platform since the approved plan: held back', {
+            count: result.replanned.length,
+          });
+        return result;
+      },
+    ),
   };
 }

@@ -1,32 +1,38 @@
-import {
-  isTraceabilityApiError,
-  type MaterialHeader,
-  type MaterialLine,
-  type TraceabilityApiError,
-} from '../../connectors/traceability';
-import type { ApiCalls, Progress } from '../batch-kit';
-import { immutableMismatch, readBack, updateFromCreate } from './converge';
-import { toCurrentLine } from './plan';
-import type { BatchJournal, StagingRef } from '../../connectors/staging';
-import {
-  compositionOps,
-  currentHeaderSchema,
-  type CompositionOp,
-  type CurrentHeader,
-} from '../../connectors/plm-import';
+import { randomUUID } from 'node:crypto';
+import { rename, rm } from 'node:fs/promises';
+import { basename, extname } from 'node:path';
+import type { ApiCalls, Progress } from '../../activities/batch-kit';
+import { boundMessage, quoteInput } from '../input-limits';
+import type { BatchJournal, StagingRef } from '../staging';
+import { writeFileAtomically } from '../storage';
+import { isTraceabilityApiError, type TraceabilityApiError } from '../traceability';
+import { readBack } from './catalogue';
+import { compositionOps, readOwned, runOp } from './composition';
+import { immutableProblem, updateBody } from './plan';
+import { parseMappingProfile } from './profiles/schema';
+import { writeRejects } from './rejects';
 import {
   compositionStepSchema,
   manifestSchema,
+  rejectIssueSchema,
   writeStepSchema,
-  type CompositionStep,
   type ApplyInput,
   type BatchResult,
+  type CompositionStep,
   type CreateWrite,
+  type FinishInput,
   type JournalEntry,
-  type PlmRun,
   type Outcome,
+  type PlmImportResult,
+  type PlmRun,
+  type RejectIssue,
   type WriteStep,
-} from './types';
+} from './staged-run';
+
+/**
+ * The PLM import's writes: one staged batch at a time (products, then their material compositions), each product's
+ * outcome journalled as it settles; then the run's totals, its rejects file and result.json.
+ */
 
 /** Products written at once within a batch; the client paces and bounds the requests themselves. */
 const LANES = 8;
@@ -43,7 +49,11 @@ interface StepContext {
   pending: ReadonlyMap<string, { write: 'create' | 'update' }>;
 }
 
-function outcome(step: WriteStep, kind: Outcome['outcome'], extra: Partial<Outcome> = {}): Outcome {
+function outcome(
+  step: WriteStep | CompositionStep,
+  kind: Outcome['outcome'],
+  extra: Partial<Outcome> = {},
+): Outcome {
   return {
     kind: 'outcome',
     externalId: step.externalId,
@@ -68,6 +78,17 @@ function rowLevel(error: unknown): error is TraceabilityApiError {
   return isTraceabilityApiError(error) && !error.retryable;
 }
 
+/** Sends one write: undefined once done, the product's rejection on a row-level answer (anything else is thrown). */
+async function rejectedBy(step: WriteStep, write: () => Promise<unknown>): Promise<Outcome | undefined> {
+  try {
+    await write();
+    return undefined;
+  } catch (error) {
+    if (rowLevel(error)) return rejection(step, error);
+    throw error;
+  }
+}
+
 /** A create met an existing product: re-read it and make it match (or reject it when it cannot be that product). */
 async function convergeExisting(
   step: CreateWrite,
@@ -76,7 +97,11 @@ async function convergeExisting(
 ): Promise<Outcome> {
   const found = await readBack(context.api, step);
   if (!found) return rejection(step, error);
-  const mismatch = immutableMismatch(step, found);
+  const mismatch = immutableProblem(
+    { ...step, isComponent: step.body.isComponent },
+    found.product,
+    found.parentExternalId,
+  );
   if (mismatch)
     return outcome(step, 'rejected', {
       id: found.product.id,
@@ -87,16 +112,13 @@ async function convergeExisting(
   // Our own create whose answer was lost (the client says so), or that an attempt killed mid-write had begun.
   const own = error.maybeCommitted || context.pending.get(step.externalId)?.write === 'create';
   const recovered = own ? 'own_write' : 'existing_product';
-  const { body, changed } = updateFromCreate(step, found.product);
+  const { body, changed } = updateBody({ ...step.body, styleLevelId: step.styleLevelId }, found.product);
   if (changed.length === 0)
     return outcome(step, own ? 'created' : 'unchanged', { id: found.product.id, recovered });
-  try {
-    await context.api.one(() => context.api.client.products.update(found.product.id, body));
-  } catch (updateError) {
-    if (rowLevel(updateError)) return rejection(step, updateError);
-    throw updateError;
-  }
-  return outcome(step, own ? 'created' : 'updated', { id: found.product.id, recovered });
+  const refused = await rejectedBy(step, () =>
+    context.api.one(() => context.api.client.products.update(found.product.id, body)),
+  );
+  return refused ?? outcome(step, own ? 'created' : 'updated', { id: found.product.id, recovered });
 }
 
 async function applyCreate(step: CreateWrite, context: StepContext): Promise<Outcome> {
@@ -108,17 +130,15 @@ async function applyCreate(step: CreateWrite, context: StepContext): Promise<Out
     if (EXISTS_CODES.has(error.code)) return convergeExisting(step, error, context);
     return rejection(step, error);
   }
-  if (step.styleLevelId !== undefined) {
-    // The create body cannot carry styleLevelId (spec: settable on update); a failure here is the row's.
-    const styleLevelId = step.styleLevelId;
-    try {
-      await context.api.one(() => context.api.client.products.update(id, { styleLevelId }));
-    } catch (error) {
-      if (rowLevel(error)) return { ...rejection(step, error), id };
-      throw error;
-    }
-  }
-  return outcome(step, 'created', { id });
+  // The create body cannot carry styleLevelId (spec: settable on update); a failure here is the row's.
+  const { styleLevelId } = step;
+  const refused =
+    styleLevelId === undefined
+      ? undefined
+      : await rejectedBy(step, () =>
+          context.api.one(() => context.api.client.products.update(id, { styleLevelId })),
+        );
+  return refused ? { ...refused, id } : outcome(step, 'created', { id });
 }
 
 async function applyStep(step: WriteStep, context: StepContext): Promise<Outcome> {
@@ -133,15 +153,15 @@ async function applyStep(step: WriteStep, context: StepContext): Promise<Outcome
   }
   await context.journal.append({ kind: 'intent', externalId: step.externalId, write: step.action });
   if (step.action === 'create') return applyCreate(step, context);
-  if (Object.keys(step.body).length > 0) {
-    try {
-      await context.api.one(() => context.api.client.products.update(step.id, step.body));
-    } catch (error) {
-      if (rowLevel(error)) return rejection(step, error);
-      throw error;
-    }
-  }
-  return outcome(step, 'updated', { id: step.id, ...(step.unarchive ? { unarchived: true } : {}) });
+  const refused =
+    Object.keys(step.body).length === 0
+      ? undefined
+      : await rejectedBy(step, () =>
+          context.api.one(() => context.api.client.products.update(step.id, step.body)),
+        );
+  return (
+    refused ?? outcome(step, 'updated', { id: step.id, ...(step.unarchive ? { unarchived: true } : {}) })
+  );
 }
 
 /**
@@ -154,91 +174,6 @@ async function unarchiveAll(steps: readonly WriteStep[], api: ApiCalls): Promise
     const chunk = ids.slice(start, start + 100);
     await api.one(() => api.client.products.unarchive(chunk, { shouldUnarchiveChildren: false }));
   }
-}
-
-/** The headers a product owns now, with their lines (a retried composition step plans again from these). */
-async function readOwned(api: ApiCalls, productId: string): Promise<CurrentHeader[]> {
-  const materials = api.client.materials;
-  const headers: MaterialHeader[] = [];
-  const firstHeaders = await api.one(() =>
-    materials.listHeaders({ styleId: productId, isOwner: true, page: 1, limit: 100 }),
-  );
-  headers.push(...firstHeaders.items);
-  await api.remainingPages(
-    firstHeaders,
-    (page) => materials.listHeaders({ styleId: productId, isOwner: true, page, limit: 100 }),
-    (items) => headers.push(...items),
-  );
-  const owned: CurrentHeader[] = [];
-  for (const header of headers) {
-    const lines: MaterialLine[] = [];
-    const first = await api.one(() =>
-      materials.listLines({ materialHeaderId: header.id, page: 1, limit: 100 }),
-    );
-    lines.push(...first.items);
-    await api.remainingPages(
-      first,
-      (page) => materials.listLines({ materialHeaderId: header.id, page, limit: 100 }),
-      (items) => lines.push(...items),
-    );
-    owned.push(
-      currentHeaderSchema.parse({
-        id: header.id,
-        name: header.name,
-        lines: lines.map(toCurrentLine),
-      }),
-    );
-  }
-  return owned;
-}
-
-async function runOp(api: ApiCalls, styleId: string, op: CompositionOp): Promise<void> {
-  const materials = api.client.materials;
-  switch (op.op) {
-    case 'deleteHeaders':
-      await api.one(() => materials.deleteHeaders({ styleId, materialHeaderIds: op.headerIds }));
-      return;
-    case 'createHeader': {
-      const header = await api.one(() =>
-        materials.createHeader({ name: op.name, link: { styleId, isMainMaterial: op.isMainMaterial } }),
-      );
-      for (const line of op.lines)
-        await api.one(() =>
-          materials.createLine({ styleId, materialHeaderId: header.id, parentId: null, ...line }),
-        );
-      return;
-    }
-    case 'deleteLines':
-      await api.one(() => materials.deleteLines({ styleId, materialLineIds: op.lineIds }));
-      return;
-    case 'replaceLine': {
-      const { id, ...line } = op.line;
-      await api.one(() => materials.replaceLine(id, { styleId, materialHeaderId: op.headerId, ...line }));
-      return;
-    }
-    case 'createLine':
-      await api.one(() =>
-        materials.createLine({ styleId, materialHeaderId: op.headerId, parentId: null, ...op.line }),
-      );
-  }
-}
-
-function compositionOutcome(
-  step: CompositionStep,
-  kind: Outcome['outcome'],
-  id: string,
-  extra: Partial<Outcome> = {},
-): Outcome {
-  return {
-    kind: 'outcome',
-    target: 'composition',
-    externalId: step.externalId,
-    level: step.level,
-    outcome: kind,
-    id,
-    rowNumbers: step.rowNumbers,
-    ...extra,
-  };
 }
 
 /**
@@ -257,17 +192,16 @@ async function applyComposition(
     externalId: step.externalId,
     write: step.id === null ? 'create' : 'update',
   });
+  const composition = { target: 'composition' as const, id: productId };
   try {
     const ops = began ? compositionOps(step.desired, await readOwned(context.api, productId)) : step.ops;
     for (const op of ops) await runOp(context.api, productId, op);
-    return compositionOutcome(
-      step,
-      ops.length === 0 ? 'unchanged' : step.id === null ? 'created' : 'updated',
-      productId,
-    );
+    const kind = ops.length === 0 ? 'unchanged' : step.id === null ? 'created' : 'updated';
+    return outcome(step, kind, composition);
   } catch (error) {
     if (!rowLevel(error)) throw error;
-    return compositionOutcome(step, 'rejected', productId, {
+    return outcome(step, 'rejected', {
+      ...composition,
       code: error.code,
       message: `the API refused the composition of '${step.externalId}' (${error.statusCode} ${error.code}): ${error.message}`,
       column: step.column,
@@ -358,4 +292,132 @@ export async function applyBatch(
     if (settled.recovered) recovered += 1;
   }
   return { batch: input.batch, counts, recovered, apiCalls: api.count, durationMs: Date.now() - started };
+}
+
+const SAMPLE = 10;
+
+/** Rows of products the API refused (or whose parent it refused), one issue per row of the product. */
+function applyIssues(outcomes: readonly Outcome[]): RejectIssue[] {
+  return outcomes
+    .filter((outcome) => outcome.outcome === 'rejected')
+    .flatMap((outcome) =>
+      outcome.rowNumbers.map((rowNumber) => ({
+        rowNumber,
+        column: outcome.column ?? null,
+        code: outcome.code ?? 'rejected',
+        message: `row ${rowNumber}: ${outcome.message ?? 'rejected by the API'}`,
+        externalId: outcome.externalId,
+      })),
+    );
+}
+
+/**
+ * Totals the run from its plan and batch journals, writes the rejects file (the sheet's own format, original
+ * columns plus error_code and error_message) and result.json. Both are written through a temporary file and a
+ * rename, so running it again after a crash gives the same files.
+ */
+export async function finishRun(input: FinishInput, run: PlmRun): Promise<PlmImportResult> {
+  const started = Date.now();
+  const manifest = await run.staging.getJson(input.manifest, manifestSchema);
+  const planIssues = await run.staging.readAllNdjson(manifest.issues, rejectIssueSchema);
+  const allOutcomes = input.dryRun ? [] : await run.outcomes();
+  const issues = [...planIssues, ...applyIssues(allOutcomes)]
+    .filter((issue) => issue.rowNumber > 0)
+    .sort((a, b) => a.rowNumber - b.rowNumber);
+  const rejectedRows = new Set(issues.map((issue) => issue.rowNumber)).size;
+
+  let rejectsFile: string | null = null;
+  // A dry run writes the rejects file a real run would (its plan's rows), so it can be fixed before the real run.
+  if (rejectedRows > 0) {
+    const extension = extname(manifest.sourceCopy) || '.csv';
+    rejectsFile = run.file(`rejects${extension}`);
+    const temp = run.file(`.rejects-${randomUUID()}${extension}`);
+    try {
+      // The sheet the run read (--sheet or the mapping's `sheet`), so the rejects hold that sheet's rows.
+      const read = input.sheetName ? { read: { sheetName: input.sheetName } } : {};
+      // The copy may have been made by another worker (run-data store); the rejects file is published back there.
+      const sourcePath = (await run.fetch(basename(manifest.sourceCopy))) ?? manifest.sourceCopy;
+      await writeRejects({
+        sourcePath,
+        issues,
+        profile: parseMappingProfile(manifest.profile),
+        outputPath: temp,
+        ...read,
+      });
+      await rename(temp, rejectsFile);
+      await run.publish(basename(rejectsFile));
+    } finally {
+      await rm(temp, { force: true });
+    }
+  }
+
+  const settled = { created: 0, updated: 0, unchanged: 0, rejected: 0, recovered: 0, unarchived: 0 };
+  const composed = { created: 0, updated: 0, unchanged: 0, rejected: 0 };
+  for (const outcome of allOutcomes) {
+    if (outcome.target === 'composition') {
+      composed[outcome.outcome] += 1;
+      continue;
+    }
+    settled[outcome.outcome] += 1;
+    if (outcome.recovered) settled.recovered += 1;
+    if (outcome.unarchived) settled.unarchived += 1;
+  }
+  const compositions = {
+    written: composed.created + composed.updated,
+    unchanged: manifest.compositionsUnchanged + composed.unchanged,
+    rejected: composed.rejected,
+  };
+  const { counts } = manifest;
+  const products = {
+    total: counts.create + counts.update + counts.unchanged + counts.invalid + counts.archived,
+    created: settled.created,
+    updated: settled.updated,
+    unchanged: counts.unchanged + settled.unchanged,
+    archived: counts.archived,
+    unarchived: settled.unarchived,
+    rejected: counts.invalid + settled.rejected,
+    rejectedAtValidation: counts.invalid,
+    rejectedByApi: settled.rejected,
+  };
+  const firstByRow = new Map<number, RejectIssue>();
+  for (const issue of issues) if (!firstByRow.has(issue.rowNumber)) firstByRow.set(issue.rowNumber, issue);
+  const resultFile = run.file('result.json');
+  const apiCalls = {
+    ...input.apiCalls,
+    total: input.apiCalls.read + input.apiCalls.plan + input.apiCalls.apply,
+  };
+  const finishMs = Date.now() - started;
+  const result: PlmImportResult = {
+    workflowId: input.workflowId,
+    file: manifest.sourceFile,
+    profile: manifest.profileName,
+    dryRun: input.dryRun,
+    retryOf: input.retryOf,
+    rows: input.rows,
+    skippedRows: input.skippedRows ?? 0,
+    sheetName: input.sheetName ?? null,
+    ignoredSheets: input.ignoredSheets ?? [],
+    compositions,
+    products,
+    plan: counts,
+    recovered: settled.recovered,
+    apiCalls,
+    catalogueRead: input.catalogue,
+    durationsMs: { ...input.durationsMs, finish: finishMs, total: Date.now() - input.startedAtMs },
+    rejectsFile,
+    rejectedRows,
+    rejections: [...firstByRow.values()].slice(0, SAMPLE).map((issue) => ({
+      rowNumber: issue.rowNumber,
+      // Quoted input, bounded: a huge cell must not reach the workflow's result.
+      externalId: issue.externalId === undefined ? null : quoteInput(issue.externalId),
+      code: issue.code,
+      message: boundMessage(issue.message, 500),
+    })),
+    planFile: manifest.planFile,
+    resultFile,
+    warnings: input.warnings,
+  };
+  await writeFileAtomically(resultFile, `${JSON.stringify(result, null, 2)}\n`);
+  await run.publish('result.json');
+  return result;
 }

@@ -1,20 +1,22 @@
 import { isDeepStrictEqual } from 'node:util';
 import { z } from 'zod';
-import { stagingRefSchema, type StagingRef } from '../../connectors/staging';
-import { htmlDocument, htmlTable, tableMatrix, toXlsx, type Table } from '../../connectors/reports';
-import { isTraceabilityApiError, type TraceabilityClient } from '../../connectors/traceability';
-import { writeFileAtomically } from '../../connectors/storage';
-import { plmRun, type PlmRun } from '../plm-import/types';
+import { stagingRefSchema, type StagingRef } from '../staging';
+import { htmlDocument, htmlTable, tableMatrix, toXlsx, type Table } from '../reports';
+import { isTraceabilityApiError, type TraceabilityClient } from '../traceability';
+import { writeFileAtomically } from '../storage';
 import {
   compositionStepSchema,
   manifestSchema,
+  plmRun,
   rejectIssueSchema,
   writeStepSchema,
   type CompositionStep,
+  type CreateWrite,
   type Manifest,
+  type PlmRun,
   type RejectIssue,
   type WriteStep,
-} from '../plm-import/types';
+} from './staged-run';
 
 /**
  * Plan, then approve (PLM import): the human-readable plan a run awaiting approval shows (html and xlsx: creates,
@@ -105,9 +107,7 @@ export async function writeApprovalPlan(
   const compositionSteps = await readStaged(run, manifest, 'compositions', compositionStepSchema);
   const issues = await run.staging.readAllNdjson(manifest.issues, rejectIssueSchema);
 
-  const creates = steps.filter(
-    (step): step is Extract<WriteStep, { action: 'create' }> => step.action === 'create',
-  );
+  const creates = steps.filter((step): step is CreateWrite => step.action === 'create');
   const updates = steps.filter(
     (step): step is Extract<WriteStep, { action: 'update' }> => step.action === 'update',
   );
@@ -133,47 +133,47 @@ export async function writeApprovalPlan(
     creates: {
       name: 'Creates',
       columns: [
-        { header: 'externalId', value: (s: (typeof creates)[number]) => s.externalId },
-        { header: 'level', value: (s: (typeof creates)[number]) => s.level },
-        { header: 'parent', value: (s: (typeof creates)[number]) => s.parentExternalId ?? '' },
-        { header: 'rows', value: (s: (typeof creates)[number]) => s.rowNumbers.join(' ') },
-        { header: 'fields', value: (s: (typeof creates)[number]) => JSON.stringify(s.body) },
+        { header: 'externalId', value: (s) => s.externalId },
+        { header: 'level', value: (s) => s.level },
+        { header: 'parent', value: (s) => s.parentExternalId ?? '' },
+        { header: 'rows', value: (s) => s.rowNumbers.join(' ') },
+        { header: 'fields', value: (s) => JSON.stringify(s.body) },
       ],
       rows: creates,
-    } satisfies Table<(typeof creates)[number]>,
+    } satisfies Table<CreateWrite>,
     updates: {
       name: 'Updates',
       columns: [
-        { header: 'externalId', value: (c: FieldChange) => c.externalId },
-        { header: 'level', value: (c: FieldChange) => c.level },
-        { header: 'field', value: (c: FieldChange) => c.field },
-        { header: 'before', value: (c: FieldChange) => c.before },
-        { header: 'after', value: (c: FieldChange) => c.after },
+        { header: 'externalId', value: (c) => c.externalId },
+        { header: 'level', value: (c) => c.level },
+        { header: 'field', value: (c) => c.field },
+        { header: 'before', value: (c) => c.before },
+        { header: 'after', value: (c) => c.after },
       ],
       rows: changes,
     } satisfies Table<FieldChange>,
     compositions: {
       name: 'Compositions',
       columns: [
-        { header: 'externalId', value: (c: CompositionStep) => c.externalId },
-        { header: 'composition', value: (c: CompositionStep) => compositionText(c) },
-        { header: 'writes', value: (c: CompositionStep) => c.ops.length },
+        { header: 'externalId', value: (c) => c.externalId },
+        { header: 'composition', value: (c) => compositionText(c) },
+        { header: 'writes', value: (c) => c.ops.length },
       ],
       rows: compositionSteps,
     } satisfies Table<CompositionStep>,
     deletes: {
       name: 'Deletes',
-      columns: [{ header: 'externalId', value: (d: { externalId: string }) => d.externalId }],
+      columns: [{ header: 'externalId', value: (d) => d.externalId }],
       rows: [] as { externalId: string }[],
     } satisfies Table<{ externalId: string }>,
     rejects: {
       name: 'Rejects',
       columns: [
-        { header: 'row', value: (i: RejectIssue) => i.rowNumber },
-        { header: 'externalId', value: (i: RejectIssue) => i.externalId ?? '' },
-        { header: 'column', value: (i: RejectIssue) => i.column ?? '' },
-        { header: 'code', value: (i: RejectIssue) => i.code },
-        { header: 'message', value: (i: RejectIssue) => i.message },
+        { header: 'row', value: (i) => i.rowNumber },
+        { header: 'externalId', value: (i) => i.externalId ?? '' },
+        { header: 'column', value: (i) => i.column ?? '' },
+        { header: 'code', value: (i) => i.code },
+        { header: 'message', value: (i) => i.message },
       ],
       rows: issues,
     } satisfies Table<RejectIssue>,
@@ -291,10 +291,35 @@ export async function holdBackChangedSteps(
   const batches: Manifest['batches'] = [];
   const counts = { ...manifest.counts };
   const heldBack = new Set<string>();
-  const compositionBatches: Manifest['batches'] = [];
+  const stage = async (index: number, batch: Manifest['batches'][number], kept: readonly unknown[]) => {
+    if (kept.length === 0) return;
+    const ref = await run.staging.putNdjson(
+      run.key(`approved-batch-${String(index).padStart(5, '0')}.ndjson`),
+      kept,
+    );
+    batches.push({ level: batch.level, kind: batch.kind, ref });
+  };
+  // Product batches come first in the manifest, so a product held back is known before its composition is seen.
   for (const [index, batch] of manifest.batches.entries()) {
     if (batch.kind === 'compositions') {
-      compositionBatches.push(batch);
+      // A composition is written only as approved, and not for a product whose own write was held back.
+      const kept: CompositionStep[] = [];
+      for await (const step of run.staging.readNdjson(batch.ref, compositionStepSchema)) {
+        seen.add(`composition:${step.externalId}`);
+        const was = approvedCompositions.get(step.externalId);
+        const same =
+          was !== undefined &&
+          isDeepStrictEqual(was.desired, step.desired) &&
+          isDeepStrictEqual(was.ops, step.ops);
+        if (same && !heldBack.has(step.externalId)) kept.push(step);
+        else
+          replanned.push({
+            externalId: step.externalId,
+            approved: was ? `composition ${compositionText(was)}` : 'none',
+            now: `composition ${compositionText(step)}${same ? ' (held back with its product)' : ''}`,
+          });
+      }
+      await stage(index, batch, kept);
       continue;
     }
     const kept: WriteStep[] = [];
@@ -311,51 +336,13 @@ export async function holdBackChangedSteps(
             ? `${describe(step)} (changed on the platform since the plan)`
             : describe(step),
         });
-        if (step.action === 'create') counts.create -= 1;
-        else counts.update -= 1;
+        counts[step.action] -= 1;
       }
     }
-    if (kept.length > 0)
-      batches.push({
-        level: batch.level,
-        kind: 'products',
-        ref: await run.staging.putNdjson(
-          run.key(`approved-batch-${String(index).padStart(5, '0')}.ndjson`),
-          kept,
-        ),
-      });
-  }
-  // A composition is written only as approved, and not for a product whose own write was held back.
-  const seenCompositions = new Set<string>();
-  for (const [index, batch] of compositionBatches.entries()) {
-    const kept: CompositionStep[] = [];
-    for await (const step of run.staging.readNdjson(batch.ref, compositionStepSchema)) {
-      seenCompositions.add(step.externalId);
-      const was = approvedCompositions.get(step.externalId);
-      const same =
-        was !== undefined &&
-        isDeepStrictEqual(was.desired, step.desired) &&
-        isDeepStrictEqual(was.ops, step.ops);
-      if (same && !heldBack.has(step.externalId)) kept.push(step);
-      else
-        replanned.push({
-          externalId: step.externalId,
-          approved: was ? `composition ${compositionText(was)}` : 'none',
-          now: `composition ${compositionText(step)}${same ? ' (held back with its product)' : ''}`,
-        });
-    }
-    if (kept.length > 0)
-      batches.push({
-        level: batch.level,
-        kind: 'compositions',
-        ref: await run.staging.putNdjson(
-          run.key(`approved-compositions-${String(index).padStart(5, '0')}.ndjson`),
-          kept,
-        ),
-      });
+    await stage(index, batch, kept);
   }
   for (const [externalId, step] of approvedCompositions)
-    if (!seenCompositions.has(externalId))
+    if (!seen.has(`composition:${externalId}`))
       replanned.push({ externalId, approved: `composition ${compositionText(step)}`, now: 'none' });
   for (const [externalId, step] of approved)
     if (!seen.has(externalId)) replanned.push({ externalId, approved: describe(step), now: 'none' });

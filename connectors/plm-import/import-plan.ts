@@ -1,36 +1,183 @@
-import {
-  CatalogueIndex,
-  compositionOps,
-  currentLineSchema,
-  planImport,
-  type CompositionCheck,
-  type CurrentHeader,
-  type CurrentLine,
-  validateDrafts,
-  type ImportPlan,
-  type ProductDraft,
-} from '../../connectors/plm-import';
-import { rowIssue } from '../../connectors/plm-import/issues';
-import type { StagingRef } from '../../connectors/staging';
-import { writeFileAtomically } from '../../connectors/storage';
-import { forEachBounded, type ApiCalls } from '../batch-kit';
-import { readCatalogue, sheetKeys } from './catalogue';
+import { mkdir } from 'node:fs/promises';
+import { basename, extname } from 'node:path';
+import type { ApiCalls, Progress } from '../../activities/batch-kit';
+import { boundMessage } from '../input-limits';
+import { copyInput, readInputText, writeFileAtomically } from '../storage';
+import type { ReferenceKind, TraceabilityClient } from '../traceability';
+import { CatalogueIndex, readCatalogue, sheetKeys } from './catalogue';
+import { compositionOps, readLines, type CurrentHeader } from './composition';
+import { PlmFileError, rowIssue } from './issues';
+import { planImport, type CompositionCheck, type ImportPlan } from './plan';
+import { builtinProfile } from './profiles/builtin';
+import { parseProductSheet } from './profiles/map-rows';
+import type { ReferenceLists } from './profiles/references';
+import { parseMappingProfile, type MappingProfile } from './profiles/schema';
 import {
   compositionStepSchema,
-  draftSchema,
-  type CompositionStep,
   rowIssueSchema,
   sheetStageSchema,
   writeStepSchema,
   type CatalogueRead,
+  type CompositionStep,
   type Manifest,
-  type PlmRun,
   type PlanCounts,
   type PlanInput,
   type PlanResult,
+  type PlmRun,
+  type ReadInput,
+  type ReadResult,
   type RejectIssue,
+  type SheetStage,
   type WriteStep,
-} from './types';
+} from './staged-run';
+import { validateDrafts } from './validate';
+import { productDraftSchema, type ProductDraft } from './draft';
+
+/**
+ * The PLM import up to its write batches: the sheet read and staged in the run folder, then planned against the
+ * catalogue (validated, classified, cut into batches, plan.json). Nothing here writes to the API.
+ */
+
+/** A problem with the run's input that no retry can fix (a bad mapping file, both profile and mappingFile...). */
+export class PlmInputError extends Error {
+  override readonly name = 'PlmInputError';
+}
+
+/** The mapping profile of a run: a built-in one by name (default `native`) or a JSON file on the worker. */
+export async function resolveProfile(choice: {
+  profile?: string | undefined;
+  mappingFile?: string | undefined;
+}): Promise<{ profile: MappingProfile; name: string }> {
+  if (choice.profile !== undefined && choice.mappingFile !== undefined) {
+    throw new PlmInputError('give either profile or mappingFile, not both');
+  }
+  if (choice.mappingFile === undefined) {
+    const name = choice.profile ?? 'native';
+    return { profile: builtinProfile(name), name };
+  }
+  let text: string;
+  try {
+    text = await readInputText(choice.mappingFile); // a worker path or an s3:// reference
+  } catch {
+    throw new PlmInputError(
+      `mapping file ${choice.mappingFile} cannot be read (the path is read on the worker)`,
+    );
+  }
+  try {
+    return { profile: parseMappingProfile(JSON.parse(text)), name: choice.mappingFile };
+  } catch (error) {
+    throw new PlmInputError(`mapping file ${choice.mappingFile}: ${(error as Error).message}`);
+  }
+}
+
+const REFERENCE_FIELDS = {
+  styleTypeId: { list: 'styleTypes', kind: 'styleTypes' },
+  brands: { list: 'brands', kind: 'styleProperties:brands' },
+  seasons: { list: 'seasons', kind: 'styleProperties:seasons' },
+  collections: { list: 'collections', kind: 'styleProperties:collections' },
+  departments: { list: 'departments', kind: 'styleProperties:departments' },
+} as const satisfies Record<string, { list: keyof ReferenceLists; kind: ReferenceKind }>;
+
+function mappedFieldNames(profile: MappingProfile): Set<string> {
+  const mappings =
+    profile.layout === 'native' ? [profile.mapping] : [profile.style, profile.variant, profile.sku];
+  return new Set(mappings.flatMap((mapping) => Object.keys(mapping.fields)));
+}
+
+/** Only the reference lists the profile maps a column to, from the client's cache (all pages, loaded once). */
+async function referenceLists(client: TraceabilityClient, profile: MappingProfile): Promise<ReferenceLists> {
+  const mapped = mappedFieldNames(profile);
+  const lists: ReferenceLists = {};
+  await Promise.all(
+    Object.entries(REFERENCE_FIELDS)
+      .filter(([field]) => mapped.has(field))
+      .map(async ([, { list, kind }]) => {
+        const index = await client.reference.index(kind);
+        lists[list] = index.items.map(({ id, name }) => ({ id, name }));
+      }),
+  );
+  return lists;
+}
+
+/**
+ * Reads the sheet with its profile and stages the drafts and row issues. The sheet is copied into the run
+ * folder first: planning and the rejects file then read the very bytes that were parsed, even if the original
+ * is moved (an inbox) or overwritten meanwhile. File errors name the original path.
+ */
+export async function readSheet(
+  input: ReadInput,
+  run: PlmRun,
+  client: TraceabilityClient,
+): Promise<ReadResult> {
+  const started = Date.now();
+  const { profile, name } = await resolveProfile(input);
+  await mkdir(run.path, { recursive: true });
+  const sourceCopy = run.file(`source${extname(input.file).toLowerCase()}`);
+  // A worker path or an s3:// reference; the copy goes to the run-data store, for a worker that continues the run.
+  if (!(await copyInput(input.file, sourceCopy))) {
+    throw new PlmFileError(
+      'file_not_found',
+      `${input.file} does not exist or is not a file (the path is read on the worker).`,
+    );
+  }
+  await run.publish(basename(sourceCopy));
+
+  const before = { ...client.stats().byEndpoint };
+  const references = await referenceLists(client, profile);
+  const apiCalls = referenceCallsSince(client, before);
+
+  let parsed;
+  try {
+    parsed = await parseProductSheet(sourceCopy, {
+      profile,
+      references,
+      read: input.sheet !== undefined ? { sheetName: input.sheet } : {},
+    });
+  } catch (error) {
+    if (error instanceof PlmFileError)
+      throw new PlmFileError(error.code, error.message.split(sourceCopy).join(input.file));
+    throw error;
+  }
+  const drafts = await run.staging.putNdjson(run.key('drafts.ndjson'), parsed.drafts);
+  const issues = await run.staging.putNdjson(run.key('read-issues.ndjson'), parsed.issues);
+  const stage: SheetStage = {
+    sourceFile: input.file,
+    sourceCopy,
+    profile,
+    profileName: name,
+    rowCount: parsed.rowCount,
+    skippedRows: parsed.skippedRows,
+    warnings: parsed.warnings.map((warning) => warning.split(sourceCopy).join(input.file)),
+    fieldColumns: parsed.fieldColumns,
+    drafts,
+    issues,
+  };
+  const sheet = await run.staging.putJson(run.key('sheet.json'), stage);
+  return {
+    runKey: run.runKey,
+    sheet,
+    rows: parsed.rowCount,
+    products: parsed.drafts.length,
+    rowIssues: new Set(parsed.issues.map((issue) => issue.rowNumber)).size,
+    skippedRows: parsed.skippedRows,
+    sheetName: parsed.sheet.sheetName,
+    ignoredSheets: parsed.sheet.ignoredSheets,
+    profileName: name,
+    warnings: stage.warnings.slice(0, 20).map((warning) => boundMessage(warning, 500)),
+    apiCalls,
+    durationMs: Date.now() - started,
+  };
+}
+
+/** Calls the client made to the reference lists since `before` (they go through its shared cache). */
+function referenceCallsSince(client: TraceabilityClient, before: Record<string, number>): number {
+  const now = client.stats().byEndpoint;
+  return Object.keys(now)
+    .filter(
+      (endpoint) => endpoint.startsWith('GET /style-types') || endpoint.startsWith('GET /style-properties'),
+    )
+    .reduce((sum, endpoint) => sum + (now[endpoint] ?? 0) - (before[endpoint] ?? 0), 0);
+}
 
 /**
  * Turns the planner's writes into staged steps the client accepts. A body the API schema refuses (which the
@@ -43,6 +190,10 @@ function toWriteSteps(
   const steps: WriteStep[] = [];
   const issues: RejectIssue[] = [];
   const failed = new Map<string, RejectIssue>();
+  const reject = (write: ImportPlan['writes'][number], issue: RejectIssue) => {
+    failed.set(write.externalId, issue);
+    issues.push(...write.rowNumbers.map((rowNumber) => ({ ...issue, rowNumber })));
+  };
   for (const write of plan.writes) {
     const draft = drafts.get(write.externalId);
     const parentExternalId = draft?.parentExternalId ?? null;
@@ -50,42 +201,22 @@ function toWriteSteps(
     const rowNumber = write.rowNumbers[0] ?? 0;
     const parentFailure = parentExternalId === null ? undefined : failed.get(parentExternalId);
     if (parentFailure) {
-      const issue = rowIssue(
-        rowNumber,
-        parentColumn,
-        'invalid_parent',
-        `parent '${parentExternalId}' is rejected (row ${parentFailure.rowNumber}: ${parentFailure.code}), so '${write.externalId}' is not imported either`,
-        write.externalId,
+      reject(
+        write,
+        rowIssue(
+          rowNumber,
+          parentColumn,
+          'invalid_parent',
+          `parent '${parentExternalId}' is rejected (row ${parentFailure.rowNumber}: ${parentFailure.code}), so '${write.externalId}' is not imported either`,
+          write.externalId,
+        ),
       );
-      failed.set(write.externalId, issue);
-      issues.push(...write.rowNumbers.map((row) => ({ ...issue, rowNumber: row })));
       continue;
     }
-    const base = {
-      externalId: write.externalId,
-      level: write.level,
-      rowNumbers: write.rowNumbers,
-      parentExternalId,
-      parentColumn,
-    };
-    let candidate: unknown;
+    let candidate: unknown = { ...write, parentExternalId, parentColumn };
     if (write.action === 'create') {
       const { styleLevelId, ...body } = write.body;
-      candidate = {
-        ...base,
-        action: 'create',
-        body,
-        ...(styleLevelId !== undefined ? { styleLevelId } : {}),
-      };
-    } else {
-      candidate = {
-        ...base,
-        action: 'update',
-        id: write.id,
-        changedFields: write.changedFields,
-        body: write.body,
-        ...(write.unarchive ? { unarchive: true } : {}),
-      };
+      candidate = { ...write, parentColumn, body, ...(styleLevelId !== undefined ? { styleLevelId } : {}) };
     }
     const parsed = writeStepSchema.safeParse(candidate);
     if (parsed.success) {
@@ -93,16 +224,14 @@ function toWriteSteps(
       continue;
     }
     const problem = parsed.error.issues[0];
-    const issue: RejectIssue = {
+    reject(write, {
       rowNumber,
       column: null,
       code: 'invalid_request',
       message:
         `row ${rowNumber}: the API would refuse '${write.externalId}': ${problem?.path.join('.') ?? ''} ${problem?.message ?? ''}`.trim(),
       externalId: write.externalId,
-    };
-    failed.set(write.externalId, issue);
-    issues.push(...write.rowNumbers.map((row) => ({ ...issue, rowNumber: row })));
+    });
   }
   return { steps, issues };
 }
@@ -120,56 +249,6 @@ function batchesOf(steps: readonly WriteStep[], size: number): WriteStep[][] {
   }
   if (current.length > 0) batches.push(current);
   return batches;
-}
-
-export function toCurrentLine(line: {
-  id: string;
-  rawMaterialId: string;
-  percentage: number;
-  parentId: string | null;
-  weights?: number | null;
-  weightUnit?: string | null;
-  countriesOfOrigin?: string[] | null;
-}): CurrentLine {
-  return currentLineSchema.parse({
-    id: line.id,
-    rawMaterialId: line.rawMaterialId,
-    percentage: line.percentage,
-    parentId: line.parentId,
-    weights: line.weights ?? null,
-    weightUnit: line.weightUnit ?? null,
-    countriesOfOrigin: line.countriesOfOrigin ?? null,
-  });
-}
-
-/** Lines of these headers: one list per header, or every line of the account when that takes fewer pages. */
-async function readLines(api: ApiCalls, headerIds: readonly string[]): Promise<Map<string, CurrentLine[]>> {
-  const byHeader = new Map<string, CurrentLine[]>(headerIds.map((id) => [id, []]));
-  const add = (items: ReadonlyArray<Parameters<typeof toCurrentLine>[0] & { materialHeaderId: string }>) => {
-    for (const item of items) byHeader.get(item.materialHeaderId)?.push(toCurrentLine(item));
-  };
-  if (headerIds.length === 0) return byHeader;
-  if (headerIds.length >= 4) {
-    const first = await api.one(() => api.client.materials.listLines({ page: 1, limit: 100 }));
-    add(first.items);
-    if (first.pagination.totalPages <= headerIds.length) {
-      await api.remainingPages(first, (page) => api.client.materials.listLines({ page, limit: 100 }), add);
-      return byHeader;
-    }
-    for (const id of headerIds) byHeader.set(id, []);
-  }
-  await forEachBounded(headerIds, 8, async (headerId) => {
-    const first = await api.one(() =>
-      api.client.materials.listLines({ materialHeaderId: headerId, page: 1, limit: 100 }),
-    );
-    add(first.items);
-    await api.remainingPages(
-      first,
-      (page) => api.client.materials.listLines({ materialHeaderId: headerId, page, limit: 100 }),
-      add,
-    );
-  });
-  return byHeader;
 }
 
 /**
@@ -240,10 +319,10 @@ async function writePlanFile(path: string, content: PlanFileContent): Promise<vo
           ? { changedFields: step.changedFields }
           : { parent: step.parentExternalId }),
       })),
-      ...content.plan.unchanged.map((step) => ({
+      ...[...content.plan.unchanged, ...content.plan.archived].map((step) => ({
         externalId: step.externalId,
         level: step.level,
-        action: 'unchanged',
+        action: step.action,
         rows: step.rowNumbers,
       })),
       ...content.plan.invalid.map((step) => ({
@@ -251,12 +330,6 @@ async function writePlanFile(path: string, content: PlanFileContent): Promise<vo
         action: 'invalid',
         rows: step.rowNumbers,
         codes: [...new Set(step.issues.map((issue) => issue.code))],
-      })),
-      ...content.plan.archived.map((step) => ({
-        externalId: step.externalId,
-        level: step.level,
-        action: 'archived',
-        rows: step.rowNumbers,
       })),
       ...content.compositionSteps.map((step) => ({
         externalId: step.externalId,
@@ -285,11 +358,11 @@ export async function planRun(
   input: PlanInput,
   run: PlmRun,
   api: ApiCalls,
-  progress: (details: Record<string, unknown>) => void,
+  progress: Progress,
 ): Promise<PlanResult> {
   const started = Date.now();
   const stage = await run.staging.getJson(input.sheet, sheetStageSchema);
-  const drafts = await run.staging.readAllNdjson(stage.drafts, draftSchema);
+  const drafts = await run.staging.readAllNdjson(stage.drafts, productDraftSchema);
   const readIssues = await run.staging.readAllNdjson(stage.issues, rowIssueSchema);
 
   const withMaterial = drafts.some((draft) => draft.fields.composition !== undefined);
@@ -335,21 +408,19 @@ export async function planRun(
   };
 
   const batches: Manifest['batches'] = [];
-  for (const [index, batch] of batchesOf(steps, input.batchSize).entries()) {
-    const ref: StagingRef = await run.staging.putNdjson(
-      run.key(`batch-${String(index).padStart(5, '0')}.ndjson`),
-      batch,
-    );
-    batches.push({ level: batch[0]?.level ?? 'style', ref, kind: 'products' });
-  }
-  for (let start = 0; start < compositions.steps.length; start += input.batchSize) {
-    const batch = compositions.steps.slice(start, start + input.batchSize);
-    const ref: StagingRef = await run.staging.putNdjson(
+  const stageBatch = async (
+    kind: 'products' | 'compositions',
+    batch: ReadonlyArray<WriteStep | CompositionStep>,
+  ) => {
+    const ref = await run.staging.putNdjson(
       run.key(`batch-${String(batches.length).padStart(5, '0')}.ndjson`),
       batch,
     );
-    batches.push({ level: batch[0]?.level ?? 'style', ref, kind: 'compositions' });
-  }
+    batches.push({ level: batch[0]?.level ?? 'style', ref, kind });
+  };
+  for (const batch of batchesOf(steps, input.batchSize)) await stageBatch('products', batch);
+  for (let start = 0; start < compositions.steps.length; start += input.batchSize)
+    await stageBatch('compositions', compositions.steps.slice(start, start + input.batchSize));
   const issuesRef = await run.staging.putNdjson(run.key('plan-issues.ndjson'), issues);
   const planFile = run.file('plan.json');
   await writePlanFile(planFile, {

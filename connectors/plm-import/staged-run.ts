@@ -1,27 +1,25 @@
 import { z } from 'zod';
-import type { ProductDraft, RowIssue } from '../../connectors/plm-import';
-import { compositionOpSchema, rowIssueCodes } from '../../connectors/plm-import';
+import { compositionOpSchema } from './composition';
+import { draftFieldsSchema } from './draft';
+import { rowIssueCodes, type RowIssue } from './issues';
+import { productLevels } from './profiles/schema';
 import {
   RunFolder,
   runManifestBaseSchema,
   stagedBatchInputSchema,
   stagedRunInputSchema,
   stagingRefSchema,
-} from '../../connectors/staging';
-import { productCreateSchema, productUpdateSchema } from '../../connectors/traceability';
+} from '../staging';
+import { productCreateSchema, productUpdateSchema } from '../traceability';
 
-export const BUILT_IN_PROFILES = ['native', 'flat'] as const;
-export const levelSchema = z.enum(['style', 'variant', 'sku']);
+export const levelSchema = z.enum(productLevels);
 
-/** How the run finds its mapping profile: a built-in name or a JSON file on the worker. */
-export const profileChoiceSchema = z.strictObject({
-  profile: z.enum(BUILT_IN_PROFILES).optional(),
-  mappingFile: z.string().min(1).optional(),
-});
-
-export const readInputSchema = profileChoiceSchema.extend({
+export const readInputSchema = z.strictObject({
   /** Absolute path of the sheet on the worker's file system. */
   file: z.string().min(1),
+  /** A built-in mapping profile, or a mapping JSON file on the worker. */
+  profile: z.enum(['native', 'flat']).optional(),
+  mappingFile: z.string().min(1).optional(),
   /** xlsx/xls: the sheet to read (overrides the mapping's `sheet`). */
   sheet: z.string().min(1).optional(),
   workflowId: z.string().min(1),
@@ -48,55 +46,6 @@ export interface ReadResult {
 }
 
 // ---- staged records (written and read by these activities only; re-validated on read) ----
-
-const originSchema = z.object({ column: z.string().nullable(), rowNumber: z.number().int() });
-const draftCodeSchema = z.object({
-  codeId: z.string(),
-  codeValue: z.string(),
-  column: z.string().nullable(),
-  rowNumber: z.number().int(),
-});
-const draftFieldsSchema = z.object({
-  name: z.string().optional(),
-  codes: z.array(draftCodeSchema).optional(),
-  description: z.string().optional(),
-  gender: z.string().optional(),
-  color: z.string().optional(),
-  dimension: z.string().optional(),
-  styleTypeId: z.string().optional(),
-  styleLevelId: z.string().optional(),
-  isComponent: z.boolean().optional(),
-  brands: z.array(z.string()).optional(),
-  seasons: z.array(z.string()).optional(),
-  collections: z.array(z.string()).optional(),
-  departments: z.array(z.string()).optional(),
-  suppliers: z.array(z.string()).optional(),
-  vendors: z.array(z.string()).optional(),
-  claimIntentions: z.array(z.string()).optional(),
-  mainSupplier: z.string().optional(),
-  weight: z.object({ unit: z.string(), value: z.number() }).optional(),
-  customProperties: z.string().optional(),
-  composition: z
-    .array(
-      z.object({
-        name: z.string(),
-        lines: z.array(z.object({ material: z.string(), rawMaterialId: z.string(), percentage: z.number() })),
-      }),
-    )
-    .optional(),
-});
-
-export const draftSchema: z.ZodType<ProductDraft> = z.object({
-  externalId: z.string(),
-  level: levelSchema.nullable(),
-  parentExternalId: z.string().nullable(),
-  rowNumbers: z.array(z.number().int()),
-  fields: draftFieldsSchema,
-  origins: z.partialRecord(draftFieldsSchema.keyof(), originSchema),
-  externalIdColumn: z.string().nullable(),
-  parentColumn: z.string().nullable(),
-  referenceOnly: z.boolean(),
-});
 
 /** A reason a row is rejected: the sheet's own codes, or an API error code (`codes_not_unique`...). */
 export const rejectIssueSchema = z.object({
@@ -239,8 +188,7 @@ export interface PlanResult {
 export const applyInputSchema = stagedBatchInputSchema;
 export type ApplyInput = z.infer<typeof applyInputSchema>;
 
-export const outcomeKinds = ['created', 'updated', 'unchanged', 'rejected'] as const;
-export type OutcomeKind = (typeof outcomeKinds)[number];
+const outcomeKinds = ['created', 'updated', 'unchanged', 'rejected'] as const;
 
 /** One line of a batch journal: an `intent` before a write, an `outcome` once the product is settled. */
 export const journalEntrySchema = z.discriminatedUnion('kind', [
@@ -281,12 +229,7 @@ export const plmRun = (dataDir: string, runKey: string): PlmRun =>
     outcomeKeyOf: (outcome) => `${outcome.target ?? 'product'}\u0000${outcome.externalId}`,
   });
 
-export interface BatchCounts {
-  created: number;
-  updated: number;
-  unchanged: number;
-  rejected: number;
-}
+export type BatchCounts = Record<(typeof outcomeKinds)[number], number>;
 
 export interface BatchResult {
   batch: number;

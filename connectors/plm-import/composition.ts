@@ -1,5 +1,7 @@
 import { z } from 'zod';
-import type { DraftComposition } from '../draft';
+import type { ApiCalls } from '../../activities/batch-kit';
+import { forEachBounded } from '../staging';
+import type { DraftComposition } from './draft';
 
 /** A material line as the API holds it (spec 02), the part the import compares and must send back on a replace. */
 export const currentLineSchema = z.object({
@@ -91,4 +93,99 @@ export function compositionOps(
       if (!seen.has(line.rawMaterialId)) ops.push({ op: 'createLine', headerId: header.id, line });
   });
   return ops;
+}
+
+export function toCurrentLine(line: {
+  id: string;
+  rawMaterialId: string;
+  percentage: number;
+  parentId: string | null;
+  weights?: number | null;
+  weightUnit?: string | null;
+  countriesOfOrigin?: string[] | null;
+}): CurrentLine {
+  return currentLineSchema.parse({
+    id: line.id,
+    rawMaterialId: line.rawMaterialId,
+    percentage: line.percentage,
+    parentId: line.parentId,
+    weights: line.weights ?? null,
+    weightUnit: line.weightUnit ?? null,
+    countriesOfOrigin: line.countriesOfOrigin ?? null,
+  });
+}
+
+/** Lines of these headers: one list per header, or every line of the account when that takes fewer pages. */
+export async function readLines(
+  api: ApiCalls,
+  headerIds: readonly string[],
+): Promise<Map<string, CurrentLine[]>> {
+  const byHeader = new Map<string, CurrentLine[]>(headerIds.map((id) => [id, []]));
+  const add = (items: ReadonlyArray<Parameters<typeof toCurrentLine>[0] & { materialHeaderId: string }>) => {
+    for (const item of items) byHeader.get(item.materialHeaderId)?.push(toCurrentLine(item));
+  };
+  if (headerIds.length === 0) return byHeader;
+  if (headerIds.length >= 4) {
+    const first = await api.one(() => api.client.materials.listLines({ page: 1, limit: 100 }));
+    add(first.items);
+    if (first.pagination.totalPages <= headerIds.length) {
+      await api.remainingPages(first, (page) => api.client.materials.listLines({ page, limit: 100 }), add);
+      return byHeader;
+    }
+    for (const id of headerIds) byHeader.set(id, []);
+  }
+  await forEachBounded(headerIds, 8, async (headerId) => {
+    const lines = await api.all((page, limit) =>
+      api.client.materials.listLines({ materialHeaderId: headerId, page, limit }),
+    );
+    byHeader.set(headerId, lines.map(toCurrentLine));
+  });
+  return byHeader;
+}
+
+/** The headers a product owns now, with their lines (a retried composition step plans again from these). */
+export async function readOwned(api: ApiCalls, productId: string): Promise<CurrentHeader[]> {
+  const materials = api.client.materials;
+  const headers = await api.all((page, limit) =>
+    materials.listHeaders({ styleId: productId, isOwner: true, page, limit }),
+  );
+  const owned: CurrentHeader[] = [];
+  for (const header of headers) {
+    const lines = await api.all((page, limit) =>
+      materials.listLines({ materialHeaderId: header.id, page, limit }),
+    );
+    owned.push({ id: header.id, name: header.name, lines: lines.map(toCurrentLine) });
+  }
+  return owned;
+}
+
+export async function runOp(api: ApiCalls, styleId: string, op: CompositionOp): Promise<void> {
+  const materials = api.client.materials;
+  switch (op.op) {
+    case 'deleteHeaders':
+      await api.one(() => materials.deleteHeaders({ styleId, materialHeaderIds: op.headerIds }));
+      return;
+    case 'createHeader': {
+      const header = await api.one(() =>
+        materials.createHeader({ name: op.name, link: { styleId, isMainMaterial: op.isMainMaterial } }),
+      );
+      for (const line of op.lines)
+        await api.one(() =>
+          materials.createLine({ styleId, materialHeaderId: header.id, parentId: null, ...line }),
+        );
+      return;
+    }
+    case 'deleteLines':
+      await api.one(() => materials.deleteLines({ styleId, materialLineIds: op.lineIds }));
+      return;
+    case 'replaceLine': {
+      const { id, ...line } = op.line;
+      await api.one(() => materials.replaceLine(id, { styleId, materialHeaderId: op.headerId, ...line }));
+      return;
+    }
+    case 'createLine':
+      await api.one(() =>
+        materials.createLine({ styleId, materialHeaderId: op.headerId, parentId: null, ...op.line }),
+      );
+  }
 }

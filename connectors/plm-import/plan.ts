@@ -1,34 +1,110 @@
-import type { DraftFields, ProductLevel } from '../draft';
-import { rowIssue, type RowIssue } from '../issues';
-import type { DraftComposition } from '../draft';
-import type { CurrentHeader } from './composition';
-import type { InvalidDraft, ValidatedSheet, ValidDraft } from '../validate';
 import {
-  comparedFields,
-  desiredCodes,
-  desiredCustomProperties,
-  sameCodes,
-  sameValue,
-  type ProductCode,
-} from './compare';
-import { CatalogueIndex, codeKey, type ExistingProduct } from './existing';
+  draftFieldsSchema,
+  levelOrder,
+  type DraftComposition,
+  type DraftFieldName,
+  type DraftFields,
+  type ProductLevel,
+} from './draft';
+import { CatalogueIndex, codeKey, type ExistingProduct } from './catalogue';
+import type { CurrentHeader } from './composition';
+import { onRow, rowIssue, type RowIssue } from './issues';
+import type { InvalidDraft, ValidatedSheet, ValidDraft } from './validate';
 
-export {
-  compositionOps,
-  compositionOpSchema,
-  currentHeaderSchema,
-  currentLineSchema,
-  type CompositionOp,
-  type CurrentHeader,
-  type CurrentLine,
-} from './composition';
-export {
-  existingProductSchema,
-  parseExistingProducts,
-  CatalogueIndex,
-  type ExistingProduct,
-  type ExistingProductInput,
-} from './existing';
+export interface ProductCode {
+  codeId: string;
+  codeValue: string;
+}
+
+/** Fields compared one to one with the API record (codes, customProperties and composition have their own rules). */
+const uncompared = ['codes', 'isComponent', 'customProperties', 'composition'] as const;
+export type ComparedField = Exclude<DraftFieldName, (typeof uncompared)[number]>;
+export const comparedFields = draftFieldsSchema
+  .keyof()
+  .options.filter((field): field is ComparedField => !(uncompared as readonly string[]).includes(field));
+
+function sameList(a: readonly string[] | null, b: readonly string[]): boolean {
+  if (!a || a.length !== b.length) return false;
+  const left = [...a].map((item) => item.trim()).sort();
+  const right = [...b].map((item) => item.trim()).sort();
+  return left.every((item, index) => item === right[index]);
+}
+
+/** Whether the sheet's value already holds in the catalogue: trimmed text, lists as sets, numbers by value. */
+export function sameValue(
+  field: ComparedField,
+  wanted: NonNullable<DraftFields[ComparedField]>,
+  current: ExistingProduct,
+): boolean {
+  if (field === 'weight') {
+    const weight = wanted as { unit: string; value: number };
+    return (
+      current.weight !== null &&
+      current.weight.unit.toUpperCase() === weight.unit.toUpperCase() &&
+      Math.abs(current.weight.value - weight.value) < 1e-9
+    );
+  }
+  const have = current[field];
+  if (Array.isArray(wanted)) return sameList(Array.isArray(have) ? have : null, wanted);
+  return typeof have === 'string' && have.trim() === String(wanted).trim();
+}
+
+/**
+ * The code set to send: the sheet decides the code types it gives; codes of other types that the
+ * product already has (an ERP_ID set by another system, say) are kept, because PUT replaces the whole set.
+ */
+export function desiredCodes(sheet: readonly ProductCode[], current: readonly ProductCode[]): ProductCode[] {
+  const sheetTypes = new Set(sheet.map((code) => code.codeId));
+  return [
+    ...current
+      .filter((code) => !sheetTypes.has(code.codeId))
+      .map(({ codeId, codeValue }) => ({ codeId, codeValue })),
+    ...sheet,
+  ];
+}
+
+export function sameCodes(a: readonly ProductCode[], b: readonly ProductCode[]): boolean {
+  const key = (codes: readonly ProductCode[]): string =>
+    codes
+      .map((code) => `${code.codeId}=${code.codeValue.trim()}`)
+      .sort()
+      .join('\n');
+  return key(a) === key(b);
+}
+
+function parseObject(text: string | null): Record<string, unknown> | null {
+  if (text === null) return {};
+  try {
+    const parsed: unknown = JSON.parse(text);
+    return typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed)
+      ? (parsed as Record<string, unknown>)
+      : null;
+  } catch {
+    return null;
+  }
+}
+
+function canonical(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
+  if (typeof value === 'object' && value !== null) {
+    return `{${Object.keys(value)
+      .sort()
+      .map((key) => `${JSON.stringify(key)}:${canonical((value as Record<string, unknown>)[key])}`)
+      .join(',')}}`;
+  }
+  return JSON.stringify(value);
+}
+
+/**
+ * customProperties to send, or null when nothing changes: the sheet's keys are merged into the
+ * product's JSON document (keys the sheet does not map are kept); a document that is not a JSON object is replaced.
+ */
+export function desiredCustomProperties(sheet: string, current: string | null): string | null {
+  const wanted = parseObject(sheet) ?? {};
+  const have = parseObject(current);
+  const merged = have === null ? wanted : { ...have, ...wanted };
+  return have !== null && canonical(merged) === canonical(have) ? null : JSON.stringify(merged);
+}
 
 /** Body for POST /styles; `parentId` is the parent's externalId, which the API accepts in place of its id. */
 export type ProductCreateBody = Omit<DraftFields, 'name' | 'codes' | 'composition'> & {
@@ -96,8 +172,6 @@ export interface ImportPlan {
   issues: RowIssue[];
 }
 
-const LEVEL_ORDER: Record<ProductLevel, number> = { style: 0, variant: 1, sku: 2 };
-
 function apiCodes(fields: DraftFields): ProductCode[] {
   return (fields.codes ?? []).map(({ codeId, codeValue }) => ({ codeId, codeValue }));
 }
@@ -114,24 +188,31 @@ function createBody(draft: ValidDraft): ProductCreateBody {
   return body;
 }
 
-/** Checks that only a create could fix (level, parent, isComponent are fixed once created). */
-function immutableProblem(
-  draft: ValidDraft,
+/**
+ * Why an existing product cannot become the one the sheet describes (level, parent and isComponent are fixed once
+ * created), or null. `currentParent` is undefined when the catalogue does not say.
+ */
+export function immutableProblem(
+  wanted: {
+    externalId: string;
+    level: ProductLevel;
+    parentExternalId: string | null;
+    isComponent?: boolean | undefined;
+  },
   current: ExistingProduct,
-  catalogue: CatalogueIndex,
+  currentParent: string | null | undefined,
 ): string | null {
-  if (current.level !== draft.level)
-    return `'${draft.externalId}' exists as a ${current.level}; the sheet makes it a ${draft.level}, and the level cannot change`;
-  const currentParent = catalogue.parentExternalIdOf(current);
-  if (currentParent !== undefined && currentParent !== draft.parentExternalId) {
-    return `'${draft.externalId}' sits under '${currentParent ?? '(none)'}' in the catalogue, not '${draft.parentExternalId ?? '(none)'}'; a product cannot move to another parent`;
+  if (current.level !== wanted.level)
+    return `'${wanted.externalId}' exists as a ${current.level}; the sheet makes it a ${wanted.level}, and the level cannot change`;
+  if (currentParent !== undefined && currentParent !== wanted.parentExternalId) {
+    return `'${wanted.externalId}' sits under '${currentParent ?? '(none)'}' in the catalogue, not '${wanted.parentExternalId ?? '(none)'}'; a product cannot move to another parent`;
   }
   if (
-    draft.fields.isComponent !== undefined &&
+    wanted.isComponent !== undefined &&
     current.isComponent !== null &&
-    current.isComponent !== draft.fields.isComponent
+    current.isComponent !== wanted.isComponent
   ) {
-    return `'${draft.externalId}' has isComponent ${String(current.isComponent)} in the catalogue; it is fixed once created`;
+    return `'${wanted.externalId}' has isComponent ${String(current.isComponent)} in the catalogue; it is fixed once created`;
   }
   return null;
 }
@@ -156,23 +237,28 @@ function codeClashes(draft: ValidDraft, catalogue: CatalogueIndex): RowIssue[] {
   return issues;
 }
 
-function updateBody(
-  draft: ValidDraft,
+/**
+ * The PUT that makes an existing product hold the wanted values: only the fields that differ (codes as the full set,
+ * keeping code types the sheet does not give; customProperties merged by key). A blank (absent) value is left as it
+ * is: on a child it keeps inheriting.
+ */
+export function updateBody(
+  wanted: Partial<Record<ComparedField, unknown>> & {
+    codes: ProductCode[];
+    customProperties?: string | null | undefined;
+  },
   current: ExistingProduct,
 ): { body: ProductUpdateBody; changed: string[] } {
   const body: Record<string, unknown> = {};
   for (const field of comparedFields) {
-    const wanted = draft.fields[field];
-    if (wanted === undefined) continue; // blank on the sheet: left as it is (on a child, it keeps inheriting)
-    if (!sameValue(field, wanted, current)) body[field] = wanted;
+    const value = wanted[field];
+    if (value === undefined || value === null) continue;
+    if (!sameValue(field, value as NonNullable<DraftFields[ComparedField]>, current)) body[field] = value;
   }
-  const sheetCodes = apiCodes(draft.fields);
-  if (sheetCodes.length > 0) {
-    const codes = desiredCodes(sheetCodes, current.codes);
-    if (!sameCodes(codes, current.codes)) body.codes = codes;
-  }
-  if (draft.fields.customProperties !== undefined) {
-    const properties = desiredCustomProperties(draft.fields.customProperties, current.customProperties);
+  const codes = desiredCodes(wanted.codes, current.codes);
+  if (!sameCodes(codes, current.codes)) body.codes = codes;
+  if (typeof wanted.customProperties === 'string') {
+    const properties = desiredCustomProperties(wanted.customProperties, current.customProperties);
     if (properties !== null) body.customProperties = properties;
   }
   return { body: body as ProductUpdateBody, changed: Object.keys(body) };
@@ -208,7 +294,7 @@ export function planImport(
   const archived: ArchivedStep[] = [];
   const compositions: CompositionCheck[] = [];
 
-  const ordered = [...validated.valid].sort((a, b) => LEVEL_ORDER[a.level] - LEVEL_ORDER[b.level]);
+  const ordered = [...validated.valid].sort((a, b) => levelOrder(a.level) - levelOrder(b.level));
   for (const draft of ordered) {
     const current = catalogue.byExternalId.get(draft.externalId);
     const base = { externalId: draft.externalId, level: draft.level, rowNumbers: draft.rowNumbers };
@@ -225,13 +311,7 @@ export function planImport(
         draft.externalId,
       );
       failed.set(draft.externalId, issue);
-      issues.push(
-        ...draft.rowNumbers.map((rowNumber) => ({
-          ...issue,
-          rowNumber,
-          message: issue.message.replace(/^row \d+/, `row ${rowNumber}`),
-        })),
-      );
+      issues.push(...draft.rowNumbers.map((rowNumber) => onRow(issue, rowNumber)));
       archived.push({ action: 'archived', ...base, id: current.id, issue });
       continue;
     }
@@ -246,7 +326,11 @@ export function planImport(
         ),
       );
     } else if (current && !draft.referenceOnly) {
-      const problem = immutableProblem(draft, current, catalogue);
+      const problem = immutableProblem(
+        { ...draft, isComponent: draft.fields.isComponent },
+        current,
+        catalogue.parentExternalIdOf(current),
+      );
       if (problem)
         own.push(
           rowIssue(
@@ -288,7 +372,9 @@ export function planImport(
       });
       continue;
     }
-    const { body, changed } = draft.referenceOnly ? { body: {}, changed: [] } : updateBody(draft, current);
+    const { body, changed } = draft.referenceOnly
+      ? { body: {}, changed: [] }
+      : updateBody({ ...draft.fields, codes: apiCodes(draft.fields) }, current);
     const unarchive = current.isArchived ? { unarchive: true } : {};
     if (changed.length === 0 && !current.isArchived)
       unchanged.push({ action: 'unchanged', ...base, id: current.id });

@@ -2,12 +2,8 @@ import { open, stat } from 'node:fs/promises';
 import { extname } from 'node:path';
 import { PlmFileError } from '../issues';
 import { openCsv } from './csv';
+import type { OpenedSheet, ReadOptions } from './sheet';
 import { openWorkbook, sniffWorkbook } from './workbook';
-import type { OpenedSheet, ReadOptions } from './types';
-
-export * from './types';
-export { columnLetter } from './header';
-export { detectDelimiter } from './csv';
 
 async function head(path: string): Promise<Buffer> {
   const handle = await open(path, 'r');

@@ -1,0 +1,349 @@
+import { z } from 'zod';
+import type { ApiCalls } from '../../activities/batch-kit';
+import { forEachBounded } from '../staging';
+import type { Page, Product } from '../traceability';
+import { inheritableFields, type ProductDraft, type ProductLevel } from './draft';
+import { productLevels } from './profiles/schema';
+import type { CatalogueRead, CreateWrite } from './staged-run';
+
+/**
+ * What the catalogue holds for a sheet: the API products the planner compares (parsed, with each one's level and
+ * parent), read in as few calls as the sheet's size allows, and the re-read of a product a create met.
+ */
+
+const nullishText = z
+  .string()
+  .nullish()
+  .transform((value) => value ?? null);
+const nullishList = z
+  .array(z.string())
+  .nullish()
+  .transform((value) => value ?? null);
+
+/**
+ * The part of an API product (GET /styles, any level) the planner compares. Other fields pass through
+ * untouched. `level` may be given; otherwise it follows the parent links (variantId = SKU, styleId = variant).
+ */
+export const existingProductSchema = z
+  .looseObject({
+    id: z.string().min(1),
+    externalId: nullishText,
+    level: z.enum(['style', 'variant', 'sku']).optional(),
+    parentId: nullishText,
+    styleId: nullishText,
+    variantId: nullishText,
+    name: z.string(),
+    codes: z
+      .array(z.looseObject({ codeId: z.string(), codeValue: z.string() }))
+      .nullish()
+      .transform((codes) => codes ?? []),
+    description: nullishText,
+    gender: nullishText,
+    color: nullishText,
+    dimension: nullishText,
+    styleTypeId: nullishText,
+    styleLevelId: nullishText,
+    mainSupplier: nullishText,
+    customProperties: nullishText,
+    brands: nullishList,
+    seasons: nullishList,
+    collections: nullishList,
+    departments: nullishList,
+    suppliers: nullishList,
+    vendors: nullishList,
+    claimIntentions: nullishList,
+    weight: z
+      .looseObject({ unit: z.string(), value: z.number() })
+      .nullish()
+      .transform((value) => value ?? null),
+    isComponent: z
+      .union([z.boolean(), z.number()])
+      .nullish()
+      .transform((value) => (value === null || value === undefined ? null : Boolean(value))),
+    isArchived: z
+      .boolean()
+      .nullish()
+      .transform((value) => value ?? false),
+    /** Variant and SKU: inheritable fields the child holds itself (spec 01). */
+    overriddenFlag: z.array(z.string()).nullish(),
+    /** With `include=material`: the material headers linked to the product (spec 02). */
+    material: z
+      .array(
+        z.looseObject({
+          id: z.string(),
+          name: z.string(),
+          link: z.looseObject({ isOwner: z.boolean().nullish() }).nullish(),
+        }),
+      )
+      .nullish(),
+  })
+  .transform((product) => {
+    const level: ProductLevel =
+      product.level ?? (product.variantId ? 'sku' : product.styleId ? 'variant' : 'style');
+    const parentPlatformId =
+      level === 'sku'
+        ? (product.variantId ?? product.parentId)
+        : level === 'variant'
+          ? (product.styleId ?? product.parentId)
+          : null;
+    // Spec 01, Inheritance: "these fields take the parent's value whenever the child's own value is null" and reads
+    // come back resolved. What the sheet is compared with is the child's own value: an inherited one counts as null.
+    const own: Record<string, null> = {};
+    if (level !== 'style' && Array.isArray(product.overriddenFlag)) {
+      const held = new Set(product.overriddenFlag);
+      for (const field of inheritableFields) if (!held.has(field)) own[field] = null;
+    }
+    const ownedCompositions =
+      product.material === null || product.material === undefined
+        ? null
+        : product.material
+            .filter((header) => header.link?.isOwner === true)
+            .map(({ id, name }) => ({ id, name, lines: null }));
+    return { ...product, ...own, level, parentPlatformId, ownedCompositions };
+  });
+export type ExistingProduct = z.output<typeof existingProductSchema>;
+
+/** Parses API products, naming the index and field of the first bad one. */
+export function parseExistingProducts(input: readonly unknown[]): ExistingProduct[] {
+  return input.map((item, index) => {
+    const result = existingProductSchema.safeParse(item);
+    if (result.success) return result.data;
+    const issue = result.error.issues[0];
+    throw new Error(
+      `existing product #${index}: ${issue?.path.join('.') ?? ''} ${issue?.message ?? 'invalid'}`,
+    );
+  });
+}
+
+/** Lookups over the catalogue: by externalId, by platform id, and by code (type + value). */
+export class CatalogueIndex {
+  readonly byExternalId = new Map<string, ExistingProduct>();
+  readonly byId = new Map<string, ExistingProduct>();
+  readonly byCode = new Map<string, ExistingProduct>();
+
+  constructor(products: readonly ExistingProduct[]) {
+    for (const product of products) {
+      this.byId.set(product.id, product);
+      if (product.externalId) this.byExternalId.set(product.externalId, product);
+      for (const code of product.codes) this.byCode.set(codeKey(code.codeId, code.codeValue), product);
+    }
+  }
+
+  /** externalId -> level, the shape validateDrafts takes as `existing`. */
+  levels(): Map<string, ProductLevel> {
+    return new Map([...this.byExternalId].map(([externalId, product]) => [externalId, product.level]));
+  }
+
+  parentExternalIdOf(product: ExistingProduct): string | null | undefined {
+    if (!product.parentPlatformId) return null;
+    const parent = this.byId.get(product.parentPlatformId) ?? this.byExternalId.get(product.parentPlatformId);
+    return parent ? parent.externalId : undefined;
+  }
+}
+
+export function codeKey(codeId: string, codeValue: string): string {
+  return `${codeId}\u0000${codeValue.trim()}`;
+}
+
+const LOWER: Record<ProductLevel, ProductLevel | null> = { style: null, variant: 'style', sku: 'variant' };
+/** Below this many products a list probe costs more than it can save: GET each one. */
+const GET_ONLY_BELOW = 4;
+const GET_LANES = 8;
+
+/**
+ * Every externalId planning must know about (the sheet's products and the parents they name), with the level
+ * the sheet implies, or null when only the catalogue can tell (a parent outside the sheet, say).
+ */
+export function sheetKeys(drafts: readonly ProductDraft[]): Map<string, ProductLevel | null> {
+  const byId = new Map(drafts.map((draft) => [draft.externalId, draft]));
+  const levelOf = (draft: ProductDraft, depth = 0): ProductLevel | null => {
+    if (draft.level !== null) return draft.level;
+    if (draft.parentExternalId === null) return 'style';
+    const parent = byId.get(draft.parentExternalId);
+    if (!parent || depth > 3) return null;
+    const parentLevel = levelOf(parent, depth + 1);
+    return parentLevel === 'style' ? 'variant' : parentLevel === 'variant' ? 'sku' : null;
+  };
+  const keys = new Map<string, ProductLevel | null>();
+  for (const draft of drafts) keys.set(draft.externalId, levelOf(draft));
+  for (const draft of drafts) {
+    if (draft.parentExternalId === null || keys.has(draft.parentExternalId)) continue;
+    const own = keys.get(draft.externalId) ?? null;
+    keys.set(draft.parentExternalId, own === null ? null : LOWER[own]);
+  }
+  return keys;
+}
+
+/**
+ * Which levels to list in full, given what the first page of each level left to find: listing a level costs its
+ * remaining pages; not listing it costs one GET per product of that level still missing (and per product whose
+ * level is unknown, unless all three levels are listed). Ties go to listing, which also reveals code clashes.
+ */
+export function chooseLevelsToList(
+  remainingPages: Record<ProductLevel, number>,
+  missing: Record<ProductLevel | 'unknown', number>,
+): ProductLevel[] {
+  let best: { levels: ProductLevel[]; cost: number } | undefined;
+  for (let mask = 7; mask >= 0; mask--) {
+    const levels = productLevels.filter((_, bit) => (mask & (1 << bit)) !== 0);
+    const cost =
+      productLevels.reduce(
+        (sum, level) => sum + (levels.includes(level) ? remainingPages[level] : missing[level]),
+        0,
+      ) + (levels.length < 3 ? missing.unknown : 0);
+    if (!best || cost < best.cost) best = { levels, cost };
+  }
+  return best?.levels ?? [...productLevels];
+}
+
+/** GET by externalId; 404 (or a platform id that merely looks the same) is "not in the catalogue". */
+async function getByExternalId(
+  api: ApiCalls,
+  externalId: string,
+  withMaterial: boolean,
+): Promise<Product | undefined> {
+  const product = await api.found(() =>
+    api.client.products.get(externalId, withMaterial ? { include: ['material'] } : {}),
+  );
+  return product?.externalId === externalId ? product : undefined;
+}
+
+/**
+ * Reads what the catalogue holds for the sheet's keys in as few calls as it can: one GET per product for a tiny
+ * sheet; otherwise page 1 of each level (which also gives each level's size), then per level either the
+ * remaining pages of 100 or a GET per product still missing, whichever is cheaper. Pages are read oldest first,
+ * so products created meanwhile land on later pages instead of shifting earlier ones.
+ */
+export async function readCatalogue(
+  keys: ReadonlyMap<string, ProductLevel | null>,
+  api: ApiCalls,
+  progress: (read: number) => void,
+  options: { withMaterial?: boolean } = {},
+): Promise<{ products: ExistingProduct[]; read: CatalogueRead }> {
+  const withMaterial = options.withMaterial ?? false;
+  const include = withMaterial ? { include: ['material' as const] } : {};
+  const found = new Map<string, Product & { level?: ProductLevel }>();
+  const keep = (items: readonly Product[], level?: ProductLevel) => {
+    for (const item of items) found.set(item.id, level ? { ...item, level } : item);
+    progress(found.size);
+  };
+  const listPage = (level: ProductLevel, page: number, isArchived = false): Promise<Page<Product>> =>
+    api.client.products.list({
+      level,
+      page,
+      limit: 100,
+      sort: 'createdAt',
+      order: 'asc',
+      ...include,
+      ...(isArchived ? { isArchived } : {}),
+    });
+  const read: CatalogueRead = {
+    strategy: 'none',
+    listedLevels: [],
+    listCalls: 0,
+    getCalls: 0,
+    pages: { style: null, variant: null, sku: null },
+    productsRead: 0,
+  };
+  const foundIds = () => new Set([...found.values()].map((product) => product.externalId));
+  let toGet: string[] = [...keys.keys()];
+
+  const callsBefore = api.count;
+  if (keys.size >= GET_ONLY_BELOW) {
+    const firstPages = await Promise.all(productLevels.map((level) => api.one(() => listPage(level, 1))));
+    const remainingPages = { style: 0, variant: 0, sku: 0 };
+    productLevels.forEach((level, index) => {
+      const first = firstPages[index] as Page<Product>;
+      keep(first.items, level);
+      read.pages[level] = first.pagination.totalPages;
+      remainingPages[level] = Math.max(0, first.pagination.totalPages - 1);
+    });
+    const seen = foundIds();
+    const missing = { style: 0, variant: 0, sku: 0, unknown: 0 };
+    for (const [externalId, level] of keys) if (!seen.has(externalId)) missing[level ?? 'unknown'] += 1;
+    read.listedLevels = chooseLevelsToList(remainingPages, missing);
+    for (const level of read.listedLevels)
+      await api.remainingPages(
+        firstPages[productLevels.indexOf(level)] as Page<Product>,
+        (page) => listPage(level, page),
+        (items) => keep(items, level),
+      );
+    const listedAll = read.listedLevels.length === productLevels.length;
+    const known = foundIds();
+    toGet = [...keys]
+      .filter(([externalId, level]) => {
+        if (known.has(externalId) || listedAll) return false;
+        return level === null || !read.listedLevels.includes(level);
+      })
+      .map(([externalId]) => externalId);
+    // Spec 01: "Archived products are excluded from default lists", yet their externalIds stay taken. A key the lists
+    // did not find may be archived: read the archived products of that level (or GET the few keys, if cheaper).
+    const unseen = [...keys].filter(
+      ([externalId, level]) =>
+        !known.has(externalId) && (level === null ? listedAll : read.listedLevels.includes(level)),
+    );
+    for (const level of read.listedLevels) {
+      const mine = unseen
+        .filter(([, keyLevel]) => keyLevel === level || keyLevel === null)
+        .map(([externalId]) => externalId);
+      if (mine.length === 0) continue;
+      const first = await api.one(() => listPage(level, 1, true));
+      keep(first.items, level);
+      if (first.pagination.totalPages - 1 <= mine.length) {
+        await api.remainingPages(
+          first,
+          (page) => listPage(level, page, true),
+          (items) => keep(items, level),
+        );
+      } else {
+        const seenNow = foundIds();
+        toGet.push(...mine.filter((externalId) => !seenNow.has(externalId) && !toGet.includes(externalId)));
+      }
+    }
+  }
+  read.listCalls = api.count - callsBefore;
+
+  await forEachBounded(toGet, GET_LANES, async (externalId) => {
+    const product = await getByExternalId(api, externalId, withMaterial);
+    read.getCalls += 1;
+    if (product) keep([product]);
+  });
+
+  read.strategy =
+    read.listCalls === 0 ? (read.getCalls === 0 ? 'none' : 'gets') : read.getCalls === 0 ? 'lists' : 'mixed';
+  const products = parseExistingProducts([...found.values()]);
+  read.productsRead = products.length;
+  return { products, read };
+}
+
+const parentRefSchema = z.looseObject({ externalId: z.string().nullish() }).nullish();
+
+export interface ReadBack {
+  product: ExistingProduct;
+  /** The parent's externalId as the API shows it; undefined when the answer did not say. */
+  parentExternalId: string | null | undefined;
+}
+
+/**
+ * GET by externalId, with the parent included so a product found under another parent is recognised. 404 is
+ * "not there". Used when a create meets a product that already exists (409, or a code already taken).
+ */
+export async function readBack(api: ApiCalls, step: CreateWrite): Promise<ReadBack | undefined> {
+  const include =
+    step.level === 'variant'
+      ? (['style'] as const)
+      : step.level === 'sku'
+        ? (['variant'] as const)
+        : undefined;
+  const raw = await api.found(() =>
+    api.client.products.get(step.externalId, include ? { include: [...include] } : {}),
+  );
+  if (raw === undefined || raw.externalId !== step.externalId) return undefined;
+  const product = existingProductSchema.parse(raw);
+  if (step.level === 'style') return { product, parentExternalId: null };
+  const parent = parentRefSchema.safeParse(step.level === 'variant' ? raw['style'] : raw['variant']);
+  return {
+    product,
+    parentExternalId: parent.success && parent.data ? (parent.data.externalId ?? null) : undefined,
+  };
+}

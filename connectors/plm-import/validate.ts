@@ -1,0 +1,335 @@
+import {
+  checkCodeType,
+  levelFields,
+  levelOrder,
+  singleUseCodeTypes,
+  type DraftFieldName,
+  type MappedSheet,
+  type ProductDraft,
+  type ProductLevel,
+} from './draft';
+import { groupIssues, onRow, rowIssue, type RowIssue } from './issues';
+
+export interface ValidDraft extends ProductDraft {
+  level: ProductLevel;
+}
+
+export interface InvalidDraft {
+  draft: ProductDraft;
+  issues: RowIssue[];
+}
+
+export interface ValidatedSheet {
+  /** Ready to plan: styles first, then variants, then SKUs, each in sheet order. */
+  valid: ValidDraft[];
+  invalid: InvalidDraft[];
+  /** Every issue found, by row; rows with an issue go to the rejects file. */
+  issues: RowIssue[];
+  rowCount: number;
+  warnings: string[];
+}
+
+export interface ValidateOptions {
+  /**
+   * Products the catalogue already holds, by externalId (from the API's list pages). A parent outside
+   * the sheet must be here; a product found here is updated, so required fields need not be on the sheet.
+   */
+  existing?: ReadonlyMap<string, ProductLevel>;
+}
+
+/**
+ * Checks drafts before anything is written: hierarchy, required fields and limits per level, code
+ * rules, and sheet-wide uniqueness. A child of a rejected product is rejected too (`invalid_parent`),
+ * so a variant is never created under a style that failed.
+ */
+export function validateDrafts(mapped: MappedSheet, options: ValidateOptions = {}): ValidatedSheet {
+  const existing = options.existing ?? new Map<string, ProductLevel>();
+  const drafts = new Map(mapped.drafts.map((draft) => [draft.externalId, draft]));
+  const issues: RowIssue[] = [...mapped.issues];
+  const { levels, issues: hierarchyIssues } = resolveLevels(drafts, existing);
+  issues.push(...hierarchyIssues);
+
+  // A cell that failed to convert already explains why its field is empty: no second "missing" issue for it.
+  const failedCells = new Set(
+    mapped.issues.map((issue) => `${issue.externalId ?? ''}\u0000${issue.column ?? ''}`),
+  );
+  for (const draft of drafts.values()) {
+    const level = levels.get(draft.externalId);
+    if (!level) continue;
+    keepLevelFields(draft, level);
+    const exists = existing.has(draft.externalId);
+    if (draft.referenceOnly && exists) continue;
+    const found = checkFields(draft, level, exists, mapped.fieldColumns[level]);
+    issues.push(
+      ...found.filter(
+        (issue) =>
+          issue.code !== 'missing_required' ||
+          !failedCells.has(`${draft.externalId}\u0000${issue.column ?? ''}`),
+      ),
+    );
+  }
+  issues.push(...checkCodeUniqueness(drafts.values()));
+
+  const failedBy = new Map<string, RowIssue>();
+  for (const issue of issues)
+    if (issue.externalId !== undefined && !failedBy.has(issue.externalId))
+      failedBy.set(issue.externalId, issue);
+  const rowsWithIssues = new Set(issues.map((issue) => issue.rowNumber));
+  const failureOf = (draft: ProductDraft, depth = 0): RowIssue | undefined => {
+    const own = failedBy.get(draft.externalId);
+    if (own || draft.parentExternalId === null || depth > 3) return own;
+    const parent = drafts.get(draft.parentExternalId);
+    const parentFailure = parent ? failureOf(parent, depth + 1) : undefined;
+    if (!parentFailure) return undefined;
+    const reason = `parent '${draft.parentExternalId}' is rejected (row ${parentFailure.rowNumber}: ${parentFailure.code}), so '${draft.externalId}' is not imported either`;
+    const issue = rowIssue(
+      draft.rowNumbers[0] ?? 0,
+      draft.parentColumn,
+      'invalid_parent',
+      reason,
+      draft.externalId,
+    );
+    failedBy.set(draft.externalId, issue);
+    for (const rowNumber of draft.rowNumbers) {
+      if (rowsWithIssues.has(rowNumber)) continue;
+      issues.push(onRow(issue, rowNumber));
+      rowsWithIssues.add(rowNumber);
+    }
+    return issue;
+  };
+
+  const valid: ValidDraft[] = [];
+  const invalidDrafts: ProductDraft[] = [];
+  for (const draft of drafts.values()) {
+    const level = levels.get(draft.externalId);
+    if (failureOf(draft) || !level) invalidDrafts.push(draft);
+    else valid.push({ ...draft, level });
+  }
+  valid.sort(
+    (a, b) => levelOrder(a.level) - levelOrder(b.level) || (a.rowNumbers[0] ?? 0) - (b.rowNumbers[0] ?? 0),
+  );
+  const byProduct = groupIssues(issues, (issue) => issue.externalId);
+  const invalid = invalidDrafts.map((draft) => ({ draft, issues: byProduct.get(draft.externalId) ?? [] }));
+  issues.sort((a, b) => a.rowNumber - b.rowNumber);
+  return { valid, invalid, issues, rowCount: mapped.rowCount, warnings: mapped.warnings };
+}
+
+export const requiredFields: Record<ProductLevel, readonly DraftFieldName[]> = {
+  style: ['name', 'codes', 'styleTypeId', 'isComponent'],
+  variant: ['name', 'codes', 'color'],
+  sku: ['name', 'codes', 'dimension'],
+};
+
+export const fieldLimits: Partial<Record<DraftFieldName, number>> = {
+  name: 255,
+  description: 4000,
+  gender: 50,
+  color: 255,
+  dimension: 255,
+};
+
+/** Drops fields the level does not carry (a style type given on a SKU row, say). */
+export function keepLevelFields(draft: ProductDraft, level: ProductLevel): void {
+  for (const field of Object.keys(draft.fields) as DraftFieldName[]) {
+    if (!levelFields[level].has(field)) {
+      delete draft.fields[field];
+      delete draft.origins[field];
+    }
+  }
+}
+
+/**
+ * Required fields (only for products to create: an existing product already has them), length limits
+ * and the per-product code rules.
+ */
+export function checkFields(
+  draft: ProductDraft,
+  level: ProductLevel,
+  exists: boolean,
+  columns: Partial<Record<DraftFieldName, string>>,
+): RowIssue[] {
+  const issues: RowIssue[] = [];
+  const firstRow = draft.rowNumbers[0] ?? 0;
+  if (!exists) {
+    for (const field of requiredFields[level]) {
+      const value = draft.fields[field];
+      if (value === undefined || (Array.isArray(value) && value.length === 0)) {
+        issues.push(
+          rowIssue(
+            firstRow,
+            columns[field] ?? null,
+            'missing_required',
+            `${field} is required to create a ${level} ('${draft.externalId}')`,
+            draft.externalId,
+          ),
+        );
+      }
+    }
+  }
+  for (const [field, limit] of Object.entries(fieldLimits) as Array<[DraftFieldName, number]>) {
+    const value = draft.fields[field];
+    if (typeof value === 'string' && value.length > limit) {
+      const origin = draft.origins[field];
+      issues.push(
+        rowIssue(
+          origin?.rowNumber ?? firstRow,
+          origin?.column ?? columns[field] ?? null,
+          'too_long',
+          `${field} has ${value.length} characters, over the limit of ${limit}`,
+          draft.externalId,
+        ),
+      );
+    }
+  }
+  const seenTypes = new Map<string, number>();
+  for (const code of draft.fields.codes ?? []) {
+    const check = checkCodeType(code.codeId);
+    if (!check.ok) {
+      issues.push(rowIssue(code.rowNumber, code.column, 'invalid_code_type', check.reason, draft.externalId));
+      continue;
+    }
+    const times = (seenTypes.get(code.codeId) ?? 0) + 1;
+    seenTypes.set(code.codeId, times);
+    if (times === 2 && singleUseCodeTypes.has(code.codeId)) {
+      issues.push(
+        rowIssue(
+          code.rowNumber,
+          code.column,
+          'duplicate_code_type',
+          `code type ${code.codeId} may appear only once per product`,
+          draft.externalId,
+        ),
+      );
+    }
+  }
+  return issues;
+}
+
+/** Code values must be unique per code type across the sheet: every product sharing one is reported. */
+export function checkCodeUniqueness(drafts: Iterable<ProductDraft>): RowIssue[] {
+  type Owner = { draft: ProductDraft; rowNumber: number; column: string | null };
+  const first = new Map<string, Owner>();
+  const shared = new Map<string, Owner[]>();
+  for (const draft of drafts) {
+    for (const code of draft.fields.codes ?? []) {
+      const key = `${code.codeId}\u0000${code.codeValue}`;
+      const owner = { draft, rowNumber: code.rowNumber, column: code.column };
+      const earlier = first.get(key);
+      if (!earlier) first.set(key, owner);
+      else if (earlier.draft !== draft) {
+        const list = shared.get(key) ?? [earlier];
+        if (!list.some((item) => item.draft === draft)) list.push(owner);
+        shared.set(key, list);
+      }
+    }
+  }
+  const issues: RowIssue[] = [];
+  for (const [key, list] of shared) {
+    const [codeId, codeValue] = key.split('\u0000');
+    for (const owner of list) {
+      const others = list
+        .filter((other) => other !== owner)
+        .map((other) => `'${other.draft.externalId}' (row ${other.rowNumber})`);
+      issues.push(
+        rowIssue(
+          owner.rowNumber,
+          owner.column,
+          'duplicate_code_value',
+          `${codeId} '${codeValue}' is also used by ${others.join(', ')}; code values must be unique`,
+          owner.draft.externalId,
+        ),
+      );
+    }
+  }
+  return issues;
+}
+
+const CHILD_LEVEL: Record<ProductLevel, ProductLevel | null> = {
+  style: 'variant',
+  variant: 'sku',
+  sku: null,
+};
+
+/**
+ * Each draft's level from its parent chain (no parent = style, under a style = variant, under a variant
+ * = SKU), checked against a level the sheet states. Parents may be on the sheet or already in the
+ * catalogue (`existing`). Returns the levels found and the issues of drafts whose place is wrong.
+ */
+export function resolveLevels(
+  drafts: ReadonlyMap<string, ProductDraft>,
+  existing: ReadonlyMap<string, ProductLevel>,
+): { levels: Map<string, ProductLevel>; issues: RowIssue[] } {
+  const levels = new Map<string, ProductLevel>();
+  const failed = new Set<string>();
+  const issues: RowIssue[] = [];
+  const fail = (draft: ProductDraft, code: RowIssue['code'], reason: string): void => {
+    failed.add(draft.externalId);
+    issues.push(
+      rowIssue(
+        draft.rowNumbers[0] ?? 0,
+        draft.parentColumn ?? draft.externalIdColumn,
+        code,
+        reason,
+        draft.externalId,
+      ),
+    );
+  };
+
+  const resolve = (draft: ProductDraft, path: string[]): ProductLevel | null => {
+    const known = levels.get(draft.externalId);
+    if (known) return known;
+    if (failed.has(draft.externalId)) return null;
+    if (path.includes(draft.externalId)) {
+      const cycle = [...path.slice(path.indexOf(draft.externalId)), draft.externalId];
+      for (const id of cycle.slice(0, -1)) {
+        const member = drafts.get(id);
+        if (member && !failed.has(id))
+          fail(member, 'cyclic_parent', `parents form a loop: ${cycle.map((c) => `'${c}'`).join(' -> ')}`);
+      }
+      return null;
+    }
+    const parentId = draft.parentExternalId;
+    let level: ProductLevel | null;
+    if (parentId === null) {
+      level = 'style';
+    } else if (parentId === draft.externalId) {
+      fail(draft, 'cyclic_parent', `'${draft.externalId}' names itself as its parent`);
+      return null;
+    } else {
+      const parentDraft = drafts.get(parentId);
+      const parentLevel = parentDraft
+        ? resolve(parentDraft, [...path, draft.externalId])
+        : (existing.get(parentId) ?? null);
+      if (failed.has(draft.externalId)) return null;
+      if (parentLevel === null) {
+        // A parent on the sheet that failed is reported later as invalid_parent; only a truly absent one is missing.
+        if (!parentDraft)
+          fail(draft, 'missing_parent', `parent '${parentId}' is neither on this sheet nor in the catalogue`);
+        else failed.add(draft.externalId);
+        return null;
+      }
+      level = CHILD_LEVEL[parentLevel];
+      if (level === null) {
+        fail(draft, 'parent_level_mismatch', `parent '${parentId}' is a SKU, and a SKU cannot have children`);
+        return null;
+      }
+    }
+    if (draft.level !== null && draft.level !== level) {
+      const why =
+        parentId === null
+          ? 'it has no parent'
+          : `its parent '${parentId}' is a ${level === 'variant' ? 'style' : 'variant'}`;
+      fail(
+        draft,
+        'parent_level_mismatch',
+        `the sheet says ${draft.level} but ${why}, which makes it a ${level}`,
+      );
+      return null;
+    }
+    levels.set(draft.externalId, level);
+    return level;
+  };
+
+  for (const draft of drafts.values()) resolve(draft, []);
+  return { levels, issues };
+}
