@@ -3,7 +3,7 @@
  * product ids, and a snapshot of the export's orders (the pull reuses the line listing).
  */
 
-import type { ApiCalls } from '../../activities/batch-kit';
+import type { ApiCalls } from '../staging';
 import { forEachBounded } from '../staging';
 import type { Order, OrderLine, Page, Product } from '../traceability';
 import type { OrderType } from '../traceability/schemas/orders';

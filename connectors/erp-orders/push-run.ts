@@ -8,7 +8,7 @@ import { createReadStream } from 'node:fs';
 import { mkdir, stat } from 'node:fs/promises';
 import { basename, extname } from 'node:path';
 import { z } from 'zod';
-import type { ApiCalls } from '../../activities/batch-kit';
+import type { ApiCalls } from '../staging';
 import { boundMessage, quoteInput } from '../input-limits';
 import {
   RunFolder,

@@ -1,4 +1,4 @@
-import type { ApiCalls } from '../../activities/batch-kit';
+import type { ApiCalls } from '../staging';
 import type { BatchJournal } from '../staging';
 import { isTraceabilityApiError, type TraceabilityApiError } from '../traceability/errors';
 import type { OrderType } from '../traceability/schemas/orders';

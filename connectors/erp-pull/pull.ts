@@ -6,7 +6,7 @@
 import { mkdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { z } from 'zod';
-import type { ApiCalls } from '../../activities/batch-kit';
+import type { ApiCalls } from '../staging';
 import { DATE_FIELDS } from '../erp-orders/orders/draft';
 import { listedLines, toExisting } from '../erp-orders/platform-reads';
 import type { ExistingOrder, ExistingOrderLine } from '../erp-orders/reconcile';

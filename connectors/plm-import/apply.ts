@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { rename, rm } from 'node:fs/promises';
 import { basename, extname } from 'node:path';
-import type { ApiCalls, Progress } from '../../activities/batch-kit';
+import type { ApiCalls, Progress } from '../staging';
 import { boundMessage, quoteInput } from '../input-limits';
 import type { BatchJournal, StagingRef } from '../staging';
 import { writeFileAtomically } from '../storage';

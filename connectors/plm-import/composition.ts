@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { ApiCalls } from '../../activities/batch-kit';
+import type { ApiCalls } from '../staging';
 import { forEachBounded } from '../staging';
 import type { DraftComposition } from './draft';
 

@@ -1,6 +1,6 @@
 import { mkdir } from 'node:fs/promises';
 import { basename, extname } from 'node:path';
-import type { ApiCalls, Progress } from '../../activities/batch-kit';
+import type { ApiCalls, Progress } from '../staging';
 import { boundMessage } from '../input-limits';
 import { copyInput, readInputText, writeFileAtomically } from '../storage';
 import type { ReferenceKind, TraceabilityClient } from '../traceability';

@@ -1,3 +1,4 @@
+export { ApiCalls, type Progress } from './api-calls';
 export {
   StagingIntegrityError,
   StagingStore,

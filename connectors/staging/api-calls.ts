@@ -1,0 +1,55 @@
+import { isTraceabilityApiError, type Page, type TraceabilityClient } from '../traceability';
+import { forEachBounded } from './journal';
+
+/** Progress details a job reports while it works (the latest is heartbeated). */
+export type Progress = (details: Record<string, unknown>) => void;
+
+/**
+ * Counts the API requests one activity asks for. The client's own counters are shared by every activity of the
+ * worker, so a run that reports "API calls spent" counts its own (transport retries of one request not included).
+ */
+export class ApiCalls {
+  count = 0;
+
+  constructor(readonly client: TraceabilityClient) {}
+
+  one<T>(call: () => Promise<T>): Promise<T> {
+    this.count += 1;
+    return call();
+  }
+
+  /** One read; a 404 (not there) gives undefined. */
+  async found<T>(call: () => Promise<T>): Promise<T | undefined> {
+    try {
+      return await this.one(call);
+    } catch (error) {
+      if (isTraceabilityApiError(error) && error.statusCode === 404) return undefined;
+      throw error;
+    }
+  }
+
+  /** Pages 2..totalPages of a list whose first page is already read, `lanes` at a time (the client paces them). */
+  async remainingPages<T>(
+    first: Page<T>,
+    fetchPage: (page: number) => Promise<Page<T>>,
+    onPage: (items: readonly T[]) => void,
+    lanes = 4,
+  ): Promise<void> {
+    const pages = Array.from(
+      { length: Math.max(0, first.pagination.totalPages - 1) },
+      (_, index) => index + 2,
+    );
+    await forEachBounded(pages, lanes, async (page) => onPage((await this.one(() => fetchPage(page))).items));
+  }
+
+  /** Every item of a paged list (limit 100), one page after the other; `first` is reused when already fetched. */
+  async all<T>(fetchPage: (page: number, limit: number) => Promise<Page<T>>, first?: Page<T>): Promise<T[]> {
+    const items: T[] = [];
+    let page = first ?? (await this.one(() => fetchPage(1, 100)));
+    for (let number = 1; ; number++) {
+      items.push(...page.items);
+      if (page.items.length === 0 || number >= page.pagination.totalPages) return items;
+      page = await this.one(() => fetchPage(number + 1, 100));
+    }
+  }
+}
