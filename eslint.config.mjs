@@ -39,6 +39,24 @@ export default tseslint.config(
     },
   },
   {
+    // connectors/ is everything a job does that is not Temporal: activities turn its errors into Temporal failures.
+    files: ['connectors/**/*.ts'],
+    rules: {
+      '@typescript-eslint/no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            { regex: '^@temporalio/', message: 'connectors/ does not use Temporal: do that in activities/.' },
+            {
+              regex: '^(\\.\\./)+(activities|workflows|worker|cli)(/|$)',
+              message: 'connectors/ sits below activities, workflows, the worker and the CLI.',
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
     files: ['**/*.cjs', '**/*.js'],
     languageOptions: {
       sourceType: 'commonjs',
