@@ -1,37 +1,11 @@
-import type { SandboxContext, SandboxDomain } from '../../core/context';
-import { catalogueOf } from '../v2-common/catalogue';
-import { inheritFromParent } from '../v2-common/links';
-import { inheritMaterialLink } from './header-service';
+import type { SandboxDomain } from '../../core/context';
+import { connectToCatalogue } from '../v2-common/linked-headers';
 import { MaterialStore, type MaterialState } from './model';
 import { presentHeader } from './present';
 import { registerMaterialRoutes } from './routes';
 import { loadMaterialSection } from './seed';
 
 export type { MaterialSection } from './seed';
-
-/** A new child product inherits its parent's compositions; GET /styles `include=material` shows a product's headers. */
-function connectToCatalogue(ctx: SandboxContext): void {
-  const store = (): MaterialStore => ctx.store(materialsDomain);
-  ctx.events.on('productCreated', ({ productId, parentId }) => {
-    if (parentId === null) return;
-    inheritFromParent(
-      ctx,
-      () => store().links,
-      (id) => store().headers.has(id),
-      productId,
-      parentId,
-      (source, childId) => inheritMaterialLink({ ctx }, source, childId),
-    );
-  });
-  catalogueOf(ctx).setIncludeProvider('material', (product, callerCompanyId) =>
-    store()
-      .links.ofProduct(product.id)
-      .flatMap((link) => {
-        const header = store().header(callerCompanyId, link.headerId);
-        return header ? [presentHeader(header, link)] : [];
-      }),
-  );
-}
 
 /** Material compositions: headers, per-product links and line trees. */
 export const materialsDomain: SandboxDomain<MaterialStore> = {
@@ -40,7 +14,12 @@ export const materialsDomain: SandboxDomain<MaterialStore> = {
   restore: (_ctx, snapshot) => new MaterialStore(snapshot as MaterialState),
   registerRoutes(app, ctx) {
     registerMaterialRoutes(app, ctx, materialsDomain);
-    connectToCatalogue(ctx);
+    // A new child product inherits its parent's compositions; GET /styles `include=material` shows its headers.
+    connectToCatalogue(ctx, materialsDomain, {
+      include: 'material',
+      linkIdPrefix: 'mtriallnk_',
+      present: (header, link) => presentHeader(header, link),
+    });
   },
   dump: (store) => store.dump(),
 };

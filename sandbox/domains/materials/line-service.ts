@@ -2,7 +2,7 @@ import { badRequest, notFound } from '../../core/errors';
 import { createdAudit, touchAudit } from '../v2-common/audit';
 import { parseBody } from '../v2-common/body';
 import { forkComposition, type MaterialWrite } from './fork';
-import { referencedProduct } from './header-service';
+import { referencedProduct } from '../v2-common/linked-headers';
 import type { MaterialHeaderRecord, MaterialLineRecord, MaterialLinkRecord } from './model';
 import { deleteLinesSchema, lineSchema, type LineInput } from './schemas';
 import {
