@@ -22,7 +22,6 @@ export const DEMO_BOM_IDS = {
 
 /** The SKUs that own the seeded forks: PLM-TEE-001-BLK-M and PLM-TEE-001-OWH-L. */
 export const DEMO_FORK_SKUS = { blackM: demoId('sku_', 2), offWhiteL: demoId('sku_', 6) };
-export const DEMO_TEE_LABEL_LINE_ID = 'bom_line_demo_merino_tee_3';
 
 /**
  * Placements of the brand, and BOMs on the tee (a style with two variants and six SKUs) and the jacket. Two tee SKUs

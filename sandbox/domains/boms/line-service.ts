@@ -3,7 +3,7 @@ import { createdAudit, touchAudit } from '../v2-common/audit';
 import { parseBody } from '../v2-common/body';
 import { forkBom, type BomWrite } from './fork';
 import type { BomLineRecord } from './model';
-import { referencedProduct } from '../v2-common/linked-headers';
+import { referencedProduct, type DeleteLinesResult } from '../v2-common/linked-headers';
 import { checkPlacement, checkUnits, componentProduct } from './rules';
 import { createLineSchema, deleteLinesSchema, updateLineSchema, type UpdateLineInput } from './schemas';
 
@@ -101,13 +101,6 @@ export function updateLine(write: BomWrite, lineId: string, raw: unknown): BomLi
   const copy = store.lines.get(fork.lineIds.get(line.id) ?? '') as BomLineRecord;
   Object.assign(copy, values);
   return copy;
-}
-
-export interface DeleteLinesResult {
-  deletedLines: string[];
-  duplicatedHeaders: string[];
-  orphanedHeaders: string[];
-  errors: Array<{ id: string; code: string; message: string }>;
 }
 
 /**

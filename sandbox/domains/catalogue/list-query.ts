@@ -10,7 +10,7 @@ import {
   type RawQuery,
   type SortOrder,
 } from '../../core/query';
-import type { CatalogueDeps } from './deps';
+import type { CatalogueDeps } from './store';
 import { chainOf, resolved } from './present';
 import type { CatalogueStore } from './store';
 import type { InheritableArrayField, ProductLevel, ProductRecord } from './types';

@@ -104,6 +104,14 @@ export interface LinkedWrite<S> {
   companyId: string;
 }
 
+/** The answer of POST /{kind}-lines/delete. */
+export interface DeleteLinesResult {
+  deletedLines: string[];
+  duplicatedHeaders: string[];
+  orphanedHeaders: string[];
+  errors: Array<{ id: string; code: string; message: string }>;
+}
+
 export interface HeaderView<H, L> {
   header: H;
   link: L;
