@@ -1,5 +1,6 @@
 import { z } from 'zod';
 
+// The spec's statuses; the sandbox keeps its own copy on purpose (it is the oracle, sharing no code).
 export const CERTIFICATE_STATUSES = [
   'DRAFT',
   'REQUESTED',

@@ -29,6 +29,7 @@ export const STYLE_SORT_COLUMNS = [
 ] as const;
 type SortColumn = (typeof STYLE_SORT_COLUMNS)[number];
 
+// The spec's include list; the client's copy (connectors/traceability/schemas/products.ts) stays apart on purpose.
 export const INCLUDE_VALUES = [
   'type',
   'material',
