@@ -3,7 +3,8 @@ import {
   TraceabilityClient,
   type TraceabilityClientOptions,
 } from '../../connectors/traceability';
-import { startSandbox } from '../../sandbox/server';
+import type { SandboxOptions } from '../../sandbox/options';
+import { startSandbox, type RunningSandbox } from '../../sandbox/server';
 
 export const BRAND_KEY = 'sandbox-key-brand';
 export const SUPPLIER_KEY = 'sandbox-key-supplier';
@@ -101,3 +102,65 @@ export async function caught(promise: Promise<unknown>): Promise<TraceabilityApi
 
 export const unique = (prefix: string): string =>
   `${prefix}-${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 7)}`;
+
+/** The API's envelope, loosely typed: tests read whatever an answer carries. */
+export interface Envelope<T> {
+  metadata: {
+    success: boolean;
+    pagination?: { page: number; limit: number; total: number; totalPages: number };
+  };
+  data: T;
+  statusCode?: number;
+  code?: string;
+  message?: string;
+}
+
+export interface ApiAnswer<T> {
+  status: number;
+  body: Envelope<T>;
+  headers: Headers;
+}
+
+/**
+ * One sandbox for the calling conformance test file (started in `beforeAll`, closed in `afterAll`), and raw JSON
+ * calls on it: `api` as the brand (or `key`: another key, or the headers to send), `control` on `/__sandbox/...`.
+ */
+export function sandboxPerFile(options: SandboxOptions = {}) {
+  let current: RunningSandbox | undefined;
+  const started = (): RunningSandbox => {
+    if (!current) throw new Error('the sandbox starts in beforeAll: use it inside a test or hook');
+    return current;
+  };
+  beforeAll(async () => {
+    current = await startSandbox({ port: 0, ...options });
+  });
+  afterAll(async () => current?.close());
+  const send = async (url: string, method: string, body: unknown, headers: Record<string, string>) => {
+    const response = await fetch(url, {
+      method,
+      headers: { ...headers, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    const text = await response.text();
+    return { status: response.status, text, headers: response.headers };
+  };
+  return {
+    get sandbox(): RunningSandbox {
+      return started();
+    },
+    async api<T>(
+      method: string,
+      path: string,
+      body?: unknown,
+      key: string | Record<string, string> = BRAND_KEY,
+    ): Promise<ApiAnswer<T>> {
+      const headers = typeof key === 'string' ? { companyapikey: key } : key;
+      const answer = await send(started().baseUrl + path, method, body, headers);
+      return { ...answer, body: (answer.text ? JSON.parse(answer.text) : undefined) as Envelope<T> };
+    },
+    async control(path: string, body?: unknown, method = 'PUT'): Promise<void> {
+      const answer = await send(started().url + path, method, body, {});
+      if (answer.status >= 400) throw new Error(`${method} ${path}: ${answer.status} ${answer.text}`);
+    },
+  };
+}

@@ -1,11 +1,5 @@
-import { startSandbox, type RunningSandbox } from '../../sandbox/server';
+import { sandboxPerFile, type Envelope } from '../harness/sandbox-client';
 
-interface Envelope<T> {
-  metadata: { success: boolean };
-  data: T;
-  code?: string;
-  message?: string;
-}
 interface Header {
   id: string;
   name: string;
@@ -37,23 +31,9 @@ type DeleteResult = Record<'deletedLines' | 'duplicatedHeaders' | 'orphanedHeade
 
 const OTHER_BRAND_TOTE = 'style_01J9ZDEM000000000000000050';
 
-let sandbox: RunningSandbox;
+const { api } = sandboxPerFile({ childLinkDelayMs: 0 });
 let sequence = 0;
 const unique = (prefix: string): string => `${prefix}-${Date.now()}-${++sequence}`;
-
-async function api<T>(
-  method: string,
-  path: string,
-  body?: unknown,
-  key = 'sandbox-key-brand',
-): Promise<{ status: number; body: Envelope<T> }> {
-  const response = await fetch(sandbox.baseUrl + path, {
-    method,
-    headers: { companyapikey: key, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  return { status: response.status, body: (await response.json()) as Envelope<T> };
-}
 
 async function product(body: Record<string, unknown>): Promise<string> {
   const response = await api<{ id: string }>('POST', '/styles', {
@@ -146,13 +126,6 @@ async function populated(): Promise<{
   });
   return { tree: t, header, cotton, organic, polyester };
 }
-
-beforeAll(async () => {
-  sandbox = await startSandbox({ port: 0, childLinkDelayMs: 0 });
-});
-afterAll(async () => {
-  await sandbox.close();
-});
 
 describe('material headers and links', () => {
   it('rule: POST /material-headers answers 201 with the header and an echoed link (styleId, isMainMaterial)', async () => {
