@@ -124,20 +124,15 @@ describe('level detection and required fields (POST /styles)', () => {
 
   it('rule: a variant needs color and a SKU needs dimension (400)', async () => {
     const { style, variant } = await family();
-    const noColor = await brand.post('/styles', {
-      parentId: style.id,
-      name: 'v',
-      codes: [{ codeId: 'PLM_ID', codeValue: unique('c') }],
-    });
-    expectError(noColor, 400, 'validation_error');
-    expect(noColor.body.message).toContain('color');
-    const noDimension = await brand.post('/styles', {
-      parentId: variant.id,
-      name: 's',
-      codes: [{ codeId: 'PLM_ID', codeValue: unique('c') }],
-    });
-    expectError(noDimension, 400, 'validation_error');
-    expect(noDimension.body.message).toContain('dimension');
+    for (const [parentId, missing] of [
+      [style.id, 'color'],
+      [variant.id, 'dimension'],
+    ]) {
+      const codes = [{ codeId: 'PLM_ID', codeValue: unique('c') }];
+      const response = await brand.post('/styles', { parentId, name: 'child', codes });
+      expectError(response, 400, 'validation_error');
+      expect(response.body.message).toContain(missing);
+    }
   });
 
   it('rule: name, codes and field limits are validated with a 400 naming the field', async () => {

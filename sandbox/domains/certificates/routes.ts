@@ -29,6 +29,7 @@ export function isRestricted(companyId: string, certificate: CertificateRecord):
   );
 }
 
+// The spec's sorts; the client's copy (connectors/traceability/schemas/certificates.ts) stays apart on purpose.
 const SORTS = [
   'updatedAt',
   'name',

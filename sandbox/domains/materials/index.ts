@@ -35,6 +35,7 @@ function registerMaterialRoutes(app: FastifyInstance, ctx: SandboxContext): void
     createHeader,
     updateHeader,
     deleteHeaders,
+    // The spec's sorts; the client's copy (connectors/traceability/schemas/materials.ts) stays apart on purpose.
     lineSorts: [
       'createdAt',
       'materialHeaderId',
