@@ -1,19 +1,9 @@
 import { collect } from '../../connectors/traceability';
-import { caught, sandboxForFile, unique } from '../harness/sandbox-client';
+import { caught, newStyle, sandboxForFile } from '../harness/sandbox-client';
 
 const h = sandboxForFile({ childLinkDelayMs: 0 });
 
-async function newStyle(): Promise<string> {
-  const ext = unique('BOMSTYLE');
-  await h.client.products.create({
-    externalId: ext,
-    name: 'BOM host',
-    codes: [{ codeId: 'PLM_ID', codeValue: ext }],
-    styleTypeId: 'st_jackets',
-    isComponent: false,
-  });
-  return ext;
-}
+const bomHost = (): Promise<string> => newStyle(h.client, 'BOMSTYLE', 'st_jackets');
 
 describe('BOMs against the sandbox', () => {
   it('reads seeded headers and lines with their placements', async () => {
@@ -27,7 +17,7 @@ describe('BOMs against the sandbox', () => {
   });
 
   it('creates a BOM with a line, replaces the line and deletes it', async () => {
-    const styleExt = await newStyle();
+    const styleExt = await bomHost();
     const header = await h.client.boms.createHeader({
       name: 'Main BOM',
       link: { styleId: styleExt, isMainBom: true },
@@ -60,7 +50,7 @@ describe('BOMs against the sandbox', () => {
   });
 
   it('passes unit errors through as row-level 400s', async () => {
-    const styleExt = await newStyle();
+    const styleExt = await bomHost();
     const header = await h.client.boms.createHeader({ name: 'BOM', link: { styleId: styleExt } });
     const error = await caught(
       h.client.boms.createLine({

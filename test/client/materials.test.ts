@@ -1,17 +1,10 @@
-import { caught, sandboxForFile, unique } from '../harness/sandbox-client';
+import { caught, newStyle, sandboxForFile } from '../harness/sandbox-client';
 
 const h = sandboxForFile({ childLinkDelayMs: 0 });
 
 describe('materials against the sandbox', () => {
   it('builds a composition tree, enforces its rules and deletes it bottom-up', async () => {
-    const ext = unique('MATSTYLE');
-    await h.client.products.create({
-      externalId: ext,
-      name: 'Material host',
-      codes: [{ codeId: 'PLM_ID', codeValue: ext }],
-      styleTypeId: 'st_tshirts',
-      isComponent: false,
-    });
+    const ext = await newStyle(h.client, 'MATSTYLE', 'st_tshirts');
     const header = await h.client.materials.createHeader({
       name: 'Shell',
       description: null,

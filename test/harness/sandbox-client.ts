@@ -90,6 +90,23 @@ export function sandboxForFile(options: Parameters<typeof startHarness>[0] = {})
   };
 }
 
+/** Creates a style (not a component) through the client and answers its externalId, `<prefix>-...`. */
+export async function newStyle(
+  client: TraceabilityClient,
+  prefix: string,
+  styleTypeId: string,
+): Promise<string> {
+  const externalId = unique(prefix);
+  await client.products.create({
+    externalId,
+    name: `${prefix} host`,
+    codes: [{ codeId: 'PLM_ID', codeValue: externalId }],
+    styleTypeId,
+    isComponent: false,
+  });
+  return externalId;
+}
+
 export async function caught(promise: Promise<unknown>): Promise<TraceabilityApiError> {
   try {
     await promise;
@@ -144,19 +161,51 @@ export function sandboxPerFile(options: SandboxOptions = {}) {
     const text = await response.text();
     return { status: response.status, text, headers: response.headers };
   };
+  let sequence = 0;
+  const api = async <T>(
+    method: string,
+    path: string,
+    body?: unknown,
+    key: string | Record<string, string> = BRAND_KEY,
+  ): Promise<ApiAnswer<T>> => {
+    const headers = typeof key === 'string' ? { companyapikey: key } : key;
+    const answer = await send(started().baseUrl + path, method, body, headers);
+    return { ...answer, body: (answer.text ? JSON.parse(answer.text) : undefined) as Envelope<T> };
+  };
+  /** POST /styles as the brand with a fresh PLM code; answers the product's id. */
+  const product = async (body: Record<string, unknown>): Promise<string> => {
+    const response = await api<{ id: string }>('POST', '/styles', {
+      codes: [{ codeId: 'PLM_ID', codeValue: `CODE-${Date.now()}-${++sequence}` }],
+      ...body,
+    });
+    expect(response.status).toBe(201);
+    return response.body.data.id;
+  };
   return {
     get sandbox(): RunningSandbox {
       return started();
     },
-    async api<T>(
-      method: string,
-      path: string,
-      body?: unknown,
-      key: string | Record<string, string> = BRAND_KEY,
-    ): Promise<ApiAnswer<T>> {
-      const headers = typeof key === 'string' ? { companyapikey: key } : key;
-      const answer = await send(started().baseUrl + path, method, body, headers);
-      return { ...answer, body: (answer.text ? JSON.parse(answer.text) : undefined) as Envelope<T> };
+    api,
+    product,
+    /** A new t-shirt style with variants Red and Blue, each with `skusPerVariant` SKUs (S, M, ...). */
+    async tree(skusPerVariant: number): Promise<{ style: string; variants: string[]; skus: string[][] }> {
+      const style = await product({
+        name: `Style-${++sequence}`,
+        styleTypeId: 'st_tshirts',
+        isComponent: false,
+      });
+      const variants = [
+        await product({ parentId: style, name: 'Red', color: 'Red' }),
+        await product({ parentId: style, name: 'Blue', color: 'Blue' }),
+      ];
+      const skus: string[][] = [];
+      for (const variant of variants) {
+        const sizes: string[] = [];
+        for (const size of ['S', 'M', 'L', 'XL'].slice(0, skusPerVariant))
+          sizes.push(await product({ parentId: variant, name: size, dimension: size }));
+        skus.push(sizes);
+      }
+      return { style, variants, skus };
     },
     async control(path: string, body?: unknown, method = 'PUT'): Promise<void> {
       const answer = await send(started().url + path, method, body, {});

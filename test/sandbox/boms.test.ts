@@ -39,31 +39,9 @@ const { api, control } = file;
 let sequence = 0;
 const unique = (prefix: string): string => `${prefix}-${Date.now()}-${++sequence}`;
 
-async function product(body: Record<string, unknown>): Promise<string> {
-  const response = await api<{ id: string }>('POST', '/styles', {
-    codes: [{ codeId: 'PLM_ID', codeValue: unique('CODE') }],
-    ...body,
-  });
-  expect(response.status).toBe(201);
-  return response.body.data.id;
-}
-
+const { product } = file;
 /** A style with two variants and two SKUs each. */
-async function tree(): Promise<Tree> {
-  const style = await product({ name: unique('Style'), styleTypeId: 'st_tshirts', isComponent: false });
-  const variants = [
-    await product({ parentId: style, name: 'Red', color: 'Red' }),
-    await product({ parentId: style, name: 'Blue', color: 'Blue' }),
-  ];
-  const skus: string[][] = [];
-  for (const variant of variants) {
-    skus.push([
-      await product({ parentId: variant, name: 'S', dimension: 'S' }),
-      await product({ parentId: variant, name: 'M', dimension: 'M' }),
-    ]);
-  }
-  return { style, variants, skus };
-}
+const tree = (): Promise<Tree> => file.tree(2);
 
 async function bom(styleId: string, name = unique('BOM')): Promise<Header> {
   const response = await api<Header>('POST', '/bom-headers', {

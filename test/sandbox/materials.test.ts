@@ -31,31 +31,17 @@ type DeleteResult = Record<'deletedLines' | 'duplicatedHeaders' | 'orphanedHeade
 
 const OTHER_BRAND_TOTE = 'style_01J9ZDEM000000000000000050';
 
-const { api } = sandboxPerFile({ childLinkDelayMs: 0 });
+const file = sandboxPerFile({ childLinkDelayMs: 0 });
+const { api } = file;
 let sequence = 0;
 const unique = (prefix: string): string => `${prefix}-${Date.now()}-${++sequence}`;
 
-async function product(body: Record<string, unknown>): Promise<string> {
-  const response = await api<{ id: string }>('POST', '/styles', {
-    codes: [{ codeId: 'PLM_ID', codeValue: unique('MAT') }],
-    ...body,
-  });
-  expect(response.status).toBe(201);
-  return response.body.data.id;
-}
+const { product } = file;
 
 /** A style with two variants, each with one SKU. */
 async function tree(): Promise<Tree> {
-  const style = await product({ name: unique('Style'), styleTypeId: 'st_tshirts', isComponent: false });
-  const variants = [
-    await product({ parentId: style, name: 'Red', color: 'Red' }),
-    await product({ parentId: style, name: 'Blue', color: 'Blue' }),
-  ];
-  const skus = [
-    await product({ parentId: variants[0], name: 'S', dimension: 'S' }),
-    await product({ parentId: variants[1], name: 'S', dimension: 'S' }),
-  ];
-  return { style, variants, skus };
+  const t = await file.tree(1);
+  return { ...t, skus: t.skus.flat() };
 }
 
 async function composition(styleId: string, name = unique('Composition')): Promise<Header> {
