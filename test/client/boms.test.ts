@@ -1,5 +1,6 @@
 import { collect } from '../../connectors/traceability';
-import { caught, newStyle, sandboxForFile } from '../harness/sandbox-client';
+import { caught } from '../harness/errors';
+import { newStyle, sandboxForFile } from '../harness/sandbox-client';
 
 const h = sandboxForFile({ childLinkDelayMs: 0 });
 

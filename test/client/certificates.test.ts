@@ -1,5 +1,6 @@
 import { collect } from '../../connectors/traceability';
-import { caught, sandboxForFile } from '../harness/sandbox-client';
+import { caught } from '../harness/errors';
+import { sandboxForFile } from '../harness/sandbox-client';
 
 const h = sandboxForFile();
 

@@ -1,4 +1,5 @@
-import { caught, sandboxForFile } from '../harness/sandbox-client';
+import { caught } from '../harness/errors';
+import { sandboxForFile } from '../harness/sandbox-client';
 
 const h = sandboxForFile();
 

@@ -1,4 +1,5 @@
-import { caught, newStyle, sandboxForFile } from '../harness/sandbox-client';
+import { caught } from '../harness/errors';
+import { newStyle, sandboxForFile } from '../harness/sandbox-client';
 
 const h = sandboxForFile({ childLinkDelayMs: 0 });
 

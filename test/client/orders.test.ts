@@ -1,4 +1,5 @@
-import { BRAND_ID, caught, sandboxForFile, unique } from '../harness/sandbox-client';
+import { caught } from '../harness/errors';
+import { BRAND_ID, sandboxForFile, unique } from '../harness/sandbox-client';
 
 const SUPPLIER = 'cmp_sup_anatolia_garments';
 const h = sandboxForFile();

@@ -1,5 +1,6 @@
 import { collect, type TraceabilityClient } from '../../connectors/traceability';
-import { caught, sandboxForFile, unique } from '../harness/sandbox-client';
+import { caught } from '../harness/errors';
+import { sandboxForFile, unique } from '../harness/sandbox-client';
 
 const h = sandboxForFile();
 afterEach(async () => {

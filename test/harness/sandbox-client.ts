@@ -1,8 +1,4 @@
-import {
-  TraceabilityApiError,
-  TraceabilityClient,
-  type TraceabilityClientOptions,
-} from '../../connectors/traceability';
+import { TraceabilityClient, type TraceabilityClientOptions } from '../../connectors/traceability';
 import type { SandboxOptions } from '../../sandbox/options';
 import { startSandbox, type RunningSandbox } from '../../sandbox/server';
 
@@ -105,16 +101,6 @@ export async function newStyle(
     isComponent: false,
   });
   return externalId;
-}
-
-export async function caught(promise: Promise<unknown>): Promise<TraceabilityApiError> {
-  try {
-    await promise;
-  } catch (error) {
-    if (error instanceof TraceabilityApiError) return error;
-    throw error;
-  }
-  throw new Error('expected a TraceabilityApiError');
 }
 
 export const unique = (prefix: string): string =>
