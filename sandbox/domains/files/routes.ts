@@ -3,8 +3,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { callerCompany, type SandboxContext } from '../../core/context';
 import { sendData } from '../../core/envelope';
-import { ApiError, badRequest, forbidden } from '../../core/errors';
-import { parseBody } from '../../core/validation';
+import { ApiError, badRequest, forbidden, parseBody } from '../../core/errors';
 import { extensionOf, isSupportedMime, MAX_FILE_SIZE, MIME_BY_EXTENSION } from './mime';
 import { KEEP_BYTES_UP_TO, type FileRecord, type FilesStore } from './store';
 
