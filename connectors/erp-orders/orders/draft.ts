@@ -39,7 +39,6 @@ const companyId = z.string().min(1).max(36);
 /** `undefined`: the export does not manage the field (leave it); `null`: the export says it is empty (clear it). */
 const clearable = <T extends z.ZodType>(schema: T) => schema.nullable().optional();
 
-// The spec's date fields; the sandbox keeps its own copy on purpose (it is the oracle, sharing no code).
 export const DATE_FIELDS = [
   'orderDate',
   'deliveryDate',
