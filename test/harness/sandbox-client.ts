@@ -118,6 +118,13 @@ export interface Envelope<T> {
   message?: string;
 }
 
+/** A style, its variants, and each variant's SKUs (platform ids). */
+export interface ProductTree {
+  style: string;
+  variants: string[];
+  skus: string[][];
+}
+
 export interface ApiAnswer<T> {
   status: number;
   body: Envelope<T>;
@@ -174,7 +181,7 @@ export function sandboxPerFile(options: SandboxOptions = {}) {
     api,
     product,
     /** A new t-shirt style with variants Red and Blue, each with `skusPerVariant` SKUs (S, M, ...). */
-    async tree(skusPerVariant: number): Promise<{ style: string; variants: string[]; skus: string[][] }> {
+    async tree(skusPerVariant: number): Promise<ProductTree> {
       const style = await product({
         name: `Style-${++sequence}`,
         styleTypeId: 'st_tshirts',

@@ -1,5 +1,5 @@
 import { catalogueDomain, type ProductRecord } from '../../sandbox/domains/catalogue';
-import { sandboxPerFile } from '../harness/sandbox-client';
+import { sandboxPerFile, type ProductTree } from '../harness/sandbox-client';
 
 interface Header {
   id: string;
@@ -19,11 +19,6 @@ interface Line {
   quantityUnit: string | null;
   [key: string]: unknown;
 }
-interface Tree {
-  style: string;
-  variants: string[];
-  skus: string[][];
-}
 
 const BUTTON = 'style_01J9ZDEM000000000000000010';
 const ZIPPER = 'style_01J9ZDEM000000000000000011';
@@ -41,7 +36,7 @@ const unique = (prefix: string): string => `${prefix}-${Date.now()}-${++sequence
 
 const { product } = file;
 /** A style with two variants and two SKUs each. */
-const tree = (): Promise<Tree> => file.tree(2);
+const tree = (): Promise<ProductTree> => file.tree(2);
 
 async function bom(styleId: string, name = unique('BOM')): Promise<Header> {
   const response = await api<Header>('POST', '/bom-headers', {
@@ -80,7 +75,7 @@ async function linesOf(bomHeaderId: string): Promise<Line[]> {
 }
 
 /** A style-level BOM with three lines (button main, poplin, label), linked down to every SKU. */
-async function populated(): Promise<{ tree: Tree; header: Header; lines: Line[] }> {
+async function populated(): Promise<{ tree: ProductTree; header: Header; lines: Line[] }> {
   const t = await tree();
   const header = await bom(t.style);
   const lines = [

@@ -1,4 +1,4 @@
-import { sandboxPerFile, type Envelope } from '../harness/sandbox-client';
+import { sandboxPerFile, type Envelope, type ProductTree } from '../harness/sandbox-client';
 
 interface Header {
   id: string;
@@ -20,11 +20,7 @@ interface Line {
   weightUnit: string | null;
   [key: string]: unknown;
 }
-interface Tree {
-  style: string;
-  variants: string[];
-  skus: string[];
-}
+type Tree = Omit<ProductTree, 'skus'> & { skus: string[] };
 type DeleteResult = Record<'deletedLines' | 'duplicatedHeaders' | 'orphanedHeaders', string[]> & {
   errors: Array<{ id: string; code: string }>;
 };
