@@ -5,7 +5,7 @@
  * Run: node bin/run-ts.cjs bench/plm-parse.ts [rows] [repeats]
  */
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import * as XLSX from 'xlsx';
@@ -17,22 +17,6 @@ const COLOURS = [
   ['RED', 'Red'],
 ] as const;
 const SIZES = ['XS', 'S', 'M', 'L', 'XL'] as const;
-const references = {
-  styleTypes: [
-    { id: 'st_tshirt', name: 'T-Shirt' },
-    { id: 'st_jeans', name: 'Jeans' },
-    { id: 'st_jacket', name: 'Jacket' },
-  ],
-  brands: [
-    { id: 'br_north', name: 'Northwind' },
-    { id: 'br_south', name: 'Southwind' },
-  ],
-  seasons: [
-    { id: 'se_ss25', name: 'SS25' },
-    { id: 'se_aw25', name: 'AW25' },
-  ],
-};
-
 function generate(path: string, rows: number): void {
   const header = [
     'Style Number',
@@ -109,8 +93,8 @@ function main(): void {
   const dir = mkdtempSync(join(tmpdir(), 'plm-bench-'));
   try {
     const file = join(dir, 'plm-flat.xlsx');
-    const referencesPath = join(dir, 'references.json');
-    writeFileSync(referencesPath, JSON.stringify(references));
+    // The reference lists the PLM fixtures are written against (a superset of what the generated rows name).
+    const referencesPath = resolve(__dirname, '..', 'test', 'fixtures', 'plm', 'references.json');
     let started = Date.now();
     generate(file, rows);
     console.log(

@@ -25,7 +25,7 @@ export const COMMANDS: readonly LazyCommand[] = [
   {
     name: 'worker',
     summary: 'Run a worker only, until SIGINT/SIGTERM',
-    load: () => (require('./commands/worker') as typeof import('./commands/worker')).workerCommand(),
+    load: () => (require('./commands/start') as typeof import('./commands/start')).workerCommand(),
   },
   {
     name: 'sandbox',
@@ -85,7 +85,7 @@ export const COMMANDS: readonly LazyCommand[] = [
   {
     name: 'watch',
     summary: "Follow a run's progress until it ends (runs started anywhere)",
-    load: () => (require('./commands/watch') as typeof import('./commands/watch')).watchCommand(),
+    load: () => (require('./workflow-runner') as typeof import('./workflow-runner')).watchCommand(),
   },
   {
     name: 'approve',
@@ -105,10 +105,7 @@ export const COMMANDS: readonly LazyCommand[] = [
   {
     name: 'temporal-provision',
     summary: 'Find or install the Temporal CLI and print its path',
-    load: () =>
-      (
-        require('./commands/temporal-provision') as typeof import('./commands/temporal-provision')
-      ).temporalProvisionCommand(),
+    load: () => (require('./commands/start') as typeof import('./commands/start')).temporalProvisionCommand(),
   },
 ];
 /* eslint-enable @typescript-eslint/no-require-imports */

@@ -1,4 +1,4 @@
-import { exitWithError } from '../worker/fatal';
+import { exitWithError } from '../worker/logger';
 
 /**
  * Runs a command's body and ends the process: 0 when it returns, and on failure one line on stderr

@@ -1,8 +1,9 @@
-import { InvalidArgumentError } from 'commander';
+import { Command, InvalidArgumentError } from 'commander';
 import { Client, Connection, type WorkflowStartOptions } from '@temporalio/client';
 import type { Workflow } from '@temporalio/common';
 import { loadConfig, temporalClientAddress, type AppConfig } from '../worker/config';
 import { TraceJob, TraceSource } from '../worker/search-attributes';
+import { runAction } from './run-action';
 import { requireWorker, waitAndPrint, watchHandle } from './run-waiter';
 import { bucketStore, printStoreLinks, uploadLocalInput } from './store-files';
 
@@ -87,4 +88,13 @@ export async function watchRun(workflowId: string): Promise<void> {
   await withTemporalClient((client, config) =>
     watchHandle(client, config.temporalNamespace, client.workflow.getHandle(workflowId)),
   );
+}
+
+export function watchCommand(): Command {
+  return new Command('watch')
+    .description(
+      "Follow a run's progress until it ends (a bar on a terminal, JSON lines otherwise), then print its result; works for runs started anywhere (CLI, Web UI, schedules, inbox)",
+    )
+    .argument('<workflowId>', 'the run to follow')
+    .action((workflowId: string) => runAction(() => watchRun(workflowId)));
 }

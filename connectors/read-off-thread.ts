@@ -2,6 +2,7 @@ import { availableParallelism } from 'node:os';
 import path from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { count, inputLimits, InputLimitError } from './input-limits';
+import { Semaphore } from './traceability/concurrency';
 
 /** An error as it crosses the thread boundary; the caller turns it back into its own class. */
 export interface ThreadError {
@@ -30,20 +31,7 @@ const ROWS_PER_MESSAGE = 2_000;
  * workbooks cannot starve heartbeats and the other jobs' activities of CPU. Further reads wait their turn.
  */
 export const MAX_READ_THREADS = Math.max(1, availableParallelism() - 1);
-let running = 0;
-const waiting: Array<() => void> = [];
-
-async function turn(): Promise<() => void> {
-  if (running >= MAX_READ_THREADS) await new Promise<void>((resolve) => waiting.push(resolve));
-  running += 1;
-  let released = false;
-  return () => {
-    if (released) return;
-    released = true;
-    running -= 1;
-    waiting.shift()?.();
-  };
-}
+const readThreads = new Semaphore(MAX_READ_THREADS);
 
 const threadEntry = (): { file: string; execArgv: string[] } => {
   // From the TypeScript sources (tests, tsx) the thread needs tsx to load its module; from dist/ it is plain JS.
@@ -69,13 +57,11 @@ export async function runOffThread<T>(
   args: unknown[],
   options: OffThreadOptions,
 ): Promise<T> {
-  const ticker = setInterval(() => options.onTick?.(), 1000);
-  const release = await turn().finally(() => clearInterval(ticker));
-  try {
-    return await runThread<T>(modulePath, fn, args, options);
-  } finally {
-    release();
-  }
+  const waiting = setInterval(() => options.onTick?.(), 1000);
+  return readThreads.run(() => {
+    clearInterval(waiting);
+    return runThread<T>(modulePath, fn, args, options);
+  });
 }
 
 function runThread<T>(

@@ -7,9 +7,26 @@ import { ApiError, VALIDATION_ERROR } from './core/errors';
 import { FaultInjector, faultConfigSchema } from './core/faults';
 import { RollingRateLimiter, jitter } from './core/rate-limit';
 import { loadSeedFile, parseSeed, type SeedDocument } from './core/seed';
-import { domains } from './domains';
+import { catalogueDomain } from './domains/catalogue';
+import { filesDomain } from './domains/files';
+import { bomsDomain } from './domains/boms';
+import { materialsDomain } from './domains/materials';
+import { certificatesDomain } from './domains/certificates';
+import { networkDomain } from './domains/network';
+import { ordersDomain } from './domains/orders';
 import { sandboxOptionsSchema, type ResolvedSandboxOptions, type SandboxOptions } from './options';
 import { buildDemoSeed } from './seed/demo';
+
+/** Every slice of the API the sandbox serves; each owns its store, seed section and routes. */
+const domains: SandboxDomain<unknown>[] = [
+  filesDomain as SandboxDomain<unknown>,
+  catalogueDomain as SandboxDomain<unknown>,
+  bomsDomain as SandboxDomain<unknown>,
+  materialsDomain as SandboxDomain<unknown>,
+  ordersDomain as SandboxDomain<unknown>,
+  certificatesDomain as SandboxDomain<unknown>,
+  networkDomain as SandboxDomain<unknown>,
+];
 
 export const API_PREFIX = '/api/v2';
 

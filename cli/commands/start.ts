@@ -4,8 +4,10 @@ import { apiTarget } from '../../worker/api-target';
 import { loadConfig, temporalClientAddress, type AppConfig } from '../../worker/config';
 import { Lifecycle } from '../../worker/lifecycle';
 import { createLogger, type AppLogger } from '../../worker/logger';
-import { startWorker } from '../../worker/main';
-import { PortInUseError, provisionTemporalCli, startDevServer } from '../../worker/temporal';
+import { main as runWorkerMain, startWorker } from '../../worker/main';
+import { provisionTemporalCli } from '../../worker/temporal/cli-binary';
+import { startDevServer } from '../../worker/temporal/dev-server';
+import { PortInUseError } from '../../worker/temporal/ports';
 import { runAction } from '../run-action';
 import path from 'node:path';
 
@@ -147,6 +149,27 @@ export function startCommand(): Command {
           throw error;
         }
         await lifecycle.whenStopped();
+      }),
+    );
+}
+
+export function workerCommand(): Command {
+  return new Command('worker')
+    .description(
+      'Run a worker only, against TEMPORAL_ADDRESS and TRACEABILITY_BASE_URL, until SIGINT/SIGTERM',
+    )
+    .action(() => runAction(runWorkerMain));
+}
+
+export function temporalProvisionCommand(): Command {
+  return new Command('temporal-provision')
+    .description('Find or install the Temporal CLI used for the embedded dev server, and print its path')
+    .action(() =>
+      runAction(async () => {
+        const config = loadConfig();
+        const logger = createLogger({ level: config.logLevel, destination: 2 });
+        const cli = await provisionTemporalCli({ logger, explicitPath: config.temporalCliPath });
+        process.stdout.write(`${cli.path}\n`);
       }),
     );
 }

@@ -45,5 +45,4 @@ export * from './schemas/materials';
 export * from './schemas/boms';
 export * from './schemas/files';
 export * from './schemas/certificates';
-export * from './schemas/supply-chains';
-export * from './schemas/esg';
+export * from './schemas/network';

@@ -78,7 +78,7 @@ export function sortParams<K extends string>(
   return { sort: sort as K, order: rawOrder };
 }
 
-type Comparable = string | number | boolean | null | undefined;
+export type Comparable = string | number | boolean | null | undefined;
 
 /** Stable sort by a key (nulls last in ascending order), ties broken by `id` so paging order is stable. */
 export function sortBy<T extends { id: string }>(

@@ -22,7 +22,6 @@ export const DEMO_BOM_IDS = {
 
 /** The SKUs that own the seeded forks: PLM-TEE-001-BLK-M and PLM-TEE-001-OWH-L. */
 export const DEMO_FORK_SKUS = { blackM: demoId('sku_', 2), offWhiteL: demoId('sku_', 6) };
-export const DEMO_TEE_LABEL_LINE_ID = 'bom_line_demo_merino_tee_3';
 
 /**
  * Placements of the brand, and BOMs on the tee (a style with two variants and six SKUs) and the jacket. Two tee SKUs
@@ -34,6 +33,35 @@ export const DEMO_TEE_LABEL_LINE_ID = 'bom_line_demo_merino_tee_3';
 export function demoBomSection(now: number): Record<string, unknown> {
   const at = (daysAgo: number) => new Date(now - daysAgo * 86_400_000).toISOString();
   const placement = (id: string, value: string) => ({ id, value, forCompanyId: BRAND_COMPANY_ID });
+  // The tee BOM's three lines; each fork copied them with one change (and lost components, as forks do).
+  const fabric = {
+    placementId: DEMO_PLACEMENTS.body,
+    quantity: 1.2,
+    quantityUnit: 'METRE',
+    weight: 0.15,
+    weightUnit: 'KILOGRAM',
+    countryOfOrigin: 'India',
+  };
+  const buttons = {
+    placementId: DEMO_PLACEMENTS.placket,
+    quantity: 3,
+    quantityUnit: 'PIECES',
+    weight: 2,
+    weightUnit: 'GRAM',
+    countryOfOrigin: 'Portugal',
+  };
+  const label = {
+    placementId: DEMO_PLACEMENTS.insideNeck,
+    quantity: 1,
+    quantityUnit: 'PIECES',
+    countryOfOrigin: 'Portugal',
+  };
+  const tee = {
+    name: 'Merino Crew Tee BOM',
+    description: 'Main fabric, placket buttons and main label',
+    forCompanyId: BRAND_COMPANY_ID,
+  };
+  const teeCopy = { ...tee, name: `${tee.name} (Copy)`, forkOf: DEMO_BOM_IDS.tee };
   const boms: BomSection = {
     placements: [
       placement(DEMO_PLACEMENTS.body, 'Body'),
@@ -45,113 +73,37 @@ export function demoBomSection(now: number): Record<string, unknown> {
     ],
     headers: [
       {
+        ...tee,
         id: DEMO_BOM_IDS.tee,
-        name: 'Merino Crew Tee BOM',
-        description: 'Main fabric, placket buttons and main label',
-        forCompanyId: BRAND_COMPANY_ID,
         ownerProductId: DEMO_IDS.teeStyle,
         createdAt: at(27),
         lines: [
-          {
-            componentId: DEMO_IDS.poplin,
-            placementId: DEMO_PLACEMENTS.body,
-            quantity: 1.2,
-            quantityUnit: 'METRE',
-            weight: 0.15,
-            weightUnit: 'KILOGRAM',
-            countryOfOrigin: 'India',
-            isMainComponent: true,
-          },
-          {
-            componentId: DEMO_IDS.button,
-            placementId: DEMO_PLACEMENTS.placket,
-            quantity: 3,
-            quantityUnit: 'PIECES',
-            weight: 2,
-            weightUnit: 'GRAM',
-            countryOfOrigin: 'Portugal',
-          },
+          { ...fabric, componentId: DEMO_IDS.poplin, isMainComponent: true },
+          { ...buttons, componentId: DEMO_IDS.button },
           // Changed 6 days ago (after the BLK-M fork, before the OWH-L one).
-          {
-            componentId: DEMO_IDS.label,
-            placementId: DEMO_PLACEMENTS.insideNeck,
-            quantity: 1,
-            quantityUnit: 'PIECES',
-            countryOfOrigin: 'Portugal',
-            updatedAt: at(6),
-          },
+          { ...label, componentId: DEMO_IDS.label, updatedAt: at(6) },
         ],
       },
       {
+        ...teeCopy,
         id: DEMO_BOM_IDS.teeForkBlackM,
-        name: 'Merino Crew Tee BOM (Copy)',
-        description: 'Main fabric, placket buttons and main label',
-        forCompanyId: BRAND_COMPANY_ID,
         ownerProductId: DEMO_FORK_SKUS.blackM,
-        forkOf: DEMO_BOM_IDS.tee,
         createdAt: at(12),
         lines: [
-          {
-            componentId: null,
-            placementId: DEMO_PLACEMENTS.body,
-            quantity: 1.2,
-            quantityUnit: 'METRE',
-            weight: 0.15,
-            weightUnit: 'KILOGRAM',
-            countryOfOrigin: 'India',
-          },
-          {
-            componentId: DEMO_IDS.button,
-            placementId: DEMO_PLACEMENTS.placket,
-            quantity: 4,
-            quantityUnit: 'PIECES',
-            weight: 2,
-            weightUnit: 'GRAM',
-            countryOfOrigin: 'Portugal',
-          },
-          {
-            componentId: null,
-            placementId: DEMO_PLACEMENTS.insideNeck,
-            quantity: 1,
-            quantityUnit: 'PIECES',
-            countryOfOrigin: 'Portugal',
-          },
+          { ...fabric, componentId: null },
+          { ...buttons, componentId: DEMO_IDS.button, quantity: 4 },
+          { ...label, componentId: null },
         ],
       },
       {
+        ...teeCopy,
         id: DEMO_BOM_IDS.teeForkOffWhiteL,
-        name: 'Merino Crew Tee BOM (Copy)',
-        description: 'Main fabric, placket buttons and main label',
-        forCompanyId: BRAND_COMPANY_ID,
         ownerProductId: DEMO_FORK_SKUS.offWhiteL,
-        forkOf: DEMO_BOM_IDS.tee,
         createdAt: at(3),
         lines: [
-          {
-            componentId: null,
-            placementId: DEMO_PLACEMENTS.body,
-            quantity: 1.2,
-            quantityUnit: 'METRE',
-            weight: 0.15,
-            weightUnit: 'KILOGRAM',
-            countryOfOrigin: 'India',
-          },
-          {
-            componentId: null,
-            placementId: DEMO_PLACEMENTS.placket,
-            quantity: 3,
-            quantityUnit: 'PIECES',
-            weight: 2,
-            weightUnit: 'GRAM',
-            countryOfOrigin: 'Portugal',
-          },
-          {
-            componentId: DEMO_IDS.label,
-            placementId: DEMO_PLACEMENTS.insideNeck,
-            quantity: 2,
-            quantityUnit: 'PIECES',
-            countryOfOrigin: 'Portugal',
-          },
+          { ...fabric, componentId: null },
+          { ...buttons, componentId: null },
+          { ...label, componentId: DEMO_IDS.label, quantity: 2 },
         ],
       },
       {

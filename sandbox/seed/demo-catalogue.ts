@@ -192,6 +192,24 @@ function products(at: (daysAgo: number) => string): ProductSeed[] {
       codes: [{ codeId: 'EAN_GTIN_13', codeValue: String(7350000000000 + eanBase * 10 + index) }],
       createdAt: at(daysAgo),
     }));
+  /** A component product of the brand (BOM lines point at these). */
+  const component = (
+    productId: string,
+    externalId: string,
+    name: string,
+    styleTypeId: string,
+    daysAgo: number,
+    fields: Pick<ProductSeed, 'codes' | 'suppliers' | 'mainSupplier'>,
+  ): ProductSeed => ({
+    id: productId,
+    forCompanyId: brand,
+    externalId,
+    name,
+    styleTypeId,
+    isComponent: true,
+    ...fields,
+    createdAt: at(daysAgo),
+  });
   return [
     {
       id: id.teeStyle,
@@ -303,57 +321,29 @@ function products(at: (daysAgo: number) => string): ProductSeed[] {
       codes: [{ codeId: 'ERP_ID', codeValue: '090017' }],
       createdAt: at(900),
     },
-    {
-      id: id.button,
-      forCompanyId: brand,
-      externalId: 'CMP-BTN-15',
-      name: 'Corozo Button 15mm',
-      styleTypeId: 'st_buttons',
-      isComponent: true,
+    component(id.button, 'CMP-BTN-15', 'Corozo Button 15mm', 'st_buttons', 60, {
       codes: [
         { codeId: 'ERP_ID', codeValue: 'BTN-15' },
         { codeId: 'ALTERNATIVE_SUPPLIERS_ID1', codeValue: 'PT-88213' },
       ],
       suppliers: ['cmp_sup_porto_trims'],
       mainSupplier: 'cmp_sup_porto_trims',
-      createdAt: at(60),
-    },
-    {
-      id: id.zipper,
-      forCompanyId: brand,
-      externalId: 'CMP-ZIP-60',
-      name: 'Metal Zipper 60cm',
-      styleTypeId: 'st_zippers',
-      isComponent: true,
+    }),
+    component(id.zipper, 'CMP-ZIP-60', 'Metal Zipper 60cm', 'st_zippers', 60, {
       codes: [{ codeId: 'ERP_ID', codeValue: 'ZIP-60' }],
       suppliers: ['cmp_sup_porto_trims'],
-      createdAt: at(60),
-    },
-    {
-      id: id.poplin,
-      forCompanyId: brand,
-      externalId: 'CMP-FAB-POP',
-      name: 'Organic Cotton Poplin 120gsm',
-      styleTypeId: 'st_woven_fabrics',
-      isComponent: true,
+    }),
+    component(id.poplin, 'CMP-FAB-POP', 'Organic Cotton Poplin 120gsm', 'st_woven_fabrics', 59, {
       codes: [
         { codeId: 'PLM_ID', codeValue: 'FAB-POP-120' },
         { codeId: 'OTHER_ID1', codeValue: 'GOTS-2231' },
       ],
       suppliers: ['cmp_sup_gujarat_mills'],
       mainSupplier: 'cmp_sup_gujarat_mills',
-      createdAt: at(59),
-    },
-    {
-      id: id.label,
-      forCompanyId: brand,
-      externalId: 'CMP-LBL-MAIN',
-      name: 'Woven Main Label',
-      styleTypeId: 'st_labels',
-      isComponent: true,
+    }),
+    component(id.label, 'CMP-LBL-MAIN', 'Woven Main Label', 'st_labels', 58, {
       codes: [{ codeId: 'ERP_ID', codeValue: 'LBL-MAIN' }],
-      createdAt: at(58),
-    },
+    }),
     {
       id: id.otherTote,
       forCompanyId: OTHER_BRAND_COMPANY_ID,

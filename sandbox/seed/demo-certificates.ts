@@ -1,21 +1,10 @@
 import { CERTIFICATE_STATUSES, CERTIFICATE_TYPES, type CertificateRecord } from '../domains/certificates';
 import { FACILITY_PROCESSES } from '../domains/network/processes';
-import { BRAND_COMPANY_ID } from './demo-network';
+import { BRAND_COMPANY_ID, DEMO_SUPPLIER_IDS } from './demo-network';
 import { pick, seededRandom } from '../core/prng';
 
 const DAY = 86_400_000;
 export const CERTIFICATE_COUNT = 288;
-
-const HOLDERS = [
-  'cmp_sup_anatolia_garments',
-  'cmp_sup_gujarat_mills',
-  'cmp_sup_porto_trims',
-  'cmp_sup_dhaka_knitwear',
-  'cmp_sup_shaoxing_dyeing',
-  'cmp_sup_izmir_spinning',
-  'cmp_sup_tirupur_cotton',
-  'cmp_sup_prato_wool',
-];
 
 /** Standards per certificate type: [standardId, certificate name]. */
 const STANDARDS: Record<(typeof CERTIFICATE_TYPES)[number], ReadonlyArray<readonly [string, string]>> = {
@@ -81,7 +70,8 @@ export function demoCertificateSection(now: number): Record<string, unknown> {
       index % CERTIFICATE_STATUSES.length
     ] as (typeof CERTIFICATE_STATUSES)[number];
     const [standardId, name] = pick(random, STANDARDS[type]);
-    const holder = HOLDERS[index % HOLDERS.length] as string;
+    // Every supplier of the brand's network holds certificates, in turn.
+    const holder = DEMO_SUPPLIER_IDS[index % DEMO_SUPPLIER_IDS.length] as string;
     const expiration = now - 730 * DAY + Math.floor(((index + random()) / CERTIFICATE_COUNT) * 1460 * DAY);
     const issued = expiration - (365 + Math.floor(random() * 730)) * DAY;
     const hasDocument = random() < 0.6;

@@ -4,7 +4,8 @@ export const BRAND_COMPANY_ID = 'cmp_brand_nordic_threads';
 export const SUPPLIER_COMPANY_ID = 'cmp_sup_anatolia_garments';
 export const OTHER_BRAND_COMPANY_ID = 'cmp_brand_other_label';
 
-const supplierIds = [
+/** The brand's network: its suppliers. */
+export const DEMO_SUPPLIER_IDS = [
   SUPPLIER_COMPANY_ID,
   'cmp_sup_gujarat_mills',
   'cmp_sup_porto_trims',
@@ -23,7 +24,7 @@ const companies: CompanySeed[] = [
     internalCompanyCode: null,
     city: 'Stockholm',
     country: 'SE',
-    network: supplierIds,
+    network: DEMO_SUPPLIER_IDS,
   },
   {
     id: SUPPLIER_COMPANY_ID,

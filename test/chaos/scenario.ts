@@ -3,7 +3,6 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Client, Connection, WorkflowFailedError, type WorkflowHandle } from '@temporalio/client';
-import { NativeConnection } from '@temporalio/worker';
 import { z } from 'zod';
 import { createActivities } from '../../activities';
 import { startSandbox, type RunningSandbox } from '../../sandbox/server';
@@ -11,11 +10,11 @@ import { seededRandom } from '../../sandbox/core/prng';
 import { createApiClient } from '../../worker/api-client';
 import { SANDBOX_API_KEY } from '../../worker/api-target';
 import { loadConfig } from '../../worker/config';
-import { createWorker } from '../../worker/create-worker';
 import { createLogger } from '../../worker/logger';
 import { installTemporalRuntime } from '../../worker/runtime';
 import { plmImport, erpOrders } from '../../workflows';
 import { readHarnessInfo, type HarnessInfo } from '../harness/harness-info';
+import { runWorker } from '../harness/stack';
 import { compareState, sandboxStateSchema, totalProblems } from './compare';
 import { orderExport, plmSheet, type OrderExport, type PlmSheet } from './inputs';
 import { erpFigures, plmFigures, writeFigures, type ChaosFigures } from './figures';
@@ -214,24 +213,13 @@ async function cleanRun(
       traceabilityApiKey: SANDBOX_API_KEY,
     };
     const taskQueue = `chaos-clean-${randomUUID()}`;
-    const native = await NativeConnection.connect({ address: harness.address });
-    stops.push(() => native.close());
-    const worker = await createWorker({
-      connection: native,
+    const { client } = await runWorker(harness.address, stops, {
       namespace: harness.namespace,
       taskQueue,
       activities: createActivities({ client: apiClient, rateLimits, baseUrl: proxy.baseUrl, config, logger }),
       workflowBundlePath: harness.workflowBundlePath,
       overrides: { shutdownGraceTime: '2s' },
     });
-    const running = worker.run();
-    stops.push(async () => {
-      if (worker.getState() === 'RUNNING') worker.shutdown();
-      await running;
-    });
-    const connection = await Connection.connect({ address: harness.address });
-    stops.push(() => connection.close());
-    const client = new Client({ connection, namespace: harness.namespace });
     const jobs = await startJobs(client, taskQueue, inputs, options, 'clean');
     const [plm, erp] = await before(
       Promise.all([jobs.plm.result(), jobs.erp.result()]),

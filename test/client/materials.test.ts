@@ -1,33 +1,19 @@
-import type { TraceabilityClient } from '../../connectors/traceability';
-import { caught, startHarness, unique, type Harness } from './harness';
+import { caught } from '../harness/errors';
+import { newStyle, sandboxForFile } from '../harness/sandbox-client';
 
-let h: Harness;
-let client: TraceabilityClient;
-
-beforeAll(async () => {
-  h = await startHarness({ childLinkDelayMs: 0 });
-  client = h.client();
-});
-afterAll(async () => h.close());
+const h = sandboxForFile({ childLinkDelayMs: 0 });
 
 describe('materials against the sandbox', () => {
   it('builds a composition tree, enforces its rules and deletes it bottom-up', async () => {
-    const ext = unique('MATSTYLE');
-    await client.products.create({
-      externalId: ext,
-      name: 'Material host',
-      codes: [{ codeId: 'PLM_ID', codeValue: ext }],
-      styleTypeId: 'st_tshirts',
-      isComponent: false,
-    });
-    const header = await client.materials.createHeader({
+    const ext = await newStyle(h.client, 'MATSTYLE', 'st_tshirts');
+    const header = await h.client.materials.createHeader({
       name: 'Shell',
       description: null,
       link: { styleId: ext, isMainMaterial: true },
     });
     expect(header.id).toMatch(/^mtrialhdr_/);
 
-    const root = await client.materials.createLine({
+    const root = await h.client.materials.createLine({
       styleId: ext,
       materialHeaderId: header.id,
       parentId: null,
@@ -35,7 +21,7 @@ describe('materials against the sandbox', () => {
       percentage: 80,
       countriesOfOrigin: ['NZ', 'AU'],
     });
-    const child = await client.materials.createLine({
+    const child = await h.client.materials.createLine({
       styleId: ext,
       materialHeaderId: header.id,
       parentId: root.id,
@@ -46,7 +32,7 @@ describe('materials against the sandbox', () => {
     expect(child.parentId).toBe(root.id);
 
     const over = await caught(
-      client.materials.createLine({
+      h.client.materials.createLine({
         styleId: ext,
         materialHeaderId: header.id,
         parentId: null,
@@ -60,7 +46,7 @@ describe('materials against the sandbox', () => {
       retryable: false,
     });
 
-    const replaced = await client.materials.replaceLine(root.id, {
+    const replaced = await h.client.materials.replaceLine(root.id, {
       styleId: ext,
       materialHeaderId: header.id,
       parentId: null,
@@ -70,14 +56,14 @@ describe('materials against the sandbox', () => {
     });
     expect(replaced.percentage).toBe(70);
 
-    const headers = await client.materials.listHeaders({ styleId: ext });
+    const headers = await h.client.materials.listHeaders({ styleId: ext });
     expect(headers.items.map((x) => x.id)).toContain(header.id);
-    expect((await client.materials.listLines({ materialHeaderId: header.id })).items).toHaveLength(2);
+    expect((await h.client.materials.listLines({ materialHeaderId: header.id })).items).toHaveLength(2);
 
-    await client.materials.deleteLines({ styleId: ext, materialLineIds: [child.id] });
-    await client.materials.deleteLines({ styleId: ext, materialLineIds: [root.id] });
-    expect((await client.materials.listLines({ materialHeaderId: header.id })).items).toEqual([]);
-    const deleted = await client.materials.deleteHeaders({ styleId: ext, materialHeaderIds: [header.id] });
+    await h.client.materials.deleteLines({ styleId: ext, materialLineIds: [child.id] });
+    await h.client.materials.deleteLines({ styleId: ext, materialLineIds: [root.id] });
+    expect((await h.client.materials.listLines({ materialHeaderId: header.id })).items).toEqual([]);
+    const deleted = await h.client.materials.deleteHeaders({ styleId: ext, materialHeaderIds: [header.id] });
     expect(deleted).toHaveProperty('deletedHeaders');
   });
 });

@@ -1,15 +1,8 @@
-import type { TraceabilityClient } from '../../connectors/traceability';
-import { BRAND_ID, caught, startHarness, unique, type Harness } from './harness';
+import { caught } from '../harness/errors';
+import { BRAND_ID, sandboxForFile, unique } from '../harness/sandbox-client';
 
-let h: Harness;
-let client: TraceabilityClient;
 const SUPPLIER = 'cmp_sup_anatolia_garments';
-
-beforeAll(async () => {
-  h = await startHarness();
-  client = h.client();
-});
-afterAll(async () => h.close());
+const h = sandboxForFile();
 
 const draft = (orderNumber: string) => ({
   orderNumber,
@@ -22,16 +15,16 @@ const draft = (orderNumber: string) => ({
 describe('orders against the sandbox', () => {
   it('creates an order, finds it by exact number, patches it and reads its lines', async () => {
     const number = unique('PO');
-    const created = await client.orders.create(draft(number));
+    const created = await h.client.orders.create(draft(number));
     expect(created).toMatchObject({ orderNumber: number, orderType: 'PURCHASE_ORDER' });
     expect(created.lines).toHaveLength(1);
 
-    expect((await client.naturalKeys.findOrdersByNumber(number)).map((o) => o.id)).toEqual([created.id]);
-    expect(await client.naturalKeys.findOrdersByNumber(number.slice(0, -1))).toEqual([]);
-    expect(await client.orders.findByOrderNumber(number, { type: 'SALES_ORDER' })).toEqual([]);
+    expect((await h.client.naturalKeys.findOrdersByNumber(number)).map((o) => o.id)).toEqual([created.id]);
+    expect(await h.client.naturalKeys.findOrdersByNumber(number.slice(0, -1))).toEqual([]);
+    expect(await h.client.orders.findByOrderNumber(number, { type: 'SALES_ORDER' })).toEqual([]);
 
     const line = created.lines?.[0];
-    const patched = await client.orders.update(created.id, {
+    const patched = await h.client.orders.update(created.id, {
       status: 'IN_REVIEW',
       lines: [
         { id: line?.id, quantity: 12 },
@@ -39,18 +32,18 @@ describe('orders against the sandbox', () => {
       ],
     });
     expect(patched.status).toBe('IN_REVIEW');
-    const lines = (await client.orderLines.list({ orderId: created.id })).items;
+    const lines = (await h.client.orderLines.list({ orderId: created.id })).items;
     expect(lines.map((l) => l.quantity).sort()).toEqual([12, 3].sort());
-    expect((await client.orderLines.get(lines[0]?.id ?? '')).orderId).toBe(created.id);
+    expect((await h.client.orderLines.get(lines[0]?.id ?? '')).orderId).toBe(created.id);
 
-    await client.orders.delete(created.id);
-    expect(await client.naturalKeys.findOrdersByNumber(number)).toEqual([]);
+    await h.client.orders.delete(created.id);
+    expect(await h.client.naturalKeys.findOrdersByNumber(number)).toEqual([]);
   });
 
   it('surfaces a duplicate number as a row-level 400', async () => {
     const number = unique('PO');
-    await client.orders.create(draft(number));
-    const error = await caught(client.orders.create(draft(number)));
+    await h.client.orders.create(draft(number));
+    const error = await caught(h.client.orders.create(draft(number)));
     expect(error).toMatchObject({ statusCode: 400, code: 'order_number_already_existing', retryable: false });
   });
 
@@ -61,7 +54,7 @@ describe('orders against the sandbox', () => {
       methods: ['POST'],
       pathPrefix: '/orders',
     });
-    const error = await caught(client.orders.create(draft(number)));
+    const error = await caught(h.client.orders.create(draft(number)));
     await h.control('DELETE', '/__sandbox/faults');
     expect(error).toMatchObject({
       statusCode: 0,
@@ -70,12 +63,12 @@ describe('orders against the sandbox', () => {
       maybeCommitted: true,
       attempts: 1,
     });
-    const found = await client.naturalKeys.findOrdersByNumber(number);
+    const found = await h.client.naturalKeys.findOrdersByNumber(number);
     expect(found).toHaveLength(1);
   });
 
   it('creates orders without waiting for the pacer', async () => {
-    const paused = h.client();
+    const paused = h.newClient();
     await paused.orders.list({ limit: 1 });
     paused.rateLimiter.pauseFor(30_000);
     const started = Date.now();

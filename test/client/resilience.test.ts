@@ -1,12 +1,8 @@
 import { collect, type TraceabilityClient } from '../../connectors/traceability';
-import { caught, startHarness, unique, type Harness } from './harness';
+import { caught } from '../harness/errors';
+import { sandboxForFile, unique } from '../harness/sandbox-client';
 
-let h: Harness;
-
-beforeAll(async () => {
-  h = await startHarness();
-});
-afterAll(async () => h.close());
+const h = sandboxForFile();
 afterEach(async () => {
   await h.control('DELETE', '/__sandbox/faults');
   await h.control('PUT', '/__sandbox/config', { rateLimitPerMinute: 6_000 });
@@ -20,7 +16,7 @@ async function burn(client: TraceabilityClient, calls: number): Promise<void> {
 describe('rate limits, faults and dropped connections against the sandbox', () => {
   it('under a small allowance spends the room the window has, spread out, with no 429', async () => {
     await h.control('PUT', '/__sandbox/config', { rateLimitPerMinute: 60 });
-    const client = h.client({ maxConcurrency: 4 });
+    const client = h.newClient({ maxConcurrency: 4 });
     const started = Date.now();
     await burn(client, 12);
     // 12 calls fit in an empty window of 60: spread at about 2 a second (the window's pace, plus one)
@@ -35,7 +31,7 @@ describe('rate limits, faults and dropped connections against the sandbox', () =
     // Another process of the same key, not paced by this client, takes the whole window.
     for (let i = 0; i < 20; i++)
       await fetch(`${h.baseUrl}/style-types`, { headers: { companyapikey: 'sandbox-key-brand' } });
-    const client = h.client();
+    const client = h.newClient();
     const error = await caught(client.styleTypes.list({}));
     // The window frees in ~60 s: beyond the default inline limit (30 s), so the activity gets the delay.
     expect(error).toMatchObject({ statusCode: 429, code: 'too_many_requests', retryable: true, attempts: 1 });
@@ -44,7 +40,7 @@ describe('rate limits, faults and dropped connections against the sandbox', () =
 
   it('waits out short Retry-After answers and then succeeds', async () => {
     await h.control('PUT', '/__sandbox/faults', { burst429: 2 });
-    const client = h.client();
+    const client = h.newClient();
     const started = Date.now();
     const page = await client.styleTypes.list({ limit: 1 });
     expect(page.items).toHaveLength(1);
@@ -54,7 +50,7 @@ describe('rate limits, faults and dropped connections against the sandbox', () =
 
   it('recovers from injected 5xx on reads', async () => {
     await h.control('PUT', '/__sandbox/faults', { serverErrorRate: 0.5, seed: 7 });
-    const client = h.client({ maxRetries: 8 });
+    const client = h.newClient({ maxRetries: 8 });
     const styles = await collect(client.products.iterate({ level: 'sku' }));
     expect(styles.length).toBeGreaterThan(0);
     expect(client.stats().byMethodStatus['GET 500']).toBeGreaterThan(0);
@@ -68,7 +64,7 @@ describe('rate limits, faults and dropped connections against the sandbox', () =
       pathPrefix: '/styles',
       seed: 1,
     });
-    const client = h.client({ maxRetries: 2 });
+    const client = h.newClient({ maxRetries: 2 });
     const description = unique('desc');
     const error = await caught(client.products.update('PLM-TEE-001', { description }));
     expect(error).toMatchObject({
@@ -82,7 +78,7 @@ describe('rate limits, faults and dropped connections against the sandbox', () =
   });
 
   it('does not retry a BOM line create whose answer was lost', async () => {
-    const client = h.client();
+    const client = h.newClient();
     const linesBefore = (await collect(client.boms.iterateLines({ bomHeaderId: 'bomhdr_demo_storm_shell' })))
       .length;
     await h.control('PUT', '/__sandbox/faults', {

@@ -6,7 +6,8 @@ import { SANDBOX_API_KEY } from '../../worker/api-target';
 import { workflowsPath } from '../../worker/create-worker';
 import { createLogger } from '../../worker/logger';
 import { temporalLoggerFor } from '../../worker/runtime';
-import { provisionTemporalCli, startDevServer, type RunningDevServer } from '../../worker/temporal';
+import { provisionTemporalCli } from '../../worker/temporal/cli-binary';
+import { startDevServer, type RunningDevServer } from '../../worker/temporal/dev-server';
 import { HARNESS_FILE_ENV, writeHarnessInfo } from './harness-info';
 import { createRunLogDir } from './logs';
 

@@ -9,7 +9,7 @@ import type { SandboxOptions } from '../../sandbox/options';
 import { createApiClient } from '../../worker/api-client';
 import { SANDBOX_API_KEY } from '../../worker/api-target';
 import { apiTimeoutMsFromEnv, loadConfig, type AppConfig } from '../../worker/config';
-import { createWorker } from '../../worker/create-worker';
+import { createWorker, type CreateWorkerOptions } from '../../worker/create-worker';
 import { createLogger, type AppLogger } from '../../worker/logger';
 import { installTemporalRuntime } from '../../worker/runtime';
 import { readHarnessInfo } from './harness-info';
@@ -58,6 +58,28 @@ function defaultLogName(): string {
  * A sandbox on a free port, a worker on a unique task queue of the run's dev server (with the bundle
  * made once by global-setup) and a client. Call in beforeAll, and `stop()` in afterAll.
  */
+/**
+ * A worker on the harness's Temporal server, running until `stops` run (its connection, its run, then a client on
+ * the same namespace, each registered there to stop in reverse).
+ */
+export async function runWorker(
+  address: string,
+  stops: (() => Promise<unknown>)[],
+  options: Omit<CreateWorkerOptions, 'connection'>,
+): Promise<{ worker: Worker; client: Client }> {
+  const native = await NativeConnection.connect({ address });
+  stops.push(() => native.close());
+  const worker = await createWorker({ connection: native, ...options });
+  const running = worker.run();
+  stops.push(async () => {
+    if (worker.getState() === 'RUNNING') worker.shutdown();
+    await running;
+  });
+  const connection = await Connection.connect({ address });
+  stops.push(() => connection.close());
+  return { worker, client: new Client({ connection, namespace: options.namespace }) };
+}
+
 export async function startTestStack(options: TestStackOptions = {}): Promise<TestStack> {
   const harness = readHarnessInfo();
   const logFile = path.join(harness.logDir, `${options.logName ?? defaultLogName()}.log`);
@@ -92,10 +114,7 @@ export async function startTestStack(options: TestStackOptions = {}): Promise<Te
     stops.push(() => apiClient.close());
     const deps: ActivityDeps = { client: apiClient, rateLimits, baseUrl: sandbox.baseUrl, config, logger };
 
-    const nativeConnection = await NativeConnection.connect({ address: harness.address });
-    stops.push(() => nativeConnection.close());
-    const worker = await createWorker({
-      connection: nativeConnection,
+    const { worker, client } = await runWorker(harness.address, stops, {
       namespace: config.temporalNamespace,
       taskQueue: config.taskQueue,
       activities: (options.activities ?? createActivities)(deps),
@@ -103,15 +122,6 @@ export async function startTestStack(options: TestStackOptions = {}): Promise<Te
       maxTaskQueueActivitiesPerSecond: config.maxActivitiesPerSecond,
       overrides: { shutdownGraceTime: '2s', ...options.worker },
     });
-    const running = worker.run();
-    stops.push(async () => {
-      if (worker.getState() === 'RUNNING') worker.shutdown();
-      await running;
-    });
-
-    const connection = await Connection.connect({ address: harness.address });
-    stops.push(() => connection.close());
-    const client = new Client({ connection, namespace: config.temporalNamespace });
 
     let stopped: Promise<void> | undefined;
     return {

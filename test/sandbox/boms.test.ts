@@ -1,12 +1,6 @@
 import { catalogueDomain, type ProductRecord } from '../../sandbox/domains/catalogue';
-import { startSandbox, type RunningSandbox } from '../../sandbox/server';
+import { sandboxPerFile, type ProductTree } from '../harness/sandbox-client';
 
-interface Envelope<T> {
-  metadata: { success: boolean; pagination?: { total: number } };
-  data: T;
-  code?: string;
-  message?: string;
-}
 interface Header {
   id: string;
   name: string;
@@ -25,11 +19,6 @@ interface Line {
   quantityUnit: string | null;
   [key: string]: unknown;
 }
-interface Tree {
-  style: string;
-  variants: string[];
-  skus: string[][];
-}
 
 const BUTTON = 'style_01J9ZDEM000000000000000010';
 const ZIPPER = 'style_01J9ZDEM000000000000000011';
@@ -40,57 +29,14 @@ const JACKET = 'style_01J9ZDEM000000000000000002';
 const LEGACY_LINE = 'bom_line_demo_jacket_pocket_zip';
 const PLACEMENT_BODY = 'bomplc_demo_body';
 
-let sandbox: RunningSandbox;
+const file = sandboxPerFile({ childLinkDelayMs: 0 });
+const { api, control } = file;
 let sequence = 0;
 const unique = (prefix: string): string => `${prefix}-${Date.now()}-${++sequence}`;
 
-async function api<T>(
-  method: string,
-  path: string,
-  body?: unknown,
-  key = 'sandbox-key-brand',
-): Promise<{ status: number; body: Envelope<T> }> {
-  const response = await fetch(sandbox.baseUrl + path, {
-    method,
-    headers: { companyapikey: key, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  return { status: response.status, body: (await response.json()) as Envelope<T> };
-}
-
-async function control(path: string, body: unknown): Promise<void> {
-  await fetch(sandbox.url + path, {
-    method: 'PUT',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify(body),
-  });
-}
-
-async function product(body: Record<string, unknown>): Promise<string> {
-  const response = await api<{ id: string }>('POST', '/styles', {
-    codes: [{ codeId: 'PLM_ID', codeValue: unique('CODE') }],
-    ...body,
-  });
-  expect(response.status).toBe(201);
-  return response.body.data.id;
-}
-
+const { product } = file;
 /** A style with two variants and two SKUs each. */
-async function tree(): Promise<Tree> {
-  const style = await product({ name: unique('Style'), styleTypeId: 'st_tshirts', isComponent: false });
-  const variants = [
-    await product({ parentId: style, name: 'Red', color: 'Red' }),
-    await product({ parentId: style, name: 'Blue', color: 'Blue' }),
-  ];
-  const skus: string[][] = [];
-  for (const variant of variants) {
-    skus.push([
-      await product({ parentId: variant, name: 'S', dimension: 'S' }),
-      await product({ parentId: variant, name: 'M', dimension: 'M' }),
-    ]);
-  }
-  return { style, variants, skus };
-}
+const tree = (): Promise<ProductTree> => file.tree(2);
 
 async function bom(styleId: string, name = unique('BOM')): Promise<Header> {
   const response = await api<Header>('POST', '/bom-headers', {
@@ -129,7 +75,7 @@ async function linesOf(bomHeaderId: string): Promise<Line[]> {
 }
 
 /** A style-level BOM with three lines (button main, poplin, label), linked down to every SKU. */
-async function populated(): Promise<{ tree: Tree; header: Header; lines: Line[] }> {
+async function populated(): Promise<{ tree: ProductTree; header: Header; lines: Line[] }> {
   const t = await tree();
   const header = await bom(t.style);
   const lines = [
@@ -148,13 +94,6 @@ async function populated(): Promise<{ tree: Tree; header: Header; lines: Line[] 
   ];
   return { tree: t, header, lines };
 }
-
-beforeAll(async () => {
-  sandbox = await startSandbox({ port: 0, childLinkDelayMs: 0 });
-});
-afterAll(async () => {
-  await sandbox.close();
-});
 
 describe('BOM headers and links', () => {
   it('rule: POST /bom-headers answers 201 with the flat shape (isMainBom, version 1, dates, isArchived, no link)', async () => {
@@ -568,7 +507,7 @@ describe('BOM line rules', () => {
 
   it('rule: a component without any product code is 400 component_codes_not_found', async () => {
     const { tree: t, header } = await populated();
-    const catalogue = sandbox.ctx.store(catalogueDomain);
+    const catalogue = file.sandbox.ctx.store(catalogueDomain);
     const label = catalogue.get(LABEL) as ProductRecord;
     const codeless: ProductRecord = {
       ...structuredClone(label),

@@ -1,14 +1,6 @@
 import type { CertificateRecord } from '../../sandbox/domains/certificates';
-import { startSandbox, type RunningSandbox } from '../../sandbox/server';
+import { sandboxPerFile } from '../harness/sandbox-client';
 
-interface Envelope<T> {
-  metadata: {
-    success: boolean;
-    pagination?: { page: number; limit: number; total: number; totalPages: number };
-  };
-  data: T;
-  code?: string;
-}
 interface Certificate {
   id: string;
   name: string;
@@ -29,16 +21,9 @@ const BRAND = 'cmp_brand_nordic_threads';
 const SUPPLIER = 'cmp_sup_anatolia_garments';
 const YEAR = 365 * 86_400_000;
 
-let sandbox: RunningSandbox;
+const file = sandboxPerFile({ childLinkDelayMs: 0 });
+const api = <T>(path: string, key?: string) => file.api<T>('GET', path, undefined, key);
 let stored: CertificateRecord[];
-
-async function api<T>(
-  path: string,
-  key = 'sandbox-key-brand',
-): Promise<{ status: number; body: Envelope<T> }> {
-  const response = await fetch(sandbox.baseUrl + path, { headers: { companyapikey: key } });
-  return { status: response.status, body: (await response.json()) as Envelope<T> };
-}
 
 async function all(query = '', key = 'sandbox-key-brand'): Promise<Certificate[]> {
   const out: Certificate[] = [];
@@ -59,14 +44,10 @@ function example(predicate: (certificate: CertificateRecord) => boolean): Certif
 }
 
 beforeAll(async () => {
-  sandbox = await startSandbox({ port: 0, childLinkDelayMs: 0 });
-  const state = (await (await fetch(`${sandbox.url}/__sandbox/state`)).json()) as {
+  const state = (await (await fetch(`${file.sandbox.url}/__sandbox/state`)).json()) as {
     certificates: CertificateRecord[];
   };
   stored = state.certificates;
-});
-afterAll(async () => {
-  await sandbox.close();
 });
 
 describe('certificate seed', () => {

@@ -1,11 +1,5 @@
-import { startSandbox, type RunningSandbox } from '../../sandbox/server';
+import { sandboxPerFile, type Envelope, type ProductTree } from '../harness/sandbox-client';
 
-interface Envelope<T> {
-  metadata: { success: boolean };
-  data: T;
-  code?: string;
-  message?: string;
-}
 interface Header {
   id: string;
   name: string;
@@ -26,56 +20,24 @@ interface Line {
   weightUnit: string | null;
   [key: string]: unknown;
 }
-interface Tree {
-  style: string;
-  variants: string[];
-  skus: string[];
-}
+type Tree = Omit<ProductTree, 'skus'> & { skus: string[] };
 type DeleteResult = Record<'deletedLines' | 'duplicatedHeaders' | 'orphanedHeaders', string[]> & {
   errors: Array<{ id: string; code: string }>;
 };
 
 const OTHER_BRAND_TOTE = 'style_01J9ZDEM000000000000000050';
 
-let sandbox: RunningSandbox;
+const file = sandboxPerFile({ childLinkDelayMs: 0 });
+const { api } = file;
 let sequence = 0;
 const unique = (prefix: string): string => `${prefix}-${Date.now()}-${++sequence}`;
 
-async function api<T>(
-  method: string,
-  path: string,
-  body?: unknown,
-  key = 'sandbox-key-brand',
-): Promise<{ status: number; body: Envelope<T> }> {
-  const response = await fetch(sandbox.baseUrl + path, {
-    method,
-    headers: { companyapikey: key, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  return { status: response.status, body: (await response.json()) as Envelope<T> };
-}
-
-async function product(body: Record<string, unknown>): Promise<string> {
-  const response = await api<{ id: string }>('POST', '/styles', {
-    codes: [{ codeId: 'PLM_ID', codeValue: unique('MAT') }],
-    ...body,
-  });
-  expect(response.status).toBe(201);
-  return response.body.data.id;
-}
+const { product } = file;
 
 /** A style with two variants, each with one SKU. */
 async function tree(): Promise<Tree> {
-  const style = await product({ name: unique('Style'), styleTypeId: 'st_tshirts', isComponent: false });
-  const variants = [
-    await product({ parentId: style, name: 'Red', color: 'Red' }),
-    await product({ parentId: style, name: 'Blue', color: 'Blue' }),
-  ];
-  const skus = [
-    await product({ parentId: variants[0], name: 'S', dimension: 'S' }),
-    await product({ parentId: variants[1], name: 'S', dimension: 'S' }),
-  ];
-  return { style, variants, skus };
+  const t = await file.tree(1);
+  return { ...t, skus: t.skus.flat() };
 }
 
 async function composition(styleId: string, name = unique('Composition')): Promise<Header> {
@@ -146,13 +108,6 @@ async function populated(): Promise<{
   });
   return { tree: t, header, cotton, organic, polyester };
 }
-
-beforeAll(async () => {
-  sandbox = await startSandbox({ port: 0, childLinkDelayMs: 0 });
-});
-afterAll(async () => {
-  await sandbox.close();
-});
 
 describe('material headers and links', () => {
   it('rule: POST /material-headers answers 201 with the header and an echoed link (styleId, isMainMaterial)', async () => {

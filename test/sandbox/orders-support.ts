@@ -1,16 +1,7 @@
 /** Shared setup of the orders conformance files: one sandbox per file, request helpers and order builders. */
-import { startSandbox, type RunningSandbox } from '../../sandbox/server';
+import type { RunningSandbox } from '../../sandbox/server';
+import { sandboxPerFile, type ApiAnswer } from '../harness/sandbox-client';
 
-export interface Envelope<T> {
-  metadata: {
-    success: boolean;
-    pagination?: { page: number; limit: number; total: number; totalPages: number };
-  };
-  data: T;
-  statusCode?: number;
-  code?: string;
-  message?: string;
-}
 export interface Line {
   id: string;
   orderId: string;
@@ -43,28 +34,16 @@ export const OTHER_BRAND = 'cmp_brand_other_label';
 export const TEE = 'PLM-TEE-001';
 export const TEE_ID = 'style_01J9ZDEM000000000000000001';
 
-let sandbox: RunningSandbox;
+let file: ReturnType<typeof sandboxPerFile>;
 let sequence = 0;
 export const nextNumber = (prefix = 'PO'): string => `${prefix}-${Date.now()}-${++sequence}`;
 
-export async function api<T = Order>(
+export const api = <T = Order>(
   method: string,
   path: string,
   body?: unknown,
-  headers: Record<string, string> = { companyapikey: 'sandbox-key-brand' },
-): Promise<{ status: number; body: Envelope<T>; headers: Headers }> {
-  const response = await fetch(sandbox.baseUrl + path, {
-    method,
-    headers: { ...headers, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const text = await response.text();
-  return {
-    status: response.status,
-    body: (text ? JSON.parse(text) : undefined) as Envelope<T>,
-    headers: response.headers,
-  };
-}
+  key?: string | Record<string, string>,
+): Promise<ApiAnswer<T>> => file.api<T>(method, path, body, key);
 
 export const purchase = (extra: Record<string, unknown> = {}): Record<string, unknown> => ({
   orderNumber: nextNumber(),
@@ -89,11 +68,6 @@ export const tick = (): Promise<void> => new Promise((resolve) => setTimeout(res
 
 /** Starts this file's sandbox before its tests and closes it after; the getter gives it to the tests. */
 export function useOrdersSandbox(): () => RunningSandbox {
-  beforeAll(async () => {
-    sandbox = await startSandbox({ port: 0, childLinkDelayMs: 0 });
-  });
-  afterAll(async () => {
-    await sandbox.close();
-  });
-  return () => sandbox;
+  file = sandboxPerFile({ childLinkDelayMs: 0 });
+  return () => file.sandbox;
 }

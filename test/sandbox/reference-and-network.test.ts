@@ -1,13 +1,5 @@
-import { startSandbox, type RunningSandbox } from '../../sandbox/server';
+import { sandboxPerFile } from '../harness/sandbox-client';
 
-interface Envelope<T> {
-  metadata: {
-    success: boolean;
-    pagination?: { page: number; limit: number; total: number; totalPages: number };
-  };
-  data: T;
-  code?: string;
-}
 interface Company {
   id: string;
   name: string;
@@ -61,26 +53,12 @@ const JACKET_STYLE = 'style_01J9ZDEM000000000000000002';
 const CHINO = 'a8f3k2m9q1x7';
 const OTHER_BRAND_TOTE = 'style_01J9ZDEM000000000000000050';
 
-let sandbox: RunningSandbox;
-
-async function api<T>(
-  path: string,
-  key = 'sandbox-key-brand',
-): Promise<{ status: number; body: Envelope<T> }> {
-  const response = await fetch(sandbox.baseUrl + path, { headers: { companyapikey: key } });
-  return { status: response.status, body: (await response.json()) as Envelope<T> };
-}
+const file = sandboxPerFile({ childLinkDelayMs: 0 });
+const api = <T>(path: string, key?: string) => file.api<T>('GET', path, undefined, key);
 
 const companies = async (value: Record<string, unknown>, key = 'sandbox-key-brand'): Promise<Company[]> =>
   (await api<Company[]>(`/companies?limit=100&filter=${encodeURIComponent(JSON.stringify(value))}`, key)).body
     .data;
-
-beforeAll(async () => {
-  sandbox = await startSandbox({ port: 0, childLinkDelayMs: 0 });
-});
-afterAll(async () => {
-  await sandbox.close();
-});
 
 describe('GET /companies', () => {
   it('rule: filter.internalCompanyCode maps an external company code to the platform id (case-insensitive substring)', async () => {

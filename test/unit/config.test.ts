@@ -3,16 +3,9 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { ConfigError, ENV_VARS, loadConfig } from '../../worker/config';
 import { repoRoot } from '../../worker/paths';
+import { thrown } from '../harness/errors';
 
-function configError(env: NodeJS.ProcessEnv): ConfigError {
-  try {
-    loadConfig(env);
-  } catch (error) {
-    if (error instanceof ConfigError) return error;
-    throw error;
-  }
-  throw new Error('expected a ConfigError');
-}
+const configError = (env: NodeJS.ProcessEnv): ConfigError => thrown(ConfigError, () => loadConfig(env));
 
 describe('loadConfig', () => {
   it('runs on the embedded defaults when nothing is set', () => {

@@ -4,6 +4,7 @@ import { ClientErrorCode, TraceabilityApiError, type HttpMethod } from '../error
 import type { QueryValue, RequestSpec, Transport } from '../http';
 import { paginate, type Page } from '../pagination';
 import type { RetrySafety } from '../retry';
+import { bulkDeleteResultSchema, type BulkDeleteResult } from '../schemas/common';
 
 export interface CallOptions {
   signal?: AbortSignal;
@@ -135,5 +136,156 @@ export abstract class Resource {
     const body = validateRequest(spec.bodySchema, spec.input, spec.method, spec.endpoint, path);
     const { method, endpoint, dataSchema, safety } = spec;
     return this.call({ method, endpoint, path, body, dataSchema, safety }, options) as Promise<z.output<S>>;
+  }
+}
+
+/** The value types of one header/line family; each is the output (or, for requests, the input) of its schema. */
+export interface LinkedHeaderTypes {
+  header: unknown;
+  headerListQuery: { page?: number; limit?: number };
+  headerCreate: unknown;
+  headerUpdate: unknown;
+  headersDelete: unknown;
+  line: unknown;
+  lineListQuery: { page?: number; limit?: number };
+  lineCreate: unknown;
+  lineReplace: unknown;
+  linesDelete: unknown;
+}
+
+type Request<T> = z.ZodType<unknown, T>;
+
+/**
+ * One header/line family (`/{kind}-headers`, `/{kind}-lines`): its schemas, and the retry safety of the two
+ * writes whose spec differs between BOMs and material compositions.
+ */
+export interface LinkedHeaderSpec<T extends LinkedHeaderTypes> {
+  kind: 'bom' | 'material';
+  header: z.ZodType<T['header']>;
+  headerListQuery: Request<T['headerListQuery']>;
+  headerCreate: Request<T['headerCreate']>;
+  headerUpdate: Request<T['headerUpdate']>;
+  headersDelete: Request<T['headersDelete']>;
+  line: z.ZodType<T['line']>;
+  lineListQuery: Request<T['lineListQuery']>;
+  lineCreate: Request<T['lineCreate']>;
+  lineReplace: Request<T['lineReplace']>;
+  linesDelete: Request<T['linesDelete']>;
+  updateHeaderSafety: RetrySafety;
+  deleteLinesSafety: RetrySafety;
+}
+
+type Unpaged<Q> = Omit<Q, 'page' | 'limit'>;
+
+/** Headers linked to products, and their lines: what BOMs and material compositions share. */
+export abstract class LinkedHeaderResource<T extends LinkedHeaderTypes> extends Resource {
+  private readonly headers: string;
+  private readonly lines: string;
+
+  protected constructor(
+    transport: Transport,
+    private readonly spec: LinkedHeaderSpec<T>,
+  ) {
+    super(transport);
+    this.headers = `/${spec.kind}-headers`;
+    this.lines = `/${spec.kind}-lines`;
+  }
+
+  listHeaders(query: T['headerListQuery'], options?: CallOptions): Promise<Page<T['header']>> {
+    return this.listPage(this.headers, this.spec.headerListQuery, query, this.spec.header, options);
+  }
+
+  iterateHeaders(
+    query: Unpaged<T['headerListQuery']>,
+    options?: CallOptions,
+  ): AsyncGenerator<T['header'], void, undefined> {
+    return this.iterateList((page, limit) =>
+      this.listHeaders({ ...query, page, limit } as T['headerListQuery'], options),
+    );
+  }
+
+  getHeader(id: string, options?: CallOptions): Promise<T['header']> {
+    return this.getOne(
+      `${this.headers}/{id}`,
+      `${this.headers}/${seg(id)}`,
+      this.spec.header,
+      undefined,
+      options,
+    );
+  }
+
+  createHeader(input: T['headerCreate'], options?: CallOptions): Promise<T['header']> {
+    const { headerCreate: bodySchema, header: dataSchema } = this.spec;
+    return this.write(
+      { method: 'POST', endpoint: this.headers, bodySchema, input, dataSchema, safety: 'unsafe' },
+      options,
+    );
+  }
+
+  updateHeader(id: string, input: T['headerUpdate'], options?: CallOptions): Promise<T['header']> {
+    const { headerUpdate: bodySchema, header: dataSchema, updateHeaderSafety: safety } = this.spec;
+    const endpoint = `${this.headers}/{id}`;
+    const path = `${this.headers}/${seg(id)}`;
+    return this.write({ method: 'PUT', endpoint, path, bodySchema, input, dataSchema, safety }, options);
+  }
+
+  deleteHeaders(input: T['headersDelete'], options?: CallOptions): Promise<BulkDeleteResult> {
+    return this.write(
+      {
+        method: 'POST',
+        endpoint: `${this.headers}/delete`,
+        bodySchema: this.spec.headersDelete,
+        input,
+        dataSchema: bulkDeleteResultSchema,
+        safety: 'guarded',
+      },
+      options,
+    );
+  }
+
+  listLines(query?: T['lineListQuery'], options?: CallOptions): Promise<Page<T['line']>> {
+    return this.listPage(this.lines, this.spec.lineListQuery, query ?? {}, this.spec.line, options);
+  }
+
+  iterateLines(
+    query: Unpaged<T['lineListQuery']>,
+    options?: CallOptions,
+  ): AsyncGenerator<T['line'], void, undefined> {
+    return this.iterateList((page, limit) =>
+      this.listLines({ ...query, page, limit } as T['lineListQuery'], options),
+    );
+  }
+
+  createLine(input: T['lineCreate'], options?: CallOptions): Promise<T['line']> {
+    const { lineCreate: bodySchema, line: dataSchema } = this.spec;
+    return this.write(
+      { method: 'POST', endpoint: this.lines, bodySchema, input, dataSchema, safety: 'unsafe' },
+      options,
+    );
+  }
+
+  /** PUT /{kind}-lines/{id} replaces the whole line. */
+  replaceLine(id: string, input: T['lineReplace'], options?: CallOptions): Promise<T['line']> {
+    const { lineReplace: bodySchema, line: dataSchema } = this.spec;
+    const endpoint = `${this.lines}/{id}`;
+    const path = `${this.lines}/${seg(id)}`;
+    return this.write(
+      { method: 'PUT', endpoint, path, bodySchema, input, dataSchema, safety: 'guarded' },
+      options,
+    );
+  }
+
+  deleteLines(input: T['linesDelete'], options?: CallOptions): Promise<BulkDeleteResult> {
+    return this.write(
+      {
+        method: 'POST',
+        endpoint: `${this.lines}/delete`,
+        bodySchema: this.spec.linesDelete,
+        input,
+        dataSchema: bulkDeleteResultSchema,
+        safety: this.spec.deleteLinesSafety,
+      },
+      options,
+    );
   }
 }

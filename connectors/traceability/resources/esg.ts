@@ -1,4 +1,4 @@
-import { companyEsgSchema, esgQuerySchema, type CompanyEsg, type EsgQuery } from '../schemas/esg';
+import { companyEsgSchema, esgQuerySchema, type CompanyEsg, type EsgQuery } from '../schemas/network';
 import { Resource, seg, toQuery, validateRequest, type CallOptions } from './base';
 
 /** GET /companies/{companyId}/esg, filters combined with AND. */

@@ -1,4 +1,4 @@
-import { supplyChainSchema, type SupplyChain } from '../schemas/supply-chains';
+import { supplyChainSchema, type SupplyChain } from '../schemas/network';
 import { Resource, seg, type CallOptions } from './base';
 
 /** GET /supply-chains/{productId}: the product's chain, or its closest ancestor's active chain. */

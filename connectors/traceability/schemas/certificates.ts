@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { nullishString, pageQuerySchema, sortOrderSchema } from './common';
 
+// The spec's lists (types, statuses, sorts); the sandbox keeps its own on purpose (it is the oracle, sharing no code).
 export const certificateTypeSchema = z.enum(['COMPANY', 'SCOPE', 'MEMBERSHIP', 'PRODUCT', 'TRANSACTION']);
 export const certificateStatusSchema = z.enum([
   'DRAFT',

@@ -74,6 +74,7 @@ export const materialLineListQuerySchema = pageQuerySchema.extend({
   parentId: z.string().optional(),
   countriesOfOrigin: z.string().optional(),
   include: z.array(z.enum(['rawMaterials', 'countriesOfOrigin'])).optional(),
+  // The spec's sorts; the sandbox keeps its own list on purpose (it is the oracle, sharing no code).
   sort: z
     .enum([
       'createdAt',

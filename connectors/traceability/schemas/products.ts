@@ -156,6 +156,7 @@ export const productListQuerySchema = pageQuerySchema.extend({
   color: z.string().optional(),
   variantId: z.string().optional(),
   dimension: z.string().optional(),
+  // The spec's include list; the sandbox keeps its own copy on purpose (it is the oracle, sharing no code).
   include: z
     .array(
       z.enum([

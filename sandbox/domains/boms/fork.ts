@@ -1,14 +1,9 @@
-import type { Caller, SandboxContext } from '../../core/context';
 import { notFound } from '../../core/errors';
 import { createdAudit } from '../v2-common/audit';
+import type { LinkedWrite } from '../v2-common/linked-headers';
 import type { BomHeaderRecord, BomLineRecord, BomLinkRecord, BomStore } from './model';
 
-export interface BomWrite {
-  ctx: SandboxContext;
-  store: BomStore;
-  caller: Caller;
-  companyId: string;
-}
+export type BomWrite = LinkedWrite<BomStore>;
 
 export interface BomFork {
   header: BomHeaderRecord;

@@ -2,36 +2,21 @@ import { notFound } from '../../core/errors';
 import { createdAudit, touchAudit } from '../v2-common/audit';
 import { parseBody, sent } from '../v2-common/body';
 import { catalogueOf } from '../v2-common/catalogue';
-import { scheduleChildLinks } from '../v2-common/links';
+import {
+  referencedProduct,
+  scheduleChildLinks,
+  type HeaderView as LinkedHeaderView,
+} from '../v2-common/linked-headers';
 import { forkBom, newOwnerLink, type BomWrite } from './fork';
 import type { BomHeaderRecord, BomLinkRecord } from './model';
-import { referencedProduct } from './rules';
 import { createHeaderSchema, deleteHeadersSchema, updateHeaderSchema } from './schemas';
 
-export interface HeaderView {
-  header: BomHeaderRecord;
-  link: BomLinkRecord;
-}
-
-/** Inherited links copy the source link's per-product values. */
-export function inheritBomLink(
-  write: Pick<BomWrite, 'ctx'>,
-  source: BomLinkRecord,
-  productId: string,
-): BomLinkRecord {
-  return {
-    ...source,
-    id: write.ctx.newId('bomlnk_'),
-    productId,
-    isOwner: false,
-    createdAt: write.ctx.nowIso(),
-  };
-}
+type HeaderView = LinkedHeaderView<BomHeaderRecord, BomLinkRecord>;
 
 /** POST /bom-headers: an owner link now; the product's descendants get inherited links after the delay. */
 export function createHeader(write: BomWrite, raw: unknown): HeaderView {
   const body = parseBody(createHeaderSchema, raw);
-  const product = referencedProduct(write.ctx, write.companyId, body.link.styleId, 'link.styleId');
+  const product = referencedProduct(write, body.link.styleId, 'link.styleId');
   const header: BomHeaderRecord = {
     id: write.ctx.newId('bomhdr_'),
     name: body.name,
@@ -44,13 +29,7 @@ export function createHeader(write: BomWrite, raw: unknown): HeaderView {
   const { store } = write;
   store.headers.set(header.id, header);
   store.links.add(link);
-  scheduleChildLinks(
-    write.ctx,
-    () => store.links,
-    (id) => store.headers.has(id),
-    link,
-    (source, productId) => inheritBomLink(write, source, productId),
-  );
+  scheduleChildLinks(write.ctx, store, link, 'bomlnk_');
   return { header, link };
 }
 
@@ -63,7 +42,7 @@ export function updateHeader(write: BomWrite, headerId: string, raw: unknown): H
   const { store } = write;
   const header = store.header(write.companyId, headerId);
   if (!header) throw notFound(`BOM header '${headerId}' not found`, 'bom_header_not_found');
-  const product = referencedProduct(write.ctx, write.companyId, body.styleId, 'styleId');
+  const product = referencedProduct(write, body.styleId, 'styleId');
   const link = store.links.find(product.id, header.id);
   if (!link)
     throw notFound(`BOM header '${headerId}' is not linked to '${body.styleId}'`, 'bom_header_not_found');
@@ -102,7 +81,7 @@ export interface DeleteHeadersResult {
 export function deleteHeaders(write: BomWrite, raw: unknown): DeleteHeadersResult {
   const body = parseBody(deleteHeadersSchema, raw);
   const { store } = write;
-  const product = referencedProduct(write.ctx, write.companyId, body.styleId, 'styleId');
+  const product = referencedProduct(write, body.styleId, 'styleId');
   const result: DeleteHeadersResult = { deletedHeaders: [], deletedLinks: [], errors: [] };
   for (const id of new Set(body.bomHeaderIds)) {
     const link = store.header(write.companyId, id) ? store.links.find(product.id, id) : undefined;

@@ -3,7 +3,8 @@ import { createdAudit, touchAudit } from '../v2-common/audit';
 import { parseBody } from '../v2-common/body';
 import { forkBom, type BomWrite } from './fork';
 import type { BomLineRecord } from './model';
-import { checkPlacement, checkUnits, componentProduct, referencedProduct } from './rules';
+import { referencedProduct, type DeleteLinesResult } from '../v2-common/linked-headers';
+import { checkPlacement, checkUnits, componentProduct } from './rules';
 import { createLineSchema, deleteLinesSchema, updateLineSchema, type UpdateLineInput } from './schemas';
 
 type LineValues = Pick<
@@ -49,7 +50,7 @@ function validatedValues(write: BomWrite, body: UpdateLineInput, stored?: BomLin
 export function createLine(write: BomWrite, raw: unknown): BomLineRecord {
   const body = parseBody(createLineSchema, raw);
   const { store, ctx } = write;
-  const entity = referencedProduct(ctx, write.companyId, body.entity.styleId, 'entity.styleId');
+  const entity = referencedProduct(write, body.entity.styleId, 'entity.styleId');
   const header = store.header(write.companyId, body.bomHeaderId);
   const link = header ? store.links.find(entity.id, header.id) : undefined;
   if (!header || !link) {
@@ -79,7 +80,7 @@ export function createLine(write: BomWrite, raw: unknown): BomLineRecord {
 export function updateLine(write: BomWrite, lineId: string, raw: unknown): BomLineRecord {
   const body = parseBody(updateLineSchema, raw);
   const { store, ctx } = write;
-  const entity = referencedProduct(ctx, write.companyId, body.entity.styleId, 'entity.styleId');
+  const entity = referencedProduct(write, body.entity.styleId, 'entity.styleId');
   const line = store.lines.get(lineId);
   const header = line ? store.header(write.companyId, line.bomHeaderId) : undefined;
   const link = header ? store.links.find(entity.id, header.id) : undefined;
@@ -102,13 +103,6 @@ export function updateLine(write: BomWrite, lineId: string, raw: unknown): BomLi
   return copy;
 }
 
-export interface DeleteLinesResult {
-  deletedLines: string[];
-  duplicatedHeaders: string[];
-  orphanedHeaders: string[];
-  errors: Array<{ id: string; code: string; message: string }>;
-}
-
 /**
  * POST /bom-lines/delete through the owning product. Any line not on a BOM linked to the product: 404
  * `bom_lines_not_found` and nothing is deleted. Lines reached through an inherited link fork their BOM (the copy
@@ -116,8 +110,8 @@ export interface DeleteLinesResult {
  */
 export function deleteLines(write: BomWrite, raw: unknown): DeleteLinesResult {
   const body = parseBody(deleteLinesSchema, raw);
-  const { store, ctx } = write;
-  const product = referencedProduct(ctx, write.companyId, body.styleId, 'styleId');
+  const { store } = write;
+  const product = referencedProduct(write, body.styleId, 'styleId');
   const ids = [...new Set(body.bomLineIds)];
   const byHeader = new Map<string, Set<string>>();
   const missing: string[] = [];

@@ -1,5 +1,5 @@
 import type { ShortAudit } from '../v2-common/audit';
-import { LinkTable, type LinkBase } from '../v2-common/links';
+import { LinkTable, type LinkBase } from '../v2-common/linked-headers';
 
 export interface BomHeaderRecord extends ShortAudit {
   id: string;

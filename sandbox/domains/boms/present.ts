@@ -1,17 +1,7 @@
 import type { SandboxContext } from '../../core/context';
+import { shortAuditOf } from '../v2-common/audit';
 import { catalogueOf } from '../v2-common/catalogue';
 import type { BomHeaderRecord, BomLineRecord, BomLinkRecord, BomStore, PlacementRecord } from './model';
-
-function audit(record: BomHeaderRecord | BomLineRecord | PlacementRecord): Record<string, unknown> {
-  return {
-    createdAt: record.createdAt,
-    createdByUserId: record.createdByUserId,
-    createdByCompanyId: record.createdByCompanyId,
-    updatedAt: record.updatedAt,
-    updatedByUserId: record.updatedByUserId,
-    updatedByCompanyId: record.updatedByCompanyId,
-  };
-}
 
 /** The header as seen through one product's link (version and effective dates are per link). */
 export function presentHeader(header: BomHeaderRecord, link: BomLinkRecord): Record<string, unknown> {
@@ -25,7 +15,7 @@ export function presentHeader(header: BomHeaderRecord, link: BomLinkRecord): Rec
     effectiveEndDate: link.effectiveEndDate,
     isArchived: header.isArchived,
     link: { styleId: link.productId, isMainBom: link.isMainBom, isOwner: link.isOwner },
-    ...audit(header),
+    ...shortAuditOf(header),
   };
 }
 
@@ -40,7 +30,7 @@ export function presentPlacement(placement: PlacementRecord): Record<string, unk
     id: placement.id,
     value: placement.value,
     forCompanyId: placement.forCompanyId,
-    ...audit(placement),
+    ...shortAuditOf(placement),
   };
 }
 
@@ -86,7 +76,7 @@ export function presentLine(
     weightUnit: line.weightUnit,
     countryOfOrigin: line.countryOfOrigin,
     isMainComponent: line.isMainComponent,
-    ...audit(line),
+    ...shortAuditOf(line),
   };
   if (includes.entity) body['entity'] = componentEntity(ctx, line.styleId);
   if (includes.placement) {

@@ -1,25 +1,13 @@
 import type { SandboxContext } from '../../core/context';
 import { badRequest, notFound } from '../../core/errors';
 import { PLATFORM_QUANTITY_UNITS, PLATFORM_WEIGHT_UNITS, type ProductRecord } from '../catalogue';
-import { catalogueOf, productInCatalogue } from '../v2-common/catalogue';
+import { catalogueOf } from '../v2-common/catalogue';
+import { referencedProduct } from '../v2-common/linked-headers';
 import type { BomLineRecord, BomStore } from './model';
-
-/** A product referenced by `link.styleId`, `entity.styleId` or `component.styleId`; 404 `entity_not_found` otherwise. */
-export function referencedProduct(
-  ctx: SandboxContext,
-  companyId: string,
-  styleId: string,
-  field: string,
-): ProductRecord {
-  const product = productInCatalogue(ctx, companyId, styleId);
-  if (!product)
-    throw notFound(`${field} '${styleId}' is not a product of your catalogue`, 'entity_not_found');
-  return product;
-}
 
 /** A component must be in the caller's catalogue and hold at least one product code. */
 export function componentProduct(ctx: SandboxContext, companyId: string, styleId: string): ProductRecord {
-  const component = referencedProduct(ctx, companyId, styleId, 'component.styleId');
+  const component = referencedProduct({ ctx, companyId }, styleId, 'component.styleId');
   if (component.codes.length === 0) {
     throw badRequest(`Component '${component.id}' holds no product code`, 'component_codes_not_found');
   }

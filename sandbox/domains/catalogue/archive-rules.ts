@@ -1,6 +1,6 @@
 import type { Caller } from '../../core/context';
 import { badRequest, notFound } from '../../core/errors';
-import type { CatalogueDeps } from './deps';
+import type { CatalogueDeps } from './store';
 import type { ProductRecord } from './types';
 import { auditOf } from './write-rules';
 

@@ -2,7 +2,7 @@ import { ApiError } from '../../core/errors';
 import type { CatalogueStore } from './store';
 import type { ProductCode } from './types';
 
-/** Code types allowed at most once per product. */
+/** Code types allowed at most once per product (connectors/plm-import/code-types.ts keeps its own list on purpose). */
 export const SINGLE_USE_CODE_TYPES = [
   'ERP_ID',
   'PLM_ID',

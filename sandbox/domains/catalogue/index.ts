@@ -1,12 +1,11 @@
 import type { SandboxContext, SandboxDomain } from '../../core/context';
 import type { SeedDocument } from '../../core/seed';
 import { filesDomain } from '../files';
-import type { CatalogueDeps } from './deps';
-import { newQrCodeUrl, scheduleQrCode } from './qr';
+import type { CatalogueDeps } from './store';
 import { registerReferenceRoutes } from './reference-routes';
 import { parseCatalogueSection } from './seed-schema';
 import { CatalogueStore, type CatalogueHooks } from './store';
-import { registerStyleRoutes } from './style-routes';
+import { newQrCodeUrl, registerStyleRoutes, scheduleQrCode } from './style-routes';
 
 export { CatalogueStore } from './store';
 export type { IncludeProvider, TracingProvider, ProvidedInclude } from './store';

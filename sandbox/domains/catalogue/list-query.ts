@@ -10,11 +10,11 @@ import {
   type RawQuery,
   type SortOrder,
 } from '../../core/query';
-import type { CatalogueDeps } from './deps';
+import type { CatalogueDeps } from './store';
 import { chainOf, resolved } from './present';
 import type { CatalogueStore } from './store';
 import type { InheritableArrayField, ProductLevel, ProductRecord } from './types';
-import { PRODUCT_LEVELS } from './types';
+import { INHERITABLE_ARRAY_FIELDS, PRODUCT_LEVELS } from './types';
 
 export const STYLE_SORT_COLUMNS = [
   'createdAt',
@@ -29,6 +29,7 @@ export const STYLE_SORT_COLUMNS = [
 ] as const;
 type SortColumn = (typeof STYLE_SORT_COLUMNS)[number];
 
+// The spec's include list; the client's copy (connectors/traceability/schemas/products.ts) stays apart on purpose.
 export const INCLUDE_VALUES = [
   'type',
   'material',
@@ -67,14 +68,10 @@ export function parseIncludes(query: RawQuery): Set<string> {
   return new Set(values);
 }
 
-const ARRAY_FILTERS: readonly InheritableArrayField[] = [
-  'brands',
-  'departments',
-  'seasons',
-  'collections',
-  'suppliers',
-  'vendors',
-];
+// Every inherited array field is a GET /styles filter but claimIntentions.
+const ARRAY_FILTERS: readonly InheritableArrayField[] = INHERITABLE_ARRAY_FIELDS.filter(
+  (field) => field !== 'claimIntentions',
+);
 
 /** Parses GET /styles' query: level, paging, sort, include, and one predicate per filter given. */
 export function parseStyleListQuery(deps: CatalogueDeps, callerId: string, query: RawQuery): StyleListQuery {

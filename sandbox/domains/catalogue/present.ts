@@ -1,5 +1,5 @@
 import type { FileRecord } from '../files/store';
-import type { CatalogueDeps } from './deps';
+import type { CatalogueDeps } from './store';
 import type {
   AuditStamp,
   InheritableField,

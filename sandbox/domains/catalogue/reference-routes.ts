@@ -3,7 +3,7 @@ import { callerCompany } from '../../core/context';
 import { sendPage } from '../../core/envelope';
 import { badRequest } from '../../core/errors';
 import { pageParams, str, type RawQuery } from '../../core/query';
-import type { CatalogueDeps } from './deps';
+import type { CatalogueDeps } from './store';
 import { presentProperty, presentStyleType } from './present';
 import type { ProductRecord, PropertyCategory } from './types';
 import { PRODUCT_LEVELS, PROPERTY_CATEGORIES } from './types';

@@ -1,5 +1,5 @@
 import { badRequest } from '../../core/errors';
-import type { CatalogueDeps } from './deps';
+import type { CatalogueDeps } from './store';
 import type { EcoFootPrintInput } from './schemas';
 import { isUnit } from './units';
 import type { EcoFootPrint, ProductWeight, PropertyCategory, StyleTypeRecord } from './types';

@@ -1,3 +1,5 @@
+import type { SandboxContext } from '../../core/context';
+import type { FilesStore } from '../files/store';
 import type {
   ProductCode,
   ProductLevel,
@@ -6,6 +8,13 @@ import type {
   StyleTypeRecord,
   TracingLink,
 } from './types';
+
+/** What the catalogue's rules and routes reach: the context and the current stores (they change on reset). */
+export interface CatalogueDeps {
+  ctx: SandboxContext;
+  store(): CatalogueStore;
+  files(): FilesStore;
+}
 
 /** Supplies an `include` value another domain owns (`bom`, `material`): the array shown for one product. */
 export type IncludeProvider = (product: ProductRecord, callerCompanyId: string) => unknown[];

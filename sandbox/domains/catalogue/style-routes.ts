@@ -1,17 +1,28 @@
+import { randomBytes } from 'node:crypto';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { callerCompany } from '../../core/context';
 import { sendData, sendPageOf } from '../../core/envelope';
-import { notFound } from '../../core/errors';
+import { notFound, parseBody } from '../../core/errors';
 import type { RawQuery } from '../../core/query';
-import { parseBody } from '../../core/validation';
 import { requestOrigin } from '../files/routes';
 import { archiveProducts, unarchiveProducts } from './archive-rules';
-import type { CatalogueDeps } from './deps';
+import type { CatalogueDeps } from './store';
 import { parseIncludes, parseStyleListQuery, runStyleList } from './list-query';
 import { presentProduct } from './present';
-import { scheduleQrCode } from './qr';
 import { archiveSchema, createProductSchema, unarchiveSchema, updateProductSchema } from './schemas';
 import { createProduct, updateProduct } from './write-rules';
+
+/** A CDN-like address; the name is random so clients cannot build the destination from it (as the spec warns). */
+export const newQrCodeUrl = (): string =>
+  `https://qr.trace-sandbox.invalid/v1/${randomBytes(12).toString('hex')}.svg`;
+
+/** Generation is asynchronous: the url appears after `qrDelayMs`, once, and never changes afterwards. */
+export function scheduleQrCode(deps: CatalogueDeps, productId: string, minDelayMs = 0): void {
+  deps.ctx.schedule(Math.max(minDelayMs, deps.ctx.settings.qrDelayMs), () => {
+    const product = deps.store().get(productId);
+    if (product && product.qrCodeUrl === null) product.qrCodeUrl = newQrCodeUrl();
+  });
+}
 
 type IdRequest = FastifyRequest<{ Params: { id: string }; Querystring: RawQuery }>;
 

@@ -1,7 +1,7 @@
 import type { Caller } from '../../core/context';
 import { ApiError, badRequest, conflict, notFound } from '../../core/errors';
 import { checkCodes } from './codes';
-import type { CatalogueDeps } from './deps';
+import type { CatalogueDeps } from './store';
 import {
   checkCompanies,
   checkCustomProperties,

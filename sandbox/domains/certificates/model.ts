@@ -1,5 +1,6 @@
 import { z } from 'zod';
 
+// The spec's certificate lists; connectors/certificate-report keeps its own copy on purpose: the sandbox is the oracle.
 export const CERTIFICATE_TYPES = ['COMPANY', 'SCOPE', 'MEMBERSHIP', 'PRODUCT', 'TRANSACTION'] as const;
 export const CERTIFICATE_STATUSES = [
   'DRAFT',

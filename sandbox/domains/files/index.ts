@@ -1,8 +1,7 @@
 import { z } from 'zod';
 import type { SandboxContext, SandboxDomain } from '../../core/context';
 import type { SeedDocument } from '../../core/seed';
-import { registerFileApiRoutes, registerStorageRoutes } from './routes';
-import { UrlSigner } from './signing';
+import { registerFileApiRoutes, registerStorageRoutes, UrlSigner } from './routes';
 import { FilesStore, type FileRecord } from './store';
 
 export { FilesStore, type FileRecord } from './store';

@@ -1,13 +1,29 @@
-import { createHash } from 'node:crypto';
+import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { callerCompany, type SandboxContext } from '../../core/context';
 import { sendData } from '../../core/envelope';
-import { ApiError, badRequest, forbidden } from '../../core/errors';
-import { parseBody } from '../../core/validation';
+import { ApiError, badRequest, forbidden, parseBody } from '../../core/errors';
 import { extensionOf, isSupportedMime, MAX_FILE_SIZE, MIME_BY_EXTENSION } from './mime';
-import { UPLOAD_URL_VALIDITY_MS, type UrlSigner } from './signing';
 import { KEEP_BYTES_UP_TO, type FileRecord, type FilesStore } from './store';
+
+/** Pre-signed upload addresses are valid for one hour (document 3). */
+export const UPLOAD_URL_VALIDITY_MS = 60 * 60 * 1000;
+
+/** HMAC signatures over the file id, its MIME type and the expiry; the secret lives as long as the process. */
+export class UrlSigner {
+  private readonly secret = randomBytes(32);
+
+  sign(fileId: string, fileType: string, expiresMs: number): string {
+    return createHmac('sha256', this.secret).update(`${fileId}\n${fileType}\n${expiresMs}`).digest('hex');
+  }
+
+  verify(fileId: string, fileType: string, expiresMs: number, signature: string): boolean {
+    const expected = Buffer.from(this.sign(fileId, fileType, expiresMs), 'hex');
+    const given = Buffer.from(signature, 'hex');
+    return given.length === expected.length && timingSafeEqual(given, expected);
+  }
+}
 
 export const STORAGE_PREFIX = '/__storage';
 const BUCKET = 'trace-sandbox-uploads';

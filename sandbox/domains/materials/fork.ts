@@ -1,14 +1,9 @@
-import type { Caller, SandboxContext } from '../../core/context';
 import { notFound } from '../../core/errors';
 import { createdAudit } from '../v2-common/audit';
+import type { LinkedWrite } from '../v2-common/linked-headers';
 import type { MaterialHeaderRecord, MaterialLineRecord, MaterialLinkRecord, MaterialStore } from './model';
 
-export interface MaterialWrite {
-  ctx: SandboxContext;
-  store: MaterialStore;
-  caller: Caller;
-  companyId: string;
-}
+export type MaterialWrite = LinkedWrite<MaterialStore>;
 
 export interface MaterialCopy {
   header: MaterialHeaderRecord;

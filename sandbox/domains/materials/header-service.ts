@@ -1,38 +1,12 @@
 import { notFound } from '../../core/errors';
 import { createdAudit, touchAudit } from '../v2-common/audit';
 import { parseBody, sent } from '../v2-common/body';
-import { productInCatalogue } from '../v2-common/catalogue';
-import { scheduleChildLinks } from '../v2-common/links';
+import { referencedProduct, scheduleChildLinks, type HeaderView } from '../v2-common/linked-headers';
 import { headerOnlyDuplicate, newMaterialLink, type MaterialWrite } from './fork';
 import type { MaterialHeaderRecord, MaterialLinkRecord } from './model';
 import { createHeaderSchema, deleteHeadersSchema, updateHeaderSchema } from './schemas';
-import type { ProductRecord } from '../catalogue';
 
-export interface MaterialHeaderView {
-  header: MaterialHeaderRecord;
-  link: MaterialLinkRecord;
-}
-
-export function referencedProduct(write: MaterialWrite, styleId: string, field: string): ProductRecord {
-  const product = productInCatalogue(write.ctx, write.companyId, styleId);
-  if (!product)
-    throw notFound(`${field} '${styleId}' is not a product of your catalogue`, 'entity_not_found');
-  return product;
-}
-
-export function inheritMaterialLink(
-  write: Pick<MaterialWrite, 'ctx'>,
-  source: MaterialLinkRecord,
-  productId: string,
-): MaterialLinkRecord {
-  return {
-    ...source,
-    id: write.ctx.newId('mtriallnk_'),
-    productId,
-    isOwner: false,
-    createdAt: write.ctx.nowIso(),
-  };
-}
+type MaterialHeaderView = HeaderView<MaterialHeaderRecord, MaterialLinkRecord>;
 
 export function createHeader(write: MaterialWrite, raw: unknown): MaterialHeaderView {
   const body = parseBody(createHeaderSchema, raw);
@@ -48,13 +22,7 @@ export function createHeader(write: MaterialWrite, raw: unknown): MaterialHeader
   const link = newMaterialLink(write, header.id, product.id, body.link.isMainMaterial ?? false);
   store.headers.set(header.id, header);
   store.links.add(link);
-  scheduleChildLinks(
-    ctx,
-    () => store.links,
-    (id) => store.headers.has(id),
-    link,
-    (source, productId) => inheritMaterialLink(write, source, productId),
-  );
+  scheduleChildLinks(ctx, store, link, 'mtriallnk_');
   return { header, link };
 }
 

@@ -2,7 +2,7 @@ import { badRequest, notFound } from '../../core/errors';
 import { createdAudit, touchAudit } from '../v2-common/audit';
 import { parseBody } from '../v2-common/body';
 import { forkComposition, type MaterialWrite } from './fork';
-import { referencedProduct } from './header-service';
+import { referencedProduct, type DeleteLinesResult } from '../v2-common/linked-headers';
 import type { MaterialHeaderRecord, MaterialLineRecord, MaterialLinkRecord } from './model';
 import { deleteLinesSchema, lineSchema, type LineInput } from './schemas';
 import {
@@ -150,13 +150,6 @@ export function updateLine(write: MaterialWrite, lineId: string, raw: unknown): 
   ) as MaterialLineRecord;
   Object.assign(copy, values, { parentId: mapped(fork.lineIds, values.parentId, 'invalid_parent_id') });
   return copy;
-}
-
-export interface DeleteLinesResult {
-  deletedLines: string[];
-  duplicatedHeaders: string[];
-  orphanedHeaders: string[];
-  errors: Array<{ id: string; code: string; message: string }>;
 }
 
 /**

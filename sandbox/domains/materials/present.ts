@@ -1,16 +1,6 @@
+import { shortAuditOf } from '../v2-common/audit';
 import type { MaterialHeaderRecord, MaterialLineRecord, MaterialLinkRecord } from './model';
 import { countryByCode, rawMaterial, type Country } from './reference';
-
-function audit(record: MaterialHeaderRecord | MaterialLineRecord): Record<string, unknown> {
-  return {
-    createdAt: record.createdAt,
-    createdByUserId: record.createdByUserId,
-    createdByCompanyId: record.createdByCompanyId,
-    updatedAt: record.updatedAt,
-    updatedByUserId: record.updatedByUserId,
-    updatedByCompanyId: record.updatedByCompanyId,
-  };
-}
 
 /** List and read shape: `link` carries isOwner. The create response echoes only styleId and isMainMaterial. */
 export function presentHeader(
@@ -26,7 +16,7 @@ export function presentHeader(
     link: echo
       ? { styleId: link.productId, isMainMaterial: link.isMainMaterial }
       : { styleId: link.productId, isMainMaterial: link.isMainMaterial, isOwner: link.isOwner },
-    ...audit(header),
+    ...shortAuditOf(header),
   };
 }
 
@@ -50,7 +40,7 @@ export function presentLine(
     hierarchy: line.hierarchy,
     position: line.position,
     countriesOfOrigin: line.countriesOfOrigin,
-    ...audit(line),
+    ...shortAuditOf(line),
   };
   // A raw material id is not validated on write, so a dangling one shows a null object.
   if (includes.rawMaterials) body['rawMaterial'] = rawMaterial(line.rawMaterialId) ?? null;

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { UNIT_ENUM } from '../catalogue/units';
 
+// The spec's order lists; the connectors keep their own copies (connectors/erp-orders) on purpose: the sandbox is the oracle.
 export const ORDER_SUB_TYPES = ['STANDARD', 'REPEAT', 'COMMIT', 'SAMPLE', 'EXTRACTION_SPLIT'] as const;
 export const ORDER_STATUSES = ['IN_PROGRESS', 'IN_REVIEW', 'COMPLETED'] as const;
 export const ORDER_TYPES = ['PURCHASE_ORDER', 'SALES_ORDER', 'INTERNAL_ORDER'] as const;

@@ -22,6 +22,18 @@ export function createdAudit(ctx: SandboxContext, caller: Caller, companyId: str
   };
 }
 
+/** The six audit fields as BOM and material responses show them. */
+export function shortAuditOf(record: ShortAudit): ShortAudit {
+  return {
+    createdAt: record.createdAt,
+    createdByUserId: record.createdByUserId,
+    createdByCompanyId: record.createdByCompanyId,
+    updatedAt: record.updatedAt,
+    updatedByUserId: record.updatedByUserId,
+    updatedByCompanyId: record.updatedByCompanyId,
+  };
+}
+
 export function touchAudit<T extends ShortAudit>(
   ctx: SandboxContext,
   caller: Caller,

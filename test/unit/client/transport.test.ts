@@ -1,11 +1,8 @@
 import { inspect } from 'node:util';
 import { toActivityFailure } from '../../../activities/batch-kit';
-import {
-  TraceabilityApiError,
-  TraceabilityClient,
-  type TraceabilityLogger,
-} from '../../../connectors/traceability';
+import { TraceabilityClient, type TraceabilityLogger } from '../../../connectors/traceability';
 import { fail, ok, order, page, product, rateHeaders, sendJson, startStub } from './stub-server';
+import { caught } from '../../harness/errors';
 
 const KEY = 'k3y$ecret-value-123';
 
@@ -14,16 +11,6 @@ function captureLogger(): { logger: TraceabilityLogger; lines: string[] } {
   const push = (obj: Record<string, unknown>, msg?: string): void =>
     void lines.push(JSON.stringify({ ...obj, msg }));
   return { logger: { debug: push, info: push, warn: push, error: push }, lines };
-}
-
-async function caught(promise: Promise<unknown>): Promise<TraceabilityApiError> {
-  try {
-    await promise;
-  } catch (error) {
-    if (error instanceof TraceabilityApiError) return error;
-    throw error;
-  }
-  throw new Error('expected a TraceabilityApiError');
 }
 
 const fastRetries = { backoffBaseMs: 1, backoffCapMs: 5 };

@@ -8,16 +8,9 @@ import { runFileKeys } from '../../../cli/store-files';
 import { JsonLinesJournal, RunFolder } from '../../../connectors/staging';
 import { configureStorage, LocalStore, openStore, S3Store } from '../../../connectors/storage';
 import { ConfigError, loadConfig } from '../../../worker/config';
+import { thrown } from '../../harness/errors';
 
-function configError(env: NodeJS.ProcessEnv): ConfigError {
-  try {
-    loadConfig(env);
-  } catch (error) {
-    if (error instanceof ConfigError) return error;
-    throw error;
-  }
-  throw new Error('expected a ConfigError');
-}
+const configError = (env: NodeJS.ProcessEnv): ConfigError => thrown(ConfigError, () => loadConfig(env));
 
 describe('TRACE_STORE_URL and the AWS SDK variables', () => {
   it('reads an s3:// store with an S3-compatible endpoint; AWS_ENDPOINT_URL_S3 wins over AWS_ENDPOINT_URL', () => {

@@ -1,0 +1,23 @@
+import { TraceabilityApiError } from '../../connectors/traceability';
+
+/** What `promise` rejects with, which must be a TraceabilityApiError; anything else fails the test. */
+export async function caught(promise: Promise<unknown>): Promise<TraceabilityApiError> {
+  try {
+    await promise;
+  } catch (error) {
+    if (error instanceof TraceabilityApiError) return error;
+    throw error;
+  }
+  throw new Error('expected a TraceabilityApiError');
+}
+
+/** What `run` throws, which must be a `type`; anything else fails the test. */
+export function thrown<E extends Error>(type: new (...args: never[]) => E, run: () => unknown): E {
+  try {
+    run();
+  } catch (error) {
+    if (error instanceof type) return error;
+    throw error;
+  }
+  throw new Error(`expected a ${type.name}`);
+}
