@@ -1,16 +1,13 @@
 /**
- * The activity side of the batch-job kit: failure mapping, heartbeats and API-call counting, the same for every job.
- * The run folder, journal and bounded lanes are in connectors/staging (`forEachBounded` is re-exported here).
+ * The activity side of the batch-job kit: failure mapping and heartbeats, the same for every job. The run folder,
+ * journal, bounded lanes and API-call counting (`ApiCalls`) have no Temporal in them: they are in connectors/staging.
  */
 import { heartbeat } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
 import { z } from 'zod';
 import { boundMessage, InputLimitError } from '../connectors/input-limits';
-import { forEachBounded, StagingIntegrityError, type Progress } from '../connectors/staging';
+import { StagingIntegrityError, type Progress } from '../connectors/staging';
 import { isTraceabilityApiError } from '../connectors/traceability';
-
-export { forEachBounded };
-export { ApiCalls, type Progress } from '../connectors/staging';
 
 /**
  * Maps a client error to the failure an activity should throw:

@@ -19,10 +19,16 @@ import {
   summarise,
   type ExpirySummary,
 } from '../connectors/certificate-report/render';
-import { readStoredJson, StagingStore, stagingRefSchema, type StagingRef } from '../connectors/staging';
+import {
+  ApiCalls,
+  readStoredJson,
+  StagingStore,
+  stagingRefSchema,
+  type StagingRef,
+} from '../connectors/staging';
 import { locate, publishFolder } from '../connectors/storage';
 import { paginate, type Certificate } from '../connectors/traceability';
-import { ApiCalls, failureMapper, guarded, invalidInput, withHeartbeats } from './batch-kit';
+import { failureMapper, guarded, invalidInput, withHeartbeats } from './batch-kit';
 import type { ActivityDeps } from './deps';
 
 export const REPORT_FOLDER = join('reports', 'certificate-expiry');

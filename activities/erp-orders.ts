@@ -32,8 +32,8 @@ import {
   type HoldBackOrdersResult,
   type WriteErpPlanInput,
 } from '../connectors/erp-orders/approval-plan';
-import { runKeyOf, type StagingRef } from '../connectors/staging';
-import { ApiCalls, failureMapper, guarded, inputLimit, nonRetryable, withHeartbeats } from './batch-kit';
+import { ApiCalls, runKeyOf, type StagingRef } from '../connectors/staging';
+import { failureMapper, guarded, inputLimit, nonRetryable, withHeartbeats } from './batch-kit';
 import type { ActivityDeps } from './deps';
 
 export type { BatchResult, FinishOutput, PrepareInput, PrepareResult };

@@ -1,7 +1,8 @@
 import { heartbeat, log } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
 import { CorruptHighWaterMarkError, pullOrders, type PullOrdersResult } from '../connectors/erp-pull/pull';
-import { ApiCalls, failureMapper } from './batch-kit';
+import { ApiCalls } from '../connectors/staging';
+import { failureMapper } from './batch-kit';
 import type { ActivityDeps } from './deps';
 
 export type { PullOrdersResult };

@@ -27,16 +27,8 @@ import {
   type ReadInput,
   type ReadResult,
 } from '../connectors/plm-import/staged-run';
-import { runKeyOf } from '../connectors/staging';
-import {
-  ApiCalls,
-  failureMapper,
-  guarded,
-  inputLimit,
-  invalidInput,
-  nonRetryable,
-  withHeartbeats,
-} from './batch-kit';
+import { ApiCalls, runKeyOf } from '../connectors/staging';
+import { failureMapper, guarded, inputLimit, invalidInput, nonRetryable, withHeartbeats } from './batch-kit';
 import type { ActivityDeps } from './deps';
 
 export type { ApprovalPlanFiles, HoldBackResult, Replanned } from '../connectors/plm-import/approval-plan';

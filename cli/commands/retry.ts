@@ -84,7 +84,7 @@ export async function retryPlanFor(client: Client, workflowId: string, now = new
 export function retryCommand(): Command {
   return new Command('retry')
     .description(
-      'Push the rejected rows of a finished erp-orders (or PLM import) run again, from its rejects file',
+      'Push the rejected rows of a finished erp-orders (or plm-import) run again, from its rejects file',
     )
     .argument('<workflowId>', 'the finished run whose rejects to re-run (fix the rejects file first)')
     .option('--wait', 'wait for the result and print it')
