@@ -101,7 +101,7 @@ const HOLD_MS = 1_000;
 /**
  * The others' count (the most seen over this long) lower by 3/4 of the band than it was two of these
  * before, and by more than our own count grew meanwhile (a fall no larger is the others yielding to
- * our growth): the others are leaving (a process finished): their latest count holds (a fall is no
+ * our growth) or with the key where the sharing cap binds no one: the others are leaving (a process finished): their latest count holds (a fall is no
  * dip then), the whole room is taken, not a share of it, and the sharing cap is raised by what they
  * left since they began to leave. (Lifted whole, the cap let one process take the key in a real
  * run, and two survivors both took the leaver's room: the others' yields read as leaving.)
@@ -276,9 +276,12 @@ export class AdaptiveRateLimiter {
     const { band } = ratePolicy(observation.limit, 0, this.windowMs, true);
     if (before.length > 0) {
       const fall = Math.max(...before.map(([, o]) => o)) - Math.max(...recent.map(([, o]) => o));
-      // (Falling by no more than we grew meanwhile is the others yielding to our growth, not leaving.)
+      // (Falling by no more than we grew meanwhile is the others yielding to our growth, not leaving...)
       const grew = Math.max(...recent.map(([, , m]) => m)) - Math.max(...before.map(([, , m]) => m));
-      if (fall >= Math.max(2, band * LEAVING_FALL_BANDS) && fall > grew) {
+      // (Nor while the key stays where no sharing cap binds: then the others would have replaced.)
+      const { top } = ratePolicy(observation.limit, this.roundTripHighMs(), this.windowMs, true);
+      const uncapped = Math.max(...recent.map(([, o, m]) => o + m)) <= top - band + 1;
+      if (fall >= Math.max(2, band * LEAVING_FALL_BANDS) && (fall > grew || uncapped)) {
         if (!this.othersLeaving) this.othersBeforeLeaving = Math.max(...before.map(([, o]) => o));
         this.othersLeaving = true;
       } else if (fall < 0) this.othersLeaving = false;
