@@ -27,6 +27,12 @@ export interface RatePermit {
 interface KeyView {
   limit: number;
   /**
+   * While the others leave (see `TREND_MS`), how far their count fell since they began to: the sharing
+   * cap is raised by that much, so this process takes over what they left, not more (others that
+   * stay keep their share); 0 otherwise.
+   */
+  left: number;
+  /**
    * Calls of the other processes in the window (`used - own`), the most seen over `HOLD_MS`.
    */
   others: number;
@@ -94,9 +100,11 @@ const RAMP_MIN_PER_S = 1.5;
 const HOLD_MS = 1_000;
 /**
  * The others' count (the most seen over this long) lower by 3/4 of the band than it was two of these
- * before: the others are leaving (a process finished): their latest count holds (a fall is no dip
- * then) and the whole room is taken, not a share of it. The sharing cap still holds: lifted, it let
- * one process take the key in a real run (the others' yields to its growth read as leaving).
+ * before, and by more than our own count grew meanwhile (a fall no larger is the others yielding to
+ * our growth) or with the key where the sharing cap binds no one: the others are leaving (a process finished): their latest count holds (a fall is no
+ * dip then), the whole room is taken, not a share of it, and the sharing cap is raised by what they
+ * left since they began to leave. (Lifted whole, the cap let one process take the key in a real
+ * run, and two survivors both took the leaver's room: the others' yields read as leaving.)
  */
 const TREND_MS = 1_000;
 /** ...and at least the key's time for this many calls (at 30/min, 4 s). */
@@ -154,8 +162,10 @@ export class AdaptiveRateLimiter {
   private othersPresent = false;
   /** The others' count fell by 3/4 of the band over two `TREND_MS` (see `TREND_MS`). */
   private othersLeaving = false;
-  /** Readings of the others' count over the last three `TREND_MS`: [counted at, others]. */
-  private trend: Array<[number, number]> = [];
+  /** The others' count before they began to leave. */
+  private othersBeforeLeaving = 0;
+  /** Readings over the last three `TREND_MS`: [counted at, others, own]. */
+  private trend: Array<[number, number, number]> = [];
   /** Recent readings over `HOLD_MS`: [counted at, others, own]. */
   private readings: Array<[number, number, number]> = [];
   /** A 429's Retry-After: nothing counted goes out before. */
@@ -258,16 +268,23 @@ export class AdaptiveRateLimiter {
     this.readings.push([countedAtMs, reading, used - reading]);
     const trendMs = Math.max(TREND_MS, (TREND_CALLS * this.windowMs) / observation.limit);
     this.trend = this.trend.filter(([at]) => at > countedAtMs - 3 * trendMs);
-    this.trend.push([countedAtMs, reading]);
-    const recent = this.trend.filter(([at]) => at > countedAtMs - trendMs).map(([, o]) => o);
-    const before = this.trend.filter(([at]) => at <= countedAtMs - 2 * trendMs).map(([, o]) => o);
+    this.trend.push([countedAtMs, reading, used - reading]);
+    const recent = this.trend.filter(([at]) => at > countedAtMs - trendMs);
+    const before = this.trend.filter(([at]) => at <= countedAtMs - 2 * trendMs);
     // (Too few readings to tell: as before.)
     // Leaving once they fell by 3/4 of the band (at least 2); no longer once they grow again.
     const { band } = ratePolicy(observation.limit, 0, this.windowMs, true);
     if (before.length > 0) {
-      const fall = Math.max(...before) - Math.max(...recent);
-      if (fall >= Math.max(2, band * LEAVING_FALL_BANDS)) this.othersLeaving = true;
-      else if (fall < 0) this.othersLeaving = false;
+      const fall = Math.max(...before.map(([, o]) => o)) - Math.max(...recent.map(([, o]) => o));
+      // (Falling by no more than we grew meanwhile is the others yielding to our growth, not leaving...)
+      const grew = Math.max(...recent.map(([, , m]) => m)) - Math.max(...before.map(([, , m]) => m));
+      // (Nor while the key stays where no sharing cap binds: then the others would have replaced.)
+      const { top } = ratePolicy(observation.limit, this.roundTripHighMs(), this.windowMs, true);
+      const uncapped = Math.max(...recent.map(([, o, m]) => o + m)) <= top - band + 1;
+      if (fall >= Math.max(2, band * LEAVING_FALL_BANDS) && (fall > grew || uncapped)) {
+        if (!this.othersLeaving) this.othersBeforeLeaving = Math.max(...before.map(([, o]) => o));
+        this.othersLeaving = true;
+      } else if (fall < 0) this.othersLeaving = false;
     }
     // (While they leave, a lower count is no dip: the latest reading holds.)
     const others = this.othersLeaving ? reading : Math.max(...this.readings.map(([, value]) => value));
@@ -291,6 +308,7 @@ export class AdaptiveRateLimiter {
     const probeSpreadMs = this.random() * ((2 * this.windowMs) / observation.limit);
     this.view = {
       limit: observation.limit,
+      left: this.othersLeaving ? Math.max(0, this.othersBeforeLeaving - reading) : 0,
       others,
       atMs,
       used,
@@ -316,7 +334,7 @@ export class AdaptiveRateLimiter {
     const policy = this.policy(view);
     const own = this.ownStillCountedAt(now);
     const u = own + view.others + 1;
-    if (own + 1 <= policy.capAt(u)) {
+    if (own + 1 <= policy.capAt(u) + view.left) {
       // Replacing own calls that left the window since the last answer cannot add to the key's count.
       // (Never into the last slot, though: that one only a 429 could tell us was taken.)
       if (own + 1 <= view.own && u < view.limit && view.used < view.limit)
