@@ -173,6 +173,10 @@ export class AdaptiveRateLimiter {
   /** After a 429: one probe at this time (Retry-After over), whatever the headers' reset says. */
   private probeAtMs: number | undefined;
   private probeInFlight = false;
+  /** Own calls sent and not yet completed (answered, refused or lost). */
+  private inFlight = 0;
+  /** The last completed call brought no headers (timeout, network fault): the view may be stale. */
+  private lastAnswerLost = false;
   /** Smoothed round trip and its deviation (as TCP does). */
   private srttMs: number | undefined;
   private rttVarMs = 0;
@@ -225,6 +229,7 @@ export class AdaptiveRateLimiter {
   recordDispatch(probe = this.decide(this.clock.now()).probe): RatePermit {
     const now = this.clock.now();
     this.own.push({ sentAtMs: now, countedAtMs: this.arrivalOfCallSentAt(now) });
+    this.inFlight++;
     if (probe) {
       this.probeInFlight = true;
       this.probeAtMs = undefined;
@@ -245,6 +250,8 @@ export class AdaptiveRateLimiter {
     const now = this.clock.now();
     this.probeInFlight = false;
     let countedAtMs = now;
+    if (permit) this.inFlight = Math.max(0, this.inFlight - 1);
+    this.lastAnswerLost = observation === undefined;
     if (permit) {
       const rtt = now - permit.dispatchedAtMs;
       this.recordRoundTrip(rtt);
@@ -346,6 +353,10 @@ export class AdaptiveRateLimiter {
         return { delayMs: Math.max(1, this.rampLineReachesMs(view, u) - now), probe: false };
       }
     }
+    // No room by our view, but the view may be stale: the last answer was lost and none is on its way.
+    // While it showed room, one call now refreshes it; waiting for the window to turn could idle a minute.
+    if (this.lastAnswerLost && this.inFlight === 0 && own + view.others + 1 <= policy.top)
+      return { delayMs: this.probeInFlight ? this.sliceMs : 0, probe: true };
     // No room by our view. It changes when one of our own calls leaves the window, or, when none
     // will leave first, we probe once the window's oldest call has left (X-RateLimit-Reset), or
     // after a 429 once its Retry-After is over.

@@ -163,6 +163,27 @@ describe('AdaptiveRateLimiter on one key (fake clock)', () => {
     expect(sent).toEqual([5_000]); // one probe; the next waits for its answer
   });
 
+  // The spec: "Every response carries X-RateLimit-Limit ... X-RateLimit-Remaining". A call whose answer never
+  // came (the client timed out) carries nothing, so it must not leave the pacer waiting on a stale view.
+  it('a lost answer (timeout) while the key has room: the next call goes at once, not when the window turns', async () => {
+    const clock = new FakeClock();
+    const limiter = new AdaptiveRateLimiter({ clock, random: () => 0 });
+    const limit = 1_000_000;
+    // Another process counted 280 calls; the oldest leaves the window in 54 s.
+    const resetAtMs = clock.now() + 54_000;
+    const first = await limiter.acquire();
+    await clock.advance(20);
+    limiter.complete(first, { limit, remaining: limit - 281, resetAtMs });
+    const lost = await limiter.acquire();
+    await clock.advance(2_000);
+    limiter.complete(lost, undefined);
+    const t0 = clock.now();
+    let waitedMs: number | undefined;
+    void limiter.acquire().then(() => (waitedMs = clock.now() - t0));
+    await clock.advance(1_000);
+    expect(waitedMs).toBe(0);
+  });
+
   it('another process that sees remaining 0 holds its calls until the oldest call leaves the window', async () => {
     const clock = new FakeClock();
     const limiter = new AdaptiveRateLimiter({ clock, random: () => 0 });
