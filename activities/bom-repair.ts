@@ -9,7 +9,6 @@ import {
 } from '../connectors/bom-repair/job-input';
 import {
   bomRepairRun,
-  ForkSnapshotStore,
   hasFindings,
   repairProductBoms,
   repairCandidateSchema,
@@ -17,6 +16,7 @@ import {
   type ProductRepairResult,
   type RepairCandidate,
 } from '../connectors/bom-repair/repair';
+import { ForkSnapshotStore } from '../connectors/bom-repair/fork-snapshots';
 import {
   safeBomWrite,
   type SafeBomWriteInput,

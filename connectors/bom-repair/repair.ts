@@ -1,10 +1,10 @@
 /**
  * The repair of one product's forks (what each batch of the bom-repair job does per product), what it reports, and
- * where a run keeps its state: the run folder and journal layout, and the fork-time snapshots of the safe write.
+ * where a run keeps its state: the run folder and journal layout (the fork-time snapshots are in fork-snapshots.ts).
  */
 import { z } from 'zod';
-import { join } from 'node:path';
-import { readStoredJson, RunFolder, storeJson } from '../staging';
+import { RunFolder } from '../staging';
+import { ForkSnapshotStore, snapshotSourceLines } from './fork-snapshots';
 import {
   isTraceabilityApiError,
   type BomHeader,
@@ -22,7 +22,6 @@ import {
   repairLineBody,
   type ComponentRef,
   type LineMatch,
-  lineViewSchema,
   type LineView,
 } from './lines';
 
@@ -131,55 +130,6 @@ export const bomRepairRun = (dataDir: string, runKey: string): RunFolder<BomRepa
     schema: bomRepairEntrySchema,
     keyOf: (entry) => entry.productId,
   });
-
-/**
- * What a source BOM held just before a write through an inherited link forked it, kept for later repairs: the
- * safe write path takes it anyway, and it is the only exact record of each copied line's component at fork time.
- * One document per (product, source header): a product forks a given source at most once (the fork detaches it).
- */
-const forkSnapshotSchema = z.strictObject({
-  /** Platform id of the product the write went through. */
-  productId: z.string().min(1),
-  sourceHeaderId: z.string().min(1),
-  takenAt: z.string(),
-  /** Source lines the write replaced or deleted: their copies carry the written values, not the snapshot's. */
-  writtenLineIds: z.array(z.string()),
-  lines: z.array(lineViewSchema),
-});
-export type ForkSnapshot = z.infer<typeof forkSnapshotSchema>;
-
-const safe = (id: string) => id.replace(/[^A-Za-z0-9._-]/g, '_');
-
-/** Fork-time snapshots in a folder of the data folder (so in the run-data store). */
-export class ForkSnapshotStore {
-  constructor(private readonly folder: string) {}
-
-  private path(productId: string, sourceHeaderId: string): string {
-    return join(this.folder, `${safe(productId)}__${safe(sourceHeaderId)}.json`);
-  }
-
-  async save(snapshot: ForkSnapshot): Promise<void> {
-    await storeJson(
-      this.path(snapshot.productId, snapshot.sourceHeaderId),
-      forkSnapshotSchema.parse(snapshot),
-    );
-  }
-
-  /** The snapshot, or null when none was kept (or it cannot be read: then the repair works as without one). */
-  async find(productId: string, sourceHeaderId: string): Promise<ForkSnapshot | null> {
-    try {
-      return (await readStoredJson(this.path(productId, sourceHeaderId), forkSnapshotSchema)) ?? null;
-    } catch {
-      return null;
-    }
-  }
-}
-
-/** The snapshot's lines as the fork saw them: without the lines the write itself replaced or deleted. */
-export function snapshotSourceLines(snapshot: ForkSnapshot): LineView[] {
-  const written = new Set(snapshot.writtenLineIds);
-  return snapshot.lines.filter((line) => !written.has(line.id));
-}
 
 /** How a fork's source BOM is found: by name on the nearest ancestor that still links it. */
 const COPY_SUFFIX = ' (Copy)';

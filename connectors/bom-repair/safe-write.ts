@@ -2,7 +2,7 @@
 import { z } from 'zod';
 import type { BomHeader, BomLine, BomLineWrite, TraceabilityClient } from '../traceability';
 import { lacksComponent, mapForkToSnapshot, readLines, repairLineBody, type ExactRepair } from './lines';
-import type { ForkSnapshotStore } from './repair';
+import type { ForkSnapshotStore } from './fork-snapshots';
 
 /** Polling with exponential backoff, for things the API does asynchronously (child links of a new BOM). */
 export interface BackoffOptions {

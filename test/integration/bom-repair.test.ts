@@ -5,7 +5,7 @@ import { DEMO_IDS } from '../../sandbox/seed/demo-catalogue';
 import { DEMO_BOM_IDS, DEMO_FORK_SKUS, DEMO_PLACEMENTS } from '../../sandbox/seed/demo-boms';
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { ForkSnapshotStore } from '../../connectors/bom-repair/repair';
+import { ForkSnapshotStore } from '../../connectors/bom-repair/fork-snapshots';
 import { TraceJob } from '../../worker/search-attributes';
 import { bomRepair } from '../../workflows';
 import {

@@ -1,7 +1,7 @@
 import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { ForkSnapshotStore, snapshotSourceLines } from '../../../connectors/bom-repair/repair';
+import { ForkSnapshotStore, snapshotSourceLines } from '../../../connectors/bom-repair/fork-snapshots';
 import {
   CorruptBomMarkError,
   MARK_SAFETY_MS,
