@@ -3,6 +3,7 @@
  * bench/client-rate.ts, run by the unit tests' simulator (test/unit/client/rate-sim.ts).
  *
  *   node bin/run-ts.cjs bench/client-rate-sim.ts [--seconds 240] [--only 30x4,120x2-early] [--seeds 7,1,2,3]
+ *     [--timer-lag-ms 20]   (the limiter's timers fire up to that late, as on a loaded machine)
  *
  * With several seeds (network delays drawn differently) each cell prints its least used run and how
  * many of the runs missed a goal.
@@ -55,6 +56,7 @@ async function main(): Promise<void> {
         durationMs,
         seed,
         concurrency: LANES,
+        timerLagMs: Number(arg('timer-lag-ms') ?? 0),
       });
       const spans = cell.processes.map((p, i) => ({
         from: p.startMs ?? 0,

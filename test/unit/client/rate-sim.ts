@@ -39,6 +39,11 @@ export async function simulate(opts: {
   jitterMs?: number;
   /** Requests in flight at once per process, unless the process says (default 4). */
   concurrency?: number;
+  /**
+   * Each limiter timer fires up to this much late (0 by default), as on a loaded machine; drawn from a
+   * stream of its own, so the network delays stay the same draws.
+   */
+  timerLagMs?: number;
 }): Promise<SimResult> {
   const clock = new FakeClock();
   const t0 = clock.now();
@@ -47,7 +52,15 @@ export async function simulate(opts: {
   const latency = (): number => 5 + Math.floor(random() * (opts.jitterMs ?? 40));
   const accepted: number[][] = opts.processes.map(() => []);
   const refusedAt: number[][] = opts.processes.map(() => []);
-  const limiters = opts.processes.map(() => new AdaptiveRateLimiter({ clock, random }));
+  const lagRandom = seededRandom((opts.seed ?? 7) + 1_000_003);
+  const lag = opts.timerLagMs ?? 0;
+  const lateClock = {
+    now: () => clock.now(),
+    sleep: (ms: number, signal?: AbortSignal) => clock.sleep(ms + Math.floor(lagRandom() * lag), signal),
+  };
+  const limiters = opts.processes.map(
+    () => new AdaptiveRateLimiter({ clock: lag > 0 ? lateClock : clock, random }),
+  );
   const endAt = t0 + opts.durationMs;
 
   const runs = opts.processes.map(async (proc, p) => {
