@@ -55,6 +55,8 @@ interface KeyView {
   /** The key's count the growth is counted from: the fullest of the readings held. */
   fullest: number;
   resetAtMs: number;
+  /** The others were filling the window along the ramp line at that answer (see `othersRampGrowth`). */
+  filling: boolean;
   /** A random delay after `resetAtMs` before probing, so stuck processes do not probe at one instant. */
   probeSpreadMs: number;
 }
@@ -98,6 +100,8 @@ const RAMP_MIN_PER_S = 1.5;
  * its replacement arriving, the count dips, and that dip must not read as room.
  */
 const HOLD_MS = 1_000;
+/** ...and, when the key's calls are at least this far apart, the last reading before that too. */
+const SPARSE_CALL_GAP_MS = 250;
 /**
  * The others' count (the most seen over this long) lower by 3/4 of the band than it was two of these
  * before, and by more than our own count grew meanwhile (a fall no larger is the others yielding to
@@ -166,8 +170,11 @@ export class AdaptiveRateLimiter {
   private othersBeforeLeaving = 0;
   /** Readings over the last three `TREND_MS`: [counted at, others, own]. */
   private trend: Array<[number, number, number]> = [];
-  /** Recent readings over `HOLD_MS`: [counted at, others, own]. */
-  private readings: Array<[number, number, number]> = [];
+  /**
+   * Recent readings over `HOLD_MS` and the last one before: [counted at, others, own, 1 if the others
+   * were then filling the window along the ramp line (see `othersRampGrowth`), else 0].
+   */
+  private readings: Array<[number, number, number, number]> = [];
   /** A 429's Retry-After: nothing counted goes out before. */
   private blockedUntilMs = 0;
   /** After a 429: one probe at this time (Retry-After over), whatever the headers' reset says. */
@@ -264,8 +271,27 @@ export class AdaptiveRateLimiter {
     const slack = this.slackMs();
     const ownAtMost = this.countCounted(countedAtMs - this.windowMs - slack, countedAtMs + slack);
     this.othersPresent = used - ownAtMost >= 1;
-    this.readings = this.readings.filter(([at]) => at > countedAtMs - HOLD_MS);
-    this.readings.push([countedAtMs, reading, used - reading]);
+    // At small allowances a process's answers come seconds apart, so the hold often holds the latest
+    // answer alone, which may have come in a dip (the window's first calls leaving at once): there the
+    // last reading before the hold stays in it too, and a fall counts once two answers show it.
+    const held = this.readings.filter(([at]) => at > countedAtMs - HOLD_MS);
+    const previous = this.readings.filter(([at]) => at <= countedAtMs - HOLD_MS).at(-1);
+    const sparse = this.windowMs / observation.limit >= SPARSE_CALL_GAP_MS;
+    // The others fill the window along the ramp line: the line still under the top, the others grown
+    // since our last reading, and the key ahead of the line by no more than that growth (once the
+    // window has turned over, the key stands well above a line counted from its oldest call).
+    const { top: sharedTop } = ratePolicy(observation.limit, this.roundTripHighMs(), this.windowMs, true);
+    const line = this.rampLine(observation, atMs);
+    const othersGrew = reading - (this.readings.at(-1)?.[1] ?? reading);
+    const filling = line < sharedTop && othersGrew >= 1 && used - line <= othersGrew + 1 ? 1 : 0;
+    this.readings = previous && sparse ? [previous, ...held] : held;
+    this.readings.push([countedAtMs, reading, used - reading, filling]);
+    // (That one as it stands now: the others may have grown along the ramp since.)
+    const readings = this.readings.map(([at, o, m, f]): [number, number, number] => {
+      if (at > countedAtMs - HOLD_MS || !f) return [at, o, m];
+      const key = { limit: observation.limit, resetAtMs: this.view?.resetAtMs ?? observation.resetAtMs };
+      return [at, o + this.othersRampGrowth(key, { atMs: at, others: o, own: m }, countedAtMs, sharedTop), m];
+    });
     const trendMs = Math.max(TREND_MS, (TREND_CALLS * this.windowMs) / observation.limit);
     this.trend = this.trend.filter(([at]) => at > countedAtMs - 3 * trendMs);
     this.trend.push([countedAtMs, reading, used - reading]);
@@ -286,12 +312,14 @@ export class AdaptiveRateLimiter {
         this.othersLeaving = true;
       } else if (fall < 0) this.othersLeaving = false;
     }
-    // (While they leave, a lower count is no dip: the latest reading holds.)
-    const others = this.othersLeaving ? reading : Math.max(...this.readings.map(([, value]) => value));
-    const own = Math.max(...this.readings.map(([, , value]) => value));
+    // (While they leave, a lower count is no dip: the latest reading holds, and the fullest is of the
+    // readings in the hold only.)
+    const kept = this.othersLeaving ? readings.filter(([at]) => at > countedAtMs - HOLD_MS) : readings;
+    const others = this.othersLeaving ? reading : Math.max(...kept.map(([, value]) => value));
+    const own = Math.max(...kept.map(([, , value]) => value));
     // The room by the fuller of the recent answers. A single answer may have come in a dip (several
     // calls left the window at once, their replacements not in yet): on it, grow by one at most.
-    const fullest = Math.max(...this.readings.map(([, o, m]) => o + m));
+    const fullest = Math.max(...kept.map(([, o, m]) => o + m));
     const room = Math.max(
       0,
       ratePolicy(observation.limit, this.roundTripHighMs(), this.windowMs, this.othersPresent).top - fullest,
@@ -301,7 +329,7 @@ export class AdaptiveRateLimiter {
         ? 1
         : Math.max((used - reading) / Math.max(1, used), MIN_GROWTH_SHARE);
     const expected =
-      this.readings.length > 1 || !this.othersPresent ? room * share : Math.min(1, room * share);
+      held.length > 1 || !this.othersPresent ? room * share : Math.min(1, room * share);
     const growth = Math.floor(expected) + (this.random() < expected - Math.floor(expected) ? 1 : 0);
     // Blocked with none of our calls leaving the window first, we probe once the window's oldest call
     // has left (`X-RateLimit-Reset`): that is when room frees, as far as the headers tell.
@@ -316,6 +344,7 @@ export class AdaptiveRateLimiter {
       growth,
       fullest,
       resetAtMs: observation.resetAtMs,
+      filling: filling === 1,
       probeSpreadMs,
     };
     if (now >= this.blockedUntilMs) this.probeAtMs = undefined;
@@ -340,7 +369,10 @@ export class AdaptiveRateLimiter {
       if (own + 1 <= view.own && u < view.limit && view.used < view.limit)
         return { delayMs: 0, probe: false };
       // Growing: under the top, within this process's share of the room, under the ramp line.
-      if (u <= policy.top && u <= view.fullest + view.growth) {
+      const lag = view.filling
+        ? this.othersRampGrowth(view, { atMs: view.atMs, others: view.others, own: view.own }, now, policy.top)
+        : 0;
+      if (u + lag <= policy.top && u <= view.fullest + view.growth) {
         const line = this.rampLine(view, now);
         if (u <= line) return { delayMs: 0, probe: false };
         return { delayMs: Math.max(1, this.rampLineReachesMs(view, u) - now), probe: false };
@@ -430,9 +462,29 @@ export class AdaptiveRateLimiter {
    * Once the window has been full for a window, its oldest call is a window old and the line is
    * past the allowance: it no longer binds.
    */
-  private rampLine(view: KeyView, now: number): number {
+  private rampLine(view: Pick<KeyView, 'limit' | 'resetAtMs'>, now: number): number {
     const oldestAtMs = view.resetAtMs - this.windowMs - 1_000;
     return 2 + Math.floor(this.rampPerMs(view) * Math.max(0, now - oldestAtMs));
+  }
+
+  /**
+   * While the window fills, the others keep growing along the ramp line after a reading: a process's
+   * answers come one per n line steps, so its reading lags the key by the others' calls since (n - 1
+   * at n processes: their share of the line's steps). Counted in, up to `top` (the key stops there),
+   * so that the processes do not all take the last slots under `top` from readings a few calls old,
+   * nor read that old reading as room when the window's first calls leave.
+   */
+  private othersRampGrowth(
+    key: Pick<KeyView, 'limit' | 'resetAtMs'>,
+    reading: { atMs: number; others: number; own: number },
+    now: number,
+    top: number,
+  ): number {
+    const from = this.rampLine(key, reading.atMs);
+    const to = Math.min(this.rampLine(key, now), top);
+    if (to <= from) return 0;
+    const grown = Math.floor(((to - from) * reading.others) / Math.max(1, reading.others + reading.own));
+    return Math.max(0, Math.min(grown, top - reading.others - reading.own));
   }
 
   private rampLineReachesMs(view: KeyView, u: number): number {
@@ -440,7 +492,7 @@ export class AdaptiveRateLimiter {
     return oldestAtMs + Math.ceil((u - 2) / this.rampPerMs(view));
   }
 
-  private rampPerMs(view: KeyView): number {
+  private rampPerMs(view: Pick<KeyView, 'limit'>): number {
     return Math.max((RAMP_SPEED * view.limit) / this.windowMs, RAMP_MIN_PER_S / 1_000);
   }
 
