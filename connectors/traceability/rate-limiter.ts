@@ -276,7 +276,7 @@ export class AdaptiveRateLimiter {
     // last reading before the hold stays in it too, and a fall counts once two answers show it.
     const held = this.readings.filter(([at]) => at > countedAtMs - HOLD_MS);
     const previous = this.readings.filter(([at]) => at <= countedAtMs - HOLD_MS).at(-1);
-    const sparse = this.windowMs / observation.limit >= SPARSE_CALL_GAP_MS;
+    const sparse = this.sparse(observation.limit);
     // The others fill the window along the ramp line: the line still under the top, the others grown
     // since our last reading, and the key ahead of the line by no more than that growth (once the
     // window has turned over, the key stands well above a line counted from its oldest call).
@@ -372,7 +372,13 @@ export class AdaptiveRateLimiter {
       const lag = view.filling
         ? this.othersRampGrowth(view, { atMs: view.atMs, others: view.others, own: view.own }, now, policy.top)
         : 0;
-      if (u + lag <= policy.top && u <= view.fullest + view.growth) {
+      // (The growth is counted from the fullest reading; the others' and own counts held are the most
+      // of each over the readings, maybe from different ones seconds apart where the key's calls are
+      // sparse, and their sum may stand over it: that much is no growth. Counted as growth, it
+      // stopped both processes of a 120/min key at 12 with round trips of 0.8 s: none sent, so no
+      // answer could tell them more.)
+      const inflated = this.sparse(view.limit) ? Math.max(0, view.others + view.own - view.fullest) : 0;
+      if (u + lag <= policy.top && u - inflated <= view.fullest + view.growth) {
         const line = this.rampLine(view, now);
         if (u <= line) return { delayMs: 0, probe: false };
         return { delayMs: Math.max(1, this.rampLineReachesMs(view, u) - now), probe: false };
@@ -391,6 +397,11 @@ export class AdaptiveRateLimiter {
       return { delayMs: this.probeInFlight ? this.sliceMs : 0, probe: true };
     }
     return { delayMs: Math.max(1, (leaves as number) - now), probe: false };
+  }
+
+  /** The key's calls are `SPARSE_CALL_GAP_MS` or more apart: a process's answers come seconds apart. */
+  private sparse(limit: number): boolean {
+    return this.windowMs / limit >= SPARSE_CALL_GAP_MS;
   }
 
   private policy(view: KeyView) {

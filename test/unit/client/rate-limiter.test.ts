@@ -110,6 +110,16 @@ describe('AdaptiveRateLimiter on one key (fake clock)', () => {
     }
   });
 
+  // Slow answers at a small allowance: the growth quota once counted as growth the own and others'
+  // counts held from different readings, both processes stopped at 12 of 120 and, sending nothing,
+  // got no answer to tell them more until their own calls left a minute later.
+  it('two processes at 120/min with round trips up to 0.8 s: the window fills, no stall', async () => {
+    for (const seed of [1, 4]) {
+      const run = await simulate({ limit: 120, processes: [{}, {}], durationMs: 4 * MIN, seed, concurrency: 16, jitterMs: 400 });
+      expect(minOf(run.windowCounts(MIN, 4 * MIN))).toBeGreaterThanOrEqual(0.85 * 120);
+    }
+  });
+
   // At 30/min a process's answers come seconds apart; when the window's first calls leave at once, the
   // answer to its replacement may show the others' count low (their replacements not in yet). That
   // dip is not room: the reading before it still counts until a second answer shows the fall.
