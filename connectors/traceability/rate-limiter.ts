@@ -100,8 +100,12 @@ const RAMP_MIN_PER_S = 1.5;
  * its replacement arriving, the count dips, and that dip must not read as room.
  */
 const HOLD_MS = 1_000;
-/** ...and, when the key's calls are at least this far apart, the last reading before that too. */
+/**
+ * ...and, when the key's calls are at least this far apart (up to 240/min) and the latest answer came
+ * after a gap of `QUIET_GAP_MS` or more, the last reading before that gap too.
+ */
 const SPARSE_CALL_GAP_MS = 250;
+const QUIET_GAP_MS = 5_000;
 /**
  * The others' count (the most seen over this long) lower by 3/4 of the band than it was two of these
  * before, and by more than our own count grew meanwhile (a fall no larger is the others yielding to
@@ -271,9 +275,11 @@ export class AdaptiveRateLimiter {
     const slack = this.slackMs();
     const ownAtMost = this.countCounted(countedAtMs - this.windowMs - slack, countedAtMs + slack);
     this.othersPresent = used - ownAtMost >= 1;
-    // At small allowances a process's answers come seconds apart, so the hold often holds the latest
-    // answer alone, which may have come in a dip (the window's first calls leaving at once): there the
-    // last reading before the hold stays in it too, and a fall counts once two answers show it.
+    // At small allowances a process that sent nothing for a while (after the fill, or between the
+    // window's bunched turnovers) has one fresh answer in its hold, which may have come in a dip (the
+    // window's first calls leaving at once): the last reading before stays in the hold too, and a
+    // fall counts once two answers show it. (Not after shorter gaps: a survivor replacing a call
+    // every second or two must see the other leave as soon as before.)
     const held = this.readings.filter(([at]) => at > countedAtMs - HOLD_MS);
     const previous = this.readings.filter(([at]) => at <= countedAtMs - HOLD_MS).at(-1);
     const sparse = this.sparse(observation.limit);
@@ -284,7 +290,8 @@ export class AdaptiveRateLimiter {
     const line = this.rampLine(observation, atMs);
     const othersGrew = reading - (this.readings.at(-1)?.[1] ?? reading);
     const filling = line < sharedTop && othersGrew >= 1 && used - line <= othersGrew + 1 ? 1 : 0;
-    this.readings = previous && sparse ? [previous, ...held] : held;
+    this.readings =
+      previous && sparse && countedAtMs - previous[0] >= QUIET_GAP_MS ? [previous, ...held] : held;
     this.readings.push([countedAtMs, reading, used - reading, filling]);
     // (That one as it stands now: the others may have grown along the ramp since.)
     const readings = this.readings.map(([at, o, m, f]): [number, number, number] => {
