@@ -153,7 +153,8 @@ interface OwnCall {
  * and a late timer loses nothing (the room is still there). Growing beyond that needs the key's
  * count with the call, `u = own + others + 1`, at or under `top`, the own count within `capAt(u)`
  * (see `ratePolicy`), this process's share of the room seen in its last answers, and `u` under the
- * key-wide ramp line while the window fills (`rampLine`).
+ * key-wide ramp line while the window fills (`rampLine`); while the others fill along that line, their
+ * growth since our last answer counts in the key's count (`othersRampGrowth`).
  * A 429 pauses this process for `Retry-After`; the others see `remaining` at 0 and wait for their own
  * calls to leave, or, when none of theirs leaves soon and they hold under a sixth of the count
  * (`PROBE_BELOW_SHARE`), for `X-RateLimit-Reset` (the oldest call leaving), then send one probe.
