@@ -55,6 +55,8 @@ interface KeyView {
   /** The key's count the growth is counted from: the fullest of the readings held. */
   fullest: number;
   resetAtMs: number;
+  /** The others were filling the window along the ramp line at that answer (see `othersRampGrowth`). */
+  filling: boolean;
   /** A random delay after `resetAtMs` before probing, so stuck processes do not probe at one instant. */
   probeSpreadMs: number;
 }
@@ -98,6 +100,12 @@ const RAMP_MIN_PER_S = 1.5;
  * its replacement arriving, the count dips, and that dip must not read as room.
  */
 const HOLD_MS = 1_000;
+/**
+ * ...and, when the key's calls are at least this far apart (up to 240/min) and the latest answer came
+ * after a gap of `QUIET_GAP_MS` or more, the last reading before that gap too.
+ */
+const SPARSE_CALL_GAP_MS = 250;
+const QUIET_GAP_MS = 5_000;
 /**
  * The others' count (the most seen over this long) lower by 3/4 of the band than it was two of these
  * before, and by more than our own count grew meanwhile (a fall no larger is the others yielding to
@@ -145,7 +153,8 @@ interface OwnCall {
  * and a late timer loses nothing (the room is still there). Growing beyond that needs the key's
  * count with the call, `u = own + others + 1`, at or under `top`, the own count within `capAt(u)`
  * (see `ratePolicy`), this process's share of the room seen in its last answers, and `u` under the
- * key-wide ramp line while the window fills (`rampLine`).
+ * key-wide ramp line while the window fills (`rampLine`); while the others fill along that line, their
+ * growth since our last answer counts in the key's count (`othersRampGrowth`).
  * A 429 pauses this process for `Retry-After`; the others see `remaining` at 0 and wait for their own
  * calls to leave, or, when none of theirs leaves soon and they hold under a sixth of the count
  * (`PROBE_BELOW_SHARE`), for `X-RateLimit-Reset` (the oldest call leaving), then send one probe.
@@ -166,8 +175,11 @@ export class AdaptiveRateLimiter {
   private othersBeforeLeaving = 0;
   /** Readings over the last three `TREND_MS`: [counted at, others, own]. */
   private trend: Array<[number, number, number]> = [];
-  /** Recent readings over `HOLD_MS`: [counted at, others, own]. */
-  private readings: Array<[number, number, number]> = [];
+  /**
+   * Recent readings over `HOLD_MS` and the last one before: [counted at, others, own, 1 if the others
+   * were then filling the window along the ramp line (see `othersRampGrowth`), else 0].
+   */
+  private readings: Array<[number, number, number, number]> = [];
   /** A 429's Retry-After: nothing counted goes out before. */
   private blockedUntilMs = 0;
   /** After a 429: one probe at this time (Retry-After over), whatever the headers' reset says. */
@@ -271,8 +283,30 @@ export class AdaptiveRateLimiter {
     const slack = this.slackMs();
     const ownAtMost = this.countCounted(countedAtMs - this.windowMs - slack, countedAtMs + slack);
     this.othersPresent = used - ownAtMost >= 1;
-    this.readings = this.readings.filter(([at]) => at > countedAtMs - HOLD_MS);
-    this.readings.push([countedAtMs, reading, used - reading]);
+    // At small allowances a process that sent nothing for a while (after the fill, or between the
+    // window's bunched turnovers) has one fresh answer in its hold, which may have come in a dip (the
+    // window's first calls leaving at once): the last reading before stays in the hold too, and a
+    // fall counts once two answers show it. (Not after shorter gaps: a survivor replacing a call
+    // every second or two must see the other leave as soon as before.)
+    const held = this.readings.filter(([at]) => at > countedAtMs - HOLD_MS);
+    const previous = this.readings.filter(([at]) => at <= countedAtMs - HOLD_MS).at(-1);
+    const sparse = this.sparse(observation.limit);
+    // The others fill the window along the ramp line: the line still under the top, the others grown
+    // since our last reading, and the key ahead of the line by no more than that growth (once the
+    // window has turned over, the key stands well above a line counted from its oldest call).
+    const { top: sharedTop } = ratePolicy(observation.limit, this.roundTripHighMs(), this.windowMs, true);
+    const line = this.rampLine(observation, atMs);
+    const othersGrew = reading - (this.readings.at(-1)?.[1] ?? reading);
+    const filling = line < sharedTop && othersGrew >= 1 && used - line <= othersGrew + 1 ? 1 : 0;
+    this.readings =
+      previous && sparse && countedAtMs - previous[0] >= QUIET_GAP_MS ? [previous, ...held] : held;
+    this.readings.push([countedAtMs, reading, used - reading, filling]);
+    // (That one as it stands now: the others may have grown along the ramp since.)
+    const readings = this.readings.map(([at, o, m, f]): [number, number, number] => {
+      if (at > countedAtMs - HOLD_MS || !f) return [at, o, m];
+      const key = { limit: observation.limit, resetAtMs: this.view?.resetAtMs ?? observation.resetAtMs };
+      return [at, o + this.othersRampGrowth(key, { atMs: at, others: o, own: m }, countedAtMs, sharedTop), m];
+    });
     const trendMs = Math.max(TREND_MS, (TREND_CALLS * this.windowMs) / observation.limit);
     this.trend = this.trend.filter(([at]) => at > countedAtMs - 3 * trendMs);
     this.trend.push([countedAtMs, reading, used - reading]);
@@ -293,12 +327,14 @@ export class AdaptiveRateLimiter {
         this.othersLeaving = true;
       } else if (fall < 0) this.othersLeaving = false;
     }
-    // (While they leave, a lower count is no dip: the latest reading holds.)
-    const others = this.othersLeaving ? reading : Math.max(...this.readings.map(([, value]) => value));
-    const own = Math.max(...this.readings.map(([, , value]) => value));
+    // (While they leave, a lower count is no dip: the latest reading holds, and the fullest is of the
+    // readings in the hold only.)
+    const kept = this.othersLeaving ? readings.filter(([at]) => at > countedAtMs - HOLD_MS) : readings;
+    const others = this.othersLeaving ? reading : Math.max(...kept.map(([, value]) => value));
+    const own = Math.max(...kept.map(([, , value]) => value));
     // The room by the fuller of the recent answers. A single answer may have come in a dip (several
     // calls left the window at once, their replacements not in yet): on it, grow by one at most.
-    const fullest = Math.max(...this.readings.map(([, o, m]) => o + m));
+    const fullest = Math.max(...kept.map(([, o, m]) => o + m));
     const room = Math.max(
       0,
       ratePolicy(observation.limit, this.roundTripHighMs(), this.windowMs, this.othersPresent).top - fullest,
@@ -308,7 +344,7 @@ export class AdaptiveRateLimiter {
         ? 1
         : Math.max((used - reading) / Math.max(1, used), MIN_GROWTH_SHARE);
     const expected =
-      this.readings.length > 1 || !this.othersPresent ? room * share : Math.min(1, room * share);
+      held.length > 1 || !this.othersPresent ? room * share : Math.min(1, room * share);
     const growth = Math.floor(expected) + (this.random() < expected - Math.floor(expected) ? 1 : 0);
     // Blocked with none of our calls leaving the window first, we probe once the window's oldest call
     // has left (`X-RateLimit-Reset`): that is when room frees, as far as the headers tell.
@@ -323,6 +359,7 @@ export class AdaptiveRateLimiter {
       growth,
       fullest,
       resetAtMs: observation.resetAtMs,
+      filling: filling === 1,
       probeSpreadMs,
     };
     if (now >= this.blockedUntilMs) this.probeAtMs = undefined;
@@ -347,7 +384,16 @@ export class AdaptiveRateLimiter {
       if (own + 1 <= view.own && u < view.limit && view.used < view.limit)
         return { delayMs: 0, probe: false };
       // Growing: under the top, within this process's share of the room, under the ramp line.
-      if (u <= policy.top && u <= view.fullest + view.growth) {
+      const lag = view.filling
+        ? this.othersRampGrowth(view, { atMs: view.atMs, others: view.others, own: view.own }, now, policy.top)
+        : 0;
+      // (The growth is counted from the fullest reading; the others' and own counts held are the most
+      // of each over the readings, maybe from different ones seconds apart where the key's calls are
+      // sparse, and their sum may stand over it: that much is no growth. Counted as growth, it
+      // stopped both processes of a 120/min key at 12 with round trips of 0.8 s: none sent, so no
+      // answer could tell them more.)
+      const inflated = this.sparse(view.limit) ? Math.max(0, view.others + view.own - view.fullest) : 0;
+      if (u + lag <= policy.top && u - inflated <= view.fullest + view.growth) {
         const line = this.rampLine(view, now);
         if (u <= line) return { delayMs: 0, probe: false };
         return { delayMs: Math.max(1, this.rampLineReachesMs(view, u) - now), probe: false };
@@ -370,6 +416,11 @@ export class AdaptiveRateLimiter {
       return { delayMs: this.probeInFlight ? this.sliceMs : 0, probe: true };
     }
     return { delayMs: Math.max(1, (leaves as number) - now), probe: false };
+  }
+
+  /** The key's calls are `SPARSE_CALL_GAP_MS` or more apart: a process's answers come seconds apart. */
+  private sparse(limit: number): boolean {
+    return this.windowMs / limit >= SPARSE_CALL_GAP_MS;
   }
 
   private policy(view: KeyView) {
@@ -441,9 +492,29 @@ export class AdaptiveRateLimiter {
    * Once the window has been full for a window, its oldest call is a window old and the line is
    * past the allowance: it no longer binds.
    */
-  private rampLine(view: KeyView, now: number): number {
+  private rampLine(view: Pick<KeyView, 'limit' | 'resetAtMs'>, now: number): number {
     const oldestAtMs = view.resetAtMs - this.windowMs - 1_000;
     return 2 + Math.floor(this.rampPerMs(view) * Math.max(0, now - oldestAtMs));
+  }
+
+  /**
+   * While the window fills, the others keep growing along the ramp line after a reading: a process's
+   * answers come one per n line steps, so its reading lags the key by the others' calls since (n - 1
+   * at n processes: their share of the line's steps). Counted in, up to `top` (the key stops there),
+   * so that the processes do not all take the last slots under `top` from readings a few calls old,
+   * nor read that old reading as room when the window's first calls leave.
+   */
+  private othersRampGrowth(
+    key: Pick<KeyView, 'limit' | 'resetAtMs'>,
+    reading: { atMs: number; others: number; own: number },
+    now: number,
+    top: number,
+  ): number {
+    const from = this.rampLine(key, reading.atMs);
+    const to = Math.min(this.rampLine(key, now), top);
+    if (to <= from) return 0;
+    const grown = Math.floor(((to - from) * reading.others) / Math.max(1, reading.others + reading.own));
+    return Math.max(0, Math.min(grown, top - reading.others - reading.own));
   }
 
   private rampLineReachesMs(view: KeyView, u: number): number {
@@ -451,7 +522,7 @@ export class AdaptiveRateLimiter {
     return oldestAtMs + Math.ceil((u - 2) / this.rampPerMs(view));
   }
 
-  private rampPerMs(view: KeyView): number {
+  private rampPerMs(view: Pick<KeyView, 'limit'>): number {
     return Math.max((RAMP_SPEED * view.limit) / this.windowMs, RAMP_MIN_PER_S / 1_000);
   }
 
