@@ -16,7 +16,7 @@ export const SHORT_CHAOS: Omit<ChaosOptions, 'seed'> = {
   plmBatchSize: 50,
   // Each kill costs about 20 s (the batch heartbeat timeout); the rest is margin for a loaded machine. (A 55 s stall
   // after a lost answer, CHAOS_SEED=584248776, was the pacer's: see the rate limiter's "lost answer" test.)
-  deadlineMs: 180_000,
+  deadlineMs: 270_000,
 };
 
 /** `npm run test:chaos`: 2,000 rows + 500 orders, 5 kills anywhere in the run (reads and planning included). */
