@@ -22,17 +22,26 @@ async function main(): Promise<void> {
     startMs: starts[i] || undefined,
     stopMs: stops[i] || undefined,
   }));
-  const run = await simulate({ limit, processes, durationMs, seed: Number(arg('seed') ?? 7), concurrency: 16 });
+  const run = await simulate({
+    limit,
+    processes,
+    durationMs,
+    seed: Number(arg('seed') ?? 7),
+    concurrency: 16,
+  });
   const from = Number(arg('from') ?? 50) * 1000;
   const to = Number(arg('to') ?? durationMs / 1000) * 1000;
-  const inWindow = (times: number[], t: number): number => times.filter((x) => x > t - 60_000 && x <= t).length;
+  const inWindow = (times: number[], t: number): number =>
+    times.filter((x) => x > t - 60_000 && x <= t).length;
   const refused = run.refusedAt.map((r) => r.map((x) => Math.round(x / 100) / 10));
   console.log(`refused: ${JSON.stringify(refused)}`);
   for (let t = from; t <= to; t += 1_000) {
     const per = run.accepted.map((a) => inWindow(a, t));
     const sent = run.accepted.map((a) => a.filter((x) => x > t - 1_000 && x <= t).length);
     const total = per.reduce((a, b) => a + b, 0);
-    console.log(`${String(t / 1000).padStart(4)}s ${String(total).padStart(5)} ${per.join('/')}  +${sent.join('/')}`);
+    console.log(
+      `${String(t / 1000).padStart(4)}s ${String(total).padStart(5)} ${per.join('/')}  +${sent.join('/')}`,
+    );
   }
 }
 

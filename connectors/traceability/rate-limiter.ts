@@ -343,8 +343,7 @@ export class AdaptiveRateLimiter {
       !this.othersPresent || this.othersLeaving
         ? 1
         : Math.max((used - reading) / Math.max(1, used), MIN_GROWTH_SHARE);
-    const expected =
-      held.length > 1 || !this.othersPresent ? room * share : Math.min(1, room * share);
+    const expected = held.length > 1 || !this.othersPresent ? room * share : Math.min(1, room * share);
     const growth = Math.floor(expected) + (this.random() < expected - Math.floor(expected) ? 1 : 0);
     // Blocked with none of our calls leaving the window first, we probe once the window's oldest call
     // has left (`X-RateLimit-Reset`): that is when room frees, as far as the headers tell.
@@ -385,7 +384,12 @@ export class AdaptiveRateLimiter {
         return { delayMs: 0, probe: false };
       // Growing: under the top, within this process's share of the room, under the ramp line.
       const lag = view.filling
-        ? this.othersRampGrowth(view, { atMs: view.atMs, others: view.others, own: view.own }, now, policy.top)
+        ? this.othersRampGrowth(
+            view,
+            { atMs: view.atMs, others: view.others, own: view.own },
+            now,
+            policy.top,
+          )
         : 0;
       // (The growth is counted from the fullest reading; the others' and own counts held are the most
       // of each over the readings, maybe from different ones seconds apart where the key's calls are

@@ -92,7 +92,13 @@ describe('AdaptiveRateLimiter on one key (fake clock)', () => {
   // 43% off even). Each now counts the others' growth along the ramp since its last reading.
   it('four processes sharing 30/min (7 calls each): every full window >= 90% used, no 429, split within 10%', async () => {
     for (const seed of [7, 1, 2, 3]) {
-      const run = await simulate({ limit: 30, processes: [{}, {}, {}, {}], durationMs: 4 * MIN, seed, concurrency: 16 });
+      const run = await simulate({
+        limit: 30,
+        processes: [{}, {}, {}, {}],
+        durationMs: 4 * MIN,
+        seed,
+        concurrency: 16,
+      });
       expect(run.refused).toBe(0);
       expect(minOf(run.windowCounts(MIN, 4 * MIN))).toBeGreaterThanOrEqual(27);
       expect(unevenness(run.split(MIN, 4 * MIN))).toBeLessThanOrEqual(0.1);
@@ -103,7 +109,13 @@ describe('AdaptiveRateLimiter on one key (fake clock)', () => {
 
   it('four processes sharing 120/min (16 calls in flight each): every full window >= 97% used, no 429', async () => {
     for (const seed of [7, 1, 2, 3]) {
-      const run = await simulate({ limit: 120, processes: [{}, {}, {}, {}], durationMs: 4 * MIN, seed, concurrency: 16 });
+      const run = await simulate({
+        limit: 120,
+        processes: [{}, {}, {}, {}],
+        durationMs: 4 * MIN,
+        seed,
+        concurrency: 16,
+      });
       expect(run.refused).toBe(0);
       expect(minOf(run.windowCounts(MIN, 4 * MIN))).toBeGreaterThanOrEqual(0.97 * 120);
       expect(unevenness(run.split(MIN, 4 * MIN))).toBeLessThanOrEqual(0.1);
@@ -115,7 +127,14 @@ describe('AdaptiveRateLimiter on one key (fake clock)', () => {
   // got no answer to tell them more until their own calls left a minute later.
   it('two processes at 120/min with round trips up to 0.8 s: the window fills, no stall', async () => {
     for (const seed of [1, 4]) {
-      const run = await simulate({ limit: 120, processes: [{}, {}], durationMs: 4 * MIN, seed, concurrency: 16, jitterMs: 400 });
+      const run = await simulate({
+        limit: 120,
+        processes: [{}, {}],
+        durationMs: 4 * MIN,
+        seed,
+        concurrency: 16,
+        jitterMs: 400,
+      });
       expect(minOf(run.windowCounts(MIN, 4 * MIN))).toBeGreaterThanOrEqual(0.85 * 120);
     }
   });
