@@ -177,9 +177,9 @@ export class AdaptiveRateLimiter {
   private trend: Array<[number, number, number]> = [];
   /**
    * Recent readings over `HOLD_MS` and the last one before: [counted at, others, own, 1 if the others
-   * were then filling the window along the ramp line (see `othersRampGrowth`), else 0].
+   * were then filling the window along the ramp line (see `othersRampGrowth`)].
    */
-  private readings: Array<[number, number, number, number]> = [];
+  private readings: Array<[number, number, number, boolean]> = [];
   /** A 429's Retry-After: nothing counted goes out before. */
   private blockedUntilMs = 0;
   /** After a 429: one probe at this time (Retry-After over), whatever the headers' reset says. */
@@ -262,9 +262,9 @@ export class AdaptiveRateLimiter {
     const now = this.clock.now();
     this.probeInFlight = false;
     let countedAtMs = now;
-    if (permit) this.inFlight = Math.max(0, this.inFlight - 1);
     this.lastAnswerLost = observation === undefined;
     if (permit) {
+      this.inFlight = Math.max(0, this.inFlight - 1);
       const rtt = now - permit.dispatchedAtMs;
       this.recordRoundTrip(rtt);
       countedAtMs = permit.dispatchedAtMs + rtt / 2;
@@ -297,14 +297,14 @@ export class AdaptiveRateLimiter {
     const { top: sharedTop } = ratePolicy(observation.limit, this.roundTripHighMs(), this.windowMs, true);
     const line = this.rampLine(observation, atMs);
     const othersGrew = reading - (this.readings.at(-1)?.[1] ?? reading);
-    const filling = line < sharedTop && othersGrew >= 1 && used - line <= othersGrew + 1 ? 1 : 0;
+    const filling = line < sharedTop && othersGrew >= 1 && used - line <= othersGrew + 1;
     this.readings =
       previous && sparse && countedAtMs - previous[0] >= QUIET_GAP_MS ? [previous, ...held] : held;
     this.readings.push([countedAtMs, reading, used - reading, filling]);
     // (That one as it stands now: the others may have grown along the ramp since.)
+    const key = { limit: observation.limit, resetAtMs: this.view?.resetAtMs ?? observation.resetAtMs };
     const readings = this.readings.map(([at, o, m, f]): [number, number, number] => {
       if (at > countedAtMs - HOLD_MS || !f) return [at, o, m];
-      const key = { limit: observation.limit, resetAtMs: this.view?.resetAtMs ?? observation.resetAtMs };
       return [at, o + this.othersRampGrowth(key, { atMs: at, others: o, own: m }, countedAtMs, sharedTop), m];
     });
     const trendMs = Math.max(TREND_MS, (TREND_CALLS * this.windowMs) / observation.limit);
@@ -320,8 +320,7 @@ export class AdaptiveRateLimiter {
       // (Falling by no more than we grew meanwhile is the others yielding to our growth, not leaving...)
       const grew = Math.max(...recent.map(([, , m]) => m)) - Math.max(...before.map(([, , m]) => m));
       // (Nor while the key stays where no sharing cap binds: then the others would have replaced.)
-      const { top } = ratePolicy(observation.limit, this.roundTripHighMs(), this.windowMs, true);
-      const uncapped = Math.max(...recent.map(([, o, m]) => o + m)) <= top - band + 1;
+      const uncapped = Math.max(...recent.map(([, o, m]) => o + m)) <= sharedTop - band + 1;
       if (fall >= Math.max(2, band * LEAVING_FALL_BANDS) && (fall > grew || uncapped)) {
         if (!this.othersLeaving) this.othersBeforeLeaving = Math.max(...before.map(([, o]) => o));
         this.othersLeaving = true;
@@ -358,7 +357,7 @@ export class AdaptiveRateLimiter {
       growth,
       fullest,
       resetAtMs: observation.resetAtMs,
-      filling: filling === 1,
+      filling,
       probeSpreadMs,
     };
     if (now >= this.blockedUntilMs) this.probeAtMs = undefined;
@@ -383,14 +382,7 @@ export class AdaptiveRateLimiter {
       if (own + 1 <= view.own && u < view.limit && view.used < view.limit)
         return { delayMs: 0, probe: false };
       // Growing: under the top, within this process's share of the room, under the ramp line.
-      const lag = view.filling
-        ? this.othersRampGrowth(
-            view,
-            { atMs: view.atMs, others: view.others, own: view.own },
-            now,
-            policy.top,
-          )
-        : 0;
+      const lag = view.filling ? this.othersRampGrowth(view, view, now, policy.top) : 0;
       // (The growth is counted from the fullest reading; the others' and own counts held are the most
       // of each over the readings, maybe from different ones seconds apart where the key's calls are
       // sparse, and their sum may stand over it: that much is no growth. Counted as growth, it
@@ -497,8 +489,7 @@ export class AdaptiveRateLimiter {
    * past the allowance: it no longer binds.
    */
   private rampLine(view: Pick<KeyView, 'limit' | 'resetAtMs'>, now: number): number {
-    const oldestAtMs = view.resetAtMs - this.windowMs - 1_000;
-    return 2 + Math.floor(this.rampPerMs(view) * Math.max(0, now - oldestAtMs));
+    return 2 + Math.floor(this.rampPerMs(view) * Math.max(0, now - this.rampOriginMs(view)));
   }
 
   /**
@@ -522,8 +513,12 @@ export class AdaptiveRateLimiter {
   }
 
   private rampLineReachesMs(view: KeyView, u: number): number {
-    const oldestAtMs = view.resetAtMs - this.windowMs - 1_000;
-    return oldestAtMs + Math.ceil((u - 2) / this.rampPerMs(view));
+    return this.rampOriginMs(view) + Math.ceil((u - 2) / this.rampPerMs(view));
+  }
+
+  /** The window's oldest call, as the headers tell it (Reset is whole seconds, rounded up). */
+  private rampOriginMs(view: Pick<KeyView, 'resetAtMs'>): number {
+    return view.resetAtMs - this.windowMs - 1_000;
   }
 
   private rampPerMs(view: Pick<KeyView, 'limit'>): number {
