@@ -261,17 +261,8 @@ export class AdaptiveRateLimiter {
   ): void {
     const now = this.clock.now();
     this.probeInFlight = false;
-    let countedAtMs = now;
     this.lastAnswerLost = observation === undefined;
-    if (permit) {
-      this.inFlight = Math.max(0, this.inFlight - 1);
-      const rtt = now - permit.dispatchedAtMs;
-      this.recordRoundTrip(rtt);
-      countedAtMs = permit.dispatchedAtMs + rtt / 2;
-      const call = this.findOwn(permit.dispatchedAtMs);
-      if (call && !counted) this.own.splice(this.own.indexOf(call), 1);
-      else if (call) call.countedAtMs = countedAtMs;
-    }
+    const countedAtMs = permit ? this.settleOwnCall(permit, counted, now) : now;
     if (!observation) return;
     const atMs = permit?.dispatchedAtMs ?? now;
     // Answers arrive out of order under concurrency; keep the one describing the latest request.
@@ -283,67 +274,28 @@ export class AdaptiveRateLimiter {
     const slack = this.slackMs();
     const ownAtMost = this.countCounted(countedAtMs - this.windowMs - slack, countedAtMs + slack);
     this.othersPresent = used - ownAtMost >= 1;
-    // At small allowances a process that sent nothing for a while (after the fill, or between the
-    // window's bunched turnovers) has one fresh answer in its hold, which may have come in a dip (the
-    // window's first calls leaving at once): the last reading before stays in the hold too, and a
-    // fall counts once two answers show it. (Not after shorter gaps: a survivor replacing a call
-    // every second or two must see the other leave as soon as before.)
-    const held = this.readings.filter(([at]) => at > countedAtMs - HOLD_MS);
-    const previous = this.readings.filter(([at]) => at <= countedAtMs - HOLD_MS).at(-1);
-    const sparse = this.sparse(observation.limit);
-    // The others fill the window along the ramp line: the line still under the top, the others grown
-    // since our last reading, and the key ahead of the line by no more than that growth (once the
-    // window has turned over, the key stands well above a line counted from its oldest call).
-    const { top: sharedTop } = ratePolicy(observation.limit, this.roundTripHighMs(), this.windowMs, true);
-    const line = this.rampLine(observation, atMs);
-    const othersGrew = reading - (this.readings.at(-1)?.[1] ?? reading);
-    const filling = line < sharedTop && othersGrew >= 1 && used - line <= othersGrew + 1;
-    this.readings =
-      previous && sparse && countedAtMs - previous[0] >= QUIET_GAP_MS ? [previous, ...held] : held;
-    this.readings.push([countedAtMs, reading, used - reading, filling]);
-    // (That one as it stands now: the others may have grown along the ramp since.)
-    const key = { limit: observation.limit, resetAtMs: this.view?.resetAtMs ?? observation.resetAtMs };
-    const readings = this.readings.map(([at, o, m, f]): [number, number, number] => {
-      if (at > countedAtMs - HOLD_MS || !f) return [at, o, m];
-      return [at, o + this.othersRampGrowth(key, { atMs: at, others: o, own: m }, countedAtMs, sharedTop), m];
-    });
-    const trendMs = Math.max(TREND_MS, (TREND_CALLS * this.windowMs) / observation.limit);
-    this.trend = this.trend.filter(([at]) => at > countedAtMs - 3 * trendMs);
-    this.trend.push([countedAtMs, reading, used - reading]);
-    const recent = this.trend.filter(([at]) => at > countedAtMs - trendMs);
-    const before = this.trend.filter(([at]) => at <= countedAtMs - 2 * trendMs);
-    // (Too few readings to tell: as before.)
-    // Leaving once they fell by 3/4 of the band (at least 2); no longer once they grow again.
-    const { band } = ratePolicy(observation.limit, 0, this.windowMs, true);
-    if (before.length > 0) {
-      const fall = Math.max(...before.map(([, o]) => o)) - Math.max(...recent.map(([, o]) => o));
-      // (Falling by no more than we grew meanwhile is the others yielding to our growth, not leaving...)
-      const grew = Math.max(...recent.map(([, , m]) => m)) - Math.max(...before.map(([, , m]) => m));
-      // (Nor while the key stays where no sharing cap binds: then the others would have replaced.)
-      const uncapped = Math.max(...recent.map(([, o, m]) => o + m)) <= sharedTop - band + 1;
-      if (fall >= Math.max(2, band * LEAVING_FALL_BANDS) && (fall > grew || uncapped)) {
-        if (!this.othersLeaving) this.othersBeforeLeaving = Math.max(...before.map(([, o]) => o));
-        this.othersLeaving = true;
-      } else if (fall < 0) this.othersLeaving = false;
-    }
+    const { top: sharedTop, band } = ratePolicy(
+      observation.limit,
+      this.roundTripHighMs(),
+      this.windowMs,
+      true,
+    );
+    const { readings, filling, held } = this.holdReading(
+      observation,
+      atMs,
+      countedAtMs,
+      used,
+      reading,
+      sharedTop,
+    );
+    this.followLeaving(observation.limit, countedAtMs, reading, used, sharedTop, band);
     // (While they leave, a lower count is no dip: the latest reading holds, and the fullest is of the
     // readings in the hold only.)
     const kept = this.othersLeaving ? readings.filter(([at]) => at > countedAtMs - HOLD_MS) : readings;
     const others = this.othersLeaving ? reading : Math.max(...kept.map(([, value]) => value));
     const own = Math.max(...kept.map(([, , value]) => value));
-    // The room by the fuller of the recent answers. A single answer may have come in a dip (several
-    // calls left the window at once, their replacements not in yet): on it, grow by one at most.
     const fullest = Math.max(...kept.map(([, o, m]) => o + m));
-    const room = Math.max(
-      0,
-      ratePolicy(observation.limit, this.roundTripHighMs(), this.windowMs, this.othersPresent).top - fullest,
-    );
-    const share =
-      !this.othersPresent || this.othersLeaving
-        ? 1
-        : Math.max((used - reading) / Math.max(1, used), MIN_GROWTH_SHARE);
-    const expected = held.length > 1 || !this.othersPresent ? room * share : Math.min(1, room * share);
-    const growth = Math.floor(expected) + (this.random() < expected - Math.floor(expected) ? 1 : 0);
+    const growth = this.drawGrowth(observation.limit, fullest, used, reading, held);
     // Blocked with none of our calls leaving the window first, we probe once the window's oldest call
     // has left (`X-RateLimit-Reset`): that is when room frees, as far as the headers tell.
     const probeSpreadMs = this.random() * ((2 * this.windowMs) / observation.limit);
@@ -361,6 +313,103 @@ export class AdaptiveRateLimiter {
       probeSpreadMs,
     };
     if (now >= this.blockedUntilMs) this.probeAtMs = undefined;
+  }
+
+  /** The own call's round trip and when it was counted (or, refused, that it was not); returns the latter. */
+  private settleOwnCall(permit: RatePermit, counted: boolean, now: number): number {
+    this.inFlight = Math.max(0, this.inFlight - 1);
+    const rtt = now - permit.dispatchedAtMs;
+    this.recordRoundTrip(rtt);
+    const countedAtMs = permit.dispatchedAtMs + rtt / 2;
+    const call = this.findOwn(permit.dispatchedAtMs);
+    if (call && !counted) this.own.splice(this.own.indexOf(call), 1);
+    else if (call) call.countedAtMs = countedAtMs;
+    return countedAtMs;
+  }
+
+  /**
+   * Adds a reading to the hold (`HOLD_MS`, and at small allowances the last one before a quiet gap) and
+   * returns the readings held, those the others were filling at moved along the ramp to now
+   * (`othersRampGrowth`), whether the others fill the window now, and the readings of the last `HOLD_MS`.
+   */
+  private holdReading(
+    observation: RateLimitObservation,
+    atMs: number,
+    countedAtMs: number,
+    used: number,
+    reading: number,
+    sharedTop: number,
+  ): { readings: Array<[number, number, number]>; filling: boolean; held: number } {
+    // At small allowances a process that sent nothing for a while (after the fill, or between the
+    // window's bunched turnovers) has one fresh answer in its hold, which may have come in a dip (the
+    // window's first calls leaving at once): the last reading before stays in the hold too, and a
+    // fall counts once two answers show it. (Not after shorter gaps: a survivor replacing a call
+    // every second or two must see the other leave as soon as before.)
+    const held = this.readings.filter(([at]) => at > countedAtMs - HOLD_MS);
+    const previous = this.readings.filter(([at]) => at <= countedAtMs - HOLD_MS).at(-1);
+    const sparse = this.sparse(observation.limit);
+    // The others fill the window along the ramp line: the line still under the top, the others grown
+    // since our last reading, and the key ahead of the line by no more than that growth (once the
+    // window has turned over, the key stands well above a line counted from its oldest call).
+    const line = this.rampLine(observation, atMs);
+    const othersGrew = reading - (this.readings.at(-1)?.[1] ?? reading);
+    const filling = line < sharedTop && othersGrew >= 1 && used - line <= othersGrew + 1;
+    this.readings =
+      previous && sparse && countedAtMs - previous[0] >= QUIET_GAP_MS ? [previous, ...held] : held;
+    this.readings.push([countedAtMs, reading, used - reading, filling]);
+    // (That one as it stands now: the others may have grown along the ramp since.)
+    const key = { limit: observation.limit, resetAtMs: this.view?.resetAtMs ?? observation.resetAtMs };
+    const readings = this.readings.map(([at, o, m, f]): [number, number, number] => {
+      if (at > countedAtMs - HOLD_MS || !f) return [at, o, m];
+      return [at, o + this.othersRampGrowth(key, { atMs: at, others: o, own: m }, countedAtMs, sharedTop), m];
+    });
+    return { readings, filling, held: held.length };
+  }
+
+  /** Whether the others are leaving (see `TREND_MS`), from the trend of their count. */
+  private followLeaving(
+    limit: number,
+    countedAtMs: number,
+    reading: number,
+    used: number,
+    sharedTop: number,
+    band: number,
+  ): void {
+    const trendMs = Math.max(TREND_MS, (TREND_CALLS * this.windowMs) / limit);
+    this.trend = this.trend.filter(([at]) => at > countedAtMs - 3 * trendMs);
+    this.trend.push([countedAtMs, reading, used - reading]);
+    const recent = this.trend.filter(([at]) => at > countedAtMs - trendMs);
+    const before = this.trend.filter(([at]) => at <= countedAtMs - 2 * trendMs);
+    // (Too few readings to tell: as before.)
+    if (before.length === 0) return;
+    // Leaving once they fell by 3/4 of the band (at least 2); no longer once they grow again.
+    const fall = Math.max(...before.map(([, o]) => o)) - Math.max(...recent.map(([, o]) => o));
+    // (Falling by no more than we grew meanwhile is the others yielding to our growth, not leaving...)
+    const grew = Math.max(...recent.map(([, , m]) => m)) - Math.max(...before.map(([, , m]) => m));
+    // (Nor while the key stays where no sharing cap binds: then the others would have replaced.)
+    const uncapped = Math.max(...recent.map(([, o, m]) => o + m)) <= sharedTop - band + 1;
+    if (fall >= Math.max(2, band * LEAVING_FALL_BANDS) && (fall > grew || uncapped)) {
+      if (!this.othersLeaving) this.othersBeforeLeaving = Math.max(...before.map(([, o]) => o));
+      this.othersLeaving = true;
+    } else if (fall < 0) this.othersLeaving = false;
+  }
+
+  /**
+   * Calls this process may add until its next answer: its share of the room by the fullest reading held
+   * (all of it while the others leave), rounded at random. A single answer may have come in a dip
+   * (several calls left the window at once, their replacements not in yet): on it, one at most.
+   */
+  private drawGrowth(limit: number, fullest: number, used: number, reading: number, held: number): number {
+    const room = Math.max(
+      0,
+      ratePolicy(limit, this.roundTripHighMs(), this.windowMs, this.othersPresent).top - fullest,
+    );
+    const share =
+      !this.othersPresent || this.othersLeaving
+        ? 1
+        : Math.max((used - reading) / Math.max(1, used), MIN_GROWTH_SHARE);
+    const expected = held > 1 || !this.othersPresent ? room * share : Math.min(1, room * share);
+    return Math.floor(expected) + (this.random() < expected - Math.floor(expected) ? 1 : 0);
   }
 
   /** A 429 told us to wait: every counted call of this process waits that long, then one probe goes. */
