@@ -4,6 +4,8 @@
  *
  *   node bin/run-ts.cjs bench/client-rate-sim.ts [--seconds 240] [--only 30x4,120x2-early] [--seeds 7,1,2,3]
  *     [--timer-lag-ms 20]   (the limiter's timers fire up to that late, as on a loaded machine)
+ *     [--stagger-ms 100]    (processes that start together start that far apart, as real forks do; 0 = at one
+ *                            instant, which flatters the split: a lead taken in the fill is never given back)
  *
  * With several seeds (network delays drawn differently) each cell prints its least used run and how
  * many of the runs missed a goal.
@@ -21,6 +23,9 @@ function arg(name: string): string | undefined {
 
 async function main(): Promise<void> {
   const durationMs = Number(arg('seconds') ?? 240) * 1000;
+  const staggerMs = Number(arg('stagger-ms') ?? 100);
+  const staggered = (processes: SimProcess[]): SimProcess[] =>
+    processes.map((p, i) => (p.startMs === undefined && i > 0 ? { ...p, startMs: i * staggerMs } : p));
   const only = arg('only')?.split(',');
   const seeds = (arg('seeds') ?? arg('seed') ?? '7').split(',').map(Number);
   const cells: Array<{ name: string; limit: number; processes: SimProcess[]; equalWork: boolean }> = [];
@@ -52,13 +57,13 @@ async function main(): Promise<void> {
     for (const seed of seeds) {
       const run = await simulate({
         limit: cell.limit,
-        processes: cell.processes,
+        processes: staggered(cell.processes),
         durationMs,
         seed,
         concurrency: LANES,
         timerLagMs: Number(arg('timer-lag-ms') ?? 0),
       });
-      const spans = cell.processes.map((p, i) => ({
+      const spans = staggered(cell.processes).map((p, i) => ({
         from: p.startMs ?? 0,
         to: p.stopMs ?? durationMs,
         counted: run.accepted[i] ?? [],

@@ -107,6 +107,24 @@ describe('AdaptiveRateLimiter on one key (fake clock)', () => {
     }
   });
 
+  // Known gap of issue 16 ("the split between processes with equal work within 10% of even"): real
+  // processes never start at one instant. Started 0.1 s apart, the first takes a lead in the fill that
+  // it keeps: each process then replaces its own calls, and at 30/min the sharing cap (a band of 2
+  // calls) binds only at half the key, so nothing hands the lead back. The real benchmark shows the
+  // same (30x4: 25/15/28/16). When this passes, make it a plain `it`.
+  it.failing('four processes sharing 30/min that start 0.1 s apart: split within 10% of even', async () => {
+    for (const seed of [1, 2, 3, 4, 5, 6, 7, 8]) {
+      const run = await simulate({
+        limit: 30,
+        processes: [{}, { startMs: 100 }, { startMs: 200 }, { startMs: 300 }],
+        durationMs: 4 * MIN,
+        seed,
+        concurrency: 16,
+      });
+      expect(unevenness(run.split(MIN, 4 * MIN))).toBeLessThanOrEqual(0.1);
+    }
+  });
+
   it('four processes sharing 120/min (16 calls in flight each): every full window >= 97% used, no 429', async () => {
     for (const seed of [7, 1, 2, 3]) {
       const run = await simulate({
