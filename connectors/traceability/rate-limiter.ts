@@ -339,7 +339,15 @@ export class AdaptiveRateLimiter {
     used: number,
     reading: number,
     sharedTop: number,
-  ): { readings: Array<[number, number, number]>; filling: boolean; held: number } {
+  ): {
+    readings: Array<[number, number, number]>;
+    filling: boolean;
+    /**
+     * How many readings `drawGrowth` counts as held: those of the last `HOLD_MS` with this one, or after
+     * a quiet gap the previous one and those of the last `HOLD_MS` before this one.
+     */
+    held: number;
+  } {
     // At small allowances a process that sent nothing for a while (after the fill, or between the
     // window's bunched turnovers) has one fresh answer in its hold, which may have come in a dip (the
     // window's first calls leaving at once): the last reading before stays in the hold too, and a
@@ -354,8 +362,8 @@ export class AdaptiveRateLimiter {
     const line = this.rampLine(observation, atMs);
     const othersGrew = reading - (this.readings.at(-1)?.[1] ?? reading);
     const filling = line < sharedTop && othersGrew >= 1 && used - line <= othersGrew + 1;
-    this.readings =
-      previous && sparse && countedAtMs - previous[0] >= QUIET_GAP_MS ? [previous, ...held] : held;
+    const afterQuietGap = previous !== undefined && sparse && countedAtMs - previous[0] >= QUIET_GAP_MS;
+    this.readings = afterQuietGap ? [previous, ...held] : [...held];
     this.readings.push([countedAtMs, reading, used - reading, filling]);
     // (That one as it stands now: the others may have grown along the ramp since.)
     const key = { limit: observation.limit, resetAtMs: this.view?.resetAtMs ?? observation.resetAtMs };
@@ -363,7 +371,11 @@ export class AdaptiveRateLimiter {
       if (at > countedAtMs - HOLD_MS || !f) return [at, o, m];
       return [at, o + this.othersRampGrowth(key, { atMs: at, others: o, own: m }, countedAtMs, sharedTop), m];
     });
-    return { readings, filling, held: held.length };
+    return {
+      readings,
+      filling,
+      held: afterQuietGap ? held.length : held.length + 1,
+    };
   }
 
   /** Whether the others are leaving (see `TREND_MS`), from the trend of their count. */
@@ -388,10 +400,32 @@ export class AdaptiveRateLimiter {
     const grew = Math.max(...recent.map(([, , m]) => m)) - Math.max(...before.map(([, , m]) => m));
     // (Nor while the key stays where no sharing cap binds: then the others would have replaced.)
     const uncapped = Math.max(...recent.map(([, o, m]) => o + m)) <= sharedTop - band + 1;
-    if (fall >= Math.max(2, band * LEAVING_FALL_BANDS) && (fall > grew || uncapped)) {
-      if (!this.othersLeaving) this.othersBeforeLeaving = Math.max(...before.map(([, o]) => o));
+    const beforeMax = Math.max(...before.map(([, o]) => o));
+    const threshold = Math.max(2, band * LEAVING_FALL_BANDS);
+    if (
+      fall >= threshold &&
+      (fall > grew || uncapped) &&
+      this.fallLasted(countedAtMs, beforeMax - threshold, limit)
+    ) {
+      if (!this.othersLeaving) this.othersBeforeLeaving = beforeMax;
       this.othersLeaving = true;
     } else if (fall < 0) this.othersLeaving = false;
+  }
+
+  /**
+   * Where the key's calls are sparse, whether the others' count has stood at `low` or under for
+   * `HOLD_MS` (elsewhere, at once): a fall seen for a moment there is the window's turnover, the owners'
+   * replacements on their way.
+   */
+  private fallLasted(countedAtMs: number, low: number, limit: number): boolean {
+    if (!this.sparse(limit)) return true;
+    let since = countedAtMs;
+    for (let i = this.trend.length - 1; i >= 0; i--) {
+      const [at, others] = this.trend[i] as [number, number, number];
+      if (others > low) break;
+      since = at;
+    }
+    return countedAtMs - since >= HOLD_MS;
   }
 
   /**

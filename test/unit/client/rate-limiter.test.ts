@@ -180,6 +180,40 @@ describe('AdaptiveRateLimiter on one key (fake clock)', () => {
     expect(limiter.delayMs()).toBeGreaterThan(0);
   });
 
+  // Seen in real runs at 30/min with 4 processes (one ended with 35 of 84 calls): at the window's
+  // turnover one answer showed two of the others' calls gone, their replacements on their way. Read as
+  // the others leaving, it took their room; the key stood over its top, where the sharing cap stops
+  // every replacement, and at each turnover the same process took more. A fall at small allowances now
+  // counts as leaving once it has lasted HOLD_MS (1 s), as a finished process's does.
+  it('at 30/min, a fall of the others seen in one turnover answer is not read as them leaving', async () => {
+    const clock = new FakeClock();
+    const limiter = new AdaptiveRateLimiter({ clock, random: () => 0.99 });
+    const t0 = clock.now();
+    const answer = (used: number): void =>
+      limiter.complete(limiter.recordDispatch(), { limit: 30, remaining: 30 - used, resetAtMs: t0 + 61_000 });
+    // Own calls at 0-5 s and 9 s, the others at 21 all along: the key at 22..28 (its top).
+    for (const [i, at] of [0, 1_000, 2_000, 3_000, 4_000, 5_000, 9_000].entries()) {
+      await clock.advance(at - (clock.now() - t0));
+      answer(22 + i);
+    }
+    // Each of the first six leaves and is replaced; the answers show the key at its top.
+    for (let i = 0; i < 6; i++) {
+      await clock.advance(t0 + 60_100 + i * 1_000 - clock.now());
+      expect(limiter.delayMs()).toBe(0);
+      answer(28);
+    }
+    // The one sent at 9 s leaves; its replacement's answer shows two of the others' calls gone (26).
+    await clock.advance(t0 + 69_100 - clock.now());
+    expect(limiter.delayMs()).toBe(0);
+    answer(26);
+    expect(limiter.delayMs()).toBeGreaterThan(0);
+    // Still gone 1.2 s later (here a call that went anyway shows it): now the others are leaving, and
+    // this process takes what they left.
+    await clock.advance(1_200);
+    answer(27);
+    expect(limiter.delayMs()).toBe(0);
+  });
+
   it('four processes sharing 30/min: no 429 and the key never idles below 25 of 30', async () => {
     const run = await simulate({ limit: 30, processes: [{}, {}, {}, {}], durationMs: 4 * MIN });
     expect(run.refused).toBe(0);
