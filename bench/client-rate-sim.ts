@@ -54,16 +54,17 @@ async function main(): Promise<void> {
   for (const cell of cells.filter((c) => !only || only.includes(c.name))) {
     let worst: { f: ReturnType<typeof cellFigures>; missed: string[] } | undefined;
     let runsMissed = 0;
+    const processes = staggered(cell.processes);
     for (const seed of seeds) {
       const run = await simulate({
         limit: cell.limit,
-        processes: staggered(cell.processes),
+        processes,
         durationMs,
         seed,
         concurrency: LANES,
         timerLagMs: Number(arg('timer-lag-ms') ?? 0),
       });
-      const spans = staggered(cell.processes).map((p, i) => ({
+      const spans = processes.map((p, i) => ({
         from: p.startMs ?? 0,
         to: p.stopMs ?? durationMs,
         counted: run.accepted[i] ?? [],

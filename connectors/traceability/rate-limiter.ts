@@ -395,12 +395,12 @@ export class AdaptiveRateLimiter {
     // (Too few readings to tell: as before.)
     if (before.length === 0) return;
     // Leaving once they fell by 3/4 of the band (at least 2); no longer once they grow again.
-    const fall = Math.max(...before.map(([, o]) => o)) - Math.max(...recent.map(([, o]) => o));
+    const beforeMax = Math.max(...before.map(([, o]) => o));
+    const fall = beforeMax - Math.max(...recent.map(([, o]) => o));
     // (Falling by no more than we grew meanwhile is the others yielding to our growth, not leaving...)
     const grew = Math.max(...recent.map(([, , m]) => m)) - Math.max(...before.map(([, , m]) => m));
     // (Nor while the key stays where no sharing cap binds: then the others would have replaced.)
     const uncapped = Math.max(...recent.map(([, o, m]) => o + m)) <= sharedTop - band + 1;
-    const beforeMax = Math.max(...before.map(([, o]) => o));
     const threshold = Math.max(2, band * LEAVING_FALL_BANDS);
     if (
       fall >= threshold &&
