@@ -23,12 +23,20 @@ export class FakeClock implements Clock {
   sleep(ms: number, signal?: AbortSignal): Promise<void> {
     return new Promise<void>((resolve, reject) => {
       if (signal?.aborted) return reject(new Error('aborted'));
-      const timer: Timer = { at: this.t + Math.max(0, ms), seq: this.seq++, resolve };
-      this.timers.push(timer);
-      signal?.addEventListener('abort', () => {
+      const onAbort = (): void => {
         this.timers = this.timers.filter((candidate) => candidate !== timer);
         reject(new Error('aborted'));
-      });
+      };
+      const timer: Timer = {
+        at: this.t + Math.max(0, ms),
+        seq: this.seq++,
+        resolve: () => {
+          signal?.removeEventListener('abort', onAbort);
+          resolve();
+        },
+      };
+      this.timers.push(timer);
+      signal?.addEventListener('abort', onAbort, { once: true });
     });
   }
 

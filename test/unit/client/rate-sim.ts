@@ -67,9 +67,14 @@ export async function simulate(opts: {
     const limiter = limiters[p] as AdaptiveRateLimiter;
     if (proc.startMs) await clock.sleep(proc.startMs);
     const stopAt = t0 + Math.min(proc.stopMs ?? opts.durationMs, opts.durationMs);
+    // At its stop the process sends nothing more, as a benchmark worker that exits: calls waiting for a
+    // slot are dropped (left waiting, they went out a window later and hid the process's leaving).
+    const stop = new AbortController();
+    void clock.sleep(stopAt - clock.now()).then(() => stop.abort());
     const worker = async (): Promise<void> => {
       while (clock.now() < stopAt) {
-        const permit = await limiter.acquire();
+        const permit = await limiter.acquire(stop.signal).catch(() => undefined);
+        if (!permit) return;
         await clock.sleep(latency());
         const answer = server.take();
         if (answer.allowed) accepted[p]?.push(clock.now() - t0);
