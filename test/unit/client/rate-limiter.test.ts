@@ -244,9 +244,10 @@ describe('AdaptiveRateLimiter on one key (fake clock)', () => {
   it('a process that stops: the others take its share once its calls have left the window', async () => {
     const run = await simulate({ limit: 600, processes: [{}, {}, { stopMs: 100_000 }], durationMs: 4 * MIN });
     expect(run.refused / run.accepted.flat().length).toBeLessThan(0.005);
-    // Its last calls leave the window by 160 s (a few sent late, while waiting, by 185 s).
-    expect(minOf(run.windowCounts(190_000, 4 * MIN))).toBeGreaterThanOrEqual(0.97 * 600);
-    expect(run.split(190_000, 4 * MIN)[2]).toBe(0);
+    // It sends nothing after its stop (calls in flight then land within a one-way delay, under 50 ms),
+    // so its last calls have left the window by 160 s.
+    expect(Math.max(...(run.accepted[2] ?? []))).toBeLessThan(100_050);
+    expect(minOf(run.windowCounts(161_000, 4 * MIN))).toBeGreaterThanOrEqual(0.97 * 600);
   });
 
   it('a process that starts mid-window gets calls at once and grows its share, without 429s, the key staying used', async () => {
