@@ -8,7 +8,9 @@
  *
  *   node bin/run-ts.cjs bench/client-rate.ts           # quick: 5 cells of 150 s, all at once (~3 min)
  *   node bin/run-ts.cjs bench/client-rate.ts --full    # 20 cells of 240 s, 5 at a time (~17 min)
- *   options: --parallel N, --jitter-ms N (default 40), --seconds N (per cell), --only 30x4,600x2-late
+ *   options: --parallel N, --jitter-ms N (default 40), --seconds N (per cell), --only 30x4,600x2-late,
+ *            --repeat N (each cell N times, one row per run and how many runs missed: at 30/min one run
+ *            is not a verdict, the figures vary from run to run)
  *
  * Each cell runs in its own process with its own sandbox, so cells can run side by side: they mostly wait.
  * CLIENT_RATE_TRACE=1 prints each cell's window count every second, per process, and its 429s (stderr).
@@ -186,19 +188,23 @@ function traceCell(cell: Cell, counted: number[], refusedAt: number[], spans: Pr
 
 interface Row {
   cell: Cell;
+  /** Which run of the cell (1-based), with --repeat. */
+  run: number;
   figures?: CellFigures;
   error?: string;
 }
 
-function spawnCell(cell: Cell): Promise<Row> {
+function spawnCell(cell: Cell, run: number): Promise<Row> {
   return new Promise((resolve) => {
     const child = fork(path.join(ROOT, 'bin/run-ts.cjs'), [__filename, '--cell', JSON.stringify(cell)], {
       cwd: ROOT,
       stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
     });
-    let row: Row = { cell, error: 'no result' };
+    let row: Row = { cell, run, error: 'no result' };
     child.on('message', (message: { figures?: CellFigures; error?: string }) => {
-      row = message.figures ? { cell, figures: message.figures } : { cell, error: message.error ?? 'failed' };
+      row = message.figures
+        ? { cell, run, figures: message.figures }
+        : { cell, run, error: message.error ?? 'failed' };
     });
     child.once('exit', () => resolve(row));
   });
@@ -206,7 +212,10 @@ function spawnCell(cell: Cell): Promise<Row> {
 
 const pct = (x: number): string => `${(x * 100).toFixed(1)}%`;
 
-function printTable(rows: Row[]): number {
+const rowMissed = (r: Row): boolean =>
+  !r.figures || missedGoals(r.cell.limit, r.figures, r.cell.equalWork).length > 0;
+
+function printTable(rows: Row[], repeat: number): number {
   const header = [
     'cell',
     'allowance',
@@ -219,10 +228,11 @@ function printTable(rows: Row[]): number {
     'split (calls)',
     'result',
   ];
-  const lines = rows.map(({ cell, figures, error }) => {
+  const lines = rows.map(({ cell, run, figures, error }) => {
+    const name = repeat > 1 ? `${cell.name} #${run}` : cell.name;
     if (!figures)
       return [
-        cell.name,
+        name,
         String(cell.limit),
         String(cell.processes.length),
         '-',
@@ -237,7 +247,7 @@ function printTable(rows: Row[]): number {
     const split =
       figures.split.length > 1 ? `${figures.split.join('/')} (${pct(figures.unevenness ?? 0)} off)` : '-';
     return [
-      cell.name,
+      name,
       `${cell.limit}/min`,
       String(cell.processes.length),
       `${pct(figures.useMin)} (${figures.useMinAtS})`,
@@ -253,8 +263,7 @@ function printTable(rows: Row[]): number {
   const fmt = (cols: string[]): string => cols.map((c, i) => c.padEnd(widths[i] as number)).join('  ');
   console.log(fmt(header));
   for (const line of lines) console.log(fmt(line));
-  return rows.filter((r) => !r.figures || missedGoals(r.cell.limit, r.figures, r.cell.equalWork).length > 0)
-    .length;
+  return rows.filter(rowMissed).length;
 }
 
 async function main(): Promise<void> {
@@ -272,22 +281,37 @@ async function main(): Promise<void> {
   const jitterMs = Number(arg('jitter-ms') ?? 40);
   const only = arg('only')?.split(',');
   const chosen = cells(full, jitterMs).filter((c) => !only || only.includes(c.name));
-  const parallel = Number(arg('parallel') ?? (full ? 5 : chosen.length));
+  const repeat = Math.max(1, Math.floor(Number(arg('repeat') ?? 1)));
+  const runs = chosen.flatMap((cell) => Array.from({ length: repeat }, (_, i) => ({ cell, run: i + 1 })));
+  const parallel = Number(arg('parallel') ?? (full ? 5 : runs.length));
   const seconds = Math.ceil(Math.max(...chosen.map((c) => c.durationMs)) / 1000);
   console.log(
-    `client-rate (${full ? 'full' : 'quick'}): ${chosen.length} cells of ${seconds} s, ${parallel} at a time, sandbox jitter 0-${jitterMs} ms each way; ` +
-      `about ${Math.ceil((Math.ceil(chosen.length / parallel) * (seconds + 10)) / 60)} min`,
+    `client-rate (${full ? 'full' : 'quick'}): ${chosen.length} cells of ${seconds} s${repeat > 1 ? `, ${repeat} runs each` : ''}, ` +
+      `${parallel} at a time, sandbox jitter 0-${jitterMs} ms each way; ` +
+      `about ${Math.ceil((Math.ceil(runs.length / parallel) * (seconds + 10)) / 60)} min`,
   );
   const rows: Row[] = [];
-  const queue = [...chosen];
+  const queue = [...runs];
   await Promise.all(
     Array.from({ length: Math.min(parallel, queue.length) }, async () => {
-      for (let cell = queue.shift(); cell; cell = queue.shift()) rows.push(await spawnCell(cell));
+      for (let next = queue.shift(); next; next = queue.shift())
+        rows.push(await spawnCell(next.cell, next.run));
     }),
   );
-  rows.sort((a, b) => chosen.indexOf(a.cell) - chosen.indexOf(b.cell));
-  const failed = printTable(rows);
-  console.log(failed === 0 ? 'every cell met its goals' : `${failed} cell(s) missed a goal`);
+  rows.sort((a, b) => chosen.indexOf(a.cell) - chosen.indexOf(b.cell) || a.run - b.run);
+  const failed = printTable(rows, repeat);
+  if (repeat > 1)
+    for (const cell of chosen) {
+      const missed = rows.filter((r) => r.cell === cell && rowMissed(r)).length;
+      console.log(`${cell.name}: missed in ${missed} of ${repeat} runs`);
+    }
+  console.log(
+    failed === 0
+      ? 'every cell met its goals'
+      : repeat > 1
+        ? `${failed} run(s) missed a goal`
+        : `${failed} cell(s) missed a goal`,
+  );
   process.exitCode = failed === 0 ? 0 : 1;
 }
 
