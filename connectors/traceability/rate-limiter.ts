@@ -482,6 +482,26 @@ export class AdaptiveRateLimiter {
     // While it showed room, one call now refreshes it; waiting for the window to turn could idle a minute.
     if (this.lastAnswerLost && this.inFlight === 0 && own + view.others + 1 <= policy.top)
       return { delayMs: this.probeInFlight ? this.sliceMs : 0, probe: true };
+    // The others, falling, held only their last few calls at our last answer, the key at most at the top:
+    // when they leave, no answer of ours shows it until one of our own calls leaves, and at small allowances a
+    // window's calls bunch, so that may be most of a minute away (a survivor sat at 26 of 30 for 45 s).
+    // One call once the key's time for two calls has passed without an answer refreshes the view; if the
+    // others are still there, it puts the key one over the top, which the reserve holds.
+    if (
+      this.sparse(view.limit) &&
+      this.inFlight === 0 &&
+      view.others > 0 &&
+      view.others <= policy.band &&
+      own + view.others <= policy.top &&
+      this.trend.some(([, others]) => others > view.others)
+    ) {
+      const staleAt = view.atMs + (2 * this.windowMs) / view.limit;
+      const leaves = this.nextOwnDepartureMs(now);
+      if (leaves === undefined || staleAt < leaves) {
+        if (now < staleAt) return { delayMs: staleAt - now, probe: false };
+        return { delayMs: this.probeInFlight ? this.sliceMs : 0, probe: true };
+      }
+    }
     // No room by our view. It changes when one of our own calls leaves the window, or, when none
     // will leave first, we probe once the window's oldest call has left (X-RateLimit-Reset), or
     // after a 429 once its Retry-After is over.
