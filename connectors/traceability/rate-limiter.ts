@@ -455,7 +455,7 @@ export class AdaptiveRateLimiter {
   private decide(now: number): { delayMs: number; probe: boolean } {
     if (now < this.blockedUntilMs) return { delayMs: this.blockedUntilMs - now, probe: false };
     const view = this.view;
-    if (!view) return { delayMs: this.probeInFlight ? this.sliceMs : 0, probe: true };
+    if (!view) return this.probeWhen(now, now);
     const policy = this.policy(view);
     const own = this.ownStillCountedAt(now);
     const u = own + view.others + 1;
@@ -481,7 +481,9 @@ export class AdaptiveRateLimiter {
     // No room by our view, but the view may be stale: the last answer was lost and none is on its way.
     // While it showed room, one call now refreshes it; waiting for the window to turn could idle a minute.
     if (this.lastAnswerLost && this.inFlight === 0 && own + view.others + 1 <= policy.top)
-      return { delayMs: this.probeInFlight ? this.sliceMs : 0, probe: true };
+      return this.probeWhen(now, now);
+    // Otherwise the view changes when one of our own calls leaves the window.
+    const leaves = this.nextOwnDepartureMs(now);
     // The others, falling, held only their last few calls at our last answer, the key at most at the top:
     // when they leave, no answer of ours shows it until one of our own calls leaves, and at small allowances a
     // window's calls bunch, so that may be most of a minute away (a survivor sat at 26 of 30 for 45 s).
@@ -496,25 +498,24 @@ export class AdaptiveRateLimiter {
       this.trend.some(([, others]) => others > view.others)
     ) {
       const staleAt = view.atMs + (2 * this.windowMs) / view.limit;
-      const leaves = this.nextOwnDepartureMs(now);
-      if (leaves === undefined || staleAt < leaves) {
-        if (now < staleAt) return { delayMs: staleAt - now, probe: false };
-        return { delayMs: this.probeInFlight ? this.sliceMs : 0, probe: true };
-      }
+      if (leaves === undefined || staleAt < leaves) return this.probeWhen(staleAt, now);
     }
-    // No room by our view. It changes when one of our own calls leaves the window, or, when none
-    // will leave first, we probe once the window's oldest call has left (X-RateLimit-Reset), or
-    // after a 429 once its Retry-After is over.
-    const leaves = this.nextOwnDepartureMs(now);
+    // No room by our view, and none of the above: when none of our own calls will leave first, we
+    // probe once the window's oldest call has left (X-RateLimit-Reset), or after a 429 once its
+    // Retry-After is over.
     const probeAt = this.probeAtMs ?? view.resetAtMs + view.probeSpreadMs;
     // (Not when one of ours leaves soon after: the key's time for a few calls; the reset-time probe
     // not when we hold a fair share already, see PROBE_BELOW_SHARE.)
     const mayProbe = this.probeAtMs !== undefined || own < PROBE_BELOW_SHARE * view.used;
-    if (leaves === undefined || (mayProbe && probeAt + (4 * this.windowMs) / view.limit < leaves)) {
-      if (now < probeAt) return { delayMs: probeAt - now, probe: false };
-      return { delayMs: this.probeInFlight ? this.sliceMs : 0, probe: true };
-    }
-    return { delayMs: Math.max(1, (leaves as number) - now), probe: false };
+    if (leaves === undefined || (mayProbe && probeAt + (4 * this.windowMs) / view.limit < leaves))
+      return this.probeWhen(probeAt, now);
+    return { delayMs: Math.max(1, leaves - now), probe: false };
+  }
+
+  /** One probe at `atMs` (now, if that has passed), unless one is already on its way. */
+  private probeWhen(atMs: number, now: number): { delayMs: number; probe: boolean } {
+    if (now < atMs) return { delayMs: atMs - now, probe: false };
+    return { delayMs: this.probeInFlight ? this.sliceMs : 0, probe: true };
   }
 
   /** The key's calls are `SPARSE_CALL_GAP_MS` or more apart: a process's answers come seconds apart. */
