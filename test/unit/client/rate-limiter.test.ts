@@ -286,6 +286,54 @@ describe('AdaptiveRateLimiter on one key (fake clock)', () => {
     expect(limiter.delayMs()).toBe(0);
   });
 
+  // Seen on the fake clock (30x2-early): at 30/min a window's calls leave in a bunch, two a second, and a
+  // survivor that waits for its own answers to show each of the leaver's calls gone is a call or two
+  // behind, where the margin is one call (the key settles at 28, the goal is 27).
+  it("at 30/min, while the others leave, a call follows X-RateLimit-Reset when the window's oldest call is theirs", async () => {
+    const clock = new FakeClock();
+    const limiter = new AdaptiveRateLimiter({ clock, random: () => 0.5 });
+    const t0 = clock.now();
+    const answer = (used: number, resetAtMs: number): void =>
+      limiter.complete(limiter.recordDispatch(), { limit: 30, remaining: 30 - used, resetAtMs });
+    // Fourteen own calls two seconds apart, the other holding 14 all along.
+    for (let i = 0; i < 14; i++) {
+      answer(15 + i, t0 + 60_000);
+      await clock.advance(2_000);
+    }
+    // The window turns: each own call is replaced as it leaves (at 60, 62, 64 s), and the other's calls,
+    // which leave at odd seconds, are not replaced: the others are leaving.
+    for (const [k, others] of [13, 12, 11].entries()) {
+      await clock.advance(t0 + 60_100 + k * 2_000 - clock.now());
+      expect(limiter.delayMs()).toBe(0);
+      answer(14 + others, t0 + 61_000 + k * 2_000);
+    }
+    // This process takes the room it was shown at once, up to the top (28).
+    let own = 14;
+    while (limiter.delayMs() === 0) answer(++own + 11, t0 + 65_000);
+    expect(own).toBe(17);
+    // Its next own call leaves at 66 s; the window's oldest call, the other's, leaves by 65 s (Reset), and a
+    // call then takes its slot.
+    expect(clock.now() + limiter.delayMs()).toBe(t0 + 65_000);
+  });
+
+  // The late joiner at 30/min (bench cell 30x2-late): the incumbent yields to it, and the joiner read the
+  // yield only at its own rare answers, so the window stood at 26 of 30 at turnovers (3 seeds of 8). Now
+  // it reads a fall from the last reading before the quiet minute and follows X-RateLimit-Reset.
+  it.each([1, 4, 5])(
+    'a process that joins at 80 s at 30/min (seed %i): every full window >= 90% used, no 429',
+    async (seed) => {
+      const run = await simulate({
+        limit: 30,
+        processes: [{}, { startMs: 80_000 }],
+        durationMs: 4 * MIN,
+        seed,
+        concurrency: 16,
+      });
+      expect(run.refused).toBe(0);
+      expect(minOf(run.windowCounts(MIN, 4 * MIN))).toBeGreaterThanOrEqual(27);
+    },
+  );
+
   it('a process that starts mid-window gets calls at once and grows its share, without 429s, the key staying used', async () => {
     const run = await simulate({ limit: 600, processes: [{}, { startMs: 90_000 }], durationMs: 4 * MIN });
     expect(run.refused).toBe(0);
@@ -302,7 +350,7 @@ describe('AdaptiveRateLimiter on one key (fake clock)', () => {
   it('a 429 pauses the process for Retry-After, then one probe goes', async () => {
     const clock = new FakeClock();
     const limiter = new AdaptiveRateLimiter({ clock });
-    const refusedCall = limiter.recordDispatch(false);
+    const refusedCall = limiter.recordDispatch({ delayMs: 0, probe: false });
     limiter.complete(refusedCall, { limit: 30, remaining: 0, resetAtMs: clock.now() + 60_000 }, false);
     limiter.pauseFor(5_000);
     const sent: number[] = [];
