@@ -250,11 +250,10 @@ export class AdaptiveRateLimiter {
   /** Records a dispatch without waiting (used by `acquire`; public for simulations). */
   recordDispatch(decision = this.decide(this.clock.now())): RatePermit {
     const now = this.clock.now();
-    const probe = decision.probe;
     if (decision.followsReset !== undefined) this.resetFollowedFor = decision.followsReset;
     this.own.push({ sentAtMs: now, countedAtMs: this.arrivalOfCallSentAt(now) });
     this.inFlight++;
-    if (probe) {
+    if (decision.probe) {
       this.probeInFlight = true;
       this.probeAtMs = undefined;
     }
@@ -505,17 +504,19 @@ export class AdaptiveRateLimiter {
       return this.probeWhen(now, now);
     // Otherwise the view changes when one of our own calls leaves the window.
     const leaves = this.nextOwnDepartureMs(now);
+    // Where the key's calls are sparse, the two calls below take a slot one of the others' calls may have
+    // freed, before an answer of ours could show it: only with none of ours in flight (its answer is
+    // news enough) and with the key, ours taking that slot, at most at the top.
+    const mayTakeOthersSlot =
+      this.sparse(view.limit) && this.inFlight === 0 && view.others > 0 && own + view.others <= policy.top;
     // The others, falling, held only their last few calls at our last answer, the key at most at the top:
     // when they leave, no answer of ours shows it until one of our own calls leaves, and at small allowances a
     // window's calls bunch, so that may be most of a minute away (a survivor sat at 26 of 30 for 45 s).
     // One call once the key's time for two calls has passed without an answer refreshes the view; if the
     // others are still there, it puts the key one over the top, which the reserve holds.
     if (
-      this.sparse(view.limit) &&
-      this.inFlight === 0 &&
-      view.others > 0 &&
+      mayTakeOthersSlot &&
       view.others <= policy.band &&
-      own + view.others <= policy.top &&
       this.trend.some(([, others]) => others > view.others)
     ) {
       const staleAt = view.atMs + (2 * this.windowMs) / view.limit;
@@ -525,12 +526,9 @@ export class AdaptiveRateLimiter {
     // X-RateLimit-Reset) takes its slot. Waiting for an answer to show it gone lets the window dip while a
     // window's calls leave in a bunch (at 30/min two a second, where the margin is one call).
     if (
-      this.sparse(view.limit) &&
+      mayTakeOthersSlot &&
       this.othersLeaving &&
-      this.inFlight === 0 &&
       this.resetFollowedFor !== view.atMs &&
-      view.others > 0 &&
-      own + view.others <= policy.top &&
       (leaves === undefined || view.resetAtMs + this.slackMs() < leaves)
     )
       return { ...this.probeWhen(view.resetAtMs, now), followsReset: view.atMs };

@@ -10,6 +10,11 @@ import { minOf, simulate, unevenness } from './rate-sim';
 
 const MIN = 60_000;
 
+/** One call of `limiter` goes out and its answer shows the key at `used` of 30, the oldest call leaving at `resetAtMs`. */
+function sendAt30(limiter: AdaptiveRateLimiter, used: number, resetAtMs: number): void {
+  limiter.complete(limiter.recordDispatch(), { limit: 30, remaining: 30 - used, resetAtMs });
+}
+
 describe('ratePolicy', () => {
   it('alone, aims at the allowance less one call (the first call of a process that joins)', () => {
     expect(ratePolicy(600, 50, MIN, false)).toMatchObject({ reserve: 1, top: 599 });
@@ -167,7 +172,7 @@ describe('AdaptiveRateLimiter on one key (fake clock)', () => {
     const reset = t0 + 60_000;
     // Seven own calls, 2 s apart, each answer showing the others at 21: the key at 22..28 (its top).
     for (let i = 0; i < 7; i++) {
-      limiter.complete(limiter.recordDispatch(), { limit: 30, remaining: 30 - (22 + i), resetAtMs: reset });
+      sendAt30(limiter, 22 + i, reset);
       await clock.advance(2_000);
     }
     // The first own call leaves the window: its replacement goes out...
@@ -189,8 +194,7 @@ describe('AdaptiveRateLimiter on one key (fake clock)', () => {
     const clock = new FakeClock();
     const limiter = new AdaptiveRateLimiter({ clock, random: () => 0.99 });
     const t0 = clock.now();
-    const answer = (used: number): void =>
-      limiter.complete(limiter.recordDispatch(), { limit: 30, remaining: 30 - used, resetAtMs: t0 + 61_000 });
+    const answer = (used: number): void => sendAt30(limiter, used, t0 + 61_000);
     // Own calls at 0-5 s and 9 s, the others at 21 all along: the key at 22..28 (its top).
     for (const [i, at] of [0, 1_000, 2_000, 3_000, 4_000, 5_000, 9_000].entries()) {
       await clock.advance(at - (clock.now() - t0));
@@ -261,14 +265,7 @@ describe('AdaptiveRateLimiter on one key (fake clock)', () => {
     const limiter = new AdaptiveRateLimiter({ clock, random: () => 0.5 });
     const t0 = clock.now();
     let own = 0;
-    const answer = (others: number): void => {
-      own++;
-      limiter.complete(limiter.recordDispatch(), {
-        limit: 30,
-        remaining: 30 - (own + others),
-        resetAtMs: t0 + 61_000,
-      });
-    };
+    const answer = (others: number): void => sendAt30(limiter, ++own + others, t0 + 61_000);
     // Fourteen own calls with the other at 14, then it leaves and this process takes its calls as they go.
     for (let i = 0; i < 14; i++) {
       answer(14);
@@ -293,11 +290,9 @@ describe('AdaptiveRateLimiter on one key (fake clock)', () => {
     const clock = new FakeClock();
     const limiter = new AdaptiveRateLimiter({ clock, random: () => 0.5 });
     const t0 = clock.now();
-    const answer = (used: number, resetAtMs: number): void =>
-      limiter.complete(limiter.recordDispatch(), { limit: 30, remaining: 30 - used, resetAtMs });
     // Fourteen own calls two seconds apart, the other holding 14 all along.
     for (let i = 0; i < 14; i++) {
-      answer(15 + i, t0 + 60_000);
+      sendAt30(limiter, 15 + i, t0 + 60_000);
       await clock.advance(2_000);
     }
     // The window turns: each own call is replaced as it leaves (at 60, 62, 64 s), and the other's calls,
@@ -305,11 +300,11 @@ describe('AdaptiveRateLimiter on one key (fake clock)', () => {
     for (const [k, others] of [13, 12, 11].entries()) {
       await clock.advance(t0 + 60_100 + k * 2_000 - clock.now());
       expect(limiter.delayMs()).toBe(0);
-      answer(14 + others, t0 + 61_000 + k * 2_000);
+      sendAt30(limiter, 14 + others, t0 + 61_000 + k * 2_000);
     }
     // This process takes the room it was shown at once, up to the top (28).
     let own = 14;
-    while (limiter.delayMs() === 0) answer(++own + 11, t0 + 65_000);
+    while (limiter.delayMs() === 0) sendAt30(limiter, ++own + 11, t0 + 65_000);
     expect(own).toBe(17);
     // Its next own call leaves at 66 s; the window's oldest call, the other's, leaves by 65 s (Reset), and a
     // call then takes its slot.
@@ -389,7 +384,7 @@ describe('AdaptiveRateLimiter on one key (fake clock)', () => {
     const limiter = new AdaptiveRateLimiter({ clock, random: () => 0 });
     const t0 = clock.now();
     // Its own call was counted as the last one: the window is full until the oldest call leaves, in 3 s.
-    limiter.complete(limiter.recordDispatch(), { limit: 30, remaining: 0, resetAtMs: t0 + 3_000 });
+    sendAt30(limiter, 30, t0 + 3_000);
     const sent: number[] = [];
     void limiter.acquire().then(() => sent.push(clock.now() - t0));
     void limiter.acquire().then(() => sent.push(clock.now() - t0));
