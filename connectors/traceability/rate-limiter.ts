@@ -72,20 +72,39 @@ const BAND_SHARE = 0.02;
  *   first call of a process that joins finds a slot). Shared, less the calls the others may have
  *   sent that we cannot have seen yet and those racing ours for the last slots: the key's calls in
  *   two round trips, at least 2.
+ *   With `oneOther` (see `ONE_OTHER_SHARE`), 1: two processes racing for the last slot fill it, no more.
  * - `capAt(u)`: the own count a process may hold when the key's count would be `u`. Alone, it is
  *   `top`. Shared, it falls linearly from `top` (at `top - band`) to 0 (past
  *   `top`). Every process applies the same function to the same `u`, so the ones holding more stop
  *   replacing first and the ones holding less take the room, without anyone knowing how many
  *   processes there are; n equal processes settle the key at `top + 1 - band / n`.
  */
-export function ratePolicy(limit: number, roundTripMs: number, windowMs: number, othersPresent: boolean) {
-  const reserve = othersPresent ? Math.max(2, Math.ceil((2 * limit * roundTripMs) / windowMs)) : 1;
+export function ratePolicy(
+  limit: number,
+  roundTripMs: number,
+  windowMs: number,
+  othersPresent: boolean,
+  oneOther = false,
+) {
+  const reserve = othersPresent
+    ? Math.max(oneOther ? 1 : 2, Math.ceil((2 * limit * roundTripMs) / windowMs))
+    : 1;
   const top = Math.max(1, limit - reserve);
   const band = Math.max(2, Math.round(limit * BAND_SHARE));
   const capAt = (u: number): number =>
     othersPresent ? top * Math.min(1, Math.max(0, (top - u + 1) / band)) : top;
   return { reserve, top, band, capAt };
 }
+
+/**
+ * A process holding this share of the key's count or more shares it with at most one other process of
+ * its size (with two more its share would be a third at most), so it keeps back 1 call, not 2: two
+ * processes racing for the last slot fill it, no more. Only from 120 to 240/min: at 120/min the goal
+ * (97%) is 117 calls and the top 118, a margin of one (a window of two processes dipped to 116). Under
+ * 120/min a window's calls bunch: kept back 1 by every process, four filled the window to the limit in
+ * real runs and took 429s; kept back 1 at this share, a survivor at 30/min idled seconds longer.
+ */
+const ONE_OTHER_SHARE = 0.4;
 
 /**
  * How fast the key's count may grow while its window fills (see `rampLine`), in allowances a window:
@@ -177,6 +196,8 @@ export class AdaptiveRateLimiter {
   private head = 0;
   private view: KeyView | undefined;
   private othersPresent = false;
+  /** This process holds `ONE_OTHER_SHARE` of the key's count or more, where that counts (see there). */
+  private oneOther = false;
   /** The others' count fell by 3/4 of the band over two `TREND_MS` (see `TREND_MS`). */
   private othersLeaving = false;
   /** The others' count before they began to leave. */
@@ -285,6 +306,10 @@ export class AdaptiveRateLimiter {
     const slack = this.slackMs();
     const ownAtMost = this.countCounted(countedAtMs - this.windowMs - slack, countedAtMs + slack);
     this.othersPresent = used - ownAtMost >= 1;
+    this.oneOther =
+      this.sparse(observation.limit) &&
+      !this.bunched(observation.limit) &&
+      used - reading >= ONE_OTHER_SHARE * used;
     const { top: sharedTop, band } = ratePolicy(
       observation.limit,
       this.roundTripHighMs(),
@@ -404,8 +429,9 @@ export class AdaptiveRateLimiter {
     // the others' leaving reads only after 2 x 4 s of readings at 30/min, by when the window is 3 calls
     // down. Not at 120/min: there four processes' answers come seconds apart, and a base that old read
     // their yields as leaving; one of four took twice its share in real runs.)
-    const base =
-      trendMs > TREND_MS ? this.trend.filter(([at]) => at <= countedAtMs - 3 * trendMs).at(-1) : undefined;
+    const base = this.bunched(limit)
+      ? this.trend.filter(([at]) => at <= countedAtMs - 3 * trendMs).at(-1)
+      : undefined;
     this.trend = this.trend.filter(([at]) => at > countedAtMs - 3 * trendMs);
     if (base && base[0] > countedAtMs - this.windowMs) this.trend.unshift(base);
     this.trend.push([countedAtMs, reading, used - reading]);
@@ -456,7 +482,8 @@ export class AdaptiveRateLimiter {
   private drawGrowth(limit: number, fullest: number, used: number, reading: number, held: number): number {
     const room = Math.max(
       0,
-      ratePolicy(limit, this.roundTripHighMs(), this.windowMs, this.othersPresent).top - fullest,
+      ratePolicy(limit, this.roundTripHighMs(), this.windowMs, this.othersPresent, this.oneOther).top -
+        fullest,
     );
     const share =
       !this.othersPresent || this.othersLeaving
@@ -556,7 +583,15 @@ export class AdaptiveRateLimiter {
   }
 
   private policy(view: KeyView) {
-    return ratePolicy(view.limit, this.roundTripHighMs(), this.windowMs, this.othersPresent);
+    return ratePolicy(view.limit, this.roundTripHighMs(), this.windowMs, this.othersPresent, this.oneOther);
+  }
+
+  /**
+   * Two of the key's calls take over a second (under 120/min): a window's calls bunch, its turnover
+   * follows a quiet minute (see `followLeaving`).
+   */
+  private bunched(limit: number): boolean {
+    return (TREND_CALLS * this.windowMs) / limit > TREND_MS;
   }
 
   /** A high estimate of the round trip (srtt + 4 deviations), bounded to a second. */
