@@ -72,7 +72,8 @@ const BAND_SHARE = 0.02;
  *   first call of a process that joins finds a slot). Shared, less the calls the others may have
  *   sent that we cannot have seen yet and those racing ours for the last slots: the key's calls in
  *   two round trips, at least 2.
- *   With `oneOther` (see `ONE_OTHER_SHARE`), 1: two processes racing for the last slot fill it, no more.
+ *   With `oneOther` (see `ONE_OTHER_SHARE`), 1: two processes racing for the last slot fill it, no more;
+ *   and the cap is rounded up, so that two settle the key at the top.
  * - `capAt(u)`: the own count a process may hold when the key's count would be `u`. Alone, it is
  *   `top`. Shared, it falls linearly from `top` (at `top - band`) to 0 (past
  *   `top`). Every process applies the same function to the same `u`, so the ones holding more stop
@@ -91,8 +92,13 @@ export function ratePolicy(
     : 1;
   const top = Math.max(1, limit - reserve);
   const band = Math.max(2, Math.round(limit * BAND_SHARE));
-  const capAt = (u: number): number =>
-    othersPresent ? top * Math.min(1, Math.max(0, (top - u + 1) / band)) : top;
+  const capAt = (u: number): number => {
+    if (!othersPresent) return top;
+    const cap = top * Math.min(1, Math.max(0, (top - u + 1) / band));
+    // (Two processes settle the key at the top, not under it: at the top the cap is half of it, and
+    // an odd top left both a call short of the half and the key one under.)
+    return oneOther ? Math.ceil(cap) : cap;
+  };
   return { reserve, top, band, capAt };
 }
 
@@ -165,6 +171,8 @@ interface OwnCall {
   readonly sentAtMs: number;
   /** When the server counted it, estimated: sent + half the round trip (the call's own, once answered). */
   countedAtMs: number;
+  /** Its answer (or its loss) has come back. */
+  settled: boolean;
 }
 
 /**
@@ -272,7 +280,7 @@ export class AdaptiveRateLimiter {
   recordDispatch(decision = this.decide(this.clock.now())): RatePermit {
     const now = this.clock.now();
     if (decision.followsReset !== undefined) this.resetFollowedFor = decision.followsReset;
-    this.own.push({ sentAtMs: now, countedAtMs: this.arrivalOfCallSentAt(now) });
+    this.own.push({ sentAtMs: now, countedAtMs: this.arrivalOfCallSentAt(now), settled: false });
     this.inFlight++;
     if (decision.probe) {
       this.probeInFlight = true;
@@ -300,7 +308,10 @@ export class AdaptiveRateLimiter {
     // Answers arrive out of order under concurrency; keep the one describing the latest request.
     if (this.view && this.view.atMs > atMs) return;
     const used = observation.limit - observation.remaining;
-    const reading = Math.max(0, used - this.ownInWindowAt(countedAtMs));
+    // (Where the key's calls are sparse, not counting own calls sent with this one or after it and still
+    // unanswered: see `ownInWindowAt`.)
+    const sentWith = this.sparse(observation.limit) ? permit?.dispatchedAtMs : undefined;
+    const reading = Math.max(0, used - this.ownInWindowAt(countedAtMs, sentWith));
     // Own calls counted near the window's edges may be in or out: others are present only if some
     // remain when all of those count as ours.
     const slack = this.slackMs();
@@ -359,7 +370,10 @@ export class AdaptiveRateLimiter {
     const countedAtMs = permit.dispatchedAtMs + rtt / 2;
     const call = this.findOwn(permit.dispatchedAtMs);
     if (call && !counted) this.own.splice(this.own.indexOf(call), 1);
-    else if (call) call.countedAtMs = countedAtMs;
+    else if (call) {
+      call.countedAtMs = countedAtMs;
+      call.settled = true;
+    }
     return countedAtMs;
   }
 
@@ -451,7 +465,7 @@ export class AdaptiveRateLimiter {
     if (
       fall >= threshold &&
       (fall > grew || uncapped) &&
-      this.fallLasted(countedAtMs, beforeMax - threshold, limit)
+      this.fallLasted(countedAtMs, beforeMax - (this.oneOther ? 1 : threshold), limit)
     ) {
       if (!this.othersLeaving) this.othersBeforeLeaving = beforeMax;
       this.othersLeaving = true;
@@ -461,7 +475,9 @@ export class AdaptiveRateLimiter {
   /**
    * Where the key's calls are sparse, whether the others' count has stood at `low` or under for
    * `HOLD_MS` (elsewhere, at once): a fall seen for a moment there is the window's turnover, the owners'
-   * replacements on their way.
+   * replacements on their way. For a process that shares the key with one other (`ONE_OTHER_SHARE`, 120
+   * to 240/min), `low` is one under the count before: measured against the whole fall, a steady one (the
+   * other finished, its calls leaving one a second) never lasted, its line moving with it.
    */
   private fallLasted(countedAtMs: number, low: number, limit: number): boolean {
     if (!this.sparse(limit)) return true;
@@ -623,13 +639,20 @@ export class AdaptiveRateLimiter {
     this.srttMs += (ms - this.srttMs) / 8;
   }
 
-  /** Own calls the server counts in its window at server time `atMs`: counted in (atMs - window, atMs]. */
-  private ownInWindowAt(atMs: number): number {
+  /**
+   * Own calls the server counts in its window at server time `atMs`: counted in (atMs - window, atMs].
+   * With `sentWithMs` (the answer's call), not the unanswered calls sent with it or after it: their
+   * estimated counting time is its own, but they may reach the server after it. (Counted in, they made
+   * the others' count too low by as many; a survivor at 120/min that took the others' latest count as they
+   * left sent three calls into that room at once and took a 429 on the fake clock.)
+   */
+  private ownInWindowAt(atMs: number, sentWithMs = Number.POSITIVE_INFINITY): number {
     let n = 0;
     // countedAtMs lies within a second after sentAtMs, so the scan can stop a second early.
     for (let i = this.own.length - 1; i >= this.head; i--) {
       const call = this.own[i] as OwnCall;
       if (call.sentAtMs <= atMs - this.windowMs - 1_000) break;
+      if (!call.settled && call.sentAtMs >= sentWithMs) continue;
       if (call.countedAtMs > atMs - this.windowMs && call.countedAtMs <= atMs) n++;
     }
     return n;

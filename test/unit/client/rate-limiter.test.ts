@@ -33,6 +33,12 @@ describe('ratePolicy', () => {
     expect(ratePolicy(600, 500, MIN, true, true)).toMatchObject({ reserve: 10, top: 590 });
   });
 
+  it('shared with one other, rounds the cap up, so that two processes settle the key at the top', () => {
+    // At 120/min the top is 119 and the cap at the top half of it: 59.5 left two processes at 59 each.
+    expect(ratePolicy(120, 100, MIN, true, true).capAt(119)).toBe(60);
+    expect(ratePolicy(120, 100, MIN, true, false).capAt(118)).toBe(59);
+  });
+
   it('shared, gives every process the same cap for the same key-wide count, falling to 0 past the top', () => {
     const { top, capAt } = ratePolicy(600, 50, MIN, true);
     expect(capAt(top - 20)).toBe(top);
@@ -265,6 +271,38 @@ describe('AdaptiveRateLimiter on one key (fake clock)', () => {
 
   // Goal 97%; with shared growth at half pace the key's calls stay spread over the window, so the
   // stopped process's calls leave gradually and the other takes them up (88.5% before, one window's dip).
+  // 120x2-early on the fake clock: once the leaving was read, the survivor stood at 115-117 of 120 for a
+  // minute (seed 1: 6 windows under 117 from 125 s; seed 3: 15). A steady fall (one call a second) never
+  // read as lasting, its line moving with it, and the cap was raised by less than the others had left.
+  it('a process that finishes early at 120/min: from 5 s after, at most one window under 97% used, no 429', async () => {
+    for (const seed of [1, 3]) {
+      const run = await simulate({
+        limit: 120,
+        processes: [{}, { startMs: 100, stopMs: 120_000 }],
+        durationMs: 4 * MIN,
+        seed,
+        concurrency: 16,
+      });
+      expect(run.refused).toBe(0);
+      const under = run.windowCounts(125_000, 4 * MIN).filter((count) => count < 0.97 * 120);
+      expect(under.length).toBeLessThanOrEqual(1);
+    }
+  });
+
+  // Calls sent at one instant have one estimated counting time. Counting the unanswered ones as in the
+  // window at the first answer made the others' count that answer showed too low by as many.
+  it('calls sent together: an answer does not count the ones still unanswered as counted before it', () => {
+    const clock = new FakeClock();
+    const limiter = new AdaptiveRateLimiter({ clock, random: () => 0.5 });
+    const t0 = clock.now();
+    const first = limiter.recordDispatch();
+    limiter.complete(first, { limit: 120, remaining: 110, resetAtMs: t0 + 60_000 });
+    const together = [limiter.recordDispatch(), limiter.recordDispatch(), limiter.recordDispatch()];
+    // The first of the three is answered: the key at 12, ours at most 2 of them (the earlier call and it).
+    limiter.complete(together[0], { limit: 120, remaining: 108, resetAtMs: t0 + 60_000 });
+    expect(limiter.snapshot()?.others).toBe(10);
+  });
+
   it('a process that finishes early at 3,000/min: the other takes its share as it frees, the dip under 5%', async () => {
     const run = await simulate({ limit: 3000, processes: [{}, { stopMs: 120_000 }], durationMs: 4 * MIN });
     expect(run.refused).toBe(0);
