@@ -1,6 +1,6 @@
 import { AdaptiveRateLimiter, ratePolicy } from '../../../connectors/traceability/rate-limiter';
 import { FakeClock } from './fake-clock';
-import { minOf, simulate, unevenness } from './rate-sim';
+import { minOf, simulate, unevenness, type SimProcess } from './rate-sim';
 
 // Goals from issue 16: use of the allowance in each full 60 s window while work waits >= 97% (>= 90% at
 // 30/min, where one call is 3.3%), 429s < 0.5% of calls, an even split (within 10%) between processes
@@ -9,6 +9,11 @@ import { minOf, simulate, unevenness } from './rate-sim';
 // Every simulation runs on a fake clock with 5-45 ms each way per call and four calls in flight per process.
 
 const MIN = 60_000;
+
+/** Four minutes of `processes` sharing `limit`, 16 calls in flight each (the benchmark's lanes). */
+function fourMinutes(limit: number, processes: SimProcess[], seed: number) {
+  return simulate({ limit, processes, durationMs: 4 * MIN, seed, concurrency: 16 });
+}
 
 /** One call of `limiter` goes out and its answer shows the key at `used` of 30, the oldest call leaving at `resetAtMs`. */
 function sendAt30(limiter: AdaptiveRateLimiter, used: number, resetAtMs: number): void {
@@ -109,13 +114,7 @@ describe('AdaptiveRateLimiter on one key (fake clock)', () => {
   // 43% off even). Each now counts the others' growth along the ramp since its last reading.
   it('four processes sharing 30/min (7 calls each): every full window >= 90% used, no 429, split within 10%', async () => {
     for (const seed of [7, 1, 2, 3]) {
-      const run = await simulate({
-        limit: 30,
-        processes: [{}, {}, {}, {}],
-        durationMs: 4 * MIN,
-        seed,
-        concurrency: 16,
-      });
+      const run = await fourMinutes(30, [{}, {}, {}, {}], seed);
       expect(run.refused).toBe(0);
       expect(minOf(run.windowCounts(MIN, 4 * MIN))).toBeGreaterThanOrEqual(27);
       expect(unevenness(run.split(MIN, 4 * MIN))).toBeLessThanOrEqual(0.1);
@@ -131,26 +130,14 @@ describe('AdaptiveRateLimiter on one key (fake clock)', () => {
   // same (30x4: 25/15/28/16). When this passes, make it a plain `it`.
   it.failing('four processes sharing 30/min that start 0.1 s apart: split within 10% of even', async () => {
     for (const seed of [1, 2, 3, 4, 5, 6, 7, 8]) {
-      const run = await simulate({
-        limit: 30,
-        processes: [{}, { startMs: 100 }, { startMs: 200 }, { startMs: 300 }],
-        durationMs: 4 * MIN,
-        seed,
-        concurrency: 16,
-      });
+      const run = await fourMinutes(30, [{}, { startMs: 100 }, { startMs: 200 }, { startMs: 300 }], seed);
       expect(unevenness(run.split(MIN, 4 * MIN))).toBeLessThanOrEqual(0.1);
     }
   });
 
   it('four processes sharing 120/min (16 calls in flight each): every full window >= 97% used, no 429', async () => {
     for (const seed of [7, 1, 2, 3]) {
-      const run = await simulate({
-        limit: 120,
-        processes: [{}, {}, {}, {}],
-        durationMs: 4 * MIN,
-        seed,
-        concurrency: 16,
-      });
+      const run = await fourMinutes(120, [{}, {}, {}, {}], seed);
       expect(run.refused).toBe(0);
       expect(minOf(run.windowCounts(MIN, 4 * MIN))).toBeGreaterThanOrEqual(0.97 * 120);
       expect(unevenness(run.split(MIN, 4 * MIN))).toBeLessThanOrEqual(0.1);
@@ -162,13 +149,7 @@ describe('AdaptiveRateLimiter on one key (fake clock)', () => {
   // or more shares it with at most one other of its size, and keeps back 1.
   it('two processes sharing 120/min that start 0.1 s apart: every full window >= 97% used, no 429, split within 10%', async () => {
     for (const seed of [7, 1, 2]) {
-      const run = await simulate({
-        limit: 120,
-        processes: [{}, { startMs: 100 }],
-        durationMs: 4 * MIN,
-        seed,
-        concurrency: 16,
-      });
+      const run = await fourMinutes(120, [{}, { startMs: 100 }], seed);
       expect(run.refused).toBe(0);
       expect(minOf(run.windowCounts(MIN, 4 * MIN))).toBeGreaterThanOrEqual(0.97 * 120);
       expect(unevenness(run.split(MIN, 4 * MIN))).toBeLessThanOrEqual(0.1);
@@ -276,13 +257,7 @@ describe('AdaptiveRateLimiter on one key (fake clock)', () => {
   // read as lasting, its line moving with it, and the cap was raised by less than the others had left.
   it('a process that finishes early at 120/min: from 5 s after, at most one window under 97% used, no 429', async () => {
     for (const seed of [1, 3]) {
-      const run = await simulate({
-        limit: 120,
-        processes: [{}, { startMs: 100, stopMs: 120_000 }],
-        durationMs: 4 * MIN,
-        seed,
-        concurrency: 16,
-      });
+      const run = await fourMinutes(120, [{}, { startMs: 100, stopMs: 120_000 }], seed);
       expect(run.refused).toBe(0);
       const under = run.windowCounts(125_000, 4 * MIN).filter((count) => count < 0.97 * 120);
       expect(under.length).toBeLessThanOrEqual(1);
@@ -379,13 +354,7 @@ describe('AdaptiveRateLimiter on one key (fake clock)', () => {
   it.each([1, 4, 5])(
     'a process that joins at 80 s at 30/min (seed %i): every full window >= 90% used, no 429',
     async (seed) => {
-      const run = await simulate({
-        limit: 30,
-        processes: [{}, { startMs: 80_000 }],
-        durationMs: 4 * MIN,
-        seed,
-        concurrency: 16,
-      });
+      const run = await fourMinutes(30, [{}, { startMs: 80_000 }], seed);
       expect(run.refused).toBe(0);
       expect(minOf(run.windowCounts(MIN, 4 * MIN))).toBeGreaterThanOrEqual(27);
     },
