@@ -250,7 +250,7 @@ export class AdaptiveRateLimiter {
     const view = this.view;
     if (!view) return undefined;
     const own = this.ownStillCountedAt(this.clock.now());
-    const policy = this.policy(view);
+    const policy = this.policy(view.limit);
     return {
       limit: view.limit,
       own,
@@ -496,11 +496,7 @@ export class AdaptiveRateLimiter {
    * (several calls left the window at once, their replacements not in yet): on it, one at most.
    */
   private drawGrowth(limit: number, fullest: number, used: number, reading: number, held: number): number {
-    const room = Math.max(
-      0,
-      ratePolicy(limit, this.roundTripHighMs(), this.windowMs, this.othersPresent, this.oneOther).top -
-        fullest,
-    );
+    const room = Math.max(0, this.policy(limit).top - fullest);
     const share =
       !this.othersPresent || this.othersLeaving
         ? 1
@@ -519,7 +515,7 @@ export class AdaptiveRateLimiter {
     if (now < this.blockedUntilMs) return { delayMs: this.blockedUntilMs - now, probe: false };
     const view = this.view;
     if (!view) return this.probeWhen(now, now);
-    const policy = this.policy(view);
+    const policy = this.policy(view.limit);
     const own = this.ownStillCountedAt(now);
     const u = own + view.others + 1;
     if (own + 1 <= policy.capAt(u) + view.left) {
@@ -598,8 +594,9 @@ export class AdaptiveRateLimiter {
     return this.windowMs / limit >= SPARSE_CALL_GAP_MS;
   }
 
-  private policy(view: KeyView) {
-    return ratePolicy(view.limit, this.roundTripHighMs(), this.windowMs, this.othersPresent, this.oneOther);
+  /** The policy's figures for this process as it sees the key now (others present, one other). */
+  private policy(limit: number) {
+    return ratePolicy(limit, this.roundTripHighMs(), this.windowMs, this.othersPresent, this.oneOther);
   }
 
   /**
