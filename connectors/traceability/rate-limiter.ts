@@ -441,11 +441,14 @@ export class AdaptiveRateLimiter {
     // (Where two of the key's calls take over a second (under 120/min) a window's calls bunch, and its
     // turnover follows a quiet minute: the last reading before it is the base a fall is measured from, or
     // the others' leaving reads only after 2 x 4 s of readings at 30/min, by when the window is 3 calls
-    // down. Not at 120/min: there four processes' answers come seconds apart, and a base that old read
-    // their yields as leaving; one of four took twice its share in real runs.)
-    const base = this.bunched(limit)
-      ? this.trend.filter(([at]) => at <= countedAtMs - 3 * trendMs).at(-1)
-      : undefined;
+    // down. So too for a process sharing the key with one other (`ONE_OTHER_SHARE`): its answers come in
+    // bunches seconds apart, and with no reading 2 s old the leaving read a second late, the window 3
+    // calls down. Not for the others at 120/min: there four processes' answers come seconds apart, and a
+    // base that old read their yields as leaving; one of four took twice its share in real runs.)
+    const base =
+      this.bunched(limit) || this.oneOther
+        ? this.trend.filter(([at]) => at <= countedAtMs - 3 * trendMs).at(-1)
+        : undefined;
     this.trend = this.trend.filter(([at]) => at > countedAtMs - 3 * trendMs);
     if (base && base[0] > countedAtMs - this.windowMs) this.trend.unshift(base);
     this.trend.push([countedAtMs, reading, used - reading]);
@@ -456,7 +459,13 @@ export class AdaptiveRateLimiter {
     if (before.length === 0) return;
     // Leaving once they fell by 3/4 of the band (at least 2); no longer once they grow again.
     const beforeMax = Math.max(...before.map(([, o]) => o));
-    const fall = beforeMax - Math.max(...recent.map(([, o]) => o));
+    // (Sharing with one other, by the latest reading: that other replaces what leaves at once, so a
+    // reading 2 under the count before, the fall lasting, is no dip; the most over the last second lagged
+    // it by an answer, a second at 120/min, and the window stood at 116 of 120. Not a fall of 1: two
+    // processes settling the key take turns at one call more, and a fall of 1 read as leaving let one of
+    // them take the other's share, 429s among it, on the fake clock.)
+    const latest = this.pairedWith(beforeMax, used) ? reading : Math.max(...recent.map(([, o]) => o));
+    const fall = beforeMax - latest;
     // (Falling by no more than we grew meanwhile is the others yielding to our growth, not leaving...)
     const grew = Math.max(...recent.map(([, , m]) => m)) - Math.max(...before.map(([, , m]) => m));
     // (Nor while the key stays where no sharing cap binds: then the others would have replaced.)
@@ -517,8 +526,9 @@ export class AdaptiveRateLimiter {
     if (!view) return this.probeWhen(now, now);
     const policy = this.policy(view.limit);
     const own = this.ownStillCountedAt(now);
-    const u = own + view.others + 1;
-    if (own + 1 <= policy.capAt(u) + view.left) {
+    const fallen = this.othersFallenSince(view, now);
+    const u = own + view.others - fallen + 1;
+    if (own + 1 <= policy.capAt(u) + view.left + fallen) {
       // Replacing own calls that left the window since the last answer cannot add to the key's count.
       // (Never into the last slot, though: that one only a 429 could tell us was taken.)
       if (own + 1 <= view.own && u < view.limit && view.used < view.limit)
@@ -583,10 +593,34 @@ export class AdaptiveRateLimiter {
     return { delayMs: Math.max(1, leaves - now), probe: false };
   }
 
+  /**
+   * While the one other process leaves (see `ONE_OTHER_SHARE`), how many of its calls have left the
+   * window since the last answer, expected: its count before it began to leave, spread over the window,
+   * leaves at that pace (rounded, so the first goes half a call's time after the answer). Its calls leave
+   * about a second apart, and so do this process's answers: waiting for an answer to show each one, the
+   * window stood 2-3 calls down (116 of 120). If the guess runs ahead, the next answer, a round trip
+   * later, corrects it: the key one over the top, which the reserve holds.
+   */
+  private othersFallenSince(view: KeyView, now: number): number {
+    if (!this.othersLeaving || !this.pairedWith(this.othersBeforeLeaving, view.used)) return 0;
+    const expected = ((now - view.atMs) * this.othersBeforeLeaving) / this.windowMs;
+    return Math.min(view.others, Math.floor(expected + 0.5));
+  }
+
   /** One probe at `atMs` (now, if that has passed), unless one is already on its way. */
   private probeWhen(atMs: number, now: number): RateDecision {
     if (now < atMs) return { delayMs: atMs - now, probe: false };
     return { delayMs: this.probeInFlight ? this.sliceMs : 0, probe: true };
+  }
+
+  /**
+   * This process shares the key with one other of its size (`ONE_OTHER_SHARE`), the others holding
+   * `others` of `used` too (they did before they left). (A small other, one that joined late, sends its
+   * few calls in bunches: a reading 2 or more under its count was its replacements on their way, read as
+   * leaving, and the calls taken between answers were 429s.)
+   */
+  private pairedWith(others: number, used: number): boolean {
+    return this.oneOther && others >= ONE_OTHER_SHARE * used;
   }
 
   /** The key's calls are `SPARSE_CALL_GAP_MS` or more apart: a process's answers come seconds apart. */
