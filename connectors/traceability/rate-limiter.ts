@@ -464,8 +464,8 @@ export class AdaptiveRateLimiter {
     // it by an answer, a second at 120/min, and the window stood at 116 of 120. Not a fall of 1: two
     // processes settling the key take turns at one call more, and a fall of 1 read as leaving let one of
     // them take the other's share, 429s among it, on the fake clock.)
-    const latest = this.pairedWith(beforeMax, used) ? reading : Math.max(...recent.map(([, o]) => o));
-    const fall = beforeMax - latest;
+    const othersNow = this.pairedWith(beforeMax, used) ? reading : Math.max(...recent.map(([, o]) => o));
+    const fall = beforeMax - othersNow;
     // (Falling by no more than we grew meanwhile is the others yielding to our growth, not leaving...)
     const grew = Math.max(...recent.map(([, , m]) => m)) - Math.max(...before.map(([, , m]) => m));
     // (Nor while the key stays where no sharing cap binds: then the others would have replaced.)

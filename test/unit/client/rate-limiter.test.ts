@@ -250,8 +250,6 @@ describe('AdaptiveRateLimiter on one key (fake clock)', () => {
     expect(minOf(run.windowCounts(171_000, 4 * MIN))).toBeGreaterThanOrEqual(0.97 * 120);
   });
 
-  // Goal 97%; with shared growth at half pace the key's calls stay spread over the window, so the
-  // stopped process's calls leave gradually and the other takes them up (88.5% before, one window's dip).
   // 120x2-early on the fake clock: once the leaving was read, the survivor stood at 115-117 of 120 for a
   // minute (seed 1: 6 windows under 117 from 125 s; seed 3: 15). A steady fall (one call a second) never
   // read as lasting, its line moving with it, and the cap was raised by less than the others had left.
@@ -302,6 +300,8 @@ describe('AdaptiveRateLimiter on one key (fake clock)', () => {
     expect(limiter.snapshot()?.others).toBe(10);
   });
 
+  // Goal 97%; with shared growth at half pace the key's calls stay spread over the window, so the
+  // stopped process's calls leave gradually and the other takes them up (88.5% before, one window's dip).
   it('a process that finishes early at 3,000/min: the other takes its share as it frees, the dip under 5%', async () => {
     const run = await simulate({ limit: 3000, processes: [{}, { stopMs: 120_000 }], durationMs: 4 * MIN });
     expect(run.refused).toBe(0);
