@@ -173,6 +173,11 @@ interface OwnCall {
   countedAtMs: number;
   /** Its answer (or its loss) has come back. */
   settled: boolean;
+  /**
+   * When its answer, headers and all, came back: the server counted it by then (it counts a call before
+   * answering it), so it has surely left the window a window later, whatever the one-way delays were.
+   */
+  answeredAtMs?: number;
 }
 
 /**
@@ -183,8 +188,9 @@ interface OwnCall {
  * when each of its own calls was counted (sent + half its round trip), so it knows exactly how many
  * of them were in that window: the rest, `others = used - own`, belongs to the other processes (the
  * most seen over `HOLD_MS`: a busy process replaces what leaves its window; the latest while they
- * leave). Own calls leave the window exactly one window after they were counted, so the limiter
- * wakes then and replaces them (up to the own count it held): nothing is paced from the last call,
+ * leave). An own call has left the window a window after its answer came back (the server counts a
+ * call before it answers), so the limiter wakes then and replaces it (up to the own count it held):
+ * nothing is paced from the last call,
  * and a late timer loses nothing (the room is still there). Growing beyond that needs the key's
  * count with the call, `u = own + others + 1`, at or under `top`, the own count within `capAt(u)`
  * (see `ratePolicy`), this process's share of the room seen in its last answers, and `u` under the
@@ -231,6 +237,8 @@ export class AdaptiveRateLimiter {
   /** Smoothed round trip and its deviation (as TCP does). */
   private srttMs: number | undefined;
   private rttVarMs = 0;
+  /** The longest an answered own call took (bounds the scans for calls still in the window). */
+  private slowestAnswerMs = 0;
   private queue: Promise<void> = Promise.resolve();
 
   constructor(options: RateLimiterOptions = {}) {
@@ -302,7 +310,7 @@ export class AdaptiveRateLimiter {
     const now = this.clock.now();
     this.probeInFlight = false;
     this.lastAnswerLost = observation === undefined;
-    const countedAtMs = permit ? this.settleOwnCall(permit, counted, now) : now;
+    const countedAtMs = permit ? this.settleOwnCall(permit, counted, now, observation !== undefined) : now;
     if (!observation) return;
     const atMs = permit?.dispatchedAtMs ?? now;
     // Answers arrive out of order under concurrency; keep the one describing the latest request.
@@ -363,16 +371,18 @@ export class AdaptiveRateLimiter {
   }
 
   /** The own call's round trip and when it was counted (or, refused, that it was not); returns the latter. */
-  private settleOwnCall(permit: RatePermit, counted: boolean, now: number): number {
+  private settleOwnCall(permit: RatePermit, counted: boolean, now: number, answered: boolean): number {
     this.inFlight = Math.max(0, this.inFlight - 1);
     const rtt = now - permit.dispatchedAtMs;
     this.recordRoundTrip(rtt);
+    if (answered) this.slowestAnswerMs = Math.max(this.slowestAnswerMs, Math.min(rtt, this.windowMs));
     const countedAtMs = permit.dispatchedAtMs + rtt / 2;
     const call = this.findOwn(permit.dispatchedAtMs);
     if (call && !counted) this.own.splice(this.own.indexOf(call), 1);
     else if (call) {
       call.countedAtMs = countedAtMs;
       call.settled = true;
+      if (answered) call.answeredAtMs = now;
     }
     return countedAtMs;
   }
@@ -652,8 +662,9 @@ export class AdaptiveRateLimiter {
   }
 
   /**
-   * How far a counting time may be off (one-way delays are not half the round trip): a replacement
-   * is only sent once the call it replaces has left the window even if both estimates are off.
+   * How far an estimated counting time may be off (one-way delays are not half the round trip): for a
+   * call whose answer has not come back (or was lost), that long after its estimate it has surely been
+   * counted.
    */
   private slackMs(): number {
     return Math.min(1_000, (this.srttMs ?? 0) / 2 + 2 * this.rttVarMs) + 1;
@@ -691,19 +702,35 @@ export class AdaptiveRateLimiter {
 
   /** Own calls that may still be in the server's window when a call sent now arrives. */
   private ownStillCountedAt(now: number): number {
-    return this.countCounted(now - this.windowMs - this.slackMs(), Number.POSITIVE_INFINITY);
+    let n = 0;
+    this.forOwnMaybeInWindow(now, () => n++);
+    return n;
   }
 
   /** When the earliest own call that may still be in the window has surely left it. */
   private nextOwnDepartureMs(now: number): number | undefined {
-    const from = now - this.windowMs - this.slackMs();
     let earliest = Number.POSITIVE_INFINITY;
+    this.forOwnMaybeInWindow(now, (countedByMs) => (earliest = Math.min(earliest, countedByMs)));
+    return earliest === Number.POSITIVE_INFINITY ? undefined : earliest + this.windowMs + 1;
+  }
+
+  /**
+   * Each own call that may still be in the window at `now`, with the time by which it was surely
+   * counted: its answer's arrival, or, unanswered, its estimated counting time plus `slackMs`. (A
+   * replacement sent a window after its predecessor's answer reaches the server after the
+   * predecessor left, with no margin for the round trip's spread: a round trip and two deviations
+   * after the predecessor left, the window stood a call short that long, each time.)
+   */
+  private forOwnMaybeInWindow(now: number, each: (countedByMs: number) => void): void {
+    const slack = this.slackMs();
+    const from = now - this.windowMs;
     for (let i = this.own.length - 1; i >= this.head; i--) {
       const call = this.own[i] as OwnCall;
-      if (call.sentAtMs <= from - 1_000) break;
-      if (call.countedAtMs > from) earliest = Math.min(earliest, call.countedAtMs);
+      // (Counted within the slowest answer after it was sent, or a second for the unanswered.)
+      if (call.sentAtMs <= from - Math.max(1_000, this.slowestAnswerMs) - slack) break;
+      const countedByMs = call.answeredAtMs ?? call.countedAtMs + slack;
+      if (countedByMs > from) each(countedByMs);
     }
-    return earliest === Number.POSITIVE_INFINITY ? undefined : earliest + this.windowMs + this.slackMs() + 1;
   }
 
   /**

@@ -21,6 +21,11 @@ export interface SimResult {
   limiters: AdaptiveRateLimiter[];
   /** Calls counted in the window (t - 60 s, t] for t = fromMs, fromMs + 1 s, ..., toMs. */
   windowCounts(fromMs: number, toMs: number): number[];
+  /**
+   * The longest stretch within [fromMs, toMs] in which the window (t - 60 s, t] held fewer than `count`
+   * calls, to the millisecond (not sampled once a second).
+   */
+  longestUnder(count: number, fromMs: number, toMs: number): number;
   /** Calls each process got counted in [fromMs, toMs). */
   split(fromMs: number, toMs: number): number[];
 }
@@ -102,6 +107,29 @@ export async function simulate(opts: {
       for (let t = fromMs; t <= toMs; t += 1_000)
         counts.push(all.filter((x) => x > t - 60_000 && x <= t).length);
       return counts;
+    },
+    longestUnder(count, fromMs, toMs) {
+      // The count changes only as a call arrives (+1) or leaves a window later (-1).
+      const changes = [
+        ...all.map((x): [number, number] => [x, 1]),
+        ...all.map((x): [number, number] => [x + 60_000, -1]),
+      ].sort((a, b) => a[0] - b[0] || a[1] - b[1]);
+      let n = 0;
+      let i = 0;
+      for (; i < changes.length && (changes[i] as [number, number])[0] <= fromMs; i++)
+        n += (changes[i] as [number, number])[1];
+      let longest = 0;
+      let under = n < count ? fromMs : undefined;
+      for (; i < changes.length && (changes[i] as [number, number])[0] <= toMs; i++) {
+        const [at, delta] = changes[i] as [number, number];
+        n += delta;
+        if (n < count && under === undefined) under = at;
+        if (n >= count && under !== undefined) {
+          longest = Math.max(longest, at - under);
+          under = undefined;
+        }
+      }
+      return under === undefined ? longest : Math.max(longest, toMs - under);
     },
     split(fromMs, toMs) {
       return accepted.map((times) => times.filter((x) => x >= fromMs && x < toMs).length);
