@@ -3,7 +3,7 @@
  * share of it, to see where a window dips.
  *
  *   node bin/run-ts.cjs bench/client-rate-sim-trace.ts --limit 30 --n 2 [--start 0,80000] [--stop 0,120000]
- *     [--seed 7] [--seconds 240] [--from 50] [--to 240]
+ *     [--seed 7] [--seconds 240] [--from 50] [--to 240] [--phase-ms 0]   (see client-rate-sim.ts --phases)
  */
 import { simulate } from '../test/unit/client/rate-sim';
 
@@ -27,6 +27,7 @@ async function main(): Promise<void> {
     processes,
     durationMs,
     seed: Number(arg('seed') ?? 7),
+    phaseMs: Number(arg('phase-ms') ?? 0),
     concurrency: 16,
   });
   const from = Number(arg('from') ?? 50) * 1000;

@@ -6,8 +6,12 @@
  *     [--timer-lag-ms 20]   (the limiter's timers fire up to that late, as on a loaded machine)
  *     [--stagger-ms 100]    (processes that start together start that far apart, as real forks do; 0 = at one
  *                            instant, which flatters the split: a lead taken in the fill is never given back)
+ *     [--phases 0]          (where in a second of Unix time each run starts, ms; 0 = on a second, where the
+ *                            whole-second samples share X-RateLimit-Reset's seconds: the kindest phase. A
+ *                            real run starts anywhere: --phases 0,125,250,375,500,625,750,875 runs each seed
+ *                            at each, and a cell's "missed in" counts over all of them)
  *
- * With several seeds (network delays drawn differently) each cell prints its least used run and how
+ * With several seeds (network delays drawn differently) or phases each cell prints its least used run and how
  * many of the runs missed a goal.
  */
 import { simulate, type SimProcess } from '../test/unit/client/rate-sim';
@@ -28,6 +32,8 @@ async function main(): Promise<void> {
     processes.map((p, i) => (p.startMs === undefined && i > 0 ? { ...p, startMs: i * staggerMs } : p));
   const only = arg('only')?.split(',');
   const seeds = (arg('seeds') ?? arg('seed') ?? '7').split(',').map(Number);
+  const phases = (arg('phases') ?? '0').split(',').map(Number);
+  const runs = seeds.flatMap((seed) => phases.map((phaseMs) => ({ seed, phaseMs })));
   const cells: Array<{ name: string; limit: number; processes: SimProcess[]; equalWork: boolean }> = [];
   for (const limit of [30, 120, 600, 3000]) {
     for (const n of [1, 2, 4])
@@ -55,12 +61,13 @@ async function main(): Promise<void> {
     let worst: { f: ReturnType<typeof cellFigures>; missed: string[] } | undefined;
     let runsMissed = 0;
     const processes = staggered(cell.processes);
-    for (const seed of seeds) {
+    for (const { seed, phaseMs } of runs) {
       const run = await simulate({
         limit: cell.limit,
         processes,
         durationMs,
         seed,
+        phaseMs,
         concurrency: LANES,
         timerLagMs: Number(arg('timer-lag-ms') ?? 0),
       });
@@ -85,7 +92,7 @@ async function main(): Promise<void> {
     console.log(
       `${cell.name.padEnd(13)} min ${(f.useMin * 100).toFixed(1)}% @${f.useMinAtS}s med ${(f.useMedian * 100).toFixed(1)}% ` +
         `429 ${f.refused}/${f.calls} idle ${f.idleSeconds} split ${f.split.join('/')} ` +
-        `${missed.length ? 'MISS ' + missed.join('; ') : 'ok'}${seeds.length > 1 ? ` (missed in ${runsMissed}/${seeds.length} runs)` : ''}`,
+        `${missed.length ? 'MISS ' + missed.join('; ') : 'ok'}${runs.length > 1 ? ` (missed in ${runsMissed}/${runs.length} runs)` : ''}`,
     );
   }
   process.exitCode = failed ? 1 : 0;

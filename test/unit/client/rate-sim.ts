@@ -49,8 +49,15 @@ export async function simulate(opts: {
    * stream of its own, so the network delays stay the same draws.
    */
   timerLagMs?: number;
+  /**
+   * How far into a second of Unix time the run starts (0 by default: on a second). X-RateLimit-Reset
+   * counts whole seconds and the ramp line starts from it, while the figures sample the window every
+   * whole second from the start: at 0 the two grids coincide, which is the kindest phase (about half
+   * the missed runs of the average over the second's phases); a real run starts anywhere in a second.
+   */
+  phaseMs?: number;
 }): Promise<SimResult> {
-  const clock = new FakeClock();
+  const clock = new FakeClock(1_700_000_000_000 + (opts.phaseMs ?? 0));
   const t0 = clock.now();
   const server = new RollingWindowModel(opts.limit, () => clock.now());
   const random = seededRandom(opts.seed ?? 7);
