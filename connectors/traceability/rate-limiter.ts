@@ -717,9 +717,10 @@ export class AdaptiveRateLimiter {
   /**
    * Each own call that may still be in the window at `now`, with the time by which it was surely
    * counted: its answer's arrival, or, unanswered, its estimated counting time plus `slackMs`. (A
-   * replacement sent a window after its predecessor's answer reaches the server after the
-   * predecessor left, with no margin for the round trip's spread: a round trip and two deviations
-   * after the predecessor left, the window stood a call short that long, each time.)
+   * replacement sent a window after its predecessor's answer cannot reach the server before the
+   * predecessor left. Timed from the estimate plus the slack instead, replacements arrived a round
+   * trip and two deviations after their predecessors left, the window a call short that long at
+   * every turn.)
    */
   private forOwnMaybeInWindow(now: number, each: (countedByMs: number) => void): void {
     const slack = this.slackMs();
