@@ -52,8 +52,9 @@ export async function simulate(opts: {
   /**
    * How far into a second of Unix time the run starts (0 by default: on a second). X-RateLimit-Reset
    * counts whole seconds and the ramp line starts from it, while the figures sample the window every
-   * whole second from the start: at 0 the two grids coincide, which is the kindest phase (about half
-   * the missed runs of the average over the second's phases); a real run starts anywhere in a second.
+   * whole second from the start: at 0 the two grids coincide, which is the kindest phase (a third to two
+   * fifths of the missed runs of the average over the second's phases); a real run starts anywhere in a
+   * second.
    */
   phaseMs?: number;
 }): Promise<SimResult> {
