@@ -60,6 +60,7 @@ async function main(): Promise<void> {
   for (const cell of cells.filter((c) => !only || only.includes(c.name))) {
     let worst: { f: ReturnType<typeof cellFigures>; missed: string[] } | undefined;
     let runsMissed = 0;
+    let runsRefused = 0;
     const processes = staggered(cell.processes);
     for (const { seed, phaseMs } of runs) {
       const run = await simulate({
@@ -79,6 +80,7 @@ async function main(): Promise<void> {
       const f = cellFigures(cell.limit, run.accepted.flat(), run.refused, spans);
       const missed = missedGoals(cell.limit, f, cell.equalWork);
       if (missed.length) runsMissed++;
+      if (run.refused) runsRefused++;
       if (
         !worst ||
         missed.length > worst.missed.length ||
@@ -92,7 +94,7 @@ async function main(): Promise<void> {
     console.log(
       `${cell.name.padEnd(13)} min ${(f.useMin * 100).toFixed(1)}% @${f.useMinAtS}s med ${(f.useMedian * 100).toFixed(1)}% ` +
         `429 ${f.refused}/${f.calls} idle ${f.idleSeconds} split ${f.split.join('/')} ` +
-        `${missed.length ? 'MISS ' + missed.join('; ') : 'ok'}${runs.length > 1 ? ` (missed in ${runsMissed}/${runs.length} runs)` : ''}`,
+        `${missed.length ? 'MISS ' + missed.join('; ') : 'ok'}${runs.length > 1 ? ` (missed in ${runsMissed}/${runs.length} runs, ${runsRefused} with a 429)` : ''}`,
     );
   }
   process.exitCode = failed ? 1 : 0;
