@@ -362,8 +362,7 @@ describe('AdaptiveRateLimiter on one key (fake clock)', () => {
       answer(others);
       await clock.advance(1_000);
     }
-    // (Holding most of the key, it keeps back one call, not two: see ONE_OTHER_SHARE.)
-    expect(limiter.snapshot()).toMatchObject({ own: 26, others: 2, top: 29 });
+    expect(limiter.snapshot()).toMatchObject({ own: 26, others: 2, top: 28 });
     // Its own first call leaves at 60 s, 28 s on; the key's time for two calls (4 s) is what it waits.
     expect(limiter.delayMs()).toBeLessThanOrEqual(4_000);
     await clock.advance(4_000);
@@ -389,11 +388,10 @@ describe('AdaptiveRateLimiter on one key (fake clock)', () => {
       expect(limiter.delayMs()).toBe(0);
       sendAt30(limiter, 14 + others, t0 + 61_000 + k * 2_000);
     }
-    // This process takes the room it was shown at once, up to the top (29: holding most of the key, it
-    // keeps back one call).
+    // This process takes the room it was shown at once, up to the top (28).
     let own = 14;
     while (limiter.delayMs() === 0) sendAt30(limiter, ++own + 11, t0 + 65_000);
-    expect(own).toBe(18);
+    expect(own).toBe(17);
     // Its next own call leaves at 66 s; the window's oldest call, the other's, leaves by 65 s (Reset), and a
     // call then takes its slot.
     expect(clock.now() + limiter.delayMs()).toBe(t0 + 65_000);
@@ -412,9 +410,11 @@ describe('AdaptiveRateLimiter on one key (fake clock)', () => {
   );
 
   // The same goal over the phases of a second at which a run may start (see simulate's phaseMs), and for a
-  // process that finishes early. A process holding most of the key at 30/min kept back two calls, so the key
-  // settled at 27 and a call leaving before its replacement came took it to 26 (these missed before).
-  it.each([
+  // process that finishes early: not met yet. A process holding most of the key at 30/min keeps back two
+  // calls, so the key settles at 27 and a call leaving before its replacement comes takes it to 26. Kept
+  // back one, all six met, but four processes at 30/min starting 3 s apart took 429s in every run (the
+  // client README, "Rate pacing across processes").
+  it.failing.each([
     ['joins at 80 s', 1, 125],
     ['joins at 80 s', 2, 500],
     ['joins at 80 s', 6, 750],
@@ -449,6 +449,39 @@ describe('AdaptiveRateLimiter on one key (fake clock)', () => {
     // share grows every few seconds: over a fifth by the fourth minute.
     const [first, second] = run.split(3 * MIN, 4 * MIN) as [number, number];
     expect(second / (first + second)).toBeGreaterThan(1 / 5);
+  });
+
+  // Seen on the fake clock (four processes at 30/min starting 3 s apart, with the one-other rule there): a
+  // process reading the others as leaving took a 429 that paused it for 42 s (Retry-After), and when the pause
+  // ended it counted the others' calls as having left at their pace all that time: 13 calls at once, 12 of
+  // them 429s. Between answers it may run ahead of the others' departures by the key's time for two calls.
+  it('after a long Retry-After while the other leaves, it does not count the whole pause as its departures', async () => {
+    const clock = new FakeClock();
+    const limiter = new AdaptiveRateLimiter({ clock, random: () => 0.5 });
+    const t0 = clock.now();
+    const answer = (own: number, others: number): void =>
+      limiter.complete(limiter.recordDispatch(), {
+        limit: 120,
+        remaining: 120 - own - others,
+        resetAtMs: t0 + 61_000,
+      });
+    // Two processes at 120/min, 59 calls each, this one's answers half a second apart; then the other's
+    // count falls a call a second: it is leaving.
+    for (let own = 1; own <= 59; own++) answer(own, 59);
+    for (let i = 0; i < 12; i++) {
+      await clock.advance(500);
+      answer(59, 59 - Math.floor(i / 2));
+    }
+    const refused = limiter.recordDispatch();
+    limiter.complete(refused, { limit: 120, remaining: 0, resetAtMs: clock.now() + 40_000 }, false);
+    limiter.pauseFor(40_000);
+    await clock.advance(40_000);
+    let sent = 0;
+    while (limiter.delayMs() === 0 && sent < 20) {
+      limiter.recordDispatch();
+      sent++;
+    }
+    expect(sent).toBeLessThanOrEqual(2);
   });
 
   it('a 429 pauses the process for Retry-After, then one probe goes', async () => {
