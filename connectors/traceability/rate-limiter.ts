@@ -356,7 +356,7 @@ export class AdaptiveRateLimiter {
     const growth = this.drawGrowth(observation.limit, fullest, used, reading, held);
     // Blocked with none of our calls leaving the window first, we probe once the window's oldest call
     // has left (`X-RateLimit-Reset`): that is when room frees, as far as the headers tell.
-    const probeSpreadMs = this.random() * ((2 * this.windowMs) / observation.limit);
+    const probeSpreadMs = this.random() * this.callsMs(observation.limit, 2);
     this.view = {
       limit: observation.limit,
       left: this.othersLeaving ? Math.max(0, this.othersBeforeLeaving - reading) : 0,
@@ -450,7 +450,7 @@ export class AdaptiveRateLimiter {
     sharedTop: number,
     band: number,
   ): void {
-    const trendMs = Math.max(TREND_MS, (TREND_CALLS * this.windowMs) / limit);
+    const trendMs = Math.max(TREND_MS, this.callsMs(limit, TREND_CALLS));
     // (Where two of the key's calls take over a second (under 120/min) a window's calls bunch, and its
     // turnover follows a quiet minute: the last reading before it is the base a fall is measured from, or
     // the others' leaving reads only after 2 x 4 s of readings at 30/min, by when the window is 3 calls
@@ -581,7 +581,7 @@ export class AdaptiveRateLimiter {
       view.others <= policy.band &&
       this.trend.some(([, others]) => others > view.others)
     ) {
-      const staleAt = view.atMs + (2 * this.windowMs) / view.limit;
+      const staleAt = view.atMs + this.callsMs(view.limit, 2);
       if (leaves === undefined || staleAt < leaves) return this.probeWhen(staleAt, now);
     }
     // The others leave, and the window's oldest call is theirs: one call when it has left (by
@@ -601,12 +601,12 @@ export class AdaptiveRateLimiter {
     // owner that has not seen us since does; Reset, whole seconds, may come most of a second after that
     // call left. The probe waits the key's time for one call more, by when the owner has seen us and, at
     // its cap, left a call unreplaced. Without it, 30x2-late took a 429 in 8 of 64 runs.)
-    const afterFull = view.used >= view.limit ? this.windowMs / view.limit : 0;
+    const afterFull = view.used >= view.limit ? this.callsMs(view.limit, 1) : 0;
     const probeAt = this.probeAtMs ?? view.resetAtMs + afterFull + view.probeSpreadMs;
     // (Not when one of ours leaves soon after: the key's time for a few calls; the reset-time probe
     // not when we hold a fair share already, see PROBE_BELOW_SHARE.)
     const mayProbe = this.probeAtMs !== undefined || own < PROBE_BELOW_SHARE * view.used;
-    if (leaves === undefined || (mayProbe && probeAt + (4 * this.windowMs) / view.limit < leaves))
+    if (leaves === undefined || (mayProbe && probeAt + this.callsMs(view.limit, 4) < leaves))
       return this.probeWhen(probeAt, now);
     return { delayMs: Math.max(1, leaves - now), probe: false };
   }
@@ -621,7 +621,7 @@ export class AdaptiveRateLimiter {
    */
   private othersFallenSince(view: KeyView, now: number): number {
     if (!this.othersLeaving || !this.pairedWith(this.othersBeforeLeaving, view.used)) return 0;
-    const sinceMs = Math.min(now - view.atMs, (TREND_CALLS * this.windowMs) / view.limit);
+    const sinceMs = Math.min(now - view.atMs, this.callsMs(view.limit, 2));
     const expected = (sinceMs * this.othersBeforeLeaving) / this.windowMs;
     return Math.min(view.others, Math.floor(expected + 0.5));
   }
@@ -642,9 +642,14 @@ export class AdaptiveRateLimiter {
     return this.oneOther && others >= ONE_OTHER_SHARE * used;
   }
 
+  /** The key's time for `calls` calls at its allowance (one call every window / limit). */
+  private callsMs(limit: number, calls: number): number {
+    return (calls * this.windowMs) / limit;
+  }
+
   /** The key's calls are `SPARSE_CALL_GAP_MS` or more apart: a process's answers come seconds apart. */
   private sparse(limit: number): boolean {
-    return this.windowMs / limit >= SPARSE_CALL_GAP_MS;
+    return this.callsMs(limit, 1) >= SPARSE_CALL_GAP_MS;
   }
 
   /** The policy's figures for this process as it sees the key now (others present, one other). */
@@ -657,7 +662,7 @@ export class AdaptiveRateLimiter {
    * follows a quiet minute (see `followLeaving`).
    */
   private bunched(limit: number): boolean {
-    return (TREND_CALLS * this.windowMs) / limit > TREND_MS;
+    return this.callsMs(limit, TREND_CALLS) > TREND_MS;
   }
 
   /** A high estimate of the round trip (srtt + 4 deviations), bounded to a second. */

@@ -15,9 +15,13 @@ function fourMinutes(limit: number, processes: SimProcess[], seed: number) {
   return simulate({ limit, processes, durationMs: 4 * MIN, seed, concurrency: 16 });
 }
 
-/** One call of `limiter` goes out and its answer shows the key at `used` of 30, the oldest call leaving at `resetAtMs`. */
+/** One call of `limiter` goes out and its answer shows the key at `used` of `limit`, the oldest call leaving at `resetAtMs`. */
+function sendAt(limiter: AdaptiveRateLimiter, limit: number, used: number, resetAtMs: number): void {
+  limiter.complete(limiter.recordDispatch(), { limit, remaining: limit - used, resetAtMs });
+}
+
 function sendAt30(limiter: AdaptiveRateLimiter, used: number, resetAtMs: number): void {
-  limiter.complete(limiter.recordDispatch(), { limit: 30, remaining: 30 - used, resetAtMs });
+  sendAt(limiter, 30, used, resetAtMs);
 }
 
 describe('ratePolicy', () => {
@@ -459,12 +463,7 @@ describe('AdaptiveRateLimiter on one key (fake clock)', () => {
     const clock = new FakeClock();
     const limiter = new AdaptiveRateLimiter({ clock, random: () => 0.5 });
     const t0 = clock.now();
-    const answer = (own: number, others: number): void =>
-      limiter.complete(limiter.recordDispatch(), {
-        limit: 120,
-        remaining: 120 - own - others,
-        resetAtMs: t0 + 61_000,
-      });
+    const answer = (own: number, others: number): void => sendAt(limiter, 120, own + others, t0 + 61_000);
     // Two processes at 120/min, 59 calls each, this one's answers half a second apart; then the other's
     // count falls a call a second: it is leaving.
     for (let own = 1; own <= 59; own++) answer(own, 59);
