@@ -374,11 +374,10 @@ export class AdaptiveRateLimiter {
     this.followLeaving(observation.limit, countedAtMs, reading, used, sharedTop, band);
     // (While they leave, a lower count is no dip: the latest reading holds, and the fullest is of the
     // readings in the hold only.)
-    const kept = this.othersLeaving ? readings.filter(([at]) => at > countedAtMs - HOLD_MS) : readings;
+    const lately = readings.filter(([at]) => at > countedAtMs - HOLD_MS);
+    const kept = this.othersLeaving ? lately : readings;
     const others = this.othersLeaving ? reading : Math.max(...kept.map(([, value]) => value));
-    const othersLately = this.othersLeaving
-      ? reading
-      : Math.max(...kept.filter(([at]) => at > countedAtMs - HOLD_MS).map(([, value]) => value));
+    const othersLately = this.othersLeaving ? reading : Math.max(...lately.map(([, value]) => value));
     const own = Math.max(...kept.map(([, , value]) => value));
     const fullest = Math.max(...kept.map(([, o, m]) => o + m));
     const growth = this.drawGrowth(observation.limit, fullest, used, reading, held);
