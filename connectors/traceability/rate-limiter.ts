@@ -524,10 +524,13 @@ export class AdaptiveRateLimiter {
     // (Nor while the key stays where no sharing cap binds: then the others would have replaced.)
     const uncapped = Math.max(...recent.map(([, o, m]) => o + m)) <= sharedTop - band + 1;
     const threshold = pairAtBunch ? 1 : Math.max(2, band * LEAVING_FALL_BANDS);
-    // (Where the key's calls bunch, not by a process holding under `ONE_OTHER_SHARE` of the key: others that
-    // hold the most of it and fall are a larger process yielding at its cap, and their yields read as
-    // leaving let a late joiner take all the room while that process grew into it too: 429s in 9 runs of 128.)
-    const yieldToUs = this.bunched(limit) && this.smallShare;
+    // (Not by a process holding under `ONE_OTHER_SHARE` of the key: others that hold the most of it and fall
+    // are a larger process yielding at its cap, and their yields read as leaving let a late joiner take all
+    // the room while that process grew into it too: at 30/min, 429s in 9 runs of 128; at 600/min the yield
+    // to the band is 12 calls, more than the joiner grows meanwhile, and 97 runs of 128 had a 429. Except
+    // from 120 to 240/min, where the calls are sparse but do not bunch: 120x2-late missed in 58 runs of 128
+    // so, 37 without.)
+    const yieldToUs = this.smallShare && (this.bunched(limit) || !this.sparse(limit));
     if (
       !yieldToUs &&
       fall >= threshold &&
@@ -537,6 +540,10 @@ export class AdaptiveRateLimiter {
       if (!this.othersLeaving) this.othersBeforeLeaving = beforeMax;
       this.othersLeaving = true;
     } else if (fall < 0) this.othersLeaving = false;
+    // (Where the key's calls bunch, a key over the top is no one leaving: only the survivor fills a leaver's
+    // room, up to the top. Read as leaving, a larger process's yield at the top let the other take each of
+    // its calls as it left, the key at 30 of 30, and the yielder fell to 7 of 29 (real runs: 37/50).)
+    if (this.bunched(limit) && used > sharedTop) this.othersLeaving = false;
   }
 
   /**

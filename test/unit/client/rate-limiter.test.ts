@@ -152,6 +152,29 @@ describe('AdaptiveRateLimiter on one key (fake clock)', () => {
     }
   });
 
+  // Two at 30/min started 3 s apart: the first led the fill 17/12, and its yield to 15 at the top read to the
+  // other as leaving (a fall of 2 against its own growth of 1). That one then took each call of the first as
+  // it left the window, following X-RateLimit-Reset, the key at 30, over the top: the first yielded to it
+  // every call, 24/59 (real runs, started together: 37/50 and 40/48). A key over the top is no one leaving.
+  it('two processes sharing 30/min that start 3 s apart: split within 10% of even, every full window >= 90% used', async () => {
+    for (const [seed, phaseMs] of [
+      [1, 750],
+      [2, 875],
+      [8, 875],
+    ] as const) {
+      const run = await simulate({
+        limit: 30,
+        processes: [{}, { startMs: 3_000 }],
+        durationMs: 4 * MIN,
+        seed,
+        phaseMs,
+        concurrency: 16,
+      });
+      expect(unevenness(run.split(MIN + 3_000, 4 * MIN))).toBeLessThanOrEqual(0.1);
+      expect(minOf(run.windowCounts(MIN + 3_000, 4 * MIN))).toBeGreaterThanOrEqual(27);
+    }
+  });
+
   it('four processes sharing 120/min (16 calls in flight each): every full window >= 97% used, no 429', async () => {
     for (const seed of [7, 1, 2, 3]) {
       const run = await fourMinutes(120, [{}, {}, {}, {}], seed);
@@ -458,6 +481,30 @@ describe('AdaptiveRateLimiter on one key (fake clock)', () => {
       });
       expect(run.refused).toBe(0);
       expect(minOf(run.windowCounts(MIN, 4 * MIN))).toBeGreaterThanOrEqual(27);
+    },
+  );
+
+  // The late joiner at 600/min (bench cell 600x2-late): the incumbent, at its sharing cap, leaves calls
+  // unreplaced until the key is in the band (12 under the top) and the joiner read that fall, larger than
+  // its own growth, as the incumbent leaving: it took all the room at once while the incumbent grew into it
+  // too (a 429 in 97 runs of 128 on the fake clock, 27 of them over 0.5% of calls).
+  it.each([
+    [1, 500],
+    [2, 250],
+    [3, 750],
+  ])(
+    'a process that joins at 80 s at 600/min (seed %i, %i ms into a second): no 429, every full window >= 97% used',
+    async (seed, phaseMs) => {
+      const run = await simulate({
+        limit: 600,
+        processes: [{}, { startMs: 80_000 }],
+        durationMs: 4 * MIN,
+        seed,
+        phaseMs,
+        concurrency: 16,
+      });
+      expect(run.refusedAt).toEqual([[], []]);
+      expect(minOf(run.windowCounts(MIN, 4 * MIN))).toBeGreaterThanOrEqual(0.97 * 600);
     },
   );
 
