@@ -192,6 +192,8 @@ export interface RateDecision {
   probe: boolean;
   /** It follows the X-RateLimit-Reset of the answer dispatched then (see `decide`). */
   followsReset?: number;
+  /** It checks a fall of the others (see `decide`): not growth of ours that they yield to. */
+  checksFall?: boolean;
 }
 
 /** One counted call of this process. */
@@ -246,6 +248,10 @@ export class AdaptiveRateLimiter {
   private othersLeaving = false;
   /** The others' count before they began to leave. */
   private othersBeforeLeaving = 0;
+  /** Where a fall of 1 of a pair's other may be its leaving (see `followLeaving`): when it was first seen. */
+  private fallSeenAtMs: number | undefined;
+  /** When the last call that checked such a fall went. */
+  private fallCheckedAtMs: number | undefined;
   /** Readings over the last three `TREND_MS`: [counted at, others, own]. */
   private trend: Array<[number, number, number]> = [];
   /**
@@ -318,6 +324,7 @@ export class AdaptiveRateLimiter {
   recordDispatch(decision = this.decide(this.clock.now())): RatePermit {
     const now = this.clock.now();
     if (decision.followsReset !== undefined) this.resetFollowedFor = decision.followsReset;
+    if (decision.checksFall) this.fallCheckedAtMs = now;
     this.own.push({ sentAtMs: now, countedAtMs: this.arrivalOfCallSentAt(now), settled: false });
     this.inFlight++;
     if (decision.probe) {
@@ -520,7 +527,10 @@ export class AdaptiveRateLimiter {
     const othersNow = byLatest ? reading : Math.max(...recent.map(([, o]) => o));
     const fall = beforeMax - othersNow;
     // (Falling by no more than we grew meanwhile is the others yielding to our growth, not leaving...)
-    const grew = Math.max(...recent.map(([, , m]) => m)) - Math.max(...before.map(([, , m]) => m));
+    // (A call that checked a fall is not growth the others yield to.)
+    const checked =
+      this.fallCheckedAtMs !== undefined && this.fallCheckedAtMs > countedAtMs - 3 * trendMs ? 1 : 0;
+    const grew = Math.max(...recent.map(([, , m]) => m)) - Math.max(...before.map(([, , m]) => m)) - checked;
     // (Nor while the key stays where no sharing cap binds: then the others would have replaced.)
     const uncapped = Math.max(...recent.map(([, o, m]) => o + m)) <= sharedTop - band + 1;
     const threshold = pairAtBunch ? 1 : Math.max(2, band * LEAVING_FALL_BANDS);
@@ -531,6 +541,10 @@ export class AdaptiveRateLimiter {
     // from 120 to 240/min, where the calls are sparse but do not bunch: 120x2-late missed in 58 runs of 128
     // so, 37 without.)
     const yieldToUs = this.smallShare && (this.bunched(limit) || !this.sparse(limit));
+    this.fallSeenAtMs =
+      pairAtBunch && !yieldToUs && !this.othersLeaving && fall >= threshold && fall > grew
+        ? this.fallSince(countedAtMs, beforeMax - 1)
+        : undefined;
     if (
       !yieldToUs &&
       fall >= threshold &&
@@ -542,8 +556,11 @@ export class AdaptiveRateLimiter {
     } else if (fall < 0) this.othersLeaving = false;
     // (Where the key's calls bunch, a key over the top is no one leaving: only the survivor fills a leaver's
     // room, up to the top. Read as leaving, a larger process's yield at the top let the other take each of
-    // its calls as it left, the key at 30 of 30, and the yielder fell to 7 of 29 (real runs: 37/50).)
-    if (this.bunched(limit) && used > sharedTop) this.othersLeaving = false;
+    // its calls as it left, the key at 30 of 30, and the yielder fell to 7 of 29 (real runs: 37/50). Only
+    // while the others hold 40% of the key: a survivor's own calls sent together may take it over the top as
+    // the leaver's last calls go, and leaving no longer, it held their count and idled 5 s.)
+    if (this.bunched(limit) && used > sharedTop && reading >= ONE_OTHER_SHARE * used)
+      this.othersLeaving = false;
   }
 
   /**
@@ -555,13 +572,18 @@ export class AdaptiveRateLimiter {
    */
   private fallLasted(countedAtMs: number, low: number, limit: number): boolean {
     if (!this.sparse(limit)) return true;
+    return countedAtMs - this.fallSince(countedAtMs, low) >= HOLD_MS;
+  }
+
+  /** Since when the others' count has stood at `low` or under, by the readings of the trend. */
+  private fallSince(countedAtMs: number, low: number): number {
     let since = countedAtMs;
     for (let i = this.trend.length - 1; i >= 0; i--) {
       const [at, others] = this.trend[i] as [number, number, number];
       if (others > low) break;
       since = at;
     }
-    return countedAtMs - since >= HOLD_MS;
+    return since;
   }
 
   /**
@@ -646,6 +668,16 @@ export class AdaptiveRateLimiter {
     ) {
       const staleAt = view.atMs + this.callsMs(view.limit, 2);
       if (leaves === undefined || staleAt < leaves) return this.probeWhen(staleAt, now);
+    }
+    // A fall of 1 of a pair's other, where the key's calls bunch, is read as leaving once it has lasted 1 s,
+    // but no answer may come to show that for seconds: one call then, if none of ours leaves first. (The
+    // other's last calls left three in two seconds at a turn while the survivor waited for its own to
+    // leave: 30x2-early at 25 of 30.) If it was a dip, the other has replaced by then, and the call puts
+    // the key one over the top, which the reserve holds.
+    if (mayTakeOthersSlot && this.fallSeenAtMs !== undefined && !this.othersLeaving) {
+      const confirmAt = this.fallSeenAtMs + HOLD_MS;
+      if (leaves === undefined || confirmAt < leaves)
+        return { ...this.probeWhen(confirmAt, now), checksFall: true };
     }
     // The others leave, and the window's oldest call is theirs: one call when it has left (by
     // X-RateLimit-Reset) takes its slot. Waiting for an answer to show it gone lets the window dip while a

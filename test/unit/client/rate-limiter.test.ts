@@ -484,6 +484,31 @@ describe('AdaptiveRateLimiter on one key (fake clock)', () => {
     },
   );
 
+  // Started 1 s apart, timers up to 20 ms late (as on a loaded machine): the finisher's count fell by 1 at the
+  // turn after it stopped, and the survivor, whose own calls did not leave for 1-2 s, had no answer to show
+  // the fall had lasted; three of the finisher's calls left meanwhile (25-26 of 30 at 123 s, 42 runs of 128).
+  // It now sends one call when the fall would have lasted.
+  it.each([
+    [1, 750],
+    [2, 750],
+    [3, 125],
+  ])(
+    'a process that finishes at 120 s at 30/min, started 1 s apart with late timers (seed %i, %i ms into a second): every full window >= 90% used, no 429',
+    async (seed, phaseMs) => {
+      const run = await simulate({
+        limit: 30,
+        processes: [{}, { startMs: 1_000, stopMs: 120_000 }],
+        durationMs: 4 * MIN,
+        seed,
+        phaseMs,
+        concurrency: 16,
+        timerLagMs: 20,
+      });
+      expect(run.refused).toBe(0);
+      expect(minOf(run.windowCounts(MIN + 1_000, 4 * MIN))).toBeGreaterThanOrEqual(27);
+    },
+  );
+
   // The late joiner at 600/min (bench cell 600x2-late): the incumbent, at its sharing cap, leaves calls
   // unreplaced until the key is in the band (12 under the top) and the joiner read that fall, larger than
   // its own growth, as the incumbent leaving: it took all the room at once while the incumbent grew into it
