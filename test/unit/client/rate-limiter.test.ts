@@ -10,9 +10,12 @@ import { minOf, simulate, unevenness, type SimProcess } from './rate-sim';
 
 const MIN = 60_000;
 
-/** Four minutes of `processes` sharing `limit`, 16 calls in flight each (the benchmark's lanes). */
-function fourMinutes(limit: number, processes: SimProcess[], seed: number) {
-  return simulate({ limit, processes, durationMs: 4 * MIN, seed, concurrency: 16 });
+/**
+ * Four minutes of `processes` sharing `limit`, 16 calls in flight each (the benchmark's lanes), starting
+ * `phaseMs` into a second, the limiters' timers up to `timerLagMs` late.
+ */
+function fourMinutes(limit: number, processes: SimProcess[], seed: number, phaseMs = 0, timerLagMs = 0) {
+  return simulate({ limit, processes, durationMs: 4 * MIN, seed, phaseMs, timerLagMs, concurrency: 16 });
 }
 
 /** One call of `limiter` goes out and its answer shows the key at `used` of `limit`, the oldest call leaving at `resetAtMs`. */
@@ -162,14 +165,7 @@ describe('AdaptiveRateLimiter on one key (fake clock)', () => {
       [2, 875],
       [8, 875],
     ] as const) {
-      const run = await simulate({
-        limit: 30,
-        processes: [{}, { startMs: 3_000 }],
-        durationMs: 4 * MIN,
-        seed,
-        phaseMs,
-        concurrency: 16,
-      });
+      const run = await fourMinutes(30, [{}, { startMs: 3_000 }], seed, phaseMs);
       expect(unevenness(run.split(MIN + 3_000, 4 * MIN))).toBeLessThanOrEqual(0.1);
       expect(minOf(run.windowCounts(MIN + 3_000, 4 * MIN))).toBeGreaterThanOrEqual(27);
     }
@@ -471,14 +467,7 @@ describe('AdaptiveRateLimiter on one key (fake clock)', () => {
     'a process that %s at 30/min (seed %i, %i ms into a second): every full window >= 90% used, no 429',
     async (what, seed, phaseMs) => {
       const other = what === 'joins at 80 s' ? { startMs: 80_000 } : { startMs: 100, stopMs: 120_000 };
-      const run = await simulate({
-        limit: 30,
-        processes: [{}, other],
-        durationMs: 4 * MIN,
-        seed,
-        phaseMs,
-        concurrency: 16,
-      });
+      const run = await fourMinutes(30, [{}, other], seed, phaseMs);
       expect(run.refused).toBe(0);
       expect(minOf(run.windowCounts(MIN, 4 * MIN))).toBeGreaterThanOrEqual(27);
     },
@@ -495,15 +484,7 @@ describe('AdaptiveRateLimiter on one key (fake clock)', () => {
   ])(
     'a process that finishes at 120 s at 30/min, started 1 s apart with late timers (seed %i, %i ms into a second): every full window >= 90% used, no 429',
     async (seed, phaseMs) => {
-      const run = await simulate({
-        limit: 30,
-        processes: [{}, { startMs: 1_000, stopMs: 120_000 }],
-        durationMs: 4 * MIN,
-        seed,
-        phaseMs,
-        concurrency: 16,
-        timerLagMs: 20,
-      });
+      const run = await fourMinutes(30, [{}, { startMs: 1_000, stopMs: 120_000 }], seed, phaseMs, 20);
       expect(run.refused).toBe(0);
       expect(minOf(run.windowCounts(MIN + 1_000, 4 * MIN))).toBeGreaterThanOrEqual(27);
     },
@@ -520,14 +501,7 @@ describe('AdaptiveRateLimiter on one key (fake clock)', () => {
   ])(
     'a process that joins at 80 s at 600/min (seed %i, %i ms into a second): no 429, every full window >= 97% used',
     async (seed, phaseMs) => {
-      const run = await simulate({
-        limit: 600,
-        processes: [{}, { startMs: 80_000 }],
-        durationMs: 4 * MIN,
-        seed,
-        phaseMs,
-        concurrency: 16,
-      });
+      const run = await fourMinutes(600, [{}, { startMs: 80_000 }], seed, phaseMs);
       expect(run.refusedAt).toEqual([[], []]);
       expect(minOf(run.windowCounts(MIN, 4 * MIN))).toBeGreaterThanOrEqual(0.97 * 600);
     },
