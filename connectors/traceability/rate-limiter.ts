@@ -541,15 +541,18 @@ export class AdaptiveRateLimiter {
     // from 120 to 240/min, where the calls are sparse but do not bunch: 120x2-late missed in 58 runs of 128
     // so, 37 without.)
     const yieldToUs = this.smallShare && (this.bunched(limit) || !this.sparse(limit));
+    // (The others' count that counts as fallen, and whether it has stood there for `HOLD_MS`.)
+    const low = beforeMax - (this.oneOther || pairAtBunch ? 1 : threshold);
+    // (A pair's member, never a `smallShare`, so never yielding to us.)
     this.fallSeenAtMs =
-      pairAtBunch && !yieldToUs && !this.othersLeaving && fall >= threshold && fall > grew
-        ? this.fallSince(countedAtMs, beforeMax - 1)
+      pairAtBunch && !this.othersLeaving && fall >= threshold && fall > grew
+        ? this.fallSince(countedAtMs, low)
         : undefined;
     if (
       !yieldToUs &&
       fall >= threshold &&
       (fall > grew || uncapped) &&
-      this.fallLasted(countedAtMs, beforeMax - (this.oneOther || pairAtBunch ? 1 : threshold), limit)
+      this.fallLasted(countedAtMs, low, limit)
     ) {
       if (!this.othersLeaving) this.othersBeforeLeaving = beforeMax;
       this.othersLeaving = true;
