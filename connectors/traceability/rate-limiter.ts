@@ -350,9 +350,12 @@ export class AdaptiveRateLimiter {
     const countedAtMs = permit ? this.settleOwnCall(permit, counted, now, observation !== undefined) : now;
     if (!observation) return;
     const atMs = permit?.dispatchedAtMs ?? now;
-    // Answers arrive out of order under concurrency; keep the one describing the latest request.
-    if (this.view && this.view.atMs > atMs) return;
     const used = observation.limit - observation.remaining;
+    // Answers arrive out of order under concurrency; keep the one describing the latest request. (Of calls
+    // sent in the same millisecond, the one the server counted last, which saw the most; an earlier one's
+    // answer, read with all of them counted in as ours, showed the others 2 lower than they were, and a
+    // survivor at 120/min took 2 slots too many: a 429.)
+    if (this.view && (this.view.atMs > atMs || (this.view.atMs === atMs && this.view.used > used))) return;
     // (Where the key's calls are sparse, not counting own calls sent with this one or after it and still
     // unanswered: see `ownInWindowAt`.)
     const sentWith = this.sparse(observation.limit) ? permit?.dispatchedAtMs : undefined;
@@ -911,13 +914,19 @@ export class AdaptiveRateLimiter {
     return n;
   }
 
+  /**
+   * The own call a permit stands for. Calls sent in the same millisecond are alike, so each answer takes
+   * one still unsettled. (Always the last of them, the others stayed unsettled and uncounted: three calls
+   * sent at once read as the others' growth of 2, and a survivor at 120/min took 2 fewer of a leaver's slots.)
+   */
   private findOwn(sentAtMs: number): OwnCall | undefined {
+    let found: OwnCall | undefined;
     for (let i = this.own.length - 1; i >= this.head; i--) {
       const call = this.own[i] as OwnCall;
-      if (call.sentAtMs === sentAtMs) return call;
-      if (call.sentAtMs < sentAtMs) return undefined;
+      if (call.sentAtMs < sentAtMs) break;
+      if (call.sentAtMs === sentAtMs && (!found || !call.settled)) found = call;
     }
-    return undefined;
+    return found;
   }
 
   private prune(now: number): void {

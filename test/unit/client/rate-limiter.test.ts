@@ -363,6 +363,31 @@ describe('AdaptiveRateLimiter on one key (fake clock)', () => {
     expect(limiter.snapshot()?.others).toBe(10);
   });
 
+  // Calls sent in one millisecond share a dispatch time: every answer settled the last of them, so the
+  // others stayed unanswered and out of our count, and each later answer read our own calls as the others'.
+  it('calls sent together: each answer settles one of them, and none reads as the others', () => {
+    const clock = new FakeClock();
+    const limiter = new AdaptiveRateLimiter({ clock, random: () => 0.5 });
+    const t0 = clock.now();
+    limiter.complete(limiter.recordDispatch(), { limit: 120, remaining: 119, resetAtMs: t0 + 60_000 });
+    const together = [limiter.recordDispatch(), limiter.recordDispatch(), limiter.recordDispatch()];
+    // Alone on the key: the three answers show it at 2, 3 and 4.
+    together.forEach((permit, i) =>
+      limiter.complete(permit, { limit: 120, remaining: 118 - i, resetAtMs: t0 + 60_000 }),
+    );
+    expect(limiter.snapshot()?.others).toBe(0);
+  });
+
+  // 120x2-early on the fake clock, seed 15: three calls sent together were answered out of order, the one
+  // the server counted first last. Read with all three counted in as ours, it showed the leaving other 2
+  // lower than it was, and the survivor took 2 slots too many: a 429 in all 8 phases of a second.
+  it('a process that finishes early at 120/min: answers to calls sent together, out of order, bring no 429', async () => {
+    for (const phaseMs of [0, 250, 500, 750]) {
+      const run = await fourMinutes(120, [{}, { startMs: 100, stopMs: 120_000 }], 15, phaseMs);
+      expect(run.refused).toBe(0);
+    }
+  });
+
   // Goal 97%; with shared growth at half pace the key's calls stay spread over the window, so the
   // stopped process's calls leave gradually and the other takes them up (88.5% before, one window's dip).
   it('a process that finishes early at 3,000/min: the other takes its share as it frees, the dip under 5%', async () => {
