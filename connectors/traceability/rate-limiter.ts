@@ -170,6 +170,14 @@ const QUIET_GAP_MS = 5_000;
 const TREND_MS = 1_000;
 /** ...and at least the key's time for this many calls (at 30/min, 4 s). */
 const TREND_CALLS = 2;
+/**
+ * From 120 to 240/min, one of a pair (see `ONE_OTHER_SHARE`) reads its other's fall of 2 as leaving once it
+ * has lasted this long (or three high round trips), not `HOLD_MS`: the other replaces what leaves within a
+ * round trip and its timer's lag, so a dip is over by then. The survivor of a pair whose other finished saw
+ * no answer for up to 2 s at the turn, and a fall seen then waited a second more while the other's calls
+ * left one or more a second: 116 of 120 (120x2-early missed in 24 runs of 128 on the fake clock, 6 now).
+ */
+const DIP_CONFIRM_MS = 250;
 /** The fall, in bands, that reads as leaving. */
 const LEAVING_FALL_BANDS = 0.75;
 
@@ -248,8 +256,11 @@ export class AdaptiveRateLimiter {
   private othersLeaving = false;
   /** The others' count before they began to leave. */
   private othersBeforeLeaving = 0;
-  /** Where a fall of 1 of a pair's other may be its leaving (see `followLeaving`): when it was first seen. */
-  private fallSeenAtMs: number | undefined;
+  /**
+   * Where a fall of a pair's other may be its leaving (see `followLeaving`): when it will have lasted long
+   * enough to tell, and a call then checks it if no answer comes first (see `decide`).
+   */
+  private fallConfirmAtMs: number | undefined;
   /** When the last call that checked such a fall went. */
   private fallCheckedAtMs: number | undefined;
   /** Readings over the last three `TREND_MS`: [counted at, others, own]. */
@@ -506,7 +517,8 @@ export class AdaptiveRateLimiter {
     // (The fall is read over the last second, however sparse the calls: `fallLasted` tells it from a dip.)
     const recent = this.trend.filter(([at]) => at > countedAtMs - Math.min(trendMs, HOLD_MS + 1));
     const before = this.trend.filter(([at]) => at <= countedAtMs - 2 * trendMs);
-    // (Too few readings to tell: as before.)
+    // (Too few readings to tell: as before, but no fall awaits a check.)
+    this.fallConfirmAtMs = undefined;
     if (before.length === 0) return;
     // Leaving once they fell by 3/4 of the band (at least 2); no longer once they grow again.
     const beforeMax = Math.max(...before.map(([, o]) => o));
@@ -547,15 +559,27 @@ export class AdaptiveRateLimiter {
     // (The others' count that counts as fallen, and whether it has stood there for `HOLD_MS`.)
     const low = beforeMax - (this.oneOther || pairAtBunch ? 1 : threshold);
     // (A pair's member, never a `smallShare`, so never yielding to us.)
-    this.fallSeenAtMs =
+    // (From 120 to 240/min, one of a pair whose other fell by 2 reads it as leaving once the fall has lasted
+    // `DIP_CONFIRM_MS`, not `HOLD_MS`: see there.)
+    const fallOf2 =
+      this.pairedWith(beforeMax, used) &&
+      !this.bunched(limit) &&
+      !this.othersLeaving &&
+      fall >= 2 &&
+      fall > grew;
+    const dipOverMs = Math.max(DIP_CONFIRM_MS, 3 * this.roundTripHighMs());
+    this.fallConfirmAtMs =
       pairAtBunch && !this.othersLeaving && fall >= threshold && fall > grew
-        ? this.fallSince(countedAtMs, low)
-        : undefined;
+        ? this.fallSince(countedAtMs, low) + HOLD_MS
+        : fallOf2
+          ? this.fallSince(countedAtMs, beforeMax - 2) + dipOverMs
+          : undefined;
     if (
-      !yieldToUs &&
-      fall >= threshold &&
-      (fall > grew || uncapped) &&
-      this.fallLasted(countedAtMs, low, limit)
+      (!yieldToUs &&
+        fall >= threshold &&
+        (fall > grew || uncapped) &&
+        this.fallLasted(countedAtMs, low, limit)) ||
+      (fallOf2 && countedAtMs - this.fallSince(countedAtMs, beforeMax - 2) >= dipOverMs)
     ) {
       if (!this.othersLeaving) this.othersBeforeLeaving = beforeMax;
       this.othersLeaving = true;
@@ -675,13 +699,14 @@ export class AdaptiveRateLimiter {
       const staleAt = view.atMs + this.callsMs(view.limit, 2);
       if (leaves === undefined || staleAt < leaves) return this.probeWhen(staleAt, now);
     }
-    // A fall of 1 of a pair's other, where the key's calls bunch, is read as leaving once it has lasted 1 s,
-    // but no answer may come to show that for seconds: one call then, if none of ours leaves first. (The
-    // other's last calls left three in two seconds at a turn while the survivor waited for its own to
-    // leave: 30x2-early at 25 of 30.) If it was a dip, the other has replaced by then, and the call puts
-    // the key one over the top, which the reserve holds.
-    if (mayTakeOthersSlot && this.fallSeenAtMs !== undefined && !this.othersLeaving) {
-      const confirmAt = this.fallSeenAtMs + HOLD_MS;
+    // A fall of 1 of a pair's other, where the key's calls bunch, is read as leaving once it has lasted 1 s
+    // (from 120 to 240/min a fall of 2, once it has outlasted a dip), but no answer may come to show that
+    // for seconds: one call then, if none of ours leaves first. (The other's last calls left three in two
+    // seconds at a turn while the survivor waited for its own to leave: 30x2-early at 25 of 30.) If it was
+    // a dip, the other has replaced by then, and the call puts the key one over the top, which the reserve
+    // holds.
+    if (mayTakeOthersSlot && this.fallConfirmAtMs !== undefined && !this.othersLeaving) {
+      const confirmAt = this.fallConfirmAtMs;
       if (leaves === undefined || confirmAt < leaves)
         return { ...this.probeWhen(confirmAt, now), checksFall: true };
     }
