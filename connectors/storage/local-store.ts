@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { createReadStream, createWriteStream } from 'node:fs';
+import { once } from 'node:events';
+import { createReadStream, createWriteStream, type WriteStream } from 'node:fs';
 import { link, mkdir, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { dirname, join, relative, sep } from 'node:path';
 import { Readable } from 'node:stream';
@@ -16,11 +17,18 @@ function missing(error: unknown): boolean {
 export async function writeFileAtomically(path: string, body: StoreBody): Promise<void> {
   await mkdir(dirname(path), { recursive: true });
   const temp = `${path}.${randomUUID()}.tmp`;
+  let out: WriteStream | undefined;
   try {
     if (typeof body === 'string' || Buffer.isBuffer(body)) await writeFile(temp, body);
-    else await pipeline(body instanceof Readable ? body : Readable.from(body), createWriteStream(temp));
+    else {
+      out = createWriteStream(temp);
+      await pipeline(body instanceof Readable ? body : Readable.from(body), out);
+    }
     await rename(temp, path);
   } finally {
+    // A source that fails at once can reject the pipeline before the file has even been opened; the stream
+    // opens and closes it after that, so removing it before then left the temporary file behind.
+    if (out && !out.closed) await once(out, 'close').catch(() => undefined);
     await rm(temp, { force: true });
   }
 }
