@@ -558,28 +558,28 @@ export class AdaptiveRateLimiter {
     const yieldToUs = this.smallShare && (this.bunched(limit) || !this.sparse(limit));
     // (The others' count that counts as fallen, and whether it has stood there for `HOLD_MS`.)
     const low = beforeMax - (this.oneOther || pairAtBunch ? 1 : threshold);
-    // (A pair's member, never a `smallShare`, so never yielding to us.)
-    // (From 120 to 240/min, one of a pair whose other fell by 2 reads it as leaving once the fall has lasted
-    // `DIP_CONFIRM_MS`, not `HOLD_MS`: see there.)
+    // (From 120 to 240/min, one of a pair whose other fell by 2 reads it as leaving once the fall has
+    // outlasted a dip, `DIP_CONFIRM_MS`, not `HOLD_MS`: see there. The time it will have, if it lasts.)
     const fallOf2 =
       this.pairedWith(beforeMax, used) &&
       !this.bunched(limit) &&
       !this.othersLeaving &&
       fall >= 2 &&
       fall > grew;
-    const dipOverMs = Math.max(DIP_CONFIRM_MS, 3 * this.roundTripHighMs());
+    const dipOverAtMs = fallOf2
+      ? this.fallSince(countedAtMs, beforeMax - 2) + Math.max(DIP_CONFIRM_MS, 3 * this.roundTripHighMs())
+      : undefined;
+    // (A pair's member where the calls bunch is never a `smallShare`, so never yielding to us.)
     this.fallConfirmAtMs =
       pairAtBunch && !this.othersLeaving && fall >= threshold && fall > grew
         ? this.fallSince(countedAtMs, low) + HOLD_MS
-        : fallOf2
-          ? this.fallSince(countedAtMs, beforeMax - 2) + dipOverMs
-          : undefined;
+        : dipOverAtMs;
     if (
       (!yieldToUs &&
         fall >= threshold &&
         (fall > grew || uncapped) &&
         this.fallLasted(countedAtMs, low, limit)) ||
-      (fallOf2 && countedAtMs - this.fallSince(countedAtMs, beforeMax - 2) >= dipOverMs)
+      (dipOverAtMs !== undefined && countedAtMs >= dipOverAtMs)
     ) {
       if (!this.othersLeaving) this.othersBeforeLeaving = beforeMax;
       this.othersLeaving = true;
@@ -705,8 +705,8 @@ export class AdaptiveRateLimiter {
     // seconds at a turn while the survivor waited for its own to leave: 30x2-early at 25 of 30.) If it was
     // a dip, the other has replaced by then, and the call puts the key one over the top, which the reserve
     // holds.
-    if (mayTakeOthersSlot && this.fallConfirmAtMs !== undefined && !this.othersLeaving) {
-      const confirmAt = this.fallConfirmAtMs;
+    const confirmAt = this.fallConfirmAtMs;
+    if (mayTakeOthersSlot && confirmAt !== undefined && !this.othersLeaving) {
       if (leaves === undefined || confirmAt < leaves)
         return { ...this.probeWhen(confirmAt, now), checksFall: true };
     }
