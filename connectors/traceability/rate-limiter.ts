@@ -1,4 +1,13 @@
 import { systemClock, type Clock } from './clock';
+import { OthersLeaving } from './rate-leaving';
+import {
+  HOLD_MS,
+  ONE_OTHER_SHARE,
+  keyCallsBunch,
+  keyCallsMs,
+  keyCallsSparse,
+  ratePolicy,
+} from './rate-policy';
 
 /** What one answer's `X-RateLimit-*` headers said. */
 export interface RateLimitObservation {
@@ -27,7 +36,7 @@ export interface RatePermit {
 interface KeyView {
   limit: number;
   /**
-   * While the others leave (see `TREND_MS`), how far their count fell since they began to: the sharing
+   * While the others leave (see `OthersLeaving`), how far their count fell since they began to: the sharing
    * cap is raised by that much, so this process takes over what they left, not more (others that
    * stay keep their share); 0 otherwise.
    */
@@ -63,83 +72,6 @@ interface KeyView {
   probeSpreadMs: number;
 }
 
-/** The sharing band (see `ratePolicy`) as a share of the allowance (at least 2 calls). */
-const BAND_SHARE = 0.02;
-
-/**
- * What the policy allows, for the numbers a process knows at one instant. Pure; `AdaptiveRateLimiter`
- * feeds it and tests can read it.
- *
- * - `top`: the key-wide count no process knowingly goes past. Alone, the allowance less one (the
- *   first call of a process that joins finds a slot). Shared, less the calls the others may have
- *   sent that we cannot have seen yet and those racing ours for the last slots: the key's calls in
- *   two round trips, at least 2.
- *   With `oneOther` (see `ONE_OTHER_SHARE`), and for every process where the key's calls bunch (under
- *   120/min, see `keyCallsBunch`), at least 1: two processes racing for the last slot fill it, no more;
- *   and but for a `smallShare` there, the cap is rounded up, so that two settle the key at the top.
- * - `capAt(u)`: the own count a process may hold when the key's count would be `u`. Alone, it is
- *   `top`. Shared, it falls linearly from `top` (at `top - band`) to 0 (past
- *   `top`). Every process applies the same function to the same `u`, so the ones holding more stop
- *   replacing first and the ones holding less take the room, without anyone knowing how many
- *   processes there are; n equal processes settle the key at `top + 1 - band / n`. (Where the key's
- *   calls bunch, the band of a process with a `smallShare` is wider, see `SMALL_SHARE_BAND`.)
- */
-export function ratePolicy(
-  limit: number,
-  roundTripMs: number,
-  windowMs: number,
-  othersPresent: boolean,
-  oneOther = false,
-  smallShare = false,
-) {
-  const bunch = keyCallsBunch(limit, windowMs);
-  const reserve = othersPresent
-    ? Math.max(oneOther || bunch ? 1 : 2, Math.ceil((2 * limit * roundTripMs) / windowMs))
-    : 1;
-  const top = Math.max(1, limit - reserve);
-  const small = bunch && smallShare;
-  const band = Math.max(small ? SMALL_SHARE_BAND : 2, Math.round(limit * BAND_SHARE));
-  const capAt = (u: number): number => {
-    if (!othersPresent) return top;
-    const cap = top * Math.min(1, Math.max(0, (top - u + 1) / band));
-    // (Two processes settle the key at the top, not under it: at the top the cap is half of it, and
-    // an odd top left both a call short of the half and the key one under.)
-    return oneOther || (bunch && !small) ? Math.ceil(cap) : cap;
-  };
-  return { reserve, top, band, capAt };
-}
-
-/**
- * A process holding this share of the key's count or more shares it with at most one other process of
- * its size (with two more its share would be a third at most), so it keeps back 1 call, not 2: two
- * processes racing for the last slot fill it, no more. From 120 to 240/min: at 120/min the goal (97%) is
- * 117 calls and the top 118, a margin of one (a window of two processes dipped to 116).
- */
-const ONE_OTHER_SHARE = 0.4;
-
-/**
- * Two of the key's calls take over a second (under 120/min): a window's calls bunch (its turnover follows
- * a quiet stretch), and every process keeps back 1 call, however many share the key. Kept back 2, the key
- * settled at 28 of 30 against a goal of 27, and a process that finished took 2 calls out of the window in
- * the first second of a turnover, before the survivor could see it (30x2-early missed in every run). Kept
- * back 1 only by the processes holding `ONE_OTHER_SHARE`, one that led the fill against three small ones
- * held the key at 29, over their top: they yielded every call, it took them, and their Reset-time probes
- * took the key to the limit (429s in every run, four processes started 3 s apart). One top for all keeps
- * the sharing cap one function for all.
- */
-function keyCallsBunch(limit: number, windowMs: number): boolean {
-  return (TREND_CALLS * windowMs) / limit > TREND_MS;
-}
-
-/**
- * Where the key's calls bunch, the sharing band (see `ratePolicy`) of a process holding under
- * `ONE_OTHER_SHARE` of the key (a `smallShare`), which shares it with two others or more: at the top its
- * cap is a quarter of the top, not half, and not rounded up, so that four settle the key a call under the
- * top at a whole share each. At the top, 29 of 30 split 8/7/7/7 for as long as the key stayed there: one
- * process 10% over even (real runs, 24/21/21/21); at 28, 7 each.
- */
-const SMALL_SHARE_BAND = 4;
-
 /**
  * How fast the key's count may grow while its window fills (see `rampLine`), in allowances a window:
  * a little over one, so the window is full before its first call leaves.
@@ -149,37 +81,10 @@ const RAMP_SPEED = 1.15;
 const RAMP_MIN_PER_S = 1.5;
 
 /**
- * How long readings of the others' and own counts are held: between a call leaving the window and
- * its replacement arriving, the count dips, and that dip must not read as room.
+ * Where the key's calls are sparse (see `keyCallsSparse`) and the latest answer came after a gap this long
+ * or more, the last reading before the gap is held too, not only those of the last `HOLD_MS`.
  */
-const HOLD_MS = 1_000;
-/**
- * ...and, when the key's calls are at least this far apart (up to 240/min) and the latest answer came
- * after a gap of `QUIET_GAP_MS` or more, the last reading before that gap too.
- */
-const SPARSE_CALL_GAP_MS = 250;
 const QUIET_GAP_MS = 5_000;
-/**
- * The others' count (the most seen over this long) lower by 3/4 of the band than it was two of these
- * before, and by more than our own count grew meanwhile (a fall no larger is the others yielding to
- * our growth) or with the key where the sharing cap binds no one: the others are leaving (a process finished): their latest count holds (a fall is no
- * dip then), the whole room is taken, not a share of it, and the sharing cap is raised by what they
- * left since they began to leave. (Lifted whole, the cap let one process take the key in a real
- * run, and two survivors both took the leaver's room: the others' yields read as leaving.)
- */
-const TREND_MS = 1_000;
-/** ...and at least the key's time for this many calls (at 30/min, 4 s). */
-const TREND_CALLS = 2;
-/**
- * From 120 to 240/min, one of a pair (see `ONE_OTHER_SHARE`) reads its other's fall of 2 as leaving once it
- * has lasted this long (or three high round trips), not `HOLD_MS`: the other replaces what leaves within a
- * round trip and its timer's lag, so a dip is over by then. The survivor of a pair whose other finished saw
- * no answer for up to 2 s at the turn, and a fall seen then waited a second more while the other's calls
- * left one or more a second: 116 of 120 (120x2-early missed in 24 runs of 128 on the fake clock, 6 now).
- */
-const DIP_CONFIRM_MS = 250;
-/** The fall, in bands, that reads as leaving. */
-const LEAVING_FALL_BANDS = 0.75;
 
 /**
  * The least share of the room a process takes for its growth, whatever its own share of the window:
@@ -252,19 +157,7 @@ export class AdaptiveRateLimiter {
   private oneOther = false;
   /** This process holds under `ONE_OTHER_SHARE` of the key's count (see `SMALL_SHARE_BAND`). */
   private smallShare = false;
-  /** The others' count fell by 3/4 of the band over two `TREND_MS` (see `TREND_MS`). */
-  private othersLeaving = false;
-  /** The others' count before they began to leave. */
-  private othersBeforeLeaving = 0;
-  /**
-   * Where a fall of a pair's other may be its leaving (see `followLeaving`): when it will have lasted long
-   * enough to tell, and a call then checks it if no answer comes first (see `decide`).
-   */
-  private fallConfirmAtMs: number | undefined;
-  /** When the last call that checked such a fall went. */
-  private fallCheckedAtMs: number | undefined;
-  /** Readings over the last three `TREND_MS`: [counted at, others, own]. */
-  private trend: Array<[number, number, number]> = [];
+  private readonly leaving: OthersLeaving;
   /**
    * Recent readings over `HOLD_MS` and the last one before: [counted at, others, own, 1 if the others
    * were then filling the window along the ramp line (see `othersRampGrowth`)].
@@ -293,6 +186,7 @@ export class AdaptiveRateLimiter {
     this.windowMs = options.windowMs ?? 60_000;
     this.sliceMs = options.maxSleepSliceMs ?? 100;
     this.random = options.random ?? Math.random;
+    this.leaving = new OthersLeaving(this.windowMs);
   }
 
   /** Milliseconds before the next counted call may go out (0 = now), if no answer arrives meanwhile. */
@@ -335,7 +229,7 @@ export class AdaptiveRateLimiter {
   recordDispatch(decision = this.decide(this.clock.now())): RatePermit {
     const now = this.clock.now();
     if (decision.followsReset !== undefined) this.resetFollowedFor = decision.followsReset;
-    if (decision.checksFall) this.fallCheckedAtMs = now;
+    if (decision.checksFall) this.leaving.checkSent(now);
     this.own.push({ sentAtMs: now, countedAtMs: this.arrivalOfCallSentAt(now), settled: false });
     this.inFlight++;
     if (decision.probe) {
@@ -392,13 +286,19 @@ export class AdaptiveRateLimiter {
       reading,
       sharedTop,
     );
-    this.followLeaving(observation.limit, countedAtMs, reading, used, sharedTop, band);
+    const share = {
+      limit: observation.limit,
+      oneOther: this.oneOther,
+      smallShare: this.smallShare,
+      roundTripHighMs: this.roundTripHighMs(),
+    };
+    this.leaving.follow(share, countedAtMs, reading, used, sharedTop, band);
     // (While they leave, a lower count is no dip: the latest reading holds, and the fullest is of the
     // readings in the hold only.)
     const lately = readings.filter(([at]) => at > countedAtMs - HOLD_MS);
-    const kept = this.othersLeaving ? lately : readings;
-    const others = this.othersLeaving ? reading : Math.max(...kept.map(([, value]) => value));
-    const othersLately = this.othersLeaving ? reading : Math.max(...lately.map(([, value]) => value));
+    const kept = this.leaving.active ? lately : readings;
+    const others = this.leaving.active ? reading : Math.max(...kept.map(([, value]) => value));
+    const othersLately = this.leaving.active ? reading : Math.max(...lately.map(([, value]) => value));
     const own = Math.max(...kept.map(([, , value]) => value));
     const fullest = Math.max(...kept.map(([, o, m]) => o + m));
     const growth = this.drawGrowth(observation.limit, fullest, used, reading, held);
@@ -407,7 +307,7 @@ export class AdaptiveRateLimiter {
     const probeSpreadMs = this.random() * this.callsMs(observation.limit, 2);
     this.view = {
       limit: observation.limit,
-      left: this.othersLeaving ? Math.max(0, this.othersBeforeLeaving - reading) : 0,
+      left: this.leaving.active ? Math.max(0, this.leaving.othersBefore - reading) : 0,
       others,
       othersLately,
       atMs,
@@ -490,132 +390,6 @@ export class AdaptiveRateLimiter {
     };
   }
 
-  /** Whether the others are leaving (see `TREND_MS`), from the trend of their count. */
-  private followLeaving(
-    limit: number,
-    countedAtMs: number,
-    reading: number,
-    used: number,
-    sharedTop: number,
-    band: number,
-  ): void {
-    const trendMs = Math.max(TREND_MS, this.callsMs(limit, TREND_CALLS));
-    // (Where two of the key's calls take over a second (under 120/min) a window's calls bunch, and its
-    // turnover follows a quiet minute: the last reading before it is the base a fall is measured from, or
-    // the others' leaving reads only after 2 x 4 s of readings at 30/min, by when the window is 3 calls
-    // down. So too for a process sharing the key with one other (`ONE_OTHER_SHARE`): its answers come in
-    // bunches seconds apart, and with no reading 2 s old the leaving read a second late, the window 3
-    // calls down. Not for the others at 120/min: there four processes' answers come seconds apart, and a
-    // base that old read their yields as leaving; one of four took twice its share in real runs.)
-    const base =
-      this.bunched(limit) || this.oneOther
-        ? this.trend.filter(([at]) => at <= countedAtMs - 3 * trendMs).at(-1)
-        : undefined;
-    this.trend = this.trend.filter(([at]) => at > countedAtMs - 3 * trendMs);
-    if (base && base[0] > countedAtMs - this.windowMs) this.trend.unshift(base);
-    this.trend.push([countedAtMs, reading, used - reading]);
-    // (The fall is read over the last second, however sparse the calls: `fallLasted` tells it from a dip.)
-    const recent = this.trend.filter(([at]) => at > countedAtMs - Math.min(trendMs, HOLD_MS + 1));
-    const before = this.trend.filter(([at]) => at <= countedAtMs - 2 * trendMs);
-    // (Too few readings to tell: as before, but no fall awaits a check.)
-    this.fallConfirmAtMs = undefined;
-    if (before.length === 0) return;
-    // Leaving once they fell by 3/4 of the band (at least 2); no longer once they grow again.
-    const beforeMax = Math.max(...before.map(([, o]) => o));
-    // (Sharing with one other, by the latest reading: that other replaces what leaves at once, so a
-    // reading 2 under the count before, the fall lasting, is no dip; the most over the last second lagged
-    // it by an answer, a second at 120/min, and the window stood at 116 of 120. Not a fall of 1: two
-    // processes settling the key take turns at one call more, and a fall of 1 read as leaving let one of
-    // them take the other's share, 429s among it, on the fake clock.)
-    // (Where the key's calls bunch, a process holding 40% whose others held 40% too and at most a call more
-    // than it (one other, of its size) reads a fall of 1 so: the key settles at the top, 29 of 30, and a
-    // process that finished took three calls out of the window in the first two seconds of a turnover while
-    // a fall of 2 was awaited (30x2-early missed in 11 runs of 128 on the fake clock, 1 now). Not against a
-    // larger other: the smaller of two processes started 3 s apart read the larger's yields at its cap so
-    // and took its share.)
-    const pairAtBunch =
-      this.bunched(limit) &&
-      !this.smallShare &&
-      beforeMax >= ONE_OTHER_SHARE * used &&
-      used - reading >= beforeMax - 1;
-    const byLatest = pairAtBunch || this.pairedWith(beforeMax, used);
-    const othersNow = byLatest ? reading : Math.max(...recent.map(([, o]) => o));
-    const fall = beforeMax - othersNow;
-    // (Falling by no more than we grew meanwhile is the others yielding to our growth, not leaving...)
-    // (A call that checked a fall is not growth the others yield to.)
-    const checked =
-      this.fallCheckedAtMs !== undefined && this.fallCheckedAtMs > countedAtMs - 3 * trendMs ? 1 : 0;
-    const grew = Math.max(...recent.map(([, , m]) => m)) - Math.max(...before.map(([, , m]) => m)) - checked;
-    // (Nor while the key stays where no sharing cap binds: then the others would have replaced.)
-    const uncapped = Math.max(...recent.map(([, o, m]) => o + m)) <= sharedTop - band + 1;
-    const threshold = pairAtBunch ? 1 : Math.max(2, band * LEAVING_FALL_BANDS);
-    // (Not by a process holding under `ONE_OTHER_SHARE` of the key: others that hold the most of it and fall
-    // are a larger process yielding at its cap, and their yields read as leaving let a late joiner take all
-    // the room while that process grew into it too: at 30/min, 429s in 9 runs of 128; at 600/min the yield
-    // to the band is 12 calls, more than the joiner grows meanwhile, and 97 runs of 128 had a 429. Except
-    // from 120 to 240/min, where the calls are sparse but do not bunch: 120x2-late missed in 58 runs of 128
-    // so, 37 without.)
-    const yieldToUs = this.smallShare && (this.bunched(limit) || !this.sparse(limit));
-    // (The others' count that counts as fallen, and whether it has stood there for `HOLD_MS`.)
-    const low = beforeMax - (this.oneOther || pairAtBunch ? 1 : threshold);
-    // (From 120 to 240/min, one of a pair whose other fell by 2 reads it as leaving once the fall has
-    // outlasted a dip, `DIP_CONFIRM_MS`, not `HOLD_MS`: see there. The time it will have, if it lasts.)
-    const fallOf2 =
-      this.pairedWith(beforeMax, used) &&
-      !this.bunched(limit) &&
-      !this.othersLeaving &&
-      fall >= 2 &&
-      fall > grew;
-    const dipOverAtMs = fallOf2
-      ? this.fallSince(countedAtMs, beforeMax - 2) + Math.max(DIP_CONFIRM_MS, 3 * this.roundTripHighMs())
-      : undefined;
-    // (A pair's member where the calls bunch is never a `smallShare`, so never yielding to us.)
-    this.fallConfirmAtMs =
-      pairAtBunch && !this.othersLeaving && fall >= threshold && fall > grew
-        ? this.fallSince(countedAtMs, low) + HOLD_MS
-        : dipOverAtMs;
-    if (
-      (!yieldToUs &&
-        fall >= threshold &&
-        (fall > grew || uncapped) &&
-        this.fallLasted(countedAtMs, low, limit)) ||
-      (dipOverAtMs !== undefined && countedAtMs >= dipOverAtMs)
-    ) {
-      if (!this.othersLeaving) this.othersBeforeLeaving = beforeMax;
-      this.othersLeaving = true;
-    } else if (fall < 0) this.othersLeaving = false;
-    // (Where the key's calls bunch, a key over the top is no one leaving: only the survivor fills a leaver's
-    // room, up to the top. Read as leaving, a larger process's yield at the top let the other take each of
-    // its calls as it left, the key at 30 of 30, and the yielder fell to 7 of 29 (real runs: 37/50). Only
-    // while the others hold 40% of the key: a survivor's own calls sent together may take it over the top as
-    // the leaver's last calls go, and leaving no longer, it held their count and idled 5 s.)
-    if (this.bunched(limit) && used > sharedTop && reading >= ONE_OTHER_SHARE * used)
-      this.othersLeaving = false;
-  }
-
-  /**
-   * Where the key's calls are sparse, whether the others' count has stood at `low` or under for
-   * `HOLD_MS` (elsewhere, at once): a fall seen for a moment there is the window's turnover, the owners'
-   * replacements on their way. For a process that shares the key with one other (`ONE_OTHER_SHARE`, 120
-   * to 240/min), `low` is one under the count before: measured against the whole fall, a steady one (the
-   * other finished, its calls leaving one a second) never lasted, its line moving with it.
-   */
-  private fallLasted(countedAtMs: number, low: number, limit: number): boolean {
-    if (!this.sparse(limit)) return true;
-    return countedAtMs - this.fallSince(countedAtMs, low) >= HOLD_MS;
-  }
-
-  /** Since when the others' count has stood at `low` or under, by the readings of the trend. */
-  private fallSince(countedAtMs: number, low: number): number {
-    let since = countedAtMs;
-    for (let i = this.trend.length - 1; i >= 0; i--) {
-      const [at, others] = this.trend[i] as [number, number, number];
-      if (others > low) break;
-      since = at;
-    }
-    return since;
-  }
-
   /**
    * Calls this process may add until its next answer: its share of the room by the fullest reading held
    * (all of it while the others leave), rounded at random. A single answer may have come in a dip
@@ -624,7 +398,7 @@ export class AdaptiveRateLimiter {
   private drawGrowth(limit: number, fullest: number, used: number, reading: number, held: number): number {
     const room = Math.max(0, this.policy(limit).top - fullest);
     const share =
-      !this.othersPresent || this.othersLeaving
+      !this.othersPresent || this.leaving.active
         ? 1
         : Math.max((used - reading) / Math.max(1, used), MIN_GROWTH_SHARE);
     const expected = held > 1 || !this.othersPresent ? room * share : Math.min(1, room * share);
@@ -643,7 +417,7 @@ export class AdaptiveRateLimiter {
     if (!view) return this.probeWhen(now, now);
     const policy = this.policy(view.limit);
     const own = this.ownStillCountedAt(now);
-    const fallen = this.othersFallenSince(view, now);
+    const fallen = this.leaving.fallenSince(view, now);
     const u = own + view.others - fallen + 1;
     // Replacing own calls that left the window since the last answer cannot add to the key's count.
     // (Never into the last slot, though: that one only a 429 could tell us was taken.) Where the key's
@@ -691,11 +465,7 @@ export class AdaptiveRateLimiter {
     // window's calls bunch, so that may be most of a minute away (a survivor sat at 26 of 30 for 45 s).
     // One call once the key's time for two calls has passed without an answer refreshes the view; if the
     // others are still there, it puts the key one over the top, which the reserve holds.
-    if (
-      mayTakeOthersSlot &&
-      view.others <= policy.band &&
-      this.trend.some(([, others]) => others > view.others)
-    ) {
+    if (mayTakeOthersSlot && view.others <= policy.band && this.leaving.heldMoreThan(view.others)) {
       const staleAt = view.atMs + this.callsMs(view.limit, 2);
       if (leaves === undefined || staleAt < leaves) return this.probeWhen(staleAt, now);
     }
@@ -705,8 +475,8 @@ export class AdaptiveRateLimiter {
     // seconds at a turn while the survivor waited for its own to leave: 30x2-early at 25 of 30.) If it was
     // a dip, the other has replaced by then, and the call puts the key one over the top, which the reserve
     // holds.
-    const confirmAt = this.fallConfirmAtMs;
-    if (mayTakeOthersSlot && confirmAt !== undefined && !this.othersLeaving) {
+    const confirmAt = this.leaving.confirmAtMs;
+    if (mayTakeOthersSlot && confirmAt !== undefined && !this.leaving.active) {
       if (leaves === undefined || confirmAt < leaves)
         return { ...this.probeWhen(confirmAt, now), checksFall: true };
     }
@@ -715,7 +485,7 @@ export class AdaptiveRateLimiter {
     // window's calls leave in a bunch (at 30/min two a second, where the margin is one call).
     if (
       mayTakeOthersSlot &&
-      this.othersLeaving &&
+      this.leaving.active &&
       this.resetFollowedFor !== view.atMs &&
       (leaves === undefined || view.resetAtMs + this.slackMs() < leaves)
     )
@@ -737,45 +507,20 @@ export class AdaptiveRateLimiter {
     return { delayMs: Math.max(1, leaves - now), probe: false };
   }
 
-  /**
-   * While the one other process leaves (see `ONE_OTHER_SHARE`), how many of its calls have left the
-   * window since the last answer, expected: its count before it began to leave, spread over the window,
-   * leaves at that pace (rounded, so the first goes half a call's time after the answer). Its calls leave
-   * about a second apart, and so do this process's answers: waiting for an answer to show each one, the
-   * window stood 2-3 calls down (116 of 120). If the guess runs ahead, the next answer, a round trip
-   * later, corrects it: the key one over the top, which the reserve holds.
-   */
-  private othersFallenSince(view: KeyView, now: number): number {
-    if (!this.othersLeaving || !this.pairedWith(this.othersBeforeLeaving, view.used)) return 0;
-    const sinceMs = Math.min(now - view.atMs, this.callsMs(view.limit, 2));
-    const expected = (sinceMs * this.othersBeforeLeaving) / this.windowMs;
-    return Math.min(view.others, Math.floor(expected + 0.5));
-  }
-
   /** One probe at `atMs` (now, if that has passed), unless one is already on its way. */
   private probeWhen(atMs: number, now: number): RateDecision {
     if (now < atMs) return { delayMs: atMs - now, probe: false };
     return { delayMs: this.probeInFlight ? this.sliceMs : 0, probe: true };
   }
 
-  /**
-   * This process shares the key with one other of its size (`ONE_OTHER_SHARE`), the others holding
-   * `others` of `used` too (they did before they left). (A small other, one that joined late, sends its
-   * few calls in bunches: a reading 2 or more under its count was its replacements on their way, read as
-   * leaving, and the calls taken between answers were 429s.)
-   */
-  private pairedWith(others: number, used: number): boolean {
-    return this.oneOther && others >= ONE_OTHER_SHARE * used;
-  }
-
   /** The key's time for `calls` calls at its allowance (one call every window / limit). */
   private callsMs(limit: number, calls: number): number {
-    return (calls * this.windowMs) / limit;
+    return keyCallsMs(limit, calls, this.windowMs);
   }
 
   /** The key's calls are `SPARSE_CALL_GAP_MS` or more apart: a process's answers come seconds apart. */
   private sparse(limit: number): boolean {
-    return this.callsMs(limit, 1) >= SPARSE_CALL_GAP_MS;
+    return keyCallsSparse(limit, this.windowMs);
   }
 
   /** The policy's figures for this process as it sees the key now (others present, one other). */
@@ -790,7 +535,7 @@ export class AdaptiveRateLimiter {
     );
   }
 
-  /** See `keyCallsBunch` and `followLeaving`. */
+  /** See `keyCallsBunch` and `OthersLeaving.follow`. */
   private bunched(limit: number): boolean {
     return keyCallsBunch(limit, this.windowMs);
   }

@@ -1,4 +1,5 @@
-import { AdaptiveRateLimiter, ratePolicy } from '../../../connectors/traceability/rate-limiter';
+import { AdaptiveRateLimiter } from '../../../connectors/traceability/rate-limiter';
+import { ratePolicy } from '../../../connectors/traceability/rate-policy';
 import { FakeClock } from './fake-clock';
 import { minOf, simulate, unevenness, type SimProcess } from './rate-sim';
 

@@ -1,0 +1,241 @@
+// Whether the other processes on the key are leaving (one finished), read from the trend of their count
+// in this process's answers: a fall that outlasts a dip and is more than their yield to our growth.
+
+import {
+  HOLD_MS,
+  ONE_OTHER_SHARE,
+  TREND_CALLS,
+  TREND_MS,
+  keyCallsBunch,
+  keyCallsMs,
+  keyCallsSparse,
+} from './rate-policy';
+
+/**
+ * The others' count (the most seen over `TREND_MS`) lower by this many bands (at least 2 calls) than it
+ * was two `TREND_MS` before, and by more than our own count grew meanwhile (a fall no larger is the others
+ * yielding to our growth) or with the key where the sharing cap binds no one: the others are leaving (a
+ * process finished). Their latest count holds then (a fall is no dip), the whole room is taken, not a share
+ * of it, and the sharing cap is raised by what they left since they began to leave. (Lifted whole, the cap
+ * let one process take the key in a real run, and two survivors both took the leaver's room: the others'
+ * yields read as leaving.)
+ */
+const LEAVING_FALL_BANDS = 0.75;
+/**
+ * From 120 to 240/min, one of a pair (see `ONE_OTHER_SHARE`) reads its other's fall of 2 as leaving once it
+ * has lasted this long (or three high round trips), not `HOLD_MS`: the other replaces what leaves within a
+ * round trip and its timer's lag, so a dip is over by then. The survivor of a pair whose other finished saw
+ * no answer for up to 2 s at the turn, and a fall seen then waited a second more while the other's calls
+ * left one or more a second: 116 of 120 (120x2-early missed in 24 runs of 128 on the fake clock, 6 now).
+ */
+const DIP_CONFIRM_MS = 250;
+
+/** Where this process stands on the key at an answer (see `ratePolicy`). */
+export interface ProcessShare {
+  limit: number;
+  /** It holds `ONE_OTHER_SHARE` of the key's count or more, where that counts. */
+  oneOther: boolean;
+  /** It holds under `ONE_OTHER_SHARE` of the key's count. */
+  smallShare: boolean;
+  /** A high estimate of the round trip (srtt + 4 deviations). */
+  roundTripHighMs: number;
+}
+
+/** The others' trend as one process reads it, and whether they are leaving; `AdaptiveRateLimiter` feeds it. */
+export class OthersLeaving {
+  /** The others' count fell by `LEAVING_FALL_BANDS` (see there). */
+  private leaving = false;
+  /** The others' count before they began to leave. */
+  private othersBeforeLeaving = 0;
+  /**
+   * Where a fall of a pair's other may be its leaving (see `follow`): when it will have lasted long
+   * enough to tell, and a call then checks it if no answer comes first (see `decide` in rate-limiter.ts).
+   */
+  private fallConfirmAtMs: number | undefined;
+  /** When the last call that checked such a fall went. */
+  private checkedAtMs: number | undefined;
+  /** Readings over the last three `TREND_MS`: [counted at, others, own]. */
+  private trend: Array<[number, number, number]> = [];
+  /** As of the last answer (see `ProcessShare`). */
+  private oneOther = false;
+
+  constructor(private readonly windowMs: number) {}
+
+  /** The others are leaving. */
+  get active(): boolean {
+    return this.leaving;
+  }
+
+  /** The others' count before they began to leave. */
+  get othersBefore(): number {
+    return this.othersBeforeLeaving;
+  }
+
+  /** When a fall of a pair's other will have lasted long enough to tell, if it lasts. */
+  get confirmAtMs(): number | undefined {
+    return this.fallConfirmAtMs;
+  }
+
+  /** A call went out to check a fall (see `confirmAtMs`): it is not growth the others yield to. */
+  checkSent(now: number): void {
+    this.checkedAtMs = now;
+  }
+
+  /** The others held more than `others` at some reading of the trend. */
+  heldMoreThan(others: number): boolean {
+    return this.trend.some(([, count]) => count > others);
+  }
+
+  /** Reads one answer: whether the others are leaving (see `LEAVING_FALL_BANDS`), from the trend of their count. */
+  follow(
+    share: ProcessShare,
+    countedAtMs: number,
+    reading: number,
+    used: number,
+    sharedTop: number,
+    band: number,
+  ): void {
+    const { limit, smallShare } = share;
+    this.oneOther = share.oneOther;
+    const trendMs = Math.max(TREND_MS, keyCallsMs(limit, TREND_CALLS, this.windowMs));
+    // (Where two of the key's calls take over a second (under 120/min) a window's calls bunch, and its
+    // turnover follows a quiet minute: the last reading before it is the base a fall is measured from, or
+    // the others' leaving reads only after 2 x 4 s of readings at 30/min, by when the window is 3 calls
+    // down. So too for a process sharing the key with one other (`ONE_OTHER_SHARE`): its answers come in
+    // bunches seconds apart, and with no reading 2 s old the leaving read a second late, the window 3
+    // calls down. Not for the others at 120/min: there four processes' answers come seconds apart, and a
+    // base that old read their yields as leaving; one of four took twice its share in real runs.)
+    const base =
+      keyCallsBunch(limit, this.windowMs) || this.oneOther
+        ? this.trend.filter(([at]) => at <= countedAtMs - 3 * trendMs).at(-1)
+        : undefined;
+    this.trend = this.trend.filter(([at]) => at > countedAtMs - 3 * trendMs);
+    if (base && base[0] > countedAtMs - this.windowMs) this.trend.unshift(base);
+    this.trend.push([countedAtMs, reading, used - reading]);
+    // (The fall is read over the last second, however sparse the calls: `fallLasted` tells it from a dip.)
+    const recent = this.trend.filter(([at]) => at > countedAtMs - Math.min(trendMs, HOLD_MS + 1));
+    const before = this.trend.filter(([at]) => at <= countedAtMs - 2 * trendMs);
+    // (Too few readings to tell: as before, but no fall awaits a check.)
+    this.fallConfirmAtMs = undefined;
+    if (before.length === 0) return;
+    // Leaving once they fell by 3/4 of the band (at least 2); no longer once they grow again.
+    const beforeMax = Math.max(...before.map(([, o]) => o));
+    // (Sharing with one other, by the latest reading: that other replaces what leaves at once, so a
+    // reading 2 under the count before, the fall lasting, is no dip; the most over the last second lagged
+    // it by an answer, a second at 120/min, and the window stood at 116 of 120. Not a fall of 1: two
+    // processes settling the key take turns at one call more, and a fall of 1 read as leaving let one of
+    // them take the other's share, 429s among it, on the fake clock.)
+    // (Where the key's calls bunch, a process holding 40% whose others held 40% too and at most a call more
+    // than it (one other, of its size) reads a fall of 1 so: the key settles at the top, 29 of 30, and a
+    // process that finished took three calls out of the window in the first two seconds of a turnover while
+    // a fall of 2 was awaited (30x2-early missed in 11 runs of 128 on the fake clock, 1 now). Not against a
+    // larger other: the smaller of two processes started 3 s apart read the larger's yields at its cap so
+    // and took its share.)
+    const pairAtBunch =
+      keyCallsBunch(limit, this.windowMs) &&
+      !smallShare &&
+      beforeMax >= ONE_OTHER_SHARE * used &&
+      used - reading >= beforeMax - 1;
+    const byLatest = pairAtBunch || this.pairedWith(beforeMax, used);
+    const othersNow = byLatest ? reading : Math.max(...recent.map(([, o]) => o));
+    const fall = beforeMax - othersNow;
+    // (Falling by no more than we grew meanwhile is the others yielding to our growth, not leaving...)
+    // (A call that checked a fall is not growth the others yield to.)
+    const checked = this.checkedAtMs !== undefined && this.checkedAtMs > countedAtMs - 3 * trendMs ? 1 : 0;
+    const grew = Math.max(...recent.map(([, , m]) => m)) - Math.max(...before.map(([, , m]) => m)) - checked;
+    // (Nor while the key stays where no sharing cap binds: then the others would have replaced.)
+    const uncapped = Math.max(...recent.map(([, o, m]) => o + m)) <= sharedTop - band + 1;
+    const threshold = pairAtBunch ? 1 : Math.max(2, band * LEAVING_FALL_BANDS);
+    // (Not by a process holding under `ONE_OTHER_SHARE` of the key: others that hold the most of it and fall
+    // are a larger process yielding at its cap, and their yields read as leaving let a late joiner take all
+    // the room while that process grew into it too: at 30/min, 429s in 9 runs of 128; at 600/min the yield
+    // to the band is 12 calls, more than the joiner grows meanwhile, and 97 runs of 128 had a 429. Except
+    // from 120 to 240/min, where the calls are sparse but do not bunch: 120x2-late missed in 58 runs of 128
+    // so, 37 without.)
+    const yieldToUs =
+      smallShare && (keyCallsBunch(limit, this.windowMs) || !keyCallsSparse(limit, this.windowMs));
+    // (The others' count that counts as fallen, and whether it has stood there for `HOLD_MS`.)
+    const low = beforeMax - (this.oneOther || pairAtBunch ? 1 : threshold);
+    // (From 120 to 240/min, one of a pair whose other fell by 2 reads it as leaving once the fall has
+    // outlasted a dip, `DIP_CONFIRM_MS`, not `HOLD_MS`: see there. The time it will have, if it lasts.)
+    const fallOf2 =
+      this.pairedWith(beforeMax, used) &&
+      !keyCallsBunch(limit, this.windowMs) &&
+      !this.leaving &&
+      fall >= 2 &&
+      fall > grew;
+    const dipOverAtMs = fallOf2
+      ? this.fallSince(countedAtMs, beforeMax - 2) + Math.max(DIP_CONFIRM_MS, 3 * share.roundTripHighMs)
+      : undefined;
+    // (A pair's member where the calls bunch is never a `smallShare`, so never yielding to us.)
+    this.fallConfirmAtMs =
+      pairAtBunch && !this.leaving && fall >= threshold && fall > grew
+        ? this.fallSince(countedAtMs, low) + HOLD_MS
+        : dipOverAtMs;
+    if (
+      (!yieldToUs &&
+        fall >= threshold &&
+        (fall > grew || uncapped) &&
+        this.fallLasted(countedAtMs, low, limit)) ||
+      (dipOverAtMs !== undefined && countedAtMs >= dipOverAtMs)
+    ) {
+      if (!this.leaving) this.othersBeforeLeaving = beforeMax;
+      this.leaving = true;
+    } else if (fall < 0) this.leaving = false;
+    // (Where the key's calls bunch, a key over the top is no one leaving: only the survivor fills a leaver's
+    // room, up to the top. Read as leaving, a larger process's yield at the top let the other take each of
+    // its calls as it left, the key at 30 of 30, and the yielder fell to 7 of 29 (real runs: 37/50). Only
+    // while the others hold 40% of the key: a survivor's own calls sent together may take it over the top as
+    // the leaver's last calls go, and leaving no longer, it held their count and idled 5 s.)
+    if (keyCallsBunch(limit, this.windowMs) && used > sharedTop && reading >= ONE_OTHER_SHARE * used)
+      this.leaving = false;
+  }
+
+  /**
+   * Where the key's calls are sparse, whether the others' count has stood at `low` or under for
+   * `HOLD_MS` (elsewhere, at once): a fall seen for a moment there is the window's turnover, the owners'
+   * replacements on their way. For a process that shares the key with one other (`ONE_OTHER_SHARE`, 120
+   * to 240/min), `low` is one under the count before: measured against the whole fall, a steady one (the
+   * other finished, its calls leaving one a second) never lasted, its line moving with it.
+   */
+  private fallLasted(countedAtMs: number, low: number, limit: number): boolean {
+    if (!keyCallsSparse(limit, this.windowMs)) return true;
+    return countedAtMs - this.fallSince(countedAtMs, low) >= HOLD_MS;
+  }
+
+  /** Since when the others' count has stood at `low` or under, by the readings of the trend. */
+  private fallSince(countedAtMs: number, low: number): number {
+    let since = countedAtMs;
+    for (let i = this.trend.length - 1; i >= 0; i--) {
+      const [at, others] = this.trend[i] as [number, number, number];
+      if (others > low) break;
+      since = at;
+    }
+    return since;
+  }
+
+  /**
+   * While the one other process leaves (see `ONE_OTHER_SHARE`), how many of its calls have left the
+   * window since the last answer, expected: its count before it began to leave, spread over the window,
+   * leaves at that pace (rounded, so the first goes half a call's time after the answer). Its calls leave
+   * about a second apart, and so do this process's answers: waiting for an answer to show each one, the
+   * window stood 2-3 calls down (116 of 120). If the guess runs ahead, the next answer, a round trip
+   * later, corrects it: the key one over the top, which the reserve holds.
+   */
+  fallenSince(view: { limit: number; used: number; others: number; atMs: number }, now: number): number {
+    if (!this.leaving || !this.pairedWith(this.othersBeforeLeaving, view.used)) return 0;
+    const sinceMs = Math.min(now - view.atMs, keyCallsMs(view.limit, 2, this.windowMs));
+    const expected = (sinceMs * this.othersBeforeLeaving) / this.windowMs;
+    return Math.min(view.others, Math.floor(expected + 0.5));
+  }
+
+  /**
+   * This process shares the key with one other of its size (`ONE_OTHER_SHARE`), the others holding
+   * `others` of `used` too (they did before they left). (A small other, one that joined late, sends its
+   * few calls in bunches: a reading 2 or more under its count was its replacements on their way, read as
+   * leaving, and the calls taken between answers were 429s.)
+   */
+  private pairedWith(others: number, used: number): boolean {
+    return this.oneOther && others >= ONE_OTHER_SHARE * used;
+  }
+}

@@ -1,0 +1,107 @@
+// The sharing rule every process on a key applies alike, without knowing how many share it: the key's
+// top and the sharing cap (`ratePolicy`), and how far apart the key's calls are, which decides how a
+// process reads its answers (`AdaptiveRateLimiter` in rate-limiter.ts, `OthersLeaving` in rate-leaving.ts).
+
+/** The sharing band (see `ratePolicy`) as a share of the allowance (at least 2 calls). */
+const BAND_SHARE = 0.02;
+
+/**
+ * What the policy allows, for the numbers a process knows at one instant. Pure; `AdaptiveRateLimiter`
+ * feeds it and tests can read it.
+ *
+ * - `top`: the key-wide count no process knowingly goes past. Alone, the allowance less one (the
+ *   first call of a process that joins finds a slot). Shared, less the calls the others may have
+ *   sent that we cannot have seen yet and those racing ours for the last slots: the key's calls in
+ *   two round trips, at least 2.
+ *   With `oneOther` (see `ONE_OTHER_SHARE`), and for every process where the key's calls bunch (under
+ *   120/min, see `keyCallsBunch`), at least 1: two processes racing for the last slot fill it, no more;
+ *   and but for a `smallShare` there, the cap is rounded up, so that two settle the key at the top.
+ * - `capAt(u)`: the own count a process may hold when the key's count would be `u`. Alone, it is
+ *   `top`. Shared, it falls linearly from `top` (at `top - band`) to 0 (past
+ *   `top`). Every process applies the same function to the same `u`, so the ones holding more stop
+ *   replacing first and the ones holding less take the room, without anyone knowing how many
+ *   processes there are; n equal processes settle the key at `top + 1 - band / n`. (Where the key's
+ *   calls bunch, the band of a process with a `smallShare` is wider, see `SMALL_SHARE_BAND`.)
+ */
+export function ratePolicy(
+  limit: number,
+  roundTripMs: number,
+  windowMs: number,
+  othersPresent: boolean,
+  oneOther = false,
+  smallShare = false,
+) {
+  const bunch = keyCallsBunch(limit, windowMs);
+  const reserve = othersPresent
+    ? Math.max(oneOther || bunch ? 1 : 2, Math.ceil((2 * limit * roundTripMs) / windowMs))
+    : 1;
+  const top = Math.max(1, limit - reserve);
+  const small = bunch && smallShare;
+  const band = Math.max(small ? SMALL_SHARE_BAND : 2, Math.round(limit * BAND_SHARE));
+  const capAt = (u: number): number => {
+    if (!othersPresent) return top;
+    const cap = top * Math.min(1, Math.max(0, (top - u + 1) / band));
+    // (Two processes settle the key at the top, not under it: at the top the cap is half of it, and
+    // an odd top left both a call short of the half and the key one under.)
+    return oneOther || (bunch && !small) ? Math.ceil(cap) : cap;
+  };
+  return { reserve, top, band, capAt };
+}
+
+/**
+ * A process holding this share of the key's count or more shares it with at most one other process of
+ * its size (with two more its share would be a third at most), so it keeps back 1 call, not 2: two
+ * processes racing for the last slot fill it, no more. From 120 to 240/min: at 120/min the goal (97%) is
+ * 117 calls and the top 118, a margin of one (a window of two processes dipped to 116).
+ */
+export const ONE_OTHER_SHARE = 0.4;
+
+/**
+ * Two of the key's calls take over a second (under 120/min): a window's calls bunch (its turnover follows
+ * a quiet stretch), and every process keeps back 1 call, however many share the key. Kept back 2, the key
+ * settled at 28 of 30 against a goal of 27, and a process that finished took 2 calls out of the window in
+ * the first second of a turnover, before the survivor could see it (30x2-early missed in every run). Kept
+ * back 1 only by the processes holding `ONE_OTHER_SHARE`, one that led the fill against three small ones
+ * held the key at 29, over their top: they yielded every call, it took them, and their Reset-time probes
+ * took the key to the limit (429s in every run, four processes started 3 s apart). One top for all keeps
+ * the sharing cap one function for all.
+ */
+export function keyCallsBunch(limit: number, windowMs: number): boolean {
+  return (TREND_CALLS * windowMs) / limit > TREND_MS;
+}
+
+/**
+ * Where the key's calls bunch, the sharing band (see `ratePolicy`) of a process holding under
+ * `ONE_OTHER_SHARE` of the key (a `smallShare`), which shares it with two others or more: at the top its
+ * cap is a quarter of the top, not half, and not rounded up, so that four settle the key a call under the
+ * top at a whole share each. At the top, 29 of 30 split 8/7/7/7 for as long as the key stayed there: one
+ * process 10% over even (real runs, 24/21/21/21); at 28, 7 each.
+ */
+const SMALL_SHARE_BAND = 4;
+
+/**
+ * How long readings of the others' and own counts are held: between a call leaving the window and
+ * its replacement arriving, the count dips, and that dip must not read as room.
+ */
+export const HOLD_MS = 1_000;
+/**
+ * The span over which the others' count is read for a trend (see `LEAVING_FALL_BANDS` in rate-leaving.ts)...
+ */
+export const TREND_MS = 1_000;
+/** ...and at least the key's time for this many calls (at 30/min, 4 s). */
+export const TREND_CALLS = 2;
+/**
+ * The key's calls are at least this far apart (up to 240/min): a process's answers come seconds apart, so
+ * a reading is held longer (see `QUIET_GAP_MS` in rate-limiter.ts) and a fall must last before it counts.
+ */
+const SPARSE_CALL_GAP_MS = 250;
+
+/** The key's time for `calls` calls at its allowance (one call every window / limit). */
+export function keyCallsMs(limit: number, calls: number, windowMs: number): number {
+  return (calls * windowMs) / limit;
+}
+
+/** The key's calls are `SPARSE_CALL_GAP_MS` or more apart. */
+export function keyCallsSparse(limit: number, windowMs: number): boolean {
+  return keyCallsMs(limit, 1, windowMs) >= SPARSE_CALL_GAP_MS;
+}
