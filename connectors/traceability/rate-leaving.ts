@@ -149,11 +149,10 @@ export class OthersLeaving {
     // (Not by a process holding under `ONE_OTHER_SHARE` of the key: others that hold the most of it and fall
     // are a larger process yielding at its cap, and their yields read as leaving let a late joiner take all
     // the room while that process grew into it too: at 30/min, 429s in 9 runs of 128; at 600/min the yield
-    // to the band is 12 calls, more than the joiner grows meanwhile, and 97 runs of 128 had a 429. Except
-    // from 120 to 240/min, where the calls are sparse but do not bunch: 120x2-late missed in 58 runs of 128
-    // so, 37 without.)
-    const yieldToUs =
-      smallShare && (keyCallsBunch(limit, this.windowMs) || !keyCallsSparse(limit, this.windowMs));
+    // to the band is 12 calls, more than the joiner grows meanwhile, and 97 runs of 128 had a 429. From 120
+    // to 240/min too, where a small process keeps back 1 call like the others: read there, the incumbent's
+    // yields at the top let the joiner take all of its room, 429s in 52 runs of 128 on the fake clock.)
+    const yieldToUs = smallShare;
     // (The others' count that counts as fallen, and whether it has stood there for `HOLD_MS`.)
     const low = beforeMax - (this.oneOther || pairAtBunch ? 1 : threshold);
     // (From 120 to 240/min, one of a pair whose other fell by 2 reads it as leaving once the fall has

@@ -12,10 +12,10 @@ const BAND_SHARE = 0.02;
  * - `top`: the key-wide count no process knowingly goes past. Alone, the allowance less one (the
  *   first call of a process that joins finds a slot). Shared, less the calls the others may have
  *   sent that we cannot have seen yet and those racing ours for the last slots: the key's calls in
- *   two round trips, at least 2.
- *   With `oneOther` (see `ONE_OTHER_SHARE`), and for every process where the key's calls bunch (under
- *   120/min, see `keyCallsBunch`), at least 1: two processes racing for the last slot fill it, no more;
- *   and but for a `smallShare` there, the cap is rounded up, so that two settle the key at the top.
+ *   two round trips, at least 2; where the key's calls are sparse (up to 240/min, see
+ *   `SPARSE_CALL_GAP_MS`), at least 1, for every process.
+ *   With `oneOther` (see `ONE_OTHER_SHARE`), and but for a `smallShare` where the key's calls bunch (under
+ *   120/min, see `keyCallsBunch`), the cap is rounded up, so that two settle the key at the top.
  * - `capAt(u)`: the own count a process may hold when the key's count would be `u`. Alone, it is
  *   `top`. Shared, it falls linearly from `top` (at `top - band`) to 0 (past
  *   `top`). Every process applies the same function to the same `u`, so the ones holding more stop
@@ -33,7 +33,7 @@ export function ratePolicy(
 ) {
   const bunch = keyCallsBunch(limit, windowMs);
   const reserve = othersPresent
-    ? Math.max(oneOther || bunch ? 1 : 2, Math.ceil((2 * limit * roundTripMs) / windowMs))
+    ? Math.max(keyCallsSparse(limit, windowMs) ? 1 : 2, Math.ceil((2 * limit * roundTripMs) / windowMs))
     : 1;
   const top = Math.max(1, limit - reserve);
   const small = bunch && smallShare;
@@ -50,15 +50,16 @@ export function ratePolicy(
 
 /**
  * A process holding this share of the key's count or more shares it with at most one other process of
- * its size (with two more its share would be a third at most), so it keeps back 1 call, not 2: two
- * processes racing for the last slot fill it, no more. From 120 to 240/min: at 120/min the goal (97%) is
- * 117 calls and the top 118, a margin of one (a window of two processes dipped to 116).
+ * its size (with two more its share would be a third at most): from 120 to 240/min it rounds its cap up,
+ * so that two settle the key at the top, and it reads its other's fall of 2 as leaving once the fall has
+ * outlasted a dip (see `DIP_CONFIRM_MS` in rate-leaving.ts).
  */
 export const ONE_OTHER_SHARE = 0.4;
 
 /**
  * Two of the key's calls take over a second (under 120/min): a window's calls bunch (its turnover follows
- * a quiet stretch), and every process keeps back 1 call, however many share the key. Kept back 2, the key
+ * a quiet stretch). Every process keeps back 1 call there (as wherever the calls are sparse, see
+ * `SPARSE_CALL_GAP_MS`), however many share the key. Kept back 2, the key
  * settled at 28 of 30 against a goal of 27, and a process that finished took 2 calls out of the window in
  * the first second of a turnover, before the survivor could see it (30x2-early missed in every run). Kept
  * back 1 only by the processes holding `ONE_OTHER_SHARE`, one that led the fill against three small ones
@@ -93,6 +94,13 @@ export const TREND_CALLS = 2;
 /**
  * The key's calls are at least this far apart (up to 240/min): a process's answers come seconds apart, so
  * a reading is held longer (see `QUIET_GAP_MS` in rate-limiter.ts) and a fall must last before it counts.
+ * There every process keeps back 1 call, not 2, however many share the key: two racing for the last slot
+ * fill it, no more, and the key's calls are too few for a third to race them often. At 120/min the goal
+ * (97%) is 117 calls: kept back 2, four processes settled the key at 118 and dipped under the goal (120x4
+ * missed in 17 runs of 128 on the fake clock, 0 now), and a late joiner under `ONE_OTHER_SHARE`, keeping
+ * back 2 while the incumbent kept back 1, stopped growing at a sixth of the key: at 118 no one's cap binds,
+ * and the joiner could not take the key to 119, where the incumbent's does (joined 80 s late, 150/40 over
+ * the last 100 s of four minutes on the fake clock; now 135-143 to 48-56).
  */
 const SPARSE_CALL_GAP_MS = 250;
 

@@ -35,9 +35,19 @@ describe('ratePolicy', () => {
     expect(ratePolicy(30, 100, MIN, false).capAt(29)).toBe(29);
   });
 
-  it('shared, keeps back the calls the key sends in two round trips, at least 2', () => {
-    expect(ratePolicy(120, 100, MIN, true)).toMatchObject({ reserve: 2, top: 118 });
+  it('shared over 240/min, keeps back the calls the key sends in two round trips, at least 2', () => {
+    expect(ratePolicy(241, 100, MIN, true)).toMatchObject({ reserve: 2, top: 239 });
     expect(ratePolicy(3000, 100, MIN, true)).toMatchObject({ reserve: 10, top: 2990 });
+  });
+
+  it('shared up to 240/min (calls a quarter second apart or more), every process keeps back 1 call, whatever its share', () => {
+    expect(ratePolicy(240, 100, MIN, true)).toMatchObject({ reserve: 1, top: 239 });
+    // A late joiner holding a sixth of the key aims at the same top as the incumbent, so it can take the
+    // key to 119 of 120, where the incumbent's cap binds (kept back 2, it stopped at 118, where none does).
+    expect(ratePolicy(120, 100, MIN, true, false, true)).toMatchObject({ reserve: 1, top: 119 });
+    expect(ratePolicy(120, 100, MIN, true, true)).toMatchObject({ reserve: 1, top: 119 });
+    // (still the calls the key sends in two round trips, where those are more)
+    expect(ratePolicy(240, 500, MIN, true)).toMatchObject({ reserve: 4, top: 236 });
   });
 
   it('shared where two calls take over a second (under 120/min), every process keeps back 1 call and rounds the cap up', () => {
@@ -56,16 +66,10 @@ describe('ratePolicy', () => {
     expect(small.capAt(28)).toBe(14.5);
   });
 
-  it('shared with at most one other process of its size, keeps back 1 call (two racers fill the last slot, no more)', () => {
-    expect(ratePolicy(120, 100, MIN, true, true)).toMatchObject({ reserve: 1, top: 119 });
-    // (still the calls the key sends in two round trips, where those are more)
-    expect(ratePolicy(600, 500, MIN, true, true)).toMatchObject({ reserve: 10, top: 590 });
-  });
-
   it('shared with one other, rounds the cap up, so that two processes settle the key at the top', () => {
     // At 120/min the top is 119 and the cap at the top half of it: 59.5 left two processes at 59 each.
     expect(ratePolicy(120, 100, MIN, true, true).capAt(119)).toBe(60);
-    expect(ratePolicy(120, 100, MIN, true, false).capAt(118)).toBe(59);
+    expect(ratePolicy(120, 100, MIN, true, false).capAt(119)).toBe(59.5);
   });
 
   it('shared, gives every process the same cap for the same key-wide count, falling to 0 past the top', () => {
@@ -332,6 +336,24 @@ describe('AdaptiveRateLimiter on one key (fake clock)', () => {
   // A fall of 1 read as leaving (tried for the above): two processes settling the key take turns at one
   // call more, so one read the other's turn as leaving and took its share (seed 1, starts 1 s apart:
   // 11 429s, split 2 to 1).
+  // 120/min, a process that joins 80 s late. Holding under 40% of the key, it kept back 2 calls while the
+  // incumbent kept back 1: it stopped growing at 118 of 120, where no one's cap binds, a sixth of the key
+  // (150/40), and the key dipped to 116 as the window turned. "In every case: use of the allowance in each
+  // full 60 s window while work is waiting >= 97%" (issue 16).
+  it('a process that joins 80 s late at 120/min: every full window >= 97% used, no 429, and it grows past a sixth of the key', async () => {
+    for (const [seed, phaseMs] of [
+      [2, 0],
+      [4, 625],
+      [4, 750],
+    ] as const) {
+      const run = await fourMinutes(120, [{}, { startMs: 80_000 }], seed, phaseMs);
+      expect(run.refused).toBe(0);
+      expect(minOf(run.windowCounts(MIN, 4 * MIN))).toBeGreaterThanOrEqual(0.97 * 120);
+      const [incumbent = 0, joiner = 0] = run.split(80_000 + MIN, 4 * MIN);
+      expect(joiner / (incumbent + joiner)).toBeGreaterThan(0.24);
+    }
+  });
+
   it('two processes at 120/min that start 1 s apart: no 429, split within 10%', async () => {
     for (const seed of [1, 2]) {
       const run = await fourMinutes(120, [{}, { startMs: 1_000 }], seed);
