@@ -56,8 +56,6 @@ export class OthersLeaving {
   private checkedAtMs: number | undefined;
   /** Readings over the last three `TREND_MS`: [counted at, others, own]. */
   private trend: Array<[number, number, number]> = [];
-  /** As of the last answer (see `ProcessShare`). */
-  private oneOther = false;
 
   constructor(private readonly windowMs: number) {}
 
@@ -95,8 +93,8 @@ export class OthersLeaving {
     sharedTop: number,
     band: number,
   ): void {
-    const { limit, smallShare } = share;
-    this.oneOther = share.oneOther;
+    const { limit, smallShare, oneOther } = share;
+    const bunched = keyCallsBunch(limit, this.windowMs);
     const trendMs = Math.max(TREND_MS, keyCallsMs(limit, TREND_CALLS, this.windowMs));
     // (Where two of the key's calls take over a second (under 120/min) a window's calls bunch, and its
     // turnover follows a quiet minute: the last reading before it is the base a fall is measured from, or
@@ -106,9 +104,7 @@ export class OthersLeaving {
     // calls down. Not for the others at 120/min: there four processes' answers come seconds apart, and a
     // base that old read their yields as leaving; one of four took twice its share in real runs.)
     const base =
-      keyCallsBunch(limit, this.windowMs) || this.oneOther
-        ? this.trend.filter(([at]) => at <= countedAtMs - 3 * trendMs).at(-1)
-        : undefined;
+      bunched || oneOther ? this.trend.filter(([at]) => at <= countedAtMs - 3 * trendMs).at(-1) : undefined;
     this.trend = this.trend.filter(([at]) => at > countedAtMs - 3 * trendMs);
     if (base && base[0] > countedAtMs - this.windowMs) this.trend.unshift(base);
     this.trend.push([countedAtMs, reading, used - reading]);
@@ -132,11 +128,8 @@ export class OthersLeaving {
     // larger other: the smaller of two processes started 3 s apart read the larger's yields at its cap so
     // and took its share.)
     const pairAtBunch =
-      keyCallsBunch(limit, this.windowMs) &&
-      !smallShare &&
-      beforeMax >= ONE_OTHER_SHARE * used &&
-      used - reading >= beforeMax - 1;
-    const byLatest = pairAtBunch || this.pairedWith(beforeMax, used);
+      bunched && !smallShare && beforeMax >= ONE_OTHER_SHARE * used && used - reading >= beforeMax - 1;
+    const byLatest = pairAtBunch || pairedWith(oneOther, beforeMax, used);
     const othersNow = byLatest ? reading : Math.max(...recent.map(([, o]) => o));
     const fall = beforeMax - othersNow;
     // (Falling by no more than we grew meanwhile is the others yielding to our growth, not leaving...)
@@ -154,15 +147,11 @@ export class OthersLeaving {
     // yields at the top let the joiner take all of its room, 429s in 52 runs of 128 on the fake clock.)
     const yieldToUs = smallShare;
     // (The others' count that counts as fallen, and whether it has stood there for `HOLD_MS`.)
-    const low = beforeMax - (this.oneOther || pairAtBunch ? 1 : threshold);
+    const low = beforeMax - (oneOther || pairAtBunch ? 1 : threshold);
     // (From 120 to 240/min, one of a pair whose other fell by 2 reads it as leaving once the fall has
     // outlasted a dip, `DIP_CONFIRM_MS`, not `HOLD_MS`: see there. The time it will have, if it lasts.)
     const fallOf2 =
-      this.pairedWith(beforeMax, used) &&
-      !keyCallsBunch(limit, this.windowMs) &&
-      !this.leaving &&
-      fall >= 2 &&
-      fall > grew;
+      pairedWith(oneOther, beforeMax, used) && !bunched && !this.leaving && fall >= 2 && fall > grew;
     const dipOverAtMs = fallOf2
       ? this.fallSince(countedAtMs, beforeMax - 2) + Math.max(DIP_CONFIRM_MS, 3 * share.roundTripHighMs)
       : undefined;
@@ -186,8 +175,7 @@ export class OthersLeaving {
     // its calls as it left, the key at 30 of 30, and the yielder fell to 7 of 29 (real runs: 37/50). Only
     // while the others hold 40% of the key: a survivor's own calls sent together may take it over the top as
     // the leaver's last calls go, and leaving no longer, it held their count and idled 5 s.)
-    if (keyCallsBunch(limit, this.windowMs) && used > sharedTop && reading >= ONE_OTHER_SHARE * used)
-      this.leaving = false;
+    if (bunched && used > sharedTop && reading >= ONE_OTHER_SHARE * used) this.leaving = false;
   }
 
   /**
@@ -221,20 +209,24 @@ export class OthersLeaving {
    * window stood 2-3 calls down (116 of 120). If the guess runs ahead, the next answer, a round trip
    * later, corrects it: the key one over the top, which the reserve holds.
    */
-  fallenSince(view: { limit: number; used: number; others: number; atMs: number }, now: number): number {
-    if (!this.leaving || !this.pairedWith(this.othersBeforeLeaving, view.used)) return 0;
+  fallenSince(
+    view: { limit: number; used: number; others: number; atMs: number },
+    now: number,
+    oneOther: boolean,
+  ): number {
+    if (!this.leaving || !pairedWith(oneOther, this.othersBeforeLeaving, view.used)) return 0;
     const sinceMs = Math.min(now - view.atMs, keyCallsMs(view.limit, 2, this.windowMs));
     const expected = (sinceMs * this.othersBeforeLeaving) / this.windowMs;
     return Math.min(view.others, Math.floor(expected + 0.5));
   }
+}
 
-  /**
-   * This process shares the key with one other of its size (`ONE_OTHER_SHARE`), the others holding
-   * `others` of `used` too (they did before they left). (A small other, one that joined late, sends its
-   * few calls in bunches: a reading 2 or more under its count was its replacements on their way, read as
-   * leaving, and the calls taken between answers were 429s.)
-   */
-  private pairedWith(others: number, used: number): boolean {
-    return this.oneOther && others >= ONE_OTHER_SHARE * used;
-  }
+/**
+ * This process shares the key with one other of its size (`ONE_OTHER_SHARE`), the others holding
+ * `others` of `used` too (they did before they left). (A small other, one that joined late, sends its
+ * few calls in bunches: a reading 2 or more under its count was its replacements on their way, read as
+ * leaving, and the calls taken between answers were 429s.)
+ */
+function pairedWith(oneOther: boolean, others: number, used: number): boolean {
+  return oneOther && others >= ONE_OTHER_SHARE * used;
 }

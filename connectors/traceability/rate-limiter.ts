@@ -417,7 +417,7 @@ export class AdaptiveRateLimiter {
     if (!view) return this.probeWhen(now, now);
     const policy = this.policy(view.limit);
     const own = this.ownStillCountedAt(now);
-    const fallen = this.leaving.fallenSince(view, now);
+    const fallen = this.leaving.fallenSince(view, now, this.oneOther);
     const u = own + view.others - fallen + 1;
     // Replacing own calls that left the window since the last answer cannot add to the key's count.
     // (Never into the last slot, though: that one only a 429 could tell us was taken.) Where the key's
