@@ -29,6 +29,14 @@ const LEAVING_FALL_BANDS = 0.75;
  * left one or more a second: 116 of 120 (120x2-early missed in 24 runs of 128 on the fake clock, 6 now).
  */
 const DIP_CONFIRM_MS = 250;
+/**
+ * From 120 to 240/min, one of a pair that reads its other as leaving checks the reading once this long
+ * has passed: a leaver's calls leave at the pace it sent them (its count before, spread over the window),
+ * and if its count fell by less than half of that since, it is not leaving. (A dip at the window's first
+ * turn read as leaving stood for minutes, no fall ever following and no rise past the count before: the
+ * reader took the other's calls as they left, 90/266, with timers 20 ms late on the fake clock.)
+ */
+const LEAVING_STALL_MS = 3_000;
 
 /** Where this process stands on the key at an answer (see `ratePolicy`). */
 export interface ProcessShare {
@@ -47,6 +55,8 @@ export class OthersLeaving {
   private leaving = false;
   /** The others' count before they began to leave. */
   private othersBeforeLeaving = 0;
+  /** When their leaving was read, and their count then (see `LEAVING_STALL_MS`). */
+  private leavingReadAt: [number, number] = [0, 0];
   /**
    * Where a fall of a pair's other may be its leaving (see `follow`): when it will have lasted long
    * enough to tell, and a call then checks it if no answer comes first (see `decide` in rate-limiter.ts).
@@ -146,12 +156,17 @@ export class OthersLeaving {
     // to 240/min too, where a small process keeps back 1 call like the others: read there, the incumbent's
     // yields at the top let the joiner take all of its room, 429s in 52 runs of 128 on the fake clock.)
     const yieldToUs = smallShare;
+    // (Nor by one of a pair while the key stood over its top at a reading of the trend: then every process
+    // yields at its cap, and not knowing what the others yield, together they yield more than the excess. A
+    // third process that joined a pair took the key over the top; one of the pair read the other's yield,
+    // with the joiner's, as leaving and took their calls: 3-7 429s a run on the fake clock, seed 1.)
+    const paired = pairedWith(oneOther, beforeMax, used) && !bunched;
+    const overTop = paired && this.trend.slice(0, -1).some(([, o, m]) => o + m > sharedTop);
     // (The others' count that counts as fallen, and whether it has stood there for `HOLD_MS`.)
     const low = beforeMax - (oneOther || pairAtBunch ? 1 : threshold);
     // (From 120 to 240/min, one of a pair whose other fell by 2 reads it as leaving once the fall has
     // outlasted a dip, `DIP_CONFIRM_MS`, not `HOLD_MS`: see there. The time it will have, if it lasts.)
-    const fallOf2 =
-      pairedWith(oneOther, beforeMax, used) && !bunched && !this.leaving && fall >= 2 && fall > grew;
+    const fallOf2 = paired && !overTop && !this.leaving && fall >= 2 && fall > grew;
     const dipOverAtMs = fallOf2
       ? this.fallSince(countedAtMs, beforeMax - 2) + Math.max(DIP_CONFIRM_MS, 3 * share.roundTripHighMs)
       : undefined;
@@ -162,14 +177,24 @@ export class OthersLeaving {
         : dipOverAtMs;
     if (
       (!yieldToUs &&
+        !overTop &&
         fall >= threshold &&
         (fall > grew || uncapped) &&
         this.fallLasted(countedAtMs, low, limit)) ||
       (dipOverAtMs !== undefined && countedAtMs >= dipOverAtMs)
     ) {
-      if (!this.leaving) this.othersBeforeLeaving = beforeMax;
+      if (!this.leaving) {
+        this.othersBeforeLeaving = beforeMax;
+        this.leavingReadAt = [countedAtMs, reading];
+      }
       this.leaving = true;
     } else if (fall < 0) this.leaving = false;
+    if (
+      this.leaving &&
+      pairedWith(oneOther, this.othersBeforeLeaving, used) &&
+      this.leavingStalled(countedAtMs, reading)
+    )
+      this.leaving = false;
     // (Where the key's calls bunch, a key over the top is no one leaving: only the survivor fills a leaver's
     // room, up to the top. Read as leaving, a larger process's yield at the top let the other take each of
     // its calls as it left, the key at 30 of 30, and the yielder fell to 7 of 29 (real runs: 37/50). Only
@@ -188,6 +213,14 @@ export class OthersLeaving {
   private fallLasted(countedAtMs: number, low: number, limit: number): boolean {
     if (!keyCallsSparse(limit, this.windowMs)) return true;
     return countedAtMs - this.fallSince(countedAtMs, low) >= HOLD_MS;
+  }
+
+  /** The others' count, read as leaving, fell since by less than half of a leaver's pace (see `LEAVING_STALL_MS`). */
+  private leavingStalled(countedAtMs: number, reading: number): boolean {
+    const [readAtMs, othersThen] = this.leavingReadAt;
+    const sinceMs = countedAtMs - readAtMs;
+    if (sinceMs < LEAVING_STALL_MS || reading === 0) return false;
+    return othersThen - reading < (sinceMs * this.othersBeforeLeaving) / this.windowMs / 2;
   }
 
   /** Since when the others' count has stood at `low` or under, by the readings of the trend. */
