@@ -333,9 +333,29 @@ describe('AdaptiveRateLimiter on one key (fake clock)', () => {
     }
   });
 
-  // A fall of 1 read as leaving (tried for the above): two processes settling the key take turns at one
-  // call more, so one read the other's turn as leaving and took its share (seed 1, starts 1 s apart:
-  // 11 429s, split 2 to 1).
+  // 120x2-early on the fake clock: read at a fall of 2, the survivor stood at 117 of 120 (the goal exactly)
+  // in most runs, and at 116 where a third of the other's calls left first or one of its own was being
+  // replaced: 6 runs of 128 (seeds 1-16 over eight phases), these among them. "In every case: use of the
+  // allowance in each full 60 s window while work is waiting >= 97%" (issue 16). A fall of 1 under the
+  // top that lasts and that three answers show now reads as leaving.
+  it('a process that finishes early at 120/min: a fall of 1 under the top, shown by three answers, is read as leaving', async () => {
+    for (const [seed, phaseMs] of [
+      [1, 375],
+      [5, 0],
+      [7, 375],
+      [11, 375],
+      [14, 0],
+      [15, 0],
+    ] as const) {
+      const run = await fourMinutes(120, [{}, { startMs: 100, stopMs: 120_000 }], seed, phaseMs);
+      expect(run.refused).toBe(0);
+      expect(minOf(run.windowCounts(MIN, 4 * MIN))).toBeGreaterThanOrEqual(0.97 * 120);
+    }
+  });
+
+  // A fall of 1 read as leaving at one answer, whatever the key (tried before the above): two processes
+  // settling the key take turns at one call more, so one read the other's turn as leaving and took its
+  // share (seed 1, starts 1 s apart: 11 429s, split 2 to 1).
   it('two processes at 120/min that start 1 s apart: no 429, split within 10%', async () => {
     for (const seed of [1, 2]) {
       const run = await fourMinutes(120, [{}, { startMs: 1_000 }], seed);
