@@ -151,7 +151,9 @@ export class OthersLeaving {
     // and took its share.)
     const pairAtBunch =
       bunched && !smallShare && beforeMax >= ONE_OTHER_SHARE * used && used - reading >= beforeMax - 1;
-    const byLatest = pairAtBunch || pairedWith(oneOther, beforeMax, used);
+    // (One of a pair from 120 to 240/min, where `oneOther` counts: see `pairedWith`.)
+    const paired = pairedWith(oneOther, beforeMax, used) && !bunched;
+    const byLatest = pairAtBunch || paired;
     const othersNow = byLatest ? reading : Math.max(...recent.map(([, o]) => o));
     const fall = beforeMax - othersNow;
     // (Falling by no more than we grew meanwhile is the others yielding to our growth, not leaving...)
@@ -175,7 +177,6 @@ export class OthersLeaving {
     // yields at its cap, and not knowing what the others yield, together they yield more than the excess. A
     // third process that joined a pair took the key over the top; one of the pair read the other's yield,
     // with the joiner's, as leaving and took their calls: 3-7 429s a run on the fake clock, seed 1.)
-    const paired = pairedWith(oneOther, beforeMax, used) && !bunched;
     const overTop = paired && this.trend.slice(0, -1).some(([, o, m]) => o + m > sharedTop);
     // (The others' count that counts as fallen, and whether it has stood there for `HOLD_MS`.)
     const low = beforeMax - (oneOther || pairAtBunch ? 1 : threshold);
@@ -191,15 +192,10 @@ export class OthersLeaving {
       fall === 1 &&
       fall > grew &&
       used - checked < sharedTop;
-    const fall1Since = this.fallSince(countedAtMs, beforeMax - 1);
-    const fall1Readings = this.trend.filter(([at]) => at >= fall1Since).length;
-    const fall1Ms = Math.max(FALL_OF_1_MS, 3 * share.roundTripHighMs);
+    const fall1 = fallOf1 ? this.fallOf1Shown(countedAtMs, beforeMax, share.roundTripHighMs) : undefined;
     const dipOverAtMs = fallOf2
       ? this.fallSince(countedAtMs, beforeMax - 2) + Math.max(DIP_CONFIRM_MS, 3 * share.roundTripHighMs)
-      : fallOf1
-        ? fall1Since + (fall1Ms * Math.min(fall1Readings, FALL_OF_1_READINGS - 1)) / (FALL_OF_1_READINGS - 1)
-        : undefined;
-    const fall1Told = !fallOf1 || fall1Readings >= FALL_OF_1_READINGS;
+      : fall1?.checkAtMs;
     // (A pair's member where the calls bunch is never a `smallShare`, so never yielding to us.)
     this.fallConfirmAtMs =
       pairAtBunch && !this.leaving && fall >= threshold && fall > grew
@@ -211,7 +207,7 @@ export class OthersLeaving {
         fall >= threshold &&
         (fall > grew || uncapped) &&
         this.fallLasted(countedAtMs, low, limit)) ||
-      (dipOverAtMs !== undefined && countedAtMs >= dipOverAtMs && fall1Told)
+      (dipOverAtMs !== undefined && countedAtMs >= dipOverAtMs && (fall1?.told ?? true))
     ) {
       if (!this.leaving) {
         this.othersBeforeLeaving = beforeMax;
@@ -243,6 +239,25 @@ export class OthersLeaving {
   private fallLasted(countedAtMs: number, low: number, limit: number): boolean {
     if (!keyCallsSparse(limit, this.windowMs)) return true;
     return countedAtMs - this.fallSince(countedAtMs, low) >= HOLD_MS;
+  }
+
+  /**
+   * A pair's other fell by 1 (see `FALL_OF_1_MS`): when the fall will have lasted long enough, or, shown by
+   * too few answers yet, when the next call checks it; and whether enough answers have shown it.
+   */
+  private fallOf1Shown(
+    countedAtMs: number,
+    beforeMax: number,
+    roundTripHighMs: number,
+  ): { checkAtMs: number; told: boolean } {
+    const since = this.fallSince(countedAtMs, beforeMax - 1);
+    const readings = this.trend.filter(([at]) => at >= since).length;
+    const lastsMs = Math.max(FALL_OF_1_MS, 3 * roundTripHighMs);
+    const steps = FALL_OF_1_READINGS - 1;
+    return {
+      checkAtMs: since + (lastsMs * Math.min(readings, steps)) / steps,
+      told: readings >= FALL_OF_1_READINGS,
+    };
   }
 
   /** The others' count, read as leaving, fell since by less than half of a leaver's pace (see `LEAVING_STALL_MS`). */

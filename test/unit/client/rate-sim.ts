@@ -145,6 +145,11 @@ export async function simulate(opts: {
   };
 }
 
+/** The run's 429s as a share of its calls (the refused among them). */
+export function refusedShare(run: { accepted: number[][]; refused: number }): number {
+  return run.refused / (run.refused + run.accepted.flat().length);
+}
+
 export function minOf(values: number[]): number {
   return values.reduce((a, b) => Math.min(a, b), Number.POSITIVE_INFINITY);
 }
