@@ -412,6 +412,40 @@ describe('AdaptiveRateLimiter on one key (fake clock)', () => {
     }
   });
 
+  // 120/min, a third process that joins a pair 80 s late. A process grew as its answers came in, a round
+  // trip after its own last call; a window later the two were replaced each a round trip after it left, so
+  // they left together at every turn, and with other calls joining them, clusters of 4-5 calls within
+  // 80 ms built up (fake clock, 140-240 s, seeds 1-8 at four phases: 28 clusters of four). One such
+  // cluster leaving took the window to 116 of 120 (seed 5 at 157 s, seed 8 at 145 s, seed 9 at 222 s).
+  // "In every case: use of the allowance in each full 60 s window while work is waiting >= 97%" (issue 16).
+  it('a third process that joins a pair 80 s late at 120/min: calls that grow a count are spaced from the last, every full window >= 97% used', async () => {
+    for (const [seed, phaseMs] of [
+      [5, 0],
+      [5, 750],
+      [8, 625],
+      [9, 875],
+    ] as const) {
+      const run = await fourMinutes(120, [{}, { startMs: 1_000 }, { startMs: 80_000 }], seed, phaseMs);
+      expect(refusedShare(run)).toBeLessThan(0.005);
+      expect(minOf(run.windowCounts(MIN, 4 * MIN))).toBeGreaterThanOrEqual(0.97 * 120);
+    }
+  });
+
+  it("where the key's calls are sparse, a call that grows the count goes a quarter of the key's time for a call after the last", async () => {
+    for (const [limit, spacingMs] of [
+      [120, 125],
+      [600, 0],
+    ] as const) {
+      const clock = new FakeClock(1_700_000_000_000);
+      const limiter = new AdaptiveRateLimiter({ clock, random: () => 0 });
+      // Half the key held by others, its window turned over long ago: room to grow, the ramp line far off.
+      sendAt(limiter, limit, limit / 2, clock.now() - 1_000);
+      expect(limiter.delayMs()).toBe(spacingMs);
+      await clock.advance(spacingMs);
+      expect(limiter.delayMs()).toBe(0);
+    }
+  });
+
   // The spec ("Rate limit", doc 01): "Every response carries ... X-RateLimit-Remaining (calls left)": the
   // server has counted a call by the time it answers it. So the call has surely left the window a window
   // after its answer came back, whatever the one-way delays were; the replacement needs no margin for the
