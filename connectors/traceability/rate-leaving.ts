@@ -149,8 +149,8 @@ export class OthersLeaving {
     // a fall of 2 was awaited (30x2-early missed in 11 runs of 128 on the fake clock, 1 now). Not against a
     // larger other: the smaller of two processes started 3 s apart read the larger's yields at its cap so
     // and took its share.)
-    const pairAtBunch =
-      bunched && !smallShare && beforeMax >= ONE_OTHER_SHARE * used && used - reading >= beforeMax - 1;
+    const otherAtMostOneMore = used - reading >= beforeMax - 1;
+    const pairAtBunch = bunched && !smallShare && beforeMax >= ONE_OTHER_SHARE * used && otherAtMostOneMore;
     // (One of a pair from 120 to 240/min, where `oneOther` counts: see `pairedWith`.)
     const paired = pairedWith(oneOther, beforeMax, used) && !bunched;
     const byLatest = pairAtBunch || paired;
@@ -186,7 +186,7 @@ export class OthersLeaving {
     // (A fall of 1, see `FALL_OF_1_MS`: the readings that show it, and when the next check is due.)
     const fallOf1 =
       paired &&
-      used - reading >= beforeMax - 1 &&
+      otherAtMostOneMore &&
       !overTop &&
       !this.leaving &&
       fall === 1 &&

@@ -283,7 +283,7 @@ export class AdaptiveRateLimiter {
     const ownAtMost = this.countCounted(countedAtMs - this.windowMs - slack, countedAtMs + slack);
     this.othersPresent = used - ownAtMost >= 1;
     this.smallShare = used - reading < ONE_OTHER_SHARE * used;
-    this.oneOther = this.sparse(observation.limit) && !this.bunched(observation.limit) && !this.smallShare;
+    this.oneOther = this.sparseUnbunched(observation.limit) && !this.smallShare;
     const { top: sharedTop, band } = ratePolicy(
       observation.limit,
       this.roundTripHighMs(),
@@ -523,11 +523,10 @@ export class AdaptiveRateLimiter {
     return { delayMs: Math.max(1, leaves - now), probe: false };
   }
 
-  /** Where the key's calls are sparse, the earliest a call that grows our count may go (see `GROWTH_SPACING_CALLS`). */
+  /** From 120 to 240/min, the earliest a call that grows our count may go (see `GROWTH_SPACING_CALLS`). */
   private growthSpacedAtMs(limit: number): number {
     const last = this.own.at(-1);
-    if (!last || !this.sparse(limit) || this.bunched(limit) || this.leaving.active)
-      return Number.NEGATIVE_INFINITY;
+    if (!last || !this.sparseUnbunched(limit) || this.leaving.active) return Number.NEGATIVE_INFINITY;
     return last.sentAtMs + this.callsMs(limit, GROWTH_SPACING_CALLS);
   }
 
@@ -562,6 +561,11 @@ export class AdaptiveRateLimiter {
   /** See `keyCallsBunch` and `OthersLeaving.follow`. */
   private bunched(limit: number): boolean {
     return keyCallsBunch(limit, this.windowMs);
+  }
+
+  /** From 120 to 240/min: the key's calls sparse, not bunched (where `oneOther` and the growth spacing count). */
+  private sparseUnbunched(limit: number): boolean {
+    return this.sparse(limit) && !this.bunched(limit);
   }
 
   /** A high estimate of the round trip (srtt + 4 deviations), bounded to a second. */

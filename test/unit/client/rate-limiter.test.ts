@@ -422,7 +422,7 @@ describe('AdaptiveRateLimiter on one key (fake clock)', () => {
     }
   });
 
-  it("where the key's calls are sparse, a call that grows the count goes a quarter of the key's time for a call after the last", async () => {
+  it("from 120 to 240/min, a call that grows the count goes a quarter of the key's time for a call after the last", async () => {
     for (const [limit, spacingMs] of [
       [120, 125],
       [600, 0],
