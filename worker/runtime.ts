@@ -45,13 +45,25 @@ export function temporalLoggerFor(logger: AppLogger): TemporalLogger {
  */
 export function installTemporalRuntime(logger: AppLogger, options: { metricsAddress?: string } = {}): void {
   if (Runtime._instance) return;
+  try {
+    installRuntime(logger, options.metricsAddress);
+  } catch (error) {
+    // (The SDK's message names neither the address nor where it came from.)
+    if (!options.metricsAddress || !/prometheus/i.test(String(error))) throw error;
+    throw new Error(
+      `TRACE_METRICS_ADDRESS ${options.metricsAddress}: ${error instanceof Error ? error.message : String(error)}`,
+    );
+  }
+}
+
+function installRuntime(logger: AppLogger, metricsAddress: string | undefined): void {
   Runtime.install({
     logger: temporalLoggerFor(logger),
     shutdownSignals: [],
     telemetryOptions: {
       logging: { filter: { core: 'WARN', other: 'ERROR' }, forward: {} },
-      ...(options.metricsAddress
-        ? { metrics: { prometheus: { bindAddress: options.metricsAddress }, metricPrefix: 'temporal_' } }
+      ...(metricsAddress
+        ? { metrics: { prometheus: { bindAddress: metricsAddress }, metricPrefix: 'temporal_' } }
         : {}),
     },
   });

@@ -1,7 +1,41 @@
+import { readFileSync } from 'node:fs';
 import net from 'node:net';
 
-/** Asks the OS for a free TCP port on the host (port 0 semantics), then releases it. */
-export function findFreePort(host = '127.0.0.1'): Promise<number> {
+/** The lowest port a port picked by `findFreePort` may have (under it, well-known and registered services). */
+const PICKED_PORT_LOW = 10_000;
+
+/**
+ * Where the OS hands out ports of its own (to port-0 binds and outgoing connections): Linux tells it; macOS
+ * and Windows use 49152-65535 by default, and 32768 is under both.
+ */
+export function ephemeralPortLow(): number {
+  try {
+    const [low] = readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/);
+    const port = Number(low);
+    if (Number.isInteger(port) && port > 0) return port;
+  } catch {
+    // not Linux
+  }
+  return 32_768;
+}
+
+/**
+ * A TCP port free on the host now, for another process (or a later bind) to take: picked under the OS's
+ * ephemeral range, where the OS never hands out a port itself. Picked by a port-0 bind instead, the port was
+ * the kernel's to give again, and a Temporal dev server's own listeners took one before the worker that was
+ * to serve metrics on it had started ("Address already in use", CI). Falls back to a port-0 bind where the
+ * ephemeral range leaves no room under it.
+ */
+export async function findFreePort(host = '127.0.0.1'): Promise<number> {
+  const high = ephemeralPortLow();
+  for (let attempt = 0; high - PICKED_PORT_LOW > 1_000 && attempt < 50; attempt++) {
+    const port = PICKED_PORT_LOW + Math.floor(Math.random() * (high - PICKED_PORT_LOW));
+    if (await isPortFree(port, host)) return port;
+  }
+  return portFromKernel(host);
+}
+
+function portFromKernel(host: string): Promise<number> {
   return new Promise((resolve, reject) => {
     const server = net.createServer();
     server.unref();

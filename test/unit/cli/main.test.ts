@@ -1,4 +1,7 @@
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
 import path from 'node:path';
 import { COMMANDS, packageVersion } from '../../../cli/main';
 import { repoRoot } from '../../../worker/paths';
@@ -46,6 +49,35 @@ describe('a conventional trace-sync', () => {
     expect(former.status).toBe(0);
     expect(former.stdout).toContain('Usage: trace-sync plm-import|import-plm [options]');
     expect(run('help', 'cert-report').stdout).toContain('Usage: trace-sync certificate-report|cert-report');
+  });
+
+  it('a worker whose metrics address is taken exits 1 with one line naming TRACE_METRICS_ADDRESS and the address', async () => {
+    const taken = net.createServer();
+    await new Promise<void>((resolve) => taken.listen({ port: 0, host: '127.0.0.1' }, resolve));
+    const address = `127.0.0.1:${(taken.address() as net.AddressInfo).port}`;
+    const dataDir = mkdtempSync(path.join(os.tmpdir(), 'trace-metrics-'));
+    try {
+      const worker = spawn(process.execPath, [bin, 'worker'], {
+        env: {
+          ...process.env,
+          TRACE_DATA_DIR: dataDir,
+          TEMPORAL_ADDRESS: '127.0.0.1:1',
+          TRACEABILITY_BASE_URL: 'http://127.0.0.1:1',
+          TRACEABILITY_API_KEY: 'key-not-for-logs',
+          TRACE_METRICS_ADDRESS: address,
+        },
+      });
+      let stderr = '';
+      worker.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+      const status = await new Promise<number | null>((resolve) => worker.once('exit', resolve));
+      expect(status).toBe(1);
+      expect(stderr.trim().split('\n')).toHaveLength(1);
+      expect(stderr).toContain(`trace-sync: TRACE_METRICS_ADDRESS ${address}: `);
+      expect(stderr).toMatch(/address already in use/i);
+    } finally {
+      await new Promise((resolve) => taken.close(resolve));
+      rmSync(dataDir, { recursive: true, force: true });
+    }
   });
 
   it('an unknown command is an error (exit 1) that points at --help', () => {
