@@ -9,6 +9,12 @@ export interface CellFigures {
   /** End of the least used window, in seconds from the start. */
   useMinAtS: number;
   windows: number;
+  /**
+   * Milliseconds, over the same stretch, in which the window ending then (taken at every instant, not every
+   * second) held fewer calls than the goal: how long the key stood under it, where the whole-second
+   * windows above catch such a dip only if a second falls in it.
+   */
+  underGoalMs: number;
   calls: number;
   refused: number;
   /** Seconds in which the window had room (below the goal) and no call was counted, while work waited. */
@@ -43,6 +49,30 @@ function countIn(sorted: number[], fromExclusive: number, toInclusive: number): 
   let n = 0;
   for (let i = lo; i < sorted.length && (sorted[i] as number) <= toInclusive; i++) n++;
   return n;
+}
+
+/** Time in [fromMs, toMs] in which the window (t - 60 s, t] held a count of the sorted calls `under` says is. */
+function timeUnder(
+  sorted: number[],
+  under: (count: number) => boolean,
+  fromMs: number,
+  toMs: number,
+): number {
+  // The count changes only where a call comes in (at its time) or leaves (a window later).
+  const changes = [...sorted.map((t) => [t, 1] as const), ...sorted.map((t) => [t + WINDOW_MS, -1] as const)];
+  changes.sort((a, b) => a[0] - b[0] || a[1] - b[1]);
+  let count = 0;
+  let at = fromMs;
+  let total = 0;
+  for (const [t, step] of changes) {
+    if (t > at) {
+      if (under(count)) total += Math.min(t, toMs) - at;
+      at = t;
+    }
+    if (at >= toMs) return total;
+    count += step;
+  }
+  return under(count) ? total + Math.max(0, toMs - at) : total;
 }
 
 /**
@@ -93,6 +123,7 @@ export function cellFigures(
     useMedian: sortedUses[Math.floor(sortedUses.length / 2)] ?? 0,
     useMinAtS,
     windows: uses.length,
+    underGoalMs: timeUnder(all, (count) => count / limit < useGoal(limit), busyFrom + WINDOW_MS, busyTo),
     calls: counted.length + refused,
     refused,
     idleSeconds,

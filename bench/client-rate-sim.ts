@@ -61,6 +61,7 @@ async function main(): Promise<void> {
     let worst: { f: ReturnType<typeof cellFigures>; missed: string[] } | undefined;
     let runsMissed = 0;
     let runsRefused = 0;
+    let underGoalMs = 0;
     const processes = staggered(cell.processes);
     for (const { seed, phaseMs } of runs) {
       const run = await simulate({
@@ -79,6 +80,7 @@ async function main(): Promise<void> {
       }));
       const f = cellFigures(cell.limit, run.accepted.flat(), run.refused, spans);
       const missed = missedGoals(cell.limit, f, cell.equalWork);
+      underGoalMs += f.underGoalMs;
       if (missed.length) runsMissed++;
       if (run.refused) runsRefused++;
       if (
@@ -94,7 +96,8 @@ async function main(): Promise<void> {
     console.log(
       `${cell.name.padEnd(13)} min ${(f.useMin * 100).toFixed(1)}% @${f.useMinAtS}s med ${(f.useMedian * 100).toFixed(1)}% ` +
         `429 ${f.refused}/${f.calls} idle ${f.idleSeconds} split ${f.split.join('/')} ` +
-        `${missed.length ? 'MISS ' + missed.join('; ') : 'ok'}${runs.length > 1 ? ` (missed in ${runsMissed}/${runs.length} runs, ${runsRefused} with a 429)` : ''}`,
+        `${missed.length ? 'MISS ' + missed.join('; ') : 'ok'}${runs.length > 1 ? ` (missed in ${runsMissed}/${runs.length} runs, ${runsRefused} with a 429)` : ''}` +
+        ` under goal ${(underGoalMs / runs.length / 1000).toFixed(3)} s a run`,
     );
   }
   process.exitCode = failed ? 1 : 0;

@@ -12,6 +12,11 @@
  *            --repeat N (each cell N times, one row per run and how many runs missed: at 30/min one run
  *            is not a verdict, the figures vary from run to run)
  *
+ * The "under goal s" column is how long, over the whole-second windows' stretch, the window ending at that
+ * instant (every instant, not every second) held fewer calls than the goal: a dip of a few ms between two
+ * seconds is missed by the whole-second windows but counted there, so two runs with the same verdict can be
+ * told apart by it (the fake clock's cells print it too, per run). Not a goal of its own.
+ *
  * Each cell runs in its own process with its own sandbox, so cells can run side by side: they mostly wait.
  * CLIENT_RATE_TRACE=1 prints each cell's window count every second, per process, and its 429s (stderr).
  *
@@ -223,6 +228,7 @@ function printTable(rows: Row[], repeat: number): number {
     'use min (at s)',
     'use median',
     'windows',
+    'under goal s',
     '429s',
     'idle s',
     'split (calls)',
@@ -241,6 +247,7 @@ function printTable(rows: Row[], repeat: number): number {
         '-',
         '-',
         '-',
+        '-',
         `ERROR ${error ?? ''}`,
       ];
     const missed = missedGoals(cell.limit, figures, cell.equalWork);
@@ -253,6 +260,7 @@ function printTable(rows: Row[], repeat: number): number {
       `${pct(figures.useMin)} (${figures.useMinAtS})`,
       pct(figures.useMedian),
       String(figures.windows),
+      (figures.underGoalMs / 1000).toFixed(2),
       `${figures.refused}/${figures.calls} (${((figures.refused / Math.max(1, figures.calls)) * 100).toFixed(2)}%)`,
       String(figures.idleSeconds),
       split,
