@@ -20,10 +20,10 @@
  * Each cell runs in its own process with its own sandbox, so cells can run side by side: they mostly wait.
  * CLIENT_RATE_TRACE=1 prints each cell's window count every second, per process, and its 429s (stderr).
  *
- * The goals are the issue's, unchanged; not every cell meets them yet (figures in
- * connectors/traceability/README.md, "Rate pacing across processes"). No cell is exempted: there is no proof
- * that any is out of reach of every policy. On a machine loaded by other work the figures are lower still:
- * timers and answers run late, and the counts the pacer reads are older.
+ * The goals are the issue's, unchanged; not every cell meets them in every run (figures in
+ * connectors/traceability/README.md, "Rate pacing across processes", and rate-pacing-log.md beside it). No cell
+ * is exempted: there is no proof that any is out of reach of every policy. On a machine loaded by other work
+ * the figures are lower still: timers and answers run late, and the counts the pacer reads are older.
  */
 import { fork, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
