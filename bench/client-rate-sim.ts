@@ -55,6 +55,12 @@ async function main(): Promise<void> {
       processes: [{}, { stopMs: Math.round(durationMs / 2) }],
       equalWork: false,
     });
+    cells.push({
+      name: `${limit}x2-handoff`,
+      limit,
+      processes: [{ stopMs: Math.round((2 * durationMs) / 3) }, { startMs: Math.round(durationMs / 3) }],
+      equalWork: false,
+    });
   }
   let failed = 0;
   for (const cell of cells.filter((c) => !only || only.includes(c.name))) {

@@ -1,13 +1,13 @@
 /**
  * Client rate benchmark: real worker processes, each a TraceabilityClient that always has work, share one
  * key of the sandbox (sliding 60 s window, network jitter on) at allowances of 30 to 3,000 calls a minute,
- * including processes that start late and finish early. Prints one row per cell and exits 1 if a cell
+ * including processes that start late, finish early, or both (a rolling restart). Prints one row per cell and exits 1 if a cell
  * misses its goal (use of the allowance in every full 60 s window >= 97%, >= 90% at 30/min; 429s < 0.5%
  * of calls; no second with room in the window and no call while work waited; processes with equal work
  * within 10% of an even split).
  *
- *   node bin/run-ts.cjs bench/client-rate.ts           # quick: 5 cells of 150 s, all at once (~3 min)
- *   node bin/run-ts.cjs bench/client-rate.ts --full    # 20 cells of 240 s, 5 at a time (~17 min)
+ *   node bin/run-ts.cjs bench/client-rate.ts           # quick: 6 cells of 150 s, all at once (~3 min)
+ *   node bin/run-ts.cjs bench/client-rate.ts --full    # 24 cells of 240 s, 5 at a time (~21 min)
  *   options: --parallel N, --jitter-ms N (default 40), --seconds N (per cell), --only 30x4,600x2-late,
  *            --repeat N (each cell N times, one row per run and how many runs missed: at 30/min one run
  *            is not a verdict, the figures vary from run to run)
@@ -94,13 +94,26 @@ function cells(full: boolean, jitterMs: number): Cell[] {
     ],
     equalWork: false,
   });
-  if (!full) return [base(30, 4), base(120, 2), late(600), early(600), base(3000, 4)];
+  // A rolling restart: a new process joins a third into the run, the old one stops at two thirds.
+  const handoff = (limit: number): Cell => ({
+    name: `${limit}x2-handoff`,
+    limit,
+    durationMs,
+    jitterMs,
+    processes: [
+      { startMs: 0, stopMs: Math.round((2 * durationMs) / 3) },
+      { startMs: Math.round(durationMs / 3), stopMs: durationMs },
+    ],
+    equalWork: false,
+  });
+  if (!full) return [base(30, 4), base(120, 2), late(600), early(600), handoff(120), base(3000, 4)];
   return [30, 120, 600, 3000].flatMap((limit) => [
     base(limit, 1),
     base(limit, 2),
     base(limit, 4),
     late(limit),
     early(limit),
+    handoff(limit),
   ]);
 }
 
