@@ -72,40 +72,24 @@ function cells(full: boolean, jitterMs: number): Cell[] {
     processes: all(n),
     equalWork: true,
   });
-  const late = (limit: number): Cell => ({
-    name: `${limit}x2-late`,
-    limit,
-    durationMs,
-    jitterMs,
-    processes: [
-      { startMs: 0, stopMs: durationMs },
-      { startMs: Math.round(durationMs / 3), stopMs: durationMs },
-    ],
-    equalWork: false,
-  });
-  const early = (limit: number): Cell => ({
-    name: `${limit}x2-early`,
-    limit,
-    durationMs,
-    jitterMs,
-    processes: [
-      { startMs: 0, stopMs: durationMs },
-      { startMs: 0, stopMs: Math.round(durationMs / 2) },
-    ],
-    equalWork: false,
-  });
+  // Two processes with unequal stretches of work, as fractions of the run: [start, stop] each.
+  const pair =
+    (kind: string, ...stretches: Array<[number, number]>) =>
+    (limit: number): Cell => ({
+      name: `${limit}x2-${kind}`,
+      limit,
+      durationMs,
+      jitterMs,
+      processes: stretches.map(([from, to]) => ({
+        startMs: Math.round(from * durationMs),
+        stopMs: Math.round(to * durationMs),
+      })),
+      equalWork: false,
+    });
+  const late = pair('late', [0, 1], [1 / 3, 1]);
+  const early = pair('early', [0, 1], [0, 1 / 2]);
   // A rolling restart: a new process joins a third into the run, the old one stops at two thirds.
-  const handoff = (limit: number): Cell => ({
-    name: `${limit}x2-handoff`,
-    limit,
-    durationMs,
-    jitterMs,
-    processes: [
-      { startMs: 0, stopMs: Math.round((2 * durationMs) / 3) },
-      { startMs: Math.round(durationMs / 3), stopMs: durationMs },
-    ],
-    equalWork: false,
-  });
+  const handoff = pair('handoff', [0, 2 / 3], [1 / 3, 1]);
   if (!full) return [base(30, 4), base(120, 2), late(600), early(600), handoff(120), base(3000, 4)];
   return [30, 120, 600, 3000].flatMap((limit) => [
     base(limit, 1),
