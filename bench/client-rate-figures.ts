@@ -1,6 +1,45 @@
-// The client-rate benchmark's figures, from what the server counted and what each process did.
+// The client-rate benchmarks' matrix (real processes in client-rate.ts, the fake clock in client-rate-sim.ts)
+// and its figures, from what the server counted and what each process did.
 
 export const WINDOW_MS = 60_000;
+
+/** One cell of the matrix: processes on one key, each with work over [startMs, stopMs). */
+export interface RateCell {
+  name: string;
+  limit: number;
+  processes: Array<{ startMs: number; stopMs: number }>;
+  /** Processes with equal work (same stretch): their split is checked. */
+  equalWork: boolean;
+}
+
+/**
+ * The full matrix for runs of `durationMs`: at each allowance 1, 2 and 4 processes with work throughout, one that
+ * starts a third into the run (late), one that stops halfway (early), and a rolling restart (handoff: a new
+ * process joins a third into the run, the old one stops at two thirds).
+ */
+export function rateCells(durationMs: number): RateCell[] {
+  const at = (fraction: number): number => Math.round(fraction * durationMs);
+  const pair = (limit: number, kind: string, ...stretches: Array<[number, number]>): RateCell => ({
+    name: `${limit}x2-${kind}`,
+    limit,
+    processes: stretches.map(([from, to]) => ({ startMs: at(from), stopMs: at(to) })),
+    equalWork: false,
+  });
+  return [30, 120, 600, 3000].flatMap((limit) => [
+    ...[1, 2, 4].map((n) => ({
+      name: `${limit}x${n}`,
+      limit,
+      processes: Array.from({ length: n }, () => ({ startMs: 0, stopMs: durationMs })),
+      equalWork: true,
+    })),
+    pair(limit, 'late', [0, 1], [1 / 3, 1]),
+    pair(limit, 'early', [0, 1], [0, 1 / 2]),
+    pair(limit, 'handoff', [0, 2 / 3], [1 / 3, 1]),
+  ]);
+}
+
+/** The quick matrix (`npm run bench`): one cell of each kind, side by side in a few minutes. */
+export const QUICK_CELLS = ['30x4', '120x2', '600x2-late', '600x2-early', '120x2-handoff', '3000x4'];
 
 export interface CellFigures {
   /** Use of the allowance in each full sliding 60 s window while work waited: min and median. */

@@ -15,7 +15,7 @@
  * many of the runs missed a goal.
  */
 import { simulate, type SimProcess } from '../test/unit/client/rate-sim';
-import { cellFigures, missedGoals } from './client-rate-figures';
+import { cellFigures, missedGoals, rateCells } from './client-rate-figures';
 
 /** Calls in flight per process, as bench/client-rate-worker.ts runs them. */
 const LANES = 16;
@@ -34,34 +34,14 @@ async function main(): Promise<void> {
   const seeds = (arg('seeds') ?? arg('seed') ?? '7').split(',').map(Number);
   const phases = (arg('phases') ?? '0').split(',').map(Number);
   const runs = seeds.flatMap((seed) => phases.map((phaseMs) => ({ seed, phaseMs })));
-  const cells: Array<{ name: string; limit: number; processes: SimProcess[]; equalWork: boolean }> = [];
-  for (const limit of [30, 120, 600, 3000]) {
-    for (const n of [1, 2, 4])
-      cells.push({
-        name: `${limit}x${n}`,
-        limit,
-        processes: Array.from({ length: n }, () => ({})),
-        equalWork: true,
-      });
-    cells.push({
-      name: `${limit}x2-late`,
-      limit,
-      processes: [{}, { startMs: Math.round(durationMs / 3) }],
-      equalWork: false,
-    });
-    cells.push({
-      name: `${limit}x2-early`,
-      limit,
-      processes: [{}, { stopMs: Math.round(durationMs / 2) }],
-      equalWork: false,
-    });
-    cells.push({
-      name: `${limit}x2-handoff`,
-      limit,
-      processes: [{ stopMs: Math.round((2 * durationMs) / 3) }, { startMs: Math.round(durationMs / 3) }],
-      equalWork: false,
-    });
-  }
+  // (A process that starts at 0 is staggered, see above; one that works to the end has no stop.)
+  const cells = rateCells(durationMs).map((cell) => ({
+    ...cell,
+    processes: cell.processes.map(({ startMs, stopMs }): SimProcess => ({
+      ...(startMs > 0 ? { startMs } : {}),
+      ...(stopMs < durationMs ? { stopMs } : {}),
+    })),
+  }));
   let failed = 0;
   for (const cell of cells.filter((c) => !only || only.includes(c.name))) {
     let worst: { f: ReturnType<typeof cellFigures>; missed: string[] } | undefined;

@@ -1,10 +1,10 @@
 /**
  * Client rate benchmark: real worker processes, each a TraceabilityClient that always has work, share one
  * key of the sandbox (sliding 60 s window, network jitter on) at allowances of 30 to 3,000 calls a minute,
- * including processes that start late, finish early, or both (a rolling restart). Prints one row per cell and exits 1 if a cell
- * misses its goal (use of the allowance in every full 60 s window >= 97%, >= 90% at 30/min; 429s < 0.5%
- * of calls; no second with room in the window and no call while work waited; processes with equal work
- * within 10% of an even split).
+ * including processes that start late, finish early, or both (a rolling restart; the matrix is in
+ * client-rate-figures.ts). Prints one row per cell and exits 1 if a cell misses its goal (use of the
+ * allowance in every full 60 s window >= 97%, >= 90% at 30/min; 429s < 0.5% of calls; no second with room
+ * in the window and no call while work waited; processes with equal work within 10% of an even split).
  *
  *   node bin/run-ts.cjs bench/client-rate.ts           # quick: 6 cells of 150 s, all at once (~3 min)
  *   node bin/run-ts.cjs bench/client-rate.ts --full    # 24 cells of 240 s, 5 at a time (~21 min)
@@ -31,7 +31,14 @@ import { z } from 'zod';
 import { buildSandboxApp } from '../sandbox/server';
 import { sandboxOptionsSchema } from '../sandbox/options';
 import { SANDBOX_API_KEY } from '../worker/api-target';
-import { cellFigures, missedGoals, type CellFigures, type ProcessSpan } from './client-rate-figures';
+import {
+  QUICK_CELLS,
+  cellFigures,
+  missedGoals,
+  rateCells,
+  type CellFigures,
+  type ProcessSpan,
+} from './client-rate-figures';
 
 const cellSchema = z.object({
   name: z.string(),
@@ -63,42 +70,11 @@ function arg(name: string): string | undefined {
 
 function cells(full: boolean, jitterMs: number): Cell[] {
   const durationMs = Number(arg('seconds') ?? (full ? 240 : 150)) * 1000;
-  const all = (n: number) => Array.from({ length: n }, () => ({ startMs: 0, stopMs: durationMs }));
-  const base = (limit: number, n: number): Cell => ({
-    name: `${limit}x${n}`,
-    limit,
-    durationMs,
-    jitterMs,
-    processes: all(n),
-    equalWork: true,
-  });
-  // Two processes with unequal stretches of work, as fractions of the run: [start, stop] each.
-  const pair =
-    (kind: string, ...stretches: Array<[number, number]>) =>
-    (limit: number): Cell => ({
-      name: `${limit}x2-${kind}`,
-      limit,
-      durationMs,
-      jitterMs,
-      processes: stretches.map(([from, to]) => ({
-        startMs: Math.round(from * durationMs),
-        stopMs: Math.round(to * durationMs),
-      })),
-      equalWork: false,
-    });
-  const late = pair('late', [0, 1], [1 / 3, 1]);
-  const early = pair('early', [0, 1], [0, 1 / 2]);
-  // A rolling restart: a new process joins a third into the run, the old one stops at two thirds.
-  const handoff = pair('handoff', [0, 2 / 3], [1 / 3, 1]);
-  if (!full) return [base(30, 4), base(120, 2), late(600), early(600), handoff(120), base(3000, 4)];
-  return [30, 120, 600, 3000].flatMap((limit) => [
-    base(limit, 1),
-    base(limit, 2),
-    base(limit, 4),
-    late(limit),
-    early(limit),
-    handoff(limit),
-  ]);
+  const all = rateCells(durationMs).map((cell) => ({ ...cell, durationMs, jitterMs }));
+  if (full) return all;
+  return QUICK_CELLS.map((name) => all.find((cell) => cell.name === name)).filter(
+    (cell) => cell !== undefined,
+  );
 }
 
 function once(child: ChildProcess, type: string): Promise<unknown> {
