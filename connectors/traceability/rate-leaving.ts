@@ -50,6 +50,19 @@ const FALL_OF_1_READINGS = 3;
  */
 const LEAVING_STALL_MS = 3_000;
 
+/**
+ * Over 240/min (the key's calls dense), a process holding under `ONE_OTHER_SHARE` of the key reads the others'
+ * fall as leaving, as a larger one does, once the key's count stood this many bands under its top at every
+ * answer of the last second: an incumbent yielding at its cap keeps the key within a band of the top, so the
+ * key that far down is a process gone. In a rolling restart (a process joins, the incumbent stops a window
+ * later; `x2-handoff` in the benchmarks) the joiner held a quarter of the key, never read the incumbent's
+ * leaving, and took its room a share at a time: the key stood 20-30 s under the goal (fake clock, 600/min:
+ * 32.8 s under it a run, seeds 1-16 x eight phases; 0.59 s now). At 1 band, late joiners read the incumbent's
+ * yields so and took its share: its calls in the last minute under 60% of even in 10 runs of 128 (down to
+ * 32%). Not at 240/min and under, where a joiner hears too seldom for it to help (see the client README).
+ */
+const LEAVING_DEEP_BANDS = 1.25;
+
 /** Where this process stands on the key at an answer (see `ratePolicy`). */
 export interface ProcessShare {
   limit: number;
@@ -172,7 +185,11 @@ export class OthersLeaving {
     // to the band is 12 calls, more than the joiner grows meanwhile, and 97 runs of 128 had a 429. From 120
     // to 240/min too, where a small process keeps back 1 call like the others: read there, the incumbent's
     // yields at the top let the joiner take all of its room, 429s in 52 runs of 128 on the fake clock.)
-    const yieldToUs = smallShare;
+    // (But over 240/min, yes, once the key stood `LEAVING_DEEP_BANDS` under its top over the last second: see there.)
+    const deep =
+      !keyCallsSparse(limit, this.windowMs) &&
+      Math.max(...recent.map(([, o, m]) => o + m)) <= sharedTop - Math.round(band * LEAVING_DEEP_BANDS);
+    const yieldToUs = smallShare && !deep;
     // (Nor by one of a pair while the key stood over its top at a reading of the trend: then every process
     // yields at its cap, and not knowing what the others yield, together they yield more than the excess. A
     // third process that joined a pair took the key over the top; one of the pair read the other's yield,

@@ -111,6 +111,16 @@ const PROBE_BELOW_SHARE = 1 / 6;
  */
 const GROWTH_SPACING_CALLS = 0.25;
 
+/**
+ * Over 240/min, while the others leave (see `OthersLeaving`), a process that has heard nothing for the key's time
+ * for this many calls sends one to see. A leaver's calls leave at its pace, and a survivor hears of it only
+ * from its own answers: in a rolling restart its calls, taken in bunches as the leaver's room freed, left it
+ * without an answer for 15-20 s while the leaver's calls left (600/min, the key fell from 593 to 384 of 600 on
+ * the fake clock). The answer shows the room, and the survivor takes it (`drawGrowth`: all of it, while the
+ * others leave). At 600/min, 400 ms: the key a few calls down between looks.
+ */
+const LEAVING_LOOK_CALLS = 4;
+
 /** When the next counted call may go out; `probe`: it is sent to learn the key's count. */
 export interface RateDecision {
   delayMs: number;
@@ -506,6 +516,14 @@ export class AdaptiveRateLimiter {
       (leaves === undefined || view.resetAtMs + this.slackMs() < leaves)
     )
       return { ...this.probeWhen(view.resetAtMs, now), followsReset: view.atMs };
+    // Over 240/min, the others leaving, no answer for `LEAVING_LOOK_CALLS` and none on its way: one call to see
+    // (from a view over the top, once the oldest call has left and a call's time more, as the probe below).
+    if (this.leaving.active && !this.sparse(view.limit) && this.inFlight === 0 && view.others > 0) {
+      const stale = view.atMs + this.callsMs(view.limit, LEAVING_LOOK_CALLS);
+      const lookAt =
+        view.used > policy.top ? Math.max(stale, view.resetAtMs + this.callsMs(view.limit, 1)) : stale;
+      if (leaves === undefined || lookAt < leaves) return this.probeWhen(lookAt, now);
+    }
     // No room by our view, and none of the above: when none of our own calls will leave first, we
     // probe once the window's oldest call has left (X-RateLimit-Reset), or after a 429 once its
     // Retry-After is over.

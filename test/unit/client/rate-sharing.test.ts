@@ -306,6 +306,24 @@ describe('processes sharing one key (AdaptiveRateLimiter each, fake clock)', () 
     expect(minOf(run.windowCounts(MIN, 4 * MIN))).toBeGreaterThanOrEqual(0.95 * 3000);
   });
 
+  // A rolling restart (a deploy): a process joins a third into the run, the first stops at two thirds. The
+  // joiner holds a quarter of the key then, its calls bunched; it must hear the leaver go and take its calls
+  // as they leave. Goal 97%: not met yet at any allowance (0.6-0.7 s under it a run over 240/min, see the
+  // client README); over 240/min the key stayed 20-30 s under it before (least used window 55-64% here).
+  it("a rolling restart at 600/min: the joiner takes the leaver's calls as they leave, every window >= 95% used", async () => {
+    for (const seed of [1, 2, 3, 4]) {
+      const run = await fourMinutes(600, [{ stopMs: 160_000 }, { startMs: 80_000 }], seed);
+      expect(run.refused / run.accepted.flat().length).toBeLessThan(0.005);
+      expect(minOf(run.windowCounts(MIN, 4 * MIN))).toBeGreaterThanOrEqual(0.95 * 600);
+    }
+  });
+
+  it('a rolling restart at 3,000/min: every window >= 95% used, 429s under 0.5% of calls', async () => {
+    const run = await fourMinutes(3000, [{ stopMs: 160_000 }, { startMs: 80_000 }], 1);
+    expect(run.refused / run.accepted.flat().length).toBeLessThan(0.005);
+    expect(minOf(run.windowCounts(MIN, 4 * MIN))).toBeGreaterThanOrEqual(0.95 * 3000);
+  });
+
   it('a process that stops: the others take its share once its calls have left the window', async () => {
     const run = await simulate({ limit: 600, processes: [{}, {}, { stopMs: 100_000 }], durationMs: 4 * MIN });
     expect(run.refused / run.accepted.flat().length).toBeLessThan(0.005);
