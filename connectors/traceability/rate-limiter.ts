@@ -1,5 +1,6 @@
 import { systemClock, type Clock } from './clock';
 import { OthersLeaving } from './rate-leaving';
+import { OwnCalls } from './rate-own-calls';
 import {
   HOLD_MS,
   ONE_OTHER_SHARE,
@@ -131,20 +132,6 @@ export interface RateDecision {
   checksFall?: boolean;
 }
 
-/** One counted call of this process. */
-interface OwnCall {
-  readonly sentAtMs: number;
-  /** When the server counted it, estimated: sent + half the round trip (the call's own, once answered). */
-  countedAtMs: number;
-  /** Its answer (or its loss) has come back. */
-  settled: boolean;
-  /**
-   * When its answer, headers and all, came back: the server counted it by then (it counts a call before
-   * answering it), so it has surely left the window a window later, whatever the one-way delays were.
-   */
-  answeredAtMs?: number;
-}
-
 /**
  * Paces the counted calls of one process so that every process on the key together keeps the
  * server's sliding window nearly full, splits it evenly, and never runs into a 429.
@@ -170,9 +157,8 @@ export class AdaptiveRateLimiter {
   private readonly windowMs: number;
   private readonly sliceMs: number;
   private readonly random: () => number;
-  /** This process's counted calls, in the order sent; entries before `head` are long gone. */
-  private own: OwnCall[] = [];
-  private head = 0;
+  /** This process's counted calls and their round trips. */
+  private readonly own: OwnCalls;
   private view: KeyView | undefined;
   private othersPresent = false;
   /** This process holds `ONE_OTHER_SHARE` of the key's count or more, where that counts (see there). */
@@ -192,15 +178,8 @@ export class AdaptiveRateLimiter {
   private probeInFlight = false;
   /** The answer (its dispatch time) whose X-RateLimit-Reset a call followed while the others leave. */
   private resetFollowedFor: number | undefined;
-  /** Own calls sent and not yet completed (answered, refused or lost). */
-  private inFlight = 0;
   /** The last completed call brought no headers (timeout, network fault): the view may be stale. */
   private lastAnswerLost = false;
-  /** Smoothed round trip and its deviation (as TCP does). */
-  private srttMs: number | undefined;
-  private rttVarMs = 0;
-  /** The longest an answered own call took (bounds the scans for calls still in the window). */
-  private slowestAnswerMs = 0;
   private queue: Promise<void> = Promise.resolve();
 
   constructor(options: RateLimiterOptions = {}) {
@@ -209,6 +188,7 @@ export class AdaptiveRateLimiter {
     this.sliceMs = options.maxSleepSliceMs ?? 100;
     this.random = options.random ?? Math.random;
     this.leaving = new OthersLeaving(this.windowMs);
+    this.own = new OwnCalls(this.windowMs);
   }
 
   /** Milliseconds before the next counted call may go out (0 = now), if no answer arrives meanwhile. */
@@ -220,7 +200,7 @@ export class AdaptiveRateLimiter {
   snapshot(): { limit: number; own: number; others: number; top: number; cap: number } | undefined {
     const view = this.view;
     if (!view) return undefined;
-    const own = this.ownStillCountedAt(this.clock.now());
+    const own = this.own.stillCountedAt(this.clock.now());
     const policy = this.policy(view.limit);
     return {
       limit: view.limit,
@@ -252,13 +232,11 @@ export class AdaptiveRateLimiter {
     const now = this.clock.now();
     if (decision.followsReset !== undefined) this.resetFollowedFor = decision.followsReset;
     if (decision.checksFall) this.leaving.checkSent(now);
-    this.own.push({ sentAtMs: now, countedAtMs: this.arrivalOfCallSentAt(now), settled: false });
-    this.inFlight++;
+    this.own.sent(now);
     if (decision.probe) {
       this.probeInFlight = true;
       this.probeAtMs = undefined;
     }
-    this.prune(now);
     return { dispatchedAtMs: now };
   }
 
@@ -274,7 +252,9 @@ export class AdaptiveRateLimiter {
     const now = this.clock.now();
     this.probeInFlight = false;
     this.lastAnswerLost = observation === undefined;
-    const countedAtMs = permit ? this.settleOwnCall(permit, counted, now, observation !== undefined) : now;
+    const countedAtMs = permit
+      ? this.own.settle(permit.dispatchedAtMs, counted, now, observation !== undefined)
+      : now;
     if (!observation) return;
     const atMs = permit?.dispatchedAtMs ?? now;
     const used = observation.limit - observation.remaining;
@@ -286,17 +266,17 @@ export class AdaptiveRateLimiter {
     // (Where the key's calls are sparse, not counting own calls sent with this one or after it and still
     // unanswered: see `ownInWindowAt`.)
     const sentWith = this.sparse(observation.limit) ? permit?.dispatchedAtMs : undefined;
-    const reading = Math.max(0, used - this.ownInWindowAt(countedAtMs, sentWith));
+    const reading = Math.max(0, used - this.own.inWindowAt(countedAtMs, sentWith));
     // Own calls counted near the window's edges may be in or out: others are present only if some
     // remain when all of those count as ours.
-    const slack = this.slackMs();
-    const ownAtMost = this.countCounted(countedAtMs - this.windowMs - slack, countedAtMs + slack);
+    const slack = this.own.slackMs();
+    const ownAtMost = this.own.countedIn(countedAtMs - this.windowMs - slack, countedAtMs + slack);
     this.othersPresent = used - ownAtMost >= 1;
     this.smallShare = used - reading < ONE_OTHER_SHARE * used;
     this.oneOther = this.sparseUnbunched(observation.limit) && !this.smallShare;
     const { top: sharedTop, band } = ratePolicy(
       observation.limit,
-      this.roundTripHighMs(),
+      this.own.roundTripHighMs(),
       this.windowMs,
       true,
     );
@@ -312,7 +292,7 @@ export class AdaptiveRateLimiter {
       limit: observation.limit,
       oneOther: this.oneOther,
       smallShare: this.smallShare,
-      roundTripHighMs: this.roundTripHighMs(),
+      roundTripHighMs: this.own.roundTripHighMs(),
     };
     this.leaving.follow(share, countedAtMs, reading, used, sharedTop, band);
     // (While they leave, a lower count is no dip: the latest reading holds, and the fullest is of the
@@ -342,23 +322,6 @@ export class AdaptiveRateLimiter {
       probeSpreadMs,
     };
     if (now >= this.blockedUntilMs) this.probeAtMs = undefined;
-  }
-
-  /** The own call's round trip and when it was counted (or, refused, that it was not); returns the latter. */
-  private settleOwnCall(permit: RatePermit, counted: boolean, now: number, answered: boolean): number {
-    this.inFlight = Math.max(0, this.inFlight - 1);
-    const rtt = now - permit.dispatchedAtMs;
-    this.recordRoundTrip(rtt);
-    if (answered) this.slowestAnswerMs = Math.max(this.slowestAnswerMs, Math.min(rtt, this.windowMs));
-    const countedAtMs = permit.dispatchedAtMs + rtt / 2;
-    const call = this.findOwn(permit.dispatchedAtMs);
-    if (call && !counted) this.own.splice(this.own.indexOf(call), 1);
-    else if (call) {
-      call.countedAtMs = countedAtMs;
-      call.settled = true;
-      if (answered) call.answeredAtMs = now;
-    }
-    return countedAtMs;
   }
 
   /**
@@ -438,7 +401,7 @@ export class AdaptiveRateLimiter {
     const view = this.view;
     if (!view) return this.probeWhen(now, now);
     const policy = this.policy(view.limit);
-    const own = this.ownStillCountedAt(now);
+    const own = this.own.stillCountedAt(now);
     const fallen = this.leaving.fallenSince(view, now, this.oneOther);
     const u = own + view.others - fallen + 1;
     // Replacing own calls that left the window since the last answer cannot add to the key's count.
@@ -477,15 +440,18 @@ export class AdaptiveRateLimiter {
     }
     // No room by our view, but the view may be stale: the last answer was lost and none is on its way.
     // While it showed room, one call now refreshes it; waiting for the window to turn could idle a minute.
-    if (this.lastAnswerLost && this.inFlight === 0 && own + view.others + 1 <= policy.top)
+    if (this.lastAnswerLost && this.own.inFlight === 0 && own + view.others + 1 <= policy.top)
       return this.probeWhen(now, now);
     // Otherwise the view changes when one of our own calls leaves the window.
-    const leaves = this.nextOwnDepartureMs(now);
+    const leaves = this.own.nextDepartureMs(now);
     // Where the key's calls are sparse, the two calls below take a slot one of the others' calls may have
     // freed, before an answer of ours could show it: only with none of ours in flight (its answer is
     // news enough) and with the key, ours taking that slot, at most at the top.
     const mayTakeOthersSlot =
-      this.sparse(view.limit) && this.inFlight === 0 && view.others > 0 && own + view.others <= policy.top;
+      this.sparse(view.limit) &&
+      this.own.inFlight === 0 &&
+      view.others > 0 &&
+      own + view.others <= policy.top;
     // The others, falling, held only their last few calls at our last answer, the key at most at the top:
     // when they leave, no answer of ours shows it until one of our own calls leaves, and at small allowances a
     // window's calls bunch, so that may be most of a minute away (a survivor sat at 26 of 30 for 45 s).
@@ -513,12 +479,12 @@ export class AdaptiveRateLimiter {
       mayTakeOthersSlot &&
       this.leaving.active &&
       this.resetFollowedFor !== view.atMs &&
-      (leaves === undefined || view.resetAtMs + this.slackMs() < leaves)
+      (leaves === undefined || view.resetAtMs + this.own.slackMs() < leaves)
     )
       return { ...this.probeWhen(view.resetAtMs, now), followsReset: view.atMs };
     // Over 240/min, the others leaving, no answer for `LEAVING_LOOK_CALLS` and none on its way: one call to see
     // (from a view over the top, once the oldest call has left and a call's time more, as the probe below).
-    if (this.leaving.active && !this.sparse(view.limit) && this.inFlight === 0 && view.others > 0) {
+    if (this.leaving.active && !this.sparse(view.limit) && this.own.inFlight === 0 && view.others > 0) {
       const stale = view.atMs + this.callsMs(view.limit, LEAVING_LOOK_CALLS);
       const lookAt =
         view.used > policy.top ? Math.max(stale, view.resetAtMs + this.callsMs(view.limit, 1)) : stale;
@@ -543,9 +509,10 @@ export class AdaptiveRateLimiter {
 
   /** From 120 to 240/min, the earliest a call that grows our count may go (see `GROWTH_SPACING_CALLS`). */
   private growthSpacedAtMs(limit: number): number {
-    const last = this.own.at(-1);
-    if (!last || !this.sparseUnbunched(limit) || this.leaving.active) return Number.NEGATIVE_INFINITY;
-    return last.sentAtMs + this.callsMs(limit, GROWTH_SPACING_CALLS);
+    const last = this.own.lastSentAtMs;
+    if (last === undefined || !this.sparseUnbunched(limit) || this.leaving.active)
+      return Number.NEGATIVE_INFINITY;
+    return last + this.callsMs(limit, GROWTH_SPACING_CALLS);
   }
 
   /** One probe at `atMs` (now, if that has passed), unless one is already on its way. */
@@ -568,7 +535,7 @@ export class AdaptiveRateLimiter {
   private policy(limit: number) {
     return ratePolicy(
       limit,
-      this.roundTripHighMs(),
+      this.own.roundTripHighMs(),
       this.windowMs,
       this.othersPresent,
       this.oneOther,
@@ -584,89 +551,6 @@ export class AdaptiveRateLimiter {
   /** From 120 to 240/min: the key's calls sparse, not bunched (where `oneOther` and the growth spacing count). */
   private sparseUnbunched(limit: number): boolean {
     return this.sparse(limit) && !this.bunched(limit);
-  }
-
-  /** A high estimate of the round trip (srtt + 4 deviations), bounded to a second. */
-  private roundTripHighMs(): number {
-    return this.srttMs === undefined ? 0 : Math.min(1_000, this.srttMs + 4 * this.rttVarMs);
-  }
-
-  /** When a call sent at `sentAtMs` will be counted, estimated: half a smoothed round trip later. */
-  private arrivalOfCallSentAt(sentAtMs: number): number {
-    return sentAtMs + (this.srttMs ?? 0) / 2;
-  }
-
-  /**
-   * How far an estimated counting time may be off (one-way delays are not half the round trip): for a
-   * call whose answer has not come back (or was lost), that long after its estimate it has surely been
-   * counted.
-   */
-  private slackMs(): number {
-    return Math.min(1_000, (this.srttMs ?? 0) / 2 + 2 * this.rttVarMs) + 1;
-  }
-
-  private recordRoundTrip(ms: number): void {
-    if (!(ms >= 0)) return;
-    if (this.srttMs === undefined) {
-      this.srttMs = ms;
-      this.rttVarMs = ms / 2;
-      return;
-    }
-    this.rttVarMs += (Math.abs(ms - this.srttMs) - this.rttVarMs) / 4;
-    this.srttMs += (ms - this.srttMs) / 8;
-  }
-
-  /**
-   * Own calls the server counts in its window at server time `atMs`: counted in (atMs - window, atMs].
-   * With `sentWithMs` (the answer's call), not the unanswered calls sent with it or after it: their
-   * estimated counting time is its own, but they may reach the server after it. (Counted in, they made
-   * the others' count too low by as many; a survivor at 120/min that took the others' latest count as they
-   * left sent three calls into that room at once and took a 429 on the fake clock.)
-   */
-  private ownInWindowAt(atMs: number, sentWithMs = Number.POSITIVE_INFINITY): number {
-    let n = 0;
-    // countedAtMs lies within a second after sentAtMs, so the scan can stop a second early.
-    for (let i = this.own.length - 1; i >= this.head; i--) {
-      const call = this.own[i] as OwnCall;
-      if (call.sentAtMs <= atMs - this.windowMs - 1_000) break;
-      if (!call.settled && call.sentAtMs >= sentWithMs) continue;
-      if (call.countedAtMs > atMs - this.windowMs && call.countedAtMs <= atMs) n++;
-    }
-    return n;
-  }
-
-  /** Own calls that may still be in the server's window when a call sent now arrives. */
-  private ownStillCountedAt(now: number): number {
-    let n = 0;
-    this.forOwnMaybeInWindow(now, () => n++);
-    return n;
-  }
-
-  /** When the earliest own call that may still be in the window has surely left it. */
-  private nextOwnDepartureMs(now: number): number | undefined {
-    let earliest = Number.POSITIVE_INFINITY;
-    this.forOwnMaybeInWindow(now, (countedByMs) => (earliest = Math.min(earliest, countedByMs)));
-    return earliest === Number.POSITIVE_INFINITY ? undefined : earliest + this.windowMs + 1;
-  }
-
-  /**
-   * Each own call that may still be in the window at `now`, with the time by which it was surely
-   * counted: its answer's arrival, or, unanswered, its estimated counting time plus `slackMs`. (A
-   * replacement sent a window after its predecessor's answer cannot reach the server before the
-   * predecessor left. Timed from the estimate plus the slack instead, replacements arrived a round
-   * trip and two deviations after their predecessors left, the window a call short that long at
-   * every turn.)
-   */
-  private forOwnMaybeInWindow(now: number, each: (countedByMs: number) => void): void {
-    const slack = this.slackMs();
-    const from = now - this.windowMs;
-    for (let i = this.own.length - 1; i >= this.head; i--) {
-      const call = this.own[i] as OwnCall;
-      // (Counted within the slowest answer after it was sent, or a second for the unanswered.)
-      if (call.sentAtMs <= from - Math.max(1_000, this.slowestAnswerMs) - slack) break;
-      const countedByMs = call.answeredAtMs ?? call.countedAtMs + slack;
-      if (countedByMs > from) each(countedByMs);
-    }
   }
 
   /**
@@ -717,40 +601,5 @@ export class AdaptiveRateLimiter {
 
   private rampPerMs(view: Pick<KeyView, 'limit'>): number {
     return Math.max((RAMP_SPEED * view.limit) / this.windowMs, RAMP_MIN_PER_S / 1_000);
-  }
-
-  /** Own calls counted in (fromMs, toMs]. */
-  private countCounted(fromMs: number, toMs: number): number {
-    let n = 0;
-    for (let i = this.own.length - 1; i >= this.head; i--) {
-      const call = this.own[i] as OwnCall;
-      if (call.sentAtMs <= fromMs - 1_000) break;
-      if (call.countedAtMs > fromMs && call.countedAtMs <= toMs) n++;
-    }
-    return n;
-  }
-
-  /**
-   * The own call a permit stands for. Calls sent in the same millisecond are alike, so each answer takes
-   * one still unsettled. (Always the last of them, the others stayed unsettled and uncounted: three calls
-   * sent at once read as the others' growth of 2, and a survivor at 120/min took 2 fewer of a leaver's slots.)
-   */
-  private findOwn(sentAtMs: number): OwnCall | undefined {
-    let found: OwnCall | undefined;
-    for (let i = this.own.length - 1; i >= this.head; i--) {
-      const call = this.own[i] as OwnCall;
-      if (call.sentAtMs < sentAtMs) break;
-      if (call.sentAtMs === sentAtMs && (!found || !call.settled)) found = call;
-    }
-    return found;
-  }
-
-  private prune(now: number): void {
-    const horizon = now - 2 * this.windowMs;
-    while (this.head < this.own.length && (this.own[this.head] as OwnCall).sentAtMs < horizon) this.head++;
-    if (this.head > 1024 && this.head * 2 > this.own.length) {
-      this.own = this.own.slice(this.head);
-      this.head = 0;
-    }
   }
 }

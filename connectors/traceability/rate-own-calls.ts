@@ -1,0 +1,189 @@
+// This process's own counted calls, as `AdaptiveRateLimiter` (rate-limiter.ts) keeps them: when each was
+// counted and when it has surely left the server's window, from the round trips of their answers. The
+// others' count is the key's less these, so they must be exact, and a replacement goes when one has left.
+
+/** One counted call of this process. */
+interface OwnCall {
+  readonly sentAtMs: number;
+  /** When the server counted it, estimated: sent + half the round trip (the call's own, once answered). */
+  countedAtMs: number;
+  /** Its answer (or its loss) has come back. */
+  settled: boolean;
+  /**
+   * When its answer, headers and all, came back: the server counted it by then (it counts a call before
+   * answering it), so it has surely left the window a window later, whatever the one-way delays were.
+   */
+  answeredAtMs?: number;
+}
+
+/** The own calls of one process over the last two windows, and its round trips (as TCP keeps them). */
+export class OwnCalls {
+  /** In the order sent; entries before `head` are long gone. */
+  private calls: OwnCall[] = [];
+  private head = 0;
+  /** Sent and not yet completed (answered, refused or lost). */
+  private pending = 0;
+  /** Smoothed round trip and its deviation. */
+  private srttMs: number | undefined;
+  private rttVarMs = 0;
+  /** The longest an answered own call took (bounds the scans for calls still in the window). */
+  private slowestAnswerMs = 0;
+
+  constructor(private readonly windowMs: number) {}
+
+  /** Own calls sent and not yet completed. */
+  get inFlight(): number {
+    return this.pending;
+  }
+
+  /** When the last own call went, if any is still kept. */
+  get lastSentAtMs(): number | undefined {
+    return this.calls.length > this.head ? this.calls.at(-1)?.sentAtMs : undefined;
+  }
+
+  /** A counted call went out now. */
+  sent(now: number): void {
+    this.calls.push({ sentAtMs: now, countedAtMs: this.arrivalOfCallSentAt(now), settled: false });
+    this.pending++;
+    this.prune(now);
+  }
+
+  /**
+   * The call sent at `sentAtMs` completed now: its round trip, and when it was counted (or, refused, that it
+   * was not: it leaves the record). Returns its counting time.
+   */
+  settle(sentAtMs: number, counted: boolean, now: number, answered: boolean): number {
+    this.pending = Math.max(0, this.pending - 1);
+    const rtt = now - sentAtMs;
+    this.recordRoundTrip(rtt);
+    if (answered) this.slowestAnswerMs = Math.max(this.slowestAnswerMs, Math.min(rtt, this.windowMs));
+    const countedAtMs = sentAtMs + rtt / 2;
+    const call = this.find(sentAtMs);
+    if (call && !counted) this.calls.splice(this.calls.indexOf(call), 1);
+    else if (call) {
+      call.countedAtMs = countedAtMs;
+      call.settled = true;
+      if (answered) call.answeredAtMs = now;
+    }
+    return countedAtMs;
+  }
+
+  /** A high estimate of the round trip (srtt + 4 deviations), bounded to a second. */
+  roundTripHighMs(): number {
+    return this.srttMs === undefined ? 0 : Math.min(1_000, this.srttMs + 4 * this.rttVarMs);
+  }
+
+  /**
+   * How far an estimated counting time may be off (one-way delays are not half the round trip): for a
+   * call whose answer has not come back (or was lost), that long after its estimate it has surely been
+   * counted.
+   */
+  slackMs(): number {
+    return Math.min(1_000, (this.srttMs ?? 0) / 2 + 2 * this.rttVarMs) + 1;
+  }
+
+  /**
+   * Own calls the server counts in its window at server time `atMs`: counted in (atMs - window, atMs].
+   * With `sentWithMs` (the answer's call), not the unanswered calls sent with it or after it: their
+   * estimated counting time is its own, but they may reach the server after it. (Counted in, they made
+   * the others' count too low by as many; a survivor at 120/min that took the others' latest count as they
+   * left sent three calls into that room at once and took a 429 on the fake clock.)
+   */
+  inWindowAt(atMs: number, sentWithMs = Number.POSITIVE_INFINITY): number {
+    let n = 0;
+    // countedAtMs lies within a second after sentAtMs, so the scan can stop a second early.
+    for (let i = this.calls.length - 1; i >= this.head; i--) {
+      const call = this.calls[i] as OwnCall;
+      if (call.sentAtMs <= atMs - this.windowMs - 1_000) break;
+      if (!call.settled && call.sentAtMs >= sentWithMs) continue;
+      if (call.countedAtMs > atMs - this.windowMs && call.countedAtMs <= atMs) n++;
+    }
+    return n;
+  }
+
+  /** Own calls that may still be in the server's window when a call sent now arrives. */
+  stillCountedAt(now: number): number {
+    let n = 0;
+    this.forMaybeInWindow(now, () => n++);
+    return n;
+  }
+
+  /** When the earliest own call that may still be in the window has surely left it. */
+  nextDepartureMs(now: number): number | undefined {
+    let earliest = Number.POSITIVE_INFINITY;
+    this.forMaybeInWindow(now, (countedByMs) => (earliest = Math.min(earliest, countedByMs)));
+    return earliest === Number.POSITIVE_INFINITY ? undefined : earliest + this.windowMs + 1;
+  }
+
+  /** Own calls counted in (fromMs, toMs]. */
+  countedIn(fromMs: number, toMs: number): number {
+    let n = 0;
+    for (let i = this.calls.length - 1; i >= this.head; i--) {
+      const call = this.calls[i] as OwnCall;
+      if (call.sentAtMs <= fromMs - 1_000) break;
+      if (call.countedAtMs > fromMs && call.countedAtMs <= toMs) n++;
+    }
+    return n;
+  }
+
+  /** When a call sent at `sentAtMs` will be counted, estimated: half a smoothed round trip later. */
+  private arrivalOfCallSentAt(sentAtMs: number): number {
+    return sentAtMs + (this.srttMs ?? 0) / 2;
+  }
+
+  private recordRoundTrip(ms: number): void {
+    if (!(ms >= 0)) return;
+    if (this.srttMs === undefined) {
+      this.srttMs = ms;
+      this.rttVarMs = ms / 2;
+      return;
+    }
+    this.rttVarMs += (Math.abs(ms - this.srttMs) - this.rttVarMs) / 4;
+    this.srttMs += (ms - this.srttMs) / 8;
+  }
+
+  /**
+   * Each own call that may still be in the window at `now`, with the time by which it was surely
+   * counted: its answer's arrival, or, unanswered, its estimated counting time plus `slackMs`. (A
+   * replacement sent a window after its predecessor's answer cannot reach the server before the
+   * predecessor left. Timed from the estimate plus the slack instead, replacements arrived a round
+   * trip and two deviations after their predecessors left, the window a call short that long at
+   * every turn.)
+   */
+  private forMaybeInWindow(now: number, each: (countedByMs: number) => void): void {
+    const slack = this.slackMs();
+    const from = now - this.windowMs;
+    for (let i = this.calls.length - 1; i >= this.head; i--) {
+      const call = this.calls[i] as OwnCall;
+      // (Counted within the slowest answer after it was sent, or a second for the unanswered.)
+      if (call.sentAtMs <= from - Math.max(1_000, this.slowestAnswerMs) - slack) break;
+      const countedByMs = call.answeredAtMs ?? call.countedAtMs + slack;
+      if (countedByMs > from) each(countedByMs);
+    }
+  }
+
+  /**
+   * The own call a permit stands for. Calls sent in the same millisecond are alike, so each answer takes
+   * one still unsettled. (Always the last of them, the others stayed unsettled and uncounted: three calls
+   * sent at once read as the others' growth of 2, and a survivor at 120/min took 2 fewer of a leaver's slots.)
+   */
+  private find(sentAtMs: number): OwnCall | undefined {
+    let found: OwnCall | undefined;
+    for (let i = this.calls.length - 1; i >= this.head; i--) {
+      const call = this.calls[i] as OwnCall;
+      if (call.sentAtMs < sentAtMs) break;
+      if (call.sentAtMs === sentAtMs && (!found || !call.settled)) found = call;
+    }
+    return found;
+  }
+
+  private prune(now: number): void {
+    const horizon = now - 2 * this.windowMs;
+    while (this.head < this.calls.length && (this.calls[this.head] as OwnCall).sentAtMs < horizon)
+      this.head++;
+    if (this.head > 1024 && this.head * 2 > this.calls.length) {
+      this.calls = this.calls.slice(this.head);
+      this.head = 0;
+    }
+  }
+}
