@@ -9,6 +9,13 @@ export class StopRequested extends Error {
 
 const SIGNALS: readonly NodeJS.Signals[] = ['SIGINT', 'SIGTERM', 'SIGHUP'];
 
+/**
+ * A second signal this soon after the first is the same one: a Ctrl-C on `npm start` reaches the whole
+ * terminal's process group, and npm then relays it to its child, which got it already (1 ms apart). Counted
+ * as a second, it skipped the graceful stop on every Ctrl-C.
+ */
+const SAME_SIGNAL_MS = 200;
+
 interface Part {
   name: string;
   stop: () => Promise<void>;
@@ -25,14 +32,16 @@ export class Lifecycle {
   /** Aborted when a stop begins: long start steps (downloads, installs) listen to it. */
   readonly signal: AbortSignal = this.aborter.signal;
   private stopping: Promise<void> | undefined;
-  private signals = 0;
+  private firstSignalAtMs: number | undefined;
   private readonly stoppedListeners: (() => void)[] = [];
   private readonly onSignal = (signal: NodeJS.Signals) => {
-    this.signals += 1;
-    if (this.signals > 1) {
+    const now = Date.now();
+    if (this.firstSignalAtMs !== undefined) {
+      if (now - this.firstSignalAtMs < SAME_SIGNAL_MS) return;
       this.logger.warn({ signal }, 'Second signal: exiting without waiting');
       process.exit(130);
     }
+    this.firstSignalAtMs = now;
     this.logger.info({ signal }, 'Shutting down');
     void this.stop();
   };
