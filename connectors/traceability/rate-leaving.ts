@@ -177,7 +177,8 @@ export class OthersLeaving {
     const checked = bunched ? Math.min(1, checks) : checks;
     const grew = Math.max(...recent.map(([, , m]) => m)) - Math.max(...before.map(([, , m]) => m)) - checked;
     // (Nor while the key stays where no sharing cap binds: then the others would have replaced.)
-    const uncapped = Math.max(...recent.map(([, o, m]) => o + m)) <= sharedTop - band + 1;
+    const recentKeyMost = Math.max(...recent.map(([, o, m]) => o + m));
+    const uncapped = recentKeyMost <= sharedTop - band + 1;
     const threshold = pairAtBunch ? 1 : Math.max(2, band * LEAVING_FALL_BANDS);
     // (Not by a process holding under `ONE_OTHER_SHARE` of the key: others that hold the most of it and fall
     // are a larger process yielding at its cap, and their yields read as leaving let a late joiner take all
@@ -188,7 +189,7 @@ export class OthersLeaving {
     // (But over 240/min, yes, once the key stood `LEAVING_DEEP_BANDS` under its top over the last second: see there.)
     const deep =
       !keyCallsSparse(limit, this.windowMs) &&
-      Math.max(...recent.map(([, o, m]) => o + m)) <= sharedTop - Math.round(band * LEAVING_DEEP_BANDS);
+      recentKeyMost <= sharedTop - Math.round(band * LEAVING_DEEP_BANDS);
     const yieldToUs = smallShare && !deep;
     // (Nor by one of a pair while the key stood over its top at a reading of the trend: then every process
     // yields at its cap, and not knowing what the others yield, together they yield more than the excess. A
