@@ -6,6 +6,7 @@ import {
   ONE_OTHER_SHARE,
   TREND_CALLS,
   TREND_MS,
+  keyBandOfTwo,
   keyCallsBunch,
   keyCallsMs,
   keyCallsSparse,
@@ -63,6 +64,29 @@ const LEAVING_STALL_MS = 3_000;
  */
 const LEAVING_DEEP_BANDS = 1.25;
 
+/**
+ * From 120 to 124/min (see `keyBandOfTwo`), a process holding under `ONE_OTHER_SHARE` of the key reads the
+ * others' fall as leaving, as a larger one does, once the key stood a band (2 calls) under its top for this
+ * long; if the key stood lower still and no answer comes to show the fall lasted, a call then checks it. In
+ * a rolling restart (`x2-handoff`, see `LEAVING_DEEP_BANDS`) the joiner held a fifth of the key, never read
+ * the incumbent's leaving, took its room a share at a time, and heard nothing for 30-40 s while its calls
+ * left: 38.6 s under the goal a run (fake clock, seeds 1-16 x eight phases), 1.75 s now, the second after
+ * the stop, before any answer can show it (2.0 s without the check; with it at 250 ms 1.5 s, but four
+ * processes started together took a 429 in 1 run of 128; checking a key only 2 under its top, those four,
+ * replacing their first calls at once, all read that dip and checked it together: 429s in 26 runs of 128).
+ * Its answers seconds apart, the reading before its last few is kept as the base of the fall, as where the
+ * key's calls bunch.
+ */
+const QUIET_LEAVING_MS = 400;
+/**
+ * ...and it looks (`QUIET_LEAVING_LOOK_MS` in rate-limiter.ts) for this long after it saw the key more than a
+ * band under its top, though the fall did not last: it took that room as growth, the key full at its next
+ * answer, and heard nothing for 35 s while the leaver's calls left (2.5 s under the goal a run without these
+ * looks). From a key only a band under, four processes at a window's turnover looked at once (120x4, started
+ * 100 ms apart: the split 0.91 of even in one run, a window at 116).
+ */
+const QUIET_FALL_LOOKS_MS = 5_000;
+
 /** Where this process stands on the key at an answer (see `ratePolicy`). */
 export interface ProcessShare {
   limit: number;
@@ -92,6 +116,9 @@ export class OthersLeaving {
   /** Readings over the last three `TREND_MS`: [counted at, others, own]. */
   private trend: Array<[number, number, number]> = [];
 
+  /** When this process, small, last saw the key more than a band under its top (see `QUIET_FALL_LOOKS_MS`). */
+  private quietFallAtMs = Number.NEGATIVE_INFINITY;
+
   constructor(private readonly windowMs: number) {}
 
   /** The others are leaving. */
@@ -112,6 +139,15 @@ export class OthersLeaving {
   /** A call went out to check a fall (see `confirmAtMs`): it is not growth the others yield to. */
   checkSent(now: number): void {
     this.checksAtMs.push(now);
+  }
+
+  /**
+   * Until when a process with no answer sends calls to see (see `QUIET_LEAVING_LOOK_MS` in rate-limiter.ts):
+   * while the others leave, and from 120 to 124/min for `QUIET_FALL_LOOKS_MS` after a small process saw the
+   * key more than a band under its top.
+   */
+  lookingUntilMs(): number {
+    return this.leaving ? Number.POSITIVE_INFINITY : this.quietFallAtMs + QUIET_FALL_LOOKS_MS;
   }
 
   /** The others held more than `others` at some reading of the trend. */
@@ -138,8 +174,12 @@ export class OthersLeaving {
     // bunches seconds apart, and with no reading 2 s old the leaving read a second late, the window 3
     // calls down. Not for the others at 120/min: there four processes' answers come seconds apart, and a
     // base that old read their yields as leaving; one of four took twice its share in real runs.)
+    // (So too for a small process where the band is 2 calls: see `QUIET_LEAVING_MS`.)
+    const quietSmall = smallShare && keyBandOfTwo(limit, this.windowMs);
     const base =
-      bunched || oneOther ? this.trend.filter(([at]) => at <= countedAtMs - 3 * trendMs).at(-1) : undefined;
+      bunched || oneOther || quietSmall
+        ? this.trend.filter(([at]) => at <= countedAtMs - 3 * trendMs).at(-1)
+        : undefined;
     this.trend = this.trend.filter(([at]) => at > countedAtMs - 3 * trendMs);
     if (base && base[0] > countedAtMs - this.windowMs) this.trend.unshift(base);
     this.trend.push([countedAtMs, reading, used - reading]);
@@ -186,10 +226,13 @@ export class OthersLeaving {
     // to the band is 12 calls, more than the joiner grows meanwhile, and 97 runs of 128 had a 429. From 120
     // to 240/min too, where a small process keeps back 1 call like the others: read there, the incumbent's
     // yields at the top let the joiner take all of its room, 429s in 52 runs of 128 on the fake clock.)
-    // (But over 240/min, yes, once the key stood `LEAVING_DEEP_BANDS` under its top over the last second: see there.)
+    // (But over 240/min, yes, once the key stood `LEAVING_DEEP_BANDS` under its top over the last second: see
+    // there; and up to 124/min, once it stood a band under it for `QUIET_LEAVING_MS`.)
+    const quietDeep = quietSmall && recentKeyMost <= sharedTop - band;
     const deep =
-      !keyCallsSparse(limit, this.windowMs) &&
-      recentKeyMost <= sharedTop - Math.round(band * LEAVING_DEEP_BANDS);
+      quietDeep ||
+      (!keyCallsSparse(limit, this.windowMs) &&
+        recentKeyMost <= sharedTop - Math.round(band * LEAVING_DEEP_BANDS));
     const yieldToUs = smallShare && !deep;
     // (Nor by one of a pair while the key stood over its top at a reading of the trend: then every process
     // yields at its cap, and not knowing what the others yield, together they yield more than the excess. A
@@ -219,12 +262,16 @@ export class OthersLeaving {
       pairAtBunch && !this.leaving && fall >= threshold && fall > grew
         ? this.fallSince(countedAtMs, low) + HOLD_MS
         : dipOverAtMs;
+    const fallOutlastsMs = quietDeep ? QUIET_LEAVING_MS : HOLD_MS;
+    const fallRead = !yieldToUs && !overTop && fall >= threshold && (fall > grew || uncapped);
+    // (A small process that saw the key more than a band under its top looks: see `QUIET_FALL_LOOKS_MS`.)
+    if (quietDeep && fallRead && recentKeyMost < sharedTop - band) {
+      this.quietFallAtMs = countedAtMs;
+      if (!this.leaving && !this.fallLasted(countedAtMs, low, limit, QUIET_LEAVING_MS))
+        this.fallConfirmAtMs = this.fallSince(countedAtMs, low) + QUIET_LEAVING_MS;
+    }
     if (
-      (!yieldToUs &&
-        !overTop &&
-        fall >= threshold &&
-        (fall > grew || uncapped) &&
-        this.fallLasted(countedAtMs, low, limit)) ||
+      (fallRead && this.fallLasted(countedAtMs, low, limit, fallOutlastsMs)) ||
       (dipOverAtMs !== undefined && countedAtMs >= dipOverAtMs && (fall1?.told ?? true))
     ) {
       if (!this.leaving) {
@@ -254,9 +301,9 @@ export class OthersLeaving {
    * to 240/min), `low` is one under the count before: measured against the whole fall, a steady one (the
    * other finished, its calls leaving one a second) never lasted, its line moving with it.
    */
-  private fallLasted(countedAtMs: number, low: number, limit: number): boolean {
+  private fallLasted(countedAtMs: number, low: number, limit: number, lastsMs: number): boolean {
     if (!keyCallsSparse(limit, this.windowMs)) return true;
-    return countedAtMs - this.fallSince(countedAtMs, low) >= HOLD_MS;
+    return countedAtMs - this.fallSince(countedAtMs, low) >= lastsMs;
   }
 
   /**

@@ -4,6 +4,7 @@ import { OwnCalls } from './rate-own-calls';
 import {
   HOLD_MS,
   ONE_OTHER_SHARE,
+  keyBandOfTwo,
   keyCallsBunch,
   keyCallsMs,
   keyCallsSparse,
@@ -121,6 +122,13 @@ const GROWTH_SPACING_CALLS = 0.25;
  * others leave). At 600/min, 400 ms: the key a few calls down between looks.
  */
 const LEAVING_LOOK_CALLS = 4;
+/**
+ * ...and from 120 to 124/min (see `keyBandOfTwo`), after this long (4 calls' time at 120/min), also for a while
+ * after a small process saw the key fall (see `QUIET_FALL_LOOKS_MS` in rate-leaving.ts). Every second, the
+ * looks met the others' replacements: four processes started together took 429s in 61 runs of 128 (none at
+ * 2 s), and a third joining a pair went over 0.5% of calls in 12 runs of 128 (5 at 2 s, 3 before).
+ */
+const QUIET_LEAVING_LOOK_MS = 2_000;
 
 /** When the next counted call may go out; `probe`: it is sent to learn the key's count. */
 export interface RateDecision {
@@ -482,10 +490,19 @@ export class AdaptiveRateLimiter {
       (leaves === undefined || view.resetAtMs + this.own.slackMs() < leaves)
     )
       return { ...this.probeWhen(view.resetAtMs, now), followsReset: view.atMs };
-    // Over 240/min, the others leaving, no answer for `LEAVING_LOOK_CALLS` and none on its way: one call to see
-    // (from a view over the top, once the oldest call has left and a call's time more, as the probe below).
-    if (this.leaving.active && !this.sparse(view.limit) && this.own.inFlight === 0 && view.others > 0) {
-      const stale = view.atMs + this.callsMs(view.limit, LEAVING_LOOK_CALLS);
+    // Over 240/min and from 120 to 124/min, the others leaving (or there, a while after a small process saw them
+    // fall: see `lookingUntilMs`), no answer for `LEAVING_LOOK_CALLS` (`QUIET_LEAVING_LOOK_MS`) and none on its
+    // way: one call to see (from a view over the top, once the oldest call has left and a call's time more, as
+    // the probe below).
+    const bandOfTwo = keyBandOfTwo(view.limit, this.windowMs);
+    if (
+      now < this.leaving.lookingUntilMs() &&
+      (!this.sparse(view.limit) || bandOfTwo) &&
+      this.own.inFlight === 0 &&
+      view.others > 0
+    ) {
+      const stale =
+        view.atMs + (bandOfTwo ? QUIET_LEAVING_LOOK_MS : this.callsMs(view.limit, LEAVING_LOOK_CALLS));
       const lookAt =
         view.used > policy.top ? Math.max(stale, view.resetAtMs + this.callsMs(view.limit, 1)) : stale;
       if (leaves === undefined || lookAt < leaves) return this.probeWhen(lookAt, now);
