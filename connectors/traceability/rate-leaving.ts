@@ -227,7 +227,7 @@ export class OthersLeaving {
     // to 240/min too, where a small process keeps back 1 call like the others: read there, the incumbent's
     // yields at the top let the joiner take all of its room, 429s in 52 runs of 128 on the fake clock.)
     // (But over 240/min, yes, once the key stood `LEAVING_DEEP_BANDS` under its top over the last second: see
-    // there; and up to 124/min, once it stood a band under it for `QUIET_LEAVING_MS`.)
+    // there; and from 120 to 124/min, once it stood a band under it for `QUIET_LEAVING_MS`.)
     const quietDeep = quietSmall && recentKeyMost <= sharedTop - band;
     const deep =
       quietDeep ||
