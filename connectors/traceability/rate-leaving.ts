@@ -65,17 +65,17 @@ const LEAVING_STALL_MS = 3_000;
 const LEAVING_DEEP_BANDS = 1.25;
 
 /**
- * From 120 to 124/min (see `keyBandOfTwo`), a process holding under `ONE_OTHER_SHARE` of the key reads the
- * others' fall as leaving, as a larger one does, once the key stood a band (2 calls) under its top for this
- * long; if the key stood lower still and no answer comes to show the fall lasted, a call then checks it. In
- * a rolling restart (`x2-handoff`, see `LEAVING_DEEP_BANDS`) the joiner held a fifth of the key, never read
- * the incumbent's leaving, took its room a share at a time, and heard nothing for 30-40 s while its calls
- * left: 38.6 s under the goal a run (fake clock, seeds 1-16 x eight phases), 1.75 s now, the second after
- * the stop, before any answer can show it (2.0 s without the check; with it at 250 ms 1.5 s, but four
- * processes started together took a 429 in 1 run of 128; checking a key only 2 under its top, those four,
- * replacing their first calls at once, all read that dip and checked it together: 429s in 26 runs of 128).
- * Its answers seconds apart, the reading before its last few is kept as the base of the fall, as where the
- * key's calls bunch.
+ * Up to 124/min (see `keyBandOfTwo`), a process holding under `ONE_OTHER_SHARE` of the key reads the others'
+ * fall as leaving, as a larger one does, once the key stood a band (2 calls) under its top for this long (a
+ * call further under where the calls bunch: see `QUIET_BUNCHED_DEEPER_CALLS`); if the key stood lower still
+ * and no answer comes to show the fall lasted, a call then checks it. In a rolling restart (`x2-handoff`, see
+ * `LEAVING_DEEP_BANDS`) the joiner held a fifth of the key, never read the incumbent's leaving, took its room
+ * a share at a time, and heard nothing for 30-40 s while its calls left: at 120/min 38.6 s under the goal a
+ * run (fake clock, seeds 1-16 x eight phases), 1.75 s now, the second after the stop, before any answer can
+ * show it (2.0 s without the check; with it at 250 ms 1.5 s, but four processes started together took a 429
+ * in 1 run of 128; checking a key only 2 under its top, those four, replacing their first calls at once, all
+ * read that dip and checked it together: 429s in 26 runs of 128). Its answers seconds apart, the reading
+ * before its last few is kept as the base of the fall, as where the key's calls bunch.
  */
 const QUIET_LEAVING_MS = 400;
 /**
@@ -86,6 +86,15 @@ const QUIET_LEAVING_MS = 400;
  * 100 ms apart: the split 0.91 of even in one run, a window at 116).
  */
 const QUIET_FALL_LOOKS_MS = 5_000;
+/**
+ * Where the key's calls bunch (under 120/min), the key must stand this many calls further under its top for
+ * the reads of `QUIET_LEAVING_MS`: a window's turnover leaves it a band under for seconds. Read at a band, a
+ * joiner in 30x2-late (timers 20 ms late) took two such dips 4 s apart for a leaving, took the key to the
+ * limit, and with its view there left its own calls unreplaced: 40 s at 26 of 30 (1 run of 128). A call
+ * deeper, 30x2-handoff went from 18.4 to 4.0 s under the goal a run and the other 30/min cells print what
+ * they printed (timers 20 ms late too).
+ */
+const QUIET_BUNCHED_DEEPER_CALLS = 1;
 
 /** Where this process stands on the key at an answer (see `ratePolicy`). */
 export interface ProcessShare {
@@ -143,7 +152,7 @@ export class OthersLeaving {
 
   /**
    * Until when a process with no answer sends calls to see (see `QUIET_LEAVING_LOOK_MS` in rate-limiter.ts):
-   * while the others leave, and from 120 to 124/min for `QUIET_FALL_LOOKS_MS` after a small process saw the
+   * while the others leave, and up to 124/min for `QUIET_FALL_LOOKS_MS` after a small process saw the
    * key more than a band under its top.
    */
   lookingUntilMs(): number {
@@ -227,8 +236,9 @@ export class OthersLeaving {
     // to 240/min too, where a small process keeps back 1 call like the others: read there, the incumbent's
     // yields at the top let the joiner take all of its room, 429s in 52 runs of 128 on the fake clock.)
     // (But over 240/min, yes, once the key stood `LEAVING_DEEP_BANDS` under its top over the last second: see
-    // there; and from 120 to 124/min, once it stood a band under it for `QUIET_LEAVING_MS`.)
-    const quietDeep = quietSmall && recentKeyMost <= sharedTop - band;
+    // there; and up to 124/min, once it stood a band under it for `QUIET_LEAVING_MS`.)
+    const quietLow = sharedTop - band - (bunched ? QUIET_BUNCHED_DEEPER_CALLS : 0);
+    const quietDeep = quietSmall && recentKeyMost <= quietLow;
     const deep =
       quietDeep ||
       (!keyCallsSparse(limit, this.windowMs) &&
@@ -265,7 +275,7 @@ export class OthersLeaving {
     const fallOutlastsMs = quietDeep ? QUIET_LEAVING_MS : HOLD_MS;
     const fallRead = !yieldToUs && !overTop && fall >= threshold && (fall > grew || uncapped);
     // (A small process that saw the key more than a band under its top looks: see `QUIET_FALL_LOOKS_MS`.)
-    if (quietDeep && fallRead && recentKeyMost < sharedTop - band) {
+    if (quietDeep && fallRead && recentKeyMost < quietLow) {
       this.quietFallAtMs = countedAtMs;
       if (!this.leaving && !this.fallLasted(countedAtMs, low, limit, QUIET_LEAVING_MS))
         this.fallConfirmAtMs = this.fallSince(countedAtMs, low) + QUIET_LEAVING_MS;

@@ -123,8 +123,8 @@ const GROWTH_SPACING_CALLS = 0.25;
  */
 const LEAVING_LOOK_CALLS = 4;
 /**
- * ...and from 120 to 124/min (see `keyBandOfTwo`), after this long (4 calls' time at 120/min), also for a while
- * after a small process saw the key fall (see `QUIET_FALL_LOOKS_MS` in rate-leaving.ts). Every second, the
+ * ...and up to 124/min (see `keyBandOfTwo`), after this long (4 calls' time at 120/min, 1 at 30/min), also for
+ * a while after a small process saw the key fall (see `QUIET_FALL_LOOKS_MS` in rate-leaving.ts). Every second, the
  * looks met the others' replacements: four processes started together took 429s in 61 runs of 128 (none at
  * 2 s), and a third joining a pair went over 0.5% of calls in 12 runs of 128 (5 at 2 s, 3 before).
  */
@@ -490,7 +490,7 @@ export class AdaptiveRateLimiter {
       (leaves === undefined || view.resetAtMs + this.own.slackMs() < leaves)
     )
       return { ...this.probeWhen(view.resetAtMs, now), followsReset: view.atMs };
-    // Over 240/min and from 120 to 124/min, the others leaving (or there, a while after a small process saw them
+    // Over 240/min and up to 124/min, the others leaving (or there, a while after a small process saw them
     // fall: see `lookingUntilMs`), no answer for `LEAVING_LOOK_CALLS` (`QUIET_LEAVING_LOOK_MS`) and none on its
     // way: one call to see (from a view over the top, once the oldest call has left and a call's time more, as
     // the probe below).

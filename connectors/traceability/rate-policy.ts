@@ -115,16 +115,12 @@ export function keyCallsSparse(limit: number, windowMs: number): boolean {
 }
 
 /**
- * From 120 to 124/min: the key's calls sparse, not bunched, and its sharing band the least, 2 calls. There a
- * process yielding at its cap keeps the key within a call of its top, so the key 2 or more under it is a
- * process gone or a dip, never a yield (see `QUIET_LEAVING_MS` in rate-leaving.ts). (Not with a wider band:
- * at 240/min a joiner holding a fifth of the key met the incumbent's yields a band under the top, read them
- * so and took its calls, 429s over 0.5% of calls in 7 runs of 64 on the fake clock. Nor where the calls
- * bunch: at 30/min a window's turnover leaves the key 2 under its top for seconds; a joiner read that so,
- * took the key to the limit, and with its view there left its own calls unreplaced: 40 s at 26 of 30.)
+ * Up to 124/min: the key's calls sparse and its sharing band the least, 2 calls. There a process yielding at
+ * its cap keeps the key within a call of its top, so the key 2 or more under it is a process gone or a dip,
+ * never a yield (see `QUIET_LEAVING_MS` in rate-leaving.ts). (Not with a wider band: at 240/min a joiner
+ * holding a fifth of the key met the incumbent's yields a band under the top, read them so and took its
+ * calls, 429s over 0.5% of calls in 7 runs of 64 on the fake clock.)
  */
 export function keyBandOfTwo(limit: number, windowMs: number): boolean {
-  return (
-    keyCallsSparse(limit, windowMs) && !keyCallsBunch(limit, windowMs) && Math.round(limit * BAND_SHARE) <= 2
-  );
+  return keyCallsSparse(limit, windowMs) && Math.round(limit * BAND_SHARE) <= 2;
 }
