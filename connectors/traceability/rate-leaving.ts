@@ -275,7 +275,7 @@ export class OthersLeaving {
     const fallOutlastsMs = quietDeep ? QUIET_LEAVING_MS : HOLD_MS;
     const fallRead = !yieldToUs && !overTop && fall >= threshold && (fall > grew || uncapped);
     // (A small process that saw the key more than a band under its top looks: see `QUIET_FALL_LOOKS_MS`.)
-    if (quietDeep && fallRead && recentKeyMost < quietLow) {
+    if (quietSmall && fallRead && recentKeyMost < quietLow) {
       this.quietFallAtMs = countedAtMs;
       if (!this.leaving && !this.fallLasted(countedAtMs, low, limit, QUIET_LEAVING_MS))
         this.fallConfirmAtMs = this.fallSince(countedAtMs, low) + QUIET_LEAVING_MS;

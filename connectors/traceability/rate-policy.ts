@@ -37,7 +37,7 @@ export function ratePolicy(
     : 1;
   const top = Math.max(1, limit - reserve);
   const small = bunch && smallShare;
-  const band = Math.max(small ? SMALL_SHARE_BAND : 2, Math.round(limit * BAND_SHARE));
+  const band = small ? Math.max(SMALL_SHARE_BAND, keyBand(limit)) : keyBand(limit);
   const capAt = (u: number): number => {
     if (!othersPresent) return top;
     const cap = top * Math.min(1, Math.max(0, (top - u + 1) / band));
@@ -122,5 +122,13 @@ export function keyCallsSparse(limit: number, windowMs: number): boolean {
  * calls, 429s over 0.5% of calls in 7 runs of 64 on the fake clock.)
  */
 export function keyBandOfTwo(limit: number, windowMs: number): boolean {
-  return keyCallsSparse(limit, windowMs) && Math.round(limit * BAND_SHARE) <= 2;
+  return keyCallsSparse(limit, windowMs) && keyBand(limit) === 2;
+}
+
+/**
+ * The sharing band (see `ratePolicy`), but for a `smallShare` where the key's calls bunch: 2% of the
+ * allowance, at least 2 calls.
+ */
+function keyBand(limit: number): number {
+  return Math.max(2, Math.round(limit * BAND_SHARE));
 }
