@@ -1,6 +1,7 @@
 import { systemClock, type Clock } from './clock';
 import { OthersLeaving } from './rate-leaving';
 import { OwnCalls } from './rate-own-calls';
+import { KeyRamp } from './rate-ramp';
 import {
   HOLD_MS,
   ONE_OTHER_SHARE,
@@ -68,19 +69,11 @@ interface KeyView {
   /** The key's count the growth is counted from: the fullest of the readings held. */
   fullest: number;
   resetAtMs: number;
-  /** The others were filling the window along the ramp line at that answer (see `othersRampGrowth`). */
+  /** The others were filling the window along the ramp line at that answer (see `KeyRamp.othersGrowth`). */
   filling: boolean;
   /** A random delay after `resetAtMs` before probing, so stuck processes do not probe at one instant. */
   probeSpreadMs: number;
 }
-
-/**
- * How fast the key's count may grow while its window fills (see `rampLine`), in allowances a window:
- * a little over one, so the window is full before its first call leaves.
- */
-const RAMP_SPEED = 1.15;
-/** ...and at least this many calls a second: a key with room and work waiting is never idle a second. */
-const RAMP_MIN_PER_S = 1.5;
 
 /**
  * Where the key's calls are sparse (see `keyCallsSparse`) and the latest answer came after a gap this long
@@ -140,6 +133,23 @@ export interface RateDecision {
   checksFall?: boolean;
 }
 
+/** What the rules of `decide` read at one instant. */
+interface DecisionMoment {
+  now: number;
+  view: KeyView;
+  policy: ReturnType<typeof ratePolicy>;
+  /** Own calls still counted in the window now. */
+  own: number;
+  /** The one other's calls expected to have left since the view, while it leaves (see `fallenSince`). */
+  fallen: number;
+  /** The key's count with one more call of ours. */
+  u: number;
+  /** When the next of our own calls leaves the window, if any is in it. */
+  leaves: number | undefined;
+  /** A call now may take a slot one of the others' calls freed (see `decide`). */
+  mayTakeOthersSlot: boolean;
+}
+
 /**
  * Paces the counted calls of one process so that every process on the key together keeps the
  * server's sliding window nearly full, splits it evenly, and never runs into a 429.
@@ -154,8 +164,8 @@ export interface RateDecision {
  * and a late timer loses nothing (the room is still there). Growing beyond that needs the key's
  * count with the call, `u = own + others + 1`, at or under `top`, the own count within `capAt(u)`
  * (see `ratePolicy`), this process's share of the room seen in its last answers, and `u` under the
- * key-wide ramp line while the window fills (`rampLine`); while the others fill along that line, their
- * growth since our last answer counts in the key's count (`othersRampGrowth`).
+ * key-wide ramp line while the window fills (`KeyRamp`); while the others fill along that line, their
+ * growth since our last answer counts in the key's count (`KeyRamp.othersGrowth`).
  * A 429 pauses this process for `Retry-After`; the others see `remaining` at 0 and wait for their own
  * calls to leave, or, when none of theirs leaves soon and they hold under a sixth of the count
  * (`PROBE_BELOW_SHARE`), for `X-RateLimit-Reset` (the oldest call leaving), then send one probe.
@@ -167,6 +177,8 @@ export class AdaptiveRateLimiter {
   private readonly random: () => number;
   /** This process's counted calls and their round trips. */
   private readonly own: OwnCalls;
+  /** The key-wide ramp line while the window fills. */
+  private readonly ramp: KeyRamp;
   private view: KeyView | undefined;
   private othersPresent = false;
   /** This process holds `ONE_OTHER_SHARE` of the key's count or more, where that counts (see there). */
@@ -176,7 +188,7 @@ export class AdaptiveRateLimiter {
   private readonly leaving: OthersLeaving;
   /**
    * Recent readings over `HOLD_MS` and the last one before: [counted at, others, own, 1 if the others
-   * were then filling the window along the ramp line (see `othersRampGrowth`)].
+   * were then filling the window along the ramp line (see `KeyRamp.othersGrowth`)].
    */
   private readings: Array<[number, number, number, boolean]> = [];
   /** A 429's Retry-After: nothing counted goes out before. */
@@ -197,6 +209,7 @@ export class AdaptiveRateLimiter {
     this.random = options.random ?? Math.random;
     this.leaving = new OthersLeaving(this.windowMs);
     this.own = new OwnCalls(this.windowMs);
+    this.ramp = new KeyRamp(this.windowMs);
   }
 
   /** Milliseconds before the next counted call may go out (0 = now), if no answer arrives meanwhile. */
@@ -335,7 +348,7 @@ export class AdaptiveRateLimiter {
   /**
    * Adds a reading to the hold (`HOLD_MS`, and at small allowances the last one before a quiet gap) and
    * returns the readings held, those the others were filling at moved along the ramp to now
-   * (`othersRampGrowth`), whether the others fill the window now, and the readings of the last `HOLD_MS`.
+   * (`KeyRamp.othersGrowth`), whether the others fill the window now, and the readings of the last `HOLD_MS`.
    */
   private holdReading(
     observation: RateLimitObservation,
@@ -364,7 +377,7 @@ export class AdaptiveRateLimiter {
     // The others fill the window along the ramp line: the line still under the top, the others grown
     // since our last reading, and the key ahead of the line by no more than that growth (once the
     // window has turned over, the key stands well above a line counted from its oldest call).
-    const line = this.rampLine(observation, atMs);
+    const line = this.ramp.line(observation, atMs);
     const othersGrew = reading - (this.readings.at(-1)?.[1] ?? reading);
     const filling = line < sharedTop && othersGrew >= 1 && used - line <= othersGrew + 1;
     const afterQuietGap = previous !== undefined && sparse && countedAtMs - previous[0] >= QUIET_GAP_MS;
@@ -374,7 +387,11 @@ export class AdaptiveRateLimiter {
     const key = { limit: observation.limit, resetAtMs: this.view?.resetAtMs ?? observation.resetAtMs };
     const readings = this.readings.map(([at, o, m, f]): [number, number, number] => {
       if (at > countedAtMs - HOLD_MS || !f) return [at, o, m];
-      return [at, o + this.othersRampGrowth(key, { atMs: at, others: o, own: m }, countedAtMs, sharedTop), m];
+      return [
+        at,
+        o + this.ramp.othersGrowth(key, { atMs: at, others: o, own: m }, countedAtMs, sharedTop),
+        m,
+      ];
     });
     return {
       readings,
@@ -404,6 +421,14 @@ export class AdaptiveRateLimiter {
     this.probeAtMs = this.blockedUntilMs;
   }
 
+  /**
+   * When the next counted call may go out: the first of the rules below that applies, in this order.
+   * Replacing own calls that left comes first, since it cannot add to the key's count; growing next, into
+   * room the view shows; then the calls that refresh a view that may be wrong (an answer lost, others gone
+   * or going that no answer of ours can show in time); last, waiting for an own call to leave the window,
+   * or a probe when none leaves soon. A rule that sends a call to learn something applies only when no own
+   * call leaves first: its answer would tell as much.
+   */
   private decide(now: number): RateDecision {
     if (now < this.blockedUntilMs) return { delayMs: this.blockedUntilMs - now, probe: false };
     const view = this.view;
@@ -411,8 +436,37 @@ export class AdaptiveRateLimiter {
     const policy = this.policy(view.limit);
     const own = this.own.stillCountedAt(now);
     const fallen = this.leaving.fallenSince(view, now, this.oneOther);
-    const u = own + view.others - fallen + 1;
-    // Replacing own calls that left the window since the last answer cannot add to the key's count.
+    const at: DecisionMoment = {
+      now,
+      view,
+      policy,
+      own,
+      fallen,
+      u: own + view.others - fallen + 1,
+      leaves: this.own.nextDepartureMs(now),
+      // Where the key's calls are sparse, the checks and looks below take a slot one of the others' calls may
+      // have freed, before an answer of ours could show it: only with none of ours in flight (its answer is
+      // news enough) and with the key, ours taking that slot, at most at the top.
+      mayTakeOthersSlot:
+        this.sparse(view.limit) &&
+        this.own.inFlight === 0 &&
+        view.others > 0 &&
+        own + view.others <= policy.top,
+    };
+    return (
+      this.replaceOwn(at) ??
+      this.grow(at) ??
+      this.refreshLostView(at) ??
+      this.checkOthersGone(at) ??
+      this.checkFall(at) ??
+      this.followResetWhileLeaving(at) ??
+      this.lookWhileLeaving(at) ??
+      this.probeOrWaitForOwn(at)
+    );
+  }
+
+  /** Replacing own calls that left the window since the last answer cannot add to the key's count. */
+  private replaceOwn({ view, policy, own, fallen, u }: DecisionMoment): RateDecision | undefined {
     // (Never into the last slot, though: that one only a 429 could tell us was taken.) Where the key's
     // calls bunch, the sharing cap for it counts the others' most of the last `HOLD_MS` only: held from
     // before a quiet gap, their count stood over the key's, and a late joiner at 30/min, its view 45 s
@@ -427,89 +481,117 @@ export class AdaptiveRateLimiter {
       view.used < view.limit
     )
       return { delayMs: 0, probe: false };
-    if (own + 1 <= policy.capAt(u) + view.left + fallen) {
-      // Growing: under the top, within this process's share of the room, under the ramp line.
-      const lag = view.filling ? this.othersRampGrowth(view, view, now, policy.top) : 0;
-      // (The growth is counted from the fullest reading; the others' and own counts held are the most
-      // of each over the readings, maybe from different ones seconds apart where the key's calls are
-      // sparse, and their sum may stand over it: that much is no growth. Counted as growth, it
-      // stopped both processes of a 120/min key at 12 with round trips of 0.8 s: none sent, so no
-      // answer could tell them more.)
-      const inflated = this.sparse(view.limit) ? Math.max(0, view.others + view.own - view.fullest) : 0;
-      if (u + lag <= policy.top && u - inflated <= view.fullest + view.growth) {
-        const line = this.rampLine(view, now);
-        const spacedAtMs = this.growthSpacedAtMs(view.limit);
-        if (u <= line) return { delayMs: Math.max(0, spacedAtMs - now), probe: false };
-        return {
-          delayMs: Math.max(1, this.rampLineReachesMs(view, u) - now, spacedAtMs - now),
-          probe: false,
-        };
-      }
-    }
-    // No room by our view, but the view may be stale: the last answer was lost and none is on its way.
-    // While it showed room, one call now refreshes it; waiting for the window to turn could idle a minute.
+    return undefined;
+  }
+
+  /** Growing: under the top, within this process's share of the room, under the ramp line. */
+  private grow({ now, view, policy, own, fallen, u }: DecisionMoment): RateDecision | undefined {
+    if (own + 1 > policy.capAt(u) + view.left + fallen) return undefined;
+    const lag = view.filling ? this.ramp.othersGrowth(view, view, now, policy.top) : 0;
+    // (The growth is counted from the fullest reading; the others' and own counts held are the most
+    // of each over the readings, maybe from different ones seconds apart where the key's calls are
+    // sparse, and their sum may stand over it: that much is no growth. Counted as growth, it
+    // stopped both processes of a 120/min key at 12 with round trips of 0.8 s: none sent, so no
+    // answer could tell them more.)
+    const inflated = this.sparse(view.limit) ? Math.max(0, view.others + view.own - view.fullest) : 0;
+    if (u + lag > policy.top || u - inflated > view.fullest + view.growth) return undefined;
+    const spacedAtMs = this.growthSpacedAtMs(view.limit);
+    if (u <= this.ramp.line(view, now)) return { delayMs: Math.max(0, spacedAtMs - now), probe: false };
+    return {
+      delayMs: Math.max(1, this.ramp.reachesMs(view, u) - now, spacedAtMs - now),
+      probe: false,
+    };
+  }
+
+  /**
+   * No room by our view, but the view may be stale: the last answer was lost and none is on its way. While
+   * it showed room, one call now refreshes it; waiting for the window to turn could idle a minute.
+   */
+  private refreshLostView({ now, view, policy, own }: DecisionMoment): RateDecision | undefined {
     if (this.lastAnswerLost && this.own.inFlight === 0 && own + view.others + 1 <= policy.top)
       return this.probeWhen(now, now);
-    // Otherwise the view changes when one of our own calls leaves the window.
-    const leaves = this.own.nextDepartureMs(now);
-    // Where the key's calls are sparse, the two calls below take a slot one of the others' calls may have
-    // freed, before an answer of ours could show it: only with none of ours in flight (its answer is
-    // news enough) and with the key, ours taking that slot, at most at the top.
-    const mayTakeOthersSlot =
-      this.sparse(view.limit) &&
-      this.own.inFlight === 0 &&
-      view.others > 0 &&
-      own + view.others <= policy.top;
-    // The others, falling, held only their last few calls at our last answer, the key at most at the top:
-    // when they leave, no answer of ours shows it until one of our own calls leaves, and at small allowances a
-    // window's calls bunch, so that may be most of a minute away (a survivor sat at 26 of 30 for 45 s).
-    // One call once the key's time for two calls has passed without an answer refreshes the view; if the
-    // others are still there, it puts the key one over the top, which the reserve holds.
-    if (mayTakeOthersSlot && view.others <= policy.band && this.leaving.heldMoreThan(view.others)) {
-      const staleAt = view.atMs + this.callsMs(view.limit, 2);
-      if (leaves === undefined || staleAt < leaves) return this.probeWhen(staleAt, now);
-    }
-    // A fall of 1 of a pair's other, where the key's calls bunch, is read as leaving once it has lasted 1 s
-    // (from 120 to 240/min a fall of 2, once it has outlasted a dip), but no answer may come to show that
-    // for seconds: one call then, if none of ours leaves first. (The other's last calls left three in two
-    // seconds at a turn while the survivor waited for its own to leave: 30x2-early at 25 of 30.) If it was
-    // a dip, the other has replaced by then, and the call puts the key one over the top, which the reserve
-    // holds.
+    return undefined;
+  }
+
+  /**
+   * The others, falling, held only their last few calls at our last answer, the key at most at the top: when
+   * they leave, no answer of ours shows it until one of our own calls leaves, and at small allowances a
+   * window's calls bunch, so that may be most of a minute away (a survivor sat at 26 of 30 for 45 s). One
+   * call once the key's time for two calls has passed without an answer refreshes the view; if the others
+   * are still there, it puts the key one over the top, which the reserve holds.
+   */
+  private checkOthersGone({
+    now,
+    view,
+    policy,
+    leaves,
+    mayTakeOthersSlot,
+  }: DecisionMoment): RateDecision | undefined {
+    if (!mayTakeOthersSlot || view.others > policy.band || !this.leaving.heldMoreThan(view.others))
+      return undefined;
+    const staleAt = view.atMs + this.callsMs(view.limit, 2);
+    return leaves === undefined || staleAt < leaves ? this.probeWhen(staleAt, now) : undefined;
+  }
+
+  /**
+   * A fall of 1 of a pair's other, where the key's calls bunch, is read as leaving once it has lasted 1 s
+   * (from 120 to 240/min a fall of 2, once it has outlasted a dip; up to 124/min a small process's deeper
+   * fall, see `QUIET_LEAVING_MS` in rate-leaving.ts), but no answer may come to show that for seconds: one
+   * call then, if none of ours leaves first. (The other's last calls left three in two seconds at a turn
+   * while the survivor waited for its own to leave: 30x2-early at 25 of 30.) If it was a dip, the other has
+   * replaced by then, and the call puts the key one over the top, which the reserve holds.
+   */
+  private checkFall({ now, leaves, mayTakeOthersSlot }: DecisionMoment): RateDecision | undefined {
     const confirmAt = this.leaving.confirmAtMs;
-    if (mayTakeOthersSlot && confirmAt !== undefined && !this.leaving.active) {
-      if (leaves === undefined || confirmAt < leaves)
-        return { ...this.probeWhen(confirmAt, now), checksFall: true };
-    }
-    // The others leave, and the window's oldest call is theirs: one call when it has left (by
-    // X-RateLimit-Reset) takes its slot. Waiting for an answer to show it gone lets the window dip while a
-    // window's calls leave in a bunch (at 30/min two a second, where the margin is one call).
-    if (
-      mayTakeOthersSlot &&
-      this.leaving.active &&
-      this.resetFollowedFor !== view.atMs &&
-      (leaves === undefined || view.resetAtMs + this.own.slackMs() < leaves)
-    )
-      return { ...this.probeWhen(view.resetAtMs, now), followsReset: view.atMs };
-    // Over 240/min and up to 124/min, the others leaving (or there, a while after a small process saw them
-    // fall: see `lookingUntilMs`), no answer for `LEAVING_LOOK_CALLS` (`QUIET_LEAVING_LOOK_MS`) and none on its
-    // way: one call to see (from a view over the top, once the oldest call has left and a call's time more, as
-    // the probe below).
+    if (!mayTakeOthersSlot || confirmAt === undefined || this.leaving.active) return undefined;
+    if (leaves !== undefined && confirmAt >= leaves) return undefined;
+    return { ...this.probeWhen(confirmAt, now), checksFall: true };
+  }
+
+  /**
+   * The others leave, and the window's oldest call is theirs: one call when it has left (by
+   * X-RateLimit-Reset) takes its slot. Waiting for an answer to show it gone lets the window dip while a
+   * window's calls leave in a bunch (at 30/min two a second, where the margin is one call).
+   */
+  private followResetWhileLeaving({
+    now,
+    view,
+    leaves,
+    mayTakeOthersSlot,
+  }: DecisionMoment): RateDecision | undefined {
+    if (!mayTakeOthersSlot || !this.leaving.active || this.resetFollowedFor === view.atMs) return undefined;
+    if (leaves !== undefined && view.resetAtMs + this.own.slackMs() >= leaves) return undefined;
+    return { ...this.probeWhen(view.resetAtMs, now), followsReset: view.atMs };
+  }
+
+  /**
+   * Over 240/min and up to 124/min, the others leaving (or there, a while after a small process saw them
+   * fall: see `lookingUntilMs`), no answer for `LEAVING_LOOK_CALLS` (`QUIET_LEAVING_LOOK_MS`) and none on its
+   * way: one call to see (from a view over the top, once the oldest call has left and a call's time more, as
+   * the probe below).
+   */
+  private lookWhileLeaving({ now, view, policy, leaves }: DecisionMoment): RateDecision | undefined {
     const bandOfTwo = keyBandOfTwo(view.limit, this.windowMs);
     if (
-      now < this.leaving.lookingUntilMs() &&
-      (!this.sparse(view.limit) || bandOfTwo) &&
-      this.own.inFlight === 0 &&
-      view.others > 0
-    ) {
-      const stale =
-        view.atMs + (bandOfTwo ? QUIET_LEAVING_LOOK_MS : this.callsMs(view.limit, LEAVING_LOOK_CALLS));
-      const lookAt =
-        view.used > policy.top ? Math.max(stale, view.resetAtMs + this.callsMs(view.limit, 1)) : stale;
-      if (leaves === undefined || lookAt < leaves) return this.probeWhen(lookAt, now);
-    }
-    // No room by our view, and none of the above: when none of our own calls will leave first, we
-    // probe once the window's oldest call has left (X-RateLimit-Reset), or after a 429 once its
-    // Retry-After is over.
+      now >= this.leaving.lookingUntilMs() ||
+      (this.sparse(view.limit) && !bandOfTwo) ||
+      this.own.inFlight !== 0 ||
+      view.others <= 0
+    )
+      return undefined;
+    const stale =
+      view.atMs + (bandOfTwo ? QUIET_LEAVING_LOOK_MS : this.callsMs(view.limit, LEAVING_LOOK_CALLS));
+    const lookAt =
+      view.used > policy.top ? Math.max(stale, view.resetAtMs + this.callsMs(view.limit, 1)) : stale;
+    return leaves === undefined || lookAt < leaves ? this.probeWhen(lookAt, now) : undefined;
+  }
+
+  /**
+   * No room by our view, and none of the above: when none of our own calls will leave first, we probe once
+   * the window's oldest call has left (X-RateLimit-Reset), or after a 429 once its Retry-After is over;
+   * otherwise we wait for our own call to leave, which changes the view.
+   */
+  private probeOrWaitForOwn({ now, view, own, leaves }: DecisionMoment): RateDecision {
     // (Into a key at the limit, a probe as the oldest call leaves is a 429 if its owner replaces it, as an
     // owner that has not seen us since does; Reset, whole seconds, may come most of a second after that
     // call left. The probe waits the key's time for one call more, by when the owner has seen us and, at
@@ -568,55 +650,5 @@ export class AdaptiveRateLimiter {
   /** From 120 to 240/min: the key's calls sparse, not bunched (where `oneOther` and the growth spacing count). */
   private sparseUnbunched(limit: number): boolean {
     return this.sparse(limit) && !this.bunched(limit);
-  }
-
-  /**
-   * The key-wide ramp: while the window fills, the key's count may grow by `RAMP_SPEED x limit` a
-   * window from its oldest call (`X-RateLimit-Reset` less a window, the same for every process), so
-   * the calls of all processes spread evenly over the window and interleave, whatever their number.
-   * Once the window has been full for a window, its oldest call is a window old and the line is
-   * past the allowance: it no longer binds.
-   */
-  private rampLine(view: Pick<KeyView, 'limit' | 'resetAtMs'>, now: number): number {
-    return 2 + Math.floor(this.rampPerMs(view) * Math.max(0, now - this.rampOriginMs(view)));
-  }
-
-  /**
-   * While the window fills, the others keep growing along the ramp line after a reading: a process's
-   * answers come one per n line steps, so its reading lags the key by the others' calls since (n - 1
-   * at n processes: their share of the line's steps). Counted in, up to `top` (the key stops there),
-   * so that the processes do not all take the last slots under `top` from readings a few calls old,
-   * nor read that old reading as room when the window's first calls leave.
-   */
-  private othersRampGrowth(
-    key: Pick<KeyView, 'limit' | 'resetAtMs'>,
-    reading: { atMs: number; others: number; own: number },
-    now: number,
-    top: number,
-  ): number {
-    const from = this.rampLine(key, reading.atMs);
-    const to = Math.min(this.rampLine(key, now), top);
-    if (to <= from) return 0;
-    const grown = Math.floor(((to - from) * reading.others) / Math.max(1, reading.others + reading.own));
-    return Math.max(0, Math.min(grown, top - reading.others - reading.own));
-  }
-
-  private rampLineReachesMs(view: KeyView, u: number): number {
-    return this.rampOriginMs(view) + Math.ceil((u - 2) / this.rampPerMs(view));
-  }
-
-  /**
-   * The window's oldest call, as the headers tell it: Reset is whole seconds, rounded up, so it was counted
-   * in (Reset - 61 s, Reset - 60 s]; the line starts from the latest of those. (From the earliest, the
-   * line ran ahead of the fill by how far into a second the key's first call came, and the calls it let go
-   * at once left together a window later, at every turn: over eight phases of a second, seeds 1-8, 30x4
-   * missed in 38 runs of 64 and 120x2-early in 32, 8 and 6 now.)
-   */
-  private rampOriginMs(view: Pick<KeyView, 'resetAtMs'>): number {
-    return view.resetAtMs - this.windowMs;
-  }
-
-  private rampPerMs(view: Pick<KeyView, 'limit'>): number {
-    return Math.max((RAMP_SPEED * view.limit) / this.windowMs, RAMP_MIN_PER_S / 1_000);
   }
 }
