@@ -123,6 +123,20 @@ const LEAVING_LOOK_CALLS = 4;
  */
 const QUIET_LEAVING_LOOK_MS = 2_000;
 
+/**
+ * Over 240/min, a process holding under `ONE_OTHER_SHARE` of the key also looks (see `look`) while no one
+ * leaves, once its last answer showed the key this many calls under the top and the window has turned over.
+ * Held at its cap while the incumbent holds the rest, such a process sends only as its own calls leave, and
+ * those bunch as its share grew: in a rolling restart at 3,000/min the joiner heard nothing for a second
+ * after the stop while the leaver's calls left 37 a second, the key under the goal before its next answer
+ * (fake clock, seeds 1-16 x four phases: 0.74 s under the goal a run, 48 runs of 64 missed; 0.12 s and 2 now;
+ * at 600/min 0.58 s and 34, now 0.11 s and 4). A look is a call over its cap, which the others yield to, so a
+ * late joiner now reaches an even split (600x2-late 553/400, now 460/505). Four calls under the top, so that
+ * three others looking with it fit: at one, four processes at 600/min took the key to the limit (a 429 in
+ * every run); and not while the window fills, at whose end they did too.
+ */
+const SMALL_LOOK_ROOM_CALLS = 4;
+
 /** When the next counted call may go out; `probe`: it is sent to learn the key's count. */
 export interface RateDecision {
   delayMs: number;
@@ -460,7 +474,7 @@ export class AdaptiveRateLimiter {
       this.checkOthersGone(at) ??
       this.checkFall(at) ??
       this.followResetWhileLeaving(at) ??
-      this.lookWhileLeaving(at) ??
+      this.look(at) ??
       this.probeOrWaitForOwn(at)
     );
   }
@@ -489,11 +503,13 @@ export class AdaptiveRateLimiter {
     if (own + 1 > policy.capAt(u) + view.left + fallen) return undefined;
     const lag = view.filling ? this.ramp.othersGrowth(view, view, now, policy.top) : 0;
     // (The growth is counted from the fullest reading; the others' and own counts held are the most
-    // of each over the readings, maybe from different ones seconds apart where the key's calls are
-    // sparse, and their sum may stand over it: that much is no growth. Counted as growth, it
-    // stopped both processes of a 120/min key at 12 with round trips of 0.8 s: none sent, so no
-    // answer could tell them more.)
-    const inflated = this.sparse(view.limit) ? Math.max(0, view.others + view.own - view.fullest) : 0;
+    // of each over the readings, maybe from different ones, and their sum may stand over it: that much
+    // is no growth. Counted as growth, it stopped both processes of a 120/min key at 12 with round trips
+    // of 0.8 s: none sent, so no answer could tell them more. Over 240/min it was counted until the looks
+    // of `SMALL_LOOK_ROOM_CALLS`, which need it: with them alone a joiner's growth stopped there, 600x2-handoff
+    // 0.86 s under the goal a run; not counted and without them, a joiner that grew into its cap at once
+    // heard nothing for 40 s, 42 s.)
+    const inflated = Math.max(0, view.others + view.own - view.fullest);
     if (u + lag > policy.top || u - inflated > view.fullest + view.growth) return undefined;
     const spacedAtMs = this.growthSpacedAtMs(view.limit);
     if (u <= this.ramp.line(view, now)) return { delayMs: Math.max(0, spacedAtMs - now), probe: false };
@@ -565,16 +581,25 @@ export class AdaptiveRateLimiter {
   }
 
   /**
-   * Over 240/min and up to 124/min, the others leaving (or there, a while after a small process saw them
-   * fall: see `lookingUntilMs`), no answer for `LEAVING_LOOK_CALLS` (`QUIET_LEAVING_LOOK_MS`) and none on its
-   * way: one call to see (from a view over the top, once the oldest call has left and a call's time more, as
-   * the probe below).
+   * One call to see, with none of ours in flight and no answer for a while, where this process hears of the
+   * others only through its own answers: over 240/min and up to 124/min while the others leave (up to 124/min
+   * also a while after a small process saw them fall: see `lookingUntilMs`), after `LEAVING_LOOK_CALLS`
+   * (`QUIET_LEAVING_LOOK_MS`); over 240/min also by a process holding under `ONE_OTHER_SHARE` of the key
+   * whose view shows room, see `SMALL_LOOK_ROOM_CALLS`. (From a view over the top, once the oldest call has
+   * left and a call's time more, as the probe below.)
    */
-  private lookWhileLeaving({ now, view, policy, leaves }: DecisionMoment): RateDecision | undefined {
+  private look({ now, view, policy, leaves }: DecisionMoment): RateDecision | undefined {
     const bandOfTwo = keyBandOfTwo(view.limit, this.windowMs);
+    const sparse = this.sparse(view.limit);
+    // (The window has turned over: its oldest call leaves within a second, by Reset, whole seconds.)
+    const smallWithRoom =
+      !sparse &&
+      this.smallShare &&
+      view.used + SMALL_LOOK_ROOM_CALLS <= policy.top &&
+      view.resetAtMs <= now + 1_000;
     if (
-      now >= this.leaving.lookingUntilMs() ||
-      (this.sparse(view.limit) && !bandOfTwo) ||
+      (now >= this.leaving.lookingUntilMs() && !smallWithRoom) ||
+      (sparse && !bandOfTwo) ||
       this.own.inFlight !== 0 ||
       view.others <= 0
     )

@@ -248,6 +248,27 @@ describe('processes sharing one key (AdaptiveRateLimiter each, fake clock)', () 
     }
   });
 
+  // Over 240/min, a process that joins 80 s late: held at its cap while the incumbent held the rest, it sent
+  // only as its own calls left, and grew no further than about two fifths of the key (joiner's share of the
+  // last 90 s 37-42% at these seeds). A small process with room by its view now looks after four calls'
+  // time without an answer, a call over its cap, which the incumbent yields to. "The split between processes
+  // with equal work within 10% of even" (issue 16): both have work waiting from the join on.
+  it('a process that joins 80 s late at 600 and 3,000/min: within 10% of even over the last 90 s, 429s under 0.5%', async () => {
+    for (const [limit, seed] of [
+      [600, 1],
+      [600, 2],
+      [600, 3],
+      [600, 4],
+      [3000, 1],
+    ] as const) {
+      const run = await fourMinutes(limit, [{}, { startMs: 80_000 }], seed);
+      expect(refusedShare(run)).toBeLessThan(0.005);
+      expect(minOf(run.windowCounts(MIN, 4 * MIN))).toBeGreaterThanOrEqual(0.97 * limit);
+      const [incumbent = 0, joiner = 0] = run.split(2.5 * MIN, 4 * MIN);
+      expect(joiner / (incumbent + joiner)).toBeGreaterThanOrEqual(0.45);
+    }
+  });
+
   // 120/min, two processes that start 1 s apart, their timers up to 20 ms late (seed 3): at the window's
   // first turn one read the other's dip (its count 2 under the most it had held) as leaving, and no fall
   // came after it; leaving still, it took the other's calls for three minutes (split 90/266, 49% off
@@ -308,8 +329,9 @@ describe('processes sharing one key (AdaptiveRateLimiter each, fake clock)', () 
 
   // A rolling restart (a deploy): a process joins a third into the run, the first stops at two thirds. The
   // joiner holds a quarter of the key then, its calls bunched; it must hear the leaver go and take its calls
-  // as they leave. Goal 97%: not met yet at any allowance (0.6-0.7 s under it a run over 240/min, see the
-  // client README); over 240/min the key stayed 20-30 s under it before (least used window 55-64% here).
+  // as they leave. Goal 97%: at 600/min a few calls under it for a moment in some runs (0.11 s under it a
+  // run on the fake clock, see the client README); the key stayed 20-30 s under it before (least used window
+  // 55-64% here).
   it("a rolling restart at 600/min: the joiner takes the leaver's calls as they leave, every window >= 95% used", async () => {
     for (const seed of [1, 2, 3, 4]) {
       const run = await fourMinutes(600, [{ stopMs: 160_000 }, { startMs: 80_000 }], seed);
@@ -318,10 +340,14 @@ describe('processes sharing one key (AdaptiveRateLimiter each, fake clock)', () 
     }
   });
 
-  it('a rolling restart at 3,000/min: every window >= 95% used, 429s under 0.5% of calls', async () => {
-    const run = await fourMinutes(3000, [{ stopMs: 160_000 }, { startMs: 80_000 }], 1);
-    expect(run.refused / run.accepted.flat().length).toBeLessThan(0.005);
-    expect(minOf(run.windowCounts(MIN, 4 * MIN))).toBeGreaterThanOrEqual(0.95 * 3000);
+  // At 3,000/min the joiner, held at its cap, sent nothing for a second after the stop while the leaver's
+  // calls left 37 a second: 2893 and 2868 of 3000 at these seeds. Now it looks (see `SMALL_LOOK_ROOM_CALLS`).
+  it('a rolling restart at 3,000/min: every window >= 97% used, 429s under 0.5% of calls', async () => {
+    for (const seed of [1, 2]) {
+      const run = await fourMinutes(3000, [{ stopMs: 160_000 }, { startMs: 80_000 }], seed);
+      expect(refusedShare(run)).toBeLessThan(0.005);
+      expect(minOf(run.windowCounts(MIN, 4 * MIN))).toBeGreaterThanOrEqual(0.97 * 3000);
+    }
   });
 
   // At 120/min the joiner holds a fifth of the key, hears of it a few times a minute, and read no process
