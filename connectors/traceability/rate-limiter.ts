@@ -235,7 +235,7 @@ export class AdaptiveRateLimiter {
   snapshot(): { limit: number; own: number; others: number; top: number; cap: number } | undefined {
     const view = this.view;
     if (!view) return undefined;
-    const own = this.own.stillCountedAt(this.clock.now());
+    const own = this.own.stillInWindow(this.clock.now()).count;
     const policy = this.policy(view.limit);
     return {
       limit: view.limit,
@@ -448,7 +448,7 @@ export class AdaptiveRateLimiter {
     const view = this.view;
     if (!view) return this.probeWhen(now, now);
     const policy = this.policy(view.limit);
-    const own = this.own.stillCountedAt(now);
+    const { count: own, nextDepartureMs: leaves } = this.own.stillInWindow(now);
     const fallen = this.leaving.fallenSince(view, now, this.oneOther);
     const at: DecisionMoment = {
       now,
@@ -457,7 +457,7 @@ export class AdaptiveRateLimiter {
       own,
       fallen,
       u: own + view.others - fallen + 1,
-      leaves: this.own.nextDepartureMs(now),
+      leaves,
       // Where the key's calls are sparse, the checks and looks below take a slot one of the others' calls may
       // have freed, before an answer of ours could show it: only with none of ours in flight (its answer is
       // news enough) and with the key, ours taking that slot, at most at the top.
@@ -597,13 +597,8 @@ export class AdaptiveRateLimiter {
       this.smallShare &&
       view.used + SMALL_LOOK_ROOM_CALLS <= policy.top &&
       view.resetAtMs <= now + 1_000;
-    if (
-      (now >= this.leaving.lookingUntilMs() && !smallWithRoom) ||
-      (sparse && !bandOfTwo) ||
-      this.own.inFlight !== 0 ||
-      view.others <= 0
-    )
-      return undefined;
+    const looking = now < this.leaving.lookingUntilMs() || smallWithRoom;
+    if (!looking || (sparse && !bandOfTwo) || this.own.inFlight !== 0 || view.others <= 0) return undefined;
     const stale =
       view.atMs + (bandOfTwo ? QUIET_LEAVING_LOOK_MS : this.callsMs(view.limit, LEAVING_LOOK_CALLS));
     const lookAt =

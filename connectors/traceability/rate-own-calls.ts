@@ -101,18 +101,21 @@ export class OwnCalls {
     return n;
   }
 
-  /** Own calls that may still be in the server's window when a call sent now arrives. */
-  stillCountedAt(now: number): number {
-    let n = 0;
-    this.forMaybeInWindow(now, () => n++);
-    return n;
-  }
-
-  /** When the earliest own call that may still be in the window has surely left it. */
-  nextDepartureMs(now: number): number | undefined {
+  /**
+   * Own calls that may still be in the server's window when a call sent now arrives, and when the earliest
+   * of them has surely left it (one scan: `AdaptiveRateLimiter` reads both at every decision).
+   */
+  stillInWindow(now: number): { count: number; nextDepartureMs: number | undefined } {
+    let count = 0;
     let earliest = Number.POSITIVE_INFINITY;
-    this.forMaybeInWindow(now, (countedByMs) => (earliest = Math.min(earliest, countedByMs)));
-    return earliest === Number.POSITIVE_INFINITY ? undefined : earliest + this.windowMs + 1;
+    this.forMaybeInWindow(now, (countedByMs) => {
+      count++;
+      earliest = Math.min(earliest, countedByMs);
+    });
+    return {
+      count,
+      nextDepartureMs: earliest === Number.POSITIVE_INFINITY ? undefined : earliest + this.windowMs + 1,
+    };
   }
 
   /** Own calls counted in (fromMs, toMs]. */
