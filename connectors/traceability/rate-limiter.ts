@@ -54,6 +54,8 @@ interface KeyView {
   atMs: number;
   /** The key's count that answer gave. */
   used: number;
+  /** The others' count that answer gave (`used` less own calls in that window), not held. */
+  reading: number;
   /**
    * Own calls in the window, the most seen over the same hold: this process may replace up to that
    * many without growing, as the others hold it at that count too.
@@ -137,6 +139,24 @@ const QUIET_LEAVING_LOOK_MS = 2_000;
  */
 const SMALL_LOOK_ROOM_CALLS = 4;
 
+/**
+ * Where the key's calls bunch (under 120/min), a process holding under this share of the key looks at the
+ * window's turn (see `lookAtTurn`). At 30/min a window's calls bunch at its turn, and a joiner held at its
+ * cap, a sixth of the key, sends only as its own calls leave: in a rolling restart it had no answer from
+ * 140 s to 185 s while the leaver's calls left from 180 s, 0.65 s apart, and the window stood 5-7 calls
+ * under the goal (fake clock, seed 1). Under a sixth the joiner stayed under the goal in 45 runs of 64, under
+ * a quarter a late joiner's windows missed in 6 (seeds 1-16 x four phases).
+ */
+const TURN_LOOK_BELOW_SHARE = 0.2;
+/**
+ * ...that many high round trips after `X-RateLimit-Reset`: by then the oldest call's owner, if it is there,
+ * has replaced it (Reset is whole seconds, rounded up, so it comes up to a second after that call left).
+ */
+const TURN_LOOK_ROUND_TRIPS = 3;
+
+/** See `probeOrWaitForOwn`. */
+const STALE_LIMIT_VIEW_MS = 5_000;
+
 /** When the next counted call may go out; `probe`: it is sent to learn the key's count. */
 export interface RateDecision {
   delayMs: number;
@@ -145,6 +165,8 @@ export interface RateDecision {
   followsReset?: number;
   /** It checks a fall of the others (see `decide`): not growth of ours that they yield to. */
   checksFall?: boolean;
+  /** It looks at the window's turn (see `lookAtTurn`). */
+  looksAtTurn?: boolean;
 }
 
 /** What the rules of `decide` read at one instant. */
@@ -212,6 +234,10 @@ export class AdaptiveRateLimiter {
   private probeInFlight = false;
   /** The answer (its dispatch time) whose X-RateLimit-Reset a call followed while the others leave. */
   private resetFollowedFor: number | undefined;
+  /** When a look at the window's turn last showed the others leaving (see `lookAtTurn`). */
+  private turnFallAtMs = Number.NEGATIVE_INFINITY;
+  /** When the last call of `lookAtTurn` went. */
+  private turnLookAtMs: number | undefined;
   /** The last completed call brought no headers (timeout, network fault): the view may be stale. */
   private lastAnswerLost = false;
   private queue: Promise<void> = Promise.resolve();
@@ -267,6 +293,7 @@ export class AdaptiveRateLimiter {
     const now = this.clock.now();
     if (decision.followsReset !== undefined) this.resetFollowedFor = decision.followsReset;
     if (decision.checksFall) this.leaving.checkSent(now);
+    if (decision.looksAtTurn) this.turnLookAtMs = now;
     this.own.sent(now);
     if (decision.probe) {
       this.probeInFlight = true;
@@ -301,7 +328,15 @@ export class AdaptiveRateLimiter {
     // (Where the key's calls are sparse, not counting own calls sent with this one or after it and still
     // unanswered: see `ownInWindowAt`.)
     const sentWith = this.sparse(observation.limit) ? permit?.dispatchedAtMs : undefined;
-    const reading = Math.max(0, used - this.own.inWindowAt(countedAtMs, sentWith));
+    // (While following the others out after a look at the turn, own calls that may have left the window
+    // just before this answer count as left: counted in, they made the others a call lower than they were,
+    // and the follower, taking all the room, took the key to the limit, where it stopped replacing.)
+    const edge = countedAtMs - this.windowMs;
+    const ownAtEdge =
+      this.leaving.active && this.turnFallRecently(countedAtMs)
+        ? this.own.countedIn(edge, edge + this.own.slackMs())
+        : 0;
+    const reading = Math.max(0, used - this.own.inWindowAt(countedAtMs, sentWith) + ownAtEdge);
     // Own calls counted near the window's edges may be in or out: others are present only if some
     // remain when all of those count as ours.
     const slack = this.own.slackMs();
@@ -330,6 +365,18 @@ export class AdaptiveRateLimiter {
       roundTripHighMs: this.own.roundTripHighMs(),
     };
     this.leaving.follow(share, countedAtMs, reading, used, sharedTop, band);
+    // (A look at the turn whose answer shows the others lower than the answer before, the key then at most
+    // at its top, where no one yields: the owner of the call that left did not replace it. They leave.)
+    const before = this.view;
+    if (
+      before !== undefined &&
+      permit?.dispatchedAtMs === this.turnLookAtMs &&
+      before.used <= sharedTop &&
+      reading < before.reading
+    ) {
+      this.leaving.readFromLook(countedAtMs, before.reading, reading);
+      this.turnFallAtMs = countedAtMs;
+    }
     // (While they leave, a lower count is no dip: the latest reading holds, and the fullest is of the
     // readings in the hold only.)
     const lately = readings.filter(([at]) => at > countedAtMs - HOLD_MS);
@@ -349,6 +396,7 @@ export class AdaptiveRateLimiter {
       othersLately,
       atMs,
       used,
+      reading,
       own,
       growth,
       fullest,
@@ -474,6 +522,7 @@ export class AdaptiveRateLimiter {
       this.checkOthersGone(at) ??
       this.checkFall(at) ??
       this.followResetWhileLeaving(at) ??
+      this.lookAtTurn(at) ??
       this.look(at) ??
       this.probeOrWaitForOwn(at)
     );
@@ -581,6 +630,25 @@ export class AdaptiveRateLimiter {
   }
 
   /**
+   * Where the key's calls bunch, a process holding under `TURN_LOOK_BELOW_SHARE` of the key, none of whose
+   * calls leaves before the window's oldest (another's): one call once that has left and its owner, if
+   * there, has replaced it (`TURN_LOOK_ROUND_TRIPS` after X-RateLimit-Reset), once an answer, while the
+   * last answer showed the key at most at its top. If the owner is there, the call takes the key one over
+   * the top, which the reserve holds and the sharing cap hands back (a joiner grows so); if it is gone, the
+   * answer shows the others lower, read as their leaving (see `complete`), and this process follows them
+   * out at each Reset (`followResetWhileLeaving`), taking the room they leave.
+   */
+  private lookAtTurn({ now, view, policy, own, leaves }: DecisionMoment): RateDecision | undefined {
+    if (!this.bunched(view.limit) || this.leaving.active || this.own.inFlight !== 0 || view.others <= 0)
+      return undefined;
+    if (this.resetFollowedFor === view.atMs || view.used > policy.top) return undefined;
+    if (own >= TURN_LOOK_BELOW_SHARE * view.used) return undefined;
+    if (leaves !== undefined && view.resetAtMs + this.own.slackMs() >= leaves) return undefined;
+    const lookAt = view.resetAtMs + TURN_LOOK_ROUND_TRIPS * this.own.roundTripHighMs();
+    return { ...this.probeWhen(lookAt, now), followsReset: view.atMs, looksAtTurn: true };
+  }
+
+  /**
    * One call to see, with none of ours in flight and no answer for a while, where this process hears of the
    * others only through its own answers: over 240/min and up to 124/min while the others leave (up to 124/min
    * also a while after a small process saw them fall: see `lookingUntilMs`), after `LEAVING_LOOK_CALLS`
@@ -623,6 +691,11 @@ export class AdaptiveRateLimiter {
     const mayProbe = this.probeAtMs !== undefined || own < PROBE_BELOW_SHARE * view.used;
     if (leaves === undefined || (mayProbe && probeAt + this.callsMs(view.limit, 4) < leaves))
       return this.probeWhen(probeAt, now);
+    // (A view at the limit stops replacing, and no answer of ours may come for most of a minute: after
+    // following the others out, where the last answer showed the limit and an own call has left since, one
+    // probe, 5 s on. A follower whose growth met the leaver's last calls so stood at 17 of 30 for 40 s.)
+    if (this.turnFallRecently(now) && view.used >= view.limit && own < view.own)
+      return this.probeWhen(Math.max(probeAt, view.atMs + STALE_LIMIT_VIEW_MS), now);
     return { delayMs: Math.max(1, leaves - now), probe: false };
   }
 
@@ -660,6 +733,11 @@ export class AdaptiveRateLimiter {
       this.oneOther,
       this.smallShare,
     );
+  }
+
+  /** A look at the window's turn showed the others leaving within the last window (see `lookAtTurn`). */
+  private turnFallRecently(now: number): boolean {
+    return now - this.turnFallAtMs < this.windowMs;
   }
 
   /** See `keyCallsBunch` and `OthersLeaving.follow`. */
