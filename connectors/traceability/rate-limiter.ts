@@ -366,7 +366,10 @@ export class AdaptiveRateLimiter {
     };
     this.leaving.follow(share, countedAtMs, reading, used, sharedTop, band);
     // (A look at the turn whose answer shows the others lower than the answer before, the key then at most
-    // at its top, where no one yields: the owner of the call that left did not replace it. They leave.)
+    // at its top: the owner of the call that left did not replace it. It left, or, over its sharing cap,
+    // yielded the call; either way the room is ours. Following a yield, this process takes the key over the
+    // top once the owner replaces again, and that ends the reading (see `OthersLeaving.follow`). Read as
+    // leaving, the others' fall is followed at each Reset.)
     const before = this.view;
     if (
       before !== undefined &&
