@@ -140,14 +140,15 @@ const QUIET_LEAVING_LOOK_MS = 2_000;
 const SMALL_LOOK_ROOM_CALLS = 4;
 
 /**
- * Where the key's calls bunch (under 120/min), a process holding under this share of the key looks at the
- * window's turn (see `lookAtTurn`). At 30/min a window's calls bunch at its turn, and a joiner held at its
- * cap, a sixth of the key, sends only as its own calls leave: in a rolling restart it had no answer from
- * 140 s to 185 s while the leaver's calls left from 180 s, 0.65 s apart, and the window stood 5-7 calls
- * under the goal (fake clock, seed 1). Under a sixth the joiner stayed under the goal in 45 runs of 64, under
- * a quarter a late joiner's windows missed in 6 (seeds 1-16 x four phases).
+ * Where the key's calls bunch (under 120/min), a process holding this share of the allowance or less looks
+ * at the window's turn (see `lookAtTurn`). At 30/min a window's calls bunch at its turn, and a joiner held
+ * at its cap, a sixth of the key, sends only as its own calls leave: in a rolling restart it had no answer
+ * from 140 s to 185 s while the leaver's calls left from 180 s, 0.65 s apart, and the window stood 5-7 calls
+ * under the goal (fake clock, seed 1). Four processes sharing 30/min hold 7 each: at 7.2 calls (24%) all four
+ * looked at one `Reset` and took 429s in every run. Under a fifth of the key's count (5 of 28) the joiner of
+ * real runs, holding 6, did not look; under a sixth, the joiner missed in 45 runs of 64 on the fake clock.
  */
-const TURN_LOOK_BELOW_SHARE = 0.2;
+const TURN_LOOK_SHARE = 0.2;
 /**
  * ...that many high round trips after `X-RateLimit-Reset`: by then the oldest call's owner, if it is there,
  * has replaced it (Reset is whole seconds, rounded up, so it comes up to a second after that call left).
@@ -633,7 +634,7 @@ export class AdaptiveRateLimiter {
   }
 
   /**
-   * Where the key's calls bunch, a process holding under `TURN_LOOK_BELOW_SHARE` of the key, none of whose
+   * Where the key's calls bunch, a process holding at most `TURN_LOOK_SHARE` of the allowance, none of whose
    * calls leaves before the window's oldest (another's): one call once that has left and its owner, if
    * there, has replaced it (`TURN_LOOK_ROUND_TRIPS` after X-RateLimit-Reset), once an answer, while the
    * last answer showed the key at most at its top. If the owner is there, the call takes the key one over
@@ -645,7 +646,7 @@ export class AdaptiveRateLimiter {
     if (!this.bunched(view.limit) || this.leaving.active || this.own.inFlight !== 0 || view.others <= 0)
       return undefined;
     if (this.resetFollowedFor === view.atMs || view.used > policy.top) return undefined;
-    if (own >= TURN_LOOK_BELOW_SHARE * view.used) return undefined;
+    if (own > TURN_LOOK_SHARE * view.limit) return undefined;
     if (leaves !== undefined && view.resetAtMs + this.own.slackMs() >= leaves) return undefined;
     const lookAt = view.resetAtMs + TURN_LOOK_ROUND_TRIPS * this.own.roundTripHighMs();
     return { ...this.probeWhen(lookAt, now), followsReset: view.atMs, looksAtTurn: true };
