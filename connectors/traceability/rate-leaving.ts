@@ -159,15 +159,6 @@ export class OthersLeaving {
     return this.leaving ? Number.POSITIVE_INFINITY : this.quietFallAtMs + QUIET_FALL_LOOKS_MS;
   }
 
-  /** A look at a window's turn showed the others fell: they leave. */
-  readFromLook(countedAtMs: number, othersBefore: number, reading: number): void {
-    if (!this.leaving) {
-      this.othersBeforeLeaving = othersBefore;
-      this.leavingReadAt = [countedAtMs, reading];
-    }
-    this.leaving = true;
-  }
-
   /** The others held more than `others` at some reading of the trend. */
   heldMoreThan(others: number): boolean {
     return this.trend.some(([, count]) => count > others);

@@ -54,8 +54,6 @@ interface KeyView {
   atMs: number;
   /** The key's count that answer gave. */
   used: number;
-  /** The others' count that answer gave (`used` less own calls in that window), not held. */
-  reading: number;
   /**
    * Own calls in the window, the most seen over the same hold: this process may replace up to that
    * many without growing, as the others hold it at that count too.
@@ -139,25 +137,6 @@ const QUIET_LEAVING_LOOK_MS = 2_000;
  */
 const SMALL_LOOK_ROOM_CALLS = 4;
 
-/**
- * Where the key's calls bunch (under 120/min), a process holding this share of the allowance or less looks
- * at the window's turn (see `lookAtTurn`). At 30/min a window's calls bunch at its turn, and a joiner held
- * at its cap, a sixth of the key, sends only as its own calls leave: in a rolling restart it had no answer
- * from 140 s to 185 s while the leaver's calls left from 180 s, 0.65 s apart, and the window stood 5-7 calls
- * under the goal (fake clock, seed 1). Four processes sharing 30/min hold 7 each: at 7.2 calls (24%) all four
- * looked at one `Reset` and took 429s in every run. Under a fifth of the key's count (5 of 28) the joiner of
- * real runs, holding 6, did not look; under a sixth, the joiner missed in 45 runs of 64 on the fake clock.
- */
-const TURN_LOOK_SHARE = 0.2;
-/**
- * ...that many high round trips after `X-RateLimit-Reset`: by then the oldest call's owner, if it is there,
- * has replaced it (Reset is whole seconds, rounded up, so it comes up to a second after that call left).
- */
-const TURN_LOOK_ROUND_TRIPS = 3;
-
-/** See `probeOrWaitForOwn`. */
-const STALE_LIMIT_VIEW_MS = 5_000;
-
 /** When the next counted call may go out; `probe`: it is sent to learn the key's count. */
 export interface RateDecision {
   delayMs: number;
@@ -166,8 +145,6 @@ export interface RateDecision {
   followsReset?: number;
   /** It checks a fall of the others (see `decide`): not growth of ours that they yield to. */
   checksFall?: boolean;
-  /** It looks at the window's turn (see `lookAtTurn`). */
-  looksAtTurn?: boolean;
 }
 
 /** What the rules of `decide` read at one instant. */
@@ -235,10 +212,6 @@ export class AdaptiveRateLimiter {
   private probeInFlight = false;
   /** The answer (its dispatch time) whose X-RateLimit-Reset a call followed while the others leave. */
   private resetFollowedFor: number | undefined;
-  /** When a look at the window's turn last showed the others leaving (see `lookAtTurn`). */
-  private turnFallAtMs = Number.NEGATIVE_INFINITY;
-  /** When the last call of `lookAtTurn` went. */
-  private turnLookAtMs: number | undefined;
   /** The last completed call brought no headers (timeout, network fault): the view may be stale. */
   private lastAnswerLost = false;
   private queue: Promise<void> = Promise.resolve();
@@ -294,7 +267,6 @@ export class AdaptiveRateLimiter {
     const now = this.clock.now();
     if (decision.followsReset !== undefined) this.resetFollowedFor = decision.followsReset;
     if (decision.checksFall) this.leaving.checkSent(now);
-    if (decision.looksAtTurn) this.turnLookAtMs = now;
     this.own.sent(now);
     if (decision.probe) {
       this.probeInFlight = true;
@@ -329,15 +301,7 @@ export class AdaptiveRateLimiter {
     // (Where the key's calls are sparse, not counting own calls sent with this one or after it and still
     // unanswered: see `ownInWindowAt`.)
     const sentWith = this.sparse(observation.limit) ? permit?.dispatchedAtMs : undefined;
-    // (While following the others out after a look at the turn, own calls that may have left the window
-    // just before this answer count as left: counted in, they made the others a call lower than they were,
-    // and the follower, taking all the room, took the key to the limit, where it stopped replacing.)
-    const edge = countedAtMs - this.windowMs;
-    const ownAtEdge =
-      this.leaving.active && this.turnFallRecently(countedAtMs)
-        ? this.own.countedIn(edge, edge + this.own.slackMs())
-        : 0;
-    const reading = Math.max(0, used - this.own.inWindowAt(countedAtMs, sentWith) + ownAtEdge);
+    const reading = Math.max(0, used - this.own.inWindowAt(countedAtMs, sentWith));
     // Own calls counted near the window's edges may be in or out: others are present only if some
     // remain when all of those count as ours.
     const slack = this.own.slackMs();
@@ -366,21 +330,6 @@ export class AdaptiveRateLimiter {
       roundTripHighMs: this.own.roundTripHighMs(),
     };
     this.leaving.follow(share, countedAtMs, reading, used, sharedTop, band);
-    // (A look at the turn whose answer shows the others lower than the answer before, the key then at most
-    // at its top: the owner of the call that left did not replace it. It left, or, over its sharing cap,
-    // yielded the call; either way the room is ours. Following a yield, this process takes the key over the
-    // top once the owner replaces again, and that ends the reading (see `OthersLeaving.follow`). Read as
-    // leaving, the others' fall is followed at each Reset.)
-    const before = this.view;
-    if (
-      before !== undefined &&
-      permit?.dispatchedAtMs === this.turnLookAtMs &&
-      before.used <= sharedTop &&
-      reading < before.reading
-    ) {
-      this.leaving.readFromLook(countedAtMs, before.reading, reading);
-      this.turnFallAtMs = countedAtMs;
-    }
     // (While they leave, a lower count is no dip: the latest reading holds, and the fullest is of the
     // readings in the hold only.)
     const lately = readings.filter(([at]) => at > countedAtMs - HOLD_MS);
@@ -400,7 +349,6 @@ export class AdaptiveRateLimiter {
       othersLately,
       atMs,
       used,
-      reading,
       own,
       growth,
       fullest,
@@ -526,7 +474,6 @@ export class AdaptiveRateLimiter {
       this.checkOthersGone(at) ??
       this.checkFall(at) ??
       this.followResetWhileLeaving(at) ??
-      this.lookAtTurn(at) ??
       this.look(at) ??
       this.probeOrWaitForOwn(at)
     );
@@ -634,25 +581,6 @@ export class AdaptiveRateLimiter {
   }
 
   /**
-   * Where the key's calls bunch, a process holding at most `TURN_LOOK_SHARE` of the allowance, none of whose
-   * calls leaves before the window's oldest (another's): one call once that has left and its owner, if
-   * there, has replaced it (`TURN_LOOK_ROUND_TRIPS` after X-RateLimit-Reset), once an answer, while the
-   * last answer showed the key at most at its top. If the owner is there, the call takes the key one over
-   * the top, which the reserve holds and the sharing cap hands back (a joiner grows so); if it is gone, the
-   * answer shows the others lower, read as their leaving (see `complete`), and this process follows them
-   * out at each Reset (`followResetWhileLeaving`), taking the room they leave.
-   */
-  private lookAtTurn({ now, view, policy, own, leaves }: DecisionMoment): RateDecision | undefined {
-    if (!this.bunched(view.limit) || this.leaving.active || this.own.inFlight !== 0 || view.others <= 0)
-      return undefined;
-    if (this.resetFollowedFor === view.atMs || view.used > policy.top) return undefined;
-    if (own > TURN_LOOK_SHARE * view.limit) return undefined;
-    if (leaves !== undefined && view.resetAtMs + this.own.slackMs() >= leaves) return undefined;
-    const lookAt = view.resetAtMs + TURN_LOOK_ROUND_TRIPS * this.own.roundTripHighMs();
-    return { ...this.probeWhen(lookAt, now), followsReset: view.atMs, looksAtTurn: true };
-  }
-
-  /**
    * One call to see, with none of ours in flight and no answer for a while, where this process hears of the
    * others only through its own answers: over 240/min and up to 124/min while the others leave (up to 124/min
    * also a while after a small process saw them fall: see `lookingUntilMs`), after `LEAVING_LOOK_CALLS`
@@ -695,11 +623,6 @@ export class AdaptiveRateLimiter {
     const mayProbe = this.probeAtMs !== undefined || own < PROBE_BELOW_SHARE * view.used;
     if (leaves === undefined || (mayProbe && probeAt + this.callsMs(view.limit, 4) < leaves))
       return this.probeWhen(probeAt, now);
-    // (A view at the limit stops replacing, and no answer of ours may come for most of a minute: after
-    // following the others out, where the last answer showed the limit and an own call has left since, one
-    // probe, 5 s on. A follower whose growth met the leaver's last calls so stood at 17 of 30 for 40 s.)
-    if (this.turnFallRecently(now) && view.used >= view.limit && own < view.own)
-      return this.probeWhen(Math.max(probeAt, view.atMs + STALE_LIMIT_VIEW_MS), now);
     return { delayMs: Math.max(1, leaves - now), probe: false };
   }
 
@@ -737,11 +660,6 @@ export class AdaptiveRateLimiter {
       this.oneOther,
       this.smallShare,
     );
-  }
-
-  /** A look at the window's turn showed the others leaving within the last window (see `lookAtTurn`). */
-  private turnFallRecently(now: number): boolean {
-    return now - this.turnFallAtMs < this.windowMs;
   }
 
   /** See `keyCallsBunch` and `OthersLeaving.follow`. */
