@@ -3,6 +3,9 @@
 
 export const WINDOW_MS = 60_000;
 
+/** The joiners of a scale-out cell (`x4-late`) start this far apart. */
+const SCALE_OUT_FORK_GAP_MS = 100;
+
 /** One cell of the matrix: processes on one key, each with work over [startMs, stopMs). */
 export interface RateCell {
   name: string;
@@ -14,8 +17,9 @@ export interface RateCell {
 
 /**
  * The full matrix for runs of `durationMs`: at each allowance 1, 2 and 4 processes with work throughout, one that
- * starts a third into the run (late), one that stops halfway (early), and a rolling restart (handoff: a new
- * process joins a third into the run, the old one stops at two thirds).
+ * starts a third into the run (late), one that stops halfway (early), a rolling restart (handoff: a new
+ * process joins a third into the run, the old one stops at two thirds), and a scale-out (`x4-late`: three
+ * processes join one a third into the run, 0.1 s apart, as forks of one deployment start).
  */
 export function rateCells(durationMs: number): RateCell[] {
   const at = (fraction: number): number => Math.round(fraction * durationMs);
@@ -35,6 +39,15 @@ export function rateCells(durationMs: number): RateCell[] {
     pair(limit, 'late', [0, 1], [1 / 3, 1]),
     pair(limit, 'early', [0, 1], [0, 1 / 2]),
     pair(limit, 'handoff', [0, 2 / 3], [1 / 3, 1]),
+    {
+      name: `${limit}x4-late`,
+      limit,
+      processes: [0, 1, 2, 3].map((i) => ({
+        startMs: i === 0 ? 0 : at(1 / 3) + (i - 1) * SCALE_OUT_FORK_GAP_MS,
+        stopMs: durationMs,
+      })),
+      equalWork: false,
+    },
   ]);
 }
 

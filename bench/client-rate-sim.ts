@@ -6,6 +6,9 @@
  *     [--timer-lag-ms 20]   (the limiter's timers fire up to that late, as on a loaded machine)
  *     [--stagger-ms 100]    (processes that start together start that far apart, as real forks do; 0 = at one
  *                            instant, which flatters the split: a lead taken in the fill is never given back)
+ *     [--processes '[{},{"startMs":80000},{"startMs":80100,"stopMs":160000}]' --limit 120]
+ *                           (one cell of your own, named <limit>-custom: when each process has work, in ms;
+ *                            as a cell's processes, ones that start at 0 are staggered as below)
  *     [--phases 0]          (where in a second of Unix time each run starts, ms; 0 = on a second, where the
  *                            whole-second samples share X-RateLimit-Reset's seconds: the kindest phase. A
  *                            real run starts anywhere: --phases 0,125,250,375,500,625,750,875 runs each seed
@@ -14,8 +17,9 @@
  * With several seeds (network delays drawn differently) or phases each cell prints its least used run and how
  * many of the runs missed a goal.
  */
+import { z } from 'zod';
 import { simulate, type SimProcess } from '../test/unit/client/rate-sim';
-import { cellFigures, missedGoals, rateCells } from './client-rate-figures';
+import { cellFigures, missedGoals, rateCells, type RateCell } from './client-rate-figures';
 
 /** Calls in flight per process, as bench/client-rate-worker.ts runs them. */
 const LANES = 16;
@@ -23,6 +27,25 @@ const LANES = 16;
 function arg(name: string): string | undefined {
   const index = process.argv.indexOf(`--${name}`);
   return index >= 0 ? process.argv[index + 1] : undefined;
+}
+
+const customProcessesSchema = z
+  .array(
+    z
+      .object({ startMs: z.number().int().min(0).optional(), stopMs: z.number().int().positive().optional() })
+      .strict(),
+  )
+  .min(1);
+
+/** The cell `--processes` describes (`equalWork` false: the split is printed, not judged). */
+function customCell(json: string, limit: number, durationMs: number): RateCell {
+  const processes = customProcessesSchema.parse(JSON.parse(json));
+  return {
+    name: `${limit}-custom`,
+    limit,
+    processes: processes.map((p) => ({ startMs: p.startMs ?? 0, stopMs: p.stopMs ?? durationMs })),
+    equalWork: false,
+  };
 }
 
 async function main(): Promise<void> {
@@ -34,8 +57,11 @@ async function main(): Promise<void> {
   const seeds = (arg('seeds') ?? arg('seed') ?? '7').split(',').map(Number);
   const phases = (arg('phases') ?? '0').split(',').map(Number);
   const runs = seeds.flatMap((seed) => phases.map((phaseMs) => ({ seed, phaseMs })));
+  const custom = arg('processes');
   // (A process that starts at 0 is staggered, see above; one that works to the end has no stop.)
-  const cells = rateCells(durationMs).map((cell) => ({
+  const cells = (
+    custom ? [customCell(custom, Number(arg('limit') ?? 120), durationMs)] : rateCells(durationMs)
+  ).map((cell) => ({
     ...cell,
     processes: cell.processes.map(({ startMs, stopMs }): SimProcess => ({
       ...(startMs > 0 ? { startMs } : {}),

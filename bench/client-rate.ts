@@ -1,13 +1,14 @@
 /**
  * Client rate benchmark: real worker processes, each a TraceabilityClient that always has work, share one
  * key of the sandbox (sliding 60 s window, network jitter on) at allowances of 30 to 3,000 calls a minute,
- * including processes that start late, finish early, or both (a rolling restart; the matrix is in
- * client-rate-figures.ts). Prints one row per cell and exits 1 if a cell misses its goal (use of the
- * allowance in every full 60 s window >= 97%, >= 90% at 30/min; 429s < 0.5% of calls; no second with room
- * in the window and no call while work waited; processes with equal work within 10% of an even split).
+ * including processes that start late, finish early, or both (a rolling restart), and three that join one
+ * (a scale-out; the matrix is in client-rate-figures.ts). Prints one row per cell and exits 1 if a cell
+ * misses its goal (use of the allowance in every full 60 s window >= 97%, >= 90% at 30/min; 429s < 0.5% of
+ * calls; no second with room in the window and no call while work waited; processes with equal work within
+ * 10% of an even split).
  *
  *   node bin/run-ts.cjs bench/client-rate.ts           # quick: 6 cells of 150 s, all at once (~3 min)
- *   node bin/run-ts.cjs bench/client-rate.ts --full    # 24 cells of 240 s, 5 at a time (~21 min)
+ *   node bin/run-ts.cjs bench/client-rate.ts --full    # 28 cells of 240 s, 5 at a time (~25 min)
  *   options: --parallel N, --jitter-ms N (default 40), --seconds N (per cell), --only 30x4,600x2-late,
  *            --repeat N (each cell N times, one row per run and how many runs missed: at 30/min one run
  *            is not a verdict, the figures vary from run to run)
