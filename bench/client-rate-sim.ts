@@ -38,8 +38,9 @@ const customProcessesSchema = z
   .min(1);
 
 /** The cell `--processes` describes (`equalWork` false: the split is printed, not judged). */
-function customCell(json: string, limit: number, durationMs: number): RateCell {
+function customCell(json: string, limitArg: string, durationMs: number): RateCell {
   const processes = customProcessesSchema.parse(JSON.parse(json));
+  const limit = z.coerce.number().int().positive().parse(limitArg);
   return {
     name: `${limit}-custom`,
     limit,
@@ -60,7 +61,7 @@ async function main(): Promise<void> {
   const custom = arg('processes');
   // (A process that starts at 0 is staggered, see above; one that works to the end has no stop.)
   const cells = (
-    custom ? [customCell(custom, Number(arg('limit') ?? 120), durationMs)] : rateCells(durationMs)
+    custom ? [customCell(custom, arg('limit') ?? '120', durationMs)] : rateCells(durationMs)
   ).map((cell) => ({
     ...cell,
     processes: cell.processes.map(({ startMs, stopMs }): SimProcess => ({
