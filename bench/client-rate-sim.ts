@@ -8,7 +8,7 @@
  *                            instant, which flatters the split: a lead taken in the fill is never given back)
  *     [--processes '[{},{"startMs":80000},{"startMs":80100,"stopMs":160000}]' --limit 120]
  *                           (one cell of your own, named <limit>-custom: when each process has work, in ms;
- *                            as a cell's processes, ones that start at 0 are staggered as below)
+ *                            as in a cell, those that start at 0 are staggered by --stagger-ms)
  *     [--phases 0]          (where in a second of Unix time each run starts, ms; 0 = on a second, where the
  *                            whole-second samples share X-RateLimit-Reset's seconds: the kindest phase. A
  *                            real run starts anywhere: --phases 0,125,250,375,500,625,750,875 runs each seed
