@@ -350,6 +350,16 @@ describe('processes sharing one key (AdaptiveRateLimiter each, fake clock)', () 
     }
   });
 
+  // The leaver's count stood still for seconds (a stretch of the window with no call, left by the first fill)
+  // and then read a call higher: that ended the survivor's reading of its leaving, the survivor's cap lost what
+  // the leaver had left, and it yielded to the leaver's last calls, 2898 of 3000 at the least for 15 s at this
+  // seed (see `LEAVING_RISE_BANDS` in rate-leaving.ts).
+  it("a rolling restart at 3,000/min: a leaver's count that reads a call higher still leaves, every window >= 97% used", async () => {
+    const run = await fourMinutes(3000, [{ stopMs: 160_000 }, { startMs: 80_000 }], 4, 750);
+    expect(refusedShare(run)).toBeLessThan(0.005);
+    expect(minOf(run.windowCounts(MIN, 4 * MIN))).toBeGreaterThanOrEqual(0.97 * 3000);
+  });
+
   // At 120/min the joiner holds a fifth of the key, hears of it a few times a minute, and read no process
   // under 40% reads a fall as leaving: it took the leaver's room a share at a time, then heard nothing for
   // 30-40 s (least used window 51-64 of 120 over these seeds). Now a key 2 under its top, as no yield leaves
