@@ -353,7 +353,7 @@ export class OthersLeaving {
   /** How far the others' count may rise while they leave before it ends their leaving (see `LEAVING_RISE_BANDS`). */
   private riseWithinLeaving(reading: number, band: number): number {
     const fallen = this.othersBeforeLeaving - reading;
-    return this.leaving && fallen >= LEAVING_SETTLED_BANDS * band ? Math.floor(band * LEAVING_RISE_BANDS) : 0;
+    return fallen >= LEAVING_SETTLED_BANDS * band ? Math.floor(band * LEAVING_RISE_BANDS) : 0;
   }
 
   /** The others' count, read as leaving, fell since by less than half of a leaver's pace (see `LEAVING_STALL_MS`). */
