@@ -93,6 +93,21 @@ const MIN_GROWTH_SHARE = 0.25;
  * is a 429. A process with a fair share waits for its own calls to leave instead.
  */
 const PROBE_BELOW_SHARE = 1 / 6;
+/**
+ * Over 240/min, a process also sends `Reset` probes while it holds under `ONE_OTHER_SHARE` of the key and its
+ * own count grew by this many calls or more over the last `GROWING_PROBE_MS`: a late joiner growing into an
+ * incumbent's yields. Past a sixth it used to stop probing and hear only as its own calls left, and those all
+ * sat in the stretch of the window in which it had probed (80-100 s of a join at 80 s): it grew only at that
+ * stretch's turn, once a minute (308/170 over the last 100 s at 300/min, 408/231 at 400/min), and in a rolling
+ * restart it heard nothing for 40 s after the stop while the leaver's calls left (least used window 37% at 300
+ * and 400/min on the fake clock, 97.0% now at 400/min). Probing on, its calls spread over the window as it
+ * grows. Only while it grows: four processes started together or 3 s apart settle at a quarter each and stop.
+ * (Not at 240/min and under, where a joiner past 40% reads its other as one of a pair, see `ONE_OTHER_SHARE`:
+ * there it read the incumbent's yields to its growth as leaving and took its calls, 65-71% of the key at
+ * 240/min, and two processes swung between 30% and 70% for minutes; see rate-pacing-log.md, session 28.)
+ */
+const GROWING_PROBE_CALLS = 3;
+const GROWING_PROBE_MS = 10_000;
 
 /**
  * From 120 to 240/min (the key's calls sparse, not bunched), a call that grows this process's count goes this
@@ -182,7 +197,8 @@ interface DecisionMoment {
  * growth since our last answer counts in the key's count (`KeyRamp.othersGrowth`).
  * A 429 pauses this process for `Retry-After`; the others see `remaining` at 0 and wait for their own
  * calls to leave, or, when none of theirs leaves soon and they hold under a sixth of the count
- * (`PROBE_BELOW_SHARE`), for `X-RateLimit-Reset` (the oldest call leaving), then send one probe.
+ * (`PROBE_BELOW_SHARE`; over 240/min under 40% while they grow, `GROWING_PROBE_CALLS`), for
+ * `X-RateLimit-Reset` (the oldest call leaving), then send one probe.
  */
 export class AdaptiveRateLimiter {
   private readonly clock: Clock;
@@ -620,10 +636,18 @@ export class AdaptiveRateLimiter {
     const probeAt = this.probeAtMs ?? view.resetAtMs + afterFull + view.probeSpreadMs;
     // (Not when one of ours leaves soon after: the key's time for a few calls; the reset-time probe
     // not when we hold a fair share already, see PROBE_BELOW_SHARE.)
-    const mayProbe = this.probeAtMs !== undefined || own < PROBE_BELOW_SHARE * view.used;
+    const mayProbe =
+      this.probeAtMs !== undefined || own < this.probeBelowShare(view.limit, now, own) * view.used;
     if (leaves === undefined || (mayProbe && probeAt + this.callsMs(view.limit, 4) < leaves))
       return this.probeWhen(probeAt, now);
     return { delayMs: Math.max(1, leaves - now), probe: false };
+  }
+
+  /** Under what share of the key's count this process sends `Reset` probes (see `GROWING_PROBE_CALLS`). */
+  private probeBelowShare(limit: number, now: number, own: number): number {
+    if (this.sparse(limit)) return PROBE_BELOW_SHARE;
+    const ownBefore = this.own.countedIn(now - GROWING_PROBE_MS - this.windowMs, now - GROWING_PROBE_MS);
+    return own - ownBefore >= GROWING_PROBE_CALLS ? ONE_OTHER_SHARE : PROBE_BELOW_SHARE;
   }
 
   /** From 120 to 240/min, the earliest a call that grows our count may go (see `GROWTH_SPACING_CALLS`). */
