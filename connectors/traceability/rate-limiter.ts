@@ -636,18 +636,21 @@ export class AdaptiveRateLimiter {
     const probeAt = this.probeAtMs ?? view.resetAtMs + afterFull + view.probeSpreadMs;
     // (Not when one of ours leaves soon after: the key's time for a few calls; the reset-time probe
     // not when we hold a fair share already, see PROBE_BELOW_SHARE.)
-    const mayProbe =
-      this.probeAtMs !== undefined || own < this.probeBelowShare(view.limit, now, own) * view.used;
-    if (leaves === undefined || (mayProbe && probeAt + this.callsMs(view.limit, 4) < leaves))
+    const mayProbe = () => this.probeAtMs !== undefined || this.probesAtReset(view, now, own);
+    if (leaves === undefined || (probeAt + this.callsMs(view.limit, 4) < leaves && mayProbe()))
       return this.probeWhen(probeAt, now);
     return { delayMs: Math.max(1, leaves - now), probe: false };
   }
 
-  /** Under what share of the key's count this process sends `Reset` probes (see `GROWING_PROBE_CALLS`). */
-  private probeBelowShare(limit: number, now: number, own: number): number {
-    if (this.sparse(limit)) return PROBE_BELOW_SHARE;
-    const ownBefore = this.own.countedIn(now - GROWING_PROBE_MS - this.windowMs, now - GROWING_PROBE_MS);
-    return own - ownBefore >= GROWING_PROBE_CALLS ? ONE_OTHER_SHARE : PROBE_BELOW_SHARE;
+  /**
+   * This process, holding `own` calls, sends `Reset` probes: under `PROBE_BELOW_SHARE` of the key, or over
+   * 240/min under `ONE_OTHER_SHARE` while it grows (see `GROWING_PROBE_CALLS`; the own calls of a while ago
+   * are scanned only then).
+   */
+  private probesAtReset(view: KeyView, now: number, own: number): boolean {
+    if (own < PROBE_BELOW_SHARE * view.used) return true;
+    if (this.sparse(view.limit) || own >= ONE_OTHER_SHARE * view.used) return false;
+    return own - this.own.inWindowAt(now - GROWING_PROBE_MS) >= GROWING_PROBE_CALLS;
   }
 
   /** From 120 to 240/min, the earliest a call that grows our count may go (see `GROWTH_SPACING_CALLS`). */
