@@ -1,7 +1,38 @@
 // The client-rate benchmarks' matrix (real processes in client-rate.ts, the fake clock in client-rate-sim.ts)
 // and its figures, from what the server counted and what each process did.
 
+import { z } from 'zod';
+
 export const WINDOW_MS = 60_000;
+
+/** The value after `--name` on the command line, if any. */
+export function arg(name: string): string | undefined {
+  const index = process.argv.indexOf(`--${name}`);
+  return index >= 0 ? process.argv[index + 1] : undefined;
+}
+
+const customProcessesSchema = z
+  .array(
+    z
+      .object({ startMs: z.number().int().min(0).optional(), stopMs: z.number().int().positive().optional() })
+      .strict(),
+  )
+  .min(1);
+
+/**
+ * The cell `--processes '<json>' --limit N` describes (named `<limit>-custom`; `equalWork` false: the split is
+ * printed, not judged): when each process has work, in ms from the start, to the end of the run unless it stops.
+ */
+export function customCell(json: string, limitArg: string, durationMs: number): RateCell {
+  const processes = customProcessesSchema.parse(JSON.parse(json));
+  const limit = z.coerce.number().int().positive().parse(limitArg);
+  return {
+    name: `${limit}-custom`,
+    limit,
+    processes: processes.map((p) => ({ startMs: p.startMs ?? 0, stopMs: p.stopMs ?? durationMs })),
+    equalWork: false,
+  };
+}
 
 /** The joiners of a scale-out cell (`x4-late`) start this far apart. */
 const SCALE_OUT_FORK_GAP_MS = 100;

@@ -6,11 +6,7 @@
  *     [--seed 7] [--seconds 240] [--from 50] [--to 240] [--phase-ms 0]   (see client-rate-sim.ts --phases)
  */
 import { simulate } from '../test/unit/client/rate-sim';
-
-function arg(name: string): string | undefined {
-  const index = process.argv.indexOf(`--${name}`);
-  return index >= 0 ? process.argv[index + 1] : undefined;
-}
+import { arg } from './client-rate-figures';
 
 async function main(): Promise<void> {
   const limit = Number(arg('limit') ?? 30);

@@ -17,37 +17,11 @@
  * With several seeds (network delays drawn differently) or phases each cell prints its least used run and how
  * many of the runs missed a goal.
  */
-import { z } from 'zod';
 import { simulate, type SimProcess } from '../test/unit/client/rate-sim';
-import { cellFigures, missedGoals, rateCells, type RateCell } from './client-rate-figures';
+import { arg, cellFigures, customCell, missedGoals, rateCells } from './client-rate-figures';
 
 /** Calls in flight per process, as bench/client-rate-worker.ts runs them. */
 const LANES = 16;
-
-function arg(name: string): string | undefined {
-  const index = process.argv.indexOf(`--${name}`);
-  return index >= 0 ? process.argv[index + 1] : undefined;
-}
-
-const customProcessesSchema = z
-  .array(
-    z
-      .object({ startMs: z.number().int().min(0).optional(), stopMs: z.number().int().positive().optional() })
-      .strict(),
-  )
-  .min(1);
-
-/** The cell `--processes` describes (`equalWork` false: the split is printed, not judged). */
-function customCell(json: string, limitArg: string, durationMs: number): RateCell {
-  const processes = customProcessesSchema.parse(JSON.parse(json));
-  const limit = z.coerce.number().int().positive().parse(limitArg);
-  return {
-    name: `${limit}-custom`,
-    limit,
-    processes: processes.map((p) => ({ startMs: p.startMs ?? 0, stopMs: p.stopMs ?? durationMs })),
-    equalWork: false,
-  };
-}
 
 async function main(): Promise<void> {
   const durationMs = Number(arg('seconds') ?? 240) * 1000;

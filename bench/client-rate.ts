@@ -9,6 +9,9 @@
  *
  *   node bin/run-ts.cjs bench/client-rate.ts           # quick: 6 cells of 150 s, all at once (~3 min)
  *   node bin/run-ts.cjs bench/client-rate.ts --full    # 28 cells of 240 s, 5 at a time (~25 min)
+ *   node bin/run-ts.cjs bench/client-rate.ts --processes '[{"stopMs":160000},{"startMs":80000}]' --limit 180
+ *                                                      # one cell of your own (as in client-rate-sim.ts), 150 s
+ *                                                      # unless --seconds says (--full: 240 s); --repeat N
  *   options: --parallel N, --jitter-ms N (default 40), --seconds N (per cell), --only 30x4,600x2-late,
  *            --repeat N (each cell N times, one row per run and how many runs missed: at 30/min one run
  *            is not a verdict, the figures vary from run to run)
@@ -34,7 +37,9 @@ import { sandboxOptionsSchema } from '../sandbox/options';
 import { SANDBOX_API_KEY } from '../worker/api-target';
 import {
   QUICK_CELLS,
+  arg,
   cellFigures,
+  customCell,
   missedGoals,
   rateCells,
   type CellFigures,
@@ -64,13 +69,10 @@ const doneSchema = z.object({
 
 const ROOT = path.resolve(__dirname, '..');
 
-function arg(name: string): string | undefined {
-  const index = process.argv.indexOf(`--${name}`);
-  return index >= 0 ? process.argv[index + 1] : undefined;
-}
-
 function cells(full: boolean, jitterMs: number): Cell[] {
   const durationMs = Number(arg('seconds') ?? (full ? 240 : 150)) * 1000;
+  const custom = arg('processes');
+  if (custom) return [{ ...customCell(custom, arg('limit') ?? '120', durationMs), durationMs, jitterMs }];
   const all = rateCells(durationMs).map((cell) => ({ ...cell, durationMs, jitterMs }));
   if (full) return all;
   return QUICK_CELLS.map((name) => all.find((cell) => cell.name === name)).filter(
