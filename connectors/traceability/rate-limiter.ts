@@ -102,9 +102,9 @@ const PROBE_BELOW_SHARE = 1 / 6;
  * restart it heard nothing for 40 s after the stop while the leaver's calls left (least used window 37% at 300
  * and 400/min on the fake clock, 97.0% now at 400/min). Probing on, its calls spread over the window as it
  * grows. Only while it grows: four processes started together or 3 s apart settle at a quarter each and stop.
- * (Not at 240/min and under, where a joiner past 40% reads its other as one of a pair, see `ONE_OTHER_SHARE`:
- * there it read the incumbent's yields to its growth as leaving and took its calls, 65-71% of the key at
- * 240/min, and two processes swung between 30% and 70% for minutes; see rate-pacing-log.md, session 28.)
+ * From 125 to 240/min too since session 29, where the joiner's silence that follows is broken by the looks of
+ * `SILENT_LOOK_MS` (a restart there 37-44% -> 94-96%). (Not up to 124/min, where the band is 2 calls and the
+ * looks of a leaving apply: 120x2 and 120x2-early took 429s or missed in 12 and 22 runs of 32 with it.)
  */
 const GROWING_PROBE_CALLS = 3;
 const GROWING_PROBE_MS = 10_000;
@@ -151,6 +151,19 @@ const QUIET_LEAVING_LOOK_MS = 2_000;
  * every run); and not while the window fills, at whose end they did too.
  */
 const SMALL_LOOK_ROOM_CALLS = 4;
+
+/**
+ * From 125 to 240/min (the key's calls sparse, its band over 2 calls), a process holding `ONE_OTHER_SHARE` of the
+ * key or more, none of its calls in flight or leaving first, sends one call to see once it has heard nothing
+ * for this long and the window's oldest call has left since its last answer (`Reset`, and a call's time more).
+ * A joiner that grew into a pair's share by `Reset` probes (`GROWING_PROBE_CALLS`) has its calls in the stretch
+ * of the window it probed in; in a rolling restart it heard nothing for 25-30 s after the stop while the
+ * leaver's calls left (fake clock, seeds 1-8 x two phases: least used window 58-60% at 125-240/min with the
+ * probes alone). Not before `Reset`: in the stretch of each window in which no call leaves (the first fill's),
+ * both of a pair are silent, and looks there took a pair to the limit (429s in every run at 180/min). Not by a
+ * smaller process: four sharing the key looked together, 429s 0.6-14% of calls.
+ */
+const SILENT_LOOK_MS = 1_500;
 
 /** When the next counted call may go out; `probe`: it is sent to learn the key's count. */
 export interface RateDecision {
@@ -601,11 +614,12 @@ export class AdaptiveRateLimiter {
    * others only through its own answers: over 240/min and up to 124/min while the others leave (up to 124/min
    * also a while after a small process saw them fall: see `lookingUntilMs`), after `LEAVING_LOOK_CALLS`
    * (`QUIET_LEAVING_LOOK_MS`); over 240/min also by a process holding under `ONE_OTHER_SHARE` of the key
-   * whose view shows room, see `SMALL_LOOK_ROOM_CALLS`. (From a view over the top, once the oldest call has
-   * left and a call's time more, as the probe below.)
+   * whose view shows room, see `SMALL_LOOK_ROOM_CALLS`; from 125 to 240/min by a process holding a pair's
+   * share, whatever the others do, after `SILENT_LOOK_MS`. (From a view over the top, and from 125 to 240/min
+   * always, once the oldest call has left and a call's time more, as the probe below.)
    */
   private look({ now, view, policy, leaves }: DecisionMoment): RateDecision | undefined {
-    const bandOfTwo = keyBandOfTwo(view.limit, this.windowMs);
+    const bandOfTwo = this.bandOfTwo(view.limit);
     const sparse = this.sparse(view.limit);
     // (The window has turned over: its oldest call leaves within a second, by Reset, whole seconds.)
     const smallWithRoom =
@@ -613,12 +627,22 @@ export class AdaptiveRateLimiter {
       this.smallShare &&
       view.used + SMALL_LOOK_ROOM_CALLS <= policy.top &&
       view.resetAtMs <= now + 1_000;
-    const looking = now < this.leaving.lookingUntilMs() || smallWithRoom;
-    if (!looking || (sparse && !bandOfTwo) || this.own.inFlight !== 0 || view.others <= 0) return undefined;
+    // (From 125 to 240/min, only a process holding a pair's share looks, see `SILENT_LOOK_MS`.)
+    const silent = sparse && !bandOfTwo;
+    const looking = now < this.leaving.lookingUntilMs() || smallWithRoom || (silent && !this.smallShare);
+    if (!looking || (silent && this.smallShare) || this.own.inFlight !== 0 || view.others <= 0)
+      return undefined;
     const stale =
-      view.atMs + (bandOfTwo ? QUIET_LEAVING_LOOK_MS : this.callsMs(view.limit, LEAVING_LOOK_CALLS));
+      view.atMs +
+      (silent
+        ? SILENT_LOOK_MS
+        : bandOfTwo
+          ? QUIET_LEAVING_LOOK_MS
+          : this.callsMs(view.limit, LEAVING_LOOK_CALLS));
     const lookAt =
-      view.used > policy.top ? Math.max(stale, view.resetAtMs + this.callsMs(view.limit, 1)) : stale;
+      view.used > policy.top || silent
+        ? Math.max(stale, view.resetAtMs + this.callsMs(view.limit, 1))
+        : stale;
     return leaves === undefined || lookAt < leaves ? this.probeWhen(lookAt, now) : undefined;
   }
 
@@ -649,7 +673,7 @@ export class AdaptiveRateLimiter {
    */
   private probesAtReset(view: KeyView, now: number, own: number): boolean {
     if (own < PROBE_BELOW_SHARE * view.used) return true;
-    if (this.sparse(view.limit) || own >= ONE_OTHER_SHARE * view.used) return false;
+    if (this.bandOfTwo(view.limit) || own >= ONE_OTHER_SHARE * view.used) return false;
     return own - this.own.inWindowAt(now - GROWING_PROBE_MS) >= GROWING_PROBE_CALLS;
   }
 
@@ -687,6 +711,11 @@ export class AdaptiveRateLimiter {
       this.oneOther,
       this.smallShare,
     );
+  }
+
+  /** See `keyBandOfTwo`. */
+  private bandOfTwo(limit: number): boolean {
+    return keyBandOfTwo(limit, this.windowMs);
   }
 
   /** See `keyCallsBunch` and `OthersLeaving.follow`. */
