@@ -94,7 +94,7 @@ const MIN_GROWTH_SHARE = 0.25;
  */
 const PROBE_BELOW_SHARE = 1 / 6;
 /**
- * Over 240/min, a process also sends `Reset` probes while it holds under `ONE_OTHER_SHARE` of the key and its
+ * Over 124/min, a process also sends `Reset` probes while it holds under `ONE_OTHER_SHARE` of the key and its
  * own count grew by this many calls or more over the last `GROWING_PROBE_MS`: a late joiner growing into an
  * incumbent's yields. Past a sixth it used to stop probing and hear only as its own calls left, and those all
  * sat in the stretch of the window in which it had probed (80-100 s of a join at 80 s): it grew only at that
@@ -104,7 +104,8 @@ const PROBE_BELOW_SHARE = 1 / 6;
  * grows. Only while it grows: four processes started together or 3 s apart settle at a quarter each and stop.
  * From 125 to 240/min too since session 29, where the joiner's silence that follows is broken by the looks of
  * `SILENT_LOOK_MS` (a restart there 37-44% -> 94-96%). (Not up to 124/min, where the band is 2 calls and the
- * looks of a leaving apply: 120x2 and 120x2-early took 429s or missed in 12 and 22 runs of 32 with it.)
+ * looks of a leaving apply: with it alone, 120x2-handoff 1.0 -> 2.2 s under the goal a run and 120x4-late's
+ * 429s 4.8 -> 5.4% on the fake clock; with the look too, 120x2-early missed in 22 runs of 32, none before.)
  */
 const GROWING_PROBE_CALLS = 3;
 const GROWING_PROBE_MS = 10_000;
@@ -210,7 +211,7 @@ interface DecisionMoment {
  * growth since our last answer counts in the key's count (`KeyRamp.othersGrowth`).
  * A 429 pauses this process for `Retry-After`; the others see `remaining` at 0 and wait for their own
  * calls to leave, or, when none of theirs leaves soon and they hold under a sixth of the count
- * (`PROBE_BELOW_SHARE`; over 240/min under 40% while they grow, `GROWING_PROBE_CALLS`), for
+ * (`PROBE_BELOW_SHARE`; over 124/min under 40% while they grow, `GROWING_PROBE_CALLS`), for
  * `X-RateLimit-Reset` (the oldest call leaving), then send one probe.
  */
 export class AdaptiveRateLimiter {
@@ -668,7 +669,7 @@ export class AdaptiveRateLimiter {
 
   /**
    * This process, holding `own` calls, sends `Reset` probes: under `PROBE_BELOW_SHARE` of the key, or over
-   * 240/min under `ONE_OTHER_SHARE` while it grows (see `GROWING_PROBE_CALLS`; the own calls of a while ago
+   * 124/min under `ONE_OTHER_SHARE` while it grows (see `GROWING_PROBE_CALLS`; the own calls of a while ago
    * are scanned only then).
    */
   private probesAtReset(view: KeyView, now: number, own: number): boolean {
