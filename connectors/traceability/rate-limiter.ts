@@ -630,9 +630,9 @@ export class AdaptiveRateLimiter {
       view.resetAtMs <= now + 1_000;
     // (From 125 to 240/min, only a process holding a pair's share looks, see `SILENT_LOOK_MS`.)
     const silent = sparse && !bandOfTwo;
-    const looking = now < this.leaving.lookingUntilMs() || smallWithRoom || (silent && !this.smallShare);
-    if (!looking || (silent && this.smallShare) || this.own.inFlight !== 0 || view.others <= 0)
-      return undefined;
+    if (silent && this.smallShare) return undefined;
+    const looking = silent || smallWithRoom || now < this.leaving.lookingUntilMs();
+    if (!looking || this.own.inFlight !== 0 || view.others <= 0) return undefined;
     const stale =
       view.atMs +
       (silent
