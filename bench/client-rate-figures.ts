@@ -20,12 +20,19 @@ const customProcessesSchema = z
   .min(1);
 
 /**
- * The cell `--processes '<json>' --limit N` describes (named `<limit>-custom`; `equalWork` false: the split is
- * printed, not judged): when each process has work, in ms from the start, to the end of the run unless it stops.
+ * The cell `--processes '<json>' --limit N` (120 unless given) describes, if the command line has one (named
+ * `<limit>-custom`; `equalWork` false: the split is printed, not judged): when each process has work, in ms from
+ * the start, to the end of the run unless it stops.
  */
-export function customCell(json: string, limitArg: string, durationMs: number): RateCell {
+export function customCell(durationMs: number): RateCell | undefined {
+  const json = arg('processes');
+  if (json === undefined) return undefined;
   const processes = customProcessesSchema.parse(JSON.parse(json));
-  const limit = z.coerce.number().int().positive().parse(limitArg);
+  const limit = z.coerce
+    .number()
+    .int()
+    .positive()
+    .parse(arg('limit') ?? '120');
   return {
     name: `${limit}-custom`,
     limit,

@@ -32,11 +32,9 @@ async function main(): Promise<void> {
   const seeds = (arg('seeds') ?? arg('seed') ?? '7').split(',').map(Number);
   const phases = (arg('phases') ?? '0').split(',').map(Number);
   const runs = seeds.flatMap((seed) => phases.map((phaseMs) => ({ seed, phaseMs })));
-  const custom = arg('processes');
+  const custom = customCell(durationMs);
   // (A process that starts at 0 is staggered, see above; one that works to the end has no stop.)
-  const cells = (
-    custom ? [customCell(custom, arg('limit') ?? '120', durationMs)] : rateCells(durationMs)
-  ).map((cell) => ({
+  const cells = (custom ? [custom] : rateCells(durationMs)).map((cell) => ({
     ...cell,
     processes: cell.processes.map(({ startMs, stopMs }): SimProcess => ({
       ...(startMs > 0 ? { startMs } : {}),

@@ -71,8 +71,8 @@ const ROOT = path.resolve(__dirname, '..');
 
 function cells(full: boolean, jitterMs: number): Cell[] {
   const durationMs = Number(arg('seconds') ?? (full ? 240 : 150)) * 1000;
-  const custom = arg('processes');
-  if (custom) return [{ ...customCell(custom, arg('limit') ?? '120', durationMs), durationMs, jitterMs }];
+  const custom = customCell(durationMs);
+  if (custom) return [{ ...custom, durationMs, jitterMs }];
   const all = rateCells(durationMs).map((cell) => ({ ...cell, durationMs, jitterMs }));
   if (full) return all;
   return QUICK_CELLS.map((name) => all.find((cell) => cell.name === name)).filter(
