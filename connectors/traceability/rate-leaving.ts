@@ -384,12 +384,18 @@ export class OthersLeaving {
    * later, corrects it: the key one over the top, which the reserve holds.
    */
   fallenSince(
-    view: { limit: number; used: number; others: number; atMs: number },
+    view: { limit: number; used: number; others: number; atMs: number; resetAtMs: number },
     now: number,
     oneOther: boolean,
   ): number {
     if (!this.leaving || !pairedWith(oneOther, this.othersBeforeLeaving, view.used)) return 0;
-    const sinceMs = Math.min(now - view.atMs, keyCallsMs(view.limit, 2, this.windowMs));
+    // (Up to 124/min, none before a second ahead of the view's Reset: that is when the window's oldest call
+    // leaves, whole seconds rounded up, and a leaver's calls may stand bunched behind a gap.)
+    const from = keyBandOfTwo(view.limit, this.windowMs)
+      ? Math.max(view.atMs, view.resetAtMs - 1_000)
+      : view.atMs;
+    if (now <= from) return 0;
+    const sinceMs = Math.min(now - from, keyCallsMs(view.limit, 2, this.windowMs));
     const expected = (sinceMs * this.othersBeforeLeaving) / this.windowMs;
     return Math.min(view.others, Math.floor(expected + 0.5));
   }
