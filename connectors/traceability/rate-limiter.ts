@@ -166,6 +166,22 @@ const SMALL_LOOK_ROOM_CALLS = 4;
  */
 const SILENT_LOOK_MS = 1_500;
 
+/**
+ * From 120 to 124/min (a band of two, the key's calls not bunched), a process holding under `ONE_OTHER_SHARE`
+ * of the key within this long of joining it (see `OwnCalls.joinedAtMs`) looks (see `look`) when the window's oldest call has left and
+ * its own next call leaves `JOINER_LOOK_FAR_CALLS` of the key's call times after that or more. A joiner's calls
+ * sit in the stretch of the window in which it joined and grew: in a rolling restart with 50 s of overlap its
+ * 20 calls were all counted from 51 to 85 s, the leaver stopped at 100 s, and nothing told the joiner until its
+ * first call left at 111 s (fake clock, seeds 1-8 x two phases: least used window 79.2%, idle 10 s, 13.4 s under
+ * the goal a run). A look when the key is full is a call over the joiner's cap, which the incumbent yields to:
+ * the joiner's calls spread over the window, and once they do its own calls leave often enough that it stops.
+ * Not at 30/min, where a window's calls bunch at its turn: four processes started together took a 429 in
+ * every run; nor after a window and a half, where four processes' calls gather so in places (429s in every run
+ * of 120x4).
+ */
+const JOINER_LOOK_MS = 90_000;
+const JOINER_LOOK_FAR_CALLS = 16;
+
 /** When the next counted call may go out; `probe`: it is sent to learn the key's count. */
 export interface RateDecision {
   delayMs: number;
@@ -631,7 +647,9 @@ export class AdaptiveRateLimiter {
     // (From 125 to 240/min, only a process holding a pair's share looks, see `SILENT_LOOK_MS`.)
     const silent = sparse && !bandOfTwo;
     if (silent && this.smallShare) return undefined;
-    const looking = silent || smallWithRoom || now < this.leaving.lookingUntilMs();
+    const leavingLooks = now < this.leaving.lookingUntilMs();
+    if (!leavingLooks && bandOfTwo && !this.bunched(view.limit)) return this.joinerLook(view, now, leaves);
+    const looking = silent || smallWithRoom || leavingLooks;
     if (!looking || this.own.inFlight !== 0 || view.others <= 0) return undefined;
     const stale =
       view.atMs +
@@ -645,6 +663,17 @@ export class AdaptiveRateLimiter {
         ? Math.max(stale, view.resetAtMs + this.callsMs(view.limit, 1))
         : stale;
     return leaves === undefined || lookAt < leaves ? this.probeWhen(lookAt, now) : undefined;
+  }
+
+  /** From 120 to 124/min, a small joiner whose own calls leave far off looks (see `JOINER_LOOK_MS`). */
+  private joinerLook(view: KeyView, now: number, leaves: number | undefined): RateDecision | undefined {
+    const joined = this.own.joinedAtMs;
+    if (!this.smallShare || joined === undefined || now - joined > JOINER_LOOK_MS) return undefined;
+    if (this.own.inFlight !== 0 || view.others <= 0) return undefined;
+    const lookAt = Math.max(view.atMs + QUIET_LEAVING_LOOK_MS, view.resetAtMs + this.callsMs(view.limit, 1));
+    if (leaves !== undefined && leaves - lookAt < this.callsMs(view.limit, JOINER_LOOK_FAR_CALLS))
+      return undefined;
+    return this.probeWhen(lookAt, now);
   }
 
   /**

@@ -41,8 +41,16 @@ export class OwnCalls {
     return this.calls.length > this.head ? this.calls.at(-1)?.sentAtMs : undefined;
   }
 
+  /**
+   * When this process joined the key: its first counted call, or the first after a window without one (a
+   * worker idle between scheduled jobs joins again, its calls all gone from the window).
+   */
+  joinedAtMs: number | undefined;
+
   /** A counted call went out now. */
   sent(now: number): void {
+    const last = this.lastSentAtMs;
+    if (last === undefined || now - last > this.windowMs) this.joinedAtMs = now;
     this.calls.push({ sentAtMs: now, countedAtMs: this.arrivalOfCallSentAt(now), settled: false });
     this.pending++;
     this.prune(now);

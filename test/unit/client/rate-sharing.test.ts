@@ -296,7 +296,11 @@ describe('processes sharing one key (AdaptiveRateLimiter each, fake clock)', () 
   // clusters of four). One such cluster leaving took the window to 116 of 120 (seed 5 at 157 s, seed 8 at
   // 145 s, seed 9 at 222 s): "use of the allowance in each full 60 s window ... >= 97%". A growing call now
   // goes a quarter of the key's call time after the last.
-  it('a third process that joins a pair 80 s late at 120/min: 429s under 0.5% of calls, every full window >= 97% used', async () => {
+  // Since session 30 the joiner looks while its own calls leave far off (`JOINER_LOOK_MS`): a look takes the
+  // key over its top and each of the three yields a call, 116 for well under a second at seeds 5 and 7 here
+  // (over seeds 1-9 x eight phases: 7 runs of 72 with a window at 116, 3 before; runs with 429s over 0.5% of
+  // calls 0, 2 before). The price of a rolling restart's 10 s stall, see "50 s of overlap" below.
+  it('a third process that joins a pair 80 s late at 120/min: 429s under 0.5% of calls, every full window >= 116 of 120', async () => {
     for (const [seed, phaseMs] of [
       [1, 0],
       [1, 125],
@@ -311,7 +315,7 @@ describe('processes sharing one key (AdaptiveRateLimiter each, fake clock)', () 
     ] as const) {
       const run = await fourMinutes(120, [{}, { startMs: 1_000 }, { startMs: 80_000 }], seed, phaseMs);
       expect(refusedShare(run)).toBeLessThan(0.005);
-      expect(minOf(run.windowCounts(MIN, 4 * MIN))).toBeGreaterThanOrEqual(0.97 * 120);
+      expect(minOf(run.windowCounts(MIN, 4 * MIN))).toBeGreaterThanOrEqual(116);
     }
   });
 
@@ -399,11 +403,32 @@ describe('processes sharing one key (AdaptiveRateLimiter each, fake clock)', () 
   // 30-40 s (least used window 51-64 of 120 over these seeds). Now a key 2 under its top, as no yield leaves
   // it, reads as leaving for a small process too, and while it lasts the process looks every 2 s; what is
   // left is the second after the stop, a call or two under the goal (117), before any answer can show it.
-  it('a rolling restart at 120/min: the joiner hears the leaver go, every window >= 115 of 120', async () => {
+  // (114 at seeds 1, 2 and 4 since the joiner's looks of session 30 moved its calls in the window: none of
+  // them leaves in the 2 s after the stop there; 115-117 before.)
+  it('a rolling restart at 120/min: the joiner hears the leaver go, every window >= 114 of 120', async () => {
     for (const seed of [1, 2, 3, 4]) {
       const run = await fourMinutes(120, [{ stopMs: 160_000 }, { startMs: 80_000 }], seed);
       expect(run.refused / run.accepted.flat().length).toBeLessThan(0.005);
-      expect(minOf(run.windowCounts(MIN, 4 * MIN))).toBeGreaterThanOrEqual(115);
+      expect(minOf(run.windowCounts(MIN, 4 * MIN))).toBeGreaterThanOrEqual(114);
+    }
+  });
+
+  // With 50 s of overlap (the quick benchmark's 150 s cells) the joiner's 20 calls were all counted from 51 to
+  // 85 s; the leaver stopped at 100 s and nothing told the joiner until its first call left at 111 s: the key
+  // under the goal (117) for 10 s at a stretch at each of these seeds, 95 of 120 at the least, a 429 at two.
+  // A small joiner whose own calls leave far off now looks once the window's oldest call has left (see
+  // `JOINER_LOOK_MS`): what is left is the two seconds after the stop.
+  it('a rolling restart at 120/min with 50 s of overlap: no stall after the stop, no 429, the key under the goal (117) for 2.5 s at a stretch at most', async () => {
+    for (const seed of [1, 2, 3, 4]) {
+      const run = await simulate({
+        limit: 120,
+        processes: [{ stopMs: 100_000 }, { startMs: 50_000 }],
+        durationMs: 150_000,
+        seed,
+        concurrency: 16,
+      });
+      expect(run.refused).toBe(0);
+      expect(run.longestUnder(117, MIN, 150_000)).toBeLessThanOrEqual(2_500);
     }
   });
 
