@@ -632,8 +632,9 @@ export class AdaptiveRateLimiter {
    * also a while after a small process saw them fall: see `lookingUntilMs`), after `LEAVING_LOOK_CALLS`
    * (`QUIET_LEAVING_LOOK_MS`); over 240/min also by a process holding under `ONE_OTHER_SHARE` of the key
    * whose view shows room, see `SMALL_LOOK_ROOM_CALLS`; from 125 to 240/min by a process holding a pair's
-   * share, whatever the others do, after `SILENT_LOOK_MS`. (From a view over the top, and from 125 to 240/min
-   * always, once the oldest call has left and a call's time more, as the probe below.)
+   * share, whatever the others do, after `SILENT_LOOK_MS`; from 120 to 124/min, the others not leaving, by a
+   * small joiner whose own calls leave far off, see `JOINER_LOOK_MS`. (From a view over the top, and from 120 to
+   * 240/min always, once the oldest call has left and a call's time more, as the probe below.)
    */
   private look({ now, view, policy, leaves }: DecisionMoment): RateDecision | undefined {
     const bandOfTwo = this.bandOfTwo(view.limit);
