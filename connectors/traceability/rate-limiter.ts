@@ -633,8 +633,8 @@ export class AdaptiveRateLimiter {
    * (`QUIET_LEAVING_LOOK_MS`); over 240/min also by a process holding under `ONE_OTHER_SHARE` of the key
    * whose view shows room, see `SMALL_LOOK_ROOM_CALLS`; from 125 to 240/min by a process holding a pair's
    * share, whatever the others do, after `SILENT_LOOK_MS`; from 120 to 124/min, the others not leaving, by a
-   * small joiner whose own calls leave far off, see `JOINER_LOOK_MS`. (From a view over the top, and from 120 to
-   * 240/min always, once the oldest call has left and a call's time more, as the probe below.)
+   * small joiner whose own calls leave far off, see `JOINER_LOOK_MS`. (From a view over the top, and for the last two
+   * always, once the oldest call has left and a call's time more, as the probe below.)
    */
   private look({ now, view, policy, leaves }: DecisionMoment): RateDecision | undefined {
     const bandOfTwo = this.bandOfTwo(view.limit);
