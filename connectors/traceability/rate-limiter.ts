@@ -167,17 +167,18 @@ const SMALL_LOOK_ROOM_CALLS = 4;
 const SILENT_LOOK_MS = 1_500;
 
 /**
- * From 120 to 124/min (a band of two, the key's calls not bunched), a process holding under `ONE_OTHER_SHARE`
- * of the key within this long of joining it (see `OwnCalls.joinedAtMs`) looks (see `look`) when the window's oldest call has left and
- * its own next call leaves `JOINER_LOOK_FAR_CALLS` of the key's call times after that or more. A joiner's calls
- * sit in the stretch of the window in which it joined and grew: in a rolling restart with 50 s of overlap its
- * 20 calls were all counted from 51 to 85 s, the leaver stopped at 100 s, and nothing told the joiner until its
- * first call left at 111 s (fake clock, seeds 1-8 x two phases: least used window 79.2%, idle 10 s, 13.4 s under
- * the goal a run). A look when the key is full is a call over the joiner's cap, which the incumbent yields to:
- * the joiner's calls spread over the window, and once they do its own calls leave often enough that it stops.
- * Not at 30/min, where a window's calls bunch at its turn: four processes started together took a 429 in
- * every run; nor after a window and a half, where four processes' calls gather so in places (429s in every run
- * of 120x4).
+ * From 120 to 124/min (a band of two, the key's calls not bunched), a process that joined others at work (its
+ * first answer showed them holding half the key's top or more) and holds under `ONE_OTHER_SHARE` of it looks
+ * (see `look`) for this long after joining (see `OwnCalls.joinedAtMs`), when the window's oldest call has left
+ * and its own next call leaves `JOINER_LOOK_FAR_CALLS` of the key's call times after that or more. A joiner's
+ * calls sit in the stretch of the window in which it joined and grew: in a rolling restart with 50 s of overlap
+ * its 20 calls were all counted from 51 to 85 s, the leaver stopped at 100 s, and nothing told the joiner until
+ * its first call left at 111 s (fake clock, seeds 1-8 x two phases: least used window 79.2%, idle 10 s, 13.4 s
+ * under the goal a run; 94.2%, idle 3 s, 3.5 s now). A look into a full key is a call over the joiner's cap,
+ * which the others yield to; as its calls spread over the window, its own calls leave often enough that it
+ * stops. Not by processes that started together: four at 120/min looked in real runs, split 84/85/102/86 in a
+ * full matrix run and under the goal in 1 of 4 runs after it (0 of 4 with this gate, as without the look). Not at 30/min, where a window's calls bunch at its turn (four
+ * processes took a 429 in every run), nor after a window and a half (429s in every run of 120x4).
  */
 const JOINER_LOOK_MS = 90_000;
 const JOINER_LOOK_FAR_CALLS = 16;
@@ -245,6 +246,11 @@ export class AdaptiveRateLimiter {
   private oneOther = false;
   /** This process holds under `ONE_OTHER_SHARE` of the key's count (see `SMALL_SHARE_BAND`). */
   private smallShare = false;
+  /**
+   * When this process joined the key (`OwnCalls.joinedAtMs`), and whether it joined others at work: its first
+   * answer since showed them holding half the key's top or more (not so if it started with them, or alone).
+   */
+  private joined: { atMs: number; atWork: boolean } | undefined;
   private readonly leaving: OthersLeaving;
   /**
    * Recent readings over `HOLD_MS` and the last one before: [counted at, others, own, 1 if the others
@@ -361,6 +367,9 @@ export class AdaptiveRateLimiter {
       this.windowMs,
       true,
     );
+    const joinedAtMs = this.own.joinedAtMs;
+    if (joinedAtMs !== undefined && this.joined?.atMs !== joinedAtMs)
+      this.joined = { atMs: joinedAtMs, atWork: reading >= sharedTop / 2 };
     const { readings, filling, held } = this.holdReading(
       observation,
       atMs,
@@ -668,8 +677,8 @@ export class AdaptiveRateLimiter {
 
   /** From 120 to 124/min, a small joiner whose own calls leave far off looks (see `JOINER_LOOK_MS`). */
   private joinerLook(view: KeyView, now: number, leaves: number | undefined): RateDecision | undefined {
-    const joined = this.own.joinedAtMs;
-    if (!this.smallShare || joined === undefined || now - joined > JOINER_LOOK_MS) return undefined;
+    const joined = this.joined;
+    if (!this.smallShare || !joined?.atWork || now - joined.atMs > JOINER_LOOK_MS) return undefined;
     if (this.own.inFlight !== 0 || view.others <= 0) return undefined;
     const lookAt = Math.max(view.atMs + QUIET_LEAVING_LOOK_MS, view.resetAtMs + this.callsMs(view.limit, 1));
     if (leaves !== undefined && leaves - lookAt < this.callsMs(view.limit, JOINER_LOOK_FAR_CALLS))
