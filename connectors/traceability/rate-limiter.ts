@@ -177,8 +177,9 @@ const SILENT_LOOK_MS = 1_500;
  * under the goal a run; 94.2%, idle 3 s, 3.5 s now). A look into a full key is a call over the joiner's cap,
  * which the others yield to; as its calls spread over the window, its own calls leave often enough that it
  * stops. Not by processes that started together: four at 120/min looked in real runs, split 84/85/102/86 in a
- * full matrix run and under the goal in 1 of 4 runs after it (0 of 4 with this gate, as without the look). Not at 30/min, where a window's calls bunch at its turn (four
- * processes took a 429 in every run), nor after a window and a half (429s in every run of 120x4).
+ * full matrix run and under the goal in 1 of 4 runs after it (0 of 4 with this gate, as without the look). Not
+ * at 30/min, where a window's calls bunch at its turn (four processes took a 429 in every run), nor after a
+ * window and a half (429s in every run of 120x4).
  */
 const JOINER_LOOK_MS = 90_000;
 const JOINER_LOOK_FAR_CALLS = 16;
@@ -642,8 +643,8 @@ export class AdaptiveRateLimiter {
    * (`QUIET_LEAVING_LOOK_MS`); over 240/min also by a process holding under `ONE_OTHER_SHARE` of the key
    * whose view shows room, see `SMALL_LOOK_ROOM_CALLS`; from 125 to 240/min by a process holding a pair's
    * share, whatever the others do, after `SILENT_LOOK_MS`; from 120 to 124/min, the others not leaving, by a
-   * small joiner whose own calls leave far off, see `JOINER_LOOK_MS`. (From a view over the top, and for the last two
-   * always, once the oldest call has left and a call's time more, as the probe below.)
+   * small joiner whose own calls leave far off, see `JOINER_LOOK_MS`. (From a view over the top, and for the
+   * last two always, once the oldest call has left and a call's time more, as the probe below.)
    */
   private look({ now, view, policy, leaves }: DecisionMoment): RateDecision | undefined {
     const bandOfTwo = this.bandOfTwo(view.limit);

@@ -28,6 +28,7 @@ export class OwnCalls {
   private rttVarMs = 0;
   /** The longest an answered own call took (bounds the scans for calls still in the window). */
   private slowestAnswerMs = 0;
+  private joinedAt: number | undefined;
 
   constructor(private readonly windowMs: number) {}
 
@@ -45,12 +46,14 @@ export class OwnCalls {
    * When this process joined the key: its first counted call, or the first after a window without one (a
    * worker idle between scheduled jobs joins again, its calls all gone from the window).
    */
-  joinedAtMs: number | undefined;
+  get joinedAtMs(): number | undefined {
+    return this.joinedAt;
+  }
 
   /** A counted call went out now. */
   sent(now: number): void {
     const last = this.lastSentAtMs;
-    if (last === undefined || now - last > this.windowMs) this.joinedAtMs = now;
+    if (last === undefined || now - last > this.windowMs) this.joinedAt = now;
     this.calls.push({ sentAtMs: now, countedAtMs: this.arrivalOfCallSentAt(now), settled: false });
     this.pending++;
     this.prune(now);
