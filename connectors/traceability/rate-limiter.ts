@@ -647,6 +647,7 @@ export class AdaptiveRateLimiter {
    * last two always, once the oldest call has left and a call's time more, as the probe below.)
    */
   private look({ now, view, policy, leaves }: DecisionMoment): RateDecision | undefined {
+    if (this.own.inFlight !== 0 || view.others <= 0) return undefined;
     const bandOfTwo = this.bandOfTwo(view.limit);
     const sparse = this.sparse(view.limit);
     // (The window has turned over: its oldest call leaves within a second, by Reset, whole seconds.)
@@ -661,7 +662,7 @@ export class AdaptiveRateLimiter {
     const leavingLooks = now < this.leaving.lookingUntilMs();
     if (!leavingLooks && bandOfTwo && !this.bunched(view.limit)) return this.joinerLook(view, now, leaves);
     const looking = silent || smallWithRoom || leavingLooks;
-    if (!looking || this.own.inFlight !== 0 || view.others <= 0) return undefined;
+    if (!looking) return undefined;
     const stale =
       view.atMs +
       (silent
@@ -680,7 +681,6 @@ export class AdaptiveRateLimiter {
   private joinerLook(view: KeyView, now: number, leaves: number | undefined): RateDecision | undefined {
     const joined = this.joined;
     if (!this.smallShare || !joined?.atWork || now - joined.atMs > JOINER_LOOK_MS) return undefined;
-    if (this.own.inFlight !== 0 || view.others <= 0) return undefined;
     const lookAt = Math.max(view.atMs + QUIET_LEAVING_LOOK_MS, view.resetAtMs + this.callsMs(view.limit, 1));
     if (leaves !== undefined && leaves - lookAt < this.callsMs(view.limit, JOINER_LOOK_FAR_CALLS))
       return undefined;
