@@ -47,6 +47,8 @@ async function main(): Promise<void> {
     let runsMissed = 0;
     let runsRefused = 0;
     let underGoalMs = 0;
+    let refusedAll = 0;
+    let callsAll = 0;
     const processes = staggered(cell.processes);
     for (const { seed, phaseMs } of runs) {
       const run = await simulate({
@@ -66,6 +68,8 @@ async function main(): Promise<void> {
       const f = cellFigures(cell.limit, run.accepted.flat(), run.refused, spans);
       const missed = missedGoals(cell.limit, f, cell.equalWork);
       underGoalMs += f.underGoalMs;
+      refusedAll += f.refused;
+      callsAll += f.calls;
       if (missed.length) runsMissed++;
       if (run.refused) runsRefused++;
       if (
@@ -82,7 +86,10 @@ async function main(): Promise<void> {
       `${cell.name.padEnd(13)} min ${(f.useMin * 100).toFixed(1)}% @${f.useMinAtS}s med ${(f.useMedian * 100).toFixed(1)}% ` +
         `429 ${f.refused}/${f.calls} idle ${f.idleSeconds} split ${f.split.join('/')} ` +
         `${missed.length ? 'MISS ' + missed.join('; ') : 'ok'}${runs.length > 1 ? ` (missed in ${runsMissed}/${runs.length} runs, ${runsRefused} with a 429)` : ''}` +
-        ` under goal ${(underGoalMs / runs.length / 1000).toFixed(3)} s a run`,
+        ` under goal ${(underGoalMs / runs.length / 1000).toFixed(3)} s a run` +
+        (runs.length > 1
+          ? `, 429s ${((refusedAll / Math.max(1, callsAll)) * 100).toFixed(2)}% of all runs' calls`
+          : ''),
     );
   }
   process.exitCode = failed ? 1 : 0;

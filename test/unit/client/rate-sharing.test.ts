@@ -319,6 +319,27 @@ describe('processes sharing one key (AdaptiveRateLimiter each, fake clock)', () 
     }
   });
 
+  // "429s < 0.5% of calls" (issue 16), the scale-out cell (120x4-late): three processes join one that holds the key,
+  // 0.1 s apart. Two of them take a 429 at their first call whatever they do (the incumbent alone keeps one slot
+  // free), 0.4% of the run's calls. Every further call a joiner sends only to see (its looks every 2 s, its probes
+  // at each Reset) meets the others' in a key held at the limit between the incumbent's yields: 25-39 429s a run,
+  // 5-7.5% of calls, until a joiner that took a 429 stopped sending them (see `refusedJoiner`); 4-6 now. The
+  // cell still misses its goal (1.0-1.2%).
+  it("three processes that join one 80 s late at 120/min, 0.1 s apart: at most 4 429s besides the forks' first calls", async () => {
+    for (const seed of [1, 2, 3, 4]) {
+      for (const phaseMs of [0, 500]) {
+        const run = await fourMinutes(
+          120,
+          [{}, { startMs: 80_000 }, { startMs: 80_100 }, { startMs: 80_200 }],
+          seed,
+          phaseMs,
+        );
+        expect(run.refused).toBeLessThanOrEqual(6);
+        expect(refusedShare(run)).toBeLessThan(0.015);
+      }
+    }
+  });
+
   // 120x2-early on the fake clock, seed 15: three calls sent together were answered out of order, the one
   // the server counted first last. Read with all three counted in as ours, it showed the leaving other 2
   // lower than it was, and the survivor took 2 slots too many: a 429 in all 8 phases of a second.
