@@ -682,7 +682,7 @@ export class AdaptiveRateLimiter {
 
   /** From 120 to 124/min, a small joiner whose own calls leave far off looks (see `JOINER_LOOK_MS`). */
   private joinerLook(view: KeyView, now: number, leaves: number | undefined): RateDecision | undefined {
-    if (!this.smallShare || !this.joinedAtWork(now) || this.refusedJoiner(now)) return undefined;
+    if (!this.smallShare || !this.joinedAtWork(now) || this.refusedJoiner(view.limit, now)) return undefined;
     const lookAt = Math.max(view.atMs + QUIET_LEAVING_LOOK_MS, view.resetAtMs + this.callsMs(view.limit, 1));
     if (leaves !== undefined && leaves - lookAt < this.callsMs(view.limit, JOINER_LOOK_FAR_CALLS))
       return undefined;
@@ -705,7 +705,7 @@ export class AdaptiveRateLimiter {
     // not when we hold a fair share already, see PROBE_BELOW_SHARE.)
     const mayProbe = () =>
       this.probeAtMs !== undefined ||
-      (this.probesAtReset(view, now, own) && !(own > 0 && this.refusedJoiner(now)));
+      (this.probesAtReset(view, now, own) && !(own > 0 && this.refusedJoiner(view.limit, now)));
     if (leaves === undefined || (probeAt + this.callsMs(view.limit, 4) < leaves && mayProbe()))
       return this.probeWhen(probeAt, now);
     return { delayMs: Math.max(1, leaves - now), probe: false };
@@ -742,16 +742,15 @@ export class AdaptiveRateLimiter {
    * two cannot take lower without the key at the limit. A pair never meets it: its joiner takes no 429
    * (120x2-handoff and 120x2-late print what they printed).
    */
-  private refusedJoiner(now: number): boolean {
+  private refusedJoiner(limit: number, now: number): boolean {
     const refusedAt = this.lastRefusedAtMs;
     const joinedAt = this.joined?.atMs;
     return (
       refusedAt !== undefined &&
       joinedAt !== undefined &&
       refusedAt >= joinedAt - this.windowMs &&
-      this.view !== undefined &&
-      this.bandOfTwo(this.view.limit) &&
-      !this.bunched(this.view.limit) &&
+      this.bandOfTwo(limit) &&
+      !this.bunched(limit) &&
       this.joinedAtWork(now)
     );
   }
