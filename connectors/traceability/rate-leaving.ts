@@ -174,6 +174,14 @@ export class OthersLeaving {
     return this.leaving ? Number.POSITIVE_INFINITY : this.quietFallAtMs + QUIET_FALL_LOOKS_MS;
   }
 
+  /** A call of ours the reading counted at `countedAtMs` took for the others' (see `AdaptiveRateLimiter`). */
+  ownCountedFirst(countedAtMs: number): void {
+    const reading = this.trend.find(([at]) => at === countedAtMs);
+    if (!reading || reading[1] < 1) return;
+    reading[1] -= 1;
+    reading[2] += 1;
+  }
+
   /** The others held more than `others` at some reading of the trend. */
   heldMoreThan(others: number): boolean {
     return this.trend.some(([, count]) => count > others);

@@ -136,6 +136,28 @@ describe('AdaptiveRateLimiter, one process on a key (fake clock)', () => {
     expect(limiter.snapshot()?.others).toBe(10);
   });
 
+  // Two calls in one millisecond, answered in the other order than the server counted them: the first answer,
+  // read while the other call was unanswered, counted that call as the others'; the other's answer, seeing
+  // the key lower, was dropped as older news. At 30/min the next answer may be a minute off: the view held
+  // the key one over its top, and the process left its own calls unreplaced as they left.
+  it('calls sent together, answered out of order: the call the server counted first counts as ours, and ours are replaced as they leave', async () => {
+    const clock = new FakeClock();
+    const limiter = new AdaptiveRateLimiter({ clock, random: () => 0.5 });
+    const t0 = clock.now();
+    // The others hold 25 of 30; two calls of ours, then two sent together.
+    sendAt30(limiter, 26, t0 + 60_000);
+    await clock.advance(100);
+    sendAt30(limiter, 27, t0 + 60_000);
+    await clock.advance(1_900);
+    const [first, second] = [limiter.recordDispatch(), limiter.recordDispatch()];
+    limiter.complete(second, { limit: 30, remaining: 1, resetAtMs: t0 + 60_000 });
+    limiter.complete(first, { limit: 30, remaining: 2, resetAtMs: t0 + 60_000 });
+    expect(limiter.snapshot()?.others).toBe(25);
+    // Our first call leaves the window: the key at 28 of its top of 29, ours 3 of 4 held.
+    await clock.advance(58_002);
+    expect(limiter.delayMs()).toBe(0);
+  });
+
   // Calls sent in one millisecond share a dispatch time: every answer settled the last of them, so the
   // others stayed unanswered and out of our count, and each later answer read our own calls as the others'.
   it('calls sent together: each answer settles one of them, and none reads as the others', () => {
