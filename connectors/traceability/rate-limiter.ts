@@ -441,7 +441,7 @@ export class AdaptiveRateLimiter {
    * it as the others'. It moves to our own count, in the view, the readings held and the others' trend. (Left
    * there, at 30/min, where the next answer may be a minute off, a survivor read the key one over its top,
    * left its own calls unreplaced as they left, and idled 9 s while the leaver's calls left: 46.7% of the
-   * window, fake clock, timers 20 ms late; 43.3% and idle 11 s in a real full run.)
+   * window, fake clock, timers 20 ms late, the shape of a real full run's 43.3% and idle 11 s.)
    */
   private ownCountedFirst(view: KeyView): void {
     const latest = this.viewReadings.find(([at]) => at === view.countedAtMs);
