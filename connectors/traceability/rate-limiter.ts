@@ -354,13 +354,14 @@ export class AdaptiveRateLimiter {
     if (!observation) return;
     const atMs = permit?.dispatchedAtMs ?? now;
     const used = observation.limit - observation.remaining;
-    // Answers arrive out of order under concurrency; keep the one describing the latest request. (Of calls
-    // sent in the same millisecond, the one the server counted last, which saw the most; an earlier one's
-    // answer, read with all of them counted in as ours, showed the others 2 lower than they were, and a
-    // survivor at 120/min took 2 slots too many: a 429.)
     // (Where the key's calls are sparse, not counting own calls sent with this one or after it and still
     // unanswered: see `OwnCalls.inWindowAt`.)
     const sentWith = this.sparse(observation.limit) ? permit?.dispatchedAtMs : undefined;
+    // Answers arrive out of order under concurrency; keep the one describing the latest request. (Of calls
+    // sent in the same millisecond, the one the server counted last, which saw the most; an earlier one's
+    // answer, read with all of them counted in as ours, showed the others 2 lower than they were, and a
+    // survivor at 120/min took 2 slots too many: a 429.) One dropped so, where the view's reading left it
+    // out as unanswered, was counted before the view's call: see `ownCountedFirst`.
     if (this.view && (this.view.atMs > atMs || (this.view.atMs === atMs && this.view.used > used))) {
       if (sentWith !== undefined && this.view.atMs === atMs) this.ownCountedFirst(this.view);
       return;
