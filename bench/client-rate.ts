@@ -25,7 +25,7 @@
  * CLIENT_RATE_TRACE=1 prints each cell's window count every second, per process, and its 429s (stderr).
  *
  * The goals are the issue's, unchanged; not every cell meets them in every run (figures in
- * connectors/traceability/README.md, "Rate pacing across processes", and rate-pacing-log.md beside it). No cell
+ * connectors/traceability/rate-pacing.md, "Measured", and rate-pacing-log.md beside it). No cell
  * is exempted: there is no proof that any is out of reach of every policy. On a machine loaded by other work
  * the figures are lower still: timers and answers run late, and the counts the pacer reads are older.
  */

@@ -216,7 +216,7 @@ interface DecisionMoment {
 /**
  * Paces the counted calls of one process so that every process on the key together keeps the
  * server's sliding window nearly full, splits it evenly, and never runs into a 429. Which of the rules
- * below run at which allowance: the table in this folder's README.md ("At a glance").
+ * below run at which allowance: the table in rate-pacing.md beside this file.
  *
  * Each answer tells the key's count in the window (`used = limit - remaining`). This process knows
  * when each of its own calls was counted (sent + half its round trip), so it knows exactly how many
