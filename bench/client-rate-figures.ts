@@ -59,7 +59,7 @@ export interface RateCell {
  * process joins a third into the run, the old one stops at two thirds), and a scale-out (`x4-late`: three
  * processes join one a third into the run, 0.1 s apart, as forks of one deployment start).
  */
-export function rateCells(durationMs: number): RateCell[] {
+export function rateCells(durationMs: number, limits = [30, 120, 600, 3000]): RateCell[] {
   const at = (fraction: number): number => Math.round(fraction * durationMs);
   const pair = (limit: number, kind: string, ...stretches: Array<[number, number]>): RateCell => ({
     name: `${limit}x2-${kind}`,
@@ -67,7 +67,7 @@ export function rateCells(durationMs: number): RateCell[] {
     processes: stretches.map(([from, to]) => ({ startMs: at(from), stopMs: at(to) })),
     equalWork: false,
   });
-  return [30, 120, 600, 3000].flatMap((limit) => [
+  return limits.flatMap((limit) => [
     ...[1, 2, 4].map((n) => ({
       name: `${limit}x${n}`,
       limit,
@@ -87,6 +87,14 @@ export function rateCells(durationMs: number): RateCell[] {
       equalWork: false,
     },
   ]);
+}
+
+/** The matrix's allowances; `--limits 150,240` runs its cells at others (between them the rules differ). */
+export function matrixLimits(): number[] {
+  const given = arg('limits');
+  return given === undefined
+    ? [30, 120, 600, 3000]
+    : z.array(z.coerce.number().int().positive()).min(1).parse(given.split(','));
 }
 
 /** The quick matrix (`npm run bench`): one cell of each kind, side by side in a few minutes. */

@@ -9,6 +9,7 @@
  *     [--processes '[{},{"startMs":80000},{"startMs":80100,"stopMs":160000}]' --limit 120]
  *                           (one cell of your own, named <limit>-custom: when each process has work, in ms;
  *                            as in a cell, those that start at 0 are staggered by --stagger-ms)
+ *     [--limits 150,240]    (the matrix's cells at these allowances, not 30, 120, 600 and 3,000)
  *     [--phases 0]          (where in a second of Unix time each run starts, ms; 0 = on a second, where the
  *                            whole-second samples share X-RateLimit-Reset's seconds: the kindest phase. A
  *                            real run starts anywhere: --phases 0,125,250,375,500,625,750,875 runs each seed
@@ -18,7 +19,7 @@
  * many of the runs missed a goal.
  */
 import { simulate, type SimProcess } from '../test/unit/client/rate-sim';
-import { arg, cellFigures, customCell, missedGoals, rateCells } from './client-rate-figures';
+import { arg, cellFigures, customCell, matrixLimits, missedGoals, rateCells } from './client-rate-figures';
 
 /** Calls in flight per process, as bench/client-rate-worker.ts runs them. */
 const LANES = 16;
@@ -34,7 +35,7 @@ async function main(): Promise<void> {
   const runs = seeds.flatMap((seed) => phases.map((phaseMs) => ({ seed, phaseMs })));
   const custom = customCell(durationMs);
   // (A process that starts at 0 is staggered, see above; one that works to the end has no stop.)
-  const cells = (custom ? [custom] : rateCells(durationMs)).map((cell) => ({
+  const cells = (custom ? [custom] : rateCells(durationMs, matrixLimits())).map((cell) => ({
     ...cell,
     processes: cell.processes.map(({ startMs, stopMs }): SimProcess => ({
       ...(startMs > 0 ? { startMs } : {}),

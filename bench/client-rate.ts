@@ -13,6 +13,7 @@
  *                                                      # one cell of your own (as in client-rate-sim.ts), 150 s
  *                                                      # unless --seconds says (--full: 240 s); --repeat N
  *   options: --parallel N, --jitter-ms N (default 40), --seconds N (per cell), --only 30x4,600x2-late,
+ *            --limits 150,240 (every cell of the matrix at these allowances, not 30, 120, 600 and 3,000),
  *            --repeat N (each cell N times, one row per run and how many runs missed: at 30/min one run
  *            is not a verdict, the figures vary from run to run)
  *
@@ -41,6 +42,7 @@ import {
   cellFigures,
   customCell,
   missedGoals,
+  matrixLimits,
   rateCells,
   type CellFigures,
   type ProcessSpan,
@@ -73,8 +75,8 @@ function cells(full: boolean, jitterMs: number): Cell[] {
   const durationMs = Number(arg('seconds') ?? (full ? 240 : 150)) * 1000;
   const custom = customCell(durationMs);
   if (custom) return [{ ...custom, durationMs, jitterMs }];
-  const all = rateCells(durationMs).map((cell) => ({ ...cell, durationMs, jitterMs }));
-  if (full) return all;
+  const all = rateCells(durationMs, matrixLimits()).map((cell) => ({ ...cell, durationMs, jitterMs }));
+  if (full || arg('limits') !== undefined) return all;
   return QUICK_CELLS.map((name) => all.find((cell) => cell.name === name)).filter(
     (cell) => cell !== undefined,
   );

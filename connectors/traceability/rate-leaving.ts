@@ -80,7 +80,7 @@ const LEAVING_RISE_BANDS = 0.25;
 const LEAVING_DEEP_BANDS = 1.25;
 
 /**
- * Up to 124/min (see `keyBandOfTwo`), a process holding under `ONE_OTHER_SHARE` of the key reads the others'
+ * Up to 174/min (see `keyBandOfTwo`), a process holding under `ONE_OTHER_SHARE` of the key reads the others'
  * fall as leaving, as a larger one does, once the key stood a band (2 calls) under its top for this long (a
  * call further under where the calls bunch: see `QUIET_BUNCHED_DEEPER_CALLS`); if the key stood lower still
  * and no answer comes to show the fall lasted, a call then checks it. In a rolling restart (`x2-handoff`, see
@@ -167,7 +167,7 @@ export class OthersLeaving {
 
   /**
    * Until when a process with no answer sends calls to see (see `QUIET_LEAVING_LOOK_MS` in rate-limiter.ts):
-   * while the others leave, and up to 124/min for `QUIET_FALL_LOOKS_MS` after a small process saw the
+   * while the others leave, and up to 174/min for `QUIET_FALL_LOOKS_MS` after a small process saw the
    * key more than a band under its top.
    */
   lookingUntilMs(): number {
@@ -259,7 +259,7 @@ export class OthersLeaving {
     // to 240/min too, where a small process keeps back 1 call like the others: read there, the incumbent's
     // yields at the top let the joiner take all of its room, 429s in 52 runs of 128 on the fake clock.)
     // (But over 240/min, yes, once the key stood `LEAVING_DEEP_BANDS` under its top over the last second: see
-    // there; and up to 124/min, once it stood a band under it for `QUIET_LEAVING_MS`.)
+    // there; and up to 174/min, once it stood a band under it for `QUIET_LEAVING_MS`.)
     const quietLow = sharedTop - band - (bunched ? QUIET_BUNCHED_DEEPER_CALLS : 0);
     const quietDeep = quietSmall && recentKeyMost <= quietLow;
     const deep =
@@ -397,7 +397,7 @@ export class OthersLeaving {
     oneOther: boolean,
   ): number {
     if (!this.leaving || !pairedWith(oneOther, this.othersBeforeLeaving, view.used)) return 0;
-    // (Up to 124/min, none before a second ahead of the view's Reset: that is when the window's oldest call
+    // (Up to 174/min, none before a second ahead of the view's Reset: that is when the window's oldest call
     // leaves, whole seconds rounded up, and a leaver's calls may stand bunched behind a gap.)
     const from = keyBandOfTwo(view.limit, this.windowMs)
       ? Math.max(view.atMs, view.resetAtMs - 1_000)

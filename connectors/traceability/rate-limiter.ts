@@ -96,7 +96,7 @@ const MIN_GROWTH_SHARE = 0.25;
  */
 const PROBE_BELOW_SHARE = 1 / 6;
 /**
- * Over 124/min, a process also sends `Reset` probes while it holds under `ONE_OTHER_SHARE` of the key and its
+ * Over 174/min, a process also sends `Reset` probes while it holds under `ONE_OTHER_SHARE` of the key and its
  * own count grew by this many calls or more over the last `GROWING_PROBE_MS`: a late joiner growing into an
  * incumbent's yields. Past a sixth it used to stop probing and hear only as its own calls left, and those all
  * sat in the stretch of the window in which it had probed (80-100 s of a join at 80 s): it grew only at that
@@ -104,8 +104,8 @@ const PROBE_BELOW_SHARE = 1 / 6;
  * restart it heard nothing for 40 s after the stop while the leaver's calls left (least used window 37% at 300
  * and 400/min on the fake clock, 97.0% now at 400/min). Probing on, its calls spread over the window as it
  * grows. Only while it grows: four processes started together or 3 s apart settle at a quarter each and stop.
- * From 125 to 240/min too since session 29, where the joiner's silence that follows is broken by the looks of
- * `SILENT_LOOK_MS` (a restart there 37-44% -> 94-96%). (Not up to 124/min, where the band is 2 calls and the
+ * From 175 to 240/min too since session 29, where the joiner's silence that follows is broken by the looks of
+ * `SILENT_LOOK_MS` (a restart there 37-44% -> 94-96%). (Not up to 174/min, where the band is 2 calls and the
  * looks of a leaving apply: with it alone, 120x2-handoff 1.0 -> 2.2 s under the goal a run and 120x4-late's
  * 429s 4.8 -> 5.4% on the fake clock; with the look too, 120x2-early missed in 22 runs of 32, none before.)
  */
@@ -134,7 +134,7 @@ const GROWTH_SPACING_CALLS = 0.25;
  */
 const LEAVING_LOOK_CALLS = 4;
 /**
- * ...and up to 124/min (see `keyBandOfTwo`), after this long (4 calls' time at 120/min, 1 at 30/min), also for
+ * ...and up to 174/min (see `keyBandOfTwo`), after this long (4 calls' time at 120/min, 1 at 30/min), also for
  * a while after a small process saw the key fall (see `QUIET_FALL_LOOKS_MS` in rate-leaving.ts). Every second, the
  * looks met the others' replacements: four processes started together took 429s in 61 runs of 128 (none at
  * 2 s), and a third joining a pair went over 0.5% of calls in 12 runs of 128 (5 at 2 s, 3 before).
@@ -156,7 +156,7 @@ const QUIET_LEAVING_LOOK_MS = 2_000;
 const SMALL_LOOK_ROOM_CALLS = 4;
 
 /**
- * From 125 to 240/min (the key's calls sparse, its band over 2 calls), a process holding `ONE_OTHER_SHARE` of the
+ * From 175 to 240/min (the key's calls sparse, its band over 2 calls), a process holding `ONE_OTHER_SHARE` of the
  * key or more, none of its calls in flight or leaving first, sends one call to see once it has heard nothing
  * for this long and the window's oldest call has left since its last answer (`Reset`, and a call's time more).
  * A joiner that grew into a pair's share by `Reset` probes (`GROWING_PROBE_CALLS`) has its calls in the stretch
@@ -169,7 +169,7 @@ const SMALL_LOOK_ROOM_CALLS = 4;
 const SILENT_LOOK_MS = 1_500;
 
 /**
- * From 120 to 124/min (a band of two, the key's calls not bunched), a process that joined others at work (its
+ * From 120 to 174/min (a band of two, the key's calls not bunched), a process that joined others at work (its
  * first answer showed them holding half the key's top or more) and holds under `ONE_OTHER_SHARE` of it looks
  * (see `look`) for this long after joining (see `OwnCalls.joinedAtMs`), when the window's oldest call has left
  * and its own next call leaves `JOINER_LOOK_FAR_CALLS` of the key's call times after that or more. A joiner's
@@ -232,7 +232,7 @@ interface DecisionMoment {
  * growth since our last answer counts in the key's count (`KeyRamp.othersGrowth`).
  * A 429 pauses this process for `Retry-After`; the others see `remaining` at 0 and wait for their own
  * calls to leave, or, when none of theirs leaves soon and they hold under a sixth of the count
- * (`PROBE_BELOW_SHARE`; over 124/min under 40% while they grow, `GROWING_PROBE_CALLS`), for
+ * (`PROBE_BELOW_SHARE`; over 174/min under 40% while they grow, `GROWING_PROBE_CALLS`), for
  * `X-RateLimit-Reset` (the oldest call leaving), then send one probe.
  */
 export class AdaptiveRateLimiter {
@@ -648,7 +648,7 @@ export class AdaptiveRateLimiter {
 
   /**
    * A fall of 1 of a pair's other, where the key's calls bunch, is read as leaving once it has lasted 1 s
-   * (from 120 to 240/min a fall of 2, once it has outlasted a dip; up to 124/min a small process's deeper
+   * (from 120 to 240/min a fall of 2, once it has outlasted a dip; up to 174/min a small process's deeper
    * fall, see `QUIET_LEAVING_MS` in rate-leaving.ts), but no answer may come to show that for seconds: one
    * call then, if none of ours leaves first. (The other's last calls left three in two seconds at a turn
    * while the survivor waited for its own to leave: 30x2-early at 25 of 30.) If it was a dip, the other has
@@ -679,11 +679,11 @@ export class AdaptiveRateLimiter {
 
   /**
    * One call to see, with none of ours in flight and no answer for a while, where this process hears of the
-   * others only through its own answers: over 240/min and up to 124/min while the others leave (up to 124/min
+   * others only through its own answers: over 240/min and up to 174/min while the others leave (up to 174/min
    * also a while after a small process saw them fall: see `lookingUntilMs`), after `LEAVING_LOOK_CALLS`
    * (`QUIET_LEAVING_LOOK_MS`); over 240/min also by a process holding under `ONE_OTHER_SHARE` of the key
-   * whose view shows room, see `SMALL_LOOK_ROOM_CALLS`; from 125 to 240/min by a process holding a pair's
-   * share, whatever the others do, after `SILENT_LOOK_MS`; from 120 to 124/min, the others not leaving, by a
+   * whose view shows room, see `SMALL_LOOK_ROOM_CALLS`; from 175 to 240/min by a process holding a pair's
+   * share, whatever the others do, after `SILENT_LOOK_MS`; from 120 to 174/min, the others not leaving, by a
    * small joiner whose own calls leave far off, see `JOINER_LOOK_MS`. (From a view over the top, and for the
    * last two always, once the oldest call has left and a call's time more, as the probe below.)
    */
@@ -697,7 +697,7 @@ export class AdaptiveRateLimiter {
       this.smallShare &&
       view.used + SMALL_LOOK_ROOM_CALLS <= policy.top &&
       view.resetAtMs <= now + 1_000;
-    // (From 125 to 240/min, only a process holding a pair's share looks, see `SILENT_LOOK_MS`.)
+    // (From 175 to 240/min, only a process holding a pair's share looks, see `SILENT_LOOK_MS`.)
     const silent = sparse && !bandOfTwo;
     if (silent && this.smallShare) return undefined;
     const leavingLooks = now < this.leaving.lookingUntilMs();
@@ -718,7 +718,7 @@ export class AdaptiveRateLimiter {
     return leaves === undefined || lookAt < leaves ? this.probeWhen(lookAt, now) : undefined;
   }
 
-  /** From 120 to 124/min, a small joiner whose own calls leave far off looks (see `JOINER_LOOK_MS`). */
+  /** From 120 to 174/min, a small joiner whose own calls leave far off looks (see `JOINER_LOOK_MS`). */
   private joinerLook(view: KeyView, now: number, leaves: number | undefined): RateDecision | undefined {
     if (!this.smallShare || !this.joinedAtWork(now) || this.refusedJoiner(view.limit, now)) return undefined;
     const lookAt = Math.max(view.atMs + QUIET_LEAVING_LOOK_MS, view.resetAtMs + this.callsMs(view.limit, 1));
@@ -751,7 +751,7 @@ export class AdaptiveRateLimiter {
 
   /**
    * This process, holding `own` calls, sends `Reset` probes: under `PROBE_BELOW_SHARE` of the key, or over
-   * 124/min under `ONE_OTHER_SHARE` while it grows (see `GROWING_PROBE_CALLS`; the own calls of a while ago
+   * 174/min under `ONE_OTHER_SHARE` while it grows (see `GROWING_PROBE_CALLS`; the own calls of a while ago
    * are scanned only then).
    */
   private probesAtReset(view: KeyView, now: number, own: number): boolean {
@@ -767,7 +767,7 @@ export class AdaptiveRateLimiter {
   }
 
   /**
-   * From 120 to 124/min, this process joined others at work (see `joinedAtWork`) and took a 429 since, or in the
+   * From 120 to 174/min, this process joined others at work (see `joinedAtWork`) and took a 429 since, or in the
    * window before (its first calls may all have been refused). It then sends no call only to see until
    * `JOINER_LOOK_MS` after joining: no joiner look, and no `Reset` probe while it holds a call of its own; it
    * grows into the room its answers show. A 429 is the one sign that others race it for the same slots, and there

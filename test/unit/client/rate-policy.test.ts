@@ -34,6 +34,18 @@ describe('ratePolicy', () => {
     expect(ratePolicy(30, 100, MIN, true).capAt(29)).toBe(15);
   });
 
+  it('from 125 to 174/min, where 2% of the allowance rounds to 3, the band is 2: a pair settles the key at the top at half of it each', () => {
+    // (With a band of 3, at u = top - 1 the cap was two thirds of the top, 99 of 148 at 150/min: any split up
+    // to 2:1 stood, against the "the split between processes with equal work within 10% of even".)
+    for (const limit of [125, 150, 174]) {
+      const pair = ratePolicy(limit, 100, MIN, true, true);
+      expect(pair.band).toBe(2);
+      expect(pair.capAt(pair.top)).toBe(Math.ceil(pair.top / 2));
+      expect(pair.capAt(pair.top - 1)).toBe(pair.top);
+    }
+    expect(ratePolicy(175, 100, MIN, true, true).band).toBe(4);
+  });
+
   it('there, a process holding under 40% of the key shares it with two others or more: four settle it a call under the top, 7 each', () => {
     const small = ratePolicy(30, 100, MIN, true, false, true);
     expect(small).toMatchObject({ top: 29, band: 4 });
