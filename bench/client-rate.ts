@@ -272,7 +272,7 @@ async function main(): Promise<void> {
   const parallel = Number(arg('parallel') ?? (full ? 5 : runs.length));
   const seconds = Math.ceil(Math.max(...chosen.map((c) => c.durationMs)) / 1000);
   console.log(
-    `client-rate (${full ? 'full' : 'quick'}): ${chosen.length} cells of ${seconds} s${repeat > 1 ? `, ${repeat} runs each` : ''}, ` +
+    `client-rate (${full ? 'full' : arg('limits') !== undefined ? `at ${arg('limits')}/min` : 'quick'}): ${chosen.length} cells of ${seconds} s${repeat > 1 ? `, ${repeat} runs each` : ''}, ` +
       `${parallel} at a time, sandbox jitter 0-${jitterMs} ms each way; ` +
       `about ${Math.ceil((Math.ceil(runs.length / parallel) * (seconds + 10)) / 60)} min`,
   );
