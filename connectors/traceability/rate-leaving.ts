@@ -122,6 +122,21 @@ export interface ProcessShare {
   roundTripHighMs: number;
 }
 
+/**
+ * In the reading counted at `atMs` (`[at, others, own, ...]`), one call moves from the others' count to the own
+ * count, if the others' holds one: a call of ours that reading took for theirs. Returns that reading.
+ */
+export function countOneAsOwn<R extends [number, number, number, ...unknown[]]>(
+  readings: R[],
+  atMs: number,
+): R | undefined {
+  const reading = readings.find(([at]) => at === atMs);
+  if (!reading || reading[1] < 1) return undefined;
+  reading[1] -= 1;
+  reading[2] += 1;
+  return reading;
+}
+
 /** The others' trend as one process reads it, and whether they are leaving; `AdaptiveRateLimiter` feeds it. */
 export class OthersLeaving {
   /** The others' count fell by `LEAVING_FALL_BANDS` (see there). */
@@ -176,10 +191,7 @@ export class OthersLeaving {
 
   /** A call of ours the reading counted at `countedAtMs` took for the others' (see `AdaptiveRateLimiter`). */
   ownCountedFirst(countedAtMs: number): void {
-    const reading = this.trend.find(([at]) => at === countedAtMs);
-    if (!reading || reading[1] < 1) return;
-    reading[1] -= 1;
-    reading[2] += 1;
+    countOneAsOwn(this.trend, countedAtMs);
   }
 
   /** The others held more than `others` at some reading of the trend. */

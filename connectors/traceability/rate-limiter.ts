@@ -1,5 +1,5 @@
 import { systemClock, type Clock } from './clock';
-import { OthersLeaving } from './rate-leaving';
+import { countOneAsOwn, OthersLeaving } from './rate-leaving';
 import { OwnCalls } from './rate-own-calls';
 import { KeyRamp } from './rate-ramp';
 import {
@@ -455,13 +455,11 @@ export class AdaptiveRateLimiter {
    * window, fake clock, timers 20 ms late, the shape of a real full run's 43.3% and idle 11 s.)
    */
   private ownCountedFirst(view: KeyView): void {
-    const latest = this.viewReadings.find(([at]) => at === view.countedAtMs);
-    const raw = this.readings.find(([at]) => at === view.countedAtMs);
-    if (!latest || !raw || latest[1] < 1) return;
-    for (const reading of [latest, raw]) {
-      reading[1] -= 1;
-      reading[2] += 1;
-    }
+    // (The view's reading is its raw reading, not moved along the ramp: the two hold the same counts.)
+    if (!this.readings.some(([at]) => at === view.countedAtMs)) return;
+    const latest = countOneAsOwn(this.viewReadings, view.countedAtMs);
+    if (!latest) return;
+    countOneAsOwn(this.readings, view.countedAtMs);
     this.leaving.ownCountedFirst(view.countedAtMs);
     Object.assign(view, this.heldCounts(this.viewReadings, view.countedAtMs, latest[1]));
   }
