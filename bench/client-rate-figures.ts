@@ -41,6 +41,9 @@ export function customCell(durationMs: number): RateCell | undefined {
   };
 }
 
+/** The allowances of the matrix, calls a minute. */
+const MATRIX_LIMITS = [30, 120, 600, 3000];
+
 /** The joiners of a scale-out cell (`x4-late`) start this far apart. */
 const SCALE_OUT_FORK_GAP_MS = 100;
 
@@ -59,7 +62,7 @@ export interface RateCell {
  * process joins a third into the run, the old one stops at two thirds), and a scale-out (`x4-late`: three
  * processes join one a third into the run, 0.1 s apart, as forks of one deployment start).
  */
-export function rateCells(durationMs: number, limits = [30, 120, 600, 3000]): RateCell[] {
+export function rateCells(durationMs: number, limits = MATRIX_LIMITS): RateCell[] {
   const at = (fraction: number): number => Math.round(fraction * durationMs);
   const pair = (limit: number, kind: string, ...stretches: Array<[number, number]>): RateCell => ({
     name: `${limit}x2-${kind}`,
@@ -93,7 +96,7 @@ export function rateCells(durationMs: number, limits = [30, 120, 600, 3000]): Ra
 export function matrixLimits(): number[] {
   const given = arg('limits');
   return given === undefined
-    ? [30, 120, 600, 3000]
+    ? MATRIX_LIMITS
     : z.array(z.coerce.number().int().positive()).min(1).parse(given.split(','));
 }
 

@@ -76,6 +76,7 @@ function cells(full: boolean, jitterMs: number): Cell[] {
   const custom = customCell(durationMs);
   if (custom) return [{ ...custom, durationMs, jitterMs }];
   const all = rateCells(durationMs, matrixLimits()).map((cell) => ({ ...cell, durationMs, jitterMs }));
+  // (Cells at allowances of one's own choosing: every kind of them, not the quick few.)
   if (full || arg('limits') !== undefined) return all;
   return QUICK_CELLS.map((name) => all.find((cell) => cell.name === name)).filter(
     (cell) => cell !== undefined,
@@ -266,13 +267,21 @@ async function main(): Promise<void> {
   const full = process.argv.includes('--full');
   const jitterMs = Number(arg('jitter-ms') ?? 40);
   const only = arg('only')?.split(',');
-  const chosen = cells(full, jitterMs).filter((c) => !only || only.includes(c.name));
+  const offered = cells(full, jitterMs);
+  const chosen = offered.filter((c) => !only || only.includes(c.name));
+  if (chosen.length === 0) {
+    console.error(
+      `client-rate: no cell named ${only?.join(', ')}; the cells: ${offered.map((c) => c.name).join(', ')}`,
+    );
+    process.exit(2);
+  }
   const repeat = Math.max(1, Math.floor(Number(arg('repeat') ?? 1)));
   const runs = chosen.flatMap((cell) => Array.from({ length: repeat }, (_, i) => ({ cell, run: i + 1 })));
   const parallel = Number(arg('parallel') ?? (full ? 5 : runs.length));
+  const limits = arg('limits');
   const seconds = Math.ceil(Math.max(...chosen.map((c) => c.durationMs)) / 1000);
   console.log(
-    `client-rate (${full ? 'full' : arg('limits') !== undefined ? `at ${arg('limits')}/min` : 'quick'}): ${chosen.length} cells of ${seconds} s${repeat > 1 ? `, ${repeat} runs each` : ''}, ` +
+    `client-rate (${full ? 'full' : limits !== undefined ? `at ${limits}/min` : 'quick'}): ${chosen.length} cells of ${seconds} s${repeat > 1 ? `, ${repeat} runs each` : ''}, ` +
       `${parallel} at a time, sandbox jitter 0-${jitterMs} ms each way; ` +
       `about ${Math.ceil((Math.ceil(runs.length / parallel) * (seconds + 10)) / 60)} min`,
   );
