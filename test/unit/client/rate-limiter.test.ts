@@ -2,7 +2,8 @@ import { AdaptiveRateLimiter } from '../../../connectors/traceability/rate-limit
 import { FakeClock } from './fake-clock';
 
 // One limiter's decisions, answer by answer, on a fake clock: what it reads from the X-RateLimit-* headers
-// and when its next call may go. Several processes sharing a key over minutes: rate-sharing.test.ts.
+// and when its next call may go. Several processes sharing a key over minutes: rate-sharing-together.test.ts,
+// rate-sharing-joins.test.ts and rate-sharing-leaves.test.ts.
 
 /** One call of `limiter` goes out and its answer shows the key at `used` of `limit`, the oldest call leaving at `resetAtMs`. */
 function sendAt(limiter: AdaptiveRateLimiter, limit: number, used: number, resetAtMs: number): void {

@@ -159,3 +159,26 @@ export function unevenness(split: number[]): number {
   const even = split.reduce((a, b) => a + b, 0) / split.length;
   return Math.max(...split.map((s) => Math.abs(s - even) / even));
 }
+
+/** A minute in ms, the key's rolling window. */
+export const MIN = 60_000;
+
+/**
+ * A timeout for the fake-clock runs at 3,000/min: each takes a minute or more of CPU, and under CI's parallel
+ * projects on two cores one took 120 s, the default timeout.
+ */
+export const HEAVY_TEST_MS = 300_000;
+
+/**
+ * Four minutes of `processes` sharing `limit`, 16 calls in flight each (the benchmark's lanes), starting
+ * `phaseMs` into a second, the limiters' timers up to `timerLagMs` late.
+ */
+export function fourMinutes(
+  limit: number,
+  processes: SimProcess[],
+  seed: number,
+  phaseMs = 0,
+  timerLagMs = 0,
+) {
+  return simulate({ limit, processes, durationMs: 4 * MIN, seed, phaseMs, timerLagMs, concurrency: 16 });
+}
