@@ -8,7 +8,7 @@
  * 10% of an even split).
  *
  *   node bin/run-ts.cjs bench/client-rate.ts           # quick: 6 cells of 150 s, all at once (~3 min)
- *   node bin/run-ts.cjs bench/client-rate.ts --full    # 28 cells of 240 s, 5 at a time (~25 min)
+ *   node bin/run-ts.cjs bench/client-rate.ts --full    # 28 cells of 240 s, 5 at a time (~25 min; npm run bench:rate)
  *   node bin/run-ts.cjs bench/client-rate.ts --processes '[{"stopMs":160000},{"startMs":80000}]' --limit 180
  *                                                      # one cell of your own (as in client-rate-sim.ts), 150 s
  *                                                      # unless --seconds says (--full: 240 s); --repeat N

@@ -2,7 +2,7 @@
  * Runs every benchmark one after the other, each in its own process so figures are not skewed by the one
  * before, and prints their output. Run: npm run bench   (or a subset: npm run bench -- sandbox certificate-report)
  * client-rate runs its quick matrix here (6 cells of 150 s side by side, about 3-4 min); its full matrix
- * (28 cells of 240 s, about 25-28 min) is `node bin/run-ts.cjs bench/client-rate.ts --full`.
+ * (28 cells of 240 s, about 25-28 min) is `npm run bench:rate` (`node bin/run-ts.cjs bench/client-rate.ts --full`).
  * Exits 1 when any benchmark does (client-rate does when a cell misses its goal).
  */
 import { spawn } from 'node:child_process';
