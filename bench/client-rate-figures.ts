@@ -92,11 +92,14 @@ export function rateCells(durationMs: number, limits = MATRIX_LIMITS): RateCell[
   ]);
 }
 
-/** The matrix's allowances; `--limits 150,240` runs its cells at others (between them the rules differ). */
-export function matrixLimits(): number[] {
+/**
+ * `--limits 150,240`: the allowances to run the matrix's cells at, not its own (between them the rules
+ * differ); undefined when not given.
+ */
+export function matrixLimits(): number[] | undefined {
   const given = arg('limits');
   return given === undefined
-    ? MATRIX_LIMITS
+    ? undefined
     : z.array(z.coerce.number().int().positive()).min(1).parse(given.split(','));
 }
 

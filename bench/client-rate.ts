@@ -71,13 +71,13 @@ const doneSchema = z.object({
 
 const ROOT = path.resolve(__dirname, '..');
 
-function cells(full: boolean, jitterMs: number): Cell[] {
+function cells(full: boolean, jitterMs: number, limits: number[] | undefined): Cell[] {
   const durationMs = Number(arg('seconds') ?? (full ? 240 : 150)) * 1000;
   const custom = customCell(durationMs);
   if (custom) return [{ ...custom, durationMs, jitterMs }];
-  const all = rateCells(durationMs, matrixLimits()).map((cell) => ({ ...cell, durationMs, jitterMs }));
+  const all = rateCells(durationMs, limits).map((cell) => ({ ...cell, durationMs, jitterMs }));
   // (Cells at allowances of one's own choosing: every kind of them, not the quick few.)
-  if (full || arg('limits') !== undefined) return all;
+  if (full || limits !== undefined) return all;
   return QUICK_CELLS.map((name) => all.find((cell) => cell.name === name)).filter(
     (cell) => cell !== undefined,
   );
@@ -267,7 +267,8 @@ async function main(): Promise<void> {
   const full = process.argv.includes('--full');
   const jitterMs = Number(arg('jitter-ms') ?? 40);
   const only = arg('only')?.split(',');
-  const offered = cells(full, jitterMs);
+  const limits = matrixLimits();
+  const offered = cells(full, jitterMs, limits);
   const chosen = offered.filter((c) => !only || only.includes(c.name));
   if (chosen.length === 0) {
     console.error(
@@ -278,10 +279,9 @@ async function main(): Promise<void> {
   const repeat = Math.max(1, Math.floor(Number(arg('repeat') ?? 1)));
   const runs = chosen.flatMap((cell) => Array.from({ length: repeat }, (_, i) => ({ cell, run: i + 1 })));
   const parallel = Number(arg('parallel') ?? (full ? 5 : runs.length));
-  const limits = arg('limits');
   const seconds = Math.ceil(Math.max(...chosen.map((c) => c.durationMs)) / 1000);
   console.log(
-    `client-rate (${full ? 'full' : limits !== undefined ? `at ${limits}/min` : 'quick'}): ${chosen.length} cells of ${seconds} s${repeat > 1 ? `, ${repeat} runs each` : ''}, ` +
+    `client-rate (${full ? 'full' : limits !== undefined ? `at ${limits.join(',')}/min` : 'quick'}): ${chosen.length} cells of ${seconds} s${repeat > 1 ? `, ${repeat} runs each` : ''}, ` +
       `${parallel} at a time, sandbox jitter 0-${jitterMs} ms each way; ` +
       `about ${Math.ceil((Math.ceil(runs.length / parallel) * (seconds + 10)) / 60)} min`,
   );

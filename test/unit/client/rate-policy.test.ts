@@ -1,9 +1,8 @@
 import { ratePolicy } from '../../../connectors/traceability/rate-policy';
+import { MIN } from './rate-sim';
 
 // The sharing rule every process on a key applies alike (connectors/traceability/rate-policy.ts): the key's
 // top, the reserve kept back for calls not yet seen, and the sharing cap at each key-wide count.
-
-const MIN = 60_000;
 
 describe('ratePolicy', () => {
   it('alone, aims at the allowance less one call (the first call of a process that joins)', () => {
