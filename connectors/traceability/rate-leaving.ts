@@ -94,7 +94,7 @@ const LEAVING_DEEP_BANDS = 1.25;
  */
 const QUIET_LEAVING_MS = 400;
 /**
- * ...and it looks (`QUIET_LEAVING_LOOK_MS` in rate-limiter.ts) for this long after it saw the key more than a
+ * ...and it looks (`QUIET_LEAVING_LOOK_MS` in rate-looks.ts) for this long after it saw the key more than a
  * band under its top, though the fall did not last: it took that room as growth, the key full at its next
  * answer, and heard nothing for 35 s while the leaver's calls left (2.5 s under the goal a run without these
  * looks). From a key only a band under, four processes at a window's turnover looked at once (120x4, started
@@ -181,7 +181,7 @@ export class OthersLeaving {
   }
 
   /**
-   * Until when a process with no answer sends calls to see (see `QUIET_LEAVING_LOOK_MS` in rate-limiter.ts):
+   * Until when a process with no answer sends calls to see (see `QUIET_LEAVING_LOOK_MS` in rate-looks.ts):
    * while the others leave, and up to 174/min for `QUIET_FALL_LOOKS_MS` after a small process saw the
    * key more than a band under its top.
    */

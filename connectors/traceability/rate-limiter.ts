@@ -1,6 +1,7 @@
 import { systemClock, type Clock } from './clock';
 import { countOneAsOwn, OthersLeaving } from './rate-leaving';
 import { OwnCalls } from './rate-own-calls';
+import { KeyLooks } from './rate-looks';
 import { KeyRamp } from './rate-ramp';
 import {
   HOLD_MS,
@@ -90,29 +91,6 @@ const QUIET_GAP_MS = 5_000;
 const MIN_GROWTH_SHARE = 0.25;
 
 /**
- * Reset-time probes (see `decide`) only by a process holding less than this share of the key's count
- * (or none of it): a probe races the owner of the call that leaves and, when the owner replaces it,
- * is a 429. A process with a fair share waits for its own calls to leave instead.
- */
-const PROBE_BELOW_SHARE = 1 / 6;
-/**
- * Over 174/min, a process also sends `Reset` probes while it holds under `ONE_OTHER_SHARE` of the key and its
- * own count grew by this many calls or more over the last `GROWING_PROBE_MS`: a late joiner growing into an
- * incumbent's yields. Past a sixth it used to stop probing and hear only as its own calls left, and those all
- * sat in the stretch of the window in which it had probed (80-100 s of a join at 80 s): it grew only at that
- * stretch's turn, once a minute (308/170 over the last 100 s at 300/min, 408/231 at 400/min), and in a rolling
- * restart it heard nothing for 40 s after the stop while the leaver's calls left (least used window 37% at 300
- * and 400/min on the fake clock, 97.0% now at 400/min). Probing on, its calls spread over the window as it
- * grows. Only while it grows: four processes started together or 3 s apart settle at a quarter each and stop.
- * From 175 to 240/min too since session 29, where the joiner's silence that follows is broken by the looks of
- * `SILENT_LOOK_MS` (a restart there 37-44% -> 94-96%). (Not up to 174/min, where the band is 2 calls and the
- * looks of a leaving apply: with it alone, 120x2-handoff 1.0 -> 2.2 s under the goal a run and 120x4-late's
- * 429s 4.8 -> 5.4% on the fake clock; with the look too, 120x2-early missed in 22 runs of 32, none before.)
- */
-const GROWING_PROBE_CALLS = 3;
-const GROWING_PROBE_MS = 10_000;
-
-/**
  * From 120 to 240/min (the key's calls sparse, not bunched), a call that grows this process's count goes this
  * many of the key's call times (a quarter: 125 ms at 120/min) after its last call, not at once. Sent as an
  * answer came in, it went a round trip after that answer's call; a window later each was replaced a round trip
@@ -123,78 +101,6 @@ const GROWING_PROBE_MS = 10_000;
  * at its turn anyway and a survivor spaced so stood at 26 of 30 after its other finished.
  */
 const GROWTH_SPACING_CALLS = 0.25;
-
-/**
- * Over 240/min, while the others leave (see `OthersLeaving`), a process that has heard nothing for the key's time
- * for this many calls sends one to see. A leaver's calls leave at its pace, and a survivor hears of it only
- * from its own answers: in a rolling restart its calls, taken in bunches as the leaver's room freed, left it
- * without an answer for 15-20 s while the leaver's calls left (600/min, the key fell from 593 to 384 of 600 on
- * the fake clock). The answer shows the room, and the survivor takes it (`drawGrowth`: all of it, while the
- * others leave). At 600/min, 400 ms: the key a few calls down between looks.
- */
-const LEAVING_LOOK_CALLS = 4;
-/**
- * ...and up to 174/min (see `keyBandOfTwo`), after this long (4 calls' time at 120/min, 1 at 30/min), also for
- * a while after a small process saw the key fall (see `QUIET_FALL_LOOKS_MS` in rate-leaving.ts). Every second, the
- * looks met the others' replacements: four processes started together took 429s in 61 runs of 128 (none at
- * 2 s), and a third joining a pair went over 0.5% of calls in 12 runs of 128 (5 at 2 s, 3 before).
- */
-const QUIET_LEAVING_LOOK_MS = 2_000;
-
-/**
- * Over 240/min, a process holding under `ONE_OTHER_SHARE` of the key also looks (see `look`) while no one
- * leaves, once its last answer showed the key this many calls under the top and the window has turned over.
- * Held at its cap while the incumbent holds the rest, such a process sends only as its own calls leave, and
- * those bunch as its share grew: in a rolling restart at 3,000/min the joiner heard nothing for a second
- * after the stop while the leaver's calls left 37 a second, the key under the goal before its next answer
- * (fake clock, seeds 1-16 x four phases: 0.74 s under the goal a run, 48 runs of 64 missed; 0.12 s and 2 now;
- * at 600/min 0.58 s and 34, now 0.11 s and 4). A look is a call over its cap, which the others yield to, so a
- * late joiner now reaches an even split (600x2-late 553/400, now 460/505). Four calls under the top, so that
- * three others looking with it fit: at one, four processes at 600/min took the key to the limit (a 429 in
- * every run); and not while the window fills, at whose end they did too.
- */
-const SMALL_LOOK_ROOM_CALLS = 4;
-
-/**
- * From 175 to 240/min (the key's calls sparse, its band over 2 calls), a process holding `ONE_OTHER_SHARE` of the
- * key or more, none of its calls in flight or leaving first, sends one call to see once it has heard nothing
- * for this long and the window's oldest call has left since its last answer (`Reset`, and a call's time more).
- * A joiner that grew into a pair's share by `Reset` probes (`GROWING_PROBE_CALLS`) has its calls in the stretch
- * of the window it probed in; in a rolling restart it heard nothing for 25-30 s after the stop while the
- * leaver's calls left (fake clock, seeds 1-8 x two phases: least used window 58-60% at 125-240/min with the
- * probes alone). Not before `Reset`: in the stretch of each window in which no call leaves (the first fill's),
- * both of a pair are silent, and looks there took a pair to the limit (429s in every run at 180/min). Not by a
- * smaller process: four sharing the key looked together, 429s 0.6-14% of calls.
- */
-const SILENT_LOOK_MS = 1_500;
-
-/**
- * From 40 to 174/min (a band of two, see `JOINER_LOOK_CALL_GAP_MS`), a process that joined others at work (its
- * first answer showed them holding half the key's top or more) and holds under `ONE_OTHER_SHARE` of it looks
- * (see `look`) for this long after joining (see `OwnCalls.joinedAtMs`), when the window's oldest call has left
- * and its own next call leaves `JOINER_LOOK_FAR_CALLS` of the key's call times after that or more. A joiner's
- * calls sit in the stretch of the window in which it joined and grew: in a rolling restart with 50 s of overlap
- * its 20 calls were all counted from 51 to 85 s, the leaver stopped at 100 s, and nothing told the joiner until
- * its first call left at 111 s (fake clock, seeds 1-8 x two phases: least used window 79.2%, idle 10 s, 13.4 s
- * under the goal a run; 94.2%, idle 3 s, 3.5 s now). A look into a full key is a call over the joiner's cap,
- * which the others yield to; as its calls spread over the window, its own calls leave often enough that it
- * stops. Not by processes that started together: four at 120/min looked in real runs, split 84/85/102/86 in a
- * full matrix run and under the goal in 1 of 4 runs after it (0 of 4 with this gate, as without the look). Not
- * at 30/min, where a window's calls bunch at its turn (four processes took a 429 in every run), nor after a
- * window and a half (429s in every run of 120x4). Not by a joiner that took a 429 (see `refusedJoiner`).
- */
-const JOINER_LOOK_MS = 90_000;
-const JOINER_LOOK_FAR_CALLS = 16;
-/**
- * ...where the key's calls are this far apart or closer (40/min and over). From 40 to 119/min too since
- * session 33, where a window's calls bunch: a rolling restart's joiner held 20 calls of 88 at 90/min, all
- * counted in one stretch of the window, and heard nothing from the stop for 44 s while the leaver's calls
- * left (least used window 38.9% at 90/min, 41.7% at 60/min, 84.4% at 45/min, idle 38, 22 and 5 s; fake
- * clock, seeds 1-8 x two phases; with the look 92.2%, 90.0% and 86.7%, idle 3, 3 and 2 s). Not at 30/min (2 s
- * apart): there the joiner, under a sixth of the key, probes at `Reset` already, and with the look a
- * scale-out's 429s rose from 4.4% to 4.6% of calls (5.8% without `refusedJoiner`).
- */
-const JOINER_LOOK_CALL_GAP_MS = 1_500;
 
 /** When the next counted call may go out; `probe`: it is sent to learn the key's count. */
 export interface RateDecision {
@@ -242,7 +148,7 @@ interface DecisionMoment {
  * growth since our last answer counts in the key's count (`KeyRamp.othersGrowth`).
  * A 429 pauses this process for `Retry-After`; the others see `remaining` at 0 and wait for their own
  * calls to leave, or, when none of theirs leaves soon and they hold under a sixth of the count
- * (`PROBE_BELOW_SHARE`; over 174/min under 40% while they grow, `GROWING_PROBE_CALLS`), for
+ * (`PROBE_BELOW_SHARE` in rate-looks.ts; over 174/min under 40% while they grow), for
  * `X-RateLimit-Reset` (the oldest call leaving), then send one probe.
  */
 export class AdaptiveRateLimiter {
@@ -260,13 +166,8 @@ export class AdaptiveRateLimiter {
   private oneOther = false;
   /** This process holds under `ONE_OTHER_SHARE` of the key's count (see `SMALL_SHARE_BAND`). */
   private smallShare = false;
-  /**
-   * When this process joined the key (`OwnCalls.joinedAtMs`), and whether it joined others at work: its first
-   * answer since showed them holding half the key's top or more (not so if it started with them, or alone).
-   */
-  private joined: { atMs: number; atWork: boolean } | undefined;
-  /** When this process last took a 429 (see `refusedJoiner`). */
-  private lastRefusedAtMs: number | undefined;
+  /** The calls this process sends only to see the key, and the joiner's state they depend on. */
+  private readonly looks: KeyLooks;
   private readonly leaving: OthersLeaving;
   /**
    * Recent readings over `HOLD_MS` and the last one before: [counted at, others, own, 1 if the others
@@ -294,6 +195,7 @@ export class AdaptiveRateLimiter {
     this.leaving = new OthersLeaving(this.windowMs);
     this.own = new OwnCalls(this.windowMs);
     this.ramp = new KeyRamp(this.windowMs);
+    this.looks = new KeyLooks(this.windowMs, this.own);
   }
 
   /** Milliseconds before the next counted call may go out (0 = now), if no answer arrives meanwhile. */
@@ -357,7 +259,7 @@ export class AdaptiveRateLimiter {
     const now = this.clock.now();
     this.probeInFlight = false;
     this.lastAnswerLost = observation === undefined;
-    if (!counted) this.lastRefusedAtMs = now;
+    if (!counted) this.looks.refused(now);
     const countedAtMs = permit
       ? this.own.settle(permit.dispatchedAtMs, counted, now, observation !== undefined)
       : now;
@@ -390,9 +292,7 @@ export class AdaptiveRateLimiter {
       this.windowMs,
       true,
     );
-    const joinedAtMs = this.own.joinedAtMs;
-    if (joinedAtMs !== undefined && this.joined?.atMs !== joinedAtMs)
-      this.joined = { atMs: joinedAtMs, atWork: reading >= sharedTop / 2 };
+    this.looks.answered(reading, sharedTop);
     const { readings, filling, held } = this.holdReading(
       observation,
       atMs,
@@ -611,7 +511,7 @@ export class AdaptiveRateLimiter {
     // of each over the readings, maybe from different ones, and their sum may stand over it: that much
     // is no growth. Counted as growth, it stopped both processes of a 120/min key at 12 with round trips
     // of 0.8 s: none sent, so no answer could tell them more. Over 240/min it was counted until the looks
-    // of `SMALL_LOOK_ROOM_CALLS`, which need it: with them alone a joiner's growth stopped there, 600x2-handoff
+    // of `SMALL_LOOK_ROOM_CALLS` (rate-looks.ts), which need it: with them alone a joiner's growth stopped there, 600x2-handoff
     // 0.86 s under the goal a run; not counted and without them, a joiner that grew into its cap at once
     // heard nothing for 40 s, 42 s.)
     const inflated = Math.max(0, view.others + view.own - view.fullest);
@@ -685,54 +585,18 @@ export class AdaptiveRateLimiter {
     return { ...this.probeWhen(view.resetAtMs, now), followsReset: view.atMs };
   }
 
-  /**
-   * One call to see, with none of ours in flight and no answer for a while, where this process hears of the
-   * others only through its own answers: over 240/min and up to 174/min while the others leave (up to 174/min
-   * also a while after a small process saw them fall: see `lookingUntilMs`), after `LEAVING_LOOK_CALLS`
-   * (`QUIET_LEAVING_LOOK_MS`); over 240/min also by a process holding under `ONE_OTHER_SHARE` of the key
-   * whose view shows room, see `SMALL_LOOK_ROOM_CALLS`; from 175 to 240/min by a process holding a pair's
-   * share, whatever the others do, after `SILENT_LOOK_MS`; from 40 to 174/min, the others not leaving, by a
-   * small joiner whose own calls leave far off, see `JOINER_LOOK_MS`. (From a view over the top, and for the
-   * last two always, once the oldest call has left and a call's time more, as the probe below.)
-   */
+  /** One call to see, where this process hears of the others only through its own answers (see `KeyLooks`). */
   private look({ now, view, policy, leaves }: DecisionMoment): RateDecision | undefined {
-    if (this.own.inFlight !== 0 || view.others <= 0) return undefined;
-    const bandOfTwo = this.bandOfTwo(view.limit);
-    const sparse = this.sparse(view.limit);
-    // (The window has turned over: its oldest call leaves within a second, by Reset, whole seconds.)
-    const smallWithRoom =
-      !sparse &&
-      this.smallShare &&
-      view.used + SMALL_LOOK_ROOM_CALLS <= policy.top &&
-      view.resetAtMs <= now + 1_000;
-    // (From 175 to 240/min, only a process holding a pair's share looks, see `SILENT_LOOK_MS`.)
-    const silent = sparse && !bandOfTwo;
-    if (silent && this.smallShare) return undefined;
-    const leavingLooks = now < this.leaving.lookingUntilMs();
-    if (!leavingLooks && this.joinerLooks(view.limit)) return this.joinerLook(view, now, leaves);
-    const looking = silent || smallWithRoom || leavingLooks;
-    if (!looking) return undefined;
-    const stale =
-      view.atMs +
-      (silent
-        ? SILENT_LOOK_MS
-        : bandOfTwo
-          ? QUIET_LEAVING_LOOK_MS
-          : this.callsMs(view.limit, LEAVING_LOOK_CALLS));
-    const lookAt =
-      view.used > policy.top || silent
-        ? Math.max(stale, view.resetAtMs + this.callsMs(view.limit, 1))
-        : stale;
-    return leaves === undefined || lookAt < leaves ? this.probeWhen(lookAt, now) : undefined;
-  }
-
-  /** From 40 to 174/min, a small joiner whose own calls leave far off looks (see `JOINER_LOOK_MS`). */
-  private joinerLook(view: KeyView, now: number, leaves: number | undefined): RateDecision | undefined {
-    if (!this.smallShare || !this.joinedAtWork(now) || this.refusedJoiner(view.limit, now)) return undefined;
-    const lookAt = Math.max(view.atMs + QUIET_LEAVING_LOOK_MS, view.resetAtMs + this.callsMs(view.limit, 1));
-    if (leaves !== undefined && leaves - lookAt < this.callsMs(view.limit, JOINER_LOOK_FAR_CALLS))
-      return undefined;
-    return this.probeWhen(lookAt, now);
+    const lookAt = this.looks.lookAtMs({
+      now,
+      limit: view.limit,
+      view,
+      top: policy.top,
+      smallShare: this.smallShare,
+      leaves,
+      leavingLooksUntilMs: this.leaving.lookingUntilMs(),
+    });
+    return lookAt === undefined ? undefined : this.probeWhen(lookAt, now);
   }
 
   /**
@@ -748,57 +612,14 @@ export class AdaptiveRateLimiter {
     const afterFull = view.used >= view.limit ? this.callsMs(view.limit, 1) : 0;
     const probeAt = this.probeAtMs ?? view.resetAtMs + afterFull + view.probeSpreadMs;
     // (Not when one of ours leaves soon after: the key's time for a few calls; the reset-time probe
-    // not when we hold a fair share already, see PROBE_BELOW_SHARE.)
+    // not when we hold a fair share already, see `KeyLooks.probesAtReset`.)
     const mayProbe = () =>
       this.probeAtMs !== undefined ||
-      (this.probesAtReset(view, now, own) && !(own > 0 && this.refusedJoiner(view.limit, now)));
+      (this.looks.probesAtReset(view.limit, view.used, now, own) &&
+        !(own > 0 && this.looks.refusedJoiner(view.limit, now)));
     if (leaves === undefined || (probeAt + this.callsMs(view.limit, 4) < leaves && mayProbe()))
       return this.probeWhen(probeAt, now);
     return { delayMs: Math.max(1, leaves - now), probe: false };
-  }
-
-  /**
-   * This process, holding `own` calls, sends `Reset` probes: under `PROBE_BELOW_SHARE` of the key, or over
-   * 174/min under `ONE_OTHER_SHARE` while it grows (see `GROWING_PROBE_CALLS`; the own calls of a while ago
-   * are scanned only then).
-   */
-  private probesAtReset(view: KeyView, now: number, own: number): boolean {
-    if (own < PROBE_BELOW_SHARE * view.used) return true;
-    if (this.bandOfTwo(view.limit) || own >= ONE_OTHER_SHARE * view.used) return false;
-    return own - this.own.inWindowAt(now - GROWING_PROBE_MS) >= GROWING_PROBE_CALLS;
-  }
-
-  /** This process joined others at work, `JOINER_LOOK_MS` ago or less. */
-  private joinedAtWork(now: number): boolean {
-    const joined = this.joined;
-    return joined !== undefined && joined.atWork && now - joined.atMs <= JOINER_LOOK_MS;
-  }
-
-  /**
-   * From 40 to 174/min (see `joinerLooks`), this process joined others at work (see `joinedAtWork`) and took a 429 since, or in the
-   * window before (its first calls may all have been refused). It then sends no call only to see until
-   * `JOINER_LOOK_MS` after joining: no joiner look, and no `Reset` probe while it holds a call of its own; it
-   * grows into the room its answers show. A 429 is the one sign that others race it for the same slots, and there
-   * the looks and probes of several joiners meet at a key the incumbent holds at the limit between yields: three
-   * processes joining one at 120/min, 0.1 s apart, each looked every 2 s, and 5.8% of calls were refused (fake
-   * clock, seeds 1-8 x two phases), 175 of the 231 429s of eight runs at looks. Now 1.1%, two of each run's 429s
-   * the forks' first calls, which no rule can spare (a lone process keeps one slot free). The cost: a joiner
-   * refused at its start grows slower meanwhile (one held 15 calls of 193 over the run's last 100 s, even 48);
-   * over 8 minutes the split is as before (242/92/86/87; 238/91/86/91), the incumbent holding 35%, which a band of
-   * two cannot take lower without the key at the limit. A pair never meets it: its joiner takes no 429
-   * (120x2-handoff and 120x2-late print what they printed). From 40 to 119/min with the joiner look there
-   * (session 33): a scale-out's 429s 7.4% -> 3.3% of calls at 60/min, 7.3% -> 1.8% at 90/min.
-   */
-  private refusedJoiner(limit: number, now: number): boolean {
-    const refusedAt = this.lastRefusedAtMs;
-    const joinedAt = this.joined?.atMs;
-    return (
-      refusedAt !== undefined &&
-      joinedAt !== undefined &&
-      refusedAt >= joinedAt - this.windowMs &&
-      this.joinerLooks(limit) &&
-      this.joinedAtWork(now)
-    );
   }
 
   /** From 120 to 240/min, the earliest a call that grows our count may go (see `GROWTH_SPACING_CALLS`). */
@@ -835,11 +656,6 @@ export class AdaptiveRateLimiter {
       this.oneOther,
       this.smallShare,
     );
-  }
-
-  /** From 40 to 174/min: a band of two, the key's calls a second apart or closer (see `JOINER_LOOK_CALL_GAP_MS`). */
-  private joinerLooks(limit: number): boolean {
-    return this.bandOfTwo(limit) && this.callsMs(limit, 1) <= JOINER_LOOK_CALL_GAP_MS;
   }
 
   /** See `keyBandOfTwo`. */
