@@ -6,7 +6,6 @@ import { KeyRamp } from './rate-ramp';
 import {
   HOLD_MS,
   ONE_OTHER_SHARE,
-  keyBandOfTwo,
   keyCallsBunch,
   keyCallsMs,
   keyCallsSparse,
@@ -589,7 +588,6 @@ export class AdaptiveRateLimiter {
   private look({ now, view, policy, leaves }: DecisionMoment): RateDecision | undefined {
     const lookAt = this.looks.lookAtMs({
       now,
-      limit: view.limit,
       view,
       top: policy.top,
       smallShare: this.smallShare,
@@ -656,11 +654,6 @@ export class AdaptiveRateLimiter {
       this.oneOther,
       this.smallShare,
     );
-  }
-
-  /** See `keyBandOfTwo`. */
-  private bandOfTwo(limit: number): boolean {
-    return keyBandOfTwo(limit, this.windowMs);
   }
 
   /** See `keyCallsBunch` and `OthersLeaving.follow`. */

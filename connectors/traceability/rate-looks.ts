@@ -103,9 +103,11 @@ const JOINER_LOOK_CALL_GAP_MS = 1_500;
 /** What the look rules read of the key and of this process at one instant (see `AdaptiveRateLimiter.decide`). */
 export interface LookMoment {
   now: number;
-  limit: number;
-  /** The last answer's call went then; the key's count it gave, the others' count held, its `Reset`. */
-  view: { atMs: number; used: number; others: number; resetAtMs: number };
+  /**
+   * The key's allowance as the last answer told it; that answer's call went then, the key's count it gave, the
+   * others' count held, its `Reset`.
+   */
+  view: { limit: number; atMs: number; used: number; others: number; resetAtMs: number };
   /** The key's count this process aims at (see `ratePolicy`). */
   top: number;
   /** This process holds under `ONE_OTHER_SHARE` of the key's count. */
@@ -157,15 +159,8 @@ export class KeyLooks {
    * the top, and for the last two always, once the oldest call has left and a call's time more, as the `Reset`
    * probe.) Undefined: no look, or one of our own calls leaves first, whose answer tells as much.
    */
-  lookAtMs({
-    now,
-    limit,
-    view,
-    top,
-    smallShare,
-    leaves,
-    leavingLooksUntilMs,
-  }: LookMoment): number | undefined {
+  lookAtMs({ now, view, top, smallShare, leaves, leavingLooksUntilMs }: LookMoment): number | undefined {
+    const { limit } = view;
     if (this.own.inFlight !== 0 || view.others <= 0) return undefined;
     const bandOfTwo = keyBandOfTwo(limit, this.windowMs);
     const sparse = keyCallsSparse(limit, this.windowMs);
