@@ -10,6 +10,9 @@
  *                           (one cell of your own, named <limit>-custom: when each process has work, in ms;
  *                            as in a cell, those that start at 0 are staggered by --stagger-ms)
  *     [--limits 150,240]    (the matrix's cells at these allowances, not 30, 120, 600 and 3,000)
+ *     [--clock-skews-ms 1500,-1500,800,-800]
+ *                           (each process's host clock that far ahead of the server's, in turn: workers on
+ *                            different hosts; 0 = every clock agrees, as on one machine)
  *     [--phases 0]          (where in a second of Unix time each run starts, ms; 0 = on a second, where the
  *                            whole-second samples share X-RateLimit-Reset's seconds: the kindest phase. A
  *                            real run starts anywhere: --phases 0,125,250,375,500,625,750,875 runs each seed
@@ -27,8 +30,11 @@ const LANES = 16;
 async function main(): Promise<void> {
   const durationMs = Number(arg('seconds') ?? 240) * 1000;
   const staggerMs = Number(arg('stagger-ms') ?? 100);
+  const skews = (arg('clock-skews-ms') ?? '0').split(',').map(Number);
   const staggered = (processes: SimProcess[]): SimProcess[] =>
-    processes.map((p, i) => (p.startMs === undefined && i > 0 ? { ...p, startMs: i * staggerMs } : p));
+    processes
+      .map((p, i) => (p.startMs === undefined && i > 0 ? { ...p, startMs: i * staggerMs } : p))
+      .map((p, i) => ({ ...p, clockSkewMs: skews[i % skews.length] ?? 0 }));
   const only = arg('only')?.split(',');
   const seeds = (arg('seeds') ?? arg('seed') ?? '7').split(',').map(Number);
   const phases = (arg('phases') ?? '0').split(',').map(Number);

@@ -7,21 +7,38 @@ import {
   TraceabilityClient,
   type RateLimitObservation,
 } from '../connectors/traceability';
+import type { Clock } from '../connectors/traceability/clock';
+import { systemClock } from '../connectors/traceability/clock';
 import type { RatePermit } from '../connectors/traceability/rate-limiter';
 
-const goSchema = z.object({ type: z.literal('go'), baseUrl: z.string().url(), apiKey: z.string().min(1) });
+const goSchema = z.object({
+  type: z.literal('go'),
+  baseUrl: z.string().url(),
+  apiKey: z.string().min(1),
+  /** This worker's clock that far ahead of the host's (and the sandbox's): a worker on another host. */
+  clockSkewMs: z.number().int().default(0),
+});
 const stopSchema = z.object({ type: z.literal('stop') });
 
-/** The pacer, writing down each counted call: [dispatched at (ms), counted by the server]. */
+/**
+ * The pacer, writing down each counted call: [dispatched at (ms, on the host's clock), counted by the server].
+ */
 class RecordingLimiter extends AdaptiveRateLimiter {
   readonly calls: Array<[number, boolean]> = [];
+
+  constructor(
+    clock: Clock,
+    private readonly clockSkewMs: number,
+  ) {
+    super({ clock });
+  }
 
   override complete(
     permit: RatePermit | undefined,
     observation: RateLimitObservation | undefined,
     counted = true,
   ): void {
-    if (permit) this.calls.push([permit.dispatchedAtMs, counted]);
+    if (permit) this.calls.push([permit.dispatchedAtMs - this.clockSkewMs, counted]);
     super.complete(permit, observation, counted);
   }
 }
@@ -33,13 +50,17 @@ class RecordingLimiter extends AdaptiveRateLimiter {
 const LANES = 16;
 
 let stopping = false;
-const limiter = new RecordingLimiter();
+let limiter = new RecordingLimiter(systemClock, 0);
 let startedAt = 0;
 
-async function run(baseUrl: string, apiKey: string): Promise<void> {
+async function run(baseUrl: string, apiKey: string, clockSkewMs: number): Promise<void> {
+  const clock: Clock =
+    clockSkewMs === 0 ? systemClock : { now: () => Date.now() + clockSkewMs, sleep: systemClock.sleep };
+  limiter = new RecordingLimiter(clock, clockSkewMs);
   const client = new TraceabilityClient({
     baseUrl,
     apiKey,
+    clock,
     maxConcurrency: LANES,
     rateLimiter: limiter,
     maxRateLimitRetries: 1_000,
@@ -63,7 +84,7 @@ async function run(baseUrl: string, apiKey: string): Promise<void> {
 process.on('message', (message: unknown) => {
   const go = goSchema.safeParse(message);
   if (go.success) {
-    run(go.data.baseUrl, go.data.apiKey).catch((error: unknown) => {
+    run(go.data.baseUrl, go.data.apiKey, go.data.clockSkewMs).catch((error: unknown) => {
       process.send?.({ type: 'error', error: String(error) });
       process.exitCode = 1;
     });

@@ -17,7 +17,8 @@
  *            7,000 unless given), --jitter-ms N (default 40), --seconds N (per cell), --only 30x4,600x2-late,
  *            --limits 150,240 (every cell of the matrix at these allowances, not 30, 120, 600 and 3,000),
  *            --repeat N (each cell N times, one row per run and how many runs missed: at 30/min one run
- *            is not a verdict, the figures vary from run to run)
+ *            is not a verdict, the figures vary from run to run), --clock-skews-ms 1500,-1500,800,-800
+ *            (each worker's clock that far ahead of the sandbox's, in turn: workers on different hosts)
  *
  * The "under goal s" column is how long, over the whole-second windows' stretch, the window ending at that
  * instant (every instant, not every second) held fewer calls than the goal: a dip of a few ms between two
@@ -61,6 +62,8 @@ const cellSchema = z.object({
     .min(1),
   /** Processes with equal work (same stretch): their split is checked. */
   equalWork: z.boolean(),
+  /** Each worker's clock this far ahead of the sandbox's, in turn (`--clock-skews-ms`). */
+  clockSkewsMs: z.array(z.number().int()).min(1),
 });
 type Cell = z.infer<typeof cellSchema>;
 
@@ -76,8 +79,9 @@ const ROOT = path.resolve(__dirname, '..');
 function cells(full: boolean, jitterMs: number, limits: number[] | undefined): Cell[] {
   const durationMs = Number(arg('seconds') ?? (full ? 240 : 150)) * 1000;
   const custom = customCell(durationMs);
-  if (custom) return [{ ...custom, durationMs, jitterMs }];
-  const all = rateCells(durationMs, limits).map((cell) => ({ ...cell, durationMs, jitterMs }));
+  const clockSkewsMs = z.array(z.coerce.number().int()).parse((arg('clock-skews-ms') ?? '0').split(','));
+  if (custom) return [{ ...custom, durationMs, jitterMs, clockSkewsMs }];
+  const all = rateCells(durationMs, limits).map((cell) => ({ ...cell, durationMs, jitterMs, clockSkewsMs }));
   // (Cells at allowances of one's own choosing: every kind of them, not the quick few.)
   if (full || limits !== undefined) return all;
   return QUICK_CELLS.map((name) => all.find((cell) => cell.name === name)).filter(
@@ -138,7 +142,8 @@ async function runCell(cell: Cell): Promise<CellFigures> {
       done.catch(() => undefined); // awaited below; an early failure must not go unhandled meanwhile
       await new Promise((resolve) => setTimeout(resolve, span.startMs));
       const from = Date.now();
-      worker.send({ type: 'go', baseUrl, apiKey: SANDBOX_API_KEY });
+      const clockSkewMs = cell.clockSkewsMs[i % cell.clockSkewsMs.length] ?? 0;
+      worker.send({ type: 'go', baseUrl, apiKey: SANDBOX_API_KEY, clockSkewMs });
       await new Promise((resolve) => setTimeout(resolve, t0 + span.stopMs - Date.now()));
       const to = Date.now();
       worker.send({ type: 'stop' });
@@ -194,6 +199,11 @@ function spawnCell(cell: Cell, run: number): Promise<Row> {
     });
     child.once('exit', () => resolve(row));
   });
+}
+
+/** The banner's note of the workers' clocks, when they are off the sandbox's. */
+function skewsNote(skewsMs: number[]): string {
+  return skewsMs.some((ms) => ms !== 0) ? `, worker clocks off by ${skewsMs.join('/')} ms in turn` : '';
 }
 
 const pct = (x: number): string => `${(x * 100).toFixed(1)}%`;
@@ -360,7 +370,7 @@ async function main(): Promise<void> {
   console.log(
     `client-rate (${full ? 'full' : limits !== undefined ? `at ${limits.join(',')}/min` : 'quick'}): ${chosen.length} cells of ${seconds} s${repeat > 1 ? `, ${repeat} runs each` : ''}, ` +
       `${parallel} at a time within ${budgetPerMin} calls a minute together, sandbox jitter 0-${jitterMs} ms ` +
-      `each way; about ${Math.ceil((roundsSideBySide(runs, parallel, budgetPerMin) * (seconds + 10)) / 60)} min`,
+      `each way${skewsNote(chosen[0]?.clockSkewsMs ?? [0])}; about ${Math.ceil((roundsSideBySide(runs, parallel, budgetPerMin) * (seconds + 10)) / 60)} min`,
   );
   const rows = await runSideBySide(runs, parallel, budgetPerMin);
   rows.sort((a, b) => chosen.indexOf(a.cell) - chosen.indexOf(b.cell) || a.run - b.run);

@@ -79,9 +79,19 @@ export function parseRateHeaders(
   const remaining = Number(header(headers, 'x-ratelimit-remaining'));
   const reset = Number(header(headers, 'x-ratelimit-reset'));
   if (!Number.isFinite(limit) || !Number.isFinite(remaining) || limit <= 0) return undefined;
-  // The spec says Unix seconds; a small value is read as delta seconds, as some gateways send.
-  const resetAtMs = !Number.isFinite(reset) ? nowMs : reset > 1e9 ? reset * 1000 : nowMs + reset * 1000;
-  return { limit, remaining: Math.max(0, remaining), resetAtMs };
+  // The spec says Unix seconds (the server's clock); a small value is read as delta seconds, as some gateways
+  // send, from this host's clock.
+  const onServerClock = Number.isFinite(reset) && reset > 1e9;
+  const resetAtMs = !Number.isFinite(reset) ? nowMs : onServerClock ? reset * 1000 : nowMs + reset * 1000;
+  const date = header(headers, 'date');
+  const serverDateMs = date === undefined ? Number.NaN : Date.parse(date);
+  return {
+    limit,
+    remaining: Math.max(0, remaining),
+    resetAtMs,
+    ...(onServerClock ? {} : { resetOnHostClock: true }),
+    ...(Number.isNaN(serverDateMs) ? {} : { serverDateMs }),
+  };
 }
 
 /** Retry-After is whole seconds or an HTTP date. */
@@ -329,7 +339,8 @@ export class Transport {
       const parsed = parseSuccess(ctx, status, text, spec.dataSchema, spec.list ?? false);
       return { ok: true, response: { status, ...parsed } };
     }
-    const retryAfterMs = parseRetryAfterMs(header(res.headers, 'retry-after'), now);
+    // (A Retry-After given as a date is on the server's clock.)
+    const retryAfterMs = parseRetryAfterMs(header(res.headers, 'retry-after'), limiter.serverTimeMs(now));
     const error = errorFromAnswer(ctx, status, text, isRetryableStatus(status), retryAfterMs);
     return {
       ok: false,

@@ -2,6 +2,7 @@ import { systemClock, type Clock } from './clock';
 import { countOneAsOwn, OthersLeaving } from './rate-leaving';
 import { OwnCalls } from './rate-own-calls';
 import { KeyLooks } from './rate-looks';
+import { ServerClock } from './rate-server-clock';
 import { KeyRamp } from './rate-ramp';
 import {
   HOLD_MS,
@@ -16,8 +17,14 @@ import {
 export interface RateLimitObservation {
   limit: number;
   remaining: number;
-  /** `X-RateLimit-Reset` converted to Unix milliseconds. */
+  /**
+   * `X-RateLimit-Reset` converted to Unix milliseconds: by the server's clock (the spec's Unix seconds), or by
+   * this host's where `resetOnHostClock` (a gateway's delta seconds, counted from the answer's arrival).
+   */
   resetAtMs: number;
+  resetOnHostClock?: boolean;
+  /** The answer's `Date` header (the server's clock, whole seconds), if it had one: see `ServerClock`. */
+  serverDateMs?: number;
 }
 
 export interface RateLimiterOptions {
@@ -168,6 +175,8 @@ export class AdaptiveRateLimiter {
   /** The calls this process sends only to see the key, and the joiner's state they depend on. */
   private readonly looks: KeyLooks;
   private readonly leaving: OthersLeaving;
+  /** The server's clock against this host's, to read `X-RateLimit-Reset` on ours. */
+  private readonly serverClock = new ServerClock();
   /**
    * Recent readings over `HOLD_MS` and the last one before: [counted at, others, own, 1 if the others
    * were then filling the window along the ramp line (see `KeyRamp.othersGrowth`)].
@@ -195,6 +204,11 @@ export class AdaptiveRateLimiter {
     this.own = new OwnCalls(this.windowMs);
     this.ramp = new KeyRamp(this.windowMs);
     this.looks = new KeyLooks(this.windowMs, this.own);
+  }
+
+  /** This host's time `hostMs` on the server's clock (see `ServerClock`): to read a Retry-After given as a date. */
+  serverTimeMs(hostMs: number): number {
+    return hostMs + this.serverClock.offsetMs;
   }
 
   /** Milliseconds before the next counted call may go out (0 = now), if no answer arrives meanwhile. */
@@ -250,19 +264,20 @@ export class AdaptiveRateLimiter {
    * Feeds back an answer (headers may be missing, e.g. on a network fault). `counted: false` for a
    * 429: the server refused the call without counting it, so it leaves our own record.
    */
-  complete(
-    permit: RatePermit | undefined,
-    observation: RateLimitObservation | undefined,
-    counted = true,
-  ): void {
+  complete(permit: RatePermit | undefined, answered: RateLimitObservation | undefined, counted = true): void {
     const now = this.clock.now();
     this.probeInFlight = false;
-    this.lastAnswerLost = observation === undefined;
+    this.lastAnswerLost = answered === undefined;
     if (!counted) this.looks.refused(now);
     const countedAtMs = permit
-      ? this.own.settle(permit.dispatchedAtMs, counted, now, observation !== undefined)
+      ? this.own.settle(permit.dispatchedAtMs, counted, now, answered !== undefined)
       : now;
-    if (!observation) return;
+    if (!answered) return;
+    if (permit && answered.serverDateMs !== undefined)
+      this.serverClock.observe(permit.dispatchedAtMs, now, answered.serverDateMs);
+    const observation = answered.resetOnHostClock
+      ? answered
+      : { ...answered, resetAtMs: this.serverClock.toHostMs(answered.resetAtMs) };
     const atMs = permit?.dispatchedAtMs ?? now;
     const used = observation.limit - observation.remaining;
     // (Where the key's calls are sparse, not counting own calls sent with this one or after it and still

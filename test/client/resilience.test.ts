@@ -1,4 +1,5 @@
 import { collect, type TraceabilityClient } from '../../connectors/traceability';
+import { systemClock } from '../../connectors/traceability/clock';
 import { caught } from '../harness/errors';
 import { sandboxForFile, unique } from '../harness/sandbox-client';
 
@@ -22,6 +23,20 @@ describe('rate limits, faults and dropped connections against the sandbox', () =
     // 12 calls fit in an empty window of 60: spread at about 2 a second (the window's pace, plus one)
     // they take some 6 s. Spacing every call from the last at 95% (the old pacer) took over 11 s.
     expect(Date.now() - started).toBeGreaterThan(4_000);
+    expect(Date.now() - started).toBeLessThan(10_000);
+    expect(client.stats().rateLimited).toBe(0);
+  }, 30_000);
+
+  it("reads X-RateLimit-Reset ('Unix time in seconds', the server's) on a worker clock 3 s behind it, through Date", async () => {
+    await h.control('PUT', '/__sandbox/config', { rateLimitPerMinute: 60 });
+    // A worker on another host whose clock is 3 s behind the sandbox's.
+    const clock = { now: () => Date.now() - 3_000, sleep: systemClock.sleep };
+    const client = h.newClient({ maxConcurrency: 4, clock });
+    const started = Date.now();
+    await burn(client, 12);
+    expect(Math.abs(client.rateLimiter.serverTimeMs(clock.now()) - Date.now())).toBeLessThan(600);
+    // Read on the worker's clock unconverted, Reset was 3 s further off and the window's first calls
+    // waited for it: the same pace as on a clock that agrees.
     expect(Date.now() - started).toBeLessThan(10_000);
     expect(client.stats().rateLimited).toBe(0);
   }, 30_000);

@@ -87,8 +87,17 @@ export class RollingWindowModel {
     private readonly windowMs = 60_000,
   ) {}
 
-  take(): { allowed: boolean; limit: number; remaining: number; resetAtMs: number; retryAfterMs: number } {
+  take(): {
+    allowed: boolean;
+    limit: number;
+    remaining: number;
+    resetAtMs: number;
+    retryAfterMs: number;
+    /** The answer's `Date` header: the server's clock, whole seconds. */
+    serverDateMs: number;
+  } {
     const now = this.now();
+    const serverDateMs = Math.floor(now / 1000) * 1000;
     this.calls = this.calls.filter((t) => t > now - this.windowMs);
     if (this.calls.length >= this.limit) {
       this.refused++;
@@ -99,6 +108,7 @@ export class RollingWindowModel {
         remaining: 0,
         resetAtMs: Math.ceil(freesAt / 1000) * 1000,
         retryAfterMs: Math.max(1, Math.ceil((freesAt - now) / 1000)) * 1000,
+        serverDateMs,
       };
     }
     this.calls.push(now);
@@ -110,6 +120,7 @@ export class RollingWindowModel {
       remaining: this.limit - this.calls.length,
       resetAtMs: Math.ceil((oldest + this.windowMs) / 1000) * 1000,
       retryAfterMs: 0,
+      serverDateMs,
     };
   }
 }

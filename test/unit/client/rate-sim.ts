@@ -8,6 +8,11 @@ export interface SimProcess {
   stopMs?: number;
   /** Requests in flight at once (the client's maxConcurrency). */
   concurrency?: number;
+  /**
+   * How far this process's host clock is ahead of the server's (behind when negative): workers on different
+   * hosts share nothing but the API, and their clocks are off by up to seconds where nothing syncs them.
+   */
+  clockSkewMs?: number;
 }
 
 export interface SimResult {
@@ -71,9 +76,12 @@ export async function simulate(opts: {
     now: () => clock.now(),
     sleep: (ms: number, signal?: AbortSignal) => clock.sleep(ms + Math.floor(lagRandom() * lag), signal),
   };
-  const limiters = opts.processes.map(
-    () => new AdaptiveRateLimiter({ clock: lag > 0 ? lateClock : clock, random }),
-  );
+  const limiters = opts.processes.map((proc) => {
+    const timers = lag > 0 ? lateClock : clock;
+    const skew = proc.clockSkewMs ?? 0;
+    const host = { now: () => timers.now() + skew, sleep: timers.sleep.bind(timers) };
+    return new AdaptiveRateLimiter({ clock: skew === 0 ? timers : host, random });
+  });
   const endAt = t0 + opts.durationMs;
 
   const runs = opts.processes.map(async (proc, p) => {
