@@ -7,8 +7,7 @@ import {
   TraceabilityClient,
   type RateLimitObservation,
 } from '../connectors/traceability';
-import type { Clock } from '../connectors/traceability/clock';
-import { systemClock } from '../connectors/traceability/clock';
+import { systemClock, type Clock } from '../connectors/traceability/clock';
 import type { RatePermit } from '../connectors/traceability/rate-limiter';
 
 const goSchema = z.object({
