@@ -26,7 +26,7 @@ export class ServerClock {
     const low = serverDateMs - answeredAtMs;
     const high = serverDateMs + 1_000 - sentAtMs;
     if (this.atMs !== undefined) {
-      const drift = (answeredAtMs - this.atMs) * DRIFT_PER_MS;
+      const drift = Math.max(0, answeredAtMs - this.atMs) * DRIFT_PER_MS;
       this.low -= drift;
       this.high += drift;
     }
