@@ -103,6 +103,22 @@ export function matrixLimits(): number[] | undefined {
     : z.array(z.coerce.number().int().positive()).min(1).parse(given.split(','));
 }
 
+/**
+ * `--clock-skews-ms 1500,-1500`: each process's clock that far ahead of the server's (behind when negative), in
+ * turn (`clockSkewOf`); 0 for every process unless given.
+ */
+export function clockSkewsArg(): number[] {
+  return z
+    .array(z.coerce.number().int())
+    .min(1)
+    .parse((arg('clock-skews-ms') ?? '0').split(','));
+}
+
+/** The clock skew of process `index` of a cell, from `clockSkewsArg`'s list, in turn. */
+export function clockSkewOf(skewsMs: number[], index: number): number {
+  return skewsMs[index % skewsMs.length] ?? 0;
+}
+
 /** The quick matrix (`npm run bench`): one cell of each kind, side by side in a few minutes. */
 export const QUICK_CELLS = ['30x4', '120x2', '600x2-late', '600x2-early', '120x2-handoff', '3000x4'];
 

@@ -22,7 +22,16 @@
  * many of the runs missed a goal.
  */
 import { simulate, type SimProcess } from '../test/unit/client/rate-sim';
-import { arg, cellFigures, customCell, matrixLimits, missedGoals, rateCells } from './client-rate-figures';
+import {
+  arg,
+  cellFigures,
+  clockSkewOf,
+  clockSkewsArg,
+  customCell,
+  matrixLimits,
+  missedGoals,
+  rateCells,
+} from './client-rate-figures';
 
 /** Calls in flight per process, as bench/client-rate-worker.ts runs them. */
 const LANES = 16;
@@ -30,11 +39,11 @@ const LANES = 16;
 async function main(): Promise<void> {
   const durationMs = Number(arg('seconds') ?? 240) * 1000;
   const staggerMs = Number(arg('stagger-ms') ?? 100);
-  const skews = (arg('clock-skews-ms') ?? '0').split(',').map(Number);
+  const skews = clockSkewsArg();
   const staggered = (processes: SimProcess[]): SimProcess[] =>
     processes
       .map((p, i) => (p.startMs === undefined && i > 0 ? { ...p, startMs: i * staggerMs } : p))
-      .map((p, i) => ({ ...p, clockSkewMs: skews[i % skews.length] ?? 0 }));
+      .map((p, i) => ({ ...p, clockSkewMs: clockSkewOf(skews, i) }));
   const only = arg('only')?.split(',');
   const seeds = (arg('seeds') ?? arg('seed') ?? '7').split(',').map(Number);
   const phases = (arg('phases') ?? '0').split(',').map(Number);

@@ -7,7 +7,7 @@ import {
   TraceabilityClient,
   type RateLimitObservation,
 } from '../connectors/traceability';
-import { systemClock, type Clock } from '../connectors/traceability/clock';
+import { shiftedClock, systemClock, type Clock } from '../connectors/traceability/clock';
 import type { RatePermit } from '../connectors/traceability/rate-limiter';
 
 const goSchema = z.object({
@@ -53,8 +53,7 @@ let limiter = new RecordingLimiter(systemClock, 0);
 let startedAt = 0;
 
 async function run(baseUrl: string, apiKey: string, clockSkewMs: number): Promise<void> {
-  const clock: Clock =
-    clockSkewMs === 0 ? systemClock : { now: () => Date.now() + clockSkewMs, sleep: systemClock.sleep };
+  const clock = shiftedClock(systemClock, clockSkewMs);
   limiter = new RecordingLimiter(clock, clockSkewMs);
   const client = new TraceabilityClient({
     baseUrl,

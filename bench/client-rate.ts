@@ -43,6 +43,8 @@ import {
   QUICK_CELLS,
   arg,
   cellFigures,
+  clockSkewOf,
+  clockSkewsArg,
   customCell,
   missedGoals,
   matrixLimits,
@@ -79,7 +81,7 @@ const ROOT = path.resolve(__dirname, '..');
 function cells(full: boolean, jitterMs: number, limits: number[] | undefined): Cell[] {
   const durationMs = Number(arg('seconds') ?? (full ? 240 : 150)) * 1000;
   const custom = customCell(durationMs);
-  const clockSkewsMs = z.array(z.coerce.number().int()).parse((arg('clock-skews-ms') ?? '0').split(','));
+  const clockSkewsMs = clockSkewsArg();
   if (custom) return [{ ...custom, durationMs, jitterMs, clockSkewsMs }];
   const all = rateCells(durationMs, limits).map((cell) => ({ ...cell, durationMs, jitterMs, clockSkewsMs }));
   // (Cells at allowances of one's own choosing: every kind of them, not the quick few.)
@@ -142,8 +144,12 @@ async function runCell(cell: Cell): Promise<CellFigures> {
       done.catch(() => undefined); // awaited below; an early failure must not go unhandled meanwhile
       await new Promise((resolve) => setTimeout(resolve, span.startMs));
       const from = Date.now();
-      const clockSkewMs = cell.clockSkewsMs[i % cell.clockSkewsMs.length] ?? 0;
-      worker.send({ type: 'go', baseUrl, apiKey: SANDBOX_API_KEY, clockSkewMs });
+      worker.send({
+        type: 'go',
+        baseUrl,
+        apiKey: SANDBOX_API_KEY,
+        clockSkewMs: clockSkewOf(cell.clockSkewsMs, i),
+      });
       await new Promise((resolve) => setTimeout(resolve, t0 + span.stopMs - Date.now()));
       const to = Date.now();
       worker.send({ type: 'stop' });

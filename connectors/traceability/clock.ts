@@ -27,3 +27,10 @@ export const systemClock: Clock = {
       signal?.addEventListener('abort', onAbort, { once: true });
     }),
 };
+
+/** `clock` read `offsetMs` ahead (behind when negative), its timers unchanged: a host whose clock is off. */
+export function shiftedClock(clock: Clock, offsetMs: number): Clock {
+  return offsetMs === 0
+    ? clock
+    : { now: () => clock.now() + offsetMs, sleep: (ms, signal) => clock.sleep(ms, signal) };
+}

@@ -52,9 +52,9 @@ export class ServerClock {
   }
 
   /**
-   * How far the server's clock is ahead of this host's (behind when negative), ms: the point of the bounds
-   * nearest 0, so clocks that may agree are taken to (a midpoint is off by up to half a second until the
-   * answers have narrowed the bounds, and the rules that follow `Reset` were measured on agreeing clocks).
+   * How far the server's clock is ahead of this host's (behind when negative), ms: 0 while the bounds hold 0, so
+   * clocks that may agree are taken to (a midpoint is off by up to half a second until the answers have narrowed
+   * the bounds, and the rules that follow `Reset` were measured on agreeing clocks); else the bounds' midpoint.
    */
   get offsetMs(): number {
     if (this.low <= 0 && this.high >= 0) return 0;

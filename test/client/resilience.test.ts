@@ -1,5 +1,5 @@
 import { collect, type TraceabilityClient } from '../../connectors/traceability';
-import { systemClock } from '../../connectors/traceability/clock';
+import { shiftedClock, systemClock } from '../../connectors/traceability/clock';
 import { caught } from '../harness/errors';
 import { sandboxForFile, unique } from '../harness/sandbox-client';
 
@@ -30,7 +30,7 @@ describe('rate limits, faults and dropped connections against the sandbox', () =
   it("reads X-RateLimit-Reset ('Unix time in seconds', the server's) on a worker clock 3 s behind it, through Date", async () => {
     await h.control('PUT', '/__sandbox/config', { rateLimitPerMinute: 60 });
     // A worker on another host whose clock is 3 s behind the sandbox's.
-    const clock = { now: () => Date.now() - 3_000, sleep: systemClock.sleep };
+    const clock = shiftedClock(systemClock, -3_000);
     const client = h.newClient({ maxConcurrency: 4, clock });
     const started = Date.now();
     await burn(client, 12);

@@ -1,3 +1,4 @@
+import { shiftedClock } from '../../../connectors/traceability/clock';
 import { AdaptiveRateLimiter } from '../../../connectors/traceability/rate-limiter';
 import { seededRandom } from '../../../sandbox/core/prng';
 import { FakeClock, RollingWindowModel } from './fake-clock';
@@ -76,12 +77,13 @@ export async function simulate(opts: {
     now: () => clock.now(),
     sleep: (ms: number, signal?: AbortSignal) => clock.sleep(ms + Math.floor(lagRandom() * lag), signal),
   };
-  const limiters = opts.processes.map((proc) => {
-    const timers = lag > 0 ? lateClock : clock;
-    const skew = proc.clockSkewMs ?? 0;
-    const host = { now: () => timers.now() + skew, sleep: timers.sleep.bind(timers) };
-    return new AdaptiveRateLimiter({ clock: skew === 0 ? timers : host, random });
-  });
+  const limiters = opts.processes.map(
+    (proc) =>
+      new AdaptiveRateLimiter({
+        clock: shiftedClock(lag > 0 ? lateClock : clock, proc.clockSkewMs ?? 0),
+        random,
+      }),
+  );
   const endAt = t0 + opts.durationMs;
 
   const runs = opts.processes.map(async (proc, p) => {
