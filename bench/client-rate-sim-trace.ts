@@ -4,9 +4,10 @@
  *
  *   node bin/run-ts.cjs bench/client-rate-sim-trace.ts --limit 30 --n 2 [--start 0,80000] [--stop 0,120000]
  *     [--seed 7] [--seconds 240] [--from 50] [--to 240] [--phase-ms 0]   (see client-rate-sim.ts --phases)
+ *     [--clock-skews-ms 250,-250]   (see client-rate-sim.ts)
  */
 import { simulate } from '../test/unit/client/rate-sim';
-import { arg } from './client-rate-figures';
+import { arg, clockSkewOf, clockSkewsArg } from './client-rate-figures';
 
 async function main(): Promise<void> {
   const limit = Number(arg('limit') ?? 30);
@@ -14,9 +15,11 @@ async function main(): Promise<void> {
   const durationMs = Number(arg('seconds') ?? 240) * 1000;
   const starts = (arg('start') ?? '').split(',').filter(Boolean).map(Number);
   const stops = (arg('stop') ?? '').split(',').filter(Boolean).map(Number);
+  const skews = clockSkewsArg();
   const processes = Array.from({ length: n }, (_, i) => ({
     startMs: starts[i] || undefined,
     stopMs: stops[i] || undefined,
+    clockSkewMs: clockSkewOf(skews, i),
   }));
   const run = await simulate({
     limit,
