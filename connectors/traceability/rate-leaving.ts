@@ -199,7 +199,10 @@ export class OthersLeaving {
     return this.trend.some(([, count]) => count > others);
   }
 
-  /** Reads one answer: whether the others are leaving (see `LEAVING_FALL_BANDS`), from the trend of their count. */
+  /**
+   * Reads one answer: whether the others are leaving (see `LEAVING_FALL_BANDS`), from the trend of their count.
+   * `ownUnanswered`: own calls sent with the answer's call and still unanswered, which `reading` counts in.
+   */
   follow(
     share: ProcessShare,
     countedAtMs: number,
@@ -207,6 +210,7 @@ export class OthersLeaving {
     used: number,
     sharedTop: number,
     band: number,
+    ownUnanswered = 0,
   ): void {
     const { limit, smallShare, oneOther } = share;
     const bunched = keyCallsBunch(limit, this.windowMs);
@@ -335,8 +339,12 @@ export class OthersLeaving {
     // room, up to the top. Read as leaving, a larger process's yield at the top let the other take each of
     // its calls as it left, the key at 30 of 30, and the yielder fell to 7 of 29 (real runs: 37/50). Only
     // while the others hold 40% of the key: a survivor's own calls sent together may take it over the top as
-    // the leaver's last calls go, and leaving no longer, it held their count and idled 5 s.)
-    if (bunched && used > sharedTop && reading >= ONE_OTHER_SHARE * used) this.leaving = false;
+    // the leaver's last calls go, and leaving no longer, it held their count and idled 5 s. Nor the own calls sent
+    // with this reading's and still unanswered, which it counts as the others': a survivor at 30/min that sent
+    // two at once read 12 of 30, not 11, ended the leaving, yielded its own calls at the key over its top, and
+    // heard nothing for 4 s while the leaver's calls left: 25 of 30, fake clock.)
+    if (bunched && used > sharedTop && reading - ownUnanswered >= ONE_OTHER_SHARE * used)
+      this.leaving = false;
   }
 
   /**

@@ -306,7 +306,7 @@ export class AdaptiveRateLimiter {
       this.windowMs,
       true,
     );
-    this.looks.answered(reading, sharedTop);
+    this.looks.answered(reading, used, sharedTop);
     const { readings, filling, held } = this.holdReading(
       observation,
       atMs,
@@ -321,7 +321,8 @@ export class AdaptiveRateLimiter {
       smallShare: this.smallShare,
       roundTripHighMs: this.own.roundTripHighMs(),
     };
-    this.leaving.follow(share, countedAtMs, reading, used, sharedTop, band);
+    const ownUnanswered = sentWith === undefined ? 0 : this.own.unansweredSentWith(sentWith);
+    this.leaving.follow(share, countedAtMs, reading, used, sharedTop, band, ownUnanswered);
     this.viewReadings = readings;
     const { others, othersLately, own, fullest } = this.heldCounts(readings, countedAtMs, reading);
     const growth = this.drawGrowth(observation.limit, fullest, used, reading, held);
@@ -622,15 +623,21 @@ export class AdaptiveRateLimiter {
     // owner that has not seen us since does; Reset, whole seconds, may come most of a second after that
     // call left. The probe waits the key's time for one call more, by when the owner has seen us and, at
     // its cap, left a call unreplaced. Without it, 30x2-late took a 429 in 8 of 64 runs.)
-    const afterFull = view.used >= view.limit ? this.callsMs(view.limit, 1) : 0;
-    const probeAt = this.probeAtMs ?? view.resetAtMs + afterFull + view.probeSpreadMs;
+    // (A joiner under 40/min probes sooner and more often: see `JOINER_PROBE_BELOW_SHARE` in rate-looks.ts.)
+    const joiner = this.looks.probingJoiner(view.limit, now);
+    const afterFull = view.used >= view.limit ? this.callsMs(view.limit, joiner ? 0.5 : 1) : 0;
+    const probeAt = this.probeAtMs ?? view.resetAtMs + afterFull + (joiner ? 0 : view.probeSpreadMs);
     // (Not when one of ours leaves soon after: the key's time for a few calls; the reset-time probe
     // not when we hold a fair share already, see `KeyLooks.probesAtReset`.)
     const mayProbe = () =>
       this.probeAtMs !== undefined ||
       (this.looks.probesAtReset(view.limit, view.used, now, own) &&
         !(own > 0 && this.looks.refusedJoiner(view.limit, now)));
-    if (leaves === undefined || (probeAt + this.callsMs(view.limit, 4) < leaves && mayProbe()))
+    const ownLeavesAfterCalls = joiner ? 1 : 4;
+    if (
+      leaves === undefined ||
+      (probeAt + this.callsMs(view.limit, ownLeavesAfterCalls) < leaves && mayProbe())
+    )
       return this.probeWhen(probeAt, now);
     return { delayMs: Math.max(1, leaves - now), probe: false };
   }

@@ -100,6 +100,25 @@ const JOINER_LOOK_FAR_CALLS = 16;
  */
 const JOINER_LOOK_CALL_GAP_MS = 1_500;
 
+/**
+ * Under 40/min (a band of two, the key's calls over `JOINER_LOOK_CALL_GAP_MS` apart, where no joiner look runs),
+ * a process that joined others at work and has taken no 429 since probes at `Reset` while it holds under this
+ * share of the key, not `PROBE_BELOW_SHARE`, for `JOINER_LOOK_MS` after joining (see `probingJoiner`): one probe
+ * at each `Reset`, half a call's time after a full key, with no random spread, whenever its own next call leaves
+ * a call's time after it or later. In a rolling restart at 30/min (`x2-handoff`: a process joins at 80 s, the
+ * first stops at 160 s) the joiner grew only in the window's turn at 121-141 s, and at a sixth of the key it
+ * stopped: it held 5 of 29 at the stop, all in that turn, and when the leaver's 24 left a minute later, 1.5 a
+ * second from 181 s, its own first call left 4-6 s into them: 70.0% (fake clock, seeds 1-8 x two phases, 16 runs
+ * of 16 missed; seeds 1-16 x eight phases, 128 of 128). Probing at each `Reset` of the turn into the incumbent's
+ * yields, it holds about half by the stop, and hears as the leaver's calls go: 0 of 16 missed, 3 of 128. (With
+ * the probes' usual spread, up to two calls' time, or their four calls' time to its own next call, it took too
+ * few: 16 and 11 of 16 missed; a call's time after a full key, as others wait, 11 of 16.) Not by a joiner refused
+ * since it joined: where three fork beside one, two are refused at their first call, and a probing third's
+ * probes meet their retries at the turn. The cost is there: a scale-out at 30/min takes 6.2% of calls refused,
+ * not 4.4%, over its 0.5% goal either way (`rate-pacing.md`, "Measured").
+ */
+const JOINER_PROBE_BELOW_SHARE = 0.45;
+
 /** What the look rules read of the key and of this process at one instant (see `AdaptiveRateLimiter.decide`). */
 export interface LookMoment {
   now: number;
@@ -125,9 +144,10 @@ export interface LookMoment {
 export class KeyLooks {
   /**
    * When this process joined the key (`OwnCalls.joinedAtMs`), and whether it joined others at work: its first
-   * answer since showed them holding half the key's top or more (not so if it started with them, or alone).
+   * answer since showed them holding half the key's top or more (not so if it started with them, or alone);
+   * `full`: that answer showed the key at the top or over it.
    */
-  private joined: { atMs: number; atWork: boolean } | undefined;
+  private joined: { atMs: number; atWork: boolean; full: boolean } | undefined;
   /** When this process last took a 429 (see `refusedJoiner`). */
   private lastRefusedAtMs: number | undefined;
 
@@ -141,11 +161,11 @@ export class KeyLooks {
     this.lastRefusedAtMs = now;
   }
 
-  /** An answer showed the others holding `others` of the key, whose top shared is `sharedTop`. */
-  answered(others: number, sharedTop: number): void {
+  /** An answer showed the key at `used`, the others holding `others` of it, its top shared `sharedTop`. */
+  answered(others: number, used: number, sharedTop: number): void {
     const joinedAtMs = this.own.joinedAtMs;
     if (joinedAtMs !== undefined && this.joined?.atMs !== joinedAtMs)
-      this.joined = { atMs: joinedAtMs, atWork: others >= sharedTop / 2 };
+      this.joined = { atMs: joinedAtMs, atWork: others >= sharedTop / 2, full: used >= sharedTop };
   }
 
   /**
@@ -185,11 +205,12 @@ export class KeyLooks {
 
   /**
    * This process, holding `own` calls of the key's `used`, sends `Reset` probes: under `PROBE_BELOW_SHARE` of
-   * the key, or over 174/min under `ONE_OTHER_SHARE` while it grows (see `GROWING_PROBE_CALLS`; the own calls
-   * of a while ago are scanned only then).
+   * the key, under 40/min a joiner under `JOINER_PROBE_BELOW_SHARE`, or over 174/min under `ONE_OTHER_SHARE`
+   * while it grows (see `GROWING_PROBE_CALLS`; the own calls of a while ago are scanned only then).
    */
   probesAtReset(limit: number, used: number, now: number, own: number): boolean {
     if (own < PROBE_BELOW_SHARE * used) return true;
+    if (this.probingJoiner(limit, now)) return own < JOINER_PROBE_BELOW_SHARE * used;
     if (keyBandOfTwo(limit, this.windowMs) || own >= ONE_OTHER_SHARE * used) return false;
     return own - this.own.inWindowAt(now - GROWING_PROBE_MS) >= GROWING_PROBE_CALLS;
   }
@@ -235,6 +256,23 @@ export class KeyLooks {
     if (leaves !== undefined && leaves - lookAt < this.callsMs(limit, JOINER_LOOK_FAR_CALLS))
       return undefined;
     return lookAt;
+  }
+
+  /**
+   * Under 40/min, this process joined others at work with the key full (see `joinedAtWork`) and has taken no 429
+   * since: its `Reset` probes go at once and more often (see `JOINER_PROBE_BELOW_SHARE`).
+   */
+  probingJoiner(limit: number, now: number): boolean {
+    const refusedAt = this.lastRefusedAtMs;
+    const joined = this.joined;
+    return (
+      keyBandOfTwo(limit, this.windowMs) &&
+      !this.joinerLooks(limit) &&
+      this.joinedAtWork(now) &&
+      joined !== undefined &&
+      joined.full &&
+      (refusedAt === undefined || refusedAt < joined.atMs - this.windowMs)
+    );
   }
 
   /** This process joined others at work, `JOINER_LOOK_MS` ago or less. */

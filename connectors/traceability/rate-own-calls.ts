@@ -129,6 +129,17 @@ export class OwnCalls {
     };
   }
 
+  /** Own calls sent at `sentWithMs` or after it whose answers have not come back (see `inWindowAt`). */
+  unansweredSentWith(sentWithMs: number): number {
+    let n = 0;
+    for (let i = this.calls.length - 1; i >= this.head; i--) {
+      const call = this.calls[i] as OwnCall;
+      if (call.sentAtMs < sentWithMs) break;
+      if (!call.settled) n++;
+    }
+    return n;
+  }
+
   /** Own calls counted in (fromMs, toMs]. */
   countedIn(fromMs: number, toMs: number): number {
     let n = 0;

@@ -301,7 +301,9 @@ describe('AdaptiveRateLimiter, one process on a key (fake clock)', () => {
     const clock = new FakeClock();
     const limiter = new AdaptiveRateLimiter({ clock, random: () => 0 });
     const t0 = clock.now();
-    // Its own call was counted as the last one: the window is full until the oldest call leaves, in 3 s.
+    // It started beside the others (its first answer showed them holding a third of the key); its latest
+    // call was counted as the last one: the window is full until the oldest call leaves, in 3 s.
+    sendAt30(limiter, 10, t0 + 3_000);
     sendAt30(limiter, 30, t0 + 3_000);
     const sent: number[] = [];
     void limiter.acquire().then(() => sent.push(clock.now() - t0));
@@ -310,6 +312,25 @@ describe('AdaptiveRateLimiter, one process on a key (fake clock)', () => {
     expect(sent).toEqual([]);
     await clock.advance(200);
     expect(sent).toEqual([5_000]);
+  });
+
+  // Under 40/min a process that joined a full key probes each turn of the window into the incumbent's yields
+  // (`JOINER_PROBE_BELOW_SHARE`): the incumbent replaces a call every two thirds of a second there and sees the
+  // probe by then, so half a call's time after Reset is enough, and a call's time grew the joiner too slowly to
+  // hear a leaver (a rolling restart at 30/min: 70% of the allowance in the window after the stop).
+  it('at 30/min, a process that joined a full key probes half a call after the oldest call has left, not a call', async () => {
+    const clock = new FakeClock();
+    const limiter = new AdaptiveRateLimiter({ clock, random: () => 0 });
+    const t0 = clock.now();
+    // Its first call took the last slot of a key another process holds: full until the oldest call leaves, in 3 s.
+    sendAt30(limiter, 30, t0 + 3_000);
+    const sent: number[] = [];
+    void limiter.acquire().then(() => sent.push(clock.now() - t0));
+    void limiter.acquire().then(() => sent.push(clock.now() - t0));
+    await clock.advance(3_900);
+    expect(sent).toEqual([]);
+    await clock.advance(200);
+    expect(sent).toEqual([4_000]);
   });
 
   // At 120/min a joiner's calls sit in the stretch of the window it joined in, and with 50 s of overlap it heard

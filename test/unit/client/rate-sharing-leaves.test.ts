@@ -218,13 +218,24 @@ describe('a process that leaves a shared key, and rolling restarts (AdaptiveRate
     }
   });
 
-  // At 30/min the same rule reads a key a call deeper, 26 of 30 (a window's turnover leaves it at 27 for
-  // seconds): the joiner, a sixth of the key, stood 6-45 s at a stretch under the goal (27) over these seeds.
-  it('a rolling restart at 30/min: no 429, the key under the goal (27 of 30) for 5 s at a stretch at most', async () => {
-    for (const seed of [1, 2, 3, 4]) {
-      const run = await fourMinutes(30, [{ stopMs: 160_000 }, { startMs: 80_000 }], seed);
+  // The issue's goal: "use of the allowance in each full 60 s window while work is waiting >= 97% (>= 90% at
+  // 30/min)". At 30/min the joiner grew only at the window's turn and stopped probing at a sixth of the key: 5
+  // of 29 at the stop, all counted in the turn, so the leaver's calls left a minute later, 1.5 a second, 4-6 s
+  // before its own first call did: 21-24 of 30 (70-80%) at every seed. It now probes each turn into the
+  // incumbent's yields up to 45% of the key (`JOINER_PROBE_BELOW_SHARE`). Seed 8: a survivor whose two calls
+  // sent together read the key over its top with the others at 40% (one of its own, unanswered, counted as
+  // theirs) ended the leaving and yielded for 4 s: 25 of 30.
+  it('a rolling restart at 30/min: every full window >= 90% used (27 of 30), no 429', async () => {
+    for (const [seed, phaseMs] of [
+      [1, 0],
+      [2, 500],
+      [3, 0],
+      [8, 0],
+      [8, 500],
+    ] as const) {
+      const run = await fourMinutes(30, [{ stopMs: 160_000 }, { startMs: 80_000 }], seed, phaseMs);
       expect(run.refused).toBe(0);
-      expect(run.longestUnder(27, MIN, 4 * MIN)).toBeLessThanOrEqual(5_000);
+      expect(minOf(run.windowCounts(MIN, 4 * MIN))).toBeGreaterThanOrEqual(27);
     }
   });
 
