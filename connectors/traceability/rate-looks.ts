@@ -102,20 +102,22 @@ const JOINER_LOOK_CALL_GAP_MS = 1_500;
 
 /**
  * Under 40/min (a band of two, the key's calls over `JOINER_LOOK_CALL_GAP_MS` apart, where no joiner look runs),
- * a process that joined others at work and has taken no 429 since probes at `Reset` while it holds under this
- * share of the key, not `PROBE_BELOW_SHARE`, for `JOINER_LOOK_MS` after joining (see `probingJoiner`): one probe
- * at each `Reset`, half a call's time after a full key, with no random spread, whenever its own next call leaves
- * a call's time after it or later. In a rolling restart at 30/min (`x2-handoff`: a process joins at 80 s, the
- * first stops at 160 s) the joiner grew only in the window's turn at 121-141 s, and at a sixth of the key it
- * stopped: it held 5 of 29 at the stop, all in that turn, and when the leaver's 24 left a minute later, 1.5 a
- * second from 181 s, its own first call left 4-6 s into them: 70.0% (fake clock, seeds 1-8 x two phases, 16 runs
- * of 16 missed; seeds 1-16 x eight phases, 128 of 128). Probing at each `Reset` of the turn into the incumbent's
- * yields, it holds about half by the stop, and hears as the leaver's calls go: 0 of 16 missed, 3 of 128. (With
- * the probes' usual spread, up to two calls' time, or their four calls' time to its own next call, it took too
- * few: 16 and 11 of 16 missed; a call's time after a full key, as others wait, 11 of 16.) Not by a joiner refused
- * since it joined: where three fork beside one, two are refused at their first call, and a probing third's
- * probes meet their retries at the turn. The cost is there: a scale-out at 30/min takes 6.2% of calls refused,
- * not 4.4%, over its 0.5% goal either way (`rate-pacing.md`, "Measured").
+ * a process whose first answer showed others at work and the key at its top, and which has taken no 429 since,
+ * probes at `Reset` while it holds under this share of the key, not `PROBE_BELOW_SHARE`, for `JOINER_LOOK_MS`
+ * after joining (see `probingJoiner`): at once (no random spread), half a call's time after a full key, whenever
+ * its own next call leaves a call's time after the probe or later. In a rolling restart at 30/min (`x2-handoff`:
+ * a process joins at 80 s, the first stops at 160 s) the joiner grew only in the window's turn, 121-141 s, and
+ * stopped probing at a sixth of the key: it held 5 of 29 at the stop, all counted in that turn, and when the
+ * leaver's 24 calls left a minute later, 1.5 a second from 181 s, its own first call left 4-6 s into them: 70.0%
+ * of the allowance (fake clock, seeds 1-8 x phases 0 and 500: 16 runs of 16 missed). Probing at each `Reset`
+ * of the turn into the incumbent's yields, it holds about half by the stop and hears the leaver go: 0 of 16.
+ * (With the probes' usual spread, up to two calls' time: 16 of 16; waiting for its own next call when that left
+ * within four calls' time: 16; a call's time after a full key, as others wait: 11; up to 40% of the key: 10.)
+ * Only into a full key: of four workers started 3 s apart the fourth joins a key half full, and probing so it
+ * took 429s (30x4 at a 3 s stagger: runs with a 429, 2 of 16 -> 8 without this gate, 2 with it). Not
+ * by a joiner refused since it joined: where three fork beside one, two are refused at their first call, and a
+ * third's probes meet their retries at the turn. That cost stays: the scale-out at 30/min (`x4-late`) takes
+ * 6.0% of calls refused, not 4.4%, over its 0.5% goal either way (`rate-pacing.md`, "Measured").
  */
 const JOINER_PROBE_BELOW_SHARE = 0.45;
 
