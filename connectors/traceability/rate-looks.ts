@@ -234,15 +234,7 @@ export class KeyLooks {
    * -> 1.8% at 90/min.
    */
   refusedJoiner(limit: number, now: number): boolean {
-    const refusedAt = this.lastRefusedAtMs;
-    const joinedAt = this.joined?.atMs;
-    return (
-      refusedAt !== undefined &&
-      joinedAt !== undefined &&
-      refusedAt >= joinedAt - this.windowMs &&
-      this.joinerLooks(limit) &&
-      this.joinedAtWork(now)
-    );
+    return this.refusedSinceJoining() && this.joinerLooks(limit) && this.joinedAtWork(now);
   }
 
   /** From 40 to 174/min, a small joiner whose own calls leave far off looks (see `JOINER_LOOK_MS`). */
@@ -265,16 +257,20 @@ export class KeyLooks {
    * since: its `Reset` probes go at once and more often (see `JOINER_PROBE_BELOW_SHARE`).
    */
   probingJoiner(limit: number, now: number): boolean {
-    const refusedAt = this.lastRefusedAtMs;
-    const joined = this.joined;
     return (
       keyBandOfTwo(limit, this.windowMs) &&
       !this.joinerLooks(limit) &&
       this.joinedAtWork(now) &&
-      joined !== undefined &&
-      joined.full &&
-      (refusedAt === undefined || refusedAt < joined.atMs - this.windowMs)
+      this.joined?.full === true &&
+      !this.refusedSinceJoining()
     );
+  }
+
+  /** This process took a 429 since it joined, or in the window before (its first calls may all have been refused). */
+  private refusedSinceJoining(): boolean {
+    const refusedAt = this.lastRefusedAtMs;
+    const joinedAt = this.joined?.atMs;
+    return refusedAt !== undefined && joinedAt !== undefined && refusedAt >= joinedAt - this.windowMs;
   }
 
   /** This process joined others at work, `JOINER_LOOK_MS` ago or less. */
