@@ -4,7 +4,7 @@
  *
  *   node bin/run-ts.cjs bench/client-rate-sim-trace.ts --limit 30 --n 2 [--start 0,80000] [--stop 0,120000]
  *     [--seed 7] [--seconds 240] [--from 50] [--to 240] [--phase-ms 0]   (see client-rate-sim.ts --phases)
- *     [--clock-skews-ms 250,-250]   (see client-rate-sim.ts)
+ *     [--clock-skews-ms 250,-250] [--latency-ms 100] [--jitter-ms 40]   (see client-rate-sim.ts)
  */
 import { simulate } from '../test/unit/client/rate-sim';
 import { arg, clockSkewOf, clockSkewsArg } from './client-rate-figures';
@@ -28,6 +28,8 @@ async function main(): Promise<void> {
     seed: Number(arg('seed') ?? 7),
     phaseMs: Number(arg('phase-ms') ?? 0),
     concurrency: 16,
+    jitterMs: arg('jitter-ms') === undefined ? undefined : Number(arg('jitter-ms')),
+    latencyMs: Number(arg('latency-ms') ?? 0),
   });
   const from = Number(arg('from') ?? 50) * 1000;
   const to = Number(arg('to') ?? durationMs / 1000) * 1000;

@@ -10,6 +10,9 @@
  *                           (one cell of your own, named <limit>-custom: when each process has work, in ms;
  *                            as in a cell, those that start at 0 are staggered by --stagger-ms)
  *     [--limits 150,240]    (the matrix's cells at these allowances, not 30, 120, 600 and 3,000)
+ *     [--latency-ms 100]    (each way, every call takes this much more than the 5-45 ms it takes by default: a
+ *                            remote API's round trips, 210-290 ms here, not the next machine's)
+ *     [--jitter-ms 40]      (each way, the spread over 5 ms (+ --latency-ms); 40 by default)
  *     [--clock-skews-ms 1500,-1500,800,-800]
  *                           (each process's host clock that far ahead of the server's, in turn: workers on
  *                            different hosts; 0 = every clock agrees, as on one machine)
@@ -75,6 +78,8 @@ async function main(): Promise<void> {
         phaseMs,
         concurrency: LANES,
         timerLagMs: Number(arg('timer-lag-ms') ?? 0),
+        jitterMs: arg('jitter-ms') === undefined ? undefined : Number(arg('jitter-ms')),
+        latencyMs: Number(arg('latency-ms') ?? 0),
       });
       const spans = processes.map((p, i) => ({
         from: p.startMs ?? 0,

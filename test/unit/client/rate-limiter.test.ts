@@ -105,8 +105,9 @@ describe('AdaptiveRateLimiter, one process on a key (fake clock)', () => {
   // server has counted a call by the time it answers it. So the call has surely left the window a window
   // after its answer came back, whatever the one-way delays were; the replacement needs no margin for the
   // round trip's spread (it waited a round trip and two deviations after its predecessor left, the
-  // window a call short that long at every turn).
-  it('replaces a call a window after its answer came back, not a margin of round-trip deviations later', async () => {
+  // window a call short that long at every turn), and goes half the quickest round trip before that, the
+  // least a call takes to reach the server, to be counted as its predecessor leaves.
+  it('replaces a call a window after its answer came back less half the quickest round trip, not a margin of deviations later', async () => {
     const clock = new FakeClock();
     const limiter = new AdaptiveRateLimiter({ clock, random: () => 0.5 });
     const t0 = clock.now();
@@ -116,8 +117,9 @@ describe('AdaptiveRateLimiter, one process on a key (fake clock)', () => {
       await clock.advance(40);
       limiter.complete(permit, { limit: 3, remaining: 3 - used, resetAtMs: t0 + 61_000 });
     }
-    // The first was answered at t0 + 40 ms: counted by then, out of the window (t - 60 s, t] at t0 + 60,040.
-    await clock.advance(t0 + 60_039 - clock.now());
+    // The first was answered at t0 + 40 ms: counted by then, out of the window (t - 60 s, t] at t0 + 60,040,
+    // and a call sent 20 ms before that (half the quickest round trip, 40 ms) reaches the server no sooner.
+    await clock.advance(t0 + 60_019 - clock.now());
     expect(limiter.delayMs()).toBeGreaterThan(0);
     await clock.advance(1);
     expect(limiter.delayMs()).toBe(0);

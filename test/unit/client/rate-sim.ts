@@ -46,8 +46,10 @@ export async function simulate(opts: {
   processes: SimProcess[];
   durationMs: number;
   seed?: number;
-  /** Each way, a call takes 5 ms plus up to this much. */
+  /** Each way, a call takes 5 ms plus up to this much... */
   jitterMs?: number;
+  /** ...plus this much more (0 by default; a remote API is tens to hundreds of ms away). */
+  latencyMs?: number;
   /** Requests in flight at once per process, unless the process says (default 4). */
   concurrency?: number;
   /**
@@ -68,7 +70,7 @@ export async function simulate(opts: {
   const t0 = clock.now();
   const server = new RollingWindowModel(opts.limit, () => clock.now());
   const random = seededRandom(opts.seed ?? 7);
-  const latency = (): number => 5 + Math.floor(random() * (opts.jitterMs ?? 40));
+  const latency = (): number => 5 + (opts.latencyMs ?? 0) + Math.floor(random() * (opts.jitterMs ?? 40));
   const accepted: number[][] = opts.processes.map(() => []);
   const refusedAt: number[][] = opts.processes.map(() => []);
   const lagRandom = seededRandom((opts.seed ?? 7) + 1_000_003);
