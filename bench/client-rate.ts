@@ -14,7 +14,8 @@
  *                                                      # one cell of your own (as in client-rate-sim.ts), 150 s
  *                                                      # unless --seconds says (--full: 240 s); --repeat N
  *   options: --parallel N, --load-budget N (the allowances of cells side by side, calls a minute together:
- *            7,000 unless given), --jitter-ms N (default 40), --seconds N (per cell), --only 30x4,600x2-late,
+ *            7,000 unless given), --jitter-ms N (default 40), --latency-ms N (the sandbox's fixed delay each
+ *            way, before the jitter: an API far away; default 0), --seconds N (per cell), --only 30x4,600x2-late,
  *            --limits 150,240 (every cell of the matrix at these allowances, not 30, 120, 600 and 3,000),
  *            --repeat N (each cell N times, one row per run and how many runs missed: at 30/min one run
  *            is not a verdict, the figures vary from run to run), --clock-skews-ms 1500,-1500,800,-800
@@ -58,6 +59,8 @@ const cellSchema = z.object({
   limit: z.number().int().positive(),
   durationMs: z.number().int().positive(),
   jitterMs: z.number().int().min(0),
+  /** The sandbox's fixed network delay each way (`--latency-ms`: an API far away). */
+  latencyMs: z.number().int().min(0),
   /** When each process has work, relative to the start. */
   processes: z
     .array(z.object({ startMs: z.number().int().min(0), stopMs: z.number().int().positive() }))
@@ -78,12 +81,18 @@ const doneSchema = z.object({
 
 const ROOT = path.resolve(__dirname, '..');
 
-function cells(full: boolean, jitterMs: number, limits: number[] | undefined): Cell[] {
+function cells(full: boolean, jitterMs: number, latencyMs: number, limits: number[] | undefined): Cell[] {
   const durationMs = Number(arg('seconds') ?? (full ? 240 : 150)) * 1000;
   const custom = customCell(durationMs);
   const clockSkewsMs = clockSkewsArg();
-  if (custom) return [{ ...custom, durationMs, jitterMs, clockSkewsMs }];
-  const all = rateCells(durationMs, limits).map((cell) => ({ ...cell, durationMs, jitterMs, clockSkewsMs }));
+  if (custom) return [{ ...custom, durationMs, jitterMs, latencyMs, clockSkewsMs }];
+  const all = rateCells(durationMs, limits).map((cell) => ({
+    ...cell,
+    durationMs,
+    jitterMs,
+    latencyMs,
+    clockSkewsMs,
+  }));
   // (Cells at allowances of one's own choosing: every kind of them, not the quick few.)
   if (full || limits !== undefined) return all;
   return QUICK_CELLS.map((name) => all.find((cell) => cell.name === name)).filter(
@@ -110,6 +119,7 @@ async function runCell(cell: Cell): Promise<CellFigures> {
     port: 0,
     rateLimitPerMinute: cell.limit,
     jitterMs: cell.jitterMs,
+    networkDelayMs: cell.latencyMs,
     qrDelayMs: 0,
   });
   const { app } = buildSandboxApp(options);
@@ -354,9 +364,10 @@ async function main(): Promise<void> {
   }
   const full = process.argv.includes('--full');
   const jitterMs = Number(arg('jitter-ms') ?? 40);
+  const latencyMs = Number(arg('latency-ms') ?? 0);
   const only = arg('only')?.split(',');
   const limits = matrixLimits();
-  const offered = cells(full, jitterMs, limits);
+  const offered = cells(full, jitterMs, latencyMs, limits);
   const chosen = offered.filter((c) => !only || only.includes(c.name));
   if (chosen.length === 0) {
     console.error(
@@ -375,7 +386,7 @@ async function main(): Promise<void> {
   const seconds = Math.ceil(Math.max(...chosen.map((c) => c.durationMs)) / 1000);
   console.log(
     `client-rate (${full ? 'full' : limits !== undefined ? `at ${limits.join(',')}/min` : 'quick'}): ${chosen.length} cells of ${seconds} s${repeat > 1 ? `, ${repeat} runs each` : ''}, ` +
-      `${parallel} at a time within ${budgetPerMin} calls a minute together, sandbox jitter 0-${jitterMs} ms ` +
+      `${parallel} at a time within ${budgetPerMin} calls a minute together, sandbox ${latencyMs > 0 ? `${latencyMs} ms and ` : ''}jitter 0-${jitterMs} ms ` +
       `each way${skewsNote(chosen[0]?.clockSkewsMs ?? [0])}; about ${Math.ceil((roundsSideBySide(runs, parallel, budgetPerMin) * (seconds + 10)) / 60)} min`,
   );
   const rows = await runSideBySide(runs, parallel, budgetPerMin);

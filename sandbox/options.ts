@@ -27,6 +27,11 @@ export const sandboxOptionsSchema = z.object({
    * and its answer as long again, so rate-limit clients are not measured against a perfectly quiet server.
    */
   jitterMs: z.number().int().min(0).default(0),
+  /**
+   * A fixed network delay each way, before the jitter: an API a continent away (100 ms each way, round trips of
+   * 200 ms and more), where the client's answers come late and its replacements must not.
+   */
+  networkDelayMs: z.number().int().min(0).default(0),
   /** Log each request (pino through Fastify). */
   logRequests: z.boolean().default(false),
 });

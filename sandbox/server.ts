@@ -199,7 +199,7 @@ export function buildSandboxApp(options: ResolvedSandboxOptions): {
     const { caller, rateKey } = authenticate(ctx, request, apiPath);
     request.caller = caller;
 
-    await jitter(options.jitterMs); // the request's way in
+    await jitter(options.jitterMs, Math.random, options.networkDelayMs); // the request's way in
     const faultsApply = faults.matches(request.method, apiPath);
     if (faultsApply && faults.takeBurst429()) {
       const current = limiter.peek(rateKey);
@@ -231,7 +231,8 @@ export function buildSandboxApp(options: ResolvedSandboxOptions): {
   });
 
   app.addHook('onSend', async (request, reply, payload) => {
-    if (request.url.startsWith(API_PREFIX)) await jitter(options.jitterMs); // the answer's way back
+    if (request.url.startsWith(API_PREFIX))
+      await jitter(options.jitterMs, Math.random, options.networkDelayMs); // the answer's way back
     if (request.dropAfterCommit && reply.statusCode < 300 && faults.rollDropAfterCommit(request.method)) {
       request.raw.socket.destroy();
     }

@@ -33,6 +33,7 @@ interface SandboxFlags {
   faultLatencyMs?: number;
   faultDropAfterCommitRate?: number;
   jitterMs?: number;
+  networkDelayMs?: number;
   orderPageSizeCap?: number;
 }
 
@@ -50,6 +51,11 @@ export function sandboxCommand(): Command {
     .option('--fault-5xx-rate <share>', 'share of requests answered 500 before they run', share)
     .option('--fault-latency-ms <n>', 'delay added to every request', wholeNumber)
     .option('--jitter-ms <n>', 'random 0..n ms network delay each way on every API request', wholeNumber)
+    .option(
+      '--network-delay-ms <n>',
+      'n ms network delay each way on every API request, before the jitter (an API far away)',
+      wholeNumber,
+    )
     .option(
       '--order-page-size-cap <n>',
       'order and order-line list pages hold at most n items, whatever limit is asked',
@@ -81,6 +87,7 @@ export function sandboxCommand(): Command {
           ...(flags.snapshot ? { snapshotFile: path.resolve(flags.snapshot) } : {}),
           ...(flags.logRequests ? { logRequests: true } : {}),
           ...(flags.jitterMs !== undefined ? { jitterMs: flags.jitterMs } : {}),
+          ...(flags.networkDelayMs !== undefined ? { networkDelayMs: flags.networkDelayMs } : {}),
           ...(flags.orderPageSizeCap ? { orderPageSizeCap: flags.orderPageSizeCap } : {}),
           ...(Object.keys(faults).length > 0 ? { faults } : {}),
         });

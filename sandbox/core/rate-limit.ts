@@ -81,8 +81,12 @@ export class RollingRateLimiter {
   }
 }
 
-/** A random wait of 0..maxMs (none when 0): the sandbox's network jitter. */
-export function jitter(maxMs: number, random: () => number = Math.random): Promise<void> | undefined {
-  if (maxMs <= 0) return undefined;
-  return new Promise((resolve) => setTimeout(resolve, random() * maxMs));
+/** A wait of `baseMs` and a random 0..maxMs more (none when both are 0): the sandbox's network delay and jitter. */
+export function jitter(
+  maxMs: number,
+  random: () => number = Math.random,
+  baseMs = 0,
+): Promise<void> | undefined {
+  if (maxMs <= 0 && baseMs <= 0) return undefined;
+  return new Promise((resolve) => setTimeout(resolve, baseMs + (maxMs > 0 ? random() * maxMs : 0)));
 }

@@ -27,3 +27,30 @@ describe('sandbox jitterMs', () => {
     expect(remaining).toBe(100 - 6);
   });
 });
+
+// An API far away: a fixed delay each way before the jitter (`networkDelayMs`), for the client-rate benchmark's
+// `--latency-ms`; the window still counts every call.
+describe('sandbox networkDelayMs', () => {
+  let sandbox: RunningSandbox;
+  beforeAll(async () => {
+    sandbox = await startSandbox({ port: 0, rateLimitPerMinute: 100, networkDelayMs: 100, qrDelayMs: 0 });
+  });
+  afterAll(async () => sandbox.close());
+
+  it('delays every answer by the delay each way and still counts every call in the window', async () => {
+    const took: number[] = [];
+    let remaining = 0;
+    for (let i = 0; i < 3; i++) {
+      const started = Date.now();
+      const res = await fetch(`${sandbox.baseUrl}/style-types`, {
+        headers: { companyapikey: 'sandbox-key-brand' },
+      });
+      await res.arrayBuffer();
+      took.push(Date.now() - started);
+      remaining = Number(res.headers.get('x-ratelimit-remaining'));
+    }
+    expect(Math.min(...took)).toBeGreaterThanOrEqual(195);
+    expect(Math.max(...took)).toBeLessThan(1_000);
+    expect(remaining).toBe(100 - 3);
+  });
+});
