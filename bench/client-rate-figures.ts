@@ -5,6 +5,18 @@ import { z } from 'zod';
 
 export const WINDOW_MS = 60_000;
 
+/**
+ * The fake clock's network (`--latency-ms`, `--jitter-ms`; see client-rate-sim.ts), as `simulate` takes it:
+ * unset, its defaults.
+ */
+export function simulatedNetworkArgs(): { latencyMs: number; jitterMs: number | undefined } {
+  const jitter = arg('jitter-ms');
+  return {
+    latencyMs: Number(arg('latency-ms') ?? 0),
+    jitterMs: jitter === undefined ? undefined : Number(jitter),
+  };
+}
+
 /** The value after `--name` on the command line, if any. */
 export function arg(name: string): string | undefined {
   const index = process.argv.indexOf(`--${name}`);

@@ -28,6 +28,7 @@ import { simulate, type SimProcess } from '../test/unit/client/rate-sim';
 import {
   arg,
   cellFigures,
+  simulatedNetworkArgs,
   clockSkewOf,
   clockSkewsArg,
   customCell,
@@ -78,8 +79,7 @@ async function main(): Promise<void> {
         phaseMs,
         concurrency: LANES,
         timerLagMs: Number(arg('timer-lag-ms') ?? 0),
-        jitterMs: arg('jitter-ms') === undefined ? undefined : Number(arg('jitter-ms')),
-        latencyMs: Number(arg('latency-ms') ?? 0),
+        ...simulatedNetworkArgs(),
       });
       const spans = processes.map((p, i) => ({
         from: p.startMs ?? 0,

@@ -5,7 +5,7 @@ import { SandboxContext, type Caller, type SandboxDomain } from './core/context'
 import { errorBody, successBody } from './core/envelope';
 import { ApiError, VALIDATION_ERROR } from './core/errors';
 import { FaultInjector, faultConfigSchema } from './core/faults';
-import { RollingRateLimiter, jitter } from './core/rate-limit';
+import { RollingRateLimiter, networkWay } from './core/rate-limit';
 import { loadSeedFile, parseSeed, type SeedDocument } from './core/seed';
 import { catalogueDomain } from './domains/catalogue';
 import { filesDomain } from './domains/files';
@@ -199,7 +199,7 @@ export function buildSandboxApp(options: ResolvedSandboxOptions): {
     const { caller, rateKey } = authenticate(ctx, request, apiPath);
     request.caller = caller;
 
-    await jitter(options.jitterMs, Math.random, options.networkDelayMs); // the request's way in
+    await networkWay(options.networkDelayMs, options.jitterMs); // the request's way in
     const faultsApply = faults.matches(request.method, apiPath);
     if (faultsApply && faults.takeBurst429()) {
       const current = limiter.peek(rateKey);
@@ -231,8 +231,7 @@ export function buildSandboxApp(options: ResolvedSandboxOptions): {
   });
 
   app.addHook('onSend', async (request, reply, payload) => {
-    if (request.url.startsWith(API_PREFIX))
-      await jitter(options.jitterMs, Math.random, options.networkDelayMs); // the answer's way back
+    if (request.url.startsWith(API_PREFIX)) await networkWay(options.networkDelayMs, options.jitterMs); // the answer's way back
     if (request.dropAfterCommit && reply.statusCode < 300 && faults.rollDropAfterCommit(request.method)) {
       request.raw.socket.destroy();
     }

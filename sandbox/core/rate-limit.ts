@@ -81,12 +81,15 @@ export class RollingRateLimiter {
   }
 }
 
-/** A wait of `baseMs` and a random 0..maxMs more (none when both are 0): the sandbox's network delay and jitter. */
-export function jitter(
-  maxMs: number,
+/**
+ * One way over the sandbox's network: `delayMs` and a random 0..jitterMs more (none when both are 0), see
+ * `networkDelayMs` and `jitterMs` in options.ts.
+ */
+export function networkWay(
+  delayMs: number,
+  jitterMs: number,
   random: () => number = Math.random,
-  baseMs = 0,
 ): Promise<void> | undefined {
-  if (maxMs <= 0 && baseMs <= 0) return undefined;
-  return new Promise((resolve) => setTimeout(resolve, baseMs + (maxMs > 0 ? random() * maxMs : 0)));
+  if (delayMs <= 0 && jitterMs <= 0) return undefined;
+  return new Promise((resolve) => setTimeout(resolve, delayMs + (jitterMs > 0 ? random() * jitterMs : 0)));
 }
