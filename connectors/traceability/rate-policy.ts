@@ -6,14 +6,31 @@
 const BAND_SHARE = 0.02;
 
 /**
+ * The shared reserve (see `ratePolicy`) is the key's calls in this many round trips (the high estimate): over
+ * 240/min one. Between the server counting the call whose answer we read and our next call reaching it, one
+ * round trip passes; what the others sent meanwhile is all that answer cannot show. Kept over two, a pair at
+ * 600/min with round trips of 210-290 ms kept back 7 calls, settled the key half a band (6) under that, at 587
+ * against a goal of 582, and a round trip's calls leaving before their replacements came took a window under
+ * it (fake clock: runs missed by the 600/min cells 74 of 96 -> 30, seeds 1-8 x two phases; by the 3,000/min
+ * ones 39 of 56 -> 18, seeds 1-4; none before or after without the added latency; real, 100 ms away, every
+ * 600/min cell met, none before). The cost is four processes racing for the last slots as far away: 600x4's
+ * refused calls 0.37% -> 0.59%, and 1.25% -> 2.84% at 310-390 ms (`rate-pacing-log.md`, session 39). Where
+ * the key's calls are sparse (up to 240/min) two: there one round trip took 120x4-late's 429s from 0.76% to
+ * 2.40% of calls at 210-290 ms (session 38).
+ */
+function reserveRoundTrips(sparse: boolean): number {
+  return sparse ? 2 : 1;
+}
+
+/**
  * What the policy allows, for the numbers a process knows at one instant. Pure; `AdaptiveRateLimiter`
  * feeds it and tests can read it.
  *
  * - `top`: the key-wide count no process knowingly goes past. Alone, the allowance less one (the
  *   first call of a process that joins finds a slot). Shared, less the calls the others may have
  *   sent that we cannot have seen yet and those racing ours for the last slots: the key's calls in
- *   two round trips, at least 2; where the key's calls are sparse (up to 240/min, see
- *   `SPARSE_CALL_GAP_MS`), at least 1, for every process.
+ *   one round trip (`reserveRoundTrips`), at least 2; where the key's calls are sparse (up to 240/min,
+ *   see `SPARSE_CALL_GAP_MS`), in two round trips, at least 1, for every process.
  *   With `oneOther` (see `ONE_OTHER_SHARE`), and but for a `smallShare` where the key's calls bunch (under
  *   120/min, see `keyCallsBunch`), the cap is rounded up, so that two settle the key at the top.
  * - `capAt(u)`: the own count a process may hold when the key's count would be `u`. Alone, it is
@@ -32,8 +49,9 @@ export function ratePolicy(
   smallShare = false,
 ) {
   const bunch = keyCallsBunch(limit, windowMs);
+  const sparse = keyCallsSparse(limit, windowMs);
   const reserve = othersPresent
-    ? Math.max(keyCallsSparse(limit, windowMs) ? 1 : 2, Math.ceil((2 * limit * roundTripMs) / windowMs))
+    ? Math.max(sparse ? 1 : 2, Math.ceil((reserveRoundTrips(sparse) * limit * roundTripMs) / windowMs))
     : 1;
   const top = Math.max(1, limit - reserve);
   const small = bunch && smallShare;

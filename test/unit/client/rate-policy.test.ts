@@ -11,9 +11,11 @@ describe('ratePolicy', () => {
     expect(ratePolicy(30, 100, MIN, false).capAt(29)).toBe(29);
   });
 
-  it('shared over 240/min, keeps back the calls the key sends in two round trips, at least 2', () => {
+  it('shared over 240/min, keeps back the calls the key sends in one round trip, at least 2', () => {
     expect(ratePolicy(241, 100, MIN, true)).toMatchObject({ reserve: 2, top: 239 });
-    expect(ratePolicy(3000, 100, MIN, true)).toMatchObject({ reserve: 10, top: 2990 });
+    expect(ratePolicy(600, 100, MIN, true)).toMatchObject({ reserve: 2, top: 598 });
+    expect(ratePolicy(600, 330, MIN, true)).toMatchObject({ reserve: 4, top: 596 });
+    expect(ratePolicy(3000, 100, MIN, true)).toMatchObject({ reserve: 5, top: 2995 });
   });
 
   it('shared up to 240/min (calls a quarter second apart or more), every process keeps back 1 call, whatever its share', () => {
