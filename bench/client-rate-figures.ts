@@ -6,15 +6,11 @@ import { z } from 'zod';
 export const WINDOW_MS = 60_000;
 
 /**
- * The fake clock's network (`--latency-ms`, `--jitter-ms`; see client-rate-sim.ts), as `simulate` takes it:
- * unset, its defaults.
+ * The network between workers and API, each way (`--latency-ms`, 0 unless given, and `--jitter-ms`, 40): the
+ * sandbox's in client-rate.ts, the fake clock's in client-rate-sim.ts and its trace.
  */
-export function simulatedNetworkArgs(): { latencyMs: number; jitterMs: number | undefined } {
-  const jitter = arg('jitter-ms');
-  return {
-    latencyMs: Number(arg('latency-ms') ?? 0),
-    jitterMs: jitter === undefined ? undefined : Number(jitter),
-  };
+export function networkArgs(): { latencyMs: number; jitterMs: number } {
+  return { latencyMs: Number(arg('latency-ms') ?? 0), jitterMs: Number(arg('jitter-ms') ?? 40) };
 }
 
 /** The value after `--name` on the command line, if any. */

@@ -7,7 +7,7 @@
  *     [--clock-skews-ms 250,-250] [--latency-ms 100] [--jitter-ms 40]   (see client-rate-sim.ts)
  */
 import { simulate } from '../test/unit/client/rate-sim';
-import { arg, clockSkewOf, clockSkewsArg, simulatedNetworkArgs } from './client-rate-figures';
+import { arg, clockSkewOf, clockSkewsArg, networkArgs } from './client-rate-figures';
 
 async function main(): Promise<void> {
   const limit = Number(arg('limit') ?? 30);
@@ -28,7 +28,7 @@ async function main(): Promise<void> {
     seed: Number(arg('seed') ?? 7),
     phaseMs: Number(arg('phase-ms') ?? 0),
     concurrency: 16,
-    ...simulatedNetworkArgs(),
+    ...networkArgs(),
   });
   const from = Number(arg('from') ?? 50) * 1000;
   const to = Number(arg('to') ?? durationMs / 1000) * 1000;

@@ -28,7 +28,7 @@ import { simulate, type SimProcess } from '../test/unit/client/rate-sim';
 import {
   arg,
   cellFigures,
-  simulatedNetworkArgs,
+  networkArgs,
   clockSkewOf,
   clockSkewsArg,
   customCell,
@@ -79,7 +79,7 @@ async function main(): Promise<void> {
         phaseMs,
         concurrency: LANES,
         timerLagMs: Number(arg('timer-lag-ms') ?? 0),
-        ...simulatedNetworkArgs(),
+        ...networkArgs(),
       });
       const spans = processes.map((p, i) => ({
         from: p.startMs ?? 0,

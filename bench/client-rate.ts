@@ -49,6 +49,7 @@ import {
   customCell,
   missedGoals,
   matrixLimits,
+  networkArgs,
   rateCells,
   type CellFigures,
   type ProcessSpan,
@@ -85,14 +86,9 @@ function cells(full: boolean, jitterMs: number, latencyMs: number, limits: numbe
   const durationMs = Number(arg('seconds') ?? (full ? 240 : 150)) * 1000;
   const custom = customCell(durationMs);
   const clockSkewsMs = clockSkewsArg();
-  if (custom) return [{ ...custom, durationMs, jitterMs, latencyMs, clockSkewsMs }];
-  const all = rateCells(durationMs, limits).map((cell) => ({
-    ...cell,
-    durationMs,
-    jitterMs,
-    latencyMs,
-    clockSkewsMs,
-  }));
+  const run = { durationMs, jitterMs, latencyMs, clockSkewsMs };
+  if (custom) return [{ ...custom, ...run }];
+  const all = rateCells(durationMs, limits).map((cell) => ({ ...cell, ...run }));
   // (Cells at allowances of one's own choosing: every kind of them, not the quick few.)
   if (full || limits !== undefined) return all;
   return QUICK_CELLS.map((name) => all.find((cell) => cell.name === name)).filter(
@@ -363,8 +359,7 @@ async function main(): Promise<void> {
     process.exit(0);
   }
   const full = process.argv.includes('--full');
-  const jitterMs = Number(arg('jitter-ms') ?? 40);
-  const latencyMs = Number(arg('latency-ms') ?? 0);
+  const { jitterMs, latencyMs } = networkArgs();
   const only = arg('only')?.split(',');
   const limits = matrixLimits();
   const offered = cells(full, jitterMs, latencyMs, limits);

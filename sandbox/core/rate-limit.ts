@@ -85,11 +85,7 @@ export class RollingRateLimiter {
  * One way over the sandbox's network: `delayMs` and a random 0..jitterMs more (none when both are 0), see
  * `networkDelayMs` and `jitterMs` in options.ts.
  */
-export function networkWay(
-  delayMs: number,
-  jitterMs: number,
-  random: () => number = Math.random,
-): Promise<void> | undefined {
+export function networkWay(delayMs: number, jitterMs: number): Promise<void> | undefined {
   if (delayMs <= 0 && jitterMs <= 0) return undefined;
-  return new Promise((resolve) => setTimeout(resolve, delayMs + (jitterMs > 0 ? random() * jitterMs : 0)));
+  return new Promise((resolve) => setTimeout(resolve, delayMs + Math.random() * jitterMs));
 }
