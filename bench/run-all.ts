@@ -14,6 +14,7 @@ const BENCHMARKS = [
   'client-rate',
   'plm-parse',
   'plm-import',
+  'plm-import-remote',
   'erp-orders',
   'certificate-report',
   'storage-s3',

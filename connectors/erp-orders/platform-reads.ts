@@ -140,7 +140,7 @@ export async function resolveProducts(
 
 async function oneByOne(api: ApiCalls, refs: ReadonlyMap<string, ProductRef>): Promise<ProductResolution> {
   const result: ProductResolution = { resolved: new Map(), unresolved: [], archived: [] };
-  await forEachBounded([...refs.entries()], 4, async ([key, ref]) => {
+  await forEachBounded([...refs.entries()], api.lanes(4), async ([key, ref]) => {
     const found =
       'externalId' in ref
         ? await byExternalId(api, ref.externalId)

@@ -362,7 +362,10 @@ export async function prepareRun(
   };
 }
 
-/** Orders in flight at once within a batch; the client paces and bounds the requests themselves. */
+/**
+ * Orders in flight at once within a batch, more where the key's allowance over the round trips asks for more
+ * (`ApiCalls.lanes`); the client paces and bounds the requests themselves.
+ */
 const ORDER_CONCURRENCY = 4;
 
 export function summarise(
@@ -429,7 +432,7 @@ export async function applyBatch(
   const outcomes = await log.settleAll(
     done,
     todo,
-    ORDER_CONCURRENCY,
+    api.lanes(ORDER_CONCURRENCY),
     (record) => {
       const waiting = journalled(pending, record);
       return syncOrder(record, context, { retry, ...(waiting ? { pending: waiting } : {}) });

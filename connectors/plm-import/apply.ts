@@ -34,7 +34,10 @@ import {
  * outcome journalled as it settles; then the run's totals, its rejects file and result.json.
  */
 
-/** Products written at once within a batch; the client paces and bounds the requests themselves. */
+/**
+ * Products written at once within a batch, more where the key's allowance over the round trips asks for more
+ * (`ApiCalls.lanes`); the client paces and bounds the requests themselves.
+ */
 const LANES = 8;
 
 /** API answers after which a create is re-read: the product may exist already (our own lost write, or older). */
@@ -227,7 +230,7 @@ async function applyCompositionBatch(
   const outcomes = await journal.settleAll(
     done,
     steps.filter((step) => !done.has(step.externalId)),
-    LANES,
+    api.lanes(LANES),
     async (step) => {
       const product = products.get(step.externalId);
       const productId = step.id ?? (product && product.outcome !== 'rejected' ? product.id : null);
@@ -280,7 +283,7 @@ export async function applyBatch(
   const outcomes = await journal.settleAll(
     done,
     todo,
-    LANES,
+    api.lanes(LANES),
     (step) => applyStep(step, context),
     (settled) => progress({ batch: input.batch, settled, of: steps.length }),
   );

@@ -303,7 +303,7 @@ export async function readCatalogue(
   }
   read.listCalls = api.count - callsBefore;
 
-  await forEachBounded(toGet, GET_LANES, async (externalId) => {
+  await forEachBounded(toGet, api.lanes(GET_LANES), async (externalId) => {
     const product = await getByExternalId(api, externalId, withMaterial);
     read.getCalls += 1;
     if (product) keep([product]);

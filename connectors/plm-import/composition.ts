@@ -134,7 +134,7 @@ export async function readLines(
     }
     for (const id of headerIds) byHeader.set(id, []);
   }
-  await forEachBounded(headerIds, 8, async (headerId) => {
+  await forEachBounded(headerIds, api.lanes(8), async (headerId) => {
     const lines = await api.all((page, limit) =>
       api.client.materials.listLines({ materialHeaderId: headerId, page, limit }),
     );

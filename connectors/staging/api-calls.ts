@@ -28,6 +28,14 @@ export class ApiCalls {
     }
   }
 
+  /**
+   * The width of this activity's lanes: `base`, or more where the key's allowance over the client's round trips
+   * keeps more calls in flight (`TraceabilityClient.lanes`), read as the work goes.
+   */
+  lanes(base: number): () => number {
+    return () => this.client.lanes(base);
+  }
+
   /** Pages 2..totalPages of a list whose first page is already read, `lanes` at a time (the client paces them). */
   async remainingPages<T>(
     first: Page<T>,
@@ -39,7 +47,9 @@ export class ApiCalls {
       { length: Math.max(0, first.pagination.totalPages - 1) },
       (_, index) => index + 2,
     );
-    await forEachBounded(pages, lanes, async (page) => onPage((await this.one(() => fetchPage(page))).items));
+    await forEachBounded(pages, this.lanes(lanes), async (page) =>
+      onPage((await this.one(() => fetchPage(page))).items),
+    );
   }
 
   /** Every item of a paged list (limit 100), one page after the other; `first` is reused when already fetched. */

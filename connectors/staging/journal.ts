@@ -4,17 +4,27 @@ import type { z } from 'zod';
 import { LocalStore, locate, type ObjectStore, type StoreLocation } from '../storage';
 
 /**
- * Runs `work` over `items`, `limit` at a time (a few lanes, each taking the next item). After the first failure no
- * new item starts and the ones in flight finish before it is thrown, so a retried attempt never overlaps the writes
- * of this one.
+ * Runs `work` over `items`, `limit` at a time (lanes, each taking the next item). A `limit` given as a function is
+ * read as each item finishes: lanes start while it is above those running and end while it is below. After the
+ * first failure no new item starts and the ones in flight finish before it is thrown, so a retried attempt never
+ * overlaps the writes of this one.
  */
 export async function forEachBounded<T>(
   items: readonly T[],
-  limit: number,
+  limit: number | (() => number),
   work: (item: T, index: number) => Promise<void>,
 ): Promise<void> {
+  const width = typeof limit === 'number' ? () => limit : limit;
   let next = 0;
+  let running = 0;
   let failure: { error: unknown } | undefined;
+  const lanes: Promise<void>[] = [];
+  const widen = (): void => {
+    while (failure === undefined && next < items.length && running < Math.max(1, width())) {
+      running += 1;
+      lanes.push(lane());
+    }
+  };
   const lane = async (): Promise<void> => {
     while (failure === undefined && next < items.length) {
       const index = next++;
@@ -23,9 +33,14 @@ export async function forEachBounded<T>(
       } catch (error) {
         failure ??= { error };
       }
+      if (running > Math.max(1, width())) break;
+      widen();
     }
+    running -= 1;
   };
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, lane));
+  widen();
+  // Lanes started later are pushed before the lane that started them ends.
+  for (let awaited = 0; awaited < lanes.length; awaited++) await lanes[awaited];
   if (failure) throw failure.error;
 }
 
@@ -240,7 +255,7 @@ export class BatchJournal<E extends JournalLine> extends JsonLinesJournal<E> {
   async settleAll<R>(
     done: ReadonlyMap<string, OutcomeOf<E>>,
     records: readonly R[],
-    lanes: number,
+    lanes: number | (() => number),
     settle: (record: R) => Promise<OutcomeOf<E> | undefined>,
     onSettled: (settled: number) => void,
   ): Promise<Map<string, OutcomeOf<E>>> {

@@ -5,6 +5,7 @@ import { Transport } from './http';
 import { silentLogger, type TraceabilityLogger } from './logger';
 import { ClientMetrics, type ClientMetricsSnapshot } from './metrics';
 import { NaturalKeys } from './natural-keys';
+import { lanesFor, MAX_IN_FLIGHT } from './concurrency';
 import { AdaptiveRateLimiter, type RateLimiterOptions } from './rate-limiter';
 import { ReferenceCache } from './reference-cache';
 import { BomsResource } from './resources/boms';
@@ -24,7 +25,8 @@ const optionsSchema = z.object({
   baseUrl: z.string().url(),
   apiKey: z.string().min(1),
   timeoutMs: z.number().int().positive().default(30_000),
-  maxConcurrency: z.number().int().positive().default(8),
+  /** The most requests in flight; under it, as many as the key's allowance over the round trips keeps busy. */
+  maxConcurrency: z.number().int().positive().default(MAX_IN_FLIGHT),
   maxRetries: z.number().int().min(0).default(4),
   maxRateLimitRetries: z.number().int().min(0).default(8),
   maxInlineRetryAfterMs: z.number().int().min(0).default(30_000),
@@ -72,6 +74,7 @@ export class TraceabilityClient {
   readonly rateLimiter: AdaptiveRateLimiter;
   private readonly metrics = new ClientMetrics();
   private readonly transport: Transport;
+  private readonly maxConcurrency: number;
 
   constructor(options: TraceabilityClientOptions) {
     const parsed = optionsSchema.safeParse(options);
@@ -82,6 +85,7 @@ export class TraceabilityClient {
     }
     const config = parsed.data;
     const clock = options.clock ?? systemClock;
+    this.maxConcurrency = config.maxConcurrency;
     this.rateLimiter = options.rateLimiter ?? new AdaptiveRateLimiter({ ...options.rateLimit, clock });
     this.transport = new Transport({
       baseUrl: config.baseUrl,
@@ -131,6 +135,15 @@ export class TraceabilityClient {
   }
 
   /** API calls spent so far (by method/status and endpoint), 429s, retries and faults. */
+  /**
+   * How many rows (or pages) a job works on at once: `base`, or more where the key's allowance over this
+   * client's round trips keeps more calls in flight (an API far away, a large allowance); read it as the work
+   * goes, it follows the answers.
+   */
+  lanes(base: number): number {
+    return lanesFor(base, this.rateLimiter.callsInFlightToFill(), this.maxConcurrency);
+  }
+
   stats(): ClientMetricsSnapshot {
     return this.metrics.snapshot();
   }

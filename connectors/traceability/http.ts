@@ -1,7 +1,7 @@
 import { Agent, request as undiciRequest, type Dispatcher } from 'undici';
 import type { z } from 'zod';
 import type { Clock } from './clock';
-import { Semaphore } from './concurrency';
+import { BASE_LANES, lanesFor, Semaphore } from './concurrency';
 import { errorFromAnswer, parseSuccess, type Pagination, type RequestContext } from './envelope';
 import { ClientErrorCode, TraceabilityApiError, isRetryableStatus, type HttpMethod } from './errors';
 import type { TraceabilityLogger } from './logger';
@@ -129,7 +129,9 @@ export class Transport {
     this.#apiKey = apiKey;
     this.options = rest;
     this.baseUrl = options.baseUrl.replace(/\/+$/, '');
-    this.semaphore = new Semaphore(options.maxConcurrency);
+    this.semaphore = new Semaphore(() =>
+      lanesFor(BASE_LANES, options.limiter.callsInFlightToFill(), options.maxConcurrency),
+    );
     this.ownsDispatcher = options.dispatcher === undefined;
     this.dispatcher =
       options.dispatcher ?? new Agent({ connections: options.maxConcurrency * 2, keepAliveTimeout: 4_000 });

@@ -231,6 +231,15 @@ export class AdaptiveRateLimiter {
     };
   }
 
+  /**
+   * Calls in flight at once that use the key's whole allowance over this process's round trips (the allowance's
+   * calls a millisecond times the round trip's high estimate); 0 before the first answer.
+   */
+  callsInFlightToFill(): number {
+    const limit = this.view?.limit;
+    return limit === undefined ? 0 : (limit / this.windowMs) * this.own.roundTripHighMs();
+  }
+
   /** Waits (FIFO) until a counted call may go out, and records it. */
   async acquire(signal?: AbortSignal): Promise<RatePermit> {
     const previous = this.queue;

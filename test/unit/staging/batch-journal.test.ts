@@ -81,4 +81,27 @@ describe('forEachBounded', () => {
     expect(started).toEqual([1, 2, 3]);
     expect(running).toBe(0);
   });
+
+  it('follows a width that changes as items finish: more lanes when it grows, fewer when it shrinks', async () => {
+    let width = 2;
+    let running = 0;
+    const most: number[] = [];
+    const done: number[] = [];
+    const work = async (item: number) => {
+      running += 1;
+      most[item] = running;
+      await new Promise((resolve) => setTimeout(resolve, 5));
+      running -= 1;
+      done.push(item);
+      if (done.length === 2) width = 6; // e.g. the first answers showed a long round trip
+      if (done.length === 14) width = 1;
+    };
+    const items = Array.from({ length: 24 }, (_, index) => index);
+    await forEachBounded(items, () => width, work);
+    expect([...done].sort((a, b) => a - b)).toEqual(items);
+    expect(Math.max(...most.slice(0, 2))).toBeLessThanOrEqual(2);
+    expect(Math.max(...most)).toBe(6);
+    expect(Math.max(...most.slice(20))).toBe(1);
+    expect(running).toBe(0);
+  });
 });
