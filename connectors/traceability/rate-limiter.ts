@@ -27,6 +27,9 @@ export interface RateLimitObservation {
   serverDateMs?: number;
 }
 
+/** The share of the reserve a small process's growth may have in flight unseen (see `smallGrowthUnseen`). */
+const SMALL_GROWTH_UNSEEN_RESERVE = 0.5;
+
 export interface RateLimiterOptions {
   clock?: Clock;
   /** Length of the server's sliding window. */
@@ -530,6 +533,7 @@ export class AdaptiveRateLimiter {
   /** Growing: under the top, within this process's share of the room, under the ramp line. */
   private grow({ now, view, policy, own, fallen, u }: DecisionMoment): RateDecision | undefined {
     if (own + 1 > policy.capAt(u) + view.left + fallen) return undefined;
+    if (this.smallGrowthUnseen(view, policy.reserve, own)) return undefined;
     const lag = view.filling ? this.ramp.othersGrowth(view, view, now, policy.top) : 0;
     // (The growth is counted from the fullest reading; the others' and own counts held are the most
     // of each over the readings, maybe from different ones, and their sum may stand over it: that much
@@ -546,6 +550,22 @@ export class AdaptiveRateLimiter {
       delayMs: Math.max(1, this.ramp.reachesMs(view, u) - now, spacedAtMs - now),
       probe: false,
     };
+  }
+
+  /**
+   * Over 240/min, a process holding under 40% of the key beside others grows only while its calls in flight
+   * are at most its own calls of a round trip and half the reserve (`SMALL_GROWTH_UNSEEN_RESERVE`): the room it
+   * reads, the others read too, and what it sends into it they see a round trip later. Far away a bunch of the
+   * window's calls leaving makes a dip a round trip long; four processes at 600/min 100 ms away each read it
+   * as room (or the others leaving), each sent 12-16 calls at once, and two took every one back as a 429 (fake
+   * clock, seeds 1-12 x two phases: 0.80% of calls refused -> 0.10%; 2.82% -> 0.49% at 150 ms; 3,000/min 0.30%
+   * -> 0.03%). A pair's process is not held (the survivor of a pair takes its other's calls at their pace),
+   * nor one alone, nor up to 240/min, where no answer shows a dip that deep (`rate-pacing-log.md`, session 40).
+   */
+  private smallGrowthUnseen(view: KeyView, reserve: number, own: number): boolean {
+    if (this.sparse(view.limit) || !this.smallShare || view.others === 0) return false;
+    const ownInRoundTrip = Math.ceil((own * this.own.roundTripHighMs()) / this.windowMs);
+    return this.own.inFlight >= ownInRoundTrip + SMALL_GROWTH_UNSEEN_RESERVE * reserve;
   }
 
   /**

@@ -14,7 +14,8 @@ const BAND_SHARE = 0.02;
  * it (fake clock: runs missed by the 600/min cells 74 of 96 -> 30, seeds 1-8 x two phases; by the 3,000/min
  * ones 39 of 56 -> 18, seeds 1-4; none before or after without the added latency; real, 100 ms away, every
  * 600/min cell met, none before). The cost is four processes racing for the last slots as far away: 600x4's
- * refused calls 0.37% -> 0.59%, and 1.25% -> 2.84% at 310-390 ms (`rate-pacing-log.md`, session 39). Where
+ * refused calls 0.37% -> 0.59%, and 1.25% -> 2.84% at 310-390 ms (`rate-pacing-log.md`, session 39), in bursts
+ * that bounding a small process's growth in flight took away (`smallGrowthUnseen` in rate-limiter.ts). Where
  * the key's calls are sparse (up to 240/min) two: there one round trip took 120x4-late's 429s from 0.76% to
  * 2.40% of calls at 210-290 ms (session 38).
  */
