@@ -40,9 +40,11 @@ describe("the operator's view while a run goes on", () => {
 
   beforeAll(async () => {
     dir = mkdtempSync(path.join(tmpdir(), 'operator-progress-'));
-    // Every API call takes 50 ms longer: a few hundred products take long enough to show progress.
+    // Every API call takes 50 ms longer and the key allows 3,000 a minute: a few hundred products take some seconds,
+    // long enough to show progress. (At 100,000 a minute the client keeps 64 calls in flight, as that allowance over
+    // such round trips asks, and the whole apply took one redraw of the bar.)
     stack = await startTestStack({
-      sandbox: { rateLimitPerMinute: 100_000, faults: { latencyMs: 50 } },
+      sandbox: { rateLimitPerMinute: 3_000, faults: { latencyMs: 50 } },
       config: { dataDir: path.join(dir, 'data') },
     });
     env = cliEnv(stack);
