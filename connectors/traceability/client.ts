@@ -134,7 +134,6 @@ export class TraceabilityClient {
     this.naturalKeys = new NaturalKeys(this.products, this.orders, this.companies);
   }
 
-  /** API calls spent so far (by method/status and endpoint), 429s, retries and faults. */
   /**
    * How many rows (or pages) a job works on at once: `base`, or more where the key's allowance over this
    * client's round trips keeps more calls in flight (an API far away, a large allowance); read it as the work
@@ -144,6 +143,7 @@ export class TraceabilityClient {
     return lanesFor(base, this.rateLimiter.callsInFlightToFill(), this.maxConcurrency);
   }
 
+  /** API calls spent so far (by method/status and endpoint), 429s, retries and faults. */
   stats(): ClientMetricsSnapshot {
     return this.metrics.snapshot();
   }
