@@ -59,6 +59,7 @@ async function run(baseUrl: string, apiKey: string, clockSkewMs: number): Promis
     baseUrl,
     apiKey,
     clock,
+    minConcurrency: LANES,
     maxConcurrency: LANES,
     rateLimiter: limiter,
     maxRateLimitRetries: 1_000,

@@ -5,7 +5,7 @@ import { Transport } from './http';
 import { silentLogger, type TraceabilityLogger } from './logger';
 import { ClientMetrics, type ClientMetricsSnapshot } from './metrics';
 import { NaturalKeys } from './natural-keys';
-import { lanesFor, MAX_IN_FLIGHT } from './concurrency';
+import { BASE_LANES, lanesFor, MAX_IN_FLIGHT } from './concurrency';
 import { AdaptiveRateLimiter, type RateLimiterOptions } from './rate-limiter';
 import { ReferenceCache } from './reference-cache';
 import { BomsResource } from './resources/boms';
@@ -25,6 +25,8 @@ const optionsSchema = z.object({
   baseUrl: z.string().url(),
   apiKey: z.string().min(1),
   timeoutMs: z.number().int().positive().default(30_000),
+  /** The fewest requests let in flight at once: the width where the key's allowance asks for no more. */
+  minConcurrency: z.number().int().positive().default(BASE_LANES),
   /** The most requests in flight; under it, as many as the key's allowance over the round trips keeps busy. */
   maxConcurrency: z.number().int().positive().default(MAX_IN_FLIGHT),
   maxRetries: z.number().int().min(0).default(4),
@@ -91,6 +93,7 @@ export class TraceabilityClient {
       baseUrl: config.baseUrl,
       apiKey: config.apiKey,
       timeoutMs: config.timeoutMs,
+      minConcurrency: config.minConcurrency,
       maxConcurrency: config.maxConcurrency,
       retry: {
         maxRetries: config.maxRetries,

@@ -1,7 +1,7 @@
 import { Agent, request as undiciRequest, type Dispatcher } from 'undici';
 import type { z } from 'zod';
 import type { Clock } from './clock';
-import { BASE_LANES, lanesFor, Semaphore } from './concurrency';
+import { lanesFor, Semaphore } from './concurrency';
 import { errorFromAnswer, parseSuccess, type Pagination, type RequestContext } from './envelope';
 import { ClientErrorCode, TraceabilityApiError, isRetryableStatus, type HttpMethod } from './errors';
 import type { TraceabilityLogger } from './logger';
@@ -39,6 +39,7 @@ export interface TransportOptions {
   baseUrl: string;
   apiKey: string;
   timeoutMs: number;
+  minConcurrency: number;
   maxConcurrency: number;
   retry: RetryPolicy;
   clock: Clock;
@@ -130,7 +131,7 @@ export class Transport {
     this.options = rest;
     this.baseUrl = options.baseUrl.replace(/\/+$/, '');
     this.semaphore = new Semaphore(() =>
-      lanesFor(BASE_LANES, options.limiter.callsInFlightToFill(), options.maxConcurrency),
+      lanesFor(options.minConcurrency, options.limiter.callsInFlightToFill(), options.maxConcurrency),
     );
     this.ownsDispatcher = options.dispatcher === undefined;
     this.dispatcher =
