@@ -6,11 +6,12 @@ import { z } from 'zod';
 export const WINDOW_MS = 60_000;
 
 /**
- * The network between workers and API, each way (`--latency-ms`, 0 unless given, and `--jitter-ms`, 40): the
- * sandbox's in client-rate.ts, the fake clock's in client-rate-sim.ts and its trace.
+ * The network between workers and API, each way (`--latency-ms`, `latencyMs` unless given, and `--jitter-ms`,
+ * 40): the sandbox's in client-rate.ts and plm-import-remote.ts, the fake clock's in client-rate-sim.ts and its
+ * trace.
  */
-export function networkArgs(): { latencyMs: number; jitterMs: number } {
-  return { latencyMs: Number(arg('latency-ms') ?? 0), jitterMs: Number(arg('jitter-ms') ?? 40) };
+export function networkArgs(latencyMs = 0): { latencyMs: number; jitterMs: number } {
+  return { latencyMs: Number(arg('latency-ms') ?? latencyMs), jitterMs: Number(arg('jitter-ms') ?? 40) };
 }
 
 /** The value after `--name` on the command line, if any. */

@@ -37,8 +37,6 @@
 import { fork, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import { z } from 'zod';
-import { buildSandboxApp } from '../sandbox/server';
-import { sandboxOptionsSchema } from '../sandbox/options';
 import { SANDBOX_API_KEY } from '../worker/api-target';
 import {
   QUICK_CELLS,
@@ -54,6 +52,7 @@ import {
   type CellFigures,
   type ProcessSpan,
 } from './client-rate-figures';
+import { startCountingSandbox } from './counting-sandbox';
 
 const cellSchema = z.object({
   name: z.string(),
@@ -111,30 +110,12 @@ function once(child: ChildProcess, type: string): Promise<unknown> {
 
 /** Child mode: one cell, its own sandbox, its workers; sends back the figures. */
 async function runCell(cell: Cell): Promise<CellFigures> {
-  const options = sandboxOptionsSchema.parse({
-    port: 0,
+  const { baseUrl, counted, refusedAt, close } = await startCountingSandbox({
     rateLimitPerMinute: cell.limit,
     jitterMs: cell.jitterMs,
     networkDelayMs: cell.latencyMs,
     qrDelayMs: 0,
   });
-  const { app } = buildSandboxApp(options);
-  const counted: number[] = [];
-  let refused = 0;
-  const refusedAt: number[] = [];
-  // Runs after the sandbox's own onRequest hook, which answers 429 before this one runs.
-  app.addHook('onRequest', async (request) => {
-    if (request.url.startsWith('/api/v2')) counted.push(Date.now());
-  });
-  app.addHook('onResponse', async (request, reply) => {
-    if (request.url.startsWith('/api/v2') && reply.statusCode === 429) {
-      refused++;
-      refusedAt.push(Date.now());
-    }
-  });
-  await app.listen({ port: 0, host: '127.0.0.1' });
-  const address = app.server.address();
-  const baseUrl = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}/api/v2`;
   const workers = cell.processes.map(() =>
     fork(path.join(ROOT, 'bin/run-ts.cjs'), [path.join(ROOT, 'bench/client-rate-worker.ts')], {
       cwd: ROOT,
@@ -165,10 +146,10 @@ async function runCell(cell: Cell): Promise<CellFigures> {
     });
     const spans = await Promise.all(results);
     if (process.env.CLIENT_RATE_TRACE) traceCell(cell, counted, refusedAt, spans);
-    return cellFigures(cell.limit, counted, refused, spans);
+    return cellFigures(cell.limit, counted, refusedAt.length, spans);
   } finally {
     for (const w of workers) if (w.exitCode === null) w.kill();
-    await app.close();
+    await close();
   }
 }
 

@@ -20,11 +20,11 @@ import {
   type ReadResult,
 } from '../activities/plm-import';
 import { TraceabilityClient } from '../connectors/traceability';
-import { sandboxOptionsSchema } from '../sandbox/options';
-import { buildSandboxApp } from '../sandbox/server';
+import { SANDBOX_API_KEY } from '../worker/api-target';
 import { loadConfig } from '../worker/config';
 import { nativeRows, productCount, toCsv } from '../test/unit/plm-activities/native-sheet';
 import { arg, cellFigures, missedGoals, networkArgs, WINDOW_MS } from './client-rate-figures';
+import { startCountingSandbox } from './counting-sandbox';
 
 /** Writes this many minutes long at the allowance: a full window and more after the first. */
 const WRITE_MINUTES = 2.2;
@@ -35,8 +35,7 @@ async function main(): Promise<void> {
     .int()
     .positive()
     .parse(arg('limit') ?? '3000');
-  const { latencyMs, jitterMs } = networkArgs();
-  const network = { latencyMs: arg('latency-ms') === undefined ? 100 : latencyMs, jitterMs };
+  const network = networkArgs(100);
   // A style with 3 colours of 5 sizes is 19 products, one write each.
   const shape = {
     prefix: 'REMOTE',
@@ -44,30 +43,16 @@ async function main(): Promise<void> {
     coloursPerStyle: 3,
     sizesPerColour: 5,
   };
-  const { app } = buildSandboxApp(
-    sandboxOptionsSchema.parse({
-      port: 0,
-      rateLimitPerMinute: limit,
-      jitterMs: network.jitterMs,
-      networkDelayMs: network.latencyMs,
-      qrDelayMs: 0,
-      childLinkDelayMs: 0,
-    }),
-  );
-  const counted: number[] = [];
-  let refused = 0;
-  // Runs after the sandbox's own onRequest hook, which answers 429 before this one runs.
-  app.addHook('onRequest', async (request) => {
-    if (request.url.startsWith('/api/v2')) counted.push(Date.now());
+  const sandbox = await startCountingSandbox({
+    rateLimitPerMinute: limit,
+    jitterMs: network.jitterMs,
+    networkDelayMs: network.latencyMs,
+    qrDelayMs: 0,
+    childLinkDelayMs: 0,
   });
-  app.addHook('onResponse', async (request, reply) => {
-    if (request.url.startsWith('/api/v2') && reply.statusCode === 429) refused++;
-  });
-  await app.listen({ port: 0, host: '127.0.0.1' });
-  const address = app.server.address();
-  const baseUrl = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}/api/v2`;
+  const { counted, refusedAt } = sandbox;
   const dir = await mkdtemp(path.join(tmpdir(), 'bench-plm-remote-'));
-  const client = new TraceabilityClient({ baseUrl, apiKey: 'sandbox-key-brand' });
+  const client = new TraceabilityClient({ baseUrl: sandbox.baseUrl, apiKey: SANDBOX_API_KEY });
   const line = (label: string, value: string) => console.log(`${label.padEnd(44)}${value}`);
   try {
     const file = path.join(dir, 'remote.csv');
@@ -102,7 +87,7 @@ async function main(): Promise<void> {
     const to = Date.now();
     const writes = counted.slice(writesFrom);
     // The windows run from one window after the first write to the last: the product's work waited throughout.
-    const figures = cellFigures(limit, counted, refused, [{ from, to, counted: writes }]);
+    const figures = cellFigures(limit, counted, refusedAt.length, [{ from, to, counted: writes }]);
     const percent = (share: number) => `${(share * 100).toFixed(1)}%`;
     line('products written:', `${written} in ${((to - from) / 1000).toFixed(1)} s (${writes.length} calls)`);
     line(
@@ -113,7 +98,7 @@ async function main(): Promise<void> {
       'use of the allowance, full 60 s windows:',
       `min ${percent(figures.useMin)} at ${figures.useMinAtS} s, median ${percent(figures.useMedian)} (${figures.windows} windows; goal >= 97%)`,
     );
-    line('429s:', `${refused} of ${figures.calls} calls (goal < 0.5%)`);
+    line('429s:', `${figures.refused} of ${figures.calls} calls (goal < 0.5%)`);
     const stats = client.stats();
     line(
       'client:',
@@ -124,7 +109,7 @@ async function main(): Promise<void> {
     process.exitCode = missed.length === 0 ? 0 : 1;
   } finally {
     await client.close();
-    await app.close();
+    await sandbox.close();
     await rm(dir, { recursive: true, force: true });
   }
 }

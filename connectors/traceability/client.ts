@@ -5,7 +5,7 @@ import { Transport } from './http';
 import { silentLogger, type TraceabilityLogger } from './logger';
 import { ClientMetrics, type ClientMetricsSnapshot } from './metrics';
 import { NaturalKeys } from './natural-keys';
-import { BASE_LANES, lanesFor, MAX_IN_FLIGHT } from './concurrency';
+import { BASE_LANES, MAX_IN_FLIGHT } from './concurrency';
 import { AdaptiveRateLimiter, type RateLimiterOptions } from './rate-limiter';
 import { ReferenceCache } from './reference-cache';
 import { BomsResource } from './resources/boms';
@@ -76,7 +76,6 @@ export class TraceabilityClient {
   readonly rateLimiter: AdaptiveRateLimiter;
   private readonly metrics = new ClientMetrics();
   private readonly transport: Transport;
-  private readonly maxConcurrency: number;
 
   constructor(options: TraceabilityClientOptions) {
     const parsed = optionsSchema.safeParse(options);
@@ -87,7 +86,6 @@ export class TraceabilityClient {
     }
     const config = parsed.data;
     const clock = options.clock ?? systemClock;
-    this.maxConcurrency = config.maxConcurrency;
     this.rateLimiter = options.rateLimiter ?? new AdaptiveRateLimiter({ ...options.rateLimit, clock });
     this.transport = new Transport({
       baseUrl: config.baseUrl,
@@ -143,7 +141,7 @@ export class TraceabilityClient {
    * goes, it follows the answers.
    */
   lanes(base: number): number {
-    return lanesFor(base, this.rateLimiter.callsInFlightToFill(), this.maxConcurrency);
+    return this.transport.lanes(base);
   }
 
   /** API calls spent so far (by method/status and endpoint), 429s, retries and faults. */

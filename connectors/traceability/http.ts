@@ -130,12 +130,18 @@ export class Transport {
     this.#apiKey = apiKey;
     this.options = rest;
     this.baseUrl = options.baseUrl.replace(/\/+$/, '');
-    this.semaphore = new Semaphore(() =>
-      lanesFor(options.minConcurrency, options.limiter.callsInFlightToFill(), options.maxConcurrency),
-    );
+    this.semaphore = new Semaphore(() => this.lanes(options.minConcurrency));
     this.ownsDispatcher = options.dispatcher === undefined;
     this.dispatcher =
       options.dispatcher ?? new Agent({ connections: options.maxConcurrency * 2, keepAliveTimeout: 4_000 });
+  }
+
+  /**
+   * `base` lanes, or more where the key's allowance over this process's round trips keeps more calls in flight,
+   * up to `maxConcurrency` (see `lanesFor`): the semaphore's width at `minConcurrency`, a job's at its own.
+   */
+  lanes(base: number): number {
+    return lanesFor(base, this.options.limiter.callsInFlightToFill(), this.options.maxConcurrency);
   }
 
   async send<S extends z.ZodType | undefined>(
