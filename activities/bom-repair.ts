@@ -94,6 +94,15 @@ export interface BomRepairBatchResult {
 
 const NOT_FOUND_LISTED = 100;
 
+/**
+ * Products of a batch repaired at once (more where the key's allowance over the round trips asks for more, see
+ * `TraceabilityClient.lanes`). Each product is a few calls in turn (its lines, its ancestors' headers, a PUT per
+ * copied line, a re-read), so one at a time an API 100 ms away held the job to about a product a second whatever
+ * the allowance. Products of one tree share only reads (`RepairReadCache` holds each ancestor's once); each
+ * writes its own fork's lines.
+ */
+export const PRODUCT_LANES = 8;
+
 const mapFailure = failureMapper(invalidInput, (error) =>
   error instanceof CorruptBomMarkError ? nonRetryable(error, 'CorruptHighWaterMark') : undefined,
 );
@@ -156,10 +165,14 @@ export function createBomRepairActivities(deps: Pick<ActivityDeps, 'client' | 'c
         const journal = run.journal(Math.floor(input.offset / input.limit));
         const { done } = await journal.resume();
         const pending: RepairCandidate[] = [];
+        const order: string[] = [];
         let index = 0;
         for await (const candidate of run.staging.readNdjson(input.candidates, repairCandidateSchema)) {
           if (index >= input.offset + input.limit) break;
-          if (index >= input.offset && !done.has(candidate.id)) pending.push(candidate);
+          if (index >= input.offset) {
+            order.push(candidate.id);
+            if (!done.has(candidate.id)) pending.push(candidate);
+          }
           index += 1;
         }
         const cache = new RepairReadCache(deps.client);
@@ -168,7 +181,7 @@ export function createBomRepairActivities(deps: Pick<ActivityDeps, 'client' | 'c
           journal.settleAll(
             done,
             pending,
-            1,
+            () => deps.client.lanes(PRODUCT_LANES),
             async (candidate) => {
               const result = await repairProductBoms(deps.client, candidate, options, cache);
               return {
@@ -180,7 +193,11 @@ export function createBomRepairActivities(deps: Pick<ActivityDeps, 'client' | 'c
             (settled) => progress({ settled }),
           ),
         );
-        const results = [...outcomes.values()].flatMap((outcome) => (outcome.result ? [outcome.result] : []));
+        // (Listed in the candidates' order, not the order their lanes finished in.)
+        const results = order.flatMap((id) => {
+          const result = outcomes.get(id)?.result;
+          return result ? [result] : [];
+        });
         return { processed: outcomes.size, results };
       },
     ),

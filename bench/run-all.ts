@@ -15,6 +15,7 @@ const BENCHMARKS = [
   'plm-parse',
   'plm-import',
   'plm-import-remote',
+  'bom-repair-remote',
   'erp-orders',
   'certificate-report',
   'storage-s3',
