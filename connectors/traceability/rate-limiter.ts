@@ -60,6 +60,8 @@ interface KeyView {
   others: number;
   /** ...the most seen over `HOLD_MS` only, without the reading before a quiet gap (see `holdReading`). */
   othersLately: number;
+  /** ...at the latest answer alone, not held (see `replaceOwn`). */
+  othersLatest: number;
   /** Dispatch time of the call whose answer this is. */
   atMs: number;
   /** When the server counted that call (see `OwnCalls.settle`). */
@@ -346,6 +348,7 @@ export class AdaptiveRateLimiter {
       left: this.leaving.active ? Math.max(0, this.leaving.othersBefore - reading) : 0,
       others,
       othersLately,
+      othersLatest: reading,
       atMs,
       countedAtMs,
       used,
@@ -506,6 +509,7 @@ export class AdaptiveRateLimiter {
       this.checkOthersGone(at) ??
       this.checkFall(at) ??
       this.followResetWhileLeaving(at) ??
+      this.seeWindowTurn(at) ??
       this.look(at) ??
       this.probeOrWaitForOwn(at)
     );
@@ -518,8 +522,19 @@ export class AdaptiveRateLimiter {
     // before a quiet gap, their count stood over the key's, and a late joiner at 30/min, its view 45 s
     // old, read the key as over its top and left its own calls unreplaced as they left (four processes
     // started 3 s apart: runs with a 429, 27 of 128 before, 12 now). (At 120/min, 120x4 missed in 16 runs
-    // of 64 with it, 3 without.)
-    const uReplacing = this.bunched(view.limit) ? own + view.othersLately - fallen + 1 : u;
+    // of 64 with it, 3 without.) Over 240/min a process holding under 40% of the key counts the others' latest
+    // reading only: there the cap falls by top / band (50 own calls at 3,000/min) for each call of the key, and
+    // held over a second, a reading a call or two high stopped every small process replacing for up to a second;
+    // the key fell by dozens, they refilled it at once, and those bursts came back a window later, four processes
+    // far away swinging 35 calls either way each second (fake clock, 3,000/min, 100 ms each way: 2,900 of 3,000
+    // at the worst, 6.9 s under the goal a run; session 41). A replacement adds nothing to the key, so the latest
+    // reading is enough; growth still reads the hold. (Not a pair's process: its survivor of a leaver read the
+    // others' fall later, 3000x2-early under the goal in 8 runs of 8, 6 without.)
+    const uReplacing = this.bunched(view.limit)
+      ? own + view.othersLately - fallen + 1
+      : !this.sparse(view.limit) && this.smallShare
+        ? own + view.othersLatest - fallen + 1
+        : u;
     if (
       own + 1 <= view.own &&
       own + 1 <= policy.capAt(uReplacing) + view.left + fallen &&
@@ -627,6 +642,27 @@ export class AdaptiveRateLimiter {
     if (!mayTakeOthersSlot || !this.leaving.active || this.resetFollowedFor === view.atMs) return undefined;
     if (leaves !== undefined && view.resetAtMs + this.own.slackMs() >= leaves) return undefined;
     return { ...this.probeWhen(view.resetAtMs, now), followsReset: view.atMs };
+  }
+
+  /**
+   * Over 240/min, from a view over the top at least `HOLD_MS` old, none of ours in flight, the others holding
+   * `ONE_OTHER_SHARE` of the key: as this process's own calls leave the window, the others' are taken to leave
+   * in proportion (at a key over the top every process's cap is 0, so no one replaces); once that brings the key
+   * to the top, one call to see. The window's first fill ends over the top (the growth in flight unseen), at the
+   * limit at 3,000/min far away: every view stood there, so no process replaced its calls as they left (never
+   * into the last slot) or heard anything, and four processes let the key fall 85 calls at 62 s. Only where this
+   * process's calls are many enough to tell (one leaving moves the estimate less than a band): a joiner's few
+   * say nothing of the others. Not from a fresh view, nor with the others under 40%: there someone is growing
+   * into the key (a joiner's first calls), and the incumbent's calls to see met them, 429s for 1.6% of calls in
+   * 300x4-late (fake clock, seeds 1-4 x two phases; session 41).
+   */
+  private seeWindowTurn({ now, view, policy, own }: DecisionMoment): RateDecision | undefined {
+    if (this.sparse(view.limit) || this.own.inFlight !== 0 || view.used <= policy.top) return undefined;
+    if (view.others < ONE_OTHER_SHARE * view.used || now - view.atMs < HOLD_MS) return undefined;
+    const ownLeft = view.own - own;
+    if (ownLeft <= 0 || view.used > view.own * policy.band) return undefined;
+    const keyNow = view.used - (ownLeft * view.used) / view.own;
+    return keyNow <= policy.top ? this.probeWhen(now, now) : undefined;
   }
 
   /** One call to see, where this process hears of the others only through its own answers (see `KeyLooks`). */
