@@ -23,6 +23,16 @@ import {
  */
 const LEAVING_FALL_BANDS = 0.75;
 /**
+ * ...and over 240/min (the key's calls under 250 ms apart) this many: there a pair's survivor heard the fall a
+ * round trip late on an API far away, and the key, settled half a band under its top, stood 3/4 of a band lower
+ * still before it read a leaving (3000x2-early at 100 ms each way: 2,901 of 3,000 at 124 s against a goal of
+ * 2,910). At half a band, fake clock, seeds 1-4 x two phases at 100 ms, runs under the goal: 600x2-handoff 5 -> 2,
+ * 300x2-handoff 6 -> 4, 450x2-handoff 2 -> 1, 3000x2-early (seeds 1-4) 2 -> 1, the seconds under it a run down by
+ * a fifth to a half in every pair's cell; a 429 in 1 run of 8 in three handoff cells (0 before). From 175 to
+ * 240/min, where the band is 4-5 calls, it changed nothing but a 429 in 4 runs of 8 at 180x2 (session 41).
+ */
+const DENSE_LEAVING_FALL_BANDS = 0.5;
+/**
  * From 120 to 240/min, one of a pair (see `ONE_OTHER_SHARE`) reads its other's fall of 2 as leaving once it
  * has lasted this long (or three high round trips), not `HOLD_MS`: the other replaces what leaves within a
  * round trip and its timer's lag, so a dip is over by then. The survivor of a pair whose other finished saw
@@ -237,7 +247,7 @@ export class OthersLeaving {
     // (Too few readings to tell: as before, but no fall awaits a check.)
     this.fallConfirmAtMs = undefined;
     if (before.length === 0) return;
-    // Leaving once they fell by 3/4 of the band (at least 2); no longer once they grow again.
+    // Leaving once they fell by 3/4 of the band (at least 2; over 240/min half); no longer once they grow again.
     const beforeMax = Math.max(...before.map(([, o]) => o));
     // (Sharing with one other, by the latest reading: that other replaces what leaves at once, so a
     // reading 2 under the count before, the fall lasting, is no dip; the most over the last second lagged
@@ -267,7 +277,8 @@ export class OthersLeaving {
     // (Nor while the key stays where no sharing cap binds: then the others would have replaced.)
     const recentKeyMost = Math.max(...recent.map(([, o, m]) => o + m));
     const uncapped = recentKeyMost <= sharedTop - band + 1;
-    const threshold = pairAtBunch ? 1 : Math.max(2, band * LEAVING_FALL_BANDS);
+    const fallBands = keyCallsSparse(limit, this.windowMs) ? LEAVING_FALL_BANDS : DENSE_LEAVING_FALL_BANDS;
+    const threshold = pairAtBunch ? 1 : Math.max(2, band * fallBands);
     // (Not by a process holding under `ONE_OTHER_SHARE` of the key: others that hold the most of it and fall
     // are a larger process yielding at its cap, and their yields read as leaving let a late joiner take all
     // the room while that process grew into it too: at 30/min, 429s in 9 runs of 128; at 600/min the yield
