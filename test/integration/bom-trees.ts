@@ -18,8 +18,8 @@ export interface Tree {
 
 export type LineSpec = Parameters<TraceabilityClient['boms']['createLine']>[0];
 
-export /** The tee's components: fabric (main), buttons, label, zipper. Units are among each component type's. */
-const TEE_LINES: Array<Omit<LineSpec, 'entity' | 'bomHeaderId'>> = [
+/** The tee's components: fabric (main), buttons, label, zipper. Units are among each component type's. */
+export const TEE_LINES: Array<Omit<LineSpec, 'entity' | 'bomHeaderId'>> = [
   {
     component: { styleId: DEMO_IDS.poplin },
     placementId: DEMO_PLACEMENTS.body,
