@@ -8,11 +8,6 @@
  * whether the job's pace is set by the allowance or by its round trips.
  * Run: node bin/run-ts.cjs bench/bom-repair-remote.ts [--trees 15] [--limit 3000] [--latency-ms 100] [--jitter-ms 40]
  */
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
-import { MockActivityEnvironment } from '@temporalio/testing';
-import { DefaultLogger } from '@temporalio/worker';
 import { z } from 'zod';
 import {
   createBomRepairActivities,
@@ -21,13 +16,10 @@ import {
   type StagedBomRepairCandidates,
 } from '../activities/bom-repair';
 import { forEachBounded } from '../connectors/staging/journal';
-import { TraceabilityClient } from '../connectors/traceability';
-import { SANDBOX_API_KEY } from '../worker/api-target';
-import { loadConfig } from '../worker/config';
 import { DEMO_IDS } from '../sandbox/seed/demo-catalogue';
 import { buildTree, forkThroughSku, TEE_LINES } from '../test/integration/bom-trees';
 import { arg, networkArgs, WINDOW_MS } from './client-rate-figures';
-import { startCountingSandbox } from './counting-sandbox';
+import { withRemoteJobStage } from './remote-job-stage';
 
 /** Products per repair activity: the workflow's default `batchSize`. */
 const BATCH_SIZE = 25;
@@ -37,17 +29,15 @@ async function main(): Promise<void> {
   const limit = positive.parse(arg('limit') ?? '3000');
   const trees = positive.parse(arg('trees') ?? '15');
   const network = networkArgs(100);
-  const sandbox = await startCountingSandbox({
+  const line = (label: string, value: string) => console.log(`${label.padEnd(36)}${value}`);
+  const sandboxOptions = {
     rateLimitPerMinute: limit,
     jitterMs: network.jitterMs,
     networkDelayMs: network.latencyMs,
     childLinkDelayMs: 0,
-  });
-  const { counted, refusedAt } = sandbox;
-  const dir = await mkdtemp(path.join(tmpdir(), 'bench-bom-remote-'));
-  const client = new TraceabilityClient({ baseUrl: sandbox.baseUrl, apiKey: SANDBOX_API_KEY });
-  const line = (label: string, value: string) => console.log(`${label.padEnd(36)}${value}`);
-  try {
+  };
+  await withRemoteJobStage('bom-remote', sandboxOptions, async ({ sandbox, client, config, env }) => {
+    const { counted, refusedAt } = sandbox;
     line(
       'bom-repair-remote:',
       `${trees} trees, ${trees * 4} forks, allowance ${limit}/min, API ${network.latencyMs} ms and 0-${network.jitterMs} ms each way`,
@@ -64,8 +54,7 @@ async function main(): Promise<void> {
       },
     );
 
-    const env = new MockActivityEnvironment(undefined, { logger: new DefaultLogger('WARN') });
-    const activities = createBomRepairActivities({ client, config: loadConfig({ TRACE_DATA_DIR: dir }) });
+    const activities = createBomRepairActivities({ client, config });
     const runKey = 'bench-bom-remote';
     const staged: StagedBomRepairCandidates = await env.run(activities.stageBomRepairCandidates, {
       selector: { kind: 'products' as const, products: styles },
@@ -103,11 +92,7 @@ async function main(): Promise<void> {
       console.error(`expected ${trees * 4} products repaired and verified, got ${products}`);
       process.exitCode = 1;
     }
-  } finally {
-    await client.close();
-    await sandbox.close();
-    await rm(dir, { recursive: true, force: true });
-  }
+  });
 }
 
 main().catch((error: unknown) => {

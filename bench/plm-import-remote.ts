@@ -7,11 +7,8 @@
  * the 429s, and the calls in flight the allowance asks for over such round trips. Exits 1 if a goal is missed.
  * Run: node bin/run-ts.cjs bench/plm-import-remote.ts [--limit 3000] [--latency-ms 100] [--jitter-ms 40]
  */
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { MockActivityEnvironment } from '@temporalio/testing';
-import { DefaultLogger } from '@temporalio/worker';
 import { z } from 'zod';
 import {
   createPlmImportActivities,
@@ -19,12 +16,9 @@ import {
   type PlanResult,
   type ReadResult,
 } from '../activities/plm-import';
-import { TraceabilityClient } from '../connectors/traceability';
-import { SANDBOX_API_KEY } from '../worker/api-target';
-import { loadConfig } from '../worker/config';
 import { nativeRows, productCount, toCsv } from '../test/unit/plm-activities/native-sheet';
 import { arg, cellFigures, missedGoals, networkArgs, WINDOW_MS } from './client-rate-figures';
-import { startCountingSandbox } from './counting-sandbox';
+import { withRemoteJobStage } from './remote-job-stage';
 
 /** Writes this many minutes long at the allowance: a full window and more after the first. */
 const WRITE_MINUTES = 2.2;
@@ -43,26 +37,23 @@ async function main(): Promise<void> {
     coloursPerStyle: 3,
     sizesPerColour: 5,
   };
-  const sandbox = await startCountingSandbox({
+  const line = (label: string, value: string) => console.log(`${label.padEnd(44)}${value}`);
+  const sandboxOptions = {
     rateLimitPerMinute: limit,
     jitterMs: network.jitterMs,
     networkDelayMs: network.latencyMs,
     qrDelayMs: 0,
     childLinkDelayMs: 0,
-  });
-  const { counted, refusedAt } = sandbox;
-  const dir = await mkdtemp(path.join(tmpdir(), 'bench-plm-remote-'));
-  const client = new TraceabilityClient({ baseUrl: sandbox.baseUrl, apiKey: SANDBOX_API_KEY });
-  const line = (label: string, value: string) => console.log(`${label.padEnd(44)}${value}`);
-  try {
+  };
+  await withRemoteJobStage('plm-remote', sandboxOptions, async ({ sandbox, client, dir, config, env }) => {
+    const { counted, refusedAt } = sandbox;
     const file = path.join(dir, 'remote.csv');
     await writeFile(file, toCsv(nativeRows(shape)));
     line(
       'plm-import-remote:',
       `${productCount(shape)} products, allowance ${limit}/min, API ${network.latencyMs} ms and 0-${network.jitterMs} ms each way`,
     );
-    const env = new MockActivityEnvironment(undefined, { logger: new DefaultLogger('WARN') });
-    const activities = createPlmImportActivities({ client, config: loadConfig({ TRACE_DATA_DIR: dir }) });
+    const activities = createPlmImportActivities({ client, config });
     const read: ReadResult = await env.run(activities.readPlmSheet, {
       file,
       workflowId: 'bench-remote',
@@ -107,11 +98,7 @@ async function main(): Promise<void> {
     const missed = missedGoals(limit, figures, false);
     line('verdict:', missed.length === 0 ? 'met' : `missed: ${missed.join('; ')}`);
     process.exitCode = missed.length === 0 ? 0 : 1;
-  } finally {
-    await client.close();
-    await sandbox.close();
-    await rm(dir, { recursive: true, force: true });
-  }
+  });
 }
 
 main().catch((error: unknown) => {
