@@ -516,7 +516,7 @@ export class AdaptiveRateLimiter {
   }
 
   /** Replacing own calls that left the window since the last answer cannot add to the key's count. */
-  private replaceOwn({ view, policy, own, fallen, u }: DecisionMoment): RateDecision | undefined {
+  private replaceOwn({ view, policy, own, fallen }: DecisionMoment): RateDecision | undefined {
     // (Never into the last slot, though: that one only a 429 could tell us was taken.) Where the key's
     // calls bunch, the sharing cap for it counts the others' most of the last `HOLD_MS` only: held from
     // before a quiet gap, their count stood over the key's, and a late joiner at 30/min, its view 45 s
@@ -530,11 +530,12 @@ export class AdaptiveRateLimiter {
     // at the worst, 6.9 s under the goal a run; session 41). A replacement adds nothing to the key, so the latest
     // reading is enough; growth still reads the hold. (Not a pair's process: its survivor of a leaver read the
     // others' fall later, 3000x2-early under the goal in 8 runs of 8, 6 without.)
-    const uReplacing = this.bunched(view.limit)
-      ? own + view.othersLately - fallen + 1
+    const othersReplacing = this.bunched(view.limit)
+      ? view.othersLately
       : !this.sparse(view.limit) && this.smallShare
-        ? own + view.othersLatest - fallen + 1
-        : u;
+        ? view.othersLatest
+        : view.others;
+    const uReplacing = own + othersReplacing - fallen + 1;
     if (
       own + 1 <= view.own &&
       own + 1 <= policy.capAt(uReplacing) + view.left + fallen &&
