@@ -1,8 +1,8 @@
 import { systemClock, type Clock } from './clock';
-import { countOneAsOwn, OthersLeaving } from './rate-leaving';
+import { KeyReadings, type KeyView, type RateLimitObservation } from './rate-key-view';
+import { OthersLeaving } from './rate-leaving';
 import { OwnCalls } from './rate-own-calls';
 import { KeyLooks } from './rate-looks';
-import { ServerClock } from './rate-server-clock';
 import { KeyRamp } from './rate-ramp';
 import {
   HOLD_MS,
@@ -10,22 +10,10 @@ import {
   keyCallsBunch,
   keyCallsMs,
   keyCallsSparse,
-  ratePolicy,
+  type ratePolicy,
 } from './rate-policy';
 
-/** What one answer's `X-RateLimit-*` headers said. */
-export interface RateLimitObservation {
-  limit: number;
-  remaining: number;
-  /**
-   * `X-RateLimit-Reset` converted to Unix milliseconds: by the server's clock (the spec's Unix seconds), or by
-   * this host's where `resetOnHostClock` (a gateway's delta seconds, counted from the answer's arrival).
-   */
-  resetAtMs: number;
-  resetOnHostClock?: boolean;
-  /** The answer's `Date` header (the server's clock, whole seconds), if it had one: see `ServerClock`. */
-  serverDateMs?: number;
-}
+export type { RateLimitObservation } from './rate-key-view';
 
 /** The share of the reserve a small process's growth may have in flight unseen (see `smallGrowthUnseen`). */
 const SMALL_GROWTH_UNSEEN_RESERVE = 0.5;
@@ -44,62 +32,6 @@ export interface RateLimiterOptions {
 export interface RatePermit {
   readonly dispatchedAtMs: number;
 }
-
-/** The key's state as this process last saw it. */
-interface KeyView {
-  limit: number;
-  /**
-   * While the others leave (see `OthersLeaving`), how far their count fell since they began to: the sharing
-   * cap is raised by that much, so this process takes over what they left, not more (others that
-   * stay keep their share); 0 otherwise.
-   */
-  left: number;
-  /**
-   * Calls of the other processes in the window (`used - own`), the most seen over `HOLD_MS`.
-   */
-  others: number;
-  /** ...the most seen over `HOLD_MS` only, without the reading before a quiet gap (see `holdReading`). */
-  othersLately: number;
-  /** ...at the latest answer alone, not held (see `replaceOwn`). */
-  othersLatest: number;
-  /** Dispatch time of the call whose answer this is. */
-  atMs: number;
-  /** When the server counted that call (see `OwnCalls.settle`). */
-  countedAtMs: number;
-  /** The key's count that answer gave. */
-  used: number;
-  /**
-   * Own calls in the window, the most seen over the same hold: this process may replace up to that
-   * many without growing, as the others hold it at that count too.
-   */
-  own: number;
-  /**
-   * Calls this process may add to `fullest` until its next answer: its share of the room left
-   * (`top - fullest`), as a whole number drawn at random around `room x own share` (all of it while
-   * the others leave), so that processes growing at once, none of which knows what the others add
-   * meanwhile, add about the room together.
-   */
-  growth: number;
-  /** The key's count the growth is counted from: the fullest of the readings held. */
-  fullest: number;
-  resetAtMs: number;
-  /** The others were filling the window along the ramp line at that answer (see `KeyRamp.othersGrowth`). */
-  filling: boolean;
-  /** A random delay after `resetAtMs` before probing, so stuck processes do not probe at one instant. */
-  probeSpreadMs: number;
-}
-
-/**
- * Where the key's calls are sparse (see `keyCallsSparse`) and the latest answer came after a gap this long
- * or more, the last reading before the gap is held too, not only those of the last `HOLD_MS`.
- */
-const QUIET_GAP_MS = 5_000;
-
-/**
- * The least share of the room a process takes for its growth, whatever its own share of the window:
- * a process that has just started holds nothing yet and must still grow.
- */
-const MIN_GROWTH_SHARE = 0.25;
 
 /**
  * From 120 to 240/min (the key's calls sparse, not bunched), a call that grows this process's count goes this
@@ -166,29 +98,15 @@ export class AdaptiveRateLimiter {
   private readonly clock: Clock;
   private readonly windowMs: number;
   private readonly sliceMs: number;
-  private readonly random: () => number;
   /** This process's counted calls and their round trips. */
   private readonly own: OwnCalls;
   /** The key-wide ramp line while the window fills. */
   private readonly ramp: KeyRamp;
-  private view: KeyView | undefined;
-  private othersPresent = false;
-  /** This process holds `ONE_OTHER_SHARE` of the key's count or more, where that counts (see there). */
-  private oneOther = false;
-  /** This process holds under `ONE_OTHER_SHARE` of the key's count (see `SMALL_SHARE_BAND`). */
-  private smallShare = false;
   /** The calls this process sends only to see the key, and the joiner's state they depend on. */
   private readonly looks: KeyLooks;
   private readonly leaving: OthersLeaving;
-  /** The server's clock against this host's, to read `X-RateLimit-Reset` on ours. */
-  private readonly serverClock = new ServerClock();
-  /**
-   * Recent readings over `HOLD_MS` and the last one before: [counted at, others, own, 1 if the others
-   * were then filling the window along the ramp line (see `KeyRamp.othersGrowth`)].
-   */
-  private readings: Array<[number, number, number, boolean]> = [];
-  /** The readings the view was read from, as `holdReading` returned them (see `ownCountedFirst`). */
-  private viewReadings: Array<[number, number, number]> = [];
+  /** What this process knows of the key from its answers: the view the rules below read. */
+  private readonly key: KeyReadings;
   /** A 429's Retry-After: nothing counted goes out before. */
   private blockedUntilMs = 0;
   /** After a 429: one probe at this time (Retry-After over), whatever the headers' reset says. */
@@ -204,16 +122,23 @@ export class AdaptiveRateLimiter {
     this.clock = options.clock ?? systemClock;
     this.windowMs = options.windowMs ?? 60_000;
     this.sliceMs = options.maxSleepSliceMs ?? 100;
-    this.random = options.random ?? Math.random;
     this.leaving = new OthersLeaving(this.windowMs);
     this.own = new OwnCalls(this.windowMs);
     this.ramp = new KeyRamp(this.windowMs);
     this.looks = new KeyLooks(this.windowMs, this.own);
+    this.key = new KeyReadings(
+      this.windowMs,
+      this.own,
+      this.ramp,
+      this.leaving,
+      this.looks,
+      options.random ?? Math.random,
+    );
   }
 
   /** This host's time `hostMs` on the server's clock (see `ServerClock`): to read a Retry-After given as a date. */
   serverTimeMs(hostMs: number): number {
-    return hostMs + this.serverClock.offsetMs;
+    return this.key.serverTimeMs(hostMs);
   }
 
   /** Milliseconds before the next counted call may go out (0 = now), if no answer arrives meanwhile. */
@@ -223,7 +148,7 @@ export class AdaptiveRateLimiter {
 
   /** The policy's figures as this process sees the key now; for reports and tests. */
   snapshot(): { limit: number; own: number; others: number; top: number; cap: number } | undefined {
-    const view = this.view;
+    const view = this.key.view;
     if (!view) return undefined;
     const own = this.own.stillInWindow(this.clock.now()).count;
     const policy = this.policy(view.limit);
@@ -241,7 +166,7 @@ export class AdaptiveRateLimiter {
    * calls a millisecond times the round trip's high estimate); 0 before the first answer.
    */
   callsInFlightToFill(): number {
-    const limit = this.view?.limit;
+    const limit = this.key.view?.limit;
     return limit === undefined ? 0 : (limit / this.windowMs) * this.own.roundTripHighMs();
   }
 
@@ -287,181 +212,8 @@ export class AdaptiveRateLimiter {
       ? this.own.settle(permit.dispatchedAtMs, counted, now, answered !== undefined)
       : now;
     if (!answered) return;
-    if (permit && answered.serverDateMs !== undefined)
-      this.serverClock.observe(permit.dispatchedAtMs, now, answered.serverDateMs);
-    const observation = answered.resetOnHostClock
-      ? answered
-      : { ...answered, resetAtMs: this.serverClock.toHostMs(answered.resetAtMs) };
-    const atMs = permit?.dispatchedAtMs ?? now;
-    const used = observation.limit - observation.remaining;
-    // (Where the key's calls are sparse, not counting own calls sent with this one or after it and still
-    // unanswered: see `OwnCalls.inWindowAt`.)
-    const sentWith = this.sparse(observation.limit) ? permit?.dispatchedAtMs : undefined;
-    // Answers arrive out of order under concurrency; keep the one describing the latest request. (Of calls
-    // sent in the same millisecond, the one the server counted last, which saw the most; an earlier one's
-    // answer, read with all of them counted in as ours, showed the others 2 lower than they were, and a
-    // survivor at 120/min took 2 slots too many: a 429.) One dropped so, where the view's reading left it
-    // out as unanswered, was counted before the view's call: see `ownCountedFirst`.
-    if (this.view && (this.view.atMs > atMs || (this.view.atMs === atMs && this.view.used > used))) {
-      if (sentWith !== undefined && this.view.atMs === atMs) this.ownCountedFirst(this.view);
-      return;
-    }
-    const reading = Math.max(0, used - this.own.inWindowAt(countedAtMs, sentWith));
-    // Own calls counted near the window's edges may be in or out: others are present only if some
-    // remain when all of those count as ours.
-    const slack = this.own.slackMs();
-    const ownAtMost = this.own.countedIn(countedAtMs - this.windowMs - slack, countedAtMs + slack);
-    this.othersPresent = used - ownAtMost >= 1;
-    this.smallShare = used - reading < ONE_OTHER_SHARE * used;
-    this.oneOther = this.sparseUnbunched(observation.limit) && !this.smallShare;
-    const { top: sharedTop, band } = ratePolicy(
-      observation.limit,
-      this.own.roundTripHighMs(),
-      this.windowMs,
-      true,
-    );
-    this.looks.answered(reading, used, sharedTop);
-    const { readings, filling, held } = this.holdReading(
-      observation,
-      atMs,
-      countedAtMs,
-      used,
-      reading,
-      sharedTop,
-    );
-    const share = {
-      limit: observation.limit,
-      oneOther: this.oneOther,
-      smallShare: this.smallShare,
-      roundTripHighMs: this.own.roundTripHighMs(),
-    };
-    const ownUnanswered = sentWith === undefined ? 0 : this.own.unansweredSentWith(sentWith);
-    this.leaving.follow(share, countedAtMs, reading, used, sharedTop, band, ownUnanswered);
-    this.viewReadings = readings;
-    const { others, othersLately, own, fullest } = this.heldCounts(readings, countedAtMs, reading);
-    const growth = this.drawGrowth(observation.limit, fullest, used, reading, held);
-    // Blocked with none of our calls leaving the window first, we probe once the window's oldest call
-    // has left (`X-RateLimit-Reset`): that is when room frees, as far as the headers tell.
-    const probeSpreadMs = this.random() * this.callsMs(observation.limit, 2);
-    this.view = {
-      limit: observation.limit,
-      left: this.leaving.active ? Math.max(0, this.leaving.othersBefore - reading) : 0,
-      others,
-      othersLately,
-      othersLatest: reading,
-      atMs,
-      countedAtMs,
-      used,
-      own,
-      growth,
-      fullest,
-      resetAtMs: observation.resetAtMs,
-      filling,
-      probeSpreadMs,
-    };
+    if (!this.key.read(permit?.dispatchedAtMs, now, countedAtMs, answered)) return;
     if (now >= this.blockedUntilMs) this.probeAtMs = undefined;
-  }
-
-  /** The counts the view holds, from the readings held (the latest, `reading`, counted at `countedAtMs`). */
-  private heldCounts(readings: Array<[number, number, number]>, countedAtMs: number, reading: number) {
-    // (While they leave, a lower count is no dip: the latest reading holds, and the fullest is of the
-    // readings in the hold only.)
-    const lately = readings.filter(([at]) => at > countedAtMs - HOLD_MS);
-    const kept = this.leaving.active ? lately : readings;
-    return {
-      others: this.leaving.active ? reading : Math.max(...kept.map(([, value]) => value)),
-      othersLately: this.leaving.active ? reading : Math.max(...lately.map(([, value]) => value)),
-      own: Math.max(...kept.map(([, , value]) => value)),
-      fullest: Math.max(...kept.map(([, o, m]) => o + m)),
-    };
-  }
-
-  /**
-   * A call sent in the same millisecond as the view's, answered after it, saw the key lower: the server
-   * counted it first, and the view's reading, taken while it was unanswered (see `OwnCalls.inWindowAt`), counted
-   * it as the others'. It moves to our own count, in the view, the readings held and the others' trend. (Left
-   * there, at 30/min, where the next answer may be a minute off, a survivor read the key one over its top,
-   * left its own calls unreplaced as they left, and idled 9 s while the leaver's calls left: 46.7% of the
-   * window, fake clock, timers 20 ms late, the shape of a real full run's 43.3% and idle 11 s.)
-   */
-  private ownCountedFirst(view: KeyView): void {
-    // (The view's reading is its raw reading, not moved along the ramp: the two hold the same counts.)
-    if (!this.readings.some(([at]) => at === view.countedAtMs)) return;
-    const latest = countOneAsOwn(this.viewReadings, view.countedAtMs);
-    if (!latest) return;
-    countOneAsOwn(this.readings, view.countedAtMs);
-    this.leaving.ownCountedFirst(view.countedAtMs);
-    Object.assign(view, this.heldCounts(this.viewReadings, view.countedAtMs, latest[1]));
-  }
-
-  /**
-   * Adds a reading to the hold (`HOLD_MS`, and at small allowances the last one before a quiet gap) and
-   * returns the readings held, those the others were filling at moved along the ramp to now
-   * (`KeyRamp.othersGrowth`), whether the others fill the window now, and the readings of the last `HOLD_MS`.
-   */
-  private holdReading(
-    observation: RateLimitObservation,
-    atMs: number,
-    countedAtMs: number,
-    used: number,
-    reading: number,
-    sharedTop: number,
-  ): {
-    readings: Array<[number, number, number]>;
-    filling: boolean;
-    /**
-     * How many readings `drawGrowth` counts as held: those of the last `HOLD_MS` with this one, or after
-     * a quiet gap the previous one and those of the last `HOLD_MS` before this one.
-     */
-    held: number;
-  } {
-    // At small allowances a process that sent nothing for a while (after the fill, or between the
-    // window's bunched turnovers) has one fresh answer in its hold, which may have come in a dip (the
-    // window's first calls leaving at once): the last reading before stays in the hold too, and a
-    // fall counts once two answers show it. (Not after shorter gaps: a survivor replacing a call
-    // every second or two must see the other leave as soon as before.)
-    const held = this.readings.filter(([at]) => at > countedAtMs - HOLD_MS);
-    const previous = this.readings.filter(([at]) => at <= countedAtMs - HOLD_MS).at(-1);
-    const sparse = this.sparse(observation.limit);
-    // The others fill the window along the ramp line: the line still under the top, the others grown
-    // since our last reading, and the key ahead of the line by no more than that growth (once the
-    // window has turned over, the key stands well above a line counted from its oldest call).
-    const line = this.ramp.line(observation, atMs);
-    const othersGrew = reading - (this.readings.at(-1)?.[1] ?? reading);
-    const filling = line < sharedTop && othersGrew >= 1 && used - line <= othersGrew + 1;
-    const afterQuietGap = previous !== undefined && sparse && countedAtMs - previous[0] >= QUIET_GAP_MS;
-    this.readings = afterQuietGap ? [previous, ...held] : [...held];
-    this.readings.push([countedAtMs, reading, used - reading, filling]);
-    // (That one as it stands now: the others may have grown along the ramp since.)
-    const key = { limit: observation.limit, resetAtMs: this.view?.resetAtMs ?? observation.resetAtMs };
-    const readings = this.readings.map(([at, o, m, f]): [number, number, number] => {
-      if (at > countedAtMs - HOLD_MS || !f) return [at, o, m];
-      return [
-        at,
-        o + this.ramp.othersGrowth(key, { atMs: at, others: o, own: m }, countedAtMs, sharedTop),
-        m,
-      ];
-    });
-    return {
-      readings,
-      filling,
-      held: afterQuietGap ? held.length : held.length + 1,
-    };
-  }
-
-  /**
-   * Calls this process may add until its next answer: its share of the room by the fullest reading held
-   * (all of it while the others leave), rounded at random. A single answer may have come in a dip
-   * (several calls left the window at once, their replacements not in yet): on it, one at most.
-   */
-  private drawGrowth(limit: number, fullest: number, used: number, reading: number, held: number): number {
-    const room = Math.max(0, this.policy(limit).top - fullest);
-    const share =
-      !this.othersPresent || this.leaving.active
-        ? 1
-        : Math.max((used - reading) / Math.max(1, used), MIN_GROWTH_SHARE);
-    const expected = held > 1 || !this.othersPresent ? room * share : Math.min(1, room * share);
-    return Math.floor(expected) + (this.random() < expected - Math.floor(expected) ? 1 : 0);
   }
 
   /** A 429 told us to wait: every counted call of this process waits that long, then one probe goes. */
@@ -480,11 +232,11 @@ export class AdaptiveRateLimiter {
    */
   private decide(now: number): RateDecision {
     if (now < this.blockedUntilMs) return { delayMs: this.blockedUntilMs - now, probe: false };
-    const view = this.view;
+    const view = this.key.view;
     if (!view) return this.probeWhen(now, now);
     const policy = this.policy(view.limit);
     const { count: own, nextDepartureMs: leaves } = this.own.stillInWindow(now);
-    const fallen = this.leaving.fallenSince(view, now, this.oneOther);
+    const fallen = this.leaving.fallenSince(view, now, this.key.oneOther);
     const at: DecisionMoment = {
       now,
       view,
@@ -532,7 +284,7 @@ export class AdaptiveRateLimiter {
     // others' fall later, 3000x2-early under the goal in 8 runs of 8, 6 without.)
     const othersReplacing = this.bunched(view.limit)
       ? view.othersLately
-      : !this.sparse(view.limit) && this.smallShare
+      : !this.sparse(view.limit) && this.key.smallShare
         ? view.othersLatest
         : view.others;
     const uReplacing = own + othersReplacing - fallen + 1;
@@ -579,7 +331,7 @@ export class AdaptiveRateLimiter {
    * nor one alone, nor up to 240/min, where no answer shows a dip that deep (`rate-pacing-log.md`, session 40).
    */
   private smallGrowthUnseen(view: KeyView, reserve: number, own: number): boolean {
-    if (this.sparse(view.limit) || !this.smallShare || view.others === 0) return false;
+    if (this.sparse(view.limit) || !this.key.smallShare || view.others === 0) return false;
     const ownInRoundTrip = Math.ceil((own * this.own.roundTripHighMs()) / this.windowMs);
     return this.own.inFlight >= ownInRoundTrip + SMALL_GROWTH_UNSEEN_RESERVE * reserve;
   }
@@ -672,7 +424,7 @@ export class AdaptiveRateLimiter {
       now,
       view,
       top: policy.top,
-      smallShare: this.smallShare,
+      smallShare: this.key.smallShare,
       leaves,
       leavingLooksUntilMs: this.leaving.lookingUntilMs(),
     });
@@ -732,16 +484,9 @@ export class AdaptiveRateLimiter {
     return keyCallsSparse(limit, this.windowMs);
   }
 
-  /** The policy's figures for this process as it sees the key now (others present, one other). */
-  private policy(limit: number) {
-    return ratePolicy(
-      limit,
-      this.own.roundTripHighMs(),
-      this.windowMs,
-      this.othersPresent,
-      this.oneOther,
-      this.smallShare,
-    );
+  /** The policy's figures for this process as it sees the key now (see `KeyReadings.policy`). */
+  private policy(limit: number): ReturnType<typeof ratePolicy> {
+    return this.key.policy(limit);
   }
 
   /** See `keyCallsBunch` and `OthersLeaving.follow`. */

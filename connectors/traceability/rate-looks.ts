@@ -33,7 +33,7 @@ const GROWING_PROBE_MS = 10_000;
  * for this many calls sends one to see. A leaver's calls leave at its pace, and a survivor hears of it only
  * from its own answers: in a rolling restart its calls, taken in bunches as the leaver's room freed, left it
  * without an answer for 15-20 s while the leaver's calls left (600/min, the key fell from 593 to 384 of 600 on
- * the fake clock). The answer shows the room, and the survivor takes it (`drawGrowth`: all of it, while the
+ * the fake clock). The answer shows the room, and the survivor takes it (`drawGrowth` in rate-key-view.ts: all of it, while the
  * others leave). At 600/min, 400 ms: the key a few calls down between looks.
  */
 const LEAVING_LOOK_CALLS = 4;

@@ -1,6 +1,6 @@
 // The sharing rule every process on a key applies alike, without knowing how many share it: the key's
 // top and the sharing cap (`ratePolicy`), and how far apart the key's calls are, which decides how a
-// process reads its answers (`AdaptiveRateLimiter` in rate-limiter.ts, `OthersLeaving` in rate-leaving.ts).
+// process reads its answers (`KeyReadings` in rate-key-view.ts, `OthersLeaving` in rate-leaving.ts).
 
 /** The sharing band (see `ratePolicy`) as a share of the allowance (at least 2 calls). */
 const BAND_SHARE = 0.02;
@@ -112,7 +112,7 @@ export const TREND_MS = 1_000;
 export const TREND_CALLS = 2;
 /**
  * The key's calls are at least this far apart (up to 240/min): a process's answers come seconds apart, so
- * a reading is held longer (see `QUIET_GAP_MS` in rate-limiter.ts) and a fall must last before it counts.
+ * a reading is held longer (see `QUIET_GAP_MS` in rate-key-view.ts) and a fall must last before it counts.
  * There every process keeps back 1 call, not 2, however many share the key: two racing for the last slot
  * fill it, no more, and the key's calls are too few for a third to race them often. At 120/min the goal
  * (97%) is 117 calls: kept back 2, four processes settled the key at 118 and dipped under the goal (120x4
