@@ -4,7 +4,7 @@
  */
 import { z } from 'zod';
 import { RunFolder } from '../staging';
-import { ForkSnapshotStore, snapshotSourceLines } from './fork-snapshots';
+import { ForkSnapshotStore, snapshotForFork } from './fork-snapshots';
 import {
   isTraceabilityApiError,
   type BomHeader,
@@ -70,6 +70,8 @@ const headerOutcomeSchema = z.object({
   sourceProductId: z.string().nullable(),
   /** Set when the whole header was left alone (no source name, no source, two candidate sources). */
   problem: z.string().optional(),
+  /** A snapshot kept for this product and source that is not this fork's record, and why (the source stood in). */
+  snapshotSetAside: z.string().optional(),
 });
 export type HeaderOutcome = z.infer<typeof headerOutcomeSchema>;
 
@@ -218,7 +220,7 @@ export interface RepairOptions {
   sourceNames?: Readonly<Record<string, string>>;
   /** Take a changed source line's current component instead of reporting the copy as ambiguous. */
   acceptCurrentSource?: boolean;
-  /** Source snapshots the safe write path kept at fork time: used instead of the current source when present. */
+  /** Source snapshots the safe write path kept: used instead of the current source when one is this fork's record. */
   snapshots?: ForkSnapshotStore;
 }
 
@@ -339,14 +341,16 @@ export async function repairProductBoms(
 
     const byId = new Map(lines.map((line) => [line.id, line]));
     const planned: PlannedRepair[] = [];
-    // Never guess: what a copy lost is what its source line held at fork time. A kept snapshot says so exactly;
-    // otherwise the current source stands in only where no source line changed since the fork.
-    const snapshot = options.snapshots ? await options.snapshots.find(candidate.id, pick.header.id) : null;
+    // Never guess: what a copy lost is what its source line held at fork time. A snapshot that is this fork's
+    // record says so exactly; otherwise the current source stands in only where no source line changed since.
     const forkMs = ms(owned.createdAt);
-    const current = snapshot
-      ? []
-      : (await cache.sourceLinesOf(pick.header.id)).filter((l) => existedAt(l, forkMs));
-    const sourceLines: LineView[] = snapshot ? snapshotSourceLines(snapshot) : current;
+    const sourceNow = await cache.sourceLinesOf(pick.header.id);
+    const kept = options.snapshots ? await options.snapshots.find(candidate.id, pick.header.id) : null;
+    const trust = kept ? snapshotForFork(kept, owned, sourceNow) : null;
+    if (trust && !trust.use) header.snapshotSetAside = trust.reason;
+    const snapshot = trust?.use ? trust.lines : null;
+    const current = snapshot ? [] : sourceNow.filter((l) => existedAt(l, forkMs));
+    const sourceLines: LineView[] = snapshot ?? current;
     for (const match of matchCopiedLines(lines, sourceLines)) {
       if (match.kind !== 'match') {
         recordLine(result, {
@@ -376,7 +380,7 @@ export async function repairProductBoms(
           reason:
             `source line ${changed.map((c) => c.id).join(', ')} changed at ${changed.map((c) => c.updatedAt ?? '?').join(', ')}, ` +
             `after the fork (${owned.createdAt ?? 'time unknown'}): its component at fork time is not known and no ` +
-            `snapshot was kept; the current one is ${match.component.styleId}${match.component.isMainComponent ? ' (main)' : ''}. ` +
+            `snapshot of this fork was kept; the current one is ${match.component.styleId}${match.component.isMainComponent ? ' (main)' : ''}. ` +
             'Left alone; run with acceptCurrentSource to take the current one',
           candidates: changed.flatMap((source) => [
             { basis: 'fork time' as const, component: null, sourceLineId: source.id },

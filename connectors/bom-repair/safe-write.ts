@@ -1,6 +1,12 @@
 /** The connectors' own BOM edit through a product, which repairs a fork it causes from a snapshot at once. */
 import { z } from 'zod';
-import type { BomHeader, BomLine, BomLineWrite, TraceabilityClient } from '../traceability';
+import {
+  isTraceabilityApiError,
+  type BomHeader,
+  type BomLine,
+  type BomLineWrite,
+  type TraceabilityClient,
+} from '../traceability';
 import { lacksComponent, mapForkToSnapshot, readLines, repairLineBody, type ExactRepair } from './lines';
 import type { ForkSnapshotStore } from './fork-snapshots';
 
@@ -136,12 +142,13 @@ async function write(client: TraceabilityClient, entity: string, headerId: strin
  * A BOM edit that never leaves copied lines without their component. Through an owner link it is a plain write.
  * Through an inherited link (which forks the BOM) it snapshots the source lines first, writes, and restores each
  * copied line's component and main flag from the snapshot line it was copied from (exact pairing, see
- * `mapForkToSnapshot`), then re-reads the fork to report any line still without a component.
+ * `mapForkToSnapshot`), then re-reads the fork to report any line still without a component. The snapshot stays
+ * in `snapshots`, marked with the fork, only when the write forked (or may have, its answer lost).
  */
 export async function safeBomWrite(
   client: TraceabilityClient,
   input: SafeBomWriteInput,
-  /** Where the pre-fork snapshot is kept for later repairs (`bom-repair`), when the write may fork. */
+  /** Where the pre-fork snapshot is kept for later repairs (`bom-repair`), when the write forks. */
   snapshots?: ForkSnapshotStore,
 ): Promise<SafeBomWriteResult> {
   const link = await waitForBomLink(client, input.entityStyleId, input.bomHeaderId, input.linkWait);
@@ -149,19 +156,29 @@ export async function safeBomWrite(
   const snapshot = link.link?.isOwner ? [] : await readLines(client, input.bomHeaderId);
   const edit = input.edit;
   const writtenLineIds = edit.kind === 'replace' ? [edit.lineId] : edit.kind === 'delete' ? edit.lineIds : [];
-  if (!link.link?.isOwner && snapshots) {
-    // Kept before the write: if the run dies between the fork and its repair, a later repair still knows each
-    // copied line's component at fork time instead of reading a source that may have changed since.
-    await snapshots.save({
-      productId: entity,
-      sourceHeaderId: input.bomHeaderId,
-      takenAt: new Date().toISOString(),
-      writtenLineIds,
-      lines: snapshot,
-    });
+  const kept = !link.link?.isOwner && snapshots ? snapshots : undefined;
+  const record = {
+    productId: entity,
+    sourceHeaderId: input.bomHeaderId,
+    takenAt: new Date().toISOString(),
+    writtenLineIds,
+    lines: snapshot,
+  };
+  // Kept before the write: if the run dies between the fork and its repair, a later repair still knows each
+  // copied line's component at fork time instead of reading a source that may have changed since.
+  await kept?.save(record);
+  let written: Awaited<ReturnType<typeof write>>;
+  try {
+    written = await write(client, entity, input.bomHeaderId, edit);
+  } catch (error) {
+    // A refused write made no copy (spec 02): its snapshot records no fork. One that may have landed keeps it.
+    if (isTraceabilityApiError(error) && !error.maybeCommitted) await kept?.remove(entity, input.bomHeaderId);
+    throw error;
   }
-  const written = await write(client, entity, input.bomHeaderId, edit);
   const forked = written.headerId !== input.bomHeaderId;
+  // "PUT /bom-lines/{id} with no change | No copy" (spec 02): no fork, nothing to record. A fork marks its own.
+  if (forked) await kept?.save({ ...record, forkHeaderId: written.headerId });
+  else await kept?.remove(entity, input.bomHeaderId);
   const result: SafeBomWriteResult = {
     bomHeaderId: written.headerId,
     forked,

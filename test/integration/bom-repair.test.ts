@@ -435,6 +435,86 @@ describe('bomRepair on a real Temporal dev server', () => {
       expect(next.products.find((p) => p.productId === other)).toMatchObject({ repaired: 3 });
       expect(next.products.find((p) => p.productId === sku)).toBeUndefined();
     });
+
+    /** The job's own snapshot folder (where `safeWriteBomLine` keeps them and the repair reads them). */
+    const jobSnapshots = () =>
+      new ForkSnapshotStore(path.join(stack.config.dataDir, 'bom-repair', 'fork-snapshots'));
+    const valuesOf = (l: BomLine) => ({
+      component: { styleId: l.styleId! },
+      placementId: l.placementId,
+      quantity: l.quantity,
+      quantityUnit: l.quantityUnit as 'PIECES',
+      weight: l.weight,
+      weightUnit: l.weightUnit as 'GRAM',
+      countryOfOrigin: l.countryOfOrigin,
+      isMainComponent: l.isMainComponent ?? false,
+    });
+
+    // Spec 02, BOMs table: "PUT /bom-lines/{id} with no change | | No copy | Existing data returned"; a refused write
+    // (400/404) copies nothing either. Such a write made no fork, so it has no fork-time record to keep: a snapshot
+    // left behind would be read as the record of whatever fork the product makes later.
+    it('“PUT /bom-lines/{id} with no change: No copy”: a refused or unchanged safe write keeps no snapshot, and a later fork is repaired from the source as it was then', async () => {
+      const tree = await buildTree(stack.apiClient, 'nofork', TEE_LINES);
+      const sku = tree.skus[0]!;
+      const snapshots = jobSnapshots();
+      const lines = await linesOf(stack.apiClient, tree.headerId);
+      const poplin = lines.find((l) => l.styleId === DEMO_IDS.poplin)!;
+      const write = (values: ReturnType<typeof valuesOf>) =>
+        safeBomWrite(
+          stack.apiClient,
+          {
+            entityStyleId: sku,
+            bomHeaderId: tree.headerId,
+            edit: { kind: 'replace', lineId: poplin.id, values },
+          },
+          snapshots,
+        );
+
+      await expect(write({ ...valuesOf(poplin), placementId: 'bomplc_nope' })).rejects.toMatchObject({
+        code: 'bom_placement_not_found',
+      });
+      expect(await snapshots.find(sku, tree.headerId)).toBeNull();
+      expect(await write(valuesOf(poplin))).toMatchObject({ forked: false, bomHeaderId: tree.headerId });
+      expect(await snapshots.find(sku, tree.headerId)).toBeNull();
+
+      // The owner then changes the label line, and the SKU forks later by some other way (the platform's UI).
+      await changeSourceComponent(tree, (l) => l.styleId === DEMO_IDS.label, DEMO_IDS.button);
+      const forkId = await forkThroughSku(stack.apiClient, tree, sku, (l) => l.styleId === DEMO_IDS.zipper);
+      const result = await run({ products: [sku] }, 'no-fork-no-snapshot');
+      expect(result).toMatchObject({ linesRepaired: 3, linesAmbiguous: 0, linesUnmatched: 0 });
+      expect(result.products[0]!.lines.map((l) => l.basis)).toEqual(['source', 'source', 'source']);
+      const fork = await linesOf(stack.apiClient, forkId);
+      expect(fork.find((l) => l.placementId === DEMO_PLACEMENTS.insideNeck)!.styleId).toBe(DEMO_IDS.button);
+      expect(fork.find((l) => l.placementId === DEMO_PLACEMENTS.body)).toMatchObject({
+        styleId: DEMO_IDS.poplin,
+        isMainComponent: true,
+      });
+    });
+
+    it('a snapshot left from before a source change that preceded the fork is not this fork’s record: set aside, the current source stands in', async () => {
+      const tree = await buildTree(stack.apiClient, 'stale', TEE_LINES);
+      const sku = tree.skus[1]!;
+      // As an older version left it after an edit that did not fork (or a run that died before knowing).
+      await jobSnapshots().save({
+        productId: sku,
+        sourceHeaderId: tree.headerId,
+        takenAt: new Date().toISOString(),
+        writtenLineIds: [],
+        lines: await linesOf(stack.apiClient, tree.headerId),
+      });
+      const label = await changeSourceComponent(tree, (l) => l.styleId === DEMO_IDS.label, DEMO_IDS.button);
+      await new Promise((resolve) => setTimeout(resolve, 5));
+      const forkId = await forkThroughSku(stack.apiClient, tree, sku, (l) => l.styleId === DEMO_IDS.zipper);
+
+      const result = await run({ products: [sku] }, 'stale-snapshot');
+      expect(result).toMatchObject({ linesRepaired: 3, linesAmbiguous: 0 });
+      const product = result.products[0]!;
+      expect(product.lines.map((l) => l.basis)).toEqual(['source', 'source', 'source']);
+      expect(product.headers[0]!.snapshotSetAside).toContain(`source line ${label.id} changed at`);
+      expect(product.headers[0]!.snapshotSetAside).toContain('between the snapshot');
+      const fork = await linesOf(stack.apiClient, forkId);
+      expect(fork.find((l) => l.placementId === DEMO_PLACEMENTS.insideNeck)!.styleId).toBe(DEMO_IDS.button);
+    });
   });
 
   it('refuses an input without exactly one selector, without retrying', async () => {
@@ -486,11 +566,12 @@ describe('bomRepair on a real Temporal dev server', () => {
         snapshots,
       );
       expect(Date.now() - started).toBeGreaterThanOrEqual(1000);
-      // The pre-fork snapshot is kept for later repairs (a run that dies between the write and its repair).
+      // The pre-fork snapshot is kept for later repairs, marked with the fork it records.
       const kept = await snapshots.find(sku, tree.headerId);
       expect(kept).toMatchObject({
         productId: sku,
         sourceHeaderId: tree.headerId,
+        forkHeaderId: result.bomHeaderId,
         writtenLineIds: [label.id],
       });
       expect(kept!.lines.map((l) => [l.id, l.styleId])).toEqual(snapshot.map((l) => [l.id, l.styleId]));
