@@ -100,12 +100,27 @@ async function candidateOf(
   };
 }
 
-/** The products a named one covers: itself, and for a style or variant the levels below it. */
-function childQueries(product: Product): ProductListQuery[] {
-  if (product.variantId) return [];
-  if (product.styleId) return [{ level: 'sku', variantId: product.id }];
-  return FORKABLE_LEVELS.map((level) => ({ level, styleId: product.id }));
+/**
+ * The children of one product, listed by the parent filter the spec gives for their level (spec 01, GET /styles:
+ * `styleId` "Parent filter when level=variant", `variantId` "Parent filter when level=sku"). A style's SKUs are
+ * listed through its variants: no filter is promised for them. Each listed product must name the parent, or it is
+ * dropped: a filter the API ignored would otherwise put the whole catalogue into a run for one product.
+ */
+interface ChildListing {
+  query: ProductListQuery;
+  parentField: 'styleId' | 'variantId';
+  parentId: string;
 }
+const variantsOf = (styleId: string): ChildListing => ({
+  query: { level: 'variant', styleId },
+  parentField: 'styleId',
+  parentId: styleId,
+});
+const skusOf = (variantId: string): ChildListing => ({
+  query: { level: 'sku', variantId },
+  parentField: 'variantId',
+  parentId: variantId,
+});
 
 async function getNamed(client: TraceabilityClient, id: string): Promise<Product | undefined> {
   try {
@@ -130,18 +145,18 @@ export async function* scanRepairCandidates(
     seen.add(product.id);
     return candidateOf(client, product, report, filter);
   };
+  const pages = (query: ProductListQuery) =>
+    client.products.iterate({ ...query, include: ['bom'], sort: 'createdAt', order: 'asc' });
   const listed = async function* (queries: ProductListQuery[]) {
     for (const query of queries) {
-      for await (const product of client.products.iterate({
-        ...query,
-        include: ['bom'],
-        sort: 'createdAt',
-        order: 'asc',
-      })) {
+      for await (const product of pages(query)) {
         const candidate = await visit(product);
         if (candidate) yield candidate;
       }
     }
+  };
+  const childrenOf = async function* ({ query, parentField, parentId }: ChildListing) {
+    for await (const product of pages(query)) if (product[parentField] === parentId) yield product;
   };
 
   if (selector.kind === 'products') {
@@ -153,7 +168,21 @@ export async function* scanRepairCandidates(
       }
       const candidate = await visit(product);
       if (candidate) yield candidate;
-      yield* listed(childQueries(product));
+      if (product.variantId) continue;
+      const variantIds = new Set(product.styleId ? [product.id] : []);
+      if (!product.styleId) {
+        for await (const variant of childrenOf(variantsOf(product.id))) {
+          variantIds.add(variant.id);
+          const found = await visit(variant);
+          if (found) yield found;
+        }
+      }
+      for (const variantId of variantIds) {
+        for await (const sku of childrenOf(skusOf(variantId))) {
+          const found = await visit(sku);
+          if (found) yield found;
+        }
+      }
     }
     return;
   }

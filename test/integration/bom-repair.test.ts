@@ -220,6 +220,27 @@ describe('bomRepair on a real Temporal dev server', () => {
     );
   });
 
+  // Spec 01, GET /styles: `styleId` is the "Parent filter when level=variant", `variantId` the "Parent filter when
+  // level=sku"; unknown parameters are ignored (spec 03). A style's SKUs are listed through its variants, and a run
+  // for one style never writes outside it.
+  it('“styleId: Parent filter when level=variant”: a run for one style repairs that style’s forks and no other', async () => {
+    const mine = await buildTree(stack.apiClient, 'scoped', TEE_LINES);
+    const theirs = await buildTree(stack.apiClient, 'outside', TEE_LINES);
+    await forkThroughSku(stack.apiClient, mine, mine.skus[3]!, (l) => l.styleId === DEMO_IDS.zipper);
+    const outsideFork = await forkThroughSku(
+      stack.apiClient,
+      theirs,
+      theirs.skus[0]!,
+      (l) => l.styleId === DEMO_IDS.zipper,
+    );
+    const outsideBefore = await linesOf(stack.apiClient, outsideFork);
+
+    const result = await run({ products: [mine.ext[mine.styleId]!] }, 'scoped');
+    expect(result.products.map((p) => p.productId)).toEqual([mine.skus[3]]);
+    expect(result).toMatchObject({ linesRepaired: 3, productsScanned: 7 });
+    expect(await linesOf(stack.apiClient, outsideFork)).toEqual(outsideBefore);
+  });
+
   it('continues as new on a long run and reports every forked variant and SKU once', async () => {
     const tree = await buildTree(stack.apiClient, 'long', TEE_LINES);
     for (const product of [...tree.variants, ...tree.skus]) {

@@ -638,6 +638,24 @@ describe('GET /styles filters, sort and include', () => {
     ).toEqual([sku.id]);
   });
 
+  // Spec 01, GET /styles: `styleId` "Parent filter when level=variant", `color` "When level=variant", `variantId`
+  // "Parent filter when level=sku", `dimension` "When level=sku"; spec 03: "unknown query parameters are ignored".
+  // Nothing says they filter at another level, so the sandbox does not: a client cannot lean on it.
+  it('rule: styleId and color filter only variants, variantId and dimension only SKUs; at other levels they are ignored', async () => {
+    const { style, variant, sku } = await family();
+    const total = async (query: string) =>
+      (await brand.get(`/styles?${query}`)).body.metadata.pagination?.total as number;
+    const skus = await total('level=sku');
+    const variants = await total('level=variant');
+    expect(await total(`level=variant&styleId=${style.id}`)).toBe(1);
+    expect(await total(`level=sku&styleId=${style.id}`)).toBe(skus);
+    expect(await total(`level=sku&color=${variant['color'] as string}`)).toBe(skus);
+    expect(await total(`level=sku&variantId=${variant.id}`)).toBe(1);
+    expect(await total(`level=variant&variantId=${variant.id}`)).toBe(variants);
+    expect(await total(`level=variant&dimension=${sku['dimension'] as string}`)).toBe(variants);
+    expect(skus).toBeGreaterThan(1);
+  });
+
   it('rule: description is a substring match over the resolved value', async () => {
     const marker = unique('woolly');
     const { style, variant } = await family({ description: `A ${marker} thing` });

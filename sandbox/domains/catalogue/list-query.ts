@@ -147,13 +147,18 @@ export function parseStyleListQuery(deps: CatalogueDeps, callerId: string, query
     predicates.push((product) => resolved(inherited(product), 'mainSupplier') === mainSupplier);
   const companyId = str(query, 'companyId');
   if (companyId !== undefined) predicates.push((product) => product.forCompanyId === companyId);
-  const color = str(query, 'color');
+  // The spec gives these "when level=variant" / "when level=sku" only; at another level they are ignored, as an
+  // unknown parameter is (spec 03), so no client comes to rely on a filter the API does not promise.
+  const color = level === 'variant' ? str(query, 'color') : undefined;
   if (color !== undefined) predicates.push((product) => product.color === color);
-  const dimension = str(query, 'dimension');
+  const dimension = level === 'sku' ? str(query, 'dimension') : undefined;
   if (dimension !== undefined) predicates.push((product) => product.dimension === dimension);
 
-  for (const field of ['styleId', 'variantId'] as const) {
-    const value = str(query, field);
+  for (const [field, at] of [
+    ['styleId', 'variant'],
+    ['variantId', 'sku'],
+  ] as const) {
+    const value = level === at ? str(query, field) : undefined;
     if (value === undefined) continue;
     const target = deps.store().resolve(callerId, value);
     if (!target) matchesNothing = true;
