@@ -6,8 +6,12 @@ export type CertificateStatus = (typeof CERTIFICATE_STATUSES)[number];
 export const DEFAULT_EXCLUDED_STATUSES = ['DRAFT', 'REJECTED'] as const;
 export const DEFAULT_THRESHOLDS_DAYS = [30, 60, 90] as const;
 
-const isCalendarDate = (date: string) =>
-  /^\d{4}-\d{2}-\d{2}$/.test(date) && !Number.isNaN(Date.parse(`${date}T00:00:00Z`));
+/** `YYYY-MM-DD` naming a real day (round-tripped: `Date.parse` takes 2026-02-30 as 2 March). */
+const isCalendarDate = (date: string) => {
+  if (!/^\d{4}-\d{2}-\d{2}$/.test(date)) return false;
+  const time = Date.parse(`${date}T00:00:00Z`);
+  return !Number.isNaN(time) && new Date(time).toISOString().slice(0, 10) === date;
+};
 export const isoDateSchema = z.string().refine(isCalendarDate, 'expected a date in the form YYYY-MM-DD');
 
 /** True for a zone this runtime's Intl knows (IANA names such as `Europe/Stockholm`, and `UTC`). */
@@ -125,15 +129,41 @@ export function dateInZone(instant: number, timeZone: string): string {
   return format.format(instant);
 }
 
+/** ISO 8601 date and time of day, with or without a zone: `2026-11-01T00:00:00`, `2026-11-01 23:59`, `...+09:00`. */
+const ISO_DATE_TIME =
+  /^(\d{4}-\d{2}-\d{2})[T ](\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?)(Z|[+-]\d{2}(?::?\d{2})?)?$/i;
+/** A zone named in another form `Date.parse` reads (`Sun, 01 Nov 2026 00:00:00 GMT`, `... 00:00 +0100`). */
+const NAMED_ZONE = /\b(?:GMT|UTC)\b|\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?\s*(?:Z|[+-]\d{2}:?\d{2})\b/i;
+
+/** `+09` and `+0900` as `+09:00`, the offset form `Date.parse` is specified to read. */
+function isoOffset(zone: string): string {
+  if (zone.toUpperCase() === 'Z') return 'Z';
+  const digits = zone.slice(1).replace(':', '').padEnd(4, '0');
+  return `${zone[0]}${digits.slice(0, 2)}:${digits.slice(2)}`;
+}
+
 /**
  * The calendar date a timestamp falls on in `timeZone`, or null when it is not a date. A bare `YYYY-MM-DD` is
- * already a calendar date and is kept as it is. `2026-11-01T23:00:00Z` is 2026-11-02 in Europe/Stockholm.
+ * already a calendar date and is kept as it is. `2026-11-01T23:00:00Z` is 2026-11-02 in Europe/Stockholm. A
+ * timestamp without a zone (`2026-11-01T00:00:00`) is a time of day in `timeZone` itself, so its date is its own
+ * there: `Date.parse` would read it in this process's zone, which differs from worker to worker. A string in another
+ * form is read only when it names its zone.
  */
 export function calendarDate(value: string | null, timeZone = 'UTC'): string | null {
   if (!value) return null;
-  if (isCalendarDate(value)) return value;
-  const time = Date.parse(value);
-  return Number.isNaN(time) ? null : dateInZone(time, timeZone);
+  const text = value.trim();
+  if (isCalendarDate(text)) return text;
+  const iso = ISO_DATE_TIME.exec(text);
+  if (iso) {
+    const [, date, time, zone] = iso;
+    // Without a zone, read as if in UTC and take the UTC date: the wall clock's own date (24:00 is the next day).
+    const instant = Date.parse(`${date}T${time}${zone ? isoOffset(zone) : 'Z'}`);
+    if (Number.isNaN(instant) || !isCalendarDate(date ?? '')) return null;
+    return dateInZone(instant, zone ? timeZone : 'UTC');
+  }
+  if (!NAMED_ZONE.test(text)) return null;
+  const instant = Date.parse(text);
+  return Number.isNaN(instant) ? null : dateInZone(instant, timeZone);
 }
 
 export function daysBetween(fromDate: string, toDate: string): number {

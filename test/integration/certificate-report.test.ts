@@ -363,6 +363,9 @@ describe('certificateReport classifies each expiry timestamp in the report’s t
     cert_tz_spring_before: '2026-03-29T21:59:00.000Z',
     // 2026-10-25 00:00 CEST (clocks go back at 03:00 that night): the 25th in Stockholm, the 24th in UTC.
     cert_tz_autumn: '2026-10-24T22:00:00.000Z',
+    // No zone: wall-clock times, on 2026-11-01 in whatever zone the report reads them.
+    cert_tz_wall_midnight: '2026-11-01T00:00:00',
+    cert_tz_wall_late: '2026-11-01 23:59:59',
   };
   const run = (input: { asOf: string; timeZone?: string }, name: string): Promise<CertificateReportResult> =>
     stack.client.workflow.execute(certificateReport, {
@@ -421,6 +424,30 @@ describe('certificateReport classifies each expiry timestamp in the report’s t
     expect(await bucketOf(autumn, 'cert_tz_autumn')).toBe('Expiring in 0–30 days');
     const autumnUtc = await run({ asOf: '2026-10-25', timeZone: 'UTC' }, 'autumn-utc');
     expect(await bucketOf(autumnUtc, 'cert_tz_autumn')).toBe('Expired');
+  });
+
+  // Spec 03, Certificate: `expirationDate` "timestamp string" (`issueDate` "ISO 8601 timestamp"). One without a zone
+  // names a time of day, not an instant: the report reads it in its own `timeZone`, never in the worker's. A zone 11
+  // hours behind UTC and one 14 ahead: a worker in any zone between them read midnight or 23:59:59 on another day.
+  it('“expirationDate | timestamp string” without a zone: read in the report’s zone, the same on every worker', async () => {
+    const rowOf = (result: CertificateReportResult, id: string) => {
+      const row = readFileSync(result.files.csv, 'utf8')
+        .split('\r\n')
+        .find((line) => line.endsWith(`,${id}`));
+      const [bucket, , days, expiresOn] = row?.split(',') ?? [];
+      return { bucket, days, expiresOn };
+    };
+    for (const timeZone of ['Pacific/Pago_Pago', 'Pacific/Kiritimati']) {
+      const result = await run({ asOf: '2026-11-01', timeZone }, `wall-${timeZone.split('/')[1]}`);
+      for (const id of ['cert_tz_wall_midnight', 'cert_tz_wall_late'])
+        expect({ timeZone, id, ...rowOf(result, id) }).toEqual({
+          timeZone,
+          id,
+          bucket: 'Expiring in 0–30 days',
+          days: '0',
+          expiresOn: '2026-11-01',
+        });
+    }
   });
 
   it('an unknown time zone fails at once, naming it', async () => {

@@ -1,6 +1,8 @@
+import { spawnSync } from 'node:child_process';
 import * as XLSX from 'xlsx';
 import {
   bucketLabel,
+  calendarDate,
   bucketOrder,
   changesSince,
   classifyCertificates,
@@ -108,6 +110,61 @@ describe('certificate expiry classification', () => {
     });
   });
 
+  // Spec 03, Certificate: `expirationDate` "timestamp string". Without a zone it is a time of day, read in the
+  // report's zone (where its date is its own), not in this process's.
+  it('reads a zone-less expiry timestamp in the report’s zone, and a zoned one as the instant it names', () => {
+    expect(calendarDate('2026-11-01T00:00:00', 'America/New_York')).toBe('2026-11-01');
+    expect(calendarDate('2026-11-01 23:59:59.999', 'Pacific/Kiritimati')).toBe('2026-11-01');
+    expect(calendarDate('2026-11-01T00:00', 'Pacific/Pago_Pago')).toBe('2026-11-01');
+    expect(calendarDate('2026-11-01T00:00:00Z', 'America/New_York')).toBe('2026-10-31');
+    expect(calendarDate('2026-11-01T00:00:00+09:00', 'UTC')).toBe('2026-10-31');
+    expect(calendarDate('2026-11-01T00:00:00-0500', 'UTC')).toBe('2026-11-01');
+    expect(calendarDate('Sun, 01 Nov 2026 23:00:00 GMT', 'Asia/Tokyo')).toBe('2026-11-02');
+    expect(calendarDate('2026-02-30T10:00:00', 'UTC')).toBeNull();
+    // Another form without a zone would be read in this process's zone: not read at all.
+    expect(calendarDate('Nov 1 2026 10:00', 'UTC')).toBeNull();
+  });
+
+  it('classifies a zone-less expiry the same on a worker in any zone (the model run with TZ set)', () => {
+    const values = ['2026-11-01T00:00:00', '2026-11-01 23:59:59', '2026-11-01T00:00:00Z'];
+    const onWorkerIn = (tz: string) => {
+      const script = `
+        const { classifyCertificates } = require(${JSON.stringify(require.resolve('../../../connectors/certificate-report/model'))});
+        const certs = JSON.parse(process.env.CERTS);
+        const out = {};
+        for (const timeZone of ['UTC', 'Asia/Tokyo', 'America/New_York'])
+          out[timeZone] = classifyCertificates(certs, { asOf: '2026-11-01', timeZone })
+            .map((c) => [c.id, c.expiresOn, c.bucket, c.daysToExpiry]);
+        process.stdout.write(JSON.stringify(out));`;
+      const child = spawnSync(process.execPath, ['-r', 'tsx/cjs', '-e', script], {
+        encoding: 'utf8',
+        timeout: 60_000,
+        env: { ...process.env, TZ: tz, CERTS: JSON.stringify(values.map((v, i) => cert(`c${i}`, v))) },
+      });
+      expect(child.stderr).toBe('');
+      return JSON.parse(child.stdout) as Record<string, unknown>;
+    };
+    const expected = {
+      UTC: [
+        ['c0', '2026-11-01', 'within_30', 0],
+        ['c1', '2026-11-01', 'within_30', 0],
+        ['c2', '2026-11-01', 'within_30', 0],
+      ],
+      'Asia/Tokyo': [
+        ['c0', '2026-11-01', 'within_30', 0],
+        ['c1', '2026-11-01', 'within_30', 0],
+        ['c2', '2026-11-01', 'within_30', 0],
+      ],
+      'America/New_York': [
+        ['c2', '2026-10-31', 'expired', -1],
+        ['c0', '2026-11-01', 'within_30', 0],
+        ['c1', '2026-11-01', 'within_30', 0],
+      ],
+    };
+    for (const tz of ['UTC', 'Asia/Tokyo', 'America/New_York'])
+      expect([tz, onWorkerIn(tz)]).toEqual([tz, expected]);
+  }, 60_000);
+
   it('rejects an unknown time zone, naming it', () => {
     expect(() => classifyCertificates(certificates, { asOf, timeZone: 'Mars/Olympus' })).toThrow(
       "timeZone 'Mars/Olympus' is not a known IANA time zone",
@@ -127,6 +184,7 @@ describe('certificate expiry classification', () => {
 
   it('rejects an as-of value that is not a calendar date', () => {
     expect(() => classifyCertificates(certificates, { asOf: '2026-11-22T00:00:00Z' })).toThrow(/YYYY-MM-DD/);
+    expect(() => classifyCertificates(certificates, { asOf: '2026-02-30' })).toThrow(/YYYY-MM-DD/);
   });
 
   it('lists what expired and what started expiring since the previous report', () => {
