@@ -54,6 +54,8 @@ const lineOutcomeSchema = z.object({
         sourceLineId: z.string(),
         /** When the source line last changed (after the fork). */
         changedAt: z.string().nullish(),
+        /** The candidate source BOM, when the header's source is itself ambiguous (`sourceCandidates`). */
+        sourceHeaderId: z.string().optional(),
       }),
     )
     .optional(),
@@ -70,6 +72,8 @@ const headerOutcomeSchema = z.object({
   sourceProductId: z.string().nullable(),
   /** Set when the whole header was left alone (no source name, no source, two candidate sources). */
   problem: z.string().optional(),
+  /** When the source is ambiguous: each BOM of the source's name and the ancestor holding it, nearest first. */
+  sourceCandidates: z.array(z.object({ headerId: z.string(), productId: z.string() })).optional(),
   /** A snapshot kept for this product and source that is not this fork's record, and why (the source stood in). */
   snapshotSetAside: z.string().optional(),
 });
@@ -133,7 +137,7 @@ export const bomRepairRun = (dataDir: string, runKey: string): RunFolder<BomRepa
     keyOf: (entry) => entry.productId,
   });
 
-/** How a fork's source BOM is found: by name on the nearest ancestor that still links it. */
+/** How a fork's source BOM is found: by name on the ancestors (see `pickSourceHeader`). */
 const COPY_SUFFIX = ' (Copy)';
 
 /** A product that owns BOM headers and might hold a fork (from the detection scan). */
@@ -179,15 +183,23 @@ export function ancestorsNearestFirst(
   return [...new Set(ids)].filter((id) => id !== product.id);
 }
 
+export interface SourceCandidate {
+  headerId: string;
+  /** The ancestor holding it (the nearest, when several link it). */
+  productId: string;
+}
+
 export type SourcePick =
   | { kind: 'found'; header: HeaderRef; ancestorId: string }
   | { kind: 'not_found'; reason: string }
-  | { kind: 'ambiguous'; reason: string; headerIds: string[] };
+  | { kind: 'ambiguous'; reason: string; headerIds: string[]; candidates: SourceCandidate[] };
 
 /**
- * The nearest ancestor holding a header named exactly `sourceName` gives the source; two such headers on that
- * ancestor are ambiguous (never picked between). Ancestors are read one by one, so the farther ones cost no read
- * once a nearer one answers.
+ * The header named exactly `sourceName` that the ancestors hold gives the source. Every ancestor is read: a header
+ * several of them link (a variant inheriting its style's) counts once, through the nearest. Two different headers
+ * of that name, on one ancestor or on two, are ambiguous and never picked between: a variant's own header of the
+ * name may be its fork renamed back, which its SKUs never inherited (spec 02: a fork "creates no child links, so the
+ * product's SKUs keep the original"), and the API shows nothing that tells which one a SKU's fork was copied from.
  */
 export async function pickSourceHeader(
   sourceName: string,
@@ -197,18 +209,33 @@ export async function pickSourceHeader(
   excludeHeaderIds: ReadonlySet<string> = new Set(),
 ): Promise<SourcePick> {
   const looked: string[] = [];
+  const held = new Map<string, { header: HeaderRef; ancestorId: string }>();
   for await (const { ancestorId, headers } of ancestors) {
     looked.push(ancestorId);
     const named = headers.filter((header) => header.name === sourceName && !excludeHeaderIds.has(header.id));
-    const only = named[0];
-    if (named.length === 1 && only) return { kind: 'found', header: only, ancestorId };
     if (named.length > 1) {
       return {
         kind: 'ambiguous',
         reason: `${ancestorId} has ${named.length} BOMs named '${sourceName}'`,
         headerIds: named.map((header) => header.id).sort(),
+        candidates: named.map((header) => ({ headerId: header.id, productId: ancestorId })),
       };
     }
+    for (const header of named) if (!held.has(header.id)) held.set(header.id, { header, ancestorId });
+  }
+  const found = [...held.values()];
+  const only = found[0];
+  if (found.length === 1 && only) return { kind: 'found', ...only };
+  if (found.length > 1) {
+    return {
+      kind: 'ambiguous',
+      reason:
+        `'${sourceName}' is held by ${found.map((f) => `${f.ancestorId} (${f.header.id})`).join(' and ')}; a ` +
+        "variant's own BOM of that name may be its fork, which its SKUs do not inherit, and nothing the API " +
+        'shows says which one this fork was copied from',
+      headerIds: found.map((f) => f.header.id).sort(),
+      candidates: found.map((f) => ({ headerId: f.header.id, productId: f.ancestorId })),
+    };
   }
   const where = looked.join(', ') || 'a parent (the product has none)';
   return { kind: 'not_found', reason: `no BOM named '${sourceName}' on ${where}` };
@@ -311,15 +338,15 @@ export async function repairProductBoms(
       sourceProductId: null,
     };
     result.headers.push(header);
-    const leaveAll = (outcome: 'ambiguous' | 'unmatched', reason: string) => {
+    const leaveAll = (reason: string) => {
       header.problem = reason;
-      for (const line of copies) recordLine(result, { headerId: owned.id, lineId: line.id, outcome, reason });
+      for (const line of copies)
+        recordLine(result, { headerId: owned.id, lineId: line.id, outcome: 'unmatched', reason });
     };
 
     const sourceName = sourceNameFor(owned.name, options.sourceNames);
     if (sourceName === null) {
       leaveAll(
-        'unmatched',
         `'${owned.name}' has no ' (Copy)' suffix (renamed when it forked?): give its source name in sourceNames`,
       );
       continue;
@@ -329,11 +356,39 @@ export async function repairProductBoms(
         yield { ancestorId, headers: await cache.headersOf(ancestorId) };
     })();
     const pick = await pickSourceHeader(sourceName, ancestors, new Set([owned.id]));
-    if (pick.kind !== 'found') {
-      leaveAll(
-        pick.kind === 'ambiguous' ? 'ambiguous' : 'unmatched',
-        `source ${pick.kind === 'ambiguous' ? 'ambiguous' : 'not found'}: ${pick.reason}`,
-      );
+    const forkMs = ms(owned.createdAt);
+    if (pick.kind === 'ambiguous') {
+      header.problem = `source ambiguous: ${pick.reason}`;
+      header.sourceCandidates = pick.candidates;
+      // Left alone, each copy with what every candidate source would give it, for the person who decides.
+      const offers = new Map<string, NonNullable<LineOutcome['candidates']>>();
+      for (const { headerId } of pick.candidates) {
+        const candidateLines = (await cache.sourceLinesOf(headerId)).filter((l) => existedAt(l, forkMs));
+        for (const match of matchCopiedLines(lines, candidateLines)) {
+          if (match.kind !== 'match') continue;
+          const offer = {
+            basis: 'current source' as const,
+            component: match.component,
+            sourceLineId: match.sourceLineId,
+            sourceHeaderId: headerId,
+          };
+          offers.set(match.lineId, [...(offers.get(match.lineId) ?? []), offer]);
+        }
+      }
+      for (const line of copies) {
+        const candidates = offers.get(line.id);
+        recordLine(result, {
+          headerId: owned.id,
+          lineId: line.id,
+          outcome: 'ambiguous',
+          reason: header.problem,
+          ...(candidates ? { candidates } : {}),
+        });
+      }
+      continue;
+    }
+    if (pick.kind === 'not_found') {
+      leaveAll(`source not found: ${pick.reason}`);
       continue;
     }
     header.sourceHeaderId = pick.header.id;
@@ -343,7 +398,6 @@ export async function repairProductBoms(
     const planned: PlannedRepair[] = [];
     // Never guess: what a copy lost is what its source line held at fork time. A snapshot that is this fork's
     // record says so exactly; otherwise the current source stands in only where no source line changed since.
-    const forkMs = ms(owned.createdAt);
     const sourceNow = await cache.sourceLinesOf(pick.header.id);
     const kept = options.snapshots ? await options.snapshots.find(candidate.id, pick.header.id) : null;
     const trust = kept ? snapshotForFork(kept, owned, sourceNow) : null;

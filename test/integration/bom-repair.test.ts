@@ -536,6 +536,69 @@ describe('bomRepair on a real Temporal dev server', () => {
       const fork = await linesOf(stack.apiClient, forkId);
       expect(fork.find((l) => l.placementId === DEMO_PLACEMENTS.insideNeck)!.styleId).toBe(DEMO_IDS.button);
     });
+
+    // Spec 02, BOMs table, a fork through an inherited link: "Permanent detach; copy creates no child links, so the
+    // product's SKUs keep the original." A variant's fork renamed back to the original's name looks, by name, like a
+    // BOM its SKUs inherit; nothing the API shows says which of the two a SKU's fork was copied from.
+    it('“the product’s SKUs keep the original”: a variant’s fork renamed back to the source’s name leaves the SKU’s copies ambiguous between the two', async () => {
+      const tree = await buildTree(stack.apiClient, 'renamed', TEE_LINES);
+      const variant = tree.variants[0]!;
+      const sku = tree.skus[0]!;
+      const variantFork = await forkThroughSku(
+        stack.apiClient,
+        tree,
+        variant,
+        (l) => l.styleId === DEMO_IDS.zipper,
+      );
+      await run({ products: [variant] }, 'renamed-variant');
+      await stack.apiClient.boms.updateHeader(variantFork, {
+        styleId: variant,
+        name: tree.headerName,
+        isMainBom: true,
+      });
+      const variantLabel = (await linesOf(stack.apiClient, variantFork)).find(
+        (l) => l.styleId === DEMO_IDS.label,
+      )!;
+      await stack.apiClient.boms.replaceLine(variantLabel.id, {
+        ...valuesOf(variantLabel),
+        entity: { styleId: variant },
+        component: { styleId: DEMO_IDS.button },
+      });
+      // The SKU still inherits the style's original, and forks it.
+      expect(
+        (await stack.apiClient.boms.listHeaders({ styleId: sku, limit: 100 })).items.map((h) => h.id),
+      ).toEqual([tree.headerId]);
+      const skuFork = await forkThroughSku(stack.apiClient, tree, sku, (l) => l.styleId === DEMO_IDS.zipper);
+
+      const result = await run({ products: [sku] }, 'renamed-sku');
+      expect(result).toMatchObject({ linesRepaired: 0, linesAmbiguous: 3 });
+      const product = result.products[0]!;
+      expect(product.headers[0]).toMatchObject({ headerId: skuFork, sourceHeaderId: null });
+      expect(product.headers[0]!.problem).toContain(variantFork);
+      expect(product.headers[0]!.problem).toContain(tree.headerId);
+      expect(product.headers[0]!.sourceCandidates).toEqual([
+        { headerId: variantFork, productId: variant },
+        { headerId: tree.headerId, productId: tree.styleId },
+      ]);
+      const neck = (await linesOf(stack.apiClient, skuFork)).find(
+        (l) => l.placementId === DEMO_PLACEMENTS.insideNeck,
+      )!;
+      const neckOutcome = product.lines.find((l) => l.lineId === neck.id)!;
+      expect(neckOutcome.outcome).toBe('ambiguous');
+      expect(neckOutcome.candidates).toEqual([
+        expect.objectContaining({
+          basis: 'current source',
+          sourceHeaderId: variantFork,
+          component: { styleId: DEMO_IDS.button, isMainComponent: false },
+        }),
+        expect.objectContaining({
+          basis: 'current source',
+          sourceHeaderId: tree.headerId,
+          component: { styleId: DEMO_IDS.label, isMainComponent: false },
+        }),
+      ]);
+      expect((await linesOf(stack.apiClient, skuFork)).filter((l) => l.styleId === null)).toHaveLength(3);
+    });
   });
 
   it('refuses an input without exactly one selector, without retrying', async () => {

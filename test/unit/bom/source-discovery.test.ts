@@ -39,6 +39,33 @@ describe('pickSourceHeader', () => {
     expect(pick).toEqual({ kind: 'found', header: tee, ancestorId: 'style_1' });
   });
 
+  it('takes a header every ancestor links (the SKU’s variant inherits it from the style) once, through the nearest', async () => {
+    const pick = await pickSourceHeader('Tee BOM', [
+      { ancestorId: 'variant_1', headers: [tee] },
+      { ancestorId: 'style_1', headers: [tee] },
+    ]);
+    expect(pick).toEqual({ kind: 'found', header: tee, ancestorId: 'variant_1' });
+  });
+
+  // Spec 02, BOMs: a fork through an inherited link is a "Permanent detach; copy creates no child links, so the
+  // product's SKUs keep the original". A variant's own header of that name may be such a fork, renamed back.
+  it('refuses to choose between headers of that name on different ancestors, listing both', async () => {
+    const variantFork = { id: 'bomhdr_variant_fork', name: 'Tee BOM' };
+    const pick = await pickSourceHeader('Tee BOM', [
+      { ancestorId: 'variant_1', headers: [variantFork] },
+      { ancestorId: 'style_1', headers: [tee] },
+    ]);
+    expect(pick).toMatchObject({
+      kind: 'ambiguous',
+      headerIds: ['bomhdr_tee', 'bomhdr_variant_fork'],
+      candidates: [
+        { headerId: 'bomhdr_variant_fork', productId: 'variant_1' },
+        { headerId: 'bomhdr_tee', productId: 'style_1' },
+      ],
+    });
+    expect(pick.kind === 'ambiguous' && pick.reason).toContain('variant_1 (bomhdr_variant_fork)');
+  });
+
   it('refuses to choose between two headers of the same name', async () => {
     const pick = await pickSourceHeader('Tee BOM', [
       { ancestorId: 'style_1', headers: [tee, { id: 'bomhdr_tee2', name: 'Tee BOM' }] },
