@@ -1,7 +1,6 @@
 import { condition, defineSignal, proxyActivities, setHandler, workflowInfo } from '@temporalio/workflow';
 import { z } from 'zod';
 import type { Activities } from '../activities';
-import type { Replanned } from '../activities/plm-import';
 import type { PlanResult, ReadResult } from '../activities/plm-import';
 import type { StagingRef } from '../connectors/staging';
 import { setStatus, stepActivityOptions } from './batch-run';
@@ -24,8 +23,16 @@ const approvalOutcomeSchema = z.strictObject({
   timedOut: z.boolean(),
   planHtml: z.string(),
   planXlsx: z.string(),
-  /** Approved products the platform changed before the apply: not written. */
-  replanned: z.array(z.strictObject({ externalId: z.string(), approved: z.string(), now: z.string() })),
+  /** Approved products (or orders) the platform changed before the apply: not written. */
+  replanned: z.array(
+    z.strictObject({
+      externalId: z.string(),
+      /** Orders only: a number is unique per order type, so the type tells two orders with one number apart. */
+      orderType: z.string().optional(),
+      approved: z.string(),
+      now: z.string(),
+    }),
+  ),
 });
 export type ApprovalOutcome = z.infer<typeof approvalOutcomeSchema>;
 
@@ -120,14 +127,14 @@ async function decideOnPlan(
 /** Says who approved, and which approved writes were held back because the platform changed them since the plan. */
 function showApproved(
   approval: ApprovalOutcome,
-  replanned: Replanned[],
+  replanned: ApprovalOutcome['replanned'],
   noun: 'products' | 'orders',
 ): ApprovalOutcome {
   showDetails(
     `Plan approved by ${approval.by}${
       replanned.length > 0
         ? `; ${replanned.length} ${noun} changed on the platform since the plan were held back (${replanned
-            .map((r) => r.externalId)
+            .map((r) => (r.orderType ? `${r.externalId} (${r.orderType})` : r.externalId))
             .slice(0, 5)
             .join(', ')}${replanned.length > 5 ? ', …' : ''})`
         : ''

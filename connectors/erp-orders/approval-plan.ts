@@ -3,9 +3,11 @@ import { z } from 'zod';
 import { htmlDocument, htmlTable, tableMatrix, toXlsx, type Table } from '../reports';
 import { stagingRefSchema, type StagingRef } from '../staging';
 import { writeFileAtomically } from '../storage';
+import type { OrderType } from '../traceability/schemas/orders';
 import {
   batchRecordSchema,
   orderRun,
+  outcomeKey,
   runManifestSchema,
   type BatchRecord,
   type OrderOutcome,
@@ -46,6 +48,7 @@ export async function writeErpApprovalPlan(
   const of = (kind: OrderOutcome['outcome']) => outcomes.filter((o) => o.outcome === kind);
   const orderColumns = [
     { header: 'orderNumber', value: (o: OrderOutcome) => o.orderNumber },
+    { header: 'orderType', value: (o: OrderOutcome) => o.orderType ?? '' },
     { header: 'rows', value: (o: OrderOutcome) => o.rows.join(' ') },
     { header: 'lines created', value: (o: OrderOutcome) => lines(o).created },
     { header: 'lines updated', value: (o: OrderOutcome) => lines(o).updated },
@@ -60,6 +63,7 @@ export async function writeErpApprovalPlan(
       name: 'Rejects',
       columns: [
         { header: 'orderNumber', value: (o) => o.orderNumber },
+        { header: 'orderType', value: (o) => o.orderType ?? '' },
         { header: 'rows', value: (o) => o.rows.join(' ') },
         { header: 'code', value: (o) => o.code ?? '' },
         { header: 'message', value: (o) => o.message ?? '' },
@@ -103,8 +107,11 @@ export type HoldBackOrdersInput = z.infer<typeof holdBackOrdersInputSchema>;
 export interface HoldBackOrdersResult {
   manifest: StagingRef;
   batchCount: number;
-  /** Orders held back (the approval's report shape, shared with the PLM import: the number as `externalId`). */
-  replanned: Array<{ externalId: string; approved: string; now: string }>;
+  /**
+   * Orders held back (the approval's report shape, shared with the PLM import: the number as `externalId`, with its
+   * order type, since a number is unique per type only).
+   */
+  replanned: Array<{ externalId: string; orderType: OrderType; approved: string; now: string }>;
 }
 
 function describe(outcome: OrderOutcome | undefined): string {
@@ -113,15 +120,19 @@ function describe(outcome: OrderOutcome | undefined): string {
   return `${outcome.outcome === 'created' ? 'create' : outcome.outcome === 'patched' ? 'update' : outcome.outcome} (lines +${l.created} ~${l.updated} -${l.deleted})`;
 }
 
-/** Orders whose outcome in the fresh dry pass differs from the approved one are taken out of the batches. */
+/**
+ * Orders whose outcome in the fresh dry pass differs from the approved one are taken out of the batches. Outcomes
+ * are matched by order type and number (spec: the number is "Unique within the owner company for the same order
+ * type"), so a purchase and a sales order sharing a number never stand in for each other.
+ */
 export async function holdBackChangedOrders(
   input: HoldBackOrdersInput,
   dataDir: string,
 ): Promise<HoldBackOrdersResult> {
-  const byNumber = async (runKey: string) =>
-    new Map((await orderRun(dataDir, runKey).outcomes()).map((o) => [o.orderNumber, o]));
-  const approved = await byNumber(input.planRunKey);
-  const now = await byNumber(input.recheckRunKey);
+  const byKey = async (runKey: string) =>
+    new Map((await orderRun(dataDir, runKey).outcomes()).map((o) => [outcomeKey(o), o]));
+  const approved = await byKey(input.planRunKey);
+  const now = await byKey(input.recheckRunKey);
   const same = (a: OrderOutcome | undefined, b: OrderOutcome | undefined) =>
     a !== undefined &&
     b !== undefined &&
@@ -130,12 +141,13 @@ export async function holdBackChangedOrders(
     a.code === b.code;
   const replanned: HoldBackOrdersResult['replanned'] = [];
   const { manifest, batchCount } = await rewriteBatches(dataDir, input, 'approved', (record) => {
-    const number = record.draft.orderNumber;
-    if (same(approved.get(number), now.get(number))) return record;
+    const key = outcomeKey(record.draft);
+    if (same(approved.get(key), now.get(key))) return record;
     replanned.push({
-      externalId: number,
-      approved: describe(approved.get(number)),
-      now: describe(now.get(number)),
+      externalId: record.draft.orderNumber,
+      orderType: record.draft.orderType,
+      approved: describe(approved.get(key)),
+      now: describe(now.get(key)),
     });
     return undefined;
   });

@@ -250,7 +250,12 @@ describe('plan, then approve (PLM import)', () => {
       const result = (await handle.result()) as ErpResult;
       expect(result.orders).toMatchObject({ created: 1 });
       expect(result.approval?.replanned).toEqual([
-        { externalId: 'APV-PO-2', approved: 'create (lines +1 ~0 -0)', now: 'unchanged (lines +0 ~0 -0)' },
+        {
+          externalId: 'APV-PO-2',
+          orderType: 'PURCHASE_ORDER',
+          approved: 'create (lines +1 ~0 -0)',
+          now: 'unchanged (lines +0 ~0 -0)',
+        },
       ]);
       expect(
         (await stack.apiClient.orders.list({ orderNumber: 'APV-PO-2' })).items.filter(
@@ -258,6 +263,79 @@ describe('plan, then approve (PLM import)', () => {
         ),
       ).toHaveLength(1);
       expect(await onPlatformOrder('APV-PO-1')).toBeDefined();
+    }, 300_000);
+
+    // Spec 03, Order.orderNumber: "Unique within the owner company for the same order type".
+    it('a purchase and a sales order with one number are held back by type: an edit of one on the platform is never approved by the other', async () => {
+      const BRAND = 'cmp_brand_nordic_threads';
+      const SUPPLIER = 'cmp_sup_anatolia_garments';
+      const profile = path.join(dir, 'twin-by-id.json');
+      writeFileSync(
+        profile,
+        JSON.stringify({
+          name: 'by-id',
+          ownCompanyAs: 'none',
+          columns: {
+            orderNumber: 'order_number',
+            buyerCompanyId: 'buyer_id',
+            supplierCompanyId: 'supplier_id',
+            orderLineNumber: 'line_number',
+            productExternalId: 'product_external_id',
+            quantity: 'quantity',
+            unit: 'unit',
+          },
+        }),
+      );
+      const file = path.join(dir, 'twin-orders.csv');
+      writeFileSync(
+        file,
+        'order_number,buyer_id,supplier_id,line_number,product_external_id,quantity,unit\n' +
+          `APV-TWIN,${BRAND},${SUPPLIER},1,PLM-TEE-001-BLK,5,PIECES\n` +
+          `APV-TWIN,${SUPPLIER},${BRAND},1,PLM-JKT-010-NVY,7,PIECES\n`,
+      );
+      const seeded = await stack.client.workflow.execute(erpOrders, {
+        taskQueue: stack.taskQueue,
+        workflowId: stack.workflowId('twin-seed'),
+        args: [{ file, mappingFile: profile }],
+      });
+      expect(seeded.orders).toMatchObject({ created: 2, rejected: 0 });
+
+      const handle = await startAwaiting(file, 'erp-orders', '--mapping', profile, '--complete');
+      // While the plan waits, someone adds three lines to the purchase order on the platform.
+      const purchase = (await stack.apiClient.orders.list({ orderNumber: 'APV-TWIN' })).items.find(
+        (o) => o.orderType === 'PURCHASE_ORDER',
+      );
+      const full = await stack.apiClient.orders.get(purchase!.id);
+      await stack.apiClient.orders.update(full.id, {
+        lines: [
+          ...(full.lines ?? []).map((l) => ({ id: l.id })),
+          ...['2', '3', '4'].map((n) => ({
+            orderLineNumber: n,
+            styleId: 'PLM-TEE-001-BLK',
+            quantity: 1,
+            unit: 'PIECES' as const,
+          })),
+        ],
+      });
+
+      expect((await cli('approve', handle.workflowId)).status).toBe(0);
+      const result = (await handle.result()) as ErpResult;
+      expect(result.approval?.replanned).toEqual([
+        {
+          externalId: 'APV-TWIN',
+          orderType: 'PURCHASE_ORDER',
+          approved: 'unchanged (lines +0 ~0 -0)',
+          now: 'update (lines +0 ~0 -3)',
+        },
+      ]);
+      // Nobody approved deleting the three lines: they are still there.
+      expect((await stack.apiClient.orders.get(full.id)).lines).toHaveLength(4);
+      expect(result.orders).toMatchObject({ unchanged: 1, patched: 0, rejected: 0 });
+      // The plan shows the type beside the number, so an operator can tell the two orders apart.
+      const workbook = XLSX.readFile(path.join(stack.config.dataDir, 'runs', handle.workflowId, 'plan.xlsx'));
+      expect(
+        XLSX.utils.sheet_to_json<string[]>(workbook.Sheets.Updates as XLSX.WorkSheet, { header: 1 })[0],
+      ).toEqual(['orderNumber', 'orderType', 'rows', 'lines created', 'lines updated', 'lines deleted']);
     }, 300_000);
 
     it('a reject writes nothing', async () => {
