@@ -21,10 +21,19 @@ export interface LineSummary {
   unchanged: number;
 }
 
+/** A line the first of two steps moves to a temporary number. */
+export interface TemporaryMove {
+  id: string;
+  orderLineNumber: string;
+  temporary: string;
+}
+
 export interface LinePlan {
   /** `[]` when the lines already match; one `lines` array; or two when numbers must pass through temporary ones. */
   steps: LinePatchEntry[][];
   summary: LineSummary;
+  /** Two steps only: the lines step 1 moves, and the `lines` array that puts their numbers back (step 2 refused). */
+  undo?: { moved: TemporaryMove[]; lines: LinePatchEntry[] };
 }
 
 /**
@@ -239,7 +248,17 @@ export function planLines(
   const step1: LinePatchEntry[] = existing.lines.map((line) =>
     renamedIds.has(line.id) ? { id: line.id, orderLineNumber: temporaryLineNumber(line) } : { id: line.id },
   );
-  return { steps: [step1, final], summary };
+  const moved = existing.lines
+    .filter((line) => renamedIds.has(line.id))
+    .map((line) => ({
+      id: line.id,
+      orderLineNumber: line.orderLineNumber,
+      temporary: temporaryLineNumber(line),
+    }));
+  const undo = existing.lines.map((line) =>
+    renamedIds.has(line.id) ? { id: line.id, orderLineNumber: line.orderLineNumber } : { id: line.id },
+  );
+  return { steps: [step1, final], summary, undo: { moved, lines: undo } };
 }
 
 /** Spec, "Tracing coupling of lines and orders" 1 and 2: deleting or renaming a traced line reaches the counterparty. */

@@ -13,7 +13,13 @@ import {
   type OrderRejection,
   type Problem,
 } from './orders/draft';
-import { newLineEntry, planLines, productProblem, type LineSummary } from './reconcile-lines';
+import {
+  newLineEntry,
+  planLines,
+  productProblem,
+  type LineSummary,
+  type TemporaryMove,
+} from './reconcile-lines';
 
 const nullishString = z.string().nullish();
 
@@ -176,6 +182,11 @@ export type OrderPlan =
       steps: OrderPatch[];
       changedFields: string[];
       lines: LineSummary;
+      /**
+       * Two steps only: the lines step 1 moves to temporary numbers, and the PATCH that puts them back when step 2
+       * is refused (each request is atomic, the pair is not).
+       */
+      undoFirst?: { moved: TemporaryMove[]; body: OrderPatch };
     }
   | { kind: 'rejected'; orderNumber: string; orderType: OrderType; rejection: OrderRejection };
 
@@ -263,5 +274,9 @@ export function planOrderSync(input: PlanInput): OrderPlan {
   if (first === undefined) return { ...patch, steps: [fields] };
   if (second === undefined) return { ...patch, steps: [{ ...fields, lines: first }] };
   // Renumbering first, alone; the order's own changes go with the final numbers.
-  return { ...patch, steps: [{ lines: first }, { ...fields, lines: second }] };
+  return {
+    ...patch,
+    steps: [{ lines: first }, { ...fields, lines: second }],
+    ...(lines.undo ? { undoFirst: { moved: lines.undo.moved, body: { lines: lines.undo.lines } } } : {}),
+  };
 }

@@ -1,3 +1,4 @@
+import { boundMessage, quoteInput } from '../input-limits';
 import type { ApiCalls } from '../staging';
 import type { BatchJournal } from '../staging';
 import { isTraceabilityApiError, type TraceabilityApiError } from '../traceability/errors';
@@ -109,13 +110,76 @@ function typeChanged(draft: OrderDraft, others: readonly OrderType[]): OrderOutc
   return rejectedOutcome(draft, 'order_type_changed', message);
 }
 
-function apiRejection(draft: OrderDraft, error: TraceabilityApiError): OrderOutcome {
-  const message =
-    error.code === TRACING_LOCK
-      ? `order '${draft.orderNumber}': its parties or facility processes are locked by tracing (the counterparty linked ` +
+function apiRejectionMessage(draft: OrderDraft, error: TraceabilityApiError): string {
+  return error.code === TRACING_LOCK
+    ? `order '${draft.orderNumber}': its parties or facility processes are locked by tracing (the counterparty linked ` +
         `its order), so they cannot change; the API said: ${error.message}`
-      : `order '${draft.orderNumber}': ${error.message}`;
-  return rejectedOutcome(draft, error.code, message);
+    : `order '${draft.orderNumber}': ${error.message}`;
+}
+
+function apiRejection(draft: OrderDraft, error: TraceabilityApiError): OrderOutcome {
+  return rejectedOutcome(draft, error.code, apiRejectionMessage(draft, error));
+}
+
+type Undo = NonNullable<Extract<OrderPlan, { kind: 'patch' }>['undoFirst']>;
+
+/**
+ * Spec: "Order fields and lines are changed atomically" per request, but a renumbering takes two requests ("use a
+ * temporary number in two requests"). When the second is refused, the first has already moved lines to temporary
+ * numbers: a compensating PATCH puts them back, and the order is rejected with the API's reason. Should that fail
+ * too, the outcome says which lines carry temporary numbers (pushing the file again, with its line ids, renames them).
+ */
+async function undoRenumbering(
+  api: ApiCalls,
+  draft: OrderDraft,
+  orderId: string,
+  undo: Undo,
+  refused: TraceabilityApiError,
+): Promise<OrderOutcome> {
+  const reason = apiRejectionMessage(draft, refused);
+  const putBack = (): OrderOutcome =>
+    rejectedOutcome(
+      draft,
+      refused.code,
+      `${reason}. Its lines had been moved to temporary numbers for the renumbering (the first of two requests); ` +
+        'the line numbers were put back, so the order is as it was',
+    );
+  let failure: string;
+  try {
+    await api.one(() => api.client.orders.update(orderId, undo.body));
+    return putBack();
+  } catch (error) {
+    failure = error instanceof Error ? error.message : String(error);
+  }
+  let left = undo.moved;
+  let known = false;
+  try {
+    const order = await api.found(() => api.client.orders.get(orderId));
+    if (order) {
+      const now = new Map((order.lines ?? []).map((line) => [line.id, line.orderLineNumber]));
+      left = undo.moved.filter((move) => now.get(move.id) === move.temporary);
+      known = true;
+    }
+  } catch {
+    // Not readable now: name every line the first request moved.
+  }
+  // The answer was lost but the request went through.
+  if (known && left.length === 0) return putBack();
+  const listed = left
+    .slice(0, 10)
+    .map(
+      (move) => `line ${move.id} (was '${quoteInput(move.orderLineNumber, 60)}') carries '${move.temporary}'`,
+    )
+    .join(', ');
+  const more = left.length > 10 ? ` and ${left.length - 10} more` : '';
+  const leftOver =
+    `putting the line numbers back failed too (${boundMessage(failure, 300)}): on the platform ` +
+    `${known ? '' : 'probably '}${listed}${more}. Fix the error and push the file again (its line ids rename them), ` +
+    'or rename them on the platform';
+  return rejectedOutcome(draft, refused.code, `${reason}. ${leftOver}`, [
+    { code: refused.code, message: reason },
+    { code: 'temporary_line_numbers_left', message: `order '${draft.orderNumber}': ${leftOver}` },
+  ]);
 }
 
 function unresolvedProducts(draft: OrderDraft, ctx: OrderSyncContext): OrderOutcome | undefined {
@@ -269,9 +333,11 @@ export async function syncOrder(
       write: 'patch',
       ...(lines ? { lines } : {}),
     });
+    let sent = 0;
     try {
       for (const step of plan.steps) {
         const updated = await api.one(() => api.client.orders.update(plan.orderId, step));
+        sent += 1;
         if (step.internalResponsiblePersons !== undefined)
           ctx.persons.learn(step.internalResponsiblePersons, updated.internalResponsiblePersons);
       }
@@ -292,7 +358,11 @@ export async function syncOrder(
         continue;
       }
       // Every other 4xx names bad data (style_not_found, invalid_company_id, responsible_person_not_found...).
-      if (!error.retryable) return apiRejection(draft, error);
+      if (!error.retryable) {
+        return sent > 0 && plan.undoFirst
+          ? await undoRenumbering(api, draft, plan.orderId, plan.undoFirst, error)
+          : apiRejection(draft, error);
+      }
       throw error;
     }
   }

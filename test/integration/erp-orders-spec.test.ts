@@ -278,6 +278,53 @@ describe('erpOrders by the spec, on real Temporal and the sandbox (issue 14)', (
     expect(readFileSync(result.rejectsFile!, 'utf8')).toContain('responsible_person_not_found');
   }, 120_000);
 
+  // Spec 03, line reconciliation: "Order fields and lines are changed atomically… Swapping `orderLineNumber` between
+  // two existing lines in one request gives 409 (use a temporary number in two requests)." The first request of the
+  // two commits alone: when the second is refused, the order must not be left with the temporary numbers.
+  it('a swap whose second request is refused puts the line numbers back and reports the reason', async () => {
+    const created = await stack.apiClient.orders.create({
+      orderNumber: 'SWAP-1',
+      buyerCompanyId: BRAND,
+      supplierCompanyId: SUPPLIER,
+      lines: [
+        { orderLineNumber: '10', styleId: 'PLM-TEE-001-BLK', quantity: 5, unit: 'PIECES' },
+        { orderLineNumber: '20', styleId: 'PLM-TEE-001-OWH', quantity: 6, unit: 'PIECES' },
+      ],
+    });
+    const [first, second] = created.lines ?? [];
+    const row = (line: typeof first, number: string, product: string, quantity: number) => ({
+      order_number: 'SWAP-1',
+      supplier_code: 'SUP-1001',
+      responsible_persons: 'nobody@nowhere.example',
+      line_id: line!.id,
+      line_number: number,
+      product_external_id: product,
+      quantity,
+      unit: 'PIECES',
+    });
+    const file = await writeCsv('swap-refused.csv', [
+      row(first, '20', 'PLM-TEE-001-BLK', 5),
+      row(second, '10', 'PLM-TEE-001-OWH', 6),
+    ]);
+    const before = { ...stack.apiClient.stats().byMethodStatus };
+    const result = await push({ file });
+    expect(result.orders).toMatchObject({ patched: 0, rejected: 1 });
+    expect(result.rejections).toEqual([
+      expect.objectContaining({
+        orderNumber: 'SWAP-1',
+        code: 'responsible_person_not_found',
+        message: expect.stringContaining('line numbers were put back'),
+      }),
+    ]);
+    // Step 1 (to temporary numbers), step 2 refused, the compensating request.
+    expect(writesSince(before)).toEqual({ 'PATCH 200': 2, 'PATCH 404': 1 });
+    const after = await only('SWAP-1');
+    expect(after.lines.map((line) => [line.id, line.orderLineNumber])).toEqual([
+      [first!.id, '10'],
+      [second!.id, '20'],
+    ]);
+  });
+
   // Item 4. Spec, Order line.lineNo: "treat as display position, not identity"; "Tracing coupling" 1: "removing that
   // line (omitting it from a PATCH lines array ...) also deletes the tracing request built from it".
   it('without line numbers, lines match by content: dropping one deletes exactly it; a traced line needs the opt-in', async () => {

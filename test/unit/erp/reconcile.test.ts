@@ -318,6 +318,34 @@ describe('renumbering lines', () => {
     ]);
   });
 
+  // Spec: "Order fields and lines are changed atomically" (per request); "use a temporary number in two requests".
+  it('a two-step renumbering carries the request that puts step 1 back, should step 2 be refused', () => {
+    const rows = withIds([
+      ['ordline_1', '2', 'TSHIRT-RED-M'],
+      ['ordline_2', '1', 'TSHIRT-RED-L'],
+      ['ordline_3', '3', 'TSHIRT-RED-S'],
+    ]);
+    const result = plan(rows, stored());
+    if (result.kind !== 'patch') throw new Error(`expected a patch, got ${result.kind}`);
+    expect(result.undoFirst).toEqual({
+      moved: [
+        { id: 'ordline_1', orderLineNumber: '1', temporary: '~tmp~ordline_1' },
+        { id: 'ordline_2', orderLineNumber: '2', temporary: '~tmp~ordline_2' },
+      ],
+      body: {
+        lines: [
+          { id: 'ordline_1', orderLineNumber: '1' },
+          { id: 'ordline_2', orderLineNumber: '2' },
+          { id: 'ordline_3' },
+        ],
+      },
+    });
+    expect(orderPatchSchema.safeParse(result.undoFirst?.body).success).toBe(true);
+    const oneStep = plan(withIds([['ordline_1', '9', 'TSHIRT-RED-M']]), stored());
+    expect(oneStep).toMatchObject({ kind: 'patch', steps: [expect.anything()] });
+    expect(oneStep).not.toHaveProperty('undoFirst');
+  });
+
   it('needs two steps too when a line takes the number another kept line holds now', () => {
     const rows = withIds([
       ['ordline_1', '3', 'TSHIRT-RED-M'],

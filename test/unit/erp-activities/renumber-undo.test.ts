@@ -1,0 +1,149 @@
+/**
+ * Spec 03, line reconciliation: "Order fields and lines are changed atomically… Swapping `orderLineNumber` between two
+ * existing lines in one request gives 409 (use a temporary number in two requests)." Each request is atomic, the pair
+ * is not: when step 2 is refused, a compensating request puts step 1's numbers back (test/integration/
+ * erp-orders-spec.test.ts). Here that request fails too, against an in-process sandbox over HTTP: the outcome must
+ * say plainly which lines carry temporary numbers.
+ */
+import { mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { orderDraftSchema } from '../../../connectors/erp-orders/orders/draft';
+import { orderRun, type BatchRecord } from '../../../connectors/erp-orders/push-run';
+import { PersonDirectory, syncOrder, type OrderSyncContext } from '../../../connectors/erp-orders/sync-order';
+import { ApiCalls } from '../../../connectors/staging';
+import { TraceabilityApiError, TraceabilityClient, type Order } from '../../../connectors/traceability';
+import { startSandbox, type RunningSandbox } from '../../../sandbox/server';
+
+const BRAND = 'cmp_brand_nordic_threads';
+const SUPPLIER = 'cmp_sup_anatolia_garments';
+
+describe('a refused renumbering whose undo fails too', () => {
+  let dir: string;
+  let sandbox: RunningSandbox;
+  let client: TraceabilityClient;
+
+  beforeAll(async () => {
+    dir = await mkdtemp(path.join(tmpdir(), 'erp-undo-'));
+    sandbox = await startSandbox({ port: 0, rateLimitPerMinute: 1_000_000 });
+    client = new TraceabilityClient({ baseUrl: sandbox.baseUrl, apiKey: 'sandbox-key-brand' });
+  });
+
+  afterAll(async () => {
+    await client.close();
+    await sandbox.close();
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  const context = async (runKey: string): Promise<OrderSyncContext> => {
+    const run = orderRun(path.join(dir, 'data'), runKey);
+    await mkdir(run.file('outcomes'), { recursive: true });
+    return {
+      api: new ApiCalls(client),
+      log: run.journal(0),
+      complete: false,
+      dryRun: false,
+      resolvedStyleIds: new Map(),
+      unresolvedRefs: new Set(),
+      archivedRefs: new Set(),
+      allowTracedLineRemoval: false,
+      persons: new PersonDirectory(),
+    };
+  };
+  const record = (order: Order, persons: string[]): BatchRecord => {
+    const [first, second] = order.lines ?? [];
+    const line = (
+      id: string,
+      orderLineNumber: string,
+      externalId: string,
+      quantity: number,
+      row: number,
+    ) => ({
+      rows: [row],
+      lineId: id,
+      orderLineNumber,
+      productRef: { externalId },
+      quantity,
+      unit: 'PIECES' as const,
+    });
+    return {
+      draft: orderDraftSchema.parse({
+        orderType: 'PURCHASE_ORDER',
+        rows: [2, 3],
+        orderNumber: order.orderNumber,
+        buyerCompanyId: BRAND,
+        supplierCompanyId: SUPPLIER,
+        internalResponsiblePersons: persons,
+        lines: [
+          line(first!.id, '20', 'PLM-TEE-001-BLK', 5, 2),
+          line(second!.id, '10', 'PLM-TEE-001-OWH', 6, 3),
+        ],
+      }),
+      lookup: 'unknown',
+      existing: null,
+      linesKnown: false,
+      typesInFile: [],
+      typesOnPlatform: null,
+    };
+  };
+
+  it('names each line left with a temporary number and its former number; pushing again renames them', async () => {
+    const order = await client.orders.create({
+      orderNumber: 'UNDO-1',
+      buyerCompanyId: BRAND,
+      supplierCompanyId: SUPPLIER,
+      lines: [
+        { orderLineNumber: '10', styleId: 'PLM-TEE-001-BLK', quantity: 5, unit: 'PIECES' },
+        { orderLineNumber: '20', styleId: 'PLM-TEE-001-OWH', quantity: 6, unit: 'PIECES' },
+      ],
+    });
+    const [a, b] = order.lines ?? [];
+    const real = client.orders.update.bind(client.orders);
+    let patches = 0;
+    const update = jest.spyOn(client.orders, 'update').mockImplementation(async (id, patch, options) => {
+      patches += 1;
+      // Step 1 and the refused step 2 reach the sandbox; the compensating third request meets an outage.
+      if (patches === 3)
+        throw new TraceabilityApiError({
+          statusCode: 503,
+          code: 'service_unavailable',
+          message: 'PATCH /orders/{id} failed with 503 service_unavailable',
+          method: 'PATCH',
+          path: '/orders/{id}',
+          retryable: true,
+        });
+      return real(id, patch, options);
+    });
+    let outcome;
+    try {
+      outcome = await syncOrder(record(order, ['nobody@nowhere.example']), await context('undo-fails'), {
+        retry: false,
+      });
+    } finally {
+      update.mockRestore();
+    }
+    expect(patches).toBe(3);
+    expect(outcome).toMatchObject({ outcome: 'rejected', code: 'responsible_person_not_found' });
+    expect(outcome.message).toContain('putting the line numbers back failed too');
+    expect(outcome.message).toContain(`line ${a!.id} (was '10') carries '~tmp~${a!.id}'`);
+    expect(outcome.message).toContain(`line ${b!.id} (was '20') carries '~tmp~${b!.id}'`);
+    expect(outcome.problems?.map((problem) => problem.code)).toEqual([
+      'responsible_person_not_found',
+      'temporary_line_numbers_left',
+    ]);
+    const numbers = async () =>
+      ((await client.orders.get(order.id)).lines ?? []).map((line) => [line.id, line.orderLineNumber]);
+    expect(await numbers()).toEqual([
+      [a!.id, `~tmp~${a!.id}`],
+      [b!.id, `~tmp~${b!.id}`],
+    ]);
+
+    // The message's advice holds: once the error is fixed, the same lines (by id) get their numbers in one go.
+    const again = await syncOrder(record(order, []), await context('undo-fails-again'), { retry: false });
+    expect(again).toMatchObject({ outcome: 'patched' });
+    expect(await numbers()).toEqual([
+      [a!.id, '20'],
+      [b!.id, '10'],
+    ]);
+  });
+});
