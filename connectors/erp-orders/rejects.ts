@@ -153,11 +153,22 @@ function rejectsNdjson(rows: readonly RejectedRow[]): Buffer {
       row.source.rawText !== undefined && Object.keys(values).length === 0
         ? { _raw: row.source.rawText }
         : values;
-    return JSON.stringify({
+    const line: Record<string, unknown> = {
       ...original,
       [ERROR_CODE_COLUMN]: row.code,
       [ERROR_MESSAGE_COLUMN]: row.message,
-    });
+    };
+    const written = row.source.numberTexts;
+    if (written === undefined) return JSON.stringify(line);
+    // Numbers as the export wrote them (JSON.stringify would print 9007199254740993 as ...992).
+    const members = Object.entries(line)
+      .filter(([, value]) => value !== undefined)
+      .map(([key, value]) => {
+        const text =
+          typeof value === 'number' && Object.hasOwn(written, key) ? written[key] : JSON.stringify(value);
+        return `${JSON.stringify(key)}:${text}`;
+      });
+    return `{${members.join(',')}}`;
   });
   return Buffer.from(lines.map((line) => `${line}\n`).join(''), 'utf8');
 }

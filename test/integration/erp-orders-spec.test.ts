@@ -325,6 +325,35 @@ describe('erpOrders by the spec, on real Temporal and the sandbox (issue 14)', (
     ]);
   });
 
+  // Spec 03, Order.orderNumber: "exact match (no trimming or case folding). Unique within the owner company for the
+  // same order type". A JSON number past 2^53 loses digits when read: 9007199254740993 would be read as
+  // 9007199254740992 and two ERP orders would become one.
+  it('a JSON order number that cannot be read exactly is refused (quote it), never merged into another order', async () => {
+    const line = (orderNumber: string, product: string) =>
+      `{"order_number":${orderNumber},"supplier_code":"SUP-1001","line_number":1,` +
+      `"product_external_id":"${product}","quantity":2,"unit":"PIECES"}\n`;
+    const file = path.join(dir, 'big-numbers.ndjson');
+    await writeFile(
+      file,
+      line('9007199254740993', 'PLM-TEE-001-BLK') + line('9007199254740992', 'PLM-JKT-010-NVY'),
+    );
+    const result = await push({ file });
+    expect(result.orders).toMatchObject({ created: 1, rejected: 1 });
+    expect(result.rejections).toEqual([
+      expect.objectContaining({
+        code: 'invalid_value',
+        message: expect.stringMatching(
+          /row 1, column 'order_number' \(orderNumber\): the JSON number 9007199254740993 .*"9007199254740993"/,
+        ),
+      }),
+    ]);
+    expect((await only('9007199254740992')).lines.map((l) => l.styleId)).toHaveLength(1);
+    expect(await copiesOf('9007199254740993')).toEqual([]);
+    // The rejects file gives the number back as written, ready to be quoted and pushed again.
+    const rejects = readFileSync(result.rejectsFile!, 'utf8');
+    expect(rejects).toContain('"order_number":9007199254740993,');
+  });
+
   // Item 4. Spec, Order line.lineNo: "treat as display position, not identity"; "Tracing coupling" 1: "removing that
   // line (omitting it from a PATCH lines array ...) also deletes the tracing request built from it".
   it('without line numbers, lines match by content: dropping one deletes exactly it; a traced line needs the opt-in', async () => {

@@ -1,7 +1,8 @@
 import type { ColumnBinding, MappingProfile, SourceField } from '../profile';
 import { isBlank, type CellValue, type SourceRow } from '../read/types';
+import { quoteInput } from '../../input-limits';
 import { cellText, parseQuantity, parseText, parseUnit, type Unit } from '../cell-values';
-import { describeAt, type ProductRef, type Problem, type RejectionCode } from './draft';
+import { DATE_FIELDS, describeAt, type ProductRef, type Problem, type RejectionCode } from './draft';
 import { PARTY_FIELDS, SCALAR_HEADER_FIELDS, partyRef, type HeaderKey, type HeaderValue } from './fields';
 
 /** A header value as one row gives it, with where it came from. */
@@ -28,6 +29,16 @@ export interface MappedRow {
   header: Map<HeaderKey, HeaderCell>;
   line: MappedLine;
   problems: Problem[];
+}
+
+/** Fields read as numbers: a JSON number's spelling does not matter there, only whether its value is exact. */
+const QUANTITY_FIELDS: ReadonlySet<SourceField> = new Set(['quantity', 'secondaryQuantity']);
+/** A number in a date field is an Excel serial; an inexact one is no date anyway. */
+const DATE_SOURCE_FIELDS: ReadonlySet<SourceField> = new Set(DATE_FIELDS);
+
+/** An integer written with more digits than a double holds exactly (9007199254740993 reads as ...992). */
+function inexactInteger(written: string): boolean {
+  return /^-?\d+$/.test(written) && BigInt(written) !== BigInt(Number(written));
 }
 
 /** Reads one row's cells through the profile. Header constants are applied per order (see `build`), line ones here. */
@@ -76,8 +87,44 @@ export function mapRow(source: SourceRow, binding: ColumnBinding, profile: Mappi
     }
     if (erred.has('productExternalId') || erred.has('productCode')) erred.add('product');
   }
+  // A JSON number the reader could not keep as written (digits past 2^53, `1.50`, `1e3`): text read from it would
+  // not be what the file says (spec 03: orderNumber is an "exact match"), and two order numbers could become one.
+  const numberTexts = source.numberTexts;
+  const writtenOf = (field: SourceField): string | undefined => {
+    const column = columnOf(field);
+    return numberTexts !== undefined && column !== undefined && Object.hasOwn(numberTexts, column)
+      ? numberTexts[column]
+      : undefined;
+  };
+  for (const [field, column] of Object.entries(binding.bound) as Array<[SourceField, string]>) {
+    const written = writtenOf(field);
+    if (written === undefined || DATE_SOURCE_FIELDS.has(field)) continue;
+    const read = cellText(source.values[column] ?? null);
+    if (QUANTITY_FIELDS.has(field)) {
+      if (!inexactInteger(written)) continue;
+      problem(
+        'invalid_quantity',
+        field,
+        column,
+        `the JSON number ${quoteInput(written, 60)} has more digits than can be read exactly (it would become ${read})`,
+      );
+    } else {
+      problem(
+        'invalid_value',
+        field,
+        column,
+        `the JSON number ${quoteInput(written, 60)} cannot be read exactly as text (it would become '${read}'); ` +
+          `write it as a JSON string: "${quoteInput(written, 60)}"`,
+      );
+    }
+    erred.add(field);
+  }
+  if (erred.has('productExternalId') || erred.has('productCode')) erred.add('product');
   const orderNumberText = parseText(cellOf('orderNumber') ?? null, 255);
-  const orderNumber = orderNumberText.ok ? orderNumberText.value : cellText(cellOf('orderNumber'));
+  // Refused above; its order is named as written, so it never joins the order whose number it would read as.
+  const orderNumber =
+    writtenOf('orderNumber') ??
+    (orderNumberText.ok ? orderNumberText.value : cellText(cellOf('orderNumber')));
   if (!orderNumberText.ok)
     problem('too_long', 'orderNumber', columnOf('orderNumber'), `order number ${orderNumberText.reason}`);
   else if (orderNumber === '' && source.problem === undefined) {

@@ -26,6 +26,11 @@ export interface SourceRow {
   cellErrors?: Readonly<Record<string, string>>;
   /** ndjson only: the original text of a line that is not valid JSON. */
   rawText?: string;
+  /**
+   * json and ndjson only: number cells as written, by column, where the number read would print otherwise (digits
+   * past 2^53, `1.50`, `1e3`). A text field (an order number...) must not be read from such a cell.
+   */
+  numberTexts?: Readonly<Record<string, string>>;
 }
 
 /** An export read into memory: its columns in file order and its non-empty rows. */

@@ -8,6 +8,7 @@ import {
   type OrderPlan,
 } from '../../../connectors/erp-orders/reconcile';
 import { readCsv } from '../../../connectors/erp-orders/read/csv';
+import { readJson } from '../../../connectors/erp-orders/read/json';
 import { writeRejects } from '../../../connectors/erp-orders/rejects';
 import { parseDate } from '../../../connectors/erp-orders/cell-values';
 import type { CellValue } from '../../../connectors/erp-orders/read/types';
@@ -208,5 +209,63 @@ describe('rejects in the input csv dialect', () => {
     expect(file.content.toString('latin1')).toBe(
       'order_number;note;error_code;error_message\r\nPO-1;Café;x;bad\r\n',
     );
+  });
+});
+
+// Spec 03, Order.orderNumber: "exact match (no trimming or case folding). Unique within the owner company for the
+// same order type". A JSON number keeps 15-17 digits: 9007199254740993 reads as 9007199254740992.
+describe('JSON numbers that cannot be read exactly', () => {
+  const line = (fields: string) =>
+    `{"supplier_code":"ACME","product_external_id":"TEE-M","unit":"PIECES",${fields}}\n`;
+
+  it('refuses a text field given as such a number, naming row, column and the string to write instead', async () => {
+    const table = await readJson(
+      line('"order_number":9007199254740993,"quantity":5') +
+        line('"order_number":9007199254740992,"quantity":5') +
+        line('"order_number":"PO-3","line_number":1.50,"quantity":5') +
+        line('"order_number":"PO-4","quantity":9007199254740993') +
+        line('"order_number":"PO-5","line_number":10,"quantity":1.50'),
+    );
+    const { drafts, rejections } = buildOrders(table, DEFAULT_PROFILE, CONTEXT);
+    expect(drafts.map((draft) => [draft.orderNumber, draft.lines[0]?.quantity])).toEqual([
+      ['9007199254740992', 5],
+      ['PO-5', 1.5],
+    ]);
+    expect(rejections.map((r) => [r.orderNumber, r.rows, r.code, r.field, r.message])).toEqual([
+      [
+        '9007199254740993',
+        [1],
+        'invalid_value',
+        'orderNumber',
+        `row 1, column 'order_number' (orderNumber): the JSON number 9007199254740993 cannot be read exactly as text ` +
+          `(it would become '9007199254740992'); write it as a JSON string: "9007199254740993"`,
+      ],
+      [
+        'PO-3',
+        [3],
+        'invalid_value',
+        'orderLineNumber',
+        `row 3, column 'line_number' (orderLineNumber): the JSON number 1.50 cannot be read exactly as text ` +
+          `(it would become '1.5'); write it as a JSON string: "1.50"`,
+      ],
+      [
+        'PO-4',
+        [4],
+        'invalid_quantity',
+        'quantity',
+        `row 4, column 'quantity' (quantity): the JSON number 9007199254740993 has more digits than can be read ` +
+          'exactly (it would become 9007199254740992)',
+      ],
+    ]);
+    // The rejects file gives the numbers back as written.
+    const rejects = writeRejects(
+      table,
+      rejections.map((r) => ({ rows: r.rows, code: r.code, message: r.message, problems: r.problems })),
+    );
+    const written = rejects.content.toString('utf8').split('\n');
+    expect(written[0]).toMatch(/^\{"supplier_code":"ACME",.*"order_number":9007199254740993,"quantity":5,/);
+    expect(written[1]).toContain('"line_number":1.50,');
+    expect(written[2]).toContain('"quantity":9007199254740993,');
+    expect(written.slice(0, 3).map((text) => JSON.parse(text) as unknown)).toHaveLength(3);
   });
 });

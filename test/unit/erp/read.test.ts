@@ -137,6 +137,36 @@ describe('json and ndjson', () => {
     expect(table.rows[2]?.problem).toMatch(/nested values are not supported in: 'x'/);
   });
 
+  it('keeps a number as written where the value read would print otherwise (digits past 2^53, 1.50, 1e3)', async () => {
+    const ndjson = await readJson(
+      '{"order_number":9007199254740993,"quantity":1.50,"line_number":1e3,"ok":9007199254740992,' +
+        '"s":"9\\"}","tags":[9007199254740993,"b",2]}\n{"a":1,"a":2.0}\n',
+    );
+    expect(ndjson.rows[0]).toEqual({
+      row: 1,
+      values: {
+        order_number: 9007199254740992,
+        quantity: 1.5,
+        line_number: 1000,
+        ok: 9007199254740992,
+        s: '9"}',
+        tags: ['9007199254740993', 'b', '2'],
+      },
+      numberTexts: { order_number: '9007199254740993', quantity: '1.50', line_number: '1e3' },
+    });
+    // A repeated key: the last value counts, as in JSON.parse.
+    expect(ndjson.rows[1]?.numberTexts).toEqual({ a: '2.0' });
+    const array = await readJson(
+      '[ {"n": 9007199254740993, "x": {"skip": [1.0, "]"]}}, 7, {"n" : -0.0}, {"n": 12} ]',
+    );
+    expect(array.rows.map((row) => row.numberTexts)).toEqual([
+      { n: '9007199254740993' },
+      undefined,
+      { n: '-0.0' },
+      undefined,
+    ]);
+  });
+
   it('tells NDJSON from a JSON array by content', async () => {
     expect((await readJson('{"a":1}\n{"a":2}')).format).toBe('ndjson');
     await expect(readJson('{"a":1}')).resolves.toMatchObject({ format: 'ndjson' });
