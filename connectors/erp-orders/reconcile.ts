@@ -97,22 +97,32 @@ const PLAIN_FIELDS = [
 ] as const;
 
 /**
- * The receiver the order should have. Only an export that manages the receiver (a receiver column in the file, or a
- * constant) may change it: its pair, or, when blank, the server's default (the buyer with the buyer's facility
- * process; without a buyer process the default cannot be written as a valid pair, so it is not enforced). An
- * export without receiver columns leaves the platform's receiver alone.
+ * The receiver pair to send so the order has the receiver it should, or undefined when it has it. Only an export
+ * that manages the receiver (a receiver column in the file, or a constant) may change it: its pair, or, when blank,
+ * the server's default (the buyer with the buyer's facility process). Without a buyer process that default cannot be
+ * written as a pair; spec 03, PATCH rule 3: "to remove the receiver, send both as null", so a receiver other than
+ * the default is removed (the default, which a create without receiver leaves, is kept). An export without
+ * receiver columns leaves the platform's receiver alone.
  */
-function expectedReceiver(
+function receiverChange(
   draft: OrderDraft,
   existing: ExistingOrder,
-): { company: string; process: string } | undefined {
+): { company: string | null; process: string | null } | undefined {
+  const has = {
+    company: existing.receiverCompanyId ?? null,
+    process: existing.receiverFacilityProcess ?? null,
+  };
+  const wanted = (company: string, process: string) =>
+    company === has.company && process === has.process ? undefined : { company, process };
   if (typeof draft.receiverCompanyId === 'string' && typeof draft.receiverFacilityProcess === 'string') {
-    return { company: draft.receiverCompanyId, process: draft.receiverFacilityProcess };
+    return wanted(draft.receiverCompanyId, draft.receiverFacilityProcess);
   }
   if (draft.receiverCompanyId === undefined && draft.receiverFacilityProcess === undefined) return undefined;
   const buyerProcess =
     draft.buyerFacilityProcess !== undefined ? draft.buyerFacilityProcess : existing.buyerFacilityProcess;
-  return buyerProcess ? { company: draft.buyerCompanyId, process: buyerProcess } : undefined;
+  if (buyerProcess) return wanted(draft.buyerCompanyId, buyerProcess);
+  const none = has.company === null || has.company === draft.buyerCompanyId;
+  return none && has.process === null ? undefined : { company: null, process: null };
 }
 
 /** Only the order fields whose value differs from the platform's, semantically (dates, tags, persons, receiver). */
@@ -142,11 +152,8 @@ export function orderFieldChanges(
       patch['internalResponsiblePersons'] = draft.internalResponsiblePersons;
     }
   }
-  const receiver = expectedReceiver(draft, existing);
-  if (
-    receiver &&
-    (receiver.company !== existing.receiverCompanyId || receiver.process !== existing.receiverFacilityProcess)
-  ) {
+  const receiver = receiverChange(draft, existing);
+  if (receiver) {
     // The pair rule: both receiver fields travel together, on update as on create.
     patch['receiverCompanyId'] = receiver.company;
     patch['receiverFacilityProcess'] = receiver.process;

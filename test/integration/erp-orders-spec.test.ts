@@ -251,6 +251,41 @@ describe('erpOrders by the spec, on real Temporal and the sandbox (issue 14)', (
     ]);
   });
 
+  // Spec 03, PATCH /orders/{id} rule 3: "Receiver pair rule: send both or neither; to remove the receiver, send both
+  // as null". Blank receiver columns mean the default receiver; without a buyer facility process the default (the
+  // buyer with the buyer's process) cannot be written as a pair, so another receiver is removed.
+  it('blank receiver columns remove a receiver when the buyer has no facility process; the default stays', async () => {
+    const created = await stack.apiClient.orders.create({
+      orderNumber: 'RCV-2',
+      buyerCompanyId: BRAND,
+      supplierCompanyId: SUPPLIER,
+      receiverCompanyId: 'cmp_sup_porto_trims',
+      receiverFacilityProcess: 'CUT_MAKE_TRIM',
+      lines: [{ orderLineNumber: '1', styleId: 'PLM-TEE-001-BLK', quantity: 4, unit: 'PIECES' }],
+    });
+    const row = (orderNumber: string) => ({
+      order_number: orderNumber,
+      supplier_code: 'SUP-1001',
+      receiver_code: '',
+      receiver_facility_process: '',
+      line_number: '1',
+      product_external_id: 'PLM-TEE-001-BLK',
+      quantity: 4,
+      unit: 'PIECES',
+    });
+    const file = await writeCsv('blank-receiver.csv', [row('RCV-2'), row('RCV-3')]);
+    const result = await push({ file });
+    expect(result.orders).toMatchObject({ patched: 1, created: 1, rejected: 0 });
+    const removed = await only('RCV-2');
+    expect(removed.id).toBe(created.id);
+    expect([removed.receiverCompanyId, removed.receiverFacilityProcess]).toEqual([null, null]);
+    // Pushed again: the removed receiver and the server's default on the new order both match; nothing is written.
+    const before = { ...stack.apiClient.stats().byMethodStatus };
+    const again = await push({ file });
+    expect(again.orders).toMatchObject({ unchanged: 2, patched: 0, created: 0 });
+    expect(writesSince(before)).toEqual({});
+  });
+
   // Item 3. Spec, Order.internalResponsiblePersons: "Unknown entry: 404 `responsible_person_not_found`"; DESIGN:
   // "4xx answers are row-level, non-retryable outcomes recorded with their `code`".
   it('a 404 naming bad data on PATCH is the order outcome: rejected with its code, the run carries on', async () => {

@@ -227,6 +227,27 @@ describe('minimal patches', () => {
     ]);
   });
 
+  // Spec 03, PATCH rule 3: "to remove the receiver, send both as null".
+  it('blank receiver columns without a buyer facility process remove another receiver, and keep the default', () => {
+    const blank = THREE_LINES.map((row) => ({
+      ...row,
+      buyer_facility_process: '',
+      receiver_code: '',
+      receiver_facility_process: '',
+    }));
+    const moved = stored({
+      buyerFacilityProcess: null,
+      receiverCompanyId: 'comp_dc',
+      receiverFacilityProcess: 'WAREHOUSE',
+    });
+    expect(patchSteps(plan(blank, moved))).toEqual([
+      { receiverCompanyId: null, receiverFacilityProcess: null },
+    ]);
+    const defaulted = { buyerFacilityProcess: null, receiverFacilityProcess: null };
+    expect(plan(blank, stored({ ...defaulted, receiverCompanyId: OWN })).kind).toBe('unchanged');
+    expect(plan(blank, stored({ ...defaulted, receiverCompanyId: null })).kind).toBe('unchanged');
+  });
+
   it('lists every kept line when one changes: unchanged as bare ids, changed with only their changes', () => {
     const rows = [
       THREE_LINES[0],
