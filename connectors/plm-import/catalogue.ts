@@ -196,6 +196,38 @@ export function chooseLevelsToList(
   return best?.levels ?? [...productLevels];
 }
 
+const ownershipSchema = z.looseObject({
+  forCompanyId: z.string().nullish(),
+  createdByCompanyId: z.string().nullish(),
+});
+
+/**
+ * The key's company as listed products show it: one a company made for itself (`forCompanyId` equal to
+ * `createdByCompanyId`). Spec 01: "one company cannot read another company's records unless a rule below says so",
+ * so such a product is readable only with its owner's key.
+ */
+export function ownCompanyOf(listed: readonly unknown[]): string | undefined {
+  for (const item of listed) {
+    const parsed = ownershipSchema.safeParse(item);
+    if (!parsed.success) continue;
+    const { forCompanyId, createdByCompanyId } = parsed.data;
+    if (forCompanyId && forCompanyId === createdByCompanyId) return forCompanyId;
+  }
+  return undefined;
+}
+
+/**
+ * The key's company: from the listed products, else from an order (spec 03: "Every order belongs to exactly one
+ * company, the one that created it"; the counterparty's copy "is not readable with the caller's key"), else
+ * undefined (the key owns no order and made no product of those listed).
+ */
+async function ownCompany(api: ApiCalls, listed: readonly unknown[]): Promise<string | undefined> {
+  const fromProducts = ownCompanyOf(listed);
+  if (fromProducts !== undefined || listed.length === 0) return fromProducts;
+  const orders = await api.one(() => api.client.orders.list({ limit: 1 }));
+  return orders.items[0]?.forCompanyId ?? undefined;
+}
+
 /** GET by externalId; 404 (or a platform id that merely looks the same) is "not in the catalogue". */
 async function getByExternalId(
   api: ApiCalls,
@@ -213,6 +245,11 @@ async function getByExternalId(
  * sheet; otherwise page 1 of each level (which also gives each level's size), then per level either the
  * remaining pages of 100 or a GET per product still missing, whichever is cheaper. Pages are read oldest first,
  * so products created meanwhile land on later pages instead of shifting earlier ones.
+ *
+ * Lists also hold products the key created for another company (`forCompanyId`, spec 01); those are the other
+ * company's, whose externalIds and codes are not the key's (externalIds are "resolved only within the catalogue of
+ * the account whose key is used"), so only the key's own company's products are kept, as a GET by externalId
+ * would find. When the key's company cannot be told, nothing listed is kept and every key is read by GET.
  */
 export async function readCatalogue(
   keys: ReadonlyMap<string, ProductLevel | null>,
@@ -251,22 +288,31 @@ export async function readCatalogue(
   const callsBefore = api.count;
   if (keys.size >= GET_ONLY_BELOW) {
     const firstPages = await Promise.all(productLevels.map((level) => api.one(() => listPage(level, 1))));
+    // The key's company, asked once listed products need telling apart; null when it cannot be told.
+    const listed = firstPages.flatMap((page) => page.items);
+    let own: string | null | undefined =
+      listed.length === 0 ? undefined : ((await ownCompany(api, listed)) ?? null);
+    const keepOwn = (items: readonly Product[], level: ProductLevel) =>
+      keep(
+        items.filter((item) => typeof own === 'string' && (item.forCompanyId ?? own) === own),
+        level,
+      );
     const remainingPages = { style: 0, variant: 0, sku: 0 };
     productLevels.forEach((level, index) => {
       const first = firstPages[index] as Page<Product>;
-      keep(first.items, level);
+      keepOwn(first.items, level);
       read.pages[level] = first.pagination.totalPages;
       remainingPages[level] = Math.max(0, first.pagination.totalPages - 1);
     });
     const seen = foundIds();
     const missing = { style: 0, variant: 0, sku: 0, unknown: 0 };
     for (const [externalId, level] of keys) if (!seen.has(externalId)) missing[level ?? 'unknown'] += 1;
-    read.listedLevels = chooseLevelsToList(remainingPages, missing);
+    read.listedLevels = own === null ? [] : chooseLevelsToList(remainingPages, missing);
     for (const level of read.listedLevels)
       await api.remainingPages(
         firstPages[productLevels.indexOf(level)] as Page<Product>,
         (page) => listPage(level, page),
-        (items) => keep(items, level),
+        (items) => keepOwn(items, level),
       );
     const listedAll = read.listedLevels.length === productLevels.length;
     const known = foundIds();
@@ -288,12 +334,13 @@ export async function readCatalogue(
         .map(([externalId]) => externalId);
       if (mine.length === 0) continue;
       const first = await api.one(() => listPage(level, 1, true));
-      keep(first.items, level);
-      if (first.pagination.totalPages - 1 <= mine.length) {
+      if (own === undefined && first.items.length > 0) own = (await ownCompany(api, first.items)) ?? null;
+      keepOwn(first.items, level);
+      if (own !== null && first.pagination.totalPages - 1 <= mine.length) {
         await api.remainingPages(
           first,
           (page) => listPage(level, page, true),
-          (items) => keep(items, level),
+          (items) => keepOwn(items, level),
         );
       } else {
         const seenNow = foundIds();

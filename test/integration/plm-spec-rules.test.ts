@@ -10,6 +10,7 @@ import path from 'node:path';
 import * as XLSX from 'xlsx';
 import type { PlmImportResult } from '../../activities/plm-import';
 import { builtinProfile } from '../../connectors/plm-import/profiles/builtin';
+import { BRAND_COMPANY_ID, SUPPLIER_COMPANY_ID } from '../../sandbox/seed/demo-network';
 import { repoRoot } from '../../worker/paths';
 import { plmImport } from '../../workflows';
 import type { PlmImportInput } from '../../workflows/plm-import';
@@ -507,6 +508,67 @@ describe('PLM import follows the spec rules (issue 15)', () => {
       expect(readFileSync(dry.rejectsFile as string, 'utf8')).toBe(
         readFileSync(real.rejectsFile as string, 'utf8'),
       );
+    });
+  });
+
+  describe("10. the key's own catalogue", () => {
+    // Spec 01, POST /styles: `forCompanyId` "create on behalf of another company in the network"; Product:
+    // "`forCompanyId` | Owning company"; externalId rules: "unique per company across all three levels; [...] resolved
+    // only within the catalogue of the account whose key is used". Codes: "unique per code type within the caller's
+    // catalogue". A product the key created for a partner is the partner's: its externalId and codes are not the
+    // brand's, whether the import reads the catalogue by lists (4+ keys) or by GET (fewer).
+    it('"resolved only within the catalogue of the account whose key is used": a product created for a partner is neither updated nor a code clash, on the list path and the GET path alike', async () => {
+      const outcome = async (prefix: string, count: number) => {
+        const partner = await api<{ id: string }>('/styles', {
+          method: 'POST',
+          body: JSON.stringify({
+            externalId: `${prefix}-1`,
+            forCompanyId: SUPPLIER_COMPANY_ID,
+            name: 'Supplier tee',
+            styleTypeId: 'st_tshirts',
+            isComponent: false,
+            codes: [{ codeId: 'PLM_ID', codeValue: `${prefix}-SUP` }],
+          }),
+        });
+        const rows: Row[] = Array.from({ length: count }, (_, index) => ({
+          externalId: `${prefix}-${index + 1}`,
+          level: 'style',
+          name: `Brand tee ${index + 1}`,
+          styleType: 'T-shirts',
+          isComponent: 'no',
+          // The second row reuses the partner product's code value; the first shares its externalId.
+          PLM_ID: index === 1 ? `${prefix}-SUP` : `${prefix}-BR-${index + 1}`,
+        }));
+        const result = await run({ file: await file(`${prefix}.csv`, toCsv(rows)), profile: 'native' });
+        // Undefined when the brand's key finds no such product (the API answered 404).
+        const own = await api<(ApiProduct & { forCompanyId: string }) | undefined>(`/styles/${prefix}-1`);
+        const theirs = await api<ApiProduct & { forCompanyId: string }>(`/styles/${partner.id}`);
+        return {
+          strategy: result.catalogueRead.strategy,
+          products: result.products,
+          rejects: rejectsOf(result).map(
+            (reject) => `${reject.externalId} ${reject.code}: ${reject.message}`,
+          ),
+          own: own && {
+            id: own.id === partner.id ? 'the partner product' : 'a new product',
+            owner: own.forCompanyId,
+          },
+          partner: { owner: theirs.forCompanyId, name: theirs.name },
+        };
+      };
+      const listed = await outcome('OWNL', 4);
+      const got = await outcome('OWNG', 2);
+      expect(listed.strategy).not.toBe('gets');
+      expect(got.strategy).toBe('gets');
+      for (const [seen, count] of [
+        [listed, 4],
+        [got, 2],
+      ] as const) {
+        expect(seen.rejects).toEqual([]);
+        expect(seen.products).toMatchObject({ created: count, updated: 0, rejected: 0 });
+        expect(seen.own).toEqual({ id: 'a new product', owner: BRAND_COMPANY_ID });
+        expect(seen.partner).toEqual({ owner: SUPPLIER_COMPANY_ID, name: 'Supplier tee' });
+      }
     });
   });
 });

@@ -1,4 +1,4 @@
-import { chooseLevelsToList, sheetKeys } from '../../../connectors/plm-import/catalogue';
+import { chooseLevelsToList, ownCompanyOf, sheetKeys } from '../../../connectors/plm-import/catalogue';
 import type { ProductDraft } from '../../../connectors/plm-import/draft';
 
 const draft = (
@@ -68,5 +68,18 @@ describe('which catalogue reads planning spends', () => {
       'Y-?': null,
       Y: null,
     });
+  });
+
+  // Spec 01: `forCompanyId` is the "Owning company", and POST may carry it to "create on behalf of another company in
+  // the network": such a product is listed to its creator but names the partner, so it cannot tell the key's company.
+  it("tells the key's company from a listed product it made for itself, never from one made for a partner", () => {
+    const forPartner = { id: 'style_1', forCompanyId: 'cmp_partner', createdByCompanyId: 'cmp_brand' };
+    const byPartner = { id: 'style_2', forCompanyId: 'cmp_brand', createdByCompanyId: 'cmp_partner' };
+    const own = { id: 'style_3', forCompanyId: 'cmp_brand', createdByCompanyId: 'cmp_brand' };
+    expect(ownCompanyOf([forPartner, byPartner])).toBeUndefined();
+    expect(ownCompanyOf([forPartner, byPartner, own])).toBe('cmp_brand');
+    expect(
+      ownCompanyOf([{ id: 'legacy', forCompanyId: 'cmp_brand', createdByCompanyId: null }]),
+    ).toBeUndefined();
   });
 });
