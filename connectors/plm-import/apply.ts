@@ -101,7 +101,7 @@ async function convergeExisting(
   const found = await readBack(context.api, step);
   if (!found) return rejection(step, error);
   const mismatch = immutableProblem(
-    { ...step, isComponent: step.body.isComponent },
+    { ...step, isComponent: step.isComponentFromMapping ? undefined : step.body.isComponent },
     found.product,
     found.parentExternalId,
   );

@@ -50,7 +50,15 @@ export const draftFieldsSchema = z.object({
 export type DraftFields = z.infer<typeof draftFieldsSchema>;
 export type DraftFieldName = keyof DraftFields;
 
-const fieldOriginSchema = z.object({ column: z.string().nullable(), rowNumber: z.number().int() });
+const fieldOriginSchema = z.object({
+  column: z.string().nullable(),
+  rowNumber: z.number().int(),
+  /**
+   * isComponent: the value is the mapping's constant or default, not a cell's. Spec 01: isComponent is "Fixed after
+   * creation", so such a value is sent when creating and never held against an existing product.
+   */
+  fromMapping: z.literal(true).optional(),
+});
 export type FieldOrigin = z.infer<typeof fieldOriginSchema>;
 
 /** One product as read from the sheet, before validation (staged as NDJSON between activities, re-parsed on read). */

@@ -125,6 +125,8 @@ export interface CreateStep extends StepBase {
   action: 'create';
   parentExternalId: string | null;
   body: ProductCreateBody;
+  /** The body's isComponent is the mapping's default, for this create only (see statedIsComponent). */
+  isComponentFromMapping?: true;
 }
 export interface UpdateStep extends StepBase {
   action: 'update';
@@ -215,6 +217,14 @@ export function immutableProblem(
     return `'${wanted.externalId}' has isComponent ${String(current.isComponent)} in the catalogue; it is fixed once created`;
   }
   return null;
+}
+
+/**
+ * The isComponent the sheet states, or undefined when it states none: a value from the mapping's constant or
+ * default is for creating only. Spec 01: "`parentId` and `isComponent` cannot be changed after creation".
+ */
+export function statedIsComponent(draft: Pick<ValidDraft, 'fields' | 'origins'>): boolean | undefined {
+  return draft.origins.isComponent?.fromMapping ? undefined : draft.fields.isComponent;
 }
 
 /** Codes of this draft that another catalogue product already holds (the API would answer codes_not_unique). */
@@ -327,7 +337,7 @@ export function planImport(
       );
     } else if (current && !draft.referenceOnly) {
       const problem = immutableProblem(
-        { ...draft, isComponent: draft.fields.isComponent },
+        { ...draft, isComponent: statedIsComponent(draft) },
         current,
         catalogue.parentExternalIdOf(current),
       );
@@ -369,6 +379,9 @@ export function planImport(
         ...base,
         parentExternalId: draft.parentExternalId,
         body: createBody(draft),
+        ...(draft.fields.isComponent !== undefined && statedIsComponent(draft) === undefined
+          ? { isComponentFromMapping: true as const }
+          : {}),
       });
       continue;
     }

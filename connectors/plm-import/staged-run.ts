@@ -86,6 +86,8 @@ export const writeStepSchema = z.discriminatedUnion('action', [
     parentColumn: z.string().nullable(),
     body: productCreateSchema,
     styleLevelId: z.string().optional(),
+    /** body.isComponent is the mapping's default: not held against a product the create meets (spec 01). */
+    isComponentFromMapping: z.literal(true).optional(),
   }),
   z.strictObject({
     action: z.literal('update'),

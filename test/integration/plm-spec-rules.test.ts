@@ -571,4 +571,89 @@ describe('PLM import follows the spec rules (issue 15)', () => {
       }
     });
   });
+
+  describe('11. isComponent is fixed after creation', () => {
+    // Spec 01, Product: "isComponent [...] Fixed after creation"; PUT /styles/{id} rule 3: "`parentId` and
+    // `isComponent` cannot be changed after creation". The built-in profiles' isComponent default (native: blank cell
+    // = false; flat: constant false) is for creating; an existing component is compared only with a stated value.
+    it('"`parentId` and `isComponent` cannot be changed after creation": a default isComponent applies only when creating, so an existing component updates and gains children, on both built-in profiles', async () => {
+      const component = async (externalId: string) =>
+        api('/styles', {
+          method: 'POST',
+          body: JSON.stringify({
+            externalId,
+            name: `${externalId} button`,
+            styleTypeId: 'st_buttons',
+            isComponent: true,
+            codes: [{ codeId: 'PLM_ID', codeValue: externalId }],
+          }),
+        });
+      await component('ISC-BTN');
+      await component('ISC-FLAT');
+
+      const native = await run({
+        file: await file(
+          'isc-native.csv',
+          toCsv([
+            { externalId: 'ISC-BTN', name: 'Corozo button 15 mm' },
+            {
+              externalId: 'ISC-BTN-BRN',
+              parentExternalId: 'ISC-BTN',
+              level: 'variant',
+              name: 'Brown',
+              color: 'Brown',
+              PLM_ID: 'ISC-BTN-BRN',
+            },
+            {
+              externalId: 'ISC-NEW',
+              level: 'style',
+              name: 'New tee',
+              styleType: 'T-shirts',
+              PLM_ID: 'ISC-NEW',
+            },
+            {
+              externalId: 'ISC-TEE',
+              level: 'style',
+              name: 'Stated tee',
+              styleType: 'T-shirts',
+              isComponent: 'no',
+              PLM_ID: 'ISC-TEE',
+            },
+          ]),
+        ),
+        profile: 'native',
+      });
+      expect(rejectsOf(native)).toEqual([]);
+      expect(native.products).toMatchObject({ updated: 1, created: 3, rejected: 0 });
+      expect(await product('ISC-BTN')).toMatchObject({ name: 'Corozo button 15 mm', isComponent: true });
+      expect(await product('ISC-BTN-BRN')).toMatchObject({ color: 'Brown' });
+      expect(await product('ISC-NEW')).toMatchObject({ isComponent: false }); // the default, on create
+
+      const flat = await run({
+        file: await file(
+          'isc-flat.csv',
+          [
+            'Style Number,Style Name,Style Type,Colour Code,Colour,SKU,Size',
+            'ISC-FLAT,ISC-FLAT button,Buttons,BRN,Brown,ISC-FLAT-BRN-15,15 mm',
+          ].join('\r\n') + '\r\n',
+        ),
+        profile: 'flat',
+      });
+      expect(rejectsOf(flat)).toEqual([]);
+      expect(flat.products).toMatchObject({ created: 2, rejected: 0 });
+      expect(await product('ISC-FLAT')).toMatchObject({ isComponent: true });
+
+      // A value the sheet states is still held to the rule.
+      const stated = await run({
+        file: await file(
+          'isc-stated.csv',
+          toCsv([{ externalId: 'ISC-BTN', name: 'Button', isComponent: 'no' }]),
+        ),
+        profile: 'native',
+      });
+      expect(rejectsOf(stated).map((reject) => `${reject.externalId} ${reject.code}`)).toEqual([
+        'ISC-BTN immutable_field_changed',
+      ]);
+    });
+  });
 });

@@ -147,9 +147,18 @@ class PieceBuilder {
     return true;
   }
 
-  set<K extends DraftFieldName>(field: K, value: DraftFields[K], column: string | null): void {
+  set<K extends DraftFieldName>(
+    field: K,
+    value: DraftFields[K],
+    column: string | null,
+    fromMapping = false,
+  ): void {
     this.piece.fields[field] = value;
-    this.piece.origins[field] = { column, rowNumber: this.rowNumber };
+    this.piece.origins[field] = {
+      column,
+      rowNumber: this.rowNumber,
+      ...(fromMapping ? { fromMapping } : {}),
+    };
   }
 }
 
@@ -174,7 +183,7 @@ export function extractPiece(level: BoundLevel, row: SheetRow, context: ExtractC
       const flag = parseBoolean(read.value);
       if (flag === null)
         b.fail(read.column, 'bad_boolean', `'${text}' is not yes/no (use true, false, yes, no, 1 or 0)`);
-      else b.set('isComponent', flag, read.column);
+      else b.set('isComponent', flag, read.column, !read.fromCells);
     } else if (field === 'weightValue') {
       const value = parseLocaleNumber(read.value);
       if (value === null || value < 0) {

@@ -222,6 +222,47 @@ describe('planImport', () => {
     expect(plan.writes.map((step) => `${step.action} ${step.externalId}`)).toEqual(['create S3']);
   });
 
+  // Spec 01: isComponent is "Fixed after creation"; PUT rule 3: "`parentId` and `isComponent` cannot be changed after
+  // creation". The native profile's default (a blank cell = false) is for creating; it is never held against an
+  // existing product, and a create carrying it says so (a product the create meets is not refused for it either).
+  it('"`isComponent` cannot be changed after creation": a blank isComponent cell leaves an existing component alone', async () => {
+    const existing = parseExistingProducts([
+      {
+        id: 's1',
+        externalId: 'BTN',
+        name: 'Button',
+        codes: [{ codeId: 'PLM_ID', codeValue: 'BTN' }],
+        styleTypeId: 'st_jeans',
+        isComponent: true,
+      },
+    ]);
+    const result = await mapAndValidate(
+      native(),
+      nativeHeaders,
+      [
+        ['BTN', null, null, 'Corozo button', null, null, null, null, null],
+        ['BTN-BRN', 'BTN', null, 'Brown', null, null, 'Brown', null, 'BTN-BRN'],
+        ['NEW', null, null, 'New', 'Jeans', null, null, null, 'NEW'],
+        ['STATED', null, null, 'Stated', 'Jeans', 'no', null, null, 'STATED'],
+      ],
+      new CatalogueIndex(existing).levels(),
+    );
+    const plan = planImport(result, existing);
+    expect(plan.issues).toEqual([]);
+    expect(
+      plan.writes.map((step) =>
+        step.action === 'create'
+          ? `create ${step.externalId} ${String(step.body.isComponent)} ${step.isComponentFromMapping ?? '-'}`
+          : `update ${step.externalId} ${step.changedFields.join(',')}`,
+      ),
+    ).toEqual([
+      'update BTN name',
+      'create NEW false true',
+      'create STATED false -',
+      'create BTN-BRN undefined -',
+    ]);
+  });
+
   it('compares semantically: code order, spacing, list order and number formats do not count as changes', async () => {
     const existing = parseExistingProducts([
       {
