@@ -13,6 +13,7 @@ export const rowIssueCodes = [
   'invalid_level',
   'conflicting_values',
   'unknown_reference',
+  'ambiguous_reference',
   'bad_number',
   'bad_boolean',
   'bad_date',

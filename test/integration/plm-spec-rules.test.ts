@@ -10,6 +10,7 @@ import path from 'node:path';
 import * as XLSX from 'xlsx';
 import type { PlmImportResult } from '../../activities/plm-import';
 import { builtinProfile } from '../../connectors/plm-import/profiles/builtin';
+import { buildDemoSeed } from '../../sandbox/seed/demo';
 import { BRAND_COMPANY_ID, SUPPLIER_COMPANY_ID } from '../../sandbox/seed/demo-network';
 import { repoRoot } from '../../worker/paths';
 import { plmImport } from '../../workflows';
@@ -655,5 +656,84 @@ describe('PLM import follows the spec rules (issue 15)', () => {
         'ISC-BTN immutable_field_changed',
       ]);
     });
+  });
+});
+
+describe('PLM import: reference values are identifiers (spec 01, convention 8)', () => {
+  // Spec 01, convention 8: "Reference values (process identifiers, style type ids, property ids) are identifiers, never
+  // display names." Style types form a tree (`parentId`), so one name can sit under two parents: such a name names no
+  // one id, and the row is refused, naming the field, the candidate ids and how to give an id instead.
+  let stack: TestStack;
+  let dir: string;
+  const { api } = sandboxApi(() => stack);
+
+  beforeAll(async () => {
+    dir = await mkdtemp(path.join(tmpdir(), 'plm-refs-it-'));
+    const seed = buildDemoSeed(Date.now()) as unknown as { catalogue: { styleTypes: unknown[] } };
+    seed.catalogue.styleTypes.push(
+      { id: 'st_mens_shirts', name: 'Shirts', parentId: 'MENSWEAR', forCompanyId: null },
+      { id: 'st_womens_shirts', name: 'Shirts', parentId: 'WOMENSWEAR', forCompanyId: null },
+    );
+    const seedFile = path.join(dir, 'seed.json');
+    await writeFile(seedFile, JSON.stringify(seed));
+    stack = await startTestStack({
+      sandbox: { rateLimitPerMinute: 100_000, seedFile },
+      config: { dataDir: path.join(dir, 'data') },
+    });
+  }, 60_000);
+
+  afterAll(async () => {
+    await stack?.stop();
+  });
+
+  it('"identifiers, never display names": a style type name two style types share is refused for its row, naming the field and both ids; the id itself imports', async () => {
+    const rows: Row[] = [
+      {
+        externalId: 'AMB-1',
+        level: 'style',
+        name: 'Oxford shirt',
+        styleType: 'Shirts',
+        isComponent: 'no',
+        PLM_ID: 'AMB-1',
+      },
+      {
+        externalId: 'AMB-2',
+        level: 'style',
+        name: 'Tee',
+        styleType: 'T-shirts',
+        isComponent: 'no',
+        PLM_ID: 'AMB-2',
+      },
+      {
+        externalId: 'AMB-3',
+        level: 'style',
+        name: 'Blouse',
+        styleType: 'st_womens_shirts',
+        isComponent: 'no',
+        PLM_ID: 'AMB-3',
+      },
+    ];
+    const sheet = path.join(dir, 'amb.csv');
+    await writeFile(sheet, toCsv(rows));
+    const result = await (
+      await stack.client.workflow.start(plmImport, {
+        args: [{ file: sheet, profile: 'native' }],
+        taskQueue: stack.taskQueue,
+        workflowId: stack.workflowId('plm-refs'),
+      })
+    ).result();
+    expect(result.products).toMatchObject({ created: 2, rejected: 1 });
+    const [header, ...rejected] = parseCsv(readFileSync(result.rejectsFile as string, 'utf8'));
+    const at = (name: string) => (header ?? []).indexOf(name);
+    expect(
+      rejected.filter((cells) => cells.length > 1).map((cells) => [cells[0], cells[at('error_code')]]),
+    ).toEqual([['AMB-1', 'ambiguous_reference']]);
+    expect(rejected[0]?.[at('error_message')]).toMatch(
+      /row 2, column 'styleType': style type 'Shirts' is ambiguous: .*'st_mens_shirts'.*'st_womens_shirts'.*give the id/,
+    );
+    expect(await api<{ styleTypeId: string }>('/styles/AMB-3')).toMatchObject({
+      styleTypeId: 'st_womens_shirts',
+    });
+    expect(await api<unknown>('/styles/AMB-1')).toBeUndefined();
   });
 });

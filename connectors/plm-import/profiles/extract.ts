@@ -229,7 +229,7 @@ export function extractPiece(level: BoundLevel, row: SheetRow, context: ExtractC
       for (const item of items) {
         const resolved = kind ? context.resolver.resolve(kind, item) : { ok: true as const, id: item };
         if (resolved.ok) ids.push(resolved.id);
-        else b.fail(read.column, 'unknown_reference', resolved.reason);
+        else b.fail(read.column, resolved.code, resolved.reason);
       }
       if (ids.length === items.length) {
         if (field === 'styleTypeId') b.set('styleTypeId', ids[0] ?? '', read.column);

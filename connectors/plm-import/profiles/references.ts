@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { closeMatches, didYouMean, normalizeName } from '../../traceability/name-matching';
+import { closeMatches, didYouMean, normalizeName, ReferenceIndex } from '../../traceability/name-matching';
 
 export const referenceEntrySchema = z.object({ id: z.string().min(1), name: z.string() });
 
@@ -26,32 +26,43 @@ export const referenceLabels: Record<ReferenceKind, string> = {
 };
 
 export type Resolution = { ok: true; id: string } | { ok: false; reason: string };
+export type ReferenceResolution =
+  { ok: true; id: string } | { ok: false; code: 'unknown_reference' | 'ambiguous_reference'; reason: string };
 
-/** Looks names up by normalized name (case, accents and spacing ignored) or by id. */
+/**
+ * Looks names up by id or by normalized name (case, accents and spacing ignored), through the client's shared
+ * ReferenceIndex. Spec 01, convention 8: reference values "are identifiers, never display names", and style types
+ * form a tree, so one name can belong to several ids: such a name is refused, never resolved to one of them.
+ */
 export class ReferenceResolver {
-  private readonly byKey = new Map<ReferenceKind, Map<string, string>>();
+  private readonly indexes = new Map<ReferenceKind, ReferenceIndex>();
 
   constructor(private readonly lists: ReferenceLists) {
     for (const kind of Object.keys(referenceLabels) as ReferenceKind[]) {
       const entries = lists[kind];
-      if (!entries) continue;
-      const index = new Map<string, string>();
-      for (const entry of entries) index.set(`id:${entry.id}`, entry.id);
-      for (const entry of entries)
-        if (!index.has(normalizeName(entry.name))) index.set(normalizeName(entry.name), entry.id);
-      this.byKey.set(kind, index);
+      if (entries) this.indexes.set(kind, new ReferenceIndex(entries));
     }
   }
 
-  resolve(kind: ReferenceKind, text: string): Resolution {
-    const index = this.byKey.get(kind);
+  resolve(kind: ReferenceKind, text: string): ReferenceResolution {
+    const index = this.indexes.get(kind);
     if (!index) return { ok: true, id: text };
-    const id = index.get(normalizeName(text)) ?? index.get(`id:${text}`);
-    if (id !== undefined) return { ok: true, id };
+    const found = index.resolve(text);
+    if (found.ok) return { ok: true, id: found.id };
+    const label = referenceLabels[kind];
+    if (found.reason === 'ambiguous') {
+      const candidates = found.suggestions.map((entry) => `'${entry.id}'`).join(', ');
+      return {
+        ok: false,
+        code: 'ambiguous_reference',
+        reason: `${label} '${text}' is ambiguous: ${found.suggestions.length} ${label}s are named so (ids ${candidates}); give the id of the one you mean instead of the name`,
+      };
+    }
     const names = (this.lists[kind] ?? []).map((entry) => entry.name);
     return {
       ok: false,
-      reason: `unknown ${referenceLabels[kind]} '${text}'${didYouMean(closeMatches(text, names), names)}`,
+      code: 'unknown_reference',
+      reason: `unknown ${label} '${text}'${didYouMean(closeMatches(text, names), names)}`,
     };
   }
 }

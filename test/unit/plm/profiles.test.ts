@@ -167,6 +167,33 @@ describe('mapping profiles', () => {
     });
   });
 
+  // Spec 01, convention 8: "Reference values (process identifiers, style type ids, property ids) are identifiers,
+  // never display names." A name two style types share (the tree allows it under two parents) names no one id.
+  it('"identifiers, never display names": refuses a style type name two ids share, naming the ids; the id resolves', async () => {
+    const shirts = {
+      ...references,
+      styleTypes: [
+        ...(references.styleTypes ?? []),
+        { id: 'st_mens_shirts', name: 'Shirts' },
+        { id: 'st_womens_shirts', name: 'shirts' },
+      ],
+    };
+    const mapped = await mapRows(
+      sheetOf(nativeHeaders, [
+        ['A', null, null, 'Oxford', 'Shirts', 'no', null, null, 'A'],
+        ['B', null, null, 'Blouse', 'st_womens_shirts', 'no', null, null, 'B'],
+      ]),
+      native(),
+      shirts,
+    );
+    expect(mapped.issues.map((issue) => `${issue.code} ${issue.message}`)).toEqual([
+      "ambiguous_reference row 2, column 'styleType': style type 'Shirts' is ambiguous: 2 style types are named so (ids 'st_mens_shirts', 'st_womens_shirts'); give the id of the one you mean instead of the name",
+    ]);
+    expect(mapped.drafts.find((draft) => draft.externalId === 'B')?.fields.styleTypeId).toBe(
+      'st_womens_shirts',
+    );
+  });
+
   it('refuses a sheet that lacks the key columns, listing what it has', async () => {
     await expect(mapRows(sheetOf(['id', 'name'], [['A', 'Tee']]), native(), references)).rejects.toThrow(
       PlmFileError,
