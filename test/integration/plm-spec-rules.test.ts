@@ -657,6 +657,37 @@ describe('PLM import follows the spec rules (issue 15)', () => {
       ]);
     });
   });
+
+  describe('12. identifiers in numeric xlsx cells', () => {
+    // Spec 01, Product: externalId is the "Caller's own identifier"; codes: "codeId is a code type, codeValue a
+    // non-empty string" (UPC_GTIN_12 among the code types). A PLM export keeps a GTIN or an article number as a number
+    // cell formatted `000000000000`, and Excel shows it with its leading zeros: that text is the identifier.
+    it('"codeValue a non-empty string": a number cell formatted with leading zeros imports as the text Excel shows, for codes and externalIds', async () => {
+      const sheet = XLSX.utils.aoa_to_sheet([
+        ['externalId', 'level', 'name', 'styleType', 'isComponent', 'UPC_GTIN_12', 'PLM_ID'],
+        ['ZERO-1', 'style', 'Zero tee', 'T-shirts', 'no', 12345678905, 'ZERO-1'],
+        [42, 'style', 'Numbered tee', 'T-shirts', 'no', 36000291452, 'ZERO-2'],
+      ]);
+      for (const address of ['F2', 'F3']) (sheet[address] as XLSX.CellObject).z = '000000000000';
+      (sheet['A3'] as XLSX.CellObject).z = '00000';
+      const book = XLSX.utils.book_new();
+      XLSX.utils.book_append_sheet(book, sheet, 'Products');
+      const result = await run({
+        file: await file('zeros.xlsx', XLSX.write(book, { type: 'buffer', bookType: 'xlsx' }) as Buffer),
+        profile: 'native',
+      });
+      expect(rejectsOf(result)).toEqual([]);
+      expect(result.products).toMatchObject({ created: 2 });
+      const upc = async (externalId: string) =>
+        (
+          await api<{ codes: Array<{ codeId: string; codeValue: string }> } | undefined>(
+            `/styles/${externalId}`,
+          )
+        )?.codes.find((code) => code.codeId === 'UPC_GTIN_12')?.codeValue;
+      expect(await upc('ZERO-1')).toBe('012345678905');
+      expect(await upc('00042')).toBe('036000291452');
+    });
+  });
 });
 
 describe('PLM import: reference values are identifiers (spec 01, convention 8)', () => {

@@ -51,6 +51,21 @@ function isoDate(date: Date): string {
   return iso.endsWith('T00:00:00.000Z') ? iso.slice(0, 10) : iso.slice(0, 19);
 }
 
+/** A number format that only pads with zeros (`000000000000`): how a sheet keeps a GTIN's or article number's leading zeros. */
+const ZERO_PADDING = /^0+$/;
+
+/**
+ * The text Excel shows for a whole number in a zero-padding format (12345678905 as `012345678905`), else undefined.
+ * Such a cell holds an identifier (a code value, an externalId), whose leading zeros are part of it.
+ */
+function zeroPaddedText(cell: XLSX.CellObject): string | undefined {
+  const { v: value, z: format } = cell;
+  if (typeof value !== 'number' || typeof format !== 'string' || !ZERO_PADDING.test(format)) return undefined;
+  if (!Number.isSafeInteger(value) || value < 0) return undefined;
+  const text = String(value);
+  return text.length < format.length ? text.padStart(format.length, '0') : undefined;
+}
+
 /** Cached value of a cell: formulas are not evaluated, their last computed result is used. */
 function cellValue(cell: XLSX.CellObject | undefined): { value: CellValue; error?: string } {
   if (!cell) return { value: null };
@@ -60,6 +75,7 @@ function cellValue(cell: XLSX.CellObject | undefined): { value: CellValue; error
     case 'd':
       return { value: cell.v instanceof Date ? isoDate(cell.v) : String(cell.v) };
     case 'n':
+      return { value: zeroPaddedText(cell) ?? (cell.v as CellValue) };
     case 's':
     case 'b':
       return { value: cell.v as CellValue };
@@ -98,7 +114,8 @@ function readWorkbook(bytes: Buffer, path: string, rowCap: number): XLSX.WorkBoo
       // A formula cell without a saved result is a stub (`t: 'z'`); without stubs SheetJS drops it as blank.
       sheetStubs: true,
       cellHTML: false,
-      cellNF: false,
+      // Number formats, for zeroPaddedText.
+      cellNF: true,
       cellStyles: false,
       cellText: false,
       sheetRows: rowCap,

@@ -135,4 +135,34 @@ describe('openSheet: workbooks', () => {
       dir.cleanup();
     }
   });
+
+  // A GTIN or article number kept as a number cell formatted `000000000000` shows its leading zeros in Excel; the
+  // identifier is that text (spec 01: codes carry "codeValue a non-empty string"). Other numbers stay numbers.
+  it.each(['xlsx', 'biff8'] as const)(
+    'reads a %s number cell in a zero-padding format as the text Excel shows',
+    async (bookType) => {
+      const dir = tempDir();
+      try {
+        const sheet = XLSX.utils.aoa_to_sheet([
+          ['externalId', 'UPC_GTIN_12', 'weight'],
+          [42, 12345678905, 180.5],
+          ['B', 123456789012, 7],
+        ]);
+        for (const address of ['B2', 'B3']) (sheet[address] as XLSX.CellObject).z = '000000000000';
+        (sheet['A2'] as XLSX.CellObject).z = '00000';
+        (sheet['C2'] as XLSX.CellObject).z = '0000';
+        (sheet['C3'] as XLSX.CellObject).z = '0.00';
+        const book = XLSX.utils.book_new();
+        XLSX.utils.book_append_sheet(book, sheet, 'Products');
+        const path = join(dir.path, `zeros.${bookType === 'xlsx' ? 'xlsx' : 'xls'}`);
+        XLSX.writeFile(book, path, { bookType });
+        expect((await collect((await openSheet(path)).rows())).map((row) => row.cells)).toEqual([
+          { externalId: '00042', UPC_GTIN_12: '012345678905', weight: 180.5 },
+          { externalId: 'B', UPC_GTIN_12: 123456789012, weight: 7 },
+        ]);
+      } finally {
+        dir.cleanup();
+      }
+    },
+  );
 });
