@@ -16,6 +16,7 @@ export const rowIssueCodes = [
   'ambiguous_reference',
   'bad_number',
   'bad_boolean',
+  'bad_unit',
   'bad_date',
   'bad_composition',
   'cell_error',

@@ -164,7 +164,7 @@ describe('plmImport on a real Temporal dev server and the sandbox', () => {
     }).map((row) => {
       if (row.externalId === 'BAD-S2') return { ...row, styleType: 'T-shirt' }; // near miss of "T-shirts"
       if (row.externalId === 'BAD-S1-C1-Z1') return { ...row, name: '' };
-      if (row.externalId === 'BAD-S1-C1-Z2') return { ...row, weightUnit: 'STONES' }; // the API refuses the unit
+      if (row.externalId === 'BAD-S1-C1-Z2') return { ...row, weightUnit: 'STONES' }; // not in spec 01's UnitEnum
       return row;
     });
     const file = await sheet('bad.csv', rows);
@@ -201,8 +201,10 @@ describe('plmImport on a real Temporal dev server and the sandbox', () => {
       message: expect.stringContaining('name'),
     });
     expect(reason('BAD-S1-C1-Z2')).toMatchObject({
-      code: 'validation_error',
-      message: expect.stringContaining('weight'),
+      code: 'bad_unit',
+      message: expect.stringContaining(
+        "weight unit 'STONES' is not one of the API's units; did you mean 'STONE'?",
+      ),
     });
 
     // The operator fixes the rejects file in place, then `trace-sync retry <workflowId>` re-runs it.

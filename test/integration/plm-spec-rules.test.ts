@@ -688,6 +688,31 @@ describe('PLM import follows the spec rules (issue 15)', () => {
       expect(await upc('00042')).toBe('036000291452');
     });
   });
+
+  describe('13. weight units', () => {
+    // Spec 01, Unit enumeration: "Shared by order lines, BOM lines and weights. Exactly these values". A unit outside
+    // it is refused by the API; the dry run refuses it too, for that row, naming the column.
+    it('"Exactly these values": a weight unit outside UnitEnum is a row error in the dry run as in the real run, and nothing of it is written', async () => {
+      const rows = [
+        ...family('UNIT1', { sku: { weightUnit: 'KG' } }),
+        ...family('UNIT2', { sku: { weightUnit: 'kilogram' } }),
+      ];
+      const sheet = await file('units.csv', toCsv(rows));
+      const dry = await run({ file: sheet, profile: 'native', dryRun: true });
+      const expected = ['UNIT1-BLK-M bad_unit'];
+      expect(rejectsOf(dry).map((reject) => `${reject.externalId} ${reject.code}`)).toEqual(expected);
+      expect(rejectsOf(dry)[0]?.message).toMatch(
+        /row 4, column 'weightUnit': weight unit 'KG' is not one of the API's units/,
+      );
+      expect(dry.plan).toMatchObject({ create: 5, invalid: 1 });
+
+      const before = snapshot();
+      const real = await run({ file: sheet, profile: 'native' });
+      expect(rejectsOf(real).map((reject) => `${reject.externalId} ${reject.code}`)).toEqual(expected);
+      expect(real.products).toMatchObject({ created: 5, rejectedAtValidation: 1, rejectedByApi: 0 });
+      expect(writesSince(before)).toBe(5);
+    });
+  });
 });
 
 describe('PLM import: reference values are identifiers (spec 01, convention 8)', () => {

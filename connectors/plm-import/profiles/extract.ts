@@ -1,3 +1,5 @@
+import { closeMatches, didYouMean } from '../../traceability/name-matching';
+import { UNIT_VALUES, unitSchema } from '../../traceability/schemas/common';
 import {
   codeTypeOfHeader,
   type DraftCode,
@@ -112,6 +114,9 @@ const TEXT_FIELDS = new Set<MappedField>([
   'styleLevelId',
   'mainSupplier',
 ]);
+
+/** Weight units a message offers when the cell's is not close to any (the whole UnitEnum is 71 values). */
+const WEIGHT_UNITS = ['GRAM', 'KILOGRAM', 'MILLIGRAM', 'OUNCE', 'POUNDS', 'METRIC_TON'];
 
 /** Collects one row's values for one level (methods, not closures: this runs three times per row). */
 class PieceBuilder {
@@ -237,7 +242,20 @@ export function extractPiece(level: BoundLevel, row: SheetRow, context: ExtractC
       }
     }
   }
-  if (weightValue && weightUnit)
+  // Spec 01, UnitEnum: "Shared by order lines, BOM lines and weights. Exactly these values".
+  if (
+    weightUnit &&
+    (weightValue !== null || weightUnit.fromCells) &&
+    !unitSchema.safeParse(weightUnit.unit).success
+  ) {
+    const close = closeMatches(weightUnit.unit, UNIT_VALUES);
+    b.fail(
+      weightUnit.column,
+      'bad_unit',
+      `weight unit '${weightUnit.unit}' is not one of the API's units` +
+        (close.length > 0 ? didYouMean(close) : `; weights use ${WEIGHT_UNITS.join(', ')}`),
+    );
+  } else if (weightValue && weightUnit)
     b.set('weight', { unit: weightUnit.unit, value: weightValue.value }, weightValue.column);
   else if (weightValue)
     b.fail(

@@ -194,6 +194,30 @@ describe('mapping profiles', () => {
     );
   });
 
+  // Spec 01, Unit enumeration: "Shared by order lines, BOM lines and weights. Exactly these values".
+  it('"Exactly these values": refuses a weight unit outside UnitEnum, naming the column and what it could be', async () => {
+    const mapped = await mapRows(
+      sheetOf(
+        [...nativeHeaders, 'weight', 'weightUnit'],
+        [
+          ['A', null, null, 'Tee', 'T-Shirt', 'no', null, null, 'A', 180, 'grams'],
+          ['B', null, null, 'Tee', 'T-Shirt', 'no', null, null, 'B', 0.2, 'KG'],
+          ['C', null, null, 'Tee', 'T-Shirt', 'no', null, null, 'C', 180, 'gram'],
+        ],
+      ),
+      native(),
+      references,
+    );
+    expect(mapped.issues.map((issue) => `${issue.code} ${issue.message}`)).toEqual([
+      "bad_unit row 2, column 'weightUnit': weight unit 'GRAMS' is not one of the API's units; did you mean 'GRAM'?",
+      "bad_unit row 3, column 'weightUnit': weight unit 'KG' is not one of the API's units; weights use GRAM, KILOGRAM, MILLIGRAM, OUNCE, POUNDS, METRIC_TON",
+    ]);
+    expect(mapped.drafts.find((draft) => draft.externalId === 'C')?.fields.weight).toEqual({
+      unit: 'GRAM',
+      value: 180,
+    });
+  });
+
   it('refuses a sheet that lacks the key columns, listing what it has', async () => {
     await expect(mapRows(sheetOf(['id', 'name'], [['A', 'Tee']]), native(), references)).rejects.toThrow(
       PlmFileError,
