@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { log } from '@temporalio/activity';
+import { ApplicationFailure } from '@temporalio/common';
 import { z } from 'zod';
 import {
   CERTIFICATE_STATUSES,
@@ -24,10 +25,11 @@ import {
   readStoredJson,
   StagingStore,
   stagingRefSchema,
+  type Progress,
   type StagingRef,
 } from '../connectors/staging';
 import { locate, publishFolder } from '../connectors/storage';
-import { paginate, type Certificate } from '../connectors/traceability';
+import type { Certificate, Page } from '../connectors/traceability';
 import { failureMapper, guarded, invalidInput, withHeartbeats } from './batch-kit';
 import type { ActivityDeps } from './deps';
 
@@ -108,6 +110,93 @@ async function previousBuckets(
 
 const mapFailure = failureMapper(invalidInput);
 
+/** Whole reads of the lists tried before the report gives up on lists that keep changing. */
+const CERTIFICATE_LIST_READS = 3;
+const PAGE_SIZE = 100;
+
+type CertificatePageFetcher = (
+  status: CertificateStatus | undefined,
+  page: number,
+  limit: number,
+) => Promise<Page<Certificate>>;
+
+interface ListRead {
+  status: CertificateStatus | undefined;
+  certificates: Certificate[];
+  /** `pagination.total` of the first page. */
+  total: number;
+  /** Why the read may have missed a certificate; undefined when it holds the whole list. */
+  gap?: string;
+}
+
+const listName = (status: CertificateStatus | undefined) =>
+  status ? `certificates with status ${status}` : 'certificates of every status';
+
+/**
+ * One read of one list by offset. A certificate renewed or re-reviewed meanwhile moves in the sort and shifts
+ * another onto a page already read (spec 03 offers no sort an update leaves alone), so the read counts as whole only
+ * when every page gave the same `pagination.total` (spec 01) and that many distinct certificates came.
+ */
+async function readList(
+  status: CertificateStatus | undefined,
+  fetchPage: CertificatePageFetcher,
+  progress: Progress,
+): Promise<ListRead> {
+  const byId = new Map<string, Certificate>();
+  const totals = new Set<number>();
+  let total: number | undefined;
+  for (let page = 1; ; page++) {
+    const answer = await fetchPage(status, page, PAGE_SIZE);
+    total ??= answer.pagination.total;
+    totals.add(answer.pagination.total);
+    // A repeated certificate keeps its latest read.
+    for (const certificate of answer.items) byId.set(certificate.id, certificate);
+    progress({ list: status ?? 'all', certificates: byId.size });
+    if (answer.items.length === 0 || page >= answer.pagination.totalPages) break;
+  }
+  const read: ListRead = { status, certificates: [...byId.values()], total: total ?? 0 };
+  if (totals.size > 1) return { ...read, gap: `its total went ${[...totals].join(' -> ')} between pages` };
+  if (byId.size !== read.total) return { ...read, gap: `${read.total} listed, ${byId.size} distinct read` };
+  return read;
+}
+
+/**
+ * Reads every list whole, each certificate once. A certificate whose status moved into a list already read, from one
+ * not read yet, is in neither read: the earlier lists' totals are asked again (one call each, limit 1) once the last
+ * list is read. Any gap reads all lists again, up to `CERTIFICATE_LIST_READS` times; then the run fails saying which
+ * list kept changing, and no report is written.
+ */
+async function readWholeLists(
+  lists: ReadonlyArray<CertificateStatus | undefined>,
+  fetchPage: CertificatePageFetcher,
+  progress: Progress,
+): Promise<Certificate[]> {
+  let gap: string | undefined;
+  for (let attempt = 1; attempt <= CERTIFICATE_LIST_READS; attempt++) {
+    const reads: ListRead[] = [];
+    for (const status of lists) reads.push(await readList(status, fetchPage, progress));
+    const partial = reads.find((read) => read.gap !== undefined);
+    gap = partial && `${listName(partial.status)} changed while they were read (${partial.gap})`;
+    for (const read of partial ? [] : reads.slice(0, -1)) {
+      const now = (await fetchPage(read.status, 1, 1)).pagination.total;
+      if (now === read.total) continue;
+      gap = `${listName(read.status)} changed while they were read (${read.total} listed, ${now} once every list was read)`;
+      break;
+    }
+    if (gap === undefined) {
+      const byId = new Map<string, Certificate>();
+      for (const read of reads) for (const c of read.certificates) if (!byId.has(c.id)) byId.set(c.id, c);
+      return [...byId.values()];
+    }
+    log.warn('Certificate list changed while it was read', { attempt, of: CERTIFICATE_LIST_READS, gap });
+  }
+  throw ApplicationFailure.nonRetryable(
+    `${gap}, in each of ${CERTIFICATE_LIST_READS} reads in a row; no report written, so none is short of ` +
+      'a certificate: run the report again once certificates are not being renewed or reviewed',
+    'CertificateListUnsettled',
+  );
+}
+
 export function createCertificateReportActivities(deps: Pick<ActivityDeps, 'client' | 'config'>) {
   const staging = new StagingStore(join(deps.config.dataDir, 'staging'));
   const reportsRoot = join(deps.config.dataDir, REPORT_FOLDER);
@@ -117,7 +206,8 @@ export function createCertificateReportActivities(deps: Pick<ActivityDeps, 'clie
      * Reads the certificates the report includes, 100 a page, sorted by expiration date so runs are predictable,
      * and stages them; the workflow only gets the reference. Only the statuses the report shows are read: one list
      * per status with the spec's `status` query filter (spec 03, GET /certificates), so a certificate the report
-     * would drop (a draft, a rejected one) costs no read.
+     * would drop (a draft, a rejected one) costs no read. The lists are read again until they hold every
+     * certificate (`readWholeLists`); the report fails rather than be silently short.
      */
     fetchCertificatesForReport: guarded(
       mapFailure,
@@ -128,30 +218,22 @@ export function createCertificateReportActivities(deps: Pick<ActivityDeps, 'clie
           ? [undefined]
           : [...new Set(input.statuses)];
         const api = new ApiCalls(deps.client);
-        const seen = new Set<string>();
-        const ref = await withHeartbeats((progress) => {
-          const rows = (async function* () {
-            for (const status of lists) {
-              const fetchPage = (page: number, limit: number) =>
-                api.one(() =>
-                  deps.client.certificates.list({
-                    sort: 'expirationDate',
-                    order: 'asc',
-                    page,
-                    limit,
-                    ...(status ? { status } : {}),
-                  }),
-                );
-              for await (const certificate of paginate(fetchPage, { limit: 100 })) {
-                // Offset paging can repeat a record that moved between pages while we read.
-                if (seen.has(certificate.id)) continue;
-                seen.add(certificate.id);
-                progress({ certificates: seen.size });
-                yield toReportCertificate(certificate);
-              }
-            }
-          })();
-          return staging.putNdjson(`certificate-report/${input.runKey}/certificates.ndjson`, rows);
+        const fetchPage = (status: CertificateStatus | undefined, page: number, limit: number) =>
+          api.one(() =>
+            deps.client.certificates.list({
+              sort: 'expirationDate',
+              order: 'asc',
+              page,
+              limit,
+              ...(status ? { status } : {}),
+            }),
+          );
+        const ref = await withHeartbeats(async (progress) => {
+          const certificates = await readWholeLists(lists, fetchPage, progress);
+          return staging.putNdjson(
+            `certificate-report/${input.runKey}/certificates.ndjson`,
+            certificates.map(toReportCertificate),
+          );
         });
         log.info('Certificates staged for the expiry report', {
           certificates: ref.items,

@@ -1,0 +1,169 @@
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtemp } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import type { CertificateReportResult } from '../../activities/certificate-report';
+import { createActivities } from '../../activities';
+import type {
+  CallOptions,
+  Certificate,
+  CertificateListQuery,
+  Page,
+  TraceabilityClient,
+} from '../../connectors/traceability';
+import type { CertificatesResource } from '../../connectors/traceability/resources/certificates';
+import { certificatesDomain, type CertificateRecord } from '../../sandbox/domains/certificates';
+import { buildDemoSeed } from '../../sandbox/seed/demo';
+import { certificateReport } from '../../workflows';
+import { startTestStack, type TestStack } from '../harness';
+
+type PageHook = (query: CertificateListQuery, answer: Page<Certificate>) => void;
+
+/**
+ * The worker's client, with `hook` called after each certificate page is answered and before the activity sees it:
+ * the test's way to change a certificate between two page reads (the product has no such hook).
+ */
+function withPageHook(client: TraceabilityClient, hook: () => PageHook | undefined): TraceabilityClient {
+  const certificates = Object.create(client.certificates) as CertificatesResource;
+  certificates.list = async (query: CertificateListQuery = {}, options?: CallOptions) => {
+    const answer = await client.certificates.list(query, options);
+    hook()?.(query, answer);
+    return answer;
+  };
+  return Object.assign(Object.create(client) as TraceabilityClient, { certificates });
+}
+
+const DAY = 86_400_000;
+const APPROVED = 150;
+const ACKNOWLEDGED = 3;
+
+/**
+ * Spec 01: "Pagination: `page` is 1-based ... Iterate until `page` reaches `totalPages`", each list answer carrying
+ * `metadata.pagination` with `total`; spec 03: GET /certificates sorts by `expirationDate` or `status` among others,
+ * none of which a renewal or a status change leaves alone. A certificate that moves while the list is read by offset
+ * shifts another one onto a page already read: the report must still hold every certificate, or fail saying so.
+ */
+describe('certificateReport reads every certificate even when one changes between page reads', () => {
+  let stack: TestStack;
+  let hook: PageHook | undefined;
+  const store = () => stack.sandbox.ctx.store(certificatesDomain);
+  const update = (id: string, change: Partial<CertificateRecord>) => {
+    const record = store().get(id)!;
+    store().set(id, { ...record, ...change, updatedAt: new Date().toISOString() });
+  };
+  const run = (name: string): Promise<CertificateReportResult> =>
+    stack.client.workflow.execute(certificateReport, {
+      args: [{ asOf: '2026-06-01', timeZone: 'UTC' }],
+      taskQueue: stack.taskQueue,
+      workflowId: stack.workflowId(`cert-report-paging-${name}`),
+    });
+  const rows = (result: CertificateReportResult) =>
+    new Map(
+      readFileSync(result.files.csv, 'utf8')
+        .split('\r\n')
+        .slice(1)
+        .filter((line) => line !== '')
+        .map((line) => {
+          const fields = line.split(',');
+          return [fields[fields.length - 1]!, { expiresOn: fields[3], status: fields[7] }] as const;
+        }),
+    );
+
+  beforeAll(async () => {
+    const dataDir = await mkdtemp(path.join(tmpdir(), 'cert-report-paging-'));
+    const seed = buildDemoSeed(Date.now()) as Record<string, unknown>;
+    const template = (seed['certificates'] as Array<Record<string, unknown>>).find(
+      (c) => c['status'] === 'APPROVED' && c['type'] === 'SCOPE',
+    )!;
+    const at = (index: number) => new Date(Date.parse('2026-01-01T00:00:00Z') + index * DAY).toISOString();
+    seed['certificates'] = [
+      ...Array.from({ length: APPROVED }, (_, i) => ({
+        ...template,
+        id: `cert_page_${String(i).padStart(3, '0')}`,
+        status: 'APPROVED',
+        expirationDate: at(i),
+      })),
+      ...Array.from({ length: ACKNOWLEDGED }, (_, i) => ({
+        ...template,
+        id: `cert_ack_${i}`,
+        status: 'ACKNOWLEDGED',
+        expirationDate: at(i),
+      })),
+    ];
+    const seedFile = path.join(dataDir, 'seed.json');
+    writeFileSync(seedFile, JSON.stringify(seed));
+    stack = await startTestStack({
+      config: { dataDir },
+      sandbox: { seedFile },
+      activities: (deps) => createActivities({ ...deps, client: withPageHook(deps.client, () => hook) }),
+    });
+  }, 60_000);
+
+  afterEach(() => {
+    hook = undefined;
+  });
+
+  afterAll(async () => {
+    await stack?.stop();
+  });
+
+  it('a certificate renewed after page 1 was read (its expirationDate moved on) skips no other one', async () => {
+    let renewed: string | undefined;
+    hook = (query, answer) => {
+      if (renewed || query.status !== 'APPROVED' || query.page !== 1) return;
+      // The soonest expiring one is renewed: it leaves page 1 for the end of the list, and the first certificate
+      // of page 2 moves onto page 1, already read.
+      renewed = answer.items[0]!.id;
+      update(renewed, { expirationDate: '2029-01-01T00:00:00.000Z' });
+    };
+    const result = await run('renewed');
+    expect(renewed).toBe('cert_page_000');
+    const ids = rows(result);
+    expect(ids.has('cert_page_100')).toBe(true);
+    expect(ids.size).toBe(APPROVED + ACKNOWLEDGED);
+    expect(result.total).toBe(APPROVED + ACKNOWLEDGED);
+    expect(ids.get('cert_page_000')?.expiresOn).toBe('2029-01-01');
+  });
+
+  it('a certificate whose status moves into a list already read (ACKNOWLEDGED to APPROVED) is still reported', async () => {
+    let moved = false;
+    hook = (query, answer) => {
+      if (moved || query.status !== 'APPROVED' || query.page !== answer.pagination.totalPages) return;
+      moved = true;
+      update('cert_ack_0', { status: 'APPROVED' });
+    };
+    const result = await run('status');
+    expect(moved).toBe(true);
+    const ids = rows(result);
+    expect(ids.get('cert_ack_0')?.status).toBe('APPROVED');
+    expect(ids.size).toBe(APPROVED + ACKNOWLEDGED);
+    update('cert_ack_0', { status: 'ACKNOWLEDGED' });
+  });
+
+  it('a list that changes on every read fails with a clear error and writes no report', async () => {
+    let expiry = Date.parse('2030-01-01T00:00:00Z');
+    hook = (query, answer) => {
+      if (query.status !== 'APPROVED' || query.page !== 1) return;
+      expiry += DAY;
+      update(answer.items[0]!.id, { expirationDate: new Date(expiry).toISOString() });
+    };
+    const folder = path.join(stack.config.dataDir, 'reports', 'certificate-expiry', '2026-06-02');
+    await expect(
+      stack.client.workflow.execute(certificateReport, {
+        args: [{ asOf: '2026-06-02', timeZone: 'UTC' }],
+        taskQueue: stack.taskQueue,
+        workflowId: stack.workflowId('cert-report-paging-unsettled'),
+      }),
+    ).rejects.toMatchObject({
+      cause: {
+        cause: {
+          type: 'CertificateListUnsettled',
+          message: expect.stringMatching(
+            /certificates with status APPROVED changed while they were read .*; no report written/,
+          ),
+        },
+      },
+    });
+    expect(existsSync(folder)).toBe(false);
+  });
+});
