@@ -21,6 +21,15 @@ import type { RepairCandidate } from './repair';
  */
 const FORKABLE_LEVELS = ['variant', 'sku'] as const;
 
+/**
+ * GET /styles answers archived products only when asked (spec 01: `isArchived` "true returns only archived; false
+ * (default) only non-archived"), yet "Archiving is reversible and keeps the record": a fork on a product archived
+ * since lost its references all the same, so every listing is read in both states.
+ */
+const ARCHIVE_STATES = [false, true] as const;
+const inBothArchiveStates = (query: ProductListQuery): ProductListQuery[] =>
+  ARCHIVE_STATES.map((isArchived) => ({ ...query, isArchived }));
+
 /** What a scan saw, for the run's result. */
 export class ScanReport {
   /** Products looked at (every level listed, plus the ones named). */
@@ -131,7 +140,7 @@ async function getNamed(client: TraceabilityClient, id: string): Promise<Product
   }
 }
 
-/** Yields the variants and SKUs of the selection that own at least one BOM header (each once). */
+/** Yields the variants and SKUs of the selection, archived or not, that own at least one BOM header (each once). */
 export async function* scanRepairCandidates(
   client: TraceabilityClient,
   selector: ProductSelector,
@@ -156,7 +165,8 @@ export async function* scanRepairCandidates(
     }
   };
   const childrenOf = async function* ({ query, parentField, parentId }: ChildListing) {
-    for await (const product of pages(query)) if (product[parentField] === parentId) yield product;
+    for (const state of inBothArchiveStates(query))
+      for await (const product of pages(state)) if (product[parentField] === parentId) yield product;
   };
 
   if (selector.kind === 'products') {
@@ -189,7 +199,7 @@ export async function* scanRepairCandidates(
   // sinceLastRun lists every variant and SKU: a fork need not move the product's own updatedAt, so the filter is
   // on the headers' own times (ScanFilter), not on the product list.
   const window = selector.kind === 'updatedAfter' ? { updatedAfterUnixMs: selector.updatedAfterUnixMs } : {};
-  yield* listed(FORKABLE_LEVELS.map((level) => ({ level, ...window })));
+  yield* listed(FORKABLE_LEVELS.flatMap((level) => inBothArchiveStates({ level, ...window })));
 }
 
 /**

@@ -220,6 +220,29 @@ describe('bomRepair on a real Temporal dev server', () => {
     );
   });
 
+  // Spec 01, GET /styles: `isArchived` "true returns only archived; false (default) only non-archived", and
+  // "Archiving is reversible and keeps the record" (archiving a style "Always cascades to all variants and SKUs").
+  // A fork on a product archived since still lost its references: the whole catalogue and a named style include it.
+  it('“isArchived: false (default) only non-archived”: forks on archived products are found by all and by a named style', async () => {
+    const tree = await buildTree(stack.apiClient, 'archived', TEE_LINES);
+    const fork = await forkThroughSku(
+      stack.apiClient,
+      tree,
+      tree.skus[2]!,
+      (l) => l.styleId === DEMO_IDS.zipper,
+    );
+    await stack.apiClient.products.archive([tree.styleId]);
+    expect((await stack.apiClient.products.get(tree.skus[2]!)).isArchived).toBe(true);
+
+    const all = await run({ all: true, dryRun: true }, 'all-archived');
+    expect(all.products.map((p) => p.productId)).toContain(tree.skus[2]);
+
+    const named = await run({ products: [tree.styleId] }, 'named-archived');
+    expect(named.products.map((p) => p.productId)).toEqual([tree.skus[2]]);
+    expect(named).toMatchObject({ linesRepaired: 3, productsScanned: 7 });
+    expect((await linesOf(stack.apiClient, fork)).every((l) => l.styleId)).toBe(true);
+  });
+
   // Spec 01, GET /styles: `styleId` is the "Parent filter when level=variant", `variantId` the "Parent filter when
   // level=sku"; unknown parameters are ignored (spec 03). A style's SKUs are listed through its variants, and a run
   // for one style never writes outside it.
