@@ -90,6 +90,14 @@ export const mappingProfileSchema = z
     complete: z.boolean().default(false),
     /** xlsx: the sheet to read (default: the first). */
     sheet: z.string().min(1).optional(),
+    /**
+     * Responsible persons' e-mails → their platform user ids (e-mails match case-insensitively), for exports that name
+     * people by e-mail: the platform stores ids and has no lookup, so without them an order this worker has not
+     * written since it started compares as changed once.
+     */
+    responsiblePersonIds: z
+      .record(z.string().trim().toLowerCase().email(), z.string().trim().min(1))
+      .default({}),
   })
   .superRefine((profile, ctx) => {
     const has = (field: SourceField): boolean =>

@@ -73,6 +73,8 @@ export const runManifestSchema = runManifestBaseSchema.extend({
   unresolvedRefs: z.array(z.string()),
   /** Product refs whose product is archived: a line may keep one, but not take one (the API's `style_not_found`). */
   archivedRefs: z.array(z.string()).default([]),
+  /** The mapping profile's responsible persons' e-mails (lower-cased) → user ids. */
+  responsiblePersonIds: z.record(z.string(), z.string()).default({}),
 });
 export type RunManifest = z.infer<typeof runManifestSchema>;
 
@@ -342,6 +344,7 @@ export async function prepareRun(
     resolvedStyleIds: Object.fromEntries(products.resolved),
     unresolvedRefs: products.unresolved,
     archivedRefs: products.archived,
+    responsiblePersonIds: profile.responsiblePersonIds,
   };
   const manifestRef = await run.staging.putJson(run.key('manifest.json'), manifest);
   return {
@@ -411,6 +414,7 @@ export async function applyBatch(
   const started = Date.now();
   const { manifest, entry: ref } = await run.stagedBatch(input.manifest, runManifestSchema, input.batch);
   const records = await run.staging.readAllNdjson(ref, batchRecordSchema);
+  persons.seed(manifest.responsiblePersonIds);
 
   const log = run.journal(input.batch);
   const { done, pending } = await log.resume();

@@ -65,15 +65,33 @@ export function sameList(a: readonly string[], b: readonly string[]): boolean {
   return a.length === b.length && a.every((value, index) => value === b[index]);
 }
 
+/** The key of a set of e-mails in `personIds`' groups: lower-cased, sorted, one per line. */
+export function personGroupKey(emails: Iterable<string>): string {
+  return [...new Set([...emails].map((email) => email.trim().toLowerCase()))].sort().join('\n');
+}
+
 /**
- * Responsible persons as user ids: e-mails go through the given map (lower-cased keys) when it knows them.
- * Compared as sets, since the server de-duplicates and order carries no meaning.
+ * Responsible persons as user ids: e-mails go through the given map (lower-cased keys) when it knows them; the
+ * e-mails left, together, through `groups` (`personGroupKey` → the ids the API resolved exactly those e-mails to,
+ * which one answer tells as a set, not one by one). Compared as sets, since the server de-duplicates and order
+ * carries no meaning.
  */
 export function personIds(
   entries: readonly string[],
   ids: ReadonlyMap<string, string> | undefined,
+  groups?: ReadonlyMap<string, readonly string[]>,
 ): Set<string> {
-  return new Set(entries.map((entry) => ids?.get(entry.trim().toLowerCase()) ?? entry.trim()));
+  const resolved = new Set<string>();
+  const unknown: string[] = [];
+  for (const entry of entries.map((value) => value.trim()).filter((value) => value.length > 0)) {
+    const id = ids?.get(entry.toLowerCase());
+    if (id !== undefined) resolved.add(id);
+    else if (entry.includes('@')) unknown.push(entry);
+    else resolved.add(entry);
+  }
+  const group = unknown.length > 1 ? groups?.get(personGroupKey(unknown)) : undefined;
+  for (const value of group ?? unknown) resolved.add(value);
+  return resolved;
 }
 
 export function sameSet(a: ReadonlySet<string>, b: ReadonlySet<string>): boolean {
@@ -130,6 +148,7 @@ export function orderFieldChanges(
   draft: OrderDraft,
   existing: ExistingOrder,
   responsiblePersonIds?: ReadonlyMap<string, string>,
+  responsiblePersonGroups?: ReadonlyMap<string, readonly string[]>,
 ): OrderFieldPatch {
   const patch: Record<string, unknown> = {};
   for (const field of PLAIN_FIELDS) {
@@ -147,7 +166,7 @@ export function orderFieldChanges(
     if (!sameList(wanted, storedTags(existing.tags))) patch['tags'] = wanted;
   }
   if (draft.internalResponsiblePersons !== undefined) {
-    const wanted = personIds(draft.internalResponsiblePersons, responsiblePersonIds);
+    const wanted = personIds(draft.internalResponsiblePersons, responsiblePersonIds, responsiblePersonGroups);
     if (!sameSet(wanted, new Set(existing.internalResponsiblePersons ?? []))) {
       patch['internalResponsiblePersons'] = draft.internalResponsiblePersons;
     }
@@ -175,6 +194,8 @@ export interface PlanInput {
   archivedRefs?: ReadonlySet<string>;
   /** Lower-cased e-mail → user id, so responsible persons given as e-mails compare with the stored ids. */
   responsiblePersonIds?: ReadonlyMap<string, string>;
+  /** Sets of e-mails → the ids they resolved to together (see `personIds`). */
+  responsiblePersonGroups?: ReadonlyMap<string, readonly string[]>;
 }
 
 export type OrderPlan =
@@ -258,7 +279,12 @@ export function planOrderSync(input: PlanInput): OrderPlan {
     const body = createBody(draft, resolvedStyleIds, input.archivedRefs);
     return 'problems' in body ? reject(body.problems) : { kind: 'create', ...base, body };
   }
-  const fields = orderFieldChanges(draft, existing, input.responsiblePersonIds);
+  const fields = orderFieldChanges(
+    draft,
+    existing,
+    input.responsiblePersonIds,
+    input.responsiblePersonGroups,
+  );
   const lines = planLines(draft, existing, resolvedStyleIds, {
     complete: input.complete,
     ...(input.allowTracedLineRemoval !== undefined

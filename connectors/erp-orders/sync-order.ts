@@ -12,7 +12,7 @@ import {
   type OutcomeEntry,
   type PendingWrite,
 } from './push-run';
-import { planOrderSync, type ExistingOrder, type OrderPlan } from './reconcile';
+import { personGroupKey, planOrderSync, type ExistingOrder, type OrderPlan } from './reconcile';
 import { productProblem } from './reconcile-lines';
 
 export interface OrderSyncContext {
@@ -257,6 +257,7 @@ export async function syncOrder(
       allowTracedLineRemoval: ctx.allowTracedLineRemoval,
       archivedRefs: ctx.archivedRefs,
       responsiblePersonIds: ctx.persons.ids,
+      responsiblePersonGroups: ctx.persons.groupIds,
     });
     if (plan.kind === 'rejected') {
       const { code, message, problems } = plan.rejection;
@@ -377,17 +378,29 @@ function addLines(a: NonNullable<OrderOutcome['lines']>, b: OrderOutcome['lines'
 }
 
 /**
- * Responsible persons as the platform stores them (user ids), learned from our own writes: the API resolves e-mails
- * to ids but has no endpoint to look them up. Without it, an export that names people by e-mail would look changed
- * on every push. A mapping is learned only when it is unambiguous: one e-mail sent whose id is not otherwise
- * explained by the answer.
+ * Responsible persons as the platform stores them (user ids), learned from our own writes, and given by the run's
+ * mapping profile (`responsiblePersonIds`): the API resolves e-mails to ids but has no endpoint to look them up.
+ * Without it, an export that names people by e-mail would look changed on every push. An answer tells the ids of
+ * the e-mails it resolved as a set: one e-mail left unexplained maps to the one id left; several map together, as a
+ * group (`personIds` in reconcile.ts), which is exact for the same set of people and says nothing of each alone.
  */
 export class PersonDirectory {
   private readonly byEmail = new Map<string, string>();
+  private readonly groups = new Map<string, string[]>();
 
   /** Lower-cased e-mail → user id (the `responsiblePersonIds` of `planOrderSync`). */
   get ids(): ReadonlyMap<string, string> {
     return this.byEmail;
+  }
+
+  /** `personGroupKey` of several e-mails → their ids (the `responsiblePersonGroups` of `planOrderSync`). */
+  get groupIds(): ReadonlyMap<string, readonly string[]> {
+    return this.groups;
+  }
+
+  /** Mappings the operator gave (the mapping profile's `responsiblePersonIds`): they stand over learned ones. */
+  seed(given: Readonly<Record<string, string>>): void {
+    for (const [email, id] of Object.entries(given)) this.byEmail.set(email.trim().toLowerCase(), id);
   }
 
   learn(sent: readonly string[] | undefined, stored: readonly string[] | null | undefined): void {
@@ -403,9 +416,10 @@ export class PersonDirectory {
       else if (entry.includes('@')) unknown.add(key);
     }
     const unexplained = [...storedIds].filter((id) => !explained.has(id));
+    if (unknown.size === 0 || unknown.size !== unexplained.length) return;
     const [email] = unknown;
     const [id] = unexplained;
-    if (unknown.size === 1 && unexplained.length === 1 && email !== undefined && id !== undefined)
-      this.byEmail.set(email, id);
+    if (unknown.size === 1 && email !== undefined && id !== undefined) this.byEmail.set(email, id);
+    else this.groups.set(personGroupKey(unknown), unexplained.sort());
   }
 }

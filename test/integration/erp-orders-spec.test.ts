@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import Papa from 'papaparse';
 import type { PullOrdersResult } from '../../activities/erp-pull';
+import { DEFAULT_PROFILE } from '../../connectors/erp-orders/profile';
 import { TraceJob } from '../../worker/search-attributes';
 import { erpPull, erpOrders } from '../../workflows';
 import type { PushErpOrdersInput, PushErpOrdersResult } from '../../workflows/erp-orders';
@@ -573,5 +574,55 @@ describe('erpOrders by the spec, on real Temporal and the sandbox (issue 14)', (
     expect((await only('#1003')).orderDate).toBe('2025-05-12');
     const again = await push({ file, mappingFile });
     expect(again.orders).toMatchObject({ unchanged: 3, created: 0, patched: 0 });
+  });
+
+  // Spec, Order.internalResponsiblePersons: "E-mail addresses or user ids …; e-mails resolve to user ids, match
+  // case-insensitively". The platform stores ids; an export that names people by e-mail must not read as changed
+  // on every push (each PATCH of a traced order re-syncs it and notifies the counterparty).
+  describe('responsible persons given as e-mails', () => {
+    const PEOPLE = 'ines.buyer@nordicthreads.example; ola.quality@NORDICTHREADS.example';
+    const personRow = (orderNumber: string) => ({
+      order_number: orderNumber,
+      supplier_code: 'SUP-1001',
+      responsible_persons: PEOPLE,
+      line_number: '1',
+      product_external_id: 'PLM-TEE-001-BLK',
+      quantity: 4,
+      unit: 'PIECES',
+    });
+
+    it('two people named by e-mail: the second push writes nothing', async () => {
+      const file = await writeCsv('persons-two.csv', [personRow('RP-1'), personRow('RP-2')]);
+      const first = await push({ file });
+      expect(first.orders).toMatchObject({ created: 2, rejected: 0 });
+      expect((await only('RP-1')).internalResponsiblePersons?.sort()).toEqual([
+        'user_brand_buyer',
+        'user_brand_qa',
+      ]);
+      const before = { ...stack.apiClient.stats().byMethodStatus };
+      const again = await push({ file });
+      expect(again.orders).toMatchObject({ unchanged: 2, patched: 0 });
+      expect(writesSince(before)).toEqual({});
+    });
+
+    it("the mapping profile's responsiblePersonIds: an order the worker never wrote compares as unchanged", async () => {
+      // Written with ids by someone else: this worker has learned nothing of these people from this order.
+      await stack.apiClient.orders.create({
+        orderNumber: 'RP-3',
+        buyerCompanyId: BRAND,
+        supplierCompanyId: SUPPLIER,
+        internalResponsiblePersons: ['user_brand_qa'],
+        lines: [{ orderLineNumber: '1', styleId: 'PLM-TEE-001-BLK', quantity: 4, unit: 'PIECES' }],
+      });
+      const row = { ...personRow('RP-3'), responsible_persons: 'Ola.Quality@nordicthreads.example' };
+      const mappingFile = await writeProfile('persons-mapped.json', {
+        ...DEFAULT_PROFILE,
+        responsiblePersonIds: { 'ola.quality@nordicthreads.example': 'user_brand_qa' },
+      });
+      const before = { ...stack.apiClient.stats().byMethodStatus };
+      const result = await push({ file: await writeCsv('persons-mapped.csv', [row]), mappingFile });
+      expect(result.orders).toMatchObject({ unchanged: 1, patched: 0, rejected: 0 });
+      expect(writesSince(before)).toEqual({});
+    });
   });
 });

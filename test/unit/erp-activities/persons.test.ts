@@ -1,3 +1,4 @@
+import { personIds } from '../../../connectors/erp-orders/reconcile';
 import { PersonDirectory } from '../../../connectors/erp-orders/sync-order';
 
 describe('PersonDirectory: e-mails learned from the ids the API stored', () => {
@@ -18,5 +19,28 @@ describe('PersonDirectory: e-mails learned from the ids the API stored', () => {
     const persons = new PersonDirectory();
     persons.learn(['a@example.com', 'b@example.com'], ['user_a', 'user_b']);
     expect(persons.ids.size).toBe(0);
+  });
+
+  it('keeps two unknown e-mails as a group: the same people compare as the ids, each alone does not', () => {
+    const persons = new PersonDirectory();
+    persons.learn(['a@example.com', 'B@example.com'], ['user_b', 'user_a']);
+    const ids = (entries: string[]) => personIds(entries, persons.ids, persons.groupIds);
+    expect(ids(['b@example.com', 'A@Example.com'])).toEqual(new Set(['user_a', 'user_b']));
+    expect(ids(['a@example.com'])).toEqual(new Set(['a@example.com']));
+    expect(ids(['a@example.com', 'c@example.com'])).toEqual(new Set(['a@example.com', 'c@example.com']));
+  });
+
+  it('learns nothing when the answer holds more or fewer ids than the e-mails it left unexplained', () => {
+    const persons = new PersonDirectory();
+    persons.learn(['a@example.com', 'b@example.com'], ['user_a']);
+    persons.learn(['c@example.com'], ['user_c', 'user_d']);
+    expect(persons.ids.size + persons.groupIds.size).toBe(0);
+  });
+
+  it("takes the mapping profile's e-mails over learned ones, case-insensitively", () => {
+    const persons = new PersonDirectory();
+    persons.learn(['a@example.com'], ['user_old']);
+    persons.seed({ 'A@Example.com ': 'user_a' });
+    expect(persons.ids.get('a@example.com')).toBe('user_a');
   });
 });
