@@ -279,7 +279,10 @@ export async function takeSnapshot(api: ApiCalls, drafts: readonly OrderDraft[])
 
 /**
  * Every line of these orders by listing all lines (100 a page), when that takes fewer pages than one read per order
- * (and at least `atLeast` orders have lines); undefined otherwise.
+ * (and at least `atLeast` orders have lines); undefined otherwise. The list is "Always ordered by ascending `lineNo`"
+ * (spec 03) and most lines share a lineNo with another order's, in no stated order: between two page reads a line
+ * may show twice and another not at all. A line shown again counts once, so such an order holds fewer lines than
+ * its `lineCount` and the caller reads it whole.
  */
 export async function listedLines(
   api: ApiCalls,
@@ -293,7 +296,10 @@ export async function listedLines(
   if (first.pagination.totalPages >= needing.length) return undefined;
   const wanted = new Set(needing.map((order) => order.id));
   const byOrder = new Map<string, OrderLine[]>();
+  const seen = new Set<string>();
   for (const line of await api.all(fetchLines, first)) {
+    if (seen.has(line.id)) continue;
+    seen.add(line.id);
     if (line.orderId && wanted.has(line.orderId))
       byOrder.set(line.orderId, [...(byOrder.get(line.orderId) ?? []), line]);
   }

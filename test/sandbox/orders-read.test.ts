@@ -125,6 +125,20 @@ describe('orders: /order-lines (read-only)', () => {
     });
   });
 
+  it('rule: GET /order-lines without orderId is "Always ordered by ascending `lineNo`", across orders', async () => {
+    await created(purchase({ lines: [line(), line()] }));
+    await created(purchase({ lines: [line(), line()] }));
+    const all: Line[] = [];
+    for (let page = 1; ; page++) {
+      const listed = await api<Line[]>('GET', `/order-lines?limit=100&page=${page}`);
+      all.push(...listed.body.data);
+      if (listed.body.data.length < 100) break;
+    }
+    const lineNos = all.map((entry) => entry.lineNo);
+    expect(lineNos).toEqual([...lineNos].sort((a, b) => a - b));
+    expect(new Set(all.map((entry) => entry.id)).size).toBe(all.length);
+  });
+
   it('rule: an unknown or foreign orderId gives 200 with an empty array', async () => {
     const order = await created(purchase({ lines: [line()] }));
     expect((await api<Line[]>('GET', '/order-lines?orderId=order_unknown')).body.data).toEqual([]);

@@ -105,12 +105,14 @@ export function registerOrderRoutes(
     const { page, limit } = cappedPage(ctx, request.query);
     const orderId = str(request.query, 'orderId');
     const orders = orderId === undefined ? store().ownedBy(companyId) : [store().owned(companyId, orderId)];
+    // Spec: "Always ordered by ascending `lineNo`", across orders: many lines share a lineNo, and the spec gives no
+    // order among them (here: the orders' creation, then ids, so pages are stable; a client must not count on it).
     const lines = orders
       .filter((order): order is OrderRecord => order !== undefined)
       .sort((a, b) => (a.createdAt < b.createdAt ? -1 : a.createdAt > b.createdAt ? 1 : a.id < b.id ? -1 : 1))
-      .flatMap((order) =>
-        [...order.lines].sort((a, b) => a.lineNo - b.lineNo).map((line) => presentLine(order, line)),
-      );
+      .flatMap((order) => order.lines.map((line) => ({ order, line })))
+      .sort((a, b) => a.line.lineNo - b.line.lineNo)
+      .map(({ order, line }) => presentLine(order, line));
     return sendPage(reply, lines, page, limit);
   });
 
