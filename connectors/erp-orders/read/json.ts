@@ -1,145 +1,79 @@
 import { createInterface } from 'node:readline';
 import { Readable } from 'node:stream';
+import { isLosslessNumber, LosslessNumber, parse, type ParseOptions } from 'lossless-json';
 import { checkCellLength, holdsNul, NUL_CELL_ERROR, quoteInput, quoteList } from '../../input-limits';
 import type { TextSource } from './csv';
 import { ExportReadError, type CellValue, type ExportTable, type SourceRow } from './types';
 
 /**
- * The number values of one JSON object as written in the source, by key: a number's text for a scalar, the texts of
- * an array's entries (undefined for entries that are not numbers). `JSON.parse` keeps only the double, which loses
- * digits past 2^53 and spellings such as `1.50` or `1e3`.
+ * `JSON.parse` keeps only a number's double, which loses digits past 2^53 and spellings such as `1.50` or `1e3`. A
+ * number that would print otherwise than it was written is read as a `LosslessNumber` holding its text.
  */
-type WrittenNumbers = ReadonlyMap<string, string | ReadonlyArray<string | undefined>>;
+function readNumber(text: string): number | LosslessNumber {
+  const value = Number(text);
+  return String(value) === text ? value : new LosslessNumber(text);
+}
 
-const NUMBER_TOKEN = /-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?/y;
-const STRING_TOKEN = /"[^"\\]*(?:\\.[^"\\]*)*"/y;
-const SPACE = /[ \t\n\r]*/y;
+const PARSE_OPTIONS: ParseOptions = {
+  parseNumber: readNumber,
+  // A repeated key: the last value counts, as in JSON.parse (lossless-json refuses the file by default).
+  onDuplicateKey: ({ newValue }) => newValue,
+};
 
 /**
- * Walks JSON text that `JSON.parse` has accepted (so it is valid) to find where each number was written: for a
- * value, the numbers of its members when it is an object, of its items' members when it is an array of objects.
+ * A row reads nothing below the third level (the array, its item, a member's list): a deeper array or object makes
+ * its row a problem whatever it holds, so emptying it changes no row.
  */
-class WrittenNumberScan {
-  private at = 0;
-  constructor(private readonly text: string) {}
+const MAX_DEPTH = 64;
+const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
 
-  private space(): void {
-    SPACE.lastIndex = this.at;
-    SPACE.test(this.text);
-    this.at = SPACE.lastIndex;
-  }
-
-  private string(): string {
-    STRING_TOKEN.lastIndex = this.at;
-    const token = STRING_TOKEN.exec(this.text)?.[0] ?? '""';
-    this.at += token.length;
-    return token;
-  }
-
-  private number(): string {
-    NUMBER_TOKEN.lastIndex = this.at;
-    const token = NUMBER_TOKEN.exec(this.text)?.[0] ?? '';
-    this.at += token.length;
-    return token;
-  }
-
-  private isNumber(): boolean {
-    const char = this.text[this.at] ?? '';
-    return char === '-' || (char >= '0' && char <= '9');
-  }
-
-  /** Skips one value of any kind. */
-  private skip(): void {
-    this.space();
-    const char = this.text[this.at];
-    if (char === '"') this.string();
-    else if (char === '{' || char === '[') {
-      let depth = 0;
-      do {
-        const next = this.text[this.at];
-        if (next === '"') {
-          this.string();
-          continue;
-        }
-        if (next === '{' || next === '[') depth += 1;
-        else if (next === '}' || next === ']') depth -= 1;
-        this.at += 1;
-      } while (depth > 0 && this.at < this.text.length);
-    } else if (this.isNumber()) this.number();
-    else while (/[a-z]/.test(this.text[this.at] ?? '')) this.at += 1;
-  }
-
-  /** Calls `each` for the items of an array at the cursor (the cursor on each item), then steps past it. */
-  private items(each: (index: number) => void): void {
-    this.at += 1;
-    this.space();
-    for (let index = 0; this.at < this.text.length && this.text[this.at] !== ']'; index++) {
-      this.space();
-      each(index);
-      this.space();
-      if (this.text[this.at] === ',') this.at += 1;
-      this.space();
+/**
+ * The text with every array or object nested past `MAX_DEPTH` emptied (`[]`, `{}`), undefined when none is.
+ * lossless-json parses by recursion, so a file nested a million levels deep (which `JSON.parse` reads) would
+ * otherwise overflow the stack.
+ */
+function withinDepth(text: string): string | undefined {
+  const parts: string[] = [];
+  let depth = 0;
+  let kept = 0;
+  let emptiedFrom = 0;
+  for (let at = 0; at < text.length; at++) {
+    const code = text.charCodeAt(at);
+    if (code === QUOTE) {
+      for (at++; at < text.length && text.charCodeAt(at) !== QUOTE; at++)
+        if (text.charCodeAt(at) === BACKSLASH) at++;
+    } else if (code === 0x5b || code === 0x7b) {
+      depth += 1;
+      if (depth === MAX_DEPTH + 1) emptiedFrom = at + 1;
+    } else if (code === 0x5d || code === 0x7d) {
+      if (depth === MAX_DEPTH + 1) {
+        parts.push(text.slice(kept, emptiedFrom));
+        kept = at;
+      }
+      depth -= 1;
     }
-    this.at += 1;
   }
+  return parts.length === 0 ? undefined : parts.join('') + text.slice(kept);
+}
 
-  /** The written numbers of the object at the cursor (undefined when the value is not an object). */
-  private object(): WrittenNumbers | undefined {
-    this.space();
-    if (this.text[this.at] !== '{') {
-      this.skip();
-      return undefined;
-    }
-    const found = new Map<string, string | Array<string | undefined>>();
-    this.at += 1;
-    this.space();
-    while (this.at < this.text.length && this.text[this.at] !== '}') {
-      this.space();
-      const key = JSON.parse(this.string()) as string;
-      this.space();
-      this.at += 1; // ':'
-      this.space();
-      found.delete(key); // a repeated key: the last value counts, as in JSON.parse
-      if (this.isNumber()) found.set(key, this.number());
-      else if (this.text[this.at] === '[') {
-        const entries: Array<string | undefined> = [];
-        this.items((index) => {
-          if (this.isNumber()) entries[index] = this.number();
-          else this.skip();
-        });
-        found.set(key, entries);
-      } else this.skip();
-      this.space();
-      if (this.text[this.at] === ',') this.at += 1;
-      this.space();
-    }
-    this.at += 1;
-    return found;
-  }
-
-  /** One value that is an object (an NDJSON line). */
-  ofObject(): WrittenNumbers | undefined {
-    return this.object();
-  }
-
-  /** One value that is an array (a JSON export): each item's written numbers. */
-  ofArray(): Array<WrittenNumbers | undefined> {
-    this.space();
-    const rows: Array<WrittenNumbers | undefined> = [];
-    this.items((index) => {
-      rows[index] = this.object();
-    });
-    return rows;
+/** Parses JSON as `JSON.parse` does (and fails with its message), numbers that would print otherwise kept as written. */
+function parseJson(text: string): unknown {
+  const shallow = withinDepth(text);
+  // Emptying may make invalid text valid: JSON.parse (which does not recurse) judges the whole text first.
+  if (shallow !== undefined) JSON.parse(text);
+  try {
+    return parse(shallow ?? text, null, PARSE_OPTIONS);
+  } catch (error) {
+    JSON.parse(text); // throws with the message this reader has always given
+    throw error;
   }
 }
 
-/** Whether a parsed value holds a number (only then is its source text worth a scan). */
-function holdsNumber(item: unknown): boolean {
-  if (typeof item !== 'object' || item === null) return false;
-  return Object.values(item).some(
-    (value) =>
-      typeof value === 'number' || (Array.isArray(value) && value.some((entry) => typeof entry === 'number')),
-  );
+/** The kind of a parsed value for a row's problem. */
+function typeOf(value: unknown): string {
+  if (Array.isArray(value)) return 'an array';
+  return isLosslessNumber(value) ? 'number' : typeof value;
 }
 
 /**
@@ -147,20 +81,14 @@ function holdsNumber(item: unknown): boolean {
  * nested objects are a problem. A number whose value would print otherwise than it was written is kept as written in
  * `numberTexts`.
  */
-function toCells(
-  item: unknown,
-  written?: WrittenNumbers,
-): {
+function toCells(item: unknown): {
   values: Record<string, CellValue>;
   problem?: string;
   cellErrors?: Record<string, string>;
   numberTexts?: Record<string, string>;
 } {
-  if (typeof item !== 'object' || item === null || Array.isArray(item)) {
-    return {
-      values: {},
-      problem: `expected a JSON object, got ${Array.isArray(item) ? 'an array' : typeof item}`,
-    };
+  if (typeof item !== 'object' || item === null || Array.isArray(item) || isLosslessNumber(item)) {
+    return { values: {}, problem: `expected a JSON object, got ${typeOf(item)}` };
   }
   const values: Record<string, CellValue> = {};
   const nested: string[] = [];
@@ -168,20 +96,18 @@ function toCells(
   let numberTexts: Map<string, string> | undefined;
   for (const [key, value] of Object.entries(item as Record<string, unknown>)) {
     if (typeof value === 'string' && holdsNul(value)) (cellErrors ??= {})[key] = NUL_CELL_ERROR;
-    const source = written?.get(key);
-    if (
+    if (isLosslessNumber(value)) {
+      values[key] = Number(value.value);
+      (numberTexts ??= new Map()).set(key, value.value);
+    } else if (
       value === null ||
       typeof value === 'string' ||
       typeof value === 'number' ||
       typeof value === 'boolean'
     ) {
       values[key] = value;
-      if (typeof value === 'number' && typeof source === 'string' && source !== String(value))
-        (numberTexts ??= new Map()).set(key, source);
-    } else if (Array.isArray(value) && value.every((entry) => ['string', 'number'].includes(typeof entry))) {
-      values[key] = value.map((entry, index) =>
-        typeof entry === 'number' && Array.isArray(source) ? (source[index] ?? String(entry)) : String(entry),
-      );
+    } else if (Array.isArray(value) && value.every((entry) => ['string', 'number'].includes(typeOf(entry)))) {
+      values[key] = value.map((entry) => (isLosslessNumber(entry) ? entry.value : String(entry)));
     } else {
       nested.push(key);
     }
@@ -204,8 +130,8 @@ function collectColumns(rows: readonly SourceRow[]): string[] {
   return [...columns];
 }
 
-function toRow(row: number, item: unknown, written?: WrittenNumbers): SourceRow {
-  const { values, problem, cellErrors, numberTexts } = toCells(item, written);
+function toRow(row: number, item: unknown): SourceRow {
+  const { values, problem, cellErrors, numberTexts } = toCells(item);
   for (const [column, value] of Object.entries(values))
     if (typeof value === 'string') checkCellLength(value, row, column);
   const read: SourceRow = problem === undefined ? { row, values } : { row, values, problem };
@@ -216,17 +142,15 @@ function toRow(row: number, item: unknown, written?: WrittenNumbers): SourceRow 
 
 /** A JSON export holding an array of objects; rows are numbered by position in the array (1-based). */
 export function readJsonArray(text: string): ExportTable {
-  const body = text.replace(/^\uFEFF/, '');
   let parsed: unknown;
   try {
-    parsed = JSON.parse(body);
+    parsed = parseJson(text.replace(/^\uFEFF/, ''));
   } catch (error) {
     throw new ExportReadError(`not valid JSON: ${quoteInput((error as Error).message)}`);
   }
   if (!Array.isArray(parsed))
     throw new ExportReadError('a JSON export must be an array of objects (or NDJSON, one object per line)');
-  const written = parsed.some(holdsNumber) ? new WrittenNumberScan(body).ofArray() : [];
-  const rows = parsed.map((item, index) => toRow(index + 1, item, written[index]));
+  const rows = parsed.map((item, index) => toRow(index + 1, item));
   return { format: 'json', columns: collectColumns(rows), rows };
 }
 
@@ -255,8 +179,7 @@ export async function readNdjson(source: TextSource): Promise<ExportTable> {
     const text = (line === 1 ? rawLine.replace(/^\uFEFF/, '') : rawLine).trim();
     if (text === '') continue;
     try {
-      const item: unknown = JSON.parse(text);
-      rows.push(toRow(line, item, holdsNumber(item) ? new WrittenNumberScan(text).ofObject() : undefined));
+      rows.push(toRow(line, parseJson(text)));
     } catch (error) {
       const reason = (error as Error).message;
       unparsedLast = { line, reason };
