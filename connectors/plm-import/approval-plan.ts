@@ -4,6 +4,7 @@ import { stagingRefSchema, type StagingRef } from '../staging';
 import { htmlDocument, htmlTable, tableMatrix, toXlsx, type Table } from '../reports';
 import { isTraceabilityApiError, type TraceabilityClient } from '../traceability';
 import { writeFileAtomically } from '../storage';
+import { inheritableFields } from './draft';
 import {
   compositionStepSchema,
   manifestSchema,
@@ -53,6 +54,8 @@ interface FieldChange {
   before: string;
   after: string;
 }
+
+const isInheritable = (field: string): boolean => (inheritableFields as ReadonlySet<string>).has(field);
 
 function cell(value: unknown): string {
   if (value === undefined) return '';
@@ -119,13 +122,13 @@ export async function writeApprovalPlan(
     if (before) seenAt[step.externalId] = typeof before.updatedAt === 'string' ? before.updatedAt : null;
     const body = step.body as Record<string, unknown>;
     for (const field of step.changedFields) {
-      changes.push({
-        externalId: step.externalId,
-        level: step.level,
-        field,
-        before: before ? cell(before[field]) : index < MAX_BEFORE_READS ? '(not found)' : '(not read)',
-        after: cell(body[field]),
-      });
+      const after = cell(body[field]);
+      let shown = before ? cell(before[field]) : index < MAX_BEFORE_READS ? '(not found)' : '(not read)';
+      // A GET gives inherited fields resolved (spec 01): on a child, a changed field reading as its new value is the
+      // parent's, which the update makes the child's own.
+      if (before && shown === after && step.level !== 'style' && isInheritable(field))
+        shown = `${shown} (inherited from its parent; the update makes it its own)`;
+      changes.push({ externalId: step.externalId, level: step.level, field, before: shown, after });
     }
   }
 

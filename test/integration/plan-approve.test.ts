@@ -124,6 +124,31 @@ describe('plan, then approve (PLM import)', () => {
     expect((await handle.describe()).typedSearchAttributes.get(TraceStatus)).toBe('done');
   }, 300_000);
 
+  // Spec 01, GET /styles/{id}: "Inherited fields come back resolved." The plan's "before" is read so: a variant that
+  // inherits its style's description, given the same text by the sheet, showed "Organic tee number 1" → the same, an
+  // update that looked like none, though it makes the variant hold its own value (the style's later edits no longer
+  // reach it).
+  it('an update that makes a child hold the value it inherits says so in the plan', async () => {
+    const shape = { prefix: 'INH', styles: 1, coloursPerStyle: 1, sizesPerColour: 1 };
+    await importNow(sheet('inh-seed.csv', nativeRows(shape)));
+    const rows = nativeRows(shape).map((row) =>
+      row.externalId === 'INH-S1-C1' ? { ...row, description: 'Organic tee number 1' } : row,
+    );
+    const handle = await startAwaiting(sheet('inh.csv', rows));
+    const workbook = XLSX.readFile(path.join(stack.config.dataDir, 'runs', handle.workflowId, 'plan.xlsx'));
+    expect(XLSX.utils.sheet_to_json(workbook.Sheets.Updates as XLSX.WorkSheet)).toEqual([
+      {
+        externalId: 'INH-S1-C1',
+        level: 'variant',
+        field: 'description',
+        before: 'Organic tee number 1 (inherited from its parent; the update makes it its own)',
+        after: 'Organic tee number 1',
+      },
+    ]);
+    await cli('reject', handle.workflowId, '--by', 'ops-lead');
+    await handle.result();
+  }, 300_000);
+
   it('a reject writes nothing and the run ends as rejected', async () => {
     const handle = await startAwaiting(
       sheet('rej.csv', nativeRows({ prefix: 'RJT', styles: 1, coloursPerStyle: 1, sizesPerColour: 1 })),
