@@ -22,8 +22,9 @@ export interface TraceabilityApiErrorInit {
   /** Server-requested wait (Retry-After) when it was too long to sleep through inline. */
   retryAfterMs?: number;
   /**
-   * True when a non-idempotent write may have been applied although no success answer arrived
-   * (lost answer, 5xx, or a retry that then failed). Re-read by natural key before trying again.
+   * True when a non-idempotent write may have been applied although no readable success answer arrived
+   * (lost answer, 5xx, a 2xx whose body breaks the schema, the caller's abort after sending, or a retry that
+   * then failed). Re-read by natural key before trying again.
    */
   maybeCommitted?: boolean;
   attempts?: number;

@@ -115,6 +115,11 @@ export function buildQuery(query: Record<string, QueryValue> | undefined): strin
   return text === '' ? '' : `?${text}`;
 }
 
+/** Whether a write whose attempt ended with this status may have been applied: no answer, a 5xx, or a 2xx. */
+function mayHaveApplied(statusCode: number): boolean {
+  return statusCode === 0 || statusCode >= 500 || (statusCode >= 200 && statusCode < 300);
+}
+
 /** HTTP transport: pacing, bounded concurrency, timeouts, envelope parsing and retries. */
 export class Transport {
   // An ES private field: invisible to util.inspect, JSON.stringify and enumeration.
@@ -156,36 +161,11 @@ export class Transport {
       if (outcome.ok) return outcome.response as ApiResponse<S extends z.ZodType ? z.output<S> : undefined>;
       const { failure } = outcome;
       const { error } = failure;
-      if (
-        spec.method !== 'GET' &&
-        failure.mayHaveReachedServer &&
-        (error.statusCode === 0 || error.statusCode >= 500)
-      ) {
+      if (spec.method !== 'GET' && failure.mayHaveReachedServer && mayHaveApplied(error.statusCode)) {
         maybeCommitted = true;
       }
       const decision = decideRetry(failure, spec.safety, retries, rateLimitRetries, retry);
-      if (!decision.retry) {
-        const final = error.with({
-          attempts: attempt,
-          maybeCommitted,
-          ...(failure.retryAfterMs !== undefined ? { retryAfterMs: failure.retryAfterMs } : {}),
-        });
-        // A 404 or 409 is an answer the caller expects and acts on (planning asks for products that may not exist):
-        // debug, so the warnings stay for what an operator must look at.
-        logger[error.statusCode === 404 || error.statusCode === 409 ? 'debug' : 'warn'](
-          {
-            method: spec.method,
-            path: spec.path,
-            status: error.statusCode,
-            code: error.code,
-            attempts: attempt,
-            reason: decision.reason,
-            maybeCommitted,
-          },
-          'traceability api call failed',
-        );
-        throw final;
-      }
+      if (!decision.retry) throw this.finalError(spec, failure, attempt, maybeCommitted, decision.reason);
       metrics.recordRetry();
       if (decision.rateLimited) rateLimitRetries++;
       else retries++;
@@ -201,8 +181,47 @@ export class Transport {
         'traceability api call will be retried',
       );
       if (decision.rateLimited && !spec.rateExempt) limiter.pauseFor(decision.delayMs);
-      else await this.sleep(decision.delayMs, spec, clock);
+      else if (!(await this.sleep(decision.delayMs, spec, clock))) {
+        const aborted = { error: this.abortedError(spec), mayHaveReachedServer: false };
+        throw this.finalError(spec, aborted, attempt, maybeCommitted, 'aborted');
+      }
     }
+  }
+
+  /** The error `send` throws, with its bookkeeping (attempts, maybeCommitted) and one log line. */
+  private finalError(
+    spec: RequestSpec<z.ZodType | undefined>,
+    failure: AttemptFailure,
+    attempts: number,
+    maybeCommitted: boolean,
+    reason: string,
+  ): TraceabilityApiError {
+    const { error } = failure;
+    const final = error.with({
+      attempts,
+      maybeCommitted,
+      ...(failure.retryAfterMs !== undefined ? { retryAfterMs: failure.retryAfterMs } : {}),
+    });
+    // A 404 or 409 is an answer the caller expects and acts on (planning asks for products that may not exist), and
+    // so is the caller's own abort unless a write may have landed: debug, so the warnings stay for what an operator
+    // must look at.
+    const expected =
+      error.statusCode === 404 ||
+      error.statusCode === 409 ||
+      (error.code === ClientErrorCode.aborted && !maybeCommitted);
+    this.options.logger[expected ? 'debug' : 'warn'](
+      {
+        method: spec.method,
+        path: spec.path,
+        status: error.statusCode,
+        code: error.code,
+        attempts,
+        reason,
+        maybeCommitted,
+      },
+      'traceability api call failed',
+    );
+    return final;
   }
 
   async close(): Promise<void> {
@@ -247,11 +266,13 @@ export class Transport {
     }
   }
 
-  private async sleep(ms: number, spec: RequestSpec<z.ZodType | undefined>, clock: Clock): Promise<void> {
+  /** False when the caller aborted the wait. */
+  private async sleep(ms: number, spec: RequestSpec<z.ZodType | undefined>, clock: Clock): Promise<boolean> {
     try {
       await clock.sleep(ms, spec.signal);
+      return true;
     } catch {
-      throw this.abortedError(spec);
+      return false;
     }
   }
 
@@ -274,7 +295,7 @@ export class Transport {
       try {
         permit = await limiter.acquire(spec.signal);
       } catch {
-        throw this.abortedError(spec);
+        return { ok: false, failure: { error: this.abortedError(spec), mayHaveReachedServer: false } };
       }
       metrics.recordPacingWait(clock.now() - waitStart);
     }
@@ -307,7 +328,10 @@ export class Transport {
     } catch (cause) {
       limiter.complete(permit, undefined);
       metrics.recordCall(spec.method, `${spec.method} ${spec.endpoint}`, 0);
-      if (spec.signal?.aborted) throw this.abortedError(spec);
+      // The request may have reached the server before the caller gave up on it.
+      if (spec.signal?.aborted) {
+        return { ok: false, failure: { error: this.abortedError(spec), mayHaveReachedServer: true } };
+      }
       const timedOut = timeout.aborted;
       metrics.recordFault(timedOut ? 'timeout' : 'network');
       const code = errorCode(cause);
@@ -345,8 +369,14 @@ export class Transport {
       'traceability api call',
     );
     if (status >= 200 && status < 300) {
-      const parsed = parseSuccess(ctx, status, text, spec.dataSchema, spec.list ?? false);
-      return { ok: true, response: { status, ...parsed } };
+      try {
+        const parsed = parseSuccess(ctx, status, text, spec.dataSchema, spec.list ?? false);
+        return { ok: true, response: { status, ...parsed } };
+      } catch (error) {
+        if (!(error instanceof TraceabilityApiError)) throw error;
+        // The server answered success, so a write was applied even though its answer cannot be read.
+        return { ok: false, failure: { error, mayHaveReachedServer: true } };
+      }
     }
     // (A Retry-After given as a date is on the server's clock.)
     const retryAfterMs = parseRetryAfterMs(header(res.headers, 'retry-after'), limiter.serverTimeMs(now));

@@ -116,6 +116,92 @@ describe('Transport over HTTP', () => {
     await stub.close();
   });
 
+  // Errors contract: `maybeCommitted` is true "when a non-idempotent write may have been applied"; DESIGN: "Order
+  // creation is not idempotent on the server, so the connector re-reads by `orderNumber` ... after any failed one".
+  it('flags maybeCommitted when a 201 to POST /orders answers a body that breaks the schema', async () => {
+    const stub = await startStub((_req, res) => sendJson(res, 201, ok(order({ orderType: 'PURCHASE' }))));
+    const { logger, lines } = captureLogger();
+    const client = new TraceabilityClient({ baseUrl: stub.baseUrl, apiKey: KEY, logger, ...fastRetries });
+    const error = await caught(
+      client.orders.create({ orderNumber: 'PO-9', buyerCompanyId: 'b', supplierCompanyId: 's' }),
+    );
+    expect(error).toMatchObject({
+      statusCode: 201,
+      code: 'invalid_response',
+      retryable: false,
+      maybeCommitted: true,
+      attempts: 1,
+    });
+    expect(error.issues[0]?.path).toBe('data.orderType');
+    expect(stub.seen).toHaveLength(1);
+    const failed = lines.map((line) => JSON.parse(line) as Record<string, unknown>);
+    expect(failed).toContainEqual(
+      expect.objectContaining({ msg: 'traceability api call failed', status: 201, maybeCommitted: true }),
+    );
+    await client.close();
+    await stub.close();
+  });
+
+  it('does not flag maybeCommitted when a GET answers a body that breaks the schema', async () => {
+    const stub = await startStub((_req, res) => sendJson(res, 200, ok(order({ orderType: 'PURCHASE' }))));
+    const client = new TraceabilityClient({ baseUrl: stub.baseUrl, apiKey: KEY, ...fastRetries });
+    const error = await caught(client.orders.get('order_1'));
+    expect(error).toMatchObject({ code: 'invalid_response', maybeCommitted: false, attempts: 1 });
+    await client.close();
+    await stub.close();
+  });
+
+  it('flags maybeCommitted when the caller aborts POST /orders after it was sent', async () => {
+    const stub = await startStub((_req, res) => setTimeout(() => sendJson(res, 201, ok(order())), 400));
+    const client = new TraceabilityClient({ baseUrl: stub.baseUrl, apiKey: KEY, ...fastRetries });
+    const controller = new AbortController();
+    setTimeout(() => controller.abort(), 150);
+    const error = await caught(
+      client.orders.create(
+        { orderNumber: 'PO-9', buyerCompanyId: 'b', supplierCompanyId: 's' },
+        { signal: controller.signal },
+      ),
+    );
+    expect(error).toMatchObject({ code: 'aborted', retryable: false, maybeCommitted: true, attempts: 1 });
+    expect(stub.seen).toHaveLength(1);
+    await client.close();
+    await stub.close();
+  });
+
+  it('keeps maybeCommitted when the caller aborts during the backoff after a lost POST /styles answer', async () => {
+    const stub = await startStub((_req, res) => res.socket?.destroy());
+    const client = new TraceabilityClient({
+      baseUrl: stub.baseUrl,
+      apiKey: KEY,
+      backoffBaseMs: 2_000,
+      backoffCapMs: 2_000,
+      random: () => 0.99,
+    });
+    const controller = new AbortController();
+    setTimeout(() => controller.abort(), 300);
+    const error = await caught(
+      client.products.create(
+        { name: 'x', codes: [{ codeId: 'PLM_ID', codeValue: '1' }], styleTypeId: 't', isComponent: false },
+        { signal: controller.signal },
+      ),
+    );
+    expect(error).toMatchObject({ code: 'aborted', retryable: false, maybeCommitted: true, attempts: 1 });
+    expect(stub.seen).toHaveLength(1);
+    await client.close();
+    await stub.close();
+  });
+
+  it('does not flag maybeCommitted when the caller aborts a GET', async () => {
+    const stub = await startStub((_req, res) => setTimeout(() => sendJson(res, 200, ok(product())), 400));
+    const client = new TraceabilityClient({ baseUrl: stub.baseUrl, apiKey: KEY, ...fastRetries });
+    const controller = new AbortController();
+    setTimeout(() => controller.abort(), 150);
+    const error = await caught(client.products.get('style_1', {}, { signal: controller.signal }));
+    expect(error).toMatchObject({ code: 'aborted', maybeCommitted: false });
+    await client.close();
+    await stub.close();
+  });
+
   it('retries an idempotent PUT after a dropped connection', async () => {
     const stub = await startStub((_req, res, i) =>
       i === 0 ? res.socket?.destroy() : sendJson(res, 200, ok(product()), rateHeaders(5)),
