@@ -63,6 +63,9 @@ function timestampOf(item: Updatable): number | undefined {
   return Number.isNaN(ms) ? undefined : ms;
 }
 
+/** Reads of one crowded millisecond before giving up on records that keep changing under the drain. */
+const MAX_DRAIN_PASSES = 5;
+
 /**
  * Incremental sync over `updatedAfterUnixMs`. It walks by keyset (always page 1 from the last seen
  * `updatedAt`, ascending) rather than by page number, so records updated while the run pages do not
@@ -132,16 +135,36 @@ export class IncrementalSync<T extends Updatable> implements AsyncIterable<T> {
     }
   }
 
+  /**
+   * Pages through exactly one millisecond. A record that leaves it meanwhile (updated again, deleted) shifts the
+   * pages after it, so the ids the server listed are counted against its `total`, the count restarting whenever
+   * `total` changes; the millisecond is read again until they cover it.
+   */
   private async *drainMillisecond(ms: number): AsyncGenerator<T, void, undefined> {
-    for (let pageNo = 1; ; pageNo++) {
-      const page = await this.fetchWindow({
-        updatedAfterUnixMs: ms,
-        updatedBeforeUnixMs: ms,
-        page: pageNo,
-        limit: this.limit,
-      });
-      yield* this.take(page.items);
-      if (page.items.length === 0 || pageNo >= page.pagination.totalPages) return;
+    let listed = new Set<string>();
+    let total: number | undefined;
+    for (let pass = 1; pass <= MAX_DRAIN_PASSES; pass++) {
+      for (let pageNo = 1; ; pageNo++) {
+        const page = await this.fetchWindow({
+          updatedAfterUnixMs: ms,
+          updatedBeforeUnixMs: ms,
+          page: pageNo,
+          limit: this.limit,
+        });
+        if (page.pagination.total !== total) {
+          total = page.pagination.total;
+          listed = new Set();
+        }
+        for (const item of page.items) listed.add(item.id);
+        yield* this.take(page.items);
+        if (listed.size >= total) return;
+        if (page.items.length === 0 || pageNo >= page.pagination.totalPages) break;
+      }
     }
+    throw new Error(
+      `incremental sync: updatedAt ${new Date(ms).toISOString()}: the server counts ${total ?? 0} records in this ` +
+        `millisecond but ${MAX_DRAIN_PASSES} reads of its pages listed ${listed.size}; they kept changing while read, ` +
+        'so checkpoint() stays at that millisecond (run the sync again)',
+    );
   }
 }

@@ -1,3 +1,4 @@
+import { TraceabilityClient } from '../../../connectors/traceability';
 import {
   IncrementalSync,
   collect,
@@ -5,6 +6,7 @@ import {
   type Page,
   type UpdatedWindowQuery,
 } from '../../../connectors/traceability/pagination';
+import { order, sendJson, startStub } from './stub-server';
 
 interface Item {
   id: string;
@@ -111,5 +113,82 @@ describe('IncrementalSync', () => {
     const ids = (await collect(sync)).map((i) => i.id);
     expect(new Set(ids).size).toBe(150);
     expect(ids.slice(-2)).toEqual(['r5', 'r120']);
+  });
+  // Spec 03, GET /orders: "both bounds inclusive"; "Paging order is stable for equal sort values". A record that
+  // leaves a millisecond while it is paged shifts the pages after it: page 2 then starts one record later.
+  it('reads a millisecond again when a record leaves it mid-drain, so none of the others is skipped', async () => {
+    const ms = Date.parse('2025-03-01T10:00:00.000Z');
+    const items = Array.from({ length: 150 }, (_, i) => ({
+      id: `r${String(i).padStart(3, '0')}`,
+      updatedAt: at(ms),
+    }));
+    const list = endpoint(items, []);
+    let calls = 0;
+    const sync = new IncrementalSync(
+      async (q) => {
+        calls += 1;
+        // Another worker touches r010 (already delivered) after the first page of the drain was served.
+        if (calls === 4) (items[10] as Item).updatedAt = at(ms + 5);
+        return list(q);
+      },
+      { highWaterMarkMs: ms - 1, idsAtHighWaterMark: [] },
+    );
+    const ids = (await collect(sync)).map((i) => i.id);
+    expect(new Set(ids).size).toBe(150);
+    expect(ids.filter((id) => id === 'r100')).toHaveLength(1);
+    expect(sync.checkpoint()).toEqual({ highWaterMarkMs: ms + 5, idsAtHighWaterMark: ['r010'] });
+  });
+
+  it('gives up with a clear error when a millisecond keeps changing while it is read', async () => {
+    const ms = 50_000;
+    const items = Array.from({ length: 400 }, (_, i) => ({ id: `r${i}`, updatedAt: at(ms) }));
+    const list = endpoint(items, []);
+    let calls = 0;
+    const sync = new IncrementalSync(async (q) => {
+      calls += 1;
+      // Every read, one more record of that millisecond is updated again.
+      (items[calls] as Item).updatedAt = at(ms + 1_000 + calls);
+      return list(q);
+    });
+    await expect(collect(sync)).rejects.toThrow(
+      /updatedAt 1970-01-01T00:00:50\.000Z: .* kept changing while read/,
+    );
+    expect(calls).toBeLessThan(40);
+    expect(sync.checkpoint().highWaterMarkMs).toBe(ms);
+  });
+});
+
+describe('orders.syncUpdated over HTTP', () => {
+  it('delivers every order of a millisecond shared by more than a page although one leaves it mid-drain', async () => {
+    const ms = Date.parse('2025-03-01T10:00:00.000Z');
+    const rows = Array.from({ length: 150 }, (_, i) => ({
+      id: `order_${String(i).padStart(3, '0')}`,
+      orderNumber: `PO-${i}`,
+      updatedAt: at(ms),
+    }));
+    const stub = await startStub((req, res, index) => {
+      if (index === 3) (rows[10] as (typeof rows)[number]).updatedAt = at(ms + 5);
+      const q = new URL(req.url, 'http://stub').searchParams;
+      const after = Number(q.get('updatedAfterUnixMs'));
+      const before = q.has('updatedBeforeUnixMs') ? Number(q.get('updatedBeforeUnixMs')) : Infinity;
+      const pageNo = Number(q.get('page'));
+      const limit = Number(q.get('limit'));
+      const hits = rows
+        .filter((r) => Date.parse(r.updatedAt) >= after && Date.parse(r.updatedAt) <= before)
+        .sort((a, b) => Date.parse(a.updatedAt) - Date.parse(b.updatedAt));
+      sendJson(res, 200, {
+        metadata: {
+          success: true,
+          pagination: { page: pageNo, limit, total: hits.length, totalPages: Math.ceil(hits.length / limit) },
+        },
+        data: hits.slice((pageNo - 1) * limit, pageNo * limit).map((r) => order(r)),
+      });
+    });
+    const client = new TraceabilityClient({ baseUrl: stub.baseUrl, apiKey: 'k' });
+    const sync = client.orders.syncUpdated({}, { highWaterMarkMs: ms - 1, idsAtHighWaterMark: [] });
+    const ids = new Set((await collect(sync)).map((o) => o.id));
+    expect(ids.size).toBe(150);
+    await client.close();
+    await stub.close();
   });
 });
