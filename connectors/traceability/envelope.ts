@@ -21,13 +21,31 @@ const successEnvelopeSchema = z.looseObject({
   data: z.unknown().optional(),
 });
 
-/** Errors put statusCode/code/message at top level (spec) or inside metadata; accept both. */
+/**
+ * Errors put statusCode/code/message at top level (spec) or inside metadata; accept both. Each field is read on its
+ * own: a malformed `message` must not cost the `code` callers branch on.
+ */
 const errorFieldsSchema = z.looseObject({
-  statusCode: z.number().optional(),
-  code: z.string().optional(),
-  message: z.string().optional(),
+  statusCode: z.number().optional().catch(undefined),
+  code: z.string().optional().catch(undefined),
+  message: z.unknown().optional(),
 });
-const errorEnvelopeSchema = errorFieldsSchema.extend({ metadata: errorFieldsSchema.optional() });
+const errorEnvelopeSchema = errorFieldsSchema.extend({
+  metadata: errorFieldsSchema.optional().catch(undefined),
+});
+
+const MAX_MESSAGE_CHARS = 300;
+
+/** A server message as text: a string as sent; a list of strings joined, anything else as JSON, bounded. */
+function messageText(value: unknown): string | undefined {
+  if (value === undefined || value === null) return undefined;
+  if (typeof value === 'string') return value;
+  const text =
+    Array.isArray(value) && value.every((part) => typeof part === 'string')
+      ? value.join('; ')
+      : JSON.stringify(value);
+  return text.length > MAX_MESSAGE_CHARS ? `${text.slice(0, MAX_MESSAGE_CHARS)}…` : text;
+}
 
 export interface RequestContext {
   method: HttpMethod;
@@ -139,7 +157,8 @@ export function errorFromAnswer(
   const parsed = json.ok ? errorEnvelopeSchema.safeParse(json.value) : undefined;
   const body = parsed?.success ? parsed.data : undefined;
   const code = body?.code ?? body?.metadata?.code ?? `http_${statusCode}`;
-  const serverMessage = body?.message ?? body?.metadata?.message ?? `HTTP ${statusCode}`;
+  const serverMessage =
+    messageText(body?.message) ?? messageText(body?.metadata?.message) ?? `HTTP ${statusCode}`;
   return new TraceabilityApiError({
     statusCode,
     code,

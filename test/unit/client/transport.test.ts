@@ -280,6 +280,52 @@ describe('Transport over HTTP', () => {
     await stub.close();
   });
 
+  // Spec 01: "Errors carry `metadata.success = false`, integer `statusCode`, stable string `code` and human-readable
+  // `message`. Clients branch on `statusCode` or `code`, never on `message`."
+  it.each([
+    [
+      'an array',
+      ['name must be a string', 'codes must not be empty'],
+      'name must be a string; codes must not be empty',
+    ],
+    ['null', null, 'HTTP 400'],
+    ['an object', { detail: 'x'.repeat(1_000) }, '{"detail":"xxx'],
+  ])(
+    'keeps the code of an error body whose message is %s, and renders the message bounded',
+    async (_, message, shown) => {
+      const stub = await startStub((_req, res) =>
+        sendJson(res, 400, {
+          metadata: { success: false },
+          statusCode: 400,
+          code: 'codes_not_unique',
+          message,
+        }),
+      );
+      const client = new TraceabilityClient({ baseUrl: stub.baseUrl, apiKey: KEY });
+      const error = await caught(client.products.get('x'));
+      expect(error).toMatchObject({ statusCode: 400, code: 'codes_not_unique', retryable: false });
+      expect(error.message).toContain(`GET /styles/{id} failed with 400 codes_not_unique: ${shown}`);
+      expect(error.message.length).toBeLessThan(400);
+      await client.close();
+      await stub.close();
+    },
+  );
+
+  it('reads the code from metadata when the top-level one is not a string', async () => {
+    const stub = await startStub((_req, res) =>
+      sendJson(res, 409, {
+        metadata: { success: false, statusCode: 409, code: 'tracing_locked', message: 'locked' },
+        code: 42,
+      }),
+    );
+    const client = new TraceabilityClient({ baseUrl: stub.baseUrl, apiKey: KEY });
+    const error = await caught(client.products.get('x'));
+    expect(error).toMatchObject({ statusCode: 409, code: 'tracing_locked' });
+    expect(error.message).toContain('locked');
+    await client.close();
+    await stub.close();
+  });
+
   it('never lets the key reach errors, their JSON, inspect output or logs', async () => {
     const stub = await startStub((req, res) =>
       sendJson(
