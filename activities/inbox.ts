@@ -2,7 +2,9 @@ import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import { mkdir, readdir, rename, stat } from 'node:fs/promises';
 import { extname, join, parse } from 'node:path';
-import { ApplicationFailure } from '@temporalio/common';
+import { Context } from '@temporalio/activity';
+import type { WorkflowExecutionStatusName } from '@temporalio/client';
+import { ApplicationFailure, WorkflowNotFoundError } from '@temporalio/common';
 import { z } from 'zod';
 import { inputObject, isS3Url, type S3Store } from '../connectors/storage';
 
@@ -83,7 +85,14 @@ async function listS3Inbox(folder: string): Promise<InboxFile[]> {
 }
 
 /** The records an S3 inbox keeps beside its files: who handles a drop, and where a drop moves. */
-const ownerClaimSchema = z.object({ owner: z.string() });
+const ownerClaimSchema = z.object({
+  /** The inbox run's workflow id. */
+  owner: z.string(),
+  /** Its run id, and the id of the child it starts for the drop (claims written before takeover lack both). */
+  runId: z.string().optional(),
+  child: z.string().optional(),
+});
+type OwnerClaim = z.infer<typeof ownerClaimSchema>;
 const moveClaimSchema = z.object({ target: z.string() });
 const claimOf = <T>(schema: z.ZodType<T>, body: Buffer): T => schema.parse(JSON.parse(body.toString('utf8')));
 
@@ -124,6 +133,34 @@ async function moveS3InboxFile(file: InboxFile, to: InboxDestination): Promise<M
   return { movedTo: store.urlOf(target), note: 'already moved' };
 }
 
+const CLOSED: ReadonlySet<WorkflowExecutionStatusName> = new Set<WorkflowExecutionStatusName>([
+  'COMPLETED',
+  'FAILED',
+  'CANCELLED',
+  'TERMINATED',
+  'CONTINUED_AS_NEW',
+  'TIMED_OUT',
+]);
+
+/** Whether a run (the latest of the id without a run id) may still act: anything but a closed status or none. */
+async function mayStillRun(workflowId: string, runId?: string): Promise<boolean> {
+  try {
+    const run = await Context.current().client.workflow.getHandle(workflowId, runId).describe();
+    return !CLOSED.has(run.status.name);
+  } catch (error) {
+    if (error instanceof WorkflowNotFoundError) return false;
+    throw error;
+  }
+}
+
+/**
+ * A claim may be taken over once its run is closed (terminated, cancelled, failed) and so is the child it started
+ * for the drop (a parent's close terminates its children, but not at the same instant).
+ */
+async function abandoned(claim: OwnerClaim, child: string): Promise<boolean> {
+  return !(await mayStillRun(claim.owner, claim.runId)) && !(await mayStillRun(claim.child ?? child));
+}
+
 /** `<folder>/<kind>/<name>-<hash>-<version>.json`: the record of one drop of one file (hidden from listings). */
 function dropRecordKey(folder: string, kind: '.claims' | '.moves', file: InboxFile): string {
   return `${folder}${kind}/${file.name}-${file.sha256.slice(0, 16)}-${(file.version ?? '').replace(/[^A-Za-z0-9]/g, '')}.json`;
@@ -133,10 +170,17 @@ export function createInboxActivities() {
   return {
     /**
      * S3 inboxes: the inbox run that may handle a drop (start its child and file it away); the first to ask gets it
-     * (`If-None-Match: *`), and asking again with the same owner (a retry) still says yes. Folders on the worker's
-     * disk: always yes (a rename there is atomic already).
+     * (`If-None-Match: *`), and asking again with the same owner (a retry) still says yes. A claim whose run and child
+     * are closed is taken over by a later run with `If-Match` on the claim's ETag, so of runs racing for it one wins.
+     * Folders on the worker's disk: always yes (a rename there is atomic already).
      */
-    async claimInboxFile(input: { file: InboxFile; owner: string }): Promise<boolean> {
+    async claimInboxFile(input: {
+      file: InboxFile;
+      owner: string;
+      /** The claiming run and the drop's child; runs started before takeover send neither and never take over. */
+      runId?: string;
+      child?: string;
+    }): Promise<boolean> {
       if (!isS3Url(input.file.path)) return true;
       const { store, key } = inputObject(input.file.path);
       const claimKey = dropRecordKey(
@@ -144,9 +188,23 @@ export function createInboxActivities() {
         '.claims',
         input.file,
       );
-      if (await store.putIfAbsent(claimKey, JSON.stringify({ owner: input.owner }))) return true;
-      const claim = await store.get(claimKey);
-      return claim !== null && claimOf(ownerClaimSchema, claim).owner === input.owner;
+      const mine: OwnerClaim = {
+        owner: input.owner,
+        ...(input.runId !== undefined ? { runId: input.runId } : {}),
+        ...(input.child !== undefined ? { child: input.child } : {}),
+      };
+      // Each pass ends in a yes or a no unless a racer changed the claim meanwhile; then read it again.
+      for (let pass = 0; pass < 5; pass++) {
+        if (await store.putIfAbsent(claimKey, JSON.stringify(mine))) return true;
+        const current = await store.getWithETag(claimKey);
+        if (!current) continue;
+        const claim = claimOf(ownerClaimSchema, current.body);
+        if (claim.owner === input.owner && claim.runId === input.runId) return true;
+        if (input.runId === undefined || input.child === undefined) return false;
+        if (!(await abandoned(claim, input.child))) return false;
+        if (await store.putIfMatch(claimKey, JSON.stringify(mine), current.etag)) return true;
+      }
+      throw new Error(`the claim ${claimKey} kept changing while it was read`);
     },
 
     /** The inbox's files (not its sub-folders), oldest name first, each with its content hash. */

@@ -35,7 +35,7 @@ export interface InboxFileOutcome {
   name: string;
   /** The child run; the same file content always gets the same id, so it is never processed twice. */
   workflowId: string;
-  /** `taken`: another inbox run polling the same S3 prefix handles this drop. */
+  /** `taken`: another inbox run polling the same S3 prefix handles this drop (or its closed run's child still runs). */
   outcome: 'processed' | 'failed' | 'already-processed' | 'taken';
   movedTo: string | null;
   error?: string;
@@ -95,9 +95,15 @@ function rootMessage(failure: unknown): string {
 
 async function handleFile(input: ProcessInboxInput, file: InboxFile): Promise<InboxFileOutcome> {
   const workflowId = inboxChildId(input.job, file);
-  // patched: inbox runs started before the claims existed replay without them.
-  if (patched('inbox-claims') && !(await claimInboxFile({ file, owner: workflowInfo().workflowId }))) {
-    return { name: file.name, workflowId, outcome: 'taken', movedTo: null };
+  // patched: inbox runs started before the claims existed replay without them, and those started before a closed
+  // run's claim could be taken over send no run id.
+  if (patched('inbox-claims')) {
+    const { workflowId: owner, runId } = workflowInfo();
+    const claim = patched('inbox-claim-takeover')
+      ? { file, owner, runId, child: workflowId }
+      : { file, owner };
+    if (!(await claimInboxFile(claim)))
+      return { name: file.name, workflowId, outcome: 'taken', movedTo: null };
   }
   let outcome: InboxFileOutcome['outcome'];
   let error: string | undefined;

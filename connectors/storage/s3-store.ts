@@ -89,6 +89,39 @@ export class S3Store implements ObjectStore {
     }
   }
 
+  /**
+   * Replaces a key only while it still has the ETag read earlier (`If-Match`): of writers racing from one read,
+   * exactly one wins. False when the key changed or is gone.
+   */
+  async putIfMatch(key: string, body: string | Buffer, etag: string): Promise<boolean> {
+    try {
+      await this.client.send(
+        new PutObjectCommand({ Bucket: this.bucket, Key: this.objectKey(key), Body: body, IfMatch: etag }),
+      );
+      return true;
+    } catch (error) {
+      // 412: another write came first; 409: a concurrent conditional write is under way; 404: the key is gone.
+      if (statusOf(error) === 412 || statusOf(error) === 409 || notFound(error)) return false;
+      throw error;
+    }
+  }
+
+  /** A small object's body with its ETag, for a later `putIfMatch`; null when the key does not exist. */
+  async getWithETag(key: string): Promise<{ body: Buffer; etag: string } | null> {
+    try {
+      const response = await this.client.send(
+        new GetObjectCommand({ Bucket: this.bucket, Key: this.objectKey(key) }),
+      );
+      const chunks: Buffer[] = [];
+      for await (const chunk of response.Body as Readable) chunks.push(chunk as Buffer);
+      if (!response.ETag) throw new StoreError(`${this.urlOf(key)}: the server sent no ETag`);
+      return { body: Buffer.concat(chunks), etag: response.ETag };
+    } catch (error) {
+      if (notFound(error)) return null;
+      throw error;
+    }
+  }
+
   async get(key: string): Promise<Buffer | null> {
     const stream = await this.read(key);
     if (!stream) return null;

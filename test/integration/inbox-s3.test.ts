@@ -19,6 +19,11 @@ const BAD = [
   'order_number,supplier_code,line_number,product_external_id,unit',
   'S3INB-9,SUP-1001,1,PLM-TEE-001-BLK,PIECES',
 ].join('\n');
+const STUCK = [
+  'order_number,supplier_code,line_number,product_external_id,quantity,unit',
+  'S3INB-21,SUP-1001,1,PLM-TEE-001-BLK,3,PIECES',
+  'S3INB-22,SUP-1002,1,PLM-JKT-010-NVY,4,PIECES',
+].join('\n');
 
 // Issue 20: "The inbox job watches an S3 prefix (inbox/plm/, inbox/erp/) and moves each file to processed/ or
 // failed/ exactly once, even with several workers polling."
@@ -112,5 +117,41 @@ describeS3('inbox on an S3 prefix (versitygw)', () => {
     const moved = await activities.moveInboxFile({ file: again!, to: 'processed' });
     expect(moved.movedTo).toMatch(/processed\/race-[0-9a-f]{12}\.csv$/);
     expect(await store.exists('inbox/erp/race.csv')).toBe(false);
+  });
+
+  // README: "Each drop is claimed by one inbox run (`If-None-Match: *` on `inbox/erp/.claims/…`) and moved to
+  // `processed/` or `failed/` exactly once": a run that dies holding a claim must not leave its drop in the inbox.
+  it('a drop claimed by an inbox run that was terminated is handled once by a later run', async () => {
+    await store.put('inbox/erp/stuck.csv', STUCK);
+    const start = (name: string) =>
+      stack.client.workflow.start(inbox, {
+        args: [{ job: 'erp-orders', folder: inboxFolder() }],
+        taskQueue: stack.taskQueue,
+        workflowId: stack.workflowId(name),
+      });
+    const dead = await start('inbox-dead');
+    const claimed = async () =>
+      (await store.list('inbox/erp/.claims/')).some((key) => key.includes('/stuck.csv-'));
+    for (let i = 0; !(await claimed()); i++) {
+      if (i > 1500) throw new Error('the first inbox run never claimed stuck.csv');
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+    await dead.terminate('the inbox run dies holding its claim');
+    expect(await store.exists('inbox/erp/stuck.csv')).toBe(true);
+
+    // Two later runs race for the abandoned claim: one of them takes it over.
+    const later = await Promise.all([start('inbox-later-a'), start('inbox-later-b')]);
+    const outcomes = (await Promise.all(later.map((run) => run.result())))
+      .flatMap((result) => result.files)
+      .filter((file) => file.name === 'stuck.csv');
+    const handled = outcomes.filter((file) => file.outcome !== 'taken');
+    expect(handled).toHaveLength(1);
+    expect(handled[0]).toMatchObject({
+      outcome: expect.stringMatching(/^(processed|already-processed)$/),
+      movedTo: `s3://${s3.bucket}/inbox/erp/processed/stuck.csv`,
+    });
+    expect(await store.exists('inbox/erp/stuck.csv')).toBe(false);
+    const child = await stack.client.workflow.getHandle(handled[0]!.workflowId).result();
+    expect(child).toMatchObject({ orders: { total: 2, rejected: 0 } });
   });
 });

@@ -69,6 +69,21 @@ describeS3('run-data store on S3 (versitygw)', () => {
     expect(actual.digest('hex')).toBe(expected.digest('hex'));
   });
 
+  it('replaces a key with putIfMatch only while its ETag is unchanged: of writers racing from one read, one wins', async () => {
+    const bucketStore = store as S3Store;
+    await bucketStore.put('claims/file-2', 'first');
+    const read = await bucketStore.getWithETag('claims/file-2');
+    expect(read?.body.toString()).toBe('first');
+    const results = await Promise.all(
+      Array.from({ length: 8 }, (_, i) => bucketStore.putIfMatch('claims/file-2', `taker-${i}`, read!.etag)),
+    );
+    expect(results.filter(Boolean)).toHaveLength(1);
+    expect((await bucketStore.get('claims/file-2'))?.toString()).toBe(`taker-${results.indexOf(true)}`);
+    expect(await bucketStore.putIfMatch('claims/file-2', 'late', read!.etag)).toBe(false);
+    expect(await bucketStore.putIfMatch('claims/missing', 'x', read!.etag)).toBe(false);
+    expect(await bucketStore.getWithETag('claims/missing')).toBeNull();
+  });
+
   it('writes a key only once with putIfAbsent, even when writers race', async () => {
     const results = await Promise.all(
       Array.from({ length: 8 }, (_, i) => store.putIfAbsent('claims/file-1', `writer-${i}`)),
