@@ -93,13 +93,19 @@ export const existingProductSchema = z
       const held = new Set(product.overriddenFlag);
       for (const field of inheritableFields) if (!held.has(field)) own[field] = null;
     }
+    const linked = product.material ?? null;
     const ownedCompositions =
-      product.material === null || product.material === undefined
+      linked === null
         ? null
-        : product.material
+        : linked
             .filter((header) => header.link?.isOwner === true)
             .map(({ id, name }) => ({ id, name, lines: null }));
-    return { ...product, ...own, level, parentPlatformId, ownedCompositions };
+    // Spec 02, GET /material-headers: "compositions linked to a product (owned and inherited)".
+    const inheritedCompositions =
+      linked === null
+        ? null
+        : linked.filter((header) => header.link?.isOwner !== true).map(({ id, name }) => ({ id, name }));
+    return { ...product, ...own, level, parentPlatformId, ownedCompositions, inheritedCompositions };
   });
 export type ExistingProduct = z.output<typeof existingProductSchema>;
 

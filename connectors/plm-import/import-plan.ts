@@ -5,7 +5,7 @@ import { boundMessage } from '../input-limits';
 import { copyInput, readInputText, writeFileAtomically } from '../storage';
 import type { ReferenceKind, TraceabilityClient } from '../traceability';
 import { CatalogueIndex, readCatalogue, sheetKeys } from './catalogue';
-import { compositionOps, readLines, type CurrentHeader } from './composition';
+import { planCompositions, readLines } from './composition';
 import { PlmFileError, rowIssue } from './issues';
 import { planImport, type CompositionCheck, type ImportPlan } from './plan';
 import { builtinProfile } from './profiles/builtin';
@@ -31,7 +31,7 @@ import {
   type WriteStep,
 } from './staged-run';
 import { validateDrafts } from './validate';
-import { productDraftSchema, type ProductDraft } from './draft';
+import { productDraftSchema, type ProductDraft, type ProductLevel } from './draft';
 
 /**
  * The PLM import up to its write batches: the sheet read and staged in the run folder, then planned against the
@@ -237,9 +237,9 @@ function toWriteSteps(
 }
 
 /** Cuts the ordered steps into batches of one level each, so a batch never waits on a parent of its own. */
-function batchesOf(steps: readonly WriteStep[], size: number): WriteStep[][] {
-  const batches: WriteStep[][] = [];
-  let current: WriteStep[] = [];
+function batchesOf<S extends { level: ProductLevel }>(steps: readonly S[], size: number): S[][] {
+  const batches: S[][] = [];
+  let current: S[] = [];
   for (const step of steps) {
     if (current.length >= size || (current.length > 0 && current[0]?.level !== step.level)) {
       batches.push(current);
@@ -252,8 +252,9 @@ function batchesOf(steps: readonly WriteStep[], size: number): WriteStep[][] {
 }
 
 /**
- * The composition writes of the sheet (spec 02): for products that exist, the lines of the owned headers the sheet
- * names are read and compared; an unchanged composition gives no step. New products get their headers created.
+ * The composition writes of the sheet (spec 02): the lines of the headers the products own and inherit are read,
+ * and each product is compared, parents first, with what it will own and inherit once its ancestors' writes land;
+ * an unchanged composition gives no step. New products get their headers created unless they inherit the same.
  */
 async function compositionSteps(
   checks: readonly CompositionCheck[],
@@ -264,16 +265,22 @@ async function compositionSteps(
     const names = new Set(check.desired.map((section) => section.name.trim().toLowerCase()));
     for (const header of check.owned ?? [])
       if (names.has(header.name.trim().toLowerCase())) wantedHeaders.add(header.id);
+    for (const header of check.inherited) wantedHeaders.add(header.id);
   }
   const lines = await readLines(api, [...wantedHeaders]);
+  const planned = planCompositions(
+    checks.map((check) => ({
+      externalId: check.externalId,
+      ancestors: check.ancestors,
+      desired: check.desired,
+      owned: (check.owned ?? []).map((header) => ({ ...header, lines: lines.get(header.id) ?? null })),
+      inherited: check.inherited.map((header) => ({ ...header, lines: lines.get(header.id) ?? null })),
+    })),
+  );
   const steps: CompositionStep[] = [];
   let unchanged = 0;
-  for (const check of checks) {
-    const owned: CurrentHeader[] = (check.owned ?? []).map((header) => ({
-      ...header,
-      lines: lines.get(header.id) ?? null,
-    }));
-    const ops = compositionOps(check.desired, owned);
+  for (const [index, check] of checks.entries()) {
+    const { ops, inherited } = planned[index] ?? { ops: [], inherited: [] };
     if (ops.length === 0) {
       unchanged += 1;
       continue;
@@ -287,6 +294,7 @@ async function compositionSteps(
         id: check.id,
         desired: check.desired,
         ops,
+        inherited,
       }),
     );
   }
@@ -419,8 +427,8 @@ export async function planRun(
     batches.push({ level: batch[0]?.level ?? 'style', ref, kind });
   };
   for (const batch of batchesOf(steps, input.batchSize)) await stageBatch('products', batch);
-  for (let start = 0; start < compositions.steps.length; start += input.batchSize)
-    await stageBatch('compositions', compositions.steps.slice(start, start + input.batchSize));
+  // One level a batch, as for products: a child's step runs after its ancestors' (it may detach what they create).
+  for (const batch of batchesOf(compositions.steps, input.batchSize)) await stageBatch('compositions', batch);
   const issuesRef = await run.staging.putNdjson(run.key('plan-issues.ndjson'), issues);
   const planFile = run.file('plan.json');
   await writePlanFile(planFile, {

@@ -154,6 +154,13 @@ export interface CompositionCheck extends StepBase {
   desired: DraftComposition[];
   /** Headers the product owns (null when it is created by this run, so owns none). */
   owned: CurrentHeader[] | null;
+  /** The product's ancestors, nearest first (externalIds), as far as the sheet and the catalogue tell. */
+  ancestors: string[];
+  /**
+   * Headers it inherits now; for a product this run creates, those its nearest existing ancestor is linked to (a new
+   * child inherits its parent's compositions).
+   */
+  inherited: Array<{ id: string; name: string }>;
 }
 export interface InvalidStep {
   action: 'invalid';
@@ -305,6 +312,29 @@ export function planImport(
   const compositions: CompositionCheck[] = [];
 
   const ordered = [...validated.valid].sort((a, b) => levelOrder(a.level) - levelOrder(b.level));
+  const sheetParents = new Map(ordered.map((draft) => [draft.externalId, draft.parentExternalId]));
+  const ancestorsOf = (externalId: string): string[] => {
+    const chain: string[] = [];
+    let at: string | null | undefined = externalId;
+    while (chain.length < 2 && at) {
+      const listed = catalogue.byExternalId.get(at);
+      at = sheetParents.has(at) ? sheetParents.get(at) : listed ? catalogue.parentExternalIdOf(listed) : null;
+      if (at && !chain.includes(at) && at !== externalId) chain.push(at);
+      else at = null;
+    }
+    return chain;
+  };
+  /** Links a product this run creates gets from its parent: the nearest existing ancestor's, owned and inherited. */
+  const linksAtCreation = (ancestors: readonly string[]): Array<{ id: string; name: string }> => {
+    for (const ancestor of ancestors) {
+      const listed = catalogue.byExternalId.get(ancestor);
+      if (!listed) continue;
+      return [...(listed.ownedCompositions ?? []), ...(listed.inheritedCompositions ?? [])].map(
+        ({ id, name }) => ({ id, name }),
+      );
+    }
+    return [];
+  };
   for (const draft of ordered) {
     const current = catalogue.byExternalId.get(draft.externalId);
     const base = { externalId: draft.externalId, level: draft.level, rowNumbers: draft.rowNumbers };
@@ -365,12 +395,15 @@ export function planImport(
       continue;
     }
     if (draft.fields.composition && !draft.referenceOnly) {
+      const ancestors = ancestorsOf(draft.externalId);
       compositions.push({
         ...base,
         id: current?.id ?? null,
         column: draft.origins.composition?.column ?? null,
         desired: draft.fields.composition,
         owned: current ? (current.ownedCompositions ?? []) : null,
+        ancestors,
+        inherited: current ? (current.inheritedCompositions ?? []) : linksAtCreation(ancestors),
       });
     }
     if (!current) {

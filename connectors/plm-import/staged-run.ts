@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { compositionOpSchema } from './composition';
+import { compositionOpSchema, inheritedHeaderSchema } from './composition';
 import { draftFieldsSchema } from './draft';
 import { rowIssueCodes, type RowIssue } from './issues';
 import { productLevels } from './profiles/schema';
@@ -114,6 +114,8 @@ export const compositionStepSchema = z.strictObject({
   id: z.string().nullable(),
   desired: draftFieldsSchema.shape.composition.unwrap(),
   ops: z.array(compositionOpSchema),
+  /** What the product inherits once its ancestors' writes land, as the plan saw it (a retry plans again from it). */
+  inherited: z.array(inheritedHeaderSchema).default([]),
 });
 export type CompositionStep = z.infer<typeof compositionStepSchema>;
 export type WriteStep = z.infer<typeof writeStepSchema>;

@@ -138,6 +138,42 @@ describe('PLM import follows the spec rules (issue 15)', () => {
       })),
     );
   };
+  /** Every composition linked to the product (spec 02: "owned and inherited"), with its link's role and root lines. */
+  const linkedCompositions = async (externalId: string) => {
+    const { id } = await product(externalId);
+    const headers = await api<
+      Array<{ id: string; name: string; link: { isOwner: boolean; isMainMaterial: boolean } }>
+    >(`/material-headers?styleId=${id}&limit=100`);
+    return Promise.all(
+      headers.map(async (header) => ({
+        id: header.id,
+        name: header.name,
+        isOwner: header.link.isOwner,
+        isMainMaterial: header.link.isMainMaterial,
+        lines: (
+          await api<Array<{ rawMaterialId: string; percentage: number }>>(
+            `/material-lines?materialHeaderId=${header.id}&limit=100`,
+          )
+        )
+          .map((line) => `${line.percentage} ${line.rawMaterialId}`)
+          .sort(),
+      })),
+    );
+  };
+  /** Child links appear asynchronously (spec 02): waits until `externalId` has `count` linked compositions. */
+  const settledLinks = async (externalId: string, count: number) => {
+    for (let attempt = 0; ; attempt++) {
+      const linked = await linkedCompositions(externalId);
+      if (linked.length >= count || attempt >= 40) return linked;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  };
+  const sandboxConfig = (settings: { childLinkDelayMs: number }) =>
+    fetch(`${new URL(stack.sandbox.baseUrl).origin}/__sandbox/config`, {
+      method: 'PUT',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(settings),
+    });
   const rejectsOf = (
     result: PlmImportResult,
   ): Array<{ externalId: string; code: string; message: string }> => {
@@ -317,6 +353,112 @@ describe('PLM import follows the spec rules (issue 15)', () => {
         { id: first[0]?.lines[0]?.id, rawMaterialId: 'rawmat_cotton', percentage: 90 },
         { id: first[0]?.lines[1]?.id, rawMaterialId: 'rawmat_elastane', percentage: 10 },
       ]);
+    });
+
+    // Spec 02: GET /material-headers lists "compositions linked to a product (owned and inherited)"; "`isMainMaterial`
+    // is held per link, so each product designates its own main material independently"; through an inherited link
+    // POST /material-headers/delete gives "Link removed (detach)" with the "Shared header untouched".
+    it('"owned and inherited": a child equal to what it inherits writes nothing; one that differs gets its own composition, main, and the inherited link is detached with the shared header untouched; a re-run writes nothing', async () => {
+      const rows: Row[] = [
+        ...family('INHC', {
+          style: { composition: '100% Cotton' },
+          sku: { composition: '95% Cotton, 5% Elastane' },
+        }),
+        {
+          externalId: 'INHC-BLK-L',
+          parentExternalId: 'INHC-BLK',
+          level: 'sku',
+          name: 'INHC black L',
+          dimension: 'L',
+          PLM_ID: 'INHC-BLK-L',
+          composition: '100% Cotton',
+        },
+      ];
+      let shared: { id: string } | undefined;
+      await sandboxConfig({ childLinkDelayMs: 300 }); // links appear late, as on the platform
+      try {
+        const result = await run({ file: await file('inhc.csv', toCsv(rows)), mappingFile: nativeMapping });
+        expect(result.products).toMatchObject({ created: 4, rejected: 0 });
+        expect(result.compositions).toEqual({ written: 2, unchanged: 1, rejected: 0 });
+        [shared] = await ownedCompositions('INHC');
+        const sharedLines = ['100 rawmat_cotton'];
+        expect(await settledLinks('INHC-BLK-L', 1)).toEqual([
+          { id: shared?.id, name: 'Composition', isOwner: false, isMainMaterial: true, lines: sharedLines },
+        ]);
+        await new Promise((resolve) => setTimeout(resolve, 600)); // no late link may reappear on the SKU that differs
+        expect(await linkedCompositions('INHC-BLK-M')).toEqual([
+          {
+            id: expect.not.stringMatching(shared?.id ?? '-'),
+            name: 'Composition',
+            isOwner: true,
+            isMainMaterial: true,
+            lines: ['5 rawmat_elastane', '95 rawmat_cotton'],
+          },
+        ]);
+        expect(await linkedCompositions('INHC')).toEqual([
+          { id: shared?.id, name: 'Composition', isOwner: true, isMainMaterial: true, lines: sharedLines },
+        ]);
+        expect((await linkedCompositions('INHC-BLK')).map((header) => header.id)).toEqual([shared?.id]);
+
+        const before = snapshot();
+        const again = await run({
+          file: await file('inhc-again.csv', toCsv(rows)),
+          mappingFile: nativeMapping,
+        });
+        expect(again.compositions).toEqual({ written: 0, unchanged: 3, rejected: 0 });
+        expect(writesSince(before)).toBe(0);
+      } finally {
+        await sandboxConfig({ childLinkDelayMs: 0 });
+      }
+
+      // Later: the style's composition changes (edited in place, every inheriting child sees it), L now differs from
+      // it (an existing inherited link to detach), and a new SKU equal to the style's new composition keeps inheriting.
+      const later: Row[] = [
+        ...rows.map((row) =>
+          row.externalId === 'INHC'
+            ? { ...row, composition: '100% Polyester' }
+            : row.externalId === 'INHC-BLK-L'
+              ? { ...row, composition: '90% Cotton, 10% Elastane' }
+              : row,
+        ),
+        {
+          externalId: 'INHC-BLK-S',
+          parentExternalId: 'INHC-BLK',
+          level: 'sku',
+          name: 'INHC black S',
+          dimension: 'S',
+          PLM_ID: 'INHC-BLK-S',
+          composition: '100% Polyester',
+        },
+      ];
+      const changed = await run({
+        file: await file('inhc-later.csv', toCsv(later)),
+        mappingFile: nativeMapping,
+      });
+      expect(changed.compositions).toEqual({ written: 2, unchanged: 2, rejected: 0 });
+      const polyester = ['100 rawmat_polyester'];
+      expect(await settledLinks('INHC-BLK-S', 1)).toEqual([
+        { id: shared?.id, name: 'Composition', isOwner: false, isMainMaterial: true, lines: polyester },
+      ]);
+      expect(await linkedCompositions('INHC-BLK-L')).toEqual([
+        {
+          id: expect.not.stringMatching(shared?.id ?? '-'),
+          name: 'Composition',
+          isOwner: true,
+          isMainMaterial: true,
+          lines: ['10 rawmat_elastane', '90 rawmat_cotton'],
+        },
+      ]);
+      expect(await linkedCompositions('INHC')).toEqual([
+        { id: shared?.id, name: 'Composition', isOwner: true, isMainMaterial: true, lines: polyester },
+      ]);
+      const third = snapshot();
+      const quiet = await run({
+        file: await file('inhc-later-again.csv', toCsv(later)),
+        mappingFile: nativeMapping,
+      });
+      expect(quiet.compositions).toEqual({ written: 0, unchanged: 4, rejected: 0 });
+      expect(writesSince(third)).toBe(0);
     });
 
     it('"Sibling percentages at one tree level must sum to at most 100" and an unknown material are row errors naming the cell', async () => {

@@ -1,4 +1,8 @@
-import { compositionOps, type CurrentHeader } from '../../../connectors/plm-import/composition';
+import {
+  compositionOps,
+  planCompositions,
+  type CurrentHeader,
+} from '../../../connectors/plm-import/composition';
 
 const line = (id: string, rawMaterialId: string, percentage: number) => ({
   id,
@@ -86,5 +90,89 @@ describe('compositionOps (spec 02: headers and lines, tree rule 1 "Sibling perce
         lines: [{ rawMaterialId: 'polyester', percentage: 100 }],
       },
     ]);
+  });
+});
+
+// Spec 02: GET /material-headers lists "compositions linked to a product (owned and inherited)"; through an inherited
+// link POST /material-headers/delete gives "Link removed (detach)" and leaves the "Shared header untouched".
+describe('compositions a child inherits (spec 02: "owned and inherited")', () => {
+  const cotton = { id: 'hs', name: 'Composition', lines: [line('ls', 'cotton', 100)] };
+  const check = (externalId: string, ancestors: string[], lines: Array<[string, number]>) => ({
+    externalId,
+    ancestors,
+    desired: desired(lines),
+    owned: [],
+    inherited: [cotton],
+  });
+
+  it('a child whose sheet composition equals what it inherits writes nothing; one that differs creates its own (main) and then detaches the inherited link', () => {
+    const [same, differs] = planCompositions([
+      check('SKU-L', ['VAR', 'STYLE'], [['cotton', 100]]),
+      check(
+        'SKU-M',
+        ['VAR', 'STYLE'],
+        [
+          ['cotton', 95],
+          ['elastane', 5],
+        ],
+      ),
+    ]);
+    expect(same?.ops).toEqual([]);
+    expect(differs?.ops).toEqual([
+      {
+        op: 'createHeader',
+        name: 'Composition',
+        isMainMaterial: true,
+        lines: [
+          { rawMaterialId: 'cotton', percentage: 95 },
+          { rawMaterialId: 'elastane', percentage: 5 },
+        ],
+      },
+      { op: 'detachInherited', headers: [{ id: 'hs', name: 'Composition' }] },
+    ]);
+  });
+
+  it('a child compares with what it will inherit once its ancestors are written: an edit in place, or a header an ancestor creates (detached by owner and name)', () => {
+    const style = { ...check('STYLE', [], [['polyester', 100]]), owned: [cotton], inherited: [] };
+    const planned = planCompositions([
+      style,
+      check('SKU-S', ['VAR', 'STYLE'], [['polyester', 100]]),
+      check('SKU-L', ['VAR', 'STYLE'], [['cotton', 100]]),
+    ]);
+    expect(planned.map((plan) => plan.ops.map((op) => op.op))).toEqual([
+      ['deleteLines', 'createLine'],
+      [],
+      ['createHeader', 'detachInherited'],
+    ]);
+    const fresh = planCompositions([
+      { ...check('NEW', [], [['cotton', 100]]), inherited: [] },
+      { ...check('NEW-BLK-M', ['NEW-BLK', 'NEW'], [['wool', 100]]), inherited: [] },
+      { ...check('NEW-BLK-L', ['NEW-BLK', 'NEW'], [['cotton', 100]]), inherited: [] },
+    ]);
+    expect(fresh[1]?.ops.at(-1)).toEqual({
+      op: 'detachInherited',
+      headers: [{ owner: 'NEW', name: 'Composition' }],
+    });
+    expect(fresh[2]?.ops).toEqual([]);
+  });
+
+  it('a child that owns a section and also inherits one of that name (two mains) keeps its own and detaches the inherited', () => {
+    expect(
+      compositionOps(
+        desired([
+          ['cotton', 95],
+          ['elastane', 5],
+        ]),
+        owned,
+        [
+          {
+            id: 'hs',
+            owner: null,
+            name: 'Composition',
+            lines: [{ rawMaterialId: 'cotton', percentage: 100 }],
+          },
+        ],
+      ),
+    ).toEqual([{ op: 'detachInherited', headers: [{ id: 'hs', name: 'Composition' }] }]);
   });
 });
