@@ -461,6 +461,48 @@ describe('PLM import follows the spec rules (issue 15)', () => {
       expect(writesSince(third)).toBe(0);
     });
 
+    // Spec 02, tree rule 1: sibling percentages "must sum to at most 100 (not exactly 100; completeness is never
+    // checked)": the API would not notice a line lost to two names sharing one raw material, so the row is refused.
+    it('"completeness is never checked": two names that resolve to one raw material are refused for the row, naming both, and nothing is written or lost', async () => {
+      const aliasMapping = await file(
+        'native-alias.json',
+        JSON.stringify({
+          ...builtinProfile('native'),
+          name: 'native-alias',
+          rawMaterials: {
+            Cotton: 'rawmat_cotton',
+            Polyester: 'rawmat_polyester',
+            'Recycled polyester': 'rawmat_polyester',
+          },
+        }),
+      );
+      const created = await run({
+        file: await file(
+          'alias.csv',
+          toCsv(family('ALIAS1', { style: { composition: '50% Cotton, 50% Polyester' } })),
+        ),
+        mappingFile: aliasMapping,
+      });
+      expect(created.compositions).toEqual({ written: 1, unchanged: 0, rejected: 0 });
+      const before = await ownedCompositions('ALIAS1');
+
+      const rows = family('ALIAS1', {
+        style: { composition: '50% Cotton, 30% Polyester, 20% Recycled polyester' },
+      });
+      for (const name of ['alias-again.csv', 'alias-third.csv']) {
+        const writes = snapshot();
+        const result = await run({ file: await file(name, toCsv(rows)), mappingFile: aliasMapping });
+        expect(writesSince(writes)).toBe(0);
+        expect(rejectsOf(result).find((reject) => reject.externalId === 'ALIAS1')).toMatchObject({
+          code: 'bad_composition',
+          message: expect.stringMatching(
+            /column 'composition'.*'Polyester' and 'Recycled polyester' both resolve to raw material 'rawmat_polyester'/,
+          ),
+        });
+        expect(await ownedCompositions('ALIAS1')).toEqual(before);
+      }
+    });
+
     it('"Sibling percentages at one tree level must sum to at most 100" and an unknown material are row errors naming the cell', async () => {
       const rows = [
         ...family('CMPBAD1', { style: { composition: '60% Cotton, 50% Wool' } }),

@@ -213,7 +213,18 @@ export function extractPiece(level: BoundLevel, row: SheetRow, context: ExtractC
         const lines: DraftComposition['lines'] = [];
         for (const share of section.shares) {
           const resolved = context.rawMaterials.resolve(share.material);
-          if (resolved.ok)
+          // One root line per raw material: two lines of one id cannot be told apart on the platform, and spec 02
+          // tree rule 1 never checks completeness, so a line lost between them would go unnoticed.
+          const twin = resolved.ok ? lines.find((line) => line.rawMaterialId === resolved.id) : undefined;
+          if (resolved.ok && twin) {
+            resolvedAll = false;
+            b.fail(
+              read.column,
+              'bad_composition',
+              `'${twin.material}' and '${share.material}' both resolve to raw material '${resolved.id}'` +
+                `${section.name === null ? '' : ` in '${section.name}'`}: list it once, or give each its own id in the mapping's rawMaterials`,
+            );
+          } else if (resolved.ok)
             lines.push({
               material: share.material,
               rawMaterialId: resolved.id,

@@ -163,4 +163,40 @@ describe('validateDrafts', () => {
       ['F-3', 'Plain'],
     ]);
   });
+
+  // Spec 02, tree rule 1: sibling sums "must sum to at most 100 (not exactly 100; completeness is never checked)".
+  it('refuses a composition whose two names resolve to one raw material, naming both and the id', async () => {
+    const withAliases = profile({
+      ...native(),
+      rawMaterials: { Polyester: 'rm_polyester', 'Recycled polyester': 'rm_polyester', Cotton: 'rm_cotton' },
+    });
+    const result = await mapAndValidate(
+      withAliases,
+      [...nativeHeaders, 'composition'],
+      [
+        [
+          'S1',
+          null,
+          'style',
+          'Tee',
+          'T-Shirt',
+          'no',
+          null,
+          null,
+          'S1',
+          '50% Cotton, 30% Polyester, 20% Recycled polyester',
+        ],
+      ],
+    );
+    expect(result.valid).toEqual([]);
+    expect(result.issues).toEqual([
+      expect.objectContaining({
+        code: 'bad_composition',
+        column: 'composition',
+        message: expect.stringContaining(
+          "'Polyester' and 'Recycled polyester' both resolve to raw material 'rm_polyester'",
+        ),
+      }),
+    ]);
+  });
 });
