@@ -238,16 +238,32 @@ export async function readLines(
   headerIds: readonly string[],
 ): Promise<Map<string, CurrentLine[]>> {
   const byHeader = new Map<string, CurrentLine[]>(headerIds.map((id) => [id, []]));
+  const seen = new Set<string>();
   const add = (items: ReadonlyArray<Parameters<typeof toCurrentLine>[0] & { materialHeaderId: string }>) => {
-    for (const item of items) byHeader.get(item.materialHeaderId)?.push(toCurrentLine(item));
+    for (const item of items) {
+      if (seen.has(item.id)) continue;
+      seen.add(item.id);
+      byHeader.get(item.materialHeaderId)?.push(toCurrentLine(item));
+    }
   };
   if (headerIds.length === 0) return byHeader;
   if (headerIds.length >= 4) {
-    const first = await api.one(() => api.client.materials.listLines({ page: 1, limit: 100 }));
+    // Oldest first (the default is createdAt, newest first: spec 01, "default `desc`"): a line created meanwhile lands
+    // on a later page instead of pushing one already read onto the next; a line met twice all the same counts once.
+    const oldestFirst = (page: number) =>
+      api.client.materials.listLines({ page, limit: 100, sort: 'createdAt', order: 'asc' });
+    const first = await api.one(() => oldestFirst(1));
+    let shrank = false;
+    const listPage = async (page: number) => {
+      const read = await oldestFirst(page);
+      if (read.pagination.total < first.pagination.total) shrank = true;
+      return read;
+    };
     add(first.items);
     if (first.pagination.totalPages <= headerIds.length) {
-      await api.remainingPages(first, (page) => api.client.materials.listLines({ page, limit: 100 }), add);
-      return byHeader;
+      await api.remainingPages(first, listPage, add);
+      // A line deleted meanwhile pulls a later one onto a page already read: that line would be missed.
+      if (!shrank) return byHeader;
     }
     for (const id of headerIds) byHeader.set(id, []);
   }

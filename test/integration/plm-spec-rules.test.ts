@@ -503,6 +503,63 @@ describe('PLM import follows the spec rules (issue 15)', () => {
       }
     });
 
+    // Spec 01, convention 4: sorting "uses `sort` [...] and `order` (`asc` or `desc`, default `desc`)"; spec 02, GET
+    // /material-lines: `sort` "`createdAt` default". Newest first, a line created between two page reads shifts the
+    // pages, and a line read twice must not look like a duplicate to delete.
+    it('"order (`asc` or `desc`, default `desc`)": a line another writer adds while the plan pages through every material line shifts nothing; the same sheet re-run writes nothing and loses no line', async () => {
+      const rows = ['A', 'B', 'C', 'D'].flatMap((x) =>
+        family(`SHIFT${x}`, { style: { composition: '95% Cotton, 5% Elastane' } }),
+      );
+      await run({ file: await file('shift.csv', toCsv(rows)), mappingFile: nativeMapping });
+      const before = await Promise.all(['A', 'B', 'C', 'D'].map((x) => ownedCompositions(`SHIFT${x}`)));
+      expect(before.flat().map((header) => header.lines.length)).toEqual([2, 2, 2, 2]);
+
+      // Another team's composition, newer than ours: 92 lines put our 8 at positions 93-100, newest first.
+      const other = await product('SHIFTA-BLK');
+      const otherHeader = await api<{ id: string }>('/material-headers', {
+        method: 'POST',
+        body: JSON.stringify({ name: 'Other team', link: { styleId: other.id, isMainMaterial: false } }),
+      });
+      const line = (rawMaterialId: string) =>
+        api('/material-lines', {
+          method: 'POST',
+          body: JSON.stringify({
+            styleId: other.id,
+            materialHeaderId: otherHeader.id,
+            parentId: null,
+            rawMaterialId,
+            percentage: 0.5,
+          }),
+        });
+      for (let index = 0; index < 92; index++) await line(`rawmat_other_${index}`);
+      const materials = stack.apiClient.materials;
+      const listLines = materials.listLines.bind(materials);
+      let wrote = false;
+      materials.listLines = async (query, options) => {
+        const page = await listLines(query, options);
+        if (!wrote && query?.materialHeaderId === undefined && query?.page === 1) {
+          wrote = true; // between the plan's first and second page of GET /material-lines
+          await line('rawmat_late');
+        }
+        return page;
+      };
+      try {
+        const writes = snapshot();
+        const again = await run({
+          file: await file('shift-again.csv', toCsv(rows)),
+          mappingFile: nativeMapping,
+        });
+        expect(wrote).toBe(true);
+        expect(again.compositions).toEqual({ written: 0, unchanged: 4, rejected: 0 });
+        expect(writesSince(writes)).toBe(0);
+      } finally {
+        materials.listLines = listLines;
+      }
+      expect(await Promise.all(['A', 'B', 'C', 'D'].map((x) => ownedCompositions(`SHIFT${x}`)))).toEqual(
+        before,
+      );
+    });
+
     it('"Sibling percentages at one tree level must sum to at most 100" and an unknown material are row errors naming the cell', async () => {
       const rows = [
         ...family('CMPBAD1', { style: { composition: '60% Cotton, 50% Wool' } }),
