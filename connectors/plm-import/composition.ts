@@ -125,7 +125,7 @@ export function compositionOps(
       };
       (target.percentage < line.percentage ? lower : raise).push(op);
     }
-    if (remove.length > 0) ops.push({ op: 'deleteLines', headerId: header.id, lineIds: remove });
+    ops.push(...deleteBottomUp(header.id, header.lines ?? [], remove));
     ops.push(...lower, ...raise);
     for (const line of lines)
       if (!seen.has(line.rawMaterialId)) ops.push({ op: 'createLine', headerId: header.id, line });
@@ -136,6 +136,34 @@ export function compositionOps(
       id !== null ? [{ id, name }] : owner !== null ? [{ owner, name }] : [],
     );
   if (detach.length > 0) ops.push({ op: 'detachInherited', headers: detach });
+  return ops;
+}
+
+/**
+ * Deletes of these lines and every line below them, deepest level first, up to 100 ids a call. Spec 02, POST
+ * /material-lines/delete: "Deleting a line cascades one level only, so deep trees must be deleted bottom-up or
+ * grandchildren keep dangling `parentId` values."
+ */
+function deleteBottomUp(
+  headerId: string,
+  lines: readonly CurrentLine[],
+  roots: readonly string[],
+): CompositionOp[] {
+  const children = new Map<string, string[]>();
+  for (const line of lines)
+    if (line.parentId !== null)
+      children.set(line.parentId, [...(children.get(line.parentId) ?? []), line.id]);
+  const levels: string[][] = [];
+  const seen = new Set<string>();
+  for (let level = [...roots]; level.length > 0;) {
+    for (const id of level) seen.add(id);
+    levels.push(level);
+    level = level.flatMap((id) => children.get(id) ?? []).filter((id) => !seen.has(id));
+  }
+  const ops: CompositionOp[] = [];
+  for (const level of levels.reverse())
+    for (let start = 0; start < level.length; start += 100)
+      ops.push({ op: 'deleteLines', headerId, lineIds: level.slice(start, start + 100) });
   return ops;
 }
 

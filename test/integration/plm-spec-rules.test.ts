@@ -560,6 +560,39 @@ describe('PLM import follows the spec rules (issue 15)', () => {
       );
     });
 
+    // Spec 02, POST /material-lines/delete: "Deleting a line cascades one level only, so deep trees must be deleted
+    // bottom-up or grandchildren keep dangling `parentId` values."
+    it('"deep trees must be deleted bottom-up": a material the sheet drops takes the lines refined below it along, leaving no dangling parentId', async () => {
+      const sheet = (composition: string) => toCsv(family('DEEP1', { style: { composition } }));
+      await run({ file: await file('deep.csv', sheet('100% Cotton')), mappingFile: nativeMapping });
+      const [header] = await ownedCompositions('DEEP1');
+      const { id: styleId } = await product('DEEP1');
+      const add = (parentId: string, rawMaterialId: string, percentage: number) =>
+        api<{ id: string }>('/material-lines', {
+          method: 'POST',
+          body: JSON.stringify({
+            styleId,
+            materialHeaderId: header?.id,
+            parentId,
+            rawMaterialId,
+            percentage,
+          }),
+        });
+      // Someone refines the tree on the platform: Cotton > 60% organic cotton > 100% GOTS-certified.
+      const child = await add(header?.lines[0]?.id ?? '', 'rawmat_organic_cotton', 60);
+      await add(child.id, 'rawmat_gots', 100);
+
+      const result = await run({
+        file: await file('deep-poly.csv', sheet('100% Polyester')),
+        mappingFile: nativeMapping,
+      });
+      expect(result.compositions).toEqual({ written: 1, unchanged: 0, rejected: 0 });
+      const lines = await api<Array<{ id: string; rawMaterialId: string; parentId: string | null }>>(
+        `/material-lines?materialHeaderId=${header?.id}&limit=100`,
+      );
+      expect(lines.map((line) => [line.rawMaterialId, line.parentId])).toEqual([['rawmat_polyester', null]]);
+    });
+
     it('"Sibling percentages at one tree level must sum to at most 100" and an unknown material are row errors naming the cell', async () => {
       const rows = [
         ...family('CMPBAD1', { style: { composition: '60% Cotton, 50% Wool' } }),

@@ -176,3 +176,26 @@ describe('compositions a child inherits (spec 02: "owned and inherited")', () =>
     ).toEqual([{ op: 'detachInherited', headers: [{ id: 'hs', name: 'Composition' }] }]);
   });
 });
+
+// Spec 02, POST /material-lines/delete: "Deleting a line cascades one level only, so deep trees must be deleted
+// bottom-up or grandchildren keep dangling `parentId` values."
+it('a root line the sheet drops goes with the lines below it, deepest level first', () => {
+  const tree: CurrentHeader[] = [
+    {
+      id: 'h1',
+      name: 'Composition',
+      lines: [
+        line('l1', 'cotton', 95),
+        line('l2', 'elastane', 5),
+        { ...line('c1', 'organic', 60), parentId: 'l1' },
+        { ...line('c2', 'conventional', 40), parentId: 'l1' },
+        { ...line('g1', 'gots', 100), parentId: 'c1' },
+      ],
+    },
+  ];
+  expect(compositionOps(desired([['elastane', 5]]), tree)).toEqual([
+    { op: 'deleteLines', headerId: 'h1', lineIds: ['g1'] },
+    { op: 'deleteLines', headerId: 'h1', lineIds: ['c1', 'c2'] },
+    { op: 'deleteLines', headerId: 'h1', lineIds: ['l1'] },
+  ]);
+});
