@@ -7,7 +7,7 @@ import type { BatchJournal, StagingRef } from '../staging';
 import { writeFileAtomically } from '../storage';
 import { isTraceabilityApiError, type TraceabilityApiError } from '../traceability';
 import { readBack } from './catalogue';
-import { compositionOps, readOwned, runOp } from './composition';
+import { CompositionDeleteError, compositionOps, readOwned, runOp } from './composition';
 import { immutableProblem, updateBody } from './plan';
 import { parseMappingProfile } from './profiles/schema';
 import { writeRejects } from './rejects';
@@ -204,6 +204,13 @@ async function applyComposition(
     const kind = ops.length === 0 ? 'unchanged' : step.id === null ? 'created' : 'updated';
     return outcome(step, kind, composition);
   } catch (error) {
+    if (error instanceof CompositionDeleteError)
+      return outcome(step, 'rejected', {
+        ...composition,
+        code: error.code,
+        message: `the composition of '${step.externalId}' is not as the sheet gives it: ${error.message}; re-run the import to retry`,
+        column: step.column,
+      });
     if (!rowLevel(error)) throw error;
     return outcome(step, 'rejected', {
       ...composition,

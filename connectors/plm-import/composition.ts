@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { ApiCalls } from '../staging';
 import { forEachBounded } from '../staging';
+import { quoteInput } from '../input-limits';
 import type { DraftComposition } from './draft';
 
 /** A material line as the API holds it (spec 02), the part the import compares and must send back on a replace. */
@@ -320,6 +321,46 @@ export async function readOwned(api: ApiCalls, productId: string): Promise<Curre
   return owned;
 }
 
+const deleteErrorsSchema = z.looseObject({
+  errors: z
+    .array(
+      z.looseObject({ id: z.string().nullish(), code: z.string().nullish(), message: z.string().nullish() }),
+    )
+    .nullish(),
+});
+
+/** A bulk delete that answered 200 with per-id failures: the composition was not written as planned. */
+export class CompositionDeleteError extends Error {
+  constructor(
+    readonly code: string,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'CompositionDeleteError';
+  }
+}
+
+/**
+ * Spec 02: "per-id failures go into `errors` without failing the request". Throws, naming up to three ids with the
+ * API's code and message, when the answer holds any.
+ */
+function checkDeleted(what: string, answer: unknown): void {
+  const parsed = deleteErrorsSchema.safeParse(answer);
+  const errors = parsed.success ? (parsed.data.errors ?? []) : [];
+  if (errors.length === 0) return;
+  const shown = errors
+    .slice(0, 3)
+    .map(
+      (error) =>
+        `${error.id ?? '(no id)'} (${error.code ?? 'error'}: ${quoteInput(error.message ?? 'no message', 120)})`,
+    );
+  const more = errors.length > 3 ? ` and ${errors.length - 3} more` : '';
+  throw new CompositionDeleteError(
+    errors[0]?.code ?? 'delete_failed',
+    `the API did not ${what} ${shown.join(', ')}${more}`,
+  );
+}
+
 /** How long to wait for a child link to appear: the spec says "within a few seconds". */
 const LINK_WAIT_MS = 30_000;
 /** The longest gap between the two triggers of one child link worth waiting out (see inheritedLinksOf). */
@@ -397,11 +438,18 @@ export async function runOp(
         waitMs: options.linkWaitMs ?? LINK_WAIT_MS,
         productIsNew: options.productIsNew ?? false,
       });
-      if (ids.length > 0) await api.one(() => materials.deleteHeaders({ styleId, materialHeaderIds: ids }));
+      if (ids.length > 0)
+        checkDeleted(
+          'detach the inherited composition(s)',
+          await api.one(() => materials.deleteHeaders({ styleId, materialHeaderIds: ids })),
+        );
       return;
     }
     case 'deleteHeaders':
-      await api.one(() => materials.deleteHeaders({ styleId, materialHeaderIds: op.headerIds }));
+      checkDeleted(
+        'delete the composition(s)',
+        await api.one(() => materials.deleteHeaders({ styleId, materialHeaderIds: op.headerIds })),
+      );
       return;
     case 'createHeader': {
       const header = await api.one(() =>
@@ -414,7 +462,10 @@ export async function runOp(
       return;
     }
     case 'deleteLines':
-      await api.one(() => materials.deleteLines({ styleId, materialLineIds: op.lineIds }));
+      checkDeleted(
+        'delete the material line(s)',
+        await api.one(() => materials.deleteLines({ styleId, materialLineIds: op.lineIds })),
+      );
       return;
     case 'replaceLine': {
       const { id, ...line } = op.line;

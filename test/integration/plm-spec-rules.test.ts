@@ -593,6 +593,44 @@ describe('PLM import follows the spec rules (issue 15)', () => {
       expect(lines.map((line) => [line.rawMaterialId, line.parentId])).toEqual([['rawmat_polyester', null]]);
     });
 
+    // Spec 02, POST /material-headers/delete (and the lines' delete, whose answer carries `errors` too): "per-id
+    // failures go into `errors` without failing the request". The API is made to refuse one id here.
+    it('"per-id failures go into `errors` without failing the request": a line the API did not delete rejects the composition, naming the id and the reason, instead of counting it as written', async () => {
+      const sheet = (composition: string) => toCsv(family('DELERR1', { style: { composition } }));
+      await run({
+        file: await file('delerr.csv', sheet('95% Cotton, 5% Elastane')),
+        mappingFile: nativeMapping,
+      });
+      const [before] = await ownedCompositions('DELERR1');
+      const elastane = before?.lines.find((line) => line.rawMaterialId === 'rawmat_elastane');
+      const materials = stack.apiClient.materials;
+      const deleteLines = materials.deleteLines.bind(materials);
+      materials.deleteLines = async (input) => ({
+        deletedLines: [],
+        duplicatedHeaders: [],
+        orphanedHeaders: [],
+        errors: input.materialLineIds.map((id) => ({
+          id,
+          code: 'line_locked',
+          message: `Line '${id}' is locked`,
+        })),
+      });
+      try {
+        const result = await run({
+          file: await file('delerr-cotton.csv', sheet('100% Cotton')),
+          mappingFile: nativeMapping,
+        });
+        expect(result.compositions).toEqual({ written: 0, unchanged: 0, rejected: 1 });
+        expect(rejectsOf(result).find((reject) => reject.externalId === 'DELERR1')).toMatchObject({
+          code: 'line_locked',
+          message: expect.stringContaining(`${elastane?.id} (line_locked: Line '${elastane?.id}' is locked)`),
+        });
+      } finally {
+        materials.deleteLines = deleteLines;
+      }
+      expect((await ownedCompositions('DELERR1'))[0]?.lines).toEqual(before?.lines);
+    });
+
     it('"Sibling percentages at one tree level must sum to at most 100" and an unknown material are row errors naming the cell', async () => {
       const rows = [
         ...family('CMPBAD1', { style: { composition: '60% Cotton, 50% Wool' } }),
