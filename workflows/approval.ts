@@ -1,9 +1,17 @@
-import { condition, defineSignal, proxyActivities, setHandler, workflowInfo } from '@temporalio/workflow';
+import {
+  condition,
+  defineSignal,
+  log,
+  patched,
+  proxyActivities,
+  setHandler,
+  workflowInfo,
+} from '@temporalio/workflow';
 import { z } from 'zod';
 import type { Activities } from '../activities';
 import type { PlanResult, ReadResult } from '../activities/plm-import';
 import type { StagingRef } from '../connectors/staging';
-import { setStatus, stepActivityOptions } from './batch-run';
+import { setStatus, stepActivityOptions, zodProblems } from './batch-run';
 import { batchSummary, showDetails } from './operator-view';
 
 /**
@@ -55,46 +63,138 @@ export const approvalInputSchema = z.union([
 ]);
 export type ApprovalInput = z.infer<typeof approvalInputSchema>;
 
-/** What `approve` and `reject` carry (both optional: the Web UI's signal form may send nothing). */
-export interface ApprovalSignalArgs {
-  by?: string;
-  reason?: string;
-}
+/**
+ * What `approve` and `reject` carry (README: "an optional `{"by": "…", "reason": "…"}`"); nothing at all is fine too,
+ * as the Web UI's signal form may send nothing.
+ */
+export const approvalSignalArgsSchema = z
+  .strictObject({
+    /** Who decides (`unknown` when not given). */
+    by: z.string().trim().max(200).optional(),
+    reason: z.string().max(2000).optional(),
+  })
+  .nullish();
+export type ApprovalSignalArgs = NonNullable<z.input<typeof approvalSignalArgsSchema>>;
 
 export const approveSignal = defineSignal<[ApprovalSignalArgs?]>('approve');
 export const rejectSignal = defineSignal<[ApprovalSignalArgs?]>('reject');
 
+/**
+ * patched: runs that reached their gate before the signals were checked listen only once the plan is written (the SDK
+ * then hands them any signal sent earlier) and take a payload as it came, so they replay as recorded.
+ */
+const SIGNALS_CHECKED_PATCH = 'approval-signals-checked';
+/** Ignored signals the run's details list (the newest). */
+const MAX_NOTES = 5;
+
+type Decision = { decision: 'approved' | 'rejected'; by: string; reason?: string };
+
 const approvalActivities = proxyActivities<Activities>(stepActivityOptions);
 
-/** Waits durably for `approve` or `reject`, or the timeout. */
-export async function awaitDecision(
-  input: ApprovalInput,
-  details: string,
-): Promise<Omit<ApprovalOutcome, 'planHtml' | 'planXlsx' | 'replanned'>> {
-  const options = input === true ? {} : input;
-  let decided: { decision: 'approved' | 'rejected'; by: string; reason?: string } | undefined;
-  const decide = (decision: 'approved' | 'rejected') => (args?: ApprovalSignalArgs) => {
-    decided ??= {
+/** The decision a run started with `approval` waits for (see `listenForDecision`). */
+export interface DecisionSignals {
+  /** Waits durably for a decision, or the timeout; `details` are the run's details meanwhile. */
+  awaitDecision(
+    input: ApprovalInput,
+    details: string,
+  ): Promise<Omit<ApprovalOutcome, 'planHtml' | 'planXlsx' | 'replanned'>>;
+}
+
+/**
+ * Listens to `approve` and `reject`; call it when the run starts. A decision counts only while the run awaits it, once
+ * the plan files are written: one sent earlier would approve a plan nobody has seen, so it is ignored and the run says
+ * so. A payload that is not `{"by": "…", "reason": "…"}` is ignored too, named in the run's details and its log, so the
+ * operator sends it again.
+ */
+export function listenForDecision(): DecisionSignals {
+  const checked = patched(SIGNALS_CHECKED_PATCH);
+  let awaiting = false;
+  let decided: Decision | undefined;
+  let details = '';
+  const notes: string[] = [];
+
+  const ignore = (signal: string, note: string, fields: Record<string, unknown>) => {
+    log.warn('Approval signal ignored', { signal, why: note, ...fields });
+    notes.push(`\`${signal}\` ${note}`);
+    if (notes.length > MAX_NOTES) notes.shift();
+    if (awaiting) showDetails(withNotes());
+  };
+  const withNotes = () =>
+    notes.length === 0 ? details : `${details}\n\nIgnored:\n${notes.map((note) => `- ${note}`).join('\n')}`;
+
+  const receive = (decision: Decision['decision']) => (raw?: unknown) => {
+    const signal = decision === 'approved' ? 'approve' : 'reject';
+    if (decided) return;
+    const parsed = approvalSignalArgsSchema.safeParse(raw);
+    if (!parsed.success) {
+      const payload = (JSON.stringify(raw) ?? String(raw)).slice(0, 200);
+      const problems = zodProblems(parsed.error).join('; ');
+      ignore(signal, `${payload} was ignored: ${problems}. Send it as {"by": "…", "reason": "…"}`, {
+        problems,
+      });
+      return;
+    }
+    const by = parsed.data?.by || undefined;
+    if (!awaiting) {
+      ignore(
+        signal,
+        `${by ? `from ${by} ` : ''}came before the plan was written and was ignored: read the plan, then send it again`,
+        { by: by ?? null },
+      );
+      return;
+    }
+    decided = {
       decision,
-      by: args?.by?.trim() || 'unknown',
-      ...(args?.reason ? { reason: args.reason } : {}),
+      by: by ?? 'unknown',
+      ...(parsed.data?.reason ? { reason: parsed.data.reason } : {}),
     };
   };
-  setHandler(approveSignal, decide('approved'));
-  setHandler(rejectSignal, decide('rejected'));
-  setStatus('awaiting-approval');
-  showDetails(details);
-  const inTime = await condition(
-    () => decided !== undefined,
-    (options.timeoutSeconds ?? DEFAULT_TIMEOUT_SECONDS) * 1000,
-  );
-  if (inTime && decided) return { ...decided, timedOut: false };
-  const onTimeout = options.onTimeout ?? 'reject';
+
+  // As the signals were taken before they were checked, but for a `by` that is not text: that failed the workflow
+  // task, so no run recorded a decision from it, and ignoring it frees a run stuck on one.
+  const receiveUnchecked = (decision: Decision['decision']) => (raw?: unknown) => {
+    const args = raw as { by?: unknown; reason?: unknown } | null | undefined;
+    if (args?.by != null && typeof args.by !== 'string') {
+      ignore(decision === 'approved' ? 'approve' : 'reject', 'was ignored: by: not text', {});
+      return;
+    }
+    const reason = args?.reason;
+    decided ??= {
+      decision,
+      by: (typeof args?.by === 'string' ? args.by.trim() : '') || 'unknown',
+      // A reason that is not text is kept as its JSON, so the input that carries the decision stays valid.
+      ...(reason ? { reason: typeof reason === 'string' ? reason : JSON.stringify(reason) } : {}),
+    };
+  };
+
+  const listen = () => {
+    const take = checked ? receive : receiveUnchecked;
+    setHandler(approveSignal, take('approved'));
+    setHandler(rejectSignal, take('rejected'));
+  };
+  if (checked) listen();
+
   return {
-    decision: onTimeout === 'approve' ? 'approved' : 'rejected',
-    by: 'timeout',
-    reason: `no decision within ${options.timeoutSeconds ?? DEFAULT_TIMEOUT_SECONDS}s`,
-    timedOut: true,
+    async awaitDecision(input, shown) {
+      const options = input === true ? {} : input;
+      details = shown;
+      awaiting = true;
+      if (!checked) listen();
+      setStatus('awaiting-approval');
+      showDetails(withNotes());
+      const inTime = await condition(
+        () => decided !== undefined,
+        (options.timeoutSeconds ?? DEFAULT_TIMEOUT_SECONDS) * 1000,
+      );
+      if (inTime && decided) return { ...decided, timedOut: false };
+      const onTimeout = options.onTimeout ?? 'reject';
+      return {
+        decision: onTimeout === 'approve' ? 'approved' : 'rejected',
+        by: 'timeout',
+        reason: `no decision within ${options.timeoutSeconds ?? DEFAULT_TIMEOUT_SECONDS}s`,
+        timedOut: true,
+      };
+    },
   };
 }
 
@@ -104,11 +204,12 @@ export async function awaitDecision(
  */
 async function decideOnPlan(
   input: ApprovalInput,
+  signals: DecisionSignals,
   summary: string,
   files: { htmlFile: string; xlsxFile: string },
 ): Promise<ApprovalOutcome> {
   const { workflowId } = workflowInfo();
-  const decision = await awaitDecision(
+  const decision = await signals.awaitDecision(
     input,
     `**Awaiting approval**: ${summary}.\n\n` +
       `Plan: ${files.htmlFile} (and ${files.xlsxFile}).\n\nApprove: \`trace-sync approve ${workflowId}\` or the signal \`approve\`; reject: \`trace-sync reject ${workflowId}\`.`,
@@ -156,6 +257,7 @@ export async function approvePlmPlan(
     plan: PlanResult;
     batchSize: number;
     unarchive: boolean;
+    signals: DecisionSignals;
     setPhase: (phase: 'awaiting approval' | 'planning') => void;
   },
 ): Promise<PlmGate> {
@@ -168,6 +270,7 @@ export async function approvePlmPlan(
   run.setPhase('awaiting approval');
   const approval = await decideOnPlan(
     input,
+    run.signals,
     `${files.creates} to create, ${files.updates} to update, ${files.deletes} to delete, ${files.rejects} rejected`,
     files,
   );
@@ -225,6 +328,7 @@ export async function approveErpPlan(
     runKey: string;
     manifest: StagingRef;
     batchCount: number;
+    signals: DecisionSignals;
     setPhase: (phase: 'awaiting approval' | 'planning') => void;
   },
 ): Promise<ErpGate> {
@@ -244,6 +348,7 @@ export async function approveErpPlan(
   run.setPhase('awaiting approval');
   const approval = await decideOnPlan(
     input,
+    run.signals,
     `${files.creates} orders to create, ${files.updates} to update, ${files.deletes} with lines to delete, ${files.rejects} rejected`,
     files,
   );

@@ -53,16 +53,18 @@ export const batchActivityOptions: ActivityOptions = {
   },
 };
 
+/** Each bad field of a parsed value as `field: what is wrong` (`(input)` when the value as a whole is wrong). */
+export function zodProblems(error: z.ZodError): string[] {
+  return error.issues.map((issue) => {
+    const field =
+      issue.path.join('.') || (issue.code === 'unrecognized_keys' ? issue.keys.join(', ') : '(input)');
+    return `${field}: ${issue.message}`;
+  });
+}
+
 /** A non-retryable failure naming each bad field of a workflow input (or saying what is wrong with it). */
 export function invalidInput(workflow: string, problem: z.ZodError | string): ApplicationFailure {
-  const problems =
-    typeof problem === 'string'
-      ? [problem]
-      : problem.issues.map((issue) => {
-          const field =
-            issue.path.join('.') || (issue.code === 'unrecognized_keys' ? issue.keys.join(', ') : '(input)');
-          return `${field}: ${issue.message}`;
-        });
+  const problems = typeof problem === 'string' ? [problem] : zodProblems(problem);
   return ApplicationFailure.nonRetryable(`Invalid ${workflow} input: ${problems.join('; ')}`, 'InvalidInput');
 }
 

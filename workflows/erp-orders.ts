@@ -5,6 +5,7 @@ import type { BatchResult, PrepareResult } from '../activities/erp-orders';
 import {
   approvalInputSchema,
   approveErpPlan,
+  listenForDecision,
   recordedApproval,
   withDecision,
   type ApprovalOutcome,
@@ -121,6 +122,10 @@ export async function erpOrders(
     },
   });
 
+  // From the start, so a decision sent before the plan is written is seen as such.
+  const signals =
+    input.approval !== undefined && !input.resume && !input.dryRun ? listenForDecision() : undefined;
+
   // Taken before the prepare: the total covers it.
   const startedAtMs = Date.now();
   const state: PushState = input.resume ?? {
@@ -142,9 +147,13 @@ export async function erpOrders(
     startedAtMs,
   };
   let approval = recordedApproval(input.approval);
-  if (input.approval !== undefined && !input.resume && !input.dryRun) {
+  if (input.approval !== undefined && signals) {
     const gate = await explained(
-      approveErpPlan(input.approval, { ...state.prepared, setPhase: (phase) => (progress.phase = phase) }),
+      approveErpPlan(input.approval, {
+        ...state.prepared,
+        signals,
+        setPhase: (phase) => (progress.phase = phase),
+      }),
     );
     approval = gate.approval;
     input.approval = withDecision(input.approval, gate.approval);

@@ -5,6 +5,7 @@ import type { BatchCounts, PlanResult, PlmImportResult, ReadResult } from '../ac
 import {
   approvalInputSchema,
   approvePlmPlan,
+  listenForDecision,
   recordedApproval,
   withDecision,
   type ApprovalOutcome,
@@ -120,6 +121,9 @@ export async function plmImport(
     retryOf: input.retryOf ?? null,
   });
 
+  // From the start, so a decision sent before the plan is written is seen as such.
+  const signals = input.approval !== undefined && !dryRun && !input.resume ? listenForDecision() : undefined;
+
   const batchSize = input.batchSize ?? 200;
   const unarchive = input.unarchive ?? false;
   let state: ImportState;
@@ -149,13 +153,14 @@ export async function plmImport(
       applyMs: 0,
       startedAtMs,
     };
-    if (input.approval !== undefined && !dryRun) {
+    if (input.approval !== undefined && signals) {
       const gate = await explained(
         approvePlmPlan(input.approval, {
           read,
           plan,
           batchSize,
           unarchive,
+          signals,
           setPhase: (phase) => (progress.phase = phase),
         }),
       );

@@ -47,9 +47,13 @@ describe('plan, then approve (PLM import)', () => {
     const command = extra[0] === 'erp-orders' ? (extra.shift() as string) : 'plm-import';
     const started = await cli(command, file, '--approve', ...extra);
     expect({ status: started.status, stderr: started.stderr }).toEqual({ status: 0, stderr: '' });
-    const handle = stack.client.workflow.getHandle(
-      /Started workflow (\S+)/.exec(started.stdout)?.[1] as string,
+    return awaitingPlan(
+      stack.client.workflow.getHandle(/Started workflow (\S+)/.exec(started.stdout)?.[1] as string),
     );
+  };
+
+  /** Waits until the run's progress phase is `awaiting approval`. */
+  const awaitingPlan = async (handle: WorkflowHandle): Promise<WorkflowHandle> => {
     for (let i = 0; i < 240; i++) {
       const progress = (await handle.query('progress').catch(() => undefined)) as
         { phase?: string } | undefined;
@@ -57,6 +61,18 @@ describe('plan, then approve (PLM import)', () => {
       await new Promise((resolve) => setTimeout(resolve, 250));
     }
     throw new Error(`${handle.workflowId} never awaited approval`);
+  };
+
+  /** The run's current details (what the Web UI shows on its page), once `until` holds for them. */
+  const currentDetails = async (handle: WorkflowHandle, until: (details: string) => boolean) => {
+    let details = '';
+    for (let i = 0; i < 120; i++) {
+      const metadata = (await handle.query('__temporal_workflow_metadata')) as { currentDetails?: string };
+      details = metadata.currentDetails ?? '';
+      if (until(details)) return details;
+      await new Promise((resolve) => setTimeout(resolve, 250));
+    }
+    return details;
   };
 
   const onPlatform = async (externalId: string) => {
@@ -238,6 +254,93 @@ describe('plan, then approve (PLM import)', () => {
     expect((await onPlatform('CHG-S1-C1-Z2'))?.name).toBe('Planned name 2');
   }, 300_000);
 
+  // README: "the Web UI's "Send a Signal" with name `approve` / `reject` and an optional `{"by": "…", "reason": "…"}`";
+  // DESIGN: "Boundaries are validated with zod: … workflow inputs."
+  it('a signal payload other than {"by": "…", "reason": "…"} is no decision: the run says why, and a later valid approve decides', async () => {
+    const handle = await stack.client.workflow.start(plmImport, {
+      taskQueue: stack.taskQueue,
+      workflowId: stack.workflowId('bad-signal'),
+      // One product per batch: the run continues as new, carrying the decision in its input.
+      args: [
+        {
+          file: sheet(
+            'sig.csv',
+            nativeRows({ prefix: 'SIG', styles: 2, coloursPerStyle: 1, sizesPerColour: 2 }),
+          ),
+          approval: true,
+          batchSize: 1,
+        },
+      ],
+    });
+    await awaitingPlan(handle);
+    await handle.signal('approve', { by: 42 } as never);
+    await handle.signal('approve', { by: 'alice', reason: 42 } as never);
+    const details = await currentDetails(handle, (text) => text.includes('reason'));
+    expect(details).toMatch(/Awaiting approval/);
+    expect(details).toContain(
+      '`approve` {"by":42} was ignored: by: Invalid input: expected string, received number',
+    );
+    expect(details).toContain(
+      '`approve` {"by":"alice","reason":42} was ignored: reason: Invalid input: expected string, received number',
+    );
+    expect((await handle.describe()).typedSearchAttributes.get(TraceStatus)).toBe('awaiting-approval');
+    expect(await onPlatform('SIG-S1')).toBeUndefined();
+    // The workflow's logger: the worker writes its lines a moment after the workflow task.
+    let ignoredLines: Array<Record<string, unknown>> = [];
+    for (let i = 0; i < 40 && ignoredLines.length < 2; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 250));
+      ignoredLines = readFileSync(stack.logFile, 'utf8')
+        .split('\n')
+        .filter(
+          (line) => line.includes('"msg":"Approval signal ignored"') && line.includes(handle.workflowId),
+        )
+        .map((line) => JSON.parse(line) as Record<string, unknown>);
+    }
+    expect(ignoredLines).toContainEqual(
+      expect.objectContaining({
+        signal: 'approve',
+        problems: 'by: Invalid input: expected string, received number',
+      }),
+    );
+
+    await handle.signal('approve', { by: ' alice ', reason: 'checked the plan' });
+    const result = (await handle.result()) as Result;
+    expect(result.approval).toMatchObject({ decision: 'approved', by: 'alice', reason: 'checked the plan' });
+    expect(result.products).toMatchObject({ created: 8, rejected: 0 });
+    expect((await handle.describe()).runId).not.toBe(handle.firstExecutionRunId);
+  }, 300_000);
+
+  it('an approve sent before the plan is written approves nothing: the run says so and awaits one sent after', async () => {
+    const handle = await stack.client.workflow.start(plmImport, {
+      taskQueue: stack.taskQueue,
+      workflowId: stack.workflowId('early'),
+      args: [
+        {
+          file: sheet(
+            'early.csv',
+            nativeRows({ prefix: 'ERL', styles: 1, coloursPerStyle: 1, sizesPerColour: 1 }),
+          ),
+          approval: true,
+        },
+      ],
+    });
+    await handle.signal('approve', { by: 'bob' });
+    await awaitingPlan(handle);
+    const details = await currentDetails(handle, (text) => text.includes('before the plan'));
+    expect(details).toMatch(/Awaiting approval/);
+    expect(details).toContain(
+      '`approve` from bob came before the plan was written and was ignored: read the plan, then send it again',
+    );
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+    expect((await handle.describe()).typedSearchAttributes.get(TraceStatus)).toBe('awaiting-approval');
+    expect(await onPlatform('ERL-S1')).toBeUndefined();
+
+    expect((await cli('approve', handle.workflowId, '--by', 'carol')).status).toBe(0);
+    const result = (await handle.result()) as Result;
+    expect(result.approval).toMatchObject({ decision: 'approved', by: 'carol' });
+    expect(result.products).toMatchObject({ created: 3 });
+  }, 300_000);
+
   describe('erp-orders --approve', () => {
     const HEADER =
       'order_number,supplier_code,buyer_facility_process,supplier_facility_process,order_date,line_number,product_external_id,quantity,unit\n';
@@ -361,6 +464,24 @@ describe('plan, then approve (PLM import)', () => {
       expect(
         XLSX.utils.sheet_to_json<string[]>(workbook.Sheets.Updates as XLSX.WorkSheet, { header: 1 })[0],
       ).toEqual(['orderNumber', 'orderType', 'rows', 'lines created', 'lines updated', 'lines deleted']);
+    }, 300_000);
+
+    it('a reject sent before the plan is written is ignored: the run says so and awaits a decision on the plan', async () => {
+      const handle = await stack.client.workflow.start(erpOrders, {
+        taskQueue: stack.taskQueue,
+        workflowId: stack.workflowId('early-orders'),
+        args: [{ file: orders('early-orders.csv', line('ERL-PO-1', 5)), approval: true }],
+      });
+      await handle.signal('reject', { by: 'bob', reason: 'not yet' });
+      await awaitingPlan(handle);
+      expect(await currentDetails(handle, (text) => text.includes('before the plan'))).toContain(
+        '`reject` from bob came before the plan was written and was ignored: read the plan, then send it again',
+      );
+      expect((await handle.describe()).typedSearchAttributes.get(TraceStatus)).toBe('awaiting-approval');
+      expect((await cli('approve', handle.workflowId, '--by', 'carol')).status).toBe(0);
+      const result = (await handle.result()) as ErpResult;
+      expect(result.approval).toMatchObject({ decision: 'approved', by: 'carol' });
+      expect(await onPlatformOrder('ERL-PO-1')).toBeDefined();
     }, 300_000);
 
     it('a reject writes nothing', async () => {

@@ -11,11 +11,15 @@ import { readHarnessInfo } from '../harness';
  * continued as new. Running workflows replay their history on a new worker, so the current code must issue the same
  * commands for them (activities, timers, search-attribute upserts, continue-as-new) or they fail with a
  * non-determinism error.
+ *
+ * Recorded before the approval signals were checked (main at 95cb5fd), for the `patched` branches that keep them:
+ * `plm-import-early-approve` and `erp-orders-early-reject` (a decision sent before the plan was written, then taken),
+ * `plm-import-approved-reason-number.first` (an approve whose `reason` was a number, taken).
  */
 const dir = path.join(repoRoot(), 'test', 'fixtures', 'histories');
 const files = readdirSync(dir).filter((name) => name.endsWith('.b64'));
 
-describe('workflow code replays the histories recorded before the batch-job kit', () => {
+describe('workflow code replays the histories recorded by earlier versions of it', () => {
   it.each(files)('%s replays without a non-determinism error', async (file) => {
     const history = temporal.api.history.v1.History.decode(
       Buffer.from(readFileSync(path.join(dir, file), 'utf8'), 'base64'),
