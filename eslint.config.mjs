@@ -29,7 +29,8 @@ export default tseslint.config(
           })),
           patterns: [
             {
-              regex: '^(\\.\\./)+(activities|connectors/(?!bom-repair/job-input$|certificate-report/model$))',
+              regex:
+                '^(\\.\\./)+(activities|connectors/(?!bom-repair/job-input$|certificate-report/model$|staging/run-key$))',
               allowTypeImports: true,
               message: 'Workflows import activities and connectors as types only (import type).',
             },

@@ -3,13 +3,15 @@ import {
   ApplicationFailure,
   continueAsNew,
   log,
+  patched,
   setHandler,
   upsertSearchAttributes,
   workflowInfo,
   type ActivityOptions,
   type QueryDefinition,
 } from '@temporalio/workflow';
-import type { z } from 'zod';
+import { z } from 'zod';
+import { runKeyOf } from '../connectors/staging/run-key';
 import { TraceJob, TraceSource, TraceStatus } from '../worker/search-attributes';
 
 /**
@@ -68,14 +70,45 @@ export function invalidInput(workflow: string, problem: z.ZodError | string): Ap
   return ApplicationFailure.nonRetryable(`Invalid ${workflow} input: ${problems.join('; ')}`, 'InvalidInput');
 }
 
+/** patched: runs started before `resume` was checked replay without the check. */
+const RESUME_CHECKED_PATCH = 'resume-only-in-continuation';
+
+/** The run key a `resume` names at `at` (`{ [at]: { runKey } }`, or `{ runKey }` without `at`), if it names one. */
+export function resumeRunKey(resume: unknown, at?: string): string | undefined {
+  const holder = z.record(z.string(), z.unknown()).safeParse(resume);
+  if (!holder.success) return undefined;
+  const keyed = z.object({ runKey: z.string() }).safeParse(at === undefined ? holder.data : holder.data[at]);
+  return keyed.success ? keyed.data.runKey : undefined;
+}
+
+/**
+ * `resume` is what a run hands the run it continues as (continueWithResume), never given by hand. The Web UI shows the
+ * latest run of a chain, `resume` in its input, and offers "start a workflow like this one": that run would re-apply
+ * the old staged plan, skip approval, ignore the file's new rows and overwrite the old run's result. So a run that did
+ * not continue from another, or whose `resume` names another workflow's run key, fails at once.
+ */
+export function checkResume(
+  workflow: string,
+  runKey: string | undefined,
+  isOwn: (runKey: string, workflowId: string) => boolean = (key, id) => key === runKeyOf(id),
+): void {
+  if (!patched(RESUME_CHECKED_PATCH)) return;
+  const { continuedFromExecutionRunId, workflowId } = workflowInfo();
+  if (continuedFromExecutionRunId === undefined || (runKey !== undefined && !isOwn(runKey, workflowId))) {
+    throw invalidInput(workflow, "`resume` is a continuation's own input: start the job without it");
+  }
+}
+
 /**
  * A mapping job's input: checked by its schema, with the `resume` a continued run carries set aside (it is the run's
- * own, never given by hand); `profile` and `mappingFile` exclude each other.
+ * own, never given by hand: see checkResume; it names its run key at `resumeKeyAt`); `profile` and `mappingFile`
+ * exclude each other.
  */
 export function parseJobInput<S extends z.ZodType<{ profile?: string; mappingFile?: string }>, R>(
   workflow: string,
   schema: S,
   raw: unknown,
+  resumeKeyAt: string,
 ): z.infer<S> & { resume?: R } {
   const { resume, ...rest } = (raw ?? {}) as Record<string, unknown>;
   const parsed = schema.safeParse(rest);
@@ -83,6 +116,7 @@ export function parseJobInput<S extends z.ZodType<{ profile?: string; mappingFil
   if (parsed.data.profile !== undefined && parsed.data.mappingFile !== undefined) {
     throw invalidInput(workflow, 'give either profile or mappingFile, not both');
   }
+  if (resume) checkResume(workflow, resumeRunKey(resume, resumeKeyAt));
   return { ...parsed.data, ...(resume ? { resume: resume as R } : {}) };
 }
 

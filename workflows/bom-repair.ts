@@ -3,7 +3,15 @@ import type { Activities } from '../activities';
 import type { StagedBomRepairCandidates } from '../activities/bom-repair';
 import type { ProductRepairResult } from '../connectors/bom-repair/repair';
 import { parseRepairBomInput, selectorLabel, type RepairBomInput } from '../connectors/bom-repair/job-input';
-import { invalidInput, runBatches, setStatus, startJob, stepActivityOptions } from './batch-run';
+import {
+  checkResume,
+  invalidInput,
+  resumeRunKey,
+  runBatches,
+  setStatus,
+  startJob,
+  stepActivityOptions,
+} from './batch-run';
 
 export type { RepairBomInput } from '../connectors/bom-repair/job-input';
 
@@ -61,6 +69,8 @@ export interface RepairBomResumeState {
 export const bomRepairProgressQuery = defineQuery<RepairBomProgress>('progress');
 
 const MAX_LISTED_PRODUCTS = 500;
+
+const runKeyPrefix = (workflowId: string) => `${workflowId}-`.replace(/[^A-Za-z0-9._-]/g, '_');
 
 const { stageBomRepairCandidates, repairBomBatch, discardBomRepairStaging, storeBomRepairMark } =
   proxyActivities<Activities>(stepActivityOptions);
@@ -127,6 +137,11 @@ export async function bomRepair(
   } catch (error) {
     throw invalidInput('BOM repair', (error as Error).message);
   }
+  // Its run key is `<workflowId>-<first runId>`.
+  if (resume)
+    checkResume('BOM repair', resumeRunKey(resume), (key, workflowId) =>
+      key.startsWith(runKeyPrefix(workflowId)),
+    );
   const label = selectorLabel(parsed.selector);
   const result = resume?.result ?? emptyResult(label, parsed.dryRun);
   const progress = startJob<RepairBomProgress>({

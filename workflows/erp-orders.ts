@@ -105,6 +105,7 @@ export async function erpOrders(
     'erpOrders',
     pushErpOrdersInputSchema,
     rawInput,
+    'prepared',
   );
   const info = workflowInfo();
   const progress = startJob<PushErpOrdersProgress>({

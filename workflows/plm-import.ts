@@ -92,6 +92,7 @@ export async function plmImport(
     'plmImport',
     plmImportInputSchema,
     rawInput,
+    'read',
   );
   const info = workflowInfo();
   let dryRun = input.dryRun ?? false;

@@ -14,11 +14,7 @@ export interface JournalLayout<E extends JournalLine> {
   outcomeKeyOf?: (outcome: OutcomeOf<E>, journal: string) => string;
 }
 
-/** The workflow id made safe for a folder name, so continue-as-new and activity retries find the same folder. */
-export function runKeyOf(workflowId: string): string {
-  const safe = workflowId.replace(/[^A-Za-z0-9._-]+/g, '_').replace(/^[._]+/, '');
-  return (safe || 'run').slice(0, 200);
-}
+export { runKeyOf } from './run-key';
 
 /**
  * `<dataDir>/runs/<runKey>/`: where a job run keeps its staged batches, journals, rejects file and result.

@@ -14,7 +14,8 @@ import { readHarnessInfo } from '../harness';
  *
  * Recorded before the approval signals were checked (main at 95cb5fd), for the `patched` branches that keep them:
  * `plm-import-early-approve` and `erp-orders-early-reject` (a decision sent before the plan was written, then taken),
- * `plm-import-approved-reason-number.first` (an approve whose `reason` was a number, taken).
+ * `plm-import-approved-reason-number.first` (an approve whose `reason` was a number, taken); and before `resume` was
+ * checked: `plm-import-resume-by-hand` (a continued run's input, `resume` included, started again as a new run).
  */
 const dir = path.join(repoRoot(), 'test', 'fixtures', 'histories');
 const files = readdirSync(dir).filter((name) => name.endsWith('.b64'));
