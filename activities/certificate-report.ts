@@ -53,7 +53,14 @@ export interface CertificateReportFiles {
 export interface CertificateReportResult extends ExpirySummary {
   files: CertificateReportFiles;
   apiCalls: number;
+  /** Suppliers with a certificate in the report; `bySupplier` lists the most urgent (every one in summary.json). */
+  suppliers: number;
+  /** Suppliers beyond the listed ones (0 in summary.json, which lists every one, as the xlsx's By supplier sheet). */
+  suppliersOmitted: number;
 }
+
+/** Suppliers the workflow result lists: it is a payload (errors at 2 MB), the report files hold every one. */
+export const MAX_LISTED_SUPPLIERS = 200;
 
 export const writeReportInputSchema = reportOptionsSchema.extend({
   certificates: stagingRefSchema,
@@ -272,7 +279,14 @@ export function createCertificateReportActivities(deps: Pick<ActivityDeps, 'clie
         html: join(folder, `${base}.html`),
         json: join(folder, 'summary.json'),
       };
-      const result: CertificateReportResult = { ...summary, files, apiCalls: input.apiCalls };
+      const suppliers = summary.bySupplier.length;
+      const result: CertificateReportResult = {
+        ...summary,
+        files,
+        apiCalls: input.apiCalls,
+        suppliers,
+        suppliersOmitted: 0,
+      };
       await writeFile(join(temp, `${base}.xlsx`), renderXlsx(classified, changes, summary));
       await writeFile(join(temp, `${base}.csv`), renderCsv(classified, changes, summary), 'utf8');
       await writeFile(join(temp, `${base}.html`), renderHtml(classified, changes, summary), 'utf8');
@@ -284,7 +298,11 @@ export function createCertificateReportActivities(deps: Pick<ActivityDeps, 'clie
       await publishFolder(folder);
       await staging.remove(input.certificates.key.split('/').slice(0, 2).join('/'));
       log.info('Certificate expiry report written', { asOf: input.asOf, total: summary.total, folder });
-      return result;
+      return {
+        ...result,
+        bySupplier: summary.bySupplier.slice(0, MAX_LISTED_SUPPLIERS),
+        suppliersOmitted: Math.max(0, suppliers - MAX_LISTED_SUPPLIERS),
+      };
     },
   };
 }

@@ -458,3 +458,53 @@ describe('certificateReport classifies each expiry timestamp in the report’s t
     });
   });
 });
+
+// TEMPORAL-NOTES: "A payload errors at 2 MB"; DESIGN: "Large data never travels in a payload". The result lists the
+// most urgent suppliers; every supplier is in summary.json and the xlsx's By supplier sheet.
+describe('certificateReport with more suppliers than the result lists', () => {
+  const SUPPLIERS = 205;
+  let stack: TestStack;
+
+  beforeAll(async () => {
+    const dataDir = await mkdtemp(path.join(tmpdir(), 'cert-report-suppliers-'));
+    const seed = buildDemoSeed(Date.now()) as Record<string, unknown>;
+    const template = (seed['certificates'] as Array<Record<string, unknown>>).find(
+      (c) => c['status'] === 'APPROVED' && c['type'] === 'SCOPE',
+    )!;
+    // Certificates the brand created for suppliers of its own (so it sees them), one supplier each; the first
+    // expired, so it is the most urgent.
+    seed['certificates'] = Array.from({ length: SUPPLIERS }, (_, i) => ({
+      ...template,
+      id: `cert_many_${String(i).padStart(3, '0')}`,
+      companyId: `cmp_many_${String(i).padStart(3, '0')}`,
+      createdByCompanyId: 'cmp_brand_nordic_threads',
+      expirationDate: i === 0 ? '2026-10-01T00:00:00Z' : '2027-12-01T00:00:00Z',
+    }));
+    const seedFile = path.join(dataDir, 'seed.json');
+    writeFileSync(seedFile, JSON.stringify(seed));
+    stack = await startTestStack({ config: { dataDir }, sandbox: { seedFile } });
+  }, 60_000);
+
+  afterAll(async () => {
+    await stack?.stop();
+  });
+
+  it('lists the 200 most urgent suppliers, says how many more and where every one is', async () => {
+    const result = await stack.client.workflow.execute(certificateReport, {
+      args: [{ asOf: '2026-11-02' }],
+      taskQueue: stack.taskQueue,
+      workflowId: stack.workflowId('cert-report-suppliers'),
+    });
+    expect(result.total).toBe(SUPPLIERS);
+    expect(result.bySupplier).toHaveLength(200);
+    expect(result.bySupplier[0]).toMatchObject({ companyId: 'cmp_many_000', perBucket: { expired: 1 } });
+    expect(result).toMatchObject({ suppliers: SUPPLIERS, suppliersOmitted: SUPPLIERS - 200 });
+    const summary = JSON.parse(readFileSync(result.files.json, 'utf8')) as CertificateReportResult;
+    expect(summary.bySupplier).toHaveLength(SUPPLIERS);
+    expect(summary).toMatchObject({ suppliers: SUPPLIERS, suppliersOmitted: 0 });
+    const workbook = XLSX.readFile(result.files.xlsx);
+    expect(XLSX.utils.sheet_to_json(workbook.Sheets['By supplier'] as XLSX.WorkSheet)).toHaveLength(
+      SUPPLIERS,
+    );
+  });
+});
