@@ -34,10 +34,15 @@ export interface RepairBomForksResult extends RepairBomTotals {
   dryRun: boolean;
   /** Named products the catalogue does not hold (first 100). */
   notFound: string[];
-  /** Per product with a fork or a problem: lines repaired (or that would be), ambiguous, unmatched, with reasons. */
-  products: ProductRepairResult[];
+  /**
+   * Per product with a fork or a problem: lines repaired (or that would be), ambiguous, unmatched, with reasons. At
+   * most 100 lines a product and 1,000 in all are listed, problems first; `linesOmitted` counts the rest.
+   */
+  products: ListedProduct[];
   /** Products with findings beyond the listed ones (the list is capped to keep the result small). */
   productsOmitted: number;
+  /** Lines of listed products beyond the listed ones (their products' counts include them). */
+  linesOmitted: number;
   continuedAsNew: number;
   /**
    * How link roles were found: `include=bom` (the product pages' headers showed `link.isOwner`), or
@@ -51,6 +56,9 @@ export interface RepairBomForksResult extends RepairBomTotals {
   /** `sinceLastRun`: BOM headers created or changed at or after `from` were looked at; `stored` is the next mark. */
   highWaterMark: { file: string; from: string; stored: string | null } | null;
 }
+
+/** A product's findings as the result lists them: `linesOmitted` lines are counted, not listed. */
+export type ListedProduct = ProductRepairResult & { linesOmitted?: number };
 
 export interface RepairBomProgress extends RepairBomTotals {
   phase: 'starting' | 'scanning products' | 'repairing' | 'done';
@@ -68,7 +76,14 @@ export interface RepairBomResumeState {
 
 export const bomRepairProgressQuery = defineQuery<RepairBomProgress>('progress');
 
+/**
+ * What the result lists: it is a payload (an error at 2 MB) carried through every continue-as-new, and an ambiguous
+ * line with its candidates is near 750 bytes. A dry run with `products` lists one product's remaining lines.
+ */
 const MAX_LISTED_PRODUCTS = 500;
+const MAX_LINES_PER_PRODUCT = 100;
+const MAX_LISTED_LINES = 1_000;
+const PROBLEM_OUTCOMES: ReadonlySet<string> = new Set(['ambiguous', 'unmatched', 'failed']);
 
 const runKeyPrefix = (workflowId: string) => `${workflowId}-`.replace(/[^A-Za-z0-9._-]/g, '_');
 
@@ -83,6 +98,7 @@ function emptyResult(selector: string, dryRun: boolean): RepairBomForksResult {
     notFound: [],
     products: [],
     productsOmitted: 0,
+    linesOmitted: 0,
     continuedAsNew: 0,
     detection: { via: 'include=bom', headerReads: 0, includeProblem: null },
     highWaterMark: null,
@@ -106,8 +122,24 @@ function addProduct(result: RepairBomForksResult, product: ProductRepairResult):
   result.linesAmbiguous += product.ambiguous;
   result.linesUnmatched += product.unmatched;
   result.linesFailed += product.failed;
-  if (result.products.length < MAX_LISTED_PRODUCTS) result.products.push(product);
+  if (result.products.length < MAX_LISTED_PRODUCTS) result.products.push(listed(result, product));
   else result.productsOmitted += 1;
+}
+
+/** The product with as many of its lines as the result still has room for, problems first. */
+function listed(result: RepairBomForksResult, product: ProductRepairResult): ListedProduct {
+  const listedLines = result.products.reduce((sum, p) => sum + p.lines.length, 0);
+  const keep = Math.max(
+    0,
+    Math.min(product.lines.length, MAX_LINES_PER_PRODUCT, MAX_LISTED_LINES - listedLines),
+  );
+  if (keep === product.lines.length) return product;
+  const omitted = product.lines.length - keep;
+  // A result carried from a run before lines were capped has no count yet.
+  result.linesOmitted = (result.linesOmitted ?? 0) + omitted;
+  const problem = (line: ProductRepairResult['lines'][number]) => PROBLEM_OUTCOMES.has(line.outcome);
+  const lines = [...product.lines.filter(problem), ...product.lines.filter((line) => !problem(line))];
+  return { ...product, lines: lines.slice(0, keep), linesOmitted: omitted };
 }
 
 function totalsOf(result: RepairBomForksResult): RepairBomTotals {

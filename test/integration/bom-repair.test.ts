@@ -264,6 +264,25 @@ describe('bomRepair on a real Temporal dev server', () => {
     expect(await linesOf(stack.apiClient, outsideFork)).toEqual(outsideBefore);
   });
 
+  // TEMPORAL-NOTES: "A payload errors at 2 MB"; DESIGN: "Large data never travels in a payload". The result (carried
+  // through continue-as-new too) lists at most 100 lines a product, problems first; the counts stay whole.
+  it('a product with more lines than the result lists: its counts are whole, 100 lines listed, how many more said', async () => {
+    const buttons = Array.from({ length: 104 }, (_, i) => ({
+      component: { styleId: DEMO_IDS.button },
+      placementId: DEMO_PLACEMENTS.placket,
+      quantity: i + 1,
+      quantityUnit: 'PIECES' as const,
+    }));
+    const tree = await buildTree(stack.apiClient, 'many-lines', [TEE_LINES[0]!, ...buttons]);
+    const sku = tree.skus[0]!;
+    await forkThroughSku(stack.apiClient, tree, sku, (l) => l.styleId === DEMO_IDS.poplin);
+    const result = await run({ products: [tree.ext[sku]!], dryRun: true }, 'many-lines');
+    expect(result).toMatchObject({ linesWouldRepair: 104, linesOmitted: 4, productsWithForks: 1 });
+    const product = result.products[0]!;
+    expect(product).toMatchObject({ wouldRepair: 104, linesOmitted: 4 });
+    expect(product.lines).toHaveLength(100);
+  }, 120_000);
+
   it('continues as new on a long run and reports every forked variant and SKU once', async () => {
     const tree = await buildTree(stack.apiClient, 'long', TEE_LINES);
     for (const product of [...tree.variants, ...tree.skus]) {
