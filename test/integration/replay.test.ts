@@ -16,6 +16,8 @@ import { readHarnessInfo } from '../harness';
  * `plm-import-early-approve` and `erp-orders-early-reject` (a decision sent before the plan was written, then taken),
  * `plm-import-approved-reason-number.first` (an approve whose `reason` was a number, taken); and before `resume` was
  * checked: `plm-import-resume-by-hand` (a continued run's input, `resume` included, started again as a new run).
+ * Recorded with the checks (their patch markers in the history): `plm-import-signals-checked` (an early approve and
+ * a `{"by": 42}` ignored, then an approve taken) and `plm-import-resume-refused`.
  */
 const dir = path.join(repoRoot(), 'test', 'fixtures', 'histories');
 const files = readdirSync(dir).filter((name) => name.endsWith('.b64'));
