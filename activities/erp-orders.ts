@@ -124,9 +124,10 @@ export function createErpOrderActivities(deps: Pick<ActivityDeps, 'client' | 'co
       asFailure,
       async (raw: HoldBackOrdersInput): Promise<HoldBackOrdersResult> => {
         const result = await holdBackChangedOrders(holdBackOrdersInputSchema.parse(raw), deps.config.dataDir);
-        if (result.replanned.length > 0)
+        if (result.replannedCount > 0)
           log.warn('Orders changed on the platform since the approved plan: held back', {
-            count: result.replanned.length,
+            count: result.replannedCount,
+            file: result.replannedFile,
           });
         return result;
       },

@@ -133,9 +133,10 @@ export function createPlmImportActivities(deps: Pick<ActivityDeps, 'client' | 'c
         const result = await withHeartbeats(() =>
           holdBackChangedSteps(holdBackInputSchema.parse(raw), deps.config.dataDir, deps.client),
         );
-        if (result.replanned.length > 0)
+        if (result.replannedCount > 0)
           log.warn('Products changed on the platform since the approved plan: held back', {
-            count: result.replanned.length,
+            count: result.replannedCount,
+            file: result.replannedFile,
           });
         return result;
       },

@@ -9,7 +9,8 @@ import {
 } from '@temporalio/workflow';
 import { z } from 'zod';
 import type { Activities } from '../activities';
-import type { PlanResult, ReadResult } from '../activities/plm-import';
+import type { HoldBackResult, PlanResult, ReadResult } from '../activities/plm-import';
+import type { HeldBackList } from '../connectors/held-back';
 import type { StagingRef } from '../connectors/staging';
 import { setStatus, stepActivityOptions, zodProblems } from './batch-run';
 import { batchSummary, showDetails } from './operator-view';
@@ -31,7 +32,7 @@ const approvalOutcomeSchema = z.strictObject({
   timedOut: z.boolean(),
   planHtml: z.string(),
   planXlsx: z.string(),
-  /** Approved products (or orders) the platform changed before the apply: not written. */
+  /** Approved products (or orders) the platform changed before the apply: not written (the first 100 of them). */
   replanned: z.array(
     z.strictObject({
       externalId: z.string(),
@@ -41,6 +42,11 @@ const approvalOutcomeSchema = z.strictObject({
       now: z.string(),
     }),
   ),
+  // Optional: an outcome recorded before the list was cut (a continued run's input) lists every one, with neither.
+  /** How many were held back in all. */
+  replannedCount: z.number().int().min(0).optional(),
+  /** The run file that lists every one held back (`held-back.csv`); null when none was. */
+  replannedFile: z.string().nullable().optional(),
 });
 export type ApprovalOutcome = z.infer<typeof approvalOutcomeSchema>;
 
@@ -97,7 +103,9 @@ export interface DecisionSignals {
   awaitDecision(
     input: ApprovalInput,
     details: string,
-  ): Promise<Omit<ApprovalOutcome, 'planHtml' | 'planXlsx' | 'replanned'>>;
+  ): Promise<
+    Omit<ApprovalOutcome, 'planHtml' | 'planXlsx' | 'replanned' | 'replannedCount' | 'replannedFile'>
+  >;
 }
 
 /**
@@ -222,26 +230,52 @@ async function decideOnPlan(
   } else {
     setStatus('running');
   }
-  return { ...decision, planHtml: files.htmlFile, planXlsx: files.xlsxFile, replanned: [] };
+  return {
+    ...decision,
+    planHtml: files.htmlFile,
+    planXlsx: files.xlsxFile,
+    replanned: [],
+    replannedCount: 0,
+    replannedFile: null,
+  };
+}
+
+type AddedFields = 'replannedCount' | 'replannedFile' | 'heldBack';
+/**
+ * A hold-back activity's result as a history may hold it: one recorded before the list was cut (a run in flight
+ * then) has no count, file or `heldBack`, and lists every one held back.
+ */
+type AsRecorded<T> = Omit<T, AddedFields> & Partial<Pick<T, Extract<keyof T, AddedFields>>>;
+type HeldBackReport = AsRecorded<Pick<ApprovalOutcome, 'replanned'> & HeldBackList<unknown>>;
+
+/** `3 products changed on the platform since the plan were held back (A, B, C; every one in …/held-back.csv)`. */
+export function heldBackNote(approval: ApprovalOutcome, noun: 'products' | 'orders'): string | undefined {
+  const { replanned } = approval;
+  const count = approval.replannedCount ?? replanned.length;
+  if (count === 0) return undefined;
+  const named = replanned
+    .slice(0, 5)
+    .map((r) => (r.orderType ? `${r.externalId} (${r.orderType})` : r.externalId))
+    .join(', ');
+  const where = approval.replannedFile ? `; every one in ${approval.replannedFile}` : '';
+  return `${count} ${noun} changed on the platform since the plan were held back (${named}${count > 5 ? ', …' : ''}${where})`;
 }
 
 /** Says who approved, and which approved writes were held back because the platform changed them since the plan. */
 function showApproved(
   approval: ApprovalOutcome,
-  replanned: ApprovalOutcome['replanned'],
+  held: HeldBackReport,
   noun: 'products' | 'orders',
 ): ApprovalOutcome {
-  showDetails(
-    `Plan approved by ${approval.by}${
-      replanned.length > 0
-        ? `; ${replanned.length} ${noun} changed on the platform since the plan were held back (${replanned
-            .map((r) => (r.orderType ? `${r.externalId} (${r.orderType})` : r.externalId))
-            .slice(0, 5)
-            .join(', ')}${replanned.length > 5 ? ', …' : ''})`
-        : ''
-    }.`,
-  );
-  return { ...approval, replanned };
+  const outcome: ApprovalOutcome = {
+    ...approval,
+    replanned: held.replanned,
+    replannedCount: held.replannedCount ?? held.replanned.length,
+    replannedFile: held.replannedFile ?? null,
+  };
+  const note = heldBackNote(outcome, noun);
+  showDetails(`Plan approved by ${approval.by}${note ? `; ${note}` : ''}.`);
+  return outcome;
 }
 
 export type PlmGate = { approval: ApprovalOutcome; plan: PlanResult | undefined };
@@ -283,24 +317,27 @@ export async function approvePlmPlan(
     batchSize: run.batchSize,
     unarchive: run.unarchive,
   });
-  const held = await approvalActivities.holdBackChangedPlmSteps({
+  const held: AsRecorded<HoldBackResult> = await approvalActivities.holdBackChangedPlmSteps({
     runKey: run.read.runKey,
     manifest: fresh.manifest,
     approved: files.approved,
   });
-  const heldCreates = held.replanned.filter((r) => r.now === 'create').length;
-  const heldUpdates = held.replanned.filter((r) => r.now.startsWith('update')).length;
+  // A result recorded before it counted them lists every product held back: counted from the list.
+  const heldBack = held.heldBack ?? {
+    create: held.replanned.filter((r) => r.now === 'create').length,
+    update: held.replanned.filter((r) => r.now.startsWith('update')).length,
+  };
   const plan: PlanResult = {
     ...fresh,
     manifest: held.manifest,
     batchCount: held.batchCount,
     counts: {
       ...fresh.counts,
-      create: fresh.counts.create - heldCreates,
-      update: fresh.counts.update - heldUpdates,
+      create: fresh.counts.create - heldBack.create,
+      update: fresh.counts.update - heldBack.update,
     },
   };
-  return { approval: showApproved(approval, held.replanned, 'products'), plan };
+  return { approval: showApproved(approval, held, 'products'), plan };
 }
 
 /** The approval input with the decision recorded in it: continue-as-new carries it to the run that finishes. */
@@ -367,7 +404,7 @@ export async function approveErpPlan(
     recheckRunKey,
   });
   return {
-    approval: showApproved(approval, held.replanned, 'orders'),
+    approval: showApproved(approval, held, 'orders'),
     plan: { manifest: held.manifest, batchCount: held.batchCount },
   };
 }

@@ -5,6 +5,7 @@ import type { BatchResult, PrepareResult } from '../activities/erp-orders';
 import {
   approvalInputSchema,
   approveErpPlan,
+  heldBackNote,
   listenForDecision,
   recordedApproval,
   withDecision,
@@ -240,8 +241,14 @@ export async function erpOrders(
           ? 'dry-run-done'
           : 'done',
   );
-  if (approval?.decision !== 'rejected')
-    showOutcome(counts, finished.rejectsFile, { dryRun: input.dryRun ?? false, noun: 'orders' });
+  if (approval?.decision !== 'rejected') {
+    const note = approval && heldBackNote(approval, 'orders');
+    showOutcome(counts, finished.rejectsFile, {
+      dryRun: input.dryRun ?? false,
+      noun: 'orders',
+      ...(note ? { note } : {}),
+    });
+  }
   log.info('ERP order push done', { ...counts, apiCalls: result.apiCalls.total });
   return approval ? { ...result, approval } : result;
 }

@@ -23,7 +23,7 @@ export interface OutcomeCounts {
 export function showOutcome(
   counts: OutcomeCounts,
   rejectsFile?: string | null,
-  options: { dryRun?: boolean; noun?: string } = {},
+  options: { dryRun?: boolean; noun?: string; note?: string } = {},
 ): void {
   const parts = [
     `${counts.created} ${options.dryRun ? 'to create' : 'created'}`,
@@ -35,8 +35,9 @@ export function showOutcome(
     `${counts.rejected} rejected`,
   ];
   const rejects = counts.rejected > 0 && rejectsFile ? ` — rejects file: ${rejectsFile}` : '';
+  const note = options.note ? ` — ${options.note}` : '';
   setCurrentDetails(
-    `${options.noun ? `${options.noun}: ` : ''}${parts.join(', ')}${rejects}${options.dryRun ? ' (dry run)' : ''}`,
+    `${options.noun ? `${options.noun}: ` : ''}${parts.join(', ')}${rejects}${note}${options.dryRun ? ' (dry run)' : ''}`,
   );
 }
 

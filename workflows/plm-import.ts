@@ -5,6 +5,7 @@ import type { BatchCounts, PlanResult, PlmImportResult, ReadResult } from '../ac
 import {
   approvalInputSchema,
   approvePlmPlan,
+  heldBackNote,
   listenForDecision,
   recordedApproval,
   withDecision,
@@ -247,7 +248,10 @@ export async function plmImport(
       ? 'done-with-rejects'
       : 'done';
   setStatus(approval?.decision === 'rejected' ? 'rejected' : status);
-  if (approval?.decision !== 'rejected') showOutcome(result.products, result.rejectsFile, { dryRun });
+  if (approval?.decision !== 'rejected') {
+    const note = approval && heldBackNote(approval, 'products');
+    showOutcome(result.products, result.rejectsFile, { dryRun, ...(note ? { note } : {}) });
+  }
   upsertMemo({ products: result.products, rejectsFile: result.rejectsFile, resultFile: result.resultFile });
   log.info('PLM import done', { ...result.products, apiCalls: result.apiCalls.total });
   return approval ? { ...result, approval } : result;

@@ -1,5 +1,6 @@
 import { isDeepStrictEqual } from 'node:util';
 import { z } from 'zod';
+import { writeHeldBack, type HeldBackList } from '../held-back';
 import { htmlDocument, htmlTable, tableMatrix, toXlsx, type Table } from '../reports';
 import { stagingRefSchema, type StagingRef } from '../staging';
 import { writeFileAtomically } from '../storage';
@@ -104,14 +105,21 @@ export const holdBackOrdersInputSchema = z.strictObject({
 });
 export type HoldBackOrdersInput = z.infer<typeof holdBackOrdersInputSchema>;
 
-export interface HoldBackOrdersResult {
+/**
+ * An order held back (the approval's report shape, shared with the PLM import: the number as `externalId`, with its
+ * order type, since a number is unique per type only).
+ */
+export interface HeldBackOrder {
+  externalId: string;
+  orderType: OrderType;
+  approved: string;
+  now: string;
+}
+
+/** Orders held back: the first ones, and every one in the file. */
+export interface HoldBackOrdersResult extends HeldBackList<HeldBackOrder> {
   manifest: StagingRef;
   batchCount: number;
-  /**
-   * Orders held back (the approval's report shape, shared with the PLM import: the number as `externalId`, with its
-   * order type, since a number is unique per type only).
-   */
-  replanned: Array<{ externalId: string; orderType: OrderType; approved: string; now: string }>;
 }
 
 function describe(outcome: OrderOutcome | undefined): string {
@@ -139,7 +147,7 @@ export async function holdBackChangedOrders(
     a.outcome === b.outcome &&
     isDeepStrictEqual(lines(a), lines(b)) &&
     a.code === b.code;
-  const replanned: HoldBackOrdersResult['replanned'] = [];
+  const replanned: HeldBackOrder[] = [];
   const { manifest, batchCount } = await rewriteBatches(dataDir, input, 'approved', (record) => {
     const key = outcomeKey(record.draft);
     if (same(approved.get(key), now.get(key))) return record;
@@ -151,7 +159,17 @@ export async function holdBackChangedOrders(
     });
     return undefined;
   });
-  return { manifest, batchCount, replanned };
+  const listed = await writeHeldBack(
+    orderRun(dataDir, input.runKey),
+    [
+      { header: 'orderNumber', value: (r) => r.externalId },
+      { header: 'orderType', value: (r) => r.orderType },
+      { header: 'approved', value: (r) => r.approved },
+      { header: 'now', value: (r) => r.now },
+    ],
+    replanned,
+  );
+  return { manifest, batchCount, ...listed };
 }
 
 export const freshLookupInputSchema = z.strictObject({

@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { stagingRefSchema, type StagingRef } from '../staging';
 import { htmlDocument, htmlTable, tableMatrix, toXlsx, type Table } from '../reports';
 import { isTraceabilityApiError, type TraceabilityClient } from '../traceability';
+import { writeHeldBack, type HeldBackList } from '../held-back';
 import { writeFileAtomically } from '../storage';
 import { inheritableFields } from './draft';
 import {
@@ -245,11 +246,12 @@ export interface Replanned {
   now: string;
 }
 
-export interface HoldBackResult {
+/** Products whose write differs from the approved one: not written, reported (the first ones; every one in the file). */
+export interface HoldBackResult extends HeldBackList<Replanned> {
   manifest: StagingRef;
   batchCount: number;
-  /** Products whose write differs from the approved one: not written, reported. */
-  replanned: Replanned[];
+  /** Product writes held back, by action (the fresh plan's counts less these are the writes applied). */
+  heldBack: { create: number; update: number };
 }
 
 function describe(step: WriteStep | undefined): string {
@@ -293,6 +295,7 @@ export async function holdBackChangedSteps(
   const seen = new Set<string>();
   const batches: Manifest['batches'] = [];
   const counts = { ...manifest.counts };
+  const heldCounts = { create: 0, update: 0 };
   const heldBack = new Set<string>();
   const stage = async (index: number, batch: Manifest['batches'][number], kept: readonly unknown[]) => {
     if (kept.length === 0) return;
@@ -340,6 +343,7 @@ export async function holdBackChangedSteps(
             : describe(step),
         });
         counts[step.action] -= 1;
+        heldCounts[step.action] += 1;
       }
     }
     await stage(index, batch, kept);
@@ -354,5 +358,14 @@ export async function holdBackChangedSteps(
     batches,
     counts,
   } satisfies Manifest);
-  return { manifest: ref, batchCount: batches.length, replanned };
+  const listed = await writeHeldBack(
+    run,
+    [
+      { header: 'externalId', value: (r) => r.externalId },
+      { header: 'approved', value: (r) => r.approved },
+      { header: 'now', value: (r) => r.now },
+    ],
+    replanned,
+  );
+  return { manifest: ref, batchCount: batches.length, heldBack: heldCounts, ...listed };
 }

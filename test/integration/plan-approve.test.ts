@@ -254,6 +254,34 @@ describe('plan, then approve (PLM import)', () => {
     expect((await onPlatform('CHG-S1-C1-Z2'))?.name).toBe('Planned name 2');
   }, 300_000);
 
+  // TEMPORAL-NOTES: "A payload errors at 2 MB"; DESIGN: "Large data never travels in a payload". A catalogue edited
+  // in bulk while the plan waits holds back tens of thousands of products: the result lists 100, the file every one.
+  it('more products held back than the result lists: it lists 100, counts every one, and held-back.csv lists all', async () => {
+    const shape = { prefix: 'HLD', styles: 1, coloursPerStyle: 1, sizesPerColour: 101 };
+    const rows = nativeRows(shape);
+    const handle = await startAwaiting(sheet('hld.csv', rows));
+    // While the plan waits, another run creates every one of its 103 products.
+    await importNow(sheet('hld-other.csv', rows));
+    expect((await cli('approve', handle.workflowId)).status).toBe(0);
+    const result = (await handle.result()) as Result;
+    const file = path.join(stack.config.dataDir, 'runs', handle.workflowId, 'held-back.csv');
+    expect(result.approval).toMatchObject({ replannedCount: 103, replannedFile: file });
+    expect(result.approval?.replanned).toHaveLength(100);
+    expect(result.approval?.replanned[0]).toEqual({ externalId: 'HLD-S1', approved: 'create', now: 'none' });
+    expect(result.products).toMatchObject({ created: 0, updated: 0 });
+    const listed = readFileSync(file, 'utf8')
+      .replace(/^\uFEFF/, '')
+      .trimEnd()
+      .split('\r\n');
+    expect(listed[0]).toBe('externalId,approved,now');
+    expect(listed.slice(1).map((line) => line.split(',')[0])).toEqual(rows.map((row) => row.externalId));
+    // The run's details, once it ends, still say how many were held back and where the whole list is.
+    const details = await currentDetails(handle, (text) => text.includes('held back'));
+    expect(details).toContain(
+      `103 products changed on the platform since the plan were held back (HLD-S1, HLD-S1-C1, HLD-S1-C1-Z1, HLD-S1-C1-Z2, HLD-S1-C1-Z3, …; every one in ${file})`,
+    );
+  }, 300_000);
+
   // README: "the Web UI's "Send a Signal" with name `approve` / `reject` and an optional `{"by": "…", "reason": "…"}`";
   // DESIGN: "Boundaries are validated with zod: … workflow inputs."
   it('a signal payload other than {"by": "…", "reason": "…"} is no decision: the run says why, and a later valid approve decides', async () => {
