@@ -30,6 +30,7 @@ export const writeErpPlanInputSchema = z.strictObject({
 export type WriteErpPlanInput = z.infer<typeof writeErpPlanInputSchema>;
 
 export interface ErpApprovalPlanFiles {
+  /** Where the plans are: in the run-data store (`s3://…` on S3), else the run folder's path. */
   htmlFile: string;
   xlsxFile: string;
   creates: number;
@@ -94,7 +95,11 @@ export async function writeErpApprovalPlan(
   const xlsxFile = run.file('plan.xlsx');
   await writeFileAtomically(htmlFile, html);
   await writeFileAtomically(xlsxFile, toXlsx(tables.map((table) => tableMatrix(table))));
-  return { htmlFile, xlsxFile, ...counts };
+  return {
+    htmlFile: await run.publishedLocation('plan.html'),
+    xlsxFile: await run.publishedLocation('plan.xlsx'),
+    ...counts,
+  };
 }
 
 export const holdBackOrdersInputSchema = z.strictObject({

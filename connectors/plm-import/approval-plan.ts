@@ -38,6 +38,7 @@ export const writePlanInputSchema = z.strictObject({
 export type WritePlanInput = z.infer<typeof writePlanInputSchema>;
 
 export interface ApprovalPlanFiles {
+  /** Where the plans are: in the run-data store (`s3://…` on S3), else the run folder's path. */
   htmlFile: string;
   xlsxFile: string;
   /** The approved steps, compared with a fresh plan once approved. */
@@ -220,8 +221,8 @@ export async function writeApprovalPlan(
     ...compositionSteps.map((composition) => ({ composition })),
   ]);
   return {
-    htmlFile,
-    xlsxFile,
+    htmlFile: await run.publishedLocation('plan.html'),
+    xlsxFile: await run.publishedLocation('plan.xlsx'),
     approved,
     creates: creates.length,
     updates: updates.length,

@@ -1,4 +1,5 @@
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import type { z } from 'zod';
 import { fetchFile, locate, publishFile } from '../storage';
 import { BatchJournal, JsonLinesJournal, type JournalLine, type OutcomeOf } from './journal';
@@ -54,6 +55,15 @@ export class RunFolder<E extends JournalLine = JournalLine> {
    */
   async publish(...parts: string[]): Promise<string> {
     return publishFile(this.file(...parts));
+  }
+
+  /**
+   * Publishes a run file and names it where it is found: its URL in the store (`s3://…`), or its path when the store
+   * is a folder (without TRACE_STORE_URL, the run folder itself).
+   */
+  async publishedLocation(...parts: string[]): Promise<string> {
+    const url = await this.publish(...parts);
+    return url.startsWith('file:') ? fileURLToPath(url) : url;
   }
 
   /**

@@ -3,6 +3,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import Papa from 'papaparse';
+import * as XLSX from 'xlsx';
 import { runKeyOf } from '../../connectors/staging';
 import { S3Store, type ObjectStore } from '../../connectors/storage';
 import { s3ClientFor } from '../../connectors/storage';
@@ -126,6 +127,36 @@ describeS3('the four jobs with TRACE_STORE_URL=s3://… (versitygw)', () => {
     expect(retry).toMatchObject({ retryOf: workflowId, rejectedRows: 1, orders: { created: 0 } });
     expect((await store.list(`${run}outcomes/`)).length).toBeGreaterThan(0);
     expect(await store.list(`${run}batches/`)).toEqual([]);
+  });
+
+  // README: the run-data store is where "a batch retried on another worker finds them"; the approval gate's plan is
+  // one of the run's files, so on S3 the run names it in the bucket, where an operator or another worker reads it.
+  it('PLM import with approve: plan.html and plan.xlsx are in the bucket, at the s3:// location the run reports', async () => {
+    const rows = nativeRows({ prefix: 'S3APV', styles: 1, coloursPerStyle: 1, sizesPerColour: 1 });
+    await store.put('inputs/plm/approve.csv', toCsv(rows));
+    const workflowId = stack.workflowId('plm-s3-approve');
+    const handle = await stack.client.workflow.start(plmImport, {
+      args: [{ file: `s3://${s3.bucket}/trace/inputs/plm/approve.csv`, approval: true }],
+      taskQueue: stack.taskQueue,
+      workflowId,
+    });
+    const run = `runs/${runKeyOf(workflowId)}/`;
+    const htmlUrl = `s3://${s3.bucket}/trace/${run}plan.html`;
+    const xlsxUrl = `s3://${s3.bucket}/trace/${run}plan.xlsx`;
+    let details = '';
+    for (let i = 0; i < 240 && !details.includes('Awaiting approval'); i++) {
+      const metadata = (await handle.query('__temporal_workflow_metadata')) as { currentDetails?: string };
+      details = metadata.currentDetails ?? '';
+      if (!details.includes('Awaiting approval')) await new Promise((resolve) => setTimeout(resolve, 250));
+    }
+    expect(details).toContain(`Plan: ${htmlUrl} (and ${xlsxUrl})`);
+    expect(await text(`${run}plan.html`)).toContain('S3APV-S1');
+    const workbook = XLSX.read(await store.get(`${run}plan.xlsx`), { type: 'buffer' });
+    expect(workbook.SheetNames).toEqual(['Creates', 'Updates', 'Compositions', 'Deletes', 'Rejects']);
+
+    await handle.signal('approve', { by: 'ops' });
+    const result = (await handle.result()) as { approval?: { planHtml: string; planXlsx: string } };
+    expect(result.approval).toMatchObject({ planHtml: htmlUrl, planXlsx: xlsxUrl });
   });
 
   it('a missing s3:// export fails at once, naming the reference', async () => {
