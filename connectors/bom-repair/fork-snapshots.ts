@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import { z } from 'zod';
 import { readStoredJson, storeJson } from '../staging';
 import { locate } from '../storage';
-import { componentOf, keptKey, lineViewSchema, type LineView } from './lines';
+import { componentOf, keptKey, lineViewSchema, timeMs, type LineView } from './lines';
 
 /** A source line as the snapshot saw it, with its `updatedAt` (to tell whether it changed before the fork). */
 const snapshotLineSchema = lineViewSchema.extend({ updatedAt: z.string().nullish() });
@@ -77,8 +77,6 @@ export function snapshotSourceLines(snapshot: ForkSnapshot): LineView[] {
 export const SNAPSHOT_WINDOW_MS = 10 * 60_000;
 const CLOCK_SKEW_MS = 60_000;
 
-const ms = (time: string | null | undefined) => (time ? Date.parse(time) : Number.NaN);
-
 export type SnapshotTrust = { use: true; lines: LineView[] } | { use: false; reason: string };
 
 function holdsTheSame(before: SnapshotLine, now: SnapshotLine): boolean {
@@ -101,10 +99,10 @@ export function snapshotForFork(
 ): SnapshotTrust {
   if (snapshot.forkHeaderId && snapshot.forkHeaderId !== fork.id)
     return { use: false, reason: `it records the fork ${snapshot.forkHeaderId}, not ${fork.id}` };
-  const forkMs = ms(fork.createdAt);
+  const forkMs = timeMs(fork.createdAt);
   if (Number.isNaN(forkMs)) return { use: false, reason: `the fork's creation time is unknown` };
   if (!snapshot.forkHeaderId) {
-    const takenMs = ms(snapshot.takenAt);
+    const takenMs = timeMs(snapshot.takenAt);
     if (Number.isNaN(takenMs) || forkMs - takenMs > SNAPSHOT_WINDOW_MS || takenMs - forkMs > CLOCK_SKEW_MS)
       return {
         use: false,
@@ -118,7 +116,7 @@ export function snapshotForFork(
   for (const line of source) {
     const kept = before.get(line.id);
     if (!kept) {
-      const createdMs = ms(line.createdAt);
+      const createdMs = timeMs(line.createdAt);
       if (Number.isNaN(createdMs) || createdMs <= forkMs)
         return {
           use: false,
@@ -127,7 +125,7 @@ export function snapshotForFork(
       continue;
     }
     if (holdsTheSame(kept, line)) continue;
-    const updatedMs = ms(line.updatedAt);
+    const updatedMs = timeMs(line.updatedAt);
     if (Number.isNaN(updatedMs) || updatedMs <= forkMs)
       return { use: false, reason: `source line ${line.id} changed at ${line.updatedAt ?? '?'}, ${between}` };
   }

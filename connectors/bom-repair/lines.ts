@@ -14,6 +14,9 @@ import {
  * (placement, quantity and unit, weight and unit, country) and loses the component and the main flag
  * (spec 02, "Copy fidelity caveat").
  */
+/** An API timestamp in milliseconds; NaN when absent or unreadable (the callers treat that as unknown). */
+export const timeMs = (time: string | null | undefined): number => (time ? Date.parse(time) : Number.NaN);
+
 export const lineViewSchema = bomLineSchema.omit({ updatedAt: true });
 export type LineView = z.infer<typeof lineViewSchema>;
 

@@ -20,6 +20,7 @@ import {
   readHeaders,
   readLines,
   repairLineBody,
+  timeMs,
   type ComponentRef,
   type LineMatch,
   type LineView,
@@ -251,19 +252,17 @@ export interface RepairOptions {
   snapshots?: ForkSnapshotStore;
 }
 
-const ms = (time: string | null | undefined) => (time ? Date.parse(time) : Number.NaN);
-
 /** The source line was changed by a write after the fork (or when the fork time is unknown, ever changed). */
 function changedAfter(line: LineView & { updatedAt?: string | null }, forkMs: number): boolean {
-  const updated = ms(line.updatedAt);
-  const created = ms(line.createdAt);
+  const updated = timeMs(line.updatedAt);
+  const created = timeMs(line.createdAt);
   if (Number.isNaN(updated) || updated <= created) return false;
   return Number.isNaN(forkMs) || updated >= forkMs;
 }
 
 /** Lines that existed when the fork copied the source (a line created afterwards was never copied). */
 function existedAt(line: LineView, forkMs: number): boolean {
-  const created = ms(line.createdAt);
+  const created = timeMs(line.createdAt);
   return Number.isNaN(forkMs) || Number.isNaN(created) || created <= forkMs;
 }
 
@@ -356,7 +355,7 @@ export async function repairProductBoms(
         yield { ancestorId, headers: await cache.headersOf(ancestorId) };
     })();
     const pick = await pickSourceHeader(sourceName, ancestors, new Set([owned.id]));
-    const forkMs = ms(owned.createdAt);
+    const forkMs = timeMs(owned.createdAt);
     if (pick.kind === 'ambiguous') {
       header.problem = `source ambiguous: ${pick.reason}`;
       header.sourceCandidates = pick.candidates;

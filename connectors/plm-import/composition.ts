@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { z } from 'zod';
 import type { ApiCalls } from '../staging';
 import { forEachBounded } from '../staging';
@@ -366,7 +367,6 @@ const LINK_WAIT_MS = 30_000;
 /** The longest gap between the two triggers of one child link worth waiting out (see inheritedLinksOf). */
 const SECOND_TRIGGER_MAX_MS = 5_000;
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const timeOf = (iso: string | null | undefined): number | null => {
   const time = iso ? Date.parse(iso) : Number.NaN;
   return Number.isNaN(time) ? null : time;
