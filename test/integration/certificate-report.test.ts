@@ -352,6 +352,25 @@ describe('certificateReport on a real Temporal dev server', () => {
  * the same zone that decides the as-of date. These certificates sit on the edges in Europe/Stockholm: local
  * midnight, one second before it, and both DST changes of 2026 (29 March, 25 October).
  */
+/**
+ * A stack whose sandbox holds the demo seed with its certificates replaced by `certificates(template)`, the template
+ * being the seed's approved SCOPE certificate.
+ */
+async function stackWithCertificates(
+  prefix: string,
+  certificates: (template: Record<string, unknown>) => Array<Record<string, unknown>>,
+): Promise<TestStack> {
+  const dataDir = await mkdtemp(path.join(tmpdir(), prefix));
+  const seed = buildDemoSeed(Date.now()) as Record<string, unknown>;
+  const template = (seed['certificates'] as Array<Record<string, unknown>>).find(
+    (c) => c['status'] === 'APPROVED' && c['type'] === 'SCOPE',
+  )!;
+  seed['certificates'] = certificates(template);
+  const seedFile = path.join(dataDir, 'seed.json');
+  writeFileSync(seedFile, JSON.stringify(seed));
+  return startTestStack({ config: { dataDir }, sandbox: { seedFile } });
+}
+
 describe('certificateReport classifies each expiry timestamp in the report’s time zone', () => {
   let stack: TestStack;
   const edges: Record<string, string> = {
@@ -382,19 +401,9 @@ describe('certificateReport classifies each expiry timestamp in the report’s t
   };
 
   beforeAll(async () => {
-    const dataDir = await mkdtemp(path.join(tmpdir(), 'cert-report-tz-'));
-    const seed = buildDemoSeed(Date.now()) as Record<string, unknown>;
-    const template = (seed['certificates'] as Array<Record<string, unknown>>).find(
-      (c) => c['status'] === 'APPROVED' && c['type'] === 'SCOPE',
-    )!;
-    seed['certificates'] = Object.entries(edges).map(([id, expirationDate]) => ({
-      ...template,
-      id,
-      expirationDate,
-    }));
-    const seedFile = path.join(dataDir, 'seed.json');
-    writeFileSync(seedFile, JSON.stringify(seed));
-    stack = await startTestStack({ config: { dataDir }, sandbox: { seedFile } });
+    stack = await stackWithCertificates('cert-report-tz-', (template) =>
+      Object.entries(edges).map(([id, expirationDate]) => ({ ...template, id, expirationDate })),
+    );
   }, 60_000);
 
   afterAll(async () => {
@@ -466,23 +475,17 @@ describe('certificateReport with more suppliers than the result lists', () => {
   let stack: TestStack;
 
   beforeAll(async () => {
-    const dataDir = await mkdtemp(path.join(tmpdir(), 'cert-report-suppliers-'));
-    const seed = buildDemoSeed(Date.now()) as Record<string, unknown>;
-    const template = (seed['certificates'] as Array<Record<string, unknown>>).find(
-      (c) => c['status'] === 'APPROVED' && c['type'] === 'SCOPE',
-    )!;
     // Certificates the brand created for suppliers of its own (so it sees them), one supplier each; the first
     // expired, so it is the most urgent.
-    seed['certificates'] = Array.from({ length: SUPPLIERS }, (_, i) => ({
-      ...template,
-      id: `cert_many_${String(i).padStart(3, '0')}`,
-      companyId: `cmp_many_${String(i).padStart(3, '0')}`,
-      createdByCompanyId: 'cmp_brand_nordic_threads',
-      expirationDate: i === 0 ? '2026-10-01T00:00:00Z' : '2027-12-01T00:00:00Z',
-    }));
-    const seedFile = path.join(dataDir, 'seed.json');
-    writeFileSync(seedFile, JSON.stringify(seed));
-    stack = await startTestStack({ config: { dataDir }, sandbox: { seedFile } });
+    stack = await stackWithCertificates('cert-report-suppliers-', (template) =>
+      Array.from({ length: SUPPLIERS }, (_, i) => ({
+        ...template,
+        id: `cert_many_${String(i).padStart(3, '0')}`,
+        companyId: `cmp_many_${String(i).padStart(3, '0')}`,
+        createdByCompanyId: 'cmp_brand_nordic_threads',
+        expirationDate: i === 0 ? '2026-10-01T00:00:00Z' : '2027-12-01T00:00:00Z',
+      })),
+    );
   }, 60_000);
 
   afterAll(async () => {
