@@ -1,5 +1,6 @@
 import { WorkflowFailedError, type Client, type WorkflowHandle } from '@temporalio/client';
 import { followProgress, sinkFor, type ProgressOutput, type ProgressSink } from './progress';
+import type { StoreLink } from './store-files';
 import { checkPollers, noWorkerMessage, type PollerCheck } from './task-queue-check';
 
 /**
@@ -39,13 +40,21 @@ export interface WaitOptions {
   taskQueue: string;
   /** stdout by default: a bar on a terminal, JSON lines otherwise. */
   out?: ProgressOutput;
+  /** With an S3 store: links to the run files a run's details name (the plan awaiting approval). */
+  links?: (details: string) => Promise<StoreLink[]>;
 }
 
 /**
  * Once a run awaits approval, says so once with its current details (the plan files, the approve command): a line
- * above the bar on a terminal, a JSON line `{"awaitingApproval": ...}` otherwise.
+ * above the bar on a terminal, a JSON line `{"awaitingApproval": ...}` otherwise; with an S3 store, each plan file
+ * with a link to open it (`files`).
  */
-function withApprovalNotice(sink: ProgressSink, out: ProgressOutput, handle: WorkflowHandle): ProgressSink {
+function withApprovalNotice(
+  sink: ProgressSink,
+  out: ProgressOutput,
+  handle: WorkflowHandle,
+  links: WaitOptions['links'],
+): ProgressSink {
   let noticed = false;
   return {
     update(snapshot, now) {
@@ -53,16 +62,23 @@ function withApprovalNotice(sink: ProgressSink, out: ProgressOutput, handle: Wor
         noticed = true;
         void handle
           .query<{ currentDetails?: string }>('__temporal_workflow_metadata')
-          .then((metadata) => {
+          .then(async (metadata) => {
             const details =
               metadata.currentDetails ?? `Awaiting approval: trace-sync approve ${handle.workflowId}`;
+            const files = links ? await links(details).catch(() => []) : [];
             if (out.isTTY) {
               sink.finish();
               out.write(`${details.replace(/\*\*/g, '').replace(/`/g, '')}\n`);
-            } else
-              out.write(
-                `${JSON.stringify({ awaitingApproval: { workflowId: handle.workflowId, details } })}\n`,
-              );
+              if (files.length > 0) out.write('Plan files (links valid for 24 hours):\n');
+              for (const file of files) out.write(`  ${file.url}\n    ${file.link}\n`);
+            } else {
+              const notice = {
+                workflowId: handle.workflowId,
+                details,
+                ...(files.length > 0 ? { files } : {}),
+              };
+              out.write(`${JSON.stringify({ awaitingApproval: notice })}\n`);
+            }
           })
           .catch(() => undefined);
       }
@@ -93,7 +109,7 @@ export async function waitAndPrint(handle: WorkflowHandle, options: WaitOptions)
     const result: unknown = await followProgress({
       query: () => handle.query('progress'),
       ended: Promise.race([handle.result(), timeout]),
-      sink: withApprovalNotice(sinkFor(out), out, handle),
+      sink: withApprovalNotice(sinkFor(out), out, handle, options.links),
     });
     out.write(`${JSON.stringify(result, null, 2)}\n`);
     return result;

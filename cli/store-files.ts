@@ -44,22 +44,37 @@ export async function uploadLocalInput<A extends readonly unknown[]>(
   return [input, ...rest] as unknown as A;
 }
 
-/** Store keys of the run files a result names by the worker's local path (`…/runs/<run>/rejects.csv`, reports…). */
-export function runFileKeys(result: unknown): { label: string; key: string }[] {
+/** The folders of the data folder (and of the store) that hold run files an operator reads. */
+const RUN_FILE_FOLDERS = ['runs', 'reports', 'exports'];
+
+/**
+ * The store key of a run file as a result or a run's details name it: by the worker's local path
+ * (`/its/data/runs/<run>/rejects.csv`: the last `runs/`, `reports/` or `exports/` folder of the path is the data
+ * folder's own) or by its URL in this store (`s3://bucket/prefix/runs/<run>/plan.html`); undefined for anything else.
+ */
+export function runFileKey(value: string, storeUrl?: string): string | undefined {
+  let segments: string[];
+  if (storeUrl !== undefined && value.startsWith(`${storeUrl}/`)) {
+    segments = value.slice(storeUrl.length + 1).split('/');
+    if (!RUN_FILE_FOLDERS.includes(segments[0] ?? '')) return undefined;
+  } else if (path.isAbsolute(value)) {
+    segments = value.split('/');
+    const at = Math.max(...RUN_FILE_FOLDERS.map((folder) => segments.lastIndexOf(folder)));
+    if (at < 0) return undefined;
+    segments = segments.slice(at);
+  } else return undefined;
+  // A file is inside a run's (or report's, export's) own folder: `runs/<run>/<file>`, never `runs/<run>` itself.
+  if (segments.length < 3 || segments.some((segment) => segment === '' || segment === '..')) return undefined;
+  return path.posix.extname(segments.at(-1) ?? '') === '' ? undefined : segments.join('/');
+}
+
+/** Store keys of the run files a result names, by a worker's local path or by their URL in the store at `storeUrl`. */
+export function runFileKeys(result: unknown, storeUrl?: string): { label: string; key: string }[] {
   const found = new Map<string, string>();
   const visit = (value: unknown, label: string): void => {
     if (typeof value === 'string') {
-      const match = /(?:^|\/)((?:runs|reports|exports)\/[^/].*)$/.exec(value);
-      if (match?.[1] && path.isAbsolute(value) && path.extname(value) !== '') {
-        // The last `runs/`, `reports/` or `exports/` folder of the path is the data folder's own.
-        const segments = value.split('/');
-        const at = Math.max(
-          segments.lastIndexOf('runs'),
-          segments.lastIndexOf('reports'),
-          segments.lastIndexOf('exports'),
-        );
-        if (at >= 0 && at < segments.length - 1) found.set(segments.slice(at).join('/'), label);
-      }
+      const key = runFileKey(value, storeUrl);
+      if (key !== undefined) found.set(key, label);
       return;
     }
     if (Array.isArray(value)) value.forEach((item) => visit(item, label));
@@ -70,7 +85,7 @@ export function runFileKeys(result: unknown): { label: string; key: string }[] {
   return [...found].map(([key, label]) => ({ key, label }));
 }
 
-/** After `--wait`: where the run's rejects and reports are in the bucket, each with a link valid for a day. */
+/** After `--wait`: where the run's rejects, plan and reports are in the bucket, each with a link valid for a day. */
 export async function printStoreLinks(
   store: ObjectStore | undefined,
   result: unknown,
@@ -78,11 +93,34 @@ export async function printStoreLinks(
 ): Promise<void> {
   if (!store) return;
   const files = [];
-  for (const file of runFileKeys(result)) if (await store.exists(file.key)) files.push(file);
+  for (const file of runFileKeys(result, store.url)) if (await store.exists(file.key)) files.push(file);
   if (files.length === 0) return;
   print(`Files of this run in ${store.url} (links valid for 24 hours):`);
   for (const { label, key } of files) {
     print(`  ${label}: ${store.urlOf(key)}`);
     print(`    ${await store.presign(key, LINK_SECONDS)}`);
   }
+}
+
+export interface StoreLink {
+  /** The file's `s3://` URL. */
+  url: string;
+  /** A presigned https link valid for LINK_SECONDS. */
+  link: string;
+}
+
+/**
+ * The run files of the store a run's details text names (`Plan: s3://…/plan.html (and s3://…/plan.xlsx)`), each with a
+ * link valid for a day, in the order named: what an operator opens before approving from another host.
+ */
+export async function storeLinksIn(store: ObjectStore, text: string): Promise<StoreLink[]> {
+  const links: StoreLink[] = [];
+  const seen = new Set<string>();
+  for (const token of text.split(/[\s()`*,;]+/)) {
+    const key = runFileKey(token.replace(/\.+$/, ''), store.url);
+    if (key === undefined || seen.has(key) || !(await store.exists(key))) continue;
+    seen.add(key);
+    links.push({ url: store.urlOf(key), link: await store.presign(key, LINK_SECONDS) });
+  }
+  return links;
 }

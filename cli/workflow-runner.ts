@@ -5,7 +5,7 @@ import { loadConfig, temporalClientAddress, type AppConfig } from '../worker/con
 import { TraceJob, TraceSource } from '../worker/search-attributes';
 import { runAction } from './run-action';
 import { requireWorker, waitAndPrint, watchHandle } from './run-waiter';
-import { bucketStore, printStoreLinks, uploadLocalInput } from './store-files';
+import { bucketStore, printStoreLinks, storeLinksIn, uploadLocalInput } from './store-files';
 
 /** commander parser for `--timeout <seconds>`. */
 export function positiveSeconds(value: string): number {
@@ -78,6 +78,7 @@ export async function startJob<W extends Workflow>(run: JobRun<W>): Promise<void
     const result = await waitAndPrint(handle, {
       timeoutSeconds: run.timeoutSeconds,
       taskQueue: config.taskQueue,
+      ...(store ? { links: (details: string) => storeLinksIn(store, details) } : {}),
     });
     await printStoreLinks(store, result, print);
   });

@@ -1,4 +1,3 @@
-import { basename } from 'node:path';
 import { toCsv, type Column } from './reports';
 import type { RunFolder } from './staging';
 import { writeFileAtomically } from './storage';
@@ -15,18 +14,23 @@ export interface HeldBackList<R> {
   replanned: R[];
   /** How many were held back in all. */
   replannedCount: number;
-  /** `held-back.csv` in the run folder (published to the run-data store), listing every one; null when none. */
+  /**
+   * `held-back.csv`, listing every one, where an operator finds it: its run-data store URL (`s3://…`), or its path in
+   * the run folder without TRACE_STORE_URL; null when none.
+   */
   replannedFile: string | null;
 }
 
 export async function writeHeldBack<R>(
-  run: Pick<RunFolder, 'file' | 'publish'>,
+  run: Pick<RunFolder, 'file' | 'publishedLocation'>,
   columns: readonly Column<R>[],
   rows: readonly R[],
 ): Promise<HeldBackList<R>> {
   if (rows.length === 0) return { replanned: [], replannedCount: 0, replannedFile: null };
-  const file = run.file('held-back.csv');
-  await writeFileAtomically(file, toCsv({ name: 'Held back', columns, rows }));
-  await run.publish(basename(file));
-  return { replanned: rows.slice(0, MAX_LISTED_HELD_BACK), replannedCount: rows.length, replannedFile: file };
+  await writeFileAtomically(run.file('held-back.csv'), toCsv({ name: 'Held back', columns, rows }));
+  return {
+    replanned: rows.slice(0, MAX_LISTED_HELD_BACK),
+    replannedCount: rows.length,
+    replannedFile: await run.publishedLocation('held-back.csv'),
+  };
 }

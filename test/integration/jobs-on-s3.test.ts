@@ -284,6 +284,98 @@ describeS3('the four jobs with TRACE_STORE_URL=s3://… (versitygw)', () => {
     expect(await fetched.text()).toContain('S3CLI-BAD');
   });
 
+  // The operator's view on S3: "every run file a result or approval status names gets an operator-usable location:
+  // on S3 an s3:// URL plus a presigned link printed by the CLI". Plan files, held-back.csv and the rejects file are
+  // the approval gate's and the import's; an operator on another host can open none of them by a worker's path.
+  it('plm-import --approve --wait on S3: the plan, held-back.csv and the rejects each get an s3:// location and a working link', async () => {
+    const shape = { prefix: 'S3LNK', styles: 1, coloursPerStyle: 1, sizesPerColour: 2 };
+    await store.put('inputs/plm/links-seed.csv', toCsv(nativeRows(shape)));
+    await stack.client.workflow.execute(plmImport, {
+      args: [{ file: `s3://${s3.bucket}/trace/inputs/plm/links-seed.csv` }],
+      taskQueue: stack.taskQueue,
+      workflowId: stack.workflowId('plm-s3-links-seed'),
+    });
+    const rows = nativeRows(shape).map((row) =>
+      row.externalId === 'S3LNK-S1-C1-Z1' ? { ...row, name: 'Planned name' } : row,
+    );
+    rows.push({
+      externalId: 'S3LNK-BAD',
+      level: 'style',
+      name: 'Bad',
+      styleType: 'Spaceships',
+      isComponent: 'no',
+    });
+    const local = path.join(dataDir, '..', `links-${Date.now()}.csv`);
+    await writeFile(local, toCsv(rows));
+    const waiting = runCli(stack, s3, ['plm-import', local, '--approve', '--wait'], 240_000);
+    let workflowId: string | undefined;
+    for (let i = 0; i < 240 && !workflowId; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      for await (const run of stack.client.workflow.list({
+        query: `TraceSource = '${path.basename(local)}' AND TraceStatus = 'awaiting-approval'`,
+      }))
+        workflowId = run.workflowId;
+    }
+    if (!workflowId) throw new Error('the run never awaited approval');
+    // Someone edits Z1 on the platform while the plan waits: it is held back and listed in held-back.csv.
+    await stack.apiClient.products.update('S3LNK-S1-C1-Z1', { name: 'Edited on the platform' });
+    // The CLI polls progress every second: give it time to see the phase and print the notice.
+    await new Promise((resolve) => setTimeout(resolve, 2500));
+    expect((await runCli(stack, s3, ['approve', workflowId])).status).toBe(0);
+    const out = await waiting;
+    await rm(local, { force: true });
+    expect({ status: out.status, stderr: out.stderr }).toEqual({ status: 0, stderr: '' });
+
+    const run = `s3://${s3.bucket}/trace/runs/${runKeyOf(workflowId)}/`;
+    const result = (await stack.client.workflow.getHandle(workflowId).result()) as {
+      approval?: { planHtml: string; planXlsx: string; replannedFile?: string | null };
+      rejectsFile: string | null;
+    };
+    expect(result.approval).toMatchObject({
+      planHtml: `${run}plan.html`,
+      planXlsx: `${run}plan.xlsx`,
+      replannedFile: `${run}held-back.csv`,
+    });
+    const fetched = async (link: string | undefined): Promise<Buffer> => {
+      expect(link).toMatch(/^https?:\/\/127\.0\.0\.1:\d+\/.*X-Amz-Expires=86400/);
+      const response = await fetch(link as string);
+      expect(response.status).toBe(200);
+      return Buffer.from(await response.arrayBuffer());
+    };
+    const expectPlan = async (html: Buffer, xlsx: Buffer) => {
+      expect(html.toString('utf8')).toContain('S3LNK-S1-C1-Z1');
+      expect(XLSX.read(xlsx, { type: 'buffer' }).SheetNames).toContain('Updates');
+    };
+
+    // While the run awaits approval, the notice links the plan an operator must read before approving.
+    const notice = JSON.parse(
+      out.stdout.split('\n').find((line) => line.startsWith('{"awaitingApproval"')) ?? 'null',
+    ) as { awaitingApproval: { files?: { url: string; link: string }[] } } | null;
+    const noticed = new Map((notice?.awaitingApproval.files ?? []).map((file) => [file.url, file.link]));
+    expect([...noticed.keys()]).toEqual([`${run}plan.html`, `${run}plan.xlsx`]);
+    await expectPlan(
+      await fetched(noticed.get(`${run}plan.html`)),
+      await fetched(noticed.get(`${run}plan.xlsx`)),
+    );
+
+    // Once it ends, every run file the result names: its label, its s3:// URL, and a link on the next line.
+    const lines = out.stdout.split('\n');
+    const linkOf = (label: string, url: string): string | undefined => {
+      const at = lines.findIndex((line) => line.trim() === `${label}: ${url}`);
+      return at < 0 ? undefined : lines[at + 1]?.trim();
+    };
+    await expectPlan(
+      await fetched(linkOf('approval.planHtml', `${run}plan.html`)),
+      await fetched(linkOf('approval.planXlsx', `${run}plan.xlsx`)),
+    );
+    expect(
+      (await fetched(linkOf('approval.replannedFile', `${run}held-back.csv`))).toString('utf8'),
+    ).toContain('S3LNK-S1-C1-Z1');
+    expect((await fetched(linkOf('rejectsFile', `${run}rejects.csv`))).toString('utf8')).toContain(
+      'S3LNK-BAD',
+    );
+  }, 300_000);
+
   it('the CLI uploads the mapping profile too: a push with --mapping runs on the worker from the bucket alone', async () => {
     const examples = path.join(repoRoot(), 'examples', 'erp');
     const out = await cli(
@@ -312,6 +404,7 @@ async function runCli(
   stack: TestStack,
   s3: RunningS3,
   args: string[],
+  killAfterMs?: number,
 ): Promise<{ status: number | null; stdout: string; stderr: string }> {
   const harness = readHarnessInfo();
   const env = {
@@ -323,5 +416,5 @@ async function runCli(
     TRACE_DATA_DIR: await mkdtemp(path.join(tmpdir(), 'jobs-s3-cli-')),
     ...s3.env('trace'),
   };
-  return traceSync(args, env);
+  return traceSync(args, env, killAfterMs);
 }

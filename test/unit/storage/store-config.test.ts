@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { z } from 'zod';
-import { runFileKeys } from '../../../cli/store-files';
+import { runFileKeys, storeLinksIn } from '../../../cli/store-files';
 import { JsonLinesJournal, RunFolder } from '../../../connectors/staging';
 import { configureStorage, LocalStore, openStore, S3Store } from '../../../connectors/storage';
 import { ConfigError, loadConfig } from '../../../worker/config';
@@ -106,6 +106,46 @@ describe('the CLI finds the run files a result names', () => {
       { label: 'rejectsFile', key: 'runs/plm-import-a.csv-2026/rejects.csv' },
       { label: 'resultFile', key: 'runs/plm-import-a.csv-2026/result.json' },
       { label: 'files.csv', key: 'reports/certificate-expiry/2026-01-15/certificate-expiry-2026-01-15.csv' },
+    ]);
+  });
+
+  // "every run file a result or approval status names gets an operator-usable location": the approval gate names its
+  // plan files and held-back.csv by their URL in the store, which an S3 store's CLI links too.
+  it("maps the store's own s3:// URLs of run files to keys; inputs, other buckets and folders are not run files", () => {
+    const keys = runFileKeys(
+      {
+        approval: {
+          planHtml: 's3://trace/prod/runs/plm-import-a.csv-2026/plan.html',
+          replannedFile: 's3://trace/prod/runs/plm-import-a.csv-2026/held-back.csv',
+        },
+        rejectsFile: '/data/runs/plm-import-a.csv-2026/rejects.csv',
+        file: 's3://trace/prod/inputs/plm-import-a.csv-2026/a.csv',
+        elsewhere: 's3://other/prod/runs/plm-import-a.csv-2026/plan.xlsx',
+        sibling: 's3://trace/production/runs/x/plan.xlsx',
+        folder: 's3://trace/prod/runs/plm-import-a.csv-2026',
+      },
+      's3://trace/prod',
+    );
+    expect(keys).toEqual([
+      { label: 'approval.planHtml', key: 'runs/plm-import-a.csv-2026/plan.html' },
+      { label: 'approval.replannedFile', key: 'runs/plm-import-a.csv-2026/held-back.csv' },
+      { label: 'rejectsFile', key: 'runs/plm-import-a.csv-2026/rejects.csv' },
+    ]);
+  });
+
+  it('finds the plan files a run awaiting approval names in its details, in order, each once', async () => {
+    const store = new LocalStore(await mkdtemp(path.join(tmpdir(), 'links-')));
+    await store.put('runs/r/plan.html', '<html>');
+    await store.put('runs/r/plan.xlsx', 'xlsx');
+    const url = store.url;
+    const links = await storeLinksIn(
+      store,
+      `**Awaiting approval**: 1 to create.\n\nPlan: ${url}/runs/r/plan.html (and ${url}/runs/r/plan.xlsx).\n\n` +
+        `Again: ${url}/runs/r/plan.html; gone: ${url}/runs/r/held-back.csv.`,
+    );
+    expect(links.map((link) => link.url)).toEqual([
+      store.urlOf('runs/r/plan.html'),
+      store.urlOf('runs/r/plan.xlsx'),
     ]);
   });
 });
