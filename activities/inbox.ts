@@ -93,42 +93,94 @@ const ownerClaimSchema = z.object({
   child: z.string().optional(),
 });
 type OwnerClaim = z.infer<typeof ownerClaimSchema>;
-const moveClaimSchema = z.object({ target: z.string() });
+const moveRecordSchema = z.object({
+  target: z.string(),
+  to: z.enum(INBOX_DONE_FOLDERS).optional(),
+  /** The inbox run that wrote it (records written before a record named its run lack both: they bind every run). */
+  owner: z.string().optional(),
+  runId: z.string().optional(),
+});
+type MoveRecord = z.infer<typeof moveRecordSchema>;
 const claimOf = <T>(schema: z.ZodType<T>, body: Buffer): T => schema.parse(JSON.parse(body.toString('utf8')));
 
+/** The inbox run filing a drop away: the run that holds its claim. */
+export interface InboxMover {
+  owner: string;
+  runId: string;
+}
+
 /**
- * S3 has no rename, and several workers may poll one inbox: the first mover of a drop writes a claim naming the
- * destination (`If-None-Match: *`, so only one claim can exist); every mover, the first included and any retry of
- * it, then completes that same move (copy, then delete), which is safe to repeat.
+ * Whether `by` may replace a move record it did not write: only a record of a closed run whose copy never happened
+ * (the drop is still in the inbox, nothing at the target), and only while `by` holds the drop's claim (took it over).
+ * A record whose copy happened stays: the file is where it is.
  */
-async function moveS3InboxFile(file: InboxFile, to: InboxDestination): Promise<MovedFile> {
+async function replaceable(
+  store: S3Store,
+  record: MoveRecord,
+  by: InboxMover,
+  claimKey: string,
+  to: InboxDestination,
+): Promise<boolean> {
+  if (record.owner === undefined || record.to === to) return false;
+  if (record.owner === by.owner && record.runId === by.runId) return false;
+  if (await store.exists(record.target)) return false;
+  const claim = await store.get(claimKey);
+  const holder = claim ? claimOf(ownerClaimSchema, claim) : undefined;
+  if (holder?.owner !== by.owner || holder.runId !== by.runId) return false;
+  return !(await mayStillRun(record.owner, record.runId));
+}
+
+/**
+ * S3 has no rename, and several workers may poll one inbox: the first mover of a drop writes a record naming the
+ * destination and its run (`If-None-Match: *`, so only one record can exist); every mover, the first included and
+ * any retry of it, then completes that same move (copy, then delete), which is safe to repeat. A run that took the
+ * drop's claim over replaces a closed run's record whose copy never happened (`If-Match` on its ETag).
+ */
+async function moveS3InboxFile(file: InboxFile, to: InboxDestination, by?: InboxMover): Promise<MovedFile> {
   const { store, key: sourceKey } = inputObject(file.path);
   const folder = sourceKey.slice(0, sourceKey.length - file.name.length);
   const { name: stem } = parse(file.name);
-  const claimKey = dropRecordKey(folder, '.moves', file);
+  const recordKey = dropRecordKey(folder, '.moves', file);
+  const claimKey = dropRecordKey(folder, '.claims', file);
   const current = await sha256OfObject(store, sourceKey);
-  const existing = await store.get(claimKey);
-  let target: string;
-  if (existing) {
-    target = claimOf(moveClaimSchema, existing).target;
-  } else {
+  const freshTarget = async (): Promise<string> => {
+    const plain = `${folder}${to}/${file.name}`;
+    return (await store.exists(plain))
+      ? `${folder}${to}/${stem}-${file.sha256.slice(0, 12)}${extname(file.name)}`
+      : plain;
+  };
+  const mine = (target: string) => JSON.stringify({ target, to, ...(by ?? {}) });
+  let existing = await store.getWithETag(recordKey);
+  if (!existing) {
     if (current === null) return { movedTo: null, note: 'the file is no longer in the inbox' };
     if (current !== file.sha256)
       return { movedTo: null, note: 'the file changed since it was listed; the next run takes it' };
-    const plain = `${folder}${to}/${file.name}`;
-    target = (await store.exists(plain))
-      ? `${folder}${to}/${stem}-${file.sha256.slice(0, 12)}${extname(file.name)}`
-      : plain;
-    if (!(await store.putIfAbsent(claimKey, JSON.stringify({ target, to })))) {
-      const claim = await store.get(claimKey);
-      if (!claim) throw new Error(`the move claim ${claimKey} vanished`);
-      target = claimOf(moveClaimSchema, claim).target;
-    }
   }
+  let target: string | undefined;
+  let recorded = false;
+  // Each pass settles the target unless a racer wrote the record meanwhile; then read it again.
+  for (let pass = 0; pass < 5 && target === undefined; pass++) {
+    if (!existing) {
+      const fresh = await freshTarget();
+      if (await store.putIfAbsent(recordKey, mine(fresh))) target = fresh;
+      else existing = await store.getWithETag(recordKey);
+      continue;
+    }
+    const record = claimOf(moveRecordSchema, existing.body);
+    if (by && current === file.sha256 && (await replaceable(store, record, by, claimKey, to))) {
+      const fresh = await freshTarget();
+      if (await store.putIfMatch(recordKey, mine(fresh), existing.etag)) target = fresh;
+      else existing = await store.getWithETag(recordKey);
+      continue;
+    }
+    target = record.target;
+    recorded = true;
+  }
+  if (target === undefined) throw new Error(`the move record ${recordKey} kept changing while it was read`);
   if (current === file.sha256) {
     await store.copy(sourceKey, target);
     await store.remove(sourceKey);
-    return { movedTo: store.urlOf(target), ...(existing ? { note: 'already moved' } : {}) };
+    return { movedTo: store.urlOf(target), ...(recorded ? { note: 'already moved' } : {}) };
   }
   return { movedTo: store.urlOf(target), note: 'already moved' };
 }
@@ -162,7 +214,7 @@ async function abandoned(claim: OwnerClaim, child: string): Promise<boolean> {
 }
 
 /** `<folder>/<kind>/<name>-<hash>-<version>.json`: the record of one drop of one file (hidden from listings). */
-function dropRecordKey(folder: string, kind: '.claims' | '.moves', file: InboxFile): string {
+export function dropRecordKey(folder: string, kind: '.claims' | '.moves', file: InboxFile): string {
   return `${folder}${kind}/${file.name}-${file.sha256.slice(0, 16)}-${(file.version ?? '').replace(/[^A-Za-z0-9]/g, '')}.json`;
 }
 
@@ -235,9 +287,14 @@ export function createInboxActivities() {
      * there; a name taken by other content gets the hash in its name; a file whose content changed since it was
      * listed stays (it is a new file for the next run).
      */
-    async moveInboxFile(input: { file: InboxFile; to: InboxDestination }): Promise<MovedFile> {
+    async moveInboxFile(input: {
+      file: InboxFile;
+      to: InboxDestination;
+      /** S3: the run that holds the drop's claim (runs started before a move record named its run send none). */
+      by?: InboxMover;
+    }): Promise<MovedFile> {
       const { file } = input;
-      if (isS3Url(file.path)) return moveS3InboxFile(file, input.to);
+      if (isS3Url(file.path)) return moveS3InboxFile(file, input.to, input.by);
       const folder = join(file.path, '..', input.to);
       const target = join(folder, file.name);
       const { name: stem } = parse(file.name);

@@ -97,13 +97,14 @@ async function handleFile(input: ProcessInboxInput, file: InboxFile): Promise<In
   const workflowId = inboxChildId(input.job, file);
   // patched: inbox runs started before the claims existed replay without them, and those started before a closed
   // run's claim could be taken over send no run id.
+  let holder: { owner: string; runId: string } | undefined;
   if (patched('inbox-claims')) {
     const { workflowId: owner, runId } = workflowInfo();
-    const claim = patched('inbox-claim-takeover')
-      ? { file, owner, runId, child: workflowId }
-      : { file, owner };
+    const takeover = patched('inbox-claim-takeover');
+    const claim = takeover ? { file, owner, runId, child: workflowId } : { file, owner };
     if (!(await claimInboxFile(claim)))
       return { name: file.name, workflowId, outcome: 'taken', movedTo: null };
+    if (takeover) holder = { owner, runId };
   }
   let outcome: InboxFileOutcome['outcome'];
   let error: string | undefined;
@@ -119,7 +120,9 @@ async function handleFile(input: ProcessInboxInput, file: InboxFile): Promise<In
       error = rootMessage(failure);
     }
   }
-  const moved = await moveInboxFile({ file, to: outcome === 'failed' ? 'failed' : 'processed' });
+  // patched: runs that filed drops away before a move record named its run replay without naming theirs.
+  const by = holder && patched('inbox-move-names-run') ? { by: holder } : {};
+  const moved = await moveInboxFile({ file, to: outcome === 'failed' ? 'failed' : 'processed', ...by });
   return {
     name: file.name,
     workflowId,

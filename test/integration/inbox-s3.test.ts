@@ -1,10 +1,10 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { createInboxActivities } from '../../activities/inbox';
+import { createInboxActivities, dropRecordKey, type InboxFile } from '../../activities/inbox';
 import { S3Store, s3ClientFor } from '../../connectors/storage';
 import { inbox } from '../../workflows';
-import type { ProcessInboxResult } from '../../workflows/inbox';
+import { inboxChildId, type ProcessInboxResult } from '../../workflows/inbox';
 import { startTestStack, type TestStack } from '../harness';
 import { describeWithS3, startS3, type RunningS3 } from '../harness/versitygw';
 
@@ -153,5 +153,82 @@ describeS3('inbox on an S3 prefix (versitygw)', () => {
     expect(await store.exists('inbox/erp/stuck.csv')).toBe(false);
     const child = await stack.client.workflow.getHandle(handled[0]!.workflowId).result();
     expect(child).toMatchObject({ orders: { total: 2, rejected: 0 } });
+  });
+
+  // A move record binds only its own run: "a run that holds the claim now (took it over) and finds a record of a
+  // different, closed run whose copy has not happened (the source still exists, the target does not) replaces it
+  // (If-Match on the record's ETag); a record whose copy already happened stays as is (the file is where it is)."
+  it("a closed run's move record whose copy never happened does not decide where a later run files the drop", async () => {
+    const drops = {
+      // The dead run saw its child fail (terminated) and recorded failed/; the later run's child succeeds.
+      'revived.csv': GOOD.replace(/S3INB-/g, 'S3REV-'),
+      // The reverse: the dead run recorded processed/; the later run's child fails.
+      'reversed.csv': BAD.replace(/S3INB-/g, 'S3REW-'),
+      // Recorded failed/ and copied there before the dead run died: the file is where it is.
+      'copied.csv': GOOD.replace(/S3INB-/g, 'S3CPY-'),
+    };
+    const folder = `s3://${s3.bucket}/inbox/revive`;
+    for (const [name, body] of Object.entries(drops)) await store.put(`inbox/revive/${name}`, body);
+    // The dead run: a closed inbox run (here one over an empty folder) that held each drop's claim.
+    const dead = await stack.client.workflow.start(inbox, {
+      args: [{ job: 'erp-orders', folder: `s3://${s3.bucket}/inbox/empty` }],
+      taskQueue: stack.taskQueue,
+      workflowId: stack.workflowId('inbox-revive-dead'),
+    });
+    await dead.result();
+    const listed = await createInboxActivities().listInboxFiles({ folder });
+    const fileNamed = (name: string) => listed.find((file) => file.name === name) as InboxFile;
+    const left = async (name: string, to: 'processed' | 'failed') => {
+      const file = fileNamed(name);
+      const owner = { owner: dead.workflowId, runId: dead.firstExecutionRunId };
+      const child = inboxChildId('erp-orders', file);
+      await store.put(dropRecordKey('inbox/revive/', '.claims', file), JSON.stringify({ ...owner, child }));
+      const target = `inbox/revive/${to}/${name}`;
+      await store.put(
+        dropRecordKey('inbox/revive/', '.moves', file),
+        JSON.stringify({ target, to, ...owner }),
+      );
+      return target;
+    };
+    await left('revived.csv', 'failed');
+    await left('reversed.csv', 'processed');
+    await store.copy('inbox/revive/copied.csv', await left('copied.csv', 'failed'));
+
+    const laterId = stack.workflowId('inbox-revive-later');
+    const later = await stack.client.workflow.execute(inbox, {
+      args: [{ job: 'erp-orders', folder }],
+      taskQueue: stack.taskQueue,
+      workflowId: laterId,
+    });
+    const outcome = (name: string) => later.files.find((file) => file.name === name);
+    expect(outcome('revived.csv')).toMatchObject({
+      outcome: 'processed',
+      movedTo: `s3://${s3.bucket}/inbox/revive/processed/revived.csv`,
+    });
+    expect(outcome('reversed.csv')).toMatchObject({
+      outcome: 'failed',
+      movedTo: `s3://${s3.bucket}/inbox/revive/failed/reversed.csv`,
+    });
+    expect(outcome('copied.csv')).toMatchObject({
+      movedTo: `s3://${s3.bucket}/inbox/revive/failed/copied.csv`,
+    });
+    const keys = (await store.list('inbox/revive/')).filter(
+      (key) => !key.includes('/.moves/') && !key.includes('/.claims/'),
+    );
+    expect(keys).toEqual([
+      'inbox/revive/failed/copied.csv',
+      'inbox/revive/failed/reversed.csv',
+      'inbox/revive/processed/revived.csv',
+    ]);
+    // The replaced record names the run that moved the file.
+    const record = JSON.parse(
+      (
+        (await store.get(dropRecordKey('inbox/revive/', '.moves', fileNamed('revived.csv')))) ?? ''
+      ).toString(),
+    ) as { target: string; owner?: string };
+    expect(record).toMatchObject({
+      target: 'inbox/revive/processed/revived.csv',
+      owner: laterId,
+    });
   });
 });
