@@ -123,13 +123,14 @@ export async function waitAndPrint(handle: WorkflowHandle, options: WaitOptions)
   }
 }
 
-/** `trace-sync watch <id>`: a run started anywhere, followed until it ends. */
+/** `trace-sync watch <id>`: a run started anywhere, followed until it ends; returns its result. */
 export async function watchHandle(
   client: Client,
   namespace: string,
   handle: WorkflowHandle,
   out: ProgressOutput = process.stdout,
-): Promise<void> {
+  links?: WaitOptions['links'],
+): Promise<unknown> {
   const described = await handle.describe().catch((error: unknown) => {
     throw new Error(
       `No workflow ${handle.workflowId} in namespace ${namespace} (${(error as Error).message})`,
@@ -142,5 +143,10 @@ export async function watchHandle(
         `trace-sync: warning: ${noWorkerMessage(check)}: the run cannot move until one does.\n`,
       );
   }
-  await waitAndPrint(handle, { timeoutSeconds: 7 * 24 * 3600, taskQueue: described.taskQueue, out });
+  return waitAndPrint(handle, {
+    timeoutSeconds: 7 * 24 * 3600,
+    taskQueue: described.taskQueue,
+    out,
+    ...(links ? { links } : {}),
+  });
 }

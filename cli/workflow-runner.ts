@@ -84,11 +84,22 @@ export async function startJob<W extends Workflow>(run: JobRun<W>): Promise<void
   });
 }
 
-/** `trace-sync watch <workflowId>`: follows a run started anywhere until it ends and prints its result. */
+/**
+ * `trace-sync watch <workflowId>`: follows a run started anywhere until it ends and prints its result; with an S3
+ * store, where its run files are, as `--wait` does.
+ */
 export async function watchRun(workflowId: string): Promise<void> {
-  await withTemporalClient((client, config) =>
-    watchHandle(client, config.temporalNamespace, client.workflow.getHandle(workflowId)),
-  );
+  await withTemporalClient(async (client, config) => {
+    const store = bucketStore(config);
+    const result = await watchHandle(
+      client,
+      config.temporalNamespace,
+      client.workflow.getHandle(workflowId),
+      process.stdout,
+      store ? (details: string) => storeLinksIn(store, details) : undefined,
+    );
+    await printStoreLinks(store, result, (line) => void process.stdout.write(`${line}\n`));
+  });
 }
 
 export function watchCommand(): Command {

@@ -376,6 +376,35 @@ describeS3('the four jobs with TRACE_STORE_URL=s3://… (versitygw)', () => {
     );
   }, 300_000);
 
+  // An inbox child, a scheduled run or one started from the Web UI is followed with `trace-sync watch`: on S3 its
+  // result names the rejects by the worker's path, so "every run file a result … names gets an operator-usable
+  // location: on S3 an s3:// URL plus a presigned link printed by the CLI" holds for watch as for --wait.
+  it('trace-sync watch <id> on S3 prints the run files as s3:// and a working link, as --wait does', async () => {
+    const rows = nativeRows({ prefix: 'S3WCH', styles: 1, coloursPerStyle: 1, sizesPerColour: 1 });
+    rows.push({
+      externalId: 'S3WCH-BAD',
+      level: 'style',
+      name: 'Bad',
+      styleType: 'Spaceships',
+      isComponent: 'no',
+    });
+    await store.put('inputs/plm/watched.csv', toCsv(rows));
+    const handle = await stack.client.workflow.start(plmImport, {
+      args: [{ file: `s3://${s3.bucket}/trace/inputs/plm/watched.csv` }],
+      taskQueue: stack.taskQueue,
+      workflowId: stack.workflowId('plm-s3-watched'),
+    });
+    const out = await runCli(stack, s3, ['watch', handle.workflowId]);
+    expect({ status: out.status, stderr: out.stderr }).toEqual({ status: 0, stderr: '' });
+    const rejectsUrl = `s3://${s3.bucket}/trace/runs/${runKeyOf(handle.workflowId)}/rejects.csv`;
+    const lines = out.stdout.split('\n');
+    const at = lines.findIndex((line) => line.trim() === `rejectsFile: ${rejectsUrl}`);
+    expect(at).toBeGreaterThan(0);
+    const link = lines[at + 1]?.trim() ?? '';
+    expect(link).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/.*X-Amz-Expires=86400/);
+    expect(await (await fetch(link)).text()).toContain('S3WCH-BAD');
+  });
+
   it('the CLI uploads the mapping profile too: a push with --mapping runs on the worker from the bucket alone', async () => {
     const examples = path.join(repoRoot(), 'examples', 'erp');
     const out = await cli(
