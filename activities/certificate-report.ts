@@ -29,7 +29,7 @@ import {
   type StagingRef,
 } from '../connectors/staging';
 import { locate, publishFolder } from '../connectors/storage';
-import type { Certificate, Page } from '../connectors/traceability';
+import { readList, type Certificate, type ListRead, type Page } from '../connectors/traceability';
 import { failureMapper, guarded, invalidInput, withHeartbeats } from './batch-kit';
 import type { ActivityDeps } from './deps';
 
@@ -127,13 +127,9 @@ type CertificatePageFetcher = (
   limit: number,
 ) => Promise<Page<Certificate>>;
 
-interface ListRead {
+interface StatusRead {
   status: CertificateStatus | undefined;
-  certificates: Certificate[];
-  /** `pagination.total` of the first page. */
-  total: number;
-  /** Why the read may have missed a certificate; undefined when it holds the whole list. */
-  gap?: string;
+  read: ListRead<Certificate>;
 }
 
 const listName = (status: CertificateStatus | undefined) =>
@@ -142,29 +138,20 @@ const listName = (status: CertificateStatus | undefined) =>
 /**
  * One read of one list by offset. A certificate renewed or re-reviewed meanwhile moves in the sort and shifts
  * another onto a page already read (spec 03 offers no sort an update leaves alone), so the read counts as whole only
- * when every page gave the same `pagination.total` (spec 01) and that many distinct certificates came.
+ * when every page gave the same `pagination.total` (spec 01) and that many distinct certificates came; a repeated
+ * certificate keeps its latest read.
  */
-async function readList(
+async function readStatusList(
   status: CertificateStatus | undefined,
   fetchPage: CertificatePageFetcher,
   progress: Progress,
-): Promise<ListRead> {
-  const byId = new Map<string, Certificate>();
-  const totals = new Set<number>();
-  let total: number | undefined;
-  for (let page = 1; ; page++) {
-    const answer = await fetchPage(status, page, PAGE_SIZE);
-    total ??= answer.pagination.total;
-    totals.add(answer.pagination.total);
-    // A repeated certificate keeps its latest read.
-    for (const certificate of answer.items) byId.set(certificate.id, certificate);
-    progress({ list: status ?? 'all', certificates: byId.size });
-    if (answer.items.length === 0 || page >= answer.pagination.totalPages) break;
-  }
-  const read: ListRead = { status, certificates: [...byId.values()], total: total ?? 0 };
-  if (totals.size > 1) return { ...read, gap: `its total went ${[...totals].join(' -> ')} between pages` };
-  if (byId.size !== read.total) return { ...read, gap: `${read.total} listed, ${byId.size} distinct read` };
-  return read;
+): Promise<StatusRead> {
+  const read = await readList((page, limit) => fetchPage(status, page, limit), {
+    limit: PAGE_SIZE,
+    keep: 'latest',
+    onPage: (_, certificates) => progress({ list: status ?? 'all', certificates }),
+  });
+  return { status, read };
 }
 
 /**
@@ -180,19 +167,19 @@ async function readWholeLists(
 ): Promise<Certificate[]> {
   let gap: string | undefined;
   for (let attempt = 1; attempt <= CERTIFICATE_LIST_READS; attempt++) {
-    const reads: ListRead[] = [];
-    for (const status of lists) reads.push(await readList(status, fetchPage, progress));
-    const partial = reads.find((read) => read.gap !== undefined);
-    gap = partial && `${listName(partial.status)} changed while they were read (${partial.gap})`;
-    for (const read of partial ? [] : reads.slice(0, -1)) {
-      const now = (await fetchPage(read.status, 1, 1)).pagination.total;
+    const reads: StatusRead[] = [];
+    for (const status of lists) reads.push(await readStatusList(status, fetchPage, progress));
+    const partial = reads.find(({ read }) => read.moved !== undefined);
+    gap = partial && `${listName(partial.status)} changed while they were read (${partial.read.moved})`;
+    for (const { status, read } of partial ? [] : reads.slice(0, -1)) {
+      const now = (await fetchPage(status, 1, 1)).pagination.total;
       if (now === read.total) continue;
-      gap = `${listName(read.status)} changed while they were read (${read.total} listed, ${now} once every list was read)`;
+      gap = `${listName(status)} changed while they were read (${read.total} listed, ${now} once every list was read)`;
       break;
     }
     if (gap === undefined) {
       const byId = new Map<string, Certificate>();
-      for (const read of reads) for (const c of read.certificates) if (!byId.has(c.id)) byId.set(c.id, c);
+      for (const { read } of reads) for (const c of read.items) if (!byId.has(c.id)) byId.set(c.id, c);
       return [...byId.values()];
     }
     log.warn('Certificate list changed while it was read', { attempt, of: CERTIFICATE_LIST_READS, gap });

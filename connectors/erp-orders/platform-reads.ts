@@ -5,7 +5,7 @@
 
 import type { ApiCalls } from '../staging';
 import { forEachBounded } from '../staging';
-import type { Order, OrderLine, Page, Product } from '../traceability';
+import { readList, type Order, type OrderLine, type Page, type Product } from '../traceability';
 import type { OrderType } from '../traceability/schemas/orders';
 import type { BuildContext } from './orders/build';
 import { productRefKey, type OrderDraft, type ProductRef } from './orders/draft';
@@ -296,12 +296,10 @@ export async function listedLines(
   if (first.pagination.totalPages >= needing.length) return undefined;
   const wanted = new Set(needing.map((order) => order.id));
   const byOrder = new Map<string, OrderLine[]>();
-  const seen = new Set<string>();
-  for (const line of await api.all(fetchLines, first)) {
-    if (seen.has(line.id)) continue;
-    seen.add(line.id);
+  // Whether the list moved is left to each order's lineCount, read by the caller.
+  const { items } = await readList((page, limit) => api.one(() => fetchLines(page, limit)), { first });
+  for (const line of items)
     if (line.orderId && wanted.has(line.orderId))
       byOrder.set(line.orderId, [...(byOrder.get(line.orderId) ?? []), line]);
-  }
   return byOrder;
 }

@@ -3,6 +3,7 @@ import { z } from 'zod';
 import type { ApiCalls } from '../staging';
 import { forEachBounded } from '../staging';
 import { quoteInput } from '../input-limits';
+import { readList } from '../traceability';
 import type { DraftComposition } from './draft';
 
 /** A material line as the API holds it (spec 02), the part the import compares and must send back on a replace. */
@@ -268,34 +269,25 @@ export async function readLines(
   headerIds: readonly string[],
 ): Promise<Map<string, CurrentLine[]>> {
   const byHeader = new Map<string, CurrentLine[]>(headerIds.map((id) => [id, []]));
-  const seen = new Set<string>();
-  const add = (items: ReadonlyArray<Parameters<typeof toCurrentLine>[0] & { materialHeaderId: string }>) => {
-    for (const item of items) {
-      if (seen.has(item.id)) continue;
-      seen.add(item.id);
-      byHeader.get(item.materialHeaderId)?.push(toCurrentLine(item));
-    }
-  };
   if (headerIds.length === 0) return byHeader;
   if (headerIds.length >= 4) {
     // Oldest first (the default is createdAt, newest first: spec 01, "default `desc`"): a line created meanwhile lands
     // on a later page instead of pushing one already read onto the next; a line met twice all the same counts once.
-    const oldestFirst = (page: number) =>
-      api.client.materials.listLines({ page, limit: 100, sort: 'createdAt', order: 'asc' });
-    const first = await api.one(() => oldestFirst(1));
-    let shrank = false;
-    const listPage = async (page: number) => {
-      const read = await oldestFirst(page);
-      if (read.pagination.total < first.pagination.total) shrank = true;
-      return read;
-    };
-    add(first.items);
+    const oldestFirst = (page: number, limit: number) =>
+      api.one(() => api.client.materials.listLines({ page, limit, sort: 'createdAt', order: 'asc' }));
+    const first = await oldestFirst(1, 100);
     if (first.pagination.totalPages <= headerIds.length) {
-      await api.remainingPages(first, listPage, add);
+      const read = await readList(oldestFirst, {
+        first,
+        moved: 'shrink',
+        schedule: (pages, readPage) => forEachBounded(pages, api.lanes(4), readPage),
+      });
       // A line deleted meanwhile pulls a later one onto a page already read: that line would be missed.
-      if (!shrank) return byHeader;
+      if (read.moved === undefined) {
+        for (const item of read.items) byHeader.get(item.materialHeaderId)?.push(toCurrentLine(item));
+        return byHeader;
+      }
     }
-    for (const id of headerIds) byHeader.set(id, []);
   }
   await forEachBounded(headerIds, api.lanes(8), async (headerId) => {
     const lines = await api.all((page, limit) =>

@@ -16,7 +16,10 @@ export type { Pagination } from './envelope';
 export {
   paginate,
   collect,
+  readList,
   IncrementalSync,
+  type ListRead,
+  type ReadListOptions,
   type Page,
   type PageFetcher,
   type IncrementalCheckpoint,

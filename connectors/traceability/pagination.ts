@@ -1,4 +1,4 @@
-import type { Pagination } from './envelope';
+import { paginationSchema, type Pagination } from './envelope';
 
 export interface Page<T> {
   items: T[];
@@ -30,6 +30,125 @@ export async function collect<T>(items: AsyncIterable<T>): Promise<T[]> {
   const out: T[] = [];
   for await (const item of items) out.push(item);
   return out;
+}
+
+export interface ReadListOptions<T> {
+  /** Page size; default 100, the API's cap. */
+  limit?: number;
+  /** Page 1 when the caller has read it already (to choose a way to read): it is not asked again. */
+  first?: Page<T>;
+  /** Which copy of a record met twice is kept: the first (default) or the latest read. */
+  keep?: 'first' | 'latest';
+  /**
+   * Runs the reads of pages 2..totalPages of page 1 (several at once, say); without it pages are read one after the
+   * other until the latest page's `totalPages`.
+   */
+  schedule?: (pages: number[], read: (page: number) => Promise<void>) => Promise<void>;
+  /**
+   * What says the list moved under a read. 'total' (default): a page's `total` differs from page 1's, or the distinct
+   * records read are not that many. 'shrink': a page's `total` is below page 1's; for a list read oldest first, where
+   * a record added meanwhile lands after the pages read and shifts none of them.
+   */
+  moved?: 'total' | 'shrink';
+  /** Whole reads tried until one holds the list (default 1). */
+  reads?: number;
+  /**
+   * For a list that can only lose records (one millisecond of `updatedAt`): ids counted by one read still count in
+   * the next while `total` stays, the count restarting when it changes, and a read stops once they cover `total`.
+   */
+  countAcross?: boolean;
+  /** Called after each page with its records and the distinct records read so far. */
+  onPage?: (items: readonly T[], distinct: number) => void;
+}
+
+export interface ListRead<T> {
+  /** Distinct records by id, in the order first met (of the last read; of every read with `countAcross`). */
+  items: T[];
+  /** `pagination.total` of the read's first page (the latest count with `countAcross`). */
+  total: number;
+  /** Records counted against `total`: the distinct ones (with `countAcross`, those read since `total` last changed). */
+  counted: number;
+  /** Reads made. */
+  reads: number;
+  /** How the list moved under the last read; undefined when the read holds it whole. */
+  moved?: string;
+}
+
+function checkedPagination(pagination: unknown, page: number): Pagination {
+  const parsed = paginationSchema.safeParse(pagination);
+  if (parsed.success) return parsed.data;
+  const issue = parsed.error.issues[0];
+  throw new Error(
+    `list page ${page}: pagination.${issue?.path.join('.') ?? ''}: ${issue?.message ?? 'invalid'} ` +
+      '(spec 01: integer page, limit, total, totalPages)',
+  );
+}
+
+/**
+ * Reads a paged list whole (spec 01: "`page` is 1-based [...] Iterate until `page` reaches `totalPages`"), each record
+ * once by id. A read by offset of a list that changes meanwhile shifts records across pages (one read twice, another
+ * never), so the count read is checked against the envelope's `total` and the list read again, up to `reads` times;
+ * the answer says how the last read fell short (`moved`) rather than throwing, the caller deciding what that costs.
+ */
+export async function readList<T extends { id: string }>(
+  fetchPage: PageFetcher<T>,
+  options: ReadListOptions<T> = {},
+): Promise<ListRead<T>> {
+  const limit = options.limit ?? 100;
+  const byId = new Map<string, T>();
+  let counted = new Set<string>();
+  let latest: number | undefined;
+  let first = options.first;
+  let read: ListRead<T> = { items: [], total: 0, counted: 0, reads: 0 };
+  for (let reads = 1; reads <= (options.reads ?? 1); reads++) {
+    if (!options.countAcross) byId.clear();
+    const totals = new Set<number>();
+    let covered = false;
+    const take = (answer: Page<T>, page: number): Pagination => {
+      const pagination = checkedPagination(answer.pagination, page);
+      totals.add(pagination.total);
+      if (options.countAcross && pagination.total !== latest) counted = new Set();
+      latest = pagination.total;
+      for (const item of answer.items) {
+        counted.add(item.id);
+        if (options.keep === 'latest' || !byId.has(item.id)) byId.set(item.id, item);
+      }
+      options.onPage?.(answer.items, byId.size);
+      covered = options.countAcross === true && counted.size >= pagination.total;
+      return pagination;
+    };
+    const one = first ?? (await fetchPage(1, limit));
+    first = undefined;
+    const head = take(one, 1);
+    if (options.schedule) {
+      const pages = Array.from({ length: Math.max(0, head.totalPages - 1) }, (_, index) => index + 2);
+      if (!covered)
+        await options.schedule(pages, async (page) => void take(await fetchPage(page, limit), page));
+    } else {
+      for (let page = 2, last = head; !covered && one.items.length > 0 && page <= last.totalPages; page++) {
+        const answer = await fetchPage(page, limit);
+        last = take(answer, page);
+        if (answer.items.length === 0) break;
+      }
+    }
+    const [firstTotal = 0] = totals;
+    const total = options.countAcross ? (latest ?? 0) : firstTotal;
+    read = {
+      items: [...byId.values()],
+      total,
+      counted: options.countAcross ? counted.size : byId.size,
+      reads,
+    };
+    if (options.countAcross) {
+      if (!covered) read.moved = `${total} listed, ${counted.size} read since that count`;
+    } else if (options.moved === 'shrink') {
+      const low = Math.min(...totals);
+      if (low < firstTotal) read.moved = `its total went ${firstTotal} -> ${low} between pages`;
+    } else if (totals.size > 1) read.moved = `its total went ${[...totals].join(' -> ')} between pages`;
+    else if (byId.size !== firstTotal) read.moved = `${firstTotal} listed, ${byId.size} distinct read`;
+    if (read.moved === undefined) break;
+  }
+  return read;
 }
 
 /** What an incremental job stores between runs. */
@@ -141,29 +260,15 @@ export class IncrementalSync<T extends Updatable> implements AsyncIterable<T> {
    * `total` changes; the millisecond is read again until they cover it.
    */
   private async *drainMillisecond(ms: number): AsyncGenerator<T, void, undefined> {
-    let listed = new Set<string>();
-    let total: number | undefined;
-    for (let pass = 1; pass <= MAX_DRAIN_PASSES; pass++) {
-      for (let pageNo = 1; ; pageNo++) {
-        const page = await this.fetchWindow({
-          updatedAfterUnixMs: ms,
-          updatedBeforeUnixMs: ms,
-          page: pageNo,
-          limit: this.limit,
-        });
-        if (page.pagination.total !== total) {
-          total = page.pagination.total;
-          listed = new Set();
-        }
-        for (const item of page.items) listed.add(item.id);
-        yield* this.take(page.items);
-        if (listed.size >= total) return;
-        if (page.items.length === 0 || pageNo >= page.pagination.totalPages) break;
-      }
-    }
+    const read = await readList(
+      (page, limit) => this.fetchWindow({ updatedAfterUnixMs: ms, updatedBeforeUnixMs: ms, page, limit }),
+      { limit: this.limit, reads: MAX_DRAIN_PASSES, countAcross: true },
+    );
+    yield* this.take(read.items);
+    if (read.moved === undefined) return;
     throw new Error(
-      `incremental sync: updatedAt ${new Date(ms).toISOString()}: the server counts ${total ?? 0} records in this ` +
-        `millisecond but ${MAX_DRAIN_PASSES} reads of its pages listed ${listed.size}; they kept changing while read, ` +
+      `incremental sync: updatedAt ${new Date(ms).toISOString()}: the server counts ${read.total} records in this ` +
+        `millisecond but ${MAX_DRAIN_PASSES} reads of its pages listed ${read.counted}; they kept changing while read, ` +
         'so checkpoint() stays at that millisecond (run the sync again)',
     );
   }
