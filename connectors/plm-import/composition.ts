@@ -65,11 +65,10 @@ export const compositionOpSchema = z.discriminatedUnion('op', [
 ]);
 export type CompositionOp = z.infer<typeof compositionOpSchema>;
 
-const hundredths = (value: number): number => Math.round(value * 100);
 const nameKey = (name: string): string => name.trim().toLowerCase();
 const linesKey = (lines: readonly RootLine[]): string =>
   lines
-    .map((line) => `${line.rawMaterialId}\u0000${hundredths(line.percentage)}`)
+    .map((line) => `${line.rawMaterialId}\u0000${line.percentage}`)
     .sort()
     .join('\n');
 
@@ -120,7 +119,8 @@ export function compositionOps(
         continue;
       }
       seen.add(line.rawMaterialId);
-      if (hundredths(target.percentage) === hundredths(line.percentage)) continue;
+      // Exact: the API stores the number sent (spec 02 "percentage | number"), so it reads back equal.
+      if (target.percentage === line.percentage) continue;
       const op: CompositionOp = {
         op: 'replaceLine',
         headerId: header.id,

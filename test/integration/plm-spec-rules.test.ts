@@ -648,6 +648,64 @@ describe('PLM import follows the spec rules (issue 15)', () => {
         message: expect.stringMatching(/unknown material 'Kevlar'; valid names: 'Cotton', 'Elastane'/),
       });
     });
+    // Spec 02, material line: "percentage | number | 0-100, share among siblings"; Limits: "percentage | 0 to 100". A 0%
+    // line (a trace amount to declare) is within the range.
+    it('"percentage | number | 0-100": a 0% line is imported and stored as 0, and a re-run writes nothing', async () => {
+      const rows = family('ZERO1', { style: { composition: '100% Cotton, 0% Elastane' } });
+      const result = await run({ file: await file('zero.csv', toCsv(rows)), mappingFile: nativeMapping });
+      expect(rejectsOf(result)).toEqual([]);
+      expect(result.compositions).toEqual({ written: 1, unchanged: 0, rejected: 0 });
+      expect((await ownedCompositions('ZERO1'))[0]?.lines.map((line) => line.percentage)).toEqual([100, 0]);
+
+      const before = snapshot();
+      const again = await run({
+        file: await file('zero-again.csv', toCsv(rows)),
+        mappingFile: nativeMapping,
+      });
+      expect(again.compositions).toEqual({ written: 0, unchanged: 1, rejected: 0 });
+      expect(writesSince(before)).toBe(0);
+    });
+
+    // Spec 02: "percentage | number" (no rounding stated): the API stores and returns the number sent, so the import
+    // compares with it exactly: a change below a hundredth is written, and what was written reads back unchanged.
+    it('"percentage | number | 0-100, share among siblings": 33.333% is stored as sent, a re-run writes nothing, and a change in the thousandths is written', async () => {
+      const sheet = (composition: string) => toCsv(family('THIRD1', { style: { composition } }));
+      const first = await run({
+        file: await file('third.csv', sheet('33.333% Cotton, 33.333% Wool, 33.334% Polyester')),
+        mappingFile: nativeMapping,
+      });
+      expect(first.compositions).toEqual({ written: 1, unchanged: 0, rejected: 0 });
+      const stored = async () =>
+        (await ownedCompositions('THIRD1'))[0]?.lines.map(
+          (line) => `${line.percentage} ${line.rawMaterialId}`,
+        );
+      expect(await stored()).toEqual([
+        '33.333 rawmat_cotton',
+        '33.334 rawmat_polyester',
+        '33.333 rawmat_wool',
+      ]);
+
+      const before = snapshot();
+      const again = await run({
+        file: await file('third-again.csv', sheet('33.333% Cotton, 33.333% Wool, 33.334% Polyester')),
+        mappingFile: nativeMapping,
+      });
+      expect(again.compositions).toEqual({ written: 0, unchanged: 1, rejected: 0 });
+      expect(writesSince(before)).toBe(0);
+
+      const changed = snapshot();
+      const moved = await run({
+        file: await file('third-moved.csv', sheet('33.334% Cotton, 33.333% Wool, 33.333% Polyester')),
+        mappingFile: nativeMapping,
+      });
+      expect(moved.compositions).toEqual({ written: 1, unchanged: 0, rejected: 0 });
+      expect(writesSince(changed)).toBe(2); // polyester lowered first, then cotton raised
+      expect(await stored()).toEqual([
+        '33.334 rawmat_cotton',
+        '33.333 rawmat_polyester',
+        '33.333 rawmat_wool',
+      ]);
+    });
   });
 
   describe('4, 5, 7: a Shopify product export with the shipped example mapping', () => {

@@ -213,6 +213,24 @@ describe('material tree rules', () => {
     );
   });
 
+  // Spec 02: "percentage | number | 0-100, share among siblings"; tree rule 1: "Sibling percentages at one tree level
+  // must sum to at most 100". No rounding is stated: the number sent is stored and the sum is held to 100.
+  it('rule: a percentage is stored as sent (0, 33.333) and siblings over 100 by less than a hundredth are refused', async () => {
+    const t = await tree();
+    const header = await composition(t.style);
+    const third = await line(t.style, header.id, { percentage: 33.333 });
+    const zero = await line(t.style, header.id, { rawMaterialId: 'rawmat_elastane', percentage: 0 });
+    expect([third.percentage, zero.percentage]).toEqual([33.333, 0]);
+    expect((await linesOf(header.id)).map((l) => l.percentage)).toEqual([33.333, 0]);
+    await line(t.style, header.id, { rawMaterialId: 'rawmat_wool', percentage: 33.333 });
+    expect(
+      (await addLine(t.style, header.id, { rawMaterialId: 'rawmat_polyester', percentage: 33.334 })).status,
+    ).toBe(201);
+    const over = await addLine(t.style, header.id, { rawMaterialId: 'rawmat_silk', percentage: 0.004 });
+    expect(over.status).toBe(400);
+    expect(over.body.code).toBe('percentage_constraint_violation');
+  });
+
   it("rule: a child's countries must be a subset of its parent's (400 countries_of_origin_constraint_violation)", async () => {
     const { tree: t, header, cotton, polyester } = await populated();
     await api('PUT', `/material-lines/${polyester.id}`, {

@@ -1,8 +1,11 @@
 import { badRequest, notFound } from '../../core/errors';
 import type { MaterialLineRecord, MaterialStore } from './model';
 
-/** Percentages are compared in hundredths so 33.33 + 33.33 + 33.34 is exactly 100. */
-const hundredths = (value: number): number => Math.round(value * 100);
+/**
+ * How far above 100 a sum may be and still count as 100: binary floating point alone (33.33 + 33.33 + 33.34 may
+ * add up to 100.00000000000001). The spec states no rounding, so anything a person can write above 100 is refused.
+ */
+const FLOAT_SLACK = 1e-9;
 
 const hasCountries = (countries: readonly string[] | null): countries is string[] =>
   countries !== null && countries.length > 0;
@@ -48,10 +51,10 @@ export function checkSiblingSum(
   exceptId?: string,
 ): void {
   const others = store.siblings(headerId, parentId).filter((line) => line.id !== exceptId);
-  const total = others.reduce((sum, line) => sum + hundredths(line.percentage), hundredths(percentage));
-  if (total > 10_000) {
+  const total = others.reduce((sum, line) => sum + line.percentage, percentage);
+  if (total > 100 + FLOAT_SLACK) {
     throw badRequest(
-      `Sibling percentages would sum to ${total / 100}, above 100`,
+      `Sibling percentages would sum to ${Math.round(total * 1e6) / 1e6}, above 100`,
       'percentage_constraint_violation',
     );
   }

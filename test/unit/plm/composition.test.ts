@@ -28,16 +28,26 @@ const desired = (lines: Array<[string, number]>, name = 'Composition') => [
 ];
 
 describe('compositionOps (spec 02: headers and lines, tree rule 1 "Sibling percentages at one tree level must sum to at most 100")', () => {
-  it('an unchanged composition needs no write (percentages compared in hundredths)', () => {
+  // Spec 02: "percentage | number": the API stores the number sent, so percentages compare exactly.
+  it('an unchanged composition needs no write; a change below a hundredth is one (percentages compared exactly)', () => {
     expect(
       compositionOps(
         desired([
-          ['cotton', 95.001],
+          ['cotton', 95],
           ['elastane', 5],
         ]),
         owned,
       ),
     ).toEqual([]);
+    expect(
+      compositionOps(
+        desired([
+          ['cotton', 94.999],
+          ['elastane', 5],
+        ]),
+        owned,
+      ),
+    ).toEqual([{ op: 'replaceLine', headerId: 'h1', line: line('l1', 'cotton', 94.999) }]);
   });
 
   it('a change replaces only the lines that differ, lowering before raising, keeping what the line holds besides', () => {

@@ -103,7 +103,27 @@ describe('parseComposition', () => {
     expect(parseComposition('80% Cotton, 30% Wool')).toMatch(/110%, more than 100%/);
     expect(parseComposition('Cotton')).toMatch(/'Cotton' is not/);
     expect(parseComposition('50% Cotton, 50% cotton')).toMatch(/listed twice/);
-    expect(parseComposition('0% Cotton')).toMatch(/outside 0-100/);
+    expect(parseComposition('101% Cotton')).toMatch(/outside 0-100/);
+  });
+
+  // Spec 02, material line: "percentage | number | 0-100, share among siblings"
+  it('takes 0% (a trace amount) and keeps the percentage as written', () => {
+    expect(parseComposition('100% Cotton, 0% Elastane')).toEqual([
+      {
+        name: null,
+        shares: [
+          { material: 'Cotton', percentage: 100 },
+          { material: 'Elastane', percentage: 0 },
+        ],
+      },
+    ]);
+    expect(parseComposition('33.333% Cotton')).toEqual([
+      { name: null, shares: [{ material: 'Cotton', percentage: 33.333 }] },
+    ]); // Tree rule 1: "Sibling percentages at one tree level must sum to at most 100", with no rounding stated.
+    expect(parseComposition('33.33% Cotton, 33.33% Wool, 33.34% Silk')).not.toEqual(expect.any(String));
+    expect(parseComposition('50.00004% Cotton, 50.00004% Wool')).toMatch(
+      /add up to 100.00008%, more than 100%/,
+    );
   });
 });
 
