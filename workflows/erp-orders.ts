@@ -76,7 +76,10 @@ export interface PushErpOrdersResult {
   recoveries: BatchResult['recoveries'];
   apiCalls: { prepare: number; apply: number; total: number };
   durationsMs: { prepare: number; apply: number; finish: number; total: number };
-  /** Every row of each rejected order with `error_code` and `error_message`, in the export's format; null when none. */
+  /**
+   * Every row of each rejected order with `error_code` and `error_message`, in the export's format, where it is found:
+   * `s3://…` with an S3 run-data store, else the run folder's path; null when none.
+   */
   rejectsFile: string | null;
   rejectedRows: number;
   rejections: Array<{ orderNumber: string; code: string; message: string }>;

@@ -18,7 +18,8 @@ export interface OutcomeCounts {
 
 /**
  * Sets the run's current details (Markdown, shown in the Web UI) to the outcome line:
- * `10 created, 2 updated, 5 unchanged, 2 rejected — rejects file: /data/runs/…/rejects.csv`.
+ * `10 created, 2 updated, 5 unchanged, 2 rejected — rejects file: /data/runs/…/rejects.csv` (with an S3 store, the
+ * `s3://…` location the finishing activity gives).
  */
 export function showOutcome(
   counts: OutcomeCounts,

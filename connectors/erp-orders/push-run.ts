@@ -206,7 +206,7 @@ export type FinishInput = z.infer<typeof finishInputSchema>;
 export type Progress = (details: Record<string, unknown>) => void;
 
 export interface FinishOutput {
-  /** Null when no order was rejected. */
+  /** Its run-data store location (`s3://…` on S3, else the run folder's path); null when no order was rejected. */
   rejectsFile: string | null;
   rejectedRows: number;
   /** The first rejections, for the result and the Web UI (the file has them all). */
@@ -475,9 +475,8 @@ export async function finishRun(input: FinishInput, run: OrderRun): Promise<Fini
         return { rows: outcome.rows, code, message, problems: outcome.problems ?? [{ code, message }] };
       }),
     );
-    rejectsFile = run.file(`rejects${file.extension}`);
-    await writeFileAtomically(rejectsFile, file.content);
-    await run.publish(basename(rejectsFile));
+    await writeFileAtomically(run.file(`rejects${file.extension}`), file.content);
+    rejectsFile = await run.publishedLocation(`rejects${file.extension}`);
     rejectedRows = file.rowCount;
   }
   // The staged drafts are spent; journals, manifest and the export copy stay with the run for the record.

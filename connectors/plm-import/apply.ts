@@ -342,7 +342,7 @@ export async function finishRun(input: FinishInput, run: PlmRun): Promise<PlmImp
   // A dry run writes the rejects file a real run would (its plan's rows), so it can be fixed before the real run.
   if (rejectedRows > 0) {
     const extension = extname(manifest.sourceCopy) || '.csv';
-    rejectsFile = run.file(`rejects${extension}`);
+    const rejectsName = `rejects${extension}`;
     const temp = run.file(`.rejects-${randomUUID()}${extension}`);
     try {
       // The sheet the run read (--sheet or the mapping's `sheet`), so the rejects hold that sheet's rows.
@@ -356,8 +356,8 @@ export async function finishRun(input: FinishInput, run: PlmRun): Promise<PlmImp
         outputPath: temp,
         ...read,
       });
-      await rename(temp, rejectsFile);
-      await run.publish(basename(rejectsFile));
+      await rename(temp, run.file(rejectsName));
+      rejectsFile = await run.publishedLocation(rejectsName);
     } finally {
       await rm(temp, { force: true });
     }
@@ -393,7 +393,7 @@ export async function finishRun(input: FinishInput, run: PlmRun): Promise<PlmImp
   };
   const firstByRow = new Map<number, RejectIssue>();
   for (const issue of issues) if (!firstByRow.has(issue.rowNumber)) firstByRow.set(issue.rowNumber, issue);
-  const resultFile = run.file('result.json');
+  const resultFile = run.location('result.json');
   const apiCalls = {
     ...input.apiCalls,
     total: input.apiCalls.read + input.apiCalls.plan + input.apiCalls.apply,
@@ -429,7 +429,7 @@ export async function finishRun(input: FinishInput, run: PlmRun): Promise<PlmImp
     resultFile,
     warnings: input.warnings,
   };
-  await writeFileAtomically(resultFile, `${JSON.stringify(result, null, 2)}\n`);
+  await writeFileAtomically(run.file('result.json'), `${JSON.stringify(result, null, 2)}\n`);
   await run.publish('result.json');
   return result;
 }

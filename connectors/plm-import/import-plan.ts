@@ -430,8 +430,7 @@ export async function planRun(
   // One level a batch, as for products: a child's step runs after its ancestors' (it may detach what they create).
   for (const batch of batchesOf(compositions.steps, input.batchSize)) await stageBatch('compositions', batch);
   const issuesRef = await run.staging.putNdjson(run.key('plan-issues.ndjson'), issues);
-  const planFile = run.file('plan.json');
-  await writePlanFile(planFile, {
+  await writePlanFile(run.file('plan.json'), {
     sourceFile: stage.sourceFile,
     profile: stage.profileName,
     catalogue: read,
@@ -441,7 +440,7 @@ export async function planRun(
     compositionSteps: compositions.steps,
     issues,
   });
-  await run.publish('plan.json');
+  const planFile = await run.publishedLocation('plan.json');
   const manifest: Manifest = {
     runKey: run.runKey,
     sourceFile: stage.sourceFile,

@@ -164,7 +164,7 @@ export const manifestSchema = runManifestBaseSchema.extend({
   counts: planCountsSchema,
   /** Compositions the plan found already as the sheet gives them. */
   compositionsUnchanged: z.number().int().default(0),
-  /** `<run folder>/plan.json`: every product's planned action, and the issues. */
+  /** `<run folder>/plan.json` (on S3, its `s3://` location): every product's planned action, and the issues. */
   planFile: z.string(),
 });
 export type Manifest = z.infer<typeof manifestSchema>;
@@ -301,7 +301,10 @@ export interface PlmImportResult {
   apiCalls: { read: number; plan: number; apply: number; total: number };
   catalogueRead: CatalogueRead;
   durationsMs: { read: number; plan: number; apply: number; finish: number; total: number };
-  /** Bad rows in the sheet's format with `error_code` and `error_message`; null when none (and in dry runs). */
+  /**
+   * Bad rows in the sheet's format with `error_code` and `error_message`; null when none (and in dry runs). This and
+   * the other files are named by their run-data store location: `s3://…` on S3, else the run folder's path.
+   */
   rejectsFile: string | null;
   rejectedRows: number;
   /** The first rejections, to read without opening the file. */

@@ -58,12 +58,20 @@ export class RunFolder<E extends JournalLine = JournalLine> {
   }
 
   /**
-   * Publishes a run file and names it where it is found: its URL in the store (`s3://…`), or its path when the store
+   * Where a run file is found once published, as a result, the run's details or its memo name it: its URL in the store
+   * (`s3://…`: a worker's path means nothing to an operator or a worker on another host), or its path when the store
    * is a folder (without TRACE_STORE_URL, the run folder itself).
    */
-  async publishedLocation(...parts: string[]): Promise<string> {
-    const url = await this.publish(...parts);
+  location(...parts: string[]): string {
+    const { store, key } = locate(this.file(...parts));
+    const url = store.urlOf(key);
     return url.startsWith('file:') ? fileURLToPath(url) : url;
+  }
+
+  /** Publishes a run file and names it where it is found (see `location`). */
+  async publishedLocation(...parts: string[]): Promise<string> {
+    await this.publish(...parts);
+    return this.location(...parts);
   }
 
   /**

@@ -277,7 +277,9 @@ describeS3('the four jobs with TRACE_STORE_URL=s3://… (versitygw)', () => {
     const rejectsUrl = `s3://${s3.bucket}/trace/runs/${runKeyOf(workflowId)}/rejects.csv`;
     expect(out.stdout).toContain(`rejectsFile: ${rejectsUrl}`);
     const lines = out.stdout.split('\n');
-    const link = lines[lines.findIndex((line) => line.includes(rejectsUrl)) + 1]?.trim() ?? '';
+    // The printed result names it too (its s3:// location): the link follows the files list's line.
+    const link =
+      lines[lines.findIndex((line) => line.trim() === `rejectsFile: ${rejectsUrl}`) + 1]?.trim() ?? '';
     expect(link).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/.*X-Amz-Expires=86400/);
     const fetched = await fetch(link);
     expect(fetched.status).toBe(200);
@@ -403,6 +405,105 @@ describeS3('the four jobs with TRACE_STORE_URL=s3://… (versitygw)', () => {
     const link = lines[at + 1]?.trim() ?? '';
     expect(link).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/.*X-Amz-Expires=86400/);
     expect(await (await fetch(link)).text()).toContain('S3WCH-BAD');
+  });
+
+  // DESIGN.md: "When an import has bad rows, the operator gets a rejects file …, fixes it, and re-runs only those
+  // rows." On S3 the operator is on another host: the result, the memo and the run's details (the Web UI) name the
+  // rejects and result files by their store location, where they can be fetched; `trace-sync retry` runs from there.
+  it('PLM import on S3: result, memo and run details name rejects/result by s3:// location; retry imports the fixed row', async () => {
+    const rows = nativeRows({ prefix: 'S3RTY', styles: 1, coloursPerStyle: 1, sizesPerColour: 1 });
+    rows.push({
+      externalId: 'S3RTY-FIX',
+      level: 'style',
+      name: 'To fix',
+      styleType: 'Spaceships',
+      isComponent: 'no',
+      brands: 'Nordic Threads',
+      seasons: 'SS25',
+      PLM_ID: 'S3RTY-FIX',
+    });
+    await store.put('inputs/plm/retry.csv', toCsv(rows));
+    const workflowId = stack.workflowId('plm-s3-rejects-url');
+    const result = await stack.client.workflow.execute(plmImport, {
+      args: [{ file: `s3://${s3.bucket}/trace/inputs/plm/retry.csv` }],
+      taskQueue: stack.taskQueue,
+      workflowId,
+    });
+    expect(result.products).toMatchObject({ created: 3, rejected: 1 });
+    const runKey = `runs/${runKeyOf(workflowId)}`;
+    const run = `s3://${s3.bucket}/trace/${runKey}/`;
+    expect({ rejectsFile: result.rejectsFile, resultFile: result.resultFile }).toEqual({
+      rejectsFile: `${run}rejects.csv`,
+      resultFile: `${run}result.json`,
+    });
+    expect(JSON.parse(await text(`${runKey}/result.json`))).toMatchObject({
+      rejectsFile: `${run}rejects.csv`,
+      resultFile: `${run}result.json`,
+    });
+    const handle = stack.client.workflow.getHandle(workflowId);
+    expect((await handle.describe()).memo).toMatchObject({
+      rejectsFile: `${run}rejects.csv`,
+      resultFile: `${run}result.json`,
+    });
+    const metadata = (await handle.query('__temporal_workflow_metadata')) as { currentDetails?: string };
+    expect(metadata.currentDetails).toContain(`rejects file: ${run}rejects.csv`);
+
+    // As a user would: download the rejects file, fix the style type, upload it back.
+    const rejects = await text(`${runKey}/rejects.csv`);
+    expect(rejects).toContain('S3RTY-FIX');
+    await store.put(`${runKey}/rejects.csv`, rejects.replace(',Spaceships,', ',T-shirts,'));
+    const out = await cli('retry', workflowId, '--wait');
+    expect({ status: out.status, stderr: out.stderr }).toEqual({ status: 0, stderr: '' });
+    const retryId = /Started workflow (\S+)/.exec(out.stdout)?.[1] ?? '';
+    const retried = (await stack.client.workflow.getHandle(retryId).result()) as {
+      file: string;
+      retryOf: string | null;
+      rows: number;
+      rejectsFile: string | null;
+      products: { created: number; rejected: number };
+    };
+    expect(retried).toMatchObject({
+      file: `${run}rejects.csv`,
+      retryOf: workflowId,
+      rows: 1,
+      rejectsFile: null,
+      products: { created: 1, rejected: 0 },
+    });
+    expect(await stack.apiClient.products.get('S3RTY-FIX')).toMatchObject({ name: 'To fix' });
+  });
+
+  it('ERP push on S3: the result and run details name the rejects by s3:// location; retry pushes the fixed order', async () => {
+    const csv = [
+      'order_number,supplier_code,line_number,product_external_id,quantity,unit',
+      'S3R-1,SUP-1001,1,PLM-TEE-001-BLK,5,PIECES',
+      'S3R-2,SUP-9999,1,PLM-JKT-010-NVY,7,PIECES',
+    ].join('\n');
+    await store.put('inputs/erp/retry.csv', csv);
+    const workflowId = stack.workflowId('erp-s3-rejects-url');
+    const result = await stack.client.workflow.execute(erpOrders, {
+      args: [{ file: `s3://${s3.bucket}/trace/inputs/erp/retry.csv` }],
+      taskQueue: stack.taskQueue,
+      workflowId,
+    });
+    const runKey = `runs/${runKeyOf(workflowId)}`;
+    const rejectsUrl = `s3://${s3.bucket}/trace/${runKey}/rejects.csv`;
+    expect(result).toMatchObject({ rejectedRows: 1, rejectsFile: rejectsUrl });
+    const metadata = (await stack.client.workflow
+      .getHandle(workflowId)
+      .query('__temporal_workflow_metadata')) as { currentDetails?: string };
+    expect(metadata.currentDetails).toContain(`rejects file: ${rejectsUrl}`);
+
+    const rejects = await text(`${runKey}/rejects.csv`);
+    await store.put(`${runKey}/rejects.csv`, rejects.replace(',SUP-9999,', ',SUP-1001,'));
+    const out = await cli('retry', workflowId, '--wait');
+    expect({ status: out.status, stderr: out.stderr }).toEqual({ status: 0, stderr: '' });
+    const retryId = /Started workflow (\S+)/.exec(out.stdout)?.[1] ?? '';
+    expect(await stack.client.workflow.getHandle(retryId).result()).toMatchObject({
+      file: rejectsUrl,
+      retryOf: workflowId,
+      rejectsFile: null,
+      orders: { created: 1, rejected: 0 },
+    });
   });
 
   it('the CLI uploads the mapping profile too: a push with --mapping runs on the worker from the bucket alone', async () => {

@@ -181,3 +181,25 @@ describe('TRACE_STORE_URL=file:///path', () => {
     }
   });
 });
+
+// On S3 "every file a result, the run's details or its memo names is named by its store location"; on the local
+// default, by its path in the run folder as before.
+describe('where a run names its files', () => {
+  it('by the path in the run folder without TRACE_STORE_URL, by the s3:// URL with an S3 store', async () => {
+    const local = await mkdtemp(path.join(tmpdir(), 'location-local-'));
+    const onS3 = await mkdtemp(path.join(tmpdir(), 'location-s3-'));
+    try {
+      configureStorage(local, {});
+      expect(new RunFolder(local, 'run-l').location('rejects.csv')).toBe(
+        path.join(local, 'runs', 'run-l', 'rejects.csv'),
+      );
+      configureStorage(onS3, { url: 's3://trace/prod', endpoint: 'http://127.0.0.1:9', region: 'us-east-1' });
+      expect(new RunFolder(onS3, 'run-s').location('result.json')).toBe(
+        's3://trace/prod/runs/run-s/result.json',
+      );
+    } finally {
+      await rm(local, { recursive: true, force: true });
+      await rm(onS3, { recursive: true, force: true });
+    }
+  });
+});
