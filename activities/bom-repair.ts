@@ -32,6 +32,7 @@ import {
   ScanReport,
 } from '../connectors/bom-repair/scan';
 import { stagingRefSchema, type StagingRef } from '../connectors/staging';
+import { storedLocation } from '../connectors/storage';
 import { isTraceabilityApiError } from '../connectors/traceability';
 import {
   failureMapper,
@@ -124,7 +125,8 @@ export function createBomRepairActivities(deps: Pick<ActivityDeps, 'client' | 'c
         if (input.selector.kind === 'sinceLastRun') {
           const file = bomMarkFile(dataDir, input.selector.markName);
           const fromMs = await readBomMark(file);
-          highWaterMark = { file, fromMs, nextMs: nextBomMark(fromMs, scanStartedMs) };
+          // Named where it is kept: on S3 its s3:// location, not this worker's path.
+          highWaterMark = { file: storedLocation(file), fromMs, nextMs: nextBomMark(fromMs, scanStartedMs) };
         }
         const filter = highWaterMark ? { headersChangedSinceMs: highWaterMark.fromMs } : {};
         const ref = await withHeartbeats(async (progress) => {

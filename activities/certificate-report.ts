@@ -28,7 +28,7 @@ import {
   type Progress,
   type StagingRef,
 } from '../connectors/staging';
-import { locate, publishFolder } from '../connectors/storage';
+import { locate, publishFolder, storedLocation } from '../connectors/storage';
 import { readList, type Certificate, type ListRead, type Page } from '../connectors/traceability';
 import { failureMapper, guarded, invalidInput, withHeartbeats } from './batch-kit';
 import type { ActivityDeps } from './deps';
@@ -42,6 +42,7 @@ export interface FetchedCertificates {
   apiCalls: number;
 }
 
+/** The report's folder and files where they are found: `s3://…` with an S3 run-data store, else their paths. */
 export interface CertificateReportFiles {
   folder: string;
   xlsx: string;
@@ -259,12 +260,13 @@ export function createCertificateReportActivities(deps: Pick<ActivityDeps, 'clie
       const temp = join(reportsRoot, `.${input.asOf}.${randomUUID()}.tmp`);
       await mkdir(temp, { recursive: true });
       const base = `certificate-expiry-${input.asOf}`;
+      // Named where they are found once published: on S3 their s3:// location, not this worker's path.
       const files: CertificateReportFiles = {
-        folder,
-        xlsx: join(folder, `${base}.xlsx`),
-        csv: join(folder, `${base}.csv`),
-        html: join(folder, `${base}.html`),
-        json: join(folder, 'summary.json'),
+        folder: storedLocation(folder),
+        xlsx: storedLocation(join(folder, `${base}.xlsx`)),
+        csv: storedLocation(join(folder, `${base}.csv`)),
+        html: storedLocation(join(folder, `${base}.html`)),
+        json: storedLocation(join(folder, 'summary.json')),
       };
       const suppliers = summary.bySupplier.length;
       const result: CertificateReportResult = {

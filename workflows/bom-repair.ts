@@ -53,7 +53,10 @@ export interface RepairBomForksResult extends RepairBomTotals {
     headerReads: number;
     includeProblem: string | null;
   };
-  /** `sinceLastRun`: BOM headers created or changed at or after `from` were looked at; `stored` is the next mark. */
+  /**
+   * `sinceLastRun`: BOM headers created or changed at or after `from` were looked at; `stored` is the next mark;
+   * `file` is where the mark is kept (`s3://…` with an S3 run-data store, else its path).
+   */
   highWaterMark: { file: string; from: string; stored: string | null } | null;
 }
 

@@ -11,7 +11,7 @@ import { DATE_FIELDS } from '../erp-orders/orders/draft';
 import { listedLines, toExisting } from '../erp-orders/platform-reads';
 import type { ExistingOrder, ExistingOrderLine } from '../erp-orders/reconcile';
 import { toCsv, type Column } from '../reports';
-import { publishFile, refreshFile, writeFileAtomically } from '../storage';
+import { publishFile, refreshFile, storedLocation, writeFileAtomically } from '../storage';
 import { IncrementalSync, type Order } from '../traceability';
 
 /**
@@ -148,6 +148,7 @@ const MARK_FILE = 'high-water-mark.json';
 export interface PullOrdersResult {
   /** Orders changed since the previous pull (0: nothing was written). */
   orders: number;
+  /** Where the exports and the mark are found: `s3://…` with an S3 run-data store, else their paths. */
   files: { ndjson: string; csv: string } | null;
   markFile: string;
   from: HighWaterMark;
@@ -229,10 +230,11 @@ export async function pullOrders(
     from,
     listed.map((order) => ({ ...order, updatedAt: order.updatedAt ?? null })),
   );
+  // Named where they are found: on S3 their s3:// location, not this worker's path.
   const result = (orders: number, files: PullOrdersResult['files'], to: HighWaterMark): PullOrdersResult => ({
     orders,
-    files,
-    markFile,
+    files: files && { ndjson: storedLocation(files.ndjson), csv: storedLocation(files.csv) },
+    markFile: storedLocation(markFile),
     from,
     to,
     apiCalls: api.count,

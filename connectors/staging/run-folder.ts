@@ -1,7 +1,6 @@
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import type { z } from 'zod';
-import { fetchFile, locate, publishFile } from '../storage';
+import { fetchFile, locate, publishFile, storedLocation } from '../storage';
 import { BatchJournal, JsonLinesJournal, type JournalLine, type OutcomeOf } from './journal';
 import { StagingStore, type StagingRef } from './store';
 
@@ -63,9 +62,7 @@ export class RunFolder<E extends JournalLine = JournalLine> {
    * is a folder (without TRACE_STORE_URL, the run folder itself).
    */
   location(...parts: string[]): string {
-    const { store, key } = locate(this.file(...parts));
-    const url = store.urlOf(key);
-    return url.startsWith('file:') ? fileURLToPath(url) : url;
+    return storedLocation(this.file(...parts));
   }
 
   /** Publishes a run file and names it where it is found (see `location`). */

@@ -1,4 +1,5 @@
 import { isAbsolute, join, relative, resolve, sep } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { LocalStore } from './local-store';
 import type { ObjectStore } from './object-store';
 
@@ -30,6 +31,16 @@ export function locate(path: string): StoreLocation {
   }
   if (best) return { store: best.store, key: relative(best.dir, absolute).split(sep).join('/') };
   return { store: new LocalStore('/'), key: absolute.split(sep).filter(Boolean).join('/') };
+}
+
+/**
+ * Where a file of the data folder is found once published, as a result, a run's details or its memo name it: its URL
+ * in the store (`s3://…`: a worker's path means nothing on another host), or its path when the store is a folder.
+ */
+export function storedLocation(path: string): string {
+  const { store, key } = locate(path);
+  const url = store.urlOf(key);
+  return url.startsWith('file:') ? fileURLToPath(url) : url;
 }
 
 /** True when the path's data lives somewhere else than the path itself (a bucket, or another folder). */

@@ -10,6 +10,7 @@ export {
   publishFile,
   publishFolder,
   refreshFile,
+  storedLocation,
   type StoreLocation,
 } from './data-dir';
 export { configureStorage, copyInput, inputExists, inputObject, isS3Url, readInputText } from './inputs';

@@ -203,6 +203,8 @@ describeS3('the four jobs with TRACE_STORE_URL=s3://… (versitygw)', () => {
       });
     const first = await repair('bom-s3-mark');
     expect(first.highWaterMark?.stored).toEqual(expect.any(String));
+    // Every file a result names is named by its store location on S3, not by a worker's path.
+    expect(first.highWaterMark?.file).toBe(`s3://${s3.bucket}/trace/bom-repair/high-water-mark-s3.json`);
     expect(await store.list('bom-repair/')).toEqual(['bom-repair/high-water-mark-s3.json']);
     expect(JSON.parse(await text('bom-repair/high-water-mark-s3.json'))).toMatchObject({
       sinceMs: Date.parse(first.highWaterMark!.stored!),
@@ -226,6 +228,15 @@ describeS3('the four jobs with TRACE_STORE_URL=s3://… (versitygw)', () => {
     await rm(path.join(dataDir, 'reports'), { recursive: true, force: true });
     const result = await report('2026-01-15');
     expect(result.changes.previousAsOf).toBe('2025-12-15');
+    // Every file a result names is named by its store location on S3, not by a worker's path.
+    const folder = `s3://${s3.bucket}/trace/reports/certificate-expiry/2026-01-15`;
+    expect(result.files).toEqual({
+      folder,
+      xlsx: `${folder}/certificate-expiry-2026-01-15.xlsx`,
+      csv: `${folder}/certificate-expiry-2026-01-15.csv`,
+      html: `${folder}/certificate-expiry-2026-01-15.html`,
+      json: `${folder}/summary.json`,
+    });
     const keys = await store.list('reports/');
     for (const file of [result.files.xlsx, result.files.csv, result.files.html]) {
       expect(keys.some((key) => file.endsWith(key))).toBe(true);
@@ -244,6 +255,11 @@ describeS3('the four jobs with TRACE_STORE_URL=s3://… (versitygw)', () => {
       });
     const first = await pull(); // the orders the push above created
     expect(first.orders).toBeGreaterThan(0);
+    // Every file a result names is named by its store location on S3, not by a worker's path.
+    const exports = `s3://${s3.bucket}/trace/exports/orders/`;
+    expect(first.markFile).toBe(`${exports}high-water-mark.json`);
+    expect(first.files?.ndjson).toMatch(new RegExp(`^${exports}orders-updated-after-.*\\.ndjson$`));
+    expect(first.files?.csv).toMatch(new RegExp(`^${exports}orders-updated-after-.*\\.csv$`));
     const exported = await store.list('exports/orders/');
     expect(exported).toEqual(expect.arrayContaining(['exports/orders/high-water-mark.json']));
     expect(exported.filter((key) => key.endsWith('.ndjson'))).toHaveLength(1);
