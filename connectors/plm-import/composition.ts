@@ -80,16 +80,23 @@ const linesKey = (lines: readonly RootLine[]): string =>
  * inherited ones not kept are detached, last, once the product holds its own (spec 02, POST /material-headers/delete
  * through an inherited link: "Link removed (detach)", "Shared header untouched"). Sibling percentages may never
  * exceed 100 (spec 02, tree rule 1), so lines go out first, then lowered percentages, then raised ones and new lines.
+ * `scope` (a blank cell taking its parent row's composition): only headers of these names are deleted or detached;
+ * others (set on the platform, not by the sheet) are left as they are.
  */
 export function compositionOps(
   desired: readonly DraftComposition[],
   owned: readonly CurrentHeader[],
   inherited: readonly InheritedHeader[] = [],
+  scope: readonly string[] | null = null,
 ): CompositionOp[] {
   const ops: CompositionOp[] = [];
   const byName = new Map(owned.map((header) => [nameKey(header.name), header]));
   const wanted = new Set(desired.map((section) => nameKey(section.name)));
-  const stale = owned.filter((header) => !wanted.has(nameKey(header.name))).map((header) => header.id);
+  const inScope = (name: string): boolean =>
+    scope === null || scope.some((item) => nameKey(item) === nameKey(name));
+  const stale = owned
+    .filter((header) => !wanted.has(nameKey(header.name)) && inScope(header.name))
+    .map((header) => header.id);
   if (stale.length > 0) ops.push({ op: 'deleteHeaders', headerIds: stale });
   const kept = new Set<InheritedHeader>();
   desired.forEach((section, index) => {
@@ -134,7 +141,7 @@ export function compositionOps(
       if (!seen.has(line.rawMaterialId)) ops.push({ op: 'createLine', headerId: header.id, line });
   });
   const detach = inherited
-    .filter((link) => !kept.has(link))
+    .filter((link) => !kept.has(link) && inScope(link.name))
     .flatMap(({ id, owner, name }): DetachTarget[] =>
       id !== null ? [{ id, name }] : owner !== null ? [{ owner, name }] : [],
     );
@@ -176,6 +183,8 @@ export interface CompositionInput {
   /** The product's ancestors, nearest first (externalIds). */
   ancestors: readonly string[];
   desired: readonly DraftComposition[];
+  /** See compositionOps: null when the product's own cell gives its composition. */
+  scope?: readonly string[] | null;
   /** Headers it owns, with their lines; empty for a product this run creates. */
   owned: readonly CurrentHeader[];
   /**
@@ -222,7 +231,7 @@ export function planCompositions(
         });
       for (const created of effect.created) inherited.push({ id: null, owner: ancestor, ...created });
     }
-    const ops = compositionOps(input.desired, input.owned, inherited);
+    const ops = compositionOps(input.desired, input.owned, inherited, input.scope ?? null);
     const sections = new Map(
       input.desired.map((section) => [
         nameKey(section.name),

@@ -273,6 +273,7 @@ async function compositionSteps(
       externalId: check.externalId,
       ancestors: check.ancestors,
       desired: check.desired,
+      scope: check.scope,
       owned: (check.owned ?? []).map((header) => ({ ...header, lines: lines.get(header.id) ?? null })),
       inherited: check.inherited.map((header) => ({ ...header, lines: lines.get(header.id) ?? null })),
     })),
@@ -282,7 +283,8 @@ async function compositionSteps(
   for (const [index, check] of checks.entries()) {
     const { ops, inherited } = planned[index] ?? { ops: [], inherited: [] };
     if (ops.length === 0) {
-      unchanged += 1;
+      // A blank cell that leaves the product as it is counts nowhere: the sheet gave no composition to compare.
+      if (!check.blank) unchanged += 1;
       continue;
     }
     steps.push(
@@ -293,6 +295,7 @@ async function compositionSteps(
         column: check.column,
         id: check.id,
         desired: check.desired,
+        scope: check.scope,
         ops,
         inherited,
       }),

@@ -161,6 +161,13 @@ export interface CompositionCheck extends StepBase {
    * child inherits its parent's compositions).
    */
   inherited: Array<{ id: string; name: string }>;
+  /** The product's cell is blank: `desired` is its nearest parent row's composition. */
+  blank: boolean;
+  /**
+   * A blank cell: the section names the sheet gives this product and its parent rows, the only headers its writes may
+   * delete or detach (one set on the platform under another name stays). Null for a cell that gives the composition.
+   */
+  scope: string[] | null;
 }
 export interface InvalidStep {
   action: 'invalid';
@@ -310,6 +317,8 @@ export function planImport(
   const unchanged: UnchangedStep[] = [];
   const archived: ArchivedStep[] = [];
   const compositions: CompositionCheck[] = [];
+  /** Each planned row's composition, its own or (blank cell) its nearest parent row's, by externalId. */
+  const sheetCompositions = new Map<string, { desired: DraftComposition[]; names: string[] }>();
 
   const ordered = [...validated.valid].sort((a, b) => levelOrder(a.level) - levelOrder(b.level));
   const sheetParents = new Map(ordered.map((draft) => [draft.externalId, draft.parentExternalId]));
@@ -394,16 +403,26 @@ export function planImport(
       });
       continue;
     }
-    if (draft.fields.composition && !draft.referenceOnly) {
+    // Spec 02: a header created on a style or variant "is linked to every variant and SKU below it", and a detach is
+    // "Link removed" for that product only, so a child whose parent row gets its own composition would keep the old
+    // link beside the new one. A blank cell therefore means the parent row's composition (the same header, inherited).
+    const parentRow =
+      draft.parentExternalId === null ? undefined : sheetCompositions.get(draft.parentExternalId);
+    const desired = draft.fields.composition ?? parentRow?.desired;
+    if (desired && !draft.referenceOnly) {
       const ancestors = ancestorsOf(draft.externalId);
+      const names = [...new Set([...desired.map((section) => section.name), ...(parentRow?.names ?? [])])];
+      sheetCompositions.set(draft.externalId, { desired, names });
       compositions.push({
         ...base,
         id: current?.id ?? null,
         column: draft.origins.composition?.column ?? null,
-        desired: draft.fields.composition,
+        desired,
         owned: current ? (current.ownedCompositions ?? []) : null,
         ancestors,
         inherited: current ? (current.inheritedCompositions ?? []) : linksAtCreation(ancestors),
+        blank: draft.fields.composition === undefined,
+        scope: draft.fields.composition === undefined ? names : null,
       });
     }
     if (!current) {

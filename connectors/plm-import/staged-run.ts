@@ -113,6 +113,8 @@ export const compositionStepSchema = z.strictObject({
   /** Null for a product this run creates: its id comes from the product batch's outcome. */
   id: z.string().nullable(),
   desired: draftFieldsSchema.shape.composition.unwrap(),
+  /** A blank cell: the only header names its writes may delete or detach (compositionOps); null otherwise. */
+  scope: z.array(z.string()).nullable().default(null),
   ops: z.array(compositionOpSchema),
   /** What the product inherits once its ancestors' writes land, as the plan saw it (a retry plans again from it). */
   inherited: z.array(inheritedHeaderSchema).default([]),

@@ -191,6 +191,139 @@ describe('PLM import follows the spec rules (issue 15)', () => {
       expect(writesSince(third)).toBe(0);
     });
 
+    // Spec 02: "When a header is created on a style, the same header is linked to every variant and SKU below it; on a
+    // variant, to that variant's SKUs"; through an inherited link POST /material-headers/delete gives "Link removed
+    // (detach)", "Shared header untouched" (only that product's link: unlike a BOM detach, not its descendants'). So a
+    // variant that gets its own composition and detaches the style's leaves its SKUs holding both unless each SKU
+    // detaches the style's too. A blank composition cell on a child means its nearest parent row's composition.
+    it('"on a variant, to that variant\'s SKUs" + "Link removed (detach)": a variant given its own composition leaves its blank SKUs with exactly that one, main; a re-run writes nothing', async () => {
+      const sizeL: Row = {
+        externalId: 'VOWN-BLK-L',
+        parentExternalId: 'VOWN-BLK',
+        level: 'sku',
+        name: 'VOWN black L',
+        dimension: 'L',
+        PLM_ID: 'VOWN-BLK-L',
+      };
+      const sheet = (variant: string | undefined): Row[] => [
+        ...family('VOWN', { style: { composition: '100% Cotton' }, variant: { composition: variant } }),
+        sizeL,
+      ];
+      await sandboxConfig({ childLinkDelayMs: 300 }); // links appear late, as on the platform
+      try {
+        await run({ file: await file('vown.csv', toCsv(sheet(undefined))), mappingFile: nativeMapping() });
+        const [styleHeader] = await ownedCompositions('VOWN');
+        expect((await settledLinks('VOWN-BLK-L', 1)).map((header) => header.id)).toEqual([styleHeader?.id]);
+
+        const writes = snapshot();
+        const result = await run({
+          file: await file('vown-variant.csv', toCsv(sheet('95% Cotton, 5% Elastane'))),
+          mappingFile: nativeMapping(),
+        });
+        // The variant: its header, two lines, the style's detached; each SKU: the style's detached (one call each).
+        expect(writesSince(writes)).toBe(6);
+        expect(result.compositions).toEqual({ written: 3, unchanged: 1, rejected: 0 });
+        await new Promise((resolve) => setTimeout(resolve, 900)); // every late link has landed
+        const [variantHeader] = await ownedCompositions('VOWN-BLK');
+        expect(variantHeader?.id).not.toBe(styleHeader?.id);
+        const own = ['5 rawmat_elastane', '95 rawmat_cotton'];
+        expect(await linkedCompositions('VOWN-BLK')).toEqual([
+          { id: variantHeader?.id, name: 'Composition', isOwner: true, isMainMaterial: true, lines: own },
+        ]);
+        for (const sku of ['VOWN-BLK-M', 'VOWN-BLK-L'])
+          expect(await linkedCompositions(sku)).toEqual([
+            { id: variantHeader?.id, name: 'Composition', isOwner: false, isMainMaterial: true, lines: own },
+          ]);
+        expect(await linkedCompositions('VOWN')).toEqual([
+          {
+            id: styleHeader?.id,
+            name: 'Composition',
+            isOwner: true,
+            isMainMaterial: true,
+            lines: ['100 rawmat_cotton'],
+          },
+        ]);
+
+        const before = snapshot();
+        const again = await run({
+          file: await file('vown-variant-again.csv', toCsv(sheet('95% Cotton, 5% Elastane'))),
+          mappingFile: nativeMapping(),
+        });
+        expect(writesSince(before)).toBe(0);
+        expect(again.compositions).toMatchObject({ written: 0, rejected: 0 });
+
+        // Spec 02: "There is no operation to re-attach". The variant's cell blank again (then the style's exact
+        // composition): it keeps its own header, edited in place to the style's (no fork, no new header), its SKUs go
+        // on inheriting that header, and a re-run writes nothing.
+        const back = snapshot();
+        const blankAgain = await run({
+          file: await file('vown-blank.csv', toCsv(sheet(undefined))),
+          mappingFile: nativeMapping(),
+        });
+        expect(writesSince(back)).toBe(2); // elastane deleted, cotton raised to 100
+        expect(blankAgain.compositions).toEqual({ written: 1, unchanged: 1, rejected: 0 });
+        const cotton = ['100 rawmat_cotton'];
+        expect(await linkedCompositions('VOWN-BLK')).toEqual([
+          { id: variantHeader?.id, name: 'Composition', isOwner: true, isMainMaterial: true, lines: cotton },
+        ]);
+        for (const sku of ['VOWN-BLK-M', 'VOWN-BLK-L'])
+          expect(await linkedCompositions(sku)).toEqual([
+            {
+              id: variantHeader?.id,
+              name: 'Composition',
+              isOwner: false,
+              isMainMaterial: true,
+              lines: cotton,
+            },
+          ]);
+        for (const [name, variant] of [
+          ['vown-blank-again.csv', undefined],
+          ['vown-same.csv', '100% Cotton'],
+        ] as const) {
+          const quiet = snapshot();
+          const rerun = await run({
+            file: await file(name, toCsv(sheet(variant))),
+            mappingFile: nativeMapping(),
+          });
+          expect(writesSince(quiet)).toBe(0);
+          expect(rerun.compositions).toMatchObject({ written: 0, rejected: 0 });
+        }
+        expect((await ownedCompositions('VOWN-BLK')).map((header) => header.id)).toEqual([variantHeader?.id]);
+      } finally {
+        await sandboxConfig({ childLinkDelayMs: 0 });
+      }
+    });
+
+    // The same in one run that creates the whole family: the style's header reaches the new SKUs twice over (from the
+    // header and from the new SKU inheriting its parent's links), the variant's once.
+    it('"linked to every variant and SKU below it": a new family whose variant differs from its style ends with each blank SKU holding only the variant\'s composition', async () => {
+      const rows: Row[] = family('VNEW', {
+        style: { composition: '100% Cotton' },
+        variant: { composition: '100% Polyester' },
+      });
+      await sandboxConfig({ childLinkDelayMs: 300 });
+      try {
+        const result = await run({ file: await file('vnew.csv', toCsv(rows)), mappingFile: nativeMapping() });
+        expect(result.products).toMatchObject({ created: 3, rejected: 0 });
+        await new Promise((resolve) => setTimeout(resolve, 900));
+        const [variantHeader] = await ownedCompositions('VNEW-BLK');
+        expect(await linkedCompositions('VNEW-BLK-M')).toEqual([
+          {
+            id: variantHeader?.id,
+            name: 'Composition',
+            isOwner: false,
+            isMainMaterial: true,
+            lines: ['100 rawmat_polyester'],
+          },
+        ]);
+        const before = snapshot();
+        await run({ file: await file('vnew-again.csv', toCsv(rows)), mappingFile: nativeMapping() });
+        expect(writesSince(before)).toBe(0);
+      } finally {
+        await sandboxConfig({ childLinkDelayMs: 0 });
+      }
+    });
+
     // Spec 02, tree rule 1: sibling percentages "must sum to at most 100 (not exactly 100; completeness is never
     // checked)": the API would not notice a line lost to two names sharing one raw material, so the row is refused.
     it('"completeness is never checked": two names that resolve to one raw material are refused for the row, naming both, and nothing is written or lost', async () => {

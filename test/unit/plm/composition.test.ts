@@ -185,6 +185,38 @@ describe('compositions a child inherits (spec 02: "owned and inherited")', () =>
       ),
     ).toEqual([{ op: 'detachInherited', headers: [{ id: 'hs', name: 'Composition' }] }]);
   });
+
+  // Spec 02: a header created "on a variant, [is linked] to that variant's SKUs", while a detach through the variant is
+  // "Link removed" for the variant alone: a SKU whose blank cell means the variant's composition detaches the style's
+  // itself, and leaves a header of a name the sheet never gives (set on the platform) as it is.
+  it("\"on a variant, to that variant's SKUs\": a blank SKU under a variant that gets its own composition keeps the variant's and detaches the style's, and only headers of the sheet's names", () => {
+    const other = { id: 'ho', name: 'Other team', lines: [line('lo', 'wool', 100)] };
+    const wool = desired([['wool', 100]]);
+    const planned = planCompositions([
+      { ...check('VAR', ['STYLE'], [['wool', 100]]), inherited: [cotton, other] },
+      {
+        ...check('SKU-M', ['VAR', 'STYLE'], [['wool', 100]]),
+        desired: wool,
+        scope: ['Composition'],
+        inherited: [cotton, other],
+      },
+    ]);
+    expect(planned.map((plan) => plan.ops.map((op) => op.op))).toEqual([
+      ['createHeader', 'detachInherited'],
+      ['detachInherited'],
+    ]);
+    expect(planned[1]?.ops).toEqual([
+      { op: 'detachInherited', headers: [{ id: 'hs', name: 'Composition' }] },
+    ]);
+    expect(compositionOps(wool, [other], [], ['Composition'])).toEqual([
+      {
+        op: 'createHeader',
+        name: 'Composition',
+        isMainMaterial: true,
+        lines: [{ rawMaterialId: 'wool', percentage: 100 }],
+      },
+    ]);
+  });
 });
 
 // Spec 02, POST /material-lines/delete: "Deleting a line cascades one level only, so deep trees must be deleted
