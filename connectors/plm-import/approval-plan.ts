@@ -163,6 +163,7 @@ export async function writeApprovalPlan(
         { header: 'externalId', value: (c) => c.externalId },
         { header: 'composition', value: (c) => compositionText(c) },
         { header: 'writes', value: (c) => c.ops.length },
+        { header: 'note', value: (c) => c.note ?? '' },
       ],
       rows: compositionSteps,
     } satisfies Table<CompositionStep>,

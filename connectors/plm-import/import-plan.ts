@@ -287,6 +287,10 @@ async function compositionSteps(
       if (!check.blank) unchanged += 1;
       continue;
     }
+    const names = new Set(check.desired.map((section) => section.name.trim().toLowerCase()));
+    const keepsCopy =
+      check.sameAs !== null &&
+      (check.owned ?? []).some((header) => names.has(header.name.trim().toLowerCase()));
     steps.push(
       compositionStepSchema.parse({
         externalId: check.externalId,
@@ -298,6 +302,11 @@ async function compositionSteps(
         scope: check.scope,
         ops,
         inherited,
+        ...(keepsCopy
+          ? {
+              note: `'${check.externalId}' keeps its own composition header, edited to equal the one of its parent row '${check.sameAs}': a product that once differed cannot inherit again (spec 02: "There is no operation to re-attach")`,
+            }
+          : {}),
       }),
     );
   }
@@ -348,6 +357,7 @@ async function writePlanFile(path: string, content: PlanFileContent): Promise<vo
         action: 'composition',
         rows: step.rowNumbers,
         ops: step.ops.map((op) => op.op),
+        ...(step.note === undefined ? {} : { note: step.note }),
       })),
     ];
     for (const [index, entry] of entries.entries())

@@ -16,6 +16,20 @@ export interface ProductCode {
   codeValue: string;
 }
 
+/** Equal for two compositions of the same sections (names ignoring case) and root lines, in any order. */
+function compositionKey(sections: readonly DraftComposition[]): string {
+  return sections
+    .map(
+      (section) =>
+        `${section.name.trim().toLowerCase()}\u0001${section.lines
+          .map((line) => `${line.rawMaterialId}\u0000${line.percentage}`)
+          .sort()
+          .join('\n')}`,
+    )
+    .sort()
+    .join('\u0002');
+}
+
 /** Fields compared one to one with the API record (codes, customProperties and composition have their own rules). */
 const uncompared = ['codes', 'isComponent', 'customProperties', 'composition'] as const;
 export type ComparedField = Exclude<DraftFieldName, (typeof uncompared)[number]>;
@@ -161,13 +175,15 @@ export interface CompositionCheck extends StepBase {
    * child inherits its parent's compositions).
    */
   inherited: Array<{ id: string; name: string }>;
-  /** The product's cell is blank: `desired` is its nearest parent row's composition. */
+  /** The product's cell is blank: `desired` is its nearest parent row's composition (`sameAs`). */
   blank: boolean;
   /**
    * A blank cell: the section names the sheet gives this product and its parent rows, the only headers its writes may
    * delete or detach (one set on the platform under another name stays). Null for a cell that gives the composition.
    */
   scope: string[] | null;
+  /** The nearest parent row in the sheet whose composition `desired` equals, if any. */
+  sameAs: string | null;
 }
 export interface InvalidStep {
   action: 'invalid';
@@ -318,7 +334,7 @@ export function planImport(
   const archived: ArchivedStep[] = [];
   const compositions: CompositionCheck[] = [];
   /** Each planned row's composition, its own or (blank cell) its nearest parent row's, by externalId. */
-  const sheetCompositions = new Map<string, { desired: DraftComposition[]; names: string[] }>();
+  const sheetCompositions = new Map<string, { desired: DraftComposition[]; key: string; names: string[] }>();
 
   const ordered = [...validated.valid].sort((a, b) => levelOrder(a.level) - levelOrder(b.level));
   const sheetParents = new Map(ordered.map((draft) => [draft.externalId, draft.parentExternalId]));
@@ -411,8 +427,9 @@ export function planImport(
     const desired = draft.fields.composition ?? parentRow?.desired;
     if (desired && !draft.referenceOnly) {
       const ancestors = ancestorsOf(draft.externalId);
+      const key = compositionKey(desired);
       const names = [...new Set([...desired.map((section) => section.name), ...(parentRow?.names ?? [])])];
-      sheetCompositions.set(draft.externalId, { desired, names });
+      sheetCompositions.set(draft.externalId, { desired, key, names });
       compositions.push({
         ...base,
         id: current?.id ?? null,
@@ -423,6 +440,7 @@ export function planImport(
         inherited: current ? (current.inheritedCompositions ?? []) : linksAtCreation(ancestors),
         blank: draft.fields.composition === undefined,
         scope: draft.fields.composition === undefined ? names : null,
+        sameAs: parentRow?.key === key ? (draft.parentExternalId ?? null) : null,
       });
     }
     if (!current) {

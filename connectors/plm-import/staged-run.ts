@@ -118,6 +118,8 @@ export const compositionStepSchema = z.strictObject({
   ops: z.array(compositionOpSchema),
   /** What the product inherits once its ancestors' writes land, as the plan saw it (a retry plans again from it). */
   inherited: z.array(inheritedHeaderSchema).default([]),
+  /** Shown in plan.json: the product keeps its own header, edited to equal its parent's (it cannot re-attach). */
+  note: z.string().optional(),
 });
 export type CompositionStep = z.infer<typeof compositionStepSchema>;
 export type WriteStep = z.infer<typeof writeStepSchema>;

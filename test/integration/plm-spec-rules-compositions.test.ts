@@ -4,6 +4,7 @@
  * holds the import to is quoted in its name or beside it.
  * This file: compositions (spec 02); the shared setup is plm-rules-stack.ts.
  */
+import { readFileSync } from 'node:fs';
 import { builtinProfile } from '../../connectors/plm-import/profiles/builtin';
 import { family, plmRulesStack, toCsv, type Row } from './plm-rules-stack';
 
@@ -254,7 +255,7 @@ describe('PLM import follows the spec rules (issue 15)', () => {
 
         // Spec 02: "There is no operation to re-attach". The variant's cell blank again (then the style's exact
         // composition): it keeps its own header, edited in place to the style's (no fork, no new header), its SKUs go
-        // on inheriting that header, and a re-run writes nothing.
+        // on inheriting that header, the plan says so once, and a re-run writes nothing.
         const back = snapshot();
         const blankAgain = await run({
           file: await file('vown-blank.csv', toCsv(sheet(undefined))),
@@ -276,6 +277,19 @@ describe('PLM import follows the spec rules (issue 15)', () => {
               lines: cotton,
             },
           ]);
+        const plan = JSON.parse(readFileSync(blankAgain.planFile, 'utf8')) as {
+          products: Array<{ externalId: string; action: string; note?: string }>;
+        };
+        expect(plan.products.filter((entry) => entry.note !== undefined)).toEqual([
+          {
+            externalId: 'VOWN-BLK',
+            level: 'variant',
+            action: 'composition',
+            rows: [3],
+            ops: ['deleteLines', 'replaceLine'],
+            note: expect.stringContaining('There is no operation to re-attach'),
+          },
+        ]);
         for (const [name, variant] of [
           ['vown-blank-again.csv', undefined],
           ['vown-same.csv', '100% Cotton'],
@@ -287,6 +301,7 @@ describe('PLM import follows the spec rules (issue 15)', () => {
           });
           expect(writesSince(quiet)).toBe(0);
           expect(rerun.compositions).toMatchObject({ written: 0, rejected: 0 });
+          expect(readFileSync(rerun.planFile, 'utf8')).not.toContain('re-attach');
         }
         expect((await ownedCompositions('VOWN-BLK')).map((header) => header.id)).toEqual([variantHeader?.id]);
       } finally {
