@@ -20,7 +20,15 @@ import {
 } from './bind';
 import type { RawMaterialResolver, ReferenceKind, ReferenceResolver } from './references';
 import type { LevelMapping, MappedField } from './schema';
-import { cellText, parseBoolean, parseComposition, parseDate, parseLocaleNumber, splitList } from './values';
+import {
+  cellText,
+  parseBoolean,
+  parseComposition,
+  parseDate,
+  readLocaleNumber,
+  splitList,
+  type DecimalMark,
+} from './values';
 
 type PropertyType = 'text' | 'number' | 'date' | 'boolean';
 
@@ -83,6 +91,8 @@ export interface Piece {
 export interface ExtractContext {
   resolver: ReferenceResolver;
   dateOrder: 'DMY' | 'MDY';
+  /** The decimal mark the file's dialect implies (a `;`-delimited csv: the comma), or null when it implies none. */
+  decimalMark: DecimalMark | null;
   rawMaterials: RawMaterialResolver;
   compositionName: string;
   /** Compositions read while the mapping has no rawMaterials table (checked, not written; one warning). */
@@ -190,11 +200,17 @@ export function extractPiece(level: BoundLevel, row: SheetRow, context: ExtractC
         b.fail(read.column, 'bad_boolean', `'${text}' is not yes/no (use true, false, yes, no, 1 or 0)`);
       else b.set('isComponent', flag, read.column, !read.fromCells);
     } else if (field === 'weightValue') {
-      const value = parseLocaleNumber(read.value);
-      if (value === null || value < 0) {
+      const number = readLocaleNumber(read.value, context.decimalMark);
+      if (!number.ok || number.value < 0) {
         weightFailed = true;
-        b.fail(read.column, 'bad_number', `'${text}' is not a weight (a number such as 250 or 1,250.5)`);
-      } else weightValue = { value, column: read.column };
+        b.fail(
+          read.column,
+          'bad_number',
+          number.ok || number.reason === 'is not a number'
+            ? `'${text}' is not a weight (a number such as 250 or 1,250.5)`
+            : `weight '${text}' ${number.reason}`,
+        );
+      } else weightValue = { value: number.value, column: read.column };
     } else if (field === 'weightUnit') {
       weightUnit = { unit: text.toUpperCase(), column: read.column, fromCells: read.fromCells };
     } else if (field === 'composition') {
@@ -293,7 +309,7 @@ export function extractPiece(level: BoundLevel, row: SheetRow, context: ExtractC
     const read = readSource(property.source, row);
     if (!b.usable(read)) continue;
     propertyColumn ??= read.column;
-    const converted = convertProperty(read, property.type, context.dateOrder);
+    const converted = convertProperty(read, property.type, context);
     if (typeof converted === 'object') b.fail(read.column, converted.code, converted.reason);
     else properties[property.key] = converted;
   }
@@ -305,11 +321,13 @@ export function extractPiece(level: BoundLevel, row: SheetRow, context: ExtractC
 function convertProperty(
   read: SourceRead,
   type: PropertyType,
-  dateOrder: 'DMY' | 'MDY',
+  { dateOrder, decimalMark }: ExtractContext,
 ): string | number | boolean | { code: RowIssue['code']; reason: string } {
   const text = cellText(read.value) ?? '';
-  if (type === 'number')
-    return parseLocaleNumber(read.value) ?? { code: 'bad_number', reason: `'${text}' is not a number` };
+  if (type === 'number') {
+    const number = readLocaleNumber(read.value, decimalMark);
+    return number.ok ? number.value : { code: 'bad_number', reason: `'${text}' ${number.reason}` };
+  }
   if (type === 'boolean')
     return parseBoolean(read.value) ?? { code: 'bad_boolean', reason: `'${text}' is not yes/no` };
   if (type === 'date') {

@@ -7,7 +7,7 @@ import {
 } from '../draft';
 import { PlmFileError, rowIssue, type RowIssue } from '../issues';
 import { openSheet } from '../read/open-sheet';
-import type { OpenedSheet, ReadOptions, SheetRow } from '../read/sheet';
+import type { CsvDelimiter, OpenedSheet, ReadOptions, SheetRow } from '../read/sheet';
 import {
   bindSource,
   HeaderIndex,
@@ -146,6 +146,8 @@ export function mergePiece(
 
 export interface SheetSource {
   headers: readonly string[];
+  /** csv: the file's delimiter, whose locale tells how "1,250" reads (see `readLocaleNumber`). */
+  delimiter?: CsvDelimiter | null;
   rows(): AsyncIterable<SheetRow>;
 }
 
@@ -413,6 +415,8 @@ export async function mapRows(
   const context: ExtractContext = {
     resolver: new ReferenceResolver(references),
     dateOrder: profile.dateOrder,
+    // Excel saves csv with ';' where the comma is the decimal mark (German, French, ... locales).
+    decimalMark: sheet.delimiter === ';' ? ',' : null,
     rawMaterials: new RawMaterialResolver(profile.rawMaterials),
     compositionName: profile.compositionName,
   };
@@ -480,7 +484,11 @@ export async function parseProductSheet(path: string, options: ParseOptions): Pr
     ...(sheetName !== undefined ? { sheetName } : {}),
   });
   const { rows, ...sheet } = opened;
-  const mapped = await mapRows({ headers: opened.headers, rows }, options.profile, options.references);
+  const mapped = await mapRows(
+    { headers: opened.headers, delimiter: opened.delimiter, rows },
+    options.profile,
+    options.references,
+  );
   if (mapped.rowCount - mapped.skippedRows === 0) {
     throw new PlmFileError(
       'no_data_rows',

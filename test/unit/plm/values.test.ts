@@ -2,12 +2,17 @@ import { closeMatches } from '../../../connectors/traceability/name-matching';
 import {
   parseComposition,
   parseDate,
-  parseLocaleNumber,
+  readLocaleNumber,
 } from '../../../connectors/plm-import/profiles/values';
 import { parseBoolean, splitList } from '../../../connectors/plm-import/profiles/values';
 import { didYouMean } from '../../../connectors/traceability/name-matching';
 
-describe('parseLocaleNumber', () => {
+describe('readLocaleNumber', () => {
+  const value = (text: string | number | boolean, mark: ',' | '.' | null = null) => {
+    const read = readLocaleNumber(text, mark);
+    return read.ok ? read.value : null;
+  };
+
   it.each([
     ['1,250.5', 1250.5],
     ['1.250,5', 1250.5],
@@ -15,17 +20,40 @@ describe('parseLocaleNumber', () => {
     ['1\u00a0250,75', 1250.75],
     ["1'234.5", 1234.5],
     ['12,5', 12.5],
-    ['1,234', 1234],
     ['1.234.567', 1234567],
     ['1.5', 1.5],
     ['-3', -3],
     [42, 42],
   ])('reads %j as %d', (text, expected) => {
-    expect(parseLocaleNumber(text)).toBe(expected);
+    expect(value(text)).toBe(expected);
   });
 
-  it.each(['heavy', '1,2,3', '1.2.3,4,5', '', '12kg', true])('refuses %j', (text) => {
-    expect(parseLocaleNumber(text)).toBeNull();
+  it.each(['heavy', '1,2,3', '1.2.3,4,5', '', '12kg', true, '12,34.5'])('refuses %j', (text) => {
+    expect(value(text)).toBeNull();
+  });
+
+  // README: "1.234,5" is handled; a German export writes 0,250 kg for 250 g.
+  it.each([
+    ['0,250', null, 0.25],
+    ['0.250', null, 0.25],
+    ['-0,125', null, -0.125],
+    ['0,250', ',', 0.25],
+  ])('"0,ddd" is never a thousands group: %j (hint %j) reads as %d', (text, mark, expected) => {
+    expect(value(text, mark as ',' | null)).toBe(expected);
+  });
+
+  it('with the `;` dialect\'s decimal comma, "1,250" is 1.25 and "1.250" is 1250', () => {
+    expect(value('1,250', ',')).toBe(1.25);
+    expect(value('1.250', ',')).toBe(1250);
+    expect(value('1.250,5', ',')).toBe(1250.5);
+  });
+
+  it.each(['1,250', '1.250', '999,999'])('without a hint, %j is refused naming both readings', (text) => {
+    const read = readLocaleNumber(text);
+    expect(read.ok).toBe(false);
+    const [whole, fraction] = text.split(/[.,]/);
+    if (!read.ok) expect(read.reason).toContain(`could be ${whole}${fraction} `);
+    if (!read.ok) expect(read.reason).toContain(`or ${Number(`${whole}.${fraction}`)} `);
   });
 });
 
