@@ -84,16 +84,22 @@ function mappedFieldNames(profile: MappingProfile): Set<string> {
   return new Set(mappings.flatMap((mapping) => Object.keys(mapping.fields)));
 }
 
-/** Only the reference lists the profile maps a column to, from the client's cache (all pages, loaded once). */
+/**
+ * Only the reference lists the profile maps a column to, from the client's cache (all pages, loaded once). The
+ * style types also give the valid style levels (their parentIds), so a mapped styleLevelId reads them too.
+ */
 async function referenceLists(client: TraceabilityClient, profile: MappingProfile): Promise<ReferenceLists> {
   const mapped = mappedFieldNames(profile);
+  if (mapped.has('styleLevelId')) mapped.add('styleTypeId');
   const lists: ReferenceLists = {};
   await Promise.all(
     Object.entries(REFERENCE_FIELDS)
       .filter(([field]) => mapped.has(field))
       .map(async ([, { list, kind }]) => {
         const index = await client.reference.index(kind);
-        lists[list] = index.items.map(({ id, name }) => ({ id, name }));
+        lists[list] = index.items.map(({ id, name, parentId }) =>
+          parentId === undefined ? { id, name } : { id, name, parentId },
+        );
       }),
   );
   return lists;

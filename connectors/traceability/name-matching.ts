@@ -75,6 +75,8 @@ export function didYouMean(matches: readonly string[], valid: Iterable<string> =
 export interface NamedReference {
   id: string;
   name: string;
+  /** Style types: the style level id (spec 01: the valid styleLevelIds are these `parentId` values). */
+  parentId?: string | null;
 }
 
 export type ReferenceLookup =

@@ -80,7 +80,11 @@ export class ReferenceCache {
   private async load(kind: ReferenceKind): Promise<NamedReference[]> {
     const { styleTypes, styleProperties, processes, boms } = this.sources;
     if (kind === 'styleTypes')
-      return (await collect(styleTypes.iterate())).map(({ id, name }) => ({ id, name }));
+      return (await collect(styleTypes.iterate())).map(({ id, name, parentId }) => ({
+        id,
+        name,
+        parentId: parentId ?? null,
+      }));
     if (kind === 'facilityProcesses')
       return (await collect(processes.iterateFacility())).map(({ id, name }) => ({ id, name }));
     if (kind === 'productionProcesses')

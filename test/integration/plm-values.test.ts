@@ -3,6 +3,7 @@
  * into scientific notation, style levels, single-variant Shopify products and `overriddenFlag: null`. Every test runs
  * the real workflow on a Temporal dev server against the sandbox over HTTP; the shared setup is plm-rules-stack.ts.
  */
+import { builtinProfile } from '../../connectors/plm-import/profiles/builtin';
 import { family, HEADER, plmRulesStack, toCsv, type Row } from './plm-rules-stack';
 
 interface WeightedProduct {
@@ -15,7 +16,7 @@ const toSemicolonCsv = (rows: readonly Row[]): string =>
   '\r\n';
 
 describe('PLM import: values as the export meant them', () => {
-  const { file, run, api, rejectsOf } = plmRulesStack();
+  const { file, run, api, rejectsOf, snapshot, writesSince } = plmRulesStack();
 
   describe('locale numbers', () => {
     // README: "1.234,5" is handled; a `;`-delimited csv is Excel's export in a comma-decimal locale (German, French).
@@ -51,6 +52,54 @@ describe('PLM import: values as the export meant them', () => {
       expect(rejects[0]?.message).toMatch(
         /row 7, column 'weight': weight '1,250' could be 1250 .* or 1\.25 /,
       );
+    });
+  });
+
+  describe('style levels', () => {
+    // Spec 01, styleLevelId: "the valid set is the set of `parentId` values returned by the style-types list";
+    // "An unrecognised value is rejected with 400". Checked before any write, so a bad one creates nothing.
+    it('"the valid set is the set of parentId values returned by the style-types list": an unknown styleLevelId is a row error before any write, its children are not imported, a valid one is set', async () => {
+      const native = builtinProfile('native');
+      if (native.layout !== 'native') throw new Error('the native profile is native');
+      const mapping = await file(
+        'native-with-level.json',
+        JSON.stringify({
+          ...native,
+          name: 'native-with-level',
+          mapping: { ...native.mapping, fields: { ...native.mapping.fields, styleLevelId: 'styleLevel' } },
+        }),
+      );
+      const rows = [
+        ...family('LVL1', { style: { styleType: 'T-shirts' } }),
+        ...family('LVL2', { style: { styleType: 'T-shirts' } }),
+      ];
+      const header = [...HEADER, 'styleLevel'];
+      const levels: Record<string, string> = { LVL1: 'FABRICS', LVL2: 'GARMENTS' };
+      const csv =
+        [
+          header.join(','),
+          ...rows.map((row) =>
+            [...HEADER.map((column) => row[column] ?? ''), levels[row.externalId] ?? ''].join(','),
+          ),
+        ].join('\r\n') + '\r\n';
+      const sheet = await file('levels.csv', csv);
+
+      const dry = await run({ file: sheet, mappingFile: mapping, dryRun: true });
+      expect(dry.plan).toMatchObject({ create: 3 });
+      const before = snapshot();
+      const result = await run({ file: sheet, mappingFile: mapping });
+      const rejects = rejectsOf(result);
+      expect(rejects.map((reject) => `${reject.externalId} ${reject.code}`)).toEqual([
+        'LVL2 unknown_reference',
+        'LVL2-BLK invalid_parent',
+        'LVL2-BLK-M invalid_parent',
+      ]);
+      expect(rejects[0]?.message).toMatch(
+        /row 5, column 'styleLevel': unknown style level 'GARMENTS' .*; valid names: .*'APPAREL_END_CONSUMER_FINISHED_GOODS'/,
+      );
+      expect(await api<{ styleLevelId: string }>('/styles/LVL1')).toMatchObject({ styleLevelId: 'FABRICS' });
+      expect(await api<unknown>('/styles/LVL2')).toBeUndefined();
+      expect(writesSince(before)).toBe(3 + 1); // the LVL1 family's creates and the PUT of its level
     });
   });
 });

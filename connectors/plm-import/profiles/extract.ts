@@ -121,7 +121,6 @@ const TEXT_FIELDS = new Set<MappedField>([
   'gender',
   'color',
   'dimension',
-  'styleLevelId',
   'mainSupplier',
 ]);
 
@@ -194,6 +193,10 @@ export function extractPiece(level: BoundLevel, row: SheetRow, context: ExtractC
     const text = cellText(read.value) ?? '';
     if (TEXT_FIELDS.has(field)) {
       b.set(field as 'name', text, read.column);
+    } else if (field === 'styleLevelId') {
+      const level = context.resolver.styleLevel(text);
+      if (level.ok) b.set('styleLevelId', level.id, read.column);
+      else b.fail(read.column, level.code, level.reason);
     } else if (field === 'isComponent') {
       const flag = parseBoolean(read.value);
       if (flag === null)

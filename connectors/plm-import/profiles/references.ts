@@ -1,7 +1,12 @@
 import { z } from 'zod';
 import { closeMatches, didYouMean, normalizeName, ReferenceIndex } from '../../traceability/name-matching';
 
-export const referenceEntrySchema = z.object({ id: z.string().min(1), name: z.string() });
+export const referenceEntrySchema = z.object({
+  id: z.string().min(1),
+  name: z.string(),
+  /** Style types only: their style level. */
+  parentId: z.string().nullish(),
+});
 
 /**
  * Id/name pairs read from the API (style types, style properties by category). A list left out is not
@@ -42,6 +47,23 @@ export class ReferenceResolver {
       const entries = lists[kind];
       if (entries) this.indexes.set(kind, new ReferenceIndex(entries));
     }
+  }
+
+  /**
+   * Spec 01, styleLevelId: "the valid set is the set of `parentId` values returned by the style-types list" (and
+   * "An unrecognised value is rejected with 400"), so it is checked here, before the style is created. Without the
+   * style-types list the text is taken as it stands.
+   */
+  styleLevel(text: string): ReferenceResolution {
+    const types = this.lists.styleTypes;
+    if (!types) return { ok: true, id: text };
+    const levels = [...new Set(types.flatMap((type) => (type.parentId ? [type.parentId] : [])))].sort();
+    if (levels.includes(text)) return { ok: true, id: text };
+    return {
+      ok: false,
+      code: 'unknown_reference',
+      reason: `unknown style level '${text}' (a style level is the parentId of a style type)${didYouMean(closeMatches(text, levels), levels)}`,
+    };
   }
 
   resolve(kind: ReferenceKind, text: string): ReferenceResolution {

@@ -3,6 +3,7 @@ import { PlmFileError } from '../../../connectors/plm-import/issues';
 import { mapRows, parseProductSheet } from '../../../connectors/plm-import/profiles/map-rows';
 import { parseMappingProfile } from '../../../connectors/plm-import/profiles/schema';
 import { validateDrafts } from '../../../connectors/plm-import/validate';
+import { ReferenceResolver } from '../../../connectors/plm-import/profiles/references';
 import {
   fixtures,
   flat,
@@ -277,5 +278,27 @@ describe('mapping profiles', () => {
       ['V', 'variant'],
       ['K', 'sku'],
     ]);
+  });
+});
+
+describe('ReferenceResolver.styleLevel', () => {
+  // Spec 01: "the valid set is the set of `parentId` values returned by the style-types list".
+  it('accepts a parentId of a style type, refuses another naming the valid ones, and takes any text without the list', () => {
+    const resolver = new ReferenceResolver({
+      styleTypes: [
+        { id: 'st_tshirts', name: 'T-shirts', parentId: 'APPAREL_END_CONSUMER_FINISHED_GOODS' },
+        { id: 'st_root', name: 'Root', parentId: null },
+      ],
+    });
+    expect(resolver.styleLevel('APPAREL_END_CONSUMER_FINISHED_GOODS')).toEqual({
+      ok: true,
+      id: 'APPAREL_END_CONSUMER_FINISHED_GOODS',
+    });
+    expect(resolver.styleLevel('st_tshirts')).toMatchObject({
+      ok: false,
+      code: 'unknown_reference',
+      reason: expect.stringContaining("'APPAREL_END_CONSUMER_FINISHED_GOODS'") as unknown,
+    });
+    expect(new ReferenceResolver({}).styleLevel('ANY')).toEqual({ ok: true, id: 'ANY' });
   });
 });
