@@ -19,6 +19,7 @@ export const rowIssueCodes = [
   'bad_unit',
   'bad_date',
   'bad_composition',
+  'bad_code',
   'cell_error',
   'immutable_field_changed',
   'archived_product',

@@ -102,4 +102,27 @@ describe('PLM import: values as the export meant them', () => {
       expect(writesSince(before)).toBe(3 + 1); // the LVL1 family's creates and the PUT of its level
     });
   });
+
+  describe('codes Excel turned into scientific notation', () => {
+    // Spec 01, codes: "codeValue a non-empty string"; an EAN saved in Excel's General format comes out as 7.35123E+12,
+    // its last digits gone: writing that would give the product a code that is not its EAN.
+    it('an EAN written as 7.35123E+12 is a bad_code row error saying Excel lost the digits and the column must be text; nothing of the style is written', async () => {
+      const csv =
+        'externalId,parentExternalId,name,styleType,PLM_ID,EAN_GTIN_13\r\n' +
+        'SCI-1,,Tee,T-shirts,SCI-1,7.35123E+12\r\n' +
+        'SCI-2,,Tee 2,T-shirts,SCI-2,7351234100103\r\n';
+      const before = snapshot();
+      const result = await run({ file: await file('excel-sci.csv', csv), profile: 'native' });
+      const rejects = rejectsOf(result);
+      expect(rejects.map((reject) => `${reject.externalId} ${reject.code}`)).toEqual(['SCI-1 bad_code']);
+      expect(rejects[0]?.message).toMatch(
+        /row 2, column 'EAN_GTIN_13': .*'7\.35123E\+12'.*scientific notation.*digits.*as text/,
+      );
+      expect(await api<unknown>('/styles/SCI-1')).toBeUndefined();
+      expect(await api<{ codes: unknown[] }>('/styles/SCI-2')).toMatchObject({
+        codes: expect.arrayContaining([{ codeId: 'EAN_GTIN_13', codeValue: '7351234100103' }]) as unknown,
+      });
+      expect(writesSince(before)).toBe(1);
+    });
+  });
 });

@@ -124,6 +124,9 @@ const TEXT_FIELDS = new Set<MappedField>([
   'mainSupplier',
 ]);
 
+/** How Excel shows a big number in General format: one digit, decimals, then E+12 (a code like 12E4 is not matched). */
+const SCIENTIFIC = /^-?\d(?:[.,]\d+)?E[+-]\d{2,}$/i;
+
 /** Weight units a message offers when the cell's is not close to any (the whole UnitEnum is 71 values). */
 const WEIGHT_UNITS = ['GRAM', 'KILOGRAM', 'MILLIGRAM', 'OUNCE', 'POUNDS', 'METRIC_TON'];
 
@@ -301,7 +304,15 @@ export function extractPiece(level: BoundLevel, row: SheetRow, context: ExtractC
     const read = readSource(code.source, row);
     if (!b.usable(read)) continue;
     const codeValue = cellText(read.value);
-    if (codeValue !== null)
+    // An EAN in a General-format Excel column is saved as 7.35123E+12: its last digits are gone for good.
+    if (codeValue !== null && SCIENTIFIC.test(codeValue))
+      b.fail(
+        read.column,
+        'bad_code',
+        `${code.codeId} '${codeValue}' is in scientific notation: Excel rounded the number and its last digits are lost. ` +
+          `Format the column as text in the source workbook, re-enter or re-export the codes, and save again`,
+      );
+    else if (codeValue !== null)
       codes.push({ codeId: code.codeId, codeValue, column: read.column, rowNumber: row.rowNumber });
   }
   if (codes.length > 0) b.set('codes', codes, codes[0]?.column ?? null);
