@@ -3,7 +3,10 @@
  * into scientific notation, style levels, single-variant Shopify products and `overriddenFlag: null`. Every test runs
  * the real workflow on a Temporal dev server against the sandbox over HTTP; the shared setup is plm-rules-stack.ts.
  */
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
 import { builtinProfile } from '../../connectors/plm-import/profiles/builtin';
+import { repoRoot } from '../../worker/paths';
 import { family, HEADER, plmRulesStack, toCsv, type Row } from './plm-rules-stack';
 
 interface WeightedProduct {
@@ -123,6 +126,38 @@ describe('PLM import: values as the export meant them', () => {
         codes: expect.arrayContaining([{ codeId: 'EAN_GTIN_13', codeValue: '7351234100103' }]) as unknown,
       });
       expect(writesSince(before)).toBe(1);
+    });
+  });
+
+  describe('a Shopify product without options', () => {
+    // Spec 01, POST /styles: a variant requires "name, codes, color", a SKU "name, codes, dimension". Shopify writes a
+    // product without options as Option1 Name "Title", Option1 Value "Default Title": that is not a colour.
+    it('imports with the shipped mapping as a style, one variant and one SKU whose values make sense, never a colour "Default Title"; a re-run writes nothing', async () => {
+      const example = (name: string) => path.join(repoRoot(), 'examples', 'plm', name);
+      const header = readFileSync(example('shopify-products.csv'), 'utf8').split(/\r?\n/)[0] ?? '';
+      const single =
+        'canvas-tote,Canvas Tote,<p>A sturdy tote.</p>,Nordic Threads,Apparel & Accessories > Handbags,Tee,bags,TRUE,' +
+        'Title,Default Title,,,,,NT-TOTE,400,shopify,20,25.00,7351234100110,https://cdn.example.com/tote.jpg,1,Tote,,100% Cotton,active';
+      const sheet = await file('shopify-single.csv', `${header}\r\n${single}\r\n`);
+      const mappingFile = example('shopify-products.mapping.json');
+      const result = await run({ file: sheet, mappingFile });
+      expect(rejectsOf(result)).toEqual([]);
+      expect(result.products).toMatchObject({ created: 3, rejected: 0 });
+      expect(await api<unknown>('/styles/canvas-tote')).toMatchObject({ name: 'Canvas Tote' });
+      expect(await api<unknown>('/styles/canvas-tote-default')).toMatchObject({
+        name: 'Canvas Tote',
+        color: 'One colour',
+      });
+      expect(await api<unknown>('/styles/NT-TOTE')).toMatchObject({
+        name: 'Canvas Tote',
+        dimension: 'One size',
+        weight: { unit: 'GRAM', value: 400 },
+        codes: expect.arrayContaining([{ codeId: 'EAN_GTIN_13', codeValue: '7351234100110' }]) as unknown,
+      });
+      const before = snapshot();
+      const again = await run({ file: sheet, mappingFile });
+      expect(again.products).toMatchObject({ unchanged: 3 });
+      expect(writesSince(before)).toBe(0);
     });
   });
 });

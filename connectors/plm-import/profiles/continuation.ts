@@ -53,6 +53,23 @@ export function flatFiller(
   return { levels, fill };
 }
 
+/** Reads the mapping's `blankValues` placeholders (Shopify's "Default Title") as blank cells; identity without any. */
+export function blanker(profile: MappingProfile, index: HeaderIndex): (row: SheetRow) => SheetRow {
+  const looseKey = (text: string): string => text.trim().replace(/\s+/g, ' ').toLowerCase();
+  const placeholders = Object.entries(profile.blankValues).flatMap(([name, texts]) => {
+    const column = index.find(name);
+    return column === null ? [] : [{ column, texts: new Set(texts.map(looseKey)) }];
+  });
+  if (placeholders.length === 0) return (row) => row;
+  return (row) => {
+    for (const { column, texts } of placeholders) {
+      const text = cellText(row.cells[column]);
+      if (text !== null && texts.has(looseKey(text))) row.cells[column] = null;
+    }
+    return row;
+  };
+}
+
 /** A row the mapping's `skipRows` says holds no product: every listed column blank (read before fill-down). */
 export function skipper(profile: MappingProfile, index: HeaderIndex): (row: SheetRow) => boolean {
   const columns = (profile.skipRows?.whenBlank ?? []).map((name) => index.find(name));

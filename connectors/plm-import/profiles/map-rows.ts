@@ -17,7 +17,7 @@ import {
   sourceColumns,
   type BoundSource,
 } from './bind';
-import { flatFiller, skipper } from './continuation';
+import { blanker, flatFiller, skipper } from './continuation';
 import { bindLevel, extractPiece, levelSources, type ExtractContext, type Piece } from './extract';
 import { RawMaterialResolver, ReferenceResolver, type ReferenceLists } from './references';
 import {
@@ -203,13 +203,15 @@ async function mapNative(
   requireMappedColumns(
     profile,
     [...levelSources(level), parent, ...(levelSource ? [levelSource] : [])],
-    profile.skipRows?.whenBlank ?? [],
+    [...(profile.skipRows?.whenBlank ?? []), ...Object.keys(profile.blankValues)],
     index,
   );
   const skip = skipper(profile, index);
+  const blank = blanker(profile, index);
   let count = 0;
-  for await (const row of sheet.rows()) {
+  for await (const sourceRow of sheet.rows()) {
     count++;
+    const row = blank(sourceRow);
     if (skip(row)) {
       book.skipped++;
       continue;
@@ -308,14 +310,15 @@ async function mapFlat(
   requireMappedColumns(
     profile,
     [...levelSources(levels.style), ...levelSources(levels.variant), ...levelSources(levels.sku)],
-    [...profile.fillDown, ...(profile.skipRows?.whenBlank ?? [])],
+    [...profile.fillDown, ...(profile.skipRows?.whenBlank ?? []), ...Object.keys(profile.blankValues)],
     index,
   );
   const skip = skipper(profile, index);
+  const blank = blanker(profile, index);
   let count = 0;
   for await (const sourceRow of sheet.rows()) {
     count++;
-    if (skip(sourceRow)) {
+    if (skip(blank(sourceRow))) {
       book.skipped++;
       continue;
     }

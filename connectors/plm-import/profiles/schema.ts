@@ -156,6 +156,12 @@ const commonSchema = {
     .describe(
       'Rows that hold no product (for example Shopify image-only rows): skipped and counted, never rejected.',
     ),
+  blankValues: z
+    .record(z.string().min(1), z.array(z.string().min(1)).min(1))
+    .default({})
+    .describe(
+      'Cell texts that mean "no value" in a column, e.g. {"Option1 Value": ["Default Title"]} (Shopify\'s placeholder for a product without options): read as a blank cell everywhere (fields, templates, fallbacks, defaults, skipRows), matched ignoring case and spacing.',
+    ),
   rawMaterials: z
     .record(z.string().min(1), z.string().min(1))
     .default({})
