@@ -88,9 +88,10 @@ export const existingProductSchema = z
           : null;
     // Spec 01, Inheritance: "these fields take the parent's value whenever the child's own value is null" and reads
     // come back resolved. What the sheet is compared with is the child's own value: an inherited one counts as null.
+    // overriddenFlag is "array of string or null": null names no field (overrides nothing); absent says nothing.
     const own: Record<string, null> = {};
-    if (level !== 'style' && Array.isArray(product.overriddenFlag)) {
-      const held = new Set(product.overriddenFlag);
+    if (level !== 'style' && product.overriddenFlag !== undefined) {
+      const held = new Set(product.overriddenFlag ?? []);
       for (const field of inheritableFields) if (!held.has(field)) own[field] = null;
     }
     const linked = product.material ?? null;

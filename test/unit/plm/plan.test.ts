@@ -4,7 +4,7 @@ import {
   CatalogueIndex,
   type ExistingProduct,
 } from '../../../connectors/plm-import/catalogue';
-import { planImport, type ImportPlan } from '../../../connectors/plm-import/plan';
+import { planImport, updateBody, type ImportPlan } from '../../../connectors/plm-import/plan';
 import { builtinProfile } from '../../../connectors/plm-import/profiles/builtin';
 import { parseProductSheet } from '../../../connectors/plm-import/profiles/map-rows';
 import type { MappingProfile, MappingProfileInput } from '../../../connectors/plm-import/profiles/schema';
@@ -347,4 +347,34 @@ describe('planImport', () => {
       /existing product #0: codes/,
     );
   });
+});
+
+describe('a child whose overriddenFlag is null', () => {
+  // Spec 01: "overriddenFlag | array of string or null | Variant and SKU: names of fields the child overrides", and
+  // inheritable fields "take the parent's value whenever the child's own value is null": null names no field, so a
+  // resolved description is the parent's, and the sheet's value (even equal to it) is the child's own to write.
+  it.each([[[]], [null]])(
+    "overriddenFlag %j: the parent's resolved description is not the child's own, so the sheet's is written",
+    (overriddenFlag) => {
+      const [current] = parseExistingProducts([
+        {
+          id: 'variant_1',
+          externalId: 'V1',
+          styleId: 'style_1',
+          name: 'V',
+          codes: [{ codeId: 'PLM_ID', codeValue: 'V1' }],
+          color: 'Red',
+          description: 'Parent text (inherited)',
+          overriddenFlag,
+        },
+      ]);
+      if (!current) throw new Error('parsed');
+      expect(current.description).toBeNull();
+      const { changed } = updateBody(
+        { description: 'Parent text (inherited)', codes: [{ codeId: 'PLM_ID', codeValue: 'V1' }] },
+        current,
+      );
+      expect(changed).toEqual(['description']);
+    },
+  );
 });
