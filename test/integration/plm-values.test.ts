@@ -38,23 +38,19 @@ describe('PLM import: values as the export meant them', () => {
       expect(await weight('DEW3-BLK-M')).toEqual({ unit: 'GRAM', value: 1250 });
     });
 
-    it('"0,250" is never a thousands group, and "1,250" without a locale hint is a bad_number naming row, column and both readings', async () => {
+    it('a ,-delimited export reads "0,250" as 0.25, "1,250" as 1250 and "1.250" as 1.25: its numbers use the decimal point', async () => {
       const rows = [
         ...family('ENW1', { sku: { weight: '0,250', weightUnit: 'KILOGRAM' } }),
         ...family('ENW2', { sku: { weight: '1,250', weightUnit: 'GRAM' } }),
+        ...family('ENW3', { sku: { weight: '1.250', weightUnit: 'KILOGRAM' } }),
       ];
       const result = await run({ file: await file('comma.csv', toCsv(rows)), profile: 'native' });
-      expect((await api<WeightedProduct>('/styles/ENW1-BLK-M')).weight).toEqual({
-        unit: 'KILOGRAM',
-        value: 0.25,
-      });
-      const rejects = rejectsOf(result);
-      expect(rejects.map((reject) => `${reject.externalId} ${reject.code}`)).toEqual([
-        'ENW2-BLK-M bad_number',
-      ]);
-      expect(rejects[0]?.message).toMatch(
-        /row 7, column 'weight': weight '1,250' could be 1250 .* or 1\.25 /,
-      );
+      expect(rejectsOf(result)).toEqual([]);
+      const weight = async (externalId: string) =>
+        (await api<WeightedProduct>(`/styles/${externalId}`)).weight;
+      expect(await weight('ENW1-BLK-M')).toEqual({ unit: 'KILOGRAM', value: 0.25 });
+      expect(await weight('ENW2-BLK-M')).toEqual({ unit: 'GRAM', value: 1250 });
+      expect(await weight('ENW3-BLK-M')).toEqual({ unit: 'KILOGRAM', value: 1.25 });
     });
   });
 

@@ -418,8 +418,9 @@ export async function mapRows(
   const context: ExtractContext = {
     resolver: new ReferenceResolver(references),
     dateOrder: profile.dateOrder,
-    // Excel saves csv with ';' where the comma is the decimal mark (German, French, ... locales).
-    decimalMark: sheet.delimiter === ';' ? ',' : null,
+    // Excel saves csv with ';' where the comma is the decimal mark (German, French, ... locales), and with ',' where
+    // the point is; a tab-delimited or xlsx text cell gives no hint.
+    decimalMark: sheet.delimiter === ';' ? ',' : sheet.delimiter === ',' ? '.' : null,
     rawMaterials: new RawMaterialResolver(profile.rawMaterials),
     compositionName: profile.compositionName,
   };
