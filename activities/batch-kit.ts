@@ -2,7 +2,7 @@
  * The activity side of the batch-job kit: failure mapping and heartbeats, the same for every job. The run folder,
  * journal, bounded lanes and API-call counting (`ApiCalls`) have no Temporal in them: they are in connectors/staging.
  */
-import { heartbeat } from '@temporalio/activity';
+import { cancellationSignal, heartbeat } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
 import { z } from 'zod';
 import { boundMessage, InputLimitError } from '../connectors/input-limits';
@@ -93,10 +93,12 @@ export function guarded<I, O>(
 /**
  * Heartbeats every few seconds while `work` runs, with the latest details, so a killed worker is noticed within the
  * heartbeat timeout and a slow but live attempt (one waiting out a long Retry-After, say) is not mistaken for a dead
- * one and retried while it still writes.
+ * one and retried while it still writes. A cancel reaches an activity only in the answer to a heartbeat; `stop` is
+ * the activity's cancellation signal, for a write loop to stop at (the loop throws its reason, a CancelledFailure,
+ * which reports the activity cancelled).
  */
 export async function withHeartbeats<T>(
-  work: (progress: Progress) => Promise<T>,
+  work: (progress: Progress, stop: AbortSignal) => Promise<T>,
   everyMs = 3000,
 ): Promise<T> {
   let details: Record<string, unknown> = {};
@@ -105,7 +107,7 @@ export async function withHeartbeats<T>(
     heartbeat(details);
     return await work((next) => {
       details = next;
-    });
+    }, cancellationSignal());
   } finally {
     clearInterval(timer);
   }

@@ -80,13 +80,17 @@ export function createErpOrderActivities(deps: Pick<ActivityDeps, 'client' | 'co
       return result;
     }),
 
-    /** Makes the platform match one staged batch of orders; safe to run again at any point. */
+    /**
+     * Makes the platform match one staged batch of orders; safe to run again at any point. A cancel stops it before
+     * its next order (the ones under way finish and are journalled) and reports it cancelled.
+     */
     applyErpOrderBatch: guarded(asFailure, async (raw: ApplyBatchInput): Promise<BatchResult> => {
       const input = applyBatchInputSchema.parse(raw);
       const api = new ApiCalls(deps.client);
       const retry = activityInfo().attempt > 1;
       const result = await withHeartbeats(
-        (progress) => applyBatch(input, runFolder(input.runKey), api, persons, { retry, progress }),
+        (progress, stop) =>
+          applyBatch(input, runFolder(input.runKey), api, persons, { retry, progress, stop }),
         HEARTBEAT_EVERY_MS,
       );
       log.info('ERP order batch applied', {

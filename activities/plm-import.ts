@@ -87,12 +87,15 @@ export function createPlmImportActivities(deps: Pick<ActivityDeps, 'client' | 'c
       return result;
     }),
 
-    /** Writes one staged batch (creates and changed fields only); safe to run again at any point. */
+    /**
+     * Writes one staged batch (creates and changed fields only); safe to run again at any point. A cancel stops it
+     * before its next product (the ones under way are written and journalled) and reports it cancelled.
+     */
     applyPlmBatch: guarded(asActivityFailure, async (raw: ApplyInput): Promise<BatchResult> => {
       const input = applyInputSchema.parse(raw);
       const api = new ApiCalls(deps.client);
-      const result = await withHeartbeats((progress) =>
-        applyBatch(input, runFolder(input.runKey), api, progress),
+      const result = await withHeartbeats((progress, stop) =>
+        applyBatch(input, runFolder(input.runKey), api, progress, stop),
       );
       log.info('PLM batch applied', {
         batch: input.batch,

@@ -37,6 +37,9 @@ export async function createWorker(options: CreateWorkerOptions): Promise<Worker
     taskQueue: options.taskQueue,
     activities: options.activities,
     workflowBundle,
+    // A cancel reaches an activity only in the answer to a heartbeat, and the SDK sends heartbeats at most every 80%
+    // of the heartbeat timeout (16 s for a batch): at most every 2 s, a cancelled batch stops within seconds.
+    maxHeartbeatThrottleInterval: '2 seconds',
     ...(options.maxTaskQueueActivitiesPerSecond !== undefined
       ? { maxTaskQueueActivitiesPerSecond: options.maxTaskQueueActivitiesPerSecond }
       : {}),

@@ -1,7 +1,10 @@
 import {
+  ActivityCancellationType,
   ActivityFailure,
   ApplicationFailure,
+  CancelledFailure,
   continueAsNew,
+  isCancellation,
   log,
   patched,
   setHandler,
@@ -200,5 +203,38 @@ export async function runBatches(loop: {
       log.info('Continuing as new', { at: loop.at(), of: loop.end });
       await loop.carry();
     }
+  }
+}
+
+/** patched: runs whose batches began before a cancel waited for the running batch replay without the wait. */
+const BATCH_CANCEL_PATCH = 'cancel-waits-for-batch';
+
+/**
+ * The batch loop of a job that writes, as an operator cancelling it (Web UI, `temporal workflow cancel`) expects:
+ * each batch activity is called with `options`, which make a cancel wait until the batch has stopped
+ * (WAIT_CANCELLATION_COMPLETED: the batch stops before its next record, the records under way are written and
+ * journalled). Returns the cancellation when the run was cancelled in the loop, once nothing writes any more, so
+ * the job totals what was written (in a non-cancellable scope) and then throws it to close as cancelled; undefined
+ * when every batch ran.
+ */
+export async function runStoppableBatches(loop: {
+  at: () => number;
+  end: number;
+  step: (options: ActivityOptions) => Promise<void>;
+  carry: () => Promise<never>;
+}): Promise<CancelledFailure | undefined> {
+  const waits = patched(BATCH_CANCEL_PATCH);
+  const options: ActivityOptions = waits
+    ? { cancellationType: ActivityCancellationType.WAIT_CANCELLATION_COMPLETED }
+    : {};
+  try {
+    await runBatches({ ...loop, step: () => loop.step(options) });
+    return undefined;
+  } catch (error) {
+    if (!waits || !isCancellation(error)) throw error;
+    if (error instanceof CancelledFailure) return error;
+    return error instanceof ActivityFailure && error.cause instanceof CancelledFailure
+      ? error.cause
+      : new CancelledFailure('Workflow cancelled');
   }
 }

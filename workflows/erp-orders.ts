@@ -1,4 +1,11 @@
-import { defineQuery, log, proxyActivities, workflowInfo } from '@temporalio/workflow';
+import {
+  CancellationScope,
+  defineQuery,
+  log,
+  proxyActivities,
+  upsertMemo,
+  workflowInfo,
+} from '@temporalio/workflow';
 import { z } from 'zod';
 import type { Activities } from '../activities';
 import type { BatchResult, PrepareResult } from '../activities/erp-orders';
@@ -17,7 +24,7 @@ import {
   continueWithResume,
   explainer,
   parseJobInput,
-  runBatches,
+  runStoppableBatches,
   setStatus,
   startJob,
   stepActivityOptions,
@@ -87,7 +94,14 @@ export interface PushErpOrdersResult {
 }
 
 export interface PushErpOrdersProgress {
-  phase: 'reading export' | 'planning' | 'awaiting approval' | 'pushing orders' | 'writing rejects' | 'done';
+  phase:
+    | 'reading export'
+    | 'planning'
+    | 'awaiting approval'
+    | 'pushing orders'
+    | 'writing rejects'
+    | 'done'
+    | 'cancelled';
   file: string;
   batchesDone: number;
   batchCount: number | null;
@@ -170,13 +184,16 @@ export async function erpOrders(
   progress.apiCalls = prepared.apiCalls + state.apiCallsApply;
   progress.phase = 'pushing orders';
 
-  await runBatches({
+  const cancelled = await runStoppableBatches({
     at: () => state.nextBatch,
     end: prepared.batchCount,
-    step: async () => {
+    step: async (options) => {
       const batch = await explained(
         applyErpOrderBatch.executeWithOptions(
-          { summary: batchSummary('push', state.nextBatch, prepared.batchCount, undefined, 'orders') },
+          {
+            ...options,
+            summary: batchSummary('push', state.nextBatch, prepared.batchCount, undefined, 'orders'),
+          },
           [
             {
               runKey: prepared.runKey,
@@ -200,10 +217,23 @@ export async function erpOrders(
   });
 
   progress.phase = 'writing rejects';
-  const finished = await explained(
-    finishErpOrderPush({ runKey: prepared.runKey, manifest: prepared.manifest }),
-  );
+  // Cancelled: the totals (from the journals, so the stopped batch's orders too) are still written and shown.
+  const finish = () => finishErpOrderPush({ runKey: prepared.runKey, manifest: prepared.manifest });
+  const finished = await explained(cancelled ? CancellationScope.nonCancellable(finish) : finish());
   const counts = finished.totals.counts;
+  if (cancelled) {
+    progress.phase = 'cancelled';
+    progress.counts = { ...counts };
+    setStatus('cancelled');
+    const settled = counts.created + counts.patched + counts.unchanged + counts.rejected;
+    showOutcome(counts, finished.rejectsFile, {
+      noun: 'orders',
+      note: `cancelled: ${Math.max(0, prepared.orders - settled)} orders not pushed; push the file again to push them`,
+    });
+    upsertMemo({ orders: counts, rejectsFile: finished.rejectsFile, cancelled: true });
+    log.info('ERP order push cancelled', { ...counts });
+    throw cancelled;
+  }
   const result: PushErpOrdersResult = {
     workflowId: info.workflowId,
     file: input.file,

@@ -1,4 +1,12 @@
-import { defineQuery, log, proxyActivities, upsertMemo, workflowInfo } from '@temporalio/workflow';
+import {
+  CancellationScope,
+  defineQuery,
+  log,
+  proxyActivities,
+  upsertMemo,
+  workflowInfo,
+  type CancelledFailure,
+} from '@temporalio/workflow';
 import { z } from 'zod';
 import type { Activities } from '../activities';
 import type { BatchCounts, PlanResult, PlmImportResult, ReadResult } from '../activities/plm-import';
@@ -17,7 +25,7 @@ import {
   continueWithResume,
   explainer,
   parseJobInput,
-  runBatches,
+  runStoppableBatches,
   setStatus,
   startJob,
   stepActivityOptions,
@@ -53,7 +61,14 @@ export const plmImportInputSchema = z.strictObject({
 export type PlmImportInput = z.infer<typeof plmImportInputSchema>;
 
 export interface PlmImportProgress {
-  phase: 'reading sheet' | 'planning' | 'awaiting approval' | 'applying' | 'writing rejects' | 'done';
+  phase:
+    | 'reading sheet'
+    | 'planning'
+    | 'awaiting approval'
+    | 'applying'
+    | 'writing rejects'
+    | 'done'
+    | 'cancelled';
   /** Products the sheet describes (known once planned). */
   total: number | null;
   /** Products settled so far (unchanged and invalid ones count as soon as they are planned). */
@@ -189,15 +204,16 @@ export async function plmImport(
   };
   showProgress();
 
+  let cancelled: CancelledFailure | undefined;
   if (!dryRun) {
     progress.phase = 'applying';
-    await runBatches({
+    cancelled = await runStoppableBatches({
       at: () => state.nextBatch,
       end: plan.batchCount,
-      step: async () => {
+      step: async (options) => {
         const batch = await explained(
           applyPlmBatch.executeWithOptions(
-            { summary: batchSummary('apply', state.nextBatch, plan.batchCount) },
+            { ...options, summary: batchSummary('apply', state.nextBatch, plan.batchCount) },
             [{ runKey: read.runKey, manifest: plan.manifest, batch: state.nextBatch }],
           ),
         );
@@ -214,7 +230,8 @@ export async function plmImport(
 
   approval ??= recordedApproval(input.approval);
   progress.phase = 'writing rejects';
-  const result = await explained(
+  // Cancelled: the totals (from the journals, so the stopped batch's writes too) are still written and shown.
+  const finish = () =>
     finishPlmImport({
       runKey: read.runKey,
       manifest: plan.manifest,
@@ -230,11 +247,12 @@ export async function plmImport(
       durationsMs: { read: read.durationMs, plan: plan.durationMs, apply: state.applyMs },
       catalogue: plan.catalogue,
       warnings: read.warnings,
-    }),
-  );
+      ...(cancelled ? { cancelled: true } : {}),
+    });
+  const result = await explained(cancelled ? CancellationScope.nonCancellable(finish) : finish());
   const { created, updated, unchanged, rejected, archived } = result.products;
   Object.assign(progress, {
-    phase: 'done',
+    phase: cancelled ? 'cancelled' : 'done',
     created,
     updated,
     unchanged,
@@ -242,6 +260,21 @@ export async function plmImport(
     archived,
     done: created + updated + unchanged + rejected + archived,
   });
+  if (cancelled) {
+    setStatus('cancelled');
+    const left = result.products.total - progress.done;
+    showOutcome(result.products, result.rejectsFile, {
+      note: `cancelled: ${left} products not written; run the file again to write them`,
+    });
+    upsertMemo({
+      products: result.products,
+      rejectsFile: result.rejectsFile,
+      resultFile: result.resultFile,
+      cancelled: true,
+    });
+    log.info('PLM import cancelled', { ...result.products, apiCalls: result.apiCalls.total });
+    throw cancelled;
+  }
   const status = dryRun
     ? 'dry-run-done'
     : result.products.rejected > 0 || result.rejectedRows > 0

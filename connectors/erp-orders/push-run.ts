@@ -408,8 +408,12 @@ export async function applyBatch(
   run: OrderRun,
   api: ApiCalls,
   persons: PersonDirectory,
-  /** `retry`: this attempt follows a failed one (the snapshot may predate our own writes). */
-  { retry, progress }: { retry: boolean; progress: Progress },
+  /**
+   * `retry`: this attempt follows a failed one (the snapshot may predate our own writes). `stop`: once aborted (the
+   * run is cancelled) no further order is begun; those under way finish (a renumbering's two requests are never
+   * split) and are journalled, then its reason is thrown.
+   */
+  { retry, progress, stop }: { retry: boolean; progress: Progress; stop?: AbortSignal },
 ): Promise<BatchResult> {
   const started = Date.now();
   const { manifest, entry: ref } = await run.stagedBatch(input.manifest, runManifestSchema, input.batch);
@@ -442,6 +446,7 @@ export async function applyBatch(
       return syncOrder(record, context, { retry, ...(waiting ? { pending: waiting } : {}) });
     },
     (settled) => progress({ batch: input.batch, settled, of: records.length }),
+    stop,
   );
   return summarise(input.batch, [...outcomes.values()], api.count, Date.now() - started);
 }

@@ -227,6 +227,7 @@ async function applyCompositionBatch(
   api: ApiCalls,
   progress: Progress,
   ref: StagingRef,
+  stop: AbortSignal | undefined,
 ): Promise<BatchResult> {
   const started = Date.now();
   const steps = await run.staging.readAllNdjson(ref, compositionStepSchema);
@@ -247,6 +248,7 @@ async function applyCompositionBatch(
       return applyComposition(step, productId, context);
     },
     (settled) => progress({ batch: input.batch, settled, of: steps.length }),
+    stop,
   );
   const compositions = { written: 0, rejected: 0 };
   for (const settled of outcomes.values()) {
@@ -266,17 +268,19 @@ async function applyCompositionBatch(
 /**
  * Applies one staged batch (one level). Each product's outcome is journalled as it settles; a retried attempt
  * skips settled products and writes the rest again, which converges: a create that had gone through answers 409
- * (or codes_not_unique) and is re-read, and a PUT of the same fields is harmless.
+ * (or codes_not_unique) and is re-read, and a PUT of the same fields is harmless. Once `stop` is aborted (the run
+ * is cancelled) no further product is begun: those under way are written and journalled, then its reason is thrown.
  */
 export async function applyBatch(
   input: ApplyInput,
   run: PlmRun,
   api: ApiCalls,
   progress: Progress,
+  stop?: AbortSignal,
 ): Promise<BatchResult> {
   const started = Date.now();
   const { entry } = await run.stagedBatch(input.manifest, manifestSchema, input.batch);
-  if (entry.kind === 'compositions') return applyCompositionBatch(input, run, api, progress, entry.ref);
+  if (entry.kind === 'compositions') return applyCompositionBatch(input, run, api, progress, entry.ref, stop);
   const steps = await run.staging.readAllNdjson(entry.ref, writeStepSchema);
 
   const journal = run.journal(input.batch);
@@ -295,6 +299,7 @@ export async function applyBatch(
     api.lanes(LANES),
     (step) => applyStep(step, context),
     (settled) => progress({ batch: input.batch, settled, of: steps.length }),
+    stop,
   );
 
   const counts = { created: 0, updated: 0, unchanged: 0, rejected: 0 };
@@ -404,6 +409,7 @@ export async function finishRun(input: FinishInput, run: PlmRun): Promise<PlmImp
     file: manifest.sourceFile,
     profile: manifest.profileName,
     dryRun: input.dryRun,
+    ...(input.cancelled ? { cancelled: true as const } : {}),
     retryOf: input.retryOf,
     rows: input.rows,
     skippedRows: input.skippedRows ?? 0,

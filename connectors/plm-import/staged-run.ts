@@ -263,6 +263,8 @@ export const finishInputSchema = stagedRunInputSchema.extend({
   durationsMs: z.object({ read: z.number(), plan: z.number(), apply: z.number() }),
   catalogue: catalogueReadSchema,
   warnings: z.array(z.string()),
+  /** The run was cancelled during its batches: the totals are of what was written before it stopped. */
+  cancelled: z.boolean().optional(),
 });
 export type FinishInput = z.infer<typeof finishInputSchema>;
 
@@ -273,6 +275,8 @@ export interface PlmImportResult {
   /** Built-in profile name, or the mapping file's path. */
   profile: string;
   dryRun: boolean;
+  /** Cancelled during its batches: the counts are of what was written before it stopped (the rest was not). */
+  cancelled?: true;
   retryOf: string | null;
   /** Data rows of the sheet. */
   rows: number;

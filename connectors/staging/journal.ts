@@ -7,26 +7,29 @@ import { LocalStore, locate, type ObjectStore, type StoreLocation } from '../sto
  * Runs `work` over `items`, `limit` at a time (lanes, each taking the next item). A `limit` given as a function is
  * read as each item finishes: lanes start while it is above those running and end while it is below. After the
  * first failure no new item starts and the ones in flight finish before it is thrown, so a retried attempt never
- * overlaps the writes of this one.
+ * overlaps the writes of this one. Once `stop` is aborted (the activity is cancelled) it is the same: no new item
+ * starts, the ones in flight finish, and the signal's reason is thrown (an item is never cut in two).
  */
 export async function forEachBounded<T>(
   items: readonly T[],
   limit: number | (() => number),
   work: (item: T, index: number) => Promise<void>,
+  stop?: AbortSignal,
 ): Promise<void> {
   const width = typeof limit === 'number' ? () => limit : limit;
   let next = 0;
   let running = 0;
   let failure: { error: unknown } | undefined;
+  const stopped = (): boolean => failure !== undefined || stop?.aborted === true;
   const lanes: Promise<void>[] = [];
   const widen = (): void => {
-    while (failure === undefined && next < items.length && running < Math.max(1, width())) {
+    while (!stopped() && next < items.length && running < Math.max(1, width())) {
       running += 1;
       lanes.push(lane());
     }
   };
   const lane = async (): Promise<void> => {
-    while (failure === undefined && next < items.length) {
+    while (!stopped() && next < items.length) {
       const index = next++;
       try {
         await work(items[index] as T, index);
@@ -41,6 +44,7 @@ export async function forEachBounded<T>(
   widen();
   // Lanes started later are pushed before the lane that started them ends.
   for (let awaited = 0; awaited < lanes.length; awaited++) await lanes[awaited];
+  if (stop?.aborted && next < items.length) throw stop.reason;
   if (failure) throw failure.error;
 }
 
@@ -250,7 +254,8 @@ export class BatchJournal<E extends JournalLine> extends JsonLinesJournal<E> {
   /**
    * Settles `records` (those the journal has not settled yet), `lanes` at a time, journalling each outcome as it
    * settles (`settle` may give none: nothing is journalled). Returns every outcome of the batch, earlier attempts'
-   * (`done`) included; `onSettled` hears how many there are after each.
+   * (`done`) included; `onSettled` hears how many there are after each. Once `stop` is aborted no further record is
+   * begun; those under way settle and are journalled, then the signal's reason is thrown (see forEachBounded).
    */
   async settleAll<R>(
     done: ReadonlyMap<string, OutcomeOf<E>>,
@@ -258,15 +263,21 @@ export class BatchJournal<E extends JournalLine> extends JsonLinesJournal<E> {
     lanes: number | (() => number),
     settle: (record: R) => Promise<OutcomeOf<E> | undefined>,
     onSettled: (settled: number) => void,
+    stop?: AbortSignal,
   ): Promise<Map<string, OutcomeOf<E>>> {
     const outcomes = new Map(done);
-    await forEachBounded(records, lanes, async (record) => {
-      const outcome = await settle(record);
-      if (outcome === undefined) return;
-      await this.append(outcome);
-      outcomes.set(this.keyOf(outcome), outcome);
-      onSettled(outcomes.size);
-    });
+    await forEachBounded(
+      records,
+      lanes,
+      async (record) => {
+        const outcome = await settle(record);
+        if (outcome === undefined) return;
+        await this.append(outcome);
+        outcomes.set(this.keyOf(outcome), outcome);
+        onSettled(outcomes.size);
+      },
+      stop,
+    );
     return outcomes;
   }
 

@@ -18,6 +18,9 @@ import { readHarnessInfo } from '../harness';
  * checked: `plm-import-resume-by-hand` (a continued run's input, `resume` included, started again as a new run).
  * Recorded with the checks (their patch markers in the history): `plm-import-signals-checked` (an early approve and
  * a `{"by": 42}` ignored, then an approve taken) and `plm-import-resume-refused`.
+ * A PLM import cancelled mid-batch, recorded before a cancel waited for the batch (main at 6261578:
+ * `plm-import-cancelled-before`, closed at once) and with the wait (`plm-import-cancelled`: its patch marker, the
+ * batch's ActivityTaskCanceled, the finish, then the close).
  */
 const dir = path.join(repoRoot(), 'test', 'fixtures', 'histories');
 const files = readdirSync(dir).filter((name) => name.endsWith('.b64'));

@@ -57,6 +57,47 @@ describe('batch journal of a run folder', () => {
     expect((await run().outcomes(1)).map((outcome) => outcome.id)).toEqual([]);
   });
 
+  it('settleAll, once stopped (the run cancelled), begins no further record, journals the ones under way, then throws the reason', async () => {
+    const journal = run().journal(2);
+    const stop = new AbortController();
+    const begun: string[] = [];
+    const cancel = new Error('cancelled');
+    const settling = journal.settleAll(
+      new Map(),
+      ['A', 'B', 'C', 'D', 'E'],
+      2,
+      async (id) => {
+        begun.push(id);
+        if (id === 'B') stop.abort(cancel); // the cancel arrives while A and B are being written
+        await new Promise((resolve) => setTimeout(resolve, 10));
+        return { kind: 'outcome' as const, id, outcome: 'created' as const };
+      },
+      () => undefined,
+      stop.signal,
+    );
+    await expect(settling).rejects.toBe(cancel);
+    expect(begun).toEqual(['A', 'B']);
+    expect((await journal.state()).done.size).toBe(2);
+  });
+
+  it('settleAll stopped after its last record has begun returns every outcome', async () => {
+    const stop = new AbortController();
+    const outcomes = await run()
+      .journal(3)
+      .settleAll(
+        new Map(),
+        ['A'],
+        2,
+        async (id) => {
+          stop.abort(new Error('cancelled'));
+          return { kind: 'outcome' as const, id, outcome: 'created' as const };
+        },
+        () => undefined,
+        stop.signal,
+      );
+    expect([...outcomes.keys()]).toEqual(['A']);
+  });
+
   it('refuses to journal an entry the reader would skip', async () => {
     const bad = { kind: 'outcome', id: 'A', outcome: 'lost' } as unknown as Entry;
     await expect(run().journal(0).append(bad)).rejects.toThrow();

@@ -1,0 +1,191 @@
+import { CancelledFailure, WorkflowFailedError } from '@temporalio/client';
+import { mkdtemp, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import Papa from 'papaparse';
+import { TraceStatus } from '../../worker/search-attributes';
+import { erpOrders, plmImport } from '../../workflows';
+import { sandboxApi, startTestStack, type TestStack } from '../harness';
+import { nativeRows, toCsv } from '../unit/plm-activities/native-sheet';
+
+/**
+ * Cancelling a run (Web UI "Cancel", `temporal workflow cancel`) as an operator expects it: the running batch stops
+ * before its next write, the run closes as cancelled only once it has, and says how many were written; a rerun of
+ * the same file writes the rest, nothing twice.
+ */
+describe('cancelling a run mid-batch', () => {
+  let stack: TestStack;
+  let dir: string;
+  const { control } = sandboxApi(() => stack);
+  const STYLES = 60;
+  const PREFIX = 'CANCELRUN';
+  const ORDERS = 100;
+  const ORDER_PREFIX = 'CANCELERP';
+
+  /** The sandbox's whole state over HTTP (the test's own view; not counted against the key's allowance). */
+  const sandboxState = async () =>
+    (await (await fetch(`${stack.sandbox.baseUrl.replace(/\/api\/v2$/, '')}/__sandbox/state`)).json()) as {
+      catalogue: { products: Array<{ externalId: string | null }> };
+      orders: Array<{ orderNumber: string }>;
+    };
+  /** Products of this test on the platform. */
+  const platformProducts = async (): Promise<string[]> =>
+    (await sandboxState()).catalogue.products
+      .map((product) => product.externalId ?? '')
+      .filter((externalId) => externalId.startsWith(`${PREFIX}-`));
+  /** Orders of this test on the platform, by number (a number twice would be a duplicate). */
+  const platformOrders = async (): Promise<string[]> =>
+    (await sandboxState()).orders
+      .map((order) => order.orderNumber)
+      .filter((orderNumber) => orderNumber.startsWith(`${ORDER_PREFIX}-`));
+  const setRate = async (rateLimitPerMinute: number): Promise<void> => {
+    const response = await fetch(`${stack.sandbox.baseUrl.replace(/\/api\/v2$/, '')}/__sandbox/config`, {
+      method: 'PUT',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ rateLimitPerMinute }),
+    });
+    expect(response.ok).toBe(true);
+  };
+
+  beforeAll(async () => {
+    dir = await mkdtemp(path.join(tmpdir(), 'cancel-run-it-'));
+    stack = await startTestStack({ config: { dataDir: path.join(dir, 'data') } });
+  }, 60_000);
+
+  afterAll(async () => {
+    await stack?.stop();
+  });
+
+  it('PLM import: a cancel stops the batch before its next write; the run closes as cancelled with what it wrote; a rerun writes the rest once', async () => {
+    // One batch of 60 styles, paced at 2 calls a second by the key's allowance: the batch runs for ~30 s.
+    const file = path.join(dir, 'cancel.csv');
+    await writeFile(
+      file,
+      toCsv(nativeRows({ prefix: PREFIX, styles: STYLES, coloursPerStyle: 0, sizesPerColour: 0 })),
+    );
+    await setRate(120);
+    const handle = await stack.client.workflow.start(plmImport, {
+      args: [{ file }],
+      taskQueue: stack.taskQueue,
+      workflowId: stack.workflowId('plm-cancel'),
+    });
+    const deadline = Date.now() + 60_000;
+    while ((await platformProducts()).length < 5) {
+      if (Date.now() > deadline) throw new Error('the batch never started writing');
+      await sleep(200);
+    }
+
+    const cancelledAt = Date.now();
+    await handle.cancel();
+    const failure = await handle.result().then(
+      () => undefined,
+      (error: unknown) => error,
+    );
+    expect(failure).toBeInstanceOf(WorkflowFailedError);
+    expect((failure as WorkflowFailedError).cause).toBeInstanceOf(CancelledFailure);
+    const closedAt = Date.now();
+    const described = await handle.describe();
+    expect(described.status.name).toBe('CANCELLED');
+    // The cancel reaches the batch through its next heartbeat (a few seconds), and the writes in flight finish.
+    expect(closedAt - cancelledAt).toBeLessThan(15_000);
+
+    // Nothing is written after the run closed: the platform's count stays where it was.
+    const atClose = await platformProducts();
+    expect(atClose.length).toBeLessThan(STYLES);
+    await sleep(5_000);
+    expect(await platformProducts()).toHaveLength(atClose.length);
+
+    // The run says it was cancelled and how many it wrote (what the journal holds, so a later run sees it).
+    expect(described.typedSearchAttributes.get(TraceStatus)).toBe('cancelled');
+    const memo = (await described.memo) as { products?: { created?: number }; cancelled?: boolean };
+    expect(memo.cancelled).toBe(true);
+    expect(memo.products?.created).toBe(atClose.length);
+
+    // A rerun of the same file completes the rest, with no product twice.
+    await setRate(100_000);
+    const rerun = await stack.client.workflow.execute(plmImport, {
+      args: [{ file }],
+      taskQueue: stack.taskQueue,
+      workflowId: stack.workflowId('plm-cancel-rerun'),
+    });
+    expect(rerun.products).toMatchObject({ created: STYLES - atClose.length, unchanged: atClose.length });
+    const after = await platformProducts();
+    expect(after).toHaveLength(STYLES);
+    expect(new Set(after).size).toBe(STYLES);
+  }, 180_000);
+
+  it('ERP push: a cancel stops the batch before its next order; the run closes as cancelled with what it pushed; a rerun pushes the rest once', async () => {
+    const columns = [
+      'order_number',
+      'supplier_code',
+      'order_date',
+      'line_number',
+      'product_external_id',
+      'quantity',
+      'unit',
+    ];
+    const file = path.join(dir, 'cancel-orders.csv');
+    await writeFile(
+      file,
+      Papa.unparse({
+        fields: columns,
+        data: Array.from({ length: ORDERS }, (_, o) => [
+          `${ORDER_PREFIX}-${String(o + 1).padStart(4, '0')}`,
+          'SUP-1001',
+          '2024-03-01',
+          '1',
+          'PLM-TEE-001-BLK',
+          10,
+          'PIECES',
+        ]),
+      }),
+    );
+    // Order creation is exempt from the allowance (spec 01: "Order creation is stated to be not rate limited"), so
+    // each create answers after a second instead; the low allowance keeps the lanes few: the batch runs for ~25 s.
+    await setRate(120);
+    await control('/__sandbox/faults', 'PUT', { latencyMs: 1000, methods: ['POST'], pathPrefix: '/orders' });
+    const handle = await stack.client.workflow.start(erpOrders, {
+      args: [{ file }],
+      taskQueue: stack.taskQueue,
+      workflowId: stack.workflowId('erp-cancel'),
+    });
+    const deadline = Date.now() + 60_000;
+    while ((await platformOrders()).length < 3) {
+      if (Date.now() > deadline) throw new Error('the batch never started pushing');
+      await sleep(200);
+    }
+
+    const cancelledAt = Date.now();
+    await handle.cancel();
+    const failure = await handle.result().then(
+      () => undefined,
+      (error: unknown) => error,
+    );
+    expect((failure as WorkflowFailedError).cause).toBeInstanceOf(CancelledFailure);
+    expect(Date.now() - cancelledAt).toBeLessThan(15_000);
+    const described = await handle.describe();
+    expect(described.status.name).toBe('CANCELLED');
+
+    const atClose = await platformOrders();
+    expect(atClose.length).toBeLessThan(ORDERS);
+    await sleep(5_000);
+    expect(await platformOrders()).toHaveLength(atClose.length);
+    expect(described.typedSearchAttributes.get(TraceStatus)).toBe('cancelled');
+    const memo = (await described.memo) as { orders?: { created?: number }; cancelled?: boolean };
+    expect(memo.cancelled).toBe(true);
+    expect(memo.orders?.created).toBe(atClose.length);
+
+    await setRate(100_000);
+    await control('/__sandbox/faults', 'DELETE');
+    const rerun = await stack.client.workflow.execute(erpOrders, {
+      args: [{ file }],
+      taskQueue: stack.taskQueue,
+      workflowId: stack.workflowId('erp-cancel-rerun'),
+    });
+    expect(rerun.orders).toMatchObject({ created: ORDERS - atClose.length, unchanged: atClose.length });
+    const after = await platformOrders();
+    expect(after).toHaveLength(ORDERS);
+    expect(new Set(after).size).toBe(ORDERS);
+  }, 180_000);
+});
