@@ -356,8 +356,21 @@ export type ErpGate = {
 };
 
 /**
+ * Where a run continued as new in the middle of the ERP gate picks it up (carried in `resume`, a few fields): the
+ * dry pass under way and its next batch; for the recheck, its batches and the decision taken on the plan.
+ */
+export type ErpGateResume =
+  | { pass: 'plan'; nextBatch: number }
+  | { pass: 'recheck'; nextBatch: number; manifest: StagingRef; approval: ApprovalOutcome };
+
+/** patched: runs whose dry passes began before they continued as new run them to the end in one history. */
+const DRY_PASS_CARRIES_PATCH = 'approval-dry-pass-continues-as-new';
+
+/**
  * The ERP push's gate, between prepare and push. The plan is a dry pass of every batch (reads only) under a run key
  * of its own; approved, a second dry pass finds the orders whose outcome changed since, which are not written.
+ * Each pass continues as new through `carry` when Temporal suggests it (an activity per batch: a long export's two
+ * passes would outgrow a history), and the continued run comes back here with `resume`.
  */
 export async function approveErpPlan(
   input: ApprovalInput,
@@ -365,37 +378,75 @@ export async function approveErpPlan(
     runKey: string;
     manifest: StagingRef;
     batchCount: number;
-    signals: DecisionSignals;
+    /** Needed until the decision is taken (a run resumed in the recheck has taken it). */
+    signals: DecisionSignals | undefined;
     setPhase: (phase: 'awaiting approval' | 'planning') => void;
+    resume: ErpGateResume | undefined;
+    carry: (gate: ErpGateResume) => Promise<never>;
   },
 ): Promise<ErpGate> {
   const { workflowId } = workflowInfo();
-  const dryPass = async (runKey: string, verb: string, manifest: StagingRef) => {
-    for (let batch = 0; batch < run.batchCount; batch++) {
+  const dryPass = async (
+    runKey: string,
+    verb: string,
+    manifest: StagingRef,
+    from: number,
+    carry: (nextBatch: number) => Promise<never>,
+  ) => {
+    for (let batch = from; batch < run.batchCount;) {
       await approvalActivities.applyErpOrderBatch.executeWithOptions(
         { summary: batchSummary(verb, batch, run.batchCount, undefined, 'orders') },
         [{ runKey, manifest, batch, dryRun: true }],
       );
+      batch += 1;
+      if (
+        batch < run.batchCount &&
+        workflowInfo().continueAsNewSuggested &&
+        patched(DRY_PASS_CARRIES_PATCH)
+      ) {
+        log.info('Continuing as new', { pass: verb, at: batch, of: run.batchCount });
+        await carry(batch);
+      }
     }
   };
-  run.setPhase('planning');
   const planRunKey = `${run.runKey}--plan`;
-  await dryPass(planRunKey, 'plan', run.manifest);
-  const files = await approvalActivities.writeErpApprovalPlan({ runKey: run.runKey, planRunKey, workflowId });
-  run.setPhase('awaiting approval');
-  const approval = await decideOnPlan(
-    input,
-    run.signals,
-    `${files.creates} orders to create, ${files.updates} to update, ${files.deletes} with lines to delete, ${files.rejects} rejected`,
-    files,
-  );
-  if (approval.decision === 'rejected') return { approval, plan: undefined };
-  run.setPhase('planning');
   const recheckRunKey = `${run.runKey}--recheck`;
-  await dryPass(
-    recheckRunKey,
-    'recheck',
-    await approvalActivities.freshErpLookupManifest({ runKey: run.runKey, manifest: run.manifest }),
+  run.setPhase('planning');
+  let approval: ApprovalOutcome;
+  let recheck: { manifest: StagingRef; from: number };
+  if (run.resume?.pass === 'recheck') {
+    approval = run.resume.approval;
+    recheck = { manifest: run.resume.manifest, from: run.resume.nextBatch };
+  } else {
+    await dryPass(planRunKey, 'plan', run.manifest, run.resume?.nextBatch ?? 0, (nextBatch) =>
+      run.carry({ pass: 'plan', nextBatch }),
+    );
+    const files = await approvalActivities.writeErpApprovalPlan({
+      runKey: run.runKey,
+      planRunKey,
+      workflowId,
+    });
+    run.setPhase('awaiting approval');
+    if (!run.signals) throw new Error('the ERP gate awaits a decision without listening for one');
+    approval = await decideOnPlan(
+      input,
+      run.signals,
+      `${files.creates} orders to create, ${files.updates} to update, ${files.deletes} with lines to delete, ${files.rejects} rejected`,
+      files,
+    );
+    if (approval.decision === 'rejected') return { approval, plan: undefined };
+    run.setPhase('planning');
+    recheck = {
+      manifest: await approvalActivities.freshErpLookupManifest({
+        runKey: run.runKey,
+        manifest: run.manifest,
+      }),
+      from: 0,
+    };
+  }
+  const decided = approval;
+  await dryPass(recheckRunKey, 'recheck', recheck.manifest, recheck.from, (nextBatch) =>
+    run.carry({ pass: 'recheck', nextBatch, manifest: recheck.manifest, approval: decided }),
   );
   const held = await approvalActivities.holdBackChangedErpOrders({
     runKey: run.runKey,

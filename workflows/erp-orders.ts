@@ -17,6 +17,7 @@ import {
   recordedApproval,
   withDecision,
   type ApprovalOutcome,
+  type ErpGateResume,
 } from './approval';
 import {
   baseName,
@@ -70,6 +71,8 @@ interface PushState {
   apiCallsApply: number;
   applyMs: number;
   startedAtMs: number;
+  /** A run that continued as new in the middle of the approval gate's dry passes: where the gate goes on. */
+  gate?: ErpGateResume;
 }
 
 export interface PushErpOrdersResult {
@@ -141,9 +144,12 @@ export async function erpOrders(
     },
   });
 
-  // From the start, so a decision sent before the plan is written is seen as such.
+  // From the start, so a decision sent before the plan is written is seen as such (and in a run that continued as
+  // new while it planned: the decision is still to come).
   const signals =
-    input.approval !== undefined && !input.resume && !input.dryRun ? listenForDecision() : undefined;
+    input.approval !== undefined && (!input.resume || input.resume.gate?.pass === 'plan') && !input.dryRun
+      ? listenForDecision()
+      : undefined;
 
   // Taken before the prepare: the total covers it.
   const startedAtMs = Date.now();
@@ -166,16 +172,20 @@ export async function erpOrders(
     startedAtMs,
   };
   let approval = recordedApproval(input.approval);
-  if (input.approval !== undefined && signals) {
+  const { approval: approvalInput } = input;
+  if (approvalInput !== undefined && (signals || state.gate)) {
     const gate = await explained(
-      approveErpPlan(input.approval, {
+      approveErpPlan(approvalInput, {
         ...state.prepared,
         signals,
         setPhase: (phase) => (progress.phase = phase),
+        resume: state.gate,
+        carry: (at) => continueWithResume<typeof input, PushState>(input, { ...state, gate: at }),
       }),
     );
+    delete state.gate;
     approval = gate.approval;
-    input.approval = withDecision(input.approval, gate.approval);
+    input.approval = withDecision(approvalInput, gate.approval);
     // Approved: only the orders still as planned; rejected: no batch at all.
     state.prepared = { ...state.prepared, ...(gate.plan ?? { batchCount: 0 }) };
   }

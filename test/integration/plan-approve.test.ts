@@ -512,6 +512,36 @@ describe('plan, then approve (PLM import)', () => {
       expect(await onPlatformOrder('ERL-PO-1')).toBeDefined();
     }, 300_000);
 
+    // TEMPORAL-NOTES: "a history errors at 51,200 events ... `continueAsNewSuggested` tells when to continue-as-new".
+    // The plan and the recheck are a dry pass of every batch (an activity each, ~6 events): a long plan continues
+    // as new as the push does (the test server suggests it after 40 events), so no run of the chain grows with it.
+    it('a plan of many batches continues as new during its dry passes: no run of the chain grows with the batches', async () => {
+      const count = 12;
+      const file = orders(
+        'long-plan.csv',
+        ...Array.from({ length: count }, (_, i) => line(`LNG-PO-${i + 1}`, 10 + i)),
+      );
+      const handle = await stack.client.workflow.start(erpOrders, {
+        taskQueue: stack.taskQueue,
+        workflowId: stack.workflowId('long-plan'),
+        args: [{ file, approval: true, batchSize: 1 }],
+      });
+      await awaitingPlan(handle);
+      expect((await handle.describe()).runId).not.toBe(handle.firstExecutionRunId);
+      await handle.signal('approve', { by: 'carol' });
+      const result = (await handle.result()) as ErpResult;
+      expect(result.approval).toMatchObject({ decision: 'approved', by: 'carol', replannedCount: 0 });
+      expect(result.orders).toMatchObject({ created: count, rejected: 0 });
+      const lengths: number[] = [];
+      for await (const run of stack.client.workflow.list({ query: `WorkflowId = "${handle.workflowId}"` })) {
+        const history = await stack.client.workflow.getHandle(handle.workflowId, run.runId).fetchHistory();
+        lengths.push(history.events?.length ?? 0);
+      }
+      expect(lengths.length).toBeGreaterThan(2);
+      // 40 (the suggestion) + one batch + the plan, the wait and its signal: never two passes' worth (12 x 6 x 2).
+      expect(Math.max(...lengths)).toBeLessThan(70);
+    }, 300_000);
+
     it('a reject writes nothing', async () => {
       const handle = await startAwaiting(orders('rej-orders.csv', line('RJT-PO-1', 5)), 'erp-orders');
       expect((await cli('reject', handle.workflowId)).status).toBe(0);

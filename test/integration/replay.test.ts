@@ -21,6 +21,10 @@ import { readHarnessInfo } from '../harness';
  * A PLM import cancelled mid-batch, recorded before a cancel waited for the batch (main at 6261578:
  * `plm-import-cancelled-before`, closed at once) and with the wait (`plm-import-cancelled`: its patch marker, the
  * batch's ActivityTaskCanceled, the finish, then the close).
+ * An ERP push with approval and 12 one-order batches: `erp-orders-long-plan-before` (6261578: both dry passes in the
+ * first run, 190 events) and, continuing as new during the passes, `erp-orders-long-plan.first` (the plan pass
+ * carried), `.decided` (resumed in the plan pass: the plan, the approve signal, the recheck carried) and `.rechecked`
+ * (resumed in the recheck, then the hold-back and the push).
  */
 const dir = path.join(repoRoot(), 'test', 'fixtures', 'histories');
 const files = readdirSync(dir).filter((name) => name.endsWith('.b64'));
@@ -30,10 +34,12 @@ describe('workflow code replays the histories recorded by earlier versions of it
     const history = temporal.api.history.v1.History.decode(
       Buffer.from(readFileSync(path.join(dir, file), 'utf8'), 'base64'),
     );
+    // The run's own workflow id where the history records it: a continued run checks its `resume` against it.
+    const workflowId = history.events?.[0]?.workflowExecutionStartedEventAttributes?.workflowId || file;
     await Worker.runReplayHistory(
       { workflowBundle: { codePath: readHarnessInfo().workflowBundlePath } },
       history,
-      file,
+      workflowId,
     );
   });
 });
