@@ -13,9 +13,10 @@ import {
   repairProductBoms,
   repairCandidateSchema,
   RepairReadCache,
-  type ProductRepairResult,
   type RepairCandidate,
 } from '../connectors/bom-repair/repair';
+import { listBatchResults } from '../connectors/bom-repair/batch-listing';
+import type { ListedProductResult } from '../connectors/bom-repair/listing';
 import { ForkSnapshotStore } from '../connectors/bom-repair/fork-snapshots';
 import {
   safeBomWrite,
@@ -89,8 +90,11 @@ export interface StagedBomRepairCandidates extends ScanReport {
 
 export interface BomRepairBatchResult {
   processed: number;
-  /** Products with a fork or a problem; products with nothing to report are only counted. */
-  results: ProductRepairResult[];
+  /**
+   * Products with a fork or a problem; products with nothing to report are only counted. A payload: at most 100 lines
+   * a product and 1,000 in all are listed, the counts are whole (see connectors/bom-repair/batch-listing.ts).
+   */
+  results: ListedProductResult[];
 }
 
 const NOT_FOUND_LISTED = 100;
@@ -200,7 +204,8 @@ export function createBomRepairActivities(deps: Pick<ActivityDeps, 'client' | 'c
           const result = outcomes.get(id)?.result;
           return result ? [result] : [];
         });
-        return { processed: outcomes.size, results };
+        const batch = Math.floor(input.offset / input.limit);
+        return { processed: outcomes.size, results: await listBatchResults(run, batch, results) };
       },
     ),
 
@@ -219,10 +224,11 @@ export function createBomRepairActivities(deps: Pick<ActivityDeps, 'client' | 'c
       return { file, sinceMs };
     },
 
-    /** Drops one run's staged candidates and journals. */
+    /** Drops one run's staged candidates and journals (its `lines/` files, named in the result, stay). */
     async discardBomRepairStaging(input: { runKey: string }): Promise<void> {
-      const runKey = runKeySchema.parse(input.runKey);
-      await bomRepairRun(dataDir, runKey).staging.remove(runKey);
+      const run = bomRepairRun(dataDir, runKeySchema.parse(input.runKey));
+      await run.staging.remove(run.key('candidates.ndjson'));
+      await run.staging.remove(run.key('journal'));
     },
 
     /** The connectors' own BOM edit through a product: forks are repaired from a snapshot (see `safeBomWrite`). */

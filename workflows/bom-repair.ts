@@ -1,7 +1,12 @@
 import { continueAsNew, defineQuery, log, proxyActivities, workflowInfo } from '@temporalio/workflow';
 import type { Activities } from '../activities';
 import type { StagedBomRepairCandidates } from '../activities/bom-repair';
-import type { ProductRepairResult } from '../connectors/bom-repair/repair';
+import {
+  MAX_LINES_PER_PRODUCT,
+  MAX_LISTED_LINES,
+  problemsFirst,
+  type ListedProductResult,
+} from '../connectors/bom-repair/listing';
 import { parseRepairBomInput, selectorLabel, type RepairBomInput } from '../connectors/bom-repair/job-input';
 import {
   checkResume,
@@ -60,8 +65,11 @@ export interface RepairBomForksResult extends RepairBomTotals {
   highWaterMark: { file: string; from: string; stored: string | null } | null;
 }
 
-/** A product's findings as the result lists them: `linesOmitted` lines are counted, not listed. */
-export type ListedProduct = ProductRepairResult & { linesOmitted?: number };
+/**
+ * A product's findings as the result lists them: `linesOmitted` lines are counted, not listed; `linesFile` (when its
+ * batch left lines out) lists every line.
+ */
+export type ListedProduct = ListedProductResult;
 
 export interface RepairBomProgress extends RepairBomTotals {
   phase: 'starting' | 'scanning products' | 'repairing' | 'done';
@@ -81,12 +89,10 @@ export const bomRepairProgressQuery = defineQuery<RepairBomProgress>('progress')
 
 /**
  * What the result lists: it is a payload (an error at 2 MB) carried through every continue-as-new, and an ambiguous
- * line with its candidates is near 750 bytes. A dry run with `products` lists one product's remaining lines.
+ * line with its candidates is near 750 bytes. A dry run with `products` lists one product's remaining lines. Each
+ * batch's activity result is capped the same way (connectors/bom-repair/batch-listing.ts).
  */
 const MAX_LISTED_PRODUCTS = 500;
-const MAX_LINES_PER_PRODUCT = 100;
-const MAX_LISTED_LINES = 1_000;
-const PROBLEM_OUTCOMES: ReadonlySet<string> = new Set(['ambiguous', 'unmatched', 'failed']);
 
 const runKeyPrefix = (workflowId: string) => `${workflowId}-`.replace(/[^A-Za-z0-9._-]/g, '_');
 
@@ -118,7 +124,7 @@ function detectionOf(staged: StagedBomRepairCandidates): RepairBomForksResult['d
   return { via, headerReads: staged.headerReads, includeProblem: staged.includeProblem };
 }
 
-function addProduct(result: RepairBomForksResult, product: ProductRepairResult): void {
+function addProduct(result: RepairBomForksResult, product: ListedProduct): void {
   if (product.headers.length > 0) result.productsWithForks += 1;
   result.linesRepaired += product.repaired;
   result.linesWouldRepair += product.wouldRepair;
@@ -129,20 +135,22 @@ function addProduct(result: RepairBomForksResult, product: ProductRepairResult):
   else result.productsOmitted += 1;
 }
 
-/** The product with as many of its lines as the result still has room for, problems first. */
-function listed(result: RepairBomForksResult, product: ProductRepairResult): ListedProduct {
+/**
+ * The product with as many of its lines as the result still has room for, problems first. Lines its batch already
+ * left out (`linesOmitted` from the activity) are counted too.
+ */
+function listed(result: RepairBomForksResult, product: ListedProduct): ListedProduct {
   const listedLines = result.products.reduce((sum, p) => sum + p.lines.length, 0);
   const keep = Math.max(
     0,
     Math.min(product.lines.length, MAX_LINES_PER_PRODUCT, MAX_LISTED_LINES - listedLines),
   );
-  if (keep === product.lines.length) return product;
   const omitted = product.lines.length - keep;
+  const cut = (product.linesOmitted ?? 0) + omitted;
   // A result carried from a run before lines were capped has no count yet.
-  result.linesOmitted = (result.linesOmitted ?? 0) + omitted;
-  const problem = (line: ProductRepairResult['lines'][number]) => PROBLEM_OUTCOMES.has(line.outcome);
-  const lines = [...product.lines.filter(problem), ...product.lines.filter((line) => !problem(line))];
-  return { ...product, lines: lines.slice(0, keep), linesOmitted: omitted };
+  if (cut > 0) result.linesOmitted = (result.linesOmitted ?? 0) + cut;
+  if (omitted === 0) return product;
+  return { ...product, lines: problemsFirst(product.lines).slice(0, keep), linesOmitted: cut };
 }
 
 function totalsOf(result: RepairBomForksResult): RepairBomTotals {

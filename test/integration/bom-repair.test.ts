@@ -283,6 +283,57 @@ describe('bomRepair on a real Temporal dev server', () => {
     expect(product.lines).toHaveLength(100);
   }, 120_000);
 
+  // TEMPORAL-NOTES: "A payload errors at 2 MB"; the batch activity's own result is a payload too (a product with
+  // thousands of lines would pass it), so the batch lists 100 lines a product, counts the rest, and its run file
+  // lines/batch-NNNNN.csv lists every one, as held-back.csv does for the approval.
+  it('a product with more lines than a batch result lists: the activity lists 100, counts the rest, and a run file lists every one', async () => {
+    const count = 130;
+    const buttons = Array.from({ length: count }, (_, i) => ({
+      component: { styleId: DEMO_IDS.button },
+      placementId: DEMO_PLACEMENTS.placket,
+      quantity: i + 1,
+      quantityUnit: 'PIECES' as const,
+    }));
+    const tree = await buildTree(stack.apiClient, 'batch-lines', [TEE_LINES[0]!, ...buttons]);
+    const sku = tree.skus[0]!;
+    await forkThroughSku(stack.apiClient, tree, sku, (l) => l.styleId === DEMO_IDS.poplin);
+    const workflowId = stack.workflowId('bom-repair-batch-lines');
+    const result = await stack.client.workflow.execute(bomRepair, {
+      args: [{ products: [tree.ext[sku]!], dryRun: true }],
+      taskQueue: stack.taskQueue,
+      workflowId,
+    });
+    expect(result).toMatchObject({ linesWouldRepair: count, linesOmitted: count - 100 });
+    const product = result.products[0]!;
+    expect(product).toMatchObject({ wouldRepair: count, linesOmitted: count - 100 });
+    expect(product.lines).toHaveLength(100);
+
+    // What the batch activity returned (its payload in the history), not only what the workflow kept of it.
+    const events = (await stack.client.workflow.getHandle(workflowId).fetchHistory()).events ?? [];
+    const batchIds = new Set(
+      events
+        .filter((e) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'repairBomBatch')
+        .map((e) => Number(e.eventId)),
+    );
+    const returned = events
+      .filter((e) => batchIds.has(Number(e.activityTaskCompletedEventAttributes?.scheduledEventId)))
+      .map(
+        (e) =>
+          JSON.parse(
+            Buffer.from(e.activityTaskCompletedEventAttributes!.result!.payloads![0]!.data!).toString('utf8'),
+          ) as { results: Array<{ lines: unknown[]; linesOmitted?: number; wouldRepair: number }> },
+      );
+    expect(returned).toHaveLength(1);
+    expect(returned[0]!.results[0]).toMatchObject({ wouldRepair: count, linesOmitted: count - 100 });
+    expect(returned[0]!.results[0]!.lines).toHaveLength(100);
+
+    // Every line in the run file, which outlives the run's staging.
+    expect(product.linesFile).toEqual(expect.stringMatching(/lines[\\/]batch-00000\.csv$/));
+    const csv = readFileSync(product.linesFile!, 'utf8').trim().split(/\r?\n/);
+    expect(csv).toHaveLength(count + 1);
+    expect(csv[0]?.replace(/^\uFEFF/, '')).toMatch(/^productId,externalId,headerId,lineId,outcome/);
+  }, 120_000);
+
   it('continues as new on a long run and reports every forked variant and SKU once', async () => {
     const tree = await buildTree(stack.apiClient, 'long', TEE_LINES);
     for (const product of [...tree.variants, ...tree.skus]) {
