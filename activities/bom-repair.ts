@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { log } from '@temporalio/activity';
-import { ApplicationFailure } from '@temporalio/common';
+import { ApplicationFailure, CancelledFailure } from '@temporalio/common';
 import { z } from 'zod';
 import {
   markNameSchema,
@@ -13,6 +13,7 @@ import {
   repairProductBoms,
   repairCandidateSchema,
   RepairReadCache,
+  type BomRepairEntry,
   type RepairCandidate,
 } from '../connectors/bom-repair/repair';
 import { listBatchResults } from '../connectors/bom-repair/batch-listing';
@@ -161,7 +162,8 @@ export function createBomRepairActivities(deps: Pick<ActivityDeps, 'client' | 'c
     /**
      * Repairs (or, dry, plans) the forks of candidates [offset, offset + limit). Each product's findings are
      * journalled as it settles, so a retry resumes after the last settled product and keeps their findings (a
-     * repaired line no longer looks broken, so a rerun from scratch would not report it).
+     * repaired line no longer looks broken, so a rerun from scratch would not report it). A cancel stops it before
+     * its next product; the cancellation carries what the settled ones did (a BomRepairBatchResult).
      */
     repairBomBatch: guarded(
       mapFailure,
@@ -183,29 +185,41 @@ export function createBomRepairActivities(deps: Pick<ActivityDeps, 'client' | 'c
         }
         const cache = new RepairReadCache(deps.client);
         const options = { ...input, snapshots };
-        const outcomes = await withHeartbeats((progress) =>
-          journal.settleAll(
-            done,
-            pending,
-            () => deps.client.lanes(PRODUCT_LANES),
-            async (candidate) => {
-              const result = await repairProductBoms(deps.client, candidate, options, cache);
-              return {
-                kind: 'outcome',
-                productId: candidate.id,
-                result: hasFindings(result) ? result : null,
-              };
-            },
-            (settled) => progress({ settled }),
-          ),
-        );
-        // (Listed in the candidates' order, not the order their lanes finished in.)
-        const results = order.flatMap((id) => {
-          const result = outcomes.get(id)?.result;
-          return result ? [result] : [];
-        });
         const batch = Math.floor(input.offset / input.limit);
-        return { processed: outcomes.size, results: await listBatchResults(run, batch, results) };
+        // (Listed in the candidates' order, not the order their lanes finished in.)
+        const resultOf = async (
+          outcomes: ReadonlyMap<string, BomRepairEntry>,
+        ): Promise<BomRepairBatchResult> => {
+          const results = order.flatMap((id) => {
+            const result = outcomes.get(id)?.result;
+            return result ? [result] : [];
+          });
+          return { processed: outcomes.size, results: await listBatchResults(run, batch, results) };
+        };
+        try {
+          const outcomes = await withHeartbeats((progress, stop) =>
+            journal.settleAll(
+              done,
+              pending,
+              () => deps.client.lanes(PRODUCT_LANES),
+              async (candidate) => {
+                const result = await repairProductBoms(deps.client, candidate, options, cache);
+                return {
+                  kind: 'outcome',
+                  productId: candidate.id,
+                  result: hasFindings(result) ? result : null,
+                };
+              },
+              (settled) => progress({ settled }),
+              stop,
+            ),
+          );
+          return await resultOf(outcomes);
+        } catch (error) {
+          if (!(error instanceof CancelledFailure)) throw error;
+          // Cancelled: no further product was begun; what the ones settled did travels with the cancellation.
+          throw new CancelledFailure(error.message, [await resultOf((await journal.state()).done)]);
+        }
       },
     ),
 

@@ -2,6 +2,7 @@ import {
   ActivityCancellationType,
   ActivityFailure,
   ApplicationFailure,
+  CancellationScope,
   CancelledFailure,
   continueAsNew,
   isCancellation,
@@ -229,7 +230,10 @@ export async function runStoppableBatches(loop: {
     : {};
   try {
     await runBatches({ ...loop, step: () => loop.step(options) });
-    return undefined;
+    // Cancelled while the last batch wrote its last records: all is written, and the run still closes as cancelled.
+    return waits && CancellationScope.current().consideredCancelled
+      ? new CancelledFailure('Workflow cancelled')
+      : undefined;
   } catch (error) {
     if (!waits || !isCancellation(error)) throw error;
     if (error instanceof CancelledFailure) return error;

@@ -1,6 +1,14 @@
-import { continueAsNew, defineQuery, log, proxyActivities, workflowInfo } from '@temporalio/workflow';
+import {
+  CancellationScope,
+  continueAsNew,
+  defineQuery,
+  log,
+  proxyActivities,
+  upsertMemo,
+  workflowInfo,
+} from '@temporalio/workflow';
 import type { Activities } from '../activities';
-import type { StagedBomRepairCandidates } from '../activities/bom-repair';
+import type { BomRepairBatchResult, StagedBomRepairCandidates } from '../activities/bom-repair';
 import {
   MAX_LINES_PER_PRODUCT,
   MAX_LISTED_LINES,
@@ -12,11 +20,12 @@ import {
   checkResume,
   invalidInput,
   resumeRunKey,
-  runBatches,
+  runStoppableBatches,
   setStatus,
   startJob,
   stepActivityOptions,
 } from './batch-run';
+import { showDetails } from './operator-view';
 
 export type { RepairBomInput } from '../connectors/bom-repair/job-input';
 
@@ -72,7 +81,7 @@ export interface RepairBomForksResult extends RepairBomTotals {
 export type ListedProduct = ListedProductResult;
 
 export interface RepairBomProgress extends RepairBomTotals {
-  phase: 'starting' | 'scanning products' | 'repairing' | 'done';
+  phase: 'starting' | 'scanning products' | 'repairing' | 'done' | 'cancelled';
   selector: string;
   dryRun: boolean;
 }
@@ -217,22 +226,27 @@ export async function bomRepair(
 
   const { candidates } = staged;
   let offset = resume?.offset ?? 0;
-  await runBatches({
+  const addBatch = (batch: BomRepairBatchResult) => {
+    for (const product of batch.results) addProduct(result, product);
+    result.productsProcessed += batch.processed;
+  };
+  const cancelled = await runStoppableBatches({
     at: () => offset,
     end: candidates.items,
-    step: async () => {
+    step: async (options) => {
       sync('repairing');
-      const batch = await repairBomBatch({
-        runKey,
-        candidates,
-        offset,
-        limit: parsed.batchSize,
-        dryRun: parsed.dryRun,
-        sourceNames: parsed.sourceNames,
-        acceptCurrentSource: parsed.acceptCurrentSource,
-      });
-      for (const product of batch.results) addProduct(result, product);
-      result.productsProcessed += batch.processed;
+      const batch = await repairBomBatch.executeWithOptions(options, [
+        {
+          runKey,
+          candidates,
+          offset,
+          limit: parsed.batchSize,
+          dryRun: parsed.dryRun,
+          sourceNames: parsed.sourceNames,
+          acceptCurrentSource: parsed.acceptCurrentSource,
+        },
+      ]);
+      addBatch(batch);
       offset += parsed.batchSize;
     },
     carry: () => {
@@ -241,6 +255,21 @@ export async function bomRepair(
     },
   });
 
+  if (cancelled) {
+    // The stopped batch's cancellation carries what its settled products did; the mark stays where it was.
+    const stopped = cancelled.details[0] as Partial<BomRepairBatchResult> | undefined;
+    if (stopped && Array.isArray(stopped.results) && typeof stopped.processed === 'number')
+      addBatch({ processed: stopped.processed, results: stopped.results });
+    await CancellationScope.nonCancellable(() => discardBomRepairStaging({ runKey }));
+    sync('cancelled');
+    setStatus('cancelled');
+    showDetails(
+      `Cancelled after ${result.productsProcessed} of ${result.candidates} products: ${result.linesRepaired} lines repaired; run again to repair the rest`,
+    );
+    upsertMemo({ cancelled: true, ...totalsOf(result) });
+    log.info('BOM repair cancelled', totalsOf(result));
+    throw cancelled;
+  }
   await discardBomRepairStaging({ runKey });
   // The mark moves only after every batch finished, and not on a dry run (which repaired nothing).
   if (parsed.selector.kind === 'sinceLastRun' && staged.highWaterMark && !parsed.dryRun) {

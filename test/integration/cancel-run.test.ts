@@ -5,9 +5,11 @@ import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import Papa from 'papaparse';
 import { TraceStatus } from '../../worker/search-attributes';
-import { erpOrders, plmImport } from '../../workflows';
+import { DEMO_IDS } from '../../sandbox/seed/demo-catalogue';
+import { bomRepair, erpOrders, plmImport } from '../../workflows';
 import { sandboxApi, startTestStack, type TestStack } from '../harness';
 import { nativeRows, toCsv } from '../unit/plm-activities/native-sheet';
+import { buildTree, forkThroughSku, TEE_LINES } from './bom-trees';
 
 /**
  * Cancelling a run (Web UI "Cancel", `temporal workflow cancel`) as an operator expects it: the running batch stops
@@ -28,6 +30,7 @@ describe('cancelling a run mid-batch', () => {
     (await (await fetch(`${stack.sandbox.baseUrl.replace(/\/api\/v2$/, '')}/__sandbox/state`)).json()) as {
       catalogue: { products: Array<{ externalId: string | null }> };
       orders: Array<{ orderNumber: string }>;
+      boms: { lines: Array<{ bomHeaderId: string; styleId: string | null }> };
     };
   /** Products of this test on the platform. */
   const platformProducts = async (): Promise<string[]> =>
@@ -188,4 +191,69 @@ describe('cancelling a run mid-batch', () => {
     expect(after).toHaveLength(ORDERS);
     expect(new Set(after).size).toBe(ORDERS);
   }, 180_000);
+
+  it('BOM repair: a cancel stops the batch before its next product; the run closes as cancelled with what it repaired; a rerun repairs the rest', async () => {
+    await setRate(100_000);
+    const styles: string[] = [];
+    const forks: string[] = [];
+    for (let t = 0; t < 6; t++) {
+      const tree = await buildTree(stack.apiClient, `cancel-${t}`, TEE_LINES);
+      styles.push(tree.ext[tree.styleId]!);
+      for (const product of [...tree.variants, ...tree.skus])
+        forks.push(
+          await forkThroughSku(stack.apiClient, tree, product, (l) => l.styleId === DEMO_IDS.button),
+        );
+    }
+    /** Copied lines of the forks still without their component. */
+    const broken = async () => {
+      const headers = new Set(forks);
+      return (await sandboxState()).boms.lines.filter((l) => headers.has(l.bomHeaderId) && l.styleId === null)
+        .length;
+    };
+    const before = await broken();
+    expect(before).toBeGreaterThan(20);
+
+    // Each product is a few calls (reads, a PUT per line), paced at 2 calls a second: the batch runs for ~90 s.
+    await setRate(120);
+    const handle = await stack.client.workflow.start(bomRepair, {
+      args: [{ products: styles }],
+      taskQueue: stack.taskQueue,
+      workflowId: stack.workflowId('bom-cancel'),
+    });
+    const deadline = Date.now() + 60_000;
+    while ((await broken()) > before - 2) {
+      if (Date.now() > deadline) throw new Error('the batch never started repairing');
+      await sleep(200);
+    }
+    const cancelledAt = Date.now();
+    await handle.cancel();
+    const failure = await handle.result().then(
+      () => undefined,
+      (error: unknown) => error,
+    );
+    expect((failure as WorkflowFailedError).cause).toBeInstanceOf(CancelledFailure);
+    // The products under way (8 at once, each a few calls paced at 2 a second, waiting out the key's window) are
+    // finished first, never a product half repaired: at this allowance that takes up to a minute.
+    expect(Date.now() - cancelledAt).toBeLessThan(120_000);
+    const described = await handle.describe();
+    expect(described.status.name).toBe('CANCELLED');
+
+    // Longer than for the other jobs: a batch left running waits out the key's window between its writes.
+    const atClose = await broken();
+    expect(atClose).toBeGreaterThan(0);
+    await sleep(20_000);
+    expect(await broken()).toBe(atClose);
+    expect(described.typedSearchAttributes.get(TraceStatus)).toBe('cancelled');
+    const memo = (await described.memo) as { cancelled?: boolean; linesRepaired?: number };
+    expect(memo).toMatchObject({ cancelled: true, linesRepaired: before - atClose });
+
+    await setRate(100_000);
+    const rerun = await stack.client.workflow.execute(bomRepair, {
+      args: [{ products: styles }],
+      taskQueue: stack.taskQueue,
+      workflowId: stack.workflowId('bom-cancel-rerun'),
+    });
+    expect(rerun.linesRepaired).toBe(atClose);
+    expect(await broken()).toBe(0);
+  }, 240_000);
 });

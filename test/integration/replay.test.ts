@@ -20,7 +20,9 @@ import { readHarnessInfo } from '../harness';
  * a `{"by": 42}` ignored, then an approve taken) and `plm-import-resume-refused`.
  * A PLM import cancelled mid-batch, recorded before a cancel waited for the batch (main at 6261578:
  * `plm-import-cancelled-before`, closed at once) and with the wait (`plm-import-cancelled`: its patch marker, the
- * batch's ActivityTaskCanceled, the finish, then the close).
+ * batch's ActivityTaskCanceled, the finish, then the close). A BOM repair cancelled in its only batch:
+ * `bom-repair-cancelled-before` (6261578, closed at once) and `bom-repair-cancelled` (the batch, already past its
+ * last product, completes after the cancel; the staging is dropped and the run closes as cancelled).
  * An ERP push with approval and 12 one-order batches: `erp-orders-long-plan-before` (6261578: both dry passes in the
  * first run, 190 events) and, continuing as new during the passes, `erp-orders-long-plan.first` (the plan pass
  * carried), `.decided` (resumed in the plan pass: the plan, the approve signal, the recheck carried) and `.rechecked`
