@@ -88,7 +88,8 @@ export function companyCodesIn(table: ExportTable, profile: MappingProfile): str
 }
 
 /**
- * Turns an export into order drafts: rows grouped by order number (in first-seen order), header fields agreed,
+ * Turns an export into order drafts: rows grouped by order number (in first-seen order; a row with a blank number
+ * continues the order of the row above), header fields agreed,
  * values checked, companies and facility processes resolved. Every bad order becomes a rejection; the others go on.
  * A file that lacks a column every row needs is refused as a whole (`ExportMismatchError`).
  */
@@ -119,12 +120,35 @@ export function buildOrders(table: ExportTable, profile: MappingProfile, context
   );
   const groups = new Map<string, MappedRow[]>();
   const result: BuildResult = { drafts: [], rejections: [], warnings };
+  /** The order number of the last row that has or continues one. */
+  let above: string | undefined;
   for (const source of table.rows) {
     const mapped = mapRow(source, binding, profile);
     if (mapped.orderNumber === '') {
-      result.rejections.push(rejectionOf('', [mapped.row], mapped.problems));
-      continue;
+      // An unreadable row says nothing of its order: it is refused alone, as it cannot be told apart.
+      if (source.problem !== undefined) {
+        result.rejections.push(rejectionOf('', [mapped.row], mapped.problems));
+        continue;
+      }
+      // Report-style exports print the number on an order's first row only: a blank number continues the order
+      // of the row above, as blank parties do, so no order is pushed without some of its lines.
+      if (above === undefined) {
+        const column = binding.bound.orderNumber;
+        const problem: Problem = {
+          code: 'missing_value',
+          field: 'orderNumber',
+          row: mapped.row,
+          ...(column === undefined ? {} : { column }),
+          message:
+            `${describeAt(mapped.row, column, 'orderNumber')}: the order number is empty and no row above gives ` +
+            'one (a row without a number continues the order of the row above it)',
+        };
+        result.rejections.push(rejectionOf('', [mapped.row], [problem, ...mapped.problems]));
+        continue;
+      }
+      mapped.orderNumber = above;
     }
+    above = mapped.orderNumber;
     groups.set(mapped.orderNumber, [...(groups.get(mapped.orderNumber) ?? []), mapped]);
   }
   for (const [orderNumber, rows] of groups) {

@@ -125,11 +125,9 @@ export function mapRow(source: SourceRow, binding: ColumnBinding, profile: Mappi
   const orderNumber =
     writtenOf('orderNumber') ??
     (orderNumberText.ok ? orderNumberText.value : cellText(cellOf('orderNumber')));
+  // A blank number is not a problem of the row: it continues the order of the row above (see `buildOrders`).
   if (!orderNumberText.ok)
     problem('too_long', 'orderNumber', columnOf('orderNumber'), `order number ${orderNumberText.reason}`);
-  else if (orderNumber === '' && source.problem === undefined) {
-    problem('missing_value', 'orderNumber', columnOf('orderNumber'), 'the order number is empty');
-  }
 
   const header = new Map<HeaderKey, HeaderCell>();
   for (const spec of SCALAR_HEADER_FIELDS) {

@@ -1,0 +1,121 @@
+import { readFileSync } from 'node:fs';
+import { mkdtemp, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import Papa from 'papaparse';
+import { TraceJob } from '../../worker/search-attributes';
+import { erpOrders } from '../../workflows';
+import type { PushErpOrdersInput, PushErpOrdersResult } from '../../workflows/erp-orders';
+import { sandboxApi, startTestStack, type TestStack } from '../harness';
+
+/**
+ * How the push reads real exports (report-style csv, encodings, xlsx cells) and what a user running the job sees
+ * of it, on a real Temporal dev server and the sandbox over HTTP.
+ */
+interface RawLine {
+  id: string;
+  orderLineNumber: string;
+  quantity: number;
+}
+interface RawOrder {
+  id: string;
+  orderNumber: string;
+  lines: RawLine[];
+}
+
+describe('erpOrders reading exports, on real Temporal and the sandbox', () => {
+  let stack: TestStack;
+  let dir: string;
+  const { api } = sandboxApi(() => stack);
+  const copiesOf = async (orderNumber: string): Promise<RawOrder[]> => {
+    const listed = await api<RawOrder[]>(`/orders?limit=100&orderNumber=${encodeURIComponent(orderNumber)}`);
+    return Promise.all(
+      listed
+        .filter((order) => order.orderNumber === orderNumber)
+        .map((order) => api<RawOrder>(`/orders/${order.id}`)),
+    );
+  };
+  const linesOf = async (orderNumber: string): Promise<string[]> =>
+    (await copiesOf(orderNumber))
+      .flatMap((order) => order.lines.map((line) => `${line.orderLineNumber}:${line.quantity}`))
+      .sort();
+  const push = (input: PushErpOrdersInput): Promise<PushErpOrdersResult> =>
+    stack.client.workflow.execute(erpOrders, {
+      args: [input],
+      taskQueue: stack.taskQueue,
+      workflowId: stack.workflowId('erp-reading'),
+      typedSearchAttributes: [{ key: TraceJob, value: 'erp-orders' }],
+    });
+  const csvRows = (file: string): Array<Record<string, string>> =>
+    Papa.parse<Record<string, string>>(readFileSync(file, 'utf8').replace(/^\uFEFF/, ''), {
+      header: true,
+      skipEmptyLines: true,
+    }).data;
+
+  beforeAll(async () => {
+    dir = await mkdtemp(path.join(tmpdir(), 'erp-reading-it-'));
+    stack = await startTestStack({
+      config: { dataDir: path.join(dir, 'data') },
+      sandbox: { rateLimitPerMinute: 100_000 },
+    });
+  }, 60_000);
+
+  afterAll(async () => {
+    await stack?.stop();
+  });
+
+  // connectors/erp-orders/README: "Rows with blank parties join the order of the row above" and "The rejects file
+  // carries every row of each rejected order (so a complete-export profile cannot delete lines when it is fed
+  // back)". Report-style exports print the order number on an order's first row only.
+  it('a row with a blank order number continues the order of the row above; no order is pushed in part', async () => {
+    const header = 'order_number,supplier_code,line_number,product_external_id,quantity,unit';
+    const file = path.join(dir, 'report-style.csv');
+    await writeFile(
+      file,
+      [
+        header,
+        ',SUP-1001,9,PLM-TEE-001-BLK,1,pcs', // no order above it: refused alone
+        'RPT-1,SUP-1001,1,PLM-TEE-001-BLK,10,pcs',
+        ',,2,PLM-TEE-001-OWH,20,pcs',
+        ',,3,PLM-JKT-010-NVY,30,pcs',
+        'RPT-2,SUP-1001,1,PLM-TEE-001-BLK,5,pcs',
+        ',,2,PLM-TEE-001-OWH,6,crates', // a bad line: the whole of RPT-2 waits in the rejects file
+        '',
+      ].join('\n'),
+    );
+    const first = await push({ file, complete: true });
+    expect(first.orders).toMatchObject({ created: 1, rejected: 2 });
+    expect(await linesOf('RPT-1')).toEqual(['1:10', '2:20', '3:30']);
+    expect(await copiesOf('RPT-2')).toEqual([]);
+    expect(first.rejections).toEqual([
+      expect.objectContaining({
+        orderNumber: '',
+        code: 'missing_value',
+        message: expect.stringContaining('row 2'),
+      }),
+      expect.objectContaining({ orderNumber: 'RPT-2', code: 'invalid_unit' }),
+    ]);
+    const rejects = csvRows(first.rejectsFile!);
+    expect(rejects.map((row) => [row['order_number'], row['line_number'], row['error_code']])).toEqual([
+      ['', '9', 'missing_value'],
+      ['RPT-2', '1', 'invalid_unit'],
+      ['', '2', 'invalid_unit'],
+    ]);
+
+    // The operator fixes the unit and pushes the rejects file as it is (blank numbers too), still complete.
+    const fixed = path.join(dir, 'report-style-fixed.csv');
+    await writeFile(
+      fixed,
+      [
+        `${header},error_code,error_message`,
+        'RPT-2,SUP-1001,1,PLM-TEE-001-BLK,5,pcs,,',
+        ',,2,PLM-TEE-001-OWH,6,pcs,,',
+        '',
+      ].join('\n'),
+    );
+    const second = await push({ file: fixed, complete: true });
+    expect(second.orders).toMatchObject({ created: 1, rejected: 0 });
+    expect(await linesOf('RPT-2')).toEqual(['1:5', '2:6']);
+    expect(await linesOf('RPT-1')).toHaveLength(3);
+  });
+});
