@@ -216,7 +216,7 @@ export async function scanTextFile(
     let offset = 0;
     let line = 1;
     let lineStart = 0;
-    // UTF-16 text is mostly NUL bytes: a BOM says so, and the csv readers decode it themselves.
+    // UTF-16 text is mostly NUL bytes: a BOM says so, and the csv readers decode it (connectors/csv-encoding.ts).
     let utf16 = false;
     for (;;) {
       const { bytesRead } = await handle.read(chunk, 0, chunk.length, offset);

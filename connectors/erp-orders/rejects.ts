@@ -1,5 +1,6 @@
 import Papa from 'papaparse';
 import * as XLSX from 'xlsx';
+import { encodeText } from '../csv-encoding';
 import { boundMessage, neutraliseRejectsCell } from '../input-limits';
 import type { CellValue, ExportFormat, ExportTable, SourceRow } from './read/types';
 
@@ -94,23 +95,11 @@ function rejectsCsv(table: ExportTable, rows: readonly RejectedRow[]): Buffer {
   const text =
     Papa.unparse({ fields: columns, data }, { delimiter: dialect.delimiter, newline: dialect.newline }) +
     dialect.newline;
-  if (dialect.encoding === 'windows-1252') return encodeWindows1252(text);
-  return Buffer.from((dialect.bom ? '\uFEFF' : '') + text, 'utf8');
-}
-
-/** The characters Windows-1252 places in 0x80-0x9F (elsewhere it is Latin-1). */
-const WINDOWS_1252_HIGH = '€\u0081‚ƒ„…†‡ˆ‰Š‹Œ\u008dŽ\u008f\u0090‘’“”•–—˜™š›œ\u009džŸ';
-
-/** Text as Windows-1252 bytes; a character it cannot hold becomes '?'. */
-function encodeWindows1252(text: string): Buffer {
-  const bytes: number[] = [];
-  for (const char of text) {
-    const code = char.codePointAt(0) ?? 63;
-    const high = WINDOWS_1252_HIGH.indexOf(char);
-    if (high >= 0) bytes.push(0x80 + high);
-    else bytes.push(code < 0x80 || (code >= 0xa0 && code <= 0xff) ? code : 63);
-  }
-  return Buffer.from(bytes);
+  return encodeText(
+    (dialect.sepLine ? `sep=${dialect.delimiter}${dialect.newline}` : '') + text,
+    dialect.encoding,
+    dialect.bom,
+  );
 }
 
 function rejectsXlsx(table: ExportTable, rows: readonly RejectedRow[]): Buffer {

@@ -20,6 +20,8 @@ interface RawLine {
 interface RawOrder {
   id: string;
   orderNumber: string;
+  shipmentReference: string | null;
+  tags: string[] | null;
   lines: RawLine[];
 }
 
@@ -117,5 +119,64 @@ describe('erpOrders reading exports, on real Temporal and the sandbox', () => {
     expect(second.orders).toMatchObject({ created: 1, rejected: 0 });
     expect(await linesOf('RPT-2')).toEqual(['1:5', '2:6']);
     expect(await linesOf('RPT-1')).toHaveLength(3);
+  });
+  // Item 2 of the audit. README: the push "Reads csv (any delimiter, BOM, Windows-1252)", and input-limits says of
+  // UTF-16 with a byte-order mark that "the csv readers decode it themselves". Spec 01 carries text as JSON strings:
+  // what reaches the platform must be the characters the file holds, never U+FFFD.
+  describe('csv text encodings, decided over the whole file', () => {
+    const header =
+      'order_number;supplier_code;tags;shipment_reference;line_number;product_external_id;quantity;unit';
+    const row = (order: string, tag: string, reference: string) =>
+      `${order};SUP-1001;${tag};${reference};1;PLM-TEE-001-BLK;10;pcs`;
+
+    it('a Windows-1252 csv whose first 64 KB are ASCII keeps its later accented text', async () => {
+      // An unmapped column of plain ASCII fills the first 90 KB; the accents come after it.
+      const filler = 'x'.repeat(30_000);
+      const lines = [
+        `${header};note`,
+        `${row('ENC-1A', 'core', 'REF-1')};${filler}`,
+        `${row('ENC-1B', 'core', 'REF-1')};${filler}`,
+        `${row('ENC-1C', 'core', 'REF-1')};${filler}`,
+        `${row('ENC-2', 'Été 2025', 'Müller Köln')};`,
+      ];
+      const file = path.join(dir, 'late-accent.csv');
+      await writeFile(file, Buffer.from(lines.join('\r\n') + '\r\n', 'latin1'));
+      const result = await push({ file });
+      expect(result.orders).toMatchObject({ created: 4, rejected: 0 });
+      const [order] = await copiesOf('ENC-2');
+      expect(order?.shipmentReference).toBe('Müller Köln');
+      expect(order?.tags).toEqual(['Été 2025']);
+    });
+
+    it('a UTF-16LE csv with a byte-order mark (Excel "Unicode Text") is decoded, its rejects file written alike', async () => {
+      const text =
+        [header, row('ENC-3', 'Été', 'Müller'), row('ENC-4', 'Été', 'SUP-unknown')].join('\r\n') + '\r\n';
+      const file = path.join(dir, 'utf16.csv');
+      await writeFile(
+        file,
+        Buffer.concat([
+          Buffer.from([0xff, 0xfe]),
+          Buffer.from(text.replace('ENC-4;SUP-1001', 'ENC-4;SUP-9999'), 'utf16le'),
+        ]),
+      );
+      const result = await push({ file });
+      expect(result.orders).toMatchObject({ created: 1, rejected: 1 });
+      const [order] = await copiesOf('ENC-3');
+      expect(order?.shipmentReference).toBe('Müller');
+      expect(order?.tags).toEqual(['Été']);
+      const rejects = readFileSync(result.rejectsFile!);
+      expect([...rejects.subarray(0, 2)]).toEqual([0xff, 0xfe]);
+      expect(rejects.subarray(2).toString('utf16le').split('\r\n')[1]).toMatch(
+        /^ENC-4;SUP-9999;Été;SUP-unknown;1;PLM-TEE-001-BLK;10;pcs;unknown_company;/,
+      );
+    });
+
+    it("Excel's sep=; first line names the delimiter and is not the header", async () => {
+      const file = path.join(dir, 'sep-line.csv');
+      await writeFile(file, ['sep=;', header, row('ENC-5', 'core', 'REF-5'), ''].join('\r\n'));
+      const result = await push({ file });
+      expect(result.orders).toMatchObject({ created: 1, rejected: 0 });
+      expect((await copiesOf('ENC-5'))[0]?.shipmentReference).toBe('REF-5');
+    });
   });
 });

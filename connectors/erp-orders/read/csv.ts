@@ -1,5 +1,5 @@
 import { Readable } from 'node:stream';
-import { TextDecoder } from 'node:util';
+import { openCsvText, type ByteSource } from '../../csv-encoding';
 import { csvRecords, quotedCellIndex } from '../../csv-records';
 import {
   checkCellLength,
@@ -13,11 +13,17 @@ import {
 } from '../../input-limits';
 import { ExportReadError, isRejectsHeader, type CsvDialect, type ExportTable, type SourceRow } from './types';
 
-export type TextSource = Readable | string | Buffer;
+/** A file (`{ path }`, read twice: once to decide the encoding, once to parse), bytes, text, or a stream. */
+export type TextSource = ByteSource | string | Readable;
 
-function toReadable(source: TextSource): Readable {
-  if (source instanceof Readable) return source;
-  return Readable.from([typeof source === 'string' ? Buffer.from(source, 'utf8') : source]);
+/** A stream is read into memory first (it cannot be read twice); give a file as `{ path }` to keep memory flat. */
+async function toByteSource(source: TextSource): Promise<ByteSource> {
+  if (typeof source === 'string') return Buffer.from(source, 'utf8');
+  if (!(source instanceof Readable)) return source;
+  const parts: Buffer[] = [];
+  for await (const part of source as AsyncIterable<Buffer | string>)
+    parts.push(typeof part === 'string' ? Buffer.from(part, 'utf8') : part);
+  return Buffer.concat(parts);
 }
 
 /**
@@ -35,39 +41,6 @@ export function uniqueHeader(names: readonly string[], headerRow = 1): string[] 
   if (duplicates.length > 0)
     throw new ExportReadError(duplicateHeadersMessage(duplicates, headerRow), 'duplicate_headers');
   return header;
-}
-
-function isUtf8(bytes: Buffer): boolean {
-  try {
-    // `stream: true` lets the chunk end inside a multi-byte character without counting as invalid.
-    new TextDecoder('utf-8', { fatal: true }).decode(bytes, { stream: true });
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-/**
- * Text of a byte stream: UTF-8 (BOM dropped), unless the first chunk is not valid UTF-8, in which case the file
- * is taken as Windows-1252, the usual encoding of older ERP exports (so `Café` does not come out as `Caf�`).
- */
-async function* decodedText(
-  input: AsyncIterable<Buffer | string>,
-  seen: Partial<CsvDialect> = {},
-): AsyncGenerator<string> {
-  let decoder: TextDecoder | undefined;
-  for await (const chunk of input) {
-    const bytes = typeof chunk === 'string' ? Buffer.from(chunk, 'utf8') : chunk;
-    if (decoder === undefined) {
-      seen.encoding = isUtf8(bytes) ? 'utf-8' : 'windows-1252';
-      seen.bom = bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf;
-    }
-    decoder ??= new TextDecoder(seen.encoding ?? 'utf-8');
-    const text = decoder.decode(bytes, { stream: true });
-    if (text !== '') yield text;
-  }
-  const rest = decoder?.decode() ?? '';
-  if (rest !== '') yield rest;
 }
 
 const DELIMITERS = [',', ';', '\t', '|'] as const;
@@ -89,20 +62,15 @@ export function guessDelimiter(text: string): string {
   return best;
 }
 
-/** A string stream that first gives back `head`, already read to look at it, then the rest of `tail`. */
-async function* rejoined(head: string, tail: AsyncIterator<string>): AsyncGenerator<string> {
-  yield head;
-  for (let next = await tail.next(); !next.done; next = await tail.next()) yield next.value;
-}
-
 /** Input-limit errors keep their code; the order push's file-error class carries them. */
 export function asExportReadError(error: unknown): unknown {
   return error instanceof InputLimitError ? new ExportReadError(error.message, error.code) : error;
 }
 
 /**
- * Streams a csv export through papaparse: delimiter guessed from the header line (`,` `;` tab `|`),
- * UTF-8 with or without BOM (or Windows-1252, detected), quoted cells may span lines. Row numbers count records
+ * Streams a csv export through papaparse: delimiter from Excel's `sep=` first line or guessed from the header line
+ * (`,` `;` tab `|`), the encoding decided over the whole file (`connectors/csv-encoding.ts`: UTF-8 with or without
+ * BOM, UTF-16 with a BOM, else Windows-1252), quoted cells may span lines. Row numbers count records
  * (header = 1), as a spreadsheet shows them; blank records are skipped but still counted. A quote that never closes,
  * a repeated header name, too many columns or a cell over the limit refuse the file whole (`inputLimits`). A fixed
  * rejects file (it has `error_code` and `error_message`) gets its neutralised formula cells back as they were.
@@ -116,23 +84,22 @@ export async function readCsv(source: TextSource): Promise<ExportTable> {
 }
 
 async function readCsvRecords(source: TextSource): Promise<ExportTable> {
-  const seen: Partial<CsvDialect> = {};
-  const chunks = decodedText(toReadable(source), seen);
-  const first = await chunks.next();
-  if (first.done) throw new ExportReadError('the csv file is empty: no header row');
-  const delimiter = guessDelimiter(first.value.slice(0, inputLimits.headerChars + 2));
-  const newlineAt = first.value.indexOf('\n');
+  const csv = await openCsvText(await toByteSource(source), inputLimits.headerChars + 2);
+  if (csv.head === '') throw new ExportReadError('the csv file is empty: no header row');
+  const delimiter = csv.sepDelimiter ?? guessDelimiter(csv.head.slice(0, inputLimits.headerChars + 2));
+  const newlineAt = csv.head.indexOf('\n');
   const dialect: CsvDialect = {
     delimiter,
-    encoding: seen.encoding ?? 'utf-8',
-    newline: newlineAt > 0 && first.value[newlineAt - 1] === '\r' ? '\r\n' : '\n',
-    bom: seen.bom ?? false,
+    encoding: csv.decision.encoding,
+    newline: newlineAt > 0 && csv.head[newlineAt - 1] === '\r' ? '\r\n' : '\n',
+    bom: csv.decision.bom,
+    ...(csv.sepDelimiter === undefined ? {} : { sepLine: true }),
   };
   let columns: string[] | undefined;
   let headerRow = 1;
   let restore = (text: string): string => text;
   const rows: SourceRow[] = [];
-  for await (const record of csvRecords(rejoined(first.value, chunks), delimiter)) {
+  for await (const record of csvRecords(csv.text, delimiter)) {
     const texts = record.values;
     if (record.quoteError !== undefined) {
       const index = quotedCellIndex(texts);

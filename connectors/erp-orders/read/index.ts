@@ -83,7 +83,7 @@ async function readTable(file: string, format: ExportFormat, options: ReadOption
   await scanTextFile(file, inputLimits, `${format} file`, format !== 'json');
   switch (format) {
     case 'csv':
-      return readCsv(createReadStream(file));
+      return readCsv({ path: file });
     case 'ndjson':
       return readNdjson(createReadStream(file));
     case 'json':

@@ -1,3 +1,4 @@
+import type { CsvEncoding } from '../../csv-encoding';
 import type { InputLimitCode } from '../../input-limits';
 
 /** The formats an ERP export comes in; `json` is an array of objects, `ndjson` one object per line. */
@@ -48,9 +49,11 @@ export interface ExportTable {
 
 export interface CsvDialect {
   delimiter: string;
-  encoding: 'utf-8' | 'windows-1252';
+  encoding: CsvEncoding;
   newline: '\r\n' | '\n';
   bom: boolean;
+  /** The file started with Excel's `sep=` line naming the delimiter. */
+  sepLine?: boolean;
 }
 
 /** Why a file was refused whole; `unreadable_file` unless a more precise reason is known. */

@@ -1,7 +1,5 @@
-import { isUtf8 } from 'node:buffer';
-import { createReadStream } from 'node:fs';
-import { open } from 'node:fs/promises';
 import Papa from 'papaparse';
+import { openCsvText, type CsvEncoding, type CsvText } from '../../csv-encoding';
 import { csvRecords, quotedCellIndex, type CsvRecord } from '../../csv-records';
 import {
   checkCellLength,
@@ -29,85 +27,9 @@ import {
   type SheetRow,
 } from './sheet';
 
-// ---- encoding: UTF-8 checked by bytes, windows-1252 as the fallback ----
-
-/**
- * Index of the first byte that cannot start or continue a valid UTF-8 sequence, or -1.
- * A sequence cut off by the end of `bytes` is reported through `incompleteFrom` instead.
- */
-export function firstInvalidUtf8(bytes: Uint8Array): { invalidAt: number; incompleteFrom: number } {
-  let index = 0;
-  while (index < bytes.length) {
-    const lead = bytes[index] ?? 0;
-    let length: number;
-    if (lead < 0x80) length = 1;
-    else if (lead >= 0xc2 && lead <= 0xdf) length = 2;
-    else if (lead >= 0xe0 && lead <= 0xef) length = 3;
-    else if (lead >= 0xf0 && lead <= 0xf4) length = 4;
-    else return { invalidAt: index, incompleteFrom: -1 };
-    if (index + length > bytes.length) {
-      for (let k = index + 1; k < bytes.length; k++) {
-        if (((bytes[k] ?? 0) & 0xc0) !== 0x80) return { invalidAt: index, incompleteFrom: -1 };
-      }
-      return { invalidAt: -1, incompleteFrom: index };
-    }
-    for (let k = 1; k < length; k++) {
-      if (((bytes[index + k] ?? 0) & 0xc0) !== 0x80) return { invalidAt: index, incompleteFrom: -1 };
-    }
-    index += length;
-  }
-  return { invalidAt: -1, incompleteFrom: -1 };
-}
-
-/** Where a file stops being UTF-8: null when all of it is valid, else the byte offset and 1-based line. */
-export async function findNonUtf8(path: string): Promise<{ offset: number; line: number } | null> {
-  let carry: Buffer = Buffer.alloc(0);
-  let consumed = 0;
-  let lines = 1;
-  for await (const chunk of createReadStream(path, { highWaterMark: 1024 * 1024 }) as AsyncIterable<Buffer>) {
-    const bytes = carry.length > 0 ? Buffer.concat([carry, chunk]) : chunk;
-    let checkedUpTo = bytes.length;
-    if (!isUtf8(bytes)) {
-      const { invalidAt, incompleteFrom } = firstInvalidUtf8(bytes);
-      if (invalidAt >= 0) {
-        return { offset: consumed + invalidAt, line: lines + countNewlines(bytes, invalidAt) };
-      }
-      checkedUpTo = incompleteFrom >= 0 ? incompleteFrom : bytes.length;
-    }
-    lines += countNewlines(bytes, checkedUpTo);
-    consumed += checkedUpTo;
-    carry = bytes.subarray(checkedUpTo);
-  }
-  return carry.length > 0 ? { offset: consumed, line: lines } : null;
-}
-
-function countNewlines(bytes: Buffer, end: number): number {
-  let count = 0;
-  let at = bytes.indexOf(10);
-  while (at >= 0 && at < end) {
-    count++;
-    at = bytes.indexOf(10, at + 1);
-  }
-  return count;
-}
-
-/** Decodes a byte stream to text chunks (a UTF-8 byte-order mark is dropped by TextDecoder). */
-export async function* decodeStream(
-  path: string,
-  encoding: 'utf-8' | 'utf-16le' | 'windows-1252',
-): AsyncGenerator<string> {
-  const decoder = new TextDecoder(encoding);
-  for await (const chunk of createReadStream(path, { highWaterMark: 256 * 1024 }) as AsyncIterable<Buffer>) {
-    const text = decoder.decode(chunk, { stream: true });
-    if (text.length > 0) yield text;
-  }
-  const rest = decoder.decode();
-  if (rest.length > 0) yield rest;
-}
-
 // ---- the csv reader ----
 
-const SAMPLE_BYTES = 64 * 1024;
+const SAMPLE_CHARS = 64 * 1024;
 
 /**
  * The delimiter that splits the sample into the most columns most consistently. A file that no
@@ -132,38 +54,10 @@ export function detectDelimiter(sample: string): CsvDelimiter {
   return best;
 }
 
-async function readHead(path: string): Promise<Buffer> {
-  const handle = await open(path, 'r');
-  try {
-    const buffer = Buffer.alloc(SAMPLE_BYTES);
-    const { bytesRead } = await handle.read(buffer, 0, SAMPLE_BYTES, 0);
-    return buffer.subarray(0, bytesRead);
-  } finally {
-    await handle.close();
-  }
-}
-
-async function chooseEncoding(
-  path: string,
-  head: Buffer,
-  options: ReadOptions,
-  warnings: string[],
-): Promise<'utf-8' | 'utf-16le' | 'windows-1252'> {
-  if (head[0] === 0xff && head[1] === 0xfe) return 'utf-16le';
-  if (head[0] === 0xfe && head[1] === 0xff) {
-    throw new PlmFileError(
-      'bad_encoding',
-      `${path} is UTF-16 big-endian text; save it as UTF-8 csv and re-run.`,
-    );
-  }
-  if (head.includes(0)) {
-    throw new PlmFileError(
-      'not_a_spreadsheet',
-      `${path} holds binary data, not csv text. Export the sheet as csv (UTF-8) or xlsx and re-run.`,
-    );
-  }
-  const invalid = await findNonUtf8(path);
-  if (invalid === null) return 'utf-8';
+/** The encoding decided over the whole file (shared with the ERP push); the import's own choice for non-UTF-8. */
+function checkEncoding(path: string, csv: CsvText, options: ReadOptions, warnings: string[]): CsvEncoding {
+  const invalid = csv.decision.firstNonUtf8;
+  if (invalid === null) return csv.decision.encoding;
   const where = `line ${invalid.line} (byte ${invalid.offset})`;
   if (options.nonUtf8 === 'reject') {
     throw new PlmFileError(
@@ -174,13 +68,15 @@ async function chooseEncoding(
   warnings.push(
     `${path} is not valid UTF-8 (first bad byte on ${where}); it was read as windows-1252. Check accented text in the result.`,
   );
-  return 'windows-1252';
+  return csv.decision.encoding;
 }
 
-function sampleText(head: Buffer, encoding: 'utf-8' | 'utf-16le' | 'windows-1252'): string {
-  const text = new TextDecoder(encoding).decode(head);
-  const lastBreak = text.lastIndexOf('\n');
-  return head.length === SAMPLE_BYTES && lastBreak > 0 ? text.slice(0, lastBreak) : text;
+/** The first `SAMPLE_CHARS` characters, cut at the last line end so no partial row skews the delimiter guess. */
+function sampleText(head: string): string {
+  if (head.length <= SAMPLE_CHARS) return head;
+  const sample = head.slice(0, SAMPLE_CHARS);
+  const lastBreak = sample.lastIndexOf('\n');
+  return lastBreak > 0 ? sample.slice(0, lastBreak) : sample;
 }
 
 /**
@@ -228,13 +124,14 @@ async function openCsvChecked(path: string, size: number, options: ReadOptions):
     'csv file',
   );
   const warnings: string[] = [];
-  const head = await readHead(path);
-  const encoding = await chooseEncoding(path, head, options, warnings);
-  const delimiter = options.delimiter ?? detectDelimiter(sampleText(head, encoding));
+  const csv = await openCsvText({ path }, SAMPLE_CHARS);
+  const encoding = checkEncoding(path, csv, options, warnings);
+  const named = csvDelimiters.find((candidate) => candidate === csv.sepDelimiter);
+  const delimiter = options.delimiter ?? named ?? detectDelimiter(sampleText(csv.head));
   const scanRows = options.headerScanRows ?? defaultReadLimits.headerScanRows;
   const maxRows = options.maxRows ?? defaultReadLimits.maxRows;
 
-  const iterator = csvRecords(decodeStream(path, encoding), delimiter);
+  const iterator = csvRecords(csv.text, delimiter);
   const scanned: CsvRecord[] = [];
   while (scanned.length < scanRows) {
     const next = await iterator.next();

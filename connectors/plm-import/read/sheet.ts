@@ -1,3 +1,4 @@
+import type { CsvEncoding } from '../../csv-encoding';
 import {
   checkColumnCount,
   columnLetterOf,
@@ -50,7 +51,7 @@ export interface OpenedSheet {
   /** csv only. */
   delimiter: CsvDelimiter | null;
   /** csv only: how the bytes were decoded. */
-  encoding: 'utf-8' | 'utf-16le' | 'windows-1252' | null;
+  encoding: CsvEncoding | null;
   /** xlsx/xls only. */
   sheetName: string | null;
   /** xlsx/xls: the workbook's other sheets, which were not read. */

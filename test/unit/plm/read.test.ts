@@ -58,6 +58,12 @@ describe('openSheet: csv', () => {
     expect(await collect(sheet.rows())).toEqual([{ rowNumber: 2, cells: { a: 'Café', b: '2' } }]);
   });
 
+  it("reads Excel's sep=; first line as the delimiter, not as a row (connectors/csv-encoding.ts, shared)", async () => {
+    const sheet = await openSheet(write('sep.csv', 'sep=;\r\na;b\r\nCaf\u00e9;2\r\n'));
+    expect(sheet.delimiter).toBe(';');
+    expect(await collect(sheet.rows())).toEqual([{ rowNumber: 2, cells: { a: 'Café', b: '2' } }]);
+  });
+
   it('refuses more rows than maxRows while streaming', async () => {
     const path = write('many.csv', 'a,b\n' + '1,2\n'.repeat(50));
     const sheet = await openSheet(path, { maxRows: 10 });
