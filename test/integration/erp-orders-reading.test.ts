@@ -3,6 +3,7 @@ import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import Papa from 'papaparse';
+import * as XLSX from 'xlsx';
 import { TraceJob } from '../../worker/search-attributes';
 import { erpOrders } from '../../workflows';
 import type { PushErpOrdersInput, PushErpOrdersResult } from '../../workflows/erp-orders';
@@ -21,6 +22,8 @@ interface RawOrder {
   id: string;
   orderNumber: string;
   shipmentReference: string | null;
+  orderDate: string | null;
+  deliveryDate: string | null;
   tags: string[] | null;
   lines: RawLine[];
 }
@@ -177,6 +180,64 @@ describe('erpOrders reading exports, on real Temporal and the sandbox', () => {
       const result = await push({ file });
       expect(result.orders).toMatchObject({ created: 1, rejected: 0 });
       expect((await copiesOf('ENC-5'))[0]?.shipmentReference).toBe('REF-5');
+    });
+  });
+  // Spec 03, Order.orderNumber: "exact match (no trimming or case folding)". Excel keeps an ERP number such as
+  // 0004500012 as the number 4500012 in a zero-padding format; the number is what Excel shows. And a workbook saved
+  // in the 1904 date system counts its date serials from 1904-01-01, 1462 days after Excel's 1900 epoch.
+  describe('xlsx cells read as Excel shows them', () => {
+    const workbook = (date1904: boolean, prefix: string): Buffer => {
+      const shift = date1904 ? 1462 : 0;
+      const sheet = XLSX.utils.aoa_to_sheet([
+        [
+          'order_number',
+          'supplier_code',
+          'order_date',
+          'delivery_date',
+          'line_number',
+          'product_external_id',
+        ],
+      ]);
+      XLSX.utils.sheet_add_aoa(sheet, [['product_code', 'quantity', 'unit']], { origin: 'G1' });
+      const put = (address: string, cell: XLSX.CellObject): void => {
+        sheet[address] = cell;
+      };
+      put('A2', { t: 'n', v: Number(`${prefix}4500012`), z: '0000000000' }); // shows 0014500012 (prefix 1)
+      put('B2', { t: 's', v: 'SUP-1001' });
+      put('C2', { t: 'n', v: 45352 - shift, z: 'yyyy-mm-dd' }); // shows 2024-03-01
+      put('D2', { t: 'n', v: 45353 - shift }); // a serial in a General cell of a date column: 2024-03-02
+      put('E2', { t: 'n', v: 10, z: '000' }); // shows 010
+      put('F2', { t: 's', v: 'PLM-TEE-001-BLK' });
+      put('H2', { t: 'n', v: 5 });
+      put('I2', { t: 's', v: 'pcs' });
+      put('A3', { t: 'n', v: Number(`${prefix}4500013`), z: '0000000000' });
+      put('B3', { t: 's', v: 'SUP-1001' });
+      put('E3', { t: 'n', v: 10, z: '000' });
+      put('G3', { t: 'n', v: 12345, z: '00000000' }); // shows 00012345: an ERP_ID code value
+      put('H3', { t: 'n', v: 5 });
+      put('I3', { t: 's', v: 'pcs' });
+      sheet['!ref'] = 'A1:I3';
+      const book = XLSX.utils.book_new();
+      XLSX.utils.book_append_sheet(book, sheet, 'Orders');
+      if (date1904) book.Workbook = { ...(book.Workbook ?? {}), WBProps: { date1904: true } };
+      return XLSX.write(book, { type: 'buffer', bookType: 'xlsx' }) as Buffer;
+    };
+
+    it('"exact match (no trimming or case folding)": zero-padded number cells keep the zeros Excel shows', async () => {
+      const file = path.join(dir, 'cells-zeros.xlsx');
+      await writeFile(file, workbook(false, '1'));
+      const result = await push({ file });
+      expect(result.orders).toMatchObject({ created: 1, rejected: 1 });
+      const [order] = await copiesOf('0014500012');
+      expect(order?.lines.map((line) => line.orderLineNumber)).toEqual(['010']);
+      expect(order?.orderDate).toBe('2024-03-01');
+      expect(result.rejections).toEqual([
+        expect.objectContaining({
+          orderNumber: '0014500013',
+          code: 'style_not_found',
+          message: expect.stringContaining('00012345'),
+        }),
+      ]);
     });
   });
 });

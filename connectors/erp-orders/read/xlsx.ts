@@ -7,12 +7,15 @@ import {
   restoreRejectsCell,
   workbookCellError,
 } from '../../input-limits';
+import { zeroPaddedText } from '../../workbook-cells';
 import { asExportReadError, uniqueHeader } from './csv';
 import { ExportReadError, isRejectsHeader, type CellValue, type ExportTable, type SourceRow } from './types';
 
+/** A cell's value; a whole number in a zero-padding format is the text Excel shows (`0004500012`). */
 function cellValue(cell: XLSX.CellObject | undefined): CellValue {
   if (!cell || cell.v === undefined || cell.t === 'z' || cell.t === 'e') return null;
   if (cell.v instanceof Date) return cell.v.toISOString();
+  if (cell.t === 'n') return zeroPaddedText(cell) ?? cell.v;
   return cell.v;
 }
 
@@ -111,7 +114,8 @@ export function readXlsxFile(
 
 /**
  * Reads the named sheet (default: the first) of an xlsx workbook. Cells keep their types: dates stay Excel
- * serial numbers (the date rules turn them into `YYYY-MM-DD`), text stays text. Row numbers are the sheet's.
+ * serial numbers (the date rules turn them into `YYYY-MM-DD`), text stays text, a whole number in a zero-padding
+ * format reads as the text Excel shows (`connectors/workbook-cells.ts`). Row numbers are the sheet's.
  * Merged ranges below the header give their value to every cell they cover; error cells (`#N/A`...) read as
  * `null` and are listed in the row's `cellErrors`.
  */

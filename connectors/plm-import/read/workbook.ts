@@ -12,6 +12,7 @@ import {
   workbookCellError,
 } from '../../input-limits';
 import { runOffThread, type ThreadError } from '../../read-off-thread';
+import { zeroPaddedText } from '../../workbook-cells';
 import { fileErrorCodes, PlmFileError, type FileErrorCode } from '../issues';
 import {
   asPlmFileError,
@@ -49,21 +50,6 @@ export function sniffWorkbook(head: Buffer): 'xlsx' | 'xls' | null {
 function isoDate(date: Date): string {
   const iso = date.toISOString();
   return iso.endsWith('T00:00:00.000Z') ? iso.slice(0, 10) : iso.slice(0, 19);
-}
-
-/** A number format that only pads with zeros (`000000000000`): how a sheet keeps a GTIN's or article number's leading zeros. */
-const ZERO_PADDING = /^0+$/;
-
-/**
- * The text Excel shows for a whole number in a zero-padding format (12345678905 as `012345678905`), else undefined.
- * Such a cell holds an identifier (a code value, an externalId), whose leading zeros are part of it.
- */
-function zeroPaddedText(cell: XLSX.CellObject): string | undefined {
-  const { v: value, z: format } = cell;
-  if (typeof value !== 'number' || typeof format !== 'string' || !ZERO_PADDING.test(format)) return undefined;
-  if (!Number.isSafeInteger(value) || value < 0) return undefined;
-  const text = String(value);
-  return text.length < format.length ? text.padStart(format.length, '0') : undefined;
 }
 
 /** Cached value of a cell: formulas are not evaluated, their last computed result is used. */
