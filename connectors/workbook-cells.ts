@@ -20,3 +20,16 @@ export function zeroPaddedText(cell: XLSX.CellObject): string | undefined {
   const text = String(value);
   return text.length < format.length ? text.padStart(format.length, '0') : undefined;
 }
+
+/** Days from the 1900 date system's serial 0 to the 1904 system's (1904-01-01 is serial 1462 in the 1900 system). */
+export const DATE1904_SHIFT_DAYS = 1462;
+
+/** Whether a workbook counts its date serials from 1904-01-01 (Excel for Mac's old default), not from 1900. */
+export function usesDate1904(workbook: XLSX.WorkBook): boolean {
+  return workbook.Workbook?.WBProps?.date1904 === true;
+}
+
+/** A date serial of a workbook as the 1900 date system counts it (what date rules such as `fromExcelSerial` read). */
+export function serialIn1900System(serial: number, date1904: boolean): number {
+  return date1904 ? serial + DATE1904_SHIFT_DAYS : serial;
+}

@@ -132,6 +132,8 @@ function rejectsXlsx(table: ExportTable, rows: readonly RejectedRow[]): Buffer {
   });
   const book = XLSX.utils.book_new();
   XLSX.utils.book_append_sheet(book, sheet, (table.sheetName ?? 'Rejects').slice(0, 31));
+  // Date serials are written as read: they show the same dates only in the input's date system.
+  if (table.date1904 === true) book.Workbook = { ...book.Workbook, WBProps: { date1904: true } };
   return XLSX.write(book, { type: 'buffer', bookType: 'xlsx', compression: true }) as Buffer;
 }
 

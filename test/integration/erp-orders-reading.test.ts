@@ -239,5 +239,15 @@ describe('erpOrders reading exports, on real Temporal and the sandbox', () => {
         }),
       ]);
     });
+
+    it('a 1904-date-system workbook gives the dates Excel shows, date-formatted or not', async () => {
+      const file = path.join(dir, 'cells-1904.xlsx');
+      await writeFile(file, workbook(true, '2'));
+      const result = await push({ file });
+      expect(result.orders).toMatchObject({ created: 1 });
+      const [order] = await copiesOf('0024500012');
+      expect(order?.orderDate).toBe('2024-03-01');
+      expect(order?.deliveryDate).toBe('2024-03-02');
+    });
   });
 });

@@ -123,7 +123,7 @@ export function buildOrders(table: ExportTable, profile: MappingProfile, context
   /** The order number of the last row that has or continues one. */
   let above: string | undefined;
   for (const source of table.rows) {
-    const mapped = mapRow(source, binding, profile);
+    const mapped = mapRow(source, binding, profile, table.date1904 === true ? { date1904: true } : {});
     if (mapped.orderNumber === '') {
       // An unreadable row says nothing of its order: it is refused alone, as it cannot be told apart.
       if (source.problem !== undefined) {

@@ -1,6 +1,7 @@
 import type { ColumnBinding, MappingProfile, SourceField } from '../profile';
 import { isBlank, type CellValue, type SourceRow } from '../read/types';
 import { quoteInput } from '../../input-limits';
+import { serialIn1900System } from '../../workbook-cells';
 import { cellText, parseQuantity, parseText, parseUnit, type Unit } from '../cell-values';
 import { DATE_FIELDS, describeAt, type ProductRef, type Problem, type RejectionCode } from './draft';
 import { PARTY_FIELDS, SCALAR_HEADER_FIELDS, partyRef, type HeaderKey, type HeaderValue } from './fields';
@@ -41,8 +42,19 @@ function inexactInteger(written: string): boolean {
   return /^-?\d+$/.test(written) && BigInt(written) !== BigInt(Number(written));
 }
 
+/** What a row's cells mean beyond themselves: the workbook's date system. */
+export interface RowContext {
+  /** Number cells in date columns count from 1904-01-01 (`ExportTable.date1904`). */
+  date1904?: boolean;
+}
+
 /** Reads one row's cells through the profile. Header constants are applied per order (see `build`), line ones here. */
-export function mapRow(source: SourceRow, binding: ColumnBinding, profile: MappingProfile): MappedRow {
+export function mapRow(
+  source: SourceRow,
+  binding: ColumnBinding,
+  profile: MappingProfile,
+  context: RowContext = {},
+): MappedRow {
   const problems: Problem[] = [];
   /** Fields whose cell holds a spreadsheet error: reported once as such, not again as blank or invalid. */
   const erred = new Set<string>();
@@ -131,8 +143,12 @@ export function mapRow(source: SourceRow, binding: ColumnBinding, profile: Mappi
 
   const header = new Map<HeaderKey, HeaderCell>();
   for (const spec of SCALAR_HEADER_FIELDS) {
-    const cell = cellOf(spec.key);
-    if (isBlank(cell)) continue;
+    const read = cellOf(spec.key);
+    if (isBlank(read)) continue;
+    const cell =
+      typeof read === 'number' && DATE_SOURCE_FIELDS.has(spec.key)
+        ? serialIn1900System(read, context.date1904 === true)
+        : read;
     const column = columnOf(spec.key) ?? spec.key;
     const parsed = spec.parse(cell ?? null, profile);
     if (parsed.ok) header.set(spec.key, { value: parsed.value, row: source.row, column });

@@ -43,6 +43,8 @@ export interface ExportTable {
   sheetName?: string;
   /** csv and xlsx: the row number of the header row (blank rows above it are skipped). */
   headerRow?: number;
+  /** xlsx only: the workbook counts date serials from 1904-01-01 (its 1904 date system), not from 1900. */
+  date1904?: boolean;
   /** csv only: how the file was written, so the rejects file can be written the same way. */
   csvDialect?: CsvDialect;
 }

@@ -7,7 +7,7 @@ import {
   restoreRejectsCell,
   workbookCellError,
 } from '../../input-limits';
-import { zeroPaddedText } from '../../workbook-cells';
+import { usesDate1904, zeroPaddedText } from '../../workbook-cells';
 import { asExportReadError, uniqueHeader } from './csv';
 import { ExportReadError, isRejectsHeader, type CellValue, type ExportTable, type SourceRow } from './types';
 
@@ -114,8 +114,8 @@ export function readXlsxFile(
 
 /**
  * Reads the named sheet (default: the first) of an xlsx workbook. Cells keep their types: dates stay Excel
- * serial numbers (the date rules turn them into `YYYY-MM-DD`), text stays text, a whole number in a zero-padding
- * format reads as the text Excel shows (`connectors/workbook-cells.ts`). Row numbers are the sheet's.
+ * serial numbers (the date rules turn them into `YYYY-MM-DD`; `date1904` says they count from 1904), text stays
+ * text, a whole number in a zero-padding format reads as the text Excel shows (`connectors/workbook-cells.ts`). Row numbers are the sheet's.
  * Merged ranges below the header give their value to every cell they cover; error cells (`#N/A`...) read as
  * `null` and are listed in the row's `cellErrors`.
  */
@@ -214,5 +214,7 @@ function readWorkbookSheet(
     if (Object.keys(errors).length > 0) row.cellErrors = errors;
     rows.push(row);
   }
-  return { format: 'xlsx', columns, rows, sheetName: name, headerRow: headerRow + 1 };
+  const table: ExportTable = { format: 'xlsx', columns, rows, sheetName: name, headerRow: headerRow + 1 };
+  if (usesDate1904(workbook)) table.date1904 = true;
+  return table;
 }

@@ -171,4 +171,26 @@ describe('openSheet: workbooks', () => {
       }
     },
   );
+
+  // Shared with the ERP push (connectors/workbook-cells.ts): a 1904-date-system workbook counts serials from
+  // 1904-01-01; a date cell reads as the date Excel shows.
+  it('reads a date cell of a 1904-date-system workbook as the date Excel shows', async () => {
+    const dir = tempDir();
+    try {
+      const sheet = XLSX.utils.aoa_to_sheet([['externalId', 'launch']]);
+      sheet['A2'] = { t: 's', v: 'A-1' };
+      sheet['B2'] = { t: 'n', v: 45352 - 1462, z: 'yyyy-mm-dd' };
+      sheet['!ref'] = 'A1:B2';
+      const book = XLSX.utils.book_new();
+      XLSX.utils.book_append_sheet(book, sheet, 'Products');
+      book.Workbook = { ...book.Workbook, WBProps: { date1904: true } };
+      const path = join(dir.path, 'dates-1904.xlsx');
+      XLSX.writeFile(book, path);
+      expect((await collect((await openSheet(path)).rows())).map((row) => row.cells)).toEqual([
+        { externalId: 'A-1', launch: '2024-03-01' },
+      ]);
+    } finally {
+      dir.cleanup();
+    }
+  });
 });
