@@ -17,7 +17,7 @@ import {
 
 /**
  * Plan, then approve (ERP push): the plan is a dry pass of every batch under a run key of its own (reads only, its
- * outcome logs beside the run's), written as html and xlsx; after approval a second dry pass is compared with it,
+ * outcome logs beside the run's), with the orders refused while reading, written as html and xlsx; after approval a second dry pass is compared with it,
  * and the orders whose outcome changed are taken out of the batches the real pass writes.
  */
 
@@ -46,7 +46,11 @@ export async function writeErpApprovalPlan(
   dataDir: string,
 ): Promise<ErpApprovalPlanFiles> {
   const run = orderRun(dataDir, input.runKey);
-  const outcomes = await orderRun(dataDir, input.planRunKey).outcomes();
+  // Orders refused while reading the export never reach a batch: the run's `read` journal holds them, not the plan's.
+  const refusedAtRead = (await run.journal('read').entries()).filter(
+    (entry): entry is OrderOutcome => entry.kind === 'outcome' && entry.outcome === 'rejected',
+  );
+  const outcomes = [...refusedAtRead, ...(await orderRun(dataDir, input.planRunKey).outcomes())];
   const of = (kind: OrderOutcome['outcome']) => outcomes.filter((o) => o.outcome === kind);
   const orderColumns = [
     { header: 'orderNumber', value: (o: OrderOutcome) => o.orderNumber },

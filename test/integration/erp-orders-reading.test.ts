@@ -250,4 +250,49 @@ describe('erpOrders reading exports, on real Temporal and the sandbox', () => {
       expect(order?.deliveryDate).toBe('2024-03-02');
     });
   });
+  // Approval (README, "erp-orders --approve"): the plan lists "creates, updates, deletes, rejects"; an order the
+  // reader refused is a reject of the run as much as one the API would refuse, and the operator approves the plan.
+  it('the approval plan counts and lists the orders refused while reading the export', async () => {
+    const file = path.join(dir, 'plan-read-rejects.csv');
+    await writeFile(
+      file,
+      [
+        'order_number,supplier_code,order_date,line_number,product_external_id,quantity,unit',
+        'PLN-OK-1,SUP-1001,2024-03-01,1,PLM-TEE-001-BLK,10,pcs',
+        'PLN-BAD-1,SUP-1001,31/02/2024x,1,PLM-TEE-001-BLK,10,pcs',
+        'PLN-BAD-2,NO-SUCH-SUPPLIER,2024-03-01,1,PLM-TEE-001-BLK,10,pcs',
+        '',
+      ].join('\n'),
+    );
+    const handle = await stack.client.workflow.start(erpOrders, {
+      args: [{ file, approval: true }],
+      taskQueue: stack.taskQueue,
+      workflowId: stack.workflowId('erp-reading-plan'),
+    });
+    for (let i = 0; i < 240; i++) {
+      const progress = (await handle.query('progress').catch(() => undefined)) as
+        { phase?: string } | undefined;
+      if (progress?.phase === 'awaiting approval') break;
+      await new Promise((resolve) => setTimeout(resolve, 250));
+    }
+    const html = readFileSync(
+      path.join(stack.config.dataDir, 'runs', handle.workflowId, 'plan.html'),
+      'utf8',
+    );
+    expect(html).toContain('1 orders to create, 0 to update, 0 with lines to delete, 2 rejected');
+    expect(html).toContain('PLN-BAD-1');
+    expect(html).toContain('invalid_date');
+    expect(html).toContain('PLN-BAD-2');
+    expect(html).toContain('unknown_company');
+    const book = XLSX.read(
+      readFileSync(path.join(stack.config.dataDir, 'runs', handle.workflowId, 'plan.xlsx')),
+    );
+    const rejects = XLSX.utils.sheet_to_json<Record<string, string>>(book.Sheets['Rejects']!);
+    expect(rejects.map((row) => [row['orderNumber'], row['code']])).toEqual([
+      ['PLN-BAD-1', 'invalid_date'],
+      ['PLN-BAD-2', 'unknown_company'],
+    ]);
+    await handle.signal('reject', { by: 'test', reason: 'checked the plan' });
+    await handle.result();
+  });
 });
