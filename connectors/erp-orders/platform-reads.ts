@@ -9,7 +9,7 @@ import { readList, type Order, type OrderLine, type Page, type Product } from '.
 import type { OrderType } from '../traceability/schemas/orders';
 import type { BuildContext } from './orders/build';
 import { productRefKey, type OrderDraft, type ProductRef } from './orders/draft';
-import { companyResolverFromDirectory, type CompanyDirectoryEntry } from './orders/lookups';
+import { companyResolverFromDirectory, foldCompanyCode, type CompanyDirectoryEntry } from './orders/lookups';
 import { existingOrderSchema, type ExistingOrder } from './reconcile';
 
 /** The caller's company, per client (one client per key), for the life of the worker: a key never changes company. */
@@ -62,17 +62,20 @@ export async function companyDirectory(
     );
     return { entries, ...(wholeNetwork ? { ids: new Set(all.map((company) => company.id)) } : {}) };
   }
-  const entries: CompanyDirectoryEntry[] = [];
+  // The filter is a case-insensitive substring: keep what the whole-network read would keep for the code (every
+  // company whose code is the same, case aside), so a code resolves the same way however the network was read.
+  const entries = new Map<string, CompanyDirectoryEntry>();
   for (const code of codes) {
     const found = await api.all((page, limit) =>
       api.client.companies.list({ filter: { internalCompanyCode: code }, page, limit }),
     );
     for (const company of found) {
-      if (company.internalCompanyCode === code)
-        entries.push({ id: company.id, code, name: company.name ?? undefined });
+      const own = company.internalCompanyCode;
+      if (own && foldCompanyCode(own) === foldCompanyCode(code))
+        entries.set(company.id, { id: company.id, code: own, name: company.name ?? undefined });
     }
   }
-  return { entries };
+  return { entries: [...entries.values()] };
 }
 
 /** Own company, company codes (and every id when the export gives ids), facility processes. */

@@ -14,24 +14,40 @@ export interface CompanyDirectoryEntry {
   name?: string | undefined;
 }
 
+/** How a company code matches another once case and surrounding spaces are set aside (the API filter ignores case). */
+export function foldCompanyCode(code: string): string {
+  return code.trim().toLowerCase();
+}
+
+function describeCompanies(entries: readonly CompanyDirectoryEntry[]): string {
+  return entries.map((entry) => (entry.name ? `${entry.id} (${entry.name})` : entry.id)).join(', ');
+}
+
 /**
- * A resolver over a known list of companies (code → id), exact on the code and then case-insensitive;
- * an unknown code gets the three closest codes as suggestions.
+ * A resolver over a known list of companies (code → id), exact on the code and then case-insensitive; an unknown
+ * code gets the three closest codes as suggestions. A code that names several companies (exactly, or only with case
+ * set aside) is refused, naming them: guessing one would send the order to the wrong party.
  */
 export function companyResolverFromDirectory(entries: readonly CompanyDirectoryEntry[]): CompanyResolver {
-  const exact = new Map(entries.map((entry) => [entry.code, entry.id]));
-  const folded = new Map<string, string[]>();
-  for (const entry of entries) {
-    const key = entry.code.trim().toLowerCase();
-    folded.set(key, [...(folded.get(key) ?? []), entry.id]);
+  const byId = new Map(entries.map((entry) => [entry.id, entry]));
+  const exact = new Map<string, CompanyDirectoryEntry[]>();
+  const folded = new Map<string, CompanyDirectoryEntry[]>();
+  for (const entry of byId.values()) {
+    exact.set(entry.code, [...(exact.get(entry.code) ?? []), entry]);
+    const key = foldCompanyCode(entry.code);
+    folded.set(key, [...(folded.get(key) ?? []), entry]);
   }
   return (code) => {
-    const id = exact.get(code);
-    if (id !== undefined) return { id };
-    const candidates = folded.get(code.trim().toLowerCase()) ?? [];
-    if (candidates.length === 1 && candidates[0] !== undefined) return { id: candidates[0] };
+    const candidates = exact.get(code) ?? folded.get(foldCompanyCode(code)) ?? [];
+    const [only] = candidates;
+    if (candidates.length === 1 && only !== undefined) return { id: only.id };
     if (candidates.length > 1)
-      return { error: `company code '${code}' matches several companies`, suggestions: [] };
+      return {
+        error:
+          `company code '${code}' is the code of ${candidates.length} companies: ${describeCompanies(candidates)}; ` +
+          'give the company id instead, or make the codes unique on the platform',
+        suggestions: [],
+      };
     return { error: `no company has the code '${code}'`, suggestions: closeMatches(code, exact.keys()) };
   };
 }
