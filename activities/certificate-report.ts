@@ -118,8 +118,13 @@ async function previousBuckets(
 
 const mapFailure = failureMapper(invalidInput);
 
-/** Whole reads of the lists tried before the report gives up on lists that keep changing. */
+/** Whole reads of every list tried while certificates move between the lists (a status changed meanwhile). */
 const CERTIFICATE_LIST_READS = 3;
+/**
+ * Reads of one list whose ids are counted together while its `total` stays: a server may answer certificates with
+ * equal sort values in another order on each query, each read then meeting some twice and missing others.
+ */
+const READS_PER_LIST = 8;
 const PAGE_SIZE = 100;
 
 type CertificatePageFetcher = (
@@ -137,10 +142,12 @@ const listName = (status: CertificateStatus | undefined) =>
   status ? `certificates with status ${status}` : 'certificates of every status';
 
 /**
- * One read of one list by offset. A certificate renewed or re-reviewed meanwhile moves in the sort and shifts
- * another onto a page already read (spec 03 offers no sort an update leaves alone), so the read counts as whole only
- * when every page gave the same `pagination.total` (spec 01) and that many distinct certificates came; a repeated
- * certificate keeps its latest read.
+ * One list read by offset until the ids read cover its `pagination.total` (spec 01). Spec 03 offers no sort column
+ * that is unique (no `id`, no `createdAt`) and promises a stable paging order for equal sort values of GET /orders
+ * only, and a certificate renewed or re-reviewed meanwhile moves in the sort: a read may meet a certificate twice and
+ * miss another. The ids read are therefore counted across reads while `total` stays (`countAcross`), the latest copy
+ * of each kept, and the pages read again only until every certificate counted was met. A list whose pages never show
+ * a certificate its total counts fails the run, saying so: no report is written short of one.
  */
 async function readStatusList(
   status: CertificateStatus | undefined,
@@ -150,16 +157,28 @@ async function readStatusList(
   const read = await readList((page, limit) => fetchPage(status, page, limit), {
     limit: PAGE_SIZE,
     keep: 'latest',
+    countAcross: true,
+    reads: READS_PER_LIST,
     onPage: (_, certificates) => progress({ list: status ?? 'all', certificates }),
   });
+  if (read.moved !== undefined) {
+    throw ApplicationFailure.nonRetryable(
+      `${listName(status)}: the API counts ${read.total} but ${read.reads} reads of its pages listed ` +
+        `${read.counted} distinct ones; ${read.total - read.counted} counted certificate(s) were on none of the ` +
+        'pages read (the order of certificates with equal sort values may change between queries, but not that ' +
+        'often); no report written, so none is short of a certificate: run the report again, and if it fails the ' +
+        'same way the API lists fewer certificates than it counts',
+      'CertificateListUnsettled',
+    );
+  }
   return { status, read };
 }
 
 /**
  * Reads every list whole, each certificate once. A certificate whose status moved into a list already read, from one
  * not read yet, is in neither read: the earlier lists' totals are asked again (one call each, limit 1) once the last
- * list is read. Any gap reads all lists again, up to `CERTIFICATE_LIST_READS` times; then the run fails saying which
- * list kept changing, and no report is written.
+ * list is read. Any such change reads all lists again, up to `CERTIFICATE_LIST_READS` times; then the run fails
+ * saying which list kept changing, and no report is written.
  */
 async function readWholeLists(
   lists: ReadonlyArray<CertificateStatus | undefined>,
@@ -170,12 +189,13 @@ async function readWholeLists(
   for (let attempt = 1; attempt <= CERTIFICATE_LIST_READS; attempt++) {
     const reads: StatusRead[] = [];
     for (const status of lists) reads.push(await readStatusList(status, fetchPage, progress));
-    const partial = reads.find(({ read }) => read.moved !== undefined);
-    gap = partial && `${listName(partial.status)} changed while they were read (${partial.read.moved})`;
-    for (const { status, read } of partial ? [] : reads.slice(0, -1)) {
+    gap = undefined;
+    for (const { status, read } of reads.slice(0, -1)) {
       const now = (await fetchPage(status, 1, 1)).pagination.total;
       if (now === read.total) continue;
-      gap = `${listName(status)} changed while they were read (${read.total} listed, ${now} once every list was read)`;
+      gap =
+        `${listName(status)} changed while the lists were read (${read.total} listed, ${now} once every list ` +
+        'was read: a certificate changed status)';
       break;
     }
     if (gap === undefined) {
@@ -187,7 +207,7 @@ async function readWholeLists(
   }
   throw ApplicationFailure.nonRetryable(
     `${gap}, in each of ${CERTIFICATE_LIST_READS} reads in a row; no report written, so none is short of ` +
-      'a certificate: run the report again once certificates are not being renewed or reviewed',
+      'a certificate: run the report again once certificates are not being reviewed',
     'CertificateListUnsettled',
   );
 }
@@ -198,8 +218,9 @@ export function createCertificateReportActivities(deps: Pick<ActivityDeps, 'clie
 
   return {
     /**
-     * Reads the certificates the report includes, 100 a page, sorted by expiration date so runs are predictable,
-     * and stages them; the workflow only gets the reference. Only the statuses the report shows are read: one list
+     * Reads the certificates the report includes, 100 a page, sorted by `updatedAt` (the sort column with the
+     * fewest ties: few certificates change in the same instant, many share an expiry date or have none), and stages
+     * them; the workflow only gets the reference. Only the statuses the report shows are read: one list
      * per status with the spec's `status` query filter (spec 03, GET /certificates), so a certificate the report
      * would drop (a draft, a rejected one) costs no read. The lists are read again until they hold every
      * certificate (`readWholeLists`); the report fails rather than be silently short.
@@ -216,7 +237,7 @@ export function createCertificateReportActivities(deps: Pick<ActivityDeps, 'clie
         const fetchPage = (status: CertificateStatus | undefined, page: number, limit: number) =>
           api.one(() =>
             deps.client.certificates.list({
-              sort: 'expirationDate',
+              sort: 'updatedAt',
               order: 'asc',
               page,
               limit,

@@ -62,6 +62,7 @@ const configUpdateSchema = z
     qrDelayMs: z.number().int().min(0).optional(),
     orderPageSizeCap: z.number().int().positive().nullable().optional(),
     bomIncludeShape: z.enum(['full', 'bare']).optional(),
+    certificateTies: z.enum(['stable', 'shuffled']).optional(),
   })
   .strict();
 
@@ -269,6 +270,7 @@ export function buildSandboxApp(options: ResolvedSandboxOptions): {
     if (update.qrDelayMs !== undefined) ctx.settings.qrDelayMs = update.qrDelayMs;
     if (update.orderPageSizeCap !== undefined) ctx.settings.orderPageSizeCap = update.orderPageSizeCap;
     if (update.bomIncludeShape !== undefined) ctx.settings.bomIncludeShape = update.bomIncludeShape;
+    if (update.certificateTies !== undefined) ctx.settings.certificateTies = update.certificateTies;
     return ctx.settings;
   });
   app.post('/__sandbox/reset', async () => {

@@ -62,7 +62,10 @@ export interface ReadListOptions<T> {
 }
 
 export interface ListRead<T> {
-  /** Distinct records by id, in the order first met (of the last read; of every read with `countAcross`). */
+  /**
+   * Distinct records by id, in the order first met: of the last read; with `countAcross`, of every read since `total`
+   * last changed (a record read before that and not met since has left the list).
+   */
   items: T[];
   /** `pagination.total` of the read's first page (the latest count with `countAcross`). */
   total: number;
@@ -134,7 +137,9 @@ export async function readList<T extends { id: string }>(
     const [firstTotal = 0] = totals;
     const total = options.countAcross ? (latest ?? 0) : firstTotal;
     read = {
-      items: [...byId.values()],
+      items: options.countAcross
+        ? [...byId.values()].filter((item) => counted.has(item.id))
+        : [...byId.values()],
       total,
       counted: options.countAcross ? counted.size : byId.size,
       reads,

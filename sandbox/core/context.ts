@@ -45,6 +45,12 @@ export interface SandboxSettings {
    * /bom-headers. `bare`: the headers without `link` (the spec shows the include only as "BOM headers").
    */
   bomIncludeShape?: 'full' | 'bare';
+  /**
+   * `stable` (default): GET /certificates breaks ties of the sort column by id. `shuffled`: certificates with equal
+   * sort values come back in a fresh order on each query; spec 03 promises "Paging order is stable for equal sort
+   * values" of GET /orders only.
+   */
+  certificateTies?: 'stable' | 'shuffled';
 }
 
 export class SandboxContext {

@@ -2,7 +2,8 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { callerCompany, type SandboxContext, type SandboxDomain } from '../../core/context';
 import { listBody, sendData } from '../../core/envelope';
 import { ApiError, forbidden, notFound } from '../../core/errors';
-import { pageParams, sortBy, sortParams, type RawQuery } from '../../core/query';
+import { seededRandom } from '../../core/prng';
+import { pageParams, sortBy, sortParams, type Comparable, type RawQuery } from '../../core/query';
 import { certificateFilters } from './filters';
 import { certificateSectionSchema, type CertificateRecord } from './model';
 import { DOWNLOAD_PATH, signedDownloadUrl, verifyDownload } from './signing';
@@ -48,6 +49,21 @@ const SORTS = [
 
 type CertificateStore = Map<string, CertificateRecord>;
 
+/** Each run of equal sort values in a fresh order (Fisher-Yates), as a database may answer ties. */
+function shuffleTies<T>(sorted: T[], key: (item: T) => Comparable, random: () => number): T[] {
+  const out = [...sorted];
+  for (let start = 0; start < out.length;) {
+    let end = start + 1;
+    while (end < out.length && key(out[end]!) === key(out[start]!)) end++;
+    for (let i = end - 1; i > start; i--) {
+      const j = start + Math.floor(random() * (i - start + 1));
+      [out[i], out[j]] = [out[j]!, out[i]!];
+    }
+    start = end;
+  }
+  return out;
+}
+
 function origin(request: FastifyRequest): string {
   return `${request.protocol}://${request.headers.host ?? 'localhost'}`;
 }
@@ -59,6 +75,8 @@ function registerCertificateRoutes(
 ): void {
   const companyName = (certificate: CertificateRecord): string =>
     ctx.companies.get(certificate.companyId)?.name ?? '';
+  // Repeatable dice for `certificateTies: 'shuffled'`: a new order on every query, the same run on every start.
+  const tieOrder = seededRandom(0x5eed);
   const present = (request: FastifyRequest, certificate: CertificateRecord): Record<string, unknown> => {
     const company = ctx.companies.get(certificate.companyId);
     return {
@@ -94,11 +112,10 @@ function registerCertificateRoutes(
         !isRestricted(companyId, certificate) &&
         predicates.every((predicate) => predicate(certificate)),
     );
-    const sorted = sortBy(
-      matching,
-      (certificate) => (sort === 'companyName' ? companyName(certificate) : certificate[sort]),
-      order,
-    );
+    const key = (certificate: CertificateRecord): Comparable =>
+      sort === 'companyName' ? companyName(certificate) : certificate[sort];
+    const byKey = sortBy(matching, key, order);
+    const sorted = ctx.settings.certificateTies === 'shuffled' ? shuffleTies(byKey, key, tieOrder) : byKey;
     const start = (page - 1) * limit;
     // Only the page shown is signed; every answer carries fresh addresses.
     const shown = sorted.slice(start, start + limit).map((certificate) => present(request, certificate));
