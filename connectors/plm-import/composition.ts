@@ -3,7 +3,7 @@ import { z } from 'zod';
 import type { ApiCalls } from '../staging';
 import { forEachBounded } from '../staging';
 import { quoteInput } from '../input-limits';
-import { readList } from '../traceability';
+import { readList, type BulkDeleteAnswer } from '../traceability';
 import type { DraftComposition } from './draft';
 
 /** A material line as the API holds it (spec 02), the part the import compares and must send back on a replace. */
@@ -344,11 +344,16 @@ export class CompositionDeleteError extends Error {
 
 /**
  * Spec 02: "per-id failures go into `errors` without failing the request". Throws, naming up to three ids with the
- * API's code and message, when the answer holds any.
+ * API's code and message, when the answer holds any. An answer given on a retry after an earlier attempt may have
+ * committed (`earlierAttemptMayHaveCommitted`) reports the ids that attempt deleted as not found: for a delete, that
+ * is the outcome asked for, so a `*_not_found` for them counts as deleted.
  */
-function checkDeleted(what: string, answer: unknown): void {
+function checkDeleted(what: string, answer: BulkDeleteAnswer): void {
   const parsed = deleteErrorsSchema.safeParse(answer);
-  const errors = parsed.success ? (parsed.data.errors ?? []) : [];
+  const reported = parsed.success ? (parsed.data.errors ?? []) : [];
+  const errors = answer.earlierAttemptMayHaveCommitted
+    ? reported.filter((error) => !(error.code ?? '').endsWith('_not_found'))
+    : reported;
   if (errors.length === 0) return;
   const shown = errors
     .slice(0, 3)

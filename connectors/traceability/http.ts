@@ -33,6 +33,11 @@ export interface ApiResponse<T> {
   status: number;
   data: T;
   pagination?: Pagination;
+  /**
+   * A write answered on a retry after an earlier attempt may have committed (answer lost, 5xx): the answer describes
+   * the state that attempt left, so ids it already deleted may be reported not found.
+   */
+  afterPossibleCommit?: boolean;
 }
 
 export interface TransportOptions {
@@ -158,7 +163,12 @@ export class Transport {
     let maybeCommitted = false;
     for (let attempt = 1; ; attempt++) {
       const outcome = await this.attempt(spec, attempt);
-      if (outcome.ok) return outcome.response as ApiResponse<S extends z.ZodType ? z.output<S> : undefined>;
+      if (outcome.ok) {
+        const response = maybeCommitted
+          ? { ...outcome.response, afterPossibleCommit: true }
+          : outcome.response;
+        return response as ApiResponse<S extends z.ZodType ? z.output<S> : undefined>;
+      }
       const { failure } = outcome;
       const { error } = failure;
       if (spec.method !== 'GET' && failure.mayHaveReachedServer && mayHaveApplied(error.statusCode)) {

@@ -1,5 +1,6 @@
 import { collect, type TraceabilityClient } from '../../connectors/traceability';
 import { shiftedClock, systemClock } from '../../connectors/traceability/clock';
+import { seededRandom } from '../../sandbox/core/prng';
 import { caught } from '../harness/errors';
 import { sandboxForFile, unique } from '../harness/sandbox-client';
 
@@ -114,5 +115,39 @@ describe('rate limits, faults and dropped connections against the sandbox', () =
     await h.control('DELETE', '/__sandbox/faults');
     const linesAfter = await collect(client.boms.iterateLines({ bomHeaderId: 'bomhdr_demo_storm_shell' }));
     expect(linesAfter).toHaveLength(linesBefore + 1);
+  });
+
+  // Spec 02, POST /material-headers/delete: "per-id failures go into `errors` without failing the request". A retry
+  // after the first attempt committed meets the ids that attempt deleted as failures; the answer says so.
+  it('a header delete retried after its answer was lost says an earlier attempt may have committed', async () => {
+    const client = h.newClient();
+    const header = await client.materials.createHeader({
+      name: unique('Shell'),
+      link: { styleId: 'PLM-TEE-001', isMainMaterial: false },
+    });
+    let seed = 1;
+    for (let roll = seededRandom(seed); !(roll() < 0.5 && roll() >= 0.5); roll = seededRandom(++seed));
+    await h.control('PUT', '/__sandbox/faults', {
+      dropAfterCommitRate: 0.5,
+      methods: ['POST'],
+      pathPrefix: '/material-headers/delete',
+      seed,
+    });
+    const answer = await client.materials.deleteHeaders({
+      styleId: 'PLM-TEE-001',
+      materialHeaderIds: [header.id],
+    });
+    expect(answer).toMatchObject({
+      earlierAttemptMayHaveCommitted: true,
+      errors: [expect.objectContaining({ code: 'material_header_not_found' })],
+    });
+    await h.control('DELETE', '/__sandbox/faults');
+    const left = await collect(client.materials.iterateHeaders({ styleId: 'PLM-TEE-001' }));
+    expect(left.map((h) => h.id)).not.toContain(header.id);
+    const plain = await client.materials.deleteHeaders({
+      styleId: 'PLM-TEE-001',
+      materialHeaderIds: [header.id],
+    });
+    expect(plain.earlierAttemptMayHaveCommitted).toBe(false);
   });
 });

@@ -4,7 +4,7 @@ import { ClientErrorCode, TraceabilityApiError, type HttpMethod } from '../error
 import type { QueryValue, RequestSpec, Transport } from '../http';
 import { paginate, type Page } from '../pagination';
 import type { RetrySafety } from '../retry';
-import { bulkDeleteResultSchema, type BulkDeleteResult } from '../schemas/common';
+import { bulkDeleteResultSchema, type BulkDeleteAnswer } from '../schemas/common';
 
 export interface CallOptions {
   signal?: AbortSignal;
@@ -229,18 +229,9 @@ export abstract class LinkedHeaderResource<T extends LinkedHeaderTypes> extends 
     return this.write({ method: 'PUT', endpoint, path, bodySchema, input, dataSchema, safety }, options);
   }
 
-  deleteHeaders(input: T['headersDelete'], options?: CallOptions): Promise<BulkDeleteResult> {
-    return this.write(
-      {
-        method: 'POST',
-        endpoint: `${this.headers}/delete`,
-        bodySchema: this.spec.headersDelete,
-        input,
-        dataSchema: bulkDeleteResultSchema,
-        safety: 'guarded',
-      },
-      options,
-    );
+  /** Retried after a lost answer (`guarded`); the answer says when an earlier attempt may have committed. */
+  deleteHeaders(input: T['headersDelete'], options?: CallOptions): Promise<BulkDeleteAnswer> {
+    return this.bulkDelete(`${this.headers}/delete`, this.spec.headersDelete, input, 'guarded', options);
   }
 
   listLines(query?: T['lineListQuery'], options?: CallOptions): Promise<Page<T['line']>> {
@@ -275,17 +266,28 @@ export abstract class LinkedHeaderResource<T extends LinkedHeaderTypes> extends 
     );
   }
 
-  deleteLines(input: T['linesDelete'], options?: CallOptions): Promise<BulkDeleteResult> {
-    return this.write(
-      {
-        method: 'POST',
-        endpoint: `${this.lines}/delete`,
-        bodySchema: this.spec.linesDelete,
-        input,
-        dataSchema: bulkDeleteResultSchema,
-        safety: this.spec.deleteLinesSafety,
-      },
-      options,
-    );
+  deleteLines(input: T['linesDelete'], options?: CallOptions): Promise<BulkDeleteAnswer> {
+    const { linesDelete, deleteLinesSafety } = this.spec;
+    return this.bulkDelete(`${this.lines}/delete`, linesDelete, input, deleteLinesSafety, options);
+  }
+
+  private async bulkDelete(
+    endpoint: string,
+    bodySchema: z.ZodType,
+    input: unknown,
+    safety: RetrySafety,
+    options: CallOptions = {},
+  ): Promise<BulkDeleteAnswer> {
+    const body: unknown = validateRequest(bodySchema, input, 'POST', endpoint, endpoint);
+    const res = await this.transport.send({
+      method: 'POST',
+      endpoint,
+      path: endpoint,
+      body,
+      dataSchema: bulkDeleteResultSchema,
+      safety,
+      ...(options.signal ? { signal: options.signal } : {}),
+    });
+    return { ...res.data, earlierAttemptMayHaveCommitted: res.afterPossibleCommit === true };
   }
 }

@@ -101,5 +101,11 @@ export const pageQuerySchema = z.object({
 /** Results of the bulk delete endpoints: shapes of the items are not shown in the spec. */
 export const bulkDeleteResultSchema = z.looseObject({ errors: z.unknown().optional() });
 export type BulkDeleteResult = z.infer<typeof bulkDeleteResultSchema>;
+/**
+ * A bulk delete's answer, and whether it came on a retry after an earlier attempt may have committed (the client
+ * always sets it; absent reads as false): the ids that attempt deleted are then reported not found in `errors`, and
+ * count as deleted.
+ */
+export type BulkDeleteAnswer = BulkDeleteResult & { earlierAttemptMayHaveCommitted?: boolean };
 
 export const idListSchema = z.array(z.string().min(1)).min(1).max(100);
