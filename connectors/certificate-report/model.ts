@@ -95,11 +95,13 @@ export function statusesShown(includeStatuses?: readonly CertificateStatus[]): C
   return [...new Set(includeStatuses ?? CERTIFICATE_STATUSES.filter((status) => !excluded.includes(status)))];
 }
 
-/** `expired`, `within_30`, `within_60`, ..., `not_expiring`, or `no_expiration_date`. */
+/** `expired`, `within_30`, `within_60`, ..., `not_expiring`, `no_expiration_date` or `unreadable_expiration_date`. */
 export type BucketId = string;
 export const EXPIRED = 'expired';
 export const NOT_EXPIRING = 'not_expiring';
 export const NO_EXPIRATION_DATE = 'no_expiration_date';
+/** An `expirationDate` is given but is no timestamp the report can read: shown with the value as given. */
+export const UNREADABLE_EXPIRATION_DATE = 'unreadable_expiration_date';
 export const withinBucket = (days: number): BucketId => `within_${days}`;
 
 export interface ClassifiedCertificate extends ReportCertificate {
@@ -131,13 +133,20 @@ export function dateInZone(instant: number, timeZone: string): string {
 
 /** ISO 8601 date and time of day, with or without a zone: `2026-11-01T00:00:00`, `2026-11-01 23:59`, `...+09:00`. */
 const ISO_DATE_TIME =
-  /^(\d{4}-\d{2}-\d{2})[T ](\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?)(Z|[+-]\d{2}(?::?\d{2})?)?$/i;
+  /^(\d{4}-\d{2}-\d{2})[T ](\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?)(Z|\s?(?:UTC|GMT)|[+-]\d{2}(?::?\d{2})?)?$/i;
+/**
+ * Unix time in whole seconds (9-10 digits: 1973 to 2286) or milliseconds (12-13 digits: the same years). 11 digits
+ * would be seconds past the year 5000 or milliseconds in 1973, so neither is read.
+ */
+const EPOCH_SECONDS = /^\d{9,10}$/;
+const EPOCH_MILLISECONDS = /^\d{12,13}$/;
 /** A zone named in another form `Date.parse` reads (`Sun, 01 Nov 2026 00:00:00 GMT`, `... 00:00 +0100`). */
 const NAMED_ZONE = /\b(?:GMT|UTC)\b|\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?\s*(?:Z|[+-]\d{2}:?\d{2})\b/i;
 
 /** `+09` and `+0900` as `+09:00`, the offset form `Date.parse` is specified to read. */
 function isoOffset(zone: string): string {
-  if (zone.toUpperCase() === 'Z') return 'Z';
+  const named = zone.trim().toUpperCase();
+  if (named === 'Z' || named === 'UTC' || named === 'GMT') return 'Z';
   const digits = zone.slice(1).replace(':', '').padEnd(4, '0');
   return `${zone[0]}${digits.slice(0, 2)}:${digits.slice(2)}`;
 }
@@ -146,13 +155,16 @@ function isoOffset(zone: string): string {
  * The calendar date a timestamp falls on in `timeZone`, or null when it is not a date. A bare `YYYY-MM-DD` is
  * already a calendar date and is kept as it is. `2026-11-01T23:00:00Z` is 2026-11-02 in Europe/Stockholm. A
  * timestamp without a zone (`2026-11-01T00:00:00`) is a time of day in `timeZone` itself, so its date is its own
- * there: `Date.parse` would read it in this process's zone, which differs from worker to worker. A string in another
- * form is read only when it names its zone.
+ * there: `Date.parse` would read it in this process's zone, which differs from worker to worker. Spec 03 says only
+ * "timestamp string" (not "ISO 8601" as for `issueDate`): Unix seconds and milliseconds are read too (by their
+ * digit count), and `... UTC` / `... GMT` as `Z`. A string in another form is read only when it names its zone.
  */
 export function calendarDate(value: string | null, timeZone = 'UTC'): string | null {
   if (!value) return null;
   const text = value.trim();
   if (isCalendarDate(text)) return text;
+  if (EPOCH_SECONDS.test(text)) return dateInZone(Number(text) * 1000, timeZone);
+  if (EPOCH_MILLISECONDS.test(text)) return dateInZone(Number(text), timeZone);
   const iso = ISO_DATE_TIME.exec(text);
   if (iso) {
     const [, date, time, zone] = iso;
@@ -171,7 +183,13 @@ export function daysBetween(fromDate: string, toDate: string): number {
 }
 
 export function bucketOrder(thresholdsDays: readonly number[]): BucketId[] {
-  return [EXPIRED, ...thresholdsDays.map(withinBucket), NOT_EXPIRING, NO_EXPIRATION_DATE];
+  return [
+    EXPIRED,
+    ...thresholdsDays.map(withinBucket),
+    NOT_EXPIRING,
+    NO_EXPIRATION_DATE,
+    UNREADABLE_EXPIRATION_DATE,
+  ];
 }
 
 /**
@@ -181,6 +199,7 @@ export function bucketOrder(thresholdsDays: readonly number[]): BucketId[] {
 export function bucketLabel(bucket: BucketId, thresholdsDays: readonly number[] = []): string {
   if (bucket === EXPIRED) return 'Expired';
   if (bucket === NO_EXPIRATION_DATE) return 'No expiration date';
+  if (bucket === UNREADABLE_EXPIRATION_DATE) return 'Unreadable expiration date';
   if (bucket === NOT_EXPIRING) {
     const last = thresholdsDays[thresholdsDays.length - 1];
     return last === undefined ? 'Not expiring soon' : `Expiring after ${last} days`;
@@ -207,8 +226,11 @@ export function classifyCertificates(
     .filter((certificate) => included.includes(certificate.status))
     .map((certificate) => {
       const expiresOn = calendarDate(certificate.expirationDate, options.timeZone);
-      if (expiresOn === null)
-        return { ...certificate, bucket: NO_EXPIRATION_DATE, daysToExpiry: null, expiresOn };
+      if (expiresOn === null) {
+        const given = (certificate.expirationDate ?? '').trim() !== '';
+        const bucket = given ? UNREADABLE_EXPIRATION_DATE : NO_EXPIRATION_DATE;
+        return { ...certificate, bucket, daysToExpiry: null, expiresOn };
+      }
       const daysToExpiry = daysBetween(options.asOf, expiresOn);
       const threshold = options.thresholdsDays.find((days) => daysToExpiry <= days);
       const bucket =
@@ -254,7 +276,12 @@ export function changesSince(
     newlyExpiring: current.filter((c) => {
       if (!c.bucket.startsWith('within_')) return false;
       const was = before(c.id);
-      return was === undefined || was === NOT_EXPIRING || was === NO_EXPIRATION_DATE;
+      return (
+        was === undefined ||
+        was === NOT_EXPIRING ||
+        was === NO_EXPIRATION_DATE ||
+        was === UNREADABLE_EXPIRATION_DATE
+      );
     }),
   };
 }

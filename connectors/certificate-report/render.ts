@@ -15,6 +15,7 @@ import {
   EXPIRED,
   NO_EXPIRATION_DATE,
   NOT_EXPIRING,
+  UNREADABLE_EXPIRATION_DATE,
   withinBucket,
   type BucketId,
   type ClassifiedCertificate,
@@ -58,6 +59,17 @@ const certificateColumns: Column<ClassifiedCertificate>[] = [
   { header: 'Issued by', value: (c) => c.issuedBy },
   { header: 'Certificate id', value: (c) => c.id },
 ];
+
+/** The value the API gave, where it could not be read as a date: the unreadable group and the csv show it. */
+const givenColumn: Column<ClassifiedCertificate> = {
+  header: 'Expiration date as given',
+  value: (c) => (c.bucket === UNREADABLE_EXPIRATION_DATE ? c.expirationDate : null),
+};
+const unreadableColumns = certificateColumns.map((column) =>
+  column.header === 'Expires on' ? givenColumn : column,
+);
+/** The csv's columns: every certificate column, and the unreadable value before the id (which stays last). */
+const csvColumns = [...certificateColumns.slice(0, -1), givenColumn, ...certificateColumns.slice(-1)];
 
 /** Soonest first: the fewest days from the as-of date, whichever side of it (just expired, expiring tomorrow). */
 function bySoonest(a: ClassifiedCertificate, b: ClassifiedCertificate): number {
@@ -136,7 +148,7 @@ function bucketTables(
 ): Table<ClassifiedCertificate>[] {
   return bucketOrder(summary.thresholdsDays).map((bucket) => ({
     name: label(summary, bucket),
-    columns: certificateColumns,
+    columns: bucket === UNREADABLE_EXPIRATION_DATE ? unreadableColumns : certificateColumns,
     rows: classified.filter((c) => c.bucket === bucket).sort(bySoonest),
   }));
 }
@@ -180,7 +192,7 @@ function shortLabel(summary: ExpirySummary, bucket: BucketId): string {
     .replace(/^Expiring after /, 'After ');
 }
 
-/** Columns in order of urgency: newly expired, each threshold from the nearest, then expired, later, undated. */
+/** Columns in order of urgency: newly expired, each threshold from the nearest, expired, later, undated, unreadable. */
 function supplierTable(summary: ExpirySummary): Table<SupplierSummary> {
   const count = (bucket: BucketId): Column<SupplierSummary> => ({
     header: shortLabel(summary, bucket),
@@ -196,6 +208,7 @@ function supplierTable(summary: ExpirySummary): Table<SupplierSummary> {
       count(EXPIRED),
       count(NOT_EXPIRING),
       count(NO_EXPIRATION_DATE),
+      count(UNREADABLE_EXPIRATION_DATE),
       { header: 'Total', value: (s) => s.total, kind: 'number' },
     ],
     rows: summary.bySupplier,
@@ -231,7 +244,7 @@ export function renderCsv(
     columns: [
       { header: 'Bucket', value: (c: ClassifiedCertificate) => bucketLabel(c.bucket, thresholds) },
       { header: 'Change since previous report', value: (c: ClassifiedCertificate) => change.get(c.id) ?? '' },
-      ...certificateColumns,
+      ...csvColumns,
     ],
     rows,
   });
@@ -348,9 +361,12 @@ export function renderHtml(
     (bucket) => bucket !== soonBucket && bucket !== EXPIRED,
   );
   const order = [
-    ...later.filter((b) => b !== NOT_EXPIRING && b !== NO_EXPIRATION_DATE),
+    ...later.filter(
+      (b) => b !== NOT_EXPIRING && b !== NO_EXPIRATION_DATE && b !== UNREADABLE_EXPIRATION_DATE,
+    ),
     NOT_EXPIRING,
     NO_EXPIRATION_DATE,
+    UNREADABLE_EXPIRATION_DATE,
   ];
   const body = [
     `<header><h1>Certificate expiry report ${escapeHtml(summary.asOf)}</h1>`,

@@ -387,6 +387,12 @@ describe('certificateReport classifies each expiry timestamp in the report’s t
     // No zone: wall-clock times, on 2026-11-01 in whatever zone the report reads them.
     cert_tz_wall_midnight: '2026-11-01T00:00:00',
     cert_tz_wall_late: '2026-11-01 23:59:59',
+    // Other timestamp strings: epoch milliseconds (2025-12-06T05:46:40Z), epoch seconds, a zone named in words.
+    cert_ts_epoch_ms: '1765000000000',
+    cert_ts_epoch_s: '1793491200',
+    cert_ts_utc_word: '2026-11-01T00:00:00 UTC',
+    // Day and month in an order nothing says: not read.
+    cert_ts_unreadable: '01/11/2026',
   };
   const run = (input: { asOf: string; timeZone?: string }, name: string): Promise<CertificateReportResult> =>
     stack.client.workflow.execute(certificateReport, {
@@ -459,6 +465,34 @@ describe('certificateReport classifies each expiry timestamp in the report’s t
           expiresOn: '2026-11-01',
         });
     }
+  });
+
+  // Spec 03, Certificate: `expirationDate` "timestamp string" (worded apart from `issueDate`'s "ISO 8601 timestamp").
+  it('“expirationDate | timestamp string”: epoch and worded-zone timestamps are read; an unreadable one is its own group, showing the value, never “No expiration date”', async () => {
+    const result = await run({ asOf: '2026-11-01', timeZone: 'UTC' }, 'timestamp-forms');
+    expect(await bucketOf(result, 'cert_ts_epoch_ms')).toBe('Expired');
+    expect(await bucketOf(result, 'cert_ts_epoch_s')).toBe('Expiring in 0–30 days');
+    expect(await bucketOf(result, 'cert_ts_utc_word')).toBe('Expiring in 0–30 days');
+    expect(await bucketOf(result, 'cert_ts_unreadable')).toBe('Unreadable expiration date');
+    expect(result.perBucket['no_expiration_date']).toBe(0);
+    expect(result.perBucket['unreadable_expiration_date']).toBe(1);
+    const csvRow = readFileSync(result.files.csv, 'utf8')
+      .split('\r\n')
+      .find((line) => line.endsWith(',cert_ts_unreadable'));
+    expect(csvRow).toContain(',01/11/2026,');
+    const book = XLSX.readFile(result.files.xlsx);
+    const sheet = XLSX.utils.sheet_to_json<Record<string, unknown>>(
+      book.Sheets['Unreadable expiration date']!,
+    );
+    expect(sheet).toEqual([
+      expect.objectContaining({
+        'Certificate id': 'cert_ts_unreadable',
+        'Expiration date as given': '01/11/2026',
+      }),
+    ]);
+    const html = readFileSync(result.files.html, 'utf8');
+    const table = html.slice(html.indexOf('id="bucket-unreadable_expiration_date"'));
+    expect(table.slice(0, table.indexOf('</table>'))).toContain('01/11/2026');
   });
 
   it('an unknown time zone fails at once, naming it', async () => {

@@ -125,6 +125,41 @@ describe('certificate expiry classification', () => {
     expect(calendarDate('Nov 1 2026 10:00', 'UTC')).toBeNull();
   });
 
+  // Spec 03, Certificate: `expirationDate` is a "timestamp string", worded apart from `issueDate`'s "ISO 8601
+  // timestamp": epoch numbers and a zone named in words are timestamps too, and one the report cannot read is not
+  // "no expiration date".
+  it('“expirationDate | timestamp string”: reads epoch milliseconds and seconds and a zone given as UTC/GMT', () => {
+    expect(calendarDate('1793491200000', 'UTC')).toBe('2026-11-01');
+    expect(calendarDate('1793491200', 'UTC')).toBe('2026-11-01');
+    expect(calendarDate('1793491200000', 'America/New_York')).toBe('2026-10-31');
+    expect(calendarDate('2026-11-01T00:00:00 UTC', 'UTC')).toBe('2026-11-01');
+    expect(calendarDate('2026-11-01 23:00:00 GMT', 'Asia/Tokyo')).toBe('2026-11-02');
+    // 11 digits: seconds in the year 5138 or milliseconds in 1973; neither is read.
+    expect(calendarDate('17934912000', 'UTC')).toBeNull();
+    const byId = Object.fromEntries(
+      classifyCertificates(
+        [
+          cert('epoch', '1765000000000'),
+          cert('words', '2026-11-01T00:00:00 UTC'),
+          cert('ambiguous', '01/11/2026'),
+          cert('blank', '  '),
+          cert('none', null),
+        ],
+        { asOf: '2025-11-20', timeZone: 'UTC' },
+      ).map((c) => [c.id, c]),
+    );
+    expect(byId['epoch']).toMatchObject({ bucket: 'within_30', expiresOn: '2025-12-06', daysToExpiry: 16 });
+    expect(byId['words']).toMatchObject({ bucket: 'not_expiring', expiresOn: '2026-11-01' });
+    expect(byId['ambiguous']).toMatchObject({
+      bucket: 'unreadable_expiration_date',
+      expirationDate: '01/11/2026',
+      expiresOn: null,
+    });
+    expect(byId['blank']?.bucket).toBe('no_expiration_date');
+    expect(byId['none']?.bucket).toBe('no_expiration_date');
+    expect(bucketLabel('unreadable_expiration_date')).toBe('Unreadable expiration date');
+  });
+
   it('classifies a zone-less expiry the same on a worker in any zone (the model run with TZ set)', () => {
     const values = ['2026-11-01T00:00:00', '2026-11-01 23:59:59', '2026-11-01T00:00:00Z'];
     const onWorkerIn = (tz: string) => {
@@ -179,6 +214,7 @@ describe('certificate expiry classification', () => {
       'Expiring in 61–90 days',
       'Expiring after 90 days',
       'No expiration date',
+      'Unreadable expiration date',
     ]);
   });
 
@@ -236,6 +272,7 @@ describe('certificate expiry rendering', () => {
       'Expiring in 61–90 days',
       'Expiring after 90 days',
       'No expiration date',
+      'Unreadable expiration date',
       'By supplier',
     ]);
     const expired = XLSX.utils.sheet_to_json<Record<string, unknown>>(book.Sheets['Expired']!);
