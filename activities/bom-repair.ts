@@ -14,6 +14,7 @@ import {
   repairCandidateSchema,
   RepairReadCache,
   type BomRepairEntry,
+  type LineWrite,
   type RepairCandidate,
 } from '../connectors/bom-repair/repair';
 import { listBatchResults } from '../connectors/bom-repair/batch-listing';
@@ -33,7 +34,7 @@ import {
   storeBomMark,
   ScanReport,
 } from '../connectors/bom-repair/scan';
-import { stagingRefSchema, type StagingRef } from '../connectors/staging';
+import { stagingRefSchema, type OutcomeOf, type StagingRef } from '../connectors/staging';
 import { storedLocation } from '../connectors/storage';
 import { isTraceabilityApiError } from '../connectors/traceability';
 import {
@@ -171,7 +172,7 @@ export function createBomRepairActivities(deps: Pick<ActivityDeps, 'client' | 'c
         const input = batchInputSchema.parse(raw);
         const run = bomRepairRun(dataDir, input.runKey);
         const journal = run.journal(Math.floor(input.offset / input.limit));
-        const { done } = await journal.resume();
+        const { done, pending: writes } = await journal.resume();
         const pending: RepairCandidate[] = [];
         const order: string[] = [];
         let index = 0;
@@ -188,7 +189,7 @@ export function createBomRepairActivities(deps: Pick<ActivityDeps, 'client' | 'c
         const batch = Math.floor(input.offset / input.limit);
         // (Listed in the candidates' order, not the order their lanes finished in.)
         const resultOf = async (
-          outcomes: ReadonlyMap<string, BomRepairEntry>,
+          outcomes: ReadonlyMap<string, OutcomeOf<BomRepairEntry>>,
         ): Promise<BomRepairBatchResult> => {
           const results = order.flatMap((id) => {
             const result = outcomes.get(id)?.result;
@@ -203,7 +204,16 @@ export function createBomRepairActivities(deps: Pick<ActivityDeps, 'client' | 'c
               pending,
               () => deps.client.lanes(PRODUCT_LANES),
               async (candidate) => {
-                const result = await repairProductBoms(deps.client, candidate, options, cache);
+                // Lines an earlier attempt wrote no longer look broken: they are reported and verified from the
+                // journal, where each line repair is written before its PUT.
+                const written = [...writes.values()].filter((write) => write.productId === candidate.id);
+                const beforeWrite = (write: LineWrite) => journal.append(write);
+                const result = await repairProductBoms(
+                  deps.client,
+                  candidate,
+                  { ...options, written, beforeWrite },
+                  cache,
+                );
                 return {
                   kind: 'outcome',
                   productId: candidate.id,

@@ -16,6 +16,7 @@ import {
   componentRefSchema,
   keptKey,
   lacksComponent,
+  lineViewSchema,
   matchCopiedLines,
   readHeaders,
   readLines,
@@ -115,16 +116,41 @@ export function hasFindings(result: ProductRepairResult): boolean {
   return result.problem !== undefined || result.headers.length > 0;
 }
 
+const basisSchema = lineOutcomeSchema.shape.basis.unwrap();
+
 /**
- * A batch's journal line: a product settled, with its findings (null: nothing to report). A retried attempt skips
- * the settled products and keeps their findings, which a rerun could not see again (a repaired line no longer
- * looks broken).
+ * A line repair about to be written (journalled before its PUT): a retried attempt of the batch, which no longer
+ * sees the line as broken once the PUT landed, still reports it as repaired and verifies it against `before`.
  */
-const bomRepairEntrySchema = z.strictObject({
-  kind: z.literal('outcome'),
+const lineWriteSchema = z.strictObject({
+  kind: z.literal('intent'),
   productId: z.string(),
-  result: productRepairResultSchema.nullable(),
+  headerId: z.string(),
+  sourceHeaderId: z.string(),
+  sourceProductId: z.string(),
+  lineId: z.string(),
+  /** The copy as read before the PUT: the kept values verification compares. */
+  before: lineViewSchema,
+  component: componentRefSchema,
+  sourceLineId: z.string(),
+  basis: basisSchema,
 });
+export type LineWrite = z.infer<typeof lineWriteSchema>;
+
+/**
+ * A batch's journal lines: a line repair about to be written (`intent`), and a product settled with its findings
+ * (`outcome`, null: nothing to report). A retried attempt skips the settled products and keeps their findings, and
+ * for a product not settled it knows the lines already written: a rerun could not see either again (a repaired line
+ * no longer looks broken).
+ */
+const bomRepairEntrySchema = z.discriminatedUnion('kind', [
+  z.strictObject({
+    kind: z.literal('outcome'),
+    productId: z.string(),
+    result: productRepairResultSchema.nullable(),
+  }),
+  lineWriteSchema,
+]);
 export type BomRepairEntry = z.infer<typeof bomRepairEntrySchema>;
 
 /**
@@ -135,7 +161,8 @@ export const bomRepairRun = (dataDir: string, runKey: string): RunFolder<BomRepa
   new RunFolder(dataDir, runKey, [], {
     folder: 'journal',
     schema: bomRepairEntrySchema,
-    keyOf: (entry) => entry.productId,
+    // A line write is its own record (each stays pending: no outcome settles it), a product's outcome another.
+    keyOf: (entry) => (entry.kind === 'intent' ? `${entry.productId} line ${entry.lineId}` : entry.productId),
   });
 
 /** How a fork's source BOM is found: by name on the ancestors (see `pickSourceHeader`). */
@@ -250,6 +277,10 @@ export interface RepairOptions {
   acceptCurrentSource?: boolean;
   /** Source snapshots the safe write path kept: used instead of the current source when one is this fork's record. */
   snapshots?: ForkSnapshotStore;
+  /** Line repairs an earlier attempt journalled for this product: reported and verified, not written again. */
+  written?: readonly LineWrite[];
+  /** Journals a line repair before its PUT (see `written`). */
+  beforeWrite?: (write: LineWrite) => Promise<void>;
 }
 
 /** The source line was changed by a write after the fork (or when the fork time is unknown, ever changed). */
@@ -294,8 +325,8 @@ export class RepairReadCache {
 }
 
 interface PlannedRepair {
-  line: BomLine;
-  match: Extract<LineMatch, { kind: 'match' }>;
+  line: LineView;
+  match: Pick<Extract<LineMatch, { kind: 'match' }>, 'lineId' | 'sourceLineId' | 'component'>;
   basis: NonNullable<LineOutcome['basis']>;
 }
 
@@ -328,15 +359,102 @@ export async function repairProductBoms(
   for (const owned of candidate.ownedHeaders) {
     const lines = await readLines(client, owned.id);
     const copies = lines.filter(lacksComponent);
-    if (copies.length === 0) continue;
+    const broken = new Set(copies.map((line) => line.id));
+    // Repairs an earlier attempt wrote (a line still without its component was not written: it is planned again).
+    const earlier = new Map<string, LineWrite>();
+    for (const write of options.written ?? [])
+      if (write.headerId === owned.id && !broken.has(write.lineId)) earlier.set(write.lineId, write);
+    if (copies.length === 0 && earlier.size === 0) continue;
+    const first = [...earlier.values()][0];
     const header: HeaderOutcome = {
       headerId: owned.id,
       name: owned.name,
-      linesWithoutComponent: copies.length,
-      sourceHeaderId: null,
-      sourceProductId: null,
+      linesWithoutComponent: copies.length + earlier.size,
+      sourceHeaderId: first?.sourceHeaderId ?? null,
+      sourceProductId: first?.sourceProductId ?? null,
     };
     result.headers.push(header);
+    const written: PlannedRepair[] = [...earlier.values()].map((write) => ({
+      line: write.before,
+      match: { lineId: write.lineId, sourceLineId: write.sourceLineId, component: write.component },
+      basis: write.basis,
+    }));
+    if (written.length > 0) wrote = true;
+    const planned = copies.length === 0 ? [] : await planHeader(owned, lines, copies, header);
+    if (options.dryRun) {
+      for (const { match, basis } of planned) {
+        recordLine(result, {
+          headerId: owned.id,
+          lineId: match.lineId,
+          outcome: 'would_repair',
+          component: match.component,
+          sourceLineId: match.sourceLineId,
+          basis,
+        });
+      }
+      continue;
+    }
+
+    for (const plan of planned) {
+      await options.beforeWrite?.({
+        kind: 'intent',
+        productId: candidate.id,
+        headerId: owned.id,
+        sourceHeaderId: header.sourceHeaderId ?? '',
+        sourceProductId: header.sourceProductId ?? '',
+        lineId: plan.line.id,
+        before: lineViewSchema.parse(plan.line),
+        component: plan.match.component,
+        sourceLineId: plan.match.sourceLineId,
+        basis: plan.basis,
+      });
+      try {
+        await client.boms.replaceLine(
+          plan.line.id,
+          repairLineBody(plan.line, candidate.id, plan.match.component),
+        );
+        written.push(plan);
+        wrote = true;
+      } catch (error) {
+        if (!isTraceabilityApiError(error) || error.retryable) throw error;
+        recordLine(result, {
+          headerId: owned.id,
+          lineId: plan.line.id,
+          outcome: 'failed',
+          component: plan.match.component,
+          reason: `${error.code}: ${error.message}`,
+        });
+      }
+    }
+    if (written.length === 0) continue;
+    const after = new Map((await readLines(client, owned.id)).map((line) => [line.id, line]));
+    for (const { line, match, basis } of written) {
+      const problem = verifyRepaired(line, after.get(line.id), match.component);
+      if (problem) allVerified = false;
+      recordLine(result, {
+        headerId: owned.id,
+        lineId: line.id,
+        outcome: problem ? 'failed' : 'repaired',
+        component: match.component,
+        sourceLineId: match.sourceLineId,
+        basis,
+        ...(problem ? { reason: `verification: ${problem}` } : {}),
+      });
+    }
+  }
+  result.verified = wrote ? allVerified : null;
+  return result;
+
+  /**
+   * The repairs of one owned header's copies: its source found on the nearest ancestor, each copy matched. What
+   * cannot be repaired (no source, an ambiguous one, a copy without a match) is recorded and left out.
+   */
+  async function planHeader(
+    owned: RepairCandidate['ownedHeaders'][number],
+    lines: readonly BomLine[],
+    copies: readonly BomLine[],
+    header: HeaderOutcome,
+  ): Promise<PlannedRepair[]> {
     const leaveAll = (reason: string) => {
       header.problem = reason;
       for (const line of copies)
@@ -348,7 +466,7 @@ export async function repairProductBoms(
       leaveAll(
         `'${owned.name}' has no ' (Copy)' suffix (renamed when it forked?): give its source name in sourceNames`,
       );
-      continue;
+      return [];
     }
     const ancestors = (async function* () {
       for (const ancestorId of ancestorsNearestFirst(candidate))
@@ -384,11 +502,11 @@ export async function repairProductBoms(
           ...(candidates ? { candidates } : {}),
         });
       }
-      continue;
+      return [];
     }
     if (pick.kind === 'not_found') {
       leaveAll(`source not found: ${pick.reason}`);
-      continue;
+      return [];
     }
     header.sourceHeaderId = pick.header.id;
     header.sourceProductId = pick.ancestorId;
@@ -447,58 +565,8 @@ export async function repairProductBoms(
         });
       }
     }
-    if (options.dryRun) {
-      for (const { match, basis } of planned) {
-        recordLine(result, {
-          headerId: owned.id,
-          lineId: match.lineId,
-          outcome: 'would_repair',
-          component: match.component,
-          sourceLineId: match.sourceLineId,
-          basis,
-        });
-      }
-      continue;
-    }
-
-    const written: PlannedRepair[] = [];
-    for (const plan of planned) {
-      try {
-        await client.boms.replaceLine(
-          plan.line.id,
-          repairLineBody(plan.line, candidate.id, plan.match.component),
-        );
-        written.push(plan);
-        wrote = true;
-      } catch (error) {
-        if (!isTraceabilityApiError(error) || error.retryable) throw error;
-        recordLine(result, {
-          headerId: owned.id,
-          lineId: plan.line.id,
-          outcome: 'failed',
-          component: plan.match.component,
-          reason: `${error.code}: ${error.message}`,
-        });
-      }
-    }
-    if (written.length === 0) continue;
-    const after = new Map((await readLines(client, owned.id)).map((line) => [line.id, line]));
-    for (const { line, match, basis } of written) {
-      const problem = verifyRepaired(line, after.get(line.id), match.component);
-      if (problem) allVerified = false;
-      recordLine(result, {
-        headerId: owned.id,
-        lineId: line.id,
-        outcome: problem ? 'failed' : 'repaired',
-        component: match.component,
-        sourceLineId: match.sourceLineId,
-        basis,
-        ...(problem ? { reason: `verification: ${problem}` } : {}),
-      });
-    }
+    return planned;
   }
-  result.verified = wrote ? allVerified : null;
-  return result;
 }
 
 /** The re-read line must carry the intended reference and the same kept values as before the write. */
