@@ -34,7 +34,21 @@ import {
   storeBomMark,
   ScanReport,
 } from '../connectors/bom-repair/scan';
-import { stagingRefSchema, type OutcomeOf, type StagingRef } from '../connectors/staging';
+import {
+  readStoredJson,
+  stagingRefSchema,
+  storeJson,
+  type OutcomeOf,
+  type StagingRef,
+} from '../connectors/staging';
+import {
+  RETRY_NOTE,
+  retryFolder,
+  retryNoteSchema,
+  retryProductIds,
+  unsettledReason,
+  updateRetryEntry,
+} from '../connectors/bom-repair/retry-list';
 import { storedLocation } from '../connectors/storage';
 import { isTraceabilityApiError } from '../connectors/traceability';
 import {
@@ -114,6 +128,31 @@ const mapFailure = failureMapper(invalidInput, (error) =>
   error instanceof CorruptBomMarkError ? nonRetryable(error, 'CorruptHighWaterMark') : undefined,
 );
 
+/**
+ * In a `sinceLastRun` run that is not a dry run (its scan left a note naming the mark), each product of the batch
+ * is kept on the mark's to-retry list while its result leaves something unsettled, and dropped once nothing is.
+ */
+async function keepUnsettled(
+  run: ReturnType<typeof bomRepairRun>,
+  dryRun: boolean,
+  order: readonly string[],
+  outcomes: ReadonlyMap<string, OutcomeOf<BomRepairEntry>>,
+): Promise<void> {
+  if (dryRun) return;
+  const note = await readStoredJson(run.file(RETRY_NOTE), retryNoteSchema);
+  if (!note) return;
+  const folder = retryFolder(run.dataDir, note.markName);
+  const listed = new Set(note.listed);
+  for (const id of order) {
+    const outcome = outcomes.get(id);
+    if (!outcome) continue;
+    const reason = unsettledReason(outcome.result);
+    if (reason === null && !listed.has(id)) continue;
+    const externalId = outcome.result?.externalId ?? null;
+    await updateRetryEntry(folder, { productId: id, externalId }, reason);
+  }
+}
+
 export function createBomRepairActivities(deps: Pick<ActivityDeps, 'client' | 'config'>) {
   const { dataDir } = deps.config;
   const snapshots = new ForkSnapshotStore(join(dataDir, 'bom-repair', 'fork-snapshots'));
@@ -134,18 +173,34 @@ export function createBomRepairActivities(deps: Pick<ActivityDeps, 'client' | 'c
           // Named where it is kept: on S3 its s3:// location, not this worker's path.
           highWaterMark = { file: storedLocation(file), fromMs, nextMs: nextBomMark(fromMs, scanStartedMs) };
         }
-        const filter = highWaterMark ? { headersChangedSinceMs: highWaterMark.fromMs } : {};
+        // A sinceLastRun run also looks again at the products earlier runs of its mark left unsettled.
+        const retry =
+          input.selector.kind === 'sinceLastRun' ? retryFolder(dataDir, input.selector.markName) : undefined;
+        const retryIds = new Set(retry ? await retryProductIds(retry) : []);
+        const filter = highWaterMark
+          ? { headersChangedSinceMs: highWaterMark.fromMs, retryProductIds: retryIds }
+          : {};
+        const staged = new Set<string>();
         const ref = await withHeartbeats(async (progress) => {
           const candidates = (async function* () {
             let count = 0;
             for await (const candidate of scanRepairCandidates(deps.client, input.selector, report, filter)) {
+              staged.add(candidate.id);
               progress({ candidates: ++count, scanned: report.scanned });
               yield candidate;
             }
           })();
           return run.staging.putNdjson(run.key('candidates.ndjson'), candidates);
         });
+        if (retry && input.selector.kind === 'sinceLastRun') {
+          // A kept product that owns no BOM header now (or is gone) has nothing left to repair.
+          for (const id of retryIds)
+            if (!staged.has(id)) await updateRetryEntry(retry, { productId: id, externalId: null }, null);
+          const listed = [...retryIds].filter((id) => staged.has(id));
+          await storeJson(run.file(RETRY_NOTE), { markName: input.selector.markName, listed });
+        }
         log.info('BOM repair candidates staged', {
+          retried: retryIds.size,
           scanned: report.scanned,
           candidates: ref.items,
           notFound: report.notFound.length,
@@ -195,6 +250,7 @@ export function createBomRepairActivities(deps: Pick<ActivityDeps, 'client' | 'c
             const result = outcomes.get(id)?.result;
             return result ? [result] : [];
           });
+          await keepUnsettled(run, input.dryRun, order, outcomes);
           return { processed: outcomes.size, results: await listBatchResults(run, batch, results) };
         };
         try {
@@ -253,6 +309,7 @@ export function createBomRepairActivities(deps: Pick<ActivityDeps, 'client' | 'c
       const run = bomRepairRun(dataDir, runKeySchema.parse(input.runKey));
       await run.staging.remove(run.key('candidates.ndjson'));
       await run.staging.remove(run.key('journal'));
+      await run.staging.remove(run.key(RETRY_NOTE));
     },
 
     /** The connectors' own BOM edit through a product: forks are repaired from a snapshot (see `safeBomWrite`). */

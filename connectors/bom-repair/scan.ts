@@ -45,7 +45,11 @@ export class ScanReport {
 }
 
 /** Only candidates with an owned header created or changed at or after this instant (ms), when set. */
-type ScanFilter = { headersChangedSinceMs?: number };
+type ScanFilter = {
+  headersChangedSinceMs?: number;
+  /** Products an earlier `sinceLastRun` run left unsettled (retry-list.ts): every owned header is looked at. */
+  retryProductIds?: ReadonlySet<string>;
+};
 
 const includeSchema = z.array(bomHeaderSchema);
 
@@ -94,7 +98,8 @@ async function candidateOf(
   }
   let owned = ownedHeaders(headers);
   const since = filter.headersChangedSinceMs;
-  if (since !== undefined) owned = owned.filter((header) => changedAtMs(header) >= since);
+  if (since !== undefined && !filter.retryProductIds?.has(product.id))
+    owned = owned.filter((header) => changedAtMs(header) >= since);
   if (owned.length === 0) return undefined;
   return {
     id: product.id,

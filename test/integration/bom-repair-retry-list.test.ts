@@ -1,0 +1,90 @@
+/**
+ * The scheduled repair (`sinceLastRun`) looks at BOM headers created or changed since its mark, and moves the mark
+ * once a run finished. A fork it left unrepaired (ambiguous, unmatched or failed lines) does not change again, so
+ * without a list of its own it would never be looked at again: spec 02, "Copy fidelity caveat": "Clients re-read the
+ * copied lines and re-apply references" - a fork left for later must come back until it is settled.
+ */
+import { existsSync, writeFileSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
+import path from 'node:path';
+import { bomMarkFile } from '../../connectors/bom-repair/scan';
+import { DEMO_IDS } from '../../sandbox/seed/demo-catalogue';
+import { TraceJob } from '../../worker/search-attributes';
+import { bomRepair } from '../../workflows';
+import type { RepairBomForksResult, RepairBomInput } from '../../workflows/bom-repair';
+import { startTestStack, type TestStack } from '../harness';
+import { buildTree, forkThroughSku, linesOf, TEE_LINES, type LineSpec } from './bom-trees';
+
+const SLEEVE = 'bomplc_demo_sleeve';
+/** Two lines a copy cannot tell apart: same placement and values, different components (always ambiguous). */
+const LOOKALIKE_LINES: Array<Omit<LineSpec, 'entity' | 'bomHeaderId'>> = [
+  { component: { styleId: DEMO_IDS.button }, placementId: SLEEVE, quantity: 2, quantityUnit: 'PIECES' },
+  { component: { styleId: DEMO_IDS.zipper }, placementId: SLEEVE, quantity: 2, quantityUnit: 'PIECES' },
+];
+
+describe('bomRepair sinceLastRun keeps the forks it left unrepaired for its next run', () => {
+  let stack: TestStack;
+  const run = (input: RepairBomInput, name: string): Promise<RepairBomForksResult> =>
+    stack.client.workflow.execute(bomRepair, {
+      args: [input],
+      taskQueue: stack.taskQueue,
+      workflowId: stack.workflowId(`bom-repair-retry-list-${name}`),
+      typedSearchAttributes: [{ key: TraceJob, value: 'bom-repair' }],
+    });
+
+  beforeAll(async () => {
+    stack = await startTestStack({ sandbox: { childLinkDelayMs: 300, rateLimitPerMinute: 100_000 } });
+  }, 60_000);
+
+  afterAll(async () => {
+    await stack?.stop();
+  });
+
+  it('an ambiguous fork is looked at again by the next sinceLastRun run though the mark moved past it, until it is settled', async () => {
+    const markName = `retry-${Date.now()}`;
+    const retryEntry = (productId: string) =>
+      path.join(
+        stack.config.dataDir,
+        'bom-repair',
+        `to-retry-${markName}`,
+        `${encodeURIComponent(productId)}.json`,
+      );
+    /** The mark moved past every header there is (as a later run's would, once the fork is older than its margin). */
+    const markPastEveryHeader = () => {
+      const file = bomMarkFile(stack.config.dataDir, markName);
+      mkdirSync(path.dirname(file), { recursive: true });
+      writeFileSync(
+        file,
+        JSON.stringify({ sinceMs: Date.now() + 3_600_000, storedAt: new Date().toISOString() }),
+      );
+    };
+    const tree = await buildTree(stack.apiClient, 'retrylist', [TEE_LINES[0]!, ...LOOKALIKE_LINES]);
+    const sku = tree.skus[1]!;
+    const forkId = await forkThroughSku(stack.apiClient, tree, sku, (l) => l.placementId !== SLEEVE);
+
+    const first = await run({ sinceLastRun: true, markName }, 'first');
+    expect(first.products.find((p) => p.productId === sku)).toMatchObject({ ambiguous: 2 });
+    expect(existsSync(retryEntry(sku))).toBe(true);
+
+    markPastEveryHeader();
+    const second = await run({ sinceLastRun: true, markName }, 'second');
+    expect(second.products.find((p) => p.productId === sku)).toMatchObject({ ambiguous: 2 });
+    expect(existsSync(retryEntry(sku))).toBe(true);
+
+    // The operator settles it by hand (each copy given its component): the next run finds nothing left and drops it.
+    const copies = (await linesOf(stack.apiClient, forkId)).filter((l) => l.styleId === null);
+    expect(copies).toHaveLength(2);
+    for (const [index, line] of copies.entries())
+      await stack.apiClient.boms.replaceLine(line.id, {
+        entity: { styleId: sku },
+        component: { styleId: index === 0 ? DEMO_IDS.button : DEMO_IDS.zipper },
+        placementId: SLEEVE,
+        quantity: 2,
+        quantityUnit: 'PIECES',
+      });
+    markPastEveryHeader();
+    const third = await run({ sinceLastRun: true, markName }, 'third');
+    expect(third.products.find((p) => p.productId === sku)).toBeUndefined();
+    expect(existsSync(retryEntry(sku))).toBe(false);
+  });
+});
