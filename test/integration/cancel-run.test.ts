@@ -1,4 +1,4 @@
-import { CancelledFailure, WorkflowFailedError } from '@temporalio/client';
+import { CancelledFailure, WorkflowFailedError, type WorkflowHandle } from '@temporalio/client';
 import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -51,6 +51,34 @@ describe('cancelling a run mid-batch', () => {
     expect(response.ok).toBe(true);
   };
 
+  /**
+   * Waits until the run writes (`writing`), cancels it, and checks it closes as cancelled within `closesWithinMs`;
+   * returns its description.
+   */
+  const cancelOnceWriting = async (
+    handle: WorkflowHandle,
+    writing: () => Promise<boolean>,
+    closesWithinMs: number,
+  ) => {
+    const deadline = Date.now() + 60_000;
+    while (!(await writing())) {
+      if (Date.now() > deadline) throw new Error(`${handle.workflowId} never started writing`);
+      await sleep(200);
+    }
+    const cancelledAt = Date.now();
+    await handle.cancel();
+    const failure = await handle.result().then(
+      () => undefined,
+      (error: unknown) => error,
+    );
+    expect(failure).toBeInstanceOf(WorkflowFailedError);
+    expect((failure as WorkflowFailedError).cause).toBeInstanceOf(CancelledFailure);
+    expect(Date.now() - cancelledAt).toBeLessThan(closesWithinMs);
+    const described = await handle.describe();
+    expect(described.status.name).toBe('CANCELLED');
+    return described;
+  };
+
   beforeAll(async () => {
     dir = await mkdtemp(path.join(tmpdir(), 'cancel-run-it-'));
     stack = await startTestStack({ config: { dataDir: path.join(dir, 'data') } });
@@ -73,25 +101,12 @@ describe('cancelling a run mid-batch', () => {
       taskQueue: stack.taskQueue,
       workflowId: stack.workflowId('plm-cancel'),
     });
-    const deadline = Date.now() + 60_000;
-    while ((await platformProducts()).length < 5) {
-      if (Date.now() > deadline) throw new Error('the batch never started writing');
-      await sleep(200);
-    }
-
-    const cancelledAt = Date.now();
-    await handle.cancel();
-    const failure = await handle.result().then(
-      () => undefined,
-      (error: unknown) => error,
-    );
-    expect(failure).toBeInstanceOf(WorkflowFailedError);
-    expect((failure as WorkflowFailedError).cause).toBeInstanceOf(CancelledFailure);
-    const closedAt = Date.now();
-    const described = await handle.describe();
-    expect(described.status.name).toBe('CANCELLED');
     // The cancel reaches the batch through its next heartbeat (a few seconds), and the writes in flight finish.
-    expect(closedAt - cancelledAt).toBeLessThan(15_000);
+    const described = await cancelOnceWriting(
+      handle,
+      async () => (await platformProducts()).length >= 5,
+      15_000,
+    );
 
     // Nothing is written after the run closed: the platform's count stays where it was.
     const atClose = await platformProducts();
@@ -153,22 +168,11 @@ describe('cancelling a run mid-batch', () => {
       taskQueue: stack.taskQueue,
       workflowId: stack.workflowId('erp-cancel'),
     });
-    const deadline = Date.now() + 60_000;
-    while ((await platformOrders()).length < 3) {
-      if (Date.now() > deadline) throw new Error('the batch never started pushing');
-      await sleep(200);
-    }
-
-    const cancelledAt = Date.now();
-    await handle.cancel();
-    const failure = await handle.result().then(
-      () => undefined,
-      (error: unknown) => error,
+    const described = await cancelOnceWriting(
+      handle,
+      async () => (await platformOrders()).length >= 3,
+      15_000,
     );
-    expect((failure as WorkflowFailedError).cause).toBeInstanceOf(CancelledFailure);
-    expect(Date.now() - cancelledAt).toBeLessThan(15_000);
-    const described = await handle.describe();
-    expect(described.status.name).toBe('CANCELLED');
 
     const atClose = await platformOrders();
     expect(atClose.length).toBeLessThan(ORDERS);
@@ -220,23 +224,9 @@ describe('cancelling a run mid-batch', () => {
       taskQueue: stack.taskQueue,
       workflowId: stack.workflowId('bom-cancel'),
     });
-    const deadline = Date.now() + 60_000;
-    while ((await broken()) > before - 2) {
-      if (Date.now() > deadline) throw new Error('the batch never started repairing');
-      await sleep(200);
-    }
-    const cancelledAt = Date.now();
-    await handle.cancel();
-    const failure = await handle.result().then(
-      () => undefined,
-      (error: unknown) => error,
-    );
-    expect((failure as WorkflowFailedError).cause).toBeInstanceOf(CancelledFailure);
     // The products under way (8 at once, each a few calls paced at 2 a second, waiting out the key's window) are
     // finished first, never a product half repaired: at this allowance that takes up to a minute.
-    expect(Date.now() - cancelledAt).toBeLessThan(120_000);
-    const described = await handle.describe();
-    expect(described.status.name).toBe('CANCELLED');
+    const described = await cancelOnceWriting(handle, async () => (await broken()) <= before - 2, 120_000);
 
     // Longer than for the other jobs: a batch left running waits out the key's window between its writes.
     const atClose = await broken();
