@@ -33,3 +33,47 @@ export function usesDate1904(workbook: XLSX.WorkBook): boolean {
 export function serialIn1900System(serial: number, date1904: boolean): number {
   return date1904 ? serial + DATE1904_SHIFT_DAYS : serial;
 }
+
+/** The sheet a reader reads, and the hidden sheets with cells passed over before it (for a warning). */
+export interface PickedSheet {
+  name: string | undefined;
+  skippedHidden: string[];
+}
+
+function isHidden(workbook: XLSX.WorkBook, name: string): boolean {
+  // 1 is hidden, 2 "very hidden" (only a macro can show it).
+  return (workbook.Workbook?.Sheets?.find((sheet) => sheet.name === name)?.Hidden ?? 0) !== 0;
+}
+
+function hasCells(workbook: XLSX.WorkBook, name: string): boolean {
+  return Boolean(workbook.Sheets[name]?.['!ref']);
+}
+
+/**
+ * The sheet named by the user (read even if hidden; undefined when the workbook has none of that name), else the first
+ * visible sheet with cells, else the first visible sheet. A hidden sheet (a template's archived copy, a lookup list)
+ * is one Excel users never see, so it is never read by default.
+ */
+export function pickSheet(workbook: XLSX.WorkBook, named?: string): PickedSheet {
+  if (named !== undefined)
+    return { name: workbook.SheetNames.includes(named) ? named : undefined, skippedHidden: [] };
+  const visible = workbook.SheetNames.filter((name) => !isHidden(workbook, name));
+  const name =
+    visible.find((candidate) => hasCells(workbook, candidate)) ?? visible[0] ?? workbook.SheetNames[0];
+  const before =
+    name === undefined
+      ? workbook.SheetNames
+      : workbook.SheetNames.slice(0, workbook.SheetNames.indexOf(name));
+  return {
+    name,
+    skippedHidden: before.filter(
+      (candidate) => isHidden(workbook, candidate) && hasCells(workbook, candidate),
+    ),
+  };
+}
+
+/** The warning naming hidden sheets a reader passed over, the same in both jobs. */
+export function hiddenSheetsWarning(skippedHidden: readonly string[], read: string): string {
+  const names = skippedHidden.map((name) => `'${name}'`).join(', ');
+  return `hidden sheet(s) ${names} were not read (Excel does not show them); read the first visible sheet '${read}' (name a sheet to read a hidden one)`;
+}

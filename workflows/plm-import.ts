@@ -53,7 +53,7 @@ export const plmImportInputSchema = z.strictObject({
   batchSize: z.number().int().min(1).max(1000).optional(),
   /** Archived products the sheet names are unarchived (their children stay archived) and updated; default: rejected. */
   unarchive: z.boolean().optional(),
-  /** xlsx/xls: the sheet to read (default: the mapping's `sheet`, else the first sheet with cells). */
+  /** xlsx/xls: the sheet to read (default: the mapping's `sheet`, else the first visible sheet with cells). */
   sheet: z.string().min(1).optional(),
   /** Plan, then wait for the signal `approve` or `reject` before writing (see workflows/approval.ts). */
   approval: approvalInputSchema.optional(),

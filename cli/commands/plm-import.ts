@@ -71,7 +71,7 @@ export function plmImportCommand(): Command {
     )
     .option(
       '--sheet <name>',
-      'xlsx/xls: the sheet to read (default: the mapping\'s "sheet", else the first sheet)',
+      'xlsx/xls: the sheet to read (default: the mapping\'s "sheet", else the first visible sheet with cells)',
     )
     .option(
       '--approve',

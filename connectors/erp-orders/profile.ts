@@ -88,7 +88,7 @@ export const mappingProfileSchema = z
     unitAliases: z.record(z.string().min(1), unitSchema).default({}),
     /** The export lists every line of each order it contains: lines missing from it are deleted. */
     complete: z.boolean().default(false),
-    /** xlsx: the sheet to read (default: the first). */
+    /** xlsx: the sheet to read, even a hidden one (default: the first visible sheet with cells). */
     sheet: z.string().min(1).optional(),
     /**
      * Responsible persons' e-mails → their platform user ids (e-mails match case-insensitively), for exports that name

@@ -354,7 +354,7 @@ export async function prepareRun(
     orders: built.drafts.length + built.rejections.length,
     rejectedAtRead: built.rejections.length,
     rows: table.rows.length,
-    warnings: built.warnings.slice(0, 20),
+    warnings: [...(table.warnings ?? []), ...built.warnings].slice(0, 20),
     snapshot: {
       mode: snapshot.mode,
       existingOrders: snapshot.existing.size,

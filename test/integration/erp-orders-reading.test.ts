@@ -251,6 +251,46 @@ describe('erpOrders reading exports, on real Temporal and the sandbox', () => {
       expect(order?.deliveryDate).toBe('2024-03-02');
     });
   });
+  describe('xlsx sheets Excel users see', () => {
+    const ORDER_HEADER = [
+      'order_number',
+      'supplier_code',
+      'line_number',
+      'product_external_id',
+      'quantity',
+      'unit',
+    ];
+    const bookOf = (sheets: ReadonlyArray<{ name: string; rows: unknown[][]; hidden?: 1 }>): Buffer => {
+      const book = XLSX.utils.book_new();
+      for (const sheet of sheets)
+        XLSX.utils.book_append_sheet(
+          book,
+          XLSX.utils.aoa_to_sheet([ORDER_HEADER, ...sheet.rows]),
+          sheet.name,
+        );
+      book.Workbook = { Sheets: sheets.map((sheet) => ({ name: sheet.name, Hidden: sheet.hidden ?? 0 })) };
+      return XLSX.write(book, { type: 'buffer', bookType: 'xlsx' }) as Buffer;
+    };
+
+    // A hidden sheet (an archived copy, a lookup list) is one Excel users never see.
+    it('a hidden first sheet is not read: the first visible sheet is, and a warning names the hidden one', async () => {
+      const file = path.join(dir, 'hidden-first.xlsx');
+      await writeFile(
+        file,
+        bookOf([
+          { name: 'Archive', rows: [['HID-OLD-1', 'SUP-1001', 1, 'PLM-TEE-001-BLK', 99, 'pcs']], hidden: 1 },
+          { name: 'Orders', rows: [['HID-NEW-1', 'SUP-1001', 1, 'PLM-TEE-001-BLK', 7, 'pcs']] },
+        ]),
+      );
+      const result = await push({ file });
+      expect(result.orders).toMatchObject({ created: 1, rejected: 0 });
+      expect(await copiesOf('HID-OLD-1')).toEqual([]);
+      expect(await linesOf('HID-NEW-1')).toEqual(['1:7']);
+      expect(result.warnings).toEqual(
+        expect.arrayContaining([expect.stringMatching(/hidden sheet\(s\) 'Archive'.* not read/)]),
+      );
+    });
+  });
   // Approval (README, "erp-orders --approve"): the plan lists "creates, updates, deletes, rejects"; an order the
   // reader refused is a reject of the run as much as one the API would refuse, and the operator approves the plan.
   it('the approval plan counts and lists the orders refused while reading the export', async () => {

@@ -163,6 +163,44 @@ describe('PLM import follows the spec rules (issue 15)', () => {
     });
   });
 
+  describe('sheets Excel users see', () => {
+    const bookOf = (sheets: ReadonlyArray<{ name: string; rows: Row[]; hidden?: 1 }>): Buffer => {
+      const book = XLSX.utils.book_new();
+      for (const sheet of sheets) {
+        XLSX.utils.book_append_sheet(
+          book,
+          XLSX.utils.aoa_to_sheet([
+            [...HEADER],
+            ...sheet.rows.map((row) => HEADER.map((column) => row[column] ?? '')),
+          ]),
+          sheet.name,
+        );
+      }
+      book.Workbook = { Sheets: sheets.map((sheet) => ({ name: sheet.name, Hidden: sheet.hidden ?? 0 })) };
+      return XLSX.write(book, { type: 'buffer', bookType: 'xlsx' }) as Buffer;
+    };
+
+    // A template keeps its archived copy in a hidden first sheet; Excel users never see it.
+    it('a hidden first sheet is not read: the first visible sheet is, a warning names the hidden one; a sheet named explicitly is read even if hidden', async () => {
+      const sheet = await file(
+        'hidden-first.xlsx',
+        bookOf([
+          { name: 'Archive 2023', rows: family('HID1', { style: { name: 'OLD NAME (2023)' } }), hidden: 1 },
+          { name: 'Products', rows: family('HID1', { style: { name: 'Current name' } }) },
+        ]),
+      );
+      const result = await run({ file: sheet, profile: 'native' });
+      expect(result).toMatchObject({ sheetName: 'Products', products: { created: 3, rejected: 0 } });
+      expect(result.warnings).toEqual(
+        expect.arrayContaining([expect.stringMatching(/hidden sheet\(s\) 'Archive 2023'.* not read/)]),
+      );
+      expect(await product('HID1')).toMatchObject({ name: 'Current name' });
+      const picked = await run({ file: sheet, profile: 'native', sheet: 'Archive 2023', dryRun: true });
+      expect(picked).toMatchObject({ sheetName: 'Archive 2023' });
+      expect(picked.warnings.join('\n')).not.toMatch(/hidden/);
+    });
+  });
+
   describe('9. dry runs look like real runs', () => {
     it('a dry run writes the same rejects file a real run would, and its plan counts archived and skipped rows', async () => {
       const rows = [

@@ -37,7 +37,7 @@ export function formatOfFile(fileName: string): ExportFormat {
 export interface ReadOptions {
   /** Overrides the format the extension implies. */
   format?: ExportFormat;
-  /** xlsx: the sheet to read (default the first). */
+  /** xlsx: the sheet to read, even a hidden one (default: the first visible sheet with cells). */
   sheet?: string;
   /** xlsx: refuse workbooks declaring more uncompressed bytes than this (default `MAX_XLSX_UNCOMPRESSED_BYTES`). */
   maxUncompressedBytes?: number;

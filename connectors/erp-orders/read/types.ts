@@ -45,6 +45,8 @@ export interface ExportTable {
   headerRow?: number;
   /** xlsx only: the workbook counts date serials from 1904-01-01 (its 1904 date system), not from 1900. */
   date1904?: boolean;
+  /** xlsx only: what the user should know of how the file was read (hidden sheets passed over...). */
+  warnings?: string[];
   /** csv only: how the file was written, so the rejects file can be written the same way. */
   csvDialect?: CsvDialect;
 }

@@ -7,7 +7,7 @@ import {
   restoreRejectsCell,
   workbookCellError,
 } from '../../input-limits';
-import { usesDate1904, zeroPaddedText } from '../../workbook-cells';
+import { hiddenSheetsWarning, pickSheet, usesDate1904, zeroPaddedText } from '../../workbook-cells';
 import { asExportReadError, uniqueHeader } from './csv';
 import { ExportReadError, isRejectsHeader, type CellValue, type ExportTable, type SourceRow } from './types';
 
@@ -113,7 +113,7 @@ export function readXlsxFile(
 }
 
 /**
- * Reads the named sheet (default: the first) of an xlsx workbook. Cells keep their types: dates stay Excel
+ * Reads the named sheet (default: the first visible sheet with cells, `pickSheet`) of an xlsx workbook. Cells keep their types: dates stay Excel
  * serial numbers (the date rules turn them into `YYYY-MM-DD`; `date1904` says they count from 1904), text stays
  * text, a whole number in a zero-padding format reads as the text Excel shows (`connectors/workbook-cells.ts`). Row numbers are the sheet's.
  * Merged ranges below the header give their value to every cell they cover; error cells (`#N/A`...) read as
@@ -151,7 +151,7 @@ function readWorkbookSheet(
   } catch (error) {
     throw new ExportReadError(`not a readable xlsx workbook: ${(error as Error).message}`);
   }
-  const name = sheetName ?? workbook.SheetNames[0];
+  const { name, skippedHidden } = pickSheet(workbook, sheetName);
   const sheet = name === undefined ? undefined : workbook.Sheets[name];
   if (!sheet || name === undefined) {
     throw new ExportReadError(
@@ -216,5 +216,6 @@ function readWorkbookSheet(
   }
   const table: ExportTable = { format: 'xlsx', columns, rows, sheetName: name, headerRow: headerRow + 1 };
   if (usesDate1904(workbook)) table.date1904 = true;
+  if (skippedHidden.length > 0) table.warnings = [hiddenSheetsWarning(skippedHidden, name)];
   return table;
 }

@@ -144,7 +144,9 @@ const commonSchema = {
     .string()
     .min(1)
     .optional()
-    .describe('xlsx/xls: the sheet to read (default the first sheet with cells); --sheet overrides it.'),
+    .describe(
+      'xlsx/xls: the sheet to read, even a hidden one (default the first visible sheet with cells); --sheet overrides it.',
+    ),
   skipRows: z
     .strictObject({
       whenBlank: z

@@ -24,7 +24,7 @@ export type CsvDelimiter = ',' | ';' | '\t' | '|';
 export const csvDelimiters: readonly CsvDelimiter[] = [',', ';', '\t', '|'];
 
 export interface ReadOptions {
-  /** xlsx/xls: which sheet; default the first sheet that has cells. */
+  /** xlsx/xls: which sheet, even a hidden one; default the first visible sheet that has cells (`pickSheet`). */
   sheetName?: string;
   /** csv: skip auto-detection. */
   delimiter?: CsvDelimiter;

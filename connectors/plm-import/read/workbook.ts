@@ -12,7 +12,7 @@ import {
   workbookCellError,
 } from '../../input-limits';
 import { runOffThread, type ThreadError } from '../../read-off-thread';
-import { zeroPaddedText } from '../../workbook-cells';
+import { hiddenSheetsWarning, pickSheet, zeroPaddedText } from '../../workbook-cells';
 import { fileErrorCodes, PlmFileError, type FileErrorCode } from '../issues';
 import {
   asPlmFileError,
@@ -234,10 +234,7 @@ function readWorkbookRows(path: string, format: SheetFormat, options: ReadOption
   const maxRows = options.maxRows ?? defaultReadLimits.maxRows;
   const workbook = readWorkbook(bytes, path, maxRows + scanRows + 1);
 
-  const sheetName =
-    options.sheetName ??
-    workbook.SheetNames.find((name) => workbook.Sheets[name]?.['!ref']) ??
-    workbook.SheetNames[0];
+  const { name: sheetName, skippedHidden } = pickSheet(workbook, options.sheetName);
   const sheet = sheetName === undefined ? undefined : workbook.Sheets[sheetName];
   if (sheetName === undefined || !sheet) {
     throw new PlmFileError(
@@ -257,7 +254,7 @@ function readWorkbookRows(path: string, format: SheetFormat, options: ReadOption
   }
   const range = XLSX.utils.decode_range(sheet['!ref']);
   const data = (sheet['!data'] ?? []) as XLSX.CellObject[][];
-  const warnings: string[] = [];
+  const warnings: string[] = skippedHidden.length > 0 ? [hiddenSheetsWarning(skippedHidden, sheetName)] : [];
   fillMerges(data, sheet['!merges'] ?? [], warnings);
 
   const width = range.e.c + 1;

@@ -106,6 +106,26 @@ describe('xlsx', () => {
     expect(() => readXlsx(big, undefined, 1000)).toThrow(/would inflate to .* more than the 0 MB allowed/);
   });
 
+  it('reads the first visible sheet by default, naming the hidden ones it passed over; a named hidden sheet is read', () => {
+    const book = XLSX.utils.book_new();
+    XLSX.utils.book_append_sheet(book, XLSX.utils.aoa_to_sheet([['order_number'], ['OLD-1']]), 'Archive');
+    XLSX.utils.book_append_sheet(book, XLSX.utils.aoa_to_sheet([['order_number'], ['PO-1']]), 'Orders');
+    book.Workbook = {
+      Sheets: [
+        { name: 'Archive', Hidden: 1 },
+        { name: 'Orders', Hidden: 0 },
+      ],
+    };
+    const bytes = XLSX.write(book, { type: 'buffer', bookType: 'xlsx' }) as Buffer;
+    const table = readXlsx(bytes);
+    expect(table.sheetName).toBe('Orders');
+    expect(table.rows.map((row) => row.values['order_number'])).toEqual(['PO-1']);
+    expect(table.warnings).toEqual([expect.stringMatching(/^hidden sheet\(s\) 'Archive' were not read/)]);
+    const named = readXlsx(bytes, 'Archive');
+    expect(named.rows.map((row) => row.values['order_number'])).toEqual(['OLD-1']);
+    expect(named.warnings).toBeUndefined();
+  });
+
   it('names the sheets when the requested one is missing, and refuses non-xlsx bytes', () => {
     expect(() => readXlsx(workbook([['a']]), 'Lines')).toThrow(/sheet 'Lines' not found; sheets are: Orders/);
     expect(() => readXlsx(Buffer.from('not a workbook at all'))).toThrow(ExportReadError);

@@ -1,0 +1,45 @@
+import * as XLSX from 'xlsx';
+import { pickSheet } from '../../connectors/workbook-cells';
+
+/** A workbook as SheetJS reads it back: the `Hidden` flags of xl/workbook.xml survive a write and a read. */
+function book(sheets: ReadonlyArray<{ name: string; rows: unknown[][]; hidden?: 0 | 1 | 2 }>): XLSX.WorkBook {
+  const written = XLSX.utils.book_new();
+  for (const sheet of sheets)
+    XLSX.utils.book_append_sheet(written, XLSX.utils.aoa_to_sheet(sheet.rows), sheet.name);
+  written.Workbook = { Sheets: sheets.map((sheet) => ({ name: sheet.name, Hidden: sheet.hidden ?? 0 })) };
+  return XLSX.read(XLSX.write(written, { type: 'buffer', bookType: 'xlsx' }), {
+    type: 'buffer',
+    dense: true,
+  });
+}
+
+describe('pickSheet: which sheet of a workbook a reader reads', () => {
+  // Excel users never see a hidden sheet (a template's archived copy, a lookup list): it is not the product sheet.
+  it('by default reads the first visible sheet with cells and names the hidden sheets it skipped', () => {
+    const workbook = book([
+      { name: 'Archive 2023', rows: [['externalId'], ['OLD']], hidden: 1 },
+      { name: 'Lookups', rows: [['code'], ['X']], hidden: 2 },
+      { name: 'Empty', rows: [] },
+      { name: 'Products', rows: [['externalId'], ['NEW']] },
+      { name: 'Later hidden', rows: [['x']], hidden: 1 },
+    ]);
+    expect(pickSheet(workbook)).toEqual({ name: 'Products', skippedHidden: ['Archive 2023', 'Lookups'] });
+  });
+
+  it('a sheet the user names is read even if hidden, with nothing skipped', () => {
+    const workbook = book([
+      { name: 'Archive 2023', rows: [['externalId'], ['OLD']], hidden: 1 },
+      { name: 'Products', rows: [['externalId'], ['NEW']] },
+    ]);
+    expect(pickSheet(workbook, 'Archive 2023')).toEqual({ name: 'Archive 2023', skippedHidden: [] });
+    expect(pickSheet(workbook, 'Nope')).toEqual({ name: undefined, skippedHidden: [] });
+  });
+
+  it('without a visible sheet that has cells, the first visible sheet (so the reader says it is empty)', () => {
+    const workbook = book([
+      { name: 'Archive', rows: [['externalId'], ['OLD']], hidden: 1 },
+      { name: 'Blank', rows: [] },
+    ]);
+    expect(pickSheet(workbook)).toEqual({ name: 'Blank', skippedHidden: ['Archive'] });
+  });
+});
