@@ -46,7 +46,29 @@ function isHidden(workbook: XLSX.WorkBook, name: string): boolean {
 }
 
 function hasCells(workbook: XLSX.WorkBook, name: string): boolean {
-  return Boolean(workbook.Sheets[name]?.['!ref']);
+  const sheet = workbook.Sheets[name];
+  return sheet !== undefined && cellRange(sheet) !== undefined;
+}
+
+/**
+ * The rows a sheet read in dense mode holds cells in (0-based, columns from A), or undefined when it holds none. Not
+ * SheetJS's `!ref`: that comes from the xlsx `<dimension>` tag, which some non-Excel writers leave stale (A1:E2 over
+ * five data rows would drop four of them). One pass over the row array, none over the cells.
+ */
+export function cellRange(sheet: XLSX.WorkSheet): XLSX.Range | undefined {
+  const data = (sheet['!data'] ?? []) as ReadonlyArray<readonly unknown[] | undefined>;
+  let first = -1;
+  let last = -1;
+  let lastColumn = 0;
+  for (let r = 0; r < data.length; r++) {
+    // A dense row's length is one past its last cell.
+    const length = data[r]?.length ?? 0;
+    if (length === 0) continue;
+    if (first < 0) first = r;
+    last = r;
+    if (length - 1 > lastColumn) lastColumn = length - 1;
+  }
+  return first < 0 ? undefined : { s: { r: first, c: 0 }, e: { r: last, c: lastColumn } };
 }
 
 /**

@@ -9,6 +9,7 @@ import { erpOrders } from '../../workflows';
 import type { PushErpOrdersInput, PushErpOrdersResult } from '../../workflows/erp-orders';
 import { buildDemoSeed } from '../../sandbox/seed/demo';
 import { sandboxApi, startTestStack, type TestStack } from '../harness';
+import { withStaleDimension } from '../unit/stale-dimension';
 
 /**
  * How the push reads real exports (report-style csv, encodings, xlsx cells) and what a user running the job sees
@@ -291,6 +292,30 @@ describe('erpOrders reading exports, on real Temporal and the sandbox', () => {
       );
     });
   });
+  // Some non-Excel writers leave the xlsx <dimension> tag stale; SheetJS takes the sheet's range from it.
+  it('a stale <dimension> (A1:F2 over 3 order lines) pushes every line', async () => {
+    const book = XLSX.utils.book_new();
+    XLSX.utils.book_append_sheet(
+      book,
+      XLSX.utils.aoa_to_sheet([
+        ['order_number', 'supplier_code', 'line_number', 'product_external_id', 'quantity', 'unit'],
+        ['DIM-1', 'SUP-1001', 1, 'PLM-TEE-001-BLK', 1, 'pcs'],
+        ['DIM-1', 'SUP-1001', 2, 'PLM-TEE-001-OWH', 2, 'pcs'],
+        ['DIM-2', 'SUP-1001', 1, 'PLM-TEE-001-BLK', 3, 'pcs'],
+      ]),
+      'Orders',
+    );
+    const file = path.join(dir, 'stale-dimension.xlsx');
+    await writeFile(
+      file,
+      withStaleDimension(XLSX.write(book, { type: 'buffer', bookType: 'xlsx' }) as Buffer, 'A1:F2'),
+    );
+    const result = await push({ file });
+    expect(result.orders).toMatchObject({ created: 2, rejected: 0 });
+    expect(await linesOf('DIM-1')).toEqual(['1:1', '2:2']);
+    expect(await linesOf('DIM-2')).toEqual(['1:3']);
+  });
+
   // Approval (README, "erp-orders --approve"): the plan lists "creates, updates, deletes, rejects"; an order the
   // reader refused is a reject of the run as much as one the API would refuse, and the operator approves the plan.
   it('the approval plan counts and lists the orders refused while reading the export', async () => {

@@ -8,6 +8,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import * as XLSX from 'xlsx';
 import { repoRoot } from '../../worker/paths';
+import { withStaleDimension } from '../unit/stale-dimension';
 import { family, HEADER, plmRulesStack, toCsv, type Row } from './plm-rules-stack';
 
 describe('PLM import follows the spec rules (issue 15)', () => {
@@ -199,6 +200,24 @@ describe('PLM import follows the spec rules (issue 15)', () => {
       expect(picked).toMatchObject({ sheetName: 'Archive 2023' });
       expect(picked.warnings.join('\n')).not.toMatch(/hidden/);
     });
+  });
+
+  // Some non-Excel writers leave the xlsx <dimension> tag stale; SheetJS takes the sheet's range from it.
+  it('a stale <dimension> (A1:N2 over 6 data rows) imports every row', async () => {
+    const book = XLSX.utils.book_new();
+    const rows = [...family('DIM1'), ...family('DIM2')];
+    XLSX.utils.book_append_sheet(
+      book,
+      XLSX.utils.aoa_to_sheet([[...HEADER], ...rows.map((row) => HEADER.map((column) => row[column] ?? ''))]),
+      'Products',
+    );
+    const bytes = XLSX.write(book, { type: 'buffer', bookType: 'xlsx' }) as Buffer;
+    const result = await run({
+      file: await file('stale-dimension.xlsx', withStaleDimension(bytes, 'A1:N2')),
+      profile: 'native',
+    });
+    expect(result).toMatchObject({ rows: 6, products: { created: 6, rejected: 0 } });
+    expect(await product('DIM2-BLK-M')).toMatchObject({ externalId: 'DIM2-BLK-M' });
   });
 
   describe('9. dry runs look like real runs', () => {

@@ -1,5 +1,6 @@
 import * as XLSX from 'xlsx';
-import { pickSheet } from '../../connectors/workbook-cells';
+import { cellRange, pickSheet } from '../../connectors/workbook-cells';
+import { withStaleDimension } from './stale-dimension';
 
 /** A workbook as SheetJS reads it back: the `Hidden` flags of xl/workbook.xml survive a write and a read. */
 function book(sheets: ReadonlyArray<{ name: string; rows: unknown[][]; hidden?: 0 | 1 | 2 }>): XLSX.WorkBook {
@@ -41,5 +42,31 @@ describe('pickSheet: which sheet of a workbook a reader reads', () => {
       { name: 'Blank', rows: [] },
     ]);
     expect(pickSheet(workbook)).toEqual({ name: 'Blank', skippedHidden: ['Archive'] });
+  });
+});
+
+describe('cellRange: the rows and columns a sheet really fills', () => {
+  const bytes = (rows: unknown[][]): Buffer => {
+    const book = XLSX.utils.book_new();
+    XLSX.utils.book_append_sheet(book, XLSX.utils.aoa_to_sheet(rows), 'Products');
+    return XLSX.write(book, { type: 'buffer', bookType: 'xlsx' }) as Buffer;
+  };
+  const sheetOf = (content: Buffer): XLSX.WorkSheet =>
+    XLSX.read(content, { type: 'buffer', dense: true }).Sheets['Products'] as XLSX.WorkSheet;
+  const rows = [['externalId', 'name'], ...Array.from({ length: 5 }, (_, i) => [`ST-${i}`, `Tee ${i}`])];
+
+  // Some non-Excel writers leave the <dimension> tag (which SheetJS takes `!ref` from) stale.
+  it('a stale <dimension> A1:B2 over 5 data rows: every row counts', () => {
+    const sheet = sheetOf(withStaleDimension(bytes(rows), 'A1:B2'));
+    expect(sheet['!ref']).toBe('A1:B2');
+    expect(cellRange(sheet)).toEqual({ s: { r: 0, c: 0 }, e: { r: 5, c: 1 } });
+  });
+
+  it('a <dimension> larger than the cells does not add rows; an empty sheet has no range', () => {
+    expect(cellRange(sheetOf(withStaleDimension(bytes(rows), 'A1:Z90000')))).toEqual({
+      s: { r: 0, c: 0 },
+      e: { r: 5, c: 1 },
+    });
+    expect(cellRange(sheetOf(bytes([])))).toBeUndefined();
   });
 });

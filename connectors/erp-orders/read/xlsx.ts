@@ -7,7 +7,13 @@ import {
   restoreRejectsCell,
   workbookCellError,
 } from '../../input-limits';
-import { hiddenSheetsWarning, pickSheet, usesDate1904, zeroPaddedText } from '../../workbook-cells';
+import {
+  cellRange,
+  hiddenSheetsWarning,
+  pickSheet,
+  usesDate1904,
+  zeroPaddedText,
+} from '../../workbook-cells';
 import { asExportReadError, uniqueHeader } from './csv';
 import { ExportReadError, isRejectsHeader, type CellValue, type ExportTable, type SourceRow } from './types';
 
@@ -160,8 +166,8 @@ function readWorkbookSheet(
         : `sheet '${sheetName}' not found; sheets are: ${workbook.SheetNames.join(', ')}`,
     );
   }
-  if (!sheet['!ref']) throw new ExportReadError(`sheet '${name}' is empty: no header row`);
-  const range = XLSX.utils.decode_range(sheet['!ref']);
+  const range = cellRange(sheet);
+  if (!range) throw new ExportReadError(`sheet '${name}' is empty: no header row`);
   // Dense mode: rows of cells by index, no A1-address strings built and parsed per cell.
   const data = (sheet['!data'] ?? []) as Array<Array<XLSX.CellObject | undefined> | undefined>;
   const cellAt = (r: number, c: number): XLSX.CellObject | undefined => data[r]?.[c] ?? undefined;

@@ -12,7 +12,7 @@ import {
   workbookCellError,
 } from '../../input-limits';
 import { runOffThread, type ThreadError } from '../../read-off-thread';
-import { hiddenSheetsWarning, pickSheet, zeroPaddedText } from '../../workbook-cells';
+import { cellRange, hiddenSheetsWarning, pickSheet, zeroPaddedText } from '../../workbook-cells';
 import { fileErrorCodes, PlmFileError, type FileErrorCode } from '../issues';
 import {
   asPlmFileError,
@@ -232,7 +232,9 @@ function readWorkbookRows(path: string, format: SheetFormat, options: ReadOption
   const actual = checkWorkbookBytes(bytes, path, format, options);
   const scanRows = options.headerScanRows ?? defaultReadLimits.headerScanRows;
   const maxRows = options.maxRows ?? defaultReadLimits.maxRows;
-  const workbook = readWorkbook(bytes, path, maxRows + scanRows + 1);
+  const rowCap = maxRows + scanRows + 1;
+  // One row past the cap is read, so a sheet over it is told apart from one that fills it.
+  const workbook = readWorkbook(bytes, path, rowCap + 1);
 
   const { name: sheetName, skippedHidden } = pickSheet(workbook, options.sheetName);
   const sheet = sheetName === undefined ? undefined : workbook.Sheets[sheetName];
@@ -242,20 +244,19 @@ function readWorkbookRows(path: string, format: SheetFormat, options: ReadOption
       `${path} has no sheet named '${options.sheetName ?? ''}' (sheets: ${workbook.SheetNames.join(', ')}).`,
     );
   }
-  const fullRef = (sheet['!fullref'] as string | undefined) ?? sheet['!ref'];
-  if (!sheet['!ref'] || !fullRef)
-    throw new PlmFileError('empty_file', `${path}: sheet '${sheetName}' has no cells.`);
-  const full = XLSX.utils.decode_range(fullRef);
-  if (full.e.r - full.s.r + 1 > maxRows + scanRows + 1) {
+  const filled = cellRange(sheet);
+  if (!filled) throw new PlmFileError('empty_file', `${path}: sheet '${sheetName}' has no cells.`);
+  if (filled.e.r >= rowCap) {
     throw new PlmFileError(
       'too_many_rows',
-      `${path}: sheet '${sheetName}' has ${full.e.r + 1} rows, over the ${maxRows}-row limit. Split it and re-run.`,
+      `${path}: sheet '${sheetName}' has more than ${count(rowCap)} rows, over the ${count(maxRows)}-row limit. Split it and re-run.`,
     );
   }
-  const range = XLSX.utils.decode_range(sheet['!ref']);
   const data = (sheet['!data'] ?? []) as XLSX.CellObject[][];
   const warnings: string[] = skippedHidden.length > 0 ? [hiddenSheetsWarning(skippedHidden, sheetName)] : [];
   fillMerges(data, sheet['!merges'] ?? [], warnings);
+  // A merge may reach rows below the last cell.
+  const range = cellRange(sheet) ?? filled;
 
   const width = range.e.c + 1;
   const rowValues = (r: number): { values: CellValue[]; errors?: Map<number, string> } => {

@@ -13,6 +13,7 @@ import {
   readNdjson,
   readXlsx,
 } from '../../../connectors/erp-orders/read';
+import { withStaleDimension } from '../stale-dimension';
 
 describe('csv', () => {
   it('guesses a semicolon delimiter, drops the BOM and numbers rows as a spreadsheet does', async () => {
@@ -104,6 +105,20 @@ describe('xlsx', () => {
     const big = workbook([['order_number'], ...Array.from({ length: 200 }, (_, i) => [`PO-${i}`])]);
     expect(readXlsx(big).rows).toHaveLength(200);
     expect(() => readXlsx(big, undefined, 1000)).toThrow(/would inflate to .* more than the 0 MB allowed/);
+  });
+
+  // Some non-Excel writers leave the xlsx <dimension> tag stale; SheetJS takes the sheet's range from it.
+  it('a stale <dimension> (A1:A2 over 4 data rows) loses no row', () => {
+    const bytes = withStaleDimension(
+      workbook([['order_number'], ['PO-1'], ['PO-2'], ['PO-3'], ['PO-4']]),
+      'A1:A2',
+    );
+    expect(readXlsx(bytes).rows.map((row) => [row.row, row.values['order_number']])).toEqual([
+      [2, 'PO-1'],
+      [3, 'PO-2'],
+      [4, 'PO-3'],
+      [5, 'PO-4'],
+    ]);
   });
 
   it('reads the first visible sheet by default, naming the hidden ones it passed over; a named hidden sheet is read', () => {

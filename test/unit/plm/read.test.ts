@@ -4,6 +4,7 @@ import * as XLSX from 'xlsx';
 import { PlmFileError } from '../../../connectors/plm-import/issues';
 import { detectDelimiter } from '../../../connectors/plm-import/read/csv';
 import { openSheet } from '../../../connectors/plm-import/read/open-sheet';
+import { withStaleDimension } from '../stale-dimension';
 import { collect, fixtures, tempDir } from './helpers';
 
 describe('openSheet: csv', () => {
@@ -106,6 +107,34 @@ describe('openSheet: workbooks', () => {
       'Straight Jeans',
     ]);
     expect(rows[0]?.cells['Weight (g)']).toBe(180);
+  });
+
+  // Some non-Excel writers leave the xlsx <dimension> tag stale; SheetJS takes the sheet's range from it.
+  it('a stale <dimension> (A1:B2 over 5 data rows) loses no row; the row limit applies to the rows the sheet holds', async () => {
+    const dir = tempDir();
+    try {
+      const book = XLSX.utils.book_new();
+      const rows = [['externalId', 'name'], ...Array.from({ length: 5 }, (_, i) => [`ST-${i}`, `Tee ${i}`])];
+      XLSX.utils.book_append_sheet(book, XLSX.utils.aoa_to_sheet(rows), 'Products');
+      const path = join(dir.path, 'stale.xlsx');
+      writeFileSync(
+        path,
+        withStaleDimension(XLSX.write(book, { type: 'buffer', bookType: 'xlsx' }) as Buffer, 'A1:B2'),
+      );
+      const sheet = await openSheet(path);
+      expect((await collect(sheet.rows())).map((row) => row.cells['externalId'])).toEqual([
+        'ST-0',
+        'ST-1',
+        'ST-2',
+        'ST-3',
+        'ST-4',
+      ]);
+      await expect(openSheet(path, { maxRows: 3, headerScanRows: 1 })).rejects.toMatchObject({
+        code: 'too_many_rows',
+      });
+    } finally {
+      dir.cleanup();
+    }
   });
 
   it('reads legacy .xls (BIFF8)', async () => {
