@@ -99,3 +99,38 @@ export function hiddenSheetsWarning(skippedHidden: readonly string[], read: stri
   const names = skippedHidden.map((name) => `'${name}'`).join(', ');
   return `hidden sheet(s) ${names} were not read (Excel does not show them); read the first visible sheet '${read}' (name a sheet to read a hidden one)`;
 }
+
+/** A merge reaching down more rows than this is not copied into each (a sheet-sized merge would blow memory up). */
+export const MAX_MERGE_ROWS = 10_000;
+
+/**
+ * Fills merged ranges starting at or below `fromRow` the way a person reads them: the top-left value goes down the
+ * rows of the merge's first column (a vertical merge is how exports group a style's or an order's rows); cells the
+ * merge covers in other columns stay blank (a merge across columns is layout: a description spread over the gender
+ * column is no gender). Only cells absent or stubs are filled. A merge over more than `MAX_MERGE_ROWS` rows is left
+ * as it is and named in `warnings`.
+ */
+export function fillMergesDown(
+  data: Array<Array<XLSX.CellObject | undefined> | undefined>,
+  merges: readonly XLSX.Range[],
+  fromRow: number,
+  warnings: string[],
+): void {
+  for (const merge of merges) {
+    if (merge.s.r < fromRow || merge.e.r <= merge.s.r) continue;
+    const source = data[merge.s.r]?.[merge.s.c];
+    if (!source) continue;
+    const rows = merge.e.r - merge.s.r + 1;
+    if (rows > MAX_MERGE_ROWS) {
+      warnings.push(
+        `a merged range of ${rows} rows from row ${merge.s.r + 1} was not copied into its rows (over ${MAX_MERGE_ROWS}); only its first row holds the value`,
+      );
+      continue;
+    }
+    for (let r = merge.s.r + 1; r <= merge.e.r; r++) {
+      const row = (data[r] ??= []);
+      const cell = row[merge.s.c];
+      if (cell === undefined || cell === null || cell.t === 'z') row[merge.s.c] = source;
+    }
+  }
+}

@@ -316,6 +316,40 @@ describe('erpOrders reading exports, on real Temporal and the sandbox', () => {
     expect(await linesOf('DIM-2')).toEqual(['1:3']);
   });
 
+  // A vertical merge groups an order's lines (a report prints its number once); a merge across columns is layout.
+  it('a cell merged across shipment_reference and tags gives its value to shipment_reference only; a merged order number still covers its lines', async () => {
+    const sheet = XLSX.utils.aoa_to_sheet([
+      [
+        'order_number',
+        'supplier_code',
+        'shipment_reference',
+        'tags',
+        'line_number',
+        'product_external_id',
+        'quantity',
+        'unit',
+      ],
+      // Cells a merge covers are absent, as Excel saves them.
+      ['MRG-1', 'SUP-1001', 'SHIP-77', null, 1, 'PLM-TEE-001-BLK', 4, 'pcs'],
+      [null, null, null, null, 2, 'PLM-TEE-001-OWH', 5, 'pcs'],
+    ]);
+    sheet['!merges'] = [
+      { s: { r: 1, c: 0 }, e: { r: 2, c: 0 } },
+      { s: { r: 1, c: 1 }, e: { r: 2, c: 1 } },
+      { s: { r: 1, c: 2 }, e: { r: 1, c: 3 } },
+    ];
+    const book = XLSX.utils.book_new();
+    XLSX.utils.book_append_sheet(book, sheet, 'Orders');
+    const file = path.join(dir, 'merged-across.xlsx');
+    await writeFile(file, XLSX.write(book, { type: 'buffer', bookType: 'xlsx' }) as Buffer);
+    const result = await push({ file });
+    expect(result.orders).toMatchObject({ created: 1, rejected: 0 });
+    const [order] = await copiesOf('MRG-1');
+    expect(order?.shipmentReference).toBe('SHIP-77');
+    expect(order?.tags ?? []).toEqual([]);
+    expect(await linesOf('MRG-1')).toEqual(['1:4', '2:5']);
+  });
+
   // Approval (README, "erp-orders --approve"): the plan lists "creates, updates, deletes, rejects"; an order the
   // reader refused is a reject of the run as much as one the API would refuse, and the operator approves the plan.
   it('the approval plan counts and lists the orders refused while reading the export', async () => {

@@ -220,6 +220,50 @@ describe('PLM import follows the spec rules (issue 15)', () => {
     expect(await product('DIM2-BLK-M')).toMatchObject({ externalId: 'DIM2-BLK-M' });
   });
 
+  // A vertical merge is how PLM exports group a style's rows; a merge across columns is layout, not a value of each.
+  it('a cell merged across Description and Gender gives its value to Description only; a vertical merge still fills its rows', async () => {
+    const rows: Row[] = [
+      ...family('MRG1', { style: { description: 'A long description of the tee', gender: '' } }),
+      {
+        externalId: 'MRG1-BLK-L',
+        parentExternalId: 'MRG1-BLK',
+        level: 'sku',
+        name: 'MRG1 black L',
+        dimension: 'L',
+        PLM_ID: 'MRG1-BLK-L',
+      },
+    ];
+    const sheet = XLSX.utils.aoa_to_sheet([
+      [...HEADER],
+      // Cells a merge covers are absent, as Excel saves them.
+      ...rows.map((row) => HEADER.map((column) => row[column] || null)),
+    ]);
+    const at = (column: (typeof HEADER)[number]): number => HEADER.indexOf(column);
+    sheet['!merges'] = [
+      { s: { r: 1, c: at('description') }, e: { r: 1, c: at('gender') } },
+      // The two SKU rows share one weight and unit, each merged down over both.
+      { s: { r: 3, c: at('weight') }, e: { r: 4, c: at('weight') } },
+      { s: { r: 3, c: at('weightUnit') }, e: { r: 4, c: at('weightUnit') } },
+    ];
+    const book = XLSX.utils.book_new();
+    XLSX.utils.book_append_sheet(book, sheet, 'Products');
+    const result = await run({
+      file: await file(
+        'merged-across.xlsx',
+        XLSX.write(book, { type: 'buffer', bookType: 'xlsx' }) as Buffer,
+      ),
+      profile: 'native',
+    });
+    expect(result).toMatchObject({ products: { created: 4, rejected: 0 } });
+    const style = await api<{ description: string | null; gender: string | null }>('/styles/MRG1');
+    expect(style.description).toBe('A long description of the tee');
+    expect(style.gender ?? null).toBeNull();
+    expect((await api<{ weight: unknown }>('/styles/MRG1-BLK-L')).weight).toEqual({
+      unit: 'GRAM',
+      value: 180,
+    });
+  });
+
   describe('9. dry runs look like real runs', () => {
     it('a dry run writes the same rejects file a real run would, and its plan counts archived and skipped rows', async () => {
       const rows = [

@@ -1,5 +1,5 @@
 import * as XLSX from 'xlsx';
-import { cellRange, pickSheet } from '../../connectors/workbook-cells';
+import { cellRange, fillMergesDown, MAX_MERGE_ROWS, pickSheet } from '../../connectors/workbook-cells';
 import { withStaleDimension } from './stale-dimension';
 
 /** A workbook as SheetJS reads it back: the `Hidden` flags of xl/workbook.xml survive a write and a read. */
@@ -68,5 +68,36 @@ describe('cellRange: the rows and columns a sheet really fills', () => {
       e: { r: 5, c: 1 },
     });
     expect(cellRange(sheetOf(bytes([])))).toBeUndefined();
+  });
+});
+
+describe('fillMergesDown: merged cells as a person reads them', () => {
+  const text = (v: string): XLSX.CellObject => ({ t: 's', v });
+  it('fills down the first column only, from the given row, and names a merge too tall to copy', () => {
+    const data: Array<Array<XLSX.CellObject | undefined> | undefined> = [
+      [text('Style'), text('Description'), text('Gender'), text('Note')],
+      [text('Tee'), text('Long text'), undefined, text('x')],
+      [undefined, undefined, undefined, undefined],
+    ];
+    const warnings: string[] = [];
+    fillMergesDown(
+      data,
+      [
+        { s: { r: 0, c: 1 }, e: { r: 1, c: 1 } }, // starts above fromRow: left alone
+        { s: { r: 1, c: 0 }, e: { r: 2, c: 0 } },
+        { s: { r: 1, c: 1 }, e: { r: 2, c: 2 } },
+        { s: { r: 1, c: 3 }, e: { r: 1 + MAX_MERGE_ROWS, c: 3 } },
+      ],
+      1,
+      warnings,
+    );
+    expect(data.map((row) => (row ?? []).map((cell) => cell?.v ?? null))).toEqual([
+      ['Style', 'Description', 'Gender', 'Note'],
+      ['Tee', 'Long text', null, 'x'],
+      ['Tee', 'Long text', null, null],
+    ]);
+    expect(warnings).toEqual([
+      expect.stringMatching(/merged range of 10,?001 rows from row 2 was not copied/),
+    ]);
   });
 });

@@ -9,6 +9,7 @@ import {
 } from '../../input-limits';
 import {
   cellRange,
+  fillMergesDown,
   hiddenSheetsWarning,
   pickSheet,
   usesDate1904,
@@ -28,33 +29,6 @@ function cellValue(cell: XLSX.CellObject | undefined): CellValue {
 /** The error a cell shows (`#N/A`, `#REF!`, an uncalculated formula...), or undefined for a cell that is not one. */
 function cellError(cell: XLSX.CellObject | undefined): string | undefined {
   return cell ? workbookCellError(cell) : undefined;
-}
-
-/** A merge larger than this is not copied into every cell it covers (a sheet-sized merge would blow memory up). */
-const MAX_MERGE_CELLS = 10_000;
-
-/**
- * Copies each merged range's top-left cell into the empty cells it covers, below the header row only, so a merged
- * order number (or date, supplier...) reaches every line of its order instead of only the first.
- */
-function fillMerges(
-  sheet: XLSX.WorkSheet,
-  data: Array<Array<XLSX.CellObject | undefined> | undefined>,
-  headerRow: number,
-): void {
-  for (const merge of sheet['!merges'] ?? []) {
-    if (merge.s.r <= headerRow) continue;
-    const area = (merge.e.r - merge.s.r + 1) * (merge.e.c - merge.s.c + 1);
-    const source = data[merge.s.r]?.[merge.s.c];
-    if (!source || area <= 1 || area > MAX_MERGE_CELLS) continue;
-    for (let r = merge.s.r; r <= merge.e.r; r += 1) {
-      const row = (data[r] ??= []);
-      for (let c = merge.s.c; c <= merge.e.c; c += 1) {
-        const cell = row[c];
-        if (cell === undefined || cell === null || cell.t === 'z') row[c] = source;
-      }
-    }
-  }
 }
 
 /** A date or custom number format worth keeping so the rejects file shows the cell as the user typed it. */
@@ -122,7 +96,7 @@ export function readXlsxFile(
  * Reads the named sheet (default: the first visible sheet with cells, `pickSheet`) of an xlsx workbook. Cells keep their types: dates stay Excel
  * serial numbers (the date rules turn them into `YYYY-MM-DD`; `date1904` says they count from 1904), text stays
  * text, a whole number in a zero-padding format reads as the text Excel shows (`connectors/workbook-cells.ts`). Row numbers are the sheet's.
- * Merged ranges below the header give their value to every cell they cover; error cells (`#N/A`...) read as
+ * Merged ranges below the header give their value down their first column (`fillMergesDown`); error cells (`#N/A`...) read as
  * `null` and are listed in the row's `cellErrors`.
  */
 export function readXlsx(
@@ -191,7 +165,8 @@ function readWorkbookSheet(
   for (let c = firstColumn; c <= lastColumn; c += 1) headerCells.push(textAt(headerRow, c));
   const columns = uniqueHeader(headerCells, headerRow + 1);
   const restore = isRejectsHeader(columns) ? restoreRejectsCell : (text: string): string => text;
-  fillMerges(sheet, data, headerRow);
+  const warnings = skippedHidden.length > 0 ? [hiddenSheetsWarning(skippedHidden, name)] : [];
+  fillMergesDown(data, sheet['!merges'] ?? [], headerRow + 1, warnings);
   const rows: SourceRow[] = [];
   for (let r = headerRow + 1; r <= range.e.r; r += 1) {
     const values: Record<string, CellValue> = {};
@@ -222,6 +197,6 @@ function readWorkbookSheet(
   }
   const table: ExportTable = { format: 'xlsx', columns, rows, sheetName: name, headerRow: headerRow + 1 };
   if (usesDate1904(workbook)) table.date1904 = true;
-  if (skippedHidden.length > 0) table.warnings = [hiddenSheetsWarning(skippedHidden, name)];
+  if (warnings.length > 0) table.warnings = warnings;
   return table;
 }

@@ -12,7 +12,13 @@ import {
   workbookCellError,
 } from '../../input-limits';
 import { runOffThread, type ThreadError } from '../../read-off-thread';
-import { cellRange, hiddenSheetsWarning, pickSheet, zeroPaddedText } from '../../workbook-cells';
+import {
+  cellRange,
+  fillMergesDown,
+  hiddenSheetsWarning,
+  pickSheet,
+  zeroPaddedText,
+} from '../../workbook-cells';
 import { fileErrorCodes, PlmFileError, type FileErrorCode } from '../issues';
 import {
   asPlmFileError,
@@ -29,9 +35,6 @@ import {
   type SheetFormat,
   type SheetRow,
 } from './sheet';
-
-/** A merge wider than this is not copied into every cell it covers (a sheet-sized merge would blow memory up). */
-const MAX_MERGE_CELLS = 10_000;
 
 const ZIP_MAGIC = [0x50, 0x4b, 0x03, 0x04];
 const OLE_MAGIC = [0xd0, 0xcf, 0x11, 0xe0, 0xa1, 0xb1, 0x1a, 0xe1];
@@ -67,26 +70,6 @@ function cellValue(cell: XLSX.CellObject | undefined): { value: CellValue; error
       return { value: cell.v as CellValue };
     default:
       return { value: null };
-  }
-}
-
-/** Copies each merged range's top-left value into every cell it covers, so a merged style name reaches each SKU row. */
-function fillMerges(data: XLSX.CellObject[][], merges: XLSX.Range[], warnings: string[]): void {
-  for (const merge of merges) {
-    const area = (merge.e.r - merge.s.r + 1) * (merge.e.c - merge.s.c + 1);
-    const source = data[merge.s.r]?.[merge.s.c];
-    if (!source || area <= 1) continue;
-    if (area > MAX_MERGE_CELLS) {
-      warnings.push(
-        `merged range ${XLSX.utils.encode_range(merge)} covers ${area} cells; only its first cell was read`,
-      );
-      continue;
-    }
-    for (let r = merge.s.r; r <= merge.e.r; r++) {
-      const row = (data[r] ??= []);
-      for (let c = merge.s.c; c <= merge.e.c; c++)
-        if (row[c] === undefined || row[c]?.t === 'z') row[c] = source;
-    }
   }
 }
 
@@ -254,7 +237,7 @@ function readWorkbookRows(path: string, format: SheetFormat, options: ReadOption
   }
   const data = (sheet['!data'] ?? []) as XLSX.CellObject[][];
   const warnings: string[] = skippedHidden.length > 0 ? [hiddenSheetsWarning(skippedHidden, sheetName)] : [];
-  fillMerges(data, sheet['!merges'] ?? [], warnings);
+  fillMergesDown(data, sheet['!merges'] ?? [], 0, warnings);
   // A merge may reach rows below the last cell.
   const range = cellRange(sheet) ?? filled;
 

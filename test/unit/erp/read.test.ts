@@ -121,6 +121,26 @@ describe('xlsx', () => {
     ]);
   });
 
+  // A vertical merge groups an order's lines; a merge across columns is layout, not a value of each column.
+  it('a merge fills down its first column only: cells it covers across columns stay blank', () => {
+    const sheet = XLSX.utils.aoa_to_sheet([
+      ['order_number', 'supplier', 'reference', 'tags'],
+      ['PO-1', 'SUP-1', 'REF-1', null],
+      [null, null, null, 'x'],
+    ]);
+    sheet['!merges'] = [
+      { s: { r: 1, c: 0 }, e: { r: 2, c: 1 } }, // a block: order number down its rows, supplier column left alone
+      { s: { r: 1, c: 2 }, e: { r: 1, c: 3 } }, // across reference and tags
+    ];
+    const book = XLSX.utils.book_new();
+    XLSX.utils.book_append_sheet(book, sheet, 'Orders');
+    const table = readXlsx(XLSX.write(book, { type: 'buffer', bookType: 'xlsx' }) as Buffer);
+    expect(table.rows.map((row) => row.values)).toEqual([
+      { order_number: 'PO-1', supplier: 'SUP-1', reference: 'REF-1', tags: null },
+      { order_number: 'PO-1', supplier: null, reference: null, tags: 'x' },
+    ]);
+  });
+
   it('reads the first visible sheet by default, naming the hidden ones it passed over; a named hidden sheet is read', () => {
     const book = XLSX.utils.book_new();
     XLSX.utils.book_append_sheet(book, XLSX.utils.aoa_to_sheet([['order_number'], ['OLD-1']]), 'Archive');

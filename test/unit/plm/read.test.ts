@@ -137,6 +137,32 @@ describe('openSheet: workbooks', () => {
     }
   });
 
+  // A vertical merge is how PLM exports group a style's rows; a merge across columns is layout, not a value of each.
+  it('a merge fills down its first column only: cells it covers across columns stay blank', async () => {
+    const dir = tempDir();
+    try {
+      const sheet = XLSX.utils.aoa_to_sheet([
+        ['Style', 'Description', 'Gender', 'SKU'],
+        ['Tee', 'Long text', null, 'T-S'],
+        [null, null, null, 'T-M'],
+      ]);
+      sheet['!merges'] = [
+        { s: { r: 1, c: 0 }, e: { r: 2, c: 0 } },
+        { s: { r: 1, c: 1 }, e: { r: 1, c: 2 } },
+      ];
+      const book = XLSX.utils.book_new();
+      XLSX.utils.book_append_sheet(book, sheet, 'Products');
+      const path = join(dir.path, 'merges.xlsx');
+      writeFileSync(path, XLSX.write(book, { type: 'buffer', bookType: 'xlsx' }) as Buffer);
+      expect((await collect((await openSheet(path)).rows())).map((row) => row.cells)).toEqual([
+        { Style: 'Tee', Description: 'Long text', Gender: null, SKU: 'T-S' },
+        { Style: 'Tee', Description: null, Gender: null, SKU: 'T-M' },
+      ]);
+    } finally {
+      dir.cleanup();
+    }
+  });
+
   it('reads legacy .xls (BIFF8)', async () => {
     const sheet = await openSheet(join(fixtures, 'flat.xls'));
     expect(sheet.format).toBe('xls');
