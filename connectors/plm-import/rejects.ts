@@ -114,6 +114,8 @@ export async function writeRejects(options: RejectsOptions): Promise<RejectsFile
       XLSX.utils.aoa_to_sheet(rows),
       (sheet.sheetName ?? 'Rejects').slice(0, 31),
     );
+    // Serial numbers copied from a 1904-date-system workbook keep their meaning only in that system.
+    if (sheet.date1904 === true) book.Workbook = { ...book.Workbook, WBProps: { date1904: true } };
     XLSX.writeFile(book, outputPath, {
       bookType: sheet.format === 'xls' ? 'biff8' : 'xlsx',
       compression: true,

@@ -5,6 +5,7 @@
  */
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
+import * as XLSX from 'xlsx';
 import { builtinProfile } from '../../connectors/plm-import/profiles/builtin';
 import { repoRoot } from '../../worker/paths';
 import { family, HEADER, plmRulesStack, toCsv, type Row } from './plm-rules-stack';
@@ -99,6 +100,62 @@ describe('PLM import: values as the export meant them', () => {
       expect(await api<{ styleLevelId: string }>('/styles/LVL1')).toMatchObject({ styleLevelId: 'FABRICS' });
       expect(await api<unknown>('/styles/LVL2')).toBeUndefined();
       expect(writesSince(before)).toBe(3 + 1); // the LVL1 family's creates and the PUT of its level
+    });
+  });
+
+  describe('dates of a 1904-date-system workbook', () => {
+    // Excel for Mac's old default counts date serials from 1904-01-01: serial 44269 there is 2025-03-15 (45731 in the
+    // 1900 system). A date column's plain number (no date format) is a serial of the workbook's own system.
+    it("a plain number in a date column reads in the workbook's 1904 date system, as a date-formatted cell does", async () => {
+      const native = builtinProfile('native');
+      if (native.layout !== 'native') throw new Error('the native profile is native');
+      const mapping = await file(
+        'native-with-launch.json',
+        JSON.stringify({
+          ...native,
+          name: 'native-with-launch',
+          mapping: {
+            ...native.mapping,
+            customProperties: { launch: { source: 'launchDate', type: 'date' } },
+          },
+        }),
+      );
+      const rows: Row[] = [
+        ...family('D1904A'),
+        ...family('D1904B'),
+        { externalId: 'D1904C', level: 'style', name: 'No type', isComponent: 'no', PLM_ID: 'D1904C' },
+      ];
+      const header = [...HEADER, 'launchDate'];
+      const sheet = XLSX.utils.aoa_to_sheet([
+        header,
+        ...rows.map((row) => HEADER.map((column) => row[column] ?? '')),
+      ]);
+      sheet[XLSX.utils.encode_cell({ r: 1, c: HEADER.length })] = { t: 'n', v: 44269 }; // General format
+      sheet[XLSX.utils.encode_cell({ r: 4, c: HEADER.length })] = { t: 'n', v: 44269, z: 'yyyy-mm-dd' };
+      sheet[XLSX.utils.encode_cell({ r: 7, c: HEADER.length })] = { t: 'n', v: 44269 };
+      sheet['!ref'] = XLSX.utils.encode_range({ s: { r: 0, c: 0 }, e: { r: rows.length, c: HEADER.length } });
+      const book = XLSX.utils.book_new();
+      XLSX.utils.book_append_sheet(book, sheet, 'Products');
+      book.Workbook = { ...(book.Workbook ?? {}), WBProps: { date1904: true } };
+      const result = await run({
+        file: await file('dates-1904.xlsx', XLSX.write(book, { type: 'buffer', bookType: 'xlsx' }) as Buffer),
+        mappingFile: mapping,
+      });
+      // The rejects workbook keeps the date system, so its serial still means 2025-03-15 when fed back.
+      const rejects = XLSX.read(readFileSync(result.rejectsFile as string), { type: 'buffer' });
+      expect(rejects.Workbook?.WBProps?.date1904).toBe(true);
+      const rejected = XLSX.utils.sheet_to_json<Record<string, unknown>>(
+        rejects.Sheets['Products'] as XLSX.WorkSheet,
+      );
+      expect(rejected.map((row) => [row['externalId'], row['error_code'], row['launchDate']])).toEqual([
+        ['D1904C', 'missing_required', 44269],
+      ]);
+      const launch = async (externalId: string) =>
+        JSON.parse(
+          (await api<{ customProperties: string }>(`/styles/${externalId}`)).customProperties,
+        ) as unknown;
+      expect(await launch('D1904A')).toEqual({ launch: '2025-03-15' });
+      expect(await launch('D1904B')).toEqual({ launch: '2025-03-15' });
     });
   });
 

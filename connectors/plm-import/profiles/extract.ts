@@ -91,6 +91,8 @@ export interface Piece {
 export interface ExtractContext {
   resolver: ReferenceResolver;
   dateOrder: 'DMY' | 'MDY';
+  /** xlsx: the workbook counts date serials from 1904-01-01 (its 1904 date system). */
+  date1904?: boolean;
   /** The decimal mark the file's dialect implies (a `;`-delimited csv: the comma), or null when it implies none. */
   decimalMark: DecimalMark | null;
   rawMaterials: RawMaterialResolver;
@@ -335,7 +337,7 @@ export function extractPiece(level: BoundLevel, row: SheetRow, context: ExtractC
 function convertProperty(
   read: SourceRead,
   type: PropertyType,
-  { dateOrder, decimalMark }: ExtractContext,
+  { dateOrder, decimalMark, date1904 }: ExtractContext,
 ): string | number | boolean | { code: RowIssue['code']; reason: string } {
   const text = cellText(read.value) ?? '';
   if (type === 'number') {
@@ -346,7 +348,7 @@ function convertProperty(
     return parseBoolean(read.value) ?? { code: 'bad_boolean', reason: `'${text}' is not yes/no` };
   if (type === 'date') {
     return (
-      parseDate(read.value, dateOrder) ?? {
+      parseDate(read.value, dateOrder, date1904 === true) ?? {
         code: 'bad_date',
         reason: `'${text}' is not a date (use YYYY-MM-DD, ${dateOrder === 'DMY' ? 'DD/MM/YYYY' : 'MM/DD/YYYY'} or an Excel date)`,
       }

@@ -148,6 +148,8 @@ export interface SheetSource {
   headers: readonly string[];
   /** csv: the file's delimiter, whose locale tells how "1,250" reads (see `readLocaleNumber`). */
   delimiter?: CsvDelimiter | null;
+  /** xlsx: the workbook counts date serials from 1904-01-01, so a date column's plain number is read from there. */
+  date1904?: boolean;
   rows(): AsyncIterable<SheetRow>;
 }
 
@@ -418,6 +420,7 @@ export async function mapRows(
   const context: ExtractContext = {
     resolver: new ReferenceResolver(references),
     dateOrder: profile.dateOrder,
+    ...(sheet.date1904 === true ? { date1904: true } : {}),
     // Excel saves csv with ';' where the comma is the decimal mark (German, French, ... locales), and with ',' where
     // the point is; a tab-delimited or xlsx text cell gives no hint.
     decimalMark: sheet.delimiter === ';' ? ',' : sheet.delimiter === ',' ? '.' : null,
@@ -489,7 +492,12 @@ export async function parseProductSheet(path: string, options: ParseOptions): Pr
   });
   const { rows, ...sheet } = opened;
   const mapped = await mapRows(
-    { headers: opened.headers, delimiter: opened.delimiter, rows },
+    {
+      headers: opened.headers,
+      delimiter: opened.delimiter,
+      ...(opened.date1904 === true ? { date1904: true } : {}),
+      rows,
+    },
     options.profile,
     options.references,
   );

@@ -1,3 +1,4 @@
+import { serialIn1900System } from '../../workbook-cells';
 import type { CellValue } from '../read/sheet';
 
 /** A cell as trimmed text (numbers as written by JavaScript, e.g. 4006381333931), or null when blank. */
@@ -83,11 +84,15 @@ function isoFromParts(year: number, month: number, day: number): string | null {
   return date.toISOString().slice(0, 10);
 }
 
-/** A calendar date as YYYY-MM-DD from an Excel serial number, ISO text, or D/M/Y text in the profile's order. */
-export function parseDate(value: CellValue, order: 'DMY' | 'MDY'): string | null {
+/**
+ * A calendar date as YYYY-MM-DD from an Excel serial number (of the workbook's date system: `date1904` for a workbook
+ * counting from 1904-01-01), ISO text, or D/M/Y text in the profile's order.
+ */
+export function parseDate(value: CellValue, order: 'DMY' | 'MDY', date1904 = false): string | null {
   if (typeof value === 'number') {
-    if (value < 1 || value > 2958465) return null;
-    return new Date(EXCEL_EPOCH_MS + Math.floor(value) * 86_400_000).toISOString().slice(0, 10);
+    const serial = serialIn1900System(value, date1904);
+    if (serial < 1 || serial > 2958465) return null;
+    return new Date(EXCEL_EPOCH_MS + Math.floor(serial) * 86_400_000).toISOString().slice(0, 10);
   }
   if (typeof value !== 'string') return null;
   const text = value.trim();

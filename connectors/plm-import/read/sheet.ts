@@ -59,6 +59,8 @@ export interface OpenedSheet {
   headerRowNumber: number;
   headers: string[];
   warnings: string[];
+  /** xlsx/xls only: the workbook counts date serials from 1904-01-01 (its 1904 date system). */
+  date1904?: boolean;
   rows(): AsyncIterable<SheetRow>;
 }
 

@@ -17,6 +17,7 @@ import {
   fillMergesDown,
   hiddenSheetsWarning,
   pickSheet,
+  usesDate1904,
   zeroPaddedText,
 } from '../../workbook-cells';
 import { fileErrorCodes, PlmFileError, type FileErrorCode } from '../issues';
@@ -106,6 +107,8 @@ export interface WorkbookRead {
   headerRowNumber: number;
   headers: string[];
   warnings: string[];
+  /** The workbook counts date serials from 1904-01-01: a date column's plain number is read from there. */
+  date1904: boolean;
   rows: SheetRow[];
 }
 
@@ -172,6 +175,7 @@ export async function openWorkbook(
     headerRowNumber: read.headerRowNumber,
     headers: read.headers,
     warnings: read.warnings,
+    ...(read.date1904 ? { date1904: true } : {}),
     rows,
   };
 }
@@ -284,6 +288,7 @@ function readWorkbookRows(path: string, format: SheetFormat, options: ReadOption
     headerRowNumber: headerRow + 1,
     headers: headers.filter((header): header is string => header !== null),
     warnings,
+    date1904: usesDate1904(workbook),
     rows,
   };
 }

@@ -87,6 +87,13 @@ describe('parseDate', () => {
     expect(parseDate(45731, 'DMY')).toBe('2025-03-15');
   });
 
+  // A 1904-date-system workbook (Excel for Mac's old default) counts serials from 1904-01-01: its 44269 is 2025-03-15.
+  it("reads a serial in the workbook's date system", () => {
+    expect(parseDate(44269, 'DMY', true)).toBe('2025-03-15');
+    expect(parseDate(45731, 'DMY', false)).toBe('2025-03-15');
+    expect(parseDate('2025-03-15', 'DMY', true)).toBe('2025-03-15');
+  });
+
   it('refuses impossible dates and words', () => {
     expect(parseDate('31/02/2025', 'DMY')).toBeNull();
     expect(parseDate('15/03/2025', 'MDY')).toBeNull();
