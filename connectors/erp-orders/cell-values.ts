@@ -1,5 +1,6 @@
 /** Cell rules of an ERP export: text, lists, enums, dates, quantities and units, each read into a value or a reason. */
 
+import { quoteInput } from '../input-limits';
 import { UNIT_VALUES, type Unit } from '../traceability/schemas/common';
 import { closeMatches, didYouMean } from '../traceability/name-matching';
 import type { CellValue } from './read/types';
@@ -181,7 +182,8 @@ function normaliseDecimalText(text: string, separator: DecimalSeparator): string
   const compact = text.replace(/[\s\u00a0\u202f']/g, '');
   const group = separator === '.' ? ',' : '.';
   const esc = (char: string): string => `\\${char}`;
-  const grouped = new RegExp(`^\\+?\\d{1,3}(${esc(group)}\\d{3})+(${esc(separator)}\\d+)?$`);
+  // A thousands group never follows a lone 0 (nor a leading zero): "0,250" is a decimal in the other convention.
+  const grouped = new RegExp(`^\\+?[1-9]\\d{0,2}(${esc(group)}\\d{3})+(${esc(separator)}\\d+)?$`);
   const plain = new RegExp(`^\\+?\\d+(${esc(separator)}\\d+)?$|^\\+?${esc(separator)}\\d+$`);
   if (!grouped.test(compact) && !plain.test(compact)) return undefined;
   const digits = compact.replace(/^\+/, '').split(group).join('').replace(separator, '.');
@@ -203,7 +205,12 @@ export function parseQuantity(value: string | number, separator: DecimalSeparato
     if (/^-/.test(text.replace(/\s/g, ''))) return fail(`'${text}' is not a positive quantity`);
     const normalised = normaliseDecimalText(text, separator);
     if (normalised === undefined) {
-      return fail(`'${text}' is not a number with decimal separator '${separator}'`);
+      const other = separator === '.' ? ',' : '.';
+      const hint =
+        normaliseDecimalText(text, other) === undefined
+          ? ''
+          : `; it reads as a number with '${other}' as the decimal mark: if the export writes decimals that way, set the profile's decimalSeparator to '${other}'`;
+      return fail(`'${quoteInput(text)}' is not a number with decimal separator '${separator}'${hint}`);
     }
     decimalText = normalised;
   }

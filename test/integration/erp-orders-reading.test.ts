@@ -350,6 +350,32 @@ describe('erpOrders reading exports, on real Temporal and the sandbox', () => {
     expect(await linesOf('MRG-1')).toEqual(['1:4', '2:5']);
   });
 
+  // A German export's weight 0,250 (kg) pushed with the default profile (decimalSeparator '.'): "0,ddd" is never a
+  // thousands group, so it is not 250; the row error says the profile's separator may be wrong.
+  it("\"0,250\" with the profile's decimal separator '.' rejects its order naming row, column and the separator, never 250", async () => {
+    const file = path.join(dir, 'german-quantity.csv');
+    await writeFile(
+      file,
+      [
+        'order_number,supplier_code,line_number,product_external_id,quantity,unit',
+        'QTY-DE-1,SUP-1001,1,PLM-TEE-001-BLK,"0,250",kg',
+        'QTY-DE-2,SUP-1001,1,PLM-TEE-001-BLK,"1,250",kg',
+        '',
+      ].join('\n'),
+    );
+    const result = await push({ file });
+    expect(result.orders).toMatchObject({ created: 1, rejected: 1 });
+    expect(await copiesOf('QTY-DE-1')).toEqual([]);
+    expect(result.rejections).toEqual([
+      expect.objectContaining({
+        orderNumber: 'QTY-DE-1',
+        code: 'invalid_quantity',
+        message: expect.stringMatching(/row 2.*quantity.*'0,250'.*decimalSeparator/),
+      }),
+    ]);
+    expect(await linesOf('QTY-DE-2')).toEqual(['1:1250']);
+  });
+
   // Approval (README, "erp-orders --approve"): the plan lists "creates, updates, deletes, rejects"; an order the
   // reader refused is a reject of the run as much as one the API would refuse, and the operator approves the plan.
   it('the approval plan counts and lists the orders refused while reading the export', async () => {

@@ -71,6 +71,21 @@ describe('quantities', () => {
     expect(reason(parseQuantity('1.5', ','))).toMatch(/decimal separator ','/);
   });
 
+  // "0,ddd" is never a thousands group (no number is written with a lone 0 before its group): a German export's
+  // 0,250 kg read with the profile's '.' would be 250 kg, a thousand times off.
+  it('"0,250" with decimal separator \'.\' is refused, naming the separator the profile may have wrong; never 250', () => {
+    expect(reason(parseQuantity('0,250', '.'))).toMatch(
+      /'0,250' is not a number with decimal separator '\.'.*decimalSeparator.*','/,
+    );
+    expect(reason(parseQuantity('0.250', ','))).toMatch(
+      /'0\.250' is not a number with decimal separator ','/,
+    );
+    expect(reason(parseQuantity('00,250', '.'))).toMatch(/not a number/);
+    expect(value(parseQuantity('0,250', ','))).toBe(0.25);
+    expect(value(parseQuantity('1,250', '.'))).toBe(1250);
+    expect(value(parseQuantity('10,250.5', '.'))).toBe(10250.5);
+  });
+
   it('refuses zero, negative, tiny-after-rounding and too large quantities', () => {
     expect(reason(parseQuantity('0', '.'))).toMatch(/not a positive quantity/);
     expect(reason(parseQuantity('-3', '.'))).toMatch(/not a positive quantity/);
