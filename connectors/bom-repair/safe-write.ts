@@ -7,8 +7,15 @@ import {
   type BomLineWrite,
   type TraceabilityClient,
 } from '../traceability';
-import { lacksComponent, mapForkToSnapshot, readLines, repairLineBody, type ExactRepair } from './lines';
-import type { ForkSnapshotStore } from './fork-snapshots';
+import {
+  lacksComponent,
+  mapForkToSnapshot,
+  readLines,
+  repairLineBody,
+  timeMs,
+  type ExactRepair,
+} from './lines';
+import { snapshotForFork, type ForkSnapshotStore } from './fork-snapshots';
 
 /** Polling with exponential backoff, for things the API does asynchronously (child links of a new BOM). */
 export interface BackoffOptions {
@@ -142,7 +149,8 @@ async function write(client: TraceabilityClient, entity: string, headerId: strin
  * A BOM edit that never leaves copied lines without their component. Through an owner link it is a plain write.
  * Through an inherited link (which forks the BOM) it snapshots the source lines first, writes, and restores each
  * copied line's component and main flag from the snapshot line it was copied from (exact pairing, see
- * `mapForkToSnapshot`), then re-reads the fork to report any line still without a component. The snapshot stays
+ * `mapForkToSnapshot`) unless a source line changed between the snapshot and the fork (`snapshotForFork`, judged on
+ * a read of the source after the write: then nothing is repaired here and `problems` says why), then re-reads the fork to report any line still without a component. The snapshot stays
  * in `snapshots`, marked with the fork, only when the write forked (or may have, its answer lost).
  */
 export async function safeBomWrite(
@@ -190,6 +198,32 @@ export async function safeBomWrite(
   if (!forked) return result;
 
   const forkLines = await readLines(client, written.headerId);
+  // The fork copied the source as it stood at the write, not as the snapshot saw it: an owner edit in between
+  // (retries and 429 waits widen the window) would have the snapshot name a component the copy never had. The
+  // source's own times say whether any line changed before the fork; if one did, nothing is repaired from it here.
+  const copies = forkLines.filter(lacksComponent);
+  const forkMs = Math.min(
+    ...forkLines.map((line) => timeMs(line.createdAt)).filter((ms) => !Number.isNaN(ms)),
+  );
+  const trust =
+    copies.length === 0
+      ? undefined
+      : snapshotForFork(
+          { ...record, forkHeaderId: written.headerId },
+          {
+            id: written.headerId,
+            createdAt: Number.isFinite(forkMs) ? new Date(forkMs).toISOString() : null,
+          },
+          await readLines(client, input.bomHeaderId),
+        );
+  if (trust && !trust.use) {
+    result.problems.push(
+      `snapshot of ${input.bomHeaderId} not used: ${trust.reason}; the copies are left without a component for ` +
+        'the bom-repair job, which repairs them from the source as it stood at the fork',
+    );
+    result.linesWithoutComponent = copies.map((line) => line.id);
+    return result;
+  }
   const mapping = mapForkToSnapshot(snapshot, forkLines, {
     snapshotLineIds: new Set(writtenLineIds),
     forkLineIds: new Set(written.line ? [written.line.id] : []),

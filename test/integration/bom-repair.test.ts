@@ -630,6 +630,59 @@ describe('bomRepair on a real Temporal dev server', () => {
       expect(fork.find((l) => l.placementId === DEMO_PLACEMENTS.insideNeck)!.styleId).toBe(DEMO_IDS.button);
     });
 
+    // Spec 02, "Copy fidelity caveat": copied lines lose `styleId`; the copy is of the source as it is at the fork,
+    // not as the safe write's snapshot saw it. The owner may change a component between the snapshot and the write
+    // (a window that grows with retries and 429 waits): the snapshot then names a component the fork never had.
+    it('safe write: a source component changed between its snapshot and the fork is never written from the snapshot', async () => {
+      const tree = await buildTree(stack.apiClient, 'race', TEE_LINES);
+      const sku = tree.skus[3]!;
+      const zipper = (await linesOf(stack.apiClient, tree.headerId)).find(
+        (l) => l.styleId === DEMO_IDS.zipper,
+      )!;
+      let changed: BomLine | undefined;
+      const boms = new Proxy(stack.apiClient.boms, {
+        get(target, property, receiver) {
+          const value: unknown = Reflect.get(target, property, receiver);
+          if (property !== 'replaceLine' || typeof value !== 'function') return value;
+          return async (...args: Parameters<TraceabilityClient['boms']['replaceLine']>) => {
+            // The owner's edit lands after the snapshot, just before the safe write's own write.
+            changed ??= await changeSourceComponent(
+              tree,
+              (l) => l.styleId === DEMO_IDS.label,
+              DEMO_IDS.button,
+            );
+            await new Promise((resolve) => setTimeout(resolve, 5));
+            return target.replaceLine(...args);
+          };
+        },
+      });
+      const racing = new Proxy(stack.apiClient, {
+        get: (target, property, receiver) =>
+          property === 'boms' ? boms : (Reflect.get(target, property, receiver) as unknown),
+      });
+
+      const result = await safeBomWrite(racing, {
+        entityStyleId: sku,
+        bomHeaderId: tree.headerId,
+        edit: { kind: 'replace', lineId: zipper.id, values: { ...valuesOf(zipper), quantity: 2 } },
+      });
+      expect(result.forked).toBe(true);
+      const fork = await linesOf(stack.apiClient, result.bomHeaderId);
+      const neck = fork.find((l) => l.placementId === DEMO_PLACEMENTS.insideNeck)!;
+      expect(neck.styleId).not.toBe(DEMO_IDS.label);
+      expect(result.repairs).toEqual([]);
+      expect(result.problems.join('\n')).toContain(`source line ${changed!.id} changed at`);
+      expect(result.linesWithoutComponent).toHaveLength(3);
+
+      // The job repairs the copies later from the source as it stood at the fork.
+      const job = await run({ products: [sku] }, 'race-after-snapshot');
+      expect(job).toMatchObject({ linesRepaired: 3, linesAmbiguous: 0 });
+      const repaired = await linesOf(stack.apiClient, result.bomHeaderId);
+      expect(repaired.find((l) => l.placementId === DEMO_PLACEMENTS.insideNeck)!.styleId).toBe(
+        DEMO_IDS.button,
+      );
+    });
+
     // Spec 02, BOMs table, a fork through an inherited link: "Permanent detach; copy creates no child links, so the
     // product's SKUs keep the original." A variant's fork renamed back to the original's name looks, by name, like a
     // BOM its SKUs inherit; nothing the API shows says which of the two a SKU's fork was copied from.
