@@ -63,6 +63,7 @@ const configUpdateSchema = z
     orderPageSizeCap: z.number().int().positive().nullable().optional(),
     bomIncludeShape: z.enum(['full', 'bare']).optional(),
     certificateTies: z.enum(['stable', 'shuffled']).optional(),
+    bomLineTies: z.enum(['stable', 'shuffled']).optional(),
   })
   .strict();
 
@@ -271,6 +272,7 @@ export function buildSandboxApp(options: ResolvedSandboxOptions): {
     if (update.orderPageSizeCap !== undefined) ctx.settings.orderPageSizeCap = update.orderPageSizeCap;
     if (update.bomIncludeShape !== undefined) ctx.settings.bomIncludeShape = update.bomIncludeShape;
     if (update.certificateTies !== undefined) ctx.settings.certificateTies = update.certificateTies;
+    if (update.bomLineTies !== undefined) ctx.settings.bomLineTies = update.bomLineTies;
     return ctx.settings;
   });
   app.post('/__sandbox/reset', async () => {

@@ -3,6 +3,7 @@ import { z } from 'zod';
 import {
   bomLineSchema,
   collect,
+  readList,
   type BomHeader,
   type BomLine,
   type BomLineWrite,
@@ -109,9 +110,41 @@ export function repairLineBody(line: LineView, entityStyleId: string, component:
   };
 }
 
-/** Every line of a header, in creation order (the order a fork copies them in). */
-export function readLines(client: TraceabilityClient, bomHeaderId: string): Promise<BomLine[]> {
-  return collect(client.boms.iterateLines({ bomHeaderId, sort: 'createdAt', order: 'asc' }));
+/** Whole reads of a header's pages tried before giving up on lines its total counts but no page shows. */
+export const LINE_LIST_READS = 5;
+
+/** A header's lines could not be read whole: its pages kept missing lines its `total` counts. */
+export class BomLinesUnsettledError extends Error {
+  constructor(
+    readonly bomHeaderId: string,
+    readonly total: number,
+    readonly listed: number,
+    readonly reads: number,
+  ) {
+    super(
+      `BOM ${bomHeaderId}: the API counts ${total} lines but ${reads} reads of its pages listed ${listed} distinct ` +
+        `ones; ${total - listed} counted line(s) were on none of the pages read (lines with equal sort values may ` +
+        'come back in another order on each page); nothing was repaired from this read',
+    );
+    this.name = 'BomLinesUnsettledError';
+  }
+}
+
+/**
+ * Every line of a header, each once. Spec 02 offers no unique sort column for GET /bom-lines and every copy of a
+ * fork shares `createdAt`; spec 03 promises a stable paging order for equal sort values of GET /orders only. So a
+ * read by page number may meet a line twice and miss another: the ids read are counted across reads while `total`
+ * stays (`countAcross`), and the pages read again until every line counted was met (without ties: one read, as many
+ * calls as pages). Oldest first, so a line added meanwhile lands after the pages read.
+ */
+export async function readLines(client: TraceabilityClient, bomHeaderId: string): Promise<BomLine[]> {
+  const read = await readList(
+    (page, limit) => client.boms.listLines({ bomHeaderId, sort: 'createdAt', order: 'asc', page, limit }),
+    { keep: 'latest', countAcross: true, reads: LINE_LIST_READS },
+  );
+  if (read.moved !== undefined)
+    throw new BomLinesUnsettledError(bomHeaderId, read.total, read.counted, read.reads);
+  return read.items;
 }
 
 /** Every header linked to a product (owned and inherited), with the product's `link`. */

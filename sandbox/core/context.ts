@@ -51,6 +51,11 @@ export interface SandboxSettings {
    * values" of GET /orders only.
    */
   certificateTies?: 'stable' | 'shuffled';
+  /**
+   * `stable` (default): GET /bom-lines breaks ties of the sort column by id. `shuffled`: lines with equal sort values
+   * (every copy of a fork shares `createdAt`) come back in a fresh order on each query.
+   */
+  bomLineTies?: 'stable' | 'shuffled';
 }
 
 export class SandboxContext {

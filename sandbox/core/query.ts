@@ -99,6 +99,21 @@ export function sortBy<T extends { id: string }>(
   });
 }
 
+/** Each run of equal sort values in a fresh order (Fisher-Yates), as a database may answer ties. */
+export function shuffleTies<T>(sorted: T[], key: (item: T) => Comparable, random: () => number): T[] {
+  const out = [...sorted];
+  for (let start = 0; start < out.length;) {
+    let end = start + 1;
+    while (end < out.length && key(out[end]!) === key(out[start]!)) end++;
+    for (let i = end - 1; i > start; i--) {
+      const j = start + Math.floor(random() * (i - start + 1));
+      [out[i], out[j]] = [out[j]!, out[i]!];
+    }
+    start = end;
+  }
+  return out;
+}
+
 /** `updatedAfterUnixMs` / `updatedBeforeUnixMs`: milliseconds, both bounds inclusive. */
 export function updatedWindow(query: RawQuery): (updatedAt: string | null) => boolean {
   const after = num(query, 'updatedAfterUnixMs');

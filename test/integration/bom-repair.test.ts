@@ -6,6 +6,7 @@ import { DEMO_BOM_IDS, DEMO_FORK_SKUS, DEMO_PLACEMENTS } from '../../sandbox/see
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { ForkSnapshotStore } from '../../connectors/bom-repair/fork-snapshots';
+import { readLines } from '../../connectors/bom-repair/lines';
 import { TraceJob } from '../../worker/search-attributes';
 import { bomRepair } from '../../workflows';
 import {
@@ -281,6 +282,43 @@ describe('bomRepair on a real Temporal dev server', () => {
     const product = result.products[0]!;
     expect(product).toMatchObject({ wouldRepair: 104, linesOmitted: 4 });
     expect(product.lines).toHaveLength(100);
+  }, 120_000);
+
+  // Spec 01, "Pagination": "Iterate until `page` reaches `totalPages`"; spec 02 GET /bom-lines sorts only by
+  // `createdAt`, `updatedAt`, `quantity`, `weight`, and every copy of a fork shares `createdAt` (and `updatedAt`); spec
+  // 03 promises "Paging order is stable for equal sort values" for GET /orders only. Ties may come back in another
+  // order on every page: a read by page number meets some copies twice and misses others.
+  it('a fork of more than 100 lines whose ties come back in a fresh order per page: every copy is read once and repaired', async () => {
+    const buttons = Array.from({ length: 104 }, (_, i) => ({
+      component: { styleId: DEMO_IDS.button },
+      placementId: DEMO_PLACEMENTS.placket,
+      quantity: i + 1,
+      quantityUnit: 'PIECES' as const,
+    }));
+    const tree = await buildTree(stack.apiClient, 'shuffled-ties', [TEE_LINES[0]!, ...buttons]);
+    const sku = tree.skus[1]!;
+    const forkId = await forkThroughSku(stack.apiClient, tree, sku, (l) => l.styleId === DEMO_IDS.poplin);
+    const ties = (bomLineTies: 'stable' | 'shuffled') =>
+      fetch(`${new URL(stack.sandbox.baseUrl).origin}/__sandbox/config`, {
+        method: 'PUT',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ bomLineTies }),
+      });
+    await ties('shuffled');
+    try {
+      const result = await run({ products: [sku] }, 'shuffled-ties');
+      expect(result).toMatchObject({
+        linesRepaired: 104,
+        linesAmbiguous: 0,
+        linesUnmatched: 0,
+        linesFailed: 0,
+      });
+    } finally {
+      await ties('stable');
+    }
+    const fork = await readLines(stack.apiClient, forkId);
+    expect(fork).toHaveLength(105);
+    expect(fork.filter((l) => !l.styleId)).toEqual([]);
   }, 120_000);
 
   // TEMPORAL-NOTES: "A payload errors at 2 MB"; the batch activity's own result is a payload too (a product with

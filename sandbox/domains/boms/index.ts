@@ -45,6 +45,7 @@ function registerBomRoutes(app: FastifyInstance, ctx: SandboxContext): void {
     deleteHeaders,
     lineSorts: ['createdAt', 'updatedAt', 'quantity', 'weight'],
     lineSortKey: (line, sort) => line[sort],
+    shuffledLineTies: () => ctx.settings.bomLineTies === 'shuffled',
     headerIdOf: (line) => line.bomHeaderId,
     lineFilter({ companyId }, query) {
       const rawComponent = str(query, 'styleId');

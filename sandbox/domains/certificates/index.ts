@@ -3,7 +3,14 @@ import { callerCompany, type SandboxContext, type SandboxDomain } from '../../co
 import { listBody, sendData } from '../../core/envelope';
 import { ApiError, forbidden, notFound } from '../../core/errors';
 import { seededRandom } from '../../core/prng';
-import { pageParams, sortBy, sortParams, type Comparable, type RawQuery } from '../../core/query';
+import {
+  pageParams,
+  shuffleTies,
+  sortBy,
+  sortParams,
+  type Comparable,
+  type RawQuery,
+} from '../../core/query';
 import { certificateFilters } from './filters';
 import { certificateSectionSchema, type CertificateRecord } from './model';
 import { DOWNLOAD_PATH, signedDownloadUrl, verifyDownload } from './signing';
@@ -48,21 +55,6 @@ const SORTS = [
 ] as const;
 
 type CertificateStore = Map<string, CertificateRecord>;
-
-/** Each run of equal sort values in a fresh order (Fisher-Yates), as a database may answer ties. */
-function shuffleTies<T>(sorted: T[], key: (item: T) => Comparable, random: () => number): T[] {
-  const out = [...sorted];
-  for (let start = 0; start < out.length;) {
-    let end = start + 1;
-    while (end < out.length && key(out[end]!) === key(out[start]!)) end++;
-    for (let i = end - 1; i > start; i--) {
-      const j = start + Math.floor(random() * (i - start + 1));
-      [out[i], out[j]] = [out[j]!, out[i]!];
-    }
-    start = end;
-  }
-  return out;
-}
 
 function origin(request: FastifyRequest): string {
   return `${request.protocol}://${request.headers.host ?? 'localhost'}`;

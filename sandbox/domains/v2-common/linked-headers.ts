@@ -2,7 +2,17 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { callerCompany, type Caller, type SandboxContext, type SandboxDomain } from '../../core/context';
 import { sendData, sendPage } from '../../core/envelope';
 import { badRequest, notFound, type ApiError } from '../../core/errors';
-import { list, pageParams, sortBy, sortParams, str, type Comparable, type RawQuery } from '../../core/query';
+import { seededRandom } from '../../core/prng';
+import {
+  list,
+  pageParams,
+  shuffleTies,
+  sortBy,
+  sortParams,
+  str,
+  type Comparable,
+  type RawQuery,
+} from '../../core/query';
 import type { ProductRecord, ProvidedInclude } from '../catalogue';
 import { catalogueOf, productInCatalogue } from './catalogue';
 
@@ -222,6 +232,8 @@ export interface LinkedHeaderRoutes<
   deleteHeaders(write: LinkedWrite<S>, body: unknown): unknown;
   lineSorts: readonly [LS, ...LS[]];
   lineSortKey(line: Line, sort: LS): Comparable;
+  /** Whether lines with equal sort values come back in a fresh order on each query (default: by id). */
+  shuffledLineTies?(): boolean;
   headerIdOf(line: Line): string;
   lineFilter(write: LinkedWrite<S>, query: RawQuery): (line: Line) => boolean;
   presentLine(write: LinkedWrite<S>, line: Line, include?: readonly string[]): Record<string, unknown>;
@@ -245,6 +257,8 @@ export function registerLinkedHeaderRoutes<
   spec: LinkedHeaderRoutes<H, L, Line, S, HS, LS>,
 ): LinkedWriteOf<S> {
   const { kind } = spec;
+  // Repeatable dice for shuffled line ties: a new order on every query, the same run on every start.
+  const tieOrder = seededRandom(0x71e5);
   const write: LinkedWriteOf<S> = (request) => ({
     ctx,
     store: ctx.store(spec.domain),
@@ -309,7 +323,9 @@ export function registerLinkedHeaderRoutes<
         keep(line),
     );
     const include = list(query, 'include') ?? [];
-    const sorted = sortBy(lines, (line) => spec.lineSortKey(line, sort), order);
+    const key = (line: Line) => spec.lineSortKey(line, sort);
+    const byKey = sortBy(lines, key, order);
+    const sorted = spec.shuffledLineTies?.() ? shuffleTies(byKey, key, tieOrder) : byKey;
     return sendPage(
       reply,
       sorted.map((line) => spec.presentLine(context, line, include)),
