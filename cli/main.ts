@@ -98,6 +98,11 @@ export const COMMANDS: readonly LazyCommand[] = [
     load: () => (require('./commands/approve') as typeof import('./commands/approve')).rejectCommand(),
   },
   {
+    name: 'cancel',
+    summary: 'Cancel a running run: its batch stops before its next write',
+    load: () => (require('./commands/cancel') as typeof import('./commands/cancel')).cancelCommand(),
+  },
+  {
     name: 'schedules',
     summary: "Manage the jobs' Temporal Schedules from one JSON file",
     load: () => (require('./commands/schedules') as typeof import('./commands/schedules')).schedulesCommand(),

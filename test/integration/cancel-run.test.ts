@@ -7,7 +7,7 @@ import Papa from 'papaparse';
 import { TraceStatus } from '../../worker/search-attributes';
 import { DEMO_IDS } from '../../sandbox/seed/demo-catalogue';
 import { bomRepair, erpOrders, plmImport } from '../../workflows';
-import { sandboxApi, startTestStack, type TestStack } from '../harness';
+import { cliEnv, sandboxApi, startTestStack, traceSync, type TestStack } from '../harness';
 import { nativeRows, toCsv } from '../unit/plm-activities/native-sheet';
 import { buildTree, forkThroughSku, TEE_LINES } from './bom-trees';
 
@@ -59,6 +59,7 @@ describe('cancelling a run mid-batch', () => {
     handle: WorkflowHandle,
     writing: () => Promise<boolean>,
     closesWithinMs: number,
+    cancel: () => Promise<unknown> = () => handle.cancel(),
   ) => {
     const deadline = Date.now() + 60_000;
     while (!(await writing())) {
@@ -66,7 +67,7 @@ describe('cancelling a run mid-batch', () => {
       await sleep(200);
     }
     const cancelledAt = Date.now();
-    await handle.cancel();
+    await cancel();
     const failure = await handle.result().then(
       () => undefined,
       (error: unknown) => error,
@@ -168,10 +169,17 @@ describe('cancelling a run mid-batch', () => {
       taskQueue: stack.taskQueue,
       workflowId: stack.workflowId('erp-cancel'),
     });
+    // As an operator would: `trace-sync cancel <id> --wait` returns once the run has stopped writing and closed.
     const described = await cancelOnceWriting(
       handle,
       async () => (await platformOrders()).length >= 3,
       15_000,
+      async () => {
+        const cli = await traceSync(['cancel', handle.workflowId, '--wait'], cliEnv(stack), 60_000);
+        expect(cli.stderr).toBe('');
+        expect(cli.status).toBe(0);
+        expect(cli.stdout).toMatch(/cancelled \(TraceStatus cancelled\); what it wrote: \{"created":\d+/);
+      },
     );
 
     const atClose = await platformOrders();
