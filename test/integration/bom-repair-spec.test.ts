@@ -5,11 +5,17 @@ import { safeBomWrite } from '../../connectors/bom-repair/safe-write';
 import type { BomLine, TraceabilityClient } from '../../connectors/traceability';
 import { DEMO_BOM_IDS, DEMO_FORK_SKUS, DEMO_PLACEMENTS } from '../../sandbox/seed/demo-boms';
 import { DEMO_IDS } from '../../sandbox/seed/demo-catalogue';
-import { TraceJob } from '../../worker/search-attributes';
-import { bomRepair } from '../../workflows';
-import type { RepairBomForksResult, RepairBomInput } from '../../workflows/bom-repair';
-import { cliEnv, startTestStack, traceSync, waitResult, type TestStack } from '../harness';
-import { buildTree, forkThroughSku, linesOf, TEE_LINES, type Tree } from './bom-trees';
+import type { RepairBomForksResult } from '../../workflows/bom-repair';
+import { cliEnv, traceSync, waitResult, type TestStack } from '../harness';
+import {
+  bomRepairRunner,
+  buildTree,
+  forkThroughSku,
+  linesOf,
+  startBomRepairStack,
+  TEE_LINES,
+  type Tree,
+} from './bom-trees';
 
 /**
  * The BOM repair against spec 02's copy-on-write rules (issue 18): the demo seed's forks, sources changed after a
@@ -18,17 +24,10 @@ import { buildTree, forkThroughSku, linesOf, TEE_LINES, type Tree } from './bom-
  */
 describe('bomRepair: spec 02 copy-on-write cases', () => {
   let stack: TestStack;
-  const run = (input: RepairBomInput, name: string): Promise<RepairBomForksResult> =>
-    stack.client.workflow.execute(bomRepair, {
-      args: [input],
-      taskQueue: stack.taskQueue,
-      workflowId: stack.workflowId(`bom-repair-${name}`),
-      typedSearchAttributes: [{ key: TraceJob, value: 'bom-repair' }],
-    });
+  const run = bomRepairRunner(() => stack);
 
   beforeAll(async () => {
-    // Child links appear 300 ms after a BOM is created: the setup and the safe write wait for them with backoff.
-    stack = await startTestStack({ sandbox: { childLinkDelayMs: 300, rateLimitPerMinute: 100_000 } });
+    stack = await startBomRepairStack();
   }, 60_000);
 
   afterAll(async () => {

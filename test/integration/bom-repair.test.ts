@@ -7,15 +7,19 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { ForkSnapshotStore } from '../../connectors/bom-repair/fork-snapshots';
 import { readLines } from '../../connectors/bom-repair/lines';
-import { TraceJob } from '../../worker/search-attributes';
 import { bomRepair } from '../../workflows';
+import { bomRepairProgressQuery } from '../../workflows/bom-repair';
+import type { TestStack } from '../harness';
 import {
-  bomRepairProgressQuery,
-  type RepairBomForksResult,
-  type RepairBomInput,
-} from '../../workflows/bom-repair';
-import { startTestStack, type TestStack } from '../harness';
-import { buildTree, forkThroughSku, linesOf, TEE_LINES, type LineSpec, type Tree } from './bom-trees';
+  bomRepairRunner,
+  buildTree,
+  forkThroughSku,
+  linesOf,
+  startBomRepairStack,
+  TEE_LINES,
+  type LineSpec,
+  type Tree,
+} from './bom-trees';
 
 const SLEEVE = 'bomplc_demo_sleeve';
 
@@ -45,17 +49,10 @@ describe('bomRepair on a real Temporal dev server', () => {
         boms: unknown;
       }
     ).boms;
-  const run = (input: RepairBomInput, name: string): Promise<RepairBomForksResult> =>
-    stack.client.workflow.execute(bomRepair, {
-      args: [input],
-      taskQueue: stack.taskQueue,
-      workflowId: stack.workflowId(`bom-repair-${name}`),
-      typedSearchAttributes: [{ key: TraceJob, value: 'bom-repair' }],
-    });
+  const run = bomRepairRunner(() => stack);
 
   beforeAll(async () => {
-    // Child links appear 300 ms after a BOM is created: the setup and the safe write wait for them with backoff.
-    stack = await startTestStack({ sandbox: { childLinkDelayMs: 300, rateLimitPerMinute: 100_000 } });
+    stack = await startBomRepairStack();
   }, 60_000);
 
   afterAll(async () => {

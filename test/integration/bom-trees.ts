@@ -4,6 +4,10 @@ import { waitForBomLink } from '../../connectors/bom-repair/safe-write';
 import type { BomLine, TraceabilityClient } from '../../connectors/traceability';
 import { DEMO_IDS } from '../../sandbox/seed/demo-catalogue';
 import { DEMO_PLACEMENTS } from '../../sandbox/seed/demo-boms';
+import { TraceJob } from '../../worker/search-attributes';
+import { bomRepair } from '../../workflows';
+import type { RepairBomForksResult, RepairBomInput } from '../../workflows/bom-repair';
+import { startTestStack, type TestStack } from '../harness';
 
 export interface Tree {
   styleId: string;
@@ -140,3 +144,19 @@ export async function forkThroughSku(
     throw new Error(`editing through ${sku} did not fork ${tree.headerId}`);
   return edited.bomHeaderId;
 }
+
+/** A BOM repair test file's stack: child links appear 300 ms after a BOM is created (the setup and the safe write
+ * wait for them with backoff), and the allowance is out of the way. */
+export const startBomRepairStack = (): Promise<TestStack> =>
+  startTestStack({ sandbox: { childLinkDelayMs: 300, rateLimitPerMinute: 100_000 } });
+
+/** Runs the bomRepair workflow on the stack's task queue to its result. */
+export const bomRepairRunner =
+  (stack: () => TestStack) =>
+  (input: RepairBomInput, name: string): Promise<RepairBomForksResult> =>
+    stack().client.workflow.execute(bomRepair, {
+      args: [input],
+      taskQueue: stack().taskQueue,
+      workflowId: stack().workflowId(`bom-repair-${name}`),
+      typedSearchAttributes: [{ key: TraceJob, value: 'bom-repair' }],
+    });
