@@ -1,7 +1,29 @@
 import { existsSync, statSync } from 'node:fs';
 import path from 'node:path';
+import { InvalidArgumentError } from 'commander';
 import { openStore, type ObjectStore } from '../connectors/storage';
 import type { AppConfig } from '../worker/config';
+
+/**
+ * A job's input file or mapping file as given on the command line: an `s3://bucket/key` reference as it is (the
+ * worker reads it), else a local file that must exist, made absolute.
+ */
+export function inputFileArg(value: string): string {
+  if (value.startsWith('s3://')) {
+    if (!/^s3:\/\/[^/]+\/[^/].*$/.test(value))
+      throw new InvalidArgumentError(`'${value}' is not an s3://bucket/key reference`);
+    return value;
+  }
+  const absolute = path.resolve(value);
+  if (!existsSync(absolute) || !statSync(absolute).isFile())
+    throw new InvalidArgumentError(`no file at ${absolute}`);
+  return absolute;
+}
+
+/** A path the worker reads: `s3://` references as they are, local paths made absolute. */
+export function workerPath(value: string): string {
+  return value.startsWith('s3://') ? value : path.resolve(value);
+}
 
 /** How long the links printed after `--wait` stay valid. */
 export const LINK_SECONDS = 24 * 3600;

@@ -1,17 +1,10 @@
-import { existsSync, statSync } from 'node:fs';
 import path from 'node:path';
-import { Command, InvalidArgumentError, Option } from 'commander';
+import { Command, Option } from 'commander';
 import { erpOrders } from '../../workflows';
 import type { PushErpOrdersInput } from '../../workflows/erp-orders';
 import { runAction } from '../run-action';
+import { inputFileArg, workerPath } from '../store-files';
 import { positiveSeconds, startJob, timestampedId } from '../workflow-runner';
-
-function existingFile(value: string): string {
-  const absolute = path.resolve(value);
-  if (!existsSync(absolute) || !statSync(absolute).isFile())
-    throw new InvalidArgumentError(`no file at ${absolute}`);
-  return absolute;
-}
 
 /** `erp-orders-orders-2024-03.csv-2025-01-31T08-15-00-123Z`: the job, the file and when it was asked. */
 export function pushOrdersWorkflowId(file: string, now = new Date()): string {
@@ -31,11 +24,11 @@ export interface PushOrdersFlags {
 /** The workflow input for a file and the command's flags (paths made absolute: the worker reads them). */
 export function pushOrdersInput(file: string, flags: PushOrdersFlags): PushErpOrdersInput {
   return {
-    file: path.resolve(file),
+    file: workerPath(file),
     ...(flags.profile !== undefined
       ? { profile: flags.profile as NonNullable<PushErpOrdersInput['profile']> }
       : {}),
-    ...(flags.mapping !== undefined ? { mappingFile: path.resolve(flags.mapping) } : {}),
+    ...(flags.mapping !== undefined ? { mappingFile: workerPath(flags.mapping) } : {}),
     ...(flags.dryRun ? { dryRun: true } : {}),
     ...(flags.approve
       ? { approval: flags.approveTimeout !== undefined ? { timeoutSeconds: flags.approveTimeout } : true }
@@ -50,13 +43,13 @@ export function erpOrdersCommand(): Command {
     .description(
       'Push an ERP order export (csv, xlsx, json, ndjson) to the platform: create or patch orders by order number',
     )
-    .argument('<file>', 'the export file (the worker must be able to read this path)', existingFile)
+    .argument('<file>', 'the export: a local file, or s3://bucket/key (read by the worker)', inputFileArg)
     .addOption(
       new Option('--profile <name>', 'built-in mapping profile').choices(['default']).conflicts('mapping'),
     )
     .addOption(
-      new Option('--mapping <file>', 'mapping profile JSON file')
-        .argParser(existingFile)
+      new Option('--mapping <file>', 'mapping profile JSON file (local, or s3://bucket/key)')
+        .argParser(inputFileArg)
         .conflicts('profile'),
     )
     .option('--dry-run', 'plan only: report what would be created and patched, write nothing')

@@ -1,17 +1,10 @@
-import { existsSync, statSync } from 'node:fs';
 import path from 'node:path';
-import { Command, InvalidArgumentError, Option } from 'commander';
+import { Command, Option } from 'commander';
 import { plmImport } from '../../workflows';
 import type { PlmImportInput } from '../../workflows/plm-import';
 import { runAction } from '../run-action';
+import { inputFileArg, workerPath } from '../store-files';
 import { positiveSeconds, startJob, timestampedId } from '../workflow-runner';
-
-function existingFile(value: string): string {
-  const absolute = path.resolve(value);
-  if (!existsSync(absolute) || !statSync(absolute).isFile())
-    throw new InvalidArgumentError(`no file at ${absolute}`);
-  return absolute;
-}
 
 /** `plm-import-ss25.xlsx-2025-01-31T08-15-00-123Z`: the job, the file and when it was asked. */
 export function plmImportWorkflowId(file: string, now = new Date()): string {
@@ -31,11 +24,11 @@ export interface PlmImportFlags {
 /** The workflow input for a file and the command's flags (paths made absolute: the worker reads them). */
 export function plmImportInput(file: string, flags: PlmImportFlags): PlmImportInput {
   return {
-    file: path.resolve(file),
+    file: workerPath(file),
     ...(flags.profile !== undefined
       ? { profile: flags.profile as NonNullable<PlmImportInput['profile']> }
       : {}),
-    ...(flags.mapping !== undefined ? { mappingFile: path.resolve(flags.mapping) } : {}),
+    ...(flags.mapping !== undefined ? { mappingFile: workerPath(flags.mapping) } : {}),
     ...(flags.dryRun ? { dryRun: true } : {}),
     ...(flags.unarchive ? { unarchive: true } : {}),
     ...(flags.sheet !== undefined ? { sheet: flags.sheet } : {}),
@@ -50,15 +43,15 @@ export function plmImportCommand(): Command {
     .description(
       'Import a PLM spreadsheet (xlsx, xls, csv) into the catalogue: styles, variants and SKUs by externalId',
     )
-    .argument('<file>', 'the sheet (the worker must be able to read this path)', existingFile)
+    .argument('<file>', 'the sheet: a local file, or s3://bucket/key (read by the worker)', inputFileArg)
     .addOption(
       new Option('--profile <name>', 'built-in mapping profile (default native)')
         .choices(['native', 'flat'])
         .conflicts('mapping'),
     )
     .addOption(
-      new Option('--mapping <file>', 'mapping profile JSON file')
-        .argParser(existingFile)
+      new Option('--mapping <file>', 'mapping profile JSON file (local, or s3://bucket/key)')
+        .argParser(inputFileArg)
         .conflicts('profile'),
     )
     .option(

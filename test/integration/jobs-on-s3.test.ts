@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import Papa from 'papaparse';
@@ -547,6 +547,36 @@ describeS3('the four jobs with TRACE_STORE_URL=s3://… (versitygw)', () => {
     };
     expect(result.profile).toBe(`s3://${s3.bucket}/trace/inputs/${workflowId}/profile-eu.json`);
     expect(result.orders.total).toBeGreaterThan(0);
+  });
+
+  // README, "Run data in object storage": "a job's `file` may be `s3://bucket/key` … a job's `mappingFile` may be an
+  // `s3://` reference too." An operator re-running a drop from the inbox's failed/ names it where it lies.
+  it('the CLI passes an s3:// export and an s3:// mapping as they are: nothing uploaded, the worker reads them', async () => {
+    const examples = path.join(repoRoot(), 'examples', 'erp');
+    await store.put('inbox/erp/failed/orders.csv', await readFile(path.join(examples, 'orders.csv'), 'utf8'));
+    await store.put('profiles/eu.json', await readFile(path.join(examples, 'profile-eu.json'), 'utf8'));
+    const file = `s3://${s3.bucket}/trace/inbox/erp/failed/orders.csv`;
+    const mapping = `s3://${s3.bucket}/trace/profiles/eu.json`;
+    const out = await cli('erp-orders', file, '--mapping', mapping, '--dry-run', '--wait');
+    expect(out.stderr).toBe('');
+    expect(out.status).toBe(0);
+    expect(out.stdout).not.toContain('Uploaded');
+    const workflowId = /Started workflow (\S+)/.exec(out.stdout)?.[1] ?? '';
+    expect(workflowId).toMatch(/^erp-orders-orders\.csv-/);
+    const result = (await stack.client.workflow.getHandle(workflowId).result()) as {
+      profile: string;
+      orders: { total: number };
+    };
+    expect(result.profile).toBe(mapping);
+    expect(result.orders.total).toBeGreaterThan(0);
+
+    const plm = await cli('plm-import', `s3://${s3.bucket}/trace/no/such/sheet.csv`, '--wait');
+    expect(plm.status).not.toBe(0);
+    expect(plm.stderr + plm.stdout).toContain(`s3://${s3.bucket}/trace/no/such/sheet.csv`);
+    expect(plm.stderr + plm.stdout).not.toContain('no file at');
+    const bad = await cli('erp-orders', 's3://bucket-only');
+    expect(bad.status).not.toBe(0);
+    expect(bad.stderr).toContain("'s3://bucket-only' is not an s3://bucket/key reference");
   });
 });
 
