@@ -1,4 +1,5 @@
-import { defineQuery, log, proxyActivities, workflowInfo } from '@temporalio/workflow';
+import { defineQuery, log, patched, proxyActivities, workflowInfo } from '@temporalio/workflow';
+import { z } from 'zod';
 import { defineSearchAttributeKey, SearchAttributeType } from '@temporalio/common';
 import type { Activities } from '../activities';
 import type { CertificateReportResult } from '../activities/certificate-report';
@@ -34,7 +35,11 @@ const { fetchCertificatesForReport, writeCertificateExpiryReport } = proxyActivi
 export async function certificateReport(
   input: CertificateReportInput = {},
 ): Promise<CertificateReportResult> {
-  const parsed = certificateReportInputSchema.safeParse(input);
+  // patched: runs started while unknown keys were dropped (as they still are for those) replay as they ran.
+  const schema = patched('certificate-input-strict')
+    ? certificateReportInputSchema
+    : z.object(certificateReportInputSchema.shape);
+  const parsed = schema.safeParse(input);
   if (!parsed.success) throw invalidInput('certificate report', parsed.error);
   const { timeZone, thresholdsDays, includeStatuses } = parsed.data;
   const scheduled = workflowInfo().typedSearchAttributes.get(ScheduledStartTime);

@@ -68,7 +68,7 @@ export type ReportOptions = z.input<typeof reportOptionsSchema>;
  * `{"asOf": "2026-11-01"}` or `{}` (as of the scheduled night, or today). The workflow imports this module: it
  * stays free of Node built-ins.
  */
-export const certificateReportInputSchema = z.object({
+export const certificateReportInputSchema = z.strictObject({
   /** Report date `YYYY-MM-DD`. Default: the schedule's nominal time (so a backfill reports as of that night), else today. */
   asOf: z
     .string()

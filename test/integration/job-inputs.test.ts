@@ -1,0 +1,91 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { WorkflowFailedError } from '@temporalio/client';
+import { certificateReport } from '../../workflows';
+import { cliEnv, startTestStack, traceSync, type TestStack } from '../harness';
+
+/**
+ * The plain JSON an operator types (the Web UI's input box, a schedules file) is checked where it is given: a key
+ * or value the job would not take is named then, not dropped or found out at 2 a.m.
+ */
+describe('job inputs typed by hand: refused where they are given, naming the field', () => {
+  let stack: TestStack;
+  let dir: string;
+
+  beforeAll(async () => {
+    dir = mkdtempSync(path.join(tmpdir(), 'job-inputs-'));
+    stack = await startTestStack({
+      sandbox: { rateLimitPerMinute: 100_000 },
+      config: { dataDir: path.join(dir, 'data') },
+    });
+  }, 60_000);
+
+  afterAll(async () => {
+    await stack?.stop();
+  });
+
+  // The other jobs' inputs refuse keys they do not know; the report took `{"asof": …, "thresholds": […]}` as `{}`
+  // and reported today, in UTC, with the default ranges, as a success.
+  it('a certificate report input with keys it does not know fails at once, naming them', async () => {
+    const handle = await stack.client.workflow.start(certificateReport, {
+      args: [{ asof: '2026-11-01', timeZone: 'Europe/Stockholm', thresholds: [7, 14] } as never],
+      taskQueue: stack.taskQueue,
+      workflowId: stack.workflowId('cert-typo'),
+    });
+    const failure = await handle.result().then(
+      () => undefined,
+      (error: unknown) => error,
+    );
+    expect(failure).toBeInstanceOf(WorkflowFailedError);
+    const message = String((failure as WorkflowFailedError).cause?.message);
+    expect(message).toContain('Invalid certificate report input');
+    expect(message).toContain('asof');
+    expect(message).toContain('thresholds');
+  });
+
+  it('schedules apply refuses an entry whose input its job would refuse, naming entry, field and reason; applies none', async () => {
+    const cli = (...args: string[]) => traceSync(args, cliEnv(stack), 90_000);
+    const stamp = Date.now();
+    const entry = (id: string, workflow: string, input: Record<string, unknown>) => ({
+      id: `${id}-${stamp}`,
+      workflow,
+      cron: '0 2 * * *',
+      input,
+    });
+    const file = path.join(dir, 'schedules.json');
+    const write = (entries: unknown[]) => writeFileSync(file, JSON.stringify({ schedules: entries }));
+    const good = entry('good', 'certificateReport', {});
+
+    write([good, entry('plm', 'plmImport', { file: '/data/inbox/plm/ss26.csv', profile: 'Flat' })]);
+    const plm = await cli('schedules', 'apply', '--file', file);
+    expect(plm.status).not.toBe(0);
+    expect(plm.stderr).toContain('schedules.1.input.profile');
+    expect(plm.stderr).toContain('"native"');
+
+    write([good, entry('bom', 'bomRepair', { since_last_run: true })]);
+    const bom = await cli('schedules', 'apply', '--file', file);
+    expect(bom.status).not.toBe(0);
+    expect(bom.stderr).toContain('schedules.1.input');
+    expect(bom.stderr).toContain('since_last_run');
+
+    write([good, entry('cert', 'certificateReport', { thresholds: [7, 14] })]);
+    const cert = await cli('schedules', 'apply', '--file', file);
+    expect(cert.status).not.toBe(0);
+    expect(cert.stderr).toContain('thresholds');
+
+    // The inbox hands its profile to each file's job: a profile that job has not is refused here, not per drop.
+    write([good, entry('inbox', 'inbox', { job: 'erp-orders', folder: '/data/inbox/erp', profile: 'eu' })]);
+    const inbox = await cli('schedules', 'apply', '--file', file);
+    expect(inbox.status).not.toBe(0);
+    expect(inbox.stderr).toContain('schedules.1.input.profile');
+    expect(inbox.stderr).toContain('"default"');
+
+    const listed = await cli('schedules', 'list');
+    expect(listed.stdout).not.toContain(String(stamp));
+
+    write([good]);
+    expect((await cli('schedules', 'apply', '--file', file)).stdout).toContain(`created  ${good.id}`);
+    await stack.client.schedule.getHandle(good.id).delete();
+  });
+});
