@@ -8,6 +8,7 @@ import {
 } from '@temporalio/client';
 import { z } from 'zod';
 import { isKnownTimeZone } from '../connectors/certificate-report/model';
+import { jobInputIssues } from './job-inputs';
 import { JOBS, WORKFLOW_TYPES, jobOfWorkflowType } from './jobs';
 import { TraceJob, TraceSource } from './search-attributes';
 
@@ -24,7 +25,7 @@ const duration = z.string().regex(/^\d+\s*(ms|s|m|h|d)$|^\d+\s+(seconds?|minutes
   message: "expected a duration such as '30m', '6h', '1d' or '2 days'",
 });
 
-export const scheduleEntrySchema = z.strictObject({
+const scheduleEntryShape = z.strictObject({
   /** Schedule id in Temporal; also the prefix of the workflow ids it starts. */
   id: z.string().regex(/^[a-z0-9][a-z0-9-]*$/, 'use lower-case letters, digits and dashes'),
   /** The job's workflow type (`plmImport`, ...; a type's former name is read as the job it names). */
@@ -47,7 +48,20 @@ export const scheduleEntrySchema = z.strictObject({
   paused: z.boolean().default(false),
   note: z.string().optional(),
 });
+
+/** A schedule entry whose `input` its job would take: a bad one is refused at `apply`, not at its first run. */
+export const scheduleEntrySchema = scheduleEntryShape.superRefine((entry, context) => {
+  for (const issue of jobInputIssues(jobOfWorkflowType(entry.workflow), runInput(entry)))
+    context.addIssue({ code: 'custom', path: ['input', ...issue.path], message: issue.message });
+});
 export type ScheduleEntry = z.infer<typeof scheduleEntrySchema>;
+
+/** The input a run of the schedule gets: a dated report reads its nominal time in the schedule's own zone. */
+function runInput(entry: z.infer<typeof scheduleEntryShape>): Record<string, unknown> {
+  return jobOfWorkflowType(entry.workflow) === 'certificate-report' && entry.input['timeZone'] === undefined
+    ? { ...entry.input, timeZone: entry.timeZone }
+    : entry.input;
+}
 
 export const schedulesFileSchema = z.strictObject({
   schedules: z
@@ -77,11 +91,7 @@ export async function loadSchedulesFile(path: string): Promise<SchedulesFile> {
 
 function scheduleOptions(entry: ScheduleEntry, taskQueue: string): ScheduleOptions {
   const job = jobOfWorkflowType(entry.workflow);
-  // A dated report reads the nominal time in the schedule's own time zone unless the input says otherwise.
-  const input =
-    job === 'certificate-report' && entry.input['timeZone'] === undefined
-      ? { ...entry.input, timeZone: entry.timeZone }
-      : entry.input;
+  const input = runInput(entry);
   return {
     scheduleId: entry.id,
     spec: { cronExpressions: [entry.cron], timezone: entry.timeZone },
