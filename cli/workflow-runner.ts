@@ -1,5 +1,11 @@
 import { Command, InvalidArgumentError } from 'commander';
-import { Client, Connection, type WorkflowStartOptions } from '@temporalio/client';
+import {
+  Client,
+  Connection,
+  type WorkflowExecutionDescription,
+  type WorkflowHandle,
+  type WorkflowStartOptions,
+} from '@temporalio/client';
 import type { Workflow } from '@temporalio/common';
 import { loadConfig, temporalClientAddress, type AppConfig } from '../worker/config';
 import { TraceJob, TraceSource } from '../worker/search-attributes';
@@ -35,6 +41,24 @@ export async function withTemporalClient<T>(
   } finally {
     await connection.close();
   }
+}
+
+/**
+ * The handle of a run a command acts on (cancel, approve, reject) and its description, once it is known to be
+ * running; otherwise one line naming the run and, after its state, `nothingToDo` (`there is nothing to cancel`).
+ */
+export async function runningHandle(
+  client: Client,
+  workflowId: string,
+  nothingToDo: string,
+): Promise<{ handle: WorkflowHandle; described: WorkflowExecutionDescription }> {
+  const handle = client.workflow.getHandle(workflowId);
+  const described = await handle.describe().catch((error: unknown) => {
+    throw new Error(`No workflow ${workflowId} (${(error as Error).message})`);
+  });
+  if (described.status.name !== 'RUNNING')
+    throw new Error(`Workflow ${workflowId} is ${described.status.name.toLowerCase()}: ${nothingToDo}`);
+  return { handle, described };
 }
 
 export interface JobRun<W extends Workflow> {

@@ -1,7 +1,7 @@
 import { Command } from 'commander';
 import { TraceStatus } from '../../worker/search-attributes';
 import { runAction } from '../run-action';
-import { withTemporalClient } from '../workflow-runner';
+import { runningHandle, withTemporalClient } from '../workflow-runner';
 
 /** Names of the approval signals a run awaiting approval listens to (also the Web UI's signal form). */
 export const APPROVE_SIGNAL = 'approve';
@@ -13,14 +13,11 @@ async function decide(
   flags: { by?: string; reason?: string },
 ): Promise<void> {
   await withTemporalClient(async (client) => {
-    const handle = client.workflow.getHandle(workflowId);
-    const described = await handle.describe().catch((error: unknown) => {
-      throw new Error(`No workflow ${workflowId} (${(error as Error).message})`);
-    });
-    if (described.status.name !== 'RUNNING')
-      throw new Error(
-        `Workflow ${workflowId} is ${described.status.name.toLowerCase()}: there is no plan waiting for a decision`,
-      );
+    const { handle, described } = await runningHandle(
+      client,
+      workflowId,
+      'there is no plan waiting for a decision',
+    );
     const status = described.typedSearchAttributes.get(TraceStatus);
     if (status !== 'awaiting-approval') {
       throw new Error(

@@ -2,7 +2,7 @@ import { Command } from 'commander';
 import { WorkflowFailedError } from '@temporalio/client';
 import { TraceStatus } from '../../worker/search-attributes';
 import { runAction } from '../run-action';
-import { withTemporalClient } from '../workflow-runner';
+import { runningHandle, withTemporalClient } from '../workflow-runner';
 
 /** The run's memo as the jobs write it on a cancel (`cancelled: true` and their counts). */
 function memoLine(memo: Record<string, unknown> | undefined): string {
@@ -22,14 +22,7 @@ function memoLine(memo: Record<string, unknown> | undefined): string {
  */
 async function cancelRun(workflowId: string, wait: boolean): Promise<void> {
   await withTemporalClient(async (client) => {
-    const handle = client.workflow.getHandle(workflowId);
-    const described = await handle.describe().catch((error: unknown) => {
-      throw new Error(`No workflow ${workflowId} (${(error as Error).message})`);
-    });
-    if (described.status.name !== 'RUNNING')
-      throw new Error(
-        `Workflow ${workflowId} is ${described.status.name.toLowerCase()}: there is nothing to cancel`,
-      );
+    const { handle } = await runningHandle(client, workflowId, 'there is nothing to cancel');
     await handle.cancel();
     if (!wait) {
       process.stdout.write(
