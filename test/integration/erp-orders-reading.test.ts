@@ -1,15 +1,14 @@
 import { readFileSync } from 'node:fs';
-import { mkdtemp, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import Papa from 'papaparse';
 import * as XLSX from 'xlsx';
-import { TraceJob } from '../../worker/search-attributes';
 import { erpOrders } from '../../workflows';
-import type { PushErpOrdersInput, PushErpOrdersResult } from '../../workflows/erp-orders';
+import type { PushErpOrdersResult } from '../../workflows/erp-orders';
 import { buildDemoSeed } from '../../sandbox/seed/demo';
-import { sandboxApi, startTestStack, type TestStack } from '../harness';
+import { sandboxApi, type TestStack } from '../harness';
 import { withStaleDimension } from '../unit/stale-dimension';
+import { erpOrdersRunner, startJobStack } from './job-stack';
 
 /**
  * How the push reads real exports (report-style csv, encodings, xlsx cells) and what a user running the job sees
@@ -46,13 +45,7 @@ describe('erpOrders reading exports, on real Temporal and the sandbox', () => {
     (await copiesOf(orderNumber))
       .flatMap((order) => order.lines.map((line) => `${line.orderLineNumber}:${line.quantity}`))
       .sort();
-  const push = (input: PushErpOrdersInput): Promise<PushErpOrdersResult> =>
-    stack.client.workflow.execute(erpOrders, {
-      args: [input],
-      taskQueue: stack.taskQueue,
-      workflowId: stack.workflowId('erp-reading'),
-      typedSearchAttributes: [{ key: TraceJob, value: 'erp-orders' }],
-    });
+  const push = erpOrdersRunner(() => stack, 'erp-reading');
   const csvRows = (file: string): Array<Record<string, string>> =>
     Papa.parse<Record<string, string>>(readFileSync(file, 'utf8').replace(/^\uFEFF/, ''), {
       header: true,
@@ -60,16 +53,10 @@ describe('erpOrders reading exports, on real Temporal and the sandbox', () => {
     }).data;
 
   beforeAll(async () => {
-    dir = await mkdtemp(path.join(tmpdir(), 'erp-reading-it-'));
-    stack = await startTestStack({
-      config: { dataDir: path.join(dir, 'data') },
-      sandbox: { rateLimitPerMinute: 100_000 },
-    });
+    ({ dir, stack } = await startJobStack('erp-reading-it-'));
   }, 60_000);
 
-  afterAll(async () => {
-    await stack?.stop();
-  });
+  afterAll(() => stack?.stop());
 
   // connectors/erp-orders/README: "Rows with blank parties join the order of the row above" and "The rejects file
   // carries every row of each rejected order (so a complete-export profile cannot delete lines when it is fed
@@ -430,12 +417,8 @@ describe('erpOrders company codes over a network of more than one page', () => {
   let stack: TestStack;
   let dir: string;
   const BRAND = 'cmp_brand_nordic_threads';
-  const push = (file: string): Promise<PushErpOrdersResult> =>
-    stack.client.workflow.execute(erpOrders, {
-      args: [{ file }],
-      taskQueue: stack.taskQueue,
-      workflowId: stack.workflowId('erp-codes'),
-    });
+  const run = erpOrdersRunner(() => stack, 'erp-codes');
+  const push = (file: string): Promise<PushErpOrdersResult> => run({ file });
   const csv = async (name: string, rows: ReadonlyArray<[string, string]>): Promise<string> => {
     const file = path.join(dir, name);
     const lines = rows.map(([order, code]) => `${order},${code},1,PLM-TEE-001-BLK,1,pcs`);
@@ -447,7 +430,6 @@ describe('erpOrders company codes over a network of more than one page', () => {
   };
 
   beforeAll(async () => {
-    dir = await mkdtemp(path.join(tmpdir(), 'erp-codes-it-'));
     const seed = buildDemoSeed(Date.now());
     const extra = [
       { id: 'cmp_dup_izmir', name: 'Anatolia Izmir', internalCompanyCode: 'DUP-1001' },
@@ -464,17 +446,12 @@ describe('erpOrders company codes over a network of more than one page', () => {
         ? { ...company, network: [...company.network, ...extra.map((e) => e.id)] }
         : company,
     );
-    const seedFile = path.join(dir, 'seed.json');
-    await writeFile(seedFile, JSON.stringify({ ...seed, companies: [...companies, ...extra] }));
-    stack = await startTestStack({
-      config: { dataDir: path.join(dir, 'data') },
-      sandbox: { rateLimitPerMinute: 100_000, seedFile },
-    });
+    ({ dir, stack } = await startJobStack('erp-codes-it-', {
+      seed: { ...seed, companies: [...companies, ...extra] },
+    }));
   }, 60_000);
 
-  afterAll(async () => {
-    await stack?.stop();
-  });
+  afterAll(() => stack?.stop());
 
   const refusal = (result: PushErpOrdersResult, orderNumber: string) =>
     result.rejections.find((rejection) => rejection.orderNumber === orderNumber);

@@ -1,14 +1,13 @@
 import { readFileSync } from 'node:fs';
-import { mkdtemp, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import Papa from 'papaparse';
 import type { PullOrdersResult } from '../../activities/erp-pull';
 import { DEFAULT_PROFILE } from '../../connectors/erp-orders/profile';
-import { TraceJob } from '../../worker/search-attributes';
-import { erpPull, erpOrders } from '../../workflows';
-import type { PushErpOrdersInput, PushErpOrdersResult } from '../../workflows/erp-orders';
-import { sandboxApi, startTestStack, type TestStack } from '../harness';
+import { erpPull } from '../../workflows';
+import type { PushErpOrdersResult } from '../../workflows/erp-orders';
+import { sandboxApi, type TestStack } from '../harness';
+import { erpOrdersRunner, startJobStack } from './job-stack';
 
 /**
  * Issue 14: the push read against spec 03 ("Orders, Files, Certificates...") and fed real exports. Each test quotes
@@ -73,22 +72,12 @@ describe('erpOrders by the spec, on real Temporal and the sandbox (issue 14)', (
     await writeFile(file, JSON.stringify(profile));
     return file;
   };
-  const push = (input: PushErpOrdersInput): Promise<PushErpOrdersResult> =>
-    stack.client.workflow.execute(erpOrders, {
-      args: [input],
-      taskQueue: stack.taskQueue,
-      workflowId: stack.workflowId('erp-spec'),
-      typedSearchAttributes: [{ key: TraceJob, value: 'erp-orders' }],
-    });
+  const push = erpOrdersRunner(() => stack, 'erp-spec');
   /** Parties by platform id, so one file can make the brand buyer on one order and supplier on another. */
   let byIdProfile: string;
 
   beforeAll(async () => {
-    dir = await mkdtemp(path.join(tmpdir(), 'erp-spec-it-'));
-    stack = await startTestStack({
-      config: { dataDir: path.join(dir, 'data') },
-      sandbox: { rateLimitPerMinute: 100_000 },
-    });
+    ({ dir, stack } = await startJobStack('erp-spec-it-'));
     byIdProfile = await writeProfile('by-id.json', {
       name: 'by-id',
       ownCompanyAs: 'none',
@@ -104,9 +93,7 @@ describe('erpOrders by the spec, on real Temporal and the sandbox (issue 14)', (
     });
   }, 60_000);
 
-  afterAll(async () => {
-    await stack?.stop();
-  });
+  afterAll(() => stack?.stop());
 
   // Item 6. Spec, GET /orders: "limit | number | 20 | 1-100" with pagination metadata; a server may answer fewer
   // items than asked, and the client must follow `totalPages`, as `paginate` does.

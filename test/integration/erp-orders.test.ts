@@ -1,14 +1,13 @@
 import { existsSync, readFileSync } from 'node:fs';
-import { mkdtemp, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import Papa from 'papaparse';
 import { WorkflowFailedError } from '@temporalio/client';
 import { retryPlanFor } from '../../cli/commands/retry';
-import { TraceJob } from '../../worker/search-attributes';
 import { erpOrders } from '../../workflows';
-import type { PushErpOrdersInput, PushErpOrdersResult } from '../../workflows/erp-orders';
-import { sandboxApi, startTestStack, type TestStack } from '../harness';
+import type { PushErpOrdersResult } from '../../workflows/erp-orders';
+import { sandboxApi, type TestStack } from '../harness';
+import { erpOrdersRunner, startJobStack } from './job-stack';
 
 /** One export row per order line, in the default profile's columns. */
 interface Row {
@@ -105,25 +104,13 @@ describe('erpOrders on a real Temporal dev server and the sandbox', () => {
     );
     return file;
   };
-  const push = (input: PushErpOrdersInput, prefix = 'erp-push'): Promise<PushErpOrdersResult> =>
-    stack.client.workflow.execute(erpOrders, {
-      args: [input],
-      taskQueue: stack.taskQueue,
-      workflowId: stack.workflowId(prefix),
-      typedSearchAttributes: [{ key: TraceJob, value: 'erp-orders' }],
-    });
+  const push = erpOrdersRunner(() => stack, 'erp-push');
 
   beforeAll(async () => {
-    dir = await mkdtemp(path.join(tmpdir(), 'erp-orders-it-'));
-    stack = await startTestStack({
-      config: { dataDir: path.join(dir, 'data') },
-      sandbox: { rateLimitPerMinute: 100_000 },
-    });
+    ({ dir, stack } = await startJobStack('erp-orders-it-'));
   }, 60_000);
 
-  afterAll(async () => {
-    await stack?.stop();
-  });
+  afterAll(() => stack?.stop());
 
   it('a first push creates every order with its lines; a second push of the same file writes nothing', async () => {
     const file = await writeCsv('first.csv', orders('PO-A', 6, 3));

@@ -1,6 +1,5 @@
 import { existsSync, readFileSync } from 'node:fs';
-import { mkdtemp, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { PlmImportResult } from '../../activities/plm-import';
 import { retryPlanFor } from '../../cli/commands/retry';
@@ -8,7 +7,7 @@ import type { Product } from '../../connectors/traceability';
 import { TraceJob, TraceSource, TraceStatus } from '../../worker/search-attributes';
 import { plmImport } from '../../workflows';
 import { plmImportProgressQuery, type PlmImportInput } from '../../workflows/plm-import';
-import { cliEnv, startTestStack, traceSync, waitResult, type TestStack } from '../harness';
+import { cliEnv, traceSync, waitResult, type TestStack } from '../harness';
 import {
   NATIVE_HEADER,
   nativeRows,
@@ -18,6 +17,7 @@ import {
   type NativeRow,
   type SheetShape,
 } from '../unit/plm-activities/native-sheet';
+import { startJobStack } from './job-stack';
 
 describe('plmImport on a real Temporal dev server and the sandbox', () => {
   let stack: TestStack;
@@ -62,16 +62,10 @@ describe('plmImport on a real Temporal dev server and the sandbox', () => {
   };
 
   beforeAll(async () => {
-    dir = await mkdtemp(path.join(tmpdir(), 'plm-import-it-'));
-    stack = await startTestStack({
-      sandbox: { rateLimitPerMinute: 100_000 },
-      config: { dataDir: path.join(dir, 'data') },
-    });
+    ({ dir, stack } = await startJobStack('plm-import-it-'));
   }, 60_000);
 
-  afterAll(async () => {
-    await stack?.stop();
-  });
+  afterAll(() => stack?.stop());
 
   describe('a sheet of 2 styles x 2 colours x 2 sizes', () => {
     const shape: SheetShape = { prefix: 'FRESH', styles: 2, coloursPerStyle: 2, sizesPerColour: 2 };

@@ -4,15 +4,15 @@
  * of the worker's client, and readers of what the sandbox holds.
  */
 import { readFileSync } from 'node:fs';
-import { mkdtemp, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { PlmImportResult } from '../../activities/plm-import';
 import { builtinProfile } from '../../connectors/plm-import/profiles/builtin';
 import { plmImport } from '../../workflows';
 import type { PlmImportInput } from '../../workflows/plm-import';
-import { sandboxApi, startTestStack, type TestStack } from '../harness';
+import { sandboxApi, type TestStack } from '../harness';
 import { parseCsv } from '../unit/plm-activities/native-sheet';
+import { startJobStack } from './job-stack';
 
 export const HEADER = [
   'externalId',
@@ -193,11 +193,7 @@ export function plmRulesStack() {
   };
 
   beforeAll(async () => {
-    dir = await mkdtemp(path.join(tmpdir(), 'plm-rules-it-'));
-    stack = await startTestStack({
-      sandbox: { rateLimitPerMinute: 100_000 },
-      config: { dataDir: path.join(dir, 'data') },
-    });
+    ({ dir, stack } = await startJobStack('plm-rules-it-'));
     nativeMapping = await file(
       'native-with-materials.json',
       JSON.stringify({
@@ -214,9 +210,7 @@ export function plmRulesStack() {
     );
   }, 60_000);
 
-  afterAll(async () => {
-    await stack?.stop();
-  });
+  afterAll(() => stack?.stop());
 
   return {
     stack: started,

@@ -5,16 +5,16 @@
  * This file: catalogue rules (spec 01); the shared setup is plm-rules-stack.ts.
  */
 import { readFileSync } from 'node:fs';
-import { mkdtemp, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import * as XLSX from 'xlsx';
 import { buildDemoSeed } from '../../sandbox/seed/demo';
 import { BRAND_COMPANY_ID, SUPPLIER_COMPANY_ID } from '../../sandbox/seed/demo-network';
 import { plmImport } from '../../workflows';
-import { sandboxApi, startTestStack, type TestStack } from '../harness';
+import { sandboxApi, type TestStack } from '../harness';
 import { parseCsv } from '../unit/plm-activities/native-sheet';
 import { family, plmRulesStack, toCsv, type ApiProduct, type Row } from './plm-rules-stack';
+import { startJobStack } from './job-stack';
 
 describe('PLM import follows the spec rules (issue 15)', () => {
   const { file, run, snapshot, writesSince, api, product, rejectsOf } = plmRulesStack();
@@ -313,23 +313,15 @@ describe('PLM import: reference values are identifiers (spec 01, convention 8)',
   const { api } = sandboxApi(() => stack);
 
   beforeAll(async () => {
-    dir = await mkdtemp(path.join(tmpdir(), 'plm-refs-it-'));
     const seed = buildDemoSeed(Date.now()) as unknown as { catalogue: { styleTypes: unknown[] } };
     seed.catalogue.styleTypes.push(
       { id: 'st_mens_shirts', name: 'Shirts', parentId: 'MENSWEAR', forCompanyId: null },
       { id: 'st_womens_shirts', name: 'Shirts', parentId: 'WOMENSWEAR', forCompanyId: null },
     );
-    const seedFile = path.join(dir, 'seed.json');
-    await writeFile(seedFile, JSON.stringify(seed));
-    stack = await startTestStack({
-      sandbox: { rateLimitPerMinute: 100_000, seedFile },
-      config: { dataDir: path.join(dir, 'data') },
-    });
+    ({ dir, stack } = await startJobStack('plm-refs-it-', { seed }));
   }, 60_000);
 
-  afterAll(async () => {
-    await stack?.stop();
-  });
+  afterAll(() => stack?.stop());
 
   it('"identifiers, never display names": a style type name two style types share is refused for its row, naming the field and both ids; the id itself imports', async () => {
     const rows: Row[] = [
