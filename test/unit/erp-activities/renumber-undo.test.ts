@@ -2,7 +2,7 @@
  * Spec 03, line reconciliation: "Order fields and lines are changed atomically… Swapping `orderLineNumber` between two
  * existing lines in one request gives 409 (use a temporary number in two requests)." Each request is atomic, the pair
  * is not: when step 2 is refused, a compensating request puts step 1's numbers back (test/integration/
- * erp-orders-spec.test.ts). Here that request fails too, against an in-process sandbox over HTTP: the outcome must
+ * erp-orders-spec-runs.test.ts). Here that request fails too, against an in-process sandbox over HTTP: the outcome must
  * say plainly which lines carry temporary numbers.
  */
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
