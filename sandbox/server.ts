@@ -64,6 +64,7 @@ const configUpdateSchema = z
     bomIncludeShape: z.enum(['full', 'bare']).optional(),
     certificateTies: z.enum(['stable', 'shuffled']).optional(),
     bomLineTies: z.enum(['stable', 'shuffled']).optional(),
+    bomLinesNeverWhole: z.array(z.string().min(1)).max(100).optional(),
   })
   .strict();
 
@@ -273,6 +274,7 @@ export function buildSandboxApp(options: ResolvedSandboxOptions): {
     if (update.bomIncludeShape !== undefined) ctx.settings.bomIncludeShape = update.bomIncludeShape;
     if (update.certificateTies !== undefined) ctx.settings.certificateTies = update.certificateTies;
     if (update.bomLineTies !== undefined) ctx.settings.bomLineTies = update.bomLineTies;
+    if (update.bomLinesNeverWhole !== undefined) ctx.settings.bomLinesNeverWhole = update.bomLinesNeverWhole;
     return ctx.settings;
   });
   app.post('/__sandbox/reset', async () => {

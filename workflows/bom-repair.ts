@@ -29,12 +29,16 @@ import { showDetails } from './operator-view';
 
 export type { RepairBomInput } from '../connectors/bom-repair/job-input';
 
-/** Products scanned, `candidates` (those owning a BOM header: only they can hold a fork), processed, with forks; lines. */
+/**
+ * Products scanned, `candidates` (those owning a BOM header: only they can hold a fork), processed, with forks, failed
+ * (not repaired for a problem of their own, which their `problem` names); lines.
+ */
 const TOTALS = [
   'productsScanned',
   'candidates',
   'productsProcessed',
   'productsWithForks',
+  'productsFailed',
   'linesRepaired',
   'linesWouldRepair',
   'linesAmbiguous',
@@ -135,6 +139,8 @@ function detectionOf(staged: StagedBomRepairCandidates): RepairBomForksResult['d
 
 function addProduct(result: RepairBomForksResult, product: ListedProduct): void {
   if (product.headers.length > 0) result.productsWithForks += 1;
+  // (A result carried from a run before products could fail has no count yet.)
+  if (product.problem !== undefined) result.productsFailed = (result.productsFailed ?? 0) + 1;
   result.linesRepaired += product.repaired;
   result.linesWouldRepair += product.wouldRepair;
   result.linesAmbiguous += product.ambiguous;
@@ -169,9 +175,9 @@ function totalsOf(result: RepairBomForksResult): RepairBomTotals {
 /** How the run ended, in the words every job uses: `dry-run` is only ever a dry run still running. */
 function statusOf(result: RepairBomForksResult): string {
   if (result.dryRun) return 'dry-run-done';
-  return result.linesAmbiguous + result.linesUnmatched + result.linesFailed + result.notFound.length > 0
-    ? 'done-with-problems'
-    : 'done';
+  const problems =
+    result.linesAmbiguous + result.linesUnmatched + result.linesFailed + (result.productsFailed ?? 0);
+  return problems + result.notFound.length > 0 ? 'done-with-problems' : 'done';
 }
 
 /**

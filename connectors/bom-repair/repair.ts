@@ -12,6 +12,7 @@ import {
   type TraceabilityClient,
 } from '../traceability';
 import {
+  BomLinesUnsettledError,
   componentOf,
   componentRefSchema,
   keptKey,
@@ -334,7 +335,8 @@ interface PlannedRepair {
  * Finds the owned headers of one product whose lines lost their component, finds each one's source on the
  * nearest ancestor, matches the copies and repairs them with full-replace PUTs through the product's owner link,
  * then re-reads to verify. Lines that already hold a component are never touched, so a second run writes nothing.
- * A 4xx on one line is recorded and the rest go on; 429/5xx/network errors propagate for the activity to retry.
+ * A 4xx on one line is recorded and the rest go on; 429/5xx/network errors propagate for the activity to retry. A
+ * BOM whose lines (or its source's) are never read whole leaves the product's `problem` naming it and the counts.
  */
 export async function repairProductBoms(
   client: TraceabilityClient,
@@ -357,6 +359,22 @@ export async function repairProductBoms(
   let wrote = false;
   let allVerified = true;
   for (const owned of candidate.ownedHeaders) {
+    try {
+      await repairHeader(owned);
+    } catch (error) {
+      if (!(error instanceof BomLinesUnsettledError)) throw error;
+      // Retrying cannot make the list read whole: this product is left for a later run, its batch goes on.
+      const header = result.headers.find((h) => h.headerId === owned.id);
+      if (header) header.problem = error.message;
+      const problem = `${candidate.externalId ?? '(no externalId)'} (${candidate.id}): ${error.message}`;
+      result.problem = result.problem === undefined ? problem : `${result.problem}; ${problem}`;
+    }
+  }
+  result.verified = wrote ? allVerified : null;
+  return result;
+
+  /** One owned header: its copies planned, repaired (unless dry) and verified. */
+  async function repairHeader(owned: RepairCandidate['ownedHeaders'][number]): Promise<void> {
     const lines = await readLines(client, owned.id);
     const copies = lines.filter(lacksComponent);
     const broken = new Set(copies.map((line) => line.id));
@@ -364,7 +382,7 @@ export async function repairProductBoms(
     const earlier = new Map<string, LineWrite>();
     for (const write of options.written ?? [])
       if (write.headerId === owned.id && !broken.has(write.lineId)) earlier.set(write.lineId, write);
-    if (copies.length === 0 && earlier.size === 0) continue;
+    if (copies.length === 0 && earlier.size === 0) return;
     const first = [...earlier.values()][0];
     const header: HeaderOutcome = {
       headerId: owned.id,
@@ -392,7 +410,7 @@ export async function repairProductBoms(
           basis,
         });
       }
-      continue;
+      return;
     }
 
     for (const plan of planned) {
@@ -426,8 +444,26 @@ export async function repairProductBoms(
         });
       }
     }
-    if (written.length === 0) continue;
-    const after = new Map((await readLines(client, owned.id)).map((line) => [line.id, line]));
+    if (written.length === 0) return;
+    let reread: BomLine[];
+    try {
+      reread = await readLines(client, owned.id);
+    } catch (error) {
+      if (!(error instanceof BomLinesUnsettledError)) throw error;
+      allVerified = false;
+      for (const { line, match, basis } of written)
+        recordLine(result, {
+          headerId: owned.id,
+          lineId: line.id,
+          outcome: 'failed',
+          component: match.component,
+          sourceLineId: match.sourceLineId,
+          basis,
+          reason: `verification: written, but the re-read failed: ${error.message}`,
+        });
+      throw error;
+    }
+    const after = new Map(reread.map((line) => [line.id, line]));
     for (const { line, match, basis } of written) {
       const problem = verifyRepaired(line, after.get(line.id), match.component);
       if (problem) allVerified = false;
@@ -442,8 +478,6 @@ export async function repairProductBoms(
       });
     }
   }
-  result.verified = wrote ? allVerified : null;
-  return result;
 
   /**
    * The repairs of one owned header's copies: its source found on the nearest ancestor, each copy matched. What

@@ -56,6 +56,11 @@ export interface SandboxSettings {
    * (every copy of a fork shares `createdAt`) come back in a fresh order on each query.
    */
   bomLineTies?: 'stable' | 'shuffled';
+  /**
+   * BOM header ids whose GET /bom-lines counts every line in `total` but lists one fewer on its pages (the header's
+   * last line in the sort order is on none): a line list that is never read whole, however often it is read.
+   */
+  bomLinesNeverWhole?: string[];
 }
 
 export class SandboxContext {

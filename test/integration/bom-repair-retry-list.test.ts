@@ -4,7 +4,7 @@
  * without a list of its own it would never be looked at again: spec 02, "Copy fidelity caveat": "Clients re-read the
  * copied lines and re-apply references" - a fork left for later must come back until it is settled.
  */
-import { existsSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { bomMarkFile } from '../../connectors/bom-repair/scan';
@@ -87,4 +87,64 @@ describe('bomRepair sinceLastRun keeps the forks it left unrepaired for its next
     expect(third.products.find((p) => p.productId === sku)).toBeUndefined();
     expect(existsSync(retryEntry(sku))).toBe(false);
   });
+
+  // Spec 01, "Pagination": "list successes add `metadata.pagination` with integer fields `page`, `limit`, `total`,
+  // `totalPages`" and "Iterate until `page` reaches `totalPages`": a fork whose pages never list every line its
+  // `total` counts cannot be read whole, so it is not repaired; spec 02, "Copy fidelity caveat": "Clients re-read the
+  // copied lines and re-apply references", so it is kept for a later run, and the batch's other forks go on.
+  it('a fork whose lines are never read whole (`total` counts a line no page lists): that product failed with the reason and kept for retry, promptly; the others repaired', async () => {
+    const markName = `never-whole-${Date.now()}`;
+    const tree = await buildTree(stack.apiClient, 'neverwhole', TEE_LINES);
+    const [good, bad] = [tree.skus[0]!, tree.skus[1]!];
+    await forkThroughSku(stack.apiClient, tree, good, (l) => l.styleId === DEMO_IDS.button);
+    const badFork = await forkThroughSku(stack.apiClient, tree, bad, (l) => l.styleId === DEMO_IDS.button);
+    const neverWhole = (headerIds: string[]) =>
+      fetch(`${new URL(stack.sandbox.baseUrl).origin}/__sandbox/config`, {
+        method: 'PUT',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ bomLinesNeverWhole: headerIds }),
+      });
+    await neverWhole([badFork]);
+    const started = Date.now();
+    let result: RepairBomForksResult;
+    try {
+      result = await stack.client.workflow.execute(bomRepair, {
+        args: [{ sinceLastRun: true, markName }],
+        taskQueue: stack.taskQueue,
+        workflowId: stack.workflowId('bom-repair-retry-list-never-whole'),
+        typedSearchAttributes: [{ key: TraceJob, value: 'bom-repair' }],
+        // Before, the batch activity retried the unreadable fork (and its whole batch) for minutes.
+        workflowExecutionTimeout: '40 seconds',
+      });
+    } finally {
+      await neverWhole([]);
+    }
+    expect(Date.now() - started).toBeLessThan(30_000);
+
+    expect(result.products.find((p) => p.productId === good)).toMatchObject({
+      repaired: 3,
+      failed: 0,
+      verified: true,
+    });
+    const failed = result.products.find((p) => p.productId === bad);
+    expect(failed).toMatchObject({ repaired: 0, wouldRepair: 0 });
+    expect(failed?.problem).toContain(`${tree.ext[bad]} (${bad})`);
+    expect(failed?.problem).toContain(
+      `BOM ${badFork}: the API counts 4 lines but 5 reads of its pages listed 3 distinct ones`,
+    );
+    expect(result.productsFailed).toBe(1);
+    expect(result.linesRepaired).toBeGreaterThanOrEqual(3);
+    const entry = path.join(
+      stack.config.dataDir,
+      'bom-repair',
+      `to-retry-${markName}`,
+      `${encodeURIComponent(bad)}.json`,
+    );
+    expect(JSON.parse(readFileSync(entry, 'utf8'))).toMatchObject({
+      productId: bad,
+      externalId: tree.ext[bad],
+      reason: failed?.problem,
+    });
+    expect(existsSync(entry.replace(encodeURIComponent(bad), encodeURIComponent(good)))).toBe(false);
+  }, 90_000);
 });

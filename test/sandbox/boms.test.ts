@@ -642,6 +642,28 @@ describe('BOM line reads and placements', () => {
     expect((await api('GET', '/bom-lines?isMainComponent=1')).status).toBe(400);
   });
 
+  it('fault: bomLinesNeverWhole makes a header count one line more than its pages list, others untouched', async () => {
+    const { header, lines } = await populated();
+    const other = await populated();
+    await control('/__sandbox/config', { bomLinesNeverWhole: [header.id] });
+    try {
+      for (const page of [1, 2]) {
+        const answer = await api<Line[]>(
+          'GET',
+          `/bom-lines?bomHeaderId=${header.id}&limit=2&page=${page}&sort=createdAt&order=asc`,
+        );
+        expect(answer.body.metadata.pagination).toMatchObject({ total: 3, totalPages: 2 });
+        expect(answer.body.data.map((l) => l.id)).toEqual(
+          lines.slice((page - 1) * 2, Math.min(page * 2, 2)).map((l) => l.id),
+        );
+      }
+      expect(await linesOf(other.header.id)).toHaveLength(3);
+    } finally {
+      await control('/__sandbox/config', { bomLinesNeverWhole: [] });
+    }
+    expect(await linesOf(header.id)).toHaveLength(3);
+  });
+
   it('rule: include=entity,placement adds the component (with its type units) and the placement', async () => {
     const { header } = await populated();
     const [first] = (

@@ -46,6 +46,7 @@ function registerBomRoutes(app: FastifyInstance, ctx: SandboxContext): void {
     lineSorts: ['createdAt', 'updatedAt', 'quantity', 'weight'],
     lineSortKey: (line, sort) => line[sort],
     shuffledLineTies: () => ctx.settings.bomLineTies === 'shuffled',
+    lineListNeverWhole: (headerId) => ctx.settings.bomLinesNeverWhole?.includes(headerId) === true,
     headerIdOf: (line) => line.bomHeaderId,
     lineFilter({ companyId }, query) {
       const rawComponent = str(query, 'styleId');

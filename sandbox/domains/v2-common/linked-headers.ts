@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { callerCompany, type Caller, type SandboxContext, type SandboxDomain } from '../../core/context';
-import { sendData, sendPage } from '../../core/envelope';
+import { sendData, sendPage, sendPageOf } from '../../core/envelope';
 import { badRequest, notFound, type ApiError } from '../../core/errors';
 import { seededRandom } from '../../core/prng';
 import {
@@ -234,6 +234,8 @@ export interface LinkedHeaderRoutes<
   lineSortKey(line: Line, sort: LS): Comparable;
   /** Whether lines with equal sort values come back in a fresh order on each query (default: by id). */
   shuffledLineTies?(): boolean;
+  /** Whether the header's line list counts one line more than its pages list (default: never). */
+  lineListNeverWhole?(headerId: string): boolean;
   headerIdOf(line: Line): string;
   lineFilter(write: LinkedWrite<S>, query: RawQuery): (line: Line) => boolean;
   presentLine(write: LinkedWrite<S>, line: Line, include?: readonly string[]): Record<string, unknown>;
@@ -326,12 +328,13 @@ export function registerLinkedHeaderRoutes<
     const key = (line: Line) => spec.lineSortKey(line, sort);
     const byKey = sortBy(lines, key, order);
     const sorted = spec.shuffledLineTies?.() ? shuffleTies(byKey, key, tieOrder) : byKey;
-    return sendPage(
-      reply,
-      sorted.map((line) => spec.presentLine(context, line, include)),
-      page,
-      limit,
-    );
+    const presented = sorted.map((line) => spec.presentLine(context, line, include));
+    if (headerId !== undefined && presented.length > 0 && spec.lineListNeverWhole?.(headerId)) {
+      const listed = presented.slice(0, -1);
+      const start = (page - 1) * limit;
+      return sendPageOf(reply, listed.slice(start, start + limit), page, limit, presented.length);
+    }
+    return sendPage(reply, presented, page, limit);
   });
 
   app.post(`/${kind}-lines`, async (request, reply) => {
