@@ -7,16 +7,9 @@ import {
   productSelectorSchema,
   type ProductSelector,
 } from '../connectors/bom-repair/job-input';
-import {
-  bomRepairRun,
-  hasFindings,
-  repairProductBoms,
-  repairCandidateSchema,
-  RepairReadCache,
-  type BomRepairEntry,
-  type LineWrite,
-  type RepairCandidate,
-} from '../connectors/bom-repair/repair';
+import { hasFindings, repairProductBoms, RepairReadCache } from '../connectors/bom-repair/repair';
+import { repairCandidateSchema, type RepairCandidate } from '../connectors/bom-repair/repair-schemas';
+import { bomRepairRun, type BomRepairEntry, type LineWrite } from '../connectors/bom-repair/journal';
 import { listBatchResults } from '../connectors/bom-repair/batch-listing';
 import type { ListedProductResult } from '../connectors/bom-repair/listing';
 import { ForkSnapshotStore } from '../connectors/bom-repair/fork-snapshots';

@@ -2,7 +2,7 @@ import { toCsv, type Column } from '../reports';
 import type { RunFolder } from '../staging';
 import { writeFileAtomically } from '../storage';
 import { MAX_LINES_PER_PRODUCT, MAX_LISTED_LINES, problemsFirst, type ListedProductResult } from './listing';
-import type { LineOutcome, ProductRepairResult } from './repair';
+import type { LineOutcome, ProductRepairResult } from './repair-schemas';
 
 type LineRow = { product: ProductRepairResult; line: LineOutcome };
 

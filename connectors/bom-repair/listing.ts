@@ -1,4 +1,4 @@
-import type { LineOutcome, ProductRepairResult } from './repair';
+import type { LineOutcome, ProductRepairResult } from './repair-schemas';
 
 /**
  * What a BOM repair result lists: a batch activity's result and the workflow's result are payloads that error at

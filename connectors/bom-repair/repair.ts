@@ -1,9 +1,4 @@
-/**
- * The repair of one product's forks (what each batch of the bom-repair job does per product), what it reports, and
- * where a run keeps its state: the run folder and journal layout (the fork-time snapshots are in fork-snapshots.ts).
- */
-import { z } from 'zod';
-import { RunFolder } from '../staging';
+/** The repair of one product's forks (what each batch of the bom-repair job does per product). */
 import { ForkSnapshotStore, snapshotForFork } from './fork-snapshots';
 import {
   isTraceabilityApiError,
@@ -11,10 +6,10 @@ import {
   type BomLine,
   type TraceabilityClient,
 } from '../traceability';
+import type { LineWrite } from './journal';
 import {
   BomLinesUnsettledError,
   componentOf,
-  componentRefSchema,
   keptKey,
   lacksComponent,
   lineViewSchema,
@@ -27,77 +22,14 @@ import {
   type LineMatch,
   type LineView,
 } from './lines';
-
-/** Per line, what the repair did or would do. */
-const lineOutcomeKinds = ['repaired', 'would_repair', 'ambiguous', 'unmatched', 'failed'] as const;
-export type LineOutcomeKind = (typeof lineOutcomeKinds)[number];
-
-const lineOutcomeSchema = z.object({
-  headerId: z.string(),
-  lineId: z.string(),
-  outcome: z.enum(lineOutcomeKinds),
-  /** The reference put back (or that would be), for repaired and would_repair. */
-  component: componentRefSchema.optional(),
-  sourceLineId: z.string().optional(),
-  /** Why a line was left alone or failed; the API's code first when it refused the write. */
-  reason: z.string().optional(),
-  /**
-   * What the reference was taken from: `snapshot` (the source as the safe write saw it just before the fork),
-   * `source` (the source's current lines, none changed since the fork), or `current source, accepted` (a source
-   * line changed after the fork and `acceptCurrentSource` took its current component).
-   */
-  basis: z.enum(['snapshot', 'source', 'current source, accepted']).optional(),
-  /** For a line left ambiguous: what it could get back, each with where it comes from. */
-  candidates: z
-    .array(
-      z.object({
-        /** `fork time`: what the source line held when the fork copied it; null when nobody kept it. */
-        basis: z.enum(['fork time', 'current source']),
-        component: componentRefSchema.nullable(),
-        sourceLineId: z.string(),
-        /** When the source line last changed (after the fork). */
-        changedAt: z.string().nullish(),
-        /** The candidate source BOM, when the header's source is itself ambiguous (`sourceCandidates`). */
-        sourceHeaderId: z.string().optional(),
-      }),
-    )
-    .optional(),
-});
-export type LineOutcome = z.infer<typeof lineOutcomeSchema>;
-
-const headerOutcomeSchema = z.object({
-  headerId: z.string(),
-  name: z.string(),
-  /** Lines of this owned header without a component reference when the run read it. */
-  linesWithoutComponent: z.number(),
-  sourceHeaderId: z.string().nullable(),
-  /** The ancestor through which the source was found. */
-  sourceProductId: z.string().nullable(),
-  /** Set when the whole header was left alone (no source name, no source, two candidate sources). */
-  problem: z.string().optional(),
-  /** When the source is ambiguous: each BOM of the source's name and the ancestor holding it, nearest first. */
-  sourceCandidates: z.array(z.object({ headerId: z.string(), productId: z.string() })).optional(),
-  /** A snapshot kept for this product and source that is not this fork's record, and why (the source stood in). */
-  snapshotSetAside: z.string().optional(),
-});
-export type HeaderOutcome = z.infer<typeof headerOutcomeSchema>;
-
-export const productRepairResultSchema = z.object({
-  productId: z.string(),
-  externalId: z.string().nullable(),
-  repaired: z.number(),
-  wouldRepair: z.number(),
-  ambiguous: z.number(),
-  unmatched: z.number(),
-  failed: z.number(),
-  /** After writes: the re-read showed every repaired line as intended and nothing else changed. */
-  verified: z.boolean().nullable(),
-  /** Set when the product itself could not be handled (for example an id that is not in the catalogue). */
-  problem: z.string().optional(),
-  headers: z.array(headerOutcomeSchema),
-  lines: z.array(lineOutcomeSchema),
-});
-export type ProductRepairResult = z.infer<typeof productRepairResultSchema>;
+import type {
+  HeaderOutcome,
+  LineOutcome,
+  LineOutcomeKind,
+  ProductRepairResult,
+  RepairCandidate,
+} from './repair-schemas';
+import { ancestorsNearestFirst, pickSourceHeader, sourceNameFor } from './source-header';
 
 const COUNTERS = {
   repaired: 'repaired',
@@ -115,159 +47,6 @@ function recordLine(result: ProductRepairResult, line: LineOutcome): void {
 /** Anything worth listing in a job result: a fork seen, or a problem. */
 export function hasFindings(result: ProductRepairResult): boolean {
   return result.problem !== undefined || result.headers.length > 0;
-}
-
-const basisSchema = lineOutcomeSchema.shape.basis.unwrap();
-
-/**
- * A line repair about to be written (journalled before its PUT): a retried attempt of the batch, which no longer
- * sees the line as broken once the PUT landed, still reports it as repaired and verifies it against `before`.
- */
-const lineWriteSchema = z.strictObject({
-  kind: z.literal('intent'),
-  productId: z.string(),
-  headerId: z.string(),
-  sourceHeaderId: z.string(),
-  sourceProductId: z.string(),
-  lineId: z.string(),
-  /** The copy as read before the PUT: the kept values verification compares. */
-  before: lineViewSchema,
-  component: componentRefSchema,
-  sourceLineId: z.string(),
-  basis: basisSchema,
-});
-export type LineWrite = z.infer<typeof lineWriteSchema>;
-
-/**
- * A batch's journal lines: a line repair about to be written (`intent`), and a product settled with its findings
- * (`outcome`, null: nothing to report). A retried attempt skips the settled products and keeps their findings, and
- * for a product not settled it knows the lines already written: a rerun could not see either again (a repaired line
- * no longer looks broken).
- */
-const bomRepairEntrySchema = z.discriminatedUnion('kind', [
-  z.strictObject({
-    kind: z.literal('outcome'),
-    productId: z.string(),
-    result: productRepairResultSchema.nullable(),
-  }),
-  lineWriteSchema,
-]);
-export type BomRepairEntry = z.infer<typeof bomRepairEntrySchema>;
-
-/**
- * A BOM repair run keeps its staged candidates and one journal per batch in `<dataDir>/runs/<runKey>/`, in the
- * run-data store (with TRACE_STORE_URL=s3://… a batch retried on another worker finds them).
- */
-export const bomRepairRun = (dataDir: string, runKey: string): RunFolder<BomRepairEntry> =>
-  new RunFolder(dataDir, runKey, [], {
-    folder: 'journal',
-    schema: bomRepairEntrySchema,
-    // A line write is its own record (each stays pending: no outcome settles it), a product's outcome another.
-    keyOf: (entry) => (entry.kind === 'intent' ? `${entry.productId} line ${entry.lineId}` : entry.productId),
-  });
-
-/** How a fork's source BOM is found: by name on the ancestors (see `pickSourceHeader`). */
-const COPY_SUFFIX = ' (Copy)';
-
-/** A product that owns BOM headers and might hold a fork (from the detection scan). */
-export const repairCandidateSchema = z.object({
-  id: z.string().min(1),
-  externalId: z.string().nullable(),
-  /** The parent style of a variant or SKU (null on a style). */
-  styleId: z.string().nullish(),
-  /** The parent variant of a SKU (null otherwise). */
-  variantId: z.string().nullish(),
-  ownedHeaders: z.array(
-    z.object({
-      id: z.string().min(1),
-      name: z.string(),
-      /** When the header was made: for a fork, the fork time (what the source looked like then is what was copied). */
-      createdAt: z.string().nullish(),
-    }),
-  ),
-});
-export type RepairCandidate = z.infer<typeof repairCandidateSchema>;
-type HeaderRef = Pick<RepairCandidate['ownedHeaders'][number], 'id' | 'name'>;
-
-/**
- * The name the source had: given explicitly for a fork renamed at fork time (`sourceNames[forkName]`), else the
- * fork's name without one ` (Copy)` suffix. A fork renamed at fork time without a mapping has no derivable name.
- */
-export function sourceNameFor(
-  forkName: string,
-  sourceNames: Readonly<Record<string, string>> = {},
-): string | null {
-  const explicit = sourceNames[forkName];
-  if (explicit !== undefined) return explicit;
-  return forkName.endsWith(COPY_SUFFIX) ? forkName.slice(0, -COPY_SUFFIX.length) : null;
-}
-
-/** Parents that may hold the source, nearest first: a SKU's variant then style; a variant's style; none for a style. */
-export function ancestorsNearestFirst(
-  product: Pick<RepairCandidate, 'id' | 'styleId' | 'variantId'>,
-): string[] {
-  const ids = [product.variantId, product.styleId].filter(
-    (id): id is string => typeof id === 'string' && id.length > 0,
-  );
-  return [...new Set(ids)].filter((id) => id !== product.id);
-}
-
-export interface SourceCandidate {
-  headerId: string;
-  /** The ancestor holding it (the nearest, when several link it). */
-  productId: string;
-}
-
-export type SourcePick =
-  | { kind: 'found'; header: HeaderRef; ancestorId: string }
-  | { kind: 'not_found'; reason: string }
-  | { kind: 'ambiguous'; reason: string; headerIds: string[]; candidates: SourceCandidate[] };
-
-/**
- * The header named exactly `sourceName` that the ancestors hold gives the source. Every ancestor is read: a header
- * several of them link (a variant inheriting its style's) counts once, through the nearest. Two different headers
- * of that name, on one ancestor or on two, are ambiguous and never picked between: a variant's own header of the
- * name may be its fork renamed back, which its SKUs never inherited (spec 02: a fork "creates no child links, so the
- * product's SKUs keep the original"), and the API shows nothing that tells which one a SKU's fork was copied from.
- */
-export async function pickSourceHeader(
-  sourceName: string,
-  ancestors:
-    | Iterable<{ ancestorId: string; headers: readonly HeaderRef[] }>
-    | AsyncIterable<{ ancestorId: string; headers: readonly HeaderRef[] }>,
-  excludeHeaderIds: ReadonlySet<string> = new Set(),
-): Promise<SourcePick> {
-  const looked: string[] = [];
-  const held = new Map<string, { header: HeaderRef; ancestorId: string }>();
-  for await (const { ancestorId, headers } of ancestors) {
-    looked.push(ancestorId);
-    const named = headers.filter((header) => header.name === sourceName && !excludeHeaderIds.has(header.id));
-    if (named.length > 1) {
-      return {
-        kind: 'ambiguous',
-        reason: `${ancestorId} has ${named.length} BOMs named '${sourceName}'`,
-        headerIds: named.map((header) => header.id).sort(),
-        candidates: named.map((header) => ({ headerId: header.id, productId: ancestorId })),
-      };
-    }
-    for (const header of named) if (!held.has(header.id)) held.set(header.id, { header, ancestorId });
-  }
-  const found = [...held.values()];
-  const only = found[0];
-  if (found.length === 1 && only) return { kind: 'found', ...only };
-  if (found.length > 1) {
-    return {
-      kind: 'ambiguous',
-      reason:
-        `'${sourceName}' is held by ${found.map((f) => `${f.ancestorId} (${f.header.id})`).join(' and ')}; a ` +
-        "variant's own BOM of that name may be its fork, which its SKUs do not inherit, and nothing the API " +
-        'shows says which one this fork was copied from',
-      headerIds: found.map((f) => f.header.id).sort(),
-      candidates: found.map((f) => ({ headerId: f.header.id, productId: f.ancestorId })),
-    };
-  }
-  const where = looked.join(', ') || 'a parent (the product has none)';
-  return { kind: 'not_found', reason: `no BOM named '${sourceName}' on ${where}` };
 }
 
 export interface RepairOptions {

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { z } from 'zod';
 import { readStoredJson, storeJson } from '../staging';
 import { locate } from '../storage';
-import type { ProductRepairResult } from './repair';
+import type { ProductRepairResult } from './repair-schemas';
 
 const retryEntrySchema = z.strictObject({
   productId: z.string().min(1),

@@ -12,7 +12,7 @@ import {
 } from '../traceability';
 import type { ProductSelector } from './job-input';
 import { ownedHeaders, readHeaders } from './lines';
-import type { RepairCandidate } from './repair';
+import type { RepairCandidate } from './repair-schemas';
 
 /**
  * Forks happen only through inherited links, and only variants and SKUs inherit, so the scans list those two

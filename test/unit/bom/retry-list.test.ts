@@ -1,7 +1,7 @@
 import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import type { ProductRepairResult } from '../../../connectors/bom-repair/repair';
+import type { ProductRepairResult } from '../../../connectors/bom-repair/repair-schemas';
 import {
   retryFolder,
   retryProductIds,

@@ -2,7 +2,7 @@ import {
   ancestorsNearestFirst,
   pickSourceHeader,
   sourceNameFor,
-} from '../../../connectors/bom-repair/repair';
+} from '../../../connectors/bom-repair/source-header';
 
 describe('sourceNameFor', () => {
   it('strips one " (Copy)" suffix', () => {
