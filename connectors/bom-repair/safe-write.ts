@@ -10,12 +10,14 @@ import {
 import {
   lacksComponent,
   mapForkToSnapshot,
+  readHeaders,
   readLines,
   repairLineBody,
   timeMs,
   type ExactRepair,
 } from './lines';
 import { snapshotForFork, type ForkSnapshotStore } from './fork-snapshots';
+import { COPY_SUFFIX } from './source-header';
 
 /** Polling with exponential backoff, for things the API does asynchronously (child links of a new BOM). */
 export interface BackoffOptions {
@@ -145,6 +147,39 @@ async function write(client: TraceabilityClient, entity: string, headerId: strin
   }
 }
 
+type Written = Awaited<ReturnType<typeof write>>;
+
+/**
+ * Whether a line delete whose answer was lost had committed, from a re-read (its retry is answered 404
+ * `bom_lines_not_found`, "nothing deleted", once the lines are gone). Through the owner: none of the lines is left
+ * on the header. Through an inherited link the delete "yields a copy without the deleted lines" and the product's link
+ * to the shared header is gone (spec 02, no re-attach): the copy is the one header the product owns named as the
+ * source with ` (Copy)`, holding exactly the snapshot's lines less the deleted ones. Anything else: undefined (the
+ * delete stays maybe-committed).
+ */
+async function deleteLanded(
+  client: TraceabilityClient,
+  entity: string,
+  source: BomHeader,
+  lineIds: readonly string[],
+  snapshot: readonly BomLine[],
+): Promise<Written | undefined> {
+  const deleted = new Set(lineIds);
+  if (source.link?.isOwner) {
+    const left = await readLines(client, source.id);
+    return left.some((line) => deleted.has(line.id)) ? undefined : { headerId: source.id, line: null };
+  }
+  const headers = await readHeaders(client, entity);
+  if (headers.some((header) => header.id === source.id)) return undefined;
+  const copies = headers.filter(
+    (header) => header.link?.isOwner === true && header.name === `${source.name}${COPY_SUFFIX}`,
+  );
+  const copy = copies[0];
+  if (copies.length !== 1 || !copy) return undefined;
+  const mapping = mapForkToSnapshot(snapshot, await readLines(client, copy.id), { snapshotLineIds: deleted });
+  return mapping.mismatches.length === 0 ? { headerId: copy.id, line: null } : undefined;
+}
+
 /**
  * A BOM edit that never leaves copied lines without their component. Through an owner link it is a plain write.
  * Through an inherited link (which forks the BOM) it snapshots the source lines first, writes, and restores each
@@ -175,13 +210,22 @@ export async function safeBomWrite(
   // Kept before the write: if the run dies between the fork and its repair, a later repair still knows each
   // copied line's component at fork time instead of reading a source that may have changed since.
   await kept?.save(record);
-  let written: Awaited<ReturnType<typeof write>>;
+  let written: Written;
   try {
     written = await write(client, entity, input.bomHeaderId, edit);
   } catch (error) {
-    // A refused write made no copy (spec 02): its snapshot records no fork. One that may have landed keeps it.
-    if (isTraceabilityApiError(error) && !error.maybeCommitted) await kept?.remove(entity, input.bomHeaderId);
-    throw error;
+    const landed =
+      isTraceabilityApiError(error) && error.maybeCommitted && edit.kind === 'delete'
+        ? // A re-read that fails too settles nothing: the write's own error stands.
+          await deleteLanded(client, entity, link, edit.lineIds, snapshot).catch(() => undefined)
+        : undefined;
+    if (!landed) {
+      // A refused write made no copy (spec 02): its snapshot records no fork. One that may have landed keeps it.
+      if (isTraceabilityApiError(error) && !error.maybeCommitted)
+        await kept?.remove(entity, input.bomHeaderId);
+      throw error;
+    }
+    written = landed;
   }
   const forked = written.headerId !== input.bomHeaderId;
   // "PUT /bom-lines/{id} with no change | No copy" (spec 02): no fork, nothing to record. A fork marks its own.

@@ -2,7 +2,7 @@
 import type { RepairCandidate } from './repair-schemas';
 
 /** How a fork's source BOM is found: by name on the ancestors (see `pickSourceHeader`). */
-const COPY_SUFFIX = ' (Copy)';
+export const COPY_SUFFIX = ' (Copy)';
 type HeaderRef = Pick<RepairCandidate['ownedHeaders'][number], 'id' | 'name'>;
 
 /**

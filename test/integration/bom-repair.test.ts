@@ -496,4 +496,86 @@ describe('bomRepair on a real Temporal dev server', () => {
       await config(300);
     }
   }, 60_000);
+
+  // Spec 02, "POST /bom-lines/delete ... Response 200: `deletedLines`, `duplicatedHeaders`..." and errors: "404
+  // `bom_lines_not_found` | POST /bom-lines/delete | At least one requested line missing; nothing deleted". A delete
+  // whose answer was lost after it committed is retried, and the retry is that 404: a re-read says whether the lines
+  // are gone (through an inherited link: "deletion yields a copy without the deleted lines", the product's new copy).
+  describe('safe write: a line delete whose answer was lost after it committed', () => {
+    const faults = (body: object | null) =>
+      fetch(`${new URL(stack.sandbox.baseUrl).origin}/__sandbox/faults`, {
+        method: body ? 'PUT' : 'DELETE',
+        headers: body ? { 'content-type': 'application/json' } : {},
+        ...(body ? { body: JSON.stringify(body) } : {}),
+      });
+    const dropDeleteAnswers = () =>
+      faults({ dropAfterCommitRate: 1, methods: ['POST'], pathPrefix: '/bom-lines/delete' });
+    const dropped = async () =>
+      (
+        (await (await fetch(`${new URL(stack.sandbox.baseUrl).origin}/__sandbox/faults`)).json()) as {
+          counters: { dropped: number };
+        }
+      ).counters.dropped;
+
+    afterEach(async () => {
+      await faults(null);
+    });
+
+    it('through the owner: the retry’s 404 `bom_lines_not_found` and a re-read without the line report it deleted', async () => {
+      const tree = await buildTree(stack.apiClient, 'lost-delete-owner', TEE_LINES);
+      const before = await linesOf(stack.apiClient, tree.headerId);
+      const label = before.find((l) => l.styleId === DEMO_IDS.label)!;
+      const droppedBefore = await dropped();
+      await dropDeleteAnswers();
+      const result = await safeBomWrite(stack.apiClient, {
+        entityStyleId: tree.styleId,
+        bomHeaderId: tree.headerId,
+        edit: { kind: 'delete', lineIds: [label.id] },
+      });
+      expect((await dropped()) - droppedBefore).toBe(1);
+      expect(result).toMatchObject({
+        bomHeaderId: tree.headerId,
+        forked: false,
+        line: null,
+        problems: [],
+        linesWithoutComponent: [],
+      });
+      expect((await linesOf(stack.apiClient, tree.headerId)).map((l) => l.id)).toEqual(
+        before.filter((l) => l.id !== label.id).map((l) => l.id),
+      );
+    }, 60_000);
+
+    it('through an inherited link: the product’s new copy, without the line, is found and its copies repaired from the snapshot', async () => {
+      const tree = await buildTree(stack.apiClient, 'lost-delete-fork', TEE_LINES);
+      const sku = tree.skus[3]!;
+      const source = await linesOf(stack.apiClient, tree.headerId);
+      const label = source.find((l) => l.styleId === DEMO_IDS.label)!;
+      const snapshots = new ForkSnapshotStore(path.join(stack.config.dataDir, 'lost-delete-snapshots'));
+      const droppedBefore = await dropped();
+      await dropDeleteAnswers();
+      const result = await safeBomWrite(
+        stack.apiClient,
+        { entityStyleId: sku, bomHeaderId: tree.headerId, edit: { kind: 'delete', lineIds: [label.id] } },
+        snapshots,
+      );
+      expect((await dropped()) - droppedBefore).toBe(1);
+      const fork = await ownedHeader(stack.apiClient, sku);
+      expect(fork?.id).not.toBe(tree.headerId);
+      expect(result).toMatchObject({
+        bomHeaderId: fork!.id,
+        forked: true,
+        problems: [],
+        linesWithoutComponent: [],
+      });
+      expect(result.repairs).toHaveLength(3);
+      expect(await snapshots.find(sku, tree.headerId)).toMatchObject({ forkHeaderId: fork!.id });
+      const expected = source
+        .filter((l) => l.id !== label.id)
+        .map((l) => [keptOf(l), l.styleId, l.isMainComponent]);
+      expect(
+        (await linesOf(stack.apiClient, fork!.id)).map((l) => [keptOf(l), l.styleId, l.isMainComponent]),
+      ).toEqual(expected);
+      expect(await linesOf(stack.apiClient, tree.headerId)).toEqual(source);
+    }, 60_000);
+  });
 });
