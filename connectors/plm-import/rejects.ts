@@ -2,6 +2,7 @@ import { createWriteStream } from 'node:fs';
 import { basename, dirname, extname, join } from 'node:path';
 import { finished } from 'node:stream/promises';
 import * as XLSX from 'xlsx';
+import { encodeText } from '../csv-encoding';
 import { boundMessage, neutraliseRejectsCell } from '../input-limits';
 import { groupIssues, type RowIssue } from './issues';
 import { continuationFiller } from './profiles/continuation';
@@ -65,7 +66,7 @@ function csvField(value: CellValue, delimiter: string): string {
 }
 
 /**
- * Writes the rows that have issues in the sheet's own format (csv with the same delimiter, xlsx or
+ * Writes the rows that have issues in the sheet's own format (csv with the same delimiter and encoding, xlsx or
  * xls), with the original columns plus error_code and error_message. Reading that file again ignores
  * the two extra columns, so a fixed rejects file can be imported as it is.
  */
@@ -94,13 +95,21 @@ export async function writeRejects(options: RejectsOptions): Promise<RejectsFile
 
   let count = 0;
   if (sheet.format === 'csv') {
+    // In the input's encoding and delimiter (its `sep=` line kept), as the ERP push writes its rejects, so the fixed
+    // file reads back as the input did. UTF-8 gets a byte-order mark, without which Excel misreads accents, unless
+    // a `sep=` line came without one (Excel ignores that line after a byte-order mark).
     const delimiter = sheet.delimiter ?? ',';
-    const out = createWriteStream(outputPath, { encoding: 'utf8' });
-    out.write('\uFEFF' + header.map((name) => csvField(name, delimiter)).join(delimiter) + '\r\n');
+    const encoding = sheet.encoding ?? 'utf-8';
+    const sepLine = sheet.sepLine === true;
+    const bom = sheet.bom === true || !sepLine;
+    const line = (cells: readonly CellValue[]): Buffer =>
+      encodeText(cells.map((value) => csvField(value, delimiter)).join(delimiter) + '\r\n', encoding, false);
+    const out = createWriteStream(outputPath);
+    out.write(encodeText(sepLine ? `sep=${delimiter}\r\n` : '', encoding, bom));
+    out.write(line(header));
     for await (const values of selected()) {
       count++;
-      if (!out.write(values.map((value) => csvField(value, delimiter)).join(delimiter) + '\r\n'))
-        await new Promise<void>((resolve) => out.once('drain', () => resolve()));
+      if (!out.write(line(values))) await new Promise<void>((resolve) => out.once('drain', () => resolve()));
     }
     out.end();
     await finished(out);

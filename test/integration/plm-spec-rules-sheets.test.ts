@@ -5,14 +5,18 @@
  * This file: real exports, mappings, sheets and dry runs; the shared setup is plm-rules-stack.ts.
  */
 import { readFileSync } from 'node:fs';
+import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import * as XLSX from 'xlsx';
+import { retryPlanFor } from '../../cli/commands/retry';
+import { plmImport } from '../../workflows';
+import { plmImportInputSchema, type PlmImportInput } from '../../workflows/plm-import';
 import { repoRoot } from '../../worker/paths';
 import { withStaleDimension } from '../unit/stale-dimension';
 import { family, HEADER, plmRulesStack, toCsv, type Row } from './plm-rules-stack';
 
 describe('PLM import follows the spec rules (issue 15)', () => {
-  const { file, run, snapshot, writesSince, api, product, rejectsOf } = plmRulesStack();
+  const { stack, file, run, snapshot, writesSince, api, product, rejectsOf } = plmRulesStack();
 
   describe('4, 5, 7: a Shopify product export with the shipped example mapping', () => {
     const example = (name: string) => path.join(repoRoot(), 'examples', 'plm', name);
@@ -199,6 +203,80 @@ describe('PLM import follows the spec rules (issue 15)', () => {
       const picked = await run({ file: sheet, profile: 'native', sheet: 'Archive 2023', dryRun: true });
       expect(picked).toMatchObject({ sheetName: 'Archive 2023' });
       expect(picked.warnings.join('\n')).not.toMatch(/hidden/);
+    });
+  });
+
+  // DESIGN.md: "When an import has bad rows, the operator gets a rejects file (the original row, the error code, a
+  // readable message), fixes it, and re-runs only those rows." The file they fix is the one they gave, so it keeps
+  // that file's encoding and delimiter (as the ERP push's rejects do), and `retry` reads it back as it read the input.
+  describe('the rejects file of a csv keeps its encoding and delimiter', () => {
+    const UTF8_BOM = Buffer.from([0xef, 0xbb, 0xbf]);
+    const UTF16LE_BOM = Buffer.from([0xff, 0xfe]);
+    const delimited = (rows: readonly Row[], delimiter: string): string =>
+      [
+        HEADER.join(delimiter),
+        ...rows.map((row) => HEADER.map((column) => row[column] ?? '').join(delimiter)),
+      ]
+        .map((line) => `${line}\r\n`)
+        .join('');
+    /** Runs the import, then (after `fix`) `trace-sync retry` of its rejects file, as an operator would. */
+    const runThenRetry = async (input: PlmImportInput, fix: (rejects: Buffer) => Buffer) => {
+      const { client, taskQueue, workflowId } = stack();
+      const start = (args: PlmImportInput) =>
+        client.workflow.start(plmImport, { args: [args], taskQueue, workflowId: workflowId('plm-encoding') });
+      const first = await start(input);
+      const result = await first.result();
+      const rejects = readFileSync(result.rejectsFile as string);
+      await writeFile(result.rejectsFile as string, fix(rejects));
+      const plan = await retryPlanFor(client, first.workflowId);
+      const retried = await (await start(plmImportInputSchema.parse(plan.input))).result();
+      return { result, rejects, retried, retryOf: first.workflowId };
+    };
+    const rejectedHeader = (delimiter: string) => [...HEADER, 'error_code', 'error_message'].join(delimiter);
+
+    it('a Windows-1252 `;`-delimited csv with a bad row gets its rejects file in Windows-1252 with `;`, and `retry` of the fixed file reads it back', async () => {
+      const rows = family('ENC1252', {
+        style: { name: 'Café tee' },
+        sku: { name: 'Crème M', weightUnit: 'STONES' },
+      });
+      const sheet = await file('enc-1252.csv', Buffer.from(delimited(rows, ';'), 'latin1'));
+      const { result, rejects, retried, retryOf } = await runThenRetry(
+        { file: sheet, profile: 'native' },
+        (bytes) => Buffer.from(bytes.toString('latin1').replace(';STONES;', ';GRAM;'), 'latin1'),
+      );
+      expect(result.products).toMatchObject({ created: 2, rejected: 1 });
+      expect(rejects.subarray(0, 3).equals(UTF8_BOM)).toBe(false);
+      expect(rejects.includes(Buffer.from('Crème M', 'latin1'))).toBe(true); // è is 0xE8 in Windows-1252
+      expect(rejects.includes(Buffer.from('Crème M', 'utf8'))).toBe(false);
+      const lines = rejects.toString('latin1').split('\r\n');
+      expect(lines[0]).toBe(rejectedHeader(';'));
+      expect(lines[1]).toMatch(/^ENC1252-BLK-M;ENC1252-BLK;sku;Crème M;.*;STONES;.*;bad_unit;/);
+      expect(retried).toMatchObject({ retryOf, rejectsFile: null, products: { created: 1, rejected: 0 } });
+      expect(await product('ENC1252-BLK-M')).toMatchObject({ name: 'Crème M' });
+    });
+
+    it('a UTF-16LE tab-delimited csv (Excel "Unicode Text") with a bad row gets its rejects file in UTF-16LE with tabs, and `retry` of the fixed file reads it back', async () => {
+      const name = 'Ærø 東京 M'; // not all of it fits Windows-1252
+      const rows = family('ENC16', { sku: { name, weightUnit: 'STONES' } });
+      const sheet = await file(
+        'enc-utf16.csv',
+        Buffer.concat([UTF16LE_BOM, Buffer.from(delimited(rows, '\t'), 'utf16le')]),
+      );
+      const { result, rejects, retried, retryOf } = await runThenRetry(
+        { file: sheet, profile: 'native' },
+        (bytes) =>
+          Buffer.concat([
+            UTF16LE_BOM,
+            Buffer.from(bytes.subarray(2).toString('utf16le').replace('\tSTONES\t', '\tGRAM\t'), 'utf16le'),
+          ]),
+      );
+      expect(result.products).toMatchObject({ created: 2, rejected: 1 });
+      expect(rejects.subarray(0, 2).equals(UTF16LE_BOM)).toBe(true);
+      const lines = rejects.subarray(2).toString('utf16le').split('\r\n');
+      expect(lines[0]).toBe(rejectedHeader('\t'));
+      expect(lines[1]).toMatch(new RegExp(`^ENC16-BLK-M\tENC16-BLK\tsku\t${name}\t.*\tbad_unit\t`));
+      expect(retried).toMatchObject({ retryOf, rejectsFile: null, products: { created: 1, rejected: 0 } });
+      expect(await product('ENC16-BLK-M')).toMatchObject({ name });
     });
   });
 

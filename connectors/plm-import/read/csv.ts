@@ -196,6 +196,8 @@ async function openCsvChecked(path: string, size: number, options: ReadOptions):
     format: 'csv',
     delimiter,
     encoding,
+    bom: csv.decision.bom,
+    ...(named !== undefined && named === delimiter ? { sepLine: true } : {}),
     sheetName: null,
     ignoredSheets: [],
     headerRowNumber: headerRecord.rowNumber,

@@ -52,6 +52,10 @@ export interface OpenedSheet {
   delimiter: CsvDelimiter | null;
   /** csv only: how the bytes were decoded. */
   encoding: CsvEncoding | null;
+  /** csv only: the file began with a byte-order mark. */
+  bom?: boolean;
+  /** csv only: the file began with Excel's `sep=` line naming the delimiter. */
+  sepLine?: boolean;
   /** xlsx/xls only. */
   sheetName: string | null;
   /** xlsx/xls: the workbook's other sheets, which were not read. */

@@ -75,6 +75,30 @@ describe('writeRejects', () => {
     ]);
   });
 
+  // As the ERP push's rejects: "Written as the input was", so the fixed file reads back the same way.
+  it("keeps Excel's `sep=;` first line, without a byte-order mark the source did not have, and reads back", async () => {
+    const source = join(dir.path, 'sep-line.csv');
+    writeFileSync(
+      source,
+      Buffer.from(
+        'sep=;\r\nexternalId;name;styleType;isComponent;PLM_ID\r\nA;Café;Jeans;no;A\r\nB;Crème;Jeens;no;B\r\n',
+        'latin1',
+      ),
+    );
+    const first = await check(source, native());
+    const rejects = await writeRejects({ sourcePath: source, issues: first.issues, profile: native() });
+    const text = readFileSync(rejects.path).toString('latin1');
+    expect(text.split('\r\n').slice(0, 2)).toEqual([
+      'sep=;',
+      'externalId;name;styleType;isComponent;PLM_ID;error_code;error_message',
+    ]);
+    expect(text).toContain('B;Crème;Jeens;no;B;unknown_reference;');
+    expect((await openSheet(rejects.path)).delimiter).toBe(';');
+    writeFileSync(rejects.path, Buffer.from(text.replace('Jeens', 'Jeans'), 'latin1'));
+    const second = await check(rejects.path, native());
+    expect(second.valid.map((draft) => [draft.externalId, draft.fields.name])).toEqual([['B', 'Crème']]);
+  });
+
   it('writes xlsx rejects for an xlsx source and completes flat continuation rows so they stand alone', async () => {
     const source = join(dir.path, 'flat-bad.xlsx');
     const book = XLSX.utils.book_new();
