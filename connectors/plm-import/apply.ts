@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { rename, rm } from 'node:fs/promises';
 import { basename, extname } from 'node:path';
 import type { ApiCalls, Progress } from '../staging';
-import { boundMessage, quoteInput } from '../input-limits';
+import { boundMessage, count, quoteInput } from '../input-limits';
 import type { BatchJournal, StagingRef } from '../staging';
 import { writeFileAtomically } from '../storage';
 import { isTraceabilityApiError, type TraceabilityApiError } from '../traceability';
@@ -22,6 +22,7 @@ import {
   type CreateWrite,
   type FinishInput,
   type JournalEntry,
+  type Manifest,
   type Outcome,
   type PlmImportResult,
   type PlmRun,
@@ -328,6 +329,56 @@ function applyIssues(outcomes: readonly Outcome[]): RejectIssue[] {
     );
 }
 
+const KEPT_COPY_EXAMPLES = 3;
+
+/**
+ * The plan's "keeps its own composition header" note (import-plan.ts, on plan.json entries) as one result warning,
+ * so `--wait`, `watch` and the Web UI show it too: a count and the first few products.
+ */
+export function keptCopiesWarning(externalIds: readonly string[], dryRun: boolean): string {
+  const one = externalIds.length === 1;
+  const shown = externalIds
+    .slice(0, KEPT_COPY_EXAMPLES)
+    .map((id) => `'${quoteInput(id, 80)}'`)
+    .join(', ');
+  const more =
+    externalIds.length > KEPT_COPY_EXAMPLES
+      ? ` and ${count(externalIds.length - KEPT_COPY_EXAMPLES)} more`
+      : '';
+  const keep = dryRun ? 'would keep' : one ? 'keeps' : 'keep';
+  const subject = one ? 'product' : 'products';
+  const their = one
+    ? "its own composition header, edited to equal its parent row's"
+    : "their own composition headers, edited to equal their parent rows'";
+  return `${count(externalIds.length)} ${subject} ${keep} ${their}: a product that once differed cannot inherit again (spec 02: "There is no operation to re-attach"): ${shown}${more}; plan.json names each parent row`;
+}
+
+/** Products whose composition step carries the plan's note; in a real run only those whose composition was written. */
+async function keptCopies(
+  run: PlmRun,
+  manifest: Manifest,
+  outcomes: readonly Outcome[],
+  dryRun: boolean,
+): Promise<string[]> {
+  if (manifest.compositionNotes === 0) return [];
+  const written = new Set(
+    outcomes
+      .filter(
+        (outcome) =>
+          outcome.target === 'composition' &&
+          (outcome.outcome === 'created' || outcome.outcome === 'updated'),
+      )
+      .map((outcome) => outcome.externalId),
+  );
+  const noted: string[] = [];
+  for (const batch of manifest.batches) {
+    if (batch.kind !== 'compositions') continue;
+    for await (const step of run.staging.readNdjson(batch.ref, compositionStepSchema))
+      if (step.note !== undefined && (dryRun || written.has(step.externalId))) noted.push(step.externalId);
+  }
+  return noted;
+}
+
 /**
  * Totals the run from its plan and batch journals, writes the rejects file (the sheet's own format, original
  * columns plus error_code and error_message) and result.json. Both are written through a temporary file and a
@@ -403,6 +454,7 @@ export async function finishRun(input: FinishInput, run: PlmRun): Promise<PlmImp
     ...input.apiCalls,
     total: input.apiCalls.read + input.apiCalls.plan + input.apiCalls.apply,
   };
+  const kept = await keptCopies(run, manifest, allOutcomes, input.dryRun);
   const finishMs = Date.now() - started;
   const result: PlmImportResult = {
     workflowId: input.workflowId,
@@ -433,7 +485,7 @@ export async function finishRun(input: FinishInput, run: PlmRun): Promise<PlmImp
     })),
     planFile: manifest.planFile,
     resultFile,
-    warnings: input.warnings,
+    warnings: kept.length > 0 ? [...input.warnings, keptCopiesWarning(kept, input.dryRun)] : input.warnings,
   };
   await writeFileAtomically(run.file('result.json'), `${JSON.stringify(result, null, 2)}\n`);
   await run.publish('result.json');

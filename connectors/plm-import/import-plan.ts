@@ -470,6 +470,7 @@ export async function planRun(
     issues: issuesRef,
     counts,
     compositionsUnchanged: compositions.unchanged,
+    compositionNotes: compositions.steps.filter((step) => step.note !== undefined).length,
     planFile,
   };
   return {

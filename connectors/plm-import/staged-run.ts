@@ -168,6 +168,8 @@ export const manifestSchema = runManifestBaseSchema.extend({
   counts: planCountsSchema,
   /** Compositions the plan found already as the sheet gives them. */
   compositionsUnchanged: z.number().int().default(0),
+  /** Composition steps whose plan.json entry carries a note (a product that keeps its own copy); `finishRun` lists them. */
+  compositionNotes: z.number().int().default(0),
   /** `<run folder>/plan.json` (on S3, its `s3://` location): every product's planned action, and the issues. */
   planFile: z.string(),
 });

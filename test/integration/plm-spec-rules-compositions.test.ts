@@ -255,7 +255,18 @@ describe('PLM import follows the spec rules (issue 15)', () => {
 
         // Spec 02: "There is no operation to re-attach". The variant's cell blank again (then the style's exact
         // composition): it keeps its own header, edited in place to the style's (no fork, no new header), its SKUs go
-        // on inheriting that header, the plan says so once, and a re-run writes nothing.
+        // on inheriting that header, the plan and the result's warnings (what --wait, watch and the Web UI show) say
+        // so once, and a re-run writes nothing.
+        const keepsCopy =
+          /^1 product keeps its own composition header, edited to equal its parent row's.*"There is no operation to re-attach".*: 'VOWN-BLK'/;
+        const dry = await run({
+          file: await file('vown-blank-dry.csv', toCsv(sheet(undefined))),
+          mappingFile: nativeMapping(),
+          dryRun: true,
+        });
+        expect(dry.warnings).toEqual([
+          expect.stringMatching(/^1 product would keep its own composition header, .*: 'VOWN-BLK'/),
+        ]);
         const back = snapshot();
         const blankAgain = await run({
           file: await file('vown-blank.csv', toCsv(sheet(undefined))),
@@ -263,6 +274,7 @@ describe('PLM import follows the spec rules (issue 15)', () => {
         });
         expect(writesSince(back)).toBe(2); // elastane deleted, cotton raised to 100
         expect(blankAgain.compositions).toEqual({ written: 1, unchanged: 1, rejected: 0 });
+        expect(blankAgain.warnings).toEqual([expect.stringMatching(keepsCopy)]);
         const cotton = ['100 rawmat_cotton'];
         expect(await linkedCompositions('VOWN-BLK')).toEqual([
           { id: variantHeader?.id, name: 'Composition', isOwner: true, isMainMaterial: true, lines: cotton },
@@ -302,6 +314,7 @@ describe('PLM import follows the spec rules (issue 15)', () => {
           expect(writesSince(quiet)).toBe(0);
           expect(rerun.compositions).toMatchObject({ written: 0, rejected: 0 });
           expect(readFileSync(rerun.planFile, 'utf8')).not.toContain('re-attach');
+          expect(rerun.warnings.join('\n')).not.toContain('re-attach');
         }
         expect((await ownedCompositions('VOWN-BLK')).map((header) => header.id)).toEqual([variantHeader?.id]);
       } finally {

@@ -3,6 +3,7 @@ import {
   planCompositions,
   type CurrentHeader,
 } from '../../../connectors/plm-import/composition';
+import { keptCopiesWarning } from '../../../connectors/plm-import/apply';
 
 const line = (id: string, rawMaterialId: string, percentage: number) => ({
   id,
@@ -240,4 +241,26 @@ it('a root line the sheet drops goes with the lines below it, deepest level firs
     { op: 'deleteLines', headerId: 'h1', lineIds: ['c1', 'c2'] },
     { op: 'deleteLines', headerId: 'h1', lineIds: ['l1'] },
   ]);
+});
+
+// Spec 02: "There is no operation to re-attach": the plan's note on a product that keeps its own copy reaches the
+// result's warnings as one bounded line, a count and the first three products.
+describe('keptCopiesWarning', () => {
+  it('counts every product and names at most three, each bounded', () => {
+    const ids = ['SKU-1', 'SKU-2', 'X'.repeat(500), 'SKU-4', 'SKU-5'];
+    const warning = keptCopiesWarning(ids, false);
+    expect(warning).toMatch(
+      /^5 products keep their own composition headers, edited to equal their parent rows'/,
+    );
+    expect(warning).toContain("'SKU-1', 'SKU-2', 'XXXX");
+    expect(warning).toContain(' and 2 more; plan.json names each parent row');
+    expect(warning).not.toContain('SKU-4');
+    expect(warning.length).toBeLessThan(500);
+  });
+
+  it('says "would keep" in a dry run', () => {
+    expect(keptCopiesWarning(['SKU-1'], true)).toMatch(
+      /^1 product would keep its own composition header.*: 'SKU-1';/,
+    );
+  });
 });
