@@ -1,14 +1,16 @@
+/**
+ * The certificate expiry report on the sandbox's demo data: buckets, the files it writes, changes since the report
+ * before, schedules and the CLI. Time zones are in certificate-report-time-zones.test.ts, the bounded supplier list in
+ * certificate-report-suppliers.test.ts, paging in certificate-report-paging.test.ts; the shared setup is
+ * certificate-report-stack.ts.
+ */
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
-import { mkdtemp } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import path from 'node:path';
 import * as XLSX from 'xlsx';
 import type { CertificateReportResult } from '../../activities/certificate-report';
-import { TraceJob } from '../../worker/search-attributes';
 import { applySchedules } from '../../worker/schedules';
-import { certificateReport } from '../../workflows';
-import { buildDemoSeed } from '../../sandbox/seed/demo';
-import { cliEnv, startTestStack, traceSync, waitResult, type TestStack } from '../harness';
+import { cliEnv, traceSync, waitResult, type TestStack } from '../harness';
+import { certificateReportRunner, startCertificateReportStack } from './certificate-report-stack';
 import { findChromium, probeFirstScreen, screenshot } from './report-browser';
 
 interface RawCertificate {
@@ -84,17 +86,11 @@ describe('certificateReport on a real Temporal dev server', () => {
   let stack: TestStack;
   let certificates: RawCertificate[];
   const today = isoDay(Date.now());
-  const run = async (asOf: string): Promise<CertificateReportResult> =>
-    stack.client.workflow.execute(certificateReport, {
-      args: [{ asOf }],
-      taskQueue: stack.taskQueue,
-      workflowId: stack.workflowId(`cert-report-${asOf}`),
-      typedSearchAttributes: [{ key: TraceJob, value: 'certificate-report' }],
-    });
+  const report = certificateReportRunner(() => stack);
+  const run = (asOf: string): Promise<CertificateReportResult> => report({ asOf }, asOf);
 
   beforeAll(async () => {
-    const dataDir = await mkdtemp(path.join(tmpdir(), 'cert-report-'));
-    stack = await startTestStack({ config: { dataDir } });
+    stack = await startCertificateReportStack('cert-report-');
     certificates = await sandboxCertificates(stack);
   }, 60_000);
 
@@ -343,205 +339,5 @@ describe('certificateReport on a real Temporal dev server', () => {
     expect(invalid.status).not.toBe(0);
     expect(invalid.stderr).toContain('schedules.0.cron: expected five cron fields');
     await stack.client.schedule.getHandle(id).delete();
-  });
-});
-
-/**
- * Spec 03, Certificate: "expirationDate | timestamp string". A timestamp expires at an instant, so the report
- * classifies it by its calendar date in one zone (the input's `timeZone`, which a schedule fills with its own zone),
- * the same zone that decides the as-of date. These certificates sit on the edges in Europe/Stockholm: local
- * midnight, one second before it, and both DST changes of 2026 (29 March, 25 October).
- */
-/**
- * A stack whose sandbox holds the demo seed with its certificates replaced by `certificates(template)`, the template
- * being the seed's approved SCOPE certificate.
- */
-async function stackWithCertificates(
-  prefix: string,
-  certificates: (template: Record<string, unknown>) => Array<Record<string, unknown>>,
-): Promise<TestStack> {
-  const dataDir = await mkdtemp(path.join(tmpdir(), prefix));
-  const seed = buildDemoSeed(Date.now()) as Record<string, unknown>;
-  const template = (seed['certificates'] as Array<Record<string, unknown>>).find(
-    (c) => c['status'] === 'APPROVED' && c['type'] === 'SCOPE',
-  )!;
-  seed['certificates'] = certificates(template);
-  const seedFile = path.join(dataDir, 'seed.json');
-  writeFileSync(seedFile, JSON.stringify(seed));
-  return startTestStack({ config: { dataDir }, sandbox: { seedFile } });
-}
-
-describe('certificateReport classifies each expiry timestamp in the report’s time zone', () => {
-  let stack: TestStack;
-  const edges: Record<string, string> = {
-    // 2026-11-02 00:00 in Stockholm (CET): expires on the 2nd there, the 1st in UTC.
-    cert_tz_midnight: '2026-11-01T23:00:00.000Z',
-    // 2026-11-01 23:59:59 in Stockholm: expired on the 2nd everywhere.
-    cert_tz_before_midnight: '2026-11-01T22:59:59.000Z',
-    // 2026-03-30 00:00 CEST (the first local midnight after clocks go forward on 29 March).
-    cert_tz_spring: '2026-03-29T22:00:00.000Z',
-    // 2026-03-29 23:59 CEST.
-    cert_tz_spring_before: '2026-03-29T21:59:00.000Z',
-    // 2026-10-25 00:00 CEST (clocks go back at 03:00 that night): the 25th in Stockholm, the 24th in UTC.
-    cert_tz_autumn: '2026-10-24T22:00:00.000Z',
-    // No zone: wall-clock times, on 2026-11-01 in whatever zone the report reads them.
-    cert_tz_wall_midnight: '2026-11-01T00:00:00',
-    cert_tz_wall_late: '2026-11-01 23:59:59',
-    // Other timestamp strings: epoch milliseconds (2025-12-06T05:46:40Z), epoch seconds, a zone named in words.
-    cert_ts_epoch_ms: '1765000000000',
-    cert_ts_epoch_s: '1793491200',
-    cert_ts_utc_word: '2026-11-01T00:00:00 UTC',
-    // Day and month in an order nothing says: not read.
-    cert_ts_unreadable: '01/11/2026',
-  };
-  const run = (input: { asOf: string; timeZone?: string }, name: string): Promise<CertificateReportResult> =>
-    stack.client.workflow.execute(certificateReport, {
-      args: [input],
-      taskQueue: stack.taskQueue,
-      workflowId: stack.workflowId(`cert-report-tz-${name}`),
-    });
-  const bucketOf = async (result: CertificateReportResult, id: string) => {
-    const csv = readFileSync(result.files.csv, 'utf8');
-    const row = csv.split('\r\n').find((line) => line.endsWith(`,${id}`));
-    return row?.split(',').slice(0, 1)[0];
-  };
-
-  beforeAll(async () => {
-    stack = await stackWithCertificates('cert-report-tz-', (template) =>
-      Object.entries(edges).map(([id, expirationDate]) => ({ ...template, id, expirationDate })),
-    );
-  }, 60_000);
-
-  afterAll(async () => {
-    await stack?.stop();
-  });
-
-  it('“expirationDate | timestamp string”: 2026-11-01T23:00Z is not yet expired on 2026-11-02 in Stockholm, where it expires that day', async () => {
-    const result = await run({ asOf: '2026-11-02', timeZone: 'Europe/Stockholm' }, 'midnight');
-    expect(result.timeZone).toBe('Europe/Stockholm');
-    expect(await bucketOf(result, 'cert_tz_midnight')).toBe('Expiring in 0–30 days');
-    expect(await bucketOf(result, 'cert_tz_before_midnight')).toBe('Expired');
-    // The day after, it is expired.
-    const next = await run({ asOf: '2026-11-03', timeZone: 'Europe/Stockholm' }, 'midnight-next');
-    expect(await bucketOf(next, 'cert_tz_midnight')).toBe('Expired');
-  });
-
-  it('the same instants read in UTC fall on the UTC dates', async () => {
-    const result = await run({ asOf: '2026-11-02', timeZone: 'UTC' }, 'utc');
-    expect(await bucketOf(result, 'cert_tz_midnight')).toBe('Expired');
-    const spring = await run({ asOf: '2026-03-30', timeZone: 'UTC' }, 'utc-spring');
-    expect(await bucketOf(spring, 'cert_tz_spring')).toBe('Expired');
-  });
-
-  it('both DST changes: the first local midnight after the clocks move still belongs to its own day', async () => {
-    const spring = await run({ asOf: '2026-03-30', timeZone: 'Europe/Stockholm' }, 'spring');
-    expect(await bucketOf(spring, 'cert_tz_spring')).toBe('Expiring in 0–30 days');
-    expect(await bucketOf(spring, 'cert_tz_spring_before')).toBe('Expired');
-    const autumn = await run({ asOf: '2026-10-25', timeZone: 'Europe/Stockholm' }, 'autumn');
-    expect(await bucketOf(autumn, 'cert_tz_autumn')).toBe('Expiring in 0–30 days');
-    const autumnUtc = await run({ asOf: '2026-10-25', timeZone: 'UTC' }, 'autumn-utc');
-    expect(await bucketOf(autumnUtc, 'cert_tz_autumn')).toBe('Expired');
-  });
-
-  // Spec 03, Certificate: `expirationDate` "timestamp string" (`issueDate` "ISO 8601 timestamp"). One without a zone
-  // names a time of day, not an instant: the report reads it in its own `timeZone`, never in the worker's. A zone 11
-  // hours behind UTC and one 14 ahead: a worker in any zone between them read midnight or 23:59:59 on another day.
-  it('“expirationDate | timestamp string” without a zone: read in the report’s zone, the same on every worker', async () => {
-    const rowOf = (result: CertificateReportResult, id: string) => {
-      const row = readFileSync(result.files.csv, 'utf8')
-        .split('\r\n')
-        .find((line) => line.endsWith(`,${id}`));
-      const [bucket, , days, expiresOn] = row?.split(',') ?? [];
-      return { bucket, days, expiresOn };
-    };
-    for (const timeZone of ['Pacific/Pago_Pago', 'Pacific/Kiritimati']) {
-      const result = await run({ asOf: '2026-11-01', timeZone }, `wall-${timeZone.split('/')[1]}`);
-      for (const id of ['cert_tz_wall_midnight', 'cert_tz_wall_late'])
-        expect({ timeZone, id, ...rowOf(result, id) }).toEqual({
-          timeZone,
-          id,
-          bucket: 'Expiring in 0–30 days',
-          days: '0',
-          expiresOn: '2026-11-01',
-        });
-    }
-  });
-
-  // Spec 03, Certificate: `expirationDate` "timestamp string" (worded apart from `issueDate`'s "ISO 8601 timestamp").
-  it('“expirationDate | timestamp string”: epoch and worded-zone timestamps are read; an unreadable one is its own group, showing the value, never “No expiration date”', async () => {
-    const result = await run({ asOf: '2026-11-01', timeZone: 'UTC' }, 'timestamp-forms');
-    expect(await bucketOf(result, 'cert_ts_epoch_ms')).toBe('Expired');
-    expect(await bucketOf(result, 'cert_ts_epoch_s')).toBe('Expiring in 0–30 days');
-    expect(await bucketOf(result, 'cert_ts_utc_word')).toBe('Expiring in 0–30 days');
-    expect(await bucketOf(result, 'cert_ts_unreadable')).toBe('Unreadable expiration date');
-    expect(result.perBucket['no_expiration_date']).toBe(0);
-    expect(result.perBucket['unreadable_expiration_date']).toBe(1);
-    const csvRow = readFileSync(result.files.csv, 'utf8')
-      .split('\r\n')
-      .find((line) => line.endsWith(',cert_ts_unreadable'));
-    expect(csvRow).toContain(',01/11/2026,');
-    const book = XLSX.readFile(result.files.xlsx);
-    const sheet = XLSX.utils.sheet_to_json<Record<string, unknown>>(
-      book.Sheets['Unreadable expiration date']!,
-    );
-    expect(sheet).toEqual([
-      expect.objectContaining({
-        'Certificate id': 'cert_ts_unreadable',
-        'Expiration date as given': '01/11/2026',
-      }),
-    ]);
-    const html = readFileSync(result.files.html, 'utf8');
-    const table = html.slice(html.indexOf('id="bucket-unreadable_expiration_date"'));
-    expect(table.slice(0, table.indexOf('</table>'))).toContain('01/11/2026');
-  });
-
-  it('an unknown time zone fails at once, naming it', async () => {
-    await expect(run({ asOf: '2026-11-02', timeZone: 'Europe/Stokholm' }, 'bad-zone')).rejects.toMatchObject({
-      cause: { message: expect.stringContaining("timeZone 'Europe/Stokholm' is not a known IANA time zone") },
-    });
-  });
-});
-
-// TEMPORAL-NOTES: "A payload errors at 2 MB"; DESIGN: "Large data never travels in a payload". The result lists the
-// most urgent suppliers; every supplier is in summary.json and the xlsx's By supplier sheet.
-describe('certificateReport with more suppliers than the result lists', () => {
-  const SUPPLIERS = 205;
-  let stack: TestStack;
-
-  beforeAll(async () => {
-    // Certificates the brand created for suppliers of its own (so it sees them), one supplier each; the first
-    // expired, so it is the most urgent.
-    stack = await stackWithCertificates('cert-report-suppliers-', (template) =>
-      Array.from({ length: SUPPLIERS }, (_, i) => ({
-        ...template,
-        id: `cert_many_${String(i).padStart(3, '0')}`,
-        companyId: `cmp_many_${String(i).padStart(3, '0')}`,
-        createdByCompanyId: 'cmp_brand_nordic_threads',
-        expirationDate: i === 0 ? '2026-10-01T00:00:00Z' : '2027-12-01T00:00:00Z',
-      })),
-    );
-  }, 60_000);
-
-  afterAll(async () => {
-    await stack?.stop();
-  });
-
-  it('lists the 200 most urgent suppliers, says how many more and where every one is', async () => {
-    const result = await stack.client.workflow.execute(certificateReport, {
-      args: [{ asOf: '2026-11-02' }],
-      taskQueue: stack.taskQueue,
-      workflowId: stack.workflowId('cert-report-suppliers'),
-    });
-    expect(result.total).toBe(SUPPLIERS);
-    expect(result.bySupplier).toHaveLength(200);
-    expect(result.bySupplier[0]).toMatchObject({ companyId: 'cmp_many_000', perBucket: { expired: 1 } });
-    expect(result).toMatchObject({ suppliers: SUPPLIERS, suppliersOmitted: SUPPLIERS - 200 });
-    const summary = JSON.parse(readFileSync(result.files.json, 'utf8')) as CertificateReportResult;
-    expect(summary.bySupplier).toHaveLength(SUPPLIERS);
-    expect(summary).toMatchObject({ suppliers: SUPPLIERS, suppliersOmitted: 0 });
-    const workbook = XLSX.readFile(result.files.xlsx);
-    expect(XLSX.utils.sheet_to_json(workbook.Sheets['By supplier'] as XLSX.WorkSheet)).toHaveLength(
-      SUPPLIERS,
-    );
   });
 });
