@@ -3,7 +3,8 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { WorkflowFailedError } from '@temporalio/client';
 import { certificateReport } from '../../workflows';
-import { cliEnv, startTestStack, traceSync, type TestStack } from '../harness';
+import type { CertificateReportResult } from '../../activities/certificate-report';
+import { cliEnv, startTestStack, traceSync, waitResult, type TestStack } from '../harness';
 
 /**
  * The plain JSON an operator types (the Web UI's input box, a schedules file) is checked where it is given: a key
@@ -87,5 +88,46 @@ describe('job inputs typed by hand: refused where they are given, naming the fie
     write([good]);
     expect((await cli('schedules', 'apply', '--file', file)).stdout).toContain(`created  ${good.id}`);
     await stack.client.schedule.getHandle(good.id).delete();
+  });
+
+  // README, Schedules: "Backfill missed nights … with trace-sync certificate-report --as-of"; started by hand the
+  // report read dates in UTC with the default ranges, so a backfill of a Stockholm schedule was not its night's report.
+  it("certificate-report --schedule <id> backfills a night as that schedule's report: its zone, ranges and statuses", async () => {
+    const cli = (...args: string[]) => traceSync(args, cliEnv(stack), 90_000);
+    const id = `nightly-cert-${Date.now()}`;
+    const file = path.join(dir, 'cert-schedule.json');
+    const input = { thresholdsDays: [7, 14], includeStatuses: ['APPROVED'] };
+    writeFileSync(
+      file,
+      JSON.stringify({
+        schedules: [
+          { id, workflow: 'certificateReport', cron: '0 2 * * *', timeZone: 'Europe/Stockholm', input },
+        ],
+      }),
+    );
+    expect((await cli('schedules', 'apply', '--file', file)).status).toBe(0);
+    try {
+      const out = await cli('certificate-report', '--as-of', '2026-11-01', '--schedule', id, '--wait');
+      expect(out.stderr).toBe('');
+      expect(out.status).toBe(0);
+      const result = waitResult<CertificateReportResult>(out.stdout);
+      expect(result).toMatchObject({
+        asOf: '2026-11-01',
+        timeZone: 'Europe/Stockholm',
+        thresholdsDays: [7, 14],
+        includedStatuses: ['APPROVED'],
+      });
+      // A flag given beside it wins.
+      const utc = await cli('certificate-report', '--schedule', id, '--time-zone', 'UTC', '--wait');
+      expect(waitResult<CertificateReportResult>(utc.stdout)).toMatchObject({
+        timeZone: 'UTC',
+        thresholdsDays: [7, 14],
+      });
+      const missing = await cli('certificate-report', '--schedule', 'no-such-schedule');
+      expect(missing.status).not.toBe(0);
+      expect(missing.stderr).toContain("No schedule 'no-such-schedule'");
+    } finally {
+      await stack.client.schedule.getHandle(id).delete();
+    }
   });
 });
