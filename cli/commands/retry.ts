@@ -19,6 +19,9 @@ const originalInputSchema = z.looseObject({
   mappingFile: z.string().optional(),
   complete: z.boolean().optional(),
   unarchive: z.boolean().optional(),
+  dryRun: z.boolean().optional(),
+  /** The approval gate as given (`true` or its options): the retry's fixed rows are planned and wait for it too. */
+  approval: z.unknown().optional(),
 });
 type OriginalInput = z.infer<typeof originalInputSchema>;
 const resultSchema = z.looseObject({ rejectsFile: z.string().nullable().optional() });
@@ -28,7 +31,10 @@ export interface RetryPlan {
   job: RetryableJob;
   workflowId: string;
   /** The original input's file (now the rejects file), profile, mapping and job flags, and `retryOf`. */
-  input: Pick<OriginalInput, 'file' | 'profile' | 'mappingFile' | 'complete' | 'unarchive'> & {
+  input: Pick<
+    OriginalInput,
+    'file' | 'profile' | 'mappingFile' | 'complete' | 'unarchive' | 'dryRun' | 'approval'
+  > & {
     retryOf: string;
   };
 }
@@ -42,7 +48,7 @@ async function startInput(client: Client, workflowId: string): Promise<unknown> 
 
 /**
  * What `trace-sync retry <workflowId>` starts: the same job, on the finished run's rejects file, with the same
- * profile, and `retryOf` naming the run. Refuses runs that are not finished, failed, or had no rejects.
+ * profile and options (a dry run's retry is a dry run; a gated run's waits for approval), and `retryOf` naming the run. Refuses runs that are not finished, failed, or had no rejects.
  */
 export async function retryPlanFor(client: Client, workflowId: string, now = new Date()): Promise<RetryPlan> {
   const handle = client.workflow.getHandle(workflowId);
@@ -65,7 +71,7 @@ export async function retryPlanFor(client: Client, workflowId: string, now = new
   if (!rejectsFile) throw new Error(`${workflowId} rejected nothing: there is nothing to retry`);
   const original = originalInputSchema.safeParse(await startInput(client, workflowId));
   if (!original.success) throw new Error(`cannot read the input ${workflowId} was started with`);
-  const { profile, mappingFile, complete, unarchive } = original.data;
+  const { profile, mappingFile, complete, unarchive, dryRun, approval } = original.data;
   return {
     workflowType: JOBS[job].workflow,
     job,
@@ -76,6 +82,8 @@ export async function retryPlanFor(client: Client, workflowId: string, now = new
       ...(mappingFile !== undefined ? { mappingFile } : {}),
       ...(complete !== undefined && job === 'erp-orders' ? { complete } : {}),
       ...(unarchive === true && job === 'plm-import' ? { unarchive } : {}),
+      ...(dryRun === true ? { dryRun } : {}),
+      ...(approval !== undefined ? { approval } : {}),
       retryOf: workflowId,
     },
   };

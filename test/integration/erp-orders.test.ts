@@ -241,6 +241,49 @@ describe('erpOrders on a real Temporal dev server and the sandbox', () => {
     expect([...(await platformOrders('PO-D')).keys()].sort()).toEqual(['PO-D-0001', 'PO-D-0004']);
   });
 
+  // `trace-sync retry` "starts the same job on the rejects file": the same job is the one the operator asked for, so a
+  // run behind the approval gate is retried behind it, and a dry run's retry is a dry run (it checks the fixes).
+  it('retry keeps the run’s approval gate and its dry run: the fixed rows are planned, never written unasked', async () => {
+    const rows = orders('PO-G', 2, 1);
+    for (const row of rows.filter((r) => r.order_number === 'PO-G-0002')) row.supplier_code = 'SUP-9999';
+    const file = await writeCsv('dry-with-bad.csv', rows);
+    const dryId = stack.workflowId('erp-orders-dry-bad');
+    const dry = await stack.client.workflow.execute(erpOrders, {
+      args: [{ file, dryRun: true }],
+      taskQueue: stack.taskQueue,
+      workflowId: dryId,
+    });
+    expect(dry.orders.rejected).toBe(1);
+    const dryPlan = await retryPlanFor(stack.client, dryId);
+    expect(dryPlan.input).toMatchObject({ file: dry.rejectsFile, dryRun: true, retryOf: dryId });
+    const retried = (await stack.client.workflow.execute(dryPlan.workflowType, {
+      args: [dryPlan.input],
+      taskQueue: stack.taskQueue,
+      workflowId: stack.workflowId('erp-orders-dry-retry'),
+    })) as PushErpOrdersResult;
+    expect(retried.dryRun).toBe(true);
+    expect((await platformOrders('PO-G')).size).toBe(0);
+
+    const gatedId = stack.workflowId('erp-orders-gated-bad');
+    const gated = await stack.client.workflow.start(erpOrders, {
+      args: [{ file, approval: { timeoutSeconds: 120 } }],
+      taskQueue: stack.taskQueue,
+      workflowId: gatedId,
+    });
+    for (let i = 0; i < 240; i++) {
+      const progress = (await gated.query('progress').catch(() => undefined)) as
+        { phase?: string } | undefined;
+      if (progress?.phase === 'awaiting approval') break;
+      await new Promise((resolve) => setTimeout(resolve, 250));
+    }
+    await gated.signal('approve', { by: 'test' });
+    const approved = await gated.result();
+    expect(approved.orders).toMatchObject({ created: 1, rejected: 1 });
+    const gatedPlan = await retryPlanFor(stack.client, gatedId);
+    expect(gatedPlan.input).toMatchObject({ approval: { timeoutSeconds: 120 }, retryOf: gatedId });
+    expect(gatedPlan.input).not.toHaveProperty('dryRun');
+  });
+
   it('reports the tracing lock (409) once, without retrying it, and goes on with the other orders', async () => {
     const rows = orders('PO-E', 2, 1);
     const file = await writeCsv('lock-before.csv', rows);
