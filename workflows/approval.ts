@@ -51,22 +51,25 @@ const approvalOutcomeSchema = z.strictObject({
 export type ApprovalOutcome = z.infer<typeof approvalOutcomeSchema>;
 
 /** The `approval` field of a job's input: `true`, or when and how an unanswered plan ends. */
-export const approvalInputSchema = z.union([
-  z.literal(true),
-  z.strictObject({
-    /** How long the plan waits for a decision (default 24 h). */
-    timeoutSeconds: z
-      .number()
-      .int()
-      .min(1)
-      .max(30 * 24 * 3600)
-      .optional(),
-    /** What an unanswered plan becomes (default `reject`: nothing is written). */
-    onTimeout: z.enum(['reject', 'approve']).optional(),
-    /** Set by the run itself once decided, so a continued-as-new run knows (not meant to be given by hand). */
-    decided: approvalOutcomeSchema.optional(),
-  }),
-]);
+export const approvalInputSchema = z.union(
+  [
+    z.literal(true),
+    z.strictObject({
+      /** How long the plan waits for a decision (default 24 h). */
+      timeoutSeconds: z
+        .number()
+        .int()
+        .min(1)
+        .max(30 * 24 * 3600)
+        .optional(),
+      /** What an unanswered plan becomes (default `reject`: nothing is written). */
+      onTimeout: z.enum(['reject', 'approve']).optional(),
+      /** Set by the run itself once decided, so a continued-as-new run knows (not meant to be given by hand). */
+      decided: approvalOutcomeSchema.optional(),
+    }),
+  ],
+  { error: 'expected true or {"timeoutSeconds": <seconds>, "onTimeout": "reject" or "approve"}' },
+);
 export type ApprovalInput = z.infer<typeof approvalInputSchema>;
 
 /**

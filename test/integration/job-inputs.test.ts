@@ -2,7 +2,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { WorkflowFailedError } from '@temporalio/client';
-import { certificateReport } from '../../workflows';
+import { certificateReport, plmImport } from '../../workflows';
 import type { CertificateReportResult } from '../../activities/certificate-report';
 import { cliEnv, startTestStack, traceSync, waitResult, type TestStack } from '../harness';
 
@@ -43,6 +43,26 @@ describe('job inputs typed by hand: refused where they are given, naming the fie
     expect(message).toContain('Invalid certificate report input');
     expect(message).toContain('asof');
     expect(message).toContain('thresholds');
+  });
+
+  // The gate takes `true` or its options; `false`, `"true"` or a timeout as text were "approval: Invalid input".
+  it('an approval the gate cannot take fails the run saying which shapes it takes', async () => {
+    for (const approval of [false, 'true', { timeoutSeconds: '3600' }]) {
+      const failure = await stack.client.workflow
+        .execute(plmImport, {
+          args: [{ file: path.join(dir, 'never-read.csv'), approval } as never],
+          taskQueue: stack.taskQueue,
+          workflowId: stack.workflowId('approval-shape'),
+        })
+        .then(
+          () => undefined,
+          (error: unknown) => error,
+        );
+      expect(failure).toBeInstanceOf(WorkflowFailedError);
+      expect(String((failure as WorkflowFailedError).cause?.message)).toContain(
+        'approval: expected true or {"timeoutSeconds": <seconds>, "onTimeout": "reject" or "approve"}',
+      );
+    }
   });
 
   it('schedules apply refuses an entry whose input its job would refuse, naming entry, field and reason; applies none', async () => {
