@@ -1,10 +1,10 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { WorkflowFailedError } from '@temporalio/client';
 import { certificateReport, plmImport } from '../../workflows';
 import type { CertificateReportResult } from '../../activities/certificate-report';
-import { cliEnv, startTestStack, traceSync, waitResult, type TestStack } from '../harness';
+import { cliEnv, traceSync, waitResult, type TestStack } from '../harness';
+import { startJobStack } from './job-stack';
 
 /**
  * The plain JSON an operator types (the Web UI's input box, a schedules file) is checked where it is given: a key
@@ -15,11 +15,7 @@ describe('job inputs typed by hand: refused where they are given, naming the fie
   let dir: string;
 
   beforeAll(async () => {
-    dir = mkdtempSync(path.join(tmpdir(), 'job-inputs-'));
-    stack = await startTestStack({
-      sandbox: { rateLimitPerMinute: 100_000 },
-      config: { dataDir: path.join(dir, 'data') },
-    });
+    ({ dir, stack } = await startJobStack('job-inputs-'));
   }, 60_000);
 
   afterAll(async () => {
