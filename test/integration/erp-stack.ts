@@ -54,7 +54,7 @@ export interface SpecOrder {
 }
 
 /** Parties by platform id, so one file can make the brand buyer on one order and supplier on another. */
-const BY_ID_PROFILE = {
+export const BY_ID_PROFILE = {
   name: 'by-id',
   ownCompanyAs: 'none',
   columns: {

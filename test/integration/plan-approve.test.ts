@@ -11,6 +11,7 @@ import type { PlmImportResult } from '../../workflows/plm-import';
 import { TraceStatus } from '../../worker/search-attributes';
 import { nativeRows, toCsv, type NativeRow } from '../unit/plm-activities/native-sheet';
 import { cliEnv, startTestStack, traceSync, type TestStack } from '../harness';
+import { BY_ID_PROFILE } from './erp-stack';
 
 /**
  * Issue 21, "Plan, then approve": `plm-import --approve` plans, writes plan.html and plan.xlsx, sets TraceStatus
@@ -426,22 +427,7 @@ describe('plan, then approve (PLM import)', () => {
       const BRAND = 'cmp_brand_nordic_threads';
       const SUPPLIER = 'cmp_sup_anatolia_garments';
       const profile = path.join(dir, 'twin-by-id.json');
-      writeFileSync(
-        profile,
-        JSON.stringify({
-          name: 'by-id',
-          ownCompanyAs: 'none',
-          columns: {
-            orderNumber: 'order_number',
-            buyerCompanyId: 'buyer_id',
-            supplierCompanyId: 'supplier_id',
-            orderLineNumber: 'line_number',
-            productExternalId: 'product_external_id',
-            quantity: 'quantity',
-            unit: 'unit',
-          },
-        }),
-      );
+      writeFileSync(profile, JSON.stringify(BY_ID_PROFILE));
       const file = path.join(dir, 'twin-orders.csv');
       writeFileSync(
         file,
