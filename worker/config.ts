@@ -147,6 +147,17 @@ export class ConfigError extends Error {
   }
 }
 
+/**
+ * What the worker needs from its surroundings is not there (a Temporal namespace without the project's search
+ * attributes...): like a config error, one line saying what to do, exit code 2.
+ */
+export class SetupError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'SetupError';
+  }
+}
+
 const blankToUndefined = (value: unknown): unknown =>
   typeof value === 'string' && value.trim() === '' ? undefined : value;
 

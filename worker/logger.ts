@@ -2,7 +2,7 @@ import { Writable } from 'node:stream';
 import pino, { type DestinationStream, type Logger } from 'pino';
 import { build as prettyStream } from 'pino-pretty';
 import { z } from 'zod';
-import { ConfigError, type LogLevel } from './config';
+import { ConfigError, SetupError, type LogLevel } from './config';
 
 export type AppLogger = Logger;
 
@@ -183,14 +183,31 @@ export function createLogger(options: LoggerOptions): AppLogger {
  * LOG_LEVEL is debug or trace. The API key is scrubbed from whatever is printed.
  */
 export function exitWithError(error: unknown): never {
-  if (error instanceof ConfigError) {
+  if (error instanceof ConfigError || error instanceof SetupError) {
     process.stderr.write(`trace-sync: ${error.message}\n`);
     process.exit(2);
   }
   const scrub = createScrubber([process.env.TRACEABILITY_API_KEY, process.env.AWS_SECRET_ACCESS_KEY]);
   const verbose = /^(debug|trace)$/i.test(process.env.LOG_LEVEL ?? '');
   const text =
-    error instanceof Error ? (verbose ? (error.stack ?? error.message) : error.message) : String(error);
+    error instanceof Error
+      ? verbose
+        ? (error.stack ?? error.message)
+        : withInnermostCause(error)
+      : String(error);
   process.stderr.write(`trace-sync: ${scrub(text)}\n`);
   process.exit(1);
+}
+
+/**
+ * An error's message and, when it wraps others, the innermost one's: the SDK's "Failed to start Workflow" says
+ * nothing, its gRPC cause says why ("no mapping defined for search attribute TraceJob"), on the same line, bounded.
+ */
+export function withInnermostCause(error: Error): string {
+  let innermost: unknown = error;
+  for (let depth = 0; depth < 10 && innermost instanceof Error && innermost.cause !== undefined; depth++)
+    innermost = innermost.cause;
+  const cause = (innermost instanceof Error ? innermost.message : String(innermost)).trim();
+  if (innermost === error || cause === '' || error.message.includes(cause)) return error.message;
+  return `${error.message}: ${cause.replace(/\s*\n\s*/g, ' ').slice(0, MAX_MESSAGE)}`;
 }

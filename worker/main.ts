@@ -4,8 +4,9 @@ import { apiTarget, type ApiTarget } from './api-target';
 import { loadConfig, temporalClientAddress, type AppConfig } from './config';
 import { createWorker } from './create-worker';
 import { Lifecycle } from './lifecycle';
-import { createLogger, exitWithError, type AppLogger } from './logger';
+import { compactError, createLogger, exitWithError, type AppLogger } from './logger';
 import { installTemporalRuntime } from './runtime';
+import { checkSearchAttributes } from './search-attributes-check';
 import { createApiClient } from './api-client';
 import { openStore } from '../connectors/storage';
 
@@ -46,6 +47,17 @@ export async function startWorker(options: StartWorkerOptions): Promise<RunningW
     },
   );
   try {
+    await checkSearchAttributes(connection, options.address, config.temporalNamespace).catch(
+      (error: unknown) => {
+        // A cluster may not let this worker's identity list them (PERMISSION_DENIED, UNIMPLEMENTED): say so, go on.
+        const code = (error as { code?: unknown }).code;
+        if (code !== 7 && code !== 12) throw error;
+        logger.warn(
+          { namespace: config.temporalNamespace, err: compactError(error) },
+          'Cannot list the search attributes; make sure TraceJob, TraceSource and TraceStatus are registered',
+        );
+      },
+    );
     const worker = await createWorker({
       connection,
       namespace: config.temporalNamespace,

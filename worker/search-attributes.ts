@@ -7,10 +7,10 @@ export const TraceSource = defineSearchAttributeKey('TraceSource', SearchAttribu
 /** The job's own status line (`running`, `done`, `done-with-rejects`...). */
 export const TraceStatus = defineSearchAttributeKey('TraceStatus', SearchAttributeType.KEYWORD);
 
-/** Custom search attributes the server must know; the dev server registers them at start. */
+/** Custom search attributes the server must know; the dev server registers them at start, a worker checks them. */
 export const SEARCH_ATTRIBUTES = [TraceJob, TraceSource, TraceStatus] as const;
 
-const CLI_TYPE_NAMES: Record<SearchAttributeType, string> = {
+export const CLI_TYPE_NAMES: Record<SearchAttributeType, string> = {
   [SearchAttributeType.TEXT]: 'Text',
   [SearchAttributeType.KEYWORD]: 'Keyword',
   [SearchAttributeType.INT]: 'Int',

@@ -1,7 +1,7 @@
 import { readFileSync, mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { createLogger, logFormatFromEnv, REDACTED } from '../../worker/logger';
+import { createLogger, logFormatFromEnv, REDACTED, withInnermostCause } from '../../worker/logger';
 import { temporalLoggerFor } from '../../worker/runtime';
 
 const KEY = 'live-key-7f3a9c1e5b';
@@ -147,5 +147,17 @@ describe('quiet, readable logs (issue 21)', () => {
     expect(logFormatFromEnv({})).toBe('json');
     expect(logFormatFromEnv({ LOG_FORMAT: ' Pretty ' })).toBe('pretty');
     expect(() => logFormatFromEnv({ LOG_FORMAT: 'yaml' })).toThrow('LOG_FORMAT must be one of json, pretty');
+  });
+
+  it('a CLI error line carries the innermost cause\'s message (the SDK\'s own says only "Failed to start Workflow")', () => {
+    const grpc = new Error(
+      '3 INVALID_ARGUMENT: Namespace default has no mapping defined for search attribute TraceJob',
+    );
+    const error = new Error('Failed to start Workflow', { cause: new Error('wrapped', { cause: grpc }) });
+    expect(withInnermostCause(error)).toBe(`Failed to start Workflow: ${grpc.message}`);
+    expect(withInnermostCause(new Error('plain'))).toBe('plain');
+    const long = new Error('outer', { cause: new Error(`line one\n${'x'.repeat(2000)}`) });
+    expect(withInnermostCause(long)).toMatch(/^outer: line one x+$/);
+    expect(withInnermostCause(long).length).toBeLessThan(520);
   });
 });
