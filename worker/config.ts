@@ -6,6 +6,10 @@ import { repoRoot } from './paths';
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
 
+/** `json` (default): one JSON object per line, for machines. `pretty`: pino-pretty's coloured lines, for humans. */
+export const LOG_FORMATS = ['json', 'pretty'] as const;
+export type LogFormat = (typeof LOG_FORMATS)[number];
+
 /** Where a variable matters: `worker` for every process that runs jobs, `embedded` for the local stack only. */
 export type EnvVarScope = 'worker' | 'embedded';
 
@@ -54,6 +58,12 @@ export const ENV_VARS: readonly EnvVarDoc[] = [
     scope: 'worker',
     default: 'info',
     description: `pino level: ${LOG_LEVELS.join(', ')}.`,
+  },
+  {
+    name: 'LOG_FORMAT',
+    scope: 'worker',
+    default: 'json',
+    description: `${LOG_FORMATS.join(' or ')}: one JSON object per line, or one readable line per entry.`,
   },
   {
     name: 'TRACE_MAX_ACTIVITIES_PER_SECOND',
@@ -200,6 +210,11 @@ const apiTimeoutSchema = z.preprocess(
     .default(DEFAULT_API_TIMEOUT_MS),
 );
 
+export const logFormatSchema = z.preprocess(
+  (value) => (typeof value === 'string' && value.trim() !== '' ? value.trim().toLowerCase() : undefined),
+  z.enum(LOG_FORMATS, { error: `must be one of ${LOG_FORMATS.join(', ')}` }).default('json'),
+);
+
 const addressPattern = /^(\[[0-9a-fA-F:.]+\]|[^\s:/[\]]+):\d{1,5}$/;
 
 const envSchema = z
@@ -224,6 +239,7 @@ const envSchema = z
         typeof blankToUndefined(value) === 'string' ? String(value).trim().toLowerCase() : undefined,
       z.enum(LOG_LEVELS, { error: `must be one of ${LOG_LEVELS.join(', ')}` }).default('info'),
     ),
+    LOG_FORMAT: logFormatSchema,
     TRACE_MAX_ACTIVITIES_PER_SECOND: z.preprocess(
       blankToUndefined,
       z

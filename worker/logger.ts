@@ -1,8 +1,7 @@
 import { Writable } from 'node:stream';
 import pino, { type DestinationStream, type Logger } from 'pino';
 import { build as prettyStream } from 'pino-pretty';
-import { z } from 'zod';
-import { ConfigError, SetupError, type LogLevel } from './config';
+import { ConfigError, logFormatSchema, SetupError, type LogFormat, type LogLevel } from './config';
 
 export type AppLogger = Logger;
 
@@ -55,20 +54,15 @@ export function scrubbingDestination(
   return { write: (line: string) => destination.write(scrub(line)) };
 }
 
-/** `json` (default): one JSON object per line, for machines. `pretty`: pino-pretty's coloured lines, for humans. */
-export const LOG_FORMATS = ['json', 'pretty'] as const;
-export type LogFormat = (typeof LOG_FORMATS)[number];
+export { LOG_FORMATS, type LogFormat } from './config';
 
-const logFormatSchema = z.preprocess(
-  (value) => (typeof value === 'string' && value.trim() !== '' ? value.trim().toLowerCase() : undefined),
-  z.enum(LOG_FORMATS, { error: `LOG_FORMAT must be one of ${LOG_FORMATS.join(', ')}` }).default('json'),
-);
-
-/** LOG_FORMAT from the environment (blank counts as unset); a wrong value is a clear error. */
+/** LOG_FORMAT from the environment (blank counts as unset); a wrong value is a config error naming it. */
 export function logFormatFromEnv(env: NodeJS.ProcessEnv = process.env): LogFormat {
   const parsed = logFormatSchema.safeParse(env.LOG_FORMAT);
   if (!parsed.success)
-    throw new Error(`Invalid configuration: ${parsed.error.issues[0]?.message ?? 'LOG_FORMAT'}`);
+    throw new ConfigError([
+      { variable: 'LOG_FORMAT', message: parsed.error.issues[0]?.message ?? 'is invalid' },
+    ]);
   return parsed.data;
 }
 

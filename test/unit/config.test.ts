@@ -126,4 +126,24 @@ describe('trace-sync with a bad configuration', () => {
       'trace-sync: Invalid configuration: TRACEABILITY_API_KEY is required when TRACEABILITY_BASE_URL is set\n',
     );
   }, 60_000);
+
+  // README: "A wrong or missing value stops the process with one line naming the variable, and exit code 2".
+  it('LOG_FORMAT=xml: one line naming LOG_FORMAT and its values, exit 2 (was a plain error, exit 1)', () => {
+    const result = spawnSync(process.execPath, [path.join(repoRoot(), 'bin', 'trace-sync.cjs'), 'worker'], {
+      env: { PATH: process.env.PATH, HOME: process.env.HOME, LOG_FORMAT: 'xml' },
+      encoding: 'utf8',
+      timeout: 60_000,
+    });
+    expect(result.status).toBe(2);
+    expect(result.stdout).toBe('');
+    expect(result.stderr).toBe('trace-sync: Invalid configuration: LOG_FORMAT must be one of json, pretty\n');
+  }, 60_000);
+
+  it('loadConfig checks LOG_FORMAT with the other variables', () => {
+    expect(configError({ LOG_FORMAT: 'xml', LOG_LEVEL: 'loud' }).problems.map((p) => p.variable)).toEqual([
+      'LOG_LEVEL',
+      'LOG_FORMAT',
+    ]);
+    expect(ENV_VARS.map((v) => v.name)).toContain('LOG_FORMAT');
+  });
 });
