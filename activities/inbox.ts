@@ -6,6 +6,8 @@ import { Context } from '@temporalio/activity';
 import type { WorkflowExecutionStatusName } from '@temporalio/client';
 import { ApplicationFailure, WorkflowNotFoundError } from '@temporalio/common';
 import { z } from 'zod';
+import { loadProfileFile, ProfileError } from '../connectors/erp-orders/profile';
+import { PlmInputError, resolveProfile } from '../connectors/plm-import/import-plan';
 import { inputObject, isS3Url, type S3Store } from '../connectors/storage';
 
 export const INBOX_DONE_FOLDERS = ['processed', 'failed'] as const;
@@ -312,6 +314,24 @@ export function createInboxActivities() {
       const destination = (await exists(target)) ? hashed : target;
       await rename(file.path, destination);
       return { movedTo: destination };
+    },
+
+    /**
+     * Loads an inbox's mapping file with its job's own loader, before any drop is touched: a file that does not load
+     * would fail every drop's child. Fails non-retryably (`InvalidInput`) with the loader's reason.
+     */
+    async checkInboxMappingFile(input: {
+      job: 'erp-orders' | 'plm-import';
+      mappingFile: string;
+    }): Promise<void> {
+      try {
+        if (input.job === 'plm-import') await resolveProfile({ mappingFile: input.mappingFile });
+        else await loadProfileFile(input.mappingFile);
+      } catch (error) {
+        if (error instanceof PlmInputError || error instanceof ProfileError)
+          throw ApplicationFailure.nonRetryable(error.message, 'InvalidInput');
+        throw error;
+      }
     },
   };
 }

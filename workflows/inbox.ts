@@ -7,13 +7,19 @@ import {
   workflowInfo,
   WorkflowIdReusePolicy,
 } from '@temporalio/workflow';
-import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
+import {
+  ActivityFailure,
+  ApplicationFailure,
+  WorkflowExecutionAlreadyStartedError,
+} from '@temporalio/common';
 import { z } from 'zod';
 import type { Activities } from '../activities';
 import type { InboxFile } from '../activities/inbox';
 import { TraceJob, TraceSource } from '../worker/search-attributes';
-import { invalidInput, quickActivityOptions, setStatus, startJob } from './batch-run';
+import { invalidInput, quickActivityOptions, setStatus, startJob, zodProblems } from './batch-run';
 import { JOBS } from '../worker/jobs';
+import { pushErpOrdersInputSchema } from './erp-orders';
+import { plmImportInputSchema } from './plm-import';
 
 /** Workflow input, e.g. `{"job": "erp-orders", "folder": "/data/inbox/erp", "mappingFile": "/data/profiles/eu.json"}`. */
 export const processInboxInputSchema = z.strictObject({
@@ -54,7 +60,8 @@ export interface ProcessInboxProgress {
 
 export const processInboxProgressQuery = defineQuery<ProcessInboxProgress>('progress');
 
-const { claimInboxFile, listInboxFiles, moveInboxFile } = proxyActivities<Activities>(quickActivityOptions);
+const { checkInboxMappingFile, claimInboxFile, listInboxFiles, moveInboxFile } =
+  proxyActivities<Activities>(quickActivityOptions);
 
 /** Children running at once; the rest wait their turn. */
 const PARALLEL_CHILDREN = 4;
@@ -132,6 +139,38 @@ async function handleFile(input: ProcessInboxInput, file: InboxFile): Promise<In
   };
 }
 
+/** How each child job reads the `profile` and `mappingFile` an inbox passes on. */
+const CHILD_PROFILE_SCHEMAS = {
+  'plm-import': plmImportInputSchema.pick({ profile: true, mappingFile: true }),
+  'erp-orders': pushErpOrdersInputSchema.pick({ profile: true, mappingFile: true }),
+} as const;
+
+/**
+ * What each drop's child would refuse, refused once before any drop is touched: `profile` and `mappingFile` as the
+ * child job's input schema reads them, and the mapping file loaded by the job's own loader.
+ */
+async function checkChildInput(input: ProcessInboxInput): Promise<void> {
+  const schema = CHILD_PROFILE_SCHEMAS[input.job];
+  const parsed = schema.safeParse({ profile: input.profile, mappingFile: input.mappingFile });
+  if (!parsed.success)
+    throw invalidInput(
+      'inbox',
+      zodProblems(parsed.error)
+        .map((p) => `${p} (as ${input.job} reads it)`)
+        .join('; '),
+    );
+  if (input.profile !== undefined && input.mappingFile !== undefined)
+    throw invalidInput('inbox', 'give either profile or mappingFile, not both');
+  if (input.mappingFile === undefined) return;
+  try {
+    await checkInboxMappingFile({ job: input.job, mappingFile: input.mappingFile });
+  } catch (error) {
+    if (error instanceof ActivityFailure && error.cause instanceof ApplicationFailure)
+      throw invalidInput('inbox', `mappingFile: ${error.cause.message}`);
+    throw error;
+  }
+}
+
 /** Starts one child per new file in an inbox folder and files each away when its child ends. */
 export async function inbox(rawInput: ProcessInboxInput): Promise<ProcessInboxResult> {
   const parsed = processInboxInputSchema.safeParse(rawInput);
@@ -144,6 +183,8 @@ export async function inbox(rawInput: ProcessInboxInput): Promise<ProcessInboxRe
     query: processInboxProgressQuery,
     progress: { files: null, done: 0 },
   });
+  // patched: inbox runs started before the check replay without its activity.
+  if (patched('inbox-checks-child-input')) await checkChildInput(input);
   const files = await listInboxFiles({ folder: input.folder });
   progress.files = files.length;
   const outcomes: InboxFileOutcome[] = new Array<InboxFileOutcome>(files.length);

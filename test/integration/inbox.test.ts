@@ -105,6 +105,42 @@ describe('inbox: one child per new file, files moved to processed/ or failed/', 
     expect(sku.status).toBe(200);
   });
 
+  // Each child reads the inbox's `profile` and `mappingFile` as its own input: erp-orders knows the profile `default`
+  // only, and a mapping file must load. A bad one used to fail every drop's child and file every drop in failed/.
+  const failedRun = async (args: Parameters<typeof inbox>[0], name: string): Promise<string> => {
+    const folder = path.join(path.dirname(inboxDir), name);
+    await mkdir(folder);
+    await writeFile(path.join(folder, 'orders.csv'), GOOD);
+    const failure = await stack.client.workflow
+      .execute(inbox, {
+        args: [{ ...args, folder }],
+        taskQueue: stack.taskQueue,
+        workflowId: stack.workflowId(name),
+      })
+      .then(
+        () => new Error('the inbox run succeeded'),
+        (error: unknown) => error as Error,
+      );
+    // The drop stays where it was dropped: nothing is claimed, started or moved.
+    expect(readdirSync(folder)).toEqual(['orders.csv']);
+    return `${failure.message} ${(failure.cause as Error | undefined)?.message ?? ''}`;
+  };
+
+  it('an erp-orders inbox with profile "eu" fails at once naming profile, and leaves the drop in the inbox', async () => {
+    const message = await failedRun({ job: 'erp-orders', folder: '', profile: 'eu' }, 'inbox-bad-profile');
+    expect(message).toMatch(/Invalid inbox input: profile: .*default/);
+  });
+
+  it('an inbox whose mappingFile does not load fails at once naming mappingFile, and leaves the drop in the inbox', async () => {
+    const missing = path.join(path.dirname(inboxDir), 'no-such-profile.json');
+    const message = await failedRun(
+      { job: 'erp-orders', folder: '', mappingFile: missing },
+      'inbox-bad-mapping',
+    );
+    expect(message).toContain('Invalid inbox input: mappingFile:');
+    expect(message).toContain(missing);
+  });
+
   it('derives the child id from the job, the file name and its content', () => {
     const a = inboxChildId('erp-orders', { name: 'a b.csv', sha256: 'f'.repeat(64) });
     expect(a).toBe(`erp-orders-a_b.csv-${'f'.repeat(16)}`);
