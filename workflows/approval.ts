@@ -1,5 +1,6 @@
 import {
   condition,
+  isCancellation,
   defineSignal,
   log,
   patched,
@@ -93,6 +94,8 @@ export const rejectSignal = defineSignal<[ApprovalSignalArgs?]>('reject');
  * then hands them any signal sent earlier) and take a payload as it came, so they replay as recorded.
  */
 const SIGNALS_CHECKED_PATCH = 'approval-signals-checked';
+/** patched: runs cancelled at their gate before the cancel set TraceStatus replay without the upsert. */
+const GATE_CANCEL_PATCH = 'approval-cancel-status';
 /** Ignored signals the run's details list (the newest). */
 const MAX_NOTES = 5;
 
@@ -193,10 +196,21 @@ export function listenForDecision(): DecisionSignals {
       if (!checked) listen();
       setStatus('awaiting-approval');
       showDetails(withNotes());
-      const inTime = await condition(
-        () => decided !== undefined,
-        (options.timeoutSeconds ?? DEFAULT_TIMEOUT_SECONDS) * 1000,
-      );
+      let inTime: boolean;
+      try {
+        inTime = await condition(
+          () => decided !== undefined,
+          (options.timeoutSeconds ?? DEFAULT_TIMEOUT_SECONDS) * 1000,
+        );
+      } catch (error) {
+        // Cancelled at the gate: the run no longer awaits a decision, so it must not keep saying so.
+        if (isCancellation(error) && patched(GATE_CANCEL_PATCH)) {
+          awaiting = false;
+          setStatus('cancelled');
+          showDetails('**Cancelled** while awaiting approval: nothing was written.');
+        }
+        throw error;
+      }
       if (inTime && decided) return { ...decided, timedOut: false };
       const onTimeout = options.onTimeout ?? 'reject';
       return {

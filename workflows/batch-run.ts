@@ -124,6 +124,18 @@ export function parseJobInput<S extends z.ZodType<{ profile?: string; mappingFil
   return { ...parsed.data, ...(resume ? { resume: resume as R } : {}) };
 }
 
+/** patched: runs that failed before a failed run said so in TraceStatus replay without the upsert. */
+const FAILED_STATUS_PATCH = 'status-failed';
+
+/**
+ * A known failure the run ends with (an activity's own, a bad inbox input): TraceStatus says `failed`, not the
+ * `running` it had, so the Web UI's `TraceStatus = "failed"` finds it. Returns the failure, for the caller to throw.
+ */
+export function failedRun(failure: ApplicationFailure): ApplicationFailure {
+  if (patched(FAILED_STATUS_PATCH)) setStatus('failed');
+  return failure;
+}
+
 /**
  * An activity's own failure (a bad file, a missing column, a missing mapping file...) becomes the workflow's failure
  * message, so the Web UI and `--wait` say what went wrong instead of "Activity task failed". The activity's failure
@@ -135,12 +147,14 @@ export function explainer(fallbackType: string): <T>(call: Promise<T>) => Promis
       return await call;
     } catch (error) {
       if (error instanceof ActivityFailure && error.cause instanceof ApplicationFailure) {
-        throw ApplicationFailure.create({
-          message: error.cause.message,
-          type: error.cause.type ?? fallbackType,
-          nonRetryable: true,
-          cause: error,
-        });
+        throw failedRun(
+          ApplicationFailure.create({
+            message: error.cause.message,
+            type: error.cause.type ?? fallbackType,
+            nonRetryable: true,
+            cause: error,
+          }),
+        );
       }
       throw error;
     }

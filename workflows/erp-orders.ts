@@ -2,6 +2,7 @@ import {
   CancellationScope,
   defineQuery,
   log,
+  patched,
   proxyActivities,
   upsertMemo,
   workflowInfo,
@@ -62,6 +63,9 @@ export const pushErpOrdersInputSchema = z.strictObject({
 export type PushErpOrdersInput = z.infer<typeof pushErpOrdersInputSchema>;
 
 type Counts = BatchResult['counts'];
+
+/** A dry run's TraceStatus is `dry-run-done`, rejects or not: `done-with-rejects` is a run that wrote. */
+const DRY_RUN_STATUS_PATCH = 'erp-dry-run-status';
 
 /** What a run carries through continue-as-new: the staged run and the counters so far, never the orders. */
 interface PushState {
@@ -275,14 +279,18 @@ export async function erpOrders(
   };
   progress.phase = 'done';
   progress.counts = { ...counts };
+  // patched: dry runs with rejects that ended before a dry run always said `dry-run-done` replay with the former one.
+  const dryRunDone = input.dryRun === true && patched(DRY_RUN_STATUS_PATCH);
   setStatus(
     approval?.decision === 'rejected'
       ? 'rejected'
-      : counts.rejected > 0
-        ? 'done-with-rejects'
-        : input.dryRun
-          ? 'dry-run-done'
-          : 'done',
+      : dryRunDone
+        ? 'dry-run-done'
+        : counts.rejected > 0
+          ? 'done-with-rejects'
+          : input.dryRun
+            ? 'dry-run-done'
+            : 'done',
   );
   if (approval?.decision !== 'rejected') {
     const note = approval && heldBackNote(approval, 'orders');

@@ -16,7 +16,7 @@ import { z } from 'zod';
 import type { Activities } from '../activities';
 import type { InboxFile } from '../activities/inbox';
 import { TraceJob, TraceSource } from '../worker/search-attributes';
-import { invalidInput, quickActivityOptions, setStatus, startJob, zodProblems } from './batch-run';
+import { failedRun, invalidInput, quickActivityOptions, setStatus, startJob, zodProblems } from './batch-run';
 import { JOBS } from '../worker/jobs';
 import { pushErpOrdersInputSchema } from './erp-orders';
 import { plmImportInputSchema } from './plm-import';
@@ -146,27 +146,27 @@ const CHILD_PROFILE_SCHEMAS = {
 } as const;
 
 /**
- * What each drop's child would refuse, refused once before any drop is touched: `profile` and `mappingFile` as the
- * child job's input schema reads them, and the mapping file loaded by the job's own loader.
+ * What each drop's child would refuse, found once before any drop is touched: `profile` and `mappingFile` as the
+ * child job's input schema reads them, and the mapping file loaded by the job's own loader. Undefined: all good.
  */
-async function checkChildInput(input: ProcessInboxInput): Promise<void> {
-  const schema = CHILD_PROFILE_SCHEMAS[input.job];
-  const parsed = schema.safeParse({ profile: input.profile, mappingFile: input.mappingFile });
+async function childInputProblem(input: ProcessInboxInput): Promise<string | undefined> {
+  const parsed = CHILD_PROFILE_SCHEMAS[input.job].safeParse({
+    profile: input.profile,
+    mappingFile: input.mappingFile,
+  });
   if (!parsed.success)
-    throw invalidInput(
-      'inbox',
-      zodProblems(parsed.error)
-        .map((p) => `${p} (as ${input.job} reads it)`)
-        .join('; '),
-    );
+    return zodProblems(parsed.error)
+      .map((problem) => `${problem} (as ${input.job} reads it)`)
+      .join('; ');
   if (input.profile !== undefined && input.mappingFile !== undefined)
-    throw invalidInput('inbox', 'give either profile or mappingFile, not both');
-  if (input.mappingFile === undefined) return;
+    return 'give either profile or mappingFile, not both';
+  if (input.mappingFile === undefined) return undefined;
   try {
     await checkInboxMappingFile({ job: input.job, mappingFile: input.mappingFile });
+    return undefined;
   } catch (error) {
     if (error instanceof ActivityFailure && error.cause instanceof ApplicationFailure)
-      throw invalidInput('inbox', `mappingFile: ${error.cause.message}`);
+      return `mappingFile: ${error.cause.message}`;
     throw error;
   }
 }
@@ -184,7 +184,10 @@ export async function inbox(rawInput: ProcessInboxInput): Promise<ProcessInboxRe
     progress: { files: null, done: 0 },
   });
   // patched: inbox runs started before the check replay without its activity.
-  if (patched('inbox-checks-child-input')) await checkChildInput(input);
+  if (patched('inbox-checks-child-input')) {
+    const problem = await childInputProblem(input);
+    if (problem !== undefined) throw failedRun(invalidInput('inbox', problem));
+  }
   const files = await listInboxFiles({ folder: input.folder });
   progress.files = files.length;
   const outcomes: InboxFileOutcome[] = new Array<InboxFileOutcome>(files.length);

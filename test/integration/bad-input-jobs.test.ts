@@ -4,6 +4,7 @@ import path from 'node:path';
 import { ApplicationFailure, WorkflowFailedError, type WorkflowHandle } from '@temporalio/client';
 import type { Workflow } from '@temporalio/common';
 import { z } from 'zod';
+import { TraceStatus } from '../../worker/search-attributes';
 import { plmImport, erpOrders } from '../../workflows';
 import { generateCorpus, ORDER_HEADER, orderLine } from '../bad-input/corpus';
 import { startTestStack, type TestStack } from '../harness';
@@ -28,6 +29,8 @@ interface Failed {
   root: ApplicationFailure;
   ms: number;
   activityAttempts: number;
+  /** The run's TraceStatus once it failed. */
+  status: string | undefined;
 }
 
 describe('broken files through the jobs: a clear, non-retryable failure and nothing written', () => {
@@ -78,6 +81,7 @@ describe('broken files through the jobs: a clear, non-retryable failure and noth
         root,
         ms: Date.now() - started,
         activityAttempts,
+        status: (await handle.describe()).typedSearchAttributes.get(TraceStatus),
       };
     }
     throw new Error(`${handle.workflowId} completed; a failure was expected`);
@@ -129,6 +133,8 @@ describe('broken files through the jobs: a clear, non-retryable failure and noth
       expect(failed.shown).toMatch(/^not valid JSON: Unterminated string/);
       expect(failed.shown).not.toMatch(/Activity task failed/);
       expect(failed.root).toMatchObject({ type: 'ExportReadError', nonRetryable: true });
+      // A failed run says so in the Web UI's TraceStatus column, rather than `running` for ever.
+      expect(failed.status).toBe('failed');
     });
 
     it('a file the worker cannot find fails at once, saying where it looked and what to check', async () => {

@@ -4,6 +4,7 @@ import path from 'node:path';
 import Papa from 'papaparse';
 import { WorkflowFailedError } from '@temporalio/client';
 import { retryPlanFor } from '../../cli/commands/retry';
+import { TraceStatus } from '../../worker/search-attributes';
 import { erpOrders } from '../../workflows';
 import type { PushErpOrdersResult } from '../../workflows/erp-orders';
 import { sandboxApi, type TestStack } from '../harness';
@@ -317,6 +318,25 @@ describe('erpOrders on a real Temporal dev server and the sandbox', () => {
     const latest = await stack.client.workflow.getHandle(workflowId).describe();
     expect(latest.runId).not.toBe(handle.firstExecutionRunId);
     expect((await platformOrders('PO-F')).size).toBe(14);
+  });
+
+  // README: TraceStatus `dry-run-done` for a dry run; `done-with-rejects` is a run that wrote and rejected some.
+  it('a dry run with rejects ends as dry-run-done (it wrote nothing), its rejects in its result', async () => {
+    const rows = orders('PO-GR', 2, 1);
+    rows[1]!.product_external_id = 'NO-SUCH-PRODUCT';
+    const file = await writeCsv('dry-rejects.csv', rows);
+    const workflowId = stack.workflowId('erp-dry-rejects');
+    const before = { ...stack.apiClient.stats().byMethodStatus };
+    const result = await stack.client.workflow.execute(erpOrders, {
+      args: [{ file, dryRun: true }],
+      taskQueue: stack.taskQueue,
+      workflowId,
+    });
+    expect(result).toMatchObject({ dryRun: true, orders: { created: 1, rejected: 1 } });
+    expect(result.rejectsFile).not.toBeNull();
+    expect(writesSince(before)).toEqual({});
+    const status = (await stack.client.workflow.getHandle(workflowId).describe()).typedSearchAttributes;
+    expect(status.get(TraceStatus)).toBe('dry-run-done');
   });
 
   it('a dry run reports what would change and writes nothing', async () => {

@@ -2,6 +2,7 @@ import { existsSync, readdirSync } from 'node:fs';
 import { copyFile, mkdir, mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { TraceStatus } from '../../worker/search-attributes';
 import { inbox } from '../../workflows';
 import { inboxChildId, type ProcessInboxResult } from '../../workflows/inbox';
 import { startTestStack, type TestStack } from '../harness';
@@ -111,18 +112,17 @@ describe('inbox: one child per new file, files moved to processed/ or failed/', 
     const folder = path.join(path.dirname(inboxDir), name);
     await mkdir(folder);
     await writeFile(path.join(folder, 'orders.csv'), GOOD);
+    const workflowId = stack.workflowId(name);
     const failure = await stack.client.workflow
-      .execute(inbox, {
-        args: [{ ...args, folder }],
-        taskQueue: stack.taskQueue,
-        workflowId: stack.workflowId(name),
-      })
+      .execute(inbox, { args: [{ ...args, folder }], taskQueue: stack.taskQueue, workflowId })
       .then(
         () => new Error('the inbox run succeeded'),
         (error: unknown) => error as Error,
       );
     // The drop stays where it was dropped: nothing is claimed, started or moved.
     expect(readdirSync(folder)).toEqual(['orders.csv']);
+    const { typedSearchAttributes } = await stack.client.workflow.getHandle(workflowId).describe();
+    expect(typedSearchAttributes.get(TraceStatus)).toBe('failed');
     return `${failure.message} ${(failure.cause as Error | undefined)?.message ?? ''}`;
   };
 

@@ -185,6 +185,28 @@ describe('plan, then approve (PLM import)', () => {
     );
   }, 300_000);
 
+  // README: TraceStatus `cancelled` for a cancelled run; `awaiting-approval` only "while a plan waits".
+  it('a run cancelled while it awaits approval ends with TraceStatus cancelled, and no longer offers the approve command', async () => {
+    const handle = await startAwaiting(
+      sheet(
+        'cancel-gate.csv',
+        nativeRows({ prefix: 'CNG', styles: 1, coloursPerStyle: 1, sizesPerColour: 1 }),
+      ),
+    );
+    expect(await currentDetails(handle, (d) => d.includes('trace-sync approve'))).toContain(
+      'trace-sync approve',
+    );
+    await handle.cancel();
+    await expect(handle.result()).rejects.toThrow();
+    const description = await handle.describe();
+    expect(description.status.name).toBe('CANCELLED');
+    expect(description.typedSearchAttributes.get(TraceStatus)).toBe('cancelled');
+    const details = await currentDetails(handle, (d) => !d.includes('trace-sync approve'));
+    expect(details).not.toContain('trace-sync approve');
+    expect(details).toMatch(/Cancelled\W* while awaiting approval/);
+    expect(await onPlatform('CNG-S1')).toBeUndefined();
+  }, 300_000);
+
   it('with --wait, the CLI says the run awaits approval (plan files, approve command) and waits for the decision', async () => {
     const waiting = cli(
       'plm-import',

@@ -27,6 +27,10 @@ import { readHarnessInfo } from '../harness';
  * first run, 190 events) and, continuing as new during the passes, `erp-orders-long-plan.first` (the plan pass
  * carried), `.decided` (resumed in the plan pass: the plan, the approve signal, the recheck carried) and `.rechecked`
  * (resumed in the recheck, then the hold-back and the push).
+ * A PLM import with approval cancelled while it awaited the decision, before the cancel set TraceStatus (main at
+ * aaba1e8: `plm-import-cancelled-awaiting-before`) and with it (`plm-import-cancelled-awaiting`); an ERP dry run with
+ * a reject, before a dry run was always `dry-run-done` (`erp-orders-dry-rejects-before`, `done-with-rejects`) and
+ * after (`erp-orders-dry-rejects`).
  */
 const dir = path.join(repoRoot(), 'test', 'fixtures', 'histories');
 const files = readdirSync(dir).filter((name) => name.endsWith('.b64'));
