@@ -245,8 +245,8 @@ describe('erpOrders on a real Temporal dev server and the sandbox', () => {
   // `trace-sync retry` "starts the same job on the rejects file": the same job is the one the operator asked for, so a
   // run behind the approval gate is retried behind it, and a dry run's retry is a dry run (it checks the fixes).
   it('retry keeps the run’s approval gate and its dry run: the fixed rows are planned, never written unasked', async () => {
-    const rows = orders('PO-G', 2, 1);
-    for (const row of rows.filter((r) => r.order_number === 'PO-G-0002')) row.supplier_code = 'SUP-9999';
+    const rows = orders('PO-RT', 2, 1);
+    for (const row of rows.filter((r) => r.order_number === 'PO-RT-0002')) row.supplier_code = 'SUP-9999';
     const file = await writeCsv('dry-with-bad.csv', rows);
     const dryId = stack.workflowId('erp-orders-dry-bad');
     const dry = await stack.client.workflow.execute(erpOrders, {
@@ -263,7 +263,7 @@ describe('erpOrders on a real Temporal dev server and the sandbox', () => {
       workflowId: stack.workflowId('erp-orders-dry-retry'),
     })) as PushErpOrdersResult;
     expect(retried.dryRun).toBe(true);
-    expect((await platformOrders('PO-G')).size).toBe(0);
+    expect((await platformOrders('PO-RT')).size).toBe(0);
 
     const gatedId = stack.workflowId('erp-orders-gated-bad');
     const gated = await stack.client.workflow.start(erpOrders, {
