@@ -1,8 +1,8 @@
-import { heartbeat, log } from '@temporalio/activity';
+import { log } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
 import { CorruptHighWaterMarkError, pullOrders, type PullOrdersResult } from '../connectors/erp-pull/pull';
 import { ApiCalls } from '../connectors/staging';
-import { failureMapper } from './batch-kit';
+import { failureMapper, withHeartbeats } from './batch-kit';
 import type { ActivityDeps } from './deps';
 
 export type { PullOrdersResult };
@@ -15,10 +15,15 @@ const asFailure = failureMapper((error) =>
 
 export function createErpPullActivities(deps: Pick<ActivityDeps, 'client' | 'config'>) {
   return {
-    /** Orders changed on the platform since the stored high-water mark, as NDJSON and CSV (connectors/erp-pull). */
+    /**
+     * Orders changed on the platform since the stored high-water mark, as NDJSON and CSV (connectors/erp-pull).
+     * Heartbeats on a timer the whole time: a pull paced by the key's allowance lists and reads lines for minutes.
+     */
     async pullPlatformOrdersSinceMark(): Promise<PullOrdersResult> {
       try {
-        const result = await pullOrders(new ApiCalls(deps.client), deps.config.dataDir, heartbeat);
+        const result = await withHeartbeats((progress) =>
+          pullOrders(new ApiCalls(deps.client), deps.config.dataDir, progress),
+        );
         log.info('Platform orders pulled', { orders: result.orders, apiCalls: result.apiCalls });
         return result;
       } catch (error) {

@@ -6,7 +6,7 @@
 import { mkdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { z } from 'zod';
-import type { ApiCalls } from '../staging';
+import type { ApiCalls, Progress } from '../staging';
 import { DATE_FIELDS } from '../erp-orders/orders/draft';
 import { listedLines, toExisting } from '../erp-orders/platform-reads';
 import type { ExistingOrder, ExistingOrderLine } from '../erp-orders/reconcile';
@@ -205,12 +205,13 @@ const stamp = (ms: number): string => new Date(ms).toISOString().replace(/[:.]/g
 /**
  * Orders changed on the platform since the stored high-water mark, as NDJSON and CSV in
  * `<dataDir>/exports/orders/`. The mark moves (atomically) only after both files are complete; a run that dies
- * in between rewrites the same two files next time, named after the mark they start from.
+ * in between rewrites the same two files next time, named after the mark they start from. `progress` gets the
+ * latest details to heartbeat with; the caller heartbeats on a timer, as listing and lines can wait out the allowance.
  */
 export async function pullOrders(
   api: ApiCalls,
   dataDir: string,
-  progress: (details: { orders: number }) => void,
+  progress: Progress,
 ): Promise<PullOrdersResult> {
   const started = Date.now();
   const folder = join(dataDir, ORDERS_EXPORT_FOLDER);
@@ -224,7 +225,7 @@ export async function pullOrders(
   const listed: Order[] = [];
   for await (const order of sync) {
     listed.push(order);
-    if (listed.length % 500 === 0) progress({ orders: listed.length });
+    if (listed.length % 100 === 0) progress({ phase: 'listing', orders: listed.length });
   }
   const changed = ordersSince(
     from,
@@ -241,6 +242,7 @@ export async function pullOrders(
     durationMs: Date.now() - started,
   });
   if (changed.length === 0) return result(0, null, from);
+  progress({ phase: 'reading lines', orders: changed.length });
   const exported = await withLines(api, changed);
   const to = advanceMark(from, changed);
   await mkdir(folder, { recursive: true });

@@ -4,8 +4,9 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import Papa from 'papaparse';
 import type { PullOrdersResult } from '../../activities/erp-pull';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { erpPull } from '../../workflows';
-import { startTestStack, type TestStack } from '../harness';
+import { sandboxApi, startTestStack, type TestStack } from '../harness';
 
 const BRAND = 'cmp_brand_nordic_threads';
 
@@ -96,4 +97,67 @@ describe('erpPull: orders changed on the platform since the stored mark', () => 
     expect(result.to.updatedAtMs).toBeGreaterThan(result.from.updatedAtMs);
     expect((await pull()).orders).toBe(0);
   });
+});
+
+/**
+ * TEMPORAL-NOTES: "an activity must heartbeat to see cancellation"; the pull runs under the steps' 2-minute heartbeat
+ * timeout, so a pull slowed by the key's allowance must heartbeat all along, not once per 500 orders listed, or each
+ * attempt times out while it still runs and a retry runs beside it.
+ */
+describe('erpPull at a low allowance', () => {
+  let stack: TestStack;
+  const { api, control } = sandboxApi(() => stack);
+
+  beforeAll(async () => {
+    const dataDir = await mkdtemp(path.join(tmpdir(), 'erp-pull-slow-it-'));
+    stack = await startTestStack({ config: { dataDir }, sandbox: { rateLimitPerMinute: 100_000 } });
+  }, 60_000);
+
+  afterAll(async () => {
+    await stack?.stop();
+  });
+
+  it('heartbeats every few seconds while the allowance paces it, and finishes in one attempt', async () => {
+    for (let i = 1; i <= 6; i++) {
+      await stack.apiClient.orders.create({
+        orderNumber: `SLOW-${i}`,
+        buyerCompanyId: BRAND,
+        supplierCompanyId: 'cmp_sup_anatolia_garments',
+        lines: [{ orderLineNumber: '1', styleId: 'PLM-TEE-001-BLK', quantity: 1, unit: 'PIECES' as const }],
+      });
+    }
+    // Ten reads with the same key fill the minute's allowance (order creation is exempt); the last, through the
+    // worker's client, tells it so: the pull's calls wait out the rolling window, about a minute, without a 429.
+    expect((await control('/__sandbox/config', 'PUT', { rateLimitPerMinute: 10 })).ok).toBe(true);
+    for (let i = 0; i < 9; i++) await api('/orders?limit=1');
+    await stack.apiClient.orders.list({ limit: 1 });
+    const started = Date.now();
+    const handle = await stack.client.workflow.start(erpPull, {
+      args: [{}],
+      taskQueue: stack.taskQueue,
+      workflowId: stack.workflowId('erp-pull-slow'),
+    });
+    const beats = new Set<number>();
+    const attempts = new Set<number>();
+    let done = false;
+    const result = handle.result().finally(() => {
+      done = true;
+    });
+    while (!done) {
+      const pending = (await handle.describe()).raw.pendingActivities ?? [];
+      for (const activity of pending) {
+        attempts.add(activity.attempt ?? 0);
+        const at = activity.lastHeartbeatTime?.seconds;
+        if (at !== undefined && at !== null) beats.add(Number(at));
+      }
+      await sleep(1_000);
+    }
+    const pulled = await result;
+    const tookMs = Date.now() - started;
+    expect(pulled.orders).toBe(6);
+    expect(tookMs).toBeGreaterThan(20_000);
+    // A heartbeat every few seconds: about one per 3 s of the run (seconds seen, some polls fall between).
+    expect(beats.size).toBeGreaterThanOrEqual(Math.floor(tookMs / 1000 / 6));
+    expect([...attempts]).toEqual([1]);
+  }, 180_000);
 });
