@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { utcTimestampMs } from '../traceability/timestamps';
 
 /** Name of a `sinceLastRun` high-water mark. */
 export const markNameSchema = z
@@ -14,7 +15,10 @@ export const repairBomInputSchema = z
   .strictObject({
     /** Platform ids or externalIds; a style or variant also covers the variants and SKUs below it. */
     products: z.array(z.string().trim().min(1)).min(1).optional(),
-    /** ISO 8601 time: variants and SKUs whose record changed at or after it. */
+    /**
+     * ISO 8601 time: variants and SKUs whose record changed at or after it. Without a zone it is UTC, as the
+     * platform's `updatedAt` is (`2025-06-01T08:00` is 08:00 UTC on every worker).
+     */
     updatedAfter: z.string().optional(),
     all: z.literal(true).optional(),
     /**
@@ -65,7 +69,7 @@ export type RepairBomInput = z.input<typeof repairBomInputSchema>;
 function isIsoTime(text: string): boolean {
   return (
     /^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?)?$/.test(text) &&
-    !Number.isNaN(Date.parse(text))
+    !Number.isNaN(utcTimestampMs(text))
   );
 }
 
@@ -91,7 +95,7 @@ export function parseRepairBomInput(raw: unknown) {
     input.products !== undefined
       ? { kind: 'products', products: [...new Set(input.products)] }
       : input.updatedAfter !== undefined
-        ? { kind: 'updatedAfter', updatedAfterUnixMs: Date.parse(input.updatedAfter) }
+        ? { kind: 'updatedAfter', updatedAfterUnixMs: utcTimestampMs(input.updatedAfter) }
         : input.sinceLastRun
           ? { kind: 'sinceLastRun', markName: input.markName ?? 'default' }
           : { kind: 'all' };

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { certificateStatusSchema } from '../traceability/schemas/certificates';
+import { namesItsZone, readIsoDateTime } from '../traceability/timestamps';
 
 export const CERTIFICATE_STATUSES = certificateStatusSchema.options;
 export type CertificateStatus = (typeof CERTIFICATE_STATUSES)[number];
@@ -131,25 +132,12 @@ export function dateInZone(instant: number, timeZone: string): string {
   return format.format(instant);
 }
 
-/** ISO 8601 date and time of day, with or without a zone: `2026-11-01T00:00:00`, `2026-11-01 23:59`, `...+09:00`. */
-const ISO_DATE_TIME =
-  /^(\d{4}-\d{2}-\d{2})[T ](\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?)(Z|\s?(?:UTC|GMT)|[+-]\d{2}(?::?\d{2})?)?$/i;
 /**
  * Unix time in whole seconds (9-10 digits: 1973 to 2286) or milliseconds (12-13 digits: the same years). 11 digits
  * would be seconds past the year 5000 or milliseconds in 1973, so neither is read.
  */
 const EPOCH_SECONDS = /^\d{9,10}$/;
 const EPOCH_MILLISECONDS = /^\d{12,13}$/;
-/** A zone named in another form `Date.parse` reads (`Sun, 01 Nov 2026 00:00:00 GMT`, `... 00:00 +0100`). */
-const NAMED_ZONE = /\b(?:GMT|UTC)\b|\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?\s*(?:Z|[+-]\d{2}:?\d{2})\b/i;
-
-/** `+09` and `+0900` as `+09:00`, the offset form `Date.parse` is specified to read. */
-function isoOffset(zone: string): string {
-  const named = zone.trim().toUpperCase();
-  if (named === 'Z' || named === 'UTC' || named === 'GMT') return 'Z';
-  const digits = zone.slice(1).replace(':', '').padEnd(4, '0');
-  return `${zone[0]}${digits.slice(0, 2)}:${digits.slice(2)}`;
-}
 
 /**
  * The calendar date a timestamp falls on in `timeZone`, or null when it is not a date. A bare `YYYY-MM-DD` is
@@ -165,15 +153,13 @@ export function calendarDate(value: string | null, timeZone = 'UTC'): string | n
   if (isCalendarDate(text)) return text;
   if (EPOCH_SECONDS.test(text)) return dateInZone(Number(text) * 1000, timeZone);
   if (EPOCH_MILLISECONDS.test(text)) return dateInZone(Number(text), timeZone);
-  const iso = ISO_DATE_TIME.exec(text);
+  const iso = readIsoDateTime(text);
   if (iso) {
-    const [, date, time, zone] = iso;
     // Without a zone, read as if in UTC and take the UTC date: the wall clock's own date (24:00 is the next day).
-    const instant = Date.parse(`${date}T${time}${zone ? isoOffset(zone) : 'Z'}`);
-    if (Number.isNaN(instant) || !isCalendarDate(date ?? '')) return null;
-    return dateInZone(instant, zone ? timeZone : 'UTC');
+    if (Number.isNaN(iso.ms) || !isCalendarDate(iso.date)) return null;
+    return dateInZone(iso.ms, iso.zoned ? timeZone : 'UTC');
   }
-  if (!NAMED_ZONE.test(text)) return null;
+  if (!namesItsZone(text)) return null;
   const instant = Date.parse(text);
   return Number.isNaN(instant) ? null : dateInZone(instant, timeZone);
 }

@@ -13,6 +13,7 @@ import type { ExistingOrder, ExistingOrderLine } from '../erp-orders/reconcile';
 import { toCsv, type Column } from '../reports';
 import { publishFile, refreshFile, storedLocation, writeFileAtomically } from '../storage';
 import { IncrementalSync, type Order } from '../traceability';
+import { utcTimestampMs } from '../traceability/timestamps';
 
 /**
  * Where the last pull stopped: the largest `updatedAt` exported and the ids exported at exactly that instant.
@@ -32,7 +33,7 @@ export interface Stamped {
 }
 
 function updatedMs(order: Stamped): number {
-  const ms = order.updatedAt ? Date.parse(order.updatedAt) : Number.NaN;
+  const ms = order.updatedAt ? utcTimestampMs(order.updatedAt) : Number.NaN;
   if (Number.isNaN(ms))
     throw new Error(`order ${order.id} has no readable updatedAt (${String(order.updatedAt)})`);
   return ms;

@@ -1,4 +1,5 @@
 import { paginationSchema, type Pagination } from './envelope';
+import { utcTimestampMs } from './timestamps';
 
 export interface Page<T> {
   items: T[];
@@ -183,7 +184,7 @@ export interface Updatable {
 function timestampOf(item: Updatable): number | undefined {
   const text = item.updatedAt ?? item.createdAt;
   if (!text) return undefined;
-  const ms = Date.parse(text);
+  const ms = utcTimestampMs(text);
   return Number.isNaN(ms) ? undefined : ms;
 }
 
