@@ -248,7 +248,9 @@ export interface ExpiryChanges {
 
 /**
  * Compares with the buckets of the previous report (certificate id -> bucket): newly expired are those expired now
- * but not then; newly expiring are those inside a threshold now that were not expiring soon, or absent, then.
+ * that were in another bucket then, or absent then and expiring on or after its as-of (one that expired before it
+ * and appears only now did not expire since); newly expiring are those inside a threshold now that were not
+ * expiring soon, or absent, then.
  */
 export function changesSince(
   current: readonly ClassifiedCertificate[],
@@ -258,7 +260,11 @@ export function changesSince(
   const before = (id: string) => previous.buckets[id];
   return {
     previousAsOf: previous.asOf,
-    newlyExpired: current.filter((c) => c.bucket === EXPIRED && before(c.id) !== EXPIRED),
+    newlyExpired: current.filter((c) => {
+      if (c.bucket !== EXPIRED) return false;
+      const was = before(c.id);
+      return was === undefined ? (c.expiresOn ?? '') >= previous.asOf : was !== EXPIRED;
+    }),
     newlyExpiring: current.filter((c) => {
       if (!c.bucket.startsWith('within_')) return false;
       const was = before(c.id);

@@ -167,6 +167,27 @@ describe('certificateReport on a real Temporal dev server', () => {
     expect(earlier.changes).not.toEqual(later.changes);
   });
 
+  // "Newly expired since <previous as-of>": a certificate the previous report did not list (here: a status it left
+  // out) that had expired before that date did not expire since; it is expired, not newly.
+  it('newly expired counts a certificate absent from the previous report only when it expired on or after that report’s date', async () => {
+    const previousAsOf = isoDay(Date.now() + 3650 * DAY);
+    const asOf = isoDay(Date.now() + 3651 * DAY);
+    const previous = await report({ asOf: previousAsOf, includeStatuses: ['APPROVED'] }, 'approved-only');
+    const current = await report({ asOf }, 'all-shown');
+    expect(current.changes.previousAsOf).toBe(previous.asOf);
+    const shown = certificates.filter(
+      (c) => c.status !== 'DRAFT' && c.status !== 'REJECTED' && c.expirationDate !== null,
+    );
+    const absentAndExpiredBefore = shown.filter(
+      (c) => c.status !== 'APPROVED' && c.expirationDate!.slice(0, 10) < previousAsOf,
+    );
+    expect(absentAndExpiredBefore.length).toBeGreaterThan(0);
+    const expiredSince = shown.filter(
+      (c) => c.expirationDate!.slice(0, 10) >= previousAsOf && c.expirationDate!.slice(0, 10) < asOf,
+    );
+    expect(current.changes.newlyExpired).toBe(expiredSince.length);
+  });
+
   const chromium = findChromium();
   if (!chromium) {
     console.log(

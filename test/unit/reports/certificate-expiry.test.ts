@@ -235,6 +235,31 @@ describe('certificate expiry classification', () => {
     expect(changes.newlyExpiring.map((c) => c.id)).toEqual(['day90']);
     expect(changesSince(now, null)).toEqual({ previousAsOf: null, newlyExpired: [], newlyExpiring: [] });
   });
+
+  it('newly expired since the previous as-of: a certificate absent from the previous report counts only when it expired on or after that date', () => {
+    const previous = {
+      asOf: '2026-11-08',
+      buckets: { known: 'within_30', wasExpired: 'expired', wasUndated: 'no_expiration_date' } as const,
+    };
+    const now = classifyCertificates(
+      [
+        cert('known', '2026-11-10'),
+        cert('wasExpired', '2026-11-01'),
+        cert('wasUndated', '2026-11-12'),
+        cert('absentLongAgo', '2023-05-01T00:00:00.000Z'),
+        cert('absentDayBefore', '2026-11-07'),
+        // Valid on the previous as-of itself (0 days left), expired since.
+        cert('absentOnPreviousAsOf', '2026-11-08'),
+        cert('absentSince', '2026-11-12'),
+      ],
+      { asOf: '2026-11-15' },
+    );
+    expect(
+      changesSince(now, previous)
+        .newlyExpired.map((c) => c.id)
+        .sort(),
+    ).toEqual(['absentOnPreviousAsOf', 'absentSince', 'known', 'wasUndated']);
+  });
 });
 
 describe('certificate expiry rendering', () => {
