@@ -143,7 +143,8 @@ const EPOCH_MILLISECONDS = /^\d{12,13}$/;
  * The calendar date a timestamp falls on in `timeZone`, or null when it is not a date. A bare `YYYY-MM-DD` is
  * already a calendar date and is kept as it is. `2026-11-01T23:00:00Z` is 2026-11-02 in Europe/Stockholm. A
  * timestamp without a zone (`2026-11-01T00:00:00`) is a time of day in `timeZone` itself, so its date is its own
- * there: `Date.parse` would read it in this process's zone, which differs from worker to worker. Spec 03 says only
+ * there: `Date.parse` would read it in this process's zone, which differs from worker to worker. An instant at
+ * exactly midnight UTC is its UTC date in every zone (`dateOfInstant`). Spec 03 says only
  * "timestamp string" (not "ISO 8601" as for `issueDate`): Unix seconds and milliseconds are read too (by their
  * digit count), and `... UTC` / `... GMT` as `Z`. A string in another form is read only when it names its zone.
  */
@@ -151,17 +152,26 @@ export function calendarDate(value: string | null, timeZone = 'UTC'): string | n
   if (!value) return null;
   const text = value.trim();
   if (isCalendarDate(text)) return text;
-  if (EPOCH_SECONDS.test(text)) return dateInZone(Number(text) * 1000, timeZone);
-  if (EPOCH_MILLISECONDS.test(text)) return dateInZone(Number(text), timeZone);
+  if (EPOCH_SECONDS.test(text)) return dateOfInstant(Number(text) * 1000, timeZone);
+  if (EPOCH_MILLISECONDS.test(text)) return dateOfInstant(Number(text), timeZone);
   const iso = readIsoDateTime(text);
   if (iso) {
     // Without a zone, read as if in UTC and take the UTC date: the wall clock's own date (24:00 is the next day).
     if (Number.isNaN(iso.ms) || !isCalendarDate(iso.date)) return null;
-    return dateInZone(iso.ms, iso.zoned ? timeZone : 'UTC');
+    return iso.zoned ? dateOfInstant(iso.ms, timeZone) : dateInZone(iso.ms, 'UTC');
   }
   if (!namesItsZone(text)) return null;
   const instant = Date.parse(text);
-  return Number.isNaN(instant) ? null : dateInZone(instant, timeZone);
+  return Number.isNaN(instant) ? null : dateOfInstant(instant, timeZone);
+}
+
+/**
+ * An instant at exactly midnight UTC is a date as entered (spec 01: "Business dates ... are calendar dates"; a date
+ * typed into the platform is stored as `...T00:00:00.000Z`), the same date in every zone: in New York that instant
+ * is the evening before. Any other instant falls on its date in `timeZone`.
+ */
+function dateOfInstant(instant: number, timeZone: string): string {
+  return instant % DAY_MS === 0 ? dateInZone(instant, 'UTC') : dateInZone(instant, timeZone);
 }
 
 export function daysBetween(fromDate: string, toDate: string): number {

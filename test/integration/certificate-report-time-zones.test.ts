@@ -32,6 +32,8 @@ describe('certificateReport classifies each expiry timestamp in the report’s t
     cert_ts_utc_word: '2026-11-01T00:00:00 UTC',
     // Day and month in an order nothing says: not read.
     cert_ts_unreadable: '01/11/2026',
+    // Exactly midnight UTC: a date as entered.
+    cert_tz_utc_midnight: '2026-11-01T00:00:00.000Z',
   };
   const report = certificateReportRunner(() => stack);
   const run = (input: { asOf: string; timeZone?: string }, name: string): Promise<CertificateReportResult> =>
@@ -100,6 +102,25 @@ describe('certificateReport classifies each expiry timestamp in the report’s t
           days: '0',
           expiresOn: '2026-11-01',
         });
+    }
+  });
+
+  // Spec 01 "Dates": "Business dates (order dates and similar) are calendar dates". An expiry entered as a date is
+  // stored at midnight UTC; in New York or Los Angeles that instant is the evening before, which would make it
+  // expired a day early.
+  it('an `expirationDate` at exactly midnight UTC is that calendar date in every zone', async () => {
+    for (const timeZone of ['America/New_York', 'America/Los_Angeles', 'Asia/Tokyo']) {
+      const result = await run({ asOf: '2026-11-01', timeZone }, `utc-midnight-${timeZone.split('/')[1]}`);
+      const row = readFileSync(result.files.csv, 'utf8')
+        .split('\r\n')
+        .find((line) => line.endsWith(',cert_tz_utc_midnight'));
+      const [bucket, , days, expiresOn] = row?.split(',') ?? [];
+      expect({ timeZone, bucket, days, expiresOn }).toEqual({
+        timeZone,
+        bucket: 'Expiring in 0–30 days',
+        days: '0',
+        expiresOn: '2026-11-01',
+      });
     }
   });
 

@@ -116,7 +116,9 @@ describe('certificate expiry classification', () => {
     expect(calendarDate('2026-11-01T00:00:00', 'America/New_York')).toBe('2026-11-01');
     expect(calendarDate('2026-11-01 23:59:59.999', 'Pacific/Kiritimati')).toBe('2026-11-01');
     expect(calendarDate('2026-11-01T00:00', 'Pacific/Pago_Pago')).toBe('2026-11-01');
-    expect(calendarDate('2026-11-01T00:00:00Z', 'America/New_York')).toBe('2026-10-31');
+    expect(calendarDate('2026-11-01T03:00:00Z', 'America/New_York')).toBe('2026-10-31');
+    // Exactly midnight UTC is a date as entered, the same in every zone.
+    expect(calendarDate('2026-11-01T00:00:00Z', 'America/New_York')).toBe('2026-11-01');
     expect(calendarDate('2026-11-01T00:00:00+09:00', 'UTC')).toBe('2026-10-31');
     expect(calendarDate('2026-11-01T00:00:00-0500', 'UTC')).toBe('2026-11-01');
     expect(calendarDate('Sun, 01 Nov 2026 23:00:00 GMT', 'Asia/Tokyo')).toBe('2026-11-02');
@@ -131,7 +133,8 @@ describe('certificate expiry classification', () => {
   it('“expirationDate | timestamp string”: reads epoch milliseconds and seconds and a zone given as UTC/GMT', () => {
     expect(calendarDate('1793491200000', 'UTC')).toBe('2026-11-01');
     expect(calendarDate('1793491200', 'UTC')).toBe('2026-11-01');
-    expect(calendarDate('1793491200000', 'America/New_York')).toBe('2026-10-31');
+    expect(calendarDate('1793502000000', 'America/New_York')).toBe('2026-10-31');
+    expect(calendarDate('1793491200000', 'America/New_York')).toBe('2026-11-01');
     expect(calendarDate('2026-11-01T00:00:00 UTC', 'UTC')).toBe('2026-11-01');
     expect(calendarDate('2026-11-01 23:00:00 GMT', 'Asia/Tokyo')).toBe('2026-11-02');
     // 11 digits: seconds in the year 5138 or milliseconds in 1973; neither is read.
@@ -158,6 +161,31 @@ describe('certificate expiry classification', () => {
     expect(byId['blank']?.bucket).toBe('no_expiration_date');
     expect(byId['none']?.bucket).toBe('no_expiration_date');
     expect(bucketLabel('unreadable_expiration_date')).toBe('Unreadable expiration date');
+  });
+
+  // Spec 01 "Dates": "Business dates (order dates and similar) are calendar dates"; spec 03 types `expirationDate`
+  // "timestamp string", and a date entered as such is stored at midnight UTC: converted into a zone west of UTC it
+  // would fall on the day before.
+  it('an expiry at exactly midnight UTC is that calendar date in every zone; any other instant converts', () => {
+    const midnight = ['2026-11-01T00:00:00Z', '2026-11-01T00:00:00.000Z', '1793491200', '1793491200000'];
+    for (const timeZone of [
+      'UTC',
+      'America/New_York',
+      'America/Los_Angeles',
+      'Asia/Tokyo',
+      'Pacific/Kiritimati',
+    ]) {
+      for (const value of midnight)
+        expect([timeZone, value, calendarDate(value, timeZone)]).toEqual([timeZone, value, '2026-11-01']);
+      const [classified] = classifyCertificates([cert('m', '2026-11-01T00:00:00.000Z')], {
+        asOf: '2026-11-01',
+        timeZone,
+      });
+      expect([timeZone, classified?.bucket, classified?.daysToExpiry]).toEqual([timeZone, 'within_30', 0]);
+    }
+    expect(calendarDate('2026-11-01T00:00:01Z', 'America/New_York')).toBe('2026-10-31');
+    expect(calendarDate('2026-11-01T00:00:00.001Z', 'America/New_York')).toBe('2026-10-31');
+    expect(calendarDate('2026-11-01T23:00:00Z', 'Europe/Stockholm')).toBe('2026-11-02');
   });
 
   it('classifies a zone-less expiry the same on a worker in any zone (the model run with TZ set)', () => {
@@ -190,10 +218,11 @@ describe('certificate expiry classification', () => {
         ['c1', '2026-11-01', 'within_30', 0],
         ['c2', '2026-11-01', 'within_30', 0],
       ],
+      // c2 is at exactly midnight UTC: a date as entered, the same in every zone.
       'America/New_York': [
-        ['c2', '2026-10-31', 'expired', -1],
         ['c0', '2026-11-01', 'within_30', 0],
         ['c1', '2026-11-01', 'within_30', 0],
+        ['c2', '2026-11-01', 'within_30', 0],
       ],
     };
     for (const tz of ['UTC', 'Asia/Tokyo', 'America/New_York'])
