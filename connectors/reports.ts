@@ -1,6 +1,7 @@
 /**
  * Report writers: one table model (`Table`: named columns over rows), written as CSV, an HTML table or page, and
- * an xlsx workbook. Every writer neutralises text a spreadsheet would run as a formula.
+ * an xlsx workbook. The csv writer neutralises text a spreadsheet would run as a formula; an xlsx text cell is never
+ * run, so it holds the text as given.
  */
 import * as XLSX from 'xlsx';
 
@@ -171,7 +172,9 @@ function sheetCell(
     const date = dateCell(value);
     if (date) return date;
   }
-  return neutraliseFormula(value) ?? null;
+  // A text cell (t="s") is shown as typed, never run as a formula: an apostrophe would only show as one.
+  if (typeof value === 'string') return { t: 's', v: value };
+  return value ?? null;
 }
 
 /**

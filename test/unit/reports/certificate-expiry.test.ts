@@ -332,7 +332,8 @@ describe('certificate expiry rendering', () => {
     const expired = XLSX.utils.sheet_to_json<Record<string, unknown>>(book.Sheets['Expired']!);
     expect(expired.map((row) => row['Certificate id'])).toEqual(['a']);
     const within30 = XLSX.utils.sheet_to_json<Record<string, unknown>>(book.Sheets['Expiring in 0–30 days']!);
-    expect(within30[0]?.['Supplier']).toBe("'=Evil Supplier");
+    // A text cell, never a formula: the name as given (the csv is the one neutralised).
+    expect(within30[0]?.['Supplier']).toBe('=Evil Supplier');
     // Dates are real Excel dates (a day serial with a date format), not text.
     const sheet = book.Sheets['Expired']!;
     const column = XLSX.utils.sheet_to_json<string[]>(sheet, { header: 1 })[0]!.indexOf('Expires on');

@@ -31,7 +31,9 @@ describe('report writers', () => {
     expect(lines[2]).toBe("'+cmd,'@risk,12");
   });
 
-  it('xlsx: opens with SheetJS, freezes the header, fits widths and neutralises formulas', () => {
+  // An xlsx text cell (t="s") is never a formula, so it holds the text as given: no apostrophe in front of a supplier
+  // "+Plus Textiles" or a document number "-CU-1234". Only the csv, which a spreadsheet parses, is neutralised.
+  it('xlsx: opens with SheetJS, freezes the header, fits widths; formula-looking text is a plain text cell as given', () => {
     const buffer = toXlsx([tableMatrix(table)]);
     const book = XLSX.read(buffer, { type: 'buffer', cellStyles: true });
     expect(book.SheetNames).toEqual(['Expired']);
@@ -39,11 +41,14 @@ describe('report writers', () => {
     expect(sheet).toBeDefined();
     const rows = XLSX.utils.sheet_to_json<Record<string, unknown>>(sheet!, { defval: null });
     expect(rows[0]).toEqual({
-      Certificate: `'=HYPERLINK("http://evil")`,
+      Certificate: '=HYPERLINK("http://evil")',
       Supplier: 'Porto, "Trims"',
       Days: -3,
     });
-    expect(sheet!['A2']?.f).toBeUndefined();
+    expect(rows[1]).toEqual({ Certificate: '+cmd', Supplier: '@risk', Days: 12 });
+    for (const address of ['A2', 'A3', 'B3']) {
+      expect([address, sheet![address]?.t, sheet![address]?.f]).toEqual([address, 's', undefined]);
+    }
     const xml = XLSX.CFB.find(XLSX.CFB.read(buffer, { type: 'buffer' }), '/xl/worksheets/sheet1.xml');
     expect(Buffer.from(xml!.content as Uint8Array).toString('utf8')).toContain('state="frozen"');
     expect(sheet!['!cols']?.[0]?.wch).toBeGreaterThanOrEqual('=HYPERLINK("http://evil")'.length);
