@@ -23,6 +23,7 @@ export const rowIssueCodes = [
   'cell_error',
   'immutable_field_changed',
   'archived_product',
+  'unknown_option',
 ] as const;
 export type RowIssueCode = (typeof rowIssueCodes)[number];
 

@@ -64,7 +64,7 @@ describe('PLM import follows the spec rules (issue 15)', () => {
       });
       const rejects = rejectsOf(result);
       expect(rejects.find((reject) => reject.code.includes('missing_required'))?.message).toMatch(
-        /row 5, column 'Option2 Value': the sku key is blank/,
+        /row 5, column 'Size': the sku key is blank/,
       );
       const earrings = rejects.find(
         (reject) => reject.externalId === 'linen-beach-shirt' && reject.code === 'unknown_reference',

@@ -32,14 +32,19 @@ export interface SourceRead {
 }
 
 /** Headers and translation-table values match ignoring case and repeated spaces. */
-const looseKey = (text: string): string => text.trim().replace(/\s+/g, ' ').toLowerCase();
+export const looseKey = (text: string): string => text.trim().replace(/\s+/g, ' ').toLowerCase();
 
 export class HeaderIndex {
   private readonly byKey = new Map<string, string>();
   readonly used = new Set<string>();
 
-  constructor(readonly headers: readonly string[]) {
+  /** `derived`: columns the mapping makes itself (`optionColumns`), found like headers but not the sheet's. */
+  constructor(
+    readonly headers: readonly string[],
+    readonly derived: readonly string[] = [],
+  ) {
     for (const header of headers) this.byKey.set(looseKey(header), header);
+    for (const name of derived) if (!this.byKey.has(looseKey(name))) this.byKey.set(looseKey(name), name);
   }
 
   find(name: string): string | null {

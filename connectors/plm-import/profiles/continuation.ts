@@ -1,6 +1,8 @@
+import type { RowIssue } from '../issues';
 import type { SheetRow, CellValue } from '../read/sheet';
-import { HeaderIndex, readSource, sourceColumns } from './bind';
+import { readSource, sourceColumns, type HeaderIndex } from './bind';
 import { bindLevel, levelSources, type BoundLevel } from './extract';
+import { optionPicker, profileIndex } from './options';
 import type { FlatProfile, MappingProfile } from './schema';
 import { cellText } from './values';
 
@@ -13,11 +15,13 @@ type FlatLevels = { style: BoundLevel; variant: BoundLevel; sku: BoundLevel };
 
 /**
  * Fills a flat row's blank continuation cells: fill-down keys from the row above, and the style's (or
- * variant's) own columns from the row above when it belongs to the same style (variant). Stateful: feed rows in order.
+ * variant's) own columns from the row above when it belongs to the same style (variant); then the `optionColumns`
+ * columns, whose row issues go to `onIssues`. Stateful: feed rows in order.
  */
 export function flatFiller(
   profile: FlatProfile,
   index: HeaderIndex,
+  onIssues: (issues: RowIssue[]) => void = () => undefined,
 ): { levels: FlatLevels; fill: (row: SheetRow) => SheetRow } {
   const levels = {
     style: bindLevel(profile.style, index),
@@ -29,7 +33,14 @@ export function flatFiller(
     .filter((header): header is string => header !== null);
   const keys = new Set([...fillDown, ...Object.values(levels).flatMap((level) => [...level.keyColumns])]);
   for (const level of Object.values(levels)) for (const key of keys) level.keyColumns.add(key);
-  const styleColumns = levelColumns(levels.style);
+  // Shopify names a product's options on its first row only, as it gives its Title.
+  const optionNames = (profile.optionColumns?.pairs ?? [])
+    .map((pair) => index.find(pair.name))
+    .filter((header): header is string => header !== null);
+  const styleColumns = [...new Set([...levelColumns(levels.style), ...optionNames])];
+  const pick = optionPicker(profile, index, (row) =>
+    cellText(readSource(levels.style.externalId, row).value),
+  );
   const variantColumns = levelColumns(levels.variant);
   let previous: Record<string, CellValue> = {};
   let previousIds: { style: string | null; variant: string | null } = { style: null, variant: null };
@@ -43,6 +54,8 @@ export function flatFiller(
     carry(cells, fillDown);
     const styleId = cellText(readSource(levels.style.externalId, row).value);
     if (styleId !== null && styleId === previousIds.style) carry(cells, styleColumns);
+    const issues = pick(row);
+    if (issues.length > 0) onIssues(issues);
     const variantId = cellText(readSource(levels.variant.externalId, row).value);
     if (variantId !== null && styleId === previousIds.style && variantId === previousIds.variant)
       carry(cells, variantColumns);
@@ -88,7 +101,7 @@ export function continuationFiller(
   headers: readonly string[],
 ): (row: SheetRow) => SheetRow {
   if (profile.layout !== 'flat') return (row) => row;
-  const index = new HeaderIndex(headers);
+  const index = profileIndex(profile, headers);
   const skip = skipper(profile, index);
   const { fill } = flatFiller(profile, index);
   return (row) => (skip(row) ? row : fill(row));

@@ -19,6 +19,7 @@ import {
 } from './bind';
 import { blanker, flatFiller, skipper } from './continuation';
 import { bindLevel, extractPiece, levelSources, type ExtractContext, type Piece } from './extract';
+import { optionColumnNames, optionPairColumns, optionPicker, profileIndex } from './options';
 import { RawMaterialResolver, ReferenceResolver, type ReferenceLists } from './references';
 import {
   productLevels,
@@ -205,11 +206,16 @@ async function mapNative(
   requireMappedColumns(
     profile,
     [...levelSources(level), parent, ...(levelSource ? [levelSource] : [])],
-    [...(profile.skipRows?.whenBlank ?? []), ...Object.keys(profile.blankValues)],
+    [
+      ...(profile.skipRows?.whenBlank ?? []),
+      ...Object.keys(profile.blankValues),
+      ...optionPairColumns(profile),
+    ],
     index,
   );
   const skip = skipper(profile, index);
   const blank = blanker(profile, index);
+  const pick = optionPicker(profile, index, (row) => cellText(readSource(level.externalId, row).value));
   let count = 0;
   for await (const sourceRow of sheet.rows()) {
     count++;
@@ -218,6 +224,7 @@ async function mapNative(
       book.skipped++;
       continue;
     }
+    book.issues.push(...pick(row));
     const piece = extractPiece(level, row, context);
     book.issues.push(...piece.issues);
     if (piece.externalId === null) {
@@ -303,7 +310,7 @@ async function mapFlat(
   book: DraftBook,
   index: HeaderIndex,
 ): Promise<number> {
-  const { levels, fill } = flatFiller(profile, index);
+  const { levels, fill } = flatFiller(profile, index, (issues) => book.issues.push(...issues));
   requireColumns(
     profile,
     [levels.style.externalId, levels.variant.externalId, levels.sku.externalId],
@@ -312,7 +319,12 @@ async function mapFlat(
   requireMappedColumns(
     profile,
     [...levelSources(levels.style), ...levelSources(levels.variant), ...levelSources(levels.sku)],
-    [...profile.fillDown, ...(profile.skipRows?.whenBlank ?? []), ...Object.keys(profile.blankValues)],
+    [
+      ...profile.fillDown,
+      ...(profile.skipRows?.whenBlank ?? []),
+      ...Object.keys(profile.blankValues),
+      ...optionPairColumns(profile),
+    ],
     index,
   );
   const skip = skipper(profile, index);
@@ -416,7 +428,7 @@ export async function mapRows(
   profile: MappingProfile,
   references: ReferenceLists = {},
 ): Promise<MappedSheet> {
-  const index = new HeaderIndex(sheet.headers);
+  const index = profileIndex(profile, sheet.headers);
   const context: ExtractContext = {
     resolver: new ReferenceResolver(references),
     dateOrder: profile.dateOrder,
@@ -468,7 +480,7 @@ export interface ParseOptions {
 
 /** Every column name a profile reads: the header row is the row that holds most of them. */
 export function profileColumns(profile: MappingProfile): string[] {
-  const none = new HeaderIndex([]);
+  const none = new HeaderIndex([], optionColumnNames(profile));
   const levels =
     profile.layout === 'native' ? [profile.mapping] : [profile.style, profile.variant, profile.sku];
   const sources = levels.flatMap((mapping) => levelSources(bindLevel(mapping, none)));
@@ -476,7 +488,12 @@ export function profileColumns(profile: MappingProfile): string[] {
     sources.push(bindSource(profile.parentExternalId, none));
     if (profile.level) sources.push(bindSource(profile.level, none));
   }
-  return [...new Set(sources.flatMap((source) => sourceColumns(source).missing))];
+  return [
+    ...new Set([
+      ...sources.flatMap((source) => sourceColumns(source).missing),
+      ...optionPairColumns(profile),
+    ]),
+  ];
 }
 
 /**

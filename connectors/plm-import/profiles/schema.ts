@@ -135,6 +135,39 @@ export const levelMappingSchema = z.strictObject({
 });
 export type LevelMapping = z.output<typeof levelMappingSchema>;
 
+const looseName = (text: string): string => text.trim().replace(/\s+/g, ' ').toLowerCase();
+
+const optionColumnsSchema = z
+  .strictObject({
+    pairs: z
+      .array(
+        z.strictObject({
+          name: z.string().min(1).describe('The column holding the option\'s name, e.g. "Option1 Name".'),
+          value: z.string().min(1).describe('The column holding its value, e.g. "Option1 Value".'),
+        }),
+      )
+      .min(1)
+      .describe(
+        "Name/value column pairs, e.g. Shopify's Option1 Name/Option1 Value ... Option3 Name/Option3 Value.",
+      ),
+    columns: z
+      .record(z.string().min(1), z.array(z.string().min(1)).min(1))
+      .refine((columns) => Object.keys(columns).length > 0, { message: 'name at least one column' })
+      .refine(
+        (columns) => {
+          const names = Object.values(columns).flatMap((list) => list.map(looseName));
+          return new Set(names).size === names.length;
+        },
+        { message: 'an option name may be listed under one column only' },
+      )
+      .describe(
+        'Columns the pairs fill, each with the option names that feed it (matched ignoring case and spacing), e.g. {"Colour": ["Color", "Colour", "Farbe"], "Size": ["Size", "Größe"]}.',
+      ),
+  })
+  .describe(
+    "Columns chosen by another column's value: a pair's value goes to the column whose list holds the pair's name, and fields and templates read these columns like sheet columns (blank when no pair names them). A value whose name is in no list, without a name, or a second value for one column, is a row error. Flat layout: the names carry down the rows of the same style.",
+  );
+
 const commonSchema = {
   $schema: z.string().optional().describe('Optional pointer to the JSON Schema, for editors.'),
   name: z.string().min(1).describe('Name shown in results and messages.'),
@@ -176,6 +209,7 @@ const commonSchema = {
     .describe(
       'Material header name for a composition without section labels (labelled sections use their label).',
     ),
+  optionColumns: optionColumnsSchema.optional(),
   ignoreMissingColumns: z
     .boolean()
     .default(false)

@@ -1,0 +1,126 @@
+/**
+ * The shipped Shopify products mapping (examples/plm/shopify-products.mapping.json) reads real Shopify exports: option
+ * names per product, variants without a Variant SKU, optional columns and barcodes of any GTIN length. Every test runs
+ * the real workflow on a Temporal dev server against the sandbox over HTTP; the shared setup is plm-rules-stack.ts.
+ */
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { repoRoot } from '../../worker/paths';
+import { plmRulesStack } from './plm-rules-stack';
+
+const example = (name: string) => path.join(repoRoot(), 'examples', 'plm', name);
+const mappingFile = example('shopify-products.mapping.json');
+const HEADER = (readFileSync(example('shopify-products.csv'), 'utf8').split(/\r?\n/)[0] ?? '').split(',');
+
+type ShopifyRow = Partial<Record<string, string>>;
+const quote = (text: string): string => (/[",\r\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text);
+/** A Shopify export with the given columns (default: every column of the shipped sample). */
+const shopifyCsv = (rows: readonly ShopifyRow[], header: readonly string[] = HEADER): string =>
+  [header.join(','), ...rows.map((row) => header.map((column) => quote(row[column] ?? '')).join(','))].join(
+    '\r\n',
+  ) + '\r\n';
+
+/** A product's first row: the product's own columns and its option names. */
+const first = (handle: string, title: string, type: string, options: ShopifyRow): ShopifyRow => ({
+  Handle: handle,
+  Title: title,
+  'Body (HTML)': `<p>${title}</p>`,
+  Vendor: 'Nordic Threads',
+  Type: type,
+  'Variant Price': '20.00',
+  Status: 'active',
+  ...options,
+});
+/** A continuation row: Title and option names blank, as Shopify writes them. */
+const next = (handle: string, options: ShopifyRow): ShopifyRow => ({
+  Handle: handle,
+  'Variant Price': '20.00',
+  ...options,
+});
+
+interface Placed {
+  id: string;
+  styleId?: string;
+  variantId?: string;
+  color?: string | null;
+  dimension?: string | null;
+  codes: Array<{ codeId: string; codeValue: string }>;
+}
+
+describe('PLM import: Shopify product exports with the shipped mapping', () => {
+  const { file, run, api, rejectsOf } = plmRulesStack();
+  const placed = (externalId: string) => api<Placed>(`/styles/${encodeURIComponent(externalId)}`);
+
+  // Spec 01: "`parentId` and `isComponent` cannot be changed after creation": a size read as a colour makes a variant
+  // per size, a tree no later import can fix. Shopify names each product's options (Option1 Name) as the merchant
+  // created them, so the colour and the size are the options whose names say so, in any order and language.
+  it('the colour and the size come from the options whose names say so (spec 01: "parentId ... cannot be changed after creation"): size-first, colour-first and German names', async () => {
+    const rows: ShopifyRow[] = [
+      first('sf-tee', 'SF Tee', 'Tee', {
+        'Option1 Name': 'Size',
+        'Option1 Value': 'S',
+        'Variant SKU': 'SF-S',
+      }),
+      next('sf-tee', { 'Option1 Value': 'M', 'Variant SKU': 'SF-M' }),
+      first('sf-chino', 'SF Chino', 'Trousers', {
+        'Option1 Name': 'Size',
+        'Option1 Value': '32',
+        'Option2 Name': 'Color',
+        'Option2 Value': 'Navy',
+        'Variant SKU': 'SF-32-NVY',
+      }),
+      next('sf-chino', { 'Option1 Value': '32', 'Option2 Value': 'Sand', 'Variant SKU': 'SF-32-SND' }),
+      next('sf-chino', { 'Option1 Value': '34', 'Option2 Value': 'Navy', 'Variant SKU': 'SF-34-NVY' }),
+      first('sf-jumper', 'SF Jumper', 'Tee', {
+        'Option1 Name': 'Farbe',
+        'Option1 Value': 'Rot',
+        'Option2 Name': 'Größe',
+        'Option2 Value': 'L',
+        'Variant SKU': 'SF-ROT-L',
+      }),
+    ];
+    const result = await run({ file: await file('shopify-options.csv', shopifyCsv(rows)), mappingFile });
+    expect(rejectsOf(result)).toEqual([]);
+    expect(result.products).toMatchObject({ created: 3 + (1 + 2 + 1) + 6, rejected: 0 });
+
+    const tee = await placed('sf-tee-default');
+    expect(tee).toMatchObject({ styleId: (await placed('sf-tee')).id, color: 'One colour' });
+    expect(await placed('SF-S')).toMatchObject({ variantId: tee.id, dimension: 'S' });
+    expect(await placed('SF-M')).toMatchObject({ variantId: tee.id, dimension: 'M' });
+
+    const navy = await placed('sf-chino-Navy');
+    const sand = await placed('sf-chino-Sand');
+    expect(navy).toMatchObject({ styleId: (await placed('sf-chino')).id, color: 'Navy' });
+    expect(sand).toMatchObject({ color: 'Sand' });
+    expect(await placed('SF-32-NVY')).toMatchObject({ variantId: navy.id, dimension: '32' });
+    expect(await placed('SF-32-SND')).toMatchObject({ variantId: sand.id, dimension: '32' });
+    expect(await placed('SF-34-NVY')).toMatchObject({ variantId: navy.id, dimension: '34' });
+
+    const red = await placed('sf-jumper-Rot');
+    expect(red).toMatchObject({ color: 'Rot' });
+    expect(await placed('SF-ROT-L')).toMatchObject({ variantId: red.id, dimension: 'L' });
+  });
+
+  it('an option whose name is neither a colour nor a size is a row error naming the option and the product, on every row of it', async () => {
+    const rows: ShopifyRow[] = [
+      first('sf-belt', 'SF Belt', 'Tee', {
+        'Option1 Name': 'Color',
+        'Option1 Value': 'Brown',
+        'Option2 Name': 'Material',
+        'Option2 Value': 'Leather',
+        'Variant SKU': 'SF-BELT-BRN-LEA',
+      }),
+      next('sf-belt', {
+        'Option1 Value': 'Brown',
+        'Option2 Value': 'Canvas',
+        'Variant SKU': 'SF-BELT-BRN-CAN',
+      }),
+    ];
+    const result = await run({ file: await file('shopify-material.csv', shopifyCsv(rows)), mappingFile });
+    const rejects = rejectsOf(result);
+    expect(rejects).toHaveLength(2);
+    for (const reject of rejects)
+      expect(reject.message).toMatch(/column 'Option2 Name'.*option 'Material' of product 'sf-belt'/);
+    expect(result.products).toMatchObject({ created: 0 });
+  });
+});
