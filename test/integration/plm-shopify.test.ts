@@ -123,4 +123,37 @@ describe('PLM import: Shopify product exports with the shipped mapping', () => {
       expect(reject.message).toMatch(/column 'Option2 Name'.*option 'Material' of product 'sf-belt'/);
     expect(result.products).toMatchObject({ created: 0 });
   });
+  // Shopify's Variant SKU is optional. The mapping's description promises a product without options "one SKU sized
+  // 'One size'"; spec 01, POST /styles: a SKU requires "name, codes, dimension". The key falls back to the values the
+  // row ends with, defaults included, so it is never blank while the Handle is there.
+  it('variants without a Variant SKU import under a key built from the values the row ends with ("one SKU sized \'One size\'"); a re-run writes nothing', async () => {
+    const rows: ShopifyRow[] = [
+      first('ns-tote', 'NS Tote', 'Tee', { 'Option1 Name': 'Title', 'Option1 Value': 'Default Title' }),
+      first('ns-scarf', 'NS Scarf', 'Tee', { 'Option1 Name': 'Color', 'Option1 Value': 'Red' }),
+      next('ns-scarf', { 'Option1 Value': 'Blue' }),
+      first('ns-cap', 'NS Cap', 'Tee', { 'Option1 Name': 'Size', 'Option1 Value': 'M' }),
+    ];
+    const sheet = await file('shopify-no-sku.csv', shopifyCsv(rows));
+    const result = await run({ file: sheet, mappingFile });
+    expect(rejectsOf(result)).toEqual([]);
+    expect(result.products).toMatchObject({ created: 3 + 4 + 4, rejected: 0 });
+    expect(await placed('ns-tote-One colour-One size')).toMatchObject({
+      variantId: (await placed('ns-tote-default')).id,
+      color: 'One colour',
+      dimension: 'One size',
+      codes: expect.arrayContaining([
+        { codeId: 'PIM_ID', codeValue: 'ns-tote-One colour-One size' },
+      ]) as unknown,
+    });
+    expect(await placed('ns-scarf-Blue-One size')).toMatchObject({
+      variantId: (await placed('ns-scarf-Blue')).id,
+      dimension: 'One size',
+    });
+    expect(await placed('ns-cap-One colour-M')).toMatchObject({
+      variantId: (await placed('ns-cap-default')).id,
+      dimension: 'M',
+    });
+    const again = await run({ file: sheet, mappingFile });
+    expect(again.products).toMatchObject({ unchanged: 11, created: 0, rejected: 0 });
+  });
 });

@@ -56,15 +56,18 @@ describe('PLM import follows the spec rules (issue 15)', () => {
         .replace(',Shirt,"linen, summer"', ',Earrings,"linen, summer"');
       const mapping = JSON.parse(readFileSync(example('shopify-products.mapping.json'), 'utf8')) as {
         style: { fields: { styleTypeId: unknown } };
+        sku: { externalId: { fallback: { template: string } } };
       };
       mapping.style.fields.styleTypeId = 'Type'; // no translation table: the names must be valid style types
+      // Without the shipped mapping's {Size|One size} a blank size leaves the template key blank.
+      mapping.sku.externalId.fallback.template = '{Handle}-{Option1 Value}-{Option2 Value}';
       const result = await run({
         file: await file('shopify-broken.csv', text),
         mappingFile: await file('shopify-plain.json', JSON.stringify(mapping)),
       });
       const rejects = rejectsOf(result);
       expect(rejects.find((reject) => reject.code.includes('missing_required'))?.message).toMatch(
-        /row 5, column 'Size': the sku key is blank/,
+        /row 5, column 'Option2 Value': the sku key is blank/,
       );
       const earrings = rejects.find(
         (reject) => reject.externalId === 'linen-beach-shirt' && reject.code === 'unknown_reference',

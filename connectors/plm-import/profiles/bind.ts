@@ -5,7 +5,8 @@ import type { CellValue, SheetRow } from '../read/sheet';
 import type { ValueSource } from './schema';
 
 type Scalar = string | number | boolean;
-type ColumnRef = { column: string | null; wanted: string };
+/** `blankText`: what a template writes for the column when its cell is blank (`{Size|One size}`). */
+type ColumnRef = { column: string | null; wanted: string; blankText?: string };
 
 /** A value source with its column names matched to the sheet's actual headers (null when absent). */
 interface SourceExtras {
@@ -76,8 +77,14 @@ export function bindSource(
     let last = 0;
     for (let match = pattern.exec(source.template); match; match = pattern.exec(source.template)) {
       if (match.index > last) parts.push(source.template.slice(last, match.index));
-      const wanted = match[1] ?? '';
-      parts.push({ column: headers.find(wanted), wanted });
+      const inside = match[1] ?? '';
+      const bar = inside.indexOf('|');
+      const wanted = bar === -1 ? inside : inside.slice(0, bar);
+      parts.push({
+        column: headers.find(wanted),
+        wanted,
+        ...(bar === -1 ? {} : { blankText: inside.slice(bar + 1) }),
+      });
       last = match.index + match[0].length;
     }
     if (last < source.template.length) parts.push(source.template.slice(last));
@@ -150,7 +157,11 @@ function readRaw(bound: BoundSource, row: SheetRow): SourceRead {
     }
     firstColumn ??= part.column ?? part.wanted;
     // A blank template names the column inside it that is blank, so the message points at the right cell.
-    if (part.column === null) return fallback(bound, row, part.wanted);
+    if (part.column === null) {
+      if (part.blankText === undefined) return fallback(bound, row, part.wanted);
+      text += part.blankText;
+      continue;
+    }
     const error = row.cellErrors?.[part.column];
     if (error !== undefined)
       return {
@@ -160,8 +171,9 @@ function readRaw(bound: BoundSource, row: SheetRow): SourceRead {
         cellError: { column: part.column, text: error },
       };
     const value = row.cells[part.column];
-    if (blank(value)) return fallback(bound, row, part.column);
-    text += String(value).trim();
+    if (!blank(value)) text += String(value).trim();
+    else if (part.blankText !== undefined) text += part.blankText;
+    else return fallback(bound, row, part.column);
   }
   return { value: text, column: firstColumn, fromCells: true };
 }

@@ -33,7 +33,7 @@ const sourceObjectSchema = z
       .min(1)
       .optional()
       .describe(
-        'Text built from columns, e.g. "{Style Number}-{Colour Code}"; blank when any column in it is blank.',
+        'Text built from columns, e.g. "{Style Number}-{Colour Code}"; blank when any column in it is blank, except one written {Column|text}, whose blank cell reads as text (e.g. "{Size|One size}").',
       ),
     constant: scalarSchema.optional().describe('The same value on every row.'),
     default: scalarSchema

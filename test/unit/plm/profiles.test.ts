@@ -219,6 +219,34 @@ describe('mapping profiles', () => {
     });
   });
 
+  it('a template placeholder {Column|text} writes text for a blank cell; one without it leaves the template blank', async () => {
+    const mapped = await mapRows(
+      sheetOf(
+        ['id', 'Colour', 'Size'],
+        [
+          ['a', 'Red', null],
+          ['b', null, null],
+        ],
+      ),
+      profile({
+        name: 'blank-text',
+        layout: 'native',
+        parentExternalId: { constant: '' },
+        mapping: {
+          externalId: 'id',
+          fields: {
+            name: { template: '{id}-{Colour|One colour}-{Size|One size}' },
+            description: { template: '{id}-{Size}' },
+          },
+        },
+      }),
+    );
+    expect(mapped.drafts.map((draft) => [draft.fields.name, draft.fields.description])).toEqual([
+      ['a-Red-One size', undefined],
+      ['b-One colour-One size', undefined],
+    ]);
+  });
+
   it('refuses a sheet that lacks the key columns, listing what it has', async () => {
     await expect(mapRows(sheetOf(['id', 'name'], [['A', 'Tee']]), native(), references)).rejects.toThrow(
       PlmFileError,
