@@ -40,6 +40,7 @@ const next = (handle: string, options: ShopifyRow): ShopifyRow => ({
 
 interface Placed {
   id: string;
+  description?: string | null;
   styleId?: string;
   variantId?: string;
   color?: string | null;
@@ -155,5 +156,31 @@ describe('PLM import: Shopify product exports with the shipped mapping', () => {
     });
     const again = await run({ file: sheet, mappingFile });
     expect(again.products).toMatchObject({ unchanged: 11, created: 0, rejected: 0 });
+  });
+  it('an export without the optional "SEO Description" and composition metafield columns imports (the description from Body (HTML)); one without a required column is still refused, naming it', async () => {
+    const optional = ['SEO Description', 'Composition (product.metafields.custom.composition)'];
+    const header = HEADER.filter((column) => !optional.includes(column));
+    const rows: ShopifyRow[] = [
+      first('oc-tee', 'OC Tee', 'Tee', {
+        'Option1 Name': 'Color',
+        'Option1 Value': 'Sand',
+        'Option2 Name': 'Size',
+        'Option2 Value': 'M',
+        'Variant SKU': 'OC-SND-M',
+      }),
+    ];
+    const result = await run({ file: await file('shopify-lean.csv', shopifyCsv(rows, header)), mappingFile });
+    expect(rejectsOf(result)).toEqual([]);
+    expect(result.products).toMatchObject({ created: 3, rejected: 0 });
+    expect(await placed('oc-tee')).toMatchObject({ description: '<p>OC Tee</p>' });
+
+    const withoutGrams = header.filter((column) => column !== 'Variant Grams');
+    await expect(
+      run({ file: await file('shopify-no-grams.csv', shopifyCsv(rows, withoutGrams)), mappingFile }),
+    ).rejects.toMatchObject({
+      cause: {
+        message: expect.stringMatching(/names column\(s\) the sheet lacks: 'Variant Grams'/) as unknown,
+      },
+    });
   });
 });

@@ -17,6 +17,8 @@ interface SourceExtras {
   /** Translation table keyed by normalised text, and what values outside it become. */
   values?: Map<string, Scalar>;
   otherValues?: Scalar;
+  /** The sheet may lack its columns (read as blank). */
+  optional?: boolean;
 }
 export type BoundSource =
   | ({ kind: 'column'; ref: ColumnRef } & SourceExtras)
@@ -68,6 +70,7 @@ export function bindSource(
       ? { values: new Map(Object.entries(full.values).map(([key, value]) => [looseKey(key), value])) }
       : {}),
     ...(full.otherValues !== undefined ? { otherValues: full.otherValues } : {}),
+    ...(full.optional === true ? { optional: true } : {}),
   };
   if (source.column !== undefined)
     return { kind: 'column', ref: { column: headers.find(source.column), wanted: source.column }, ...extras };
@@ -93,18 +96,29 @@ export function bindSource(
   return { kind: 'constant', value: source.constant ?? '', ...extras };
 }
 
-/** Headers (as in the sheet) a bound source reads; `wanted` names that the sheet lacks are in `missing`. */
-export function sourceColumns(bound: BoundSource): { present: string[]; missing: string[] } {
+/**
+ * Headers (as in the sheet) a bound source reads; `wanted` names that the sheet lacks are in `missing`, or in
+ * `optionalMissing` when the source is `optional`.
+ */
+export function sourceColumns(bound: BoundSource): {
+  present: string[];
+  missing: string[];
+  optionalMissing: string[];
+} {
   const refs =
     bound.kind === 'column'
       ? [bound.ref]
       : bound.kind === 'template'
         ? bound.parts.filter((part): part is ColumnRef => typeof part !== 'string')
         : [];
-  const fallback = bound.fallback ? sourceColumns(bound.fallback) : { present: [], missing: [] };
+  const fallback = bound.fallback
+    ? sourceColumns(bound.fallback)
+    : { present: [], missing: [], optionalMissing: [] };
+  const absent = refs.flatMap((ref) => (ref.column === null ? [ref.wanted] : []));
   return {
     present: [...refs.flatMap((ref) => (ref.column === null ? [] : [ref.column])), ...fallback.present],
-    missing: [...refs.flatMap((ref) => (ref.column === null ? [ref.wanted] : [])), ...fallback.missing],
+    missing: [...(bound.optional === true ? [] : absent), ...fallback.missing],
+    optionalMissing: [...(bound.optional === true ? absent : []), ...fallback.optionalMissing],
   };
 }
 

@@ -181,7 +181,15 @@ function requireMappedColumns(
 }
 
 function requireColumns(profile: MappingProfile, sources: BoundSource[], headers: readonly string[]): void {
-  const missing = [...new Set(sources.flatMap((source) => sourceColumns(source).missing))];
+  // Keys are required even when marked optional: a row without one cannot be identified.
+  const missing = [
+    ...new Set(
+      sources.flatMap((source) => {
+        const columns = sourceColumns(source);
+        return [...columns.missing, ...columns.optionalMissing];
+      }),
+    ),
+  ];
   if (missing.length > 0) throw missingColumnsError(profile.name, missing, headers);
 }
 
@@ -490,7 +498,10 @@ export function profileColumns(profile: MappingProfile): string[] {
   }
   return [
     ...new Set([
-      ...sources.flatMap((source) => sourceColumns(source).missing),
+      ...sources.flatMap((source) => {
+        const columns = sourceColumns(source);
+        return [...columns.missing, ...columns.optionalMissing];
+      }),
       ...optionPairColumns(profile),
     ]),
   ];

@@ -9,6 +9,13 @@ const scalarSchema = z.union([z.string(), z.number(), z.boolean()]);
 const oneOrigin = (source: { column?: string; template?: string; constant?: unknown }): boolean =>
   [source.column, source.template, source.constant].filter((part) => part !== undefined).length === 1;
 
+const optionalSchema = z
+  .boolean()
+  .optional()
+  .describe(
+    'true: the sheet may lack the column (or a column of the template), which then reads as blank; default false: a mapping naming a column the sheet lacks is refused.',
+  );
+
 const fallbackSchema = z
   .strictObject({
     column: z.string().min(1).optional().describe('Another column, read when the first cell is blank.'),
@@ -18,6 +25,7 @@ const fallbackSchema = z
       .optional()
       .describe('A template such as "{Handle}-{Option1 Value}", built when the cell is blank.'),
     constant: scalarSchema.optional().describe('A fixed value used when the cell is blank.'),
+    optional: optionalSchema,
   })
   .refine(oneOrigin, { message: 'give exactly one of column, template or constant' });
 
@@ -36,6 +44,7 @@ const sourceObjectSchema = z
         'Text built from columns, e.g. "{Style Number}-{Colour Code}"; blank when any column in it is blank, except one written {Column|text}, whose blank cell reads as text (e.g. "{Size|One size}").',
       ),
     constant: scalarSchema.optional().describe('The same value on every row.'),
+    optional: optionalSchema,
     default: scalarSchema
       .optional()
       .describe('Used when the cell (or template) is blank and no fallback gives a value.'),

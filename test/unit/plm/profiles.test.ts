@@ -247,6 +247,30 @@ describe('mapping profiles', () => {
     ]);
   });
 
+  it('an optional column the sheet lacks reads as blank (its fallback applies); another missing column, or an optional key, is refused', async () => {
+    const mapping = (externalId: { column: string; optional?: boolean }) =>
+      profile({
+        name: 'optional',
+        layout: 'native',
+        parentExternalId: { constant: '' },
+        mapping: {
+          externalId,
+          fields: {
+            description: { column: 'SEO', optional: true, fallback: { column: 'Body' } },
+            gender: { column: 'Gender', optional: true },
+          },
+        },
+      });
+    const mapped = await mapRows(sheetOf(['id', 'Body'], [['a', 'body text']]), mapping({ column: 'id' }));
+    expect(mapped.drafts[0]?.fields).toEqual({ description: 'body text' });
+    await expect(mapRows(sheetOf(['id'], [['a']]), mapping({ column: 'id' }))).rejects.toThrow(
+      /names column\(s\) the sheet lacks: 'Body'/,
+    );
+    await expect(
+      mapRows(sheetOf(['Body'], [['b']]), mapping({ column: 'id', optional: true })),
+    ).rejects.toThrow(/lacks column\(s\) 'id'/);
+  });
+
   it('refuses a sheet that lacks the key columns, listing what it has', async () => {
     await expect(mapRows(sheetOf(['id', 'name'], [['A', 'Tee']]), native(), references)).rejects.toThrow(
       PlmFileError,
