@@ -183,4 +183,42 @@ describe('PLM import: Shopify product exports with the shipped mapping', () => {
       },
     });
   });
+  // Spec 01, Code types: "`UPC_GTIN_12`, `EAN_GTIN_13`" are the barcode types; there is no 8-digit one.
+  it('"Variant Barcode" is a UPC_GTIN_12 with 12 digits (leading zero kept) and an EAN_GTIN_13 with 13; another length is a bad_code row error naming the row, column and reason', async () => {
+    const options = { 'Option1 Name': 'Size', 'Option1 Value': 'S' };
+    const rows: ShopifyRow[] = [
+      first('bc-upc', 'BC UPC', 'Tee', {
+        ...options,
+        'Variant SKU': 'BC-UPC',
+        'Variant Barcode': '012345678905',
+      }),
+      first('bc-ean', 'BC EAN', 'Tee', {
+        ...options,
+        'Variant SKU': 'BC-EAN',
+        'Variant Barcode': '7351234100998',
+      }),
+      first('bc-ean8', 'BC EAN8', 'Tee', {
+        ...options,
+        'Variant SKU': 'BC-EAN8',
+        'Variant Barcode': '96385074',
+      }),
+    ];
+    const result = await run({ file: await file('shopify-barcodes.csv', shopifyCsv(rows)), mappingFile });
+    expect(rejectsOf(result)).toEqual([
+      {
+        externalId: 'bc-ean8',
+        code: 'bad_code',
+        message: expect.stringMatching(
+          /row 4, column 'Variant Barcode': '96385074' has 8 digits; a barcode has 12 \(UPC_GTIN_12\) or 13 \(EAN_GTIN_13\)/,
+        ) as unknown,
+      },
+    ]);
+    expect((await placed('BC-UPC')).codes).toEqual(
+      expect.arrayContaining([{ codeId: 'UPC_GTIN_12', codeValue: '012345678905' }]),
+    );
+    expect((await placed('BC-UPC')).codes.map((code) => code.codeId)).not.toContain('EAN_GTIN_13');
+    expect((await placed('BC-EAN')).codes).toEqual(
+      expect.arrayContaining([{ codeId: 'EAN_GTIN_13', codeValue: '7351234100998' }]),
+    );
+  });
 });

@@ -35,7 +35,8 @@ type PropertyType = 'text' | 'number' | 'date' | 'boolean';
 export interface BoundLevel {
   externalId: BoundSource;
   fields: Array<[MappedField, BoundSource]>;
-  codes: Array<{ codeId: string; source: BoundSource }>;
+  /** `byDigits`: the code type by the value's number of digits (`codeId` is then null). */
+  codes: Array<{ codeId: string | null; byDigits?: Map<number, string>; source: BoundSource }>;
   customProperties: Array<{ key: string; source: BoundSource; type: PropertyType }>;
   /** Columns that only identify products (keys); a value from them is not "data of its own". */
   keyColumns: Set<string>;
@@ -52,8 +53,18 @@ export function levelSources(level: BoundLevel): BoundSource[] {
 }
 
 export function bindLevel(mapping: LevelMapping, headers: HeaderIndex): BoundLevel {
-  const codes = mapping.codes.map((code) => ({
-    codeId: code.codeId.trim().toUpperCase(),
+  const codes: BoundLevel['codes'] = mapping.codes.map((code) => ({
+    codeId: code.codeId?.trim().toUpperCase() ?? null,
+    ...(code.byDigits
+      ? {
+          byDigits: new Map(
+            Object.entries(code.byDigits).map(([digits, codeId]) => [
+              Number(digits),
+              codeId.trim().toUpperCase(),
+            ]),
+          ),
+        }
+      : {}),
     source: bindSource(code.source, headers),
   }));
   if (mapping.autoCodeColumns) {
@@ -306,16 +317,34 @@ export function extractPiece(level: BoundLevel, row: SheetRow, context: ExtractC
     const read = readSource(code.source, row);
     if (!b.usable(read)) continue;
     const codeValue = cellText(read.value);
+    const byDigits = code.byDigits;
+    const codeId =
+      codeValue === null
+        ? null
+        : (code.codeId ?? (/^\d+$/.test(codeValue) ? byDigits?.get(codeValue.length) : undefined) ?? null);
     // An EAN in a General-format Excel column is saved as 7.35123E+12: its last digits are gone for good.
     if (codeValue !== null && SCIENTIFIC.test(codeValue))
       b.fail(
         read.column,
         'bad_code',
-        `${code.codeId} '${codeValue}' is in scientific notation: Excel rounded the number and its last digits are lost. ` +
+        `${code.codeId ?? 'code'} '${codeValue}' is in scientific notation: Excel rounded the number and its last digits are lost. ` +
           `Format the column as text in the source workbook, re-enter or re-export the codes, and save again`,
       );
-    else if (codeValue !== null)
-      codes.push({ codeId: code.codeId, codeValue, column: read.column, rowNumber: row.rowNumber });
+    else if (codeValue !== null && codeId === null && byDigits) {
+      const digits = /^\d+$/.test(codeValue);
+      const shortest = Math.min(...byDigits.keys());
+      b.fail(
+        read.column,
+        'bad_code',
+        `'${codeValue}' ${digits ? `has ${codeValue.length} digits` : 'is not only digits'}; a barcode has ` +
+          [...byDigits].map(([length, type]) => `${length} (${type})`).join(' or ') +
+          // Excel drops a GTIN's leading zeros from a number cell.
+          (digits && codeValue.length < shortest
+            ? '; if leading zeros were lost, format the column as text'
+            : ''),
+      );
+    } else if (codeValue !== null && codeId !== null)
+      codes.push({ codeId, codeValue, column: read.column, rowNumber: row.rowNumber });
   }
   if (codes.length > 0) b.set('codes', codes, codes[0]?.column ?? null);
 

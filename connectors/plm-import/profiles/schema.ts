@@ -118,10 +118,24 @@ const customPropertySchema = z.union([
   }),
 ]);
 
-const codeSourceSchema = z.strictObject({
-  codeId: z.string().min(1).describe('Code type, e.g. PLM_ID, EAN_GTIN_13, OTHER_ID1.'),
-  source: valueSourceSchema.describe('Where the code value comes from; a blank cell gives no code.'),
-});
+const codeSourceSchema = z
+  .strictObject({
+    codeId: z
+      .string()
+      .min(1)
+      .optional()
+      .describe('Code type, e.g. PLM_ID, EAN_GTIN_13, OTHER_ID1 (or byDigits).'),
+    byDigits: z
+      .record(z.string().regex(/^[1-9]\d*$/, 'a number of digits'), z.string().min(1))
+      .optional()
+      .describe(
+        'Instead of codeId, the code type by how many digits the value has, e.g. {"12": "UPC_GTIN_12", "13": "EAN_GTIN_13"}; a value of other characters or another length is a bad_code row error.',
+      ),
+    source: valueSourceSchema.describe('Where the code value comes from; a blank cell gives no code.'),
+  })
+  .refine((code) => (code.codeId === undefined) !== (code.byDigits === undefined), {
+    message: 'give exactly one of codeId or byDigits',
+  });
 
 /** How one product level is read from a row. */
 export const levelMappingSchema = z.strictObject({

@@ -271,6 +271,54 @@ describe('mapping profiles', () => {
     ).rejects.toThrow(/lacks column\(s\) 'id'/);
   });
 
+  it('byDigits: a 12-digit code is UPC_GTIN_12 (leading zero kept), a 13-digit one EAN_GTIN_13, another a bad_code row error', async () => {
+    const barcodes = profile({
+      name: 'barcodes',
+      layout: 'native',
+      parentExternalId: { constant: '' },
+      mapping: {
+        externalId: 'id',
+        codes: [{ byDigits: { '12': 'UPC_GTIN_12', '13': 'EAN_GTIN_13' }, source: 'Barcode' }],
+      },
+    });
+    const mapped = await mapRows(
+      sheetOf(
+        ['id', 'Barcode'],
+        [
+          ['a', '012345678905'],
+          ['b', '7351234100998'],
+          ['c', '96385074'],
+          ['d', '73512341OO998'],
+        ],
+      ),
+      barcodes,
+    );
+    expect(
+      mapped.drafts
+        .slice(0, 2)
+        .map((draft) => draft.fields.codes?.map((code) => [code.codeId, code.codeValue])),
+    ).toEqual([[['UPC_GTIN_12', '012345678905']], [['EAN_GTIN_13', '7351234100998']]]);
+    expect(mapped.issues.map((issue) => [issue.rowNumber, issue.column, issue.code])).toEqual([
+      [4, 'Barcode', 'bad_code'],
+      [5, 'Barcode', 'bad_code'],
+    ]);
+    expect(mapped.issues[0]?.message).toMatch(
+      /'96385074' has 8 digits; a barcode has 12 \(UPC_GTIN_12\) or 13 \(EAN_GTIN_13\); if leading zeros were lost/,
+    );
+    expect(mapped.issues[1]?.message).toMatch(/'73512341OO998' is not only digits/);
+    expect(() =>
+      profile({
+        name: 'both',
+        layout: 'native',
+        parentExternalId: 'p',
+        mapping: {
+          externalId: 'id',
+          codes: [{ codeId: 'EAN_GTIN_13', byDigits: { '13': 'EAN_GTIN_13' }, source: 'b' }],
+        },
+      }),
+    ).toThrow(/exactly one of codeId or byDigits/);
+  });
+
   it('refuses a sheet that lacks the key columns, listing what it has', async () => {
     await expect(mapRows(sheetOf(['id', 'name'], [['A', 'Tee']]), native(), references)).rejects.toThrow(
       PlmFileError,
