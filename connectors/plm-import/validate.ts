@@ -205,37 +205,49 @@ export function checkFields(
   return issues;
 }
 
-/** Code values must be unique per code type across the sheet: every product sharing one is reported. */
+/** How many other holders a duplicate_code_value message names before "and N more". */
+const NAMED_OTHER_HOLDERS = 3;
+
+/**
+ * Code values must be unique per code type across the sheet: every product sharing one is reported once, naming
+ * at most NAMED_OTHER_HOLDERS of the others (a placeholder EAN on 20,000 rows must not build 20,000² characters).
+ */
 export function checkCodeUniqueness(drafts: Iterable<ProductDraft>): RowIssue[] {
   type Owner = { draft: ProductDraft; rowNumber: number; column: string | null };
-  const first = new Map<string, Owner>();
-  const shared = new Map<string, Owner[]>();
+  const holders = new Map<
+    string,
+    { codeId: string; codeValue: string; owners: Owner[]; drafts: Set<ProductDraft> }
+  >();
   for (const draft of drafts) {
     for (const code of draft.fields.codes ?? []) {
       const key = `${code.codeId}\u0000${code.codeValue}`;
-      const owner = { draft, rowNumber: code.rowNumber, column: code.column };
-      const earlier = first.get(key);
-      if (!earlier) first.set(key, owner);
-      else if (earlier.draft !== draft) {
-        const list = shared.get(key) ?? [earlier];
-        if (!list.some((item) => item.draft === draft)) list.push(owner);
-        shared.set(key, list);
-      }
+      let entry = holders.get(key);
+      if (!entry)
+        holders.set(
+          key,
+          (entry = { codeId: code.codeId, codeValue: code.codeValue, owners: [], drafts: new Set() }),
+        );
+      if (entry.drafts.has(draft)) continue;
+      entry.drafts.add(draft);
+      entry.owners.push({ draft, rowNumber: code.rowNumber, column: code.column });
     }
   }
   const issues: RowIssue[] = [];
-  for (const [key, list] of shared) {
-    const [codeId, codeValue] = key.split('\u0000');
-    for (const owner of list) {
-      const others = list
-        .filter((other) => other !== owner)
-        .map((other) => `'${other.draft.externalId}' (row ${other.rowNumber})`);
+  for (const { codeId, codeValue, owners } of holders.values()) {
+    if (owners.length < 2) continue;
+    for (const owner of owners) {
+      const named: string[] = [];
+      for (const other of owners) {
+        if (named.length === NAMED_OTHER_HOLDERS) break;
+        if (other !== owner) named.push(`'${other.draft.externalId}' (row ${other.rowNumber})`);
+      }
+      const more = owners.length - 1 - named.length;
       issues.push(
         rowIssue(
           owner.rowNumber,
           owner.column,
           'duplicate_code_value',
-          `${codeId} '${codeValue}' is also used by ${others.join(', ')}; code values must be unique`,
+          `${codeId} '${codeValue}' is also used by ${named.join(', ')}${more > 0 ? ` and ${more} more` : ''}; code values must be unique`,
           owner.draft.externalId,
         ),
       );

@@ -86,6 +86,38 @@ describe('validateDrafts', () => {
     expect(result.valid.map((draft) => draft.externalId)).toEqual(['B']);
   });
 
+  // Spec 01: "Code values must be unique per code type within the caller's catalogue." A real export gives
+  // every product without a barcode one placeholder EAN: each row is told once, naming a few other holders.
+  it('reports 20,000 products sharing one placeholder EAN once each, naming at most 3 others, in linear time', async () => {
+    const count = 20_000;
+    const rows = Array.from({ length: count }, (_, i) => [
+      `ST-${i}`,
+      null,
+      null,
+      `Style ${i}`,
+      'Jeans',
+      'no',
+      null,
+      null,
+      `ST-${i}`,
+      '0000000000000',
+    ]);
+    const started = Date.now();
+    const result = await mapAndValidate(native(), [...nativeHeaders, 'EAN_GTIN_13'], rows);
+    expect(Date.now() - started).toBeLessThan(10_000);
+    expect(result.valid).toEqual([]);
+    expect(result.issues).toHaveLength(count);
+    expect(result.issues.every((issue) => issue.code === 'duplicate_code_value')).toBe(true);
+    expect(result.issues[0]?.message).toBe(
+      "row 2, column 'EAN_GTIN_13': EAN_GTIN_13 '0000000000000' is also used by 'ST-1' (row 3), 'ST-2' (row 4), " +
+        "'ST-3' (row 5) and 19996 more; code values must be unique",
+    );
+    expect(result.issues[1]?.message).toContain(
+      "is also used by 'ST-0' (row 2), 'ST-2' (row 4), 'ST-3' (row 5) and",
+    );
+    expect(Math.max(...result.issues.map((issue) => issue.message.length))).toBeLessThan(300);
+  });
+
   it('refuses a single-use code type given twice and an unknown code type from a profile', async () => {
     const twice = profile({
       name: 'twice',
