@@ -198,9 +198,10 @@ async function applyComposition(
   });
   const composition = { target: 'composition' as const, id: productId };
   try {
-    const ops = began
-      ? compositionOps(step.desired, await readOwned(context.api, productId), step.inherited, step.scope)
-      : step.ops;
+    const ops =
+      began && step.detachesWith === undefined
+        ? compositionOps(step.desired, await readOwned(context.api, productId), step.inherited, step.scope)
+        : step.ops;
     for (const op of ops) await runOp(context.api, productId, op, { productIsNew: step.id === null });
     const kind = ops.length === 0 ? 'unchanged' : step.id === null ? 'created' : 'updated';
     return outcome(step, kind, composition);

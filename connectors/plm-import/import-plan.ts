@@ -1,11 +1,11 @@
 import { mkdir } from 'node:fs/promises';
 import { basename, extname } from 'node:path';
-import type { ApiCalls, Progress } from '../staging';
+import { forEachBounded, type ApiCalls, type Progress } from '../staging';
 import { boundMessage } from '../input-limits';
 import { copyInput, readInputText, writeFileAtomically } from '../storage';
 import type { ReferenceKind, TraceabilityClient } from '../traceability';
 import { CatalogueIndex, readCatalogue, sheetKeys } from './catalogue';
-import { planCompositions, readLines } from './composition';
+import { planCompositions, readLines, type DetachTarget } from './composition';
 import { PlmFileError, rowIssue } from './issues';
 import { planImport, type CompositionCheck, type ImportPlan } from './plan';
 import { builtinProfile } from './profiles/builtin';
@@ -316,7 +316,55 @@ async function compositionSteps(
       }),
     );
   }
+  steps.push(...(await offSheetDetachSteps(steps, new Set(checks.map((check) => check.externalId)), api)));
   return { steps, unchanged };
+}
+
+/**
+ * Spec 02: a header created on a variant is linked "to that variant's SKUs", but a detach through the variant is
+ * "Link removed (detach)" for the variant alone ("Shared header untouched"). So each SKU of a variant that detaches
+ * an inherited header keeps its own link to it unless it detaches it too; SKUs on the sheet do (planCompositions),
+ * these are the catalogue's SKUs that are not: one detach each, of the variant's targets the SKU is linked to now
+ * (or will be: a header an ancestor creates in this run reaches every SKU below it), else it would hold two main
+ * compositions. A style inherits nothing, so only variants detach.
+ */
+async function offSheetDetachSteps(
+  steps: readonly CompositionStep[],
+  onSheet: ReadonlySet<string>,
+  api: ApiCalls,
+): Promise<CompositionStep[]> {
+  const found: CompositionStep[] = [];
+  for (const step of steps) {
+    if (step.level !== 'variant' || step.id === null) continue;
+    const targets = step.ops.flatMap((op) => (op.op === 'detachInherited' ? op.headers : []));
+    if (targets.length === 0) continue;
+    const variantId = step.id;
+    const skus = await api.all((page, limit) =>
+      api.client.products.list({ level: 'sku', variantId, page, limit }),
+    );
+    const offSheet = skus.filter((sku) => !onSheet.has(sku.externalId ?? sku.id));
+    await forEachBounded(offSheet, api.lanes(8), async (sku) => {
+      const linked = await api.all((page, limit) =>
+        api.client.materials.listHeaders({ styleId: sku.id, isOwner: false, page, limit }),
+      );
+      const linkedIds = new Set(linked.map((header) => header.id));
+      const detach = targets.filter((target: DetachTarget) => !('id' in target) || linkedIds.has(target.id));
+      if (detach.length === 0) return;
+      found.push(
+        compositionStepSchema.parse({
+          externalId: sku.externalId ?? sku.id,
+          level: 'sku',
+          rowNumbers: step.rowNumbers,
+          column: step.column,
+          id: sku.id,
+          desired: step.desired,
+          ops: [{ op: 'detachInherited', headers: detach }],
+          detachesWith: step.externalId,
+        }),
+      );
+    });
+  }
+  return found.sort((a, b) => a.externalId.localeCompare(b.externalId));
 }
 
 interface PlanFileContent {
@@ -363,6 +411,7 @@ async function writePlanFile(path: string, content: PlanFileContent): Promise<vo
         action: 'composition',
         rows: step.rowNumbers,
         ops: step.ops.map((op) => op.op),
+        ...(step.detachesWith === undefined ? {} : { detachesWith: step.detachesWith }),
         ...(step.note === undefined ? {} : { note: step.note }),
       })),
     ];

@@ -120,6 +120,11 @@ export const compositionStepSchema = z.strictObject({
   inherited: z.array(inheritedHeaderSchema).default([]),
   /** Shown in plan.json: the product keeps its own header, edited to equal its parent's (it cannot re-attach). */
   note: z.string().optional(),
+  /**
+   * A SKU of the catalogue that is not on the sheet, detaching what its variant (this externalId) detaches so that it
+   * holds only the variant's composition; its ops are only that detach, run again as they are on a retry.
+   */
+  detachesWith: z.string().optional(),
 });
 export type CompositionStep = z.infer<typeof compositionStepSchema>;
 export type WriteStep = z.infer<typeof writeStepSchema>;

@@ -258,6 +258,73 @@ describe('PLM import follows the spec rules (issue 15)', () => {
       }
     });
 
+    // Spec 02: "on a variant, to that variant's SKUs" (the variant's new header) while a detach through the variant is
+    // "Link removed (detach)" for the variant alone, "Shared header untouched": SKUs in the catalogue but not on the
+    // sheet keep their link to the style's header unless each detaches it (POST /material-headers/delete through the
+    // SKU), so without that each would hold two main compositions.
+    it('"Link removed (detach)" for the variant alone: a variant row given its own composition leaves its SKUs that are not on the sheet with exactly that one, main; counted in the plan and the result; a re-run writes nothing', async () => {
+      const sizeL: Row = {
+        externalId: 'VOFF-BLK-L',
+        parentExternalId: 'VOFF-BLK',
+        level: 'sku',
+        name: 'VOFF black L',
+        dimension: 'L',
+        PLM_ID: 'VOFF-BLK-L',
+      };
+      const rows = [...family('VOFF', { style: { composition: '100% Cotton' } }), sizeL];
+      const variantOnly = (composition: string): Row[] => [
+        { ...(rows.find((row) => row.externalId === 'VOFF-BLK') as Row), composition },
+      ];
+      await sandboxConfig({ childLinkDelayMs: 300 });
+      try {
+        await run({ file: await file('voff.csv', toCsv(rows)), mappingFile: nativeMapping() });
+        const [styleHeader] = await ownedCompositions('VOFF');
+        expect((await settledLinks('VOFF-BLK-L', 1)).map((header) => header.id)).toEqual([styleHeader?.id]);
+
+        const writes = snapshot();
+        const result = await run({
+          file: await file('voff-variant.csv', toCsv(variantOnly('95% Cotton, 5% Elastane'))),
+          mappingFile: nativeMapping(),
+        });
+        // The variant: its header, two lines, the style's detached; each SKU off the sheet: the style's detached.
+        expect(writesSince(writes)).toBe(6);
+        expect(result.compositions).toEqual({ written: 3, unchanged: 0, rejected: 0 });
+        const plan = JSON.parse(readFileSync(result.planFile, 'utf8')) as {
+          counts: { compositions: number };
+          products: Array<{ externalId: string; action: string; rows: number[]; ops?: string[] }>;
+        };
+        expect(plan.counts.compositions).toBe(3);
+        expect(
+          plan.products
+            .filter((entry) => entry.action === 'composition')
+            .map((entry) => [entry.externalId, entry.rows, entry.ops])
+            .sort(),
+        ).toEqual([
+          ['VOFF-BLK', [2], ['createHeader', 'detachInherited']],
+          ['VOFF-BLK-L', [2], ['detachInherited']],
+          ['VOFF-BLK-M', [2], ['detachInherited']],
+        ]);
+        await new Promise((resolve) => setTimeout(resolve, 900)); // every late link has landed
+        const [variantHeader] = await ownedCompositions('VOFF-BLK');
+        const own = ['5 rawmat_elastane', '95 rawmat_cotton'];
+        for (const sku of ['VOFF-BLK-M', 'VOFF-BLK-L'])
+          expect(await linkedCompositions(sku)).toEqual([
+            { id: variantHeader?.id, name: 'Composition', isOwner: false, isMainMaterial: true, lines: own },
+          ]);
+        expect((await linkedCompositions('VOFF')).map((header) => header.id)).toEqual([styleHeader?.id]);
+
+        const before = snapshot();
+        const again = await run({
+          file: await file('voff-variant-again.csv', toCsv(variantOnly('95% Cotton, 5% Elastane'))),
+          mappingFile: nativeMapping(),
+        });
+        expect(writesSince(before)).toBe(0);
+        expect(again.compositions).toEqual({ written: 0, unchanged: 1, rejected: 0 });
+      } finally {
+        await sandboxConfig({ childLinkDelayMs: 0 });
+      }
+    });
+
     // The same in one run that creates the whole family: the style's header reaches the new SKUs twice over (from the
     // header and from the new SKU inheriting its parent's links), the variant's once.
     it('"linked to every variant and SKU below it": a new family whose variant differs from its style ends with each blank SKU holding only the variant\'s composition', async () => {
