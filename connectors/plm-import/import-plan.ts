@@ -4,7 +4,13 @@ import { forEachBounded, type ApiCalls, type Progress } from '../staging';
 import { boundMessage } from '../input-limits';
 import { copyInput, readInputText, writeFileAtomically } from '../storage';
 import type { ReferenceKind, TraceabilityClient } from '../traceability';
-import { CatalogueIndex, readCatalogue, sheetKeys } from './catalogue';
+import {
+  CatalogueIndex,
+  parseExistingProducts,
+  readCatalogue,
+  sheetKeys,
+  type ExistingProduct,
+} from './catalogue';
 import { planCompositions, readLines, type DetachTarget } from './composition';
 import { PlmFileError, rowIssue } from './issues';
 import { planImport, type CompositionCheck, type ImportPlan } from './plan';
@@ -426,6 +432,30 @@ async function writePlanFile(path: string, content: PlanFileContent): Promise<vo
 }
 
 /**
+ * The styles above the catalogue's variants that new SKUs of the sheet go under, when the catalogue read did not
+ * find them (it reads the sheet's products and their parents; lists hide archived ones): the plan must know whether
+ * one is archived (spec 01: archiving "Always cascades to all variants and SKUs"). One GET each.
+ */
+async function readGrandparents(
+  products: readonly ExistingProduct[],
+  drafts: readonly ProductDraft[],
+  api: ApiCalls,
+): Promise<ExistingProduct[]> {
+  const index = new CatalogueIndex(products);
+  const wanted = new Set<string>();
+  for (const draft of drafts) {
+    if (draft.parentExternalId === null || index.byExternalId.has(draft.externalId)) continue;
+    const parentId = index.byExternalId.get(draft.parentExternalId)?.parentPlatformId;
+    if (parentId && !index.byId.has(parentId) && !index.byExternalId.has(parentId)) wanted.add(parentId);
+  }
+  const found: unknown[] = [];
+  await forEachBounded([...wanted], api.lanes(8), async (id) => {
+    found.push(await api.one(() => api.client.products.get(id)));
+  });
+  return parseExistingProducts(found);
+}
+
+/**
  * Reads what the catalogue holds for the sheet, validates the drafts against it (parents outside the sheet,
  * required fields of new products), classifies every product and stages the writes in batches. Writes nothing
  * to the API, so a retry simply plans again.
@@ -448,6 +478,7 @@ export async function planRun(
     (count) => progress({ phase: 'reading catalogue', products: count }),
     { withMaterial },
   );
+  products.push(...(await readGrandparents(products, drafts, api)));
   const validated = validateDrafts(
     {
       drafts,

@@ -360,6 +360,24 @@ export function planImport(
     }
     return [];
   };
+  const sheetRows = new Set(ordered.map((draft) => draft.externalId));
+  /** Ancestors the run unarchives (option `unarchive`) because a new product goes under them, by platform id. */
+  const unarchivedAncestors = new Map<string, UpdateStep>();
+  /**
+   * The archived ancestors (parent, grandparent) of a product this run creates that the sheet does not name as rows
+   * (a row of its own is planned as archived or unarchived itself): spec 01, archiving "Always cascades to all variants
+   * and SKUs", so a child created under one would be live in an archived family.
+   */
+  const archivedAncestorsOf = (draft: ValidDraft): ExistingProduct[] => {
+    const found: ExistingProduct[] = [];
+    let at = draft.parentExternalId === null ? undefined : catalogue.byExternalId.get(draft.parentExternalId);
+    for (let depth = 0; at && depth < 2; depth += 1) {
+      if (at.isArchived && !(at.externalId && sheetRows.has(at.externalId))) found.push(at);
+      const parentId: string | null = at.parentPlatformId;
+      at = parentId ? (catalogue.byId.get(parentId) ?? catalogue.byExternalId.get(parentId)) : undefined;
+    }
+    return found;
+  };
   for (const draft of ordered) {
     const current = catalogue.byExternalId.get(draft.externalId);
     const base = { externalId: draft.externalId, level: draft.level, rowNumbers: draft.rowNumbers };
@@ -406,6 +424,34 @@ export function planImport(
             draft.externalId,
           ),
         );
+    }
+    const archivedAbove = current || draft.referenceOnly || own.length > 0 ? [] : archivedAncestorsOf(draft);
+    if (archivedAbove.length > 0 && !options.unarchive) {
+      const names = archivedAbove.map((ancestor) => `'${ancestor.externalId ?? ancestor.id}'`).join(' and ');
+      own.push(
+        rowIssue(
+          draft.rowNumbers[0] ?? 0,
+          draft.parentColumn,
+          'archived_product',
+          `'${draft.externalId}' would be created under ${names}, archived in the catalogue (spec 01: archiving "Always cascades to all variants and SKUs"); unarchive ${archivedAbove.length > 1 ? 'them' : 'it'} there or re-run with --unarchive (workflow input "unarchive": true) to unarchive ${archivedAbove.length > 1 ? 'them' : 'it'} (children left as they are) and create '${draft.externalId}'`,
+          draft.externalId,
+        ),
+      );
+    }
+    for (const ancestor of options.unarchive ? archivedAbove : []) {
+      const step = unarchivedAncestors.get(ancestor.id);
+      if (step) step.rowNumbers = [...new Set([...step.rowNumbers, ...draft.rowNumbers])];
+      else
+        unarchivedAncestors.set(ancestor.id, {
+          action: 'update',
+          externalId: ancestor.externalId ?? ancestor.id,
+          level: ancestor.level,
+          rowNumbers: [...draft.rowNumbers],
+          id: ancestor.id,
+          changedFields: ['isArchived'],
+          body: {},
+          unarchive: true,
+        });
     }
     if (own.length === 0 && !draft.referenceOnly) own.push(...codeClashes(draft, catalogue));
     if (own.length > 0) {
@@ -472,6 +518,9 @@ export function planImport(
       });
   }
   issues.sort((a, b) => a.rowNumber - b.rowNumber);
+  // Before the products created under them: one level a batch, parents first (a stable sort keeps the sheet's order).
+  writes.unshift(...unarchivedAncestors.values());
+  writes.sort((a, b) => levelOrder(a.level) - levelOrder(b.level));
   const creates = writes.filter((step) => step.action === 'create').length;
   return {
     writes,

@@ -58,6 +58,41 @@ describe('PLM import follows the spec rules (issue 15)', () => {
       });
       expect(writesSince(again)).toBe(0);
     });
+
+    // Spec 01: archiving "Always cascades to all variants and SKUs of an archived style (and SKUs of an archived
+    // variant)"; unarchiving with "shouldUnarchiveChildren false" leaves "Children stay archived". A new product under
+    // an archived parent or grandparent that the sheet does not name would be created live in an archived family.
+    it('"Always cascades to all variants and SKUs": a new SKU whose parent and grandparent are archived (neither on the sheet) is rejected archived_product naming them; with unarchive they are unarchived (children left archived) and the SKU created', async () => {
+      const rows = family('ARP');
+      await run({ file: await file('arp.csv', toCsv(rows)), profile: 'native' });
+      const style = await product('ARP');
+      await api('/styles/archive', { method: 'POST', body: JSON.stringify({ ids: [style.id] }) });
+      const sizes: Row[] = ['L', 'XL'].map((size) => ({
+        externalId: `ARP-BLK-${size}`,
+        parentExternalId: 'ARP-BLK',
+        level: 'sku',
+        name: `ARP black ${size}`,
+        dimension: size,
+        PLM_ID: `ARP-BLK-${size}`,
+      }));
+      const sheet = await file('arp-sizes.csv', toCsv(sizes));
+      const before = snapshot();
+      const result = await run({ file: sheet, profile: 'native' });
+      expect(writesSince(before)).toBe(0);
+      expect(result.products).toMatchObject({ created: 0, rejected: 2 });
+      expect(rejectsOf(result).map((reject) => `${reject.externalId} ${reject.code}`)).toEqual([
+        'ARP-BLK-L archived_product',
+        'ARP-BLK-XL archived_product',
+      ]);
+      expect(rejectsOf(result)[0]?.message).toMatch(/'ARP-BLK'.*'ARP'.*archived.*--unarchive/);
+      expect(await api('/styles/ARP-BLK-L')).toBeUndefined(); // 404: not created
+
+      const unarchived = await run({ file: sheet, profile: 'native', unarchive: true });
+      expect(unarchived.products).toMatchObject({ created: 2, unarchived: 2, rejected: 0 });
+      for (const externalId of ['ARP', 'ARP-BLK', 'ARP-BLK-L', 'ARP-BLK-XL'])
+        expect(await product(externalId)).toMatchObject({ isArchived: false });
+      expect(await product('ARP-BLK-M')).toMatchObject({ isArchived: true }); // "Children stay archived"
+    });
   });
 
   describe('2. inherited values', () => {

@@ -310,6 +310,34 @@ describe('planImport', () => {
     });
   });
 
+  // Spec 01: archiving "Always cascades to all variants and SKUs"; unarchiving a variant with shouldUnarchiveChildren
+  // false leaves its style archived. A new SKU under it would be live in an archived family.
+  it('rejects a new SKU whose style (not on the sheet) is archived with archived_product naming it, and with unarchive unarchives the style first', async () => {
+    const existing = parseExistingProducts(
+      classicTeeBlackInCatalogue().map((item) => (item.id === 's1' ? { ...item, isArchived: true } : item)),
+    );
+    const validated = await mapAndValidate(
+      native(),
+      nativeHeaders,
+      [['1001-BLK-S', '1001-BLK', null, 'Classic Tee Black S', null, null, null, 'S', '1001-BLK-S']],
+      new CatalogueIndex(existing).levels(),
+    );
+    const refused = planImport(validated, existing);
+    expect(refused.writes).toEqual([]);
+    expect(refused.issues.map((issue) => [issue.rowNumber, issue.column, issue.code])).toEqual([
+      [2, 'parentExternalId', 'archived_product'],
+    ]);
+    expect(refused.issues[0]?.message).toContain("'1001-BLK-S' would be created under '1001', archived");
+
+    const unarchived = planImport(validated, existing, { unarchive: true });
+    expect(unarchived.issues).toEqual([]);
+    expect(unarchived.writes.map((step) => [step.action, step.externalId, step.rowNumbers])).toEqual([
+      ['update', '1001', [2]],
+      ['create', '1001-BLK-S', [2]],
+    ]);
+    expect(unarchived.writes[0]).toMatchObject({ id: 's1', unarchive: true, body: {} });
+  });
+
   it('treats a flat parent named only by its key as a reference that must exist', async () => {
     const existing = parseExistingProducts(classicTeeBlackInCatalogue());
     const builtin = flat();
