@@ -326,13 +326,17 @@ async function compositionSteps(
   return { steps, unchanged };
 }
 
+const nameKey = (name: string): string => name.trim().toLowerCase();
+
 /**
  * Spec 02: a header created on a variant is linked "to that variant's SKUs", but a detach through the variant is
  * "Link removed (detach)" for the variant alone ("Shared header untouched"). So each SKU of a variant that detaches
  * an inherited header keeps its own link to it unless it detaches it too; SKUs on the sheet do (planCompositions),
- * these are the catalogue's SKUs that are not: one detach each, of the variant's targets the SKU is linked to now
- * (or will be: a header an ancestor creates in this run reaches every SKU below it), else it would hold two main
- * compositions. A style inherits nothing, so only variants detach.
+ * these are the catalogue's SKUs that are not: one detach each, else each would hold two main compositions. A SKU
+ * that inherits detaches what the variant detaches and it is linked to (or will be: a header an ancestor creates in
+ * this run reaches every SKU below it), and ends with the variant's. A SKU that owns its composition (it once
+ * differed) stays as it was: it detaches the variant's new header of a name it owns one of. A style inherits
+ * nothing: only variants detach.
  */
 async function offSheetDetachSteps(
   steps: readonly CompositionStep[],
@@ -342,8 +346,11 @@ async function offSheetDetachSteps(
   const found: CompositionStep[] = [];
   for (const step of steps) {
     if (step.level !== 'variant' || step.id === null) continue;
-    const targets = step.ops.flatMap((op) => (op.op === 'detachInherited' ? op.headers : []));
-    if (targets.length === 0) continue;
+    const detached = step.ops.flatMap((op) => (op.op === 'detachInherited' ? op.headers : []));
+    const created = step.ops.flatMap((op): DetachTarget[] =>
+      op.op === 'createHeader' ? [{ owner: step.externalId, name: op.name }] : [],
+    );
+    if (detached.length === 0 && created.length === 0) continue;
     const variantId = step.id;
     const skus = await api.all((page, limit) =>
       api.client.products.list({ level: 'sku', variantId, page, limit }),
@@ -351,10 +358,18 @@ async function offSheetDetachSteps(
     const offSheet = skus.filter((sku) => !onSheet.has(sku.externalId ?? sku.id));
     await forEachBounded(offSheet, api.lanes(8), async (sku) => {
       const linked = await api.all((page, limit) =>
-        api.client.materials.listHeaders({ styleId: sku.id, isOwner: false, page, limit }),
+        api.client.materials.listHeaders({ styleId: sku.id, page, limit }),
       );
-      const linkedIds = new Set(linked.map((header) => header.id));
-      const detach = targets.filter((target: DetachTarget) => !('id' in target) || linkedIds.has(target.id));
+      const inheritedIds = new Set(
+        linked.filter((header) => header.link?.isOwner !== true).map((header) => header.id),
+      );
+      const ownedNames = new Set(
+        linked.filter((header) => header.link?.isOwner === true).map((header) => nameKey(header.name)),
+      );
+      const detach = [
+        ...detached.filter((target) => !('id' in target) || inheritedIds.has(target.id)),
+        ...created.filter((target) => ownedNames.has(nameKey(target.name))),
+      ];
       if (detach.length === 0) return;
       found.push(
         compositionStepSchema.parse({

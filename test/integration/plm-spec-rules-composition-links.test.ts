@@ -271,7 +271,16 @@ describe('PLM import follows the spec rules (issue 15)', () => {
         dimension: 'L',
         PLM_ID: 'VOFF-BLK-L',
       };
-      const rows = [...family('VOFF', { style: { composition: '100% Cotton' } }), sizeL];
+      // XL once differed: it owns its composition and inherits nothing; the variant's new header reaches it all the same.
+      const sizeXL: Row = {
+        ...sizeL,
+        externalId: 'VOFF-BLK-XL',
+        name: 'VOFF black XL',
+        dimension: 'XL',
+        PLM_ID: 'VOFF-BLK-XL',
+        composition: '100% Polyester',
+      };
+      const rows = [...family('VOFF', { style: { composition: '100% Cotton' } }), sizeL, sizeXL];
       const variantOnly = (composition: string): Row[] => [
         { ...(rows.find((row) => row.externalId === 'VOFF-BLK') as Row), composition },
       ];
@@ -286,14 +295,15 @@ describe('PLM import follows the spec rules (issue 15)', () => {
           file: await file('voff-variant.csv', toCsv(variantOnly('95% Cotton, 5% Elastane'))),
           mappingFile: nativeMapping(),
         });
-        // The variant: its header, two lines, the style's detached; each SKU off the sheet: the style's detached.
-        expect(writesSince(writes)).toBe(6);
-        expect(result.compositions).toEqual({ written: 3, unchanged: 0, rejected: 0 });
+        // The variant: its header, two lines, the style's detached; each SKU off the sheet: the style's detached, or
+        // (XL, which owns its own) the variant's new one, so that it stays as it was.
+        expect(writesSince(writes)).toBe(7);
+        expect(result.compositions).toEqual({ written: 4, unchanged: 0, rejected: 0 });
         const plan = JSON.parse(readFileSync(result.planFile, 'utf8')) as {
           counts: { compositions: number };
           products: Array<{ externalId: string; action: string; rows: number[]; ops?: string[] }>;
         };
-        expect(plan.counts.compositions).toBe(3);
+        expect(plan.counts.compositions).toBe(4);
         expect(
           plan.products
             .filter((entry) => entry.action === 'composition')
@@ -303,6 +313,7 @@ describe('PLM import follows the spec rules (issue 15)', () => {
           ['VOFF-BLK', [2], ['createHeader', 'detachInherited']],
           ['VOFF-BLK-L', [2], ['detachInherited']],
           ['VOFF-BLK-M', [2], ['detachInherited']],
+          ['VOFF-BLK-XL', [2], ['detachInherited']],
         ]);
         await new Promise((resolve) => setTimeout(resolve, 900)); // every late link has landed
         const [variantHeader] = await ownedCompositions('VOFF-BLK');
@@ -312,6 +323,15 @@ describe('PLM import follows the spec rules (issue 15)', () => {
             { id: variantHeader?.id, name: 'Composition', isOwner: false, isMainMaterial: true, lines: own },
           ]);
         expect((await linkedCompositions('VOFF')).map((header) => header.id)).toEqual([styleHeader?.id]);
+        expect(await linkedCompositions('VOFF-BLK-XL')).toEqual([
+          {
+            id: expect.not.stringMatching(`${styleHeader?.id ?? '-'}|${variantHeader?.id ?? '-'}`),
+            name: 'Composition',
+            isOwner: true,
+            isMainMaterial: true,
+            lines: ['100 rawmat_polyester'],
+          },
+        ]);
 
         const before = snapshot();
         const again = await run({
