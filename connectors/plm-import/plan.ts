@@ -438,7 +438,8 @@ export function planImport(
         ),
       );
     }
-    for (const ancestor of options.unarchive ? archivedAbove : []) {
+    if (own.length === 0 && !draft.referenceOnly) own.push(...codeClashes(draft, catalogue));
+    for (const ancestor of options.unarchive && own.length === 0 ? archivedAbove : []) {
       const step = unarchivedAncestors.get(ancestor.id);
       if (step) step.rowNumbers = [...new Set([...step.rowNumbers, ...draft.rowNumbers])];
       else
@@ -453,7 +454,6 @@ export function planImport(
           unarchive: true,
         });
     }
-    if (own.length === 0 && !draft.referenceOnly) own.push(...codeClashes(draft, catalogue));
     if (own.length > 0) {
       failed.set(draft.externalId, own[0] as RowIssue);
       issues.push(...own);

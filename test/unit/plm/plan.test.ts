@@ -336,6 +336,17 @@ describe('planImport', () => {
       ['create', '1001-BLK-S', [2]],
     ]);
     expect(unarchived.writes[0]).toMatchObject({ id: 's1', unarchive: true, body: {} });
+
+    // A SKU refused for another reason unarchives nothing.
+    const clash = parseExistingProducts([
+      ...classicTeeBlackInCatalogue().map((item) =>
+        item.id === 's1' ? { ...item, isArchived: true } : item,
+      ),
+      { id: 's2', externalId: '2002', name: 'Other', codes: [{ codeId: 'PLM_ID', codeValue: '1001-BLK-S' }] },
+    ]);
+    const refusedAnyway = planImport(validated, clash, { unarchive: true });
+    expect(refusedAnyway.writes).toEqual([]);
+    expect(refusedAnyway.issues.map((issue) => issue.code)).toEqual(['duplicate_code_value']);
   });
 
   it('treats a flat parent named only by its key as a reference that must exist', async () => {
