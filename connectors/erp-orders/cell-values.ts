@@ -1,6 +1,7 @@
 /** Cell rules of an ERP export: text, lists, enums, dates, quantities and units, each read into a value or a reason. */
 
 import { quoteInput } from '../input-limits';
+import { readLocaleNumber } from '../number-text';
 import { UNIT_VALUES, type Unit } from '../traceability/schemas/common';
 import { closeMatches, didYouMean } from '../traceability/name-matching';
 import type { CellValue } from './read/types';
@@ -192,14 +193,29 @@ function normaliseDecimalText(text: string, separator: DecimalSeparator): string
 
 /**
  * Reads a quantity as the server will store it: positive, below 1e17, rounded half-up to 2 decimals.
- * Number cells (xlsx, json) are taken as they are; text follows the profile's decimal separator.
+ * Number cells (xlsx, json) are taken as they are; text follows the decimal separator (the profile's, else the one
+ * the csv's delimiter implies). With none (`null`: tab-delimited csv, xlsx or json text) a number that reads two ways
+ * (`1,250`: 1250 or 1.25) is refused naming both readings (`readLocaleNumber`).
  */
-export function parseQuantity(value: string | number, separator: DecimalSeparator): Parsed<number> {
+export function parseQuantity(value: string | number, separator: DecimalSeparator | null): Parsed<number> {
   let decimalText: string;
   if (typeof value === 'number') {
     if (!Number.isFinite(value)) return fail(`${value} is not a number`);
     if (value <= 0) return fail(`${value} is not a positive quantity`);
     decimalText = decimalTextOf(value);
+  } else if (separator === null) {
+    const text = value.trim();
+    if (/^-/.test(text.replace(/\s/g, ''))) return fail(`'${quoteInput(text)}' is not a positive quantity`);
+    const read = readLocaleNumber(text, null);
+    if (!read.ok) {
+      return fail(
+        read.reason === 'is not a number'
+          ? `'${quoteInput(text)}' is not a number`
+          : `'${quoteInput(text)}' ${read.reason}; or set the profile's decimalSeparator`,
+      );
+    }
+    if (read.value <= 0) return fail(`'${quoteInput(text)}' is not a positive quantity`);
+    decimalText = decimalTextOf(read.value);
   } else {
     const text = value.trim();
     if (/^-/.test(text.replace(/\s/g, ''))) return fail(`'${text}' is not a positive quantity`);

@@ -81,7 +81,11 @@ export const mappingProfileSchema = z
     /** Code type of `productCode` cells (a products' `codes[].codeId`). */
     productCodeId: z.string().min(1).default('ERP_ID'),
     dateFormat: z.enum(['iso', 'dmy', 'mdy']).default('iso'),
-    decimalSeparator: z.enum(['.', ',']).default('.'),
+    /**
+     * The decimal mark of quantities written as text. Unset: a ';'-delimited csv uses ',' and a ','-delimited one '.'
+     * (as Excel and SAP write them); elsewhere a number that reads two ways (`1,250`) is refused naming both.
+     */
+    decimalSeparator: z.enum(['.', ',']).optional(),
     /** Separators splitting tags and responsible persons; a comma always splits tags on the server anyway. */
     listSeparators: z.array(z.string().min(1)).min(1).default([',', ';']),
     /** Extra unit spellings (case-insensitive) on top of the built-in ones, for example `{"stuks": "PIECES"}`. */

@@ -154,6 +154,31 @@ describe('erpOrders reading exports, on real Temporal and the sandbox', () => {
     expect(await linesOf('QTY-DE-2')).toEqual(['1:1250']);
   });
 
+  // Excel and SAP write a ';'-delimited csv where the comma is the decimal mark (German, French... locales), and SAP
+  // writes quantities with three decimals: `10,000` ST is ten pieces. Spec 03: quantity "Positive, 2 decimals". With a
+  // profile silent on decimalSeparator the delimiter decides, as the PLM import does; a profile that sets it wins.
+  it("a ';'-delimited export with no decimalSeparator in the profile reads '10,000' as 10 and '1,250' as 1.25", async () => {
+    const file = path.join(dir(), 'sap-quantities.csv');
+    await writeFile(
+      file,
+      [
+        'order_number;supplier_code;line_number;product_external_id;quantity;unit;secondary_quantity_kg',
+        'QTY-SAP-1;SUP-1001;1;PLM-TEE-001-BLK;10,000;ST;1,250',
+        'QTY-SAP-1;SUP-1001;2;PLM-TEE-001-OWH;1.250,500;KG;',
+        '',
+      ].join('\n'),
+    );
+    const result = await push({ file });
+    expect(result.orders).toMatchObject({ created: 1, rejected: 0 });
+    const [order] = await copiesOf('QTY-SAP-1');
+    expect(order?.lines.map((line) => [line.orderLineNumber, line.quantity, line.secondaryQuantity])).toEqual(
+      [
+        ['1', 10, 1.25],
+        ['2', 1250.5, null],
+      ],
+    );
+  });
+
   // Approval (README, "erp-orders --approve"): the plan lists "creates, updates, deletes, rejects"; an order the
   // reader refused is a reject of the run as much as one the API would refuse, and the operator approves the plan.
   it('the approval plan counts and lists the orders refused while reading the export', async () => {

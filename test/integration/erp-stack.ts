@@ -123,6 +123,7 @@ interface ReadLine {
   id: string;
   orderLineNumber: string;
   quantity: number;
+  secondaryQuantity?: number | null;
 }
 interface ReadOrder {
   id: string;

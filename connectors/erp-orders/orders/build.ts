@@ -19,7 +19,8 @@ import {
   type FacilityProcessList,
 } from './lookups';
 import type { OrderType } from '../../traceability/schemas/orders';
-import { mapRow, type MappedRow } from './row';
+import { mapRow, type MappedRow, type RowContext } from './row';
+import { decimalMarkOfDelimiter } from '../../number-text';
 
 /** The order type the server will compute from the parties; the caller's company must be one of them. */
 export function orderTypeFor(
@@ -118,12 +119,16 @@ export function buildOrders(table: ExportTable, profile: MappingProfile, context
     ({ field, column }) =>
       `column '${column}' (${field}) of profile '${profile.name}' is not in the export; the field is left as it is`,
   );
+  const rowContext: RowContext = {
+    ...(table.date1904 === true ? { date1904: true } : {}),
+    decimalMark: decimalMarkOfDelimiter(table.csvDialect?.delimiter),
+  };
   const groups = new Map<string, MappedRow[]>();
   const result: BuildResult = { drafts: [], rejections: [], warnings };
   /** The order number of the last row that has or continues one. */
   let above: string | undefined;
   for (const source of table.rows) {
-    const mapped = mapRow(source, binding, profile, table.date1904 === true ? { date1904: true } : {});
+    const mapped = mapRow(source, binding, profile, rowContext);
     if (mapped.orderNumber === '') {
       // An unreadable row says nothing of its order: it is refused alone, as it cannot be told apart.
       if (source.problem !== undefined) {

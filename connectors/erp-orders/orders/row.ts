@@ -2,7 +2,14 @@ import type { ColumnBinding, MappingProfile, SourceField } from '../profile';
 import { isBlank, type CellValue, type SourceRow } from '../read/types';
 import { quoteInput } from '../../input-limits';
 import { serialIn1900System } from '../../workbook-cells';
-import { cellText, parseQuantity, parseText, parseUnit, type Unit } from '../cell-values';
+import {
+  cellText,
+  parseQuantity,
+  parseText,
+  parseUnit,
+  type DecimalSeparator,
+  type Unit,
+} from '../cell-values';
 import { DATE_FIELDS, describeAt, type ProductRef, type Problem, type RejectionCode } from './draft';
 import { PARTY_FIELDS, SCALAR_HEADER_FIELDS, partyRef, type HeaderKey, type HeaderValue } from './fields';
 
@@ -42,10 +49,12 @@ function inexactInteger(written: string): boolean {
   return /^-?\d+$/.test(written) && BigInt(written) !== BigInt(Number(written));
 }
 
-/** What a row's cells mean beyond themselves: the workbook's date system. */
+/** What a row's cells mean beyond themselves: the workbook's date system, the csv's decimal mark. */
 export interface RowContext {
   /** Number cells in date columns count from 1904-01-01 (`ExportTable.date1904`). */
   date1904?: boolean;
+  /** The decimal mark the csv's delimiter implies, used when the profile sets no decimalSeparator. */
+  decimalMark?: DecimalSeparator | null;
 }
 
 /** Reads one row's cells through the profile. Header constants are applied per order (see `build`), line ones here. */
@@ -185,12 +194,13 @@ export function mapRow(
       'the line names no product',
     );
 
+  const separator = profile.decimalSeparator ?? context.decimalMark ?? null;
   const quantity = lineCell('quantity');
   if (!quantity) problem('missing_value', 'quantity', columnOf('quantity'), 'the quantity is empty');
   else {
     const parsed = parseQuantity(
       typeof quantity.value === 'number' ? quantity.value : cellText(quantity.value),
-      profile.decimalSeparator,
+      separator,
     );
     if (parsed.ok) line.quantity = parsed.value;
     else problem('invalid_quantity', 'quantity', quantity.column, parsed.reason);
@@ -206,7 +216,7 @@ export function mapRow(
   if (secondary) {
     const parsed = parseQuantity(
       typeof secondary.value === 'number' ? secondary.value : cellText(secondary.value),
-      profile.decimalSeparator,
+      separator,
     );
     if (parsed.ok) line.secondaryQuantity = parsed.value;
     else problem('invalid_quantity', 'secondaryQuantity', secondary.column, parsed.reason);

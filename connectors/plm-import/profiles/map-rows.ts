@@ -32,6 +32,7 @@ import {
   type ValueSource,
 } from './schema';
 import { cellText } from './values';
+import { decimalMarkOfDelimiter } from '../../number-text';
 
 function comparable(field: DraftFieldName, value: DraftFields[DraftFieldName]): string {
   if (field === 'codes' && Array.isArray(value)) {
@@ -441,9 +442,7 @@ export async function mapRows(
     resolver: new ReferenceResolver(references),
     dateOrder: profile.dateOrder,
     ...(sheet.date1904 === true ? { date1904: true } : {}),
-    // Excel saves csv with ';' where the comma is the decimal mark (German, French, ... locales), and with ',' where
-    // the point is; a tab-delimited or xlsx text cell gives no hint.
-    decimalMark: sheet.delimiter === ';' ? ',' : sheet.delimiter === ',' ? '.' : null,
+    decimalMark: decimalMarkOfDelimiter(sheet.delimiter),
     rawMaterials: new RawMaterialResolver(profile.rawMaterials),
     compositionName: profile.compositionName,
   };

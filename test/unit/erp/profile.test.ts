@@ -10,14 +10,13 @@ import {
 } from '../../../connectors/erp-orders/profile';
 
 describe('mapping profiles', () => {
-  it('fills defaults: iso dates, dot decimals, incomplete exports, the caller as buyer, ERP_ID codes', () => {
+  it('fills defaults: iso dates, decimals by the file (no decimalSeparator), incomplete exports, the caller as buyer, ERP_ID codes', () => {
     const profile = parseProfile({
       name: 'minimal',
       columns: { orderNumber: 'PO', quantity: 'Qty', unit: 'UoM', productExternalId: 'Article' },
     });
     expect(profile).toMatchObject({
       dateFormat: 'iso',
-      decimalSeparator: '.',
       complete: false,
       ownCompanyAs: 'buyer',
       productCodeId: 'ERP_ID',

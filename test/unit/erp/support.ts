@@ -1,6 +1,11 @@
 import { type BuildContext } from '../../../connectors/erp-orders/orders/build';
 import { companyResolverFromDirectory } from '../../../connectors/erp-orders/orders/lookups';
-import type { CellValue, ExportTable, SourceRow } from '../../../connectors/erp-orders/read/types';
+import type {
+  CellValue,
+  CsvDialect,
+  ExportTable,
+  SourceRow,
+} from '../../../connectors/erp-orders/read/types';
 
 export const OWN = 'comp_brand';
 
@@ -28,7 +33,9 @@ export function tableOf(
 ): ExportTable {
   const columns = [...new Set(rows.flatMap((row) => Object.keys(row)))];
   const sourceRows: SourceRow[] = rows.map((values, index) => ({ row: index + 2, values }));
-  return { format, columns, rows: sourceRows };
+  // A csv is a ','-delimited one, whose text numbers use the decimal point.
+  const dialect: CsvDialect = { delimiter: ',', encoding: 'utf-8', newline: '\n', bom: false };
+  return { format, columns, rows: sourceRows, ...(format === 'csv' ? { csvDialect: dialect } : {}) };
 }
 
 /** A typical line row under the default profile. */

@@ -86,6 +86,21 @@ describe('quantities', () => {
     expect(value(parseQuantity('10,250.5', '.'))).toBe(10250.5);
   });
 
+  // With no decimal separator from the profile nor the csv's delimiter (tab csv, xlsx or json text), "1,250" could
+  // be 1250 or 1.25: refused naming both readings, as the PLM import does (connectors/number-text.ts).
+  it('without a separator, a number that reads two ways is refused naming both; one that reads one way is read', () => {
+    expect(reason(parseQuantity('1,250', null))).toMatch(
+      /'1,250' could be 1250 .* or 1\.25 .*decimalSeparator/,
+    );
+    expect(reason(parseQuantity('10.000', null))).toMatch(/could be 10000 .* or 10 /);
+    expect(value(parseQuantity('1,25', null))).toBe(1.25);
+    expect(value(parseQuantity('0,250', null))).toBe(0.25);
+    expect(value(parseQuantity('1.250,5', null))).toBe(1250.5);
+    expect(value(parseQuantity('1.0051', null))).toBe(1.01);
+    expect(reason(parseQuantity('-3', null))).toMatch(/not a positive quantity/);
+    expect(reason(parseQuantity('twelve', null))).toMatch(/not a number/);
+  });
+
   it('refuses zero, negative, tiny-after-rounding and too large quantities', () => {
     expect(reason(parseQuantity('0', '.'))).toMatch(/not a positive quantity/);
     expect(reason(parseQuantity('-3', '.'))).toMatch(/not a positive quantity/);
