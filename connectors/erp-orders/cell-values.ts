@@ -92,7 +92,20 @@ const ZONE = String.raw`(?:\s?(?:Z|[+-]\d{2}(?::?\d{2})?)|\s(?:UTC|GMT)(?:[+-]\d
 const ISO_DATE_TIME = new RegExp(String.raw`^(\d{4})-(\d{2})-(\d{2})(?:T|\s+)${TIME}${ZONE}$`);
 const COMPACT_DATE = /^(\d{4})(\d{2})(\d{2})$/;
 const COMPACT_DATE_TIME = /^(\d{4})(\d{2})(\d{2})[T ]?\d{6}$/;
-const SERIAL_TEXT = /^\d{1,7}(\.\d+)?$/;
+/** Digits only (a fraction aside): no date form, whatever a spreadsheet would make of it as a serial. */
+const DIGITS_TEXT = /^\d+(\.\d+)?$/;
+/** How SAP writes a date it has not got: zeros. */
+const SAP_EMPTY_DATE = /^(?:0{8}|00[./-]00[./-]0000|0000-00-00)$/;
+
+/** A date cell SAP left empty (`00000000`, `00.00.0000`): read as blank, never as a date nor an error. */
+export function isEmptyDateText(value: CellValue | undefined): boolean {
+  return typeof value === 'string' && SAP_EMPTY_DATE.test(value.trim());
+}
+
+/** A number cell holding `YYYYMMDD` (20261231): far past the last Excel serial, so it is no serial. */
+export function isCompactDateNumber(value: number): boolean {
+  return Number.isInteger(value) && value >= 10_000_000 && value <= 99_999_999;
+}
 const SEPARATED_DATE = new RegExp(
   String.raw`^(\d{1,2})[./-](\d{1,2})[./-](\d{2,4})(?:,?\s+${TIME}${ZONE})?$`,
 );
@@ -109,30 +122,42 @@ export function acceptedDateForms(format: DateFormat): string {
     'YYYY-MM-DD',
     'a date-time such as 2025-05-11T09:55:16Z, 2025-05-11 09:55:16 -0400 or 2025-05-11T09:55+02:00 (the written date is kept)',
     'YYYYMMDD',
-    'an Excel date serial',
+    'an Excel date serial (a number cell of a workbook; text of digits only is no date)',
     ...(separated ? [`${separated}, with or without a time`] : []),
   ].join(', ');
 }
 
 /**
  * Normalises a date cell to `YYYY-MM-DD`. Accepted whatever the profile's format: Excel serial numbers (number
- * cells, or 1-7 digit text), ISO dates and date-times with `T` or a space, with or without seconds and with `Z`,
+ * cells; an 8-digit number cell is `YYYYMMDD`), ISO dates and date-times with `T` or a space, with or without seconds and with `Z`,
  * `+hh:mm`, `+hhmm` or ` -hhmm` offsets (the written date is kept), compact `YYYYMMDD` (SAP). With `dmy`/`mdy`,
  * also `D/M/YYYY` / `M/D/YYYY` with `/`, `.` or `-` separators, with or without a time (Excel). Two-digit years are
- * refused (which century?).
+ * refused (which century?), and so is other text of digits only (`261231` YYMMDD, `2026`): as an Excel serial it
+ * would be a date no one meant (2615-03-23, 1905-07-18).
  */
 export function parseDate(value: string | number, format: DateFormat): Parsed<string> {
-  if (typeof value === 'number') return fromExcelSerial(value);
-  const text = value.trim();
-  const iso =
-    ISO_DATE.exec(text) ??
-    ISO_DATE_TIME.exec(text) ??
-    COMPACT_DATE.exec(text) ??
-    COMPACT_DATE_TIME.exec(text);
-  if (iso) return calendarDate(Number(iso[1]), Number(iso[2]), Number(iso[3]));
-  if (SERIAL_TEXT.test(text)) return fromExcelSerial(Number(text));
   const refused = (reason: string): Parsed<string> =>
     fail(`${reason}; accepted: ${acceptedDateForms(format)} (the profile's dateFormat is '${format}')`);
+  if (typeof value === 'number') {
+    if (!isCompactDateNumber(value)) return fromExcelSerial(value);
+    const compact = COMPACT_DATE.exec(String(value));
+    const parsed = compact && calendarDate(Number(compact[1]), Number(compact[2]), Number(compact[3]));
+    return parsed?.ok ? parsed : refused(`${value} is not a real date when read as YYYYMMDD`);
+  }
+  const text = value.trim();
+  const iso = ISO_DATE.exec(text) ?? ISO_DATE_TIME.exec(text) ?? COMPACT_DATE_TIME.exec(text);
+  if (iso) return calendarDate(Number(iso[1]), Number(iso[2]), Number(iso[3]));
+  const compact = COMPACT_DATE.exec(text);
+  if (compact) {
+    const parsed = calendarDate(Number(compact[1]), Number(compact[2]), Number(compact[3]));
+    return parsed.ok ? parsed : refused(`'${text}' is not a real date when read as YYYYMMDD`);
+  }
+  if (DIGITS_TEXT.test(text)) {
+    return refused(
+      `'${quoteInput(text, 40)}' is digits only, which says no date: YYMMDD, a year or an Excel serial number read ` +
+        'as a date would each give another day; write the date as YYYY-MM-DD or YYYYMMDD',
+    );
+  }
   const separated = SEPARATED_DATE.exec(text);
   if (separated) {
     if (format === 'iso') {

@@ -80,6 +80,36 @@ describe('erpOrders reading exports, on real Temporal and the sandbox', () => {
       expect(order?.orderDate).toBe('2024-03-01');
       expect(order?.deliveryDate).toBe('2024-03-02');
     });
+
+    // Spec 01: order dates are calendar dates. SAP's YYYYMMDD lands in a workbook as the number 20261231, far past the
+    // last Excel serial (9999-12-31): it is that day, in either date system. A true serial stays a date.
+    it('a number cell 20261231 in a date column is YYYYMMDD; a date serial beside it stays a date', async () => {
+      for (const date1904 of [false, true]) {
+        const order = `XD-${date1904 ? '1904' : '1900'}`;
+        const sheet = XLSX.utils.aoa_to_sheet([
+          [
+            'order_number',
+            'supplier_code',
+            'order_date',
+            'delivery_date',
+            'product_external_id',
+            'quantity',
+            'unit',
+          ],
+          [order, 'SUP-1001', 45352 - (date1904 ? 1462 : 0), 20261231, 'PLM-TEE-001-BLK', 5, 'pcs'],
+        ]);
+        const book = XLSX.utils.book_new();
+        XLSX.utils.book_append_sheet(book, sheet, 'Orders');
+        if (date1904) book.Workbook = { WBProps: { date1904: true } };
+        const file = path.join(dir(), `${order}.xlsx`);
+        await writeFile(file, XLSX.write(book, { type: 'buffer', bookType: 'xlsx' }) as Buffer);
+        const result = await push({ file });
+        expect(result.orders).toMatchObject({ created: 1, rejected: 0 });
+        expect((await copiesOf(order)).map((o) => [o.orderDate, o.deliveryDate])).toEqual([
+          ['2024-03-01', '2026-12-31'],
+        ]);
+      }
+    });
   });
   describe('xlsx sheets Excel users see', () => {
     const ORDER_HEADER = [

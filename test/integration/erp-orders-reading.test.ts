@@ -179,6 +179,52 @@ describe('erpOrders reading exports, on real Temporal and the sandbox', () => {
     );
   });
 
+  // Spec 01: order dates are calendar dates (`YYYY-MM-DD`); README: "Two-digit years are refused". Text of digits only
+  // says no date: `261231` (YYMMDD) is no Excel serial 261231 (2615-03-23), nor `2026` serial 2026 (1905-07-18). Only
+  // eight digits are a date, SAP's YYYYMMDD; SAP writes an empty date as `00000000` or `00.00.0000`.
+  it("digits-only date text is refused naming row, column and text, except YYYYMMDD; SAP's 00000000 is blank", async () => {
+    const file = path.join(dir(), 'digit-dates.csv');
+    await writeFile(
+      file,
+      [
+        'order_number,supplier_code,order_date,delivery_date,line_number,product_external_id,quantity,unit',
+        'DT-1,SUP-1001,2026-01-05,261231,1,PLM-TEE-001-BLK,10,pcs',
+        'DT-2,SUP-1001,2026,2026-12-31,1,PLM-TEE-001-BLK,10,pcs',
+        'DT-3,SUP-1001,00000000,20261231,1,PLM-TEE-001-BLK,10,pcs',
+        'DT-4,SUP-1001,00.00.0000,2026-12-30,1,PLM-TEE-001-BLK,10,pcs',
+        'DT-5,SUP-1001,2026-01-05,20261331,1,PLM-TEE-001-BLK,10,pcs',
+        '',
+      ].join('\n'),
+    );
+    const result = await push({ file });
+    expect(result.orders).toMatchObject({ created: 2, rejected: 3 });
+    expect(result.rejections).toEqual([
+      expect.objectContaining({
+        orderNumber: 'DT-1',
+        code: 'invalid_date',
+        message: expect.stringMatching(/row 2, column 'delivery_date'.*'261231' is digits only/),
+      }),
+      expect.objectContaining({
+        orderNumber: 'DT-2',
+        code: 'invalid_date',
+        message: expect.stringMatching(/row 3, column 'order_date'.*'2026' is digits only/),
+      }),
+      expect.objectContaining({
+        orderNumber: 'DT-5',
+        code: 'invalid_date',
+        message: expect.stringMatching(/row 6, column 'delivery_date'.*'20261331'/),
+      }),
+    ]);
+    expect(await copiesOf('DT-1')).toEqual([]);
+    expect(await copiesOf('DT-2')).toEqual([]);
+    expect((await copiesOf('DT-3')).map((o) => [o.orderDate, o.deliveryDate])).toEqual([
+      [null, '2026-12-31'],
+    ]);
+    expect((await copiesOf('DT-4')).map((o) => [o.orderDate, o.deliveryDate])).toEqual([
+      [null, '2026-12-30'],
+    ]);
+  });
+
   // Approval (README, "erp-orders --approve"): the plan lists "creates, updates, deletes, rejects"; an order the
   // reader refused is a reject of the run as much as one the API would refuse, and the operator approves the plan.
   it('the approval plan counts and lists the orders refused while reading the export', async () => {

@@ -4,6 +4,8 @@ import { quoteInput } from '../../input-limits';
 import { serialIn1900System } from '../../workbook-cells';
 import {
   cellText,
+  isCompactDateNumber,
+  isEmptyDateText,
   parseQuantity,
   parseText,
   parseUnit,
@@ -153,9 +155,10 @@ export function mapRow(
   const header = new Map<HeaderKey, HeaderCell>();
   for (const spec of SCALAR_HEADER_FIELDS) {
     const read = cellOf(spec.key);
-    if (isBlank(read)) continue;
+    const isDate = DATE_SOURCE_FIELDS.has(spec.key);
+    if (isBlank(read) || (isDate && isEmptyDateText(read))) continue;
     const cell =
-      typeof read === 'number' && DATE_SOURCE_FIELDS.has(spec.key)
+      typeof read === 'number' && isDate && !isCompactDateNumber(read)
         ? serialIn1900System(read, context.date1904 === true)
         : read;
     const column = columnOf(spec.key) ?? spec.key;

@@ -4,6 +4,8 @@ import {
   parseDate,
   parseEnum,
   parseQuantity,
+  isCompactDateNumber,
+  isEmptyDateText,
   parseUnit,
   roundHalfUp2,
   splitList,
@@ -28,7 +30,6 @@ describe('dates', () => {
     ['5.3.2024', 'dmy', '2024-03-05'],
     ['05-03-2024', 'dmy', '2024-03-05'],
     ['03/05/2024', 'mdy', '2024-03-05'],
-    ['45356', 'iso', '2024-03-05'],
   ] as const)('%s read as %s is %s', (text, format, expected) => {
     expect(value(parseDate(text, format))).toBe(expected);
   });
@@ -40,6 +41,24 @@ describe('dates', () => {
     expect(value(fromExcelSerial(59))).toBe('1900-02-28');
     expect(value(fromExcelSerial(61))).toBe('1900-03-01');
     expect(reason(fromExcelSerial(60))).toMatch(/does not exist/);
+  });
+
+  // README: "Two-digit years are refused"; text of digits only is no date form (only SAP's YYYYMMDD is), while a
+  // workbook's number cell is a serial, or YYYYMMDD when it has eight digits.
+  it('refuses digits-only text other than YYYYMMDD; reads an 8-digit number cell as YYYYMMDD; SAP zeros are blank', () => {
+    for (const text of ['261231', '2026', '45356', '45356.5', '311226'])
+      expect(reason(parseDate(text, 'dmy'))).toMatch(new RegExp(`'${text}' is digits only`));
+    expect(reason(parseDate('20261331', 'iso'))).toMatch(
+      /'20261331' is not a real date when read as YYYYMMDD/,
+    );
+    expect(value(parseDate(20261231, 'iso'))).toBe('2026-12-31');
+    expect(reason(parseDate(20261331, 'iso'))).toMatch(/20261331 is not a real date when read as YYYYMMDD/);
+    expect(value(parseDate(2026, 'iso'))).toBe('1905-07-18');
+    expect(isEmptyDateText('00000000')).toBe(true);
+    expect(isEmptyDateText(' 00.00.0000 ')).toBe(true);
+    expect(isEmptyDateText('0')).toBe(false);
+    expect(isCompactDateNumber(20261231)).toBe(true);
+    expect(isCompactDateNumber(2958465)).toBe(false);
   });
 
   it('refuses impossible, ambiguous and unknown dates with a reason', () => {
