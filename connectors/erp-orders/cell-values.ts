@@ -261,6 +261,12 @@ export function parseQuantity(value: string | number, separator: DecimalSeparato
   return ok(rounded);
 }
 
+/** A cell holding zero however written (`0`, `0,000`, `0.00`): SAP's way of writing a quantity it has not got. */
+export function isZeroQuantity(value: CellValue): boolean {
+  if (typeof value === 'number') return value === 0;
+  return typeof value === 'string' && /^\+?0+(?:[.,]0*)?$/.test(value.replace(/[\s\u00a0\u202f]/g, ''));
+}
+
 export { UNIT_VALUES, type Unit };
 const UNITS: ReadonlySet<string> = new Set(UNIT_VALUES);
 

@@ -179,6 +179,32 @@ describe('erpOrders reading exports, on real Temporal and the sandbox', () => {
     );
   });
 
+  // Spec 03, OrderLine.secondaryQuantity: "Positive, 2 decimals", not required. SAP writes a weight it has not got as
+  // `0,000`: that is no weight (a blank cell), not a refused line.
+  it("a zero secondary quantity ('0,000', SAP's no value) is a blank one; a zero quantity is still refused", async () => {
+    const file = path.join(dir(), 'sap-zero-weight.csv');
+    await writeFile(
+      file,
+      [
+        'order_number;supplier_code;line_number;product_external_id;quantity;unit;secondary_quantity_kg',
+        'QTY-ZW-1;SUP-1001;1;PLM-TEE-001-BLK;10,000;ST;0,000',
+        'QTY-ZW-2;SUP-1001;1;PLM-TEE-001-BLK;0,000;ST;1,000',
+        '',
+      ].join('\n'),
+    );
+    const result = await push({ file });
+    expect(result.orders).toMatchObject({ created: 1, rejected: 1 });
+    const [order] = await copiesOf('QTY-ZW-1');
+    expect(order?.lines.map((line) => [line.quantity, line.secondaryQuantity])).toEqual([[10, null]]);
+    expect(result.rejections).toEqual([
+      expect.objectContaining({
+        orderNumber: 'QTY-ZW-2',
+        code: 'invalid_quantity',
+        message: expect.stringMatching(/row 3, column 'quantity'.*not a positive quantity/),
+      }),
+    ]);
+  });
+
   // Spec 01: order dates are calendar dates (`YYYY-MM-DD`); README: "Two-digit years are refused". Text of digits only
   // says no date: `261231` (YYMMDD) is no Excel serial 261231 (2615-03-23), nor `2026` serial 2026 (1905-07-18). Only
   // eight digits are a date, SAP's YYYYMMDD; SAP writes an empty date as `00000000` or `00.00.0000`.

@@ -6,6 +6,7 @@ import {
   cellText,
   isCompactDateNumber,
   isEmptyDateText,
+  isZeroQuantity,
   parseQuantity,
   parseText,
   parseUnit,
@@ -215,7 +216,10 @@ export function mapRow(
     if (parsed.ok) line.unit = parsed.value;
     else problem('invalid_unit', 'unit', unit.column, parsed.reason);
   }
-  const secondary = lineCell('secondaryQuantity');
+  // Spec 03: a secondary quantity is optional but positive when given, so a zero one (SAP writes `0,000` for no
+  // weight) is read as the blank it means.
+  const secondaryCell = lineCell('secondaryQuantity');
+  const secondary = secondaryCell && !isZeroQuantity(secondaryCell.value) ? secondaryCell : undefined;
   if (secondary) {
     const parsed = parseQuantity(
       typeof secondary.value === 'number' ? secondary.value : cellText(secondary.value),

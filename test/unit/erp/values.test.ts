@@ -6,6 +6,7 @@ import {
   parseQuantity,
   isCompactDateNumber,
   isEmptyDateText,
+  isZeroQuantity,
   parseUnit,
   roundHalfUp2,
   splitList,
@@ -118,6 +119,12 @@ describe('quantities', () => {
     expect(value(parseQuantity('1.0051', null))).toBe(1.01);
     expect(reason(parseQuantity('-3', null))).toMatch(/not a positive quantity/);
     expect(reason(parseQuantity('twelve', null))).toMatch(/not a number/);
+  });
+
+  it("tells a zero however written (SAP's '0,000' for no weight) from a small quantity", () => {
+    for (const zero of ['0', '0,000', '0.00', ' 000 ', 0]) expect(isZeroQuantity(zero)).toBe(true);
+    for (const other of ['0,004', '1,000', '', 'zero', 0.001, null])
+      expect(isZeroQuantity(other)).toBe(false);
   });
 
   it('refuses zero, negative, tiny-after-rounding and too large quantities', () => {
