@@ -260,7 +260,7 @@ export async function takeSnapshot(api: ApiCalls, drafts: readonly OrderDraft[])
   for (const order of await api.all(fetchOrders, first)) {
     const key = naturalKey(order.orderType, order.orderNumber);
     if (wanted.has(key)) matched.set(key, order);
-    if (numbers.has(order.orderNumber)) {
+    if (numbers.has(order.orderNumber) && !order.isArchived) {
       const types = snapshot.typesByNumber.get(order.orderNumber) ?? [];
       if (!types.includes(order.orderType))
         snapshot.typesByNumber.set(order.orderNumber, [...types, order.orderType]);
@@ -278,6 +278,15 @@ export async function takeSnapshot(api: ApiCalls, drafts: readonly OrderDraft[])
     });
   }
   return snapshot;
+}
+
+/**
+ * The types a number lives under on the platform, for the order_type_changed check. Spec 03: a number is "Unique
+ * within the owner company for the same order type" and "archived orders still block number reuse" within that type
+ * only, so an archived order of another type does not stand in the way (archiving it is what the rejection advises).
+ */
+export function blockingTypes(orders: readonly Pick<Order, 'orderType' | 'isArchived'>[]): OrderType[] {
+  return [...new Set(orders.filter((order) => !order.isArchived).map((order) => order.orderType))];
 }
 
 /**

@@ -4,7 +4,7 @@ import type { BatchJournal } from '../staging';
 import { isTraceabilityApiError, type TraceabilityApiError } from '../traceability/errors';
 import type { OrderType } from '../traceability/schemas/orders';
 import { productRefKey, type OrderDraft, type ProductRef } from './orders/draft';
-import { resolveProducts, toExisting } from './platform-reads';
+import { blockingTypes, resolveProducts, toExisting } from './platform-reads';
 import {
   rejectedOutcome,
   type BatchRecord,
@@ -62,7 +62,7 @@ interface State {
   existing: ExistingOrder | undefined;
   /** Read during this attempt with its full lines (only such a state may plan a write). */
   fresh: boolean;
-  /** The order types the platform holds this number under (undefined: not known). */
+  /** The order types the platform holds this number under, archived orders aside (undefined: not known). */
   typesOnPlatform?: readonly OrderType[] | undefined;
 }
 
@@ -76,7 +76,7 @@ async function readOrder(api: ApiCalls, draft: OrderDraft, knownId?: string): Pr
   if (known) return { existing: toExisting(known), fresh: true };
   const page = await api.one(() => api.client.orders.list({ orderNumber: draft.orderNumber, limit: 100 }));
   const sameNumber = page.items.filter((order) => order.orderNumber === draft.orderNumber);
-  const typesOnPlatform = [...new Set(sameNumber.map((order) => order.orderType))];
+  const typesOnPlatform = blockingTypes(sameNumber);
   const match = sameNumber.find((order) => order.orderType === draft.orderType);
   if (match === undefined) return { existing: undefined, fresh: true, typesOnPlatform };
   if (match.lineCount === 0) return { existing: toExisting(match, []), fresh: true, typesOnPlatform };

@@ -92,6 +92,39 @@ describe('erpOrders by the spec, on real Temporal and the sandbox (issue 14)', (
     expect((await only('FLIP-1')).orderType).toBe('PURCHASE_ORDER');
   });
 
+  // Spec 03, Order.orderNumber: "Unique within the owner company for the same order type"; "archived orders still
+  // block number reuse" within their type only. The order_type_changed rejection advises to "archive or delete the
+  // old one on the platform and push again": once archived, the old order of the other type no longer blocks.
+  it('after the advised archive of the old order, the order of the new type is created; a live one still blocks', async () => {
+    const row = (buyer: string, supplier: string) => ({
+      order_number: 'FLIP-2',
+      buyer_id: buyer,
+      supplier_id: supplier,
+      line_number: '1',
+      product_external_id: 'PLM-TEE-001-BLK',
+      quantity: 3,
+      unit: 'PIECES',
+    });
+    const first = await writeCsv('flip2-before.csv', [row(BRAND, SUPPLIER)]);
+    expect((await push({ file: first, mappingFile: byIdProfile() })).orders).toMatchObject({ created: 1 });
+    const flipped = await writeCsv('flip2-after.csv', [row(SUPPLIER, BRAND)]);
+    const refused = await push({ file: flipped, mappingFile: byIdProfile() });
+    expect(refused.rejections).toEqual([
+      expect.objectContaining({
+        code: 'order_type_changed',
+        message: expect.stringContaining('archive or delete the old one'),
+      }),
+    ]);
+    await stack().apiClient.orders.update((await only('FLIP-2')).id, { isArchived: true });
+    const result = await push({ file: flipped, mappingFile: byIdProfile() });
+    expect(result.orders).toMatchObject({ created: 1, rejected: 0 });
+    const copies = await copiesOf('FLIP-2');
+    expect(copies.map((order) => [order.orderType, order.isArchived]).sort()).toEqual([
+      ['PURCHASE_ORDER', true],
+      ['SALES_ORDER', false],
+    ]);
+  });
+
   // Item 2. Spec, PATCH /orders/{id}: "partial update; omitted fields are unchanged".
   it('an export without receiver columns leaves the platform receiver alone', async () => {
     const created = await stack().apiClient.orders.create({

@@ -46,6 +46,7 @@ export interface SpecOrder {
   id: string;
   orderNumber: string;
   orderType: string;
+  isArchived?: boolean;
   orderDate: string | null;
   receiverCompanyId: string | null;
   receiverFacilityProcess: string | null;
