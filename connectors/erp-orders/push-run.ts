@@ -64,6 +64,8 @@ export const runManifestSchema = runManifestBaseSchema.extend({
   sourceSha256: z.string(),
   format: z.enum(['csv', 'xlsx', 'json', 'ndjson']),
   sheet: z.string().optional(),
+  /** The profile's column names: the rejects file is read again as the export was (`ReadOptions.mappedColumns`). */
+  mappedColumns: z.array(z.string()).optional(),
   complete: z.boolean(),
   allowTracedLineRemoval: z.boolean().default(false),
   batches: z.array(stagingRefSchema),
@@ -287,10 +289,12 @@ export async function prepareRun(
   // For a worker that continues the run (run-data store).
   await run.publish(basename(sourceCopy));
   const sourceSha256 = await sha256Of(sourceCopy);
+  const mappedColumns = Object.values(profile.columns).filter((column) => column !== undefined);
   const table = await readExportFile(sourceCopy, {
     format,
     onTick: () => progress({ phase: 'read' }),
     ...(profile.sheet ? { sheet: profile.sheet } : {}),
+    mappedColumns,
   });
   progress({ phase: 'read', rows: table.rows.length });
 
@@ -338,6 +342,7 @@ export async function prepareRun(
     sourceSha256,
     format,
     ...(profile.sheet ? { sheet: profile.sheet } : {}),
+    mappedColumns,
     complete,
     allowTracedLineRemoval: input.allowTracedLineRemoval ?? false,
     batches,
@@ -471,6 +476,7 @@ export async function finishRun(input: FinishInput, run: OrderRun): Promise<Fini
     const table = await readExportFile(sourcePath, {
       format: manifest.format,
       ...(manifest.sheet ? { sheet: manifest.sheet } : {}),
+      ...(manifest.mappedColumns ? { mappedColumns: manifest.mappedColumns } : {}),
     });
     const file = writeRejects(
       table,

@@ -11,6 +11,13 @@ import * as XLSX from 'xlsx';
 import { erpOrders } from '../../workflows';
 import { erpReadingStack } from './erp-stack';
 
+/** The messages of an error and its causes (a failed workflow wraps the activity's failure). */
+function causes(error: unknown): string[] {
+  const messages: string[] = [];
+  for (let at: unknown = error; at instanceof Error; at = at.cause) messages.push(at.message);
+  return messages;
+}
+
 describe('erpOrders reading exports, on real Temporal and the sandbox', () => {
   const { stack, dir, copiesOf, linesOf, push, csvRows } = erpReadingStack();
 
@@ -249,6 +256,43 @@ describe('erpOrders reading exports, on real Temporal and the sandbox', () => {
     expect((await copiesOf('DT-4')).map((o) => [o.orderDate, o.deliveryDate])).toEqual([
       [null, '2026-12-30'],
     ]);
+  });
+
+  // README: a repeated header is refused because "guessing which of two `quantity` columns the profile means would
+  // push wrong data". A NetSuite export repeats `Name` (customer, item) in columns the profile does not read: there is
+  // nothing to guess, so only a repeated column the profile maps refuses the file; the rejects file keeps both.
+  it('a repeated header the profile does not map is read (rejects file keeps both); a repeated mapped one refuses the file', async () => {
+    const file = path.join(dir(), 'netsuite-names.csv');
+    await writeFile(
+      file,
+      [
+        'order_number,Name,supplier_code,Name,line_number,product_external_id,quantity,unit',
+        'NS-1,Acme,SUP-1001,Merino tee,1,PLM-TEE-001-BLK,10,pcs',
+        'NS-2,Acme,SUP-1001,Wool tee,1,PLM-TEE-001-BLK,10,crates',
+        '',
+      ].join('\n'),
+    );
+    const result = await push({ file });
+    expect(result.orders).toMatchObject({ created: 1, rejected: 1 });
+    expect(await linesOf('NS-1')).toEqual(['1:10']);
+    const rejects = readFileSync(result.rejectsFile!, 'utf8').split('\n');
+    expect(rejects[1]).toMatch(/^NS-2,Acme,SUP-1001,Wool tee,1,PLM-TEE-001-BLK,10,crates,invalid_unit,/);
+
+    const mapped = path.join(dir(), 'two-quantities.csv');
+    await writeFile(
+      mapped,
+      [
+        'order_number,supplier_code,product_external_id,quantity,unit,Quantity',
+        'NS-3,SUP-1001,PLM-TEE-001-BLK,10,pcs,12',
+        '',
+      ].join('\n'),
+    );
+    const failure = await push({ file: mapped }).then(
+      () => 'completed',
+      (error: unknown) => causes(error).join(' / '),
+    );
+    expect(failure).toMatch(/header row 1 names the same column more than once: 'quantity' \(columns D, F\)/);
+    expect(await copiesOf('NS-3')).toEqual([]);
   });
 
   // Approval (README, "erp-orders --approve"): the plan lists "creates, updates, deletes, rejects"; an order the

@@ -1,5 +1,6 @@
 import { bindColumns, missingRequiredColumns, type ColumnBinding, type MappingProfile } from '../profile';
 import type { ExportTable } from '../read/types';
+import { count, quoteInput } from '../../input-limits';
 import { fail, ok, type Parsed } from '../cell-values';
 import {
   describeAt,
@@ -88,6 +89,20 @@ export function companyCodesIn(table: ExportTable, profile: MappingProfile): str
   return [...codes].sort();
 }
 
+/** The file's columns for a message, as many as fit in about 1,000 characters: a header may hold 2,000 of them. */
+function columnList(columns: readonly string[]): string {
+  const shown: string[] = [];
+  let length = 0;
+  for (const column of columns) {
+    if (shown.length > 0 && length + column.length > 1_000) break;
+    const quoted = quoteInput(column, 300);
+    shown.push(quoted);
+    length += quoted.length + 2;
+  }
+  const rest = columns.length - shown.length;
+  return rest > 0 ? `${shown.join(', ')} and ${count(rest)} more` : shown.join(', ');
+}
+
 /**
  * Turns an export into order drafts: rows grouped by order number (in first-seen order; a row with a blank number
  * continues the order of the row above), header fields agreed,
@@ -112,7 +127,7 @@ export function buildOrders(table: ExportTable, profile: MappingProfile, context
       );
     }
     throw new ExportMismatchError(
-      `the export lacks ${missing.join(', ')} required by profile '${profile.name}'; its columns are: ${table.columns.join(', ')}`,
+      `the export lacks ${missing.join(', ')} required by profile '${profile.name}'; its columns are: ${columnList(table.columns)}`,
     );
   }
   const warnings = binding.missing.map(

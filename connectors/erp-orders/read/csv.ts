@@ -4,6 +4,7 @@ import { csvRecords, quotedCellIndex } from '../../csv-records';
 import {
   checkCellLength,
   checkColumnCount,
+  columnLetterOf,
   duplicateHeaders,
   duplicateHeadersMessage,
   inputLimits,
@@ -29,17 +30,24 @@ async function toByteSource(source: TextSource): Promise<ByteSource> {
 /**
  * Header names trimmed, BOM removed; an empty name becomes `column_N`. A name given twice (case and spaces aside) is
  * refused, as the PLM import does: guessing which of two `quantity` columns the profile means would push wrong data.
- * One pass over the names, so a header of 30,000 repeated names costs milliseconds.
+ * Given the profile's column names (`mapped`), only a repeated name among them is refused: a repeat the profile does
+ * not read (NetSuite's two `Name` columns) leaves nothing to guess; its later copies are keyed `Name (column D)` so
+ * each keeps its cells (for the rejects file). One pass over the names, so 30,000 repeated names cost milliseconds.
  */
-export function uniqueHeader(names: readonly string[], headerRow = 1): string[] {
+export function uniqueHeader(names: readonly string[], headerRow = 1, mapped?: readonly string[]): string[] {
   checkColumnCount(names.length, headerRow);
   const header = names.map((raw, index) => {
     const name = raw.replace(/^\uFEFF/, '').trim();
     return name === '' ? `column_${index + 1}` : name;
   });
   const duplicates = duplicateHeaders(header);
-  if (duplicates.length > 0)
-    throw new ExportReadError(duplicateHeadersMessage(duplicates, headerRow), 'duplicate_headers');
+  const read = mapped && new Set(mapped.map((name) => name.trim().toLowerCase()));
+  const refused = read ? duplicates.filter((entry) => read.has(entry.name.toLowerCase())) : duplicates;
+  if (refused.length > 0)
+    throw new ExportReadError(duplicateHeadersMessage(refused, headerRow), 'duplicate_headers');
+  for (const entry of duplicates)
+    for (const index of entry.columns.slice(1))
+      header[index] = `${header[index]} (column ${columnLetterOf(index)})`;
   return header;
 }
 
@@ -75,15 +83,15 @@ export function asExportReadError(error: unknown): unknown {
  * a repeated header name, too many columns or a cell over the limit refuse the file whole (`inputLimits`). A fixed
  * rejects file (it has `error_code` and `error_message`) gets its neutralised formula cells back as they were.
  */
-export async function readCsv(source: TextSource): Promise<ExportTable> {
+export async function readCsv(source: TextSource, mappedColumns?: readonly string[]): Promise<ExportTable> {
   try {
-    return await readCsvRecords(source);
+    return await readCsvRecords(source, mappedColumns);
   } catch (error) {
     throw asExportReadError(error);
   }
 }
 
-async function readCsvRecords(source: TextSource): Promise<ExportTable> {
+async function readCsvRecords(source: TextSource, mappedColumns?: readonly string[]): Promise<ExportTable> {
   const csv = await openCsvText(await toByteSource(source), inputLimits.headerChars + 2);
   if (csv.head === '') throw new ExportReadError('the csv file is empty: no header row');
   const delimiter = csv.sepDelimiter ?? guessDelimiter(csv.head.slice(0, inputLimits.headerChars + 2));
@@ -112,7 +120,7 @@ async function readCsvRecords(source: TextSource): Promise<ExportTable> {
       // Blank lines above the header are skipped, as the PLM import skips them.
       if (texts.every((text) => text.trim() === '')) continue;
       headerRow = record.rowNumber;
-      columns = uniqueHeader(texts, record.rowNumber);
+      columns = uniqueHeader(texts, record.rowNumber, mappedColumns);
       if (isRejectsHeader(columns)) restore = restoreRejectsCell;
       continue;
     }

@@ -45,6 +45,8 @@ export interface ReadOptions {
   onTick?: () => void;
   /** xlsx: stop the read and fail after this long (default `inputLimits.readTimeoutMs`). */
   timeoutMs?: number;
+  /** csv, xlsx: the profile's column names; a repeated header refuses the file only when it is one of them. */
+  mappedColumns?: readonly string[];
 }
 
 /** An error from the read thread as the order push's own class, its code kept. */
@@ -70,7 +72,7 @@ async function readTable(file: string, format: ExportFormat, options: ReadOption
     return runOffThread<ExportTable>(
       path.join(__dirname, 'xlsx'),
       'readXlsxFile',
-      [file, options.sheet, options.maxUncompressedBytes],
+      [file, options.sheet, options.maxUncompressedBytes, options.mappedColumns],
       {
         what: 'the workbook',
         rebuild: rebuildThreadError,
@@ -83,7 +85,7 @@ async function readTable(file: string, format: ExportFormat, options: ReadOption
   await scanTextFile(file, inputLimits, `${format} file`, format !== 'json');
   switch (format) {
     case 'csv':
-      return readCsv({ path: file });
+      return readCsv({ path: file }, options.mappedColumns);
     case 'ndjson':
       return readNdjson(createReadStream(file));
     case 'json':

@@ -88,8 +88,9 @@ export function readXlsxFile(
   path: string,
   sheetName?: string,
   maxUncompressedBytes = MAX_XLSX_UNCOMPRESSED_BYTES,
+  mappedColumns?: readonly string[],
 ): ExportTable {
-  return readXlsx(readFileSync(path), sheetName, maxUncompressedBytes);
+  return readXlsx(readFileSync(path), sheetName, maxUncompressedBytes, mappedColumns);
 }
 
 /**
@@ -103,9 +104,10 @@ export function readXlsx(
   content: Buffer | Uint8Array,
   sheetName?: string,
   maxUncompressedBytes = MAX_XLSX_UNCOMPRESSED_BYTES,
+  mappedColumns?: readonly string[],
 ): ExportTable {
   try {
-    return readWorkbookSheet(content, sheetName, maxUncompressedBytes);
+    return readWorkbookSheet(content, sheetName, maxUncompressedBytes, mappedColumns);
   } catch (error) {
     throw asExportReadError(error);
   }
@@ -115,6 +117,7 @@ function readWorkbookSheet(
   content: Buffer | Uint8Array,
   sheetName: string | undefined,
   maxUncompressedBytes: number,
+  mappedColumns: readonly string[] | undefined,
 ): ExportTable {
   // Without this check SheetJS would happily read any text as a one-column "workbook".
   checkXlsxBytes(content, maxUncompressedBytes);
@@ -163,7 +166,7 @@ function readWorkbookSheet(
   while (lastColumn > firstColumn && textAt(headerRow, lastColumn) === '') lastColumn -= 1;
   const headerCells: string[] = [];
   for (let c = firstColumn; c <= lastColumn; c += 1) headerCells.push(textAt(headerRow, c));
-  const columns = uniqueHeader(headerCells, headerRow + 1);
+  const columns = uniqueHeader(headerCells, headerRow + 1, mappedColumns);
   const restore = isRejectsHeader(columns) ? restoreRejectsCell : (text: string): string => text;
   const warnings = skippedHidden.length > 0 ? [hiddenSheetsWarning(skippedHidden, name)] : [];
   fillMergesDown(data, sheet['!merges'] ?? [], headerRow + 1, warnings);

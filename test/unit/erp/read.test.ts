@@ -63,6 +63,16 @@ describe('csv', () => {
     });
   });
 
+  it("with the profile's columns, refuses only a repeated name the profile reads; other repeats keep their cells", async () => {
+    const table = await readCsv('PO,Name,Qty,name\n1,Acme,5,Tee\n', ['po', 'QTY']);
+    expect(table.columns).toEqual(['PO', 'Name', 'Qty', 'name (column D)']);
+    expect(table.rows[0]?.values).toEqual({ PO: '1', Name: 'Acme', Qty: '5', 'name (column D)': 'Tee' });
+    await expect(readCsv('PO,Qty,qty\n1,5,6\n', ['PO', 'Qty'])).rejects.toMatchObject({
+      code: 'duplicate_headers',
+      message: expect.stringMatching(/'Qty' \(columns B, C\)/),
+    });
+  });
+
   it('reads a Windows-1252 export (older ERPs) without mangling accents', async () => {
     const table = await readCsv(Buffer.from('order_number;product\nPO-1;Café Crème Größe\n', 'latin1'));
     expect(table.rows[0]?.values['product']).toBe('Café Crème Größe');
