@@ -17,8 +17,10 @@ import {
 
 /**
  * Plan, then approve (ERP push): the plan is a dry pass of every batch under a run key of its own (reads only, its
- * outcome logs beside the run's), with the orders refused while reading, written as html and xlsx; after approval a second dry pass is compared with it,
- * and the orders whose outcome changed are taken out of the batches the real pass writes.
+ * outcome logs beside the run's), with the orders refused while reading, written as html and xlsx (an update lists
+ * each order field it changes, before → after); after approval a second dry pass is compared with it, and the orders
+ * whose outcome changed (kind, line counts, or fields and their values) are taken out of the batches the real pass
+ * writes.
  */
 
 export const writeErpPlanInputSchema = z.strictObject({
@@ -40,6 +42,9 @@ export interface ErpApprovalPlanFiles {
 }
 
 const lines = (o: OrderOutcome) => o.lines ?? { created: 0, updated: 0, deleted: 0 };
+/** An update's order fields, `deliveryDate: 2026-06-01 → 2026-06-15; …`. */
+const fieldsText = (o: OrderOutcome): string =>
+  (o.fields ?? []).map((f) => `${f.field}: ${f.before} → ${f.after}`).join('; ');
 
 export async function writeErpApprovalPlan(
   input: WriteErpPlanInput,
@@ -60,10 +65,14 @@ export async function writeErpApprovalPlan(
     { header: 'lines updated', value: (o: OrderOutcome) => lines(o).updated },
     { header: 'lines deleted', value: (o: OrderOutcome) => lines(o).deleted },
   ];
+  const updateColumns = [
+    ...orderColumns,
+    { header: 'fields changed (before → after)', value: (o: OrderOutcome) => fieldsText(o) },
+  ];
   const deletes = outcomes.filter((o) => lines(o).deleted > 0);
   const tables: Table<OrderOutcome>[] = [
     { name: 'Creates', columns: orderColumns, rows: of('created') },
-    { name: 'Updates', columns: orderColumns, rows: of('patched') },
+    { name: 'Updates', columns: updateColumns, rows: of('patched') },
     { name: 'Deletes', columns: orderColumns, rows: deletes },
     {
       name: 'Rejects',
@@ -134,7 +143,8 @@ export interface HoldBackOrdersResult extends HeldBackList<HeldBackOrder> {
 function describe(outcome: OrderOutcome | undefined): string {
   if (!outcome) return 'none';
   const l = lines(outcome);
-  return `${outcome.outcome === 'created' ? 'create' : outcome.outcome === 'patched' ? 'update' : outcome.outcome} (lines +${l.created} ~${l.updated} -${l.deleted})`;
+  const fields = outcome.fields?.length ? `; ${fieldsText(outcome)}` : '';
+  return `${outcome.outcome === 'created' ? 'create' : outcome.outcome === 'patched' ? 'update' : outcome.outcome} (lines +${l.created} ~${l.updated} -${l.deleted}${fields})`;
 }
 
 /**
@@ -155,6 +165,8 @@ export async function holdBackChangedOrders(
     b !== undefined &&
     a.outcome === b.outcome &&
     isDeepStrictEqual(lines(a), lines(b)) &&
+    // The approved update is the fields it changes and their values: a platform edit in between changes them.
+    isDeepStrictEqual(a.fields ?? [], b.fields ?? []) &&
     a.code === b.code;
   const replanned: HeldBackOrder[] = [];
   const { manifest, batchCount } = await rewriteBatches(dataDir, input, 'approved', (record) => {

@@ -134,6 +134,8 @@ export const outcomeEntrySchema = z.discriminatedUnion('kind', [
       )
       .optional(),
     lines: lineCountsSchema.optional(),
+    /** A patch: each order field it changes, the platform's value before and the file's after (as shown in a plan). */
+    fields: z.array(z.strictObject({ field: z.string(), before: z.string(), after: z.string() })).optional(),
     /** How the order got there when a write's answer was lost or the number was already taken. */
     recovered: z.enum(['lost_answer', 'number_taken', 'resumed']).optional(),
   }),

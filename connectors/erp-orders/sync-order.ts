@@ -84,6 +84,28 @@ async function readOrder(api: ApiCalls, draft: OrderDraft, knownId?: string): Pr
   return { existing: order ? toExisting(order) : undefined, fresh: true, typesOnPlatform };
 }
 
+/** A field's value as a plan shows it: bounded text, lists comma-joined, nothing as `(none)`. */
+function shownValue(value: unknown): string {
+  if (value === null || value === undefined || value === '') return '(none)';
+  if (Array.isArray(value))
+    return value.length === 0 ? '(none)' : quoteInput(value.map(String).join(', '), 120);
+  return quoteInput(typeof value === 'object' ? JSON.stringify(value) : String(value), 120);
+}
+
+/** Each order field a patch plan changes, the platform's value before and what the patch sends. */
+function fieldChanges(
+  plan: Extract<OrderPlan, { kind: 'patch' }>,
+  existing: ExistingOrder,
+): NonNullable<OrderOutcome['fields']> {
+  const sent = new Map<string, unknown>(plan.steps.flatMap((step) => Object.entries(step)));
+  const before = new Map<string, unknown>(Object.entries(existing));
+  return plan.changedFields.map((field) => ({
+    field,
+    before: shownValue(before.get(field)),
+    after: shownValue(sent.get(field)),
+  }));
+}
+
 function outcomeOf(
   draft: OrderDraft,
   fields: Omit<OrderOutcome, 'kind' | 'orderNumber' | 'orderType' | 'rows'>,
@@ -231,6 +253,8 @@ export async function syncOrder(
   const reread = async (): Promise<void> => {
     state = await readOrder(api, draft, state.existing?.id);
   };
+  /** A patch's field changes, before → after, kept in its outcome (the approval plan shows and rechecks them). */
+  let fields: OrderOutcome['fields'];
   const settled = (orderId: string | undefined, lines?: OrderOutcome['lines']): OrderOutcome => {
     // A create found done (lost answer, crash) made every line the order holds; a patch found done, what it planned.
     const counted =
@@ -243,6 +267,7 @@ export async function syncOrder(
       outcome: wrote === 'create' ? 'created' : wrote === 'patch' ? 'patched' : 'unchanged',
       ...(orderId ? { orderId } : {}),
       ...(counted ? { lines: counted } : {}),
+      ...(wrote === 'patch' && fields && fields.length > 0 ? { fields } : {}),
       ...(recovered ? { recovered } : {}),
     });
   };
@@ -322,6 +347,7 @@ export async function syncOrder(
       await reread();
       continue;
     }
+    if (state.existing) fields = fieldChanges(plan, state.existing);
     if (ctx.dryRun) {
       wrote = 'patch';
       return settled(plan.orderId, lineCounts(plan));

@@ -444,6 +444,51 @@ describe('plan, then approve (PLM import)', () => {
       expect(await onPlatformOrder('APV-PO-1')).toBeDefined();
     }, 300_000);
 
+    // Issue 21: "Approve applies exactly the planned changes; if the platform changed in between, the changed
+    // products are re-planned and reported, never blindly written". An order update is the fields it changes and
+    // their values: the plan lists each before → after, and an edit of a planned field during the wait holds it back.
+    it('the plan lists each order field an update changes, before → after; a platform edit of it during the wait holds the order back', async () => {
+      const seeded = await stack.client.workflow.execute(erpOrders, {
+        taskQueue: stack.taskQueue,
+        workflowId: stack.workflowId('fields-seed'),
+        args: [{ file: orders('apv-fields-seed.csv', line('APV-F-1', 10), line('APV-F-2', 10)) }],
+      });
+      expect(seeded.orders).toMatchObject({ created: 2 });
+      const moved = (order: string) => line(order, 10).replace('2025-03-01', '2025-03-15');
+      const handle = await startAwaiting(
+        orders('apv-fields.csv', moved('APV-F-1'), moved('APV-F-2')),
+        'erp-orders',
+      );
+      const runDir = path.join(stack.config.dataDir, 'runs', handle.workflowId);
+      expect(readFileSync(path.join(runDir, 'plan.html'), 'utf8')).toContain(
+        'orderDate: 2025-03-01 → 2025-03-15',
+      );
+      const updates = XLSX.utils.sheet_to_json<Record<string, string>>(
+        XLSX.readFile(path.join(runDir, 'plan.xlsx')).Sheets.Updates as XLSX.WorkSheet,
+      );
+      expect(updates.map((row) => [row['orderNumber'], row['fields changed (before → after)']])).toEqual([
+        ['APV-F-1', 'orderDate: 2025-03-01 → 2025-03-15'],
+        ['APV-F-2', 'orderDate: 2025-03-01 → 2025-03-15'],
+      ]);
+      // While the plan waits, a colleague sets APV-F-1's order date on the platform.
+      const edited = await onPlatformOrder('APV-F-1');
+      await stack.apiClient.orders.update(edited!.id, { orderDate: '2025-03-10' });
+
+      expect((await cli('approve', handle.workflowId)).status).toBe(0);
+      const result = (await handle.result()) as ErpResult;
+      expect(result.approval?.replanned).toEqual([
+        {
+          externalId: 'APV-F-1',
+          orderType: 'PURCHASE_ORDER',
+          approved: 'update (lines +0 ~0 -0; orderDate: 2025-03-01 → 2025-03-15)',
+          now: 'update (lines +0 ~0 -0; orderDate: 2025-03-10 → 2025-03-15)',
+        },
+      ]);
+      expect(result.orders).toMatchObject({ patched: 1 });
+      expect((await onPlatformOrder('APV-F-1'))?.orderDate).toBe('2025-03-10');
+      expect((await onPlatformOrder('APV-F-2'))?.orderDate).toBe('2025-03-15');
+    }, 300_000);
+
     // Spec 03, Order.orderNumber: "Unique within the owner company for the same order type".
     it('a purchase and a sales order with one number are held back by type: an edit of one on the platform is never approved by the other', async () => {
       const BRAND = 'cmp_brand_nordic_threads';
@@ -499,7 +544,15 @@ describe('plan, then approve (PLM import)', () => {
       const workbook = XLSX.readFile(path.join(stack.config.dataDir, 'runs', handle.workflowId, 'plan.xlsx'));
       expect(
         XLSX.utils.sheet_to_json<string[]>(workbook.Sheets.Updates as XLSX.WorkSheet, { header: 1 })[0],
-      ).toEqual(['orderNumber', 'orderType', 'rows', 'lines created', 'lines updated', 'lines deleted']);
+      ).toEqual([
+        'orderNumber',
+        'orderType',
+        'rows',
+        'lines created',
+        'lines updated',
+        'lines deleted',
+        'fields changed (before → after)',
+      ]);
     }, 300_000);
 
     it('a reject sent before the plan is written is ignored: the run says so and awaits a decision on the plan', async () => {
