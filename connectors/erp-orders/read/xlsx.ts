@@ -2,10 +2,8 @@ import { readFileSync } from 'node:fs';
 import * as XLSX from 'xlsx';
 import {
   checkCellLength,
-  count,
   isPasswordProtectedWorkbook,
   PASSWORD_PROTECTED_MESSAGE,
-  quoteInput,
   restoreRejectsCell,
   workbookCellError,
 } from '../../input-limits';
@@ -115,21 +113,6 @@ export function readXlsx(
   }
 }
 
-/**
- * Rows a filter or the user hid are in the file, and the push reads the file: they are pushed, but whoever exported
- * it may not know they are there (a cancelled order filtered out), so they are counted and the first named.
- */
-function hiddenRowsWarning(hiddenRows: readonly number[], sheetName: string): string {
-  const shown = hiddenRows.slice(0, 5).join(', ');
-  const more = hiddenRows.length > 5 ? ` and ${count(hiddenRows.length - 5)} more` : '';
-  return (
-    `${count(hiddenRows.length)} row${hiddenRows.length === 1 ? '' : 's'} of sheet '${quoteInput(sheetName, 60)}' ` +
-    `${hiddenRows.length === 1 ? 'is' : 'are'} hidden (row${hiddenRows.length === 1 ? '' : 's'} ${shown}${more}), ` +
-    'by a filter or by hand; they were pushed like the others, since they are in the file. If they must not be, ' +
-    'delete them from the export and push again'
-  );
-}
-
 function readWorkbookSheet(
   content: Buffer | Uint8Array,
   sheetName: string | undefined,
@@ -145,8 +128,6 @@ function readWorkbookSheet(
       cellDates: false,
       cellNF: true,
       cellFormula: true,
-      // Row properties (`!rows`): which rows a filter or the user hid, for the warning below.
-      cellStyles: true,
       sheetStubs: true,
       dense: true,
     });
@@ -190,8 +171,6 @@ function readWorkbookSheet(
   const warnings = skippedHidden.length > 0 ? [hiddenSheetsWarning(skippedHidden, name)] : [];
   fillMergesDown(data, sheet['!merges'] ?? [], headerRow + 1, warnings);
   const rows: SourceRow[] = [];
-  const rowProps = sheet['!rows'] ?? [];
-  const hiddenRows: number[] = [];
   for (let r = headerRow + 1; r <= range.e.r; r += 1) {
     const values: Record<string, CellValue> = {};
     const formats: Record<string, string> = {};
@@ -214,13 +193,11 @@ function readWorkbookSheet(
     });
     data[r] = undefined;
     if (empty) continue;
-    if (rowProps[r]?.hidden === true) hiddenRows.push(r + 1);
     const row: SourceRow = { row: r + 1, values };
     if (Object.keys(formats).length > 0) row.formats = formats;
     if (Object.keys(errors).length > 0) row.cellErrors = errors;
     rows.push(row);
   }
-  if (hiddenRows.length > 0) warnings.push(hiddenRowsWarning(hiddenRows, name));
   const table: ExportTable = { format: 'xlsx', columns, rows, sheetName: name, headerRow: headerRow + 1 };
   if (usesDate1904(workbook)) table.date1904 = true;
   if (warnings.length > 0) table.warnings = warnings;
