@@ -274,7 +274,10 @@ export function isUnit(value: string): value is Unit {
   return UNITS.has(value);
 }
 
-/** Common ERP spellings, always understood; a profile's own aliases take precedence. Keys are lower case. */
+/**
+ * Common ERP spellings and the UN/ECE Recommendation 20 codes, always understood; a profile's own aliases take
+ * precedence. Keys are lower case.
+ */
 export const BUILT_IN_UNIT_ALIASES: Readonly<Record<string, Unit>> = {
   pc: 'PIECES',
   pcs: 'PIECES',
@@ -330,6 +333,26 @@ export const BUILT_IN_UNIT_ALIASES: Readonly<Record<string, Unit>> = {
   pct: 'PERCENTAGE',
   kwh: 'KILOWATT_HOUR',
   gsm: 'GRAM_PER_SQUARE_METER',
+  // UN/ECE Recommendation 20 codes, as SAP (ISO unit) and EDI exports write them.
+  pce: 'PIECES',
+  c62: 'PIECES',
+  h87: 'PIECES',
+  nar: 'PIECES',
+  kgm: 'KILOGRAM',
+  grm: 'GRAM',
+  mgm: 'MILLIGRAM',
+  tne: 'METRIC_TON',
+  lbr: 'POUNDS',
+  onz: 'OUNCE',
+  cmt: 'CENTIMETRE',
+  mmt: 'MILLIMETRE',
+  yrd: 'YARD',
+  fot: 'FOOT',
+  inh: 'INCH',
+  mtk: 'SQUARE_METRE',
+  mtq: 'CUBIC_METRE',
+  mlt: 'MILLILITRE',
+  p1: 'PERCENTAGE',
 };
 
 /**
@@ -341,7 +364,8 @@ export function parseUnit(raw: string, aliases: Readonly<Record<string, Unit>>):
   const lower = text.toLowerCase();
   const profileAlias = Object.entries(aliases).find(([alias]) => alias.trim().toLowerCase() === lower);
   if (profileAlias) return ok(profileAlias[1]);
-  const builtIn = BUILT_IN_UNIT_ALIASES[lower];
+  // An abbreviation may end in a period (`Stk.`, `pcs.`).
+  const builtIn = BUILT_IN_UNIT_ALIASES[lower] ?? BUILT_IN_UNIT_ALIASES[lower.replace(/\.$/, '')];
   if (builtIn) return ok(builtIn);
   const canonical = text.toUpperCase().replace(/[\s-]+/g, '_');
   if (isUnit(canonical)) return ok(canonical);

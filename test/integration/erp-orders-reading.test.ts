@@ -186,6 +186,35 @@ describe('erpOrders reading exports, on real Temporal and the sandbox', () => {
     );
   });
 
+  // Spec 03, OrderLine.unit: "Any value of the unit enumeration (document 1); other values 400". SAP and EDI exports
+  // write the UN/ECE Recommendation 20 codes (PCE, C62, KGM, MTR, MTK) and German ones with a period (`Stk.`): each is
+  // the enumeration's unit, not a refused order.
+  it("UN/ECE unit codes (PCE, C62, KGM, MTK) and abbreviations with a period (Stk.) are the enumeration's units", async () => {
+    const file = path.join(dir(), 'ece-units.csv');
+    await writeFile(
+      file,
+      [
+        'order_number;supplier_code;line_number;product_external_id;quantity;unit',
+        'UNIT-ECE-1;SUP-1001;1;PLM-TEE-001-BLK;2;PCE',
+        'UNIT-ECE-1;SUP-1001;2;PLM-TEE-001-OWH;3;C62',
+        'UNIT-ECE-1;SUP-1001;3;PLM-JKT-010-NVY;4;Stk.',
+        'UNIT-ECE-1;SUP-1001;4;PLM-TEE-001-BLK;5;KGM',
+        'UNIT-ECE-1;SUP-1001;5;PLM-TEE-001-OWH;6;MTK',
+        '',
+      ].join('\n'),
+    );
+    const result = await push({ file });
+    expect(result.orders).toMatchObject({ created: 1, rejected: 0 });
+    const [order] = await copiesOf('UNIT-ECE-1');
+    expect(order?.lines.map((line) => [line.orderLineNumber, line.unit])).toEqual([
+      ['1', 'PIECES'],
+      ['2', 'PIECES'],
+      ['3', 'PIECES'],
+      ['4', 'KILOGRAM'],
+      ['5', 'SQUARE_METRE'],
+    ]);
+  });
+
   // Spec 03, OrderLine.secondaryQuantity: "Positive, 2 decimals", not required. SAP writes a weight it has not got as
   // `0,000`: that is no weight (a blank cell), not a refused line.
   it("a zero secondary quantity ('0,000', SAP's no value) is a blank one; a zero quantity is still refused", async () => {

@@ -124,6 +124,7 @@ interface ReadLine {
   id: string;
   orderLineNumber: string;
   quantity: number;
+  unit: string;
   secondaryQuantity?: number | null;
 }
 interface ReadOrder {
