@@ -3,7 +3,7 @@ import { certificateReportInputSchema } from '../connectors/certificate-report/m
 import { repairBomInputSchema } from '../connectors/bom-repair/job-input';
 import { pushErpOrdersInputSchema } from '../workflows/erp-orders';
 import { pullPlatformOrdersInputSchema } from '../workflows/erp-pull';
-import { processInboxInputSchema } from '../workflows/inbox';
+import { CHILD_PROFILE_SCHEMAS, processInboxInputSchema } from '../workflows/inbox';
 import { plmImportInputSchema } from '../workflows/plm-import';
 import type { JobName } from './jobs';
 
@@ -26,11 +26,7 @@ export function jobInputIssues(job: JobName, input: unknown): z.core.$ZodIssue[]
   const parsed = INPUT_SCHEMAS[job].safeParse(input);
   if (!parsed.success) return parsed.error.issues;
   if (job !== 'inbox') return [];
-  const inbox = processInboxInputSchema.parse(input);
-  const child = {
-    file: inbox.folder,
-    ...(inbox.profile !== undefined ? { profile: inbox.profile } : {}),
-    ...(inbox.mappingFile !== undefined ? { mappingFile: inbox.mappingFile } : {}),
-  };
-  return jobInputIssues(inbox.job, child);
+  const { job: childJob, profile, mappingFile } = processInboxInputSchema.parse(input);
+  const child = CHILD_PROFILE_SCHEMAS[childJob].safeParse({ profile, mappingFile });
+  return child.success ? [] : child.error.issues;
 }

@@ -139,8 +139,8 @@ async function handleFile(input: ProcessInboxInput, file: InboxFile): Promise<In
   };
 }
 
-/** How each child job reads the `profile` and `mappingFile` an inbox passes on. */
-const CHILD_PROFILE_SCHEMAS = {
+/** How each child job reads the `profile` and `mappingFile` an inbox passes on (a schedule's inbox is checked so too). */
+export const CHILD_PROFILE_SCHEMAS = {
   'plm-import': plmImportInputSchema.pick({ profile: true, mappingFile: true }),
   'erp-orders': pushErpOrdersInputSchema.pick({ profile: true, mappingFile: true }),
 } as const;
