@@ -8,7 +8,7 @@ import { TraceStatus } from '../../worker/search-attributes';
 import { erpOrders } from '../../workflows';
 import type { PushErpOrdersResult } from '../../workflows/erp-orders';
 import { sandboxApi, type TestStack } from '../harness';
-import { erpOrdersRunner, startJobStack } from './job-stack';
+import { awaitingApproval, erpOrdersRunner, startJobStack } from './job-stack';
 
 /** One export row per order line, in the default profile's columns. */
 interface Row {
@@ -271,12 +271,7 @@ describe('erpOrders on a real Temporal dev server and the sandbox', () => {
       taskQueue: stack.taskQueue,
       workflowId: gatedId,
     });
-    for (let i = 0; i < 240; i++) {
-      const progress = (await gated.query('progress').catch(() => undefined)) as
-        { phase?: string } | undefined;
-      if (progress?.phase === 'awaiting approval') break;
-      await new Promise((resolve) => setTimeout(resolve, 250));
-    }
+    await awaitingApproval(gated);
     await gated.signal('approve', { by: 'test' });
     const approved = await gated.result();
     expect(approved.orders).toMatchObject({ created: 1, rejected: 1 });

@@ -5,6 +5,7 @@
 import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import type { WorkflowHandle } from '@temporalio/client';
 import type { SandboxOptions } from '../../sandbox/options';
 import { TraceJob } from '../../worker/search-attributes';
 import { erpOrders } from '../../workflows';
@@ -38,3 +39,14 @@ export const erpOrdersRunner =
       workflowId: stack().workflowId(prefix),
       typedSearchAttributes: [{ key: TraceJob, value: 'erp-orders' }],
     });
+
+/** Waits until the run's progress phase is `awaiting approval` (its plan written, a decision awaited). */
+export async function awaitingApproval<H extends WorkflowHandle>(handle: H): Promise<H> {
+  for (let i = 0; i < 240; i++) {
+    const progress = (await handle.query('progress').catch(() => undefined)) as
+      { phase?: string } | undefined;
+    if (progress?.phase === 'awaiting approval') return handle;
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+  throw new Error(`${handle.workflowId} never awaited approval`);
+}

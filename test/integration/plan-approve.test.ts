@@ -12,6 +12,7 @@ import { TraceStatus } from '../../worker/search-attributes';
 import { nativeRows, toCsv, type NativeRow } from '../unit/plm-activities/native-sheet';
 import { cliEnv, startTestStack, traceSync, type TestStack } from '../harness';
 import { BY_ID_PROFILE } from './erp-stack';
+import { awaitingApproval } from './job-stack';
 
 /**
  * Issue 21, "Plan, then approve": `plm-import --approve` plans, writes plan.html and plan.xlsx, sets TraceStatus
@@ -48,20 +49,9 @@ describe('plan, then approve (PLM import)', () => {
     const command = extra[0] === 'erp-orders' ? (extra.shift() as string) : 'plm-import';
     const started = await cli(command, file, '--approve', ...extra);
     expect({ status: started.status, stderr: started.stderr }).toEqual({ status: 0, stderr: '' });
-    return awaitingPlan(
+    return awaitingApproval(
       stack.client.workflow.getHandle(/Started workflow (\S+)/.exec(started.stdout)?.[1] as string),
     );
-  };
-
-  /** Waits until the run's progress phase is `awaiting approval`. */
-  const awaitingPlan = async (handle: WorkflowHandle): Promise<WorkflowHandle> => {
-    for (let i = 0; i < 240; i++) {
-      const progress = (await handle.query('progress').catch(() => undefined)) as
-        { phase?: string } | undefined;
-      if (progress?.phase === 'awaiting approval') return handle;
-      await new Promise((resolve) => setTimeout(resolve, 250));
-    }
-    throw new Error(`${handle.workflowId} never awaited approval`);
   };
 
   /** The run's current details (what the Web UI shows on its page), once `until` holds for them. */
@@ -323,7 +313,7 @@ describe('plan, then approve (PLM import)', () => {
         },
       ],
     });
-    await awaitingPlan(handle);
+    await awaitingApproval(handle);
     await handle.signal('approve', { by: 42 } as never);
     await handle.signal('approve', { by: 'alice', reason: 42 } as never);
     const details = await currentDetails(handle, (text) => text.includes('reason'));
@@ -376,7 +366,7 @@ describe('plan, then approve (PLM import)', () => {
       ],
     });
     await handle.signal('approve', { by: 'bob' });
-    await awaitingPlan(handle);
+    await awaitingApproval(handle);
     const details = await currentDetails(handle, (text) => text.includes('before the plan'));
     expect(details).toMatch(/Awaiting approval/);
     expect(details).toContain(
@@ -562,7 +552,7 @@ describe('plan, then approve (PLM import)', () => {
         args: [{ file: orders('early-orders.csv', line('ERL-PO-1', 5)), approval: true }],
       });
       await handle.signal('reject', { by: 'bob', reason: 'not yet' });
-      await awaitingPlan(handle);
+      await awaitingApproval(handle);
       expect(await currentDetails(handle, (text) => text.includes('before the plan'))).toContain(
         '`reject` from bob came before the plan was written and was ignored: read the plan, then send it again',
       );
@@ -587,7 +577,7 @@ describe('plan, then approve (PLM import)', () => {
         workflowId: stack.workflowId('long-plan'),
         args: [{ file, approval: true, batchSize: 1 }],
       });
-      await awaitingPlan(handle);
+      await awaitingApproval(handle);
       expect((await handle.describe()).runId).not.toBe(handle.firstExecutionRunId);
       await handle.signal('approve', { by: 'carol' });
       const result = (await handle.result()) as ErpResult;
