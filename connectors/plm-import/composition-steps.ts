@@ -1,0 +1,129 @@
+import { forEachBounded, type ApiCalls } from '../staging';
+import { planCompositions, readLines, type DetachTarget } from './composition';
+import type { CompositionCheck } from './plan';
+import { compositionStepSchema, type CompositionStep } from './staged-run';
+
+/**
+ * The composition writes of the sheet (spec 02): the lines of the headers the products own and inherit are read,
+ * and each product is compared, parents first, with what it will own and inherit once its ancestors' writes land;
+ * an unchanged composition gives no step. New products get their headers created unless they inherit the same.
+ */
+export async function compositionSteps(
+  checks: readonly CompositionCheck[],
+  api: ApiCalls,
+): Promise<{ steps: CompositionStep[]; unchanged: number }> {
+  const wantedHeaders = new Set<string>();
+  for (const check of checks) {
+    const names = new Set(check.desired.map((section) => section.name.trim().toLowerCase()));
+    for (const header of check.owned ?? [])
+      if (names.has(header.name.trim().toLowerCase())) wantedHeaders.add(header.id);
+    for (const header of check.inherited) wantedHeaders.add(header.id);
+  }
+  const lines = await readLines(api, [...wantedHeaders]);
+  const planned = planCompositions(
+    checks.map((check) => ({
+      externalId: check.externalId,
+      ancestors: check.ancestors,
+      desired: check.desired,
+      scope: check.scope,
+      owned: (check.owned ?? []).map((header) => ({ ...header, lines: lines.get(header.id) ?? null })),
+      inherited: check.inherited.map((header) => ({ ...header, lines: lines.get(header.id) ?? null })),
+    })),
+  );
+  const steps: CompositionStep[] = [];
+  let unchanged = 0;
+  for (const [index, check] of checks.entries()) {
+    const { ops, inherited } = planned[index] ?? { ops: [], inherited: [] };
+    if (ops.length === 0) {
+      // A blank cell that leaves the product as it is counts nowhere: the sheet gave no composition to compare.
+      if (!check.blank) unchanged += 1;
+      continue;
+    }
+    const names = new Set(check.desired.map((section) => section.name.trim().toLowerCase()));
+    const keepsCopy =
+      check.sameAs !== null &&
+      (check.owned ?? []).some((header) => names.has(header.name.trim().toLowerCase()));
+    steps.push(
+      compositionStepSchema.parse({
+        externalId: check.externalId,
+        level: check.level,
+        rowNumbers: check.rowNumbers,
+        column: check.column,
+        id: check.id,
+        desired: check.desired,
+        scope: check.scope,
+        ops,
+        inherited,
+        ...(keepsCopy
+          ? {
+              note: `'${check.externalId}' keeps its own composition header, edited to equal the one of its parent row '${check.sameAs}': a product that once differed cannot inherit again (spec 02: "There is no operation to re-attach")`,
+            }
+          : {}),
+      }),
+    );
+  }
+  steps.push(...(await offSheetDetachSteps(steps, new Set(checks.map((check) => check.externalId)), api)));
+  return { steps, unchanged };
+}
+
+const nameKey = (name: string): string => name.trim().toLowerCase();
+
+/**
+ * Spec 02: a header created on a variant is linked "to that variant's SKUs", but a detach through the variant is
+ * "Link removed (detach)" for the variant alone ("Shared header untouched"). So each SKU of a variant that detaches
+ * an inherited header keeps its own link to it unless it detaches it too; SKUs on the sheet do (planCompositions),
+ * these are the catalogue's SKUs that are not: one detach each, else each would hold two main compositions. A SKU
+ * that inherits detaches what the variant detaches and it is linked to (or will be: a header an ancestor creates in
+ * this run reaches every SKU below it), and ends with the variant's. A SKU that owns its composition (it once
+ * differed) stays as it was: it detaches the variant's new header of a name it owns one of. A style inherits
+ * nothing: only variants detach.
+ */
+async function offSheetDetachSteps(
+  steps: readonly CompositionStep[],
+  onSheet: ReadonlySet<string>,
+  api: ApiCalls,
+): Promise<CompositionStep[]> {
+  const found: CompositionStep[] = [];
+  for (const step of steps) {
+    if (step.level !== 'variant' || step.id === null) continue;
+    const detached = step.ops.flatMap((op) => (op.op === 'detachInherited' ? op.headers : []));
+    const created = step.ops.flatMap((op): DetachTarget[] =>
+      op.op === 'createHeader' ? [{ owner: step.externalId, name: op.name }] : [],
+    );
+    if (detached.length === 0 && created.length === 0) continue;
+    const variantId = step.id;
+    const skus = await api.all((page, limit) =>
+      api.client.products.list({ level: 'sku', variantId, page, limit }),
+    );
+    const offSheet = skus.filter((sku) => !onSheet.has(sku.externalId ?? sku.id));
+    await forEachBounded(offSheet, api.lanes(8), async (sku) => {
+      const linked = await api.all((page, limit) =>
+        api.client.materials.listHeaders({ styleId: sku.id, page, limit }),
+      );
+      const inheritedIds = new Set(
+        linked.filter((header) => header.link?.isOwner !== true).map((header) => header.id),
+      );
+      const ownedNames = new Set(
+        linked.filter((header) => header.link?.isOwner === true).map((header) => nameKey(header.name)),
+      );
+      const detach = [
+        ...detached.filter((target) => !('id' in target) || inheritedIds.has(target.id)),
+        ...created.filter((target) => ownedNames.has(nameKey(target.name))),
+      ];
+      if (detach.length === 0) return;
+      found.push(
+        compositionStepSchema.parse({
+          externalId: sku.externalId ?? sku.id,
+          level: 'sku',
+          rowNumbers: step.rowNumbers,
+          column: step.column,
+          id: sku.id,
+          desired: step.desired,
+          ops: [{ op: 'detachInherited', headers: detach }],
+          detachesWith: step.externalId,
+        }),
+      );
+    });
+  }
+  return found.sort((a, b) => a.externalId.localeCompare(b.externalId));
+}
