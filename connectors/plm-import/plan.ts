@@ -66,12 +66,19 @@ export function sameValue(
 /**
  * The code set to send: the sheet decides the code types it gives; codes of other types that the
  * product already has (an ERP_ID set by another system, say) are kept, because PUT replaces the whole set.
+ * One exception: an EAN_GTIN_13 holding the very value the sheet gives as UPC_GTIN_12 is what an earlier
+ * version wrote for a 12-digit barcode, so it is replaced, not kept beside the UPC_GTIN_12.
  */
 export function desiredCodes(sheet: readonly ProductCode[], current: readonly ProductCode[]): ProductCode[] {
   const sheetTypes = new Set(sheet.map((code) => code.codeId));
+  const upcValues = new Set(
+    sheet.filter((code) => code.codeId === 'UPC_GTIN_12').map((code) => code.codeValue.trim()),
+  );
+  const misfiledUpc = (code: ProductCode): boolean =>
+    code.codeId === 'EAN_GTIN_13' && upcValues.has(code.codeValue.trim());
   return [
     ...current
-      .filter((code) => !sheetTypes.has(code.codeId))
+      .filter((code) => !sheetTypes.has(code.codeId) && !misfiledUpc(code))
       .map(({ codeId, codeValue }) => ({ codeId, codeValue })),
     ...sheet,
   ];

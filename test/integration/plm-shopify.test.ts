@@ -221,4 +221,67 @@ describe('PLM import: Shopify product exports with the shipped mapping', () => {
       expect.arrayContaining([{ codeId: 'EAN_GTIN_13', codeValue: '7351234100998' }]),
     );
   });
+
+  // Spec 01: "`codes` is replaced wholesale: the array sent becomes the complete code set", and `UPC_GTIN_12` and
+  // `EAN_GTIN_13` are each "at most once per product". An earlier version wrote a 12-digit barcode as EAN_GTIN_13; the
+  // import keeps code types the sheet does not give, which kept that wrong entry (alone, or beside the UPC_GTIN_12).
+  it('"`codes` is replaced wholesale": a 12-digit barcode stored as EAN_GTIN_13 is replaced by the UPC_GTIN_12 the sheet gives, not kept beside it; other kept codes stay; a re-run writes nothing', async () => {
+    const options = { 'Option1 Name': 'Size', 'Option1 Value': 'S' };
+    const rows: ShopifyRow[] = [
+      first('fix-upc', 'FIX UPC', 'Tee', {
+        ...options,
+        'Variant SKU': 'FIX-UPC',
+        'Variant Barcode': '012345678929',
+      }),
+      first('fix-both', 'FIX BOTH', 'Tee', {
+        ...options,
+        'Variant SKU': 'FIX-BOTH',
+        'Variant Barcode': '012345678936',
+      }),
+    ];
+    const sheet = await file('shopify-barcode-repair.csv', shopifyCsv(rows));
+    await run({ file: sheet, mappingFile });
+    const sheetCodes = (sku: string, handle: string) => [
+      { codeId: 'PIM_ID', codeValue: `${handle}-One colour-S` },
+      { codeId: 'OTHER_ID1', codeValue: sku },
+    ];
+    // What the earlier version left: the value as EAN_GTIN_13 only, or as both types; an ERP_ID set by another system.
+    await api('/styles/FIX-UPC', {
+      method: 'PUT',
+      body: JSON.stringify({
+        codes: [
+          ...sheetCodes('FIX-UPC', 'fix-upc'),
+          { codeId: 'EAN_GTIN_13', codeValue: '012345678929' },
+          { codeId: 'ERP_ID', codeValue: 'ERP-FIX-1' },
+        ],
+      }),
+    });
+    await api('/styles/FIX-BOTH', {
+      method: 'PUT',
+      body: JSON.stringify({
+        codes: [
+          ...sheetCodes('FIX-BOTH', 'fix-both'),
+          { codeId: 'EAN_GTIN_13', codeValue: '012345678936' },
+          { codeId: 'UPC_GTIN_12', codeValue: '012345678936' },
+        ],
+      }),
+    });
+    expect((await placed('FIX-UPC')).codes.map((code) => code.codeId)).not.toContain('UPC_GTIN_12');
+
+    const repaired = await run({ file: sheet, mappingFile });
+    expect(repaired.products).toMatchObject({ updated: 2, rejected: 0 });
+    const sorted = (codes: Placed['codes']) =>
+      [...codes].sort((a, b) => a.codeId.localeCompare(b.codeId) || a.codeValue.localeCompare(b.codeValue));
+    expect(sorted((await placed('FIX-UPC')).codes)).toEqual(
+      sorted([
+        ...sheetCodes('FIX-UPC', 'fix-upc'),
+        { codeId: 'UPC_GTIN_12', codeValue: '012345678929' },
+        { codeId: 'ERP_ID', codeValue: 'ERP-FIX-1' },
+      ]),
+    );
+    expect(sorted((await placed('FIX-BOTH')).codes)).toEqual(
+      sorted([...sheetCodes('FIX-BOTH', 'fix-both'), { codeId: 'UPC_GTIN_12', codeValue: '012345678936' }]),
+    );
+    expect((await run({ file: sheet, mappingFile })).products).toMatchObject({ updated: 0, unchanged: 6 });
+  });
 });

@@ -4,7 +4,7 @@ import {
   CatalogueIndex,
   type ExistingProduct,
 } from '../../../connectors/plm-import/catalogue';
-import { planImport, updateBody, type ImportPlan } from '../../../connectors/plm-import/plan';
+import { desiredCodes, planImport, updateBody, type ImportPlan } from '../../../connectors/plm-import/plan';
 import { builtinProfile } from '../../../connectors/plm-import/profiles/builtin';
 import { parseProductSheet } from '../../../connectors/plm-import/profiles/map-rows';
 import type { MappingProfile, MappingProfileInput } from '../../../connectors/plm-import/profiles/schema';
@@ -162,6 +162,26 @@ describe('planImport', () => {
     ]);
     // The variant leaves description blank: it keeps inheriting, nothing is sent.
     expect(plan.unchanged.map((step) => step.externalId)).toEqual(['V']);
+  });
+
+  // Spec 01: "`codes` is replaced wholesale"; an earlier version wrote a 12-digit barcode as EAN_GTIN_13.
+  it('"`codes` is replaced wholesale": an EAN_GTIN_13 holding the value the sheet gives as UPC_GTIN_12 is dropped; other kept codes stay', () => {
+    const upc = { codeId: 'UPC_GTIN_12', codeValue: '012345678905' };
+    expect(
+      desiredCodes(
+        [upc],
+        [
+          { codeId: 'EAN_GTIN_13', codeValue: '012345678905' },
+          { codeId: 'ERP_ID', codeValue: '012345678905' },
+          upc,
+        ],
+      ),
+    ).toEqual([{ codeId: 'ERP_ID', codeValue: '012345678905' }, upc]);
+    // A real EAN-13 of another value is kept beside the UPC.
+    expect(desiredCodes([upc], [{ codeId: 'EAN_GTIN_13', codeValue: '7351234100998' }])).toEqual([
+      { codeId: 'EAN_GTIN_13', codeValue: '7351234100998' },
+      upc,
+    ]);
   });
 
   it('refuses changes the API cannot make and rejects the children too', async () => {
