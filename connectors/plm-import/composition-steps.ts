@@ -1,4 +1,5 @@
 import { forEachBounded, type ApiCalls } from '../staging';
+import type { Product } from '../traceability';
 import { planCompositions, readLines, type DetachTarget } from './composition';
 import type { CompositionCheck } from './plan';
 import { compositionStepSchema, type CompositionStep } from './staged-run';
@@ -76,25 +77,34 @@ const nameKey = (name: string): string => name.trim().toLowerCase();
  * that inherits detaches what the variant detaches and it is linked to (or will be: a header an ancestor creates in
  * this run reaches every SKU below it), and ends with the variant's. A SKU that owns its composition (it once
  * differed) stays as it was: it detaches the variant's new header of a name it owns one of. A style inherits
- * nothing: only variants detach.
+ * nothing: only variants detach. Archived SKUs count too: lists leave them out, but spec 01's "Archiving is reversible
+ * and keeps the record", links included, and an unarchived SKU would come back with two main compositions.
  */
 async function offSheetDetachSteps(
   steps: readonly CompositionStep[],
   onSheet: ReadonlySet<string>,
   api: ApiCalls,
 ): Promise<CompositionStep[]> {
-  const found: CompositionStep[] = [];
-  for (const step of steps) {
-    if (step.level !== 'variant' || step.id === null) continue;
+  const variants = steps.flatMap((step) => {
+    if (step.level !== 'variant' || step.id === null) return [];
     const detached = step.ops.flatMap((op) => (op.op === 'detachInherited' ? op.headers : []));
     const created = step.ops.flatMap((op): DetachTarget[] =>
       op.op === 'createHeader' ? [{ owner: step.externalId, name: op.name }] : [],
     );
-    if (detached.length === 0 && created.length === 0) continue;
-    const variantId = step.id;
-    const skus = await api.all((page, limit) =>
+    return detached.length === 0 && created.length === 0
+      ? []
+      : [{ step, variantId: step.id, detached, created }];
+  });
+  const archived = await archivedSkusOf(
+    variants.map(({ variantId }) => variantId),
+    api,
+  );
+  const found: CompositionStep[] = [];
+  for (const { step, variantId, detached, created } of variants) {
+    const live = await api.all((page, limit) =>
       api.client.products.list({ level: 'sku', variantId, page, limit }),
     );
+    const skus = [...live, ...(archived.get(variantId) ?? [])];
     const offSheet = skus.filter((sku) => !onSheet.has(sku.externalId ?? sku.id));
     await forEachBounded(offSheet, api.lanes(8), async (sku) => {
       const linked = await api.all((page, limit) =>
@@ -126,4 +136,49 @@ async function offSheetDetachSteps(
     });
   }
   return found.sort((a, b) => a.externalId.localeCompare(b.externalId));
+}
+
+/**
+ * The archived SKUs of the given variants, which the variants' SKU lists leave out (spec 01: "Archived products are
+ * excluded from default lists"; `isArchived` "true returns only archived"). One variant: a list of its archived SKUs.
+ * More: page 1 of every archived SKU, then the rest of that list or a list per variant, whichever is fewer calls.
+ */
+async function archivedSkusOf(variantIds: readonly string[], api: ApiCalls): Promise<Map<string, Product[]>> {
+  const byVariant = new Map<string, Product[]>();
+  const wanted = new Set(variantIds);
+  const keep = (items: readonly Product[]) => {
+    for (const sku of items)
+      if (sku.variantId && wanted.has(sku.variantId))
+        byVariant.set(sku.variantId, [...(byVariant.get(sku.variantId) ?? []), sku]);
+  };
+  const perVariant = () =>
+    forEachBounded(variantIds, api.lanes(8), async (variantId) =>
+      keep(
+        await api.all((page, limit) =>
+          api.client.products.list({ level: 'sku', variantId, isArchived: true, page, limit }),
+        ),
+      ),
+    );
+  if (variantIds.length === 0) return byVariant;
+  if (variantIds.length === 1) {
+    await perVariant();
+    return byVariant;
+  }
+  const listPage = (page: number) =>
+    api.client.products.list({
+      level: 'sku',
+      isArchived: true,
+      page,
+      limit: 100,
+      sort: 'createdAt',
+      order: 'asc',
+    });
+  const first = await api.one(() => listPage(1));
+  if (first.pagination.totalPages - 1 > variantIds.length) {
+    await perVariant();
+    return byVariant;
+  }
+  keep(first.items);
+  await api.remainingPages(first, listPage, keep);
+  return byVariant;
 }

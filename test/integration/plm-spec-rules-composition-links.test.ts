@@ -19,6 +19,8 @@ describe('PLM import follows the spec rules (issue 15)', () => {
     linkedCompositions,
     settledLinks,
     sandboxConfig,
+    api,
+    product,
   } = plmRulesStack();
 
   describe('3. compositions', () => {
@@ -343,6 +345,81 @@ describe('PLM import follows the spec rules (issue 15)', () => {
       } finally {
         await sandboxConfig({ childLinkDelayMs: 0 });
       }
+    });
+
+    // Spec 01: "Archived products are excluded from default lists" (`isArchived` "true returns only archived"), yet
+    // "Archiving is reversible and keeps the record", and unarchiving gives the product back as it was. Spec 02: a
+    // header created on a variant is linked "to that variant's SKUs", archived ones too. An archived SKU off the sheet
+    // that kept its link to the style's composition would come back from the archive with two main compositions.
+    it('"Archived products are excluded from default lists" + "keeps the record": an archived SKU off the sheet is detached like a live one and, unarchived, holds only its variant\'s composition; one variant and several alike; a re-run writes nothing', async () => {
+      const families = ['ARCA', 'ARCB', 'ARCC'];
+      const sizeL = (prefix: string): Row => ({
+        externalId: `${prefix}-BLK-L`,
+        parentExternalId: `${prefix}-BLK`,
+        level: 'sku',
+        name: `${prefix} black L`,
+        dimension: 'L',
+        PLM_ID: `${prefix}-BLK-L`,
+      });
+      const rows = families.flatMap((prefix) => [
+        ...family(prefix, { style: { composition: '100% Cotton' } }),
+        sizeL(prefix),
+      ]);
+      const variantRows = (prefixes: readonly string[]): Row[] =>
+        prefixes.map((prefix) => ({
+          ...(rows.find((row) => row.externalId === `${prefix}-BLK`) as Row),
+          composition: '95% Cotton, 5% Elastane',
+        }));
+      await run({ file: await file('arcl.csv', toCsv(rows)), mappingFile: nativeMapping() });
+      const archived = await Promise.all(
+        families.map(async (prefix) => {
+          await settledLinks(`${prefix}-BLK-L`, 1);
+          return (await product(`${prefix}-BLK-L`)).id;
+        }),
+      );
+      await api('/styles/archive', { method: 'POST', body: JSON.stringify({ ids: archived }) });
+      expect(await product('ARCA-BLK-L')).toMatchObject({ isArchived: true });
+
+      const own = ['5 rawmat_elastane', '95 rawmat_cotton'];
+      const holdsOnlyVariants = async (prefix: string) => {
+        const [variantHeader] = await ownedCompositions(`${prefix}-BLK`);
+        for (const sku of [`${prefix}-BLK-M`, `${prefix}-BLK-L`])
+          expect(await linkedCompositions(sku)).toEqual([
+            { id: variantHeader?.id, name: 'Composition', isOwner: false, isMainMaterial: true, lines: own },
+          ]);
+      };
+
+      // One variant: its header, two lines and the style's detached; each SKU, archived L too, the style's detached.
+      const one = snapshot();
+      const single = await run({
+        file: await file('arcl-one.csv', toCsv(variantRows(['ARCA']))),
+        mappingFile: nativeMapping(),
+      });
+      expect(writesSince(one)).toBe(6);
+      expect(single.compositions).toEqual({ written: 3, unchanged: 0, rejected: 0 });
+      await new Promise((resolve) => setTimeout(resolve, 200)); // every late link has landed
+      await holdsOnlyVariants('ARCA');
+
+      // Two variants at once.
+      const two = snapshot();
+      const both = await run({
+        file: await file('arcl-two.csv', toCsv(variantRows(['ARCB', 'ARCC']))),
+        mappingFile: nativeMapping(),
+      });
+      expect(writesSince(two)).toBe(12);
+      expect(both.compositions).toEqual({ written: 6, unchanged: 0, rejected: 0 });
+      for (const prefix of ['ARCB', 'ARCC']) await holdsOnlyVariants(prefix);
+
+      await api('/styles/unarchive', { method: 'POST', body: JSON.stringify({ ids: [archived[0]] }) });
+      expect(await product('ARCA-BLK-L')).toMatchObject({ isArchived: false });
+      await holdsOnlyVariants('ARCA');
+
+      const again = snapshot();
+      await run({
+        file: await file('arcl-again.csv', toCsv(variantRows(['ARCA', 'ARCB', 'ARCC']))),
+        mappingFile: nativeMapping(),
+      });
+      expect(writesSince(again)).toBe(0);
     });
 
     // The same in one run that creates the whole family: the style's header reaches the new SKUs twice over (from the
