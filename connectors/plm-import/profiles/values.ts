@@ -81,11 +81,21 @@ export interface CompositionSection {
   shares: MaterialShare[];
 }
 
-function parseShares(text: string, label: string): MaterialShare[] | string {
-  const parts = text
-    .split(/\/|\+|(?<!\d),|,(?!\d)/)
-    .map((part) => part.trim())
-    .filter((part) => part !== '');
+/** A part's materials when it writes no separator between them: "95% Cotton 5% Elastane", "Cotton 95% Elastane 5%". */
+function splitAtPercentages(part: string): string[] {
+  const pieces = /^\d+(?:[.,]\d+)?\s*%/.test(part)
+    ? // before each "<n>%" that is not the end of another number (the "6" of "Polyamide 6.6")
+      part.split(/(?<![\d.,])(?=\d+(?:[.,]\d+)?\s*%)/)
+    : part.endsWith('%')
+      ? part.split(/(?<=%)\s*(?=\S)/)
+      : [part];
+  return pieces.map((piece) => piece.trim()).filter((piece) => piece !== '');
+}
+
+function parseShares(sectionParts: readonly string[], label: string): MaterialShare[] | string {
+  const parts = sectionParts
+    .flatMap((text) => text.split(/\/|\+|(?<!\d),|,(?!\d)/))
+    .flatMap((part) => splitAtPercentages(part.trim()));
   const shares: MaterialShare[] = [];
   for (const part of parts) {
     const leading = /^(\d+(?:[.,]\d+)?)\s*%\s*(.+)$/.exec(part);
@@ -101,6 +111,8 @@ function parseShares(text: string, label: string): MaterialShare[] | string {
     // spec 02, material line: "percentage | number | 0-100, share among siblings": 0 (a trace amount) included
     if (!(percentage >= 0 && percentage <= 100)) return `'${part}' has a percentage outside 0-100`;
     const name = material.trim();
+    if (name.includes(':'))
+      return `'${name}' is not a material: a label ends with ':' and starts a part, after ';' or ',' ("Shell: 100% Polyester; Lining: 100% Cotton")`;
     if (shares.some((share) => share.material.toLowerCase() === name.toLowerCase()))
       return `'${name}' is listed twice${label}`;
     shares.push({ material: name, percentage });
@@ -115,13 +127,19 @@ function parseShares(text: string, label: string): MaterialShare[] | string {
 }
 
 /**
- * "95% Cotton, 5% Elastane" (also "Cotton 95% / Elastane 5%", ";" or "+" or new lines between parts) as one
- * unlabelled section; "Shell: 100% Polyamide; Lining: 100% Polyester" as labelled sections (one material header
- * each). Returns the reason as text when the composition cannot be read or a section adds up past 100.
+ * "95% Cotton, 5% Elastane" (also "95% Cotton 5% Elastane", "Cotton 95% / Elastane 5%", ";" or "+" or new lines
+ * between parts) as one unlabelled section; "Shell: 100% Polyamide; Lining: 100% Polyester" (or "," "/" "+" before a
+ * label) as labelled sections (one material header each). Returns the reason as text when the composition cannot be
+ * read or a section adds up past 100.
  */
 export function parseComposition(text: string): CompositionSection[] | string {
   const sections: Array<{ name: string | null; parts: string[] }> = [];
-  for (const chunk of text.split(/[;\n\r]+/)) {
+  // A label ("Lining:") after ",", "/" or "+" that follows a percentage starts a section as after ";". A label cannot
+  // start with a digit (the comma of "29,5%" never splits), and one holding a separator ("Body/Sleeves:") is kept whole.
+  const pieces = text
+    .split(/[;\n\r]+/)
+    .flatMap((chunk) => chunk.split(/(?<=%[^:]*)[,/+](?=\s*[^\s\d%:,/+][^%:,/+;]*:)/));
+  for (const chunk of pieces) {
     const trimmed = chunk.trim();
     if (trimmed === '') continue;
     const labelled = /^([^:%\d][^:%]*?)\s*:\s*(.*)$/.exec(trimmed);
@@ -139,7 +157,7 @@ export function parseComposition(text: string): CompositionSection[] | string {
       return `section '${section.name}' is listed twice`;
     if (section.name !== null && section.name.length > 255)
       return `section name '${section.name.slice(0, 40)}...' is over 255 characters`;
-    const shares = parseShares(section.parts.join(','), section.name === null ? '' : ` in '${section.name}'`);
+    const shares = parseShares(section.parts, section.name === null ? '' : ` in '${section.name}'`);
     if (typeof shares === 'string') return shares;
     out.push({ name: section.name, shares });
   }

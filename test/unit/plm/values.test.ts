@@ -134,6 +134,73 @@ describe('parseComposition', () => {
     );
   });
 
+  // Spec 02, material line: "percentage | number | 0-100, share among siblings": each material is a line of its own,
+  // also when the sheet writes no separator between them ("95% Cotton 5% Elastane", the common label wording).
+  it('"share among siblings": splits before each "<n>%" (or after it, material first) when no separator is written', () => {
+    const cottonElastane = [
+      {
+        name: null,
+        shares: [
+          { material: 'Cotton', percentage: 95 },
+          { material: 'Elastane', percentage: 5 },
+        ],
+      },
+    ];
+    expect(parseComposition('95% Cotton 5% Elastane')).toEqual(cottonElastane);
+    expect(parseComposition('95%Cotton5%Elastane')).toEqual(cottonElastane);
+    expect(parseComposition('Cotton 95% Elastane 5%')).toEqual(cottonElastane);
+    expect(parseComposition('94,5% Polyamide 6.6 5.5% Elastane')).toEqual([
+      {
+        name: null,
+        shares: [
+          { material: 'Polyamide 6.6', percentage: 94.5 },
+          { material: 'Elastane', percentage: 5.5 },
+        ],
+      },
+    ]);
+    expect(parseComposition('60% Cotton 40% Polyester, 0% Elastane')).toEqual([
+      {
+        name: null,
+        shares: [
+          { material: 'Cotton', percentage: 60 },
+          { material: 'Polyester', percentage: 40 },
+          { material: 'Elastane', percentage: 0 },
+        ],
+      },
+    ]);
+    expect(parseComposition('95% Cotton 5%')).toMatch(/'5%' is not "<percent>% <material>"/);
+  });
+
+  // Spec 02: "A composition (or BOM) is stored once as a header": each labelled part is a header of its own, whichever
+  // separator the sheet puts before the label.
+  it('"stored once as a header": a labelled part after ",", "/" or "+" starts a section; a label run into a part is refused, saying how to write it', () => {
+    const shellLining = [
+      { name: 'Shell', shares: [{ material: 'Polyester', percentage: 100 }] },
+      { name: 'Lining', shares: [{ material: 'Cotton', percentage: 100 }] },
+    ];
+    expect(parseComposition('Shell: 100% Polyester, Lining: 100% Cotton')).toEqual(shellLining);
+    expect(parseComposition('Shell: 100% Polyester / Lining: 100% Cotton')).toEqual(shellLining);
+    expect(parseComposition('Shell: Polyester 100% + Lining: Cotton 100%')).toEqual(shellLining);
+    expect(parseComposition('Body: 95% Cotton, 5% Elastane, Rib: 100% Cotton')).toEqual([
+      {
+        name: 'Body',
+        shares: [
+          { material: 'Cotton', percentage: 95 },
+          { material: 'Elastane', percentage: 5 },
+        ],
+      },
+      { name: 'Rib', shares: [{ material: 'Cotton', percentage: 100 }] },
+    ]);
+    expect(parseComposition('Body/Sleeves: 100% Cotton, Hood lining: 100% Polyester')).toEqual([
+      { name: 'Body/Sleeves', shares: [{ material: 'Cotton', percentage: 100 }] },
+      { name: 'Hood lining', shares: [{ material: 'Polyester', percentage: 100 }] },
+    ]);
+    expect(parseComposition('100% Cotton, Lining: 100% Polyester')).toMatch(/label every part/);
+    expect(parseComposition('Shell: 100% Polyester Lining: 100% Cotton')).toBe(
+      `'Polyester Lining:' is not a material: a label ends with ':' and starts a part, after ';' or ',' ("Shell: 100% Polyester; Lining: 100% Cotton")`,
+    );
+  });
+
   it('explains what is wrong', () => {
     expect(parseComposition('80% Cotton, 30% Wool')).toMatch(/110%, more than 100%/);
     expect(parseComposition('Cotton')).toMatch(/'Cotton' is not/);
