@@ -62,6 +62,7 @@ const configUpdateSchema = z
     qrDelayMs: z.number().int().min(0).optional(),
     orderPageSizeCap: z.number().int().positive().nullable().optional(),
     bomIncludeShape: z.enum(['full', 'bare']).optional(),
+    materialIncludeShape: z.enum(['full', 'bare']).optional(),
     certificateTies: z.enum(['stable', 'shuffled']).optional(),
     bomLineTies: z.enum(['stable', 'shuffled']).optional(),
     bomLinesNeverWhole: z.array(z.string().min(1)).max(100).optional(),
@@ -272,6 +273,8 @@ export function buildSandboxApp(options: ResolvedSandboxOptions): {
     if (update.qrDelayMs !== undefined) ctx.settings.qrDelayMs = update.qrDelayMs;
     if (update.orderPageSizeCap !== undefined) ctx.settings.orderPageSizeCap = update.orderPageSizeCap;
     if (update.bomIncludeShape !== undefined) ctx.settings.bomIncludeShape = update.bomIncludeShape;
+    if (update.materialIncludeShape !== undefined)
+      ctx.settings.materialIncludeShape = update.materialIncludeShape;
     if (update.certificateTies !== undefined) ctx.settings.certificateTies = update.certificateTies;
     if (update.bomLineTies !== undefined) ctx.settings.bomLineTies = update.bomLineTies;
     if (update.bomLinesNeverWhole !== undefined) ctx.settings.bomLinesNeverWhole = update.bomLinesNeverWhole;

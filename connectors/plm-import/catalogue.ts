@@ -363,11 +363,48 @@ export async function readCatalogue(
     if (product) keep([product]);
   });
 
+  if (withMaterial) await readLinkRoles(found, keys, api);
+
   read.strategy =
     read.listCalls === 0 ? (read.getCalls === 0 ? 'none' : 'gets') : read.getCalls === 0 ? 'lists' : 'mixed';
   const products = parseExistingProducts([...found.values()]);
   read.productsRead = products.length;
   return { products, read };
+}
+
+const includedMaterialSchema = z.array(z.unknown()).nullish();
+const roleShownSchema = z.looseObject({ link: z.looseObject({ isOwner: z.boolean() }) });
+
+/**
+ * Spec 01 shows `include=material` only as "material composition headers"; spec 02 shows `link.isOwner` on GET
+ * /material-headers, "compositions linked to a product (owned and inherited)". A sheet product whose included
+ * headers lack the role gets them from there (one read each, only then), so its own composition is never taken
+ * for an inherited one. Headers of products outside the sheet are only used without their roles.
+ */
+async function readLinkRoles(
+  found: Map<string, Product>,
+  keys: ReadonlyMap<string, ProductLevel | null>,
+  api: ApiCalls,
+): Promise<void> {
+  const unshown = [...found.values()].filter((product) => {
+    if (product.externalId === null || product.externalId === undefined || !keys.has(product.externalId))
+      return false;
+    const included = includedMaterialSchema.safeParse((product as Record<string, unknown>)['material']);
+    return (
+      included.success && (included.data ?? []).some((header) => !roleShownSchema.safeParse(header).success)
+    );
+  });
+  await forEachBounded(unshown, api.lanes(GET_LANES), async (product) => {
+    const headers = await api.all((page, limit) =>
+      api.client.materials.listHeaders({ styleId: product.id, page, limit }),
+    );
+    const unclear = headers.find((header) => typeof header.link?.isOwner !== 'boolean');
+    if (unclear)
+      throw new Error(
+        `GET /material-headers?styleId=${product.id} (${product.externalId ?? ''}) shows header ${unclear.id} without link.isOwner`,
+      );
+    found.set(product.id, { ...product, material: headers });
+  });
 }
 
 const parentRefSchema = z.looseObject({ externalId: z.string().nullish() }).nullish();

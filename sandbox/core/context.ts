@@ -46,6 +46,12 @@ export interface SandboxSettings {
    */
   bomIncludeShape?: 'full' | 'bare';
   /**
+   * `full` (default): GET /styles `include=material` headers carry `link` {styleId, isMainMaterial, isOwner}, as on
+   * GET /material-headers. `bare`: the headers without `link` (spec 01 shows that include only as "material
+   * composition headers").
+   */
+  materialIncludeShape?: 'full' | 'bare';
+  /**
    * `stable` (default): GET /certificates breaks ties of the sort column by id. `shuffled`: certificates with equal
    * sort values come back in a fresh order on each query; spec 03 promises "Paging order is stable for equal sort
    * values" of GET /orders only.

@@ -6,7 +6,17 @@
 import { family, plmRulesStack, toCsv } from './plm-rules-stack';
 
 describe('PLM import reads composition text', () => {
-  const { nativeMapping, file, run, snapshot, writesSince, ownedCompositions, rejectsOf } = plmRulesStack();
+  const {
+    stack,
+    nativeMapping,
+    file,
+    run,
+    snapshot,
+    writesSince,
+    ownedCompositions,
+    linkedCompositions,
+    rejectsOf,
+  } = plmRulesStack();
 
   const shown = async (externalId: string) =>
     (await ownedCompositions(externalId))
@@ -45,5 +55,58 @@ describe('PLM import reads composition text', () => {
     });
     expect(writesSince(before)).toBe(0);
     expect(again.compositions).toEqual({ written: 0, unchanged: 3, rejected: 0 });
+  });
+
+  // Spec 01, GET /styles: `include` value `material` is "material composition headers", shown without `link`; spec 02
+  // shows `link.isOwner` only on GET /material-headers, which lists "compositions linked to a product (owned and
+  // inherited)". An include without the role must not make a product's own composition look inherited.
+  it('`include=material` gives "material composition headers": where they lack `link.isOwner` the roles come from GET /material-headers ("owned and inherited"), so a changed composition is edited in place, not doubled; with `link` no header is read', async () => {
+    const sheet = (prefix: string, composition: string) => toCsv(family(prefix, { style: { composition } }));
+    const setShape = (materialIncludeShape: 'full' | 'bare') =>
+      fetch(`${new URL(stack().sandbox.baseUrl).origin}/__sandbox/config`, {
+        method: 'PUT',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ materialIncludeShape }),
+      });
+    const headerReads = () => stack().apiClient.stats().byEndpoint['GET /material-headers'] ?? 0;
+    for (const prefix of ['FULLINC', 'BAREINC'])
+      await run({
+        file: await file(`${prefix}.csv`, sheet(prefix, '100% Cotton')),
+        mappingFile: nativeMapping(),
+      });
+    const [fullBefore] = await ownedCompositions('FULLINC');
+    const [bareBefore] = await ownedCompositions('BAREINC');
+    const changedTo = (id: string | undefined) => [
+      {
+        id,
+        name: 'Composition',
+        isOwner: true,
+        isMainMaterial: true,
+        lines: ['5 rawmat_elastane', '95 rawmat_cotton'],
+      },
+    ];
+
+    let at = headerReads();
+    const full = await run({
+      file: await file('FULLINC-changed.csv', sheet('FULLINC', '95% Cotton, 5% Elastane')),
+      mappingFile: nativeMapping(),
+    });
+    expect(headerReads() - at).toBe(0);
+    expect(await linkedCompositions('FULLINC')).toEqual(changedTo(fullBefore?.id));
+
+    await setShape('bare');
+    try {
+      at = headerReads();
+      const bare = await run({
+        file: await file('BAREINC-changed.csv', sheet('BAREINC', '95% Cotton, 5% Elastane')),
+        mappingFile: nativeMapping(),
+      });
+      expect(bare.compositions).toEqual(full.compositions);
+      expect(await linkedCompositions('BAREINC')).toEqual(changedTo(bareBefore?.id));
+      // one GET /material-headers?styleId= for each of the sheet's three products, which show a header
+      expect(headerReads() - at).toBe(3);
+    } finally {
+      await setShape('full');
+    }
   });
 });

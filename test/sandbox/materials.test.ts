@@ -134,6 +134,37 @@ describe('material headers and links', () => {
       expect((await headersOf(id))[0]).toMatchObject({ id: header.id, link: { isOwner: false } });
   });
 
+  // Spec 01 shows `include=material` only as "material composition headers"; `materialIncludeShape` lets tests meet
+  // an API whose include leaves the link role out.
+  it('rule: GET /styles include=material shows the linked headers with `link`; materialIncludeShape `bare` leaves it out', async () => {
+    const t = await tree();
+    const header = await composition(t.style);
+    const variant = t.variants[0] as string;
+    const included = async () =>
+      (await api<{ material: Array<Record<string, unknown>> }>('GET', `/styles/${variant}?include=material`))
+        .body.data.material;
+    const shape = (materialIncludeShape: 'full' | 'bare') =>
+      fetch(`${new URL(file.sandbox.baseUrl).origin}/__sandbox/config`, {
+        method: 'PUT',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ materialIncludeShape }),
+      });
+    expect(await included()).toEqual([
+      expect.objectContaining({
+        id: header.id,
+        link: expect.objectContaining({ styleId: variant, isOwner: false }),
+      }),
+    ]);
+    expect((await shape('bare')).status).toBe(200);
+    try {
+      const bare = await included();
+      expect(bare.map((entry) => entry['id'])).toEqual([header.id]);
+      expect(bare[0]).not.toHaveProperty('link');
+    } finally {
+      await shape('full');
+    }
+  });
+
   it('rule: a product created later under a product with a composition inherits it', async () => {
     const t = await tree();
     const header = await composition(t.variants[0] as string);

@@ -79,7 +79,11 @@ export const materialsDomain: SandboxDomain<MaterialStore> = {
     connectToCatalogue(ctx, materialsDomain, {
       include: 'material',
       linkIdPrefix: 'mtriallnk_',
-      present: (header, link) => presentHeader(header, link),
+      present(header, link) {
+        const shown = presentHeader(header, link);
+        if (ctx.settings.materialIncludeShape === 'bare') delete shown['link'];
+        return shown;
+      },
     });
   },
   dump: (store) => store.dump(),
