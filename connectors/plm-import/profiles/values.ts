@@ -92,6 +92,28 @@ function splitAtPercentages(part: string): string[] {
   return pieces.map((piece) => piece.trim()).filter((piece) => piece !== '');
 }
 
+const isDigit = (char: string | undefined): boolean => char !== undefined && char >= '0' && char <= '9';
+
+/**
+ * "Elastane 5%" read from its end: the percentage as written and the material before it, or undefined. A backward
+ * scan, not a regex search, which would be quadratic on a cell of digits ("Cotton 5555...5 %x").
+ */
+function trailingShare(part: string): [string, string] | undefined {
+  if (!part.endsWith('%')) return undefined;
+  let end = part.length - 1;
+  while (end > 0 && /\s/.test(part.charAt(end - 1))) end--;
+  let start = end;
+  while (isDigit(part[start - 1])) start--;
+  if (start === end) return undefined;
+  const mark = part[start - 1];
+  if ((mark === '.' || mark === ',') && isDigit(part[start - 2])) {
+    start--;
+    while (isDigit(part[start - 1])) start--;
+  }
+  const material = part.slice(0, start);
+  return material.trim() === '' ? undefined : [part.slice(start, end), material];
+}
+
 function parseShares(sectionParts: readonly string[], label: string): MaterialShare[] | string {
   const parts = sectionParts
     .flatMap((text) => text.split(/\/|\+|(?<!\d),|,(?!\d)/))
@@ -99,12 +121,7 @@ function parseShares(sectionParts: readonly string[], label: string): MaterialSh
   const shares: MaterialShare[] = [];
   for (const part of parts) {
     const leading = /^(\d+(?:[.,]\d+)?)\s*%\s*(.+)$/.exec(part);
-    const trailing = /^(.+?)\s*(\d+(?:[.,]\d+)?)\s*%$/.exec(part);
-    const [percentText, material] = leading
-      ? [leading[1], leading[2]]
-      : trailing
-        ? [trailing[2], trailing[1]]
-        : [];
+    const [percentText, material] = leading ? [leading[1], leading[2]] : (trailingShare(part) ?? []);
     if (percentText === undefined || material === undefined)
       return `'${part}' is not "<percent>% <material>"`;
     const percentage = Number(percentText.replace(',', '.'));
@@ -126,6 +143,33 @@ function parseShares(sectionParts: readonly string[], label: string): MaterialSh
   return shares;
 }
 
+/** A label written after a percentage and then ",", "/" or "+" ("Lining:"), up to its colon. */
+const LABEL_AHEAD = /\s*[^\s\d%:,/+][^%:,/+;]*:/y;
+
+/**
+ * A label ("Lining:") after ",", "/" or "+" that follows a percentage starts a section as after ";". A label cannot
+ * start with a digit (the comma of "29,5%" never splits), and one holding a separator ("Body/Sleeves:") is kept whole.
+ * One pass, each look ahead ending at the next separator: a cell of Excel's 32,767 characters reads in linear time.
+ */
+function splitBeforeLabels(chunk: string): string[] {
+  const pieces: string[] = [];
+  let start = 0;
+  let percentSinceLabel = false;
+  for (let at = 0; at < chunk.length; at++) {
+    const char = chunk[at];
+    if (char === '%') percentSinceLabel = true;
+    else if (char === ':') percentSinceLabel = false;
+    else if (percentSinceLabel && (char === ',' || char === '/' || char === '+')) {
+      LABEL_AHEAD.lastIndex = at + 1;
+      if (!LABEL_AHEAD.test(chunk)) continue;
+      pieces.push(chunk.slice(start, at));
+      start = at + 1;
+    }
+  }
+  pieces.push(chunk.slice(start));
+  return pieces;
+}
+
 /**
  * "95% Cotton, 5% Elastane" (also "95% Cotton 5% Elastane", "Cotton 95% / Elastane 5%", ";" or "+" or new lines
  * between parts) as one unlabelled section; "Shell: 100% Polyamide; Lining: 100% Polyester" (or "," "/" "+" before a
@@ -134,11 +178,7 @@ function parseShares(sectionParts: readonly string[], label: string): MaterialSh
  */
 export function parseComposition(text: string): CompositionSection[] | string {
   const sections: Array<{ name: string | null; parts: string[] }> = [];
-  // A label ("Lining:") after ",", "/" or "+" that follows a percentage starts a section as after ";". A label cannot
-  // start with a digit (the comma of "29,5%" never splits), and one holding a separator ("Body/Sleeves:") is kept whole.
-  const pieces = text
-    .split(/[;\n\r]+/)
-    .flatMap((chunk) => chunk.split(/(?<=%[^:]*)[,/+](?=\s*[^\s\d%:,/+][^%:,/+;]*:)/));
+  const pieces = text.split(/[;\n\r]+/).flatMap(splitBeforeLabels);
   for (const chunk of pieces) {
     const trimmed = chunk.trim();
     if (trimmed === '') continue;
