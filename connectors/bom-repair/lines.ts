@@ -169,14 +169,17 @@ export type LineMatch =
 
 /**
  * Matches each fork line that lost its component to the source lines by the values the copy kept (placement,
- * quantity and unit, weight and unit, country), compared exactly.
+ * quantity and unit, weight and unit, country), compared exactly. The source lines given must be what the fork
+ * copied (a snapshot, or current lines none of which changed after the fork): the caller rules out the rest.
  *
- * A group of k copied lines sharing one set of values is repaired only when the source holds at least k lines
- * with those values and all of them carry the same component and main flag: then which source line a copy
- * came from does not change the repair, and the pairing (copies by id, sources by creation) is only the
- * deterministic tie-break recorded in the result. Otherwise every copy of the group is ambiguous (several
- * source lines fit with different references, or there are more copies than sources, so some copy's source is
- * gone) or unmatched (no source line has these values). Nothing is guessed.
+ * A group of k copied lines sharing one set of values is repaired when which source line each copy came from
+ * cannot change the repair: either the source holds at least k lines with those values and all of them carry
+ * the same component and main flag, or it holds exactly k such lines, every one with a component, so each was
+ * copied once and the set of references to put back is fixed (copies identical in every kept value cannot be
+ * told apart, so which of them gets which reference makes no difference). The pairing (copies by id, sources by
+ * creation) is the deterministic tie-break recorded in the result. Otherwise every copy of the group is
+ * ambiguous (fewer copies than source lines with different references: which ones were copied is unknown; more
+ * copies than sources: some copy's source is gone) or unmatched (no source line has these values).
  */
 export function matchCopiedLines(
   forkLines: readonly LineView[],
@@ -201,20 +204,28 @@ export function matchCopiedLines(
     const refs = usable.map((line) => componentOf(line) as ComponentRef);
     const firstRef = refs[0] as ComponentRef;
     const candidateSourceLineIds = usable.map((line) => line.id);
+    const uniform = refs.every((ref) => sameRef(ref, firstRef));
     let reason: string | undefined;
-    if (!refs.every((ref) => sameRef(ref, firstRef))) {
+    if (group.length > usable.length) {
+      reason = `${group.length} copied lines but only ${usable.length} source line(s) have ${describeKept(first)}`;
+    } else if (!uniform && group.length !== all.length) {
       const distinct = [
         ...new Set(refs.map((ref) => `${ref.styleId}${ref.isMainComponent ? ' (main)' : ''}`)),
       ];
-      reason = `${usable.length} source lines have ${describeKept(first)} but different components: ${distinct.join(', ')}`;
-    } else if (group.length > usable.length) {
-      reason = `${group.length} copied lines but only ${usable.length} source line(s) have ${describeKept(first)}`;
+      reason =
+        `${usable.length} source lines have ${describeKept(first)} but different components: ${distinct.join(', ')}; ` +
+        `${group.length} of them were copied here and which ones is not known`;
     }
     group.forEach((line, index) => {
       const source = usable[index] as LineView;
       results.push(
         reason === undefined
-          ? { kind: 'match', lineId: line.id, sourceLineId: source.id, component: { ...firstRef } }
+          ? {
+              kind: 'match',
+              lineId: line.id,
+              sourceLineId: source.id,
+              component: uniform ? { ...firstRef } : (componentOf(source) as ComponentRef),
+            }
           : { kind: 'ambiguous', lineId: line.id, reason, candidateSourceLineIds },
       );
     });

@@ -21,7 +21,7 @@ export const lineOutcomeSchema = z.object({
   /**
    * What the reference was taken from: `snapshot` (the source as the safe write saw it just before the fork),
    * `source` (the source's current lines, none changed since the fork), or `current source, accepted` (a source
-   * line changed after the fork and `acceptCurrentSource` took its current component).
+   * line changed after the fork and `acceptCurrentSource` took the source as it stands now).
    */
   basis: z.enum(['snapshot', 'source', 'current source, accepted']).optional(),
   /** For a line left ambiguous: what it could get back, each with where it comes from. */
@@ -56,6 +56,11 @@ const headerOutcomeSchema = z.object({
   sourceCandidates: z.array(z.object({ headerId: z.string(), productId: z.string() })).optional(),
   /** A snapshot kept for this product and source that is not this fork's record, and why (the source stood in). */
   snapshotSetAside: z.string().optional(),
+  /**
+   * Repairs (planned or written) rest on something the platform cannot show (a source line deleted after the fork
+   * leaves no trace): what, and what to check. The product's `verified` is then false, never claimed.
+   */
+  unverifiable: z.string().optional(),
 });
 export type HeaderOutcome = z.infer<typeof headerOutcomeSchema>;
 

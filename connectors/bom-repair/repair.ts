@@ -10,6 +10,7 @@ import type { LineWrite } from './journal';
 import {
   BomLinesUnsettledError,
   componentOf,
+  describeKept,
   keptKey,
   lacksComponent,
   lineViewSchema,
@@ -53,7 +54,7 @@ export interface RepairOptions {
   dryRun: boolean;
   /** Fork header name to source header name, for BOMs renamed at fork time. */
   sourceNames?: Readonly<Record<string, string>>;
-  /** Take a changed source line's current component instead of reporting the copy as ambiguous. */
+  /** Take the source as it stands now when a line of it changed after the fork, instead of leaving the copies. */
   acceptCurrentSource?: boolean;
   /** Source snapshots the safe write path kept: used instead of the current source when one is this fork's record. */
   snapshots?: ForkSnapshotStore;
@@ -243,6 +244,8 @@ export async function repairProductBoms(
       throw error;
     }
     const after = new Map(reread.map((line) => [line.id, line]));
+    // Written as planned, but on a pairing the platform cannot confirm (`unverifiable` says why).
+    if (header.unverifiable !== undefined) allVerified = false;
     for (const { line, match, basis } of written) {
       const problem = verifyRepaired(line, after.get(line.id), match.component);
       if (problem) allVerified = false;
@@ -326,6 +329,13 @@ export async function repairProductBoms(
 
     const byId = new Map(lines.map((line) => [line.id, line]));
     const planned: PlannedRepair[] = [];
+    const leaveLine = (match: Exclude<LineMatch, { kind: 'match' }>) =>
+      recordLine(result, {
+        headerId: owned.id,
+        lineId: match.lineId,
+        outcome: match.kind,
+        reason: match.reason,
+      });
     // Never guess: what a copy lost is what its source line held at fork time. A snapshot that is this fork's
     // record says so exactly; otherwise the current source stands in only where no source line changed since.
     const sourceNow = await cache.sourceLinesOf(pick.header.id);
@@ -333,51 +343,104 @@ export async function repairProductBoms(
     const trust = kept ? snapshotForFork(kept, owned, sourceNow) : null;
     if (trust && !trust.use) header.snapshotSetAside = trust.reason;
     const snapshot = trust?.use ? trust.lines : null;
-    const current = snapshot ? [] : sourceNow.filter((l) => existedAt(l, forkMs));
-    const sourceLines: LineView[] = snapshot ?? current;
-    for (const match of matchCopiedLines(lines, sourceLines)) {
-      if (match.kind !== 'match') {
-        recordLine(result, {
-          headerId: owned.id,
-          lineId: match.lineId,
-          outcome: match.kind,
-          reason: match.reason,
-        });
-        continue;
+    if (snapshot) {
+      for (const match of matchCopiedLines(lines, snapshot)) {
+        if (match.kind === 'match')
+          planned.push({ line: byId.get(match.lineId) as BomLine, match, basis: 'snapshot' });
+        else leaveLine(match);
       }
-      const line = byId.get(match.lineId) as BomLine;
-      if (snapshot) {
-        planned.push({ line, match, basis: 'snapshot' });
-        continue;
-      }
-      const changed = current.filter(
-        (source) =>
-          !lacksComponent(source) && keptKey(source) === keptKey(line) && changedAfter(source, forkMs),
-      );
-      if (changed.length === 0) planned.push({ line, match, basis: 'source' });
-      else if (options.acceptCurrentSource) planned.push({ line, match, basis: 'current source, accepted' });
-      else {
+      return planned;
+    }
+    const current = sourceNow.filter((l) => existedAt(l, forkMs));
+    const when = owned.createdAt ?? 'time unknown';
+    // A source line changed after the fork may have held any values (and component) when it was copied, so it may
+    // be the source of any copy, whatever it holds now (its values now may even equal another copy's).
+    const changed = current.filter((source) => changedAfter(source, forkMs));
+    if (changed.length > 0 && !options.acceptCurrentSource) {
+      const changedList = changed.map((c) => `${c.id} (at ${c.updatedAt ?? '?'})`).join(', ');
+      const offers = new Map<string, string[]>();
+      for (const match of matchCopiedLines(lines, current))
+        if (match.kind !== 'unmatched')
+          offers.set(
+            match.lineId,
+            match.kind === 'match' ? [match.sourceLineId] : match.candidateSourceLineIds,
+          );
+      for (const line of copies) {
+        const sameValues = (offers.get(line.id) ?? [])
+          .map((id) => current.find((source) => source.id === id))
+          .filter((source): source is BomLine => source !== undefined && !changed.includes(source));
         recordLine(result, {
           headerId: owned.id,
           lineId: line.id,
           outcome: 'ambiguous',
           reason:
-            `source line ${changed.map((c) => c.id).join(', ')} changed at ${changed.map((c) => c.updatedAt ?? '?').join(', ')}, ` +
-            `after the fork (${owned.createdAt ?? 'time unknown'}): its component at fork time is not known and no ` +
-            `snapshot of this fork was kept; the current one is ${match.component.styleId}${match.component.isMainComponent ? ' (main)' : ''}. ` +
-            'Left alone; run with acceptCurrentSource to take the current one',
-          candidates: changed.flatMap((source) => [
-            { basis: 'fork time' as const, component: null, sourceLineId: source.id },
-            {
+            `source line ${changedList} changed after the fork (${when}): what it held when the fork copied it, ` +
+            'values and component, is not known, so it may be the source of this copy or of any other, and no ' +
+            'snapshot of this fork was kept. Left alone; run with acceptCurrentSource to take the source as it ' +
+            'stands now',
+          candidates: [
+            ...sameValues.map((source) => ({
               basis: 'current source' as const,
               component: componentOf(source),
               sourceLineId: source.id,
-              changedAt: source.updatedAt ?? null,
-            },
-          ]),
+            })),
+            ...changed.flatMap((source) => [
+              { basis: 'fork time' as const, component: null, sourceLineId: source.id },
+              {
+                basis: 'current source' as const,
+                component: componentOf(source),
+                sourceLineId: source.id,
+                changedAt: source.updatedAt ?? null,
+              },
+            ]),
+          ],
         });
       }
+      return planned;
     }
+    // Taking the changed lines as they stand now cannot place one whose values match no line of the fork: the
+    // values it was copied with are gone, so the copy it made may be any of the others.
+    const forkKeys = new Set(lines.map(keptKey));
+    const moved = changed.filter((source) => !forkKeys.has(keptKey(source)));
+    if (moved.length > 0) {
+      const reason =
+        `source line ${moved.map((m) => `${m.id} (now ${describeKept(m)})`).join(', ')} changed after the fork ` +
+        `(${when}) and no line of the fork has its values now: the values it was copied with are not known, so it ` +
+        'may be the source of any copy, even taking the source as it stands now (acceptCurrentSource). Left ' +
+        'alone: give these copies their components by hand';
+      for (const line of copies)
+        recordLine(result, { headerId: owned.id, lineId: line.id, outcome: 'ambiguous', reason });
+      return planned;
+    }
+    // A source line deleted after the fork leaves no trace (and moves no `updatedAt`): only counts can show it. The
+    // fork's lines from the fork time are the source's lines then, one more when the forking write added a line.
+    const forkMade = lines.filter((line) => existedAt(line, forkMs)).length;
+    const gone = Number.isNaN(forkMs) ? 0 : forkMade - current.length - 1;
+    if (gone > 0) {
+      const reason =
+        `the fork holds ${forkMade} lines from when it was made (${when}) but the source only ${current.length} ` +
+        `that existed then: at least ${gone} source line(s) were deleted after the fork, and which copies came ` +
+        'from them cannot be told. Left alone: give these copies their components by hand';
+      for (const line of copies)
+        recordLine(result, { headerId: owned.id, lineId: line.id, outcome: 'ambiguous', reason });
+      return planned;
+    }
+    const basis = changed.length > 0 ? 'current source, accepted' : 'source';
+    for (const match of matchCopiedLines(lines, current)) {
+      if (match.kind === 'match') planned.push({ line: byId.get(match.lineId) as BomLine, match, basis });
+      else leaveLine(match);
+    }
+    if (planned.length > 0 && Number.isNaN(forkMs))
+      header.unverifiable =
+        'the fork time is not known, so a source line deleted after the fork (which the platform does not show) ' +
+        "cannot be ruled out by counting lines; if one was, a copy may have been given another line's component: " +
+        'check these repairs';
+    else if (gone === 0 && planned.length > 0)
+      header.unverifiable =
+        `the fork holds ${forkMade} lines from when it was made (${when}), one more than the ${current.length} ` +
+        'source lines that existed then: either the write that forked it added that line, or a source line was ' +
+        'deleted after the fork, which the platform does not show. If one was, a copy with the values that line ' +
+        "had may have been given another line's component: check these repairs";
     return planned;
   }
 }

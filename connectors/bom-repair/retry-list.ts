@@ -50,7 +50,9 @@ export function unsettledReason(result: ProductRepairResult | null): string | nu
     ] as const
   ).filter(([, count]) => count > 0);
   if (left.length > 0) return left.map(([kind, count]) => `${count} ${kind}`).join(', ');
-  return result.verified === false ? 'a repair did not verify' : null;
+  if (result.verified !== false) return null;
+  const unseen = result.headers.find((header) => header.unverifiable !== undefined)?.unverifiable;
+  return unseen === undefined ? 'a repair did not verify' : `a repair cannot be verified: ${unseen}`;
 }
 
 /** Keeps the product for the next run (its first listing time kept), or drops it once nothing is left. */

@@ -23,7 +23,10 @@ import {
 
 const SLEEVE = 'bomplc_demo_sleeve';
 
-/** Two lines a copy cannot tell apart: same placement and values, different components. */
+/**
+ * Two lines a copy cannot tell apart: same placement and values, different components. A fork made by editing one
+ * of them leaves the other's copy ambiguous (which of the two was copied is not known).
+ */
 const LOOKALIKE_LINES: Array<Omit<LineSpec, 'entity' | 'bomHeaderId'>> = [
   { component: { styleId: DEMO_IDS.button }, placementId: SLEEVE, quantity: 2, quantityUnit: 'PIECES' },
   { component: { styleId: DEMO_IDS.zipper }, placementId: SLEEVE, quantity: 2, quantityUnit: 'PIECES' },
@@ -168,20 +171,23 @@ describe('bomRepair on a real Temporal dev server', () => {
       stack.apiClient,
       tree,
       tree.skus[3]!,
-      (l) => l.styleId === DEMO_IDS.label,
+      (l) => l.styleId === DEMO_IDS.button && l.placementId === SLEEVE,
     );
 
     const result = await run({ products: [tree.skus[3]!] }, 'ambiguous');
-    expect(result).toMatchObject({ linesRepaired: 1, linesAmbiguous: 2, linesUnmatched: 0 });
+    expect(result).toMatchObject({ linesRepaired: 2, linesAmbiguous: 1, linesUnmatched: 0 });
     const ambiguous = result.products[0]!.lines.filter((l) => l.outcome === 'ambiguous');
     expect(ambiguous[0]!.reason).toContain('different components');
 
     const fork = await linesOf(stack.apiClient, forkId);
     const sleeve = fork.filter((l) => l.placementId === SLEEVE);
-    expect(sleeve.map((l) => [l.styleId, l.isMainComponent])).toEqual([
-      [null, false],
-      [null, false],
-    ]);
+    expect(sleeve.map((l) => [l.styleId, l.quantity])).toEqual(
+      expect.arrayContaining([
+        [DEMO_IDS.button, 3],
+        [null, 2],
+      ]),
+    );
+    expect(sleeve).toHaveLength(2);
     expect(fork.find((l) => l.placementId === DEMO_PLACEMENTS.body)).toMatchObject({
       styleId: DEMO_IDS.poplin,
       isMainComponent: true,

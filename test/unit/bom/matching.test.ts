@@ -80,14 +80,41 @@ describe('matchCopiedLines', () => {
     );
   });
 
-  it('reports copies as ambiguous when source lines with the same values carry different components, and never picks one', () => {
+  it('reports copies as ambiguous when fewer of them than source lines share values with different components, and never picks one', () => {
     const horn = line({ styleId: 'cmp_horn', placementId: 'bomplc_cuff', quantity: 2 });
     const corozo = line({ styleId: 'cmp_corozo', placementId: 'bomplc_cuff', quantity: 2 });
-    const copies = [copyOf(horn), copyOf(corozo)];
-    const matches = matchCopiedLines(copies, [horn, corozo]);
-    expect(matches.map((m) => m.kind)).toEqual(['ambiguous', 'ambiguous']);
+    // One of the two was the line written in the forking request: which one is not known.
+    const matches = matchCopiedLines([copyOf(horn)], [horn, corozo]);
+    expect(matches.map((m) => m.kind)).toEqual(['ambiguous']);
     expect(matches[0]).toMatchObject({ candidateSourceLineIds: [horn.id, corozo.id] });
     expect(matches[0]?.kind === 'ambiguous' && matches[0].reason).toContain('cmp_horn, cmp_corozo');
+  });
+
+  // Spec 02, "Copy fidelity caveat": "Clients re-read the copied lines and re-apply references." When as many
+  // copies as source lines share one set of values, every one of those source lines was copied here: the set of
+  // references to re-apply is fixed, and copies identical in every kept value cannot be told apart.
+  it('repairs as many look-alike copies as source lines with those values, each source reference put back once', () => {
+    const trim = { placementId: null, quantity: 1, quantityUnit: 'PIECES', countryOfOrigin: 'Portugal' };
+    const hangtag = line({ ...trim, styleId: 'cmp_hangtag' });
+    const care = line({ ...trim, styleId: 'cmp_care_label' });
+    const button = line({ ...trim, styleId: 'cmp_button' });
+    const copies = [copyOf(hangtag), copyOf(care), copyOf(button)];
+    const matches = matchCopiedLines(copies, [button, hangtag, care]);
+    expect(matches.map((m) => m.kind)).toEqual(['match', 'match', 'match']);
+    const given = matches.map((m) => (m.kind === 'match' ? m.component.styleId : null));
+    expect([...given].sort()).toEqual(['cmp_button', 'cmp_care_label', 'cmp_hangtag']);
+    for (const m of matches) {
+      const source = [hangtag, care, button].find((s) => m.kind === 'match' && s.id === m.sourceLineId);
+      expect(m.kind === 'match' && m.component.styleId).toBe(source?.styleId);
+    }
+  });
+
+  it('keeps equal counts ambiguous when one of those source lines has no component itself', () => {
+    const trim = { placementId: null, quantity: 1, quantityUnit: 'PIECES' };
+    const label = line({ ...trim, styleId: 'cmp_label' });
+    const bare = line({ ...trim, styleId: null });
+    const matches = matchCopiedLines([copyOf(label), copyOf(bare)], [label, bare]);
+    expect(matches.map((m) => m.kind)).toEqual(['ambiguous', 'ambiguous']);
   });
 
   it('treats a different main flag on otherwise equal source lines as ambiguous', () => {

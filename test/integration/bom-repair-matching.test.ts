@@ -1,0 +1,211 @@
+/**
+ * Which source line a fork's copy came from (spec 02, "Copy fidelity caveat": "lines copied during a BOM fork
+ * currently do not keep the component reference (`styleId`) or the `isMainComponent` flag ... Clients re-read the
+ * copied lines and re-apply references"): copies are told apart only by the values they kept, so the repair puts
+ * a reference back only where the pairing cannot matter, and never takes a source line changed after the fork for
+ * what it held when it was copied.
+ */
+import type { BomLine } from '../../connectors/traceability';
+import { DEMO_IDS } from '../../sandbox/seed/demo-catalogue';
+import type { TestStack } from '../harness';
+import {
+  bomRepairRunner,
+  buildTree,
+  linesOf,
+  startBomRepairStack,
+  type LineSpec,
+  type Tree,
+} from './bom-trees';
+
+type Line = Omit<LineSpec, 'entity' | 'bomHeaderId'>;
+
+const FABRIC: Line = {
+  component: { styleId: DEMO_IDS.poplin },
+  quantity: 1.2,
+  quantityUnit: 'METRE',
+  countryOfOrigin: 'India',
+  isMainComponent: true,
+};
+/** A trim as real BOMs hold them: one piece, no placement, no weight; several trims share every kept value. */
+const trim = (styleId: string): Line => ({
+  component: { styleId },
+  quantity: 1,
+  quantityUnit: 'PIECES',
+  countryOfOrigin: 'Portugal',
+});
+
+describe('bomRepair: pairing copies with source lines', () => {
+  let stack: TestStack;
+  const run = bomRepairRunner(() => stack);
+
+  beforeAll(async () => {
+    stack = await startBomRepairStack();
+  }, 60_000);
+
+  afterAll(async () => {
+    await stack?.stop();
+  });
+
+  const sourceLine = async (tree: Tree, styleId: string) =>
+    (await linesOf(stack.apiClient, tree.headerId)).find((l) => l.styleId === styleId)!;
+
+  /** The SKU edits the button's quantity (1 -> 2) through its inherited link: the BOM forks. */
+  async function forkByButtonEdit(tree: Tree, sku: string): Promise<string> {
+    const button = await sourceLine(tree, DEMO_IDS.button);
+    const edited = await stack.apiClient.boms.replaceLine(button.id, {
+      entity: { styleId: sku },
+      component: { styleId: DEMO_IDS.button },
+      quantity: 2,
+      quantityUnit: 'PIECES',
+      countryOfOrigin: 'Portugal',
+    });
+    expect(edited.bomHeaderId).not.toBe(tree.headerId);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    return edited.bomHeaderId;
+  }
+
+  const componentsOf = async (forkId: string) =>
+    (await linesOf(stack.apiClient, forkId)).map((l: BomLine) => [l.styleId, l.quantity]);
+
+  // Spec 02: "Owner link | any write | | Shared record modified". An owner edit after the fork changes what the
+  // source shows, not what the fork copied: the label's copy ("1 PIECES, Portugal") now has the same values as the
+  // source's button only, but the button's own copy is the line the SKU edited.
+  it('“Clients re-read the copied lines and re-apply references”: a source line changed after the fork, whatever its values now, may be any copy’s source: nothing is written, not even with acceptCurrentSource', async () => {
+    const tree = await buildTree(stack.apiClient, 'moved', [
+      FABRIC,
+      trim(DEMO_IDS.button),
+      trim(DEMO_IDS.label),
+    ]);
+    const sku = tree.skus[0]!;
+    const forkId = await forkByButtonEdit(tree, sku);
+    const label = await sourceLine(tree, DEMO_IDS.label);
+    await stack.apiClient.boms.replaceLine(label.id, {
+      entity: { styleId: tree.styleId },
+      component: { styleId: DEMO_IDS.label },
+      quantity: 3,
+      quantityUnit: 'PIECES',
+      countryOfOrigin: 'Portugal',
+    });
+    const before = await componentsOf(forkId);
+
+    const result = await run({ products: [sku] }, 'moved');
+    expect(result).toMatchObject({ linesRepaired: 0, linesAmbiguous: 2 });
+    const copies = result.products[0]!.lines;
+    for (const copy of copies) {
+      expect(copy.outcome).toBe('ambiguous');
+      expect(copy.reason).toContain(`source line ${label.id}`);
+      expect(copy.reason).toContain('may be the source of this copy or of any other');
+      expect(copy.candidates).toEqual(
+        expect.arrayContaining([{ basis: 'fork time', component: null, sourceLineId: label.id }]),
+      );
+    }
+
+    const accepted = await run({ products: [sku], acceptCurrentSource: true }, 'moved-accept');
+    expect(accepted).toMatchObject({ linesRepaired: 0, linesAmbiguous: 2 });
+    expect(accepted.products[0]!.lines[0]!.reason).toContain('no line of the fork has its values now');
+    expect(await componentsOf(forkId)).toEqual(before);
+  });
+
+  // Spec 02: "deletion yields a copy without the deleted lines" is about the fork; an owner's delete on the source
+  // leaves the fork's copy and no trace on the source (the header's `updatedAt` does not move).
+  it('a source line deleted after the fork cannot be seen: the repair says so and does not claim it verified', async () => {
+    const tree = await buildTree(stack.apiClient, 'deleted', [
+      FABRIC,
+      trim(DEMO_IDS.button),
+      trim(DEMO_IDS.label),
+    ]);
+    const sku = tree.skus[1]!;
+    await forkByButtonEdit(tree, sku);
+    const label = await sourceLine(tree, DEMO_IDS.label);
+    await stack.apiClient.boms.deleteLines({ styleId: tree.styleId, bomLineIds: [label.id] });
+
+    const result = await run({ products: [sku] }, 'deleted');
+    const product = result.products[0]!;
+    expect(product.verified).toBe(false);
+    expect(product.headers[0]!.unverifiable).toContain(
+      'deleted after the fork, which the platform does not show',
+    );
+  });
+
+  it('a source line deleted after the fork that the counts show leaves every copy ambiguous', async () => {
+    const tree = await buildTree(stack.apiClient, 'deleted2', [
+      FABRIC,
+      trim(DEMO_IDS.button),
+      trim(DEMO_IDS.label),
+      trim(DEMO_IDS.zipper),
+    ]);
+    const sku = tree.skus[2]!;
+    const forkId = await forkByButtonEdit(tree, sku);
+    const source = await linesOf(stack.apiClient, tree.headerId);
+    const gone = source.filter((l) => l.styleId === DEMO_IDS.label || l.styleId === DEMO_IDS.zipper);
+    await stack.apiClient.boms.deleteLines({ styleId: tree.styleId, bomLineIds: gone.map((l) => l.id) });
+    const before = await componentsOf(forkId);
+
+    const result = await run({ products: [sku] }, 'deleted2');
+    expect(result).toMatchObject({ linesRepaired: 0, linesAmbiguous: 3 });
+    expect(result.products[0]!.lines[0]!.reason).toContain(
+      'at least 1 source line(s) were deleted after the fork',
+    );
+    expect(await componentsOf(forkId)).toEqual(before);
+  });
+
+  // Finding: trims sharing quantity, unit and country were never repaired. With as many copies as source lines of
+  // those values, every one of those lines was copied here, so the references to re-apply are exactly theirs.
+  it('look-alike trims are repaired when the fork holds as many copies as the source holds lines with their values', async () => {
+    const trims = [DEMO_IDS.button, DEMO_IDS.label, DEMO_IDS.zipper];
+    const tree = await buildTree(stack.apiClient, 'trims', [FABRIC, ...trims.map(trim)]);
+    const sku = tree.skus[3]!;
+    // The SKU edits the fabric: every trim is copied.
+    const fabric = await sourceLine(tree, DEMO_IDS.poplin);
+    const edited = await stack.apiClient.boms.replaceLine(fabric.id, {
+      entity: { styleId: sku },
+      component: { styleId: DEMO_IDS.poplin },
+      quantity: 1.4,
+      quantityUnit: 'METRE',
+      countryOfOrigin: 'India',
+      isMainComponent: true,
+    });
+    const forkId = edited.bomHeaderId;
+
+    const result = await run({ products: [sku] }, 'trims');
+    expect(result).toMatchObject({ linesRepaired: 3, linesAmbiguous: 0, linesUnmatched: 0 });
+    expect(result.products[0]!.verified).toBe(true);
+    expect(result.products[0]!.headers[0]!.unverifiable).toBeUndefined();
+    const fork = await linesOf(stack.apiClient, forkId);
+    expect(
+      fork
+        .filter((l) => l.quantityUnit === 'PIECES')
+        .map((l) => l.styleId)
+        .sort(),
+    ).toEqual([...trims].sort());
+    expect(fork.every((l) => l.isMainComponent === (l.styleId === DEMO_IDS.poplin))).toBe(true);
+  });
+
+  it('a SKU that adds a line forks the BOM: its look-alike trims are repaired, and the extra line is reported as what the platform cannot tell from a deleted source line', async () => {
+    const trims = [DEMO_IDS.button, DEMO_IDS.label, DEMO_IDS.zipper];
+    const tree = await buildTree(stack.apiClient, 'added', [FABRIC, ...trims.map(trim)]);
+    const sku = tree.skus[0]!;
+    const added = await stack.apiClient.boms.createLine({
+      bomHeaderId: tree.headerId,
+      entity: { styleId: sku },
+      component: { styleId: DEMO_IDS.button },
+      quantity: 4,
+      quantityUnit: 'PIECES',
+    });
+    expect(added.bomHeaderId).not.toBe(tree.headerId);
+
+    const result = await run({ products: [sku] }, 'added');
+    expect(result).toMatchObject({ linesRepaired: 4, linesAmbiguous: 0 });
+    expect(result.products[0]!.headers[0]!.unverifiable).toContain(
+      'the write that forked it added that line',
+    );
+    expect(result.products[0]!.verified).toBe(false);
+    const fork = await linesOf(stack.apiClient, added.bomHeaderId);
+    expect(
+      fork
+        .filter((l) => l.quantity === 1)
+        .map((l) => l.styleId)
+        .sort(),
+    ).toEqual([...trims].sort());
+  });
+});
