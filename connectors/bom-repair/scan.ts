@@ -87,19 +87,23 @@ async function candidateOf(
 ): Promise<RepairCandidate | undefined> {
   if (!product.styleId) return undefined;
   const included = trustedIncludedHeaders(product);
+  const since = filter.retryProductIds?.has(product.id) ? undefined : filter.headersChangedSinceMs;
   let headers: BomHeader[];
   if ('headers' in included) {
     headers = included.headers;
     report.includeUsed += 1;
   } else {
     report.includeProblem ??= included.problem;
+    // Without the link role the include still shows each header's times: when none changed since the mark, no
+    // owned one did (a fork is a new header), and the read would be filtered to nothing.
+    const shown = includeSchema.safeParse((product as Record<string, unknown>)['bom']);
+    if (since !== undefined && shown.success && shown.data.every((header) => changedAtMs(header) < since))
+      return undefined;
     report.headerReads += 1;
     headers = await readHeaders(client, product.id);
   }
   let owned = ownedHeaders(headers);
-  const since = filter.headersChangedSinceMs;
-  if (since !== undefined && !filter.retryProductIds?.has(product.id))
-    owned = owned.filter((header) => changedAtMs(header) >= since);
+  if (since !== undefined) owned = owned.filter((header) => changedAtMs(header) >= since);
   if (owned.length === 0) return undefined;
   return {
     id: product.id,
