@@ -13,6 +13,7 @@ import { bomRepairRun, type BomRepairEntry, type LineWrite } from '../connectors
 import { listBatchResults } from '../connectors/bom-repair/batch-listing';
 import type { ListedProductResult } from '../connectors/bom-repair/listing';
 import { ForkSnapshotStore } from '../connectors/bom-repair/fork-snapshots';
+import { RepairRecordStore } from '../connectors/bom-repair/repair-records';
 import {
   safeBomWrite,
   type SafeBomWriteInput,
@@ -149,6 +150,7 @@ async function keepUnsettled(
 export function createBomRepairActivities(deps: Pick<ActivityDeps, 'client' | 'config'>) {
   const { dataDir } = deps.config;
   const snapshots = new ForkSnapshotStore(join(dataDir, 'bom-repair', 'fork-snapshots'));
+  const repairs = new RepairRecordStore(join(dataDir, 'bom-repair', 'repaired-lines'));
 
   return {
     /** Lists the selected products (pages of 100, `include=bom`) and stages those owning a BOM header. */
@@ -233,7 +235,7 @@ export function createBomRepairActivities(deps: Pick<ActivityDeps, 'client' | 'c
           index += 1;
         }
         const cache = new RepairReadCache(deps.client);
-        const options = { ...input, snapshots };
+        const options = { ...input, snapshots, repairs };
         const batch = Math.floor(input.offset / input.limit);
         // (Listed in the candidates' order, not the order their lanes finished in.)
         const resultOf = async (

@@ -1,5 +1,6 @@
 /** The repair of one product's forks (what each batch of the bom-repair job does per product). */
 import { ForkSnapshotStore, snapshotForFork } from './fork-snapshots';
+import type { RepairedLine, RepairRecordStore } from './repair-records';
 import {
   isTraceabilityApiError,
   type BomHeader,
@@ -58,6 +59,8 @@ export interface RepairOptions {
   acceptCurrentSource?: boolean;
   /** Source snapshots the safe write path kept: used instead of the current source when one is this fork's record. */
   snapshots?: ForkSnapshotStore;
+  /** Where the lines this job repaired are recorded: a repair of a source line is no change after a fork of it. */
+  repairs?: RepairRecordStore;
   /** Line repairs an earlier attempt journalled for this product: reported and verified, not written again. */
   written?: readonly LineWrite[];
   /** Journals a line repair before its PUT (see `written`). */
@@ -244,11 +247,15 @@ export async function repairProductBoms(
       throw error;
     }
     const after = new Map(reread.map((line) => [line.id, line]));
+    const recorded: RepairedLine[] = [];
     // Written as planned, but on a pairing the platform cannot confirm (`unverifiable` says why).
     if (header.unverifiable !== undefined) allVerified = false;
     for (const { line, match, basis } of written) {
-      const problem = verifyRepaired(line, after.get(line.id), match.component);
+      const now = after.get(line.id);
+      const problem = verifyRepaired(line, now, match.component);
       if (problem) allVerified = false;
+      else if (now?.updatedAt)
+        recorded.push({ lineId: line.id, updatedAt: now.updatedAt, kept: keptKey(now) });
       recordLine(result, {
         headerId: owned.id,
         lineId: line.id,
@@ -259,6 +266,7 @@ export async function repairProductBoms(
         ...(problem ? { reason: `verification: ${problem}` } : {}),
       });
     }
+    await options.repairs?.add(owned.id, recorded);
   }
 
   /**
@@ -355,7 +363,12 @@ export async function repairProductBoms(
     const when = owned.createdAt ?? 'time unknown';
     // A source line changed after the fork may have held any values (and component) when it was copied, so it may
     // be the source of any copy, whatever it holds now (its values now may even equal another copy's).
-    const changed = current.filter((source) => changedAfter(source, forkMs));
+    // A source line this job repaired after the fork (a fork of an unrepaired fork) kept the values it was copied
+    // with: its repair put back what it lacked, and that is what its copy here lacks too.
+    const repairedOnly = options.repairs
+      ? await options.repairs.lastWrittenByRepair(pick.header.id)
+      : () => false;
+    const changed = current.filter((source) => changedAfter(source, forkMs) && !repairedOnly(source));
     if (changed.length > 0 && !options.acceptCurrentSource) {
       const changedList = changed.map((c) => `${c.id} (at ${c.updatedAt ?? '?'})`).join(', ');
       const offers = new Map<string, string[]>();
