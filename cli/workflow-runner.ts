@@ -79,33 +79,40 @@ export interface JobRun<W extends Workflow> {
  * JSON. A failed workflow becomes one line naming the workflow and the cause.
  */
 export async function startJob<W extends Workflow>(run: JobRun<W>): Promise<void> {
-  await withTemporalClient(async (client, config) => {
-    const print = (line: string): void => void process.stdout.write(`${line}\n`);
-    // With TRACE_STORE_URL=s3://…, a local input goes to the bucket first: the worker may be on another machine.
-    await requireWorker(client, config.temporalNamespace, config.taskQueue, run.wait);
-    const store = bucketStore(config);
-    const args = await uploadLocalInput(store, run.workflowId, run.args, print);
-    const options = {
-      taskQueue: config.taskQueue,
-      workflowId: run.workflowId,
-      args,
-      typedSearchAttributes: [
-        { key: TraceJob, value: run.job },
-        { key: TraceSource, value: run.source },
-      ],
-      staticSummary: run.summary,
-      // WorkflowStartOptions spells `args` as a conditional type that a generic W cannot satisfy directly.
-    } as unknown as WorkflowStartOptions<W>;
-    const handle = await client.workflow.start(run.workflow as W, options);
-    process.stdout.write(`Started workflow ${handle.workflowId} on task queue ${config.taskQueue}\n`);
-    if (!run.wait) return;
-    const result = await waitAndPrint(handle, {
-      timeoutSeconds: run.timeoutSeconds,
-      taskQueue: config.taskQueue,
-      ...(store ? { links: (details: string) => storeLinksIn(store, details) } : {}),
-    });
-    await printStoreLinks(store, result, print);
+  await withTemporalClient((client, config) => startJobOn(client, config, run));
+}
+
+/** startJob on a connection the command already holds (it read a schedule or a run first): one connect, not two. */
+export async function startJobOn<W extends Workflow>(
+  client: Client,
+  config: AppConfig,
+  run: JobRun<W>,
+): Promise<void> {
+  const print = (line: string): void => void process.stdout.write(`${line}\n`);
+  // With TRACE_STORE_URL=s3://…, a local input goes to the bucket first: the worker may be on another machine.
+  await requireWorker(client, config.temporalNamespace, config.taskQueue, run.wait);
+  const store = bucketStore(config);
+  const args = await uploadLocalInput(store, run.workflowId, run.args, print);
+  const options = {
+    taskQueue: config.taskQueue,
+    workflowId: run.workflowId,
+    args,
+    typedSearchAttributes: [
+      { key: TraceJob, value: run.job },
+      { key: TraceSource, value: run.source },
+    ],
+    staticSummary: run.summary,
+    // WorkflowStartOptions spells `args` as a conditional type that a generic W cannot satisfy directly.
+  } as unknown as WorkflowStartOptions<W>;
+  const handle = await client.workflow.start(run.workflow as W, options);
+  process.stdout.write(`Started workflow ${handle.workflowId} on task queue ${config.taskQueue}\n`);
+  if (!run.wait) return;
+  const result = await waitAndPrint(handle, {
+    timeoutSeconds: run.timeoutSeconds,
+    taskQueue: config.taskQueue,
+    ...(store ? { links: (details: string) => storeLinksIn(store, details) } : {}),
   });
+  await printStoreLinks(store, result, print);
 }
 
 /**

@@ -1,4 +1,4 @@
-import { ScheduleNotFoundError } from '@temporalio/client';
+import { ScheduleNotFoundError, type Client } from '@temporalio/client';
 import { Command, InvalidArgumentError } from 'commander';
 import type { z } from 'zod';
 import {
@@ -11,7 +11,7 @@ import {
 import { certificateReport } from '../../workflows';
 import { jobOfWorkflowType } from '../../worker/jobs';
 import { runAction } from '../run-action';
-import { positiveSeconds, startJob, timestampedId, withTemporalClient } from '../workflow-runner';
+import { positiveSeconds, startJobOn, timestampedId, withTemporalClient } from '../workflow-runner';
 
 /** An option checked here, before any workflow starts, by the schema the workflow checks its input with. */
 function checked<T>(schema: z.ZodType<T>, from: (value: string) => unknown = (value) => value) {
@@ -23,23 +23,21 @@ function checked<T>(schema: z.ZodType<T>, from: (value: string) => unknown = (va
 }
 
 /** The input a schedule's runs get (its zone, ranges and statuses), to backfill a night as that schedule would. */
-async function scheduleInput(scheduleId: string): Promise<CertificateReportInput> {
-  return withTemporalClient(async (client) => {
-    const described = await client.schedule
-      .getHandle(scheduleId)
-      .describe()
-      .catch((error: unknown) => {
-        if (error instanceof ScheduleNotFoundError) throw new Error(`No schedule '${scheduleId}'`);
-        throw error;
-      });
-    const { action } = described;
-    if (action.type !== 'startWorkflow' || jobOfWorkflowType(action.workflowType) !== 'certificate-report')
-      throw new Error(`Schedule '${scheduleId}' does not start the certificate report`);
-    const parsed = certificateReportInputSchema.safeParse(action.args?.[0] ?? {});
-    if (!parsed.success)
-      throw new Error(`Schedule '${scheduleId}': its input is not a certificate report input`);
-    return parsed.data;
-  });
+async function scheduleInput(client: Client, scheduleId: string): Promise<CertificateReportInput> {
+  const described = await client.schedule
+    .getHandle(scheduleId)
+    .describe()
+    .catch((error: unknown) => {
+      if (error instanceof ScheduleNotFoundError) throw new Error(`No schedule '${scheduleId}'`);
+      throw error;
+    });
+  const { action } = described;
+  if (action.type !== 'startWorkflow' || jobOfWorkflowType(action.workflowType) !== 'certificate-report')
+    throw new Error(`Schedule '${scheduleId}' does not start the certificate report`);
+  const parsed = certificateReportInputSchema.safeParse(action.args?.[0] ?? {});
+  if (!parsed.success)
+    throw new Error(`Schedule '${scheduleId}': its input is not a certificate report input`);
+  return parsed.data;
 }
 
 interface CertificateReportFlags {
@@ -52,8 +50,8 @@ interface CertificateReportFlags {
 }
 
 /** The run's input: the flags given, over the schedule's input when one is named; `UTC` when neither names a zone. */
-async function reportInput(flags: CertificateReportFlags): Promise<CertificateReportInput> {
-  const base = flags.schedule !== undefined ? await scheduleInput(flags.schedule) : {};
+async function reportInput(client: Client, flags: CertificateReportFlags): Promise<CertificateReportInput> {
+  const base = flags.schedule !== undefined ? await scheduleInput(client, flags.schedule) : {};
   return {
     ...base,
     asOf: flags.asOf,
@@ -89,17 +87,19 @@ export function certificateReportCommand(): Command {
     .option('--wait', 'wait for the result and print it')
     .option('--timeout <seconds>', 'with --wait: give up after this long', positiveSeconds, 600)
     .action((flags: CertificateReportFlags) =>
-      runAction(async () =>
-        startJob({
-          workflow: certificateReport,
-          args: [await reportInput(flags)],
-          workflowId: timestampedId(`cert-report-${flags.asOf ?? 'today'}`),
-          job: 'certificate-report',
-          source: 'api',
-          summary: `Certificate expiry report as of ${flags.asOf ?? 'today'}`,
-          wait: Boolean(flags.wait),
-          timeoutSeconds: flags.timeout,
-        }),
+      runAction(() =>
+        withTemporalClient(async (client, config) =>
+          startJobOn(client, config, {
+            workflow: certificateReport,
+            args: [await reportInput(client, flags)],
+            workflowId: timestampedId(`cert-report-${flags.asOf ?? 'today'}`),
+            job: 'certificate-report',
+            source: 'api',
+            summary: `Certificate expiry report as of ${flags.asOf ?? 'today'}`,
+            wait: Boolean(flags.wait),
+            timeoutSeconds: flags.timeout,
+          }),
+        ),
       ),
     );
 }

@@ -4,7 +4,7 @@ import { defaultPayloadConverter } from '@temporalio/common';
 import { z } from 'zod';
 import { JOBS, jobOfWorkflowType, type JobName } from '../../worker/jobs';
 import { runAction } from '../run-action';
-import { positiveSeconds, startJob, timestampedId, withTemporalClient } from '../workflow-runner';
+import { positiveSeconds, startJobOn, timestampedId, withTemporalClient } from '../workflow-runner';
 
 /** Jobs whose runs leave a rejects file that can be pushed again. */
 const RETRYABLE_JOBS = ['erp-orders', 'plm-import'] as const;
@@ -99,20 +99,22 @@ export function retryCommand(): Command {
     .option('--timeout <seconds>', 'with --wait: give up after this long', positiveSeconds, 3600)
     .action((workflowId: string, flags: { wait?: boolean; timeout: number }) =>
       runAction(async () => {
-        const plan = await withTemporalClient((client) => retryPlanFor(client, workflowId));
-        await startJob({
-          workflow: plan.workflowType,
-          args: [plan.input],
-          workflowId: plan.workflowId,
-          job: plan.job,
-          source: plan.input.file.split(/[\\/]/).pop() ?? plan.input.file,
-          summary: `Retry of ${workflowId}: its rejected rows from ${plan.input.file}`,
-          wait: Boolean(flags.wait),
-          timeoutSeconds: flags.timeout,
-        }).catch((error: unknown) => {
-          if (error instanceof WorkflowExecutionAlreadyStartedError)
-            throw new Error(`a retry with id ${plan.workflowId} is already running`);
-          throw error;
+        await withTemporalClient(async (client, config) => {
+          const plan = await retryPlanFor(client, workflowId);
+          await startJobOn(client, config, {
+            workflow: plan.workflowType,
+            args: [plan.input],
+            workflowId: plan.workflowId,
+            job: plan.job,
+            source: plan.input.file.split(/[\\/]/).pop() ?? plan.input.file,
+            summary: `Retry of ${workflowId}: its rejected rows from ${plan.input.file}`,
+            wait: Boolean(flags.wait),
+            timeoutSeconds: flags.timeout,
+          }).catch((error: unknown) => {
+            if (error instanceof WorkflowExecutionAlreadyStartedError)
+              throw new Error(`a retry with id ${plan.workflowId} is already running`);
+            throw error;
+          });
         });
       }),
     );

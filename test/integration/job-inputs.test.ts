@@ -1,10 +1,44 @@
 import { writeFileSync } from 'node:fs';
+import net from 'node:net';
 import path from 'node:path';
 import { WorkflowFailedError } from '@temporalio/client';
 import { certificateReport, plmImport } from '../../workflows';
 import type { CertificateReportResult } from '../../activities/certificate-report';
-import { cliEnv, traceSync, waitResult, type TestStack } from '../harness';
+import { cliEnv, readHarnessInfo, traceSync, waitResult, type TestStack } from '../harness';
 import { startJobStack } from './job-stack';
+
+/** A TCP relay to the dev server that counts the connections made through it. */
+async function countingRelay(
+  target: string,
+): Promise<{ address: string; connections: () => number; close: () => Promise<void> }> {
+  const [host, port] = [
+    target.slice(0, target.lastIndexOf(':')),
+    Number(target.slice(target.lastIndexOf(':') + 1)),
+  ];
+  let connections = 0;
+  const sockets = new Set<net.Socket>();
+  const server = net.createServer((inbound) => {
+    connections++;
+    const outbound = net.connect(port, host);
+    for (const socket of [inbound, outbound]) {
+      sockets.add(socket);
+      socket.on('error', () => undefined);
+      socket.on('close', () => sockets.delete(socket));
+    }
+    inbound.pipe(outbound).pipe(inbound);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port: relayPort } = server.address() as net.AddressInfo;
+  return {
+    address: `127.0.0.1:${relayPort}`,
+    connections: () => connections,
+    close: () =>
+      new Promise<void>((resolve) => {
+        for (const socket of sockets) socket.destroy();
+        server.close(() => resolve());
+      }),
+  };
+}
 
 /**
  * The plain JSON an operator types (the Web UI's input box, a schedules file) is checked where it is given: a key
@@ -122,10 +156,17 @@ describe('job inputs typed by hand: refused where they are given, naming the fie
       }),
     );
     expect((await cli('schedules', 'apply', '--file', file)).status).toBe(0);
+    const relay = await countingRelay(readHarnessInfo().address);
     try {
-      const out = await cli('certificate-report', '--as-of', '2026-11-01', '--schedule', id, '--wait');
+      // One command, one Temporal connection: reading the schedule and starting the run share it.
+      const out = await traceSync(
+        ['certificate-report', '--as-of', '2026-11-01', '--schedule', id, '--wait'],
+        cliEnv(stack, { TEMPORAL_ADDRESS: relay.address }),
+        90_000,
+      );
       expect(out.stderr).toBe('');
       expect(out.status).toBe(0);
+      expect(relay.connections()).toBe(1);
       const result = waitResult<CertificateReportResult>(out.stdout);
       expect(result).toMatchObject({
         asOf: '2026-11-01',
@@ -143,6 +184,7 @@ describe('job inputs typed by hand: refused where they are given, naming the fie
       expect(missing.status).not.toBe(0);
       expect(missing.stderr).toContain("No schedule 'no-such-schedule'");
     } finally {
+      await relay.close();
       await stack.client.schedule.getHandle(id).delete();
     }
   });
