@@ -21,8 +21,8 @@ export function createErpPullActivities(deps: Pick<ActivityDeps, 'client' | 'con
      */
     async pullPlatformOrdersSinceMark(): Promise<PullOrdersResult> {
       try {
-        const result = await withHeartbeats((progress) =>
-          pullOrders(new ApiCalls(deps.client), deps.config.dataDir, progress),
+        const result = await withHeartbeats((progress, stop) =>
+          pullOrders(new ApiCalls(deps.client), deps.config.dataDir, progress, stop),
         );
         log.info('Platform orders pulled', { orders: result.orders, apiCalls: result.apiCalls });
         return result;

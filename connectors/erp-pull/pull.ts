@@ -185,10 +185,15 @@ async function readMark(path: string): Promise<HighWaterMark> {
 }
 
 /** Lines of the changed orders: every line listed (100 a page) when cheaper than one GET per order. */
-async function withLines(api: ApiCalls, orders: readonly Order[]): Promise<ExistingOrder[]> {
+async function withLines(
+  api: ApiCalls,
+  orders: readonly Order[],
+  stop?: AbortSignal,
+): Promise<ExistingOrder[]> {
   const byOrder = await listedLines(api, orders, 2);
   const result: ExistingOrder[] = [];
   for (const order of orders) {
+    stop?.throwIfAborted();
     const listed = byOrder?.get(order.id) ?? [];
     if (order.lineCount === 0 || (byOrder !== undefined && listed.length === order.lineCount)) {
       result.push(toExisting(order, listed));
@@ -208,11 +213,14 @@ const stamp = (ms: number): string => new Date(ms).toISOString().replace(/[:.]/g
  * `<dataDir>/exports/orders/`. The mark moves (atomically) only after both files are complete; a run that dies
  * in between rewrites the same two files next time, named after the mark they start from. `progress` gets the
  * latest details to heartbeat with; the caller heartbeats on a timer, as listing and lines can wait out the allowance.
+ * Once `stop` is aborted (the activity is cancelled), the pull throws its reason before its next page or read and
+ * before it writes: nothing is written and the mark stays. Once writing, it finishes the files and the mark.
  */
 export async function pullOrders(
   api: ApiCalls,
   dataDir: string,
   progress: Progress,
+  stop?: AbortSignal,
 ): Promise<PullOrdersResult> {
   const started = Date.now();
   const folder = join(dataDir, ORDERS_EXPORT_FOLDER);
@@ -225,9 +233,12 @@ export async function pullOrders(
   );
   const listed: Order[] = [];
   for await (const order of sync) {
+    // Checked at each order, so at the latest when the next page would be asked for.
+    stop?.throwIfAborted();
     listed.push(order);
     if (listed.length % 100 === 0) progress({ phase: 'listing', orders: listed.length });
   }
+  stop?.throwIfAborted();
   const changed = ordersSince(
     from,
     listed.map((order) => ({ ...order, updatedAt: order.updatedAt ?? null })),
@@ -244,7 +255,8 @@ export async function pullOrders(
   });
   if (changed.length === 0) return result(0, null, from);
   progress({ phase: 'reading lines', orders: changed.length });
-  const exported = await withLines(api, changed);
+  const exported = await withLines(api, changed, stop);
+  stop?.throwIfAborted();
   const to = advanceMark(from, changed);
   await mkdir(folder, { recursive: true });
   const base = join(folder, `orders-updated-after-${stamp(from.updatedAtMs)}`);

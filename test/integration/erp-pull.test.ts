@@ -2,9 +2,11 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { CancelledFailure, WorkflowFailedError } from '@temporalio/client';
 import Papa from 'papaparse';
 import type { PullOrdersResult } from '../../activities/erp-pull';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { TraceStatus } from '../../worker/search-attributes';
 import { erpPull } from '../../workflows';
 import { sandboxApi, startTestStack, type TestStack } from '../harness';
 
@@ -13,6 +15,7 @@ const BRAND = 'cmp_brand_nordic_threads';
 describe('erpPull: orders changed on the platform since the stored mark', () => {
   let stack: TestStack;
   let exportsDir: string;
+  const { control } = sandboxApi(() => stack);
   const pull = (): Promise<PullOrdersResult> =>
     stack.client.workflow.execute(erpPull, {
       args: [{}],
@@ -97,6 +100,63 @@ describe('erpPull: orders changed on the platform since the stored mark', () => 
     expect(result.to.updatedAtMs).toBeGreaterThan(result.from.updatedAtMs);
     expect((await pull()).orders).toBe(0);
   });
+
+  // As an operator cancelling a run expects it (README, Cancelling a run): the pull stops at its next page, closes as
+  // cancelled once it has, writes no export and leaves the mark where it was, so the next pull exports those orders.
+  it('a cancel stops the listing at its next page; the run closes as cancelled, writes nothing, the mark stays', async () => {
+    const ORDERS = 60;
+    for (let i = 1; i <= ORDERS; i++) await createOrder(`STOP-${String(i).padStart(2, '0')}`, 1);
+    const markFile = path.join(exportsDir, 'high-water-mark.json');
+    const markBefore = readFileSync(markFile, 'utf8');
+    const filesBefore = readdirSync(exportsDir).sort();
+    // Pages of 5 orders, each list call answered after 1.5 s: listing the 60 takes 12 pages, about 18 s.
+    expect((await control('/__sandbox/config', 'PUT', { orderPageSizeCap: 5 })).ok).toBe(true);
+    await control('/__sandbox/faults', 'PUT', { latencyMs: 1500, methods: ['GET'], pathPrefix: '/orders' });
+    const listCalls = async (): Promise<number> =>
+      ((await (await control('/__sandbox/faults', 'GET')).json()) as { counters: { delayed: number } })
+        .counters.delayed;
+    const callsBefore = await listCalls();
+    try {
+      const handle = await stack.client.workflow.start(erpPull, {
+        args: [{}],
+        taskQueue: stack.taskQueue,
+        workflowId: stack.workflowId('erp-pull-cancel'),
+      });
+      while ((await listCalls()) - callsBefore < 2) await sleep(200);
+      const cancelledAt = Date.now();
+      await handle.cancel();
+      const failure = await handle.result().then(
+        () => undefined,
+        (error: unknown) => error,
+      );
+      expect(failure).toBeInstanceOf(WorkflowFailedError);
+      expect((failure as WorkflowFailedError).cause).toBeInstanceOf(CancelledFailure);
+      expect(Date.now() - cancelledAt).toBeLessThan(10_000);
+      const described = await handle.describe();
+      expect(described.status.name).toBe('CANCELLED');
+      expect(described.typedSearchAttributes.get(TraceStatus)).toBe('cancelled');
+      expect(((await described.memo) as { cancelled?: boolean } | undefined)?.cancelled).toBe(true);
+
+      // It stopped reading: no list call after the run closed, and far fewer than the 12 pages.
+      const callsAtClose = await listCalls();
+      await sleep(4_000);
+      expect(await listCalls()).toBe(callsAtClose);
+      expect(callsAtClose - callsBefore).toBeLessThan(8);
+      // Nothing half: no export, and the mark has not moved.
+      expect(readdirSync(exportsDir).sort()).toEqual(filesBefore);
+      expect(readFileSync(markFile, 'utf8')).toBe(markBefore);
+    } finally {
+      await control('/__sandbox/faults', 'DELETE');
+      await control('/__sandbox/config', 'PUT', { orderPageSizeCap: null });
+    }
+
+    // The next pull exports every one of them, once.
+    const next = await pull();
+    expect(next.orders).toBe(ORDERS);
+    expect(ndjsonNumbers(next.files!.ndjson)).toEqual(
+      Array.from({ length: ORDERS }, (_, i) => `STOP-${String(i + 1).padStart(2, '0')}`),
+    );
+  }, 120_000);
 });
 
 /**
