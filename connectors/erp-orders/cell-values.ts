@@ -3,6 +3,7 @@
 import { quoteInput } from '../input-limits';
 import { readLocaleNumber } from '../number-text';
 import { UNIT_VALUES, type Unit } from '../traceability/schemas/common';
+import { orderStatusSchema } from '../traceability/schemas/orders';
 import { closeMatches, didYouMean } from '../traceability/name-matching';
 import type { CellValue } from './read/types';
 
@@ -371,4 +372,33 @@ export function parseUnit(raw: string, aliases: Readonly<Record<string, Unit>>):
   if (isUnit(canonical)) return ok(canonical);
   const suggestions = closeMatches(text, [...UNIT_VALUES, ...Object.keys(aliases)]);
   return fail(`'${text}' is not a unit of the API's unit enumeration${didYouMean(suggestions)}`);
+}
+
+type OrderStatus = (typeof orderStatusSchema.options)[number];
+
+/**
+ * An order status cell as spec 03's enumeration (`IN_PROGRESS`, `IN_REVIEW`, `COMPLETED`): the profile's
+ * `statusAliases` first (the ERP's own words, case-insensitive: `{"Open": "IN_PROGRESS"}`), then the enumeration
+ * with case and spaces/hyphens forgiven (`Completed`, `in progress`).
+ */
+export function parseStatus(
+  value: CellValue,
+  aliases: Readonly<Record<string, OrderStatus>>,
+): Parsed<OrderStatus> {
+  const text = cellText(value);
+  const lower = text.toLowerCase();
+  const profileAlias = Object.entries(aliases).find(([alias]) => alias.trim().toLowerCase() === lower);
+  if (profileAlias) return ok(profileAlias[1]);
+  const allowed = orderStatusSchema.options;
+  const canonical = text.toUpperCase().replace(/[\s-]+/g, '_');
+  const match = allowed.find((candidate) => candidate === canonical);
+  if (match !== undefined) return ok(match);
+  const words = Object.keys(aliases);
+  const taken =
+    words.length > 0
+      ? `${allowed.join(', ')}, or a word of the profile's statusAliases (${words.join(', ')})`
+      : `${allowed.join(', ')}; name the export's own words in the profile's statusAliases, e.g. {"Open": "IN_PROGRESS"}`;
+  return fail(
+    `'${quoteInput(text, 60)}' is not an order status: ${taken}${didYouMean(closeMatches(text, [...allowed, ...words]))}`,
+  );
 }

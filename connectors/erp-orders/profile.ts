@@ -1,6 +1,7 @@
 import { readInputText } from '../storage';
 import { z } from 'zod';
 import { unitSchema } from '../traceability/schemas/common';
+import { orderStatusSchema } from '../traceability/schemas/orders';
 import { DATE_FIELDS } from './orders/draft';
 
 /** Order header fields a column (or a constant) can feed. `…Code` fields go through the company lookup. */
@@ -90,6 +91,12 @@ export const mappingProfileSchema = z
     listSeparators: z.array(z.string().min(1)).min(1).default([',', ';']),
     /** Extra unit spellings (case-insensitive) on top of the built-in ones, for example `{"stuks": "PIECES"}`. */
     unitAliases: z.record(z.string().min(1), unitSchema).default({}),
+    /**
+     * The export's status words (case-insensitive) → spec 03's order statuses, for example
+     * `{"Open": "IN_PROGRESS", "Released": "IN_REVIEW", "Closed": "COMPLETED"}`; the enumeration's own values are
+     * read without one.
+     */
+    statusAliases: z.record(z.string().trim().min(1), orderStatusSchema).default({}),
     /** The export lists every line of each order it contains: lines missing from it are deleted. */
     complete: z.boolean().default(false),
     /** xlsx: the sheet to read, even a hidden one (default: the first visible sheet with cells). */

@@ -215,6 +215,85 @@ describe('erpOrders reading exports, on real Temporal and the sandbox', () => {
     ]);
   });
 
+  // Spec 03, Order.status: "enum | `IN_PROGRESS`, `IN_REVIEW`, `COMPLETED`", a "free carrier of the caller's own
+  // process state". ERP exports write their own words (Open, Released, Closed, Canceled): the profile's
+  // statusAliases say which word is which value; a word with none rejects its order naming row, column, value and
+  // the values it may be.
+  it("ERP status words map to spec 03's statuses by the profile's statusAliases, in any case; an unmapped word is a clear reject", async () => {
+    const rows = [
+      'order_number,supplier_code,status,line_number,product_external_id,quantity,unit',
+      'ST-1,SUP-1001,open,1,PLM-TEE-001-BLK,1,pcs',
+      'ST-2,SUP-1001,RELEASED,1,PLM-TEE-001-BLK,1,pcs',
+      'ST-3,SUP-1001,Closed,1,PLM-TEE-001-BLK,1,pcs',
+      'ST-4,SUP-1001,Canceled,1,PLM-TEE-001-BLK,1,pcs',
+      'ST-5,SUP-1001,completed,1,PLM-TEE-001-BLK,1,pcs',
+      'ST-6,SUP-1001,On hold,1,PLM-TEE-001-BLK,1,pcs',
+      '',
+    ];
+    const file = path.join(dir(), 'status-words.csv');
+    await writeFile(file, rows.join('\n'));
+    const mappingFile = path.join(dir(), 'status-words.json');
+    await writeFile(
+      mappingFile,
+      JSON.stringify({
+        name: 'status-words',
+        columns: {
+          orderNumber: 'order_number',
+          supplierCompanyCode: 'supplier_code',
+          status: 'status',
+          orderLineNumber: 'line_number',
+          productExternalId: 'product_external_id',
+          quantity: 'quantity',
+          unit: 'unit',
+        },
+        statusAliases: {
+          Open: 'IN_PROGRESS',
+          Released: 'IN_REVIEW',
+          Closed: 'COMPLETED',
+          Cancelled: 'COMPLETED',
+          Canceled: 'COMPLETED',
+        },
+      }),
+    );
+
+    // Without aliases (the default profile), the words are refused, each naming its row and what to do.
+    const plain = await push({ file, dryRun: true });
+    expect(plain.orders).toMatchObject({ rejected: 5 });
+    expect(plain.rejections).toContainEqual(
+      expect.objectContaining({
+        orderNumber: 'ST-1',
+        code: 'invalid_value',
+        message: expect.stringMatching(
+          /row 2, column 'status'.*'open' is not an order status: IN_PROGRESS, IN_REVIEW, COMPLETED.*statusAliases/,
+        ),
+      }),
+    );
+
+    const result = await push({ file, mappingFile });
+    expect(result.orders).toMatchObject({ created: 5, rejected: 1 });
+    const statuses: Array<[string, string | undefined]> = [];
+    for (const orderNumber of ['ST-1', 'ST-2', 'ST-3', 'ST-4', 'ST-5']) {
+      const [order] = await copiesOf(orderNumber);
+      statuses.push([orderNumber, (order as { status?: string } | undefined)?.status]);
+    }
+    expect(statuses).toEqual([
+      ['ST-1', 'IN_PROGRESS'],
+      ['ST-2', 'IN_REVIEW'],
+      ['ST-3', 'COMPLETED'],
+      ['ST-4', 'COMPLETED'],
+      ['ST-5', 'COMPLETED'],
+    ]);
+    expect(result.rejections).toEqual([
+      expect.objectContaining({
+        orderNumber: 'ST-6',
+        code: 'invalid_value',
+        message: expect.stringMatching(
+          /row 7, column 'status'.*'On hold' is not an order status: IN_PROGRESS, IN_REVIEW, COMPLETED, or a word of the profile's statusAliases \(Open, Released, Closed, Cancelled, Canceled\)/,
+        ),
+      }),
+    ]);
+  });
+
   // Spec 03, OrderLine.secondaryQuantity: "Positive, 2 decimals", not required. SAP writes a weight it has not got as
   // `0,000`: that is no weight (a blank cell), not a refused line.
   it("a zero secondary quantity ('0,000', SAP's no value) is a blank one; a zero quantity is still refused", async () => {

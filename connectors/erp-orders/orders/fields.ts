@@ -1,7 +1,17 @@
 import type { MappingProfile, OrderSourceField } from '../profile';
 import type { CellValue } from '../read/types';
-import { cellText, fail, ok, type Parsed, parseDate, parseEnum, parseText, splitList } from '../cell-values';
-import { orderStatusSchema, orderSubTypeSchema } from '../../traceability/schemas/orders';
+import {
+  cellText,
+  fail,
+  ok,
+  type Parsed,
+  parseDate,
+  parseEnum,
+  parseStatus,
+  parseText,
+  splitList,
+} from '../cell-values';
+import { orderSubTypeSchema } from '../../traceability/schemas/orders';
 import { DATE_FIELDS, type RejectionCode } from './draft';
 
 /** A party as the export names it: by platform company id, or by the company's own code (looked up later). */
@@ -50,7 +60,11 @@ export const SCALAR_HEADER_FIELDS: readonly ScalarHeaderSpec[] = [
   { key: 'buyerFacilityProcess', code: 'invalid_value', parse: trimmed },
   { key: 'supplierFacilityProcess', code: 'invalid_value', parse: trimmed },
   { key: 'receiverFacilityProcess', code: 'invalid_value', parse: trimmed },
-  { key: 'status', code: 'invalid_value', parse: (value) => parseEnum(value, orderStatusSchema.options) },
+  {
+    key: 'status',
+    code: 'invalid_value',
+    parse: (value, profile) => parseStatus(value, profile.statusAliases),
+  },
   {
     key: 'orderSubType',
     code: 'invalid_value',

@@ -21,6 +21,7 @@ describe('mapping profiles', () => {
       ownCompanyAs: 'buyer',
       productCodeId: 'ERP_ID',
       unitAliases: {},
+      statusAliases: {},
     });
   });
 
@@ -32,6 +33,7 @@ describe('mapping profiles', () => {
         constants: { orderNumber: 'PO-1' },
         dateFormat: 'ymd',
         unitAliases: { stuks: 'STUKS' },
+        statusAliases: { Open: 'OPEN' },
       });
     expect(attempt).toThrow(ProfileError);
     const message = (() => {
@@ -46,6 +48,7 @@ describe('mapping profiles', () => {
     expect(message).toMatch(/colour/);
     expect(message).toMatch(/dateFormat/);
     expect(message).toMatch(/unitAliases\.stuks/);
+    expect(message).toMatch(/statusAliases\.Open/);
   });
 
   it('requires an order number column, a quantity column, a unit and a product source', () => {

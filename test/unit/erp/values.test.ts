@@ -7,6 +7,7 @@ import {
   isCompactDateNumber,
   isEmptyDateText,
   isZeroQuantity,
+  parseStatus,
   parseUnit,
   roundHalfUp2,
   splitList,
@@ -169,6 +170,22 @@ describe('text helpers', () => {
     expect(value(parseEnum('In progress', ['IN_PROGRESS', 'COMPLETED'] as const))).toBe('IN_PROGRESS');
     expect(reason(parseEnum('COMPLTED', ['IN_PROGRESS', 'COMPLETED'] as const))).toMatch(
       /; did you mean 'COMPLETED'\?/,
+    );
+  });
+
+  // Spec 03, Order.status: `IN_PROGRESS`, `IN_REVIEW`, `COMPLETED`; an ERP's own words go through statusAliases.
+  it("reads order statuses through the profile's statusAliases (any case), then the enumeration; refuses others naming both", () => {
+    const aliases = { Open: 'IN_PROGRESS', Released: 'IN_REVIEW', Canceled: 'COMPLETED' } as const;
+    expect(value(parseStatus('OPEN', aliases))).toBe('IN_PROGRESS');
+    expect(value(parseStatus(' released ', aliases))).toBe('IN_REVIEW');
+    expect(value(parseStatus('canceled', aliases))).toBe('COMPLETED');
+    expect(value(parseStatus('Completed', {}))).toBe('COMPLETED');
+    expect(value(parseStatus('in review', {}))).toBe('IN_REVIEW');
+    expect(reason(parseStatus('Closed', aliases))).toBe(
+      "'Closed' is not an order status: IN_PROGRESS, IN_REVIEW, COMPLETED, or a word of the profile's statusAliases (Open, Released, Canceled)",
+    );
+    expect(reason(parseStatus('Open', {}))).toMatch(
+      /^'Open' is not an order status: IN_PROGRESS, IN_REVIEW, COMPLETED; name the export's own words in the profile's statusAliases/,
     );
   });
 
