@@ -1,7 +1,7 @@
 import { existsSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { InvalidArgumentError } from 'commander';
-import { openStore, type ObjectStore } from '../connectors/storage';
+import { openStore, parseS3Url, S3Store, type ObjectStore } from '../connectors/storage';
 import type { AppConfig } from '../worker/config';
 
 /**
@@ -107,6 +107,26 @@ export function runFileKeys(result: unknown, storeUrl?: string): { label: string
   return [...found].map(([key, label]) => ({ key, label }));
 }
 
+/**
+ * The `s3://` locations a result names as an inbox's filed drops (`movedTo`). An inbox is a prefix of its own, in
+ * the store's bucket outside its prefix or in another bucket, so its drops are no run files of the store.
+ */
+export function filedDropUrls(result: unknown): { label: string; url: string }[] {
+  const found: { label: string; url: string }[] = [];
+  const visit = (value: unknown, label: string): void => {
+    if (typeof value === 'string') {
+      if (label.split('.').at(-1) === 'movedTo' && value.startsWith('s3://'))
+        found.push({ label, url: value });
+      return;
+    }
+    if (Array.isArray(value)) value.forEach((item) => visit(item, label));
+    else if (typeof value === 'object' && value !== null)
+      for (const [key, item] of Object.entries(value)) visit(item, label === '' ? key : `${label}.${key}`);
+  };
+  visit(result, '');
+  return found;
+}
+
 /** After `--wait`: where the run's rejects, plan and reports are in the bucket, each with a link valid for a day. */
 export async function printStoreLinks(
   store: ObjectStore | undefined,
@@ -116,11 +136,27 @@ export async function printStoreLinks(
   if (!store) return;
   const files = [];
   for (const file of runFileKeys(result, store.url)) if (await store.exists(file.key)) files.push(file);
-  if (files.length === 0) return;
-  print(`Files of this run in ${store.url} (links valid for 24 hours):`);
-  for (const { label, key } of files) {
-    print(`  ${label}: ${store.urlOf(key)}`);
-    print(`    ${await store.presign(key, LINK_SECONDS)}`);
+  if (files.length > 0) {
+    print(`Files of this run in ${store.url} (links valid for 24 hours):`);
+    for (const { label, key } of files) {
+      print(`  ${label}: ${store.urlOf(key)}`);
+      print(`    ${await store.presign(key, LINK_SECONDS)}`);
+    }
+  }
+  if (!(store instanceof S3Store)) return;
+  // Read with the store's client and credentials, as the worker moved them with its own.
+  const drops = [];
+  for (const drop of filedDropUrls(result)) {
+    const { bucket, key } = parseS3Url(drop.url);
+    const there = new S3Store(store.client, bucket, '');
+    if (key !== '' && (await there.exists(key)))
+      drops.push({ ...drop, link: await there.presign(key, LINK_SECONDS) });
+  }
+  if (drops.length === 0) return;
+  print('Filed inbox drops (links valid for 24 hours):');
+  for (const { label, url, link } of drops) {
+    print(`  ${label}: ${url}`);
+    print(`    ${link}`);
   }
 }
 

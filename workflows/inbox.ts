@@ -17,6 +17,7 @@ import type { Activities } from '../activities';
 import type { InboxFile } from '../activities/inbox';
 import { TraceJob, TraceSource } from '../worker/search-attributes';
 import { failedRun, invalidInput, quickActivityOptions, setStatus, startJob, zodProblems } from './batch-run';
+import { showDetails } from './operator-view';
 import { JOBS } from '../worker/jobs';
 import { pushErpOrdersInputSchema } from './erp-orders';
 import { plmImportInputSchema } from './plm-import';
@@ -139,6 +140,41 @@ async function handleFile(input: ProcessInboxInput, file: InboxFile): Promise<In
   };
 }
 
+/** Drops listed one by one in the run's details; the result lists every one. */
+const DETAILS_FILES = 20;
+const OUTCOME_ORDER: readonly InboxFileOutcome['outcome'][] = [
+  'processed',
+  'failed',
+  'already-processed',
+  'taken',
+];
+
+/**
+ * The run's details (the Web UI's run page): how many drops went which way and where each one is now, by the location
+ * an operator opens it at (`s3://bucket/inbox/erp/processed/orders.csv`, or the worker's path for a local inbox).
+ */
+export function inboxDetails(folder: string, outcomes: readonly InboxFileOutcome[]): string {
+  const counts = OUTCOME_ORDER.map(
+    (outcome) => [outcome, outcomes.filter((o) => o.outcome === outcome).length] as const,
+  )
+    .filter(([, n]) => n > 0)
+    .map(([outcome, n]) => `${n} ${outcome}`);
+  const lines = outcomes.slice(0, DETAILS_FILES).map((file) => {
+    const where =
+      file.movedTo !== null
+        ? `now at ${file.movedTo}`
+        : file.outcome === 'taken'
+          ? 'another inbox run handles it'
+          : 'not moved';
+    const error = file.error !== undefined ? `: ${file.error.slice(0, 200)}` : '';
+    return `- ${file.name}: ${file.outcome}, ${where} (run ${file.workflowId})${error}`;
+  });
+  if (outcomes.length > DETAILS_FILES)
+    lines.push(`- … and ${outcomes.length - DETAILS_FILES} more (the run's result lists every file)`);
+  const summary = `Inbox ${folder}: ${outcomes.length} files${counts.length > 0 ? `, ${counts.join(', ')}` : ''}`;
+  return [summary, ...lines].join('\n');
+}
+
 /** How each child job reads the `profile` and `mappingFile` an inbox passes on (a schedule's inbox is checked so too). */
 export const CHILD_PROFILE_SCHEMAS = {
   'plm-import': plmImportInputSchema.pick({ profile: true, mappingFile: true }),
@@ -201,6 +237,7 @@ export async function inbox(rawInput: ProcessInboxInput): Promise<ProcessInboxRe
   };
   await Promise.all(Array.from({ length: Math.min(PARALLEL_CHILDREN, files.length) }, lane));
   const failed = outcomes.filter((o) => o.outcome === 'failed').length;
+  showDetails(inboxDetails(input.folder, outcomes));
   setStatus(failed > 0 ? 'done-with-failures' : 'done');
   log.info('Inbox processed', { folder: input.folder, files: files.length, failed });
   return { job: input.job, folder: input.folder, files: outcomes };

@@ -5,7 +5,7 @@ import { createInboxActivities, dropRecordKey, type InboxFile } from '../../acti
 import { S3Store, s3ClientFor } from '../../connectors/storage';
 import { inbox } from '../../workflows';
 import { inboxChildId, type ProcessInboxResult } from '../../workflows/inbox';
-import { startTestStack, type TestStack } from '../harness';
+import { cliEnv, startTestStack, traceSync, type TestStack } from '../harness';
 import { describeWithS3, startS3, type RunningS3 } from '../harness/versitygw';
 
 const describeS3 = describeWithS3();
@@ -230,5 +230,41 @@ describeS3('inbox on an S3 prefix (versitygw)', () => {
       target: 'inbox/revive/processed/revived.csv',
       owner: laterId,
     });
+  });
+
+  // README, Run data in object storage: every file a result names gets "an s3:// URL and a presigned https link
+  // valid for 24 hours" from `--wait` and `trace-sync watch`. The inbox (s3://bucket/inbox/…) lies outside the store's
+  // prefix (s3://bucket/trace), where only runs/, reports/ and exports/ got links: its filed drops got none, and the
+  // run's page in the Web UI said nothing of where they went.
+  it("filed drops outside the store's prefix: the run's details name where each went; watch prints a working link", async () => {
+    await store.put('inbox/linked/orders-linked.csv', GOOD.replace(/S3INB-/g, 'S3LNKD-'));
+    await store.put('inbox/linked/broken-linked.csv', BAD);
+    const handle = await stack.client.workflow.start(inbox, {
+      args: [{ job: 'erp-orders', folder: `s3://${s3.bucket}/inbox/linked` }],
+      taskQueue: stack.taskQueue,
+      workflowId: stack.workflowId('inbox-linked'),
+    });
+    await handle.result();
+    const processed = `s3://${s3.bucket}/inbox/linked/processed/orders-linked.csv`;
+    const failed = `s3://${s3.bucket}/inbox/linked/failed/broken-linked.csv`;
+
+    const metadata = (await handle.query('__temporal_workflow_metadata')) as { currentDetails?: string };
+    expect(metadata.currentDetails).toContain(`1 processed, 1 failed`);
+    expect(metadata.currentDetails).toContain(`orders-linked.csv: processed, now at ${processed}`);
+    expect(metadata.currentDetails).toContain(`broken-linked.csv: failed, now at ${failed}`);
+
+    const out = await traceSync(['watch', handle.workflowId], cliEnv(stack, s3.env('trace')), 90_000);
+    expect({ status: out.status, stderr: out.stderr }).toEqual({ status: 0, stderr: '' });
+    const lines = out.stdout.split('\n').map((line) => line.trim());
+    for (const [url, content] of [
+      [processed, 'S3LNKD-1'],
+      [failed, 'S3INB-9'],
+    ] as const) {
+      const at = lines.findIndex((line) => line.endsWith(`movedTo: ${url}`));
+      expect(at).toBeGreaterThan(0);
+      const link = lines[at + 1] ?? '';
+      expect(link).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/.*X-Amz-Expires=86400/);
+      expect(await (await fetch(link)).text()).toContain(content);
+    }
   });
 });

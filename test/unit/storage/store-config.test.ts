@@ -4,7 +4,8 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { z } from 'zod';
-import { runFileKeys, storeLinksIn } from '../../../cli/store-files';
+import { filedDropUrls, runFileKeys, storeLinksIn } from '../../../cli/store-files';
+import { inboxDetails } from '../../../workflows/inbox';
 import { JsonLinesJournal, RunFolder } from '../../../connectors/staging';
 import { configureStorage, LocalStore, openStore, S3Store } from '../../../connectors/storage';
 import { ConfigError, loadConfig } from '../../../worker/config';
@@ -201,5 +202,51 @@ describe('where a run names its files', () => {
       await rm(local, { recursive: true, force: true });
       await rm(onS3, { recursive: true, force: true });
     }
+  });
+});
+
+// An inbox is a prefix of its own (s3://bucket/inbox/erp), outside the store's: its filed drops are no run files, yet
+// the operator needs to open them.
+describe("an inbox's filed drops: where the operator finds them", () => {
+  it("the CLI links every s3:// movedTo a result names, in any bucket; a worker's path is no link", () => {
+    expect(
+      filedDropUrls({
+        folder: 's3://trace/inbox/erp',
+        files: [
+          { name: 'a.csv', movedTo: 's3://trace/inbox/erp/processed/a.csv' },
+          { name: 'b.csv', movedTo: 's3://drops/erp/failed/b.csv' },
+          { name: 'c.csv', movedTo: null },
+          { name: 'd.csv', movedTo: '/srv/inbox/processed/d.csv' },
+        ],
+      }),
+    ).toEqual([
+      { label: 'files.movedTo', url: 's3://trace/inbox/erp/processed/a.csv' },
+      { label: 'files.movedTo', url: 's3://drops/erp/failed/b.csv' },
+    ]);
+  });
+
+  it("the run's details count the outcomes and name where each drop is now, its run and a failure's reason", () => {
+    const details = inboxDetails('/srv/inbox', [
+      {
+        name: 'a.csv',
+        workflowId: 'erp-orders-a',
+        outcome: 'processed',
+        movedTo: '/srv/inbox/processed/a.csv',
+      },
+      {
+        name: 'b.csv',
+        workflowId: 'erp-orders-b',
+        outcome: 'failed',
+        movedTo: '/srv/inbox/failed/b.csv',
+        error: 'no quantity column',
+      },
+      { name: 'c.csv', workflowId: 'erp-orders-c', outcome: 'taken', movedTo: null },
+    ]);
+    expect(details.split('\n')).toEqual([
+      'Inbox /srv/inbox: 3 files, 1 processed, 1 failed, 1 taken',
+      '- a.csv: processed, now at /srv/inbox/processed/a.csv (run erp-orders-a)',
+      '- b.csv: failed, now at /srv/inbox/failed/b.csv (run erp-orders-b): no quantity column',
+      '- c.csv: taken, another inbox run handles it (run erp-orders-c)',
+    ]);
   });
 });
