@@ -9,6 +9,11 @@ export const sandboxOptionsSchema = z.object({
   seedFile: z.string().optional(),
   /** Allowance per key per rolling minute. */
   rateLimitPerMinute: z.number().int().positive().default(600),
+  /**
+   * Test-only, not the spec's behaviour: the rolling window's length (the allowance counts per this window, and
+   * `X-RateLimit-Reset` follows it). The spec's, and the default, is a minute.
+   */
+  rateWindowMs: z.number().int().min(1000).max(60_000).default(60_000),
   /** Delay before BOM and material child links appear (the spec says "within a few seconds"). */
   childLinkDelayMs: z.number().int().min(0).default(2000),
   /** Delay before a new product's `qrCodeUrl` is set. */

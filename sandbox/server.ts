@@ -152,7 +152,7 @@ export function buildSandboxApp(options: ResolvedSandboxOptions): {
       : undefined;
   loadState(ctx, seed, snapshot);
 
-  const limiter = new RollingRateLimiter(options.rateLimitPerMinute, ctx.now);
+  const limiter = new RollingRateLimiter(options.rateLimitPerMinute, ctx.now, options.rateWindowMs);
   const faults = new FaultInjector();
   if (options.faults) faults.set(options.faults);
   const stats: RequestStats = { total: 0, byStatus: {} };

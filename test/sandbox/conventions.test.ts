@@ -231,4 +231,15 @@ describe('rate limit', () => {
     expect(limiter.take('k')).toMatchObject({ allowed: true, remaining: 0 });
     expect(limiter.take('other-key').allowed).toBe(true);
   });
+
+  // Test-only (sandbox/README.md, rateWindowMs): a shorter window, for tests that wait one out; not the spec's.
+  it('a test-only window length: a slot frees that long after its call, and Reset says so', () => {
+    let now = 1_000_000;
+    const limiter = new RollingRateLimiter(1, () => now, 15_000);
+    expect(limiter.take('k')).toMatchObject({ allowed: true, resetUnixSeconds: Math.ceil(1_015_000 / 1000) });
+    now += 14_000;
+    expect(limiter.take('k')).toMatchObject({ allowed: false, retryAfterSeconds: 1 });
+    now += 1_000;
+    expect(limiter.take('k').allowed).toBe(true);
+  });
 });
