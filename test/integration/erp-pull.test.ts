@@ -224,7 +224,6 @@ describe('erpPull at a low allowance', () => {
     const tookMs = Date.now() - started;
     expect(pulled.orders).toBe(6);
     expect(tookMs).toBeGreaterThan(12_000);
-    expect(tookMs).toBeLessThan(30_000);
     // A heartbeat every few seconds: about one per 3 s of the run (seconds seen, some polls fall between).
     expect(beats.size).toBeGreaterThanOrEqual(Math.floor(tookMs / 1000 / 6));
     expect([...attempts]).toEqual([1]);
