@@ -1,4 +1,6 @@
 import type * as XLSX from 'xlsx';
+import { z } from 'zod';
+import { count, quoteInput } from './input-limits';
 
 /**
  * Cell rules both workbook readers (the PLM import and the ERP order push) apply to SheetJS cells, so a cell reads
@@ -132,5 +134,147 @@ export function fillMergesDown(
       const cell = row[merge.s.c];
       if (cell === undefined || cell === null || cell.t === 'z') row[merge.s.c] = source;
     }
+  }
+}
+
+/**
+ * The parts of the workbook's package SheetJS keeps when read with `bookFiles: true` (already inflated: no second
+ * inflate, no second copy). Only an xlsx has them as XML; an xls has none of these names.
+ */
+const packageFilesSchema = z.record(z.string(), z.unknown());
+const packageFileSchema = z.object({ content: z.instanceof(Uint8Array) });
+
+function packageFile(files: Record<string, unknown>, path: string): Buffer | undefined {
+  const wanted = path.replace(/^\//, '');
+  const key =
+    wanted in files ? wanted : Object.keys(files).find((name) => name.toLowerCase() === wanted.toLowerCase());
+  const parsed = packageFileSchema.safeParse(key === undefined ? undefined : files[key]);
+  if (!parsed.success) return undefined;
+  const { content } = parsed.data;
+  return Buffer.from(content.buffer, content.byteOffset, content.byteLength);
+}
+
+const ID_ATTRIBUTE = /\s(?:[\w.-]+:)?id\s*=\s*["']([^"']*)["']/;
+const REL_ID_ATTRIBUTE = /\sId\s*=\s*["']([^"']*)["']/;
+const TARGET_ATTRIBUTE = /\sTarget\s*=\s*["']([^"']*)["']/;
+const R_ATTRIBUTE = /\sr\s*=\s*["'](\d+)["']/;
+const HIDDEN_ATTRIBUTE = /\shidden\s*=\s*["'](?:1|true)["']/;
+
+/** The package path of the `index`-th sheet: workbook.xml's `<sheet r:id>` looked up in the workbook's rels. */
+function sheetPath(files: Record<string, unknown>, index: number): string | undefined {
+  const workbookXml = packageFile(files, 'xl/workbook.xml')?.toString('utf8');
+  const rels = packageFile(files, 'xl/_rels/workbook.xml.rels')?.toString('utf8');
+  if (workbookXml === undefined || rels === undefined) return undefined;
+  // SheetJS lists SheetNames in the order of the <sheet> elements.
+  const sheetTag = workbookXml.match(/<(?:[\w.-]+:)?sheet\s[^>]*>/g)?.[index];
+  const id = sheetTag === undefined ? undefined : ID_ATTRIBUTE.exec(sheetTag)?.[1];
+  if (id === undefined) return undefined;
+  for (const relationship of rels.match(/<(?:[\w.-]+:)?Relationship\s[^>]*>/g) ?? []) {
+    if (REL_ID_ATTRIBUTE.exec(relationship)?.[1] !== id) continue;
+    const target = TARGET_ATTRIBUTE.exec(relationship)?.[1];
+    if (target === undefined) return undefined;
+    return target.startsWith('/') ? target.slice(1) : `xl/${target.replace(/^\.\//, '')}`;
+  }
+  return undefined;
+}
+
+/** How many hidden row numbers a warning names. */
+const HIDDEN_ROWS_NAMED = 5;
+
+const LT = 0x3c;
+const GT = 0x3e;
+const COLON = 0x3a;
+
+/** Whether the byte may be part of an XML name prefix (`x` of `<x:row`). */
+function isNameByte(byte: number): boolean {
+  return (
+    (byte >= 0x30 && byte <= 0x39) ||
+    (byte >= 0x41 && byte <= 0x5a) ||
+    (byte >= 0x61 && byte <= 0x7a) ||
+    byte === 0x5f ||
+    byte === 0x2d ||
+    byte === 0x2e
+  );
+}
+
+/** Whether `row` at `at` is the name of a start tag (`<row ` or `<x:row>`), not `<rowBreaks>` or text. */
+function isRowTagAt(xml: Buffer, at: number): boolean {
+  const after = xml[at + 3];
+  if (after !== 0x20 && after !== 0x09 && after !== 0x0a && after !== 0x0d && after !== GT && after !== 0x2f)
+    return false;
+  let before = at - 1;
+  if (xml[before] === COLON) {
+    before -= 1;
+    while (before >= 0 && isNameByte(xml[before] ?? 0)) before -= 1;
+  }
+  return xml[before] === LT;
+}
+
+/**
+ * The rows (1-based) of sheet `sheetName` hidden by a filter or by hand: the `hidden="1"` of its `<row>` tags.
+ * SheetJS reports them only with `cellStyles`, which makes a big workbook's read several times slower, so they are
+ * read here from the sheet's XML as SheetJS inflated it (kept by reading with `bookFiles: true`), one row start tag
+ * at a time: no second inflate, no string of the whole sheet. Empty for a workbook that is not xlsx XML.
+ * Takes the kept package off the workbook, so the inflated XML is not held while the reader builds its rows.
+ */
+export function takeHiddenRows(workbook: XLSX.WorkBook, sheetName: string): ReadonlySet<number> {
+  const kept = workbook as { files?: unknown; keys?: unknown };
+  const files = packageFilesSchema.safeParse(kept.files);
+  delete kept.files;
+  delete kept.keys;
+  const index = workbook.SheetNames.indexOf(sheetName);
+  const path = files.success && index >= 0 ? sheetPath(files.data, index) : undefined;
+  const xml = files.success && path !== undefined ? packageFile(files.data, path) : undefined;
+  const hidden = new Set<number>();
+  if (xml === undefined) return hidden;
+  let previous = 0;
+  let at = xml.indexOf('row');
+  while (at >= 0) {
+    let next = at + 3;
+    if (isRowTagAt(xml, at)) {
+      const end = xml.indexOf(GT, at);
+      if (end < 0) break;
+      // Only the start tag's attributes become a string.
+      const tag = xml.toString('latin1', at + 3, end);
+      // A <row> without r follows the one before it.
+      const r = Number(R_ATTRIBUTE.exec(tag)?.[1] ?? previous + 1);
+      previous = r;
+      if (HIDDEN_ATTRIBUTE.test(tag)) hidden.add(r);
+      next = end;
+    }
+    at = xml.indexOf('row', next);
+  }
+  return hidden;
+}
+
+/**
+ * The warning for rows hidden in the sheet read (`rows`: the 1-based rows a reader took that are hidden, in order).
+ * They are in the file, and the job reads the file, so they were `done` like the others; whoever exported it may not
+ * know they are there (a cancelled order filtered out), so they are counted and the first few named.
+ */
+export function hiddenRowsWarning(
+  rows: { count: number; first: readonly number[] },
+  sheetName: string,
+  done: 'pushed' | 'imported',
+): string {
+  const one = rows.count === 1;
+  const shown = rows.first.slice(0, HIDDEN_ROWS_NAMED).join(', ');
+  const more = rows.count > HIDDEN_ROWS_NAMED ? ` and ${count(rows.count - HIDDEN_ROWS_NAMED)} more` : '';
+  const again = done === 'pushed' ? 'push' : 'import';
+  return (
+    `${count(rows.count)} row${one ? '' : 's'} of sheet '${quoteInput(sheetName, 60)}' ${one ? 'is' : 'are'} hidden ` +
+    `(row${one ? '' : 's'} ${shown}${more}), by a filter or by hand; they were ${done} like the others, since they ` +
+    `are in the file. If they must not be, delete them from the export and ${again} again`
+  );
+}
+
+/** Collects the hidden rows a reader takes: a count and the first few, never a list as long as the sheet. */
+export class HiddenRowsSeen {
+  count = 0;
+  readonly first: number[] = [];
+
+  add(row: number): void {
+    this.count += 1;
+    if (this.first.length < HIDDEN_ROWS_NAMED) this.first.push(row);
   }
 }

@@ -151,6 +151,42 @@ describe('erpOrders reading exports, on real Temporal and the sandbox', () => {
       );
     });
   });
+  // Rows hidden by a filter (a cancelled order filtered out) or by hand are in the file, and the push reads the file:
+  // they are pushed, but the user, who may not know they are there, is told how many and which.
+  it('rows hidden in the sheet (a filter) are pushed, and a warning names how many and the first of them', async () => {
+    const sheet = XLSX.utils.aoa_to_sheet([
+      ['order_number', 'supplier_code', 'line_number', 'product_external_id', 'quantity', 'unit'],
+      ...Array.from({ length: 8 }, (_, i) => [`HR-${i + 1}`, 'SUP-1001', 1, 'PLM-TEE-001-BLK', i + 1, 'pcs']),
+    ]);
+    // Rows 3, 5, 6, 7, 8 and 9 (1-based, header = 1) hidden.
+    sheet['!rows'] = [
+      {},
+      {},
+      { hidden: true },
+      {},
+      { hidden: true },
+      { hidden: true },
+      { hidden: true },
+      { hidden: true },
+      { hidden: true },
+    ];
+    sheet['!autofilter'] = { ref: 'A1:F9' };
+    const book = XLSX.utils.book_new();
+    XLSX.utils.book_append_sheet(book, sheet, 'Orders');
+    const file = path.join(dir(), 'hidden-rows.xlsx');
+    await writeFile(file, XLSX.write(book, { type: 'buffer', bookType: 'xlsx' }) as Buffer);
+    const result = await push({ file });
+    expect(result.orders).toMatchObject({ created: 8, rejected: 0 });
+    expect(await linesOf('HR-2')).toEqual(['1:2']);
+    expect(result.warnings).toEqual(
+      expect.arrayContaining([
+        expect.stringMatching(
+          /^6 rows of sheet 'Orders' are hidden \(rows 3, 5, 6, 7, 8 and 1 more\).*were pushed/,
+        ),
+      ]),
+    );
+  });
+
   // Some non-Excel writers leave the xlsx <dimension> tag stale; SheetJS takes the sheet's range from it.
   it('a stale <dimension> (A1:F2 over 3 order lines) pushes every line', async () => {
     const book = XLSX.utils.book_new();

@@ -207,6 +207,37 @@ describe('PLM import follows the spec rules (issue 15)', () => {
       expect(picked).toMatchObject({ sheetName: 'Archive 2023' });
       expect(picked.warnings.join('\n')).not.toMatch(/hidden/);
     });
+
+    // A user who filtered out a discontinued style and saved the workbook may not know its rows are still in the
+    // file; the import reads the file, so they are imported, and the warning says how many and which.
+    it('rows hidden in the sheet (a filter) are imported, and a warning names how many and the first of them', async () => {
+      const rows = [...family('HROW1'), ...family('HROW2')];
+      const sheet = XLSX.utils.aoa_to_sheet([
+        [...HEADER],
+        ...rows.map((row) => HEADER.map((column) => row[column] ?? '')),
+      ]);
+      // Rows 3 and 7 (1-based, header = 1): HROW1's variant and HROW2's sku.
+      sheet['!rows'] = Array.from({ length: 7 }, (_, r) => (r === 2 || r === 6 ? { hidden: true } : {}));
+      sheet['!autofilter'] = { ref: `A1:${XLSX.utils.encode_col(HEADER.length - 1)}7` };
+      const book = XLSX.utils.book_new();
+      XLSX.utils.book_append_sheet(book, sheet, 'Products');
+      const result = await run({
+        file: await file(
+          'hidden-rows.xlsx',
+          XLSX.write(book, { type: 'buffer', bookType: 'xlsx' }) as Buffer,
+        ),
+        profile: 'native',
+      });
+      expect(result).toMatchObject({ products: { created: 6, rejected: 0 } });
+      expect(await product('HROW2-BLK-M')).toMatchObject({ name: 'HROW2 black M' });
+      expect(result.warnings).toEqual(
+        expect.arrayContaining([
+          expect.stringMatching(
+            /^2 rows of sheet 'Products' are hidden \(rows 3, 7\), by a filter or by hand; they were imported/,
+          ),
+        ]),
+      );
+    });
   });
 
   // DESIGN.md: "When an import has bad rows, the operator gets a rejects file (the original row, the error code, a

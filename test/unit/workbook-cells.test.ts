@@ -1,5 +1,13 @@
 import * as XLSX from 'xlsx';
-import { cellRange, fillMergesDown, MAX_MERGE_ROWS, pickSheet } from '../../connectors/workbook-cells';
+import {
+  cellRange,
+  fillMergesDown,
+  HiddenRowsSeen,
+  hiddenRowsWarning,
+  MAX_MERGE_ROWS,
+  pickSheet,
+  takeHiddenRows,
+} from '../../connectors/workbook-cells';
 import { withStaleDimension } from './stale-dimension';
 
 /** A workbook as SheetJS reads it back: the `Hidden` flags of xl/workbook.xml survive a write and a read. */
@@ -99,5 +107,74 @@ describe('fillMergesDown: merged cells as a person reads them', () => {
     expect(warnings).toEqual([
       expect.stringMatching(/merged range of 10,?001 rows from row 2 was not copied/),
     ]);
+  });
+});
+
+/** The workbook's zip with the XML of `path` rewritten by `edit` (what other writers put in a sheet). */
+function rewritten(bytes: Buffer, path: string, edit: (xml: string) => string): Buffer {
+  const zip = XLSX.CFB.read(bytes, { type: 'buffer' });
+  const entry = XLSX.CFB.find(zip, path);
+  if (!entry?.content) throw new Error(`no ${path}`);
+  entry.content = Buffer.from(edit(Buffer.from(entry.content).toString('utf8')), 'utf8');
+  entry.size = entry.content.length;
+  return XLSX.CFB.write(zip, { type: 'buffer', fileType: 'zip' }) as Buffer;
+}
+
+describe('takeHiddenRows: rows hidden by a filter or by hand, read from the sheet XML without cellStyles', () => {
+  const written = (hidden: Record<string, number[]>): Buffer => {
+    const book = XLSX.utils.book_new();
+    for (const [name, rows] of Object.entries(hidden)) {
+      // Row 6's text holds what a row tag looks like: it is text, not a tag.
+      const sheet = XLSX.utils.aoa_to_sheet(
+        Array.from({ length: 6 }, (_, i) => [
+          i === 5 ? 'see <row r="6" hidden="1"> x:row' : `${name}-${i + 1}`,
+        ]),
+      );
+      sheet['!rows'] = Array.from({ length: 6 }, (_, i) => (rows.includes(i + 1) ? { hidden: true } : {}));
+      XLSX.utils.book_append_sheet(book, sheet, name);
+    }
+    return XLSX.write(book, { type: 'buffer', bookType: 'xlsx' }) as Buffer;
+  };
+  const read = (bytes: Buffer): XLSX.WorkBook =>
+    XLSX.read(bytes, { type: 'buffer', dense: true, bookFiles: true });
+
+  it('names the hidden rows of the sheet asked for, not of another sheet', () => {
+    const bytes = written({ First: [2], 'Orders & more': [3, 5] });
+    const workbook = read(bytes);
+    expect([...takeHiddenRows(workbook, 'Orders & more')]).toEqual([3, 5]);
+    // The kept package is let go of once read.
+    expect(workbook).not.toHaveProperty('files');
+    expect([...takeHiddenRows(read(bytes), 'First')]).toEqual([2]);
+    expect([...takeHiddenRows(read(bytes), 'Nope')]).toEqual([]);
+  });
+
+  it('reads prefixed tags, hidden="true", a <row> without r, and passes over <rowBreaks> and cell text', () => {
+    const bytes = rewritten(written({ Orders: [] }), '/xl/worksheets/sheet1.xml', (xml) =>
+      xml
+        .replace('<row r="2">', '<row hidden="true">')
+        .replace('<row r="4">', "<x:row r='4' hidden='1' spans=\"1:1\">")
+        .replace(/<\/row>(?=<row r="5">)/, '</x:row>')
+        .replace('</sheetData>', '</sheetData><rowBreaks count="1"><brk id="3" hidden="1"/></rowBreaks>'),
+    );
+    expect([...takeHiddenRows(read(bytes), 'Orders')]).toEqual([2, 4]);
+  });
+
+  it('finds nothing in a workbook read without bookFiles', () => {
+    const workbook = XLSX.read(written({ Orders: [2] }), { type: 'buffer', dense: true });
+    expect([...takeHiddenRows(workbook, 'Orders')]).toEqual([]);
+  });
+
+  it('the warning is bounded: how many, the first five', () => {
+    const seen = new HiddenRowsSeen();
+    for (let row = 2; row < 2002; row++) seen.add(row);
+    expect(seen.first).toEqual([2, 3, 4, 5, 6]);
+    expect(hiddenRowsWarning(seen, 'Orders', 'imported')).toMatch(
+      /^2,000 rows of sheet 'Orders' are hidden \(rows 2, 3, 4, 5, 6 and 1,995 more\), by a filter or by hand; they were imported .* import again$/,
+    );
+    const one = new HiddenRowsSeen();
+    one.add(7);
+    expect(hiddenRowsWarning(one, 'Orders', 'pushed')).toMatch(
+      /^1 row of sheet 'Orders' is hidden \(row 7\), .*pushed/,
+    );
   });
 });

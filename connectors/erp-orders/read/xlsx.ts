@@ -10,8 +10,11 @@ import {
 import {
   cellRange,
   fillMergesDown,
+  HiddenRowsSeen,
+  hiddenRowsWarning,
   hiddenSheetsWarning,
   pickSheet,
+  takeHiddenRows,
   usesDate1904,
   zeroPaddedText,
 } from '../../workbook-cells';
@@ -130,6 +133,8 @@ function readWorkbookSheet(
       cellFormula: true,
       sheetStubs: true,
       dense: true,
+      // The inflated sheet XML, for the rows hidden in it (`takeHiddenRows`).
+      bookFiles: true,
     });
   } catch (error) {
     throw new ExportReadError(`not a readable xlsx workbook: ${(error as Error).message}`);
@@ -143,6 +148,7 @@ function readWorkbookSheet(
         : `sheet '${sheetName}' not found; sheets are: ${workbook.SheetNames.join(', ')}`,
     );
   }
+  const hidden = takeHiddenRows(workbook, name);
   const range = cellRange(sheet);
   if (!range) throw new ExportReadError(`sheet '${name}' is empty: no header row`);
   // Dense mode: rows of cells by index, no A1-address strings built and parsed per cell.
@@ -171,6 +177,7 @@ function readWorkbookSheet(
   const warnings = skippedHidden.length > 0 ? [hiddenSheetsWarning(skippedHidden, name)] : [];
   fillMergesDown(data, sheet['!merges'] ?? [], headerRow + 1, warnings);
   const rows: SourceRow[] = [];
+  const hiddenRead = new HiddenRowsSeen();
   for (let r = headerRow + 1; r <= range.e.r; r += 1) {
     const values: Record<string, CellValue> = {};
     const formats: Record<string, string> = {};
@@ -193,11 +200,13 @@ function readWorkbookSheet(
     });
     data[r] = undefined;
     if (empty) continue;
+    if (hidden.has(r + 1)) hiddenRead.add(r + 1);
     const row: SourceRow = { row: r + 1, values };
     if (Object.keys(formats).length > 0) row.formats = formats;
     if (Object.keys(errors).length > 0) row.cellErrors = errors;
     rows.push(row);
   }
+  if (hiddenRead.count > 0) warnings.push(hiddenRowsWarning(hiddenRead, name, 'pushed'));
   const table: ExportTable = { format: 'xlsx', columns, rows, sheetName: name, headerRow: headerRow + 1 };
   if (usesDate1904(workbook)) table.date1904 = true;
   if (warnings.length > 0) table.warnings = warnings;

@@ -15,8 +15,11 @@ import { runOffThread, type ThreadError } from '../../read-off-thread';
 import {
   cellRange,
   fillMergesDown,
+  HiddenRowsSeen,
+  hiddenRowsWarning,
   hiddenSheetsWarning,
   pickSheet,
+  takeHiddenRows,
   usesDate1904,
   zeroPaddedText,
 } from '../../workbook-cells';
@@ -89,6 +92,8 @@ function readWorkbook(bytes: Buffer, path: string, rowCap: number): XLSX.WorkBoo
       cellStyles: false,
       cellText: false,
       sheetRows: rowCap,
+      // The inflated sheet XML, for the rows hidden in it (`takeHiddenRows`).
+      bookFiles: true,
     });
   } catch (error) {
     const reason = error instanceof Error ? error.message : String(error);
@@ -231,6 +236,7 @@ function readWorkbookRows(path: string, format: SheetFormat, options: ReadOption
       `${path} has no sheet named '${options.sheetName ?? ''}' (sheets: ${workbook.SheetNames.join(', ')}).`,
     );
   }
+  const hidden = takeHiddenRows(workbook, sheetName);
   const filled = cellRange(sheet);
   if (!filled) throw new PlmFileError('empty_file', `${path}: sheet '${sheetName}' has no cells.`);
   if (filled.e.r >= rowCap) {
@@ -271,6 +277,7 @@ function readWorkbookRows(path: string, format: SheetFormat, options: ReadOption
   const headers = buildHeaders(scanned[headerIndex] ?? [], headerRow + 1);
   const restore = isRejectsHeader(scanned[headerIndex] ?? []) ? restoreRejectsCell : undefined;
   const rows: SheetRow[] = [];
+  const hiddenRead = new HiddenRowsSeen();
   for (let r = headerRow + 1; r <= range.e.r; r++) {
     const { values, errors } = rowValues(r);
     values.forEach((value, c) => {
@@ -279,8 +286,11 @@ function readWorkbookRows(path: string, format: SheetFormat, options: ReadOption
     });
     const row = toSheetRow(r + 1, values, headers, errors, restore);
     data[r] = [];
-    if (row) rows.push(row);
+    if (!row) continue;
+    if (hidden.has(r + 1)) hiddenRead.add(r + 1);
+    rows.push(row);
   }
+  if (hiddenRead.count > 0) warnings.push(hiddenRowsWarning(hiddenRead, sheetName, 'imported'));
   return {
     format: actual,
     sheetName,
