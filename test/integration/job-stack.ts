@@ -2,7 +2,7 @@
  * The stack the ERP and PLM job test files start in beforeAll: a temp folder of their own (the runs' data under
  * `data/`) and a test stack whose allowance is out of the way; a file that needs other demo data passes its seed.
  */
-import { mkdtemp, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { WorkflowHandle } from '@temporalio/client';
@@ -10,7 +10,7 @@ import type { SandboxOptions } from '../../sandbox/options';
 import { TraceJob } from '../../worker/search-attributes';
 import { erpOrders } from '../../workflows';
 import type { PushErpOrdersInput, PushErpOrdersResult } from '../../workflows/erp-orders';
-import { startTestStack, type TestStack } from '../harness';
+import { cliEnv, startTestStack, traceSync, type TestStack } from '../harness';
 
 export async function startJobStack(
   dirPrefix: string,
@@ -49,4 +49,52 @@ export async function awaitingApproval<H extends WorkflowHandle>(handle: H): Pro
     await new Promise((resolve) => setTimeout(resolve, 250));
   }
   throw new Error(`${handle.workflowId} never awaited approval`);
+}
+
+/**
+ * The plan-then-approve test files' shared setup (plan-approve.test.ts, plan-approve-erp.test.ts): per file, a job
+ * stack started in beforeAll, `trace-sync` against it, and the waits for a run's decision point and its details.
+ */
+export function planApproveStack(dirPrefix: string) {
+  let stack: TestStack | undefined;
+  let dir = '';
+  let env: NodeJS.ProcessEnv = {};
+  const started = (): TestStack => {
+    if (!stack) throw new Error('the test stack starts in beforeAll: use it inside a test or hook');
+    return stack;
+  };
+  beforeAll(async () => {
+    ({ dir, stack } = await startJobStack(dirPrefix));
+    env = cliEnv(stack);
+  }, 120_000);
+  afterAll(async () => {
+    await stack?.stop();
+    if (dir) await rm(dir, { recursive: true, force: true });
+  });
+
+  const cli = (...args: string[]) => traceSync(args, env, 90_000);
+
+  /** Starts `trace-sync plm-import FILE --approve` (or another job command) and waits until the run awaits a decision. */
+  const startAwaiting = async (file: string, ...extra: string[]): Promise<WorkflowHandle> => {
+    const command = extra[0] === 'erp-orders' ? (extra.shift() as string) : 'plm-import';
+    const run = await cli(command, file, '--approve', ...extra);
+    expect({ status: run.status, stderr: run.stderr }).toEqual({ status: 0, stderr: '' });
+    return awaitingApproval(
+      started().client.workflow.getHandle(/Started workflow (\S+)/.exec(run.stdout)?.[1] as string),
+    );
+  };
+
+  /** The run's current details (what the Web UI shows on its page), once `until` holds for them. */
+  const currentDetails = async (handle: WorkflowHandle, until: (details: string) => boolean) => {
+    let details = '';
+    for (let i = 0; i < 120; i++) {
+      const metadata = (await handle.query('__temporal_workflow_metadata')) as { currentDetails?: string };
+      details = metadata.currentDetails ?? '';
+      if (until(details)) return details;
+      await new Promise((resolve) => setTimeout(resolve, 250));
+    }
+    return details;
+  };
+
+  return { stack: started, dir: () => dir, cli, startAwaiting, currentDetails };
 }

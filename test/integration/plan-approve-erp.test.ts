@@ -1,0 +1,238 @@
+import { readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import * as XLSX from 'xlsx';
+import { erpOrders } from '../../workflows';
+import type { ApprovalOutcome } from '../../workflows/approval';
+import type { PushErpOrdersResult } from '../../workflows/erp-orders';
+import { TraceStatus } from '../../worker/search-attributes';
+import { BY_ID_PROFILE } from './erp-stack';
+import { awaitingApproval, planApproveStack } from './job-stack';
+
+/**
+ * Issue 21, "Plan, then approve", for the ERP push: `erp-orders --approve` plans, writes plan.html and plan.xlsx,
+ * awaits `approve` or `reject`, and an order the platform changed in between is held back, never blindly written.
+ * The PLM import's plan and approval are in plan-approve.test.ts, the shared setup in job-stack.ts.
+ */
+describe('plan, then approve (ERP push): erp-orders --approve', () => {
+  const { stack, dir, cli, startAwaiting, currentDetails } = planApproveStack('plan-approve-erp-');
+
+  const HEADER =
+    'order_number,supplier_code,buyer_facility_process,supplier_facility_process,order_date,line_number,product_external_id,quantity,unit\n';
+  const line = (order: string, quantity: number) =>
+    `${order},SUP-1001,Warehouse,Cut make trim,2025-03-01,1,PLM-TEE-001-BLK,${quantity},PIECES\n`;
+  const orders = (name: string, ...rows: string[]) => {
+    const file = path.join(dir(), name);
+    writeFileSync(file, HEADER + rows.join(''));
+    return file;
+  };
+  const onPlatformOrder = async (orderNumber: string) =>
+    (await stack().apiClient.orders.list({ orderNumber })).items.find((o) => o.orderNumber === orderNumber);
+  type ErpResult = PushErpOrdersResult & { approval?: ApprovalOutcome };
+
+  it('approve pushes the planned orders; an order the platform got in between is held back, not created twice', async () => {
+    const handle = await startAwaiting(
+      orders('apv-orders.csv', line('APV-PO-1', 10), line('APV-PO-2', 20)),
+      'erp-orders',
+    );
+    expect((await handle.describe()).typedSearchAttributes.get(TraceStatus)).toBe('awaiting-approval');
+    const html = readFileSync(
+      path.join(stack().config.dataDir, 'runs', handle.workflowId, 'plan.html'),
+      'utf8',
+    );
+    expect(html).toContain('APV-PO-1');
+    expect(await onPlatformOrder('APV-PO-1')).toBeUndefined();
+    // While the plan waits, another run pushes APV-PO-2.
+    const other = await stack().client.workflow.start(erpOrders, {
+      taskQueue: stack().taskQueue,
+      workflowId: stack().workflowId('other-push'),
+      args: [{ file: orders('other.csv', line('APV-PO-2', 20)) }],
+    });
+    await other.result();
+    expect((await cli('approve', handle.workflowId)).status).toBe(0);
+    const result = (await handle.result()) as ErpResult;
+    expect(result.orders).toMatchObject({ created: 1 });
+    expect(result.approval?.replanned).toEqual([
+      {
+        externalId: 'APV-PO-2',
+        orderType: 'PURCHASE_ORDER',
+        approved: 'create (lines +1 ~0 -0)',
+        now: 'unchanged (lines +0 ~0 -0)',
+      },
+    ]);
+    expect(
+      (await stack().apiClient.orders.list({ orderNumber: 'APV-PO-2' })).items.filter(
+        (o) => o.orderNumber === 'APV-PO-2',
+      ),
+    ).toHaveLength(1);
+    expect(await onPlatformOrder('APV-PO-1')).toBeDefined();
+  }, 300_000);
+
+  // Issue 21: "Approve applies exactly the planned changes; if the platform changed in between, the changed
+  // products are re-planned and reported, never blindly written". An order update is the fields it changes and
+  // their values: the plan lists each before → after, and an edit of a planned field during the wait holds it back.
+  it('the plan lists each order field an update changes, before → after; a platform edit of it during the wait holds the order back', async () => {
+    const seeded = await stack().client.workflow.execute(erpOrders, {
+      taskQueue: stack().taskQueue,
+      workflowId: stack().workflowId('fields-seed'),
+      args: [{ file: orders('apv-fields-seed.csv', line('APV-F-1', 10), line('APV-F-2', 10)) }],
+    });
+    expect(seeded.orders).toMatchObject({ created: 2 });
+    const moved = (order: string) => line(order, 10).replace('2025-03-01', '2025-03-15');
+    const handle = await startAwaiting(
+      orders('apv-fields.csv', moved('APV-F-1'), moved('APV-F-2')),
+      'erp-orders',
+    );
+    const runDir = path.join(stack().config.dataDir, 'runs', handle.workflowId);
+    expect(readFileSync(path.join(runDir, 'plan.html'), 'utf8')).toContain(
+      'orderDate: 2025-03-01 → 2025-03-15',
+    );
+    const updates = XLSX.utils.sheet_to_json<Record<string, string>>(
+      XLSX.readFile(path.join(runDir, 'plan.xlsx')).Sheets.Updates as XLSX.WorkSheet,
+    );
+    expect(updates.map((row) => [row['orderNumber'], row['fields changed (before → after)']])).toEqual([
+      ['APV-F-1', 'orderDate: 2025-03-01 → 2025-03-15'],
+      ['APV-F-2', 'orderDate: 2025-03-01 → 2025-03-15'],
+    ]);
+    // While the plan waits, a colleague sets APV-F-1's order date on the platform.
+    const edited = await onPlatformOrder('APV-F-1');
+    await stack().apiClient.orders.update(edited!.id, { orderDate: '2025-03-10' });
+
+    expect((await cli('approve', handle.workflowId)).status).toBe(0);
+    const result = (await handle.result()) as ErpResult;
+    expect(result.approval?.replanned).toEqual([
+      {
+        externalId: 'APV-F-1',
+        orderType: 'PURCHASE_ORDER',
+        approved: 'update (lines +0 ~0 -0; orderDate: 2025-03-01 → 2025-03-15)',
+        now: 'update (lines +0 ~0 -0; orderDate: 2025-03-10 → 2025-03-15)',
+      },
+    ]);
+    expect(result.orders).toMatchObject({ patched: 1 });
+    expect((await onPlatformOrder('APV-F-1'))?.orderDate).toBe('2025-03-10');
+    expect((await onPlatformOrder('APV-F-2'))?.orderDate).toBe('2025-03-15');
+  }, 300_000);
+
+  // Spec 03, Order.orderNumber: "Unique within the owner company for the same order type".
+  it('a purchase and a sales order with one number are held back by type: an edit of one on the platform is never approved by the other', async () => {
+    const BRAND = 'cmp_brand_nordic_threads';
+    const SUPPLIER = 'cmp_sup_anatolia_garments';
+    const profile = path.join(dir(), 'twin-by-id.json');
+    writeFileSync(profile, JSON.stringify(BY_ID_PROFILE));
+    const file = path.join(dir(), 'twin-orders.csv');
+    writeFileSync(
+      file,
+      'order_number,buyer_id,supplier_id,line_number,product_external_id,quantity,unit\n' +
+        `APV-TWIN,${BRAND},${SUPPLIER},1,PLM-TEE-001-BLK,5,PIECES\n` +
+        `APV-TWIN,${SUPPLIER},${BRAND},1,PLM-JKT-010-NVY,7,PIECES\n`,
+    );
+    const seeded = await stack().client.workflow.execute(erpOrders, {
+      taskQueue: stack().taskQueue,
+      workflowId: stack().workflowId('twin-seed'),
+      args: [{ file, mappingFile: profile }],
+    });
+    expect(seeded.orders).toMatchObject({ created: 2, rejected: 0 });
+
+    const handle = await startAwaiting(file, 'erp-orders', '--mapping', profile, '--complete');
+    // While the plan waits, someone adds three lines to the purchase order on the platform.
+    const purchase = (await stack().apiClient.orders.list({ orderNumber: 'APV-TWIN' })).items.find(
+      (o) => o.orderType === 'PURCHASE_ORDER',
+    );
+    const full = await stack().apiClient.orders.get(purchase!.id);
+    await stack().apiClient.orders.update(full.id, {
+      lines: [
+        ...(full.lines ?? []).map((l) => ({ id: l.id })),
+        ...['2', '3', '4'].map((n) => ({
+          orderLineNumber: n,
+          styleId: 'PLM-TEE-001-BLK',
+          quantity: 1,
+          unit: 'PIECES' as const,
+        })),
+      ],
+    });
+
+    expect((await cli('approve', handle.workflowId)).status).toBe(0);
+    const result = (await handle.result()) as ErpResult;
+    expect(result.approval?.replanned).toEqual([
+      {
+        externalId: 'APV-TWIN',
+        orderType: 'PURCHASE_ORDER',
+        approved: 'unchanged (lines +0 ~0 -0)',
+        now: 'update (lines +0 ~0 -3)',
+      },
+    ]);
+    // Nobody approved deleting the three lines: they are still there.
+    expect((await stack().apiClient.orders.get(full.id)).lines).toHaveLength(4);
+    expect(result.orders).toMatchObject({ unchanged: 1, patched: 0, rejected: 0 });
+    // The plan shows the type beside the number, so an operator can tell the two orders apart.
+    const workbook = XLSX.readFile(path.join(stack().config.dataDir, 'runs', handle.workflowId, 'plan.xlsx'));
+    expect(
+      XLSX.utils.sheet_to_json<string[]>(workbook.Sheets.Updates as XLSX.WorkSheet, { header: 1 })[0],
+    ).toEqual([
+      'orderNumber',
+      'orderType',
+      'rows',
+      'lines created',
+      'lines updated',
+      'lines deleted',
+      'fields changed (before → after)',
+    ]);
+  }, 300_000);
+
+  it('a reject sent before the plan is written is ignored: the run says so and awaits a decision on the plan', async () => {
+    const handle = await stack().client.workflow.start(erpOrders, {
+      taskQueue: stack().taskQueue,
+      workflowId: stack().workflowId('early-orders'),
+      args: [{ file: orders('early-orders.csv', line('ERL-PO-1', 5)), approval: true }],
+    });
+    await handle.signal('reject', { by: 'bob', reason: 'not yet' });
+    await awaitingApproval(handle);
+    expect(await currentDetails(handle, (text) => text.includes('before the plan'))).toContain(
+      '`reject` from bob came before the plan was written and was ignored: read the plan, then send it again',
+    );
+    expect((await handle.describe()).typedSearchAttributes.get(TraceStatus)).toBe('awaiting-approval');
+    expect((await cli('approve', handle.workflowId, '--by', 'carol')).status).toBe(0);
+    const result = (await handle.result()) as ErpResult;
+    expect(result.approval).toMatchObject({ decision: 'approved', by: 'carol' });
+    expect(await onPlatformOrder('ERL-PO-1')).toBeDefined();
+  }, 300_000);
+
+  // TEMPORAL-NOTES: "a history errors at 51,200 events ... `continueAsNewSuggested` tells when to continue-as-new".
+  // The plan and the recheck are a dry pass of every batch (an activity each, ~6 events): a long plan continues
+  // as new as the push does (the test server suggests it after 40 events), so no run of the chain grows with it.
+  it('a plan of many batches continues as new during its dry passes: no run of the chain grows with the batches', async () => {
+    const count = 12;
+    const file = orders(
+      'long-plan.csv',
+      ...Array.from({ length: count }, (_, i) => line(`LNG-PO-${i + 1}`, 10 + i)),
+    );
+    const handle = await stack().client.workflow.start(erpOrders, {
+      taskQueue: stack().taskQueue,
+      workflowId: stack().workflowId('long-plan'),
+      args: [{ file, approval: true, batchSize: 1 }],
+    });
+    await awaitingApproval(handle);
+    expect((await handle.describe()).runId).not.toBe(handle.firstExecutionRunId);
+    await handle.signal('approve', { by: 'carol' });
+    const result = (await handle.result()) as ErpResult;
+    expect(result.approval).toMatchObject({ decision: 'approved', by: 'carol', replannedCount: 0 });
+    expect(result.orders).toMatchObject({ created: count, rejected: 0 });
+    const lengths: number[] = [];
+    for await (const run of stack().client.workflow.list({ query: `WorkflowId = "${handle.workflowId}"` })) {
+      const history = await stack().client.workflow.getHandle(handle.workflowId, run.runId).fetchHistory();
+      lengths.push(history.events?.length ?? 0);
+    }
+    expect(lengths.length).toBeGreaterThan(2);
+    // 40 (the suggestion) + one batch + the plan, the wait and its signal: never two passes' worth (12 x 6 x 2).
+    expect(Math.max(...lengths)).toBeLessThan(70);
+  }, 300_000);
+
+  it('a reject writes nothing', async () => {
+    const handle = await startAwaiting(orders('rej-orders.csv', line('RJT-PO-1', 5)), 'erp-orders');
+    expect((await cli('reject', handle.workflowId)).status).toBe(0);
+    const result = (await handle.result()) as ErpResult;
+    expect(result.approval).toMatchObject({ decision: 'rejected' });
+    expect(result.orders).toMatchObject({ created: 0, patched: 0 });
+    expect(await onPlatformOrder('RJT-PO-1')).toBeUndefined();
+    expect((await handle.describe()).typedSearchAttributes.get(TraceStatus)).toBe('rejected');
+  }, 300_000);
+});
