@@ -1,5 +1,5 @@
 // Catalogue trees with a BOM on the style and forks made through SKUs, built over the API: the BOM repair's
-// integration tests and its benchmark start from them.
+// integration tests and its benchmark start from them; and the lines and reads those tests share.
 import { waitForBomLink } from '../../connectors/bom-repair/safe-write';
 import type { BomLine, TraceabilityClient } from '../../connectors/traceability';
 import { DEMO_IDS } from '../../sandbox/seed/demo-catalogue';
@@ -160,3 +160,25 @@ export const bomRepairRunner =
       workflowId: stack().workflowId(`bom-repair-${name}`),
       typedSearchAttributes: [{ key: TraceJob, value: 'bom-repair' }],
     });
+
+/** The demo catalogue's sleeve placement. */
+export const SLEEVE = 'bomplc_demo_sleeve';
+
+/**
+ * Two lines a copy cannot tell apart: same placement and values, different components. A fork made by editing one
+ * of them leaves the other's copy ambiguous (which of the two was copied is not known).
+ */
+export const LOOKALIKE_LINES: Array<Omit<LineSpec, 'entity' | 'bomHeaderId'>> = [
+  { component: { styleId: DEMO_IDS.button }, placementId: SLEEVE, quantity: 2, quantityUnit: 'PIECES' },
+  { component: { styleId: DEMO_IDS.zipper }, placementId: SLEEVE, quantity: 2, quantityUnit: 'PIECES' },
+];
+
+/** The BOM header a product owns (its fork, once an edit through it forked the BOM). */
+export async function ownedHeader(client: TraceabilityClient, productId: string) {
+  const headers = (await client.boms.listHeaders({ styleId: productId, limit: 100 })).items;
+  return headers.find((h) => h.link?.isOwner);
+}
+
+/** What a BOM copy keeps of a line (all but its component), to pair a copy with its original. */
+export const keptOf = (l: BomLine) =>
+  JSON.stringify([l.placementId, l.quantity, l.quantityUnit, l.weight, l.weightUnit, l.countryOfOrigin]);
