@@ -10,7 +10,9 @@ import type { SandboxOptions } from '../../sandbox/options';
 import { TraceJob } from '../../worker/search-attributes';
 import { erpOrders } from '../../workflows';
 import type { PushErpOrdersInput, PushErpOrdersResult } from '../../workflows/erp-orders';
-import { cliEnv, startTestStack, traceSync, type TestStack } from '../harness';
+import { S3Store, s3ClientFor, type ObjectStore } from '../../connectors/storage';
+import { cliEnv, readHarnessInfo, startTestStack, traceSync, type TestStack } from '../harness';
+import { startS3, type RunningS3 } from '../harness/versitygw';
 
 export async function startJobStack(
   dirPrefix: string,
@@ -97,4 +99,70 @@ export function planApproveStack(dirPrefix: string) {
   };
 
   return { stack: started, dir: () => dir, cli, startAwaiting, currentDetails };
+}
+
+/**
+ * The S3 test files' shared setup (jobs-on-s3.test.ts, cli-on-s3.test.ts): per file, a versitygw server and a job
+ * stack whose store is `s3://<bucket>/trace` (TRACE_STORE_URL), started in beforeAll; the bucket as an ObjectStore,
+ * the worker's local data folder (nothing may land there), and `trace-sync` with the worker's S3 store.
+ */
+export function s3JobStack(dirPrefix: string) {
+  let s3: RunningS3 | undefined;
+  let stack: TestStack | undefined;
+  let store: ObjectStore | undefined;
+  let dataDir = '';
+  const ready = <T>(value: T | undefined): T => {
+    if (value === undefined)
+      throw new Error('the S3 stack starts in beforeAll: use it inside a test or hook');
+    return value;
+  };
+  beforeAll(async () => {
+    s3 = await startS3();
+    dataDir = await mkdtemp(path.join(tmpdir(), dirPrefix));
+    const settings = {
+      url: s3.storeUrl('trace'),
+      endpoint: s3.endpoint,
+      region: s3.region,
+      credentials: s3.credentials,
+    };
+    stack = await startTestStack({
+      config: { dataDir, store: settings },
+      sandbox: { rateLimitPerMinute: 100_000 },
+    });
+    store = new S3Store(s3ClientFor(settings), s3.bucket, 'trace');
+  }, 120_000);
+  afterAll(async () => {
+    await stack?.stop();
+    await s3?.stop();
+    if (dataDir) await rm(dataDir, { recursive: true, force: true });
+  });
+
+  /** `trace-sync <args>` with the S3 store of the stack's worker; asynchronous: this process hosts that worker. */
+  const runCli = async (
+    args: string[],
+    killAfterMs?: number,
+  ): Promise<{ status: number | null; stdout: string; stderr: string }> => {
+    const harness = readHarnessInfo();
+    const env = {
+      ...process.env,
+      TEMPORAL_ADDRESS: harness.address,
+      TEMPORAL_NAMESPACE: harness.namespace,
+      TRACE_TASK_QUEUE: ready(stack).taskQueue,
+      // The CLI's own data folder: nothing it prints may point there.
+      TRACE_DATA_DIR: await mkdtemp(path.join(tmpdir(), `${dirPrefix}cli-`)),
+      ...ready(s3).env('trace'),
+    };
+    return traceSync(args, env, killAfterMs);
+  };
+  return {
+    s3: () => ready(s3),
+    stack: () => ready(stack),
+    store: () => ready(store),
+    dataDir: () => dataDir,
+    cli: (...args: string[]) => runCli(args),
+    runCli,
+    /** The object's text, '' when there is none. */
+    text: async (key: string): Promise<string> =>
+      ((await ready(store).get(key)) ?? Buffer.from('')).toString('utf8'),
+  };
 }
