@@ -1,18 +1,19 @@
-import { copyFileSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { copyFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { ApplicationFailure, WorkflowFailedError, type WorkflowHandle } from '@temporalio/client';
 import type { Workflow } from '@temporalio/common';
 import { z } from 'zod';
 import { TraceStatus } from '../../worker/search-attributes';
-import { plmImport, erpOrders } from '../../workflows';
-import { generateCorpus, ORDER_HEADER, orderLine } from '../bad-input/corpus';
-import { startTestStack, type TestStack } from '../harness';
+import { generateCorpus } from '../bad-input/corpus';
+import type { TestStack } from '../harness';
 import { toCsv, type NativeRow } from '../unit/plm-activities/native-sheet';
+import { jobStarters, startJobStack } from './job-stack';
 
 /**
  * Broken files through the real jobs (Temporal dev server + sandbox): each run fails at once with a
- * non-retryable error that says what is wrong, and the platform holds nothing new.
+ * non-retryable error that says what is wrong, and the platform holds nothing new. Values at the limits and formula
+ * text that the jobs take are in hostile-values-jobs.test.ts; the shared setup is job-stack.ts.
  */
 
 const corpus = path.join(__dirname, '..', 'fixtures', 'bad-input');
@@ -38,11 +39,7 @@ describe('broken files through the jobs: a clear, non-retryable failure and noth
   let dir: string;
 
   beforeAll(async () => {
-    dir = mkdtempSync(path.join(tmpdir(), 'bad-input-jobs-'));
-    stack = await startTestStack({
-      sandbox: { rateLimitPerMinute: 100_000 },
-      config: { dataDir: path.join(dir, 'data') },
-    });
+    ({ dir, stack } = await startJobStack('bad-input-jobs-'));
   }, 60_000);
 
   afterAll(async () => {
@@ -87,18 +84,7 @@ describe('broken files through the jobs: a clear, non-retryable failure and noth
     throw new Error(`${handle.workflowId} completed; a failure was expected`);
   }
 
-  const push = (file: string) =>
-    stack.client.workflow.start(erpOrders, {
-      taskQueue: stack.taskQueue,
-      workflowId: stack.workflowId('erp-orders-bad'),
-      args: [{ file }],
-    });
-  const importSheet = (file: string) =>
-    stack.client.workflow.start(plmImport, {
-      taskQueue: stack.taskQueue,
-      workflowId: stack.workflowId('plm-import-bad'),
-      args: [{ file, profile: 'native' }],
-    });
+  const { push, importSheet } = jobStarters(() => stack, 'bad');
 
   describe('erpOrders', () => {
     it.each([
@@ -384,121 +370,4 @@ describe('broken files through the jobs: a clear, non-retryable failure and noth
     copyFileSync(source, target);
     return target;
   };
-
-  /** Issue 17, item 4: spec 01 allows 255 characters for externalId and accepts it in paths. */
-  it('255-character externalIds import and are ordered; a 256-character one rejects its row only', async () => {
-    const long = (tag: string, length: number) => `BADIN-${tag}-${process.pid}-`.padEnd(length, 'x');
-    const style = long('LONG', 255);
-    const variant = long('LONGV', 255);
-    const tooLong = long('TOOLONG', 256);
-    const rows: NativeRow[] = [
-      {
-        externalId: style,
-        level: 'style',
-        name: 'Long id tee',
-        styleType: 'T-shirts',
-        isComponent: 'no',
-        PLM_ID: `L-${process.pid}-1`,
-      },
-      {
-        externalId: variant,
-        parentExternalId: style,
-        level: 'variant',
-        name: 'Long id tee black',
-        color: 'Black',
-        PLM_ID: `L-${process.pid}-2`,
-      },
-      {
-        externalId: tooLong,
-        level: 'style',
-        name: 'Too long id',
-        styleType: 'T-shirts',
-        isComponent: 'no',
-        PLM_ID: `L-${process.pid}-3`,
-      },
-    ];
-    const file = path.join(dir, 'long-ids.csv');
-    writeFileSync(file, toCsv(rows));
-    const result = await (await importSheet(file)).result();
-    expect(result.products).toMatchObject({ created: 2, rejected: 1 });
-    // Run again: each product is read back by its 255-character id in the path, and nothing is written.
-    const again = await (await importSheet(file)).result();
-    expect(again.products).toMatchObject({ created: 0, updated: 0, rejected: 1 });
-
-    const orders = path.join(dir, 'long-id-orders.csv');
-    const order = orderLine(`PO-BADIN-LONG-${process.pid}`);
-    order[5] = variant;
-    writeFileSync(orders, `${ORDER_HEADER.join(',')}\n${order.join(',')}\n`);
-    const pushed = await (await push(orders)).result();
-    expect(pushed.orders).toMatchObject({ created: 1, rejected: 0 });
-  });
-
-  /**
-   * Issue 17: rejects cells starting with `=`, `+`, `-`, `@`, tab or CR are neutralised (an apostrophe in front), and
-   * `retry` of the fixed file reads the original value again.
-   */
-  it('rejects files neutralise formula text, and a fixed rejects file gives the original values back', async () => {
-    const prefix = `BADIN-RT-${process.pid}`;
-    const description = '=HYPERLINK("http://evil.example","click")';
-    const name = '-Tee minus';
-    const rows: NativeRow[] = [
-      {
-        externalId: `${prefix}-S1`,
-        level: 'style',
-        name,
-        styleType: 'T-shirt',
-        isComponent: 'no',
-        description,
-        PLM_ID: `${prefix}-S1`,
-      },
-    ];
-    const file = path.join(dir, 'round-trip.csv');
-    writeFileSync(file, toCsv(rows));
-    const first = await importSheet(file);
-    const result = await first.result();
-    expect(result.products).toMatchObject({ rejected: 1 });
-    const rejects = readFileSync(result.rejectsFile as string, 'utf8');
-    expect(rejects).toContain(`"'=HYPERLINK(""http://evil.example"",""click"")"`);
-    expect(rejects).toContain(`'-Tee minus`);
-    writeFileSync(result.rejectsFile as string, rejects.replace(',T-shirt,', ',T-shirts,'));
-    const retried = await stack.client.workflow.start(plmImport, {
-      taskQueue: stack.taskQueue,
-      workflowId: stack.workflowId('plm-import-retry'),
-      args: [{ file: result.rejectsFile as string, profile: 'native', retryOf: first.workflowId }],
-    });
-    expect((await retried.result()).products).toMatchObject({ created: 1, rejected: 0 });
-    const response = await fetch(`${stack.sandbox.baseUrl}/styles/${prefix}-S1`, {
-      headers: { companyapikey: stack.apiKey },
-    });
-    const product = z
-      .object({ data: z.looseObject({ name: z.string(), description: z.string() }) })
-      .parse(await response.json());
-    expect(product.data).toMatchObject({ name, description });
-
-    // The order push: an order number starting with '+' comes back from its fixed rejects file as it was.
-    const orderNumber = `+46-BADIN-${process.pid}`;
-    const line = orderLine(orderNumber);
-    line[1] = 'SUP-9999';
-    const orders = path.join(dir, 'round-trip-orders.csv');
-    writeFileSync(orders, `${ORDER_HEADER.join(',')}\n${line.join(',')}\n`);
-    const pushed = await push(orders);
-    const pushedResult = await pushed.result();
-    expect(pushedResult.orders).toMatchObject({ rejected: 1 });
-    const orderRejects = readFileSync(pushedResult.rejectsFile as string, 'utf8');
-    expect(orderRejects).toContain(`'${orderNumber}`);
-    writeFileSync(pushedResult.rejectsFile as string, orderRejects.replace('SUP-9999', 'SUP-1001'));
-    const repushed = await stack.client.workflow.start(erpOrders, {
-      taskQueue: stack.taskQueue,
-      workflowId: stack.workflowId('erp-orders-retry'),
-      args: [{ file: pushedResult.rejectsFile as string, retryOf: pushed.workflowId }],
-    });
-    expect((await repushed.result()).orders).toMatchObject({ created: 1, rejected: 0 });
-    const listed = await fetch(`${stack.sandbox.baseUrl}/orders?limit=100`, {
-      headers: { companyapikey: stack.apiKey },
-    });
-    const numbers = z
-      .object({ data: z.array(z.looseObject({ orderNumber: z.string() })) })
-      .parse(await listed.json());
-    expect(numbers.data.map((o) => o.orderNumber)).toContain(orderNumber);
-  });
 });

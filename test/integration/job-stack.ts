@@ -8,7 +8,7 @@ import path from 'node:path';
 import type { WorkflowHandle } from '@temporalio/client';
 import type { SandboxOptions } from '../../sandbox/options';
 import { TraceJob } from '../../worker/search-attributes';
-import { erpOrders } from '../../workflows';
+import { erpOrders, plmImport } from '../../workflows';
 import type { PushErpOrdersInput, PushErpOrdersResult } from '../../workflows/erp-orders';
 import { S3Store, s3ClientFor, type ObjectStore } from '../../connectors/storage';
 import { cliEnv, readHarnessInfo, startTestStack, traceSync, type TestStack } from '../harness';
@@ -41,6 +41,25 @@ export const erpOrdersRunner =
       workflowId: stack().workflowId(prefix),
       typedSearchAttributes: [{ key: TraceJob, value: 'erp-orders' }],
     });
+
+/**
+ * Starts the erpOrders and plmImport (native profile) workflows on the stack's task queue, ids
+ * `erp-orders-<name>-…` and `plm-import-<name>-…`; the test awaits the handle's result or failure.
+ */
+export const jobStarters = (stack: () => TestStack, name: string) => ({
+  push: (file: string) =>
+    stack().client.workflow.start(erpOrders, {
+      taskQueue: stack().taskQueue,
+      workflowId: stack().workflowId(`erp-orders-${name}`),
+      args: [{ file }],
+    }),
+  importSheet: (file: string) =>
+    stack().client.workflow.start(plmImport, {
+      taskQueue: stack().taskQueue,
+      workflowId: stack().workflowId(`plm-import-${name}`),
+      args: [{ file, profile: 'native' }],
+    }),
+});
 
 /** Waits until the run's progress phase is `awaiting approval` (its plan written, a decision awaited). */
 export async function awaitingApproval<H extends WorkflowHandle>(handle: H): Promise<H> {
