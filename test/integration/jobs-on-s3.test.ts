@@ -178,12 +178,16 @@ describeS3('the four jobs with TRACE_STORE_URL=s3://… (versitygw)', () => {
     expect(first.highWaterMark?.stored).toEqual(expect.any(String));
     // Every file a result names is named by its store location on S3, not by a worker's path.
     expect(first.highWaterMark?.file).toBe(`s3://${s3().bucket}/trace/bom-repair/high-water-mark-s3.json`);
-    // Beside the mark, the products the run left unsettled (a seeded ambiguous fork): its to-retry list.
+    // Beside the mark, the products the run left unsettled (a seeded ambiguous fork): its to-retry list; and the
+    // record of the lines it repaired (the seeded OWH-L fork), which a later fork of those lines relies on.
     const kept = await store().list('bom-repair/');
     expect(kept).toContain('bom-repair/high-water-mark-s3.json');
-    expect(kept.filter((key) => !key.startsWith('bom-repair/to-retry-s3/'))).toEqual([
-      'bom-repair/high-water-mark-s3.json',
-    ]);
+    expect(kept.some((key) => key.startsWith('bom-repair/repaired-lines/'))).toBe(true);
+    expect(
+      kept.filter(
+        (key) => !key.startsWith('bom-repair/to-retry-s3/') && !key.startsWith('bom-repair/repaired-lines/'),
+      ),
+    ).toEqual(['bom-repair/high-water-mark-s3.json']);
     expect(JSON.parse(await text('bom-repair/high-water-mark-s3.json'))).toMatchObject({
       sinceMs: Date.parse(first.highWaterMark!.stored!),
     });
