@@ -20,6 +20,7 @@ const BENCHMARKS = [
   'certificate-report',
   'storage-s3',
   'bad-input',
+  'large-input',
 ] as const;
 
 function run(name: string): Promise<number> {
