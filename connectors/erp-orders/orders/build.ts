@@ -169,7 +169,9 @@ export function buildOrders(table: ExportTable, profile: MappingProfile, context
       mapped.orderNumber = above;
     }
     above = mapped.orderNumber;
-    groups.set(mapped.orderNumber, [...(groups.get(mapped.orderNumber) ?? []), mapped]);
+    const group = groups.get(mapped.orderNumber);
+    if (group === undefined) groups.set(mapped.orderNumber, [mapped]);
+    else group.push(mapped);
   }
   for (const [orderNumber, rows] of groups) {
     for (const typed of splitByOrderType(rows, profile, context)) {
@@ -224,7 +226,9 @@ function splitByOrderType(
   rows.forEach((row, index) => {
     current = types[index] ?? current;
     if (current === undefined) return;
-    byType.set(current, [...(byType.get(current) ?? []), row]);
+    const typed = byType.get(current);
+    if (typed === undefined) byType.set(current, [row]);
+    else typed.push(row);
   });
   return [...byType.values()];
 }
@@ -476,7 +480,10 @@ function reportDuplicates(
   const rowsByKey = new Map<string, number[]>();
   for (const line of lines) {
     const key = keyOf(line);
-    if (key !== undefined) rowsByKey.set(key, [...(rowsByKey.get(key) ?? []), ...line.rows]);
+    if (key === undefined) continue;
+    const rows = rowsByKey.get(key);
+    if (rows === undefined) rowsByKey.set(key, [...line.rows]);
+    else rows.push(...line.rows);
   }
   for (const [key, rows] of rowsByKey) {
     if (rows.length > 1)

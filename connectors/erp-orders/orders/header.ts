@@ -18,7 +18,11 @@ export function agreeOnHeader(rows: readonly MappedRow[]): {
 } {
   const byKey = new Map<HeaderKey, HeaderCell[]>();
   for (const row of rows) {
-    for (const [key, cell] of row.header) byKey.set(key, [...(byKey.get(key) ?? []), cell]);
+    for (const [key, cell] of row.header) {
+      const cells = byKey.get(key);
+      if (cells === undefined) byKey.set(key, [cell]);
+      else cells.push(cell);
+    }
   }
   const agreed = new Map<HeaderKey, HeaderCell & { rows: number[] }>();
   const problems: Problem[] = [];

@@ -330,3 +330,65 @@ describe('optional header fields', () => {
     expect(drafts[0]?.lines[0]?.productRef).toEqual({ codeId: 'PLM_ID', codeValue: 'SKU-77' });
   });
 });
+
+describe('large orders', () => {
+  const manyLines = (count: number, overrides: (index: number) => Record<string, string> = () => ({})) =>
+    Array.from({ length: count }, (_, index) =>
+      lineRow({
+        line_number: String(index + 1),
+        product_external_id: `P-${index}`,
+        ...(index > 0 ? { supplier_code: '', order_date: '' } : {}),
+        ...overrides(index),
+      }),
+    );
+
+  it('builds one order of 10,000 lines, every line in file order under the header of its first row', () => {
+    const { drafts, rejections } = buildOrders(tableOf(manyLines(10_000)), DEFAULT_PROFILE, CONTEXT);
+    expect(rejections).toEqual([]);
+    expect(drafts).toHaveLength(1);
+    const [draft] = drafts;
+    expect(draft).toMatchObject({
+      orderNumber: 'PO-1',
+      supplierCompanyId: 'comp_acme',
+      orderDate: '2024-03-01',
+    });
+    expect(draft?.rows).toEqual(Array.from({ length: 10_000 }, (_, index) => index + 2));
+    expect(draft?.lines).toHaveLength(10_000);
+    expect(draft?.lines[9_999]).toMatchObject({
+      rows: [10_001],
+      orderLineNumber: '10000',
+      productRef: { externalId: 'P-9999' },
+    });
+  });
+
+  it('splits 10,000 rows of one number by order type, each row going to the type of its parties', () => {
+    const sales = profileWith({
+      columns: { supplierCompanyCode: 'supplier_code', buyerCompanyCode: 'buyer_code' },
+    });
+    // Purchase and sales lines alternate in blocks of 100 rows; only the first row of a block names the parties.
+    const rows = manyLines(10_000, (index) => {
+      if (index % 100 !== 0) return { supplier_code: '', buyer_code: '' };
+      return index % 200 === 0
+        ? { buyer_code: 'BRAND', supplier_code: 'ACME' }
+        : { buyer_code: 'ACME', supplier_code: 'BRAND' };
+    });
+    const { drafts, rejections } = buildOrders(tableOf(rows), sales, CONTEXT);
+    expect(rejections).toEqual([]);
+    expect(drafts.map((draft) => [draft.orderType, draft.lines.length])).toEqual([
+      ['PURCHASE_ORDER', 5_000],
+      ['SALES_ORDER', 5_000],
+    ]);
+    expect(drafts[1]?.rows.slice(0, 2)).toEqual([102, 103]);
+  });
+
+  it('names the rows of a line number repeated in an order of 10,000 lines', () => {
+    const rows = manyLines(10_000, (index): Record<string, string> =>
+      index % 2_500 === 7 ? { line_number: 'DUP' } : {},
+    );
+    const rejection = onlyRejection(buildOrders(tableOf(rows), DEFAULT_PROFILE, CONTEXT).rejections);
+    expect(rejection).toMatchObject({ code: 'duplicate_line_number', field: 'orderLineNumber' });
+    expect(rejection.problems).toHaveLength(1);
+    expect(rejection.message).toMatch(/line number 'DUP' appears on 4 rows/);
+    expect(rejection.message).toMatch(/\(rows 9, 2509, 5009, 7509\)/);
+  });
+});
