@@ -103,18 +103,22 @@ function matchLines(
   }
   // `lineNo` is a display position, not identity: without numbers a line is the same line when it holds the same
   // product in the same unit, the same quantity first, then any quantity (a changed quantity), in the order listed.
-  const sameKind = (line: LineDraft, candidate: ExistingOrderLine): boolean =>
-    styleIdFor(line.productRef, resolved) === candidate.styleId && line.unit === candidate.unit;
+  // The platform lines are queued by those keys, so each draft line finds its match without a scan.
+  const kindKey = (styleId: string, unit: string): string => JSON.stringify([styleId, unit]);
+  const quantityKey = (styleId: string, unit: string, quantity: number): string =>
+    JSON.stringify([styleId, unit, cents(quantity)]);
+  const byQuantity = queuesBy(existing.lines, (line) => quantityKey(line.styleId, line.unit, line.quantity));
+  const byKind = queuesBy(existing.lines, (line) => kindKey(line.styleId, line.unit));
+  const passes: Array<(line: LineDraft, styleId: string) => ExistingOrderLine | undefined> = [
+    (line, styleId) => firstUntaken(byQuantity, quantityKey(styleId, line.unit, line.quantity), taken),
+    (line, styleId) => firstUntaken(byKind, kindKey(styleId, line.unit), taken),
+  ];
   let pending = unnumbered;
-  for (const sameQuantityToo of [true, false]) {
+  for (const find of passes) {
     const left: LineDraft[] = [];
     for (const line of pending) {
-      const target = existing.lines.find(
-        (candidate) =>
-          !taken.has(candidate.id) &&
-          sameKind(line, candidate) &&
-          (!sameQuantityToo || sameQuantity(line.quantity, candidate.quantity)),
-      );
+      const styleId = styleIdFor(line.productRef, resolved);
+      const target = styleId === undefined ? undefined : find(line, styleId);
       if (target === undefined) left.push(line);
       else {
         taken.add(target.id);
@@ -125,6 +129,42 @@ function matchLines(
   }
   added.push(...pending);
   return { matches, added, unlisted: existing.lines.filter((line) => !taken.has(line.id)) };
+}
+
+interface LineQueue {
+  lines: ExistingOrderLine[];
+  /** Lines before it are all taken. */
+  next: number;
+}
+
+/** Platform lines grouped by a key, each group in platform order. */
+function queuesBy(
+  lines: readonly ExistingOrderLine[],
+  keyOf: (line: ExistingOrderLine) => string,
+): Map<string, LineQueue> {
+  const queues = new Map<string, LineQueue>();
+  for (const line of lines) {
+    const key = keyOf(line);
+    const queue = queues.get(key);
+    if (queue === undefined) queues.set(key, { lines: [line], next: 0 });
+    else queue.lines.push(line);
+  }
+  return queues;
+}
+
+/** The first line of a group not yet taken; taken lines stay taken, so the queue never looks at them again. */
+function firstUntaken(
+  queues: ReadonlyMap<string, LineQueue>,
+  key: string,
+  taken: ReadonlySet<string>,
+): ExistingOrderLine | undefined {
+  const queue = queues.get(key);
+  if (queue === undefined) return undefined;
+  for (; queue.next < queue.lines.length; queue.next += 1) {
+    const line = queue.lines[queue.next];
+    if (line !== undefined && !taken.has(line.id)) return line;
+  }
+  return undefined;
 }
 
 function lineChanges(match: Match, styleId: string): Omit<LinePatchEntry, 'id'> {

@@ -173,6 +173,43 @@ describe('line identity: "treat as display position, not identity"', () => {
       rejection: { code: 'style_not_found', message: expect.stringContaining('archived') },
     });
   });
+
+  it('re-pushes an order of 9,000 unnumbered lines of three products, matching each by content in platform order', () => {
+    const products = [
+      ['TEE-M', 'style_m'],
+      ['TEE-L', 'style_l'],
+      ['TEE-S', 'style_s'],
+    ] as const;
+    const kindOf = (index: number) => products[index % 3] as (typeof products)[number];
+    const quantityOf = (index: number) => 1 + (index % 7);
+    const large = stored(
+      Array.from({ length: 9_000 }, (_, index) => ({
+        id: `l${index}`,
+        styleId: kindOf(index)[1],
+        quantity: quantityOf(index),
+      })),
+    );
+    // The export lists the lines backwards, and one TEE-S line of quantity 6 (index 5) now has quantity 100.
+    const rows = Array.from({ length: 9_000 }, (_, position) => {
+      const index = 8_999 - position;
+      return unnumbered(kindOf(index)[0], index === 5 ? '100' : String(quantityOf(index)));
+    });
+    const plan = patch(
+      planOrderSync({ draft: draftOf(rows), existing: large, resolvedStyleIds: RESOLVED, complete: true }),
+    );
+    expect(plan.lines).toMatchObject({ created: 0, updated: 1, deleted: 0, renamed: 0, unchanged: 8_999 });
+    // Every other line keeps its same-quantity match, so the changed line takes the last TEE-S line of quantity 6.
+    const lastSixS = Math.max(
+      ...Array.from({ length: 9_000 }, (_, index) => index).filter(
+        (index) => index % 3 === 2 && quantityOf(index) === 6,
+      ),
+    );
+    const entries = plan.steps[0]?.lines ?? [];
+    expect(entries.filter((entry) => Object.keys(entry).length > 1)).toEqual([
+      { id: `l${lastSixS}`, quantity: 100 },
+    ]);
+    expect(new Set(entries.map((entry) => entry.id)).size).toBe(9_000);
+  });
 });
 
 describe('dates as real exports write them', () => {
