@@ -40,8 +40,15 @@ interface RejectedRow {
 export function rejectedRows(table: ExportTable, rejections: readonly RejectedOrder[]): RejectedRow[] {
   const byRow = new Map<number, RejectedRow>();
   for (const rejection of rejections) {
+    const problemsByRow = new Map<number, Array<{ code: string; message: string }>>();
+    for (const problem of rejection.problems) {
+      if (problem.row === undefined) continue;
+      const problems = problemsByRow.get(problem.row);
+      if (problems === undefined) problemsByRow.set(problem.row, [problem]);
+      else problems.push(problem);
+    }
     for (const row of rejection.rows) {
-      const own = rejection.problems.filter((problem) => problem.row === row);
+      const own = problemsByRow.get(row) ?? [];
       byRow.set(row, {
         source: { row, values: {} },
         code: own[0]?.code ?? rejection.code,

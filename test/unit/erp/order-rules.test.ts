@@ -249,6 +249,40 @@ describe('rejects in the input csv dialect', () => {
   });
 });
 
+describe('rejects of a large order', () => {
+  it('gives each of 20,000 rows its own problems, else the order error', async () => {
+    const rowNumbers = Array.from({ length: 20_000 }, (_, index) => index + 2);
+    const table = await readCsv(
+      Buffer.from(`order_number,unit\n${rowNumbers.map(() => 'PO-1,box').join('\n')}\n`),
+    );
+    // Every even row has a bad unit, every tenth row a bad quantity as well; odd rows have none of their own.
+    const problems = rowNumbers
+      .filter((row) => row % 2 === 0)
+      .flatMap((row) => [
+        { code: 'invalid_unit', row, message: `row ${row}: bad unit` },
+        ...(row % 10 === 0 ? [{ code: 'invalid_quantity', row, message: `row ${row}: bad quantity` }] : []),
+      ]);
+    const file = writeRejects(table, [
+      { rows: rowNumbers, code: 'invalid_unit', message: 'order PO-1 has bad rows', problems },
+    ]);
+    expect(file.rowCount).toBe(20_000);
+    const lines = file.content
+      .toString('utf8')
+      .replace(/^\ufeff/, '')
+      .trimEnd()
+      .split(/\r?\n/);
+    expect(lines).toHaveLength(20_001);
+    expect(lines.slice(0, 4)).toEqual([
+      'order_number,unit,error_code,error_message',
+      'PO-1,box,invalid_unit,row 2: bad unit',
+      'PO-1,box,invalid_unit,order PO-1 has bad rows',
+      'PO-1,box,invalid_unit,row 4: bad unit',
+    ]);
+    expect(lines[9]).toBe('PO-1,box,invalid_unit,row 10: bad unit; row 10: bad quantity');
+    expect(lines[20_000]).toBe('PO-1,box,invalid_unit,order PO-1 has bad rows');
+  });
+});
+
 // Spec 03, Order.orderNumber: "exact match (no trimming or case folding). Unique within the owner company for the
 // same order type". A JSON number keeps 15-17 digits: 9007199254740993 reads as 9007199254740992.
 describe('JSON numbers that cannot be read exactly', () => {
