@@ -1,11 +1,19 @@
+import { count } from '../../input-limits';
 import type { ColumnBinding, MappingProfile } from '../profile';
 import { describeAt, type Problem } from './draft';
 import { describeHeaderValue, headerValueKey, type HeaderKey, type HeaderValue } from './fields';
 import type { HeaderCell, MappedRow } from './row';
 
+/** How many rows, and how many disagreeing values, a message names before "and N more": an order may have thousands. */
+const ROWS_NAMED = 10;
+const VALUES_NAMED = 5;
+
 export function rowList(rows: readonly number[]): string {
   const sorted = [...new Set(rows)].sort((a, b) => a - b);
-  return sorted.length === 1 ? `row ${sorted[0]}` : `rows ${sorted.join(', ')}`;
+  if (sorted.length === 1) return `row ${sorted[0]}`;
+  const shown = sorted.slice(0, ROWS_NAMED).join(', ');
+  const rest = sorted.length - ROWS_NAMED;
+  return rest > 0 ? `rows ${shown} and ${count(rest)} more` : `rows ${shown}`;
 }
 
 /**
@@ -40,14 +48,16 @@ export function agreeOnHeader(rows: readonly MappedRow[]): {
       agreed.set(key, { ...first, rows: cells.map((cell) => cell.row) });
       continue;
     }
-    const listed = [...variants.values()].map(
-      (variant) => `${describeHeaderValue(variant.value)} (${rowList(variant.rows)})`,
-    );
+    const listed = [...variants.values()]
+      .slice(0, VALUES_NAMED)
+      .map((variant) => `${describeHeaderValue(variant.value)} (${rowList(variant.rows)})`);
+    const more =
+      variants.size > VALUES_NAMED ? ` and ${count(variants.size - VALUES_NAMED)} more values` : '';
     problems.push({
       code: 'header_conflict',
       field: key,
       column: first.column,
-      message: `${describeAt(undefined, first.column, key)}: the rows of one order disagree: ${listed.join(' vs ')}`,
+      message: `${describeAt(undefined, first.column, key)}: the rows of one order disagree: ${listed.join(' vs ')}${more}`,
     });
   }
   return { agreed, problems };

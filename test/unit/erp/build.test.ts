@@ -391,4 +391,31 @@ describe('large orders', () => {
     expect(rejection.message).toMatch(/line number 'DUP' appears on 4 rows/);
     expect(rejection.message).toMatch(/\(rows 9, 2509, 5009, 7509\)/);
   });
+
+  it('names the first 10 rows of an order-level problem on 10,000 rows, and counts the rest', () => {
+    const rows = manyLines(10_000, () => ({ supplier_code: 'NOPE' }));
+    const rejection = onlyRejection(buildOrders(tableOf(rows), DEFAULT_PROFILE, CONTEXT).rejections);
+    expect(rejection).toMatchObject({ code: 'unknown_company', field: 'supplierCompanyId' });
+    expect(rejection.message).toMatch(
+      /^order 'PO-1' \(rows 2, 3, 4, 5, 6, 7, 8, 9, 10, 11 and 9,990 more\), column 'supplier_code' \(supplierCompanyId\): no company has the code 'NOPE'/,
+    );
+    expect(rejection.rows).toHaveLength(10_000);
+  });
+
+  it('bounds a header conflict over 10,000 rows: 10 rows per value, 5 values', () => {
+    const twoDates = manyLines(10_000, (index) => ({ order_date: index % 2 ? '2024-03-02' : '2024-03-01' }));
+    const [dates] = buildOrders(tableOf(twoDates), DEFAULT_PROFILE, CONTEXT).rejections;
+    expect(dates?.message).toBe(
+      "order 'PO-1', column 'order_date' (orderDate): the rows of one order disagree: " +
+        "'2024-03-01' (rows 2, 4, 6, 8, 10, 12, 14, 16, 18, 20 and 4,990 more) vs " +
+        "'2024-03-02' (rows 3, 5, 7, 9, 11, 13, 15, 17, 19, 21 and 4,990 more)",
+    );
+    const tagPerRow = manyLines(10_000, (index) => ({ tags: `T${index}` }));
+    const [tags] = buildOrders(tableOf(tagPerRow), DEFAULT_PROFILE, CONTEXT).rejections;
+    expect(tags).toMatchObject({ code: 'header_conflict', field: 'tags' });
+    expect(tags?.message).toBe(
+      "order 'PO-1', column 'tags' (tags): the rows of one order disagree: " +
+        "'T0' (row 2) vs 'T1' (row 3) vs 'T2' (row 4) vs 'T3' (row 5) vs 'T4' (row 6) and 9,995 more values",
+    );
+  });
 });
