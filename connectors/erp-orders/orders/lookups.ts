@@ -1,4 +1,4 @@
-import { closeMatches, didYouMean } from '../../traceability/name-matching';
+import { AnswerMemo, didYouMean, NameMatcher } from '../../traceability/name-matching';
 import { fail, ok, type Parsed } from '../cell-values';
 
 /** Maps an external company code to a platform company id (the activity builds it from GET /companies). */
@@ -37,6 +37,9 @@ export function companyResolverFromDirectory(entries: readonly CompanyDirectoryE
     const key = foldCompanyCode(entry.code);
     folded.set(key, [...(folded.get(key) ?? []), entry]);
   }
+  // Built on the first unknown code; the run's orders name the same unknown codes again and again.
+  let matcher: NameMatcher | undefined;
+  const unknown = new AnswerMemo<{ error: string; suggestions: string[] }>();
   return (code) => {
     const candidates = exact.get(code) ?? folded.get(foldCompanyCode(code)) ?? [];
     const [only] = candidates;
@@ -48,7 +51,11 @@ export function companyResolverFromDirectory(entries: readonly CompanyDirectoryE
           'give the company id instead, or make the codes unique on the platform',
         suggestions: [],
       };
-    return { error: `no company has the code '${code}'`, suggestions: closeMatches(code, exact.keys()) };
+    const resolution = unknown.get(code, () => {
+      matcher ??= new NameMatcher(exact.keys());
+      return { error: `no company has the code '${code}'`, suggestions: matcher.closeMatches(code) };
+    });
+    return { error: resolution.error, suggestions: [...resolution.suggestions] };
   };
 }
 
@@ -58,6 +65,9 @@ export function resolveCompanyCode(resolver: CompanyResolver, code: string): Par
   if ('id' in resolution) return ok(resolution.id);
   return fail(`${resolution.error}${didYouMean(resolution.suggestions)}`);
 }
+
+/** Per facility-process list (one per run): its names and ids, normalised once for suggestions. */
+const facilityMatchers = new WeakMap<FacilityProcessList, NameMatcher>();
 
 /**
  * A facility process given by id (exact) or display name (case-insensitive, spaces trimmed) → its id.
@@ -75,9 +85,11 @@ export function resolveFacilityProcess(list: FacilityProcessList, value: string)
   if (first && byName.every((process) => process.id === first.id)) return ok(first.id);
   if (byName.length > 1)
     return fail(`facility process '${text}' names several processes: ${byName.map((p) => p.id).join(', ')}`);
-  const suggestions = closeMatches(
-    text,
-    list.flatMap((process) => [process.name, process.id]),
-  );
+  let matcher = facilityMatchers.get(list);
+  if (!matcher) {
+    matcher = new NameMatcher(list.flatMap((process) => [process.name, process.id]));
+    facilityMatchers.set(list, matcher);
+  }
+  const suggestions = matcher.closeMatches(text);
   return fail(`'${text}' is not a facility process name or id${didYouMean(suggestions)}`);
 }

@@ -1,5 +1,11 @@
 import { z } from 'zod';
-import { closeMatches, didYouMean, normalizeName, ReferenceIndex } from '../../traceability/name-matching';
+import {
+  AnswerMemo,
+  didYouMean,
+  NameMatcher,
+  normalizeName,
+  ReferenceIndex,
+} from '../../traceability/name-matching';
 
 export const referenceEntrySchema = z.object({
   id: z.string().min(1),
@@ -40,12 +46,20 @@ export type ReferenceResolution =
  * form a tree, so one name can belong to several ids: such a name is refused, never resolved to one of them.
  */
 export class ReferenceResolver {
-  private readonly indexes = new Map<ReferenceKind, ReferenceIndex>();
+  private readonly indexes = new Map<
+    ReferenceKind,
+    { index: ReferenceIndex; names: string[]; matcher: NameMatcher }
+  >();
+  /** One run's failed lookups: an unknown name repeated on many rows is matched against the list once. */
+  private readonly failures = new AnswerMemo<ReferenceResolution>();
+  private levels?: { list: string[]; matcher: NameMatcher };
 
   constructor(private readonly lists: ReferenceLists) {
     for (const kind of Object.keys(referenceLabels) as ReferenceKind[]) {
       const entries = lists[kind];
-      if (entries) this.indexes.set(kind, new ReferenceIndex(entries));
+      if (!entries) continue;
+      const names = entries.map((entry) => entry.name);
+      this.indexes.set(kind, { index: new ReferenceIndex(entries), names, matcher: new NameMatcher(names) });
     }
   }
 
@@ -57,19 +71,23 @@ export class ReferenceResolver {
   styleLevel(text: string): ReferenceResolution {
     const types = this.lists.styleTypes;
     if (!types) return { ok: true, id: text };
-    const levels = [...new Set(types.flatMap((type) => (type.parentId ? [type.parentId] : [])))].sort();
-    if (levels.includes(text)) return { ok: true, id: text };
-    return {
+    if (!this.levels) {
+      const list = [...new Set(types.flatMap((type) => (type.parentId ? [type.parentId] : [])))].sort();
+      this.levels = { list, matcher: new NameMatcher(list) };
+    }
+    const levels = this.levels;
+    if (levels.list.includes(text)) return { ok: true, id: text };
+    return this.failures.get(`level:${text}`, () => ({
       ok: false,
       code: 'unknown_reference',
-      reason: `unknown style level '${text}' (a style level is the parentId of a style type)${didYouMean(closeMatches(text, levels), levels)}`,
-    };
+      reason: `unknown style level '${text}' (a style level is the parentId of a style type)${didYouMean(levels.matcher.closeMatches(text), levels.list)}`,
+    }));
   }
 
   resolve(kind: ReferenceKind, text: string): ReferenceResolution {
-    const index = this.indexes.get(kind);
-    if (!index) return { ok: true, id: text };
-    const found = index.resolve(text);
+    const reference = this.indexes.get(kind);
+    if (!reference) return { ok: true, id: text };
+    const found = reference.index.resolve(text, false);
     if (found.ok) return { ok: true, id: found.id };
     const label = referenceLabels[kind];
     if (found.reason === 'ambiguous') {
@@ -80,12 +98,11 @@ export class ReferenceResolver {
         reason: `${label} '${text}' is ambiguous: ${found.suggestions.length} ${label}s are named so (ids ${candidates}); give the id of the one you mean instead of the name`,
       };
     }
-    const names = (this.lists[kind] ?? []).map((entry) => entry.name);
-    return {
+    return this.failures.get(`${kind}:${text}`, () => ({
       ok: false,
       code: 'unknown_reference',
-      reason: `unknown ${label} '${text}'${didYouMean(closeMatches(text, names), names)}`,
-    };
+      reason: `unknown ${label} '${text}'${didYouMean(reference.matcher.closeMatches(text), reference.names)}`,
+    }));
   }
 }
 
@@ -93,12 +110,17 @@ export class ReferenceResolver {
 export class RawMaterialResolver {
   private readonly byName = new Map<string, string>();
   private readonly ids = new Set<string>();
+  private readonly names: string[];
+  private readonly matcher: NameMatcher;
+  private readonly failures = new AnswerMemo<Resolution>();
 
   constructor(private readonly table: Readonly<Record<string, string>>) {
     for (const [name, id] of Object.entries(table)) {
       this.byName.set(normalizeName(name), id);
       this.ids.add(id);
     }
+    this.names = Object.keys(table);
+    this.matcher = new NameMatcher(this.names);
   }
 
   /** No table: compositions are checked but cannot be written (there is no raw-material list to look names up in). */
@@ -109,15 +131,15 @@ export class RawMaterialResolver {
   resolve(material: string): Resolution {
     const id = this.byName.get(normalizeName(material)) ?? (this.ids.has(material) ? material : undefined);
     if (id !== undefined) return { ok: true, id };
-    const names = Object.keys(this.table);
+    const names = this.names;
     if (names.length === 0)
       return {
         ok: false,
         reason: `material '${material}' has no raw-material id: add a rawMaterials table to the mapping ("${material}": "<rawMaterialId>")`,
       };
-    return {
+    return this.failures.get(material, () => ({
       ok: false,
-      reason: `unknown material '${material}'${didYouMean(closeMatches(material, names), names)} (names come from the mapping's rawMaterials table)`,
-    };
+      reason: `unknown material '${material}'${didYouMean(this.matcher.closeMatches(material), names)} (names come from the mapping's rawMaterials table)`,
+    }));
   }
 }
