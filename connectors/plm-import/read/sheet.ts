@@ -98,7 +98,8 @@ export const columnLetter = columnLetterOf;
 export function cleanCell(value: CellValue | undefined): CellValue {
   if (value === undefined || value === null) return null;
   if (typeof value === 'string') {
-    const trimmed = value.replace(/^[\s\u00a0\ufeff]+|[\s\u00a0]+$/g, '');
+    // trim() strips \s, which in JavaScript includes U+00A0 and U+FEFF, in linear time (a /\s+$/ regex is quadratic).
+    const trimmed = value.trim();
     return trimmed === '' ? null : trimmed;
   }
   if (typeof value === 'number' && !Number.isFinite(value)) return null;

@@ -43,6 +43,20 @@ describe('openSheet: csv', () => {
     ]);
   });
 
+  // Audit (session 45), finding 3: the old trim regex took seconds per cell of inner spaces.
+  it('trims only the ends of cells whose middle is 32,000 spaces or no-break spaces', async () => {
+    const spaces = ' '.repeat(32_000);
+    const noBreak = '\u00a0'.repeat(32_000);
+    const rows = Array.from({ length: 20 }, (_, i) => `S-${i},Fine${spaces}knit,\u00a0 x${noBreak}y \u00a0`);
+    const sheet = await openSheet(write('spaces.csv', `externalId,description,note\n${rows.join('\n')}\n`));
+    const read = await collect(sheet.rows());
+    expect(read).toHaveLength(20);
+    expect(read[19]).toEqual({
+      rowNumber: 21,
+      cells: { externalId: 'S-19', description: `Fine${spaces}knit`, note: `x${noBreak}y` },
+    });
+  });
+
   it('streams its rows only once', async () => {
     const sheet = await openSheet(write('once.csv', 'a,b\n1,2\n'));
     await collect(sheet.rows());
