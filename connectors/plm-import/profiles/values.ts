@@ -171,6 +171,22 @@ function splitBeforeLabels(chunk: string): string[] {
 }
 
 /**
+ * "Shell : 100% Polyamide" as its label and the text after the colon; null when the text before the first ':' is no
+ * label (empty, starting with a digit, or holding a '%'). Found with indexOf: a lazy label regex followed by \s* is
+ * quadratic on a run of spaces.
+ */
+function splitLabel(chunk: string): { name: string; rest: string } | null {
+  const colon = chunk.indexOf(':');
+  if (colon <= 0) return null;
+  const label = chunk.slice(0, colon);
+  if (/^\d/.test(label) || label.includes('%')) return null;
+  const rest = chunk.slice(colon + 1).trimStart();
+  // As the former regex's (.*)$: a line or paragraph separator after the colon leaves the text unlabelled.
+  if (/[\n\r\u2028\u2029]/.test(rest)) return null;
+  return { name: label.trim(), rest };
+}
+
+/**
  * "95% Cotton, 5% Elastane" (also "95% Cotton 5% Elastane", "Cotton 95% / Elastane 5%", ";" or "+" or new lines
  * between parts) as one unlabelled section; "Shell: 100% Polyamide; Lining: 100% Polyester" (or "," "/" "+" before a
  * label) as labelled sections (one material header each). Returns the reason as text when the composition cannot be
@@ -182,8 +198,8 @@ export function parseComposition(text: string): CompositionSection[] | string {
   for (const chunk of pieces) {
     const trimmed = chunk.trim();
     if (trimmed === '') continue;
-    const labelled = /^([^:%\d][^:%]*?)\s*:\s*(.*)$/.exec(trimmed);
-    if (labelled) sections.push({ name: (labelled[1] ?? '').trim(), parts: [labelled[2] ?? ''] });
+    const labelled = splitLabel(trimmed);
+    if (labelled) sections.push({ name: labelled.name, parts: [labelled.rest] });
     else if (sections.length === 0) sections.push({ name: null, parts: [trimmed] });
     else sections[sections.length - 1]?.parts.push(trimmed);
   }

@@ -124,6 +124,20 @@ describe('parseComposition', () => {
     ]);
   });
 
+  // Audit (session 45), finding 4: the former label regex took a second on a cell of 32,000 spaces.
+  it('reads a label and refuses an unlabelled part across runs of 32,000 spaces', () => {
+    const spaces = ' '.repeat(32_000);
+    expect(parseComposition(`Shell${spaces}:${spaces}100% Cotton; Lining${spaces}: 100% Silk`)).toEqual([
+      { name: 'Shell', shares: [{ material: 'Cotton', percentage: 100 }] },
+      { name: 'Lining', shares: [{ material: 'Silk', percentage: 100 }] },
+    ]);
+    expect(parseComposition(`a${spaces}b`)).toBe(`'a${spaces}b' is not "<percent>% <material>"`);
+    expect(parseComposition(`a${spaces}%`)).toBe(`'a${spaces}%' is not "<percent>% <material>"`);
+    expect(parseComposition(`1${spaces}: 100% Cotton`)).toBe(
+      `'1${spaces}: 100% Cotton' is not "<percent>% <material>"`,
+    );
+  });
+
   it('reads labelled sections as separate compositions (one material header each)', () => {
     expect(parseComposition('Shell: 100% Polyamide; Lining: 100% Polyester')).toEqual([
       { name: 'Shell', shares: [{ material: 'Polyamide', percentage: 100 }] },
