@@ -124,6 +124,30 @@ describe('mapping profiles', () => {
     }
   });
 
+  // Audit (session 45), finding 5: each row searched the draft's row list, so one style over many rows was quadratic.
+  it('folds one style and colour over 20,000 SKU rows, listing each row once per product', async () => {
+    const headers = ['Style Number', 'Style Name', 'Style Type', 'Colour Code', 'Colour', 'Size', 'SKU'];
+    const count = 20_000;
+    const rows = Array.from({ length: count }, (_, i) => [
+      '1001',
+      'Classic Tee',
+      'T-Shirt',
+      'BLK',
+      'Black',
+      `${i}`,
+      `S${i}`,
+    ]);
+    const mapped = await mapRows(sheetOf(headers, rows), flat(), references);
+    expect(mapped.issues).toEqual([]);
+    expect(mapped.drafts).toHaveLength(count + 2);
+    const allRows = Array.from({ length: count }, (_, i) => i + 2);
+    const style = mapped.drafts.find((draft) => draft.externalId === '1001');
+    const variant = mapped.drafts.find((draft) => draft.externalId === '1001-BLK');
+    expect(style?.rowNumbers).toEqual(allRows);
+    expect(variant?.rowNumbers).toEqual(allRows);
+    expect(mapped.drafts.find((draft) => draft.externalId === 'S19999')?.rowNumbers).toEqual([20_001]);
+  });
+
   it('reports a flat style whose rows disagree, and rejects its variants and SKUs', async () => {
     const headers = ['Style Number', 'Style Name', 'Style Type', 'Colour Code', 'Colour', 'Size', 'SKU'];
     const result = await mapAndValidate(flat(), headers, [
