@@ -75,27 +75,41 @@ export function validateDrafts(mapped: MappedSheet, options: ValidateOptions = {
     if (issue.externalId !== undefined && !failedBy.has(issue.externalId))
       failedBy.set(issue.externalId, issue);
   const rowsWithIssues = new Set(issues.map((issue) => issue.rowNumber));
-  const failureOf = (draft: ProductDraft, depth = 0): RowIssue | undefined => {
-    const own = failedBy.get(draft.externalId);
-    if (own || draft.parentExternalId === null || depth > 3) return own;
-    const parent = drafts.get(draft.parentExternalId);
-    const parentFailure = parent ? failureOf(parent, depth + 1) : undefined;
-    if (!parentFailure) return undefined;
-    const reason = `parent '${draft.parentExternalId}' is rejected (row ${parentFailure.rowNumber}: ${parentFailure.code}), so '${draft.externalId}' is not imported either`;
-    const issue = rowIssue(
-      draft.rowNumbers[0] ?? 0,
-      draft.parentColumn,
-      'invalid_parent',
-      reason,
-      draft.externalId,
-    );
-    failedBy.set(draft.externalId, issue);
-    for (const rowNumber of draft.rowNumbers) {
-      if (rowsWithIssues.has(rowNumber)) continue;
-      issues.push(onRow(issue, rowNumber));
-      rowsWithIssues.add(rowNumber);
+  // The nearest issue up a draft's parent chain; each product below it gets an invalid_parent issue naming its
+  // parent's. A loop, not recursion: a hostile chain may be thousands of products long, and every row is told.
+  const failureOf = (draft: ProductDraft): RowIssue | undefined => {
+    const below: ProductDraft[] = [];
+    const seen = new Set<string>();
+    let failure: RowIssue | undefined;
+    let current: ProductDraft | undefined = draft;
+    while (current && !seen.has(current.externalId)) {
+      failure = failedBy.get(current.externalId);
+      if (failure || current.parentExternalId === null) break;
+      seen.add(current.externalId);
+      below.push(current);
+      current = drafts.get(current.parentExternalId);
     }
-    return issue;
+    if (!failure) return undefined;
+    for (let at = below.length - 1; at >= 0; at--) {
+      const child = below[at];
+      if (!child) continue;
+      const reason = `parent '${child.parentExternalId ?? ''}' is rejected (row ${failure.rowNumber}: ${failure.code}), so '${child.externalId}' is not imported either`;
+      const issue: RowIssue = rowIssue(
+        child.rowNumbers[0] ?? 0,
+        child.parentColumn,
+        'invalid_parent',
+        reason,
+        child.externalId,
+      );
+      failedBy.set(child.externalId, issue);
+      for (const rowNumber of child.rowNumbers) {
+        if (rowsWithIssues.has(rowNumber)) continue;
+        issues.push(onRow(issue, rowNumber));
+        rowsWithIssues.add(rowNumber);
+      }
+      failure = issue;
+    }
+    return failure;
   };
 
   const valid: ValidDraft[] = [];
@@ -256,6 +270,17 @@ export function checkCodeUniqueness(drafts: Iterable<ProductDraft>): RowIssue[] 
   return issues;
 }
 
+/** A loop of parents is named in full up to this many products; a longer one by its first five and its length. */
+const NAMED_LOOP_MEMBERS = 10;
+
+/** "'A' -> 'B' -> 'A'"; a loop longer than NAMED_LOOP_MEMBERS as "'A' -> ... -> 'E' -> ... (n more) -> 'A'". */
+function loopText(ids: readonly string[]): string {
+  const quoted = (id: string): string => `'${id}'`;
+  const first = quoted(ids[0] ?? '');
+  if (ids.length <= NAMED_LOOP_MEMBERS) return [...ids.map(quoted), first].join(' -> ');
+  return [...ids.slice(0, 5).map(quoted), `... (${ids.length - 5} more)`, first].join(' -> ');
+}
+
 const CHILD_LEVEL: Record<ProductLevel, ProductLevel | null> = {
   style: 'variant',
   variant: 'sku',
@@ -287,35 +312,15 @@ export function resolveLevels(
     );
   };
 
-  const resolve = (draft: ProductDraft, path: string[]): ProductLevel | null => {
-    const known = levels.get(draft.externalId);
-    if (known) return known;
+  // Checks a draft once its parent's level is known (null: its parent failed or is absent).
+  const settle = (draft: ProductDraft, parentLevel: ProductLevel | null): ProductLevel | null => {
     if (failed.has(draft.externalId)) return null;
-    if (path.includes(draft.externalId)) {
-      const cycle = [...path.slice(path.indexOf(draft.externalId)), draft.externalId];
-      for (const id of cycle.slice(0, -1)) {
-        const member = drafts.get(id);
-        if (member && !failed.has(id))
-          fail(member, 'cyclic_parent', `parents form a loop: ${cycle.map((c) => `'${c}'`).join(' -> ')}`);
-      }
-      return null;
-    }
     const parentId = draft.parentExternalId;
-    let level: ProductLevel | null;
-    if (parentId === null) {
-      level = 'style';
-    } else if (parentId === draft.externalId) {
-      fail(draft, 'cyclic_parent', `'${draft.externalId}' names itself as its parent`);
-      return null;
-    } else {
-      const parentDraft = drafts.get(parentId);
-      const parentLevel = parentDraft
-        ? resolve(parentDraft, [...path, draft.externalId])
-        : (existing.get(parentId) ?? null);
-      if (failed.has(draft.externalId)) return null;
+    let level: ProductLevel | null = 'style';
+    if (parentId !== null) {
       if (parentLevel === null) {
         // A parent on the sheet that failed is reported later as invalid_parent; only a truly absent one is missing.
-        if (!parentDraft)
+        if (!drafts.has(parentId))
           fail(draft, 'missing_parent', `parent '${parentId}' is neither on this sheet nor in the catalogue`);
         else failed.add(draft.externalId);
         return null;
@@ -342,6 +347,44 @@ export function resolveLevels(
     return level;
   };
 
-  for (const draft of drafts.values()) resolve(draft, []);
+  // Walks up the parent chain (a loop, not recursion: a chain may be thousands of products long) to a product whose
+  // level is known or cannot be, then settles the chain from the top down.
+  const resolve = (start: ProductDraft): void => {
+    const chain: ProductDraft[] = [];
+    const onChain = new Map<string, number>();
+    let parentLevel: ProductLevel | null = null;
+    let draft: ProductDraft | undefined = start;
+    while (draft) {
+      const known = levels.get(draft.externalId);
+      if (known) {
+        parentLevel = known;
+        break;
+      }
+      if (failed.has(draft.externalId)) break;
+      const loopStart = onChain.get(draft.externalId);
+      if (loopStart !== undefined) {
+        const loop = chain.slice(loopStart);
+        const reason = `parents form a loop: ${loopText(loop.map((member) => member.externalId))}`;
+        for (const member of loop) if (!failed.has(member.externalId)) fail(member, 'cyclic_parent', reason);
+        break;
+      }
+      const parentId = draft.parentExternalId;
+      if (parentId === draft.externalId) {
+        fail(draft, 'cyclic_parent', `'${draft.externalId}' names itself as its parent`);
+        break;
+      }
+      onChain.set(draft.externalId, chain.length);
+      chain.push(draft);
+      if (parentId === null) break;
+      draft = drafts.get(parentId);
+      if (!draft) parentLevel = existing.get(parentId) ?? null;
+    }
+    for (let at = chain.length - 1; at >= 0; at--) {
+      const member = chain[at];
+      if (member) parentLevel = settle(member, parentLevel);
+    }
+  };
+
+  for (const draft of drafts.values()) resolve(draft);
   return { levels, issues };
 }

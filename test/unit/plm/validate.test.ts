@@ -181,6 +181,46 @@ describe('validateDrafts', () => {
     expect(result.issues[0]?.message).toContain("parent 'K' is a SKU");
   });
 
+  // Audit (session 45), finding 6: a parent chain of 4,000 products overflowed the stack of the recursive walk.
+  const chainRows = (count: number, loop: boolean) =>
+    Array.from({ length: count }, (_, row) => {
+      const i = count - 1 - row; // child first: each row names the product on the row below as its parent
+      const parent = i > 0 ? `P${i - 1}` : loop ? `P${count - 1}` : null;
+      return [`P${i}`, parent, null, `Name ${i}`, 'Jeans', 'no', 'Red', 'M', `P${i}`];
+    });
+
+  it('a parent chain of 5,000 products: a SKU cannot have children, and every row below it is told', async () => {
+    const result = await mapAndValidate(native(), nativeHeaders, chainRows(5_000, false));
+    expect(result.valid.map((draft) => [draft.externalId, draft.level])).toEqual([
+      ['P0', 'style'],
+      ['P1', 'variant'],
+      ['P2', 'sku'],
+    ]);
+    expect(result.issues).toHaveLength(4_997);
+    expect(
+      result.issues.filter((issue) => issue.code !== 'invalid_parent').map((issue) => issue.message),
+    ).toEqual(["row 4998, column 'parentExternalId': parent 'P2' is a SKU, and a SKU cannot have children"]);
+    expect(result.issues[0]?.message).toBe(
+      "row 2, column 'parentExternalId': parent 'P4998' is rejected (row 3: invalid_parent), so 'P4999' is not imported either",
+    );
+  });
+
+  it('a loop of parents is named in full when short, and by its first five products and its length when long', async () => {
+    const short = await mapAndValidate(native(), nativeHeaders, chainRows(3, true));
+    expect(short.issues.map((issue) => issue.message)).toEqual([
+      "row 2, column 'parentExternalId': parents form a loop: 'P2' -> 'P1' -> 'P0' -> 'P2'",
+      "row 3, column 'parentExternalId': parents form a loop: 'P2' -> 'P1' -> 'P0' -> 'P2'",
+      "row 4, column 'parentExternalId': parents form a loop: 'P2' -> 'P1' -> 'P0' -> 'P2'",
+    ]);
+    const long = await mapAndValidate(native(), nativeHeaders, chainRows(5_000, true));
+    expect(long.valid).toEqual([]);
+    expect(long.issues).toHaveLength(5_000);
+    expect(long.issues.every((issue) => issue.code === 'cyclic_parent')).toBe(true);
+    expect(long.issues[4_999]?.message).toBe(
+      "row 5001, column 'parentExternalId': parents form a loop: 'P4999' -> 'P4998' -> 'P4997' -> 'P4996' -> 'P4995' -> ... (4995 more) -> 'P4999'",
+    );
+  });
+
   it('turns a formula error cell into a cell_error naming the error', async () => {
     const parsed = await parseProductSheet(join(badInput, 'formulas-and-errors.xlsx'), {
       profile: native(),
