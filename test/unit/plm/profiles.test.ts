@@ -180,6 +180,46 @@ describe('mapping profiles', () => {
     ]);
   });
 
+  // Audit (session 45), finding 7: one cell of thousands of unknown names made an issue each (2.2 MB of issues).
+  it('tells five unknown names of a list cell one by one, then how many more, naming three', async () => {
+    const long = 'y'.repeat(100);
+    const names = [
+      'Sothwind',
+      'x0',
+      'x1',
+      'x2',
+      'x3',
+      long,
+      ...Array.from({ length: 4_000 }, (_, i) => `z${i}`),
+    ];
+    const result = await mapAndValidate(
+      native(),
+      [...nativeHeaders, 'brands'],
+      [['A', null, null, 'Tee', 'T-Shirt', 'no', null, null, 'A', ['Aurora', ...names].join(';')]],
+    );
+    expect(result.valid).toEqual([]);
+    expect(result.issues.map((issue) => [issue.code, issue.column])).toEqual(
+      Array.from({ length: 6 }, () => ['unknown_reference', 'brands']),
+    );
+    expect(result.issues[0]?.message).toBe(
+      "row 2, column 'brands': unknown brand 'Sothwind'; did you mean 'Southwind' or 'Northwind'?",
+    );
+    expect(result.issues[4]?.message).toBe(
+      "row 2, column 'brands': unknown brand 'x3'; valid names: 'Aurora', 'Northwind', 'Southwind'",
+    );
+    expect(result.issues[5]?.message).toBe(
+      `row 2, column 'brands': 4001 more brand names in this cell are unknown or ambiguous: '${'y'.repeat(40)}...', 'z0', 'z1' and 3998 others`,
+    );
+    const two = await mapAndValidate(
+      native(),
+      [...nativeHeaders, 'brands'],
+      [['A', null, null, 'Tee', 'T-Shirt', 'no', null, null, 'A', 'x0;x1;x2;x3;x4;x5;x6']],
+    );
+    expect(two.issues.map((issue) => issue.message).slice(5)).toEqual([
+      "row 2, column 'brands': 2 more brand names in this cell are unknown or ambiguous: 'x5', 'x6'",
+    ]);
+  });
+
   it('matches reference names ignoring case and accents, and accepts ids', async () => {
     const result = await mapAndValidate(
       native(),
