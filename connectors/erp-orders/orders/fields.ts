@@ -1,3 +1,4 @@
+import { quoteInput } from '../../input-limits';
 import type { MappingProfile, OrderSourceField } from '../profile';
 import type { CellValue } from '../read/types';
 import {
@@ -113,8 +114,8 @@ export function headerValueKey(value: HeaderValue): string {
 }
 
 export function describeHeaderValue(value: HeaderValue): string {
-  if (typeof value === 'string') return `'${value}'`;
-  if (Array.isArray(value)) return `'${value.join(', ')}'`;
+  if (typeof value === 'string') return `'${quoteInput(value)}'`;
+  if (Array.isArray(value)) return `'${quoteInput(value.join(', '))}'`;
   const ref = value as CompanyRef;
-  return 'id' in ref ? `'${ref.id}'` : `'${ref.code}'`;
+  return `'${quoteInput('id' in ref ? ref.id : ref.code)}'`;
 }

@@ -1,3 +1,4 @@
+import { quoteInput } from '../../input-limits';
 import { closeMatches, didYouMean } from '../../traceability/name-matching';
 import { UNIT_VALUES, unitSchema } from '../../traceability/schemas/common';
 import {
@@ -266,7 +267,11 @@ export function extractPiece(level: BoundLevel, row: SheetRow, context: ExtractC
     } else if (field === 'composition') {
       const sections = parseComposition(text);
       if (typeof sections === 'string') {
-        b.fail(read.column, 'bad_composition', `composition '${text}' cannot be used: ${sections}`);
+        b.fail(
+          read.column,
+          'bad_composition',
+          `composition '${quoteInput(text)}' cannot be used: ${sections}`,
+        );
         continue;
       }
       if (context.rawMaterials.empty) {
@@ -288,7 +293,7 @@ export function extractPiece(level: BoundLevel, row: SheetRow, context: ExtractC
               read.column,
               'bad_composition',
               `'${twin.material}' and '${share.material}' both resolve to raw material '${resolved.id}'` +
-                `${section.name === null ? '' : ` in '${section.name}'`}: list it once, or give each its own id in the mapping's rawMaterials`,
+                `${section.name === null ? '' : ` in '${quoteInput(section.name)}'`}: list it once, or give each its own id in the mapping's rawMaterials`,
             );
           } else if (resolved.ok)
             lines.push({

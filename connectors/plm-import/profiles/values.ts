@@ -1,3 +1,4 @@
+import { quoteInput } from '../../input-limits';
 import { serialIn1900System } from '../../workbook-cells';
 import type { CellValue } from '../read/sheet';
 
@@ -123,15 +124,16 @@ function parseShares(sectionParts: readonly string[], label: string): MaterialSh
     const leading = /^(\d+(?:[.,]\d+)?)\s*%\s*(.+)$/.exec(part);
     const [percentText, material] = leading ? [leading[1], leading[2]] : (trailingShare(part) ?? []);
     if (percentText === undefined || material === undefined)
-      return `'${part}' is not "<percent>% <material>"`;
+      return `'${quoteInput(part)}' is not "<percent>% <material>"`;
     const percentage = Number(percentText.replace(',', '.'));
     // spec 02, material line: "percentage | number | 0-100, share among siblings": 0 (a trace amount) included
-    if (!(percentage >= 0 && percentage <= 100)) return `'${part}' has a percentage outside 0-100`;
+    if (!(percentage >= 0 && percentage <= 100))
+      return `'${quoteInput(part)}' has a percentage outside 0-100`;
     const name = material.trim();
     if (name.includes(':'))
-      return `'${name}' is not a material: a label ends with ':' and starts a part, after ';' or ',' ("Shell: 100% Polyester; Lining: 100% Cotton")`;
+      return `'${quoteInput(name)}' is not a material: a label ends with ':' and starts a part, after ';' or ',' ("Shell: 100% Polyester; Lining: 100% Cotton")`;
     if (shares.some((share) => share.material.toLowerCase() === name.toLowerCase()))
-      return `'${name}' is listed twice${label}`;
+      return `'${quoteInput(name)}' is listed twice${label}`;
     shares.push({ material: name, percentage });
   }
   if (shares.length === 0) return `no material found${label}`;
@@ -210,10 +212,13 @@ export function parseComposition(text: string): CompositionSection[] | string {
       section.name !== null &&
       out.some((other) => other.name?.toLowerCase() === section.name?.toLowerCase())
     )
-      return `section '${section.name}' is listed twice`;
+      return `section '${quoteInput(section.name)}' is listed twice`;
     if (section.name !== null && section.name.length > 255)
       return `section name '${section.name.slice(0, 40)}...' is over 255 characters`;
-    const shares = parseShares(section.parts, section.name === null ? '' : ` in '${section.name}'`);
+    const shares = parseShares(
+      section.parts,
+      section.name === null ? '' : ` in '${quoteInput(section.name)}'`,
+    );
     if (typeof shares === 'string') return shares;
     out.push({ name: section.name, shares });
   }

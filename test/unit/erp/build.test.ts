@@ -418,4 +418,14 @@ describe('large orders', () => {
         "'T0' (row 2) vs 'T1' (row 3) vs 'T2' (row 4) vs 'T3' (row 5) vs 'T4' (row 6) and 9,995 more values",
     );
   });
+
+  it('quotes a long disagreeing value to its first 200 characters and its length', () => {
+    const long = (letter: string) => letter.repeat(32_000);
+    const rows = manyLines(2, (index) => ({ tags: long(index === 0 ? 'a' : 'b') }));
+    const [tags] = buildOrders(tableOf(rows), DEFAULT_PROFILE, CONTEXT).rejections;
+    expect(tags?.message).toBe(
+      "order 'PO-1', column 'tags' (tags): the rows of one order disagree: " +
+        `'${'a'.repeat(200)}… (32,000 characters)' (row 2) vs '${'b'.repeat(200)}… (32,000 characters)' (row 3)`,
+    );
+  });
 });
