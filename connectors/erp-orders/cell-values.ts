@@ -4,7 +4,7 @@ import { quoteInput } from '../input-limits';
 import { readLocaleNumber } from '../number-text';
 import { UNIT_VALUES, type Unit } from '../traceability/schemas/common';
 import { orderStatusSchema } from '../traceability/schemas/orders';
-import { closeMatches, didYouMean, NameMatcher } from '../traceability/name-matching';
+import { closeMatches, didYouMean, matcherOf } from '../traceability/name-matching';
 import type { CellValue } from './read/types';
 
 /** The outcome of reading one cell: a value, or the reason it cannot be used (said to a person fixing the file). */
@@ -356,9 +356,6 @@ export const BUILT_IN_UNIT_ALIASES: Readonly<Record<string, Unit>> = {
   p1: 'PERCENTAGE',
 };
 
-/** Per profile's unit aliases (one per run): the units and aliases, normalised once for suggestions. */
-const unitMatchers = new WeakMap<Readonly<Record<string, Unit>>, NameMatcher>();
-
 /**
  * A unit cell as a `UnitEnum` value: the profile's aliases first, then the built-in ones (case-insensitive),
  * then the enumeration itself with case and spaces/hyphens forgiven (`square metre` → `SQUARE_METRE`).
@@ -373,12 +370,7 @@ export function parseUnit(raw: string, aliases: Readonly<Record<string, Unit>>):
   if (builtIn) return ok(builtIn);
   const canonical = text.toUpperCase().replace(/[\s-]+/g, '_');
   if (isUnit(canonical)) return ok(canonical);
-  let matcher = unitMatchers.get(aliases);
-  if (!matcher) {
-    matcher = new NameMatcher([...UNIT_VALUES, ...Object.keys(aliases)]);
-    unitMatchers.set(aliases, matcher);
-  }
-  const suggestions = matcher.closeMatches(text);
+  const suggestions = matcherOf(aliases, () => [...UNIT_VALUES, ...Object.keys(aliases)]).closeMatches(text);
   return fail(`'${text}' is not a unit of the API's unit enumeration${didYouMean(suggestions)}`);
 }
 

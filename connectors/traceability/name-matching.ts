@@ -174,13 +174,13 @@ export class NameMatcher {
   }
 }
 
+/** `a.localeCompare(b)` as a reusable collator (the same order; `localeCompare` builds one per call). */
+const byLocale = new Intl.Collator().compare;
+
 /**
  * The first `limit` names by score, then name: what sorting every close name and keeping the first `limit` gives
  * (a tie goes to the name offered first, as in a stable sort), without sorting thousands of close names.
  */
-/** `a.localeCompare(b)` as a reusable collator (the same order; `localeCompare` builds one per call). */
-const byLocale = new Intl.Collator().compare;
-
 class Nearest {
   private readonly entries: Array<{ name: string; score: number }> = [];
 
@@ -201,6 +201,21 @@ class Nearest {
   names(): string[] {
     return this.entries.map((entry) => entry.name);
   }
+}
+
+const matchersByList = new WeakMap<object, NameMatcher>();
+
+/**
+ * The `NameMatcher` of one list object a run keeps (a profile's unit aliases, the facility processes read for it),
+ * built from `candidates` on first use and dropped with the list.
+ */
+export function matcherOf(list: object, candidates: () => Iterable<string>): NameMatcher {
+  let matcher = matchersByList.get(list);
+  if (!matcher) {
+    matcher = new NameMatcher(candidates());
+    matchersByList.set(list, matcher);
+  }
+  return matcher;
 }
 
 /** `NameMatcher` for one call; a caller that asks many times over the same candidates keeps a `NameMatcher`. */

@@ -1,4 +1,4 @@
-import { AnswerMemo, didYouMean, NameMatcher } from '../../traceability/name-matching';
+import { AnswerMemo, didYouMean, matcherOf, NameMatcher } from '../../traceability/name-matching';
 import { fail, ok, type Parsed } from '../cell-values';
 
 /** Maps an external company code to a platform company id (the activity builds it from GET /companies). */
@@ -66,9 +66,6 @@ export function resolveCompanyCode(resolver: CompanyResolver, code: string): Par
   return fail(`${resolution.error}${didYouMean(resolution.suggestions)}`);
 }
 
-/** Per facility-process list (one per run): its names and ids, normalised once for suggestions. */
-const facilityMatchers = new WeakMap<FacilityProcessList, NameMatcher>();
-
 /**
  * A facility process given by id (exact) or display name (case-insensitive, spaces trimmed) → its id.
  * An unknown value gets the closest names and ids as suggestions.
@@ -85,11 +82,8 @@ export function resolveFacilityProcess(list: FacilityProcessList, value: string)
   if (first && byName.every((process) => process.id === first.id)) return ok(first.id);
   if (byName.length > 1)
     return fail(`facility process '${text}' names several processes: ${byName.map((p) => p.id).join(', ')}`);
-  let matcher = facilityMatchers.get(list);
-  if (!matcher) {
-    matcher = new NameMatcher(list.flatMap((process) => [process.name, process.id]));
-    facilityMatchers.set(list, matcher);
-  }
-  const suggestions = matcher.closeMatches(text);
+  const suggestions = matcherOf(list, () =>
+    list.flatMap((process) => [process.name, process.id]),
+  ).closeMatches(text);
   return fail(`'${text}' is not a facility process name or id${didYouMean(suggestions)}`);
 }

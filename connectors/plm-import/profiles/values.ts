@@ -120,6 +120,7 @@ function parseShares(sectionParts: readonly string[], label: string): MaterialSh
     .flatMap((text) => text.split(/\/|\+|(?<!\d),|,(?!\d)/))
     .flatMap((part) => splitAtPercentages(part.trim()));
   const shares: MaterialShare[] = [];
+  const listed = new Set<string>();
   for (const part of parts) {
     const leading = /^(\d+(?:[.,]\d+)?)\s*%\s*(.+)$/.exec(part);
     const [percentText, material] = leading ? [leading[1], leading[2]] : (trailingShare(part) ?? []);
@@ -132,8 +133,8 @@ function parseShares(sectionParts: readonly string[], label: string): MaterialSh
     const name = material.trim();
     if (name.includes(':'))
       return `'${quoteInput(name)}' is not a material: a label ends with ':' and starts a part, after ';' or ',' ("Shell: 100% Polyester; Lining: 100% Cotton")`;
-    if (shares.some((share) => share.material.toLowerCase() === name.toLowerCase()))
-      return `'${quoteInput(name)}' is listed twice${label}`;
+    if (listed.has(name.toLowerCase())) return `'${quoteInput(name)}' is listed twice${label}`;
+    listed.add(name.toLowerCase());
     shares.push({ material: name, percentage });
   }
   if (shares.length === 0) return `no material found${label}`;
