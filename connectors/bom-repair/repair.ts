@@ -361,6 +361,10 @@ export async function repairProductBoms(
     }
     const current = sourceNow.filter((l) => existedAt(l, forkMs));
     const when = owned.createdAt ?? 'time unknown';
+    const leaveCopies = (reason: string) => {
+      for (const line of copies)
+        recordLine(result, { headerId: owned.id, lineId: line.id, outcome: 'ambiguous', reason });
+    };
     // A source line changed after the fork may have held any values (and component) when it was copied, so it may
     // be the source of any copy, whatever it holds now (its values now may even equal another copy's).
     // A source line this job repaired after the fork (a fork of an unrepaired fork) kept the values it was copied
@@ -421,8 +425,7 @@ export async function repairProductBoms(
         `(${when}) and no line of the fork has its values now: the values it was copied with are not known, so it ` +
         'may be the source of any copy, even taking the source as it stands now (acceptCurrentSource). Left ' +
         'alone: give these copies their components by hand';
-      for (const line of copies)
-        recordLine(result, { headerId: owned.id, lineId: line.id, outcome: 'ambiguous', reason });
+      leaveCopies(reason);
       return planned;
     }
     // A source line deleted after the fork leaves no trace (and moves no `updatedAt`): only counts can show it. The
@@ -434,8 +437,7 @@ export async function repairProductBoms(
         `the fork holds ${forkMade} lines from when it was made (${when}) but the source only ${current.length} ` +
         `that existed then: at least ${gone} source line(s) were deleted after the fork, and which copies came ` +
         'from them cannot be told. Left alone: give these copies their components by hand';
-      for (const line of copies)
-        recordLine(result, { headerId: owned.id, lineId: line.id, outcome: 'ambiguous', reason });
+      leaveCopies(reason);
       return planned;
     }
     const basis = changed.length > 0 ? 'current source, accepted' : 'source';
