@@ -14,7 +14,7 @@ import { buildOrders } from '../connectors/erp-orders/orders/build';
 import { DEFAULT_PROFILE } from '../connectors/erp-orders/profile';
 import { readExportFile } from '../connectors/erp-orders/read';
 import { builtinProfile } from '../connectors/plm-import/profiles/builtin';
-import { parseProductSheet } from '../connectors/plm-import/profiles/map-rows';
+import { parseProductSheet } from '../connectors/plm-import/profiles/parse-sheet';
 import { generateCorpus, heavyWorkbook } from '../test/bad-input/corpus';
 import { CONTEXT } from '../test/unit/erp/support';
 

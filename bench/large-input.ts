@@ -19,7 +19,7 @@ import { companyResolverFromDirectory } from '../connectors/erp-orders/orders/lo
 import { loadProfileFile } from '../connectors/erp-orders/profile';
 import type { ExportTable } from '../connectors/erp-orders/read/types';
 import { builtinProfile } from '../connectors/plm-import/profiles/builtin';
-import { parseProductSheet } from '../connectors/plm-import/profiles/map-rows';
+import { parseProductSheet } from '../connectors/plm-import/profiles/parse-sheet';
 import type { ReferenceLists } from '../connectors/plm-import/profiles/references';
 import { parseMappingProfile } from '../connectors/plm-import/profiles/schema';
 import { validateDrafts } from '../connectors/plm-import/validate';

@@ -6,7 +6,7 @@
 import { readFileSync } from 'node:fs';
 import * as XLSX from 'xlsx';
 import { builtinProfile } from '../connectors/plm-import/profiles/builtin';
-import { parseProductSheet } from '../connectors/plm-import/profiles/map-rows';
+import { parseProductSheet } from '../connectors/plm-import/profiles/parse-sheet';
 import type { ReferenceLists } from '../connectors/plm-import/profiles/references';
 import { validateDrafts } from '../connectors/plm-import/validate';
 

@@ -8,7 +8,8 @@ import { writeFileAtomically } from '../storage';
 import { isTraceabilityApiError, type TraceabilityApiError } from '../traceability';
 import { readBack } from './catalogue';
 import { CompositionDeleteError, compositionOps, readOwned, runOp } from './composition';
-import { immutableProblem, updateBody } from './plan';
+import { immutableProblem } from './plan';
+import { updateBody } from './product-bodies';
 import { parseMappingProfile } from './profiles/schema';
 import { writeRejects } from './rejects';
 import {

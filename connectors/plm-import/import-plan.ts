@@ -15,7 +15,7 @@ import { compositionSteps } from './composition-steps';
 import { PlmFileError, rowIssue } from './issues';
 import { planImport, type ImportPlan } from './plan';
 import { builtinProfile } from './profiles/builtin';
-import { parseProductSheet } from './profiles/map-rows';
+import { parseProductSheet } from './profiles/parse-sheet';
 import type { ReferenceLists } from './profiles/references';
 import { parseMappingProfile, type MappingProfile } from './profiles/schema';
 import {

@@ -7,7 +7,7 @@ import { boundMessage, neutraliseRejectsCell } from '../input-limits';
 import { groupIssues, type RowIssue } from './issues';
 import { continuationFiller } from './profiles/continuation';
 import type { MappingProfile } from './profiles/schema';
-import { profileColumns } from './profiles/map-rows';
+import { profileColumns } from './profiles/parse-sheet';
 import { openSheet } from './read/open-sheet';
 import {
   rejectColumns,

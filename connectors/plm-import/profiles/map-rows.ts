@@ -5,9 +5,8 @@ import {
   type MappedSheet,
   type ProductDraft,
 } from '../draft';
-import { PlmFileError, rowIssue, type RowIssue } from '../issues';
-import { openSheet } from '../read/open-sheet';
-import type { CsvDelimiter, OpenedSheet, ReadOptions, SheetRow } from '../read/sheet';
+import { rowIssue, type RowIssue } from '../issues';
+import type { CsvDelimiter, SheetRow } from '../read/sheet';
 import {
   bindSource,
   HeaderIndex,
@@ -19,7 +18,7 @@ import {
 } from './bind';
 import { blanker, flatFiller, skipper } from './continuation';
 import { bindLevel, extractPiece, levelSources, type ExtractContext, type Piece } from './extract';
-import { optionColumnNames, optionPairColumns, optionPicker, profileIndex } from './options';
+import { optionPairColumns, optionPicker, profileIndex } from './options';
 import { RawMaterialResolver, ReferenceResolver, type ReferenceLists } from './references';
 import {
   productLevels,
@@ -481,74 +480,4 @@ export async function mapRows(
     skippedRows: book.skipped,
     fieldColumns,
   };
-}
-
-export type SheetInfo = Omit<OpenedSheet, 'rows'>;
-
-export interface ParsedSheet extends MappedSheet {
-  sheet: SheetInfo;
-}
-
-export interface ParseOptions {
-  profile: MappingProfile;
-  references?: ReferenceLists;
-  read?: ReadOptions;
-}
-
-/** Every column name a profile reads: the header row is the row that holds most of them. */
-export function profileColumns(profile: MappingProfile): string[] {
-  const none = new HeaderIndex([], optionColumnNames(profile));
-  const levels =
-    profile.layout === 'native' ? [profile.mapping] : [profile.style, profile.variant, profile.sku];
-  const sources = levels.flatMap((mapping) => levelSources(bindLevel(mapping, none)));
-  if (profile.layout === 'native') {
-    sources.push(bindSource(profile.parentExternalId, none));
-    if (profile.level) sources.push(bindSource(profile.level, none));
-  }
-  return [
-    ...new Set([
-      ...sources.flatMap((source) => {
-        const columns = sourceColumns(source);
-        return [...columns.missing, ...columns.optionalMissing];
-      }),
-      ...optionPairColumns(profile),
-    ]),
-  ];
-}
-
-/**
- * Reads a product sheet and maps it with a profile: the first, API-free step of a PLM import. Throws
- * PlmFileError when the file as a whole cannot be used (nothing is imported); bad rows come back as issues.
- */
-export async function parseProductSheet(path: string, options: ParseOptions): Promise<ParsedSheet> {
-  const sheetName = options.read?.sheetName ?? options.profile.sheet;
-  const opened = await openSheet(path, {
-    expectedHeaders: profileColumns(options.profile),
-    ...options.read,
-    ...(sheetName !== undefined ? { sheetName } : {}),
-  });
-  const { rows, ...sheet } = opened;
-  const mapped = await mapRows(
-    {
-      headers: opened.headers,
-      delimiter: opened.delimiter,
-      ...(opened.date1904 === true ? { date1904: true } : {}),
-      rows,
-    },
-    options.profile,
-    options.references,
-  );
-  if (mapped.rowCount - mapped.skippedRows === 0) {
-    throw new PlmFileError(
-      'no_data_rows',
-      `${path} has a header row (row ${sheet.headerRowNumber}) but no data rows below it; nothing to import.`,
-    );
-  }
-  const ignored =
-    sheet.ignoredSheets.length > 0
-      ? [
-          `read sheet '${sheet.sheetName ?? ''}'; ignored sheet(s) ${sheet.ignoredSheets.map((name) => `'${name}'`).join(', ')} (pick one with --sheet or the mapping's "sheet")`,
-        ]
-      : [];
-  return { ...mapped, warnings: [...sheet.warnings, ...ignored, ...mapped.warnings], sheet };
 }

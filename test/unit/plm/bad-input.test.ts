@@ -1,6 +1,6 @@
 import { closeSync, openSync, writeSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { parseProductSheet } from '../../../connectors/plm-import/profiles/map-rows';
+import { parseProductSheet } from '../../../connectors/plm-import/profiles/parse-sheet';
 import type { MappingProfile } from '../../../connectors/plm-import/profiles/schema';
 import { openSheet } from '../../../connectors/plm-import/read/open-sheet';
 import { validateDrafts } from '../../../connectors/plm-import/validate';

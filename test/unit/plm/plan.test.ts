@@ -4,9 +4,10 @@ import {
   CatalogueIndex,
   type ExistingProduct,
 } from '../../../connectors/plm-import/catalogue';
-import { desiredCodes, planImport, updateBody, type ImportPlan } from '../../../connectors/plm-import/plan';
+import { planImport, type ImportPlan } from '../../../connectors/plm-import/plan';
+import { desiredCodes, updateBody } from '../../../connectors/plm-import/product-bodies';
 import { builtinProfile } from '../../../connectors/plm-import/profiles/builtin';
-import { parseProductSheet } from '../../../connectors/plm-import/profiles/map-rows';
+import { parseProductSheet } from '../../../connectors/plm-import/profiles/parse-sheet';
 import type { MappingProfile, MappingProfileInput } from '../../../connectors/plm-import/profiles/schema';
 import { validateDrafts } from '../../../connectors/plm-import/validate';
 import {

@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 import { PlmFileError } from '../../../connectors/plm-import/issues';
-import { mapRows, parseProductSheet } from '../../../connectors/plm-import/profiles/map-rows';
+import { mapRows } from '../../../connectors/plm-import/profiles/map-rows';
+import { parseProductSheet } from '../../../connectors/plm-import/profiles/parse-sheet';
 import { parseMappingProfile } from '../../../connectors/plm-import/profiles/schema';
 import { validateDrafts } from '../../../connectors/plm-import/validate';
 import { ReferenceResolver } from '../../../connectors/plm-import/profiles/references';

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import * as XLSX from 'xlsx';
 import { CatalogueIndex, parseExistingProducts } from '../../../connectors/plm-import/catalogue';
 import { planImport } from '../../../connectors/plm-import/plan';
-import { parseProductSheet } from '../../../connectors/plm-import/profiles/map-rows';
+import { parseProductSheet } from '../../../connectors/plm-import/profiles/parse-sheet';
 import type { MappingProfile } from '../../../connectors/plm-import/profiles/schema';
 import { openSheet } from '../../../connectors/plm-import/read/open-sheet';
 import { writeRejects } from '../../../connectors/plm-import/rejects';

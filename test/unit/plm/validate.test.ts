@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import type { RowIssue } from '../../../connectors/plm-import/issues';
-import { parseProductSheet } from '../../../connectors/plm-import/profiles/map-rows';
+import { parseProductSheet } from '../../../connectors/plm-import/profiles/parse-sheet';
 import { validateDrafts } from '../../../connectors/plm-import/validate';
 import { badInput, mapAndValidate, native, nativeHeaders, profile, references } from './helpers';
 
