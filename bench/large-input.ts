@@ -3,7 +3,8 @@
  * each shape, the time the job's own parsing takes to its answer, against a budget. The shapes are the ones a
  * session 45 audit measured super-linear: a 32,000-character cell of spaces (the trim), a composition label run
  * of spaces, one style over 80,000 SKU rows, 10,000 rows naming an unknown style type among 300 ("did you mean"),
- * a native parent chain listed child-first (the level walk), one ERP order of 60,000 lines, and 20,000 orders half
+ * a native parent chain listed child-first (the level walk), 80,000 new SKUs under one archived variant planned with
+ * unarchive (their rows gathered on its unarchive step), one ERP order of 60,000 lines, and 20,000 orders half
  * of which name a supplier code missing from a 5,000-company network. Each case runs in this process one after
  * the other; the answers (drafts, issues, rejections) are printed beside the time so a fast wrong answer shows.
  * Exits 1 when a case is over its budget or throws.
@@ -18,6 +19,8 @@ import { buildOrders, type BuildContext } from '../connectors/erp-orders/orders/
 import { companyResolverFromDirectory } from '../connectors/erp-orders/orders/lookups';
 import { loadProfileFile } from '../connectors/erp-orders/profile';
 import type { ExportTable } from '../connectors/erp-orders/read/types';
+import { CatalogueIndex, parseExistingProducts } from '../connectors/plm-import/catalogue';
+import { planImport } from '../connectors/plm-import/plan';
 import { builtinProfile } from '../connectors/plm-import/profiles/builtin';
 import { parseProductSheet } from '../connectors/plm-import/profiles/parse-sheet';
 import type { ReferenceLists } from '../connectors/plm-import/profiles/references';
@@ -169,6 +172,26 @@ const CASES: Case[] = [
       const parsed = await parseProductSheet(file, { profile: builtinProfile('native') });
       const validated = validateDrafts(parsed);
       return `${validated.valid.length} valid, ${parsed.issues.length + validated.issues.length} issues`;
+    },
+  },
+  {
+    name: 'plm-plan-unarchive',
+    what: 'PLM native csv, 80,000 new SKUs under one archived variant, planned with unarchive',
+    budgetMs: 15_000,
+    run: async () => {
+      const file = path.join(dir, 'under-archived.csv');
+      const lines = ['externalId,parentExternalId,name,dimension,PLM_ID'];
+      for (let i = 0; i < 80_000; i++) lines.push(`K${i},V1,Item ${i},S,K${i}`);
+      writeFileSync(file, `${lines.join('\n')}\n`);
+      const existing = parseExistingProducts([
+        { id: 's1', externalId: 'S1', level: 'style', name: 'Knit' },
+        { id: 'v1', externalId: 'V1', level: 'variant', styleId: 's1', name: 'Knit grey', isArchived: true },
+      ]);
+      const parsed = await parseProductSheet(file, { profile: builtinProfile('native') });
+      const validated = validateDrafts(parsed, { existing: new CatalogueIndex(existing).levels() });
+      const plan = planImport(validated, existing, { unarchive: true });
+      const unarchive = plan.writes.find((step) => step.action === 'update');
+      return `${plan.counts.create} creates, ${plan.counts.update} unarchive of ${unarchive?.rowNumbers.length ?? 0} rows, ${plan.issues.length} issues`;
     },
   },
   {

@@ -8,8 +8,16 @@ import { planImport, type ImportPlan } from '../../../connectors/plm-import/plan
 import { desiredCodes, updateBody } from '../../../connectors/plm-import/product-bodies';
 import { builtinProfile } from '../../../connectors/plm-import/profiles/builtin';
 import { parseProductSheet } from '../../../connectors/plm-import/profiles/parse-sheet';
-import type { MappingProfile, MappingProfileInput } from '../../../connectors/plm-import/profiles/schema';
-import { validateDrafts } from '../../../connectors/plm-import/validate';
+import type {
+  MappingProfile,
+  MappingProfileInput,
+  ProductLevel,
+} from '../../../connectors/plm-import/profiles/schema';
+import {
+  validateDrafts,
+  type ValidatedSheet,
+  type ValidDraft,
+} from '../../../connectors/plm-import/validate';
 import {
   classicTeeBlackInCatalogue,
   fixtures,
@@ -368,6 +376,55 @@ describe('planImport', () => {
     const refusedAnyway = planImport(validated, clash, { unarchive: true });
     expect(refusedAnyway.writes).toEqual([]);
     expect(refusedAnyway.issues.map((issue) => issue.code)).toEqual(['duplicate_code_value']);
+  });
+
+  // A sheet may hold 1,000,000 rows. Each row of an archived product gets its issue (a spread of them into one push
+  // overflowed the stack), and the rows of new SKUs under one archived variant gather on its unarchive step in time
+  // linear in their number (rebuilt per SKU, 20,000 took 17 s).
+  it('plans an archived style over 200,000 rows, and 20,000 new SKUs under one archived variant, row by row', () => {
+    const draft = (
+      externalId: string,
+      level: ProductLevel,
+      parentExternalId: string | null,
+      rowNumbers: number[],
+    ): ValidDraft => ({
+      externalId,
+      level,
+      parentExternalId,
+      rowNumbers,
+      fields: { name: externalId },
+      origins: {},
+      externalIdColumn: 'externalId',
+      parentColumn: parentExternalId === null ? null : 'parentExternalId',
+      referenceOnly: false,
+    });
+    const sheet = (valid: ValidDraft[]): ValidatedSheet => ({
+      valid,
+      invalid: [],
+      issues: [],
+      rowCount: valid.reduce((sum, item) => sum + item.rowNumbers.length, 0),
+      warnings: [],
+    });
+    const rows = (count: number): number[] => Array.from({ length: count }, (_, i) => i + 2);
+    const catalogue = parseExistingProducts([
+      { id: 's1', externalId: 'S1', level: 'style', name: 'Knit', isArchived: true },
+      { id: 'v1', externalId: 'V1', level: 'variant', styleId: 's1', name: 'Knit grey', isArchived: true },
+    ]);
+
+    const refused = planImport(sheet([draft('S1', 'style', null, rows(200_000))]), catalogue);
+    expect(refused.counts.archived).toBe(1);
+    expect(refused.issues).toHaveLength(200_000);
+    expect(refused.issues[199_999]).toMatchObject({ rowNumber: 200_001, code: 'archived_product' });
+
+    const skus = rows(20_000).map((rowNumber) => draft(`K${rowNumber}`, 'sku', 'V1', [rowNumber]));
+    const unarchived = planImport(sheet(skus), catalogue, { unarchive: true });
+    expect(unarchived.counts).toMatchObject({ create: 20_000, update: 2, invalid: 0 });
+    const unarchiveSteps = unarchived.writes.filter((step) => step.action === 'update');
+    expect(unarchiveSteps.map((step) => [step.externalId, step.rowNumbers.length])).toEqual([
+      ['S1', 20_000],
+      ['V1', 20_000],
+    ]);
+    expect(unarchiveSteps[1]?.rowNumbers).toEqual(rows(20_000));
   });
 
   it('treats a flat parent named only by its key as a reference that must exist', async () => {
