@@ -67,7 +67,8 @@ const asFailure = failureMapper(inputLimit('ExportReadError'), (error) => {
  */
 export function createErpOrderActivities(deps: Pick<ActivityDeps, 'client' | 'config' | 'baseUrl'>) {
   const runFolder = (runKey: string) => orderRun(deps.config.dataDir, runKey);
-  // Kept for the worker's life: e-mail → user id mappings learned from the answers to our writes.
+  // Kept for the worker's life: e-mail → user id mappings learned from the answers to our writes; each batch also
+  // takes in, and adds to, those the run-data store keeps for every worker (persons-store.ts).
   const persons = new PersonDirectory();
   return {
     /** Reads, validates and stages the export; returns counts and the manifest reference only. */

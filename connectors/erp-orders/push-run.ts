@@ -24,6 +24,7 @@ import { buildOrders, companyCodesIn, givesCompanyIds } from './orders/build';
 import { orderDraftSchema } from './orders/draft';
 import { buildContext, naturalKey, refsToResolve, resolveProducts, takeSnapshot } from './platform-reads';
 import { DEFAULT_PROFILE, loadProfileFile } from './profile';
+import { learnedPersonsFile, restoreLearnedPersons, storeLearnedPersons } from './persons-store';
 import { formatOfFile, readExportFile } from './read';
 import { existingOrderSchema } from './reconcile';
 import { writeRejects } from './rejects';
@@ -77,6 +78,8 @@ export const runManifestSchema = runManifestBaseSchema.extend({
   archivedRefs: z.array(z.string()).default([]),
   /** The mapping profile's responsible persons' e-mails (lower-cased) → user ids. */
   responsiblePersonIds: z.record(z.string(), z.string()).default({}),
+  /** The key's company: whose learned responsible persons the batches read and store (absent in older runs). */
+  ownCompanyId: z.string().optional(),
 });
 export type RunManifest = z.infer<typeof runManifestSchema>;
 
@@ -352,6 +355,7 @@ export async function prepareRun(
     unresolvedRefs: products.unresolved,
     archivedRefs: products.archived,
     responsiblePersonIds: profile.responsiblePersonIds,
+    ownCompanyId: context.ownCompanyId,
   };
   const manifestRef = await run.staging.putJson(run.key('manifest.json'), manifest);
   return {
@@ -425,6 +429,9 @@ export async function applyBatch(
   const started = Date.now();
   const { manifest, entry: ref } = await run.stagedBatch(input.manifest, runManifestSchema, input.batch);
   const records = await run.staging.readAllNdjson(ref, batchRecordSchema);
+  const company = manifest.ownCompanyId;
+  const personsFile = company === undefined ? undefined : learnedPersonsFile(run.dataDir, company);
+  if (company !== undefined && personsFile) await restoreLearnedPersons(personsFile, company, persons);
   persons.seed(manifest.responsiblePersonIds);
 
   const log = run.journal(input.batch);
@@ -444,17 +451,27 @@ export async function applyBatch(
   const journalled = <T>(map: ReadonlyMap<string, T>, record: BatchRecord): T | undefined =>
     map.get(outcomeKey(record.draft)) ?? map.get(outcomeKey({ orderNumber: record.draft.orderNumber }));
   const todo = records.filter((record) => journalled(done, record) === undefined);
-  const outcomes = await log.settleAll(
-    done,
-    todo,
-    api.lanes(ORDER_CONCURRENCY),
-    (record) => {
-      const waiting = journalled(pending, record);
-      return syncOrder(record, context, { retry, ...(waiting ? { pending: waiting } : {}) });
-    },
-    (settled) => progress({ batch: input.batch, settled, of: records.length }),
-    stop,
-  );
+  // What the writes taught is kept even when the batch fails part way: those writes were made.
+  const keepLearned = async () => {
+    if (company !== undefined && personsFile) await storeLearnedPersons(personsFile, company, persons);
+  };
+  const outcomes = await log
+    .settleAll(
+      done,
+      todo,
+      api.lanes(ORDER_CONCURRENCY),
+      (record) => {
+        const waiting = journalled(pending, record);
+        return syncOrder(record, context, { retry, ...(waiting ? { pending: waiting } : {}) });
+      },
+      (settled) => progress({ batch: input.batch, settled, of: records.length }),
+      stop,
+    )
+    .catch(async (error: unknown) => {
+      await keepLearned().catch(() => undefined);
+      throw error;
+    });
+  await keepLearned();
   return summarise(input.batch, [...outcomes.values()], api.count, Date.now() - started);
 }
 

@@ -71,9 +71,9 @@ export function personGroupKey(emails: Iterable<string>): string {
 }
 
 /**
- * Responsible persons as user ids: e-mails go through the given map (lower-cased keys) when it knows them; the
- * e-mails left, together, through `groups` (`personGroupKey` → the ids the API resolved exactly those e-mails to,
- * which one answer tells as a set, not one by one). Compared as sets, since the server de-duplicates and order
+ * Responsible persons as user ids: all the e-mails, together, through `groups` (`personGroupKey` → the ids the API
+ * resolved exactly those e-mails to, which one answer tells as a set, not one by one) when it knows that set; else
+ * each through the given map (lower-cased keys) when it knows it, and the e-mails left, together, through `groups`. Compared as sets, since the server de-duplicates and order
  * carries no meaning.
  */
 export function personIds(
@@ -83,14 +83,19 @@ export function personIds(
 ): Set<string> {
   const resolved = new Set<string>();
   const unknown: string[] = [];
-  for (const entry of entries.map((value) => value.trim()).filter((value) => value.length > 0)) {
+  const given = entries.map((value) => value.trim()).filter((value) => value.length > 0);
+  // The whole set as one answer resolved it, even when some of them were since learned one by one.
+  const emails = given.filter((entry) => entry.includes('@'));
+  const whole = emails.length > 1 ? groups?.get(personGroupKey(emails)) : undefined;
+  for (const entry of given) {
+    if (whole !== undefined && entry.includes('@')) continue;
     const id = ids?.get(entry.toLowerCase());
     if (id !== undefined) resolved.add(id);
     else if (entry.includes('@')) unknown.push(entry);
     else resolved.add(entry);
   }
   const group = unknown.length > 1 ? groups?.get(personGroupKey(unknown)) : undefined;
-  for (const value of group ?? unknown) resolved.add(value);
+  for (const value of [...(whole ?? []), ...(group ?? unknown)]) resolved.add(value);
   return resolved;
 }
 

@@ -42,7 +42,13 @@ export interface TestStack {
   config: AppConfig;
   logger: AppLogger;
   logFile: string;
-  worker: Worker;
+  /** The running worker (another one after `restartWorker`). */
+  readonly worker: Worker;
+  /**
+   * Stops the worker and starts another on the same task queue with activities made afresh, as a deploy or restart
+   * does: nothing the old one kept in memory survives; the data folder (or bucket) and the sandbox stay.
+   */
+  restartWorker(): Promise<void>;
   /** A workflow id that names the test and cannot collide. */
   workflowId(prefix: string): string;
   /** Stops the worker, closes connections and the sandbox. */
@@ -66,18 +72,19 @@ export async function runWorker(
   address: string,
   stops: (() => Promise<unknown>)[],
   options: Omit<CreateWorkerOptions, 'connection'>,
-): Promise<{ worker: Worker; client: Client }> {
+): Promise<{ worker: Worker; client: Client; stop: () => Promise<void> }> {
   const native = await NativeConnection.connect({ address });
   stops.push(() => native.close());
   const worker = await createWorker({ connection: native, ...options });
   const running = worker.run();
-  stops.push(async () => {
+  const stop = async () => {
     if (worker.getState() === 'RUNNING') worker.shutdown();
     await running;
-  });
+  };
+  stops.push(stop);
   const connection = await Connection.connect({ address });
   stops.push(() => connection.close());
-  return { worker, client: new Client({ connection, namespace: options.namespace }) };
+  return { worker, client: new Client({ connection, namespace: options.namespace }), stop };
 }
 
 export async function startTestStack(options: TestStackOptions = {}): Promise<TestStack> {
@@ -114,14 +121,17 @@ export async function startTestStack(options: TestStackOptions = {}): Promise<Te
     stops.push(() => apiClient.close());
     const deps: ActivityDeps = { client: apiClient, rateLimits, baseUrl: sandbox.baseUrl, config, logger };
 
-    const { worker, client } = await runWorker(harness.address, stops, {
-      namespace: config.temporalNamespace,
-      taskQueue: config.taskQueue,
-      activities: (options.activities ?? createActivities)(deps),
-      workflowBundlePath: harness.workflowBundlePath,
-      maxTaskQueueActivitiesPerSecond: config.maxActivitiesPerSecond,
-      overrides: { shutdownGraceTime: '2s', ...options.worker },
-    });
+    const startWorker = () =>
+      runWorker(harness.address, stops, {
+        namespace: config.temporalNamespace,
+        taskQueue: config.taskQueue,
+        activities: (options.activities ?? createActivities)(deps),
+        workflowBundlePath: harness.workflowBundlePath,
+        maxTaskQueueActivitiesPerSecond: config.maxActivitiesPerSecond,
+        overrides: { shutdownGraceTime: '2s', ...options.worker },
+      });
+    let running = await startWorker();
+    const { client } = running;
 
     let stopped: Promise<void> | undefined;
     return {
@@ -134,7 +144,13 @@ export async function startTestStack(options: TestStackOptions = {}): Promise<Te
       config,
       logger,
       logFile,
-      worker,
+      get worker() {
+        return running.worker;
+      },
+      restartWorker: async () => {
+        await running.stop();
+        running = await startWorker();
+      },
       workflowId: (prefix) => `${prefix}-${randomUUID()}`,
       stop: () => (stopped ??= stopAll()),
     };

@@ -299,5 +299,27 @@ describe('erpOrders by the spec, on real Temporal and the sandbox (issue 14)', (
       expect(result.orders).toMatchObject({ unchanged: 1, patched: 0, rejected: 0 });
       expect(writesSince(before)).toEqual({});
     });
+
+    // Spec 03, PATCH rule 1: even an empty body "counts as a write (bumps `updatedAt` and records an audit entry)",
+    // so the next pull exports the order again; tracing rule 5: "Updating an order that is part of a tracing chain
+    // re-syncs the linked tracing orders and notifies the counterparty". A deploy must not do that to every order.
+    it('after a worker restart, the same file still writes nothing: no PATCH, updatedAt unchanged', async () => {
+      const rows = [
+        personRow('RP-4'),
+        { ...personRow('RP-5'), responsible_persons: 'Ines.Buyer@nordicthreads.example' },
+      ];
+      const file = await writeCsv('persons-restart.csv', rows);
+      expect((await push({ file })).orders).toMatchObject({ created: 2, rejected: 0 });
+      const updatedAt = async () =>
+        Promise.all(['RP-4', 'RP-5'].map(async (number) => (await only(number)).updatedAt));
+      const stampsBefore = await updatedAt();
+
+      await stack().restartWorker();
+      const before = { ...stack().apiClient.stats().byMethodStatus };
+      const again = await push({ file });
+      expect(again.orders).toMatchObject({ unchanged: 2, patched: 0, rejected: 0 });
+      expect(writesSince(before)).toEqual({});
+      expect(await updatedAt()).toEqual(stampsBefore);
+    });
   });
 });

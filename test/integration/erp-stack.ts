@@ -51,6 +51,7 @@ export interface SpecOrder {
   receiverCompanyId: string | null;
   receiverFacilityProcess: string | null;
   internalResponsiblePersons: string[] | null;
+  updatedAt: string;
   lines: SpecLine[];
 }
 

@@ -102,6 +102,31 @@ describeS3('the four jobs with TRACE_STORE_URL=s3://… (versitygw)', () => {
     expect(await store().list(`${run}batches/`)).toEqual([]);
   });
 
+  // Spec 03, PATCH rule 1: even an empty PATCH "counts as a write (bumps `updatedAt` and records an audit entry)".
+  // What the push learned of responsible persons named by e-mail is in the bucket, not on one worker's disk, so a
+  // restarted worker (or another one) compares those orders as unchanged instead of patching each once.
+  it('ERP orders: responsible persons learned are kept in the bucket; after a worker restart a re-push writes nothing', async () => {
+    const csv = [
+      'order_number,supplier_code,responsible_persons,line_number,product_external_id,quantity,unit',
+      'S3-RP-1,SUP-1001,Ines.Buyer@nordicthreads.example,1,PLM-TEE-001-BLK,5,PIECES',
+    ].join('\n');
+    await store().put('inputs/erp/persons.csv', csv);
+    const push = () =>
+      stack().client.workflow.execute(erpOrders, {
+        args: [{ file: `s3://${s3().bucket}/trace/inputs/erp/persons.csv` }],
+        taskQueue: stack().taskQueue,
+        workflowId: stack().workflowId('erp-s3-persons'),
+      });
+    expect((await push()).orders).toMatchObject({ created: 1, rejected: 0 });
+    expect(await store().list('erp-orders/')).toEqual([
+      'erp-orders/responsible-persons-cmp_brand_nordic_threads.json',
+    ]);
+    expect(existsSync(path.join(dataDir(), 'erp-orders'))).toBe(false);
+
+    await stack().restartWorker();
+    expect((await push()).orders).toMatchObject({ unchanged: 1, patched: 0, rejected: 0 });
+  });
+
   // README: the run-data store is where "a batch retried on another worker finds them"; the approval gate's plan is
   // one of the run's files, so on S3 the run names it in the bucket, where an operator or another worker reads it.
   it('PLM import with approve: plan.html and plan.xlsx are in the bucket, at the s3:// location the run reports', async () => {
