@@ -25,6 +25,10 @@ export function createErpPullActivities(deps: Pick<ActivityDeps, 'client' | 'con
           pullOrders(new ApiCalls(deps.client), deps.config.dataDir, progress, stop),
         );
         log.info('Platform orders pulled', { orders: result.orders, apiCalls: result.apiCalls });
+        if (result.deletedBeforeRead.count > 0)
+          log.warn('Orders deleted on the platform while the pull read them: not exported', {
+            ...result.deletedBeforeRead,
+          });
         return result;
       } catch (error) {
         throw asFailure(error);

@@ -6,6 +6,7 @@
 import { mkdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { z } from 'zod';
+import { quoteInput } from '../input-limits';
 import type { ApiCalls, Progress } from '../staging';
 import { DATE_FIELDS } from '../erp-orders/orders/draft';
 import { listedLines, toExisting } from '../erp-orders/platform-reads';
@@ -147,8 +148,13 @@ const ORDERS_EXPORT_FOLDER = join('exports', 'orders');
 const MARK_FILE = 'high-water-mark.json';
 
 export interface PullOrdersResult {
-  /** Orders changed since the previous pull (0: nothing was written). */
+  /** Orders changed since the previous pull and exported (0: nothing was written). */
   orders: number;
+  /**
+   * Orders listed as changed but deleted on the platform before the pull read them: not in the files (the mark moves
+   * past them). The first few are named. Orders deleted at any other time never show in a pull (see the README).
+   */
+  deletedBeforeRead: { count: number; orders: Array<{ id: string; orderNumber: string }> };
   /** Where the exports and the mark are found: `s3://…` with an S3 run-data store, else their paths. */
   files: { ndjson: string; csv: string } | null;
   markFile: string;
@@ -184,26 +190,35 @@ async function readMark(path: string): Promise<HighWaterMark> {
   return parsed.data;
 }
 
-/** Lines of the changed orders: every line listed (100 a page) when cheaper than one GET per order. */
+/** Orders a pull result names as deleted before their lines were read. */
+const DELETED_NAMED = 10;
+
+/**
+ * Lines of the changed orders: every line listed (100 a page) when cheaper than one GET per order. An order deleted
+ * since it was listed (its GET is 404; spec 03: "Deleted orders are never returned") cannot be exported: it is
+ * returned apart, so the result says so.
+ */
 async function withLines(
   api: ApiCalls,
   orders: readonly Order[],
   stop?: AbortSignal,
-): Promise<ExistingOrder[]> {
+): Promise<{ exported: ExistingOrder[]; deleted: Order[] }> {
   const byOrder = await listedLines(api, orders, 2);
-  const result: ExistingOrder[] = [];
+  const exported: ExistingOrder[] = [];
+  const deleted: Order[] = [];
   for (const order of orders) {
     stop?.throwIfAborted();
     const listed = byOrder?.get(order.id) ?? [];
     if (order.lineCount === 0 || (byOrder !== undefined && listed.length === order.lineCount)) {
-      result.push(toExisting(order, listed));
+      exported.push(toExisting(order, listed));
       continue;
     }
     // The GET may show a newer version; the mark still follows the listed one, so nothing in between is skipped.
     const current = await api.found(() => api.client.orders.get(order.id));
-    if (current) result.push(toExisting(current));
+    if (current) exported.push(toExisting(current));
+    else deleted.push(order);
   }
-  return result;
+  return { exported, deleted };
 }
 
 const stamp = (ms: number): string => new Date(ms).toISOString().replace(/[:.]/g, '-');
@@ -244,8 +259,19 @@ export async function pullOrders(
     listed.map((order) => ({ ...order, updatedAt: order.updatedAt ?? null })),
   );
   // Named where they are found: on S3 their s3:// location, not this worker's path.
-  const result = (orders: number, files: PullOrdersResult['files'], to: HighWaterMark): PullOrdersResult => ({
+  const result = (
+    orders: number,
+    files: PullOrdersResult['files'],
+    to: HighWaterMark,
+    deleted: readonly Order[] = [],
+  ): PullOrdersResult => ({
     orders,
+    deletedBeforeRead: {
+      count: deleted.length,
+      orders: deleted
+        .slice(0, DELETED_NAMED)
+        .map((order) => ({ id: order.id, orderNumber: quoteInput(order.orderNumber) })),
+    },
     files: files && { ndjson: storedLocation(files.ndjson), csv: storedLocation(files.csv) },
     markFile: storedLocation(markFile),
     from,
@@ -255,7 +281,7 @@ export async function pullOrders(
   });
   if (changed.length === 0) return result(0, null, from);
   progress({ phase: 'reading lines', orders: changed.length });
-  const exported = await withLines(api, changed, stop);
+  const { exported, deleted } = await withLines(api, changed, stop);
   stop?.throwIfAborted();
   const to = advanceMark(from, changed);
   await mkdir(folder, { recursive: true });
@@ -265,5 +291,5 @@ export async function pullOrders(
   await writeFileAtomically(files.csv, ordersToCsv(exported));
   await writeFileAtomically(markFile, `${JSON.stringify(to, null, 2)}\n`);
   for (const file of [files.ndjson, files.csv, markFile]) await publishFile(file);
-  return result(exported.length, files, to);
+  return result(exported.length, files, to, deleted);
 }

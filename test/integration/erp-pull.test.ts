@@ -8,6 +8,8 @@ import type { PullOrdersResult } from '../../activities/erp-pull';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { TraceStatus } from '../../worker/search-attributes';
 import { erpPull } from '../../workflows';
+import { createActivities } from '../../activities';
+import type { TraceabilityClient } from '../../connectors/traceability';
 import { sandboxApi, startTestStack, type TestStack } from '../harness';
 
 const BRAND = 'cmp_brand_nordic_threads';
@@ -228,4 +230,72 @@ describe('erpPull at a low allowance', () => {
     expect(beats.size).toBeGreaterThanOrEqual(Math.floor(tookMs / 1000 / 6));
     expect([...attempts]).toEqual([1]);
   }, 60_000);
+});
+
+/**
+ * Spec 03: "Deleted orders are never returned", and GET /orders/{id} of a deleted order is 404. An order deleted
+ * after the pull listed it and before it read its lines cannot be exported; the pull says so instead of dropping it
+ * without a word. The worker's client deletes it (a real DELETE on the sandbox) right after the listing answered.
+ */
+describe('erpPull: an order deleted while the pull runs', () => {
+  let stack: TestStack;
+  const doomed = new Set<string>();
+
+  /** The worker's client, except that a listing deletes the doomed orders it lists, once it has answered. */
+  function deletingAfterListing(client: TraceabilityClient): TraceabilityClient {
+    const orders = Object.create(client.orders) as TraceabilityClient['orders'];
+    orders.list = async (...args: Parameters<TraceabilityClient['orders']['list']>) => {
+      const page = await client.orders.list(...args);
+      for (const order of page.items)
+        if (doomed.delete(order.orderNumber)) await client.orders.delete(order.id);
+      return page;
+    };
+    const wrapped = Object.create(client) as TraceabilityClient;
+    Object.defineProperty(wrapped, 'orders', { value: orders });
+    return wrapped;
+  }
+
+  beforeAll(async () => {
+    const dataDir = await mkdtemp(path.join(tmpdir(), 'erp-pull-gone-it-'));
+    stack = await startTestStack({
+      config: { dataDir },
+      activities: (deps) => createActivities({ ...deps, client: deletingAfterListing(deps.client) }),
+    });
+  }, 60_000);
+
+  afterAll(async () => {
+    await stack?.stop();
+  });
+
+  it('is counted and named in the result, not exported, and the others are', async () => {
+    const create = (orderNumber: string) =>
+      stack.apiClient.orders.create({
+        orderNumber,
+        buyerCompanyId: BRAND,
+        supplierCompanyId: 'cmp_sup_anatolia_garments',
+        lines: [{ orderLineNumber: '1', styleId: 'PLM-TEE-001-BLK', quantity: 1, unit: 'PIECES' as const }],
+      });
+    await create('KEPT-1');
+    const gone = await create('GONE-1');
+    await create('KEPT-2');
+    doomed.add('GONE-1');
+
+    const result = await stack.client.workflow.execute(erpPull, {
+      args: [{}],
+      taskQueue: stack.taskQueue,
+      workflowId: stack.workflowId('erp-pull-gone'),
+    });
+    expect(doomed.size).toBe(0);
+    expect(result.orders).toBe(2);
+    expect(
+      readFileSync(result.files!.ndjson, 'utf8')
+        .trim()
+        .split('\n')
+        .map((line) => (JSON.parse(line) as { orderNumber: string }).orderNumber),
+    ).toEqual(['KEPT-1', 'KEPT-2']);
+    expect(result.deletedBeforeRead).toEqual({
+      count: 1,
+      orders: [{ id: gone.id, orderNumber: 'GONE-1' }],
+    });
+  });
 });
