@@ -275,7 +275,7 @@ export async function erpOrders(
     rejectsFile: finished.rejectsFile,
     rejectedRows: finished.rejectedRows,
     rejections: finished.sample,
-    warnings: prepared.warnings,
+    warnings: [...prepared.warnings, ...(finished.warnings ?? [])],
   };
   progress.phase = 'done';
   progress.counts = { ...counts };

@@ -141,6 +141,8 @@ export const outcomeEntrySchema = z.discriminatedUnion('kind', [
     fields: z.array(z.strictObject({ field: z.string(), before: z.string(), after: z.string() })).optional(),
     /** How the order got there when a write's answer was lost or the number was already taken. */
     recovered: z.enum(['lost_answer', 'number_taken', 'resumed']).optional(),
+    /** Something the run's result should say of a written order (one made in the platform UI, say). */
+    warning: z.string().optional(),
   }),
 ]);
 export type OutcomeEntry = z.infer<typeof outcomeEntrySchema>;
@@ -220,6 +222,8 @@ export interface FinishOutput {
   sample: Array<{ orderNumber: string; code: string; message: string }>;
   /** Totals over every journal of the run (the authoritative counts, resumed attempts included). */
   totals: Pick<BatchResult, 'counts' | 'lines' | 'recoveries'>;
+  /** The orders' warnings, the first ones (absent from finishes of older workers). */
+  warnings?: string[];
   durationMs: number;
 }
 
@@ -521,6 +525,18 @@ export async function finishRun(input: FinishInput, run: OrderRun): Promise<Fini
       message: boundMessage(outcome.message ?? '', 500),
     })),
     totals: { counts, lines, recoveries },
+    warnings: firstWarnings(outcomes),
     durationMs: Date.now() - started,
   };
+}
+
+function firstWarnings(outcomes: readonly OrderOutcome[]): string[] {
+  const warnings = outcomes.flatMap((outcome) =>
+    outcome.warning ? [boundMessage(outcome.warning, 500)] : [],
+  );
+  if (warnings.length <= SAMPLE_SIZE) return warnings;
+  return [
+    ...warnings.slice(0, SAMPLE_SIZE),
+    `and ${warnings.length - SAMPLE_SIZE} more orders with a warning`,
+  ];
 }

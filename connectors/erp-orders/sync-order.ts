@@ -106,6 +106,31 @@ function fieldChanges(
   }));
 }
 
+/** An audit field of the order as the API answered it (spec 03: `createdByUserName`, `updatedByApiKeyId`...). */
+function auditField(existing: ExistingOrder, field: string): string | undefined {
+  const value: unknown = existing[field];
+  return typeof value === 'string' && value !== '' ? value : undefined;
+}
+
+/**
+ * Spec 03's audit fields: "Key-made writes fill the ApiKey pair and leave the User pair null; platform-UI writes do
+ * the reverse". An order a platform user made, and whose last write was a user's too, is not one an API key pushed:
+ * the push takes it as the export's order of that number (orderNumber is the key), and says so. Once the push has
+ * written it, the last write is a key's and the warning stops. Another key's order cannot be told from this one's:
+ * the API does not say which key is the caller.
+ */
+function madeInPlatformUi(draft: OrderDraft, existing: ExistingOrder): string | undefined {
+  const maker = auditField(existing, 'createdByUserId');
+  if (maker === undefined || auditField(existing, 'updatedByApiKeyId') !== undefined) return undefined;
+  const name = auditField(existing, 'createdByUserName');
+  const by = name ? `${quoteInput(name, 80)} (${quoteInput(maker, 80)})` : quoteInput(maker, 80);
+  return (
+    `order '${quoteInput(draft.orderNumber)}' was made in the platform UI by ${by}, not through the API: the push ` +
+    "takes it for the export's order with that number and updates it. If they are different orders, give one of " +
+    'them another number'
+  );
+}
+
 function outcomeOf(
   draft: OrderDraft,
   fields: Omit<OrderOutcome, 'kind' | 'orderNumber' | 'orderType' | 'rows'>,
@@ -255,6 +280,7 @@ export async function syncOrder(
   };
   /** A patch's field changes, before → after, kept in its outcome (the approval plan shows and rechecks them). */
   let fields: OrderOutcome['fields'];
+  let warning: string | undefined;
   const settled = (orderId: string | undefined, lines?: OrderOutcome['lines']): OrderOutcome => {
     // A create found done (lost answer, crash) made every line the order holds; a patch found done, what it planned.
     const counted =
@@ -268,6 +294,7 @@ export async function syncOrder(
       ...(orderId ? { orderId } : {}),
       ...(counted ? { lines: counted } : {}),
       ...(wrote === 'patch' && fields && fields.length > 0 ? { fields } : {}),
+      ...(wrote === 'patch' && warning ? { warning } : {}),
       ...(recovered ? { recovered } : {}),
     });
   };
@@ -347,7 +374,10 @@ export async function syncOrder(
       await reread();
       continue;
     }
-    if (state.existing) fields = fieldChanges(plan, state.existing);
+    if (state.existing) {
+      fields = fieldChanges(plan, state.existing);
+      warning = madeInPlatformUi(draft, state.existing);
+    }
     if (ctx.dryRun) {
       wrote = 'patch';
       return settled(plan.orderId, lineCounts(plan));

@@ -222,6 +222,39 @@ describe('erpOrders by the spec, on real Temporal and the sandbox (issue 14)', (
     expect(readFileSync(result.rejectsFile!, 'utf8')).toContain('responsible_person_not_found');
   }, 120_000);
 
+  // Spec 03, Order audit fields: "Key-made writes fill the ApiKey pair and leave the User pair null; platform-UI
+  // writes do the reverse". The push keys on orderNumber, so an order a platform user made with the same number is
+  // updated (not refused); the run says so, naming who made it, until the push has written it once.
+  it('an order made in the platform UI with the same number is updated with a warning naming its maker, once', async () => {
+    const ui = await fetch(`${stack().sandbox.baseUrl}/orders`, {
+      method: 'POST',
+      headers: { authorization: 'Bearer sandbox-bearer-brand', 'content-type': 'application/json' },
+      body: JSON.stringify({
+        orderNumber: 'UI-1',
+        buyerCompanyId: BRAND,
+        supplierCompanyId: SUPPLIER,
+        lines: [{ orderLineNumber: '1', styleId: 'PLM-TEE-001-BLK', quantity: 2, unit: 'PIECES' }],
+      }),
+    });
+    expect(ui.status).toBe(201);
+    const row = {
+      order_number: 'UI-1',
+      supplier_code: 'SUP-1001',
+      line_number: '1',
+      product_external_id: 'PLM-TEE-001-BLK',
+      quantity: 5,
+      unit: 'PIECES',
+    };
+    const first = await push({ file: await writeCsv('ui-made.csv', [row]) });
+    expect(first.orders).toMatchObject({ patched: 1, rejected: 0 });
+    const aboutIt = (warnings: string[]) => warnings.filter((warning) => warning.startsWith("order 'UI-1'"));
+    expect(aboutIt(first.warnings)).toEqual([expect.stringMatching(/made in the platform UI by Ines Buyer/)]);
+
+    const again = await push({ file: await writeCsv('ui-made-2.csv', [{ ...row, quantity: 6 }]) });
+    expect(again.orders).toMatchObject({ patched: 1 });
+    expect(aboutIt(again.warnings)).toEqual([]);
+  });
+
   // Spec 03, Order.orderNumber: "exact match (no trimming or case folding). Unique within the owner company for the
   // same order type". A JSON number past 2^53 loses digits when read: 9007199254740993 would be read as
   // 9007199254740992 and two ERP orders would become one.
