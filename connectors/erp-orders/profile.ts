@@ -97,7 +97,10 @@ export const mappingProfileSchema = z
      * read without one.
      */
     statusAliases: z.record(z.string().trim().min(1), orderStatusSchema).default({}),
-    /** The export lists every line of each order it contains: lines missing from it are deleted. */
+    /**
+     * The export lists every line of each order it contains: lines missing from it are deleted. Without it, an export
+     * without line numbers cannot change a line's product or unit (`lines_ambiguous`): replacement or addition?
+     */
     complete: z.boolean().default(false),
     /** xlsx: the sheet to read, even a hidden one (default: the first visible sheet with cells). */
     sheet: z.string().min(1).optional(),

@@ -1,5 +1,6 @@
 /** The lines half of the reconciliation: which platform line each draft line is, and the PATCH `lines` entries. */
 
+import { quoteInput } from '../input-limits';
 import type { OrderPatch } from '../traceability/schemas/orders';
 import { roundHalfUp2 } from './cell-values';
 import {
@@ -261,6 +262,7 @@ export function planLines(
     if (entry === undefined) problems.push(productProblem(line, archived(line)));
     else creates.push(entry);
   }
+  if (!complete) ambiguousLines(draft, added, unlisted, resolvedStyleIds, problems);
   const kept = complete ? [] : unlisted;
   summary.deleted = complete ? unlisted.length : 0;
   summary.unchanged += kept.length;
@@ -299,6 +301,64 @@ export function planLines(
     renamedIds.has(line.id) ? { id: line.id, orderLineNumber: line.orderLineNumber } : { id: line.id },
   );
   return { steps: [step1, final], summary, undo: { moved, lines: undo } };
+}
+
+/**
+ * Spec 03, line reconciliation: "an entry without `id` creates a line; any existing line absent from the array is
+ * deleted". Without a line id or number, a row that matches no platform line by content (its product or unit
+ * changed) is new to the push; when platform lines are left unmatched too and the export is not complete, the row
+ * may replace one of them or be a line beside them, and keeping both (what an incomplete export does) would leave
+ * the order with the old line and the new. Only `complete` (or line numbers) tells which, so the order is refused.
+ * Rows that only add lines, or change a quantity (matched by product and unit), are not in doubt.
+ */
+function ambiguousLines(
+  draft: OrderDraft,
+  added: readonly LineDraft[],
+  unlisted: readonly ExistingOrderLine[],
+  resolved: ReadonlyMap<string, string>,
+  problems: Problem[],
+): void {
+  const guessed = added.filter((line) => line.lineId === undefined && line.orderLineNumber === undefined);
+  if (guessed.length === 0 || unlisted.length === 0) return;
+  const refOf = new Map([...resolved].map(([key, id]) => [id, key]));
+  const productOf = (styleId: string): string => {
+    const key = refOf.get(styleId);
+    const line = key === undefined ? undefined : draft.lines.find((l) => productRefKey(l.productRef) === key);
+    return line === undefined ? `product ${styleId}` : shownRef(line.productRef);
+  };
+  const rows = listed(
+    guessed.map(
+      (line) => `row ${line.rows[0]} (${shownRef(line.productRef)}, ${line.quantity} ${line.unit})`,
+    ),
+  );
+  const lines = listed(
+    unlisted.map(
+      (line) =>
+        `'${quoteInput(line.orderLineNumber, 80)}' (${productOf(line.styleId)}, ${line.quantity} ${line.unit})`,
+    ),
+  );
+  problems.push({
+    code: 'lines_ambiguous',
+    field: 'lines',
+    message:
+      `order '${quoteInput(draft.orderNumber)}': ${rows} ${guessed.length > 1 ? 'have' : 'has'} no line number and ` +
+      `match${guessed.length > 1 ? '' : 'es'} no line of the order on the platform, while its platform ` +
+      `line${unlisted.length > 1 ? 's' : ''} ${lines} ${unlisted.length > 1 ? 'are' : 'is'} not in the export: the push cannot tell ` +
+      `whether the export replaces ${unlisted.length > 1 ? 'those lines' : 'that line'} or adds ` +
+      `${guessed.length > 1 ? 'lines' : 'a line'} beside ${unlisted.length > 1 ? 'them' : 'it'}, so the order is left as it is. If the export ` +
+      'lists every line of an order, set "complete": true in the profile (or push with --complete): lines it does not ' +
+      'list are then deleted. Otherwise give the export line numbers',
+  });
+}
+
+function shownRef(ref: ProductRef): string {
+  return quoteInput('externalId' in ref ? ref.externalId : `${ref.codeId} ${ref.codeValue}`, 80);
+}
+
+/** The first ten, then how many more. */
+function listed(items: readonly string[]): string {
+  const shown = items.slice(0, 10).join(', ');
+  return items.length > 10 ? `${shown} and ${items.length - 10} more` : shown;
 }
 
 /** Spec, "Tracing coupling of lines and orders" 1 and 2: deleting or renaming a traced line reaches the counterparty. */

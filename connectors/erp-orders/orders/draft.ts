@@ -118,7 +118,9 @@ export const REJECTION_CODES = [
   'line_number_taken',
   'unknown_line_id',
   'traced_line_protected',
+  'lines_ambiguous',
   'order_type_changed',
+  'order_archived',
 ] as const;
 export const rejectionCodeSchema = z.enum(REJECTION_CODES);
 export type RejectionCode = z.infer<typeof rejectionCodeSchema>;

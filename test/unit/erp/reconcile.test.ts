@@ -301,6 +301,43 @@ describe('complete and incomplete exports', () => {
     expect(patchSteps(result)).toEqual([{ lines: [{ id: 'ordline_1' }, { id: 'ordline_2' }] }]);
     expect(result).toMatchObject({ lines: { deleted: 1 } });
   });
+
+  // Spec 03, line reconciliation: "an entry without `id` creates a line; any existing line absent from the array is
+  // deleted". Without numbers, a changed unit (or product) matches no platform line: new line or replacement?
+  describe('without line numbers', () => {
+    const unnumbered = (rows: Array<Record<string, CellValue>>) =>
+      rows.map((row) => ({ ...row, line_number: null }));
+
+    it('refuses a line whose unit changed while the old line goes unmatched, unless the export is complete', () => {
+      const rows = unnumbered([THREE_LINES[0]!, { ...THREE_LINES[1]!, unit: 'PAIR' }]);
+      const refused = plan(rows, stored(), { complete: false });
+      expect(refused).toMatchObject({ kind: 'rejected', rejection: { code: 'lines_ambiguous' } });
+      const message = refused.kind === 'rejected' ? refused.rejection.message : '';
+      expect(message).toContain('row 3 (TSHIRT-RED-L, 20 PAIR)');
+      expect(message).toContain("lines '2' (TSHIRT-RED-L, 20 PIECES), '3' (product style_s, 5.5 PIECES)");
+      expect(message).toContain('set "complete": true in the profile');
+
+      const replaced = plan(rows, stored(), { complete: true });
+      expect(patchSteps(replaced)[0]?.lines).toEqual([
+        { id: 'ordline_1' },
+        { styleId: 'style_l', quantity: 20, unit: 'PAIR' },
+      ]);
+    });
+
+    it('takes a changed quantity, or an added line, without complete', () => {
+      const fewer = unnumbered([{ ...THREE_LINES[1]!, quantity: '25' }]);
+      expect(patchSteps(plan(fewer, stored(), { complete: false }))[0]?.lines).toEqual([
+        { id: 'ordline_2', quantity: 25 },
+        { id: 'ordline_1' },
+        { id: 'ordline_3' },
+      ]);
+      const more = unnumbered([...THREE_LINES, { ...THREE_LINES[0]!, quantity: '1' }]);
+      expect(plan(more, stored(), { complete: false })).toMatchObject({
+        kind: 'patch',
+        lines: { created: 1, deleted: 0 },
+      });
+    });
+  });
 });
 
 describe('renumbering lines', () => {

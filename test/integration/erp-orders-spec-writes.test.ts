@@ -1,0 +1,98 @@
+/**
+ * The ERP push writes to the right order and the right lines (an audit of job 2 against spec 03): each test quotes
+ * the spec sentence it holds the push to, on a real Temporal dev server and the sandbox over HTTP. The shared setup
+ * is in erp-stack.ts; lines by number and tracing are in erp-orders-spec-runs.test.ts.
+ */
+import { erpSpecStack, type SpecOrder } from './erp-stack';
+
+describe('erpOrders writes to the right order and lines, on real Temporal and the sandbox', () => {
+  const { stack, only, writesSince, writeCsv, push } = erpSpecStack();
+
+  /** A row of the default profile without line numbers (a Shopify-like export). */
+  const unnumbered = (order: string, product: string, quantity: number, unit = 'PIECES') => ({
+    order_number: order,
+    supplier_code: 'SUP-1001',
+    product_external_id: product,
+    quantity,
+    unit,
+  });
+  const linesOf = (order: SpecOrder) =>
+    order.lines
+      .map((line) => [line.styleId, line.quantity])
+      .sort((a, b) => String(a).localeCompare(String(b)));
+
+  // Spec 03, Line reconciliation: "an entry without `id` creates a line; any existing line absent from the array is
+  // deleted". Without line numbers, a line whose product or unit changed matches no platform line: sending it as a
+  // new line while keeping the unmatched platform line (an export not marked complete) gives the order both.
+  it('an incomplete export without line numbers that swaps a product is refused, not pushed as a second line', async () => {
+    const first = await push({
+      file: await writeCsv('swap-1.csv', [
+        unnumbered('NOLN-SWAP', 'PLM-TEE-001-BLK', 3),
+        unnumbered('NOLN-SWAP', 'PLM-JKT-010-NVY', 2),
+      ]),
+    });
+    expect(first.orders).toMatchObject({ created: 1 });
+    const original = await only('NOLN-SWAP');
+
+    // The export now says OWH where it said BLK: replace the line, or add one beside it?
+    const swapped = [
+      unnumbered('NOLN-SWAP', 'PLM-TEE-001-OWH', 3),
+      unnumbered('NOLN-SWAP', 'PLM-JKT-010-NVY', 2),
+    ];
+    const before = { ...stack().apiClient.stats().byMethodStatus };
+    const refused = await push({ file: await writeCsv('swap-2.csv', swapped) });
+    expect(refused.orders).toMatchObject({ patched: 0, rejected: 1 });
+    const [rejection] = refused.rejections;
+    expect(rejection).toMatchObject({ orderNumber: 'NOLN-SWAP', code: 'lines_ambiguous' });
+    // It names the export's row, the platform line left unmatched, and the remedy.
+    expect(rejection?.message).toContain('row 2 (PLM-TEE-001-OWH, 3 PIECES)');
+    const blk = original.lines.find((line) => line.quantity === 3);
+    expect(rejection?.message).toContain(`'${blk?.orderLineNumber}' (product ${blk?.styleId}, 3 PIECES)`);
+    expect(rejection?.message).toContain('set "complete": true in the profile');
+    expect(writesSince(before)).toEqual({});
+    expect(linesOf(await only('NOLN-SWAP'))).toEqual(linesOf(original));
+
+    // Told that the export lists every line, the push replaces the line: two lines, the unchanged one kept by id.
+    const replaced = await push({ file: await writeCsv('swap-3.csv', swapped), complete: true });
+    expect(replaced.orders).toMatchObject({ patched: 1, rejected: 0 });
+    expect(replaced.lines).toEqual({ created: 1, updated: 0, deleted: 1 });
+    const after = await only('NOLN-SWAP');
+    expect(after.lines).toHaveLength(2);
+    expect(after.lines.find((line) => line.quantity === 2)?.id).toBe(
+      original.lines.find((line) => line.quantity === 2)?.id,
+    );
+  });
+
+  // The same sentence, where the export leaves no doubt: a quantity changed on a line that keeps its product and
+  // unit (another line left out of the export is kept), or lines added while every platform line is listed.
+  it('an incomplete export without line numbers still changes quantities in place and adds lines', async () => {
+    const blk = unnumbered('NOLN-KEEP', 'PLM-TEE-001-BLK', 3);
+    const nvy = unnumbered('NOLN-KEEP', 'PLM-JKT-010-NVY', 2);
+    expect((await push({ file: await writeCsv('keep-1.csv', [blk, nvy]) })).orders).toMatchObject({
+      created: 1,
+    });
+    const original = await only('NOLN-KEEP');
+    const idOf = (order: SpecOrder, quantity: number) =>
+      order.lines.find((line) => line.quantity === quantity)?.id;
+
+    const changed = await push({ file: await writeCsv('keep-2.csv', [{ ...blk, quantity: 5 }]) });
+    expect(changed.orders).toMatchObject({ patched: 1, rejected: 0 });
+    expect(changed.lines).toEqual({ created: 0, updated: 1, deleted: 0 });
+    const afterChange = await only('NOLN-KEEP');
+    expect(idOf(afterChange, 5)).toBe(idOf(original, 3));
+    expect(idOf(afterChange, 2)).toBe(idOf(original, 2));
+
+    const added = await push({
+      file: await writeCsv('keep-3.csv', [
+        { ...blk, quantity: 5 },
+        nvy,
+        unnumbered('NOLN-KEEP', 'PLM-TEE-001-OWH', 1),
+      ]),
+    });
+    expect(added.orders).toMatchObject({ patched: 1, rejected: 0 });
+    expect(added.lines).toEqual({ created: 1, updated: 0, deleted: 0 });
+    const afterAdd = await only('NOLN-KEEP');
+    expect(afterAdd.lines.map((line) => line.quantity).sort()).toEqual([1, 2, 5]);
+    expect(idOf(afterAdd, 5)).toBe(idOf(original, 3));
+  });
+});
