@@ -2,6 +2,7 @@ import { boundMessage, quoteInput } from '../input-limits';
 import type { ApiCalls } from '../staging';
 import type { BatchJournal } from '../staging';
 import { isTraceabilityApiError, type TraceabilityApiError } from '../traceability/errors';
+import type { Order } from '../traceability';
 import type { OrderType } from '../traceability/schemas/orders';
 import { productRefKey, type OrderDraft, type ProductRef } from './orders/draft';
 import { blockingTypes, resolveProducts, toExisting } from './platform-reads';
@@ -66,22 +67,40 @@ interface State {
   typesOnPlatform?: readonly OrderType[] | undefined;
 }
 
+/** Reads by number before giving up: an order renamed (or retyped) between our list and our GET of it, each time. */
+const READS_BY_NUMBER = 3;
+
+/**
+ * Spec 03: the number and type are the natural key, and a PATCH may change either ("a change of type or of
+ * `orderNumber`"): an order read by id is the draft's only while it still holds the draft's number and type.
+ */
+const isDraftsOrder = (order: Pick<Order, 'orderNumber' | 'orderType'>, draft: OrderDraft): boolean =>
+  order.orderNumber === draft.orderNumber && order.orderType === draft.orderType;
+
 /**
  * The platform's current order for a draft, by exact number and the type its parties imply: one list call by number
  * (which also tells under which other types the number exists), and one GET for the lines when it has some.
- * `knownId` first tries the id (a 404 falls back to the number).
+ * `knownId` (the snapshot's, or an earlier read's) first tries the id; an order gone (404), or renamed or retyped
+ * since, falls back to the number, so the export never writes to an order that no longer holds its number.
  */
 async function readOrder(api: ApiCalls, draft: OrderDraft, knownId?: string): Promise<State> {
   const known = knownId === undefined ? undefined : await api.found(() => api.client.orders.get(knownId));
-  if (known) return { existing: toExisting(known), fresh: true };
-  const page = await api.one(() => api.client.orders.list({ orderNumber: draft.orderNumber, limit: 100 }));
-  const sameNumber = page.items.filter((order) => order.orderNumber === draft.orderNumber);
-  const typesOnPlatform = blockingTypes(sameNumber);
-  const match = sameNumber.find((order) => order.orderType === draft.orderType);
-  if (match === undefined) return { existing: undefined, fresh: true, typesOnPlatform };
-  if (match.lineCount === 0) return { existing: toExisting(match, []), fresh: true, typesOnPlatform };
-  const order = await api.found(() => api.client.orders.get(match.id));
-  return { existing: order ? toExisting(order) : undefined, fresh: true, typesOnPlatform };
+  if (known && isDraftsOrder(known, draft)) return { existing: toExisting(known), fresh: true };
+  for (let read = 0; read < READS_BY_NUMBER; read++) {
+    const page = await api.one(() => api.client.orders.list({ orderNumber: draft.orderNumber, limit: 100 }));
+    const sameNumber = page.items.filter((order) => order.orderNumber === draft.orderNumber);
+    const typesOnPlatform = blockingTypes(sameNumber);
+    const match = sameNumber.find((order) => order.orderType === draft.orderType);
+    if (match === undefined) return { existing: undefined, fresh: true, typesOnPlatform };
+    if (match.lineCount === 0) return { existing: toExisting(match, []), fresh: true, typesOnPlatform };
+    const order = await api.found(() => api.client.orders.get(match.id));
+    if (order === undefined) return { existing: undefined, fresh: true, typesOnPlatform };
+    if (isDraftsOrder(order, draft)) return { existing: toExisting(order), fresh: true, typesOnPlatform };
+  }
+  throw new Error(
+    `order '${quoteInput(draft.orderNumber)}': the platform's order with this number was renamed or changed type on ` +
+      `each of ${READS_BY_NUMBER} reads; the batch will be retried`,
+  );
 }
 
 /** A field's value as a plan shows it: bounded text, lists comma-joined, nothing as `(none)`. */

@@ -3,10 +3,11 @@
  * the spec sentence it holds the push to, on a real Temporal dev server and the sandbox over HTTP. The shared setup
  * is in erp-stack.ts; lines by number and tracing are in erp-orders-spec-runs.test.ts.
  */
+import { erpOrders } from '../../workflows';
 import { erpSpecStack, type SpecOrder } from './erp-stack';
 
 describe('erpOrders writes to the right order and lines, on real Temporal and the sandbox', () => {
-  const { stack, only, writesSince, writeCsv, push } = erpSpecStack();
+  const { stack, control, only, copiesOf, writesSince, writeCsv, push } = erpSpecStack();
 
   /** A row of the default profile without line numbers (a Shopify-like export). */
   const unnumbered = (order: string, product: string, quantity: number, unit = 'PIECES') => ({
@@ -94,5 +95,75 @@ describe('erpOrders writes to the right order and lines, on real Temporal and th
     const afterAdd = await only('NOLN-KEEP');
     expect(afterAdd.lines.map((line) => line.quantity).sort()).toEqual([1, 2, 5]);
     expect(idOf(afterAdd, 5)).toBe(idOf(original, 3));
+  });
+
+  /** Holds each GET of one order for `ms` (sandbox fault), and resolves once the push's read of it is held. */
+  const holdReadsOf = async (orderId: string, ms: number) => {
+    await control('/__sandbox/faults', 'DELETE');
+    await control('/__sandbox/faults', 'PUT', {
+      latencyMs: ms,
+      methods: ['GET'],
+      pathPrefix: `/orders/${orderId}`,
+    });
+    return async (): Promise<void> => {
+      for (let i = 0; i < 400; i++) {
+        const faults = (await (await control('/__sandbox/faults', 'GET')).json()) as {
+          counters: { delayed: number };
+        };
+        if (faults.counters.delayed > 0) return;
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+      throw new Error(`the push never read order ${orderId}`);
+    };
+  };
+
+  // Spec 03, Order.orderNumber: the natural key ("Unique within the owner company for the same order type"), and
+  // PATCH may change it ("a change of type or of `orderNumber`"). An order renamed on the platform after the run's
+  // snapshot is another order now: the export's order is the one that holds its number, never the renamed one.
+  it('an order renamed on the platform after the snapshot is left alone; the number is created anew', async () => {
+    const row = (order: string, status: string, quantity: number) => ({
+      order_number: order,
+      supplier_code: 'SUP-1001',
+      status,
+      line_number: '10',
+      product_external_id: 'PLM-TEE-001-BLK',
+      quantity,
+      unit: 'PIECES',
+    });
+    const first = await push({
+      file: await writeCsv('rename-1.csv', [row('REN-1', 'IN_PROGRESS', 5), row('REN-2', 'IN_PROGRESS', 5)]),
+    });
+    expect(first.orders).toMatchObject({ created: 2 });
+    const renamed = await only('REN-1');
+
+    // Two orders in one page of the platform's orders: the run snapshots them all (listed mode) and the batch
+    // reads REN-1 by the snapshot's id; the order is renamed while that read waits.
+    const file = await writeCsv('rename-2.csv', [
+      row('REN-1', 'COMPLETED', 7),
+      row('REN-2', 'IN_PROGRESS', 5),
+    ]);
+    const held = await holdReadsOf(renamed.id, 3000);
+    let result;
+    try {
+      const handle = await stack().client.workflow.start(erpOrders, {
+        args: [{ file }],
+        taskQueue: stack().taskQueue,
+        workflowId: stack().workflowId('erp-rename'),
+      });
+      await held();
+      await stack().apiClient.orders.update(renamed.id, { orderNumber: 'REN-1-OLD-CANCELLED' });
+      result = await handle.result();
+    } finally {
+      await control('/__sandbox/faults', 'DELETE');
+    }
+    expect(result.orders).toMatchObject({ created: 1, patched: 0, unchanged: 1, rejected: 0 });
+    const old = await only('REN-1-OLD-CANCELLED');
+    expect(old.id).toBe(renamed.id);
+    expect((await stack().apiClient.orders.get(old.id)).status).toBe('IN_PROGRESS');
+    expect(old.lines.map((line) => line.quantity)).toEqual([5]);
+    const [now, ...more] = await copiesOf('REN-1');
+    expect(more).toEqual([]);
+    expect(now?.id).not.toBe(renamed.id);
+    expect(now?.lines.map((line) => line.quantity)).toEqual([7]);
   });
 });

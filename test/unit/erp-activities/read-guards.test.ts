@@ -1,0 +1,119 @@
+/**
+ * What one order's sync trusts of a read, against an in-process sandbox over HTTP: an order read by the id the run
+ * knew is the export's only while it holds the export's number and type (spec 03: `orderNumber` is the natural key,
+ * and PATCH may change it). End to end (real Temporal) in test/integration/erp-orders-spec-writes.test.ts.
+ */
+import { mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { orderDraftSchema, type OrderDraft } from '../../../connectors/erp-orders/orders/draft';
+import { toExisting } from '../../../connectors/erp-orders/platform-reads';
+import { orderRun, type BatchRecord } from '../../../connectors/erp-orders/push-run';
+import { PersonDirectory, syncOrder, type OrderSyncContext } from '../../../connectors/erp-orders/sync-order';
+import { ApiCalls } from '../../../connectors/staging';
+import { TraceabilityClient } from '../../../connectors/traceability';
+import { startSandbox, type RunningSandbox } from '../../../sandbox/server';
+
+const BRAND = 'cmp_brand_nordic_threads';
+const SUPPLIER = 'cmp_sup_anatolia_garments';
+
+describe('one order sync and what it reads', () => {
+  let dir: string;
+  let sandbox: RunningSandbox;
+  let client: TraceabilityClient;
+  let runs = 0;
+
+  beforeAll(async () => {
+    dir = await mkdtemp(path.join(tmpdir(), 'erp-reads-'));
+    sandbox = await startSandbox({ port: 0, rateLimitPerMinute: 1_000_000 });
+    client = new TraceabilityClient({ baseUrl: sandbox.baseUrl, apiKey: 'sandbox-key-brand' });
+  });
+
+  afterAll(async () => {
+    await client.close();
+    await sandbox.close();
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  const context = async (): Promise<OrderSyncContext> => {
+    const run = orderRun(path.join(dir, 'data'), `run-${(runs += 1)}`);
+    await mkdir(run.file('outcomes'), { recursive: true });
+    return {
+      api: new ApiCalls(client),
+      log: run.journal(0),
+      complete: false,
+      dryRun: false,
+      resolvedStyleIds: new Map(),
+      unresolvedRefs: new Set(),
+      archivedRefs: new Set(),
+      allowTracedLineRemoval: false,
+      persons: new PersonDirectory(),
+    };
+  };
+  const draft = (orderNumber: string, status: 'IN_PROGRESS' | 'COMPLETED', quantity: number): OrderDraft =>
+    orderDraftSchema.parse({
+      orderType: 'PURCHASE_ORDER',
+      rows: [2],
+      orderNumber,
+      buyerCompanyId: BRAND,
+      supplierCompanyId: SUPPLIER,
+      status,
+      lines: [
+        {
+          rows: [2],
+          orderLineNumber: '10',
+          productRef: { externalId: 'PLM-TEE-001-BLK' },
+          quantity,
+          unit: 'PIECES',
+        },
+      ],
+    });
+
+  // Spec 03: PATCH rule 2, "a change of type or of `orderNumber`": the run's snapshot (or a retried attempt's
+  // earlier read) knew the order by id, and the platform renamed it since.
+  it.each([
+    ['the snapshot knew it (listed mode)', { retry: false }],
+    ['a retried attempt re-reads it', { retry: true }],
+  ])('an order renamed since %s is not patched: the number is looked up, and created', async (_, hint) => {
+    const number = `RN-${hint.retry ? 'RETRY' : 'SNAP'}`;
+    const created = await syncOrder(
+      {
+        draft: draft(number, 'IN_PROGRESS', 5),
+        lookup: 'unknown',
+        existing: null,
+        linesKnown: false,
+        typesInFile: [],
+        typesOnPlatform: null,
+      },
+      await context(),
+      { retry: false },
+    );
+    expect(created.outcome).toBe('created');
+    const snapshot = toExisting(await client.orders.get(created.orderId!));
+    await client.orders.update(snapshot.id, { orderNumber: `${number}-OLD` });
+
+    const record: BatchRecord = {
+      draft: draft(number, 'COMPLETED', 7),
+      lookup: 'known',
+      existing: snapshot,
+      linesKnown: true,
+      typesInFile: [],
+      typesOnPlatform: ['PURCHASE_ORDER'],
+    };
+    const outcome = await syncOrder(record, await context(), hint);
+    expect(outcome).toMatchObject({ outcome: 'created' });
+    expect(outcome.orderId).not.toBe(snapshot.id);
+    const old = await client.orders.get(snapshot.id);
+    expect([old.orderNumber, old.status, old.lines?.map((line) => line.quantity)]).toEqual([
+      `${number}-OLD`,
+      'IN_PROGRESS',
+      [5],
+    ]);
+    const now = await client.orders.get(outcome.orderId!);
+    expect([now.orderNumber, now.status, now.lines?.map((line) => line.quantity)]).toEqual([
+      number,
+      'COMPLETED',
+      [7],
+    ]);
+  });
+});
