@@ -53,6 +53,11 @@ export const pushErpOrdersInputSchema = z.strictObject({
    * such a line deletes the counterparty's tracing request, so without it the order is rejected and left as it is.
    */
   allowTracedLineRemoval: z.boolean().optional(),
+  /**
+   * Orders the export names that are archived on the platform (hidden in its UI) are unarchived and updated. Off by
+   * default: they are rejected as `order_archived` and left as they are.
+   */
+  unarchive: z.boolean().optional(),
   /** The workflow id this run re-pushes the rejects of (set by `trace-sync retry`). */
   retryOf: z.string().min(1).optional(),
   /** Orders per batch activity (default 250). */
@@ -165,6 +170,7 @@ export async function erpOrders(
         ...(input.mappingFile ? { mappingFile: input.mappingFile } : {}),
         ...(input.complete !== undefined ? { complete: input.complete } : {}),
         ...(input.allowTracedLineRemoval ? { allowTracedLineRemoval: true } : {}),
+        ...(input.unarchive ? { unarchive: true } : {}),
         workflowId: info.workflowId,
         batchSize: input.batchSize ?? 250,
       }),

@@ -19,6 +19,7 @@ export interface PushOrdersFlags {
   approveTimeout?: number;
   complete?: boolean;
   allowTracedLineRemoval?: boolean;
+  unarchive?: boolean;
 }
 
 /** The workflow input for a file and the command's flags (paths made absolute: the worker reads them). */
@@ -35,6 +36,7 @@ export function pushOrdersInput(file: string, flags: PushOrdersFlags): PushErpOr
       : {}),
     ...(flags.complete ? { complete: true } : {}),
     ...(flags.allowTracedLineRemoval ? { allowTracedLineRemoval: true } : {}),
+    ...(flags.unarchive ? { unarchive: true } : {}),
   };
 }
 
@@ -66,6 +68,10 @@ export function erpOrdersCommand(): Command {
     .option(
       '--allow-traced-line-removal',
       "let the push delete or rename lines already sent to tracing (this deletes or renames the counterparty's tracing request)",
+    )
+    .option(
+      '--unarchive',
+      'unarchive and update orders the export names that are archived on the platform (default: reject them)',
     )
     .option(
       '--wait',

@@ -12,7 +12,7 @@ type RetryableJob = (typeof RETRYABLE_JOBS)[number];
 const isRetryable = (job: JobName | undefined): job is RetryableJob =>
   RETRYABLE_JOBS.some((retryable) => retryable === job);
 
-/** Both jobs share this input convention: `{ file, profile?, mappingFile?, retryOf? }` (ERP adds `complete`). */
+/** Both jobs share this input convention: `{ file, profile?, mappingFile?, unarchive?, retryOf? }` (ERP adds `complete`). */
 const originalInputSchema = z.looseObject({
   file: z.string(),
   profile: z.string().optional(),
@@ -81,7 +81,7 @@ export async function retryPlanFor(client: Client, workflowId: string, now = new
       ...(profile !== undefined ? { profile } : {}),
       ...(mappingFile !== undefined ? { mappingFile } : {}),
       ...(complete !== undefined && job === 'erp-orders' ? { complete } : {}),
-      ...(unarchive === true && job === 'plm-import' ? { unarchive } : {}),
+      ...(unarchive === true ? { unarchive } : {}),
       ...(dryRun === true ? { dryRun } : {}),
       ...(approval !== undefined ? { approval } : {}),
       retryOf: workflowId,

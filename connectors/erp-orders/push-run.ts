@@ -37,6 +37,7 @@ export const prepareInputSchema = z.strictObject({
   mappingFile: z.string().min(1).optional(),
   complete: z.boolean().optional(),
   allowTracedLineRemoval: z.boolean().optional(),
+  unarchive: z.boolean().optional(),
   /** The run's folder is `<dataDir>/runs/<workflow id made safe for a folder name>`. */
   workflowId: z.string().min(1),
   batchSize: z.number().int().min(1).max(1000),
@@ -69,6 +70,8 @@ export const runManifestSchema = runManifestBaseSchema.extend({
   mappedColumns: z.array(z.string()).optional(),
   complete: z.boolean(),
   allowTracedLineRemoval: z.boolean().default(false),
+  /** Archived orders the export names are unarchived and updated (else rejected as `order_archived`). */
+  unarchive: z.boolean().default(false),
   batches: z.array(stagingRefSchema),
   /** `productRefKey` → platform product id, for refs the snapshot needed. */
   resolvedStyleIds: z.record(z.string(), z.string()),
@@ -354,6 +357,7 @@ export async function prepareRun(
     mappedColumns,
     complete,
     allowTracedLineRemoval: input.allowTracedLineRemoval ?? false,
+    unarchive: input.unarchive ?? false,
     batches,
     resolvedStyleIds: Object.fromEntries(products.resolved),
     unresolvedRefs: products.unresolved,
@@ -449,6 +453,7 @@ export async function applyBatch(
     unresolvedRefs: new Set(manifest.unresolvedRefs),
     archivedRefs: new Set(manifest.archivedRefs),
     allowTracedLineRemoval: manifest.allowTracedLineRemoval,
+    unarchive: manifest.unarchive,
     persons,
   };
   // Journals written before entries carried the order type key by number alone.

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { quoteInput } from '../input-limits';
 import {
   orderSchema,
   type OrderCreate,
@@ -197,6 +198,8 @@ export interface PlanInput {
   allowTracedLineRemoval?: boolean;
   /** `productRefKey`s whose product is archived (the API refuses them on new or changed lines). */
   archivedRefs?: ReadonlySet<string>;
+  /** An archived order is unarchived (`isArchived: false` with the changes); else it is rejected as `order_archived`. */
+  unarchive?: boolean;
   /** Lower-cased e-mail → user id, so responsible persons given as e-mails compare with the stored ids. */
   responsiblePersonIds?: ReadonlyMap<string, string>;
   /** Sets of e-mails → the ids they resolved to together (see `personIds`). */
@@ -269,6 +272,22 @@ export function createBody(
 }
 
 /**
+ * Spec 03, Order archive flag: an archived order stays readable over the API but is "hidden from order lists and
+ * analytics views in the platform UI". Writing the export into it would go unseen, so, as the PLM import does with
+ * archived products, it is refused unless the run unarchives it ("PATCH with `isArchived: false`": restored).
+ */
+function archivedOrder(draft: OrderDraft): Problem {
+  return {
+    code: 'order_archived',
+    field: 'isArchived',
+    message:
+      `order '${quoteInput(draft.orderNumber)}' is archived on the platform (hidden from order lists in its UI), so the ` +
+      'push leaves it as it is; unarchive it there, or push again with --unarchive (workflow input "unarchive": true) ' +
+      'to unarchive and update it',
+  };
+}
+
+/**
  * What to send so the platform's order matches the draft: a create, nothing, one or two PATCH bodies with only what
  * changed, or a rejection (an unresolved product, an unknown line id, a line number another kept line holds).
  */
@@ -284,12 +303,11 @@ export function planOrderSync(input: PlanInput): OrderPlan {
     const body = createBody(draft, resolvedStyleIds, input.archivedRefs);
     return 'problems' in body ? reject(body.problems) : { kind: 'create', ...base, body };
   }
-  const fields = orderFieldChanges(
-    draft,
-    existing,
-    input.responsiblePersonIds,
-    input.responsiblePersonGroups,
-  );
+  if (existing.isArchived === true && !input.unarchive) return reject([archivedOrder(draft)]);
+  const fields: OrderFieldPatch = {
+    ...orderFieldChanges(draft, existing, input.responsiblePersonIds, input.responsiblePersonGroups),
+    ...(existing.isArchived === true ? { isArchived: false } : {}),
+  };
   const lines = planLines(draft, existing, resolvedStyleIds, {
     complete: input.complete,
     ...(input.allowTracedLineRemoval !== undefined

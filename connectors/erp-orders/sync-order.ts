@@ -27,6 +27,8 @@ export interface OrderSyncContext {
   /** Refs whose product is archived (a line may keep one, not take one). */
   archivedRefs: Set<string>;
   allowTracedLineRemoval: boolean;
+  /** Archived orders are unarchived and updated (else rejected as `order_archived`). */
+  unarchive?: boolean;
   persons: PersonDirectory;
 }
 
@@ -326,11 +328,17 @@ export async function syncOrder(
       resolvedStyleIds: ctx.resolvedStyleIds,
       complete: ctx.complete,
       allowTracedLineRemoval: ctx.allowTracedLineRemoval,
+      unarchive: ctx.unarchive ?? false,
       archivedRefs: ctx.archivedRefs,
       responsiblePersonIds: ctx.persons.ids,
       responsiblePersonGroups: ctx.persons.groupIds,
     });
     if (plan.kind === 'rejected') {
+      // A refusal rests on the platform's order as it is now, not as the run's snapshot saw it.
+      if (state.existing !== undefined && !state.fresh) {
+        await reread();
+        continue;
+      }
       const { code, message, problems } = plan.rejection;
       return rejectedOutcome(draft, code, message, problems);
     }

@@ -166,4 +166,44 @@ describe('erpOrders writes to the right order and lines, on real Temporal and th
     expect(now?.id).not.toBe(renamed.id);
     expect(now?.lines.map((line) => line.quantity)).toEqual([7]);
   });
+
+  // Spec 03, Order archive flag: an archived order stays "readable over the API; hidden from order lists and
+  // analytics views in the platform UI", and "PATCH with `isArchived: false`" restores it. Writing the export into an
+  // order nobody sees would go unnoticed: like the PLM import's archived products, it is refused unless the run says
+  // to unarchive it.
+  it('an archived order is refused (order_archived), unless the run unarchives it and then updates it', async () => {
+    const row = (status: string) => ({
+      order_number: 'ARC-1',
+      supplier_code: 'SUP-1001',
+      status,
+      line_number: '10',
+      product_external_id: 'PLM-TEE-001-BLK',
+      quantity: 4,
+      unit: 'PIECES',
+    });
+    const first = await writeCsv('archived-1.csv', [row('IN_PROGRESS')]);
+    expect((await push({ file: first })).orders).toMatchObject({ created: 1 });
+    const { id } = await only('ARC-1');
+    await stack().apiClient.orders.update(id, { isArchived: true });
+
+    const changed = await writeCsv('archived-2.csv', [row('COMPLETED')]);
+    const before = { ...stack().apiClient.stats().byMethodStatus };
+    for (const file of [changed, first]) {
+      const refused = await push({ file });
+      expect(refused.orders).toMatchObject({ patched: 0, unchanged: 0, rejected: 1 });
+      expect(refused.rejections).toEqual([
+        expect.objectContaining({
+          orderNumber: 'ARC-1',
+          code: 'order_archived',
+          message: expect.stringContaining('--unarchive (workflow input "unarchive": true)'),
+        }),
+      ]);
+    }
+    expect(writesSince(before)).toEqual({});
+    expect(await stack().apiClient.orders.get(id)).toMatchObject({ isArchived: true, status: 'IN_PROGRESS' });
+
+    const restored = await push({ file: changed, unarchive: true });
+    expect(restored.orders).toMatchObject({ patched: 1, rejected: 0 });
+    expect(await stack().apiClient.orders.get(id)).toMatchObject({ isArchived: false, status: 'COMPLETED' });
+  });
 });
