@@ -80,6 +80,22 @@ const isDraftsOrder = (order: Pick<Order, 'orderNumber' | 'orderType'>, draft: O
   order.orderNumber === draft.orderNumber && order.orderType === draft.orderType;
 
 /**
+ * An order read by id, with every line. Spec 03, line reconciliation: "any existing line absent from the array is
+ * deleted": lines missing from a read (`lines` null or short of `lineCount`) would look absent to the plan, and its
+ * PATCH would delete them and create them anew. No write is planned on such a read; the batch is retried.
+ */
+function wholeOrder(order: Order, draft: OrderDraft): ExistingOrder {
+  const lines = order.lines?.length ?? 0;
+  if (typeof order.lineCount === 'number' && order.lineCount !== lines) {
+    throw new Error(
+      `order '${quoteInput(draft.orderNumber)}': the platform answered ${lines} of its ${order.lineCount} lines ` +
+        `(GET /orders/${order.id}); no change is planned on an incomplete read, the batch will be retried`,
+    );
+  }
+  return toExisting(order);
+}
+
+/**
  * The platform's current order for a draft, by exact number and the type its parties imply: one list call by number
  * (which also tells under which other types the number exists), and one GET for the lines when it has some.
  * `knownId` (the snapshot's, or an earlier read's) first tries the id; an order gone (404), or renamed or retyped
@@ -87,7 +103,7 @@ const isDraftsOrder = (order: Pick<Order, 'orderNumber' | 'orderType'>, draft: O
  */
 async function readOrder(api: ApiCalls, draft: OrderDraft, knownId?: string): Promise<State> {
   const known = knownId === undefined ? undefined : await api.found(() => api.client.orders.get(knownId));
-  if (known && isDraftsOrder(known, draft)) return { existing: toExisting(known), fresh: true };
+  if (known && isDraftsOrder(known, draft)) return { existing: wholeOrder(known, draft), fresh: true };
   for (let read = 0; read < READS_BY_NUMBER; read++) {
     const page = await api.one(() => api.client.orders.list({ orderNumber: draft.orderNumber, limit: 100 }));
     const sameNumber = page.items.filter((order) => order.orderNumber === draft.orderNumber);
@@ -97,7 +113,8 @@ async function readOrder(api: ApiCalls, draft: OrderDraft, knownId?: string): Pr
     if (match.lineCount === 0) return { existing: toExisting(match, []), fresh: true, typesOnPlatform };
     const order = await api.found(() => api.client.orders.get(match.id));
     if (order === undefined) return { existing: undefined, fresh: true, typesOnPlatform };
-    if (isDraftsOrder(order, draft)) return { existing: toExisting(order), fresh: true, typesOnPlatform };
+    if (isDraftsOrder(order, draft))
+      return { existing: wholeOrder(order, draft), fresh: true, typesOnPlatform };
   }
   throw new Error(
     `order '${quoteInput(draft.orderNumber)}': the platform's order with this number was renamed or changed type on ` +

@@ -116,4 +116,77 @@ describe('one order sync and what it reads', () => {
       [7],
     ]);
   });
+
+  // Spec 03, line reconciliation: "any existing line absent from the array is deleted". A GET /orders/{id} whose
+  // `lines` came back empty (or short) while `lineCount` says otherwise would make every line of the order look
+  // absent: a lines PATCH planned on it deletes them all (traced ones included) and creates them anew.
+  it.each([
+    ['null', null],
+    ['short', 1],
+  ])(
+    'a read whose lines are %s while lineCount says 2 plans no write: a clear, retryable error',
+    async (_, kept) => {
+      const number = `SHORT-${kept ?? 'NULL'}`;
+      const order = await client.orders.create({
+        orderNumber: number,
+        buyerCompanyId: BRAND,
+        supplierCompanyId: SUPPLIER,
+        lines: [
+          { orderLineNumber: '10', styleId: 'PLM-TEE-001-BLK', quantity: 5, unit: 'PIECES' },
+          { orderLineNumber: '20', styleId: 'PLM-TEE-001-OWH', quantity: 6, unit: 'PIECES' },
+        ],
+      });
+      const before = (await client.orders.get(order.id)).lines?.map((line) => line.id);
+      const changed = draft(number, 'COMPLETED', 5);
+      changed.lines.push({
+        ...changed.lines[0]!,
+        rows: [3],
+        orderLineNumber: '20',
+        productRef: { externalId: 'PLM-TEE-001-OWH' },
+        quantity: 6,
+      });
+      const real = client.orders.get.bind(client.orders);
+      const get = jest.spyOn(client.orders, 'get').mockImplementation(async (id, options) => {
+        const answer = await real(id, options);
+        return { ...answer, lines: kept === null ? null : (answer.lines ?? []).slice(0, kept) };
+      });
+      const update = jest.spyOn(client.orders, 'update');
+      try {
+        await expect(
+          syncOrder(
+            {
+              draft: changed,
+              lookup: 'unknown',
+              existing: null,
+              linesKnown: false,
+              typesInFile: [],
+              typesOnPlatform: null,
+            },
+            { ...(await context()), complete: true },
+            { retry: false },
+          ),
+        ).rejects.toThrow(`order '${number}': the platform answered ${kept ?? 0} of its 2 lines`);
+        expect(update).not.toHaveBeenCalled();
+      } finally {
+        get.mockRestore();
+        update.mockRestore();
+      }
+      expect((await client.orders.get(order.id)).lines?.map((line) => line.id)).toEqual(before);
+      // Read whole again (the batch's retry), the same draft is a patch of the status alone.
+      const outcome = await syncOrder(
+        {
+          draft: changed,
+          lookup: 'unknown',
+          existing: null,
+          linesKnown: false,
+          typesInFile: [],
+          typesOnPlatform: null,
+        },
+        { ...(await context()), complete: true },
+        { retry: true },
+      );
+      expect(outcome).toMatchObject({ outcome: 'patched', lines: { created: 0, updated: 0, deleted: 0 } });
+      expect((await client.orders.get(order.id)).lines?.map((line) => line.id)).toEqual(before);
+    },
+  );
 });
