@@ -238,7 +238,9 @@ export interface Snapshot {
  * What the platform holds for the export's orders, read the cheapest way: when all the caller's orders fit in fewer
  * list pages than there are drafts, they are listed (100 a page) and matched locally; otherwise each batch looks its
  * orders up by number. Lines likewise: every order line listed, or one GET per existing order later.
- * The snapshot only decides "unchanged"; any write is planned on a fresh read.
+ * The snapshot decides "unchanged" and, in listed mode, that a number is new (its create is not preceded by a read:
+ * an order created with that number since is met by the create's 400 `order_number_already_existing` within its
+ * type, and not seen in another type); a patch is planned on a fresh read.
  */
 export async function takeSnapshot(api: ApiCalls, drafts: readonly OrderDraft[]): Promise<Snapshot> {
   const snapshot: Snapshot = {
@@ -255,9 +257,18 @@ export async function takeSnapshot(api: ApiCalls, drafts: readonly OrderDraft[])
     api.client.orders.list({ sort: 'createdAt', order: 'ASC', page, limit });
   const first = await api.one(() => fetchOrders(1, 100));
   if (first.pagination.totalPages >= drafts.length) return snapshot;
+  // Read oldest first, an order added meanwhile lands after the pages read; one deleted shifts later orders back a
+  // page, and the one that slid onto a page already read is never seen (its number would look free of other types).
+  // The list's total says so at no cost: read again once, and if it still moves, let each batch look its orders up.
+  const listed = await readList((page, limit) => api.one(() => fetchOrders(page, limit)), {
+    first,
+    moved: 'shrink',
+    reads: 2,
+  });
+  if (listed.moved !== undefined) return snapshot;
   snapshot.mode = 'listed';
   const matched = new Map<string, Order>();
-  for (const order of await api.all(fetchOrders, first)) {
+  for (const order of listed.items) {
     const key = naturalKey(order.orderType, order.orderNumber);
     if (wanted.has(key)) matched.set(key, order);
     if (numbers.has(order.orderNumber) && !order.isArchived) {

@@ -7,7 +7,7 @@ import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { orderDraftSchema, type OrderDraft } from '../../../connectors/erp-orders/orders/draft';
-import { toExisting } from '../../../connectors/erp-orders/platform-reads';
+import { naturalKey, takeSnapshot, toExisting } from '../../../connectors/erp-orders/platform-reads';
 import { orderRun, type BatchRecord } from '../../../connectors/erp-orders/push-run';
 import { PersonDirectory, syncOrder, type OrderSyncContext } from '../../../connectors/erp-orders/sync-order';
 import { ApiCalls } from '../../../connectors/staging';
@@ -189,4 +189,79 @@ describe('one order sync and what it reads', () => {
       expect((await client.orders.get(order.id)).lines?.map((line) => line.id)).toEqual(before);
     },
   );
+
+  // Spec 03, Order.orderNumber: "Unique within the owner company for the same order type", so a number held under
+  // another type is the push's `order_type_changed` guard, which in listed mode rests on the run's snapshot. GET
+  // /orders read by page number while an order is deleted shifts later orders back a page: read oldest first, the
+  // one that slid onto a page already read was never seen, and its number looked free of other types.
+  it('a snapshot read while an order is deleted still sees every order: no second order of another type', async () => {
+    const control = (body: unknown) =>
+      fetch(`${sandbox.url}/__sandbox/config`, {
+        method: 'PUT',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      });
+    const line = { orderLineNumber: '1', styleId: 'PLM-TEE-001-BLK', quantity: 1, unit: 'PIECES' as const };
+    const before = (await client.orders.list({ limit: 1 })).pagination.total;
+    const scratch = await client.orders.create({
+      orderNumber: 'MV-SCRATCH',
+      buyerCompanyId: BRAND,
+      supplierCompanyId: SUPPLIER,
+      lines: [line],
+    });
+    // Page size 2: the sales order is first on its page (index even, oldest first).
+    if ((before + 1) % 2 === 1)
+      await client.orders.create({
+        orderNumber: 'MV-FILL',
+        buyerCompanyId: BRAND,
+        supplierCompanyId: SUPPLIER,
+        lines: [line],
+      });
+    await client.orders.create({
+      orderNumber: 'MV-X',
+      buyerCompanyId: SUPPLIER,
+      supplierCompanyId: BRAND,
+      lines: [line],
+    });
+    const index = before + ((before + 1) % 2 === 1 ? 2 : 1);
+    const pageOfX = index / 2 + 1;
+
+    const drafts = [
+      draft('MV-X', 'IN_PROGRESS', 1),
+      ...Array.from({ length: 60 }, (_, n) => draft(`MV-OTHER-${n}`, 'IN_PROGRESS', 1)),
+    ];
+    const real = client.orders.list.bind(client.orders);
+    const list = jest.spyOn(client.orders, 'list').mockImplementation(async (query = {}, options) => {
+      // Someone deletes an older order just before the push reads the sales order's page.
+      if (
+        query.sort === 'createdAt' &&
+        query.page === pageOfX &&
+        list.mock.calls.filter((c) => c[0]?.page === pageOfX).length === 1
+      )
+        await client.orders.delete(scratch.id);
+      return real(query, options);
+    });
+    await control({ orderPageSizeCap: 2 });
+    let snapshot;
+    try {
+      snapshot = await takeSnapshot(new ApiCalls(client), drafts);
+    } finally {
+      list.mockRestore();
+      await control({ orderPageSizeCap: null });
+    }
+    const mvx = drafts[0]!;
+    const known = snapshot.existing.get(naturalKey(mvx.orderType, mvx.orderNumber));
+    const record: BatchRecord = {
+      draft: mvx,
+      lookup: snapshot.mode === 'listed' ? 'known' : 'unknown',
+      existing: known?.order ?? null,
+      linesKnown: known?.linesKnown ?? false,
+      typesInFile: [],
+      typesOnPlatform: snapshot.mode === 'listed' ? (snapshot.typesByNumber.get('MV-X') ?? []) : null,
+    };
+    const outcome = await syncOrder(record, await context(), { retry: false });
+    expect(outcome).toMatchObject({ outcome: 'rejected', code: 'order_type_changed' });
+    const copies = (await client.orders.list({ orderNumber: 'MV-X' })).items;
+    expect(copies.map((order) => order.orderType)).toEqual(['SALES_ORDER']);
+  });
 });
