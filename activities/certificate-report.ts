@@ -118,7 +118,7 @@ async function previousBuckets(
 
 const mapFailure = failureMapper(invalidInput);
 
-/** Whole reads of every list tried while certificates move between the lists (a status changed meanwhile). */
+/** Whole reads of every list tried while certificates change under the read. */
 const CERTIFICATE_LIST_READS = 3;
 /**
  * Reads of one list whose ids are counted together while its `total` stays: a server may answer certificates with
@@ -127,11 +127,12 @@ const CERTIFICATE_LIST_READS = 3;
 const READS_PER_LIST = 8;
 const PAGE_SIZE = 100;
 
-type CertificatePageFetcher = (
-  status: CertificateStatus | undefined,
-  page: number,
-  limit: number,
-) => Promise<Page<Certificate>>;
+type CertificatePageFetcher = (query: {
+  status?: CertificateStatus;
+  order: 'asc' | 'desc';
+  page: number;
+  limit: number;
+}) => Promise<Page<Certificate>>;
 
 interface StatusRead {
   status: CertificateStatus | undefined;
@@ -144,23 +145,27 @@ const listName = (status: CertificateStatus | undefined) =>
 /**
  * One list read by offset until the ids read cover its `pagination.total` (spec 01). Spec 03 offers no sort column
  * that is unique (no `id`, no `createdAt`) and promises a stable paging order for equal sort values of GET /orders
- * only, and a certificate renewed or re-reviewed meanwhile moves in the sort: a read may meet a certificate twice and
- * miss another. The ids read are therefore counted across reads while `total` stays (`countAcross`), the latest copy
- * of each kept, and the pages read again only until every certificate counted was met. A list whose pages never show
- * a certificate its total counts fails the run, saying so: no report is written short of one.
+ * only: a read may meet a certificate twice and miss another. The ids read are therefore counted across reads while
+ * `total` stays (`countAcross`), the latest copy of each kept, and the pages read again only until every certificate
+ * counted was met. That count holds only while no certificate leaves the list, which a status list does (a review
+ * done): `readWholeLists` checks that none changed while the lists were read. A list whose pages never show a
+ * certificate its total counts fails the run, saying so: no report is written short of one.
  */
 async function readStatusList(
   status: CertificateStatus | undefined,
   fetchPage: CertificatePageFetcher,
   progress: Progress,
 ): Promise<StatusRead> {
-  const read = await readList((page, limit) => fetchPage(status, page, limit), {
-    limit: PAGE_SIZE,
-    keep: 'latest',
-    countAcross: true,
-    reads: READS_PER_LIST,
-    onPage: (_, certificates) => progress({ list: status ?? 'all', certificates }),
-  });
+  const read = await readList(
+    (page, limit) => fetchPage({ ...(status ? { status } : {}), order: 'asc', page, limit }),
+    {
+      limit: PAGE_SIZE,
+      keep: 'latest',
+      countAcross: true,
+      reads: READS_PER_LIST,
+      onPage: (_, certificates) => progress({ list: status ?? 'all', certificates }),
+    },
+  );
   if (read.moved !== undefined) {
     throw ApplicationFailure.nonRetryable(
       `${listName(status)}: the API counts ${read.total} but ${read.reads} reads of its pages listed ` +
@@ -174,40 +179,76 @@ async function readStatusList(
   return { status, read };
 }
 
+/** A certificate as the report compares it: every field the API gave but the `fileUrl`, signed anew on each answer. */
+function shownFields(certificate: Certificate): string {
+  const entries = Object.entries(certificate).filter(([key]) => key !== 'fileUrl');
+  return JSON.stringify(entries.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+}
+
 /**
- * Reads every list whole, each certificate once. A certificate whose status moved into a list already read, from one
- * not read yet, is in neither read: the earlier lists' totals are asked again (one call each, limit 1) once the last
- * list is read. Any such change reads all lists again, up to `CERTIFICATE_LIST_READS` times; then the run fails
- * saying which list kept changing, and no report is written.
+ * Why the lists read may not hold every certificate as it is now, or undefined. `latest` is one page of every
+ * certificate the key sees, sorted by `updatedAt` descending, asked once the lists were read: any change of a
+ * certificate sets its `updatedAt`, so a certificate changed while they were read is there (unless more than a page
+ * changed after it), and must be in the lists read exactly as it is now: in the list of its status, or in none when
+ * its status is not read. A certificate found in two lists changed status between their reads.
+ */
+function changedWhileRead(reads: readonly StatusRead[], latest: readonly Certificate[]): string | undefined {
+  const read = new Map<string, Certificate>();
+  for (const { read: list } of reads) {
+    for (const certificate of list.items) {
+      const other = read.get(certificate.id);
+      if (other)
+        return (
+          `certificate ${certificate.id} was listed both as ${other.status} and as ${certificate.status} ` +
+          '(its status changed while the lists were read)'
+        );
+      read.set(certificate.id, certificate);
+    }
+  }
+  const statusesRead = new Set(reads.map(({ status }) => status));
+  for (const certificate of latest) {
+    const listed = statusesRead.has(undefined) || statusesRead.has(certificate.status);
+    const found = read.get(certificate.id);
+    if (!listed && found)
+      return `certificate ${certificate.id} is ${certificate.status} now, read as ${found.status}`;
+    if (listed && !found)
+      return `certificate ${certificate.id} (${certificate.status}) was in none of the lists read`;
+    if (found && shownFields(found) !== shownFields(certificate))
+      return `certificate ${certificate.id} changed after it was read`;
+  }
+  return undefined;
+}
+
+/**
+ * Reads every list whole, each certificate once, as it is once they are read. A certificate whose status changes
+ * while the lists are read moves from one list to another, maybe onto a page already read; and a list that lost one
+ * certificate and gained another keeps its `total` while one of its certificates slides onto a page already read, the
+ * one that left still counted. So once the lists are read, the certificates changed last are asked for (one call)
+ * and checked against them (`changedWhileRead`): when one changed meanwhile, all lists are read again, up to
+ * `CERTIFICATE_LIST_READS` times; then the run fails saying what kept changing, and no report is written. A quiet
+ * night costs the lists' pages and that one call.
  */
 async function readWholeLists(
   lists: ReadonlyArray<CertificateStatus | undefined>,
   fetchPage: CertificatePageFetcher,
   progress: Progress,
 ): Promise<Certificate[]> {
-  let gap: string | undefined;
+  let change: string | undefined;
   for (let attempt = 1; attempt <= CERTIFICATE_LIST_READS; attempt++) {
     const reads: StatusRead[] = [];
     for (const status of lists) reads.push(await readStatusList(status, fetchPage, progress));
-    gap = undefined;
-    for (const { status, read } of reads.slice(0, -1)) {
-      const now = (await fetchPage(status, 1, 1)).pagination.total;
-      if (now === read.total) continue;
-      gap =
-        `${listName(status)} changed while the lists were read (${read.total} listed, ${now} once every list ` +
-        'was read: a certificate changed status)';
-      break;
-    }
-    if (gap === undefined) {
-      const byId = new Map<string, Certificate>();
-      for (const { read } of reads) for (const c of read.items) if (!byId.has(c.id)) byId.set(c.id, c);
-      return [...byId.values()];
-    }
-    log.warn('Certificate list changed while it was read', { attempt, of: CERTIFICATE_LIST_READS, gap });
+    const latest = await fetchPage({ order: 'desc', page: 1, limit: PAGE_SIZE });
+    change = changedWhileRead(reads, latest.items);
+    if (change === undefined) return reads.flatMap(({ read }) => read.items);
+    log.warn('Certificates changed while the lists were read', {
+      attempt,
+      of: CERTIFICATE_LIST_READS,
+      change,
+    });
   }
   throw ApplicationFailure.nonRetryable(
-    `${gap}, in each of ${CERTIFICATE_LIST_READS} reads in a row; no report written, so none is short of ` +
-      'a certificate: run the report again once certificates are not being reviewed',
+    `${change}, in each of ${CERTIFICATE_LIST_READS} reads in a row; no report written, so none is short of ` +
+      'a certificate or shows one as it was: run the report again once certificates are not being reviewed',
     'CertificateListUnsettled',
   );
 }
@@ -234,16 +275,8 @@ export function createCertificateReportActivities(deps: Pick<ActivityDeps, 'clie
           ? [undefined]
           : [...new Set(input.statuses)];
         const api = new ApiCalls(deps.client);
-        const fetchPage = (status: CertificateStatus | undefined, page: number, limit: number) =>
-          api.one(() =>
-            deps.client.certificates.list({
-              sort: 'updatedAt',
-              order: 'asc',
-              page,
-              limit,
-              ...(status ? { status } : {}),
-            }),
-          );
+        const fetchPage: CertificatePageFetcher = (query) =>
+          api.one(() => deps.client.certificates.list({ sort: 'updatedAt', ...query }));
         const ref = await withHeartbeats(async (progress) => {
           const certificates = await readWholeLists(lists, fetchPage, progress);
           return staging.putNdjson(

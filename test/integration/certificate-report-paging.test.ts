@@ -208,3 +208,132 @@ describe('certificateReport reads every certificate even when one changes betwee
     }
   });
 });
+
+const REQUESTED = 250;
+
+/**
+ * Spec 01 Shared conventions 4: "Iterate until `page` reaches `totalPages`"; spec 03 promises a stable paging order
+ * for GET /orders only, and a status list gains certificates as well as it loses them (a draft submitted, a review
+ * done). Two changes while one list is read can leave its `total` as it was while a certificate slides onto a page
+ * already read: the report must still hold every certificate, each with the status it has now, or fail saying so.
+ */
+describe('certificateReport when two status changes while a list is read leave its total as it was', () => {
+  let stack: TestStack;
+  let hook: PageHook | undefined;
+  const store = () => stack.sandbox.ctx.store(certificatesDomain);
+  const update = (id: string, change: Partial<CertificateRecord>) => {
+    const record = store().get(id)!;
+    store().set(id, { ...record, ...change, updatedAt: new Date().toISOString() });
+  };
+  const run = (name: string): Promise<CertificateReportResult> =>
+    stack.client.workflow.execute(certificateReport, {
+      args: [{ asOf: '2026-06-01', timeZone: 'UTC' }],
+      taskQueue: stack.taskQueue,
+      workflowId: stack.workflowId(`cert-report-pair-${name}`),
+    });
+  const rows = (result: CertificateReportResult) =>
+    new Map(
+      readFileSync(result.files.csv, 'utf8')
+        .split('\r\n')
+        .slice(1)
+        .filter((line) => line !== '')
+        .map((line) => {
+          const fields = line.split(',');
+          return [fields[fields.length - 1]!, { status: fields[7] }] as const;
+        }),
+    );
+
+  beforeAll(async () => {
+    const dataDir = await mkdtemp(path.join(tmpdir(), 'cert-report-pair-'));
+    const seed = buildDemoSeed(Date.now()) as Record<string, unknown>;
+    const template = (seed['certificates'] as Array<Record<string, unknown>>).find(
+      (c) => c['status'] === 'APPROVED' && c['type'] === 'SCOPE',
+    )!;
+    // Updated a minute apart, oldest first: read by `updatedAt` ascending, req_001 to req_100 are page 1.
+    const at = (minutes: number) =>
+      new Date(Date.parse('2020-01-01T00:00:00Z') + minutes * 60_000).toISOString();
+    seed['certificates'] = [
+      ...Array.from({ length: REQUESTED }, (_, i) => ({
+        ...template,
+        id: `req_${String(i + 1).padStart(3, '0')}`,
+        status: 'REQUESTED',
+        expirationDate: '2026-12-01T00:00:00.000Z',
+        updatedAt: at(i + 1),
+      })),
+      // A supplier's own draft: the brand cannot see it until the supplier submits it.
+      {
+        ...template,
+        id: 'draft_1',
+        status: 'DRAFT',
+        createdByCompanyId: template['companyId'],
+        expirationDate: '2026-12-01T00:00:00.000Z',
+        updatedAt: at(0),
+      },
+    ];
+    const seedFile = path.join(dataDir, 'seed.json');
+    writeFileSync(seedFile, JSON.stringify(seed));
+    stack = await startTestStack({
+      config: { dataDir },
+      sandbox: { seedFile },
+      activities: (deps) => createActivities({ ...deps, client: withPageHook(deps.client, () => hook) }),
+    });
+    seeded = new Map([...store().entries()].map(([id, record]) => [id, { ...record }]));
+  }, 60_000);
+
+  let seeded: Map<string, CertificateRecord>;
+
+  afterEach(() => {
+    hook = undefined;
+    store().clear();
+    for (const [id, record] of seeded) store().set(id, { ...record });
+  });
+
+  afterAll(async () => {
+    await stack?.stop();
+  });
+
+  it('on a quiet night reads each list once: its pages and 1 call more', async () => {
+    const result = await run('quiet');
+    expect(result.total).toBe(REQUESTED);
+    // REQUESTED: 3 pages; APPROVED, ACKNOWLEDGED, NOT_VERIFIABLE: 1 (empty) page each; the check: 1 call.
+    expect(result.apiCalls).toBe(3 + 3 + 1);
+  });
+
+  it('a certificate approved and a draft submitted into REQUESTED after its page 1 was read: none missing, none stale', async () => {
+    let fired = false;
+    hook = (query) => {
+      if (fired || query.status !== 'REQUESTED' || query.page !== 1) return;
+      fired = true;
+      // req_005 leaves REQUESTED (page 1, read) and draft_1 joins it at the end: the total stays 250, and req_101
+      // slides onto page 1, already read.
+      update('req_005', { status: 'APPROVED' });
+      update('draft_1', { status: 'REQUESTED' });
+    };
+    const result = await run('pair');
+    expect(fired).toBe(true);
+    const ids = rows(result);
+    expect(ids.has('req_101')).toBe(true);
+    expect(ids.get('req_005')?.status).toBe('APPROVED');
+    expect(ids.get('draft_1')?.status).toBe('REQUESTED');
+    expect(ids.size).toBe(REQUESTED + 1);
+    expect(result.total).toBe(REQUESTED + 1);
+  });
+
+  it('a certificate rejected and a draft submitted into REQUESTED after its page 1 was read: the rejected one is not reported', async () => {
+    let fired = false;
+    hook = (query) => {
+      if (fired || query.status !== 'REQUESTED' || query.page !== 1) return;
+      fired = true;
+      // REJECTED is a status the report does not read: req_005 is in no other list to give it away.
+      update('req_005', { status: 'REJECTED' });
+      update('draft_1', { status: 'REQUESTED' });
+    };
+    const result = await run('rejected');
+    expect(fired).toBe(true);
+    const ids = rows(result);
+    expect(ids.has('req_101')).toBe(true);
+    expect(ids.has('req_005')).toBe(false);
+    expect(ids.get('draft_1')?.status).toBe('REQUESTED');
+    expect(ids.size).toBe(REQUESTED);
+  });
+});
