@@ -156,9 +156,13 @@ function safeSheetName(name: string): string {
 const EXCEL_EPOCH_MS = Date.UTC(1899, 11, 30);
 const XLSX_DATE_FORMAT = 'yyyy-mm-dd';
 
-/** A `YYYY-MM-DD` as an Excel date cell (a day serial with a date format), so sorting and filtering work. */
+/**
+ * A `YYYY-MM-DD` as an Excel date cell (a day serial with a date format), so sorting and filtering work. Excel's
+ * dates start in 1900 (and count one day off before March 1900, its 29 February 1900): an earlier one (a typo, a
+ * placeholder) stays text, which Excel would otherwise show as ####.
+ */
 function dateCell(value: CellValue): XLSX.CellObject | null {
-  if (typeof value !== 'string' || !/^\d{4}-\d{2}-\d{2}$/.test(value)) return null;
+  if (typeof value !== 'string' || !/^\d{4}-\d{2}-\d{2}$/.test(value) || value < '1900-03-01') return null;
   const ms = Date.parse(`${value}T00:00:00Z`);
   if (Number.isNaN(ms)) return null;
   return { t: 'n', v: (ms - EXCEL_EPOCH_MS) / 86_400_000, z: XLSX_DATE_FORMAT };

@@ -117,19 +117,27 @@ const DAY_MS = 86_400_000;
 
 const formatters = new Map<string, Intl.DateTimeFormat>();
 
-/** `YYYY-MM-DD` of an instant in `timeZone` (the en-CA locale formats dates that way). */
+/**
+ * `YYYY-MM-DD` of an instant in `timeZone`, the year padded to 4 digits (Intl writes the year 26 as `26`), or longer
+ * past 9999 (`10000-01-01`, no calendar date `isCalendarDate` takes).
+ */
 export function dateInZone(instant: number, timeZone: string): string {
   let format = formatters.get(timeZone);
   if (!format) {
-    format = new Intl.DateTimeFormat('en-CA', {
+    format = new Intl.DateTimeFormat('en-US', {
       timeZone,
+      era: 'short',
       year: 'numeric',
       month: '2-digit',
       day: '2-digit',
     });
     formatters.set(timeZone, format);
   }
-  return format.format(instant);
+  const parts = format.formatToParts(instant);
+  const part = (type: Intl.DateTimeFormatPartTypes) => parts.find((p) => p.type === type)?.value ?? '';
+  // Years before 1 AD count backwards (1 BC is the year 0 of YYYY-MM-DD).
+  const year = part('era').startsWith('B') ? 1 - Number(part('year')) : Number(part('year'));
+  return `${year < 0 ? '-' : ''}${String(Math.abs(year)).padStart(4, '0')}-${part('month')}-${part('day')}`;
 }
 
 /**
@@ -158,12 +166,15 @@ export function calendarDate(value: string | null, timeZone = 'UTC'): string | n
   if (iso) {
     // Without a zone, read as if in UTC and take the UTC date: the wall clock's own date (24:00 is the next day).
     if (Number.isNaN(iso.ms) || !isCalendarDate(iso.date)) return null;
-    return iso.zoned ? dateOfInstant(iso.ms, timeZone) : dateInZone(iso.ms, 'UTC');
+    return calendarDateOrNull(iso.zoned ? dateOfInstant(iso.ms, timeZone) : dateInZone(iso.ms, 'UTC'));
   }
   if (!namesItsZone(text)) return null;
   const instant = Date.parse(text);
-  return Number.isNaN(instant) ? null : dateOfInstant(instant, timeZone);
+  return Number.isNaN(instant) ? null : calendarDateOrNull(dateOfInstant(instant, timeZone));
 }
+
+/** An instant falling past 9999-12-31 in the zone has no `YYYY-MM-DD`: the report shows it as given. */
+const calendarDateOrNull = (date: string): string | null => (isCalendarDate(date) ? date : null);
 
 /**
  * An instant at exactly midnight UTC is a date as entered (spec 01: "Business dates ... are calendar dates"; a date
@@ -228,6 +239,8 @@ export function classifyCertificates(
         return { ...certificate, bucket, daysToExpiry: null, expiresOn };
       }
       const daysToExpiry = daysBetween(options.asOf, expiresOn);
+      if (!Number.isFinite(daysToExpiry))
+        return { ...certificate, bucket: UNREADABLE_EXPIRATION_DATE, daysToExpiry: null, expiresOn: null };
       const threshold = options.thresholdsDays.find((days) => daysToExpiry <= days);
       const bucket =
         daysToExpiry < 0 ? EXPIRED : threshold !== undefined ? withinBucket(threshold) : NOT_EXPIRING;

@@ -188,6 +188,76 @@ describe('certificate expiry classification', () => {
     expect(calendarDate('2026-11-01T23:00:00Z', 'Europe/Stockholm')).toBe('2026-11-02');
   });
 
+  // Spec 03: `expirationDate` "timestamp string"; a bare `YYYY-MM-DD` is kept as the date it is. A year before 1000
+  // (0026 typed for 2026, a 0001-01-01 placeholder) is still a date, long past: the timestamp says what the bare
+  // date says, and no row counts NaN days.
+  it('an expiry in a year before 1000 is that date, as a timestamp and as a bare date: expired, with its days counted', () => {
+    for (const timeZone of ['UTC', 'Europe/Stockholm', 'America/New_York']) {
+      const byId = Object.fromEntries(
+        classifyCertificates(
+          [
+            cert('typo', '0026-11-01T00:00:00.000Z'),
+            cert('typo-date', '0026-11-01'),
+            cert('placeholder', '0001-01-01T00:00:00Z'),
+            cert('year-999', '0999-05-01T12:00:00Z'),
+          ],
+          { asOf: '2026-11-01', timeZone },
+        ).map((c) => [c.id, c]),
+      );
+      const dateOnly = byId['typo-date']!;
+      expect(dateOnly).toMatchObject({ expiresOn: '0026-11-01', bucket: 'expired' });
+      expect([timeZone, byId['typo']]).toMatchObject([
+        timeZone,
+        { expiresOn: '0026-11-01', bucket: 'expired', daysToExpiry: dateOnly.daysToExpiry },
+      ]);
+      expect([timeZone, byId['placeholder']]).toMatchObject([
+        timeZone,
+        { expiresOn: '0001-01-01', bucket: 'expired' },
+      ]);
+      expect([timeZone, byId['year-999']]).toMatchObject([
+        timeZone,
+        { expiresOn: '0999-05-01', bucket: 'expired' },
+      ]);
+      for (const c of Object.values(byId))
+        expect([c.id, Number.isFinite(c.daysToExpiry)]).toEqual([c.id, true]);
+    }
+    const xlsx = XLSX.read(
+      renderXlsx(
+        ...((classified) => {
+          const changes = changesSince(classified, null);
+          return [
+            classified,
+            changes,
+            summarise(classified, changes, { asOf, thresholdsDays: [30, 60, 90] }),
+          ] as const;
+        })(classifyCertificates([cert('typo', '0026-11-01T00:00:00.000Z')], { asOf })),
+      ),
+      { type: 'buffer' },
+    );
+    // Excel dates start in 1900: an earlier one is written as the text it is, not a serial Excel shows as ####.
+    const expired = XLSX.utils.sheet_to_json<Record<string, unknown>>(xlsx.Sheets['Expired']!, { raw: true });
+    expect(expired[0]?.['Expires on']).toBe('0026-11-01');
+  });
+
+  it('an expiry falling past the year 9999 in the report’s zone is shown as given, never with NaN days', () => {
+    // 9999-12-31T23:59:59.999Z is 10000-01-01 in Pacific/Kiritimati (UTC+14): no YYYY-MM-DD date.
+    const [late] = classifyCertificates([cert('end-of-time', '9999-12-31T23:59:59.999Z')], {
+      asOf: '2026-11-01',
+      timeZone: 'Pacific/Kiritimati',
+    });
+    expect(late).toMatchObject({
+      bucket: 'unreadable_expiration_date',
+      expiresOn: null,
+      daysToExpiry: null,
+      expirationDate: '9999-12-31T23:59:59.999Z',
+    });
+    const [utc] = classifyCertificates([cert('end-of-time', '9999-12-31T23:59:59.999Z')], {
+      asOf: '2026-11-01',
+    });
+    expect(utc).toMatchObject({ bucket: 'not_expiring', expiresOn: '9999-12-31' });
+    expect(Number.isFinite(utc?.daysToExpiry)).toBe(true);
+  });
+
   it('classifies a zone-less expiry the same on a worker in any zone (the model run with TZ set)', () => {
     const values = ['2026-11-01T00:00:00', '2026-11-01 23:59:59', '2026-11-01T00:00:00Z'];
     const onWorkerIn = (tz: string) => {
