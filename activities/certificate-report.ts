@@ -7,6 +7,8 @@ import { z } from 'zod';
 import {
   CERTIFICATE_STATUSES,
   changesSince,
+  DEFAULT_THRESHOLDS_DAYS,
+  statusesShown,
   classifyCertificates,
   reportCertificateSchema,
   reportOptionsSchema,
@@ -34,7 +36,88 @@ import { failureMapper, guarded, invalidInput, withHeartbeats } from './batch-ki
 import type { ActivityDeps } from './deps';
 
 export const REPORT_FOLDER = join('reports', 'certificate-expiry');
-const bucketsFileSchema = z.object({ asOf: z.string(), buckets: z.record(z.string(), z.string()) });
+
+/** What makes two reports comparable: the certificates they hold (statuses), how their dates read, their ranges. */
+const reportVariantSchema = z.object({
+  statuses: z.array(z.string()),
+  timeZone: z.string(),
+  thresholdsDays: z.array(z.number()),
+});
+type ReportVariant = z.infer<typeof reportVariantSchema>;
+
+/** `options` is absent from files written before it was recorded: taken for the default statuses and ranges. */
+const bucketsFileSchema = z.object({
+  asOf: z.string(),
+  options: reportVariantSchema.optional(),
+  buckets: z.record(z.string(), z.string()),
+});
+type BucketsFile = z.infer<typeof bucketsFileSchema>;
+
+function reportVariant(options: {
+  timeZone: string;
+  thresholdsDays: number[];
+  includeStatuses?: CertificateStatus[] | undefined;
+}): ReportVariant {
+  const shown = statusesShown(options.includeStatuses);
+  return {
+    statuses: CERTIFICATE_STATUSES.filter((status) => shown.includes(status)),
+    timeZone: options.timeZone,
+    thresholdsDays: options.thresholdsDays,
+  };
+}
+
+const sameList = (a: readonly unknown[], b: readonly unknown[]) =>
+  a.length === b.length && a.every((value, i) => value === b[i]);
+
+const DEFAULT_VARIANT = reportVariant({ timeZone: 'UTC', thresholdsDays: [...DEFAULT_THRESHOLDS_DAYS] });
+
+/** The default statuses and ranges (any zone): the nightly's report, in the folder named by its date alone. */
+const isDefaultVariant = (variant: ReportVariant) =>
+  sameList(variant.statuses, DEFAULT_VARIANT.statuses) &&
+  sameList(variant.thresholdsDays, DEFAULT_VARIANT.thresholdsDays);
+
+/**
+ * Whether a report written with `recorded` options is one this run can compare with: the same statuses, ranges and
+ * zone. A file without options (written before they were recorded) is taken for the default statuses and ranges in
+ * this run's zone: the nightly's, which is what the folder named by its date alone held.
+ */
+function comparable(recorded: ReportVariant | undefined, variant: ReportVariant): boolean {
+  if (recorded === undefined) return isDefaultVariant(variant);
+  return (
+    recorded.timeZone === variant.timeZone &&
+    sameList(recorded.statuses, variant.statuses) &&
+    sameList(recorded.thresholdsDays, variant.thresholdsDays)
+  );
+}
+
+const slug = (text: string) =>
+  text
+    .toLowerCase()
+    .replace(/\+/g, '-plus-') // Etc/GMT+5 and Etc/GMT-5 are two zones
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-|-$/g, '');
+
+/**
+ * The report's folder: its date alone for the default statuses and ranges (the nightly's), else the date and what
+ * differs (`2026-11-01--approved--utc`, `2026-11-01--days-7-30--europe-stockholm`), so a run with other options never
+ * replaces the nightly's files. A default run finding its date's folder written in another zone takes the date and
+ * its zone (`2026-11-01--utc`).
+ */
+function variantFolderName(asOf: string, variant: ReportVariant, zoneToo: boolean): string {
+  const parts = [asOf];
+  if (!sameList(variant.statuses, DEFAULT_VARIANT.statuses)) parts.push(variant.statuses.map(slug).join('-'));
+  if (!sameList(variant.thresholdsDays, DEFAULT_VARIANT.thresholdsDays))
+    parts.push(`days-${variant.thresholdsDays.join('-')}`);
+  if (zoneToo || parts.length > 1) parts.push(slug(variant.timeZone));
+  return parts.join('--');
+}
+
+/** A report folder's name: `YYYY-MM-DD`, or that and `--` and what set its options apart. */
+const REPORT_FOLDER_NAME = /^(\d{4}-\d{2}-\d{2})(--[a-z0-9-]+)?$/;
+
+const readBuckets = (root: string, folder: string): Promise<BucketsFile | undefined> =>
+  // a folder without a readable buckets file is skipped
+  readStoredJson(join(root, folder, 'buckets.json'), bucketsFileSchema).catch(() => undefined);
 
 export interface FetchedCertificates {
   ref: StagingRef;
@@ -94,26 +177,40 @@ function toReportCertificate(certificate: Certificate): ReportCertificate {
 }
 
 /**
- * The newest earlier report (folder named by its as-of date) that left its buckets behind, read from the run-data
- * store: another worker may have written it.
+ * The newest earlier report written with the same options (`comparable`) that left its buckets behind, read from the
+ * run-data store: another worker may have written it. A report with other statuses, ranges or zone is no baseline:
+ * compared with one holding only APPROVED certificates, every other certificate would look newly expiring.
  */
 async function previousBuckets(
   root: string,
   asOf: string,
-): Promise<z.infer<typeof bucketsFileSchema> | null> {
+  variant: ReportVariant,
+): Promise<BucketsFile | null> {
   const { store, key } = locate(root);
-  const dates = new Set(
+  const folders = new Set(
     (await store.list(`${key}/`)).map((name) => name.slice(key.length + 1).split('/')[0] ?? ''),
   );
-  const earlier = [...dates].filter((date) => /^\d{4}-\d{2}-\d{2}$/.test(date) && date < asOf);
-  for (const date of earlier.sort().reverse()) {
-    // a folder without a readable buckets file is skipped
-    const found = await readStoredJson(join(root, date, 'buckets.json'), bucketsFileSchema).catch(
-      () => undefined,
-    );
-    if (found) return found;
+  const earlier = [...folders]
+    .map((folder) => ({ folder, date: REPORT_FOLDER_NAME.exec(folder)?.[1] }))
+    .filter(
+      (entry): entry is { folder: string; date: string } => entry.date !== undefined && entry.date < asOf,
+    )
+    .sort((a, b) => (a.date === b.date ? a.folder.localeCompare(b.folder) : b.date.localeCompare(a.date)));
+  for (const { folder } of earlier) {
+    const found = await readBuckets(root, folder);
+    if (found && comparable(found.options, variant)) return found;
   }
   return null;
+}
+
+/** This run's folder under `root`: see `variantFolderName`. */
+async function reportFolderName(root: string, asOf: string, variant: ReportVariant): Promise<string> {
+  const named = variantFolderName(asOf, variant, false);
+  if (named !== asOf) return named;
+  const there = await readBuckets(root, asOf);
+  return there === undefined || comparable(there.options, variant)
+    ? asOf
+    : variantFolderName(asOf, variant, true);
 }
 
 const mapFailure = failureMapper(invalidInput);
@@ -306,14 +403,16 @@ export function createCertificateReportActivities(deps: Pick<ActivityDeps, 'clie
         includeStatuses: input.includeStatuses,
       };
       const classified = classifyCertificates(certificates, options);
-      const changes = changesSince(classified, await previousBuckets(reportsRoot, input.asOf));
+      const variant = reportVariant(input);
+      const changes = changesSince(classified, await previousBuckets(reportsRoot, input.asOf, variant));
       const summary = summarise(classified, changes, options);
 
       // Written into a temporary folder first and renamed, so a crash never leaves a half report.
-      const folder = join(reportsRoot, input.asOf);
-      const temp = join(reportsRoot, `.${input.asOf}.${randomUUID()}.tmp`);
+      const name = await reportFolderName(reportsRoot, input.asOf, variant);
+      const folder = join(reportsRoot, name);
+      const temp = join(reportsRoot, `.${name}.${randomUUID()}.tmp`);
       await mkdir(temp, { recursive: true });
-      const base = `certificate-expiry-${input.asOf}`;
+      const base = `certificate-expiry-${name}`;
       // Named where they are found once published: on S3 their s3:// location, not this worker's path.
       const files: CertificateReportFiles = {
         folder: storedLocation(folder),
@@ -335,7 +434,8 @@ export function createCertificateReportActivities(deps: Pick<ActivityDeps, 'clie
       await writeFile(join(temp, `${base}.html`), renderHtml(classified, changes, summary), 'utf8');
       await writeFile(join(temp, 'summary.json'), JSON.stringify(result, null, 2), 'utf8');
       const buckets = Object.fromEntries(classified.map((c) => [c.id, c.bucket]));
-      await writeFile(join(temp, 'buckets.json'), JSON.stringify({ asOf: input.asOf, buckets }), 'utf8');
+      const bucketsFile: BucketsFile = { asOf: input.asOf, options: variant, buckets };
+      await writeFile(join(temp, 'buckets.json'), JSON.stringify(bucketsFile), 'utf8');
       await rm(folder, { recursive: true, force: true });
       await rename(temp, folder);
       await publishFolder(folder);

@@ -8,6 +8,7 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import * as XLSX from 'xlsx';
 import type { CertificateReportResult } from '../../activities/certificate-report';
+import { certificatesDomain } from '../../sandbox/domains/certificates';
 import { applySchedules } from '../../worker/schedules';
 import { cliEnv, traceSync, waitResult, type TestStack } from '../harness';
 import { certificateReportRunner, startCertificateReportStack } from './certificate-report-stack';
@@ -167,25 +168,71 @@ describe('certificateReport on a real Temporal dev server', () => {
     expect(earlier.changes).not.toEqual(later.changes);
   });
 
-  // "Newly expired since <previous as-of>": a certificate the previous report did not list (here: a status it left
-  // out) that had expired before that date did not expire since; it is expired, not newly.
+  // "Newly expired since <previous as-of>": a certificate the previous report did not list (here: it was
+  // ACKNOWLEDGED, approved since) that had expired before that date did not expire since; it is expired, not newly.
   it('newly expired counts a certificate absent from the previous report only when it expired on or after that report’s date', async () => {
     const previousAsOf = isoDay(Date.now() + 3650 * DAY);
     const asOf = isoDay(Date.now() + 3651 * DAY);
     const previous = await report({ asOf: previousAsOf, includeStatuses: ['APPROVED'] }, 'approved-only');
-    const current = await report({ asOf }, 'all-shown');
-    expect(current.changes.previousAsOf).toBe(previous.asOf);
-    const shown = certificates.filter(
-      (c) => c.status !== 'DRAFT' && c.status !== 'REJECTED' && c.expirationDate !== null,
-    );
-    const absentAndExpiredBefore = shown.filter(
-      (c) => c.status !== 'APPROVED' && c.expirationDate!.slice(0, 10) < previousAsOf,
-    );
-    expect(absentAndExpiredBefore.length).toBeGreaterThan(0);
-    const expiredSince = shown.filter(
-      (c) => c.expirationDate!.slice(0, 10) >= previousAsOf && c.expirationDate!.slice(0, 10) < asOf,
-    );
-    expect(current.changes.newlyExpired).toBe(expiredSince.length);
+    const store = stack.sandbox.ctx.store(certificatesDomain);
+    const acknowledged = [...store.values()].filter((c) => c.status === 'ACKNOWLEDGED');
+    try {
+      for (const c of acknowledged) store.set(c.id, { ...c, status: 'APPROVED' });
+      const current = await report({ asOf, includeStatuses: ['APPROVED'] }, 'approved-since');
+      expect(current.changes.previousAsOf).toBe(previous.asOf);
+      const approved = certificates.filter(
+        (c) => (c.status === 'APPROVED' || c.status === 'ACKNOWLEDGED') && c.expirationDate !== null,
+      );
+      const absentAndExpiredBefore = approved.filter(
+        (c) => c.status === 'ACKNOWLEDGED' && c.expirationDate!.slice(0, 10) < previousAsOf,
+      );
+      expect(absentAndExpiredBefore.length).toBeGreaterThan(0);
+      expect(current.perBucket['expired']).toBeGreaterThanOrEqual(absentAndExpiredBefore.length);
+      const expiredSince = approved.filter(
+        (c) => c.expirationDate!.slice(0, 10) >= previousAsOf && c.expirationDate!.slice(0, 10) < asOf,
+      );
+      expect(current.changes.newlyExpired).toBe(expiredSince.length);
+    } finally {
+      for (const c of acknowledged) store.set(c.id, c);
+    }
+  });
+
+  // README, certificate-report: "each report is compared with the newest earlier report", "one folder per report
+  // date". A report started by hand with other statuses is not the nightly's: it neither replaces the nightly's files
+  // of that date nor is the next nightly's baseline (against one holding only APPROVED certificates, every other one
+  // in 0–90 days would look newly expiring).
+  it('a run with other statuses keeps its own folder and is no baseline for a report with the default ones', async () => {
+    const [day1, day2, day3] = [20, 21, 22].map((days) => isoDay(Date.now() + days * DAY)) as [
+      string,
+      string,
+      string,
+    ];
+    const nightly1 = await report({ asOf: day1 }, 'nightly-1');
+    const byHand = await report({ asOf: day1, includeStatuses: ['APPROVED'] }, 'approved-by-hand');
+    expect(byHand.files.folder).not.toBe(nightly1.files.folder);
+    const kept = JSON.parse(readFileSync(nightly1.files.json, 'utf8')) as CertificateReportResult;
+    expect(kept).toMatchObject({ total: nightly1.total, includedStatuses: 'all but DRAFT and REJECTED' });
+    expect(readFileSync(nightly1.files.csv, 'utf8').split('\r\n').length).toBe(nightly1.total + 2);
+
+    const nightly2 = await report({ asOf: day2 }, 'nightly-2');
+    expect(nightly2.changes.previousAsOf).toBe(day1);
+    const shown = certificates.filter((c) => c.status !== 'DRAFT' && c.status !== 'REJECTED');
+    const expiringOn = (date: string) => shown.filter((c) => c.expirationDate?.slice(0, 10) === date).length;
+    // Since day1: what expired on day1 (valid that day) and what came within 90 days (on day2 + 90), nothing else.
+    expect(nightly2.changes.newlyExpired).toBe(expiringOn(day1));
+    expect(nightly2.changes.newlyExpiring).toBe(expiringOn(isoDay(Date.parse(day2) + 90 * DAY)));
+
+    // A buckets.json written before the options were recorded is taken for the default statuses.
+    const bucketsFile = path.join(nightly2.files.folder, 'buckets.json');
+    const { options: _options, ...withoutOptions } = JSON.parse(readFileSync(bucketsFile, 'utf8')) as Record<
+      string,
+      unknown
+    >;
+    writeFileSync(bucketsFile, JSON.stringify(withoutOptions));
+    const byHand3 = await report({ asOf: day3, includeStatuses: ['APPROVED'] }, 'approved-by-hand-3');
+    expect(byHand3.changes.previousAsOf).toBe(day1);
+    const nightly3 = await report({ asOf: day3 }, 'nightly-3');
+    expect(nightly3.changes.previousAsOf).toBe(day2);
   });
 
   const chromium = findChromium();
