@@ -168,6 +168,22 @@ function dateCell(value: CellValue): XLSX.CellObject | null {
   return { t: 'n', v: (ms - EXCEL_EPOCH_MS) / 86_400_000, z: XLSX_DATE_FORMAT };
 }
 
+/** Excel's most characters in a cell; SheetJS refuses to write a workbook with a longer one. */
+export const CELL_CHARS = 32_767;
+
+/**
+ * Text as a spreadsheet cell can hold it: at most `CELL_CHARS` characters, a longer one cut and ending
+ * `… (cut at 32,767 characters of N)`, so one long value never costs the whole file.
+ */
+export function cutToCell(text: string): string {
+  if (text.length <= CELL_CHARS) return text;
+  const note = `… (cut at ${CELL_CHARS.toLocaleString('en-US')} characters of ${text.length.toLocaleString('en-US')})`;
+  let end = CELL_CHARS - note.length;
+  // never half a surrogate pair
+  if (/[\uD800-\uDBFF]/.test(text.charAt(end - 1))) end -= 1;
+  return text.slice(0, end) + note;
+}
+
 function sheetCell(
   value: CellValue,
   kind: ColumnKind | undefined,
@@ -177,7 +193,7 @@ function sheetCell(
     if (date) return date;
   }
   // A text cell (t="s") is shown as typed, never run as a formula: an apostrophe would only show as one.
-  if (typeof value === 'string') return { t: 's', v: value };
+  if (typeof value === 'string') return { t: 's', v: cutToCell(value) };
   return value ?? null;
 }
 

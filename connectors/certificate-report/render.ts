@@ -1,4 +1,5 @@
 import {
+  cutToCell,
   escapeHtml,
   htmlDocument,
   htmlTable,
@@ -47,23 +48,29 @@ export interface ExpirySummary {
   changes: { previousAsOf: string | null; newlyExpired: number; newlyExpiring: number };
 }
 
+/**
+ * A text the API gave, as every format of the report shows it: cut to what a spreadsheet cell holds (`cutToCell`),
+ * so the xlsx, csv and html rows say the same.
+ */
+const given = (text: string | null): string | null => (text === null ? null : cutToCell(text));
+
 const certificateColumns: Column<ClassifiedCertificate>[] = [
   { header: 'Days to expiry', value: (c) => c.daysToExpiry, kind: 'number' },
   { header: 'Expires on', value: (c) => c.expiresOn, kind: 'date' },
-  { header: 'Supplier', value: (c) => c.companyName ?? c.companyId },
-  { header: 'Certificate', value: (c) => c.name },
+  { header: 'Supplier', value: (c) => given(c.companyName ?? c.companyId) },
+  { header: 'Certificate', value: (c) => given(c.name) },
   { header: 'Type', value: (c) => c.type },
   { header: 'Status', value: (c) => c.status },
-  { header: 'Document number', value: (c) => c.documentNumber },
-  { header: 'Licence number', value: (c) => c.licenseNumber },
-  { header: 'Issued by', value: (c) => c.issuedBy },
-  { header: 'Certificate id', value: (c) => c.id },
+  { header: 'Document number', value: (c) => given(c.documentNumber) },
+  { header: 'Licence number', value: (c) => given(c.licenseNumber) },
+  { header: 'Issued by', value: (c) => given(c.issuedBy) },
+  { header: 'Certificate id', value: (c) => given(c.id) },
 ];
 
 /** The value the API gave, where it could not be read as a date: the unreadable group and the csv show it. */
 const givenColumn: Column<ClassifiedCertificate> = {
   header: 'Expiration date as given',
-  value: (c) => (c.bucket === UNREADABLE_EXPIRATION_DATE ? c.expirationDate : null),
+  value: (c) => (c.bucket === UNREADABLE_EXPIRATION_DATE ? given(c.expirationDate) : null),
 };
 const unreadableColumns = certificateColumns.map((column) =>
   column.header === 'Expires on' ? givenColumn : column,
@@ -202,7 +209,7 @@ function supplierTable(summary: ExpirySummary): Table<SupplierSummary> {
   return {
     name: 'By supplier',
     columns: [
-      { header: 'Supplier', value: (s) => s.companyName },
+      { header: 'Supplier', value: (s) => given(s.companyName) },
       { header: 'Newly expired', value: (s) => s.newlyExpired, kind: 'number' },
       ...summary.thresholdsDays.map((days) => count(withinBucket(days))),
       count(EXPIRED),
@@ -281,8 +288,8 @@ table.warning caption { color: #8d6200; }
 const actionColumns: Column<ClassifiedCertificate>[] = [
   { header: 'Days', value: (c) => c.daysToExpiry, kind: 'number' },
   { header: 'Expires on', value: (c) => c.expiresOn, kind: 'date' },
-  { header: 'Supplier', value: (c) => c.companyName ?? c.companyId },
-  { header: 'Certificate', value: (c) => c.name },
+  { header: 'Supplier', value: (c) => given(c.companyName ?? c.companyId) },
+  { header: 'Certificate', value: (c) => given(c.name) },
   { header: 'Status', value: (c) => c.status },
 ];
 

@@ -427,4 +427,25 @@ describe('certificate expiry rendering', () => {
     expect(html).toContain('<td class="date">2026-11-01</td>');
     expect(html).toContain('Anatolia Garments');
   });
+
+  // README, certificate-report: "The folder is written whole or not at all"; one certificate's long text must not
+  // cost the whole report. Excel holds at most 32,767 characters in a cell, and SheetJS refuses to write more.
+  it('a text longer than a spreadsheet cell holds is cut with a note in all three formats, and the report is written', () => {
+    const long = cert('long', '2026-12-01T00:00:00.000Z', { name: 'x'.repeat(40_000) });
+    const rows = classifyCertificates([long], { asOf });
+    const none = changesSince(rows, null);
+    const totals = summarise(rows, none, { asOf, thresholdsDays: [30, 60, 90] });
+    const book = XLSX.read(renderXlsx(rows, none, totals), { type: 'buffer' });
+    const [row] = XLSX.utils.sheet_to_json<Record<string, string>>(book.Sheets['Expiring in 0–30 days']!);
+    const cell = row?.['Certificate'] ?? '';
+    expect(cell.length).toBe(32_767);
+    expect(cell.startsWith('x'.repeat(32_000))).toBe(true);
+    expect(cell.endsWith('… (cut at 32,767 characters of 40,000)')).toBe(true);
+    const csvRow = renderCsv(rows, none, totals).split('\r\n')[1] ?? '';
+    expect(csvRow).toContain(cell);
+    expect(csvRow).not.toContain('x'.repeat(32_767));
+    const html = renderHtml(rows, none, totals);
+    expect(html).toContain(cell);
+    expect(html).not.toContain('x'.repeat(32_767));
+  });
 });
