@@ -271,9 +271,9 @@ export interface ExpiryChanges {
 
 /**
  * Compares with the buckets of the previous report (certificate id -> bucket): newly expired are those expired now
- * that were in another bucket then, or absent then and expiring on or after its as-of (one that expired before it
- * and appears only now did not expire since); newly expiring are those inside a threshold now that were not
- * expiring soon, or absent, then.
+ * that were in a range of days then, or had no readable date or were absent then and expire on or after its as-of
+ * (one that expired before it and is dated or listed only now did not expire since); newly expiring are those inside
+ * a threshold now that were not expiring soon, had no readable date, were expired (renewed since) or were absent.
  */
 export function changesSince(
   current: readonly ClassifiedCertificate[],
@@ -286,7 +286,10 @@ export function changesSince(
     newlyExpired: current.filter((c) => {
       if (c.bucket !== EXPIRED) return false;
       const was = before(c.id);
-      return was === undefined ? (c.expiresOn ?? '') >= previous.asOf : was !== EXPIRED;
+      if (was === EXPIRED) return false;
+      const undatedThen =
+        was === undefined || was === NO_EXPIRATION_DATE || was === UNREADABLE_EXPIRATION_DATE;
+      return undatedThen ? (c.expiresOn ?? '') >= previous.asOf : true;
     }),
     newlyExpiring: current.filter((c) => {
       if (!c.bucket.startsWith('within_')) return false;
@@ -295,7 +298,8 @@ export function changesSince(
         was === undefined ||
         was === NOT_EXPIRING ||
         was === NO_EXPIRATION_DATE ||
-        was === UNREADABLE_EXPIRATION_DATE
+        was === UNREADABLE_EXPIRATION_DATE ||
+        was === EXPIRED
       );
     }),
   };

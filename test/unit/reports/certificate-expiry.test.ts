@@ -359,6 +359,35 @@ describe('certificate expiry classification', () => {
         .sort(),
     ).toEqual(['absentOnPreviousAsOf', 'absentSince', 'known', 'wasUndated']);
   });
+
+  // README, certificate-report: "Newly expired: expired now and in another range then, or not in that report and
+  // expiring on or after its date". A certificate whose date was missing or unreadable then was in no range of days:
+  // the same date test applies. One expired then and renewed since, now expiring within a threshold, starts expiring.
+  it('a certificate undated or unreadable then is newly expired only when it expired on or after that date; one renewed since is newly expiring', () => {
+    const previous = {
+      asOf: '2026-11-08',
+      buckets: {
+        undatedLongAgo: 'no_expiration_date',
+        unreadableLongAgo: 'unreadable_expiration_date',
+        undatedSince: 'no_expiration_date',
+        renewed: 'expired',
+        stillExpired: 'expired',
+      } as const,
+    };
+    const now = classifyCertificates(
+      [
+        cert('undatedLongAgo', '2021-03-01T00:00:00.000Z'),
+        cert('unreadableLongAgo', '2021-03-01'),
+        cert('undatedSince', '2026-11-10'),
+        cert('renewed', '2026-12-01'),
+        cert('stillExpired', '2026-01-01'),
+      ],
+      { asOf: '2026-11-15' },
+    );
+    const changes = changesSince(now, previous);
+    expect(changes.newlyExpired.map((c) => c.id)).toEqual(['undatedSince']);
+    expect(changes.newlyExpiring.map((c) => c.id)).toEqual(['renewed']);
+  });
 });
 
 describe('certificate expiry rendering', () => {
