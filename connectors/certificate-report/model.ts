@@ -46,6 +46,14 @@ export const reportCertificateSchema = z.object({
 });
 export type ReportCertificate = z.infer<typeof reportCertificateSchema>;
 
+/** A name that names someone: null for a missing, empty or blank one. */
+export const nonBlank = (name: string | null | undefined): string | null =>
+  name === null || name === undefined || name.trim() === '' ? null : name;
+
+/** The supplier as the report shows it: its name, or its id when the name is missing, empty or blank. */
+export const supplierName = (certificate: Pick<ReportCertificate, 'companyName' | 'companyId'>): string =>
+  nonBlank(certificate.companyName) ?? certificate.companyId;
+
 /** Ascending day counts, each a bucket "expiring within N days". */
 export const thresholdsSchema = z
   .array(z.number().int().positive())
@@ -249,7 +257,7 @@ export function classifyCertificates(
     .sort(
       (a, b) =>
         (a.expiresOn ?? '9999').localeCompare(b.expiresOn ?? '9999') ||
-        (a.companyName ?? '').localeCompare(b.companyName ?? '') ||
+        supplierName(a).localeCompare(supplierName(b)) ||
         a.id.localeCompare(b.id),
     );
 }

@@ -16,6 +16,7 @@ import {
   EXPIRED,
   NO_EXPIRATION_DATE,
   NOT_EXPIRING,
+  supplierName,
   UNREADABLE_EXPIRATION_DATE,
   withinBucket,
   type BucketId,
@@ -57,7 +58,7 @@ const given = (text: string | null): string | null => (text === null ? null : cu
 const certificateColumns: Column<ClassifiedCertificate>[] = [
   { header: 'Days to expiry', value: (c) => c.daysToExpiry, kind: 'number' },
   { header: 'Expires on', value: (c) => c.expiresOn, kind: 'date' },
-  { header: 'Supplier', value: (c) => given(c.companyName ?? c.companyId) },
+  { header: 'Supplier', value: (c) => given(supplierName(c)) },
   { header: 'Certificate', value: (c) => given(c.name) },
   { header: 'Type', value: (c) => c.type },
   { header: 'Status', value: (c) => c.status },
@@ -83,9 +84,7 @@ function bySoonest(a: ClassifiedCertificate, b: ClassifiedCertificate): number {
   const distance = (c: ClassifiedCertificate) =>
     c.daysToExpiry === null ? Number.MAX_SAFE_INTEGER : Math.abs(c.daysToExpiry);
   return (
-    distance(a) - distance(b) ||
-    (a.companyName ?? '').localeCompare(b.companyName ?? '') ||
-    a.id.localeCompare(b.id)
+    distance(a) - distance(b) || supplierName(a).localeCompare(supplierName(b)) || a.id.localeCompare(b.id)
   );
 }
 
@@ -116,7 +115,7 @@ export function summarise(
   for (const certificate of classified) {
     const entry = suppliers.get(certificate.companyId) ?? {
       companyId: certificate.companyId,
-      companyName: certificate.companyName ?? certificate.companyId,
+      companyName: supplierName(certificate),
       total: 0,
       newlyExpired: 0,
       perBucket: zero(),
@@ -288,7 +287,7 @@ table.warning caption { color: #8d6200; }
 const actionColumns: Column<ClassifiedCertificate>[] = [
   { header: 'Days', value: (c) => c.daysToExpiry, kind: 'number' },
   { header: 'Expires on', value: (c) => c.expiresOn, kind: 'date' },
-  { header: 'Supplier', value: (c) => given(c.companyName ?? c.companyId) },
+  { header: 'Supplier', value: (c) => given(supplierName(c)) },
   { header: 'Certificate', value: (c) => given(c.name) },
   { header: 'Status', value: (c) => c.status },
 ];

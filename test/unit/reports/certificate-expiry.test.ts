@@ -477,4 +477,25 @@ describe('certificate expiry rendering', () => {
     expect(html).toContain(cell);
     expect(html).not.toContain('x'.repeat(32_767));
   });
+
+  // Spec 03, Certificate: "companyId, companyName, companyOfficialName | string | Holding supplier company". An empty
+  // name names no one: the report shows the supplier's id, as it does for a missing name.
+  it('a supplier with an empty or blank name is shown by its id, never as a blank Supplier cell', () => {
+    const rows = classifyCertificates(
+      [
+        cert('empty', '2026-12-01T00:00:00.000Z', { companyId: 'cmp_empty', companyName: '' }),
+        cert('blank', '2026-12-02T00:00:00.000Z', { companyId: 'cmp_blank', companyName: '  ' }),
+      ],
+      { asOf },
+    );
+    const none = changesSince(rows, null);
+    const totals = summarise(rows, none, { asOf, thresholdsDays: [30, 60, 90] });
+    expect(totals.bySupplier.map((s) => s.companyName).sort()).toEqual(['cmp_blank', 'cmp_empty']);
+    const lines = renderCsv(rows, none, totals).split('\r\n');
+    const supplier = lines[0]!.split(',').indexOf('Supplier');
+    expect(lines.slice(1, 3).map((line) => line.split(',')[supplier])).toEqual(['cmp_empty', 'cmp_blank']);
+    const html = renderHtml(rows, none, totals);
+    expect(html).toContain('<td>cmp_empty</td>');
+    expect(html).not.toMatch(/<td>\s*<\/td><td>GOTS empty/);
+  });
 });
