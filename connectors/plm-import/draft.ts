@@ -20,6 +20,12 @@ const draftCodeSchema = z.object({
   /** Header of the column the code came from (null for a constant or template). */
   column: z.string().nullable(),
   rowNumber: z.number().int(),
+  /**
+   * A `byDigits` source: every code type it can give. The cell is the product's one barcode, so giving it gives all
+   * of them: a current code of another of these types is an old barcode, replaced (spec 01: "`codes` is replaced
+   * wholesale").
+   */
+  givesTypes: z.array(z.string()).optional(),
 });
 export type DraftCode = z.infer<typeof draftCodeSchema>;
 

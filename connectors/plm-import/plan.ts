@@ -3,8 +3,8 @@ import { CatalogueIndex, codeKey, type ExistingProduct } from './catalogue';
 import type { CurrentHeader } from './composition';
 import { onRow, rowIssue, type RowIssue } from './issues';
 import {
-  apiCodes,
   createBody,
+  sheetCodes,
   updateBody,
   type ProductCreateBody,
   type ProductUpdateBody,
@@ -366,7 +366,7 @@ export function planImport(
     }
     const { body, changed } = draft.referenceOnly
       ? { body: {}, changed: [] }
-      : updateBody({ ...draft.fields, codes: apiCodes(draft.fields) }, current);
+      : updateBody({ ...draft.fields, codes: sheetCodes(draft.fields) }, current);
     const unarchive = current.isArchived ? { unarchive: true } : {};
     if (changed.length === 0 && !current.isArchived)
       unchanged.push({ action: 'unchanged', ...base, id: current.id });

@@ -40,14 +40,18 @@ export function sameValue(
   return typeof have === 'string' && have.trim() === String(wanted).trim();
 }
 
+/** A code the sheet gives; `givesTypes`: a `byDigits` source's types, all given by its one cell (see DraftCode). */
+export type SheetCode = ProductCode & { givesTypes?: readonly string[] | undefined };
+
 /**
- * The code set to send: the sheet decides the code types it gives; codes of other types that the
- * product already has (an ERP_ID set by another system, say) are kept, because PUT replaces the whole set.
+ * The code set to send: the sheet decides the code types it gives (a `byDigits` barcode gives every type it can be,
+ * so a 12-digit UPC replaces the 13-digit EAN it follows); codes of other types that the product already has (an
+ * ERP_ID set by another system, say) are kept, because PUT replaces the whole set.
  * One exception: an EAN_GTIN_13 holding the very value the sheet gives as UPC_GTIN_12 is what an earlier
  * version wrote for a 12-digit barcode, so it is replaced, not kept beside the UPC_GTIN_12.
  */
-export function desiredCodes(sheet: readonly ProductCode[], current: readonly ProductCode[]): ProductCode[] {
-  const sheetTypes = new Set(sheet.map((code) => code.codeId));
+export function desiredCodes(sheet: readonly SheetCode[], current: readonly ProductCode[]): ProductCode[] {
+  const sheetTypes = new Set(sheet.flatMap((code) => [code.codeId, ...(code.givesTypes ?? [])]));
   const upcValues = new Set(
     sheet.filter((code) => code.codeId === 'UPC_GTIN_12').map((code) => code.codeValue.trim()),
   );
@@ -57,7 +61,7 @@ export function desiredCodes(sheet: readonly ProductCode[], current: readonly Pr
     ...current
       .filter((code) => !sheetTypes.has(code.codeId) && !misfiledUpc(code))
       .map(({ codeId, codeValue }) => ({ codeId, codeValue })),
-    ...sheet,
+    ...sheet.map(({ codeId, codeValue }) => ({ codeId, codeValue })),
   ];
 }
 
@@ -118,6 +122,13 @@ export function apiCodes(fields: DraftFields): ProductCode[] {
   return (fields.codes ?? []).map(({ codeId, codeValue }) => ({ codeId, codeValue }));
 }
 
+/** The sheet's codes as desiredCodes takes them: with the types a `byDigits` source gives. */
+export function sheetCodes(fields: DraftFields): SheetCode[] {
+  return (fields.codes ?? []).map(({ codeId, codeValue, givesTypes }) =>
+    givesTypes ? { codeId, codeValue, givesTypes } : { codeId, codeValue },
+  );
+}
+
 export function createBody(draft: ValidDraft): ProductCreateBody {
   const { codes: _codes, composition: _composition, ...rest } = draft.fields;
   const body: ProductCreateBody = {
@@ -137,7 +148,7 @@ export function createBody(draft: ValidDraft): ProductCreateBody {
  */
 export function updateBody(
   wanted: Partial<Record<ComparedField, unknown>> & {
-    codes: ProductCode[];
+    codes: SheetCode[];
     customProperties?: string | null | undefined;
   },
   current: ExistingProduct,

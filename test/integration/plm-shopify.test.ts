@@ -284,4 +284,50 @@ describe('PLM import: Shopify product exports with the shipped mapping', () => {
     );
     expect((await run({ file: sheet, mappingFile })).products).toMatchObject({ updated: 0, unchanged: 6 });
   });
+
+  // Spec 01, PUT rule 1: "`codes` is replaced wholesale: the array sent becomes the complete code set"; code values are
+  // unique per type. "Variant Barcode" maps by digits: the cell is the variant's one barcode, so a new barcode of the
+  // other length replaces the old one. Kept beside it, the old value would stay blocked for every other product.
+  it('"`codes` is replaced wholesale": a barcode changed from a 13-digit EAN to a 12-digit UPC (and back) leaves only the new one, and the old value is free for another product', async () => {
+    const options = { 'Option1 Name': 'Size', 'Option1 Value': 'S' };
+    const sheetWith = (name: string, barcodes: Record<string, string>) =>
+      file(
+        name,
+        shopifyCsv(
+          Object.entries(barcodes).map(([sku, barcode]) =>
+            first(sku.toLowerCase(), sku, 'Tee', {
+              ...options,
+              'Variant SKU': sku,
+              'Variant Barcode': barcode,
+            }),
+          ),
+        ),
+      );
+    const barcodesOf = async (sku: string) =>
+      (await placed(sku)).codes.filter(
+        (code) => code.codeId === 'EAN_GTIN_13' || code.codeId === 'UPC_GTIN_12',
+      );
+
+    await run({ file: await sheetWith('bc-move-1.csv', { 'BC-MOVE': '7351234100011' }), mappingFile });
+    const toUpc = await run({
+      file: await sheetWith('bc-move-2.csv', { 'BC-MOVE': '012345678943' }),
+      mappingFile,
+    });
+    expect(toUpc.products).toMatchObject({ updated: 1, rejected: 0 });
+    expect(await barcodesOf('BC-MOVE')).toEqual([{ codeId: 'UPC_GTIN_12', codeValue: '012345678943' }]);
+    // The EAN it gave up goes to another product.
+    const taken = await run({
+      file: await sheetWith('bc-move-3.csv', { 'BC-TAKER': '7351234100011' }),
+      mappingFile,
+    });
+    expect(taken.products).toMatchObject({ rejected: 0 });
+    expect(await barcodesOf('BC-TAKER')).toEqual([{ codeId: 'EAN_GTIN_13', codeValue: '7351234100011' }]);
+
+    const back = await run({
+      file: await sheetWith('bc-move-4.csv', { 'BC-MOVE': '7351234100028' }),
+      mappingFile,
+    });
+    expect(back.products).toMatchObject({ updated: 1, rejected: 0 });
+    expect(await barcodesOf('BC-MOVE')).toEqual([{ codeId: 'EAN_GTIN_13', codeValue: '7351234100028' }]);
+  });
 });

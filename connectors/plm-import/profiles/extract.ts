@@ -387,7 +387,13 @@ export function extractPiece(level: BoundLevel, row: SheetRow, context: ExtractC
             : ''),
       );
     } else if (codeValue !== null && codeId !== null)
-      codes.push({ codeId, codeValue, column: read.column, rowNumber: row.rowNumber });
+      codes.push({
+        codeId,
+        codeValue,
+        column: read.column,
+        rowNumber: row.rowNumber,
+        ...(byDigits ? { givesTypes: [...new Set(byDigits.values())] } : {}),
+      });
   }
   if (codes.length > 0) b.set('codes', codes, codes[0]?.column ?? null);
 

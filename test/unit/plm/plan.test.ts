@@ -193,6 +193,55 @@ describe('planImport', () => {
     ]);
   });
 
+  // Spec 01, PUT rule 1: "`codes` is replaced wholesale". A `byDigits` column gives a barcode whose type follows its
+  // length: the cell is the product's barcode, so a new one of the other length replaces the old, not joins it.
+  it('"`codes` is replaced wholesale": a byDigits barcode changed from a 13-digit EAN to a 12-digit UPC (or back) replaces the old one; a blank cell keeps it; other types stay', async () => {
+    const barcode = profile({
+      name: 'barcode',
+      layout: 'native',
+      parentExternalId: 'parent',
+      mapping: {
+        externalId: 'id',
+        fields: {},
+        codes: [{ byDigits: { '12': 'UPC_GTIN_12', '13': 'EAN_GTIN_13' }, source: 'Barcode' }],
+      },
+    });
+    const skuHolding = (codes: Array<{ codeId: string; codeValue: string }>) =>
+      parseExistingProducts([
+        { id: 's1', externalId: 'S1', name: 'S', codes: [], styleTypeId: 'st_tshirt', isComponent: false },
+        { id: 'v1', externalId: 'V1', styleId: 's1', name: 'V', color: 'Red', codes: [] },
+        { id: 'k1', externalId: 'K1', variantId: 'v1', styleId: 's1', name: 'K', dimension: 'M', codes },
+      ]);
+    const planWith = async (cell: string | null, existing: ExistingProduct[]) =>
+      planImport(
+        await mapAndValidate(
+          barcode,
+          ['id', 'parent', 'Barcode'],
+          [['K1', 'V1', cell]],
+          new CatalogueIndex(existing).levels(),
+        ),
+        existing,
+      );
+    const erp = { codeId: 'ERP_ID', codeValue: 'E1' };
+    const ean = { codeId: 'EAN_GTIN_13', codeValue: '4006381333931' };
+    const upc = { codeId: 'UPC_GTIN_12', codeValue: '036000291452' };
+
+    const toUpc = await planWith(upc.codeValue, skuHolding([erp, ean]));
+    expect(toUpc.writes).toEqual([
+      expect.objectContaining({ externalId: 'K1', body: { codes: [erp, upc] } }),
+    ]);
+    const toEan = await planWith(ean.codeValue, skuHolding([upc, erp]));
+    expect(toEan.writes).toEqual([
+      expect.objectContaining({ externalId: 'K1', body: { codes: [erp, ean] } }),
+    ]);
+    // Blank cells never clear anything.
+    const blank = await planWith(null, skuHolding([erp, ean]));
+    expect(blank.writes).toEqual([]);
+    expect(blank.unchanged.map((step) => step.externalId)).toEqual(['K1']);
+    // Unchanged: nothing sent.
+    expect((await planWith(ean.codeValue, skuHolding([ean, erp]))).writes).toEqual([]);
+  });
+
   it('refuses changes the API cannot make and rejects the children too', async () => {
     const existing = parseExistingProducts([
       {
