@@ -148,9 +148,9 @@ export async function plmImport(
     state = input.resume;
   } else {
     const startedAtMs = Date.now();
-    const { file, profile, mappingFile, sheet } = input;
+    const { file, profile, mappingFile, sheet, retryOf } = input;
     const read = await explained(
-      readPlmSheet({ file, profile, mappingFile, sheet, workflowId: info.workflowId }),
+      readPlmSheet({ file, profile, mappingFile, sheet, retryOf, workflowId: info.workflowId }),
     );
     progress.phase = 'planning';
     const plan = await explained(

@@ -29,6 +29,7 @@ import {
   type PlmRun,
   type RejectIssue,
   type WriteStep,
+  REJECTED_PRODUCTS,
 } from './staged-run';
 
 /**
@@ -419,6 +420,12 @@ export async function finishRun(input: FinishInput, run: PlmRun): Promise<PlmImp
     } finally {
       await rm(temp, { force: true });
     }
+    // What a retry of this run writes (see REJECTED_PRODUCTS).
+    const rejected = [
+      ...new Set(issues.flatMap((issue) => (issue.externalId === undefined ? [] : [issue.externalId]))),
+    ];
+    await writeFileAtomically(run.file(REJECTED_PRODUCTS), `${JSON.stringify({ externalIds: rejected })}\n`);
+    await run.publish(REJECTED_PRODUCTS);
   }
 
   const settled = { created: 0, updated: 0, unchanged: 0, rejected: 0, recovered: 0, unarchived: 0 };

@@ -1,6 +1,6 @@
-import { mkdir } from 'node:fs/promises';
+import { mkdir, readFile } from 'node:fs/promises';
 import { basename, extname } from 'node:path';
-import { forEachBounded, type ApiCalls, type Progress } from '../staging';
+import { forEachBounded, runKeyOf, type ApiCalls, type Progress } from '../staging';
 import { boundMessage } from '../input-limits';
 import { copyInput, readInputText, writeFileAtomically } from '../storage';
 import type { ReferenceKind, TraceabilityClient } from '../traceability';
@@ -19,6 +19,9 @@ import { parseProductSheet } from './profiles/parse-sheet';
 import type { ReferenceLists } from './profiles/references';
 import { parseMappingProfile, type MappingProfile } from './profiles/schema';
 import {
+  plmRun,
+  REJECTED_PRODUCTS,
+  rejectedProductsSchema,
   rowIssueSchema,
   sheetStageSchema,
   writeStepSchema,
@@ -149,6 +152,12 @@ export async function readSheet(
       throw new PlmFileError(error.code, error.message.split(sourceCopy).join(input.file));
     throw error;
   }
+  const retry = input.retryOf === undefined ? undefined : await originalRejections(run, input.retryOf);
+  const warnings = parsed.warnings.map((warning) => warning.split(sourceCopy).join(input.file));
+  if (retry?.rejected === null)
+    warnings.push(
+      `run ${input.retryOf ?? ''} left no list of the products it rejected (it predates that list, or its run folder is gone): every product of the rejects file is written as it stands, its carried style and colour cells too`,
+    );
   const drafts = await run.staging.putNdjson(run.key('drafts.ndjson'), parsed.drafts);
   const issues = await run.staging.putNdjson(run.key('read-issues.ndjson'), parsed.issues);
   const stage: SheetStage = {
@@ -158,10 +167,11 @@ export async function readSheet(
     profileName: name,
     rowCount: parsed.rowCount,
     skippedRows: parsed.skippedRows,
-    warnings: parsed.warnings.map((warning) => warning.split(sourceCopy).join(input.file)),
+    warnings,
     fieldColumns: parsed.fieldColumns,
     drafts,
     issues,
+    ...(retry ? { retry } : {}),
   };
   const sheet = await run.staging.putJson(run.key('sheet.json'), stage);
   return {
@@ -178,6 +188,38 @@ export async function readSheet(
     apiCalls,
     durationMs: Date.now() - started,
   };
+}
+
+/** The products the run `retryOf` rejected, from its run folder (REJECTED_PRODUCTS); null when it has no such list. */
+async function originalRejections(
+  run: PlmRun,
+  retryOf: string,
+): Promise<{ of: string; rejected: string[] | null }> {
+  const path = await plmRun(run.dataDir, runKeyOf(retryOf)).fetch(REJECTED_PRODUCTS);
+  if (path === null) return { of: retryOf, rejected: null };
+  const list = rejectedProductsSchema.parse(JSON.parse(await readFile(path, 'utf8')));
+  return { of: retryOf, rejected: list.externalIds };
+}
+
+/**
+ * A retry re-imports rows of the original run's rejects file, whose cells are as they were that day, carried cells
+ * too (a flat SKU row holds its style's and colour's). A product already in the catalogue that the original run did
+ * not reject was written (or left as it was) then, and may have been changed since: here it is only a reference,
+ * never written. Spec 01, PUT: only the fields sent change.
+ */
+function retryReferences(
+  drafts: readonly ProductDraft[],
+  products: readonly ExistingProduct[],
+  retry: SheetStage['retry'],
+): ProductDraft[] {
+  if (!retry?.rejected) return [...drafts];
+  const rejected = new Set(retry.rejected);
+  const existing = new Set(products.flatMap((product) => (product.externalId ? [product.externalId] : [])));
+  return drafts.map((draft) =>
+    existing.has(draft.externalId) && !rejected.has(draft.externalId)
+      ? { ...draft, referenceOnly: true }
+      : draft,
+  );
 }
 
 /** Calls the client made to the reference lists since `before` (they go through its shared cache). */
@@ -368,9 +410,10 @@ export async function planRun(
     { withMaterial },
   );
   products.push(...(await readGrandparents(products, drafts, api)));
+  const planned = retryReferences(drafts, products, stage.retry);
   const validated = validateDrafts(
     {
-      drafts,
+      drafts: planned,
       issues: readIssues,
       warnings: stage.warnings,
       rowCount: stage.rowCount,
@@ -382,7 +425,7 @@ export async function planRun(
   const plan = planImport(validated, products, { unarchive: input.unarchive ?? false });
   const { steps, issues: stepIssues } = toWriteSteps(
     plan,
-    new Map(drafts.map((draft) => [draft.externalId, draft])),
+    new Map(planned.map((draft) => [draft.externalId, draft])),
   );
   const issues: RejectIssue[] = [...plan.issues, ...stepIssues].sort((a, b) => a.rowNumber - b.rowNumber);
   const creates = steps.filter((step) => step.action === 'create').length;

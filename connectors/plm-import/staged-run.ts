@@ -23,6 +23,8 @@ export const readInputSchema = z.strictObject({
   /** xlsx/xls: the sheet to read (overrides the mapping's `sheet`). */
   sheet: z.string().min(1).optional(),
   workflowId: z.string().min(1),
+  /** The run whose rejects file this run re-imports (`trace-sync retry`). */
+  retryOf: z.string().min(1).optional(),
 });
 export type ReadInput = z.infer<typeof readInputSchema>;
 
@@ -72,6 +74,11 @@ export const sheetStageSchema = z.strictObject({
   fieldColumns: z.object({ style: levelColumnsSchema, variant: levelColumnsSchema, sku: levelColumnsSchema }),
   drafts: stagingRefSchema,
   issues: stagingRefSchema,
+  /**
+   * A retry: the products its original run rejected (REJECTED_PRODUCTS of that run), or null when that run left no
+   * such list (it predates it, or its folder is gone).
+   */
+  retry: z.object({ of: z.string(), rejected: z.array(z.string()).nullable() }).optional(),
 });
 export type SheetStage = z.infer<typeof sheetStageSchema>;
 
@@ -235,6 +242,14 @@ export type Outcome = Extract<JournalEntry, { kind: 'outcome' }>;
  * issues and batches (`staging/`), one journal per batch (`journal/`), plan.json, rejects.<ext> and result.json.
  */
 export type PlmRun = RunFolder<JournalEntry>;
+
+/**
+ * `<run folder>/rejected-products.json`, beside the rejects file: the externalIds of the products the run rejected.
+ * A retry of the run writes only those (and products new to the catalogue); the others' cells in the rejects file
+ * are carried context, as they were on the original run's day.
+ */
+export const REJECTED_PRODUCTS = 'rejected-products.json';
+export const rejectedProductsSchema = z.object({ externalIds: z.array(z.string()) });
 export const plmRun = (dataDir: string, runKey: string): PlmRun =>
   new RunFolder(dataDir, runKey, ['staging'], {
     folder: 'journal',

@@ -376,6 +376,68 @@ describe('PLM import follows the spec rules (issue 15)', () => {
     });
   });
 
+  describe('trace-sync retry', () => {
+    /** Starts a run; `retryOf`: the run whose (fixed) rejects file `trace-sync retry` re-runs, as an operator would. */
+    const start = async (input: PlmImportInput) => {
+      const { client, taskQueue, workflowId } = stack();
+      const handle = await client.workflow.start(plmImport, {
+        args: [input],
+        taskQueue,
+        workflowId: workflowId('plm-retry'),
+      });
+      return { workflowId: handle.workflowId, result: await handle.result() };
+    };
+    const retry = async (workflowId: string) =>
+      start(plmImportInputSchema.parse((await retryPlanFor(stack().client, workflowId)).input));
+
+    // Spec 01, PUT: only the fields sent change; README: "Rejects files get those carried cells back" so a rejected
+    // row stands on its own. Those carried cells are the style's and colour's as they were on the original run's day:
+    // a retry writes what the original run rejected, not the cells of products it wrote then and others changed since.
+    it('a fixed flat SKU row re-run after a newer import changed its style creates the SKU and leaves the style as the newer import wrote it', async () => {
+      const header = [
+        'Style Number',
+        'Style Name',
+        'Description',
+        'Style Type',
+        'Colour Code',
+        'Colour',
+        'SKU',
+        'Size',
+        'Weight (g)',
+      ];
+      const csv = (rows: string[][]) => [header, ...rows].map((row) => `${row.join(',')}\r\n`).join('');
+      const monday = await file(
+        'retry-monday.csv',
+        csv([
+          ['RTY1', 'Retry tee', 'Monday text', 'T-shirts', 'BLK', 'Black', 'RTY1-BLK-S', 'S', '180'],
+          ['', '', '', '', '', '', 'RTY1-BLK-M', 'M', 'heavy'],
+        ]),
+      );
+      const first = await start({ file: monday, profile: 'flat' });
+      expect(first.result.products).toMatchObject({ created: 3, rejected: 1 });
+      // Wednesday's full import edits the style.
+      const wednesday = await file(
+        'retry-wednesday.csv',
+        csv([['RTY1', 'Retry tee', 'Wednesday text', 'T-shirts', 'BLK', 'Black', 'RTY1-BLK-S', 'S', '180']]),
+      );
+      expect((await start({ file: wednesday, profile: 'flat' })).result.products).toMatchObject({
+        updated: 1,
+      });
+
+      const rejectsFile = first.result.rejectsFile as string;
+      const rejected = readFileSync(rejectsFile, 'utf8');
+      expect(rejected).toContain('RTY1,Retry tee,Monday text,T-shirts,BLK,Black,RTY1-BLK-M,M,heavy');
+      await writeFile(rejectsFile, rejected.replace(',heavy,', ',200,'));
+      const retried = await retry(first.workflowId);
+      expect(retried.result).toMatchObject({
+        rejectsFile: null,
+        products: { created: 1, updated: 0, unchanged: 2, rejected: 0 },
+      });
+      expect(await product('RTY1-BLK-M')).toMatchObject({ dimension: 'M' });
+      expect(await product('RTY1')).toMatchObject({ description: 'Wednesday text' });
+    });
+  });
+
   describe('9. dry runs look like real runs', () => {
     it('a dry run writes the same rejects file a real run would, and its plan counts archived and skipped rows', async () => {
       const rows = [
