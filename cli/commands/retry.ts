@@ -19,12 +19,18 @@ const originalInputSchema = z.looseObject({
   mappingFile: z.string().optional(),
   complete: z.boolean().optional(),
   unarchive: z.boolean().optional(),
+  /** PLM: the sheet of a workbook the run read (`--sheet`), when not the mapping's. */
+  sheet: z.string().optional(),
   dryRun: z.boolean().optional(),
   /** The approval gate as given (`true` or its options): the retry's fixed rows are planned and wait for it too. */
   approval: z.unknown().optional(),
 });
 type OriginalInput = z.infer<typeof originalInputSchema>;
-const resultSchema = z.looseObject({ rejectsFile: z.string().nullable().optional() });
+const resultSchema = z.looseObject({
+  rejectsFile: z.string().nullable().optional(),
+  /** PLM, xlsx/xls: the sheet the run read, the name of its rejects workbook's one sheet. */
+  sheetName: z.string().nullable().optional(),
+});
 
 export interface RetryPlan {
   workflowType: (typeof JOBS)[RetryableJob]['workflow'];
@@ -33,7 +39,7 @@ export interface RetryPlan {
   /** The original input's file (now the rejects file), profile, mapping and job flags, and `retryOf`. */
   input: Pick<
     OriginalInput,
-    'file' | 'profile' | 'mappingFile' | 'complete' | 'unarchive' | 'dryRun' | 'approval'
+    'file' | 'profile' | 'mappingFile' | 'complete' | 'unarchive' | 'sheet' | 'dryRun' | 'approval'
   > & {
     retryOf: string;
   };
@@ -72,6 +78,9 @@ export async function retryPlanFor(client: Client, workflowId: string, now = new
   const original = originalInputSchema.safeParse(await startInput(client, workflowId));
   if (!original.success) throw new Error(`cannot read the input ${workflowId} was started with`);
   const { profile, mappingFile, complete, unarchive, dryRun, approval } = original.data;
+  // A PLM rejects workbook holds one sheet named as the one the run read (31 characters at most, as Excel allows):
+  // the retry reads that one, not the mapping's `sheet`.
+  const sheet = (result.success ? result.data.sheetName?.slice(0, 31) : undefined) ?? original.data.sheet;
   return {
     workflowType: JOBS[job].workflow,
     job,
@@ -82,6 +91,7 @@ export async function retryPlanFor(client: Client, workflowId: string, now = new
       ...(mappingFile !== undefined ? { mappingFile } : {}),
       ...(complete !== undefined && job === 'erp-orders' ? { complete } : {}),
       ...(unarchive === true ? { unarchive } : {}),
+      ...(sheet !== undefined && job === 'plm-import' ? { sheet } : {}),
       ...(dryRun === true ? { dryRun } : {}),
       ...(approval !== undefined ? { approval } : {}),
       retryOf: workflowId,

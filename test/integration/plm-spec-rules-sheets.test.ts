@@ -9,6 +9,7 @@ import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import * as XLSX from 'xlsx';
 import { retryPlanFor } from '../../cli/commands/retry';
+import { builtinProfile } from '../../connectors/plm-import/profiles/builtin';
 import { plmImport } from '../../workflows';
 import { plmImportInputSchema, type PlmImportInput } from '../../workflows/plm-import';
 import { repoRoot } from '../../worker/paths';
@@ -435,6 +436,56 @@ describe('PLM import follows the spec rules (issue 15)', () => {
       });
       expect(await product('RTY1-BLK-M')).toMatchObject({ dimension: 'M' });
       expect(await product('RTY1')).toMatchObject({ description: 'Wednesday text' });
+    });
+
+    // A rejects workbook holds one sheet, named as the sheet the run read: with `--sheet`, not the mapping's `sheet`.
+    it('a run of another sheet than the mapping names (`--sheet`) is retried on that sheet of its rejects workbook', async () => {
+      const mapping = await file(
+        'retry-sheet-mapping.json',
+        JSON.stringify({ ...builtinProfile('native'), name: 'products-sheet', sheet: 'Products' }),
+      );
+      const book = XLSX.utils.book_new();
+      const sheetOf = (rows: Row[]) =>
+        XLSX.utils.aoa_to_sheet([
+          [...HEADER],
+          ...rows.map((row) => HEADER.map((column) => row[column] ?? '')),
+        ]);
+      XLSX.utils.book_append_sheet(book, sheetOf(family('RTYSHA')), 'Products');
+      const untyped: Row = {
+        externalId: 'RTYSHB-NOTYPE',
+        level: 'style',
+        name: 'No type',
+        PLM_ID: 'RTYSHB-NOTYPE',
+      };
+      XLSX.utils.book_append_sheet(book, sheetOf([...family('RTYSHB'), untyped]), 'Next season');
+      const workbook = await file(
+        'retry-sheets.xlsx',
+        XLSX.write(book, { type: 'buffer', bookType: 'xlsx' }) as Buffer,
+      );
+
+      const first = await start({ file: workbook, mappingFile: mapping, sheet: 'Next season' });
+      expect(first.result).toMatchObject({ sheetName: 'Next season', products: { created: 3, rejected: 1 } });
+      const rejectsFile = first.result.rejectsFile as string;
+      const rejects = XLSX.read(readFileSync(rejectsFile));
+      expect(rejects.SheetNames).toEqual(['Next season']);
+      const fixed = XLSX.utils.sheet_to_json<Record<string, string>>(
+        rejects.Sheets['Next season'] as XLSX.WorkSheet,
+      );
+      const again = XLSX.utils.book_new();
+      XLSX.utils.book_append_sheet(
+        again,
+        XLSX.utils.json_to_sheet(fixed.map((row) => ({ ...row, styleType: 'T-shirts' }))),
+        'Next season',
+      );
+      await writeFile(rejectsFile, XLSX.write(again, { type: 'buffer', bookType: 'xlsx' }) as Buffer);
+
+      const retried = await retry(first.workflowId);
+      expect(retried.result).toMatchObject({
+        sheetName: 'Next season',
+        rejectsFile: null,
+        products: { created: 1, rejected: 0 },
+      });
+      expect(await product('RTYSHB-NOTYPE')).toMatchObject({ styleTypeId: 'st_tshirts' });
     });
   });
 
