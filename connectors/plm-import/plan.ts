@@ -101,7 +101,8 @@ export interface ImportPlan {
 
 /**
  * Why an existing product cannot become the one the sheet describes (level, parent and isComponent are fixed once
- * created), or null. `currentParent` is undefined when the catalogue does not say.
+ * created), or null. `currentParent` is the parent's externalId, `{ platformId }` for a parent known to be another
+ * one than the sheet's (by its platform id only), or undefined when nothing says.
  */
 export function immutableProblem(
   wanted: {
@@ -111,12 +112,15 @@ export function immutableProblem(
     isComponent?: boolean | undefined;
   },
   current: ExistingProduct,
-  currentParent: string | null | undefined,
+  currentParent: string | null | { platformId: string } | undefined,
 ): string | null {
   if (current.level !== wanted.level)
     return `'${wanted.externalId}' exists as a ${current.level}; the sheet makes it a ${wanted.level}, and the level cannot change`;
+  const cannotMove = `not '${wanted.parentExternalId ?? '(none)'}'; a product cannot move to another parent`;
+  if (typeof currentParent === 'object' && currentParent !== null)
+    return `'${wanted.externalId}' sits under another parent in the catalogue (id ${currentParent.platformId}), ${cannotMove}`;
   if (currentParent !== undefined && currentParent !== wanted.parentExternalId) {
-    return `'${wanted.externalId}' sits under '${currentParent ?? '(none)'}' in the catalogue, not '${wanted.parentExternalId ?? '(none)'}'; a product cannot move to another parent`;
+    return `'${wanted.externalId}' sits under '${currentParent ?? '(none)'}' in the catalogue, ${cannotMove}`;
   }
   if (
     wanted.isComponent !== undefined &&
@@ -212,6 +216,16 @@ export function planImport(
     }
     return [];
   };
+  /**
+   * The parent an existing product sits under. The catalogue read takes every parent the sheet names (when it exists),
+   * so one it did not read (a small sheet is read by GET only) is another parent: a move, known without another call.
+   */
+  const currentParentOf = (current: ExistingProduct): string | null | { platformId: string } => {
+    const parent = catalogue.parentExternalIdOf(current);
+    return parent === undefined || (parent === null && current.parentPlatformId)
+      ? { platformId: current.parentPlatformId ?? '' }
+      : parent;
+  };
   const sheetRows = new Set(ordered.map((draft) => draft.externalId));
   /** Ancestors the run unarchives (option `unarchive`) because a new product goes under them, by platform id. */
   const unarchivedAncestors = new Map<string, { step: UpdateStep; rows: Set<number> }>();
@@ -265,7 +279,7 @@ export function planImport(
       const problem = immutableProblem(
         { ...draft, isComponent: statedIsComponent(draft) },
         current,
-        catalogue.parentExternalIdOf(current),
+        currentParentOf(current),
       );
       if (problem)
         own.push(

@@ -303,6 +303,62 @@ describe('planImport', () => {
   // Spec 01: isComponent is "Fixed after creation"; PUT rule 3: "`parentId` and `isComponent` cannot be changed after
   // creation". The native profile's default (a blank cell = false) is for creating; it is never held against an
   // existing product, and a create carrying it says so (a product the create meets is not refused for it either).
+  // Spec 01, PUT rule 3: "`parentId` ... cannot be changed after creation". A small sheet is read by GET only, so the
+  // SKU's real parent (not on the sheet) is not in the catalogue read: the move must still be refused, not reported
+  // as an update while the SKU stays where it is.
+  it('"`parentId` ... cannot be changed after creation": a SKU moved to another variant is refused even when its real parent was not read', async () => {
+    const existing = parseExistingProducts([
+      { id: 's1', externalId: 'S1', name: 'S', codes: [], styleTypeId: 'st_tshirt', isComponent: false },
+      { id: 'v_new', externalId: 'VNEW', styleId: 's1', name: 'V', color: 'Blue', codes: [] },
+      // As GET /styles/K1 shows it: under a variant the catalogue read never fetched.
+      { id: 'k1', externalId: 'K1', variantId: 'v_old', styleId: 's1', name: 'K', dimension: 'M', codes: [] },
+    ]);
+    const plan = async (rows: Array<Array<string | null>>) =>
+      planImport(
+        await mapAndValidate(
+          native(),
+          ['externalId', 'parentExternalId', 'name', 'color', 'dimension', 'PLM_ID'],
+          rows,
+          new CatalogueIndex(existing).levels(),
+        ),
+        existing,
+      );
+    const toKnown = await plan([['K1', 'VNEW', 'K renamed', null, 'M', null]]);
+    expect(toKnown.writes).toEqual([]);
+    expect(toKnown.issues.map((issue) => [issue.rowNumber, issue.code])).toEqual([
+      [2, 'immutable_field_changed'],
+    ]);
+    expect(toKnown.issues[0]?.message).toMatch(
+      /'K1' sits under another parent in the catalogue \(id v_old\), not 'VNEW'; a product cannot move/,
+    );
+    // A parent the sheet creates is not the one it sits under either.
+    const toNew = await plan([
+      ['VNEXT', 'S1', 'V next', 'Green', null, 'VNEXT'],
+      ['K1', 'VNEXT', 'K renamed', null, 'M', null],
+    ]);
+    expect(toNew.writes.map((step) => `${step.action} ${step.externalId}`)).toEqual(['create VNEXT']);
+    expect(toNew.issues.map((issue) => [issue.rowNumber, issue.code])).toEqual([
+      [3, 'immutable_field_changed'],
+    ]);
+    // Under its own parent, not read either: an update.
+    const stays = parseExistingProducts([
+      ...existing.filter((product) => product.id !== 'k1'),
+      { id: 'k1', externalId: 'K1', variantId: 'v_new', styleId: 's1', name: 'K', dimension: 'M', codes: [] },
+    ]);
+    const renamed = planImport(
+      await mapAndValidate(
+        native(),
+        ['externalId', 'parentExternalId', 'name', 'dimension'],
+        [['K1', 'VNEW', 'K renamed', 'M']],
+        new CatalogueIndex(stays).levels(),
+      ),
+      stays,
+    );
+    expect(renamed.writes).toEqual([
+      expect.objectContaining({ externalId: 'K1', body: { name: 'K renamed' } }),
+    ]);
+  });
+
   it('"`isComponent` cannot be changed after creation": a blank isComponent cell leaves an existing component alone', async () => {
     const existing = parseExistingProducts([
       {
