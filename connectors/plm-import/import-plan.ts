@@ -363,19 +363,22 @@ async function writePlanFile(path: string, content: PlanFileContent): Promise<vo
 }
 
 /**
- * The styles above the catalogue's variants that new SKUs of the sheet go under, when the catalogue read did not
- * find them (it reads the sheet's products and their parents; lists hide archived ones): the plan must know whether
- * one is archived (spec 01: archiving "Always cascades to all variants and SKUs"). One GET each.
+ * The styles above the catalogue's variants that new SKUs of the sheet go under (and, with `unarchive`, archived SKUs
+ * of the sheet sit under), when the catalogue read did not find them (it reads the sheet's products and their parents;
+ * lists hide archived ones): the plan must know whether one is archived (spec 01: archiving "Always cascades to all
+ * variants and SKUs"). One GET each.
  */
 async function readGrandparents(
   products: readonly ExistingProduct[],
   drafts: readonly ProductDraft[],
   api: ApiCalls,
+  unarchive: boolean,
 ): Promise<ExistingProduct[]> {
   const index = new CatalogueIndex(products);
   const wanted = new Set<string>();
   for (const draft of drafts) {
-    if (draft.parentExternalId === null || index.byExternalId.has(draft.externalId)) continue;
+    const current = index.byExternalId.get(draft.externalId);
+    if (draft.parentExternalId === null || (current && !(unarchive && current.isArchived))) continue;
     const parentId = index.byExternalId.get(draft.parentExternalId)?.parentPlatformId;
     if (parentId && !index.byId.has(parentId) && !index.byExternalId.has(parentId)) wanted.add(parentId);
   }
@@ -409,7 +412,7 @@ export async function planRun(
     (count) => progress({ phase: 'reading catalogue', products: count }),
     { withMaterial },
   );
-  products.push(...(await readGrandparents(products, drafts, api)));
+  products.push(...(await readGrandparents(products, drafts, api, input.unarchive ?? false)));
   const planned = retryReferences(drafts, products, stage.retry);
   const validated = validateDrafts(
     {

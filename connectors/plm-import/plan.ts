@@ -230,9 +230,9 @@ export function planImport(
   /** Ancestors the run unarchives (option `unarchive`) because a new product goes under them, by platform id. */
   const unarchivedAncestors = new Map<string, { step: UpdateStep; rows: Set<number> }>();
   /**
-   * The archived ancestors (parent, grandparent) of a product this run creates that the sheet does not name as rows
-   * (a row of its own is planned as archived or unarchived itself): spec 01, archiving "Always cascades to all variants
-   * and SKUs", so a child created under one would be live in an archived family.
+   * The archived ancestors (parent, grandparent) of a product this run creates or unarchives that the sheet does not
+   * name as rows (a row of its own is planned as archived or unarchived itself): spec 01, archiving "Always cascades to
+   * all variants and SKUs", so a child created or unarchived under one would be live in an archived family.
    */
   const archivedAncestorsOf = (draft: ValidDraft): ExistingProduct[] => {
     const found: ExistingProduct[] = [];
@@ -292,7 +292,10 @@ export function planImport(
           ),
         );
     }
-    const archivedAbove = current || draft.referenceOnly || own.length > 0 ? [] : archivedAncestorsOf(draft);
+    // An archived product the run unarchives has archived ancestors too, archiving cascading down: they come back first.
+    const unarchived = current?.isArchived === true && options.unarchive === true;
+    const archivedAbove =
+      (current && !unarchived) || draft.referenceOnly || own.length > 0 ? [] : archivedAncestorsOf(draft);
     if (archivedAbove.length > 0 && !options.unarchive) {
       const names = archivedAbove.map((ancestor) => `'${ancestor.externalId ?? ancestor.id}'`).join(' and ');
       own.push(

@@ -93,6 +93,39 @@ describe('PLM import follows the spec rules (issue 15)', () => {
         expect(await product(externalId)).toMatchObject({ isArchived: false });
       expect(await product('ARP-BLK-M')).toMatchObject({ isArchived: true }); // "Children stay archived"
     });
+
+    // Spec 01: archiving "Always cascades to all variants and SKUs"; "shouldUnarchiveChildren false": "Children stay
+    // archived". Unarchiving a SKU alone would leave it live under an archived variant and style.
+    it('"Always cascades to all variants and SKUs": with unarchive, an archived SKU the sheet names (its variant and style not on it) is unarchived with its archived parent and grandparent; their other children stay archived', async () => {
+      const rows = [
+        ...family('ARK'),
+        {
+          externalId: 'ARK-BLK-L',
+          parentExternalId: 'ARK-BLK',
+          level: 'sku',
+          name: 'ARK black L',
+          dimension: 'L',
+          PLM_ID: 'ARK-BLK-L',
+        },
+      ];
+      await run({ file: await file('ark.csv', toCsv(rows)), profile: 'native' });
+      const style = await product('ARK');
+      await api('/styles/archive', { method: 'POST', body: JSON.stringify({ ids: [style.id] }) });
+      const sku = rows
+        .filter((row) => row.externalId === 'ARK-BLK-M')
+        .map((row) => ({ ...row, name: 'ARK black M v2' }));
+
+      const unarchived = await run({
+        file: await file('ark-sku.csv', toCsv(sku)),
+        profile: 'native',
+        unarchive: true,
+      });
+      expect(unarchived.products).toMatchObject({ updated: 3, unarchived: 3, rejected: 0 });
+      for (const externalId of ['ARK', 'ARK-BLK', 'ARK-BLK-M'])
+        expect(await product(externalId)).toMatchObject({ isArchived: false });
+      expect(await product('ARK-BLK-M')).toMatchObject({ name: 'ARK black M v2' });
+      expect(await product('ARK-BLK-L')).toMatchObject({ isArchived: true }); // "Children stay archived"
+    });
   });
 
   describe('2. inherited values', () => {

@@ -532,6 +532,39 @@ describe('planImport', () => {
     expect(unarchiveSteps[1]?.rowNumbers).toEqual(rows(20_000));
   });
 
+  // Spec 01: archiving "Always cascades to all variants and SKUs"; unarchiving with shouldUnarchiveChildren false leaves
+  // the parents as they are, so an archived SKU unarchived alone would be live under an archived variant and style.
+  it('with unarchive, an archived SKU the sheet names is unarchived after its archived variant and style (not on the sheet)', async () => {
+    const existing = parseExistingProducts(
+      [
+        ...classicTeeBlackInCatalogue(),
+        {
+          id: 'k1',
+          externalId: '1001-BLK-M',
+          variantId: 'v1',
+          styleId: 's1',
+          name: 'Classic Tee Black M',
+          dimension: 'M',
+          codes: [{ codeId: 'PLM_ID', codeValue: '1001-BLK-M' }],
+        },
+      ].map((item) => ({ ...item, isArchived: true })),
+    );
+    const validated = await mapAndValidate(
+      native(),
+      nativeHeaders,
+      [['1001-BLK-M', '1001-BLK', null, 'Classic Tee Black M v2', null, null, null, 'M', '1001-BLK-M']],
+      new CatalogueIndex(existing).levels(),
+    );
+    const plan = planImport(validated, existing, { unarchive: true });
+    expect(plan.issues).toEqual([]);
+    expect(plan.writes.map((step) => [step.action, step.externalId, step.rowNumbers])).toEqual([
+      ['update', '1001', [2]],
+      ['update', '1001-BLK', [2]],
+      ['update', '1001-BLK-M', [2]],
+    ]);
+    expect(plan.writes.every((step) => step.action === 'update' && step.unarchive === true)).toBe(true);
+  });
+
   it('treats a flat parent named only by its key as a reference that must exist', async () => {
     const existing = parseExistingProducts(classicTeeBlackInCatalogue());
     const builtin = flat();
