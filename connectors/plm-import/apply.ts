@@ -165,6 +165,14 @@ async function applyStep(step: WriteStep, context: StepContext): Promise<Outcome
       : await rejectedBy(step, () =>
           context.api.one(() => context.api.client.products.update(step.id, step.body)),
         );
+  if (refused && step.unarchive)
+    // unarchiveAll ran before the PUT: the product is live again whatever the PUT's answer.
+    return {
+      ...refused,
+      id: step.id,
+      unarchived: true,
+      message: `${refused.message ?? ''}; '${step.externalId}' was unarchived by this run, it stays live; its fields were not updated`,
+    };
   return (
     refused ?? outcome(step, 'updated', { id: step.id, ...(step.unarchive ? { unarchived: true } : {}) })
   );

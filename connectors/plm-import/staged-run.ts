@@ -317,7 +317,7 @@ export interface PlmImportResult {
     unchanged: number;
     /** Archived in the catalogue and left alone (their rows are in the rejects file); see `unarchive`. */
     archived: number;
-    /** Archived products this run unarchived (and updated). */
+    /** Archived products this run unarchived (and updated; one whose update the API refused is also rejectedByApi). */
     unarchived: number;
     /** rejectedAtValidation + rejectedByApi. */
     rejected: number;

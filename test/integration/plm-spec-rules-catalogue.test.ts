@@ -126,6 +126,42 @@ describe('PLM import follows the spec rules (issue 15)', () => {
       expect(await product('ARK-BLK-M')).toMatchObject({ name: 'ARK black M v2' });
       expect(await product('ARK-BLK-L')).toMatchObject({ isArchived: true }); // "Children stay archived"
     });
+
+    // The unarchive goes first (spec 01: POST /styles/unarchive), then the PUT: a PUT the API refuses leaves the
+    // product live all the same, and the result must count it among the unarchived.
+    it('with unarchive, an archived SKU whose update the API refuses is still counted unarchived (it is), and its reject says so', async () => {
+      await run({ file: await file('arq.csv', toCsv(family('ARQ'))), profile: 'native' });
+      // Another product, not on the next sheet (so not read), holds the PLM_ID the sheet gives the SKU.
+      await run({
+        file: await file(
+          'arq-holder.csv',
+          toCsv([{ ...family('ARQH')[0], externalId: 'ARQH', PLM_ID: 'ARQ-TAKEN' }]),
+        ),
+        profile: 'native',
+      });
+      const style = await product('ARQ');
+      await api('/styles/archive', { method: 'POST', body: JSON.stringify({ ids: [style.id] }) });
+      const sku = family('ARQ')
+        .filter((row) => row.level === 'sku')
+        .map((row) => ({ ...row, PLM_ID: 'ARQ-TAKEN' }));
+
+      const result = await run({
+        file: await file('arq-sku.csv', toCsv(sku)),
+        profile: 'native',
+        unarchive: true,
+      });
+      expect(result.products).toMatchObject({ rejectedByApi: 1, unarchived: 3 });
+      expect(await product('ARQ-BLK-M')).toMatchObject({ isArchived: false });
+      expect(rejectsOf(result)).toEqual([
+        expect.objectContaining({
+          externalId: 'ARQ-BLK-M',
+          code: 'codes_not_unique',
+          message: expect.stringMatching(
+            /unarchived by this run, it stays live; its fields were not updated/,
+          ),
+        }),
+      ]);
+    });
   });
 
   describe('2. inherited values', () => {
