@@ -227,6 +227,8 @@ export function planImport(
       : parent;
   };
   const sheetRows = new Set(ordered.map((draft) => draft.externalId));
+  /** Products this run creates, as planned so far (parents before children). */
+  const creating = new Set<string>();
   /** Ancestors the run unarchives (option `unarchive`) because a new product goes under them, by platform id. */
   const unarchivedAncestors = new Map<string, { step: UpdateStep; rows: Set<number> }>();
   /**
@@ -335,6 +337,21 @@ export function planImport(
         });
     }
     if (own.length > 0) {
+      // New parents are products of their own, still created; a flat row's colour variant exists for its SKU, though.
+      const created: string[] = [];
+      for (
+        let at = draft.parentExternalId;
+        at !== null && creating.has(at);
+        at = sheetParents.get(at) ?? null
+      )
+        created.push(at);
+      if (created.length > 0 && own[0]) {
+        const parents = created.map((id) => `'${id}'`).join(' and ');
+        own[0] = {
+          ...own[0],
+          message: `${own[0].message}; its new ${created.length > 1 ? `parents ${parents} are` : `parent ${parents} is`} still created, without '${draft.externalId}'`,
+        };
+      }
       failed.set(draft.externalId, own[0] as RowIssue);
       issues.push(...own);
       invalid.push({
@@ -370,6 +387,7 @@ export function planImport(
       });
     }
     if (!current) {
+      creating.add(draft.externalId);
       writes.push({
         action: 'create',
         ...base,

@@ -565,6 +565,40 @@ describe('planImport', () => {
     expect(plan.writes.every((step) => step.action === 'update' && step.unarchive === true)).toBe(true);
   });
 
+  // A flat row's variant exists for its SKU: when the SKU is refused, the variant the row names is still created (a
+  // product of its own), with no SKU from this row. The reject says so, so the operator knows what the run left.
+  it('a flat SKU refused immutable_field_changed says that its new colour variant is still created without it', async () => {
+    const existing = parseExistingProducts([
+      ...classicTeeBlackInCatalogue(),
+      {
+        id: 'k1',
+        externalId: '1001-BLK-S',
+        variantId: 'v1',
+        styleId: 's1',
+        name: 'Classic Tee Black S',
+        dimension: 'S',
+        codes: [{ codeId: 'PLM_ID', codeValue: '1001-BLK-S' }],
+      },
+    ]);
+    const headers = ['Style Number', 'Style Name', 'Style Type', 'Colour Code', 'Colour', 'Size', 'SKU'];
+    const plan = planImport(
+      await mapAndValidate(
+        flat(),
+        headers,
+        [['1001', 'Classic Tee', 'T-Shirt', 'RED', 'Red', 'S', '1001-BLK-S']],
+        new CatalogueIndex(existing).levels(),
+      ),
+      existing,
+    );
+    expect(plan.writes.map((step) => `${step.action} ${step.externalId}`)).toEqual(['create 1001-RED']);
+    expect(plan.issues.map((issue) => [issue.rowNumber, issue.code])).toEqual([
+      [2, 'immutable_field_changed'],
+    ]);
+    expect(plan.issues[0]?.message).toMatch(
+      /'1001-BLK-S' sits under '1001-BLK' in the catalogue, not '1001-RED'; .*; its new parent '1001-RED' is still created, without '1001-BLK-S'$/,
+    );
+  });
+
   it('treats a flat parent named only by its key as a reference that must exist', async () => {
     const existing = parseExistingProducts(classicTeeBlackInCatalogue());
     const builtin = flat();
