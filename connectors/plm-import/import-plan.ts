@@ -289,12 +289,22 @@ function toWriteSteps(
   return { steps, issues };
 }
 
-/** Cuts the ordered steps into batches of one level each, so a batch never waits on a parent of its own. */
-function batchesOf<S extends { level: ProductLevel }>(steps: readonly S[], size: number): S[][] {
+/**
+ * Cuts the ordered steps into batches of one level (and one wave) each, so a batch never waits on a parent of its own
+ * nor on a code another product of the batch gives up.
+ */
+function batchesOf<S extends { level: ProductLevel; wave?: number | undefined }>(
+  steps: readonly S[],
+  size: number,
+): S[][] {
   const batches: S[][] = [];
   let current: S[] = [];
   for (const step of steps) {
-    if (current.length >= size || (current.length > 0 && current[0]?.level !== step.level)) {
+    const first = current[0];
+    if (
+      current.length >= size ||
+      (first !== undefined && (first.level !== step.level || (first.wave ?? 0) !== (step.wave ?? 0)))
+    ) {
       batches.push(current);
       current = [];
     }

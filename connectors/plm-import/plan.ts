@@ -4,6 +4,7 @@ import type { CurrentHeader } from './composition';
 import { onRow, rowIssue, type RowIssue } from './issues';
 import {
   createBody,
+  desiredCodes,
   sheetCodes,
   updateBody,
   type ProductCreateBody,
@@ -30,14 +31,21 @@ interface StepBase {
   level: ProductLevel;
   rowNumbers: number[];
 }
-export interface CreateStep extends StepBase {
+interface WriteBase extends StepBase {
+  /**
+   * Writes of wave n go in batches after every write of wave n-1 (absent: 0): a product taking a code another sheet
+   * product gives up in this run is written after that one's PUT (spec 01: code values are unique on every write).
+   */
+  wave?: number;
+}
+export interface CreateStep extends WriteBase {
   action: 'create';
   parentExternalId: string | null;
   body: ProductCreateBody;
   /** The body's isComponent is the mapping's default, for this create only (see statedIsComponent). */
   isComponentFromMapping?: true;
 }
-export interface UpdateStep extends StepBase {
+export interface UpdateStep extends WriteBase {
   action: 'update';
   id: string;
   changedFields: string[];
@@ -140,24 +148,105 @@ export function statedIsComponent(draft: Pick<ValidDraft, 'fields' | 'origins'>)
   return draft.origins.isComponent?.fromMapping ? undefined : draft.fields.isComponent;
 }
 
-/** Codes of this draft that another catalogue product already holds (the API would answer codes_not_unique). */
-function codeClashes(draft: ValidDraft, catalogue: CatalogueIndex): RowIssue[] {
+/**
+ * Codes of this draft that another catalogue product holds (the API would answer codes_not_unique), but for those a
+ * sheet product gives up in this run (`released`: it is written first). `swapping`: the products that take a value
+ * from one that takes one of theirs, directly or round a longer ring: no order of writes frees either first.
+ */
+function codeClashes(
+  draft: ValidDraft,
+  catalogue: CatalogueIndex,
+  released: ReadonlySet<string>,
+  swapping: ReadonlySet<string>,
+): RowIssue[] {
   const issues: RowIssue[] = [];
   for (const code of draft.fields.codes ?? []) {
-    const holder = catalogue.byCode.get(codeKey(code.codeId, code.codeValue));
-    if (holder && holder.externalId !== draft.externalId) {
-      issues.push(
-        rowIssue(
-          code.rowNumber,
-          code.column,
-          'duplicate_code_value',
-          `${code.codeId} '${code.codeValue}' already belongs to catalogue product '${holder.externalId ?? holder.id}'`,
-          draft.externalId,
-        ),
-      );
-    }
+    const key = codeKey(code.codeId, code.codeValue);
+    const holder = catalogue.byCode.get(key);
+    if (!holder || holder.externalId === draft.externalId) continue;
+    if (released.has(key) && !swapping.has(draft.externalId)) continue;
+    const name = `'${holder.externalId ?? holder.id}'`;
+    issues.push(
+      rowIssue(
+        code.rowNumber,
+        code.column,
+        'duplicate_code_value',
+        released.has(key)
+          ? `${code.codeId} '${code.codeValue}' belongs to catalogue product ${name}, which gives it up in this run but takes one of this product's at once (a swap): the API checks each write against the codes held then (spec 01: code values are unique), so neither can go first; import once with another value in one of the two rows, then again`
+          : `${code.codeId} '${code.codeValue}' already belongs to catalogue product ${name}`,
+        draft.externalId,
+      ),
+    );
   }
   return issues;
+}
+
+/**
+ * Codes the sheet moves between its products: a value a sheet product holds and its planned codes drop (released)
+ * and another sheet product takes. Each taker's wave is one more than its givers', so the givers' PUTs land first
+ * (a later batch each wave); products in a ring of takers (a swap) are `swapping`, planned as clashes.
+ */
+function codeMoves(
+  drafts: readonly ValidDraft[],
+  catalogue: CatalogueIndex,
+  options: PlanOptions,
+): { released: Set<string>; waves: Map<string, number>; swapping: Set<string> } {
+  const byId = new Map(drafts.map((draft) => [draft.externalId, draft]));
+  const released = new Set<string>();
+  const givers = new Map<string, Set<string>>();
+  for (const draft of drafts) {
+    if (draft.referenceOnly) continue;
+    for (const code of draft.fields.codes ?? []) {
+      const key = codeKey(code.codeId, code.codeValue);
+      const holder = catalogue.byCode.get(key);
+      const giver = holder?.externalId ? byId.get(holder.externalId) : undefined;
+      if (!holder || !giver || giver === draft || giver.referenceOnly) continue;
+      if (holder.isArchived && !options.unarchive) continue;
+      const kept = desiredCodes(sheetCodes(giver.fields), holder.codes).some(
+        (kept) => codeKey(kept.codeId, kept.codeValue) === key,
+      );
+      if (kept) continue;
+      released.add(key);
+      const set = givers.get(draft.externalId) ?? new Set<string>();
+      set.add(giver.externalId);
+      givers.set(draft.externalId, set);
+    }
+  }
+  // Longest chain of givers below each taker, by an iterative depth-first walk; a product met again on its own path
+  // closes a ring: every product on it swaps.
+  const waves = new Map<string, number>();
+  const swapping = new Set<string>();
+  for (const start of givers.keys()) {
+    if (waves.has(start)) continue;
+    const path: string[] = [];
+    const onPath = new Set<string>();
+    const stack: Array<{ id: string; next: string[] }> = [
+      { id: start, next: [...(givers.get(start) ?? [])] },
+    ];
+    path.push(start);
+    onPath.add(start);
+    while (stack.length > 0) {
+      const top = stack[stack.length - 1] as { id: string; next: string[] };
+      const child = top.next.pop();
+      if (child === undefined) {
+        const below = [...(givers.get(top.id) ?? [])].map((id) => waves.get(id) ?? 0);
+        waves.set(top.id, below.length === 0 ? 0 : Math.max(...below) + 1);
+        stack.pop();
+        path.pop();
+        onPath.delete(top.id);
+        continue;
+      }
+      if (onPath.has(child)) {
+        for (const id of path.slice(path.indexOf(child))) swapping.add(id);
+        continue;
+      }
+      if (waves.has(child)) continue;
+      stack.push({ id: child, next: [...(givers.get(child) ?? [])] });
+      path.push(child);
+      onPath.add(child);
+    }
+  }
+  return { released, waves, swapping };
 }
 
 export interface PlanOptions {
@@ -226,6 +315,13 @@ export function planImport(
       ? { platformId: current.parentPlatformId ?? '' }
       : parent;
   };
+  const moves = codeMoves(ordered, catalogue, options);
+  /** The batch wave of each write: after the givers of the codes it takes, and not before its parent's create. */
+  const waveOf = (draft: ValidDraft): number => {
+    const parent = draft.parentExternalId === null ? undefined : createWaves.get(draft.parentExternalId);
+    return Math.max(moves.waves.get(draft.externalId) ?? 0, parent ?? 0);
+  };
+  const createWaves = new Map<string, number>();
   const sheetRows = new Set(ordered.map((draft) => draft.externalId));
   /** Products this run creates, as planned so far (parents before children). */
   const creating = new Set<string>();
@@ -310,7 +406,8 @@ export function planImport(
         ),
       );
     }
-    if (own.length === 0 && !draft.referenceOnly) own.push(...codeClashes(draft, catalogue));
+    if (own.length === 0 && !draft.referenceOnly)
+      own.push(...codeClashes(draft, catalogue, moves.released, moves.swapping));
     for (const ancestor of options.unarchive && own.length === 0 ? archivedAbove : []) {
       const known = unarchivedAncestors.get(ancestor.id);
       // The Set beside the list: rebuilding the list for each new product under one archived variant took 80,000 SKUs
@@ -386,11 +483,15 @@ export function planImport(
         sameAs: parentRow?.key === key ? (draft.parentExternalId ?? null) : null,
       });
     }
+    const wave = waveOf(draft);
+    const waved = wave > 0 ? { wave } : {};
     if (!current) {
       creating.add(draft.externalId);
+      createWaves.set(draft.externalId, wave);
       writes.push({
         action: 'create',
         ...base,
+        ...waved,
         parentExternalId: draft.parentExternalId,
         body: createBody(draft),
         ...(draft.fields.isComponent !== undefined && statedIsComponent(draft) === undefined
@@ -409,6 +510,7 @@ export function planImport(
       writes.push({
         action: 'update',
         ...base,
+        ...waved,
         id: current.id,
         changedFields: current.isArchived ? ['isArchived', ...changed] : changed,
         body,
@@ -418,7 +520,7 @@ export function planImport(
   issues.sort((a, b) => a.rowNumber - b.rowNumber);
   // Before the products created under them: one level a batch, parents first (a stable sort keeps the sheet's order).
   const sortedWrites = [...[...unarchivedAncestors.values()].map(({ step }) => step), ...writes].sort(
-    (a, b) => levelOrder(a.level) - levelOrder(b.level),
+    (a, b) => (a.wave ?? 0) - (b.wave ?? 0) || levelOrder(a.level) - levelOrder(b.level),
   );
   const creates = sortedWrites.filter((step) => step.action === 'create').length;
   return {

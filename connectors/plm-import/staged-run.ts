@@ -83,6 +83,8 @@ export const sheetStageSchema = z.strictObject({
 export type SheetStage = z.infer<typeof sheetStageSchema>;
 
 /** A write of the plan, as staged for its batch. `styleLevelId` cannot be sent on create: it follows by PUT. */
+/** Batches of wave n follow those of wave n-1: a code another sheet product gives up is taken after its PUT. */
+const waveSchema = z.number().int().min(1).optional();
 export const writeStepSchema = z.discriminatedUnion('action', [
   z.strictObject({
     action: z.literal('create'),
@@ -95,6 +97,7 @@ export const writeStepSchema = z.discriminatedUnion('action', [
     styleLevelId: z.string().optional(),
     /** body.isComponent is the mapping's default: not held against a product the create meets (spec 01). */
     isComponentFromMapping: z.literal(true).optional(),
+    wave: waveSchema,
   }),
   z.strictObject({
     action: z.literal('update'),
@@ -108,6 +111,7 @@ export const writeStepSchema = z.discriminatedUnion('action', [
     body: productUpdateSchema,
     /** Archived in the catalogue: unarchived (children left as they are) before the PUT. */
     unarchive: z.boolean().optional(),
+    wave: waveSchema,
   }),
 ]);
 

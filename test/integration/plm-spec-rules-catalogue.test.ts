@@ -164,6 +164,59 @@ describe('PLM import follows the spec rules (issue 15)', () => {
     });
   });
 
+  // Spec 01: code values are unique per type, checked on each write, and "`codes` is replaced wholesale". A barcode
+  // one row gives up and another takes is free once the giver's PUT has landed: the taker goes in a later batch.
+  describe('codes moved between products of the sheet', () => {
+    const sheetOf = (name: string, eans: Record<string, string>) => {
+      const rows = family('MOV', {
+        sku: { externalId: 'MOV-S', name: 'MOV S', dimension: 'S', PLM_ID: 'MOV-S' },
+      });
+      const skus = [
+        rows[2] as Row,
+        { ...(rows[2] as Row), externalId: 'MOV-M', name: 'MOV M', dimension: 'M', PLM_ID: 'MOV-M' },
+      ];
+      const csv = toCsv([...rows.slice(0, 2), ...skus]).split('\r\n');
+      const lines = csv.map((line, index) => {
+        if (index === 0) return `${line},EAN_GTIN_13`;
+        const id = line.split(',')[0] ?? '';
+        return line === '' ? line : `${line},${eans[id] ?? ''}`;
+      });
+      return file(name, lines.join('\r\n'));
+    };
+    const eanOf = async (externalId: string) =>
+      (
+        await api<{ codes: Array<{ codeId: string; codeValue: string }> }>(`/styles/${externalId}`)
+      ).codes.find((code) => code.codeId === 'EAN_GTIN_13')?.codeValue;
+
+    it('a barcode moved from one SKU to another of the sheet is written (the giver first); a swap is refused on both rows, saying it needs a step between', async () => {
+      await run({
+        file: await sheetOf('mov-1.csv', { 'MOV-S': '4006381333931', 'MOV-M': '4006381333948' }),
+        profile: 'native',
+      });
+      const moved = await run({
+        file: await sheetOf('mov-2.csv', { 'MOV-S': '5012345678900', 'MOV-M': '4006381333931' }),
+        profile: 'native',
+      });
+      expect(moved.products).toMatchObject({ updated: 2, rejected: 0 });
+      expect(await eanOf('MOV-S')).toBe('5012345678900');
+      expect(await eanOf('MOV-M')).toBe('4006381333931');
+
+      const before = snapshot();
+      const swapped = await run({
+        file: await sheetOf('mov-3.csv', { 'MOV-S': '4006381333931', 'MOV-M': '5012345678900' }),
+        profile: 'native',
+      });
+      expect(writesSince(before)).toBe(0);
+      expect(rejectsOf(swapped).map((reject) => `${reject.externalId} ${reject.code}`)).toEqual([
+        'MOV-S duplicate_code_value',
+        'MOV-M duplicate_code_value',
+      ]);
+      expect(rejectsOf(swapped)[0]?.message).toMatch(
+        /a swap.*import once with another value in one of the two rows/,
+      );
+    });
+  });
+
   describe('2. inherited values', () => {
     // Spec 01, Inheritance: "For variants and SKUs, these fields take the parent's value whenever the child's own value
     // is null [...] Inheritance is resolved at read time". The comparison is with the child's own value.

@@ -599,6 +599,57 @@ describe('planImport', () => {
     );
   });
 
+  // Spec 01: code values are unique per type, checked on every write. A barcode one sheet row gives up (its codes are
+  // replaced wholesale) and another takes is free once the first PUT lands: the taker is written in a later batch.
+  it('a barcode moved from one sheet product to another is written giver first, taker in a later batch; a swap is refused on both, saying why', async () => {
+    const sku = (id: string, ean: string) => ({
+      id: `k_${id}`,
+      externalId: id,
+      variantId: 'v1',
+      styleId: 's1',
+      name: id,
+      dimension: 'M',
+      codes: [{ codeId: 'EAN_GTIN_13', codeValue: ean }],
+    });
+    const existing = parseExistingProducts([
+      ...classicTeeBlackInCatalogue(),
+      sku('K1', '4006381333931'),
+      sku('K2', '4006381333948'),
+    ]);
+    const plan = async (rows: Array<[string, string]>) =>
+      planImport(
+        await mapAndValidate(
+          native(),
+          ['externalId', 'parentExternalId', 'EAN_GTIN_13'],
+          rows.map(([id, ean]) => [id, '1001-BLK', ean]),
+          new CatalogueIndex(existing).levels(),
+        ),
+        existing,
+      );
+    const moved = await plan([
+      ['K2', '4006381333931'], // takes K1's
+      ['K1', '5012345678900'], // gives it up
+    ]);
+    expect(moved.issues).toEqual([]);
+    expect(moved.writes.map((step) => [step.externalId, step.wave ?? 0])).toEqual([
+      ['K1', 0],
+      ['K2', 1],
+    ]);
+
+    const swapped = await plan([
+      ['K1', '4006381333948'],
+      ['K2', '4006381333931'],
+    ]);
+    expect(swapped.writes).toEqual([]);
+    expect(swapped.issues.map((issue) => [issue.rowNumber, issue.code])).toEqual([
+      [2, 'duplicate_code_value'],
+      [3, 'duplicate_code_value'],
+    ]);
+    expect(swapped.issues[0]?.message).toMatch(
+      /EAN_GTIN_13 '4006381333948' belongs to catalogue product 'K2', which gives it up in this run but takes one of this product's at once \(a swap\).*import once with another value in one of the two rows, then again/,
+    );
+  });
+
   it('treats a flat parent named only by its key as a reference that must exist', async () => {
     const existing = parseExistingProducts(classicTeeBlackInCatalogue());
     const builtin = flat();
