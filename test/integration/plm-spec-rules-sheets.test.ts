@@ -315,6 +315,39 @@ describe('PLM import follows the spec rules (issue 15)', () => {
     });
   });
 
+  describe('a flat sheet that repeats a SKU', () => {
+    // README: "rejects files get those carried cells back so a rejected row stands on its own"; a key on two rows
+    // makes neither row's product importable, so both rows go to the rejects file, and fixing one of them and
+    // running `retry` imports both products.
+    it('both rows of a repeated SKU key land in the rejects file; after fixing the mistyped one, `retry` creates both SKUs', async () => {
+      const csv =
+        'Style Number,Style Name,Style Type,Colour Code,Colour,SKU,Size\r\n' +
+        'DUPF,Dup tee,T-shirts,BLK,Black,DUPF-BLK-M,M\r\n' +
+        'DUPF,Dup tee,T-shirts,BLK,Black,DUPF-BLK-L,L\r\n' +
+        'DUPF,Dup tee,T-shirts,BLK,Black,DUPF-BLK-M,XL\r\n';
+      const { client, taskQueue, workflowId } = stack();
+      const start = (input: PlmImportInput) =>
+        client.workflow.start(plmImport, { args: [input], taskQueue, workflowId: workflowId('plm-dup-sku') });
+      const first = await start({ file: await file('flat-dup-sku.csv', csv), profile: 'flat' });
+      const result = await first.result();
+      expect(result.products).toMatchObject({ created: 3, rejected: 1 });
+      expect(await product('DUPF-BLK-M')).toBeUndefined();
+      const rejects = readFileSync(result.rejectsFile as string, 'utf8').replace(/^\uFEFF/, '');
+      const lines = rejects.split('\r\n').filter((line) => line !== '');
+      expect(lines.slice(1).map((line) => line.split(',').slice(5, 8).join(','))).toEqual([
+        'DUPF-BLK-M,M,duplicate_external_id',
+        'DUPF-BLK-M,XL,duplicate_external_id',
+      ]);
+
+      await writeFile(result.rejectsFile as string, rejects.replace('DUPF-BLK-M,XL,', 'DUPF-BLK-XL,XL,'));
+      const plan = await retryPlanFor(client, first.workflowId);
+      const retried = await (await start(plmImportInputSchema.parse(plan.input))).result();
+      expect(retried).toMatchObject({ rejectsFile: null, products: { created: 2, rejected: 0 } });
+      expect(await product('DUPF-BLK-M')).toMatchObject({ dimension: 'M' });
+      expect(await product('DUPF-BLK-XL')).toMatchObject({ dimension: 'XL' });
+    });
+  });
+
   // Some non-Excel writers leave the xlsx <dimension> tag stale; SheetJS takes the sheet's range from it.
   it('a stale <dimension> (A1:N2 over 6 data rows) imports every row', async () => {
     const book = XLSX.utils.book_new();

@@ -167,6 +167,8 @@ export interface SheetSource {
 class DraftBook {
   readonly drafts = new Map<string, ProductDraft>();
   readonly issues: RowIssue[] = [];
+  /** Flat layout: products whose first row already has its `duplicate_external_id` issue. */
+  readonly duplicateFirstRows = new Set<string>();
   skipped = 0;
 }
 
@@ -402,6 +404,20 @@ async function mapFlat(
         book.issues.push(
           rowIssue(row.rowNumber, piece.externalIdColumn, 'duplicate_external_id', reason, piece.externalId),
         );
+        // The product is rejected as a whole, so its first row goes to the rejects file too (a SKU's has no child
+        // to take it there): fixing the other row and retrying then imports both.
+        if (!book.duplicateFirstRows.has(piece.externalId)) {
+          book.duplicateFirstRows.add(piece.externalId);
+          book.issues.push(
+            rowIssue(
+              first,
+              existing.externalIdColumn,
+              'duplicate_external_id',
+              `${existing.level ?? 'product'} externalId '${piece.externalId}' is used again on row ${row.rowNumber}${existing.level !== levelName ? ` by a ${levelName}` : existing.parentExternalId !== parentId ? ` under '${parentId ?? ''}'` : ''}`,
+              piece.externalId,
+            ),
+          );
+        }
         addRowNumber(existing.rowNumbers, row.rowNumber);
         break;
       } else {

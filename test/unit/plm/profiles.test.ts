@@ -165,6 +165,31 @@ describe('mapping profiles', () => {
     expect(result.valid.map((draft) => draft.externalId)).toEqual(['2002', '2002-IND', 'S3']);
   });
 
+  it('a flat SKU key on three rows tells its first row once, naming the next row, and each later row naming the first', async () => {
+    const headers = ['Style Number', 'Style Name', 'Style Type', 'Colour Code', 'Colour', 'Size', 'SKU'];
+    const result = await mapAndValidate(flat(), headers, [
+      ['1001', 'Classic Tee', 'T-Shirt', 'BLK', 'Black', 'M', 'S1'],
+      ['1001', 'Classic Tee', 'T-Shirt', 'BLK', 'Black', 'L', 'S1'],
+      ['1001', 'Classic Tee', 'T-Shirt', 'BLK', 'Black', 'XL', 'S1'],
+    ]);
+    expect(
+      result.issues
+        .filter((issue) => issue.code === 'duplicate_external_id')
+        .map((issue) => [
+          issue.rowNumber,
+          issue.column,
+          issue.message.replace(/^row \d+, column 'SKU': /, ''),
+        ]),
+    ).toEqual([
+      [2, 'SKU', "sku externalId 'S1' is used again on row 3"],
+      [3, 'SKU', "sku externalId 'S1' is already used on row 2"],
+      [4, 'SKU', "sku externalId 'S1' is already used on row 2"],
+    ]);
+    expect(result.invalid.map((entry) => [entry.draft.externalId, entry.draft.rowNumbers])).toEqual([
+      ['S1', [2, 3, 4]],
+    ]);
+  });
+
   it('names close matches for an unknown style type, brand or season', async () => {
     const result = await mapAndValidate(
       native(),
