@@ -182,6 +182,79 @@ describe('PLM import: values as the export meant them', () => {
     });
   });
 
+  describe('barcodes Excel stored as numbers', () => {
+    // Spec 01, Code types: `UPC_GTIN_12` and `EAN_GTIN_13` are barcodes of 12 and 13 digits. A General-format cell
+    // holding 0012345678905 is saved as the number 12345678905: written as it reads, the product would get an
+    // EAN_GTIN_13 that is no EAN at all. A GTIN-13 starting with one zero is the UPC-A of its other 12 digits, so 12
+    // digits in an EAN column are that UPC_GTIN_12 whether the cell lost its zero or held a UPC.
+    it('an EAN_GTIN_13 read as 12345678905 (leading zeros lost) or with other characters is a bad_code row error asking for a text column and is never written; 12 digits are written as the UPC_GTIN_12 they are, 13 as the EAN', async () => {
+      const sheet = XLSX.utils.aoa_to_sheet([
+        ['externalId', 'level', 'name', 'styleType', 'isComponent', 'PLM_ID', 'EAN_GTIN_13'],
+        ['GZ-1', 'style', 'Lost zeros', 'T-shirts', 'no', 'GZ-1', 12345678905],
+        ['GZ-2', 'style', 'Twelve digits', 'T-shirts', 'no', 'GZ-2', 614141000036],
+        ['GZ-3', 'style', 'Thirteen digits', 'T-shirts', 'no', 'GZ-3', 7351234100127],
+        ['GZ-4', 'style', 'Not a barcode', 'T-shirts', 'no', 'GZ-4', '7351234-100134'],
+      ]);
+      const book = XLSX.utils.book_new();
+      XLSX.utils.book_append_sheet(book, sheet, 'Products');
+      const before = snapshot();
+      const result = await run({
+        file: await file(
+          'general-barcodes.xlsx',
+          XLSX.write(book, { type: 'buffer', bookType: 'xlsx' }) as Buffer,
+        ),
+        profile: 'native',
+      });
+      expect(result.rejectsFile).not.toBeNull();
+      const rejectsBook = XLSX.read(readFileSync(result.rejectsFile as string), { type: 'buffer' });
+      const rejects = XLSX.utils.sheet_to_json<Record<string, string>>(
+        rejectsBook.Sheets['Products'] as XLSX.WorkSheet,
+      );
+      expect(rejects.map((reject) => `${reject['externalId']} ${reject['error_code']}`)).toEqual([
+        'GZ-1 bad_code',
+        'GZ-4 bad_code',
+      ]);
+      expect(rejects[0]?.['error_message']).toMatch(
+        /row 2, column 'EAN_GTIN_13': EAN_GTIN_13 '12345678905' has 11 digits; an EAN_GTIN_13 has 13.*leading zeros were lost, format the column as text/,
+      );
+      expect(rejects[1]?.['error_message']).toMatch(/'7351234-100134' is not only digits/);
+      expect(await api<unknown>('/styles/GZ-1')).toBeUndefined();
+      expect(await api<unknown>('/styles/GZ-4')).toBeUndefined();
+      const codes = async (externalId: string) =>
+        (await api<{ codes: Array<{ codeId: string; codeValue: string }> }>(`/styles/${externalId}`)).codes;
+      expect(await codes('GZ-2')).toEqual([
+        { codeId: 'PLM_ID', codeValue: 'GZ-2' },
+        { codeId: 'UPC_GTIN_12', codeValue: '614141000036' },
+      ]);
+      expect(await codes('GZ-3')).toEqual([
+        { codeId: 'PLM_ID', codeValue: 'GZ-3' },
+        { codeId: 'EAN_GTIN_13', codeValue: '7351234100127' },
+      ]);
+      expect(writesSince(before)).toBe(2);
+
+      // The EAN column now gives GZ-3 a 12-digit barcode: that UPC replaces its EAN (spec 01: "`codes` is replaced
+      // wholesale"), as a byDigits column's would, rather than leave the old barcode beside it.
+      const next = XLSX.utils.aoa_to_sheet([
+        ['externalId', 'level', 'name', 'styleType', 'isComponent', 'PLM_ID', 'EAN_GTIN_13'],
+        ['GZ-3', 'style', 'Thirteen digits', 'T-shirts', 'no', 'GZ-3', 614141000043],
+      ]);
+      const nextBook = XLSX.utils.book_new();
+      XLSX.utils.book_append_sheet(nextBook, next, 'Products');
+      const again = await run({
+        file: await file(
+          'general-barcodes-2.xlsx',
+          XLSX.write(nextBook, { type: 'buffer', bookType: 'xlsx' }) as Buffer,
+        ),
+        profile: 'native',
+      });
+      expect(again.products).toMatchObject({ updated: 1, rejected: 0 });
+      expect(await codes('GZ-3')).toEqual([
+        { codeId: 'PLM_ID', codeValue: 'GZ-3' },
+        { codeId: 'UPC_GTIN_12', codeValue: '614141000043' },
+      ]);
+    });
+  });
+
   describe('a Shopify product without options', () => {
     // Spec 01, POST /styles: a variant requires "name, codes, color", a SKU "name, codes, dimension". Shopify writes a
     // product without options as Option1 Name "Title", Option1 Value "Default Title": that is not a colour.

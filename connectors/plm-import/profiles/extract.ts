@@ -386,14 +386,32 @@ export function extractPiece(level: BoundLevel, row: SheetRow, context: ExtractC
             ? '; if leading zeros were lost, format the column as text'
             : ''),
       );
-    } else if (codeValue !== null && codeId !== null)
-      codes.push({
-        codeId,
-        codeValue,
-        column: read.column,
-        rowNumber: row.rowNumber,
-        ...(byDigits ? { givesTypes: [...new Set(byDigits.values())] } : {}),
-      });
+    } else if (codeValue !== null && codeId !== null) {
+      const barcode = byDigits ? null : gtinOf(codeId, codeValue);
+      if (barcode === null || barcode.ok) {
+        const checkedId = barcode?.codeId ?? codeId;
+        // An EAN column read by its digits, as byDigits is: the product's EAN_GTIN_13 is an old barcode.
+        const givesTypes = byDigits
+          ? [...new Set(byDigits.values())]
+          : checkedId !== codeId
+            ? [checkedId, codeId]
+            : undefined;
+        // An EAN column's 12 digits beside the same UPC_GTIN_12 from its own column are one code, not two.
+        const twin =
+          checkedId === 'UPC_GTIN_12'
+            ? codes.find((other) => other.codeId === checkedId && other.codeValue === codeValue)
+            : undefined;
+        if (twin && givesTypes) twin.givesTypes = [...new Set([...(twin.givesTypes ?? []), ...givesTypes])];
+        else if (!twin)
+          codes.push({
+            codeId: checkedId,
+            codeValue,
+            column: read.column,
+            rowNumber: row.rowNumber,
+            ...(givesTypes ? { givesTypes } : {}),
+          });
+      } else b.fail(read.column, 'bad_code', barcode.reason);
+    }
   }
   if (codes.length > 0) b.set('codes', codes, codes[0]?.column ?? null);
 
@@ -410,6 +428,34 @@ export function extractPiece(level: BoundLevel, row: SheetRow, context: ExtractC
   if (Object.keys(properties).length > 0)
     b.set('customProperties', JSON.stringify(properties), propertyColumn);
   return piece;
+}
+
+const GTIN_DIGITS: Readonly<Record<string, number>> = { UPC_GTIN_12: 12, EAN_GTIN_13: 13 };
+
+/**
+ * Spec 01's barcode types by their digits. Excel's General format drops a GTIN's leading zeros (0012345678905 is
+ * saved as 12345678905), which written as it reads is no barcode at all. A GTIN-13 whose first digit is 0 is the
+ * UPC-A of its other 12, so 12 digits in an EAN_GTIN_13 column are that UPC_GTIN_12 whether the cell lost its zero or
+ * held a UPC (byDigits and the plan's UPC repair read 12 digits the same way). Null: not a barcode type.
+ */
+function gtinOf(
+  codeId: string,
+  value: string,
+): { ok: true; codeId: string } | { ok: false; reason: string } | null {
+  const length = GTIN_DIGITS[codeId];
+  if (length === undefined) return null;
+  const digits = /^\d+$/.test(value);
+  if (digits && value.length === length) return { ok: true, codeId };
+  if (digits && codeId === 'EAN_GTIN_13' && value.length === 12) return { ok: true, codeId: 'UPC_GTIN_12' };
+  return {
+    ok: false,
+    reason:
+      `${codeId} '${quoteInput(value)}' ${digits ? `has ${value.length} digits` : 'is not only digits'}; ` +
+      `${codeId === 'EAN_GTIN_13' ? 'an EAN_GTIN_13 has 13 digits (12 are read as a UPC_GTIN_12)' : 'a UPC_GTIN_12 has 12 digits'}` +
+      (digits && value.length < length
+        ? '; if leading zeros were lost, format the column as text in the source workbook, re-enter the codes and save again'
+        : ''),
+  };
 }
 
 function convertProperty(

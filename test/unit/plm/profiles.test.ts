@@ -409,6 +409,92 @@ describe('mapping profiles', () => {
     ).toThrow(/exactly one of codeId or byDigits/);
   });
 
+  // Spec 01, Code types: `UPC_GTIN_12`, `EAN_GTIN_13`. The flat profile's EAN column names its type outright.
+  it('a barcode column of a fixed type holds 12 (UPC_GTIN_12) or 13 (EAN_GTIN_13) digits: 12 in an EAN column are the UPC_GTIN_12, another length or a non-digit a bad_code', async () => {
+    const headers = [
+      'Style Number',
+      'Style Name',
+      'Style Type',
+      'Colour Code',
+      'Colour',
+      'Size',
+      'SKU',
+      'EAN',
+    ];
+    const row = (sku: string, ean: string | number): Array<string | number> => [
+      '1001',
+      'Classic Tee',
+      'T-Shirt',
+      'BLK',
+      'Black',
+      sku,
+      sku,
+      ean,
+    ];
+    const mapped = await mapRows(
+      sheetOf(headers, [
+        row('S1', '7351234100998'),
+        row('S2', 614141000036),
+        row('S3', 12345678905),
+        row('S4', '7351234 100981'),
+      ]),
+      flat(),
+      references,
+    );
+    const barcodes = (externalId: string) =>
+      mapped.drafts
+        .find((draft) => draft.externalId === externalId)
+        ?.fields.codes?.filter((code) => code.codeId !== 'PLM_ID')
+        .map((code) => `${code.codeId} ${code.codeValue}`);
+    expect(barcodes('S1')).toEqual(['EAN_GTIN_13 7351234100998']);
+    expect(barcodes('S2')).toEqual(['UPC_GTIN_12 614141000036']);
+    // Read by its digits, the EAN column gives both barcode types: the product's old EAN_GTIN_13 is replaced.
+    expect(mapped.drafts.find((draft) => draft.externalId === 'S2')?.fields.codes?.[1]?.givesTypes).toEqual([
+      'UPC_GTIN_12',
+      'EAN_GTIN_13',
+    ]);
+    expect(mapped.drafts.find((draft) => draft.externalId === 'S1')?.fields.codes?.[1]).not.toHaveProperty(
+      'givesTypes',
+    );
+    expect(mapped.issues.map((issue) => [issue.rowNumber, issue.column, issue.code])).toEqual([
+      [4, 'EAN', 'bad_code'],
+      [5, 'EAN', 'bad_code'],
+    ]);
+    expect(mapped.issues[0]?.message).toMatch(
+      /EAN_GTIN_13 '12345678905' has 11 digits; an EAN_GTIN_13 has 13 digits .*if leading zeros were lost, format the column as text/,
+    );
+    expect(mapped.issues[1]?.message).toMatch(/'7351234 100981' is not only digits/);
+
+    const upcColumn = await mapRows(
+      sheetOf(
+        ['externalId', 'UPC_GTIN_12', 'EAN_GTIN_13'],
+        [
+          ['a', '036000291452', '36000291452'],
+          ['b', '614141000036', '614141000036'],
+          ['c', '0614141000036', null],
+        ],
+      ),
+      native(),
+      references,
+    );
+    expect(upcColumn.drafts.find((draft) => draft.externalId === 'b')?.fields.codes).toEqual([
+      expect.objectContaining({
+        codeId: 'UPC_GTIN_12',
+        codeValue: '614141000036',
+        column: 'UPC_GTIN_12',
+        givesTypes: ['UPC_GTIN_12', 'EAN_GTIN_13'],
+      }),
+    ]);
+    expect(upcColumn.issues.map((issue) => [issue.rowNumber, issue.column, issue.message])).toEqual([
+      [2, 'EAN_GTIN_13', expect.stringMatching(/'36000291452' has 11 digits/) as unknown],
+      [
+        4,
+        'UPC_GTIN_12',
+        expect.stringMatching(/'0614141000036' has 13 digits; a UPC_GTIN_12 has 12 digits$/) as unknown,
+      ],
+    ]);
+  });
+
   it('refuses a sheet that lacks the key columns, listing what it has', async () => {
     await expect(mapRows(sheetOf(['id', 'name'], [['A', 'Tee']]), native(), references)).rejects.toThrow(
       PlmFileError,

@@ -107,8 +107,8 @@ describe('writeRejects', () => {
       XLSX.utils.aoa_to_sheet([
         ['Style Number', 'Style Name', 'Style Type', 'Colour Code', 'Colour', 'Size', 'SKU', 'EAN'],
         ['1001', 'Classic Tee', 'T-Shirt', 'BLK', 'Black', 'M', '1001-BLK-M', '4006381334001'],
-        [null, null, null, 'BLK', 'Black', 'L', '1001-BLK-L', 'not-unique'],
-        [null, null, null, 'BLK', 'Black', 'XL', '1001-BLK-XL', 'not-unique'],
+        [null, null, null, 'BLK', 'Black', 'L', '1001-BLK-L', '4006381334099'],
+        [null, null, null, 'BLK', 'Black', 'XL', '1001-BLK-XL', '4006381334099'],
       ]),
       'PLM',
     );
