@@ -255,6 +255,74 @@ describe('PLM import: values as the export meant them', () => {
     });
   });
 
+  describe('list cells', () => {
+    const LIST_HEADER = [
+      'externalId',
+      'parentExternalId',
+      'level',
+      'name',
+      'styleType',
+      'isComponent',
+      'color',
+    ];
+    const listCsv = (brands: { style: string; variant: string }, prefix: string): string =>
+      [
+        [...LIST_HEADER, 'dimension', 'PLM_ID', 'brands'],
+        [prefix, '', 'style', `${prefix} tee`, 'T-shirts', 'no', '', '', prefix, brands.style],
+        [
+          `${prefix}-BLK`,
+          prefix,
+          'variant',
+          `${prefix} black`,
+          '',
+          '',
+          'Black',
+          '',
+          `${prefix}-BLK`,
+          brands.variant,
+        ],
+        [
+          `${prefix}-BLK-M`,
+          `${prefix}-BLK`,
+          'sku',
+          `${prefix} black M`,
+          '',
+          '',
+          '',
+          'M',
+          `${prefix}-BLK-M`,
+          '',
+        ],
+      ]
+        .map((cells) => cells.map((cell) => (/[",;]/.test(cell) ? `"${cell}"` : cell)).join(','))
+        .join('\r\n') + '\r\n';
+    const brandsOf = (externalId: string) =>
+      api<{ brands: string[] | null; overriddenFlag?: string[] }>(`/styles/${externalId}`);
+
+    // README: "Blank cells never clear anything: a blank field is not sent (on a child it keeps inheriting)". Spec 01,
+    // Inheritance: a child takes "the parent's value whenever the child's own value is null".
+    it('a brands cell of separators only (";") is a blank cell: the style keeps its brands, the variant keeps inheriting them, and a re-run writes nothing', async () => {
+      const seeded = await run({
+        file: await file('list-seed.csv', listCsv({ style: 'Nordic Threads', variant: ' ; ' }, 'LSEP')),
+        profile: 'native',
+      });
+      expect(rejectsOf(seeded)).toEqual([]);
+      expect(await brandsOf('LSEP-BLK')).toMatchObject({ brands: ['prop_brand_nordic'] });
+      expect((await brandsOf('LSEP-BLK')).overriddenFlag).not.toContain('brands');
+
+      const before = snapshot();
+      const again = await run({
+        file: await file('list-separators.csv', listCsv({ style: ';', variant: ';;' }, 'LSEP')),
+        profile: 'native',
+      });
+      expect(rejectsOf(again)).toEqual([]);
+      expect(again.products).toMatchObject({ unchanged: 3 });
+      expect(writesSince(before)).toBe(0);
+      expect(await brandsOf('LSEP')).toMatchObject({ brands: ['prop_brand_nordic'] });
+      expect(await brandsOf('LSEP-BLK')).toMatchObject({ brands: ['prop_brand_nordic'] });
+    });
+  });
+
   describe('a Shopify product without options', () => {
     // Spec 01, POST /styles: a variant requires "name, codes, color", a SKU "name, codes, dimension". Shopify writes a
     // product without options as Option1 Name "Title", Option1 Value "Default Title": that is not a colour.

@@ -237,6 +237,13 @@ export function extractPiece(level: BoundLevel, row: SheetRow, context: ExtractC
   let weightUnit: { unit: string; column: string | null; fromCells: boolean } | null = null;
   for (const [field, source] of level.fields) {
     const read = readSource(source, row);
+    const items =
+      LIST_FIELDS.has(field) && read.value !== null && !read.cellError
+        ? splitList(cellText(read.value) ?? '', source.split ?? ';')
+        : null;
+    // README: "Blank cells never clear anything". A cell of separators only (";") lists nothing: it is a blank cell,
+    // not an empty list, which would clear the field (and stop a child inheriting it).
+    if (items?.length === 0) continue;
     if (!b.usable(read)) continue;
     const text = cellText(read.value) ?? '';
     if (TEXT_FIELDS.has(field)) {
@@ -311,10 +318,10 @@ export function extractPiece(level: BoundLevel, row: SheetRow, context: ExtractC
       if (resolvedAll) b.set('composition', composition, read.column);
     } else if (LIST_FIELDS.has(field) || field === 'styleTypeId') {
       const kind = REFERENCE_FIELDS[field];
-      const items = field === 'styleTypeId' ? [text] : splitList(text, source.split ?? ';');
+      const names = items ?? [text];
       const ids: string[] = [];
       const unresolved: UnresolvedNames = { count: 0, code: 'unknown_reference', names: [] };
-      for (const item of items) {
+      for (const item of names) {
         const resolved = kind ? context.resolver.resolve(kind, item) : { ok: true as const, id: item };
         if (resolved.ok) ids.push(resolved.id);
         else if (++unresolved.count <= TOLD_UNRESOLVED) b.fail(read.column, resolved.code, resolved.reason);
@@ -325,7 +332,7 @@ export function extractPiece(level: BoundLevel, row: SheetRow, context: ExtractC
       }
       if (kind && unresolved.count > TOLD_UNRESOLVED)
         b.fail(read.column, unresolved.code, moreUnresolved(referenceLabels[kind], unresolved));
-      if (ids.length === items.length) {
+      if (ids.length === names.length) {
         if (field === 'styleTypeId') b.set('styleTypeId', ids[0] ?? '', read.column);
         else b.set(field as 'brands', ids, read.column);
       }

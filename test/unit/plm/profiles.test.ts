@@ -190,6 +190,29 @@ describe('mapping profiles', () => {
     ]);
   });
 
+  // README: "Blank cells never clear anything: a blank field is not sent (on a child it keeps inheriting)".
+  it('a list cell of separators only is a blank cell: no empty list, and no conflict with the value on another row of the style', async () => {
+    const headers = [
+      'Style Number',
+      'Style Name',
+      'Style Type',
+      'Brand',
+      'Season',
+      'Colour Code',
+      'Colour',
+      'Size',
+      'SKU',
+    ];
+    const result = await mapAndValidate(flat(), headers, [
+      ['1001', 'Classic Tee', 'T-Shirt', 'Northwind', ' ; ', 'BLK', 'Black', 'M', 'S1'],
+      ['1001', 'Classic Tee', 'T-Shirt', ';', ';;', 'BLK', 'Black', 'L', 'S2'],
+    ]);
+    expect(result.issues).toEqual([]);
+    const style = result.valid.find((draft) => draft.externalId === '1001');
+    expect(style?.fields.brands).toEqual(['br_north']);
+    expect(style?.fields).not.toHaveProperty('seasons');
+  });
+
   it('names close matches for an unknown style type, brand or season', async () => {
     const result = await mapAndValidate(
       native(),
