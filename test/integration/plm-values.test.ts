@@ -321,6 +321,21 @@ describe('PLM import: values as the export meant them', () => {
       expect(await brandsOf('LSEP')).toMatchObject({ brands: ['prop_brand_nordic'] });
       expect(await brandsOf('LSEP-BLK')).toMatchObject({ brands: ['prop_brand_nordic'] });
     });
+
+    // Spec 01: brands is an "array of string (property ids)"; two names of one brand are that one id.
+    it('two names of one brand ("Nordic Threads; nordic threads") send its id once, and a re-run writes nothing', async () => {
+      const sheet = await file(
+        'list-twice.csv',
+        listCsv({ style: 'Nordic Threads; nordic threads', variant: '' }, 'LDUP'),
+      );
+      const first = await run({ file: sheet, profile: 'native' });
+      expect(rejectsOf(first)).toEqual([]);
+      expect(await brandsOf('LDUP')).toMatchObject({ brands: ['prop_brand_nordic'] });
+      const before = snapshot();
+      const again = await run({ file: sheet, profile: 'native' });
+      expect(again.products).toMatchObject({ unchanged: 3 });
+      expect(writesSince(before)).toBe(0);
+    });
   });
 
   describe('a Shopify product without options', () => {

@@ -334,7 +334,8 @@ export function extractPiece(level: BoundLevel, row: SheetRow, context: ExtractC
         b.fail(read.column, unresolved.code, moreUnresolved(referenceLabels[kind], unresolved));
       if (ids.length === names.length) {
         if (field === 'styleTypeId') b.set('styleTypeId', ids[0] ?? '', read.column);
-        else b.set(field as 'brands', ids, read.column);
+        // Two names of one id ("Northwind; northwind", a name and its id) are that id once.
+        else b.set(field as 'brands', ids.length > 1 ? [...new Set(ids)] : ids, read.column);
       }
     }
   }

@@ -273,12 +273,28 @@ describe('mapping profiles', () => {
     const result = await mapAndValidate(
       native(),
       [...nativeHeaders, 'brands'],
-      [['A', null, null, 'Tee', 't-shirt', 'no', null, null, 'A', 'NORTHWIND; br_south']],
+      [
+        ['A', null, null, 'Tee', 't-shirt', 'no', null, null, 'A', 'NORTHWIND; br_south'],
+        [
+          'B',
+          null,
+          null,
+          'Tee',
+          't-shirt',
+          'no',
+          null,
+          null,
+          'B',
+          'br_south; Northwind; northwind; br_north',
+        ],
+      ],
     );
     expect(result.valid[0]?.fields).toMatchObject({
       styleTypeId: 'st_tshirt',
       brands: ['br_north', 'br_south'],
     });
+    // Names of one id are that id once, in the order first given.
+    expect(result.valid[1]?.fields.brands).toEqual(['br_south', 'br_north']);
   });
 
   // Spec 01, convention 8: "Reference values (process identifiers, style type ids, property ids) are identifiers,
