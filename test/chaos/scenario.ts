@@ -2,7 +2,13 @@ import { randomUUID } from 'node:crypto';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { Client, Connection, WorkflowFailedError, type WorkflowHandle } from '@temporalio/client';
+import {
+  Client,
+  Connection,
+  WorkflowFailedError,
+  type WorkflowHandle,
+  type WorkflowHandleWithFirstExecutionRunId,
+} from '@temporalio/client';
 import { z } from 'zod';
 import { createActivities } from '../../activities';
 import { startSandbox, type RunningSandbox } from '../../sandbox/server';
@@ -19,7 +25,8 @@ import { compareState, sandboxStateSchema, totalProblems } from './compare';
 import { orderExport, plmSheet, type OrderExport, type PlmSheet } from './inputs';
 import { erpFigures, plmFigures, writeFigures, type ChaosFigures } from './figures';
 import { phases, shuffled, type Phase } from './fault-phases';
-import { NO_SLOW_FAULTS, startSlowProxy } from './slow-proxy';
+import { NO_SLOW_FAULTS, startSlowProxy, type SlowProxy } from './slow-proxy';
+import { whereJobsWait } from './stall-report';
 import { WorkerProcess } from './worker-process';
 
 export interface ChaosOptions {
@@ -56,6 +63,10 @@ export interface ChaosOptions {
   plmBatchSize: number;
   /** Whole run (clean + chaos) must finish within this. */
   deadlineMs: number;
+  /** The chaos part alone must also finish within this (counted from its start); unset, only `deadlineMs` holds. */
+  chaosDeadlineMs?: number;
+  /** Filled as the run goes: every worker process and chaos job it started (to check a run leaves none behind). */
+  track?: { workerPids: number[]; workflowIds: string[] };
 }
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
@@ -126,8 +137,8 @@ function makeInputs(options: ChaosOptions, harness: HarnessInfo): Inputs {
 }
 
 interface JobHandles {
-  plm: WorkflowHandle<typeof plmImport>;
-  erp: WorkflowHandle<typeof erpOrders>;
+  plm: WorkflowHandleWithFirstExecutionRunId<typeof plmImport>;
+  erp: WorkflowHandleWithFirstExecutionRunId<typeof erpOrders>;
 }
 
 async function startJobs(
@@ -181,6 +192,64 @@ async function before<T>(promise: Promise<T>, deadline: number, what: string): P
   }
 }
 
+/**
+ * Terminates the jobs that still run (a run that missed its deadline), so no worker of a later test file meets
+ * them; the ones that ended are left as they are.
+ */
+async function endJobs(jobs: JobHandles): Promise<void> {
+  await Promise.all(
+    [jobs.plm, jobs.erp].map(async (handle) => {
+      const description = await handle.describe();
+      if (description.status.name === 'RUNNING') await handle.terminate('the chaos run is over');
+    }),
+  );
+}
+
+/**
+ * The message of a chaos run that did not finish: why, then where each job waits (workflow status, phase, each
+ * pending activity with its attempt, worker and last failure: see whereJobsWait), the worker's and the faults'
+ * state and the end of the worker's log. Also written to `file`, beside the run's logs.
+ */
+async function stallReport(
+  error: unknown,
+  run: {
+    options: ChaosOptions;
+    jobs: JobHandles;
+    worker: WorkerProcess;
+    proxy: SlowProxy;
+    chaosStarted: number;
+    currentPhase: string;
+    file: string;
+  },
+): Promise<string> {
+  const { options, worker, proxy } = run;
+  const chaosSeconds = Math.round((Date.now() - run.chaosStarted) / 1000);
+  const jobs = await whereJobsWait({ plm: run.jobs.plm, erp: run.jobs.erp }, worker.killedPids).catch(
+    (reason: unknown) => [`(the jobs could not be described: ${(reason as Error).message})`],
+  );
+  const report = [
+    `${(error as Error).message} (${chaosSeconds} s into the chaos part, ${Math.round(options.deadlineMs / 1000)} s ` +
+      `for the clean and chaos runs; rerun with CHAOS_SEED=${options.seed})`,
+    ...jobs,
+    `worker: ${worker.starts} starts, ${worker.kills} SIGKILLs (pids ${worker.killedPids.join(', ') || 'none'}), ` +
+      (worker.running ? `pid ${worker.pid} running` : 'not running') +
+      ` | proxy: ${proxy.counters.forwarded} requests forwarded, ${proxy.counters.writes} writes | ` +
+      `fault phase: ${run.currentPhase}`,
+    `worker log (${worker.logFile}), last lines:`,
+    ...worker
+      .tail(12)
+      .split('\n')
+      .filter((line) => line.length > 0)
+      .map((line) => `  ${line.length > 400 ? `${line.slice(0, 400)}…` : line}`),
+  ].join('\n');
+  try {
+    writeFileSync(run.file, `${report}\n`);
+  } catch {
+    // The message carries it anyway.
+  }
+  return report;
+}
+
 /** A clean run of the same inputs on a fresh sandbox (in-process worker, no faults): the reference call count. */
 async function cleanRun(
   options: ChaosOptions,
@@ -221,11 +290,16 @@ async function cleanRun(
       overrides: { shutdownGraceTime: '2s' },
     });
     const jobs = await startJobs(client, taskQueue, inputs, options, 'clean');
-    const [plm, erp] = await before(
-      Promise.all([jobs.plm.result(), jobs.erp.result()]),
-      deadline,
-      'the clean run',
-    );
+    const waits = [jobs.plm.result(), jobs.erp.result()] as const;
+    const results = Promise.all(waits);
+    // Out of time: the jobs end, and the calls waiting for their results too, before the connection closes.
+    stops.push(async () => {
+      await endJobs(jobs);
+      await before(Promise.allSettled(waits), Date.now() + 20_000, 'the clean jobs’ results').catch(
+        () => undefined,
+      );
+    });
+    const [plm, erp] = await before(results, deadline, 'the clean run');
     if (plm.products.rejected > 0 || erp.orders.rejected > 0) {
       throw new Error(
         `the clean run rejected rows: ${JSON.stringify(plm.rejections)} ${JSON.stringify(erp.rejections)}`,
@@ -253,7 +327,7 @@ async function cleanRun(
  */
 export async function runChaos(options: ChaosOptions): Promise<ChaosFigures> {
   const harness = readHarnessInfo();
-  const deadline = Date.now() + options.deadlineMs;
+  let deadline = Date.now() + options.deadlineMs;
   const random = seededRandom(options.seed ^ 0x5eed);
   const inputs = makeInputs(options, harness);
   process.stdout.write(
@@ -281,6 +355,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosFigures> {
         TRACE_API_TIMEOUT_MS: String(options.apiTimeoutMs),
         LOG_LEVEL: 'info',
       },
+      onSpawn: (pid) => options.track?.workerPids.push(pid),
     });
     stops.push(() => worker.stop());
     // The worker bundles the workflows as it starts (several seconds): meanwhile, the clean run.
@@ -292,13 +367,23 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosFigures> {
     }
     await firstStart;
     const chaosStarted = Date.now();
+    if (options.chaosDeadlineMs !== undefined)
+      deadline = Math.min(deadline, chaosStarted + options.chaosDeadlineMs);
 
     const connection = await Connection.connect({ address: harness.address });
     stops.push(() => connection.close());
     const client = new Client({ connection, namespace: harness.namespace });
     const jobs = await startJobs(client, taskQueue, inputs, options, 'chaos');
+    options.track?.workflowIds.push(jobs.plm.workflowId, jobs.erp.workflowId);
     const results = Promise.all([settle(jobs.plm.result()), settle(jobs.erp.result())]).finally(() => {
       finished = true;
+    });
+    // Before the connection closes: the jobs end, and so do the calls waiting for their results. A call still under
+    // way when it closes is retried by the client on a timer, which then throws "Channel has been shut down" into
+    // whatever test file this jest process runs next.
+    stops.push(async () => {
+      await endJobs(jobs);
+      await before(results, Date.now() + 20_000, 'the jobs’ results').catch(() => undefined);
     });
 
     // The fault mix: phases in a seeded order (each kind once, then at random with calm stretches), each lasting a
@@ -306,12 +391,14 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosFigures> {
     const mix = phases(options, random);
     const calm: Phase = { name: 'calm', sandbox: {}, proxy: NO_SLOW_FAULTS };
     const phaseCounts: Record<string, number> = {};
+    let currentPhase = 'none yet';
     const faultDriver = (async () => {
       const order = [...shuffled(mix, random)];
       while (!finished && Date.now() < deadline) {
         const phase =
           order.shift() ?? (random() < 0.25 ? calm : (mix[Math.floor(random() * mix.length)] as Phase));
         phaseCounts[phase.name] = (phaseCounts[phase.name] ?? 0) + 1;
+        currentPhase = phase.name;
         await putFaults(sandbox, phase.sandbox);
         proxy.set(phase.proxy);
         const [low, high] = options.phaseCalls;
@@ -342,7 +429,8 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosFigures> {
     const phaseSchema = z.object({ phase: z.string() });
     const phaseOf = async (handle: WorkflowHandle): Promise<string> => {
       // (A loaded machine answers a query in seconds; waiting only 3 s, the kill could wait until the jobs ended.)
-      const answer = await before(handle.query('progress'), Date.now() + 10_000, 'the progress query');
+      // A gRPC deadline, not a race: the call itself ends, so none is left to meet the closed connection.
+      const answer = await client.withDeadline(Date.now() + 10_000, () => handle.query('progress'));
       return phaseSchema.parse(answer).phase;
     };
     const applying = async (): Promise<boolean> => {
@@ -372,8 +460,33 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosFigures> {
       }
     })();
 
-    const [plm, erp] = await before(results, deadline, 'the chaos run');
-    await before(Promise.all([faultDriver, killDriver]), deadline + 60_000, 'the fault and kill drivers');
+    // Before anything else is stopped (last in, first out): the worker, so the kill schedule cannot start it again
+    // (a start under way is cut short), then both drivers, which end once `finished` is set.
+    const drivers = Promise.all([faultDriver, killDriver]);
+    drivers.catch(() => undefined); // awaited below, or in this stop; a failure meanwhile is not unhandled
+    stops.push(async () => {
+      finished = true;
+      await worker.stop();
+      await before(drivers, Date.now() + 30_000, 'the fault and kill drivers').catch(() => undefined);
+    });
+
+    // A kill schedule that could not restart the worker ends the run with its error, not at the deadline.
+    const killFailed = killDriver.then(() => new Promise<never>(() => undefined));
+    const [plm, erp] = await before(Promise.race([results, killFailed]), deadline, 'the chaos run').catch(
+      async (error: unknown) => {
+        const report = await stallReport(error, {
+          options,
+          jobs,
+          worker,
+          proxy,
+          chaosStarted,
+          currentPhase,
+          file: path.join(harness.logDir, `chaos-${options.label}-stall.txt`),
+        });
+        throw new Error(report);
+      },
+    );
+    await before(drivers, deadline + 60_000, 'the fault and kill drivers');
     const chaosMs = Date.now() - chaosStarted;
     await worker.stop();
 

@@ -11,6 +11,8 @@ export interface WorkerProcessOptions {
   env: Record<string, string>;
   /** Every start appends its stdout and stderr here (pino JSON; the API key is redacted by the worker). */
   logFile: string;
+  /** Told each worker process's pid as it is spawned. */
+  onSpawn?: (pid: number) => void;
 }
 
 /**
@@ -25,9 +27,17 @@ export class WorkerProcess {
   kills = 0;
   /** Exits nobody asked for (a crash on its own would be a finding). */
   unexpectedExits: string[] = [];
+  /** The pids SIGKILLed so far (an activity last started by one of them is lost until its heartbeat timeout). */
+  killedPids: number[] = [];
+  /** Set by stop(): no start after it, so a kill schedule still under way cannot outlive the run. */
+  private stopped = false;
 
   constructor(private readonly options: WorkerProcessOptions) {
     this.log = createWriteStream(options.logFile, { flags: 'a' });
+  }
+
+  get logFile(): string {
+    return this.options.logFile;
   }
 
   get pid(): number | undefined {
@@ -40,6 +50,7 @@ export class WorkerProcess {
 
   /** Starts the worker and resolves once it polls its task queue. */
   async start(): Promise<void> {
+    if (this.stopped) throw new Error('worker stopped: not started again');
     if (this.running) throw new Error('worker already running');
     this.starts += 1;
     const start = this.starts;
@@ -54,6 +65,7 @@ export class WorkerProcess {
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     this.child = child;
+    if (child.pid !== undefined) this.options.onSpawn?.(child.pid);
     // Should jest force-exit this process mid-run, the worker must not outlive it.
     const orphanGuard = () => {
       if (child.exitCode === null && child.signalCode === null && child.pid !== undefined)
@@ -83,7 +95,8 @@ export class WorkerProcess {
         READY_TIMEOUT_MS,
       );
       const onData = (chunk: Buffer) => {
-        this.log.write(chunk);
+        // The pipes may deliver the last output after the log was closed by stop().
+        if (!this.log.writableEnded) this.log.write(chunk);
         if (output.length < 1_000_000) output += chunk.toString('utf8');
         if (output.includes('"msg":"Worker running"')) {
           clearTimeout(timer);
@@ -116,14 +129,19 @@ export class WorkerProcess {
     const child = this.child;
     if (!child || !this.running || child.pid === undefined) return;
     this.kills += 1;
+    this.killedPids.push(child.pid);
     this.markExpected();
     this.log.write(`${JSON.stringify({ chaos: 'SIGKILL', pid: child.pid, at: new Date().toISOString() })}\n`);
     process.kill(child.pid, 'SIGKILL');
     await this.exited;
   }
 
-  /** Stops whatever runs (SIGTERM, then SIGKILL after 10 s) and closes the log; safe to call twice. */
+  /**
+   * Stops whatever runs (SIGTERM, then SIGKILL after 10 s; a start under way is cut short) and closes the log; no
+   * start after it. Safe to call twice.
+   */
   async stop(): Promise<void> {
+    this.stopped = true;
     const child = this.child;
     if (child && this.running && child.pid !== undefined) {
       this.markExpected();
