@@ -5,6 +5,7 @@ import type { PlmImportResult } from '../../activities/plm-import';
 import type { PushErpOrdersResult } from '../../workflows/erp-orders';
 import type { HarnessInfo } from '../harness/harness-info';
 import type { Discrepancies } from './compare';
+import type { RetriedActivity } from './stall-report';
 
 /** What a chaos run measured: printed as a table, kept as JSON. */
 export interface ChaosFigures {
@@ -56,6 +57,8 @@ export interface ChaosFigures {
     };
   };
   unexpectedWorkerExits: string[];
+  /** Activities that took more than one attempt: where the kills and failures cost each job its time. */
+  retried: { plm: RetriedActivity[]; erp: RetriedActivity[] };
   durationsMs: { clean: number; chaos: number };
   cleanOutcome: number;
   figuresFile: string;
@@ -88,6 +91,14 @@ export function writeFigures(figures: ChaosFigures, harness: HarnessInfo): void 
     JSON.stringify(figures, null, 2),
   );
   process.stdout.write(formatFigures(figures));
+}
+
+/** `plm applyPlmBatch ×2 (24.1 s: activity Heartbeat timeout)`, one per retried activity. */
+function formatRetried(retried: ChaosFigures['retried']): string {
+  const all = Object.entries(retried).flatMap(([job, activities]) =>
+    activities.map((a) => `${job} ${a.activity} ×${a.attempts} (${a.seconds} s: ${a.lastFailure})`),
+  );
+  return all.length === 0 ? 'none' : all.join(' | ');
 }
 
 export function formatFigures(f: ChaosFigures): string {
@@ -129,6 +140,7 @@ export function formatFigures(f: ChaosFigures): string {
     ],
     ['plm job', JSON.stringify(f.jobs.plm)],
     ['erp job', JSON.stringify(f.jobs.erp)],
+    ['retried', formatRetried(f.retried)],
     [
       'time',
       `clean ${(f.durationsMs.clean / 1000).toFixed(1)} s, chaos ${(f.durationsMs.chaos / 1000).toFixed(1)} s`,

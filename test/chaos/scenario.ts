@@ -26,7 +26,7 @@ import { orderExport, plmSheet, type OrderExport, type PlmSheet } from './inputs
 import { erpFigures, plmFigures, writeFigures, type ChaosFigures } from './figures';
 import { phases, shuffled, type Phase } from './fault-phases';
 import { NO_SLOW_FAULTS, startSlowProxy, type SlowProxy } from './slow-proxy';
-import { whereJobsWait } from './stall-report';
+import { retriedActivities, whereJobsWait } from './stall-report';
 import { WorkerProcess } from './worker-process';
 
 export interface ChaosOptions {
@@ -495,6 +495,13 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosFigures> {
     const state = sandboxStateSchema.parse(await getJson(`${sandbox.url}/__sandbox/state`, z.unknown()));
     const outcome = compareState(state, inputs.sheet.expected, inputs.orders.expected, inputs.prefix);
 
+    const retriedOf = (handle: WorkflowHandleWithFirstExecutionRunId) =>
+      retriedActivities(
+        (runId) => client.workflow.getHandle(handle.workflowId, runId),
+        handle.firstExecutionRunId,
+      );
+    const [plmRetried, erpRetried] = await Promise.all([retriedOf(jobs.plm), retriedOf(jobs.erp)]);
+
     const figuresFile = path.join(tmpdir(), 'chaos-figures.json');
     const figures: ChaosFigures = {
       label: options.label,
@@ -531,6 +538,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosFigures> {
         erp: erp.ok ? erpFigures(erp.value) : { status: `failed: ${erp.error}` },
       },
       unexpectedWorkerExits: worker.unexpectedExits,
+      retried: { plm: plmRetried, erp: erpRetried },
       durationsMs: { clean: clean.ms, chaos: chaosMs },
       cleanOutcome: clean.problems,
       figuresFile,

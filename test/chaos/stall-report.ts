@@ -98,3 +98,59 @@ export async function whereJobsWait(
   }
   return lines;
 }
+
+/** One activity of a job that needed more than one attempt (a kill, a timeout, a failure), from the history. */
+export interface RetriedActivity {
+  activity: string;
+  /** The attempt that completed (or closed the activity otherwise). */
+  attempts: number;
+  /** From scheduled to closed: what the retries cost the job. */
+  seconds: number;
+  /** The failure of the attempt before the last (`activity Heartbeat timeout` after a kill). */
+  lastFailure: string;
+}
+
+type HistoryEvent = temporal.api.history.v1.IHistoryEvent;
+
+/**
+ * The activities of a job's runs (continue-as-new followed from `firstRunId`) that took more than one attempt: their
+ * attempt count, what they cost from scheduled to closed, and why the attempt before the last failed. Temporal keeps
+ * the retries of an activity out of the history; its ActivityTaskStarted (written when the activity closes) carries
+ * the final attempt and the previous attempt's failure.
+ */
+export async function retriedActivities(
+  handleOf: (runId: string) => WorkflowHandle,
+  firstRunId: string,
+): Promise<RetriedActivity[]> {
+  const retried: RetriedActivity[] = [];
+  let runId: string | undefined = firstRunId;
+  for (let runs = 0; runId !== undefined && runs < 100; runs += 1) {
+    const history = await handleOf(runId).fetchHistory();
+    const events: HistoryEvent[] = history.events ?? [];
+    const byId = new Map<string, HistoryEvent>();
+    for (const event of events) if (event.eventId != null) byId.set(String(event.eventId), event);
+    for (const event of events) {
+      const started = event.activityTaskStartedEventAttributes;
+      if (!started || (started.attempt ?? 1) <= 1) continue;
+      const scheduled = byId.get(String(started.scheduledEventId));
+      const closed = events.find((later) => {
+        const attributes =
+          later.activityTaskCompletedEventAttributes ??
+          later.activityTaskFailedEventAttributes ??
+          later.activityTaskTimedOutEventAttributes ??
+          later.activityTaskCanceledEventAttributes;
+        return attributes != null && String(attributes.scheduledEventId) === String(started.scheduledEventId);
+      });
+      const from = optionalTsToMs(scheduled?.eventTime);
+      const to = optionalTsToMs(closed?.eventTime);
+      retried.push({
+        activity: scheduled?.activityTaskScheduledEventAttributes?.activityType?.name ?? '(unknown)',
+        attempts: started.attempt ?? 0,
+        seconds: from !== undefined && to !== undefined ? Math.round((to - from) / 100) / 10 : NaN,
+        lastFailure: started.lastFailure?.message ?? 'none',
+      });
+    }
+    runId = events.at(-1)?.workflowExecutionContinuedAsNewEventAttributes?.newExecutionRunId ?? undefined;
+  }
+  return retried;
+}
