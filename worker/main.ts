@@ -93,8 +93,11 @@ export async function startWorker(options: StartWorkerOptions): Promise<RunningW
   }
 }
 
-/** `trace-sync worker` and `node dist/worker/main.js`: a worker only, against TEMPORAL_ADDRESS. */
-export async function main(): Promise<void> {
+/**
+ * `trace-sync worker` and `node dist/worker/main.js`: a worker only, against TEMPORAL_ADDRESS. The chaos tests give
+ * it the workflow bundle they made once, so a restarted worker does not bundle again.
+ */
+export async function main(options: Pick<StartWorkerOptions, 'workflowBundlePath'> = {}): Promise<void> {
   const config = loadConfig();
   const api = apiTarget(config);
   const logger = createLogger({ level: config.logLevel, secrets: [api.apiKey], destination: 2 });
@@ -107,7 +110,13 @@ export async function main(): Promise<void> {
   if (api.sandbox)
     logger.warn({ baseUrl: api.baseUrl }, 'TRACEABILITY_BASE_URL is not set: using the local sandbox');
   const lifecycle = new Lifecycle(logger).handleSignals();
-  const running = await startWorker({ config, logger, address: temporalClientAddress(config), api });
+  const running = await startWorker({
+    config,
+    logger,
+    address: temporalClientAddress(config),
+    api,
+    workflowBundlePath: options.workflowBundlePath,
+  });
   lifecycle.add('worker', running.stop);
   // A worker that fails on its own (lost server...) also ends the process, with its error.
   await Promise.race([running.done, lifecycle.whenStopped()]);

@@ -356,9 +356,10 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosFigures> {
         LOG_LEVEL: 'info',
       },
       onSpawn: (pid) => options.track?.workerPids.push(pid),
+      workflowBundlePath: harness.workflowBundlePath,
     });
     stops.push(() => worker.stop());
-    // The worker bundles the workflows as it starts (several seconds): meanwhile, the clean run.
+    // The worker starts (seconds on a loaded machine, even with the ready bundle): meanwhile, the clean run.
     const firstStart = worker.start();
     firstStart.catch(() => undefined); // awaited below; a failure must not go unhandled meanwhile
     const clean = await cleanRun(options, harness, inputs, deadline);

@@ -3,7 +3,7 @@ import { createWriteStream, readFileSync, type WriteStream } from 'node:fs';
 import path from 'node:path';
 import { repoRoot } from '../../worker/paths';
 
-/** How long a worker may take to print "Worker running" (it bundles the workflows at start). */
+/** How long a worker may take to print "Worker running" (`trace-sync worker` bundles the workflows at start). */
 const READY_TIMEOUT_MS = 90_000;
 
 export interface WorkerProcessOptions {
@@ -13,11 +13,16 @@ export interface WorkerProcessOptions {
   logFile: string;
   /** Told each worker process's pid as it is spawned. */
   onSpawn?: (pid: number) => void;
+  /**
+   * A workflow bundle made once (the harness's): each start runs worker-main.ts with it instead of bundling (see
+   * there). Unset: `node bin/trace-sync.cjs worker`, which bundles at every start.
+   */
+  workflowBundlePath?: string;
 }
 
 /**
- * `node bin/trace-sync.cjs worker` as a separate process, so it can be SIGKILLed mid-work and started again.
- * Only this object's own child is ever signalled, by its pid.
+ * `trace-sync worker` (or its main with a ready bundle: worker-main.ts) as a separate process, so it can be SIGKILLed
+ * mid-work and started again. Only this object's own child is ever signalled, by its pid.
  */
 export class WorkerProcess {
   private child: ChildProcess | undefined;
@@ -55,12 +60,18 @@ export class WorkerProcess {
     this.starts += 1;
     const start = this.starts;
     this.log.write(`${JSON.stringify({ chaos: 'start', start, at: new Date().toISOString() })}\n`);
-    const child = spawn(process.execPath, [path.join(repoRoot(), 'bin', 'trace-sync.cjs'), 'worker'], {
+    const bundle = this.options.workflowBundlePath;
+    const entry =
+      bundle === undefined
+        ? [path.join(repoRoot(), 'bin', 'trace-sync.cjs'), 'worker']
+        : [path.join(repoRoot(), 'bin', 'run-ts.cjs'), path.join(__dirname, 'worker-main.ts')];
+    const child = spawn(process.execPath, entry, {
       cwd: repoRoot(),
       env: {
         PATH: process.env.PATH ?? '',
         HOME: process.env.HOME ?? '',
         ...this.options.env,
+        ...(bundle === undefined ? {} : { TRACE_CHAOS_WORKFLOW_BUNDLE: bundle }),
       },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
