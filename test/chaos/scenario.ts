@@ -71,6 +71,12 @@ export interface ChaosOptions {
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
+/**
+ * The jobs' write batches (20 s heartbeat timeout); their read, plan and finish steps have 2 minutes
+ * (workflows/batch-run.ts), so the short run kills only while nothing but these is pending.
+ */
+const BATCH_ACTIVITIES = ['applyPlmBatch', 'applyErpOrderBatch'];
+
 const faultsAnswerSchema = z.object({
   counters: z.object({
     serverErrors: z.number(),
@@ -443,6 +449,26 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosFigures> {
         return false;
       }
     };
+    // Checked again right before each kill: a job whose last batch ended since the phases were read may already be
+    // in its finish step (a kill 0.3 s after the ERP push's finish ended was seen under load). Its pending
+    // activities say so at once; the kill then waits until the step is over.
+    const onlyBatchesPending = async (): Promise<boolean> => {
+      if (!options.killOnlyWhileApplying) return true;
+      try {
+        const descriptions = await Promise.all(
+          [jobs.plm, jobs.erp].map((handle) =>
+            client.withDeadline(Date.now() + 10_000, () => handle.describe()),
+          ),
+        );
+        return descriptions.every((description) =>
+          (description.raw.pendingActivities ?? []).every((activity) =>
+            BATCH_ACTIVITIES.includes(activity.activityType?.name ?? ''),
+          ),
+        );
+      } catch {
+        return false;
+      }
+    };
     const killDriver = (async () => {
       for (const point of killPoints) {
         // At least a few requests of the new worker between two kills, so no kill lands on an idle worker.
@@ -454,7 +480,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosFigures> {
         );
         if (!reached) return;
         await sleep(Math.floor(random() * 400));
-        if (finished) return;
+        if (!(await waitFor(onlyBatchesPending, () => finished, deadline))) return;
         await worker.kill();
         await sleep(200 + Math.floor(random() * 1_500));
         await worker.start();
