@@ -105,14 +105,16 @@ export function createErpOrderActivities(deps: Pick<ActivityDeps, 'client' | 'co
     /** Totals from the journals and the rejects file. */
     finishErpOrderPush: guarded(asFailure, async (raw: FinishInput): Promise<FinishOutput> => {
       const input = finishInputSchema.parse(raw);
-      return await finishRun(input, runFolder(input.runKey));
+      return await withHeartbeats(() => finishRun(input, runFolder(input.runKey)));
     }),
 
     /** Plan, then approve: plan.html and plan.xlsx from the dry pass's outcomes (orders to create, update, reject). */
     writeErpApprovalPlan: guarded(
       asFailure,
       async (raw: WriteErpPlanInput): Promise<ErpApprovalPlanFiles> => {
-        const result = await writeErpApprovalPlan(writeErpPlanInputSchema.parse(raw), deps.config.dataDir);
+        const result = await withHeartbeats(() =>
+          writeErpApprovalPlan(writeErpPlanInputSchema.parse(raw), deps.config.dataDir),
+        );
         const { htmlFile, creates, updates, rejects } = result;
         log.info('ERP approval plan written', { htmlFile, creates, updates, rejects });
         return result;
@@ -121,14 +123,18 @@ export function createErpOrderActivities(deps: Pick<ActivityDeps, 'client' | 'co
 
     /** After approval: the batches with every order to be looked up afresh (for the second dry pass). */
     freshErpLookupManifest: guarded(asFailure, async (raw: FreshLookupInput): Promise<StagingRef> => {
-      return await freshLookupManifest(freshLookupInputSchema.parse(raw), deps.config.dataDir);
+      return await withHeartbeats(() =>
+        freshLookupManifest(freshLookupInputSchema.parse(raw), deps.config.dataDir),
+      );
     }),
 
     /** After approval: takes out of the batches the orders whose outcome changed since the plan. */
     holdBackChangedErpOrders: guarded(
       asFailure,
       async (raw: HoldBackOrdersInput): Promise<HoldBackOrdersResult> => {
-        const result = await holdBackChangedOrders(holdBackOrdersInputSchema.parse(raw), deps.config.dataDir);
+        const result = await withHeartbeats(() =>
+          holdBackChangedOrders(holdBackOrdersInputSchema.parse(raw), deps.config.dataDir),
+        );
         if (result.replannedCount > 0)
           log.warn('Orders changed on the platform since the approved plan: held back', {
             count: result.replannedCount,

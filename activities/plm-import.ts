@@ -109,7 +109,7 @@ export function createPlmImportActivities(deps: Pick<ActivityDeps, 'client' | 'c
     /** Totals, the rejects file and result.json. */
     finishPlmImport: guarded(asActivityFailure, async (raw: FinishInput): Promise<PlmImportResult> => {
       const input = finishInputSchema.parse(raw);
-      return await finishRun(input, runFolder(input.runKey));
+      return await withHeartbeats(() => finishRun(input, runFolder(input.runKey)));
     }),
 
     /** Plan, then approve: plan.html and plan.xlsx (creates, updates before → after, rejects), and the plan's snapshot. */

@@ -32,8 +32,9 @@ const STEP_RETRY: ActivityOptions['retry'] = {
 };
 
 /**
- * A job's whole-run steps (read, plan, finish...). They heartbeat every few seconds; the 2 minutes' margin covers a
- * large xlsx read by SheetJS, which holds the event loop.
+ * A job's whole-run steps (read, plan, finish...). Every one heartbeats every few seconds (`withHeartbeats`): the
+ * timeout runs from the activity's start, so one that never heartbeats is timed out on every attempt that takes
+ * longer. The 2 minutes' margin covers a large xlsx that SheetJS writes on the event loop (a rejects file, a plan).
  */
 export const stepActivityOptions: ActivityOptions = {
   startToCloseTimeout: '30 minutes',

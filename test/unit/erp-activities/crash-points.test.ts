@@ -11,6 +11,7 @@ import { DefaultLogger } from '@temporalio/worker';
 import {
   createErpOrderActivities,
   type BatchResult,
+  type FinishOutput,
   type PrepareResult,
 } from '../../../activities/erp-orders';
 import { TraceabilityClient } from '../../../connectors/traceability';
@@ -117,6 +118,26 @@ describe('re-running a batch after a crash converges', () => {
     expect(again.counts).toEqual({ created: 2, patched: 0, unchanged: 0, rejected: 0 });
     expect(client.stats().calls).toBe(calls);
     expect(await ordersNumbered('RR-')).toHaveLength(2);
+  });
+
+  // The finish step runs under the whole-run steps' options (workflows/batch-run.ts), whose heartbeat timeout of 2
+  // minutes runs from the activity's start: a finish that never heartbeats is timed out on every attempt once writing
+  // the rejects and totals takes longer, and a killed worker's finish is noticed only then.
+  it('finish heartbeats while it writes the rejects and totals', async () => {
+    const file = await csv('finish-beats.csv', [
+      'FB-1,SUP-1001,,1,PLM-TEE-001-BLK,3,PIECES',
+      'FB-2,NO-SUCH,,1,X,1,PIECES',
+    ]);
+    const prepared = await prepare(file, 'finish-beats');
+    const input = { runKey: prepared.runKey, manifest: prepared.manifest };
+    for (let batch = 0; batch < prepared.batchCount; batch++)
+      await firstAttempt().run(activities.applyErpOrderBatch, { ...input, batch, dryRun: false });
+    const env = firstAttempt();
+    let beats = 0;
+    env.on('heartbeat', () => beats++);
+    const finished = (await env.run(activities.finishErpOrderPush, input)) as FinishOutput;
+    expect(finished.totals.counts).toMatchObject({ created: 1 });
+    expect(beats).toBeGreaterThan(0);
   });
 
   it('every create answer lost: each is re-read, never sent twice', async () => {

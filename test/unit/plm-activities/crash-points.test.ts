@@ -10,7 +10,12 @@ import { MockActivityEnvironment } from '@temporalio/testing';
 import { DefaultLogger } from '@temporalio/worker';
 import { createPlmImportActivities, type PlanResult, type ReadResult } from '../../../activities/plm-import';
 import { plmRun } from '../../../connectors/plm-import/staged-run';
-import { manifestSchema, writeStepSchema, type WriteStep } from '../../../connectors/plm-import/staged-run';
+import {
+  manifestSchema,
+  writeStepSchema,
+  type PlmImportResult,
+  type WriteStep,
+} from '../../../connectors/plm-import/staged-run';
 import { builtinProfile } from '../../../connectors/plm-import/profiles/builtin';
 import { TraceabilityClient } from '../../../connectors/traceability';
 import { startSandbox, type RunningSandbox } from '../../../sandbox/server';
@@ -143,7 +148,7 @@ describe('re-running a PLM import activity after a crash converges', () => {
     expect((await client.products.get('LATE-S1')).name).toBe('Tee 1');
   });
 
-  it('children of a product the API refused are rejected without a call, and finish writes the same files twice', async () => {
+  it('children of a product the API refused are rejected without a call, and finish heartbeats and writes the same files twice', async () => {
     const rows = nativeRows({ prefix: 'REF', styles: 1, coloursPerStyle: 1, sizesPerColour: 2 }).map(
       (row) => (row.externalId === 'REF-S1-C1' ? { ...row, PLM_ID: 'PLM-TEE-001-BLK' } : row), // a code the demo catalogue's tee variant holds
     );
@@ -165,7 +170,14 @@ describe('re-running a PLM import activity after a crash converges', () => {
       catalogue: plan.catalogue,
       warnings: [],
     };
-    const first = await attempt(activities.finishPlmImport, finishInput);
+    // The finish step runs under the whole-run steps' options (workflows/batch-run.ts), whose heartbeat timeout of 2
+    // minutes runs from the activity's start: a finish that never heartbeats is timed out on every attempt once its
+    // rejects file takes longer to write.
+    const env = new MockActivityEnvironment({ attempt: 1 }, { logger: new DefaultLogger('WARN') });
+    let beats = 0;
+    env.on('heartbeat', () => beats++);
+    const first = (await env.run(activities.finishPlmImport, finishInput)) as PlmImportResult;
+    expect(beats).toBeGreaterThan(0);
     const rejects = await readFile(first.rejectsFile as string, 'utf8');
     const second = await attempt(activities.finishPlmImport, finishInput);
     expect(await readFile(second.rejectsFile as string, 'utf8')).toBe(rejects);
