@@ -12,13 +12,18 @@ type RetryableJob = (typeof RETRYABLE_JOBS)[number];
 const isRetryable = (job: JobName | undefined): job is RetryableJob =>
   RETRYABLE_JOBS.some((retryable) => retryable === job);
 
-/** Both jobs share this input convention: `{ file, profile?, mappingFile?, unarchive?, retryOf? }` (ERP adds `complete`). */
+/**
+ * Both jobs share this input convention: `{ file, profile?, mappingFile?, unarchive?, retryOf? }` (ERP adds `complete`
+ * and `allowTracedLineRemoval`, PLM `sheet`).
+ */
 const originalInputSchema = z.looseObject({
   file: z.string(),
   profile: z.string().optional(),
   mappingFile: z.string().optional(),
   complete: z.boolean().optional(),
   unarchive: z.boolean().optional(),
+  /** ERP: lines sent to tracing may be deleted or renamed (`--allow-traced-line-removal`). */
+  allowTracedLineRemoval: z.boolean().optional(),
   /** PLM: the sheet of a workbook the run read (`--sheet`), when not the mapping's. */
   sheet: z.string().optional(),
   dryRun: z.boolean().optional(),
@@ -39,7 +44,15 @@ export interface RetryPlan {
   /** The original input's file (now the rejects file), profile, mapping and job flags, and `retryOf`. */
   input: Pick<
     OriginalInput,
-    'file' | 'profile' | 'mappingFile' | 'complete' | 'unarchive' | 'sheet' | 'dryRun' | 'approval'
+    | 'file'
+    | 'profile'
+    | 'mappingFile'
+    | 'complete'
+    | 'unarchive'
+    | 'allowTracedLineRemoval'
+    | 'sheet'
+    | 'dryRun'
+    | 'approval'
   > & {
     retryOf: string;
   };
@@ -77,7 +90,8 @@ export async function retryPlanFor(client: Client, workflowId: string, now = new
   if (!rejectsFile) throw new Error(`${workflowId} rejected nothing: there is nothing to retry`);
   const original = originalInputSchema.safeParse(await startInput(client, workflowId));
   if (!original.success) throw new Error(`cannot read the input ${workflowId} was started with`);
-  const { profile, mappingFile, complete, unarchive, dryRun, approval } = original.data;
+  const { profile, mappingFile, complete, unarchive, allowTracedLineRemoval, dryRun, approval } =
+    original.data;
   // A PLM rejects workbook holds one sheet named as the one the run read (31 characters at most, as Excel allows):
   // the retry reads that one, not the mapping's `sheet`.
   const sheet = (result.success ? result.data.sheetName?.slice(0, 31) : undefined) ?? original.data.sheet;
@@ -91,6 +105,7 @@ export async function retryPlanFor(client: Client, workflowId: string, now = new
       ...(mappingFile !== undefined ? { mappingFile } : {}),
       ...(complete !== undefined && job === 'erp-orders' ? { complete } : {}),
       ...(unarchive === true ? { unarchive } : {}),
+      ...(allowTracedLineRemoval === true && job === 'erp-orders' ? { allowTracedLineRemoval } : {}),
       ...(sheet !== undefined && job === 'plm-import' ? { sheet } : {}),
       ...(dryRun === true ? { dryRun } : {}),
       ...(approval !== undefined ? { approval } : {}),

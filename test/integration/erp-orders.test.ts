@@ -243,20 +243,26 @@ describe('erpOrders on a real Temporal dev server and the sandbox', () => {
   });
 
   // `trace-sync retry` "starts the same job on the rejects file": the same job is the one the operator asked for, so a
-  // run behind the approval gate is retried behind it, and a dry run's retry is a dry run (it checks the fixes).
-  it('retry keeps the run’s approval gate and its dry run: the fixed rows are planned, never written unasked', async () => {
+  // run behind the approval gate is retried behind it, a dry run's retry is a dry run (it checks the fixes), and a run
+  // allowed to remove lines sent to tracing retries its fixed orders with that allowance.
+  it('retry keeps the run’s approval gate, its dry run and its traced-line allowance: the fixed rows are planned, never written unasked', async () => {
     const rows = orders('PO-RT', 2, 1);
     for (const row of rows.filter((r) => r.order_number === 'PO-RT-0002')) row.supplier_code = 'SUP-9999';
     const file = await writeCsv('dry-with-bad.csv', rows);
     const dryId = stack.workflowId('erp-orders-dry-bad');
     const dry = await stack.client.workflow.execute(erpOrders, {
-      args: [{ file, dryRun: true }],
+      args: [{ file, dryRun: true, allowTracedLineRemoval: true }],
       taskQueue: stack.taskQueue,
       workflowId: dryId,
     });
     expect(dry.orders.rejected).toBe(1);
     const dryPlan = await retryPlanFor(stack.client, dryId);
-    expect(dryPlan.input).toMatchObject({ file: dry.rejectsFile, dryRun: true, retryOf: dryId });
+    expect(dryPlan.input).toMatchObject({
+      file: dry.rejectsFile,
+      dryRun: true,
+      allowTracedLineRemoval: true,
+      retryOf: dryId,
+    });
     const retried = (await stack.client.workflow.execute(dryPlan.workflowType, {
       args: [dryPlan.input],
       taskQueue: stack.taskQueue,
