@@ -54,8 +54,11 @@ export interface ReadListOptions<T> {
   /** Whole reads tried until one holds the list (default 1). */
   reads?: number;
   /**
-   * For a list that can only lose records (one millisecond of `updatedAt`): ids counted by one read still count in
-   * the next while `total` stays, the count restarting when it changes, and a read stops once they cover `total`.
+   * Ids counted by one read still count in the next while `total` stays, the count restarting when it changes, and
+   * a read stops once they cover `total`. Exact for a list that can only lose records (one millisecond of
+   * `updatedAt`); a list that also gains them (a certificate status list) can keep its `total` while one record
+   * leaves and another comes, so its caller must check for changes over the read itself (the certificate report
+   * does, `changedWhileRead`).
    */
   countAcross?: boolean;
   /** Called after each page with its records and the distinct records read so far. */
