@@ -1,6 +1,4 @@
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
-import { mkdtemp } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { CertificateReportResult } from '../../activities/certificate-report';
 import { createActivities } from '../../activities';
@@ -13,9 +11,9 @@ import type {
 } from '../../connectors/traceability';
 import type { CertificatesResource } from '../../connectors/traceability/resources/certificates';
 import { certificatesDomain, type CertificateRecord } from '../../sandbox/domains/certificates';
-import { buildDemoSeed } from '../../sandbox/seed/demo';
 import { certificateReport } from '../../workflows';
-import { startTestStack, type TestStack } from '../harness';
+import type { TestStack } from '../harness';
+import { certificateReportRunner, startCertificateReportStack } from './certificate-report-stack';
 
 type PageHook = (query: CertificateListQuery, answer: Page<Certificate>) => void;
 
@@ -33,38 +31,30 @@ function withPageHook(client: TraceabilityClient, hook: () => PageHook | undefin
   return Object.assign(Object.create(client) as TraceabilityClient, { certificates });
 }
 
-const DAY = 86_400_000;
-const APPROVED = 150;
-const ACKNOWLEDGED = 3;
-
 /**
- * Spec 01: "Pagination: `page` is 1-based ... Iterate until `page` reaches `totalPages`", each list answer carrying
- * `metadata.pagination` with `total`; spec 03: GET /certificates sorts by `expirationDate` or `status` among others,
- * none of which a renewal or a status change leaves alone. A certificate that moves while the list is read by offset
- * shifts another one onto a page already read: the report must still hold every certificate, or fail saying so.
+ * Registers the describe block's beforeAll and afterAll: a stack whose sandbox holds `certificates(template)` (see
+ * startCertificateReportStack) and whose worker's certificate pages pass through `hook`. The returned helpers work
+ * inside its tests: `update` changes a certificate in the sandbox as the API would, `run` reports as of 2026-06-01
+ * (as `cert-report-<name>-<run>`), and `rows` reads the report's CSV by certificate id.
  */
-describe('certificateReport reads every certificate even when one changes between page reads', () => {
-  let stack: TestStack;
-  let hook: PageHook | undefined;
-  const store = () => stack.sandbox.ctx.store(certificatesDomain);
+function hookedCertificateStack(
+  name: string,
+  certificates: (template: Record<string, unknown>) => Array<Record<string, unknown>>,
+  hook: () => PageHook | undefined,
+) {
+  let stack: TestStack | undefined;
+  const started = (): TestStack => {
+    if (!stack) throw new Error('the test stack starts in beforeAll: use it inside a test or hook');
+    return stack;
+  };
+  const store = () => started().sandbox.ctx.store(certificatesDomain);
   const update = (id: string, change: Partial<CertificateRecord>) => {
     const record = store().get(id)!;
     store().set(id, { ...record, ...change, updatedAt: new Date().toISOString() });
   };
-  const setTies = async (certificateTies: 'stable' | 'shuffled') => {
-    const response = await fetch(`${stack.sandbox.url}/__sandbox/config`, {
-      method: 'PUT',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ certificateTies }),
-    });
-    expect(response.status).toBe(200);
-  };
-  const run = (name: string): Promise<CertificateReportResult> =>
-    stack.client.workflow.execute(certificateReport, {
-      args: [{ asOf: '2026-06-01', timeZone: 'UTC' }],
-      taskQueue: stack.taskQueue,
-      workflowId: stack.workflowId(`cert-report-paging-${name}`),
-    });
+  const report = certificateReportRunner(started);
+  const run = (runName: string): Promise<CertificateReportResult> =>
+    report({ asOf: '2026-06-01', timeZone: 'UTC' }, `${name}-${runName}`);
   const rows = (result: CertificateReportResult) =>
     new Map(
       readFileSync(result.files.csv, 'utf8')
@@ -78,41 +68,62 @@ describe('certificateReport reads every certificate even when one changes betwee
     );
 
   beforeAll(async () => {
-    const dataDir = await mkdtemp(path.join(tmpdir(), 'cert-report-paging-'));
-    const seed = buildDemoSeed(Date.now()) as Record<string, unknown>;
-    const template = (seed['certificates'] as Array<Record<string, unknown>>).find(
-      (c) => c['status'] === 'APPROVED' && c['type'] === 'SCOPE',
-    )!;
-    const at = (index: number) => new Date(Date.parse('2026-01-01T00:00:00Z') + index * DAY).toISOString();
-    seed['certificates'] = [
-      ...Array.from({ length: APPROVED }, (_, i) => ({
-        ...template,
-        id: `cert_page_${String(i).padStart(3, '0')}`,
-        status: 'APPROVED',
-        expirationDate: at(i),
-      })),
-      ...Array.from({ length: ACKNOWLEDGED }, (_, i) => ({
-        ...template,
-        id: `cert_ack_${i}`,
-        status: 'ACKNOWLEDGED',
-        expirationDate: at(i),
-      })),
-    ];
-    const seedFile = path.join(dataDir, 'seed.json');
-    writeFileSync(seedFile, JSON.stringify(seed));
-    stack = await startTestStack({
-      config: { dataDir },
-      sandbox: { seedFile },
-      activities: (deps) => createActivities({ ...deps, client: withPageHook(deps.client, () => hook) }),
+    stack = await startCertificateReportStack(`cert-report-${name}-`, certificates, {
+      activities: (deps) => createActivities({ ...deps, client: withPageHook(deps.client, hook) }),
     });
   }, 60_000);
 
-  afterEach(() => {
-    hook = undefined;
-  });
-
   afterAll(async () => {
     await stack?.stop();
+  });
+
+  return { stack: started, store, update, run, rows };
+}
+
+const DAY = 86_400_000;
+const APPROVED = 150;
+const ACKNOWLEDGED = 3;
+
+/**
+ * Spec 01: "Pagination: `page` is 1-based ... Iterate until `page` reaches `totalPages`", each list answer carrying
+ * `metadata.pagination` with `total`; spec 03: GET /certificates sorts by `expirationDate` or `status` among others,
+ * none of which a renewal or a status change leaves alone. A certificate that moves while the list is read by offset
+ * shifts another one onto a page already read: the report must still hold every certificate, or fail saying so.
+ */
+describe('certificateReport reads every certificate even when one changes between page reads', () => {
+  let hook: PageHook | undefined;
+  const { stack, store, update, run, rows } = hookedCertificateStack(
+    'paging',
+    (template) => {
+      const at = (index: number) => new Date(Date.parse('2026-01-01T00:00:00Z') + index * DAY).toISOString();
+      return [
+        ...Array.from({ length: APPROVED }, (_, i) => ({
+          ...template,
+          id: `cert_page_${String(i).padStart(3, '0')}`,
+          status: 'APPROVED',
+          expirationDate: at(i),
+        })),
+        ...Array.from({ length: ACKNOWLEDGED }, (_, i) => ({
+          ...template,
+          id: `cert_ack_${i}`,
+          status: 'ACKNOWLEDGED',
+          expirationDate: at(i),
+        })),
+      ];
+    },
+    () => hook,
+  );
+  const setTies = async (certificateTies: 'stable' | 'shuffled') => {
+    const response = await fetch(`${stack().sandbox.url}/__sandbox/config`, {
+      method: 'PUT',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ certificateTies }),
+    });
+    expect(response.status).toBe(200);
+  };
+
+  afterEach(() => {
+    hook = undefined;
   });
 
   it('a certificate renewed after page 1 was read (its expirationDate moved on) skips no other one', async () => {
@@ -156,12 +167,12 @@ describe('certificateReport reads every certificate even when one changes betwee
       const at = answer.items.findIndex((c) => c.id === 'cert_page_042');
       if (at >= 0) answer.items.splice(at, 1);
     };
-    const folder = path.join(stack.config.dataDir, 'reports', 'certificate-expiry', '2026-06-02');
+    const folder = path.join(stack().config.dataDir, 'reports', 'certificate-expiry', '2026-06-02');
     await expect(
-      stack.client.workflow.execute(certificateReport, {
+      stack().client.workflow.execute(certificateReport, {
         args: [{ asOf: '2026-06-02', timeZone: 'UTC' }],
-        taskQueue: stack.taskQueue,
-        workflowId: stack.workflowId('cert-report-paging-unsettled'),
+        taskQueue: stack().taskQueue,
+        workflowId: stack().workflowId('cert-report-paging-unsettled'),
       }),
     ).rejects.toMatchObject({
       cause: {
@@ -218,41 +229,13 @@ const REQUESTED = 250;
  * already read: the report must still hold every certificate, each with the status it has now, or fail saying so.
  */
 describe('certificateReport when two status changes while a list is read leave its total as it was', () => {
-  let stack: TestStack;
   let hook: PageHook | undefined;
-  const store = () => stack.sandbox.ctx.store(certificatesDomain);
-  const update = (id: string, change: Partial<CertificateRecord>) => {
-    const record = store().get(id)!;
-    store().set(id, { ...record, ...change, updatedAt: new Date().toISOString() });
-  };
-  const run = (name: string): Promise<CertificateReportResult> =>
-    stack.client.workflow.execute(certificateReport, {
-      args: [{ asOf: '2026-06-01', timeZone: 'UTC' }],
-      taskQueue: stack.taskQueue,
-      workflowId: stack.workflowId(`cert-report-pair-${name}`),
-    });
-  const rows = (result: CertificateReportResult) =>
-    new Map(
-      readFileSync(result.files.csv, 'utf8')
-        .split('\r\n')
-        .slice(1)
-        .filter((line) => line !== '')
-        .map((line) => {
-          const fields = line.split(',');
-          return [fields[fields.length - 1]!, { status: fields[7] }] as const;
-        }),
-    );
-
-  beforeAll(async () => {
-    const dataDir = await mkdtemp(path.join(tmpdir(), 'cert-report-pair-'));
-    const seed = buildDemoSeed(Date.now()) as Record<string, unknown>;
-    const template = (seed['certificates'] as Array<Record<string, unknown>>).find(
-      (c) => c['status'] === 'APPROVED' && c['type'] === 'SCOPE',
-    )!;
-    // Updated a minute apart, oldest first: read by `updatedAt` ascending, req_001 to req_100 are page 1.
-    const at = (minutes: number) =>
-      new Date(Date.parse('2020-01-01T00:00:00Z') + minutes * 60_000).toISOString();
-    seed['certificates'] = [
+  // Updated a minute apart, oldest first: read by `updatedAt` ascending, req_001 to req_100 are page 1.
+  const at = (minutes: number) =>
+    new Date(Date.parse('2020-01-01T00:00:00Z') + minutes * 60_000).toISOString();
+  const { store, update, run, rows } = hookedCertificateStack(
+    'pair',
+    (template) => [
       ...Array.from({ length: REQUESTED }, (_, i) => ({
         ...template,
         id: `req_${String(i + 1).padStart(3, '0')}`,
@@ -269,27 +252,19 @@ describe('certificateReport when two status changes while a list is read leave i
         expirationDate: '2026-12-01T00:00:00.000Z',
         updatedAt: at(0),
       },
-    ];
-    const seedFile = path.join(dataDir, 'seed.json');
-    writeFileSync(seedFile, JSON.stringify(seed));
-    stack = await startTestStack({
-      config: { dataDir },
-      sandbox: { seedFile },
-      activities: (deps) => createActivities({ ...deps, client: withPageHook(deps.client, () => hook) }),
-    });
-    seeded = new Map([...store().entries()].map(([id, record]) => [id, { ...record }]));
-  }, 60_000);
-
+    ],
+    () => hook,
+  );
   let seeded: Map<string, CertificateRecord>;
+
+  beforeAll(() => {
+    seeded = new Map([...store().entries()].map(([id, record]) => [id, { ...record }]));
+  });
 
   afterEach(() => {
     hook = undefined;
     store().clear();
     for (const [id, record] of seeded) store().set(id, { ...record });
-  });
-
-  afterAll(async () => {
-    await stack?.stop();
   });
 
   it('on a quiet night reads each list once: its pages and 1 call more', async () => {

@@ -11,19 +11,20 @@ import type { CertificateReportInput } from '../../connectors/certificate-report
 import { buildDemoSeed } from '../../sandbox/seed/demo';
 import { TraceJob } from '../../worker/search-attributes';
 import { certificateReport } from '../../workflows';
-import { startTestStack, type TestStack } from '../harness';
+import { startTestStack, type TestStack, type TestStackOptions } from '../harness';
 
 /**
  * A stack in a fresh data folder named after `prefix`. Without `certificates`, its sandbox holds the demo seed; with
  * it, the demo seed with its certificates replaced by `certificates(template)`, the template being the seed's approved
- * SCOPE certificate.
+ * SCOPE certificate. `activities` replaces the worker's activities, as startTestStack's option does.
  */
 export async function startCertificateReportStack(
   prefix: string,
   certificates?: (template: Record<string, unknown>) => Array<Record<string, unknown>>,
+  { activities }: Pick<TestStackOptions, 'activities'> = {},
 ): Promise<TestStack> {
   const dataDir = await mkdtemp(path.join(tmpdir(), prefix));
-  if (certificates === undefined) return startTestStack({ config: { dataDir } });
+  if (certificates === undefined) return startTestStack({ config: { dataDir }, activities });
   const seed = buildDemoSeed(Date.now()) as Record<string, unknown>;
   const template = (seed['certificates'] as Array<Record<string, unknown>>).find(
     (c) => c['status'] === 'APPROVED' && c['type'] === 'SCOPE',
@@ -31,7 +32,7 @@ export async function startCertificateReportStack(
   seed['certificates'] = certificates(template);
   const seedFile = path.join(dataDir, 'seed.json');
   writeFileSync(seedFile, JSON.stringify(seed));
-  return startTestStack({ config: { dataDir }, sandbox: { seedFile } });
+  return startTestStack({ config: { dataDir }, sandbox: { seedFile }, activities });
 }
 
 /** Runs the certificateReport workflow on the stack's task queue to its result, as `cert-report-<name>-…`. */
