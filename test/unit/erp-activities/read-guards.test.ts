@@ -3,53 +3,31 @@
  * knew is the export's only while it holds the export's number and type (spec 03: `orderNumber` is the natural key,
  * and PATCH may change it). End to end (real Temporal) in test/integration/erp-orders-spec-writes.test.ts.
  */
-import { mkdir, mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import { orderDraftSchema, type OrderDraft } from '../../../connectors/erp-orders/orders/draft';
 import { naturalKey, takeSnapshot, toExisting } from '../../../connectors/erp-orders/platform-reads';
-import { orderRun, type BatchRecord } from '../../../connectors/erp-orders/push-run';
-import { PersonDirectory, syncOrder, type OrderSyncContext } from '../../../connectors/erp-orders/sync-order';
+import type { BatchRecord } from '../../../connectors/erp-orders/push-run';
+import { syncOrder } from '../../../connectors/erp-orders/sync-order';
 import { ApiCalls } from '../../../connectors/staging';
-import { TraceabilityClient } from '../../../connectors/traceability';
-import { startSandbox, type RunningSandbox } from '../../../sandbox/server';
-
-const BRAND = 'cmp_brand_nordic_threads';
-const SUPPLIER = 'cmp_sup_anatolia_garments';
+import type { TraceabilityClient } from '../../../connectors/traceability';
+import type { RunningSandbox } from '../../../sandbox/server';
+import { BRAND, startSyncSandbox, SUPPLIER, type SyncSandbox } from './helpers';
 
 describe('one order sync and what it reads', () => {
-  let dir: string;
+  let env: SyncSandbox | undefined;
   let sandbox: RunningSandbox;
   let client: TraceabilityClient;
   let runs = 0;
 
   beforeAll(async () => {
-    dir = await mkdtemp(path.join(tmpdir(), 'erp-reads-'));
-    sandbox = await startSandbox({ port: 0, rateLimitPerMinute: 1_000_000 });
-    client = new TraceabilityClient({ baseUrl: sandbox.baseUrl, apiKey: 'sandbox-key-brand' });
+    env = await startSyncSandbox('erp-reads-');
+    ({ sandbox, client } = env);
   });
 
   afterAll(async () => {
-    await client.close();
-    await sandbox.close();
-    await rm(dir, { recursive: true, force: true });
+    await env?.close();
   });
 
-  const context = async (): Promise<OrderSyncContext> => {
-    const run = orderRun(path.join(dir, 'data'), `run-${(runs += 1)}`);
-    await mkdir(run.file('outcomes'), { recursive: true });
-    return {
-      api: new ApiCalls(client),
-      log: run.journal(0),
-      complete: false,
-      dryRun: false,
-      resolvedStyleIds: new Map(),
-      unresolvedRefs: new Set(),
-      archivedRefs: new Set(),
-      allowTracedLineRemoval: false,
-      persons: new PersonDirectory(),
-    };
-  };
+  const context = () => env!.context(`run-${(runs += 1)}`);
   const draft = (orderNumber: string, status: 'IN_PROGRESS' | 'COMPLETED', quantity: number): OrderDraft =>
     orderDraftSchema.parse({
       orderType: 'PURCHASE_ORDER',
@@ -69,6 +47,16 @@ describe('one order sync and what it reads', () => {
       ],
     });
 
+  /** A record staged with no snapshot of the platform: its sync looks the order up itself. */
+  const lookedUpByNumber = (orderDraft: OrderDraft): BatchRecord => ({
+    draft: orderDraft,
+    lookup: 'unknown',
+    existing: null,
+    linesKnown: false,
+    typesInFile: [],
+    typesOnPlatform: null,
+  });
+
   // Spec 03: PATCH rule 2, "a change of type or of `orderNumber`": the run's snapshot (or a retried attempt's
   // earlier read) knew the order by id, and the platform renamed it since.
   it.each([
@@ -76,18 +64,9 @@ describe('one order sync and what it reads', () => {
     ['a retried attempt re-reads it', { retry: true }],
   ])('an order renamed since %s is not patched: the number is looked up, and created', async (_, hint) => {
     const number = `RN-${hint.retry ? 'RETRY' : 'SNAP'}`;
-    const created = await syncOrder(
-      {
-        draft: draft(number, 'IN_PROGRESS', 5),
-        lookup: 'unknown',
-        existing: null,
-        linesKnown: false,
-        typesInFile: [],
-        typesOnPlatform: null,
-      },
-      await context(),
-      { retry: false },
-    );
+    const created = await syncOrder(lookedUpByNumber(draft(number, 'IN_PROGRESS', 5)), await context(), {
+      retry: false,
+    });
     expect(created.outcome).toBe('created');
     const snapshot = toExisting(await client.orders.get(created.orderId!));
     await client.orders.update(snapshot.id, { orderNumber: `${number}-OLD` });
@@ -153,18 +132,7 @@ describe('one order sync and what it reads', () => {
       const update = jest.spyOn(client.orders, 'update');
       try {
         await expect(
-          syncOrder(
-            {
-              draft: changed,
-              lookup: 'unknown',
-              existing: null,
-              linesKnown: false,
-              typesInFile: [],
-              typesOnPlatform: null,
-            },
-            { ...(await context()), complete: true },
-            { retry: false },
-          ),
+          syncOrder(lookedUpByNumber(changed), { ...(await context()), complete: true }, { retry: false }),
         ).rejects.toThrow(`order '${number}': the platform answered ${kept ?? 0} of its 2 lines`);
         expect(update).not.toHaveBeenCalled();
       } finally {
@@ -174,14 +142,7 @@ describe('one order sync and what it reads', () => {
       expect((await client.orders.get(order.id)).lines?.map((line) => line.id)).toEqual(before);
       // Read whole again (the batch's retry), the same draft is a patch of the status alone.
       const outcome = await syncOrder(
-        {
-          draft: changed,
-          lookup: 'unknown',
-          existing: null,
-          linesKnown: false,
-          typesInFile: [],
-          typesOnPlatform: null,
-        },
+        lookedUpByNumber(changed),
         { ...(await context()), complete: true },
         { retry: true },
       );

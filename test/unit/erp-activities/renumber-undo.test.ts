@@ -5,51 +5,26 @@
  * erp-orders-spec-runs.test.ts). Here that request fails too, against an in-process sandbox over HTTP: the outcome must
  * say plainly which lines carry temporary numbers.
  */
-import { mkdir, mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import { orderDraftSchema } from '../../../connectors/erp-orders/orders/draft';
-import { orderRun, type BatchRecord } from '../../../connectors/erp-orders/push-run';
-import { PersonDirectory, syncOrder, type OrderSyncContext } from '../../../connectors/erp-orders/sync-order';
-import { ApiCalls } from '../../../connectors/staging';
-import { TraceabilityApiError, TraceabilityClient, type Order } from '../../../connectors/traceability';
-import { startSandbox, type RunningSandbox } from '../../../sandbox/server';
-
-const BRAND = 'cmp_brand_nordic_threads';
-const SUPPLIER = 'cmp_sup_anatolia_garments';
+import type { BatchRecord } from '../../../connectors/erp-orders/push-run';
+import { syncOrder } from '../../../connectors/erp-orders/sync-order';
+import { TraceabilityApiError, type Order, type TraceabilityClient } from '../../../connectors/traceability';
+import { BRAND, startSyncSandbox, SUPPLIER, type SyncSandbox } from './helpers';
 
 describe('a refused renumbering whose undo fails too', () => {
-  let dir: string;
-  let sandbox: RunningSandbox;
+  let env: SyncSandbox | undefined;
   let client: TraceabilityClient;
 
   beforeAll(async () => {
-    dir = await mkdtemp(path.join(tmpdir(), 'erp-undo-'));
-    sandbox = await startSandbox({ port: 0, rateLimitPerMinute: 1_000_000 });
-    client = new TraceabilityClient({ baseUrl: sandbox.baseUrl, apiKey: 'sandbox-key-brand' });
+    env = await startSyncSandbox('erp-undo-');
+    ({ client } = env);
   });
 
   afterAll(async () => {
-    await client.close();
-    await sandbox.close();
-    await rm(dir, { recursive: true, force: true });
+    await env?.close();
   });
 
-  const context = async (runKey: string): Promise<OrderSyncContext> => {
-    const run = orderRun(path.join(dir, 'data'), runKey);
-    await mkdir(run.file('outcomes'), { recursive: true });
-    return {
-      api: new ApiCalls(client),
-      log: run.journal(0),
-      complete: false,
-      dryRun: false,
-      resolvedStyleIds: new Map(),
-      unresolvedRefs: new Set(),
-      archivedRefs: new Set(),
-      allowTracedLineRemoval: false,
-      persons: new PersonDirectory(),
-    };
-  };
+  const context = (runKey: string) => env!.context(runKey);
   const record = (order: Order, persons: string[]): BatchRecord => {
     const [first, second] = order.lines ?? [];
     const line = (
