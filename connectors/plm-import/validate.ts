@@ -16,6 +16,7 @@ export interface ValidDraft extends ProductDraft {
 
 export interface InvalidDraft {
   draft: ProductDraft;
+  /** Why it is rejected: its own issues, and `invalid_parent` when its parent is rejected too. Never empty. */
   issues: RowIssue[];
 }
 
@@ -23,7 +24,10 @@ export interface ValidatedSheet {
   /** Ready to plan: styles first, then variants, then SKUs, each in sheet order. */
   valid: ValidDraft[];
   invalid: InvalidDraft[];
-  /** Every issue found, by row; rows with an issue go to the rejects file. */
+  /**
+   * Every issue found, by row; rows with an issue go to the rejects file. A row already told of an issue is not also
+   * told that a product on it has a rejected parent (`invalid` says so), so its line names the cause.
+   */
   issues: RowIssue[];
   rowCount: number;
   warnings: string[];
@@ -75,6 +79,14 @@ export function validateDrafts(mapped: MappedSheet, options: ValidateOptions = {
     if (issue.externalId !== undefined && !failedBy.has(issue.externalId))
       failedBy.set(issue.externalId, issue);
   const rowsWithIssues = new Set(issues.map((issue) => issue.rowNumber));
+  const invalidParent = (child: ProductDraft, failure: RowIssue): RowIssue =>
+    rowIssue(
+      child.rowNumbers[0] ?? 0,
+      child.parentColumn,
+      'invalid_parent',
+      `parent '${child.parentExternalId ?? ''}' is rejected (row ${failure.rowNumber}: ${failure.code}), so '${child.externalId}' is not imported either`,
+      child.externalId,
+    );
   // The nearest issue up a draft's parent chain; each product below it gets an invalid_parent issue naming its
   // parent's. A loop, not recursion: a hostile chain may be thousands of products long, and every row is told.
   const failureOf = (draft: ProductDraft): RowIssue | undefined => {
@@ -93,14 +105,7 @@ export function validateDrafts(mapped: MappedSheet, options: ValidateOptions = {
     for (let at = below.length - 1; at >= 0; at--) {
       const child = below[at];
       if (!child) continue;
-      const reason = `parent '${child.parentExternalId ?? ''}' is rejected (row ${failure.rowNumber}: ${failure.code}), so '${child.externalId}' is not imported either`;
-      const issue: RowIssue = rowIssue(
-        child.rowNumbers[0] ?? 0,
-        child.parentColumn,
-        'invalid_parent',
-        reason,
-        child.externalId,
-      );
+      const issue = invalidParent(child, failure);
       failedBy.set(child.externalId, issue);
       for (const rowNumber of child.rowNumbers) {
         if (rowsWithIssues.has(rowNumber)) continue;
@@ -122,8 +127,16 @@ export function validateDrafts(mapped: MappedSheet, options: ValidateOptions = {
   valid.sort(
     (a, b) => levelOrder(a.level) - levelOrder(b.level) || (a.rowNumbers[0] ?? 0) - (b.rowNumbers[0] ?? 0),
   );
+  // A row already told of an issue (a flat row of a rejected style, a SKU's own issue) got no invalid_parent above, but
+  // each rejected product still says why: its own issues, and that its parent is rejected too (a loop's message names
+  // the parent already).
   const byProduct = groupIssues(issues, (issue) => issue.externalId);
-  const invalid = invalidDrafts.map((draft) => ({ draft, issues: byProduct.get(draft.externalId) ?? [] }));
+  const invalid = invalidDrafts.map((draft) => {
+    const own = byProduct.get(draft.externalId) ?? [];
+    const parentFailure = draft.parentExternalId === null ? undefined : failedBy.get(draft.parentExternalId);
+    const told = own.some((issue) => issue.code === 'invalid_parent' || issue.code === 'cyclic_parent');
+    return { draft, issues: parentFailure && !told ? [...own, invalidParent(draft, parentFailure)] : own };
+  });
   issues.sort((a, b) => a.rowNumber - b.rowNumber);
   return { valid, invalid, issues, rowCount: mapped.rowCount, warnings: mapped.warnings };
 }

@@ -250,6 +250,41 @@ describe('plmImport on a real Temporal dev server and the sandbox', () => {
     expect(await productsWithPrefix('DRY')).toEqual([]);
   });
 
+  it('plan.json says why each rejected product is rejected, its parent included, while the rejects file keeps one line per bad row', async () => {
+    const file = path.join(dir, 'flat-rejected-parents.csv');
+    await writeFile(
+      file,
+      [
+        'Style Number,Style Name,Style Type,Colour Code,Colour,Size,SKU',
+        'WHY1,Tee,T-shirt,RED,Red,M,WHY1-RED-M', // unknown style type: the row names its colour and SKU too
+        'WHY2,Jeans,T-shirts,IND,Indigo,32,WHY2-IND-32',
+        `WHY2,Jeans,T-shirts,IND,Navy,${'9'.repeat(300)},WHY2-IND-34`, // a second colour name, and a size too long
+      ].join('\r\n') + '\r\n',
+    );
+    const result = await run({ file, profile: 'flat', dryRun: true });
+    const plan = JSON.parse(readFileSync(result.planFile, 'utf8')) as {
+      products: Array<{ externalId: string; action: string; codes?: string[] }>;
+    };
+    expect(
+      plan.products
+        .filter((entry) => entry.action === 'invalid')
+        .map((entry) => [entry.externalId, entry.codes]),
+    ).toEqual([
+      ['WHY1', ['unknown_reference']],
+      ['WHY1-RED', ['invalid_parent']],
+      ['WHY1-RED-M', ['invalid_parent']],
+      ['WHY2-IND', ['conflicting_values']],
+      ['WHY2-IND-32', ['invalid_parent']],
+      ['WHY2-IND-34', ['too_long', 'invalid_parent']],
+    ]);
+    const [, ...rejected] = parseCsv(readFileSync(result.rejectsFile as string, 'utf8'));
+    expect(rejected.map((cells) => [cells[6], cells.at(-2)])).toEqual([
+      ['WHY1-RED-M', 'unknown_reference'],
+      ['WHY2-IND-32', 'invalid_parent'],
+      ['WHY2-IND-34', 'conflicting_values;too_long'],
+    ]);
+  });
+
   it('a long import crosses continue-as-new and still creates every product exactly once', async () => {
     const shape: SheetShape = { prefix: 'LONG', styles: 6, coloursPerStyle: 2, sizesPerColour: 2 };
     const file = await sheet('long.csv', nativeRows(shape));

@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import type { RowIssue } from '../../../connectors/plm-import/issues';
 import { parseProductSheet } from '../../../connectors/plm-import/profiles/parse-sheet';
 import { validateDrafts } from '../../../connectors/plm-import/validate';
-import { badInput, mapAndValidate, native, nativeHeaders, profile, references } from './helpers';
+import { badInput, flat, mapAndValidate, native, nativeHeaders, profile, references } from './helpers';
 
 const summary = (issues: RowIssue[]) =>
   issues.map((issue) => `${issue.rowNumber} ${issue.column ?? '-'} ${issue.code}`);
@@ -29,6 +29,7 @@ describe('validateDrafts', () => {
       '17 parentExternalId cyclic_parent',
     ]);
     expect(result.valid.map((draft) => draft.externalId)).toEqual(['OK-1', 'OK-1-V']);
+    expect(result.invalid.filter((entry) => entry.issues.length === 0)).toEqual([]);
     for (const issue of result.issues)
       expect(issue.message).toMatch(new RegExp(`^row ${issue.rowNumber}, column '${issue.column}': .+`));
   });
@@ -179,6 +180,68 @@ describe('validateDrafts', () => {
       '7 level invalid_level',
     ]);
     expect(result.issues[0]?.message).toContain("parent 'K' is a SKU");
+  });
+
+  // plan.json lists each rejected product with its issues' codes: a product listed as rejected must say why.
+  const reasons = (result: Awaited<ReturnType<typeof mapAndValidate>>) =>
+    result.invalid.map(({ draft, issues }) => [draft.externalId, issues.map((issue) => issue.message)]);
+
+  it("a flat row told of its style's issue still lists its colour and SKU as rejected because of that style, with one reason per row for the rejects file", async () => {
+    const headers = ['Style Number', 'Style Name', 'Style Type', 'Colour Code', 'Colour', 'Size', 'SKU'];
+    const result = await mapAndValidate(flat(), headers, [
+      ['A', 'Tee', 'Tshirt', 'RED', 'Red', 'M', 'A-RED-M'],
+      ['A', 'Tee', 'Tshirt', 'RED', 'Red', 'L', 'A-RED-L'],
+      ['B', 'Jeans', 'Jeans', 'IND', 'Indigo', '32', 'B-IND-32'],
+    ]);
+    const unknownType = (row: number) =>
+      `row ${row}, column 'Style Type': unknown style type 'Tshirt'; did you mean 'T-Shirt'?`;
+    expect(reasons(result)).toEqual([
+      ['A', [unknownType(2), unknownType(3)]],
+      [
+        'A-RED',
+        [
+          "row 2, column 'Style Number': parent 'A' is rejected (row 2: unknown_reference), so 'A-RED' is not imported either",
+        ],
+      ],
+      [
+        'A-RED-M',
+        [
+          "row 2, column 'Style Number': parent 'A-RED' is rejected (row 2: invalid_parent), so 'A-RED-M' is not imported either",
+        ],
+      ],
+      [
+        'A-RED-L',
+        [
+          "row 3, column 'Style Number': parent 'A-RED' is rejected (row 2: invalid_parent), so 'A-RED-L' is not imported either",
+        ],
+      ],
+    ]);
+    expect(result.issues.map((issue) => issue.message)).toEqual([unknownType(2), unknownType(3)]);
+    expect(result.valid.map((draft) => draft.externalId)).toEqual(['B', 'B-IND', 'B-IND-32']);
+  });
+
+  it('a SKU with an issue of its own under a rejected variant lists both reasons; its row is told once', async () => {
+    const result = await mapAndValidate(native(), nativeHeaders, [
+      ['A', null, null, 'Tee', 'T-Shirt', 'no', null, null, 'A'],
+      ['A-RED', 'A', null, 'Red', null, null, null, null, 'A-RED'],
+      ['A-RED-M', 'A-RED', null, 'x'.repeat(300), null, null, 'Red', 'M', 'A-RED-M'],
+      ['A-RED-L', 'A-RED', null, 'L', null, null, 'Red', 'L', 'A-RED-L'],
+    ]);
+    const notImported = (row: number, id: string) =>
+      `row ${row}, column 'parentExternalId': parent 'A-RED' is rejected (row 3: missing_required), so '${id}' is not imported either`;
+    expect(reasons(result)).toEqual([
+      ['A-RED', ["row 3, column 'color': color is required to create a variant ('A-RED')"]],
+      [
+        'A-RED-M',
+        ["row 4, column 'name': name has 300 characters, over the limit of 255", notImported(4, 'A-RED-M')],
+      ],
+      ['A-RED-L', [notImported(5, 'A-RED-L')]],
+    ]);
+    expect(summary(result.issues)).toEqual([
+      '3 color missing_required',
+      '4 name too_long',
+      '5 parentExternalId invalid_parent',
+    ]);
   });
 
   // Audit (session 45), finding 6: a parent chain of 4,000 products overflowed the stack of the recursive walk.
