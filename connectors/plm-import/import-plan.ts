@@ -213,13 +213,39 @@ function retryReferences(
   retry: SheetStage['retry'],
 ): ProductDraft[] {
   if (!retry?.rejected) return [...drafts];
-  const rejected = new Set(retry.rejected);
+  const rejected = rejectedWithChildren(drafts, new Set(retry.rejected));
   const existing = new Set(products.flatMap((product) => (product.externalId ? [product.externalId] : [])));
   return drafts.map((draft) =>
     existing.has(draft.externalId) && !rejected.has(draft.externalId)
       ? { ...draft, referenceOnly: true }
       : draft,
   );
+}
+
+/**
+ * The products the original run rejected, and the sheet's products under them: a child of a rejected product was
+ * rejected with it, though its row's problem may be told under the parent's key only (a flat row whose style is
+ * wrong). Each product's chain is walked once; a chain that loops ends at its first repeat.
+ */
+function rejectedWithChildren(drafts: readonly ProductDraft[], rejected: ReadonlySet<string>): Set<string> {
+  const parentOf = new Map(drafts.map((draft) => [draft.externalId, draft.parentExternalId]));
+  const known = new Map<string, boolean>([...rejected].map((externalId) => [externalId, true]));
+  for (const { externalId } of drafts) {
+    const chain = new Set<string>();
+    let at: string | null | undefined = externalId;
+    let verdict = false;
+    while (at !== null && at !== undefined && !chain.has(at)) {
+      const settled = known.get(at);
+      if (settled !== undefined) {
+        verdict = settled;
+        break;
+      }
+      chain.add(at);
+      at = parentOf.get(at);
+    }
+    for (const link of chain) known.set(link, verdict);
+  }
+  return new Set([...known].filter(([, isRejected]) => isRejected).map(([externalId]) => externalId));
 }
 
 /** Calls the client made to the reference lists since `before` (they go through its shared cache). */

@@ -471,6 +471,39 @@ describe('PLM import follows the spec rules (issue 15)', () => {
       expect(await product('RTY1')).toMatchObject({ description: 'Wednesday text' });
     });
 
+    // The products a retry writes are those its original run rejected, its children included: in the flat layout a
+    // style's problem is told on each of its rows, under the style's key, and its colours and SKUs are rejected with
+    // it (their changes not written). Fixed and retried, they must be written, not taken for products the run wrote.
+    it('a fixed flat style re-run writes its colours and SKUs too, rejected with it the first time', async () => {
+      const header = [
+        'Style Number',
+        'Style Name',
+        'Style Type',
+        'Colour Code',
+        'Colour',
+        'SKU',
+        'Size',
+        'Weight (g)',
+      ];
+      const csv = (rows: string[][]) => [header, ...rows].map((row) => `${row.join(',')}\r\n`).join('');
+      const before = await file(
+        'retry-tree-before.csv',
+        csv([['RTY2', 'Retry tree', 'T-shirts', 'BLK', 'Black', 'RTY2-BLK-S', 'S', '180']]),
+      );
+      expect((await start({ file: before, profile: 'flat' })).result.products).toMatchObject({ created: 3 });
+      const monday = await file(
+        'retry-tree-monday.csv',
+        csv([['RTY2', 'Retry tree', 'Tshirtz', 'BLK', 'Black', 'RTY2-BLK-S', 'S', '190']]),
+      );
+      const first = await start({ file: monday, profile: 'flat' });
+      expect(first.result.products).toMatchObject({ updated: 0, rejected: 3 });
+      const rejectsFile = first.result.rejectsFile as string;
+      await writeFile(rejectsFile, readFileSync(rejectsFile, 'utf8').replace(',Tshirtz,', ',T-shirts,'));
+      const retried = await retry(first.workflowId);
+      expect(retried.result).toMatchObject({ rejectsFile: null, products: { updated: 1, rejected: 0 } });
+      expect(await product('RTY2-BLK-S')).toMatchObject({ weight: { unit: 'GRAM', value: 190 } });
+    });
+
     // A rejects workbook holds one sheet, named as the sheet the run read: with `--sheet`, not the mapping's `sheet`.
     it('a run of another sheet than the mapping names (`--sheet`) is retried on that sheet of its rejects workbook', async () => {
       const mapping = await file(
