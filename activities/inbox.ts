@@ -77,7 +77,8 @@ async function listS3Inbox(folder: string): Promise<InboxFile[]> {
   const files: InboxFile[] = [];
   for (const object of objects) {
     const name = object.key.slice(prefix.length);
-    if (name.includes('/') || ignored(name)) continue;
+    // '': the folder's own marker (`inbox/erp/`, the AWS console's "Create folder"), not a drop.
+    if (name === '' || name.includes('/') || ignored(name)) continue;
     if (files.length >= MAX_FILES_PER_RUN) break;
     const sha256 = await sha256OfObject(store, object.key);
     if (sha256 === null) continue;

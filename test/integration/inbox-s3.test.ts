@@ -119,6 +119,24 @@ describeS3('inbox on an S3 prefix (versitygw)', () => {
     expect(await store.exists('inbox/erp/race.csv')).toBe(false);
   });
 
+  // The AWS console's "Create folder" writes `inbox/erp/`: it was listed as a drop named "" that failed every run.
+  it('a folder marker in the inbox prefix is not a drop', async () => {
+    await store.put('inbox/marked/', '');
+    await store.put('inbox/marked/orders-marked.csv', GOOD.replace(/S3INB-/g, 'S3MRK-'));
+    const result = await stack.client.workflow.execute(inbox, {
+      args: [{ job: 'erp-orders', folder: `s3://${s3.bucket}/inbox/marked` }],
+      taskQueue: stack.taskQueue,
+      workflowId: stack.workflowId('inbox-marked'),
+    });
+    expect(result.files.map((file) => [file.name, file.outcome])).toEqual([
+      ['orders-marked.csv', 'processed'],
+    ]);
+    const keys = (await store.list('inbox/marked/')).filter(
+      (key) => !key.includes('/.moves/') && !key.includes('/.claims/'),
+    );
+    expect(keys).toEqual(['inbox/marked/', 'inbox/marked/processed/orders-marked.csv']);
+  });
+
   // README: "Each drop is claimed by one inbox run (`If-None-Match: *` on `inbox/erp/.claims/…`) and moved to
   // `processed/` or `failed/` exactly once": a run that dies holding a claim must not leave its drop in the inbox.
   it('a drop claimed by an inbox run that was terminated is handled once by a later run', async () => {
