@@ -87,6 +87,13 @@ async function listS3Inbox(folder: string): Promise<InboxFile[]> {
   return files;
 }
 
+/** The ETag an S3 drop was listed with (its version is `<last-modified ms>-<etag>`), quoted as S3 sends it. */
+function listedETag(file: InboxFile): string | undefined {
+  const dash = file.version?.indexOf('-') ?? -1;
+  const etag = dash >= 0 ? file.version?.slice(dash + 1) : undefined;
+  return etag ? `"${etag}"` : undefined;
+}
+
 /** The records an S3 inbox keeps beside its files: who handles a drop, and where a drop moves. */
 const ownerClaimSchema = z.object({
   /** The inbox run's workflow id. */
@@ -180,11 +187,25 @@ async function moveS3InboxFile(file: InboxFile, to: InboxDestination, by?: Inbox
     recorded = true;
   }
   if (target === undefined) throw new Error(`the move record ${recordKey} kept changing while it was read`);
+  const changed = { movedTo: null, note: 'the file changed since it was listed; the next run takes it' };
   if (current === file.sha256) {
-    await store.copy(sourceKey, target);
-    await store.remove(sourceKey);
+    // The source may be overwritten (an ERP's fixed-name export) at any moment: copy only the listed drop, and
+    // delete only while the key still holds it, so a new export stays in the inbox for the next run.
+    const etag = listedETag(file);
+    const copied = etag
+      ? await store.copyIfUnchanged(sourceKey, target, etag)
+      : await store.copy(sourceKey, target);
+    if (!copied && !(await store.exists(target))) return changed;
+    const now = await store.etagOf(sourceKey);
+    if (now !== null && (etag === undefined || now === etag)) await store.remove(sourceKey);
+    else if (now !== null)
+      return {
+        movedTo: store.urlOf(target),
+        note: 'a new copy was dropped meanwhile; the next run takes it',
+      };
     return { movedTo: store.urlOf(target), ...(recorded ? { note: 'already moved' } : {}) };
   }
+  if (!(await store.exists(target))) return changed;
   return { movedTo: store.urlOf(target), note: 'already moved' };
 }
 

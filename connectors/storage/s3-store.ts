@@ -209,6 +209,41 @@ export class S3Store implements ObjectStore {
     }
   }
 
+  /**
+   * Copies `from` only while it still has `etag` (`x-amz-copy-source-if-match`): a key overwritten since it was
+   * read is not copied. False when the source changed or is gone.
+   */
+  async copyIfUnchanged(from: string, to: string, etag: string): Promise<boolean> {
+    const source = `${this.bucket}/${this.objectKey(from)}`.split('/').map(encodeURIComponent).join('/');
+    try {
+      await this.client.send(
+        new CopyObjectCommand({
+          Bucket: this.bucket,
+          Key: this.objectKey(to),
+          CopySource: source,
+          CopySourceIfMatch: etag,
+        }),
+      );
+      return true;
+    } catch (error) {
+      if (statusOf(error) === 412 || notFound(error)) return false;
+      throw error;
+    }
+  }
+
+  /** A key's ETag (as the server sends it, quoted); null when the key does not exist. */
+  async etagOf(key: string): Promise<string | null> {
+    try {
+      const head = await this.client.send(
+        new HeadObjectCommand({ Bucket: this.bucket, Key: this.objectKey(key) }),
+      );
+      return head.ETag ?? null;
+    } catch (error) {
+      if (notFound(error)) return null;
+      throw error;
+    }
+  }
+
   async upload(key: string, localPath: string): Promise<void> {
     await this.put(key, createReadStream(localPath));
   }

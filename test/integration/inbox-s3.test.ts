@@ -2,6 +2,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { createInboxActivities, dropRecordKey, type InboxFile } from '../../activities/inbox';
+import { PutObjectCommand } from '@aws-sdk/client-s3';
 import { S3Store, s3ClientFor } from '../../connectors/storage';
 import { inbox } from '../../workflows';
 import { inboxChildId, type ProcessInboxResult } from '../../workflows/inbox';
@@ -117,6 +118,50 @@ describeS3('inbox on an S3 prefix (versitygw)', () => {
     const moved = await activities.moveInboxFile({ file: again!, to: 'processed' });
     expect(moved.movedTo).toMatch(/processed\/race-[0-9a-f]{12}\.csv$/);
     expect(await store.exists('inbox/erp/race.csv')).toBe(false);
+  });
+
+  // An ERP overwrites its fixed-name export while the inbox files the previous one away: the new export was copied
+  // to processed/ (never pushed) and deleted from the inbox.
+  it('a drop overwritten while it is filed away: the listed copy is filed, the new one stays for the next run', async () => {
+    await store.put('inbox/erp/export.csv', 'order_number\nPO-1 (export of 08:00)\n');
+    const activities = createInboxActivities();
+    const [file] = (await activities.listInboxFiles({ folder: inboxFolder() })).filter(
+      (f) => f.name === 'export.csv',
+    );
+    // The export is overwritten just before or just after the inbox's CopyObject.
+    const overwrite = (name: string, when: 'before' | 'after', body: string) =>
+      store.client.middlewareStack.add(
+        (next, context) => async (args) => {
+          if (context.commandName !== 'CopyObjectCommand') return next(args);
+          store.client.middlewareStack.remove(name);
+          const put = () =>
+            store.client.send(
+              new PutObjectCommand({ Bucket: s3.bucket, Key: 'inbox/erp/export.csv', Body: body }),
+            );
+          if (when === 'before') await put();
+          const result = await next(args);
+          if (when === 'after') await put();
+          return result;
+        },
+        { step: 'initialize', name },
+      );
+    // Just before the copy: nothing of the new export is filed; the listed one is gone, so nothing is either.
+    overwrite('before-copy', 'before', 'order_number\nPO-2 (export of 08:05)\n');
+    const moved = await activities.moveInboxFile({ file: file!, to: 'processed' });
+    expect(moved.movedTo).toBeNull();
+    expect((await store.get('inbox/erp/export.csv'))?.toString()).toContain('PO-2');
+    expect(await store.exists('inbox/erp/processed/export.csv')).toBe(false);
+
+    // Just after the copy: the listed export is filed, the new one stays in the inbox.
+    const [second] = (await activities.listInboxFiles({ folder: inboxFolder() })).filter(
+      (f) => f.name === 'export.csv',
+    );
+    overwrite('after-copy', 'after', 'order_number\nPO-3 (export of 08:10)\n');
+    const filed = await activities.moveInboxFile({ file: second!, to: 'processed' });
+    expect(filed.movedTo).toBe(`s3://${s3.bucket}/inbox/erp/processed/export.csv`);
+    expect((await store.get('inbox/erp/processed/export.csv'))?.toString()).toContain('PO-2');
+    expect((await store.get('inbox/erp/export.csv'))?.toString()).toContain('PO-3');
+    await store.remove('inbox/erp/export.csv');
   });
 
   // The AWS console's "Create folder" writes `inbox/erp/`: it was listed as a drop named "" that failed every run.
