@@ -26,6 +26,24 @@ export interface InboxFile {
   version?: string;
 }
 
+/** A file the listing left in the inbox this run, and why (the next run looks at it again). */
+export interface SkippedInboxFile {
+  name: string;
+  reason: string;
+}
+
+export interface InboxListing {
+  files: InboxFile[];
+  /** At most MAX_FILES_PER_RUN. */
+  skipped: SkippedInboxFile[];
+}
+
+/**
+ * A file on the worker's disk changed less than this long ago may still be being copied in: SMB, sftp, scp and most
+ * FTP clients write to the final name, so a half-written file looks like any other.
+ */
+export const DEFAULT_SETTLE_SECONDS = 60;
+
 export interface MovedFile {
   /** Where the file is now; null when it was not moved (gone, or replaced by other content meanwhile). */
   movedTo: string | null;
@@ -40,9 +58,11 @@ async function sha256Of(body: AsyncIterable<unknown>): Promise<string> {
 
 const sha256OfFile = (path: string) => sha256Of(createReadStream(path));
 
-/** Hidden files, editor locks and files still being copied in are not picked up. */
+/** Hidden files, editor locks and the temporary names of files still being copied in are not picked up. */
 function ignored(name: string): boolean {
-  return name.startsWith('.') || name.startsWith('~$') || /\.(tmp|part|crdownload|partial)$/i.test(name);
+  return (
+    name.startsWith('.') || name.startsWith('~$') || /\.(tmp|part|crdownload|partial|filepart)$/i.test(name)
+  );
 }
 
 async function exists(path: string): Promise<boolean> {
@@ -63,7 +83,7 @@ function s3Folder(folder: string): { store: S3Store; prefix: string } {
   return { store, prefix: key === '' ? '' : `${key.replace(/\/+$/, '')}/` };
 }
 
-async function listS3Inbox(folder: string): Promise<InboxFile[]> {
+async function listS3Inbox(folder: string): Promise<InboxListing> {
   const { store, prefix } = s3Folder(folder);
   let objects;
   try {
@@ -84,7 +104,54 @@ async function listS3Inbox(folder: string): Promise<InboxFile[]> {
     if (sha256 === null) continue;
     files.push({ name, path: store.urlOf(object.key), sha256, bytes: object.bytes, version: object.version });
   }
-  return files;
+  return { files, skipped: [] };
+}
+
+async function listLocalInbox(folder: string, settleSeconds: number): Promise<InboxListing> {
+  let names: string[];
+  try {
+    names = await readdir(folder);
+  } catch (error) {
+    throw ApplicationFailure.nonRetryable(
+      `cannot read the inbox folder ${folder}: ${(error as Error).message}`,
+      'InboxFolderError',
+    );
+  }
+  const files: InboxFile[] = [];
+  const skipped: SkippedInboxFile[] = [];
+  const skip = (name: string, reason: string) => {
+    if (skipped.length < MAX_FILES_PER_RUN) skipped.push({ name, reason });
+  };
+  const unsettled = (name: string, mtimeMs: number): boolean => {
+    // Either way round: a clock a little ahead of the worker's stamps a file being written in the future.
+    const age = Math.abs(Date.now() - mtimeMs) / 1000;
+    if (age >= settleSeconds) return false;
+    skip(
+      name,
+      `still being written (changed ${Math.floor(age)} s ago; taken once unchanged for ${settleSeconds} s)`,
+    );
+    return true;
+  };
+  for (const name of names.filter((n) => !ignored(n)).sort()) {
+    if (files.length >= MAX_FILES_PER_RUN) break;
+    const path = join(folder, name);
+    const info = await stat(path).catch(() => undefined);
+    if (!info?.isFile() || unsettled(name, info.mtimeMs)) continue;
+    const sha256 = await sha256OfFile(path);
+    // Written to while it was read: the hash is of neither version.
+    const after = await stat(path).catch(() => undefined);
+    if (after?.size !== info.size || after.mtimeMs !== info.mtimeMs) {
+      skip(name, 'still being written (it changed while it was read)');
+      continue;
+    }
+    files.push({ name, path, sha256, bytes: info.size });
+  }
+  return { files, skipped };
+}
+
+function listInbox(input: { folder: string; settleSeconds?: number }): Promise<InboxListing> {
+  if (isS3Url(input.folder)) return listS3Inbox(input.folder);
+  return listLocalInbox(input.folder, input.settleSeconds ?? DEFAULT_SETTLE_SECONDS);
 }
 
 /** The ETag an S3 drop was listed with (its version is `<last-modified ms>-<etag>`), quoted as S3 sends it. */
@@ -283,27 +350,16 @@ export function createInboxActivities() {
       throw new Error(`the claim ${claimKey} kept changing while it was read`);
     },
 
-    /** The inbox's files (not its sub-folders), oldest name first, each with its content hash. */
-    async listInboxFiles(input: { folder: string }): Promise<InboxFile[]> {
-      if (isS3Url(input.folder)) return listS3Inbox(input.folder);
-      let names: string[];
-      try {
-        names = await readdir(input.folder);
-      } catch (error) {
-        throw ApplicationFailure.nonRetryable(
-          `cannot read the inbox folder ${input.folder}: ${(error as Error).message}`,
-          'InboxFolderError',
-        );
-      }
-      const files: InboxFile[] = [];
-      for (const name of names.filter((n) => !ignored(n)).sort()) {
-        if (files.length >= MAX_FILES_PER_RUN) break;
-        const path = join(input.folder, name);
-        const info = await stat(path).catch(() => undefined);
-        if (!info?.isFile()) continue;
-        files.push({ name, path, sha256: await sha256OfFile(path), bytes: info.size });
-      }
-      return files;
+    /**
+     * The inbox's files (not its sub-folders), oldest name first, each with its content hash, and the files left for
+     * a later run with the reason: on the worker's disk one changed within `settleSeconds` (default
+     * DEFAULT_SETTLE_SECONDS: it may still be being copied in).
+     */
+    listInboxDrops: listInbox,
+
+    /** listInboxDrops' files alone: what inbox runs started before the listing named skipped files call. */
+    async listInboxFiles(input: { folder: string; settleSeconds?: number }): Promise<InboxFile[]> {
+      return (await listInbox(input)).files;
     },
 
     /**

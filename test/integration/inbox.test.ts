@@ -1,7 +1,8 @@
 import { existsSync, readdirSync } from 'node:fs';
-import { copyFile, mkdir, mkdtemp, writeFile } from 'node:fs/promises';
+import { copyFile, mkdir, mkdtemp, utimes, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { createInboxActivities, DEFAULT_SETTLE_SECONDS } from '../../activities/inbox';
 import { TraceStatus } from '../../worker/search-attributes';
 import { inbox } from '../../workflows';
 import { inboxChildId, type ProcessInboxResult } from '../../workflows/inbox';
@@ -19,6 +20,13 @@ const BAD = [
   'order_number,supplier_code,line_number,product_external_id,unit',
   'INB-9,SUP-1001,1,PLM-TEE-001-BLK,PIECES',
 ].join('\n');
+
+/** A drop whose copy ended a while ago: files changed within the settle time may still be being copied in. */
+async function drop(file: string, body?: string): Promise<void> {
+  if (body !== undefined) await writeFile(file, body);
+  const past = new Date(Date.now() - 2 * DEFAULT_SETTLE_SECONDS * 1000);
+  await utimes(file, past, past);
+}
 
 describe('inbox: one child per new file, files moved to processed/ or failed/', () => {
   let stack: TestStack;
@@ -42,8 +50,8 @@ describe('inbox: one child per new file, files moved to processed/ or failed/', 
   });
 
   it('pushes each file once, moves it by outcome, and never processes the same content twice', async () => {
-    await writeFile(path.join(inboxDir, 'orders-march.csv'), GOOD);
-    await writeFile(path.join(inboxDir, 'broken.csv'), BAD);
+    await drop(path.join(inboxDir, 'orders-march.csv'), GOOD);
+    await drop(path.join(inboxDir, 'broken.csv'), BAD);
     await writeFile(path.join(inboxDir, '.partial-upload.csv'), GOOD);
 
     const first = await run();
@@ -67,6 +75,7 @@ describe('inbox: one child per new file, files moved to processed/ or failed/', 
       path.join(inboxDir, 'processed', 'orders-march.csv'),
       path.join(inboxDir, 'orders-march.csv'),
     );
+    await drop(path.join(inboxDir, 'orders-march.csv'));
     const before = stack.apiClient.stats().calls;
     const second = await run();
     expect(second.files).toEqual([
@@ -85,7 +94,7 @@ describe('inbox: one child per new file, files moved to processed/ or failed/', 
     const plmInbox = path.join(path.dirname(inboxDir), 'plm-inbox');
     await mkdir(plmInbox);
     const shape = { prefix: 'INBOX-PLM', styles: 2, coloursPerStyle: 2, sizesPerColour: 2 };
-    await writeFile(path.join(plmInbox, 'ss26.csv'), toCsv(nativeRows(shape)));
+    await drop(path.join(plmInbox, 'ss26.csv'), toCsv(nativeRows(shape)));
     const result = await stack.client.workflow.execute(inbox, {
       args: [{ job: 'plm-import', folder: plmInbox, profile: 'native' }],
       taskQueue: stack.taskQueue,
@@ -111,7 +120,7 @@ describe('inbox: one child per new file, files moved to processed/ or failed/', 
   const failedRun = async (args: Parameters<typeof inbox>[0], name: string): Promise<string> => {
     const folder = path.join(path.dirname(inboxDir), name);
     await mkdir(folder);
-    await writeFile(path.join(folder, 'orders.csv'), GOOD);
+    await drop(path.join(folder, 'orders.csv'), GOOD);
     const workflowId = stack.workflowId(name);
     const failure = await stack.client.workflow
       .execute(inbox, { args: [{ ...args, folder }], taskQueue: stack.taskQueue, workflowId })
@@ -139,6 +148,37 @@ describe('inbox: one child per new file, files moved to processed/ or failed/', 
     );
     expect(message).toContain('Invalid inbox input: mappingFile:');
     expect(message).toContain(missing);
+  });
+
+  // README: "files still being copied in are not picked up". SMB, sftp, scp and FileZilla write to the final name
+  // (WinSCP to `.filepart`): a half-written export was pushed as if whole, and filed away in processed/.
+  it('leaves a file still being copied in for a later run, and takes it once it has settled', async () => {
+    const folder = path.join(path.dirname(inboxDir), 'inbox-copying');
+    await mkdir(folder);
+    const whole = GOOD.replace(/INB-/g, 'CPY-');
+    await drop(path.join(folder, 'settled.csv'), GOOD.replace(/INB-/g, 'STL-'));
+    await writeFile(path.join(folder, 'copying.csv'), whole.slice(0, whole.indexOf('PLM-TEE-001-OWH') + 4));
+    await drop(path.join(folder, 'winscp.csv.filepart'), whole);
+    const runOn = (name: string) =>
+      stack.client.workflow.execute(inbox, {
+        args: [{ job: 'erp-orders', folder }],
+        taskQueue: stack.taskQueue,
+        workflowId: stack.workflowId(name),
+      });
+
+    const first = await runOn('inbox-copying');
+    expect(first.files.map((file) => [file.name, file.outcome])).toEqual([['settled.csv', 'processed']]);
+    expect(readdirSync(folder).sort()).toEqual(['copying.csv', 'processed', 'winscp.csv.filepart']);
+    const { skipped } = await createInboxActivities().listInboxDrops({ folder });
+    expect(skipped).toEqual([
+      { name: 'copying.csv', reason: expect.stringContaining('still being written') },
+    ]);
+
+    await drop(path.join(folder, 'copying.csv'), whole);
+    const second = await runOn('inbox-copied');
+    expect(second.files).toEqual([expect.objectContaining({ name: 'copying.csv', outcome: 'processed' })]);
+    const child = await stack.client.workflow.getHandle(second.files[0]!.workflowId).result();
+    expect(child).toMatchObject({ orders: { created: 2 } });
   });
 
   it('derives the child id from the job, the file name and its content', () => {
