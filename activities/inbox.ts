@@ -34,7 +34,7 @@ export interface SkippedInboxFile {
 
 export interface InboxListing {
   files: InboxFile[];
-  /** At most MAX_FILES_PER_RUN. */
+  /** At most MAX_FILES_PER_RUN; reasons at most REASON_CHARS long. */
   skipped: SkippedInboxFile[];
 }
 
@@ -43,6 +43,7 @@ export interface InboxListing {
  * FTP clients write to the final name, so a half-written file looks like any other.
  */
 export const DEFAULT_SETTLE_SECONDS = 60;
+const REASON_CHARS = 200;
 
 export interface MovedFile {
   /** Where the file is now; null when it was not moved (gone, or replaced by other content meanwhile). */
@@ -64,6 +65,9 @@ function ignored(name: string): boolean {
     name.startsWith('.') || name.startsWith('~$') || /\.(tmp|part|crdownload|partial|filepart)$/i.test(name)
   );
 }
+
+const unreadable = (error: unknown): string =>
+  `cannot be read: ${error instanceof Error ? error.message : String(error)}`.slice(0, REASON_CHARS);
 
 async function exists(path: string): Promise<boolean> {
   return stat(path).then(
@@ -95,16 +99,23 @@ async function listS3Inbox(folder: string): Promise<InboxListing> {
     );
   }
   const files: InboxFile[] = [];
+  const skipped: SkippedInboxFile[] = [];
   for (const object of objects) {
     const name = object.key.slice(prefix.length);
     // '': the folder's own marker (`inbox/erp/`, the AWS console's "Create folder"), not a drop.
     if (name === '' || name.includes('/') || ignored(name)) continue;
     if (files.length >= MAX_FILES_PER_RUN) break;
-    const sha256 = await sha256OfObject(store, object.key);
+    let sha256: string | null;
+    try {
+      sha256 = await sha256OfObject(store, object.key);
+    } catch (error) {
+      if (skipped.length < MAX_FILES_PER_RUN) skipped.push({ name, reason: unreadable(error) });
+      continue;
+    }
     if (sha256 === null) continue;
     files.push({ name, path: store.urlOf(object.key), sha256, bytes: object.bytes, version: object.version });
   }
-  return { files, skipped: [] };
+  return { files, skipped };
 }
 
 async function listLocalInbox(folder: string, settleSeconds: number): Promise<InboxListing> {
@@ -137,7 +148,13 @@ async function listLocalInbox(folder: string, settleSeconds: number): Promise<In
     const path = join(folder, name);
     const info = await stat(path).catch(() => undefined);
     if (!info?.isFile() || unsettled(name, info.mtimeMs)) continue;
-    const sha256 = await sha256OfFile(path);
+    let sha256: string;
+    try {
+      sha256 = await sha256OfFile(path);
+    } catch (error) {
+      skip(name, unreadable(error));
+      continue;
+    }
     // Written to while it was read: the hash is of neither version.
     const after = await stat(path).catch(() => undefined);
     if (after?.size !== info.size || after.mtimeMs !== info.mtimeMs) {
@@ -353,7 +370,8 @@ export function createInboxActivities() {
     /**
      * The inbox's files (not its sub-folders), oldest name first, each with its content hash, and the files left for
      * a later run with the reason: on the worker's disk one changed within `settleSeconds` (default
-     * DEFAULT_SETTLE_SECONDS: it may still be being copied in).
+     * DEFAULT_SETTLE_SECONDS: it may still be being copied in), and anywhere one that cannot be read (the other
+     * drops go on).
      */
     listInboxDrops: listInbox,
 

@@ -1,5 +1,5 @@
 import { existsSync, readdirSync } from 'node:fs';
-import { copyFile, mkdir, mkdtemp, utimes, writeFile } from 'node:fs/promises';
+import { copyFile, mkdir, mkdtemp, symlink, utimes, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { createInboxActivities, DEFAULT_SETTLE_SECONDS } from '../../activities/inbox';
@@ -179,6 +179,21 @@ describe('inbox: one child per new file, files moved to processed/ or failed/', 
     expect(second.files).toEqual([expect.objectContaining({ name: 'copying.csv', outcome: 'processed' })]);
     const child = await stack.client.workflow.getHandle(second.files[0]!.workflowId).result();
     expect(child).toMatchObject({ orders: { created: 2 } });
+  });
+
+  // A file the worker cannot read failed the listing (retried, then every later run too): no drop went anywhere.
+  it('a file that cannot be read is named with its reason; the other drops are listed', async () => {
+    const folder = path.join(path.dirname(inboxDir), 'inbox-unreadable');
+    await mkdir(folder);
+    await drop(path.join(folder, 'b-orders.csv'), GOOD);
+    // Opens as a file and fails on read (EIO), for root too, which chmod 000 would not stop.
+    await symlink('/proc/self/mem', path.join(folder, 'a-locked.csv'));
+    const listing = await createInboxActivities().listInboxDrops({ folder, settleSeconds: 0 });
+    expect(listing.files.map((file) => file.name)).toEqual(['b-orders.csv']);
+    expect(listing.skipped).toEqual([
+      { name: 'a-locked.csv', reason: expect.stringMatching(/^cannot be read: .*EIO/) },
+    ]);
+    expect(listing.skipped[0]!.reason.length).toBeLessThanOrEqual(200);
   });
 
   it('derives the child id from the job, the file name and its content', () => {
