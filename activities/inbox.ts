@@ -368,6 +368,14 @@ export function createInboxActivities() {
     },
 
     /**
+     * Whether the run with this id still runs: a drop whose child another inbox run started (and waits for) stays in
+     * the inbox until that run files it away.
+     */
+    async inboxChildRuns(input: { workflowId: string }): Promise<boolean> {
+      return mayStillRun(input.workflowId);
+    },
+
+    /**
      * The inbox's files (not its sub-folders), oldest name first, each with its content hash, and the files left for
      * a later run with the reason: on the worker's disk one changed within `settleSeconds` (default
      * DEFAULT_SETTLE_SECONDS: it may still be being copied in), and anywhere one that cannot be read (the other

@@ -42,7 +42,10 @@ export interface InboxFileOutcome {
   name: string;
   /** The child run; the same file content always gets the same id, so it is never processed twice. */
   workflowId: string;
-  /** `taken`: another inbox run polling the same S3 prefix handles this drop (or its closed run's child still runs). */
+  /**
+   * `taken`: another inbox run handles this drop: it polls the same S3 prefix, or it started the drop's child, which
+   * still runs (the drop stays in the inbox until that run files it away).
+   */
   outcome: 'processed' | 'failed' | 'already-processed' | 'taken';
   movedTo: string | null;
   error?: string;
@@ -61,7 +64,7 @@ export interface ProcessInboxProgress {
 
 export const processInboxProgressQuery = defineQuery<ProcessInboxProgress>('progress');
 
-const { checkInboxMappingFile, claimInboxFile, listInboxFiles, moveInboxFile } =
+const { checkInboxMappingFile, claimInboxFile, inboxChildRuns, listInboxFiles, moveInboxFile } =
   proxyActivities<Activities>(quickActivityOptions);
 
 /** Children running at once; the rest wait their turn. */
@@ -122,6 +125,11 @@ async function handleFile(input: ProcessInboxInput, file: InboxFile): Promise<In
     outcome = 'processed';
   } catch (failure) {
     if (failure instanceof WorkflowExecutionAlreadyStartedError) {
+      // The child is still running, started by another inbox run over the same folder: that run files the drop away
+      // once its child ends; filing it now would take the file from under the child. patched: runs from before this
+      // check replay without its activity.
+      if (patched('inbox-leaves-running-child') && (await inboxChildRuns({ workflowId })))
+        return { name: file.name, workflowId, outcome: 'taken', movedTo: null };
       outcome = 'already-processed';
     } else {
       outcome = 'failed';

@@ -1,12 +1,14 @@
+import { createHash, randomUUID } from 'node:crypto';
 import { existsSync, readdirSync } from 'node:fs';
 import { copyFile, mkdir, mkdtemp, symlink, utimes, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { createInboxActivities, DEFAULT_SETTLE_SECONDS } from '../../activities/inbox';
 import { TraceStatus } from '../../worker/search-attributes';
-import { inbox } from '../../workflows';
+import { erpOrders, inbox } from '../../workflows';
 import { inboxChildId, type ProcessInboxResult } from '../../workflows/inbox';
 import { startTestStack, type TestStack } from '../harness';
+import { awaitingApproval } from './job-stack';
 import { nativeRows, productCount, toCsv } from '../unit/plm-activities/native-sheet';
 
 const GOOD = [
@@ -88,6 +90,57 @@ describe('inbox: one child per new file, files moved to processed/ or failed/', 
     expect(stack.apiClient.stats().calls).toBe(before);
     expect(existsSync(path.join(inboxDir, 'orders-march.csv'))).toBe(false);
     expect(readdirSync(path.join(inboxDir, 'processed')).length).toBe(2);
+  });
+
+  // Two inbox runs at once over one folder (a schedule and a start from the Web UI) both list a drop; the second to
+  // start its child finds the first's still running. It used to file the drop as already processed meanwhile, so the
+  // child that was to push it lost its file.
+  it('a drop whose child still runs stays in the inbox until it completes, and is pushed and filed once', async () => {
+    const folder = path.join(path.dirname(inboxDir), 'inbox-running-child');
+    await mkdir(folder);
+    const name = `orders-${randomUUID().slice(0, 8)}.csv`;
+    const content = GOOD.replace(/INB-/g, 'INR-');
+    const file = path.join(folder, name);
+    await writeFile(file, content);
+    const childId = inboxChildId('erp-orders', {
+      name,
+      sha256: createHash('sha256').update(content).digest('hex'),
+    });
+    // The child the other inbox run started: it waits for an approval, so it is still running.
+    const child = await awaitingApproval(
+      await stack.client.workflow.start(erpOrders, {
+        args: [{ file, approval: true }],
+        taskQueue: stack.taskQueue,
+        workflowId: childId,
+      }),
+    );
+    const inboxRun = () =>
+      stack.client.workflow.execute(inbox, {
+        args: [{ job: 'erp-orders', folder }],
+        taskQueue: stack.taskQueue,
+        workflowId: stack.workflowId('inbox-running-child'),
+      });
+
+    const during = await inboxRun();
+    expect(during.files).toEqual([
+      expect.objectContaining({ name, workflowId: childId, outcome: 'taken', movedTo: null }),
+    ]);
+    expect(readdirSync(folder)).toEqual([name]);
+
+    await child.signal('approve', { by: 'test' });
+    expect(await child.result()).toMatchObject({ orders: { created: 2 } });
+    const before = stack.apiClient.stats().calls;
+    const after = await inboxRun();
+    expect(after.files).toEqual([
+      expect.objectContaining({
+        name,
+        outcome: 'already-processed',
+        movedTo: path.join(folder, 'processed', name),
+      }),
+    ]);
+    expect(stack.apiClient.stats().calls).toBe(before);
+    expect(readdirSync(folder)).toEqual(['processed']);
+    expect(readdirSync(path.join(folder, 'processed'))).toEqual([name]);
   });
 
   it('imports a PLM sheet dropped in a PLM inbox and moves it to processed/', async () => {
