@@ -49,6 +49,8 @@ export interface InboxFileOutcome {
   outcome: 'processed' | 'failed' | 'already-processed' | 'taken';
   movedTo: string | null;
   error?: string;
+  /** Why the drop was not moved (`the file is no longer in the inbox`...), or that another run had moved it already. */
+  note?: string;
 }
 
 export interface ProcessInboxResult {
@@ -129,7 +131,13 @@ async function handleFile(input: ProcessInboxInput, file: InboxFile): Promise<In
       // once its child ends; filing it now would take the file from under the child. patched: runs from before this
       // check replay without its activity.
       if (patched('inbox-leaves-running-child') && (await inboxChildRuns({ workflowId })))
-        return { name: file.name, workflowId, outcome: 'taken', movedTo: null };
+        return {
+          name: file.name,
+          workflowId,
+          outcome: 'taken',
+          movedTo: null,
+          note: 'its child still runs; the run that started it files it away',
+        };
       outcome = 'already-processed';
     } else {
       outcome = 'failed';
@@ -145,6 +153,7 @@ async function handleFile(input: ProcessInboxInput, file: InboxFile): Promise<In
     outcome,
     movedTo: moved.movedTo,
     ...(error !== undefined ? { error } : {}),
+    ...(moved.note !== undefined ? { note: moved.note } : {}),
   };
 }
 
@@ -174,8 +183,9 @@ export function inboxDetails(folder: string, outcomes: readonly InboxFileOutcome
         : file.outcome === 'taken'
           ? 'another inbox run handles it'
           : 'not moved';
+    const note = file.note !== undefined ? `: ${file.note}` : '';
     const error = file.error !== undefined ? `: ${file.error.slice(0, 200)}` : '';
-    return `- ${file.name}: ${file.outcome}, ${where} (run ${file.workflowId})${error}`;
+    return `- ${file.name}: ${file.outcome}, ${where}${note} (run ${file.workflowId})${error}`;
   });
   if (outcomes.length > DETAILS_FILES)
     lines.push(`- … and ${outcomes.length - DETAILS_FILES} more (the run's result lists every file)`);

@@ -123,7 +123,13 @@ describe('inbox: one child per new file, files moved to processed/ or failed/', 
 
     const during = await inboxRun();
     expect(during.files).toEqual([
-      expect.objectContaining({ name, workflowId: childId, outcome: 'taken', movedTo: null }),
+      expect.objectContaining({
+        name,
+        workflowId: childId,
+        outcome: 'taken',
+        movedTo: null,
+        note: expect.stringContaining('its child still runs') as unknown,
+      }),
     ]);
     expect(readdirSync(folder)).toEqual([name]);
 

@@ -249,4 +249,28 @@ describe("an inbox's filed drops: where the operator finds them", () => {
       '- c.csv: taken, another inbox run handles it (run erp-orders-c)',
     ]);
   });
+
+  it("the run's details say why a drop was not moved, or that it was already", () => {
+    const details = inboxDetails('/srv/inbox', [
+      {
+        name: 'a.csv',
+        workflowId: 'erp-orders-a',
+        outcome: 'processed',
+        movedTo: null,
+        note: 'the file changed since it was listed; the next run takes it',
+      },
+      {
+        name: 'b.csv',
+        workflowId: 'erp-orders-b',
+        outcome: 'already-processed',
+        movedTo: '/srv/inbox/processed/b.csv',
+        note: 'already moved',
+      },
+    ]);
+    expect(details.split('\n')).toEqual([
+      'Inbox /srv/inbox: 2 files, 1 processed, 1 already-processed',
+      '- a.csv: processed, not moved: the file changed since it was listed; the next run takes it (run erp-orders-a)',
+      '- b.csv: already-processed, now at /srv/inbox/processed/b.csv: already moved (run erp-orders-b)',
+    ]);
+  });
 });
