@@ -16,7 +16,15 @@ import { z } from 'zod';
 import type { Activities } from '../activities';
 import type { InboxFile } from '../activities/inbox';
 import { TraceJob, TraceSource } from '../worker/search-attributes';
-import { failedRun, invalidInput, quickActivityOptions, setStatus, startJob, zodProblems } from './batch-run';
+import {
+  explainer,
+  failedRun,
+  invalidInput,
+  quickActivityOptions,
+  setStatus,
+  startJob,
+  zodProblems,
+} from './batch-run';
 import { showDetails } from './operator-view';
 import { JOBS } from '../worker/jobs';
 import { pushErpOrdersInputSchema } from './erp-orders';
@@ -242,7 +250,9 @@ export async function inbox(rawInput: ProcessInboxInput): Promise<ProcessInboxRe
     const problem = await childInputProblem(input);
     if (problem !== undefined) throw failedRun(invalidInput('inbox', problem));
   }
-  const files = await listInboxFiles({ folder: input.folder });
+  // A folder that cannot be read (missing, not mounted, a bucket refused) fails the run with the listing's reason and
+  // TraceStatus `failed`, not "Activity task failed" with TraceStatus left `running`.
+  const files = await explainer('InboxFolderError')(listInboxFiles({ folder: input.folder }));
   progress.files = files.length;
   const outcomes: InboxFileOutcome[] = new Array<InboxFileOutcome>(files.length);
   let next = 0;

@@ -255,6 +255,22 @@ describe('inbox: one child per new file, files moved to processed/ or failed/', 
     expect(listing.skipped[0]!.reason.length).toBeLessThanOrEqual(200);
   });
 
+  it('an inbox whose folder is missing (or not mounted) fails naming the folder, with TraceStatus failed', async () => {
+    const folder = path.join(path.dirname(inboxDir), 'not-mounted');
+    const workflowId = stack.workflowId('inbox-missing-folder');
+    const failure = await stack.client.workflow
+      .execute(inbox, { args: [{ job: 'erp-orders', folder }], taskQueue: stack.taskQueue, workflowId })
+      .then(
+        () => new Error('the inbox run succeeded'),
+        (error: unknown) => error as Error,
+      );
+    expect((failure.cause as Error | undefined)?.message).toMatch(
+      new RegExp(`^cannot read the inbox folder ${folder}: ENOENT`),
+    );
+    const { typedSearchAttributes } = await stack.client.workflow.getHandle(workflowId).describe();
+    expect(typedSearchAttributes.get(TraceStatus)).toBe('failed');
+  });
+
   it('derives the child id from the job, the file name and its content', () => {
     const a = inboxChildId('erp-orders', { name: 'a b.csv', sha256: 'f'.repeat(64) });
     expect(a).toBe(`erp-orders-a_b.csv-${'f'.repeat(16)}`);
