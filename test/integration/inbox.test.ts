@@ -101,7 +101,7 @@ describe('inbox: one child per new file, files moved to processed/ or failed/', 
     const name = `orders-${randomUUID().slice(0, 8)}.csv`;
     const content = GOOD.replace(/INB-/g, 'INR-');
     const file = path.join(folder, name);
-    await writeFile(file, content);
+    await drop(file, content);
     const childId = inboxChildId('erp-orders', {
       name,
       sha256: createHash('sha256').update(content).digest('hex'),
