@@ -14,7 +14,7 @@ import {
 } from '@temporalio/common';
 import { z } from 'zod';
 import type { Activities } from '../activities';
-import type { InboxFile } from '../activities/inbox';
+import type { InboxFile, InboxListing, SkippedInboxFile } from '../activities/inbox';
 import { TraceJob, TraceSource } from '../worker/search-attributes';
 import {
   explainer,
@@ -65,6 +65,11 @@ export interface ProcessInboxResult {
   job: ProcessInboxInput['job'];
   folder: string;
   files: InboxFileOutcome[];
+  /**
+   * Files left where they are for a later run, with the reason: on the worker's disk one changed within the last
+   * minute (it may still be being copied in), and anywhere one that cannot be read. Absent from older runs' results.
+   */
+  skipped?: SkippedInboxFile[];
 }
 
 export interface ProcessInboxProgress {
@@ -74,8 +79,14 @@ export interface ProcessInboxProgress {
 
 export const processInboxProgressQuery = defineQuery<ProcessInboxProgress>('progress');
 
-const { checkInboxMappingFile, claimInboxFile, inboxChildRuns, listInboxFiles, moveInboxFile } =
-  proxyActivities<Activities>(quickActivityOptions);
+const {
+  checkInboxMappingFile,
+  claimInboxFile,
+  inboxChildRuns,
+  listInboxDrops,
+  listInboxFiles,
+  moveInboxFile,
+} = proxyActivities<Activities>(quickActivityOptions);
 
 /** Children running at once; the rest wait their turn. */
 const PARALLEL_CHILDREN = 4;
@@ -178,7 +189,11 @@ const OUTCOME_ORDER: readonly InboxFileOutcome['outcome'][] = [
  * The run's details (the Web UI's run page): how many drops went which way and where each one is now, by the location
  * an operator opens it at (`s3://bucket/inbox/erp/processed/orders.csv`, or the worker's path for a local inbox).
  */
-export function inboxDetails(folder: string, outcomes: readonly InboxFileOutcome[]): string {
+export function inboxDetails(
+  folder: string,
+  outcomes: readonly InboxFileOutcome[],
+  skipped: readonly SkippedInboxFile[] = [],
+): string {
   const counts = OUTCOME_ORDER.map(
     (outcome) => [outcome, outcomes.filter((o) => o.outcome === outcome).length] as const,
   )
@@ -197,8 +212,14 @@ export function inboxDetails(folder: string, outcomes: readonly InboxFileOutcome
   });
   if (outcomes.length > DETAILS_FILES)
     lines.push(`- … and ${outcomes.length - DETAILS_FILES} more (the run's result lists every file)`);
-  const summary = `Inbox ${folder}: ${outcomes.length} files${counts.length > 0 ? `, ${counts.join(', ')}` : ''}`;
-  return [summary, ...lines].join('\n');
+  const left = skipped
+    .slice(0, DETAILS_FILES)
+    .map((file) => `- ${file.name}: left for a later run: ${file.reason}`);
+  if (skipped.length > DETAILS_FILES)
+    left.push(`- … and ${skipped.length - DETAILS_FILES} more left (the run's result lists them)`);
+  const leftCount = skipped.length > 0 ? `, ${skipped.length} left for a later run` : '';
+  const summary = `Inbox ${folder}: ${outcomes.length} files${counts.length > 0 ? `, ${counts.join(', ')}` : ''}${leftCount}`;
+  return [summary, ...lines, ...left].join('\n');
 }
 
 /** How each child job reads the `profile` and `mappingFile` an inbox passes on (a schedule's inbox is checked so too). */
@@ -252,7 +273,11 @@ export async function inbox(rawInput: ProcessInboxInput): Promise<ProcessInboxRe
   }
   // A folder that cannot be read (missing, not mounted, a bucket refused) fails the run with the listing's reason and
   // TraceStatus `failed`, not "Activity task failed" with TraceStatus left `running`.
-  const files = await explainer('InboxFolderError')(listInboxFiles({ folder: input.folder }));
+  // patched: inbox runs listed before the listing named the files it left replay with the files alone.
+  const listing: InboxListing = patched('inbox-names-skipped-drops')
+    ? await explainer('InboxFolderError')(listInboxDrops({ folder: input.folder }))
+    : { files: await explainer('InboxFolderError')(listInboxFiles({ folder: input.folder })), skipped: [] };
+  const { files, skipped } = listing;
   progress.files = files.length;
   const outcomes: InboxFileOutcome[] = new Array<InboxFileOutcome>(files.length);
   let next = 0;
@@ -265,8 +290,13 @@ export async function inbox(rawInput: ProcessInboxInput): Promise<ProcessInboxRe
   };
   await Promise.all(Array.from({ length: Math.min(PARALLEL_CHILDREN, files.length) }, lane));
   const failed = outcomes.filter((o) => o.outcome === 'failed').length;
-  showDetails(inboxDetails(input.folder, outcomes));
+  showDetails(inboxDetails(input.folder, outcomes, skipped));
   setStatus(failed > 0 ? 'done-with-failures' : 'done');
-  log.info('Inbox processed', { folder: input.folder, files: files.length, failed });
-  return { job: input.job, folder: input.folder, files: outcomes };
+  log.info('Inbox processed', { folder: input.folder, files: files.length, failed, left: skipped.length });
+  return {
+    job: input.job,
+    folder: input.folder,
+    files: outcomes,
+    ...(skipped.length > 0 ? { skipped } : {}),
+  };
 }

@@ -218,23 +218,28 @@ describe('inbox: one child per new file, files moved to processed/ or failed/', 
     await drop(path.join(folder, 'settled.csv'), GOOD.replace(/INB-/g, 'STL-'));
     await writeFile(path.join(folder, 'copying.csv'), whole.slice(0, whole.indexOf('PLM-TEE-001-OWH') + 4));
     await drop(path.join(folder, 'winscp.csv.filepart'), whole);
-    const runOn = (name: string) =>
+    const firstId = stack.workflowId('inbox-copying');
+    const runOn = (workflowId: string) =>
       stack.client.workflow.execute(inbox, {
         args: [{ job: 'erp-orders', folder }],
         taskQueue: stack.taskQueue,
-        workflowId: stack.workflowId(name),
+        workflowId,
       });
 
-    const first = await runOn('inbox-copying');
+    const first = await runOn(firstId);
     expect(first.files.map((file) => [file.name, file.outcome])).toEqual([['settled.csv', 'processed']]);
     expect(readdirSync(folder).sort()).toEqual(['copying.csv', 'processed', 'winscp.csv.filepart']);
-    const { skipped } = await createInboxActivities().listInboxDrops({ folder });
-    expect(skipped).toEqual([
+    // The run says which drop it left for later, and why: in its result and on its page in the Web UI.
+    expect(first.skipped).toEqual([
       { name: 'copying.csv', reason: expect.stringContaining('still being written') },
     ]);
+    const metadata = (await stack.client.workflow
+      .getHandle(firstId)
+      .query('__temporal_workflow_metadata')) as { currentDetails?: string };
+    expect(metadata.currentDetails).toMatch(/- copying\.csv: left for a later run: .*still being written/);
 
     await drop(path.join(folder, 'copying.csv'), whole);
-    const second = await runOn('inbox-copied');
+    const second = await runOn(stack.workflowId('inbox-copied'));
     expect(second.files).toEqual([expect.objectContaining({ name: 'copying.csv', outcome: 'processed' })]);
     const child = await stack.client.workflow.getHandle(second.files[0]!.workflowId).result();
     expect(child).toMatchObject({ orders: { created: 2 } });
