@@ -423,23 +423,29 @@ describe('PLM import follows the spec rules (issue 15)', () => {
     };
     const retry = async (workflowId: string) =>
       start(plmImportInputSchema.parse((await retryPlanFor(stack().client, workflowId)).input));
+    /** A sheet in the built-in flat profile's columns. */
+    const csv = (rows: string[][]) =>
+      [
+        [
+          'Style Number',
+          'Style Name',
+          'Description',
+          'Style Type',
+          'Colour Code',
+          'Colour',
+          'SKU',
+          'Size',
+          'Weight (g)',
+        ],
+        ...rows,
+      ]
+        .map((row) => `${row.join(',')}\r\n`)
+        .join('');
 
     // Spec 01, PUT: only the fields sent change; README: "Rejects files get those carried cells back" so a rejected
     // row stands on its own. Those carried cells are the style's and colour's as they were on the original run's day:
     // a retry writes what the original run rejected, not the cells of products it wrote then and others changed since.
     it('a fixed flat SKU row re-run after a newer import changed its style creates the SKU and leaves the style as the newer import wrote it', async () => {
-      const header = [
-        'Style Number',
-        'Style Name',
-        'Description',
-        'Style Type',
-        'Colour Code',
-        'Colour',
-        'SKU',
-        'Size',
-        'Weight (g)',
-      ];
-      const csv = (rows: string[][]) => [header, ...rows].map((row) => `${row.join(',')}\r\n`).join('');
       const monday = await file(
         'retry-monday.csv',
         csv([
@@ -475,25 +481,14 @@ describe('PLM import follows the spec rules (issue 15)', () => {
     // style's problem is told on each of its rows, under the style's key, and its colours and SKUs are rejected with
     // it (their changes not written). Fixed and retried, they must be written, not taken for products the run wrote.
     it('a fixed flat style re-run writes its colours and SKUs too, rejected with it the first time', async () => {
-      const header = [
-        'Style Number',
-        'Style Name',
-        'Style Type',
-        'Colour Code',
-        'Colour',
-        'SKU',
-        'Size',
-        'Weight (g)',
-      ];
-      const csv = (rows: string[][]) => [header, ...rows].map((row) => `${row.join(',')}\r\n`).join('');
       const before = await file(
         'retry-tree-before.csv',
-        csv([['RTY2', 'Retry tree', 'T-shirts', 'BLK', 'Black', 'RTY2-BLK-S', 'S', '180']]),
+        csv([['RTY2', 'Retry tree', 'Tree text', 'T-shirts', 'BLK', 'Black', 'RTY2-BLK-S', 'S', '180']]),
       );
       expect((await start({ file: before, profile: 'flat' })).result.products).toMatchObject({ created: 3 });
       const monday = await file(
         'retry-tree-monday.csv',
-        csv([['RTY2', 'Retry tree', 'Tshirtz', 'BLK', 'Black', 'RTY2-BLK-S', 'S', '190']]),
+        csv([['RTY2', 'Retry tree', 'Tree text', 'Tshirtz', 'BLK', 'Black', 'RTY2-BLK-S', 'S', '190']]),
       );
       const first = await start({ file: monday, profile: 'flat' });
       expect(first.result.products).toMatchObject({ updated: 0, rejected: 3 });
