@@ -18,7 +18,7 @@ import {
   type PrepareInput,
   type PrepareResult,
 } from '../connectors/erp-orders/push-run';
-import { PersonDirectory } from '../connectors/erp-orders/sync-order';
+import { PersonDirectory } from '../connectors/erp-orders/persons';
 import {
   freshLookupInputSchema,
   freshLookupManifest,

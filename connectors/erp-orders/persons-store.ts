@@ -10,7 +10,7 @@
 import { join } from 'node:path';
 import { z } from 'zod';
 import { readStoredJson, storeJson } from '../staging';
-import type { PersonChanges, PersonDirectory } from './sync-order';
+import type { PersonChanges, PersonDirectory } from './persons';
 
 /** Bounds of the document: a company's responsible persons are far fewer; past them the oldest entries go first. */
 export const MAX_STORED_EMAILS = 5_000;

@@ -28,7 +28,8 @@ import { learnedPersonsFile, restoreLearnedPersons, storeLearnedPersons } from '
 import { formatOfFile, readExportFile } from './read';
 import { existingOrderSchema } from './reconcile';
 import { writeRejects } from './rejects';
-import { syncOrder, type OrderSyncContext, type PersonDirectory } from './sync-order';
+import type { PersonDirectory } from './persons';
+import { syncOrder, type OrderSyncContext } from './sync-order';
 
 /** The workflow's input fields the prepare needs (workflows/erp-orders.ts documents them), the run's id, batch size. */
 export const prepareInputSchema = z.strictObject({

@@ -8,7 +8,7 @@ import {
   storeLearnedPersons,
 } from '../../../connectors/erp-orders/persons-store';
 import { personIds } from '../../../connectors/erp-orders/reconcile';
-import { PersonDirectory } from '../../../connectors/erp-orders/sync-order';
+import { PersonDirectory } from '../../../connectors/erp-orders/persons';
 
 const COMPANY = 'cmp_brand';
 

@@ -1,5 +1,5 @@
 import { personIds } from '../../../connectors/erp-orders/reconcile';
-import { PersonDirectory } from '../../../connectors/erp-orders/sync-order';
+import { PersonDirectory } from '../../../connectors/erp-orders/persons';
 
 describe('PersonDirectory: e-mails learned from the ids the API stored', () => {
   it('learns one e-mail per answer, case-insensitively', () => {
