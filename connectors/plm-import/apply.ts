@@ -12,6 +12,7 @@ import { immutableProblem } from './plan';
 import { updateBody } from './product-bodies';
 import { parseMappingProfile } from './profiles/schema';
 import { writeRejects } from './rejects';
+import { storeRejectedProducts } from './retry-scope';
 import {
   compositionStepSchema,
   manifestSchema,
@@ -29,7 +30,6 @@ import {
   type PlmRun,
   type RejectIssue,
   type WriteStep,
-  REJECTED_PRODUCTS,
 } from './staged-run';
 
 /**
@@ -428,12 +428,7 @@ export async function finishRun(input: FinishInput, run: PlmRun): Promise<PlmImp
     } finally {
       await rm(temp, { force: true });
     }
-    // What a retry of this run writes (see REJECTED_PRODUCTS).
-    const rejected = [
-      ...new Set(issues.flatMap((issue) => (issue.externalId === undefined ? [] : [issue.externalId]))),
-    ];
-    await writeFileAtomically(run.file(REJECTED_PRODUCTS), `${JSON.stringify({ externalIds: rejected })}\n`);
-    await run.publish(REJECTED_PRODUCTS);
+    await storeRejectedProducts(run, issues);
   }
 
   const settled = { created: 0, updated: 0, unchanged: 0, rejected: 0, recovered: 0, unarchived: 0 };
