@@ -87,6 +87,17 @@ function s3Folder(folder: string): { store: S3Store; prefix: string } {
   return { store, prefix: key === '' ? '' : `${key.replace(/\/+$/, '')}/` };
 }
 
+/** The files a listing leaves for a later run, at most MAX_FILES_PER_RUN of them. */
+function skipList(): { skipped: SkippedInboxFile[]; skip: (name: string, reason: string) => void } {
+  const skipped: SkippedInboxFile[] = [];
+  return {
+    skipped,
+    skip: (name, reason) => {
+      if (skipped.length < MAX_FILES_PER_RUN) skipped.push({ name, reason });
+    },
+  };
+}
+
 async function listS3Inbox(folder: string): Promise<InboxListing> {
   const { store, prefix } = s3Folder(folder);
   let objects;
@@ -99,7 +110,7 @@ async function listS3Inbox(folder: string): Promise<InboxListing> {
     );
   }
   const files: InboxFile[] = [];
-  const skipped: SkippedInboxFile[] = [];
+  const { skipped, skip } = skipList();
   for (const object of objects) {
     const name = object.key.slice(prefix.length);
     // '': the folder's own marker (`inbox/erp/`, the AWS console's "Create folder"), not a drop.
@@ -109,7 +120,7 @@ async function listS3Inbox(folder: string): Promise<InboxListing> {
     try {
       sha256 = await sha256OfObject(store, object.key);
     } catch (error) {
-      if (skipped.length < MAX_FILES_PER_RUN) skipped.push({ name, reason: unreadable(error) });
+      skip(name, unreadable(error));
       continue;
     }
     if (sha256 === null) continue;
@@ -129,10 +140,7 @@ async function listLocalInbox(folder: string, settleSeconds: number): Promise<In
     );
   }
   const files: InboxFile[] = [];
-  const skipped: SkippedInboxFile[] = [];
-  const skip = (name: string, reason: string) => {
-    if (skipped.length < MAX_FILES_PER_RUN) skipped.push({ name, reason });
-  };
+  const { skipped, skip } = skipList();
   const unsettled = (name: string, mtimeMs: number): boolean => {
     // Either way round: a clock a little ahead of the worker's stamps a file being written in the future.
     const age = Math.abs(Date.now() - mtimeMs) / 1000;
