@@ -284,13 +284,12 @@ function shownFields(certificate: Certificate): string {
 }
 
 /**
- * Why the lists read may not hold every certificate as it is now, or undefined. `latest` is one page of every
- * certificate the key sees, sorted by `updatedAt` descending, asked once the lists were read: any change of a
- * certificate sets its `updatedAt`, so a certificate changed while they were read is there (unless more than a page
- * changed after it), and must be in the lists read exactly as it is now: in the list of its status, or in none when
- * its status is not read. A certificate found in two lists changed status between their reads.
+ * Why the lists read may not hold every certificate as it is now, or undefined. `newest` holds the certificates
+ * changed last (`newestChanges`), every one changed since the lists began to be read among them, as they are now: each
+ * must be in the lists read exactly so, in the list of its status, or in none when its status is not read. A
+ * certificate found in two lists changed status between their reads.
  */
-function changedWhileRead(reads: readonly StatusRead[], latest: readonly Certificate[]): string | undefined {
+function changedWhileRead(reads: readonly StatusRead[], newest: readonly Certificate[]): string | undefined {
   const read = new Map<string, Certificate>();
   for (const { read: list } of reads) {
     for (const certificate of list.items) {
@@ -304,7 +303,7 @@ function changedWhileRead(reads: readonly StatusRead[], latest: readonly Certifi
     }
   }
   const statusesRead = new Set(reads.map(({ status }) => status));
-  for (const certificate of latest) {
+  for (const certificate of newest) {
     const listed = statusesRead.has(undefined) || statusesRead.has(certificate.status);
     const found = read.get(certificate.id);
     if (!listed && found)
@@ -317,14 +316,75 @@ function changedWhileRead(reads: readonly StatusRead[], latest: readonly Certifi
   return undefined;
 }
 
+/** Pages of the newest changes read once the lists are: 1,000 certificates changed while they were read, at most. */
+const CHANGE_PAGES = 10;
+
+/** The newest changes (`sort=updatedAt&order=desc`, every status), from page 1: `page` of them. */
+const newestPage = (fetchPage: CertificatePageFetcher, page: number) =>
+  fetchPage({ order: 'desc', page, limit: PAGE_SIZE });
+
+type NewestChanges =
+  | { settled: true; items: Certificate[]; first: Certificate[] }
+  | { settled: false; change: string; first: Certificate[] };
+
+/**
+ * The certificates changed last, as they are now, down to every one changed since `before` was read (page 1 of them,
+ * read before the lists). A certificate's `updatedAt` orders them but is not in the list's answer (spec 03,
+ * Certificate), so no time tells where the changes made while the lists were read end: `before` does. Every
+ * certificate changed since comes first, then the ones of `before` not changed since, in its order. So pages are read
+ * until one of `before` is met as it was then, with every one ahead of it in `before` met earlier, or followed by one
+ * after it in `before`, as it was too (one ahead of it may have left the list: deleted, or its supplier out of the
+ * network). One page on a quiet night. A certificate that changed and changed back, or changed no field the API
+ * shows, while the lists were read is taken for unchanged. Bounded by `CHANGE_PAGES`: beyond them the lists are taken
+ * to have changed.
+ */
+async function newestChanges(
+  before: readonly Certificate[],
+  fetchPage: CertificatePageFetcher,
+): Promise<NewestChanges> {
+  const position = new Map(before.map((certificate, at) => [certificate.id, at]));
+  /** Where `certificate` was in `before` when it is as it was then. */
+  const unchangedAt = (certificate: Certificate): number | undefined => {
+    const at = position.get(certificate.id);
+    return at !== undefined && shownFields(certificate) === shownFields(before[at]!) ? at : undefined;
+  };
+  const met = new Set<string>();
+  let firstUnmet = 0;
+  const items: Certificate[] = [];
+  let first: Certificate[] = [];
+  for (let page = 1; page <= CHANGE_PAGES; page++) {
+    const answer = await newestPage(fetchPage, page);
+    if (page === 1) first = answer.items;
+    let unchangedMet = false;
+    for (const [index, certificate] of answer.items.entries()) {
+      const at = unchangedAt(certificate);
+      const next = answer.items[index + 1];
+      const nextAt = next && unchangedAt(next);
+      if (at !== undefined && (at <= firstUnmet || (nextAt !== undefined && nextAt > at)))
+        unchangedMet = true;
+      met.add(certificate.id);
+      while (firstUnmet < before.length && met.has(before[firstUnmet]!.id)) firstUnmet++;
+      items.push(certificate);
+    }
+    if (unchangedMet || page >= answer.pagination.totalPages || answer.items.length < PAGE_SIZE)
+      return { settled: true, items, first };
+  }
+  return {
+    settled: false,
+    change: `more than ${CHANGE_PAGES * PAGE_SIZE} certificates changed while the lists were read`,
+    first,
+  };
+}
+
 /**
  * Reads every list whole, each certificate once, as it is once they are read. A certificate whose status changes
  * while the lists are read moves from one list to another, maybe onto a page already read; and a list that lost one
  * certificate and gained another keeps its `total` while one of its certificates slides onto a page already read, the
- * one that left still counted. So once the lists are read, the certificates changed last are asked for (one call)
- * and checked against them (`changedWhileRead`): when one changed meanwhile, all lists are read again, up to
- * `CERTIFICATE_LIST_READS` times; then the run fails saying what kept changing, and no report is written. A quiet
- * night costs the lists' pages and that one call.
+ * one that left still counted. So the newest changes are asked for before the lists are read (one call) and after
+ * (`newestChanges`: one call unless a page or more changed meanwhile), and every certificate changed meanwhile is
+ * checked against the lists (`changedWhileRead`): when one changed, all lists are read again (the newest changes
+ * read after them serving as the next read's `before`), up to `CERTIFICATE_LIST_READS` times; then the run fails
+ * saying what kept changing, and no report is written. A quiet night costs the lists' pages and two calls.
  */
 async function readWholeLists(
   lists: ReadonlyArray<CertificateStatus | undefined>,
@@ -332,12 +392,14 @@ async function readWholeLists(
   progress: Progress,
 ): Promise<Certificate[]> {
   let change: string | undefined;
+  let before = (await newestPage(fetchPage, 1)).items;
   for (let attempt = 1; attempt <= CERTIFICATE_LIST_READS; attempt++) {
     const reads: StatusRead[] = [];
     for (const status of lists) reads.push(await readStatusList(status, fetchPage, progress));
-    const latest = await fetchPage({ order: 'desc', page: 1, limit: PAGE_SIZE });
-    change = changedWhileRead(reads, latest.items);
+    const newest = await newestChanges(before, fetchPage);
+    change = newest.settled ? changedWhileRead(reads, newest.items) : newest.change;
     if (change === undefined) return reads.flatMap(({ read }) => read.items);
+    before = newest.first;
     log.warn('Certificates changed while the lists were read', {
       attempt,
       of: CERTIFICATE_LIST_READS,

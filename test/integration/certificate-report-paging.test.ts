@@ -221,6 +221,7 @@ describe('certificateReport reads every certificate even when one changes betwee
 });
 
 const REQUESTED = 250;
+const REJECTED = 1_010;
 
 /**
  * Spec 01 Shared conventions 4: "Iterate until `page` reaches `totalPages`"; spec 03 promises a stable paging order
@@ -233,7 +234,7 @@ describe('certificateReport when two status changes while a list is read leave i
   // Updated a minute apart, oldest first: read by `updatedAt` ascending, req_001 to req_100 are page 1.
   const at = (minutes: number) =>
     new Date(Date.parse('2020-01-01T00:00:00Z') + minutes * 60_000).toISOString();
-  const { store, update, run, rows } = hookedCertificateStack(
+  const { stack, store, update, run, rows } = hookedCertificateStack(
     'pair',
     (template) => [
       ...Array.from({ length: REQUESTED }, (_, i) => ({
@@ -242,6 +243,14 @@ describe('certificateReport when two status changes while a list is read leave i
         status: 'REQUESTED',
         expirationDate: '2026-12-01T00:00:00.000Z',
         updatedAt: at(i + 1),
+      })),
+      // Rejected before the test: a status the report does not read, but the newest changes list them.
+      ...Array.from({ length: REJECTED }, (_, i) => ({
+        ...template,
+        id: `rej_${String(i + 1).padStart(3, '0')}`,
+        status: 'REJECTED',
+        expirationDate: '2026-12-01T00:00:00.000Z',
+        updatedAt: at(-1_000 + i),
       })),
       // A supplier's own draft: the brand cannot see it until the supplier submits it.
       {
@@ -267,11 +276,12 @@ describe('certificateReport when two status changes while a list is read leave i
     for (const [id, record] of seeded) store().set(id, { ...record });
   });
 
-  it('on a quiet night reads each list once: its pages and 1 call more', async () => {
+  it('on a quiet night reads each list once: its pages and 2 calls more', async () => {
     const result = await run('quiet');
     expect(result.total).toBe(REQUESTED);
-    // REQUESTED: 3 pages; APPROVED, ACKNOWLEDGED, NOT_VERIFIABLE: 1 (empty) page each; the check: 1 call.
-    expect(result.apiCalls).toBe(3 + 3 + 1);
+    // REQUESTED: 3 pages; APPROVED, ACKNOWLEDGED, NOT_VERIFIABLE: 1 (empty) page each; the newest changes before the
+    // lists and after them: 1 call each.
+    expect(result.apiCalls).toBe(3 + 3 + 2);
   });
 
   it('a certificate approved and a draft submitted into REQUESTED after its page 1 was read: none missing, none stale', async () => {
@@ -310,5 +320,76 @@ describe('certificateReport when two status changes while a list is read leave i
     expect(ids.has('req_005')).toBe(false);
     expect(ids.get('draft_1')?.status).toBe('REQUESTED');
     expect(ids.size).toBe(REQUESTED);
+  });
+
+  it('a certificate rejected while REQUESTED is read, then more than 100 others changed: still not reported', async () => {
+    let moved: string | undefined;
+    let later: string | undefined;
+    hook = (query) => {
+      if (query.status !== 'REQUESTED') return;
+      if (query.page === 1 && moved === undefined) {
+        // As above: req_005 leaves the list, draft_1 joins it, req_101 slides onto page 1, already read.
+        update('req_005', { status: 'REJECTED' });
+        update('draft_1', { status: 'REQUESTED' });
+        moved = store().get('req_005')!.updatedAt;
+      } else if (query.page === 2 && moved !== undefined && later === undefined) {
+        // Then 101 other certificates are reviewed again (in a status not reported), each after req_005: the
+        // 100 certificates changed last are all these, req_005 and draft_1 come after them.
+        for (let i = 1; i <= 101; i++)
+          update(`rej_${String(i).padStart(3, '0')}`, { explanation: 'Reviewed again' });
+        later = store().get('rej_001')!.updatedAt;
+      }
+    };
+    const result = await run('many');
+    expect(later! > moved!).toBe(true);
+    const ids = rows(result);
+    expect(ids.has('req_101')).toBe(true);
+    expect(ids.has('req_005')).toBe(false);
+    expect(ids.get('draft_1')?.status).toBe('REQUESTED');
+    expect(ids.size).toBe(REQUESTED);
+    // Read 1: the newest changes before (1), the lists (3 + 3) and the newest changes after, on to req_250, the
+    // newest one not changed since (2). Read 2: the lists again and the newest changes, unchanged since (1).
+    expect(result.apiCalls).toBe(1 + 3 + 3 + 2 + (3 + 3 + 1));
+  });
+
+  it('the certificate changed last before the read, deleted during it, costs no further call', async () => {
+    update('rej_1010', { explanation: 'Reviewed' });
+    hook = (query) => {
+      if (query.status === 'REQUESTED' && query.page === 1) store().delete('rej_1010');
+    };
+    const result = await run('deleted');
+    expect(store().has('rej_1010')).toBe(false);
+    expect(result.total).toBe(REQUESTED);
+    // As on a quiet night: the newest changes after the lists begin with the ones before but the one deleted.
+    expect(result.apiCalls).toBe(3 + 3 + 2);
+  });
+
+  it('more than 1,000 certificates changed during each read of the lists: fails saying so, no report', async () => {
+    let reads = 0;
+    hook = (query) => {
+      if (query.status !== 'REQUESTED' || query.page !== 1) return;
+      reads++;
+      for (let i = 1; i <= 1_001; i++)
+        update(`rej_${String(i).padStart(3, '0')}`, { explanation: `Reviewed again (${reads})` });
+    };
+    const folder = path.join(stack().config.dataDir, 'reports', 'certificate-expiry', '2026-06-03');
+    await expect(
+      stack().client.workflow.execute(certificateReport, {
+        args: [{ asOf: '2026-06-03', timeZone: 'UTC' }],
+        taskQueue: stack().taskQueue,
+        workflowId: stack().workflowId('cert-report-pair-flood'),
+      }),
+    ).rejects.toMatchObject({
+      cause: {
+        cause: {
+          type: 'CertificateListUnsettled',
+          message: expect.stringMatching(
+            /^more than 1000 certificates changed while the lists were read, in each of 3 reads in a row; no report written/,
+          ),
+        },
+      },
+    });
+    expect(reads).toBe(3);
+    expect(existsSync(folder)).toBe(false);
   });
 });
