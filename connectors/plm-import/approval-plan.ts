@@ -184,8 +184,10 @@ export async function writeApprovalPlan(
       rows: issues,
     } satisfies Table<RejectIssue>,
   };
-  const rejectedProducts = new Set(issues.map((issue) => issue.externalId ?? `row ${issue.rowNumber}`)).size;
-  const summary = `${creates.length} to create, ${updates.length} to update (${changes.length} field changes), 0 to delete (the import never deletes), ${rejectedProducts} rejected`;
+  // As the run's result counts them: a flat row's issue names its style only, though its variant and SKUs go with it.
+  const rejectedProducts = manifest.counts.invalid;
+  const { archived } = manifest.counts;
+  const summary = `${creates.length} to create, ${updates.length} to update (${changes.length} field changes), 0 to delete (the import never deletes), ${rejectedProducts} rejected${archived > 0 ? `, ${archived} archived left as they are (see Rejects)` : ''}`;
   const html = htmlDocument(
     `Plan awaiting approval: ${input.workflowId}`,
     [

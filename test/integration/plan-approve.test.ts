@@ -112,6 +112,32 @@ describe('plan, then approve (PLM import)', () => {
     await handle.result();
   }, 300_000);
 
+  // A flat row of a rejected style names only the style in its issue, though its colour variant and SKUs are rejected
+  // with it: the plan's "N rejected" counted the products named by an issue, fewer than the run's result then said.
+  it('the plan says as many rejected as the run does: a flat style rejected with its colour and SKUs counts each one', async () => {
+    const file = path.join(dir(), 'apv-flat.csv');
+    writeFileSync(
+      file,
+      [
+        'Style Number,Style Name,Style Type,Colour Code,Colour,Size,SKU',
+        'FRJ1,Tee,T-shirt,RED,Red,M,FRJ1-RED-M', // unknown style type: the style, its colour and both SKUs
+        'FRJ1,Tee,T-shirt,RED,Red,L,FRJ1-RED-L',
+        'FOK1,Tee,T-shirts,BLU,Blue,M,FOK1-BLU-M',
+      ].join('\r\n') + '\r\n',
+    );
+    const handle = await startAwaiting(file, '--profile', 'flat');
+    const details = await currentDetails(handle, (text) => text.includes('Awaiting approval'));
+    const html = readFileSync(
+      path.join(stack().config.dataDir, 'runs', handle.workflowId, 'plan.html'),
+      'utf8',
+    );
+    expect((await cli('reject', handle.workflowId)).status).toBe(0);
+    const result = (await handle.result()) as Result;
+    expect(result.products).toMatchObject({ rejected: 4, created: 0 });
+    expect(details).toContain('3 to create, 0 to update, 0 to delete, 4 rejected');
+    expect(html).toContain('0 to delete (the import never deletes), 4 rejected');
+  }, 300_000);
+
   it('a reject writes nothing and the run ends as rejected', async () => {
     const handle = await startAwaiting(
       sheet('rej.csv', nativeRows({ prefix: 'RJT', styles: 1, coloursPerStyle: 1, sizesPerColour: 1 })),
