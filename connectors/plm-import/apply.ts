@@ -118,7 +118,12 @@ async function convergeExisting(
   // Our own create whose answer was lost (the client says so), or that an attempt killed mid-write had begun.
   const own = error.maybeCommitted || context.pending.get(step.externalId)?.write === 'create';
   const recovered = own ? 'own_write' : 'existing_product';
-  const { body, changed } = updateBody({ ...step.body, styleLevelId: step.styleLevelId }, found.product);
+  // The PUT a planned update would send: a code type the sheet gives replaces the product's (desiredCodes).
+  const codes = step.body.codes.map((code) => ({ ...code, givesTypes: step.givesTypes }));
+  const { body, changed } = updateBody(
+    { ...step.body, codes, styleLevelId: step.styleLevelId },
+    found.product,
+  );
   if (changed.length === 0)
     return outcome(step, own ? 'created' : 'unchanged', { id: found.product.id, recovered });
   const refused = await rejectedBy(step, () =>

@@ -5,6 +5,7 @@ import { onRow, rowIssue, type RowIssue } from './issues';
 import { codeClashes, codeMoves } from './code-moves';
 import {
   createBody,
+  givenCodeTypes,
   sheetCodes,
   updateBody,
   type ProductCreateBody,
@@ -44,6 +45,8 @@ export interface CreateStep extends WriteBase {
   body: ProductCreateBody;
   /** The body's isComponent is the mapping's default, for this create only (see statedIsComponent). */
   isComponentFromMapping?: true;
+  /** The code types the sheet's codes give (givenCodeTypes), for a create that meets an existing product. */
+  givesTypes?: string[];
 }
 export interface UpdateStep extends WriteBase {
   action: 'update';
@@ -387,6 +390,7 @@ export function planImport(
     if (!current) {
       creating.add(draft.externalId);
       createWaves.set(draft.externalId, wave);
+      const givesTypes = givenCodeTypes(draft.fields);
       writes.push({
         action: 'create',
         ...base,
@@ -396,6 +400,7 @@ export function planImport(
         ...(draft.fields.isComponent !== undefined && statedIsComponent(draft) === undefined
           ? { isComponentFromMapping: true as const }
           : {}),
+        ...(givesTypes ? { givesTypes } : {}),
       });
       continue;
     }

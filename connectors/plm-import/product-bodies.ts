@@ -129,6 +129,12 @@ export function sheetCodes(fields: DraftFields): SheetCode[] {
   );
 }
 
+/** Every code type the sheet's `byDigits` sources give (undefined when none): a create that meets the product needs them. */
+export function givenCodeTypes(fields: DraftFields): string[] | undefined {
+  const types = [...new Set((fields.codes ?? []).flatMap((code) => code.givesTypes ?? []))];
+  return types.length > 0 ? types : undefined;
+}
+
 export function createBody(draft: ValidDraft): ProductCreateBody {
   const { codes: _codes, composition: _composition, ...rest } = draft.fields;
   const body: ProductCreateBody = {

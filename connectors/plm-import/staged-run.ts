@@ -97,6 +97,8 @@ export const writeStepSchema = z.discriminatedUnion('action', [
     styleLevelId: z.string().optional(),
     /** body.isComponent is the mapping's default: not held against a product the create meets (spec 01). */
     isComponentFromMapping: z.literal(true).optional(),
+    /** The code types the sheet's codes give: a create that meets the product drops the others as an update would. */
+    givesTypes: z.array(z.string()).optional(),
     wave: waveSchema,
   }),
   z.strictObject({

@@ -37,12 +37,18 @@ describe('re-running a PLM import activity after a crash converges', () => {
     Object.entries(client.stats().byMethodStatus)
       .filter(([key]) => key.startsWith('POST') || key.startsWith('PUT'))
       .reduce((sum, [, n]) => sum + n, 0);
+  /** `eans`: an EAN_GTIN_13 column, its value by externalId. */
   const prepare = async (
     workflowId: string,
     rows: readonly NativeRow[],
+    eans?: Readonly<Record<string, string>>,
   ): Promise<{ read: ReadResult; plan: PlanResult }> => {
     const file = path.join(dir, `${workflowId}.csv`);
-    await writeFile(file, toCsv(rows));
+    const lines = toCsv(rows).trimEnd().split('\r\n');
+    const withEans = lines.map((line, index) =>
+      index === 0 ? `${line},EAN_GTIN_13` : `${line},${eans?.[rows[index - 1]?.externalId ?? ''] ?? ''}`,
+    );
+    await writeFile(file, eans ? `${withEans.join('\r\n')}\r\n` : toCsv(rows));
     const read = await attempt(activities.readPlmSheet, { file, workflowId, profile: 'native' as const });
     const plan = await attempt(activities.planPlmImport, {
       runKey: read.runKey,
@@ -146,6 +152,40 @@ describe('re-running a PLM import activity after a crash converges', () => {
     });
     expect(styles).toMatchObject({ counts: { updated: 1, created: 0 }, recovered: 1 });
     expect((await client.products.get('LATE-S1')).name).toBe('Tee 1');
+  });
+
+  // Spec 01: PUT replaces `codes` wholesale, and UPC_GTIN_12 and EAN_GTIN_13 are each once per product. 12 digits in an
+  // EAN_GTIN_13 column are the product's barcode as a UPC_GTIN_12 (profiles/extract.ts), so a planned update drops the
+  // EAN it had; a create that meets a product appeared after planning kept that EAN beside the new UPC.
+  it('a create that meets a product appeared after planning writes the codes an update would: a 12-digit barcode replaces its EAN', async () => {
+    const rows = nativeRows({ prefix: 'GTN', styles: 2, coloursPerStyle: 0, sizesPerColour: 0 });
+    const someoneElses = (externalId: string, ean: string) =>
+      client.products.create({
+        externalId,
+        name: 'Someone else',
+        codes: [
+          { codeId: 'PLM_ID', codeValue: externalId },
+          { codeId: 'EAN_GTIN_13', codeValue: ean },
+        ],
+        styleTypeId: 'st_tshirts',
+        isComponent: false,
+      });
+    await someoneElses('GTN-S1', '7351234199001'); // before planning: a planned update
+    const { read, plan } = await prepare('gtin-appeared', rows, {
+      'GTN-S1': '098765432109',
+      'GTN-S2': '098765432116',
+    });
+    await someoneElses('GTN-S2', '7351234199018'); // after planning: the create meets it
+    const styles = await attempt(activities.applyPlmBatch, {
+      runKey: read.runKey,
+      manifest: plan.manifest,
+      batch: 0,
+    });
+    expect(styles).toMatchObject({ counts: { updated: 2, created: 0, rejected: 0 }, recovered: 1 });
+    const barcodes = async (externalId: string) =>
+      (await client.products.get(externalId)).codes.filter((code) => code.codeId !== 'PLM_ID');
+    expect(await barcodes('GTN-S1')).toEqual([{ codeId: 'UPC_GTIN_12', codeValue: '098765432109' }]);
+    expect(await barcodes('GTN-S2')).toEqual([{ codeId: 'UPC_GTIN_12', codeValue: '098765432116' }]);
   });
 
   it('children of a product the API refused are rejected without a call, and finish heartbeats and writes the same files twice', async () => {
