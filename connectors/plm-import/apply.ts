@@ -330,19 +330,69 @@ export async function applyBatch(
 
 const SAMPLE = 10;
 
-/** Rows of products the API refused (or whose parent it refused), one issue per row of the product. */
-function applyIssues(outcomes: readonly Outcome[]): RejectIssue[] {
+/**
+ * The products this run created that a product the API refused was to go under, nearest first, by the refused
+ * product: they stay, without it. Read from the staged creates only when the API refused a product.
+ */
+async function createdParentsOf(
+  run: PlmRun,
+  manifest: Manifest,
+  outcomes: readonly Outcome[],
+): Promise<Map<string, string[]>> {
+  const products = outcomes.filter((outcome) => outcome.target === undefined);
+  const refused = products.filter(
+    (outcome) => outcome.outcome === 'rejected' && outcome.code !== 'invalid_parent',
+  );
+  const found = new Map<string, string[]>();
+  if (refused.length === 0) return found;
+  const created = new Set(
+    products.filter((outcome) => outcome.outcome === 'created').map((outcome) => outcome.externalId),
+  );
+  const parentOf = new Map<string, string>();
+  for (const batch of manifest.batches) {
+    if (batch.kind !== 'products') continue;
+    for await (const step of run.staging.readNdjson(batch.ref, writeStepSchema))
+      if (step.action === 'create' && step.parentExternalId !== null)
+        parentOf.set(step.externalId, step.parentExternalId);
+  }
+  for (const { externalId } of refused) {
+    const parents: string[] = [];
+    for (let at = parentOf.get(externalId); at !== undefined && created.has(at); at = parentOf.get(at)) {
+      if (parents.includes(at)) break;
+      parents.push(at);
+    }
+    if (parents.length > 0) found.set(externalId, parents);
+  }
+  return found;
+}
+
+/**
+ * Rows of products the API refused (or whose parent it refused), one issue per row of the product. A refused product
+ * names the new parents created for it, as the plan does for its own rejects (plan.ts), so an empty style says why.
+ */
+function applyIssues(
+  outcomes: readonly Outcome[],
+  createdParents: ReadonlyMap<string, readonly string[]>,
+): RejectIssue[] {
   return outcomes
     .filter((outcome) => outcome.outcome === 'rejected')
-    .flatMap((outcome) =>
-      outcome.rowNumbers.map((rowNumber) => ({
+    .flatMap((outcome) => {
+      const parents = outcome.target === undefined ? createdParents.get(outcome.externalId) : undefined;
+      const names = parents?.map((id) => `'${id}'`).join(' and ');
+      const stay =
+        parents && parents.length > 1
+          ? `; its new parents ${names} were created by this run and stay, without '${outcome.externalId}'`
+          : parents
+            ? `; its new parent ${names} was created by this run and stays, without '${outcome.externalId}'`
+            : '';
+      return outcome.rowNumbers.map((rowNumber) => ({
         rowNumber,
         column: outcome.column ?? null,
         code: outcome.code ?? 'rejected',
-        message: `row ${rowNumber}: ${outcome.message ?? 'rejected by the API'}`,
+        message: `row ${rowNumber}: ${outcome.message ?? 'rejected by the API'}${stay}`,
         externalId: outcome.externalId,
-      })),
-    );
+      }));
+    });
 }
 
 const KEPT_COPY_EXAMPLES = 3;
@@ -405,7 +455,8 @@ export async function finishRun(input: FinishInput, run: PlmRun): Promise<PlmImp
   const manifest = await run.staging.getJson(input.manifest, manifestSchema);
   const planIssues = await run.staging.readAllNdjson(manifest.issues, rejectIssueSchema);
   const allOutcomes = input.dryRun ? [] : await run.outcomes();
-  const issues = [...planIssues, ...applyIssues(allOutcomes)]
+  const createdParents = await createdParentsOf(run, manifest, allOutcomes);
+  const issues = [...planIssues, ...applyIssues(allOutcomes, createdParents)]
     .filter((issue) => issue.rowNumber > 0)
     .sort((a, b) => a.rowNumber - b.rowNumber);
   const rejectedRows = new Set(issues.map((issue) => issue.rowNumber)).size;

@@ -164,6 +164,51 @@ describe('PLM import follows the spec rules (issue 15)', () => {
     });
   });
 
+  // Spec 01: "a code value already used by another product gives 400 `codes_not_unique`". A holder the plan did not read
+  // (not on the sheet) is met only when the write is refused, after the run created the new style and colour the
+  // refused product was to go under: they stay, and its reject says so (the plan says the same of its own rejects).
+  it('a product the API refuses names the new parents this run created for it, which stay without it', async () => {
+    await run({
+      file: await file(
+        'npr-holders.csv',
+        toCsv([
+          { ...(family('NPRH')[0] as Row), PLM_ID: 'NPR-TAKEN' },
+          { ...(family('NPVH')[0] as Row), PLM_ID: 'NPV-TAKEN' },
+        ]),
+      ),
+      profile: 'native',
+    });
+    // Three products a sheet: the plan reads each by GET (catalogue.ts), so not the holders.
+    const sku = await run({
+      file: await file('npr.csv', toCsv(family('NPR', { sku: { PLM_ID: 'NPR-TAKEN' } }))),
+      profile: 'native',
+    });
+    expect(sku.products).toMatchObject({ created: 2, rejectedByApi: 1 });
+    expect(await product('NPR-BLK')).toMatchObject({ isArchived: false });
+    const skuRefused =
+      /^row 4: the API refused 'NPR-BLK-M' .*; its new parents 'NPR-BLK' and 'NPR' were created by this run and stay, without 'NPR-BLK-M'$/;
+    expect(rejectsOf(sku)).toEqual([
+      { externalId: 'NPR-BLK-M', code: 'codes_not_unique', message: expect.stringMatching(skuRefused) },
+    ]);
+    expect(sku.rejections).toEqual([expect.objectContaining({ message: expect.stringMatching(skuRefused) })]);
+
+    const variant = await run({
+      file: await file('npv.csv', toCsv(family('NPV', { variant: { PLM_ID: 'NPV-TAKEN' } }))),
+      profile: 'native',
+    });
+    expect(variant.products).toMatchObject({ created: 1, rejectedByApi: 2 });
+    expect(rejectsOf(variant)).toEqual([
+      {
+        externalId: 'NPV-BLK',
+        code: 'codes_not_unique',
+        message: expect.stringMatching(
+          /; its new parent 'NPV' was created by this run and stays, without 'NPV-BLK'$/,
+        ),
+      },
+      expect.objectContaining({ externalId: 'NPV-BLK-M', code: 'invalid_parent' }),
+    ]);
+  });
+
   // Spec 01: code values are unique per type, checked on each write, and "`codes` is replaced wholesale". A barcode
   // one row gives up and another takes is free once the giver's PUT has landed: the taker goes in a later batch.
   describe('codes moved between products of the sheet', () => {
