@@ -9,7 +9,8 @@
 
 import { join } from 'node:path';
 import { z } from 'zod';
-import { readStoredJson, storeJson } from '../staging';
+import { locate } from '../storage';
+import { mergeIntoStored } from './merged-write';
 import type { PersonChanges, PersonDirectory } from './persons';
 
 /** Bounds of the document: a company's responsible persons are far fewer; past them the oldest entries go first. */
@@ -36,12 +37,21 @@ export function learnedPersonsFile(dataDir: string, companyId: string): string {
 }
 
 /** The stored document; an unreadable one (or another company's) counts as empty: it is only ever a shortcut. */
-async function readStored(file: string, companyId: string): Promise<StoredPersons | undefined> {
-  const stored = await readStoredJson(file, storedPersonsSchema).catch((error: unknown) => {
+function parseStored(body: Buffer | null, companyId: string): StoredPersons | undefined {
+  if (body === null) return undefined;
+  let stored: StoredPersons;
+  try {
+    stored = storedPersonsSchema.parse(JSON.parse(body.toString('utf8')));
+  } catch (error) {
     if (error instanceof SyntaxError || error instanceof z.ZodError) return undefined;
     throw error;
-  });
-  return stored?.companyId === companyId ? stored : undefined;
+  }
+  return stored.companyId === companyId ? stored : undefined;
+}
+
+async function readStored(file: string, companyId: string): Promise<StoredPersons | undefined> {
+  const { store, key } = locate(file);
+  return parseStored(await store.get(key), companyId);
 }
 
 /** Takes in what this and other workers learned before. */
@@ -78,10 +88,36 @@ const storableEmail = (email: string): boolean => email.length <= MAX_EMAIL_LENG
 /** One store write at a time per document in this process: two batches' changes must not overwrite each other. */
 const writing = new Map<string, Promise<unknown>>();
 
+/** The stored document (as read, or empty) with `changes` applied; what is past the bounds goes, oldest first. */
+function merged(current: Buffer | null, companyId: string, changes: PersonChanges): StoredPersons {
+  const stored = parseStored(current, companyId);
+  return {
+    companyId,
+    byEmail: applied(
+      stored?.byEmail ?? {},
+      changes.byEmail,
+      (email, id) => storableEmail(email) && id.length <= MAX_ID_LENGTH,
+      MAX_STORED_EMAILS,
+    ),
+    groups: applied(
+      stored?.groups ?? {},
+      changes.groups,
+      (key, ids) =>
+        ids.length <= MAX_GROUP_SIZE &&
+        key.split('\n').every(storableEmail) &&
+        ids.every((id) => id.length <= MAX_ID_LENGTH),
+      MAX_STORED_GROUPS,
+    ),
+    storedAt: new Date().toISOString(),
+  };
+}
+
 /**
- * Adds what the directory learned since the last call to the stored document (read afresh: another worker may have
- * added to it), when it learned anything. Two workers storing at the same instant may lose one's additions; that costs
- * one PATCH per order naming those people, never a wrong comparison.
+ * Adds what the directory learned since the last call to the stored document, when it learned anything. Another
+ * worker may store at the same moment: the write lands only over the document it merged into, else it reads that
+ * worker's document and merges again (merged-write.ts). When the other writers keep winning, what was learned stays
+ * in the directory for its next store, and at worst costs one PATCH per order naming those people, never a wrong
+ * comparison.
  */
 export async function storeLearnedPersons(
   file: string,
@@ -90,33 +126,12 @@ export async function storeLearnedPersons(
 ): Promise<void> {
   const changes: PersonChanges = persons.takeChanges();
   if (changes.byEmail.size === 0 && changes.groups.size === 0) return;
-  const write = async () => {
-    const stored = await readStored(file, companyId);
-    const next: StoredPersons = {
-      companyId,
-      byEmail: applied(
-        stored?.byEmail ?? {},
-        changes.byEmail,
-        (email, id) => storableEmail(email) && id.length <= MAX_ID_LENGTH,
-        MAX_STORED_EMAILS,
-      ),
-      groups: applied(
-        stored?.groups ?? {},
-        changes.groups,
-        (key, ids) =>
-          ids.length <= MAX_GROUP_SIZE &&
-          key.split('\n').every(storableEmail) &&
-          ids.every((id) => id.length <= MAX_ID_LENGTH),
-        MAX_STORED_GROUPS,
-      ),
-      storedAt: new Date().toISOString(),
-    };
-    await storeJson(file, next);
-  };
+  const write = () =>
+    mergeIntoStored(file, (current) => `${JSON.stringify(merged(current, companyId, changes), null, 2)}\n`);
   const done = (writing.get(file) ?? Promise.resolve()).then(write, write);
   writing.set(file, done);
   try {
-    await done;
+    if (!(await done)) persons.putBack(changes);
   } catch (error) {
     persons.putBack(changes);
     throw error;

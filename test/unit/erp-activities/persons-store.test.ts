@@ -1,4 +1,4 @@
-import { mkdtemp, readFile, writeFile, mkdir } from 'node:fs/promises';
+import { mkdtemp, readFile, writeFile, mkdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import {
@@ -75,6 +75,23 @@ describe('responsible persons learned, kept in the data folder across workers', 
     const again = new PersonDirectory();
     again.learn(['b@example.com'], ['user_b']);
     await storeLearnedPersons(file, COMPANY, again);
+    expect((await fresh()).ids.get('b@example.com')).toBe('user_b');
+  });
+
+  it("a lock file a dead worker left does not stop the saves; a live one's is waited for, else kept for the next save", async () => {
+    await mkdir(path.dirname(file), { recursive: true });
+    await writeFile(`${file}.lock`, JSON.stringify({ at: Date.now() - 60_000 }));
+    const persons = new PersonDirectory();
+    persons.learn(['a@example.com'], ['user_a']);
+    await storeLearnedPersons(file, COMPANY, persons);
+    expect((await fresh()).ids.get('a@example.com')).toBe('user_a');
+
+    await writeFile(`${file}.lock`, JSON.stringify({ at: Date.now() }));
+    persons.learn(['b@example.com'], ['user_b']);
+    await storeLearnedPersons(file, COMPANY, persons);
+    expect((await fresh()).ids.has('b@example.com')).toBe(false);
+    await rm(`${file}.lock`);
+    await storeLearnedPersons(file, COMPANY, persons);
     expect((await fresh()).ids.get('b@example.com')).toBe('user_b');
   });
 });
