@@ -70,6 +70,7 @@ export async function writeErpApprovalPlan(
     { header: 'fields changed (before → after)', value: (o: OrderOutcome) => fieldsText(o) },
   ];
   const deletes = outcomes.filter((o) => lines(o).deleted > 0);
+  const warned = outcomes.filter((o) => o.warning !== undefined);
   const tables: Table<OrderOutcome>[] = [
     { name: 'Creates', columns: orderColumns, rows: of('created') },
     { name: 'Updates', columns: updateColumns, rows: of('patched') },
@@ -85,6 +86,16 @@ export async function writeErpApprovalPlan(
       ],
       rows: of('rejected'),
     },
+    {
+      // What the run's result will warn of (an order a platform user made under the export's number, say).
+      name: 'Warnings',
+      columns: [
+        { header: 'orderNumber', value: (o) => o.orderNumber },
+        { header: 'orderType', value: (o) => o.orderType ?? '' },
+        { header: 'warning', value: (o) => o.warning ?? '' },
+      ],
+      rows: warned,
+    },
   ];
   const counts = {
     creates: of('created').length,
@@ -96,7 +107,7 @@ export async function writeErpApprovalPlan(
     `Plan awaiting approval: ${input.workflowId}`,
     [
       `<h1>Plan awaiting approval</h1>`,
-      `<p>Run <code>${input.workflowId}</code>: ${counts.creates} orders to create, ${counts.updates} to update, ${counts.deletes} with lines to delete, ${counts.rejects} rejected, ${of('unchanged').length} unchanged.</p>`,
+      `<p>Run <code>${input.workflowId}</code>: ${counts.creates} orders to create, ${counts.updates} to update, ${counts.deletes} with lines to delete, ${counts.rejects} rejected, ${of('unchanged').length} unchanged${warned.length > 0 ? `; ${warned.length} with a warning` : ''}.</p>`,
       `<p>Approve with <code>trace-sync approve ${input.workflowId}</code>; reject with <code>trace-sync reject ${input.workflowId}</code>.</p>`,
       ...tables.flatMap((table) => [
         `<h2>${table.name} (${table.rows.length})</h2>`,

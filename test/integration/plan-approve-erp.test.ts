@@ -5,7 +5,7 @@ import { erpOrders } from '../../workflows';
 import type { ApprovalOutcome } from '../../workflows/approval';
 import type { PushErpOrdersResult } from '../../workflows/erp-orders';
 import { TraceStatus } from '../../worker/search-attributes';
-import { BY_ID_PROFILE } from './erp-stack';
+import { BRAND, BY_ID_PROFILE, SUPPLIER } from './erp-stack';
 import { awaitingApproval, planApproveStack } from './job-stack';
 
 /**
@@ -224,6 +224,63 @@ describe('plan, then approve (ERP push): erp-orders --approve', () => {
     expect(lengths.length).toBeGreaterThan(2);
     // 40 (the suggestion) + one batch + the plan, the wait and its signal: never two passes' worth (12 x 6 x 2).
     expect(Math.max(...lengths)).toBeLessThan(70);
+  }, 300_000);
+
+  // The plan says what the run will: an order a platform user made under the export's number is updated with the
+  // run's warning naming its maker (erp-orders-spec.test.ts), and an archived one is refused as `order_archived`,
+  // which the run's result counts as rejected.
+  it("the plan shows the run's warning for an order made in the platform UI, and an archived order as the run rejects it", async () => {
+    const ui = await fetch(`${stack().sandbox.baseUrl}/orders`, {
+      method: 'POST',
+      headers: { authorization: 'Bearer sandbox-bearer-brand', 'content-type': 'application/json' },
+      body: JSON.stringify({
+        orderNumber: 'APV-UI-1',
+        buyerCompanyId: BRAND,
+        supplierCompanyId: SUPPLIER,
+        lines: [{ orderLineNumber: '1', styleId: 'PLM-TEE-001-BLK', quantity: 2, unit: 'PIECES' }],
+      }),
+    });
+    expect(ui.status).toBe(201);
+    const seeded = await stack().client.workflow.execute(erpOrders, {
+      taskQueue: stack().taskQueue,
+      workflowId: stack().workflowId('archived-seed'),
+      args: [{ file: orders('apv-archived-seed.csv', line('APV-ARC-1', 10)) }],
+    });
+    expect(seeded.orders).toMatchObject({ created: 1 });
+    await stack().apiClient.orders.update((await onPlatformOrder('APV-ARC-1'))!.id, { isArchived: true });
+
+    const handle = await startAwaiting(
+      orders('apv-warned.csv', line('APV-UI-1', 5), line('APV-ARC-1', 12)),
+      'erp-orders',
+    );
+    const runDir = path.join(stack().config.dataDir, 'runs', handle.workflowId);
+    const html = readFileSync(path.join(runDir, 'plan.html'), 'utf8');
+    expect(html).toContain('1 to update');
+    expect(html).toContain('1 rejected');
+    expect(html).toContain('1 with a warning');
+    expect(html).toMatch(/<h2>Warnings \(1\)<\/h2>[^]*APV-UI-1[^]*made in the platform UI by Ines Buyer/);
+    const sheet = <T>(name: string) =>
+      XLSX.utils.sheet_to_json<T>(
+        XLSX.readFile(path.join(runDir, 'plan.xlsx')).Sheets[name] as XLSX.WorkSheet,
+      );
+    expect(sheet<Record<string, string>>('Warnings')).toEqual([
+      {
+        orderNumber: 'APV-UI-1',
+        orderType: 'PURCHASE_ORDER',
+        warning: expect.stringMatching(/^order 'APV-UI-1' was made in the platform UI by Ines Buyer/),
+      },
+    ]);
+    expect(sheet<Record<string, string>>('Rejects').map((row) => [row['orderNumber'], row['code']])).toEqual([
+      ['APV-ARC-1', 'order_archived'],
+    ]);
+
+    expect((await cli('approve', handle.workflowId)).status).toBe(0);
+    const result = (await handle.result()) as ErpResult;
+    expect(result.orders).toMatchObject({ patched: 1, rejected: 1 });
+    expect(result.rejections.map((r) => [r.orderNumber, r.code])).toEqual([['APV-ARC-1', 'order_archived']]);
+    expect(result.warnings.filter((w) => w.startsWith("order 'APV-UI-1'"))).toEqual([
+      sheet<Record<string, string>>('Warnings')[0]?.['warning'],
+    ]);
   }, 300_000);
 
   it('a reject writes nothing', async () => {
