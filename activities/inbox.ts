@@ -22,7 +22,10 @@ export interface InboxFile {
   path: string;
   sha256: string;
   bytes: number;
-  /** S3: when this copy was dropped (a file dropped again is a new drop, moved on its own). */
+  /**
+   * When this copy was dropped: S3 `<last-modified ms>-<etag>`, the worker's disk `<mtime ms>` (a file dropped again is
+   * a new drop, with a child run of its own; on S3 it is moved on its own too). Absent from older runs' listings.
+   */
   version?: string;
 }
 
@@ -169,7 +172,7 @@ async function listLocalInbox(folder: string, settleSeconds: number): Promise<In
       skip(name, 'still being written (it changed while it was read)');
       continue;
     }
-    files.push({ name, path, sha256, bytes: info.size });
+    files.push({ name, path, sha256, bytes: info.size, version: `${Math.trunc(info.mtimeMs)}` });
   }
   return { files, skipped };
 }

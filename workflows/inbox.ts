@@ -48,7 +48,7 @@ export type ProcessInboxInput = z.infer<typeof processInboxInputSchema>;
 
 export interface InboxFileOutcome {
   name: string;
-  /** The child run; the same file content always gets the same id, so it is never processed twice. */
+  /** The child run; the same drop always gets the same id, so it is never processed twice (see inboxChildId). */
   workflowId: string;
   /**
    * `taken`: another inbox run handles this drop: it polls the same S3 prefix, or it started the drop's child, which
@@ -91,9 +91,35 @@ const {
 /** Children running at once; the rest wait their turn. */
 const PARALLEL_CHILDREN = 4;
 
-/** `erp-orders-orders_2024-03.csv-3fa9c1d2e4b5a6f7`: the job, the file and the first 64 bits of its hash. */
-export function inboxChildId(job: string, file: Pick<InboxFile, 'name' | 'sha256'>): string {
-  return `${job}-${file.name.replace(/[^A-Za-z0-9._-]+/g, '_')}-${file.sha256.slice(0, 16)}`;
+const safeName = (name: string): string => name.replace(/[^A-Za-z0-9._-]+/g, '_');
+
+/**
+ * `erp-orders-orders_2024-03.csv-3fa9c1d2e4b5a6f7`: the job, the file name and a short hash of this drop: its
+ * content, when it was dropped (S3: last-modified time and ETag; the worker's disk: mtime) and the profile or mapping
+ * file its child is given. The same drop listed again (by an overlapping run, or after a crash before it was moved)
+ * gets the same id, so it is pushed once; the same content dropped again (a rollback A -> B -> A) is a new drop.
+ */
+export function inboxChildId(
+  input: Pick<ProcessInboxInput, 'job' | 'profile' | 'mappingFile'>,
+  file: Pick<InboxFile, 'name' | 'sha256' | 'version'>,
+): string {
+  const drop = [file.sha256, file.version ?? '', input.profile ?? '', input.mappingFile ?? ''].join('\n');
+  return `${input.job}-${safeName(file.name)}-${shortHash(drop)}`;
+}
+
+/** What runs started before a drop had an id of its own name their children: one id per content, ever. */
+export function inboxContentChildId(job: string, file: Pick<InboxFile, 'name' | 'sha256'>): string {
+  return `${job}-${safeName(file.name)}-${file.sha256.slice(0, 16)}`;
+}
+
+/** FNV-1a over UTF-16 code units, 64 bits as 16 hex digits (workflow code has no node:crypto). */
+function shortHash(text: string): string {
+  let hash = 0xcbf29ce484222325n;
+  for (let i = 0; i < text.length; i++) {
+    hash ^= BigInt(text.charCodeAt(i));
+    hash = (hash * 0x100000001b3n) & 0xffffffffffffffffn;
+  }
+  return hash.toString(16).padStart(16, '0');
 }
 
 function startJobChild(input: ProcessInboxInput, file: InboxFile, workflowId: string) {
@@ -126,7 +152,10 @@ function rootMessage(failure: unknown): string {
 }
 
 async function handleFile(input: ProcessInboxInput, file: InboxFile): Promise<InboxFileOutcome> {
-  const workflowId = inboxChildId(input.job, file);
+  // patched: runs started before each drop had a child of its own name the child by the content alone.
+  const workflowId = patched('inbox-child-per-drop')
+    ? inboxChildId(input, file)
+    : inboxContentChildId(input.job, file);
   // patched: inbox runs started before the claims existed replay without them, and those started before a closed
   // run's claim could be taken over send no run id.
   let holder: { owner: string; runId: string } | undefined;

@@ -244,7 +244,7 @@ describeS3('inbox on an S3 prefix (versitygw)', () => {
     const left = async (name: string, to: 'processed' | 'failed') => {
       const file = fileNamed(name);
       const owner = { owner: dead.workflowId, runId: dead.firstExecutionRunId };
-      const child = inboxChildId('erp-orders', file);
+      const child = inboxChildId({ job: 'erp-orders' }, file);
       await store.put(dropRecordKey('inbox/revive/', '.claims', file), JSON.stringify({ ...owner, child }));
       const target = `inbox/revive/${to}/${name}`;
       await store.put(
@@ -293,6 +293,35 @@ describeS3('inbox on an S3 prefix (versitygw)', () => {
       target: 'inbox/revive/processed/revived.csv',
       owner: laterId,
     });
+  });
+
+  // A drop is told apart by its last-modified time and ETag: a rollback A -> B -> A dropped under one name was
+  // reported already-processed and filed away unpushed, since the child id named the content alone.
+  it('an export dropped as A, then B, then A again under one name is pushed each time', async () => {
+    const a = GOOD.replace(/S3INB-/g, 'S3RBK-');
+    const b = a.replace('PLM-TEE-001-BLK,5,', 'PLM-TEE-001-BLK,9,');
+    const runs: ProcessInboxResult[] = [];
+    for (const [i, body] of [a, b, a].entries()) {
+      await store.put('inbox/rollback/orders.csv', body);
+      runs.push(
+        await stack.client.workflow.execute(inbox, {
+          args: [{ job: 'erp-orders', folder: `s3://${s3.bucket}/inbox/rollback` }],
+          taskQueue: stack.taskQueue,
+          workflowId: stack.workflowId(`inbox-rollback-${i}`),
+        }),
+      );
+    }
+    const files = runs.flatMap((run) => run.files);
+    expect(files.map((file) => [file.name, file.outcome])).toEqual([
+      ['orders.csv', 'processed'],
+      ['orders.csv', 'processed'],
+      ['orders.csv', 'processed'],
+    ]);
+    expect(new Set(files.map((file) => file.workflowId)).size).toBe(3);
+    // The third drop set the quantity B changed back to A's.
+    const third = await stack.client.workflow.getHandle(files[2]!.workflowId).result();
+    expect(third).toMatchObject({ orders: { patched: 1, unchanged: 1 } });
+    expect((await store.list('inbox/rollback/processed/')).length).toBe(3);
   });
 
   // README, Run data in object storage: every file a result names gets "an s3:// URL and a presigned https link

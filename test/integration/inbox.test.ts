@@ -1,13 +1,13 @@
-import { createHash, randomUUID } from 'node:crypto';
-import { existsSync, readdirSync } from 'node:fs';
-import { copyFile, mkdir, mkdtemp, symlink, utimes, writeFile } from 'node:fs/promises';
+import { randomUUID } from 'node:crypto';
+import { readdirSync } from 'node:fs';
+import { mkdir, mkdtemp, rename, symlink, utimes, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { createInboxActivities, DEFAULT_SETTLE_SECONDS } from '../../activities/inbox';
 import { TraceStatus } from '../../worker/search-attributes';
 import { erpOrders, inbox } from '../../workflows';
 import { inboxChildId, type ProcessInboxResult } from '../../workflows/inbox';
-import { startTestStack, type TestStack } from '../harness';
+import { sandboxApi, startTestStack, type TestStack } from '../harness';
 import { awaitingApproval } from './job-stack';
 import { nativeRows, productCount, toCsv } from '../unit/plm-activities/native-sheet';
 
@@ -33,6 +33,7 @@ async function drop(file: string, body?: string): Promise<void> {
 describe('inbox: one child per new file, files moved to processed/ or failed/', () => {
   let stack: TestStack;
   let inboxDir: string;
+  const { api } = sandboxApi(() => stack);
   const run = (): Promise<ProcessInboxResult> =>
     stack.client.workflow.execute(inbox, {
       args: [{ job: 'erp-orders', folder: inboxDir }],
@@ -51,7 +52,7 @@ describe('inbox: one child per new file, files moved to processed/ or failed/', 
     await stack?.stop();
   });
 
-  it('pushes each file once, moves it by outcome, and never processes the same content twice', async () => {
+  it('pushes each file once and moves it by outcome', async () => {
     await drop(path.join(inboxDir, 'orders-march.csv'), GOOD);
     await drop(path.join(inboxDir, 'broken.csv'), BAD);
     await writeFile(path.join(inboxDir, '.partial-upload.csv'), GOOD);
@@ -71,25 +72,55 @@ describe('inbox: one child per new file, files moved to processed/ or failed/', 
     expect(readdirSync(inboxDir).sort()).toEqual(['.partial-upload.csv', 'failed', 'processed']);
     const child = await stack.client.workflow.getHandle(byName.get('orders-march.csv')!.workflowId).result();
     expect(child).toMatchObject({ orders: { created: 2 } });
+  });
 
-    // The same content dropped again (under the same name) is recognised by its child id and not pushed again.
-    await copyFile(
-      path.join(inboxDir, 'processed', 'orders-march.csv'),
-      path.join(inboxDir, 'orders-march.csv'),
-    );
-    await drop(path.join(inboxDir, 'orders-march.csv'));
+  // Each drop is a run of its own: an export that went A -> B -> A (a rollback dropped again under the same name) was
+  // reported already-processed and filed away unpushed, since the child id named the content alone.
+  it('an export dropped as A, then B, then A again under one name is pushed each time; one drop listed twice is not', async () => {
+    const folder = path.join(path.dirname(inboxDir), 'inbox-rollback');
+    await mkdir(folder);
+    const a = GOOD.replace(/INB-/g, 'RBK-');
+    const b = a.replace('PLM-TEE-001-BLK,5,', 'PLM-TEE-001-BLK,9,');
+    const file = path.join(folder, 'orders.csv');
+    const runOn = (name: string): Promise<ProcessInboxResult> =>
+      stack.client.workflow.execute(inbox, {
+        args: [{ job: 'erp-orders', folder }],
+        taskQueue: stack.taskQueue,
+        workflowId: stack.workflowId(name),
+      });
+    const quantityOnPlatform = async (): Promise<number | undefined> => {
+      const [order] = await api<{ id: string }[]>('/orders?limit=100&orderNumber=RBK-1');
+      const read = await api<{ lines: { orderLineNumber: string; quantity: number }[] }>(
+        `/orders/${order!.id}`,
+      );
+      return read.lines.find((line) => line.orderLineNumber === '1')?.quantity;
+    };
+    const processed = expect.objectContaining({ name: 'orders.csv', outcome: 'processed' }) as unknown;
+
+    await drop(file, a);
+    const first = await runOn('inbox-rollback-a');
+    expect(first.files).toEqual([processed]);
+    expect(await quantityOnPlatform()).toBe(5);
+    await drop(file, b);
+    expect((await runOn('inbox-rollback-b')).files).toEqual([processed]);
+    expect(await quantityOnPlatform()).toBe(9);
+    await drop(file, a);
+    const third = await runOn('inbox-rollback-a-again');
+    expect(third.files).toEqual([processed]);
+    expect(third.files[0]!.workflowId).not.toBe(first.files[0]!.workflowId);
+    expect(await quantityOnPlatform()).toBe(5);
+    expect(readdirSync(path.join(folder, 'processed'))).toHaveLength(3);
+
+    // The same drop listed again (moved back by hand, which keeps its mtime; or listed by a second run before the
+    // first filed it away): recognised by its child id, not pushed a second time.
+    await rename(third.files[0]!.movedTo!, file);
     const before = stack.apiClient.stats().calls;
-    const second = await run();
-    expect(second.files).toEqual([
-      expect.objectContaining({
-        name: 'orders-march.csv',
-        outcome: 'already-processed',
-        workflowId: byName.get('orders-march.csv')!.workflowId,
-      }),
+    const relisted = await runOn('inbox-rollback-relisted');
+    expect(relisted.files).toEqual([
+      expect.objectContaining({ outcome: 'already-processed', workflowId: third.files[0]!.workflowId }),
     ]);
     expect(stack.apiClient.stats().calls).toBe(before);
-    expect(existsSync(path.join(inboxDir, 'orders-march.csv'))).toBe(false);
-    expect(readdirSync(path.join(inboxDir, 'processed')).length).toBe(2);
+    expect(readdirSync(folder)).toEqual(['processed']);
   });
 
   // Two inbox runs at once over one folder (a schedule and a start from the Web UI) both list a drop; the second to
@@ -102,10 +133,8 @@ describe('inbox: one child per new file, files moved to processed/ or failed/', 
     const content = GOOD.replace(/INB-/g, 'INR-');
     const file = path.join(folder, name);
     await drop(file, content);
-    const childId = inboxChildId('erp-orders', {
-      name,
-      sha256: createHash('sha256').update(content).digest('hex'),
-    });
+    const [listed] = (await createInboxActivities().listInboxDrops({ folder })).files;
+    const childId = inboxChildId({ job: 'erp-orders' }, listed!);
     // The child the other inbox run started: it waits for an approval, so it is still running.
     const child = await awaitingApproval(
       await stack.client.workflow.start(erpOrders, {
@@ -276,10 +305,18 @@ describe('inbox: one child per new file, files moved to processed/ or failed/', 
     expect(typedSearchAttributes.get(TraceStatus)).toBe('failed');
   });
 
-  it('derives the child id from the job, the file name and its content', () => {
-    const a = inboxChildId('erp-orders', { name: 'a b.csv', sha256: 'f'.repeat(64) });
-    expect(a).toBe(`erp-orders-a_b.csv-${'f'.repeat(16)}`);
-    expect(inboxChildId('plm-import', { name: 'a b.csv', sha256: 'f'.repeat(64) })).not.toBe(a);
-    expect(inboxChildId('erp-orders', { name: 'a b.csv', sha256: 'e'.repeat(64) })).not.toBe(a);
+  it('names a child by the job, the file name and a hash of the drop and of the profile passed on', () => {
+    const file = { name: 'a b.csv', sha256: 'f'.repeat(64), version: '1767225600000' };
+    const a = inboxChildId({ job: 'erp-orders' }, file);
+    expect(a).toMatch(/^erp-orders-a_b\.csv-[0-9a-f]{16}$/);
+    expect(inboxChildId({ job: 'erp-orders' }, { ...file })).toBe(a);
+    for (const other of [
+      inboxChildId({ job: 'plm-import' }, file),
+      inboxChildId({ job: 'erp-orders' }, { ...file, sha256: 'e'.repeat(64) }),
+      inboxChildId({ job: 'erp-orders' }, { ...file, version: '1767225600001' }),
+      inboxChildId({ job: 'erp-orders', mappingFile: '/data/profiles/eu.json' }, file),
+      inboxChildId({ job: 'erp-orders', profile: 'default' }, file),
+    ])
+      expect(other).not.toBe(a);
   });
 });
