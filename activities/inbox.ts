@@ -105,7 +105,8 @@ async function listS3Inbox(folder: string): Promise<InboxListing> {
   const { store, prefix } = s3Folder(folder);
   let objects;
   try {
-    objects = await store.listDetailed(prefix);
+    // The inbox's own level: processed/, failed/, .claims/ and .moves/ grow with every drop filed away.
+    objects = await store.listFolder(prefix);
   } catch (error) {
     throw ApplicationFailure.nonRetryable(
       `cannot list the inbox ${folder}: ${(error as Error).message}`,

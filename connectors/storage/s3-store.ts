@@ -35,6 +35,13 @@ export function parseS3Url(url: string): { bucket: string; key: string } {
   return { bucket: match[1], key: (match[2] ?? '').replace(/\/+$/, '') };
 }
 
+/** A listed object: its key in the store, its size, and a version (`<last-modified ms>-<etag>`). */
+export interface ListedObject {
+  key: string;
+  bytes: number;
+  version: string;
+}
+
 /** S3-compatible object storage through the AWS SDK; keys live under `prefix/` in `bucket`. */
 export class S3Store implements ObjectStore {
   readonly kind = 's3' as const;
@@ -153,14 +160,31 @@ export class S3Store implements ObjectStore {
   }
 
   /** Keys under a prefix with their size and a version (last-modified time and ETag), sorted by key. */
-  async listDetailed(prefix: string): Promise<{ key: string; bytes: number; version: string }[]> {
+  listDetailed(prefix: string): Promise<ListedObject[]> {
+    return this.listObjects(prefix, undefined);
+  }
+
+  /**
+   * As listDetailed, the objects directly in a folder (`inbox/erp/`) only: a listing with `Delimiter: '/'` gives each
+   * sub-folder as one entry, so its cost does not grow with what the sub-folders hold.
+   */
+  listFolder(folder: string): Promise<ListedObject[]> {
+    return this.listObjects(folder, '/');
+  }
+
+  private async listObjects(prefix: string, delimiter: '/' | undefined): Promise<ListedObject[]> {
     const full = this.prefix ? `${this.prefix}/${prefix}` : prefix;
     const strip = this.prefix ? this.prefix.length + 1 : 0;
-    const objects: { key: string; bytes: number; version: string }[] = [];
+    const objects: ListedObject[] = [];
     let token: string | undefined;
     do {
       const page = await this.client.send(
-        new ListObjectsV2Command({ Bucket: this.bucket, Prefix: full, ContinuationToken: token }),
+        new ListObjectsV2Command({
+          Bucket: this.bucket,
+          Prefix: full,
+          ContinuationToken: token,
+          ...(delimiter !== undefined ? { Delimiter: delimiter } : {}),
+        }),
       );
       for (const object of page.Contents ?? []) {
         if (!object.Key) continue;

@@ -324,6 +324,45 @@ describeS3('inbox on an S3 prefix (versitygw)', () => {
     expect((await store.list('inbox/rollback/processed/')).length).toBe(3);
   });
 
+  // Each poll listed the whole prefix, processed/, failed/, .claims/ and .moves/ included, which grow by a few objects
+  // per drop for ever: with thousands of nightly drops filed away, every poll paged through all of them.
+  it('an inbox with 1,200 drops filed away lists one page per poll and sees only the new drop', async () => {
+    for (let i = 0; i < 1200; i += 50)
+      await Promise.all(
+        Array.from({ length: 50 }, (_, j) =>
+          store.put(`inbox/busy/processed/night-${String(i + j).padStart(4, '0')}.csv`, 'order_number\n'),
+        ),
+      );
+    await store.put('inbox/busy/new.csv', GOOD.replace(/S3INB-/g, 'S3BSY-'));
+    const prefixes: string[] = [];
+    // The worker's activities run in this process, on the same client (one per endpoint, region and key id).
+    store.client.middlewareStack.add(
+      (next, context) => async (args) => {
+        if (context.commandName === 'ListObjectsV2Command')
+          prefixes.push((args.input as { Prefix?: string }).Prefix ?? '');
+        return next(args);
+      },
+      { step: 'initialize', name: 'countInboxLists' },
+    );
+    try {
+      const result = await stack.client.workflow.execute(inbox, {
+        args: [{ job: 'erp-orders', folder: `s3://${s3.bucket}/inbox/busy` }],
+        taskQueue: stack.taskQueue,
+        workflowId: stack.workflowId('inbox-busy'),
+      });
+      expect(result.files).toEqual([
+        expect.objectContaining({
+          name: 'new.csv',
+          outcome: 'processed',
+          movedTo: `s3://${s3.bucket}/inbox/busy/processed/new.csv`,
+        }),
+      ]);
+      expect(prefixes.filter((prefix) => prefix.startsWith('inbox/busy'))).toEqual(['inbox/busy/']);
+    } finally {
+      store.client.middlewareStack.remove('countInboxLists');
+    }
+  }, 120_000);
+
   // README, Run data in object storage: every file a result names gets "an s3:// URL and a presigned https link
   // valid for 24 hours" from `--wait` and `trace-sync watch`. The inbox (s3://bucket/inbox/…) lies outside the store's
   // prefix (s3://bucket/trace), where only runs/, reports/ and exports/ got links: its filed drops got none, and the
