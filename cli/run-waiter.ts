@@ -1,6 +1,6 @@
 import { WorkflowFailedError, type Client, type WorkflowHandle } from '@temporalio/client';
 import { followProgress, sinkFor, type ProgressOutput, type ProgressSink } from './progress';
-import type { StoreLink } from './store-files';
+import { linksValidity, type StoreLink } from './store-files';
 import { checkPollers, noWorkerMessage, type PollerCheck } from './task-queue-check';
 
 /**
@@ -69,7 +69,8 @@ function withApprovalNotice(
             if (out.isTTY) {
               sink.finish();
               out.write(`${details.replace(/\*\*/g, '').replace(/`/g, '')}\n`);
-              if (files.length > 0) out.write('Plan files (links valid for 24 hours):\n');
+              if (files.length > 0)
+                out.write(`Plan files (${linksValidity(new Date(files[0]!.expiresAt))}):\n`);
               for (const file of files) out.write(`  ${file.url}\n    ${file.link}\n`);
             } else {
               const notice = {

@@ -25,8 +25,22 @@ export function workerPath(value: string): string {
   return value.startsWith('s3://') ? value : path.resolve(value);
 }
 
-/** How long the links printed after `--wait` stay valid. */
+/** How long the links printed after `--wait` stay valid (unless the credentials signing them expire sooner). */
 export const LINK_SECONDS = 24 * 3600;
+
+/** When links the store makes now stop working: LINK_SECONDS on, or when the signing credentials expire. */
+async function linksExpireAt(store: ObjectStore): Promise<Date> {
+  return store instanceof S3Store
+    ? store.linksExpireAt(LINK_SECONDS)
+    : new Date(Date.now() + LINK_SECONDS * 1000);
+}
+
+/** `links valid for 24 hours`, or until when, and why, when the credentials signing them expire sooner. */
+export function linksValidity(expiresAt: Date, now = Date.now()): string {
+  if (expiresAt.getTime() >= now + (LINK_SECONDS - 60) * 1000) return 'links valid for 24 hours';
+  const until = `${expiresAt.toISOString().slice(0, 16).replace('T', ' ')} UTC`;
+  return `links valid until ${until}, when the AWS credentials signing them expire`;
+}
 
 /** The run-data store when it is a bucket (a local store is the worker's own folder: nothing to upload). */
 export function bucketStore(config: AppConfig): ObjectStore | undefined {
@@ -127,7 +141,7 @@ export function filedDropUrls(result: unknown): { label: string; url: string }[]
   return found;
 }
 
-/** After `--wait`: where the run's rejects, plan and reports are in the bucket, each with a link valid for a day. */
+/** After `--wait`: where the run's rejects, plan and reports are in the bucket, each with a link (valid for a day). */
 export async function printStoreLinks(
   store: ObjectStore | undefined,
   result: unknown,
@@ -136,8 +150,9 @@ export async function printStoreLinks(
   if (!store) return;
   const files = [];
   for (const file of runFileKeys(result, store.url)) if (await store.exists(file.key)) files.push(file);
+  const validity = linksValidity(await linksExpireAt(store));
   if (files.length > 0) {
-    print(`Files of this run in ${store.url} (links valid for 24 hours):`);
+    print(`Files of this run in ${store.url} (${validity}):`);
     for (const { label, key } of files) {
       print(`  ${label}: ${store.urlOf(key)}`);
       print(`    ${await store.presign(key, LINK_SECONDS)}`);
@@ -153,7 +168,7 @@ export async function printStoreLinks(
       drops.push({ ...drop, link: await there.presign(key, LINK_SECONDS) });
   }
   if (drops.length === 0) return;
-  print('Filed inbox drops (links valid for 24 hours):');
+  print(`Filed inbox drops (${validity}):`);
   for (const { label, url, link } of drops) {
     print(`  ${label}: ${url}`);
     print(`    ${link}`);
@@ -163,8 +178,10 @@ export async function printStoreLinks(
 export interface StoreLink {
   /** The file's `s3://` URL. */
   url: string;
-  /** A presigned https link valid for LINK_SECONDS. */
+  /** A presigned https link valid for LINK_SECONDS, or until the credentials signing it expire. */
   link: string;
+  /** When `link` stops working (ISO 8601). */
+  expiresAt: string;
 }
 
 /**
@@ -174,11 +191,12 @@ export interface StoreLink {
 export async function storeLinksIn(store: ObjectStore, text: string): Promise<StoreLink[]> {
   const links: StoreLink[] = [];
   const seen = new Set<string>();
+  const expiresAt = (await linksExpireAt(store)).toISOString();
   for (const token of text.split(/[\s()`*,;]+/)) {
     const key = runFileKey(token.replace(/\.+$/, ''), store.url);
     if (key === undefined || seen.has(key) || !(await store.exists(key))) continue;
     seen.add(key);
-    links.push({ url: store.urlOf(key), link: await store.presign(key, LINK_SECONDS) });
+    links.push({ url: store.urlOf(key), link: await store.presign(key, LINK_SECONDS), expiresAt });
   }
   return links;
 }

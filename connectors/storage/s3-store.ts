@@ -283,6 +283,18 @@ export class S3Store implements ObjectStore {
     return `s3://${this.bucket}/${this.objectKey(key)}`;
   }
 
+  /**
+   * When links made now stop working: after `seconds`, or sooner when the credentials signing them expire (an STS
+   * session, SSO, an instance role): a presigned link dies with its session token.
+   */
+  async linksExpireAt(seconds: number, now = Date.now()): Promise<Date> {
+    const asked = new Date(now + seconds * 1000);
+    const provider = this.client.config.credentials;
+    const identity = await provider().catch(() => undefined);
+    const expiration = identity?.expiration;
+    return expiration !== undefined && expiration.getTime() < asked.getTime() ? expiration : asked;
+  }
+
   async presign(key: string, seconds: number): Promise<string> {
     return getSignedUrl(
       this.client,

@@ -7,6 +7,8 @@ import { Readable } from 'node:stream';
 import { z } from 'zod';
 import { JsonLinesJournal, RunFolder, StagingStore } from '../../connectors/staging';
 import { configureStorage, copyInput, openStore, S3Store, type ObjectStore } from '../../connectors/storage';
+import { S3Client } from '@aws-sdk/client-s3';
+import { printStoreLinks, storeLinksIn } from '../../cli/store-files';
 import { repoRoot } from '../../worker/paths';
 import { describeWithS3, startS3, type RunningS3 } from '../harness/versitygw';
 
@@ -162,6 +164,40 @@ describeS3('run-data store on S3 (versitygw)', () => {
     const response = await fetch(link);
     expect(response.status).toBe(200);
     expect(await response.text()).toBe('row,reason\n3,missing size\n');
+  });
+
+  // A presigned link is only as good as the credentials that signed it: made with an STS session, SSO or an instance
+  // role's, it stops working when they expire, however long it was asked to last.
+  it('says links last until the temporary credentials signing them expire, when that is sooner than 24 hours', async () => {
+    const bucketStore = store as S3Store;
+    await bucketStore.put('runs/r2/rejects.csv', 'row,reason\n');
+    const expiration = new Date(Date.now() + 50 * 60_000);
+    const base = bucketStore.client.config;
+    const signing = await base.credentials();
+    const temporary = new S3Store(
+      new S3Client({
+        endpoint: s3.endpoint,
+        region: await base.region(),
+        forcePathStyle: true,
+        credentials: async () => ({ ...signing, expiration }),
+      }),
+      bucketStore.bucket,
+      bucketStore.prefix,
+    );
+    const result = { rejectsFile: temporary.urlOf('runs/r2/rejects.csv') };
+    const lines: string[] = [];
+    await printStoreLinks(temporary, result, (line) => lines.push(line));
+    const until = `${expiration.toISOString().slice(0, 16).replace('T', ' ')} UTC`;
+    expect(lines[0]).toBe(
+      `Files of this run in ${temporary.url} (links valid until ${until}, when the AWS credentials signing them expire):`,
+    );
+    const [link] = await storeLinksIn(temporary, `Plan: ${result.rejectsFile}`);
+    expect(link?.expiresAt).toBe(expiration.toISOString());
+    lines.length = 0;
+    await printStoreLinks(bucketStore, { rejectsFile: bucketStore.urlOf('runs/r2/rejects.csv') }, (line) =>
+      lines.push(line),
+    );
+    expect(lines[0]).toBe(`Files of this run in ${bucketStore.url} (links valid for 24 hours):`);
   });
 
   it('refuses bad credentials at check time with one clear line', async () => {
