@@ -39,9 +39,8 @@ const scheduleEntryShape = z.strictObject({
     .refine(isKnownTimeZone, { error: (issue) => `'${String(issue.input)}' is not a known IANA time zone` }),
   /** The workflow's single input object (plain JSON, as in the Web UI). */
   input: z.record(z.string(), z.unknown()).default({}),
-  overlap: z
-    .enum(Object.keys(OVERLAP) as [keyof typeof OVERLAP, ...(keyof typeof OVERLAP)[]])
-    .default('skip'),
+  /** What a tick does while the schedule's previous run still runs; default `defaultOverlap(workflow)`. */
+  overlap: z.enum(Object.keys(OVERLAP) as [keyof typeof OVERLAP, ...(keyof typeof OVERLAP)[]]).optional(),
   /** How late a missed run (worker or server down) may still start. */
   catchupWindow: duration.default('1d'),
   pauseOnFailure: z.boolean().default(false),
@@ -50,11 +49,25 @@ const scheduleEntryShape = z.strictObject({
 });
 
 /** A schedule entry whose `input` its job would take: a bad one is refused at `apply`, not at its first run. */
-export const scheduleEntrySchema = scheduleEntryShape.superRefine((entry, context) => {
-  for (const issue of jobInputIssues(jobOfWorkflowType(entry.workflow), runInput(entry)))
-    context.addIssue({ code: 'custom', path: ['input', ...issue.path], message: issue.message });
-});
+export const scheduleEntrySchema = scheduleEntryShape
+  .superRefine((entry, context) => {
+    for (const issue of jobInputIssues(jobOfWorkflowType(entry.workflow), runInput(entry)))
+      context.addIssue({ code: 'custom', path: ['input', ...issue.path], message: issue.message });
+  })
+  .transform((entry) => ({ ...entry, overlap: entry.overlap ?? defaultOverlap(entry.workflow) }));
 export type ScheduleEntry = z.infer<typeof scheduleEntrySchema>;
+
+/**
+ * `skip` (a tick while the last run still runs starts nothing), except for the inbox: its run waits for every child
+ * it started, so one slow drop (a huge export, a child waiting out an API outage) would hold back every new drop.
+ * Overlapping inbox runs are safe: each drop is claimed once, and one whose child still runs is `taken` by the later
+ * run and filed by the run that started the child.
+ */
+export function defaultOverlap(
+  workflow: z.infer<typeof scheduleEntryShape>['workflow'],
+): keyof typeof OVERLAP {
+  return jobOfWorkflowType(workflow) === 'inbox' ? 'allowAll' : 'skip';
+}
 
 /** The input a run of the schedule gets: a dated report reads its nominal time in the schedule's own zone. */
 function runInput(entry: z.infer<typeof scheduleEntryShape>): Record<string, unknown> {
@@ -89,7 +102,7 @@ export async function loadSchedulesFile(path: string): Promise<SchedulesFile> {
   return parsed.data;
 }
 
-function scheduleOptions(entry: ScheduleEntry, taskQueue: string): ScheduleOptions {
+export function scheduleOptions(entry: ScheduleEntry, taskQueue: string): ScheduleOptions {
   const job = jobOfWorkflowType(entry.workflow);
   const input = runInput(entry);
   return {
