@@ -26,6 +26,7 @@ COPY bin ./bin
 RUN mkdir -p /data && chown node:node /data
 USER node
 VOLUME ["/data"]
-# The worker bundles the workflow code (webpack) at start, then polls; SIGTERM shuts it down gracefully.
+# `npm run build` above wrote the workflow bundle (dist/workflow-bundle), so the worker starts without webpack, then
+# polls; SIGTERM shuts it down gracefully.
 STOPSIGNAL SIGTERM
 CMD ["node", "dist/worker/main.js"]

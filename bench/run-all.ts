@@ -10,6 +10,7 @@ import path from 'node:path';
 
 const BENCHMARKS = [
   'cli-start',
+  'worker-start',
   'sandbox',
   'client-rate',
   'plm-parse',

@@ -2,6 +2,7 @@ import path from 'node:path';
 import { bundleWorkflowCode, NativeConnection, Worker, type WorkerOptions } from '@temporalio/worker';
 import type { AppLogger } from './logger';
 import { temporalLoggerFor } from './runtime';
+import { checkWorkflowBundle, defaultWorkflowBundleDir } from './workflow-bundle';
 
 export interface CreateWorkerOptions {
   connection: NativeConnection;
@@ -9,7 +10,10 @@ export interface CreateWorkerOptions {
   taskQueue: string;
   /** From `createActivities(deps)`. */
   activities: object;
-  /** A bundle made once by `bundleWorkflowCode` (tests); the workflows are bundled at start otherwise. */
+  /**
+   * A bundle made once by `bundleWorkflowCode` (tests), used as it is. Otherwise the build's bundle when it is
+   * current (`workflowBundleFor`), else the workflows are bundled at start.
+   */
   workflowBundlePath?: string;
   /** Task-queue-wide limit enforced by the server (TRACE_MAX_ACTIVITIES_PER_SECOND). */
   maxTaskQueueActivitiesPerSecond?: number;
@@ -24,13 +28,34 @@ export function workflowsPath(): string {
   return require.resolve(path.join(__dirname, '..', 'workflows'));
 }
 
+/**
+ * The bundle `npm run build` wrote (dist/workflow-bundle) while everything that went into it is unchanged; else, with
+ * one line saying why, the workflows bundled now (seconds of webpack, tens of them on a loaded host).
+ */
+export async function workflowBundleFor(
+  options: { workflowsPath?: string; dir?: string; logger?: AppLogger } = {},
+): Promise<{ codePath: string } | { code: string }> {
+  const entry = options.workflowsPath ?? workflowsPath();
+  const prebuilt = await checkWorkflowBundle(options.dir ?? defaultWorkflowBundleDir(), entry);
+  if (prebuilt.current) {
+    options.logger?.debug({ bundle: prebuilt.codePath }, 'Using the prebuilt workflow bundle');
+    return { codePath: prebuilt.codePath };
+  }
+  options.logger?.info(
+    { reason: prebuilt.reason },
+    'Bundling the workflows at start: the prebuilt bundle is not current',
+  );
+  const { code } = await bundleWorkflowCode({
+    workflowsPath: entry,
+    ...(options.logger ? { logger: temporalLoggerFor(options.logger.child({}, { level: 'warn' })) } : {}),
+  });
+  return { code };
+}
+
 export async function createWorker(options: CreateWorkerOptions): Promise<Worker> {
   const workflowBundle = options.workflowBundlePath
     ? { codePath: options.workflowBundlePath }
-    : await bundleWorkflowCode({
-        workflowsPath: workflowsPath(),
-        ...(options.logger ? { logger: temporalLoggerFor(options.logger.child({}, { level: 'warn' })) } : {}),
-      });
+    : await workflowBundleFor(options.logger ? { logger: options.logger } : {});
   return Worker.create({
     connection: options.connection,
     namespace: options.namespace,
