@@ -25,14 +25,26 @@ export async function startCertificateReportStack(
 ): Promise<TestStack> {
   const dataDir = await mkdtemp(path.join(tmpdir(), prefix));
   if (certificates === undefined) return startTestStack({ config: { dataDir }, activities });
+  const seedFile = writeCertificateSeed(dataDir, certificates);
+  return startTestStack({ config: { dataDir }, sandbox: { seedFile }, activities });
+}
+
+/**
+ * Writes `dir/seed.json`, the demo seed with its certificates replaced by `certificates(template)` (see
+ * startCertificateReportStack), for a sandbox's `seedFile`; returns its path.
+ */
+export function writeCertificateSeed(
+  dir: string,
+  certificates: (template: Record<string, unknown>) => Array<Record<string, unknown>>,
+): string {
   const seed = buildDemoSeed(Date.now()) as Record<string, unknown>;
   const template = (seed['certificates'] as Array<Record<string, unknown>>).find(
     (c) => c['status'] === 'APPROVED' && c['type'] === 'SCOPE',
   )!;
   seed['certificates'] = certificates(template);
-  const seedFile = path.join(dataDir, 'seed.json');
+  const seedFile = path.join(dir, 'seed.json');
   writeFileSync(seedFile, JSON.stringify(seed));
-  return startTestStack({ config: { dataDir }, sandbox: { seedFile }, activities });
+  return seedFile;
 }
 
 /** Runs the certificateReport workflow on the stack's task queue to its result, as `cert-report-<name>-…`. */
