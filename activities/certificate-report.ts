@@ -452,63 +452,70 @@ export function createCertificateReportActivities(deps: Pick<ActivityDeps, 'clie
       },
     ),
 
-    /** Classifies, compares with the previous report and writes xlsx, csv, html and JSON into one dated folder. */
-    async writeCertificateExpiryReport(rawInput: WriteReportInput): Promise<CertificateReportResult> {
-      const input = writeReportInputSchema.parse(rawInput);
-      const certificates: ReportCertificate[] = [];
-      for await (const certificate of staging.readNdjson(input.certificates, reportCertificateSchema)) {
-        certificates.push(certificate);
-      }
-      const options = {
-        asOf: input.asOf,
-        timeZone: input.timeZone,
-        thresholdsDays: input.thresholdsDays,
-        includeStatuses: input.includeStatuses,
-      };
-      const classified = classifyCertificates(certificates, options);
-      const variant = reportVariant(input);
-      const changes = changesSince(classified, await previousBuckets(reportsRoot, input.asOf, variant));
-      const summary = summarise(classified, changes, options);
-
-      // Written into a temporary folder first and renamed, so a crash never leaves a half report.
-      const name = await reportFolderName(reportsRoot, input.asOf, variant);
-      const folder = join(reportsRoot, name);
-      const temp = join(reportsRoot, `.${name}.${randomUUID()}.tmp`);
-      await mkdir(temp, { recursive: true });
-      const base = `certificate-expiry-${name}`;
-      // Named where they are found once published: on S3 their s3:// location, not this worker's path.
-      const files: CertificateReportFiles = {
-        folder: storedLocation(folder),
-        xlsx: storedLocation(join(folder, `${base}.xlsx`)),
-        csv: storedLocation(join(folder, `${base}.csv`)),
-        html: storedLocation(join(folder, `${base}.html`)),
-        json: storedLocation(join(folder, 'summary.json')),
-      };
-      const suppliers = summary.bySupplier.length;
-      const result: CertificateReportResult = {
-        ...summary,
-        files,
-        apiCalls: input.apiCalls,
-        suppliers,
-        suppliersOmitted: 0,
-      };
-      await writeFile(join(temp, `${base}.xlsx`), renderXlsx(classified, changes, summary));
-      await writeFile(join(temp, `${base}.csv`), renderCsv(classified, changes, summary), 'utf8');
-      await writeFile(join(temp, `${base}.html`), renderHtml(classified, changes, summary), 'utf8');
-      await writeFile(join(temp, 'summary.json'), JSON.stringify(result, null, 2), 'utf8');
-      const buckets = Object.fromEntries(classified.map((c) => [c.id, c.bucket]));
-      const bucketsFile: BucketsFile = { asOf: input.asOf, options: variant, buckets };
-      await writeFile(join(temp, 'buckets.json'), JSON.stringify(bucketsFile), 'utf8');
-      await rm(folder, { recursive: true, force: true });
-      await rename(temp, folder);
-      await publishFolder(folder);
-      await staging.remove(input.certificates.key.split('/').slice(0, 2).join('/'));
-      log.info('Certificate expiry report written', { asOf: input.asOf, total: summary.total, folder });
-      return {
-        ...result,
-        bySupplier: summary.bySupplier.slice(0, MAX_LISTED_SUPPLIERS),
-        suppliersOmitted: Math.max(0, suppliers - MAX_LISTED_SUPPLIERS),
-      };
-    },
+    /**
+     * Classifies, compares with the previous report and writes xlsx, csv, html and JSON into one dated folder,
+     * heartbeating between the files: the step's heartbeat timeout runs from its start, so a large report's writing,
+     * longer than that, would otherwise be timed out on every attempt.
+     */
+    writeCertificateExpiryReport: (rawInput: WriteReportInput): Promise<CertificateReportResult> =>
+      withHeartbeats(() => writeReport(rawInput)),
   };
+
+  async function writeReport(rawInput: WriteReportInput): Promise<CertificateReportResult> {
+    const input = writeReportInputSchema.parse(rawInput);
+    const certificates: ReportCertificate[] = [];
+    for await (const certificate of staging.readNdjson(input.certificates, reportCertificateSchema)) {
+      certificates.push(certificate);
+    }
+    const options = {
+      asOf: input.asOf,
+      timeZone: input.timeZone,
+      thresholdsDays: input.thresholdsDays,
+      includeStatuses: input.includeStatuses,
+    };
+    const classified = classifyCertificates(certificates, options);
+    const variant = reportVariant(input);
+    const changes = changesSince(classified, await previousBuckets(reportsRoot, input.asOf, variant));
+    const summary = summarise(classified, changes, options);
+
+    // Written into a temporary folder first and renamed, so a crash never leaves a half report.
+    const name = await reportFolderName(reportsRoot, input.asOf, variant);
+    const folder = join(reportsRoot, name);
+    const temp = join(reportsRoot, `.${name}.${randomUUID()}.tmp`);
+    await mkdir(temp, { recursive: true });
+    const base = `certificate-expiry-${name}`;
+    // Named where they are found once published: on S3 their s3:// location, not this worker's path.
+    const files: CertificateReportFiles = {
+      folder: storedLocation(folder),
+      xlsx: storedLocation(join(folder, `${base}.xlsx`)),
+      csv: storedLocation(join(folder, `${base}.csv`)),
+      html: storedLocation(join(folder, `${base}.html`)),
+      json: storedLocation(join(folder, 'summary.json')),
+    };
+    const suppliers = summary.bySupplier.length;
+    const result: CertificateReportResult = {
+      ...summary,
+      files,
+      apiCalls: input.apiCalls,
+      suppliers,
+      suppliersOmitted: 0,
+    };
+    await writeFile(join(temp, `${base}.xlsx`), renderXlsx(classified, changes, summary));
+    await writeFile(join(temp, `${base}.csv`), renderCsv(classified, changes, summary), 'utf8');
+    await writeFile(join(temp, `${base}.html`), renderHtml(classified, changes, summary), 'utf8');
+    await writeFile(join(temp, 'summary.json'), JSON.stringify(result, null, 2), 'utf8');
+    const buckets = Object.fromEntries(classified.map((c) => [c.id, c.bucket]));
+    const bucketsFile: BucketsFile = { asOf: input.asOf, options: variant, buckets };
+    await writeFile(join(temp, 'buckets.json'), JSON.stringify(bucketsFile), 'utf8');
+    await rm(folder, { recursive: true, force: true });
+    await rename(temp, folder);
+    await publishFolder(folder);
+    await staging.remove(input.certificates.key.split('/').slice(0, 2).join('/'));
+    log.info('Certificate expiry report written', { asOf: input.asOf, total: summary.total, folder });
+    return {
+      ...result,
+      bySupplier: summary.bySupplier.slice(0, MAX_LISTED_SUPPLIERS),
+      suppliersOmitted: Math.max(0, suppliers - MAX_LISTED_SUPPLIERS),
+    };
+  }
 }

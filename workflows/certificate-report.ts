@@ -30,13 +30,14 @@ const ScheduledStartTime = defineSearchAttributeKey(
  * The fetch's time limit follows its work: it only waits on the API and heartbeats every few seconds all along, so a
  * dead worker is noticed within the heartbeat timeout, and a live one has a night to read a large account at a small
  * allowance (20,000 certificates read 3 times at 30 calls a minute take 20 minutes; a fixed 10 minutes timed such a
- * fetch out on every attempt). Its heartbeats come from a timer, so only another activity holding the event loop
- * (a large xlsx written) delays them: 30 s leave it that margin. Options only: the commands, and replay, stay the same.
+ * fetch out on every attempt). Its heartbeats come from a timer, so another activity holding the event loop (a large
+ * xlsx written on the same worker) delays them: a minute leaves it that margin. Options only: the commands, and
+ * replay, stay the same.
  */
 const { fetchCertificatesForReport } = proxyActivities<Activities>({
   ...stepActivityOptions,
   startToCloseTimeout: '12 hours',
-  heartbeatTimeout: '30 seconds',
+  heartbeatTimeout: '1 minute',
 });
 
 const { writeCertificateExpiryReport } = proxyActivities<Activities>({

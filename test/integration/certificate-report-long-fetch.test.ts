@@ -29,7 +29,7 @@ const statsSchema = z.object({ total: z.number() });
 
 /**
  * The fetch's time limit follows its work: it heartbeats all along and has hours to finish, so a slow read of a large
- * account is never cut short, while a worker that dies mid-fetch is noticed within the heartbeat timeout (30 s), not
+ * account is never cut short, while a worker that dies mid-fetch is noticed within the heartbeat timeout (1 minute), not
  * at the end of those hours. The worker is a separate process, SIGKILLed mid-fetch; the sandbox's latency stands for
  * the allowance's pace (10 minutes of real pacing would not fit the suite).
  */
@@ -114,7 +114,7 @@ describe('certificateReport: a fetch that takes long', () => {
     // The fetch's next attempt starts once Temporal notices the dead worker: within its heartbeat timeout (and the
     // retry's 2 s), not the attempt's whole time limit.
     let retried: { afterMs: number; failure: string } | undefined;
-    while (retried === undefined && Date.now() - killedAt < 60_000) {
+    while (retried === undefined && Date.now() - killedAt < 90_000) {
       const pending = (await handle.describe()).raw.pendingActivities ?? [];
       const fetchActivity = pending.find((a) => a.activityType?.name === 'fetchCertificatesForReport');
       if (fetchActivity && (fetchActivity.attempt ?? 1) >= 2)
@@ -122,7 +122,7 @@ describe('certificateReport: a fetch that takes long', () => {
       await sleep(500);
     }
     expect(retried?.failure).toMatch(/heartbeat/i);
-    expect(retried?.afterMs).toBeLessThan(40_000);
+    expect(retried?.afterMs).toBeLessThan(70_000);
 
     const result = await handle.result();
     expect(result.total).toBe(CERTIFICATES);
