@@ -1,5 +1,6 @@
 import { log } from '@temporalio/activity';
-import { applyBatch, finishRun } from '../connectors/plm-import/apply';
+import { applyBatch } from '../connectors/plm-import/apply';
+import { finishRun } from '../connectors/plm-import/finish';
 import {
   holdBackChangedSteps,
   holdBackInputSchema,

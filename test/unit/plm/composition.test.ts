@@ -3,7 +3,7 @@ import {
   planCompositions,
   type CurrentHeader,
 } from '../../../connectors/plm-import/composition';
-import { keptCopiesWarning } from '../../../connectors/plm-import/apply';
+import { keptCopiesWarning } from '../../../connectors/plm-import/finish';
 
 const line = (id: string, rawMaterialId: string, percentage: number) => ({
   id,
