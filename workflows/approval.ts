@@ -319,10 +319,12 @@ export async function approvePlmPlan(
     workflowId,
   });
   run.setPhase('awaiting approval');
+  // A result recorded before `rejected` was added has the count only.
+  const rejected = (files as Partial<typeof files>).rejected ?? `${files.rejects} rejected`;
   const approval = await decideOnPlan(
     input,
     run.signals,
-    `${files.creates} to create, ${files.updates} to update, ${files.deletes} to delete, ${files.rejects} rejected`,
+    `${files.creates} to create, ${files.updates} to update, ${files.deletes} to delete, ${rejected}`,
     files,
   );
   if (approval.decision === 'rejected') return { approval, plan: undefined };

@@ -47,6 +47,8 @@ export interface ApprovalPlanFiles {
   updates: number;
   deletes: number;
   rejects: number;
+  /** `4 rejected, 3 archived left as they are (see Rejects)`: the rejects as plan.html says them, for the run's details. */
+  rejected: string;
 }
 
 interface FieldChange {
@@ -187,7 +189,8 @@ export async function writeApprovalPlan(
   // As the run's result counts them: a flat row's issue names its style only, though its variant and SKUs go with it.
   const rejectedProducts = manifest.counts.invalid;
   const { archived } = manifest.counts;
-  const summary = `${creates.length} to create, ${updates.length} to update (${changes.length} field changes), 0 to delete (the import never deletes), ${rejectedProducts} rejected${archived > 0 ? `, ${archived} archived left as they are (see Rejects)` : ''}`;
+  const rejected = `${rejectedProducts} rejected${archived > 0 ? `, ${archived} archived left as they are (see Rejects)` : ''}`;
+  const summary = `${creates.length} to create, ${updates.length} to update (${changes.length} field changes), 0 to delete (the import never deletes), ${rejected}`;
   const html = htmlDocument(
     `Plan awaiting approval: ${input.workflowId}`,
     [
@@ -231,6 +234,7 @@ export async function writeApprovalPlan(
     updates: updates.length,
     deletes: 0,
     rejects: rejectedProducts,
+    rejected,
   };
 }
 

@@ -138,6 +138,28 @@ describe('plan, then approve (PLM import)', () => {
     expect(html).toContain('0 to delete (the import never deletes), 4 rejected');
   }, 300_000);
 
+  // plan.html named the archived products the run leaves alone; the run's details, what the Web UI and `--wait` show
+  // the approver, said "0 rejected" and nothing of them.
+  it('the details awaiting approval name the archived products left as they are, as plan.html does', async () => {
+    const shape = { prefix: 'ARV', coloursPerStyle: 1, sizesPerColour: 1 };
+    await importNow(sheet('arv-seed.csv', nativeRows({ ...shape, styles: 1 })));
+    const style = await onPlatform('ARV-S1');
+    await stack().apiClient.products.archive([style?.id ?? '']);
+    const handle = await startAwaiting(sheet('arv.csv', nativeRows({ ...shape, styles: 2 })));
+    const details = await currentDetails(handle, (text) => text.includes('Awaiting approval'));
+    const html = readFileSync(
+      path.join(stack().config.dataDir, 'runs', handle.workflowId, 'plan.html'),
+      'utf8',
+    );
+    expect((await cli('reject', handle.workflowId)).status).toBe(0);
+    const result = (await handle.result()) as Result;
+    expect(result.plan).toMatchObject({ archived: 3, create: 3 });
+    expect(html).toContain('0 rejected, 3 archived left as they are (see Rejects)');
+    expect(details).toContain(
+      '3 to create, 0 to update, 0 to delete, 0 rejected, 3 archived left as they are (see Rejects)',
+    );
+  }, 300_000);
+
   it('a reject writes nothing and the run ends as rejected', async () => {
     const handle = await startAwaiting(
       sheet('rej.csv', nativeRows({ prefix: 'RJT', styles: 1, coloursPerStyle: 1, sizesPerColour: 1 })),
