@@ -13,7 +13,7 @@ import {
 } from './catalogue';
 import { compositionSteps } from './composition-steps';
 import { PlmFileError, rowIssue } from './issues';
-import { planImport, type ImportPlan } from './plan';
+import { planImport, stillCreatedNote, type ImportPlan } from './plan';
 import { builtinProfile } from './profiles/builtin';
 import { parseProductSheet } from './profiles/parse-sheet';
 import type { ReferenceLists } from './profiles/references';
@@ -202,13 +202,24 @@ function referenceCallsSince(client: TraceabilityClient, before: Record<string, 
  * Turns the planner's writes into staged steps the client accepts. A body the API schema refuses (which the
  * sheet's validation should have caught) rejects its product here, and its children with it, before any write.
  */
-function toWriteSteps(
+export function toWriteSteps(
   plan: ImportPlan,
   drafts: ReadonlyMap<string, ProductDraft>,
 ): { steps: WriteStep[]; issues: RejectIssue[] } {
   const steps: WriteStep[] = [];
   const issues: RejectIssue[] = [];
   const failed = new Map<string, RejectIssue>();
+  /** Parents of the creates staged so far: a product refused here names those created without it. */
+  const created = new Map<string, string | null>();
+  const newParentsOf = (parentExternalId: string | null): string[] => {
+    const parents: string[] = [];
+    let at = parentExternalId;
+    while (at !== null && created.has(at) && !parents.includes(at)) {
+      parents.push(at);
+      at = created.get(at) ?? null;
+    }
+    return parents;
+  };
   const reject = (write: ImportPlan['writes'][number], issue: RejectIssue) => {
     failed.set(write.externalId, issue);
     issues.push(...write.rowNumbers.map((rowNumber) => ({ ...issue, rowNumber })));
@@ -240,15 +251,17 @@ function toWriteSteps(
     const parsed = writeStepSchema.safeParse(candidate);
     if (parsed.success) {
       steps.push(parsed.data);
+      if (parsed.data.action === 'create') created.set(write.externalId, parentExternalId);
       continue;
     }
     const problem = parsed.error.issues[0];
+    const refusal =
+      `row ${rowNumber}: the API would refuse '${write.externalId}': ${problem?.path.join('.') ?? ''} ${problem?.message ?? ''}`.trim();
     reject(write, {
       rowNumber,
       column: null,
       code: 'invalid_request',
-      message:
-        `row ${rowNumber}: the API would refuse '${write.externalId}': ${problem?.path.join('.') ?? ''} ${problem?.message ?? ''}`.trim(),
+      message: `${refusal}${stillCreatedNote(newParentsOf(parentExternalId), write.externalId)}`,
       externalId: write.externalId,
     });
   }

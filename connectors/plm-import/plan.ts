@@ -110,6 +110,13 @@ export interface ImportPlan {
   issues: RowIssue[];
 }
 
+/** `; its new parent 'S' is still created, without 'S-V'`: the new parents (nearest first) of a product rejected. */
+export function stillCreatedNote(created: readonly string[], externalId: string): string {
+  if (created.length === 0) return '';
+  const parents = created.map((id) => `'${id}'`).join(' and ');
+  return `; its new ${created.length > 1 ? `parents ${parents} are` : `parent ${parents} is`} still created, without '${externalId}'`;
+}
+
 /**
  * Why an existing product cannot become the one the sheet describes (level, parent and isComponent are fixed once
  * created), or null. `currentParent` is the parent's externalId, `{ platformId }` for a parent known to be another
@@ -344,13 +351,8 @@ export function planImport(
         at = sheetParents.get(at) ?? null
       )
         created.push(at);
-      if (created.length > 0 && own[0]) {
-        const parents = created.map((id) => `'${id}'`).join(' and ');
-        own[0] = {
-          ...own[0],
-          message: `${own[0].message}; its new ${created.length > 1 ? `parents ${parents} are` : `parent ${parents} is`} still created, without '${draft.externalId}'`,
-        };
-      }
+      if (created.length > 0 && own[0])
+        own[0] = { ...own[0], message: `${own[0].message}${stillCreatedNote(created, draft.externalId)}` };
       failed.set(draft.externalId, own[0] as RowIssue);
       issues.push(...own);
       invalid.push({

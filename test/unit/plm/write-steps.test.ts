@@ -1,0 +1,61 @@
+import { toWriteSteps } from '../../../connectors/plm-import/import-plan';
+import { planImport } from '../../../connectors/plm-import/plan';
+import { mapAndValidate, native, nativeHeaders } from './helpers';
+
+/**
+ * A body the API's schema would refuse (which validation should have caught) rejects its product before any write,
+ * `invalid_request`. Its new parents are still created: the rejects file says so, as it does for the plan's other
+ * rejects ("... is still created, without ...") and for the API's refusals.
+ */
+describe('plan-time invalid_request rejects', () => {
+  const planOf = async () => {
+    const validated = await mapAndValidate(native(), nativeHeaders, [
+      ['S', null, null, 'Style', 'Jeans', 'no', null, null, 'S'],
+      ['S-V', 'S', null, 'Variant', null, null, 'Red', null, 'S-V'],
+      ['S-V-M', 'S-V', null, 'SKU', null, null, null, 'M', 'S-V-M'],
+    ]);
+    const plan = planImport(validated, []);
+    const drafts = new Map(validated.valid.map((draft) => [draft.externalId, draft]));
+    expect(plan.writes.map((write) => `${write.action} ${write.externalId}`)).toEqual([
+      'create S',
+      'create S-V',
+      'create S-V-M',
+    ]);
+    return { plan, drafts };
+  };
+  const refusing = ({ plan }: Awaited<ReturnType<typeof planOf>>, externalId: string) => ({
+    ...plan,
+    writes: plan.writes.map((write) =>
+      write.externalId === externalId && write.action === 'create'
+        ? { ...write, body: { ...write.body, name: '' } }
+        : write,
+    ),
+  });
+
+  it('a refused variant names its new style, still created without it; its SKU goes with it', async () => {
+    const planned = await planOf();
+    const { steps, issues } = toWriteSteps(refusing(planned, 'S-V'), planned.drafts);
+    expect(steps.map((step) => step.externalId)).toEqual(['S']);
+    expect(issues.map((issue) => `${issue.rowNumber} ${issue.code}`)).toEqual([
+      '3 invalid_request',
+      '4 invalid_parent',
+    ]);
+    expect(issues[0]?.message).toMatch(
+      /^row 3: the API would refuse 'S-V': body\.name .*; its new parent 'S' is still created, without 'S-V'$/,
+    );
+    expect(issues[1]?.message).not.toContain('still created');
+  });
+
+  it('a refused SKU names both new parents, nearest first', async () => {
+    const planned = await planOf();
+    const { steps, issues } = toWriteSteps(refusing(planned, 'S-V-M'), planned.drafts);
+    expect(steps.map((step) => step.externalId)).toEqual(['S', 'S-V']);
+    expect(issues[0]?.message).toMatch(/; its new parents 'S-V' and 'S' are still created, without 'S-V-M'$/);
+  });
+
+  it('a refused style has no new parent to name', async () => {
+    const planned = await planOf();
+    const { issues } = toWriteSteps(refusing(planned, 'S'), planned.drafts);
+    expect(issues[0]?.message).not.toContain('still created');
+  });
+});
