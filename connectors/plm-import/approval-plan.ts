@@ -47,7 +47,7 @@ export interface ApprovalPlanFiles {
   updates: number;
   deletes: number;
   rejects: number;
-  /** `4 rejected, 3 archived left as they are (see Rejects)`: the rejects as plan.html says them, for the run's details. */
+  /** `4 rejected, 3 archived left as they are; 9 rows rejected (see Rejects)`: as plan.html says it, for the details. */
   rejected: string;
 }
 
@@ -101,6 +101,21 @@ function compositionText(step: CompositionStep): string {
         `${header.name}: ${header.lines.map((line) => `${line.percentage}% ${line.material}`).join(', ')}`,
     )
     .join('; ');
+}
+
+/**
+ * `; 5 rows rejected, 1 naming no product (see Rejects)`: the rows as the result's `rejectedRows` counts them. A row
+ * naming no product (a blank externalId) is in neither count before it, so it is named apart.
+ */
+function rowsRejected(issues: readonly RejectIssue[]): string {
+  const named = new Map<number, boolean>();
+  for (const { rowNumber, externalId } of issues)
+    if (rowNumber > 0) named.set(rowNumber, named.get(rowNumber) === true || externalId !== undefined);
+  if (named.size === 0) return '';
+  const unnamed = [...named.values()].filter((isNamed) => !isNamed).length;
+  const rows = `${named.size} ${named.size === 1 ? 'row' : 'rows'} rejected`;
+  const noProduct = unnamed === 0 ? '' : `, ${unnamed === named.size ? '' : `${unnamed} `}naming no product`;
+  return `; ${rows}${noProduct} (see Rejects)`;
 }
 
 export async function writeApprovalPlan(
@@ -189,7 +204,7 @@ export async function writeApprovalPlan(
   // As the run's result counts them: a flat row's issue names its style only, though its variant and SKUs go with it.
   const rejectedProducts = manifest.counts.invalid;
   const { archived } = manifest.counts;
-  const rejected = `${rejectedProducts} rejected${archived > 0 ? `, ${archived} archived left as they are (see Rejects)` : ''}`;
+  const rejected = `${rejectedProducts} rejected${archived > 0 ? `, ${archived} archived left as they are` : ''}${rowsRejected(issues)}`;
   const summary = `${creates.length} to create, ${updates.length} to update (${changes.length} field changes), 0 to delete (the import never deletes), ${rejected}`;
   const html = htmlDocument(
     `Plan awaiting approval: ${input.workflowId}`,

@@ -134,8 +134,13 @@ describe('plan, then approve (PLM import)', () => {
     expect((await cli('reject', handle.workflowId)).status).toBe(0);
     const result = (await handle.result()) as Result;
     expect(result.products).toMatchObject({ rejected: 4, created: 0 });
-    expect(details).toContain('3 to create, 0 to update, 0 to delete, 4 rejected');
-    expect(html).toContain('0 to delete (the import never deletes), 4 rejected');
+    expect(result.rejectedRows).toBe(2);
+    expect(details).toContain(
+      '3 to create, 0 to update, 0 to delete, 4 rejected; 2 rows rejected (see Rejects)',
+    );
+    expect(html).toContain(
+      '0 to delete (the import never deletes), 4 rejected; 2 rows rejected (see Rejects)',
+    );
   }, 300_000);
 
   // plan.html named the archived products the run leaves alone; the run's details, what the Web UI and `--wait` show
@@ -154,10 +159,37 @@ describe('plan, then approve (PLM import)', () => {
     expect((await cli('reject', handle.workflowId)).status).toBe(0);
     const result = (await handle.result()) as Result;
     expect(result.plan).toMatchObject({ archived: 3, create: 3 });
-    expect(html).toContain('0 rejected, 3 archived left as they are (see Rejects)');
+    expect(html).toContain('0 rejected, 3 archived left as they are; 3 rows rejected (see Rejects)');
     expect(details).toContain(
-      '3 to create, 0 to update, 0 to delete, 0 rejected, 3 archived left as they are (see Rejects)',
+      '3 to create, 0 to update, 0 to delete, 0 rejected, 3 archived left as they are; 3 rows rejected (see Rejects)',
     );
+  }, 300_000);
+
+  // A row with a blank externalId is rejected (rejects file, the result's `rejectedRows`) but is no product: the plan
+  // said "0 rejected" above a Rejects table holding it, and nothing of the rows the run then counted.
+  it('the plan counts the rows rejected as the result does, those naming no product included', async () => {
+    const shape = { prefix: 'KLS', styles: 1, coloursPerStyle: 1, sizesPerColour: 1 };
+    const rows: NativeRow[] = [
+      ...nativeRows(shape),
+      { externalId: '', parentExternalId: 'KLS-S1-C1', level: 'sku', name: 'No key', dimension: 'XL' },
+      ...nativeRows({ ...shape, prefix: 'KLB', coloursPerStyle: 0 }).map((row) => ({
+        ...row,
+        styleType: 'No such type',
+      })),
+    ];
+    const handle = await startAwaiting(sheet('kls.csv', rows));
+    const details = await currentDetails(handle, (text) => text.includes('Awaiting approval'));
+    const html = readFileSync(
+      path.join(stack().config.dataDir, 'runs', handle.workflowId, 'plan.html'),
+      'utf8',
+    );
+    expect((await cli('approve', handle.workflowId)).status).toBe(0);
+    const result = (await handle.result()) as Result;
+    expect(result.products).toMatchObject({ created: 3, rejected: 1 });
+    expect(result.rejectedRows).toBe(2);
+    const said = '1 rejected; 2 rows rejected, 1 naming no product (see Rejects)';
+    expect(html).toContain(`0 to delete (the import never deletes), ${said}`);
+    expect(details).toContain(`3 to create, 0 to update, 0 to delete, ${said}`);
   }, 300_000);
 
   it('a reject writes nothing and the run ends as rejected', async () => {
