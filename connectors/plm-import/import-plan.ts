@@ -12,7 +12,7 @@ import {
   type ExistingProduct,
 } from './catalogue';
 import { compositionSteps } from './composition-steps';
-import { PlmFileError, rowIssue } from './issues';
+import { onRow, PlmFileError, rowIssue } from './issues';
 import { planImport, stillCreatedNote, type ImportPlan } from './plan';
 import { builtinProfile } from './profiles/builtin';
 import { parseProductSheet } from './profiles/parse-sheet';
@@ -222,7 +222,7 @@ export function toWriteSteps(
   };
   const reject = (write: ImportPlan['writes'][number], issue: RejectIssue) => {
     failed.set(write.externalId, issue);
-    issues.push(...write.rowNumbers.map((rowNumber) => ({ ...issue, rowNumber })));
+    issues.push(...write.rowNumbers.map((rowNumber) => onRow(issue, rowNumber)));
   };
   for (const write of plan.writes) {
     const draft = drafts.get(write.externalId);

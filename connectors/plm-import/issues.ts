@@ -51,7 +51,7 @@ export function rowIssue(
 }
 
 /** The same issue on another row of its product (the flat layout spreads one product over several rows). */
-export function onRow(issue: RowIssue, rowNumber: number): RowIssue {
+export function onRow<T extends { rowNumber: number; message: string }>(issue: T, rowNumber: number): T {
   return { ...issue, rowNumber, message: issue.message.replace(/^row \d+/, `row ${rowNumber}`) };
 }
 

@@ -53,6 +53,24 @@ describe('plan-time invalid_request rejects', () => {
     expect(issues[0]?.message).toMatch(/; its new parents 'S-V' and 'S' are still created, without 'S-V-M'$/);
   });
 
+  // The flat layout spreads one product over several rows: each row's line in the rejects file names its own row.
+  it('a product on several rows gets its issue on each row, each message naming that row', async () => {
+    const planned = await planOf();
+    const refused = refusing(planned, 'S-V');
+    const spread = {
+      ...refused,
+      writes: refused.writes.map((write) =>
+        write.externalId === 'S-V' ? { ...write, rowNumbers: [3, 5] } : write,
+      ),
+    };
+    const { issues } = toWriteSteps(spread, planned.drafts);
+    expect(issues.map((issue) => `${issue.rowNumber} ${issue.message.slice(0, 5)}`)).toEqual([
+      '3 row 3',
+      '5 row 5',
+      '4 row 4',
+    ]);
+  });
+
   it('a refused style has no new parent to name', async () => {
     const planned = await planOf();
     const { issues } = toWriteSteps(refusing(planned, 'S'), planned.drafts);
