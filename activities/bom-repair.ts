@@ -187,6 +187,8 @@ export function createBomRepairActivities(deps: Pick<ActivityDeps, 'client' | 'c
           })();
           return run.staging.putNdjson(run.key('candidates.ndjson'), candidates);
         });
+        // A listing that kept shifting may have hidden products with forks since the mark: the mark stays put.
+        if (highWaterMark && report.listingsMoved.length > 0) highWaterMark.nextMs = highWaterMark.fromMs;
         if (retry && input.selector.kind === 'sinceLastRun') {
           // A kept product that owns no BOM header now (or is gone) has nothing left to repair.
           for (const id of retryIds)
@@ -200,6 +202,7 @@ export function createBomRepairActivities(deps: Pick<ActivityDeps, 'client' | 'c
           candidates: ref.items,
           notFound: report.notFound.length,
           headerReads: report.headerReads,
+          listingsMoved: report.listingsMoved,
         });
         return {
           ...report,

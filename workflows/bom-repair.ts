@@ -76,6 +76,11 @@ export interface RepairBomForksResult extends RepairBomTotals {
    * `file` is where the mark is kept (`s3://…` with an S3 run-data store, else its path).
    */
   highWaterMark: { file: string; from: string; stored: string | null } | null;
+  /**
+   * Product listings that lost products between their pages on every read (an archive or delete during the scan):
+   * products after them may not have been looked at. Run again; a `sinceLastRun` mark did not move.
+   */
+  listingsMoved?: string[];
 }
 
 /**
@@ -177,7 +182,9 @@ function statusOf(result: RepairBomForksResult): string {
   if (result.dryRun) return 'dry-run-done';
   const problems =
     result.linesAmbiguous + result.linesUnmatched + result.linesFailed + (result.productsFailed ?? 0);
-  return problems + result.notFound.length > 0 ? 'done-with-problems' : 'done';
+  return problems + result.notFound.length + (result.listingsMoved?.length ?? 0) > 0
+    ? 'done-with-problems'
+    : 'done';
 }
 
 /**
@@ -221,6 +228,7 @@ export async function bomRepair(
     result.candidates = staged.candidates.items;
     result.notFound = staged.notFound;
     result.detection = detectionOf(staged);
+    if (staged.listingsMoved?.length) result.listingsMoved = staged.listingsMoved;
     if (staged.highWaterMark) {
       result.highWaterMark = {
         file: staged.highWaterMark.file,

@@ -42,7 +42,22 @@ export class ScanReport {
   headerReads = 0;
   /** Why the include was not used, the first time it was not (null while it was usable). */
   includeProblem: string | null = null;
+  /**
+   * Listings that lost products between their pages on every read (see `LISTING_READS`): products after those may
+   * have shifted onto pages already read and not been looked at.
+   */
+  listingsMoved: string[] = [];
 }
+
+/**
+ * Whole reads of one product listing tried while it keeps losing products between its pages. A listing read by page
+ * number that loses a product (archived, deleted) shifts every later one back a place, so one that crosses onto a
+ * page already read is never met: archiving a style cascades to all its variants and SKUs (spec 01), so an operator
+ * archiving a season while the scan runs moves hundreds at once. The listing is read again (the products met already
+ * are not looked at twice) until a read sees no page's `total` below the one before it; products created meanwhile
+ * land after the pages read (oldest first), shift nothing, and are no reason to read again.
+ */
+export const LISTING_READS = 3;
 
 /** Only candidates with an owned header created or changed at or after this instant (ms), when set. */
 type ScanFilter = {
@@ -140,6 +155,11 @@ const skusOf = (variantId: string): ChildListing => ({
   parentId: variantId,
 });
 
+const describeListing = (query: ProductListQuery): string =>
+  `GET /styles ${Object.entries(query)
+    .map(([key, value]) => `${key}=${String(value)}`)
+    .join('&')}`;
+
 async function getNamed(client: TraceabilityClient, id: string): Promise<Product | undefined> {
   try {
     return await client.products.get(id, { include: ['bom'] });
@@ -163,8 +183,24 @@ export async function* scanRepairCandidates(
     seen.add(product.id);
     return candidateOf(client, product, report, filter);
   };
-  const pages = (query: ProductListQuery) =>
-    client.products.iterate({ ...query, include: ['bom'], sort: 'createdAt', order: 'asc' });
+  const pages = async function* (query: ProductListQuery) {
+    const listing: ProductListQuery = { ...query, include: ['bom'], sort: 'createdAt', order: 'asc' };
+    let shrank = '';
+    for (let read = 1; read <= LISTING_READS; read++) {
+      shrank = '';
+      let total: number | undefined;
+      for (let page = 1, last = 1; page <= last; page++) {
+        const answer = await client.products.list({ ...listing, page, limit: 100 });
+        const now = answer.pagination.total;
+        if (total !== undefined && now < total) shrank ||= `its total went ${total} -> ${now} between pages`;
+        total = now;
+        last = answer.items.length === 0 ? 0 : answer.pagination.totalPages;
+        for (const product of answer.items) if (read === 1 || !seen.has(product.id)) yield product;
+      }
+      if (!shrank) return;
+    }
+    report.listingsMoved.push(`${describeListing(query)}: ${shrank} on each of ${LISTING_READS} reads`);
+  };
   const listed = async function* (queries: ProductListQuery[]) {
     for (const query of queries) {
       for await (const product of pages(query)) {

@@ -5,12 +5,15 @@ import { ForkSnapshotStore, snapshotSourceLines } from '../../../connectors/bom-
 import {
   CorruptBomMarkError,
   MARK_SAFETY_MS,
+  LISTING_READS,
   nextBomMark,
   readBomMark,
+  ScanReport,
+  scanRepairCandidates,
   storeBomMark,
   trustedIncludedHeaders,
 } from '../../../connectors/bom-repair/scan';
-import type { Product } from '../../../connectors/traceability';
+import type { Product, ProductListQuery, TraceabilityClient } from '../../../connectors/traceability';
 import { line } from './fixtures';
 
 const product = (bom?: unknown): Product =>
@@ -82,5 +85,41 @@ describe('fork-time snapshots', () => {
     const snapshot = await store.find('sku_1', 'bomhdr_src');
     expect(snapshotSourceLines(snapshot!).map((l) => [l.id, l.styleId])).toEqual([[kept.id, 'comp_button']]);
     expect(await store.find('sku_2', 'bomhdr_src')).toBeNull();
+  });
+});
+
+describe('a product listing that loses products between its pages', () => {
+  const owning = (id: string): Product =>
+    ({
+      ...product([header({ styleId: id, isOwner: true })]),
+      id,
+    }) as Product;
+  /** Two pages of the SKU listing whose total drops by one between them on every read (a product keeps leaving). */
+  const shrinkingClient = (calls: ProductListQuery[]) =>
+    ({
+      products: {
+        list: async (query: ProductListQuery) => {
+          calls.push(query);
+          if (query.level !== 'sku' || query.isArchived)
+            return { items: [], pagination: { page: 1, limit: 100, total: 0, totalPages: 0 } };
+          const page = query.page ?? 1;
+          return page === 1
+            ? { items: [owning('sku_a')], pagination: { page, limit: 100, total: 101, totalPages: 2 } }
+            : { items: [owning('sku_b')], pagination: { page, limit: 100, total: 100, totalPages: 1 } };
+        },
+      },
+    }) as unknown as TraceabilityClient;
+
+  it('is read again, each product looked at once, and reported when no read holds it', async () => {
+    const calls: ProductListQuery[] = [];
+    const report = new ScanReport();
+    const found: string[] = [];
+    for await (const candidate of scanRepairCandidates(shrinkingClient(calls), { kind: 'all' }, report))
+      found.push(candidate.id);
+    expect(found).toEqual(['sku_a', 'sku_b']);
+    expect(calls.filter((q) => q.level === 'sku' && !q.isArchived)).toHaveLength(2 * LISTING_READS);
+    expect(report.listingsMoved).toEqual([
+      `GET /styles level=sku&isArchived=false: its total went 101 -> 100 between pages on each of ${LISTING_READS} reads`,
+    ]);
   });
 });
