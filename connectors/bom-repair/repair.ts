@@ -81,6 +81,17 @@ function existedAt(line: LineView, forkMs: number): boolean {
   return Number.isNaN(forkMs) || Number.isNaN(created) || created <= forkMs;
 }
 
+/**
+ * Lines the write that forked wrote (POST and PUT /bom-lines keep the values sent, component included): the fork's
+ * lines from its creation holding a component and not changed since. A line repaired or edited after the fork is not
+ * one; a fork made by a header edit or a line delete holds none.
+ */
+function writtenAtFork(lines: readonly BomLine[], forkMs: number): number {
+  return lines.filter(
+    (line) => existedAt(line, forkMs) && !lacksComponent(line) && !changedAfter(line, forkMs),
+  ).length;
+}
+
 /** Reads shared between the products of one batch: siblings share parents and sources. */
 export class RepairReadCache {
   private readonly headers = new Map<string, Promise<BomHeader[]>>();
@@ -456,6 +467,13 @@ export async function repairProductBoms(
         'source lines that existed then: either the write that forked it added that line, or a source line was ' +
         'deleted after the fork, which the platform does not show. If one was, a copy with the values that line ' +
         "had may have been given another line's component: check these repairs";
+    else if (gone < 0 && planned.length > 0 && writtenAtFork(lines, forkMs) === 0)
+      header.unverifiable =
+        `the fork holds no line written by the write that made it (${when}), so a header edit or a line delete ` +
+        'made it. If it was made by a line delete (spec 02: "deletion yields a copy without the deleted lines"), it ' +
+        'holds fewer lines than the source did then, and a source line deleted after the fork, which the platform ' +
+        'does not show, leaves the counts looking whole: a copy with the values that line had may have been given ' +
+        'the component of a line the delete dropped. Check these repairs';
     return planned;
   }
 }
