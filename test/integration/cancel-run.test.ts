@@ -254,5 +254,5 @@ describe('cancelling a run mid-batch', () => {
     });
     expect(rerun.linesRepaired).toBe(atClose);
     expect(await broken()).toBe(0);
-  }, 240_000);
+  }, 300_000);
 });
