@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
-import { mkdir, readdir, rename, stat } from 'node:fs/promises';
-import { extname, join, parse } from 'node:path';
+import { mkdir, readdir, readFile, rename, stat, writeFile } from 'node:fs/promises';
+import { dirname, extname, join, parse } from 'node:path';
 import { Context } from '@temporalio/activity';
 import type { WorkflowExecutionStatusName } from '@temporalio/client';
 import { ApplicationFailure, WorkflowNotFoundError } from '@temporalio/common';
@@ -334,8 +334,64 @@ async function abandoned(claim: OwnerClaim, child: string): Promise<boolean> {
 }
 
 /** `<folder>/<kind>/<name>-<hash>-<version>.json`: the record of one drop of one file (hidden from listings). */
-export function dropRecordKey(folder: string, kind: '.claims' | '.moves', file: InboxFile): string {
+export function dropRecordKey(
+  folder: string,
+  kind: '.claims' | '.moves' | '.failures',
+  file: InboxFile,
+): string {
   return `${folder}${kind}/${file.name}-${file.sha256.slice(0, 16)}-${(file.version ?? '').replace(/[^A-Za-z0-9]/g, '')}.json`;
+}
+
+/** The children of one drop that failed for a reason outside its file, each once (by run id), with the reason. */
+const dropFailuresSchema = z.object({
+  failures: z.array(z.object({ runId: z.string(), reason: z.string() })),
+});
+type DropFailures = z.infer<typeof dropFailuresSchema>;
+
+const withFailure = (record: DropFailures, runId: string, reason: string): DropFailures =>
+  record.failures.some((failure) => failure.runId === runId)
+    ? record
+    : { failures: [...record.failures, { runId, reason: reason.slice(0, REASON_CHARS) }] };
+
+async function recordS3DropFailure(file: InboxFile, runId: string, reason: string): Promise<number> {
+  const { store, key } = inputObject(file.path);
+  const recordKey = dropRecordKey(key.slice(0, key.length - file.name.length), '.failures', file);
+  // Each pass writes unless a racer changed the record meanwhile; then read it again.
+  for (let pass = 0; pass < 5; pass++) {
+    const current = await store.getWithETag(recordKey);
+    const record = withFailure(
+      current ? claimOf(dropFailuresSchema, current.body) : { failures: [] },
+      runId,
+      reason,
+    );
+    const body = JSON.stringify(record);
+    if (
+      current
+        ? await store.putIfMatch(recordKey, body, current.etag)
+        : await store.putIfAbsent(recordKey, body)
+    )
+      return record.failures.length;
+  }
+  throw new Error(`the failure record ${recordKey} kept changing while it was read`);
+}
+
+async function recordLocalDropFailure(file: InboxFile, runId: string, reason: string): Promise<number> {
+  const recordPath = dropRecordKey(`${dirname(file.path)}/`, '.failures', file);
+  const current = await readFile(recordPath).catch((error: NodeJS.ErrnoException) => {
+    if (error.code === 'ENOENT') return null;
+    throw error;
+  });
+  const record = withFailure(
+    current ? claimOf(dropFailuresSchema, current) : { failures: [] },
+    runId,
+    reason,
+  );
+  await mkdir(dirname(recordPath), { recursive: true });
+  // Through a temporary name: a worker killed mid-write leaves the old record, not half of one.
+  const temporary = `${recordPath}.${runId.replace(/[^A-Za-z0-9-]/g, '')}.tmp`;
+  await writeFile(temporary, JSON.stringify(record));
+  await rename(temporary, recordPath);
+  return record.failures.length;
 }
 
 export function createInboxActivities() {
@@ -430,6 +486,19 @@ export function createInboxActivities() {
       const destination = (await exists(target)) ? hashed : target;
       await rename(file.path, destination);
       return { movedTo: destination };
+    },
+
+    /**
+     * Notes that a drop's child (`runId`) failed for a reason outside the file (the API out, the worker's trouble),
+     * in a record beside the drop (`.failures/`, hidden from listings; it outlives the runs' retention), and returns
+     * how many of its children failed so: the inbox leaves the drop for the next run until they are too many. Safe
+     * to repeat: a run is counted once.
+     */
+    async recordInboxDropFailure(input: { file: InboxFile; runId: string; reason: string }): Promise<number> {
+      const { file, runId, reason } = input;
+      return isS3Url(file.path)
+        ? recordS3DropFailure(file, runId, reason)
+        : recordLocalDropFailure(file, runId, reason);
     },
 
     /**

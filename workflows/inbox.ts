@@ -10,6 +10,8 @@ import {
 import {
   ActivityFailure,
   ApplicationFailure,
+  RetryState,
+  TimeoutFailure,
   WorkflowExecutionAlreadyStartedError,
 } from '@temporalio/common';
 import { z } from 'zod';
@@ -52,9 +54,11 @@ export interface InboxFileOutcome {
   workflowId: string;
   /**
    * `taken`: another inbox run handles this drop: it polls the same S3 prefix, or it started the drop's child, which
-   * still runs (the drop stays in the inbox until that run files it away).
+   * still runs (the drop stays in the inbox until that run files it away). `left-in-inbox`: its child failed for a
+   * reason outside the file (the API out, the worker's trouble); the next run tries it again (see
+   * MAX_OUTSIDE_FAILURES).
    */
-  outcome: 'processed' | 'failed' | 'already-processed' | 'taken';
+  outcome: 'processed' | 'failed' | 'already-processed' | 'taken' | 'left-in-inbox';
   movedTo: string | null;
   error?: string;
   /** Why the drop was not moved (`the file is no longer in the inbox`...), or that another run had moved it already. */
@@ -86,7 +90,38 @@ const {
   listInboxDrops,
   listInboxFiles,
   moveInboxFile,
+  recordInboxDropFailure,
 } = proxyActivities<Activities>(quickActivityOptions);
+
+/**
+ * A drop whose child failed for a reason outside the file stays in the inbox for the next run, up to this many such
+ * children; the last one files it to failed/ all the same, so no drop is retried forever.
+ */
+export const MAX_OUTSIDE_FAILURES = 5;
+
+/**
+ * Whether a child failed for a reason outside its file: a step that ran out of retries (the API unreachable, timing
+ * out, answering 5xx or 429 throughout; an error of the worker's own) or timed out. What the jobs know to be wrong
+ * with a file, its input or its mapping fails at once, not retried (ActivityFailure NON_RETRYABLE_FAILURE, or the
+ * workflow's own ApplicationFailure).
+ */
+function outsideTheFile(failure: unknown): string | undefined {
+  let outside = false;
+  for (let current = failure; current instanceof Error; current = current.cause) {
+    if (current instanceof TimeoutFailure) return 'a step timed out';
+    if (
+      current instanceof ActivityFailure &&
+      (current.retryState === RetryState.MAXIMUM_ATTEMPTS_REACHED ||
+        current.retryState === RetryState.TIMEOUT)
+    )
+      outside = true;
+    if (outside && current instanceof ApplicationFailure && current.cause === undefined)
+      return current.type?.startsWith('TraceabilityApiError')
+        ? 'the API could not be reached or kept failing'
+        : 'a step kept failing';
+  }
+  return outside ? 'a step kept failing' : undefined;
+}
 
 /** Children running at once; the rest wait their turn. */
 const PARALLEL_CHILDREN = 4;
@@ -169,8 +204,11 @@ async function handleFile(input: ProcessInboxInput, file: InboxFile): Promise<In
   }
   let outcome: InboxFileOutcome['outcome'];
   let error: string | undefined;
+  let note: string | undefined;
+  let childRunId: string | undefined;
   try {
     const child = await startJobChild(input, file, workflowId);
+    childRunId = child.firstExecutionRunId;
     await child.result();
     outcome = 'processed';
   } catch (failure) {
@@ -190,6 +228,21 @@ async function handleFile(input: ProcessInboxInput, file: InboxFile): Promise<In
     } else {
       outcome = 'failed';
       error = rootMessage(failure);
+      // patched: runs from before a drop was kept for an outage filed every failed child's drop to failed/.
+      const outside = outsideTheFile(failure);
+      if (childRunId !== undefined && outside !== undefined && patched('inbox-keeps-drop-on-outage')) {
+        const failures = await recordInboxDropFailure({ file, runId: childRunId, reason: error });
+        if (failures < MAX_OUTSIDE_FAILURES)
+          return {
+            name: file.name,
+            workflowId,
+            outcome: 'left-in-inbox',
+            movedTo: null,
+            error,
+            note: `left in the inbox: ${outside}; the next run retries it (try ${failures} of ${MAX_OUTSIDE_FAILURES})`,
+          };
+        note = `${outside}; its child failed so ${failures} times, so it is filed to failed/`;
+      }
     }
   }
   // patched: runs that filed drops away before a move record named its run replay without naming theirs.
@@ -201,7 +254,9 @@ async function handleFile(input: ProcessInboxInput, file: InboxFile): Promise<In
     outcome,
     movedTo: moved.movedTo,
     ...(error !== undefined ? { error } : {}),
-    ...(moved.note !== undefined ? { note: moved.note } : {}),
+    ...(note !== undefined || moved.note !== undefined
+      ? { note: [note, moved.note].filter((part) => part !== undefined).join('; ') }
+      : {}),
   };
 }
 
@@ -210,6 +265,7 @@ const DETAILS_FILES = 20;
 const OUTCOME_ORDER: readonly InboxFileOutcome['outcome'][] = [
   'processed',
   'failed',
+  'left-in-inbox',
   'already-processed',
   'taken',
 ];
@@ -234,7 +290,9 @@ export function inboxDetails(
         ? `now at ${file.movedTo}`
         : file.outcome === 'taken'
           ? 'another inbox run handles it'
-          : 'not moved';
+          : file.outcome === 'left-in-inbox'
+            ? 'still in the inbox'
+            : 'not moved';
     const note = file.note !== undefined ? `: ${file.note}` : '';
     const error = file.error !== undefined ? `: ${file.error.slice(0, 200)}` : '';
     return `- ${file.name}: ${file.outcome}, ${where}${note} (run ${file.workflowId})${error}`;
@@ -318,7 +376,8 @@ export async function inbox(rawInput: ProcessInboxInput): Promise<ProcessInboxRe
     }
   };
   await Promise.all(Array.from({ length: Math.min(PARALLEL_CHILDREN, files.length) }, lane));
-  const failed = outcomes.filter((o) => o.outcome === 'failed').length;
+  // A drop left for the next run counts too: the operator sees the run did not get through all it listed.
+  const failed = outcomes.filter((o) => o.outcome === 'failed' || o.outcome === 'left-in-inbox').length;
   showDetails(inboxDetails(input.folder, outcomes, skipped));
   setStatus(failed > 0 ? 'done-with-failures' : 'done');
   log.info('Inbox processed', { folder: input.folder, files: files.length, failed, left: skipped.length });

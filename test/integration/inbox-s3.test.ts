@@ -398,4 +398,19 @@ describeS3('inbox on an S3 prefix (versitygw)', () => {
       expect(await (await fetch(link)).text()).toContain(content);
     }
   });
+
+  // The count that bounds an outage's retries of a drop (see inbox-outage.test.ts, on a folder of the worker's disk).
+  it("a drop's children failed for an outage are counted beside it, each run once, and the count is no drop", async () => {
+    await store.put('inbox/outage/orders.csv', GOOD);
+    const activities = createInboxActivities();
+    const folder = `s3://${s3.bucket}/inbox/outage`;
+    const [file] = (await activities.listInboxDrops({ folder })).files;
+    const record = (runId: string) =>
+      activities.recordInboxDropFailure({ file: file!, runId, reason: 'GET 503' });
+    expect(await record('run-1')).toBe(1);
+    expect(await record('run-1')).toBe(1);
+    expect(await record('run-2')).toBe(2);
+    expect(await store.exists(dropRecordKey('inbox/outage/', '.failures', file!))).toBe(true);
+    expect((await activities.listInboxDrops({ folder })).files.map((f) => f.name)).toEqual(['orders.csv']);
+  });
 });

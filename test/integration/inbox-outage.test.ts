@@ -1,0 +1,152 @@
+import { readdirSync } from 'node:fs';
+import { mkdir, mkdtemp, utimes, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { ApplicationFailure, TemporalFailure } from '@temporalio/common';
+import { createActivities } from '../../activities';
+import { createInboxActivities, DEFAULT_SETTLE_SECONDS } from '../../activities/inbox';
+import { inbox } from '../../workflows';
+import { MAX_OUTSIDE_FAILURES, type ProcessInboxResult } from '../../workflows/inbox';
+import { sandboxApi, startTestStack, type TestStack } from '../harness';
+
+const GOOD = [
+  'order_number,supplier_code,line_number,product_external_id,quantity,unit',
+  'OUT-1,SUP-1001,1,PLM-TEE-001-BLK,5,PIECES',
+  'OUT-2,SUP-1002,1,PLM-JKT-010-NVY,7,PIECES',
+].join('\n');
+// Not JSON at all: the job refuses it while reading, before it calls the API, so its child fails outage or not. (A
+// file whose fault shows only after the job's first API calls, a missing column say, waits for the API like any.)
+const BAD = '{"order_number": "OUT-9", ';
+
+async function drop(file: string, body: string): Promise<void> {
+  await writeFile(file, body);
+  const past = new Date(Date.now() - 2 * DEFAULT_SETTLE_SECONDS * 1000);
+  await utimes(file, past, past);
+}
+
+/**
+ * The jobs' activities as they are, each retryable failure retried after 50 ms instead of the steps' backoff: every
+ * attempt of the step's retry budget still meets the API, but the budget runs out in seconds, not 8 minutes.
+ */
+function quickRetries<A extends object>(activities: A): A {
+  const quick = (error: unknown): unknown => {
+    if (error instanceof ApplicationFailure && error.nonRetryable) return error;
+    if (error instanceof TemporalFailure && !(error instanceof ApplicationFailure)) return error;
+    const failure = error as Error;
+    return ApplicationFailure.create({
+      message: failure.message,
+      type: (error instanceof ApplicationFailure ? error.type : failure.name) ?? undefined,
+      ...(error instanceof ApplicationFailure && error.details ? { details: error.details } : {}),
+      nextRetryDelay: 50,
+    });
+  };
+  return Object.fromEntries(
+    Object.entries(activities).map(([name, activity]) => [
+      name,
+      typeof activity === 'function'
+        ? async (...args: unknown[]): Promise<unknown> => {
+            try {
+              return (await (activity as (...a: unknown[]) => Promise<unknown>)(...args)) as unknown;
+            } catch (error) {
+              throw quick(error);
+            }
+          }
+        : activity,
+    ]),
+  ) as A;
+}
+
+describe('inbox during an API outage: a drop whose child failed for a reason outside the file stays for the next run', () => {
+  let stack: TestStack;
+  let root: string;
+  const { api, control } = sandboxApi(() => stack);
+  const runOn = (folder: string, name: string): Promise<ProcessInboxResult> =>
+    stack.client.workflow.execute(inbox, {
+      args: [{ job: 'erp-orders', folder }],
+      taskQueue: stack.taskQueue,
+      workflowId: stack.workflowId(name),
+    });
+  const outage = async (): Promise<void> => {
+    expect((await control('/__sandbox/faults', 'PUT', { serverErrorRate: 1 })).status).toBe(200);
+  };
+  const apiBack = async (): Promise<void> => {
+    expect((await control('/__sandbox/faults', 'DELETE')).status).toBe(200);
+  };
+
+  beforeAll(async () => {
+    root = await mkdtemp(path.join(tmpdir(), 'inbox-outage-it-'));
+    stack = await startTestStack({
+      config: { dataDir: path.join(root, 'data') },
+      activities: (deps) => quickRetries(createActivities(deps)),
+    });
+  }, 60_000);
+
+  afterEach(apiBack);
+
+  afterAll(async () => {
+    await stack?.stop();
+  });
+
+  it('keeps the drop in the inbox while the API answers 5xx, files a bad file to failed/ at once, and pushes the drop once the API is back', async () => {
+    const folder = path.join(root, 'inbox');
+    await mkdir(folder);
+    await drop(path.join(folder, 'orders.csv'), GOOD);
+    await drop(path.join(folder, 'broken.json'), BAD);
+
+    await outage();
+    const during = await runOn(folder, 'inbox-outage');
+    const byName = new Map(during.files.map((file) => [file.name, file]));
+    expect(byName.get('orders.csv')).toMatchObject({
+      outcome: 'left-in-inbox',
+      movedTo: null,
+      note: `left in the inbox: the API could not be reached or kept failing; the next run retries it (try 1 of ${MAX_OUTSIDE_FAILURES})`,
+    });
+    expect(byName.get('broken.json')).toMatchObject({
+      outcome: 'failed',
+      movedTo: path.join(folder, 'failed', 'broken.json'),
+    });
+    expect(byName.get('broken.json')?.error).toContain('not valid JSON');
+    expect(readdirSync(folder).filter((name) => !name.startsWith('.'))).toEqual(['failed', 'orders.csv']);
+
+    await apiBack();
+    const after = await runOn(folder, 'inbox-after-outage');
+    expect(after.files).toEqual([
+      expect.objectContaining({
+        name: 'orders.csv',
+        outcome: 'processed',
+        movedTo: path.join(folder, 'processed', 'orders.csv'),
+        workflowId: byName.get('orders.csv')!.workflowId,
+      }),
+    ]);
+    expect(readdirSync(folder).filter((name) => !name.startsWith('.'))).toEqual(['failed', 'processed']);
+    const [order] = await api<{ id: string }[]>('/orders?limit=100&orderNumber=OUT-1');
+    expect(order).toBeDefined();
+  }, 180_000);
+
+  it(`files the drop to failed/ when its ${MAX_OUTSIDE_FAILURES}th child fails for the outage too`, async () => {
+    const folder = path.join(root, 'inbox-long-outage');
+    await mkdir(folder);
+    await drop(path.join(folder, 'orders.csv'), GOOD.replace(/OUT-/g, 'LNG-'));
+    // Earlier runs' children that failed for the outage, as those runs recorded them.
+    const inboxActivities = createInboxActivities();
+    const [listed] = (await inboxActivities.listInboxDrops({ folder })).files;
+    for (let n = 1; n < MAX_OUTSIDE_FAILURES; n++)
+      await inboxActivities.recordInboxDropFailure({
+        file: listed!,
+        runId: `earlier-${n}`,
+        reason: 'GET 500',
+      });
+
+    await outage();
+    const result = await runOn(folder, 'inbox-long-outage');
+    expect(result.files).toEqual([
+      expect.objectContaining({
+        name: 'orders.csv',
+        outcome: 'failed',
+        movedTo: path.join(folder, 'failed', 'orders.csv'),
+        note: `the API could not be reached or kept failing; its child failed so ${MAX_OUTSIDE_FAILURES} times, so it is filed to failed/`,
+      }),
+    ]);
+    expect(readdirSync(folder).filter((name) => !name.startsWith('.'))).toEqual(['failed']);
+  }, 180_000);
+});
