@@ -8,7 +8,7 @@ import { ApplicationFailure, WorkflowNotFoundError } from '@temporalio/common';
 import { z } from 'zod';
 import { loadProfileFile, ProfileError } from '../connectors/erp-orders/profile';
 import { PlmInputError, resolveProfile } from '../connectors/plm-import/import-plan';
-import { inputObject, isS3Url, type S3Store } from '../connectors/storage';
+import { inputObject, isS3Url, type ListedObject, type S3Store } from '../connectors/storage';
 
 export const INBOX_DONE_FOLDERS = ['processed', 'failed'] as const;
 export type InboxDestination = (typeof INBOX_DONE_FOLDERS)[number];
@@ -103,33 +103,47 @@ function skipList(): { skipped: SkippedInboxFile[]; skip: (name: string, reason:
 
 async function listS3Inbox(folder: string): Promise<InboxListing> {
   const { store, prefix } = s3Folder(folder);
-  let objects;
-  try {
-    // The inbox's own level: processed/, failed/, .claims/ and .moves/ grow with every drop filed away.
-    objects = await store.listFolder(prefix);
-  } catch (error) {
-    throw ApplicationFailure.nonRetryable(
+  const files: InboxFile[] = [];
+  const { skipped, skip } = skipList();
+  const cannotList = (error: unknown) =>
+    ApplicationFailure.nonRetryable(
       `cannot list the inbox ${folder}: ${(error as Error).message}`,
       'InboxFolderError',
     );
-  }
-  const files: InboxFile[] = [];
-  const { skipped, skip } = skipList();
-  for (const object of objects) {
-    const name = object.key.slice(prefix.length);
-    // '': the folder's own marker (`inbox/erp/`, the AWS console's "Create folder"), not a drop.
-    if (name === '' || name.includes('/') || ignored(name)) continue;
-    if (files.length >= MAX_FILES_PER_RUN) break;
-    let sha256: string | null;
+  // The inbox's own level: processed/, failed/, .claims/, .moves/ and .failures/ grow with every drop filed away. A
+  // page at a time, in name order: once a run's worth of drops is found, the pages after it are not fetched.
+  const pages = store.folderPages(prefix);
+  while (files.length < MAX_FILES_PER_RUN) {
+    let page: IteratorResult<ListedObject[]>;
     try {
-      sha256 = await sha256OfObject(store, object.key);
+      page = await pages.next();
     } catch (error) {
-      skip(name, unreadable(error));
-      continue;
+      throw cannotList(error);
     }
-    if (sha256 === null) continue;
-    files.push({ name, path: store.urlOf(object.key), sha256, bytes: object.bytes, version: object.version });
+    if (page.done) break;
+    for (const object of page.value) {
+      const name = object.key.slice(prefix.length);
+      // '': the folder's own marker (`inbox/erp/`, the AWS console's "Create folder"), not a drop.
+      if (name === '' || name.includes('/') || ignored(name)) continue;
+      if (files.length >= MAX_FILES_PER_RUN) break;
+      let sha256: string | null;
+      try {
+        sha256 = await sha256OfObject(store, object.key);
+      } catch (error) {
+        skip(name, unreadable(error));
+        continue;
+      }
+      if (sha256 === null) continue;
+      files.push({
+        name,
+        path: store.urlOf(object.key),
+        sha256,
+        bytes: object.bytes,
+        version: object.version,
+      });
+    }
   }
+  await pages.return(undefined);
   return { files, skipped };
 }
 

@@ -165,17 +165,18 @@ export class S3Store implements ObjectStore {
   }
 
   /**
-   * As listDetailed, the objects directly in a folder (`inbox/erp/`) only: a listing with `Delimiter: '/'` gives each
-   * sub-folder as one entry, so its cost does not grow with what the sub-folders hold.
+   * The objects directly in a folder (`inbox/erp/`), a page (up to 1,000) at a time: a listing with `Delimiter: '/'`
+   * gives each sub-folder as one entry, so its cost does not grow with what the sub-folders hold. Each page is
+   * requested only once the one before is used up, in S3's order (by key, as UTF-8 bytes): a caller that needs the
+   * first few stops paying for the rest.
    */
-  listFolder(folder: string): Promise<ListedObject[]> {
-    return this.listObjects(folder, '/');
+  folderPages(folder: string): AsyncGenerator<ListedObject[]> {
+    return this.pages(folder, '/');
   }
 
-  private async listObjects(prefix: string, delimiter: '/' | undefined): Promise<ListedObject[]> {
+  private async *pages(prefix: string, delimiter: '/' | undefined): AsyncGenerator<ListedObject[]> {
     const full = this.prefix ? `${this.prefix}/${prefix}` : prefix;
     const strip = this.prefix ? this.prefix.length + 1 : 0;
-    const objects: ListedObject[] = [];
     let token: string | undefined;
     do {
       const page = await this.client.send(
@@ -186,13 +187,20 @@ export class S3Store implements ObjectStore {
           ...(delimiter !== undefined ? { Delimiter: delimiter } : {}),
         }),
       );
+      const objects: ListedObject[] = [];
       for (const object of page.Contents ?? []) {
         if (!object.Key) continue;
         const version = `${object.LastModified?.getTime() ?? 0}-${(object.ETag ?? '').replace(/"/g, '')}`;
         objects.push({ key: object.Key.slice(strip), bytes: object.Size ?? 0, version });
       }
+      yield objects;
       token = page.IsTruncated ? page.NextContinuationToken : undefined;
     } while (token);
+  }
+
+  private async listObjects(prefix: string, delimiter: '/' | undefined): Promise<ListedObject[]> {
+    const objects: ListedObject[] = [];
+    for await (const page of this.pages(prefix, delimiter)) objects.push(...page);
     return objects.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
   }
 

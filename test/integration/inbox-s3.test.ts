@@ -1,7 +1,12 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { createInboxActivities, dropRecordKey, type InboxFile } from '../../activities/inbox';
+import {
+  createInboxActivities,
+  dropRecordKey,
+  MAX_FILES_PER_RUN,
+  type InboxFile,
+} from '../../activities/inbox';
 import { PutObjectCommand } from '@aws-sdk/client-s3';
 import { S3Store, s3ClientFor } from '../../connectors/storage';
 import { inbox } from '../../workflows';
@@ -360,6 +365,37 @@ describeS3('inbox on an S3 prefix (versitygw)', () => {
       expect(prefixes.filter((prefix) => prefix.startsWith('inbox/busy'))).toEqual(['inbox/busy/']);
     } finally {
       store.client.middlewareStack.remove('countInboxLists');
+    }
+  }, 120_000);
+
+  // A run takes at most MAX_FILES_PER_RUN drops, the first by name, and S3 lists by name: with 1,050 drops waiting the
+  // listing still fetched every page of 1,000.
+  it('an inbox with 1,050 drops waiting: a poll lists one page and takes the first 100 by name', async () => {
+    for (let i = 0; i < 1050; i += 50)
+      await Promise.all(
+        Array.from({ length: 50 }, (_, j) =>
+          store.put(`inbox/backlog/drop-${String(i + j).padStart(4, '0')}.csv`, 'order_number\n'),
+        ),
+      );
+    const prefixes: string[] = [];
+    store.client.middlewareStack.add(
+      (next, context) => async (args) => {
+        if (context.commandName === 'ListObjectsV2Command')
+          prefixes.push((args.input as { Prefix?: string }).Prefix ?? '');
+        return next(args);
+      },
+      { step: 'initialize', name: 'countBacklogLists' },
+    );
+    try {
+      const { files } = await createInboxActivities().listInboxDrops({
+        folder: `s3://${s3.bucket}/inbox/backlog`,
+      });
+      expect(files.map((file) => file.name)).toEqual(
+        Array.from({ length: MAX_FILES_PER_RUN }, (_, i) => `drop-${String(i).padStart(4, '0')}.csv`),
+      );
+      expect(prefixes).toEqual(['inbox/backlog/']);
+    } finally {
+      store.client.middlewareStack.remove('countBacklogLists');
     }
   }, 120_000);
 
