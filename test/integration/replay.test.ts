@@ -31,6 +31,10 @@ import { readHarnessInfo } from '../harness';
  * aaba1e8: `plm-import-cancelled-awaiting-before`) and with it (`plm-import-cancelled-awaiting`); an ERP dry run with
  * a reject, before a dry run was always `dry-run-done` (`erp-orders-dry-rejects-before`, `done-with-rejects`) and
  * after (`erp-orders-dry-rejects`).
+ * An inbox run with every inbox patch marker, `inbox-child-per-drop` and `inbox-keeps-drop-on-outage` included
+ * (`inbox-outage-left`, recorded with the outage patch): the API answering 500 throughout, a good drop left in the inbox after its
+ * child ran out of retries (its failure recorded), a drop that is not JSON filed to failed/ at once. Recorded with the
+ * steps' retries 50 ms apart (the activities wrapped as in inbox-outage.test.ts).
  */
 const dir = path.join(repoRoot(), 'test', 'fixtures', 'histories');
 const files = readdirSync(dir).filter((name) => name.endsWith('.b64'));
