@@ -239,7 +239,7 @@ async function handleFile(input: ProcessInboxInput, file: InboxFile): Promise<In
             outcome: 'left-in-inbox',
             movedTo: null,
             error,
-            note: `left in the inbox: ${outside}; the next run retries it (try ${failures} of ${MAX_OUTSIDE_FAILURES})`,
+            note: `${outside}; the next run retries it (try ${failures} of ${MAX_OUTSIDE_FAILURES})`,
           };
         note = `${outside}; its child failed so ${failures} times, so it is filed to failed/`;
       }

@@ -273,4 +273,21 @@ describe("an inbox's filed drops: where the operator finds them", () => {
       '- b.csv: already-processed, now at /srv/inbox/processed/b.csv: already moved (run erp-orders-b)',
     ]);
   });
+
+  it("the run's details say a drop left for the next run is still in the inbox, and why", () => {
+    const details = inboxDetails('/srv/inbox', [
+      {
+        name: 'a.csv',
+        workflowId: 'erp-orders-a',
+        outcome: 'left-in-inbox',
+        movedTo: null,
+        error: 'GET /companies failed with 503',
+        note: 'the API could not be reached or kept failing; the next run retries it (try 1 of 5)',
+      },
+    ]);
+    expect(details.split('\n')).toEqual([
+      'Inbox /srv/inbox: 1 files, 1 left-in-inbox',
+      '- a.csv: left-in-inbox, still in the inbox: the API could not be reached or kept failing; the next run retries it (try 1 of 5) (run erp-orders-a): GET /companies failed with 503',
+    ]);
+  });
 });
