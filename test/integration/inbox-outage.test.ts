@@ -1,5 +1,5 @@
 import { readdirSync } from 'node:fs';
-import { mkdir, mkdtemp, utimes, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, utimes, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { ApplicationFailure, TemporalFailure } from '@temporalio/common';
@@ -8,7 +8,11 @@ import { createInboxActivities, DEFAULT_SETTLE_SECONDS } from '../../activities/
 import { inbox } from '../../workflows';
 import { MAX_OUTSIDE_FAILURES, type ProcessInboxResult } from '../../workflows/inbox';
 import { TraceStatus } from '../../worker/search-attributes';
+import { S3Store, s3ClientFor } from '../../connectors/storage';
 import { sandboxApi, startTestStack, type TestStack } from '../harness';
+import { describeWithS3, startS3, type RunningS3 } from '../harness/versitygw';
+
+const describeS3 = describeWithS3();
 
 const GOOD = [
   'order_number,supplier_code,line_number,product_external_id,quantity,unit',
@@ -157,5 +161,67 @@ describe('inbox during an API outage: a drop whose child failed for a reason out
       }),
     ]);
     expect(readdirSync(folder).filter((name) => !name.startsWith('.'))).toEqual(['failed']);
+  }, 180_000);
+});
+
+// On S3 the run that left a drop still holds its claim: the next run takes it over (that run and the drop's child are
+// closed) and starts the child again.
+describeS3('inbox on an S3 prefix during an API outage', () => {
+  let s3: RunningS3;
+  let stack: TestStack;
+  let store: S3Store;
+  let dataDir: string;
+  const { control } = sandboxApi(() => stack);
+
+  beforeAll(async () => {
+    s3 = await startS3();
+    dataDir = await mkdtemp(path.join(tmpdir(), 'inbox-outage-s3-'));
+    const settings = {
+      url: s3.storeUrl('trace'),
+      endpoint: s3.endpoint,
+      region: s3.region,
+      credentials: s3.credentials,
+    };
+    stack = await startTestStack({
+      config: { dataDir, store: settings },
+      activities: (deps) => quickRetries(createActivities(deps)),
+    });
+    store = new S3Store(s3ClientFor(settings), s3.bucket, '');
+  }, 120_000);
+
+  afterAll(async () => {
+    await control('/__sandbox/faults', 'DELETE');
+    await stack?.stop();
+    await s3?.stop();
+    if (dataDir) await rm(dataDir, { recursive: true, force: true });
+  });
+
+  it('a drop left in an S3 inbox by an outage is taken by the next run and pushed once the API is back', async () => {
+    await store.put('inbox/erp/orders.csv', GOOD.replace(/OUT-/g, 'S3OUT-'));
+    const folder = `s3://${s3.bucket}/inbox/erp`;
+    const run = (name: string): Promise<ProcessInboxResult> =>
+      stack.client.workflow.execute(inbox, {
+        args: [{ job: 'erp-orders', folder }],
+        taskQueue: stack.taskQueue,
+        workflowId: stack.workflowId(name),
+      });
+
+    expect((await control('/__sandbox/faults', 'PUT', { serverErrorRate: 1 })).status).toBe(200);
+    const during = await run('inbox-s3-outage');
+    expect(during.files).toEqual([
+      expect.objectContaining({ name: 'orders.csv', outcome: 'left-in-inbox', movedTo: null }),
+    ]);
+    expect(await store.exists('inbox/erp/orders.csv')).toBe(true);
+
+    expect((await control('/__sandbox/faults', 'DELETE')).status).toBe(200);
+    const after = await run('inbox-s3-after-outage');
+    expect(after.files).toEqual([
+      expect.objectContaining({
+        name: 'orders.csv',
+        outcome: 'processed',
+        movedTo: `s3://${s3.bucket}/inbox/erp/processed/orders.csv`,
+      }),
+    ]);
+    expect(await store.exists('inbox/erp/orders.csv')).toBe(false);
   }, 180_000);
 });
