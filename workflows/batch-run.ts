@@ -8,6 +8,7 @@ import {
   isCancellation,
   log,
   patched,
+  setCurrentDetails,
   setHandler,
   upsertSearchAttributes,
   workflowInfo,
@@ -130,11 +131,32 @@ const FAILED_STATUS_PATCH = 'status-failed';
 
 /**
  * A known failure the run ends with (an activity's own, a bad inbox input): TraceStatus says `failed`, not the
- * `running` it had, so the Web UI's `TraceStatus = "failed"` finds it. Returns the failure, for the caller to throw.
+ * `running` it had, so the Web UI's `TraceStatus = "failed"` finds it, and the run's details in the Web UI say why.
+ * Returns the failure, for the caller to throw.
  */
 export function failedRun(failure: ApplicationFailure): ApplicationFailure {
   if (patched(FAILED_STATUS_PATCH)) setStatus('failed');
+  // Not a command: the details are the run's metadata, so setting them needs no patch.
+  setCurrentDetails(`Failed: ${oneLine(failure.message)}`);
   return failure;
+}
+
+function oneLine(message: string): string {
+  const line = message.replace(/\s+/g, ' ').trim();
+  return line.length > 500 ? `${line.slice(0, 499)}…` : line;
+}
+
+/** An activity's own failure as the run's, or undefined when `error` is not one (a cancel, a timeout...). */
+function explained(error: unknown, fallbackType: string): ApplicationFailure | undefined {
+  if (!(error instanceof ActivityFailure && error.cause instanceof ApplicationFailure)) return undefined;
+  return failedRun(
+    ApplicationFailure.create({
+      message: error.cause.message,
+      type: error.cause.type ?? fallbackType,
+      nonRetryable: true,
+      cause: error,
+    }),
+  );
 }
 
 /**
@@ -147,19 +169,21 @@ export function explainer(fallbackType: string): <T>(call: Promise<T>) => Promis
     try {
       return await call;
     } catch (error) {
-      if (error instanceof ActivityFailure && error.cause instanceof ApplicationFailure) {
-        throw failedRun(
-          ApplicationFailure.create({
-            message: error.cause.message,
-            type: error.cause.type ?? fallbackType,
-            nonRetryable: true,
-            cause: error,
-          }),
-        );
-      }
-      throw error;
+      throw explained(error, fallbackType) ?? error;
     }
   };
+}
+
+/**
+ * A whole job run, any activity's own failure explained as `explainer` does (a wrong API key in the first call of
+ * the report as in the last batch of a repair): for jobs whose every activity may meet the API.
+ */
+export async function explainedRun<T>(fallbackType: string, run: () => Promise<T>): Promise<T> {
+  try {
+    return await run();
+  } catch (error) {
+    throw explained(error, fallbackType) ?? error;
+  }
 }
 
 /** The last path segment, for the Web UI's TraceSource column (no Node `path` in workflow code). */

@@ -18,6 +18,7 @@ import {
 import { parseRepairBomInput, selectorLabel, type RepairBomInput } from '../connectors/bom-repair/job-input';
 import {
   checkResume,
+  explainedRun,
   invalidInput,
   resumeRunKey,
   runStoppableBatches,
@@ -196,6 +197,10 @@ export async function bomRepair(
   input: RepairBomInput,
   resume?: RepairBomResumeState,
 ): Promise<RepairBomForksResult> {
+  return explainedRun('BomRepairFailed', () => repair(input, resume));
+}
+
+async function repair(input: RepairBomInput, resume?: RepairBomResumeState): Promise<RepairBomForksResult> {
   let parsed: ReturnType<typeof parseRepairBomInput>;
   try {
     parsed = parseRepairBomInput(input);

@@ -9,7 +9,7 @@ import {
   statusesShown,
   type CertificateReportInput,
 } from '../connectors/certificate-report/model';
-import { invalidInput, setStatus, startJob, stepActivityOptions } from './batch-run';
+import { explainedRun, invalidInput, setStatus, startJob, stepActivityOptions } from './batch-run';
 
 export type { CertificateReportInput as CertificateExpiryReportInput } from '../connectors/certificate-report/model';
 
@@ -49,6 +49,10 @@ const { writeCertificateExpiryReport } = proxyActivities<Activities>({
 export async function certificateReport(
   input: CertificateReportInput = {},
 ): Promise<CertificateReportResult> {
+  return explainedRun('CertificateReportFailed', () => report(input));
+}
+
+async function report(input: CertificateReportInput): Promise<CertificateReportResult> {
   // patched: runs started while unknown keys were dropped (as they still are for those) replay as they ran.
   const schema = patched('certificate-input-strict')
     ? certificateReportInputSchema

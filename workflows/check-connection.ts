@@ -1,7 +1,7 @@
 import { defineQuery, log, proxyActivities } from '@temporalio/workflow';
 import type { ApiAccountSummary } from '../activities/check-connection';
 import type { Activities } from '../activities';
-import { setStatus, startJob } from './batch-run';
+import { explainedRun, setStatus, startJob } from './batch-run';
 
 export interface CheckConnectionProgress {
   phase: 'starting' | 'checking' | 'done';
@@ -25,6 +25,10 @@ const { describeApiAccount } = proxyActivities<Activities>({
  * TraceJob `check-connection`, TraceSource `api`, TraceStatus `running` then `done` itself.
  */
 export async function checkConnection(): Promise<ApiAccountSummary> {
+  return explainedRun('CheckConnectionFailed', checkConnectionRun);
+}
+
+async function checkConnectionRun(): Promise<ApiAccountSummary> {
   const progress = startJob<CheckConnectionProgress>({
     job: 'check-connection',
     source: 'api',

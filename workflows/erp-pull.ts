@@ -13,7 +13,7 @@ import {
 import { z } from 'zod';
 import type { Activities } from '../activities';
 import type { PullOrdersResult } from '../activities/erp-pull';
-import { invalidInput, setStatus, startJob, stepActivityOptions } from './batch-run';
+import { explainedRun, invalidInput, setStatus, startJob, stepActivityOptions } from './batch-run';
 import { showDetails } from './operator-view';
 
 /** Workflow input: `{}` (the high-water mark lives in `<dataDir>/exports/orders/high-water-mark.json`). */
@@ -34,6 +34,10 @@ const PULL_CANCEL_PATCH = 'erp-pull-cancel-waits-for-pull';
 
 /** The ERP reconciliation pull: orders changed on the platform since the last run, as NDJSON and CSV. */
 export async function erpPull(input: PullPlatformOrdersInput = {}): Promise<PullOrdersResult> {
+  return explainedRun('ErpPullFailed', () => pull(input));
+}
+
+async function pull(input: PullPlatformOrdersInput): Promise<PullOrdersResult> {
   const parsed = pullPlatformOrdersInputSchema.safeParse(input ?? {});
   if (!parsed.success) throw invalidInput('erpPull', parsed.error);
   const progress = startJob<PullPlatformOrdersProgress>({

@@ -58,10 +58,11 @@ describe('checkConnection on a real Temporal dev server', () => {
         (error: unknown) => error,
       );
       expect(failure).toBeInstanceOf(WorkflowFailedError);
-      const activityFailure = (failure as WorkflowFailedError).cause;
-      expect(activityFailure).toBeInstanceOf(ActivityFailure);
-      const cause = (activityFailure as ActivityFailure).cause;
+      // The run's own failure is the API's answer (what the Web UI shows), the activity's failure its cause.
+      const cause = (failure as WorkflowFailedError).cause;
       expect(cause).toBeInstanceOf(ApplicationFailure);
+      expect((cause as ApplicationFailure).message).toMatch(/401 token_or_api_key_invalid/);
+      expect((cause as ApplicationFailure).cause).toBeInstanceOf(ActivityFailure);
       expect((cause as ApplicationFailure).nonRetryable).toBe(true);
       expect((cause as ApplicationFailure).type).toMatch(/^TraceabilityApiError:/);
       expect(JSON.stringify(await handle.fetchHistory())).not.toContain(wrongKey);

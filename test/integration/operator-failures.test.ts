@@ -1,0 +1,62 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { TraceStatus } from '../../worker/search-attributes';
+import { cliEnv, startTestStack, traceSync, type TestStack } from '../harness';
+
+/**
+ * What the operator sees when a job cannot work at all: the worker's API key is wrong. Every job, started from the
+ * CLI with `--wait`, fails at once (a 401 is not retried), and says so in one line that names the cause, never the
+ * key; the run's TraceStatus says `failed` and its details in the Web UI say why.
+ */
+const WRONG_KEY = 'operator-wrong-key-5e1f0c9a';
+
+describe('a job whose worker has a wrong API key', () => {
+  let stack: TestStack;
+  let dir: string;
+
+  beforeAll(async () => {
+    stack = await startTestStack({ apiKey: WRONG_KEY });
+    dir = mkdtempSync(path.join(tmpdir(), 'operator-failures-'));
+    writeFileSync(
+      path.join(dir, 'sheet.csv'),
+      'externalId,name,styleType,size\nOPS-1,Operator tee,T-shirt,M\n',
+    );
+  }, 60_000);
+
+  afterAll(async () => {
+    await stack?.stop();
+  });
+
+  it.each([
+    ['check-connection', ['check-connection']],
+    ['erp-pull', ['erp-pull']],
+    ['bom-repair', ['bom-repair', '--all', '--dry-run']],
+    ['certificate-report', ['certificate-report']],
+    ['plm-import', ['plm-import', 'SHEET']],
+  ])(
+    '%s fails at once, saying the API refused the key',
+    async (_job, args) => {
+      const cli = await traceSync(
+        [...args.map((arg) => (arg === 'SHEET' ? path.join(dir, 'sheet.csv') : arg)), '--wait'],
+        cliEnv(stack),
+        90_000,
+      );
+      expect(cli.status).toBe(1);
+      expect(cli.ms).toBeLessThan(30_000);
+      const lines = cli.stderr.trim().split('\n');
+      expect(lines).toHaveLength(1);
+      expect(lines[0]).toMatch(/401/);
+      expect(lines[0]).not.toContain('Activity task failed');
+      expect(cli.stderr + cli.stdout).not.toContain(WRONG_KEY);
+
+      const workflowId = /Started workflow (\S+)/.exec(cli.stdout)?.[1];
+      expect(workflowId).toBeDefined();
+      const handle = stack.client.workflow.getHandle(workflowId ?? '');
+      expect((await handle.describe()).typedSearchAttributes.get(TraceStatus)).toBe('failed');
+      const metadata = (await handle.query('__temporal_workflow_metadata')) as { currentDetails?: string };
+      expect(metadata.currentDetails).toMatch(/^Failed: .*401/);
+    },
+    120_000,
+  );
+});
