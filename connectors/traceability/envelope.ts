@@ -145,6 +145,10 @@ function failWith(error: TraceabilityApiError): never {
   throw error;
 }
 
+/** A 401 is the worker's configuration, never the data: retrying or fixing rows cannot help. */
+const KEY_REFUSED_HINT =
+  '; the API refused the key: check TRACEABILITY_API_KEY (and TRACEABILITY_BASE_URL) of the worker, then restart it';
+
 /** Builds the error for a non-2xx answer from its envelope (or its status when the body is not one). */
 export function errorFromAnswer(
   ctx: RequestContext,
@@ -163,7 +167,7 @@ export function errorFromAnswer(
     statusCode,
     code,
     message: redact(
-      `${ctx.method} ${ctx.endpoint} failed with ${statusCode} ${code}: ${serverMessage}`,
+      `${ctx.method} ${ctx.endpoint} failed with ${statusCode} ${code}: ${serverMessage}${statusCode === 401 ? KEY_REFUSED_HINT : ''}`,
       ctx.apiKey,
     ),
     method: ctx.method,

@@ -6,8 +6,8 @@ import { cliEnv, startTestStack, traceSync, type TestStack } from '../harness';
 
 /**
  * What the operator sees when a job cannot work at all: the worker's API key is wrong. Every job, started from the
- * CLI with `--wait`, fails at once (a 401 is not retried), and says so in one line that names the cause, never the
- * key; the run's TraceStatus says `failed` and its details in the Web UI say why.
+ * CLI with `--wait`, fails at once (a 401 is not retried), and says so in one line that names the cause and what
+ * to change, never the key; the run's TraceStatus says `failed` and its details in the Web UI say why.
  */
 const WRONG_KEY = 'operator-wrong-key-5e1f0c9a';
 
@@ -35,7 +35,7 @@ describe('a job whose worker has a wrong API key', () => {
     ['certificate-report', ['certificate-report']],
     ['plm-import', ['plm-import', 'SHEET']],
   ])(
-    '%s fails at once, saying the API refused the key',
+    '%s fails at once, saying the API refused the key and which variable to fix',
     async (_job, args) => {
       const cli = await traceSync(
         [...args.map((arg) => (arg === 'SHEET' ? path.join(dir, 'sheet.csv') : arg)), '--wait'],
@@ -47,6 +47,7 @@ describe('a job whose worker has a wrong API key', () => {
       const lines = cli.stderr.trim().split('\n');
       expect(lines).toHaveLength(1);
       expect(lines[0]).toMatch(/401/);
+      expect(lines[0]).toContain('TRACEABILITY_API_KEY');
       expect(lines[0]).not.toContain('Activity task failed');
       expect(cli.stderr + cli.stdout).not.toContain(WRONG_KEY);
 
@@ -55,7 +56,7 @@ describe('a job whose worker has a wrong API key', () => {
       const handle = stack.client.workflow.getHandle(workflowId ?? '');
       expect((await handle.describe()).typedSearchAttributes.get(TraceStatus)).toBe('failed');
       const metadata = (await handle.query('__temporal_workflow_metadata')) as { currentDetails?: string };
-      expect(metadata.currentDetails).toMatch(/^Failed: .*401/);
+      expect(metadata.currentDetails).toMatch(/^Failed: .*401.*TRACEABILITY_API_KEY/);
     },
     120_000,
   );
