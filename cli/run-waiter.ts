@@ -89,6 +89,78 @@ function withApprovalNotice(
   };
 }
 
+/** What `--wait` says of an activity that is retrying: which call, which attempt, why (one bounded line). */
+export interface RetryNotice {
+  activity: string;
+  attempt: number;
+  /** 0 when the retry policy sets no limit. */
+  maximumAttempts: number;
+  lastFailure: string;
+  nextAttemptAt?: string;
+}
+
+/** The run's activities on their second attempt or later, with their last failure, from `describe`. */
+export async function retryingActivities(handle: WorkflowHandle): Promise<RetryNotice[]> {
+  const described = await handle.describe();
+  return (described.raw.pendingActivities ?? []).flatMap((activity) => {
+    const message = activity.lastFailure?.message;
+    if ((activity.attempt ?? 0) < 2 || !message) return [];
+    const line = message.replace(/\s+/g, ' ').trim();
+    const next = activity.nextAttemptScheduleTime?.seconds;
+    return [
+      {
+        activity: activity.activityType?.name ?? 'activity',
+        attempt: activity.attempt ?? 0,
+        maximumAttempts: activity.maximumAttempts ?? 0,
+        lastFailure: line.length > 300 ? `${line.slice(0, 299)}…` : line,
+        ...(next ? { nextAttemptAt: new Date(Number(next) * 1000).toISOString() } : {}),
+      },
+    ];
+  });
+}
+
+/**
+ * While a run's activity retries (the API down, answering 5xx, or slow), says so once per attempt: which call fails,
+ * which attempt of how many, and why, so a stall is not a silent bar. A line above the bar on a terminal, a JSON line
+ * `{"retrying": ...}` otherwise. Asked every `everyMs` at most (a describe call each).
+ */
+function withRetryNotice(
+  sink: ProgressSink,
+  out: ProgressOutput,
+  handle: WorkflowHandle,
+  everyMs = 3000,
+): ProgressSink {
+  let lastAsked = -Infinity;
+  const said = new Set<string>();
+  return {
+    update(snapshot, now) {
+      if (now - lastAsked >= everyMs) {
+        lastAsked = now;
+        void retryingActivities(handle)
+          .then((notices) => {
+            for (const notice of notices) {
+              const key = `${notice.activity}#${notice.attempt}`;
+              if (said.has(key)) continue;
+              said.add(key);
+              if (out.isTTY) {
+                sink.finish();
+                const of = notice.maximumAttempts > 0 ? ` of ${notice.maximumAttempts}` : '';
+                out.write(
+                  `Retrying ${notice.activity} (attempt ${notice.attempt}${of}): ${notice.lastFailure}\n`,
+                );
+              } else {
+                out.write(`${JSON.stringify({ retrying: notice })}\n`);
+              }
+            }
+          })
+          .catch(() => undefined);
+      }
+      sink.update(snapshot, now);
+    },
+    finish: () => sink.finish(),
+  };
+}
+
 /** Follows the run's `progress` query until it ends, then prints its result JSON; a failure becomes one line. */
 /** Follows the run's progress until it ends, prints its result JSON and returns it. */
 export async function waitAndPrint(handle: WorkflowHandle, options: WaitOptions): Promise<unknown> {
@@ -110,7 +182,7 @@ export async function waitAndPrint(handle: WorkflowHandle, options: WaitOptions)
     const result: unknown = await followProgress({
       query: () => handle.query('progress'),
       ended: Promise.race([handle.result(), timeout]),
-      sink: withApprovalNotice(sinkFor(out), out, handle, options.links),
+      sink: withRetryNotice(withApprovalNotice(sinkFor(out), out, handle, options.links), out, handle),
     });
     out.write(`${JSON.stringify(result, null, 2)}\n`);
     return result;

@@ -61,3 +61,38 @@ describe('a job whose worker has a wrong API key', () => {
     120_000,
   );
 });
+
+describe('a job whose API answers 500 to everything', () => {
+  let stack: TestStack;
+
+  beforeAll(async () => {
+    stack = await startTestStack({ logName: 'operator-failures-api-down' });
+    await fetch(`${stack.sandbox.url}/__sandbox/faults`, {
+      method: 'PUT',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ serverErrorRate: 1 }),
+    });
+  }, 60_000);
+
+  afterAll(async () => {
+    await stack?.stop();
+  });
+
+  it('--wait says, while the run retries, which call fails and which attempt it is on', async () => {
+    const cli = await traceSync(['check-connection', '--wait'], cliEnv(stack), 110_000);
+    const retrying = cli.stdout
+      .split('\n')
+      .filter((line) => line.startsWith('{"retrying"'))
+      .map((line) => JSON.parse(line) as { retrying: Record<string, unknown> });
+    expect(retrying.length).toBeGreaterThan(0);
+    expect(retrying[0]?.retrying).toMatchObject({
+      activity: 'describeApiAccount',
+      attempt: expect.any(Number),
+      maximumAttempts: 5,
+      lastFailure: expect.stringMatching(/GET \/style-types .*500/),
+    });
+    expect(retrying[0]?.retrying['attempt']).toBeGreaterThanOrEqual(2);
+    expect(cli.stdout + cli.stderr).not.toContain(stack.apiKey);
+    expect(cli.status).toBe(1);
+  }, 120_000);
+});
