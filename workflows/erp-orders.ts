@@ -248,6 +248,7 @@ export async function erpOrders(
     const settled = counts.created + counts.patched + counts.unchanged + counts.rejected;
     showOutcome(counts, finished.rejectsFile, {
       noun: 'orders',
+      rejectedRows: finished.rejectedRows,
       note: `cancelled: ${Math.max(0, prepared.orders - settled)} orders not pushed; push the file again to push them`,
     });
     upsertMemo({ orders: counts, rejectsFile: finished.rejectsFile, cancelled: true });
@@ -303,6 +304,7 @@ export async function erpOrders(
     showOutcome(counts, finished.rejectsFile, {
       dryRun: input.dryRun ?? false,
       noun: 'orders',
+      rejectedRows: finished.rejectedRows,
       ...(note ? { note } : {}),
     });
   }

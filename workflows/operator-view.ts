@@ -18,13 +18,14 @@ export interface OutcomeCounts {
 
 /**
  * Sets the run's current details (Markdown, shown in the Web UI) to the outcome line:
- * `10 created, 2 updated, 5 unchanged, 2 rejected — rejects file: /data/runs/…/rejects.csv` (with an S3 store, the
- * `s3://…` location the finishing activity gives).
+ * `10 created, 2 updated, 5 unchanged, 2 rejected; 3 rows rejected — rejects file: /data/runs/…/rejects.csv` (with an
+ * S3 store, the `s3://…` location the finishing activity gives). `rejectedRows` is the result's: a PLM row naming no
+ * product is in no count before it, yet in the rejects file.
  */
 export function showOutcome(
   counts: OutcomeCounts,
   rejectsFile?: string | null,
-  options: { dryRun?: boolean; noun?: string; note?: string } = {},
+  options: { dryRun?: boolean; noun?: string; note?: string; rejectedRows?: number } = {},
 ): void {
   const parts = [
     `${counts.created} ${options.dryRun ? 'to create' : 'created'}`,
@@ -35,10 +36,12 @@ export function showOutcome(
     `${counts.unchanged} unchanged`,
     `${counts.rejected} rejected`,
   ];
-  const rejects = counts.rejected > 0 && rejectsFile ? ` — rejects file: ${rejectsFile}` : '';
+  const rows = options.rejectedRows ?? 0;
+  const rejectedRows = rows > 0 ? `; ${rows} ${rows === 1 ? 'row' : 'rows'} rejected` : '';
+  const rejects = (counts.rejected > 0 || rows > 0) && rejectsFile ? ` — rejects file: ${rejectsFile}` : '';
   const note = options.note ? ` — ${options.note}` : '';
   setCurrentDetails(
-    `${options.noun ? `${options.noun}: ` : ''}${parts.join(', ')}${rejects}${note}${options.dryRun ? ' (dry run)' : ''}`,
+    `${options.noun ? `${options.noun}: ` : ''}${parts.join(', ')}${rejectedRows}${rejects}${note}${options.dryRun ? ' (dry run)' : ''}`,
   );
 }
 

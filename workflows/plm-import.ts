@@ -264,6 +264,7 @@ export async function plmImport(
     setStatus('cancelled');
     const left = result.products.total - progress.done;
     showOutcome(result.products, result.rejectsFile, {
+      rejectedRows: result.rejectedRows,
       note: `cancelled: ${left} products not written; run the file again to write them`,
     });
     upsertMemo({
@@ -283,7 +284,11 @@ export async function plmImport(
   setStatus(approval?.decision === 'rejected' ? 'rejected' : status);
   if (approval?.decision !== 'rejected') {
     const note = approval && heldBackNote(approval, 'products');
-    showOutcome(result.products, result.rejectsFile, { dryRun, ...(note ? { note } : {}) });
+    showOutcome(result.products, result.rejectsFile, {
+      dryRun,
+      rejectedRows: result.rejectedRows,
+      ...(note ? { note } : {}),
+    });
   }
   upsertMemo({ products: result.products, rejectsFile: result.rejectsFile, resultFile: result.resultFile });
   log.info('PLM import done', { ...result.products, apiCalls: result.apiCalls.total });

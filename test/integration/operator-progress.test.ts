@@ -6,7 +6,7 @@ import { defaultPayloadConverter } from '@temporalio/common';
 import { plmImport } from '../../workflows';
 import { TraceStatus } from '../../worker/search-attributes';
 import { repoRoot } from '../../worker/paths';
-import { nativeRows, productCount, toCsv } from '../unit/plm-activities/native-sheet';
+import { nativeRows, productCount, toCsv, type NativeRow } from '../unit/plm-activities/native-sheet';
 import { cliEnv, startTestStack, traceSync, type TestStack } from '../harness';
 
 /**
@@ -138,7 +138,7 @@ describe("the operator's view while a run goes on", () => {
     expect(await described.staticSummary()).toBe('Import PLM sheet rejects-sheet.csv');
     const metadata = (await handle.query('__temporal_workflow_metadata')) as { currentDetails?: string };
     expect(metadata.currentDetails).toBe(
-      `${result.products.created} created, 0 updated, 0 unchanged, 1 rejected — rejects file: ${result.rejectsFile}`,
+      `${result.products.created} created, 0 updated, 0 unchanged, 1 rejected; 1 row rejected — rejects file: ${result.rejectsFile}`,
     );
     expect(described.typedSearchAttributes.get(TraceStatus)).toBe('done-with-rejects');
 
@@ -152,6 +152,38 @@ describe("the operator's view while a run goes on", () => {
       );
     expect(summaries.length).toBeGreaterThan(0);
     summaries.forEach((summary, i) => expect(summary).toBe(`apply batch ${i + 1}/${summaries.length}`));
+  }, 300_000);
+
+  // A row naming no product (a blank externalId) counts in no product total, yet it is rejected: the rejects file, the
+  // result's rejectedRows and TraceStatus say so. The details said "0 rejected" and named no rejects file.
+  it('a run whose only rejects are rows naming no product names those rows and the rejects file in its details', async () => {
+    const file = path.join(dir, 'keyless-sheet.csv');
+    const rows: NativeRow[] = [
+      ...nativeRows({ prefix: 'KYL', styles: 1, coloursPerStyle: 1, sizesPerColour: 1 }),
+      { externalId: '', parentExternalId: 'KYL-S1-C1', level: 'sku', name: 'No key', dimension: 'XL' },
+      { externalId: '', parentExternalId: 'KYL-S1-C1', level: 'sku', name: 'No key', dimension: 'XXL' },
+    ];
+    writeFileSync(file, toCsv(rows));
+    const handle = await stack.client.workflow.start(plmImport, {
+      taskQueue: stack.taskQueue,
+      workflowId: stack.workflowId('keyless'),
+      args: [{ file }],
+    });
+    const result = (await handle.result()) as {
+      products: { created: number; rejected: number };
+      rejectedRows: number;
+      rejectsFile: string | null;
+    };
+    expect(result).toMatchObject({
+      products: { rejected: 0 },
+      rejectedRows: 2,
+      rejectsFile: expect.any(String),
+    });
+    expect((await handle.describe()).typedSearchAttributes.get(TraceStatus)).toBe('done-with-rejects');
+    const metadata = (await handle.query('__temporal_workflow_metadata')) as { currentDetails?: string };
+    expect(metadata.currentDetails).toBe(
+      `${result.products.created} created, 0 updated, 0 unchanged, 0 rejected; 2 rows rejected — rejects file: ${result.rejectsFile}`,
+    );
   }, 300_000);
 
   const tmux = spawnSync('tmux', ['-V']).status === 0;

@@ -281,6 +281,10 @@ describe('plan, then approve (ERP push): erp-orders --approve', () => {
     expect(result.warnings.filter((w) => w.startsWith("order 'APV-UI-1'"))).toEqual([
       sheet<Record<string, string>>('Warnings')[0]?.['warning'],
     ]);
+    expect(result.rejectedRows).toBe(1);
+    expect(await currentDetails(handle, (text) => text.startsWith('orders:'))).toBe(
+      `orders: 0 created, 1 patched, 0 unchanged, 1 rejected; 1 row rejected — rejects file: ${result.rejectsFile}`,
+    );
   }, 300_000);
 
   it('a reject writes nothing', async () => {
