@@ -224,19 +224,22 @@ export function listenForDecision(): DecisionSignals {
 }
 
 /**
- * Shows the plan's summary, waits for the decision and sets TraceStatus from it (`rejected`, or `running` again).
- * The outcome lists nothing re-planned yet: the caller checks that once approved.
+ * Shows the plan's summary (and the first of the warnings the run will give), waits for the decision and sets
+ * TraceStatus from it (`rejected`, or `running` again). The outcome lists nothing re-planned yet: the caller checks
+ * that once approved.
  */
 async function decideOnPlan(
   input: ApprovalInput,
   signals: DecisionSignals,
   summary: string,
   files: { htmlFile: string; xlsxFile: string },
+  warnings: readonly string[] = [],
 ): Promise<ApprovalOutcome> {
   const { workflowId } = workflowInfo();
+  const warned = warnings.length > 0 ? `Warnings:\n${warnings.map((w) => `- ${w}`).join('\n')}\n\n` : '';
   const decision = await signals.awaitDecision(
     input,
-    `**Awaiting approval**: ${summary}.\n\n` +
+    `**Awaiting approval**: ${summary}.\n\n${warned}` +
       `Plan: ${files.htmlFile} (and ${files.xlsxFile}).\n\nApprove: \`trace-sync approve ${workflowId}\` or the signal \`approve\`; reject: \`trace-sync reject ${workflowId}\`.`,
   );
   if (decision.decision === 'rejected') {
@@ -397,6 +400,8 @@ export async function approveErpPlan(
     runKey: string;
     manifest: StagingRef;
     batchCount: number;
+    /** The warnings from reading the export: the plan lists them, as the run's result will. */
+    warnings: string[];
     /** Needed until the decision is taken (a run resumed in the recheck has taken it). */
     signals: DecisionSignals | undefined;
     setPhase: (phase: 'awaiting approval' | 'planning') => void;
@@ -444,14 +449,18 @@ export async function approveErpPlan(
       runKey: run.runKey,
       planRunKey,
       workflowId,
+      readWarnings: run.warnings,
     });
     run.setPhase('awaiting approval');
     if (!run.signals) throw new Error('the ERP gate awaits a decision without listening for one');
+    // A result recorded before `rejected` and `warnings` were added has the count only.
+    const recorded = files as Partial<typeof files>;
     approval = await decideOnPlan(
       input,
       run.signals,
-      `${files.creates} orders to create, ${files.updates} to update, ${files.deletes} with lines to delete, ${files.rejects} rejected`,
+      `${files.creates} orders to create, ${files.updates} to update, ${files.deletes} with lines to delete, ${recorded.rejected ?? `${files.rejects} rejected`}`,
       files,
+      recorded.warnings ?? [],
     );
     if (approval.decision === 'rejected') return { approval, plan: undefined };
     run.setPhase('planning');

@@ -1,6 +1,7 @@
 import { isDeepStrictEqual } from 'node:util';
 import { z } from 'zod';
 import { writeHeldBack, type HeldBackList } from '../held-back';
+import { boundMessage } from '../input-limits';
 import { htmlDocument, htmlTable, tableMatrix, toXlsx, type Table } from '../reports';
 import { stagingRefSchema, type StagingRef } from '../staging';
 import { writeFileAtomically } from '../storage';
@@ -28,6 +29,11 @@ export const writeErpPlanInputSchema = z.strictObject({
   /** Run key of the dry pass whose outcomes are the plan. */
   planRunKey: z.string().min(1),
   workflowId: z.string().min(1),
+  /**
+   * The warnings from reading the export (a hidden sheet not read, hidden rows), as the prepare step gave them; absent
+   * from an input scheduled before they were passed.
+   */
+  readWarnings: z.array(z.string()).optional(),
 });
 export type WriteErpPlanInput = z.infer<typeof writeErpPlanInputSchema>;
 
@@ -39,6 +45,29 @@ export interface ErpApprovalPlanFiles {
   updates: number;
   deletes: number;
   rejects: number;
+  /** `1 rejected; 1 with a warning, 2 warnings reading the export (see Warnings)`: as plan.html says it. */
+  rejected: string;
+  /** The first warnings of the Warnings table, for the run's details (plan.html has them all). */
+  warnings: string[];
+}
+
+/** Warnings the details awaiting approval list; plan.html's Warnings table has every one. */
+const WARNINGS_SHOWN = 5;
+
+/** A row of the plan's Warnings table: an order's warning, or one from reading the export (no order). */
+interface PlanWarning {
+  orderNumber: string;
+  orderType: string;
+  warning: string;
+}
+
+/** `; 1 with a warning, 2 warnings reading the export (see Warnings)`, or nothing when there is none. */
+function warningsSaid(orders: number, reading: number): string {
+  const parts = [
+    ...(orders > 0 ? [`${orders} with a warning`] : []),
+    ...(reading > 0 ? [`${reading} ${reading === 1 ? 'warning' : 'warnings'} reading the export`] : []),
+  ];
+  return parts.length === 0 ? '' : `; ${parts.join(', ')} (see Warnings)`;
 }
 
 const lines = (o: OrderOutcome) => o.lines ?? { created: 0, updated: 0, deleted: 0 };
@@ -71,6 +100,17 @@ export async function writeErpApprovalPlan(
   ];
   const deletes = outcomes.filter((o) => lines(o).deleted > 0);
   const warned = outcomes.filter((o) => o.warning !== undefined);
+  const readWarnings = input.readWarnings ?? [];
+  // An order's warning first: it names a write the approval allows (an order a platform user made, updated); an
+  // export may give many of its own (each profile column it lacks), which must not push those out of the details.
+  const warnings: PlanWarning[] = [
+    ...warned.map((o) => ({
+      orderNumber: o.orderNumber,
+      orderType: o.orderType ?? '',
+      warning: o.warning ?? '',
+    })),
+    ...readWarnings.map((warning) => ({ orderNumber: '', orderType: '', warning })),
+  ];
   const tables: Table<OrderOutcome>[] = [
     { name: 'Creates', columns: orderColumns, rows: of('created') },
     { name: 'Updates', columns: updateColumns, rows: of('patched') },
@@ -86,43 +126,56 @@ export async function writeErpApprovalPlan(
       ],
       rows: of('rejected'),
     },
-    {
-      // What the run's result will warn of (an order a platform user made under the export's number, say).
-      name: 'Warnings',
-      columns: [
-        { header: 'orderNumber', value: (o) => o.orderNumber },
-        { header: 'orderType', value: (o) => o.orderType ?? '' },
-        { header: 'warning', value: (o) => o.warning ?? '' },
-      ],
-      rows: warned,
-    },
   ];
+  const warningsTable: Table<PlanWarning> = {
+    // What the run's result will warn of: reading the export (a hidden sheet not read, hidden rows), and an order a
+    // platform user made under the export's number, say.
+    name: 'Warnings',
+    columns: [
+      { header: 'orderNumber', value: (w) => w.orderNumber },
+      { header: 'orderType', value: (w) => w.orderType },
+      { header: 'warning', value: (w) => w.warning },
+    ],
+    rows: warnings,
+  };
+  const section = <R>(table: Table<R>) => ({
+    heading: `<h2>${table.name} (${table.rows.length})</h2>`,
+    html: htmlTable(table, { emptyText: 'None.' }),
+    matrix: tableMatrix(table),
+  });
+  const sections = [...tables.map((table) => section(table)), section(warningsTable)];
   const counts = {
     creates: of('created').length,
     updates: of('patched').length,
     deletes: deletes.length,
     rejects: of('rejected').length,
   };
+  const said = warningsSaid(warned.length, readWarnings.length);
+  const rejected = `${counts.rejects} rejected${said}`;
   const html = htmlDocument(
     `Plan awaiting approval: ${input.workflowId}`,
     [
       `<h1>Plan awaiting approval</h1>`,
-      `<p>Run <code>${input.workflowId}</code>: ${counts.creates} orders to create, ${counts.updates} to update, ${counts.deletes} with lines to delete, ${counts.rejects} rejected, ${of('unchanged').length} unchanged${warned.length > 0 ? `; ${warned.length} with a warning` : ''}.</p>`,
+      `<p>Run <code>${input.workflowId}</code>: ${counts.creates} orders to create, ${counts.updates} to update, ${counts.deletes} with lines to delete, ${counts.rejects} rejected, ${of('unchanged').length} unchanged${said}.</p>`,
       `<p>Approve with <code>trace-sync approve ${input.workflowId}</code>; reject with <code>trace-sync reject ${input.workflowId}</code>.</p>`,
-      ...tables.flatMap((table) => [
-        `<h2>${table.name} (${table.rows.length})</h2>`,
-        htmlTable(table, { emptyText: 'None.' }),
-      ]),
+      ...sections.flatMap(({ heading, html }) => [heading, html]),
     ].join('\n'),
   );
   const htmlFile = run.file('plan.html');
   const xlsxFile = run.file('plan.xlsx');
   await writeFileAtomically(htmlFile, html);
-  await writeFileAtomically(xlsxFile, toXlsx(tables.map((table) => tableMatrix(table))));
+  await writeFileAtomically(xlsxFile, toXlsx(sections.map(({ matrix }) => matrix)));
   return {
     htmlFile: await run.publishedLocation('plan.html'),
     xlsxFile: await run.publishedLocation('plan.xlsx'),
     ...counts,
+    rejected,
+    warnings: [
+      ...warnings.slice(0, WARNINGS_SHOWN).map((w) => boundMessage(w.warning, 500)),
+      ...(warnings.length > WARNINGS_SHOWN
+        ? [`and ${warnings.length - WARNINGS_SHOWN} more in the plan`]
+        : []),
+    ],
   };
 }
 

@@ -254,16 +254,20 @@ describe('plan, then approve (ERP push): erp-orders --approve', () => {
       'erp-orders',
     );
     const runDir = path.join(stack().config.dataDir, 'runs', handle.workflowId);
+    // What the Web UI and --wait show while the plan waits: the warning too, not only "1 rejected".
+    const details = await currentDetails(handle, (text) => text.includes('Awaiting approval'));
+    expect(details).toMatch(/\n- order 'APV-UI-1' was made in the platform UI by Ines Buyer/);
     const html = readFileSync(path.join(runDir, 'plan.html'), 'utf8');
     expect(html).toContain('1 to update');
     expect(html).toContain('1 rejected');
     expect(html).toContain('1 with a warning');
-    expect(html).toMatch(/<h2>Warnings \(1\)<\/h2>[^]*APV-UI-1[^]*made in the platform UI by Ines Buyer/);
+    expect(html).toMatch(/<h2>Warnings \(\d+\)<\/h2>[^]*APV-UI-1[^]*made in the platform UI by Ines Buyer/);
     const sheet = <T>(name: string) =>
       XLSX.utils.sheet_to_json<T>(
         XLSX.readFile(path.join(runDir, 'plan.xlsx')).Sheets[name] as XLSX.WorkSheet,
       );
-    expect(sheet<Record<string, string>>('Warnings')).toEqual([
+    // The order's warning first, then the export's own (the columns of the profile it lacks).
+    expect(sheet<Record<string, string>>('Warnings').filter((row) => row['orderNumber'])).toEqual([
       {
         orderNumber: 'APV-UI-1',
         orderType: 'PURCHASE_ORDER',
@@ -281,10 +285,85 @@ describe('plan, then approve (ERP push): erp-orders --approve', () => {
     expect(result.warnings.filter((w) => w.startsWith("order 'APV-UI-1'"))).toEqual([
       sheet<Record<string, string>>('Warnings')[0]?.['warning'],
     ]);
+    // The csv lacks some of the default profile's columns: the run warns of each, and the plan counts them.
+    expect(details).toContain(
+      `0 orders to create, 1 to update, 0 with lines to delete, 1 rejected; 1 with a warning, ${result.warnings.length - 1} warnings reading the export (see Warnings)`,
+    );
+    // The same warnings as the run's result, which lists the export's first.
+    expect(
+      sheet<Record<string, string>>('Warnings')
+        .map((row) => row['warning'])
+        .sort(),
+    ).toEqual([...result.warnings].sort());
     expect(result.rejectedRows).toBe(1);
     expect(await currentDetails(handle, (text) => text.startsWith('orders:'))).toBe(
       `orders: 0 created, 1 patched, 0 unchanged, 1 rejected; 1 row rejected — rejects file: ${result.rejectsFile}`,
     );
+  }, 300_000);
+
+  // The run's result lists the warnings from reading the export (a hidden sheet not read, hidden rows pushed all the
+  // same); the approver must see them before approving, in plan.html and the details the Web UI shows.
+  it('the plan and the details awaiting approval carry the warnings from reading the export: a hidden sheet, hidden rows', async () => {
+    const header = [
+      'order_number',
+      'supplier_code',
+      'line_number',
+      'product_external_id',
+      'quantity',
+      'unit',
+    ];
+    const orderSheet = XLSX.utils.aoa_to_sheet([
+      header,
+      ['HDN-PO-1', 'SUP-1001', 1, 'PLM-TEE-001-BLK', 3, 'pcs'],
+      ['HDN-PO-2', 'SUP-1001', 1, 'PLM-TEE-001-BLK', 4, 'pcs'],
+    ]);
+    // Row 3 (1-based, header = 1) hidden, as a filter hides it.
+    orderSheet['!rows'] = [{}, {}, { hidden: true }];
+    const book = XLSX.utils.book_new();
+    XLSX.utils.book_append_sheet(
+      book,
+      XLSX.utils.aoa_to_sheet([header, ['HDN-OLD-1', 'SUP-1001', 1, 'PLM-TEE-001-BLK', 99, 'pcs']]),
+      'Archive',
+    );
+    XLSX.utils.book_append_sheet(book, orderSheet, 'Orders');
+    book.Workbook = {
+      Sheets: [
+        { name: 'Archive', Hidden: 1 },
+        { name: 'Orders', Hidden: 0 },
+      ],
+    };
+    const file = path.join(dir(), 'hidden.xlsx');
+    writeFileSync(file, XLSX.write(book, { type: 'buffer', bookType: 'xlsx' }) as Buffer);
+
+    const handle = await startAwaiting(file, 'erp-orders');
+    const details = await currentDetails(handle, (text) => text.includes('Awaiting approval'));
+    const runDir = path.join(stack().config.dataDir, 'runs', handle.workflowId);
+    const html = readFileSync(path.join(runDir, 'plan.html'), 'utf8');
+    const warnings = XLSX.utils.sheet_to_json<Record<string, string>>(
+      XLSX.readFile(path.join(runDir, 'plan.xlsx')).Sheets['Warnings'] as XLSX.WorkSheet,
+    );
+    expect((await cli('reject', handle.workflowId)).status).toBe(0);
+    const result = (await handle.result()) as ErpResult;
+    const hiddenSheet = result.warnings.find((w) => /hidden sheet\(s\) 'Archive'/.test(w));
+    const hiddenRows = result.warnings.find((w) => /row of sheet 'Orders' is hidden/.test(w));
+    expect({ hiddenSheet, hiddenRows }).toEqual({
+      hiddenSheet: expect.any(String),
+      hiddenRows: expect.any(String),
+    });
+
+    expect(details).toContain(
+      `2 orders to create, 0 to update, 0 with lines to delete, 0 rejected; ${result.warnings.length} warnings reading the export (see Warnings)`,
+    );
+    expect(details).toContain(`- ${hiddenSheet}`);
+    expect(details).toContain(`- ${hiddenRows}`);
+    expect(html).toContain(`${result.warnings.length} warnings reading the export`);
+    expect(html).toMatch(
+      new RegExp(
+        `<h2>Warnings \\(${result.warnings.length}\\)</h2>[^]*hidden sheet\\(s\\) &#39;Archive&#39;`,
+      ),
+    );
+    expect(warnings.map((row) => row['warning'])).toEqual(result.warnings);
+    expect(warnings.every((row) => !row['orderNumber'])).toBe(true);
   }, 300_000);
 
   it('a reject writes nothing', async () => {
