@@ -31,7 +31,7 @@ import type {
   ProductRepairResult,
   RepairCandidate,
 } from './repair-schemas';
-import { ancestorsNearestFirst, pickSourceHeader, sourceNameFor } from './source-header';
+import { ancestorsNearestFirst, COPY_SUFFIX, pickSourceHeader, sourceNameFor } from './source-header';
 
 const COUNTERS = {
   repaired: 'repaired',
@@ -90,6 +90,28 @@ function writtenAtFork(lines: readonly BomLine[], forkMs: number): number {
   return lines.filter(
     (line) => existedAt(line, forkMs) && !lacksComponent(line) && !changedAfter(line, forkMs),
   ).length;
+}
+
+/**
+ * The fork's header shows a header edit made it (spec 02, PUT /bom-headers changing name or description: "header
+ * duplicated (name suffixed ` (Copy)` unless a new name was supplied), lines copied"): its name is not the source's
+ * with ` (Copy)`, which a line write's copy always gets, or its description is not the source's, which such a copy
+ * keeps. Only when neither header changed since the fork: a later rename or description would look the same.
+ */
+function madeByHeaderEdit(
+  fork: BomHeader | undefined,
+  source: BomHeader | undefined,
+  sourceName: string,
+): boolean {
+  if (!fork || !source) return false;
+  const made = timeMs(fork.createdAt);
+  const forkEdited = timeMs(fork.updatedAt);
+  const sourceEdited = timeMs(source.updatedAt);
+  if ([made, forkEdited, sourceEdited].some(Number.isNaN)) return false;
+  if (forkEdited > made || sourceEdited >= made) return false;
+  return (
+    fork.name !== `${sourceName}${COPY_SUFFIX}` || (fork.description ?? null) !== (source.description ?? null)
+  );
 }
 
 /** Reads shared between the products of one batch: siblings share parents and sources. */
@@ -467,10 +489,20 @@ export async function repairProductBoms(
         'source lines that existed then: either the write that forked it added that line, or a source line was ' +
         'deleted after the fork, which the platform does not show. If one was, a copy with the values that line ' +
         "had may have been given another line's component: check these repairs";
-    else if (gone < 0 && planned.length > 0 && writtenAtFork(lines, forkMs) === 0)
+    else if (
+      gone < 0 &&
+      planned.length > 0 &&
+      writtenAtFork(lines, forkMs) === 0 &&
+      !madeByHeaderEdit(
+        (await cache.headersOf(candidate.id)).find((h) => h.id === owned.id),
+        (await cache.headersOf(pick.ancestorId)).find((h) => h.id === pick.header.id),
+        sourceName,
+      )
+    )
       header.unverifiable =
-        `the fork holds no line written by the write that made it (${when}), so a header edit or a line delete ` +
-        'made it. If it was made by a line delete (spec 02: "deletion yields a copy without the deleted lines"), it ' +
+        `the fork holds no line written by the write that made it (${when}) and its header does not show a header ` +
+        'edit (a new name or description, neither header changed since), so a line delete may have made it. If it ' +
+        'was made by a line delete (spec 02: "deletion yields a copy without the deleted lines"), it ' +
         'holds fewer lines than the source did then, and a source line deleted after the fork, which the platform ' +
         'does not show, leaves the counts looking whole: a copy with the values that line had may have been given ' +
         'the component of a line the delete dropped. Check these repairs';

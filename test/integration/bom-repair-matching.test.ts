@@ -156,6 +156,70 @@ describe('bomRepair: pairing copies with source lines', () => {
     expect((await linesOf(stack.apiClient, forkId)).length).toBe(2);
   });
 
+  // Spec 02: "PUT /bom-headers/{id} changing name or description | | Link to shared header deleted; header duplicated
+  // (name suffixed ` (Copy)` unless a new name was supplied), lines copied". A line write's copy is always suffixed
+  // and keeps the description: a fork with a new name or description, neither header edited since, was made by a
+  // header edit, which copies every line, so a later source delete would show in the counts.
+  it('a fork made by a header edit (a new description, or a new name) is repaired and verified', async () => {
+    const tree = await buildTree(stack.apiClient, 'hdrfork', TEE_LINES);
+    const [described, renamed] = [tree.skus[0]!, tree.skus[1]!];
+    const descFork = await stack.apiClient.boms.updateHeader(tree.headerId, {
+      styleId: described,
+      name: tree.headerName,
+      description: 'cut for the BLK M sample',
+      isMainBom: true,
+    });
+    const nameFork = await stack.apiClient.boms.updateHeader(tree.headerId, {
+      styleId: renamed,
+      name: `${tree.headerName} sample`,
+      isMainBom: true,
+    });
+    expect([descFork.id, nameFork.id]).not.toContain(tree.headerId);
+
+    const result = await run(
+      {
+        products: [described, renamed],
+        sourceNames: { [`${tree.headerName} sample`]: tree.headerName },
+      },
+      'hdrfork',
+    );
+    for (const sku of [described, renamed]) {
+      const product = result.products.find((p) => p.productId === sku)!;
+      expect(product).toMatchObject({ repaired: TEE_LINES.length, verified: true });
+      expect(product.headers[0]!.unverifiable).toBeUndefined();
+    }
+    expect((await linesOf(stack.apiClient, descFork.id)).map((l) => l.styleId).sort()).toEqual(
+      TEE_LINES.map((l) => l.component.styleId).sort(),
+    );
+  });
+
+  // A delete-made fork its owner later describes looks like a header edit's, but its header changed after it was
+  // made (`updatedAt`), so the new description may not be the fork's: the delete case stays flagged.
+  it('a fork made by a line delete and described afterwards by its owner is still not claimed verified', async () => {
+    const tree = await buildTree(stack.apiClient, 'delfork2', [
+      trim(DEMO_IDS.label),
+      trim(DEMO_IDS.button),
+      trim(DEMO_IDS.zipper),
+    ]);
+    const sku = tree.skus[0]!;
+    const zipper = await sourceLine(tree, DEMO_IDS.zipper);
+    const answer = await stack.apiClient.boms.deleteLines({ styleId: sku, bomLineIds: [zipper.id] });
+    const forkId = (answer as { duplicatedHeaders: string[] }).duplicatedHeaders[0]!;
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    await stack.apiClient.boms.updateHeader(forkId, {
+      styleId: sku,
+      name: `${tree.headerName} (Copy)`,
+      description: 'no zipper on this size',
+      isMainBom: true,
+    });
+    const button = await sourceLine(tree, DEMO_IDS.button);
+    await stack.apiClient.boms.deleteLines({ styleId: tree.styleId, bomLineIds: [button.id] });
+
+    const result = await run({ products: [sku] }, 'delfork2');
+    expect(result.products[0]!.verified).toBe(false);
+    expect(result.products[0]!.headers[0]!.unverifiable).toContain('made by a line delete');
+  });
+
   it('a source line deleted after the fork that the counts show leaves every copy ambiguous', async () => {
     const tree = await buildTree(stack.apiClient, 'deleted2', [
       FABRIC,

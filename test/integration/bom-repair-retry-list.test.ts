@@ -91,6 +91,33 @@ describe('bomRepair sinceLastRun keeps the forks it left unrepaired for its next
     expect(existsSync(retryEntry(sku))).toBe(false);
   });
 
+  // Spec 02: a header edit through an inherited link copies every line ("header duplicated ..., lines copied"), so
+  // its fork's repair is as sure as a line edit's: it is verified, and nothing is kept for the next run.
+  it('a fork made by a header edit is repaired, verified, and not kept for the next run', async () => {
+    const markName = `hdr-edit-${Date.now()}`;
+    const tree = await buildTree(stack.apiClient, 'hdredit', TEE_LINES);
+    const sku = tree.skus[2]!;
+    await stack.apiClient.boms.updateHeader(tree.headerId, {
+      styleId: sku,
+      name: tree.headerName,
+      description: 'sample notes',
+      isMainBom: true,
+    });
+
+    const result = await run({ sinceLastRun: true, markName }, 'hdr-edit');
+    expect(result.products.find((p) => p.productId === sku)).toMatchObject({
+      repaired: TEE_LINES.length,
+      verified: true,
+    });
+    const entry = path.join(
+      stack.config.dataDir,
+      'bom-repair',
+      `to-retry-${markName}`,
+      `${encodeURIComponent(sku)}.json`,
+    );
+    expect(existsSync(entry)).toBe(false);
+  });
+
   // Spec 01, "Pagination": "list successes add `metadata.pagination` with integer fields `page`, `limit`, `total`,
   // `totalPages`" and "Iterate until `page` reaches `totalPages`": a fork whose pages never list every line its
   // `total` counts cannot be read whole, so it is not repaired; spec 02, "Copy fidelity caveat": "Clients re-read the
