@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
-import { mkdir, readdir, readFile, rename, stat, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { dirname, extname, join, parse } from 'node:path';
 import { Context } from '@temporalio/activity';
 import type { WorkflowExecutionStatusName } from '@temporalio/client';
@@ -408,6 +408,37 @@ async function recordLocalDropFailure(file: InboxFile, runId: string, reason: st
   return record.failures.length;
 }
 
+/** A drop of the worker's disk filed to `to/` (under a hashed name when one of that name is there). */
+async function moveLocalInboxFile(file: InboxFile, to: InboxDestination): Promise<MovedFile> {
+  const folder = join(file.path, '..', to);
+  const target = join(folder, file.name);
+  const { name: stem } = parse(file.name);
+  const hashed = join(folder, `${stem}-${file.sha256.slice(0, 12)}${extname(file.name)}`);
+  if (!(await exists(file.path))) {
+    for (const candidate of [target, hashed]) {
+      if ((await exists(candidate)) && (await sha256OfFile(candidate)) === file.sha256)
+        return { movedTo: candidate, note: 'already moved' };
+    }
+    return { movedTo: null, note: 'the file is no longer in the inbox' };
+  }
+  if ((await sha256OfFile(file.path)) !== file.sha256)
+    return { movedTo: null, note: 'the file changed since it was listed; the next run takes it' };
+  await mkdir(folder, { recursive: true });
+  const destination = (await exists(target)) ? hashed : target;
+  await rename(file.path, destination);
+  return { movedTo: destination };
+}
+
+/** Removes a drop's `.failures/` record (none is fine: most drops never had one). */
+async function forgetDropFailures(file: InboxFile): Promise<void> {
+  if (isS3Url(file.path)) {
+    const { store, key } = inputObject(file.path);
+    await store.remove(dropRecordKey(key.slice(0, key.length - file.name.length), '.failures', file));
+    return;
+  }
+  await rm(dropRecordKey(`${dirname(file.path)}/`, '.failures', file), { force: true });
+}
+
 export function createInboxActivities() {
   return {
     /**
@@ -473,7 +504,7 @@ export function createInboxActivities() {
     /**
      * Moves a handled file into `processed/` or `failed/` beside it. Safe to repeat: a file already moved is found
      * there; a name taken by other content gets the hash in its name; a file whose content changed since it was
-     * listed stays (it is a new file for the next run).
+     * listed stays (it is a new file for the next run). A filed drop's outage record (`.failures/`) goes with it.
      */
     async moveInboxFile(input: {
       file: InboxFile;
@@ -482,24 +513,12 @@ export function createInboxActivities() {
       by?: InboxMover;
     }): Promise<MovedFile> {
       const { file } = input;
-      if (isS3Url(file.path)) return moveS3InboxFile(file, input.to, input.by);
-      const folder = join(file.path, '..', input.to);
-      const target = join(folder, file.name);
-      const { name: stem } = parse(file.name);
-      const hashed = join(folder, `${stem}-${file.sha256.slice(0, 12)}${extname(file.name)}`);
-      if (!(await exists(file.path))) {
-        for (const candidate of [target, hashed]) {
-          if ((await exists(candidate)) && (await sha256OfFile(candidate)) === file.sha256)
-            return { movedTo: candidate, note: 'already moved' };
-        }
-        return { movedTo: null, note: 'the file is no longer in the inbox' };
-      }
-      if ((await sha256OfFile(file.path)) !== file.sha256)
-        return { movedTo: null, note: 'the file changed since it was listed; the next run takes it' };
-      await mkdir(folder, { recursive: true });
-      const destination = (await exists(target)) ? hashed : target;
-      await rename(file.path, destination);
-      return { movedTo: destination };
+      const moved = isS3Url(file.path)
+        ? await moveS3InboxFile(file, input.to, input.by)
+        : await moveLocalInboxFile(file, input.to);
+      // Filed away: the drop's outage count has nothing left to bound (and a later drop of the same file starts anew).
+      if (moved.movedTo !== null) await forgetDropFailures(file);
+      return moved;
     },
 
     /**

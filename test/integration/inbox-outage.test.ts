@@ -1,4 +1,4 @@
-import { readdirSync } from 'node:fs';
+import { existsSync, readdirSync } from 'node:fs';
 import { mkdir, mkdtemp, rm, utimes, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -22,6 +22,12 @@ const GOOD = [
 // Not JSON at all: the job refuses it while reading, before it calls the API, so its child fails outage or not. (A
 // file whose fault shows only after the job's first API calls, a missing column say, waits for the API like any.)
 const BAD = '{"order_number": "OUT-9", ';
+
+/** The outage records kept beside an inbox's drops (`.failures/`): one per drop its children failed for an outage. */
+const failureRecords = (folder: string): string[] => {
+  const records = path.join(folder, '.failures');
+  return existsSync(records) ? readdirSync(records) : [];
+};
 
 async function drop(file: string, body: string): Promise<void> {
   await writeFile(file, body);
@@ -117,6 +123,7 @@ describe('inbox during an API outage: a drop whose child failed for a reason out
     });
     expect(byName.get('broken.json')?.error).toContain('not valid JSON');
     expect(readdirSync(folder).filter((name) => !name.startsWith('.'))).toEqual(['failed', 'orders.csv']);
+    expect(failureRecords(folder)).toHaveLength(1);
     // The run did not get through every drop it listed: the Web UI's TraceStatus says so.
     expect(await statusOfLastRun()).toBe('done-with-failures');
 
@@ -131,6 +138,8 @@ describe('inbox during an API outage: a drop whose child failed for a reason out
       }),
     ]);
     expect(readdirSync(folder).filter((name) => !name.startsWith('.'))).toEqual(['failed', 'processed']);
+    // The drop is filed away: its outage record goes with it, not left beside the inbox for ever.
+    expect(failureRecords(folder)).toEqual([]);
     expect(await statusOfLastRun()).toBe('done');
     const [order] = await api<{ id: string }[]>('/orders?limit=100&orderNumber=OUT-1');
     expect(order).toBeDefined();
@@ -149,6 +158,7 @@ describe('inbox during an API outage: a drop whose child failed for a reason out
         runId: `earlier-${n}`,
         reason: 'GET 500',
       });
+    expect(failureRecords(folder)).toHaveLength(1);
 
     await outage();
     const result = await runOn(folder, 'inbox-long-outage');
@@ -161,6 +171,7 @@ describe('inbox during an API outage: a drop whose child failed for a reason out
       }),
     ]);
     expect(readdirSync(folder).filter((name) => !name.startsWith('.'))).toEqual(['failed']);
+    expect(failureRecords(folder)).toEqual([]);
   }, 180_000);
 });
 
@@ -212,6 +223,7 @@ describeS3('inbox on an S3 prefix during an API outage', () => {
       expect.objectContaining({ name: 'orders.csv', outcome: 'left-in-inbox', movedTo: null }),
     ]);
     expect(await store.exists('inbox/erp/orders.csv')).toBe(true);
+    expect(await store.list('inbox/erp/.failures/')).toHaveLength(1);
 
     expect((await control('/__sandbox/faults', 'DELETE')).status).toBe(200);
     const after = await run('inbox-s3-after-outage');
@@ -223,5 +235,6 @@ describeS3('inbox on an S3 prefix during an API outage', () => {
       }),
     ]);
     expect(await store.exists('inbox/erp/orders.csv')).toBe(false);
+    expect(await store.list('inbox/erp/.failures/')).toEqual([]);
   }, 180_000);
 });
