@@ -82,13 +82,23 @@ function existedAt(line: LineView, forkMs: number): boolean {
 }
 
 /**
+ * How long after the fork's header a line the forking write made may be stamped: one request writes both, but the
+ * header and the line take their own instants (the sandbox's differ by a millisecond now and then).
+ */
+const FORKING_WRITE_MS = 2000;
+
+/**
  * Lines the write that forked wrote (POST and PUT /bom-lines keep the values sent, component included): the fork's
  * lines from its creation holding a component and not changed since. A line repaired or edited after the fork is not
  * one; a fork made by a header edit or a line delete holds none.
  */
-function writtenAtFork(lines: readonly BomLine[], forkMs: number): number {
+export function writtenAtFork(
+  lines: readonly (LineView & { updatedAt?: string | null })[],
+  forkMs: number,
+): number {
+  const madeBy = forkMs + FORKING_WRITE_MS;
   return lines.filter(
-    (line) => existedAt(line, forkMs) && !lacksComponent(line) && !changedAfter(line, forkMs),
+    (line) => existedAt(line, madeBy) && !lacksComponent(line) && !changedAfter(line, madeBy),
   ).length;
 }
 
