@@ -1,5 +1,6 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import type { WorkflowHandle } from '@temporalio/client';
 import * as XLSX from 'xlsx';
 import { isTraceabilityApiError } from '../../connectors/traceability';
 import { plmImport } from '../../workflows';
@@ -44,6 +45,12 @@ describe('plan, then approve (PLM import)', () => {
       throw error;
     }
   };
+
+  /** What the run awaiting approval shows: its details (the Web UI's, the CLI's) and its plan.html. */
+  const awaitingPlan = async (handle: WorkflowHandle) => ({
+    details: await currentDetails(handle, (text) => text.includes('Awaiting approval')),
+    html: readFileSync(path.join(stack().config.dataDir, 'runs', handle.workflowId, 'plan.html'), 'utf8'),
+  });
 
   it('approve applies exactly the plan: html and xlsx list the creates and each update field before → after', async () => {
     const shape = { prefix: 'APV', coloursPerStyle: 1, sizesPerColour: 2 };
@@ -126,11 +133,7 @@ describe('plan, then approve (PLM import)', () => {
       ].join('\r\n') + '\r\n',
     );
     const handle = await startAwaiting(file, '--profile', 'flat');
-    const details = await currentDetails(handle, (text) => text.includes('Awaiting approval'));
-    const html = readFileSync(
-      path.join(stack().config.dataDir, 'runs', handle.workflowId, 'plan.html'),
-      'utf8',
-    );
+    const { details, html } = await awaitingPlan(handle);
     expect((await cli('reject', handle.workflowId)).status).toBe(0);
     const result = (await handle.result()) as Result;
     expect(result.products).toMatchObject({ rejected: 4, created: 0 });
@@ -151,11 +154,7 @@ describe('plan, then approve (PLM import)', () => {
     const style = await onPlatform('ARV-S1');
     await stack().apiClient.products.archive([style?.id ?? '']);
     const handle = await startAwaiting(sheet('arv.csv', nativeRows({ ...shape, styles: 2 })));
-    const details = await currentDetails(handle, (text) => text.includes('Awaiting approval'));
-    const html = readFileSync(
-      path.join(stack().config.dataDir, 'runs', handle.workflowId, 'plan.html'),
-      'utf8',
-    );
+    const { details, html } = await awaitingPlan(handle);
     expect((await cli('reject', handle.workflowId)).status).toBe(0);
     const result = (await handle.result()) as Result;
     expect(result.plan).toMatchObject({ archived: 3, create: 3 });
@@ -178,11 +177,7 @@ describe('plan, then approve (PLM import)', () => {
       })),
     ];
     const handle = await startAwaiting(sheet('kls.csv', rows));
-    const details = await currentDetails(handle, (text) => text.includes('Awaiting approval'));
-    const html = readFileSync(
-      path.join(stack().config.dataDir, 'runs', handle.workflowId, 'plan.html'),
-      'utf8',
-    );
+    const { details, html } = await awaitingPlan(handle);
     expect((await cli('approve', handle.workflowId)).status).toBe(0);
     const result = (await handle.result()) as Result;
     expect(result.products).toMatchObject({ created: 3, rejected: 1 });
