@@ -130,11 +130,9 @@ describe('bomRepair: pairing copies with source lines', () => {
     );
   });
 
-  // Spec 02: "POST /bom-lines/delete [through an inherited link] | Copy-on-write as above | ... deletion yields a copy
-  // without the deleted lines". A fork made by a delete holds fewer lines than its source did, so a source line the
-  // owner deletes afterwards leaves the counts equal, and a copy may be given the component of a line the SKU dropped.
-  it('a fork made by a line delete, whose source then loses a line, is not claimed verified', async () => {
-    const tree = await buildTree(stack.apiClient, 'delfork', [
+  /** A label, button and zipper on a style; its first SKU deletes the zipper, which forks the BOM: a delete-made fork. */
+  const deleteMadeFork = async (prefix: string) => {
+    const tree = await buildTree(stack.apiClient, prefix, [
       trim(DEMO_IDS.label),
       trim(DEMO_IDS.button),
       trim(DEMO_IDS.zipper),
@@ -144,6 +142,14 @@ describe('bomRepair: pairing copies with source lines', () => {
     const answer = await stack.apiClient.boms.deleteLines({ styleId: sku, bomLineIds: [zipper.id] });
     const forkId = (answer as { duplicatedHeaders: string[] }).duplicatedHeaders[0]!;
     await new Promise((resolve) => setTimeout(resolve, 5));
+    return { tree, sku, forkId };
+  };
+
+  // Spec 02: "POST /bom-lines/delete [through an inherited link] | Copy-on-write as above | ... deletion yields a copy
+  // without the deleted lines". A fork made by a delete holds fewer lines than its source did, so a source line the
+  // owner deletes afterwards leaves the counts equal, and a copy may be given the component of a line the SKU dropped.
+  it('a fork made by a line delete, whose source then loses a line, is not claimed verified', async () => {
+    const { tree, sku, forkId } = await deleteMadeFork('delfork');
     const button = await sourceLine(tree, DEMO_IDS.button);
     await stack.apiClient.boms.deleteLines({ styleId: tree.styleId, bomLineIds: [button.id] });
 
@@ -196,16 +202,7 @@ describe('bomRepair: pairing copies with source lines', () => {
   // A delete-made fork its owner later describes looks like a header edit's, but its header changed after it was
   // made (`updatedAt`), so the new description may not be the fork's: the delete case stays flagged.
   it('a fork made by a line delete and described afterwards by its owner is still not claimed verified', async () => {
-    const tree = await buildTree(stack.apiClient, 'delfork2', [
-      trim(DEMO_IDS.label),
-      trim(DEMO_IDS.button),
-      trim(DEMO_IDS.zipper),
-    ]);
-    const sku = tree.skus[0]!;
-    const zipper = await sourceLine(tree, DEMO_IDS.zipper);
-    const answer = await stack.apiClient.boms.deleteLines({ styleId: sku, bomLineIds: [zipper.id] });
-    const forkId = (answer as { duplicatedHeaders: string[] }).duplicatedHeaders[0]!;
-    await new Promise((resolve) => setTimeout(resolve, 5));
+    const { tree, sku, forkId } = await deleteMadeFork('delfork2');
     await stack.apiClient.boms.updateHeader(forkId, {
       styleId: sku,
       name: `${tree.headerName} (Copy)`,
