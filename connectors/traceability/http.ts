@@ -208,6 +208,7 @@ export class Transport {
   ): TraceabilityApiError {
     const { error } = failure;
     const final = error.with({
+      message: error.message + this.unreachableHint(error),
       attempts,
       maybeCommitted,
       ...(failure.retryAfterMs !== undefined ? { retryAfterMs: failure.retryAfterMs } : {}),
@@ -232,6 +233,21 @@ export class Transport {
       'traceability api call failed',
     );
     return final;
+  }
+
+  /**
+   * What the operator should check when the API gave no answer at all (refused, unknown host, timed out): the base
+   * URL's host only, never the full URL (it may carry credentials) or the key.
+   */
+  private unreachableHint(error: TraceabilityApiError): string {
+    const host = new URL(this.baseUrl).host;
+    if (error.code === ClientErrorCode.network) {
+      return `; the API at ${host} could not be reached: check TRACEABILITY_BASE_URL of the worker and that the API is up`;
+    }
+    if (error.code === ClientErrorCode.timeout) {
+      return `; the API at ${host} did not answer in time: check that the API is up (TRACE_API_TIMEOUT_MS sets the wait)`;
+    }
+    return '';
   }
 
   async close(): Promise<void> {

@@ -93,6 +93,19 @@ describe('rate limits, faults and dropped connections against the sandbox', () =
     expect((await client.products.get('PLM-TEE-001')).description).toBe(description);
   });
 
+  it('a call the API never answers in time says which host and what to check, never the key', async () => {
+    await h.control('PUT', '/__sandbox/faults', { latencyMs: 1_000 });
+    const client = h.newClient({ timeoutMs: 200, maxRetries: 1 });
+    const error = await caught(client.styleTypes.list({}));
+    const host = new URL(h.baseUrl).host;
+    expect(error).toMatchObject({ code: 'timeout', attempts: 2 });
+    expect(error.message).toBe(
+      `GET /style-types: no answer within 200 ms; the API at ${host} did not answer in time: ` +
+        'check that the API is up (TRACE_API_TIMEOUT_MS sets the wait)',
+    );
+    expect(error.message).not.toContain('sandbox-key-brand');
+  });
+
   it('does not retry a BOM line create whose answer was lost', async () => {
     const client = h.newClient();
     const linesBefore = (await collect(client.boms.iterateLines({ bomHeaderId: 'bomhdr_demo_storm_shell' })))

@@ -96,3 +96,36 @@ describe('a job whose API answers 500 to everything', () => {
     expect(cli.status).toBe(1);
   }, 120_000);
 });
+
+describe('a job whose API cannot be reached', () => {
+  let stack: TestStack;
+  let host: string;
+
+  beforeAll(async () => {
+    stack = await startTestStack({ logName: 'operator-failures-api-unreachable' });
+    host = `127.0.0.1:${stack.sandbox.port}`;
+    // Nothing listens on the API's port any more: every call is refused.
+    await stack.sandbox.close();
+  }, 60_000);
+
+  afterAll(async () => {
+    await stack?.stop();
+  });
+
+  it('fails after its retries, naming the API host and what to check, never the key', async () => {
+    const cli = await traceSync(['check-connection', '--wait'], cliEnv(stack), 110_000);
+    expect(cli.status).toBe(1);
+    const lines = cli.stderr.trim().split('\n');
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toContain('ECONNREFUSED');
+    expect(lines[0]).toContain(`the API at ${host} could not be reached`);
+    expect(lines[0]).toContain('check TRACEABILITY_BASE_URL');
+    expect(cli.stderr + cli.stdout).not.toContain(stack.apiKey);
+
+    const workflowId = /Started workflow (\S+)/.exec(cli.stdout)?.[1];
+    const handle = stack.client.workflow.getHandle(workflowId ?? '');
+    expect((await handle.describe()).typedSearchAttributes.get(TraceStatus)).toBe('failed');
+    const metadata = (await handle.query('__temporal_workflow_metadata')) as { currentDetails?: string };
+    expect(metadata.currentDetails).toMatch(/^Failed: .*could not be reached: check TRACEABILITY_BASE_URL/);
+  }, 120_000);
+});
