@@ -1,5 +1,6 @@
 import { readInputText } from '../storage';
 import { z } from 'zod';
+import { configProblems } from '../config-problems';
 import { unitSchema } from '../traceability/schemas/common';
 import { orderStatusSchema } from '../traceability/schemas/orders';
 import { DATE_FIELDS } from './orders/draft';
@@ -194,8 +195,10 @@ export class ProfileError extends Error {
 
 /** Validates a profile given as data (workflow input, parsed JSON); the error lists every problem by path. */
 export function parseProfile(input: unknown, origin = 'mapping profile'): MappingProfile {
-  const parsed = mappingProfileSchema.safeParse(input);
-  if (!parsed.success) throw new ProfileError(`${origin} is not valid:\n${z.prettifyError(parsed.error)}`);
+  const parsed = mappingProfileSchema.safeParse(input, { reportInput: true });
+  if (!parsed.success) {
+    throw new ProfileError(`${origin} is not valid: ${configProblems(mappingProfileSchema, parsed.error)}`);
+  }
   return parsed.data;
 }
 

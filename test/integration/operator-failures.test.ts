@@ -129,3 +129,67 @@ describe('a job whose API cannot be reached', () => {
     expect(metadata.currentDetails).toMatch(/^Failed: .*could not be reached: check TRACEABILITY_BASE_URL/);
   }, 120_000);
 });
+
+describe('a job given a mapping file with a typo', () => {
+  let stack: TestStack;
+  let dir: string;
+
+  beforeAll(async () => {
+    stack = await startTestStack({ logName: 'operator-failures-mapping-typo' });
+    dir = mkdtempSync(path.join(tmpdir(), 'operator-mapping-'));
+    writeFileSync(path.join(dir, 'sheet.csv'), 'externalId,name\nOPS-1,Operator tee\n');
+    writeFileSync(
+      path.join(dir, 'plm-map.json'),
+      JSON.stringify({ name: 'typo', layout: 'flatt', mapping: { externalId: 'externalId' } }),
+    );
+    writeFileSync(path.join(dir, 'orders.csv'), 'order_number,quantity,unit,product\nPO-1,1,PIECES,OPS-1\n');
+    writeFileSync(
+      path.join(dir, 'erp-map.json'),
+      JSON.stringify({
+        name: 'typo',
+        columns: {
+          ordreNumber: 'order_number',
+          quantity: 'quantity',
+          unit: 'unit',
+          productExternalId: 'product',
+        },
+        unitAliases: { stuks: 'PIECE' },
+      }),
+    );
+  }, 60_000);
+
+  afterAll(async () => {
+    await stack?.stop();
+  });
+
+  it('plm-import says, in one line, the file and the values `layout` takes', async () => {
+    const file = path.join(dir, 'plm-map.json');
+    const cli = await traceSync(
+      ['plm-import', path.join(dir, 'sheet.csv'), '--mapping', file, '--wait'],
+      cliEnv(stack),
+      90_000,
+    );
+    expect(cli.status).toBe(1);
+    const lines = cli.stderr.trim().split('\n');
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toContain(file);
+    expect(lines[0]).toContain('layout: "flatt" is not one of native, flat');
+    expect(lines[0]).not.toMatch(/discriminator/i);
+  }, 120_000);
+
+  it('erp-orders says, in one line, the file, the misspelt key with its likely fix, and a bounded list of units', async () => {
+    const file = path.join(dir, 'erp-map.json');
+    const cli = await traceSync(
+      ['erp-orders', path.join(dir, 'orders.csv'), '--mapping', file, '--wait'],
+      cliEnv(stack),
+      90_000,
+    );
+    expect(cli.status).toBe(1);
+    const lines = cli.stderr.trim().split('\n');
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toContain(file);
+    expect(lines[0]).toContain('columns: unknown key "ordreNumber" (did you mean "orderNumber"?)');
+    expect(lines[0]).toMatch(/unitAliases\.stuks: "PIECE" is not one of [A-Z_, ]+ and \d+ more/);
+    expect(lines[0]!.length).toBeLessThan(900);
+  }, 120_000);
+});

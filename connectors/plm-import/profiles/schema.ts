@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { configProblems } from '../../config-problems';
 
 export const productLevels = ['style', 'variant', 'sku'] as const;
 export type ProductLevel = (typeof productLevels)[number];
@@ -279,10 +280,7 @@ export type MappingProfileInput = z.input<typeof mappingProfileSchema>;
 
 /** Parses a profile (from JSON) and says which path is wrong when it is not valid. */
 export function parseMappingProfile(input: unknown): MappingProfile {
-  const result = mappingProfileSchema.safeParse(input);
+  const result = mappingProfileSchema.safeParse(input, { reportInput: true });
   if (result.success) return result.data;
-  const problems = result.error.issues.map(
-    (issue) => `${issue.path.join('.') || '(root)'}: ${issue.message}`,
-  );
-  throw new Error(`invalid mapping profile: ${problems.join('; ')}`);
+  throw new Error(`invalid mapping profile: ${configProblems(mappingProfileSchema, result.error)}`);
 }

@@ -51,6 +51,33 @@ describe('mapping profiles', () => {
     expect(message).toMatch(/statusAliases\.Open/);
   });
 
+  it('says every problem on one line, a long list of allowed values cut short, and the value most likely meant', () => {
+    let message = '';
+    try {
+      parseProfile(
+        {
+          name: 'bad',
+          columns: { ordreNumber: 'PO', quantity: 'Qty', unit: 'UoM', productExternalId: 'Article' },
+          unitAliases: { stuks: 'PIECE' },
+          responsiblePersonIds: { 'not-an-email': 'u1' },
+        },
+        'mapping profile eu.json',
+      );
+    } catch (error) {
+      message = (error as Error).message;
+    }
+    expect(message).not.toContain('\n');
+    expect(message).toMatch(/^mapping profile eu\.json is not valid: /);
+    expect(message).toContain('columns: unknown key "ordreNumber" (did you mean "orderNumber"?)');
+    expect(message).toMatch(
+      /unitAliases\.stuks: "PIECE" is not one of ACRE, [A-Z_, ]+ and \d+ more \(did you mean "PIECES"\?\)/,
+    );
+    expect(message).toContain(
+      'responsiblePersonIds: key "not-an-email" is not valid (Invalid email address)',
+    );
+    expect(message.length).toBeLessThan(600);
+  });
+
   it('requires an order number column, a quantity column, a unit and a product source', () => {
     expect(() =>
       parseProfile({ name: 'x', columns: { quantity: 'q', unit: 'u', productCode: 'p' } }),

@@ -37,6 +37,35 @@ describe('mapping profiles', () => {
     ).toThrow(/fields/);
   });
 
+  it('says in one line what a mistyped mapping should read: the values allowed, the key most likely meant', () => {
+    const problem = (input: unknown): string => {
+      try {
+        parseMappingProfile(input);
+        return '';
+      } catch (error) {
+        return (error as Error).message;
+      }
+    };
+    const native = { name: 'x', layout: 'native', parentExternalId: 'p' };
+    expect(problem({ name: 'x', mapping: {} })).toBe(
+      'invalid mapping profile: layout: missing (one of native, flat)',
+    );
+    expect(problem({ ...native, mapping: { externalId: 'id', fields: { colour: 'c' } } })).toBe(
+      'invalid mapping profile: mapping.fields: unknown key "colour" (did you mean "color"?)',
+    );
+    expect(
+      problem({
+        ...native,
+        mapping: { externalId: 'id', customProperties: { k: { source: 'c', type: 'txt' } } },
+      }),
+    ).toBe(
+      'invalid mapping profile: mapping.customProperties.k.type: "txt" is not one of text, number, date, boolean (did you mean "text"?)',
+    );
+    expect(problem({ ...native, mapping: { externalId: 'id' }, zzz: 1 })).toMatch(
+      /^invalid mapping profile: \(top level\): unknown key "zzz" \(known keys: \$schema, name, [^)]* and \d+ more\)$/,
+    );
+  });
+
   it('maps the native sample to ten products with ids resolved, lists split and codes from code columns', async () => {
     const parsed = await parseProductSheet(join(fixtures, 'native.csv'), { profile: native(), references });
     const result = validateDrafts(parsed);
