@@ -91,7 +91,7 @@ describe('broken files through the jobs: a clear, non-retryable failure and noth
       ['orders-truncated.json', /not valid JSON: Unterminated string/],
       ['binary-named.xlsx', /not an xlsx workbook/],
       ['zip-bomb.xlsx', /would inflate to 300 MB.*split the export or save it as csv/],
-      ['empty.csv', /the csv file is empty: no header row/],
+      ['empty.csv', /^the csv file is empty \(0 bytes\): no header row\. Export the file again\.$/],
       [
         'header-only.csv',
         /the file has a header row \(row 1\) but no data rows below it; there is nothing to push/,

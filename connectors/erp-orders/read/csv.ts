@@ -93,7 +93,9 @@ export async function readCsv(source: TextSource, mappedColumns?: readonly strin
 
 async function readCsvRecords(source: TextSource, mappedColumns?: readonly string[]): Promise<ExportTable> {
   const csv = await openCsvText(await toByteSource(source), inputLimits.headerChars + 2);
-  if (csv.head === '') throw new ExportReadError('the csv file is empty: no header row');
+  if (csv.head === '') {
+    throw new ExportReadError('the csv file is empty (0 bytes): no header row. Export the file again.');
+  }
   const delimiter = csv.sepDelimiter ?? guessDelimiter(csv.head.slice(0, inputLimits.headerChars + 2));
   const newlineAt = csv.head.indexOf('\n');
   const dialect: CsvDialect = {
@@ -138,6 +140,8 @@ async function readCsvRecords(source: TextSource, mappedColumns?: readonly strin
     }
     rows.push(row);
   }
-  if (columns === undefined) throw new ExportReadError('the csv file is empty: no header row');
+  if (columns === undefined) {
+    throw new ExportReadError('the csv file holds only blank lines: no header row. Export the file again.');
+  }
   return { format: 'csv', columns, rows, headerRow, csvDialect: dialect };
 }

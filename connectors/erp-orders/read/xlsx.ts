@@ -150,7 +150,9 @@ function readWorkbookSheet(
   }
   const hidden = takeHiddenRows(workbook, name);
   const range = cellRange(sheet);
-  if (!range) throw new ExportReadError(`sheet '${name}' is empty: no header row`);
+  if (!range) {
+    throw new ExportReadError(`sheet '${name}' is empty: no header row. Export the file again.`);
+  }
   // Dense mode: rows of cells by index, no A1-address strings built and parsed per cell.
   const data = (sheet['!data'] ?? []) as Array<Array<XLSX.CellObject | undefined> | undefined>;
   const cellAt = (r: number, c: number): XLSX.CellObject | undefined => data[r]?.[c] ?? undefined;

@@ -65,7 +65,10 @@ const NOT_AN_ORDER_EXPORT =
 /** What each corpus file gives through the ERP readers: whole-file refusals, or what the reader made of it. */
 const CORPUS: Record<string, (outcome: Outcome) => void> = {
   'empty.csv': (o) =>
-    expect(o).toEqual({ kind: 'read-error', message: 'the csv file is empty: no header row' }),
+    expect(o).toEqual({
+      kind: 'read-error',
+      message: 'the csv file is empty (0 bytes): no header row. Export the file again.',
+    }),
   'binary-named.xlsx': (o) =>
     expect(o).toEqual({
       kind: 'read-error',
@@ -85,7 +88,10 @@ const CORPUS: Record<string, (outcome: Outcome) => void> = {
   // Product sheets are not order exports: refused as a whole, naming what is missing and what the file has.
   // A header and no rows is refused whole, as the PLM import refuses it (issue 17: one answer for both jobs).
   'blank-lines.csv': (o) =>
-    expect(o).toEqual({ kind: 'read-error', message: 'the csv file is empty: no header row' }),
+    expect(o).toEqual({
+      kind: 'read-error',
+      message: 'the csv file holds only blank lines: no header row. Export the file again.',
+    }),
   'header-only.csv': (o) => expect(o).toEqual({ kind: 'read-error', message: NO_DATA_ROWS }),
   'header-only.xlsx': (o) =>
     expect(o).toEqual({
