@@ -402,6 +402,8 @@ export async function approveErpPlan(
     batchCount: number;
     /** The warnings from reading the export: the plan lists them, as the run's result will. */
     warnings: string[];
+    /** How many more the prepare step left out of `warnings`. */
+    moreWarnings?: number;
     /** Needed until the decision is taken (a run resumed in the recheck has taken it). */
     signals: DecisionSignals | undefined;
     setPhase: (phase: 'awaiting approval' | 'planning') => void;
@@ -450,6 +452,7 @@ export async function approveErpPlan(
       planRunKey,
       workflowId,
       readWarnings: run.warnings,
+      ...(run.moreWarnings !== undefined ? { moreReadWarnings: run.moreWarnings } : {}),
     });
     run.setPhase('awaiting approval');
     if (!run.signals) throw new Error('the ERP gate awaits a decision without listening for one');

@@ -10,6 +10,7 @@ import {
 import { z } from 'zod';
 import type { Activities } from '../activities';
 import type { BatchResult, PrepareResult } from '../activities/erp-orders';
+import { moreReadWarnings } from '../connectors/erp-orders/read-warnings';
 import {
   approvalInputSchema,
   approveErpPlan,
@@ -282,7 +283,11 @@ export async function erpOrders(
     rejectsFile: finished.rejectsFile,
     rejectedRows: finished.rejectedRows,
     rejections: finished.sample,
-    warnings: [...prepared.warnings, ...(finished.warnings ?? [])],
+    warnings: [
+      ...prepared.warnings,
+      ...moreReadWarnings(prepared.moreWarnings),
+      ...(finished.warnings ?? []),
+    ],
   };
   progress.phase = 'done';
   progress.counts = { ...counts };

@@ -5,6 +5,7 @@ import { boundMessage } from '../input-limits';
 import { htmlDocument, htmlTable, tableMatrix, toXlsx, type Table } from '../reports';
 import { stagingRefSchema, type StagingRef } from '../staging';
 import { writeFileAtomically } from '../storage';
+import { moreReadWarnings } from './read-warnings';
 import type { OrderType } from '../traceability/schemas/orders';
 import {
   batchRecordSchema,
@@ -34,6 +35,8 @@ export const writeErpPlanInputSchema = z.strictObject({
    * from an input scheduled before they were passed.
    */
   readWarnings: z.array(z.string()).optional(),
+  /** How many warnings from reading the export the prepare step left out of `readWarnings`. */
+  moreReadWarnings: z.number().int().positive().optional(),
 });
 export type WriteErpPlanInput = z.infer<typeof writeErpPlanInputSchema>;
 
@@ -109,7 +112,11 @@ export async function writeErpApprovalPlan(
       orderType: o.orderType ?? '',
       warning: o.warning ?? '',
     })),
-    ...readWarnings.map((warning) => ({ orderNumber: '', orderType: '', warning })),
+    ...[...readWarnings, ...moreReadWarnings(input.moreReadWarnings)].map((warning) => ({
+      orderNumber: '',
+      orderType: '',
+      warning,
+    })),
   ];
   const tables: Table<OrderOutcome>[] = [
     { name: 'Creates', columns: orderColumns, rows: of('created') },
@@ -150,7 +157,7 @@ export async function writeErpApprovalPlan(
     deletes: deletes.length,
     rejects: of('rejected').length,
   };
-  const said = warningsSaid(warned.length, readWarnings.length);
+  const said = warningsSaid(warned.length, readWarnings.length + (input.moreReadWarnings ?? 0));
   const rejected = `${counts.rejects} rejected${said}`;
   const html = htmlDocument(
     `Plan awaiting approval: ${input.workflowId}`,

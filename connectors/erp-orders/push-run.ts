@@ -23,6 +23,7 @@ import { orderTypeSchema, type OrderType } from '../traceability/schemas/orders'
 import { buildOrders, companyCodesIn, givesCompanyIds } from './orders/build';
 import { orderDraftSchema } from './orders/draft';
 import { buildContext, naturalKey, refsToResolve, resolveProducts, takeSnapshot } from './platform-reads';
+import { READ_WARNINGS_KEPT } from './read-warnings';
 import { DEFAULT_PROFILE, loadProfileFile } from './profile';
 import { learnedPersonsFile, restoreLearnedPersons, storeLearnedPersons } from './persons-store';
 import { formatOfFile, readExportFile } from './read';
@@ -96,7 +97,10 @@ export interface PrepareResult {
   rejectedAtRead: number;
   /** Data rows of the export. */
   rows: number;
+  /** The first READ_WARNINGS_KEPT warnings from reading the export. */
   warnings: string[];
+  /** How many more there were (absent when none, and from prepares of older workers). */
+  moreWarnings?: number;
   snapshot: { mode: 'listed' | 'lookup'; existingOrders: number; linesListed: boolean };
   apiCalls: number;
   durationMs: number;
@@ -367,6 +371,7 @@ export async function prepareRun(
     ownCompanyId: context.ownCompanyId,
   };
   const manifestRef = await run.staging.putJson(run.key('manifest.json'), manifest);
+  const readWarnings = [...(table.warnings ?? []), ...built.warnings];
   return {
     runKey: run.runKey,
     manifest: manifestRef,
@@ -374,7 +379,10 @@ export async function prepareRun(
     orders: built.drafts.length + built.rejections.length,
     rejectedAtRead: built.rejections.length,
     rows: table.rows.length,
-    warnings: [...(table.warnings ?? []), ...built.warnings].slice(0, 20),
+    warnings: readWarnings.slice(0, READ_WARNINGS_KEPT),
+    ...(readWarnings.length > READ_WARNINGS_KEPT
+      ? { moreWarnings: readWarnings.length - READ_WARNINGS_KEPT }
+      : {}),
     snapshot: {
       mode: snapshot.mode,
       existingOrders: snapshot.existing.size,

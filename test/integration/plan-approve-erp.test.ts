@@ -351,12 +351,15 @@ describe('plan, then approve (ERP push): erp-orders --approve', () => {
       hiddenRows: expect.any(String),
     });
 
+    // 23 columns of the default profile the sheet lacks, the hidden sheet and the hidden rows: the run lists the first
+    // 20 and says there are 5 more; the plan counts all 25.
+    expect(result.warnings).toContain('and 5 more warnings reading the export (the first 20 are listed)');
     expect(details).toContain(
-      `2 orders to create, 0 to update, 0 with lines to delete, 0 rejected; ${result.warnings.length} warnings reading the export (see Warnings)`,
+      '2 orders to create, 0 to update, 0 with lines to delete, 0 rejected; 25 warnings reading the export (see Warnings)',
     );
     expect(details).toContain(`- ${hiddenSheet}`);
     expect(details).toContain(`- ${hiddenRows}`);
-    expect(html).toContain(`${result.warnings.length} warnings reading the export`);
+    expect(html).toContain('25 warnings reading the export');
     expect(html).toMatch(
       new RegExp(
         `<h2>Warnings \\(${result.warnings.length}\\)</h2>[^]*hidden sheet\\(s\\) &#39;Archive&#39;`,
@@ -364,6 +367,29 @@ describe('plan, then approve (ERP push): erp-orders --approve', () => {
     );
     expect(warnings.map((row) => row['warning'])).toEqual(result.warnings);
     expect(warnings.every((row) => !row['orderNumber'])).toBe(true);
+  }, 300_000);
+
+  // The prepare step keeps the first 20 warnings from reading the export; the run must say how many it left out, and
+  // the plan count them all.
+  it('an export with more than 20 warnings says how many more there are, in the result and the details', async () => {
+    // The default profile reads 29 columns; this export has 4 of them: 25 warnings, one a column it lacks.
+    const file = path.join(dir(), 'few-columns.csv');
+    writeFileSync(file, 'order_number,product_external_id,quantity,unit\nFEW-PO-1,PLM-TEE-001-BLK,3,pcs\n');
+    const handle = await startAwaiting(file, 'erp-orders');
+    const details = await currentDetails(handle, (text) => text.includes('Awaiting approval'));
+    const runDir = path.join(stack().config.dataDir, 'runs', handle.workflowId);
+    const html = readFileSync(path.join(runDir, 'plan.html'), 'utf8');
+    expect((await cli('reject', handle.workflowId)).status).toBe(0);
+    const result = (await handle.result()) as ErpResult;
+
+    const missing = result.warnings.filter((w) =>
+      /^column '.*' \(.*\) of profile 'default' is not in the export/.test(w),
+    );
+    expect(missing).toHaveLength(20);
+    expect(result.warnings).toContain('and 5 more warnings reading the export (the first 20 are listed)');
+    expect(details).toContain('25 warnings reading the export (see Warnings)');
+    expect(html).toContain('25 warnings reading the export');
+    expect(html).toContain('and 5 more warnings reading the export (the first 20 are listed)');
   }, 300_000);
 
   it('a reject writes nothing', async () => {
