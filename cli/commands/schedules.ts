@@ -1,4 +1,5 @@
 import path from 'node:path';
+import { ScheduleNotFoundError } from '@temporalio/client';
 import { Command } from 'commander';
 import { applySchedules, describeNextRun, loadSchedulesFile } from '../../worker/schedules';
 import { runAction } from '../run-action';
@@ -42,6 +43,25 @@ export function schedulesCommand(): Command {
               `${schedule.scheduleId.padEnd(36)} ${workflow.padEnd(28)} next ${next}${schedule.state.paused ? ' (paused)' : ''}\n`,
             );
           }
+        }),
+      ),
+    );
+  command
+    .command('delete')
+    .description('Delete a schedule (the runs it started are kept); `schedules apply` would create it again')
+    .argument('<id>', 'the schedule id, as `schedules list` shows it')
+    .action((id: string) =>
+      runAction(() =>
+        withTemporalClient(async (client, config) => {
+          try {
+            await client.schedule.getHandle(id).delete();
+          } catch (error) {
+            if (!(error instanceof ScheduleNotFoundError)) throw error;
+            throw new Error(
+              `no schedule '${id}' in namespace ${config.temporalNamespace}: \`trace-sync schedules list\` shows the schedules there are`,
+            );
+          }
+          process.stdout.write(`${'deleted'.padEnd(8)} ${id}\n`);
         }),
       ),
     );

@@ -406,6 +406,17 @@ describe('certificateReport on a real Temporal dev server', () => {
     const invalid = await cli('schedules', 'apply', '--file', file);
     expect(invalid.status).not.toBe(0);
     expect(invalid.stderr).toContain('schedules.0.cron: expected five cron fields');
-    await stack.client.schedule.getHandle(id).delete();
+
+    // Removing a schedule needs no temporal CLI: `schedules delete <id>`; an id Temporal does not know is refused.
+    const deleted = await cli('schedules', 'delete', id);
+    expect(deleted.stderr).toBe('');
+    expect(deleted.stdout).toBe(`deleted  ${id}\n`);
+    expect(deleted.status).toBe(0);
+    expect((await cli('schedules', 'list')).stdout).not.toContain(id);
+    const again = await cli('schedules', 'delete', id);
+    expect(again.status).toBe(1);
+    expect(again.stderr.trim().split('\n')).toEqual([
+      `trace-sync: no schedule '${id}' in namespace ${stack.namespace}: \`trace-sync schedules list\` shows the schedules there are`,
+    ]);
   });
 });
