@@ -10,6 +10,7 @@ import {
   patched,
   setCurrentDetails,
   setHandler,
+  TimeoutFailure,
   upsertSearchAttributes,
   workflowInfo,
   type ActivityOptions,
@@ -146,8 +147,31 @@ function oneLine(message: string): string {
   return line.length > 500 ? `${line.slice(0, 499)}…` : line;
 }
 
-/** An activity's own failure as the run's, or undefined when `error` is not one (a cancel, a timeout...). */
+/** What an activity's timeout means for the operator, by its type. */
+const TIMED_OUT_BECAUSE: Record<string, string> = {
+  HEARTBEAT: 'no heartbeat within its heartbeat timeout: its worker may have stopped or be overloaded',
+  START_TO_CLOSE: 'it ran past its start-to-close timeout',
+  SCHEDULE_TO_START: 'no worker picked it up',
+  SCHEDULE_TO_CLOSE: 'its attempts ran past its schedule-to-close timeout',
+};
+
+/**
+ * An activity's own failure as the run's, or undefined when `error` is not one (a cancel...). An activity whose last
+ * attempt timed out fails the run too, naming it and what timed out.
+ */
 function explained(error: unknown, fallbackType: string): ApplicationFailure | undefined {
+  if (error instanceof ActivityFailure && error.cause instanceof TimeoutFailure) {
+    const kind = error.cause.timeoutType;
+    const because = (kind && TIMED_OUT_BECAUSE[kind]) ?? `its ${kind ?? ''} timeout passed`;
+    return failedRun(
+      ApplicationFailure.create({
+        message: `${error.activityType} timed out (${because}); check that a worker is running and its log`,
+        type: 'ActivityTimedOut',
+        nonRetryable: true,
+        cause: error,
+      }),
+    );
+  }
   if (!(error instanceof ActivityFailure && error.cause instanceof ApplicationFailure)) return undefined;
   return failedRun(
     ApplicationFailure.create({
