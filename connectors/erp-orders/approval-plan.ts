@@ -87,7 +87,10 @@ export async function writeErpApprovalPlan(
   const refusedAtRead = (await run.journal('read').entries()).filter(
     (entry): entry is OrderOutcome => entry.kind === 'outcome' && entry.outcome === 'rejected',
   );
-  const outcomes = [...refusedAtRead, ...(await orderRun(dataDir, input.planRunKey).outcomes())];
+  // In the export's order: the journal holds them in the order its batches, run side by side, finished.
+  const outcomes = [...refusedAtRead, ...(await orderRun(dataDir, input.planRunKey).outcomes())].sort(
+    (a, b) => (a.rows[0] ?? 0) - (b.rows[0] ?? 0),
+  );
   const of = (kind: OrderOutcome['outcome']) => outcomes.filter((o) => o.outcome === kind);
   const orderColumns = [
     { header: 'orderNumber', value: (o: OrderOutcome) => o.orderNumber },
