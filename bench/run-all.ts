@@ -21,6 +21,7 @@ const BENCHMARKS = [
   'certificate-report',
   'storage-s3',
   'bad-input',
+  'busy-worker',
   'large-input',
 ] as const;
 

@@ -7,7 +7,6 @@ import { z } from 'zod';
 import { TraceStatus } from '../../worker/search-attributes';
 import { generateCorpus } from '../bad-input/corpus';
 import type { TestStack } from '../harness';
-import { toCsv, type NativeRow } from '../unit/plm-activities/native-sheet';
 import { jobStarters, startJobStack } from './job-stack';
 
 /**
@@ -311,63 +310,4 @@ describe('broken files through the jobs: a clear, non-retryable failure and noth
       }
     });
   });
-
-  /**
-   * Issue 17: "a small job started beside the worst files finishes in under twice its normal time". The worst files
-   * are the heavy workbook (seconds of SheetJS per read) through both jobs at once; SheetJS runs on threads of its
-   * own, so the worker's event loop keeps serving the small job's workflow and activity tasks.
-   */
-  it('a small import started beside the worst files finishes in under twice its normal time', async () => {
-    const generated = path.join(tmpdir(), `bad-input-generated-${process.pid}`);
-    const heavy = path.join(generated, 'gen-heavy-workbook.xlsx');
-    let serial = 0;
-    const smallImport = async (): Promise<number> => {
-      serial += 1;
-      const prefix = `BADIN-SMALL-${process.pid}-${serial}`;
-      const rows: NativeRow[] = [
-        {
-          externalId: `${prefix}-S1`,
-          level: 'style',
-          name: 'Small tee',
-          styleType: 'T-shirts',
-          isComponent: 'no',
-          PLM_ID: `${prefix}-S1`,
-        },
-        {
-          externalId: `${prefix}-S1-C1`,
-          parentExternalId: `${prefix}-S1`,
-          level: 'variant',
-          name: 'Small tee black',
-          color: 'Black',
-          PLM_ID: `${prefix}-S1-C1`,
-        },
-      ];
-      const file = path.join(dir, `${prefix}.csv`);
-      writeFileSync(file, toCsv(rows));
-      const started = Date.now();
-      const result = await (await importSheet(file)).result();
-      expect(result.products).toMatchObject({ created: 2, rejected: 0 });
-      return Date.now() - started;
-    };
-    await smallImport(); // warm-up: first reads of the reference lists
-    const alone =
-      [await smallImport(), await smallImport(), await smallImport()].sort((a, b) => a - b)[1] ?? 0;
-    const worst = [
-      ...[1, 2].map(async (n) => failure(await push(copy2(heavy, `worst-${n}.xlsx`)))),
-      ...[1, 2].map(async (n) => failure(await importSheet(copy2(heavy, `worst-plm-${n}.xlsx`)))),
-    ];
-    // Let the reads start before the small job does.
-    await new Promise((resolve) => setTimeout(resolve, 1_500));
-    const beside = await smallImport();
-    const failures = await Promise.all(worst);
-    for (const failed of failures) expect(failed.root.nonRetryable).toBe(true);
-    console.log(`small import: ${alone} ms alone, ${beside} ms beside four reads of the heavy workbook`);
-    expect(beside).toBeLessThan(2 * Math.max(alone, 1_000));
-  }, 180_000);
-
-  const copy2 = (source: string, as: string): string => {
-    const target = path.join(dir, as);
-    copyFileSync(source, target);
-    return target;
-  };
 });
