@@ -55,7 +55,7 @@ export interface InboxFileOutcome {
   /**
    * `taken`: another inbox run handles this drop: it polls the same S3 prefix, or it started the drop's child, which
    * still runs (the drop stays in the inbox until that run files it away). `left-in-inbox`: its child failed for a
-   * reason outside the file (the API out, the worker's trouble); the next run tries it again (see
+   * reason outside the file (the API out, the worker's key refused, the worker's trouble); the next run tries it again (see
    * MAX_OUTSIDE_FAILURES).
    */
   outcome: 'processed' | 'failed' | 'already-processed' | 'taken' | 'left-in-inbox';
@@ -121,6 +121,23 @@ function outsideTheFile(failure: unknown): string | undefined {
         : 'a step kept failing';
   }
   return outside ? 'a step kept failing' : undefined;
+}
+
+/**
+ * The API codes that refuse the worker's key (spec 01, Authentication): 401 a missing or invalid key (`http_401` when
+ * the answer is not an error envelope), 403 `insufficient_rights` a key bound to no company. A 403 `forbidden` is
+ * about a record, so about the file. Rotating the key wrongly must not send every good drop to failed/.
+ */
+const KEY_REFUSED_TYPES = new Set(
+  ['token_or_api_key_invalid', 'http_401', 'insufficient_rights'].map(
+    (code) => `TraceabilityApiError:${code}`,
+  ),
+);
+
+function keyRefused(failure: unknown): boolean {
+  for (let current = failure; current instanceof Error; current = current.cause)
+    if (current instanceof ApplicationFailure && KEY_REFUSED_TYPES.has(current.type ?? '')) return true;
+  return false;
 }
 
 /** Children running at once; the rest wait their turn. */
@@ -228,8 +245,13 @@ async function handleFile(input: ProcessInboxInput, file: InboxFile): Promise<In
     } else {
       outcome = 'failed';
       error = rootMessage(failure);
-      // patched: runs from before a drop was kept for an outage filed every failed child's drop to failed/.
-      const outside = outsideTheFile(failure);
+      // patched: runs from before a drop was kept for an outage filed every failed child's drop to failed/, and
+      // those from before a refused key was outside the file filed its drops there too.
+      const outside =
+        outsideTheFile(failure) ??
+        (keyRefused(failure) && patched('inbox-keeps-drop-on-key-refused')
+          ? "the API refused the worker's key"
+          : undefined);
       if (childRunId !== undefined && outside !== undefined && patched('inbox-keeps-drop-on-outage')) {
         const failures = await recordInboxDropFailure({ file, runId: childRunId, reason: error });
         if (failures < MAX_OUTSIDE_FAILURES)

@@ -173,6 +173,61 @@ describe('inbox during an API outage: a drop whose child failed for a reason out
     expect(readdirSync(folder).filter((name) => !name.startsWith('.'))).toEqual(['failed']);
     expect(failureRecords(folder)).toEqual([]);
   }, 180_000);
+  // An operator who rotates the worker's key wrongly: nothing is wrong with the night's drops, so they wait in the
+  // inbox (counted like an outage) and go through once the key is fixed, instead of all landing in failed/.
+  it.each([
+    ['a key the API does not know (401)', 'not-a-valid-key-0123456789', 'KEY'],
+    ['a key bound to no company (403 insufficient_rights)', 'sandbox-key-unbound', 'UNB'],
+  ])(
+    'keeps the drop in the inbox when the API refuses %s, and pushes it once the key is fixed',
+    async (_what, apiKey, prefix) => {
+      const folder = path.join(root, `inbox-key-${prefix}`);
+      await mkdir(folder);
+      await drop(path.join(folder, 'orders.csv'), GOOD.replace(/OUT-/g, `${prefix}-`));
+
+      const refused = await startTestStack({
+        apiKey,
+        config: { dataDir: path.join(root, `data-${prefix}`) },
+        logName: `inbox-outage-key-${prefix}`,
+      });
+      let during: ProcessInboxResult;
+      try {
+        during = await refused.client.workflow.execute(inbox, {
+          args: [{ job: 'erp-orders', folder }],
+          taskQueue: refused.taskQueue,
+          workflowId: refused.workflowId('inbox-key-refused'),
+        });
+      } finally {
+        await refused.stop();
+      }
+      expect(during.files).toEqual([
+        expect.objectContaining({
+          name: 'orders.csv',
+          outcome: 'left-in-inbox',
+          movedTo: null,
+          note: `the API refused the worker's key; the next run retries it (try 1 of ${MAX_OUTSIDE_FAILURES})`,
+        }),
+      ]);
+      expect(during.files[0]?.error).toMatch(/check TRACEABILITY_API_KEY|insufficient_rights/);
+      expect(readdirSync(folder).filter((name) => !name.startsWith('.'))).toEqual(['orders.csv']);
+      expect(failureRecords(folder)).toHaveLength(1);
+
+      const after = await runOn(folder, 'inbox-key-fixed');
+      expect(after.files).toEqual([
+        expect.objectContaining({
+          name: 'orders.csv',
+          outcome: 'processed',
+          movedTo: path.join(folder, 'processed', 'orders.csv'),
+          workflowId: during.files[0]!.workflowId,
+        }),
+      ]);
+      expect(readdirSync(folder).filter((name) => !name.startsWith('.'))).toEqual(['processed']);
+      expect(failureRecords(folder)).toEqual([]);
+      const [order] = await api<{ id: string }[]>(`/orders?limit=100&orderNumber=${prefix}-1`);
+      expect(order).toBeDefined();
+    },
+    180_000,
+  );
 });
 
 // On S3 the run that left a drop still holds its claim: the next run takes it over (that run and the drop's child are
