@@ -1,4 +1,4 @@
-import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { mkdir, rename, rm } from 'node:fs/promises';
 import { dirname, extname, join, parse } from 'node:path';
 import { Context } from '@temporalio/activity';
 import type { WorkflowExecutionStatusName } from '@temporalio/client';
@@ -6,7 +6,7 @@ import { ApplicationFailure, WorkflowNotFoundError } from '@temporalio/common';
 import { z } from 'zod';
 import { loadProfileFile, ProfileError } from '../connectors/erp-orders/profile';
 import { PlmInputError, resolveProfile } from '../connectors/plm-import/import-plan';
-import { inputObject, isS3Url, type S3Store } from '../connectors/storage';
+import { inputObject, isS3Url, LocalStore, mergeIntoStored, type S3Store } from '../connectors/storage';
 
 import {
   exists,
@@ -201,45 +201,28 @@ const withFailure = (record: DropFailures, runId: string, reason: string): DropF
     ? record
     : { failures: [...record.failures, { runId, reason: reason.slice(0, REASON_CHARS) }] };
 
-async function recordS3DropFailure(file: InboxFile, runId: string, reason: string): Promise<number> {
-  const { store, key } = inputObject(file.path);
-  const recordKey = dropRecordKey(key.slice(0, key.length - file.name.length), '.failures', file);
-  // Each pass writes unless a racer changed the record meanwhile; then read it again.
-  for (let pass = 0; pass < 5; pass++) {
-    const current = await store.getWithETag(recordKey);
+/**
+ * Adds a child's failure to the drop's record, merged with what other runs wrote meanwhile (S3: only over the ETag
+ * read; the worker's disk: under a lock file); the number of failed children it now holds.
+ */
+async function recordDropFailure(file: InboxFile, runId: string, reason: string): Promise<number> {
+  const s3 = isS3Url(file.path) ? inputObject(file.path) : undefined;
+  const store = s3?.store ?? new LocalStore(dirname(file.path));
+  const folder = s3 ? s3.key.slice(0, s3.key.length - file.name.length) : '';
+  const recordKey = dropRecordKey(folder, '.failures', file);
+  let failures = 0;
+  const merged = await mergeIntoStored(store, recordKey, (current) => {
     const record = withFailure(
-      current ? claimOf(dropFailuresSchema, current.body) : { failures: [] },
+      current ? claimOf(dropFailuresSchema, current) : { failures: [] },
       runId,
       reason,
     );
-    const body = JSON.stringify(record);
-    if (
-      current
-        ? await store.putIfMatch(recordKey, body, current.etag)
-        : await store.putIfAbsent(recordKey, body)
-    )
-      return record.failures.length;
-  }
-  throw new Error(`the failure record ${recordKey} kept changing while it was read`);
-}
-
-async function recordLocalDropFailure(file: InboxFile, runId: string, reason: string): Promise<number> {
-  const recordPath = dropRecordKey(`${dirname(file.path)}/`, '.failures', file);
-  const current = await readFile(recordPath).catch((error: NodeJS.ErrnoException) => {
-    if (error.code === 'ENOENT') return null;
-    throw error;
+    failures = record.failures.length;
+    return JSON.stringify(record);
   });
-  const record = withFailure(
-    current ? claimOf(dropFailuresSchema, current) : { failures: [] },
-    runId,
-    reason,
-  );
-  await mkdir(dirname(recordPath), { recursive: true });
-  // Through a temporary name: a worker killed mid-write leaves the old record, not half of one.
-  const temporary = `${recordPath}.${runId.replace(/[^A-Za-z0-9-]/g, '')}.tmp`;
-  await writeFile(temporary, JSON.stringify(record));
-  await rename(temporary, recordPath);
-  return record.failures.length;
+  if (!merged)
+    throw new Error(`the failure record ${store.urlOf(recordKey)} kept changing while it was read`);
+  return failures;
 }
 
 /** A drop of the worker's disk filed to `to/` (under a hashed name when one of that name is there). */
@@ -363,9 +346,7 @@ export function createInboxActivities() {
      */
     async recordInboxDropFailure(input: { file: InboxFile; runId: string; reason: string }): Promise<number> {
       const { file, runId, reason } = input;
-      return isS3Url(file.path)
-        ? recordS3DropFailure(file, runId, reason)
-        : recordLocalDropFailure(file, runId, reason);
+      return recordDropFailure(file, runId, reason);
     },
 
     /**

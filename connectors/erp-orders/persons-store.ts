@@ -9,8 +9,7 @@
 
 import { join } from 'node:path';
 import { z } from 'zod';
-import { locate } from '../storage';
-import { mergeIntoStored } from './merged-write';
+import { locate, mergeIntoStored } from '../storage';
 import type { PersonChanges, PersonDirectory } from './persons';
 
 /** Bounds of the document: a company's responsible persons are far fewer; past them the oldest entries go first. */
@@ -115,7 +114,7 @@ function merged(current: Buffer | null, companyId: string, changes: PersonChange
 /**
  * Adds what the directory learned since the last call to the stored document, when it learned anything. Another
  * worker may store at the same moment: the write lands only over the document it merged into, else it reads that
- * worker's document and merges again (merged-write.ts). When the other writers keep winning, what was learned stays
+ * worker's document and merges again (connectors/storage/merged-write.ts). When the other writers keep winning, what was learned stays
  * in the directory for its next store, and at worst costs one PATCH per order naming those people, never a wrong
  * comparison.
  */
@@ -126,8 +125,13 @@ export async function storeLearnedPersons(
 ): Promise<void> {
   const changes: PersonChanges = persons.takeChanges();
   if (changes.byEmail.size === 0 && changes.groups.size === 0) return;
+  const { store, key } = locate(file);
   const write = () =>
-    mergeIntoStored(file, (current) => `${JSON.stringify(merged(current, companyId, changes), null, 2)}\n`);
+    mergeIntoStored(
+      store,
+      key,
+      (current) => `${JSON.stringify(merged(current, companyId, changes), null, 2)}\n`,
+    );
   const done = (writing.get(file) ?? Promise.resolve()).then(write, write);
   writing.set(file, done);
   try {

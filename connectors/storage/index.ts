@@ -14,3 +14,4 @@ export {
   type StoreLocation,
 } from './data-dir';
 export { configureStorage, copyInput, inputExists, inputObject, isS3Url, readInputText } from './inputs';
+export { MERGE_ATTEMPTS, mergeIntoStored } from './merged-write';

@@ -1,11 +1,13 @@
 /**
- * A small document of the run-data store that several workers add to (read, merge, write): a plain write lets the
- * last writer drop what another added between its read and its write. Here a write only lands while the document is
- * still what was read, else it is read again and merged anew, a bounded number of times.
+ * A small document that several workers add to (read, merge, write): the ERP push's persons file, the inbox's
+ * outage records. A plain write lets the last writer drop what another added between its read and its write. Here a
+ * write only lands while the document is still what was read, else it is read again and merged anew, a bounded number
+ * of times.
  */
 
 import { setTimeout as sleep } from 'node:timers/promises';
-import { locate, S3Store, type ObjectStore } from '../storage';
+import type { ObjectStore } from './object-store';
+import { S3Store } from './s3-store';
 
 /** Tries of one update before it gives up (each try after a conflict waits a little longer, with jitter). */
 export const MERGE_ATTEMPTS = 8;
@@ -19,10 +21,10 @@ const STALE_LOCK_MS = 30_000;
  * writer.
  */
 export async function mergeIntoStored(
-  path: string,
+  store: ObjectStore,
+  key: string,
   next: (current: Buffer | null) => string,
 ): Promise<boolean> {
-  const { store, key } = locate(path);
   for (let attempt = 0; attempt < MERGE_ATTEMPTS; attempt++) {
     if (attempt > 0) await sleep(10 * attempt + Math.random() * 20 * attempt);
     if (store instanceof S3Store) {
