@@ -65,6 +65,12 @@ const NOT_SENT_CODES = new Set([
   'EHOSTUNREACH',
 ]);
 
+/**
+ * A connection made and then closed before the answer was whole (by the API, a proxy or a load balancer between): the
+ * base URL is right, so the operator is not sent to check it. `undefined`: undici closed the socket without a code.
+ */
+const DROPPED_CODES = new Set(['ECONNRESET', 'EPIPE', 'ECONNABORTED', 'UND_ERR_SOCKET', 'UND_ERR_CLOSED']);
+
 function errorCode(error: unknown): string | undefined {
   const direct = (error as { code?: unknown } | null)?.code;
   if (typeof direct === 'string') return direct;
@@ -208,7 +214,7 @@ export class Transport {
   ): TraceabilityApiError {
     const { error } = failure;
     const final = error.with({
-      message: error.message + this.unreachableHint(error),
+      message: error.message + this.unreachableHint(error, failure.connection),
       attempts,
       maybeCommitted,
       ...(failure.retryAfterMs !== undefined ? { retryAfterMs: failure.retryAfterMs } : {}),
@@ -236,11 +242,14 @@ export class Transport {
   }
 
   /**
-   * What the operator should check when the API gave no answer at all (refused, unknown host, timed out): the base
-   * URL's host only, never the full URL (it may carry credentials) or the key.
+   * What the operator should check when the API gave no answer at all (refused, unknown host, dropped, timed out): the
+   * base URL's host only, never the full URL (it may carry credentials) or the key.
    */
-  private unreachableHint(error: TraceabilityApiError): string {
+  private unreachableHint(error: TraceabilityApiError, connection: AttemptFailure['connection']): string {
     const host = new URL(this.baseUrl).host;
+    if (error.code === ClientErrorCode.network && connection === 'dropped') {
+      return `; the connection to ${host} dropped during the call; the API or a proxy between closed it`;
+    }
     if (error.code === ClientErrorCode.network) {
       return `; the API at ${host} could not be reached: check TRACEABILITY_BASE_URL of the worker and that the API is up`;
     }
@@ -383,7 +392,11 @@ export class Transport {
         },
         'traceability api call',
       );
-      return { ok: false, failure: { error, mayHaveReachedServer: !notSent } };
+      const dropped = !timedOut && (code === undefined || DROPPED_CODES.has(code));
+      return {
+        ok: false,
+        failure: { error, mayHaveReachedServer: !notSent, connection: dropped ? 'dropped' : 'unreachable' },
+      };
     }
     const now = clock.now();
     const status = res.statusCode;

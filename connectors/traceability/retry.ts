@@ -33,6 +33,8 @@ export interface AttemptFailure {
   mayHaveReachedServer: boolean;
   /** Retry-After from the answer, in ms. */
   retryAfterMs?: number;
+  /** A network failure: whether the connection was never made, or made and then closed during the call. */
+  connection?: 'unreachable' | 'dropped';
 }
 
 export interface RetryPolicy {
