@@ -13,7 +13,8 @@ import type { Activities } from '../activities';
 import type { HoldBackResult, PlanResult, ReadResult } from '../activities/plm-import';
 import type { HeldBackList } from '../connectors/held-back';
 import type { StagingRef } from '../connectors/staging';
-import { setStatus, stepActivityOptions, zodProblems } from './batch-run';
+import { inputProblems } from '../connectors/config-problems';
+import { setStatus, stepActivityOptions } from './batch-run';
 import { batchSummary, showDetails } from './operator-view';
 
 /**
@@ -139,10 +140,10 @@ export function listenForDecision(): DecisionSignals {
   const receive = (decision: Decision['decision']) => (raw?: unknown) => {
     const signal = decision === 'approved' ? 'approve' : 'reject';
     if (decided) return;
-    const parsed = approvalSignalArgsSchema.safeParse(raw);
+    const parsed = approvalSignalArgsSchema.safeParse(raw, { reportInput: true });
     if (!parsed.success) {
       const payload = (JSON.stringify(raw) ?? String(raw)).slice(0, 200);
-      const problems = zodProblems(parsed.error).join('; ');
+      const problems = inputProblems(approvalSignalArgsSchema, parsed.error);
       ignore(signal, `${payload} was ignored: ${problems}. Send it as {"by": "…", "reason": "…"}`, {
         problems,
       });

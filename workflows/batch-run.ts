@@ -17,6 +17,7 @@ import {
   type QueryDefinition,
 } from '@temporalio/workflow';
 import { z } from 'zod';
+import { inputProblems } from '../connectors/config-problems';
 import { runKeyOf } from '../connectors/staging/run-key';
 import { TraceJob, TraceSource, TraceStatus } from '../worker/search-attributes';
 
@@ -62,19 +63,19 @@ export const batchActivityOptions: ActivityOptions = {
   },
 };
 
-/** Each bad field of a parsed value as `field: what is wrong` (`(input)` when the value as a whole is wrong). */
-export function zodProblems(error: z.ZodError): string[] {
-  return error.issues.map((issue) => {
-    const field =
-      issue.path.join('.') || (issue.code === 'unrecognized_keys' ? issue.keys.join(', ') : '(input)');
-    return `${field}: ${issue.message}`;
-  });
+/** An input the schema refused: parse it with `{ reportInput: true }` so the problems can say what was given. */
+export interface RefusedInput {
+  schema: z.ZodType;
+  error: z.ZodError;
 }
 
-/** A non-retryable failure naming each bad field of a workflow input (or saying what is wrong with it). */
-export function invalidInput(workflow: string, problem: z.ZodError | string): ApplicationFailure {
-  const problems = typeof problem === 'string' ? [problem] : zodProblems(problem);
-  return ApplicationFailure.nonRetryable(`Invalid ${workflow} input: ${problems.join('; ')}`, 'InvalidInput');
+/**
+ * A non-retryable failure naming each bad field of a workflow input (or saying what is wrong with it), in one bounded
+ * line: the field, what was given and what is allowed, "did you mean" for a misspelt key (see inputProblems).
+ */
+export function invalidInput(workflow: string, problem: RefusedInput | string): ApplicationFailure {
+  const problems = typeof problem === 'string' ? problem : inputProblems(problem.schema, problem.error);
+  return ApplicationFailure.nonRetryable(`Invalid ${workflow} input: ${problems}`, 'InvalidInput');
 }
 
 /** patched: runs started before `resume` was checked replay without the check. */
@@ -118,8 +119,8 @@ export function parseJobInput<S extends z.ZodType<{ profile?: string; mappingFil
   resumeKeyAt: string,
 ): z.infer<S> & { resume?: R } {
   const { resume, ...rest } = (raw ?? {}) as Record<string, unknown>;
-  const parsed = schema.safeParse(rest);
-  if (!parsed.success) throw invalidInput(workflow, parsed.error);
+  const parsed = schema.safeParse(rest, { reportInput: true });
+  if (!parsed.success) throw invalidInput(workflow, { schema, error: parsed.error });
   if (parsed.data.profile !== undefined && parsed.data.mappingFile !== undefined) {
     throw invalidInput(workflow, 'give either profile or mappingFile, not both');
   }

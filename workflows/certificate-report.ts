@@ -57,8 +57,8 @@ async function report(input: CertificateReportInput): Promise<CertificateReportR
   const schema = patched('certificate-input-strict')
     ? certificateReportInputSchema
     : z.object(certificateReportInputSchema.shape);
-  const parsed = schema.safeParse(input);
-  if (!parsed.success) throw invalidInput('certificate report', parsed.error);
+  const parsed = schema.safeParse(input, { reportInput: true });
+  if (!parsed.success) throw invalidInput('certificate report', { schema, error: parsed.error });
   const { timeZone, thresholdsDays, includeStatuses } = parsed.data;
   const scheduled = workflowInfo().typedSearchAttributes.get(ScheduledStartTime);
   const asOf = parsed.data.asOf ?? dateInZone((scheduled ?? new Date()).getTime(), timeZone);

@@ -38,8 +38,9 @@ export async function erpPull(input: PullPlatformOrdersInput = {}): Promise<Pull
 }
 
 async function pull(input: PullPlatformOrdersInput): Promise<PullOrdersResult> {
-  const parsed = pullPlatformOrdersInputSchema.safeParse(input ?? {});
-  if (!parsed.success) throw invalidInput('erpPull', parsed.error);
+  const parsed = pullPlatformOrdersInputSchema.safeParse(input ?? {}, { reportInput: true });
+  if (!parsed.success)
+    throw invalidInput('erpPull', { schema: pullPlatformOrdersInputSchema, error: parsed.error });
   const progress = startJob<PullPlatformOrdersProgress>({
     job: 'erp-pull',
     source: 'api',

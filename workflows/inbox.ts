@@ -17,16 +17,9 @@ import {
 import { z } from 'zod';
 import type { Activities } from '../activities';
 import type { InboxFile, InboxListing, SkippedInboxFile } from '../activities/inbox';
+import { inputProblems } from '../connectors/config-problems';
 import { TraceJob, TraceSource } from '../worker/search-attributes';
-import {
-  explainer,
-  failedRun,
-  invalidInput,
-  quickActivityOptions,
-  setStatus,
-  startJob,
-  zodProblems,
-} from './batch-run';
+import { explainer, failedRun, invalidInput, quickActivityOptions, setStatus, startJob } from './batch-run';
 import { showDetails } from './operator-view';
 import { JOBS } from '../worker/jobs';
 import { pushErpOrdersInputSchema } from './erp-orders';
@@ -342,14 +335,12 @@ export const CHILD_PROFILE_SCHEMAS = {
  * child job's input schema reads them, and the mapping file loaded by the job's own loader. Undefined: all good.
  */
 async function childInputProblem(input: ProcessInboxInput): Promise<string | undefined> {
-  const parsed = CHILD_PROFILE_SCHEMAS[input.job].safeParse({
-    profile: input.profile,
-    mappingFile: input.mappingFile,
-  });
-  if (!parsed.success)
-    return zodProblems(parsed.error)
-      .map((problem) => `${problem} (as ${input.job} reads it)`)
-      .join('; ');
+  const schema = CHILD_PROFILE_SCHEMAS[input.job];
+  const parsed = schema.safeParse(
+    { profile: input.profile, mappingFile: input.mappingFile },
+    { reportInput: true },
+  );
+  if (!parsed.success) return `${inputProblems(schema, parsed.error)} (as ${input.job} reads it)`;
   if (input.profile !== undefined && input.mappingFile !== undefined)
     return 'give either profile or mappingFile, not both';
   if (input.mappingFile === undefined) return undefined;
@@ -365,8 +356,8 @@ async function childInputProblem(input: ProcessInboxInput): Promise<string | und
 
 /** Starts one child per new file in an inbox folder and files each away when its child ends. */
 export async function inbox(rawInput: ProcessInboxInput): Promise<ProcessInboxResult> {
-  const parsed = processInboxInputSchema.safeParse(rawInput);
-  if (!parsed.success) throw invalidInput('inbox', parsed.error);
+  const parsed = processInboxInputSchema.safeParse(rawInput, { reportInput: true });
+  if (!parsed.success) throw invalidInput('inbox', { schema: processInboxInputSchema, error: parsed.error });
   const input = parsed.data;
   const progress = startJob<ProcessInboxProgress>({
     job: 'inbox',

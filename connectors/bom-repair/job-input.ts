@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { inputProblems } from '../config-problems';
 import { utcTimestampMs } from '../traceability/timestamps';
 
 /** Name of a `sinceLastRun` high-water mark. */
@@ -60,6 +61,7 @@ export const repairBomInputSchema = z
       ctx.addIssue({
         code: 'custom',
         path: ['updatedAfter'],
+        input: input.updatedAfter,
         message: `'${input.updatedAfter}' is not an ISO 8601 time such as 2025-06-01T00:00:00Z`,
       });
     }
@@ -81,15 +83,10 @@ export const productSelectorSchema = z.discriminatedUnion('kind', [
 ]);
 export type ProductSelector = z.infer<typeof productSelectorSchema>;
 
-/** Throws a message naming the first problem (the workflow turns it into a non-retryable failure). */
+/** Throws a message naming each problem (the workflow turns it into a non-retryable failure). */
 export function parseRepairBomInput(raw: unknown) {
-  const parsed = repairBomInputSchema.safeParse(raw ?? {});
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0];
-    throw new Error(
-      `${issue?.path.length ? `${issue.path.join('.')}: ` : ''}${issue?.message ?? 'invalid input'}`,
-    );
-  }
+  const parsed = repairBomInputSchema.safeParse(raw ?? {}, { reportInput: true });
+  if (!parsed.success) throw new Error(inputProblems(repairBomInputSchema, parsed.error));
   const input = parsed.data;
   const selector: ProductSelector =
     input.products !== undefined

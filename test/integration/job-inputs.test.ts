@@ -2,7 +2,7 @@ import { writeFileSync } from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import { WorkflowFailedError } from '@temporalio/client';
-import { certificateReport, plmImport } from '../../workflows';
+import { bomRepair, certificateReport, erpOrders, erpPull, inbox, plmImport } from '../../workflows';
 import type { CertificateReportResult } from '../../activities/certificate-report';
 import { cliEnv, readHarnessInfo, traceSync, waitResult, type TestStack } from '../harness';
 import { startJobStack } from './job-stack';
@@ -75,9 +75,91 @@ describe('job inputs typed by hand: refused where they are given, naming the fie
     expect(message).toContain('thresholds');
   });
 
+  /** Starts `workflow` with `input` as the Web UI would (plain JSON) and returns the message its failure reads. */
+  const failureMessage = async (workflow: (...args: never[]) => Promise<unknown>, input: unknown) => {
+    const failure = await stack.client.workflow
+      .execute(workflow as never, {
+        args: [input] as never,
+        taskQueue: stack.taskQueue,
+        workflowId: stack.workflowId('bad-input'),
+      })
+      .then(
+        () => undefined,
+        (error: unknown) => error,
+      );
+    expect(failure).toBeInstanceOf(WorkflowFailedError);
+    return String((failure as WorkflowFailedError).cause?.message);
+  };
+
+  // A bad input read in zod's words ("Invalid input: expected string, received undefined", "Unrecognized key") and
+  // did not say which key was meant; now each field says what was given, what is allowed, and "did you mean".
+  it('a misspelt key, a wrong type or an unknown value reads as the field, what was given and what it takes', async () => {
+    expect(
+      await failureMessage(plmImport, { fiel: '/data/inbox/plm/ss25.xlsx', dryrun: true, profile: 'Flat' }),
+    ).toBe(
+      'Invalid plmImport input: file: missing (expected text); profile: "Flat" is not one of native, flat ' +
+        '(did you mean "flat"?); unknown key "fiel" (did you mean "file"?); unknown key "dryrun" (did you mean "dryRun"?)',
+    );
+    expect(await failureMessage(erpOrders, { file: 42, batchSize: 5000, complete: 'yes' })).toBe(
+      'Invalid erpOrders input: file: got 42, expected text; complete: got "yes", expected true or false; ' +
+        'batchSize: got 5000, expected at most 1000',
+    );
+    expect(await failureMessage(bomRepair, { products: [], dryrun: true })).toBe(
+      'Invalid BOM repair input: products: got an empty list, expected a non-empty list; ' +
+        'unknown key "dryrun" (did you mean "dryRun"?)',
+    );
+    expect(
+      await failureMessage(certificateReport, { thresholds: [7, 14], includeStatuses: ['APROVED'] }),
+    ).toBe(
+      'Invalid certificate report input: includeStatuses.0: "APROVED" is not one of DRAFT, REQUESTED, APPROVED, ' +
+        'REJECTED, ACKNOWLEDGED, NOT_VERIFIABLE (did you mean "APPROVED"?); ' +
+        'unknown key "thresholds" (did you mean "thresholdsDays"?)',
+    );
+    expect(await failureMessage(erpPull, { since: '2026-11-01' })).toBe(
+      'Invalid erpPull input: unknown key "since" (it takes no keys: give {})',
+    );
+    expect(await failureMessage(inbox, { job: 'erp-order', folder: 7, profil: 'default' })).toBe(
+      'Invalid inbox input: job: "erp-order" is not one of erp-orders, plm-import (did you mean "erp-orders"?); ' +
+        'folder: got 7, expected text; unknown key "profil" (did you mean "profile"?)',
+    );
+    expect(
+      await failureMessage(inbox, { job: 'erp-orders', folder: path.join(dir, 'inbox'), profile: 'eu' }),
+    ).toBe('Invalid inbox input: profile: "eu" is not one of default (as erp-orders reads it)');
+  });
+
+  it('an input with many bad keys or long values reads in one short line, never echoing a secret-looking value', async () => {
+    const many = Object.fromEntries(Array.from({ length: 100 }, (_, i) => [`extra${i}`, 'x'.repeat(10_000)]));
+    const message = await failureMessage(certificateReport, { ...many, asOf: '2026-11-01' });
+    expect(message).toMatch(
+      /^Invalid certificate report input: unknown keys "extra0", "extra1", .* and 95 more \(known keys: asOf, timeZone, thresholdsDays, includeStatuses\)$/,
+    );
+    expect(message.length).toBeLessThan(300);
+
+    const secret = 'sk_live_4eC39HqLyjWDarjtT1zdp7dc';
+    const leaked = await failureMessage(plmImport, {
+      file: 'y'.repeat(50_000),
+      profile: 'https://ops:hunter2@example.com/profiles/flat.json',
+      sheet: 7,
+      approval: secret,
+    });
+    expect(leaked).not.toContain('hunter2');
+    expect(leaked).not.toContain(secret);
+    expect(leaked).toContain(
+      'profile: a value that looks like a credential (not shown) is not one of native, flat',
+    );
+    expect(leaked).toContain('sheet: got 7, expected text');
+    expect(leaked).toContain('approval: got a value that looks like a credential (not shown)');
+    expect(leaked.length).toBeLessThan(600);
+  });
+
   // The gate takes `true` or its options; `false`, `"true"` or a timeout as text were "approval: Invalid input".
   it('an approval the gate cannot take fails the run saying which shapes it takes', async () => {
-    for (const approval of [false, 'true', { timeoutSeconds: '3600' }]) {
+    const shapes = 'expected true or {"timeoutSeconds": <seconds>, "onTimeout": "reject" or "approve"}';
+    for (const [approval, expected] of [
+      [false, `approval: got false, ${shapes}`],
+      ['true', `approval: got "true", ${shapes}`],
+      [{ timeoutSeconds: '3600' }, 'approval.timeoutSeconds: got "3600", expected a number'],
+    ] as const) {
       const failure = await stack.client.workflow
         .execute(plmImport, {
           args: [{ file: path.join(dir, 'never-read.csv'), approval } as never],
@@ -89,9 +171,7 @@ describe('job inputs typed by hand: refused where they are given, naming the fie
           (error: unknown) => error,
         );
       expect(failure).toBeInstanceOf(WorkflowFailedError);
-      expect(String((failure as WorkflowFailedError).cause?.message)).toContain(
-        'approval: expected true or {"timeoutSeconds": <seconds>, "onTimeout": "reject" or "approve"}',
-      );
+      expect(String((failure as WorkflowFailedError).cause?.message)).toContain(expected);
     }
   });
 

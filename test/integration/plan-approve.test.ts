@@ -349,11 +349,9 @@ describe('plan, then approve (PLM import)', () => {
     await handle.signal('approve', { by: 'alice', reason: 42 } as never);
     const details = await currentDetails(handle, (text) => text.includes('reason'));
     expect(details).toMatch(/Awaiting approval/);
+    expect(details).toContain('`approve` {"by":42} was ignored: by: got 42, expected text');
     expect(details).toContain(
-      '`approve` {"by":42} was ignored: by: Invalid input: expected string, received number',
-    );
-    expect(details).toContain(
-      '`approve` {"by":"alice","reason":42} was ignored: reason: Invalid input: expected string, received number',
+      '`approve` {"by":"alice","reason":42} was ignored: reason: got 42, expected text',
     );
     expect((await handle.describe()).typedSearchAttributes.get(TraceStatus)).toBe('awaiting-approval');
     expect(await onPlatform('SIG-S1')).toBeUndefined();
@@ -371,7 +369,7 @@ describe('plan, then approve (PLM import)', () => {
     expect(ignoredLines).toContainEqual(
       expect.objectContaining({
         signal: 'approve',
-        problems: 'by: Invalid input: expected string, received number',
+        problems: 'by: got 42, expected text',
       }),
     );
 

@@ -18,6 +18,11 @@ describe('bomRepair input', () => {
     [{}, 'exactly one of products, updatedAfter, all or sinceLastRun (got 0)'],
     [{ all: true, products: ['X'] }, 'got 2'],
     [{ updatedAfter: 'yesterday' }, "updatedAfter: 'yesterday' is not an ISO 8601 time"],
+    [{ all: true, dryrun: true }, 'unknown key "dryrun" (did you mean "dryRun"?)'],
+    [
+      { products: [], batchSize: 500 },
+      'products: got an empty list, expected a non-empty list; batchSize: got 500, expected at most 200',
+    ],
     [{ products: [] }, 'products'],
     [{ all: true, dryrun: true }, 'dryrun'],
   ])('refuses %j with a message that names the problem', (input, message) => {
