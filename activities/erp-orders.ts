@@ -5,19 +5,22 @@ import { ExportReadError } from '../connectors/erp-orders/read/types';
 import {
   applyBatch,
   applyBatchInputSchema,
-  ExportFileError,
+  type ApplyBatchInput,
+} from '../connectors/erp-orders/apply-batch';
+import {
   finishInputSchema,
   finishRun,
-  orderRun,
-  prepareInputSchema,
-  prepareRun,
-  type ApplyBatchInput,
-  type BatchResult,
   type FinishInput,
   type FinishOutput,
+} from '../connectors/erp-orders/finish-run';
+import {
+  ExportFileError,
+  prepareInputSchema,
+  prepareRun,
   type PrepareInput,
   type PrepareResult,
-} from '../connectors/erp-orders/push-run';
+} from '../connectors/erp-orders/prepare-run';
+import { orderRun, type BatchResult } from '../connectors/erp-orders/push-run';
 import { PersonDirectory } from '../connectors/erp-orders/persons';
 import {
   freshLookupInputSchema,
@@ -62,7 +65,7 @@ const asFailure = failureMapper(inputLimit('ExportReadError'), (error) => {
 
 /**
  * The ERP push's activities (prepare, one batch, finish; the approval plan and its checks): Temporal wrappers around
- * connectors/erp-orders/push-run.ts and approval-plan.ts that parse the input, count API calls, heartbeat and map
+ * connectors/erp-orders/prepare-run.ts, apply-batch.ts, finish-run.ts and approval-plan.ts that parse the input, count API calls, heartbeat and map
  * failures.
  */
 export function createErpOrderActivities(deps: Pick<ActivityDeps, 'client' | 'config' | 'baseUrl'>) {
