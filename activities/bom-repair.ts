@@ -7,7 +7,8 @@ import {
   productSelectorSchema,
   type ProductSelector,
 } from '../connectors/bom-repair/job-input';
-import { hasFindings, repairProductBoms, RepairReadCache } from '../connectors/bom-repair/repair';
+import { hasFindings, repairProductBoms } from '../connectors/bom-repair/repair';
+import { RepairReadCache } from '../connectors/bom-repair/repair-plan';
 import { repairCandidateSchema, type RepairCandidate } from '../connectors/bom-repair/repair-schemas';
 import { bomRepairRun, type BomRepairEntry, type LineWrite } from '../connectors/bom-repair/journal';
 import { listBatchResults } from '../connectors/bom-repair/batch-listing';

@@ -1,4 +1,4 @@
-import { writtenAtFork } from '../../../connectors/bom-repair/repair';
+import { writtenAtFork } from '../../../connectors/bom-repair/fork-evidence';
 import { line } from './fixtures';
 
 /**
