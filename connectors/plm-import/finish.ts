@@ -3,6 +3,7 @@ import { rename, rm } from 'node:fs/promises';
 import { basename, extname } from 'node:path';
 import { boundMessage, count, quoteInput } from '../input-limits';
 import { writeFileAtomically } from '../storage';
+import { newParentsNote } from './issues';
 import { parseMappingProfile } from './profiles/schema';
 import { writeRejects } from './rejects';
 import { storeRejectedProducts } from './retry-scope';
@@ -74,13 +75,7 @@ function applyIssues(
     .filter((outcome) => outcome.outcome === 'rejected')
     .flatMap((outcome) => {
       const parents = outcome.target === undefined ? createdParents.get(outcome.externalId) : undefined;
-      const names = parents?.map((id) => `'${id}'`).join(' and ');
-      const stay =
-        parents && parents.length > 1
-          ? `; its new parents ${names} were created by this run and stay, without '${outcome.externalId}'`
-          : parents
-            ? `; its new parent ${names} was created by this run and stays, without '${outcome.externalId}'`
-            : '';
+      const stay = newParentsNote(parents ?? [], outcome.externalId, 'done');
       return outcome.rowNumbers.map((rowNumber) => ({
         rowNumber,
         column: outcome.column ?? null,

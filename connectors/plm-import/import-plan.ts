@@ -12,8 +12,8 @@ import {
   type ExistingProduct,
 } from './catalogue';
 import { compositionSteps } from './composition-steps';
-import { onRow, PlmFileError, rowIssue } from './issues';
-import { planImport, stillCreatedNote, type ImportPlan } from './plan';
+import { newParentsNote, onRow, PlmFileError, rowIssue } from './issues';
+import { planImport, type ImportPlan } from './plan';
 import { builtinProfile } from './profiles/builtin';
 import { parseProductSheet } from './profiles/parse-sheet';
 import type { ReferenceLists } from './profiles/references';
@@ -261,7 +261,7 @@ export function toWriteSteps(
       rowNumber,
       column: null,
       code: 'invalid_request',
-      message: `${refusal}${stillCreatedNote(newParentsOf(parentExternalId), write.externalId)}`,
+      message: `${refusal}${newParentsNote(newParentsOf(parentExternalId), write.externalId, 'planned')}`,
       externalId: write.externalId,
     });
   }

@@ -104,3 +104,25 @@ export function groupIssues<T, K>(issues: readonly T[], keyOf: (issue: T) => K |
   }
   return groups;
 }
+
+/** What becomes of a rejected product's new parents, for one parent and for several, as planned and as done. */
+const NEW_PARENTS_FATE = {
+  planned: { one: 'is still created', many: 'are still created' },
+  done: { one: 'was created by this run and stays', many: 'were created by this run and stay' },
+} as const;
+
+/**
+ * What a rejected product's row says of its new parents (nearest first), which are products of their own: `planned`,
+ * `; its new parent 'S' is still created, without 'S-V'`; `done`, `... was created by this run and stays, without ...`.
+ */
+export function newParentsNote(
+  created: readonly string[],
+  externalId: string,
+  when: keyof typeof NEW_PARENTS_FATE,
+): string {
+  if (created.length === 0) return '';
+  const parents = created.map((id) => `'${id}'`).join(' and ');
+  const [noun, fate] =
+    created.length > 1 ? ['parents', NEW_PARENTS_FATE[when].many] : ['parent', NEW_PARENTS_FATE[when].one];
+  return `; its new ${noun} ${parents} ${fate}, without '${externalId}'`;
+}

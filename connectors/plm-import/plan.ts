@@ -1,7 +1,7 @@
 import { levelOrder, type DraftComposition, type ProductLevel } from './draft';
 import { CatalogueIndex, type ExistingProduct } from './catalogue';
 import type { CurrentHeader } from './composition';
-import { onRow, rowIssue, type RowIssue } from './issues';
+import { newParentsNote, onRow, rowIssue, type RowIssue } from './issues';
 import { codeClashes, codeMoves } from './code-moves';
 import {
   createBody,
@@ -108,13 +108,6 @@ export interface ImportPlan {
   counts: { create: number; update: number; unchanged: number; invalid: number; archived: number };
   /** Validation and planning issues by row: the rejects file's content. */
   issues: RowIssue[];
-}
-
-/** `; its new parent 'S' is still created, without 'S-V'`: the new parents (nearest first) of a product rejected. */
-export function stillCreatedNote(created: readonly string[], externalId: string): string {
-  if (created.length === 0) return '';
-  const parents = created.map((id) => `'${id}'`).join(' and ');
-  return `; its new ${created.length > 1 ? `parents ${parents} are` : `parent ${parents} is`} still created, without '${externalId}'`;
 }
 
 /**
@@ -352,7 +345,10 @@ export function planImport(
       )
         created.push(at);
       if (created.length > 0 && own[0])
-        own[0] = { ...own[0], message: `${own[0].message}${stillCreatedNote(created, draft.externalId)}` };
+        own[0] = {
+          ...own[0],
+          message: `${own[0].message}${newParentsNote(created, draft.externalId, 'planned')}`,
+        };
       failed.set(draft.externalId, own[0] as RowIssue);
       issues.push(...own);
       invalid.push({
