@@ -95,13 +95,16 @@ export function guarded<I, O>(
  * heartbeat timeout and a slow but live attempt (one waiting out a long Retry-After, say) is not mistaken for a dead
  * one and retried while it still writes. A cancel reaches an activity only in the answer to a heartbeat; `stop` is
  * the activity's cancellation signal, for a write loop to stop at (the loop throws its reason, a CancelledFailure,
- * which reports the activity cancelled).
+ * which reports the activity cancelled). `first`: the details of the first heartbeat, for a next attempt to find even
+ * when this one dies before the next heartbeat.
  */
 export async function withHeartbeats<T>(
   work: (progress: Progress, stop: AbortSignal) => Promise<T>,
   everyMs = 3000,
+  first: Record<string, unknown> = {},
 ): Promise<T> {
-  let details: Record<string, unknown> = {};
+  // `first` goes out at once; later details reach the server throttled (80% of the heartbeat timeout).
+  let details: Record<string, unknown> = first;
   const timer = setInterval(() => heartbeat(details), everyMs);
   try {
     heartbeat(details);

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { log } from '@temporalio/activity';
+import { activityInfo, cancellationSignal, log } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
 import { z } from 'zod';
 import {
@@ -32,7 +32,8 @@ import {
   type StagingRef,
 } from '../connectors/staging';
 import { locate, publishFolder, storedLocation } from '../connectors/storage';
-import { readList, type Certificate, type ListRead, type Page } from '../connectors/traceability';
+import { readList, type Certificate, type ListRead } from '../connectors/traceability';
+import { openFetchJournal, type CertificatePageFetcher } from './certificate-fetch-journal';
 import { failureMapper, guarded, invalidInput, withHeartbeats } from './batch-kit';
 import type { ActivityDeps } from './deps';
 
@@ -225,13 +226,6 @@ const CERTIFICATE_LIST_READS = 3;
 const READS_PER_LIST = 8;
 const PAGE_SIZE = 100;
 
-type CertificatePageFetcher = (query: {
-  status?: CertificateStatus;
-  order: 'asc' | 'desc';
-  page: number;
-  limit: number;
-}) => Promise<Page<Certificate>>;
-
 interface StatusRead {
   status: CertificateStatus | undefined;
   read: ListRead<Certificate>;
@@ -384,7 +378,9 @@ async function newestChanges(
  * (`newestChanges`: one call unless a page or more changed meanwhile), and every certificate changed meanwhile is
  * checked against the lists (`changedWhileRead`): when one changed, all lists are read again (the newest changes
  * read after them serving as the next read's `before`), up to `CERTIFICATE_LIST_READS` times; then the run fails
- * saying what kept changing, and no report is written. A quiet night costs the lists' pages and two calls.
+ * saying what kept changing, and no report is written. A quiet night costs the lists' pages and two calls. It asks
+ * the same queries in the same order for the same answers: an attempt after a killed one replays the answers it got
+ * (`openFetchJournal`, which says what a resumed read may miss).
  */
 async function readWholeLists(
   lists: ReadonlyArray<CertificateStatus | undefined>,
@@ -435,20 +431,43 @@ export function createCertificateReportActivities(deps: Pick<ActivityDeps, 'clie
           ? [undefined]
           : [...new Set(input.statuses)];
         const api = new ApiCalls(deps.client);
-        const fetchPage: CertificatePageFetcher = (query) =>
+        const live: CertificatePageFetcher = (query) =>
           api.one(() => deps.client.certificates.list({ sort: 'updatedAt', ...query }));
-        const ref = await withHeartbeats(async (progress) => {
-          const certificates = await readWholeLists(lists, fetchPage, progress);
-          return staging.putNdjson(
-            `certificate-report/${input.runKey}/certificates.ndjson`,
-            certificates.map(toReportCertificate),
-          );
+        const info = activityInfo();
+        const folder = `certificate-report/${input.runKey}/fetch`;
+        const journal = await openFetchJournal({
+          staging,
+          folder,
+          attempt: info.attempt,
+          previous: info.heartbeatDetails,
+          live,
+          stop: cancellationSignal(),
         });
+        const ref = await withHeartbeats(
+          async (progress) => {
+            const certificates = await readWholeLists(lists, journal.fetchPage, (details) =>
+              progress({ ...details, ...journal.details() }),
+            ).catch(async (error: unknown) => {
+              // No attempt follows: nothing will resume the journal.
+              if (error instanceof ApplicationFailure && error.nonRetryable) await staging.remove(folder);
+              throw error;
+            });
+            return staging.putNdjson(
+              `certificate-report/${input.runKey}/certificates.ndjson`,
+              certificates.map(toReportCertificate),
+            );
+          },
+          undefined,
+          // The journal named at once: an attempt killed before its next heartbeat is resumed too.
+          journal.details(),
+        );
+        const apiCalls = journal.calls;
         log.info('Certificates staged for the expiry report', {
           certificates: ref.items,
-          apiCalls: api.count,
+          apiCalls,
+          answeredByEarlierAttempts: journal.replayed,
         });
-        return { ref, certificates: ref.items, apiCalls: api.count };
+        return { ref, certificates: ref.items, apiCalls };
       },
     ),
 

@@ -16,6 +16,11 @@ import { writeCertificateSeed } from './certificate-report-stack';
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 const CERTIFICATES = 2_000;
+/**
+ * The calls of a read never killed: the 20 pages of the APPROVED list, one (empty) page for each other status the report
+ * shows (REQUESTED, ACKNOWLEDGED, NOT_VERIFIABLE), and the newest changes before and after the lists.
+ */
+const READ_CALLS = CERTIFICATES / 100 + 3 + 2;
 /** Each API answer waits this long: the fetch (20 pages and 2 calls) lasts about 10 s, long enough to be killed in. */
 const LATENCY_MS = 400;
 /**
@@ -74,7 +79,7 @@ describe('certificateReport: a fetch that takes long', () => {
     if (dataDir) await rm(dataDir, { recursive: true, force: true });
   });
 
-  it('a worker killed mid-fetch is noticed within 30 s, the report then holds every certificate; the limit covers the largest night', async () => {
+  it('a worker killed mid-fetch is noticed within 30 s, the next attempt reads on from where it stopped, the report then holds every certificate; the limit covers the largest night', async () => {
     const harness = readHarnessInfo();
     const taskQueue = `cert-long-fetch-${randomUUID()}`;
     worker = new WorkerProcess({
@@ -109,6 +114,7 @@ describe('certificateReport: a fetch that takes long', () => {
     }
     await worker.kill();
     const killedAt = Date.now();
+    const callsAtKill = (await calls()) - callsBefore;
     await worker.start();
 
     // The fetch's next attempt starts once Temporal notices the dead worker: within its heartbeat timeout (and the
@@ -131,6 +137,14 @@ describe('certificateReport: a fetch that takes long', () => {
       .slice(1)
       .filter((line) => line !== '');
     expect(new Set(rows.map((line) => line.split(',').at(-1))).size).toBe(CERTIFICATES);
+
+    // The retried attempt read on from the killed one's pages: every page once (the one in flight at the kill maybe
+    // twice), the newest changes once before the lists (the killed attempt's) and once after. Read again from page 1,
+    // the pages read before the kill would be paid twice.
+    expect(callsAtKill).toBeGreaterThanOrEqual(4);
+    expect((await calls()) - callsBefore).toBeGreaterThanOrEqual(READ_CALLS);
+    expect((await calls()) - callsBefore).toBeLessThanOrEqual(READ_CALLS + 1);
+    expect(result.apiCalls).toBe(READ_CALLS);
 
     // The time limit Temporal holds each attempt to: enough for the largest night's read.
     const scheduled = ((await handle.fetchHistory()).events ?? [])
