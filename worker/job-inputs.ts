@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { inputProblems } from '../connectors/config-problems';
 import { certificateReportInputSchema } from '../connectors/certificate-report/model';
 import { repairBomInputSchema } from '../connectors/bom-repair/job-input';
 import { pushErpOrdersInputSchema } from '../workflows/erp-orders';
@@ -19,14 +20,17 @@ const INPUT_SCHEMAS: Record<JobName, z.ZodType> = {
 };
 
 /**
- * What the job's workflow would refuse in `input`, before anything starts it (a schedules file, say). The inbox hands
- * its `profile` and `mappingFile` to each file's job, so they are checked as that job's.
+ * What the job's workflow would refuse in `input`, before anything starts it (a schedules file, say), in the words
+ * its run would fail with (inputProblems); undefined when it would take it. The inbox hands its `profile` and
+ * `mappingFile` to each file's job, so they are checked as that job's.
  */
-export function jobInputIssues(job: JobName, input: unknown): z.core.$ZodIssue[] {
-  const parsed = INPUT_SCHEMAS[job].safeParse(input);
-  if (!parsed.success) return parsed.error.issues;
-  if (job !== 'inbox') return [];
+export function jobInputProblems(job: JobName, input: unknown): string | undefined {
+  const schema = INPUT_SCHEMAS[job];
+  const parsed = schema.safeParse(input, { reportInput: true });
+  if (!parsed.success) return inputProblems(schema, parsed.error);
+  if (job !== 'inbox') return undefined;
   const { job: childJob, profile, mappingFile } = processInboxInputSchema.parse(input);
-  const child = CHILD_PROFILE_SCHEMAS[childJob].safeParse({ profile, mappingFile });
-  return child.success ? [] : child.error.issues;
+  const childSchema = CHILD_PROFILE_SCHEMAS[childJob];
+  const child = childSchema.safeParse({ profile, mappingFile }, { reportInput: true });
+  return child.success ? undefined : `${inputProblems(childSchema, child.error)} (as ${childJob} reads it)`;
 }

@@ -8,7 +8,8 @@ import {
 } from '@temporalio/client';
 import { z } from 'zod';
 import { isKnownTimeZone } from '../connectors/certificate-report/model';
-import { jobInputIssues } from './job-inputs';
+import { configProblems } from '../connectors/config-problems';
+import { jobInputProblems } from './job-inputs';
 import { JOBS, WORKFLOW_TYPES, jobOfWorkflowType } from './jobs';
 import { TraceJob, TraceSource } from './search-attributes';
 
@@ -25,9 +26,11 @@ const duration = z.string().regex(/^\d+\s*(ms|s|m|h|d)$|^\d+\s+(seconds?|minutes
   message: "expected a duration such as '30m', '6h', '1d' or '2 days'",
 });
 
+const SCHEDULE_ID = /^[a-z0-9][a-z0-9-]*$/;
+
 const scheduleEntryShape = z.strictObject({
   /** Schedule id in Temporal; also the prefix of the workflow ids it starts. */
-  id: z.string().regex(/^[a-z0-9][a-z0-9-]*$/, 'use lower-case letters, digits and dashes'),
+  id: z.string().regex(SCHEDULE_ID, 'use lower-case letters, digits and dashes'),
   /** The job's workflow type (`plmImport`, ...; a type's former name is read as the job it names). */
   workflow: z.enum(WORKFLOW_TYPES),
   /** Standard five-field cron, for example `0 2 * * *` (02:00 every night). */
@@ -51,8 +54,9 @@ const scheduleEntryShape = z.strictObject({
 /** A schedule entry whose `input` its job would take: a bad one is refused at `apply`, not at its first run. */
 export const scheduleEntrySchema = scheduleEntryShape
   .superRefine((entry, context) => {
-    for (const issue of jobInputIssues(jobOfWorkflowType(entry.workflow), runInput(entry)))
-      context.addIssue({ code: 'custom', path: ['input', ...issue.path], message: issue.message });
+    const problems = jobInputProblems(jobOfWorkflowType(entry.workflow), runInput(entry));
+    if (problems !== undefined)
+      context.addIssue({ code: 'custom', path: ['input'], message: problems, params: { jobInput: true } });
   })
   .transform((entry) => ({ ...entry, overlap: entry.overlap ?? defaultOverlap(entry.workflow) }));
 export type ScheduleEntry = z.infer<typeof scheduleEntrySchema>;
@@ -92,14 +96,49 @@ export async function loadSchedulesFile(path: string): Promise<SchedulesFile> {
   } catch (error) {
     throw new Error(`Cannot read schedules file ${path}: ${(error as Error).message}`);
   }
-  const parsed = schedulesFileSchema.safeParse(raw);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0];
-    throw new Error(
-      `Schedules file ${path}: ${issue?.path.join('.') || '(root)'}: ${issue?.message ?? 'invalid'}`,
-    );
-  }
+  const parsed = schedulesFileSchema.safeParse(raw, { reportInput: true });
+  if (!parsed.success) throw new Error(`Schedules file ${path}: ${schedulesFileProblems(raw, parsed.error)}`);
   return parsed.data;
+}
+
+const MAX_ENTRIES_SHOWN = 5;
+
+/**
+ * One line naming each refused schedule by its id and place in the file, its own fields read as configProblems reads
+ * them and its job input as the job's run would refuse it: `schedule "nightly-plm" (entry 2), plmImport input:
+ * unknown key "fiel" (did you mean "file"?) | schedule "bom" (entry 3): cron: got "0 2 * *", expected five cron fields`.
+ */
+function schedulesFileProblems(raw: unknown, error: z.ZodError): string {
+  const entries = new Map<number, z.core.$ZodIssue[]>();
+  const rest: z.core.$ZodIssue[] = [];
+  for (const issue of error.issues) {
+    const [key, index] = issue.path;
+    if (key !== 'schedules' || typeof index !== 'number') {
+      rest.push(issue);
+      continue;
+    }
+    entries.set(index, [...(entries.get(index) ?? []), { ...issue, path: issue.path.slice(2) }]);
+  }
+  const lines = rest.length > 0 ? [configProblems(schedulesFileSchema, new z.ZodError(rest))] : [];
+  const listed = Array.isArray((raw as { schedules?: unknown } | null)?.schedules)
+    ? (raw as { schedules: unknown[] }).schedules
+    : [];
+  for (const [index, issues] of [...entries].sort(([a], [b]) => a - b).slice(0, MAX_ENTRIES_SHOWN)) {
+    const given = listed[index] as { id?: unknown; workflow?: unknown } | undefined;
+    // An id that is not one (pasted text, say) is not echoed.
+    const id =
+      typeof given?.id === 'string' && SCHEDULE_ID.test(given.id) && given.id.length <= 80
+        ? `schedule "${given.id}"`
+        : 'a schedule';
+    const jobInput = issues.find((issue) => issue.code === 'custom' && issue.params?.['jobInput'] === true);
+    const own = issues.filter((issue) => issue !== jobInput);
+    const parts = own.length > 0 ? [configProblems(scheduleEntryShape, new z.ZodError(own))] : [];
+    if (jobInput) parts.push(`${String(given?.workflow)} input: ${jobInput.message}`);
+    lines.push(`${id} (entry ${index + 1})${own.length > 0 ? ': ' : ', '}${parts.join('; ')}`);
+  }
+  const more = entries.size - MAX_ENTRIES_SHOWN;
+  if (more > 0) lines.push(`and ${more} more schedule${more === 1 ? '' : 's'} with problems`);
+  return lines.join(' | ');
 }
 
 export function scheduleOptions(entry: ScheduleEntry, taskQueue: string): ScheduleOptions {

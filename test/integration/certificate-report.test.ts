@@ -405,7 +405,9 @@ describe('certificateReport on a real Temporal dev server', () => {
     );
     const invalid = await cli('schedules', 'apply', '--file', file);
     expect(invalid.status).not.toBe(0);
-    expect(invalid.stderr).toContain('schedules.0.cron: expected five cron fields');
+    expect(invalid.stderr).toContain(
+      `schedule "${id}" (entry 1): cron: got "every night", expected five cron fields`,
+    );
 
     // Removing a schedule needs no temporal CLI: `schedules delete <id>`; an id Temporal does not know is refused.
     const deleted = await cli('schedules', 'delete', id);

@@ -188,29 +188,62 @@ describe('job inputs typed by hand: refused where they are given, naming the fie
     const write = (entries: unknown[]) => writeFileSync(file, JSON.stringify({ schedules: entries }));
     const good = entry('good', 'certificateReport', {});
 
-    write([good, entry('plm', 'plmImport', { file: '/data/inbox/plm/ss26.csv', profile: 'Flat' })]);
-    const plm = await cli('schedules', 'apply', '--file', file);
-    expect(plm.status).not.toBe(0);
-    expect(plm.stderr).toContain('schedules.1.input.profile');
-    expect(plm.stderr).toContain('"native"');
+    // Each reads as the job's own run would refuse it (inputProblems), after the schedule's id and place in the file,
+    // not zod's "Invalid option: expected one of" for the first problem only.
+    const refused = async (entries: unknown[]) => {
+      write(entries);
+      const out = await cli('schedules', 'apply', '--file', file);
+      expect(out.status).not.toBe(0);
+      expect(out.stderr).not.toMatch(/Invalid (input|option)|Unrecognized key/);
+      return out.stderr.trim();
+    };
+    expect(
+      await refused([good, entry('plm', 'plmImport', { file: '/data/inbox/plm/ss26.csv', profile: 'Flat' })]),
+    ).toBe(
+      `trace-sync: Schedules file ${file}: schedule "plm-${stamp}" (entry 2), plmImport input: ` +
+        'profile: "Flat" is not one of native, flat (did you mean "flat"?)',
+    );
 
-    write([good, entry('bom', 'bomRepair', { since_last_run: true })]);
-    const bom = await cli('schedules', 'apply', '--file', file);
-    expect(bom.status).not.toBe(0);
-    expect(bom.stderr).toContain('schedules.1.input');
-    expect(bom.stderr).toContain('since_last_run');
+    const secret = 'sk_live_4eC39HqLyjWDarjtT1zdp7dc';
+    const typo = await refused([
+      good,
+      entry('typo', 'plmImport', { fiel: '/data/inbox/plm/ss26.csv', dryrun: true, approval: secret }),
+    ]);
+    expect(typo).toBe(
+      `trace-sync: Schedules file ${file}: schedule "typo-${stamp}" (entry 2), plmImport input: ` +
+        'file: missing (expected text); approval: got a value that looks like a credential (not shown), expected ' +
+        'true or {"timeoutSeconds": <seconds>, "onTimeout": "reject" or "approve"}; ' +
+        'unknown key "fiel" (did you mean "file"?); unknown key "dryrun" (did you mean "dryRun"?)',
+    );
 
-    write([good, entry('cert', 'certificateReport', { thresholds: [7, 14] })]);
-    const cert = await cli('schedules', 'apply', '--file', file);
-    expect(cert.status).not.toBe(0);
-    expect(cert.stderr).toContain('thresholds');
+    expect(await refused([good, entry('bom', 'bomRepair', { since_last_run: true })])).toBe(
+      `trace-sync: Schedules file ${file}: schedule "bom-${stamp}" (entry 2), bomRepair input: ` +
+        'unknown key "since_last_run" (did you mean "sinceLastRun"?); ' +
+        'give exactly one of products, updatedAfter, all or sinceLastRun (got 0)',
+    );
+
+    // Every entry with a problem is named, each once, and an entry's own fields read the same way.
+    const both = await refused([
+      entry('cert', 'certificateReport', { thresholds: [7, 14] }),
+      good,
+      { ...entry('cron', 'erpPull', {}), cron: '0 2 * *' },
+    ]);
+    expect(both).toBe(
+      `trace-sync: Schedules file ${file}: schedule "cert-${stamp}" (entry 1), certificateReport input: ` +
+        'unknown key "thresholds" (did you mean "thresholdsDays"?) | ' +
+        `schedule "cron-${stamp}" (entry 3): cron: got "0 2 * *", expected five cron fields`,
+    );
 
     // The inbox hands its profile to each file's job: a profile that job has not is refused here, not per drop.
-    write([good, entry('inbox', 'inbox', { job: 'erp-orders', folder: '/data/inbox/erp', profile: 'eu' })]);
-    const inbox = await cli('schedules', 'apply', '--file', file);
-    expect(inbox.status).not.toBe(0);
-    expect(inbox.stderr).toContain('schedules.1.input.profile');
-    expect(inbox.stderr).toContain('"default"');
+    expect(
+      await refused([
+        good,
+        entry('inbox', 'inbox', { job: 'erp-orders', folder: '/data/inbox/erp', profile: 'eu' }),
+      ]),
+    ).toBe(
+      `trace-sync: Schedules file ${file}: schedule "inbox-${stamp}" (entry 2), inbox input: ` +
+        'profile: "eu" is not one of default (as erp-orders reads it)',
+    );
 
     const listed = await cli('schedules', 'list');
     expect(listed.stdout).not.toContain(String(stamp));
