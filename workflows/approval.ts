@@ -118,8 +118,8 @@ export interface DecisionSignals {
 /**
  * Listens to `approve` and `reject`; call it when the run starts. A decision counts only while the run awaits it, once
  * the plan files are written: one sent earlier would approve a plan nobody has seen, so it is ignored and the run says
- * so. A payload that is not `{"by": "…", "reason": "…"}` is ignored too, named in the run's details and its log, so the
- * operator sends it again.
+ * so. A payload that is not `{"by": "…", "reason": "…"}` is ignored too, what is wrong with it named in the run's
+ * details and its log (not the payload: it may hold a pasted credential), so the operator sends it again.
  */
 export function listenForDecision(): DecisionSignals {
   const checked = patched(SIGNALS_CHECKED_PATCH);
@@ -142,9 +142,9 @@ export function listenForDecision(): DecisionSignals {
     if (decided) return;
     const parsed = approvalSignalArgsSchema.safeParse(raw, { reportInput: true });
     if (!parsed.success) {
-      const payload = (JSON.stringify(raw) ?? String(raw)).slice(0, 200);
+      // Not the payload itself: it holds whatever was pasted, a credential too; the problems name the fields.
       const problems = inputProblems(approvalSignalArgsSchema, parsed.error);
-      ignore(signal, `${payload} was ignored: ${problems}. Send it as {"by": "…", "reason": "…"}`, {
+      ignore(signal, `was ignored: ${problems}. Send it as {"by": "…", "reason": "…"}`, {
         problems,
       });
       return;

@@ -347,17 +347,27 @@ describe('plan, then approve (PLM import)', () => {
     await awaitingApproval(handle);
     await handle.signal('approve', { by: 42 } as never);
     await handle.signal('approve', { by: 'alice', reason: 42 } as never);
-    const details = await currentDetails(handle, (text) => text.includes('reason'));
+    // Whatever an operator pasted: the run says what was wrong with it, never the payload itself.
+    const secret = 'sk_live_4eC39HqLyjWDarjtT1zdp7dc';
+    await handle.signal('reject', {
+      by: 'alice',
+      reason: 'store at https://ops:hunter2@example.com',
+      apiKey: secret,
+    } as never);
+    const details = await currentDetails(handle, (text) => text.includes('apiKey'));
     expect(details).toMatch(/Awaiting approval/);
-    expect(details).toContain('`approve` {"by":42} was ignored: by: got 42, expected text');
+    expect(details).toContain('`approve` was ignored: by: got 42, expected text');
+    expect(details).toContain('`approve` was ignored: reason: got 42, expected text');
     expect(details).toContain(
-      '`approve` {"by":"alice","reason":42} was ignored: reason: got 42, expected text',
+      '`reject` was ignored: unknown key "apiKey" (known keys: by, reason). Send it as {"by": "…", "reason": "…"}',
     );
+    expect(details).not.toContain('hunter2');
+    expect(details).not.toContain(secret);
     expect((await handle.describe()).typedSearchAttributes.get(TraceStatus)).toBe('awaiting-approval');
     expect(await onPlatform('SIG-S1')).toBeUndefined();
     // The workflow's logger: the worker writes its lines a moment after the workflow task.
     let ignoredLines: Array<Record<string, unknown>> = [];
-    for (let i = 0; i < 40 && ignoredLines.length < 2; i++) {
+    for (let i = 0; i < 40 && ignoredLines.length < 3; i++) {
       await new Promise((resolve) => setTimeout(resolve, 250));
       ignoredLines = readFileSync(stack().logFile, 'utf8')
         .split('\n')
@@ -372,6 +382,8 @@ describe('plan, then approve (PLM import)', () => {
         problems: 'by: got 42, expected text',
       }),
     );
+    expect(JSON.stringify(ignoredLines)).not.toContain('hunter2');
+    expect(JSON.stringify(ignoredLines)).not.toContain(secret);
 
     await handle.signal('approve', { by: ' alice ', reason: 'checked the plan' });
     const result = (await handle.result()) as Result;
