@@ -63,6 +63,7 @@ const NOT_SENT_CODES = new Set([
   'EAI_AGAIN',
   'UND_ERR_CONNECT_TIMEOUT',
   'EHOSTUNREACH',
+  'ENETUNREACH',
 ]);
 
 /**

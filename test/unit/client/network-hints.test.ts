@@ -1,4 +1,5 @@
 import net from 'node:net';
+import { Agent } from 'undici';
 import { TraceabilityClient } from '../../../connectors/traceability';
 import { caught } from '../../harness/errors';
 import { startStub } from './stub-server';
@@ -68,4 +69,34 @@ describe('the hint a network failure carries', () => {
     await client.close();
     await stub.close();
   });
+
+  // A route gone (ENETUNREACH: no network to the host, a VPN down) fails before a byte is sent, as a refused or
+  // unknown host does: an order create is re-sent, not reported as maybe placed (which sends the sync to look it up).
+  it.each(['ENETUNREACH', 'EHOSTUNREACH', 'ECONNREFUSED'])(
+    'a connection that fails with %s never reached the API: an order create is retried and not flagged maybeCommitted',
+    async (code) => {
+      let connects = 0;
+      const dispatcher = new Agent({
+        connect: (_options, callback) => {
+          connects++;
+          callback(Object.assign(new Error(`connect ${code} 10.9.8.7:443`), { code }), null);
+        },
+      });
+      const client = new TraceabilityClient({
+        baseUrl: 'http://api.example.test/api/v2',
+        apiKey: KEY,
+        dispatcher,
+        ...fastRetries,
+      });
+      const error = await caught(
+        client.orders.create({ orderNumber: 'PO-9', buyerCompanyId: 'b', supplierCompanyId: 's' }),
+      );
+      expect(error).toMatchObject({ code: 'network_error', maybeCommitted: false, attempts: 2 });
+      expect(connects).toBe(2);
+      expect(error.message).toContain(`connection failed (${code})`);
+      expect(error.message).toContain('could not be reached: check TRACEABILITY_BASE_URL of the worker');
+      await client.close();
+      await dispatcher.close();
+    },
+  );
 });
