@@ -11,7 +11,7 @@ import { z } from 'zod';
 import { stagingRefSchema, type ApiCalls, type Progress } from '../staging';
 import { copyInput, inputExists, isS3Url } from '../storage';
 import type { OrderType } from '../traceability/schemas/orders';
-import { buildOrders, companyCodesIn, givesCompanyIds } from './orders/build';
+import { buildOrders, checkExportColumns, companyCodesIn, givesCompanyIds } from './orders/build';
 import { buildContext, naturalKey, refsToResolve, resolveProducts, takeSnapshot } from './platform-reads';
 import { READ_WARNINGS_KEPT } from './read-warnings';
 import { DEFAULT_PROFILE, loadProfileFile } from './profile';
@@ -129,6 +129,8 @@ export async function prepareRun(
     mappedColumns,
   });
   progress({ phase: 'read', rows: table.rows.length });
+  // Before the first API call: a file that lacks a required column fails at once, not after an outage's retries.
+  checkExportColumns(table, profile);
 
   const context = await buildContext(api, companyCodesIn(table, profile), givesCompanyIds(table, profile));
   const built = buildOrders(table, profile, context);

@@ -2,10 +2,11 @@ import { existsSync, readdirSync } from 'node:fs';
 import { mkdir, mkdtemp, rm, utimes, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { WorkflowFailedError, type WorkflowHandle } from '@temporalio/client';
 import { ApplicationFailure, TemporalFailure } from '@temporalio/common';
 import { createActivities } from '../../activities';
 import { createInboxActivities, DEFAULT_SETTLE_SECONDS } from '../../activities/inbox';
-import { inbox } from '../../workflows';
+import { erpOrders, inbox } from '../../workflows';
 import { MAX_OUTSIDE_FAILURES, type ProcessInboxResult } from '../../workflows/inbox';
 import { TraceStatus } from '../../worker/search-attributes';
 import { S3Store, s3ClientFor } from '../../connectors/storage';
@@ -19,9 +20,16 @@ const GOOD = [
   'OUT-1,SUP-1001,1,PLM-TEE-001-BLK,5,PIECES',
   'OUT-2,SUP-1002,1,PLM-JKT-010-NVY,7,PIECES',
 ].join('\n');
-// Not JSON at all: the job refuses it while reading, before it calls the API, so its child fails outage or not. (A
-// file whose fault shows only after the job's first API calls, a missing column say, waits for the API like any.)
+// Not JSON at all: the job refuses it while reading, before it calls the API, so its child fails outage or not.
 const BAD = '{"order_number": "OUT-9", ';
+// Readable, but without the order number column the default profile requires: the file alone tells that, so it too
+// fails before the first API call.
+const NO_ORDER_NUMBER = [
+  'supplier_code,line_number,product_external_id,quantity,unit',
+  'SUP-1001,1,PLM-TEE-001-BLK,5,PIECES',
+].join('\n');
+const LACKS_ORDER_NUMBER =
+  /^the export lacks column 'order_number' \(orderNumber\) required by profile 'default'/;
 
 /** The outage records kept beside an inbox's drops (`.failures/`): one per drop its children failed for an outage. */
 const failureRecords = (folder: string): string[] => {
@@ -34,6 +42,23 @@ async function drop(file: string, body: string): Promise<void> {
   const past = new Date(Date.now() - 2 * DEFAULT_SETTLE_SECONDS * 1000);
   await utimes(file, past, past);
 }
+
+/** The activity's own failure at the bottom of a failed run's chain. */
+async function innermostFailure(handle: WorkflowHandle): Promise<ApplicationFailure> {
+  const error: unknown = await handle.result().then(
+    () => undefined,
+    (failed: unknown) => failed,
+  );
+  expect(error).toBeInstanceOf(WorkflowFailedError);
+  let innermost: unknown = error;
+  while ((innermost as { cause?: unknown }).cause) innermost = (innermost as { cause: unknown }).cause;
+  expect(innermost).toBeInstanceOf(ApplicationFailure);
+  return innermost as ApplicationFailure;
+}
+
+const activityAttempts = async (handle: WorkflowHandle): Promise<number> =>
+  ((await handle.fetchHistory()).events ?? []).filter((event) => event.activityTaskStartedEventAttributes)
+    .length;
 
 /**
  * The jobs' activities as they are, each retryable failure retried after 50 ms instead of the steps' backoff: every
@@ -143,6 +168,42 @@ describe('inbox during an API outage: a drop whose child failed for a reason out
     expect(await statusOfLastRun()).toBe('done');
     const [order] = await api<{ id: string }[]>('/orders?limit=100&orderNumber=OUT-1');
     expect(order).toBeDefined();
+  }, 180_000);
+
+  it('fails a push of an export lacking a required column at once during the outage: one attempt, the column message', async () => {
+    const file = path.join(root, 'no-order-number.csv');
+    await writeFile(file, NO_ORDER_NUMBER);
+    await outage();
+    const handle = await stack.client.workflow.start(erpOrders, {
+      args: [{ file }],
+      taskQueue: stack.taskQueue,
+      workflowId: stack.workflowId('erp-orders-outage-no-column'),
+    });
+    const innermost = await innermostFailure(handle);
+    expect(innermost).toMatchObject({
+      nonRetryable: true,
+      message: expect.stringMatching(LACKS_ORDER_NUMBER),
+    });
+    expect(await activityAttempts(handle)).toBe(1);
+  }, 120_000);
+
+  it('files a drop lacking a required column to failed/ in the first run during the outage, not left-in-inbox', async () => {
+    const folder = path.join(root, 'inbox-no-column');
+    await mkdir(folder);
+    await drop(path.join(folder, 'no-order-number.csv'), NO_ORDER_NUMBER);
+
+    await outage();
+    const result = await runOn(folder, 'inbox-outage-no-column');
+    expect(result.files).toEqual([
+      expect.objectContaining({
+        name: 'no-order-number.csv',
+        outcome: 'failed',
+        movedTo: path.join(folder, 'failed', 'no-order-number.csv'),
+      }),
+    ]);
+    expect(result.files[0]?.error).toMatch(/the export lacks column 'order_number' \(orderNumber\)/);
+    expect(readdirSync(folder).filter((name) => !name.startsWith('.'))).toEqual(['failed']);
+    expect(failureRecords(folder)).toEqual([]);
   }, 180_000);
 
   it(`files the drop to failed/ when its ${MAX_OUTSIDE_FAILURES}th child fails for the outage too`, async () => {

@@ -104,14 +104,11 @@ function columnList(columns: readonly string[]): string {
 }
 
 /**
- * Turns an export into order drafts: rows grouped by order number (in first-seen order; a row with a blank number
- * continues the order of the row above), header fields agreed,
- * values checked, companies and facility processes resolved. Every bad order becomes a rejection; the others go on.
- * A file that lacks a column every row needs is refused as a whole (`ExportMismatchError`).
+ * Refuses as a whole (`ExportMismatchError`) a file that lacks a column every row needs: the file alone tells, so the
+ * prepare checks it before its first API call and a bad file fails at once even while the API is down.
  */
-export function buildOrders(table: ExportTable, profile: MappingProfile, context: BuildContext): BuildResult {
-  const binding = bindColumns(profile, table.columns);
-  const missing = missingRequiredColumns(profile, binding);
+export function checkExportColumns(table: ExportTable, profile: MappingProfile): void {
+  const missing = missingRequiredColumns(profile, bindColumns(profile, table.columns));
   if (missing.length > 0) {
     if (table.rows.length === 0 && table.columns.length === 0) {
       throw new ExportMismatchError(
@@ -130,6 +127,17 @@ export function buildOrders(table: ExportTable, profile: MappingProfile, context
       `the export lacks ${missing.join(', ')} required by profile '${profile.name}'; its columns are: ${columnList(table.columns)}`,
     );
   }
+}
+
+/**
+ * Turns an export into order drafts: rows grouped by order number (in first-seen order; a row with a blank number
+ * continues the order of the row above), header fields agreed,
+ * values checked, companies and facility processes resolved. Every bad order becomes a rejection; the others go on.
+ * A file that lacks a column every row needs is refused as a whole (`ExportMismatchError`).
+ */
+export function buildOrders(table: ExportTable, profile: MappingProfile, context: BuildContext): BuildResult {
+  checkExportColumns(table, profile);
+  const binding = bindColumns(profile, table.columns);
   const warnings = binding.missing.map(
     ({ field, column }) =>
       `column '${column}' (${field}) of profile '${profile.name}' is not in the export; the field is left as it is`,
