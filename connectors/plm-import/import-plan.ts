@@ -135,14 +135,13 @@ export async function readSheet(
   await run.publish(basename(sourceCopy));
 
   const before = { ...client.stats().byEndpoint };
-  const references = await referenceLists(client, profile);
-  const apiCalls = referenceCallsSince(client, before);
-
   let parsed;
   try {
     parsed = await parseProductSheet(sourceCopy, {
       profile,
-      references,
+      // Read only once the sheet passed the checks it needs no API for: a sheet lacking its key columns fails at
+      // once, non-retryable, even while the API is down (an inbox drop goes to failed/, not left in the inbox).
+      references: () => referenceLists(client, profile),
       read: input.sheet !== undefined ? { sheetName: input.sheet } : {},
     });
   } catch (error) {
@@ -150,6 +149,7 @@ export async function readSheet(
       throw new PlmFileError(error.code, error.message.split(sourceCopy).join(input.file));
     throw error;
   }
+  const apiCalls = referenceCallsSince(client, before);
   const retry = input.retryOf === undefined ? undefined : await originalRejections(run, input.retryOf);
   const warnings = parsed.warnings.map((warning) => warning.split(sourceCopy).join(input.file));
   if (retry?.rejected === null)

@@ -6,7 +6,7 @@ import { WorkflowFailedError, type WorkflowHandle } from '@temporalio/client';
 import { ApplicationFailure, TemporalFailure } from '@temporalio/common';
 import { createActivities } from '../../activities';
 import { createInboxActivities, DEFAULT_SETTLE_SECONDS } from '../../activities/inbox';
-import { erpOrders, inbox } from '../../workflows';
+import { erpOrders, inbox, plmImport } from '../../workflows';
 import { MAX_OUTSIDE_FAILURES, type ProcessInboxResult } from '../../workflows/inbox';
 import { TraceStatus } from '../../worker/search-attributes';
 import { S3Store, s3ClientFor } from '../../connectors/storage';
@@ -183,6 +183,23 @@ describe('inbox during an API outage: a drop whose child failed for a reason out
     expect(innermost).toMatchObject({
       nonRetryable: true,
       message: expect.stringMatching(LACKS_ORDER_NUMBER),
+    });
+    expect(await activityAttempts(handle)).toBe(1);
+  }, 120_000);
+
+  it('fails a PLM import of a sheet lacking externalId at once during the outage: one attempt, the column message', async () => {
+    const file = path.join(root, 'no-external-id.csv');
+    await writeFile(file, ['name,styleType', 'Tee,Shirt'].join('\n'));
+    await outage();
+    const handle = await stack.client.workflow.start(plmImport, {
+      args: [{ file, profile: 'native' }],
+      taskQueue: stack.taskQueue,
+      workflowId: stack.workflowId('plm-import-outage-no-column'),
+    });
+    const innermost = await innermostFailure(handle);
+    expect(innermost).toMatchObject({
+      nonRetryable: true,
+      message: expect.stringMatching(/^the sheet lacks column\(s\) 'externalId' that profile 'native' needs/),
     });
     expect(await activityAttempts(handle)).toBe(1);
   }, 120_000);

@@ -452,25 +452,54 @@ export function describeColumns(
   return columns;
 }
 
+/** Reads the reference lists (an API call): `mapRows` calls it only once the sheet's columns passed and a row came. */
+export type LoadReferences = () => Promise<ReferenceLists>;
+
+/** The sheet, with `load` run before its first row: a sheet without the columns or rows it needs never calls it. */
+function loadingFirst(sheet: SheetSource, load: () => Promise<void>): SheetSource {
+  return {
+    headers: sheet.headers,
+    ...(sheet.delimiter !== undefined ? { delimiter: sheet.delimiter } : {}),
+    ...(sheet.date1904 !== undefined ? { date1904: sheet.date1904 } : {}),
+    async *rows() {
+      let loaded = false;
+      for await (const row of sheet.rows()) {
+        if (!loaded) {
+          await load();
+          loaded = true;
+        }
+        yield row;
+      }
+    },
+  };
+}
+
 /**
  * Turns sheet rows into product drafts with the profile: values converted, reference names resolved
  * to ids, flat rows folded into their style and variant. Cell-level problems become row issues; the
- * rows keep streaming. Throws PlmFileError when the sheet lacks the columns that identify products.
+ * rows keep streaming. Throws PlmFileError when the sheet lacks the columns that identify products. Given a loader
+ * for `references`, it reads them only after those checks, at the first row.
  */
 export async function mapRows(
-  sheet: SheetSource,
+  source: SheetSource,
   profile: MappingProfile,
-  references: ReferenceLists = {},
+  references: ReferenceLists | LoadReferences = {},
 ): Promise<MappedSheet> {
-  const index = profileIndex(profile, sheet.headers);
+  const index = profileIndex(profile, source.headers);
   const context: ExtractContext = {
-    resolver: new ReferenceResolver(references),
+    resolver: new ReferenceResolver(typeof references === 'function' ? {} : references),
     dateOrder: profile.dateOrder,
-    ...(sheet.date1904 === true ? { date1904: true } : {}),
-    decimalMark: decimalMarkOfDelimiter(sheet.delimiter),
+    ...(source.date1904 === true ? { date1904: true } : {}),
+    decimalMark: decimalMarkOfDelimiter(source.delimiter),
     rawMaterials: new RawMaterialResolver(profile.rawMaterials),
     compositionName: profile.compositionName,
   };
+  const sheet =
+    typeof references === 'function'
+      ? loadingFirst(source, async () => {
+          context.resolver = new ReferenceResolver(await references());
+        })
+      : source;
   const book = new DraftBook();
   const rowCount =
     profile.layout === 'native'

@@ -7,6 +7,7 @@ import { bindLevel, levelSources } from './extract';
 import { mapRows } from './map-rows';
 import { optionColumnNames, optionPairColumns } from './options';
 import type { ReferenceLists } from './references';
+import type { LoadReferences } from './map-rows';
 import type { MappingProfile } from './schema';
 
 export type SheetInfo = Omit<OpenedSheet, 'rows'>;
@@ -17,7 +18,8 @@ export interface ParsedSheet extends MappedSheet {
 
 export interface ParseOptions {
   profile: MappingProfile;
-  references?: ReferenceLists;
+  /** The lists, or a loader `mapRows` calls only once the sheet's columns passed (see `mapRows`). */
+  references?: ReferenceLists | LoadReferences;
   read?: ReadOptions;
 }
 
