@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import { readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
+import { log } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
 import { inputObject, isS3Url, type ListedObject, type S3Store } from '../connectors/storage';
 
@@ -101,8 +102,58 @@ function skipList(): { skipped: SkippedInboxFile[]; skip: (name: string, reason:
   };
 }
 
-async function listS3Inbox(folder: string): Promise<InboxListing> {
+/**
+ * How old a `.claims/` or `.moves/` record must be before a run deletes it. A record matters only to a run that listed
+ * its drop before the drop was filed away (it would win the claim again, or its retried move would find no record and
+ * report the drop gone); such a run claims and files the drops it listed within its own life. Inbox runs have no
+ * execution timeout to take as the bound, but a run works through at most MAX_FILES_PER_RUN drops, a few at a time,
+ * as the schedule starts the next: a week is far beyond any run's life, and short enough that the records stay few.
+ */
+export const INBOX_RECORD_MAX_AGE_MS = 7 * 24 * 60 * 60 * 1000;
+/** At most this many records are deleted per run. */
+export const INBOX_RECORDS_SWEPT_PER_RUN = 1_000;
+
+/**
+ * Deletes the inbox's `.claims/` and `.moves/` records last written more than INBOX_RECORD_MAX_AGE_MS before `now`,
+ * at most `limit` of them, from the first listing page (1,000 keys, by name) of each: a prefix of 100,000 records
+ * costs a run two list requests and a delete. A young record ahead of old ones in that page is old within the bound,
+ * so the backlog drains run by run. `.failures/` records are not swept: a drop's outage count lives until the drop
+ * is filed (moveInboxFile removes it). Returns how many were deleted.
+ */
+export async function sweepInboxRecords(
+  store: S3Store,
+  prefix: string,
+  now: number,
+  limit = INBOX_RECORDS_SWEPT_PER_RUN,
+): Promise<number> {
+  let swept = 0;
+  for (const kind of ['.claims', '.moves']) {
+    const pages = store.pagesUnder(`${prefix}${kind}/`);
+    const page = await pages.next();
+    await pages.return(undefined);
+    if (page.done) continue;
+    const old = page.value
+      .filter((object) => object.lastModifiedMs > 0 && now - object.lastModifiedMs > INBOX_RECORD_MAX_AGE_MS)
+      .slice(0, limit - swept)
+      .map((object) => object.key);
+    await store.removeKeys(old);
+    swept += old.length;
+    if (swept >= limit) break;
+  }
+  return swept;
+}
+
+async function listS3Inbox(folder: string, now: number): Promise<InboxListing> {
   const { store, prefix } = s3Folder(folder);
+  // At the start of the run, before its listing: records older than any run's listing can be relevant. A sweep that
+  // fails costs nothing but the records' room, so it never fails the run.
+  await sweepInboxRecords(store, prefix, now).catch((error: unknown) => {
+    try {
+      log.warn('Could not sweep the inbox records', { folder, error: (error as Error).message });
+    } catch {
+      // Called outside an activity (a test): nothing to log to.
+    }
+  });
   const files: InboxFile[] = [];
   const { skipped, skip } = skipList();
   const cannotList = (error: unknown) =>
@@ -192,7 +243,11 @@ async function listLocalInbox(folder: string, settleSeconds: number): Promise<In
   return { files, skipped };
 }
 
-export function listInbox(input: { folder: string; settleSeconds?: number }): Promise<InboxListing> {
-  if (isS3Url(input.folder)) return listS3Inbox(input.folder);
+/** `now`: the clock, for the S3 records' sweep (tests pass a later one). */
+export function listInbox(
+  input: { folder: string; settleSeconds?: number },
+  now = Date.now(),
+): Promise<InboxListing> {
+  if (isS3Url(input.folder)) return listS3Inbox(input.folder, now);
   return listLocalInbox(input.folder, input.settleSeconds ?? DEFAULT_SETTLE_SECONDS);
 }

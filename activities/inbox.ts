@@ -23,7 +23,9 @@ import {
 export {
   DEFAULT_SETTLE_SECONDS,
   INBOX_DONE_FOLDERS,
+  INBOX_RECORD_MAX_AGE_MS,
   MAX_FILES_PER_RUN,
+  sweepInboxRecords,
   type InboxDestination,
   type InboxFile,
   type InboxListing,

@@ -40,6 +40,8 @@ export interface ListedObject {
   key: string;
   bytes: number;
   version: string;
+  /** When it was last written (ms since the epoch; 0 when S3 did not say). */
+  lastModifiedMs: number;
 }
 
 /** S3-compatible object storage through the AWS SDK; keys live under `prefix/` in `bucket`. */
@@ -174,6 +176,11 @@ export class S3Store implements ObjectStore {
     return this.pages(folder, '/');
   }
 
+  /** Every object under a prefix, sub-folders' too, a page (up to 1,000) at a time, each fetched once needed. */
+  pagesUnder(prefix: string): AsyncGenerator<ListedObject[]> {
+    return this.pages(prefix, undefined);
+  }
+
   private async *pages(prefix: string, delimiter: '/' | undefined): AsyncGenerator<ListedObject[]> {
     const full = this.prefix ? `${this.prefix}/${prefix}` : prefix;
     const strip = this.prefix ? this.prefix.length + 1 : 0;
@@ -190,8 +197,9 @@ export class S3Store implements ObjectStore {
       const objects: ListedObject[] = [];
       for (const object of page.Contents ?? []) {
         if (!object.Key) continue;
-        const version = `${object.LastModified?.getTime() ?? 0}-${(object.ETag ?? '').replace(/"/g, '')}`;
-        objects.push({ key: object.Key.slice(strip), bytes: object.Size ?? 0, version });
+        const lastModifiedMs = object.LastModified?.getTime() ?? 0;
+        const version = `${lastModifiedMs}-${(object.ETag ?? '').replace(/"/g, '')}`;
+        objects.push({ key: object.Key.slice(strip), bytes: object.Size ?? 0, version, lastModifiedMs });
       }
       yield objects;
       token = page.IsTruncated ? page.NextContinuationToken : undefined;
@@ -214,7 +222,11 @@ export class S3Store implements ObjectStore {
 
   async removeFolder(prefix: string): Promise<void> {
     const folder = prefix.endsWith('/') ? prefix : `${prefix}/`;
-    const keys = await this.list(folder);
+    await this.removeKeys(await this.list(folder));
+  }
+
+  /** Deletes these keys, up to 1,000 per request (a key already gone is fine). */
+  async removeKeys(keys: readonly string[]): Promise<void> {
     for (let i = 0; i < keys.length; i += 1000) {
       await this.client.send(
         new DeleteObjectsCommand({

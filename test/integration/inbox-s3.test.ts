@@ -4,7 +4,9 @@ import path from 'node:path';
 import {
   createInboxActivities,
   dropRecordKey,
+  INBOX_RECORD_MAX_AGE_MS,
   MAX_FILES_PER_RUN,
+  sweepInboxRecords,
   type InboxFile,
 } from '../../activities/inbox';
 import { PutObjectCommand } from '@aws-sdk/client-s3';
@@ -338,6 +340,13 @@ describeS3('inbox on an S3 prefix (versitygw)', () => {
           store.put(`inbox/busy/processed/night-${String(i + j).padStart(4, '0')}.csv`, 'order_number\n'),
         ),
       );
+    // And their claims: the run's sweep of old records reads one page of them, however many there are.
+    for (let i = 0; i < 1200; i += 50)
+      await Promise.all(
+        Array.from({ length: 50 }, (_, j) =>
+          store.put(`inbox/busy/.claims/night-${String(i + j).padStart(4, '0')}.csv-0-0.json`, '{}'),
+        ),
+      );
     await store.put('inbox/busy/new.csv', GOOD.replace(/S3INB-/g, 'S3BSY-'));
     const prefixes: string[] = [];
     // The worker's activities run in this process, on the same client (one per endpoint, region and key id).
@@ -362,7 +371,11 @@ describeS3('inbox on an S3 prefix (versitygw)', () => {
           movedTo: `s3://${s3.bucket}/inbox/busy/processed/new.csv`,
         }),
       ]);
-      expect(prefixes.filter((prefix) => prefix.startsWith('inbox/busy'))).toEqual(['inbox/busy/']);
+      expect(prefixes.filter((prefix) => prefix.startsWith('inbox/busy'))).toEqual([
+        'inbox/busy/.claims/',
+        'inbox/busy/.moves/',
+        'inbox/busy/',
+      ]);
     } finally {
       store.client.middlewareStack.remove('countInboxLists');
     }
@@ -393,7 +406,8 @@ describeS3('inbox on an S3 prefix (versitygw)', () => {
       expect(files.map((file) => file.name)).toEqual(
         Array.from({ length: MAX_FILES_PER_RUN }, (_, i) => `drop-${String(i).padStart(4, '0')}.csv`),
       );
-      expect(prefixes).toEqual(['inbox/backlog/']);
+      // Besides the sweep's one page of each kind of record (none here).
+      expect(prefixes).toEqual(['inbox/backlog/.claims/', 'inbox/backlog/.moves/', 'inbox/backlog/']);
     } finally {
       store.client.middlewareStack.remove('countBacklogLists');
     }
@@ -449,4 +463,38 @@ describeS3('inbox on an S3 prefix (versitygw)', () => {
     expect(await store.exists(dropRecordKey('inbox/outage/', '.failures', file!))).toBe(true);
     expect((await activities.listInboxDrops({ folder })).files.map((f) => f.name)).toEqual(['orders.csv']);
   });
+
+  // The claims and move records of filed drops would otherwise pile up beside the inbox for ever: each run deletes
+  // those older than a run's listing can stay relevant (INBOX_RECORD_MAX_AGE_MS), a bounded number at a time.
+  it('a run deletes .claims/ and .moves/ records older than the bound, a bounded number per run, and nothing else', async () => {
+    const prefix = 'inbox/sweep';
+    const folder = `s3://${s3.bucket}/${prefix}`;
+    await store.put(`${prefix}/orders.csv`, GOOD);
+    const records = ['.claims', '.moves'].flatMap((kind) =>
+      [1, 2, 3].map((n) => `${prefix}/${kind}/orders.csv-${n}.json`),
+    );
+    for (const key of records) await store.put(key, '{}');
+    await store.put(`${prefix}/.failures/orders.csv-1.json`, '{"failures":[]}');
+    await store.put(`${prefix}/processed/old.csv`, GOOD);
+    const kept = async (): Promise<string[]> =>
+      [...(await store.list(`${prefix}/.claims/`)), ...(await store.list(`${prefix}/.moves/`))].sort();
+    const activities = createInboxActivities();
+
+    // Young records stay: a run that listed their drops may still act on them.
+    const now = await activities.listInboxDrops({ folder }, Date.now() + INBOX_RECORD_MAX_AGE_MS - 60_000);
+    expect(now.files.map((file) => file.name)).toEqual(['orders.csv']);
+    expect(await kept()).toEqual([...records].sort());
+
+    // Past the bound: at most `limit` go per run, the next run takes more.
+    const later = Date.now() + INBOX_RECORD_MAX_AGE_MS + 60_000;
+    expect(await sweepInboxRecords(store, `${prefix}/`, later, 4)).toBe(4);
+    expect(await kept()).toHaveLength(2);
+    const listing = await activities.listInboxDrops({ folder }, later);
+    expect(listing.files.map((file) => file.name)).toEqual(['orders.csv']);
+    expect(await kept()).toEqual([]);
+    // The drop, its outage record and the filed drops are no records to sweep.
+    expect(await store.exists(`${prefix}/orders.csv`)).toBe(true);
+    expect(await store.exists(`${prefix}/.failures/orders.csv-1.json`)).toBe(true);
+    expect(await store.exists(`${prefix}/processed/old.csv`)).toBe(true);
+  }, 60_000);
 });
