@@ -20,6 +20,8 @@ export interface StackInfo {
   sandboxApiKey?: string;
   namespace: string;
   taskQueue: string;
+  /** Whether a CLI in another terminal, with the same environment, would look for Temporal elsewhere (TEMPORAL_PORT=0). */
+  cliNeedsAddress: boolean;
 }
 
 const PORT_VARIABLES: Record<string, string> = {
@@ -99,6 +101,7 @@ export async function startStack(
     sandboxApiKey: api.sandbox ? api.apiKey : undefined,
     namespace: config.temporalNamespace,
     taskQueue: config.taskQueue,
+    cliNeedsAddress: temporalAddress !== temporalClientAddress(config),
   };
 }
 
@@ -117,8 +120,9 @@ export function banner(info: StackInfo): string {
       `  Try the API:  curl -H 'companyapikey: ${info.sandboxApiKey}' ${info.apiBaseUrl}/style-types`,
     );
   }
+  const addressPrefix = info.cliNeedsAddress ? `TEMPORAL_ADDRESS=${info.temporalAddress} ` : '';
   lines.push(
-    '  Start a job:  npx trace-sync check-connection --wait   (in another terminal)',
+    `  Start a job:  ${addressPrefix}npx trace-sync check-connection --wait   (in another terminal)`,
     '',
     'Press Ctrl-C to stop.',
     '',

@@ -137,23 +137,23 @@ describe('trace-sync start (the embedded stack)', () => {
       expect(banner).toContain('Press Ctrl-C');
 
       const uiUrl = /Temporal Web UI\s+(\S+)/.exec(banner)?.[1];
-      const address = /Temporal address\s+(\S+)/.exec(banner)?.[1];
       const apiUrl = /Traceability API\s+(\S+)/.exec(banner)?.[1];
       const key = /Sandbox API key\s+(\S+)/.exec(banner)?.[1];
       expect((await fetch(uiUrl ?? 'http://invalid')).status).toBe(200);
       const styleTypes = await fetch(`${apiUrl}/style-types`, { headers: { companyapikey: key ?? '' } });
       expect(styleTypes.status).toBe(200);
 
-      // The printed hint works: `trace-sync check-connection --wait` runs the workflow on this stack's worker.
-      const check = spawnSync(
-        process.execPath,
-        [path.join(repoRoot(), 'bin', 'trace-sync.cjs'), 'check', '--wait'],
-        {
-          env: { ...env, TEMPORAL_ADDRESS: address },
-          encoding: 'utf8',
-          timeout: 60_000,
-        },
-      );
+      // The printed hint works as printed, in another terminal with the same environment (ports 0 included):
+      // it runs the workflow on this stack's worker.
+      const hint = /Start a job:\s+(.+?)\s+\(in another terminal\)/.exec(banner)?.[1] ?? '';
+      expect(hint).toContain('trace-sync check-connection --wait');
+      const check = spawnSync('sh', ['-c', hint], {
+        cwd: repoRoot(),
+        env,
+        encoding: 'utf8',
+        timeout: 60_000,
+      });
+      expect(check.stderr).toBe('');
       expect(check.status).toBe(0);
       expect(check.stdout).toMatch(/Started workflow check-connection-/);
       expect(check.stdout).toContain(`"baseUrl": "${apiUrl}"`);
