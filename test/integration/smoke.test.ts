@@ -164,6 +164,21 @@ describe('trace-sync start (the embedded stack)', () => {
 
       const serverPid = Number(readFileSync(path.join(dataDir, 'temporal', 'server.pid'), 'utf8'));
       expect(isAlive(serverPid)).toBe(true);
+
+      // A second `npm start` on the same data folder names the running stack and how to stop it, not its
+      // dev server alone (killing that would pull Temporal from under the running worker).
+      const second = spawnSync(process.execPath, [path.join(repoRoot(), 'bin', 'trace-sync.cjs'), 'start'], {
+        env,
+        encoding: 'utf8',
+        timeout: 60_000,
+      });
+      expect(second.status).not.toBe(0);
+      expect(second.stderr).toContain(`already running on ${dataDir}`);
+      expect(second.stderr).toContain(`pid ${child.pid ?? ''}`);
+      expect(second.stderr).toContain('Ctrl-C');
+      expect(second.stderr).toContain('TRACE_DATA_DIR');
+      expect(second.stderr).not.toContain(`kill ${serverPid}`);
+      expect(isAlive(serverPid)).toBe(true);
       child.kill('SIGINT');
       expect(await exited).toBe(0);
       expect(isAlive(serverPid)).toBe(false);

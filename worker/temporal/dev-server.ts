@@ -69,19 +69,41 @@ function isAlive(pid: number): boolean {
   }
 }
 
+function readProc(pid: number, file: string): string {
+  try {
+    return readFileSync(`/proc/${pid}/${file}`, 'utf8');
+  } catch {
+    return ''; // Not Linux, or no such process.
+  }
+}
+
+/** The live `trace-sync start` that owns the server `pid`, if any (Linux only: read from /proc). */
+function owningStart(pid: number): number | undefined {
+  // The command name in `stat` is in parentheses and may hold spaces: the parent pid is the 2nd field after it.
+  const stat = readProc(pid, 'stat');
+  const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+  if (!Number.isInteger(ppid) || ppid <= 1 || !isAlive(ppid)) return undefined;
+  const args = readProc(ppid, 'cmdline').split('\0');
+  return args.some((arg) => arg.endsWith('trace-sync.cjs') || arg.endsWith('trace-sync')) &&
+    args.includes('start')
+    ? ppid
+    : undefined;
+}
+
 /** Refuses to share a SQLite file with a live server; forgets the pid file of a dead one. */
-function checkPidFile(pidFile: string, dbFile: string): void {
+function checkPidFile(pidFile: string, dbFile: string, dataDir: string): void {
   if (!existsSync(pidFile)) return;
   const pid = Number(readFileSync(pidFile, 'utf8').trim());
-  let cmdline = '';
-  try {
-    cmdline = readFileSync(`/proc/${pid}/cmdline`, 'utf8');
-  } catch {
-    // Not Linux, or no such process.
-  }
+  const cmdline = readProc(pid, 'cmdline');
   if (Number.isInteger(pid) && pid > 0 && isAlive(pid) && (cmdline === '' || cmdline.includes(dbFile))) {
+    const start = owningStart(pid);
+    // Killing the server of a running stack would pull Temporal from under its worker: name the stack instead.
     throw new DevServerStartError(
-      `A Temporal dev server (pid ${pid}) is already running on ${dbFile}; stop it first (kill ${pid})`,
+      start === undefined
+        ? `A Temporal dev server (pid ${pid}) is already running on ${dbFile}; stop it first (kill ${pid})`
+        : `Trace Connectors is already running on ${dataDir} (trace-sync start, pid ${start}): use it, ` +
+            `or stop it with Ctrl-C in its terminal (or kill ${start}); ` +
+            'to run a second stack, set TRACE_DATA_DIR to another folder',
     );
   }
   rmSync(pidFile, { force: true });
@@ -143,7 +165,7 @@ export async function startDevServer(options: DevServerOptions): Promise<Running
   const pidFile = path.join(temporalDir, 'server.pid');
   const logFile = options.logFile ?? path.join(temporalDir, 'server.log');
   mkdirSync(path.dirname(logFile), { recursive: true });
-  checkPidFile(pidFile, dbFile);
+  checkPidFile(pidFile, dbFile, options.dataDir);
 
   const args = [
     'server',
