@@ -178,11 +178,21 @@ export async function waitAndPrint(handle: WorkflowHandle, options: WaitOptions)
     );
     timer.unref();
   });
+  const sink = withRetryNotice(withApprovalNotice(sinkFor(out), out, handle, options.links), out, handle);
+  // Ctrl-C stops the waiting, not the run: an operator who believes the import stopped must learn it did not.
+  const onInterrupt = () => {
+    sink.finish();
+    process.stderr.write(
+      `trace-sync: stopped waiting; the run ${handle.workflowId} goes on (follow it with \`trace-sync watch ${handle.workflowId}\`, stop it with \`trace-sync cancel ${handle.workflowId}\`)\n`,
+    );
+    process.exit(130);
+  };
+  process.once('SIGINT', onInterrupt);
   try {
     const result: unknown = await followProgress({
       query: () => handle.query('progress'),
       ended: Promise.race([handle.result(), timeout]),
-      sink: withRetryNotice(withApprovalNotice(sinkFor(out), out, handle, options.links), out, handle),
+      sink,
     });
     out.write(`${JSON.stringify(result, null, 2)}\n`);
     return result;
@@ -193,6 +203,7 @@ export async function waitAndPrint(handle: WorkflowHandle, options: WaitOptions)
     throw error;
   } finally {
     clearTimeout(timer);
+    process.removeListener('SIGINT', onInterrupt);
   }
 }
 

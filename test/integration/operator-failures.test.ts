@@ -1,6 +1,9 @@
+import { spawn } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { repoRoot } from '../../worker/paths';
 import { TraceStatus } from '../../worker/search-attributes';
 import { cliEnv, startTestStack, traceSync, type TestStack } from '../harness';
 
@@ -95,6 +98,36 @@ describe('a job whose API answers 500 to everything', () => {
     expect(cli.stdout + cli.stderr).not.toContain(stack.apiKey);
     expect(cli.status).toBe(1);
   }, 120_000);
+
+  it('Ctrl-C during --wait says the run goes on, and how to follow it or stop it', async () => {
+    const child = spawn(
+      process.execPath,
+      [path.join(repoRoot(), 'bin', 'trace-sync.cjs'), 'check-connection', '--wait'],
+      { env: cliEnv(stack), cwd: repoRoot() },
+    );
+    const killer = setTimeout(() => child.kill('SIGKILL'), 60_000);
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+    try {
+      while (!/Started workflow \S+/.test(stdout) && child.exitCode === null) await sleep(100);
+      const workflowId = /Started workflow (\S+)/.exec(stdout)?.[1] ?? '';
+      expect(workflowId).not.toBe('');
+      child.kill('SIGINT');
+      expect(await exited).toBe(130);
+      expect(stderr).toContain(`the run ${workflowId} goes on`);
+      expect(stderr).toContain(`trace-sync watch ${workflowId}`);
+      expect(stderr).toContain(`trace-sync cancel ${workflowId}`);
+      const handle = stack.client.workflow.getHandle(workflowId);
+      expect((await handle.describe()).status.name).toBe('RUNNING');
+      await handle.terminate('test done');
+    } finally {
+      clearTimeout(killer);
+      if (child.exitCode === null) child.kill('SIGKILL');
+    }
+  }, 90_000);
 });
 
 describe('a job whose API cannot be reached', () => {
