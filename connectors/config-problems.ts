@@ -234,22 +234,27 @@ function listed(values: readonly string[], max = MAX_LISTED): string {
 
 /** ` (did you mean "x"?)` when a candidate is one or two edits (or only case) away from what was given. */
 function guess(input: unknown, candidates: readonly string[]): string {
-  if (typeof input !== 'string' || input === '' || input.length > 64 || secretLooking(input)) return '';
+  const meant = likelyMeant(input, candidates);
+  return meant === undefined ? '' : ` (did you mean "${meant}"?)`;
+}
+
+/** The candidate one or two edits (or only case, or a shortened or lengthened form) away from what was given. */
+export function likelyMeant(input: unknown, candidates: readonly string[]): string | undefined {
+  if (typeof input !== 'string' || input === '' || input.length > 64 || secretLooking(input))
+    return undefined;
   const typed = input.toLowerCase();
   let best: { candidate: string; distance: number } | undefined;
   for (const candidate of candidates) {
     const distance = editDistance(typed, candidate.toLowerCase());
     if (best === undefined || distance < best.distance) best = { candidate, distance };
   }
-  if (best !== undefined && best.distance <= Math.min(2, Math.floor(typed.length / 3))) {
-    return ` (did you mean "${best.candidate}"?)`;
-  }
+  if (best !== undefined && best.distance <= Math.min(2, Math.floor(typed.length / 3))) return best.candidate;
   // A key given short or long ("thresholds" for "thresholdsDays").
   const extended = candidates.filter((candidate) => {
     const known = candidate.toLowerCase();
     return Math.min(known.length, typed.length) >= 4 && (known.startsWith(typed) || typed.startsWith(known));
   });
-  return extended.length === 1 ? ` (did you mean "${extended[0] ?? ''}"?)` : '';
+  return extended.length === 1 ? extended[0] : undefined;
 }
 
 function editDistance(a: string, b: string): number {

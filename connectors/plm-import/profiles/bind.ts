@@ -40,6 +40,8 @@ export const looseKey = (text: string): string => text.trim().replace(/\s+/g, ' 
 export class HeaderIndex {
   private readonly byKey = new Map<string, string>();
   readonly used = new Set<string>();
+  /** Names the profile looked for that the sheet lacks: what an unused column may be a typo of. */
+  readonly missed = new Set<string>();
 
   /** `derived`: columns the mapping makes itself (`optionColumns`), found like headers but not the sheet's. */
   constructor(
@@ -53,6 +55,7 @@ export class HeaderIndex {
   find(name: string): string | null {
     const header = this.byKey.get(looseKey(name)) ?? null;
     if (header !== null) this.used.add(header);
+    else this.missed.add(name);
     return header;
   }
 }

@@ -5,6 +5,7 @@ import {
   type MappedSheet,
   type ProductDraft,
 } from '../draft';
+import { likelyMeant } from '../../config-problems';
 import { rowIssue, type RowIssue } from '../issues';
 import type { CsvDelimiter, SheetRow } from '../read/sheet';
 import {
@@ -205,11 +206,17 @@ function requireColumns(profile: MappingProfile, sources: BoundSource[], headers
   if (missing.length > 0) throw missingColumnsError(profile.name, missing, headers);
 }
 
+/** An unused column a slip away from a column the profile reads and the sheet lacks names that column. */
 function unusedWarning(profile: MappingProfile, index: HeaderIndex): string[] {
   const unused = index.headers.filter((header) => !index.used.has(header));
-  return unused.length > 0
-    ? [`columns not used by profile '${profile.name}': ${unused.map((h) => `'${h}'`).join(', ')}`]
-    : [];
+  const missed = [...index.missed];
+  const named = unused.map((header) => {
+    const meant = likelyMeant(header, missed);
+    return meant === undefined
+      ? `'${header}'`
+      : `'${header}' (did you mean '${meant}'? the sheet has no such column)`;
+  });
+  return unused.length > 0 ? [`columns not used by profile '${profile.name}': ${named.join(', ')}`] : [];
 }
 
 async function mapNative(

@@ -572,6 +572,22 @@ describe('mapping profiles', () => {
     );
   });
 
+  it('an unused column one slip from a column the profile reads and the sheet lacks says which one it meant', async () => {
+    const headers = nativeHeaders.map((header) => (header === 'styleType' ? 'styelType' : header));
+    const mapped = await mapRows(
+      sheetOf([...headers, 'Notes'], [['A', null, 'style', 'Tee', 'T-shirts', 'no', null, null, 'P-1']]),
+      native(),
+      references,
+    );
+    // 'Notes' is near nothing the profile reads.
+    expect(mapped.warnings).toContain(
+      "columns not used by profile 'native': 'styelType' (did you mean 'styleType'? the sheet has no such column), 'Notes'",
+    );
+    // A column the sheet has is no guess for another: 'styleType' read, 'styleTyp' unused says nothing more.
+    const both = await mapRows(sheetOf([...nativeHeaders, 'styleTyp'], []), native(), references);
+    expect(both.warnings).toContain("columns not used by profile 'native': 'styleTyp'");
+  });
+
   it('builds customProperties from typed columns, with dates from text or serials', async () => {
     const custom = profile({
       name: 'custom',
