@@ -99,6 +99,33 @@ export interface MappedSheet {
   fieldColumns: Record<ProductLevel, Partial<Record<DraftFieldName, string>>>;
 }
 
+/**
+ * What a message calls each field: the sheet's words, never the API's name (`styleTypeId`), which the operator never
+ * wrote; the message names the column beside it.
+ */
+export const fieldWords: Record<DraftFieldName, string> = {
+  name: 'name',
+  codes: 'code',
+  description: 'description',
+  gender: 'gender',
+  color: 'colour',
+  dimension: 'dimension (size)',
+  styleTypeId: 'style type',
+  styleLevelId: 'style level',
+  isComponent: 'component flag (yes or no)',
+  brands: 'brands',
+  seasons: 'seasons',
+  collections: 'collections',
+  departments: 'departments',
+  suppliers: 'suppliers',
+  vendors: 'vendors',
+  claimIntentions: 'claim intentions',
+  mainSupplier: 'main supplier',
+  weight: 'weight',
+  customProperties: 'custom properties',
+  composition: 'composition',
+};
+
 /** Fields only some levels take; every other field is taken by every level. A value for another level's field is ignored. */
 const levelOnlyFields: Record<ProductLevel, readonly DraftFieldName[]> = {
   style: ['styleTypeId', 'styleLevelId', 'isComponent'],

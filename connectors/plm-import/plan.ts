@@ -138,7 +138,7 @@ export function immutableProblem(
     current.isComponent !== null &&
     current.isComponent !== wanted.isComponent
   ) {
-    return `'${wanted.externalId}' has isComponent ${String(current.isComponent)} in the catalogue; it is fixed once created`;
+    return `'${wanted.externalId}' is ${current.isComponent ? 'a component' : 'not a component'} in the catalogue and the sheet says it is${current.isComponent ? ' not' : ''}; whether a product is a component is fixed once it is created`;
   }
   return null;
 }

@@ -1,5 +1,6 @@
 import {
   checkCodeType,
+  fieldWords,
   levelFields,
   levelOrder,
   singleUseCodeTypes,
@@ -186,7 +187,8 @@ export function checkFields(
             firstRow,
             columns[field] ?? null,
             'missing_required',
-            `${field} is required to create a ${level} ('${draft.externalId}')`,
+            `a ${fieldWords[field]} is required to create a ${level} ('${draft.externalId}')` +
+              (columns[field] === undefined ? `; the mapping reads it from no column (fields.${field})` : ''),
             draft.externalId,
           ),
         );
@@ -202,7 +204,7 @@ export function checkFields(
           origin?.rowNumber ?? firstRow,
           origin?.column ?? columns[field] ?? null,
           'too_long',
-          `${field} has ${value.length} characters, over the limit of ${limit}`,
+          `the ${fieldWords[field]} has ${value.length} characters, over the limit of ${limit}`,
           draft.externalId,
         ),
       );

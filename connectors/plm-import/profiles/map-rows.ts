@@ -1,5 +1,6 @@
 import {
   codeTypeOfHeader,
+  fieldWords,
   type DraftFieldName,
   type DraftFields,
   type MappedSheet,
@@ -147,7 +148,7 @@ export function mergePiece(
         rowNumber,
         column,
         'conflicting_values',
-        `${levelLabel} '${draft.externalId}' has ${field} '${display(incoming)}' here but '${display(current)}' on row ${earlier ?? '?'}; ` +
+        `${levelLabel} '${draft.externalId}' has the ${fieldWords[field]} '${display(incoming)}' here but '${display(current)}' on row ${earlier ?? '?'}; ` +
           `give the same value on every row of the ${levelLabel} (or leave it blank)`,
         draft.externalId,
       ),
@@ -261,7 +262,7 @@ async function mapNative(
             row.rowNumber,
             piece.externalIdColumn,
             'missing_required',
-            'externalId is blank; every row needs one',
+            'the key is blank; every row needs one to name its product',
           ),
         );
       continue;
@@ -303,14 +304,14 @@ async function mapNative(
           row.rowNumber,
           piece.externalIdColumn,
           'duplicate_external_id',
-          `externalId '${piece.externalId}' is also on row ${first}; each product needs its own`,
+          `the key '${piece.externalId}' is also on row ${first}; each product needs its own`,
           piece.externalId,
         ),
         rowIssue(
           first,
           existing.externalIdColumn,
           'duplicate_external_id',
-          `externalId '${piece.externalId}' is also on row ${row.rowNumber}; each product needs its own`,
+          `the key '${piece.externalId}' is also on row ${row.rowNumber}; each product needs its own`,
           piece.externalId,
         ),
       );
@@ -407,7 +408,7 @@ async function mapFlat(
         existing.parentExternalId !== parentId
       ) {
         const first = existing.rowNumbers[0] ?? 0;
-        const reason = `${levelName} externalId '${piece.externalId}' is already used on row ${first}${existing.level !== levelName ? ` by a ${existing.level ?? 'product'}` : existing.parentExternalId !== parentId ? ` under '${existing.parentExternalId ?? ''}'` : ''}`;
+        const reason = `${levelName} key '${piece.externalId}' is already used on row ${first}${existing.level !== levelName ? ` by a ${existing.level ?? 'product'}` : existing.parentExternalId !== parentId ? ` under '${existing.parentExternalId ?? ''}'` : ''}`;
         book.issues.push(
           rowIssue(row.rowNumber, piece.externalIdColumn, 'duplicate_external_id', reason, piece.externalId),
         );
@@ -420,7 +421,7 @@ async function mapFlat(
               first,
               existing.externalIdColumn,
               'duplicate_external_id',
-              `${existing.level ?? 'product'} externalId '${piece.externalId}' is used again on row ${row.rowNumber}${existing.level !== levelName ? ` by a ${levelName}` : existing.parentExternalId !== parentId ? ` under '${parentId ?? ''}'` : ''}`,
+              `${existing.level ?? 'product'} key '${piece.externalId}' is used again on row ${row.rowNumber}${existing.level !== levelName ? ` by a ${levelName}` : existing.parentExternalId !== parentId ? ` under '${parentId ?? ''}'` : ''}`,
               piece.externalId,
             ),
           );

@@ -295,7 +295,9 @@ describe('planImport', () => {
       '5 immutable_field_changed',
       '6 duplicate_code_value',
     ]);
-    expect(plan.issues[0]?.message).toContain('isComponent true in the catalogue');
+    expect(plan.issues[0]?.message).toBe(
+      "row 2, column 'externalId': 'S' is a component in the catalogue and the sheet says it is not; whether a product is a component is fixed once it is created",
+    );
     expect(plan.issues[2]?.message).toContain("sits under 'S2' in the catalogue, not 'S3'");
     expect(plan.writes.map((step) => `${step.action} ${step.externalId}`)).toEqual(['create S3']);
   });

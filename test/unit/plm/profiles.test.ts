@@ -187,7 +187,7 @@ describe('mapping profiles', () => {
     ]);
     const conflict = result.issues.find((issue) => issue.code === 'conflicting_values');
     expect(conflict).toMatchObject({ rowNumber: 3, column: 'Style Name', externalId: '1001' });
-    expect(conflict?.message).toContain("'Classic Tee V2' here but 'Classic Tee' on row 2");
+    expect(conflict?.message).toContain("has the name 'Classic Tee V2' here but 'Classic Tee' on row 2");
     expect(
       result.issues.filter((issue) => issue.code === 'invalid_parent').map((issue) => issue.rowNumber),
     ).toEqual([2]);
@@ -210,9 +210,9 @@ describe('mapping profiles', () => {
           issue.message.replace(/^row \d+, column 'SKU': /, ''),
         ]),
     ).toEqual([
-      [2, 'SKU', "sku externalId 'S1' is used again on row 3"],
-      [3, 'SKU', "sku externalId 'S1' is already used on row 2"],
-      [4, 'SKU', "sku externalId 'S1' is already used on row 2"],
+      [2, 'SKU', "sku key 'S1' is used again on row 3"],
+      [3, 'SKU', "sku key 'S1' is already used on row 2"],
+      [4, 'SKU', "sku key 'S1' is already used on row 2"],
     ]);
     expect(result.invalid.map((entry) => [entry.draft.externalId, entry.draft.rowNumbers])).toEqual([
       ['S1', [2, 3, 4]],

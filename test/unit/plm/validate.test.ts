@@ -48,6 +48,56 @@ describe('validateDrafts', () => {
       '3 color missing_required',
       '5 dimension missing_required',
     ]);
+    // In the sheet's words: the API's field names (styleTypeId, codes) are nothing the operator wrote.
+    expect(result.issues.map((issue) => issue.message)).toEqual([
+      "row 2, column 'name': a name is required to create a style ('S')",
+      "row 2, column 'PLM_ID': a code is required to create a style ('S')",
+      "row 2, column 'styleType': a style type is required to create a style ('S')",
+      "row 3, column 'color': a colour is required to create a variant ('V')",
+      "row 5, column 'dimension': a dimension (size) is required to create a sku ('K')",
+    ]);
+  });
+
+  it('a flat sheet without its style type column is told of a style type, not of styleTypeId', async () => {
+    const result = await mapAndValidate(
+      flat(),
+      ['Style Number', 'Style Name', 'Colour Code', 'Colour', 'SKU', 'Size'],
+      [['ST-1', 'Tee', 'BLK', 'Black', 'ST-1-M', 'M']],
+    );
+    const styleIssue = result.issues.find((issue) => issue.externalId === 'ST-1');
+    expect(styleIssue?.message).toBe(
+      "row 2, column 'Style Type': a style type is required to create a style ('ST-1')",
+    );
+  });
+
+  it("a mapping's key column blank or repeated is told as the key, not as externalId", async () => {
+    const handles = profile({
+      name: 'handles',
+      layout: 'native',
+      parentExternalId: 'Parent',
+      mapping: {
+        externalId: 'Handle',
+        fields: { name: 'Title' },
+        codes: [{ codeId: 'PLM_ID', source: 'Handle' }],
+      },
+    });
+    const result = await mapAndValidate(
+      handles,
+      ['Handle', 'Parent', 'Title'],
+      [
+        ['tee', null, 'Tee'],
+        [null, null, 'No handle'],
+        ['tee', null, 'Tee again'],
+      ],
+    );
+    expect(result.issues.map((issue) => issue.message)).toEqual([
+      "row 2, column 'Handle': the key 'tee' is also on row 4; each product needs its own",
+      // A field the mapping feeds from no column is named as the mapping file names it.
+      "row 2: a style type is required to create a style ('tee'); the mapping reads it from no column (fields.styleTypeId)",
+      "row 2: a component flag (yes or no) is required to create a style ('tee'); the mapping reads it from no column (fields.isComponent)",
+      "row 3, column 'Handle': the key is blank; every row needs one to name its product",
+      "row 4, column 'Handle': the key 'tee' is also on row 2; each product needs its own",
+    ]);
   });
 
   it('enforces text limits per field', async () => {
@@ -64,7 +114,11 @@ describe('validateDrafts', () => {
       '2 gender too_long',
       '3 color too_long',
     ]);
-    expect(result.issues[0]?.message).toContain('4001 characters, over the limit of 4000');
+    expect(result.issues.map((issue) => issue.message)).toEqual([
+      "row 2, column 'description': the description has 4001 characters, over the limit of 4000",
+      "row 2, column 'gender': the gender has 51 characters, over the limit of 50",
+      "row 3, column 'color': the colour has 256 characters, over the limit of 255",
+    ]);
   });
 
   it('applies the code rules: known types, numeric suffix, single use, unique values', async () => {
@@ -230,10 +284,13 @@ describe('validateDrafts', () => {
     const notImported = (row: number, id: string) =>
       `row ${row}, column 'parentExternalId': parent 'A-RED' is rejected (row 3: missing_required), so '${id}' is not imported either`;
     expect(reasons(result)).toEqual([
-      ['A-RED', ["row 3, column 'color': color is required to create a variant ('A-RED')"]],
+      ['A-RED', ["row 3, column 'color': a colour is required to create a variant ('A-RED')"]],
       [
         'A-RED-M',
-        ["row 4, column 'name': name has 300 characters, over the limit of 255", notImported(4, 'A-RED-M')],
+        [
+          "row 4, column 'name': the name has 300 characters, over the limit of 255",
+          notImported(4, 'A-RED-M'),
+        ],
       ],
       ['A-RED-L', [notImported(5, 'A-RED-L')]],
     ]);
