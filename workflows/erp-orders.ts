@@ -101,7 +101,11 @@ export interface PushErpOrdersResult {
    * `s3://…` with an S3 run-data store, else the run folder's path; null when none.
    */
   rejectsFile: string | null;
+  /** The rejected orders' rows in the export (an order of two lines is two rows): the rejects file's rows. */
+  rejectedExportRows: number;
+  /** The same number as `rejectedExportRows`, kept for readers of older results; `orders.rejected` counts orders. */
   rejectedRows: number;
+  /** The first rejected orders (one each, however many rows), the rejects file has them all. */
   rejections: Array<{ orderNumber: string; code: string; message: string }>;
   warnings: string[];
 }
@@ -250,6 +254,7 @@ export async function erpOrders(
     showOutcome(counts, finished.rejectsFile, {
       noun: 'orders',
       rejectedRows: finished.rejectedRows,
+      rowsOfRejected: true,
       note: `cancelled: ${Math.max(0, prepared.orders - settled)} orders not pushed; push the file again to push them`,
     });
     upsertMemo({ orders: counts, rejectsFile: finished.rejectsFile, cancelled: true });
@@ -281,6 +286,7 @@ export async function erpOrders(
       total: Date.now() - state.startedAtMs,
     },
     rejectsFile: finished.rejectsFile,
+    rejectedExportRows: finished.rejectedRows,
     rejectedRows: finished.rejectedRows,
     rejections: finished.sample,
     warnings: [
@@ -310,6 +316,7 @@ export async function erpOrders(
       dryRun: input.dryRun ?? false,
       noun: 'orders',
       rejectedRows: finished.rejectedRows,
+      rowsOfRejected: true,
       ...(note ? { note } : {}),
     });
   }

@@ -20,12 +20,20 @@ export interface OutcomeCounts {
  * Sets the run's current details (Markdown, shown in the Web UI) to the outcome line:
  * `10 created, 2 updated, 5 unchanged, 2 rejected; 3 rows rejected — rejects file: /data/runs/…/rejects.csv` (with an
  * S3 store, the `s3://…` location the finishing activity gives). `rejectedRows` is the result's: a PLM row naming no
- * product is in no count before it, yet in the rejects file.
+ * product is in no count before it, yet in the rejects file. An ERP run says its rows beside the orders they belong
+ * to: `orders: 2 created, 0 patched, 0 unchanged, 2 rejected (4 export rows)`.
  */
 export function showOutcome(
   counts: OutcomeCounts,
   rejectsFile?: string | null,
-  options: { dryRun?: boolean; noun?: string; note?: string; rejectedRows?: number } = {},
+  options: {
+    dryRun?: boolean;
+    noun?: string;
+    note?: string;
+    rejectedRows?: number;
+    /** ERP: the rejected orders' export rows, said beside the orders they belong to (`2 rejected (4 export rows)`). */
+    rowsOfRejected?: boolean;
+  } = {},
 ): void {
   const parts = [
     `${counts.created} ${options.dryRun ? 'to create' : 'created'}`,
@@ -37,7 +45,10 @@ export function showOutcome(
     `${counts.rejected} rejected`,
   ];
   const rows = options.rejectedRows ?? 0;
-  const rejectedRows = rows > 0 ? `; ${rows} ${rows === 1 ? 'row' : 'rows'} rejected` : '';
+  const rowsNoun = (prefix: string) => `${rows} ${prefix}${rows === 1 ? 'row' : 'rows'}`;
+  let rejectedRows = '';
+  if (rows > 0 && options.rowsOfRejected) parts[parts.length - 1] += ` (${rowsNoun('export ')})`;
+  else if (rows > 0) rejectedRows = `; ${rowsNoun('')} rejected`;
   const rejects = (counts.rejected > 0 || rows > 0) && rejectsFile ? ` — rejects file: ${rejectsFile}` : '';
   const note = options.note ? ` — ${options.note}` : '';
   setCurrentDetails(

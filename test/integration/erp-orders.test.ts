@@ -208,6 +208,15 @@ describe('erpOrders on a real Temporal dev server and the sandbox', () => {
       workflowId,
     });
     expect(result.orders).toMatchObject({ created: 2, rejected: 2 });
+    // Two orders of two export rows each: each number says what it counts (rejectedRows kept for older readers).
+    expect(result).toMatchObject({ rejectedExportRows: 4, rejectedRows: 4 });
+    expect(result.rejections).toHaveLength(2);
+    const metadata = (await stack.client.workflow
+      .getHandle(workflowId)
+      .query('__temporal_workflow_metadata')) as { currentDetails?: string };
+    expect(metadata.currentDetails).toBe(
+      `orders: 2 created, 0 patched, 0 unchanged, 2 rejected (4 export rows) — rejects file: ${result.rejectsFile ?? ''}`,
+    );
     expect(result.rejectsFile).toBe(path.join(stack.config.dataDir, 'runs', workflowId, 'rejects.csv'));
     const rejects = Papa.parse<Record<string, string>>(
       readFileSync(result.rejectsFile!, 'utf8').replace(/^\uFEFF/, ''),

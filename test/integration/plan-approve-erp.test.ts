@@ -297,7 +297,7 @@ describe('plan, then approve (ERP push): erp-orders --approve', () => {
     ).toEqual([...result.warnings].sort());
     expect(result.rejectedRows).toBe(1);
     expect(await currentDetails(handle, (text) => text.startsWith('orders:'))).toBe(
-      `orders: 0 created, 1 patched, 0 unchanged, 1 rejected; 1 row rejected — rejects file: ${result.rejectsFile}`,
+      `orders: 0 created, 1 patched, 0 unchanged, 1 rejected (1 export row) — rejects file: ${result.rejectsFile}`,
     );
   }, 300_000);
 
