@@ -4,8 +4,7 @@ import { Context } from '@temporalio/activity';
 import type { WorkflowExecutionStatusName } from '@temporalio/client';
 import { ApplicationFailure, WorkflowNotFoundError } from '@temporalio/common';
 import { z } from 'zod';
-import { loadProfileFile, ProfileError } from '../connectors/erp-orders/profile';
-import { PlmInputError, resolveProfile } from '../connectors/plm-import/import-plan';
+import { mappingFileProblem } from '../connectors/mapping-file';
 import { inputObject, isS3Url, LocalStore, mergeIntoStored, type S3Store } from '../connectors/storage';
 
 import {
@@ -359,14 +358,8 @@ export function createInboxActivities() {
       job: 'erp-orders' | 'plm-import';
       mappingFile: string;
     }): Promise<void> {
-      try {
-        if (input.job === 'plm-import') await resolveProfile({ mappingFile: input.mappingFile });
-        else await loadProfileFile(input.mappingFile);
-      } catch (error) {
-        if (error instanceof PlmInputError || error instanceof ProfileError)
-          throw ApplicationFailure.nonRetryable(error.message, 'InvalidInput');
-        throw error;
-      }
+      const problem = await mappingFileProblem(input.job, input.mappingFile);
+      if (problem !== undefined) throw ApplicationFailure.nonRetryable(problem, 'InvalidInput');
     },
   };
 }

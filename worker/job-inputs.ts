@@ -6,6 +6,7 @@ import { pushErpOrdersInputSchema } from '../workflows/erp-orders';
 import { pullPlatformOrdersInputSchema } from '../workflows/erp-pull';
 import { CHILD_PROFILE_SCHEMAS, processInboxInputSchema } from '../workflows/inbox';
 import { plmImportInputSchema } from '../workflows/plm-import';
+import { profileChoiceProblem } from '../workflows/batch-run';
 import type { JobName } from './jobs';
 
 /** Each job's workflow input, as its workflow checks it when it starts. */
@@ -22,15 +23,17 @@ const INPUT_SCHEMAS: Record<JobName, z.ZodType> = {
 /**
  * What the job's workflow would refuse in `input`, before anything starts it (a schedules file, say), in the words
  * its run would fail with (inputProblems); undefined when it would take it. The inbox hands its `profile` and
- * `mappingFile` to each file's job, so they are checked as that job's.
+ * `mappingFile` to each file's job, so they are checked as that job's. A mapping file is the workers' to read: see
+ * mappingFileProblem.
  */
 export function jobInputProblems(job: JobName, input: unknown): string | undefined {
   const schema = INPUT_SCHEMAS[job];
   const parsed = schema.safeParse(input, { reportInput: true });
   if (!parsed.success) return inputProblems(schema, parsed.error);
-  if (job !== 'inbox') return undefined;
+  const choice = profileChoiceProblem(parsed.data as { profile?: string; mappingFile?: string });
+  if (job !== 'inbox') return choice;
   const { job: childJob, profile, mappingFile } = processInboxInputSchema.parse(input);
   const childSchema = CHILD_PROFILE_SCHEMAS[childJob];
   const child = childSchema.safeParse({ profile, mappingFile }, { reportInput: true });
-  return child.success ? undefined : `${inputProblems(childSchema, child.error)} (as ${childJob} reads it)`;
+  return child.success ? choice : `${inputProblems(childSchema, child.error)} (as ${childJob} reads it)`;
 }

@@ -1,4 +1,5 @@
-import { readFile } from 'node:fs/promises';
+import { readFile, stat } from 'node:fs/promises';
+import { isAbsolute } from 'node:path';
 import {
   ScheduleAlreadyRunning,
   ScheduleOverlapPolicy,
@@ -9,6 +10,8 @@ import {
 import { z } from 'zod';
 import { isKnownTimeZone } from '../connectors/certificate-report/model';
 import { configProblems } from '../connectors/config-problems';
+import { mappingFileProblem } from '../connectors/mapping-file';
+import { isS3Url } from '../connectors/storage';
 import { jobInputProblems } from './job-inputs';
 import { JOBS, WORKFLOW_TYPES, jobOfWorkflowType } from './jobs';
 import { TraceJob, TraceSource } from './search-attributes';
@@ -89,7 +92,10 @@ export const schedulesFileSchema = z.strictObject({
 });
 export type SchedulesFile = z.infer<typeof schedulesFileSchema>;
 
-export async function loadSchedulesFile(path: string): Promise<SchedulesFile> {
+/** A schedules file as `apply` reads it, with what it could not check here (`notes`, one line each). */
+export type LoadedSchedules = SchedulesFile & { notes: string[] };
+
+export async function loadSchedulesFile(path: string): Promise<LoadedSchedules> {
   let raw: unknown;
   try {
     raw = JSON.parse(await readFile(path, 'utf8'));
@@ -97,8 +103,66 @@ export async function loadSchedulesFile(path: string): Promise<SchedulesFile> {
     throw new Error(`Cannot read schedules file ${path}: ${(error as Error).message}`);
   }
   const parsed = schedulesFileSchema.safeParse(raw, { reportInput: true });
-  if (!parsed.success) throw new Error(`Schedules file ${path}: ${schedulesFileProblems(raw, parsed.error)}`);
-  return parsed.data;
+  const mapping = await checkMappingFiles(raw);
+  const issues = [...(parsed.error?.issues ?? []), ...mapping.issues];
+  if (!parsed.success || issues.length > 0)
+    throw new Error(`Schedules file ${path}: ${schedulesFileProblems(raw, new z.ZodError(issues))}`);
+  return { ...parsed.data, notes: mapping.notes };
+}
+
+/**
+ * Each schedule's mapping file loaded by its job's own loader, as its runs would load it, when it is on this machine
+ * (an absolute path to a file here): one that does not load would fail every run. One that is not here is the
+ * workers' to read (they may have their own copy, or a bucket): not refused, and named in `notes` as not checked.
+ * An entry refused for its own fields is not read.
+ */
+async function checkMappingFiles(raw: unknown): Promise<{ issues: z.core.$ZodIssue[]; notes: string[] }> {
+  const issues: z.core.$ZodIssue[] = [];
+  const notes: string[] = [];
+  for (const [index, given] of listedEntries(raw).entries()) {
+    const entry = scheduleEntrySchema.safeParse(given);
+    if (!entry.success) continue;
+    const { input } = entry.data;
+    const job = jobOfWorkflowType(entry.data.workflow);
+    const mappingJob = job === 'inbox' ? input['job'] : job;
+    const mappingFile = input['mappingFile'];
+    if (typeof mappingFile !== 'string' || (mappingJob !== 'plm-import' && mappingJob !== 'erp-orders'))
+      continue;
+    const label = `${entryLabel(given, index)}: mappingFile`;
+    if (isS3Url(mappingFile)) {
+      notes.push(`${label} is in a bucket: not checked here (the workers read it at each run)`);
+      continue;
+    }
+    const here = isAbsolute(mappingFile) ? await stat(mappingFile).catch(() => undefined) : undefined;
+    if (!here?.isFile()) {
+      const where = isAbsolute(mappingFile) ? 'is not on this machine' : "is relative to the workers' folder";
+      notes.push(`${label} ${mappingFile} ${where}: not checked here (the workers read it at each run)`);
+      continue;
+    }
+    const problem = await mappingFileProblem(mappingJob, mappingFile);
+    if (problem !== undefined)
+      issues.push({
+        code: 'custom',
+        path: ['schedules', index, 'input'],
+        message: `mappingFile: ${problem} (read on this machine)`,
+        params: { jobInput: true },
+        input: mappingFile,
+      });
+  }
+  return { issues, notes };
+}
+
+function listedEntries(raw: unknown): unknown[] {
+  const schedules = (raw as { schedules?: unknown } | null)?.schedules;
+  return Array.isArray(schedules) ? (schedules as unknown[]) : [];
+}
+
+/** `schedule "nightly-plm" (entry 2)`; an id that is not one (pasted text, say) is not echoed. */
+function entryLabel(given: unknown, index: number): string {
+  const id = (given as { id?: unknown } | null)?.id;
+  return typeof id === 'string' && SCHEDULE_ID.test(id) && id.length <= 80
+    ? `schedule "${id}" (entry ${index + 1})`
+    : `a schedule (entry ${index + 1})`;
 }
 
 const MAX_ENTRIES_SHOWN = 5;
@@ -120,21 +184,14 @@ function schedulesFileProblems(raw: unknown, error: z.ZodError): string {
     entries.set(index, [...(entries.get(index) ?? []), { ...issue, path: issue.path.slice(2) }]);
   }
   const lines = rest.length > 0 ? [configProblems(schedulesFileSchema, new z.ZodError(rest))] : [];
-  const listed = Array.isArray((raw as { schedules?: unknown } | null)?.schedules)
-    ? (raw as { schedules: unknown[] }).schedules
-    : [];
+  const listed = listedEntries(raw);
   for (const [index, issues] of [...entries].sort(([a], [b]) => a - b).slice(0, MAX_ENTRIES_SHOWN)) {
-    const given = listed[index] as { id?: unknown; workflow?: unknown } | undefined;
-    // An id that is not one (pasted text, say) is not echoed.
-    const id =
-      typeof given?.id === 'string' && SCHEDULE_ID.test(given.id) && given.id.length <= 80
-        ? `schedule "${given.id}"`
-        : 'a schedule';
+    const given = listed[index] as { workflow?: unknown } | undefined;
     const jobInput = issues.find((issue) => issue.code === 'custom' && issue.params?.['jobInput'] === true);
     const own = issues.filter((issue) => issue !== jobInput);
     const parts = own.length > 0 ? [configProblems(scheduleEntryShape, new z.ZodError(own))] : [];
     if (jobInput) parts.push(`${String(given?.workflow)} input: ${jobInput.message}`);
-    lines.push(`${id} (entry ${index + 1})${own.length > 0 ? ': ' : ', '}${parts.join('; ')}`);
+    lines.push(`${entryLabel(given, index)}${own.length > 0 ? ': ' : ', '}${parts.join('; ')}`);
   }
   const more = entries.size - MAX_ENTRIES_SHOWN;
   if (more > 0) lines.push(`and ${more} more schedule${more === 1 ? '' : 's'} with problems`);

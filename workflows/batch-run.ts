@@ -107,6 +107,16 @@ export function checkResume(
   }
 }
 
+/** What a run given both `profile` and `mappingFile` fails with (they exclude each other); undefined: not both. */
+export function profileChoiceProblem(input: {
+  profile?: string | undefined;
+  mappingFile?: string | undefined;
+}): string | undefined {
+  return input.profile !== undefined && input.mappingFile !== undefined
+    ? 'give either profile or mappingFile, not both'
+    : undefined;
+}
+
 /**
  * A mapping job's input: checked by its schema, with the `resume` a continued run carries set aside (it is the run's
  * own, never given by hand: see checkResume; it names its run key at `resumeKeyAt`); `profile` and `mappingFile`
@@ -121,9 +131,8 @@ export function parseJobInput<S extends z.ZodType<{ profile?: string; mappingFil
   const { resume, ...rest } = (raw ?? {}) as Record<string, unknown>;
   const parsed = schema.safeParse(rest, { reportInput: true });
   if (!parsed.success) throw invalidInput(workflow, { schema, error: parsed.error });
-  if (parsed.data.profile !== undefined && parsed.data.mappingFile !== undefined) {
-    throw invalidInput(workflow, 'give either profile or mappingFile, not both');
-  }
+  const choice = profileChoiceProblem(parsed.data);
+  if (choice !== undefined) throw invalidInput(workflow, choice);
   if (resume) checkResume(workflow, resumeRunKey(resume, resumeKeyAt));
   return { ...parsed.data, ...(resume ? { resume: resume as R } : {}) };
 }

@@ -19,7 +19,15 @@ import type { Activities } from '../activities';
 import type { InboxFile, InboxListing, SkippedInboxFile } from '../activities/inbox';
 import { inputProblems } from '../connectors/config-problems';
 import { TraceJob, TraceSource } from '../worker/search-attributes';
-import { explainer, failedRun, invalidInput, quickActivityOptions, setStatus, startJob } from './batch-run';
+import {
+  explainer,
+  failedRun,
+  invalidInput,
+  profileChoiceProblem,
+  quickActivityOptions,
+  setStatus,
+  startJob,
+} from './batch-run';
 import { showDetails } from './operator-view';
 import { JOBS } from '../worker/jobs';
 import { pushErpOrdersInputSchema } from './erp-orders';
@@ -341,8 +349,8 @@ async function childInputProblem(input: ProcessInboxInput): Promise<string | und
     { reportInput: true },
   );
   if (!parsed.success) return `${inputProblems(schema, parsed.error)} (as ${input.job} reads it)`;
-  if (input.profile !== undefined && input.mappingFile !== undefined)
-    return 'give either profile or mappingFile, not both';
+  const choice = profileChoiceProblem(input);
+  if (choice !== undefined) return choice;
   if (input.mappingFile === undefined) return undefined;
   try {
     await checkInboxMappingFile({ job: input.job, mappingFile: input.mappingFile });

@@ -253,6 +253,81 @@ describe('job inputs typed by hand: refused where they are given, naming the fie
     await stack.client.schedule.getHandle(good.id).delete();
   });
 
+  // A schedule whose runs would all fail on their profile or mapping file was created all the same.
+  it('schedules apply refuses both profile and mappingFile, and a mapping file this machine reads that does not load', async () => {
+    const cli = (...args: string[]) => traceSync(args, cliEnv(stack), 90_000);
+    const stamp = Date.now();
+    const file = path.join(dir, 'schedules-mapping.json');
+    const write = (entries: unknown[]) => writeFileSync(file, JSON.stringify({ schedules: entries }));
+    const entry = (id: string, workflow: string, input: Record<string, unknown>) => ({
+      id: `${id}-${stamp}`,
+      workflow,
+      cron: '0 2 * * *',
+      input,
+    });
+    const good = entry('good', 'certificateReport', {});
+    const notJson = path.join(dir, 'mapping-not-json.json');
+    writeFileSync(notJson, '{"columns": ');
+    const notProfile = path.join(dir, 'mapping-not-a-profile.json');
+    writeFileSync(notProfile, JSON.stringify({ columns: 5 }));
+
+    write([
+      good,
+      entry('both', 'plmImport', { file: '/data/in.csv', profile: 'flat', mappingFile: '/data/p.json' }),
+      entry('inboxboth', 'inbox', {
+        job: 'erp-orders',
+        folder: '/data/in',
+        profile: 'default',
+        mappingFile: '/p.json',
+      }),
+      entry('erp', 'erpOrders', { file: '/data/orders.csv', mappingFile: notJson }),
+      entry('plm', 'plmImport', { file: '/data/in.csv', mappingFile: notProfile }),
+      entry('inbox', 'inbox', { job: 'plm-import', folder: '/data/in', mappingFile: notProfile }),
+    ]);
+    const out = await cli('schedules', 'apply', '--file', file);
+    expect(out.status).not.toBe(0);
+    const lines = out.stderr.trim().split(' | ');
+    expect(lines[0]).toBe(
+      `trace-sync: Schedules file ${file}: schedule "both-${stamp}" (entry 2), plmImport input: ` +
+        'give either profile or mappingFile, not both',
+    );
+    expect(lines[1]).toBe(
+      `schedule "inboxboth-${stamp}" (entry 3), inbox input: give either profile or mappingFile, not both`,
+    );
+    // The job's own loader read the file here, in the words its run fails with.
+    expect(lines[2]).toMatch(
+      new RegExp(
+        `^schedule "erp-${stamp}" \\(entry 4\\), erpOrders input: mappingFile: cannot read mapping profile ` +
+          `${notJson}: .*JSON.* \\(read on this machine\\)$`,
+      ),
+    );
+    expect(lines[3]).toMatch(
+      new RegExp(
+        `^schedule "plm-${stamp}" \\(entry 5\\), plmImport input: mappingFile: mapping file ${notProfile}: ` +
+          'invalid mapping profile: layout: missing .* \\(read on this machine\\)$',
+      ),
+    );
+    expect(lines[4]).toMatch(
+      new RegExp(
+        `^schedule "inbox-${stamp}" \\(entry 6\\), inbox input: mappingFile: mapping file ${notProfile}: `,
+      ),
+    );
+    expect((await cli('schedules', 'list')).stdout).not.toContain(String(stamp));
+
+    // A mapping file only the workers have is theirs to read: applied, saying it was not checked here.
+    const onWorkers = `/data/profiles/only-on-workers-${stamp}.json`;
+    const remote = entry('remote', 'erpOrders', { file: '/data/orders.csv', mappingFile: onWorkers });
+    write([remote]);
+    const applied = await cli('schedules', 'apply', '--file', file);
+    expect(applied.stderr).toBe('');
+    expect(applied.status).toBe(0);
+    expect(applied.stdout).toContain(`created  ${remote.id}`);
+    expect(applied.stdout).toContain(
+      `schedule "${remote.id}" (entry 1): mappingFile ${onWorkers} is not on this machine: not checked here (the workers read it at each run)`,
+    );
+    await stack.client.schedule.getHandle(remote.id).delete();
+  });
+
   // README, Schedules: "Backfill missed nights … with trace-sync certificate-report --as-of"; started by hand the
   // report read dates in UTC with the default ranges, so a backfill of a Stockholm schedule was not its night's report.
   it("certificate-report --schedule <id> backfills a night as that schedule's report: its zone, ranges and statuses", async () => {
