@@ -84,12 +84,34 @@ function runInput(entry: z.infer<typeof scheduleEntryShape>): Record<string, unk
 }
 
 export const schedulesFileSchema = z.strictObject({
-  schedules: z
-    .array(scheduleEntrySchema)
-    .refine((entries) => new Set(entries.map((e) => e.id)).size === entries.length, {
-      message: 'schedule ids must be unique',
-    }),
+  schedules: z.array(scheduleEntrySchema).superRefine((entries, context) => {
+    const duplicated = duplicateIds(entries.map((entry) => entry.id));
+    if (duplicated !== undefined)
+      context.addIssue({ code: 'custom', message: `schedule ids must be unique: ${duplicated}` });
+  }),
 });
+
+/** `"nightly" is at entries 1 and 3; "bom" is at entries 2 and 4` (the first few), or undefined when none is. */
+function duplicateIds(ids: readonly string[]): string | undefined {
+  const places = new Map<string, number[]>();
+  ids.forEach((id, index) => places.set(id, [...(places.get(id) ?? []), index + 1]));
+  const repeated = [...places].filter(([, at]) => at.length > 1);
+  if (repeated.length === 0) return undefined;
+  const shown = repeated.slice(0, MAX_ENTRIES_SHOWN).map(([id, at]) => {
+    const entries = at.length > 5 ? `${at.slice(0, 5).join(', ')} and ${at.length - 5} more` : inWords(at);
+    return `"${id}" is at entries ${entries}`;
+  });
+  const more = repeated.length - shown.length;
+  return (
+    shown.join('; ') + (more > 0 ? `; and ${more} more id${more === 1 ? '' : 's'} given twice or more` : '')
+  );
+}
+
+function inWords(numbers: readonly number[]): string {
+  return numbers.length > 1
+    ? `${numbers.slice(0, -1).join(', ')} and ${String(numbers.at(-1))}`
+    : numbers.join('');
+}
 export type SchedulesFile = z.infer<typeof schedulesFileSchema>;
 
 /** A schedules file as `apply` reads it, with what it could not check here (`notes`, one line each). */

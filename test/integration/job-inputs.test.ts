@@ -328,6 +328,28 @@ describe('job inputs typed by hand: refused where they are given, naming the fie
     await stack.client.schedule.getHandle(remote.id).delete();
   });
 
+  it('schedules apply names each duplicated schedule id and the entries it is at', async () => {
+    const cli = (...args: string[]) => traceSync(args, cliEnv(stack), 90_000);
+    const stamp = Date.now();
+    const file = path.join(dir, 'schedules-duplicates.json');
+    const entry = (id: string) => ({
+      id: `${id}-${stamp}`,
+      workflow: 'certificateReport',
+      cron: '0 2 * * *',
+    });
+    writeFileSync(
+      file,
+      JSON.stringify({ schedules: [entry('a'), entry('b'), entry('a'), entry('c'), entry('b'), entry('a')] }),
+    );
+    const out = await cli('schedules', 'apply', '--file', file);
+    expect(out.status).not.toBe(0);
+    expect(out.stderr.trim()).toBe(
+      `trace-sync: Schedules file ${file}: schedules: schedule ids must be unique: ` +
+        `"a-${stamp}" is at entries 1, 3 and 6; "b-${stamp}" is at entries 2 and 5`,
+    );
+    expect((await cli('schedules', 'list')).stdout).not.toContain(String(stamp));
+  });
+
   // README, Schedules: "Backfill missed nights … with trace-sync certificate-report --as-of"; started by hand the
   // report read dates in UTC with the default ranges, so a backfill of a Stockholm schedule was not its night's report.
   it("certificate-report --schedule <id> backfills a night as that schedule's report: its zone, ranges and statuses", async () => {
