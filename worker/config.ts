@@ -158,6 +158,17 @@ export class ConfigError extends Error {
 }
 
 /**
+ * A configuration file a command was given (a schedules file) that it cannot use: like a config error, one line
+ * saying what is wrong, exit code 2.
+ */
+export class ConfigFileError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'ConfigFileError';
+  }
+}
+
+/**
  * What the worker needs from its surroundings is not there (a Temporal namespace without the project's search
  * attributes...): like a config error, one line saying what to do, exit code 2.
  */

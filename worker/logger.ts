@@ -1,7 +1,14 @@
 import { Writable } from 'node:stream';
 import pino, { type DestinationStream, type Logger } from 'pino';
 import { build as prettyStream } from 'pino-pretty';
-import { ConfigError, logFormatSchema, SetupError, type LogFormat, type LogLevel } from './config';
+import {
+  ConfigError,
+  ConfigFileError,
+  logFormatSchema,
+  SetupError,
+  type LogFormat,
+  type LogLevel,
+} from './config';
 
 export type AppLogger = Logger;
 
@@ -173,15 +180,20 @@ export function createLogger(options: LoggerOptions): AppLogger {
 
 /**
  * Ends the process on an error that reached the top: a config error is one line naming the
- * variables (exit 2, no stack trace); anything else is its message (exit 1), with the stack when
+ * variables, or the file (a schedules file), that are wrong (exit 2, no stack trace); anything else is its message (exit 1), with the stack when
  * LOG_LEVEL is debug or trace. The API key is scrubbed from whatever is printed.
  */
 export function exitWithError(error: unknown): never {
+  const scrub = createScrubber([process.env.TRACEABILITY_API_KEY, process.env.AWS_SECRET_ACCESS_KEY]);
   if (error instanceof ConfigError || error instanceof SetupError) {
     process.stderr.write(`trace-sync: ${error.message}\n`);
     process.exit(2);
   }
-  const scrub = createScrubber([process.env.TRACEABILITY_API_KEY, process.env.AWS_SECRET_ACCESS_KEY]);
+  // A file's parse error quotes a piece of the file, which may hold a pasted key.
+  if (error instanceof ConfigFileError) {
+    process.stderr.write(`trace-sync: ${scrub(error.message)}\n`);
+    process.exit(2);
+  }
   const verbose = /^(debug|trace)$/i.test(process.env.LOG_LEVEL ?? '');
   const text =
     error instanceof Error

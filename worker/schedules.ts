@@ -9,6 +9,7 @@ import {
 } from '@temporalio/client';
 import { z } from 'zod';
 import { isKnownTimeZone } from '../connectors/certificate-report/model';
+import { ConfigFileError } from './config';
 import { configProblems } from '../connectors/config-problems';
 import { mappingFileProblem } from '../connectors/mapping-file';
 import { isS3Url } from '../connectors/storage';
@@ -122,13 +123,15 @@ export async function loadSchedulesFile(path: string): Promise<LoadedSchedules> 
   try {
     raw = JSON.parse(await readFile(path, 'utf8'));
   } catch (error) {
-    throw new Error(`Cannot read schedules file ${path}: ${(error as Error).message}`);
+    throw new ConfigFileError(`Cannot read schedules file ${path}: ${(error as Error).message}`);
   }
   const parsed = schedulesFileSchema.safeParse(raw, { reportInput: true });
   const mapping = await checkMappingFiles(raw);
   const issues = [...(parsed.error?.issues ?? []), ...mapping.issues];
   if (!parsed.success || issues.length > 0)
-    throw new Error(`Schedules file ${path}: ${schedulesFileProblems(raw, new z.ZodError(issues))}`);
+    throw new ConfigFileError(
+      `Schedules file ${path}: ${schedulesFileProblems(raw, new z.ZodError(issues))}`,
+    );
   return { ...parsed.data, notes: mapping.notes };
 }
 

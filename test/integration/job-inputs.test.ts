@@ -350,6 +350,27 @@ describe('job inputs typed by hand: refused where they are given, naming the fie
     expect((await cli('schedules', 'list')).stdout).not.toContain(String(stamp));
   });
 
+  it('a schedules file that is missing, not JSON or refused is a configuration error: exit code 2', async () => {
+    const cli = (...args: string[]) => traceSync(args, cliEnv(stack), 90_000);
+    const file = path.join(dir, 'schedules-exit.json');
+    const missing = await cli('schedules', 'apply', '--file', path.join(dir, 'no-such-schedules.json'));
+    expect(missing.stderr).toMatch(/^trace-sync: Cannot read schedules file .*no-such-schedules\.json: /);
+    expect(missing.status).toBe(2);
+    writeFileSync(file, '{"schedules": [');
+    const notJson = await cli('schedules', 'apply', '--file', file);
+    expect(notJson.stderr).toMatch(/^trace-sync: Cannot read schedules file /);
+    expect(notJson.status).toBe(2);
+    writeFileSync(
+      file,
+      JSON.stringify({ schedules: [{ id: 'x', workflow: 'certificateReport', cron: '0 2 * *' }] }),
+    );
+    const refused = await cli('schedules', 'apply', '--file', file);
+    expect(refused.stderr).toMatch(
+      /^trace-sync: Schedules file .*cron: got "0 2 \* \*", expected five cron fields/,
+    );
+    expect(refused.status).toBe(2);
+  });
+
   // README, Schedules: "Backfill missed nights … with trace-sync certificate-report --as-of"; started by hand the
   // report read dates in UTC with the default ranges, so a backfill of a Stockholm schedule was not its night's report.
   it("certificate-report --schedule <id> backfills a night as that schedule's report: its zone, ranges and statuses", async () => {
