@@ -10,7 +10,7 @@ import {
 import { z } from 'zod';
 import { isKnownTimeZone } from '../connectors/certificate-report/model';
 import { ConfigFileError } from './config';
-import { configProblems } from '../connectors/config-problems';
+import { configProblems, inputProblems } from '../connectors/config-problems';
 import { mappingFileProblem } from '../connectors/mapping-file';
 import { isS3Url } from '../connectors/storage';
 import { jobInputProblems } from './job-inputs';
@@ -182,12 +182,12 @@ function listedEntries(raw: unknown): unknown[] {
   return Array.isArray(schedules) ? (schedules as unknown[]) : [];
 }
 
-/** `schedule "nightly-plm" (entry 2)`; an id that is not one (pasted text, say) is not echoed. */
+/** `schedule "nightly-plm" (entry 2)`; without a usable id (pasted text, say, not echoed) `schedule entry 2`. */
 function entryLabel(given: unknown, index: number): string {
   const id = (given as { id?: unknown } | null)?.id;
   return typeof id === 'string' && SCHEDULE_ID.test(id) && id.length <= 80
     ? `schedule "${id}" (entry ${index + 1})`
-    : `a schedule (entry ${index + 1})`;
+    : `schedule entry ${index + 1}`;
 }
 
 const MAX_ENTRIES_SHOWN = 5;
@@ -214,7 +214,8 @@ function schedulesFileProblems(raw: unknown, error: z.ZodError): string {
     const given = listed[index] as { workflow?: unknown } | undefined;
     const jobInput = issues.find((issue) => issue.code === 'custom' && issue.params?.['jobInput'] === true);
     const own = issues.filter((issue) => issue !== jobInput);
-    const parts = own.length > 0 ? [configProblems(scheduleEntryShape, new z.ZodError(own))] : [];
+    // As an input reads: an entry that is not an object is `got a list of 3, expected an object {…}`.
+    const parts = own.length > 0 ? [inputProblems(scheduleEntryShape, new z.ZodError(own))] : [];
     if (jobInput) parts.push(`${String(given?.workflow)} input: ${jobInput.message}`);
     lines.push(`${entryLabel(given, index)}${own.length > 0 ? ': ' : ', '}${parts.join('; ')}`);
   }

@@ -371,6 +371,24 @@ describe('job inputs typed by hand: refused where they are given, naming the fie
     expect(refused.status).toBe(2);
   });
 
+  it('a schedule entry that is not an object, or has no usable id, reads by its place in plain words', async () => {
+    const cli = (...args: string[]) => traceSync(args, cliEnv(stack), 90_000);
+    const stamp = Date.now();
+    const file = path.join(dir, 'schedules-shapes.json');
+    const good = { id: `good-${stamp}`, workflow: 'certificateReport', cron: '0 2 * * *' };
+    writeFileSync(
+      file,
+      JSON.stringify({ schedules: [good, [1, 2, 3], 'nightly', { ...good, id: 'Nightly Report' }] }),
+    );
+    const out = await cli('schedules', 'apply', '--file', file);
+    expect(out.status).not.toBe(0);
+    expect(out.stderr.trim()).toBe(
+      `trace-sync: Schedules file ${file}: schedule entry 2: got a list of 3, expected an object {…} | ` +
+        'schedule entry 3: got "nightly", expected an object {…} | ' +
+        'schedule entry 4: id: got "Nightly Report": use lower-case letters, digits and dashes',
+    );
+  });
+
   // README, Schedules: "Backfill missed nights … with trace-sync certificate-report --as-of"; started by hand the
   // report read dates in UTC with the default ranges, so a backfill of a Stockholm schedule was not its night's report.
   it("certificate-report --schedule <id> backfills a night as that schedule's report: its zone, ranges and statuses", async () => {
