@@ -138,6 +138,14 @@ function pathText(path: readonly Segment[]): string {
   return path.map((segment) => clipped(String(segment), MAX_SEGMENT)).join('.');
 }
 
+/**
+ * Free text someone typed (a signal's `by`) fit to show in a run's details or log: clipped to `max` characters, or
+ * undefined when it looks like a credential (as a value inputProblems withholds).
+ */
+export function shownText(text: string, max = 60): string | undefined {
+  return secretLooking(text) ? undefined : clipped(text, max);
+}
+
 /** Stands in for a value not to be shown. */
 const SECRET = Symbol('secret');
 

@@ -13,7 +13,7 @@ import type { Activities } from '../activities';
 import type { HoldBackResult, PlanResult, ReadResult } from '../activities/plm-import';
 import type { HeldBackList } from '../connectors/held-back';
 import type { StagingRef } from '../connectors/staging';
-import { inputProblems } from '../connectors/config-problems';
+import { inputProblems, shownText } from '../connectors/config-problems';
 import { setStatus, stepActivityOptions } from './batch-run';
 import { batchSummary, showDetails } from './operator-view';
 
@@ -97,6 +97,7 @@ export const rejectSignal = defineSignal<[ApprovalSignalArgs?]>('reject');
 const SIGNALS_CHECKED_PATCH = 'approval-signals-checked';
 /** patched: runs cancelled at their gate before the cancel set TraceStatus replay without the upsert. */
 const GATE_CANCEL_PATCH = 'approval-cancel-status';
+const CREDENTIAL_SENDER = 'a sender that looks like a credential (not shown)';
 /** Ignored signals the run's details list (the newest). */
 const MAX_NOTES = 5;
 
@@ -151,10 +152,12 @@ export function listenForDecision(): DecisionSignals {
     }
     const by = parsed.data?.by || undefined;
     if (!awaiting) {
+      // `by` is free text: a key pasted into it is not shown.
+      const from = by === undefined ? undefined : (shownText(by) ?? CREDENTIAL_SENDER);
       ignore(
         signal,
-        `${by ? `from ${by} ` : ''}came before the plan was written and was ignored: read the plan, then send it again`,
-        { by: by ?? null },
+        `${from ? `from ${from} ` : ''}came before the plan was written and was ignored: read the plan, then send it again`,
+        { by: from ?? null },
       );
       return;
     }

@@ -407,12 +407,36 @@ describe('plan, then approve (PLM import)', () => {
       ],
     });
     await handle.signal('approve', { by: 'bob' });
+    // A `by` is free text: a key pasted into it is not shown in the run's details nor its log.
+    const secret = 'sk_live_4eC39HqLyjWDarjtT1zdp7dc';
+    await handle.signal('reject', { by: secret });
+    await handle.signal('reject', { by: 'https://ops:hunter2@example.com' });
     await awaitingApproval(handle);
-    const details = await currentDetails(handle, (text) => text.includes('before the plan'));
+    const details = await currentDetails(
+      handle,
+      (text) => (text.match(/before the plan/g) ?? []).length === 3,
+    );
     expect(details).toMatch(/Awaiting approval/);
     expect(details).toContain(
       '`approve` from bob came before the plan was written and was ignored: read the plan, then send it again',
     );
+    expect(details).toContain(
+      '`reject` from a sender that looks like a credential (not shown) came before the plan was written',
+    );
+    expect(details).not.toContain(secret);
+    expect(details).not.toContain('hunter2');
+    let ignoredLines: string[] = [];
+    for (let i = 0; i < 40 && ignoredLines.length < 3; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 250));
+      ignoredLines = readFileSync(stack().logFile, 'utf8')
+        .split('\n')
+        .filter(
+          (line) => line.includes('"msg":"Approval signal ignored"') && line.includes(handle.workflowId),
+        );
+    }
+    expect(ignoredLines).toHaveLength(3);
+    expect(ignoredLines.join('\n')).not.toContain(secret);
+    expect(ignoredLines.join('\n')).not.toContain('hunter2');
     await new Promise((resolve) => setTimeout(resolve, 1000));
     expect((await handle.describe()).typedSearchAttributes.get(TraceStatus)).toBe('awaiting-approval');
     expect(await onPlatform('ERL-S1')).toBeUndefined();
