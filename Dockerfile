@@ -16,8 +16,10 @@ COPY workflows ./workflows
 RUN npm run build && npm prune --omit=dev
 
 FROM node:20-bookworm-slim AS runtime
+# LOG_FORMAT: JSON lines for the log driver even under `docker run -t` (unset, a terminal would get pretty lines).
 ENV NODE_ENV=production \
-    TRACE_DATA_DIR=/data
+    TRACE_DATA_DIR=/data \
+    LOG_FORMAT=json
 WORKDIR /app
 COPY --from=build /app/package.json ./package.json
 COPY --from=build /app/node_modules ./node_modules

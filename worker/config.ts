@@ -6,7 +6,7 @@ import { repoRoot } from './paths';
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
 
-/** `json` (default): one JSON object per line, for machines. `pretty`: pino-pretty's coloured lines, for humans. */
+/** `json`: one JSON object per line, for machines. `pretty`: pino-pretty's coloured lines, for humans. */
 export const LOG_FORMATS = ['json', 'pretty'] as const;
 export type LogFormat = (typeof LOG_FORMATS)[number];
 
@@ -62,7 +62,7 @@ export const ENV_VARS: readonly EnvVarDoc[] = [
   {
     name: 'LOG_FORMAT',
     scope: 'worker',
-    default: 'json',
+    default: 'pretty when stderr is a terminal, else json',
     description: `${LOG_FORMATS.join(' or ')}: one JSON object per line, or one readable line per entry.`,
   },
   {
@@ -223,7 +223,8 @@ const apiTimeoutSchema = z.preprocess(
 
 export const logFormatSchema = z.preprocess(
   (value) => (typeof value === 'string' && value.trim() !== '' ? value.trim().toLowerCase() : undefined),
-  z.enum(LOG_FORMATS, { error: `must be one of ${LOG_FORMATS.join(', ')}` }).default('json'),
+  // No default here: unset, the format follows where the log goes (see logFormatFromEnv).
+  z.enum(LOG_FORMATS, { error: `must be one of ${LOG_FORMATS.join(', ')}` }).optional(),
 );
 
 const addressPattern = /^(\[[0-9a-fA-F:.]+\]|[^\s:/[\]]+):\d{1,5}$/;

@@ -1,4 +1,5 @@
 import { Writable } from 'node:stream';
+import { isatty } from 'node:tty';
 import pino, { type DestinationStream, type Logger } from 'pino';
 import { build as prettyStream } from 'pino-pretty';
 import {
@@ -63,14 +64,20 @@ export function scrubbingDestination(
 
 export { LOG_FORMATS, type LogFormat } from './config';
 
-/** LOG_FORMAT from the environment (blank counts as unset); a wrong value is a config error naming it. */
-export function logFormatFromEnv(env: NodeJS.ProcessEnv = process.env): LogFormat {
+/**
+ * LOG_FORMAT from the environment; unset (or blank), the format follows where the log goes: `pretty` for a person
+ * at a terminal, `json` for anything else (Docker, systemd, a file, CI). A wrong value is a config error naming it.
+ */
+export function logFormatFromEnv(
+  env: NodeJS.ProcessEnv = process.env,
+  where: { terminal: boolean } = { terminal: false },
+): LogFormat {
   const parsed = logFormatSchema.safeParse(env.LOG_FORMAT);
   if (!parsed.success)
     throw new ConfigError([
       { variable: 'LOG_FORMAT', message: parsed.error.issues[0]?.message ?? 'is invalid' },
     ]);
-  return parsed.data;
+  return parsed.data ?? (where.terminal ? 'pretty' : 'json');
 }
 
 /** Stack frames kept in a logged error: where it was thrown, not the whole SDK beneath it. */
@@ -128,7 +135,7 @@ export interface LoggerOptions {
   destination?: number | string | DestinationStream;
   /** Fields added to every line. */
   base?: Record<string, unknown>;
-  /** LOG_FORMAT by default. */
+  /** LOG_FORMAT by default, else pretty when the destination is a terminal's file descriptor, else json. */
   format?: LogFormat;
 }
 
@@ -144,8 +151,9 @@ export function createLogger(options: LoggerOptions): AppLogger {
         });
   // Pretty printing runs in this process (a stream, not a worker-thread transport) so the scrubber below still
   // sees every line before it is written, and lines are not lost when a command exits.
+  const terminal = typeof destination === 'number' && isatty(destination);
   const target: DestinationStream =
-    (options.format ?? logFormatFromEnv()) === 'pretty'
+    (options.format ?? logFormatFromEnv(process.env, { terminal })) === 'pretty'
       ? prettyStream({
           // pino-pretty pipes into a Node stream; a plain `{ write }` destination (tests) is wrapped in one.
           destination: new Writable({
@@ -155,9 +163,7 @@ export function createLogger(options: LoggerOptions): AppLogger {
             },
           }),
           sync: true,
-          colorize:
-            typeof destination === 'number' &&
-            Boolean(destination === 1 ? process.stdout.isTTY : process.stderr.isTTY),
+          colorize: terminal,
           translateTime: 'SYS:HH:MM:ss.l',
           ignore: 'pid,hostname',
           singleLine: true,

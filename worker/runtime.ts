@@ -11,6 +11,15 @@ const LEVELS: Record<TemporalLogLevel, 'trace' | 'debug' | 'info' | 'warn' | 'er
 };
 
 /**
+ * The SDK's lines at info that tell an operator nothing the worker's own lines ("Worker running", "Shutting down",
+ * "Stopped") do not: logged at debug. A worker that fails still says so at its level.
+ */
+function isSdkChatter(message: string, meta: LogMetadata | undefined): boolean {
+  if (message === 'No Nexus services registered, not polling for Nexus tasks') return true;
+  return message === 'Worker state changed' && meta?.state !== 'FAILED';
+}
+
+/**
  * Sends the SDK's logs (workflow `log`, activity `log`, worker and core messages) through pino. The SDK
  * puts workflowId, runId, activityId, taskQueue... in the metadata, so each line carries them.
  */
@@ -25,7 +34,8 @@ export function temporalLoggerFor(logger: AppLogger): TemporalLogger {
       fields.err = compactError(fields.error);
       delete fields.error;
     }
-    logger[LEVELS[level] ?? 'info'](fields, message);
+    const pinoLevel = level === 'INFO' && isSdkChatter(message, meta) ? 'debug' : (LEVELS[level] ?? 'info');
+    logger[pinoLevel](fields, message);
   };
   return {
     log,

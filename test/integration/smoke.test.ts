@@ -117,12 +117,15 @@ describe('trace-sync start (the embedded stack)', () => {
       TEMPORAL_ADDRESS: '',
       TRACEABILITY_BASE_URL: '',
       LOG_LEVEL: 'info',
+      LOG_FORMAT: '',
     };
     const child = spawn(process.execPath, [path.join(repoRoot(), 'bin', 'trace-sync.cjs'), 'start'], {
       env,
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     child.stderr.pipe(log);
+    let stderr = '';
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
     const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
     // Even if jest gives up on this test, the stack must not outlive the run (its server dies with it).
     const killChild = () => child.kill('SIGKILL');
@@ -183,6 +186,18 @@ describe('trace-sync start (the embedded stack)', () => {
       expect(await exited).toBe(0);
       expect(isAlive(serverPid)).toBe(false);
       expect((await fetch(uiUrl ?? '').catch(() => undefined))?.status).toBeUndefined();
+
+      // stderr is a pipe here (as under Docker, systemd or CI): JSON lines, without LOG_FORMAT. At info, the
+      // operator's lines only: the SDK's start-up and shut-down chatter is at debug.
+      const lines = stderr
+        .trim()
+        .split('\n')
+        .map((line) => JSON.parse(line) as { msg: string });
+      expect(lines.map((line) => line.msg)).toEqual(
+        expect.arrayContaining(['Worker running', 'Shutting down']),
+      );
+      expect(stderr).not.toContain('No Nexus services registered');
+      expect(stderr).not.toContain('Worker state changed');
     } finally {
       if (child.exitCode === null) child.kill('SIGINT');
       await exited;

@@ -1,4 +1,4 @@
-import { readFileSync, mkdtempSync, rmSync } from 'node:fs';
+import { closeSync, mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { createLogger, logFormatFromEnv, REDACTED, withInnermostCause } from '../../worker/logger';
@@ -80,6 +80,30 @@ describe('logger', () => {
     expect(output()).not.toContain(KEY);
   });
 
+  it("the SDK's start-up and shut-down chatter is debug, not info; a failed worker still says so", () => {
+    const { logger, output } = capture();
+    const sdk = temporalLoggerFor(logger);
+    sdk.info('No Nexus services registered, not polling for Nexus tasks', { sdkComponent: 'worker' });
+    for (const state of ['RUNNING', 'STOPPING', 'DRAINING', 'DRAINED', 'STOPPED'])
+      sdk.info('Worker state changed', { sdkComponent: 'worker', state });
+    sdk.info('Worker state changed', { sdkComponent: 'worker', state: 'FAILED' });
+    sdk.info('Activity completed', { sdkComponent: 'activity' });
+    const lines = output()
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as { level: number; msg: string; state?: string });
+    expect(lines.map((line) => [line.msg, line.state, line.level])).toEqual([
+      ['No Nexus services registered, not polling for Nexus tasks', undefined, 20],
+      ['Worker state changed', 'RUNNING', 20],
+      ['Worker state changed', 'STOPPING', 20],
+      ['Worker state changed', 'DRAINING', 20],
+      ['Worker state changed', 'DRAINED', 20],
+      ['Worker state changed', 'STOPPED', 20],
+      ['Worker state changed', 'FAILED', 30],
+      ['Activity completed', undefined, 30],
+    ]);
+  });
+
   it('writes to a file, creating its folder, without the key', () => {
     const dir = mkdtempSync(path.join(os.tmpdir(), 'logger-test-'));
     try {
@@ -143,10 +167,39 @@ describe('quiet, readable logs (issue 21)', () => {
     expect(text).not.toContain(KEY);
   });
 
-  it('LOG_FORMAT is json by default and refuses anything but json or pretty', () => {
+  it('LOG_FORMAT unset follows where the log goes: pretty on a terminal, JSON anywhere else', () => {
+    expect(logFormatFromEnv({}, { terminal: true })).toBe('pretty');
+    expect(logFormatFromEnv({ LOG_FORMAT: '  ' }, { terminal: true })).toBe('pretty');
+    expect(logFormatFromEnv({}, { terminal: false })).toBe('json');
     expect(logFormatFromEnv({})).toBe('json');
-    expect(logFormatFromEnv({ LOG_FORMAT: ' Pretty ' })).toBe('pretty');
-    expect(() => logFormatFromEnv({ LOG_FORMAT: 'yaml' })).toThrow('LOG_FORMAT must be one of json, pretty');
+  });
+
+  it('LOG_FORMAT when set wins over the terminal, and refuses anything but json or pretty', () => {
+    expect(logFormatFromEnv({ LOG_FORMAT: 'json' }, { terminal: true })).toBe('json');
+    expect(logFormatFromEnv({ LOG_FORMAT: ' Pretty ' }, { terminal: false })).toBe('pretty');
+    expect(() => logFormatFromEnv({ LOG_FORMAT: 'yaml' }, { terminal: true })).toThrow(
+      'LOG_FORMAT must be one of json, pretty',
+    );
+  });
+
+  it('a log to a file descriptor that is not a terminal, or to a file, stays JSON without LOG_FORMAT', () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'logger-test-'));
+    const saved = process.env.LOG_FORMAT;
+    delete process.env.LOG_FORMAT;
+    try {
+      const file = path.join(dir, 'fd.log');
+      const fd = openSync(file, 'a');
+      createLogger({ level: 'info', destination: fd }).info({ rows: 3 }, 'to a descriptor');
+      closeSync(fd);
+      const named = path.join(dir, 'named.log');
+      createLogger({ level: 'info', destination: named }).info('to a path');
+      expect(JSON.parse(readFileSync(file, 'utf8'))).toMatchObject({ rows: 3, msg: 'to a descriptor' });
+      expect(JSON.parse(readFileSync(named, 'utf8'))).toMatchObject({ msg: 'to a path' });
+    } finally {
+      if (saved === undefined) delete process.env.LOG_FORMAT;
+      else process.env.LOG_FORMAT = saved;
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('a CLI error line carries the innermost cause\'s message (the SDK\'s own says only "Failed to start Workflow")', () => {
