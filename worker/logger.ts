@@ -92,25 +92,53 @@ export interface CompactError {
   cause?: CompactError;
 }
 
+interface ErrorRecord {
+  name?: unknown;
+  type?: unknown;
+  message?: unknown;
+  stack?: unknown;
+  cause?: unknown;
+  nonRetryable?: unknown;
+}
+
+/**
+ * The class an error was constructed as, from its stack's first line ("ApplicationFailure: ..."): a workflow's
+ * failure reaches the worker's logger as a structured clone, named "Error" and without its own properties.
+ */
+function constructedAs(record: ErrorRecord): string | undefined {
+  if (typeof record.stack !== 'string') return typeof record.name === 'string' ? record.name : undefined;
+  return /^([A-Za-z_$][\w$]*)(?::|$)/.exec(record.stack)?.[1];
+}
+
+/**
+ * Whether an error is, or wraps, a failure a job raised on purpose (bad input, a file fault, a refused key): an
+ * ApplicationFailure the code created, not retryable (a clone has lost the flag; a workflow's failure is final).
+ * The SDK's failure made of a thrown Error keeps that error's stack, so its first line names the Error's class.
+ * Its stack is the SDK's (failure.ts) and the job's throw site: nothing its type and message do not say.
+ */
+function isDeliberate(error: unknown, depth = 0): boolean {
+  if (typeof error !== 'object' || error === null || depth > MAX_CAUSES) return false;
+  const record = error as ErrorRecord;
+  if (constructedAs(record) === 'ApplicationFailure' && record.nonRetryable !== false) return true;
+  return isDeliberate(record.cause, depth + 1);
+}
+
 /**
  * An error as a log line should hold it: its type, message and the first few stack frames, and the messages of
  * a few causes (a workflow failure wraps the activity's, which wraps the API's). Not the SDK's encoded failure,
- * nor every frame: a failed workflow's line stays a few hundred bytes instead of kilobytes.
+ * nor every frame: a failed workflow's line stays a few hundred bytes instead of kilobytes. A failure raised on
+ * purpose (isDeliberate) has no frames; an unexpected error (a bug) keeps them.
  */
 export function compactError(error: unknown, depth = 0): CompactError {
-  if (!(error instanceof Object)) return { type: typeof error, message: String(error).slice(0, MAX_MESSAGE) };
-  const record = error as {
-    name?: unknown;
-    type?: unknown;
-    message?: unknown;
-    stack?: unknown;
-    cause?: unknown;
-  };
-  const name = typeof record.name === 'string' ? record.name : 'Error';
+  if (typeof error !== 'object' || error === null)
+    return { type: typeof error, message: String(error).slice(0, MAX_MESSAGE) };
+  const record = error as ErrorRecord;
+  const ownName = typeof record.name === 'string' ? record.name : 'Error';
+  const name = ownName === 'Error' ? (constructedAs(record) ?? ownName) : ownName;
   const type = typeof record.type === 'string' && record.type ? `${name}(${record.type})` : name;
   const message = (typeof record.message === 'string' ? record.message : String(error)).slice(0, MAX_MESSAGE);
   const frames =
-    typeof record.stack === 'string'
+    typeof record.stack === 'string' && !isDeliberate(error)
       ? record.stack
           .split('\n')
           .filter((line) => line.trimStart().startsWith('at '))

@@ -30,7 +30,8 @@ export function temporalLoggerFor(logger: AppLogger): TemporalLogger {
     delete fields.taskToken;
     // A failed workflow or activity: its message, a short stack and its causes' messages, not the SDK's
     // encoded failure with every frame (kilobytes per line).
-    if (fields.error instanceof Object) {
+    // (Not instanceof Object: a workflow's error comes from the workflow sandbox's realm.)
+    if (typeof fields.error === 'object' && fields.error !== null) {
       fields.err = compactError(fields.error);
       delete fields.error;
     }

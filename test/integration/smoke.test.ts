@@ -67,6 +67,32 @@ describe('checkConnection on a real Temporal dev server', () => {
       expect((cause as ApplicationFailure).type).toMatch(/^TraceabilityApiError:/);
       expect(JSON.stringify(await handle.fetchHistory())).not.toContain(wrongKey);
       expect(readFileSync(rejected.logFile, 'utf8')).not.toContain(wrongKey);
+
+      // The worker's lines for the refused key say what and why, without the SDK's stack frames (a 401 is no bug).
+      // (The SDK's lines go to the logger of the first runtime installed in this process: the first stack's.)
+      const failedLines = async () => {
+        for (const deadline = Date.now() + 10_000; ; await new Promise((r) => setTimeout(r, 100))) {
+          const lines = [stack.logFile, rejected.logFile]
+            .map((file) => readFileSync(file, 'utf8'))
+            .join('\n')
+            .split('\n')
+            .filter((line) => line.trim() !== '')
+            .map((line) => JSON.parse(line) as { msg: string; workflowId?: string; err?: unknown });
+          const own = lines.filter((line) => line.workflowId === handle.workflowId);
+          const activity = own.find((line) => line.msg === 'Activity failed');
+          const workflow = own.find((line) => line.msg === 'Workflow failed');
+          if ((activity && workflow) || Date.now() > deadline) return { activity, workflow };
+        }
+      };
+      const { activity, workflow } = await failedLines();
+      const refused = {
+        type: expect.stringMatching(/^ApplicationFailure\(TraceabilityApiError:/),
+        message: expect.stringMatching(/401 token_or_api_key_invalid/),
+      };
+      expect(activity?.err).toEqual(refused);
+      // The workflow's failure reaches the logger as a structured clone: its class and message, not its type.
+      expect(workflow?.err).toMatchObject({ type: 'ApplicationFailure', message: refused.message });
+      expect(JSON.stringify(workflow)).not.toContain('"stack"');
     } finally {
       await rejected.stop();
     }

@@ -1,7 +1,15 @@
 import { closeSync, mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { createLogger, logFormatFromEnv, REDACTED, withInnermostCause } from '../../worker/logger';
+import vm from 'node:vm';
+import { ActivityFailure, ApplicationFailure, RetryState } from '@temporalio/common';
+import {
+  compactError,
+  createLogger,
+  logFormatFromEnv,
+  REDACTED,
+  withInnermostCause,
+} from '../../worker/logger';
 import { temporalLoggerFor } from '../../worker/runtime';
 
 const KEY = 'live-key-7f3a9c1e5b';
@@ -149,6 +157,111 @@ describe('quiet, readable logs (issue 21)', () => {
     expect(parsed.err.stack.split('\n')).toHaveLength(4);
     expect(parsed.err.cause.cause.message).toContain('validation_error: name is required');
     expect(line).not.toContain('xxxxxxxx');
+  });
+
+  it('a failure the job raised on purpose (non-retryable) is logged as its type and message, no SDK stack', () => {
+    const refused = ApplicationFailure.nonRetryable(
+      'GET /style-types answered 401 token_or_api_key_invalid',
+      'TraceabilityApiError:401',
+    );
+    expect(compactError(refused)).toEqual({
+      type: 'ApplicationFailure(TraceabilityApiError:401)',
+      message: 'GET /style-types answered 401 token_or_api_key_invalid',
+    });
+
+    // The workflow's own failure wraps the activity's: no frame anywhere in the chain, the causes' messages kept.
+    const activity = new ActivityFailure(
+      'Activity task failed',
+      'describeApiAccount',
+      '1',
+      RetryState.NON_RETRYABLE_FAILURE,
+      undefined,
+      refused,
+    );
+    const workflow = ApplicationFailure.create({
+      message: refused.message,
+      type: 'TraceabilityApiError:401',
+      nonRetryable: true,
+      cause: activity,
+    });
+    const compact = compactError(workflow);
+    expect(JSON.stringify(compact)).not.toContain('"stack"');
+    expect(compact).toMatchObject({
+      type: 'ApplicationFailure(TraceabilityApiError:401)',
+      cause: { type: 'ActivityFailure', cause: { message: refused.message } },
+    });
+  });
+
+  it('an unexpected error (a bug) keeps its first stack frames, also once the SDK wrapped it', () => {
+    const bug = new TypeError("Cannot read properties of undefined (reading 'column')");
+    expect(compactError(bug).stack?.split('\n')).toHaveLength(4);
+    expect(compactError(bug).stack).toContain(__filename);
+    // What the SDK makes of an Error an activity threw: retryable, typed with the error's class name.
+    const converted = ApplicationFailure.create({ message: bug.message, type: 'TypeError', cause: bug });
+    expect(compactError(converted).stack?.split('\n')).toHaveLength(4);
+    expect(compactError(converted).cause?.stack).toContain(__filename);
+  });
+
+  it('"Workflow failed" carries the failure\'s type and message, from the workflow sandbox\'s realm', () => {
+    const { logger, output } = capture();
+    const fromWorkflowSandbox = vm.runInNewContext(`
+      class ApplicationFailure extends Error {}
+      ApplicationFailure.prototype.name = 'ApplicationFailure';
+      Object.assign(new ApplicationFailure('Invalid plmImport input: file is required'), {
+        type: 'InvalidInput',
+        nonRetryable: true,
+      });
+    `) as unknown;
+    temporalLoggerFor(logger).warn('Workflow failed', {
+      error: fromWorkflowSandbox,
+      workflowId: 'plm-import-x',
+    });
+    const line = JSON.parse(output()) as Record<string, unknown>;
+    expect(line.err).toEqual({
+      type: 'ApplicationFailure(InvalidInput)',
+      message: 'Invalid plmImport input: file is required',
+    });
+    expect(line.error).toBeUndefined();
+  });
+
+  it('"Workflow failed" from the workflow thread (a structured clone, own fields lost) has no stack either', () => {
+    const { logger, output } = capture();
+    const refused = ApplicationFailure.nonRetryable(
+      'GET /style-types answered 401',
+      'TraceabilityApiError:401',
+    );
+    const activity = new ActivityFailure(
+      'Activity task failed',
+      'a',
+      '1',
+      RetryState.NON_RETRYABLE_FAILURE,
+      undefined,
+      refused,
+    );
+    const failure = ApplicationFailure.create({
+      message: refused.message,
+      nonRetryable: true,
+      cause: activity,
+    });
+    temporalLoggerFor(logger).warn('Workflow failed', { error: structuredClone(failure) });
+    const line = output();
+    expect(JSON.parse(line)).toMatchObject({
+      err: {
+        type: 'ApplicationFailure',
+        message: refused.message,
+        cause: { type: 'ActivityFailure', cause: { type: 'ApplicationFailure', message: refused.message } },
+      },
+    });
+    expect(line).not.toContain('"stack"');
+
+    // A bug the SDK wrapped keeps its frames through the clone.
+    const bug = new TypeError("Cannot read properties of undefined (reading 'column')");
+    const converted = ApplicationFailure.create({ message: bug.message, type: 'TypeError' });
+    converted.stack = bug.stack;
+    expect(compactError(structuredClone(converted))).toMatchObject({
+      type: 'TypeError',
+      stack: expect.any(String),
+    });
   });
 
   it('LOG_FORMAT=pretty writes one readable line per entry (pino-pretty), still without the key', () => {
