@@ -6,7 +6,7 @@ import { pushErpOrdersInputSchema } from '../workflows/erp-orders';
 import { pullPlatformOrdersInputSchema } from '../workflows/erp-pull';
 import { CHILD_PROFILE_SCHEMAS, processInboxInputSchema } from '../workflows/inbox';
 import { plmImportInputSchema } from '../workflows/plm-import';
-import { profileChoiceProblem } from '../workflows/batch-run';
+import { profileChoiceProblem } from '../connectors/profile-choice';
 import type { JobName } from './jobs';
 
 /** Each job's workflow input, as its workflow checks it when it starts. */

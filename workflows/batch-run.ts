@@ -18,6 +18,7 @@ import {
 } from '@temporalio/workflow';
 import { z } from 'zod';
 import { inputProblems } from '../connectors/config-problems';
+import { profileChoiceProblem } from '../connectors/profile-choice';
 import { runKeyOf } from '../connectors/staging/run-key';
 import { TraceJob, TraceSource, TraceStatus } from '../worker/search-attributes';
 
@@ -105,16 +106,6 @@ export function checkResume(
   if (continuedFromExecutionRunId === undefined || (runKey !== undefined && !isOwn(runKey, workflowId))) {
     throw invalidInput(workflow, "`resume` is a continuation's own input: start the job without it");
   }
-}
-
-/** What a run given both `profile` and `mappingFile` fails with (they exclude each other); undefined: not both. */
-export function profileChoiceProblem(input: {
-  profile?: string | undefined;
-  mappingFile?: string | undefined;
-}): string | undefined {
-  return input.profile !== undefined && input.mappingFile !== undefined
-    ? 'give either profile or mappingFile, not both'
-    : undefined;
 }
 
 /**

@@ -18,16 +18,9 @@ import { z } from 'zod';
 import type { Activities } from '../activities';
 import type { InboxFile, InboxListing, SkippedInboxFile } from '../activities/inbox';
 import { inputProblems } from '../connectors/config-problems';
+import { profileChoiceProblem } from '../connectors/profile-choice';
 import { TraceJob, TraceSource } from '../worker/search-attributes';
-import {
-  explainer,
-  failedRun,
-  invalidInput,
-  profileChoiceProblem,
-  quickActivityOptions,
-  setStatus,
-  startJob,
-} from './batch-run';
+import { explainer, failedRun, invalidInput, quickActivityOptions, setStatus, startJob } from './batch-run';
 import { showDetails } from './operator-view';
 import { JOBS } from '../worker/jobs';
 import { pushErpOrdersInputSchema } from './erp-orders';

@@ -1,4 +1,5 @@
 import { mkdir } from 'node:fs/promises';
+import { profileChoiceProblem } from '../profile-choice';
 import { basename, extname } from 'node:path';
 import { forEachBounded, type ApiCalls, type Progress } from '../staging';
 import { boundMessage } from '../input-limits';
@@ -54,9 +55,8 @@ export async function resolveProfile(choice: {
   profile?: string | undefined;
   mappingFile?: string | undefined;
 }): Promise<{ profile: MappingProfile; name: string }> {
-  if (choice.profile !== undefined && choice.mappingFile !== undefined) {
-    throw new PlmInputError('give either profile or mappingFile, not both');
-  }
+  const both = profileChoiceProblem(choice);
+  if (both !== undefined) throw new PlmInputError(both);
   if (choice.mappingFile === undefined) {
     const name = choice.profile ?? 'native';
     return { profile: builtinProfile(name), name };
