@@ -163,7 +163,8 @@ export function listenForDecision(): DecisionSignals {
     }
     decided = {
       decision,
-      by: by ?? 'unknown',
+      // Kept in the run's result, details and a continued run's input: a key pasted into it is not.
+      by: by === undefined ? 'unknown' : (shownText(by, 200) ?? CREDENTIAL_SENDER),
       ...(parsed.data?.reason ? { reason: parsed.data.reason } : {}),
     };
   };

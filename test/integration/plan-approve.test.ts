@@ -441,9 +441,18 @@ describe('plan, then approve (PLM import)', () => {
     expect((await handle.describe()).typedSearchAttributes.get(TraceStatus)).toBe('awaiting-approval');
     expect(await onPlatform('ERL-S1')).toBeUndefined();
 
-    expect((await cli('approve', handle.workflowId, '--by', 'carol')).status).toBe(0);
+    // The decision that counts keeps its `by` in the run's result and details: a credential pasted there is not shown.
+    const pasted = 'https://carol:hunter3@sso.example.com';
+    expect((await cli('approve', handle.workflowId, '--by', pasted)).status).toBe(0);
     const result = (await handle.result()) as Result;
-    expect(result.approval).toMatchObject({ decision: 'approved', by: 'carol' });
+    expect(result.approval).toMatchObject({
+      decision: 'approved',
+      by: 'a sender that looks like a credential (not shown)',
+    });
     expect(result.products).toMatchObject({ created: 3 });
+    expect(JSON.stringify(result)).not.toContain('hunter3');
+    expect(await currentDetails(handle, (text) => text.includes('Plan approved by'))).not.toContain(
+      'hunter3',
+    );
   }, 300_000);
 });
