@@ -135,14 +135,50 @@ export function buildProgram(only?: string): Command {
     .description(
       'Trace Connectors: Temporal jobs that keep PLM and ERP data in sync with the Traceability API',
     )
-    .version(packageVersion(), '-V, --version', 'print the version')
-    .showHelpAfterError('(run trace-sync --help for the commands)');
+    .version(packageVersion(), '-V, --version', 'print the version');
   for (const entry of COMMANDS) {
     const command = entry.name === only ? entry.load() : new Command(entry.name).summary(entry.summary);
     if (entry.formerly) command.alias(entry.formerly);
     program.addCommand(command);
   }
+  withUsageErrorLines(program);
   return program;
+}
+
+/** The command line that shows a command's help: `trace-sync schedules apply --help`. */
+function helpLine(command: Command): string {
+  const names: string[] = [];
+  for (let at: Command | null = command; at; at = at.parent) names.unshift(at.name());
+  return `${names.join(' ')} --help`;
+}
+
+/**
+ * commander's wording of a usage error as one `trace-sync: …` line, like every other error the CLI prints: what is
+ * wrong, then what it concerns (`no file at /x/nope.csv (argument file)`); an error in the command line's shape
+ * (unknown command or option, missing argument) also names the help to read.
+ */
+export function usageErrorLine(commanderText: string, help: string): string {
+  const text = commanderText.trim().replace(/^error: /, '');
+  const invalid =
+    /^(?:command-argument value '(.*)' is invalid for argument '([^']+)'|option '(\S+)[^']*' (?:argument|value) '(.*)' (?:from env '([^']+)' )?is invalid)\. (.*)$/s.exec(
+      text,
+    );
+  if (invalid) {
+    const [, argValue, argName, flag, optionValue, envName, reason = ''] = invalid;
+    const value = argValue ?? optionValue ?? '';
+    const what =
+      argName !== undefined ? `argument ${argName}` : `option ${flag}${envName ? ` from ${envName}` : ''}`;
+    return `trace-sync: ${reason.includes(value) ? '' : `'${value}': `}${reason} (${what})`;
+  }
+  return `trace-sync: ${text} (${help === 'trace-sync --help' ? 'run trace-sync --help for the commands' : `see ${help}`})`;
+}
+
+/** Every usage error of the command and its subcommands printed as usageErrorLine (the exit code stays commander's 1). */
+function withUsageErrorLines(command: Command): void {
+  command.configureOutput({
+    outputError: (text, write) => write(`${usageErrorLine(text, helpLine(command))}\n`),
+  });
+  for (const sub of command.commands) withUsageErrorLines(sub);
 }
 
 /** The command an argument names, by its name or its former name. */

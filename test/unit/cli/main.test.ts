@@ -83,6 +83,25 @@ describe('a conventional trace-sync', () => {
   it('an unknown command is an error (exit 1) that points at --help', () => {
     const unknown = run('nosuch');
     expect(unknown.status).toBe(1);
-    expect(unknown.stderr).toContain("unknown command 'nosuch'");
+    expect(unknown.stderr).toBe(
+      "trace-sync: unknown command 'nosuch' (run trace-sync --help for the commands)\n",
+    );
+  });
+
+  it('a bad argument or option is one trace-sync: line saying what is wrong and which argument (exit 1)', () => {
+    const missing = path.join(os.tmpdir(), 'trace-sync-no-such-sheet.csv');
+    const noFile = run('plm-import', missing, '--wait');
+    expect(noFile.status).toBe(1);
+    expect(noFile.stderr).toBe(`trace-sync: no file at ${missing} (argument file)\n`);
+    const badTimeout = run('check-connection', '--timeout', 'soon');
+    expect(badTimeout.status).toBe(1);
+    expect(badTimeout.stderr).toBe(
+      "trace-sync: 'soon': expected a positive whole number (option --timeout)\n",
+    );
+    const noArgument = run('plm-import');
+    expect(noArgument.status).toBe(1);
+    expect(noArgument.stderr).toBe(
+      "trace-sync: missing required argument 'file' (see trace-sync plm-import --help)\n",
+    );
   });
 });
