@@ -88,6 +88,25 @@ describe('a conventional trace-sync', () => {
     );
   });
 
+  it('with TEMPORAL_PORT=0 and no TEMPORAL_ADDRESS, a command says port 0 is for npm start and to set TEMPORAL_ADDRESS (exit 2)', () => {
+    const env: NodeJS.ProcessEnv = { ...process.env, TEMPORAL_PORT: '0' };
+    delete env.TEMPORAL_ADDRESS;
+    delete env.TRACEABILITY_BASE_URL;
+    delete env.TRACEABILITY_API_KEY;
+    const cli = spawnSync(process.execPath, [bin, 'check-connection', '--wait'], {
+      encoding: 'utf8',
+      timeout: 60_000,
+      env,
+    });
+    expect(cli.status).toBe(2);
+    const lines = cli.stderr.trim().split('\n');
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatch(/^trace-sync: .*TEMPORAL_PORT=0 means "any free port" for `npm start` only/);
+    expect(lines[0]).toContain('set TEMPORAL_ADDRESS to the address the stack printed');
+    expect(lines[0]).not.toContain('Cannot reach Temporal');
+    expect(cli.stdout).not.toContain('Started workflow');
+  });
+
   it('a bad argument or option is one trace-sync: line saying what is wrong and which argument (exit 1)', () => {
     const missing = path.join(os.tmpdir(), 'trace-sync-no-such-sheet.csv');
     const noFile = run('plm-import', missing, '--wait');
