@@ -1,4 +1,5 @@
 import { WorkflowFailedError, type Client, type WorkflowHandle } from '@temporalio/client';
+import { optionalTsToMs } from '@temporalio/common/lib/time';
 import { followProgress, sinkFor, type ProgressOutput, type ProgressSink } from './progress';
 import { linksValidity, type StoreLink } from './store-files';
 import { checkPollers, noWorkerMessage, type PollerCheck } from './task-queue-check';
@@ -89,6 +90,20 @@ function withApprovalNotice(
   };
 }
 
+/** How long an activity's retries can still go on, from the retry policy and timeouts the server reports for it. */
+export interface RetryLimit {
+  /** The attempt after which the activity is failed; 0 when the policy sets no limit. */
+  lastAttempt: number;
+  /** The waits between the attempts left (the backoff), from now; each attempt's own time adds to them. */
+  backoffSeconds?: number;
+  /** Each attempt's own limit (start-to-close). */
+  attemptTimeoutSeconds?: number;
+  /** Schedule-to-close: no attempt goes on past it. */
+  deadline?: string;
+  /** The same in words, with what Ctrl-C does. */
+  text: string;
+}
+
 /** What `--wait` says of an activity that is retrying: which call, which attempt, why (one bounded line). */
 export interface RetryNotice {
   activity: string;
@@ -97,10 +112,72 @@ export interface RetryNotice {
   maximumAttempts: number;
   lastFailure: string;
   nextAttemptAt?: string;
+  limit: RetryLimit;
+}
+
+type PendingActivity = NonNullable<
+  Awaited<ReturnType<WorkflowHandle['describe']>>['raw']['pendingActivities']
+>[number];
+
+/** `45s`, `5m 2s`, `1h 30m`. */
+export function formatSeconds(total: number): string {
+  const seconds = Math.max(0, Math.round(total));
+  if (seconds < 60) return `${seconds}s`;
+  if (seconds < 3600) return `${Math.floor(seconds / 60)}m${seconds % 60 ? ` ${seconds % 60}s` : ''}`;
+  const minutes = Math.round((seconds % 3600) / 60);
+  return `${Math.floor(seconds / 3600)}h${minutes ? ` ${minutes}m` : ''}`;
+}
+
+/**
+ * The most an activity can still retry: its remaining backoff, which is what a down API costs since each attempt then
+ * fails fast, and each attempt's own timeout, which a hanging API costs; both capped by schedule-to-close.
+ */
+export function retryLimit(activity: PendingActivity, nowMs: number): RetryLimit {
+  const options = activity.activityOptions;
+  const policy = options?.retryPolicy;
+  const attempt = activity.attempt ?? 1;
+  const lastAttempt = activity.maximumAttempts || policy?.maximumAttempts || 0;
+  const deadlineMs = optionalTsToMs(activity.expirationTime);
+  const deadline = deadlineMs && deadlineMs > nowMs ? deadlineMs : undefined;
+  const attemptMs = optionalTsToMs(options?.startToCloseTimeout);
+  let backoffMs: number | undefined;
+  const initialMs = optionalTsToMs(policy?.initialInterval);
+  if (lastAttempt > 0 && initialMs) {
+    const coefficient = policy?.backoffCoefficient || 2;
+    const maximumMs = optionalTsToMs(policy?.maximumInterval) || 100 * initialMs;
+    const nextMs = optionalTsToMs(activity.nextAttemptScheduleTime);
+    backoffMs = nextMs ? Math.max(0, nextMs - nowMs) : 0;
+    for (let next = attempt + 1; next <= lastAttempt; next++)
+      backoffMs += Math.min(initialMs * coefficient ** (next - 2), maximumMs);
+    if (deadline !== undefined) backoffMs = Math.min(backoffMs, deadline - nowMs);
+  }
+  const until = deadline !== undefined ? new Date(deadline).toISOString() : undefined;
+  const words: string[] = [];
+  if (lastAttempt > 0) {
+    words.push(`It retries up to attempt ${lastAttempt}`);
+    if (backoffMs !== undefined)
+      words.push(
+        `: about ${formatSeconds(backoffMs / 1000)} more of waits between attempts` +
+          (attemptMs
+            ? `, plus each attempt's own time (at most ${formatSeconds(attemptMs / 1000)} each)`
+            : ''),
+      );
+  } else words.push('It retries with no limit on attempts');
+  if (until)
+    words.push(`${lastAttempt > 0 ? ',' : ''} and never past ${until} (its schedule-to-close timeout)`);
+  words.push(lastAttempt > 0 || until ? ', then it gives up.' : '.');
+  words.push(' Ctrl-C stops only this waiting; the run goes on.');
+  return {
+    lastAttempt,
+    ...(backoffMs !== undefined ? { backoffSeconds: Math.round(backoffMs / 1000) } : {}),
+    ...(attemptMs ? { attemptTimeoutSeconds: Math.round(attemptMs / 1000) } : {}),
+    ...(until ? { deadline: until } : {}),
+    text: words.join(''),
+  };
 }
 
 /** The run's activities on their second attempt or later, with their last failure, from `describe`. */
-export async function retryingActivities(handle: WorkflowHandle): Promise<RetryNotice[]> {
+export async function retryingActivities(handle: WorkflowHandle, nowMs = Date.now()): Promise<RetryNotice[]> {
   const described = await handle.describe();
   return (described.raw.pendingActivities ?? []).flatMap((activity) => {
     const message = activity.lastFailure?.message;
@@ -114,6 +191,7 @@ export async function retryingActivities(handle: WorkflowHandle): Promise<RetryN
         maximumAttempts: activity.maximumAttempts ?? 0,
         lastFailure: line.length > 300 ? `${line.slice(0, 299)}…` : line,
         ...(next ? { nextAttemptAt: new Date(Number(next) * 1000).toISOString() } : {}),
+        limit: retryLimit(activity, nowMs),
       },
     ];
   });
@@ -121,8 +199,9 @@ export async function retryingActivities(handle: WorkflowHandle): Promise<RetryN
 
 /**
  * While a run's activity retries (the API down, answering 5xx, or slow), says so once per attempt: which call fails,
- * which attempt of how many, and why, so a stall is not a silent bar. A line above the bar on a terminal, a JSON line
- * `{"retrying": ...}` otherwise. Asked every `everyMs` at most (a describe call each).
+ * which attempt of how many, and why, so a stall is not a silent bar; the first time for each call, also how long its
+ * retries can go on and that Ctrl-C stops only the waiting. A line above the bar on a terminal, a JSON line
+ * `{"retrying": ...}` otherwise (`limit` on the first). Asked every `everyMs` at most (a describe call each).
  */
 function withRetryNotice(
   sink: ProgressSink,
@@ -132,24 +211,28 @@ function withRetryNotice(
 ): ProgressSink {
   let lastAsked = -Infinity;
   const said = new Set<string>();
+  const limitSaid = new Set<string>();
   return {
     update(snapshot, now) {
       if (now - lastAsked >= everyMs) {
         lastAsked = now;
         void retryingActivities(handle)
           .then((notices) => {
-            for (const notice of notices) {
+            for (const { limit, ...notice } of notices) {
               const key = `${notice.activity}#${notice.attempt}`;
               if (said.has(key)) continue;
               said.add(key);
+              const first = !limitSaid.has(notice.activity);
+              limitSaid.add(notice.activity);
               if (out.isTTY) {
                 sink.finish();
                 const of = notice.maximumAttempts > 0 ? ` of ${notice.maximumAttempts}` : '';
                 out.write(
                   `Retrying ${notice.activity} (attempt ${notice.attempt}${of}): ${notice.lastFailure}\n`,
                 );
+                if (first) out.write(`  ${limit.text}\n`);
               } else {
-                out.write(`${JSON.stringify({ retrying: notice })}\n`);
+                out.write(`${JSON.stringify({ retrying: first ? { ...notice, limit } : notice })}\n`);
               }
             }
           })

@@ -99,6 +99,26 @@ describe('a job whose API answers 500 to everything', () => {
     expect(cli.status).toBe(1);
   }, 120_000);
 
+  it('--wait says at the first retry how long the retries can go on, from the policy the run uses, and that Ctrl-C stops only the waiting', async () => {
+    const cli = await traceSync(['check-connection', '--wait'], cliEnv(stack), 110_000);
+    const retrying = cli.stdout
+      .split('\n')
+      .filter((line) => line.startsWith('{"retrying"'))
+      .map((line) => JSON.parse(line) as { retrying: { limit?: Record<string, unknown> } });
+    expect(retrying.length).toBeGreaterThan(1);
+    // checkConnection: 5 attempts, 1 s doubling; after attempt 1 fails, at most 1 + 2 + 4 + 8 s of waits are left.
+    const limit = retrying[0]?.retrying.limit;
+    expect(limit).toMatchObject({ lastAttempt: 5, attemptTimeoutSeconds: 60 });
+    expect(limit?.['backoffSeconds']).toBeGreaterThan(0);
+    expect(limit?.['backoffSeconds']).toBeLessThanOrEqual(15);
+    expect(limit?.['text']).toMatch(
+      /^It retries up to attempt 5: about \d+s more of waits between attempts, plus each attempt's own time \(at most 1m each\), then it gives up\. Ctrl-C stops only this waiting; the run goes on\.$/,
+    );
+    // Said once: the later attempts' lines carry no limit.
+    expect(retrying.slice(1).every((line) => line.retrying.limit === undefined)).toBe(true);
+    expect(cli.status).toBe(1);
+  }, 120_000);
+
   it('Ctrl-C during --wait says the run goes on, and how to follow it or stop it', async () => {
     const child = spawn(
       process.execPath,
