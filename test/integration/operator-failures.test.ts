@@ -130,7 +130,8 @@ describe('a job whose API answers 500 to everything', () => {
     let stderr = '';
     child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
     child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-    const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+    // 'close', not 'exit': a process's last stderr chunk may come after its exit event.
+    const exited = new Promise<number | null>((resolve) => child.once('close', (code) => resolve(code)));
     try {
       while (!/Started workflow \S+/.test(stdout) && child.exitCode === null) await sleep(100);
       const workflowId = /Started workflow (\S+)/.exec(stdout)?.[1] ?? '';
