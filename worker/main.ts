@@ -9,6 +9,7 @@ import { installTemporalRuntime } from './runtime';
 import { checkSearchAttributes } from './search-attributes-check';
 import { createApiClient } from './api-client';
 import { openStore } from '../connectors/storage';
+import { openRuns, startStagingSweeps } from './staging-sweeps';
 
 export { createWorker } from './create-worker';
 export type { CreateWorkerOptions } from './create-worker';
@@ -67,7 +68,14 @@ export async function startWorker(options: StartWorkerOptions): Promise<RunningW
       logger,
       maxTaskQueueActivitiesPerSecond: config.maxActivitiesPerSecond,
     });
+    // Staged data of runs that ended (failed, cancelled, terminated, or kept by a finished run) would stay for ever.
+    const sweeps = startStagingSweeps({
+      store,
+      openRuns: () => openRuns(connection, config.temporalNamespace),
+      logger,
+    });
     const done = worker.run().finally(async () => {
+      await sweeps.stop();
       await client.close();
       await connection.close();
     });

@@ -18,3 +18,13 @@ export {
   forEachBounded,
 } from './journal';
 export { readStoredJson, RunFolder, runKeyOf, storeJson, type JournalLayout } from './run-folder';
+export {
+  isOpenRun,
+  STAGING_RETENTION_MS,
+  stagedRunOf,
+  sweepStaging,
+  SWEEP_LISTED_PER_PASS,
+  type OpenRuns,
+  type StagingSweepOptions,
+  type StagingSweepResult,
+} from './sweep';

@@ -1,6 +1,6 @@
-export { checkKey, StoreError, type ObjectStore, type StoreBody } from './object-store';
+export { checkKey, StoreError, type ListedObject, type ObjectStore, type StoreBody } from './object-store';
 export { LocalStore, writeFileAtomically } from './local-store';
-export { parseS3Url, S3Store, type ListedObject } from './s3-store';
+export { parseS3Url, S3Store } from './s3-store';
 export { openStore, s3ClientFor, type StoreSettings } from './open-store';
 export {
   bindDataDir,

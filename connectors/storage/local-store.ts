@@ -6,7 +6,7 @@ import { dirname, join, relative, sep } from 'node:path';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { pathToFileURL } from 'node:url';
-import { checkKey, type ObjectStore, type StoreBody } from './object-store';
+import { checkKey, type ListedObject, type ObjectStore, type StoreBody } from './object-store';
 
 function missing(error: unknown): boolean {
   const code = (error as NodeJS.ErrnoException).code;
@@ -115,6 +115,67 @@ export class LocalStore implements ObjectStore {
     };
     await walk(start);
     return keys.sort();
+  }
+
+  async *pagesUnder(prefix: string, startAfter?: string): AsyncGenerator<ListedObject[]> {
+    let page: ListedObject[] = [];
+    for await (const object of this.walkInKeyOrder(prefix, startAfter)) {
+      page.push(object);
+      if (page.length >= 1000) {
+        yield page;
+        page = [];
+      }
+    }
+    if (page.length > 0) yield page;
+  }
+
+  /** Files under `prefix` in S3's key order: a folder sorts as its name followed by `/`. */
+  private async *walkInKeyOrder(
+    prefix: string,
+    startAfter: string | undefined,
+  ): AsyncGenerator<ListedObject> {
+    const slash = prefix.lastIndexOf('/');
+    const root = this.root;
+    const pathOf = (key: string) => this.pathOf(key);
+    async function* walk(folder: string): AsyncGenerator<ListedObject> {
+      let entries;
+      try {
+        entries = await readdir(folder === '' ? root : pathOf(folder), { withFileTypes: true });
+      } catch (error) {
+        if (missing(error)) return;
+        throw error;
+      }
+      const named = entries
+        .filter((entry) => entry.isDirectory() || (entry.isFile() && !entry.name.endsWith('.tmp')))
+        .map((entry) => {
+          const key = folder === '' ? entry.name : `${folder}/${entry.name}`;
+          return { key, folder: entry.isDirectory(), order: entry.isDirectory() ? `${key}/` : key };
+        })
+        .sort((a, b) => (a.order < b.order ? -1 : a.order > b.order ? 1 : 0));
+      for (const entry of named) {
+        if (entry.folder) {
+          const inside = entry.order;
+          if (!inside.startsWith(prefix) && !prefix.startsWith(inside)) continue;
+          // Every key inside sorts before the cursor: the folder was listed in an earlier pass.
+          if (startAfter !== undefined && startAfter >= inside && !startAfter.startsWith(inside)) continue;
+          yield* walk(entry.key);
+          continue;
+        }
+        if (!entry.key.startsWith(prefix) || (startAfter !== undefined && entry.key <= startAfter)) continue;
+        try {
+          const info = await stat(pathOf(entry.key));
+          yield {
+            key: entry.key,
+            bytes: info.size,
+            version: `${info.mtimeMs}-${info.size}`,
+            lastModifiedMs: info.mtimeMs,
+          };
+        } catch (error) {
+          if (!missing(error)) throw error;
+        }
+      }
+    }
+    yield* walk(slash < 0 ? '' : prefix.slice(0, slash));
   }
 
   async remove(key: string): Promise<void> {

@@ -24,6 +24,11 @@ export interface ObjectStore {
   /** Keys under a prefix (a folder ends with `/`), sorted. */
   list(prefix: string): Promise<string[]>;
   remove(key: string): Promise<void>;
+  /**
+   * Every object under a prefix with its last write, in key order (as S3 lists: a folder's keys sit where its name
+   * followed by `/` sorts), from after `startAfter`, a page at a time, each page read once needed.
+   */
+  pagesUnder(prefix: string, startAfter?: string): AsyncGenerator<ListedObject[]>;
   /** Removes every object under a folder. */
   removeFolder(prefix: string): Promise<void>;
   /** Copies an object inside the store (replacing the target); false when the source is gone. */
@@ -38,6 +43,15 @@ export interface ObjectStore {
   presign(key: string, seconds: number): Promise<string>;
   /** Fails with a clear message when the store cannot be reached or the credentials are refused. */
   check(): Promise<void>;
+}
+
+/** A listed object: its key in the store, its size, and a version (`<last-modified ms>-<etag or size>`). */
+export interface ListedObject {
+  key: string;
+  bytes: number;
+  version: string;
+  /** When it was last written (ms since the epoch; 0 when S3 did not say). */
+  lastModifiedMs: number;
 }
 
 export class StoreError extends Error {

@@ -13,7 +13,7 @@ import {
 } from '@aws-sdk/client-s3';
 import { Upload } from '@aws-sdk/lib-storage';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
-import { checkKey, StoreError, type ObjectStore, type StoreBody } from './object-store';
+import { checkKey, StoreError, type ListedObject, type ObjectStore, type StoreBody } from './object-store';
 import { writeFileAtomically } from './local-store';
 
 /** Parts of a multipart upload; a body smaller than one part goes in a single PUT. */
@@ -33,15 +33,6 @@ export function parseS3Url(url: string): { bucket: string; key: string } {
   const match = /^s3:\/\/([^/]+)\/?(.*)$/.exec(url);
   if (!match || !match[1]) throw new StoreError(`'${url}' is not an s3://bucket/key URL`);
   return { bucket: match[1], key: (match[2] ?? '').replace(/\/+$/, '') };
-}
-
-/** A listed object: its key in the store, its size, and a version (`<last-modified ms>-<etag>`). */
-export interface ListedObject {
-  key: string;
-  bytes: number;
-  version: string;
-  /** When it was last written (ms since the epoch; 0 when S3 did not say). */
-  lastModifiedMs: number;
 }
 
 /** S3-compatible object storage through the AWS SDK; keys live under `prefix/` in `bucket`. */
@@ -177,11 +168,15 @@ export class S3Store implements ObjectStore {
   }
 
   /** Every object under a prefix, sub-folders' too, a page (up to 1,000) at a time, each fetched once needed. */
-  pagesUnder(prefix: string): AsyncGenerator<ListedObject[]> {
-    return this.pages(prefix, undefined);
+  pagesUnder(prefix: string, startAfter?: string): AsyncGenerator<ListedObject[]> {
+    return this.pages(prefix, undefined, startAfter);
   }
 
-  private async *pages(prefix: string, delimiter: '/' | undefined): AsyncGenerator<ListedObject[]> {
+  private async *pages(
+    prefix: string,
+    delimiter: '/' | undefined,
+    startAfter?: string,
+  ): AsyncGenerator<ListedObject[]> {
     const full = this.prefix ? `${this.prefix}/${prefix}` : prefix;
     const strip = this.prefix ? this.prefix.length + 1 : 0;
     let token: string | undefined;
@@ -191,6 +186,9 @@ export class S3Store implements ObjectStore {
           Bucket: this.bucket,
           Prefix: full,
           ContinuationToken: token,
+          ...(startAfter !== undefined && token === undefined
+            ? { StartAfter: this.objectKey(startAfter) }
+            : {}),
           ...(delimiter !== undefined ? { Delimiter: delimiter } : {}),
         }),
       );

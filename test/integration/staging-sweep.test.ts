@@ -1,0 +1,77 @@
+import { existsSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import pino from 'pino';
+import { plmImport } from '../../workflows';
+import type { PlmImportResult } from '../../workflows/plm-import';
+import { LocalStore } from '../../connectors/storage';
+import { openRuns, startStagingSweeps } from '../../worker/staging-sweeps';
+import { nativeRows, toCsv } from '../unit/plm-activities/native-sheet';
+import { planApproveStack } from './job-stack';
+
+const DAY = 24 * 60 * 60 * 1000;
+
+/**
+ * Runs leave their staging in the run-data store whichever way they end (a finished PLM import keeps `staging/` and
+ * `journal/`; a terminated or failed run keeps whatever it staged). The worker's sweep removes it 7 days after it was
+ * written once Temporal says the run is no longer open, and leaves what the README says stays.
+ */
+describe('sweeping the staging of ended runs (real Temporal, sandbox over HTTP)', () => {
+  const { stack, dir, startAwaiting } = planApproveStack('staging-sweep-');
+
+  const sweeps = () =>
+    startStagingSweeps({
+      store: new LocalStore(stack().config.dataDir),
+      openRuns: () => openRuns(stack().client.connection, stack().namespace),
+      logger: pino({ level: 'silent' }),
+      everyMs: 24 * DAY,
+    });
+  const runFolder = (workflowId: string, ...parts: string[]) =>
+    path.join(stack().config.dataDir, 'runs', workflowId, ...parts);
+
+  it('keeps an open run’s staging, and removes it once the run is terminated; plans, rejects and results stay', async () => {
+    const shape = { prefix: 'SWP', coloursPerStyle: 1, sizesPerColour: 1 };
+    const rows = nativeRows({ ...shape, styles: 3 }).map((row) =>
+      row.externalId === 'SWP-S2' ? { ...row, styleType: 'No such type' } : row,
+    );
+    const sheet = path.join(dir(), 'swp.csv');
+    writeFileSync(sheet, toCsv(rows));
+
+    const finished = await stack().client.workflow.start(plmImport, {
+      taskQueue: stack().taskQueue,
+      workflowId: stack().workflowId('swp-done'),
+      args: [{ file: sheet }],
+    });
+    const result: PlmImportResult = await finished.result();
+    expect(result.rejectedRows).toBeGreaterThan(0);
+    const awaiting = await startAwaiting(sheet);
+    for (const id of [finished.workflowId, awaiting.workflowId])
+      expect(existsSync(runFolder(id, 'staging', 'manifest.json'))).toBe(true);
+    expect(existsSync(runFolder(finished.workflowId, 'journal'))).toBe(true);
+
+    const sweeper = sweeps();
+    try {
+      // Six days on, nothing goes, ended or not.
+      expect(await sweeper.pass(Date.now() + 6 * DAY)).toMatchObject({ removed: 0 });
+      expect(existsSync(runFolder(finished.workflowId, 'staging', 'manifest.json'))).toBe(true);
+
+      // Eight days on: the finished run's staging and journals go; the run awaiting approval keeps everything.
+      const later = await sweeper.pass(Date.now() + 8 * DAY);
+      expect(later?.removed).toBeGreaterThan(0);
+      expect(later?.keptOpen).toBeGreaterThan(0);
+      expect(existsSync(runFolder(finished.workflowId, 'staging'))).toBe(false);
+      expect(existsSync(runFolder(finished.workflowId, 'journal'))).toBe(false);
+      for (const kept of ['result.json', 'plan.json', 'rejects.csv', 'source.csv', 'rejected-products.json'])
+        expect([kept, existsSync(runFolder(finished.workflowId, kept))]).toEqual([kept, true]);
+      expect(existsSync(runFolder(awaiting.workflowId, 'staging', 'manifest.json'))).toBe(true);
+
+      // Terminated while awaiting approval: its staging goes in the next pass, its plan files stay.
+      await awaiting.terminate('operator gave up');
+      expect((await sweeper.pass(Date.now() + 8 * DAY))?.removed).toBeGreaterThan(0);
+      expect(existsSync(runFolder(awaiting.workflowId, 'staging'))).toBe(false);
+      for (const kept of ['plan.json', 'plan.html', 'plan.xlsx', 'source.csv'])
+        expect([kept, existsSync(runFolder(awaiting.workflowId, kept))]).toEqual([kept, true]);
+    } finally {
+      await sweeper.stop();
+    }
+  }, 180_000);
+});
