@@ -132,6 +132,16 @@ function mayHaveApplied(statusCode: number): boolean {
   return statusCode === 0 || statusCode >= 500 || (statusCode >= 200 && statusCode < 300);
 }
 
+/**
+ * Whether a call's retry after this failed attempt is a warning: the first, then every RETRY_WARN_EVERY-th. In an
+ * outage every call retries through the same answer; the others are at debug, and the call's last line
+ * ("traceability api call failed") says how many attempts it made.
+ */
+const RETRY_WARN_EVERY = 5;
+function warnsAtRetry(attempt: number): boolean {
+  return attempt === 1 || attempt % RETRY_WARN_EVERY === 0;
+}
+
 /** HTTP transport: pacing, bounded concurrency, timeouts, envelope parsing and retries. */
 export class Transport {
   // An ES private field: invisible to util.inspect, JSON.stringify and enumeration.
@@ -186,7 +196,7 @@ export class Transport {
       metrics.recordRetry();
       if (decision.rateLimited) rateLimitRetries++;
       else retries++;
-      logger.warn(
+      logger[warnsAtRetry(attempt) ? 'warn' : 'debug'](
         {
           method: spec.method,
           path: spec.path,

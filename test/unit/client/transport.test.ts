@@ -385,3 +385,46 @@ describe('Transport over HTTP', () => {
     await stub.close();
   });
 });
+
+describe("the client's log lines during an outage", () => {
+  it('a call retried through 500s warns at its first retry and every 5th, the rest at debug, and once when it fails; no frames', async () => {
+    const stub = await startStub((_req, res) => sendJson(res, 500, fail(500, 'internal_error')));
+    const lines: { level: string; obj: Record<string, unknown>; msg?: string }[] = [];
+    const at =
+      (level: string) =>
+      (obj: Record<string, unknown>, msg?: string): void =>
+        void lines.push({ level, obj, msg });
+    const logger: TraceabilityLogger = {
+      debug: at('debug'),
+      info: at('info'),
+      warn: at('warn'),
+      error: at('error'),
+    };
+    const client = new TraceabilityClient({
+      baseUrl: stub.baseUrl,
+      apiKey: KEY,
+      logger,
+      maxRetries: 11,
+      ...fastRetries,
+    });
+    const error = await caught(client.styleTypes.list());
+    expect(error).toMatchObject({ statusCode: 500, attempts: 12 });
+    expect(stub.seen).toHaveLength(12);
+    const retried = lines.filter((line) => line.msg === 'traceability api call will be retried');
+    expect(retried).toHaveLength(11);
+    expect(retried.filter((line) => line.level === 'warn').map((line) => line.obj.attempt)).toEqual([
+      1, 5, 10,
+    ]);
+    const warnings = lines.filter((line) => line.level === 'warn');
+    expect(warnings.map((line) => line.msg)).toEqual([
+      'traceability api call will be retried',
+      'traceability api call will be retried',
+      'traceability api call will be retried',
+      'traceability api call failed',
+    ]);
+    expect(warnings[3]?.obj).toMatchObject({ status: 500, code: 'internal_error', attempts: 12 });
+    expect(JSON.stringify(lines)).not.toMatch(/\bat \S+ \(|"stack"|"err"/);
+    await client.close();
+    await stub.close();
+  });
+});
