@@ -110,24 +110,35 @@ function constructedAs(record: ErrorRecord): string | undefined {
   return /^([A-Za-z_$][\w$]*)(?::|$)/.exec(record.stack)?.[1];
 }
 
+/** The failure type an activity gives the API client's errors (activities/batch-kit.ts toActivityFailure). */
+const API_FAILURE_TYPE = /^TraceabilityApiError:/;
+
 /**
- * Whether an error is, or wraps, a failure a job raised on purpose (bad input, a file fault, a refused key): an
- * ApplicationFailure the code created, not retryable (a clone has lost the flag; a workflow's failure is final).
- * The SDK's failure made of a thrown Error keeps that error's stack, so its first line names the Error's class.
- * Its stack is the SDK's (failure.ts) and the job's throw site: nothing its type and message do not say.
+ * Whether an error is, or wraps, a failure whose type and message already say what happened, so frames add nothing:
+ * - a failure a job raised on purpose (bad input, a file fault, a refused key): an ApplicationFailure the code
+ *   created, not retryable (a clone has lost the flag; a workflow's failure is final). The SDK's failure made of a
+ *   thrown Error keeps that error's stack, so its first line names the Error's class;
+ * - the API client's error (TraceabilityApiError), or the failure an activity made of it, retryable or not: its
+ *   message holds the call, the status and code, and the attempt is on the line. During an outage every attempt
+ *   logs one; its stack is the SDK's and the client's, the same each time.
  */
-function isDeliberate(error: unknown, depth = 0): boolean {
+function isKnownFailure(error: unknown, depth = 0): boolean {
   if (typeof error !== 'object' || error === null || depth > MAX_CAUSES) return false;
   const record = error as ErrorRecord;
-  if (constructedAs(record) === 'ApplicationFailure' && record.nonRetryable !== false) return true;
-  return isDeliberate(record.cause, depth + 1);
+  const name = constructedAs(record);
+  if (record.name === 'TraceabilityApiError' || name === 'TraceabilityApiError') return true;
+  if (name === 'ApplicationFailure') {
+    if (record.nonRetryable !== false) return true;
+    if (typeof record.type === 'string' && API_FAILURE_TYPE.test(record.type)) return true;
+  }
+  return isKnownFailure(record.cause, depth + 1);
 }
 
 /**
  * An error as a log line should hold it: its type, message and the first few stack frames, and the messages of
  * a few causes (a workflow failure wraps the activity's, which wraps the API's). Not the SDK's encoded failure,
  * nor every frame: a failed workflow's line stays a few hundred bytes instead of kilobytes. A failure raised on
- * purpose (isDeliberate) has no frames; an unexpected error (a bug) keeps them.
+ * purpose or by the API (isKnownFailure) has no frames; an unexpected error (a bug) keeps them.
  */
 export function compactError(error: unknown, depth = 0): CompactError {
   if (typeof error !== 'object' || error === null)
@@ -138,7 +149,7 @@ export function compactError(error: unknown, depth = 0): CompactError {
   const type = typeof record.type === 'string' && record.type ? `${name}(${record.type})` : name;
   const message = (typeof record.message === 'string' ? record.message : String(error)).slice(0, MAX_MESSAGE);
   const frames =
-    typeof record.stack === 'string' && !isDeliberate(error)
+    typeof record.stack === 'string' && !isKnownFailure(error)
       ? record.stack
           .split('\n')
           .filter((line) => line.trimStart().startsWith('at '))

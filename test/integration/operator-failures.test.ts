@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -117,6 +117,24 @@ describe('a job whose API answers 500 to everything', () => {
     // Said once: the later attempts' lines carry no limit.
     expect(retrying.slice(1).every((line) => line.retrying.limit === undefined)).toBe(true);
     expect(cli.status).toBe(1);
+  }, 120_000);
+
+  it("the worker's log says each failed attempt in a few lines, without stack frames", async () => {
+    const cli = await traceSync(['check-connection', '--wait'], cliEnv(stack), 110_000);
+    expect(cli.status).toBe(1);
+    const workflowId = /Started workflow (\S+)/.exec(cli.stdout)?.[1] ?? '';
+    expect(workflowId).not.toBe('');
+    const lines = readFileSync(stack.logFile, 'utf8')
+      .split('\n')
+      .filter((line) => line.includes(`"workflowId":"${workflowId}"`));
+    const records = lines.map((line) => JSON.parse(line) as { level: number; msg: string });
+    const warnings = records.filter((record) => record.level >= 40);
+    const attempts = warnings.filter((record) => record.msg === 'Activity failed').length;
+    // checkConnection's activity: 5 attempts, each a GET retried inside by the client, all answered 500.
+    expect(attempts).toBe(5);
+    expect(lines.join('\n')).not.toMatch(/\bat \S+ \(|"stack"/);
+    // Per attempt: the client's first retry, its call failing, the activity failing; then the workflow failing.
+    expect(warnings.length).toBeLessThanOrEqual(3 * attempts + 1);
   }, 120_000);
 
   it('Ctrl-C during --wait says the run goes on, and how to follow it or stop it', async () => {

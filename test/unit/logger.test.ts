@@ -10,6 +10,8 @@ import {
   REDACTED,
   withInnermostCause,
 } from '../../worker/logger';
+import { toActivityFailure } from '../../activities/batch-kit';
+import { TraceabilityApiError } from '../../connectors/traceability';
 import { temporalLoggerFor } from '../../worker/runtime';
 
 const KEY = 'live-key-7f3a9c1e5b';
@@ -190,6 +192,36 @@ describe('quiet, readable logs (issue 21)', () => {
       type: 'ApplicationFailure(TraceabilityApiError:401)',
       cause: { type: 'ActivityFailure', cause: { message: refused.message } },
     });
+  });
+
+  it('an API failure, retryable or not, is logged as its type and message: the client said what happened, no frames', () => {
+    const { logger, output } = capture();
+    const apiError = new TraceabilityApiError({
+      statusCode: 500,
+      code: 'internal_error',
+      message: 'GET /style-types answered 500 internal_error',
+      method: 'GET',
+      path: '/style-types',
+      retryable: true,
+      attempts: 5,
+    });
+    // What an activity throws for it (a retryable failure: Temporal tries again), as the worker's "Activity failed" line.
+    temporalLoggerFor(logger).warn('Activity failed', {
+      error: toActivityFailure(apiError),
+      activityType: 'describeApiAccount',
+      attempt: 3,
+    });
+    const line = JSON.parse(output()) as Record<string, unknown>;
+    expect(line).toMatchObject({ msg: 'Activity failed', attempt: 3 });
+    expect(line.err).toEqual({
+      type: 'ApplicationFailure(TraceabilityApiError:internal_error)',
+      message: 'GET /style-types answered 500 internal_error',
+    });
+    // The client's error itself, thrown as it is, and one refused for good: no frames either.
+    expect(compactError(apiError)).toEqual({ type: 'TraceabilityApiError', message: apiError.message });
+    expect(
+      compactError(toActivityFailure(apiError.with({ statusCode: 400, retryable: false }))),
+    ).not.toHaveProperty('stack');
   });
 
   it('an unexpected error (a bug) keeps its first stack frames, also once the SDK wrapped it', () => {
