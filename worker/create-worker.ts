@@ -2,7 +2,7 @@ import path from 'node:path';
 import { bundleWorkflowCode, NativeConnection, Worker, type WorkerOptions } from '@temporalio/worker';
 import type { AppLogger } from './logger';
 import { temporalLoggerFor } from './runtime';
-import { checkWorkflowBundle, defaultWorkflowBundleDir } from './workflow-bundle';
+import { checkWorkflowBundle, defaultWorkflowBundleDir, workflowInterceptorModules } from './workflow-bundle';
 
 export interface CreateWorkerOptions {
   connection: NativeConnection;
@@ -47,6 +47,7 @@ export async function workflowBundleFor(
   );
   const { code } = await bundleWorkflowCode({
     workflowsPath: entry,
+    workflowInterceptorModules: workflowInterceptorModules(),
     ...(options.logger ? { logger: temporalLoggerFor(options.logger.child({}, { level: 'warn' })) } : {}),
   });
   return { code };

@@ -1,6 +1,7 @@
 import type { LogLevel as TemporalLogLevel, LogMetadata, Logger as TemporalLogger } from '@temporalio/common';
 import { Runtime } from '@temporalio/worker';
-import { compactError, type AppLogger } from './logger';
+import { FAILURE_TYPE_ATTRIBUTE } from '../workflows/log-interceptors';
+import { compactError, type AppLogger, type CompactError } from './logger';
 
 const LEVELS: Record<TemporalLogLevel, 'trace' | 'debug' | 'info' | 'warn' | 'error'> = {
   TRACE: 'trace',
@@ -20,6 +21,15 @@ function isSdkChatter(message: string, meta: LogMetadata | undefined): boolean {
 }
 
 /**
+ * A workflow's failure with the type the workflow gave it (workflows/log-interceptors.ts sends it beside the error,
+ * which lost it in the structured clone out of the workflow sandbox), unless the error still has its own.
+ */
+function withFailureType(err: CompactError, failureType: unknown): CompactError {
+  if (typeof failureType !== 'string' || failureType === '' || err.type.includes('(')) return err;
+  return { ...err, type: `${err.type}(${failureType})` };
+}
+
+/**
  * Sends the SDK's logs (workflow `log`, activity `log`, worker and core messages) through pino. The SDK
  * puts workflowId, runId, activityId, taskQueue... in the metadata, so each line carries them.
  */
@@ -32,9 +42,10 @@ export function temporalLoggerFor(logger: AppLogger): TemporalLogger {
     // encoded failure with every frame (kilobytes per line).
     // (Not instanceof Object: a workflow's error comes from the workflow sandbox's realm.)
     if (typeof fields.error === 'object' && fields.error !== null) {
-      fields.err = compactError(fields.error);
+      fields.err = withFailureType(compactError(fields.error), fields[FAILURE_TYPE_ATTRIBUTE]);
       delete fields.error;
     }
+    delete fields[FAILURE_TYPE_ATTRIBUTE];
     const pinoLevel = level === 'INFO' && isSdkChatter(message, meta) ? 'debug' : (LEVELS[level] ?? 'info');
     logger[pinoLevel](fields, message);
   };

@@ -44,6 +44,11 @@ interface ModulesSeen {
   };
 }
 
+/** The workflow interceptors every bundle holds: the failure type on the "Workflow failed" line (log-interceptors). */
+export function workflowInterceptorModules(): string[] {
+  return [require.resolve(path.join(__dirname, '..', 'workflows', 'log-interceptors'))];
+}
+
 /** Bundles the workflows at `workflowsPath` into `dir`, with the manifest that says what went into it. */
 export async function writeWorkflowBundle(options: {
   workflowsPath: string;
@@ -63,6 +68,7 @@ export async function writeWorkflowBundle(options: {
   };
   const { code } = await bundleWorkflowCode({
     workflowsPath: options.workflowsPath,
+    workflowInterceptorModules: workflowInterceptorModules(),
     logger: options.logger ?? new DefaultLogger('WARN'),
     webpackConfigHook: (config: WebpackConfig) => ({
       ...config,

@@ -4,6 +4,7 @@ import path from 'node:path';
 import { bundleWorkflowCode } from '@temporalio/worker';
 import { SANDBOX_API_KEY } from '../../worker/api-target';
 import { workflowsPath } from '../../worker/create-worker';
+import { workflowInterceptorModules } from '../../worker/workflow-bundle';
 import { createLogger } from '../../worker/logger';
 import { temporalLoggerFor } from '../../worker/runtime';
 import { provisionTemporalCli } from '../../worker/temporal/cli-binary';
@@ -53,6 +54,7 @@ export default async function globalSetup(): Promise<void> {
   try {
     const bundle = await bundleWorkflowCode({
       workflowsPath: workflowsPath(),
+      workflowInterceptorModules: workflowInterceptorModules(),
       logger: temporalLoggerFor(logger.child({}, { level: 'warn' })),
     });
     const workflowBundlePath = path.join(tempDir, 'workflow-bundle.js');

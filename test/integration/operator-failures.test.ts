@@ -65,6 +65,36 @@ describe('a job whose worker has a wrong API key', () => {
   );
 });
 
+describe("the worker's 'Workflow failed' line", () => {
+  let stack: TestStack;
+
+  beforeAll(async () => {
+    stack = await startTestStack({ apiKey: WRONG_KEY, logName: 'operator-failures-workflow-failed' });
+  }, 60_000);
+
+  afterAll(async () => {
+    await stack?.stop();
+  });
+
+  it("names the job's own failure type, not only ApplicationFailure", async () => {
+    const cli = await traceSync(['check-connection', '--wait'], cliEnv(stack), 90_000);
+    expect(cli.status).toBe(1);
+    const workflowId = /Started workflow (\S+)/.exec(cli.stdout)?.[1] ?? '';
+    expect(workflowId).not.toBe('');
+    // The worker writes the workflow's log lines once its task is done, which may be after the CLI saw the failure.
+    const failedLines = () =>
+      readFileSync(stack.logFile, 'utf8')
+        .split('\n')
+        .filter((line) => line.includes(`"workflowId":"${workflowId}"`) && line.includes('"Workflow failed"'))
+        .map((line) => JSON.parse(line) as { err: { type: string; message: string } });
+    for (let waited = 0; failedLines().length === 0 && waited < 5_000; waited += 100) await sleep(100);
+    const failed = failedLines();
+    expect(failed).toHaveLength(1);
+    expect(failed[0]?.err.type).toMatch(/^ApplicationFailure\(TraceabilityApiError:\w+\)$/);
+    expect(failed[0]?.err.message).toMatch(/401/);
+  }, 120_000);
+});
+
 describe('a job whose API answers 500 to everything', () => {
   let stack: TestStack;
 

@@ -256,6 +256,27 @@ describe('quiet, readable logs (issue 21)', () => {
     expect(line.error).toBeUndefined();
   });
 
+  it('"Workflow failed" names the type the workflow gave its failure, sent beside the clone that lost it', () => {
+    const { logger, output } = capture();
+    const failure = ApplicationFailure.nonRetryable(
+      'Invalid plmImport input: file is required',
+      'InvalidInput',
+    );
+    const sdk = temporalLoggerFor(logger);
+    sdk.warn('Workflow failed', { error: structuredClone(failure), failureType: 'InvalidInput' });
+    // An error that kept its own type is not given it twice.
+    sdk.warn('Workflow failed', { error: failure, failureType: 'InvalidInput' });
+    const lines = output()
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as Record<string, unknown>);
+    expect(lines.map((line) => (line.err as { type: string }).type)).toEqual([
+      'ApplicationFailure(InvalidInput)',
+      'ApplicationFailure(InvalidInput)',
+    ]);
+    expect(lines.every((line) => line.failureType === undefined)).toBe(true);
+  });
+
   it('"Workflow failed" from the workflow thread (a structured clone, own fields lost) has no stack either', () => {
     const { logger, output } = capture();
     const refused = ApplicationFailure.nonRetryable(
