@@ -285,6 +285,24 @@ describe('plmImport on a real Temporal dev server and the sandbox', () => {
     ]);
   });
 
+  it("a style whose rows disagree is told in the sheet's names (the style type 'Jackets', the season 'AW25'), not the platform's ids", async () => {
+    const file = path.join(dir, 'flat-conflicting-names.csv');
+    await writeFile(
+      file,
+      [
+        'Style Number,Style Name,Style Type,Season,Colour Code,Colour,Size,SKU',
+        'WORDS1,Tee,T-shirts,SS25,BLK,Black,M,WORDS1-BLK-M',
+        'WORDS1,Tee,Jackets,AW25,BLK,Black,L,WORDS1-BLK-L',
+      ].join('\r\n') + '\r\n',
+    );
+    const result = await run({ file, profile: 'flat', dryRun: true });
+    const [, ...rejected] = parseCsv(readFileSync(result.rejectsFile as string, 'utf8'));
+    const message = rejected.find((cells) => cells[7] === 'WORDS1-BLK-L')?.at(-1) ?? '';
+    expect(message).toContain("style 'WORDS1' has the style type 'Jackets' here but 'T-shirts' on row 2");
+    expect(message).toContain("has the seasons 'AW25' here but 'SS25' on row 2");
+    expect(message).not.toMatch(/st_|prop_/);
+  });
+
   it('a long import crosses continue-as-new and still creates every product exactly once', async () => {
     const shape: SheetShape = { prefix: 'LONG', styles: 6, coloursPerStyle: 2, sizesPerColour: 2 };
     const file = await sheet('long.csv', nativeRows(shape));

@@ -101,6 +101,11 @@ export interface Piece {
   externalIdColumn: string | null;
   fields: DraftFields;
   origins: Partial<Record<DraftFieldName, FieldOrigin>>;
+  /**
+   * What the sheet wrote for a field whose value is converted from it ('Jeans' for the style type id st_jeans,
+   * 'yes' for true), so a message can quote the cell and not the id the operator never wrote.
+   */
+  texts: Partial<Record<DraftFieldName, string>>;
   /** Some value came from a non-key cell of this row. */
   hasOwnData: boolean;
   issues: RowIssue[];
@@ -185,7 +190,15 @@ class PieceBuilder {
     externalId: string | null,
     externalIdColumn: string | null,
   ) {
-    this.piece = { externalId, externalIdColumn, fields: {}, origins: {}, hasOwnData: false, issues: [] };
+    this.piece = {
+      externalId,
+      externalIdColumn,
+      fields: {},
+      origins: {},
+      texts: {},
+      hasOwnData: false,
+      issues: [],
+    };
   }
 
   fail(column: string | null, code: RowIssue['code'], reason: string): void {
@@ -214,8 +227,10 @@ class PieceBuilder {
     value: DraftFields[K],
     column: string | null,
     fromMapping = false,
+    text?: string,
   ): void {
     this.piece.fields[field] = value;
+    if (text !== undefined) this.piece.texts[field] = text;
     this.piece.origins[field] = {
       column,
       rowNumber: this.rowNumber,
@@ -232,9 +247,9 @@ export function extractPiece(level: BoundLevel, row: SheetRow, context: ExtractC
   if (idRead.cellError)
     b.fail(idRead.cellError.column, 'cell_error', `the cell holds the error ${idRead.cellError.text}`);
 
-  let weightValue: { value: number; column: string | null } | null = null;
+  let weightValue: { value: number; column: string | null; text: string } | null = null;
   let weightFailed = false;
-  let weightUnit: { unit: string; column: string | null; fromCells: boolean } | null = null;
+  let weightUnit: { unit: string; column: string | null; fromCells: boolean; text: string } | null = null;
   for (const [field, source] of level.fields) {
     const read = readSource(source, row);
     const items =
@@ -250,13 +265,13 @@ export function extractPiece(level: BoundLevel, row: SheetRow, context: ExtractC
       b.set(field as 'name', text, read.column);
     } else if (field === 'styleLevelId') {
       const level = context.resolver.styleLevel(text);
-      if (level.ok) b.set('styleLevelId', level.id, read.column);
+      if (level.ok) b.set('styleLevelId', level.id, read.column, false, text);
       else b.fail(read.column, level.code, level.reason);
     } else if (field === 'isComponent') {
       const flag = parseBoolean(read.value);
       if (flag === null)
         b.fail(read.column, 'bad_boolean', `'${text}' is not yes/no (use true, false, yes, no, 1 or 0)`);
-      else b.set('isComponent', flag, read.column, !read.fromCells);
+      else b.set('isComponent', flag, read.column, !read.fromCells, read.fromCells ? text : undefined);
     } else if (field === 'weightValue') {
       const number = readLocaleNumber(read.value, context.decimalMark);
       if (!number.ok || number.value < 0) {
@@ -268,9 +283,9 @@ export function extractPiece(level: BoundLevel, row: SheetRow, context: ExtractC
             ? `'${text}' is not a weight (a number such as 250 or 1,250.5)`
             : `weight '${text}' ${number.reason}`,
         );
-      } else weightValue = { value: number.value, column: read.column };
+      } else weightValue = { value: number.value, column: read.column, text };
     } else if (field === 'weightUnit') {
-      weightUnit = { unit: text.toUpperCase(), column: read.column, fromCells: read.fromCells };
+      weightUnit = { unit: text.toUpperCase(), column: read.column, fromCells: read.fromCells, text };
     } else if (field === 'composition') {
       const sections = parseComposition(text);
       if (typeof sections === 'string') {
@@ -315,7 +330,7 @@ export function extractPiece(level: BoundLevel, row: SheetRow, context: ExtractC
         }
         composition.push({ name: section.name ?? context.compositionName, lines });
       }
-      if (resolvedAll) b.set('composition', composition, read.column);
+      if (resolvedAll) b.set('composition', composition, read.column, false, text);
     } else if (LIST_FIELDS.has(field) || field === 'styleTypeId') {
       const kind = REFERENCE_FIELDS[field];
       const names = items ?? [text];
@@ -333,9 +348,9 @@ export function extractPiece(level: BoundLevel, row: SheetRow, context: ExtractC
       if (kind && unresolved.count > TOLD_UNRESOLVED)
         b.fail(read.column, unresolved.code, moreUnresolved(referenceLabels[kind], unresolved));
       if (ids.length === names.length) {
-        if (field === 'styleTypeId') b.set('styleTypeId', ids[0] ?? '', read.column);
+        if (field === 'styleTypeId') b.set('styleTypeId', ids[0] ?? '', read.column, false, text);
         // Two names of one id ("Northwind; northwind", a name and its id) are that id once.
-        else b.set(field as 'brands', ids.length > 1 ? [...new Set(ids)] : ids, read.column);
+        else b.set(field as 'brands', ids.length > 1 ? [...new Set(ids)] : ids, read.column, false, text);
       }
     }
   }
@@ -353,7 +368,13 @@ export function extractPiece(level: BoundLevel, row: SheetRow, context: ExtractC
         (close.length > 0 ? didYouMean(close) : `; weights use ${WEIGHT_UNITS.join(', ')}`),
     );
   } else if (weightValue && weightUnit)
-    b.set('weight', { unit: weightUnit.unit, value: weightValue.value }, weightValue.column);
+    b.set(
+      'weight',
+      { unit: weightUnit.unit, value: weightValue.value },
+      weightValue.column,
+      false,
+      `${weightValue.text} ${weightUnit.text}`,
+    );
   else if (weightValue)
     b.fail(
       weightValue.column,
@@ -424,6 +445,7 @@ export function extractPiece(level: BoundLevel, row: SheetRow, context: ExtractC
   if (codes.length > 0) b.set('codes', codes, codes[0]?.column ?? null);
 
   const properties: Record<string, string | number | boolean> = {};
+  const propertyTexts: string[] = [];
   let propertyColumn: string | null = null;
   for (const property of level.customProperties) {
     const read = readSource(property.source, row);
@@ -431,10 +453,13 @@ export function extractPiece(level: BoundLevel, row: SheetRow, context: ExtractC
     propertyColumn ??= read.column;
     const converted = convertProperty(read, property.type, context);
     if (typeof converted === 'object') b.fail(read.column, converted.code, converted.reason);
-    else properties[property.key] = converted;
+    else {
+      properties[property.key] = converted;
+      propertyTexts.push(`${property.key} ${cellText(read.value) ?? ''}`);
+    }
   }
   if (Object.keys(properties).length > 0)
-    b.set('customProperties', JSON.stringify(properties), propertyColumn);
+    b.set('customProperties', JSON.stringify(properties), propertyColumn, false, propertyTexts.join('; '));
   return piece;
 }
 

@@ -111,15 +111,20 @@ function addRowNumber(rowNumbers: number[], rowNumber: number): void {
   rowNumbers.push(rowNumber);
 }
 
+/** What the sheet wrote for a draft's converted fields (see `Piece.texts`), kept while the sheet is read. */
+export type FieldTexts = Partial<Record<DraftFieldName, string>>;
+
 /**
  * Folds another row's view of the same product into its draft (flat layout). A blank cell leaves the
- * value from earlier rows; a different non-blank value is a `conflicting_values` issue on that row.
+ * value from earlier rows; a different non-blank value is a `conflicting_values` issue on that row, quoting both
+ * rows' cells as the sheet wrote them (`texts`: the draft's, updated here).
  */
 export function mergePiece(
   draft: ProductDraft,
   piece: Piece,
   rowNumber: number,
   levelLabel: string,
+  texts: FieldTexts,
 ): RowIssue[] {
   const issues: RowIssue[] = [];
   addRowNumber(draft.rowNumbers, rowNumber);
@@ -132,6 +137,8 @@ export function mergePiece(
       (draft.fields as Record<string, unknown>)[field] = incoming;
       const origin = piece.origins[field];
       if (origin) draft.origins[field] = origin;
+      const text = piece.texts[field];
+      if (text !== undefined) texts[field] = text;
       continue;
     }
     if (current === incoming || sameInOrder(current, incoming)) continue;
@@ -148,7 +155,7 @@ export function mergePiece(
         rowNumber,
         column,
         'conflicting_values',
-        `${levelLabel} '${draft.externalId}' has the ${fieldWords[field]} '${display(incoming)}' here but '${display(current)}' on row ${earlier ?? '?'}; ` +
+        `${levelLabel} '${draft.externalId}' has the ${fieldWords[field]} '${piece.texts[field] ?? display(incoming)}' here but '${texts[field] ?? display(current)}' on row ${earlier ?? '?'}; ` +
           `give the same value on every row of the ${levelLabel} (or leave it blank)`,
         draft.externalId,
       ),
@@ -171,7 +178,15 @@ class DraftBook {
   readonly issues: RowIssue[] = [];
   /** Flat layout: products whose first row already has its `duplicate_external_id` issue. */
   readonly duplicateFirstRows = new Set<string>();
+  /** Flat layout: the cells behind each product's converted fields, for a later row that disagrees. */
+  readonly texts = new Map<ProductDraft, FieldTexts>();
   skipped = 0;
+
+  textsOf(draft: ProductDraft): FieldTexts {
+    let texts = this.texts.get(draft);
+    if (!texts) this.texts.set(draft, (texts = {}));
+    return texts;
+  }
 }
 
 /**
@@ -392,16 +407,17 @@ async function mapFlat(
       }
       const existing = book.drafts.get(piece.externalId);
       if (!existing) {
-        book.drafts.set(
-          piece.externalId,
-          newDraft(
-            { ...piece, externalId: piece.externalId },
-            levelName,
-            parentId,
-            parentColumn,
-            row.rowNumber,
-          ),
+        const draft = newDraft(
+          { ...piece, externalId: piece.externalId },
+          levelName,
+          parentId,
+          parentColumn,
+          row.rowNumber,
         );
+        book.drafts.set(piece.externalId, draft);
+        // SKUs are never merged (a SKU key on a second row is a duplicate), so only parents keep their cells.
+        if (levelName !== 'sku' && Object.keys(piece.texts).length > 0)
+          book.texts.set(draft, { ...piece.texts });
       } else if (
         levelName === 'sku' ||
         existing.level !== levelName ||
@@ -429,7 +445,7 @@ async function mapFlat(
         addRowNumber(existing.rowNumbers, row.rowNumber);
         break;
       } else {
-        book.issues.push(...mergePiece(existing, piece, row.rowNumber, levelName));
+        book.issues.push(...mergePiece(existing, piece, row.rowNumber, levelName, book.textsOf(existing)));
       }
       parentId = piece.externalId;
       parentColumn = piece.externalIdColumn;
