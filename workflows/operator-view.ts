@@ -1,4 +1,5 @@
 import { setCurrentDetails } from '@temporalio/workflow';
+import { rejectedSaid } from '../connectors/erp-orders/rejected-said';
 
 /**
  * What a job run tells the Temporal Web UI about itself, beside its search attributes: the run's current details
@@ -45,10 +46,9 @@ export function showOutcome(
     `${counts.rejected} rejected`,
   ];
   const rows = options.rejectedRows ?? 0;
-  const rowsNoun = (prefix: string) => `${rows} ${prefix}${rows === 1 ? 'row' : 'rows'}`;
   let rejectedRows = '';
-  if (rows > 0 && options.rowsOfRejected) parts[parts.length - 1] += ` (${rowsNoun('export ')})`;
-  else if (rows > 0) rejectedRows = `; ${rowsNoun('')} rejected`;
+  if (options.rowsOfRejected) parts[parts.length - 1] = rejectedSaid(counts.rejected, rows);
+  else if (rows > 0) rejectedRows = `; ${rows} ${rows === 1 ? 'row' : 'rows'} rejected`;
   const rejects = (counts.rejected > 0 || rows > 0) && rejectsFile ? ` — rejects file: ${rejectsFile}` : '';
   const note = options.note ? ` — ${options.note}` : '';
   setCurrentDetails(

@@ -6,6 +6,7 @@ import { htmlDocument, htmlTable, tableMatrix, toXlsx, type Table } from '../rep
 import { stagingRefSchema, type StagingRef } from '../staging';
 import { writeFileAtomically } from '../storage';
 import { moreReadWarnings } from './read-warnings';
+import { rejectedSaid } from './rejected-said';
 import type { OrderType } from '../traceability/schemas/orders';
 import {
   batchRecordSchema,
@@ -48,7 +49,7 @@ export interface ErpApprovalPlanFiles {
   updates: number;
   deletes: number;
   rejects: number;
-  /** `1 rejected; 1 with a warning, 2 warnings reading the export (see Warnings)`: as plan.html says it. */
+  /** `1 rejected (2 export rows); 1 with a warning, 2 warnings reading the export (see Warnings)`: as plan.html says it. */
   rejected: string;
   /** The first warnings of the Warnings table, for the run's details (plan.html has them all). */
   warnings: string[];
@@ -161,12 +162,15 @@ export async function writeErpApprovalPlan(
     rejects: of('rejected').length,
   };
   const said = warningsSaid(warned.length, readWarnings.length + (input.moreReadWarnings ?? 0));
-  const rejected = `${counts.rejects} rejected${said}`;
+  // The rows the rejects file will hold: every export row of each rejected order.
+  const rejectedRows = new Set(of('rejected').flatMap((o) => o.rows)).size;
+  const rejectedCount = rejectedSaid(counts.rejects, rejectedRows);
+  const rejected = `${rejectedCount}${said}`;
   const html = htmlDocument(
     `Plan awaiting approval: ${input.workflowId}`,
     [
       `<h1>Plan awaiting approval</h1>`,
-      `<p>Run <code>${input.workflowId}</code>: ${counts.creates} orders to create, ${counts.updates} to update, ${counts.deletes} with lines to delete, ${counts.rejects} rejected, ${of('unchanged').length} unchanged${said}.</p>`,
+      `<p>Run <code>${input.workflowId}</code>: ${counts.creates} orders to create, ${counts.updates} to update, ${counts.deletes} with lines to delete, ${rejectedCount}, ${of('unchanged').length} unchanged${said}.</p>`,
       `<p>Approve with <code>trace-sync approve ${input.workflowId}</code>; reject with <code>trace-sync reject ${input.workflowId}</code>.</p>`,
       ...sections.flatMap(({ heading, html }) => [heading, html]),
     ].join('\n'),

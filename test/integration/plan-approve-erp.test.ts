@@ -250,7 +250,13 @@ describe('plan, then approve (ERP push): erp-orders --approve', () => {
     await stack().apiClient.orders.update((await onPlatformOrder('APV-ARC-1'))!.id, { isArchived: true });
 
     const handle = await startAwaiting(
-      orders('apv-warned.csv', line('APV-UI-1', 5), line('APV-ARC-1', 12)),
+      orders(
+        'apv-warned.csv',
+        line('APV-UI-1', 5),
+        line('APV-ARC-1', 12),
+        // A second line: the rejected order is two export rows, which the plan counts as the run's end does.
+        'APV-ARC-1,SUP-1001,Warehouse,Cut make trim,2025-03-01,2,PLM-TEE-001-BLK,3,PIECES\n',
+      ),
       'erp-orders',
     );
     const runDir = path.join(stack().config.dataDir, 'runs', handle.workflowId);
@@ -259,7 +265,7 @@ describe('plan, then approve (ERP push): erp-orders --approve', () => {
     expect(details).toMatch(/\n- order 'APV-UI-1' was made in the platform UI by Ines Buyer/);
     const html = readFileSync(path.join(runDir, 'plan.html'), 'utf8');
     expect(html).toContain('1 to update');
-    expect(html).toContain('1 rejected');
+    expect(html).toContain('1 rejected (2 export rows)');
     expect(html).toContain('1 with a warning');
     expect(html).toMatch(/<h2>Warnings \(\d+\)<\/h2>[^]*APV-UI-1[^]*made in the platform UI by Ines Buyer/);
     const sheet = <T>(name: string) =>
@@ -287,7 +293,7 @@ describe('plan, then approve (ERP push): erp-orders --approve', () => {
     ]);
     // The csv lacks some of the default profile's columns: the run warns of each, and the plan counts them.
     expect(details).toContain(
-      `0 orders to create, 1 to update, 0 with lines to delete, 1 rejected; 1 with a warning, ${result.warnings.length - 1} warnings reading the export (see Warnings)`,
+      `0 orders to create, 1 to update, 0 with lines to delete, 1 rejected (2 export rows); 1 with a warning, ${result.warnings.length - 1} warnings reading the export (see Warnings)`,
     );
     // The same warnings as the run's result, which lists the export's first.
     expect(
@@ -295,9 +301,9 @@ describe('plan, then approve (ERP push): erp-orders --approve', () => {
         .map((row) => row['warning'])
         .sort(),
     ).toEqual([...result.warnings].sort());
-    expect(result.rejectedRows).toBe(1);
+    expect(result.rejectedRows).toBe(2);
     expect(await currentDetails(handle, (text) => text.startsWith('orders:'))).toBe(
-      `orders: 0 created, 1 patched, 0 unchanged, 1 rejected (1 export row) — rejects file: ${result.rejectsFile}`,
+      `orders: 0 created, 1 patched, 0 unchanged, 1 rejected (2 export rows) — rejects file: ${result.rejectsFile}`,
     );
   }, 300_000);
 
