@@ -229,6 +229,9 @@ describe('erpOrders on a real Temporal dev server and the sandbox', () => {
       ['PO-D-0003', 'unknown_company'],
     ]);
     expect(rejects[2]?.['error_message']).toContain('SUP-9999');
+    // The export gave a supplier code: the message names the profile key of that column, not the API's id field.
+    expect(rejects[2]?.['error_message']).toContain("column 'supplier_code' (supplierCompanyCode)");
+    expect(rejects[2]?.['error_message']).not.toContain('supplierCompanyId');
     expect([...(await platformOrders('PO-D')).keys()].sort()).toEqual(['PO-D-0001', 'PO-D-0004']);
 
     // `trace-sync retry` starts the same job on the rejects file: only the two failed orders are pushed again.

@@ -11,7 +11,14 @@ import {
   type OrderRejection,
   type Problem,
 } from './draft';
-import { PARTY_FIELDS, SCALAR_HEADER_FIELDS, type CompanyRef, type HeaderKey, type PartyKey } from './fields';
+import {
+  fieldNamed,
+  PARTY_FIELDS,
+  SCALAR_HEADER_FIELDS,
+  type CompanyRef,
+  type HeaderKey,
+  type PartyKey,
+} from './fields';
 import { agreeOnHeader, managesField, rowList } from './header';
 import {
   resolveCompanyCode,
@@ -256,12 +263,9 @@ function buildOrder(
   problems.push(
     ...conflicts.map((problem) => ({ ...problem, message: `order '${orderNumber}', ${problem.message}` })),
   );
-  const orderProblem = (
-    problem: Omit<Problem, 'message'> & { reason: string },
-    onRows: readonly number[],
-  ): void => {
-    const { reason, ...rest } = problem;
-    const where = describeAt(undefined, problem.column, problem.field);
+  const orderProblem: OrderProblem = (problem, onRows) => {
+    const { reason, named, ...rest } = problem;
+    const where = describeAt(undefined, problem.column, named ?? problem.field);
     problems.push({ ...rest, message: `order '${orderNumber}' (${rowList(onRows)}), ${where}: ${reason}` });
   };
 
@@ -312,6 +316,7 @@ function buildOrder(
           {
             code: 'invalid_company_id',
             field: party.key,
+            named: party.idField,
             column,
             reason: `company id '${ref.id}' is not a company of your network`,
           },
@@ -325,7 +330,13 @@ function buildOrder(
     else {
       const column = cell?.column ?? `constant ${party.codeField}`;
       orderProblem(
-        { code: 'unknown_company', field: party.key, column, reason: resolved.reason },
+        {
+          code: 'unknown_company',
+          field: party.key,
+          named: party.codeField,
+          column,
+          reason: resolved.reason,
+        },
         cell?.rows ?? rowNumbers,
       );
     }
@@ -362,7 +373,7 @@ function buildOrder(
       );
     }
   }
-  checkReceiverPair(draft, agreed, rowNumbers, orderProblem);
+  checkReceiverPair(draft, agreed, binding, rowNumbers, orderProblem);
 
   const buyer = draft['buyerCompanyId'];
   const supplier = draft['supplierCompanyId'];
@@ -421,14 +432,16 @@ function ownParty(profile: MappingProfile, key: PartyKey, context: BuildContext)
   return own === key ? { id: context.ownCompanyId } : undefined;
 }
 
+/** `named`: what the message calls the field, when the operator wrote another name for it (see `fieldNamed`). */
 type OrderProblem = (
-  problem: Omit<Problem, 'message'> & { reason: string },
+  problem: Omit<Problem, 'message'> & { reason: string; named?: string },
   onRows: readonly number[],
 ) => void;
 
 function checkReceiverPair(
   draft: Assembled,
   agreed: ReturnType<typeof agreeOnHeader>['agreed'],
+  binding: ColumnBinding,
   rows: readonly number[],
   report: OrderProblem,
 ): void {
@@ -438,11 +451,26 @@ function checkReceiverPair(
   const given = hasCompany ? 'receiverCompanyId' : 'receiverFacilityProcess';
   const lacking = hasCompany ? 'receiverFacilityProcess' : 'receiverCompanyId';
   const cell = agreed.get(given);
+  // Named as the export and the profile name them: the receiver company may come from a code column.
+  const givenAt = cell ? `column '${cell.column}'` : `the constant ${fieldNamed(given)}`;
+  const lackingColumn =
+    lacking === 'receiverFacilityProcess'
+      ? binding.bound.receiverFacilityProcess
+      : (binding.bound.receiverCompanyCode ?? binding.bound.receiverCompanyId);
+  const lackingName =
+    lacking === 'receiverFacilityProcess' ? lacking : 'receiverCompanyCode or receiverCompanyId';
   report(
     {
       code: 'receiver_pair_incomplete',
       field: lacking,
-      reason: `${given} is given but ${lacking} is not; the receiver company and its facility process go together (both or neither)`,
+      named: lackingName,
+      ...(lackingColumn !== undefined ? { column: lackingColumn } : {}),
+      reason:
+        `${givenAt} gives the receiver ${hasCompany ? 'company' : 'facility process'} but ` +
+        (lackingColumn !== undefined
+          ? `column '${lackingColumn}' is blank`
+          : `the export has no column for ${lackingName}`) +
+        '; the receiver company and its facility process go together (both or neither)',
     },
     cell?.rows ?? rows,
   );

@@ -28,6 +28,18 @@ export const PARTY_FIELDS = [
 ] as const satisfies ReadonlyArray<{ key: string; idField: OrderSourceField; codeField: OrderSourceField }>;
 export type PartyKey = (typeof PARTY_FIELDS)[number]['key'];
 
+/**
+ * What a message calls a header field: the profile's key for the column the operator mapped (`supplierCompanyCode`
+ * for a party given by its code), never the API's field (`supplierCompanyId`) it becomes.
+ */
+export function fieldNamed(key: string, value?: HeaderValue): string {
+  const party = PARTY_FIELDS.find((candidate) => candidate.key === key);
+  if (party === undefined) return key;
+  return value !== undefined && typeof value === 'object' && 'code' in value
+    ? party.codeField
+    : party.idField;
+}
+
 export type ScalarHeaderKey =
   | (typeof DATE_FIELDS)[number]
   | 'buyerFacilityProcess'

@@ -1,7 +1,7 @@
 import { count } from '../../input-limits';
 import type { ColumnBinding, MappingProfile } from '../profile';
 import { describeAt, type Problem } from './draft';
-import { describeHeaderValue, headerValueKey, type HeaderKey, type HeaderValue } from './fields';
+import { describeHeaderValue, fieldNamed, headerValueKey, type HeaderKey, type HeaderValue } from './fields';
 import type { HeaderCell, MappedRow } from './row';
 
 /** How many rows, and how many disagreeing values, a message names before "and N more": an order may have thousands. */
@@ -57,7 +57,7 @@ export function agreeOnHeader(rows: readonly MappedRow[]): {
       code: 'header_conflict',
       field: key,
       column: first.column,
-      message: `${describeAt(undefined, first.column, key)}: the rows of one order disagree: ${listed.join(' vs ')}${more}`,
+      message: `${describeAt(undefined, first.column, fieldNamed(key, first.value))}: the rows of one order disagree: ${listed.join(' vs ')}${more}`,
     });
   }
   return { agreed, problems };

@@ -70,14 +70,20 @@ export function mapRow(
   const problems: Problem[] = [];
   /** Fields whose cell holds a spreadsheet error: reported once as such, not again as blank or invalid. */
   const erred = new Set<string>();
-  const problem = (code: RejectionCode, field: string, column: string | undefined, reason: string): void => {
+  const problem = (
+    code: RejectionCode,
+    field: string,
+    column: string | undefined,
+    reason: string,
+    named = field,
+  ): void => {
     if (erred.has(field)) return;
     problems.push({
       code,
       field,
       row: source.row,
       ...(column === undefined ? {} : { column }),
-      message: `${describeAt(source.row, column, field)}: ${reason}`,
+      message: `${describeAt(source.row, column, named)}: ${reason}`,
     });
   };
   const columnOf = (field: SourceField): string | undefined => binding.bound[field];
@@ -170,11 +176,12 @@ export function mapRow(
   for (const party of PARTY_FIELDS) {
     const ref = partyRef(cellOf(party.idField), cellOf(party.codeField));
     if (ref === undefined) continue;
-    const column = !isBlank(cellOf(party.idField))
+    const byId = !isBlank(cellOf(party.idField));
+    const column = byId
       ? (columnOf(party.idField) ?? party.idField)
       : (columnOf(party.codeField) ?? party.codeField);
     if (ref.ok) header.set(party.key, { value: ref.value, row: source.row, column });
-    else problem('invalid_value', party.key, column, ref.reason);
+    else problem('invalid_value', party.key, column, ref.reason, byId ? party.idField : party.codeField);
   }
 
   const line: MappedLine = {};

@@ -188,7 +188,7 @@ describe('parties and reference values', () => {
     const rejection = onlyRejection(rejections);
     expect(rejection).toMatchObject({ code: 'unknown_company', field: 'supplierCompanyId' });
     expect(rejection.message).toBe(
-      "order 'PO-1' (rows 2, 3), column 'supplier_code' (supplierCompanyId): no company has the code 'ACMEE'; did you mean 'ACME' or 'ACME-X'?",
+      "order 'PO-1' (rows 2, 3), column 'supplier_code' (supplierCompanyCode): no company has the code 'ACMEE'; did you mean 'ACME' or 'ACME-X'?",
     );
   });
 
@@ -223,6 +223,10 @@ describe('parties and reference values', () => {
       code: 'receiver_pair_incomplete',
       field: 'receiverFacilityProcess',
     });
+    // The export's columns, not the API's receiverCompanyId the code becomes.
+    expect(onlyCompany.rejections[0]?.message).toBe(
+      "order 'PO-1' (row 2), receiverFacilityProcess: column 'receiver_code' gives the receiver company but the export has no column for receiverFacilityProcess; the receiver company and its facility process go together (both or neither)",
+    );
     const onlyProcess = buildOrders(
       tableOf([lineRow({ receiver_facility_process: 'Warehouse' })]),
       DEFAULT_PROFILE,
@@ -397,7 +401,7 @@ describe('large orders', () => {
     const rejection = onlyRejection(buildOrders(tableOf(rows), DEFAULT_PROFILE, CONTEXT).rejections);
     expect(rejection).toMatchObject({ code: 'unknown_company', field: 'supplierCompanyId' });
     expect(rejection.message).toMatch(
-      /^order 'PO-1' \(rows 2, 3, 4, 5, 6, 7, 8, 9, 10, 11 and 9,990 more\), column 'supplier_code' \(supplierCompanyId\): no company has the code 'NOPE'/,
+      /^order 'PO-1' \(rows 2, 3, 4, 5, 6, 7, 8, 9, 10, 11 and 9,990 more\), column 'supplier_code' \(supplierCompanyCode\): no company has the code 'NOPE'/,
     );
     expect(rejection.rows).toHaveLength(10_000);
   });
