@@ -22,6 +22,8 @@ const manifestSchema = z.object({
   modules: z.record(z.string(), z.string()),
   /** sha256 of the bundle itself. */
   code: z.string(),
+  /** The workflow interceptor modules bundled in (by path from the bundle's folder); absent: built before there were any. */
+  interceptors: z.array(z.string()).optional(),
 });
 type Manifest = z.infer<typeof manifestSchema>;
 
@@ -54,7 +56,10 @@ export async function writeWorkflowBundle(options: {
   workflowsPath: string;
   dir: string;
   logger?: Logger;
+  /** workflowInterceptorModules() unless given. */
+  interceptorModules?: string[];
 }): Promise<{ codePath: string; modules: number }> {
+  const interceptorModules = options.interceptorModules ?? workflowInterceptorModules();
   const resources = new Set<string>();
   const collect = {
     apply(compiler: ModulesSeen) {
@@ -68,7 +73,7 @@ export async function writeWorkflowBundle(options: {
   };
   const { code } = await bundleWorkflowCode({
     workflowsPath: options.workflowsPath,
-    workflowInterceptorModules: workflowInterceptorModules(),
+    workflowInterceptorModules: interceptorModules,
     logger: options.logger ?? new DefaultLogger('WARN'),
     webpackConfigHook: (config: WebpackConfig) => ({
       ...config,
@@ -91,6 +96,7 @@ export async function writeWorkflowBundle(options: {
       await Promise.all(files.map(async (file) => [from(file), sha256(await readFile(file))] as const)),
     ),
     code: sha256(code),
+    interceptors: interceptorPaths(options.dir, interceptorModules),
   };
   await mkdir(options.dir, { recursive: true });
   const codePath = path.join(options.dir, CODE_FILE);
@@ -103,8 +109,20 @@ export async function writeWorkflowBundle(options: {
 
 export type PrebuiltBundle = { current: true; codePath: string } | { current: false; reason: string };
 
-/** Whether the bundle in `dir` was made from exactly what `workflowsPath` would bundle now: hashes a few MB. */
-export async function checkWorkflowBundle(dir: string, workflowsPath: string): Promise<PrebuiltBundle> {
+/** Interceptor modules as a manifest names them: real paths from the bundle's folder, sorted. */
+function interceptorPaths(dir: string, modules: readonly string[]): string[] {
+  return modules.map((module) => path.relative(dir, realpathSync(module))).sort();
+}
+
+/**
+ * Whether the bundle in `dir` was made from exactly what `workflowsPath` would bundle now, with the same interceptor
+ * modules (a module added since the build is in no module hash): hashes a few MB.
+ */
+export async function checkWorkflowBundle(
+  dir: string,
+  workflowsPath: string,
+  interceptorModules: readonly string[] = workflowInterceptorModules(),
+): Promise<PrebuiltBundle> {
   let manifest: Manifest;
   try {
     manifest = manifestSchema.parse(JSON.parse(await readFile(path.join(dir, MANIFEST_FILE), 'utf8')));
@@ -124,6 +142,13 @@ export async function checkWorkflowBundle(dir: string, workflowsPath: string): P
   const version = workerVersion();
   if (manifest.worker !== version)
     return { current: false, reason: `bundled by @temporalio/worker ${manifest.worker}, this is ${version}` };
+  const wanted = interceptorPaths(dir, interceptorModules);
+  const built = manifest.interceptors ?? [];
+  if (wanted.join('\n') !== built.join('\n'))
+    return {
+      current: false,
+      reason: `bundled with workflow interceptors [${built.join(', ')}], this worker runs [${wanted.join(', ')}]`,
+    };
   const read = async (file: string) => readFile(file).catch(() => undefined);
   const changed = await Promise.all(
     Object.entries(manifest.modules).map(async ([relative, hash]) => {

@@ -3,7 +3,11 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { workflowBundleFor } from '../../../worker/create-worker';
 import { createLogger } from '../../../worker/logger';
-import { writeWorkflowBundle } from '../../../worker/workflow-bundle';
+import {
+  checkWorkflowBundle,
+  workflowInterceptorModules,
+  writeWorkflowBundle,
+} from '../../../worker/workflow-bundle';
 
 /** The worker's start with a bundle `npm run build` wrote: used while current, else bundled at start as before. */
 describe('the prebuilt workflow bundle', () => {
@@ -52,6 +56,20 @@ describe('the prebuilt workflow bundle', () => {
         reason: `${workflows} changed since the build`,
       }),
     ]);
+  }, 60_000);
+
+  it('a bundle built before a workflow interceptor module was added is not current, naming the interceptors', async () => {
+    const older = path.join(dir, 'dist', 'older-bundle');
+    await writeWorkflowBundle({ workflowsPath: workflows, dir: older, interceptorModules: [] });
+    const checked = await checkWorkflowBundle(older, workflows);
+    expect(checked).toMatchObject({
+      current: false,
+      reason: expect.stringMatching(
+        /^bundled with workflow interceptors \[\], this worker runs \[.*log-interceptors/,
+      ),
+    });
+    expect(workflowInterceptorModules().length).toBeGreaterThan(0);
+    expect(await checkWorkflowBundle(older, workflows, [])).toMatchObject({ current: true });
   }, 60_000);
 
   it('without a bundle (a checkout never built), the workflows are bundled at start, saying why', async () => {
