@@ -55,6 +55,8 @@ export interface InboxFileOutcome {
   outcome: 'processed' | 'failed' | 'already-processed' | 'taken' | 'left-in-inbox';
   movedTo: string | null;
   error?: string;
+  /** A processed drop whose child rejected rows or orders: the child's rejects file (`note` says how many). */
+  rejectsFile?: string;
   /** Why the drop was not moved (`the file is no longer in the inbox`...), or that another run had moved it already. */
   note?: string;
 }
@@ -217,10 +219,11 @@ async function handleFile(input: ProcessInboxInput, file: InboxFile): Promise<In
   let error: string | undefined;
   let note: string | undefined;
   let childRunId: string | undefined;
+  let rejects: { file: string; note: string } | undefined;
   try {
     const child = await startJobChild(input, file, workflowId);
     childRunId = child.firstExecutionRunId;
-    await child.result();
+    rejects = childRejects(input.job, await child.result(), workflowId);
     outcome = 'processed';
   } catch (failure) {
     if (failure instanceof WorkflowExecutionAlreadyStartedError) {
@@ -270,9 +273,45 @@ async function handleFile(input: ProcessInboxInput, file: InboxFile): Promise<In
     outcome,
     movedTo: moved.movedTo,
     ...(error !== undefined ? { error } : {}),
-    ...(note !== undefined || moved.note !== undefined
-      ? { note: [note, moved.note].filter((part) => part !== undefined).join('; ') }
+    ...(rejects !== undefined ? { rejectsFile: rejects.file } : {}),
+    ...(note !== undefined || moved.note !== undefined || rejects !== undefined
+      ? { note: [rejects?.note, note, moved.note].filter((part) => part !== undefined).join('; ') }
       : {}),
+  };
+}
+
+const plural = (n: number, word: string): string => `${n} ${word}${n === 1 ? '' : 's'}`;
+
+// Only the fields read here: the children's results are their own jobs' (PushErpOrdersResult, PlmImportResult).
+const childRejectsSchema = z.object({
+  rejectsFile: z.string().min(1).nullable().optional(),
+  rejectedRows: z.number().optional(),
+  rejectedExportRows: z.number().optional(),
+  orders: z.object({ rejected: z.number() }).optional(),
+  products: z.object({ rejected: z.number() }).optional(),
+});
+
+/**
+ * What a processed drop's child left out, in the words of its own run's details, and the next step: a drop that read
+ * "processed" like a clean one hid the rejected orders or rows from whoever watched the inbox.
+ */
+function childRejects(
+  job: ProcessInboxInput['job'],
+  result: unknown,
+  childId: string,
+): { file: string; note: string } | undefined {
+  const parsed = childRejectsSchema.safeParse(result);
+  if (!parsed.success) return undefined;
+  const { rejectsFile, rejectedRows = 0, rejectedExportRows, orders, products } = parsed.data;
+  const rejected = (orders ?? products)?.rejected ?? 0;
+  if (rejectsFile === undefined || rejectsFile === null || rejected + rejectedRows === 0) return undefined;
+  const count =
+    job === 'erp-orders'
+      ? `${plural(rejected, 'order')} rejected (${plural(rejectedExportRows ?? rejectedRows, 'export row')})`
+      : `${plural(rejected, 'product')} rejected (${plural(rejectedRows, 'row')})`;
+  return {
+    file: rejectsFile,
+    note: `${count}: fix its rejects file ${rejectsFile}, then \`trace-sync retry ${childId}\``,
   };
 }
 
@@ -299,7 +338,10 @@ export function inboxDetails(
     (outcome) => [outcome, outcomes.filter((o) => o.outcome === outcome).length] as const,
   )
     .filter(([, n]) => n > 0)
-    .map(([outcome, n]) => `${n} ${outcome}`);
+    .map(([outcome, n]) => {
+      const withRejects = outcomes.filter((o) => o.outcome === outcome && o.rejectsFile !== undefined).length;
+      return `${n} ${outcome}${withRejects > 0 ? ` (${withRejects} with rejects)` : ''}`;
+    });
   const lines = outcomes.slice(0, DETAILS_FILES).map((file) => {
     const where =
       file.movedTo !== null
@@ -393,7 +435,10 @@ export async function inbox(rawInput: ProcessInboxInput): Promise<ProcessInboxRe
   // A drop left for the next run counts too: the operator sees the run did not get through all it listed.
   const failed = outcomes.filter((o) => o.outcome === 'failed' || o.outcome === 'left-in-inbox').length;
   showDetails(inboxDetails(input.folder, outcomes, skipped));
-  setStatus(failed > 0 ? 'done-with-failures' : 'done');
+  // patched: runs from before a child's rejects were shown ended `done` with them.
+  const withRejects =
+    failed === 0 && outcomes.some((o) => o.rejectsFile !== undefined) && patched('inbox-shows-child-rejects');
+  setStatus(failed > 0 ? 'done-with-failures' : withRejects ? 'done-with-rejects' : 'done');
   log.info('Inbox processed', { folder: input.folder, files: files.length, failed, left: skipped.length });
   return {
     job: input.job,

@@ -178,6 +178,38 @@ describe('inbox: one child per new file, files moved to processed/ or failed/', 
     expect(readdirSync(path.join(folder, 'processed'))).toEqual([name]);
   });
 
+  // A drop whose child rejected orders read "processed" like a clean one, and the inbox ended `done`: an operator
+  // watching the inbox never learnt that orders were left out, nor where the rejects file was.
+  it('a drop whose child rejected orders says how many, names its rejects file and the retry command', async () => {
+    const folder = path.join(path.dirname(inboxDir), 'inbox-rejects');
+    await mkdir(folder);
+    await drop(
+      path.join(folder, 'orders.csv'),
+      [GOOD.replace(/INB-/g, 'REJ-'), 'REJ-3,SUP-1001,1,PLM-TEE-001-BLK,5,boxes'].join('\n'),
+    );
+    const workflowId = stack.workflowId('inbox-rejects');
+    const result = await stack.client.workflow.execute(inbox, {
+      args: [{ job: 'erp-orders', folder }],
+      taskQueue: stack.taskQueue,
+      workflowId,
+    });
+    const [file] = result.files;
+    const childId = file!.workflowId;
+    const child = (await stack.client.workflow.getHandle(childId).result()) as { rejectsFile: string };
+    expect(file).toMatchObject({
+      outcome: 'processed',
+      rejectsFile: child.rejectsFile,
+      note: `1 order rejected (1 export row): fix its rejects file ${child.rejectsFile}, then \`trace-sync retry ${childId}\``,
+    });
+    const handle = stack.client.workflow.getHandle(workflowId);
+    const metadata = (await handle.query('__temporal_workflow_metadata')) as { currentDetails?: string };
+    expect(metadata.currentDetails).toContain('1 files, 1 processed (1 with rejects)');
+    expect(metadata.currentDetails).toContain(
+      `- orders.csv: processed, now at ${file!.movedTo}: 1 order rejected`,
+    );
+    expect((await handle.describe()).typedSearchAttributes.get(TraceStatus)).toBe('done-with-rejects');
+  });
+
   it('imports a PLM sheet dropped in a PLM inbox and moves it to processed/', async () => {
     const plmInbox = path.join(path.dirname(inboxDir), 'plm-inbox');
     await mkdir(plmInbox);
