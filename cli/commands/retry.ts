@@ -35,6 +35,9 @@ const resultSchema = z.looseObject({
   rejectsFile: z.string().nullable().optional(),
   /** PLM, xlsx/xls: the sheet the run read, the name of its rejects workbook's one sheet. */
   sheetName: z.string().nullable().optional(),
+  approval: z
+    .looseObject({ decision: z.string(), by: z.string().optional(), timedOut: z.boolean().optional() })
+    .optional(),
 });
 
 export interface RetryPlan {
@@ -67,7 +70,7 @@ async function startInput(client: Client, workflowId: string): Promise<unknown> 
 
 /**
  * What `trace-sync retry <workflowId>` starts: the same job, on the finished run's rejects file, with the same
- * profile and options (a dry run's retry is a dry run; a gated run's waits for approval), and `retryOf` naming the run. Refuses runs that are not finished, failed, or had no rejects.
+ * profile and options (a dry run's retry is a dry run; a gated run's waits for approval), and `retryOf` naming the run. Refuses runs that are not finished, failed, had no rejects, or whose plan was rejected.
  */
 export async function retryPlanFor(client: Client, workflowId: string, now = new Date()): Promise<RetryPlan> {
   const handle = client.workflow.getHandle(workflowId);
@@ -90,6 +93,16 @@ export async function retryPlanFor(client: Client, workflowId: string, now = new
   if (!rejectsFile) throw new Error(`${workflowId} rejected nothing: there is nothing to retry`);
   const original = originalInputSchema.safeParse(await startInput(client, workflowId));
   if (!original.success) throw new Error(`cannot read the input ${workflowId} was started with`);
+  // A rejected plan wrote nothing, yet its rejects file holds only the rows the plan rejected: a retry of it would
+  // import those alone and leave out every row the plan would have written.
+  const decided = result.success ? result.data.approval : undefined;
+  if (decided?.decision === 'rejected') {
+    const how =
+      decided.timedOut === true ? 'no one decided within its timeout' : `by ${decided.by ?? 'someone'}`;
+    throw new Error(
+      `the plan of ${workflowId} was rejected (${how}), so nothing was written; its rejects file holds only the rows the plan rejected, and a retry would import those alone: start the job on ${original.data.file} again instead`,
+    );
+  }
   const { profile, mappingFile, complete, unarchive, allowTracedLineRemoval, dryRun, approval } =
     original.data;
   // A PLM rejects workbook holds one sheet named as the one the run read (31 characters at most, as Excel allows):

@@ -119,6 +119,29 @@ describe('plan, then approve (PLM import)', () => {
     await handle.result();
   }, 300_000);
 
+  // `trace-sync retry` of a run whose plan was rejected started a retry of its rejects file alone: approved, it would
+  // import the rows the plan rejected and none of those it would have written.
+  it('retry refuses a run whose plan was rejected, saying nothing was written and to run the file again', async () => {
+    const file = path.join(dir(), 'apv-rejected-plan.csv');
+    writeFileSync(
+      file,
+      [
+        'Style Number,Style Name,Style Type,Colour Code,Colour,Size,SKU',
+        'FRP1,Tee,T-shirt,RED,Red,M,FRP1-RED-M', // unknown style type: rejected in the plan
+        'FRP2,Tee,T-shirts,BLU,Blue,M,FRP2-BLU-M',
+      ].join('\r\n') + '\r\n',
+    );
+    const handle = await startAwaiting(file, '--profile', 'flat');
+    expect((await cli('reject', handle.workflowId, '--by', 'ops-lead')).status).toBe(0);
+    expect(((await handle.result()) as Result).rejectsFile).not.toBeNull();
+    const retry = await cli('retry', handle.workflowId);
+    expect({ status: retry.status, stdout: retry.stdout, stderr: retry.stderr }).toEqual({
+      status: 1,
+      stdout: '',
+      stderr: `trace-sync: the plan of ${handle.workflowId} was rejected (by ops-lead), so nothing was written; its rejects file holds only the rows the plan rejected, and a retry would import those alone: start the job on ${file} again instead\n`,
+    });
+  }, 300_000);
+
   // A flat row of a rejected style names only the style in its issue, though its colour variant and SKUs are rejected
   // with it: the plan's "N rejected" counted the products named by an issue, fewer than the run's result then said.
   it('the plan says as many rejected as the run does: a flat style rejected with its colour and SKUs counts each one', async () => {
