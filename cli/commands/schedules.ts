@@ -48,6 +48,29 @@ export function schedulesCommand(): Command {
       ),
     );
   command
+    .command('trigger')
+    .description(
+      "Start a schedule's workflow now, as its next tick would (its input, overlap policy and zone)",
+    )
+    .argument('<id>', 'the schedule id, as `schedules list` shows it')
+    .action((id: string) =>
+      runAction(() =>
+        withTemporalClient(async (client, config) => {
+          try {
+            await client.schedule.getHandle(id).trigger();
+          } catch (error) {
+            if (!(error instanceof ScheduleNotFoundError)) throw error;
+            throw new Error(
+              `no schedule '${id}' in namespace ${config.temporalNamespace}: \`trace-sync schedules list\` shows the schedules there are`,
+            );
+          }
+          process.stdout.write(
+            `triggered ${id}: a run starts now (unless its overlap policy skips it while its last run still runs); find it with TemporalScheduledById = "${id}"\n`,
+          );
+        }),
+      ),
+    );
+  command
     .command('delete')
     .description('Delete a schedule (the runs it started are kept); `schedules apply` would create it again')
     .argument('<id>', 'the schedule id, as `schedules list` shows it')

@@ -409,6 +409,27 @@ describe('certificateReport on a real Temporal dev server', () => {
       `schedule "${id}" (entry 1): cron: got "every night", expected five cron fields`,
     );
 
+    // Running a schedule now needed the temporal CLI or the Web UI, which the README did not name: `schedules trigger`.
+    writeFileSync(
+      file,
+      JSON.stringify({
+        schedules: [{ id, workflow: 'certificateReport', cron: '0 2 * * *', timeZone: 'Europe/Stockholm' }],
+      }),
+    );
+    expect((await cli('schedules', 'apply', '--file', file)).status).toBe(0);
+    const triggered = await cli('schedules', 'trigger', id);
+    expect({ status: triggered.status, stdout: triggered.stdout, stderr: triggered.stderr }).toEqual({
+      status: 0,
+      stdout: `triggered ${id}: a run starts now (unless its overlap policy skips it while its last run still runs); find it with TemporalScheduledById = "${id}"\n`,
+      stderr: '',
+    });
+    let started = 0;
+    for (let i = 0; i < 40 && started === 0; i++) {
+      started = (await stack.client.workflow.count(`TemporalScheduledById = "${id}"`)).count;
+      if (started === 0) await new Promise((resolve) => setTimeout(resolve, 250));
+    }
+    expect(started).toBe(1);
+
     // Removing a schedule needs no temporal CLI: `schedules delete <id>`; an id Temporal does not know is refused.
     const deleted = await cli('schedules', 'delete', id);
     expect(deleted.stderr).toBe('');
@@ -420,5 +441,10 @@ describe('certificateReport on a real Temporal dev server', () => {
     expect(again.stderr.trim().split('\n')).toEqual([
       `trace-sync: no schedule '${id}' in namespace ${stack.namespace}: \`trace-sync schedules list\` shows the schedules there are`,
     ]);
+    const triggerGone = await cli('schedules', 'trigger', id);
+    expect(triggerGone.status).toBe(1);
+    expect(triggerGone.stderr).toBe(
+      `trace-sync: no schedule '${id}' in namespace ${stack.namespace}: \`trace-sync schedules list\` shows the schedules there are\n`,
+    );
   });
 });
