@@ -32,7 +32,8 @@ describe('sandbox jitterMs', () => {
     const { took, remaining } = await timedCalls(sandbox, 6);
     expect(Math.max(...took)).toBeGreaterThan(50);
     expect(Math.max(...took) - Math.min(...took)).toBeGreaterThan(10);
-    expect(Math.max(...took)).toBeLessThan(1_000);
+    // Against a runaway delay only (the jitter is at most 200 ms each way): a loaded CI host adds its own seconds.
+    expect(Math.max(...took)).toBeLessThan(5_000);
     expect(remaining).toBe(100 - 6);
   });
 });
@@ -49,7 +50,8 @@ describe('sandbox networkDelayMs', () => {
   it('delays every answer by the delay each way and still counts every call in the window', async () => {
     const { took, remaining } = await timedCalls(sandbox, 3);
     expect(Math.min(...took)).toBeGreaterThanOrEqual(195);
-    expect(Math.max(...took)).toBeLessThan(1_000);
+    // Against a runaway delay only (the jitter is at most 200 ms each way): a loaded CI host adds its own seconds.
+    expect(Math.max(...took)).toBeLessThan(5_000);
     expect(remaining).toBe(100 - 3);
   });
 });
