@@ -317,6 +317,21 @@ function childRejects(
 
 /** Drops listed one by one in the run's details; the result lists every one. */
 const DETAILS_FILES = 20;
+/** At most this many characters of a failed drop's reason in the details; the run's result holds all of it. */
+const DETAILS_REASON_CHARS = 200;
+
+/** `text` in at most `max` characters, a longer one cut at a word (within its last half) and ending "…". */
+function cutAtWord(text: string, max: number): string {
+  if (text.length <= max) return text;
+  let head = text.slice(0, max - 1);
+  // never half a surrogate pair
+  if (/[\uD800-\uDBFF]/.test(head.charAt(head.length - 1))) head = head.slice(0, -1);
+  if (!/\s/.test(text.charAt(max - 1))) {
+    const space = head.search(/\s\S*$/);
+    if (space > max / 2) head = head.slice(0, space);
+  }
+  return `${head.trimEnd()}…`;
+}
 const OUTCOME_ORDER: readonly InboxFileOutcome['outcome'][] = [
   'processed',
   'failed',
@@ -352,7 +367,7 @@ export function inboxDetails(
             ? 'still in the inbox'
             : 'not moved';
     const note = file.note !== undefined ? `: ${file.note}` : '';
-    const error = file.error !== undefined ? `: ${file.error.slice(0, 200)}` : '';
+    const error = file.error !== undefined ? `: ${cutAtWord(file.error, DETAILS_REASON_CHARS)}` : '';
     return `- ${file.name}: ${file.outcome}, ${where}${note} (run ${file.workflowId})${error}`;
   });
   if (outcomes.length > DETAILS_FILES)
@@ -363,7 +378,7 @@ export function inboxDetails(
   if (skipped.length > DETAILS_FILES)
     left.push(`- … and ${skipped.length - DETAILS_FILES} more left (the run's result lists them)`);
   const leftCount = skipped.length > 0 ? `, ${skipped.length} left for a later run` : '';
-  const summary = `Inbox ${folder}: ${outcomes.length} files${counts.length > 0 ? `, ${counts.join(', ')}` : ''}${leftCount}`;
+  const summary = `Inbox ${folder}: ${outcomes.length} ${outcomes.length === 1 ? 'file' : 'files'}${counts.length > 0 ? `, ${counts.join(', ')}` : ''}${leftCount}`;
   return [summary, ...lines, ...left].join('\n');
 }
 

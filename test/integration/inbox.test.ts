@@ -203,7 +203,7 @@ describe('inbox: one child per new file, files moved to processed/ or failed/', 
     });
     const handle = stack.client.workflow.getHandle(workflowId);
     const metadata = (await handle.query('__temporal_workflow_metadata')) as { currentDetails?: string };
-    expect(metadata.currentDetails).toContain('1 files, 1 processed (1 with rejects)');
+    expect(metadata.currentDetails).toContain('1 file, 1 processed (1 with rejects)');
     expect(metadata.currentDetails).toContain(
       `- orders.csv: processed, now at ${file!.movedTo}: 1 order rejected`,
     );

@@ -274,6 +274,32 @@ describe("an inbox's filed drops: where the operator finds them", () => {
     ]);
   });
 
+  it("a failed drop's long reason is cut at a word, with an ellipsis, never mid-word", () => {
+    const reason = `${'the sheet names '.repeat(12)}its columns somewhere else entirely`;
+    const details = inboxDetails('/srv/inbox', [
+      {
+        name: 'b.csv',
+        workflowId: 'erp-orders-b',
+        outcome: 'failed',
+        movedTo: '/srv/inbox/failed/b.csv',
+        error: reason,
+      },
+    ]);
+    const line = details.split('\n')[1] as string;
+    const shown = line.slice(line.indexOf('(run erp-orders-b): ') + '(run erp-orders-b): '.length);
+    expect(shown.endsWith(' its…')).toBe(true);
+    expect(shown.length).toBeLessThanOrEqual(201);
+    expect(reason.startsWith(shown.slice(0, -1))).toBe(true);
+    expect(details.split('\n')[0]).toBe('Inbox /srv/inbox: 1 file, 1 failed');
+  });
+
+  it("a failed drop's reason of one long word is still cut, with an ellipsis", () => {
+    const details = inboxDetails('/srv/inbox', [
+      { name: 'b.csv', workflowId: 'erp-orders-b', outcome: 'failed', movedTo: null, error: 'x'.repeat(500) },
+    ]);
+    expect(details.split('\n')[1]).toBe(`- b.csv: failed, not moved (run erp-orders-b): ${'x'.repeat(199)}…`);
+  });
+
   it("the run's details say a drop left for the next run is still in the inbox, and why", () => {
     const details = inboxDetails('/srv/inbox', [
       {
@@ -286,7 +312,7 @@ describe("an inbox's filed drops: where the operator finds them", () => {
       },
     ]);
     expect(details.split('\n')).toEqual([
-      'Inbox /srv/inbox: 1 files, 1 left-in-inbox',
+      'Inbox /srv/inbox: 1 file, 1 left-in-inbox',
       '- a.csv: left-in-inbox, still in the inbox: the API could not be reached or kept failing; the next run retries it (try 1 of 5) (run erp-orders-a): GET /companies failed with 503',
     ]);
   });
