@@ -1,3 +1,4 @@
+import os from 'node:os';
 import { Command } from 'commander';
 import { TraceStatus } from '../../worker/search-attributes';
 import { runAction } from '../run-action';
@@ -6,6 +7,19 @@ import { runningHandle, withTemporalClient } from '../workflow-runner';
 /** Names of the approval signals a run awaiting approval listens to (also the Web UI's signal form). */
 export const APPROVE_SIGNAL = 'approve';
 export const REJECT_SIGNAL = 'reject';
+
+const BY_DEFAULT = 'default: the operating-system user running trace-sync';
+
+/** Who decides when --by is not given: the OS user, even under cron or a service where $USER is unset. */
+function operatingSystemUser(): string {
+  try {
+    const name = os.userInfo().username.trim();
+    if (name !== '') return name;
+  } catch {
+    // a uid with no passwd entry (some containers)
+  }
+  return 'trace-sync';
+}
 
 async function decide(
   workflowId: string,
@@ -25,7 +39,7 @@ async function decide(
       );
     }
     await handle.signal(signal, {
-      by: flags.by ?? process.env.USER ?? 'trace-sync',
+      by: flags.by ?? operatingSystemUser(),
       ...(flags.reason ? { reason: flags.reason } : {}),
     });
     process.stdout.write(
@@ -40,7 +54,7 @@ export function approveCommand(): Command {
       'Approve the plan of a run awaiting approval (plm-import or erp-orders started with --approve): it applies exactly the planned changes',
     )
     .argument('<workflowId>', 'the run awaiting approval')
-    .option('--by <name>', 'who approves (recorded in the run; default $USER)')
+    .option('--by <name>', `who approves (recorded in the run; ${BY_DEFAULT})`)
     .action((workflowId: string, flags: { by?: string }) =>
       runAction(() => decide(workflowId, APPROVE_SIGNAL, flags)),
     );
@@ -50,7 +64,7 @@ export function rejectCommand(): Command {
   return new Command('reject')
     .description('Reject the plan of a run awaiting approval: nothing is written, the run ends as rejected')
     .argument('<workflowId>', 'the run awaiting approval')
-    .option('--by <name>', 'who rejects (recorded in the run; default $USER)')
+    .option('--by <name>', `who rejects (recorded in the run; ${BY_DEFAULT})`)
     .option('--reason <text>', 'why (recorded in the run)')
     .action((workflowId: string, flags: { by?: string; reason?: string }) =>
       runAction(() => decide(workflowId, REJECT_SIGNAL, flags)),

@@ -1,4 +1,5 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import type { WorkflowHandle } from '@temporalio/client';
 import * as XLSX from 'xlsx';
@@ -8,6 +9,7 @@ import type { ApprovalOutcome } from '../../workflows/approval';
 import type { PlmImportResult } from '../../workflows/plm-import';
 import { TraceStatus } from '../../worker/search-attributes';
 import { nativeRows, toCsv, type NativeRow } from '../unit/plm-activities/native-sheet';
+import { cliEnv, traceSync } from '../harness/cli';
 import { awaitingApproval, planApproveStack } from './job-stack';
 
 /**
@@ -227,6 +229,17 @@ describe('plan, then approve (PLM import)', () => {
     expect(late.stderr).toContain(
       `Workflow ${handle.workflowId} is completed: there is no plan waiting for a decision`,
     );
+  }, 300_000);
+
+  // Without --by, a decision from cron or a service (no $USER) was recorded `"by": "trace-sync"`, naming no one.
+  it('without --by, the decision names the operating-system user running the CLI, $USER unset or not', async () => {
+    const handle = await startAwaiting(
+      sheet('who.csv', nativeRows({ prefix: 'WHO', styles: 1, coloursPerStyle: 1, sizesPerColour: 1 })),
+    );
+    const env = cliEnv(stack(), { USER: undefined, LOGNAME: undefined });
+    expect((await traceSync(['reject', handle.workflowId], env, 90_000)).status).toBe(0);
+    const result = (await handle.result()) as Result;
+    expect(result.approval).toMatchObject({ decision: 'rejected', by: os.userInfo().username });
   }, 300_000);
 
   // README: TraceStatus `cancelled` for a cancelled run; `awaiting-approval` only "while a plan waits".

@@ -35,6 +35,13 @@ describe('a conventional trace-sync', () => {
     expect(help.stdout).toContain('Usage: trace-sync watch [options] <workflowId>');
   });
 
+  it('approve and reject say in --help whom they record when --by is not given', () => {
+    for (const command of ['approve', 'reject'])
+      expect(run(command, '--help').stdout.replace(/\s+/g, ' ')).toContain(
+        'default: the operating-system user running trace-sync',
+      );
+  });
+
   it("each job's command is named for the job, and its former name still runs it", () => {
     const jobs = [
       'plm-import',
