@@ -26,7 +26,9 @@ export function schedulesCommand(): Command {
     );
   command
     .command('list')
-    .description("List the schedules with their next run, in the schedule's own time zone and in UTC")
+    .description(
+      "List the schedules with their next run, in the schedule's own time zone and in UTC, and whether each is active or paused (with its note)",
+    )
     .action(() =>
       runAction(() =>
         withTemporalClient(async (client) => {
@@ -40,8 +42,11 @@ export function schedulesCommand(): Command {
               schedule.spec?.timezone ??
               (await client.schedule.getHandle(schedule.scheduleId).describe()).spec.timezone;
             const next = describeNextRun(schedule.info.nextActionTimes[0], zone);
+            const { paused, note } = schedule.state;
+            // A paused schedule's note is why it was paused (the Web UI and `temporal schedule toggle` ask for one).
+            const state = paused ? `paused${note ? `: ${note}` : ''}` : 'active';
             process.stdout.write(
-              `${schedule.scheduleId.padEnd(36)} ${workflow.padEnd(28)} next ${next}${schedule.state.paused ? ' (paused)' : ''}\n`,
+              `${schedule.scheduleId.padEnd(36)} ${workflow.padEnd(28)} next ${next} ${state}\n`,
             );
           }
         }),

@@ -399,6 +399,15 @@ describe('certificateReport on a real Temporal dev server', () => {
         `${id}\\s+certificateReport\\s+next \\d{4}-\\d{2}-\\d{2}T02:00:00\\+0[12]:00 Europe/Stockholm \\(\\d{4}-\\d{2}-\\d{2}T0[01]:00:00Z UTC\\)`,
       ),
     );
+    // "Why did it not run?": the list says a schedule is paused, and why when Temporal has a note, straight after the
+    // pause (the list's own summary of a schedule lags behind).
+    const schedule = stack.client.schedule.getHandle(id);
+    await schedule.pause('supplier portal down until Monday');
+    const paused = (await cli('schedules', 'list')).stdout.split('\n').find((line) => line.startsWith(id));
+    expect(paused).toMatch(/ paused: supplier portal down until Monday$/);
+    await schedule.unpause('back on');
+    const active = (await cli('schedules', 'list')).stdout.split('\n').find((line) => line.startsWith(id));
+    expect(active).toMatch(/ active$/);
     writeFileSync(
       file,
       JSON.stringify({ schedules: [{ id, workflow: 'certificateReport', cron: 'every night' }] }),
