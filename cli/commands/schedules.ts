@@ -5,6 +5,18 @@ import { applySchedules, describeNextRun, loadSchedulesFile } from '../../worker
 import { runAction } from '../run-action';
 import { withTemporalClient } from '../workflow-runner';
 
+/** Runs `act` on schedule `id`; a schedule that is not there is named with where to look. */
+async function existingSchedule(id: string, namespace: string, act: () => Promise<void>): Promise<void> {
+  try {
+    await act();
+  } catch (error) {
+    if (!(error instanceof ScheduleNotFoundError)) throw error;
+    throw new Error(
+      `no schedule '${id}' in namespace ${namespace}: \`trace-sync schedules list\` shows the schedules there are`,
+    );
+  }
+}
+
 export function schedulesCommand(): Command {
   const command = new Command('schedules').description(
     "Manage the jobs' Temporal Schedules from one JSON file",
@@ -61,14 +73,7 @@ export function schedulesCommand(): Command {
     .action((id: string) =>
       runAction(() =>
         withTemporalClient(async (client, config) => {
-          try {
-            await client.schedule.getHandle(id).trigger();
-          } catch (error) {
-            if (!(error instanceof ScheduleNotFoundError)) throw error;
-            throw new Error(
-              `no schedule '${id}' in namespace ${config.temporalNamespace}: \`trace-sync schedules list\` shows the schedules there are`,
-            );
-          }
+          await existingSchedule(id, config.temporalNamespace, () => client.schedule.getHandle(id).trigger());
           process.stdout.write(
             `triggered ${id}: a run starts now (unless its overlap policy skips it while its last run still runs); find it with TemporalScheduledById = "${id}"\n`,
           );
@@ -82,14 +87,7 @@ export function schedulesCommand(): Command {
     .action((id: string) =>
       runAction(() =>
         withTemporalClient(async (client, config) => {
-          try {
-            await client.schedule.getHandle(id).delete();
-          } catch (error) {
-            if (!(error instanceof ScheduleNotFoundError)) throw error;
-            throw new Error(
-              `no schedule '${id}' in namespace ${config.temporalNamespace}: \`trace-sync schedules list\` shows the schedules there are`,
-            );
-          }
+          await existingSchedule(id, config.temporalNamespace, () => client.schedule.getHandle(id).delete());
           process.stdout.write(`${'deleted'.padEnd(8)} ${id}\n`);
         }),
       ),
