@@ -3,6 +3,7 @@ import {
   continueAsNew,
   defineQuery,
   log,
+  patched,
   proxyActivities,
   upsertMemo,
   workflowInfo,
@@ -27,6 +28,7 @@ import {
   stepActivityOptions,
 } from './batch-run';
 import { showDetails } from './operator-view';
+import { bomRepairOutcomeDetails, bomRepairProgressDetails } from './bom-repair-view';
 
 export type { RepairBomInput } from '../connectors/bom-repair/job-input';
 
@@ -221,7 +223,11 @@ async function repair(input: RepairBomInput, resume?: RepairBomResumeState): Pro
     query: bomRepairProgressQuery,
     progress: { ...totalsOf(result), phase: 'starting', selector: label, dryRun: parsed.dryRun },
   });
-  const sync = (phase: RepairBomProgress['phase']) => Object.assign(progress, totalsOf(result), { phase });
+  const sync = (phase: RepairBomProgress['phase']) => {
+    Object.assign(progress, totalsOf(result), { phase });
+    if (phase === 'scanning products' || phase === 'repairing')
+      showDetails(bomRepairProgressDetails(result, phase));
+  };
 
   const info = workflowInfo();
   const runKey = resume?.runKey ?? `${info.workflowId}-${info.runId}`.replace(/[^A-Za-z0-9._-]/g, '_');
@@ -299,7 +305,11 @@ async function repair(input: RepairBomInput, resume?: RepairBomResumeState): Pro
     if (result.highWaterMark) result.highWaterMark.stored = new Date(stored.sinceMs).toISOString();
   }
   sync('done');
-  setStatus(statusOf(result));
+  const status = statusOf(result);
+  setStatus(status);
+  showDetails(bomRepairOutcomeDetails(result, status));
+  // patched: runs from before the outcome was in the memo upserted none at their end.
+  if (patched('bom-repair-outcome-memo')) upsertMemo({ status, ...totalsOf(result) });
   log.info('BOM repair done', {
     selector: label,
     repaired: result.linesRepaired,

@@ -8,6 +8,7 @@ import { readLines } from '../../connectors/bom-repair/lines';
 import { bomRepair } from '../../workflows';
 import { bomRepairProgressQuery } from '../../workflows/bom-repair';
 import type { TestStack } from '../harness';
+import { TraceJob } from '../../worker/search-attributes';
 import {
   bomRepairRunner,
   buildTree,
@@ -161,8 +162,40 @@ describe('bomRepair on a real Temporal dev server', () => {
       (l) => l.styleId === DEMO_IDS.button && l.placementId === SLEEVE,
     );
 
-    const result = await run({ products: [tree.skus[3]!] }, 'ambiguous');
+    const handle = await stack.client.workflow.start(bomRepair, {
+      args: [{ products: [tree.skus[3]!] }],
+      taskQueue: stack.taskQueue,
+      workflowId: stack.workflowId('bom-repair-ambiguous'),
+      typedSearchAttributes: [{ key: TraceJob, value: 'bom-repair' }],
+    });
+    // What the Web UI shows on the run's page while it runs, then at its end.
+    const seen = new Set<string>();
+    let finished = false;
+    const resultPromise = handle.result().finally(() => (finished = true));
+    while (!finished) {
+      const metadata = (await handle.query('__temporal_workflow_metadata').catch(() => ({}))) as {
+        currentDetails?: string;
+      };
+      if (metadata.currentDetails) seen.add(metadata.currentDetails);
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    const result = await resultPromise;
     expect(result).toMatchObject({ linesRepaired: 2, linesAmbiguous: 1, linesUnmatched: 0 });
+    expect([...seen].some((d) => d.startsWith(`BOM repair (products-${tree.skus[3]}): `))).toBe(true);
+    expect([...seen].some((d) => / (scanning products|repairing)[:,]/.test(d))).toBe(true);
+    const metadata = (await handle.query('__temporal_workflow_metadata')) as { currentDetails?: string };
+    const details = metadata.currentDetails ?? '';
+    expect(details.split('\n')[0]).toBe(
+      `BOM repair (products-${tree.skus[3]}): done-with-problems: lines 2 repaired, 1 ambiguous, 0 unmatched, 0 failed; 1 product with forks of 1 scanned`,
+    );
+    expect(details).toContain(`Repaired:\n- ${tree.ext[tree.skus[3]!]}: 2 lines repaired, verified`);
+    expect(details).toMatch(/Left alone:\n- \S+, BOM \S+ line \S+: ambiguous: .*different components/);
+    expect(details).toMatch(/\nNext: give the lines left alone their components by hand/);
+    expect((await handle.describe()).memo).toMatchObject({
+      status: 'done-with-problems',
+      linesRepaired: 2,
+      linesAmbiguous: 1,
+    });
     const ambiguous = result.products[0]!.lines.filter((l) => l.outcome === 'ambiguous');
     expect(ambiguous[0]!.reason).toContain('different components');
 
