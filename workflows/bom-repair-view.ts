@@ -84,7 +84,7 @@ function nextStep(view: BomRepairView, left: readonly string[]): string {
     steps.push(`check the product ids not found: ${view.notFound.slice(0, DETAILS_ITEMS).join(', ')}`);
   const problems = view.linesAmbiguous + view.linesUnmatched + view.linesFailed + (view.productsFailed ?? 0);
   if (problems > 0) {
-    const acceptable = left.some((item) => item.includes('--accept-current-source'));
+    const acceptable = left.some((item) => item.includes('run again with --accept-current-source'));
     steps.push(
       acceptable
         ? "lines whose source changed after the fork: run again with --accept-current-source (acceptCurrentSource in the input) to take the source as it stands now; the others: give them their components by hand (the result lists each line's candidates)"

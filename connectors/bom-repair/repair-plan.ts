@@ -196,8 +196,8 @@ export async function planHeaderRepairs(
         reason:
           `source line ${changedList} changed after the fork (${when}): what it held when the fork copied it, ` +
           'values and component, is not known, so it may be the source of this copy or of any other, and no ' +
-          'snapshot of this fork was kept. Left alone; run with acceptCurrentSource to take the source as it ' +
-          'stands now',
+          'snapshot of this fork was kept. Left alone; run again with --accept-current-source ' +
+          '(acceptCurrentSource in the input) to take the source as it stands now',
         candidates: [
           ...sameValues.map((source) => ({
             basis: 'current source' as const,
@@ -226,8 +226,8 @@ export async function planHeaderRepairs(
     const reason =
       `source line ${moved.map((m) => `${m.id} (now ${describeKept(m)})`).join(', ')} changed after the fork ` +
       `(${when}) and no line of the fork has its values now: the values it was copied with are not known, so it ` +
-      'may be the source of any copy, even taking the source as it stands now (acceptCurrentSource). Left ' +
-      'alone: give these copies their components by hand';
+      'may be the source of any copy, even taking the source as it stands now (--accept-current-source, ' +
+      'acceptCurrentSource in the input). Left alone: give these copies their components by hand';
     leaveCopies(reason);
     return planned;
   }

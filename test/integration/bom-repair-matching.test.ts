@@ -106,6 +106,9 @@ describe('bomRepair: pairing copies with source lines', () => {
     const accepted = await run({ products: [sku], acceptCurrentSource: true }, 'moved-accept');
     expect(accepted).toMatchObject({ linesRepaired: 0, linesAmbiguous: 2 });
     expect(accepted.products[0]!.lines[0]!.reason).toContain('no line of the fork has its values now');
+    expect(accepted.products[0]!.lines[0]!.reason).toContain(
+      'even taking the source as it stands now (--accept-current-source, acceptCurrentSource in the input)',
+    );
     expect(await componentsOf(forkId)).toEqual(before);
   });
 

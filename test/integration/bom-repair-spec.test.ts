@@ -93,13 +93,19 @@ describe('bomRepair: spec 02 copy-on-write cases', () => {
         (l) => l.placementId === DEMO_PLACEMENTS.insideNeck,
       )!;
 
-      const result = await run({ products: [sku] }, 'changed-source');
+      // Run as an operator would, from the CLI: what it prints names the flag that takes the source as it is now.
+      const cli = await traceSync(['bom-repair', '--product', sku, '--wait'], cliEnv(stack), 90_000);
+      expect({ status: cli.status, stderr: cli.stderr }).toEqual({ status: 0, stderr: '' });
+      const result = waitResult<RepairBomForksResult>(cli.stdout);
       // What the label's line held when copied is not known: it may be any copy's source, so none is repaired.
       expect(result).toMatchObject({ linesRepaired: 0, linesAmbiguous: 3 });
       const lines = result.products[0]!.lines;
       for (const copy of lines) expect(copy.reason).toContain(`source line ${label.id} (at `);
       const ambiguous = lines.find((l) => l.lineId === insideNeckCopy.id)!;
       expect(ambiguous.reason).toContain('changed after the fork');
+      expect(ambiguous.reason).toContain(
+        'run again with --accept-current-source (acceptCurrentSource in the input) to take the source as it stands now',
+      );
       expect(ambiguous.candidates).toEqual([
         { basis: 'fork time', component: null, sourceLineId: label.id },
         expect.objectContaining({

@@ -18,7 +18,7 @@ const ambiguousProduct = (n: number): ListedProductResult => ({
       headerId: `bomhdr_${n}`,
       lineId: `bom_line_${n}c`,
       outcome: 'ambiguous',
-      reason: 'changed after the fork; run with --accept-current-source to take it',
+      reason: 'changed after the fork; run again with --accept-current-source to take it',
     },
   ],
 });
@@ -64,6 +64,21 @@ describe('the BOM repair run details', () => {
       'done-with-problems',
     );
     expect(details).toContain("- … and 28 more left (the run's result lists them)");
+  });
+
+  it('a reason that says taking the source as it is now would not help does not offer it as the next step', () => {
+    const product = ambiguousProduct(1);
+    const moved = {
+      ...product,
+      lines: product.lines.map((l) => ({
+        ...l,
+        reason:
+          'even taking the source as it stands now (--accept-current-source). Left alone: give these copies their components by hand',
+      })),
+    };
+    expect(bomRepairOutcomeDetails(view([moved]), 'done-with-problems')).toMatch(
+      /\nNext: give the lines left alone their components by hand/,
+    );
   });
 
   it('a clean run says there is nothing to do; a dry run says how to write', () => {
