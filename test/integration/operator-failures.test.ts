@@ -154,9 +154,15 @@ describe('a job whose API answers 500 to everything', () => {
     expect(cli.status).toBe(1);
     const workflowId = /Started workflow (\S+)/.exec(cli.stdout)?.[1] ?? '';
     expect(workflowId).not.toBe('');
-    const lines = readFileSync(stack.logFile, 'utf8')
-      .split('\n')
-      .filter((line) => line.includes(`"workflowId":"${workflowId}"`));
+    // The worker's log is written asynchronously: the CLI can see the run fail before its last lines are in the file.
+    let lines: string[] = [];
+    for (let i = 0; i < 50; i++) {
+      lines = readFileSync(stack.logFile, 'utf8')
+        .split('\n')
+        .filter((line) => line.includes(`"workflowId":"${workflowId}"`));
+      if (lines.some((line) => line.includes('"msg":"Workflow failed"'))) break;
+      await sleep(100);
+    }
     const records = lines.map((line) => JSON.parse(line) as { level: number; msg: string });
     const warnings = records.filter((record) => record.level >= 40);
     const attempts = warnings.filter((record) => record.msg === 'Activity failed').length;
