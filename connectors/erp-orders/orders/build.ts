@@ -264,8 +264,8 @@ function buildOrder(
     ...conflicts.map((problem) => ({ ...problem, message: `order '${orderNumber}', ${problem.message}` })),
   );
   const orderProblem: OrderProblem = (problem, onRows) => {
-    const { reason, named, ...rest } = problem;
-    const where = describeAt(undefined, problem.column, named ?? problem.field);
+    const { reason, named, at, ...rest } = problem;
+    const where = at ?? describeAt(undefined, problem.column, named ?? problem.field);
     problems.push({ ...rest, message: `order '${orderNumber}' (${rowList(onRows)}), ${where}: ${reason}` });
   };
 
@@ -343,16 +343,8 @@ function buildOrder(
   }
   for (const [key, id] of parties) draft[key] = id;
   for (const key of ['buyerCompanyId', 'supplierCompanyId'] as const) {
-    if (draft[key] === undefined && !problems.some((problem) => problem.field === key)) {
-      orderProblem(
-        {
-          code: 'missing_value',
-          field: key,
-          reason: `the order has no ${key === 'buyerCompanyId' ? 'buyer' : 'supplier'}`,
-        },
-        rowNumbers,
-      );
-    }
+    if (draft[key] === undefined && !problems.some((problem) => problem.field === key))
+      orderProblem(missingParty(key, binding, profile), rowNumbers);
   }
 
   for (const key of ['buyerFacilityProcess', 'supplierFacilityProcess', 'receiverFacilityProcess'] as const) {
@@ -382,7 +374,17 @@ function buildOrder(
     if (orderType.ok) draft['orderType'] = orderType.value;
     else
       orderProblem(
-        { code: 'order_owner_not_party', field: 'buyerCompanyId', reason: orderType.reason },
+        {
+          code: 'order_owner_not_party',
+          field: 'buyerCompanyId',
+          // The ids the check compares mean nothing to the operator: the export's columns and codes do.
+          at: (['buyerCompanyId', 'supplierCompanyId'] as const)
+            .map((key) => partyWritten(key, agreed.get(key), profile))
+            .join(' and '),
+          reason:
+            'neither the buyer nor the supplier is your company (the one of the API key), and an order is pushed by ' +
+            'its buyer or its supplier; correct the code in one of these columns, or leave the order out of the export',
+        },
         rowNumbers,
       );
   }
@@ -433,8 +435,65 @@ function ownParty(profile: MappingProfile, key: PartyKey, context: BuildContext)
 }
 
 /** `named`: what the message calls the field, when the operator wrote another name for it (see `fieldNamed`). */
+/**
+ * An order without its buyer or supplier, in the export's words: the mapped column left blank, or the column the
+ * export lacks, and what gives the party (the column, a constant, `ownCompanyAs`).
+ */
+function missingParty(
+  key: 'buyerCompanyId' | 'supplierCompanyId',
+  binding: ColumnBinding,
+  profile: MappingProfile,
+): Omit<Problem, 'message'> & { reason: string; named: string } {
+  const party = key === 'buyerCompanyId' ? 'buyer' : 'supplier';
+  const spec = PARTY_FIELDS.find((candidate) => candidate.key === key) ?? PARTY_FIELDS[0];
+  const { codeField, idField } = spec;
+  const bound =
+    binding.bound[codeField] !== undefined
+      ? codeField
+      : binding.bound[idField] !== undefined
+        ? idField
+        : undefined;
+  const orOwn =
+    profile.ownCompanyAs === 'none' ? `, or ownCompanyAs '${party}' if the ${party} is your company` : '';
+  if (bound !== undefined) {
+    const what = bound === codeField ? 'company code' : 'company id';
+    return {
+      code: 'missing_value',
+      field: key,
+      named: bound,
+      column: binding.bound[bound],
+      reason: `blank, so the order has no ${party}; give the ${party}'s ${what} there, or a constant ${codeField} in the mapping${orOwn}`,
+    };
+  }
+  const mapped = profile.columns[codeField] ?? profile.columns[idField];
+  const lacking =
+    mapped === undefined ? 'no column of the export is mapped to it' : `the export has no column '${mapped}'`;
+  return {
+    code: 'missing_value',
+    field: key,
+    named: profile.columns[codeField] === undefined && mapped !== undefined ? idField : codeField,
+    reason: `${lacking}, so the order has no ${party}; ${mapped === undefined ? 'map a column to it' : 'add that column'} with the ${party}'s company code, or set a constant ${codeField} in the mapping${orOwn}`,
+  };
+}
+
+/** `column 'buyer_code' 'ACME'`: where an order's party came from and what was written there. */
+function partyWritten(
+  key: 'buyerCompanyId' | 'supplierCompanyId',
+  cell: { column: string; value: unknown } | undefined,
+  profile: MappingProfile,
+): string {
+  const spec = PARTY_FIELDS.find((candidate) => candidate.key === key) ?? PARTY_FIELDS[0];
+  const written = (ref: CompanyRef): string => `'${'code' in ref ? ref.code : ref.id}'`;
+  const ref = cell?.value as CompanyRef | undefined;
+  if (cell !== undefined && ref !== undefined) return `column '${cell.column}' ${written(ref)}`;
+  const constant = constantParty(profile, spec.idField, spec.codeField);
+  if (constant !== undefined)
+    return `constant ${'code' in constant ? spec.codeField : spec.idField} ${written(constant)}`;
+  return `${key === 'buyerCompanyId' ? 'buyer' : 'supplier'}: your company (ownCompanyAs)`;
+}
+
 type OrderProblem = (
-  problem: Omit<Problem, 'message'> & { reason: string; named?: string },
+  problem: Omit<Problem, 'message'> & { reason: string; named?: string; at?: string },
   onRows: readonly number[],
 ) => void;
 

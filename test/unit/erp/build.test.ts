@@ -273,6 +273,29 @@ describe('parties and reference values', () => {
       ['IO-1', 'INTERNAL_ORDER'],
     ]);
     expect(onlyRejection(rejections)).toMatchObject({ orderNumber: 'XX-1', code: 'order_owner_not_party' });
+    // The operator's words: the export's columns and the codes they wrote, never the API's ids and field names.
+    expect(onlyRejection(rejections).message).toBe(
+      "order 'XX-1' (row 4), column 'buyer_code' 'ACME' and column 'supplier_code' 'MILL-01': neither the buyer nor " +
+        'the supplier is your company (the one of the API key), and an order is pushed by its buyer or its supplier; ' +
+        'correct the code in one of these columns, or leave the order out of the export',
+    );
+  });
+
+  it('names the blank party column of an order without a buyer or supplier, and what to fill in', () => {
+    const { rejections } = buildOrders(tableOf([lineRow({ supplier_code: ' ' })]), DEFAULT_PROFILE, CONTEXT);
+    expect(onlyRejection(rejections)).toMatchObject({ code: 'missing_value', field: 'supplierCompanyId' });
+    expect(onlyRejection(rejections).message).toBe(
+      "order 'PO-1' (row 2), column 'supplier_code' (supplierCompanyCode): blank, so the order has no supplier; " +
+        "give the supplier's company code there, or a constant supplierCompanyCode in the mapping",
+    );
+
+    const noOwn = profileWith({ ownCompanyAs: 'none' });
+    const buyerless = buildOrders(tableOf([lineRow()]), noOwn, CONTEXT);
+    expect(onlyRejection(buyerless.rejections).message).toBe(
+      "order 'PO-1' (row 2), buyerCompanyCode: the export has no column 'buyer_code', so the order has no buyer; " +
+        "add that column with the buyer's company code, or set a constant buyerCompanyCode in the mapping, or " +
+        "ownCompanyAs 'buyer' if the buyer is your company",
+    );
   });
 
   it('applies constants when a column is absent or blank', () => {
