@@ -79,12 +79,12 @@ export function escapeHtml(value: CellValue): string {
 }
 
 /**
- * A `<table>` with a caption, a header row and one row per record; an empty table says so. Cells of a `date` or
+ * A `<table>` with a caption (unless `caption: false`), a header row and one row per record; an empty table says so. Cells of a `date` or
  * `number` column get that class (dates never wrap, numbers align right).
  */
 export function htmlTable<R>(
   table: Table<R>,
-  options: { id?: string; emptyText?: string; className?: string } = {},
+  options: { id?: string; emptyText?: string; className?: string; caption?: boolean } = {},
 ): string {
   const { header, body, kinds } = tableMatrix(table);
   const id = options.id ? ` id="${escapeHtml(options.id)}"` : '';
@@ -105,7 +105,10 @@ export function htmlTable<R>(
               `<tr>${cells.map((cell, index) => `<td${cellClass(index)}>${escapeHtml(cell)}</td>`).join('')}</tr>`,
           )
           .join('\n');
-  return `<table${id}${className}>\n<caption>${escapeHtml(table.name)} (${body.length})</caption>\n<thead><tr>${head}</tr></thead>\n<tbody>\n${rows}\n</tbody>\n</table>`;
+  // A page that heads the table itself (with the full count, say) gives no caption: one heading, not two.
+  const caption =
+    options.caption === false ? '' : `<caption>${escapeHtml(table.name)} (${body.length})</caption>\n`;
+  return `<table${id}${className}>\n${caption}<thead><tr>${head}</tr></thead>\n<tbody>\n${rows}\n</tbody>\n</table>`;
 }
 
 const REPORT_STYLE = `

@@ -1,11 +1,13 @@
 import { isDeepStrictEqual } from 'node:util';
 import { z } from 'zod';
 import { stagingRefSchema, type StagingRef } from '../staging';
-import { htmlDocument, htmlTable, tableMatrix, toXlsx, type Table } from '../reports';
+import { escapeHtml, htmlDocument, htmlTable, tableMatrix, toXlsx, type Table } from '../reports';
 import { isTraceabilityApiError, type TraceabilityClient } from '../traceability';
 import { writeHeldBack, type HeldBackList } from '../held-back';
 import { writeFileAtomically } from '../storage';
-import { inheritableFields } from './draft';
+import { fieldWords, inheritableFields, type ProductLevel } from './draft';
+import { REFERENCE_FIELDS } from './import-plan';
+import { mappingProfileSchema, type MappingProfile } from './profiles/schema';
 import {
   compositionStepSchema,
   manifestSchema,
@@ -29,6 +31,8 @@ import {
 
 /** Updates whose current values are read for the before → after columns; beyond, only the new values are shown. */
 const MAX_BEFORE_READS = 500;
+/** Rows each section of plan.html lists (it says how many more); plan.xlsx and plan.json hold every one. */
+export const PLAN_HTML_ROWS = 500;
 
 export const writePlanInputSchema = z.strictObject({
   runKey: z.string().min(1),
@@ -54,17 +58,125 @@ export interface ApprovalPlanFiles {
 interface FieldChange {
   externalId: string;
   level: string;
-  field: string;
+  /** The sheet's column for the field. */
+  column: string;
   before: string;
   after: string;
 }
 
 const isInheritable = (field: string): boolean => (inheritableFields as ReadonlySet<string>).has(field);
 
-function cell(value: unknown): string {
-  if (value === undefined) return '';
-  if (value === null) return '(empty)';
-  return typeof value === 'string' ? value : JSON.stringify(value);
+type ReferenceField = keyof typeof REFERENCE_FIELDS;
+const isReferenceField = (field: string): field is ReferenceField => field in REFERENCE_FIELDS;
+
+/**
+ * What the plan calls a field and how it writes a value: the sheet's column (a run planned before the manifest kept
+ * them: the field's words) and the names the sheet gave, where the API holds ids (a style type, brands...).
+ */
+class SheetWords {
+  constructor(
+    private readonly profile: MappingProfile | undefined,
+    private readonly names: ReadonlyMap<ReferenceField, ReadonlyMap<string, string>>,
+  ) {}
+
+  private mapping(level: ProductLevel) {
+    if (!this.profile) return undefined;
+    return this.profile.layout === 'native' ? this.profile.mapping : this.profile[level];
+  }
+
+  /** The column the field came from; a template's or a constant's field is named in words (the template beside). */
+  column(level: ProductLevel, field: string): string {
+    const words = (fieldWords as Record<string, string | undefined>)[field] ?? field;
+    const fields: Partial<Record<string, { column?: string; template?: string }>> =
+      this.mapping(level)?.fields ?? {};
+    const source = fields[field === 'weight' ? 'weightValue' : field];
+    if (source?.column !== undefined) return source.column;
+    return source?.template !== undefined ? `${words} (${source.template})` : words;
+  }
+
+  value(field: string, value: unknown): string {
+    if (value === undefined) return '';
+    if (value === null) return '(empty)';
+    if (typeof value === 'boolean') return value ? 'yes' : 'no';
+    if (field === 'codes' && Array.isArray(value))
+      return (value as Array<{ codeId?: unknown; codeValue?: unknown }>)
+        .map((code) => `${String(code.codeId)} ${String(code.codeValue)}`)
+        .join(', ');
+    if (field === 'weight' && typeof value === 'object' && 'value' in value && 'unit' in value)
+      return `${String(value.value)} ${String(value.unit)}`;
+    const names = isReferenceField(field) ? this.names.get(field) : undefined;
+    const named = (item: unknown): string =>
+      typeof item === 'string' ? (names?.get(item) ?? item) : JSON.stringify(item);
+    if (Array.isArray(value)) return value.map(named).join(', ');
+    return named(value);
+  }
+
+  /** `Style Number (PLM_ID): S1`: a code under the column the mapping reads it from, else its type (a code column's header). */
+  private codes(level: ProductLevel, codes: unknown): string[] {
+    if (!Array.isArray(codes)) return [`${this.column(level, 'codes')}: ${this.value('codes', codes)}`];
+    const sources = this.mapping(level)?.codes ?? [];
+    return (codes as Array<{ codeId?: unknown; codeValue?: unknown }>).map((code) => {
+      const column = sources.find((source) => source.codeId === code.codeId)?.source.column;
+      const type = String(code.codeId);
+      return `${column === undefined ? type : `${column} (${type})`}: ${String(code.codeValue)}`;
+    });
+  }
+
+  /** `Style Name: Tee; Style Number (PLM_ID): S1; Brand: Acme`: a create's values, under the sheet's columns. */
+  values(level: ProductLevel, body: Record<string, unknown>): string {
+    return Object.entries(body)
+      .filter(([field, value]) => field !== 'externalId' && field !== 'parentId' && value !== undefined)
+      .flatMap(([field, value]) =>
+        field === 'codes'
+          ? this.codes(level, value)
+          : [`${this.column(level, field)}: ${this.value(field, value)}`],
+      )
+      .join('; ');
+  }
+}
+
+/** `3–522, 530`: a product's rows as runs, the first 10 of them and how many rows more (a style may span thousands). */
+function rowsText(rows: readonly number[]): string {
+  const runs: Array<[number, number]> = [];
+  for (const row of [...rows].sort((a, b) => a - b)) {
+    const last = runs.at(-1);
+    if (last && row <= last[1] + 1) last[1] = Math.max(last[1], row);
+    else runs.push([row, row]);
+  }
+  const shown = runs.slice(0, 10).map(([from, to]) => (from === to ? `${from}` : `${from}–${to}`));
+  const rest = runs.slice(10).reduce((count, [from, to]) => count + to - from + 1, 0);
+  return shown.join(', ') + (rest > 0 ? `, and ${rest} more` : '');
+}
+
+/** The names of the reference ids the plan's writes carry (one cached list read per kind). */
+async function referenceNames(
+  client: TraceabilityClient,
+  bodies: ReadonlyArray<Record<string, unknown>>,
+): Promise<Map<ReferenceField, Map<string, string>>> {
+  const names = new Map<ReferenceField, Map<string, string>>();
+  for (const [field, { kind }] of Object.entries(REFERENCE_FIELDS) as Array<
+    [ReferenceField, (typeof REFERENCE_FIELDS)[ReferenceField]]
+  >) {
+    if (!bodies.some((body) => body[field] !== undefined)) continue;
+    const index = await client.reference.index(kind);
+    names.set(field, new Map(index.items.map(({ id, name }) => [id, name])));
+  }
+  return names;
+}
+
+/** `<h2>`, the table (its first PLAN_HTML_ROWS rows) and how many more plan.xlsx lists. */
+function section<R>(heading: string, table: Table<R>, emptyText: string): string {
+  const shown = { ...table, rows: table.rows.slice(0, PLAN_HTML_ROWS) };
+  const more = table.rows.length - shown.rows.length;
+  return [
+    `<h2>${escapeHtml(heading)} (${table.rows.length})</h2>`,
+    htmlTable(shown, { emptyText, caption: false }),
+    ...(more > 0
+      ? [
+          `<p class="more">The first ${PLAN_HTML_ROWS} are shown; ${more} more are not: plan.xlsx (sheet ${escapeHtml(table.name)}) lists every one.</p>`,
+        ]
+      : []),
+  ].join('\n');
 }
 
 async function currentValues(
@@ -133,6 +245,14 @@ export async function writeApprovalPlan(
   const updates = steps.filter(
     (step): step is Extract<WriteStep, { action: 'update' }> => step.action === 'update',
   );
+  const profile = mappingProfileSchema.safeParse(manifest.profile);
+  const words = new SheetWords(
+    profile.success ? profile.data : undefined,
+    await referenceNames(
+      client,
+      steps.map((step) => step.body as Record<string, unknown>),
+    ),
+  );
   const changes: FieldChange[] = [];
   /** updatedAt of each product to update, as the plan saw it: a later one means the platform changed it since. */
   const seenAt: Record<string, string | null> = {};
@@ -141,13 +261,23 @@ export async function writeApprovalPlan(
     if (before) seenAt[step.externalId] = typeof before.updatedAt === 'string' ? before.updatedAt : null;
     const body = step.body as Record<string, unknown>;
     for (const field of step.changedFields) {
-      const after = cell(body[field]);
-      let shown = before ? cell(before[field]) : index < MAX_BEFORE_READS ? '(not found)' : '(not read)';
+      const after = words.value(field, body[field]);
+      let shown = before
+        ? words.value(field, before[field] ?? null)
+        : index < MAX_BEFORE_READS
+          ? '(not found)'
+          : '(not read)';
       // A GET gives inherited fields resolved (spec 01): on a child, a changed field reading as its new value is the
       // parent's, which the update makes the child's own.
       if (before && shown === after && step.level !== 'style' && isInheritable(field))
         shown = `${shown} (inherited from its parent; the update makes it its own)`;
-      changes.push({ externalId: step.externalId, level: step.level, field, before: shown, after });
+      changes.push({
+        externalId: step.externalId,
+        level: step.level,
+        column: words.column(step.level, field),
+        before: shown,
+        after,
+      });
     }
   }
 
@@ -155,20 +285,27 @@ export async function writeApprovalPlan(
     creates: {
       name: 'Creates',
       columns: [
-        { header: 'externalId', value: (s) => s.externalId },
+        { header: 'product', value: (s) => s.externalId },
         { header: 'level', value: (s) => s.level },
         { header: 'parent', value: (s) => s.parentExternalId ?? '' },
-        { header: 'rows', value: (s) => s.rowNumbers.join(' ') },
-        { header: 'fields', value: (s) => JSON.stringify(s.body) },
+        { header: 'rows', value: (s) => rowsText(s.rowNumbers) },
+        {
+          header: 'values (column: value)',
+          value: (s) =>
+            words.values(s.level, {
+              ...(s.body as Record<string, unknown>),
+              ...(s.styleLevelId === undefined ? {} : { styleLevelId: s.styleLevelId }),
+            }),
+        },
       ],
       rows: creates,
     } satisfies Table<CreateWrite>,
     updates: {
       name: 'Updates',
       columns: [
-        { header: 'externalId', value: (c) => c.externalId },
+        { header: 'product', value: (c) => c.externalId },
         { header: 'level', value: (c) => c.level },
-        { header: 'field', value: (c) => c.field },
+        { header: 'column', value: (c) => c.column },
         { header: 'before', value: (c) => c.before },
         { header: 'after', value: (c) => c.after },
       ],
@@ -177,7 +314,7 @@ export async function writeApprovalPlan(
     compositions: {
       name: 'Compositions',
       columns: [
-        { header: 'externalId', value: (c) => c.externalId },
+        { header: 'product', value: (c) => c.externalId },
         { header: 'composition', value: (c) => compositionText(c) },
         { header: 'writes', value: (c) => c.ops.length },
         { header: 'note', value: (c) => c.note ?? '' },
@@ -186,14 +323,14 @@ export async function writeApprovalPlan(
     } satisfies Table<CompositionStep>,
     deletes: {
       name: 'Deletes',
-      columns: [{ header: 'externalId', value: (d) => d.externalId }],
+      columns: [{ header: 'product', value: (d) => d.externalId }],
       rows: [] as { externalId: string }[],
     } satisfies Table<{ externalId: string }>,
     rejects: {
       name: 'Rejects',
       columns: [
         { header: 'row', value: (i) => i.rowNumber },
-        { header: 'externalId', value: (i) => i.externalId ?? '' },
+        { header: 'product', value: (i) => i.externalId ?? '' },
         { header: 'column', value: (i) => i.column ?? '' },
         { header: 'code', value: (i) => i.code },
         { header: 'message', value: (i) => i.message },
@@ -206,21 +343,18 @@ export async function writeApprovalPlan(
   const { archived } = manifest.counts;
   const rejected = `${rejectedProducts} rejected${archived > 0 ? `, ${archived} archived left as they are` : ''}${rowsRejected(issues)}`;
   const summary = `${creates.length} to create, ${updates.length} to update (${changes.length} field changes), 0 to delete (the import never deletes), ${rejected}`;
+  const shownRun = escapeHtml(input.workflowId);
   const html = htmlDocument(
     `Plan awaiting approval: ${input.workflowId}`,
     [
       `<h1>Plan awaiting approval</h1>`,
-      `<p>Run <code>${input.workflowId}</code>, sheet <code>${manifest.sourceFile}</code>: ${summary}.</p>`,
-      `<p>Approve with <code>trace-sync approve ${input.workflowId}</code> (or the Web UI's signal <code>approve</code>); reject with <code>trace-sync reject ${input.workflowId}</code>.</p>`,
-      `<h2>Creates (${creates.length})</h2>`,
-      htmlTable(tables.creates, { emptyText: 'Nothing to create.' }),
-      `<h2>Updates, field by field: before → after (${changes.length})</h2>`,
-      htmlTable(tables.updates, { emptyText: 'Nothing to update.' }),
-      `<h2>Material compositions to write (${compositionSteps.length})</h2>`,
-      htmlTable(tables.compositions, { emptyText: 'No composition changes.' }),
+      `<p>Run <code>${shownRun}</code>, sheet <code>${escapeHtml(manifest.sourceFile)}</code>: ${escapeHtml(summary)}.</p>`,
+      `<p>Approve with <code>trace-sync approve ${shownRun}</code> (or the Web UI's signal <code>approve</code>); reject with <code>trace-sync reject ${shownRun}</code>.</p>`,
+      section('Creates', tables.creates, 'Nothing to create.'),
+      section('Updates, column by column: before → after', tables.updates, 'Nothing to update.'),
+      section('Material compositions to write', tables.compositions, 'No composition changes.'),
       `<h2>Deletes (0)</h2><p>The PLM import never deletes.</p>`,
-      `<h2>Rejects (${issues.length})</h2>`,
-      htmlTable(tables.rejects, { emptyText: 'No rejects.' }),
+      section('Rejects', tables.rejects, 'No rejects.'),
     ].join('\n'),
   );
   const htmlFile = run.file('plan.html');

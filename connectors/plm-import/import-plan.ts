@@ -76,7 +76,8 @@ export async function resolveProfile(choice: {
   }
 }
 
-const REFERENCE_FIELDS = {
+/** Fields the sheet gives by name and the API holds as ids, with the reference list that maps them. */
+export const REFERENCE_FIELDS = {
   styleTypeId: { list: 'styleTypes', kind: 'styleTypes' },
   brands: { list: 'brands', kind: 'styleProperties:brands' },
   seasons: { list: 'seasons', kind: 'styleProperties:seasons' },

@@ -74,9 +74,9 @@ describe('plan, then approve (PLM import)', () => {
     expect(workbook.SheetNames).toEqual(['Creates', 'Updates', 'Compositions', 'Deletes', 'Rejects']);
     expect(XLSX.utils.sheet_to_json(workbook.Sheets.Updates as XLSX.WorkSheet)).toEqual([
       {
-        externalId: 'APV-S1-C1-Z1',
+        product: 'APV-S1-C1-Z1',
         level: 'sku',
-        field: 'name',
+        column: 'name',
         before: 'Tee 1 colour 1 size 1',
         after: 'Renamed tee',
       },
@@ -96,6 +96,64 @@ describe('plan, then approve (PLM import)', () => {
     expect((await handle.describe()).typedSearchAttributes.get(TraceStatus)).toBe('done');
   }, 300_000);
 
+  // plan.html showed each create as the API's JSON ({"name":…,"styleTypeId":"st_tshirts"}) and each update's API field,
+  // under two "Creates (N)" headings, the sheet's name and values unescaped, every row of a big import.
+  it("plan.html reads in the sheet's columns and names, one heading a section, escaped, the first 500 rows and how many more", async () => {
+    const header = 'Style Number,Style Name,Style Type,Season,Brand,Colour Code,Colour,Size,SKU';
+    const seed = path.join(dir(), 'wrd-seed.csv');
+    writeFileSync(
+      seed,
+      [header, 'WRD0,Plain tee,T-shirts,SS25,Nordic Threads,BLK,Black,M,WRD0-BLK-M'].join('\r\n'),
+    );
+    await stack().client.workflow.execute(plmImport, {
+      taskQueue: stack().taskQueue,
+      workflowId: stack().workflowId('seed'),
+      args: [{ file: seed, profile: 'flat' }],
+    });
+    const sizes = Array.from({ length: 520 }, (_, index) => `Z${index + 1}`);
+    const file = sheet('plan <words> & co.csv', []);
+    writeFileSync(
+      file,
+      [
+        header,
+        'WRD0,Plain tee,T-shirts,AW25,Nordic Threads,BLK,Black,M,WRD0-BLK-M',
+        ...sizes.map(
+          (size) => `WRD1,<b>Tee</b> & co,T-shirts,SS25,Nordic Threads,BLK,Black,${size},WRD1-BLK-${size}`,
+        ),
+      ].join('\r\n'),
+    );
+    const handle = await startAwaiting(file, '--profile', 'flat');
+    const runDir = path.join(stack().config.dataDir, 'runs', handle.workflowId);
+    const html = readFileSync(path.join(runDir, 'plan.html'), 'utf8');
+
+    expect(html.match(/Creates \(/g)).toHaveLength(1);
+    expect(html).not.toContain('<caption>');
+    expect(html).toContain('<h2>Creates (522)</h2>');
+    expect(html).toContain('sheet <code>' + path.join(dir(), 'plan &lt;words&gt; &amp; co.csv') + '</code>');
+    const style = /<td>WRD1<\/td>\s*<td>style<\/td>.*<\/tr>/.exec(html)?.[0] ?? '';
+    expect(style).toContain('<td>3–522</td>');
+    for (const said of [
+      'Style Name: &lt;b&gt;Tee&lt;/b&gt; &amp; co',
+      'Style Type: T-shirts',
+      'Season: SS25',
+      'Brand: Nordic Threads',
+      'Style Number (PLM_ID): WRD1',
+      'component flag (yes or no): no',
+    ])
+      expect(style).toContain(said);
+    expect(html).not.toContain('<b>Tee');
+    expect(html).not.toMatch(/styleTypeId|"name"|st_tshirts|prop_/);
+    expect(html).toMatch(/WRD0<\/td>\s*<td>style<\/td>\s*<td>Season<\/td>\s*<td>SS25<\/td>\s*<td>AW25<\/td>/);
+    expect(html).toContain(
+      'The first 500 are shown; 22 more are not: plan.xlsx (sheet Creates) lists every one.',
+    );
+    expect(html.match(/<td>WRD1-BLK-Z\d+<\/td>/g)).toHaveLength(500 - 2);
+    const workbook = XLSX.readFile(path.join(runDir, 'plan.xlsx'));
+    expect(XLSX.utils.sheet_to_json(workbook.Sheets.Creates as XLSX.WorkSheet)).toHaveLength(522);
+    await cli('reject', handle.workflowId, '--by', 'ops-lead');
+    await handle.result();
+  }, 300_000);
+
   // Spec 01, GET /styles/{id}: "Inherited fields come back resolved." The plan's "before" is read so: a variant that
   // inherits its style's description, given the same text by the sheet, showed "Organic tee number 1" → the same, an
   // update that looked like none, though it makes the variant hold its own value (the style's later edits no longer
@@ -110,9 +168,9 @@ describe('plan, then approve (PLM import)', () => {
     const workbook = XLSX.readFile(path.join(stack().config.dataDir, 'runs', handle.workflowId, 'plan.xlsx'));
     expect(XLSX.utils.sheet_to_json(workbook.Sheets.Updates as XLSX.WorkSheet)).toEqual([
       {
-        externalId: 'INH-S1-C1',
+        product: 'INH-S1-C1',
         level: 'variant',
-        field: 'description',
+        column: 'description',
         before: 'Organic tee number 1 (inherited from its parent; the update makes it its own)',
         after: 'Organic tee number 1',
       },
