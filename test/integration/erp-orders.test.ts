@@ -352,6 +352,26 @@ describe('erpOrders on a real Temporal dev server and the sandbox', () => {
     expect(status.get(TraceStatus)).toBe('dry-run-done');
   });
 
+  // It said "supplierCompanyId: the order has no supplier", the API's field, of a column the operator left blank.
+  it("an order whose supplier cell is blank is rejected naming the export's column and what to fill in", async () => {
+    const rows = orders('PO-NS', 2, 1);
+    rows[1]!.supplier_code = '';
+    const result = await push({ file: await writeCsv('no-supplier.csv', rows), dryRun: true });
+    expect(result).toMatchObject({ orders: { created: 1, rejected: 1 } });
+    const rejects = Papa.parse<Record<string, string>>(
+      readFileSync(result.rejectsFile!, 'utf8').replace(/^\uFEFF/, ''),
+      { header: true, skipEmptyLines: true },
+    ).data;
+    expect(rejects.map((r) => [r['order_number'], r['error_code'], r['error_message']])).toEqual([
+      [
+        'PO-NS-0002',
+        'missing_value',
+        "order 'PO-NS-0002' (row 3), column 'supplier_code' (supplierCompanyCode): blank, so the order has no " +
+          "supplier; give the supplier's company code there, or a constant supplierCompanyCode in the mapping",
+      ],
+    ]);
+  });
+
   it('a dry run reports what would change and writes nothing', async () => {
     const file = await writeCsv('dry.csv', orders('PO-G', 3, 2));
     const before = { ...stack.apiClient.stats().byMethodStatus };
