@@ -2,7 +2,7 @@ import { isDeepStrictEqual } from 'node:util';
 import { z } from 'zod';
 import { writeHeldBack, type HeldBackList } from '../held-back';
 import { boundMessage } from '../input-limits';
-import { htmlDocument, htmlTable, tableMatrix, toXlsx, type Table } from '../reports';
+import { escapeHtml, htmlDocument, htmlTable, tableMatrix, toXlsx, type Table } from '../reports';
 import { stagingRefSchema, type StagingRef } from '../staging';
 import { writeFileAtomically } from '../storage';
 import { moreReadWarnings } from './read-warnings';
@@ -150,8 +150,8 @@ export async function writeErpApprovalPlan(
     rows: warnings,
   };
   const section = <R>(table: Table<R>) => ({
-    heading: `<h2>${table.name} (${table.rows.length})</h2>`,
-    html: htmlTable(table, { emptyText: 'None.' }),
+    heading: `<h2>${escapeHtml(table.name)} (${table.rows.length})</h2>`,
+    html: htmlTable(table, { emptyText: 'None.', caption: false }),
     matrix: tableMatrix(table),
   });
   const sections = [...tables.map((table) => section(table)), section(warningsTable)];
@@ -166,12 +166,13 @@ export async function writeErpApprovalPlan(
   const rejectedRows = new Set(of('rejected').flatMap((o) => o.rows)).size;
   const rejectedCount = rejectedSaid(counts.rejects, rejectedRows);
   const rejected = `${rejectedCount}${said}`;
+  const shownRun = escapeHtml(input.workflowId);
   const html = htmlDocument(
     `Plan awaiting approval: ${input.workflowId}`,
     [
       `<h1>Plan awaiting approval</h1>`,
-      `<p>Run <code>${input.workflowId}</code>: ${counts.creates} orders to create, ${counts.updates} to update, ${counts.deletes} with lines to delete, ${rejectedCount}, ${of('unchanged').length} unchanged${said}.</p>`,
-      `<p>Approve with <code>trace-sync approve ${input.workflowId}</code>; reject with <code>trace-sync reject ${input.workflowId}</code>.</p>`,
+      `<p>Run <code>${shownRun}</code>: ${counts.creates} orders to create, ${counts.updates} to update, ${counts.deletes} with lines to delete, ${rejectedCount}, ${of('unchanged').length} unchanged${said}.</p>`,
+      `<p>Approve with <code>trace-sync approve ${shownRun}</code>; reject with <code>trace-sync reject ${shownRun}</code>.</p>`,
       ...sections.flatMap(({ heading, html }) => [heading, html]),
     ].join('\n'),
   );

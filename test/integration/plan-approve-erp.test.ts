@@ -40,6 +40,8 @@ describe('plan, then approve (ERP push): erp-orders --approve', () => {
       'utf8',
     );
     expect(html).toContain('APV-PO-1');
+    // One heading a section: the page heads each table with its count, so the table gives no caption of its own.
+    expect(html.match(/Creates \(\d+\)/g)).toEqual(['Creates (2)']);
     expect(await onPlatformOrder('APV-PO-1')).toBeUndefined();
     // While the plan waits, another run pushes APV-PO-2.
     const other = await stack().client.workflow.start(erpOrders, {

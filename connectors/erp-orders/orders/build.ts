@@ -434,7 +434,6 @@ function ownParty(profile: MappingProfile, key: PartyKey, context: BuildContext)
   return own === key ? { id: context.ownCompanyId } : undefined;
 }
 
-/** `named`: what the message calls the field, when the operator wrote another name for it (see `fieldNamed`). */
 /**
  * An order without its buyer or supplier, in the export's words: the mapped column left blank, or the column the
  * export lacks, and what gives the party (the column, a constant, `ownCompanyAs`).
@@ -492,6 +491,7 @@ function partyWritten(
   return `${key === 'buyerCompanyId' ? 'buyer' : 'supplier'}: your company (ownCompanyAs)`;
 }
 
+/** `named`: what the message calls the field, when the operator wrote another name for it (see `fieldNamed`). */
 type OrderProblem = (
   problem: Omit<Problem, 'message'> & { reason: string; named?: string; at?: string },
   onRows: readonly number[],
