@@ -87,6 +87,13 @@ export const ENV_VARS: readonly EnvVarDoc[] = [
       'Per-request timeout of the API client in ms (100 to 600000). A write that times out may still commit: the jobs re-read before acting again.',
   },
   {
+    name: 'TRACE_STAGING_RETENTION_DAYS',
+    scope: 'worker',
+    default: '7',
+    description:
+      "Days an ended run's staged data (batches, journals) stays before the worker's hourly sweep removes it (1 to 3650), or `off`: kept until removed by hand.",
+  },
+  {
     name: 'TRACE_STORE_URL',
     scope: 'worker',
     default: '(unset: the data folder)',
@@ -229,6 +236,24 @@ export const logFormatSchema = z.preprocess(
 
 const addressPattern = /^(\[[0-9a-fA-F:.]+\]|[^\s:/[\]]+):\d{1,5}$/;
 
+/** Days an ended run's staging stays by default (TRACE_STAGING_RETENTION_DAYS). */
+export const DEFAULT_STAGING_RETENTION_DAYS = 7;
+export const MAX_STAGING_RETENTION_DAYS = 3650;
+
+/** A whole number of days, or `off` (null: never sweep); the value given is named back, as it is no secret. */
+const stagingRetentionSchema = z.unknown().transform((value, ctx): number | null => {
+  const text = typeof value === 'string' ? value.trim().toLowerCase() : '';
+  if (text === '') return DEFAULT_STAGING_RETENTION_DAYS;
+  if (text === 'off') return null;
+  const days = /^\d{1,4}$/.test(text) ? Number(text) : NaN;
+  if (days >= 1 && days <= MAX_STAGING_RETENTION_DAYS) return days;
+  ctx.addIssue({
+    code: 'custom',
+    message: `must be a whole number of days from 1 to ${MAX_STAGING_RETENTION_DAYS}, or off to keep staged data until removed by hand (got ${JSON.stringify(String(value).slice(0, 40))})`,
+  });
+  return z.NEVER;
+});
+
 const envSchema = z
   .object({
     TEMPORAL_ADDRESS: z.preprocess(
@@ -266,6 +291,7 @@ const envSchema = z
       z.string().regex(addressPattern, { error: 'must be host:port, for example 0.0.0.0:9464' }).optional(),
     ),
     TRACE_API_TIMEOUT_MS: apiTimeoutSchema,
+    TRACE_STAGING_RETENTION_DAYS: stagingRetentionSchema,
     TRACE_STORE_URL: z.preprocess(
       blankToUndefined,
       z
@@ -324,6 +350,8 @@ export interface AppConfig {
   metricsAddress?: string;
   /** Per-request timeout of the API client (TRACE_API_TIMEOUT_MS). */
   apiTimeoutMs: number;
+  /** Days an ended run's staged data stays before the worker sweeps it; null: never (TRACE_STAGING_RETENTION_DAYS). */
+  stagingRetentionDays: number | null;
   sandboxPort: number;
   temporalPort: number;
   temporalUiPort: number;
@@ -359,6 +387,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     maxActivitiesPerSecond: e.TRACE_MAX_ACTIVITIES_PER_SECOND,
     metricsAddress: e.TRACE_METRICS_ADDRESS,
     apiTimeoutMs: e.TRACE_API_TIMEOUT_MS,
+    stagingRetentionDays: e.TRACE_STAGING_RETENTION_DAYS,
     sandboxPort: e.TRACE_SANDBOX_PORT,
     temporalPort: e.TEMPORAL_PORT,
     temporalUiPort: e.TEMPORAL_UI_PORT,

@@ -69,13 +69,22 @@ export async function startWorker(options: StartWorkerOptions): Promise<RunningW
       maxTaskQueueActivitiesPerSecond: config.maxActivitiesPerSecond,
     });
     // Staged data of runs that ended (failed, cancelled, terminated, or kept by a finished run) would stay for ever.
-    const sweeps = startStagingSweeps({
-      store,
-      openRuns: () => openRuns(connection, config.temporalNamespace),
-      logger,
-    });
+    const sweeps =
+      config.stagingRetentionDays === null
+        ? undefined
+        : startStagingSweeps({
+            store,
+            openRuns: () => openRuns(connection, config.temporalNamespace),
+            logger,
+            retentionDays: config.stagingRetentionDays,
+          });
+    if (!sweeps)
+      logger.info(
+        { store: store.url, retentionDays: 'off' },
+        'Staging sweep off (TRACE_STAGING_RETENTION_DAYS=off): the staged data of ended runs stays until removed by hand',
+      );
     const done = worker.run().finally(async () => {
-      await sweeps.stop();
+      await sweeps?.stop();
       await client.close();
       await connection.close();
     });

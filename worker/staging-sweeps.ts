@@ -1,5 +1,11 @@
 import { Client, type ConnectionLike } from '@temporalio/client';
-import { runKeyOf, sweepStaging, type OpenRuns, type StagingSweepResult } from '../connectors/staging';
+import {
+  runKeyOf,
+  STAGING_RETENTION_MS,
+  sweepStaging,
+  type OpenRuns,
+  type StagingSweepResult,
+} from '../connectors/staging';
 import type { ObjectStore } from '../connectors/storage';
 import { compactError, type AppLogger } from './logger';
 
@@ -25,6 +31,8 @@ export interface StagingSweeps {
   stop(): Promise<void>;
 }
 
+const DAY_MS = 24 * 60 * 60 * 1000;
+
 /**
  * Sweeps the staged data of ended runs out of the run-data store: a pass at start, then one every `everyMs`. A pass
  * whose open runs cannot be read from Temporal removes nothing.
@@ -33,9 +41,18 @@ export function startStagingSweeps(options: {
   store: ObjectStore;
   openRuns: () => Promise<OpenRuns>;
   logger: AppLogger;
+  /** TRACE_STAGING_RETENTION_DAYS; 7 days by default. */
+  retentionDays?: number;
   everyMs?: number;
 }): StagingSweeps {
   const { store, logger } = options;
+  const retentionMs =
+    options.retentionDays !== undefined ? options.retentionDays * DAY_MS : STAGING_RETENTION_MS;
+  const retentionDays = retentionMs / DAY_MS;
+  logger.info(
+    { store: store.url, retentionDays },
+    `Staging sweep: the staged data of ended runs is removed ${retentionDays} days after it was written (TRACE_STAGING_RETENTION_DAYS)`,
+  );
   let cursor: string | undefined;
   let running: Promise<StagingSweepResult | null> = Promise.resolve(null);
   let stopped = false;
@@ -52,7 +69,7 @@ export function startStagingSweeps(options: {
       return null;
     }
     try {
-      const result = await sweepStaging({ store, now, open, startAfter: cursor });
+      const result = await sweepStaging({ store, now, open, retentionMs, startAfter: cursor });
       cursor = result.next;
       if (result.removed > 0 || result.keptOpen > 0)
         logger.info({ store: store.url, ...result }, 'Staged data of ended runs swept');

@@ -80,6 +80,23 @@ describe('loadConfig', () => {
     );
   });
 
+  it("keeps an ended run's staging for TRACE_STAGING_RETENTION_DAYS days: 7 unset, off never sweeps", () => {
+    expect(loadConfig({}).stagingRetentionDays).toBe(7);
+    expect(loadConfig({ TRACE_STAGING_RETENTION_DAYS: ' 30 ' }).stagingRetentionDays).toBe(30);
+    expect(loadConfig({ TRACE_STAGING_RETENTION_DAYS: '' }).stagingRetentionDays).toBe(7);
+    expect(loadConfig({ TRACE_STAGING_RETENTION_DAYS: 'OFF' }).stagingRetentionDays).toBeNull();
+  });
+
+  // 0 could mean "remove at once" as well as "never": it is refused, and off says never.
+  it.each(['0', '7d', '-1', '1.5', '3651', 'never'])(
+    'TRACE_STAGING_RETENTION_DAYS=%j: one line naming the variable, the value given and what it takes',
+    (value) => {
+      expect(configError({ TRACE_STAGING_RETENTION_DAYS: value }).message).toBe(
+        `Invalid configuration: TRACE_STAGING_RETENTION_DAYS must be a whole number of days from 1 to 3650, or off to keep staged data until removed by hand (got "${value}")`,
+      );
+    },
+  );
+
   it('requires TRACEABILITY_API_KEY when TRACEABILITY_BASE_URL is set', () => {
     const error = configError({ TRACEABILITY_BASE_URL: 'https://api.example.com/api/v2' });
     expect(error.message).toBe(
@@ -137,6 +154,20 @@ describe('trace-sync with a bad configuration', () => {
     expect(result.status).toBe(2);
     expect(result.stdout).toBe('');
     expect(result.stderr).toBe('trace-sync: Invalid configuration: LOG_FORMAT must be one of json, pretty\n');
+  }, 60_000);
+
+  it('TRACE_STAGING_RETENTION_DAYS=7d: the worker does not start, one line says what was given and what it takes', () => {
+    const result = spawnSync(process.execPath, [path.join(repoRoot(), 'bin', 'trace-sync.cjs'), 'worker'], {
+      env: { PATH: process.env.PATH, HOME: process.env.HOME, TRACE_STAGING_RETENTION_DAYS: '7d' },
+      encoding: 'utf8',
+      timeout: 60_000,
+    });
+    expect({ status: result.status, stdout: result.stdout, stderr: result.stderr }).toEqual({
+      status: 2,
+      stdout: '',
+      stderr:
+        'trace-sync: Invalid configuration: TRACE_STAGING_RETENTION_DAYS must be a whole number of days from 1 to 3650, or off to keep staged data until removed by hand (got "7d")\n',
+    });
   }, 60_000);
 
   it('loadConfig checks LOG_FORMAT with the other variables', () => {
