@@ -1,5 +1,6 @@
-import { existsSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { WorkflowFailedError, type WorkflowHandle } from '@temporalio/client';
 import pino from 'pino';
 import { plmImport } from '../../workflows';
 import type { PlmImportResult } from '../../workflows/plm-import';
@@ -16,7 +17,7 @@ const DAY = 24 * 60 * 60 * 1000;
  * written once Temporal says the run is no longer open, and leaves what the README says stays.
  */
 describe('sweeping the staging of ended runs (real Temporal, sandbox over HTTP)', () => {
-  const { stack, dir, startAwaiting } = planApproveStack('staging-sweep-');
+  const { stack, dir, cli, startAwaiting } = planApproveStack('staging-sweep-');
 
   const sweeps = () =>
     startStagingSweeps({
@@ -27,6 +28,36 @@ describe('sweeping the staging of ended runs (real Temporal, sandbox over HTTP)'
     });
   const runFolder = (workflowId: string, ...parts: string[]) =>
     path.join(stack().config.dataDir, 'runs', workflowId, ...parts);
+  const failureOf = (handle: WorkflowHandle) =>
+    handle.result().then(
+      () => undefined,
+      (error: unknown) => error,
+    );
+
+  /**
+   * A run that fails after it staged its data: planned, its staged files altered, then approved (any failure once the
+   * run has staged would do; this one comes at once and says why).
+   */
+  const failedRun = async (name: string): Promise<WorkflowHandle> => {
+    const sheet = path.join(dir(), `${name}.csv`);
+    writeFileSync(
+      sheet,
+      toCsv(nativeRows({ prefix: name.toUpperCase(), styles: 2, coloursPerStyle: 1, sizesPerColour: 1 })),
+    );
+    const handle = await startAwaiting(sheet);
+    // Every staged file of the run altered: its plan, approved steps and batches no longer match what was staged.
+    const dataDir = stack().config.dataDir;
+    for (const file of readdirSync(path.join(dataDir, 'runs'), { recursive: true, encoding: 'utf8' }))
+      if (file.startsWith(handle.workflowId) && file.includes(`${path.sep}staging${path.sep}`)) {
+        const full = path.join(dataDir, 'runs', file);
+        if (statSync(full).isFile()) writeFileSync(full, readFileSync(full, 'utf8') + ' ');
+      }
+    expect((await cli('approve', handle.workflowId, '--by', 'ops-lead')).status).toBe(0);
+    const failure = await failureOf(handle);
+    expect(failure).toBeInstanceOf(WorkflowFailedError);
+    expect((failure as WorkflowFailedError).cause?.message).toMatch(/content changed since it was staged/);
+    return handle;
+  };
 
   it('keeps an open run’s staging, and removes it once the run is terminated; plans, rejects and results stay', async () => {
     const shape = { prefix: 'SWP', coloursPerStyle: 1, sizesPerColour: 1 };
@@ -72,6 +103,32 @@ describe('sweeping the staging of ended runs (real Temporal, sandbox over HTTP)'
         expect([kept, existsSync(runFolder(awaiting.workflowId, kept))]).toEqual([kept, true]);
     } finally {
       await sweeper.stop();
+    }
+  }, 180_000);
+
+  it('removes a failed run’s staging once the retention has passed, and keeps an open run’s', async () => {
+    const failed = await failedRun('swpfail');
+    const sheet = path.join(dir(), 'swpopen.csv');
+    writeFileSync(
+      sheet,
+      toCsv(nativeRows({ prefix: 'SWPO', styles: 2, coloursPerStyle: 1, sizesPerColour: 1 })),
+    );
+    const open = await startAwaiting(sheet);
+    const sweeper = sweeps();
+    try {
+      expect(await sweeper.pass(Date.now() + 6 * DAY)).toMatchObject({ removed: 0 });
+      expect(existsSync(runFolder(failed.workflowId, 'staging', 'manifest.json'))).toBe(true);
+
+      const later = await sweeper.pass(Date.now() + 8 * DAY);
+      expect(later?.removed).toBeGreaterThan(0);
+      expect(later?.keptOpen).toBeGreaterThan(0);
+      expect(existsSync(runFolder(failed.workflowId, 'staging'))).toBe(false);
+      for (const kept of ['plan.json', 'source.csv'])
+        expect([kept, existsSync(runFolder(failed.workflowId, kept))]).toEqual([kept, true]);
+      expect(existsSync(runFolder(open.workflowId, 'staging', 'manifest.json'))).toBe(true);
+    } finally {
+      await sweeper.stop();
+      await open.terminate('test over');
     }
   }, 180_000);
 });
