@@ -26,6 +26,13 @@ export const runManifestBaseSchema = z.strictObject({
   sourceCopy: z.string(),
 });
 
+/**
+ * Staged data that is gone: most often the worker's sweep removed it (the run ended longer ago than the retention and
+ * has been reset since), so the operator is told which setting keeps it longer.
+ */
+const MISSING =
+  "it is missing. The worker removes an ended run's staged data TRACE_STAGING_RETENTION_DAYS days after it was written (7 by default), so a run reset after that finds it gone: start the job again, and set TRACE_STAGING_RETENTION_DAYS higher (or off) to reset runs later. Otherwise the data folder was cleaned";
+
 export class StagingIntegrityError extends Error {
   constructor(key: string, reason: string) {
     super(`Staged data '${key}' is unusable: ${reason}`);
@@ -84,7 +91,7 @@ export class StagingStore {
     // Hashed as a stream first, so verifying a large batch does not load it into memory.
     await this.checkHash(ref, await store.read(key));
     const input = await store.read(key);
-    if (!input) throw new StagingIntegrityError(ref.key, 'it is missing (was the data folder cleaned?)');
+    if (!input) throw new StagingIntegrityError(ref.key, MISSING);
     const lines = createInterface({ input, crlfDelay: Infinity });
     let lineNo = 0;
     for await (const line of lines) {
@@ -148,7 +155,7 @@ export class StagingStore {
     ref: StagingRef,
     data: AsyncIterable<unknown> | Iterable<Buffer> | null,
   ): Promise<void> {
-    if (!data) throw new StagingIntegrityError(ref.key, 'it is missing (was the data folder cleaned?)');
+    if (!data) throw new StagingIntegrityError(ref.key, MISSING);
     const hash = createHash('sha256');
     for await (const chunk of data) hash.update(chunk as Buffer);
     if (hash.digest('hex') !== ref.sha256) {

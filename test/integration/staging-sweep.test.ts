@@ -1,4 +1,5 @@
 import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { randomUUID } from 'node:crypto';
 import path from 'node:path';
 import { WorkflowFailedError, type WorkflowHandle } from '@temporalio/client';
 import pino from 'pino';
@@ -130,5 +131,40 @@ describe('sweeping the staging of ended runs (real Temporal, sandbox over HTTP)'
       await sweeper.stop();
       await open.terminate('test over');
     }
+  }, 180_000);
+
+  // An operator resets a failed run (to after its sheet was read) once its staging was swept: the run fails at once,
+  // and its message says why the data is gone and which setting keeps it longer.
+  it('a failed run reset after its staging was swept fails naming TRACE_STAGING_RETENTION_DAYS', async () => {
+    const failed = await failedRun('swpreset');
+    const sweeper = sweeps();
+    try {
+      expect((await sweeper.pass(Date.now() + 8 * DAY))?.removed).toBeGreaterThan(0);
+    } finally {
+      await sweeper.stop();
+    }
+    expect(existsSync(runFolder(failed.workflowId, 'staging'))).toBe(false);
+
+    const { events } = await failed.fetchHistory();
+    const read = (events ?? []).findIndex(
+      (event) => event.activityTaskScheduledEventAttributes?.activityType?.name === 'readPlmSheet',
+    );
+    const afterRead = (events ?? []).find(
+      (event, at) => at > read && event.workflowTaskCompletedEventAttributes != null,
+    );
+    expect(read).toBeGreaterThan(-1);
+    const { runId } = await stack().client.workflowService.resetWorkflowExecution({
+      namespace: stack().namespace,
+      workflowExecution: { workflowId: failed.workflowId },
+      reason: 'operator resets the failed run',
+      workflowTaskFinishEventId: afterRead?.eventId,
+      requestId: randomUUID(),
+    });
+    const reset = stack().client.workflow.getHandle(failed.workflowId, runId ?? undefined);
+    const failure = await failureOf(reset);
+    expect(failure).toBeInstanceOf(WorkflowFailedError);
+    const message = (failure as WorkflowFailedError).cause?.message ?? '';
+    expect(message).toMatch(/^Staged data '.*' is unusable: it is missing\./);
+    expect(message).toContain('TRACE_STAGING_RETENTION_DAYS');
   }, 180_000);
 });
