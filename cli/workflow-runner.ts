@@ -7,7 +7,7 @@ import {
   type WorkflowStartOptions,
 } from '@temporalio/client';
 import type { Workflow } from '@temporalio/common';
-import { ConfigError, loadConfig, temporalClientAddress, type AppConfig } from '../worker/config';
+import { connectableTemporalAddress, loadConfig, type AppConfig } from '../worker/config';
 import { TraceJob, TraceSource } from '../worker/search-attributes';
 import { runAction } from './run-action';
 import { requireWorker, waitAndPrint, watchHandle } from './run-waiter';
@@ -30,15 +30,7 @@ export async function withTemporalClient<T>(
   body: (client: Client, config: AppConfig) => Promise<T>,
 ): Promise<T> {
   const config = loadConfig();
-  if (config.temporalAddress === undefined && config.temporalPort === 0)
-    throw new ConfigError([
-      {
-        variable: 'TEMPORAL_PORT',
-        message:
-          'is 0: TEMPORAL_PORT=0 means "any free port" for `npm start` only, and nothing can be reached on port 0; set TEMPORAL_ADDRESS to the address the stack printed (its "Start a job" line starts with TEMPORAL_ADDRESS=...)',
-      },
-    ]);
-  const address = temporalClientAddress(config);
+  const address = connectableTemporalAddress(config);
   const connection = await Connection.connect({ address, connectTimeout: 5000 }).catch((error: unknown) => {
     throw new Error(
       `Cannot reach Temporal at ${address} (${(error as Error).message}): run \`npm start\`, or set TEMPORAL_ADDRESS`,

@@ -415,3 +415,19 @@ export function apiTimeoutMsFromEnv(env: NodeJS.ProcessEnv = process.env): numbe
 export function temporalClientAddress(config: AppConfig): string {
   return config.temporalAddress ?? `127.0.0.1:${config.temporalPort}`;
 }
+
+/**
+ * The address a process that only connects (a CLI command, `trace-sync worker`) reaches Temporal at; a ConfigError
+ * (exit 2) when that is port 0, which only `npm start` can resolve, to the free port its dev server picked.
+ */
+export function connectableTemporalAddress(config: AppConfig): string {
+  if (config.temporalAddress === undefined && config.temporalPort === 0)
+    throw new ConfigError([
+      {
+        variable: 'TEMPORAL_PORT',
+        message:
+          'is 0: TEMPORAL_PORT=0 means "any free port" for `npm start` only, and nothing can be reached on port 0; set TEMPORAL_ADDRESS to the address the stack printed (its "Start a job" line starts with TEMPORAL_ADDRESS=...)',
+      },
+    ]);
+  return temporalClientAddress(config);
+}

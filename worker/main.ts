@@ -1,7 +1,7 @@
 import { NativeConnection, type Worker } from '@temporalio/worker';
 import { createActivities } from '../activities';
 import { apiTarget, type ApiTarget } from './api-target';
-import { loadConfig, temporalClientAddress, type AppConfig } from './config';
+import { connectableTemporalAddress, loadConfig, type AppConfig } from './config';
 import { createWorker } from './create-worker';
 import { Lifecycle } from './lifecycle';
 import { compactError, createLogger, exitWithError, type AppLogger } from './logger';
@@ -116,13 +116,11 @@ export async function startWorker(options: StartWorkerOptions): Promise<RunningW
  */
 export async function main(options: Pick<StartWorkerOptions, 'workflowBundlePath'> = {}): Promise<void> {
   const config = loadConfig();
+  const address = connectableTemporalAddress(config);
   const api = apiTarget(config);
   const logger = createLogger({ level: config.logLevel, secrets: [api.apiKey], destination: 2 });
   if (!config.temporalAddress) {
-    logger.warn(
-      { address: temporalClientAddress(config) },
-      'TEMPORAL_ADDRESS is not set: using the local dev server',
-    );
+    logger.warn({ address }, 'TEMPORAL_ADDRESS is not set: using the local dev server');
   }
   if (api.sandbox)
     logger.warn({ baseUrl: api.baseUrl }, 'TRACEABILITY_BASE_URL is not set: using the local sandbox');
@@ -130,7 +128,7 @@ export async function main(options: Pick<StartWorkerOptions, 'workflowBundlePath
   const running = await startWorker({
     config,
     logger,
-    address: temporalClientAddress(config),
+    address,
     api,
     workflowBundlePath: options.workflowBundlePath,
   });

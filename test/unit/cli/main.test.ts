@@ -114,6 +114,30 @@ describe('a conventional trace-sync', () => {
     expect(cli.stdout).not.toContain('Started workflow');
   });
 
+  it('trace-sync worker with TEMPORAL_PORT=0 and no TEMPORAL_ADDRESS stops at once with the same line (exit 2), as the job commands do', () => {
+    const env: NodeJS.ProcessEnv = { ...process.env, TEMPORAL_PORT: '0' };
+    delete env.TEMPORAL_ADDRESS;
+    delete env.TRACEABILITY_BASE_URL;
+    delete env.TRACEABILITY_API_KEY;
+    const dataDir = mkdtempSync(path.join(os.tmpdir(), 'trace-worker-port0-'));
+    try {
+      const worker = spawnSync(process.execPath, [bin, 'worker'], {
+        encoding: 'utf8',
+        timeout: 60_000,
+        env: { ...env, TRACE_DATA_DIR: dataDir },
+      });
+      expect(worker.status).toBe(2);
+      // Before: two warnings ("using the local dev server" at 127.0.0.1:0) and "Cannot reach Temporal", exit 1.
+      const lines = worker.stderr.trim().split('\n');
+      expect(lines).toHaveLength(1);
+      expect(lines[0]).toMatch(/^trace-sync: .*TEMPORAL_PORT=0 means "any free port" for `npm start` only/);
+      expect(lines[0]).toContain('set TEMPORAL_ADDRESS to the address the stack printed');
+      expect(worker.stdout).toBe('');
+    } finally {
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+
   it('a bad argument or option is one trace-sync: line saying what is wrong and which argument (exit 1)', () => {
     const missing = path.join(os.tmpdir(), 'trace-sync-no-such-sheet.csv');
     const noFile = run('plm-import', missing, '--wait');
