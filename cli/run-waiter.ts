@@ -6,7 +6,8 @@ import { checkPollers, noWorkerMessage, type PollerCheck } from './task-queue-ch
 
 /**
  * Waiting for a run as an operator sees it: the worker check before, the progress bar (or JSON lines) during, the
- * result JSON or one failure line after.
+ * result JSON or one failure line after. Only the result goes to stdout, so `--wait | jq` and `$(…)` get it alone;
+ * the bar, the JSON lines and the notices go to stderr.
  */
 
 /** Asks Temporal whether a worker polls the queue; undefined when the server cannot say (old server, no rights). */
@@ -39,8 +40,10 @@ export async function requireWorker(
 export interface WaitOptions {
   timeoutSeconds: number;
   taskQueue: string;
-  /** stdout by default: a bar on a terminal, JSON lines otherwise. */
+  /** Where the progress goes, stderr by default: a bar on a terminal, JSON lines otherwise. */
   out?: ProgressOutput;
+  /** Where the result JSON goes: stdout by default. */
+  resultOut?: ProgressOutput;
   /** With an S3 store: links to the run files a run's details name (the plan awaiting approval). */
   links?: (details: string) => Promise<StoreLink[]>;
 }
@@ -244,10 +247,9 @@ function withRetryNotice(
   };
 }
 
-/** Follows the run's `progress` query until it ends, then prints its result JSON; a failure becomes one line. */
-/** Follows the run's progress until it ends, prints its result JSON and returns it. */
+/** Follows the run's progress until it ends, prints its result JSON and returns it; a failure becomes one line. */
 export async function waitAndPrint(handle: WorkflowHandle, options: WaitOptions): Promise<unknown> {
-  const out = options.out ?? process.stdout;
+  const out = options.out ?? process.stderr;
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<never>((_, reject) => {
     timer = setTimeout(
@@ -277,7 +279,7 @@ export async function waitAndPrint(handle: WorkflowHandle, options: WaitOptions)
       ended: Promise.race([handle.result(), timeout]),
       sink,
     });
-    out.write(`${JSON.stringify(result, null, 2)}\n`);
+    (options.resultOut ?? process.stdout).write(`${JSON.stringify(result, null, 2)}\n`);
     return result;
   } catch (error) {
     if (error instanceof WorkflowFailedError) {
@@ -295,7 +297,7 @@ export async function watchHandle(
   client: Client,
   namespace: string,
   handle: WorkflowHandle,
-  out: ProgressOutput = process.stdout,
+  out: ProgressOutput = process.stderr,
   links?: WaitOptions['links'],
 ): Promise<unknown> {
   const described = await handle.describe().catch((error: unknown) => {

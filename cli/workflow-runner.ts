@@ -75,8 +75,9 @@ export interface JobRun<W extends Workflow> {
 }
 
 /**
- * Starts a job's workflow on the configured task queue and prints its id; with `wait`, prints its result as
- * JSON. A failed workflow becomes one line naming the workflow and the cause.
+ * Starts a job's workflow on the configured task queue. stdout holds only what a script reads: the run's id, or with
+ * `wait` its result as one JSON document; everything else (started on which queue, uploads, progress, links) is on
+ * stderr. A failed workflow becomes one line on stderr naming the workflow and the cause.
  */
 export async function startJob<W extends Workflow>(run: JobRun<W>): Promise<void> {
   await withTemporalClient((client, config) => startJobOn(client, config, run));
@@ -88,11 +89,11 @@ export async function startJobOn<W extends Workflow>(
   config: AppConfig,
   run: JobRun<W>,
 ): Promise<void> {
-  const print = (line: string): void => void process.stdout.write(`${line}\n`);
+  const note = (line: string): void => void process.stderr.write(`${line}\n`);
   // With TRACE_STORE_URL=s3://…, a local input goes to the bucket first: the worker may be on another machine.
   await requireWorker(client, config.temporalNamespace, config.taskQueue, run.wait);
   const store = bucketStore(config);
-  const args = await uploadLocalInput(store, run.workflowId, run.args, print);
+  const args = await uploadLocalInput(store, run.workflowId, run.args, note);
   const options = {
     taskQueue: config.taskQueue,
     workflowId: run.workflowId,
@@ -105,19 +106,22 @@ export async function startJobOn<W extends Workflow>(
     // WorkflowStartOptions spells `args` as a conditional type that a generic W cannot satisfy directly.
   } as unknown as WorkflowStartOptions<W>;
   const handle = await client.workflow.start(run.workflow as W, options);
-  process.stdout.write(`Started workflow ${handle.workflowId} on task queue ${config.taskQueue}\n`);
-  if (!run.wait) return;
+  note(`Started workflow ${handle.workflowId} on task queue ${config.taskQueue}`);
+  if (!run.wait) {
+    process.stdout.write(`${handle.workflowId}\n`);
+    return;
+  }
   const result = await waitAndPrint(handle, {
     timeoutSeconds: run.timeoutSeconds,
     taskQueue: config.taskQueue,
     ...(store ? { links: (details: string) => storeLinksIn(store, details) } : {}),
   });
-  await printStoreLinks(store, result, print);
+  await printStoreLinks(store, result, note);
 }
 
 /**
- * `trace-sync watch <workflowId>`: follows a run started anywhere until it ends and prints its result; with an S3
- * store, where its run files are, as `--wait` does.
+ * `trace-sync watch <workflowId>`: follows a run started anywhere until it ends and prints its result (stdout, the
+ * progress on stderr); with an S3 store, where its run files are, as `--wait` does.
  */
 export async function watchRun(workflowId: string): Promise<void> {
   await withTemporalClient(async (client, config) => {
@@ -126,17 +130,17 @@ export async function watchRun(workflowId: string): Promise<void> {
       client,
       config.temporalNamespace,
       client.workflow.getHandle(workflowId),
-      process.stdout,
+      process.stderr,
       store ? (details: string) => storeLinksIn(store, details) : undefined,
     );
-    await printStoreLinks(store, result, (line) => void process.stdout.write(`${line}\n`));
+    await printStoreLinks(store, result, (line) => void process.stderr.write(`${line}\n`));
   });
 }
 
 export function watchCommand(): Command {
   return new Command('watch')
     .description(
-      "Follow a run's progress until it ends (a bar on a terminal, JSON lines otherwise), then print its result; works for runs started anywhere (CLI, Web UI, schedules, inbox)",
+      "Follow a run's progress until it ends (on stderr: a bar on a terminal, JSON lines otherwise), then print its result JSON on stdout; works for runs started anywhere (CLI, Web UI, schedules, inbox)",
     )
     .argument('<workflowId>', 'the run to follow')
     .action((workflowId: string) => runAction(() => watchRun(workflowId)));

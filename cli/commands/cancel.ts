@@ -31,7 +31,7 @@ async function cancelRun(workflowId: string, wait: boolean): Promise<void> {
       );
       return;
     }
-    process.stdout.write(`Sent cancel to ${workflowId}; waiting for its running batch to stop...\n`);
+    process.stderr.write(`Sent cancel to ${workflowId}; waiting for its running batch to stop...\n`);
     const ended = await handle.result().then(
       () => undefined,
       (error: unknown) => error,

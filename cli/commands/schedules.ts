@@ -28,7 +28,7 @@ export function schedulesCommand(): Command {
     .action((flags: { file: string }) =>
       runAction(async () => {
         const file = await loadSchedulesFile(path.resolve(flags.file));
-        for (const note of file.notes) process.stdout.write(`${'note'.padEnd(8)} ${note}\n`);
+        for (const note of file.notes) process.stderr.write(`${'note'.padEnd(8)} ${note}\n`);
         await withTemporalClient(async (client, config) => {
           for (const applied of await applySchedules(client, file, config.taskQueue)) {
             process.stdout.write(`${applied.action.padEnd(8)} ${applied.id}\n`);

@@ -57,7 +57,12 @@ export function traceSync(
   });
 }
 
-/** The result `--wait` prints last: an indented JSON document after the progress lines. */
+/** The result `--wait` prints: stdout is that one JSON document alone (progress and notes are on stderr). */
 export function waitResult<T>(stdout: string): T {
-  return JSON.parse(stdout.slice(stdout.lastIndexOf('\n{\n') + 1)) as T;
+  return JSON.parse(stdout) as T;
+}
+
+/** The error and warning lines (`trace-sync: …`) of a command's stderr, where its progress and notes also go. */
+export function cliProblems(stderr: string): string[] {
+  return stderr.split('\n').filter((line) => line.startsWith('trace-sync:'));
 }

@@ -7,7 +7,7 @@ import Papa from 'papaparse';
 import { TraceStatus } from '../../worker/search-attributes';
 import { DEMO_IDS } from '../../sandbox/seed/demo-catalogue';
 import { bomRepair, erpOrders, plmImport } from '../../workflows';
-import { cliEnv, sandboxApi, startTestStack, traceSync, type TestStack } from '../harness';
+import { cliEnv, cliProblems, sandboxApi, startTestStack, traceSync, type TestStack } from '../harness';
 import { nativeRows, toCsv } from '../unit/plm-activities/native-sheet';
 import { buildTree, forkThroughSku, TEE_LINES } from './bom-trees';
 
@@ -177,9 +177,14 @@ describe('cancelling a run mid-batch', () => {
       15_000,
       async () => {
         const cli = await traceSync(['cancel', handle.workflowId, '--wait'], cliEnv(stack), 60_000);
-        expect(cli.stderr).toBe('');
+        expect(cliProblems(cli.stderr)).toEqual([]);
         expect(cli.status).toBe(0);
-        expect(cli.stdout).toMatch(/cancelled \(TraceStatus cancelled\); what it wrote: \{"created":\d+/);
+        expect(cli.stderr).toBe(
+          `Sent cancel to ${handle.workflowId}; waiting for its running batch to stop...\n`,
+        );
+        expect(cli.stdout).toMatch(
+          /^Workflow \S+ cancelled \(TraceStatus cancelled\); what it wrote: \{"created":\d+.*\nRun the same input again/,
+        );
       },
     );
 

@@ -10,6 +10,7 @@ import * as XLSX from 'xlsx';
 import { runKeyOf } from '../../connectors/staging';
 import { erpOrders, plmImport } from '../../workflows';
 import { repoRoot } from '../../worker/paths';
+import { cliProblems } from '../harness/cli';
 import { describeWithS3 } from '../harness/versitygw';
 import { nativeRows, toCsv } from '../unit/plm-activities/native-sheet';
 import { s3JobStack } from './job-stack';
@@ -32,15 +33,17 @@ describeS3('trace-sync with TRACE_STORE_URL=s3://… (versitygw)', () => {
     await writeFile(local, toCsv(rows));
     const out = await cli('plm-import', local, '--wait');
     await rm(local, { force: true });
-    expect(out.stderr).toBe('');
+    expect(cliProblems(out.stderr)).toEqual([]);
     expect(out.status).toBe(0);
-    const workflowId = /Started workflow (\S+)/.exec(out.stdout)?.[1] ?? '';
+    const workflowId = /Started workflow (\S+)/.exec(out.stderr)?.[1] ?? '';
     const uploaded = `s3://${s3().bucket}/trace/inputs/${workflowId}/${path.basename(local)}`;
-    expect(out.stdout).toContain(`Uploaded ${local} to ${uploaded}`);
+    // The notes (the upload, the links) are on stderr; stdout is the result JSON alone.
+    expect(out.stderr).toContain(`Uploaded ${local} to ${uploaded}`);
     expect((await stack().client.workflow.getHandle(workflowId).describe()).status.name).toBe('COMPLETED');
     const rejectsUrl = `s3://${s3().bucket}/trace/runs/${runKeyOf(workflowId)}/rejects.csv`;
-    expect(out.stdout).toContain(`rejectsFile: ${rejectsUrl}`);
-    const lines = out.stdout.split('\n');
+    expect(JSON.parse(out.stdout)).toMatchObject({ rejectsFile: rejectsUrl });
+    expect(out.stderr).toContain(`rejectsFile: ${rejectsUrl}`);
+    const lines = out.stderr.split('\n');
     // The printed result names it too (its s3:// location): the link follows the files list's line.
     const link =
       lines[lines.findIndex((line) => line.trim() === `rejectsFile: ${rejectsUrl}`) + 1]?.trim() ?? '';
@@ -90,7 +93,7 @@ describeS3('trace-sync with TRACE_STORE_URL=s3://… (versitygw)', () => {
     expect((await runCli(['approve', workflowId])).status).toBe(0);
     const out = await waiting;
     await rm(local, { force: true });
-    expect({ status: out.status, stderr: out.stderr }).toEqual({ status: 0, stderr: '' });
+    expect({ status: out.status, problems: cliProblems(out.stderr) }).toEqual({ status: 0, problems: [] });
 
     const run = `s3://${s3().bucket}/trace/runs/${runKeyOf(workflowId)}/`;
     const result = (await stack().client.workflow.getHandle(workflowId).result()) as {
@@ -115,7 +118,7 @@ describeS3('trace-sync with TRACE_STORE_URL=s3://… (versitygw)', () => {
 
     // While the run awaits approval, the notice links the plan an operator must read before approving.
     const notice = JSON.parse(
-      out.stdout.split('\n').find((line) => line.startsWith('{"awaitingApproval"')) ?? 'null',
+      out.stderr.split('\n').find((line) => line.startsWith('{"awaitingApproval"')) ?? 'null',
     ) as { awaitingApproval: { files?: { url: string; link: string }[] } } | null;
     const noticed = new Map((notice?.awaitingApproval.files ?? []).map((file) => [file.url, file.link]));
     expect([...noticed.keys()]).toEqual([`${run}plan.html`, `${run}plan.xlsx`]);
@@ -125,7 +128,7 @@ describeS3('trace-sync with TRACE_STORE_URL=s3://… (versitygw)', () => {
     );
 
     // Once it ends, every run file the result names: its label, its s3:// URL, and a link on the next line.
-    const lines = out.stdout.split('\n');
+    const lines = out.stderr.split('\n');
     const linkOf = (label: string, url: string): string | undefined => {
       const at = lines.findIndex((line) => line.trim() === `${label}: ${url}`);
       return at < 0 ? undefined : lines[at + 1]?.trim();
@@ -161,9 +164,9 @@ describeS3('trace-sync with TRACE_STORE_URL=s3://… (versitygw)', () => {
       workflowId: stack().workflowId('plm-s3-watched'),
     });
     const out = await runCli(['watch', handle.workflowId]);
-    expect({ status: out.status, stderr: out.stderr }).toEqual({ status: 0, stderr: '' });
+    expect({ status: out.status, problems: cliProblems(out.stderr) }).toEqual({ status: 0, problems: [] });
     const rejectsUrl = `s3://${s3().bucket}/trace/runs/${runKeyOf(handle.workflowId)}/rejects.csv`;
-    const lines = out.stdout.split('\n');
+    const lines = out.stderr.split('\n');
     const at = lines.findIndex((line) => line.trim() === `rejectsFile: ${rejectsUrl}`);
     expect(at).toBeGreaterThan(0);
     const link = lines[at + 1]?.trim() ?? '';
@@ -217,8 +220,8 @@ describeS3('trace-sync with TRACE_STORE_URL=s3://… (versitygw)', () => {
     expect(rejects).toContain('S3RTY-FIX');
     await store().put(`${runKey}/rejects.csv`, rejects.replace(',Spaceships,', ',T-shirts,'));
     const out = await cli('retry', workflowId, '--wait');
-    expect({ status: out.status, stderr: out.stderr }).toEqual({ status: 0, stderr: '' });
-    const retryId = /Started workflow (\S+)/.exec(out.stdout)?.[1] ?? '';
+    expect({ status: out.status, problems: cliProblems(out.stderr) }).toEqual({ status: 0, problems: [] });
+    const retryId = /Started workflow (\S+)/.exec(out.stderr)?.[1] ?? '';
     const retried = (await stack().client.workflow.getHandle(retryId).result()) as {
       file: string;
       retryOf: string | null;
@@ -260,8 +263,8 @@ describeS3('trace-sync with TRACE_STORE_URL=s3://… (versitygw)', () => {
     const rejects = await text(`${runKey}/rejects.csv`);
     await store().put(`${runKey}/rejects.csv`, rejects.replace(',SUP-9999,', ',SUP-1001,'));
     const out = await cli('retry', workflowId, '--wait');
-    expect({ status: out.status, stderr: out.stderr }).toEqual({ status: 0, stderr: '' });
-    const retryId = /Started workflow (\S+)/.exec(out.stdout)?.[1] ?? '';
+    expect({ status: out.status, problems: cliProblems(out.stderr) }).toEqual({ status: 0, problems: [] });
+    const retryId = /Started workflow (\S+)/.exec(out.stderr)?.[1] ?? '';
     expect(await stack().client.workflow.getHandle(retryId).result()).toMatchObject({
       file: rejectsUrl,
       retryOf: workflowId,
@@ -279,11 +282,11 @@ describeS3('trace-sync with TRACE_STORE_URL=s3://… (versitygw)', () => {
       path.join(examples, 'profile-eu.json'),
       '--wait',
     );
-    expect(out.stderr).toBe('');
+    expect(cliProblems(out.stderr)).toEqual([]);
     expect(out.status).toBe(0);
-    const workflowId = /Started workflow (\S+)/.exec(out.stdout)?.[1] ?? '';
+    const workflowId = /Started workflow (\S+)/.exec(out.stderr)?.[1] ?? '';
     for (const name of ['orders.csv', 'profile-eu.json'])
-      expect(out.stdout).toContain(`to s3://${s3().bucket}/trace/inputs/${workflowId}/${name}`);
+      expect(out.stderr).toContain(`to s3://${s3().bucket}/trace/inputs/${workflowId}/${name}`);
     const result = (await stack().client.workflow.getHandle(workflowId).result()) as {
       profile: string;
       orders: { total: number };
@@ -304,10 +307,10 @@ describeS3('trace-sync with TRACE_STORE_URL=s3://… (versitygw)', () => {
     const file = `s3://${s3().bucket}/trace/inbox/erp/failed/orders.csv`;
     const mapping = `s3://${s3().bucket}/trace/profiles/eu.json`;
     const out = await cli('erp-orders', file, '--mapping', mapping, '--dry-run', '--wait');
-    expect(out.stderr).toBe('');
+    expect(cliProblems(out.stderr)).toEqual([]);
     expect(out.status).toBe(0);
-    expect(out.stdout).not.toContain('Uploaded');
-    const workflowId = /Started workflow (\S+)/.exec(out.stdout)?.[1] ?? '';
+    expect(out.stderr).not.toContain('Uploaded');
+    const workflowId = /Started workflow (\S+)/.exec(out.stderr)?.[1] ?? '';
     expect(workflowId).toMatch(/^erp-orders-orders\.csv-/);
     const result = (await stack().client.workflow.getHandle(workflowId).result()) as {
       profile: string;

@@ -13,7 +13,7 @@ import { PutObjectCommand } from '@aws-sdk/client-s3';
 import { S3Store, s3ClientFor } from '../../connectors/storage';
 import { inbox } from '../../workflows';
 import { inboxChildId, type ProcessInboxResult } from '../../workflows/inbox';
-import { cliEnv, startTestStack, traceSync, type TestStack } from '../harness';
+import { cliEnv, cliProblems, startTestStack, traceSync, type TestStack } from '../harness';
 import { describeWithS3, startS3, type RunningS3 } from '../harness/versitygw';
 
 const describeS3 = describeWithS3();
@@ -435,8 +435,8 @@ describeS3('inbox on an S3 prefix (versitygw)', () => {
     expect(metadata.currentDetails).toContain(`broken-linked.csv: failed, now at ${failed}`);
 
     const out = await traceSync(['watch', handle.workflowId], cliEnv(stack, s3.env('trace')), 90_000);
-    expect({ status: out.status, stderr: out.stderr }).toEqual({ status: 0, stderr: '' });
-    const lines = out.stdout.split('\n').map((line) => line.trim());
+    expect({ status: out.status, problems: cliProblems(out.stderr) }).toEqual({ status: 0, problems: [] });
+    const lines = out.stderr.split('\n').map((line) => line.trim());
     for (const [url, content] of [
       [processed, 'S3LNKD-1'],
       [failed, 'S3INB-9'],

@@ -11,7 +11,7 @@ import { TraceJob } from '../../worker/search-attributes';
 import { erpOrders, plmImport } from '../../workflows';
 import type { PushErpOrdersInput, PushErpOrdersResult } from '../../workflows/erp-orders';
 import { S3Store, s3ClientFor, type ObjectStore } from '../../connectors/storage';
-import { cliEnv, readHarnessInfo, startTestStack, traceSync, type TestStack } from '../harness';
+import { cliEnv, cliProblems, readHarnessInfo, startTestStack, traceSync, type TestStack } from '../harness';
 import { startS3, type RunningS3 } from '../harness/versitygw';
 
 export async function startJobStack(
@@ -99,9 +99,9 @@ export function planApproveStack(dirPrefix: string) {
   const startAwaiting = async (file: string, ...extra: string[]): Promise<WorkflowHandle> => {
     const command = extra[0] === 'erp-orders' ? (extra.shift() as string) : 'plm-import';
     const run = await cli(command, file, '--approve', ...extra);
-    expect({ status: run.status, stderr: run.stderr }).toEqual({ status: 0, stderr: '' });
+    expect({ status: run.status, problems: cliProblems(run.stderr) }).toEqual({ status: 0, problems: [] });
     return awaitingApproval(
-      started().client.workflow.getHandle(/Started workflow (\S+)/.exec(run.stdout)?.[1] as string),
+      started().client.workflow.getHandle(/Started workflow (\S+)/.exec(run.stderr)?.[1] as string),
     );
   };
 

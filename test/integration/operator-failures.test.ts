@@ -5,7 +5,7 @@ import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { repoRoot } from '../../worker/paths';
 import { TraceStatus } from '../../worker/search-attributes';
-import { cliEnv, startTestStack, traceSync, type TestStack } from '../harness';
+import { cliEnv, cliProblems, startTestStack, traceSync, type TestStack } from '../harness';
 
 /**
  * What the operator sees when a job cannot work at all: the worker's API key is wrong. Every job, started from the
@@ -47,14 +47,14 @@ describe('a job whose worker has a wrong API key', () => {
       );
       expect(cli.status).toBe(1);
       expect(cli.ms).toBeLessThan(30_000);
-      const lines = cli.stderr.trim().split('\n');
+      const lines = cliProblems(cli.stderr);
       expect(lines).toHaveLength(1);
       expect(lines[0]).toMatch(/401/);
       expect(lines[0]).toContain('TRACEABILITY_API_KEY');
       expect(lines[0]).not.toContain('Activity task failed');
       expect(cli.stderr + cli.stdout).not.toContain(WRONG_KEY);
 
-      const workflowId = /Started workflow (\S+)/.exec(cli.stdout)?.[1];
+      const workflowId = /Started workflow (\S+)/.exec(cli.stderr)?.[1];
       expect(workflowId).toBeDefined();
       const handle = stack.client.workflow.getHandle(workflowId ?? '');
       expect((await handle.describe()).typedSearchAttributes.get(TraceStatus)).toBe('failed');
@@ -79,7 +79,7 @@ describe("the worker's 'Workflow failed' line", () => {
   it("names the job's own failure type, not only ApplicationFailure", async () => {
     const cli = await traceSync(['check-connection', '--wait'], cliEnv(stack), 90_000);
     expect(cli.status).toBe(1);
-    const workflowId = /Started workflow (\S+)/.exec(cli.stdout)?.[1] ?? '';
+    const workflowId = /Started workflow (\S+)/.exec(cli.stderr)?.[1] ?? '';
     expect(workflowId).not.toBe('');
     // The worker writes the workflow's log lines once its task is done, which may be after the CLI saw the failure.
     const failedLines = () =>
@@ -113,7 +113,7 @@ describe('a job whose API answers 500 to everything', () => {
 
   it('--wait says, while the run retries, which call fails and which attempt it is on', async () => {
     const cli = await traceSync(['check-connection', '--wait'], cliEnv(stack), 110_000);
-    const retrying = cli.stdout
+    const retrying = cli.stderr
       .split('\n')
       .filter((line) => line.startsWith('{"retrying"'))
       .map((line) => JSON.parse(line) as { retrying: Record<string, unknown> });
@@ -131,7 +131,7 @@ describe('a job whose API answers 500 to everything', () => {
 
   it('--wait says at the first retry how long the retries can go on, from the policy the run uses, and that Ctrl-C stops only the waiting', async () => {
     const cli = await traceSync(['check-connection', '--wait'], cliEnv(stack), 110_000);
-    const retrying = cli.stdout
+    const retrying = cli.stderr
       .split('\n')
       .filter((line) => line.startsWith('{"retrying"'))
       .map((line) => JSON.parse(line) as { retrying: { limit?: Record<string, unknown> } });
@@ -152,7 +152,7 @@ describe('a job whose API answers 500 to everything', () => {
   it("the worker's log says each failed attempt in a few lines, without stack frames", async () => {
     const cli = await traceSync(['check-connection', '--wait'], cliEnv(stack), 110_000);
     expect(cli.status).toBe(1);
-    const workflowId = /Started workflow (\S+)/.exec(cli.stdout)?.[1] ?? '';
+    const workflowId = /Started workflow (\S+)/.exec(cli.stderr)?.[1] ?? '';
     expect(workflowId).not.toBe('');
     // The worker's log is written asynchronously: the CLI can see the run fail before its last lines are in the file.
     let lines: string[] = [];
@@ -187,8 +187,8 @@ describe('a job whose API answers 500 to everything', () => {
     // 'close', not 'exit': a process's last stderr chunk may come after its exit event.
     const exited = new Promise<number | null>((resolve) => child.once('close', (code) => resolve(code)));
     try {
-      while (!/Started workflow \S+/.test(stdout) && child.exitCode === null) await sleep(100);
-      const workflowId = /Started workflow (\S+)/.exec(stdout)?.[1] ?? '';
+      while (!/Started workflow \S+/.test(stderr) && child.exitCode === null) await sleep(100);
+      const workflowId = /Started workflow (\S+)/.exec(stderr)?.[1] ?? '';
       expect(workflowId).not.toBe('');
       child.kill('SIGINT');
       expect(await exited).toBe(130);
@@ -223,14 +223,14 @@ describe('a job whose API cannot be reached', () => {
   it('fails after its retries, naming the API host and what to check, never the key', async () => {
     const cli = await traceSync(['check-connection', '--wait'], cliEnv(stack), 110_000);
     expect(cli.status).toBe(1);
-    const lines = cli.stderr.trim().split('\n');
+    const lines = cliProblems(cli.stderr);
     expect(lines).toHaveLength(1);
     expect(lines[0]).toContain('ECONNREFUSED');
     expect(lines[0]).toContain(`the API at ${host} could not be reached`);
     expect(lines[0]).toContain('check TRACEABILITY_BASE_URL');
     expect(cli.stderr + cli.stdout).not.toContain(stack.apiKey);
 
-    const workflowId = /Started workflow (\S+)/.exec(cli.stdout)?.[1];
+    const workflowId = /Started workflow (\S+)/.exec(cli.stderr)?.[1];
     const handle = stack.client.workflow.getHandle(workflowId ?? '');
     expect((await handle.describe()).typedSearchAttributes.get(TraceStatus)).toBe('failed');
     const metadata = (await handle.query('__temporal_workflow_metadata')) as { currentDetails?: string };
@@ -278,7 +278,7 @@ describe('a job given a mapping file with a typo', () => {
       90_000,
     );
     expect(cli.status).toBe(1);
-    const lines = cli.stderr.trim().split('\n');
+    const lines = cliProblems(cli.stderr);
     expect(lines).toHaveLength(1);
     expect(lines[0]).toContain(file);
     expect(lines[0]).toContain('layout: "flatt" is not one of native, flat');
@@ -293,7 +293,7 @@ describe('a job given a mapping file with a typo', () => {
       90_000,
     );
     expect(cli.status).toBe(1);
-    const lines = cli.stderr.trim().split('\n');
+    const lines = cliProblems(cli.stderr);
     expect(lines).toHaveLength(1);
     expect(lines[0]).toContain(file);
     expect(lines[0]).toContain('columns: unknown key "ordreNumber" (did you mean "orderNumber"?)');

@@ -10,7 +10,7 @@ import { nativeRows, productCount, toCsv, type NativeRow } from '../unit/plm-act
 import { cliEnv, startTestStack, traceSync, type TestStack } from '../harness';
 
 /**
- * Issue 21, "the operator's view": `--wait` shows progress while it waits (JSON lines when stdout is not a
+ * Issue 21, "the operator's view": `--wait` shows progress while it waits, on stderr (JSON lines when stderr is not a
  * terminal, a bar redrawn in place on one), `trace-sync watch` follows runs started elsewhere, and a queue nobody
  * polls is said at once instead of an hour of silence.
  */
@@ -21,16 +21,25 @@ interface ProgressLine {
   progress: { at: string; phase: string; done: number | null; total: number | null; unit: string };
 }
 
-function progressLines(stdout: string): ProgressLine[] {
-  return stdout
+function progressLines(stderr: string): ProgressLine[] {
+  return stderr
     .split('\n')
     .filter((line) => line.startsWith('{"progress"'))
     .map((line) => JSON.parse(line) as ProgressLine);
 }
 
-/** The result JSON printed after the progress lines. */
+/** The result JSON: all of stdout (the progress and notes are on stderr), as `--wait | jq` reads it. */
 function finalJson(stdout: string): Record<string, unknown> {
-  return JSON.parse(stdout.slice(stdout.lastIndexOf('\n{\n') + 1)) as Record<string, unknown>;
+  return JSON.parse(stdout) as Record<string, unknown>;
+}
+
+/** stderr lines that are neither a progress line nor the `Started workflow` note. */
+function otherLines(stderr: string): string[] {
+  return stderr
+    .split('\n')
+    .filter(
+      (line) => line !== '' && !line.startsWith('{"progress"') && !line.startsWith('Started workflow '),
+    );
 }
 
 describe("the operator's view while a run goes on", () => {
@@ -55,13 +64,14 @@ describe("the operator's view while a run goes on", () => {
     if (dir) rmSync(dir, { recursive: true, force: true });
   });
 
-  it('"when stdout is not a terminal, one JSON line per phase change and at most one per few seconds; the final result JSON as today"', async () => {
+  it('"when stderr is not a terminal, one JSON line per phase change and at most one per few seconds there; stdout is the result JSON alone"', async () => {
     const file = path.join(dir, 'long-sheet.csv');
     writeFileSync(file, toCsv(nativeRows({ prefix: 'PRG', ...SHAPE })));
     const run = await traceSync(['plm-import', file, '--wait'], env);
-    expect({ status: run.status, stderr: run.stderr }).toEqual({ status: 0, stderr: '' });
+    expect({ status: run.status, other: otherLines(run.stderr) }).toEqual({ status: 0, other: [] });
+    expect(run.stderr).toMatch(/^Started workflow plm-import-long-sheet\.csv-\S+ on task queue \S+\n/);
 
-    const lines = progressLines(run.stdout);
+    const lines = progressLines(run.stderr);
     const phases = lines.map((line) => line.progress.phase);
     expect(phases).toContain('applying');
     const applying = lines.filter((line) => line.progress.phase === 'applying');
@@ -93,8 +103,8 @@ describe("the operator's view while a run goes on", () => {
       args: [{ file, batchSize: 10 }],
     });
     const run = await traceSync(['watch', handle.workflowId], env);
-    expect({ status: run.status, stderr: run.stderr }).toEqual({ status: 0, stderr: '' });
-    expect(progressLines(run.stdout).length).toBeGreaterThan(0);
+    expect({ status: run.status, other: otherLines(run.stderr) }).toEqual({ status: 0, other: [] });
+    expect(progressLines(run.stderr).length).toBeGreaterThan(0);
     expect(finalJson(run.stdout)).toEqual(await handle.result());
   }, 300_000);
 
@@ -105,7 +115,8 @@ describe("the operator's view while a run goes on", () => {
     expect(run.ms).toBeLessThan(15_000);
     expect(run.stderr).toContain(`No worker polls task queue "${queue}"`);
     expect(run.stderr).toContain(`TRACE_TASK_QUEUE=${queue}`);
-    expect(run.stdout).not.toContain('Started workflow');
+    expect(run.stdout).toBe('');
+    expect(run.stderr).not.toContain('Started workflow');
   }, 60_000);
 
   it('without --wait, a queue nobody polls is a warning: the run is started for a worker to come', async () => {
@@ -113,8 +124,10 @@ describe("the operator's view while a run goes on", () => {
     const run = await traceSync(['check-connection'], { ...env, TRACE_TASK_QUEUE: queue }, 60_000);
     expect(run.status).toBe(0);
     expect(run.stderr).toContain(`warning: No worker polls task queue "${queue}"`);
-    const id = /Started workflow (\S+)/.exec(run.stdout)?.[1];
-    expect(id).toBeDefined();
+    // stdout is the run's id alone, for `id=$(trace-sync check-connection)`; the sentence is on stderr.
+    const id = /Started workflow (\S+) on task queue/.exec(run.stderr)?.[1];
+    expect(run.stdout).toBe(`${id}\n`);
+    expect((await stack.client.workflow.getHandle(run.stdout.trim()).describe()).status.name).toBe('RUNNING');
     await stack.client.workflow.getHandle(id as string).terminate('test cleanup');
   }, 60_000);
 
@@ -126,7 +139,7 @@ describe("the operator's view while a run goes on", () => {
     writeFileSync(file, toCsv(rows));
     const run = await traceSync(['plm-import', file, '--wait'], env);
     expect(run.status).toBe(0);
-    const id = /Started workflow (\S+)/.exec(run.stdout)?.[1] as string;
+    const id = /Started workflow (\S+)/.exec(run.stderr)?.[1] as string;
     const handle = stack.client.workflow.getHandle(id);
     const result = (await handle.result()) as {
       products: { created: number; rejected: number };

@@ -11,7 +11,7 @@ import {
   bomRepair,
 } from '../../workflows';
 import { TraceJob, TraceSource, TraceStatus } from '../../worker/search-attributes';
-import { readHarnessInfo, startTestStack, traceSync, type TestStack } from '../harness';
+import { cliProblems, readHarnessInfo, startTestStack, traceSync, type TestStack } from '../harness';
 
 /**
  * What an operator sees of each job in the Temporal Web UI: the workflow id the CLI gives it (job, file, date), the
@@ -135,7 +135,7 @@ describe("the operator's view of every job", () => {
     await Promise.all(
       jobs.map(async (job) => {
         const result = await traceSync(job.args, env);
-        const workflowId = /Started workflow (\S+) on task queue/.exec(result.stdout)?.[1];
+        const workflowId = /Started workflow (\S+) on task queue/.exec(result.stderr)?.[1];
         started.set(job.name, { ...result, workflowId });
       }),
     );
@@ -157,7 +157,10 @@ describe("the operator's view of every job", () => {
     async (name) => {
       const job = jobs.find((j) => j.name === name) as CliJob;
       const run = started.get(name);
-      expect({ status: run?.status, stderr: run?.stderr }).toEqual({ status: 0, stderr: '' });
+      expect({ status: run?.status, problems: cliProblems(run?.stderr ?? '') }).toEqual({
+        status: 0,
+        problems: [],
+      });
       const handle = handleOf(name);
       expect(handle.workflowId).toMatch(job.id);
       await handle.result();

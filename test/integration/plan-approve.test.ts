@@ -9,7 +9,7 @@ import type { ApprovalOutcome } from '../../workflows/approval';
 import type { PlmImportResult } from '../../workflows/plm-import';
 import { TraceStatus } from '../../worker/search-attributes';
 import { nativeRows, toCsv, type NativeRow } from '../unit/plm-activities/native-sheet';
-import { cliEnv, traceSync } from '../harness/cli';
+import { cliEnv, cliProblems, traceSync } from '../harness/cli';
 import { awaitingApproval, planApproveStack } from './job-stack';
 
 /**
@@ -342,15 +342,15 @@ describe('plan, then approve (PLM import)', () => {
     await new Promise((resolve) => setTimeout(resolve, 2500));
     expect((await cli('approve', id as string)).status).toBe(0);
     const out = await waiting;
-    expect({ status: out.status, stderr: out.stderr }).toEqual({ status: 0, stderr: '' });
-    const notice = out.stdout.split('\n').find((line) => line.startsWith('{"awaitingApproval"'));
+    expect({ status: out.status, problems: cliProblems(out.stderr) }).toEqual({ status: 0, problems: [] });
+    const notice = out.stderr.split('\n').find((line) => line.startsWith('{"awaitingApproval"'));
     expect(JSON.parse(notice ?? 'null')).toEqual({
       awaitingApproval: {
         workflowId: id,
         details: expect.stringMatching(/plan\.html.*plan\.xlsx[\s\S]*trace-sync approve/),
       },
     });
-    const result = JSON.parse(out.stdout.slice(out.stdout.lastIndexOf('\n{\n') + 1)) as Result;
+    const result = JSON.parse(out.stdout) as Result;
     expect(result.products).toMatchObject({ created: 3 });
   }, 300_000);
 
