@@ -1,5 +1,6 @@
 import { WorkflowFailedError, type Client, type WorkflowHandle } from '@temporalio/client';
 import { optionalTsToMs } from '@temporalio/common/lib/time';
+import { StillRunningError } from './run-action';
 import { followProgress, sinkFor, type ProgressOutput, type ProgressSink } from './progress';
 import { linksValidity, type StoreLink } from './store-files';
 import { checkPollers, noWorkerMessage, type PollerCheck } from './task-queue-check';
@@ -255,7 +256,7 @@ export async function waitAndPrint(handle: WorkflowHandle, options: WaitOptions)
     timer = setTimeout(
       () =>
         reject(
-          new Error(
+          new StillRunningError(
             `No result after ${options.timeoutSeconds}s: the run ${handle.workflowId} goes on (follow it with \`trace-sync watch ${handle.workflowId}\`)`,
           ),
         ),

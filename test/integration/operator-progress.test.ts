@@ -7,7 +7,7 @@ import { plmImport } from '../../workflows';
 import { TraceStatus } from '../../worker/search-attributes';
 import { repoRoot } from '../../worker/paths';
 import { nativeRows, productCount, toCsv, type NativeRow } from '../unit/plm-activities/native-sheet';
-import { cliEnv, startTestStack, traceSync, type TestStack } from '../harness';
+import { cliEnv, cliProblems, startTestStack, traceSync, type TestStack } from '../harness';
 
 /**
  * Issue 21, "the operator's view": `--wait` shows progress while it waits, on stderr (JSON lines when stderr is not a
@@ -118,6 +118,21 @@ describe("the operator's view while a run goes on", () => {
     expect(run.stdout).toBe('');
     expect(run.stderr).not.toContain('Started workflow');
   }, 60_000);
+
+  it('--wait that gives up (--timeout) while the run goes on exits 124, not 1 as a failed run does: a script must not start it again', async () => {
+    const file = path.join(dir, 'timeout-sheet.csv');
+    writeFileSync(file, toCsv(nativeRows({ prefix: 'TMO', ...SHAPE })));
+    const run = await traceSync(['plm-import', file, '--wait', '--timeout', '2'], env);
+    expect(run.status).toBe(124);
+    expect(run.stdout).toBe('');
+    const id = /Started workflow (\S+)/.exec(run.stderr)?.[1] as string;
+    expect(cliProblems(run.stderr)).toEqual([
+      `trace-sync: No result after 2s: the run ${id} goes on (follow it with \`trace-sync watch ${id}\`)`,
+    ]);
+    const handle = stack.client.workflow.getHandle(id);
+    expect((await handle.describe()).status.name).toBe('RUNNING');
+    await handle.terminate('test cleanup');
+  }, 120_000);
 
   it('without --wait, a queue nobody polls is a warning: the run is started for a worker to come', async () => {
     const queue = `nobody-polls-yet-${Date.now()}`;
