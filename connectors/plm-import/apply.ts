@@ -139,6 +139,26 @@ async function applyCreate(step: CreateWrite, context: StepContext): Promise<Out
   return refused ? { ...refused, id } : outcome(step, 'created', { id });
 }
 
+/**
+ * The second write of a product freed in a ring (a swap) was refused: its first one gave its codes up, so it gets them
+ * back where they are still free (a product of the ring refused, its code never taken), rather than ending without.
+ */
+async function restored(
+  step: WriteStep,
+  codes: Array<{ codeId: string; codeValue: string }>,
+  refused: Outcome,
+  context: StepContext,
+): Promise<Outcome> {
+  if (step.action !== 'update') return refused;
+  const again = await rejectedBy(step, () =>
+    context.api.one(() => context.api.client.products.update(step.id, { codes })),
+  );
+  const note = again
+    ? `; its codes were given up for a swap with other rows and could not be put back (${again.code ?? 'refused'}): it holds only those no other product took`
+    : '; the codes it held before the run were put back (it had given them up for a swap with other rows)';
+  return { ...refused, message: `${refused.message ?? ''}${note}` };
+}
+
 async function applyStep(step: WriteStep, context: StepContext): Promise<Outcome> {
   const parentRejected =
     step.parentExternalId === null ? undefined : context.rejectedParents.get(step.parentExternalId);
@@ -151,12 +171,13 @@ async function applyStep(step: WriteStep, context: StepContext): Promise<Outcome
   }
   await context.journal.append({ kind: 'intent', externalId: step.externalId, write: step.action });
   if (step.action === 'create') return applyCreate(step, context);
-  const refused =
+  let refused =
     Object.keys(step.body).length === 0
       ? undefined
       : await rejectedBy(step, () =>
           context.api.one(() => context.api.client.products.update(step.id, step.body)),
         );
+  if (refused && step.restoreCodes) refused = await restored(step, step.restoreCodes, refused, context);
   if (refused && step.unarchive)
     // unarchiveAll ran before the PUT: the product is live again whatever the PUT's answer.
     return {
@@ -308,7 +329,12 @@ export async function applyBatch(
 
   const counts = { created: 0, updated: 0, unchanged: 0, rejected: 0 };
   let recovered = 0;
+  // A release is the first of a product's two writes (a swap): the product is counted at its second.
+  const releases = new Set(
+    steps.flatMap((step) => (step.action === 'update' && step.release ? [step.externalId] : [])),
+  );
   for (const settled of outcomes.values()) {
+    if (releases.has(settled.externalId)) continue;
     counts[settled.outcome] += 1;
     if (settled.recovered) recovered += 1;
   }

@@ -261,7 +261,8 @@ export async function writeApprovalPlan(
     if (before) seenAt[step.externalId] = typeof before.updatedAt === 'string' ? before.updatedAt : null;
     const body = step.body as Record<string, unknown>;
     for (const field of step.changedFields) {
-      const after = words.value(field, body[field]);
+      // A swap's product is written twice: without the codes it takes, then (a later batch) with them.
+      const after = `${words.value(field, body[field])}${step.release ? ' (first of two writes, a swap: without the codes it takes, freeing those it gives up)' : ''}`;
       let shown = before
         ? words.value(field, before[field] ?? null)
         : index < MAX_BEFORE_READS
@@ -342,7 +343,8 @@ export async function writeApprovalPlan(
   const rejectedProducts = manifest.counts.invalid;
   const { archived } = manifest.counts;
   const rejected = `${rejectedProducts} rejected${archived > 0 ? `, ${archived} archived left as they are` : ''}${rowsRejected(issues)}`;
-  const summary = `${creates.length} to create, ${updates.length} to update (${changes.length} field changes), 0 to delete (the import never deletes), ${rejected}`;
+  const updated = new Set(updates.map((step) => step.externalId)).size;
+  const summary = `${creates.length} to create, ${updated} to update (${changes.length} field changes), 0 to delete (the import never deletes), ${rejected}`;
   const shownRun = escapeHtml(input.workflowId);
   const html = htmlDocument(
     `Plan awaiting approval: ${input.workflowId}`,
@@ -380,7 +382,7 @@ export async function writeApprovalPlan(
     xlsxFile: await run.publishedLocation('plan.xlsx'),
     approved,
     creates: creates.length,
-    updates: updates.length,
+    updates: updated,
     deletes: 0,
     rejects: rejectedProducts,
     rejected,
@@ -413,8 +415,13 @@ export interface HoldBackResult extends HeldBackList<Replanned> {
 
 function describe(step: WriteStep | undefined): string {
   if (!step) return 'none';
-  return step.action === 'create' ? 'create' : `update ${step.changedFields.join(', ')}`;
+  if (step.action === 'create') return 'create';
+  return `update ${step.changedFields.join(', ')}${step.release ? ' (first of two writes, a swap)' : ''}`;
 }
+
+/** A product's write, told from its other one in a ring (a swap writes a product twice). */
+const stepKey = (step: WriteStep): string =>
+  step.action === 'update' && step.release ? `${step.externalId}\u0000release` : step.externalId;
 
 /**
  * Compares the fresh plan with the approved one and stages batches holding only the writes that were approved
@@ -439,7 +446,7 @@ export async function holdBackChangedSteps(
   for await (const line of run.staging.readNdjson(input.approved, approvedLineSchema)) {
     if ('seenAt' in line) seenAt = line.seenAt;
     else if ('composition' in line) approvedCompositions.set(line.composition.externalId, line.composition);
-    else approved.set(line.externalId, line);
+    else approved.set(stepKey(line), line);
   }
   /** The same write can still overwrite someone's edit (name Old → New approved, now Other → New): updatedAt tells. */
   const unchangedSince = async (step: WriteStep): Promise<boolean> => {
@@ -462,6 +469,24 @@ export async function holdBackChangedSteps(
     );
     batches.push({ level: batch.level, kind: batch.kind, ref });
   };
+  /** Whether a product write goes as approved: the same write, and the product unchanged on the platform since. */
+  const asApproved = async (step: WriteStep): Promise<boolean> => {
+    const was = approved.get(stepKey(step));
+    return was !== undefined && isDeepStrictEqual(was, step) && (await unchangedSince(step));
+  };
+  // A ring's writes (a swap) go together or not at all: one of its products written alone, or its first write without
+  // the rest, would leave a product without the code it gave up. Decided first, as a ring spans batches.
+  const ringDecisions = new Map<string, boolean>();
+  const heldRings = new Set<string>();
+  for (const batch of manifest.batches) {
+    if (batch.kind !== 'products') continue;
+    for await (const step of run.staging.readNdjson(batch.ref, writeStepSchema)) {
+      if (step.action !== 'update' || step.ring === undefined) continue;
+      const kept = await asApproved(step);
+      ringDecisions.set(stepKey(step), kept);
+      if (!kept) heldRings.add(step.ring);
+    }
+  }
   // Product batches come first in the manifest, so a product held back is known before its composition is seen.
   for (const [index, batch] of manifest.batches.entries()) {
     if (batch.kind === 'compositions') {
@@ -487,20 +512,27 @@ export async function holdBackChangedSteps(
     }
     const kept: WriteStep[] = [];
     for await (const step of run.staging.readNdjson(batch.ref, writeStepSchema)) {
-      seen.add(step.externalId);
-      const was = approved.get(step.externalId);
-      if (was && isDeepStrictEqual(was, step) && (await unchangedSince(step))) kept.push(step);
+      seen.add(stepKey(step));
+      const was = approved.get(stepKey(step));
+      const ring = step.action === 'update' ? step.ring : undefined;
+      const own = ring === undefined ? await asApproved(step) : ringDecisions.get(stepKey(step)) === true;
+      if (own && !(ring !== undefined && heldRings.has(ring))) kept.push(step);
       else {
         heldBack.add(step.externalId);
         replanned.push({
           externalId: step.externalId,
           approved: describe(was),
-          now: isDeepStrictEqual(was, step)
-            ? `${describe(step)} (changed on the platform since the plan)`
-            : describe(step),
+          now: !own
+            ? isDeepStrictEqual(was, step)
+              ? `${describe(step)} (changed on the platform since the plan)`
+              : describe(step)
+            : `${describe(step)} (held back with the other products of its swap)`,
         });
-        counts[step.action] -= 1;
-        heldCounts[step.action] += 1;
+        // A release is no product of its own: its product is counted at its second write.
+        if (!(step.action === 'update' && step.release)) {
+          counts[step.action] -= 1;
+          heldCounts[step.action] += 1;
+        }
       }
     }
     await stage(index, batch, kept);
@@ -508,8 +540,9 @@ export async function holdBackChangedSteps(
   for (const [externalId, step] of approvedCompositions)
     if (!seen.has(`composition:${externalId}`))
       replanned.push({ externalId, approved: `composition ${compositionText(step)}`, now: 'none' });
-  for (const [externalId, step] of approved)
-    if (!seen.has(externalId)) replanned.push({ externalId, approved: describe(step), now: 'none' });
+  for (const [key, step] of approved)
+    if (!seen.has(key))
+      replanned.push({ externalId: step.externalId, approved: describe(step), now: 'none' });
   const ref = await run.staging.putJson(run.key('approved-manifest.json'), {
     ...manifest,
     batches,

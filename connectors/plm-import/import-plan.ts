@@ -266,7 +266,18 @@ export function toWriteSteps(
       externalId: write.externalId,
     });
   }
-  return { steps, issues };
+  // A ring with a product refused here cannot turn: its release would free a code for nothing (see planImport).
+  const stuck = new Set(
+    plan.writes.flatMap((write) =>
+      write.action === 'update' && write.ring !== undefined && failed.has(write.externalId)
+        ? [write.ring]
+        : [],
+    ),
+  );
+  return {
+    steps: steps.filter((step) => !(step.action === 'update' && step.release && stuck.has(step.ring ?? ''))),
+    issues,
+  };
 }
 
 /**
@@ -317,7 +328,7 @@ async function writePlanFile(path: string, content: PlanFileContent): Promise<vo
         action: step.action,
         rows: step.rowNumbers,
         ...(step.action === 'update'
-          ? { changedFields: step.changedFields }
+          ? { changedFields: step.changedFields, ...(step.release ? { release: true } : {}) }
           : { parent: step.parentExternalId }),
       })),
       ...[...content.plan.unchanged, ...content.plan.archived].map((step) => ({
@@ -422,6 +433,8 @@ export async function planRun(
   );
   const issues: RejectIssue[] = [...plan.issues, ...stepIssues].sort((a, b) => a.rowNumber - b.rowNumber);
   const creates = steps.filter((step) => step.action === 'create').length;
+  // A release is the first of a product's two writes (a swap): one product.
+  const releases = steps.filter((step) => step.action === 'update' && step.release).length;
   const stepRejectedIds = new Set(stepIssues.map((issue) => issue.externalId));
   const stepRejected = stepRejectedIds.size;
   progress({ phase: 'reading compositions', products: plan.compositions.length });
@@ -431,7 +444,7 @@ export async function planRun(
   );
   const counts: PlanCounts = {
     create: creates,
-    update: steps.length - creates,
+    update: steps.length - creates - releases,
     unchanged: plan.counts.unchanged,
     invalid: plan.counts.invalid + stepRejected,
     archived: plan.counts.archived,

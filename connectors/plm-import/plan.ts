@@ -2,7 +2,7 @@ import { levelOrder, type DraftComposition, type ProductLevel } from './draft';
 import { CatalogueIndex, type ExistingProduct } from './catalogue';
 import type { CurrentHeader } from './composition';
 import { newParentsNote, onRow, rowIssue, type RowIssue } from './issues';
-import { codeClashes, codeMoves } from './code-moves';
+import { codeClashes, codeMoves, releaseCodes } from './code-moves';
 import {
   createBody,
   givenCodeTypes,
@@ -55,6 +55,15 @@ export interface UpdateStep extends WriteBase {
   body: ProductUpdateBody;
   /** The product is archived and the run unarchives it before the update (option `unarchive`). */
   unarchive?: boolean;
+  /** A product of a ring of codes taken round (a swap): the ring's name (codeMoves). */
+  ring?: string;
+  /**
+   * The first of the product's two writes in its ring: its codes without those it takes (held by others until their
+   * writes land), so that it gives its own up first. Counted as no product of its own.
+   */
+  release?: true;
+  /** Its second write, after a release: the codes it held before the run, put back should the API refuse this one. */
+  restoreCodes?: Array<{ codeId: string; codeValue: string }>;
 }
 export interface UnchangedStep extends StepBase {
   action: 'unchanged';
@@ -406,9 +415,10 @@ export function planImport(
       ? { body: {}, changed: [] }
       : updateBody({ ...draft.fields, codes: sheetCodes(draft.fields) }, current);
     const unarchive = current.isArchived ? { unarchive: true } : {};
+    const ring = moves.rings.get(draft.externalId);
     if (changed.length === 0 && !current.isArchived)
       unchanged.push({ action: 'unchanged', ...base, id: current.id });
-    else
+    else {
       writes.push({
         action: 'update',
         ...base,
@@ -417,14 +427,43 @@ export function planImport(
         changedFields: current.isArchived ? ['isArchived', ...changed] : changed,
         body,
         ...unarchive,
+        ...(ring === undefined ? {} : { ring }),
+        ...(moves.freed.has(draft.externalId)
+          ? { restoreCodes: current.codes.map(({ codeId, codeValue }) => ({ codeId, codeValue })) }
+          : {}),
       });
+      if (moves.freed.has(draft.externalId) && ring !== undefined) {
+        const codes = releaseCodes(draft, current, catalogue);
+        writes.push({
+          action: 'update',
+          ...base,
+          id: current.id,
+          changedFields: ['codes'],
+          body: { codes },
+          ...unarchive,
+          ring,
+          release: true,
+        });
+      }
+    }
   }
+  // A ring one of whose products is not written (rejected here) cannot turn: its first write would free a code for
+  // nothing. The others are written as planned; the API refuses them (codes_not_unique) and every product keeps its codes.
+  const turning = new Set(
+    writes.flatMap((step) => (step.action === 'update' && step.ring !== undefined ? [step.externalId] : [])),
+  );
+  const stuck = new Set([...moves.rings].filter(([id]) => !turning.has(id)).map(([, ring]) => ring));
+  const planned =
+    stuck.size === 0
+      ? writes
+      : writes.filter((step) => !(step.action === 'update' && step.release && stuck.has(step.ring ?? '')));
   issues.sort((a, b) => a.rowNumber - b.rowNumber);
   // Before the products created under them: one level a batch, parents first (a stable sort keeps the sheet's order).
-  const sortedWrites = [...[...unarchivedAncestors.values()].map(({ step }) => step), ...writes].sort(
+  const sortedWrites = [...[...unarchivedAncestors.values()].map(({ step }) => step), ...planned].sort(
     (a, b) => (a.wave ?? 0) - (b.wave ?? 0) || levelOrder(a.level) - levelOrder(b.level),
   );
   const creates = sortedWrites.filter((step) => step.action === 'create').length;
+  const releases = sortedWrites.filter((step) => step.action === 'update' && step.release).length;
   return {
     writes: sortedWrites,
     unchanged,
@@ -433,7 +472,7 @@ export function planImport(
     compositions,
     counts: {
       create: creates,
-      update: sortedWrites.length - creates,
+      update: sortedWrites.length - creates - releases,
       unchanged: unchanged.length,
       invalid: invalid.length,
       archived: archived.length,

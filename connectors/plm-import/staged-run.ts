@@ -114,6 +114,12 @@ export const writeStepSchema = z.discriminatedUnion('action', [
     /** Archived in the catalogue: unarchived (children left as they are) before the PUT. */
     unarchive: z.boolean().optional(),
     wave: waveSchema,
+    /** A product of a ring of codes taken round (a swap); its ring's name. */
+    ring: z.string().optional(),
+    /** The first of the product's two writes in its ring: without the codes it takes; counted as no product. */
+    release: z.literal(true).optional(),
+    /** The codes it held before the run, put back should the API refuse its second write (after a release). */
+    restoreCodes: z.array(z.strictObject({ codeId: z.string(), codeValue: z.string() })).optional(),
   }),
 ]);
 

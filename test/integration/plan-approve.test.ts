@@ -392,6 +392,60 @@ describe('plan, then approve (PLM import)', () => {
     expect((await onPlatform('CHG-S1-C1-Z2'))?.name).toBe('Planned name 2');
   }, 300_000);
 
+  // Spec 01: code values are unique per type on every write. A swap of barcodes is written in three PUTs, one product
+  // twice: the plan shows each write; approved, the swap goes together or not at all.
+  it('a barcode swap shows its three writes in plan.html; approved it is written, and held back whole when one product changed', async () => {
+    const [G, H] = ['4006381333931', '4006381333948'];
+    const withEans = (name: string, rows: readonly NativeRow[], eans: Record<string, string>) => {
+      const file = path.join(dir(), name);
+      const lines = toCsv(rows).split('\r\n');
+      writeFileSync(
+        file,
+        lines
+          .map((line, index) =>
+            index === 0
+              ? `${line},EAN_GTIN_13`
+              : line === ''
+                ? line
+                : `${line},${eans[line.split(',')[0] ?? ''] ?? ''}`,
+          )
+          .join('\r\n'),
+      );
+      return file;
+    };
+    const ean = async (externalId: string) =>
+      (await onPlatform(externalId))?.codes.find((code) => code.codeId === 'EAN_GTIN_13')?.codeValue;
+    for (const prefix of ['SWP', 'SWQ']) {
+      const rows = nativeRows({ prefix, styles: 1, coloursPerStyle: 1, sizesPerColour: 2 });
+      const [z1, z2] = [`${prefix}-S1-C1-Z1`, `${prefix}-S1-C1-Z2`];
+      const values = prefix === 'SWP' ? [G, H] : ['5012345678900', '4006381333955'];
+      const [a, b] = values as [string, string];
+      await importNow(withEans(`${prefix}-seed.csv`, rows, { [z1]: a, [z2]: b }));
+      const handle = await startAwaiting(withEans(`${prefix}.csv`, rows, { [z1]: b, [z2]: a }));
+      const { html } = await awaitingPlan(handle);
+      expect(html).toContain('0 to create, 2 to update (3 field changes)');
+      expect(html).toMatch(
+        new RegExp(
+          `${z1}</td>\\s*<td>sku</td>\\s*<td>code</td>\\s*<td>PLM_ID ${z1}, EAN_GTIN_13 ${a}</td>\\s*<td>PLM_ID ${z1} \\(first of two writes`,
+        ),
+      );
+      if (prefix === 'SWQ')
+        // Someone edits the other product of the swap while the plan waits: neither is written.
+        await stack().apiClient.products.update(z2, { name: 'Edited on the platform' });
+      expect((await cli('approve', handle.workflowId)).status).toBe(0);
+      const result = (await handle.result()) as Result;
+      if (prefix === 'SWP') {
+        expect(result.products).toMatchObject({ updated: 2, rejected: 0 });
+        expect(result.approval?.replanned).toEqual([]);
+        expect([await ean(z1), await ean(z2)]).toEqual([b, a]);
+      } else {
+        expect(result.products).toMatchObject({ updated: 0, rejected: 0 });
+        expect(result.approval?.replanned.map((entry) => entry.externalId).sort()).toEqual([z1, z1, z2]);
+        expect([await ean(z1), await ean(z2)]).toEqual([a, b]);
+      }
+    }
+  }, 300_000);
+
   // TEMPORAL-NOTES: "A payload errors at 2 MB"; DESIGN: "Large data never travels in a payload". A catalogue edited
   // in bulk while the plan waits holds back tens of thousands of products: the result lists 100, the file every one.
   it('more products held back than the result lists: it lists 100, counts every one, and held-back.csv lists all', async () => {

@@ -11,13 +11,14 @@ import * as XLSX from 'xlsx';
 import { buildDemoSeed } from '../../sandbox/seed/demo';
 import { BRAND_COMPANY_ID, SUPPLIER_COMPANY_ID } from '../../sandbox/seed/demo-network';
 import { plmImport } from '../../workflows';
+import { plmImportProgressQuery } from '../../workflows/plm-import';
 import { sandboxApi, type TestStack } from '../harness';
 import { parseCsv } from '../unit/plm-activities/native-sheet';
-import { family, plmRulesStack, toCsv, type ApiProduct, type Row } from './plm-rules-stack';
+import { family, HEADER, plmRulesStack, toCsv, type ApiProduct, type Row } from './plm-rules-stack';
 import { startJobStack } from './job-stack';
 
 describe('PLM import follows the spec rules (issue 15)', () => {
-  const { file, run, snapshot, writesSince, api, product, rejectsOf } = plmRulesStack();
+  const { file, run, snapshot, writesSince, api, product, rejectsOf, stack } = plmRulesStack();
 
   describe('1. archived products', () => {
     // Spec 01: "Archived products are excluded from default lists." and externalId is "unique per company across all
@@ -210,16 +211,20 @@ describe('PLM import follows the spec rules (issue 15)', () => {
   });
 
   // Spec 01: code values are unique per type, checked on each write, and "`codes` is replaced wholesale". A barcode
-  // one row gives up and another takes is free once the giver's PUT has landed: the taker goes in a later batch.
+  // one row gives up and another takes is free once the giver's PUT has landed: the taker goes in a later batch. A swap
+  // or a ring has no such order: one product of it is first written without the codes it takes (its others kept).
   describe('codes moved between products of the sheet', () => {
+    const SIZES = ['S', 'M', 'L'];
+    /** The MOV style and colour with a SKU per size given an EAN (a blank cell for none). */
     const sheetOf = (name: string, eans: Record<string, string>) => {
-      const rows = family('MOV', {
-        sku: { externalId: 'MOV-S', name: 'MOV S', dimension: 'S', PLM_ID: 'MOV-S' },
-      });
-      const skus = [
-        rows[2] as Row,
-        { ...(rows[2] as Row), externalId: 'MOV-M', name: 'MOV M', dimension: 'M', PLM_ID: 'MOV-M' },
-      ];
+      const rows = family('MOV');
+      const skus = SIZES.filter((size) => `MOV-${size}` in eans).map((size) => ({
+        ...(rows[2] as Row),
+        externalId: `MOV-${size}`,
+        name: `MOV ${size}`,
+        dimension: size,
+        PLM_ID: `MOV-${size}`,
+      }));
       const csv = toCsv([...rows.slice(0, 2), ...skus]).split('\r\n');
       const lines = csv.map((line, index) => {
         if (index === 0) return `${line},EAN_GTIN_13`;
@@ -232,33 +237,138 @@ describe('PLM import follows the spec rules (issue 15)', () => {
       (
         await api<{ codes: Array<{ codeId: string; codeValue: string }> }>(`/styles/${externalId}`)
       ).codes.find((code) => code.codeId === 'EAN_GTIN_13')?.codeValue;
+    const eans = async () => ({
+      'MOV-S': await eanOf('MOV-S'),
+      'MOV-M': await eanOf('MOV-M'),
+      'MOV-L': await eanOf('MOV-L'),
+    });
+    const [A, B, C, D] = ['4006381333931', '4006381333948', '4006381333955', '5012345678900'];
 
-    it('a barcode moved from one SKU to another of the sheet is written (the giver first); a swap is refused on both rows, saying it needs a step between', async () => {
+    it('a barcode moved from one SKU to another of the sheet is written (the giver first); a swap and a ring of three are written in one run, one product first without the code it takes', async () => {
       await run({
-        file: await sheetOf('mov-1.csv', { 'MOV-S': '4006381333931', 'MOV-M': '4006381333948' }),
+        file: await sheetOf('mov-1.csv', { 'MOV-S': A, 'MOV-M': B, 'MOV-L': C }),
         profile: 'native',
       });
       const moved = await run({
-        file: await sheetOf('mov-2.csv', { 'MOV-S': '5012345678900', 'MOV-M': '4006381333931' }),
+        file: await sheetOf('mov-2.csv', { 'MOV-S': D, 'MOV-M': A }),
         profile: 'native',
       });
       expect(moved.products).toMatchObject({ updated: 2, rejected: 0 });
-      expect(await eanOf('MOV-S')).toBe('5012345678900');
-      expect(await eanOf('MOV-M')).toBe('4006381333931');
+      expect(await eans()).toEqual({ 'MOV-S': D, 'MOV-M': A, 'MOV-L': C });
 
-      const before = snapshot();
+      // A swap: S takes M's, M takes S's.
+      let before = snapshot();
       const swapped = await run({
-        file: await sheetOf('mov-3.csv', { 'MOV-S': '4006381333931', 'MOV-M': '5012345678900' }),
+        file: await sheetOf('mov-3.csv', { 'MOV-S': A, 'MOV-M': D }),
         profile: 'native',
       });
+      expect(rejectsOf(swapped)).toEqual([]);
+      expect(swapped.products).toMatchObject({ updated: 2, unchanged: 2, rejected: 0 });
+      expect(await eans()).toEqual({ 'MOV-S': A, 'MOV-M': D, 'MOV-L': C });
+      // One of the two is written twice: without the code it takes, then with it.
+      expect(writesSince(before)).toBe(3);
+
+      // A ring of three: S takes M's, M takes L's, L takes S's.
+      before = snapshot();
+      const ring = await sheetOf('mov-4.csv', { 'MOV-S': D, 'MOV-M': C, 'MOV-L': A });
+      const rotated = await run({ file: ring, profile: 'native' });
+      expect(rejectsOf(rotated)).toEqual([]);
+      expect(rotated.products).toMatchObject({ updated: 3, rejected: 0 });
+      expect(await eans()).toEqual({ 'MOV-S': D, 'MOV-M': C, 'MOV-L': A });
+      expect(writesSince(before)).toBe(4);
+
+      // Done: the same sheet again writes nothing.
+      before = snapshot();
+      const again = await run({ file: ring, profile: 'native' });
+      expect(again.products).toMatchObject({ updated: 0, unchanged: 5, rejected: 0 });
       expect(writesSince(before)).toBe(0);
-      expect(rejectsOf(swapped).map((reject) => `${reject.externalId} ${reject.code}`)).toEqual([
-        'MOV-S duplicate_code_value',
-        'MOV-M duplicate_code_value',
-      ]);
-      expect(rejectsOf(swapped)[0]?.message).toMatch(
-        /a swap.*import once with another value in one of the two rows/,
+    });
+
+    // The API refuses one product of a swap for another code (held by a product the plan did not read): the other, its
+    // barcode given up by its first write, gets it back instead of ending without one.
+    it("a swap whose other product the API refuses puts the freed product's barcode back, both rows rejected saying so", async () => {
+      const [E, F] = ['4006381333962', '4006381333979'];
+      await run({
+        file: await sheetOf('back-1.csv', { 'MOV-S': E, 'MOV-M': F, 'MOV-L': '' }),
+        profile: 'native',
+      });
+      expect(await eanOf('MOV-S')).toBe(E);
+      await run({
+        file: await file('back-holder.csv', toCsv(family('OUT', { sku: { PLM_ID: 'OUT-TAKEN' } }))),
+        profile: 'native',
+      });
+      // SKU rows only (three keys with their colour: read by GET, so the holder of OUT-TAKEN is not).
+      const sku = (size: string, plmId: string, ean: string) =>
+        `MOV-${size},MOV-BLK,sku,MOV ${size},,,,,,${size},180,GRAM,${plmId},,${ean}`;
+      const sheet = await file(
+        'back-2.csv',
+        [`${HEADER.join(',')},EAN_GTIN_13`, sku('S', 'MOV-S', F), sku('M', 'OUT-TAKEN', E), ''].join('\r\n'),
       );
+      const result = await run({ file: sheet, profile: 'native' });
+      expect(rejectsOf(result)).toEqual([
+        {
+          externalId: 'MOV-S',
+          code: 'codes_not_unique',
+          message: expect.stringMatching(/the codes it held before the run were put back/),
+        },
+        expect.objectContaining({ externalId: 'MOV-M', code: 'codes_not_unique' }),
+      ]);
+      expect(await eanOf('MOV-S')).toBe(E);
+      expect(await eanOf('MOV-M')).toBe(F);
+    });
+
+    // A worker killed between the ring's batches, and PUTs whose answers are lost after they committed (retried): the
+    // run resumes from its staged batches and finishes the ring; no product ends without its barcode.
+    it('a ring whose run loses answers and whose worker restarts between its batches is finished by the resumed run', async () => {
+      const origin = new URL(stack().sandbox.baseUrl).origin;
+      const faults = (body: object | null) =>
+        fetch(`${origin}/__sandbox/faults`, {
+          method: body ? 'PUT' : 'DELETE',
+          headers: body ? { 'content-type': 'application/json' } : {},
+          ...(body ? { body: JSON.stringify(body) } : {}),
+        });
+      await run({
+        file: await sheetOf('crash-1.csv', { 'MOV-S': A, 'MOV-M': B, 'MOV-L': C }),
+        profile: 'native',
+      });
+      const ring = await sheetOf('crash-2.csv', { 'MOV-S': B, 'MOV-M': C, 'MOV-L': A });
+      await faults({
+        latencyMs: 700,
+        dropAfterCommitRate: 0.5,
+        seed: 7,
+        methods: ['PUT'],
+        pathPrefix: '/styles',
+      });
+      try {
+        const { client, taskQueue, workflowId } = stack();
+        const handle = await client.workflow.start(plmImport, {
+          args: [{ file: ring, profile: 'native' }],
+          taskQueue,
+          workflowId: workflowId('plm-rules-ring-crash'),
+        });
+        let progress = await handle.query(plmImportProgressQuery);
+        while (progress.batchesDone < 1) {
+          await new Promise((resolve) => setTimeout(resolve, 50));
+          progress = await handle.query(plmImportProgressQuery);
+        }
+        // Between the first batch (the freed product without the code it takes) and the last (it takes it).
+        expect(progress.batchCount).toBe(4);
+        expect(progress.batchesDone).toBeLessThan(4);
+        await stack().restartWorker();
+        const result = await handle.result();
+        expect(rejectsOf(result)).toEqual([]);
+        expect(result.products).toMatchObject({ updated: 3, rejected: 0 });
+        const { counters } = (await (await fetch(`${origin}/__sandbox/faults`)).json()) as {
+          counters: { dropped: number };
+        };
+        expect(counters.dropped).toBeGreaterThan(0);
+      } finally {
+        await faults(null);
+      }
+      expect(await eans()).toEqual({ 'MOV-S': B, 'MOV-M': C, 'MOV-L': A });
+      const before = snapshot();
+      expect((await run({ file: ring, profile: 'native' })).products).toMatchObject({ updated: 0 });
+      expect(writesSince(before)).toBe(0);
     });
   });
 

@@ -602,32 +602,35 @@ describe('planImport', () => {
   });
 
   // Spec 01: code values are unique per type, checked on every write. A barcode one sheet row gives up (its codes are
-  // replaced wholesale) and another takes is free once the first PUT lands: the taker is written in a later batch.
-  it('a barcode moved from one sheet product to another is written giver first, taker in a later batch; a swap is refused on both, saying why', async () => {
-    const sku = (id: string, ean: string) => ({
+  // replaced wholesale) and another takes is free once the first PUT lands: the taker is written in a later batch. A
+  // swap is broken by writing one product first without the code it takes, when it keeps another code meanwhile.
+  it('a barcode moved from one sheet product to another is written giver first, taker in a later batch; a swap first writes one product without the code it takes, then the other, then the first in full', async () => {
+    const sku = (id: string, ean: string, plmId?: string) => ({
       id: `k_${id}`,
       externalId: id,
       variantId: 'v1',
       styleId: 's1',
       name: id,
       dimension: 'M',
-      codes: [{ codeId: 'EAN_GTIN_13', codeValue: ean }],
+      codes: [
+        { codeId: 'EAN_GTIN_13', codeValue: ean },
+        ...(plmId ? [{ codeId: 'PLM_ID', codeValue: plmId }] : []),
+      ],
     });
-    const existing = parseExistingProducts([
-      ...classicTeeBlackInCatalogue(),
-      sku('K1', '4006381333931'),
-      sku('K2', '4006381333948'),
-    ]);
-    const plan = async (rows: Array<[string, string]>) =>
-      planImport(
-        await mapAndValidate(
-          native(),
-          ['externalId', 'parentExternalId', 'EAN_GTIN_13'],
-          rows.map(([id, ean]) => [id, '1001-BLK', ean]),
-          new CatalogueIndex(existing).levels(),
-        ),
-        existing,
-      );
+    const planWith = (products: unknown[]) => {
+      const existing = parseExistingProducts([...classicTeeBlackInCatalogue(), ...products]);
+      return async (rows: Array<[string, string]>) =>
+        planImport(
+          await mapAndValidate(
+            native(),
+            ['externalId', 'parentExternalId', 'EAN_GTIN_13'],
+            rows.map(([id, ean]) => [id, '1001-BLK', ean]),
+            new CatalogueIndex(existing).levels(),
+          ),
+          existing,
+        );
+    };
+    const plan = planWith([sku('K1', '4006381333931', 'P-K1'), sku('K2', '4006381333948')]);
     const moved = await plan([
       ['K2', '4006381333931'], // takes K1's
       ['K1', '5012345678900'], // gives it up
@@ -639,16 +642,39 @@ describe('planImport', () => {
     ]);
 
     const swapped = await plan([
+      ['K2', '4006381333931'],
+      ['K1', '4006381333948'],
+    ]);
+    expect(swapped.issues).toEqual([]);
+    expect(swapped.counts).toMatchObject({ update: 2, invalid: 0 });
+    const ean = (value: string) => ({ codeId: 'EAN_GTIN_13', codeValue: value });
+    const plmId = { codeId: 'PLM_ID', codeValue: 'P-K1' };
+    // K2 comes first in the sheet but keeps no other code: K1 (its PLM_ID kept) goes first.
+    expect(
+      swapped.writes.map((step) => [
+        step.externalId,
+        step.wave ?? 0,
+        step.action === 'update' && step.release === true,
+        step.body.codes,
+      ]),
+    ).toEqual([
+      ['K1', 0, true, [plmId]],
+      ['K2', 1, false, [ean('4006381333931')]],
+      ['K1', 2, false, [plmId, ean('4006381333948')]],
+    ]);
+
+    // Neither keeps another code: a product takes no write without one, so no order frees either first.
+    const bare = await planWith([sku('K1', '4006381333931'), sku('K2', '4006381333948')])([
       ['K1', '4006381333948'],
       ['K2', '4006381333931'],
     ]);
-    expect(swapped.writes).toEqual([]);
-    expect(swapped.issues.map((issue) => [issue.rowNumber, issue.code])).toEqual([
+    expect(bare.writes).toEqual([]);
+    expect(bare.issues.map((issue) => [issue.rowNumber, issue.code])).toEqual([
       [2, 'duplicate_code_value'],
       [3, 'duplicate_code_value'],
     ]);
-    expect(swapped.issues[0]?.message).toMatch(
-      /EAN_GTIN_13 '4006381333948' belongs to catalogue product 'K2', which gives it up in this run but takes one of this product's at once \(a swap\).*import once with another value in one of the two rows, then again/,
+    expect(bare.issues[0]?.message).toMatch(
+      /EAN_GTIN_13 '4006381333948' belongs to catalogue product 'K2', which gives it up in this run but takes one of this product's \(a swap\).*none keeps another code.*add one \(a PLM_ID, say\) to one of the rows/,
     );
   });
 
