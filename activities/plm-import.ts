@@ -1,5 +1,5 @@
 import { log } from '@temporalio/activity';
-import { applyBatch } from '../connectors/plm-import/apply';
+import { applyBatch, finishRings, type FinishedRings } from '../connectors/plm-import/apply';
 import { finishRun } from '../connectors/plm-import/finish';
 import {
   holdBackChangedSteps,
@@ -32,6 +32,7 @@ import { ApiCalls, runKeyOf } from '../connectors/staging';
 import { failureMapper, guarded, inputLimit, invalidInput, nonRetryable, withHeartbeats } from './batch-kit';
 import type { ActivityDeps } from './deps';
 
+export type { FinishedRings } from '../connectors/plm-import/apply';
 export type { ApprovalPlanFiles, HoldBackResult, Replanned } from '../connectors/plm-import/approval-plan';
 export type {
   BatchCounts,
@@ -104,6 +105,20 @@ export function createPlmImportActivities(deps: Pick<ActivityDeps, 'client' | 'c
         recovered: result.recovered,
         apiCalls: result.apiCalls,
       });
+      return result;
+    }),
+
+    /**
+     * A cancelled run's last writes: the rest of every ring (a swap) whose first write went out, from the batch the
+     * cancel stopped (`batch`) on, so no product stays without the codes it gave up. Not cancellable: it is the cancel.
+     */
+    finishPlmRings: guarded(asActivityFailure, async (raw: ApplyInput): Promise<FinishedRings> => {
+      const input = applyInputSchema.parse(raw);
+      const api = new ApiCalls(deps.client);
+      const result = await withHeartbeats((progress) =>
+        finishRings(input, runFolder(input.runKey), api, progress),
+      );
+      log.info('PLM rings finished after a cancel', { rings: result.rings, apiCalls: result.apiCalls });
       return result;
     }),
 

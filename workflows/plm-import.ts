@@ -2,6 +2,7 @@ import {
   CancellationScope,
   defineQuery,
   log,
+  patched,
   proxyActivities,
   upsertMemo,
   workflowInfo,
@@ -97,7 +98,19 @@ interface ImportState {
 }
 
 const { readPlmSheet, planPlmImport, finishPlmImport } = proxyActivities<Activities>(stepActivityOptions);
-const { applyPlmBatch } = proxyActivities<Activities>(batchActivityOptions);
+const { applyPlmBatch, finishPlmRings } = proxyActivities<Activities>(batchActivityOptions);
+
+/** patched: runs cancelled before a cancel finished the rings (swaps) it had begun replay without that write. */
+const CANCEL_FINISHES_RINGS_PATCH = 'plm-cancel-finishes-rings';
+
+/** "the swap of A and B", "the ring of A, B and C", for the run's details. */
+function ringSaid(products: readonly string[]): string {
+  const named =
+    products.length <= 2
+      ? products.join(' and ')
+      : `${products.slice(0, -1).join(', ')} and ${products.at(-1)}`;
+  return `the ${products.length === 2 ? 'swap' : 'ring'} of ${named}`;
+}
 const explained = explainer('PlmImportFailed');
 
 /** Job 1: import a PLM spreadsheet into the catalogue (styles, variants, SKUs), keyed by externalId. */
@@ -228,6 +241,19 @@ export async function plmImport(
     });
   }
 
+  // A cancel between a ring's first write and its last: the ring's other writes first, as the running batch's are.
+  let ringsFinished: string[][] = [];
+  if (cancelled && state.nextBatch < plan.batchCount && patched(CANCEL_FINISHES_RINGS_PATCH)) {
+    const rings = await explained(
+      CancellationScope.nonCancellable(() =>
+        finishPlmRings({ runKey: read.runKey, manifest: plan.manifest, batch: state.nextBatch }),
+      ),
+    );
+    ringsFinished = rings.rings;
+    state.applyCalls += rings.apiCalls;
+    state.applyMs += rings.durationMs;
+  }
+
   approval ??= recordedApproval(input.approval);
   progress.phase = 'writing rejects';
   // Cancelled: the totals (from the journals, so the stopped batch's writes too) are still written and shown.
@@ -263,15 +289,22 @@ export async function plmImport(
   if (cancelled) {
     setStatus('cancelled');
     const left = result.products.total - progress.done;
+    const rings = ringsFinished.slice(0, 3).map(ringSaid);
+    if (ringsFinished.length > 3) rings.push(`${ringsFinished.length - 3} more`);
+    const whole =
+      rings.length === 0
+        ? ''
+        : `; ${rings.join(', ')} ${rings.length === 1 ? 'was' : 'were'} written whole before the run stopped`;
     showOutcome(result.products, result.rejectsFile, {
       rejectedRows: result.rejectedRows,
-      note: `cancelled: ${left} products not written; run the file again to write them`,
+      note: `cancelled: ${left} products not written${whole}; run the file again to write them`,
     });
     upsertMemo({
       products: result.products,
       rejectsFile: result.rejectsFile,
       resultFile: result.resultFile,
       cancelled: true,
+      ...(ringsFinished.length > 0 ? { ringsFinished } : {}),
     });
     log.info('PLM import cancelled', { ...result.products, apiCalls: result.apiCalls.total });
     throw cancelled;

@@ -302,11 +302,18 @@ export async function applyBatch(
   api: ApiCalls,
   progress: Progress,
   stop?: AbortSignal,
+  rings?: ReadonlySet<string>,
 ): Promise<BatchResult> {
   const started = Date.now();
   const { entry } = await run.stagedBatch(input.manifest, manifestSchema, input.batch);
-  if (entry.kind === 'compositions') return applyCompositionBatch(input, run, api, progress, entry.ref, stop);
-  const steps = await run.staging.readAllNdjson(entry.ref, writeStepSchema);
+  if (entry.kind === 'compositions' && rings === undefined)
+    return applyCompositionBatch(input, run, api, progress, entry.ref, stop);
+  const staged =
+    entry.kind === 'compositions' ? [] : await run.staging.readAllNdjson(entry.ref, writeStepSchema);
+  const steps =
+    rings === undefined
+      ? staged
+      : staged.filter((step) => step.action === 'update' && rings.has(step.ring ?? ''));
 
   const journal = run.journal(input.batch);
   const { done, pending } = await journal.resume();
@@ -339,4 +346,63 @@ export async function applyBatch(
     if (settled.recovered) recovered += 1;
   }
   return { batch: input.batch, counts, recovered, apiCalls: api.count, durationMs: Date.now() - started };
+}
+
+/** The rings (swaps) a cancelled run wrote whole before it stopped: their products, the freed one first. */
+export interface FinishedRings {
+  rings: string[][];
+  apiCalls: number;
+  durationMs: number;
+}
+
+/**
+ * A run cancelled between a ring's first write (its freed product without the codes it takes) and its last would leave
+ * that product without the codes it gave up, so the rest of every ring begun is written before the run stops: only
+ * those products, batch by batch in the plan's order (each taker after its giver), from `from` (the batch the cancel
+ * stopped: its settled products are skipped). A ring is begun once its first write is journalled or under way.
+ */
+export async function finishRings(
+  input: ApplyInput,
+  run: PlmRun,
+  api: ApiCalls,
+  progress: Progress,
+): Promise<FinishedRings> {
+  const started = Date.now();
+  const { manifest } = await run.stagedBatch(input.manifest, manifestSchema, input.batch);
+  const batches = await Promise.all(
+    manifest.batches.map(async (entry) =>
+      entry.kind === 'compositions' ? [] : await run.staging.readAllNdjson(entry.ref, writeStepSchema),
+    ),
+  );
+  const begun = new Set<string>();
+  for (const [index, steps] of batches.entries()) {
+    if (index > input.batch) break;
+    const releases = steps.flatMap((step) =>
+      step.action === 'update' && step.release && step.ring !== undefined ? [step] : [],
+    );
+    if (releases.length === 0) continue;
+    const journal = index === input.batch ? await run.journal(index).resume() : undefined;
+    for (const step of releases)
+      if (!journal || journal.done.has(step.externalId) || journal.pending.has(step.externalId))
+        begun.add(step.ring as string);
+  }
+  const members = new Map<string, string[]>();
+  const left = new Set<string>();
+  for (const [index, steps] of batches.entries()) {
+    const done = index >= input.batch ? (await run.journal(index).resume()).done : undefined;
+    for (const step of steps) {
+      if (step.action !== 'update' || step.ring === undefined || !begun.has(step.ring)) continue;
+      const names = members.get(step.ring) ?? [];
+      if (!names.includes(step.externalId)) members.set(step.ring, [...names, step.externalId]);
+      if (done && !done.has(step.externalId)) left.add(step.ring);
+    }
+  }
+  for (let batch = input.batch; batch < batches.length && left.size > 0; batch++)
+    if (batches[batch]?.some((step) => step.action === 'update' && left.has(step.ring ?? '')))
+      await applyBatch({ ...input, batch }, run, api, progress, undefined, left);
+  return {
+    rings: [...left].map((ring) => members.get(ring) ?? []),
+    apiCalls: api.count,
+    durationMs: Date.now() - started,
+  };
 }

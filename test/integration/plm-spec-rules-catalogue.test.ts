@@ -4,6 +4,7 @@
  * holds the import to is quoted in its name or beside it.
  * This file: catalogue rules (spec 01); the shared setup is plm-rules-stack.ts.
  */
+import { CancelledFailure, WorkflowFailedError } from '@temporalio/client';
 import { readFileSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
@@ -368,6 +369,63 @@ describe('PLM import follows the spec rules (issue 15)', () => {
       expect(await eans()).toEqual({ 'MOV-S': B, 'MOV-M': C, 'MOV-L': A });
       const before = snapshot();
       expect((await run({ file: ring, profile: 'native' })).products).toMatchObject({ updated: 0 });
+      expect(writesSince(before)).toBe(0);
+    });
+
+    // A cancel (trace-sync cancel, the Web UI) that lands once the freed product has given its barcode up: the run
+    // writes the rest of the swap before it closes as cancelled, so no product is left without the code it takes.
+    it('a run cancelled between the early write of a swap and its last finishes the swap first, and says so', async () => {
+      const origin = new URL(stack().sandbox.baseUrl).origin;
+      const faults = (body: object | null) =>
+        fetch(`${origin}/__sandbox/faults`, {
+          method: body ? 'PUT' : 'DELETE',
+          headers: body ? { 'content-type': 'application/json' } : {},
+          ...(body ? { body: JSON.stringify(body) } : {}),
+        });
+      await run({
+        file: await sheetOf('cancel-1.csv', { 'MOV-S': A, 'MOV-M': B, 'MOV-L': C }),
+        profile: 'native',
+      });
+      const swap = await sheetOf('cancel-2.csv', { 'MOV-S': B, 'MOV-M': A, 'MOV-L': C });
+      await faults({ latencyMs: 1500, methods: ['PUT'], pathPrefix: '/styles' });
+      const { client, taskQueue, workflowId } = stack();
+      const handle = await client.workflow.start(plmImport, {
+        args: [{ file: swap, profile: 'native' }],
+        taskQueue,
+        workflowId: workflowId('plm-rules-swap-cancel'),
+      });
+      try {
+        // The early write seen on the sandbox: MOV-S without a barcode (it gave A up, B is still MOV-M's).
+        const deadline = Date.now() + 60_000;
+        while ((await eanOf('MOV-S')) !== undefined) {
+          if (Date.now() > deadline) throw new Error('the early write of the swap never landed');
+          await new Promise((resolve) => setTimeout(resolve, 50));
+        }
+        await handle.cancel();
+        const failure = await handle.result().then(
+          () => undefined,
+          (error: unknown) => error,
+        );
+        expect(failure).toBeInstanceOf(WorkflowFailedError);
+        expect((failure as WorkflowFailedError).cause).toBeInstanceOf(CancelledFailure);
+      } finally {
+        await faults(null);
+      }
+      expect(await eans()).toEqual({ 'MOV-S': B, 'MOV-M': A, 'MOV-L': C });
+      const described = await handle.describe();
+      expect(described.status.name).toBe('CANCELLED');
+      const metadata = (await handle.query('__temporal_workflow_metadata')) as { currentDetails?: string };
+      expect(metadata.currentDetails).toMatch(
+        /cancelled: .*the swap of MOV-S and MOV-M was written whole before the run stopped/,
+      );
+      expect(await described.memo).toMatchObject({
+        cancelled: true,
+        products: { updated: 2 },
+        ringsFinished: [['MOV-S', 'MOV-M']],
+      });
+      // Nothing left for a rerun of the swap.
+      const before = snapshot();
+      expect((await run({ file: swap, profile: 'native' })).products).toMatchObject({ updated: 0 });
       expect(writesSince(before)).toBe(0);
     });
   });
