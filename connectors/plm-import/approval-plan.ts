@@ -519,6 +519,8 @@ export async function holdBackChangedSteps(
       if (own && !(ring !== undefined && heldRings.has(ring))) kept.push(step);
       else {
         heldBack.add(step.externalId);
+        // A release is no product of its own: the row of its product's second write (held back with it) says it.
+        if (step.action === 'update' && step.release) continue;
         replanned.push({
           externalId: step.externalId,
           approved: describe(was),
@@ -528,11 +530,8 @@ export async function holdBackChangedSteps(
               : describe(step)
             : `${describe(step)} (held back with the other products of its swap)`,
         });
-        // A release is no product of its own: its product is counted at its second write.
-        if (!(step.action === 'update' && step.release)) {
-          counts[step.action] -= 1;
-          heldCounts[step.action] += 1;
-        }
+        counts[step.action] -= 1;
+        heldCounts[step.action] += 1;
       }
     }
     await stage(index, batch, kept);
@@ -541,7 +540,8 @@ export async function holdBackChangedSteps(
     if (!seen.has(`composition:${externalId}`))
       replanned.push({ externalId, approved: `composition ${compositionText(step)}`, now: 'none' });
   for (const [key, step] of approved)
-    if (!seen.has(key))
+    // An approved release gone from the plan is told by the row of its product's second write.
+    if (!seen.has(key) && !(step.action === 'update' && step.release))
       replanned.push({ externalId: step.externalId, approved: describe(step), now: 'none' });
   const ref = await run.staging.putJson(run.key('approved-manifest.json'), {
     ...manifest,
