@@ -23,6 +23,8 @@ import { readHarnessInfo } from '../harness';
  * batch's ActivityTaskCanceled, the finish, then the close). A BOM repair cancelled in its only batch:
  * `bom-repair-cancelled-before` (6261578, closed at once) and `bom-repair-cancelled` (the batch, already past its
  * last product, completes after the cancel; the staging is dropped and the run closes as cancelled).
+ * A PLM import of a barcode swap cancelled after the swap's first write, with `plm-cancel-finishes-rings` (its patch
+ * marker, finishPlmRings writing the rest of the swap, then the finish): `plm-import-cancelled-in-swap`.
  * An ERP push with approval and 12 one-order batches: `erp-orders-long-plan-before` (6261578: both dry passes in the
  * first run, 190 events) and, continuing as new during the passes, `erp-orders-long-plan.first` (the plan pass
  * carried), `.decided` (resumed in the plan pass: the plan, the approve signal, the recheck carried) and `.rechecked`
