@@ -1,6 +1,13 @@
-import { WorkflowFailedError, type Client, type WorkflowHandle } from '@temporalio/client';
+import {
+  CancelledFailure,
+  TerminatedFailure,
+  TimeoutFailure,
+  WorkflowFailedError,
+  type Client,
+  type WorkflowHandle,
+} from '@temporalio/client';
 import { optionalTsToMs } from '@temporalio/common/lib/time';
-import { StillRunningError } from './run-action';
+import { RunStoppedError, StillRunningError } from './run-action';
 import { followProgress, sinkFor, type ProgressOutput, type ProgressSink } from './progress';
 import { linksValidity, type StoreLink } from './store-files';
 import { checkPollers, noWorkerMessage, type PollerCheck } from './task-queue-check';
@@ -284,6 +291,8 @@ export async function waitAndPrint(handle: WorkflowHandle, options: WaitOptions)
     return result;
   } catch (error) {
     if (error instanceof WorkflowFailedError) {
+      const stopped = await stoppedRunError(handle, error);
+      if (stopped) throw stopped;
       throw new Error(`Workflow ${handle.workflowId} failed: ${error.cause?.message ?? error.message}`);
     }
     throw error;
@@ -291,6 +300,91 @@ export async function waitAndPrint(handle: WorkflowHandle, options: WaitOptions)
     clearTimeout(timer);
     process.removeListener('SIGINT', onInterrupt);
   }
+}
+
+/** What the jobs' memo says a run wrote (`cancelled: true` and their counts): ` {"created":3,…}`, or ''. */
+export function memoLine(memo: Record<string, unknown> | undefined): string {
+  if (!memo) return '';
+  const { products, orders, linesRepaired } = memo as {
+    products?: unknown;
+    orders?: unknown;
+    linesRepaired?: unknown;
+  };
+  const counts = products ?? orders ?? (linesRepaired !== undefined ? { linesRepaired } : undefined);
+  return counts === undefined ? '' : ` ${JSON.stringify(counts)}`;
+}
+
+type HistoryEvent = NonNullable<
+  Awaited<ReturnType<Client['workflowService']['getWorkflowExecutionHistoryReverse']>>['history']
+>['events'] extends (infer E)[] | null | undefined
+  ? E
+  : never;
+
+/** The latest event of the run that `pick` accepts, read from the end of its history (a few pages at most). */
+async function latestEvent(handle: WorkflowHandle, pick: (event: HistoryEvent) => boolean) {
+  const { workflowService, options } = handle.client;
+  let nextPageToken: Uint8Array | undefined;
+  for (let page = 0; page < 20; page++) {
+    const response = await workflowService.getWorkflowExecutionHistoryReverse({
+      namespace: options.namespace,
+      execution: { workflowId: handle.workflowId },
+      maximumPageSize: 100,
+      ...(nextPageToken ? { nextPageToken } : {}),
+    });
+    const found = response.history?.events?.find(pick);
+    if (found) return found;
+    if (!response.nextPageToken?.length) return undefined;
+    nextPageToken = response.nextPageToken;
+  }
+  return undefined;
+}
+
+/**
+ * A run someone cancelled or terminated, or that ran past its execution timeout, in the operator's words: who
+ * stopped it and why (as Temporal recorded them), that it writes nothing more and what it wrote; undefined for a run
+ * that failed on its own. Cancelled and terminated exit 3 (a deliberate stop); timed out exits 1.
+ */
+async function stoppedRunError(
+  handle: WorkflowHandle,
+  error: WorkflowFailedError,
+): Promise<Error | undefined> {
+  const id = handle.workflowId;
+  const cause = error.cause;
+  if (!(
+    cause instanceof CancelledFailure ||
+    cause instanceof TerminatedFailure ||
+    cause instanceof TimeoutFailure
+  ))
+    return undefined;
+  const described = await handle.describe().catch(() => undefined);
+  const wrote = memoLine((await described?.memo) as Record<string, unknown> | undefined);
+  const wroteLine = wrote ? ` What it wrote before the stop:${wrote}.` : '';
+  const by = (identity: string | null | undefined, reason: string | null | undefined) =>
+    `${identity ? ` by ${identity}` : ''}${reason ? ` (reason: ${reason})` : ''}`;
+  if (cause instanceof CancelledFailure) {
+    const event = await latestEvent(handle, (e) => !!e.workflowExecutionCancelRequestedEventAttributes).catch(
+      () => undefined,
+    );
+    const asked = event?.workflowExecutionCancelRequestedEventAttributes;
+    return new RunStoppedError(
+      `Workflow ${id} was cancelled${by(asked?.identity, asked?.cause)}: it stopped before its next write and writes nothing more.${wroteLine}`,
+    );
+  }
+  if (cause instanceof TerminatedFailure) {
+    const event = await latestEvent(handle, (e) => !!e.workflowExecutionTerminatedEventAttributes).catch(
+      () => undefined,
+    );
+    const ended = event?.workflowExecutionTerminatedEventAttributes;
+    return new RunStoppedError(
+      `Workflow ${id} was terminated${by(ended?.identity, ended?.reason)}: Temporal stopped it at once, wherever it was, and it writes nothing more.${wroteLine}`,
+    );
+  }
+  const limitMs =
+    optionalTsToMs(described?.raw.executionConfig?.workflowExecutionTimeout) ||
+    optionalTsToMs(described?.raw.executionConfig?.workflowRunTimeout);
+  return new Error(
+    `Workflow ${id} timed out: it ran past the ${limitMs ? `${formatSeconds(limitMs / 1000)} ` : ''}execution timeout it was started with, and Temporal stopped it; it writes nothing more.${wroteLine}`,
+  );
 }
 
 /** `trace-sync watch <id>`: a run started anywhere, followed until it ends; returns its result. */

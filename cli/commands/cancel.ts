@@ -2,19 +2,8 @@ import { Command } from 'commander';
 import { WorkflowFailedError } from '@temporalio/client';
 import { TraceStatus } from '../../worker/search-attributes';
 import { runAction } from '../run-action';
+import { memoLine } from '../run-waiter';
 import { runningHandle, withTemporalClient } from '../workflow-runner';
-
-/** The run's memo as the jobs write it on a cancel (`cancelled: true` and their counts). */
-function memoLine(memo: Record<string, unknown> | undefined): string {
-  if (!memo) return '';
-  const { products, orders, linesRepaired } = memo as {
-    products?: unknown;
-    orders?: unknown;
-    linesRepaired?: unknown;
-  };
-  const counts = products ?? orders ?? (linesRepaired !== undefined ? { linesRepaired } : undefined);
-  return counts === undefined ? '' : ` ${JSON.stringify(counts)}`;
-}
 
 /**
  * Sends a cancel to a running run. The running batch stops before its next write (the writes under way finish and are

@@ -103,6 +103,8 @@ describe('cancelling a run mid-batch', () => {
       taskQueue: stack.taskQueue,
       workflowId: stack.workflowId('plm-cancel'),
     });
+    // An operator following the run sees it end as cancelled, not failed (exit 3), with what it wrote.
+    const watching = traceSync(['watch', handle.workflowId], cliEnv(stack), 150_000);
     // The cancel reaches the batch through its next heartbeat (a few seconds), and the writes in flight finish.
     const described = await cancelOnceWriting(
       handle,
@@ -121,6 +123,15 @@ describe('cancelling a run mid-batch', () => {
     const memo = (await described.memo) as { products?: { created?: number }; cancelled?: boolean };
     expect(memo.cancelled).toBe(true);
     expect(memo.products?.created).toBe(atClose.length);
+    const watched = await watching;
+    expect({ status: watched.status, stdout: watched.stdout }).toEqual({ status: 3, stdout: '' });
+    expect(cliProblems(watched.stderr)).toEqual([
+      expect.stringMatching(
+        new RegExp(
+          `^trace-sync: Workflow ${handle.workflowId} was cancelled by \\S+: it stopped before its next write and writes nothing more\\. What it wrote before the stop: \\{"total":${STYLES},"created":${atClose.length},`,
+        ),
+      ),
+    ]);
 
     // A rerun of the same file completes the rest, with no product twice.
     await setRate(100_000);

@@ -1,0 +1,83 @@
+import { writeFileSync } from 'node:fs';
+import path from 'node:path';
+import type { WorkflowHandle } from '@temporalio/client';
+import { plmImport } from '../../workflows';
+import { nativeRows, toCsv } from '../unit/plm-activities/native-sheet';
+import { cliProblems, type CliRun } from '../harness/cli';
+import { awaitingApproval, planApproveStack } from './job-stack';
+
+/**
+ * How `--wait` and `watch` end when the run did not simply complete or fail, as a script and an operator at 2 a.m.
+ * read it: the exit code tells a deliberate stop (cancel, terminate) from a crash, and the one stderr line says who
+ * stopped it and why, in the words Temporal recorded.
+ */
+describe('how trace-sync --wait and watch end', () => {
+  const { stack, dir, cli, startAwaiting } = planApproveStack('cli-run-ends-');
+  let n = 0;
+  const sheet = (prefix: string) => {
+    const file = path.join(dir(), `${prefix.toLowerCase()}-${++n}.csv`);
+    writeFileSync(file, toCsv(nativeRows({ prefix, styles: 1, coloursPerStyle: 1, sizesPerColour: 1 })));
+    return file;
+  };
+  /** `trace-sync watch` on a run awaiting approval, once it follows it (its progress on stderr). */
+  const watching = async (handle: WorkflowHandle): Promise<{ ended: Promise<CliRun> }> => {
+    const ended = cli('watch', handle.workflowId);
+    await new Promise((resolve) => setTimeout(resolve, 6000));
+    return { ended };
+  };
+
+  it('watch on a run an operator cancels: exit 3, stdout empty, one line saying cancelled, by whom, and that it writes nothing more', async () => {
+    const handle = await startAwaiting(sheet('CWA'));
+    const watch = await watching(handle);
+    await handle.cancel();
+    const out = await watch.ended;
+    expect({ status: out.status, stdout: out.stdout, problems: cliProblems(out.stderr) }).toEqual({
+      status: 3,
+      stdout: '',
+      problems: [
+        `trace-sync: Workflow ${handle.workflowId} was cancelled by ${stack().client.options.identity}: it stopped before its next write and writes nothing more.`,
+      ],
+    });
+    expect(out.stderr).not.toContain('failed');
+  }, 300_000);
+
+  it('--wait on a run an operator terminates: exit 3, the reason and identity Temporal recorded', async () => {
+    const waiting = cli('plm-import', sheet('TWA'), '--approve', '--wait');
+    let handle: WorkflowHandle | undefined;
+    for (let i = 0; i < 120 && !handle; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      for await (const run of stack().client.workflow.list({
+        query: `TraceSource = 'twa-${n}.csv' AND ExecutionStatus = 'Running'`,
+      }))
+        handle = stack().client.workflow.getHandle(run.workflowId);
+    }
+    await awaitingApproval(handle as WorkflowHandle);
+    await (handle as WorkflowHandle).terminate('wrong season loaded');
+    const out = await waiting;
+    expect({ status: out.status, stdout: out.stdout, problems: cliProblems(out.stderr) }).toEqual({
+      status: 3,
+      stdout: '',
+      problems: [
+        `trace-sync: Workflow ${handle?.workflowId} was terminated by ${stack().client.options.identity} (reason: wrong season loaded): Temporal stopped it at once, wherever it was, and it writes nothing more.`,
+      ],
+    });
+  }, 300_000);
+
+  it('watch on a run Temporal timed out (its execution timeout): says timed out and the limit, exit 1', async () => {
+    const handle = await stack().client.workflow.start(plmImport, {
+      taskQueue: stack().taskQueue,
+      workflowId: stack().workflowId('timed-out'),
+      args: [{ file: sheet('TMO'), profile: 'native', approval: true }],
+      workflowExecutionTimeout: '8s',
+    });
+    await awaitingApproval(handle);
+    const out = await cli('watch', handle.workflowId);
+    expect({ status: out.status, stdout: out.stdout, problems: cliProblems(out.stderr) }).toEqual({
+      status: 1,
+      stdout: '',
+      problems: [
+        `trace-sync: Workflow ${handle.workflowId} timed out: it ran past the 8s execution timeout it was started with, and Temporal stopped it; it writes nothing more.`,
+      ],
+    });
+  }, 300_000);
+});
