@@ -27,6 +27,14 @@ export class RunStoppedError extends OutcomeError {
   }
 }
 
+/** The run completed but wrote nothing: its plan was rejected, or nobody decided on it in time. */
+export class PlanNotAppliedError extends OutcomeError {
+  static readonly EXIT_CODE = 4;
+  constructor(message: string) {
+    super(message, PlanNotAppliedError.EXIT_CODE);
+  }
+}
+
 /**
  * Runs a command's body and ends the process: 0 when it returns, and on failure one line on stderr
  * (exit 2 for a config error, an OutcomeError's own code, 1 otherwise). Explicit exits matter: the Temporal runtime

@@ -7,7 +7,8 @@ import {
   type WorkflowHandle,
 } from '@temporalio/client';
 import { optionalTsToMs } from '@temporalio/common/lib/time';
-import { RunStoppedError, StillRunningError } from './run-action';
+import { z } from 'zod';
+import { PlanNotAppliedError, RunStoppedError, StillRunningError } from './run-action';
 import { followProgress, sinkFor, type ProgressOutput, type ProgressSink } from './progress';
 import { linksValidity, type StoreLink } from './store-files';
 import { checkPollers, noWorkerMessage, type PollerCheck } from './task-queue-check';
@@ -385,6 +386,29 @@ async function stoppedRunError(
   return new Error(
     `Workflow ${id} timed out: it ran past the ${limitMs ? `${formatSeconds(limitMs / 1000)} ` : ''}execution timeout it was started with, and Temporal stopped it; it writes nothing more.${wroteLine}`,
   );
+}
+
+const rejectedPlanSchema = z.object({
+  approval: z.object({
+    decision: z.literal('rejected'),
+    by: z.string(),
+    reason: z.string().optional(),
+    timedOut: z.boolean(),
+  }),
+});
+
+/**
+ * A completed run whose plan was rejected, or not decided on in time, wrote nothing: its own exit code, so a script
+ * need not read `.approval.decision` to tell it from a run that wrote; undefined for any other result.
+ */
+export function planNotApplied(workflowId: string, result: unknown): PlanNotAppliedError | undefined {
+  const parsed = rejectedPlanSchema.safeParse(result);
+  if (!parsed.success) return undefined;
+  const { by, reason, timedOut } = parsed.data.approval;
+  const why = timedOut
+    ? `nobody approved or rejected its plan within ${/^no decision within (\S+)$/.exec(reason ?? '')?.[1] ?? 'its approval timeout'}, so it was rejected`
+    : `its plan was rejected by ${by}${reason ? ` (reason: ${reason})` : ''}`;
+  return new PlanNotAppliedError(`Workflow ${workflowId} completed without writing anything: ${why}.`);
 }
 
 /** `trace-sync watch <id>`: a run started anywhere, followed until it ends; returns its result. */

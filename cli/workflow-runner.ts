@@ -10,7 +10,7 @@ import type { Workflow } from '@temporalio/common';
 import { connectableTemporalAddress, loadConfig, type AppConfig } from '../worker/config';
 import { TraceJob, TraceSource } from '../worker/search-attributes';
 import { runAction } from './run-action';
-import { requireWorker, waitAndPrint, watchHandle } from './run-waiter';
+import { planNotApplied, requireWorker, waitAndPrint, watchHandle } from './run-waiter';
 import { bucketStore, printStoreLinks, storeLinksIn, uploadLocalInput } from './store-files';
 
 /** commander parser for `--timeout <seconds>`. */
@@ -117,6 +117,8 @@ export async function startJobOn<W extends Workflow>(
     ...(store ? { links: (details: string) => storeLinksIn(store, details) } : {}),
   });
   await printStoreLinks(store, result, note);
+  const notApplied = planNotApplied(handle.workflowId, result);
+  if (notApplied) throw notApplied;
 }
 
 /**
@@ -134,6 +136,8 @@ export async function watchRun(workflowId: string): Promise<void> {
       store ? (details: string) => storeLinksIn(store, details) : undefined,
     );
     await printStoreLinks(store, result, (line) => void process.stderr.write(`${line}\n`));
+    const notApplied = planNotApplied(workflowId, result);
+    if (notApplied) throw notApplied;
   });
 }
 

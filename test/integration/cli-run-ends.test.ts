@@ -26,6 +26,22 @@ describe('how trace-sync --wait and watch end', () => {
     return { ended };
   };
 
+  /** `plm-import <sheet> --approve --wait …` under way, and its run once it awaits the decision. */
+  const waitingOnPlan = async (prefix: string, ...extra: string[]) => {
+    const file = sheet(prefix);
+    const waiting = cli('plm-import', file, '--approve', '--wait', ...extra);
+    let handle: WorkflowHandle | undefined;
+    for (let i = 0; i < 120 && !handle; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      for await (const run of stack().client.workflow.list({
+        query: `TraceSource = '${path.basename(file)}' AND ExecutionStatus = 'Running'`,
+      }))
+        handle = stack().client.workflow.getHandle(run.workflowId);
+    }
+    if (!handle) throw new Error(`no run of ${file} started`);
+    return { waiting, handle: await awaitingApproval(handle) };
+  };
+
   it('watch on a run an operator cancels: exit 3, stdout empty, one line saying cancelled, by whom, and that it writes nothing more', async () => {
     const handle = await startAwaiting(sheet('CWA'));
     const watch = await watching(handle);
@@ -42,23 +58,14 @@ describe('how trace-sync --wait and watch end', () => {
   }, 300_000);
 
   it('--wait on a run an operator terminates: exit 3, the reason and identity Temporal recorded', async () => {
-    const waiting = cli('plm-import', sheet('TWA'), '--approve', '--wait');
-    let handle: WorkflowHandle | undefined;
-    for (let i = 0; i < 120 && !handle; i++) {
-      await new Promise((resolve) => setTimeout(resolve, 500));
-      for await (const run of stack().client.workflow.list({
-        query: `TraceSource = 'twa-${n}.csv' AND ExecutionStatus = 'Running'`,
-      }))
-        handle = stack().client.workflow.getHandle(run.workflowId);
-    }
-    await awaitingApproval(handle as WorkflowHandle);
-    await (handle as WorkflowHandle).terminate('wrong season loaded');
+    const { waiting, handle } = await waitingOnPlan('TWA');
+    await handle.terminate('wrong season loaded');
     const out = await waiting;
     expect({ status: out.status, stdout: out.stdout, problems: cliProblems(out.stderr) }).toEqual({
       status: 3,
       stdout: '',
       problems: [
-        `trace-sync: Workflow ${handle?.workflowId} was terminated by ${stack().client.options.identity} (reason: wrong season loaded): Temporal stopped it at once, wherever it was, and it writes nothing more.`,
+        `trace-sync: Workflow ${handle.workflowId} was terminated by ${stack().client.options.identity} (reason: wrong season loaded): Temporal stopped it at once, wherever it was, and it writes nothing more.`,
       ],
     });
   }, 300_000);
@@ -79,5 +86,35 @@ describe('how trace-sync --wait and watch end', () => {
         `trace-sync: Workflow ${handle.workflowId} timed out: it ran past the 8s execution timeout it was started with, and Temporal stopped it; it writes nothing more.`,
       ],
     });
+  }, 300_000);
+
+  it('--wait on a run whose plan was rejected: exit 4, one line saying nothing was written and who rejected it; the result still on stdout', async () => {
+    const { waiting, handle } = await waitingOnPlan('RJW');
+    expect(
+      (await cli('reject', handle.workflowId, '--by', 'ops-lead', '--reason', 'wrong season')).status,
+    ).toBe(0);
+    const out = await waiting;
+    expect({ status: out.status, problems: cliProblems(out.stderr) }).toEqual({
+      status: 4,
+      problems: [
+        `trace-sync: Workflow ${handle.workflowId} completed without writing anything: its plan was rejected by ops-lead (reason: wrong season).`,
+      ],
+    });
+    expect(JSON.parse(out.stdout)).toMatchObject({
+      approval: { decision: 'rejected', by: 'ops-lead' },
+      products: { created: 0 },
+    });
+  }, 300_000);
+
+  it('--wait on a run whose plan nobody decided on in time: exit 4, one line saying so', async () => {
+    const { waiting, handle } = await waitingOnPlan('NDW', '--approve-timeout', '3');
+    const out = await waiting;
+    expect({ status: out.status, problems: cliProblems(out.stderr) }).toEqual({
+      status: 4,
+      problems: [
+        `trace-sync: Workflow ${handle.workflowId} completed without writing anything: nobody approved or rejected its plan within 3s, so it was rejected.`,
+      ],
+    });
+    expect(JSON.parse(out.stdout)).toMatchObject({ approval: { decision: 'rejected', timedOut: true } });
   }, 300_000);
 });
