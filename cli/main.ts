@@ -83,6 +83,11 @@ export const COMMANDS: readonly LazyCommand[] = [
       ).certificateReportCommand(),
   },
   {
+    name: 'inbox',
+    summary: 'Start an inbox run now: a job run for each file dropped in a folder',
+    load: () => (require('./commands/inbox') as typeof import('./commands/inbox')).inboxCommand(),
+  },
+  {
     name: 'watch',
     summary: "Follow a run's progress until it ends (runs started anywhere)",
     load: () => (require('./workflow-runner') as typeof import('./workflow-runner')).watchCommand(),

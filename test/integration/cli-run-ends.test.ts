@@ -1,7 +1,9 @@
-import { writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, utimesSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { WorkflowHandle } from '@temporalio/client';
+import { DEFAULT_SETTLE_SECONDS } from '../../activities/inbox';
 import { plmImport } from '../../workflows';
+import type { ProcessInboxResult } from '../../workflows/inbox';
 import { nativeRows, toCsv } from '../unit/plm-activities/native-sheet';
 import { cliProblems, type CliRun } from '../harness/cli';
 import { awaitingApproval, planApproveStack } from './job-stack';
@@ -116,5 +118,45 @@ describe('how trace-sync --wait and watch end', () => {
       ],
     });
     expect(JSON.parse(out.stdout)).toMatchObject({ approval: { decision: 'rejected', timedOut: true } });
+  }, 300_000);
+
+  it('trace-sync inbox <folder> --job plm-import --wait: a hand-started inbox run processes a drop as a scheduled one does', async () => {
+    const folder = path.join(dir(), 'inbox-plm');
+    mkdirSync(folder);
+    const file = path.join(folder, 'drop.csv');
+    writeFileSync(
+      file,
+      toCsv(nativeRows({ prefix: 'INH', styles: 1, coloursPerStyle: 1, sizesPerColour: 1 })),
+    );
+    // A drop whose copy ended a while ago: one changed within the settle time may still be being copied in.
+    const past = new Date(Date.now() - 2 * DEFAULT_SETTLE_SECONDS * 1000);
+    utimesSync(file, past, past);
+
+    const out = await cli('inbox', folder, '--job', 'plm-import', '--profile', 'native', '--wait');
+    expect({ status: out.status, problems: cliProblems(out.stderr) }).toEqual({ status: 0, problems: [] });
+    const result = JSON.parse(out.stdout) as ProcessInboxResult;
+    expect(result).toMatchObject({ job: 'plm-import', folder });
+    expect(result.files.map(({ name, outcome }) => ({ name, outcome }))).toEqual([
+      { name: 'drop.csv', outcome: 'processed' },
+    ]);
+    expect(readdirSync(path.join(folder, 'processed'))).toEqual(['drop.csv']);
+    expect(existsSync(file)).toBe(false);
+    expect(await stack().apiClient.products.get('INH-S1')).toMatchObject({ externalId: 'INH-S1' });
+    const id = /Started workflow (\S+)/.exec(out.stderr)?.[1] as string;
+    const described = await stack().client.workflow.getHandle(id).describe();
+    expect(described.type).toBe('inbox');
+  }, 300_000);
+
+  it('trace-sync inbox refuses an input the inbox run would refuse, before starting anything (exit 1, one line)', async () => {
+    const folder = path.join(dir(), 'inbox-bad');
+    mkdirSync(folder);
+    const out = await cli('inbox', folder, '--job', 'erp-orders', '--profile', 'flat');
+    expect({ status: out.status, stdout: out.stdout }).toEqual({ status: 1, stdout: '' });
+    expect(cliProblems(out.stderr)).toEqual([
+      expect.stringMatching(
+        /^trace-sync: Invalid inbox input: profile: .*\(as erp-orders reads it\)\. Nothing was started\.$/,
+      ),
+    ]);
+    expect(out.stderr).not.toContain('Started workflow');
   }, 300_000);
 });
