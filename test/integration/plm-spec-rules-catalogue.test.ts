@@ -20,6 +20,10 @@ import { startJobStack } from './job-stack';
 
 describe('PLM import follows the spec rules (issue 15)', () => {
   const { file, run, snapshot, writesSince, api, product, rejectsOf, stack } = plmRulesStack();
+  const { control } = sandboxApi(stack);
+  /** The sandbox's fault injection on (a body) or off (null). */
+  const faults = (body: object | null) =>
+    body ? control('/__sandbox/faults', 'PUT', body) : control('/__sandbox/faults', 'DELETE');
 
   describe('1. archived products', () => {
     // Spec 01: "Archived products are excluded from default lists." and externalId is "unique per company across all
@@ -321,13 +325,6 @@ describe('PLM import follows the spec rules (issue 15)', () => {
     // A worker killed between the ring's batches, and PUTs whose answers are lost after they committed (retried): the
     // run resumes from its staged batches and finishes the ring; no product ends without its barcode.
     it('a ring whose run loses answers and whose worker restarts between its batches is finished by the resumed run', async () => {
-      const origin = new URL(stack().sandbox.baseUrl).origin;
-      const faults = (body: object | null) =>
-        fetch(`${origin}/__sandbox/faults`, {
-          method: body ? 'PUT' : 'DELETE',
-          headers: body ? { 'content-type': 'application/json' } : {},
-          ...(body ? { body: JSON.stringify(body) } : {}),
-        });
       await run({
         file: await sheetOf('crash-1.csv', { 'MOV-S': A, 'MOV-M': B, 'MOV-L': C }),
         profile: 'native',
@@ -359,7 +356,7 @@ describe('PLM import follows the spec rules (issue 15)', () => {
         const result = await handle.result();
         expect(rejectsOf(result)).toEqual([]);
         expect(result.products).toMatchObject({ updated: 3, rejected: 0 });
-        const { counters } = (await (await fetch(`${origin}/__sandbox/faults`)).json()) as {
+        const { counters } = (await (await control('/__sandbox/faults', 'GET')).json()) as {
           counters: { dropped: number };
         };
         expect(counters.dropped).toBeGreaterThan(0);
@@ -375,13 +372,6 @@ describe('PLM import follows the spec rules (issue 15)', () => {
     // A cancel (trace-sync cancel, the Web UI) that lands once the freed product has given its barcode up: the run
     // writes the rest of the swap before it closes as cancelled, so no product is left without the code it takes.
     it('a run cancelled between the early write of a swap and its last finishes the swap first, and says so', async () => {
-      const origin = new URL(stack().sandbox.baseUrl).origin;
-      const faults = (body: object | null) =>
-        fetch(`${origin}/__sandbox/faults`, {
-          method: body ? 'PUT' : 'DELETE',
-          headers: body ? { 'content-type': 'application/json' } : {},
-          ...(body ? { body: JSON.stringify(body) } : {}),
-        });
       await run({
         file: await sheetOf('cancel-1.csv', { 'MOV-S': A, 'MOV-M': B, 'MOV-L': C }),
         profile: 'native',
