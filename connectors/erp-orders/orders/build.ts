@@ -20,6 +20,7 @@ import {
   type PartyKey,
 } from './fields';
 import { agreeOnHeader, managesField, rowList } from './header';
+import { constantParty, missingParty, ownParty, partyWritten } from './parties';
 import {
   resolveCompanyCode,
   resolveFacilityProcess,
@@ -206,7 +207,7 @@ function rowOrderType(row: MappedRow, profile: MappingProfile, context: BuildCon
     const ref =
       (row.header.get(key)?.value as CompanyRef | undefined) ??
       constantParty(profile, party.idField, party.codeField) ??
-      ownParty(profile, key, context);
+      ownParty(profile, key, context.ownCompanyId);
     if (ref === undefined) return undefined;
     if ('id' in ref) return ref.id;
     const resolved = resolveCompanyCode(context.companies, ref.code);
@@ -296,7 +297,7 @@ function buildOrder(
     const ref =
       (cell?.value as CompanyRef | undefined) ??
       constantParty(profile, party.idField, party.codeField) ??
-      ownParty(profile, party.key, context);
+      ownParty(profile, party.key, context.ownCompanyId);
     if (ref === undefined) {
       // Blank but managed: vendor and factory are cleared, the receiver goes back to the server's default.
       if (
@@ -411,84 +412,6 @@ function blankValue(key: HeaderKey): null | [] | undefined {
   // Status and sub-type are never cleared; a blank receiver process (null) means the server's default.
   if (key === 'status' || key === 'orderSubType') return undefined;
   return null;
-}
-
-function constantParty(
-  profile: MappingProfile,
-  idField: keyof MappingProfile['constants'],
-  codeField: keyof MappingProfile['constants'],
-): CompanyRef | undefined {
-  const id = profile.constants[idField]?.trim();
-  if (id) return { id };
-  const code = profile.constants[codeField]?.trim();
-  return code ? { code } : undefined;
-}
-
-function ownParty(profile: MappingProfile, key: PartyKey, context: BuildContext): CompanyRef | undefined {
-  const own =
-    profile.ownCompanyAs === 'buyer'
-      ? 'buyerCompanyId'
-      : profile.ownCompanyAs === 'supplier'
-        ? 'supplierCompanyId'
-        : undefined;
-  return own === key ? { id: context.ownCompanyId } : undefined;
-}
-
-/**
- * An order without its buyer or supplier, in the export's words: the mapped column left blank, or the column the
- * export lacks, and what gives the party (the column, a constant, `ownCompanyAs`).
- */
-function missingParty(
-  key: 'buyerCompanyId' | 'supplierCompanyId',
-  binding: ColumnBinding,
-  profile: MappingProfile,
-): Omit<Problem, 'message'> & { reason: string; named: string } {
-  const party = key === 'buyerCompanyId' ? 'buyer' : 'supplier';
-  const spec = PARTY_FIELDS.find((candidate) => candidate.key === key) ?? PARTY_FIELDS[0];
-  const { codeField, idField } = spec;
-  const bound =
-    binding.bound[codeField] !== undefined
-      ? codeField
-      : binding.bound[idField] !== undefined
-        ? idField
-        : undefined;
-  const orOwn =
-    profile.ownCompanyAs === 'none' ? `, or ownCompanyAs '${party}' if the ${party} is your company` : '';
-  if (bound !== undefined) {
-    const what = bound === codeField ? 'company code' : 'company id';
-    return {
-      code: 'missing_value',
-      field: key,
-      named: bound,
-      column: binding.bound[bound],
-      reason: `blank, so the order has no ${party}; give the ${party}'s ${what} there, or a constant ${codeField} in the mapping${orOwn}`,
-    };
-  }
-  const mapped = profile.columns[codeField] ?? profile.columns[idField];
-  const lacking =
-    mapped === undefined ? 'no column of the export is mapped to it' : `the export has no column '${mapped}'`;
-  return {
-    code: 'missing_value',
-    field: key,
-    named: profile.columns[codeField] === undefined && mapped !== undefined ? idField : codeField,
-    reason: `${lacking}, so the order has no ${party}; ${mapped === undefined ? 'map a column to it' : 'add that column'} with the ${party}'s company code, or set a constant ${codeField} in the mapping${orOwn}`,
-  };
-}
-
-/** `column 'buyer_code' 'ACME'`: where an order's party came from and what was written there. */
-function partyWritten(
-  key: 'buyerCompanyId' | 'supplierCompanyId',
-  cell: { column: string; value: unknown } | undefined,
-  profile: MappingProfile,
-): string {
-  const spec = PARTY_FIELDS.find((candidate) => candidate.key === key) ?? PARTY_FIELDS[0];
-  const written = (ref: CompanyRef): string => `'${'code' in ref ? ref.code : ref.id}'`;
-  const ref = cell?.value as CompanyRef | undefined;
-  if (cell !== undefined && ref !== undefined) return `column '${cell.column}' ${written(ref)}`;
-  const constant = constantParty(profile, spec.idField, spec.codeField);
-  if (constant !== undefined)
-    return `constant ${'code' in constant ? spec.codeField : spec.idField} ${written(constant)}`;
-  return `${key === 'buyerCompanyId' ? 'buyer' : 'supplier'}: your company (ownCompanyAs)`;
 }
 
 /** `named`: what the message calls the field, when the operator wrote another name for it (see `fieldNamed`). */
