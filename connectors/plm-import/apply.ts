@@ -369,6 +369,8 @@ export async function finishRings(
 ): Promise<FinishedRings> {
   const started = Date.now();
   const { manifest } = await run.stagedBatch(input.manifest, manifestSchema, input.batch);
+  // A plan without a swap (most): nothing to finish, and no batch of a large import read for it.
+  if (manifest.releases === 0) return { rings: [], apiCalls: api.count, durationMs: Date.now() - started };
   const batches = await Promise.all(
     manifest.batches.map(async (entry) =>
       entry.kind === 'compositions' ? [] : await run.staging.readAllNdjson(entry.ref, writeStepSchema),

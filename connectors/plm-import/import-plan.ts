@@ -490,6 +490,7 @@ export async function planRun(
     compositionsUnchanged: compositions.unchanged,
     compositionNotes: compositions.steps.filter((step) => step.note !== undefined).length,
     planFile,
+    releases,
   };
   return {
     manifest: await run.staging.putJson(run.key('manifest.json'), manifest),

@@ -196,6 +196,8 @@ export const manifestSchema = runManifestBaseSchema.extend({
   compositionNotes: z.number().int().default(0),
   /** `<run folder>/plan.json` (on S3, its `s3://` location): every product's planned action, and the issues. */
   planFile: z.string(),
+  /** First writes of a ring (a swap) in the batches; absent in manifests staged before swaps were written. */
+  releases: z.number().int().min(0).optional(),
 });
 export type Manifest = z.infer<typeof manifestSchema>;
 
