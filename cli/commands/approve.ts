@@ -8,10 +8,10 @@ import { runningHandle, withTemporalClient } from '../workflow-runner';
 export const APPROVE_SIGNAL = 'approve';
 export const REJECT_SIGNAL = 'reject';
 
-const BY_DEFAULT = 'default: the operating-system user running trace-sync';
+export const BY_DEFAULT = 'default: the operating-system user running trace-sync';
 
 /** Who decides when --by is not given: the OS user, even under cron or a service where $USER is unset. */
-function operatingSystemUser(): string {
+export function operatingSystemUser(): string {
   try {
     const name = os.userInfo().username.trim();
     if (name !== '') return name;

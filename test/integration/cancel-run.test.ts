@@ -187,7 +187,11 @@ describe('cancelling a run mid-batch', () => {
       async () => (await platformOrders()).length >= 3,
       15_000,
       async () => {
-        const cli = await traceSync(['cancel', handle.workflowId, '--wait'], cliEnv(stack), 60_000);
+        const cli = await traceSync(
+          ['cancel', handle.workflowId, '--wait', '--by', 'ops-lead', '--reason', 'wrong export loaded'],
+          cliEnv(stack),
+          60_000,
+        );
         expect(cliProblems(cli.stderr)).toEqual([]);
         expect(cli.status).toBe(0);
         expect(cli.stderr).toBe(
@@ -198,6 +202,13 @@ describe('cancelling a run mid-batch', () => {
         );
       },
     );
+
+    // Who cancelled and why, as Temporal recorded them: what `watch` tells whoever looks at the run later.
+    const watched = await traceSync(['watch', handle.workflowId], cliEnv(stack), 60_000);
+    expect(watched.status).toBe(3);
+    expect(cliProblems(watched.stderr)).toEqual([
+      expect.stringContaining(`was cancelled by ops-lead (reason: wrong export loaded):`),
+    ]);
 
     const atClose = await platformOrders();
     expect(atClose.length).toBeLessThan(ORDERS);

@@ -35,8 +35,17 @@ describe('a conventional trace-sync', () => {
     expect(help.stdout).toContain('Usage: trace-sync watch [options] <workflowId>');
   });
 
-  it('approve and reject say in --help whom they record when --by is not given', () => {
-    for (const command of ['approve', 'reject'])
+  it("cancel refuses a --reason that reads like a credential (it would stay in the run's history), before it connects, and does not echo it", () => {
+    const secret = 's3://AKIAEXAMPLEKEY:wJalrXUtnFEMI@bucket/runs';
+    const cli = run('cancel', 'plm-import-x', '--reason', secret);
+    expect(cli.status).toBe(1);
+    expect(cli.stderr).toBe(
+      "trace-sync: --reason looks like a credential, which would stay in the run's history. Nothing was sent.\n",
+    );
+  });
+
+  it('approve, reject and cancel say in --help whom they record when --by is not given', () => {
+    for (const command of ['approve', 'reject', 'cancel'])
       expect(run(command, '--help').stdout.replace(/\s+/g, ' ')).toContain(
         'default: the operating-system user running trace-sync',
       );
