@@ -376,6 +376,13 @@ export async function finishRings(
       entry.kind === 'compositions' ? [] : await run.staging.readAllNdjson(entry.ref, writeStepSchema),
     ),
   );
+  // Each batch's journal read once, and only a batch from the stopped one on that holds a ring's step.
+  const journals = new Map<number, ReturnType<ReturnType<PlmRun['journal']>['resume']>>();
+  const resumed = (index: number) => {
+    const journal = journals.get(index) ?? run.journal(index).resume();
+    journals.set(index, journal);
+    return journal;
+  };
   const begun = new Set<string>();
   for (const [index, steps] of batches.entries()) {
     if (index > input.batch) break;
@@ -383,7 +390,7 @@ export async function finishRings(
       step.action === 'update' && step.release && step.ring !== undefined ? [step] : [],
     );
     if (releases.length === 0) continue;
-    const journal = index === input.batch ? await run.journal(index).resume() : undefined;
+    const journal = index === input.batch ? await resumed(index) : undefined;
     for (const step of releases)
       if (!journal || journal.done.has(step.externalId) || journal.pending.has(step.externalId))
         begun.add(step.ring as string);
@@ -391,12 +398,17 @@ export async function finishRings(
   const members = new Map<string, string[]>();
   const left = new Set<string>();
   for (const [index, steps] of batches.entries()) {
-    const done = index >= input.batch ? (await run.journal(index).resume()).done : undefined;
-    for (const step of steps) {
-      if (step.action !== 'update' || step.ring === undefined || !begun.has(step.ring)) continue;
-      const names = members.get(step.ring) ?? [];
-      if (!names.includes(step.externalId)) members.set(step.ring, [...names, step.externalId]);
-      if (done && !done.has(step.externalId)) left.add(step.ring);
+    const ringSteps = steps.flatMap((step) =>
+      step.action === 'update' && step.ring !== undefined && begun.has(step.ring)
+        ? [{ externalId: step.externalId, ring: step.ring }]
+        : [],
+    );
+    if (ringSteps.length === 0) continue;
+    const done = index >= input.batch ? (await resumed(index)).done : undefined;
+    for (const { externalId, ring } of ringSteps) {
+      const names = members.get(ring) ?? [];
+      if (!names.includes(externalId)) members.set(ring, [...names, externalId]);
+      if (done && !done.has(externalId)) left.add(ring);
     }
   }
   for (let batch = input.batch; batch < batches.length && left.size > 0; batch++)
