@@ -1,5 +1,6 @@
 import path from 'node:path';
 import { z } from 'zod';
+import { DEFAULT_STAGING_RETENTION_DAYS } from '../connectors/staging/retention';
 import type { StoreSettings } from '../connectors/storage';
 import { repoRoot } from './paths';
 
@@ -236,8 +237,6 @@ export const logFormatSchema = z.preprocess(
 
 const addressPattern = /^(\[[0-9a-fA-F:.]+\]|[^\s:/[\]]+):\d{1,5}$/;
 
-/** Days an ended run's staging stays by default (TRACE_STAGING_RETENTION_DAYS). */
-export const DEFAULT_STAGING_RETENTION_DAYS = 7;
 export const MAX_STAGING_RETENTION_DAYS = 3650;
 
 /** A whole number of days, or `off` (null: never sweep); the value given is named back, as it is no secret. */

@@ -3,6 +3,7 @@ import { isAbsolute, join, normalize, sep } from 'node:path';
 import { createInterface } from 'node:readline';
 import { Readable } from 'node:stream';
 import { locate, type StoreLocation } from '../storage';
+import { DEFAULT_STAGING_RETENTION_DAYS } from './retention';
 import { z } from 'zod';
 
 /** What travels in a workflow payload instead of the data: small, plain JSON. */
@@ -30,8 +31,7 @@ export const runManifestBaseSchema = z.strictObject({
  * Staged data that is gone: most often the worker's sweep removed it (the run ended longer ago than the retention and
  * has been reset since), so the operator is told which setting keeps it longer.
  */
-const MISSING =
-  "it is missing. The worker removes an ended run's staged data TRACE_STAGING_RETENTION_DAYS days after it was written (7 by default), so a run reset after that finds it gone: start the job again, and set TRACE_STAGING_RETENTION_DAYS higher (or off) to reset runs later. Otherwise the data folder was cleaned";
+const MISSING = `it is missing. The worker removes an ended run's staged data TRACE_STAGING_RETENTION_DAYS days after it was written (${DEFAULT_STAGING_RETENTION_DAYS} by default), so a run reset after that finds it gone: start the job again, and set TRACE_STAGING_RETENTION_DAYS higher (or off) to reset runs later. Otherwise the data folder was cleaned`;
 
 export class StagingIntegrityError extends Error {
   constructor(key: string, reason: string) {

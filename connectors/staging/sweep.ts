@@ -1,8 +1,9 @@
 import { rmdir } from 'node:fs/promises';
 import { LocalStore, S3Store, type ObjectStore } from '../storage';
+import { DEFAULT_STAGING_RETENTION_DAYS } from './retention';
 
-/** Staged data of a run that ended stays this long after it was written, then goes. */
-export const STAGING_RETENTION_MS = 7 * 24 * 60 * 60 * 1000;
+/** Staged data of a run that ended stays this long after it was written, then goes (unless the worker is told otherwise). */
+export const STAGING_RETENTION_MS = DEFAULT_STAGING_RETENTION_DAYS * 24 * 60 * 60 * 1000;
 /** Objects one pass lists at most (S3: 10 list requests), so a bucket of 100,000 old objects never stalls a worker. */
 export const SWEEP_LISTED_PER_PASS = 10_000;
 
