@@ -1,3 +1,4 @@
+import { useStagingRetention } from '../connectors/staging/retention';
 import { configureStorage } from '../connectors/storage';
 import { createBomRepairActivities } from './bom-repair';
 import { createCertificateReportActivities } from './certificate-report';
@@ -14,6 +15,7 @@ export type { ActivityDeps } from './deps';
 export function createActivities(deps: ActivityDeps) {
   // Run data (staging, journals, rejects, reports) of this worker's data folder goes to TRACE_STORE_URL.
   configureStorage(deps.config.dataDir, deps.config.store ?? {});
+  useStagingRetention(deps.config.stagingRetentionDays);
   return {
     ...createCheckConnectionActivities(deps),
     ...createCertificateReportActivities(deps),

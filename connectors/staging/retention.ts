@@ -2,3 +2,22 @@
 
 /** Days an ended run's staged data stays after it was written by default (TRACE_STAGING_RETENTION_DAYS). */
 export const DEFAULT_STAGING_RETENTION_DAYS = 7;
+
+/** What this process's worker was started with (null: never swept); undefined in a process that runs no worker. */
+let workerRetentionDays: number | null | undefined;
+
+/** The worker's TRACE_STAGING_RETENTION_DAYS, so that a run that finds its staged data gone names it. */
+export function useStagingRetention(days: number | null): void {
+  workerRetentionDays = days;
+}
+
+/** Why staged data may be missing, in the operator's words, with the retention this worker was started with. */
+export function missingStagedDataSaid(): string {
+  if (workerRetentionDays === null)
+    return 'it is missing. This worker never sweeps staged data (TRACE_STAGING_RETENTION_DAYS=off), so another worker sharing the data folder or store swept it (set TRACE_STAGING_RETENTION_DAYS=off there too), or the data folder was cleaned';
+  const days =
+    workerRetentionDays === undefined
+      ? `${DEFAULT_STAGING_RETENTION_DAYS} by default`
+      : `${workerRetentionDays} on this worker`;
+  return `it is missing. The worker removes an ended run's staged data TRACE_STAGING_RETENTION_DAYS days after it was written (${days}), so a run reset after that finds it gone: start the job again, and set TRACE_STAGING_RETENTION_DAYS higher (or off) to reset runs later. Otherwise the data folder was cleaned`;
+}

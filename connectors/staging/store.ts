@@ -3,7 +3,7 @@ import { isAbsolute, join, normalize, sep } from 'node:path';
 import { createInterface } from 'node:readline';
 import { Readable } from 'node:stream';
 import { locate, type StoreLocation } from '../storage';
-import { DEFAULT_STAGING_RETENTION_DAYS } from './retention';
+import { missingStagedDataSaid } from './retention';
 import { z } from 'zod';
 
 /** What travels in a workflow payload instead of the data: small, plain JSON. */
@@ -31,8 +31,6 @@ export const runManifestBaseSchema = z.strictObject({
  * Staged data that is gone: most often the worker's sweep removed it (the run ended longer ago than the retention and
  * has been reset since), so the operator is told which setting keeps it longer.
  */
-const MISSING = `it is missing. The worker removes an ended run's staged data TRACE_STAGING_RETENTION_DAYS days after it was written (${DEFAULT_STAGING_RETENTION_DAYS} by default), so a run reset after that finds it gone: start the job again, and set TRACE_STAGING_RETENTION_DAYS higher (or off) to reset runs later. Otherwise the data folder was cleaned`;
-
 export class StagingIntegrityError extends Error {
   constructor(key: string, reason: string) {
     super(`Staged data '${key}' is unusable: ${reason}`);
@@ -91,7 +89,7 @@ export class StagingStore {
     // Hashed as a stream first, so verifying a large batch does not load it into memory.
     await this.checkHash(ref, await store.read(key));
     const input = await store.read(key);
-    if (!input) throw new StagingIntegrityError(ref.key, MISSING);
+    if (!input) throw new StagingIntegrityError(ref.key, missingStagedDataSaid());
     const lines = createInterface({ input, crlfDelay: Infinity });
     let lineNo = 0;
     for await (const line of lines) {
@@ -155,7 +153,7 @@ export class StagingStore {
     ref: StagingRef,
     data: AsyncIterable<unknown> | Iterable<Buffer> | null,
   ): Promise<void> {
-    if (!data) throw new StagingIntegrityError(ref.key, MISSING);
+    if (!data) throw new StagingIntegrityError(ref.key, missingStagedDataSaid());
     const hash = createHash('sha256');
     for await (const chunk of data) hash.update(chunk as Buffer);
     if (hash.digest('hex') !== ref.sha256) {

@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { WorkflowHandle } from '@temporalio/client';
 import type { SandboxOptions } from '../../sandbox/options';
+import type { AppConfig } from '../../worker/config';
 import { TraceJob } from '../../worker/search-attributes';
 import { erpOrders, plmImport } from '../../workflows';
 import type { PushErpOrdersInput, PushErpOrdersResult } from '../../workflows/erp-orders';
@@ -16,7 +17,7 @@ import { startS3, type RunningS3 } from '../harness/versitygw';
 
 export async function startJobStack(
   dirPrefix: string,
-  options: { sandbox?: SandboxOptions; seed?: unknown } = {},
+  options: { sandbox?: SandboxOptions; seed?: unknown; config?: Partial<AppConfig> } = {},
 ): Promise<{ dir: string; stack: TestStack }> {
   const dir = await mkdtemp(path.join(tmpdir(), dirPrefix));
   let seedFile: string | undefined;
@@ -25,7 +26,7 @@ export async function startJobStack(
     await writeFile(seedFile, JSON.stringify(options.seed));
   }
   const stack = await startTestStack({
-    config: { dataDir: path.join(dir, 'data') },
+    config: { dataDir: path.join(dir, 'data'), ...options.config },
     sandbox: { rateLimitPerMinute: 100_000, ...(seedFile ? { seedFile } : {}), ...options.sandbox },
   });
   return { dir, stack };
@@ -76,7 +77,7 @@ export async function awaitingApproval<H extends WorkflowHandle>(handle: H): Pro
  * The plan-then-approve test files' shared setup (plan-approve.test.ts, plan-approve-erp.test.ts): per file, a job
  * stack started in beforeAll, `trace-sync` against it, and the waits for a run's decision point and its details.
  */
-export function planApproveStack(dirPrefix: string) {
+export function planApproveStack(dirPrefix: string, options: { config?: Partial<AppConfig> } = {}) {
   let stack: TestStack | undefined;
   let dir = '';
   let env: NodeJS.ProcessEnv = {};
@@ -85,7 +86,7 @@ export function planApproveStack(dirPrefix: string) {
     return stack;
   };
   beforeAll(async () => {
-    ({ dir, stack } = await startJobStack(dirPrefix));
+    ({ dir, stack } = await startJobStack(dirPrefix, options));
     env = cliEnv(stack);
   }, 120_000);
   afterAll(async () => {

@@ -14,17 +14,20 @@ const DAY = 24 * 60 * 60 * 1000;
 
 /**
  * Runs leave their staging in the run-data store whichever way they end (a finished PLM import keeps `staging/` and
- * `journal/`; a terminated or failed run keeps whatever it staged). The worker's sweep removes it 7 days after it was
- * written once Temporal says the run is no longer open, and leaves what the README says stays.
+ * `journal/`; a terminated or failed run keeps whatever it staged). The worker's sweep removes it
+ * TRACE_STAGING_RETENTION_DAYS after it was written (30 here, 7 by default) once Temporal says the run is no longer open, and leaves what the README says stays.
  */
 describe('sweeping the staging of ended runs (real Temporal, sandbox over HTTP)', () => {
-  const { stack, dir, cli, startAwaiting } = planApproveStack('staging-sweep-');
+  const { stack, dir, cli, startAwaiting } = planApproveStack('staging-sweep-', {
+    config: { stagingRetentionDays: 30 },
+  });
 
   const sweeps = () =>
     startStagingSweeps({
       store: new LocalStore(stack().config.dataDir),
       openRuns: () => openRuns(stack().client.connection, stack().namespace),
       logger: pino({ level: 'silent' }),
+      retentionDays: stack().config.stagingRetentionDays ?? undefined,
       everyMs: 24 * DAY,
     });
   const runFolder = (workflowId: string, ...parts: string[]) =>
@@ -83,11 +86,11 @@ describe('sweeping the staging of ended runs (real Temporal, sandbox over HTTP)'
     const sweeper = sweeps();
     try {
       // Six days on, nothing goes, ended or not.
-      expect(await sweeper.pass(Date.now() + 6 * DAY)).toMatchObject({ removed: 0 });
+      expect(await sweeper.pass(Date.now() + 29 * DAY)).toMatchObject({ removed: 0 });
       expect(existsSync(runFolder(finished.workflowId, 'staging', 'manifest.json'))).toBe(true);
 
       // Eight days on: the finished run's staging and journals go; the run awaiting approval keeps everything.
-      const later = await sweeper.pass(Date.now() + 8 * DAY);
+      const later = await sweeper.pass(Date.now() + 31 * DAY);
       expect(later?.removed).toBeGreaterThan(0);
       expect(later?.keptOpen).toBeGreaterThan(0);
       expect(existsSync(runFolder(finished.workflowId, 'staging'))).toBe(false);
@@ -98,7 +101,7 @@ describe('sweeping the staging of ended runs (real Temporal, sandbox over HTTP)'
 
       // Terminated while awaiting approval: its staging goes in the next pass, its plan files stay.
       await awaiting.terminate('operator gave up');
-      expect((await sweeper.pass(Date.now() + 8 * DAY))?.removed).toBeGreaterThan(0);
+      expect((await sweeper.pass(Date.now() + 31 * DAY))?.removed).toBeGreaterThan(0);
       expect(existsSync(runFolder(awaiting.workflowId, 'staging'))).toBe(false);
       for (const kept of ['plan.json', 'plan.html', 'plan.xlsx', 'source.csv'])
         expect([kept, existsSync(runFolder(awaiting.workflowId, kept))]).toEqual([kept, true]);
@@ -117,10 +120,10 @@ describe('sweeping the staging of ended runs (real Temporal, sandbox over HTTP)'
     const open = await startAwaiting(sheet);
     const sweeper = sweeps();
     try {
-      expect(await sweeper.pass(Date.now() + 6 * DAY)).toMatchObject({ removed: 0 });
+      expect(await sweeper.pass(Date.now() + 29 * DAY)).toMatchObject({ removed: 0 });
       expect(existsSync(runFolder(failed.workflowId, 'staging', 'manifest.json'))).toBe(true);
 
-      const later = await sweeper.pass(Date.now() + 8 * DAY);
+      const later = await sweeper.pass(Date.now() + 31 * DAY);
       expect(later?.removed).toBeGreaterThan(0);
       expect(later?.keptOpen).toBeGreaterThan(0);
       expect(existsSync(runFolder(failed.workflowId, 'staging'))).toBe(false);
@@ -135,11 +138,11 @@ describe('sweeping the staging of ended runs (real Temporal, sandbox over HTTP)'
 
   // An operator resets a failed run (to after its sheet was read) once its staging was swept: the run fails at once,
   // and its message says why the data is gone and which setting keeps it longer.
-  it('a failed run reset after its staging was swept fails naming TRACE_STAGING_RETENTION_DAYS', async () => {
+  it('a failed run reset after its staging was swept fails naming TRACE_STAGING_RETENTION_DAYS and the worker’s 30 days', async () => {
     const failed = await failedRun('swpreset');
     const sweeper = sweeps();
     try {
-      expect((await sweeper.pass(Date.now() + 8 * DAY))?.removed).toBeGreaterThan(0);
+      expect((await sweeper.pass(Date.now() + 31 * DAY))?.removed).toBeGreaterThan(0);
     } finally {
       await sweeper.stop();
     }
@@ -165,6 +168,6 @@ describe('sweeping the staging of ended runs (real Temporal, sandbox over HTTP)'
     expect(failure).toBeInstanceOf(WorkflowFailedError);
     const message = (failure as WorkflowFailedError).cause?.message ?? '';
     expect(message).toMatch(/^Staged data '.*' is unusable: it is missing\./);
-    expect(message).toContain('TRACE_STAGING_RETENTION_DAYS');
+    expect(message).toContain('TRACE_STAGING_RETENTION_DAYS days after it was written (30 on this worker)');
   }, 180_000);
 });

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { StagingIntegrityError, StagingStore } from '../../../connectors/staging';
+import { DEFAULT_STAGING_RETENTION_DAYS, useStagingRetention } from '../../../connectors/staging/retention';
 
 const rowSchema = z.object({ row: z.number(), name: z.string() });
 
@@ -37,6 +38,19 @@ describe('StagingStore', () => {
     const ref = await store.putJson('run-2/plan.json', { creates: 1 });
     await store.remove('run-2');
     await expect(store.getJson(ref, z.object({ creates: z.number() }))).rejects.toThrow(/missing/);
+  });
+
+  it('on a worker that never sweeps (TRACE_STAGING_RETENTION_DAYS=off), says missing data was not its own sweep', async () => {
+    const ref = await store.putJson('run-2/plan.json', { creates: 1 });
+    await store.remove('run-2');
+    useStagingRetention(null);
+    try {
+      await expect(store.getJson(ref, z.object({ creates: z.number() }))).rejects.toThrow(
+        /missing\. This worker never sweeps staged data \(TRACE_STAGING_RETENTION_DAYS=off\), so another worker sharing the data folder or store swept it/,
+      );
+    } finally {
+      useStagingRetention(DEFAULT_STAGING_RETENTION_DAYS);
+    }
   });
 
   it('rejects a record that does not match the schema, naming its line', async () => {
