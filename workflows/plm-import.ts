@@ -102,6 +102,8 @@ const { applyPlmBatch, finishPlmRings } = proxyActivities<Activities>(batchActiv
 
 /** patched: runs cancelled before a cancel finished the rings (swaps) it had begun replay without that write. */
 const CANCEL_FINISHES_RINGS_PATCH = 'plm-cancel-finishes-rings';
+/** patched: runs cancelled before result.json named the rings a cancel finished replay without them in the finish. */
+const RESULT_NAMES_RINGS_PATCH = 'plm-result-names-rings';
 
 /** "the swap of A and B", "the ring of A, B and C", for the run's details. */
 function ringSaid(products: readonly string[]): string {
@@ -256,6 +258,7 @@ export async function plmImport(
 
   approval ??= recordedApproval(input.approval);
   progress.phase = 'writing rejects';
+  const namesRings = ringsFinished.length > 0 && patched(RESULT_NAMES_RINGS_PATCH);
   // Cancelled: the totals (from the journals, so the stopped batch's writes too) are still written and shown.
   const finish = () =>
     finishPlmImport({
@@ -274,6 +277,7 @@ export async function plmImport(
       catalogue: plan.catalogue,
       warnings: read.warnings,
       ...(cancelled ? { cancelled: true } : {}),
+      ...(namesRings ? { ringsFinished } : {}),
     });
   const result = await explained(cancelled ? CancellationScope.nonCancellable(finish) : finish());
   const { created, updated, unchanged, rejected, archived } = result.products;

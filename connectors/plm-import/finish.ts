@@ -86,6 +86,29 @@ function applyIssues(
     });
 }
 
+/** The rings a cancel finished (their products' externalIds), with each product's rows from its staged write. */
+async function ringRows(
+  run: PlmRun,
+  manifest: Manifest,
+  rings: readonly (readonly string[])[],
+): Promise<Array<Array<{ externalId: string; rowNumbers: number[] }>>> {
+  const rowsOf = new Map<string, number[]>(rings.flat().map((externalId) => [externalId, []]));
+  for (const batch of manifest.batches) {
+    if (batch.kind !== 'products') continue;
+    for await (const step of run.staging.readNdjson(batch.ref, writeStepSchema)) {
+      const rows = rowsOf.get(step.externalId);
+      // A ring's product is staged twice (its release, then its write): the same rows.
+      if (rows?.length === 0) rows.push(...step.rowNumbers);
+    }
+  }
+  return rings.map((ring) =>
+    ring.map((externalId) => ({
+      externalId: quoteInput(externalId),
+      rowNumbers: rowsOf.get(externalId) ?? [],
+    })),
+  );
+}
+
 const KEPT_COPY_EXAMPLES = 3;
 
 /**
@@ -221,6 +244,9 @@ export async function finishRun(input: FinishInput, run: PlmRun): Promise<PlmImp
     profile: manifest.profileName,
     dryRun: input.dryRun,
     ...(input.cancelled ? { cancelled: true as const } : {}),
+    ...(input.ringsFinished?.length
+      ? { ringsFinished: await ringRows(run, manifest, input.ringsFinished) }
+      : {}),
     retryOf: input.retryOf,
     rows: input.rows,
     skippedRows: input.skippedRows ?? 0,

@@ -301,6 +301,8 @@ export const finishInputSchema = stagedRunInputSchema.extend({
   warnings: z.array(z.string()),
   /** The run was cancelled during its batches: the totals are of what was written before it stopped. */
   cancelled: z.boolean().optional(),
+  /** Cancelled: the rings (swaps) written whole before it stopped, each its products' externalIds (finishRings). */
+  ringsFinished: z.array(z.array(z.string())).optional(),
 });
 export type FinishInput = z.infer<typeof finishInputSchema>;
 
@@ -313,6 +315,11 @@ export interface PlmImportResult {
   dryRun: boolean;
   /** Cancelled during its batches: the counts are of what was written before it stopped (the rest was not). */
   cancelled?: true;
+  /**
+   * Cancelled: the rings (swaps) of codes the run wrote whole before it stopped, so none of their products is left
+   * without the codes it gave up; each ring its products (the freed one first) with their rows in the sheet.
+   */
+  ringsFinished?: Array<Array<{ externalId: string; rowNumbers: number[] }>>;
   retryOf: string | null;
   /** Data rows of the sheet. */
   rows: number;

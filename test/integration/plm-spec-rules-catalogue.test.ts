@@ -413,6 +413,17 @@ describe('PLM import follows the spec rules (issue 15)', () => {
         products: { updated: 2 },
         ringsFinished: [['MOV-S', 'MOV-M']],
       });
+      // The file the operator opens after the run names the swap too, with the sheet's rows (header row 1).
+      const { resultFile } = (await described.memo) as { resultFile: string };
+      expect(JSON.parse(readFileSync(resultFile, 'utf8'))).toMatchObject({
+        cancelled: true,
+        ringsFinished: [
+          [
+            { externalId: 'MOV-S', rowNumbers: [4] },
+            { externalId: 'MOV-M', rowNumbers: [5] },
+          ],
+        ],
+      });
       // Nothing left for a rerun of the swap.
       const before = snapshot();
       expect((await run({ file: swap, profile: 'native' })).products).toMatchObject({ updated: 0 });
