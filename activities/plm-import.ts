@@ -2,15 +2,17 @@ import { log } from '@temporalio/activity';
 import { applyBatch, finishRings, type FinishedRings } from '../connectors/plm-import/apply';
 import { finishRun } from '../connectors/plm-import/finish';
 import {
-  holdBackChangedSteps,
-  holdBackInputSchema,
   writeApprovalPlan,
   writePlanInputSchema,
   type ApprovalPlanFiles,
-  type HoldBackInput,
-  type HoldBackResult,
   type WritePlanInput,
 } from '../connectors/plm-import/approval-plan';
+import {
+  holdBackChangedSteps,
+  holdBackInputSchema,
+  type HoldBackInput,
+  type HoldBackResult,
+} from '../connectors/plm-import/changed-since-approval';
 import { PlmInputError, planRun, readSheet } from '../connectors/plm-import/import-plan';
 import { PlmFileError } from '../connectors/plm-import/issues';
 import {
@@ -33,7 +35,8 @@ import { failureMapper, guarded, inputLimit, invalidInput, nonRetryable, withHea
 import type { ActivityDeps } from './deps';
 
 export type { FinishedRings } from '../connectors/plm-import/apply';
-export type { ApprovalPlanFiles, HoldBackResult, Replanned } from '../connectors/plm-import/approval-plan';
+export type { ApprovalPlanFiles } from '../connectors/plm-import/approval-plan';
+export type { HoldBackResult, Replanned } from '../connectors/plm-import/changed-since-approval';
 export type {
   BatchCounts,
   BatchResult,
