@@ -53,16 +53,17 @@ function describe(step: WriteStep | undefined): string {
 const stepKey = (step: WriteStep): string =>
   step.action === 'update' && step.release ? `${step.externalId}\u0000release` : step.externalId;
 
-/**
- * Compares the fresh plan with the approved one and stages batches holding only the writes that were approved
- * exactly as they are now: a product whose write changed (the platform changed in between) is held back.
- */
+/** A line of the approved steps: when each product was last updated as approved (`seenAt`), a composition, or a write. */
 const approvedLineSchema = z.union([
   z.strictObject({ seenAt: z.record(z.string(), z.string().nullable()) }),
   z.strictObject({ composition: compositionStepSchema }),
   writeStepSchema,
 ]);
 
+/**
+ * Compares the fresh plan with the approved one and stages batches holding only the writes that were approved
+ * exactly as they are now: a product whose write changed (the platform changed in between) is held back.
+ */
 export async function holdBackChangedSteps(
   input: HoldBackInput,
   dataDir: string,
