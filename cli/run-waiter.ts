@@ -394,6 +394,8 @@ const rejectedPlanSchema = z.object({
     by: z.string(),
     reason: z.string().optional(),
     timedOut: z.boolean(),
+    // Optional: results of runs from before the outcome carried it.
+    timeoutSeconds: z.number().optional(),
   }),
 });
 
@@ -404,9 +406,9 @@ const rejectedPlanSchema = z.object({
 export function planNotApplied(workflowId: string, result: unknown): PlanNotAppliedError | undefined {
   const parsed = rejectedPlanSchema.safeParse(result);
   if (!parsed.success) return undefined;
-  const { by, reason, timedOut } = parsed.data.approval;
+  const { by, reason, timedOut, timeoutSeconds } = parsed.data.approval;
   const why = timedOut
-    ? `nobody approved or rejected its plan within ${/^no decision within (\S+)$/.exec(reason ?? '')?.[1] ?? 'its approval timeout'}, so it was rejected`
+    ? `nobody approved or rejected its plan within ${timeoutSeconds !== undefined ? formatSeconds(timeoutSeconds) : 'its approval timeout'}, so it was rejected`
     : `its plan was rejected by ${by}${reason ? ` (reason: ${reason})` : ''}`;
   return new PlanNotAppliedError(`Workflow ${workflowId} completed without writing anything: ${why}.`);
 }

@@ -32,6 +32,8 @@ const approvalOutcomeSchema = z.strictObject({
   by: z.string(),
   reason: z.string().optional(),
   timedOut: z.boolean(),
+  /** When nobody decided in time: how long the plan waited (optional: older outcomes lack it). */
+  timeoutSeconds: z.number().int().min(1).optional(),
   planHtml: z.string(),
   planXlsx: z.string(),
   /** Approved products (or orders) the platform changed before the apply: not written (the first 100 of them). */
@@ -218,11 +220,13 @@ export function listenForDecision(): DecisionSignals {
       }
       if (inTime && decided) return { ...decided, timedOut: false };
       const onTimeout = options.onTimeout ?? 'reject';
+      const timeoutSeconds = options.timeoutSeconds ?? DEFAULT_TIMEOUT_SECONDS;
       return {
         decision: onTimeout === 'approve' ? 'approved' : 'rejected',
         by: 'timeout',
-        reason: `no decision within ${options.timeoutSeconds ?? DEFAULT_TIMEOUT_SECONDS}s`,
+        reason: `no decision within ${timeoutSeconds}s`,
         timedOut: true,
+        timeoutSeconds,
       };
     },
   };

@@ -117,7 +117,10 @@ describe('how trace-sync --wait and watch end', () => {
         `trace-sync: Workflow ${handle.workflowId} completed without writing anything: nobody approved or rejected its plan within 3s, so it was rejected.`,
       ],
     });
-    expect(JSON.parse(out.stdout)).toMatchObject({ approval: { decision: 'rejected', timedOut: true } });
+    // A script reads how long the plan waited as a number, not out of the reason text.
+    expect(JSON.parse(out.stdout)).toMatchObject({
+      approval: { decision: 'rejected', timedOut: true, timeoutSeconds: 3 },
+    });
   }, 300_000);
 
   it('trace-sync inbox <folder> --job plm-import --wait: a hand-started inbox run processes a drop as a scheduled one does', async () => {
