@@ -5,7 +5,7 @@ import { shownText } from '../../connectors/config-problems';
 import { TraceStatus } from '../../worker/search-attributes';
 import { BY_DEFAULT, operatingSystemUser } from './approve';
 import { runAction } from '../run-action';
-import { memoLine } from '../run-waiter';
+import { wroteBeforeStop } from '../run-waiter';
 import { runningHandle, withTemporalClient } from '../workflow-runner';
 
 /**
@@ -47,8 +47,9 @@ async function cancelRun(workflowId: string, flags: CancelFlags): Promise<void> 
       );
     }
     const status = closed.typedSearchAttributes.get(TraceStatus) ?? 'unset';
+    const wrote = wroteBeforeStop(await closed.memo);
     process.stdout.write(
-      `Workflow ${workflowId} cancelled (TraceStatus ${status}); what it wrote:${memoLine(await closed.memo)}\n` +
+      `Workflow ${workflowId} cancelled (TraceStatus ${status})${wrote ? `; what it wrote: ${wrote}` : ''}.\n` +
         'Run the same input again to write the rest: what the cancelled run wrote counts as unchanged.\n',
     );
   });

@@ -128,7 +128,7 @@ describe('cancelling a run mid-batch', () => {
     expect(cliProblems(watched.stderr)).toEqual([
       expect.stringMatching(
         new RegExp(
-          `^trace-sync: Workflow ${handle.workflowId} was cancelled by \\S+: it stopped before its next write and writes nothing more\\. What it wrote before the stop: \\{"total":${STYLES},"created":${atClose.length},`,
+          `^trace-sync: Workflow ${handle.workflowId} was cancelled by \\S+: it stopped before its next write and writes nothing more\\. What it wrote before the stop: ${atClose.length} products created, 0 updated\\.$`,
         ),
       ),
     ]);
@@ -198,7 +198,7 @@ describe('cancelling a run mid-batch', () => {
           `Sent cancel to ${handle.workflowId}; waiting for its running batch to stop...\n`,
         );
         expect(cli.stdout).toMatch(
-          /^Workflow \S+ cancelled \(TraceStatus cancelled\); what it wrote: \{"created":\d+.*\nRun the same input again/,
+          /^Workflow \S+ cancelled \(TraceStatus cancelled\); what it wrote: \d+ orders created, 0 patched\.\nRun the same input again/,
         );
       },
     );
@@ -212,6 +212,9 @@ describe('cancelling a run mid-batch', () => {
 
     const atClose = await platformOrders();
     expect(atClose.length).toBeLessThan(ORDERS);
+    expect(watched.stderr).toContain(
+      `What it wrote before the stop: ${atClose.length} orders created, 0 patched.`,
+    );
     await sleep(5_000);
     expect(await platformOrders()).toHaveLength(atClose.length);
     expect(described.typedSearchAttributes.get(TraceStatus)).toBe('cancelled');
