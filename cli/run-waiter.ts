@@ -8,6 +8,7 @@ import {
 } from '@temporalio/client';
 import { optionalTsToMs } from '@temporalio/common/lib/time';
 import { z } from 'zod';
+import { ringsSaid } from '../connectors/plm-import/rings-said';
 import { PlanNotAppliedError, RunStoppedError, StillRunningError } from './run-action';
 import { followProgress, sinkFor, type ProgressOutput, type ProgressSink } from './progress';
 import { linksValidity, type StoreLink } from './store-files';
@@ -352,16 +353,9 @@ function notWritten(
   return said.length > 0 ? `; ${said.join(', ')}` : '';
 }
 
-/** `the swap of A and B`, `the ring of A, B and C`, as the run's details name them. */
-function ringsSaid(rings: string[][]): string {
-  const said = rings.slice(0, 3).map((ring) => {
-    const named =
-      ring.length <= 2 ? ring.join(' and ') : `${ring.slice(0, -1).join(', ')} and ${ring.at(-1)}`;
-    return `the ${ring.length === 2 ? 'swap' : 'ring'} of ${named}`;
-  });
-  if (rings.length > 3) said.push(`${rings.length - 3} more`);
-  return `; ${said.join(', ')} written whole before the stop`;
-}
+/** `; the swap of A and B written whole before the stop`, as the run's details name the swaps. */
+const ringsWritten = (rings: string[][]): string =>
+  `; ${ringsSaid(rings).join(', ')} written whole before the stop`;
 
 /**
  * What a stopped run wrote, in words, from the counts its job put in its memo: `12 products created, 3 updated; 40
@@ -380,7 +374,7 @@ export function wroteBeforeStop(memo: Record<string, unknown> | undefined): stri
       [p.unchanged, 'unchanged'],
       [p.archived, 'archived left alone'],
     ];
-    return `${written}${notWritten(rest, p.rejected, file)}${ringsFinished?.length ? ringsSaid(ringsFinished) : ''}`;
+    return `${written}${notWritten(rest, p.rejected, file)}${ringsFinished?.length ? ringsWritten(ringsFinished) : ''}`;
   }
   const push = erpPushMemo.safeParse(memo);
   if (push.success) {

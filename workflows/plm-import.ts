@@ -32,6 +32,7 @@ import {
   stepActivityOptions,
 } from './batch-run';
 import { batchSummary, showOutcome } from './operator-view';
+import { ringsSaid } from '../connectors/plm-import/rings-said';
 
 export type { PlmImportResult } from '../activities/plm-import';
 
@@ -105,14 +106,6 @@ const CANCEL_FINISHES_RINGS_PATCH = 'plm-cancel-finishes-rings';
 /** patched: runs cancelled before result.json named the rings a cancel finished replay without them in the finish. */
 const RESULT_NAMES_RINGS_PATCH = 'plm-result-names-rings';
 
-/** "the swap of A and B", "the ring of A, B and C", for the run's details. */
-function ringSaid(products: readonly string[]): string {
-  const named =
-    products.length <= 2
-      ? products.join(' and ')
-      : `${products.slice(0, -1).join(', ')} and ${products.at(-1)}`;
-  return `the ${products.length === 2 ? 'swap' : 'ring'} of ${named}`;
-}
 const explained = explainer('PlmImportFailed');
 
 /** Job 1: import a PLM spreadsheet into the catalogue (styles, variants, SKUs), keyed by externalId. */
@@ -293,8 +286,7 @@ export async function plmImport(
   if (cancelled) {
     setStatus('cancelled');
     const left = result.products.total - progress.done;
-    const rings = ringsFinished.slice(0, 3).map(ringSaid);
-    if (ringsFinished.length > 3) rings.push(`${ringsFinished.length - 3} more`);
+    const rings = ringsSaid(ringsFinished);
     const whole =
       rings.length === 0
         ? ''
