@@ -20,7 +20,7 @@ import {
   type PartyKey,
 } from './fields';
 import { agreeOnHeader, managesField, rowList } from './header';
-import { constantParty, missingParty, ownParty, partyWritten } from './parties';
+import { constantParty, missingParty, notOwnersRemedy, ownParty, partyWritten } from './parties';
 import {
   resolveCompanyCode,
   resolveFacilityProcess,
@@ -384,7 +384,7 @@ function buildOrder(
             .join(' and '),
           reason:
             'neither the buyer nor the supplier is your company (the one of the API key), and an order is pushed by ' +
-            'its buyer or its supplier; correct the code in one of these columns, or leave the order out of the export',
+            `its buyer or its supplier; ${notOwnersRemedy(profile, (key) => agreed.get(key))}`,
         },
         rowNumbers,
       );

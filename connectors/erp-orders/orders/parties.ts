@@ -85,3 +85,22 @@ export function partyWritten(
     return `constant ${'code' in constant ? spec.codeField : spec.idField} ${written(constant)}`;
   return `${key === 'buyerCompanyId' ? 'buyer' : 'supplier'}: your company (ownCompanyAs)`;
 }
+
+/**
+ * What to do with an order neither of whose parties is the caller's company. The caller's own company rarely has a
+ * company code of its own to write: where the mapping makes it a party (ownCompanyAs), that party's cell left blank
+ * is the way to name it.
+ */
+export function notOwnersRemedy(
+  profile: MappingProfile,
+  cellOf: (key: 'buyerCompanyId' | 'supplierCompanyId') => { column: string } | undefined,
+): string {
+  const own = profile.ownCompanyAs;
+  const column =
+    own === 'none' ? undefined : cellOf(own === 'buyer' ? 'buyerCompanyId' : 'supplierCompanyId')?.column;
+  const blank =
+    column === undefined
+      ? ''
+      : `leave column '${column}' blank for your company to be the ${own} (ownCompanyAs '${own}'), `;
+  return `${blank}correct the code in one of these columns, or leave the order out of the export`;
+}

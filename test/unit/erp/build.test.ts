@@ -277,7 +277,8 @@ describe('parties and reference values', () => {
     expect(onlyRejection(rejections).message).toBe(
       "order 'XX-1' (row 4), column 'buyer_code' 'ACME' and column 'supplier_code' 'MILL-01': neither the buyer nor " +
         'the supplier is your company (the one of the API key), and an order is pushed by its buyer or its supplier; ' +
-        'correct the code in one of these columns, or leave the order out of the export',
+        "leave column 'supplier_code' blank for your company to be the supplier (ownCompanyAs 'supplier'), correct " +
+        'the code in one of these columns, or leave the order out of the export',
     );
   });
 
