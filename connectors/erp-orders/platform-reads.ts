@@ -93,6 +93,7 @@ export async function buildContext(
     ownCompanyId: own,
     companies: companyResolverFromDirectory(directory.entries),
     facilityProcesses: processes.map(({ id, name }) => ({ id, name })),
+    companyCodes: new Map(directory.entries.map((entry) => [entry.id, entry.code])),
     ...(directory.ids ? { knownCompanyIds: directory.ids } : {}),
   };
 }

@@ -12,6 +12,9 @@ import { stagingRefSchema, type ApiCalls, type Progress } from '../staging';
 import { copyInput, inputExists, isS3Url } from '../storage';
 import type { OrderType } from '../traceability/schemas/orders';
 import { buildOrders, checkExportColumns, companyCodesIn, givesCompanyIds } from './orders/build';
+import type { OrderDraft } from './orders/draft';
+import { PARTY_FIELDS } from './orders/fields';
+import { planWordsOf } from './plan-words';
 import { buildContext, naturalKey, refsToResolve, resolveProducts, takeSnapshot } from './platform-reads';
 import { READ_WARNINGS_KEPT } from './read-warnings';
 import { DEFAULT_PROFILE, loadProfileFile } from './profile';
@@ -186,6 +189,13 @@ export async function prepareRun(
     archivedRefs: products.archived,
     responsiblePersonIds: profile.responsiblePersonIds,
     ownCompanyId: context.ownCompanyId,
+    planWords: planWordsOf(
+      profile,
+      table.columns,
+      context.companyCodes ?? new Map(),
+      context.facilityProcesses,
+      referencedCompanies(built.drafts),
+    ),
   };
   const manifestRef = await run.staging.putJson(run.key('manifest.json'), manifest);
   const readWarnings = [...(table.warnings ?? []), ...built.warnings];
@@ -208,4 +218,16 @@ export async function prepareRun(
     apiCalls: api.count,
     durationMs: Date.now() - started,
   };
+}
+
+/** The company ids the drafts name (a plan shows their codes; apply-batch looks up the platform's others). */
+function referencedCompanies(drafts: readonly OrderDraft[]): Set<string> {
+  const ids = new Set<string>();
+  for (const draft of drafts) {
+    for (const party of PARTY_FIELDS) {
+      const id = draft[party.key];
+      if (typeof id === 'string') ids.add(id);
+    }
+  }
+  return ids;
 }

@@ -7,6 +7,7 @@ import { z } from 'zod';
 import { RunFolder, runManifestBaseSchema, stagingRefSchema, type IntentOf } from '../staging';
 import { orderTypeSchema, type OrderType } from '../traceability/schemas/orders';
 import { orderDraftSchema } from './orders/draft';
+import { planWordsSchema } from './plan-words';
 import { existingOrderSchema } from './reconcile';
 
 /** One staged unit of work: the draft and what the platform held for it when the run started. */
@@ -48,6 +49,8 @@ export const runManifestSchema = runManifestBaseSchema.extend({
   responsiblePersonIds: z.record(z.string(), z.string()).default({}),
   /** The key's company: whose learned responsible persons the batches read and store (absent in older runs). */
   ownCompanyId: z.string().optional(),
+  /** The export's words for the order fields and ids an update plan shows (absent in older runs: the API's). */
+  planWords: planWordsSchema.optional(),
 });
 export type RunManifest = z.infer<typeof runManifestSchema>;
 

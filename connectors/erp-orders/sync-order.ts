@@ -5,7 +5,7 @@ import { isTraceabilityApiError, type TraceabilityApiError } from '../traceabili
 import type { Order } from '../traceability';
 import type { OrderType } from '../traceability/schemas/orders';
 import { productRefKey, type OrderDraft, type ProductRef } from './orders/draft';
-import { blockingTypes, resolveProducts, toExisting } from './platform-reads';
+import { blockingTypes, companyDirectory, resolveProducts, toExisting } from './platform-reads';
 import {
   rejectedOutcome,
   type BatchRecord,
@@ -15,6 +15,9 @@ import {
 } from './push-run';
 import { planOrderSync, type ExistingOrder, type OrderPlan } from './reconcile';
 import type { PersonDirectory } from './persons';
+import { PARTY_FIELDS } from './orders/fields';
+import { NAMED_FIELDS, type PlanWords } from './plan-words';
+
 import { productProblem } from './reconcile-lines';
 
 export interface OrderSyncContext {
@@ -31,7 +34,13 @@ export interface OrderSyncContext {
   /** Archived orders are unarchived and updated (else rejected as `order_archived`). */
   unarchive?: boolean;
   persons: PersonDirectory;
+  /** The export's words for a plan's order fields (the run's manifest; absent in older runs). */
+  words?: PlanWords;
+  /** The whole network's codes, read into `words` once per batch (orders run side by side await the one read). */
+  networkNamed?: Promise<void>;
 }
+
+const PARTY_KEYS: ReadonlySet<string> = new Set(PARTY_FIELDS.map((party) => party.key));
 
 /** Comparing with an existing order needs platform product ids: look up the refs the prepare did not. */
 async function resolveRefsOf(draft: OrderDraft, ctx: OrderSyncContext): Promise<void> {
@@ -131,18 +140,46 @@ function shownValue(value: unknown): string {
   return quoteInput(typeof value === 'object' ? JSON.stringify(value) : String(value), 120);
 }
 
-/** Each order field a patch plan changes, the platform's value before and what the patch sends. */
+/**
+ * Each order field a patch plan changes, the platform's value before and what the patch sends: under the export's
+ * column, a company or facility process by the code or name the export gives it.
+ */
 function fieldChanges(
   plan: Extract<OrderPlan, { kind: 'patch' }>,
   existing: ExistingOrder,
+  words: PlanWords | undefined,
 ): NonNullable<OrderOutcome['fields']> {
   const sent = new Map<string, unknown>(plan.steps.flatMap((step) => Object.entries(step)));
   const before = new Map<string, unknown>(Object.entries(existing));
+  const named = (field: string, value: unknown): unknown =>
+    typeof value === 'string' && NAMED_FIELDS.has(field) ? (words?.names[value] ?? value) : value;
   return plan.changedFields.map((field) => ({
-    field,
-    before: shownValue(before.get(field)),
-    after: shownValue(sent.get(field)),
+    field: words?.columns[field] ?? field,
+    before: shownValue(named(field, before.get(field))),
+    after: shownValue(named(field, sent.get(field))),
   }));
+}
+
+/**
+ * A party the platform's order names and the export does not (the receiver an update replaces): the run read codes
+ * by the export's, so the plan would show its id. The network is read once per batch, only for such an order.
+ */
+async function nameCompaniesOf(
+  plan: Extract<OrderPlan, { kind: 'patch' }>,
+  existing: ExistingOrder,
+  ctx: OrderSyncContext,
+): Promise<void> {
+  const words = ctx.words;
+  if (words === undefined) return;
+  const lacking = plan.changedFields.some((field) => {
+    const before: unknown = existing[field];
+    return PARTY_KEYS.has(field) && typeof before === 'string' && words.names[before] === undefined;
+  });
+  if (!lacking) return;
+  ctx.networkNamed ??= companyDirectory(ctx.api, [], true).then((network) => {
+    for (const entry of network.entries) words.names[entry.id] ??= entry.code;
+  });
+  await ctx.networkNamed;
 }
 
 /** An audit field of the order as the API answered it (spec 03: `createdByUserName`, `updatedByApiKeyId`...). */
@@ -420,7 +457,8 @@ export async function syncOrder(
       continue;
     }
     if (state.existing) {
-      fields = fieldChanges(plan, state.existing);
+      await nameCompaniesOf(plan, state.existing, ctx);
+      fields = fieldChanges(plan, state.existing, ctx.words);
       warning = madeInPlatformUi(draft, state.existing);
     }
     if (ctx.dryRun) {

@@ -86,14 +86,14 @@ describe('plan, then approve (ERP push): erp-orders --approve', () => {
     );
     const runDir = path.join(stack().config.dataDir, 'runs', handle.workflowId);
     expect(readFileSync(path.join(runDir, 'plan.html'), 'utf8')).toContain(
-      'orderDate: 2025-03-01 → 2025-03-15',
+      'order_date: 2025-03-01 → 2025-03-15',
     );
     const updates = XLSX.utils.sheet_to_json<Record<string, string>>(
       XLSX.readFile(path.join(runDir, 'plan.xlsx')).Sheets.Updates as XLSX.WorkSheet,
     );
     expect(updates.map((row) => [row['orderNumber'], row['fields changed (before → after)']])).toEqual([
-      ['APV-F-1', 'orderDate: 2025-03-01 → 2025-03-15'],
-      ['APV-F-2', 'orderDate: 2025-03-01 → 2025-03-15'],
+      ['APV-F-1', 'order_date: 2025-03-01 → 2025-03-15'],
+      ['APV-F-2', 'order_date: 2025-03-01 → 2025-03-15'],
     ]);
     // While the plan waits, a colleague sets APV-F-1's order date on the platform.
     const edited = await onPlatformOrder('APV-F-1');
@@ -105,8 +105,8 @@ describe('plan, then approve (ERP push): erp-orders --approve', () => {
       {
         externalId: 'APV-F-1',
         orderType: 'PURCHASE_ORDER',
-        approved: 'update (lines +0 ~0 -0; orderDate: 2025-03-01 → 2025-03-15)',
-        now: 'update (lines +0 ~0 -0; orderDate: 2025-03-10 → 2025-03-15)',
+        approved: 'update (lines +0 ~0 -0; order_date: 2025-03-01 → 2025-03-15)',
+        now: 'update (lines +0 ~0 -0; order_date: 2025-03-10 → 2025-03-15)',
       },
     ]);
     expect(result.orders).toMatchObject({ patched: 1 });
@@ -178,6 +178,42 @@ describe('plan, then approve (ERP push): erp-orders --approve', () => {
       'lines deleted',
       'fields changed (before → after)',
     ]);
+  }, 300_000);
+
+  // An order's receiver is a pair the export gives as a company code and a facility process name: the approver reads
+  // the plan in those words (the export's columns and what they hold), never the platform's ids.
+  it('the plan shows an update of the receiver in the export’s columns and words, escaped, not the platform’s ids', async () => {
+    const header =
+      'order_number,supplier_code,receiver_code,receiver_facility_process,tags,line_number,product_external_id,quantity,unit\n';
+    const sheet = (name: string, receiver: string, process: string, tags: string) => {
+      const file = path.join(dir(), name);
+      writeFileSync(
+        file,
+        `${header}APV-W-1,SUP-1001,${receiver},${process},${tags},1,PLM-TEE-001-BLK,5,PIECES\n`,
+      );
+      return file;
+    };
+    const seeded = await stack().client.workflow.execute(erpOrders, {
+      taskQueue: stack().taskQueue,
+      workflowId: stack().workflowId('words-seed'),
+      args: [{ file: sheet('apv-words-seed.csv', 'SUP-1002', 'Warehouse', 'summer') }],
+    });
+    expect(seeded.orders).toMatchObject({ created: 1 });
+    const handle = await startAwaiting(
+      sheet('apv-words.csv', 'SUP-1003', 'Cut make trim', '"summer,<b>sale</b>"'),
+      'erp-orders',
+    );
+    const html = readFileSync(
+      path.join(stack().config.dataDir, 'runs', handle.workflowId, 'plan.html'),
+      'utf8',
+    );
+    const updates = html.match(/<h2>Updates[\s\S]*?<\/table>/)?.[0] ?? '';
+    expect(updates).toContain('receiver_code: SUP-1002 → SUP-1003');
+    expect(updates).toContain('receiver_facility_process: Warehouse → Cut make trim');
+    expect(updates).toContain('tags: summer → summer, &lt;b&gt;sale&lt;/b&gt;');
+    expect(html).not.toMatch(/cmp_|receiverCompanyId|receiverFacilityProcess/);
+    expect((await cli('reject', handle.workflowId)).status).toBe(0);
+    await handle.result();
   }, 300_000);
 
   it('a reject sent before the plan is written is ignored: the run says so and awaits a decision on the plan', async () => {

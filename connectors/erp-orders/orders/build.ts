@@ -55,6 +55,8 @@ export interface BuildContext {
   facilityProcesses: FacilityProcessList;
   /** Every company id of the caller's network, when the export gives party ids: others are the API's 404. */
   knownCompanyIds?: ReadonlySet<string>;
+  /** Company id → its code, for the companies the directory read (a plan names them so). */
+  companyCodes?: ReadonlyMap<string, string>;
 }
 
 export interface BuildResult {

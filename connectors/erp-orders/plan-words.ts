@@ -1,0 +1,55 @@
+import { z } from 'zod';
+import { ORDER_SOURCE_FIELDS, type MappingProfile } from './profile';
+import { PARTY_FIELDS } from './orders/fields';
+
+/**
+ * What a plan calls an order field and its platform ids, in the export's words: the column the mapping reads the
+ * field from, and for a party or a facility process the company code or process name the ids stand for.
+ */
+export const planWordsSchema = z.strictObject({
+  /** API field → the export's column (`receiverCompanyId` → `receiver_code`). */
+  columns: z.record(z.string(), z.string()),
+  /** Platform id → the export's word (a company's code, a facility process's name). */
+  names: z.record(z.string(), z.string()),
+});
+export type PlanWords = z.infer<typeof planWordsSchema>;
+
+/** The fields whose values are platform ids the export names by a code or a name. */
+export const NAMED_FIELDS: ReadonlySet<string> = new Set([
+  ...PARTY_FIELDS.map((party) => party.key),
+  'buyerFacilityProcess',
+  'supplierFacilityProcess',
+  'receiverFacilityProcess',
+]);
+
+export function planWordsOf(
+  profile: MappingProfile,
+  exportColumns: readonly string[],
+  companyCodes: ReadonlyMap<string, string>,
+  facilityProcesses: ReadonlyArray<{ id: string; name: string }>,
+  referencedIds: ReadonlySet<string>,
+): PlanWords {
+  const inExport = new Set(exportColumns);
+  const mapped = profile.columns;
+  const columns: Record<string, string> = {};
+  for (const field of ORDER_SOURCE_FIELDS) {
+    const column = mapped[field];
+    if (column !== undefined) columns[field] = column;
+  }
+  for (const party of PARTY_FIELDS) {
+    delete columns[party.idField];
+    delete columns[party.codeField];
+    const byCode = mapped[party.codeField];
+    const byId = mapped[party.idField];
+    // A party is read from its code column when the export has it, else from its id column.
+    const column = byCode !== undefined && (inExport.has(byCode) || byId === undefined) ? byCode : byId;
+    if (column !== undefined) columns[party.key] = column;
+  }
+  const names: Record<string, string> = {};
+  for (const process of facilityProcesses) names[process.id] = process.name;
+  for (const id of referencedIds) {
+    const code = companyCodes.get(id);
+    if (code !== undefined) names[id] = code;
+  }
+  return { columns, names };
+}
