@@ -17,7 +17,6 @@ import { planOrderSync, type ExistingOrder, type OrderPlan } from './reconcile';
 import type { PersonDirectory } from './persons';
 import { PARTY_FIELDS } from './orders/fields';
 import { NAMED_FIELDS, type PlanWords } from './plan-words';
-
 import { productProblem } from './reconcile-lines';
 
 export interface OrderSyncContext {
@@ -162,7 +161,8 @@ function fieldChanges(
 
 /**
  * A party the platform's order names and the export does not (the receiver an update replaces): the run read codes
- * by the export's, so the plan would show its id. The network is read once per batch, only for such an order.
+ * by the export's, so the plan would show its id. The network is read once per batch, only for such an order and only
+ * in a plan's dry pass (the real pass spends no call on words); should that read fail, the plan shows the id.
  */
 async function nameCompaniesOf(
   plan: Extract<OrderPlan, { kind: 'patch' }>,
@@ -176,9 +176,12 @@ async function nameCompaniesOf(
     return PARTY_KEYS.has(field) && typeof before === 'string' && words.names[before] === undefined;
   });
   if (!lacking) return;
-  ctx.networkNamed ??= companyDirectory(ctx.api, [], true).then((network) => {
-    for (const entry of network.entries) words.names[entry.id] ??= entry.code;
-  });
+  ctx.networkNamed ??= companyDirectory(ctx.api, [], true).then(
+    (network) => {
+      for (const entry of network.entries) words.names[entry.id] ??= entry.code;
+    },
+    () => undefined,
+  );
   await ctx.networkNamed;
 }
 
@@ -457,7 +460,7 @@ export async function syncOrder(
       continue;
     }
     if (state.existing) {
-      await nameCompaniesOf(plan, state.existing, ctx);
+      if (ctx.dryRun) await nameCompaniesOf(plan, state.existing, ctx);
       fields = fieldChanges(plan, state.existing, ctx.words);
       warning = madeInPlatformUi(draft, state.existing);
     }
