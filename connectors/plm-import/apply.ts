@@ -36,7 +36,10 @@ const EXISTS_CODES = new Set(['external_id_already_exists', 'codes_not_unique'])
 interface StepContext {
   api: ApiCalls;
   journal: BatchJournal<JournalEntry>;
-  /** Products rejected in earlier batches: their children are rejected without a call. */
+  /**
+   * Products rejected in earlier batches: their children are rejected without a call, and so are the products taking
+   * a code from them (they still hold it).
+   */
   rejectedParents: ReadonlyMap<string, Outcome>;
   /** Writes an earlier attempt of this batch began and did not settle. */
   pending: ReadonlyMap<string, { write: 'create' | 'update' }>;
@@ -159,6 +162,36 @@ async function restored(
   return { ...refused, message: `${refused.message ?? ''}${note}` };
 }
 
+/**
+ * A product taking codes from products of the sheet refused in an earlier batch: those still hold them, so its write is
+ * bound to be refused (codes_not_unique, naming neither row). Its rejection names the givers' rows instead.
+ */
+function giversRefused(step: WriteStep, context: StepContext): Outcome | undefined {
+  const refused = (step.takes ?? []).flatMap((code) => {
+    const giver = context.rejectedParents.get(code.giver);
+    return giver && giver.target === undefined ? [{ ...code, why: giver.code ?? 'rejected' }] : [];
+  });
+  const first = refused[0];
+  if (first === undefined) return undefined;
+  const rows = [...new Set(refused.map((code) => code.giverRow))];
+  const taken = refused
+    .map(
+      (code) =>
+        `${code.codeId} '${code.codeValue}' from row ${code.giverRow} ('${code.giver}'), whose own write was refused (${code.why})`,
+    )
+    .join(', and ');
+  const fix = `fix row${rows.length > 1 ? 's' : ''} ${rows.join(' and ')} first, then import both again`;
+  const kept =
+    step.action === 'update' && step.restoreCodes
+      ? ''
+      : `: '${step.externalId}' was not written and keeps its codes`;
+  return outcome(step, 'rejected', {
+    code: 'code_giver_rejected',
+    message: `'${step.externalId}' takes ${taken}; ${fix}${kept}`,
+    column: first.column,
+  });
+}
+
 async function applyStep(step: WriteStep, context: StepContext): Promise<Outcome> {
   const parentRejected =
     step.parentExternalId === null ? undefined : context.rejectedParents.get(step.parentExternalId);
@@ -169,14 +202,17 @@ async function applyStep(step: WriteStep, context: StepContext): Promise<Outcome
       column: step.parentColumn,
     });
   }
+  const givers = giversRefused(step, context);
+  if (givers && step.action === 'create') return givers;
   await context.journal.append({ kind: 'intent', externalId: step.externalId, write: step.action });
   if (step.action === 'create') return applyCreate(step, context);
   let refused =
-    Object.keys(step.body).length === 0
+    givers ??
+    (Object.keys(step.body).length === 0
       ? undefined
       : await rejectedBy(step, () =>
           context.api.one(() => context.api.client.products.update(step.id, step.body)),
-        );
+        ));
   if (refused && step.restoreCodes) refused = await restored(step, step.restoreCodes, refused, context);
   if (refused && step.unarchive)
     // unarchiveAll ran before the PUT: the product is live again whatever the PUT's answer.
@@ -318,7 +354,7 @@ export async function applyBatch(
   const journal = run.journal(input.batch);
   const { done, pending } = await journal.resume();
   const rejectedParents = new Map<string, Outcome>();
-  if (entry.level !== 'style') {
+  if (entry.level !== 'style' || steps.some((step) => step.takes !== undefined)) {
     for (const earlier of await run.outcomes(input.batch))
       if (earlier.outcome === 'rejected') rejectedParents.set(earlier.externalId, earlier);
   }

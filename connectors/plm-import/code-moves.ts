@@ -54,9 +54,23 @@ export function releaseCodes(
   });
 }
 
+/** A code a taker gets from another product of the sheet, whose write frees it first. */
+export interface TakenCode {
+  giver: string;
+  codeId: string;
+  codeValue: string;
+  /** The taker's column of the code. */
+  column: string | null;
+}
+
 export interface CodeMoves {
   /** Codes a sheet product holds and gives up in this run, another taking them. */
   released: Set<string>;
+  /**
+   * By taker, the codes it takes from givers written once (not freed products of a ring, whose refused second write
+   * puts codes back, or not): should such a giver's write be refused, it still holds them.
+   */
+  takes: Map<string, TakenCode[]>;
   /** The wave of each taker's write (the givers' writes land in earlier ones); absent: 0. */
   waves: Map<string, number>;
   /**
@@ -167,6 +181,7 @@ export function codeMoves(
   const byId = new Map(drafts.map((draft) => [draft.externalId, draft]));
   const released = new Set<string>();
   const givers = new Map<string, Set<string>>();
+  const taken = new Map<string, TakenCode[]>();
   for (const draft of drafts) {
     if (draft.referenceOnly) continue;
     for (const code of draft.fields.codes ?? []) {
@@ -183,6 +198,14 @@ export function codeMoves(
       const set = givers.get(draft.externalId) ?? new Set<string>();
       set.add(giver.externalId);
       givers.set(draft.externalId, set);
+      const codes = taken.get(draft.externalId) ?? [];
+      codes.push({
+        giver: giver.externalId,
+        codeId: code.codeId,
+        codeValue: code.codeValue,
+        column: code.column,
+      });
+      taken.set(draft.externalId, codes);
     }
   }
   const freed = new Set<string>();
@@ -248,5 +271,10 @@ export function codeMoves(
     const waited = [...(givers.get(id) ?? [])].map(gives);
     waves.set(id, Math.max(...waited) + 1);
   }
-  return { released, waves, freed, rings, swapping };
+  const takes = new Map<string, TakenCode[]>();
+  for (const [taker, codes] of taken) {
+    const once = codes.filter((code) => !freed.has(code.giver));
+    if (once.length > 0 && !swapping.has(taker)) takes.set(taker, once);
+  }
+  return { released, takes, waves, freed, rings, swapping };
 }

@@ -27,6 +27,13 @@ function compositionKey(sections: readonly DraftComposition[]): string {
     .join('\u0002');
 }
 
+export type TakesCode = {
+  giver: string;
+  giverRow: number;
+  codeId: string;
+  codeValue: string;
+  column: string | null;
+};
 interface StepBase {
   externalId: string;
   level: ProductLevel;
@@ -38,6 +45,8 @@ interface WriteBase extends StepBase {
    * product gives up in this run is written after that one's PUT (spec 01: code values are unique on every write).
    */
   wave?: number;
+  /** Codes it takes from other products of the sheet (codeMoves `takes`), each with the giver's first row. */
+  takes?: TakesCode[];
 }
 export interface CreateStep extends WriteBase {
   action: 'create';
@@ -227,6 +236,7 @@ export function planImport(
       : parent;
   };
   const moves = codeMoves(ordered, catalogue, options.unarchive ?? false);
+  const rowsOf = new Map(ordered.map((draft) => [draft.externalId, draft.rowNumbers]));
   /** The batch wave of each write: after the givers of the codes it takes, and not before its parent's create. */
   const waveOf = (draft: ValidDraft): number => {
     const parent = draft.parentExternalId === null ? undefined : createWaves.get(draft.parentExternalId);
@@ -393,7 +403,19 @@ export function planImport(
       });
     }
     const wave = waveOf(draft);
-    const waved = wave > 0 ? { wave } : {};
+    const taken = moves.takes.get(draft.externalId);
+    const waved = {
+      ...(wave > 0 ? { wave } : {}),
+      ...(taken
+        ? {
+            takes: taken.map(({ giver, ...code }) => ({
+              giver,
+              giverRow: rowsOf.get(giver)?.[0] ?? 0,
+              ...code,
+            })),
+          }
+        : {}),
+    };
     if (!current) {
       creating.add(draft.externalId);
       createWaves.set(draft.externalId, wave);

@@ -85,6 +85,18 @@ export type SheetStage = z.infer<typeof sheetStageSchema>;
 /** A write of the plan, as staged for its batch. `styleLevelId` cannot be sent on create: it follows by PUT. */
 /** Batches of wave n follow those of wave n-1: a code another sheet product gives up is taken after its PUT. */
 const waveSchema = z.number().int().min(1).optional();
+/** Codes the product takes from other products of the sheet: refused without a call should such a giver be refused. */
+const takesSchema = z
+  .array(
+    z.strictObject({
+      giver: z.string(),
+      giverRow: z.number().int(),
+      codeId: z.string(),
+      codeValue: z.string(),
+      column: z.string().nullable(),
+    }),
+  )
+  .optional();
 export const writeStepSchema = z.discriminatedUnion('action', [
   z.strictObject({
     action: z.literal('create'),
@@ -100,6 +112,7 @@ export const writeStepSchema = z.discriminatedUnion('action', [
     /** The code types the sheet's codes give: a create that meets the product drops the others as an update would. */
     givesTypes: z.array(z.string()).optional(),
     wave: waveSchema,
+    takes: takesSchema,
   }),
   z.strictObject({
     action: z.literal('update'),
@@ -114,6 +127,7 @@ export const writeStepSchema = z.discriminatedUnion('action', [
     /** Archived in the catalogue: unarchived (children left as they are) before the PUT. */
     unarchive: z.boolean().optional(),
     wave: waveSchema,
+    takes: takesSchema,
     /** A product of a ring of codes taken round (a swap); its ring's name. */
     ring: z.string().optional(),
     /** The first of the product's two writes in its ring: without the codes it takes; counted as no product. */

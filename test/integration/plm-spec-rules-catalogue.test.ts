@@ -291,7 +291,7 @@ describe('PLM import follows the spec rules (issue 15)', () => {
 
     // The API refuses one product of a swap for another code (held by a product the plan did not read): the other, its
     // barcode given up by its first write, gets it back instead of ending without one.
-    it("a swap whose other product the API refuses puts the freed product's barcode back, both rows rejected saying so", async () => {
+    it("a swap whose other product the API refuses puts the freed product's barcode back, both rows rejected saying so, the freed one naming the other's row", async () => {
       const [E, F] = ['4006381333962', '4006381333979'];
       await run({
         file: await sheetOf('back-1.csv', { 'MOV-S': E, 'MOV-M': F, 'MOV-L': '' }),
@@ -309,17 +309,62 @@ describe('PLM import follows the spec rules (issue 15)', () => {
         'back-2.csv',
         [`${HEADER.join(',')},EAN_GTIN_13`, sku('S', 'MOV-S', F), sku('M', 'OUT-TAKEN', E), ''].join('\r\n'),
       );
+      const before = snapshot();
       const result = await run({ file: sheet, profile: 'native' });
       expect(rejectsOf(result)).toEqual([
         {
           externalId: 'MOV-S',
-          code: 'codes_not_unique',
-          message: expect.stringMatching(/the codes it held before the run were put back/),
+          code: 'code_giver_rejected',
+          message: `row 2: 'MOV-S' takes EAN_GTIN_13 '${F}' from row 3 ('MOV-M'), whose own write was refused (codes_not_unique); fix row 3 first, then import both again; the codes it held before the run were put back (it had given them up for a swap with other rows)`,
         },
         expect.objectContaining({ externalId: 'MOV-M', code: 'codes_not_unique' }),
       ]);
       expect(await eanOf('MOV-S')).toBe(E);
       expect(await eanOf('MOV-M')).toBe(F);
+      // MOV-S without E, MOV-M (refused), MOV-S given E back: its full write, bound to be refused, is not sent.
+      expect(writesSince(before)).toBe(3);
+    });
+
+    // A barcode given up by a row the API refuses (here for its PLM_ID, held by a product the plan did not read) is
+    // still that row's product's: the row taking it would only be refused codes_not_unique, an answer that names
+    // neither the row to fix nor why. It is not sent; its reject names the giver's row and product instead.
+    it("a barcode taken from a row whose own write the API refuses is not sent; the taker's reject names that row, and both keep their barcodes", async () => {
+      const [G, H, I] = ['4006381333986', '4006381333993', '4006381334006'];
+      await run({
+        file: await sheetOf('chain-1.csv', { 'MOV-S': G, 'MOV-M': H, 'MOV-L': '' }),
+        profile: 'native',
+      });
+      await run({
+        file: await file('chain-holder.csv', toCsv(family('CHN', { sku: { PLM_ID: 'CHN-TAKEN' } }))),
+        profile: 'native',
+      });
+      const sku = (size: string, plmId: string, ean: string) =>
+        `MOV-${size},MOV-BLK,sku,MOV ${size},,,,,,${size},180,GRAM,${plmId},,${ean}`;
+      // Row 2 gives G up (takes I) but its PLM_ID is taken; row 3 takes G.
+      const sheet = await file(
+        'chain-2.csv',
+        [`${HEADER.join(',')},EAN_GTIN_13`, sku('S', 'CHN-TAKEN', I), sku('M', 'MOV-M', G), ''].join('\r\n'),
+      );
+      const sandboxStats = async () =>
+        (await (await control('/__sandbox/stats', 'GET')).json()) as { byStatus: Record<string, number> };
+      const refusedBefore = (await sandboxStats()).byStatus['400'] ?? 0;
+      const before = snapshot();
+      const result = await run({ file: sheet, profile: 'native' });
+      expect(rejectsOf(result)).toEqual([
+        expect.objectContaining({ externalId: 'MOV-S', code: 'codes_not_unique' }),
+        {
+          externalId: 'MOV-M',
+          code: 'code_giver_rejected',
+          message:
+            "row 3: 'MOV-M' takes EAN_GTIN_13 '4006381333986' from row 2 ('MOV-S'), whose own write was refused (codes_not_unique); fix row 2 first, then import both again: 'MOV-M' was not written and keeps its codes",
+        },
+      ]);
+      expect(result.products).toMatchObject({ updated: 0, rejectedByApi: 2 });
+      // One PUT, the giver's: the taker's was bound to be refused.
+      expect(writesSince(before)).toBe(1);
+      expect(((await sandboxStats()).byStatus['400'] ?? 0) - refusedBefore).toBe(1);
+      expect(await eanOf('MOV-S')).toBe(G);
+      expect(await eanOf('MOV-M')).toBe(H);
     });
 
     // A worker killed between the ring's batches, and PUTs whose answers are lost after they committed (retried): the
