@@ -338,18 +338,15 @@ export async function applyBatch(
   api: ApiCalls,
   progress: Progress,
   stop?: AbortSignal,
-  rings?: ReadonlySet<string>,
+  only?: ReadonlySet<string>,
 ): Promise<BatchResult> {
   const started = Date.now();
   const { entry } = await run.stagedBatch(input.manifest, manifestSchema, input.batch);
-  if (entry.kind === 'compositions' && rings === undefined)
+  if (entry.kind === 'compositions' && only === undefined)
     return applyCompositionBatch(input, run, api, progress, entry.ref, stop);
   const staged =
     entry.kind === 'compositions' ? [] : await run.staging.readAllNdjson(entry.ref, writeStepSchema);
-  const steps =
-    rings === undefined
-      ? staged
-      : staged.filter((step) => step.action === 'update' && rings.has(step.ring ?? ''));
+  const steps = only === undefined ? staged : staged.filter((step) => only.has(step.externalId));
 
   const journal = run.journal(input.batch);
   const { done, pending } = await journal.resume();
@@ -394,8 +391,9 @@ export interface FinishedRings {
 /**
  * A run cancelled between a ring's first write (its freed product without the codes it takes) and its last would leave
  * that product without the codes it gave up, so the rest of every ring begun is written before the run stops: only
- * those products, batch by batch in the plan's order (each taker after its giver), from `from` (the batch the cancel
- * stopped: its settled products are skipped). A ring is begun once its first write is journalled or under way.
+ * those products and the products outside it whose codes they take (a chain into the ring), batch by batch in the
+ * plan's order (each taker after its giver), from `from` (the batch the cancel stopped: its settled products are
+ * skipped). A ring is begun once its first write is journalled or under way.
  */
 export async function finishRings(
   input: ApplyInput,
@@ -433,6 +431,7 @@ export async function finishRings(
   }
   const members = new Map<string, string[]>();
   const left = new Set<string>();
+  const writing = new Set<string>();
   for (const [index, steps] of batches.entries()) {
     const ringSteps = steps.flatMap((step) =>
       step.action === 'update' && step.ring !== undefined && begun.has(step.ring)
@@ -447,9 +446,24 @@ export async function finishRings(
       if (done && !done.has(externalId)) left.add(ring);
     }
   }
+  for (const ring of left) for (const externalId of members.get(ring) ?? []) writing.add(externalId);
+  // A ring's product may also take a code from a product outside it (the end of a chain into the ring), written in a
+  // batch of its own: that one first, as its own givers, or the ring's write would meet the code still held.
+  const later = batches.slice(input.batch).flat();
+  for (let grown = true; grown;) {
+    grown = false;
+    for (const step of later) {
+      if (!writing.has(step.externalId)) continue;
+      for (const { giver } of step.takes ?? []) {
+        if (writing.has(giver)) continue;
+        writing.add(giver);
+        grown = true;
+      }
+    }
+  }
   for (let batch = input.batch; batch < batches.length && left.size > 0; batch++)
-    if (batches[batch]?.some((step) => step.action === 'update' && left.has(step.ring ?? '')))
-      await applyBatch({ ...input, batch }, run, api, progress, undefined, left);
+    if (batches[batch]?.some((step) => writing.has(step.externalId)))
+      await applyBatch({ ...input, batch }, run, api, progress, undefined, writing);
   return {
     rings: [...left].map((ring) => members.get(ring) ?? []),
     apiCalls: api.count,

@@ -11,6 +11,7 @@ import path from 'node:path';
 import * as XLSX from 'xlsx';
 import { buildDemoSeed } from '../../sandbox/seed/demo';
 import { BRAND_COMPANY_ID, SUPPLIER_COMPANY_ID } from '../../sandbox/seed/demo-network';
+import type { PlmImportResult } from '../../activities/plm-import';
 import { plmImport } from '../../workflows';
 import { plmImportProgressQuery } from '../../workflows/plm-import';
 import { sandboxApi, type TestStack } from '../harness';
@@ -472,6 +473,106 @@ describe('PLM import follows the spec rules (issue 15)', () => {
       // Nothing left for a rerun of the swap.
       const before = snapshot();
       expect((await run({ file: swap, profile: 'native' })).products).toMatchObject({ updated: 0 });
+      expect(writesSince(before)).toBe(0);
+    });
+
+    // A swap one of whose products also takes a code from a product outside it, the end of a chain (each of its products
+    // takes the next one's barcode), cancelled once the early write of the swap has landed, while the chain is still
+    // being written: the chain is written with the rest of the swap, or that product's write meets the code still held.
+    it('a run cancelled between the waves of a swap into which a chain of other products gives a code finishes the chain and the swap', async () => {
+      const [J, K, L, M, N, O] = [
+        '4006381334013',
+        '4006381334020',
+        '4006381334037',
+        '4006381334044',
+        '4006381334051',
+        '4006381334068',
+      ];
+      const sku = (size: string, plmId: string, ean: string) =>
+        `MOV-${size},MOV-BLK,sku,MOV ${size},,,,,,${size},180,GRAM,${plmId},,${ean}`;
+      const sheet = (name: string, rows: string[]) =>
+        file(name, [`${HEADER.join(',')},EAN_GTIN_13`, ...rows, ''].join('\r\n'));
+      await run({
+        file: await sheetOf('rc-1.csv', { 'MOV-S': J, 'MOV-M': K, 'MOV-L': L }),
+        profile: 'native',
+      });
+      await run({
+        file: await sheet('rc-2.csv', [sku('XL', 'MOV-XL', M), sku('XXL', 'MOV-XXL', N)]),
+        profile: 'native',
+      });
+      const codesOf = async (externalId: string) =>
+        Object.fromEntries(
+          (
+            await api<{ codes: Array<{ codeId: string; codeValue: string }> }>(`/styles/${externalId}`)
+          ).codes.map((code) => [code.codeId, code.codeValue]),
+        );
+      // S and M swap barcodes; M also takes L's PLM_ID, L takes XL's barcode, XL takes XXL's: XXL and the early write
+      // of S (batch 1), XL, L, M, then S in full (batch 5).
+      const target = await sheet('rc-3.csv', [
+        sku('S', 'MOV-S', K),
+        sku('M', 'MOV-L', J),
+        sku('L', 'MOV-L2', M),
+        sku('XL', 'MOV-XL', N),
+        sku('XXL', 'MOV-XXL', O),
+      ]);
+      await faults({ latencyMs: 1500, methods: ['PUT'], pathPrefix: '/styles' });
+      const { client, taskQueue, workflowId } = stack();
+      const handle = await client.workflow.start(plmImport, {
+        args: [{ file: target, profile: 'native' }],
+        taskQueue,
+        workflowId: workflowId('plm-rules-chain-ring-cancel'),
+      });
+      try {
+        const deadline = Date.now() + 60_000;
+        let progress = await handle.query(plmImportProgressQuery);
+        while (progress.batchesDone < 1) {
+          if (Date.now() > deadline) throw new Error('the early write of the swap never landed');
+          await new Promise((resolve) => setTimeout(resolve, 50));
+          progress = await handle.query(plmImportProgressQuery);
+        }
+        expect(progress.batchCount).toBe(5);
+        // Batch 2 (XL) under way: L, which gives M its PLM_ID, is not begun.
+        expect(progress.batchesDone).toBe(1);
+        expect(await eanOf('MOV-S')).toBeUndefined();
+        await handle.cancel();
+        const failure = await handle.result().then(
+          () => undefined,
+          (error: unknown) => error,
+        );
+        expect((failure as WorkflowFailedError).cause).toBeInstanceOf(CancelledFailure);
+      } finally {
+        await faults(null);
+      }
+      expect({
+        S: await codesOf('MOV-S'),
+        M: await codesOf('MOV-M'),
+        L: await codesOf('MOV-L'),
+        XL: await codesOf('MOV-XL'),
+        XXL: await codesOf('MOV-XXL'),
+      }).toEqual({
+        S: { PLM_ID: 'MOV-S', EAN_GTIN_13: K },
+        M: { PLM_ID: 'MOV-L', EAN_GTIN_13: J },
+        L: { PLM_ID: 'MOV-L2', EAN_GTIN_13: M },
+        XL: { PLM_ID: 'MOV-XL', EAN_GTIN_13: N },
+        XXL: { PLM_ID: 'MOV-XXL', EAN_GTIN_13: O },
+      });
+      const described = await handle.describe();
+      expect(described.status.name).toBe('CANCELLED');
+      const { resultFile } = (await described.memo) as { resultFile: string };
+      const result = JSON.parse(readFileSync(resultFile, 'utf8')) as PlmImportResult;
+      expect(result).toMatchObject({
+        cancelled: true,
+        products: { updated: 5, rejected: 0 },
+        rejectsFile: null,
+        ringsFinished: [
+          [
+            { externalId: 'MOV-S', rowNumbers: [2] },
+            { externalId: 'MOV-M', rowNumbers: [3] },
+          ],
+        ],
+      });
+      const before = snapshot();
+      expect((await run({ file: target, profile: 'native' })).products).toMatchObject({ updated: 0 });
       expect(writesSince(before)).toBe(0);
     });
   });
