@@ -381,7 +381,7 @@ export async function applyBatch(
   return { batch: input.batch, counts, recovered, apiCalls: api.count, durationMs: Date.now() - started };
 }
 
-/** The rings (swaps) a cancelled run wrote whole before it stopped: their products, the freed one first. */
+/** The rings (swaps) a cancelled run wrote whole before it stopped (none of their products refused): their products, the freed one first. */
 export interface FinishedRings {
   rings: string[][];
   apiCalls: number;
@@ -464,8 +464,18 @@ export async function finishRings(
   for (let batch = input.batch; batch < batches.length && left.size > 0; batch++)
     if (batches[batch]?.some((step) => writing.has(step.externalId)))
       await applyBatch({ ...input, batch }, run, api, progress, undefined, writing);
+  // A ring whose product the API refused here was put back, not written whole: its rows' rejects say so.
+  const refused = new Set(
+    left.size === 0
+      ? []
+      : (await run.outcomes())
+          .filter((outcome) => outcome.target === undefined && outcome.outcome === 'rejected')
+          .map((outcome) => outcome.externalId),
+  );
   return {
-    rings: [...left].map((ring) => members.get(ring) ?? []),
+    rings: [...left]
+      .map((ring) => members.get(ring) ?? [])
+      .filter((products) => !products.some((externalId) => refused.has(externalId))),
     apiCalls: api.count,
     durationMs: Date.now() - started,
   };

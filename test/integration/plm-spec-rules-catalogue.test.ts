@@ -476,6 +476,57 @@ describe('PLM import follows the spec rules (issue 15)', () => {
       expect(writesSince(before)).toBe(0);
     });
 
+    // The cancel's finish of a swap meets the API refusing its other product (its PLM_ID is held by a product the plan
+    // did not read): the freed product gets its barcode back, and the run must not say the swap was written whole.
+    it('a run cancelled inside a swap whose other product the API then refuses puts the barcode back and does not say the swap was written whole', async () => {
+      const [E, F] = ['4006381333962', '4006381333979'];
+      await run({
+        file: await sheetOf('cancel-back-1.csv', { 'MOV-S': E, 'MOV-M': F, 'MOV-L': '' }),
+        profile: 'native',
+      });
+      await run({
+        file: await file('cancel-back-holder.csv', toCsv(family('OUT', { sku: { PLM_ID: 'OUT-TAKEN' } }))),
+        profile: 'native',
+      });
+      const sku = (size: string, plmId: string, ean: string) =>
+        `MOV-${size},MOV-BLK,sku,MOV ${size},,,,,,${size},180,GRAM,${plmId},,${ean}`;
+      const sheet = await file(
+        'cancel-back-2.csv',
+        [`${HEADER.join(',')},EAN_GTIN_13`, sku('S', 'MOV-S', F), sku('M', 'OUT-TAKEN', E), ''].join('\r\n'),
+      );
+      await faults({ latencyMs: 1500, methods: ['PUT'], pathPrefix: '/styles' });
+      const { client, taskQueue, workflowId } = stack();
+      const handle = await client.workflow.start(plmImport, {
+        args: [{ file: sheet, profile: 'native' }],
+        taskQueue,
+        workflowId: workflowId('plm-rules-swap-cancel-refused'),
+      });
+      try {
+        const deadline = Date.now() + 60_000;
+        while ((await eanOf('MOV-S')) !== undefined) {
+          if (Date.now() > deadline) throw new Error('the early write of the swap never landed');
+          await new Promise((resolve) => setTimeout(resolve, 50));
+        }
+        await handle.cancel();
+        const failure = await handle.result().then(
+          () => undefined,
+          (error: unknown) => error,
+        );
+        expect((failure as WorkflowFailedError).cause).toBeInstanceOf(CancelledFailure);
+      } finally {
+        await faults(null);
+      }
+      expect(await eanOf('MOV-S')).toBe(E);
+      expect(await eanOf('MOV-M')).toBe(F);
+      const described = await handle.describe();
+      const metadata = (await handle.query('__temporal_workflow_metadata')) as { currentDetails?: string };
+      expect(metadata.currentDetails).toMatch(/cancelled: /);
+      expect(metadata.currentDetails).not.toMatch(/written whole/);
+      const memo = (await described.memo) as { ringsFinished?: unknown; resultFile: string };
+      expect(memo.ringsFinished).toBeUndefined();
+      expect(JSON.parse(readFileSync(memo.resultFile, 'utf8'))).not.toHaveProperty('ringsFinished');
+    });
+
     // A swap one of whose products also takes a code from a product outside it, the end of a chain (each of its products
     // takes the next one's barcode), cancelled once the early write of the swap has landed, while the chain is still
     // being written: the chain is written with the rest of the swap, or that product's write meets the code still held.
