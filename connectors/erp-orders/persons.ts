@@ -35,6 +35,30 @@ export class PersonDirectory {
     return this.groups;
   }
 
+  /**
+   * Stored user ids in the e-mails the export names them by, as far as this directory knows them: each id by the
+   * e-mail learned or given for it, the ids of a known group together by its e-mails; an id nobody named stays.
+   */
+  emailsOf(ids: readonly string[]): string[] {
+    const emailById = new Map<string, string>();
+    for (const [email, id] of this.byEmail) if (!emailById.has(id)) emailById.set(id, email);
+    const left = new Set(ids.filter((id) => !emailById.has(id)));
+    const grouped: string[] = [];
+    for (const [key, groupIds] of this.groups) {
+      if (groupIds.length === 0 || !groupIds.every((id) => left.has(id))) continue;
+      grouped.push(...key.split('\n'));
+      for (const id of groupIds) left.delete(id);
+    }
+    return [
+      ...ids.flatMap((id) => {
+        const email = emailById.get(id);
+        return email !== undefined ? [email] : [];
+      }),
+      ...grouped,
+      ...left,
+    ];
+  }
+
   /** Mappings the operator gave (the mapping profile's `responsiblePersonIds`): they stand over learned ones. */
   seed(given: Readonly<Record<string, string>>): void {
     for (const [email, id] of Object.entries(given)) {

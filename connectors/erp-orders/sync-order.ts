@@ -141,15 +141,20 @@ function shownValue(value: unknown): string {
 
 /**
  * Each order field a patch plan changes, the platform's value before and what the patch sends: under the export's
- * column, a company or facility process by the code or name the export gives it.
+ * column, a company or facility process by the code or name the export gives it, people by their e-mails.
  */
 function fieldChanges(
   plan: Extract<OrderPlan, { kind: 'patch' }>,
   existing: ExistingOrder,
   words: PlanWords | undefined,
+  persons: PersonDirectory,
 ): NonNullable<OrderOutcome['fields']> {
   const sent = new Map<string, unknown>(plan.steps.flatMap((step) => Object.entries(step)));
   const before = new Map<string, unknown>(Object.entries(existing));
+  // The platform answers responsible persons as user ids; the export (and the patch) names them by e-mail.
+  const stored = before.get('internalResponsiblePersons');
+  if (Array.isArray(stored) && stored.every((id): id is string => typeof id === 'string'))
+    before.set('internalResponsiblePersons', persons.emailsOf(stored));
   const named = (field: string, value: unknown): unknown =>
     typeof value === 'string' && NAMED_FIELDS.has(field) ? (words?.names[value] ?? value) : value;
   return plan.changedFields.map((field) => ({
@@ -461,7 +466,7 @@ export async function syncOrder(
     }
     if (state.existing) {
       if (ctx.dryRun) await nameCompaniesOf(plan, state.existing, ctx);
-      fields = fieldChanges(plan, state.existing, ctx.words);
+      fields = fieldChanges(plan, state.existing, ctx.words, ctx.persons);
       warning = madeInPlatformUi(draft, state.existing);
     }
     if (ctx.dryRun) {

@@ -216,6 +216,43 @@ describe('plan, then approve (ERP push): erp-orders --approve', () => {
     await handle.result();
   }, 300_000);
 
+  /** An update's changed fields as plan.html lists them (the Updates table). */
+  const planUpdates = (workflowId: string) =>
+    readFileSync(path.join(stack().config.dataDir, 'runs', workflowId, 'plan.html'), 'utf8').match(
+      /<h2>Updates[\s\S]*?<\/table>/,
+    )?.[0] ?? '';
+  const sheetFile = (name: string, header: string, ...rows: string[]) => {
+    const file = path.join(dir(), name);
+    writeFileSync(file, `${header}\n${rows.join('\n')}\n`);
+    return file;
+  };
+
+  // Spec 03: "e-mails resolve to user ids"; reads answer ids only. The export names people by e-mail and the run
+  // learned whose id each is: the plan says both sides in e-mails, never one side in ids the operator cannot read.
+  it('the plan shows the responsible persons before and after as the export names them (e-mails), not user ids', async () => {
+    const header =
+      'order_number,supplier_code,responsible_persons,line_number,product_external_id,quantity,unit';
+    const sheet = (name: string, people: string) =>
+      sheetFile(name, header, `APV-RP-1,SUP-1001,"${people}",1,PLM-TEE-001-BLK,5,PIECES`);
+    const seeded = await stack().client.workflow.execute(erpOrders, {
+      taskQueue: stack().taskQueue,
+      workflowId: stack().workflowId('persons-seed'),
+      args: [{ file: sheet('apv-rp-seed.csv', 'ola.quality@nordicthreads.example') }],
+    });
+    expect(seeded.orders).toMatchObject({ created: 1 });
+    const handle = await startAwaiting(
+      sheet('apv-rp.csv', 'ines.buyer@nordicthreads.example; ola.quality@nordicthreads.example'),
+      'erp-orders',
+    );
+    const updates = planUpdates(handle.workflowId);
+    expect((await cli('reject', handle.workflowId)).status).toBe(0);
+    await handle.result();
+    expect(updates).toContain(
+      'responsible_persons: ola.quality@nordicthreads.example → ines.buyer@nordicthreads.example, ola.quality@nordicthreads.example',
+    );
+    expect(updates).not.toContain('user_brand');
+  }, 300_000);
+
   it('a reject sent before the plan is written is ignored: the run says so and awaits a decision on the plan', async () => {
     const handle = await stack().client.workflow.start(erpOrders, {
       taskQueue: stack().taskQueue,
