@@ -9,7 +9,7 @@ import { PARTY_FIELDS } from './orders/fields';
 export const planWordsSchema = z.strictObject({
   /** API field → the export's column (`receiverCompanyId` → `receiver_code`). */
   columns: z.record(z.string(), z.string()),
-  /** Platform id → the export's word (a company's code, a facility process's name). */
+  /** Platform id → the export's word (a company's code, else its name; the key's own `your company`; a facility process's name). */
   names: z.record(z.string(), z.string()),
 });
 export type PlanWords = z.infer<typeof planWordsSchema>;
@@ -28,6 +28,7 @@ export function planWordsOf(
   companyCodes: ReadonlyMap<string, string>,
   facilityProcesses: ReadonlyArray<{ id: string; name: string }>,
   referencedIds: ReadonlySet<string>,
+  ownCompanyId: string,
 ): PlanWords {
   const inExport = new Set(exportColumns);
   const mapped = profile.columns;
@@ -51,5 +52,7 @@ export function planWordsOf(
     const code = companyCodes.get(id);
     if (code !== undefined) names[id] = code;
   }
+  // The key's company has no code in its own network: the export names it by a blank cell (ownCompanyAs) or its id.
+  names[ownCompanyId] = 'your company';
   return { columns, names };
 }

@@ -49,7 +49,7 @@ export async function companyDirectory(
   api: ApiCalls,
   codes: readonly string[],
   wholeNetwork = false,
-): Promise<{ entries: CompanyDirectoryEntry[]; ids?: Set<string> }> {
+): Promise<{ entries: CompanyDirectoryEntry[]; ids?: Set<string>; nameless?: Map<string, string> }> {
   if (codes.length === 0 && !wholeNetwork) return { entries: [] };
   const fetchPage = (page: number, limit: number) => api.client.companies.list({ page, limit });
   const first = await api.one(() => fetchPage(1, 100));
@@ -60,7 +60,13 @@ export async function companyDirectory(
         ? [{ id: company.id, code: company.internalCompanyCode, name: company.name ?? undefined }]
         : [],
     );
-    return { entries, ...(wholeNetwork ? { ids: new Set(all.map((company) => company.id)) } : {}) };
+    if (!wholeNetwork) return { entries };
+    const nameless = new Map(
+      all.flatMap((company) =>
+        !company.internalCompanyCode && company.name ? [[company.id, company.name]] : [],
+      ),
+    );
+    return { entries, ids: new Set(all.map((company) => company.id)), nameless };
   }
   // The filter is a case-insensitive substring: keep what the whole-network read would keep for the code (every
   // company whose code is the same, case aside), so a code resolves the same way however the network was read.
@@ -93,7 +99,10 @@ export async function buildContext(
     ownCompanyId: own,
     companies: companyResolverFromDirectory(directory.entries),
     facilityProcesses: processes.map(({ id, name }) => ({ id, name })),
-    companyCodes: new Map(directory.entries.map((entry) => [entry.id, entry.code])),
+    companyCodes: new Map([
+      ...(directory.nameless ?? []),
+      ...directory.entries.map((entry) => [entry.id, entry.code] as const),
+    ]),
     ...(directory.ids ? { knownCompanyIds: directory.ids } : {}),
   };
 }

@@ -195,6 +195,7 @@ export async function prepareRun(
       context.companyCodes ?? new Map(),
       context.facilityProcesses,
       referencedCompanies(built.drafts),
+      context.ownCompanyId,
     ),
   };
   const manifestRef = await run.staging.putJson(run.key('manifest.json'), manifest);

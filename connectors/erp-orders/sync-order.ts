@@ -166,7 +166,7 @@ function fieldChanges(
 
 /**
  * A party the platform's order names and the export does not (the receiver an update replaces): the run read codes
- * by the export's, so the plan would show its id. The network is read once per batch, only for such an order and only
+ * by the export's, so the plan would show its id (a company without a code is named by its name). The network is read once per batch, only for such an order and only
  * in a plan's dry pass (the real pass spends no call on words); should that read fail, the plan shows the id.
  */
 async function nameCompaniesOf(
@@ -184,6 +184,7 @@ async function nameCompaniesOf(
   ctx.networkNamed ??= companyDirectory(ctx.api, [], true).then(
     (network) => {
       for (const entry of network.entries) words.names[entry.id] ??= entry.code;
+      for (const [id, name] of network.nameless ?? []) words.names[id] ??= name;
     },
     () => undefined,
   );

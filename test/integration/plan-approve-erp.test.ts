@@ -253,6 +253,32 @@ describe('plan, then approve (ERP push): erp-orders --approve', () => {
     expect(updates).not.toContain('user_brand');
   }, 300_000);
 
+  // The key's company has no company code (the export names it by a blank cell, ownCompanyAs): the plan names it
+  // "your company", not by the platform id nobody at the ERP knows.
+  it('the plan names your company as "your company" where the platform’s order names it, not by its id', async () => {
+    await stack().apiClient.orders.create({
+      orderNumber: 'APV-OWN-1',
+      buyerCompanyId: BRAND,
+      supplierCompanyId: SUPPLIER,
+      receiverCompanyId: BRAND,
+      receiverFacilityProcess: 'WAREHOUSE',
+      lines: [{ orderLineNumber: '1', styleId: 'PLM-TEE-001-BLK', quantity: 5, unit: 'PIECES' }],
+    });
+    const handle = await startAwaiting(
+      sheetFile(
+        'apv-own.csv',
+        'order_number,supplier_code,receiver_code,receiver_facility_process,line_number,product_external_id,quantity,unit',
+        'APV-OWN-1,SUP-1001,SUP-1003,Warehouse,1,PLM-TEE-001-BLK,5,PIECES',
+      ),
+      'erp-orders',
+    );
+    const updates = planUpdates(handle.workflowId);
+    expect((await cli('reject', handle.workflowId)).status).toBe(0);
+    await handle.result();
+    expect(updates).toContain('receiver_code: your company → SUP-1003');
+    expect(updates).not.toMatch(/cmp_/);
+  }, 300_000);
+
   it('a reject sent before the plan is written is ignored: the run says so and awaits a decision on the plan', async () => {
     const handle = await stack().client.workflow.start(erpOrders, {
       taskQueue: stack().taskQueue,

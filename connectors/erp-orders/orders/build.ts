@@ -55,7 +55,7 @@ export interface BuildContext {
   facilityProcesses: FacilityProcessList;
   /** Every company id of the caller's network, when the export gives party ids: others are the API's 404. */
   knownCompanyIds?: ReadonlySet<string>;
-  /** Company id → its code, for the companies the directory read (a plan names them so). */
+  /** Company id → its code (else its name), for the companies the directory read (a plan names them so). */
   companyCodes?: ReadonlyMap<string, string>;
 }
 
