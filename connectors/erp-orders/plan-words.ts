@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ORDER_SOURCE_FIELDS, type MappingProfile } from './profile';
+import { ORDER_SOURCE_FIELDS, bindColumns, type MappingProfile, type OrderSourceField } from './profile';
 import { PARTY_FIELDS } from './orders/fields';
 
 /**
@@ -7,7 +7,10 @@ import { PARTY_FIELDS } from './orders/fields';
  * field from, and for a party or a facility process the company code or process name the ids stand for.
  */
 export const planWordsSchema = z.strictObject({
-  /** API field → the export's column (`receiverCompanyId` → `receiver_code`). */
+  /**
+   * API field → the export's column (`receiverCompanyId` → `receiver_code`), else where the mapping sets it
+   * (`shipmentReference (constant in mapping)`, `buyer (ownCompanyAs buyer)`).
+   */
   columns: z.record(z.string(), z.string()),
   /** Platform id → the export's word (a company's code, else its name; the key's own `your company`; a facility process's name). */
   names: z.record(z.string(), z.string()),
@@ -30,21 +33,31 @@ export function planWordsOf(
   referencedIds: ReadonlySet<string>,
   ownCompanyId: string,
 ): PlanWords {
-  const inExport = new Set(exportColumns);
-  const mapped = profile.columns;
+  const { bound } = bindColumns(profile, exportColumns);
+  const constant = (field: OrderSourceField): string | undefined =>
+    profile.constants[field] !== undefined ? `${field} (constant in mapping)` : undefined;
   const columns: Record<string, string> = {};
   for (const field of ORDER_SOURCE_FIELDS) {
-    const column = mapped[field];
-    if (column !== undefined) columns[field] = column;
+    // A column the export lacks gives nothing: the mapping's constant, if any, gives the value.
+    const label = bound[field] ?? constant(field) ?? profile.columns[field];
+    if (label !== undefined) columns[field] = label;
   }
   for (const party of PARTY_FIELDS) {
     delete columns[party.idField];
     delete columns[party.codeField];
-    const byCode = mapped[party.codeField];
-    const byId = mapped[party.idField];
-    // A party is read from its code column when the export has it, else from its id column.
-    const column = byCode !== undefined && (inExport.has(byCode) || byId === undefined) ? byCode : byId;
-    if (column !== undefined) columns[party.key] = column;
+    const own =
+      profile.ownCompanyAs !== 'none' && party.key === `${profile.ownCompanyAs}CompanyId`
+        ? `${profile.ownCompanyAs} (ownCompanyAs ${profile.ownCompanyAs})`
+        : undefined;
+    const label =
+      bound[party.codeField] ??
+      bound[party.idField] ??
+      constant(party.codeField) ??
+      constant(party.idField) ??
+      own ??
+      profile.columns[party.codeField] ??
+      profile.columns[party.idField];
+    if (label !== undefined) columns[party.key] = label;
   }
   const names: Record<string, string> = {};
   for (const process of facilityProcesses) names[process.id] = process.name;

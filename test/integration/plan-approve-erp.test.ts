@@ -1,6 +1,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import * as XLSX from 'xlsx';
+import { DEFAULT_PROFILE } from '../../connectors/erp-orders/profile';
 import { erpOrders } from '../../workflows';
 import type { ApprovalOutcome } from '../../workflows/approval';
 import type { PushErpOrdersResult } from '../../workflows/erp-orders';
@@ -277,6 +278,31 @@ describe('plan, then approve (ERP push): erp-orders --approve', () => {
     await handle.result();
     expect(updates).toContain('receiver_code: your company → SUP-1003');
     expect(updates).not.toMatch(/cmp_/);
+  }, 300_000);
+
+  // A field the mapping sets by a constant has no column in the export: the plan names it as the mapping's constant,
+  // where the operator changes it, not as a column the export lacks.
+  it('the plan labels a field set by a constant of the mapping as that constant, not as a column the export lacks', async () => {
+    const profile = (reference: string) => {
+      const file = path.join(dir(), `constant-${reference}.json`);
+      writeFileSync(
+        file,
+        JSON.stringify({ ...DEFAULT_PROFILE, name: 'constant', constants: { shipmentReference: reference } }),
+      );
+      return file;
+    };
+    const file = orders('apv-constant.csv', line('APV-C-1', 5));
+    const seeded = await stack().client.workflow.execute(erpOrders, {
+      taskQueue: stack().taskQueue,
+      workflowId: stack().workflowId('constant-seed'),
+      args: [{ file, mappingFile: profile('SHIP-1') }],
+    });
+    expect(seeded.orders).toMatchObject({ created: 1 });
+    const handle = await startAwaiting(file, 'erp-orders', '--mapping', profile('SHIP-2'));
+    const updates = planUpdates(handle.workflowId);
+    expect((await cli('reject', handle.workflowId)).status).toBe(0);
+    await handle.result();
+    expect(updates).toContain('shipmentReference (constant in mapping): SHIP-1 → SHIP-2');
   }, 300_000);
 
   it('a reject sent before the plan is written is ignored: the run says so and awaits a decision on the plan', async () => {
