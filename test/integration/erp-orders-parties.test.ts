@@ -5,10 +5,11 @@
  */
 import { readFileSync } from 'node:fs';
 import Papa from 'papaparse';
-import { erpSpecStack } from './erp-stack';
+import { DEFAULT_PROFILE } from '../../connectors/erp-orders/profile';
+import { BRAND, erpSpecStack } from './erp-stack';
 
 describe('erpOrders and an order whose parties are not your company', () => {
-  const { stack, copiesOf, writesSince, writeCsv, push } = erpSpecStack();
+  const { stack, copiesOf, writesSince, writeCsv, writeProfile, push } = erpSpecStack();
 
   /** The default profile's columns: the brand (the key's company, no company code) is the buyer when buyer_code is blank. */
   const row = (order: string, buyer: string, supplier: string, line: number) => ({
@@ -71,5 +72,29 @@ describe('erpOrders and an order whose parties are not your company', () => {
     expect((await push({ file: fixed })).orders).toMatchObject({ created: 0, unchanged: 3, rejected: 0 });
     expect(writesSince(settled)).toEqual({});
     expect(await copiesOf('PARTY-2')).toHaveLength(1);
+  });
+  // ownCompanyAs 'none': a blank cell names no one, and the key's company has no company code to write. The remedy
+  // points to what names it there: its id in the export's id column, or ownCompanyAs.
+  it('with ownCompanyAs none, the reject tells to give your company’s id in the id column or to set ownCompanyAs, and the id creates the order', async () => {
+    const mappingFile = await writeProfile('parties-none.json', {
+      ...DEFAULT_PROFILE,
+      name: 'parties-none',
+      ownCompanyAs: 'none',
+      columns: { ...DEFAULT_PROFILE.columns, buyerCompanyId: 'buyer_id' },
+    });
+    const rows = (buyerId: string) => [{ ...row('PARTY-N-1', 'SUP-1004', 'SUP-1002', 1), buyer_id: buyerId }];
+    const first = await push({ file: await writeCsv('parties-none.csv', rows('')), mappingFile });
+    expect(first.rejections.map((rejection) => [rejection.orderNumber, rejection.code])).toEqual([
+      ['PARTY-N-1', 'order_owner_not_party'],
+    ]);
+    const message = first.rejections[0]?.message ?? '';
+    expect(message).toContain(`give your company's id '${BRAND}' in column 'buyer_id'`);
+    expect(message).toContain("set ownCompanyAs 'buyer' or 'supplier' in the mapping");
+    expect(await copiesOf('PARTY-N-1')).toEqual([]);
+
+    // The operator does as told: the id in buyer_id makes the key's company the buyer.
+    const second = await push({ file: await writeCsv('parties-none-id.csv', rows(BRAND)), mappingFile });
+    expect(second.orders).toMatchObject({ created: 1, rejected: 0 });
+    expect((await copiesOf('PARTY-N-1')).map((order) => order.orderType)).toEqual(['PURCHASE_ORDER']);
   });
 });

@@ -386,7 +386,7 @@ function buildOrder(
             .join(' and '),
           reason:
             'neither the buyer nor the supplier is your company (the one of the API key), and an order is pushed by ' +
-            `its buyer or its supplier; ${notOwnersRemedy(profile, (key) => agreed.get(key))}`,
+            `its buyer or its supplier; ${notOwnersRemedy(profile, (key) => agreed.get(key), binding, context.ownCompanyId)}`,
         },
         rowNumbers,
       );

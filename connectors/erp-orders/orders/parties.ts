@@ -89,18 +89,31 @@ export function partyWritten(
 /**
  * What to do with an order neither of whose parties is the caller's company. The caller's own company rarely has a
  * company code of its own to write: where the mapping makes it a party (ownCompanyAs), that party's cell left blank
- * is the way to name it.
+ * is the way to name it; with ownCompanyAs 'none', its id in an id column the export has, or ownCompanyAs set.
  */
 export function notOwnersRemedy(
   profile: MappingProfile,
   cellOf: (key: 'buyerCompanyId' | 'supplierCompanyId') => { column: string } | undefined,
+  binding: ColumnBinding,
+  ownCompanyId: string,
 ): string {
   const own = profile.ownCompanyAs;
-  const column =
-    own === 'none' ? undefined : cellOf(own === 'buyer' ? 'buyerCompanyId' : 'supplierCompanyId')?.column;
+  const rest = 'correct the code in one of these columns, or leave the order out of the export';
+  if (own === 'none') {
+    const idColumns = (['buyerCompanyId', 'supplierCompanyId'] as const).flatMap((key) => {
+      const column = binding.bound[key];
+      return column === undefined ? [] : [`'${column}'`];
+    });
+    const byId =
+      idColumns.length === 0
+        ? ''
+        : `give your company's id '${ownCompanyId}' in column ${idColumns.join(' or ')}, `;
+    return `${byId}set ownCompanyAs 'buyer' or 'supplier' in the mapping and leave that party's cell blank, ${rest}`;
+  }
+  const column = cellOf(own === 'buyer' ? 'buyerCompanyId' : 'supplierCompanyId')?.column;
   const blank =
     column === undefined
       ? ''
       : `leave column '${column}' blank for your company to be the ${own} (ownCompanyAs '${own}'), `;
-  return `${blank}correct the code in one of these columns, or leave the order out of the export`;
+  return `${blank}${rest}`;
 }
