@@ -12,7 +12,10 @@ export const planWordsSchema = z.strictObject({
    * (`shipmentReference (constant in mapping)`, `buyer (ownCompanyAs buyer)`).
    */
   columns: z.record(z.string(), z.string()),
-  /** Platform id → the export's word (a company's code, else its name; the key's own `your company`; a facility process's name). */
+  /**
+   * Platform id → the export's word: a company's code (else its name; the key's own `your company`), a facility
+   * process's name.
+   */
   names: z.record(z.string(), z.string()),
 });
 export type PlanWords = z.infer<typeof planWordsSchema>;

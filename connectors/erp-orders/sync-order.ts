@@ -166,8 +166,9 @@ function fieldChanges(
 
 /**
  * A party the platform's order names and the export does not (the receiver an update replaces): the run read codes
- * by the export's, so the plan would show its id (a company without a code is named by its name). The network is read once per batch, only for such an order and only
- * in a plan's dry pass (the real pass spends no call on words); should that read fail, the plan shows the id.
+ * by the export's, so the plan would show its id (a company without a code is named by its name). The network is read
+ * once per batch, only for such an order and only in a plan's dry pass (the real pass spends no call on words); should
+ * that read fail, the plan shows the id.
  */
 async function nameCompaniesOf(
   plan: Extract<OrderPlan, { kind: 'patch' }>,
