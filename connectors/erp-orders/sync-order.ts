@@ -1,3 +1,4 @@
+import { isDeepStrictEqual } from 'node:util';
 import { boundMessage, quoteInput } from '../input-limits';
 import type { ApiCalls } from '../staging';
 import type { BatchJournal } from '../staging';
@@ -157,7 +158,9 @@ function fieldChanges(
     before.set('internalResponsiblePersons', persons.emailsOf(stored));
   const named = (field: string, value: unknown): unknown =>
     typeof value === 'string' && NAMED_FIELDS.has(field) ? (words?.names[value] ?? value) : value;
-  return plan.changedFields.map((field) => ({
+  // A field sent along with another (a receiver's facility process with the receiver, spec 03) may not have changed.
+  const changed = plan.changedFields.filter((field) => !isDeepStrictEqual(existing[field], sent.get(field)));
+  return changed.map((field) => ({
     field: words?.columns[field] ?? field,
     before: shownValue(named(field, before.get(field))),
     after: shownValue(named(field, sent.get(field))),

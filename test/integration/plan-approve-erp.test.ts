@@ -278,6 +278,8 @@ describe('plan, then approve (ERP push): erp-orders --approve', () => {
     await handle.result();
     expect(updates).toContain('receiver_code: your company → SUP-1003');
     expect(updates).not.toMatch(/cmp_/);
+    // The facility process goes to the API with the receiver (spec 03), but it did not change: not a change to read.
+    expect(updates).not.toContain('receiver_facility_process');
   }, 300_000);
 
   // A field the mapping sets by a constant has no column in the export: the plan names it as the mapping's constant,
