@@ -2,6 +2,7 @@ import type { ApiCalls, Progress } from '../staging';
 import type { BatchJournal, StagingRef } from '../staging';
 import { isTraceabilityApiError, type TraceabilityApiError } from '../traceability';
 import { readBack } from './catalogue';
+import { giverRejectedMessage } from './code-moves';
 import { CompositionDeleteError, compositionOps, readOwned, runOp } from './composition';
 import { immutableProblem } from './plan';
 import { updateBody } from './product-bodies';
@@ -173,21 +174,13 @@ function giversRefused(step: WriteStep, context: StepContext): Outcome | undefin
   });
   const first = refused[0];
   if (first === undefined) return undefined;
-  const rows = [...new Set(refused.map((code) => code.giverRow))];
-  const taken = refused
-    .map(
-      (code) =>
-        `${code.codeId} '${code.codeValue}' from row ${code.giverRow} ('${code.giver}'), whose own write was refused (${code.why})`,
-    )
-    .join(', and ');
-  const fix = `fix row${rows.length > 1 ? 's' : ''} ${rows.join(' and ')} first, then import both again`;
   const kept =
     step.action === 'update' && step.restoreCodes
       ? ''
       : `: '${step.externalId}' was not written and keeps its codes`;
   return outcome(step, 'rejected', {
     code: 'code_giver_rejected',
-    message: `'${step.externalId}' takes ${taken}; ${fix}${kept}`,
+    message: giverRejectedMessage(step.externalId, refused, 'write', kept),
     column: first.column,
   });
 }

@@ -71,6 +71,11 @@ export interface CodeMoves {
    * puts codes back, or not): should such a giver's write be refused, it still holds them.
    */
   takes: Map<string, TakenCode[]>;
+  /**
+   * By taker, every code it takes from another product of the sheet, freed ones of a ring included (takers of a ring
+   * refused as `swapping` left out): a giver the plan rejects is never written, so it keeps them all.
+   */
+  taking: Map<string, TakenCode[]>;
   /** The wave of each taker's write (the givers' writes land in earlier ones); absent: 0. */
   waves: Map<string, number>;
   /**
@@ -272,9 +277,42 @@ export function codeMoves(
     waves.set(id, Math.max(...waited) + 1);
   }
   const takes = new Map<string, TakenCode[]>();
+  const taking = new Map<string, TakenCode[]>();
   for (const [taker, codes] of taken) {
+    if (swapping.has(taker)) continue;
+    taking.set(taker, codes);
     const once = codes.filter((code) => !freed.has(code.giver));
-    if (once.length > 0 && !swapping.has(taker)) takes.set(taker, once);
+    if (once.length > 0) takes.set(taker, once);
   }
-  return { released, takes, waves, freed, rings, swapping };
+  return { released, takes, taking, waves, freed, rings, swapping };
+}
+
+/** A code a taker gets from a giver that is rejected: `why` is the giver's own reject code. */
+export interface RefusedGiver {
+  giver: string;
+  giverRow: number;
+  codeId: string;
+  codeValue: string;
+  why: string;
+}
+
+/**
+ * Why a taker is rejected `code_giver_rejected`: the codes it takes from givers rejected at plan time (`plan`: never
+ * written) or refused by the API (`write`), each giver's row and product and its reject code, and the rows to fix.
+ * `kept` ends the message (what became of the taker).
+ */
+export function giverRejectedMessage(
+  taker: string,
+  refused: readonly RefusedGiver[],
+  when: 'plan' | 'write',
+  kept: string,
+): string {
+  const rows = [...new Set(refused.map((code) => code.giverRow))];
+  const taken = refused
+    .map(
+      (code) =>
+        `${code.codeId} '${code.codeValue}' from row ${code.giverRow} ('${code.giver}'), ${when === 'plan' ? 'which the plan rejects' : 'whose own write was refused'} (${code.why})`,
+    )
+    .join(', and ');
+  return `'${taker}' takes ${taken}; fix row${rows.length > 1 ? 's' : ''} ${rows.join(' and ')} first, then import both again${kept}`;
 }

@@ -24,6 +24,7 @@ export const rowIssueCodes = [
   'immutable_field_changed',
   'archived_product',
   'unknown_option',
+  'code_giver_rejected',
 ] as const;
 export type RowIssueCode = (typeof rowIssueCodes)[number];
 

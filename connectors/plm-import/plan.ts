@@ -2,7 +2,7 @@ import { levelOrder, type DraftComposition, type ProductLevel } from './draft';
 import { CatalogueIndex, type ExistingProduct } from './catalogue';
 import type { CurrentHeader } from './composition';
 import { newParentsNote, onRow, rowIssue, type RowIssue } from './issues';
-import { codeClashes, codeMoves, releaseCodes } from './code-moves';
+import { codeClashes, codeMoves, giverRejectedMessage, releaseCodes, type CodeMoves } from './code-moves';
 import {
   createBody,
   givenCodeTypes,
@@ -185,6 +185,51 @@ export function planImport(
   existing: readonly ExistingProduct[],
   options: PlanOptions = {},
 ): ImportPlan {
+  // A product taking a code from one rejected here: that one is never written and keeps the code, so the taker's write
+  // could only be refused (codes_not_unique, naming neither row). Rejected too, it may give a code on (a chain) or be a
+  // parent (its children rejected with it), so the plan is made again until no giver's taker is left; in practice
+  // once, and again only when a sheet moves codes from a rejected row.
+  const forced = new Map<string, RowIssue>();
+  for (;;) {
+    const { plan, failed, moves, rowsOf } = planPass(validated, existing, options, forced);
+    const rejected = new Map(failed);
+    let more = false;
+    for (let grew = true; grew;) {
+      grew = false;
+      for (const [taker, codes] of moves.taking) {
+        if (rejected.has(taker)) continue;
+        const refused = codes.flatMap((code) => {
+          const giver = rejected.get(code.giver);
+          return giver
+            ? [{ ...code, giverRow: rowsOf.get(code.giver)?.[0] ?? giver.rowNumber, why: giver.code }]
+            : [];
+        });
+        const first = refused[0];
+        if (first === undefined) continue;
+        const issue = rowIssue(
+          rowsOf.get(taker)?.[0] ?? 0,
+          first.column,
+          'code_giver_rejected',
+          giverRejectedMessage(taker, refused, 'plan', `: '${taker}' is not written and keeps its codes`),
+          taker,
+        );
+        forced.set(taker, issue);
+        rejected.set(taker, issue);
+        grew = true;
+        more = true;
+      }
+    }
+    if (!more) return plan;
+  }
+}
+
+/** One plan of the sheet, the products of `forced` rejected with its issue (unless rejected for another reason). */
+function planPass(
+  validated: ValidatedSheet,
+  existing: readonly ExistingProduct[],
+  options: PlanOptions,
+  forced: ReadonlyMap<string, RowIssue>,
+): { plan: ImportPlan; failed: Map<string, RowIssue>; moves: CodeMoves; rowsOf: Map<string, number[]> } {
   const catalogue = new CatalogueIndex(existing);
   const issues: RowIssue[] = [...validated.issues];
   const invalid: InvalidStep[] = validated.invalid.map((item: InvalidDraft) => ({
@@ -311,6 +356,8 @@ export function planImport(
           ),
         );
     }
+    const giverRejected = own.length === 0 ? forced.get(draft.externalId) : undefined;
+    if (giverRejected) own.push(giverRejected);
     // An archived product the run unarchives has archived ancestors too, archiving cascading down: they come back first.
     const unarchived = current?.isArchived === true && options.unarchive === true;
     const archivedAbove =
@@ -470,7 +517,7 @@ export function planImport(
     }
   }
   // A ring one of whose products is not written (rejected here) cannot turn: its first write would free a code for
-  // nothing. The others are written as planned; the API refuses them (codes_not_unique) and every product keeps its codes.
+  // nothing. Its other products take a code from that one, so planImport rejects them too (code_giver_rejected).
   const turning = new Set(
     writes.flatMap((step) => (step.action === 'update' && step.ring !== undefined ? [step.externalId] : [])),
   );
@@ -486,7 +533,7 @@ export function planImport(
   );
   const creates = sortedWrites.filter((step) => step.action === 'create').length;
   const releases = sortedWrites.filter((step) => step.action === 'update' && step.release).length;
-  return {
+  const plan: ImportPlan = {
     writes: sortedWrites,
     unchanged,
     invalid,
@@ -501,4 +548,5 @@ export function planImport(
     },
     issues,
   };
+  return { plan, failed, moves, rowsOf };
 }

@@ -368,6 +368,101 @@ describe('PLM import follows the spec rules (issue 15)', () => {
       expect(await eanOf('MOV-M')).toBe(H);
     });
 
+    // A row the plan itself rejects (here: it moves its SKU to another colour, fixed once created) is never written,
+    // so it keeps the barcode it gives up: the rows taking it, in a chain or round a swap, would only be refused
+    // codes_not_unique, naming no row. The plan rejects them, each naming its own giver's row, and sends nothing.
+    it('a barcode taken from a row the plan rejects is not sent: a chain and a swap through it are rejected in the dry run and the real run, each row naming its giver, and nothing is written', async () => {
+      const [J, K, L, M] = ['4006381334013', '4006381334020', '4006381334037', '4006381334044'];
+      await run({
+        file: await sheetOf('plan-giver-1.csv', { 'MOV-S': J, 'MOV-M': K, 'MOV-L': L }),
+        profile: 'native',
+      });
+      expect(await eans()).toEqual({ 'MOV-S': J, 'MOV-M': K, 'MOV-L': L });
+      const [style, colour] = family('MOV');
+      await run({
+        file: await file(
+          'plan-giver-white.csv',
+          toCsv([
+            style as Row,
+            { ...(colour as Row), externalId: 'MOV-WHT', color: 'White', PLM_ID: 'MOV-WHT' },
+          ]),
+        ),
+        profile: 'native',
+      });
+      // `moved`: the row puts its SKU under another colour, which the plan rejects (a product cannot change parent).
+      const sku = (size: string, ean: string, moved = false) =>
+        `MOV-${size},${moved ? 'MOV-WHT' : 'MOV-BLK'},sku,MOV ${size},,,,,,${size},180,GRAM,MOV-${size},,${ean}`;
+      const sheetOfRows = (name: string, rows: string[]) =>
+        file(name, [`${HEADER.join(',')},EAN_GTIN_13`, ...rows, ''].join('\r\n'));
+      const planJson = (result: PlmImportResult) =>
+        (
+          JSON.parse(readFileSync(result.planFile, 'utf8')) as {
+            products: Array<{ externalId: string; action: string; codes?: string[] }>;
+          }
+        ).products
+          .filter((entry) => entry.externalId.startsWith('MOV-'))
+          .map((entry) => `${entry.action} ${entry.externalId} ${(entry.codes ?? []).join(' ')}`.trim());
+
+      // A chain: row 2 (rejected) gives J to row 3, which gives K to row 4.
+      const chain = await sheetOfRows('plan-giver-2.csv', [sku('S', M, true), sku('M', J), sku('L', K)]);
+      const chainRejects = [
+        expect.objectContaining({ externalId: 'MOV-S', code: 'immutable_field_changed' }),
+        {
+          externalId: 'MOV-M',
+          code: 'code_giver_rejected',
+          message: `row 3, column 'EAN_GTIN_13': 'MOV-M' takes EAN_GTIN_13 '${J}' from row 2 ('MOV-S'), which the plan rejects (immutable_field_changed); fix row 2 first, then import both again: 'MOV-M' is not written and keeps its codes`,
+        },
+        {
+          externalId: 'MOV-L',
+          code: 'code_giver_rejected',
+          message: `row 4, column 'EAN_GTIN_13': 'MOV-L' takes EAN_GTIN_13 '${K}' from row 3 ('MOV-M'), which the plan rejects (code_giver_rejected); fix row 3 first, then import both again: 'MOV-L' is not written and keeps its codes`,
+        },
+      ];
+      let before = snapshot();
+      const dry = await run({ file: chain, profile: 'native', dryRun: true });
+      expect(rejectsOf(dry)).toEqual(chainRejects);
+      expect(dry.plan).toMatchObject({ update: 0, invalid: 3 });
+      expect(planJson(dry)).toEqual([
+        'invalid MOV-S immutable_field_changed',
+        'invalid MOV-M code_giver_rejected',
+        'invalid MOV-L code_giver_rejected',
+      ]);
+      const real = await run({ file: chain, profile: 'native' });
+      expect(rejectsOf(real)).toEqual(chainRejects);
+      expect(real.products).toMatchObject({ updated: 0, rejectedByApi: 0 });
+      expect(writesSince(before)).toBe(0);
+      expect(await eans()).toEqual({ 'MOV-S': J, 'MOV-M': K, 'MOV-L': L });
+
+      // A swap of rows 2 and 3, either of them rejected: neither is sent, and both keep their barcodes (the one freed
+      // first does not give its barcode up for a swap that cannot end).
+      const refusedFor = (row: number, taker: string, given: string, giverRow: number, giver: string) => ({
+        externalId: taker,
+        code: 'code_giver_rejected',
+        message: `row ${row}, column 'EAN_GTIN_13': '${taker}' takes EAN_GTIN_13 '${given}' from row ${giverRow} ('${giver}'), which the plan rejects (immutable_field_changed); fix row ${giverRow} first, then import both again: '${taker}' is not written and keeps its codes`,
+      });
+      const immutable = (externalId: string) =>
+        expect.objectContaining({ externalId, code: 'immutable_field_changed' });
+      for (const [name, rows, expected] of [
+        [
+          'plan-giver-swap-1.csv',
+          [sku('S', K, true), sku('M', J)],
+          [immutable('MOV-S'), refusedFor(3, 'MOV-M', J, 2, 'MOV-S')],
+        ],
+        [
+          'plan-giver-swap-2.csv',
+          [sku('S', K), sku('M', J, true)],
+          [refusedFor(2, 'MOV-S', K, 3, 'MOV-M'), immutable('MOV-M')],
+        ],
+      ] as const) {
+        before = snapshot();
+        const swap = await run({ file: await sheetOfRows(name, [...rows]), profile: 'native' });
+        expect(rejectsOf(swap)).toEqual(expected);
+        expect(swap.products).toMatchObject({ updated: 0, rejectedByApi: 0 });
+        expect(writesSince(before)).toBe(0);
+        expect(await eans()).toEqual({ 'MOV-S': J, 'MOV-M': K, 'MOV-L': L });
+      }
+    });
+
     // A worker killed between the ring's batches, and PUTs whose answers are lost after they committed (retried): the
     // run resumes from its staged batches and finishes the ring; no product ends without its barcode.
     it('a ring whose run loses answers and whose worker restarts between its batches is finished by the resumed run', async () => {
