@@ -15,6 +15,7 @@ import {
 import { compositionSteps } from './composition-steps';
 import { newParentsNote, onRow, PlmFileError, rowIssue } from './issues';
 import { planImport, type ImportPlan } from './plan';
+import { giverRejectedMessage } from './code-moves';
 import { builtinProfile } from './profiles/builtin';
 import { parseProductSheet } from './profiles/parse-sheet';
 import type { ReferenceLists } from './profiles/references';
@@ -239,6 +240,29 @@ export function toWriteSteps(
           parentColumn,
           'invalid_parent',
           `parent '${parentExternalId}' is rejected (row ${parentFailure.rowNumber}: ${parentFailure.code}), so '${write.externalId}' is not imported either`,
+          write.externalId,
+        ),
+      );
+      continue;
+    }
+    // A giver refused here keeps the code it was to give up: the taker could only be refused codes_not_unique.
+    const givers = (write.takes ?? []).flatMap((code) => {
+      const giver = failed.get(code.giver);
+      return giver ? [{ ...code, why: giver.code }] : [];
+    });
+    if (givers[0]) {
+      reject(
+        write,
+        rowIssue(
+          rowNumber,
+          givers[0].column,
+          'code_giver_rejected',
+          giverRejectedMessage(
+            write.externalId,
+            givers,
+            'plan',
+            `: '${write.externalId}' is not written and keeps its codes`,
+          ),
           write.externalId,
         ),
       );

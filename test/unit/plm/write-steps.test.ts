@@ -1,6 +1,7 @@
 import { toWriteSteps } from '../../../connectors/plm-import/import-plan';
 import { planImport } from '../../../connectors/plm-import/plan';
-import { mapAndValidate, native, nativeHeaders } from './helpers';
+import { CatalogueIndex, parseExistingProducts } from '../../../connectors/plm-import/catalogue';
+import { classicTeeBlackInCatalogue, mapAndValidate, native, nativeHeaders } from './helpers';
 
 /**
  * A body the API's schema would refuse (which validation should have caught) rejects its product before any write,
@@ -75,5 +76,71 @@ describe('plan-time invalid_request rejects', () => {
     const planned = await planOf();
     const { issues } = toWriteSteps(refusing(planned, 'S'), planned.drafts);
     expect(issues[0]?.message).not.toContain('still created');
+  });
+});
+
+// A giver refused here is never written and keeps its code: the products taking it (down a chain) are refused with it,
+// each naming its own giver's row, rather than sent to be refused codes_not_unique.
+describe('plan-time invalid_request rejects of a product giving a code up', () => {
+  it("a refused giver's taker and the taker's own taker are rejected code_giver_rejected, before any write", async () => {
+    const sku = (id: string, ean: string) => ({
+      id: `k_${id}`,
+      externalId: id,
+      variantId: 'v1',
+      styleId: 's1',
+      name: id,
+      dimension: 'M',
+      codes: [
+        { codeId: 'EAN_GTIN_13', codeValue: ean },
+        { codeId: 'PLM_ID', codeValue: `P-${id}` },
+      ],
+    });
+    const existing = parseExistingProducts([
+      ...classicTeeBlackInCatalogue(),
+      sku('K1', '4006381333931'),
+      sku('K2', '4006381333948'),
+      sku('K3', '4006381333955'),
+    ]);
+    const rows = [
+      ['K1', '5012345678900'], // gives its EAN to K2
+      ['K2', '4006381333931'], // gives its EAN to K3
+      ['K3', '4006381333948'],
+    ];
+    const validated = await mapAndValidate(
+      native(),
+      ['externalId', 'parentExternalId', 'EAN_GTIN_13'],
+      rows.map(([id, ean]) => [id ?? '', '1001-BLK', ean ?? '']),
+      new CatalogueIndex(existing).levels(),
+    );
+    const plan = planImport(validated, existing);
+    expect(plan.writes.map((write) => [write.externalId, write.wave ?? 0])).toEqual([
+      ['K1', 0],
+      ['K2', 1],
+      ['K3', 2],
+    ]);
+    const refused = {
+      ...plan,
+      writes: plan.writes.map((write) =>
+        write.externalId === 'K1' && write.action === 'update'
+          ? { ...write, body: { ...write.body, name: '' } }
+          : write,
+      ),
+    };
+    const { steps, issues } = toWriteSteps(
+      refused,
+      new Map(validated.valid.map((draft) => [draft.externalId, draft])),
+    );
+    expect(steps).toEqual([]);
+    expect(issues.map((issue) => `${issue.rowNumber} ${issue.externalId ?? ''} ${issue.code}`)).toEqual([
+      '2 K1 invalid_request',
+      '3 K2 code_giver_rejected',
+      '4 K3 code_giver_rejected',
+    ]);
+    expect(issues[1]?.message).toBe(
+      "row 3, column 'EAN_GTIN_13': 'K2' takes EAN_GTIN_13 '4006381333931' from row 2 ('K1'), which the plan rejects (invalid_request); fix row 2 first, then import both again: 'K2' is not written and keeps its codes",
+    );
+    expect(issues[2]?.message).toContain(
+      "from row 3 ('K2'), which the plan rejects (code_giver_rejected); fix row 3 first",
+    );
   });
 });
