@@ -4,7 +4,7 @@
  * holds the import to is quoted in its name or beside it.
  * This file: catalogue rules (spec 01); the shared setup is plm-rules-stack.ts.
  */
-import { CancelledFailure, WorkflowFailedError } from '@temporalio/client';
+import { CancelledFailure, WorkflowFailedError, type WorkflowHandle } from '@temporalio/client';
 import { readFileSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
@@ -249,6 +249,47 @@ describe('PLM import follows the spec rules (issue 15)', () => {
       'MOV-L': await eanOf('MOV-L'),
     });
     const [A, B, C, D] = ['4006381333931', '4006381333948', '4006381333955', '5012345678900'];
+    /** A SKU row of MOV-BLK with its PLM_ID and barcode, and a sheet of such rows (header and trailing newline). */
+    const skuRow = (size: string, plmId: string, ean: string) =>
+      `MOV-${size},MOV-BLK,sku,MOV ${size},,,,,,${size},180,GRAM,${plmId},,${ean}`;
+    const skuSheet = (name: string, rows: string[]) =>
+      file(name, [`${HEADER.join(',')},EAN_GTIN_13`, ...rows, ''].join('\r\n'));
+    /**
+     * Starts an import of `sheet` with every PUT 1.5 s slow and cancels it once `ready` says so (the early write of a
+     * swap landed, say); the run ends cancelled.
+     */
+    const cancelledRun = async (
+      sheet: string,
+      id: string,
+      ready: (handle: WorkflowHandle) => Promise<boolean>,
+    ): Promise<WorkflowHandle> => {
+      await faults({ latencyMs: 1500, methods: ['PUT'], pathPrefix: '/styles' });
+      const { client, taskQueue, workflowId } = stack();
+      const handle = await client.workflow.start(plmImport, {
+        args: [{ file: sheet, profile: 'native' }],
+        taskQueue,
+        workflowId: workflowId(id),
+      });
+      try {
+        const deadline = Date.now() + 60_000;
+        while (!(await ready(handle))) {
+          if (Date.now() > deadline) throw new Error('the early write of the swap never landed');
+          await new Promise((resolve) => setTimeout(resolve, 50));
+        }
+        await handle.cancel();
+        const failure = await handle.result().then(
+          () => undefined,
+          (error: unknown) => error,
+        );
+        expect(failure).toBeInstanceOf(WorkflowFailedError);
+        expect((failure as WorkflowFailedError).cause).toBeInstanceOf(CancelledFailure);
+      } finally {
+        await faults(null);
+      }
+      return handle;
+    };
+    /** The freed product of a swap has given its barcode up: MOV-S without one. */
+    const sFreed = async () => (await eanOf('MOV-S')) === undefined;
 
     it('a barcode moved from one SKU to another of the sheet is written (the giver first); a swap and a ring of three are written in one run, one product first without the code it takes', async () => {
       await run({
@@ -304,11 +345,11 @@ describe('PLM import follows the spec rules (issue 15)', () => {
         profile: 'native',
       });
       // SKU rows only (three keys with their colour: read by GET, so the holder of OUT-TAKEN is not).
-      const sku = (size: string, plmId: string, ean: string) =>
-        `MOV-${size},MOV-BLK,sku,MOV ${size},,,,,,${size},180,GRAM,${plmId},,${ean}`;
       const sheet = await file(
         'back-2.csv',
-        [`${HEADER.join(',')},EAN_GTIN_13`, sku('S', 'MOV-S', F), sku('M', 'OUT-TAKEN', E), ''].join('\r\n'),
+        [`${HEADER.join(',')},EAN_GTIN_13`, skuRow('S', 'MOV-S', F), skuRow('M', 'OUT-TAKEN', E), ''].join(
+          '\r\n',
+        ),
       );
       const before = snapshot();
       const result = await run({ file: sheet, profile: 'native' });
@@ -339,12 +380,12 @@ describe('PLM import follows the spec rules (issue 15)', () => {
         file: await file('chain-holder.csv', toCsv(family('CHN', { sku: { PLM_ID: 'CHN-TAKEN' } }))),
         profile: 'native',
       });
-      const sku = (size: string, plmId: string, ean: string) =>
-        `MOV-${size},MOV-BLK,sku,MOV ${size},,,,,,${size},180,GRAM,${plmId},,${ean}`;
       // Row 2 gives G up (takes I) but its PLM_ID is taken; row 3 takes G.
       const sheet = await file(
         'chain-2.csv',
-        [`${HEADER.join(',')},EAN_GTIN_13`, sku('S', 'CHN-TAKEN', I), sku('M', 'MOV-M', G), ''].join('\r\n'),
+        [`${HEADER.join(',')},EAN_GTIN_13`, skuRow('S', 'CHN-TAKEN', I), skuRow('M', 'MOV-M', G), ''].join(
+          '\r\n',
+        ),
       );
       const sandboxStats = async () =>
         (await (await control('/__sandbox/stats', 'GET')).json()) as { byStatus: Record<string, number> };
@@ -518,30 +559,8 @@ describe('PLM import follows the spec rules (issue 15)', () => {
         profile: 'native',
       });
       const swap = await sheetOf('cancel-2.csv', { 'MOV-S': B, 'MOV-M': A, 'MOV-L': C });
-      await faults({ latencyMs: 1500, methods: ['PUT'], pathPrefix: '/styles' });
-      const { client, taskQueue, workflowId } = stack();
-      const handle = await client.workflow.start(plmImport, {
-        args: [{ file: swap, profile: 'native' }],
-        taskQueue,
-        workflowId: workflowId('plm-rules-swap-cancel'),
-      });
-      try {
-        // The early write seen on the sandbox: MOV-S without a barcode (it gave A up, B is still MOV-M's).
-        const deadline = Date.now() + 60_000;
-        while ((await eanOf('MOV-S')) !== undefined) {
-          if (Date.now() > deadline) throw new Error('the early write of the swap never landed');
-          await new Promise((resolve) => setTimeout(resolve, 50));
-        }
-        await handle.cancel();
-        const failure = await handle.result().then(
-          () => undefined,
-          (error: unknown) => error,
-        );
-        expect(failure).toBeInstanceOf(WorkflowFailedError);
-        expect((failure as WorkflowFailedError).cause).toBeInstanceOf(CancelledFailure);
-      } finally {
-        await faults(null);
-      }
+      // Cancelled once the early write is seen on the sandbox: MOV-S without a barcode (it gave A up, B is still MOV-M's).
+      const handle = await cancelledRun(swap, 'plm-rules-swap-cancel', sFreed);
       expect(await eans()).toEqual({ 'MOV-S': B, 'MOV-M': A, 'MOV-L': C });
       const described = await handle.describe();
       expect(described.status.name).toBe('CANCELLED');
@@ -583,34 +602,11 @@ describe('PLM import follows the spec rules (issue 15)', () => {
         file: await file('cancel-back-holder.csv', toCsv(family('OUT', { sku: { PLM_ID: 'OUT-TAKEN' } }))),
         profile: 'native',
       });
-      const sku = (size: string, plmId: string, ean: string) =>
-        `MOV-${size},MOV-BLK,sku,MOV ${size},,,,,,${size},180,GRAM,${plmId},,${ean}`;
-      const sheet = await file(
-        'cancel-back-2.csv',
-        [`${HEADER.join(',')},EAN_GTIN_13`, sku('S', 'MOV-S', F), sku('M', 'OUT-TAKEN', E), ''].join('\r\n'),
-      );
-      await faults({ latencyMs: 1500, methods: ['PUT'], pathPrefix: '/styles' });
-      const { client, taskQueue, workflowId } = stack();
-      const handle = await client.workflow.start(plmImport, {
-        args: [{ file: sheet, profile: 'native' }],
-        taskQueue,
-        workflowId: workflowId('plm-rules-swap-cancel-refused'),
-      });
-      try {
-        const deadline = Date.now() + 60_000;
-        while ((await eanOf('MOV-S')) !== undefined) {
-          if (Date.now() > deadline) throw new Error('the early write of the swap never landed');
-          await new Promise((resolve) => setTimeout(resolve, 50));
-        }
-        await handle.cancel();
-        const failure = await handle.result().then(
-          () => undefined,
-          (error: unknown) => error,
-        );
-        expect((failure as WorkflowFailedError).cause).toBeInstanceOf(CancelledFailure);
-      } finally {
-        await faults(null);
-      }
+      const sheet = await skuSheet('cancel-back-2.csv', [
+        skuRow('S', 'MOV-S', F),
+        skuRow('M', 'OUT-TAKEN', E),
+      ]);
+      const handle = await cancelledRun(sheet, 'plm-rules-swap-cancel-refused', sFreed);
       expect(await eanOf('MOV-S')).toBe(E);
       expect(await eanOf('MOV-M')).toBe(F);
       const described = await handle.describe();
@@ -634,16 +630,12 @@ describe('PLM import follows the spec rules (issue 15)', () => {
         '4006381334051',
         '4006381334068',
       ];
-      const sku = (size: string, plmId: string, ean: string) =>
-        `MOV-${size},MOV-BLK,sku,MOV ${size},,,,,,${size},180,GRAM,${plmId},,${ean}`;
-      const sheet = (name: string, rows: string[]) =>
-        file(name, [`${HEADER.join(',')},EAN_GTIN_13`, ...rows, ''].join('\r\n'));
       await run({
         file: await sheetOf('rc-1.csv', { 'MOV-S': J, 'MOV-M': K, 'MOV-L': L }),
         profile: 'native',
       });
       await run({
-        file: await sheet('rc-2.csv', [sku('XL', 'MOV-XL', M), sku('XXL', 'MOV-XXL', N)]),
+        file: await skuSheet('rc-2.csv', [skuRow('XL', 'MOV-XL', M), skuRow('XXL', 'MOV-XXL', N)]),
         profile: 'native',
       });
       const codesOf = async (externalId: string) =>
@@ -654,41 +646,22 @@ describe('PLM import follows the spec rules (issue 15)', () => {
         );
       // S and M swap barcodes; M also takes L's PLM_ID, L takes XL's barcode, XL takes XXL's: XXL and the early write
       // of S (batch 1), XL, L, M, then S in full (batch 5).
-      const target = await sheet('rc-3.csv', [
-        sku('S', 'MOV-S', K),
-        sku('M', 'MOV-L', J),
-        sku('L', 'MOV-L2', M),
-        sku('XL', 'MOV-XL', N),
-        sku('XXL', 'MOV-XXL', O),
+      const target = await skuSheet('rc-3.csv', [
+        skuRow('S', 'MOV-S', K),
+        skuRow('M', 'MOV-L', J),
+        skuRow('L', 'MOV-L2', M),
+        skuRow('XL', 'MOV-XL', N),
+        skuRow('XXL', 'MOV-XXL', O),
       ]);
-      await faults({ latencyMs: 1500, methods: ['PUT'], pathPrefix: '/styles' });
-      const { client, taskQueue, workflowId } = stack();
-      const handle = await client.workflow.start(plmImport, {
-        args: [{ file: target, profile: 'native' }],
-        taskQueue,
-        workflowId: workflowId('plm-rules-chain-ring-cancel'),
-      });
-      try {
-        const deadline = Date.now() + 60_000;
-        let progress = await handle.query(plmImportProgressQuery);
-        while (progress.batchesDone < 1) {
-          if (Date.now() > deadline) throw new Error('the early write of the swap never landed');
-          await new Promise((resolve) => setTimeout(resolve, 50));
-          progress = await handle.query(plmImportProgressQuery);
-        }
+      // Cancelled while batch 2 (XL) is under way: L, which gives M its PLM_ID, is not begun.
+      const handle = await cancelledRun(target, 'plm-rules-chain-ring-cancel', async (running) => {
+        const progress = await running.query(plmImportProgressQuery);
+        if (progress.batchesDone < 1) return false;
         expect(progress.batchCount).toBe(5);
-        // Batch 2 (XL) under way: L, which gives M its PLM_ID, is not begun.
         expect(progress.batchesDone).toBe(1);
         expect(await eanOf('MOV-S')).toBeUndefined();
-        await handle.cancel();
-        const failure = await handle.result().then(
-          () => undefined,
-          (error: unknown) => error,
-        );
-        expect((failure as WorkflowFailedError).cause).toBeInstanceOf(CancelledFailure);
-      } finally {
-        await faults(null);
-      }
+        return true;
+      });
       expect({
         S: await codesOf('MOV-S'),
         M: await codesOf('MOV-M'),
