@@ -9,14 +9,128 @@ export interface CsvRecord {
   quoteError?: string;
 }
 
+const QUOTE = 0x22;
+const CR = 0x0d;
+const LF = 0x0a;
+
+/** The line end a file's text uses: the first one outside quoted cells, once it is seen. */
+export interface LineEnding {
+  newline: '\r\n' | '\n' | '\r' | undefined;
+}
+
+/**
+ * The text with every line break outside quoted cells written as the first one (`ending.newline`), so papaparse, told
+ * that one, ends a record at each. Left to guess, papaparse takes one style from the file's first megabyte, and a
+ * line end of another style (rows appended by another tool) became text inside a cell: two rows read as one, the
+ * second's cells past the header's width dropped. Line breaks inside quoted cells are kept as written. A quote opens
+ * a quoted cell only as the cell's first character, as papaparse reads it. A file of one style is passed on as is.
+ */
+export async function* oneLineEnding(
+  text: AsyncIterable<string>,
+  delimiter: string,
+  ending: LineEnding,
+): AsyncGenerator<string> {
+  const delimiterCode = delimiter.charCodeAt(0);
+  let quoted = false;
+  // The character before the chunk's first (a cell starts after a delimiter or a line end); -1 at the file's start.
+  let before = -1;
+  // The last chunk ended on a CR outside quotes (held back: an LF may follow) or on a quote inside a quoted cell.
+  let pendingCr = false;
+  let closing = false;
+  for await (const chunk of text) {
+    if (chunk.length === 0) continue;
+    const parts: string[] = [];
+    let kept = 0;
+    let at = 0;
+    const lineEnd = (from: number, length: number, found: '\r\n' | '\n' | '\r'): void => {
+      ending.newline ??= found;
+      if (found !== ending.newline) {
+        parts.push(chunk.slice(kept, from), ending.newline);
+        kept = from + length;
+      }
+      at = from + length;
+    };
+    if (closing) {
+      // A second quote here makes the quote that ended the last chunk text; otherwise it closed the cell.
+      closing = false;
+      if (chunk.charCodeAt(0) === QUOTE) at = 1;
+      else quoted = false;
+    }
+    if (pendingCr) {
+      pendingCr = false;
+      const found = chunk.charCodeAt(0) === LF ? '\r\n' : '\r';
+      ending.newline ??= found;
+      parts.push(ending.newline);
+      kept = at = found.length - 1;
+    }
+    while (at < chunk.length) {
+      if (quoted) {
+        const close = chunk.indexOf('"', at);
+        if (close < 0) break;
+        // A doubled quote inside a quoted cell is text.
+        if (close + 1 < chunk.length && chunk.charCodeAt(close + 1) === QUOTE) {
+          at = close + 2;
+          continue;
+        }
+        at = close + 1;
+        if (at >= chunk.length) closing = true;
+        else quoted = false;
+        continue;
+      }
+      const quote = chunk.indexOf('"', at);
+      const cr = chunk.indexOf('\r', at);
+      const lf = chunk.indexOf('\n', at);
+      const end = cr < 0 ? lf : lf < 0 ? cr : Math.min(cr, lf);
+      if (quote < 0 && end < 0) break;
+      if (end < 0 || (quote >= 0 && quote < end)) {
+        const previous = quote === 0 ? before : chunk.charCodeAt(quote - 1);
+        if (previous === -1 || previous === delimiterCode || previous === LF || previous === CR)
+          quoted = true;
+        at = quote + 1;
+      } else if (end === lf) {
+        lineEnd(lf, 1, '\n');
+      } else if (cr + 1 >= chunk.length) {
+        parts.push(chunk.slice(kept, cr));
+        pendingCr = true;
+        kept = at = chunk.length;
+      } else {
+        lineEnd(cr, chunk.charCodeAt(cr + 1) === LF ? 2 : 1, chunk.charCodeAt(cr + 1) === LF ? '\r\n' : '\r');
+      }
+    }
+    before = chunk.charCodeAt(chunk.length - 1);
+    if (parts.length === 0) yield chunk;
+    else {
+      parts.push(chunk.slice(kept));
+      yield parts.join('');
+    }
+  }
+  // A file whose last character is a CR: the held-back line end.
+  if (pendingCr) yield ending.newline ?? '\r';
+}
+
 /**
  * Records of a csv text stream, parsed in chunks as the text arrives (the PLM import and the ERP order push read csv
  * through here). Papaparse hands over batches of records; it is paused while a few batches wait, so memory stays
  * flat, and each batch is a short piece of work, so the event loop keeps turning. Quote errors are kept on the
- * record they belong to (papaparse's node-stream mode drops them).
+ * record they belong to (papaparse's node-stream mode drops them). Any line end outside quotes ends a record
+ * (`oneLineEnding`).
  */
 export async function* csvRecords(text: AsyncIterable<string>, delimiter: string): AsyncGenerator<CsvRecord> {
-  const source = Readable.from(text);
+  const ending: LineEnding = { newline: undefined };
+  const normalised = oneLineEnding(text, delimiter, ending);
+  // Papaparse is told the line end before it starts: the text up to the first one is read ahead.
+  const ahead: string[] = [];
+  while (ending.newline === undefined) {
+    const next = await normalised.next();
+    if (next.done) break;
+    ahead.push(next.value);
+  }
+  const source = Readable.from(
+    (async function* (): AsyncGenerator<string> {
+      yield* ahead;
+      yield* normalised;
+    })(),
+  );
   const batches: CsvRecord[][] = [];
   let finished = false;
   let failure: unknown = null;
@@ -31,6 +145,7 @@ export async function* csvRecords(text: AsyncIterable<string>, delimiter: string
   };
   Papa.parse<string[]>(source, {
     delimiter,
+    newline: ending.newline ?? '\n',
     skipEmptyLines: false,
     chunk: (results, chunkParser) => {
       const errors = new Map<number, string>();
