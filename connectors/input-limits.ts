@@ -218,6 +218,8 @@ export async function scanTextFile(
     let lineStart = 0;
     // UTF-16 text is mostly NUL bytes: a BOM says so, and the csv readers decode it (connectors/csv-encoding.ts).
     let utf16 = false;
+    // The last two bytes of the chunk before: a CR there and an LF at this chunk's start are one line end.
+    let before = [-1, -1];
     for (;;) {
       const { bytesRead } = await handle.read(chunk, 0, chunk.length, offset);
       if (bytesRead === 0) break;
@@ -226,12 +228,24 @@ export async function scanTextFile(
         utf16 = (bytes[0] === 0xff && bytes[1] === 0xfe) || (bytes[0] === 0xfe && bytes[1] === 0xff);
       const nul = utf16 ? -1 : bytes.indexOf(0);
       const stop = nul >= 0 ? nul : bytes.length;
-      for (let at = bytes.indexOf(10); at >= 0 && at < stop; at = bytes.indexOf(10, at + 1)) {
+      // CR LF, LF and a lone CR (classic Mac files, or rows appended by another tool) each end a line.
+      let lf = bytes.indexOf(10);
+      let cr = bytes.indexOf(13);
+      for (let at = nextEnd(lf, cr); at >= 0 && at < stop; at = nextEnd(lf, cr)) {
         const end = offset + at;
-        if (checkLines) checkLine(end - lineStart, line, limits, what);
-        line += 1;
+        const isLf = at === lf;
+        if (isLf) lf = bytes.indexOf(10, at + 1);
+        else cr = bytes.indexOf(13, at + 1);
+        // UTF-16 (either byte order) puts the CR's code two bytes before the LF's.
+        const crAt = at - (utf16 ? 2 : 1);
+        const sameLine = isLf && (crAt >= 0 ? bytes[crAt] : before[2 + crAt]) === 13;
+        if (!sameLine) {
+          if (checkLines) checkLine(end - lineStart, line, limits, what);
+          line += 1;
+        }
         lineStart = end + 1;
       }
+      before = [bytes[bytes.length - 2] ?? -1, bytes[bytes.length - 1] ?? -1];
       if (nul >= 0) {
         throw new InputLimitError(
           'nul_byte',
@@ -254,6 +268,11 @@ export async function scanTextFile(
   } finally {
     await handle.close();
   }
+}
+
+/** The first of two `indexOf` results (-1: none). */
+function nextEnd(lf: number, cr: number): number {
+  return lf < 0 ? cr : cr < 0 ? lf : Math.min(lf, cr);
 }
 
 function checkLine(

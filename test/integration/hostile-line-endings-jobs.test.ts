@@ -6,6 +6,7 @@
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
+import { ORDER_HEADER, orderLine } from '../bad-input/corpus';
 import type { TestStack } from '../harness';
 import { NATIVE_HEADER, type NativeRow } from '../unit/plm-activities/native-sheet';
 import { jobStarters, startJobStack } from './job-stack';
@@ -22,7 +23,7 @@ describe('csv line endings through the jobs', () => {
     await stack?.stop();
   });
 
-  const { importSheet } = jobStarters(() => stack, 'eol');
+  const { push, importSheet } = jobStarters(() => stack, 'eol');
   const nativeLine = (row: NativeRow): string => NATIVE_HEADER.map((column) => row[column] ?? '').join(',');
   const style = (externalId: string, name: string): NativeRow => ({
     externalId,
@@ -56,5 +57,17 @@ describe('csv line endings through the jobs', () => {
     const result = await (await importSheet(file)).result();
     expect(result.products).toMatchObject({ created: 4, rejected: 0 });
     for (const row of [...windows, ...appended]) expect(await productName(row.externalId)).toBe(row.name);
+  });
+
+  it('a classic Mac (CR only) order export over 64 KiB is pushed, not refused as one long header', async () => {
+    const orderNumber = `PO-EOL-CR-${process.pid}`;
+    const header = [...ORDER_HEADER, 'note'].join(',');
+    const lines = Array.from({ length: 80 }, (_, index) =>
+      [...orderLine(orderNumber, index + 1), 'n'.repeat(1_000)].join(','),
+    );
+    const file = path.join(dir, 'mac-orders.csv');
+    writeFileSync(file, `${[header, ...lines].join('\r')}\r`);
+    const result = await (await push(file)).result();
+    expect(result.orders).toMatchObject({ created: 1, rejected: 0 });
   });
 });

@@ -7,6 +7,7 @@ import {
   quoteInput,
   quoteList,
   restoreRejectsCell,
+  scanTextFile,
 } from '../../connectors/input-limits';
 import { readExportFile } from '../../connectors/erp-orders/read';
 import { ExportReadError } from '../../connectors/erp-orders/read/types';
@@ -95,6 +96,25 @@ describe('input limits shared by both jobs', () => {
       message: expect.stringContaining("'n' (columns A, B, C, D, E and 1,895 more)"),
     });
     expect(Date.now() - started).toBeLessThan(2_000);
+  });
+
+  it('CR LF, LF and a lone CR each end a line when a text file is checked, in UTF-8 and UTF-16', async () => {
+    const rows = Array.from({ length: 80 }, (_, index) => `${index},${'n'.repeat(1_000)}`);
+    for (const newline of ['\r', '\n', '\r\n']) {
+      const text = `a,b${newline}${rows.join(newline)}${newline}`;
+      expect(await scanTextFile(write(dir, 'lines.csv', text))).toMatchObject({ lines: 82 });
+      const utf16 = Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from(text, 'utf16le')]);
+      expect(await scanTextFile(write(dir, 'lines16.csv', utf16))).toMatchObject({ lines: 82 });
+    }
+    // A CR LF cut by the 1 MiB read between its two bytes is still one line end.
+    const cut = `${'x'.repeat(1024 * 1024 - 1)}\r\n1\r\n`;
+    const limits = { textFileBytes: 1e9, headerChars: 2e6, lineBytes: 2e6, dataRows: 10 };
+    expect(await scanTextFile(write(dir, 'cut.csv', cut), limits)).toMatchObject({ lines: 3 });
+    const long = write(dir, 'long-cr.csv', `a,b\r1,${'x'.repeat(1_100_000)}\r`);
+    await expect(scanTextFile(long)).rejects.toMatchObject({
+      code: 'line_too_long',
+      message: expect.stringMatching(/^line 2 of the file is/),
+    });
   });
 
   it('a workbook read that cannot finish in time is stopped and fails once, saying so; the event loop kept turning', async () => {
