@@ -1,5 +1,5 @@
 import { createReadStream } from 'node:fs';
-import { readFile, stat } from 'node:fs/promises';
+import { open, readFile, stat } from 'node:fs/promises';
 import path, { extname } from 'node:path';
 import { count, inputLimits, InputLimitError, noDataRowsMessage, scanTextFile } from '../../input-limits';
 import { runOffThread, type ThreadError } from '../../read-off-thread';
@@ -83,13 +83,29 @@ async function readTable(file: string, format: ExportFormat, options: ReadOption
   }
   // Size, NUL bytes, line lengths and line count, in one native pass before any parsing.
   await scanTextFile(file, inputLimits, `${format} file`, format !== 'json');
-  switch (format) {
-    case 'csv':
-      return readCsv({ path: file }, options.mappedColumns);
-    case 'ndjson':
-      return readNdjson(createReadStream(file));
-    case 'json':
-      return readJson(await readFile(file));
+  if (format === 'csv') return readCsv({ path: file }, options.mappedColumns);
+  // Windows PowerShell 5 writes JSON (`ConvertTo-Json | Out-File`) as UTF-16 with a byte-order mark.
+  const utf16 = await utf16Text(file);
+  if (utf16 !== undefined) return format === 'ndjson' ? readNdjson(utf16) : readJson(utf16);
+  return format === 'ndjson' ? readNdjson(createReadStream(file)) : readJson(await readFile(file));
+}
+
+/** The text of a file that starts with a UTF-16 byte-order mark (either byte order), else undefined. */
+async function utf16Text(file: string): Promise<string | undefined> {
+  const handle = await open(file, 'r');
+  try {
+    const head = Buffer.alloc(2);
+    await handle.read(head, 0, 2, 0);
+    const encoding =
+      head[0] === 0xff && head[1] === 0xfe
+        ? 'utf-16le'
+        : head[0] === 0xfe && head[1] === 0xff
+          ? 'utf-16be'
+          : undefined;
+    if (encoding === undefined) return undefined;
+    return new TextDecoder(encoding).decode(await handle.readFile());
+  } finally {
+    await handle.close();
   }
 }
 
