@@ -3,7 +3,7 @@ import { profileChoiceProblem } from '../profile-choice';
 import { basename, extname } from 'node:path';
 import { forEachBounded, type ApiCalls, type Progress } from '../staging';
 import { boundMessage } from '../input-limits';
-import { copyInput, readInputText, writeFileAtomically } from '../storage';
+import { copyInput, isS3Url, readInputText, writeFileAtomically } from '../storage';
 import type { ReferenceKind, TraceabilityClient } from '../traceability';
 import {
   CatalogueIndex,
@@ -65,9 +65,12 @@ export async function resolveProfile(choice: {
   let text: string;
   try {
     text = await readInputText(choice.mappingFile); // a worker path or an s3:// reference
-  } catch {
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
     throw new PlmInputError(
-      `mapping file ${choice.mappingFile} cannot be read (the path is read on the worker)`,
+      code === undefined && !isS3Url(choice.mappingFile)
+        ? `mapping file ${choice.mappingFile}: ${(error as Error).message}`
+        : `mapping file ${choice.mappingFile} cannot be read (the path is read on the worker)`,
     );
   }
   try {

@@ -37,9 +37,27 @@ export async function inputExists(ref: string): Promise<boolean> {
   return elsewhere !== undefined && (await elsewhere.store.exists(elsewhere.key));
 }
 
-/** A small input (a mapping profile) as text, from a worker path or an `s3://` reference; throws when missing. */
-export async function readInputText(ref: string): Promise<string> {
-  if (!isS3Url(ref)) return readFile(ref, 'utf8');
+/** The most a small input (a mapping profile) may hold: the largest real profile is a few KB. */
+export const MAX_INPUT_TEXT_BYTES = 1024 * 1024;
+
+/**
+ * A small input (a mapping profile) as text, from a worker path or an `s3://` reference; throws when missing, when
+ * the path is not a regular file (a FIFO would hold a worker's file thread until someone writes to it, a device such
+ * as /dev/zero never ends) or when it is over `MAX_INPUT_TEXT_BYTES` (an export given as the mapping file).
+ */
+export async function readInputText(ref: string, what = 'mapping file'): Promise<string> {
+  if (!isS3Url(ref)) {
+    const info = await stat(ref);
+    if (!info.isFile())
+      throw new Error('it is not a regular file (a folder, FIFO or device); give the JSON file');
+    if (info.size > MAX_INPUT_TEXT_BYTES) {
+      throw new Error(
+        `it is ${info.size.toLocaleString('en-US')} bytes, over the limit of ` +
+          `${MAX_INPUT_TEXT_BYTES.toLocaleString('en-US')} bytes for a ${what}; check that it is the mapping file`,
+      );
+    }
+    return readFile(ref, 'utf8');
+  }
   const { store, key } = inputObject(ref);
   const body = key === '' ? null : await store.get(key);
   if (!body) throw new Error(`${ref} was not found in the bucket`);

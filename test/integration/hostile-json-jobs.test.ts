@@ -1,12 +1,14 @@
 /**
- * JSON order exports as Windows tools write them, through the real push (Temporal dev server + sandbox): Windows
- * PowerShell 5's `ConvertTo-Json | Out-File` writes UTF-16 with a byte-order mark.
+ * JSON inputs of the order push through the real job (Temporal dev server + sandbox): exports as Windows tools write
+ * them (Windows PowerShell 5's `ConvertTo-Json | Out-File` writes UTF-16 with a byte-order mark), and mapping files
+ * that are not small regular files.
  */
-import { writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { openSync, closeSync, constants, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { ORDER_HEADER, orderLine } from '../bad-input/corpus';
 import type { TestStack } from '../harness';
-import { jobStarters, startJobStack } from './job-stack';
+import { erpOrdersRunner, jobStarters, startJobStack } from './job-stack';
 
 describe('JSON exports in UTF-16 through the order push', () => {
   let stack: TestStack;
@@ -41,4 +43,35 @@ describe('JSON exports in UTF-16 through the order push', () => {
     writeFileSync(lines, utf16(`${JSON.stringify(order(second))}\r\n`, 'utf16be'));
     expect((await (await push(lines)).result()).orders).toMatchObject({ created: 1, rejected: 0 });
   });
+
+  it('a mapping file that is a FIFO or too big fails the run at once, saying why; no worker thread waits on it', async () => {
+    const run = erpOrdersRunner(() => stack, 'erp-orders-mapping');
+    const file = path.join(dir, 'orders-for-mapping.csv');
+    writeFileSync(file, `${ORDER_HEADER.join(',')}\n${orderLine(`PO-MAP-${process.pid}`).join(',')}\n`);
+    const fifo = path.join(dir, 'mapping.fifo');
+    execFileSync('mkfifo', [fifo]);
+    try {
+      const started = Date.now();
+      await expect(run({ file, mappingFile: fifo })).rejects.toMatchObject({
+        cause: { message: expect.stringContaining(`mapping profile ${fifo}: it is not a regular file`) },
+      });
+      expect(Date.now() - started).toBeLessThan(15_000);
+    } finally {
+      // Releases a read that did block on the FIFO (before the fix), so the worker can stop.
+      try {
+        closeSync(openSync(fifo, constants.O_WRONLY | constants.O_NONBLOCK));
+      } catch {
+        // ENXIO: no one reads it.
+      }
+    }
+    const big = path.join(dir, 'big-mapping.json');
+    writeFileSync(big, `{"columns":{},"note":"${'x'.repeat(2 * 1024 * 1024)}"}`);
+    await expect(run({ file, mappingFile: big })).rejects.toMatchObject({
+      cause: {
+        message: expect.stringContaining(
+          'is 2,097,176 bytes, over the limit of 1,048,576 bytes for a mapping file',
+        ),
+      },
+    });
+  }, 60_000);
 });
