@@ -193,7 +193,7 @@ export async function readNdjson(source: TextSource): Promise<ExportTable> {
   }
   if (unparsedLast !== undefined && lastChar !== '\n') {
     throw new ExportReadError(
-      `the file looks cut off: its last line (line ${unparsedLast.line}) is not valid JSON (${unparsedLast.reason}) ` +
+      `the file looks cut off: its last line (line ${unparsedLast.line}) is not valid JSON (${quoteInput(unparsedLast.reason)}) ` +
         'and has no newline after it, so the export was probably interrupted; nothing was pushed. Export the file again',
       'truncated_file',
     );

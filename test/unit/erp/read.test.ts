@@ -232,6 +232,19 @@ describe('json and ndjson', () => {
     ]);
   });
 
+  // "one clear, bounded error": a cut-off last line's parser reason quotes the line, control characters and all.
+  it('names a cut-off last line with its control characters made visible', async () => {
+    const cut = readNdjson('{"order_number":"PO-1"}\n{"order_number":\u0001\u0007}');
+    await expect(cut).rejects.toThrow(/^the file looks cut off: its last line \(line 2\)/);
+    const message = await cut.then(
+      () => '',
+      (error: unknown) => (error as Error).message,
+    );
+    // eslint-disable-next-line no-control-regex
+    expect(message).not.toMatch(/[\u0000-\u0008\u000b-\u001f]/);
+    expect(message).toContain('\\u0001\\u0007');
+  });
+
   it('tells NDJSON from a JSON array by content', async () => {
     expect((await readJson('{"a":1}\n{"a":2}')).format).toBe('ndjson');
     await expect(readJson('{"a":1}')).resolves.toMatchObject({ format: 'ndjson' });
