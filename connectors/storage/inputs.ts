@@ -50,18 +50,33 @@ export async function readInputText(ref: string, what = 'mapping file'): Promise
     const info = await stat(ref);
     if (!info.isFile())
       throw new Error('it is not a regular file (a folder, FIFO or device); give the JSON file');
-    if (info.size > MAX_INPUT_TEXT_BYTES) {
-      throw new Error(
-        `it is ${info.size.toLocaleString('en-US')} bytes, over the limit of ` +
-          `${MAX_INPUT_TEXT_BYTES.toLocaleString('en-US')} bytes for a ${what}; check that it is the mapping file`,
-      );
-    }
+    if (info.size > MAX_INPUT_TEXT_BYTES)
+      throw tooLarge(`${info.size.toLocaleString('en-US')} bytes, over`, what);
     return readFile(ref, 'utf8');
   }
   const { store, key } = inputObject(ref);
-  const body = key === '' ? null : await store.get(key);
+  const body = key === '' ? null : await store.read(key);
   if (!body) throw new Error(`${ref} was not found in the bucket`);
-  return body.toString('utf8');
+  // Read no further than the limit: an export named as the mapping would otherwise be downloaded whole.
+  const chunks: Buffer[] = [];
+  let bytes = 0;
+  for await (const chunk of body) {
+    const buffer = Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk as string);
+    bytes += buffer.length;
+    if (bytes > MAX_INPUT_TEXT_BYTES) {
+      body.destroy();
+      throw tooLarge('over', what);
+    }
+    chunks.push(buffer);
+  }
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+function tooLarge(size: string, what: string): Error {
+  return new Error(
+    `it is ${size} the limit of ${MAX_INPUT_TEXT_BYTES.toLocaleString('en-US')} bytes for a ${what}; check that it ` +
+      'is the mapping file',
+  );
 }
 
 /**

@@ -323,6 +323,17 @@ describeS3('trace-sync with TRACE_STORE_URL=s3://… (versitygw)', () => {
     expect(plm.status).not.toBe(0);
     expect(plm.stderr + plm.stdout).toContain(`s3://${s3().bucket}/trace/no/such/sheet.csv`);
     expect(plm.stderr + plm.stdout).not.toContain('no file at');
+    // A mapping reference that names an export, not a profile, is refused by its size, not downloaded whole.
+    await store().put('profiles/huge.json', `[${'{"order_number":"PO-1"},'.repeat(60_000)}{}]`);
+    const huge = await cli(
+      'erp-orders',
+      file,
+      '--mapping',
+      `s3://${s3().bucket}/trace/profiles/huge.json`,
+      '--wait',
+    );
+    expect(huge.status).not.toBe(0);
+    expect(huge.stderr + huge.stdout).toMatch(/over the limit of 1,048,576 bytes for a mapping file/);
     const bad = await cli('erp-orders', 's3://bucket-only');
     expect(bad.status).not.toBe(0);
     expect(bad.stderr).toContain("'s3://bucket-only' is not an s3://bucket/key reference");
