@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
-import { createReadStream } from 'node:fs';
-import { readdir, stat } from 'node:fs/promises';
+import { createReadStream, type Stats } from 'node:fs';
+import { lstat, readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { log } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
@@ -223,8 +223,21 @@ async function listLocalInbox(folder: string, settleSeconds: number): Promise<In
   for (const name of names.filter((n) => !ignored(n)).sort()) {
     if (files.length >= MAX_FILES_PER_RUN) break;
     const path = join(folder, name);
-    const info = await stat(path).catch(() => undefined);
-    if (!info?.isFile() || unsettled(name, info.mtimeMs)) continue;
+    let info: Stats;
+    try {
+      info = await stat(path);
+    } catch (error) {
+      // A link to nothing is named; a name gone since the listing (another run filed it away) is not a drop.
+      if ((await lstat(path).catch(() => undefined))?.isSymbolicLink()) skip(name, unreadable(error));
+      continue;
+    }
+    // Folders (processed/, failed/, the operator's own) are not drops.
+    if (info.isDirectory()) continue;
+    if (!info.isFile()) {
+      skip(name, 'not a regular file (a FIFO, socket or device): the inbox takes files only');
+      continue;
+    }
+    if (unsettled(name, info.mtimeMs)) continue;
     let sha256: string;
     try {
       sha256 = await sha256OfFile(path);

@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { readdirSync } from 'node:fs';
 import { mkdir, mkdtemp, rename, symlink, utimes, writeFile } from 'node:fs/promises';
@@ -319,6 +320,26 @@ describe('inbox: one child per new file, files moved to processed/ or failed/', 
       { name: 'a-locked.csv', reason: expect.stringMatching(/^cannot be read: .*EIO/) },
     ]);
     expect(listing.skipped[0]!.reason.length).toBeLessThanOrEqual(200);
+  });
+
+  // A FIFO or a link to nothing dropped in the inbox was passed over without a word: the operator never learnt why
+  // the drop was not taken. Folders (processed/, failed/, the operator's own) are passed over as before.
+  it('a drop that is a FIFO or a broken link is named with its reason; a folder is passed over', async () => {
+    const folder = path.join(path.dirname(inboxDir), 'inbox-not-files');
+    await mkdir(folder);
+    await drop(path.join(folder, 'd-orders.csv'), GOOD);
+    execFileSync('mkfifo', [path.join(folder, 'a-pipe.csv')]);
+    await symlink(path.join(folder, 'gone.csv'), path.join(folder, 'b-link.csv'));
+    await mkdir(path.join(folder, 'c-archive'));
+    const listing = await createInboxActivities().listInboxDrops({ folder, settleSeconds: 0 });
+    expect(listing.files.map((file) => file.name)).toEqual(['d-orders.csv']);
+    expect(listing.skipped).toEqual([
+      {
+        name: 'a-pipe.csv',
+        reason: 'not a regular file (a FIFO, socket or device): the inbox takes files only',
+      },
+      { name: 'b-link.csv', reason: expect.stringMatching(/^cannot be read: .*ENOENT/) },
+    ]);
   });
 
   it('an inbox whose folder is missing (or not mounted) fails naming the folder, with TraceStatus failed', async () => {
