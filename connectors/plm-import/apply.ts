@@ -2,7 +2,7 @@ import type { ApiCalls, Progress } from '../staging';
 import type { BatchJournal, StagingRef } from '../staging';
 import { isTraceabilityApiError, type TraceabilityApiError } from '../traceability';
 import { readBack } from './catalogue';
-import { giverRejectedMessage } from './code-moves';
+import { giverRejectedMessage, refusedGivers } from './code-moves';
 import { CompositionDeleteError, compositionOps, readOwned, runOp } from './composition';
 import { immutableProblem } from './plan';
 import { updateBody } from './product-bodies';
@@ -168,9 +168,9 @@ async function restored(
  * bound to be refused (codes_not_unique, naming neither row). Its rejection names the givers' rows instead.
  */
 function giversRefused(step: WriteStep, context: StepContext): Outcome | undefined {
-  const refused = (step.takes ?? []).flatMap((code) => {
-    const giver = context.rejectedParents.get(code.giver);
-    return giver && giver.target === undefined ? [{ ...code, why: giver.code ?? 'rejected' }] : [];
+  const refused = refusedGivers(step.takes ?? [], (giver) => {
+    const rejected = context.rejectedParents.get(giver);
+    return rejected && rejected.target === undefined ? (rejected.code ?? 'rejected') : undefined;
   });
   const first = refused[0];
   if (first === undefined) return undefined;

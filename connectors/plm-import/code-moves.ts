@@ -67,13 +67,10 @@ export interface CodeMoves {
   /** Codes a sheet product holds and gives up in this run, another taking them. */
   released: Set<string>;
   /**
-   * By taker, the codes it takes from givers written once (not freed products of a ring, whose refused second write
-   * puts codes back, or not): should such a giver's write be refused, it still holds them.
-   */
-  takes: Map<string, TakenCode[]>;
-  /**
    * By taker, every code it takes from another product of the sheet, freed ones of a ring included (takers of a ring
-   * refused as `swapping` left out): a giver the plan rejects is never written, so it keeps them all.
+   * refused as `swapping` left out): a giver the plan rejects is never written, so it keeps them all. (A write staged
+   * carries those from givers written once, `writtenOnce`: a freed product's refused second write puts codes back, or
+   * not.)
    */
   taking: Map<string, TakenCode[]>;
   /** The wave of each taker's write (the givers' writes land in earlier ones); absent: 0. */
@@ -276,15 +273,43 @@ export function codeMoves(
     const waited = [...(givers.get(id) ?? [])].map(gives);
     waves.set(id, Math.max(...waited) + 1);
   }
-  const takes = new Map<string, TakenCode[]>();
-  const taking = new Map<string, TakenCode[]>();
-  for (const [taker, codes] of taken) {
-    if (swapping.has(taker)) continue;
-    taking.set(taker, codes);
-    const once = codes.filter((code) => !freed.has(code.giver));
-    if (once.length > 0) takes.set(taker, once);
-  }
-  return { released, takes, taking, waves, freed, rings, swapping };
+  const taking = new Map([...taken].filter(([taker]) => !swapping.has(taker)));
+  return { released, taking, waves, freed, rings, swapping };
+}
+
+/**
+ * The codes of `taker` from givers written once (not freed products of a ring): should such a giver's write be
+ * refused, it still holds them, so the taker's staged write carries them (`takes`); undefined when there are none.
+ */
+export function writtenOnce(moves: CodeMoves, taker: string): TakenCode[] | undefined {
+  const once = moves.taking.get(taker)?.filter((code) => !moves.freed.has(code.giver));
+  return once?.length ? once : undefined;
+}
+
+/** The codes of `codes` whose giver was rejected (`whyOf` gives its reject code), each with that code. */
+export function refusedGivers<C extends { giver: string }>(
+  codes: readonly C[],
+  whyOf: (giver: string) => string | undefined,
+): Array<C & { why: string }> {
+  return codes.flatMap((code) => {
+    const why = whyOf(code.giver);
+    return why === undefined ? [] : [{ ...code, why }];
+  });
+}
+
+/** A taker the plan rejects because a giver of its codes is rejected at plan time (never written, so it keeps them). */
+export function plannedGiverRejection(
+  taker: string,
+  rowNumber: number,
+  refused: readonly (RefusedGiver & { column: string | null })[],
+): RowIssue {
+  return rowIssue(
+    rowNumber,
+    refused[0]?.column ?? null,
+    'code_giver_rejected',
+    giverRejectedMessage(taker, refused, 'plan', `: '${taker}' is not written and keeps its codes`),
+    taker,
+  );
 }
 
 /** A code a taker gets from a giver that is rejected: `why` is the giver's own reject code. */

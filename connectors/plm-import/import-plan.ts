@@ -15,7 +15,7 @@ import {
 import { compositionSteps } from './composition-steps';
 import { newParentsNote, onRow, PlmFileError, rowIssue } from './issues';
 import { planImport, type ImportPlan } from './plan';
-import { giverRejectedMessage } from './code-moves';
+import { plannedGiverRejection, refusedGivers } from './code-moves';
 import { builtinProfile } from './profiles/builtin';
 import { parseProductSheet } from './profiles/parse-sheet';
 import type { ReferenceLists } from './profiles/references';
@@ -249,26 +249,9 @@ export function toWriteSteps(
       continue;
     }
     // A giver refused here keeps the code it was to give up: the taker could only be refused codes_not_unique.
-    const givers = (write.takes ?? []).flatMap((code) => {
-      const giver = failed.get(code.giver);
-      return giver ? [{ ...code, why: giver.code }] : [];
-    });
-    if (givers[0]) {
-      reject(
-        write,
-        rowIssue(
-          rowNumber,
-          givers[0].column,
-          'code_giver_rejected',
-          giverRejectedMessage(
-            write.externalId,
-            givers,
-            'plan',
-            `: '${write.externalId}' is not written and keeps its codes`,
-          ),
-          write.externalId,
-        ),
-      );
+    const givers = refusedGivers(write.takes ?? [], (giver) => failed.get(giver)?.code);
+    if (givers.length > 0) {
+      reject(write, plannedGiverRejection(write.externalId, rowNumber, givers));
       continue;
     }
     let candidate: unknown = { ...write, parentExternalId, parentColumn };

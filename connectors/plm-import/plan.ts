@@ -2,7 +2,15 @@ import { levelOrder, type DraftComposition, type ProductLevel } from './draft';
 import { CatalogueIndex, type ExistingProduct } from './catalogue';
 import type { CurrentHeader } from './composition';
 import { newParentsNote, onRow, rowIssue, type RowIssue } from './issues';
-import { codeClashes, codeMoves, giverRejectedMessage, releaseCodes, type CodeMoves } from './code-moves';
+import {
+  codeClashes,
+  codeMoves,
+  plannedGiverRejection,
+  refusedGivers,
+  releaseCodes,
+  writtenOnce,
+  type CodeMoves,
+} from './code-moves';
 import {
   createBody,
   givenCodeTypes,
@@ -198,21 +206,12 @@ export function planImport(
       grew = false;
       for (const [taker, codes] of moves.taking) {
         if (rejected.has(taker)) continue;
-        const refused = codes.flatMap((code) => {
-          const giver = rejected.get(code.giver);
-          return giver
-            ? [{ ...code, giverRow: rowsOf.get(code.giver)?.[0] ?? giver.rowNumber, why: giver.code }]
-            : [];
-        });
-        const first = refused[0];
-        if (first === undefined) continue;
-        const issue = rowIssue(
-          rowsOf.get(taker)?.[0] ?? 0,
-          first.column,
-          'code_giver_rejected',
-          giverRejectedMessage(taker, refused, 'plan', `: '${taker}' is not written and keeps its codes`),
-          taker,
-        );
+        const refused = refusedGivers(codes, (giver) => rejected.get(giver)?.code).map((code) => ({
+          ...code,
+          giverRow: rowsOf.get(code.giver)?.[0] ?? rejected.get(code.giver)?.rowNumber ?? 0,
+        }));
+        if (refused.length === 0) continue;
+        const issue = plannedGiverRejection(taker, rowsOf.get(taker)?.[0] ?? 0, refused);
         forced.set(taker, issue);
         rejected.set(taker, issue);
         grew = true;
@@ -450,7 +449,7 @@ function planPass(
       });
     }
     const wave = waveOf(draft);
-    const taken = moves.takes.get(draft.externalId);
+    const taken = writtenOnce(moves, draft.externalId);
     const waved = {
       ...(wave > 0 ? { wave } : {}),
       ...(taken
