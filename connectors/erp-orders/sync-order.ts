@@ -1,4 +1,3 @@
-import { isDeepStrictEqual } from 'node:util';
 import { boundMessage, quoteInput } from '../input-limits';
 import type { ApiCalls } from '../staging';
 import type { BatchJournal } from '../staging';
@@ -6,7 +5,7 @@ import { isTraceabilityApiError, type TraceabilityApiError } from '../traceabili
 import type { Order } from '../traceability';
 import type { OrderType } from '../traceability/schemas/orders';
 import { productRefKey, type OrderDraft, type ProductRef } from './orders/draft';
-import { blockingTypes, companyDirectory, resolveProducts, toExisting } from './platform-reads';
+import { blockingTypes, resolveProducts, toExisting } from './platform-reads';
 import {
   rejectedOutcome,
   type BatchRecord,
@@ -16,12 +15,11 @@ import {
 } from './push-run';
 import { planOrderSync, type ExistingOrder, type OrderPlan } from './reconcile';
 import type { PersonDirectory } from './persons';
-import { PARTY_FIELDS } from './orders/fields';
-import { NAMED_FIELDS, type PlanWords } from './plan-words';
+import { fieldChanges, nameCompaniesOf, type PlanWordsReads } from './plan-words';
 import { productProblem } from './reconcile-lines';
 
-export interface OrderSyncContext {
-  api: ApiCalls;
+/** `words` and `networkNamed` (PlanWordsReads): the export's words for a plan's order fields (the run's manifest). */
+export interface OrderSyncContext extends PlanWordsReads {
   log: BatchJournal<OutcomeEntry>;
   complete: boolean;
   dryRun: boolean;
@@ -34,13 +32,7 @@ export interface OrderSyncContext {
   /** Archived orders are unarchived and updated (else rejected as `order_archived`). */
   unarchive?: boolean;
   persons: PersonDirectory;
-  /** The export's words for a plan's order fields (the run's manifest; absent in older runs). */
-  words?: PlanWords;
-  /** The whole network's codes, read into `words` once per batch (orders run side by side await the one read). */
-  networkNamed?: Promise<void>;
 }
-
-const PARTY_KEYS: ReadonlySet<string> = new Set(PARTY_FIELDS.map((party) => party.key));
 
 /** Comparing with an existing order needs platform product ids: look up the refs the prepare did not. */
 async function resolveRefsOf(draft: OrderDraft, ctx: OrderSyncContext): Promise<void> {
@@ -130,69 +122,6 @@ async function readOrder(api: ApiCalls, draft: OrderDraft, knownId?: string): Pr
     `order '${quoteInput(draft.orderNumber)}': the platform's order with this number was renamed or changed type on ` +
       `each of ${READS_BY_NUMBER} reads; the batch will be retried`,
   );
-}
-
-/** A field's value as a plan shows it: bounded text, lists comma-joined, nothing as `(none)`. */
-function shownValue(value: unknown): string {
-  if (value === null || value === undefined || value === '') return '(none)';
-  if (Array.isArray(value))
-    return value.length === 0 ? '(none)' : quoteInput(value.map(String).join(', '), 120);
-  return quoteInput(typeof value === 'object' ? JSON.stringify(value) : String(value), 120);
-}
-
-/**
- * Each order field a patch plan changes, the platform's value before and what the patch sends: under the export's
- * column, a company or facility process by the code or name the export gives it, people by their e-mails.
- */
-function fieldChanges(
-  plan: Extract<OrderPlan, { kind: 'patch' }>,
-  existing: ExistingOrder,
-  words: PlanWords | undefined,
-  persons: PersonDirectory,
-): NonNullable<OrderOutcome['fields']> {
-  const sent = new Map<string, unknown>(plan.steps.flatMap((step) => Object.entries(step)));
-  const before = new Map<string, unknown>(Object.entries(existing));
-  // The platform answers responsible persons as user ids; the export (and the patch) names them by e-mail.
-  const stored = before.get('internalResponsiblePersons');
-  if (Array.isArray(stored) && stored.every((id): id is string => typeof id === 'string'))
-    before.set('internalResponsiblePersons', persons.emailsOf(stored));
-  const named = (field: string, value: unknown): unknown =>
-    typeof value === 'string' && NAMED_FIELDS.has(field) ? (words?.names[value] ?? value) : value;
-  // A field sent along with another (a receiver's facility process with the receiver, spec 03) may not have changed.
-  const changed = plan.changedFields.filter((field) => !isDeepStrictEqual(existing[field], sent.get(field)));
-  return changed.map((field) => ({
-    field: words?.columns[field] ?? field,
-    before: shownValue(named(field, before.get(field))),
-    after: shownValue(named(field, sent.get(field))),
-  }));
-}
-
-/**
- * A party the platform's order names and the export does not (the receiver an update replaces): the run read codes
- * by the export's, so the plan would show its id (a company without a code is named by its name). The network is read
- * once per batch, only for such an order and only in a plan's dry pass (the real pass spends no call on words); should
- * that read fail, the plan shows the id.
- */
-async function nameCompaniesOf(
-  plan: Extract<OrderPlan, { kind: 'patch' }>,
-  existing: ExistingOrder,
-  ctx: OrderSyncContext,
-): Promise<void> {
-  const words = ctx.words;
-  if (words === undefined) return;
-  const lacking = plan.changedFields.some((field) => {
-    const before: unknown = existing[field];
-    return PARTY_KEYS.has(field) && typeof before === 'string' && words.names[before] === undefined;
-  });
-  if (!lacking) return;
-  ctx.networkNamed ??= companyDirectory(ctx.api, [], true).then(
-    (network) => {
-      for (const entry of network.entries) words.names[entry.id] ??= entry.code;
-      for (const [id, name] of network.nameless ?? []) words.names[id] ??= name;
-    },
-    () => undefined,
-  );
-  await ctx.networkNamed;
 }
 
 /** An audit field of the order as the API answered it (spec 03: `createdByUserName`, `updatedByApiKeyId`...). */
