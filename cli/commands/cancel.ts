@@ -5,7 +5,7 @@ import { shownText } from '../../connectors/config-problems';
 import { TraceStatus } from '../../worker/search-attributes';
 import { BY_DEFAULT, operatingSystemUser } from './approve';
 import { runAction } from '../run-action';
-import { wroteBeforeStop } from '../run-waiter';
+import { wroteBeforeStop } from '../stop-words';
 import { runningHandle, withTemporalClient } from '../workflow-runner';
 
 /**

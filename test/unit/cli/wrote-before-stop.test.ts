@@ -1,4 +1,4 @@
-import { wroteBeforeStop } from '../../../cli/run-waiter';
+import { wroteBeforeStop } from '../../../cli/stop-words';
 
 /** What `watch`, `--wait` and `cancel --wait` say a stopped run wrote, from the memo each job leaves. */
 describe('what a stopped run wrote, in words', () => {
