@@ -15,7 +15,7 @@ import { mappingFileProblem } from '../connectors/mapping-file';
 import { isS3Url } from '../connectors/storage';
 import { jobInputProblems } from './job-inputs';
 import { JOBS, WORKFLOW_TYPES, jobOfWorkflowType } from './jobs';
-import { TraceJob, TraceSource } from './search-attributes';
+import { TraceJob } from './search-attributes';
 
 const OVERLAP = {
   skip: ScheduleOverlapPolicy.SKIP,
@@ -236,10 +236,8 @@ export function scheduleOptions(entry: ScheduleEntry, taskQueue: string): Schedu
       args: [input],
       taskQueue,
       workflowId: entry.id,
-      typedSearchAttributes: [
-        { key: TraceJob, value: job },
-        { key: TraceSource, value: `schedule:${entry.id}` },
-      ],
+      // (No TraceSource: the job sets it to its data source as it starts; `TemporalScheduledById` names the schedule.)
+      typedSearchAttributes: [{ key: TraceJob, value: job }],
     },
     policies: {
       overlap: OVERLAP[entry.overlap],
