@@ -17,7 +17,7 @@ export default tseslint.config(
   },
   {
     // Workflow code runs in Temporal's deterministic sandbox: no Node built-ins (as the Temporal samples ban them),
-    // and activities and connectors only as types; the pure validation modules named here are the exceptions.
+    // and activities and connectors only as types; the pure modules named here (validation, wording) are the exceptions.
     files: ['workflows/**/*.ts'],
     rules: {
       '@typescript-eslint/no-restricted-imports': [
@@ -30,7 +30,7 @@ export default tseslint.config(
           patterns: [
             {
               regex:
-                '^(\\.\\./)+(activities|connectors/(?!config-problems$|profile-choice$|bom-repair/job-input$|bom-repair/listing$|certificate-report/model$|erp-orders/read-warnings$|erp-orders/rejected-said$|plm-import/rings-said$|staging/run-key$))',
+                '^(\\.\\./)+(activities|connectors/(?!config-problems$|counted$|profile-choice$|bom-repair/job-input$|bom-repair/listing$|certificate-report/model$|erp-orders/read-warnings$|erp-orders/rejected-said$|plm-import/rings-said$|staging/run-key$))',
               allowTypeImports: true,
               message: 'Workflows import activities and connectors as types only (import type).',
             },

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { counted } from '../connectors/counted';
 import { ringsSaid } from '../connectors/plm-import/rings-said';
 
 // What a run that was stopped (cancelled, terminated, timed out) had written, in the operator's words, from the
@@ -38,9 +39,6 @@ const bomRepairMemo = z.object({
   linesFailed: count.optional(),
   productsFailed: count.optional(),
 });
-
-/** `1 product`, `12 products`. */
-const counted = (n: number, noun: string) => `${n} ${noun}${n === 1 ? '' : 's'}`;
 
 /** `40 unchanged, 2 rejected (rejects file: …)`: the non-zero ones. */
 function notWritten(

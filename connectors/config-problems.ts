@@ -1,4 +1,5 @@
 import type { z } from 'zod';
+import { counted } from './counted';
 
 /**
  * A configuration file's zod problems (a mapping file, a profile) as one line an operator can act on: each problem's
@@ -35,7 +36,7 @@ function problemLine(walk: Walk, error: z.ZodError, maxProblems: number): string
     for (const problem of described) if (problems.length < maxProblems) problems.push(bounded(problem));
   }
   const more = total - problems.length;
-  return problems.join('; ') + (more > 0 ? `; and ${more} more problem${more === 1 ? '' : 's'}` : '');
+  return problems.join('; ') + (more > 0 ? `; and ${counted(more, 'more problem')}` : '');
 }
 
 type Issue = z.core.$ZodIssue & { input?: unknown };
@@ -224,11 +225,11 @@ function sizeWords(issue: Issue & { code: 'too_small' | 'too_big' }): string {
   switch (issue.origin) {
     case 'string':
       if (small && bound === 1 && inclusive) return 'non-empty text';
-      return `text of ${relation} ${bound} character${bound === 1 ? '' : 's'}`;
+      return `text of ${relation} ${counted(bound, 'character')}`;
     case 'array':
     case 'set':
       if (small && bound === 1 && inclusive) return 'a non-empty list';
-      return `a list of ${relation} ${bound} item${bound === 1 ? '' : 's'}`;
+      return `a list of ${relation} ${counted(bound, 'item')}`;
     default:
       return `${relation} ${bound}`;
   }

@@ -11,6 +11,7 @@ import { z } from 'zod';
 import { isKnownTimeZone } from '../connectors/certificate-report/model';
 import { ConfigFileError } from './config';
 import { configProblems, inputProblems } from '../connectors/config-problems';
+import { counted } from '../connectors/counted';
 import { mappingFileProblem } from '../connectors/mapping-file';
 import { isS3Url } from '../connectors/storage';
 import { jobInputProblems } from './job-inputs';
@@ -103,9 +104,7 @@ function duplicateIds(ids: readonly string[]): string | undefined {
     return `"${id}" is at entries ${entries}`;
   });
   const more = repeated.length - shown.length;
-  return (
-    shown.join('; ') + (more > 0 ? `; and ${more} more id${more === 1 ? '' : 's'} given twice or more` : '')
-  );
+  return shown.join('; ') + (more > 0 ? `; and ${counted(more, 'more id')} given twice or more` : '');
 }
 
 function inWords(numbers: readonly number[]): string {
@@ -220,7 +219,7 @@ function schedulesFileProblems(raw: unknown, error: z.ZodError): string {
     lines.push(`${entryLabel(given, index)}${own.length > 0 ? ': ' : ', '}${parts.join('; ')}`);
   }
   const more = entries.size - MAX_ENTRIES_SHOWN;
-  if (more > 0) lines.push(`and ${more} more schedule${more === 1 ? '' : 's'} with problems`);
+  if (more > 0) lines.push(`and ${counted(more, 'more schedule')} with problems`);
   return lines.join(' | ');
 }
 

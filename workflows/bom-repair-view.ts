@@ -1,4 +1,5 @@
 import type { ListedProductResult } from '../connectors/bom-repair/listing';
+import { counted } from '../connectors/counted';
 
 /**
  * What a BOM repair run shows as its current details (the Web UI's run page, `temporal workflow describe`): while it
@@ -29,7 +30,6 @@ export interface BomRepairView {
 export const DETAILS_ITEMS = 5;
 const REASON_CHARS = 300;
 
-const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
 const clip = (text: string) => (text.length > REASON_CHARS ? `${text.slice(0, REASON_CHARS - 1)}…` : text);
 const nameOf = (product: ListedProductResult) => product.externalId ?? product.productId;
 
@@ -100,13 +100,13 @@ function nextStep(view: BomRepairView, left: readonly string[]): string {
 export function bomRepairOutcomeDetails(view: BomRepairView, status: string): string {
   const head =
     `BOM repair (${view.selector})${view.dryRun ? ', dry run' : ''}: ${status}: lines ${lineCounts(view)}; ` +
-    `${plural(view.productsWithForks, 'product')} with forks of ${view.productsScanned} scanned` +
+    `${counted(view.productsWithForks, 'product')} with forks of ${view.productsScanned} scanned` +
     (view.productsFailed ? `, ${view.productsFailed} not repaired` : '') +
     (view.notFound.length > 0 ? `, ${view.notFound.length} not found` : '');
   const repairedProducts = view.products.filter((p) => p.repaired + p.wouldRepair > 0);
   const repaired = repairedProducts.map(
     (p) =>
-      `${nameOf(p)}: ${view.dryRun ? `${p.wouldRepair} to repair` : `${plural(p.repaired, 'line')} repaired`}` +
+      `${nameOf(p)}: ${view.dryRun ? `${p.wouldRepair} to repair` : `${counted(p.repaired, 'line')} repaired`}` +
       (p.verified === true ? ', verified' : p.verified === false ? ', NOT verified' : ''),
   );
   const left = leftItems(view.products);

@@ -18,6 +18,7 @@ import { z } from 'zod';
 import type { Activities } from '../activities';
 import type { InboxFile, InboxListing, SkippedInboxFile } from '../activities/inbox';
 import { inputProblems } from '../connectors/config-problems';
+import { counted } from '../connectors/counted';
 import { profileChoiceProblem } from '../connectors/profile-choice';
 import { TraceJob, TraceSource } from '../worker/search-attributes';
 import { explainer, failedRun, invalidInput, quickActivityOptions, setStatus, startJob } from './batch-run';
@@ -280,8 +281,6 @@ async function handleFile(input: ProcessInboxInput, file: InboxFile): Promise<In
   };
 }
 
-const plural = (n: number, word: string): string => `${n} ${word}${n === 1 ? '' : 's'}`;
-
 // Only the fields read here: the children's results are their own jobs' (PushErpOrdersResult, PlmImportResult).
 const childRejectsSchema = z.object({
   rejectsFile: z.string().min(1).nullable().optional(),
@@ -307,8 +306,8 @@ function childRejects(
   if (rejectsFile === undefined || rejectsFile === null || rejected + rejectedRows === 0) return undefined;
   const count =
     job === 'erp-orders'
-      ? `${plural(rejected, 'order')} rejected (${plural(rejectedExportRows ?? rejectedRows, 'export row')})`
-      : `${plural(rejected, 'product')} rejected (${plural(rejectedRows, 'row')})`;
+      ? `${counted(rejected, 'order')} rejected (${counted(rejectedExportRows ?? rejectedRows, 'export row')})`
+      : `${counted(rejected, 'product')} rejected (${counted(rejectedRows, 'row')})`;
   return {
     file: rejectsFile,
     note: `${count}: fix its rejects file ${rejectsFile}, then \`trace-sync retry ${childId}\``,
@@ -378,7 +377,7 @@ export function inboxDetails(
   if (skipped.length > DETAILS_FILES)
     left.push(`- … and ${skipped.length - DETAILS_FILES} more left (the run's result lists them)`);
   const leftCount = skipped.length > 0 ? `, ${skipped.length} left for a later run` : '';
-  const summary = `Inbox ${folder}: ${outcomes.length} ${outcomes.length === 1 ? 'file' : 'files'}${counts.length > 0 ? `, ${counts.join(', ')}` : ''}${leftCount}`;
+  const summary = `Inbox ${folder}: ${counted(outcomes.length, 'file')}${counts.length > 0 ? `, ${counts.join(', ')}` : ''}${leftCount}`;
   return [summary, ...lines, ...left].join('\n');
 }
 

@@ -1,4 +1,5 @@
 import { setCurrentDetails } from '@temporalio/workflow';
+import { counted } from '../connectors/counted';
 import { rejectedSaid } from '../connectors/erp-orders/rejected-said';
 
 /**
@@ -48,7 +49,7 @@ export function showOutcome(
   const rows = options.rejectedRows ?? 0;
   let rejectedRows = '';
   if (options.rowsOfRejected) parts[parts.length - 1] = rejectedSaid(counts.rejected, rows);
-  else if (rows > 0) rejectedRows = `; ${rows} ${rows === 1 ? 'row' : 'rows'} rejected`;
+  else if (rows > 0) rejectedRows = `; ${counted(rows, 'row')} rejected`;
   const rejects = (counts.rejected > 0 || rows > 0) && rejectsFile ? ` — rejects file: ${rejectsFile}` : '';
   const note = options.note ? ` — ${options.note}` : '';
   setCurrentDetails(

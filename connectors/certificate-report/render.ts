@@ -23,6 +23,7 @@ import {
   type ClassifiedCertificate,
   type ExpiryChanges,
 } from './model';
+import { counted } from '../counted';
 
 export interface SupplierSummary {
   companyId: string;
@@ -305,8 +306,6 @@ function card(options: {
   return `<a class="card${options.className ? ` ${options.className}` : ''}"${id} href="#${escapeHtml(options.href)}"><strong>${options.count}</strong><span>${escapeHtml(options.title)}</span>${note}</a>`;
 }
 
-const dayCount = (days: number) => `${days} day${Math.abs(days) === 1 ? '' : 's'}`;
-
 /**
  * The page opens with what needs action: the newly expired (red) and the certificates expiring within the first
  * threshold, each a card linking to its table, both tables side by side, soonest first. Then the suppliers by
@@ -347,7 +346,7 @@ export function renderHtml(
       count: summary.perBucket[soonBucket] ?? 0,
       title: label(summary, soonBucket),
       note: soonest?.expiresOn
-        ? `soonest ${soonest.expiresOn} (${dayCount(soonest.daysToExpiry ?? 0)})`
+        ? `soonest ${soonest.expiresOn} (${counted(soonest.daysToExpiry ?? 0, 'day')})`
         : 'none',
       className: 'action warning',
     }),

@@ -2,6 +2,7 @@ import { isDeepStrictEqual } from 'node:util';
 import { z } from 'zod';
 import { writeHeldBack, type HeldBackList } from '../held-back';
 import { boundMessage } from '../input-limits';
+import { counted } from '../counted';
 import { escapeHtml, htmlDocument, htmlTable, tableMatrix, toXlsx, type Table } from '../reports';
 import { stagingRefSchema, type StagingRef } from '../staging';
 import { writeFileAtomically } from '../storage';
@@ -69,7 +70,7 @@ interface PlanWarning {
 function warningsSaid(orders: number, reading: number): string {
   const parts = [
     ...(orders > 0 ? [`${orders} with a warning`] : []),
-    ...(reading > 0 ? [`${reading} ${reading === 1 ? 'warning' : 'warnings'} reading the export`] : []),
+    ...(reading > 0 ? [`${counted(reading, 'warning')} reading the export`] : []),
   ];
   return parts.length === 0 ? '' : `; ${parts.join(', ')} (see Warnings)`;
 }

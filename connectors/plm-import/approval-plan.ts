@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { stagingRefSchema, type StagingRef } from '../staging';
+import { counted } from '../counted';
 import { escapeHtml, htmlDocument, htmlTable, tableMatrix, toXlsx, type Table } from '../reports';
 import { isTraceabilityApiError, type TraceabilityClient } from '../traceability';
 import { writeFileAtomically } from '../storage';
@@ -222,7 +223,7 @@ function rowsRejected(issues: readonly RejectIssue[]): string {
     if (rowNumber > 0) named.set(rowNumber, named.get(rowNumber) === true || externalId !== undefined);
   if (named.size === 0) return '';
   const unnamed = [...named.values()].filter((isNamed) => !isNamed).length;
-  const rows = `${named.size} ${named.size === 1 ? 'row' : 'rows'} rejected`;
+  const rows = `${counted(named.size, 'row')} rejected`;
   const noProduct = unnamed === 0 ? '' : `, ${unnamed === named.size ? '' : `${unnamed} `}naming no product`;
   return `; ${rows}${noProduct} (see Rejects)`;
 }

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { counted } from '../../counted';
 import { calendarDateSchema, unitSchema } from '../../traceability/schemas/common';
 import { orderStatusSchema, orderSubTypeSchema, orderTypeSchema } from '../../traceability/schemas/orders';
 
@@ -159,9 +160,7 @@ export function rejectionOf(
     code: first.code,
     field: first.field,
     message:
-      rest.length > 0
-        ? `${first.message} (and ${rest.length} more problem${rest.length > 1 ? 's' : ''})`
-        : first.message,
+      rest.length > 0 ? `${first.message} (and ${counted(rest.length, 'more problem')})` : first.message,
     problems: [first, ...rest],
   };
 }
