@@ -93,3 +93,19 @@ export function classicTeeBlackInCatalogue(): Array<Record<string, unknown>> {
     },
   ];
 }
+
+/** A size of `classicTeeBlackInCatalogue`'s black variant, as the catalogue lists it: its EAN, and a PLM_ID if given. */
+export function classicTeeBlackSku(externalId: string, ean: string, plmId?: string): Record<string, unknown> {
+  return {
+    id: `k_${externalId}`,
+    externalId,
+    variantId: 'v1',
+    styleId: 's1',
+    name: externalId,
+    dimension: 'M',
+    codes: [
+      { codeId: 'EAN_GTIN_13', codeValue: ean },
+      ...(plmId ? [{ codeId: 'PLM_ID', codeValue: plmId }] : []),
+    ],
+  };
+}

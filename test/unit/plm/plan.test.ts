@@ -20,6 +20,7 @@ import {
 } from '../../../connectors/plm-import/validate';
 import {
   classicTeeBlackInCatalogue,
+  classicTeeBlackSku,
   fixtures,
   flat,
   mapAndValidate,
@@ -605,18 +606,6 @@ describe('planImport', () => {
   // replaced wholesale) and another takes is free once the first PUT lands: the taker is written in a later batch. A
   // swap is broken by writing one product first without the code it takes, when it keeps another code meanwhile.
   it('a barcode moved from one sheet product to another is written giver first, taker in a later batch; a swap first writes one product without the code it takes, then the other, then the first in full', async () => {
-    const sku = (id: string, ean: string, plmId?: string) => ({
-      id: `k_${id}`,
-      externalId: id,
-      variantId: 'v1',
-      styleId: 's1',
-      name: id,
-      dimension: 'M',
-      codes: [
-        { codeId: 'EAN_GTIN_13', codeValue: ean },
-        ...(plmId ? [{ codeId: 'PLM_ID', codeValue: plmId }] : []),
-      ],
-    });
     const planWith = (products: unknown[]) => {
       const existing = parseExistingProducts([...classicTeeBlackInCatalogue(), ...products]);
       return async (rows: Array<[string, string]>) =>
@@ -630,7 +619,10 @@ describe('planImport', () => {
           existing,
         );
     };
-    const plan = planWith([sku('K1', '4006381333931', 'P-K1'), sku('K2', '4006381333948')]);
+    const plan = planWith([
+      classicTeeBlackSku('K1', '4006381333931', 'P-K1'),
+      classicTeeBlackSku('K2', '4006381333948'),
+    ]);
     const moved = await plan([
       ['K2', '4006381333931'], // takes K1's
       ['K1', '5012345678900'], // gives it up
@@ -664,7 +656,10 @@ describe('planImport', () => {
     ]);
 
     // Neither keeps another code: a product takes no write without one, so no order frees either first.
-    const bare = await planWith([sku('K1', '4006381333931'), sku('K2', '4006381333948')])([
+    const bare = await planWith([
+      classicTeeBlackSku('K1', '4006381333931'),
+      classicTeeBlackSku('K2', '4006381333948'),
+    ])([
       ['K1', '4006381333948'],
       ['K2', '4006381333931'],
     ]);

@@ -1,7 +1,13 @@
 import { toWriteSteps } from '../../../connectors/plm-import/import-plan';
 import { planImport } from '../../../connectors/plm-import/plan';
 import { CatalogueIndex, parseExistingProducts } from '../../../connectors/plm-import/catalogue';
-import { classicTeeBlackInCatalogue, mapAndValidate, native, nativeHeaders } from './helpers';
+import {
+  classicTeeBlackInCatalogue,
+  classicTeeBlackSku,
+  mapAndValidate,
+  native,
+  nativeHeaders,
+} from './helpers';
 
 /**
  * A body the API's schema would refuse (which validation should have caught) rejects its product before any write,
@@ -83,18 +89,7 @@ describe('plan-time invalid_request rejects', () => {
 // each naming its own giver's row, rather than sent to be refused codes_not_unique.
 describe('plan-time invalid_request rejects of a product giving a code up', () => {
   it("a refused giver's taker and the taker's own taker are rejected code_giver_rejected, before any write", async () => {
-    const sku = (id: string, ean: string) => ({
-      id: `k_${id}`,
-      externalId: id,
-      variantId: 'v1',
-      styleId: 's1',
-      name: id,
-      dimension: 'M',
-      codes: [
-        { codeId: 'EAN_GTIN_13', codeValue: ean },
-        { codeId: 'PLM_ID', codeValue: `P-${id}` },
-      ],
-    });
+    const sku = (id: string, ean: string) => classicTeeBlackSku(id, ean, `P-${id}`);
     const existing = parseExistingProducts([
       ...classicTeeBlackInCatalogue(),
       sku('K1', '4006381333931'),
