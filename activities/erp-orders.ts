@@ -1,5 +1,5 @@
 import { activityInfo, log } from '@temporalio/activity';
-import { ExportMismatchError } from '../connectors/erp-orders/orders/build';
+import { ExportMismatchError } from '../connectors/erp-orders/orders/export-needs';
 import { ProfileError } from '../connectors/erp-orders/profile';
 import { ExportReadError } from '../connectors/erp-orders/read/types';
 import {

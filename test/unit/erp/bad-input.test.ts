@@ -2,11 +2,8 @@ import { closeSync, mkdtempSync, openSync, readdirSync, rmSync, writeFileSync, w
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import * as XLSX from 'xlsx';
-import {
-  buildOrders,
-  ExportMismatchError,
-  type BuildResult,
-} from '../../../connectors/erp-orders/orders/build';
+import { buildOrders, type BuildResult } from '../../../connectors/erp-orders/orders/build';
+import { ExportMismatchError } from '../../../connectors/erp-orders/orders/export-needs';
 import { DEFAULT_PROFILE, parseProfile, type MappingProfile } from '../../../connectors/erp-orders/profile';
 import { readExportFile } from '../../../connectors/erp-orders/read';
 import { ExportReadError, type ExportTable } from '../../../connectors/erp-orders/read/types';

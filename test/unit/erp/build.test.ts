@@ -3,7 +3,8 @@ import {
   parseProfile,
   type MappingProfileInput,
 } from '../../../connectors/erp-orders/profile';
-import { buildOrders, ExportMismatchError } from '../../../connectors/erp-orders/orders/build';
+import { buildOrders } from '../../../connectors/erp-orders/orders/build';
+import { ExportMismatchError } from '../../../connectors/erp-orders/orders/export-needs';
 import { orderDraftSchema, type OrderRejection } from '../../../connectors/erp-orders/orders/draft';
 import { CONTEXT, lineRow, OWN, tableOf } from './support';
 

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { buildOrders, companyCodesIn, type BuildContext } from '../../../connectors/erp-orders/orders/build';
+import { buildOrders, type BuildContext } from '../../../connectors/erp-orders/orders/build';
+import { companyCodesIn } from '../../../connectors/erp-orders/orders/export-needs';
 import { type OrderDraft } from '../../../connectors/erp-orders/orders/draft';
 import { companyResolverFromDirectory } from '../../../connectors/erp-orders/orders/lookups';
 import {
