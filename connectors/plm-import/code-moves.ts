@@ -175,11 +175,7 @@ function cycleIn(
  * where rings cross): written first without the codes it takes, it gives its own up in wave 0, the others take theirs
  * in turn, and its full write comes after its givers'.
  */
-export function codeMoves(
-  drafts: readonly ValidDraft[],
-  catalogue: CatalogueIndex,
-  unarchive: boolean,
-): CodeMoves {
+export function codeMoves(drafts: readonly ValidDraft[], catalogue: CatalogueIndex): CodeMoves {
   const byId = new Map(drafts.map((draft) => [draft.externalId, draft]));
   const released = new Set<string>();
   const givers = new Map<string, Set<string>>();
@@ -190,8 +186,9 @@ export function codeMoves(
       const key = codeKey(code.codeId, code.codeValue);
       const holder = catalogue.byCode.get(key);
       const giver = holder?.externalId ? byId.get(holder.externalId) : undefined;
+      // An archived giver the run does not unarchive counts too: the plan rejects it (archived_product), so its takers
+      // are rejected code_giver_rejected, naming its row, rather than duplicate_code_value.
       if (!holder || !giver || giver === draft || giver.referenceOnly) continue;
-      if (holder.isArchived && !unarchive) continue;
       const kept = desiredCodes(sheetCodes(giver.fields), holder.codes).some(
         (kept) => codeKey(kept.codeId, kept.codeValue) === key,
       );

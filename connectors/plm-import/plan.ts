@@ -279,7 +279,7 @@ function planPass(
       ? { platformId: current.parentPlatformId ?? '' }
       : parent;
   };
-  const moves = codeMoves(ordered, catalogue, options.unarchive ?? false);
+  const moves = codeMoves(ordered, catalogue);
   const rowsOf = new Map(ordered.map((draft) => [draft.externalId, draft.rowNumbers]));
   /** The batch wave of each write: after the givers of the codes it takes, and not before its parent's create. */
   const waveOf = (draft: ValidDraft): number => {

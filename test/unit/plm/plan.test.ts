@@ -673,6 +673,58 @@ describe('planImport', () => {
     );
   });
 
+  // An archived giver the run does not unarchive is never written (its row rejected archived_product), so it keeps
+  // the code: its taker is rejected code_giver_rejected naming the giver's row, as for any giver the plan rejects.
+  it('a taker of a code from an archived giver (no --unarchive) is rejected code_giver_rejected naming the giver row; with unarchive both are written, giver first', async () => {
+    const existing = parseExistingProducts([
+      ...classicTeeBlackInCatalogue(),
+      {
+        id: 'k_K1',
+        externalId: 'K1',
+        variantId: 'v1',
+        styleId: 's1',
+        name: 'K1',
+        dimension: 'M',
+        isArchived: true,
+        codes: [{ codeId: 'EAN_GTIN_13', codeValue: '4006381333931' }],
+      },
+      {
+        id: 'k_K2',
+        externalId: 'K2',
+        variantId: 'v1',
+        styleId: 's1',
+        name: 'K2',
+        dimension: 'L',
+        codes: [{ codeId: 'EAN_GTIN_13', codeValue: '4006381333948' }],
+      },
+    ]);
+    const validated = await mapAndValidate(
+      native(),
+      ['externalId', 'parentExternalId', 'EAN_GTIN_13'],
+      [
+        ['K1', '1001-BLK', '5012345678900'], // gives its EAN up
+        ['K2', '1001-BLK', '4006381333931'], // takes it
+      ],
+      new CatalogueIndex(existing).levels(),
+    );
+    const plan = planImport(validated, existing);
+    expect(plan.writes).toEqual([]);
+    expect(plan.issues.map((issue) => `${issue.rowNumber} ${issue.externalId ?? ''} ${issue.code}`)).toEqual([
+      '2 K1 archived_product',
+      '3 K2 code_giver_rejected',
+    ]);
+    expect(plan.issues[1]?.message).toBe(
+      "row 3, column 'EAN_GTIN_13': 'K2' takes EAN_GTIN_13 '4006381333931' from row 2 ('K1'), which the plan rejects (archived_product); fix row 2 first, then import both again: 'K2' is not written and keeps its codes",
+    );
+
+    const unarchived = planImport(validated, existing, { unarchive: true });
+    expect(unarchived.issues).toEqual([]);
+    expect(unarchived.writes.map((step) => [step.action, step.externalId, step.wave ?? 0])).toEqual([
+      ['update', 'K1', 0],
+      ['update', 'K2', 1],
+    ]);
+  });
+
   it('treats a flat parent named only by its key as a reference that must exist', async () => {
     const existing = parseExistingProducts(classicTeeBlackInCatalogue());
     const builtin = flat();
