@@ -283,6 +283,16 @@ export function writtenOnce(moves: CodeMoves, taker: string): TakenCode[] | unde
   return once?.length ? once : undefined;
 }
 
+/**
+ * The codes of `taker` from freed products of a ring (`writtenOnce`'s complement): a freed product's release has
+ * given them up by the time the taker is written, so the API refusing its full write leaves them free, but a plan
+ * that rejects that product drops the ring's release, so the product keeps them. Undefined when there are none.
+ */
+export function takenFromFreed(moves: CodeMoves, taker: string): TakenCode[] | undefined {
+  const freed = moves.taking.get(taker)?.filter((code) => moves.freed.has(code.giver));
+  return freed?.length ? freed : undefined;
+}
+
 /** The codes of `codes` whose giver was rejected (`whyOf` gives its reject code), each with that code. */
 export function refusedGivers<C extends { giver: string }>(
   codes: readonly C[],

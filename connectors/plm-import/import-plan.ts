@@ -211,6 +211,23 @@ export function toWriteSteps(
   plan: ImportPlan,
   drafts: ReadonlyMap<string, ProductDraft>,
 ): { steps: WriteStep[]; issues: RejectIssue[] } {
+  // A product of a swap taking a code from its freed product comes before that product's full write: should that write
+  // be refused here, the ring cannot turn and the freed product keeps the code, known only once it is reached. So the
+  // steps are made again, knowing the products refused, until no more are (once more, in practice, and only then).
+  let known = new Map<string, RejectIssue>();
+  for (;;) {
+    const pass = writeStepsPass(plan, drafts, known);
+    if ([...pass.failed.keys()].every((id) => known.has(id))) return pass;
+    known = new Map([...known, ...pass.failed]);
+  }
+}
+
+/** One pass of toWriteSteps; `known`: products a previous pass refused (for the takers of a freed product's codes). */
+function writeStepsPass(
+  plan: ImportPlan,
+  drafts: ReadonlyMap<string, ProductDraft>,
+  known: ReadonlyMap<string, RejectIssue>,
+): { steps: WriteStep[]; issues: RejectIssue[]; failed: Map<string, RejectIssue> } {
   const steps: WriteStep[] = [];
   const issues: RejectIssue[] = [];
   const failed = new Map<string, RejectIssue>();
@@ -234,6 +251,13 @@ export function toWriteSteps(
     const parentExternalId = draft?.parentExternalId ?? null;
     const parentColumn = draft?.parentColumn ?? null;
     const rowNumber = write.rowNumbers[0] ?? 0;
+    // Refused by a previous pass: for the same reason (a freed product refused for its own body is not then said to be
+    // refused for its partner's reject), once for its two writes.
+    const refusedBefore = known.get(write.externalId);
+    if (refusedBefore) {
+      if (!failed.has(write.externalId)) reject(write, refusedBefore);
+      continue;
+    }
     const parentFailure = parentExternalId === null ? undefined : failed.get(parentExternalId);
     if (parentFailure) {
       reject(
@@ -249,15 +273,19 @@ export function toWriteSteps(
       continue;
     }
     // A giver refused here keeps the code it was to give up: the taker could only be refused codes_not_unique.
-    const givers = refusedGivers(write.takes ?? [], (giver) => failed.get(giver)?.code);
+    const givers = [
+      ...refusedGivers(write.takes ?? [], (giver) => failed.get(giver)?.code),
+      ...refusedGivers(write.takesFreed ?? [], (giver) => (failed.get(giver) ?? known.get(giver))?.code),
+    ];
     if (givers.length > 0) {
       reject(write, plannedGiverRejection(write.externalId, rowNumber, givers));
       continue;
     }
-    let candidate: unknown = { ...write, parentExternalId, parentColumn };
-    if (write.action === 'create') {
-      const { styleLevelId, ...body } = write.body;
-      candidate = { ...write, parentColumn, body, ...(styleLevelId !== undefined ? { styleLevelId } : {}) };
+    const { takesFreed: _planOnly, ...staged } = write;
+    let candidate: unknown = { ...staged, parentExternalId, parentColumn };
+    if (staged.action === 'create') {
+      const { styleLevelId, ...body } = staged.body;
+      candidate = { ...staged, parentColumn, body, ...(styleLevelId !== undefined ? { styleLevelId } : {}) };
     }
     const parsed = writeStepSchema.safeParse(candidate);
     if (parsed.success) {
@@ -287,6 +315,7 @@ export function toWriteSteps(
   return {
     steps: steps.filter((step) => !(step.action === 'update' && step.release && stuck.has(step.ring ?? ''))),
     issues,
+    failed,
   };
 }
 

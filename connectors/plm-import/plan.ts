@@ -8,8 +8,10 @@ import {
   plannedGiverRejection,
   refusedGivers,
   releaseCodes,
+  takenFromFreed,
   writtenOnce,
   type CodeMoves,
+  type TakenCode,
 } from './code-moves';
 import {
   createBody,
@@ -55,6 +57,11 @@ interface WriteBase extends StepBase {
   wave?: number;
   /** Codes it takes from other products of the sheet (codeMoves `takes`), each with the giver's first row. */
   takes?: TakesCode[];
+  /**
+   * Codes it takes from a freed product of a ring (takenFromFreed), each with the giver's first row: for the plan only
+   * (toWriteSteps rejects the taker should it refuse that product), not staged.
+   */
+  takesFreed?: TakesCode[];
 }
 export interface CreateStep extends WriteBase {
   action: 'create';
@@ -449,18 +456,14 @@ function planPass(
       });
     }
     const wave = waveOf(draft);
+    const withRows = (codes: readonly TakenCode[]): TakesCode[] =>
+      codes.map(({ giver, ...code }) => ({ giver, giverRow: rowsOf.get(giver)?.[0] ?? 0, ...code }));
     const taken = writtenOnce(moves, draft.externalId);
+    const fromFreed = takenFromFreed(moves, draft.externalId);
     const waved = {
       ...(wave > 0 ? { wave } : {}),
-      ...(taken
-        ? {
-            takes: taken.map(({ giver, ...code }) => ({
-              giver,
-              giverRow: rowsOf.get(giver)?.[0] ?? 0,
-              ...code,
-            })),
-          }
-        : {}),
+      ...(taken ? { takes: withRows(taken) } : {}),
+      ...(fromFreed ? { takesFreed: withRows(fromFreed) } : {}),
     };
     if (!current) {
       creating.add(draft.externalId);

@@ -139,3 +139,71 @@ describe('plan-time invalid_request rejects of a product giving a code up', () =
     );
   });
 });
+
+// A swap: K1 (keeping its PLM_ID) is written first without the EAN it takes, K2 takes K1's EAN, then K1 in full. Should
+// K1's full write be refused here, the ring cannot turn (its release is dropped), so K1 keeps its EAN: K2 is refused
+// with it, naming K1's row, rather than sent to be refused codes_not_unique.
+describe('plan-time invalid_request reject of the freed product of a swap', () => {
+  it("the swap's other product is rejected code_giver_rejected naming the refused row, not sent", async () => {
+    const sku = (id: string, ean: string, plmId?: string) => ({
+      id: `k_${id}`,
+      externalId: id,
+      variantId: 'v1',
+      styleId: 's1',
+      name: id,
+      dimension: 'M',
+      codes: [
+        { codeId: 'EAN_GTIN_13', codeValue: ean },
+        ...(plmId ? [{ codeId: 'PLM_ID', codeValue: plmId }] : []),
+      ],
+    });
+    const existing = parseExistingProducts([
+      ...classicTeeBlackInCatalogue(),
+      sku('K1', '4006381333931', 'P-K1'),
+      sku('K2', '4006381333948'),
+      sku('K3', '5012345678900'),
+    ]);
+    const validated = await mapAndValidate(
+      native(),
+      ['externalId', 'parentExternalId', 'EAN_GTIN_13'],
+      [
+        ['K2', '1001-BLK', '4006381333931'], // takes K1's EAN
+        ['K1', '1001-BLK', '4006381333948'], // takes K2's
+        ['K3', '1001-BLK', '4006381333962'], // unrelated, still written
+      ],
+      new CatalogueIndex(existing).levels(),
+    );
+    const plan = planImport(validated, existing);
+    expect(
+      plan.writes.map((write) => [
+        write.externalId,
+        write.wave ?? 0,
+        write.action === 'update' && write.release === true,
+      ]),
+    ).toEqual([
+      ['K1', 0, true],
+      ['K3', 0, false],
+      ['K2', 1, false],
+      ['K1', 2, false],
+    ]);
+    const refused = {
+      ...plan,
+      writes: plan.writes.map((write) =>
+        write.externalId === 'K1' && write.action === 'update' && !write.release
+          ? { ...write, body: { ...write.body, name: '' } }
+          : write,
+      ),
+    };
+    const { steps, issues } = toWriteSteps(
+      refused,
+      new Map(validated.valid.map((draft) => [draft.externalId, draft])),
+    );
+    expect(steps.map((step) => step.externalId)).toEqual(['K3']);
+    expect(
+      issues.map((issue) => `${issue.rowNumber} ${issue.externalId ?? ''} ${issue.code}`).sort(),
+    ).toEqual(['2 K2 code_giver_rejected', '3 K1 invalid_request']);
+    expect(issues.find((issue) => issue.externalId === 'K2')?.message).toBe(
+      "row 2, column 'EAN_GTIN_13': 'K2' takes EAN_GTIN_13 '4006381333931' from row 3 ('K1'), which the plan rejects (invalid_request); fix row 3 first, then import both again: 'K2' is not written and keeps its codes",
+    );
+  });
+});
