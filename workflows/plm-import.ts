@@ -32,7 +32,7 @@ import {
   stepActivityOptions,
 } from './batch-run';
 import { batchSummary, showOutcome } from './operator-view';
-import { ringsSaid } from '../connectors/plm-import/rings-said';
+import { chainsSaid, ringsSaid } from '../connectors/plm-import/rings-said';
 
 export type { PlmImportResult } from '../activities/plm-import';
 
@@ -105,6 +105,8 @@ const { applyPlmBatch, finishPlmRings } = proxyActivities<Activities>(batchActiv
 const CANCEL_FINISHES_RINGS_PATCH = 'plm-cancel-finishes-rings';
 /** patched: runs cancelled before result.json named the rings a cancel finished replay without them in the finish. */
 const RESULT_NAMES_RINGS_PATCH = 'plm-result-names-rings';
+/** patched: runs cancelled before a cancel finished the code moves outside rings replay without them in the finish. */
+const RESULT_NAMES_CHAINS_PATCH = 'plm-result-names-chains';
 
 const explained = explainer('PlmImportFailed');
 
@@ -238,6 +240,7 @@ export async function plmImport(
 
   // A cancel between a ring's first write and its last: the ring's other writes first, as the running batch's are.
   let ringsFinished: string[][] = [];
+  let chainsFinished: string[][] = [];
   if (cancelled && state.nextBatch < plan.batchCount && patched(CANCEL_FINISHES_RINGS_PATCH)) {
     const rings = await explained(
       CancellationScope.nonCancellable(() =>
@@ -245,6 +248,8 @@ export async function plmImport(
       ),
     );
     ringsFinished = rings.rings;
+    // Absent from the results of runs whose finish predates it (their history replays them as they were).
+    chainsFinished = rings.chains ?? [];
     state.applyCalls += rings.apiCalls;
     state.applyMs += rings.durationMs;
   }
@@ -252,6 +257,7 @@ export async function plmImport(
   approval ??= recordedApproval(input.approval);
   progress.phase = 'writing rejects';
   const namesRings = ringsFinished.length > 0 && patched(RESULT_NAMES_RINGS_PATCH);
+  const namesChains = chainsFinished.length > 0 && patched(RESULT_NAMES_CHAINS_PATCH);
   // Cancelled: the totals (from the journals, so the stopped batch's writes too) are still written and shown.
   const finish = () =>
     finishPlmImport({
@@ -271,6 +277,7 @@ export async function plmImport(
       warnings: read.warnings,
       ...(cancelled ? { cancelled: true } : {}),
       ...(namesRings ? { ringsFinished } : {}),
+      ...(namesChains ? { chainsFinished } : {}),
     });
   const result = await explained(cancelled ? CancellationScope.nonCancellable(finish) : finish());
   const { created, updated, unchanged, rejected, archived } = result.products;
@@ -286,7 +293,7 @@ export async function plmImport(
   if (cancelled) {
     setStatus('cancelled');
     const left = result.products.total - progress.done;
-    const rings = ringsSaid(ringsFinished);
+    const rings = [...ringsSaid(ringsFinished), ...(namesChains ? chainsSaid(chainsFinished) : [])];
     const whole =
       rings.length === 0
         ? ''

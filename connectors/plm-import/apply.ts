@@ -377,6 +377,11 @@ export async function applyBatch(
 /** The rings (swaps) a cancelled run wrote whole before it stopped (none of their products refused): their products, the freed one first. */
 export interface FinishedRings {
   rings: string[][];
+  /**
+   * The code moves outside rings whose takers the finish wrote (a giver written, its taker not yet), each its products
+   * in the order written, givers first, none refused. Absent from results of runs that predate it.
+   */
+  chains?: string[][];
   apiCalls: number;
   durationMs: number;
 }
@@ -396,8 +401,9 @@ export async function finishRings(
 ): Promise<FinishedRings> {
   const started = Date.now();
   const { manifest } = await run.stagedBatch(input.manifest, manifestSchema, input.batch);
-  // A plan without a swap (most): nothing to finish, and no batch of a large import read for it.
-  if (manifest.releases === 0) return { rings: [], apiCalls: api.count, durationMs: Date.now() - started };
+  // A plan that moves no code (most): nothing to finish, and no batch of a large import read for it.
+  if (manifest.releases === 0 && manifest.takers === 0)
+    return { rings: [], chains: [], apiCalls: api.count, durationMs: Date.now() - started };
   const batches = await Promise.all(
     manifest.batches.map(async (entry) =>
       entry.kind === 'compositions' ? [] : await run.staging.readAllNdjson(entry.ref, writeStepSchema),
@@ -440,26 +446,57 @@ export async function finishRings(
     }
   }
   for (const ring of left) for (const externalId of members.get(ring) ?? []) writing.add(externalId);
+  const inRings = new Set(writing);
+  // The steps not written yet: the stopped batch's not journalled, and every later one's (only this finish writes
+  // there, so a retry of it finds what it wrote before among them).
+  const stopped = batches[input.batch] ?? [];
+  const stoppedDone = stopped.length > 0 ? (await resumed(input.batch)).done : new Set<string>();
+  const later = [
+    ...stopped.filter((step) => !stoppedDone.has(step.externalId)),
+    ...batches.slice(input.batch + 1).flat(),
+  ];
+  const unwritten = new Set(later.map((step) => step.externalId));
+  // Products the run wrote before it stopped: a giver among them has given its code up.
+  const givenUp = new Set(
+    (await run.outcomes())
+      .filter(
+        (outcome) =>
+          outcome.target === undefined &&
+          outcome.outcome !== 'rejected' &&
+          !unwritten.has(outcome.externalId),
+      )
+      .map((outcome) => outcome.externalId),
+  );
   // A ring's product may also take a code from a product outside it (the end of a chain into the ring), written in a
-  // batch of its own: that one first, as its own givers, or the ring's write would meet the code still held.
-  const later = batches.slice(input.batch).flat();
+  // batch of its own: that one first, as its own givers, or the ring's write would meet the code still held. And a
+  // taker of a code a written product gave up (a chain, no ring in it) is written too, and the takers of its own
+  // codes in turn, or the code would belong to no product until the sheet is run again.
   for (let grown = true; grown;) {
     grown = false;
     for (const step of later) {
+      const takes = step.takes ?? [];
+      if (
+        !writing.has(step.externalId) &&
+        takes.some(({ giver }) => givenUp.has(giver) || writing.has(giver))
+      ) {
+        writing.add(step.externalId);
+        grown = true;
+      }
       if (!writing.has(step.externalId)) continue;
-      for (const { giver } of step.takes ?? []) {
-        if (writing.has(giver)) continue;
+      for (const { giver } of takes) {
+        if (writing.has(giver) || !unwritten.has(giver)) continue;
         writing.add(giver);
         grown = true;
       }
     }
   }
-  for (let batch = input.batch; batch < batches.length && left.size > 0; batch++)
+  const chained = [...writing].filter((externalId) => !inRings.has(externalId));
+  for (let batch = input.batch; batch < batches.length && writing.size > 0; batch++)
     if (batches[batch]?.some((step) => writing.has(step.externalId)))
       await applyBatch({ ...input, batch }, run, api, progress, undefined, writing);
   // A ring whose product the API refused here was put back, not written whole: its rows' rejects say so.
   const refused = new Set(
-    left.size === 0
+    writing.size === 0
       ? []
       : (await run.outcomes())
           .filter((outcome) => outcome.target === undefined && outcome.outcome === 'rejected')
@@ -469,7 +506,48 @@ export async function finishRings(
     rings: [...left]
       .map((ring) => members.get(ring) ?? [])
       .filter((products) => !products.some((externalId) => refused.has(externalId))),
+    chains: chainsOf(chained, later, givenUp, inRings, batches.flat()).filter(
+      (products) => !products.some((externalId) => refused.has(externalId)),
+    ),
     apiCalls: api.count,
     durationMs: Date.now() - started,
   };
+}
+
+/**
+ * The code moves a cancel's finish wrote outside rings: each set of `chained` products linked by the codes they take,
+ * with the givers written before the run stopped (`givenUp`), in the plan's order (givers first).
+ */
+function chainsOf(
+  chained: readonly string[],
+  steps: readonly WriteStep[],
+  givenUp: ReadonlySet<string>,
+  inRings: ReadonlySet<string>,
+  plan: readonly WriteStep[],
+): string[][] {
+  const root = new Map<string, string>();
+  const find = (id: string): string => {
+    let at = id;
+    while (root.get(at) !== undefined && root.get(at) !== at) at = root.get(at) as string;
+    root.set(id, at);
+    return at;
+  };
+  const join = (a: string, b: string) => root.set(find(a), find(b));
+  for (const id of chained) root.set(id, id);
+  for (const step of steps) {
+    if (!root.has(step.externalId)) continue;
+    for (const { giver } of step.takes ?? []) {
+      if (inRings.has(giver) || !(root.has(giver) || givenUp.has(giver))) continue;
+      if (!root.has(giver)) root.set(giver, giver);
+      join(step.externalId, giver);
+    }
+  }
+  const position = new Map<string, number>();
+  for (const [at, step] of plan.entries())
+    if (!position.has(step.externalId)) position.set(step.externalId, at);
+  const groups = new Map<string, string[]>();
+  for (const id of root.keys()) groups.set(find(id), [...(groups.get(find(id)) ?? []), id]);
+  return [...groups.values()]
+    .map((group) => group.sort((a, b) => (position.get(a) ?? 0) - (position.get(b) ?? 0)))
+    .sort((a, b) => (position.get(a[0] ?? '') ?? 0) - (position.get(b[0] ?? '') ?? 0));
 }

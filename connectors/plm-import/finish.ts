@@ -86,7 +86,7 @@ function applyIssues(
     });
 }
 
-/** The rings a cancel finished (their products' externalIds), with each product's rows from its staged write. */
+/** The rings (or code moves) a cancel finished (their products' externalIds), with each product's rows from its staged write. */
 async function ringRows(
   run: PlmRun,
   manifest: Manifest,
@@ -246,6 +246,9 @@ export async function finishRun(input: FinishInput, run: PlmRun): Promise<PlmImp
     ...(input.cancelled ? { cancelled: true as const } : {}),
     ...(input.ringsFinished?.length
       ? { ringsFinished: await ringRows(run, manifest, input.ringsFinished) }
+      : {}),
+    ...(input.chainsFinished?.length
+      ? { chainsFinished: await ringRows(run, manifest, input.chainsFinished) }
       : {}),
     retryOf: input.retryOf,
     rows: input.rows,

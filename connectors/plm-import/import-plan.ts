@@ -530,6 +530,7 @@ export async function planRun(
     compositionNotes: compositions.steps.filter((step) => step.note !== undefined).length,
     planFile,
     releases,
+    takers: steps.filter((step) => step.takes !== undefined).length,
   };
   return {
     manifest: await run.staging.putJson(run.key('manifest.json'), manifest),

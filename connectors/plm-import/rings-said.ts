@@ -13,3 +13,15 @@ export function ringsSaid(rings: readonly (readonly string[])[]): string[] {
   if (rings.length > 3) said.push(`${rings.length - 3} more`);
   return said;
 }
+
+/**
+ * The code moves outside rings whose takers a cancelled PLM run wrote before it stopped, in the same words: `the code
+ * move from A to B`, `the code moves from A to B to C`, the first three and `2 more`.
+ */
+export function chainsSaid(chains: readonly (readonly string[])[]): string[] {
+  const said = chains
+    .slice(0, 3)
+    .map((products) => `the code move${products.length > 2 ? 's' : ''} from ${products.join(' to ')}`);
+  if (chains.length > 3) said.push(`${chains.length - 3} more`);
+  return said;
+}

@@ -212,6 +212,8 @@ export const manifestSchema = runManifestBaseSchema.extend({
   planFile: z.string(),
   /** First writes of a ring (a swap) in the batches; absent in manifests staged before swaps were written. */
   releases: z.number().int().min(0).optional(),
+  /** Writes taking a code another product of the sheet gives up; absent in manifests staged before a cancel finished them. */
+  takers: z.number().int().min(0).optional(),
 });
 export type Manifest = z.infer<typeof manifestSchema>;
 
@@ -317,6 +319,8 @@ export const finishInputSchema = stagedRunInputSchema.extend({
   cancelled: z.boolean().optional(),
   /** Cancelled: the rings (swaps) written whole before it stopped, each its products' externalIds (finishRings). */
   ringsFinished: z.array(z.array(z.string())).optional(),
+  /** Cancelled: the code moves outside rings whose takers it wrote before it stopped (finishRings `chains`). */
+  chainsFinished: z.array(z.array(z.string())).optional(),
 });
 export type FinishInput = z.infer<typeof finishInputSchema>;
 
@@ -334,6 +338,11 @@ export interface PlmImportResult {
    * without the codes it gave up; each ring its products (the freed one first) with their rows in the sheet.
    */
   ringsFinished?: Array<Array<{ externalId: string; rowNumbers: number[] }>>;
+  /**
+   * Cancelled: the codes moved outside rings (a giver written before the cancel, its taker not yet) whose takers the run
+   * wrote before it stopped, so no code is left on no product; each move its products (givers first) with their rows.
+   */
+  chainsFinished?: Array<Array<{ externalId: string; rowNumbers: number[] }>>;
   retryOf: string | null;
   /** Data rows of the sheet. */
   rows: number;

@@ -262,11 +262,12 @@ describe('PLM import follows the spec rules (issue 15)', () => {
       sheet: string,
       id: string,
       ready: (handle: WorkflowHandle) => Promise<boolean>,
+      batchSize?: number,
     ): Promise<WorkflowHandle> => {
       await faults({ latencyMs: 1500, methods: ['PUT'], pathPrefix: '/styles' });
       const { client, taskQueue, workflowId } = stack();
       const handle = await client.workflow.start(plmImport, {
-        args: [{ file: sheet, profile: 'native' }],
+        args: [{ file: sheet, profile: 'native', ...(batchSize === undefined ? {} : { batchSize }) }],
         taskQueue,
         workflowId: workflowId(id),
       });
@@ -693,6 +694,54 @@ describe('PLM import follows the spec rules (issue 15)', () => {
       const before = snapshot();
       expect((await run({ file: target, profile: 'native' })).products).toMatchObject({ updated: 0 });
       expect(writesSince(before)).toBe(0);
+    });
+
+    // A barcode moved from one product to another (no swap): the giver's write and the taker's go in separate batches. A
+    // cancel between them would leave the barcode on no product until the sheet is run again, so the run writes the
+    // taker before it closes as cancelled, and says so.
+    it('a run cancelled between the giver and the taker of a moved barcode writes the taker first, and says so', async () => {
+      const E = '4006381334075';
+      await run({
+        file: await sheetOf('move-cancel-1.csv', { 'MOV-S': A, 'MOV-M': B, 'MOV-L': C }),
+        profile: 'native',
+      });
+      // S gives A up (batch 1), L takes a new barcode of its own (batch 2), M takes A (batch 3): a batch a product.
+      const sheet = await skuSheet('move-cancel-2.csv', [
+        skuRow('S', 'MOV-S', D),
+        skuRow('M', 'MOV-M', A),
+        skuRow('L', 'MOV-L', E),
+      ]);
+      const handle = await cancelledRun(
+        sheet,
+        'plm-rules-move-cancel',
+        async () => (await eanOf('MOV-S')) === D,
+        1,
+      );
+      expect(await eanOf('MOV-S')).toBe(D);
+      expect(await eanOf('MOV-M')).toBe(A);
+      const described = await handle.describe();
+      expect(described.status.name).toBe('CANCELLED');
+      const metadata = (await handle.query('__temporal_workflow_metadata')) as { currentDetails?: string };
+      expect(metadata.currentDetails).toMatch(
+        /cancelled: .*the code move from MOV-S to MOV-M was written whole before the run stopped/,
+      );
+      const { resultFile } = (await described.memo) as { resultFile: string };
+      const result = JSON.parse(readFileSync(resultFile, 'utf8')) as PlmImportResult;
+      expect(result).toMatchObject({
+        cancelled: true,
+        rejectsFile: null,
+        chainsFinished: [
+          [
+            { externalId: 'MOV-S', rowNumbers: [2] },
+            { externalId: 'MOV-M', rowNumbers: [3] },
+          ],
+        ],
+      });
+      expect(result).not.toHaveProperty('ringsFinished');
+      // The rerun writes what the cancel left (L's barcode, if its batch had not begun), and nothing of the move.
+      const rerun = await run({ file: sheet, profile: 'native' });
+      expect(rerun.products).toMatchObject({ rejected: 0 });
+      expect(await eans()).toEqual({ 'MOV-S': D, 'MOV-M': A, 'MOV-L': E });
     });
   });
 
