@@ -334,6 +334,37 @@ export function isUncalculated(cell: { t?: string; v?: unknown; f?: string }): b
   return cell.t === 'e' && cell.v === undefined;
 }
 
+/** A formula cell, first of its sheet below the header, whose saved result is empty (see `neverCalculatedMessage`). */
+export interface BlankFormulaCell {
+  /** A1 address, e.g. `A4`. */
+  cell: string;
+  formula: string;
+}
+
+/**
+ * A formula whose saved result is empty text (`<c t="str"><f>…</f><v></v></c>`, SheetJS `{ f, v: '' }`): what a
+ * program that writes formulas without calculating them leaves. Excel saves the same for a formula giving "", so one
+ * such cell is read as blank; only a sheet whose rows all read blank because of them is refused for it.
+ */
+export function isBlankFormula(cell: { f?: string; v?: unknown }): boolean {
+  return typeof cell.f === 'string' && (cell.v === '' || cell.v === undefined || cell.v === null);
+}
+
+/** Why a sheet of formulas with no saved results has no data rows, and what to do, the same in both jobs. */
+export function neverCalculatedMessage(
+  sheetName: string,
+  first: BlankFormulaCell,
+  headerRow: number,
+  what: string,
+): string {
+  return (
+    `sheet '${quoteInput(sheetName, 60)}' holds formulas whose results were never calculated (the first, cell ` +
+    `${first.cell}: =${quoteInput(first.formula, 60)}, has no saved value), so the rows below the header (row ` +
+    `${headerRow}) read as blank; there is nothing to ${what}. Open the file in a spreadsheet program (Excel, ` +
+    'LibreOffice) and save it, or export values rather than formulas, and re-run.'
+  );
+}
+
 /** The error text of a cell holding a NUL character (code 0): no API field takes one, so the row is rejected. */
 export const NUL_CELL_ERROR = '#NUL (the text holds a NUL character, code 0)';
 

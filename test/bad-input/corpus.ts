@@ -238,6 +238,30 @@ export function generateCorpus(dir: string): string[] {
       },
     ),
   );
+  // Every data cell a formula saved with an empty result, as a script writing formulas (SheetJS `{ f, v: '' }`) leaves
+  // it: each row reads as blank, so the reason the sheet has no rows is the formulas, not the export.
+  const neverCalculated = (rows: string[][], from: number) =>
+    workbook(rows.slice(0, from), (sheet) => {
+      rows.slice(from).forEach((row, r) =>
+        row.forEach((text, c) => {
+          sheet[XLSX.utils.encode_cell({ r: r + from, c })] = { t: 's', v: '', f: `"${text}"` };
+        }),
+      );
+      sheet['!ref'] = XLSX.utils.encode_range({ s: { r: 0, c: 0 }, e: { r: rows.length - 1, c: 7 } });
+    });
+  put('gen-formulas-never-calculated-orders.xlsx', neverCalculated([header, orderLine('PO-BADIN-NC1')], 1));
+  put(
+    'gen-formulas-never-calculated-products.xlsx',
+    neverCalculated(
+      [
+        ['Product export'],
+        [],
+        ['externalId', 'level', 'name', 'styleType', 'isComponent', 'PLM_ID'],
+        ['BADIN-NC1', 'style', 'Tee NC1', 'T-shirts', 'no', 'BADIN-NC1'],
+      ],
+      3,
+    ),
+  );
   put('gen-password-protected.xlsx', passwordProtectedWorkbook());
   put('gen-3000-columns.xlsx', workbook([Array.from({ length: 3000 }, (_, i) => `c${i}`), [1]]));
   put('gen-heavy-workbook.xlsx', heavyWorkbook(HEAVY_WORKBOOK_ROWS));

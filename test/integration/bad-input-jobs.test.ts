@@ -253,6 +253,14 @@ describe('broken files through the jobs: a clear, non-retryable failure and noth
         lacksOrders,
         rejectedWith(1, /#UNCALCULATED \(the formula =CONCAT\(\\"Tee \\", A2\) has no saved result/),
       ],
+      'gen-formulas-never-calculated-orders.xlsx': [
+        /^sheet 'Sheet1' holds formulas whose results were never calculated \(the first, cell A2: ="PO-BADIN-NC1", has no saved value\), so the rows below the header \(row 1\) read as blank; there is nothing to push\. Open the file in a spreadsheet program \(Excel, LibreOffice\) and save it, or export values rather than formulas, and re-run\.$/,
+        lacksProducts,
+      ],
+      'gen-formulas-never-calculated-products.xlsx': [
+        lacksOrders,
+        /: sheet 'Sheet1' holds formulas whose results were never calculated \(the first, cell A4: ="BADIN-NC1", has no saved value\), so the rows below the header \(row 3\) read as blank; there is nothing to import\. Open the file in a spreadsheet program/,
+      ],
       'gen-password-protected.xlsx': [/password-protected \(encrypted\)/, /password-protected \(encrypted\)/],
       'gen-3000-columns.xlsx': [/header row 1 has 3,000 columns/, /header row 1 has 3,000 columns/],
       'gen-heavy-workbook.xlsx': [lacksOrders, lacksProducts],

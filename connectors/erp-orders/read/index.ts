@@ -1,7 +1,14 @@
 import { createReadStream } from 'node:fs';
 import { open, readFile, stat } from 'node:fs/promises';
 import path, { extname } from 'node:path';
-import { count, inputLimits, InputLimitError, noDataRowsMessage, scanTextFile } from '../../input-limits';
+import {
+  count,
+  inputLimits,
+  InputLimitError,
+  neverCalculatedMessage,
+  noDataRowsMessage,
+  scanTextFile,
+} from '../../input-limits';
 import { runOffThread, type ThreadError } from '../../read-off-thread';
 import { asExportReadError, readCsv } from './csv';
 import { readJson, readNdjson } from './json';
@@ -122,7 +129,13 @@ export async function readExportFile(file: string, options: ReadOptions = {}): P
     throw asExportReadError(error);
   }
   if (table.rows.length === 0 && table.columns.length > 0 && (format === 'csv' || format === 'xlsx')) {
-    throw new ExportReadError(noDataRowsMessage(table.headerRow, 'push'), 'no_data_rows');
+    const { blankFormula, sheetName, headerRow } = table;
+    throw new ExportReadError(
+      blankFormula !== undefined && sheetName !== undefined && headerRow !== undefined
+        ? neverCalculatedMessage(sheetName, blankFormula, headerRow, 'push')
+        : noDataRowsMessage(headerRow, 'push'),
+      'no_data_rows',
+    );
   }
   if (table.rows.length > inputLimits.dataRows) {
     throw new ExportReadError(

@@ -1,5 +1,5 @@
 import type { CsvEncoding } from '../../csv-encoding';
-import type { InputLimitCode } from '../../input-limits';
+import type { BlankFormulaCell, InputLimitCode } from '../../input-limits';
 
 /** The formats an ERP export comes in; `json` is an array of objects, `ndjson` one object per line. */
 export type ExportFormat = 'csv' | 'xlsx' | 'json' | 'ndjson';
@@ -49,6 +49,8 @@ export interface ExportTable {
   warnings?: string[];
   /** csv only: how the file was written, so the rejects file can be written the same way. */
   csvDialect?: CsvDialect;
+  /** xlsx with no data rows only: the first formula below the header whose saved result is empty. */
+  blankFormula?: BlankFormulaCell;
 }
 
 export interface CsvDialect {

@@ -2,6 +2,8 @@ import { readFileSync } from 'node:fs';
 import * as XLSX from 'xlsx';
 import {
   checkCellLength,
+  columnLetterOf,
+  isBlankFormula,
   isPasswordProtectedWorkbook,
   PASSWORD_PROTECTED_MESSAGE,
   restoreRejectsCell,
@@ -180,6 +182,7 @@ function readWorkbookSheet(
   fillMergesDown(data, sheet['!merges'] ?? [], headerRow + 1, warnings);
   const rows: SourceRow[] = [];
   const hiddenRead = new HiddenRowsSeen();
+  let blankFormula: ExportTable['blankFormula'];
   for (let r = headerRow + 1; r <= range.e.r; r += 1) {
     const values: Record<string, CellValue> = {};
     const formats: Record<string, string> = {};
@@ -199,6 +202,8 @@ function readWorkbookSheet(
       }
       const format = keptFormat(cell);
       if (format !== undefined) formats[column] = format;
+      if (blankFormula === undefined && cell?.f !== undefined && isBlankFormula(cell))
+        blankFormula = { cell: `${columnLetterOf(firstColumn + index)}${r + 1}`, formula: cell.f };
     });
     data[r] = undefined;
     if (empty) continue;
@@ -212,5 +217,6 @@ function readWorkbookSheet(
   const table: ExportTable = { format: 'xlsx', columns, rows, sheetName: name, headerRow: headerRow + 1 };
   if (usesDate1904(workbook)) table.date1904 = true;
   if (warnings.length > 0) table.warnings = warnings;
+  if (rows.length === 0 && blankFormula !== undefined) table.blankFormula = blankFormula;
   return table;
 }

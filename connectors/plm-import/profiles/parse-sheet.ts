@@ -1,3 +1,4 @@
+import { neverCalculatedMessage } from '../../input-limits';
 import type { MappedSheet } from '../draft';
 import { PlmFileError } from '../issues';
 import { openSheet } from '../read/open-sheet';
@@ -69,7 +70,9 @@ export async function parseProductSheet(path: string, options: ParseOptions): Pr
   if (mapped.rowCount - mapped.skippedRows === 0) {
     throw new PlmFileError(
       'no_data_rows',
-      `${path} has a header row (row ${sheet.headerRowNumber}) but no data rows below it; nothing to import.`,
+      sheet.blankFormula !== undefined && sheet.sheetName !== null
+        ? `${path}: ${neverCalculatedMessage(sheet.sheetName, sheet.blankFormula, sheet.headerRowNumber, 'import')}`
+        : `${path} has a header row (row ${sheet.headerRowNumber}) but no data rows below it; nothing to import.`,
     );
   }
   const ignored =

@@ -5,6 +5,7 @@ import {
   duplicateHeaders,
   duplicateHeadersMessage,
   InputLimitError,
+  type BlankFormulaCell,
 } from '../../input-limits';
 import { PlmFileError } from '../issues';
 
@@ -65,6 +66,8 @@ export interface OpenedSheet {
   warnings: string[];
   /** xlsx/xls only: the workbook counts date serials from 1904-01-01 (its 1904 date system). */
   date1904?: boolean;
+  /** xlsx/xls with no data rows only: the first formula below the header whose saved result is empty. */
+  blankFormula?: BlankFormulaCell;
   rows(): AsyncIterable<SheetRow>;
 }
 

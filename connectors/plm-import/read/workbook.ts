@@ -6,10 +6,12 @@ import {
   checkCellLength,
   count,
   inputLimits,
+  isBlankFormula,
   isPasswordProtectedWorkbook,
   PASSWORD_PROTECTED_MESSAGE,
   restoreRejectsCell,
   workbookCellError,
+  type BlankFormulaCell,
 } from '../../input-limits';
 import { runOffThread, type ThreadError } from '../../read-off-thread';
 import {
@@ -115,6 +117,8 @@ export interface WorkbookRead {
   /** The workbook counts date serials from 1904-01-01: a date column's plain number is read from there. */
   date1904: boolean;
   rows: SheetRow[];
+  /** No data rows: the first formula below the header whose saved result is empty. */
+  blankFormula?: BlankFormulaCell;
 }
 
 function rebuildThreadError(error: ThreadError): Error {
@@ -181,6 +185,7 @@ export async function openWorkbook(
     headers: read.headers,
     warnings: read.warnings,
     ...(read.date1904 ? { date1904: true } : {}),
+    ...(read.blankFormula !== undefined ? { blankFormula: read.blankFormula } : {}),
     rows,
   };
 }
@@ -278,7 +283,13 @@ function readWorkbookRows(path: string, format: SheetFormat, options: ReadOption
   const restore = isRejectsHeader(scanned[headerIndex] ?? []) ? restoreRejectsCell : undefined;
   const rows: SheetRow[] = [];
   const hiddenRead = new HiddenRowsSeen();
+  let blankFormula: BlankFormulaCell | undefined;
   for (let r = headerRow + 1; r <= range.e.r; r++) {
+    if (blankFormula === undefined) {
+      const c = (data[r] ?? []).findIndex((cell) => cell?.f !== undefined && isBlankFormula(cell));
+      const formula = data[r]?.[c]?.f;
+      if (formula !== undefined) blankFormula = { cell: `${columnLetter(c)}${r + 1}`, formula };
+    }
     const { values, errors } = rowValues(r);
     values.forEach((value, c) => {
       if (typeof value === 'string' && value.length > inputLimits.cellChars)
@@ -300,6 +311,7 @@ function readWorkbookRows(path: string, format: SheetFormat, options: ReadOption
     warnings,
     date1904: usesDate1904(workbook),
     rows,
+    ...(rows.length === 0 && blankFormula !== undefined ? { blankFormula } : {}),
   };
 }
 
