@@ -5,6 +5,7 @@ import { bindDataDir, runFileElsewhere } from './data-dir';
 import type { ObjectStore } from './object-store';
 import { writeFileAtomically } from './local-store';
 import { createReadStream } from 'node:fs';
+import { mappingJsonProblem } from '../json-keys';
 
 let settings: StoreSettings = {};
 
@@ -43,9 +44,17 @@ export const MAX_INPUT_TEXT_BYTES = 1024 * 1024;
 /**
  * A small input (a mapping profile) as text, from a worker path or an `s3://` reference; throws when missing, when
  * the path is not a regular file (a FIFO would hold a worker's file thread until someone writes to it, a device such
- * as /dev/zero never ends) or when it is over `MAX_INPUT_TEXT_BYTES` (an export given as the mapping file).
+ * as /dev/zero never ends), when it is over `MAX_INPUT_TEXT_BYTES` (an export given as the mapping file), or when its
+ * JSON repeats a key, holds a `__proto__` key or nests too deep (`mappingJsonProblem`).
  */
 export async function readInputText(ref: string, what = 'mapping file'): Promise<string> {
+  const text = await readInputBytes(ref, what);
+  const problem = mappingJsonProblem(text);
+  if (problem !== undefined) throw new Error(problem);
+  return text;
+}
+
+async function readInputBytes(ref: string, what: string): Promise<string> {
   if (!isS3Url(ref)) {
     const info = await stat(ref);
     if (!info.isFile())

@@ -4,10 +4,12 @@
  * that are not small regular files.
  */
 import { execFileSync } from 'node:child_process';
-import { openSync, closeSync, constants, writeFileSync } from 'node:fs';
+import { openSync, closeSync, constants, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { ORDER_HEADER, orderLine } from '../bad-input/corpus';
 import type { TestStack } from '../harness';
+import { TraceJob } from '../../worker/search-attributes';
+import { plmImport } from '../../workflows';
 import { erpOrdersRunner, jobStarters, startJobStack } from './job-stack';
 
 describe('JSON exports in UTF-16 through the order push', () => {
@@ -74,4 +76,71 @@ describe('JSON exports in UTF-16 through the order push', () => {
       },
     });
   }, 60_000);
+
+  it('a mapping file with a key given twice, a __proto__ key or 100,000 nested arrays fails at once naming the file, the key and its lines', async () => {
+    const runErp = erpOrdersRunner(() => stack, 'erp-orders-mapping-keys');
+    const runPlm = (mappingFile: string) =>
+      stack.client.workflow.execute(plmImport, {
+        args: [{ file: path.join(dir, 'products-for-mapping.csv'), mappingFile }],
+        taskQueue: stack.taskQueue,
+        workflowId: stack.workflowId('plm-import-mapping-keys'),
+        typedSearchAttributes: [{ key: TraceJob, value: 'plm-import' }],
+      });
+    const file = path.join(dir, 'orders-for-mapping-keys.csv');
+    writeFileSync(file, `${ORDER_HEADER.join(',')}\n${orderLine(`PO-KEYS-${process.pid}`).join(',')}\n`);
+    writeFileSync(path.join(dir, 'products-for-mapping.csv'), 'externalId,name\nKEYS-1,Tee\n');
+    const eu = readFileSync(path.join(__dirname, '../../examples/erp/profile-eu.json'), 'utf8');
+    const plm = readFileSync(path.join(__dirname, '../../examples/plm/flat-sku-export.mapping.json'), 'utf8');
+    const mapping = (name: string, text: string): string => {
+      const target = path.join(dir, name);
+      writeFileSync(target, text);
+      return target;
+    };
+    const failure = async (run: Promise<unknown>): Promise<string> => {
+      const started = Date.now();
+      const error = (await run.then(
+        () => undefined,
+        (caught: unknown) => caught,
+      )) as { cause?: { message?: string } } | undefined;
+      expect(Date.now() - started).toBeLessThan(15_000);
+      return error?.cause?.message ?? 'the run completed';
+    };
+    // ERP: "dateFormat": "mdy" on line 2 above the example's own "dateFormat": "dmy" (line 23): the first is ignored.
+    const twice = mapping('twice.json', eu.replace('{\n', '{\n  "dateFormat": "mdy",\n'));
+    expect(await failure(runErp({ file, mappingFile: twice }))).toBe(
+      `cannot read mapping profile ${twice}: the key "dateFormat" appears twice in the top level (lines 2 and 23); ` +
+        'JSON keeps only the last, so the first would be ignored without a word: remove one',
+    );
+    const proto = mapping(
+      'proto.json',
+      eu.replace(
+        '"complete": true',
+        '"complete": true,\n  "unitAliases": { "__proto__": "PIECES", "stk": "PIECES" }',
+      ),
+    );
+    expect(await failure(runErp({ file, mappingFile: proto }))).toBe(
+      `cannot read mapping profile ${proto}: the key "__proto__" (in unitAliases, line 25) names JavaScript's object ` +
+        'prototype, not a setting; remove it',
+    );
+    const deep = mapping(
+      'deep.json',
+      eu.replace('"complete": true', `"complete": ${'['.repeat(100_000)}${']'.repeat(100_000)}`),
+    );
+    const deepShown = await failure(runErp({ file, mappingFile: deep }));
+    expect(deepShown).toMatch(
+      /^cannot read mapping profile .*: it is nested more than 64 levels deep \(line 24, in complete\[0\]/,
+    );
+    expect(deepShown.length).toBeLessThan(500);
+
+    // PLM: a column given twice inside "style".
+    const plmTwice = mapping(
+      'plm-twice.json',
+      plm.replace('"fields": {', '"fields": {\n      "name": "Style Title",'),
+    );
+    expect(await failure(runPlm(plmTwice))).toMatch(
+      new RegExp(
+        `^mapping file ${plmTwice}: the key "name" appears twice in style\\.fields \\(lines \\d+ and \\d+\\)`,
+      ),
+    );
+  }, 90_000);
 });
