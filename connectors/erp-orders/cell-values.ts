@@ -183,7 +183,7 @@ export function parseDate(value: string | number, format: DateFormat): Parsed<st
 export type DecimalSeparator = '.' | ',';
 
 /** The API's bound: positive and below 1e17. */
-const QUANTITY_LIMIT = 1e17;
+export const QUANTITY_LIMIT = 1e17;
 
 /**
  * Half-up rounding to 2 decimals on the decimal text (so 1.005 gives 1.01, which `Math.round(x * 100) / 100`
@@ -244,7 +244,7 @@ export function parseQuantity(value: string | number, separator: DecimalSeparato
     decimalText = decimalTextOf(read.value);
   } else {
     const text = value.trim();
-    if (/^-/.test(text.replace(/\s/g, ''))) return fail(`'${text}' is not a positive quantity`);
+    if (/^-/.test(text.replace(/\s/g, ''))) return fail(`'${quoteInput(text)}' is not a positive quantity`);
     const normalised = normaliseDecimalText(text, separator);
     if (normalised === undefined) {
       const other = separator === '.' ? ',' : '.';
@@ -257,8 +257,9 @@ export function parseQuantity(value: string | number, separator: DecimalSeparato
     decimalText = normalised;
   }
   const rounded = roundHalfUp2(decimalText);
-  if (!(rounded > 0)) return fail(`'${value}' is not a positive quantity once rounded to 2 decimals`);
-  if (rounded >= QUANTITY_LIMIT) return fail(`'${value}' is too large: quantities must be below 1e17`);
+  const shown = typeof value === 'number' ? String(value) : quoteInput(value.trim());
+  if (!(rounded > 0)) return fail(`'${shown}' is not a positive quantity once rounded to 2 decimals`);
+  if (rounded >= QUANTITY_LIMIT) return fail(`'${shown}' is too large: quantities must be below 1e17`);
   return ok(rounded);
 }
 

@@ -142,4 +142,135 @@ describe('hostile values through the jobs: the longest externalIds, formula text
       .parse(await listed.json());
     expect(numbers.data.map((o) => o.orderNumber)).toContain(orderNumber);
   });
+
+  /**
+   * Spec 03: a quantity is positive, below 1e17, stored with 2 decimals. Odd numbers in csv and JSON cells are read
+   * exactly as that allows or refused naming row, column and reason, never sent as Infinity, 0 or rounded silently,
+   * and never quoted whole (a 10,000-digit number).
+   */
+  it('odd quantities in csv and JSON cells are read exactly or refused with row, column and a bounded reason', async () => {
+    const digits = '9'.repeat(10_000);
+    const prefix = `PO-NUM-${process.pid}`;
+    const csvCases: Array<[string, string, RegExp | number]> = [
+      [
+        '1e400',
+        '1e400',
+        /^row 2, column 'quantity' \(quantity\): '1e400' is not a number with decimal separator '\.'/,
+      ],
+      [
+        'big',
+        '99999999999999999999',
+        /^row 3, column 'quantity' \(quantity\): '99999999999999999999' is too large: quantities must be below 1e17/,
+      ],
+      ['inf', 'Infinity', /^row 4, column 'quantity' \(quantity\): 'Infinity' is not a number/],
+      ['nan', 'NaN', /^row 5, column 'quantity' \(quantity\): 'NaN' is not a number/],
+      ['m0', '-0', /^row 6, column 'quantity' \(quantity\): '-0' is not a positive quantity/],
+      [
+        'comma',
+        '"1,5"',
+        /^row 7, column 'quantity' \(quantity\): '1,5' is not a number with decimal separator '\.'/,
+      ],
+      ['hex', '0x10', /^row 8, column 'quantity' \(quantity\): '0x10' is not a number/],
+      ['tiny', '1e-400', /^row 9, column 'quantity' \(quantity\): '1e-400' is not a number/],
+      [
+        'digits',
+        digits,
+        /^row 10, column 'quantity' \(quantity\): '9{200}… \(10,000 characters\)' is too large: quantities must be below 1e17$/,
+      ],
+      ['ok', '12.5', 12.5],
+    ];
+    const line = (tag: string, quantity: string): string[] => {
+      const cells = orderLine(`${prefix}-${tag}`);
+      cells[6] = quantity;
+      return cells;
+    };
+    const csv = path.join(dir, 'odd-quantities.csv');
+    writeFileSync(
+      csv,
+      [ORDER_HEADER.join(','), ...csvCases.map(([tag, q]) => line(tag, q).join(','))].join('\n') + '\n',
+    );
+    const jsonCases: Array<[string, string, RegExp | number]> = [
+      [
+        'j1e400',
+        '1e400',
+        /^row 1, column 'quantity' \(quantity\): the JSON number 1e400 is too large: quantities must be below 1e17$/,
+      ],
+      [
+        'jbig',
+        '99999999999999999999',
+        /^row 2, column 'quantity' \(quantity\): the JSON number 99999999999999999999 is too large: quantities must be below 1e17$/,
+      ],
+      ['jinf', '"Infinity"', /^row 3, column 'quantity' \(quantity\): 'Infinity' is not a number/],
+      ['jm0', '-0', /^row 4, column 'quantity' \(quantity\): the JSON number -0 is not a positive quantity$/],
+      [
+        'jtiny',
+        '1e-400',
+        /^row 5, column 'quantity' \(quantity\): the JSON number 1e-400 is not a positive quantity once rounded to 2 decimals$/,
+      ],
+      [
+        'jdigits',
+        digits,
+        /^row 6, column 'quantity' \(quantity\): the JSON number 9{60}… \(10,000 characters\) is too large: quantities must be below 1e17$/,
+      ],
+      [
+        'jneg',
+        '-1e400',
+        /^row 7, column 'quantity' \(quantity\): the JSON number -1e400 is not a positive quantity$/,
+      ],
+      ['j1e3', '1e3', 1000],
+    ];
+    const json = path.join(dir, 'odd-quantities.json');
+    writeFileSync(
+      json,
+      `[${jsonCases
+        .map(
+          ([tag, q]) =>
+            `{${ORDER_HEADER.map((name, i) => `${JSON.stringify(name)}:${i === 6 ? q : JSON.stringify(line(tag, '1')[i])}`).join(',')}}`,
+        )
+        .join(',\n')}]`,
+    );
+    const orders = async () => {
+      const listed = await fetch(`${stack.sandbox.baseUrl}/orders?limit=100`, {
+        headers: { companyapikey: stack.apiKey },
+      });
+      return z
+        .object({
+          data: z.array(
+            z.looseObject({
+              id: z.string(),
+              orderNumber: z.string(),
+            }),
+          ),
+        })
+        .parse(await listed.json()).data;
+    };
+    for (const [file, cases] of [
+      [csv, csvCases],
+      [json, jsonCases],
+    ] as const) {
+      const result = await (await push(file)).result();
+      const refused = cases.filter(([, , expected]) => expected instanceof RegExp);
+      expect(result.orders).toMatchObject({
+        created: cases.length - refused.length,
+        rejected: refused.length,
+      });
+      expect(JSON.stringify(result).length).toBeLessThan(20_000);
+      for (const [tag, , expected] of refused) {
+        const rejection = result.rejections.find((r) => r.orderNumber === `${prefix}-${tag}`);
+        expect(rejection?.message).toMatch(expected as RegExp);
+        expect(rejection?.code).toBe('invalid_quantity');
+      }
+    }
+    const written = await orders();
+    for (const [tag, , expected] of [...csvCases, ...jsonCases].filter(([, , e]) => typeof e === 'number')) {
+      const order = written.find((o) => o.orderNumber === `${prefix}-${tag}`);
+      const detail = await fetch(`${stack.sandbox.baseUrl}/orders/${order?.id ?? 'missing'}`, {
+        headers: { companyapikey: stack.apiKey },
+      });
+      const lines = z
+        .object({ data: z.looseObject({ lines: z.array(z.looseObject({ quantity: z.number() })) }) })
+        .parse(await detail.json()).data.lines;
+      expect(lines.map((l) => l.quantity)).toEqual([expected]);
+    }
+  }, 120_000);
 });

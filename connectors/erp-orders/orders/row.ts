@@ -9,6 +9,7 @@ import {
   isZeroQuantity,
   parseQuantity,
   parseText,
+  QUANTITY_LIMIT,
   parseUnit,
   type DecimalSeparator,
   type Unit,
@@ -47,9 +48,21 @@ const QUANTITY_FIELDS: ReadonlySet<SourceField> = new Set(['quantity', 'secondar
 /** A number in a date field is an Excel serial; an inexact one is no date anyway. */
 const DATE_SOURCE_FIELDS: ReadonlySet<SourceField> = new Set(DATE_FIELDS);
 
-/** An integer written with more digits than a double holds exactly (9007199254740993 reads as ...992). */
-function inexactInteger(written: string): boolean {
-  return /^-?\d+$/.test(written) && BigInt(written) !== BigInt(Number(written));
+/**
+ * Why a JSON number kept as written cannot be a quantity (spec 03: positive, below 1e17, 2 decimals), undefined when
+ * its value reads exactly: `1e400` is Infinity to JavaScript, `1e-400` is 0, an integer past 2^53 loses digits.
+ */
+function jsonQuantityProblem(written: string): string | undefined {
+  const shown = `the JSON number ${quoteInput(written, 60)}`;
+  const value = Number(written);
+  if (written.startsWith('-') || value < 0) return `${shown} is not a positive quantity`;
+  if (!(value < QUANTITY_LIMIT)) return `${shown} is too large: quantities must be below 1e17`;
+  if (value === 0)
+    return `${shown} is not a positive quantity${/[1-9]/.test(written.split(/e/i)[0] ?? '') ? ' once rounded to 2 decimals' : ''}`;
+  // An integer written with more digits than a double holds exactly (9007199254740993 reads as ...992).
+  if (/^\d+$/.test(written) && BigInt(written) !== BigInt(value))
+    return `${shown} has more digits than can be read exactly (it would become ${value})`;
+  return undefined;
 }
 
 /** What a row's cells mean beyond themselves: the workbook's date system, the csv's decimal mark. */
@@ -131,13 +144,9 @@ export function mapRow(
     if (written === undefined || DATE_SOURCE_FIELDS.has(field)) continue;
     const read = cellText(source.values[column] ?? null);
     if (QUANTITY_FIELDS.has(field)) {
-      if (!inexactInteger(written)) continue;
-      problem(
-        'invalid_quantity',
-        field,
-        column,
-        `the JSON number ${quoteInput(written, 60)} has more digits than can be read exactly (it would become ${read})`,
-      );
+      const reason = jsonQuantityProblem(written);
+      if (reason === undefined) continue;
+      problem('invalid_quantity', field, column, reason);
     } else {
       problem(
         'invalid_value',
