@@ -17,6 +17,8 @@ const plmMemo = z.object({
     unarchived: count.optional(),
     rejected: count.optional(),
   }),
+  /** Rows rejected (a row naming no product is no rejected product), since the memo has held it. */
+  rejectedRows: count.optional(),
   rejectsFile,
   ringsFinished: z.array(z.array(z.string())).optional(),
 });
@@ -40,14 +42,17 @@ const bomRepairMemo = z.object({
   productsFailed: count.optional(),
 });
 
-/** `40 unchanged, 2 rejected (rejects file: …)`: the non-zero ones. */
+/** `40 unchanged, 2 rejected, 3 rows rejected (rejects file: …)`: the non-zero ones. */
 function notWritten(
   parts: [number | undefined, string][],
-  rejected: number | undefined,
+  rejected: [number | undefined, string][],
   file: string | null | undefined,
 ): string {
-  const said = parts.filter(([n]) => (n ?? 0) > 0).map(([n, words]) => `${n} ${words}`);
-  if ((rejected ?? 0) > 0) said.push(`${rejected} rejected${file ? ` (rejects file: ${file})` : ''}`);
+  const nonZero = (list: [number | undefined, string][]) =>
+    list.filter(([n]) => (n ?? 0) > 0).map(([n, words]) => `${n} ${words}`);
+  const said = nonZero(parts);
+  const refused = nonZero(rejected);
+  if (refused.length > 0) said.push(`${refused.join(', ')}${file ? ` (rejects file: ${file})` : ''}`);
   return said.length > 0 ? `; ${said.join(', ')}` : '';
 }
 
@@ -63,7 +68,7 @@ export function wroteBeforeStop(memo: Record<string, unknown> | undefined): stri
   if (!memo) return undefined;
   const plm = plmMemo.safeParse(memo);
   if (plm.success) {
-    const { products: p, rejectsFile: file, ringsFinished } = plm.data;
+    const { products: p, rejectedRows: rows, rejectsFile: file, ringsFinished } = plm.data;
     const written =
       p.created + p.updated + (p.unarchived ?? 0) === 0
         ? 'no products created or updated'
@@ -72,7 +77,11 @@ export function wroteBeforeStop(memo: Record<string, unknown> | undefined): stri
       [p.unchanged, 'unchanged'],
       [p.archived, 'archived left alone'],
     ];
-    return `${written}${notWritten(rest, p.rejected, file)}${ringsFinished?.length ? ringsWritten(ringsFinished) : ''}`;
+    const rejected: [number | undefined, string][] = [
+      [p.rejected, 'rejected'],
+      [rows, rows === 1 ? 'row rejected' : 'rows rejected'],
+    ];
+    return `${written}${notWritten(rest, rejected, file)}${ringsFinished?.length ? ringsWritten(ringsFinished) : ''}`;
   }
   const push = erpPushMemo.safeParse(memo);
   if (push.success) {
@@ -81,7 +90,7 @@ export function wroteBeforeStop(memo: Record<string, unknown> | undefined): stri
       o.created + o.patched === 0
         ? 'no orders created or patched'
         : `${counted(o.created, 'order')} created, ${o.patched} patched`;
-    return `${written}${notWritten([[o.unchanged, 'unchanged']], o.rejected, file)}`;
+    return `${written}${notWritten([[o.unchanged, 'unchanged']], [[o.rejected, 'rejected']], file)}`;
   }
   const pull = erpPullMemo.safeParse(memo);
   if (pull.success)

@@ -304,6 +304,7 @@ export async function plmImport(
     });
     upsertMemo({
       products: result.products,
+      rejectedRows: result.rejectedRows,
       rejectsFile: result.rejectsFile,
       resultFile: result.resultFile,
       cancelled: true,
@@ -326,7 +327,12 @@ export async function plmImport(
       ...(note ? { note } : {}),
     });
   }
-  upsertMemo({ products: result.products, rejectsFile: result.rejectsFile, resultFile: result.resultFile });
+  upsertMemo({
+    products: result.products,
+    rejectedRows: result.rejectedRows,
+    rejectsFile: result.rejectsFile,
+    resultFile: result.resultFile,
+  });
   log.info('PLM import done', { ...result.products, apiCalls: result.apiCalls.total });
   return approval ? { ...result, approval } : result;
 }

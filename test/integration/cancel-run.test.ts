@@ -93,9 +93,13 @@ describe('cancelling a run mid-batch', () => {
   it('PLM import: a cancel stops the batch before its next write; the run closes as cancelled with what it wrote; a rerun writes the rest once', async () => {
     // One batch of 60 styles, paced at 2 calls a second by the key's allowance: the batch runs for ~30 s.
     const file = path.join(dir, 'cancel.csv');
+    // A row naming no product is rejected at read: the stop line counts it among the rows rejected.
     await writeFile(
       file,
-      toCsv(nativeRows({ prefix: PREFIX, styles: STYLES, coloursPerStyle: 0, sizesPerColour: 0 })),
+      toCsv([
+        ...nativeRows({ prefix: PREFIX, styles: STYLES, coloursPerStyle: 0, sizesPerColour: 0 }),
+        { externalId: '', level: 'style', name: 'No key', styleType: 'T-shirts', isComponent: 'no' },
+      ]),
     );
     await setRate(120);
     const handle = await stack.client.workflow.start(plmImport, {
@@ -128,7 +132,7 @@ describe('cancelling a run mid-batch', () => {
     expect(cliProblems(watched.stderr)).toEqual([
       expect.stringMatching(
         new RegExp(
-          `^trace-sync: Workflow ${handle.workflowId} was cancelled by \\S+: it stopped before its next write and writes nothing more\\. What it wrote before the stop: ${atClose.length} products created, 0 updated\\.$`,
+          `^trace-sync: Workflow ${handle.workflowId} was cancelled by \\S+: it stopped before its next write and writes nothing more\\. What it wrote before the stop: ${atClose.length} products created, 0 updated; 1 row rejected \\(rejects file: \\S+rejects\\.csv\\)\\.$`,
         ),
       ),
     ]);

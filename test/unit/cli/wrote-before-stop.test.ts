@@ -18,12 +18,13 @@ describe('what a stopped run wrote, in words', () => {
           rejectedAtValidation: 2,
           rejectedByApi: 0,
         },
+        rejectedRows: 3,
         rejectsFile: '/data/runs/r1/rejects.csv',
         resultFile: '/data/runs/r1/result.json',
         ringsFinished: [['A', 'B']],
       }),
     ).toBe(
-      '12 products created, 3 updated; 40 unchanged, 1 archived left alone, 2 rejected (rejects file: /data/runs/r1/rejects.csv); the swap of A and B written whole before the stop',
+      '12 products created, 3 updated; 40 unchanged, 1 archived left alone, 2 rejected, 3 rows rejected (rejects file: /data/runs/r1/rejects.csv); the swap of A and B written whole before the stop',
     );
   });
 
@@ -34,6 +35,14 @@ describe('what a stopped run wrote, in words', () => {
     expect(wroteBeforeStop({ products: { created: 1, updated: 0, unchanged: 0, rejected: 0 } })).toBe(
       '1 product created, 0 updated',
     );
+    // A row naming no product is no rejected product, yet rejected: the memo's rejectedRows says so.
+    expect(
+      wroteBeforeStop({
+        products: { created: 1, updated: 0, unchanged: 0, rejected: 0 },
+        rejectedRows: 1,
+        rejectsFile: '/r.csv',
+      }),
+    ).toBe('1 product created, 0 updated; 1 row rejected (rejects file: /r.csv)');
   });
 
   it('ERP push: orders created and patched, rejected ones with the rejects file', () => {
