@@ -367,7 +367,10 @@ export function parseUnit(raw: string, aliases: Readonly<Record<string, Unit>>):
   const profileAlias = Object.entries(aliases).find(([alias]) => alias.trim().toLowerCase() === lower);
   if (profileAlias) return ok(profileAlias[1]);
   // An abbreviation may end in a period (`Stk.`, `pcs.`).
-  const builtIn = BUILT_IN_UNIT_ALIASES[lower] ?? BUILT_IN_UNIT_ALIASES[lower.replace(/\.$/, '')];
+  // Own keys only: the plain object's inherited names (`constructor`, `__proto__`) are no units.
+  const alias = (key: string): Unit | undefined =>
+    Object.hasOwn(BUILT_IN_UNIT_ALIASES, key) ? BUILT_IN_UNIT_ALIASES[key] : undefined;
+  const builtIn = alias(lower) ?? alias(lower.replace(/\.$/, ''));
   if (builtIn) return ok(builtIn);
   const canonical = text.toUpperCase().replace(/[\s-]+/g, '_');
   if (isUnit(canonical)) return ok(canonical);

@@ -13,6 +13,9 @@ import {
   splitList,
   UNIT_VALUES,
 } from '../../../connectors/erp-orders/cell-values';
+import { buildOrders } from '../../../connectors/erp-orders/orders/build';
+import { DEFAULT_PROFILE } from '../../../connectors/erp-orders/profile';
+import { CONTEXT, lineRow, tableOf } from './support';
 
 const value = <T>(parsed: { ok: true; value: T } | { ok: false; reason: string }): T => {
   if (!parsed.ok) throw new Error(parsed.reason);
@@ -153,6 +156,21 @@ describe('units', () => {
     expect(value(parseUnit('Stuks', { stuks: 'PIECES' }))).toBe('PIECES');
     expect(value(parseUnit('m', { M: 'MILE' }))).toBe('MILE');
   });
+
+  // The built-in aliases are a plain object: its inherited names were read as units and the line was refused later,
+  // naming no row or column and listing all 72 units.
+  it.each(['constructor', '__proto__'])(
+    'a unit cell %s is refused naming row, column and the cell',
+    (unit) => {
+      const { rejections } = buildOrders(tableOf([lineRow({ unit })]), DEFAULT_PROFILE, CONTEXT);
+      expect(rejections.map((r) => [r.code, r.message])).toEqual([
+        [
+          'invalid_unit',
+          `row 2, column 'unit' (unit): '${unit}' is not a unit of the API's unit enumeration`,
+        ],
+      ]);
+    },
+  );
 
   it('refuses other units and suggests close ones', () => {
     expect(reason(parseUnit('PIECS', {}))).toMatch(/'PIECS' is not a unit.*; did you mean 'PIECES'/);
