@@ -84,9 +84,11 @@ export async function retryPlanFor(client: Client, workflowId: string, now = new
   const status = description.status.name;
   if (status === 'RUNNING') throw new Error(`${workflowId} is still running: retry it once it has finished`);
   if (status !== 'COMPLETED') {
-    throw new Error(
-      `${workflowId} ended ${status.toLowerCase()}, so no order was rejected one by one: fix the cause and push the file again`,
-    );
+    const what =
+      job === 'plm-import'
+        ? 'no row was rejected one by one: fix the cause and import the sheet again'
+        : 'no order was rejected one by one: fix the cause and push the file again';
+    throw new Error(`${workflowId} ended ${status.toLowerCase()}, so ${what}`);
   }
   const result = resultSchema.safeParse(await handle.result());
   const rejectsFile = result.success ? result.data.rejectsFile : undefined;
