@@ -77,8 +77,10 @@ export async function retryPlanFor(client: Client, workflowId: string, now = new
   const description = await handle.describe();
   const job = jobOfWorkflowType(description.type);
   if (!isRetryable(job)) {
+    const name = job ?? description.type;
+    const article = /^[aeiou]/i.test(name) ? 'an' : 'a';
     throw new Error(
-      `${workflowId} is a ${description.type} run; retry works on ${RETRYABLE_JOBS.join(' and ')} runs`,
+      `${workflowId} is ${article} ${name} run; retry works on ${RETRYABLE_JOBS.join(' and ')} runs`,
     );
   }
   const status = description.status.name;

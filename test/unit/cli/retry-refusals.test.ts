@@ -30,4 +30,18 @@ describe('trace-sync retry: the one line it refuses a run with', () => {
       ),
     );
   });
+
+  it('a run of another job names that job as the CLI does, with its article', async () => {
+    const refusal = retryPlanFor(clientWith('erpPull', 'COMPLETED'), 'erp-pull-1');
+    await expect(refusal).rejects.toThrow(
+      new Error('erp-pull-1 is an erp-pull run; retry works on erp-orders and plm-import runs'),
+    );
+  });
+
+  it('a run under a former workflow type is named by its job too', async () => {
+    const refusal = retryPlanFor(clientWith('repairBomForks', 'COMPLETED'), 'bom-1');
+    await expect(refusal).rejects.toThrow(
+      new Error('bom-1 is a bom-repair run; retry works on erp-orders and plm-import runs'),
+    );
+  });
 });
