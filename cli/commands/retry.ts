@@ -134,9 +134,12 @@ export async function retryPlanFor(client: Client, workflowId: string, now = new
 export function retryCommand(): Command {
   return new Command('retry')
     .description(
-      'Push the rejected rows of a finished erp-orders (or plm-import) run again, from its rejects file',
+      'Run the rejected rows of a finished plm-import or erp-orders run again, from its rejects file',
     )
-    .argument('<workflowId>', 'the finished run whose rejects to re-run (fix the rejects file first)')
+    .argument(
+      '<workflowId>',
+      'the finished run whose rejects to re-run (first fix, in place, the rejects file its result names as rejectsFile)',
+    )
     .option('--wait', 'wait for the result and print it')
     .option('--timeout <seconds>', 'with --wait: give up after this long', positiveSeconds, 3600)
     .action((workflowId: string, flags: { wait?: boolean; timeout: number }) =>

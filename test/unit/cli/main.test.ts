@@ -51,6 +51,12 @@ describe('a conventional trace-sync', () => {
       );
   });
 
+  it('retry --help says it re-runs a plm-import or an erp-orders run from its rejects file, fixed in place', () => {
+    const help = run('retry', '--help').stdout.replace(/\s+/g, ' ');
+    expect(help).toContain('the rejected rows of a finished plm-import or erp-orders run again');
+    expect(help).toContain('first fix, in place, the rejects file its result names as rejectsFile');
+  });
+
   it("each job's command is named for the job, and its former name still runs it", () => {
     const jobs = [
       'plm-import',
