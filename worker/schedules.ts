@@ -122,7 +122,12 @@ export async function loadSchedulesFile(path: string): Promise<LoadedSchedules> 
   try {
     raw = JSON.parse(await readFile(path, 'utf8'));
   } catch (error) {
-    throw new ConfigFileError(`Cannot read schedules file ${path}: ${(error as Error).message}`);
+    const missing = (error as NodeJS.ErrnoException).code === 'ENOENT';
+    throw new ConfigFileError(
+      missing
+        ? `Cannot read schedules file ${path}: there is no such file. Copy schedules.example.json (the nightly certificate report) to it and edit it, or name another with --file`
+        : `Cannot read schedules file ${path}: ${(error as Error).message}`,
+    );
   }
   const parsed = schedulesFileSchema.safeParse(raw, { reportInput: true });
   const mapping = await checkMappingFiles(raw);

@@ -57,6 +57,21 @@ describe('a conventional trace-sync', () => {
     expect(help).toContain('first fix, in place, the rejects file its result names as rejectsFile');
   });
 
+  it('schedules apply without a schedules file says where to start one, before it connects (exit 2)', () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'trace-schedules-'));
+    try {
+      const file = path.join(dir, 'schedules.json');
+      const cli = run('schedules', 'apply', '--file', file);
+      expect(cli.status).toBe(2);
+      expect(cli.stderr).toBe(
+        `trace-sync: Cannot read schedules file ${file}: there is no such file. ` +
+          'Copy schedules.example.json (the nightly certificate report) to it and edit it, or name another with --file\n',
+      );
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   it("each job's command is named for the job, and its former name still runs it", () => {
     const jobs = [
       'plm-import',
