@@ -375,7 +375,9 @@ export function parseUnit(raw: string, aliases: Readonly<Record<string, Unit>>):
   const canonical = text.toUpperCase().replace(/[\s-]+/g, '_');
   if (isUnit(canonical)) return ok(canonical);
   const suggestions = matcherOf(aliases, () => [...UNIT_VALUES, ...Object.keys(aliases)]).closeMatches(text);
-  return fail(`'${text}' is not a unit of the API's unit enumeration${didYouMean(suggestions)}`);
+  return fail(
+    `'${text}' is not a unit of the API's unit enumeration${didYouMean(suggestions)}; name the export's own units in the profile's unitAliases, e.g. {"stuks": "PIECES"}`,
+  );
 }
 
 type OrderStatus = (typeof orderStatusSchema.options)[number];

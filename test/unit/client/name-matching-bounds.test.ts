@@ -161,7 +161,7 @@ describe('a 32,767-character cell gets the same one clear error', () => {
     });
     expect(parseUnit(long, {})).toEqual({
       ok: false,
-      reason: `'${long}' is not a unit of the API's unit enumeration`,
+      reason: `'${long}' is not a unit of the API's unit enumeration; name the export's own units in the profile's unitAliases, e.g. {"stuks": "PIECES"}`,
     });
   });
 });

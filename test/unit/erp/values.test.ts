@@ -176,6 +176,12 @@ describe('units', () => {
     expect(reason(parseUnit('PIECS', {}))).toMatch(/'PIECS' is not a unit.*; did you mean 'PIECES'/);
     expect(reason(parseUnit('boxes', {}))).toMatch(/is not a unit/);
   });
+
+  it("says how to map an export's own unit word, as the status column does", () => {
+    expect(reason(parseUnit('boxes', {}))).toBe(
+      `'boxes' is not a unit of the API's unit enumeration; name the export's own units in the profile's unitAliases, e.g. {"stuks": "PIECES"}`,
+    );
+  });
 });
 
 describe('text helpers', () => {
