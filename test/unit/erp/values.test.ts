@@ -166,7 +166,7 @@ describe('units', () => {
       expect(rejections.map((r) => [r.code, r.message])).toEqual([
         [
           'invalid_unit',
-          `row 2, column 'unit' (unit): '${unit}' is not a unit of the API's unit enumeration`,
+          `row 2, column 'unit' (unit): '${unit}' is not a unit of the API's unit enumeration; name the export's own units in the profile's unitAliases, e.g. {"stuks": "PIECES"}`,
         ],
       ]);
     },
