@@ -49,83 +49,210 @@ export type SourceField = OrderSourceField | LineSourceField;
 export const SOURCE_FIELDS: readonly SourceField[] = [...ORDER_SOURCE_FIELDS, ...LINE_SOURCE_FIELDS];
 
 /** Fields that identify a row and so cannot be a constant. */
-const NOT_CONSTANT: ReadonlySet<SourceField> = new Set([
+export const NOT_CONSTANT: ReadonlySet<SourceField> = new Set([
   'orderNumber',
   'lineId',
   'orderLineNumber',
   'quantity',
 ]);
 
+/** Fields a column must feed (a constant cannot: see NOT_CONSTANT). */
+export const REQUIRED_COLUMNS = ['orderNumber', 'quantity'] as const satisfies readonly SourceField[];
+
+const party = (name: string) => ({
+  code: `The ${name} by its company code in the network, looked up exactly, else case aside (a code several companies share is refused).`,
+  id: `The ${name} by platform company id, checked against the network.`,
+  process: `The ${name}'s facility process: an id or a display name (case-insensitive) from the facility-process list.`,
+});
+const dateDoc = (what: string): string =>
+  `${what}: an ISO date or date-time (the written date is kept), YYYYMMDD, an Excel date, or D/M/YYYY or M/D/YYYY per dateFormat.`;
+
+/** What each field of `columns` and `constants` feeds: the JSON Schema's descriptions and the README's field table. */
+export const FIELD_DOCS: Record<SourceField, string> = {
+  orderNumber:
+    "The order's number (spec 03: exact match, 1-255 characters). Rows with the same number and order type are one order; a blank one continues the order of the row above.",
+  buyerCompanyCode: party('buyer').code,
+  buyerCompanyId: party('buyer').id,
+  supplierCompanyCode: party('supplier').code,
+  supplierCompanyId: party('supplier').id,
+  receiverCompanyCode: `${party('receiver').code} No receiver column nor constant leaves the platform's receiver alone; a blank cell is the server default, the buyer.`,
+  receiverCompanyId: party('receiver').id,
+  vendorCompanyCode: party('vendor').code,
+  vendorCompanyId: party('vendor').id,
+  factoryCode: party('factory').code,
+  factoryId: party('factory').id,
+  buyerFacilityProcess: party('buyer').process,
+  supplierFacilityProcess: party('supplier').process,
+  receiverFacilityProcess: `${party('receiver').process} Sent together with the receiver (spec 03).`,
+  orderDate: dateDoc('Order date'),
+  deliveryDate: dateDoc('Delivery date'),
+  agreedDeliveryDate: dateDoc('Agreed delivery date'),
+  expectedShippingDate: dateDoc('Expected shipping date'),
+  shippingDate: dateDoc('Shipping date'),
+  handoverDate: dateDoc("Handover date (the API's deprecated expectedDeliveryDate)"),
+  actualDeliveryDate: dateDoc('Actual delivery date'),
+  status:
+    '`IN_PROGRESS`, `IN_REVIEW`, `COMPLETED` (case-insensitive), or a word of statusAliases. A blank cell never clears it.',
+  orderSubType:
+    '`STANDARD`, `REPEAT`, `COMMIT`, `SAMPLE` or `EXTRACTION_SPLIT`. A blank cell never clears it.',
+  tags: 'Tags, split at commas and at listSeparators.',
+  shipmentReference: 'Text, at most 255 characters.',
+  counterpartyOrderNumberRef: "The counterparty's own order number, at most 255 characters.",
+  internalResponsiblePersons:
+    "E-mails or user ids of the caller's company's users, split at listSeparators; see responsiblePersonIds.",
+  lineId:
+    'The platform line id, as the order export writes it: lines match by it, so an export may renumber them.',
+  orderLineNumber:
+    'The line number; lines match by it when there is no lineId, else by product, unit and quantity. Blank on a new line: the server numbers it.',
+  productExternalId:
+    "The line's product by its externalId. This or productCode is required (a column or a constant).",
+  productCode: "The line's product by a code of type productCodeId.",
+  quantity:
+    'A positive number, rounded half-up to 2 decimals; text follows decimalSeparator (`1.250,5` with `,`).',
+  unit: 'A spec 03 unit (`PIECES`, `KILOGRAM`...) or a spelling of unitAliases; required (a column or a constant).',
+  secondaryQuantity: 'A weight in kilograms (spec 03); 0 or blank is none.',
+};
+
 const columnName = z.string().trim().min(1);
-const columnsSchema = z.strictObject(
-  Object.fromEntries(SOURCE_FIELDS.map((field) => [field, columnName.optional()])) as Record<
-    SourceField,
-    z.ZodOptional<typeof columnName>
-  >,
-);
-const constantsSchema = z.strictObject(
-  Object.fromEntries(SOURCE_FIELDS.map((field) => [field, z.string().optional()])) as Record<
-    SourceField,
-    z.ZodOptional<z.ZodString>
-  >,
-);
+const columnsSchema = z
+  .strictObject(
+    Object.fromEntries(
+      SOURCE_FIELDS.map((field) => [field, columnName.optional().meta({ description: FIELD_DOCS[field] })]),
+    ) as Record<SourceField, z.ZodOptional<typeof columnName>>,
+  )
+  .meta({
+    description:
+      'Which column feeds which field: the header, matched case-insensitively with spaces trimmed. orderNumber and quantity are required; a unit and a product (productExternalId or productCode) by a column or a constant.',
+    examples: [{ orderNumber: 'PO', quantity: 'Qty', unit: 'UoM', productExternalId: 'Article' }],
+  });
+const constantsSchema = z
+  .strictObject(
+    Object.fromEntries(
+      SOURCE_FIELDS.map((field) => [field, z.string().optional().meta({ description: FIELD_DOCS[field] })]),
+    ) as Record<SourceField, z.ZodOptional<z.ZodString>>,
+  )
+  .meta({
+    description: `Values used when a field has no column or its cell is blank, read as a cell would be (company codes, process names, status...). Not for ${[...NOT_CONSTANT].join(', ')}.`,
+    examples: [{ supplierCompanyCode: 'SUP-1001', unit: 'PIECES' }],
+  });
 
 export const mappingProfileSchema = z
   .strictObject({
-    name: z.string().min(1),
-    description: z.string().optional(),
-    /** Which column feeds which field; header names match case-insensitively, spaces trimmed. */
+    $schema: z
+      .string()
+      .optional()
+      .meta({
+        description: 'Optional pointer to the JSON Schema, for editors; ignored by the push.',
+        examples: ['../../connectors/erp-orders/profile.schema.json'],
+      }),
+    name: z
+      .string()
+      .min(1)
+      .meta({ description: 'Names the profile in messages.', examples: ['sap-purchase-orders'] }),
+    description: z
+      .string()
+      .optional()
+      .meta({
+        description: 'Free text for people reading the profile.',
+        examples: ['Semicolon csv from SAP'],
+      }),
     columns: columnsSchema,
-    /** Values used when a field has no column or its cell is blank (company codes, process names, status...). */
     constants: constantsSchema.default({}),
-    /** The caller's own company fills this party when no column or constant gives one. */
-    ownCompanyAs: z.enum(['buyer', 'supplier', 'none']).default('buyer'),
-    /** Code type of `productCode` cells (a products' `codes[].codeId`). */
-    productCodeId: z.string().min(1).default('ERP_ID'),
-    dateFormat: z.enum(['iso', 'dmy', 'mdy']).default('iso'),
-    /**
-     * The decimal mark of quantities written as text. Unset: a ';'-delimited csv uses ',' and a ','-delimited one '.'
-     * (as Excel and SAP write them); elsewhere a number that reads two ways (`1,250`) is refused naming both.
-     */
-    decimalSeparator: z.enum(['.', ',']).optional(),
-    /** Separators splitting tags and responsible persons; a comma always splits tags on the server anyway. */
-    listSeparators: z.array(z.string().min(1)).min(1).default([',', ';']),
-    /** Extra unit spellings (case-insensitive) on top of the built-in ones, for example `{"stuks": "PIECES"}`. */
-    unitAliases: z.record(z.string().min(1), unitSchema).default({}),
-    /**
-     * The export's status words (case-insensitive) → spec 03's order statuses, for example
-     * `{"Open": "IN_PROGRESS", "Released": "IN_REVIEW", "Closed": "COMPLETED"}`; the enumeration's own values are
-     * read without one.
-     */
-    statusAliases: z.record(z.string().trim().min(1), orderStatusSchema).default({}),
-    /**
-     * The export lists every line of each order it contains: lines missing from it are deleted. Without it, an export
-     * without line numbers cannot change a line's product or unit (`lines_ambiguous`): replacement or addition?
-     */
-    complete: z.boolean().default(false),
-    /** xlsx: the sheet to read, even a hidden one (default: the first visible sheet with cells). */
-    sheet: z.string().min(1).optional(),
-    /**
-     * Responsible persons' e-mails → their platform user ids (e-mails match case-insensitively), for exports that name
-     * people by e-mail: the platform stores ids and has no lookup, so without them an order this worker has not
-     * written since it started compares as changed once.
-     */
+    ownCompanyAs: z
+      .enum(['buyer', 'supplier', 'none'])
+      .default('buyer')
+      .meta({
+        description:
+          "The party the caller's own company fills when no column or constant gives one (`none`: every order must name its buyer and supplier).",
+        examples: ['supplier'],
+      }),
+    productCodeId: z
+      .string()
+      .min(1)
+      .default('ERP_ID')
+      .meta({
+        description: "Code type of `productCode` cells (a product's `codes[].codeId`, spec 01).",
+        examples: ['EAN_GTIN_13'],
+      }),
+    dateFormat: z
+      .enum(['iso', 'dmy', 'mdy'])
+      .default('iso')
+      .meta({
+        description:
+          'How text dates like 03/04/2026 are read: `dmy` day first, `mdy` month first; ISO dates, YYYYMMDD and Excel dates are read whatever it says.',
+        examples: ['dmy'],
+      }),
+    /** Unset: the csv's delimiter implies the mark, as Excel and SAP write them (connectors/number-text.ts). */
+    decimalSeparator: z
+      .enum(['.', ','])
+      .optional()
+      .meta({
+        description:
+          "The decimal mark of quantities written as text. Unset: a ';'-delimited csv uses ',' and a ','-delimited one '.'; elsewhere a number that reads two ways (`1,250`) is refused naming both.",
+        examples: [','],
+      }),
+    listSeparators: z
+      .array(z.string().min(1))
+      .min(1)
+      .default([',', ';'])
+      .meta({
+        description:
+          'Separators splitting tags and responsible persons; a comma always splits tags (the server stores them comma-joined).',
+        examples: [['|']],
+      }),
+    unitAliases: z
+      .record(z.string().min(1), unitSchema.meta({ title: 'a spec 03 unit' }))
+      .default({})
+      .meta({
+        description: 'Extra unit spellings (case-insensitive) → spec 03 units, on top of the built-in ones.',
+        examples: [{ stuks: 'PIECES', ST: 'PIECES' }],
+      }),
+    statusAliases: z
+      .record(z.string().trim().min(1), orderStatusSchema)
+      .default({})
+      .meta({
+        description:
+          "The export's status words (case-insensitive) → spec 03 order statuses; the statuses' own names are read without one.",
+        examples: [{ Open: 'IN_PROGRESS', Released: 'IN_REVIEW', Closed: 'COMPLETED' }],
+      }),
+    complete: z
+      .boolean()
+      .default(false)
+      .meta({
+        description:
+          'The export lists every line of each order it holds: platform lines missing from it are deleted. Without it, a line without id or number whose product or unit changed is `lines_ambiguous` (replacement or addition?).',
+        examples: [true],
+      }),
+    sheet: z
+      .string()
+      .min(1)
+      .optional()
+      .meta({
+        description:
+          'xlsx: the sheet to read, even a hidden one (default: the first visible sheet with cells).',
+        examples: ['Orders'],
+      }),
+    /** The platform stores ids and has no lookup of users (spec 03), hence the table. */
     responsiblePersonIds: z
       .record(z.string().trim().toLowerCase().email(), z.string().trim().min(1))
-      .default({}),
+      .default({})
+      .meta({
+        description:
+          "Responsible persons' e-mails (case-insensitive) → their platform user ids, for exports that name people by e-mail: without them an order this worker has not written since it started compares as changed once.",
+        examples: [{ 'ana@brand.example': 'usr_8f2c' }],
+      }),
+  })
+  .meta({
+    title: 'ERP order push mapping profile',
+    description:
+      'How the ERP order push reads an order export: which column or constant gives each order and line field, and how cells are read. Documented key by key in connectors/erp-orders/README.md.',
   })
   .superRefine((profile, ctx) => {
     const has = (field: SourceField): boolean =>
       profile.columns[field] !== undefined || profile.constants[field] !== undefined;
-    if (profile.columns.orderNumber === undefined) {
-      ctx.addIssue({
-        code: 'custom',
-        path: ['columns', 'orderNumber'],
-        message: 'a column must feed orderNumber',
-      });
-    }
-    if (profile.columns.quantity === undefined) {
-      ctx.addIssue({ code: 'custom', path: ['columns', 'quantity'], message: 'a column must feed quantity' });
+    for (const field of REQUIRED_COLUMNS) {
+      if (profile.columns[field] === undefined)
+        ctx.addIssue({ code: 'custom', path: ['columns', field], message: `a column must feed ${field}` });
     }
     if (!has('unit'))
       ctx.addIssue({

@@ -105,10 +105,10 @@ describe('JSON exports in UTF-16 through the order push', () => {
       expect(Date.now() - started).toBeLessThan(15_000);
       return error?.cause?.message ?? 'the run completed';
     };
-    // ERP: "dateFormat": "mdy" on line 2 above the example's own "dateFormat": "dmy" (line 23): the first is ignored.
+    // ERP: "dateFormat": "mdy" on line 2 above the example's own "dateFormat": "dmy" (line 24): the first is ignored.
     const twice = mapping('twice.json', eu.replace('{\n', '{\n  "dateFormat": "mdy",\n'));
     expect(await failure(runErp({ file, mappingFile: twice }))).toBe(
-      `cannot read mapping profile ${twice}: the key "dateFormat" appears twice in the top level (lines 2 and 23); ` +
+      `cannot read mapping profile ${twice}: the key "dateFormat" appears twice in the top level (lines 2 and 24); ` +
         'JSON keeps only the last, so the first would be ignored without a word: remove one',
     );
     const proto = mapping(
@@ -119,7 +119,7 @@ describe('JSON exports in UTF-16 through the order push', () => {
       ),
     );
     expect(await failure(runErp({ file, mappingFile: proto }))).toBe(
-      `cannot read mapping profile ${proto}: the key "__proto__" (in unitAliases, line 25) names JavaScript's object ` +
+      `cannot read mapping profile ${proto}: the key "__proto__" (in unitAliases, line 26) names JavaScript's object ` +
         'prototype, not a setting; remove it',
     );
     const deep = mapping(
@@ -128,7 +128,7 @@ describe('JSON exports in UTF-16 through the order push', () => {
     );
     const deepShown = await failure(runErp({ file, mappingFile: deep }));
     expect(deepShown).toMatch(
-      /^cannot read mapping profile .*: it is nested more than 64 levels deep \(line 24, in complete\[0\]/,
+      /^cannot read mapping profile .*: it is nested more than 64 levels deep \(line 25, in complete\[0\]/,
     );
     expect(deepShown.length).toBeLessThan(500);
 

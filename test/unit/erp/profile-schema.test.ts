@@ -1,0 +1,78 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { z } from 'zod';
+import { mappingProfileSchema, parseProfile, SOURCE_FIELDS } from '../../../connectors/erp-orders/profile';
+import {
+  profileFormatMarkdown,
+  profileJsonSchemaText,
+  profileReadmePath,
+  profileSchemaPath,
+  withFormatTables,
+} from '../../../connectors/erp-orders/profile-schema';
+import { repoRoot } from '../../../worker/paths';
+
+const REGENERATE = 'regenerate: node bin/run-ts.cjs connectors/erp-orders/profile-schema.ts';
+const EXAMPLES = ['profile-eu.json', 'profile-shopify.json'];
+
+const example = (name: string): Record<string, unknown> =>
+  JSON.parse(readFileSync(join(repoRoot(), 'examples', 'erp', name), 'utf8')) as Record<string, unknown>;
+
+/** The published file read as an editor would, independently of the zod schema it was made from. */
+const published = (): z.ZodType => z.fromJSONSchema(JSON.parse(readFileSync(profileSchemaPath, 'utf8')));
+
+describe('the ERP mapping profile format is a documented contract', () => {
+  it(`the committed connectors/erp-orders/profile.schema.json is the one generated from the zod schema (${REGENERATE})`, () => {
+    expect(readFileSync(profileSchemaPath, 'utf8')).toBe(profileJsonSchemaText());
+  });
+
+  it(`the tables of "The profile format" in connectors/erp-orders/README.md are the generated ones (${REGENERATE})`, () => {
+    const readme = readFileSync(profileReadmePath, 'utf8');
+    expect(readme).toBe(withFormatTables(readme, profileFormatMarkdown()));
+  });
+
+  it('"The profile format" names every key of the zod schema and every field of columns and constants', () => {
+    const readme = readFileSync(profileReadmePath, 'utf8');
+    const start = readme.indexOf('## The profile format');
+    expect(start).toBeGreaterThan(-1);
+    const next = readme.indexOf('\n## ', start + 1);
+    const section = readme.slice(start, next < 0 ? undefined : next);
+    const keys = [...Object.keys(mappingProfileSchema.shape), ...SOURCE_FIELDS];
+    expect(keys.filter((key) => !section.includes(`| \`${key}\``))).toEqual([]);
+  });
+
+  it.each(EXAMPLES)('the shipped example %s validates against the published schema and runs', (name) => {
+    const profile = example(name);
+    expect(profile['$schema']).toBe('../../connectors/erp-orders/profile.schema.json');
+    expect(published().safeParse(profile).error?.issues).toBeUndefined();
+    expect(parseProfile(profile).name).toBe(profile['name']);
+  });
+
+  it('the published schema refuses what the push refuses', () => {
+    const base = example('profile-eu.json');
+    const columns = base['columns'] as Record<string, string>;
+    const { orderNumber: _orderNumber, ...withoutOrderNumber } = columns;
+    const refused: Array<[string, Record<string, unknown>]> = [
+      ['an unknown key', { ...base, colour: 'Colour' }],
+      ['a misspelt field', { ...base, columns: { ...columns, ordreNumber: 'PO' } }],
+      ['no orderNumber column', { ...base, columns: withoutOrderNumber }],
+      ['orderNumber as a constant', { ...base, constants: { orderNumber: 'PO-1' } }],
+      ['an unknown date format', { ...base, dateFormat: 'ymd' }],
+      ['an unknown unit', { ...base, unitAliases: { stuks: 'PIECE' } }],
+      ['an unknown status', { ...base, statusAliases: { Open: 'OPEN' } }],
+      ['a responsible person that is no e-mail', { ...base, responsiblePersonIds: { ana: 'usr_1' } }],
+    ];
+    const verdicts = refused.map(([what, profile]) => ({
+      what,
+      schema: published().safeParse(profile).success ? 'accepted' : 'refused',
+      push: (() => {
+        try {
+          parseProfile(profile);
+          return 'accepted';
+        } catch {
+          return 'refused';
+        }
+      })(),
+    }));
+    expect(verdicts).toEqual(refused.map(([what]) => ({ what, schema: 'refused', push: 'refused' })));
+  });
+});
