@@ -2,7 +2,8 @@ import { quoteInput, quoteList } from '../../input-limits';
 import { PlmFileError } from '../issues';
 import { closeMatches } from '../../traceability/name-matching';
 import type { CellValue, SheetRow } from '../read/sheet';
-import type { ValueSource } from './schema';
+import { codeTypeOfHeader } from '../draft';
+import type { LevelMapping, MappedField, ValueSource } from './schema';
 
 type Scalar = string | number | boolean;
 /** `blankText`: what a template writes for the column when its cell is blank (`{Size|One size}`). */
@@ -224,4 +225,63 @@ export function missingColumnsError(
     'missing_columns',
     `the sheet lacks column(s) ${missing.map((m) => `'${m}'`).join(', ')} that profile '${profileName}' needs to identify products; it has ${found}.`,
   );
+}
+
+export type PropertyType = 'text' | 'number' | 'date' | 'boolean';
+
+export interface BoundLevel {
+  externalId: BoundSource;
+  fields: Array<[MappedField, BoundSource]>;
+  /** `byDigits`: the code type by the value's number of digits (`codeId` is then null). */
+  codes: Array<{ codeId: string | null; byDigits?: Map<number, string>; source: BoundSource }>;
+  customProperties: Array<{ key: string; source: BoundSource; type: PropertyType }>;
+  /** Columns that only identify products (keys); a value from them is not "data of its own". */
+  keyColumns: Set<string>;
+}
+
+/** Every value source a bound level reads. */
+export function levelSources(level: BoundLevel): BoundSource[] {
+  return [
+    level.externalId,
+    ...level.fields.map(([, source]) => source),
+    ...level.codes.map((code) => code.source),
+    ...level.customProperties.map((property) => property.source),
+  ];
+}
+
+export function bindLevel(mapping: LevelMapping, headers: HeaderIndex): BoundLevel {
+  const codes: BoundLevel['codes'] = mapping.codes.map((code) => ({
+    codeId: code.codeId?.trim().toUpperCase() ?? null,
+    ...(code.byDigits
+      ? {
+          byDigits: new Map(
+            Object.entries(code.byDigits).map(([digits, codeId]) => [
+              Number(digits),
+              codeId.trim().toUpperCase(),
+            ]),
+          ),
+        }
+      : {}),
+    source: bindSource(code.source, headers),
+  }));
+  if (mapping.autoCodeColumns) {
+    for (const header of headers.headers) {
+      const codeId = codeTypeOfHeader(header);
+      if (codeId !== null) codes.push({ codeId, source: bindSource({ column: header }, headers) });
+    }
+  }
+  const externalId = bindSource(mapping.externalId, headers);
+  return {
+    externalId,
+    fields: (Object.entries(mapping.fields) as Array<[MappedField, Parameters<typeof bindSource>[0]]>).map(
+      ([field, source]) => [field, bindSource(source, headers)],
+    ),
+    codes,
+    customProperties: Object.entries(mapping.customProperties).map(([key, property]) => ({
+      key,
+      source: bindSource(property.source, headers),
+      type: property.type,
+    })),
+    keyColumns: new Set(sourceColumns(externalId).present),
+  };
 }

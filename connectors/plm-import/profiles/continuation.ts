@@ -1,7 +1,13 @@
 import type { RowIssue } from '../issues';
 import type { SheetRow, CellValue } from '../read/sheet';
-import { readSource, sourceColumns, type HeaderIndex } from './bind';
-import { bindLevel, levelSources, type BoundLevel } from './extract';
+import {
+  bindLevel,
+  levelSources,
+  readSource,
+  sourceColumns,
+  type BoundLevel,
+  type HeaderIndex,
+} from './bind';
 import { optionPicker, profileIndex } from './options';
 import type { FlatProfile, MappingProfile } from './schema';
 import { cellText } from './values';

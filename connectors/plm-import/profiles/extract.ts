@@ -2,7 +2,6 @@ import { quoteInput } from '../../input-limits';
 import { closeMatches, didYouMean } from '../../traceability/name-matching';
 import { UNIT_VALUES, unitSchema } from '../../traceability/schemas/common';
 import {
-  codeTypeOfHeader,
   type DraftCode,
   type DraftComposition,
   type DraftFieldName,
@@ -11,14 +10,7 @@ import {
 } from '../draft';
 import { rowIssue, type RowIssue } from '../issues';
 import type { SheetRow } from '../read/sheet';
-import {
-  bindSource,
-  readSource,
-  sourceColumns,
-  type BoundSource,
-  type HeaderIndex,
-  type SourceRead,
-} from './bind';
+import { readSource, type BoundLevel, type PropertyType, type SourceRead } from './bind';
 import {
   referenceLabels,
   type RawMaterialResolver,
@@ -26,7 +18,7 @@ import {
   type ReferenceResolution,
   type ReferenceResolver,
 } from './references';
-import type { LevelMapping, MappedField } from './schema';
+import type { MappedField } from './schema';
 import {
   cellText,
   parseBoolean,
@@ -36,65 +28,6 @@ import {
   splitList,
   type DecimalMark,
 } from './values';
-
-type PropertyType = 'text' | 'number' | 'date' | 'boolean';
-
-export interface BoundLevel {
-  externalId: BoundSource;
-  fields: Array<[MappedField, BoundSource]>;
-  /** `byDigits`: the code type by the value's number of digits (`codeId` is then null). */
-  codes: Array<{ codeId: string | null; byDigits?: Map<number, string>; source: BoundSource }>;
-  customProperties: Array<{ key: string; source: BoundSource; type: PropertyType }>;
-  /** Columns that only identify products (keys); a value from them is not "data of its own". */
-  keyColumns: Set<string>;
-}
-
-/** Every value source a bound level reads. */
-export function levelSources(level: BoundLevel): BoundSource[] {
-  return [
-    level.externalId,
-    ...level.fields.map(([, source]) => source),
-    ...level.codes.map((code) => code.source),
-    ...level.customProperties.map((property) => property.source),
-  ];
-}
-
-export function bindLevel(mapping: LevelMapping, headers: HeaderIndex): BoundLevel {
-  const codes: BoundLevel['codes'] = mapping.codes.map((code) => ({
-    codeId: code.codeId?.trim().toUpperCase() ?? null,
-    ...(code.byDigits
-      ? {
-          byDigits: new Map(
-            Object.entries(code.byDigits).map(([digits, codeId]) => [
-              Number(digits),
-              codeId.trim().toUpperCase(),
-            ]),
-          ),
-        }
-      : {}),
-    source: bindSource(code.source, headers),
-  }));
-  if (mapping.autoCodeColumns) {
-    for (const header of headers.headers) {
-      const codeId = codeTypeOfHeader(header);
-      if (codeId !== null) codes.push({ codeId, source: bindSource({ column: header }, headers) });
-    }
-  }
-  const externalId = bindSource(mapping.externalId, headers);
-  return {
-    externalId,
-    fields: (Object.entries(mapping.fields) as Array<[MappedField, Parameters<typeof bindSource>[0]]>).map(
-      ([field, source]) => [field, bindSource(source, headers)],
-    ),
-    codes,
-    customProperties: Object.entries(mapping.customProperties).map(([key, property]) => ({
-      key,
-      source: bindSource(property.source, headers),
-      type: property.type,
-    })),
-    keyColumns: new Set(sourceColumns(externalId).present),
-  };
-}
 
 export interface Piece {
   externalId: string | null;
