@@ -17,7 +17,8 @@ import { performance } from 'node:perf_hooks';
 import { readFileSync } from 'node:fs';
 import { buildOrders, type BuildContext } from '../connectors/erp-orders/orders/build';
 import { companyResolverFromDirectory } from '../connectors/erp-orders/orders/lookups';
-import { loadProfileFile } from '../connectors/erp-orders/profile';
+import { DEFAULT_PROFILE, loadProfileFile } from '../connectors/erp-orders/profile';
+import { readExportFile } from '../connectors/erp-orders/read';
 import type { ExportTable } from '../connectors/erp-orders/read/types';
 import { CatalogueIndex, parseExistingProducts } from '../connectors/plm-import/catalogue';
 import { planImport } from '../connectors/plm-import/plan';
@@ -26,6 +27,8 @@ import { parseProductSheet } from '../connectors/plm-import/profiles/parse-sheet
 import type { ReferenceLists } from '../connectors/plm-import/profiles/references';
 import { parseMappingProfile } from '../connectors/plm-import/profiles/schema';
 import { validateDrafts } from '../connectors/plm-import/validate';
+import { largeOrderExport } from '../test/bad-input/corpus';
+import { CONTEXT } from '../test/unit/erp/support';
 
 const ROOT = path.join(__dirname, '..');
 
@@ -33,6 +36,8 @@ interface Case {
   name: string;
   what: string;
   budgetMs: number;
+  /** Writes the case's input, outside the time measured. */
+  prepare?: () => void;
   /** Runs the case and says what it answered (counts), so a fast wrong answer shows. */
   run: () => Promise<string>;
 }
@@ -110,6 +115,9 @@ const erpRow = (order: string, supplier: string, line: number): Record<string, s
   unit: 'pcs',
 });
 
+/** Rows `erp-50mb-export` wrote. */
+let erpExportRows = 0;
+
 const CASES: Case[] = [
   {
     name: 'plm-spaces',
@@ -144,6 +152,18 @@ const CASES: Case[] = [
         'one-style',
         80_000,
         (i) => `S1,Knit,d,Women,Knitwear,Nordic Threads,AW25,100% Cotton,GRY,Grey,S1-${i},${i},310,`,
+      ),
+  },
+  {
+    name: 'plm-shared-ean',
+    what: 'PLM csv, 20,000 SKUs sharing one placeholder EAN (each told once, naming 3 others)',
+    budgetMs: 10_000,
+    run: () =>
+      plmFlat(
+        'shared-ean',
+        20_000,
+        (i) =>
+          `ST-${i},Knit ${i},d,Women,Knitwear,Nordic Threads,AW25,100% Cotton,GRY,Grey,ST-${i}-GRY-S,S,310,0000000000000`,
       ),
   },
   {
@@ -205,6 +225,19 @@ const CASES: Case[] = [
       ),
   },
   {
+    name: 'erp-50mb-export',
+    what: 'ERP read and build of a 50 MB csv export, 4 lines an order, a 200-character note each',
+    budgetMs: 60_000,
+    prepare: () => {
+      erpExportRows = largeOrderExport(path.join(dir, 'erp-50mb.csv'), 50 * 1024 * 1024);
+    },
+    run: async () => {
+      const table = await readExportFile(path.join(dir, 'erp-50mb.csv'));
+      const built = buildOrders(table, DEFAULT_PROFILE, CONTEXT);
+      return `${table.rows.length} of ${erpExportRows} rows read, ${built.drafts.length} orders, ${built.rejections.length} rejected`;
+    },
+  },
+  {
     name: 'erp-unknown-suppliers',
     what: 'ERP build, 20,000 one-line orders, half naming a supplier code missing from 5,000 companies',
     budgetMs: 15_000,
@@ -230,6 +263,7 @@ async function main(): Promise<void> {
   }
   let over = 0;
   for (const item of CASES.filter((c) => only === undefined || only.has(c.name))) {
+    item.prepare?.();
     const started = performance.now();
     let answer: string;
     try {

@@ -84,9 +84,9 @@ describe('input limits shared by both jobs', () => {
     expect(rows).toEqual([{ externalId: 'P-1', name: '-Tee', description: '=HYPERLINK("x")' }]);
   });
 
-  it('a header of 30,000 repeated names is refused in milliseconds, by both jobs, naming the limit', async () => {
+  // Its time is a figure of bench/bad-input.ts (gen-header-30000-repeated-note.csv, both jobs).
+  it('a header of 30,000 repeated names is refused by both jobs, naming the limit', async () => {
     const file = write(dir, 'notes.csv', `${Array(30_000).fill('note').join(',')}\n1\n`);
-    const started = Date.now();
     await expect(readExportFile(file)).rejects.toMatchObject({ code: 'header_too_long' });
     await expect(openSheet(file)).rejects.toMatchObject({ code: 'header_too_long' });
     // Under the header limit the duplicate check itself runs, in one pass.
@@ -95,7 +95,6 @@ describe('input limits shared by both jobs', () => {
       code: 'duplicate_headers',
       message: expect.stringContaining("'n' (columns A, B, C, D, E and 1,895 more)"),
     });
-    expect(Date.now() - started).toBeLessThan(2_000);
   });
 
   it('CR LF, LF and a lone CR each end a line when a text file is checked, in UTF-8 and UTF-16', async () => {

@@ -143,7 +143,8 @@ describe('validateDrafts', () => {
 
   // Spec 01: "Code values must be unique per code type within the caller's catalogue." A real export gives
   // every product without a barcode one placeholder EAN: each row is told once, naming a few other holders.
-  it('reports 20,000 products sharing one placeholder EAN once each, naming at most 3 others, in linear time', async () => {
+  // Its time (linear in the rows) is a figure of bench/large-input.ts (plm-shared-ean).
+  it('reports 20,000 products sharing one placeholder EAN once each, naming at most 3 others', async () => {
     const count = 20_000;
     const rows = Array.from({ length: count }, (_, i) => [
       `ST-${i}`,
@@ -157,9 +158,7 @@ describe('validateDrafts', () => {
       `ST-${i}`,
       '0000000000000',
     ]);
-    const started = Date.now();
     const result = await mapAndValidate(native(), [...nativeHeaders, 'EAN_GTIN_13'], rows);
-    expect(Date.now() - started).toBeLessThan(10_000);
     expect(result.valid).toEqual([]);
     expect(result.issues).toHaveLength(count);
     expect(result.issues.every((issue) => issue.code === 'duplicate_code_value')).toBe(true);
