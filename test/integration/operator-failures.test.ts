@@ -270,10 +270,11 @@ describe('a job given a mapping file with a typo', () => {
     await stack?.stop();
   });
 
-  it('plm-import says, in one line, the file and the values `layout` takes', async () => {
-    const file = path.join(dir, 'plm-map.json');
+  /** The CLI's one problem line for `job` run on `input` with the mapping file `mapping` (it fails, exit 1). */
+  async function mappingProblem(job: string, input: string, mapping: string): Promise<string> {
+    const file = path.join(dir, mapping);
     const cli = await traceSync(
-      ['plm-import', path.join(dir, 'sheet.csv'), '--mapping', file, '--wait'],
+      [job, path.join(dir, input), '--mapping', file, '--wait'],
       cliEnv(stack),
       90_000,
     );
@@ -281,23 +282,19 @@ describe('a job given a mapping file with a typo', () => {
     const lines = cliProblems(cli.stderr);
     expect(lines).toHaveLength(1);
     expect(lines[0]).toContain(file);
-    expect(lines[0]).toContain('layout: "flatt" is not one of native, flat');
-    expect(lines[0]).not.toMatch(/discriminator/i);
+    return lines[0]!;
+  }
+
+  it('plm-import says, in one line, the file and the values `layout` takes', async () => {
+    const line = await mappingProblem('plm-import', 'sheet.csv', 'plm-map.json');
+    expect(line).toContain('layout: "flatt" is not one of native, flat');
+    expect(line).not.toMatch(/discriminator/i);
   }, 120_000);
 
   it('erp-orders says, in one line, the file, the misspelt key with its likely fix, and a bounded list of units', async () => {
-    const file = path.join(dir, 'erp-map.json');
-    const cli = await traceSync(
-      ['erp-orders', path.join(dir, 'orders.csv'), '--mapping', file, '--wait'],
-      cliEnv(stack),
-      90_000,
-    );
-    expect(cli.status).toBe(1);
-    const lines = cliProblems(cli.stderr);
-    expect(lines).toHaveLength(1);
-    expect(lines[0]).toContain(file);
-    expect(lines[0]).toContain('columns: unknown key "ordreNumber" (did you mean "orderNumber"?)');
-    expect(lines[0]).toMatch(/unitAliases\.stuks: "PIECE" is not one of [A-Z_, ]+ and \d+ more/);
-    expect(lines[0]!.length).toBeLessThan(900);
+    const line = await mappingProblem('erp-orders', 'orders.csv', 'erp-map.json');
+    expect(line).toContain('columns: unknown key "ordreNumber" (did you mean "orderNumber"?)');
+    expect(line).toMatch(/unitAliases\.stuks: "PIECE" is not one of [A-Z_, ]+ and \d+ more/);
+    expect(line.length).toBeLessThan(900);
   }, 120_000);
 });

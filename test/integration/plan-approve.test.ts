@@ -39,6 +39,14 @@ describe('plan, then approve (PLM import)', () => {
     return handle.result();
   };
 
+  /** Starts a PLM import of `file` that will await approval, through the API (not the CLI, which waits for the plan). */
+  const startForApproval = (name: string, file: string, extra: { batchSize?: number } = {}) =>
+    stack().client.workflow.start(plmImport, {
+      taskQueue: stack().taskQueue,
+      workflowId: stack().workflowId(name),
+      args: [{ file, approval: true, ...extra }],
+    });
+
   const onPlatform = async (externalId: string) => {
     try {
       return await stack().apiClient.products.get(externalId);
@@ -481,21 +489,12 @@ describe('plan, then approve (PLM import)', () => {
   // README: "the Web UI's "Send a Signal" with name `approve` / `reject` and an optional `{"by": "…", "reason": "…"}`";
   // DESIGN: "Boundaries are validated with zod: … workflow inputs."
   it('a signal payload other than {"by": "…", "reason": "…"} is no decision: the run says why, and a later valid approve decides', async () => {
-    const handle = await stack().client.workflow.start(plmImport, {
-      taskQueue: stack().taskQueue,
-      workflowId: stack().workflowId('bad-signal'),
+    const handle = await startForApproval(
+      'bad-signal',
+      sheet('sig.csv', nativeRows({ prefix: 'SIG', styles: 2, coloursPerStyle: 1, sizesPerColour: 2 })),
       // One product per batch: the run continues as new, carrying the decision in its input.
-      args: [
-        {
-          file: sheet(
-            'sig.csv',
-            nativeRows({ prefix: 'SIG', styles: 2, coloursPerStyle: 1, sizesPerColour: 2 }),
-          ),
-          approval: true,
-          batchSize: 1,
-        },
-      ],
-    });
+      { batchSize: 1 },
+    );
     await awaitingApproval(handle);
     await handle.signal('approve', { by: 42 } as never);
     await handle.signal('approve', { by: 'alice', reason: 42 } as never);
@@ -545,19 +544,10 @@ describe('plan, then approve (PLM import)', () => {
   }, 300_000);
 
   it('an approve sent before the plan is written approves nothing: the run says so and awaits one sent after', async () => {
-    const handle = await stack().client.workflow.start(plmImport, {
-      taskQueue: stack().taskQueue,
-      workflowId: stack().workflowId('early'),
-      args: [
-        {
-          file: sheet(
-            'early.csv',
-            nativeRows({ prefix: 'ERL', styles: 1, coloursPerStyle: 1, sizesPerColour: 1 }),
-          ),
-          approval: true,
-        },
-      ],
-    });
+    const handle = await startForApproval(
+      'early',
+      sheet('early.csv', nativeRows({ prefix: 'ERL', styles: 1, coloursPerStyle: 1, sizesPerColour: 1 })),
+    );
     await handle.signal('approve', { by: 'bob' });
     // A `by` is free text: a key pasted into it is not shown in the run's details nor its log.
     const secret = 'sk_live_4eC39HqLyjWDarjtT1zdp7dc';
