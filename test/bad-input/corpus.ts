@@ -144,32 +144,37 @@ export function heavyWorkbook(rows: number): Buffer {
   return rawWorkbook(all());
 }
 
-/**
- * A large but well-formed ERP order export (csv, default profile, suppliers of test/unit/erp/support's CONTEXT):
- * `bytes` or a little more of order lines, four to an order, each with a 200-character note. Returns the data rows.
- */
-export function largeOrderExport(path: string, bytes: number): number {
+/** A csv of `header` then `line(0)`, `line(1)`, ... until it holds `bytes` or a little more. Returns the data rows. */
+export function largeCsv(path: string, header: string, bytes: number, line: (row: number) => string): number {
   const fd = openSync(path, 'w');
   try {
-    writeSync(
-      fd,
-      'order_number,supplier_code,supplier_facility_process,order_date,delivery_date,line_number,product_external_id,quantity,unit,note\n',
-    );
-    const note = 'x'.repeat(200);
+    writeSync(fd, `${header}\n`);
     let written = 0;
     let rows = 0;
     while (written < bytes) {
       const chunk: string[] = [];
-      for (let i = 0; i < 2_000; i++, rows++)
-        chunk.push(
-          `PO-BIG-${Math.floor(rows / 4)},ACME,CUT_MAKE_TRIM,2024-03-01,2024-04-01,${(rows % 4) + 1},TSHIRT-RED-M,10,pcs,${note}`,
-        );
+      for (let i = 0; i < 2_000; i++, rows++) chunk.push(line(rows));
       written += writeSync(fd, chunk.join('\n') + '\n');
     }
     return rows;
   } finally {
     closeSync(fd);
   }
+}
+
+/**
+ * A large but well-formed ERP order export (csv, default profile, suppliers of test/unit/erp/support's CONTEXT):
+ * `bytes` or a little more of order lines, four to an order, each with a 200-character note. Returns the data rows.
+ */
+export function largeOrderExport(path: string, bytes: number): number {
+  const note = 'x'.repeat(200);
+  return largeCsv(
+    path,
+    'order_number,supplier_code,supplier_facility_process,order_date,delivery_date,line_number,product_external_id,quantity,unit,note',
+    bytes,
+    (row) =>
+      `PO-BIG-${Math.floor(row / 4)},ACME,CUT_MAKE_TRIM,2024-03-01,2024-04-01,${(row % 4) + 1},TSHIRT-RED-M,10,pcs,${note}`,
+  );
 }
 
 /** Rows of the heavy workbook in the corpus: a few seconds of SheetJS on a quiet machine. */

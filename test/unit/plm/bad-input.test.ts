@@ -1,9 +1,10 @@
-import { closeSync, openSync, writeSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseProductSheet } from '../../../connectors/plm-import/profiles/parse-sheet';
 import type { MappingProfile } from '../../../connectors/plm-import/profiles/schema';
 import { openSheet } from '../../../connectors/plm-import/read/open-sheet';
 import { validateDrafts } from '../../../connectors/plm-import/validate';
+import { largeCsv } from '../../bad-input/corpus';
 import { badInput, collect, flat, native, profile, references, tempDir } from './helpers';
 
 /** Each file of test/fixtures/bad-input (spreadsheet cases) and what an operator gets from it. */
@@ -169,18 +170,13 @@ describe('bad-input corpus: a 50 MB file (generated here, not committed)', () =>
 
   it('a 50 MB csv streams row by row without holding the file in memory', async () => {
     const path = join(dir.path, 'big.csv');
-    const fd = openSync(path, 'w');
-    writeSync(fd, 'externalId,name,styleType,isComponent,PLM_ID,description\n');
     const filler = 'x'.repeat(400);
-    let written = 0;
-    let row = 0;
-    while (written < size) {
-      const lines: string[] = [];
-      for (let i = 0; i < 5000; i++, row++)
-        lines.push(`BIG-${row},Tee ${row},T-Shirt,no,BIG-${row},${filler}`);
-      written += writeSync(fd, lines.join('\n') + '\n');
-    }
-    closeSync(fd);
+    const rows = largeCsv(
+      path,
+      'externalId,name,styleType,isComponent,PLM_ID,description',
+      size,
+      (i) => `BIG-${i},Tee ${i},T-Shirt,no,BIG-${i},${filler}`,
+    );
     global.gc?.();
     const before = process.memoryUsage().rss;
     let peak = before;
@@ -191,8 +187,8 @@ describe('bad-input corpus: a 50 MB file (generated here, not committed)', () =>
       lastId = sheetRow.cells.externalId;
       if (count % 20000 === 0) peak = Math.max(peak, process.memoryUsage().rss);
     }
-    expect(count).toBe(row);
-    expect(lastId).toBe(`BIG-${row - 1}`);
+    expect(count).toBe(rows);
+    expect(lastId).toBe(`BIG-${rows - 1}`);
     expect(peak - before).toBeLessThan(200 * 1024 * 1024);
   }, 60_000);
 
