@@ -66,9 +66,11 @@ export async function resolveProfile(choice: {
   try {
     text = await readInputText(choice.mappingFile); // a worker path or an s3:// reference
   } catch (error) {
+    // The reader's own reason (too large, a key twice, not in the bucket...); the hint is for a worker path the
+    // file system refused, which an operator may have given from another host.
     const code = (error as NodeJS.ErrnoException).code;
     throw new PlmInputError(
-      code === undefined && !isS3Url(choice.mappingFile)
+      code === undefined || isS3Url(choice.mappingFile)
         ? `mapping file ${choice.mappingFile}: ${(error as Error).message}`
         : `mapping file ${choice.mappingFile} cannot be read (the path is read on the worker)`,
     );

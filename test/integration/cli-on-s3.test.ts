@@ -338,4 +338,35 @@ describeS3('trace-sync with TRACE_STORE_URL=s3://… (versitygw)', () => {
     expect(bad.status).not.toBe(0);
     expect(bad.stderr).toContain("'s3://bucket-only' is not an s3://bucket/key reference");
   });
+
+  // A PLM mapping on S3 the reader refuses is refused with the reader's reason, as a local path or an ERP mapping
+  // on S3 is: "cannot be read (the path is read on the worker)" sends the operator looking for a missing file.
+  it('plm-import with an s3:// mapping the reader refuses names the reason (too large, a key twice, __proto__, too deep)', async () => {
+    await store().put(
+      'inputs/plm/refused-sheet.csv',
+      toCsv(nativeRows({ prefix: 'S3MAP', styles: 1, coloursPerStyle: 1, sizesPerColour: 1 })),
+    );
+    const sheet = `s3://${s3().bucket}/trace/inputs/plm/refused-sheet.csv`;
+    const cases: Array<[string, string, RegExp]> = [
+      [
+        'huge.json',
+        `[${'{"externalId":"PLM-1"},'.repeat(60_000)}{}]`,
+        /over the limit of 1,048,576 bytes for a mapping file/,
+      ],
+      ['twice.json', '{"layout":"native","layout":"native"}', /layout.*appears twice in the top level/],
+      ['proto.json', '{"layout":"native","__proto__":{}}', /__proto__.*names JavaScript's object prototype/],
+      ['deep.json', `${'['.repeat(70)}${']'.repeat(70)}`, /nested more than 64 levels deep/],
+    ];
+    for (const [name, body, reason] of cases) {
+      await store().put(`profiles/plm-${name}`, body);
+      const mapping = `s3://${s3().bucket}/trace/profiles/plm-${name}`;
+      const out = await cli('plm-import', sheet, '--mapping', mapping, '--wait');
+      expect({ name, status: out.status === 0 }).toEqual({ name, status: false });
+      expect({ name, said: out.stderr + out.stdout }).toEqual({
+        name,
+        said: expect.stringMatching(reason) as unknown,
+      });
+      expect(out.stderr + out.stdout).not.toContain('read on the worker');
+    }
+  });
 });
