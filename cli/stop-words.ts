@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { counted } from '../connectors/counted';
-import { ringsSaid } from '../connectors/plm-import/rings-said';
+import { finishedSaid } from '../connectors/plm-import/rings-said';
 
 // What a run that was stopped (cancelled, terminated, timed out) had written, in the operator's words, from the
 // counts its job keeps in the run's memo: for the CLI's stop lines (`watch`, `--wait`, `cancel --wait`).
@@ -20,7 +20,9 @@ const plmMemo = z.object({
   /** Rows rejected (a row naming no product is no rejected product), since the memo has held it. */
   rejectedRows: count.optional(),
   rejectsFile,
+  /** A cancel's finish: the swaps it wrote whole, and the code moves whose takers it wrote (a ring's own are not). */
   ringsFinished: z.array(z.array(z.string())).optional(),
+  chainsFinished: z.array(z.array(z.string())).optional(),
 });
 const erpPushMemo = z.object({
   orders: z.object({
@@ -56,9 +58,11 @@ function notWritten(
   return said.length > 0 ? `; ${said.join(', ')}` : '';
 }
 
-/** `; the swap of A and B written whole before the stop`, as the run's details name the swaps. */
-const ringsWritten = (rings: string[][]): string =>
-  `; ${ringsSaid(rings).join(', ')} written whole before the stop`;
+/** `; the swap of A and B and the code move from C to D written whole before the stop`, as the run's details say. */
+function finishedWritten(rings: string[][] = [], chains: string[][] = []): string {
+  const { said, count } = finishedSaid(rings, chains);
+  return count === 0 ? '' : `; ${said} written whole before the stop`;
+}
 
 /**
  * What a stopped run wrote, in words, from the counts its job put in its memo: `12 products created, 3 updated; 40
@@ -68,7 +72,7 @@ export function wroteBeforeStop(memo: Record<string, unknown> | undefined): stri
   if (!memo) return undefined;
   const plm = plmMemo.safeParse(memo);
   if (plm.success) {
-    const { products: p, rejectedRows: rows, rejectsFile: file, ringsFinished } = plm.data;
+    const { products: p, rejectedRows: rows, rejectsFile: file, ringsFinished, chainsFinished } = plm.data;
     const written =
       p.created + p.updated + (p.unarchived ?? 0) === 0
         ? 'no products created or updated'
@@ -81,7 +85,7 @@ export function wroteBeforeStop(memo: Record<string, unknown> | undefined): stri
       [p.rejected, 'rejected'],
       [rows, rows === 1 ? 'row rejected' : 'rows rejected'],
     ];
-    return `${written}${notWritten(rest, rejected, file)}${ringsFinished?.length ? ringsWritten(ringsFinished) : ''}`;
+    return `${written}${notWritten(rest, rejected, file)}${finishedWritten(ringsFinished, chainsFinished)}`;
   }
   const push = erpPushMemo.safeParse(memo);
   if (push.success) {

@@ -32,7 +32,7 @@ import {
   stepActivityOptions,
 } from './batch-run';
 import { batchSummary, showOutcome } from './operator-view';
-import { chainsSaid, ringsSaid } from '../connectors/plm-import/rings-said';
+import { finishedSaid } from '../connectors/plm-import/rings-said';
 
 export type { PlmImportResult } from '../activities/plm-import';
 
@@ -293,11 +293,11 @@ export async function plmImport(
   if (cancelled) {
     setStatus('cancelled');
     const left = result.products.total - progress.done;
-    const rings = [...ringsSaid(ringsFinished), ...(namesChains ? chainsSaid(chainsFinished) : [])];
+    const finished = finishedSaid(ringsFinished, namesChains ? chainsFinished : []);
     const whole =
-      rings.length === 0
+      finished.count === 0
         ? ''
-        : `; ${rings.join(', ')} ${rings.length === 1 ? 'was' : 'were'} written whole before the run stopped`;
+        : `; ${finished.said} ${finished.count === 1 ? 'was' : 'were'} written whole before the run stopped`;
     showOutcome(result.products, result.rejectsFile, {
       rejectedRows: result.rejectedRows,
       note: `cancelled: ${left} products not written${whole}; run the file again to write them`,
@@ -309,6 +309,8 @@ export async function plmImport(
       resultFile: result.resultFile,
       cancelled: true,
       ...(ringsFinished.length > 0 ? { ringsFinished } : {}),
+      // No patch: a replay compares the memo command, not the fields it holds.
+      ...(namesChains ? { chainsFinished } : {}),
     });
     log.info('PLM import cancelled', { ...result.products, apiCalls: result.apiCalls.total });
     throw cancelled;

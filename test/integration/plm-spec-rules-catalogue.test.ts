@@ -14,6 +14,7 @@ import { BRAND_COMPANY_ID, SUPPLIER_COMPANY_ID } from '../../sandbox/seed/demo-n
 import type { PlmImportResult } from '../../activities/plm-import';
 import { plmImport } from '../../workflows';
 import { plmImportProgressQuery } from '../../workflows/plm-import';
+import { wroteBeforeStop } from '../../cli/stop-words';
 import { sandboxApi, type TestStack } from '../harness';
 import { parseCsv } from '../unit/plm-activities/native-sheet';
 import { family, HEADER, plmRulesStack, toCsv, type ApiProduct, type Row } from './plm-rules-stack';
@@ -738,6 +739,12 @@ describe('PLM import follows the spec rules (issue 15)', () => {
         ],
       });
       expect(result).not.toHaveProperty('ringsFinished');
+      // The memo names the move too, so the CLI's stop line (`cancel --wait`, `watch`) says it, as it says a swap.
+      const memo = (await described.memo) as Record<string, unknown>;
+      expect(memo).toMatchObject({ cancelled: true, chainsFinished: [['MOV-S', 'MOV-M']] });
+      expect(wroteBeforeStop(memo)).toMatch(
+        /; the code move from MOV-S to MOV-M written whole before the stop$/,
+      );
       // The rerun writes what the cancel left (L's barcode, if its batch had not begun), and nothing of the move.
       const rerun = await run({ file: sheet, profile: 'native' });
       expect(rerun.products).toMatchObject({ rejected: 0 });

@@ -28,6 +28,20 @@ describe('what a stopped run wrote, in words', () => {
     );
   });
 
+  // A cancel's finish writes a swap's other products and a moved code's taker: the stop line names both, as the
+  // run's details do.
+  it('PLM import cancelled inside a swap and a code move: both named, in one list', () => {
+    const products = { created: 0, updated: 4 };
+    expect(wroteBeforeStop({ products, chainsFinished: [['C', 'D']] })).toBe(
+      '0 products created, 4 updated; the code move from C to D written whole before the stop',
+    );
+    expect(
+      wroteBeforeStop({ products, ringsFinished: [['A', 'B']], chainsFinished: [['C', 'D', 'E']] }),
+    ).toBe(
+      '0 products created, 4 updated; the swap of A and B and the code moves from C to D to E written whole before the stop',
+    );
+  });
+
   it('PLM import stopped before its first write: says none, one product in the singular', () => {
     expect(
       wroteBeforeStop({ products: { created: 0, updated: 0, unchanged: 1, rejected: 0 }, rejectsFile: null }),
