@@ -470,14 +470,15 @@ export async function finishRings(
   // A ring's product may also take a code from a product outside it (the end of a chain into the ring), written in a
   // batch of its own: that one first, as its own givers, or the ring's write would meet the code still held. And a
   // taker of a code a written product gave up (a chain, no ring in it) is written too, and the takers of its own
-  // codes in turn, or the code would belong to no product until the sheet is run again.
+  // codes in turn, or the code would belong to no product until the sheet is run again. So is a product outside a
+  // ring that takes a code its freed product gave up in its early write (`takesFreed`).
   for (let grown = true; grown;) {
     grown = false;
     for (const step of later) {
       const takes = step.takes ?? [];
       if (
         !writing.has(step.externalId) &&
-        takes.some(({ giver }) => givenUp.has(giver) || writing.has(giver))
+        [...takes, ...(step.takesFreed ?? [])].some(({ giver }) => givenUp.has(giver) || writing.has(giver))
       ) {
         writing.add(step.externalId);
         grown = true;
@@ -536,6 +537,12 @@ function chainsOf(
   for (const id of chained) root.set(id, id);
   for (const step of steps) {
     if (!root.has(step.externalId)) continue;
+    // A taker of a ring's freed product: the move from that product, named beside the ring.
+    for (const { giver } of step.takesFreed ?? []) {
+      if (!inRings.has(giver)) continue;
+      if (!root.has(giver)) root.set(giver, giver);
+      join(step.externalId, giver);
+    }
     for (const { giver } of step.takes ?? []) {
       if (inRings.has(giver) || !(root.has(giver) || givenUp.has(giver))) continue;
       if (!root.has(giver)) root.set(giver, giver);

@@ -49,6 +49,17 @@ function describe(step: WriteStep | undefined): string {
   return `update ${step.changedFields.join(', ')}${step.release ? ' (first of two writes, a swap)' : ''}`;
 }
 
+/**
+ * The approved write and the fresh one are the same write. A plan approved before steps carried `takesFreed` lacks
+ * it: that alone is no change (the codes the product takes are in its body either way).
+ */
+export function sameWrite(was: WriteStep | undefined, now: WriteStep): boolean {
+  if (was === undefined) return false;
+  if (was.takesFreed !== undefined || now.takesFreed === undefined) return isDeepStrictEqual(was, now);
+  const { takesFreed: _new, ...rest } = now;
+  return isDeepStrictEqual(was, rest);
+}
+
 /** A product's write, told from its other one in a ring (a swap writes a product twice). */
 const stepKey = (step: WriteStep): string =>
   step.action === 'update' && step.release ? `${step.externalId}\u0000release` : step.externalId;
@@ -103,7 +114,7 @@ export async function holdBackChangedSteps(
   /** Whether a product write goes as approved: the same write, and the product unchanged on the platform since. */
   const asApproved = async (step: WriteStep): Promise<boolean> => {
     const was = approved.get(stepKey(step));
-    return was !== undefined && isDeepStrictEqual(was, step) && (await unchangedSince(step));
+    return was !== undefined && sameWrite(was, step) && (await unchangedSince(step));
   };
   // A ring's writes (a swap) go together or not at all: one of its products written alone, or its first write without
   // the rest, would leave a product without the code it gave up. Decided first, as a ring spans batches.
@@ -156,7 +167,7 @@ export async function holdBackChangedSteps(
           externalId: step.externalId,
           approved: describe(was),
           now: !own
-            ? isDeepStrictEqual(was, step)
+            ? sameWrite(was, step)
               ? `${describe(step)} (changed on the platform since the plan)`
               : describe(step)
             : `${describe(step)} (held back with the other products of its swap)`,

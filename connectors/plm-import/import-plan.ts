@@ -283,11 +283,10 @@ function writeStepsPass(
       reject(write, plannedGiverRejection(write.externalId, rowNumber, givers));
       continue;
     }
-    const { takesFreed: _planOnly, ...staged } = write;
-    let candidate: unknown = { ...staged, parentExternalId, parentColumn };
-    if (staged.action === 'create') {
-      const { styleLevelId, ...body } = staged.body;
-      candidate = { ...staged, parentColumn, body, ...(styleLevelId !== undefined ? { styleLevelId } : {}) };
+    let candidate: unknown = { ...write, parentExternalId, parentColumn };
+    if (write.action === 'create') {
+      const { styleLevelId, ...body } = write.body;
+      candidate = { ...write, parentColumn, body, ...(styleLevelId !== undefined ? { styleLevelId } : {}) };
     }
     const parsed = writeStepSchema.safeParse(candidate);
     if (parsed.success) {

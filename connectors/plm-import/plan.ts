@@ -58,8 +58,8 @@ interface WriteBase extends StepBase {
   /** Codes it takes from other products of the sheet (codeMoves `takes`), each with the giver's first row. */
   takes?: TakesCode[];
   /**
-   * Codes it takes from a freed product of a ring (takenFromFreed), each with the giver's first row: for the plan only
-   * (toWriteSteps rejects the taker should it refuse that product), not staged.
+   * Codes it takes from a freed product of a ring (takenFromFreed), each with the giver's first row: toWriteSteps
+   * rejects the taker should it refuse that product, and a cancel inside the ring writes the taker (finishRings).
    */
   takesFreed?: TakesCode[];
 }

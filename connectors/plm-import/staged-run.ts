@@ -97,6 +97,11 @@ const takesSchema = z
     }),
   )
   .optional();
+/**
+ * Codes the product takes from a ring's freed product (whose early write gives them up): a cancel inside the ring
+ * writes this product too. Absent from plans staged before it (such a cancel leaves it to the rerun).
+ */
+const takesFreedSchema = takesSchema;
 export const writeStepSchema = z.discriminatedUnion('action', [
   z.strictObject({
     action: z.literal('create'),
@@ -113,6 +118,7 @@ export const writeStepSchema = z.discriminatedUnion('action', [
     givesTypes: z.array(z.string()).optional(),
     wave: waveSchema,
     takes: takesSchema,
+    takesFreed: takesFreedSchema,
   }),
   z.strictObject({
     action: z.literal('update'),
@@ -128,6 +134,7 @@ export const writeStepSchema = z.discriminatedUnion('action', [
     unarchive: z.boolean().optional(),
     wave: waveSchema,
     takes: takesSchema,
+    takesFreed: takesFreedSchema,
     /** A product of a ring of codes taken round (a swap); its ring's name. */
     ring: z.string().optional(),
     /** The first of the product's two writes in its ring: without the codes it takes; counted as no product. */

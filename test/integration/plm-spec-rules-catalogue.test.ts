@@ -697,6 +697,46 @@ describe('PLM import follows the spec rules (issue 15)', () => {
       expect(writesSince(before)).toBe(0);
     });
 
+    // A product outside a swap takes a code the swap's freed product gives up in its early write: a cancel inside the
+    // swap writes that taker too, or the code would belong to no product until the sheet is run again.
+    it("a run cancelled inside a swap writes the product outside it that takes the freed product's code", async () => {
+      await run({
+        file: await sheetOf('freed-out-1.csv', { 'MOV-S': A, 'MOV-M': B, 'MOV-L': C }),
+        profile: 'native',
+      });
+      const plmIdOf = async (externalId: string) =>
+        (
+          await api<{ codes: Array<{ codeId: string; codeValue: string }> }>(`/styles/${externalId}`)
+        ).codes.find((code) => code.codeId === 'PLM_ID')?.codeValue;
+      // S and M swap barcodes; S (freed: it keeps a new PLM_ID) also gives its PLM_ID to L. A batch a product: S's
+      // early write, M, L, then S in full.
+      const sheet = await skuSheet('freed-out-2.csv', [
+        skuRow('S', 'MOV-S9', B),
+        skuRow('M', 'MOV-M', A),
+        skuRow('L', 'MOV-S', C),
+      ]);
+      const handle = await cancelledRun(sheet, 'plm-rules-freed-outside-cancel', sFreed, 1);
+      expect({
+        S: await plmIdOf('MOV-S'),
+        M: await plmIdOf('MOV-M'),
+        L: await plmIdOf('MOV-L'),
+        eans: await eans(),
+      }).toEqual({
+        S: 'MOV-S9',
+        M: 'MOV-M',
+        L: 'MOV-S',
+        eans: { 'MOV-S': B, 'MOV-M': A, 'MOV-L': C },
+      });
+      expect((await handle.describe()).status.name).toBe('CANCELLED');
+      const metadata = (await handle.query('__temporal_workflow_metadata')) as { currentDetails?: string };
+      expect(metadata.currentDetails).toMatch(
+        /the swap of MOV-S and MOV-M and the code move from MOV-S to MOV-L were written whole before the run stopped/,
+      );
+      const before = snapshot();
+      expect((await run({ file: sheet, profile: 'native' })).products).toMatchObject({ updated: 0 });
+      expect(writesSince(before)).toBe(0);
+    });
+
     // A barcode moved from one product to another (no swap): the giver's write and the taker's go in separate batches. A
     // cancel between them would leave the barcode on no product until the sheet is run again, so the run writes the
     // taker before it closes as cancelled, and says so.
