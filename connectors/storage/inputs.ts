@@ -65,7 +65,7 @@ async function readInputBytes(ref: string, what: string): Promise<string> {
   }
   const { store, key } = inputObject(ref);
   const body = key === '' ? null : await store.read(key);
-  if (!body) throw new Error(`${ref} was not found in the bucket`);
+  if (!body) throw new Error('it was not found in the bucket');
   // Read no further than the limit: an export named as the mapping would otherwise be downloaded whole.
   const chunks: Buffer[] = [];
   let bytes = 0;

@@ -341,13 +341,13 @@ describeS3('trace-sync with TRACE_STORE_URL=s3://… (versitygw)', () => {
 
   // A PLM mapping on S3 the reader refuses is refused with the reader's reason, as a local path or an ERP mapping
   // on S3 is: "cannot be read (the path is read on the worker)" sends the operator looking for a missing file.
-  it('plm-import with an s3:// mapping the reader refuses names the reason (too large, a key twice, __proto__, too deep)', async () => {
+  it('plm-import with an s3:// mapping the reader refuses names the reason (too large, a key twice, __proto__, too deep, missing)', async () => {
     await store().put(
       'inputs/plm/refused-sheet.csv',
       toCsv(nativeRows({ prefix: 'S3MAP', styles: 1, coloursPerStyle: 1, sizesPerColour: 1 })),
     );
     const sheet = `s3://${s3().bucket}/trace/inputs/plm/refused-sheet.csv`;
-    const cases: Array<[string, string, RegExp]> = [
+    const cases: Array<[string, string | undefined, RegExp]> = [
       [
         'huge.json',
         `[${'{"externalId":"PLM-1"},'.repeat(60_000)}{}]`,
@@ -356,9 +356,11 @@ describeS3('trace-sync with TRACE_STORE_URL=s3://… (versitygw)', () => {
       ['twice.json', '{"layout":"native","layout":"native"}', /layout.*appears twice in the top level/],
       ['proto.json', '{"layout":"native","__proto__":{}}', /__proto__.*names JavaScript's object prototype/],
       ['deep.json', `${'['.repeat(70)}${']'.repeat(70)}`, /nested more than 64 levels deep/],
+      // Named once: "mapping file s3://…/plm-missing.json: it was not found in the bucket".
+      ['missing.json', undefined, /plm-missing\.json: it was not found in the bucket/],
     ];
     for (const [name, body, reason] of cases) {
-      await store().put(`profiles/plm-${name}`, body);
+      if (body !== undefined) await store().put(`profiles/plm-${name}`, body);
       const mapping = `s3://${s3().bucket}/trace/profiles/plm-${name}`;
       const out = await cli('plm-import', sheet, '--mapping', mapping, '--wait');
       expect({ name, status: out.status === 0 }).toEqual({ name, status: false });
