@@ -45,6 +45,8 @@ export interface MappedRow {
 
 /** Fields read as numbers: a JSON number's spelling does not matter there, only whether its value is exact. */
 const QUANTITY_FIELDS: ReadonlySet<SourceField> = new Set(['quantity', 'secondaryQuantity']);
+/** A JSON number that is exactly zero, as `0.000`, `-0` or `0e5` write it. */
+const EXACT_ZERO = /^-?0+(?:\.0*)?(?:e[+-]?\d+)?$/i;
 /** A number in a date field is an Excel serial; an inexact one is no date anyway. */
 const DATE_SOURCE_FIELDS: ReadonlySet<SourceField> = new Set(DATE_FIELDS);
 
@@ -144,6 +146,8 @@ export function mapRow(
     if (written === undefined || DATE_SOURCE_FIELDS.has(field)) continue;
     const read = cellText(source.values[column] ?? null);
     if (QUANTITY_FIELDS.has(field)) {
+      // A zero secondary quantity, however written (`0.00`), is none (see below), not a quantity to refuse.
+      if (field === 'secondaryQuantity' && EXACT_ZERO.test(written)) continue;
       const reason = jsonQuantityProblem(written);
       if (reason === undefined) continue;
       problem('invalid_quantity', field, column, reason);

@@ -339,4 +339,24 @@ describe('JSON numbers that cannot be read exactly', () => {
     expect(written[2]).toContain('"quantity":9007199254740993,');
     expect(written.slice(0, 3).map((text) => JSON.parse(text) as unknown)).toHaveLength(3);
   });
+
+  // Spec 03: secondaryQuantity is optional; a zero one is the blank it means (as `0,000` in a csv), however the ERP
+  // serialised it: decimals written out (`0.00`) are kept as written by the reader, not read as a quantity of 0.
+  it('reads a secondary quantity of 0.0, 0.000 or 0e0 as none, and still refuses a main quantity of 0.0', async () => {
+    const table = await readJson(
+      ['0.0', '0.000', '0e0', '0']
+        .map((zero, i) => line(`"order_number":"PO-Z${i}","quantity":5,"secondary_quantity_kg":${zero}`))
+        .join('') + line('"order_number":"PO-Q","quantity":0.0'),
+    );
+    const { drafts, rejections } = buildOrders(table, DEFAULT_PROFILE, CONTEXT);
+    expect(drafts.map((draft) => [draft.orderNumber, draft.lines[0]?.secondaryQuantity])).toEqual([
+      ['PO-Z0', null],
+      ['PO-Z1', null],
+      ['PO-Z2', null],
+      ['PO-Z3', null],
+    ]);
+    expect(rejections.map((r) => [r.orderNumber, r.code, r.field])).toEqual([
+      ['PO-Q', 'invalid_quantity', 'quantity'],
+    ]);
+  });
 });
