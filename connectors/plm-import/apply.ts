@@ -402,7 +402,8 @@ export async function finishRings(
   const started = Date.now();
   const { manifest } = await run.stagedBatch(input.manifest, manifestSchema, input.batch);
   // A plan that moves no code (most): nothing to finish, and no batch of a large import read for it.
-  if (manifest.releases === 0 && manifest.takers === 0)
+  // (A plan staged before the manifest counted takers: its cancel finishes rings only, as it did then.)
+  if (manifest.releases === 0 && (manifest.takers ?? 0) === 0)
     return { rings: [], chains: [], apiCalls: api.count, durationMs: Date.now() - started };
   const batches = await Promise.all(
     manifest.batches.map(async (entry) =>
@@ -528,10 +529,15 @@ function chainsOf(
 ): string[][] {
   const root = new Map<string, string>();
   const find = (id: string): string => {
-    let at = id;
-    while (root.get(at) !== undefined && root.get(at) !== at) at = root.get(at) as string;
-    root.set(id, at);
-    return at;
+    let top = id;
+    while (root.get(top) !== undefined && root.get(top) !== top) top = root.get(top) as string;
+    // Every product on the way points at the top: a chain of 50,000 moves stays linear, not quadratic.
+    for (let at = id; at !== top;) {
+      const next = root.get(at) as string;
+      root.set(at, top);
+      at = next;
+    }
+    return top;
   };
   const join = (a: string, b: string) => root.set(find(a), find(b));
   for (const id of chained) root.set(id, id);
@@ -553,7 +559,12 @@ function chainsOf(
   for (const [at, step] of plan.entries())
     if (!position.has(step.externalId)) position.set(step.externalId, at);
   const groups = new Map<string, string[]>();
-  for (const id of root.keys()) groups.set(find(id), [...(groups.get(find(id)) ?? []), id]);
+  for (const id of root.keys()) {
+    const top = find(id);
+    const group = groups.get(top);
+    if (group) group.push(id);
+    else groups.set(top, [id]);
+  }
   return [...groups.values()]
     .map((group) => group.sort((a, b) => (position.get(a) ?? 0) - (position.get(b) ?? 0)))
     .sort((a, b) => (position.get(a[0] ?? '') ?? 0) - (position.get(b[0] ?? '') ?? 0));
