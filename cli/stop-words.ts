@@ -60,8 +60,8 @@ function notWritten(
 
 /** `; the swap of A and B and the code move from C to D written whole before the stop`, as the run's details say. */
 function finishedWritten(rings: string[][] = [], chains: string[][] = []): string {
-  const { said, count } = finishedSaid(rings, chains);
-  return count === 0 ? '' : `; ${said} written whole before the stop`;
+  const { said } = finishedSaid(rings, chains);
+  return said === '' ? '' : `; ${said} written whole before the stop`;
 }
 
 /**

@@ -295,9 +295,7 @@ export async function plmImport(
     const left = result.products.total - progress.done;
     const finished = finishedSaid(ringsFinished, namesChains ? chainsFinished : []);
     const whole =
-      finished.count === 0
-        ? ''
-        : `; ${finished.said} ${finished.count === 1 ? 'was' : 'were'} written whole before the run stopped`;
+      finished.said === '' ? '' : `; ${finished.said} ${finished.verb} written whole before the run stopped`;
     showOutcome(result.products, result.rejectsFile, {
       rejectedRows: result.rejectedRows,
       note: `cancelled: ${left} products not written${whole}; run the file again to write them`,

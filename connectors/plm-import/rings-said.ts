@@ -5,29 +5,39 @@
 
 /** `the swap of A and B`, `the ring of A, B and C`. */
 function ringSaid(products: readonly string[]): string {
-  const named =
-    products.length <= 2
-      ? products.join(' and ')
-      : `${products.slice(0, -1).join(', ')} and ${products.at(-1)}`;
-  return `the ${products.length === 2 ? 'swap' : 'ring'} of ${named}`;
+  return `the ${products.length === 2 ? 'swap' : 'ring'} of ${listed(products)}`;
 }
 
-/** A code move outside rings whose taker the run wrote: `the code move from A to B`, `the code moves from A to B to C`. */
+/** `A, B and C`. */
+function listed(products: readonly string[]): string {
+  return products.length <= 2
+    ? products.join(' and ')
+    : `${products.slice(0, -1).join(', ')} and ${products.at(-1)}`;
+}
+
+/**
+ * Code moves outside rings whose takers the run wrote: `the code move from A to B`; past two products `the code moves
+ * between A, B and C` (a chain or a branch: "from A to B to C" would say B gave to C).
+ */
 function chainSaid(products: readonly string[]): string {
-  return `the code move${products.length > 2 ? 's' : ''} from ${products.join(' to ')}`;
+  return products.length === 2
+    ? `the code move from ${products[0]} to ${products[1]}`
+    : `the code moves between ${listed(products)}`;
 }
 
 /**
  * The rings, then the code moves, as one list (`the swap of A and B and the code move from C to D`): the first three
- * and `2 more`. `count` is how many it stands for, for the verb (`was`/`were`).
+ * and `2 more`; '' when there are none. `verb` agrees with all it names (`was`, or `were` for two or more, or for
+ * a group of moves).
  */
 export function finishedSaid(
   rings: readonly (readonly string[])[],
   chains: readonly (readonly string[])[],
-): { said: string; count: number } {
+): { said: string; verb: 'was' | 'were' } {
   const all = [...rings.map(ringSaid), ...chains.map(chainSaid)];
   const named = all.slice(0, 3);
   if (all.length > 3) named.push(`${all.length - 3} more`);
   const said = named.length <= 1 ? (named[0] ?? '') : `${named.slice(0, -1).join(', ')} and ${named.at(-1)}`;
-  return { said, count: all.length };
+  const plural = all.length > 1 || chains.some((products) => products.length > 2);
+  return { said, verb: plural ? 'were' : 'was' };
 }

@@ -38,7 +38,7 @@ describe('what a stopped run wrote, in words', () => {
     expect(
       wroteBeforeStop({ products, ringsFinished: [['A', 'B']], chainsFinished: [['C', 'D', 'E']] }),
     ).toBe(
-      '0 products created, 4 updated; the swap of A and B and the code moves from C to D to E written whole before the stop',
+      '0 products created, 4 updated; the swap of A and B and the code moves between C, D and E written whole before the stop',
     );
   });
 
