@@ -350,7 +350,10 @@ export function isBlankFormula(cell: { f?: string; v?: unknown }): boolean {
   return typeof cell.f === 'string' && (cell.v === '' || cell.v === undefined || cell.v === null);
 }
 
-/** Why a sheet of formulas with no saved results has no data rows, and what to do, the same in both jobs. */
+/**
+ * Why a sheet of formulas with no saved results has no data rows, and what to do, the same in both jobs. (The file
+ * alone cannot tell formulas never calculated from a template's formulas that give "" below an empty header.)
+ */
 export function neverCalculatedMessage(
   sheetName: string,
   first: BlankFormulaCell,
@@ -358,10 +361,11 @@ export function neverCalculatedMessage(
   what: string,
 ): string {
   return (
-    `sheet '${quoteInput(sheetName, 60)}' holds formulas whose results were never calculated (the first, cell ` +
-    `${first.cell}: =${quoteInput(first.formula, 60)}, has no saved value), so the rows below the header (row ` +
-    `${headerRow}) read as blank; there is nothing to ${what}. Open the file in a spreadsheet program (Excel, ` +
-    'LibreOffice) and save it, or export values rather than formulas, and re-run.'
+    `sheet '${quoteInput(sheetName, 60)}' holds formulas with no saved results (the first, cell ${first.cell}: ` +
+    `=${quoteInput(first.formula, 60)}), so the rows below the header (row ${headerRow}) read as blank; there is ` +
+    `nothing to ${what}. If a program wrote the file without calculating its formulas, open it in a spreadsheet ` +
+    'program (Excel, LibreOffice) and save it, or export values rather than formulas, and re-run; if the formulas ' +
+    'give blanks, the sheet has no data yet.'
   );
 }
 

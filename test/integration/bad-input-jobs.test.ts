@@ -254,12 +254,12 @@ describe('broken files through the jobs: a clear, non-retryable failure and noth
         rejectedWith(1, /#UNCALCULATED \(the formula =CONCAT\(\\"Tee \\", A2\) has no saved result/),
       ],
       'gen-formulas-never-calculated-orders.xlsx': [
-        /^sheet 'Sheet1' holds formulas whose results were never calculated \(the first, cell A2: ="PO-BADIN-NC1", has no saved value\), so the rows below the header \(row 1\) read as blank; there is nothing to push\. Open the file in a spreadsheet program \(Excel, LibreOffice\) and save it, or export values rather than formulas, and re-run\.$/,
+        /^sheet 'Sheet1' holds formulas with no saved results \(the first, cell A2: ="PO-BADIN-NC1"\), so the rows below the header \(row 1\) read as blank; there is nothing to push\. If a program wrote the file without calculating its formulas, open it in a spreadsheet program \(Excel, LibreOffice\) and save it, or export values rather than formulas, and re-run; if the formulas give blanks, the sheet has no data yet\.$/,
         lacksProducts,
       ],
       'gen-formulas-never-calculated-products.xlsx': [
         lacksOrders,
-        /: sheet 'Sheet1' holds formulas whose results were never calculated \(the first, cell A4: ="BADIN-NC1", has no saved value\), so the rows below the header \(row 3\) read as blank; there is nothing to import\. Open the file in a spreadsheet program/,
+        /: sheet 'Sheet1' holds formulas with no saved results \(the first, cell A4: ="BADIN-NC1"\), so the rows below the header \(row 3\) read as blank; there is nothing to import\. If a program wrote the file without calculating its formulas, open it in a spreadsheet program/,
       ],
       'gen-password-protected.xlsx': [/password-protected \(encrypted\)/, /password-protected \(encrypted\)/],
       'gen-3000-columns.xlsx': [/header row 1 has 3,000 columns/, /header row 1 has 3,000 columns/],
