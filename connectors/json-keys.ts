@@ -37,7 +37,8 @@ export function mappingJsonProblem(text: string): string | undefined {
   for (let at = 0; at < text.length; at++) {
     const char = text[at];
     const top = stack[stack.length - 1];
-    if (char === '\n') line++;
+    // (A line ends at LF, CRLF or a lone CR, as an old Mac editor writes: JSON reads all three as whitespace.)
+    if (char === '\n' || (char === '\r' && text[at + 1] !== '\n')) line++;
     else if (char === '"') {
       let end = at + 1;
       while (end < text.length && text[end] !== '"') end += text[end] === '\\' ? 2 : 1;
