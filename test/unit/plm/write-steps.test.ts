@@ -145,23 +145,11 @@ describe('plan-time invalid_request rejects of a product giving a code up', () =
 // with it, naming K1's row, rather than sent to be refused codes_not_unique.
 describe('plan-time invalid_request reject of the freed product of a swap', () => {
   it("the swap's other product is rejected code_giver_rejected naming the refused row, not sent", async () => {
-    const sku = (id: string, ean: string, plmId?: string) => ({
-      id: `k_${id}`,
-      externalId: id,
-      variantId: 'v1',
-      styleId: 's1',
-      name: id,
-      dimension: 'M',
-      codes: [
-        { codeId: 'EAN_GTIN_13', codeValue: ean },
-        ...(plmId ? [{ codeId: 'PLM_ID', codeValue: plmId }] : []),
-      ],
-    });
     const existing = parseExistingProducts([
       ...classicTeeBlackInCatalogue(),
-      sku('K1', '4006381333931', 'P-K1'),
-      sku('K2', '4006381333948'),
-      sku('K3', '5012345678900'),
+      classicTeeBlackSku('K1', '4006381333931', 'P-K1'),
+      classicTeeBlackSku('K2', '4006381333948'),
+      classicTeeBlackSku('K3', '5012345678900'),
     ]);
     const validated = await mapAndValidate(
       native(),
