@@ -9,6 +9,7 @@ import {
 import { optionalTsToMs } from '@temporalio/common/lib/time';
 import { z } from 'zod';
 import { wroteBeforeStop } from './stop-words';
+import { cancelledAwaitingApproval, NEW_PLAN, NOT_APPROVED } from './stopped-at-gate';
 import { PlanNotAppliedError, RunStoppedError, StillRunningError } from './run-action';
 import { followProgress, sinkFor, type ProgressOutput, type ProgressSink } from './progress';
 import { linksValidity, type StoreLink } from './store-files';
@@ -347,7 +348,8 @@ async function stoppedRunError(
   ))
     return undefined;
   const described = await handle.describe().catch(() => undefined);
-  const wrote = wroteBeforeStop((await described?.memo) as Record<string, unknown> | undefined);
+  const memo = (await described?.memo) as Record<string, unknown> | undefined;
+  const wrote = wroteBeforeStop(memo);
   const wroteLine = wrote ? ` What it wrote before the stop: ${wrote}.` : '';
   const by = (identity: string | null | undefined, reason: string | null | undefined) =>
     `${identity ? ` by ${identity}` : ''}${reason ? ` (reason: ${reason})` : ''}`;
@@ -356,6 +358,10 @@ async function stoppedRunError(
       () => undefined,
     );
     const asked = event?.workflowExecutionCancelRequestedEventAttributes;
+    if (cancelledAwaitingApproval(memo))
+      return new RunStoppedError(
+        `Workflow ${id} was cancelled${by(asked?.identity, asked?.cause)} while its plan awaited approval: ${NOT_APPROVED}; ${NEW_PLAN}.`,
+      );
     return new RunStoppedError(
       `Workflow ${id} was cancelled${by(asked?.identity, asked?.cause)}: it stopped before its next write and writes nothing more.${wroteLine}`,
     );

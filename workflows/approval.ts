@@ -6,6 +6,7 @@ import {
   patched,
   proxyActivities,
   setHandler,
+  upsertMemo,
   workflowInfo,
 } from '@temporalio/workflow';
 import { z } from 'zod';
@@ -99,6 +100,8 @@ export const rejectSignal = defineSignal<[ApprovalSignalArgs?]>('reject');
 const SIGNALS_CHECKED_PATCH = 'approval-signals-checked';
 /** patched: runs cancelled at their gate before the cancel set TraceStatus replay without the upsert. */
 const GATE_CANCEL_PATCH = 'approval-cancel-status';
+/** patched: runs cancelled at their gate before the memo said so replay without that upsert. */
+const GATE_CANCEL_MEMO_PATCH = 'approval-cancel-memo';
 const CREDENTIAL_SENDER = 'a sender that looks like a credential (not shown)';
 /** Ignored signals the run's details list (the newest). */
 const MAX_NOTES = 5;
@@ -215,6 +218,8 @@ export function listenForDecision(): DecisionSignals {
           awaiting = false;
           setStatus('cancelled');
           showDetails('**Cancelled** while awaiting approval: nothing was written.');
+          // The CLI's stop lines read it: this run wrote nothing, so a rerun makes a new plan, not "the rest".
+          if (patched(GATE_CANCEL_MEMO_PATCH)) upsertMemo({ cancelled: true, cancelledAt: 'approval' });
         }
         throw error;
       }

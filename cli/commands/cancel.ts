@@ -6,6 +6,7 @@ import { TraceStatus } from '../../worker/search-attributes';
 import { BY_DEFAULT, operatingSystemUser } from './approve';
 import { runAction } from '../run-action';
 import { wroteBeforeStop } from '../stop-words';
+import { cancelledAwaitingApproval, NEW_PLAN, NOT_APPROVED } from '../stopped-at-gate';
 import { runningHandle, withTemporalClient } from '../workflow-runner';
 
 /**
@@ -47,7 +48,14 @@ async function cancelRun(workflowId: string, flags: CancelFlags): Promise<void> 
       );
     }
     const status = closed.typedSearchAttributes.get(TraceStatus) ?? 'unset';
-    const wrote = wroteBeforeStop(await closed.memo);
+    const memo = await closed.memo;
+    if (cancelledAwaitingApproval(memo)) {
+      process.stdout.write(
+        `Workflow ${workflowId} cancelled (TraceStatus ${status}) while its plan awaited approval: ${NOT_APPROVED}; ${NEW_PLAN}.\n`,
+      );
+      return;
+    }
+    const wrote = wroteBeforeStop(memo);
     process.stdout.write(
       `Workflow ${workflowId} cancelled (TraceStatus ${status})${wrote ? `; what it wrote: ${wrote}` : ''}.\n` +
         'Run the same input again to write the rest: what the cancelled run wrote counts as unchanged.\n',

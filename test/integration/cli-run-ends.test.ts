@@ -44,7 +44,7 @@ describe('how trace-sync --wait and watch end', () => {
     return { waiting, handle: await awaitingApproval(handle) };
   };
 
-  it('watch on a run an operator cancels: exit 3, stdout empty, one line saying cancelled, by whom, and that it writes nothing more', async () => {
+  it('watch on a run an operator cancels while it awaits approval: exit 3, stdout empty, one line saying cancelled, by whom, and that nothing was written', async () => {
     const handle = await startAwaiting(sheet('CWA'));
     const watch = await watching(handle);
     await handle.cancel();
@@ -53,10 +53,21 @@ describe('how trace-sync --wait and watch end', () => {
       status: 3,
       stdout: '',
       problems: [
-        `trace-sync: Workflow ${handle.workflowId} was cancelled by ${stack().client.options.identity}: it stopped before its next write and writes nothing more.`,
+        `trace-sync: Workflow ${handle.workflowId} was cancelled by ${stack().client.options.identity} while its plan awaited approval: nothing was written, as the plan was never approved; run the same input again to make a new plan.`,
       ],
     });
     expect(out.stderr).not.toContain('failed');
+  }, 300_000);
+
+  // Not "run it again to write the rest": a run stopped at its gate wrote nothing, and its plan is gone with it.
+  it('cancel --wait on a run awaiting approval: says nothing was written, the plan was not approved, and to run the input again for a new plan', async () => {
+    const handle = await startAwaiting(sheet('CGW'));
+    const out = await cli('cancel', handle.workflowId, '--wait', '--by', 'ops-lead');
+    expect({ status: out.status, stdout: out.stdout, problems: cliProblems(out.stderr) }).toEqual({
+      status: 0,
+      stdout: `Workflow ${handle.workflowId} cancelled (TraceStatus cancelled) while its plan awaited approval: nothing was written, as the plan was never approved; run the same input again to make a new plan.\n`,
+      problems: [],
+    });
   }, 300_000);
 
   it('--wait on a run an operator terminates: exit 3, the reason and identity Temporal recorded', async () => {

@@ -30,7 +30,8 @@ import { readHarnessInfo } from '../harness';
  * carried), `.decided` (resumed in the plan pass: the plan, the approve signal, the recheck carried) and `.rechecked`
  * (resumed in the recheck, then the hold-back and the push).
  * A PLM import with approval cancelled while it awaited the decision, before the cancel set TraceStatus (main at
- * aaba1e8: `plm-import-cancelled-awaiting-before`) and with it (`plm-import-cancelled-awaiting`); an ERP dry run with
+ * aaba1e8: `plm-import-cancelled-awaiting-before`), with it (`plm-import-cancelled-awaiting`) and with the memo that
+ * says so (`plm-import-cancelled-awaiting-memo`, its `approval-cancel-memo` marker); an ERP dry run with
  * a reject, before a dry run was always `dry-run-done` (`erp-orders-dry-rejects-before`, `done-with-rejects`) and
  * after (`erp-orders-dry-rejects`).
  * An inbox run with every inbox patch marker, `inbox-child-per-drop` and `inbox-keeps-drop-on-outage` included
