@@ -9,6 +9,7 @@ import {
 import { optionalTsToMs } from '@temporalio/common/lib/time';
 import { z } from 'zod';
 import { wroteBeforeStop } from './stop-words';
+import { cliCommand } from '../connectors/cli-command';
 import { cancelledAwaitingApproval, NEW_PLAN, NOT_APPROVED } from './stopped-at-gate';
 import { PlanNotAppliedError, RunStoppedError, StillRunningError } from './run-action';
 import { followProgress, sinkFor, type ProgressOutput, type ProgressSink } from './progress';
@@ -79,7 +80,7 @@ function withApprovalNotice(
           .query<{ currentDetails?: string }>('__temporal_workflow_metadata')
           .then(async (metadata) => {
             const details =
-              metadata.currentDetails ?? `Awaiting approval: trace-sync approve ${handle.workflowId}`;
+              metadata.currentDetails ?? `Awaiting approval: ${cliCommand('approve', handle.workflowId)}`;
             const files = links ? await links(details).catch(() => []) : [];
             if (out.isTTY) {
               sink.finish();
@@ -267,7 +268,7 @@ export async function waitAndPrint(handle: WorkflowHandle, options: WaitOptions)
       () =>
         reject(
           new StillRunningError(
-            `No result after ${options.timeoutSeconds}s: the run ${handle.workflowId} goes on (follow it with \`trace-sync watch ${handle.workflowId}\`)`,
+            `No result after ${options.timeoutSeconds}s: the run ${handle.workflowId} goes on (follow it with \`${cliCommand('watch', handle.workflowId)}\`)`,
           ),
         ),
       options.timeoutSeconds * 1000,
@@ -279,7 +280,7 @@ export async function waitAndPrint(handle: WorkflowHandle, options: WaitOptions)
   const onInterrupt = () => {
     sink.finish();
     process.stderr.write(
-      `trace-sync: stopped waiting; the run ${handle.workflowId} goes on (follow it with \`trace-sync watch ${handle.workflowId}\`, stop it with \`trace-sync cancel ${handle.workflowId}\`)\n`,
+      `trace-sync: stopped waiting; the run ${handle.workflowId} goes on (follow it with \`${cliCommand('watch', handle.workflowId)}\`, stop it with \`${cliCommand('cancel', handle.workflowId)}\`)\n`,
     );
     process.exit(130);
   };

@@ -15,6 +15,7 @@ import type { HoldBackResult, PlanResult, ReadResult } from '../activities/plm-i
 import type { HeldBackList } from '../connectors/held-back';
 import type { StagingRef } from '../connectors/staging';
 import { inputProblems, shownText } from '../connectors/config-problems';
+import { cliCommand } from '../connectors/cli-command';
 import { setStatus, stepActivityOptions } from './batch-run';
 import { batchSummary, showDetails } from './operator-view';
 
@@ -254,7 +255,7 @@ async function decideOnPlan(
   const decision = await signals.awaitDecision(
     input,
     `**Awaiting approval**: ${summary}.\n\n${warned}` +
-      `Plan: ${files.htmlFile} (and ${files.xlsxFile}).\n\nApprove: \`trace-sync approve ${workflowId}\` or the signal \`approve\`; reject: \`trace-sync reject ${workflowId}\`.`,
+      `Plan: ${files.htmlFile} (and ${files.xlsxFile}).\n\nApprove: \`${cliCommand('approve', workflowId)}\` or the signal \`approve\`; reject: \`${cliCommand('reject', workflowId)}\`.`,
   );
   if (decision.decision === 'rejected') {
     setStatus('rejected');

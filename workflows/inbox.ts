@@ -17,6 +17,7 @@ import {
 import { z } from 'zod';
 import type { Activities } from '../activities';
 import type { InboxFile, InboxListing, SkippedInboxFile } from '../activities/inbox';
+import { cliCommand } from '../connectors/cli-command';
 import { inputProblems } from '../connectors/config-problems';
 import { counted } from '../connectors/counted';
 import { profileChoiceProblem } from '../connectors/profile-choice';
@@ -310,7 +311,7 @@ function childRejects(
       : `${counted(rejected, 'product')} rejected (${counted(rejectedRows, 'row')})`;
   return {
     file: rejectsFile,
-    note: `${count}: fix its rejects file ${rejectsFile}, then \`trace-sync retry ${childId}\``,
+    note: `${count}: fix its rejects file ${rejectsFile}, then \`${cliCommand('retry', childId)}\``,
   };
 }
 

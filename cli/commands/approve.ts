@@ -1,5 +1,6 @@
 import os from 'node:os';
 import { Command } from 'commander';
+import { cliCommand } from '../../connectors/cli-command';
 import { TraceStatus } from '../../worker/search-attributes';
 import { runAction } from '../run-action';
 import { runningHandle, withTemporalClient } from '../workflow-runner';
@@ -43,7 +44,7 @@ async function decide(
       ...(flags.reason ? { reason: flags.reason } : {}),
     });
     process.stdout.write(
-      `Sent ${signal} to ${workflowId} (follow it with \`trace-sync watch ${workflowId}\`)\n`,
+      `Sent ${signal} to ${workflowId} (follow it with \`${cliCommand('watch', workflowId)}\`)\n`,
     );
   });
 }

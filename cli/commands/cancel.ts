@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { Command } from 'commander';
 import { WorkflowFailedError } from '@temporalio/client';
 import { shownText } from '../../connectors/config-problems';
+import { cliCommand } from '../../connectors/cli-command';
 import { TraceStatus } from '../../worker/search-attributes';
 import { BY_DEFAULT, operatingSystemUser } from './approve';
 import { runAction } from '../run-action';
@@ -31,7 +32,7 @@ async function cancelRun(workflowId: string, flags: CancelFlags): Promise<void> 
     if (!wait) {
       process.stdout.write(
         `Sent cancel to ${workflowId}: its running batch stops before its next write, then the run closes as ` +
-          `cancelled (follow it with \`trace-sync watch ${workflowId}\`)\n`,
+          `cancelled (follow it with \`${cliCommand('watch', workflowId)}\`)\n`,
       );
       return;
     }

@@ -1,6 +1,7 @@
 import path from 'node:path';
 import { ScheduleNotFoundError } from '@temporalio/client';
 import { Command } from 'commander';
+import { cliCommand } from '../../connectors/cli-command';
 import { applySchedules, describeNextRun, loadSchedulesFile } from '../../worker/schedules';
 import { runAction } from '../run-action';
 import { withTemporalClient } from '../workflow-runner';
@@ -12,7 +13,7 @@ async function existingSchedule(id: string, namespace: string, act: () => Promis
   } catch (error) {
     if (!(error instanceof ScheduleNotFoundError)) throw error;
     throw new Error(
-      `no schedule '${id}' in namespace ${namespace}: \`trace-sync schedules list\` shows the schedules there are`,
+      `no schedule '${id}' in namespace ${namespace}: \`${cliCommand('schedules', 'list')}\` shows the schedules there are`,
     );
   }
 }

@@ -448,12 +448,12 @@ describe('certificateReport on a real Temporal dev server', () => {
     const again = await cli('schedules', 'delete', id);
     expect(again.status).toBe(1);
     expect(again.stderr.trim().split('\n')).toEqual([
-      `trace-sync: no schedule '${id}' in namespace ${stack.namespace}: \`trace-sync schedules list\` shows the schedules there are`,
+      `trace-sync: no schedule '${id}' in namespace ${stack.namespace}: \`npx trace-sync schedules list\` shows the schedules there are`,
     ]);
     const triggerGone = await cli('schedules', 'trigger', id);
     expect(triggerGone.status).toBe(1);
     expect(triggerGone.stderr).toBe(
-      `trace-sync: no schedule '${id}' in namespace ${stack.namespace}: \`trace-sync schedules list\` shows the schedules there are\n`,
+      `trace-sync: no schedule '${id}' in namespace ${stack.namespace}: \`npx trace-sync schedules list\` shows the schedules there are\n`,
     );
   });
 });

@@ -200,7 +200,7 @@ describe('inbox: one child per new file, files moved to processed/ or failed/', 
     expect(file).toMatchObject({
       outcome: 'processed',
       rejectsFile: child.rejectsFile,
-      note: `1 order rejected (1 export row): fix its rejects file ${child.rejectsFile}, then \`trace-sync retry ${childId}\``,
+      note: `1 order rejected (1 export row): fix its rejects file ${child.rejectsFile}, then \`npx trace-sync retry ${childId}\``,
     });
     const handle = stack.client.workflow.getHandle(workflowId);
     const metadata = (await handle.query('__temporal_workflow_metadata')) as { currentDetails?: string };

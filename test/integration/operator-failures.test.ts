@@ -193,8 +193,8 @@ describe('a job whose API answers 500 to everything', () => {
       child.kill('SIGINT');
       expect(await exited).toBe(130);
       expect(stderr).toContain(`the run ${workflowId} goes on`);
-      expect(stderr).toContain(`trace-sync watch ${workflowId}`);
-      expect(stderr).toContain(`trace-sync cancel ${workflowId}`);
+      expect(stderr).toContain(`npx trace-sync watch ${workflowId}`);
+      expect(stderr).toContain(`npx trace-sync cancel ${workflowId}`);
       const handle = stack.client.workflow.getHandle(workflowId);
       expect((await handle.describe()).status.name).toBe('RUNNING');
       await handle.terminate('test done');

@@ -127,7 +127,7 @@ describe("the operator's view while a run goes on", () => {
     expect(run.stdout).toBe('');
     const id = /Started workflow (\S+)/.exec(run.stderr)?.[1] as string;
     expect(cliProblems(run.stderr)).toEqual([
-      `trace-sync: No result after 2s: the run ${id} goes on (follow it with \`trace-sync watch ${id}\`)`,
+      `trace-sync: No result after 2s: the run ${id} goes on (follow it with \`npx trace-sync watch ${id}\`)`,
     ]);
     const handle = stack.client.workflow.getHandle(id);
     expect((await handle.describe()).status.name).toBe('RUNNING');

@@ -317,7 +317,7 @@ describe('plan, then approve (PLM import)', () => {
       ),
     );
     expect(await currentDetails(handle, (d) => d.includes('trace-sync approve'))).toContain(
-      'trace-sync approve',
+      `npx trace-sync approve ${handle.workflowId}`,
     );
     await handle.cancel();
     await expect(handle.result()).rejects.toThrow();
@@ -348,14 +348,18 @@ describe('plan, then approve (PLM import)', () => {
     expect(id).toBeDefined();
     // The CLI polls progress every second: give it time to see the phase and print the notice.
     await new Promise((resolve) => setTimeout(resolve, 2500));
-    expect((await cli('approve', id as string)).status).toBe(0);
+    // The command it prints works as written on a fresh clone (no global install), as the README's do.
+    expect(await cli('approve', id as string)).toMatchObject({
+      status: 0,
+      stdout: `Sent approve to ${id} (follow it with \`npx trace-sync watch ${id}\`)\n`,
+    });
     const out = await waiting;
     expect({ status: out.status, problems: cliProblems(out.stderr) }).toEqual({ status: 0, problems: [] });
     const notice = out.stderr.split('\n').find((line) => line.startsWith('{"awaitingApproval"'));
     expect(JSON.parse(notice ?? 'null')).toEqual({
       awaitingApproval: {
         workflowId: id,
-        details: expect.stringMatching(/plan\.html.*plan\.xlsx[\s\S]*trace-sync approve/),
+        details: expect.stringMatching(/plan\.html.*plan\.xlsx[\s\S]*`npx trace-sync approve /),
       },
     });
     const result = JSON.parse(out.stdout) as Result;
