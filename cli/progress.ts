@@ -150,7 +150,7 @@ export function terminalBar(out: ProgressOutput): ProgressSink {
 
 /**
  * Not a terminal (a log file, a pipe, CI): one JSON line per phase change, and while a phase goes on at most one
- * per `everyMs`, only when something moved.
+ * per `everyMs`, only when something moved. `done`, `total`, `unit` appear only when the job has them.
  */
 export function jsonLines(out: ProgressOutput, everyMs = 5000): ProgressSink {
   const rates = new RateEstimator();
@@ -167,11 +167,16 @@ export function jsonLines(out: ProgressOutput, everyMs = 5000): ProgressSink {
       lastDone = snapshot.done;
       const rate = rates.rate();
       const eta = rates.etaSeconds(snapshot.done, snapshot.total);
+      const { phase, done, total, unit } = snapshot;
       out.write(
         `${JSON.stringify({
           progress: {
             at: new Date(now).toISOString(),
-            ...snapshot,
+            phase,
+            // Left out when the job has no such figure (check-connection counts nothing): a null reads as a count.
+            ...(done !== null ? { done } : {}),
+            ...(total !== null ? { total } : {}),
+            ...(unit !== '' && (done !== null || total !== null) ? { unit } : {}),
             ...(rate !== null ? { perSecond: Math.round(rate * 10) / 10 } : {}),
             ...(eta !== null ? { etaSeconds: Math.round(eta) } : {}),
           },

@@ -18,7 +18,7 @@ import { cliEnv, cliProblems, startTestStack, traceSync, type TestStack } from '
 const SHAPE = { styles: 40, coloursPerStyle: 2, sizesPerColour: 3 };
 
 interface ProgressLine {
-  progress: { at: string; phase: string; done: number | null; total: number | null; unit: string };
+  progress: { at: string; phase: string; done?: number; total?: number; unit?: string };
 }
 
 function progressLines(stderr: string): ProgressLine[] {
@@ -89,6 +89,16 @@ describe("the operator's view while a run goes on", () => {
     expect(finalJson(run.stdout)).toMatchObject({
       products: expect.objectContaining({ created: productCount(SHAPE) }),
     });
+  }, 300_000);
+
+  // A job that counts nothing (check-connection answers only its phase) has no figures to give: its lines leave them
+  // out, rather than `"done":null,"total":null,"unit":""` that a log reader or a jq filter takes for a count.
+  it('a JSON progress line carries only the figures its job has: check-connection --wait prints its phase and time alone', async () => {
+    const run = await traceSync(['check-connection', '--wait'], env);
+    expect({ status: run.status, other: otherLines(run.stderr) }).toEqual({ status: 0, other: [] });
+    const lines = progressLines(run.stderr);
+    expect(lines.length).toBeGreaterThan(0);
+    for (const line of lines) expect(Object.keys(line.progress).sort()).toEqual(['at', 'phase']);
   }, 300_000);
 
   it('trace-sync watch <workflowId> follows a run started elsewhere (here by a client) and prints its result', async () => {

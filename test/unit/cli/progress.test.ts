@@ -81,4 +81,17 @@ describe('CLI progress', () => {
     ]);
     expect(writes.every((line) => line.endsWith('\n') && line.indexOf('\n') === line.length - 1)).toBe(true);
   });
+
+  it('a JSON line leaves out the figures a job has none for, rather than null or empty', () => {
+    const { out, writes } = output(false);
+    const lines = jsonLines(out, 5000);
+    lines.update({ phase: 'checking', done: null, total: null, unit: '' }, 0);
+    lines.update({ phase: 'reporting', done: 3, total: null, unit: 'certificates' }, 1000);
+    lines.update({ phase: 'applying', done: 0, total: 100, unit: 'products' }, 2000);
+    expect(writes.map((line) => (JSON.parse(line) as { progress: object }).progress)).toEqual([
+      { at: new Date(0).toISOString(), phase: 'checking' },
+      { at: new Date(1000).toISOString(), phase: 'reporting', done: 3, unit: 'certificates' },
+      { at: new Date(2000).toISOString(), phase: 'applying', done: 0, total: 100, unit: 'products' },
+    ]);
+  });
 });
