@@ -8,7 +8,7 @@ import {
   type ScheduleUpdateOptions,
 } from '@temporalio/client';
 import { z } from 'zod';
-import { isKnownTimeZone } from '../connectors/certificate-report/model';
+import { isKnownTimeZone, unknownTimeZone } from '../connectors/certificate-report/model';
 import { ConfigFileError } from './config';
 import { configProblems, inputProblems } from '../connectors/config-problems';
 import { counted } from '../connectors/counted';
@@ -44,7 +44,7 @@ const scheduleEntryShape = z.strictObject({
   timeZone: z
     .string()
     .default('UTC')
-    .refine(isKnownTimeZone, { error: (issue) => `'${String(issue.input)}' is not a known IANA time zone` }),
+    .refine(isKnownTimeZone, { error: (issue) => unknownTimeZone(issue.input) }),
   /** The workflow's single input object (plain JSON, as in the Web UI). */
   input: z.record(z.string(), z.unknown()).default({}),
   /** What a tick does while the schedule's previous run still runs; default `defaultOverlap(workflow)`. */

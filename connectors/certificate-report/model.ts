@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { likelyMeant } from '../config-problems';
 import { certificateStatusSchema } from '../traceability/schemas/certificates';
 import { namesItsZone, readIsoDateTime } from '../traceability/timestamps';
 
@@ -26,8 +27,17 @@ export function isKnownTimeZone(zone: string): boolean {
   }
 }
 
+let knownZones: readonly string[] | undefined;
+
+/** `'Europe/Stokholm' is not a known IANA time zone (did you mean "Europe/Stockholm"?)`: the nearest zone, if any. */
+export function unknownTimeZone(zone: unknown): string {
+  knownZones ??= ['UTC', ...Intl.supportedValuesOf('timeZone')];
+  const meant = likelyMeant(typeof zone === 'string' ? zone.trim() : zone, knownZones);
+  return `'${String(zone)}' is not a known IANA time zone${meant === undefined ? '' : ` (did you mean "${meant}"?)`}`;
+}
+
 export const timeZoneSchema = z.string().refine(isKnownTimeZone, {
-  error: (issue) => `timeZone '${String(issue.input)}' is not a known IANA time zone`,
+  error: (issue) => `timeZone ${unknownTimeZone(issue.input)}`,
 });
 
 /** The certificate fields a report keeps. Deliberately no `fileUrl`: it is signed for one hour only. */

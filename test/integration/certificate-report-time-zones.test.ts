@@ -152,9 +152,13 @@ describe('certificateReport classifies each expiry timestamp in the report’s t
     expect(table.slice(0, table.indexOf('</table>'))).toContain('01/11/2026');
   });
 
-  it('an unknown time zone fails at once, naming it', async () => {
+  it('an unknown time zone fails at once, naming it and the zone it most likely meant', async () => {
     await expect(run({ asOf: '2026-11-02', timeZone: 'Europe/Stokholm' }, 'bad-zone')).rejects.toMatchObject({
-      cause: { message: expect.stringContaining("timeZone 'Europe/Stokholm' is not a known IANA time zone") },
+      cause: {
+        message: expect.stringContaining(
+          `timeZone 'Europe/Stokholm' is not a known IANA time zone (did you mean "Europe/Stockholm"?)`,
+        ),
+      },
     });
   });
 });

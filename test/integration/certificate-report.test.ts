@@ -379,7 +379,9 @@ describe('certificateReport on a real Temporal dev server', () => {
     // The zone is checked by the CLI before any workflow starts.
     const badZone = await cli('certificate-report', '--time-zone', 'Europe/Stokholm', '--wait');
     expect(badZone.status).not.toBe(0);
-    expect(badZone.stderr).toContain("'Europe/Stokholm' is not a known IANA time zone");
+    expect(badZone.stderr).toContain(
+      `'Europe/Stokholm' is not a known IANA time zone (did you mean "Europe/Stockholm"?)`,
+    );
     expect(badZone.stderr).not.toContain('Started workflow');
 
     const file = path.join(stack.config.dataDir, 'schedules.json');

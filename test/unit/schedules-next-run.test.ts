@@ -18,7 +18,7 @@ describe('schedules list: the next run in the schedule’s own zone and in UTC',
     expect(describeNextRun(undefined, 'Europe/Stockholm')).toBe('none');
   });
 
-  it('a schedules file with an unknown time zone is refused, naming it', () => {
+  it('a schedules file with an unknown time zone is refused, naming it and the zone it most likely meant', () => {
     const parsed = scheduleEntrySchema.safeParse({
       id: 'x',
       workflow: 'certificateReport',
@@ -26,6 +26,8 @@ describe('schedules list: the next run in the schedule’s own zone and in UTC',
       timeZone: 'Europe/Stokholm',
     });
     expect(parsed.success).toBe(false);
-    expect(parsed.error?.issues[0]?.message).toBe("'Europe/Stokholm' is not a known IANA time zone");
+    expect(parsed.error?.issues[0]?.message).toBe(
+      `'Europe/Stokholm' is not a known IANA time zone (did you mean "Europe/Stockholm"?)`,
+    );
   });
 });

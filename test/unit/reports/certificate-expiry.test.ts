@@ -299,9 +299,21 @@ describe('certificate expiry classification', () => {
       expect([tz, onWorkerIn(tz)]).toEqual([tz, expected]);
   }, 60_000);
 
-  it('rejects an unknown time zone, naming it', () => {
-    expect(() => classifyCertificates(certificates, { asOf, timeZone: 'Mars/Olympus' })).toThrow(
-      "timeZone 'Mars/Olympus' is not a known IANA time zone",
+  it('rejects an unknown time zone, naming it, with no guess when no zone is near it', () => {
+    const thrown = (() => {
+      try {
+        classifyCertificates(certificates, { asOf, timeZone: 'Mars/Olympus' });
+      } catch (error) {
+        return String(error);
+      }
+      return '';
+    })();
+    expect(thrown).toContain("timeZone 'Mars/Olympus' is not a known IANA time zone\"");
+  });
+
+  it('an unknown time zone one slip from a known one names that one', () => {
+    expect(() => classifyCertificates(certificates, { asOf, timeZone: 'Asia/Tokio' })).toThrow(
+      `timeZone 'Asia/Tokio' is not a known IANA time zone (did you mean \\"Asia/Tokyo\\"?)`,
     );
   });
 
