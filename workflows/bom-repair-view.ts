@@ -2,9 +2,9 @@ import type { ListedProductResult } from '../connectors/bom-repair/listing';
 import { counted } from '../connectors/counted';
 
 /**
- * What a BOM repair run shows as its current details (the Web UI's run page, `temporal workflow describe`): while it
- * runs, its phase and counts; at its end, one screen: what it repaired, what it left and why, and the next step. The
- * result JSON lists every line; this names the first few and counts the rest.
+ * What a BOM repair run shows as its current details (the Web UI's run page, `temporal workflow metadata
+ * --workflow-id <id>`): while it runs, its phase and counts; at its end, one screen: what it repaired, what it left
+ * and why, and the next step. The result JSON lists every line; this names the first few and counts the rest.
  */
 
 export interface BomRepairView {

@@ -4,8 +4,8 @@ import { rejectedSaid } from '../connectors/erp-orders/rejected-said';
 
 /**
  * What a job run tells the Temporal Web UI about itself, beside its search attributes: the run's current details
- * (Temporal user metadata, shown on the run's page and by `temporal workflow describe`) and the one-line summaries
- * its activities carry. Shared by the job workflows so each says it the same way in one call.
+ * (Temporal user metadata, shown on the run's page and by `temporal workflow metadata --workflow-id <id>`) and the
+ * one-line summaries its activities carry. Shared by the job workflows so each says it the same way in one call.
  */
 
 export interface OutcomeCounts {
