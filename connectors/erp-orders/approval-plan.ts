@@ -2,6 +2,7 @@ import { isDeepStrictEqual } from 'node:util';
 import { z } from 'zod';
 import { writeHeldBack, type HeldBackList } from '../held-back';
 import { boundMessage } from '../input-limits';
+import { cliCommand } from '../cli-command';
 import { counted } from '../counted';
 import { escapeHtml, htmlDocument, htmlTable, tableMatrix, toXlsx, type Table } from '../reports';
 import { stagingRefSchema, type StagingRef } from '../staging';
@@ -173,7 +174,7 @@ export async function writeErpApprovalPlan(
     [
       `<h1>Plan awaiting approval</h1>`,
       `<p>Run <code>${shownRun}</code>: ${counts.creates} orders to create, ${counts.updates} to update, ${counts.deletes} with lines to delete, ${rejectedCount}, ${of('unchanged').length} unchanged${said}.</p>`,
-      `<p>Approve with <code>trace-sync approve ${shownRun}</code>; reject with <code>trace-sync reject ${shownRun}</code>.</p>`,
+      `<p>Approve with <code>${cliCommand('approve', shownRun)}</code>; reject with <code>${cliCommand('reject', shownRun)}</code>.</p>`,
       ...sections.flatMap(({ heading, html }) => [heading, html]),
     ].join('\n'),
   );

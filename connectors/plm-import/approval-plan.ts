@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { stagingRefSchema, type StagingRef } from '../staging';
+import { cliCommand } from '../cli-command';
 import { counted } from '../counted';
 import { escapeHtml, htmlDocument, htmlTable, tableMatrix, toXlsx, type Table } from '../reports';
 import { isTraceabilityApiError, type TraceabilityClient } from '../traceability';
@@ -349,7 +350,7 @@ export async function writeApprovalPlan(
     [
       `<h1>Plan awaiting approval</h1>`,
       `<p>Run <code>${shownRun}</code>, sheet <code>${escapeHtml(manifest.sourceFile)}</code>: ${escapeHtml(summary)}.</p>`,
-      `<p>Approve with <code>trace-sync approve ${shownRun}</code> (or the Web UI's signal <code>approve</code>); reject with <code>trace-sync reject ${shownRun}</code>.</p>`,
+      `<p>Approve with <code>${cliCommand('approve', shownRun)}</code> (or the Web UI's signal <code>approve</code>); reject with <code>${cliCommand('reject', shownRun)}</code>.</p>`,
       section('Creates', tables.creates, 'Nothing to create.'),
       section('Updates, column by column: before → after', tables.updates, 'Nothing to update.'),
       section('Material compositions to write', tables.compositions, 'No composition changes.'),

@@ -41,6 +41,7 @@ describe('plan, then approve (ERP push): erp-orders --approve', () => {
       'utf8',
     );
     expect(html).toContain('APV-PO-1');
+    expect(html).toContain(`<code>npx trace-sync reject ${handle.workflowId}</code>`);
     // One heading a section: the page heads each table with its count, so the table gives no caption of its own.
     expect(html.match(/Creates \(\d+\)/g)).toEqual(['Creates (2)']);
     expect(await onPlatformOrder('APV-PO-1')).toBeUndefined();

@@ -75,6 +75,8 @@ describe('plan, then approve (PLM import)', () => {
     const runFolder = path.join(stack().config.dataDir, 'runs');
     const html = readFileSync(path.join(runFolder, handle.workflowId, 'plan.html'), 'utf8');
     expect(html).toContain('APV-S2');
+    // The command the page tells the approver to type works on a fresh clone, as the CLI's hints do.
+    expect(html).toContain(`<code>npx trace-sync approve ${handle.workflowId}</code>`);
     expect(html).toMatch(
       /APV-S1-C1-Z1<\/td>\s*<td>sku<\/td>\s*<td>name<\/td>\s*<td>Tee 1 colour 1 size 1<\/td>\s*<td>Renamed tee<\/td>/,
     );
