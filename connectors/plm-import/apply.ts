@@ -402,8 +402,8 @@ export async function finishRings(
   const started = Date.now();
   const { manifest } = await run.stagedBatch(input.manifest, manifestSchema, input.batch);
   // A plan that moves no code (most): nothing to finish, and no batch of a large import read for it.
-  // (A plan staged before the manifest counted takers: its cancel finishes rings only, as it did then.)
-  if (manifest.releases === 0 && (manifest.takers ?? 0) === 0)
+  // (A plan staged before the manifest counted takers has no count: its batches are read, so its moves are finished.)
+  if (manifest.releases === 0 && manifest.takers === 0)
     return { rings: [], chains: [], apiCalls: api.count, durationMs: Date.now() - started };
   const batches = await Promise.all(
     manifest.batches.map(async (entry) =>
