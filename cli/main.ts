@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { Command } from 'commander';
+import { cliCommand } from '../connectors/cli-command';
 
 /**
  * One line per command for the top-level help, and how to build the command itself. A command's module (and the
@@ -175,7 +176,7 @@ export function usageErrorLine(commanderText: string, help: string): string {
       argName !== undefined ? `argument ${argName}` : `option ${flag}${envName ? ` from ${envName}` : ''}`;
     return `trace-sync: ${reason.includes(value) ? '' : `'${value}': `}${reason} (${what})`;
   }
-  return `trace-sync: ${text} (${help === 'trace-sync --help' ? 'run trace-sync --help for the commands' : `see ${help}`})`;
+  return `trace-sync: ${text} (${help === 'trace-sync --help' ? `run ${cliCommand('--help')} for the commands` : `see ${cliCommand(...help.split(' ').slice(1))}`})`;
 }
 
 /** Every usage error of the command and its subcommands printed as usageErrorLine (the exit code stays commander's 1). */

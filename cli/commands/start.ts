@@ -1,4 +1,5 @@
 import { Command } from 'commander';
+import { cliCommand } from '../../connectors/cli-command';
 import { startSandbox } from '../../sandbox/server';
 import { apiTarget } from '../../worker/api-target';
 import { loadConfig, temporalClientAddress, type AppConfig } from '../../worker/config';
@@ -59,7 +60,7 @@ export async function startStack(
     } catch (error) {
       if (error instanceof PortInUseError) {
         throw new Error(
-          `${error.message}: is \`trace-sync start\` already running? Otherwise set ${PORT_VARIABLES[error.purpose] ?? 'another port'}, or 0 for any free port`,
+          `${error.message}: is \`${cliCommand('start')}\` (or \`npm start\`) already running? Otherwise set ${PORT_VARIABLES[error.purpose] ?? 'another port'}, or 0 for any free port`,
         );
       }
       throw error;

@@ -121,7 +121,7 @@ describe('a conventional trace-sync', () => {
     const unknown = run('nosuch');
     expect(unknown.status).toBe(1);
     expect(unknown.stderr).toBe(
-      "trace-sync: unknown command 'nosuch' (run trace-sync --help for the commands)\n",
+      "trace-sync: unknown command 'nosuch' (run npx trace-sync --help for the commands)\n",
     );
   });
 
@@ -181,7 +181,7 @@ describe('a conventional trace-sync', () => {
     const noArgument = run('plm-import');
     expect(noArgument.status).toBe(1);
     expect(noArgument.stderr).toBe(
-      "trace-sync: missing required argument 'file' (see trace-sync plm-import --help)\n",
+      "trace-sync: missing required argument 'file' (see npx trace-sync plm-import --help)\n",
     );
   });
 });
