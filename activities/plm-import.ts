@@ -1,5 +1,6 @@
 import { log } from '@temporalio/activity';
-import { applyBatch, finishRings, type FinishedRings } from '../connectors/plm-import/apply';
+import { applyBatch } from '../connectors/plm-import/apply';
+import { finishRings, type FinishedRings } from '../connectors/plm-import/cancel-finish';
 import { finishRun } from '../connectors/plm-import/finish';
 import {
   writeApprovalPlan,
@@ -34,7 +35,7 @@ import { ApiCalls, runKeyOf } from '../connectors/staging';
 import { failureMapper, guarded, inputLimit, invalidInput, nonRetryable, withHeartbeats } from './batch-kit';
 import type { ActivityDeps } from './deps';
 
-export type { FinishedRings } from '../connectors/plm-import/apply';
+export type { FinishedRings } from '../connectors/plm-import/cancel-finish';
 export type { ApprovalPlanFiles } from '../connectors/plm-import/approval-plan';
 export type { HoldBackResult, Replanned } from '../connectors/plm-import/changed-since-approval';
 export type {
