@@ -14,7 +14,8 @@ import {
   type HoldBackInput,
   type HoldBackResult,
 } from '../connectors/plm-import/changed-since-approval';
-import { PlmInputError, planRun, readSheet } from '../connectors/plm-import/import-plan';
+import { planRun } from '../connectors/plm-import/import-plan';
+import { PlmInputError, readSheet } from '../connectors/plm-import/read-sheet';
 import { PlmFileError } from '../connectors/plm-import/issues';
 import {
   applyInputSchema,

@@ -1,5 +1,5 @@
 import { loadProfileFile, ProfileError } from './erp-orders/profile';
-import { PlmInputError, resolveProfile } from './plm-import/import-plan';
+import { PlmInputError, resolveProfile } from './plm-import/read-sheet';
 
 /** The jobs that read a mapping file (`mappingFile` in their input, or an inbox's for each drop). */
 export type MappingJob = 'plm-import' | 'erp-orders';

@@ -6,7 +6,7 @@ import { escapeHtml, htmlDocument, htmlTable, tableMatrix, toXlsx, type Table } 
 import { isTraceabilityApiError, type TraceabilityClient } from '../traceability';
 import { writeFileAtomically } from '../storage';
 import { fieldWords, inheritableFields, type ProductLevel } from './draft';
-import { REFERENCE_FIELDS } from './import-plan';
+import { REFERENCE_FIELDS } from './read-sheet';
 import { mappingProfileSchema, type MappingProfile } from './profiles/schema';
 import {
   compositionStepSchema,
