@@ -274,9 +274,10 @@ export class KeyReadings {
   } {
     // At small allowances a process that sent nothing for a while (after the fill, or between the
     // window's bunched turnovers) has one fresh answer in its hold, which may have come in a dip (the
-    // window's first calls leaving at once): the last reading before stays in the hold too, and a
-    // fall counts once two answers show it. (Not after shorter gaps: a survivor replacing a call
-    // every second or two must see the other leave as soon as before.)
+    // window's first calls leaving at once): the last reading before stays in the hold too, until an
+    // answer comes `HOLD_MS` or more after the first fresh one (so a fall counts once two answers a
+    // second apart show it; answers closer together keep the old reading held). (Not after shorter
+    // gaps: a survivor replacing a call every second or two must see the other leave as soon as before.)
     const held = this.readings.filter(([at]) => at > countedAtMs - HOLD_MS);
     const previous = this.readings.filter(([at]) => at <= countedAtMs - HOLD_MS).at(-1);
     const sparse = keyCallsSparse(observation.limit, this.windowMs);
