@@ -1,3 +1,4 @@
+import { CancelledFailure, WorkflowFailedError } from '@temporalio/client';
 import { TraceabilityApiError } from '../../connectors/traceability';
 
 /** What `promise` rejects with, which must be a TraceabilityApiError; anything else fails the test. */
@@ -20,4 +21,14 @@ export function thrown<E extends Error>(type: new (...args: never[]) => E, run: 
     throw error;
   }
   throw new Error(`expected a ${type.name}`);
+}
+
+/** Awaits a run that must end cancelled: its result fails with a WorkflowFailedError caused by a CancelledFailure. */
+export async function expectCancelledRun(handle: { result(): Promise<unknown> }): Promise<void> {
+  const failure = await handle.result().then(
+    () => undefined,
+    (error: unknown) => error,
+  );
+  expect(failure).toBeInstanceOf(WorkflowFailedError);
+  expect((failure as WorkflowFailedError).cause).toBeInstanceOf(CancelledFailure);
 }

@@ -1,4 +1,4 @@
-import { CancelledFailure, WorkflowFailedError, type WorkflowHandle } from '@temporalio/client';
+import type { WorkflowHandle } from '@temporalio/client';
 import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -8,6 +8,7 @@ import { TraceStatus } from '../../worker/search-attributes';
 import { DEMO_IDS } from '../../sandbox/seed/demo-catalogue';
 import { bomRepair, erpOrders, plmImport } from '../../workflows';
 import { cliEnv, cliProblems, sandboxApi, startTestStack, traceSync, type TestStack } from '../harness';
+import { expectCancelledRun } from '../harness/errors';
 import { nativeRows, toCsv } from '../unit/plm-activities/native-sheet';
 import { buildTree, forkThroughSku, TEE_LINES } from './bom-trees';
 
@@ -69,12 +70,7 @@ describe('cancelling a run mid-batch', () => {
     }
     const cancelledAt = Date.now();
     await cancel();
-    const failure = await handle.result().then(
-      () => undefined,
-      (error: unknown) => error,
-    );
-    expect(failure).toBeInstanceOf(WorkflowFailedError);
-    expect((failure as WorkflowFailedError).cause).toBeInstanceOf(CancelledFailure);
+    await expectCancelledRun(handle);
     expect(Date.now() - cancelledAt).toBeLessThan(closesWithinMs);
     const described = await handle.describe();
     expect(described.status.name).toBe('CANCELLED');

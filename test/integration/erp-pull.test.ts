@@ -2,7 +2,6 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { CancelledFailure, WorkflowFailedError } from '@temporalio/client';
 import Papa from 'papaparse';
 import type { PullOrdersResult } from '../../activities/erp-pull';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -11,6 +10,7 @@ import { erpPull } from '../../workflows';
 import { createActivities } from '../../activities';
 import type { TraceabilityClient } from '../../connectors/traceability';
 import { sandboxApi, startTestStack, type TestStack } from '../harness';
+import { expectCancelledRun } from '../harness/errors';
 
 const BRAND = 'cmp_brand_nordic_threads';
 
@@ -127,12 +127,7 @@ describe('erpPull: orders changed on the platform since the stored mark', () => 
       while ((await listCalls()) - callsBefore < 2) await sleep(200);
       const cancelledAt = Date.now();
       await handle.cancel();
-      const failure = await handle.result().then(
-        () => undefined,
-        (error: unknown) => error,
-      );
-      expect(failure).toBeInstanceOf(WorkflowFailedError);
-      expect((failure as WorkflowFailedError).cause).toBeInstanceOf(CancelledFailure);
+      await expectCancelledRun(handle);
       expect(Date.now() - cancelledAt).toBeLessThan(10_000);
       const described = await handle.describe();
       expect(described.status.name).toBe('CANCELLED');

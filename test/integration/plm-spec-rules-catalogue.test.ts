@@ -4,7 +4,7 @@
  * holds the import to is quoted in its name or beside it.
  * This file: catalogue rules (spec 01); the shared setup is plm-rules-stack.ts.
  */
-import { CancelledFailure, WorkflowFailedError, type WorkflowHandle } from '@temporalio/client';
+import type { WorkflowHandle } from '@temporalio/client';
 import { readFileSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
@@ -16,6 +16,7 @@ import { plmImport } from '../../workflows';
 import { plmImportProgressQuery } from '../../workflows/plm-import';
 import { wroteBeforeStop } from '../../cli/stop-words';
 import { sandboxApi, type TestStack } from '../harness';
+import { expectCancelledRun } from '../harness/errors';
 import { parseCsv } from '../unit/plm-activities/native-sheet';
 import { family, HEADER, plmRulesStack, toCsv, type ApiProduct, type Row } from './plm-rules-stack';
 import { startJobStack } from './job-stack';
@@ -279,12 +280,7 @@ describe('PLM import follows the spec rules (issue 15)', () => {
           await new Promise((resolve) => setTimeout(resolve, 50));
         }
         await handle.cancel();
-        const failure = await handle.result().then(
-          () => undefined,
-          (error: unknown) => error,
-        );
-        expect(failure).toBeInstanceOf(WorkflowFailedError);
-        expect((failure as WorkflowFailedError).cause).toBeInstanceOf(CancelledFailure);
+        await expectCancelledRun(handle);
       } finally {
         await faults(null);
       }
