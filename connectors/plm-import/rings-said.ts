@@ -8,11 +8,9 @@ function ringSaid(products: readonly string[]): string {
   return `the ${products.length === 2 ? 'swap' : 'ring'} of ${listed(products)}`;
 }
 
-/** `A, B and C`. */
-function listed(products: readonly string[]): string {
-  return products.length <= 2
-    ? products.join(' and ')
-    : `${products.slice(0, -1).join(', ')} and ${products.at(-1)}`;
+/** `A`, `A and B`, `A, B and C`. */
+function listed(items: readonly string[]): string {
+  return items.length <= 2 ? items.join(' and ') : `${items.slice(0, -1).join(', ')} and ${items.at(-1)}`;
 }
 
 /**
@@ -37,7 +35,7 @@ export function finishedSaid(
   const all = [...rings.map(ringSaid), ...chains.map(chainSaid)];
   const named = all.slice(0, 3);
   if (all.length > 3) named.push(`${all.length - 3} more`);
-  const said = named.length <= 1 ? (named[0] ?? '') : `${named.slice(0, -1).join(', ')} and ${named.at(-1)}`;
+  const said = listed(named);
   const plural = all.length > 1 || chains.some((products) => products.length > 2);
   return { said, verb: plural ? 'were' : 'was' };
 }
