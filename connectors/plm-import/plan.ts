@@ -1,6 +1,12 @@
-import { levelOrder, type DraftComposition, type ProductLevel } from './draft';
+import { levelOrder, type ProductLevel } from './draft';
 import { CatalogueIndex, type ExistingProduct } from './catalogue';
-import type { CurrentHeader } from './composition';
+import {
+  AncestorUnarchives,
+  archivedAncestorsIssue,
+  archivedAncestorsOf,
+  archivedRowIssue,
+} from './plan-archived';
+import { CompositionPlanner, type CompositionCheck } from './plan-compositions';
 import { newParentsNote, onRow, rowIssue, type RowIssue } from './issues';
 import {
   codeClashes,
@@ -22,20 +28,6 @@ import {
   type ProductUpdateBody,
 } from './product-bodies';
 import type { InvalidDraft, ValidatedSheet, ValidDraft } from './validate';
-
-/** Equal for two compositions of the same sections (names ignoring case) and root lines, in any order. */
-function compositionKey(sections: readonly DraftComposition[]): string {
-  return sections
-    .map(
-      (section) =>
-        `${section.name.trim().toLowerCase()}\u0001${section.lines
-          .map((line) => `${line.rawMaterialId}\u0000${line.percentage}`)
-          .sort()
-          .join('\n')}`,
-    )
-    .sort()
-    .join('\u0002');
-}
 
 export type TakesCode = {
   giver: string;
@@ -99,31 +91,7 @@ export interface ArchivedStep extends StepBase {
   id: string;
   issue: RowIssue;
 }
-/** A product whose composition the sheet gives: compared with what it owns once its lines are read. */
-export interface CompositionCheck extends StepBase {
-  /** Platform id; null for a product this run creates. */
-  id: string | null;
-  column: string | null;
-  desired: DraftComposition[];
-  /** Headers the product owns (null when it is created by this run, so owns none). */
-  owned: CurrentHeader[] | null;
-  /** The product's ancestors, nearest first (externalIds), as far as the sheet and the catalogue tell. */
-  ancestors: string[];
-  /**
-   * Headers it inherits now; for a product this run creates, those its nearest existing ancestor is linked to (a new
-   * child inherits its parent's compositions).
-   */
-  inherited: Array<{ id: string; name: string }>;
-  /** The product's cell is blank: `desired` is its nearest parent row's composition (`sameAs`). */
-  blank: boolean;
-  /**
-   * A blank cell: the section names the sheet gives this product and its parent rows, the only headers its writes may
-   * delete or detach (one set on the platform under another name stays). Null for a cell that gives the composition.
-   */
-  scope: string[] | null;
-  /** The nearest parent row in the sheet whose composition `desired` equals, if any. */
-  sameAs: string | null;
-}
+export type { CompositionCheck } from './plan-compositions';
 export interface InvalidStep {
   action: 'invalid';
   externalId: string;
@@ -206,27 +174,74 @@ export function planImport(
   // once, and again only when a sheet moves codes from a rejected row.
   const forced = new Map<string, RowIssue>();
   for (;;) {
-    const { plan, failed, moves, rowsOf } = planPass(validated, existing, options, forced);
-    const rejected = new Map(failed);
-    let more = false;
-    for (let grew = true; grew;) {
-      grew = false;
-      for (const [taker, codes] of moves.taking) {
-        if (rejected.has(taker)) continue;
-        const refused = refusedGivers(codes, (giver) => rejected.get(giver)?.code).map((code) => ({
-          ...code,
-          giverRow: rowsOf.get(code.giver)?.[0] ?? rejected.get(code.giver)?.rowNumber ?? 0,
-        }));
-        if (refused.length === 0) continue;
-        const issue = plannedGiverRejection(taker, rowsOf.get(taker)?.[0] ?? 0, refused);
-        forced.set(taker, issue);
-        rejected.set(taker, issue);
-        grew = true;
-        more = true;
-      }
-    }
-    if (!more) return plan;
+    const pass = planPass(validated, existing, options, forced);
+    const more = takersOfRejected(pass);
+    if (more.size === 0) return pass.plan;
+    for (const [taker, issue] of more) forced.set(taker, issue);
   }
+}
+
+/**
+ * The takers a pass left planned whose givers it rejected, each with its code_giver_rejected issue; takers rejected so
+ * are givers in turn (a chain), so the search goes on until none is added.
+ */
+function takersOfRejected({ failed, moves, rowsOf }: PassResult): Map<string, RowIssue> {
+  const rejected = new Map(failed);
+  const added = new Map<string, RowIssue>();
+  for (let grew = true; grew;) {
+    grew = false;
+    for (const [taker, codes] of moves.taking) {
+      if (rejected.has(taker)) continue;
+      const refused = refusedGivers(codes, (giver) => rejected.get(giver)?.code).map((code) => ({
+        ...code,
+        giverRow: rowsOf.get(code.giver)?.[0] ?? rejected.get(code.giver)?.rowNumber ?? 0,
+      }));
+      if (refused.length === 0) continue;
+      const issue = plannedGiverRejection(taker, rowsOf.get(taker)?.[0] ?? 0, refused);
+      added.set(taker, issue);
+      rejected.set(taker, issue);
+      grew = true;
+    }
+  }
+  return added;
+}
+
+interface PassResult {
+  plan: ImportPlan;
+  /** The first issue of each product the pass rejected (archived or invalid here), by externalId. */
+  failed: Map<string, RowIssue>;
+  moves: CodeMoves;
+  rowsOf: Map<string, number[]>;
+}
+
+/** What one pass reads: the catalogue, the sheet's valid rows and the codes they move. */
+interface PassInput {
+  catalogue: CatalogueIndex;
+  options: PlanOptions;
+  /** Products rejected as takers of a rejected giver (planImport), with that issue. */
+  forced: ReadonlyMap<string, RowIssue>;
+  moves: CodeMoves;
+  /** Each valid row's sheet rows, by externalId. */
+  rowsOf: Map<string, number[]>;
+  /** Each valid row's parent (externalId), by externalId. */
+  sheetParents: Map<string, string | null>;
+}
+
+/** What one pass has planned so far, row by row (parents before children). */
+interface PassState {
+  issues: RowIssue[];
+  invalid: InvalidStep[];
+  failed: Map<string, RowIssue>;
+  writes: Array<CreateStep | UpdateStep>;
+  unchanged: UnchangedStep[];
+  archived: ArchivedStep[];
+  compositions: CompositionCheck[];
+  /** Products this run creates, as planned so far (parents before children). */
+  creating: Set<string>;
+  /** The wave of each create, by externalId: a child is not written before its parent's create. */
+  createWaves: Map<string, number>;
+  /** Ancestors the run unarchives (option `unarchive`) because a new product goes under them. */
+  unarchivedAncestors: AncestorUnarchives;
 }
 
 /** One plan of the sheet, the products of `forced` rejected with its issue (unless rejected for another reason). */
@@ -235,320 +250,286 @@ function planPass(
   existing: readonly ExistingProduct[],
   options: PlanOptions,
   forced: ReadonlyMap<string, RowIssue>,
-): { plan: ImportPlan; failed: Map<string, RowIssue>; moves: CodeMoves; rowsOf: Map<string, number[]> } {
+): PassResult {
   const catalogue = new CatalogueIndex(existing);
-  const issues: RowIssue[] = [...validated.issues];
-  const invalid: InvalidStep[] = validated.invalid.map((item: InvalidDraft) => ({
-    action: 'invalid',
-    externalId: item.draft.externalId,
-    rowNumbers: item.draft.rowNumbers,
-    issues: item.issues,
-  }));
-  const failed = new Map<string, RowIssue>();
-  const writes: Array<CreateStep | UpdateStep> = [];
-  const unchanged: UnchangedStep[] = [];
-  const archived: ArchivedStep[] = [];
-  const compositions: CompositionCheck[] = [];
-  /** Each planned row's composition, its own or (blank cell) its nearest parent row's, by externalId. */
-  const sheetCompositions = new Map<string, { desired: DraftComposition[]; key: string; names: string[] }>();
-
   const ordered = [...validated.valid].sort((a, b) => levelOrder(a.level) - levelOrder(b.level));
-  const sheetParents = new Map(ordered.map((draft) => [draft.externalId, draft.parentExternalId]));
-  const ancestorsOf = (externalId: string): string[] => {
-    const chain: string[] = [];
-    let at: string | null | undefined = externalId;
-    while (chain.length < 2 && at) {
-      const listed = catalogue.byExternalId.get(at);
-      at = sheetParents.has(at) ? sheetParents.get(at) : listed ? catalogue.parentExternalIdOf(listed) : null;
-      if (at && !chain.includes(at) && at !== externalId) chain.push(at);
-      else at = null;
-    }
-    return chain;
+  const input: PassInput = {
+    catalogue,
+    options,
+    forced,
+    moves: codeMoves(ordered, catalogue),
+    rowsOf: new Map(ordered.map((draft) => [draft.externalId, draft.rowNumbers])),
+    sheetParents: new Map(ordered.map((draft) => [draft.externalId, draft.parentExternalId])),
   };
-  /** Links a product this run creates gets from its parent: the nearest existing ancestor's, owned and inherited. */
-  const linksAtCreation = (ancestors: readonly string[]): Array<{ id: string; name: string }> => {
-    for (const ancestor of ancestors) {
-      const listed = catalogue.byExternalId.get(ancestor);
-      if (!listed) continue;
-      return [...(listed.ownedCompositions ?? []), ...(listed.inheritedCompositions ?? [])].map(
-        ({ id, name }) => ({ id, name }),
-      );
-    }
-    return [];
+  const state: PassState = {
+    issues: [...validated.issues],
+    invalid: validated.invalid.map((item: InvalidDraft) => ({
+      action: 'invalid',
+      externalId: item.draft.externalId,
+      rowNumbers: item.draft.rowNumbers,
+      issues: item.issues,
+    })),
+    failed: new Map(),
+    writes: [],
+    unchanged: [],
+    archived: [],
+    compositions: [],
+    creating: new Set(),
+    createWaves: new Map(),
+    unarchivedAncestors: new AncestorUnarchives(),
   };
-  /**
-   * The parent an existing product sits under. The catalogue read takes every parent the sheet names (when it exists),
-   * so one it did not read (a small sheet is read by GET only) is another parent: a move, known without another call.
-   */
-  const currentParentOf = (current: ExistingProduct): string | null | { platformId: string } => {
-    const parent = catalogue.parentExternalIdOf(current);
-    return parent === undefined || (parent === null && current.parentPlatformId)
-      ? { platformId: current.parentPlatformId ?? '' }
-      : parent;
-  };
-  const moves = codeMoves(ordered, catalogue);
-  const rowsOf = new Map(ordered.map((draft) => [draft.externalId, draft.rowNumbers]));
-  /** The batch wave of each write: after the givers of the codes it takes, and not before its parent's create. */
-  const waveOf = (draft: ValidDraft): number => {
-    const parent = draft.parentExternalId === null ? undefined : createWaves.get(draft.parentExternalId);
-    return Math.max(moves.waves.get(draft.externalId) ?? 0, parent ?? 0);
-  };
-  const createWaves = new Map<string, number>();
-  const sheetRows = new Set(ordered.map((draft) => draft.externalId));
-  /** Products this run creates, as planned so far (parents before children). */
-  const creating = new Set<string>();
-  /** Ancestors the run unarchives (option `unarchive`) because a new product goes under them, by platform id. */
-  const unarchivedAncestors = new Map<string, { step: UpdateStep; rows: Set<number> }>();
-  /**
-   * The archived ancestors (parent, grandparent) of a product this run creates or unarchives that the sheet does not
-   * name as rows (a row of its own is planned as archived or unarchived itself): spec 01, archiving "Always cascades to
-   * all variants and SKUs", so a child created or unarchived under one would be live in an archived family.
-   */
-  const archivedAncestorsOf = (draft: ValidDraft): ExistingProduct[] => {
-    const found: ExistingProduct[] = [];
-    let at = draft.parentExternalId === null ? undefined : catalogue.byExternalId.get(draft.parentExternalId);
-    for (let depth = 0; at && depth < 2; depth += 1) {
-      if (at.isArchived && !(at.externalId && sheetRows.has(at.externalId))) found.push(at);
-      const parentId: string | null = at.parentPlatformId;
-      at = parentId ? (catalogue.byId.get(parentId) ?? catalogue.byExternalId.get(parentId)) : undefined;
-    }
-    return found;
-  };
+  const compositions = new CompositionPlanner(catalogue, input.sheetParents);
   for (const draft of ordered) {
     const current = catalogue.byExternalId.get(draft.externalId);
-    const base = { externalId: draft.externalId, level: draft.level, rowNumbers: draft.rowNumbers };
-    const parentFailure = draft.parentExternalId === null ? undefined : failed.get(draft.parentExternalId);
-    const own: RowIssue[] = [];
     if (current?.isArchived && !options.unarchive) {
-      // Spec 01: "Archived products are excluded from default lists" and externalId stays unique across levels,
-      // archived ones included: a create would meet 409. The row is refused unless the run unarchives.
-      const issue = rowIssue(
-        draft.rowNumbers[0] ?? 0,
-        draft.externalIdColumn,
-        'archived_product',
-        `'${draft.externalId}' is archived in the catalogue; unarchive it there or re-run with --unarchive (workflow input "unarchive": true) to unarchive and update it`,
-        draft.externalId,
-      );
-      failed.set(draft.externalId, issue);
-      // A loop, not push(...rows): a spread of 200,000 rows overflows the stack.
-      for (const rowNumber of draft.rowNumbers) issues.push(onRow(issue, rowNumber));
-      archived.push({ action: 'archived', ...base, id: current.id, issue });
+      archivedRow(draft, current, state);
       continue;
     }
-    if (parentFailure) {
-      own.push(
-        rowIssue(
-          draft.rowNumbers[0] ?? 0,
-          draft.parentColumn,
-          'invalid_parent',
-          `parent '${draft.parentExternalId}' is rejected (row ${parentFailure.rowNumber}: ${parentFailure.code}), so '${draft.externalId}' is not imported either`,
-          draft.externalId,
-        ),
-      );
-    } else if (current && !draft.referenceOnly) {
-      const problem = immutableProblem(
-        { ...draft, isComponent: statedIsComponent(draft) },
-        current,
-        currentParentOf(current),
-      );
-      if (problem)
-        own.push(
-          rowIssue(
-            draft.rowNumbers[0] ?? 0,
-            draft.externalIdColumn,
-            'immutable_field_changed',
-            problem,
-            draft.externalId,
-          ),
-        );
-    }
-    const giverRejected = own.length === 0 ? forced.get(draft.externalId) : undefined;
-    if (giverRejected) own.push(giverRejected);
-    // An archived product the run unarchives has archived ancestors too, archiving cascading down: they come back first.
-    const unarchived = current?.isArchived === true && options.unarchive === true;
-    const archivedAbove =
-      (current && !unarchived) || draft.referenceOnly || own.length > 0 ? [] : archivedAncestorsOf(draft);
-    if (archivedAbove.length > 0 && !options.unarchive) {
-      const names = archivedAbove.map((ancestor) => `'${ancestor.externalId ?? ancestor.id}'`).join(' and ');
-      own.push(
-        rowIssue(
-          draft.rowNumbers[0] ?? 0,
-          draft.parentColumn,
-          'archived_product',
-          `'${draft.externalId}' would be created under ${names}, archived in the catalogue (spec 01: archiving "Always cascades to all variants and SKUs"); unarchive ${archivedAbove.length > 1 ? 'them' : 'it'} there or re-run with --unarchive (workflow input "unarchive": true) to unarchive ${archivedAbove.length > 1 ? 'them' : 'it'} (children left as they are) and create '${draft.externalId}'`,
-          draft.externalId,
-        ),
-      );
-    }
-    if (own.length === 0 && !draft.referenceOnly)
-      own.push(...codeClashes(draft, catalogue, moves.released, moves.swapping));
-    for (const ancestor of options.unarchive && own.length === 0 ? archivedAbove : []) {
-      const known = unarchivedAncestors.get(ancestor.id);
-      // The Set beside the list: rebuilding the list for each new product under one archived variant took 80,000 SKUs
-      // over 8 minutes.
-      if (known) {
-        for (const rowNumber of draft.rowNumbers) {
-          if (known.rows.has(rowNumber)) continue;
-          known.rows.add(rowNumber);
-          known.step.rowNumbers.push(rowNumber);
-        }
-      } else
-        unarchivedAncestors.set(ancestor.id, {
-          step: {
-            action: 'update',
-            externalId: ancestor.externalId ?? ancestor.id,
-            level: ancestor.level,
-            rowNumbers: [...draft.rowNumbers],
-            id: ancestor.id,
-            changedFields: ['isArchived'],
-            body: {},
-            unarchive: true,
-          },
-          rows: new Set(draft.rowNumbers),
-        });
-    }
+    const { own, archivedAbove } = rowProblems(draft, current, input, state);
+    if (options.unarchive && own.length === 0) state.unarchivedAncestors.add(draft, archivedAbove);
     if (own.length > 0) {
-      // New parents are products of their own, still created; a flat row's colour variant exists for its SKU, though.
-      const created: string[] = [];
-      for (
-        let at = draft.parentExternalId;
-        at !== null && creating.has(at);
-        at = sheetParents.get(at) ?? null
-      )
-        created.push(at);
-      if (created.length > 0 && own[0])
-        own[0] = {
-          ...own[0],
-          message: `${own[0].message}${newParentsNote(created, draft.externalId, 'planned')}`,
-        };
-      failed.set(draft.externalId, own[0] as RowIssue);
-      issues.push(...own);
-      invalid.push({
-        action: 'invalid',
-        externalId: draft.externalId,
-        rowNumbers: draft.rowNumbers,
-        issues: own,
-      });
+      rejectRow(draft, own, input, state);
       continue;
     }
-    // Spec 02: a header created on a style or variant "is linked to every variant and SKU below it", and a detach is
-    // "Link removed" for that product only, so a child whose parent row gets its own composition would keep the old
-    // link beside the new one. A blank cell therefore means the parent row's composition (the same header, inherited).
-    const parentRow =
-      draft.parentExternalId === null ? undefined : sheetCompositions.get(draft.parentExternalId);
-    const desired = draft.fields.composition ?? parentRow?.desired;
-    if (desired && !draft.referenceOnly) {
-      const ancestors = ancestorsOf(draft.externalId);
-      const key = compositionKey(desired);
-      const names = [...new Set([...desired.map((section) => section.name), ...(parentRow?.names ?? [])])];
-      sheetCompositions.set(draft.externalId, { desired, key, names });
-      compositions.push({
-        ...base,
-        id: current?.id ?? null,
-        column: draft.origins.composition?.column ?? null,
-        desired,
-        owned: current ? (current.ownedCompositions ?? []) : null,
-        ancestors,
-        inherited: current ? (current.inheritedCompositions ?? []) : linksAtCreation(ancestors),
-        blank: draft.fields.composition === undefined,
-        scope: draft.fields.composition === undefined ? names : null,
-        sameAs: parentRow?.key === key ? (draft.parentExternalId ?? null) : null,
-      });
-    }
-    const wave = waveOf(draft);
-    const withRows = (codes: readonly TakenCode[]): TakesCode[] =>
-      codes.map(({ giver, ...code }) => ({ giver, giverRow: rowsOf.get(giver)?.[0] ?? 0, ...code }));
-    const taken = writtenOnce(moves, draft.externalId);
-    const fromFreed = takenFromFreed(moves, draft.externalId);
-    const waved = {
-      ...(wave > 0 ? { wave } : {}),
-      ...(taken ? { takes: withRows(taken) } : {}),
-      ...(fromFreed ? { takesFreed: withRows(fromFreed) } : {}),
-    };
-    if (!current) {
-      creating.add(draft.externalId);
-      createWaves.set(draft.externalId, wave);
-      const givesTypes = givenCodeTypes(draft.fields);
-      writes.push({
-        action: 'create',
-        ...base,
-        ...waved,
-        parentExternalId: draft.parentExternalId,
-        body: createBody(draft),
-        ...(draft.fields.isComponent !== undefined && statedIsComponent(draft) === undefined
-          ? { isComponentFromMapping: true as const }
-          : {}),
-        ...(givesTypes ? { givesTypes } : {}),
-      });
-      continue;
-    }
-    const { body, changed } = draft.referenceOnly
-      ? { body: {}, changed: [] }
-      : updateBody({ ...draft.fields, codes: sheetCodes(draft.fields) }, current);
-    const unarchive = current.isArchived ? { unarchive: true } : {};
-    const ring = moves.rings.get(draft.externalId);
-    if (changed.length === 0 && !current.isArchived)
-      unchanged.push({ action: 'unchanged', ...base, id: current.id });
-    else {
-      writes.push({
-        action: 'update',
-        ...base,
-        ...waved,
-        id: current.id,
-        changedFields: current.isArchived ? ['isArchived', ...changed] : changed,
-        body,
-        ...unarchive,
-        ...(ring === undefined ? {} : { ring }),
-        ...(moves.freed.has(draft.externalId)
-          ? { restoreCodes: current.codes.map(({ codeId, codeValue }) => ({ codeId, codeValue })) }
-          : {}),
-      });
-      if (moves.freed.has(draft.externalId) && ring !== undefined) {
-        const codes = releaseCodes(draft, current, catalogue);
-        writes.push({
-          action: 'update',
-          ...base,
-          id: current.id,
-          changedFields: ['codes'],
-          body: { codes },
-          ...unarchive,
-          ring,
-          release: true,
-        });
-      }
-    }
+    const check = compositions.check(draft, current);
+    if (check) state.compositions.push(check);
+    planWrite(draft, current, input, state);
   }
-  // A ring one of whose products is not written (rejected here) cannot turn: its first write would free a code for
-  // nothing. Its other products take a code from that one, so planImport rejects them too (code_giver_rejected).
+  const plan = assembled(withoutStuckRings(state.writes, input.moves), state);
+  return { plan, failed: state.failed, moves: input.moves, rowsOf: input.rowsOf };
+}
+
+/** The row of an archived product the run does not unarchive: refused (plan-archived.ts). */
+function archivedRow(draft: ValidDraft, current: ExistingProduct, state: PassState): void {
+  const issue = archivedRowIssue(draft);
+  state.failed.set(draft.externalId, issue);
+  // A loop, not push(...rows): a spread of 200,000 rows overflows the stack.
+  for (const rowNumber of draft.rowNumbers) state.issues.push(onRow(issue, rowNumber));
+  state.archived.push({
+    action: 'archived',
+    externalId: draft.externalId,
+    level: draft.level,
+    rowNumbers: draft.rowNumbers,
+    id: current.id,
+    issue,
+  });
+}
+
+/**
+ * Why the row cannot be written (none: it is planned), in this order: a rejected parent, or a level, parent or
+ * isComponent it cannot change to; a giver rejected (`forced`); archived ancestors a create would go under without
+ * --unarchive; codes another product holds. With the archived ancestors a new or unarchived product goes under.
+ */
+function rowProblems(
+  draft: ValidDraft,
+  current: ExistingProduct | undefined,
+  { catalogue, options, forced, moves, sheetParents }: PassInput,
+  { failed }: PassState,
+): { own: RowIssue[]; archivedAbove: ExistingProduct[] } {
+  const parentFailure = draft.parentExternalId === null ? undefined : failed.get(draft.parentExternalId);
+  const own: RowIssue[] = [];
+  if (parentFailure) {
+    own.push(
+      rowIssue(
+        draft.rowNumbers[0] ?? 0,
+        draft.parentColumn,
+        'invalid_parent',
+        `parent '${draft.parentExternalId}' is rejected (row ${parentFailure.rowNumber}: ${parentFailure.code}), so '${draft.externalId}' is not imported either`,
+        draft.externalId,
+      ),
+    );
+  } else if (current && !draft.referenceOnly) {
+    const problem = immutableProblem(
+      { ...draft, isComponent: statedIsComponent(draft) },
+      current,
+      currentParentOf(current, catalogue),
+    );
+    if (problem)
+      own.push(
+        rowIssue(
+          draft.rowNumbers[0] ?? 0,
+          draft.externalIdColumn,
+          'immutable_field_changed',
+          problem,
+          draft.externalId,
+        ),
+      );
+  }
+  const giverRejected = own.length === 0 ? forced.get(draft.externalId) : undefined;
+  if (giverRejected) own.push(giverRejected);
+  // An archived product the run unarchives has archived ancestors too, archiving cascading down: they come back first.
+  const unarchived = current?.isArchived === true && options.unarchive === true;
+  const archivedAbove =
+    (current && !unarchived) || draft.referenceOnly || own.length > 0
+      ? []
+      : archivedAncestorsOf(draft, catalogue, sheetParents);
+  if (archivedAbove.length > 0 && !options.unarchive) own.push(archivedAncestorsIssue(draft, archivedAbove));
+  if (own.length === 0 && !draft.referenceOnly)
+    own.push(...codeClashes(draft, catalogue, moves.released, moves.swapping));
+  return { own, archivedAbove };
+}
+
+/**
+ * The parent an existing product sits under. The catalogue read takes every parent the sheet names (when it exists),
+ * so one it did not read (a small sheet is read by GET only) is another parent: a move, known without another call.
+ */
+function currentParentOf(
+  current: ExistingProduct,
+  catalogue: CatalogueIndex,
+): string | null | { platformId: string } {
+  const parent = catalogue.parentExternalIdOf(current);
+  return parent === undefined || (parent === null && current.parentPlatformId)
+    ? { platformId: current.parentPlatformId ?? '' }
+    : parent;
+}
+
+/**
+ * Rejects a row for its issues; its first names the new parents this run still creates above it (products of their
+ * own; a flat row's colour variant exists for its SKU, though).
+ */
+function rejectRow(draft: ValidDraft, own: RowIssue[], { sheetParents }: PassInput, state: PassState): void {
+  const created: string[] = [];
+  for (
+    let at = draft.parentExternalId;
+    at !== null && state.creating.has(at);
+    at = sheetParents.get(at) ?? null
+  )
+    created.push(at);
+  if (created.length > 0 && own[0])
+    own[0] = {
+      ...own[0],
+      message: `${own[0].message}${newParentsNote(created, draft.externalId, 'planned')}`,
+    };
+  state.failed.set(draft.externalId, own[0] as RowIssue);
+  state.issues.push(...own);
+  state.invalid.push({
+    action: 'invalid',
+    externalId: draft.externalId,
+    rowNumbers: draft.rowNumbers,
+    issues: own,
+  });
+}
+
+/**
+ * A planned row's write: a create, an update (a ring's freed product twice: in full, and first with only the codes it
+ * keeps), or unchanged; in the wave after the givers of the codes it takes and not before its parent's create.
+ */
+function planWrite(
+  draft: ValidDraft,
+  current: ExistingProduct | undefined,
+  { catalogue, moves, rowsOf }: PassInput,
+  state: PassState,
+): void {
+  const base = { externalId: draft.externalId, level: draft.level, rowNumbers: draft.rowNumbers };
+  const parentWave =
+    draft.parentExternalId === null ? undefined : state.createWaves.get(draft.parentExternalId);
+  const wave = Math.max(moves.waves.get(draft.externalId) ?? 0, parentWave ?? 0);
+  const withRows = (codes: readonly TakenCode[]): TakesCode[] =>
+    codes.map(({ giver, ...code }) => ({ giver, giverRow: rowsOf.get(giver)?.[0] ?? 0, ...code }));
+  const taken = writtenOnce(moves, draft.externalId);
+  const fromFreed = takenFromFreed(moves, draft.externalId);
+  const waved = {
+    ...(wave > 0 ? { wave } : {}),
+    ...(taken ? { takes: withRows(taken) } : {}),
+    ...(fromFreed ? { takesFreed: withRows(fromFreed) } : {}),
+  };
+  if (!current) {
+    state.creating.add(draft.externalId);
+    state.createWaves.set(draft.externalId, wave);
+    const givesTypes = givenCodeTypes(draft.fields);
+    state.writes.push({
+      action: 'create',
+      ...base,
+      ...waved,
+      parentExternalId: draft.parentExternalId,
+      body: createBody(draft),
+      ...(draft.fields.isComponent !== undefined && statedIsComponent(draft) === undefined
+        ? { isComponentFromMapping: true as const }
+        : {}),
+      ...(givesTypes ? { givesTypes } : {}),
+    });
+    return;
+  }
+  const { body, changed } = draft.referenceOnly
+    ? { body: {}, changed: [] }
+    : updateBody({ ...draft.fields, codes: sheetCodes(draft.fields) }, current);
+  if (changed.length === 0 && !current.isArchived) {
+    state.unchanged.push({ action: 'unchanged', ...base, id: current.id });
+    return;
+  }
+  const unarchive = current.isArchived ? { unarchive: true } : {};
+  const ring = moves.rings.get(draft.externalId);
+  state.writes.push({
+    action: 'update',
+    ...base,
+    ...waved,
+    id: current.id,
+    changedFields: current.isArchived ? ['isArchived', ...changed] : changed,
+    body,
+    ...unarchive,
+    ...(ring === undefined ? {} : { ring }),
+    ...(moves.freed.has(draft.externalId)
+      ? { restoreCodes: current.codes.map(({ codeId, codeValue }) => ({ codeId, codeValue })) }
+      : {}),
+  });
+  if (moves.freed.has(draft.externalId) && ring !== undefined)
+    state.writes.push({
+      action: 'update',
+      ...base,
+      id: current.id,
+      changedFields: ['codes'],
+      body: { codes: releaseCodes(draft, current, catalogue) },
+      ...unarchive,
+      ring,
+      release: true,
+    });
+}
+
+/**
+ * The writes without the first writes of rings one of whose products is not written (rejected here): such a ring
+ * cannot turn, its first write would free a code for nothing. Its other products take a code from that one, so
+ * planImport rejects them too (code_giver_rejected).
+ */
+function withoutStuckRings(
+  writes: Array<CreateStep | UpdateStep>,
+  moves: CodeMoves,
+): Array<CreateStep | UpdateStep> {
   const turning = new Set(
     writes.flatMap((step) => (step.action === 'update' && step.ring !== undefined ? [step.externalId] : [])),
   );
   const stuck = new Set([...moves.rings].filter(([id]) => !turning.has(id)).map(([, ring]) => ring));
-  const planned =
-    stuck.size === 0
-      ? writes
-      : writes.filter((step) => !(step.action === 'update' && step.release && stuck.has(step.ring ?? '')));
+  return stuck.size === 0
+    ? writes
+    : writes.filter((step) => !(step.action === 'update' && step.release && stuck.has(step.ring ?? '')));
+}
+
+/**
+ * The plan of a pass: its writes in the order to apply them (by wave, then one level a batch, parents first; ancestors
+ * unarchived before the products created under them), its issues by row, and the counts (a ring's first write counts
+ * as no product of its own).
+ */
+function assembled(planned: Array<CreateStep | UpdateStep>, state: PassState): ImportPlan {
+  const { issues, unchanged, invalid, archived, compositions } = state;
   issues.sort((a, b) => a.rowNumber - b.rowNumber);
-  // Before the products created under them: one level a batch, parents first (a stable sort keeps the sheet's order).
-  const sortedWrites = [...[...unarchivedAncestors.values()].map(({ step }) => step), ...planned].sort(
+  // A stable sort keeps the sheet's order within a wave and level.
+  const writes = [...state.unarchivedAncestors.steps(), ...planned].sort(
     (a, b) => (a.wave ?? 0) - (b.wave ?? 0) || levelOrder(a.level) - levelOrder(b.level),
   );
-  const creates = sortedWrites.filter((step) => step.action === 'create').length;
-  const releases = sortedWrites.filter((step) => step.action === 'update' && step.release).length;
-  const plan: ImportPlan = {
-    writes: sortedWrites,
+  const creates = writes.filter((step) => step.action === 'create').length;
+  const releases = writes.filter((step) => step.action === 'update' && step.release).length;
+  return {
+    writes,
     unchanged,
     invalid,
     archived,
     compositions,
     counts: {
       create: creates,
-      update: sortedWrites.length - creates - releases,
+      update: writes.length - creates - releases,
       unchanged: unchanged.length,
       invalid: invalid.length,
       archived: archived.length,
     },
     issues,
   };
-  return { plan, failed, moves, rowsOf };
 }
