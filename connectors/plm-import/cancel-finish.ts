@@ -25,7 +25,8 @@ export interface FinishedRings {
  * that product without the codes it gave up, so the rest of every ring begun is written before the run stops: only
  * those products and the products outside it whose codes they take (a chain into the ring), batch by batch in the
  * plan's order (each taker after its giver), from `from` (the batch the cancel stopped: its settled products are
- * skipped). A ring is begun once its first write is journalled or under way.
+ * skipped). A ring is begun once its first write is journalled or under way. A ring not begun is written whole too
+ * when a product the finish writes takes a code from its freed product.
  */
 export async function finishRings(
   input: ApplyInput,
@@ -63,21 +64,28 @@ export async function finishRings(
       if (!journal || journal.done.has(step.externalId) || journal.pending.has(step.externalId))
         begun.add(step.ring as string);
   }
+  // Every ring's products in the plan's order (the freed one first), and the ring of each; a begun ring is left to
+  // write when one of its products is not journalled yet.
   const members = new Map<string, string[]>();
+  const ringOf = new Map<string, string>();
   const left = new Set<string>();
   const writing = new Set<string>();
   for (const [index, steps] of batches.entries()) {
     const ringSteps = steps.flatMap((step) =>
-      step.action === 'update' && step.ring !== undefined && begun.has(step.ring)
+      step.action === 'update' && step.ring !== undefined
         ? [{ externalId: step.externalId, ring: step.ring }]
         : [],
     );
     if (ringSteps.length === 0) continue;
-    const done = index >= input.batch ? (await resumed(index)).done : undefined;
+    const done =
+      index >= input.batch && ringSteps.some(({ ring }) => begun.has(ring))
+        ? (await resumed(index)).done
+        : undefined;
     for (const { externalId, ring } of ringSteps) {
+      ringOf.set(externalId, ring);
       const names = members.get(ring) ?? [];
       if (!names.includes(externalId)) members.set(ring, [...names, externalId]);
-      if (done && !done.has(externalId)) left.add(ring);
+      if (begun.has(ring) && done && !done.has(externalId)) left.add(ring);
     }
   }
   for (const ring of left) for (const externalId of members.get(ring) ?? []) writing.add(externalId);
@@ -106,7 +114,8 @@ export async function finishRings(
   // batch of its own: that one first, as its own givers, or the ring's write would meet the code still held. And a
   // taker of a code a written product gave up (a chain, no ring in it) is written too, and the takers of its own
   // codes in turn, or the code would belong to no product until the sheet is run again. So is a product outside a
-  // ring that takes a code its freed product gave up in its early write (`takesFreed`).
+  // ring that takes a code its freed product gave up in its early write (`takesFreed`), and a ring not begun whose
+  // freed product gives a code to such a taker.
   for (let grown = true; grown;) {
     grown = false;
     for (const step of later) {
@@ -122,6 +131,19 @@ export async function finishRings(
       for (const { giver } of takes) {
         if (writing.has(giver) || !unwritten.has(giver)) continue;
         writing.add(giver);
+        grown = true;
+      }
+      // A taker written here (it takes a code a written product gave up) that also takes a code from the freed product
+      // of a ring not begun: that product still holds the code, so the ring is written whole first, or the taker's
+      // write would be refused (codes_not_unique) and the code it takes from the written product held by none.
+      for (const { giver } of step.takesFreed ?? []) {
+        const ring = ringOf.get(giver);
+        if (ring === undefined || writing.has(giver) || !unwritten.has(giver)) continue;
+        left.add(ring);
+        for (const externalId of members.get(ring) ?? []) {
+          writing.add(externalId);
+          inRings.add(externalId);
+        }
         grown = true;
       }
     }

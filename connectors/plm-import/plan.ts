@@ -51,7 +51,8 @@ interface WriteBase extends StepBase {
   takes?: TakesCode[];
   /**
    * Codes it takes from a freed product of a ring (takenFromFreed), each with the giver's first row: toWriteSteps
-   * rejects the taker should it refuse that product, and a cancel inside the ring writes the taker (finishRings).
+   * rejects the taker should it refuse that product, and a cancel inside the ring writes the taker (finishRings); a
+   * cancel before the ring, with the taker written for a code another product gave up, writes the ring whole first.
    */
   takesFreed?: TakesCode[];
 }

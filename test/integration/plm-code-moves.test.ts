@@ -591,5 +591,63 @@ describe('PLM import follows the spec rules (issue 15)', () => {
       expect(rerun.products).toMatchObject({ rejected: 0 });
       expect(await eans()).toEqual({ 'MOV-S': D, 'MOV-M': A, 'MOV-L': E });
     });
+    it("a run cancelled before a swap begins writes the swap too when a product taking a written product's code also takes the swap's freed product's code, and says so", async () => {
+      const [E, G] = ['4006381334075', '4006381334082'];
+      await run({
+        file: await sheetOf('freed-chain-1.csv', { 'MOV-S': A, 'MOV-M': B, 'MOV-L': C }),
+        profile: 'native',
+      });
+      const plmIdOf = async (externalId: string) =>
+        (
+          await api<{ codes: Array<{ codeId: string; codeValue: string }> }>(`/styles/${externalId}`)
+        ).codes.find((code) => code.codeId === 'PLM_ID')?.codeValue;
+      await run({
+        file: await skuSheet('freed-chain-2.csv', [skuRow('XL', 'MOV-XL', G)]),
+        profile: 'native',
+      });
+      // L gives C to XL; XS gets a new barcode; S and M swap barcodes, S (freed: it keeps a new PLM_ID) giving its
+      // PLM_ID to XL too. A batch a product: L, XS, S's early write, M, XL, then S in full. The run stops while XS is
+      // written: L has given C up, the swap has not begun, and XL cannot take C without S's PLM_ID.
+      const sheet = await skuSheet('freed-chain-3.csv', [
+        skuRow('L', 'MOV-L', E),
+        skuRow('XS', 'MOV-XS', D),
+        skuRow('S', 'MOV-S9', B),
+        skuRow('M', 'MOV-M', A),
+        skuRow('XL', 'MOV-S', C),
+      ]);
+      const handle = await cancelledRun(
+        sheet,
+        'plm-rules-freed-chain-cancel',
+        async () => (await eanOf('MOV-L')) === E,
+        1,
+      );
+      const described = await handle.describe();
+      const { resultFile } = (await described.memo) as { resultFile: string };
+      const result = JSON.parse(readFileSync(resultFile, 'utf8')) as PlmImportResult;
+      expect(rejectsOf(result)).toEqual([]);
+      expect(result).toMatchObject({ cancelled: true });
+      expect({
+        S: await plmIdOf('MOV-S'),
+        XL: await plmIdOf('MOV-XL'),
+        eans: { ...(await eans()), 'MOV-XL': await eanOf('MOV-XL') },
+      }).toEqual({
+        S: 'MOV-S9',
+        XL: 'MOV-S',
+        eans: { 'MOV-S': B, 'MOV-M': A, 'MOV-L': E, 'MOV-XL': C },
+      });
+      const metadata = (await handle.query('__temporal_workflow_metadata')) as { currentDetails?: string };
+      expect(metadata.currentDetails).toMatch(
+        /the swap of MOV-S and MOV-M and the code moves between MOV-L, MOV-S and MOV-XL were written whole before the run stopped/,
+      );
+      // The CLI's stop line (`cancel --wait`, `watch`) names them too.
+      expect(wroteBeforeStop((await described.memo) as Record<string, unknown>)).toMatch(
+        /; the swap of MOV-S and MOV-M and the code moves between MOV-L, MOV-S and MOV-XL written whole before the stop$/,
+      );
+      // The rerun writes what the cancel left (XS's barcode, if its write had not landed), and nothing of the moves.
+      const rerun = await run({ file: sheet, profile: 'native' });
+      expect(rerun.products).toMatchObject({ rejected: 0 });
+      expect(rerun.products.updated).toBeLessThanOrEqual(1);
+      expect(await eanOf('MOV-XS')).toBe(D);
+    });
   });
 });
