@@ -66,7 +66,7 @@ export async function finishRings(
   }
   // Every ring's products in the plan's order (the freed one first), and the ring of each; a begun ring is left to
   // write when one of its products is not journalled yet.
-  const members = new Map<string, string[]>();
+  const members = new Map<string, Set<string>>();
   const ringOf = new Map<string, string>();
   const left = new Set<string>();
   const writing = new Set<string>();
@@ -83,8 +83,8 @@ export async function finishRings(
         : undefined;
     for (const { externalId, ring } of ringSteps) {
       ringOf.set(externalId, ring);
-      const names = members.get(ring) ?? [];
-      if (!names.includes(externalId)) members.set(ring, [...names, externalId]);
+      const names = members.get(ring) ?? new Set<string>();
+      members.set(ring, names.add(externalId));
       if (begun.has(ring) && done && !done.has(externalId)) left.add(ring);
     }
   }
@@ -162,7 +162,7 @@ export async function finishRings(
   );
   return {
     rings: [...left]
-      .map((ring) => members.get(ring) ?? [])
+      .map((ring) => [...(members.get(ring) ?? [])])
       .filter((products) => !products.some((externalId) => refused.has(externalId))),
     chains: chainsOf(chained, later, givenUp, inRings, batches.flat()).filter(
       (products) => !products.some((externalId) => refused.has(externalId)),
