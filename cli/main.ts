@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { Command } from 'commander';
+import { Command, Help } from 'commander';
 import { cliCommand } from '../connectors/cli-command';
 
 /**
@@ -148,7 +148,20 @@ export function buildProgram(only?: string): Command {
     program.addCommand(command);
   }
   withUsageErrorLines(program);
+  withCliCommandUsage(program);
   return program;
+}
+
+/**
+ * Every --help's `Usage:` line as cliCommand types it (`npx trace-sync erp-orders [options] <file>`): commander names
+ * the program by its name, a bare `trace-sync`, which a fresh clone does not find.
+ */
+function withCliCommandUsage(command: Command): void {
+  const commander = new Help();
+  command.configureHelp({
+    commandUsage: (cmd) => cliCommand(...commander.commandUsage(cmd).split(' ').slice(1)),
+  });
+  for (const sub of command.commands) withCliCommandUsage(sub);
 }
 
 /** The command line that shows a command's help: `trace-sync schedules apply --help`. */

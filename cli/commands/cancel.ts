@@ -92,6 +92,6 @@ export function cancelCommand(): Command {
     .argument('<workflowId>', 'the run to cancel')
     .option('--wait', 'wait until the run has stopped writing and closed, then print what it wrote')
     .option('--by <name>', `who cancels (recorded in the run; ${BY_DEFAULT})`)
-    .option('--reason <text>', 'why (recorded in the run; `trace-sync watch` shows it)')
+    .option('--reason <text>', `why (recorded in the run; \`${cliCommand('watch')}\` shows it)`)
     .action((workflowId: string, flags: CancelFlags) => runAction(() => cancelRun(workflowId, flags)));
 }

@@ -1,5 +1,6 @@
 import path from 'node:path';
 import { Command, Option } from 'commander';
+import { cliCommand } from '../../connectors/cli-command';
 import { erpOrders } from '../../workflows';
 import type { PushErpOrdersInput } from '../../workflows/erp-orders';
 import { runAction } from '../run-action';
@@ -58,7 +59,7 @@ export function erpOrdersCommand(): Command {
     .option('--complete', 'the export lists every line of its orders: delete platform lines it lacks')
     .option(
       '--approve',
-      'plan (a dry pass), write plan.html and plan.xlsx, then wait for `trace-sync approve|reject <id>` before writing',
+      `plan (a dry pass), write plan.html and plan.xlsx, then wait for \`${cliCommand('approve|reject <id>')}\` before writing`,
     )
     .option(
       '--approve-timeout <seconds>',

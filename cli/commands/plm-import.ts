@@ -1,5 +1,6 @@
 import path from 'node:path';
 import { Command, Option } from 'commander';
+import { cliCommand } from '../../connectors/cli-command';
 import { plmImport } from '../../workflows';
 import type { PlmImportInput } from '../../workflows/plm-import';
 import { runAction } from '../run-action';
@@ -68,7 +69,7 @@ export function plmImportCommand(): Command {
     )
     .option(
       '--approve',
-      'plan, write plan.html and plan.xlsx, then wait for `trace-sync approve|reject <id>` before writing',
+      `plan, write plan.html and plan.xlsx, then wait for \`${cliCommand('approve|reject <id>')}\` before writing`,
     )
     .option(
       '--approve-timeout <seconds>',

@@ -4,6 +4,7 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { COMMANDS, packageVersion } from '../../../cli/main';
+import { cliCommand } from '../../../connectors/cli-command';
 import { repoRoot } from '../../../worker/paths';
 
 const bin = path.join(repoRoot(), 'bin', 'trace-sync.cjs');
@@ -18,8 +19,27 @@ describe('a conventional trace-sync', () => {
   it('bare trace-sync prints the help on stdout and exits 0', () => {
     const bare = run();
     expect(bare.status).toBe(0);
-    expect(bare.stdout).toContain('Usage: trace-sync');
+    expect(bare.stdout).toContain(`Usage: ${cliCommand('[options] [command]')}`);
     for (const entry of COMMANDS) expect(bare.stdout).toContain(entry.name);
+  });
+
+  it('--help of the program and of a command names it as a fresh clone runs it (npx trace-sync), never a bare trace-sync', () => {
+    const helps = [
+      run('--help'),
+      run('erp-orders', '--help'),
+      run('cancel', '--help'),
+      run('schedules', 'apply', '--help'),
+    ];
+    for (const help of helps) expect(help.status).toBe(0);
+    const [root, erpOrders, cancel, schedulesApply] = helps.map((help) => help.stdout.replace(/\s+/g, ' '));
+    expect(root).toContain(`Usage: ${cliCommand('[options] [command]')}`);
+    expect(erpOrders).toContain(`Usage: ${cliCommand('erp-orders|push-orders [options] <file>')}`);
+    expect(erpOrders).toContain(`then wait for \`${cliCommand('approve|reject <id>')}\` before writing`);
+    expect(cancel).toContain(`\`${cliCommand('watch')}\` shows it`);
+    expect(schedulesApply).toContain(`Usage: ${cliCommand('schedules apply [options]')}`);
+    // "the operating-system user running trace-sync" names the program, not a line to type.
+    for (const help of helps)
+      expect(help.stdout.replace(/\s+/g, ' ')).not.toMatch(/(?<!npx |running )trace-sync/);
   });
 
   it('--version prints the package version', () => {
@@ -32,7 +52,7 @@ describe('a conventional trace-sync', () => {
   it('help <command> is <command> --help', () => {
     const help = run('help', 'watch');
     expect(help.status).toBe(0);
-    expect(help.stdout).toContain('Usage: trace-sync watch [options] <workflowId>');
+    expect(help.stdout).toContain(`Usage: ${cliCommand('watch [options] <workflowId>')}`);
   });
 
   it("cancel refuses a --reason that reads like a credential (it would stay in the run's history), before it connects, and does not echo it", () => {
@@ -84,8 +104,10 @@ describe('a conventional trace-sync', () => {
     for (const job of jobs) expect(COMMANDS.map((c) => c.name)).toContain(job);
     const former = run('import-plm', '--help');
     expect(former.status).toBe(0);
-    expect(former.stdout).toContain('Usage: trace-sync plm-import|import-plm [options]');
-    expect(run('help', 'cert-report').stdout).toContain('Usage: trace-sync certificate-report|cert-report');
+    expect(former.stdout).toContain(`Usage: ${cliCommand('plm-import|import-plm [options]')}`);
+    expect(run('help', 'cert-report').stdout).toContain(
+      `Usage: ${cliCommand('certificate-report|cert-report')}`,
+    );
   });
 
   it('a worker whose metrics address is taken exits 1 with one line naming TRACE_METRICS_ADDRESS and the address', async () => {
