@@ -113,7 +113,8 @@ export const FIELD_DOCS: Record<SourceField, string> = {
   secondaryQuantity: 'A weight in kilograms (spec 03); 0 or blank is none.',
 };
 
-const columnName = z.string().trim().min(1);
+// A pattern, unlike trim().min(1), is in the published JSON Schema: an editor refuses "  " as the push does.
+const columnName = z.string().regex(/\S/, 'a column name cannot be only blanks').trim();
 const columnsSchema = z
   .strictObject(
     Object.fromEntries(
@@ -122,7 +123,7 @@ const columnsSchema = z
   )
   .meta({
     description:
-      'Which column feeds which field: the header, matched case-insensitively with spaces trimmed. orderNumber and quantity are required; a unit and a product (productExternalId or productCode) by a column or a constant.',
+      'Which column feeds which field: the header, matched case-insensitively with spaces trimmed (a name of only blanks is refused). orderNumber and quantity are required; a unit and a product (productExternalId or productCode) by a column or a constant.',
     examples: [{ orderNumber: 'PO', quantity: 'Qty', unit: 'UoM', productExternalId: 'Article' }],
   });
 const constantsSchema = z

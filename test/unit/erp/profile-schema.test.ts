@@ -60,6 +60,7 @@ describe('the ERP mapping profile format is a documented contract', () => {
       ['an unknown unit', { ...base, unitAliases: { stuks: 'PIECE' } }],
       ['an unknown status', { ...base, statusAliases: { Open: 'OPEN' } }],
       ['a responsible person that is no e-mail', { ...base, responsiblePersonIds: { ana: 'usr_1' } }],
+      ['a column name of only blanks', { ...base, columns: { ...columns, quantity: '  ' } }],
     ];
     const verdicts = refused.map(([what, profile]) => ({
       what,
@@ -74,5 +75,13 @@ describe('the ERP mapping profile format is a documented contract', () => {
       })(),
     }));
     expect(verdicts).toEqual(refused.map(([what]) => ({ what, schema: 'refused', push: 'refused' })));
+  });
+
+  it('a column name of only blanks is refused naming its key and what is wrong with it', () => {
+    const base = example('profile-eu.json');
+    const columns = base['columns'] as Record<string, string>;
+    expect(() => parseProfile({ ...base, columns: { ...columns, quantity: '  ' } })).toThrow(
+      'mapping profile is not valid: columns.quantity: got "  ": a column name cannot be only blanks',
+    );
   });
 });
