@@ -1,11 +1,18 @@
 import { z } from 'zod';
 
-/** What a run cancelled at its approval gate keeps in its memo (workflows/approval.ts). */
-const gateMemo = z.object({ cancelled: z.literal(true), cancelledAt: z.literal('approval') });
+/** What a run cancelled at its approval gate keeps in its memo (workflows/approval.ts): while planning, or after. */
+const gateMemo = z.object({ cancelled: z.literal(true), cancelledAt: z.enum(['planning', 'approval']) });
 
-/** A run cancelled while its plan awaited approval: it wrote nothing, and its plan was never approved. */
-export function cancelledAwaitingApproval(memo: Record<string, unknown> | undefined): boolean {
-  return gateMemo.safeParse(memo).success;
+/**
+ * Where a run cancelled at its approval gate stopped, in the words of the CLI's stop line (`… cancelled while it made
+ * its plan`): it wrote nothing, and its plan was never approved. Undefined for any other run.
+ */
+export function cancelledAtGate(memo: Record<string, unknown> | undefined): string | undefined {
+  const parsed = gateMemo.safeParse(memo);
+  if (!parsed.success) return undefined;
+  return parsed.data.cancelledAt === 'planning'
+    ? 'while it made its plan'
+    : 'while its plan awaited approval';
 }
 
 /** Why such a run wrote nothing, and what to do: the tail of the CLI's stop lines for it. */

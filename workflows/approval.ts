@@ -402,6 +402,8 @@ export type ErpGateResume =
 
 /** patched: runs whose dry passes began before they continued as new run them to the end in one history. */
 const DRY_PASS_CARRIES_PATCH = 'approval-dry-pass-continues-as-new';
+/** patched: runs cancelled in the plan's dry pass before they said so replay without the status and memo upserts. */
+const PLANNING_CANCEL_PATCH = 'approval-cancel-planning';
 
 /**
  * The ERP push's gate, between prepare and push. The plan is a dry pass of every batch (reads only) under a run key
@@ -459,16 +461,27 @@ export async function approveErpPlan(
     approval = run.resume.approval;
     recheck = { manifest: run.resume.manifest, from: run.resume.nextBatch };
   } else {
-    await dryPass(planRunKey, 'plan', run.manifest, run.resume?.nextBatch ?? 0, (nextBatch) =>
-      run.carry({ pass: 'plan', nextBatch }),
-    );
-    const files = await approvalActivities.writeErpApprovalPlan({
-      runKey: run.runKey,
-      planRunKey,
-      workflowId,
-      readWarnings: run.warnings,
-      ...(run.moreWarnings !== undefined ? { moreReadWarnings: run.moreWarnings } : {}),
-    });
+    let files: Awaited<ReturnType<typeof approvalActivities.writeErpApprovalPlan>>;
+    try {
+      await dryPass(planRunKey, 'plan', run.manifest, run.resume?.nextBatch ?? 0, (nextBatch) =>
+        run.carry({ pass: 'plan', nextBatch }),
+      );
+      files = await approvalActivities.writeErpApprovalPlan({
+        runKey: run.runKey,
+        planRunKey,
+        workflowId,
+        readWarnings: run.warnings,
+        ...(run.moreWarnings !== undefined ? { moreReadWarnings: run.moreWarnings } : {}),
+      });
+    } catch (error) {
+      // Cancelled before its plan was shown: as at the gate, it wrote nothing and a rerun makes a new plan.
+      if (isCancellation(error) && patched(PLANNING_CANCEL_PATCH)) {
+        setStatus('cancelled');
+        showDetails('**Cancelled** while making its plan: nothing was written.');
+        upsertMemo({ cancelled: true, cancelledAt: 'planning' });
+      }
+      throw error;
+    }
     run.setPhase('awaiting approval');
     if (!run.signals) throw new Error('the ERP gate awaits a decision without listening for one');
     // A result recorded before `rejected` and `warnings` were added has the count only.

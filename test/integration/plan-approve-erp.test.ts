@@ -6,6 +6,8 @@ import { erpOrders } from '../../workflows';
 import type { ApprovalOutcome } from '../../workflows/approval';
 import type { PushErpOrdersResult } from '../../workflows/erp-orders';
 import { TraceStatus } from '../../worker/search-attributes';
+import { cliProblems } from '../harness/cli';
+import { sandboxApi } from '../harness/sandbox-api';
 import { BRAND, BY_ID_PROFILE, SUPPLIER } from './erp-stack';
 import { awaitingApproval, planApproveStack } from './job-stack';
 
@@ -526,6 +528,49 @@ describe('plan, then approve (ERP push): erp-orders --approve', () => {
     expect(details).toContain('25 warnings reading the export (see Warnings)');
     expect(html).toContain('25 warnings reading the export');
     expect(html).toContain('and 5 more warnings reading the export (the first 20 are listed)');
+  }, 300_000);
+
+  // As a cancel during the wait: the run never got to write, so "run it again to write the rest" would mislead.
+  it('a run cancelled while it still makes its plan (its dry pass, before the wait): watch says nothing was written, the plan was never approved, run the input again for a new plan', async () => {
+    const { control } = sandboxApi(stack);
+    // CPL-PO-1 on the platform already: the dry pass reads it back (a new order it need not read).
+    await stack().client.workflow.execute(erpOrders, {
+      taskQueue: stack().taskQueue,
+      workflowId: stack().workflowId('cancel-planning-first'),
+      args: [{ file: orders('cancel-planning-first.csv', line('CPL-PO-1', 5)) }],
+    });
+    const file = orders('cancel-planning.csv', line('CPL-PO-1', 7), line('CPL-PO-2', 6));
+    // Each read of an order takes 10 s, so the cancel finds the run in its dry pass.
+    await control('/__sandbox/faults', 'PUT', { latencyMs: 10_000, methods: ['GET'], pathPrefix: '/orders' });
+    try {
+      const handle = await stack().client.workflow.start(erpOrders, {
+        taskQueue: stack().taskQueue,
+        workflowId: stack().workflowId('cancel-planning'),
+        args: [{ file, approval: true }],
+      });
+      // From its history, not its progress query: the dry pass's first batch is under way.
+      let planning = false;
+      for (let i = 0; i < 240 && !planning; i++) {
+        await new Promise((resolve) => setTimeout(resolve, 250));
+        planning = !!(await handle.fetchHistory()).events?.some(
+          (event) => event.activityTaskScheduledEventAttributes?.activityType?.name === 'applyErpOrderBatch',
+        );
+      }
+      expect(planning).toBe(true);
+      await handle.cancel();
+      const out = await cli('watch', handle.workflowId);
+      expect({ status: out.status, stdout: out.stdout, problems: cliProblems(out.stderr) }).toEqual({
+        status: 3,
+        stdout: '',
+        problems: [
+          `trace-sync: Workflow ${handle.workflowId} was cancelled by ${stack().client.options.identity} while it made its plan: nothing was written, as the plan was never approved; run the same input again to make a new plan.`,
+        ],
+      });
+      expect((await handle.describe()).typedSearchAttributes.get(TraceStatus)).toBe('cancelled');
+      expect(await onPlatformOrder('CPL-PO-2')).toBeUndefined();
+    } finally {
+      await control('/__sandbox/faults', 'DELETE');
+    }
   }, 300_000);
 
   it('a reject writes nothing', async () => {
