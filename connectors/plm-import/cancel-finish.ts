@@ -116,36 +116,45 @@ export async function finishRings(
   // codes in turn, or the code would belong to no product until the sheet is run again. So is a product outside a
   // ring that takes a code its freed product gave up in its early write (`takesFreed`), and a ring not begun whose
   // freed product gives a code to such a taker.
-  for (let grown = true; grown;) {
-    grown = false;
-    for (const step of later) {
-      const takes = step.takes ?? [];
-      if (
-        !writing.has(step.externalId) &&
-        [...takes, ...(step.takesFreed ?? [])].some(({ giver }) => givenUp.has(giver) || writing.has(giver))
-      ) {
-        writing.add(step.externalId);
-        grown = true;
-      }
-      if (!writing.has(step.externalId)) continue;
-      for (const { giver } of takes) {
-        if (writing.has(giver) || !unwritten.has(giver)) continue;
-        writing.add(giver);
-        grown = true;
-      }
-      // A taker written here (it takes a code a written product gave up) that also takes a code from the freed product
-      // of a ring not begun: that product still holds the code, so the ring is written whole first, or the taker's
-      // write would be refused (codes_not_unique) and the code it takes from the written product held by none.
-      for (const { giver } of step.takesFreed ?? []) {
-        const ring = ringOf.get(giver);
-        if (ring === undefined || writing.has(giver) || !unwritten.has(giver)) continue;
-        left.add(ring);
-        for (const externalId of members.get(ring) ?? []) {
-          writing.add(externalId);
-          inRings.add(externalId);
-        }
-        grown = true;
-      }
+  // One pass over a work list (each product once), not a loop over every step until nothing grows: a chain of
+  // thousands of moves into a ring would otherwise be walked once per product in it.
+  const stepsOf = new Map<string, WriteStep[]>();
+  const takersOf = new Map<string, string[]>();
+  const add = <T>(map: Map<string, T[]>, key: string, value: T): void => {
+    const list = map.get(key);
+    if (list) list.push(value);
+    else map.set(key, [value]);
+  };
+  for (const step of later) {
+    add(stepsOf, step.externalId, step);
+    for (const { giver } of [...(step.takes ?? []), ...(step.takesFreed ?? [])])
+      add(takersOf, giver, step.externalId);
+  }
+  const queue = [...writing];
+  const write = (externalId: string): void => {
+    if (writing.has(externalId)) return;
+    writing.add(externalId);
+    queue.push(externalId);
+    // A product of a ring not begun is written with its whole ring (its freed product's early write first), and
+    // named as such.
+    const ring = ringOf.get(externalId);
+    if (ring === undefined || left.has(ring) || !unwritten.has(externalId)) return;
+    left.add(ring);
+    for (const member of members.get(ring) ?? []) {
+      inRings.add(member);
+      write(member);
+    }
+  };
+  for (const giver of givenUp) for (const taker of takersOf.get(giver) ?? []) write(taker);
+  for (let at = 0; at < queue.length; at++) {
+    const externalId = queue[at] as string;
+    for (const taker of takersOf.get(externalId) ?? []) write(taker);
+    for (const step of stepsOf.get(externalId) ?? []) {
+      for (const { giver } of step.takes ?? []) if (unwritten.has(giver)) write(giver);
+      // A taker written here that also takes a code from the freed product of a ring not begun: that product still
+      // holds the code, so the ring is written whole first, or the taker's write would be refused (codes_not_unique)
+      // and the code it takes from the written product held by none.
+      for (const { giver } of step.takesFreed ?? []) if (unwritten.has(giver)) write(giver);
     }
   }
   const chained = [...writing].filter((externalId) => !inRings.has(externalId));
@@ -198,10 +207,17 @@ function chainsOf(
   const join = (a: string, b: string) => root.set(find(a), find(b));
   for (const id of chained) root.set(id, id);
   for (const step of steps) {
+    // A ring's product taking a code a product outside the ring gave up: that move, named beside the ring.
+    if (
+      !root.has(step.externalId) &&
+      inRings.has(step.externalId) &&
+      (step.takes ?? []).some(({ giver }) => !inRings.has(giver) && (root.has(giver) || givenUp.has(giver)))
+    )
+      root.set(step.externalId, step.externalId);
     if (!root.has(step.externalId)) continue;
     // A taker of a ring's freed product: the move from that product, named beside the ring.
     for (const { giver } of step.takesFreed ?? []) {
-      if (!inRings.has(giver)) continue;
+      if (!inRings.has(giver) || inRings.has(step.externalId)) continue;
       if (!root.has(giver)) root.set(giver, giver);
       join(step.externalId, giver);
     }

@@ -649,5 +649,52 @@ describe('PLM import follows the spec rules (issue 15)', () => {
       expect(rerun.products.updated).toBeLessThanOrEqual(1);
       expect(await eanOf('MOV-XS')).toBe(D);
     });
+
+    it("a run cancelled before a swap begins names the swap as a swap when one of its products takes a written product's code", async () => {
+      // XL gives up what the test before left it (MOV-S's PLM_ID, L's barcode).
+      await run({
+        file: await skuSheet('ring-taker-0.csv', [skuRow('XL', 'MOV-XL', '4006381334099')]),
+        profile: 'native',
+      });
+      await run({
+        file: await sheetOf('ring-taker-1.csv', { 'MOV-S': A, 'MOV-M': B, 'MOV-L': C }),
+        profile: 'native',
+      });
+      const plmIdOf = async (externalId: string) =>
+        (
+          await api<{ codes: Array<{ codeId: string; codeValue: string }> }>(`/styles/${externalId}`)
+        ).codes.find((code) => code.codeId === 'PLM_ID')?.codeValue;
+      // L gives its PLM_ID to S; S and M swap barcodes, M (freed: it keeps a new PLM_ID) first. A batch a product: L,
+      // XS, M's early write, S, then M in full. The run stops while XS is written: L has given its PLM_ID up and the
+      // swap has not begun, so the finish writes the swap whole, S taking L's PLM_ID with it.
+      const sheet = await skuSheet('ring-taker-2.csv', [
+        skuRow('L', 'MOV-L9', C),
+        skuRow('XS', 'MOV-XS', D),
+        skuRow('M', 'MOV-M9', A),
+        skuRow('S', 'MOV-L', B),
+      ]);
+      const handle = await cancelledRun(
+        sheet,
+        'plm-rules-ring-taker-cancel',
+        async () => (await plmIdOf('MOV-L')) === 'MOV-L9',
+        1,
+      );
+      const described = await handle.describe();
+      const { resultFile } = (await described.memo) as { resultFile: string };
+      const result = JSON.parse(readFileSync(resultFile, 'utf8')) as PlmImportResult;
+      expect(rejectsOf(result)).toEqual([]);
+      expect({ S: await plmIdOf('MOV-S'), M: await plmIdOf('MOV-M'), eans: await eans() }).toEqual({
+        S: 'MOV-L',
+        M: 'MOV-M9',
+        eans: { 'MOV-S': B, 'MOV-M': A, 'MOV-L': C },
+      });
+      const metadata = (await handle.query('__temporal_workflow_metadata')) as { currentDetails?: string };
+      expect(metadata.currentDetails).toMatch(
+        /the swap of MOV-M and MOV-S and the code move from MOV-L to MOV-S were written whole before the run stopped/,
+      );
+      expect(wroteBeforeStop((await described.memo) as Record<string, unknown>)).toMatch(
+        /; the swap of MOV-M and MOV-S and the code move from MOV-L to MOV-S written whole before the stop$/,
+      );
+    });
   });
 });
