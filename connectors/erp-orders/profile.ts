@@ -114,7 +114,8 @@ export const FIELD_DOCS: Record<SourceField, string> = {
 };
 
 // A pattern, unlike trim().min(1), is in the published JSON Schema: an editor refuses "  " as the push does.
-const columnName = z.string().regex(/\S/, 'a column name cannot be only blanks').trim();
+const notBlank = (what: string) => z.string().regex(/\S/, `${what} cannot be only blanks`);
+const columnName = notBlank('a column name').trim();
 const columnsSchema = z
   .strictObject(
     Object.fromEntries(
@@ -146,10 +147,10 @@ export const mappingProfileSchema = z
         description: 'Optional pointer to the JSON Schema, for editors; ignored by the push.',
         examples: ['../../connectors/erp-orders/profile.schema.json'],
       }),
-    name: z
-      .string()
-      .min(1)
-      .meta({ description: 'Names the profile in messages.', examples: ['sap-purchase-orders'] }),
+    name: notBlank('a profile name').meta({
+      description: 'Names the profile in messages.',
+      examples: ['sap-purchase-orders'],
+    }),
     description: z
       .string()
       .optional()
@@ -167,9 +168,7 @@ export const mappingProfileSchema = z
           "The party the caller's own company fills when no column or constant gives one (`none`: every order must name its buyer and supplier).",
         examples: ['supplier'],
       }),
-    productCodeId: z
-      .string()
-      .min(1)
+    productCodeId: notBlank('a code type')
       .default('ERP_ID')
       .meta({
         description: "Code type of `productCode` cells (a product's `codes[].codeId`, spec 01).",
@@ -202,14 +201,14 @@ export const mappingProfileSchema = z
         examples: [['|']],
       }),
     unitAliases: z
-      .record(z.string().min(1), unitSchema.meta({ title: 'a spec 03 unit' }))
+      .record(notBlank('a unit spelling'), unitSchema.meta({ title: 'a spec 03 unit' }))
       .default({})
       .meta({
         description: 'Extra unit spellings (case-insensitive) → spec 03 units, on top of the built-in ones.',
         examples: [{ stuks: 'PIECES', ST: 'PIECES' }],
       }),
     statusAliases: z
-      .record(z.string().trim().min(1), orderStatusSchema)
+      .record(notBlank('a status word').trim(), orderStatusSchema)
       .default({})
       .meta({
         description:
@@ -224,9 +223,7 @@ export const mappingProfileSchema = z
           'The export lists every line of each order it holds: platform lines missing from it are deleted. Without it, a line without id or number whose product or unit changed is `lines_ambiguous` (replacement or addition?).',
         examples: [true],
       }),
-    sheet: z
-      .string()
-      .min(1)
+    sheet: notBlank('a sheet name')
       .optional()
       .meta({
         description:
@@ -235,7 +232,7 @@ export const mappingProfileSchema = z
       }),
     /** The platform stores ids and has no lookup of users (spec 03), hence the table. */
     responsiblePersonIds: z
-      .record(z.string().trim().toLowerCase().email(), z.string().trim().min(1))
+      .record(z.string().trim().toLowerCase().email(), notBlank('a user id').trim())
       .default({})
       .meta({
         description:

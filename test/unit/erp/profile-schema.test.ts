@@ -61,6 +61,12 @@ describe('the ERP mapping profile format is a documented contract', () => {
       ['an unknown status', { ...base, statusAliases: { Open: 'OPEN' } }],
       ['a responsible person that is no e-mail', { ...base, responsiblePersonIds: { ana: 'usr_1' } }],
       ['a column name of only blanks', { ...base, columns: { ...columns, quantity: '  ' } }],
+      ['a profile name of only blanks', { ...base, name: '  ' }],
+      ['a code type of only blanks', { ...base, productCodeId: '  ' }],
+      ['a sheet name of only blanks', { ...base, sheet: '  ' }],
+      ['a unit spelling of only blanks', { ...base, unitAliases: { '  ': 'PIECES' } }],
+      ['a status word of only blanks', { ...base, statusAliases: { '  ': 'COMPLETED' } }],
+      ['a user id of only blanks', { ...base, responsiblePersonIds: { 'ana@brand.example': '  ' } }],
     ];
     const verdicts = refused.map(([what, profile]) => ({
       what,
@@ -83,5 +89,36 @@ describe('the ERP mapping profile format is a documented contract', () => {
     expect(() => parseProfile({ ...base, columns: { ...columns, quantity: '  ' } })).toThrow(
       'mapping profile is not valid: columns.quantity: got "  ": a column name cannot be only blanks',
     );
+  });
+
+  it.each([
+    ['name', { name: '  ' }, 'name: got "  ": a profile name cannot be only blanks'],
+    ['productCodeId', { productCodeId: '  ' }, 'productCodeId: got "  ": a code type cannot be only blanks'],
+    ['sheet', { sheet: '  ' }, 'sheet: got "  ": a sheet name cannot be only blanks'],
+    [
+      'unitAliases',
+      { unitAliases: { '  ': 'PIECES' } },
+      'unitAliases: key "  " is not valid (a unit spelling cannot be only blanks)',
+    ],
+    [
+      'statusAliases',
+      { statusAliases: { '  ': 'COMPLETED' } },
+      'statusAliases: key "  " is not valid (a status word cannot be only blanks)',
+    ],
+    [
+      'responsiblePersonIds',
+      { responsiblePersonIds: { 'ana@brand.example': '  ' } },
+      'responsiblePersonIds.ana@brand.example: got "  ": a user id cannot be only blanks',
+    ],
+  ])('%s of only blanks is refused naming its key and what is wrong with it', (_key, change, problem) => {
+    expect(() => parseProfile({ ...example('profile-eu.json'), ...change })).toThrow(
+      `mapping profile is not valid: ${problem}`,
+    );
+  });
+
+  it('a list separator of one blank is kept: it splits a list written with spaces', () => {
+    expect(parseProfile({ ...example('profile-eu.json'), listSeparators: [' '] }).listSeparators).toEqual([
+      ' ',
+    ]);
   });
 });
