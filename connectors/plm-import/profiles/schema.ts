@@ -6,6 +6,10 @@ export type ProductLevel = (typeof productLevels)[number];
 
 const scalarSchema = z.union([z.string(), z.number(), z.boolean()]);
 
+// A pattern, unlike min(1), is in the published JSON Schema: an editor refuses "  " as the import does.
+const notBlank = (what: string) => z.string().regex(/\S/, `${what} cannot be only blanks`);
+const columnName = notBlank('a column name');
+
 /** A value comes from exactly one of a column, a template or a constant. */
 const oneOrigin = (source: { column?: string; template?: string; constant?: unknown }): boolean =>
   [source.column, source.template, source.constant].filter((part) => part !== undefined).length === 1;
@@ -19,10 +23,8 @@ const optionalSchema = z
 
 const fallbackSchema = z
   .strictObject({
-    column: z.string().min(1).optional().describe('Another column, read when the first cell is blank.'),
-    template: z
-      .string()
-      .min(1)
+    column: columnName.optional().describe('Another column, read when the first cell is blank.'),
+    template: notBlank('a template')
       .optional()
       .describe('A template such as "{Handle}-{Option1 Value}", built when the cell is blank.'),
     constant: scalarSchema.optional().describe('A fixed value used when the cell is blank.'),
@@ -32,14 +34,10 @@ const fallbackSchema = z
 
 const sourceObjectSchema = z
   .strictObject({
-    column: z
-      .string()
-      .min(1)
+    column: columnName
       .optional()
       .describe('Header text of the column (matched ignoring case and repeated spaces).'),
-    template: z
-      .string()
-      .min(1)
+    template: notBlank('a template')
       .optional()
       .describe(
         'Text built from columns, e.g. "{Style Number}-{Colour Code}"; blank when any column in it is blank, except one written {Column|text}, whose blank cell reads as text (e.g. "{Size|One size}").',
@@ -74,10 +72,7 @@ const sourceObjectSchema = z
 /** Where a value comes from: a column name as shorthand, or { column | template | constant, default?, split? }. */
 type SourceObject = z.output<typeof sourceObjectSchema>;
 export const valueSourceSchema = z.union([
-  z
-    .string()
-    .min(1)
-    .transform((column): SourceObject => ({ column })),
+  columnName.transform((column): SourceObject => ({ column })),
   sourceObjectSchema,
 ]);
 export type ValueSource = z.output<typeof valueSourceSchema>;
@@ -106,10 +101,7 @@ export const mappedFields = [
 export type MappedField = (typeof mappedFields)[number];
 
 const customPropertySchema = z.union([
-  z
-    .string()
-    .min(1)
-    .transform((column) => ({ source: { column } as SourceObject, type: 'text' as const })),
+  columnName.transform((column) => ({ source: { column } as SourceObject, type: 'text' as const })),
   z.strictObject({
     source: valueSourceSchema.describe('Where the value comes from.'),
     type: z
@@ -121,13 +113,11 @@ const customPropertySchema = z.union([
 
 const codeSourceSchema = z
   .strictObject({
-    codeId: z
-      .string()
-      .min(1)
+    codeId: notBlank('a code type')
       .optional()
       .describe('Code type, e.g. PLM_ID, EAN_GTIN_13, OTHER_ID1 (or byDigits).'),
     byDigits: z
-      .record(z.string().regex(/^[1-9]\d*$/, 'a number of digits'), z.string().min(1))
+      .record(z.string().regex(/^[1-9]\d*$/, 'a number of digits'), notBlank('a code type'))
       .optional()
       .describe(
         'Instead of codeId, the code type by how many digits the value has, e.g. {"12": "UPC_GTIN_12", "13": "EAN_GTIN_13"}; a value of other characters or another length is a bad_code row error.',
@@ -153,7 +143,7 @@ export const levelMappingSchema = z.strictObject({
     .default(false)
     .describe('Columns whose header is a code type (PLM_ID, EAN_GTIN_13, OTHER_ID1...) become codes.'),
   customProperties: z
-    .record(z.string().min(1), customPropertySchema)
+    .record(notBlank('a custom property key'), customPropertySchema)
     .default({})
     .describe('Keys of the JSON document stored in customProperties (merged with the keys the product has).'),
 });
@@ -166,8 +156,8 @@ const optionColumnsSchema = z
     pairs: z
       .array(
         z.strictObject({
-          name: z.string().min(1).describe('The column holding the option\'s name, e.g. "Option1 Name".'),
-          value: z.string().min(1).describe('The column holding its value, e.g. "Option1 Value".'),
+          name: columnName.describe('The column holding the option\'s name, e.g. "Option1 Name".'),
+          value: columnName.describe('The column holding its value, e.g. "Option1 Value".'),
         }),
       )
       .min(1)
@@ -175,7 +165,7 @@ const optionColumnsSchema = z
         "Name/value column pairs, e.g. Shopify's Option1 Name/Option1 Value ... Option3 Name/Option3 Value.",
       ),
     columns: z
-      .record(z.string().min(1), z.array(z.string().min(1)).min(1))
+      .record(columnName, z.array(notBlank('an option name')).min(1))
       .refine((columns) => Object.keys(columns).length > 0, { message: 'name at least one column' })
       .refine(
         (columns) => {
@@ -194,12 +184,10 @@ const optionColumnsSchema = z
 
 const commonSchema = {
   $schema: z.string().optional().describe('Optional pointer to the JSON Schema, for editors.'),
-  name: z.string().min(1).describe('Name shown in results and messages.'),
+  name: notBlank('a mapping name').describe('Name shown in results and messages.'),
   description: z.string().optional().describe('Free text for people reading the mapping.'),
   dateOrder: z.enum(['DMY', 'MDY']).default('DMY').describe('How text dates like 03/04/2025 are read.'),
-  sheet: z
-    .string()
-    .min(1)
+  sheet: notBlank('a sheet name')
     .optional()
     .describe(
       'xlsx/xls: the sheet to read, even a hidden one (default the first visible sheet with cells); --sheet overrides it.',
@@ -207,7 +195,7 @@ const commonSchema = {
   skipRows: z
     .strictObject({
       whenBlank: z
-        .array(z.string().min(1))
+        .array(columnName)
         .min(1)
         .describe('Columns that are all blank on a row that holds no product.'),
     })
@@ -216,18 +204,16 @@ const commonSchema = {
       'Rows that hold no product (for example Shopify image-only rows): skipped and counted, never rejected.',
     ),
   blankValues: z
-    .record(z.string().min(1), z.array(z.string().min(1)).min(1))
+    .record(columnName, z.array(z.string().min(1)).min(1))
     .default({})
     .describe(
       'Cell texts that mean "no value" in a column, e.g. {"Option1 Value": ["Default Title"]} (Shopify\'s placeholder for a product without options): read as a blank cell everywhere (fields, templates, fallbacks, defaults, skipRows), matched ignoring case and spacing.',
     ),
   rawMaterials: z
-    .record(z.string().min(1), z.string().min(1))
+    .record(notBlank('a material name'), notBlank('a raw-material id'))
     .default({})
     .describe('Raw-material ids by the material names compositions use, e.g. {"Cotton": "rawmat_cotton"}.'),
-  compositionName: z
-    .string()
-    .min(1)
+  compositionName: notBlank('a composition name')
     .max(255)
     .default('Composition')
     .describe(
@@ -261,7 +247,7 @@ export const flatProfileSchema = z
     ...commonSchema,
     layout: z.literal('flat').describe('One row per SKU carrying its style and variant.'),
     fillDown: z
-      .array(z.string().min(1))
+      .array(columnName)
       .default([])
       .describe('Columns that, when blank, repeat the value of the row above.'),
     style: levelMappingSchema.describe("How a row's style is read."),

@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { z } from 'zod';
 import { parseMappingProfile } from '../../../connectors/plm-import/profiles/schema';
 import {
   mappingJsonSchemaText,
@@ -37,5 +38,67 @@ describe('the mapping format is a documented contract', () => {
     walk(JSON.parse(mappingJsonSchemaText()));
     const missing = [...keys].filter((key) => !readme.includes(`\`${key}\``));
     expect(missing).toEqual([]);
+  });
+
+  describe('a name a user types cannot be only blanks, in the import and in the editor', () => {
+    const example = (): Record<string, unknown> =>
+      JSON.parse(
+        readFileSync(join(repoRoot(), 'examples', 'plm', 'flat-sku-export.mapping.json'), 'utf8'),
+      ) as Record<string, unknown>;
+    const withStyle = (change: Record<string, unknown>): Record<string, unknown> => {
+      const base = example();
+      return { ...base, style: { ...(base['style'] as Record<string, unknown>), ...change } };
+    };
+    const published = (): z.ZodType => z.fromJSONSchema(JSON.parse(readFileSync(mappingSchemaPath, 'utf8')));
+    const cases: Array<[string, Record<string, unknown>, string]> = [
+      [
+        'a mapping name',
+        { ...example(), name: '  ' },
+        'name: got "  ": a mapping name cannot be only blanks',
+      ],
+      ['a sheet name', { ...example(), sheet: '  ' }, 'sheet: got "  ": a sheet name cannot be only blanks'],
+      [
+        'a column of fillDown',
+        { ...example(), fillDown: ['Style Number', '  '] },
+        'fillDown.1: got "  ": a column name cannot be only blanks',
+      ],
+      [
+        'a column given as shorthand',
+        withStyle({ externalId: '  ' }),
+        'style.externalId: got "  ": a column name cannot be only blanks',
+      ],
+      [
+        "a source's column",
+        withStyle({ fields: { name: { column: ' ' } } }),
+        'style.fields.name.column: got " ": a column name cannot be only blanks',
+      ],
+      [
+        'a template',
+        withStyle({ fields: { name: { template: '   ' } } }),
+        'style.fields.name.template: got "   ": a template cannot be only blanks',
+      ],
+      [
+        'a code type',
+        withStyle({ codes: [{ codeId: '  ', source: 'Style Number' }] }),
+        'style.codes.0.codeId: got "  ": a code type cannot be only blanks',
+      ],
+      [
+        'a code type by digits',
+        withStyle({ codes: [{ byDigits: { '13': '  ' }, source: 'EAN' }] }),
+        'style.codes.0.byDigits.13: got "  ": a code type cannot be only blanks',
+      ],
+      [
+        'a custom property key',
+        withStyle({ customProperties: { '  ': 'Care' } }),
+        'style.customProperties: key "  " is not valid (a custom property key cannot be only blanks)',
+      ],
+    ];
+    it.each(cases)(
+      '%s of only blanks is refused naming its key and the reason',
+      (_what, mapping, problem) => {
+        expect(() => parseMappingProfile(mapping)).toThrow(`invalid mapping profile: ${problem}`);
+        expect(published().safeParse(mapping).success).toBe(false);
+      },
+    );
   });
 });
