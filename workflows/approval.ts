@@ -331,11 +331,13 @@ export async function approvePlmPlan(
   },
 ): Promise<PlmGate> {
   const { workflowId } = workflowInfo();
-  const files = await approvalActivities.writePlmApprovalPlan({
-    runKey: run.read.runKey,
-    manifest: run.plan.manifest,
-    workflowId,
-  });
+  const files = await makingPlan(PLM_PLANNING_CANCEL_PATCH, () =>
+    approvalActivities.writePlmApprovalPlan({
+      runKey: run.read.runKey,
+      manifest: run.plan.manifest,
+      workflowId,
+    }),
+  );
   run.setPhase('awaiting approval');
   // A result recorded before `rejected` was added has the count only.
   const rejected = (files as Partial<typeof files>).rejected ?? `${files.rejects} rejected`;
@@ -404,6 +406,26 @@ export type ErpGateResume =
 const DRY_PASS_CARRIES_PATCH = 'approval-dry-pass-continues-as-new';
 /** patched: runs cancelled in the plan's dry pass before they said so replay without the status and memo upserts. */
 const PLANNING_CANCEL_PATCH = 'approval-cancel-planning';
+/** patched: PLM imports cancelled while planning (before the wait) before they said so replay without the upserts. */
+export const PLM_PLANNING_CANCEL_PATCH = 'plm-approval-cancel-planning';
+
+/**
+ * Makes the plan a gate will show (`making`); a cancel meanwhile is said as one at the gate is (TraceStatus
+ * `cancelled`, memo `cancelledAt: 'planning'`): the run wrote nothing and a rerun makes a new plan. `patch`: the
+ * job's marker, so histories cancelled there before it replay without the upserts.
+ */
+export async function makingPlan<T>(patch: string, making: () => Promise<T>): Promise<T> {
+  try {
+    return await making();
+  } catch (error) {
+    if (isCancellation(error) && patched(patch)) {
+      setStatus('cancelled');
+      showDetails('**Cancelled** while making its plan: nothing was written.');
+      upsertMemo({ cancelled: true, cancelledAt: 'planning' });
+    }
+    throw error;
+  }
+}
 
 /**
  * The ERP push's gate, between prepare and push. The plan is a dry pass of every batch (reads only) under a run key
@@ -461,27 +483,18 @@ export async function approveErpPlan(
     approval = run.resume.approval;
     recheck = { manifest: run.resume.manifest, from: run.resume.nextBatch };
   } else {
-    let files: Awaited<ReturnType<typeof approvalActivities.writeErpApprovalPlan>>;
-    try {
+    const files = await makingPlan(PLANNING_CANCEL_PATCH, async () => {
       await dryPass(planRunKey, 'plan', run.manifest, run.resume?.nextBatch ?? 0, (nextBatch) =>
         run.carry({ pass: 'plan', nextBatch }),
       );
-      files = await approvalActivities.writeErpApprovalPlan({
+      return approvalActivities.writeErpApprovalPlan({
         runKey: run.runKey,
         planRunKey,
         workflowId,
         readWarnings: run.warnings,
         ...(run.moreWarnings !== undefined ? { moreReadWarnings: run.moreWarnings } : {}),
       });
-    } catch (error) {
-      // Cancelled before its plan was shown: as at the gate, it wrote nothing and a rerun makes a new plan.
-      if (isCancellation(error) && patched(PLANNING_CANCEL_PATCH)) {
-        setStatus('cancelled');
-        showDetails('**Cancelled** while making its plan: nothing was written.');
-        upsertMemo({ cancelled: true, cancelledAt: 'planning' });
-      }
-      throw error;
-    }
+    });
     run.setPhase('awaiting approval');
     if (!run.signals) throw new Error('the ERP gate awaits a decision without listening for one');
     // A result recorded before `rejected` and `warnings` were added has the count only.

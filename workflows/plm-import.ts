@@ -14,6 +14,8 @@ import type { BatchCounts, PlanResult, PlmImportResult, ReadResult } from '../ac
 import {
   approvalInputSchema,
   approvePlmPlan,
+  makingPlan,
+  PLM_PLANNING_CANCEL_PATCH,
   heldBackNote,
   listenForDecision,
   recordedApproval,
@@ -163,14 +165,10 @@ export async function plmImport(
       readPlmSheet({ file, profile, mappingFile, sheet, retryOf, workflowId: info.workflowId }),
     );
     progress.phase = 'planning';
-    const plan = await explained(
-      planPlmImport({
-        runKey: read.runKey,
-        sheet: read.sheet,
-        batchSize,
-        unarchive,
-      }),
-    );
+    const planning = () =>
+      explained(planPlmImport({ runKey: read.runKey, sheet: read.sheet, batchSize, unarchive }));
+    // A run that will await a decision and is cancelled now wrote nothing: it says so, as at the gate.
+    const plan = signals ? await makingPlan(PLM_PLANNING_CANCEL_PATCH, planning) : await planning();
     state = {
       read,
       plan,

@@ -10,6 +10,7 @@ import type { PlmImportResult } from '../../workflows/plm-import';
 import { TraceStatus } from '../../worker/search-attributes';
 import { nativeRows, toCsv, type NativeRow } from '../unit/plm-activities/native-sheet';
 import { cliEnv, cliProblems, traceSync } from '../harness/cli';
+import { sandboxApi } from '../harness/sandbox-api';
 import { awaitingApproval, planApproveStack } from './job-stack';
 
 /**
@@ -330,6 +331,50 @@ describe('plan, then approve (PLM import)', () => {
     expect(details).not.toContain('trace-sync approve');
     expect(details).toMatch(/Cancelled\W* while awaiting approval/);
     expect(await onPlatform('CNG-S1')).toBeUndefined();
+  }, 300_000);
+
+  // As a cancel during the wait: the run never got to write, so "it stopped before its next write" would mislead.
+  it('a run cancelled while it still makes its plan (before the wait): watch says nothing was written, the plan was never approved, run the input again for a new plan', async () => {
+    const { control } = sandboxApi(stack);
+    const file = sheet(
+      'cancel-planning.csv',
+      nativeRows({ prefix: 'CPL', styles: 1, coloursPerStyle: 1, sizesPerColour: 1 }),
+    );
+    // Each read of a product (GET /styles) takes 10 s, so the cancel finds the run making its plan.
+    await control('/__sandbox/faults', 'PUT', {
+      latencyMs: 10_000,
+      methods: ['GET'],
+      pathPrefix: '/styles',
+    });
+    try {
+      const handle = await startForApproval('cancel-planning', file);
+      const scheduled = async () =>
+        ((await handle.fetchHistory()).events ?? []).flatMap((event) => {
+          const name = event.activityTaskScheduledEventAttributes?.activityType?.name;
+          return name ? [name] : [];
+        });
+      let planning = false;
+      for (let i = 0; i < 240 && !planning; i++) {
+        await new Promise((resolve) => setTimeout(resolve, 250));
+        planning = (await scheduled()).includes('planPlmImport');
+      }
+      expect(planning).toBe(true);
+      await handle.cancel();
+      const out = await cli('watch', handle.workflowId);
+      expect({ status: out.status, stdout: out.stdout, problems: cliProblems(out.stderr) }).toEqual({
+        status: 3,
+        stdout: '',
+        problems: [
+          `trace-sync: Workflow ${handle.workflowId} was cancelled by ${stack().client.options.identity} while it made its plan: nothing was written, as the plan was never approved; run the same input again to make a new plan.`,
+        ],
+      });
+      // It was cancelled in the plan itself: no plan files were written, and no decision was awaited.
+      expect(await scheduled()).not.toContain('writePlmApprovalPlan');
+      expect((await handle.describe()).typedSearchAttributes.get(TraceStatus)).toBe('cancelled');
+      expect((await (await handle.describe()).memo)?.['cancelledAt']).toBe('planning');
+    } finally {
+      await control('/__sandbox/faults', 'DELETE');
+    }
   }, 300_000);
 
   it('with --wait, the CLI says the run awaits approval (plan files, approve command) and waits for the decision', async () => {

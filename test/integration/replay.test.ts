@@ -37,6 +37,9 @@ import { readHarnessInfo } from '../harness';
  * An ERP push with approval cancelled in its plan's dry pass (an order read back from the platform 10 s a read),
  * before the cancel said so (main at b713186: `erp-orders-cancelled-planning-before`) and with its
  * `approval-cancel-planning` marker, TraceStatus and memo (`erp-orders-cancelled-planning`).
+ * A PLM import with approval cancelled while it made its plan (planPlmImport, the platform's products read 10 s a
+ * read), before the cancel said so (main at 065dc16: `plm-import-cancelled-planning-before`) and with its
+ * `plm-approval-cancel-planning` marker, TraceStatus and memo (`plm-import-cancelled-planning`).
  * An inbox run with every inbox patch marker, `inbox-child-per-drop` and `inbox-keeps-drop-on-outage` included
  * (`inbox-outage-left`, recorded with the outage patch): the API answering 500 throughout, a good drop left in the inbox after its
  * child ran out of retries (its failure recorded), a drop that is not JSON filed to failed/ at once. Recorded with the
