@@ -127,11 +127,16 @@ const columnsSchema = z
       'Which column feeds which field: the header, matched case-insensitively with spaces trimmed (a name of only blanks is refused). orderNumber and quantity are required; a unit and a product (productExternalId or productCode) by a column or a constant.',
     examples: [{ orderNumber: 'PO', quantity: 'Qty', unit: 'UoM', productExternalId: 'Article' }],
   });
+// Read as a cell would be, a constant of only blanks would give nothing: refused, not silently ignored.
+const constantValue = z.string().regex(/\S/, 'a constant cannot be only blanks (leave it out for none)');
 const constantsSchema = z
   .strictObject(
     Object.fromEntries(
-      SOURCE_FIELDS.map((field) => [field, z.string().optional().meta({ description: FIELD_DOCS[field] })]),
-    ) as Record<SourceField, z.ZodOptional<z.ZodString>>,
+      SOURCE_FIELDS.map((field) => [
+        field,
+        constantValue.optional().meta({ description: FIELD_DOCS[field] }),
+      ]),
+    ) as Record<SourceField, z.ZodOptional<typeof constantValue>>,
   )
   .meta({
     description: `Values used when a field has no column or its cell is blank, read as a cell would be (company codes, process names, status...). Not for ${[...NOT_CONSTANT].join(', ')}.`,

@@ -67,6 +67,7 @@ describe('the ERP mapping profile format is a documented contract', () => {
       ['a unit spelling of only blanks', { ...base, unitAliases: { '  ': 'PIECES' } }],
       ['a status word of only blanks', { ...base, statusAliases: { '  ': 'COMPLETED' } }],
       ['a user id of only blanks', { ...base, responsiblePersonIds: { 'ana@brand.example': '  ' } }],
+      ['a constant of only blanks', { ...base, constants: { unit: '  ' } }],
     ];
     const verdicts = refused.map(([what, profile]) => ({
       what,
@@ -109,6 +110,11 @@ describe('the ERP mapping profile format is a documented contract', () => {
       'responsiblePersonIds',
       { responsiblePersonIds: { 'ana@brand.example': '  ' } },
       'responsiblePersonIds.ana@brand.example: got "  ": a user id cannot be only blanks',
+    ],
+    [
+      'a constant',
+      { constants: { unit: '  ' } },
+      'constants.unit: got "  ": a constant cannot be only blanks (leave it out for none)',
     ],
   ])('%s of only blanks is refused naming its key and what is wrong with it', (_key, change, problem) => {
     expect(() => parseProfile({ ...example('profile-eu.json'), ...change })).toThrow(
