@@ -61,6 +61,7 @@ export async function applyBatch(
     allowTracedLineRemoval: manifest.allowTracedLineRemoval,
     unarchive: manifest.unarchive,
     persons,
+    ownCompanyId: company,
     ...(manifest.planWords ? { words: manifest.planWords } : {}),
   };
   // Journals written before entries carried the order type key by number alone.

@@ -128,36 +128,55 @@ const LOOKUP_COST = { externalId: 1, code: 6 } as const;
 const LEVELS = ['style', 'variant', 'sku'] as const;
 
 /**
+ * Spec 03, Order line.styleId: "A non-archived product owned by the caller". The caller's lists also show products it
+ * created for another company (spec 01, POST /styles `forCompanyId`), whose codes may repeat the caller's own (codes
+ * are unique per owner): those are never a line's product. `owner` undefined (a run staged before it was known)
+ * takes any.
+ */
+function ownedBy(owner: string | undefined): (product: Pick<Product, 'forCompanyId'>) => boolean {
+  return (product) => owner === undefined || !product.forCompanyId || product.forCompanyId === owner;
+}
+
+/**
  * Platform ids of product refs, the cheapest way: one GET per externalId and codes level by level, or, when the
  * catalogue has fewer pages than that would cost, the catalogue read in pages of 100 (non-archived levels first,
- * archived ones only for refs still missing). Never one call per line: refs are distinct products.
+ * archived ones only for refs still missing). Never one call per line: refs are distinct products. Only products
+ * `owner` (the caller's company) owns count.
  */
 export async function resolveProducts(
   api: ApiCalls,
   refs: ReadonlyMap<string, ProductRef>,
+  owner: string | undefined,
 ): Promise<ProductResolution> {
   const cost = [...refs.values()].reduce(
     (sum, ref) => sum + ('externalId' in ref ? LOOKUP_COST.externalId : LOOKUP_COST.code),
     0,
   );
   // Reading the catalogue costs at least one page per level: not worth asking below that.
-  if (cost <= LEVELS.length) return oneByOne(api, refs);
+  const owned = ownedBy(owner);
+  if (cost <= LEVELS.length) return oneByOne(api, refs, owned);
   const firstPages = await Promise.all(
     LEVELS.map((level) =>
       api.one(() => api.client.products.list({ level, isArchived: false, page: 1, limit: 100 })),
     ),
   );
   const pages = firstPages.reduce((sum, page) => sum + Math.max(1, page.pagination.totalPages), 0);
-  return pages < cost ? fromCatalogue(api, refs, firstPages) : oneByOne(api, refs);
+  return pages < cost ? fromCatalogue(api, refs, firstPages, owned) : oneByOne(api, refs, owned);
 }
 
-async function oneByOne(api: ApiCalls, refs: ReadonlyMap<string, ProductRef>): Promise<ProductResolution> {
+type Owned = ReturnType<typeof ownedBy>;
+
+async function oneByOne(
+  api: ApiCalls,
+  refs: ReadonlyMap<string, ProductRef>,
+  owned: Owned,
+): Promise<ProductResolution> {
   const result: ProductResolution = { resolved: new Map(), unresolved: [], archived: [] };
   await forEachBounded([...refs.entries()], api.lanes(4), async ([key, ref]) => {
     const found =
       'externalId' in ref
-        ? await byExternalId(api, ref.externalId)
-        : await byCode(api, ref.codeId, ref.codeValue);
+        ? await byExternalId(api, ref.externalId, owned)
+        : await byCode(api, ref.codeId, ref.codeValue, owned);
     if (found === undefined) result.unresolved.push(key);
     else {
       result.resolved.set(key, found.id);
@@ -171,6 +190,7 @@ async function fromCatalogue(
   api: ApiCalls,
   refs: ReadonlyMap<string, ProductRef>,
   firstPages: ReadonlyArray<Page<Product>>,
+  owned: Owned,
 ): Promise<ProductResolution> {
   const result: ProductResolution = { resolved: new Map(), unresolved: [], archived: [] };
   const missing = new Map(refs);
@@ -184,7 +204,7 @@ async function fromCatalogue(
       const answer =
         known ??
         (await api.one(() => api.client.products.list({ level, isArchived: false, page, limit: 100 })));
-      for (const product of answer.items) {
+      for (const product of answer.items.filter(owned)) {
         for (const key of keysOf(product)) {
           if (!missing.delete(key)) continue;
           result.resolved.set(key, product.id);
@@ -194,7 +214,7 @@ async function fromCatalogue(
     }
   }
   // What the active catalogue lacks is archived or unknown, usually a few: looked up one by one (archived included).
-  const rest = await oneByOne(api, missing);
+  const rest = await oneByOne(api, missing, owned);
   for (const [key, id] of rest.resolved) result.resolved.set(key, id);
   return { resolved: result.resolved, unresolved: rest.unresolved, archived: rest.archived };
 }
@@ -202,23 +222,27 @@ async function fromCatalogue(
 async function byExternalId(
   api: ApiCalls,
   externalId: string,
+  owned: Owned,
 ): Promise<{ id: string; isArchived: boolean } | undefined> {
   const product = await api.one(() => api.client.naturalKeys.findProductByExternalId(externalId));
-  return product ? { id: product.id, isArchived: product.isArchived === true } : undefined;
+  return product && owned(product) ? { id: product.id, isArchived: product.isArchived === true } : undefined;
 }
 
 async function byCode(
   api: ApiCalls,
   codeId: string,
   codeValue: string,
+  owned: Owned,
 ): Promise<{ id: string; isArchived: boolean } | undefined> {
   for (const isArchived of [false, true]) {
     for (const level of ['style', 'variant', 'sku'] as const) {
       const found = await api.all((page, limit) =>
         api.client.products.list({ level, codeId, codeValue, isArchived, page, limit }),
       );
-      const match = found.find((product) =>
-        product.codes.some((code) => code.codeId === codeId && code.codeValue === codeValue),
+      const match = found.find(
+        (product) =>
+          owned(product) &&
+          product.codes.some((code) => code.codeId === codeId && code.codeValue === codeValue),
       );
       if (match) return { id: match.id, isArchived };
     }

@@ -141,7 +141,7 @@ export async function prepareRun(
   const snapshot = await takeSnapshot(api, built.drafts);
   progress({ phase: 'snapshot', existing: snapshot.existing.size });
   // Every line's product, new orders' too: a dry run then refuses what the real run would (style_not_found).
-  const products = await resolveProducts(api, refsToResolve(built.drafts));
+  const products = await resolveProducts(api, refsToResolve(built.drafts), context.ownCompanyId);
   const typesInFile = new Map<string, OrderType[]>();
   for (const draft of built.drafts)
     typesInFile.set(draft.orderNumber, [...(typesInFile.get(draft.orderNumber) ?? []), draft.orderType]);

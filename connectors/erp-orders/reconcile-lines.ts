@@ -208,7 +208,7 @@ export function productProblem(line: LineDraft, archived: boolean): Problem {
     row,
     message: archived
       ? `row ${row}: product ${describeRef(line.productRef)} is archived; the API takes only non-archived products on order lines (unarchive it or change the line)`
-      : `row ${row}: product ${describeRef(line.productRef)} was not found in the catalogue`,
+      : `row ${row}: product ${describeRef(line.productRef)} was not found among your company's own products (the API takes no other company's on an order line, not even one you created for it)`,
   };
 }
 

@@ -32,6 +32,8 @@ export interface OrderSyncContext extends PlanWordsReads {
   /** Archived orders are unarchived and updated (else rejected as `order_archived`). */
   unarchive?: boolean;
   persons: PersonDirectory;
+  /** The caller's company: only its own products are a line's product (undefined in runs staged without it). */
+  ownCompanyId?: string | undefined;
 }
 
 /** Comparing with an existing order needs platform product ids: look up the refs the prepare did not. */
@@ -42,7 +44,7 @@ async function resolveRefsOf(draft: OrderDraft, ctx: OrderSyncContext): Promise<
     if (!ctx.resolvedStyleIds.has(key) && !ctx.unresolvedRefs.has(key)) missing.set(key, line.productRef);
   }
   if (missing.size === 0) return;
-  const { resolved, unresolved, archived } = await resolveProducts(ctx.api, missing);
+  const { resolved, unresolved, archived } = await resolveProducts(ctx.api, missing, ctx.ownCompanyId);
   for (const [key, id] of resolved) ctx.resolvedStyleIds.set(key, id);
   for (const key of unresolved) ctx.unresolvedRefs.add(key);
   for (const key of archived) ctx.archivedRefs.add(key);

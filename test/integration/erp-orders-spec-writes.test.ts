@@ -4,7 +4,7 @@
  * is in erp-stack.ts; lines by number and tracing are in erp-orders-spec-runs.test.ts.
  */
 import { erpOrders } from '../../workflows';
-import { erpSpecStack, type SpecOrder } from './erp-stack';
+import { erpSpecStack, SUPPLIER, type SpecOrder } from './erp-stack';
 
 describe('erpOrders writes to the right order and lines, on real Temporal and the sandbox', () => {
   const { stack, control, only, copiesOf, writesSince, writeCsv, push } = erpSpecStack();
@@ -205,5 +205,48 @@ describe('erpOrders writes to the right order and lines, on real Temporal and th
     const restored = await push({ file: changed, unarchive: true });
     expect(restored.orders).toMatchObject({ patched: 1, rejected: 0 });
     expect(await stack().apiClient.orders.get(id)).toMatchObject({ isArchived: false, status: 'COMPLETED' });
+  });
+  // Spec 03, Order line.styleId: "A non-archived product owned by the caller, by platform id or externalId; else 404
+  // `style_not_found`"; spec 01, Product.forCompanyId: "Owning company", and POST /styles takes `forCompanyId`
+  // ("create on behalf of another company in the network"). A product the brand made for its supplier shows in the
+  // brand's lists, and codes are unique per owner's catalogue, so it may carry the code of the brand's own product:
+  // the line must take the brand's own one, never the supplier's (which the API refuses on the brand's order line).
+  it("a product code resolves to the caller's own product, not one it created for a supplier", async () => {
+    const code = { codeId: 'ERP_ID', codeValue: 'OWN-VS-MADE-FOR-1' };
+    const own = await stack().apiClient.products.create({
+      name: 'Brand tee',
+      codes: [code],
+      styleTypeId: 'st_tshirts',
+      isComponent: false,
+    });
+    // Made after the brand's own, so the lists (newest first) show it first.
+    const madeForSupplier = await stack().apiClient.products.create({
+      name: 'Tee made for the supplier',
+      codes: [code],
+      styleTypeId: 'st_tshirts',
+      isComponent: false,
+      forCompanyId: SUPPLIER,
+    });
+    expect(madeForSupplier.forCompanyId).toBe(SUPPLIER);
+    const file = await writeCsv('owned-product.csv', [
+      {
+        order_number: 'OWNED-1',
+        supplier_code: 'SUP-1001',
+        line_number: '1',
+        product_code: code.codeValue,
+        quantity: 6,
+        unit: 'PIECES',
+      },
+    ]);
+    for (const dryRun of [true, false]) {
+      const result = await push({ file, dryRun });
+      expect(result.rejections).toEqual([]);
+      expect(result.orders).toMatchObject({ created: 1, rejected: 0 });
+    }
+    expect((await only('OWNED-1')).lines.map((line) => line.styleId)).toEqual([own.id]);
+    // Pushed again, the line still compares with the brand's own product: nothing to write.
+    const before = { ...stack().apiClient.stats().byMethodStatus };
+    expect((await push({ file })).orders).toMatchObject({ unchanged: 1, rejected: 0 });
+    expect(writesSince(before)).toEqual({});
   });
 });
