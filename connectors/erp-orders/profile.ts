@@ -97,7 +97,7 @@ export const FIELD_DOCS: Record<SourceField, string> = {
     '`STANDARD`, `REPEAT`, `COMMIT`, `SAMPLE` or `EXTRACTION_SPLIT`. A blank cell never clears it.',
   tags: 'Tags, split at commas and at listSeparators.',
   shipmentReference: 'Text, at most 255 characters.',
-  counterpartyOrderNumberRef: "The counterparty's own order number, at most 255 characters.",
+  counterpartyOrderNumberRef: "The counterparty's own order number (spec 03 states no length limit).",
   internalResponsiblePersons:
     "E-mails or user ids of the caller's company's users, split at listSeparators; see responsiblePersonIds.",
   lineId:

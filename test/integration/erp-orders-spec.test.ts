@@ -355,4 +355,30 @@ describe('erpOrders by the spec, on real Temporal and the sandbox (issue 14)', (
       expect(await updatedAt()).toEqual(stampsBefore);
     });
   });
+  // Spec 03, Order: "counterpartyOrderNumberRef | string | The counterparty's own order number": unlike orderNumber
+  // ("1-255 characters") and shipmentReference ("Max 255"), no length is stated, here or under Limits. A long
+  // reference (a consolidated order citing the counterparty's many numbers) is the API's to refuse, not the push's.
+  it('a counterparty order reference longer than 255 characters is pushed, not refused as too_long', async () => {
+    const reference = Array.from({ length: 30 }, (_, i) => `SO-2026-${String(i).padStart(5, '0')}`).join(
+      '; ',
+    );
+    expect(reference.length).toBeGreaterThan(255);
+    const file = await writeCsv('counterparty-long.csv', [
+      {
+        order_number: 'CPREF-1',
+        supplier_code: 'SUP-1001',
+        counterparty_order_number: reference,
+        line_number: '1',
+        product_external_id: 'PLM-TEE-001-BLK',
+        quantity: 2,
+        unit: 'PIECES',
+      },
+    ]);
+    const result = await push({ file });
+    expect(result.rejections).toEqual([]);
+    expect(result.orders).toMatchObject({ created: 1, rejected: 0 });
+    const order = await only('CPREF-1');
+    expect((await stack().apiClient.orders.get(order.id)).counterpartyOrderNumberRef).toBe(reference);
+    expect((await push({ file })).orders).toMatchObject({ unchanged: 1, rejected: 0 });
+  });
 });

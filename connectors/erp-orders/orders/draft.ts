@@ -81,7 +81,7 @@ export const orderDraftSchema = z
     orderSubType: orderSubTypeSchema.optional(),
     tags: z.array(z.string().min(1)).optional(),
     shipmentReference: clearable(z.string().min(1).max(255)),
-    counterpartyOrderNumberRef: clearable(z.string().min(1).max(255)),
+    counterpartyOrderNumberRef: clearable(z.string().min(1)),
     internalResponsiblePersons: z.array(z.string().min(1)).optional(),
     lines: z.array(lineDraftSchema),
   })

@@ -94,7 +94,8 @@ export const SCALAR_HEADER_FIELDS: readonly ScalarHeaderSpec[] = [
     parse: (value, profile) => ok(dedupeFolded(splitList(value, profile.listSeparators))),
   },
   { key: 'shipmentReference', code: 'too_long', parse: text255 },
-  { key: 'counterpartyOrderNumberRef', code: 'too_long', parse: text255 },
+  // Spec 03 states no length for it (unlike shipmentReference): the API decides.
+  { key: 'counterpartyOrderNumberRef', code: 'invalid_value', parse: trimmed },
 ];
 
 /** Responsible persons match case-insensitively on the server; the first spelling is kept. */

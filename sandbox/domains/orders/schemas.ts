@@ -91,7 +91,8 @@ const orderFields = {
   shipmentReference: z.string().max(255).nullable(),
   internalResponsiblePersons: z.array(z.string()).nullable(),
   internalResponsiblePerson: z.string().min(1, 'must not be an empty string').nullable(),
-  counterpartyOrderNumberRef: z.string().max(255).nullable(),
+  // Spec 03 states no length for it (it does for orderNumber and shipmentReference).
+  counterpartyOrderNumberRef: z.string().nullable(),
   isArchived: z.boolean(),
   // Server computed; the spec lets a client send them and ignores them.
   orderType: z.unknown(),
