@@ -127,21 +127,24 @@ const columnsSchema = z
       'Which column feeds which field: the header, matched case-insensitively with spaces trimmed (a name of only blanks is refused). orderNumber and quantity are required; a unit and a product (productExternalId or productCode) by a column or a constant.',
     examples: [{ orderNumber: 'PO', quantity: 'Qty', unit: 'UoM', productExternalId: 'Article' }],
   });
-// Read as a cell would be, a constant of only blanks would give nothing: refused, not silently ignored.
-const constantValue = z.string().regex(/\S/, 'a constant cannot be only blanks (leave it out for none)');
 const constantsSchema = z
   .strictObject(
     Object.fromEntries(
-      SOURCE_FIELDS.map((field) => [
-        field,
-        constantValue.optional().meta({ description: FIELD_DOCS[field] }),
-      ]),
-    ) as Record<SourceField, z.ZodOptional<typeof constantValue>>,
+      SOURCE_FIELDS.map((field) => [field, z.string().optional().meta({ description: FIELD_DOCS[field] })]),
+    ) as Record<SourceField, z.ZodOptional<z.ZodString>>,
   )
   .meta({
-    description: `Values used when a field has no column or its cell is blank, read as a cell would be (company codes, process names, status...). Not for ${[...NOT_CONSTANT].join(', ')}.`,
+    description: `Values used when a field has no column or its cell is blank, read as a cell would be (company codes, process names, status...; one of only blanks is none). Not for ${[...NOT_CONSTANT].join(', ')}.`,
     examples: [{ supplierCompanyCode: 'SUP-1001', unit: 'PIECES' }],
   });
+
+/**
+ * Read as a cell would be, a constant of only blanks gives nothing: it is none, as if left out, so that a unit or a
+ * product it seemed to give is asked of a column.
+ */
+function given(constant: string | undefined): boolean {
+  return constant !== undefined && /\S/.test(constant);
+}
 
 export const mappingProfileSchema = z
   .strictObject({
@@ -252,7 +255,7 @@ export const mappingProfileSchema = z
   })
   .superRefine((profile, ctx) => {
     const has = (field: SourceField): boolean =>
-      profile.columns[field] !== undefined || profile.constants[field] !== undefined;
+      profile.columns[field] !== undefined || given(profile.constants[field]);
     for (const field of REQUIRED_COLUMNS) {
       if (profile.columns[field] === undefined)
         ctx.addIssue({ code: 'custom', path: ['columns', field], message: `a column must feed ${field}` });
@@ -329,7 +332,10 @@ export function parseProfile(input: unknown, origin = 'mapping profile'): Mappin
   if (!parsed.success) {
     throw new ProfileError(`${origin} is not valid: ${configProblems(mappingProfileSchema, parsed.error)}`);
   }
-  return parsed.data;
+  const constants = Object.fromEntries(
+    Object.entries(parsed.data.constants).filter(([, value]) => given(value)),
+  ) as MappingProfile['constants'];
+  return { ...parsed.data, constants };
 }
 
 export async function loadProfileFile(path: string): Promise<MappingProfile> {

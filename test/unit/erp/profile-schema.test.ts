@@ -67,7 +67,6 @@ describe('the ERP mapping profile format is a documented contract', () => {
       ['a unit spelling of only blanks', { ...base, unitAliases: { '  ': 'PIECES' } }],
       ['a status word of only blanks', { ...base, statusAliases: { '  ': 'COMPLETED' } }],
       ['a user id of only blanks', { ...base, responsiblePersonIds: { 'ana@brand.example': '  ' } }],
-      ['a constant of only blanks', { ...base, constants: { unit: '  ' } }],
     ];
     const verdicts = refused.map(([what, profile]) => ({
       what,
@@ -111,15 +110,23 @@ describe('the ERP mapping profile format is a documented contract', () => {
       { responsiblePersonIds: { 'ana@brand.example': '  ' } },
       'responsiblePersonIds.ana@brand.example: got "  ": a user id cannot be only blanks',
     ],
-    [
-      'a constant',
-      { constants: { unit: '  ' } },
-      'constants.unit: got "  ": a constant cannot be only blanks (leave it out for none)',
-    ],
   ])('%s of only blanks is refused naming its key and what is wrong with it', (_key, change, problem) => {
     expect(() => parseProfile({ ...example('profile-eu.json'), ...change })).toThrow(
       `mapping profile is not valid: ${problem}`,
     );
+  });
+
+  it('a constant of only blanks is none: it does not give the unit a column must then give', () => {
+    const base = example('profile-eu.json');
+    const { unit: _unit, ...columns } = base['columns'] as Record<string, string>;
+    expect(() => parseProfile({ ...base, columns, constants: { unit: '  ' } })).toThrow(
+      'mapping profile is not valid: columns.unit: a column or a constant must give the unit',
+    );
+    const kept = parseProfile({
+      ...base,
+      constants: { factoryCode: '', unit: ' ', supplierCompanyCode: 'SUP-1' },
+    });
+    expect(kept.constants).toEqual({ supplierCompanyCode: 'SUP-1' });
   });
 
   it('a list separator of one blank is kept: it splits a list written with spaces', () => {
