@@ -12,8 +12,9 @@ import { manifestSchema, writeStepSchema, type ApplyInput, type PlmRun, type Wri
 export interface FinishedRings {
   rings: string[][];
   /**
-   * The code moves outside rings whose takers the finish wrote (a giver written, its taker not yet), each its products
-   * in the order written, givers first, none refused. Absent from results of runs that predate it.
+   * The code moves whose takers the finish wrote (a giver written, its taker not yet), each its products in the order
+   * written, givers first, none refused; a ring's product that takes a code from outside its ring is named here too,
+   * beside its ring. Absent from results of runs that predate it.
    */
   chains?: string[][];
   apiCalls: number;
@@ -182,8 +183,9 @@ export async function finishRings(
 }
 
 /**
- * The code moves a cancel's finish wrote outside rings: each set of `chained` products linked by the codes they take,
- * with the givers written before the run stopped (`givenUp`), in the plan's order (givers first).
+ * The code moves a cancel's finish wrote, but those inside a ring: each set of `chained` products linked by the codes
+ * they take, with the givers written before the run stopped (`givenUp`) and the ring products taking a code from
+ * them, in the plan's order (givers first).
  */
 function chainsOf(
   chained: readonly string[],
