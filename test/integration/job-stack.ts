@@ -73,6 +73,26 @@ export async function awaitingApproval<H extends WorkflowHandle>(handle: H): Pro
   throw new Error(`${handle.workflowId} never awaited approval`);
 }
 
+/** The activities a run's history has scheduled so far, by type name, in order. */
+export async function scheduledActivities(handle: WorkflowHandle): Promise<string[]> {
+  return ((await handle.fetchHistory()).events ?? []).flatMap((event) => {
+    const name = event.activityTaskScheduledEventAttributes?.activityType?.name;
+    return name ? [name] : [];
+  });
+}
+
+/**
+ * Waits until the run's history shows `activity` scheduled (read from the history, not the progress query, which may
+ * answer only once the run has moved past it); throws after a minute.
+ */
+export async function scheduled<H extends WorkflowHandle>(handle: H, activity: string): Promise<H> {
+  for (let i = 0; i < 240; i++) {
+    if ((await scheduledActivities(handle)).includes(activity)) return handle;
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+  throw new Error(`${handle.workflowId} never scheduled ${activity}`);
+}
+
 /**
  * The plan-then-approve test files' shared setup (plan-approve.test.ts, plan-approve-erp.test.ts): per file, a job
  * stack started in beforeAll, `trace-sync` against it, and the waits for a run's decision point and its details.

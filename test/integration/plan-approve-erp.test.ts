@@ -9,7 +9,7 @@ import { TraceStatus } from '../../worker/search-attributes';
 import { cliProblems } from '../harness/cli';
 import { sandboxApi } from '../harness/sandbox-api';
 import { BRAND, BY_ID_PROFILE, SUPPLIER } from './erp-stack';
-import { awaitingApproval, planApproveStack } from './job-stack';
+import { awaitingApproval, planApproveStack, scheduled } from './job-stack';
 
 /**
  * Issue 21, "Plan, then approve", for the ERP push: `erp-orders --approve` plans, writes plan.html and plan.xlsx,
@@ -548,15 +548,8 @@ describe('plan, then approve (ERP push): erp-orders --approve', () => {
         workflowId: stack().workflowId('cancel-planning'),
         args: [{ file, approval: true }],
       });
-      // From its history, not its progress query: the dry pass's first batch is under way.
-      let planning = false;
-      for (let i = 0; i < 240 && !planning; i++) {
-        await new Promise((resolve) => setTimeout(resolve, 250));
-        planning = !!(await handle.fetchHistory()).events?.some(
-          (event) => event.activityTaskScheduledEventAttributes?.activityType?.name === 'applyErpOrderBatch',
-        );
-      }
-      expect(planning).toBe(true);
+      // The dry pass's first batch is under way.
+      await scheduled(handle, 'applyErpOrderBatch');
       await handle.cancel();
       const out = await cli('watch', handle.workflowId);
       expect({ status: out.status, stdout: out.stdout, problems: cliProblems(out.stderr) }).toEqual({

@@ -11,7 +11,7 @@ import { TraceStatus } from '../../worker/search-attributes';
 import { nativeRows, toCsv, type NativeRow } from '../unit/plm-activities/native-sheet';
 import { cliEnv, cliProblems, traceSync } from '../harness/cli';
 import { sandboxApi } from '../harness/sandbox-api';
-import { awaitingApproval, planApproveStack } from './job-stack';
+import { awaitingApproval, planApproveStack, scheduled, scheduledActivities } from './job-stack';
 
 /**
  * Issue 21, "Plan, then approve": `plm-import --approve` plans, writes plan.html and plan.xlsx, sets TraceStatus
@@ -348,17 +348,7 @@ describe('plan, then approve (PLM import)', () => {
     });
     try {
       const handle = await startForApproval('cancel-planning', file);
-      const scheduled = async () =>
-        ((await handle.fetchHistory()).events ?? []).flatMap((event) => {
-          const name = event.activityTaskScheduledEventAttributes?.activityType?.name;
-          return name ? [name] : [];
-        });
-      let planning = false;
-      for (let i = 0; i < 240 && !planning; i++) {
-        await new Promise((resolve) => setTimeout(resolve, 250));
-        planning = (await scheduled()).includes('planPlmImport');
-      }
-      expect(planning).toBe(true);
+      await scheduled(handle, 'planPlmImport');
       await handle.cancel();
       const out = await cli('watch', handle.workflowId);
       expect({ status: out.status, stdout: out.stdout, problems: cliProblems(out.stderr) }).toEqual({
@@ -369,7 +359,7 @@ describe('plan, then approve (PLM import)', () => {
         ],
       });
       // It was cancelled in the plan itself: no plan files were written, and no decision was awaited.
-      expect(await scheduled()).not.toContain('writePlmApprovalPlan');
+      expect(await scheduledActivities(handle)).not.toContain('writePlmApprovalPlan');
       expect((await handle.describe()).typedSearchAttributes.get(TraceStatus)).toBe('cancelled');
       expect((await (await handle.describe()).memo)?.['cancelledAt']).toBe('planning');
     } finally {
