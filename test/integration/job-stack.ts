@@ -8,7 +8,7 @@ import path from 'node:path';
 import type { WorkflowHandle } from '@temporalio/client';
 import type { SandboxOptions } from '../../sandbox/options';
 import type { AppConfig } from '../../worker/config';
-import { TraceJob } from '../../worker/search-attributes';
+import { TraceJob, TraceStatus } from '../../worker/search-attributes';
 import { erpOrders, plmImport } from '../../workflows';
 import type { PushErpOrdersInput, PushErpOrdersResult } from '../../workflows/erp-orders';
 import { S3Store, s3ClientFor, type ObjectStore } from '../../connectors/storage';
@@ -138,7 +138,25 @@ export function planApproveStack(dirPrefix: string, options: { config?: Partial<
     return details;
   };
 
-  return { stack: started, dir: () => dir, cli, startAwaiting, currentDetails };
+  /**
+   * Cancels the run once `activity` of its plan is scheduled, and expects what `watch` then prints: cancelled while it
+   * made its plan, nothing written, and TraceStatus `cancelled`.
+   */
+  const cancelWhilePlanning = async (handle: WorkflowHandle, activity: string): Promise<void> => {
+    await scheduled(handle, activity);
+    await handle.cancel();
+    const out = await cli('watch', handle.workflowId);
+    expect({ status: out.status, stdout: out.stdout, problems: cliProblems(out.stderr) }).toEqual({
+      status: 3,
+      stdout: '',
+      problems: [
+        `trace-sync: Workflow ${handle.workflowId} was cancelled by ${started().client.options.identity} while it made its plan: nothing was written, as the plan was never approved; run the same input again to make a new plan.`,
+      ],
+    });
+    expect((await handle.describe()).typedSearchAttributes.get(TraceStatus)).toBe('cancelled');
+  };
+
+  return { stack: started, dir: () => dir, cli, startAwaiting, currentDetails, cancelWhilePlanning };
 }
 
 /**
