@@ -43,6 +43,21 @@ const stoppedIn = (batches: WriteStep[][], more: Partial<Omit<StoppedRun, 'batch
 });
 
 /**
+ * L written before the stop; XL takes L's code and the freed code of S, in a swap of S and M not begun (batches: L, X,
+ * the swap's three, XL).
+ */
+const xlTakesFromLAndS = (): StoppedRun =>
+  stoppedIn(
+    [
+      [update('L')],
+      [update('X')],
+      ...swapSM(),
+      [update('XL', { wave: 1, takes: from('L'), takesFreed: from('S') })],
+    ],
+    { written: new Set(['L']) },
+  );
+
+/**
  * What a cancelled PLM run writes before it stops (no product left without the codes it gave up) and how it names
  * those writes in its details and stop line.
  */
@@ -92,17 +107,7 @@ describe("a PLM cancel's finish: what it writes and names", () => {
 
   it('a swap not begun whose freed product gives a code to a product the finish writes: written whole first', () => {
     // XL takes L's code (L written before the stop) and S's: S must give it up first, so the swap is written whole.
-    const writes = finishWrites(
-      stoppedIn(
-        [
-          [update('L')],
-          [update('X')],
-          ...swapSM(),
-          [update('XL', { wave: 1, takes: from('L'), takesFreed: from('S') })],
-        ],
-        { written: new Set(['L']) },
-      ),
-    );
+    const writes = finishWrites(xlTakesFromLAndS());
     expect([...writes.writing].sort()).toEqual(['M', 'S', 'XL']);
     expect(writes.rings).toEqual([['S', 'M']]);
     expect(writes.chains).toEqual([['L', 'S', 'XL']]);
@@ -122,17 +127,7 @@ describe("a PLM cancel's finish: what it writes and names", () => {
   });
 
   it('a product the API refused: the swap it is in not named, the moves without it still named', () => {
-    const writes = finishWrites(
-      stoppedIn(
-        [
-          [update('L')],
-          [update('X')],
-          ...swapSM(),
-          [update('XL', { wave: 1, takes: from('L'), takesFreed: from('S') })],
-        ],
-        { written: new Set(['L']) },
-      ),
-    );
+    const writes = finishWrites(xlTakesFromLAndS());
     expect(unrefused(writes, new Set(['M']))).toEqual({ rings: [], chains: [['L', 'S', 'XL']] });
     expect(unrefused(writes, new Set(['XL']))).toEqual({ rings: [['S', 'M']], chains: [] });
   });
