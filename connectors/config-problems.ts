@@ -1,4 +1,4 @@
-import type { z } from 'zod';
+import { z } from 'zod';
 import { counted } from './counted';
 
 /**
@@ -9,6 +9,13 @@ import { counted } from './counted';
 export function configProblems(schema: z.ZodType, error: z.ZodError, maxProblems = 8): string {
   return problemLine({ schema, top: '(top level)' }, error, maxProblems);
 }
+
+/**
+ * Text a configuration file names (a column, a code type, a sheet) that may not be only blanks, refused in the words
+ * configProblems prints (`got "  ": a column name cannot be only blanks`). A pattern, unlike trim().min(1), is in the
+ * published JSON Schema, so an editor refuses "  " as the job does.
+ */
+export const notBlank = (what: string) => z.string().regex(/\S/, `${what} cannot be only blanks`);
 
 /**
  * A job's input (the plain JSON an operator types in the Web UI, a schedule's input) refused by its schema, read as

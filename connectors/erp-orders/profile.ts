@@ -1,6 +1,6 @@
 import { readInputText } from '../storage';
 import { z } from 'zod';
-import { configProblems } from '../config-problems';
+import { configProblems, notBlank } from '../config-problems';
 import { unitSchema } from '../traceability/schemas/common';
 import { orderStatusSchema } from '../traceability/schemas/orders';
 import { DATE_FIELDS } from './orders/draft';
@@ -113,8 +113,6 @@ export const FIELD_DOCS: Record<SourceField, string> = {
   secondaryQuantity: 'A weight in kilograms (spec 03); 0 or blank is none.',
 };
 
-// A pattern, unlike trim().min(1), is in the published JSON Schema: an editor refuses "  " as the push does.
-const notBlank = (what: string) => z.string().regex(/\S/, `${what} cannot be only blanks`);
 const columnName = notBlank('a column name').trim();
 const columnsSchema = z
   .strictObject(

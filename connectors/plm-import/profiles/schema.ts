@@ -1,13 +1,11 @@
 import { z } from 'zod';
-import { configProblems } from '../../config-problems';
+import { configProblems, notBlank } from '../../config-problems';
 
 export const productLevels = ['style', 'variant', 'sku'] as const;
 export type ProductLevel = (typeof productLevels)[number];
 
 const scalarSchema = z.union([z.string(), z.number(), z.boolean()]);
 
-// A pattern, unlike min(1), is in the published JSON Schema: an editor refuses "  " as the import does.
-const notBlank = (what: string) => z.string().regex(/\S/, `${what} cannot be only blanks`);
 const columnName = notBlank('a column name');
 
 /** A value comes from exactly one of a column, a template or a constant. */
