@@ -10,7 +10,7 @@ import { optionalTsToMs } from '@temporalio/common/lib/time';
 import { z } from 'zod';
 import { wroteBeforeStop } from './stop-words';
 import { cliCommand } from '../connectors/cli-command';
-import { cancelledAtGate, NEW_PLAN, NOT_APPROVED } from './stopped-at-gate';
+import { stoppedAtGate } from './stopped-at-gate';
 import { PlanNotAppliedError, RunStoppedError, StillRunningError } from './run-action';
 import { followProgress, sinkFor, type ProgressOutput, type ProgressSink } from './progress';
 import { linksValidity, type StoreLink } from './store-files';
@@ -359,10 +359,10 @@ async function stoppedRunError(
       () => undefined,
     );
     const asked = event?.workflowExecutionCancelRequestedEventAttributes;
-    const atGate = cancelledAtGate(memo);
+    const atGate = stoppedAtGate(memo);
     if (atGate)
       return new RunStoppedError(
-        `Workflow ${id} was cancelled${by(asked?.identity, asked?.cause)} ${atGate}: ${NOT_APPROVED}; ${NEW_PLAN}.`,
+        `Workflow ${id} was cancelled${by(asked?.identity, asked?.cause)} ${atGate}.`,
       );
     return new RunStoppedError(
       `Workflow ${id} was cancelled${by(asked?.identity, asked?.cause)}: it stopped before its next write and writes nothing more.${wroteLine}`,

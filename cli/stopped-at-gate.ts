@@ -15,6 +15,14 @@ export function cancelledAtGate(memo: Record<string, unknown> | undefined): stri
     : 'while its plan awaited approval';
 }
 
-/** Why such a run wrote nothing, and what to do: the tail of the CLI's stop lines for it. */
-export const NOT_APPROVED = 'nothing was written, as the plan was never approved';
-export const NEW_PLAN = 'run the same input again to make a new plan';
+/**
+ * The tail of the CLI's stop lines for a run cancelled at its approval gate: where, why it wrote nothing, and what to
+ * do (`while it made its plan: nothing was written, as the plan was never approved; run the same input again to make
+ * a new plan`). Undefined for any other run.
+ */
+export function stoppedAtGate(memo: Record<string, unknown> | undefined): string | undefined {
+  const where = cancelledAtGate(memo);
+  return where === undefined
+    ? undefined
+    : `${where}: nothing was written, as the plan was never approved; run the same input again to make a new plan`;
+}

@@ -7,7 +7,7 @@ import { TraceStatus } from '../../worker/search-attributes';
 import { BY_DEFAULT, operatingSystemUser } from './approve';
 import { runAction } from '../run-action';
 import { wroteBeforeStop } from '../stop-words';
-import { cancelledAtGate, NEW_PLAN, NOT_APPROVED } from '../stopped-at-gate';
+import { stoppedAtGate } from '../stopped-at-gate';
 import { runningHandle, withTemporalClient } from '../workflow-runner';
 
 /**
@@ -50,11 +50,9 @@ async function cancelRun(workflowId: string, flags: CancelFlags): Promise<void> 
     }
     const status = closed.typedSearchAttributes.get(TraceStatus) ?? 'unset';
     const memo = await closed.memo;
-    const atGate = cancelledAtGate(memo);
+    const atGate = stoppedAtGate(memo);
     if (atGate) {
-      process.stdout.write(
-        `Workflow ${workflowId} cancelled (TraceStatus ${status}) ${atGate}: ${NOT_APPROVED}; ${NEW_PLAN}.\n`,
-      );
+      process.stdout.write(`Workflow ${workflowId} cancelled (TraceStatus ${status}) ${atGate}.\n`);
       return;
     }
     const wrote = wroteBeforeStop(memo);
