@@ -30,6 +30,13 @@ export interface FinishWrites {
   chains: string[][];
 }
 
+/** `value` appended to `key`'s list. */
+function add<T>(map: Map<string, T[]>, key: string, value: T): void {
+  const list = map.get(key);
+  if (list) list.push(value);
+  else map.set(key, [value]);
+}
+
 /**
  * The rest of every ring begun, the takers of the codes a product written before the stop gave up (and of theirs in
  * turn), the givers outside a ring its products take from, and a ring not begun whose freed product gives a code to a
@@ -84,11 +91,6 @@ export function finishWrites(run: StoppedRun): FinishWrites {
   // thousands of moves into a ring would otherwise be walked once per product in it.
   const stepsOf = new Map<string, WriteStep[]>();
   const takersOf = new Map<string, string[]>();
-  const add = <T>(map: Map<string, T[]>, key: string, value: T): void => {
-    const list = map.get(key);
-    if (list) list.push(value);
-    else map.set(key, [value]);
-  };
   for (const step of later) {
     add(stepsOf, step.externalId, step);
     for (const { giver } of [...(step.takes ?? []), ...(step.takesFreed ?? [])])
@@ -192,12 +194,7 @@ function chainsOf(
   for (const [at, step] of plan.entries())
     if (!position.has(step.externalId)) position.set(step.externalId, at);
   const groups = new Map<string, string[]>();
-  for (const id of root.keys()) {
-    const top = find(id);
-    const group = groups.get(top);
-    if (group) group.push(id);
-    else groups.set(top, [id]);
-  }
+  for (const id of root.keys()) add(groups, find(id), id);
   return [...groups.values()]
     .map((group) => group.sort((a, b) => (position.get(a) ?? 0) - (position.get(b) ?? 0)))
     .sort((a, b) => (position.get(a[0] ?? '') ?? 0) - (position.get(b[0] ?? '') ?? 0));

@@ -14,8 +14,9 @@ function listed(items: readonly string[]): string {
 }
 
 /**
- * Code moves whose takers the run wrote (into a ring's product too, but not within a ring): `the code move from A to B`; past two products `the code moves
- * between A, B and C` (a chain or a branch: "from A to B to C" would say B gave to C).
+ * Code moves whose takers the run wrote (into a ring's product too, but not within a ring): `the code move from A to
+ * B`; past two products `the code moves between A, B and C` (a chain or a branch: "from A to B to C" would say B gave
+ * to C).
  */
 function chainSaid(products: readonly string[]): string {
   return products.length === 2
