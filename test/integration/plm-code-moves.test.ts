@@ -6,7 +6,7 @@
  * finishes them; the other catalogue rules are in plm-spec-rules-catalogue.test.ts. The shared setup is
  * plm-rules-stack.ts.
  */
-import type { WorkflowHandle } from '@temporalio/client';
+import type { WorkflowExecutionDescription, WorkflowHandle } from '@temporalio/client';
 import { readFileSync } from 'node:fs';
 import type { PlmImportResult } from '../../activities/plm-import';
 import { plmImport } from '../../workflows';
@@ -90,6 +90,17 @@ describe('PLM import follows the spec rules (issue 15)', () => {
         await faults(null);
       }
       return handle;
+    };
+    /** The result file of a finished run (result.json: what the operator opens after it). */
+    const resultOf = async (described: WorkflowExecutionDescription): Promise<PlmImportResult> => {
+      const { resultFile } = (await described.memo) as { resultFile: string };
+      return JSON.parse(readFileSync(resultFile, 'utf8')) as PlmImportResult;
+    };
+    /** A rerun of `sheet` finds nothing left to write: no product updated, no write sent. */
+    const rerunWritesNothing = async (sheet: string): Promise<void> => {
+      const before = snapshot();
+      expect((await run({ file: sheet, profile: 'native' })).products).toMatchObject({ updated: 0 });
+      expect(writesSince(before)).toBe(0);
     };
     /** The freed product of a swap has given its barcode up: MOV-S without one. */
     const sFreed = async () => (await eanOf('MOV-S')) === undefined;
@@ -349,9 +360,7 @@ describe('PLM import follows the spec rules (issue 15)', () => {
         await faults(null);
       }
       expect(await eans()).toEqual({ 'MOV-S': B, 'MOV-M': C, 'MOV-L': A });
-      const before = snapshot();
-      expect((await run({ file: ring, profile: 'native' })).products).toMatchObject({ updated: 0 });
-      expect(writesSince(before)).toBe(0);
+      await rerunWritesNothing(ring);
     });
 
     // A cancel (trace-sync cancel, the Web UI) that lands once the freed product has given its barcode up: the run
@@ -377,8 +386,7 @@ describe('PLM import follows the spec rules (issue 15)', () => {
         ringsFinished: [['MOV-S', 'MOV-M']],
       });
       // The file the operator opens after the run names the swap too, with the sheet's rows (header row 1).
-      const { resultFile } = (await described.memo) as { resultFile: string };
-      expect(JSON.parse(readFileSync(resultFile, 'utf8'))).toMatchObject({
+      expect(await resultOf(described)).toMatchObject({
         cancelled: true,
         ringsFinished: [
           [
@@ -388,9 +396,7 @@ describe('PLM import follows the spec rules (issue 15)', () => {
         ],
       });
       // Nothing left for a rerun of the swap.
-      const before = snapshot();
-      expect((await run({ file: swap, profile: 'native' })).products).toMatchObject({ updated: 0 });
-      expect(writesSince(before)).toBe(0);
+      await rerunWritesNothing(swap);
     });
 
     // The cancel's finish of a swap meets the API refusing its other product (its PLM_ID is held by a product the plan
@@ -480,8 +486,7 @@ describe('PLM import follows the spec rules (issue 15)', () => {
       });
       const described = await handle.describe();
       expect(described.status.name).toBe('CANCELLED');
-      const { resultFile } = (await described.memo) as { resultFile: string };
-      const result = JSON.parse(readFileSync(resultFile, 'utf8')) as PlmImportResult;
+      const result = await resultOf(described);
       expect(result).toMatchObject({
         cancelled: true,
         products: { updated: 5, rejected: 0 },
@@ -493,9 +498,7 @@ describe('PLM import follows the spec rules (issue 15)', () => {
           ],
         ],
       });
-      const before = snapshot();
-      expect((await run({ file: target, profile: 'native' })).products).toMatchObject({ updated: 0 });
-      expect(writesSince(before)).toBe(0);
+      await rerunWritesNothing(target);
     });
 
     // A product outside a swap takes a code the swap's freed product gives up in its early write: a cancel inside the
@@ -533,9 +536,7 @@ describe('PLM import follows the spec rules (issue 15)', () => {
       expect(metadata.currentDetails).toMatch(
         /the swap of MOV-S and MOV-M and the code move from MOV-S to MOV-L were written whole before the run stopped/,
       );
-      const before = snapshot();
-      expect((await run({ file: sheet, profile: 'native' })).products).toMatchObject({ updated: 0 });
-      expect(writesSince(before)).toBe(0);
+      await rerunWritesNothing(sheet);
     });
 
     // A barcode moved from one product to another (no swap): the giver's write and the taker's go in separate batches. A
@@ -567,8 +568,7 @@ describe('PLM import follows the spec rules (issue 15)', () => {
       expect(metadata.currentDetails).toMatch(
         /cancelled: .*the code move from MOV-S to MOV-M was written whole before the run stopped/,
       );
-      const { resultFile } = (await described.memo) as { resultFile: string };
-      const result = JSON.parse(readFileSync(resultFile, 'utf8')) as PlmImportResult;
+      const result = await resultOf(described);
       expect(result).toMatchObject({
         cancelled: true,
         rejectsFile: null,
@@ -622,8 +622,7 @@ describe('PLM import follows the spec rules (issue 15)', () => {
         1,
       );
       const described = await handle.describe();
-      const { resultFile } = (await described.memo) as { resultFile: string };
-      const result = JSON.parse(readFileSync(resultFile, 'utf8')) as PlmImportResult;
+      const result = await resultOf(described);
       expect(rejectsOf(result)).toEqual([]);
       expect(result).toMatchObject({ cancelled: true });
       expect({
@@ -680,8 +679,7 @@ describe('PLM import follows the spec rules (issue 15)', () => {
         1,
       );
       const described = await handle.describe();
-      const { resultFile } = (await described.memo) as { resultFile: string };
-      const result = JSON.parse(readFileSync(resultFile, 'utf8')) as PlmImportResult;
+      const result = await resultOf(described);
       expect(rejectsOf(result)).toEqual([]);
       expect({ S: await plmIdOf('MOV-S'), M: await plmIdOf('MOV-M'), eans: await eans() }).toEqual({
         S: 'MOV-L',
