@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { likelyMeant } from '../config-problems';
 import { certificateStatusSchema } from '../traceability/schemas/certificates';
-import { namesItsZone, readIsoDateTime } from '../traceability/timestamps';
+import { extendedIso, namesItsZone, readIsoDateTime } from '../traceability/timestamps';
 
 export const CERTIFICATE_STATUSES = certificateStatusSchema.options;
 export type CertificateStatus = (typeof CERTIFICATE_STATUSES)[number];
@@ -167,16 +167,17 @@ const EPOCH_MILLISECONDS = /^\d{12,13}$/;
 
 /**
  * The calendar date a timestamp falls on in `timeZone`, or null when it is not a date. A bare `YYYY-MM-DD` is
- * already a calendar date and is kept as it is. `2026-11-01T23:00:00Z` is 2026-11-02 in Europe/Stockholm. A
- * timestamp without a zone (`2026-11-01T00:00:00`) is a time of day in `timeZone` itself, so its date is its own
- * there: `Date.parse` would read it in this process's zone, which differs from worker to worker. An instant at
- * exactly midnight UTC is its UTC date in every zone (`dateOfInstant`). Spec 03 says only
- * "timestamp string" (not "ISO 8601" as for `issueDate`): Unix seconds and milliseconds are read too (by their
- * digit count), and `... UTC` / `... GMT` as `Z`. A string in another form is read only when it names its zone.
+ * already a calendar date and is kept as it is; ISO 8601's basic format (`20261101`, `20261101T003000Z`) is read as
+ * its extended one. `2026-11-01T23:00:00Z` is 2026-11-02 in Europe/Stockholm. A timestamp without a zone
+ * (`2026-11-01T00:00:00`) is a time of day in `timeZone` itself, so its date is its own there: `Date.parse` would
+ * read it in this process's zone, which differs from worker to worker. An instant at exactly midnight UTC is its UTC
+ * date in every zone (`dateOfInstant`). Spec 03 says only "timestamp string" (not "ISO 8601" as for `issueDate`):
+ * Unix seconds and milliseconds are read too (by their digit count), and `... UTC` / `... GMT` as `Z`. A string in
+ * another form is read only when it names its zone.
  */
 export function calendarDate(value: string | null, timeZone = 'UTC'): string | null {
   if (!value) return null;
-  const text = value.trim();
+  const text = extendedIso(value.trim());
   if (isCalendarDate(text)) return text;
   if (EPOCH_SECONDS.test(text)) return dateOfInstant(Number(text) * 1000, timeZone);
   if (EPOCH_MILLISECONDS.test(text)) return dateOfInstant(Number(text), timeZone);

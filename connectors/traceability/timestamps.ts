@@ -8,6 +8,9 @@
 /** ISO 8601 date and time of day, with or without a zone: `2026-11-01T00:00:00`, `2026-11-01 23:59`, `...+09:00`. */
 const ISO_DATE_TIME =
   /^(\d{4}-\d{2}-\d{2})[T ](\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?)(Z|\s?(?:UTC|GMT)|[+-]\d{2}(?::?\d{2})?)?$/i;
+/** ISO 8601's basic format, without separators: `20261101`, `20261101T003000Z`, `20261101T0030+0100`. */
+const ISO_BASIC =
+  /^(\d{4})(\d{2})(\d{2})(?:T(\d{2})(\d{2})(?:(\d{2})(?:[.,](\d+))?)?(Z|[+-]\d{2}(?:\d{2})?)?)?$/i;
 /** A zone named in another form `Date.parse` reads (`Sun, 01 Nov 2026 00:00:00 GMT`, `... 00:00 +0100`). */
 const NAMED_ZONE = /\b(?:GMT|UTC)\b|\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?\s*(?:Z|[+-]\d{2}:?\d{2})\b/i;
 
@@ -38,6 +41,20 @@ export function readIsoDateTime(text: string): IsoDateTime | null {
     ms: Date.parse(`${date}T${time}${zone ? isoOffset(zone) : 'Z'}`),
     zoned: zone !== undefined,
   };
+}
+
+/**
+ * ISO 8601's basic format written in its extended one (`20261101T003000+0100` as `2026-11-01T00:30:00+0100`, the
+ * form `readIsoDateTime` reads); any other text as it is.
+ */
+export function extendedIso(text: string): string {
+  const basic = ISO_BASIC.exec(text);
+  if (!basic) return text;
+  const [, year, month, day, hour, minute, second, fraction, zone = ''] = basic;
+  const date = `${year}-${month}-${day}`;
+  if (hour === undefined) return date;
+  const seconds = second === undefined ? '' : `:${second}${fraction === undefined ? '' : `.${fraction}`}`;
+  return `${date}T${hour}:${minute}${seconds}${zone}`;
 }
 
 /** True when a timestamp not in ISO form names its zone, so `Date.parse` reads it the same everywhere. */

@@ -30,6 +30,9 @@ describe('certificateReport classifies each expiry timestamp in the report’s t
     cert_ts_epoch_ms: '1765000000000',
     cert_ts_epoch_s: '1793491200',
     cert_ts_utc_word: '2026-11-01T00:00:00 UTC',
+    // ISO 8601's basic format (no separators): a date, and a date and time with an offset (2026-10-31T23:30Z).
+    cert_ts_iso_basic_date: '20261115',
+    cert_ts_iso_basic_time: '20261101T003000+0100',
     // Day and month in an order nothing says: not read.
     cert_ts_unreadable: '01/11/2026',
     // Exactly midnight UTC: a date as entered.
@@ -125,11 +128,13 @@ describe('certificateReport classifies each expiry timestamp in the report’s t
   });
 
   // Spec 03, Certificate: `expirationDate` "timestamp string" (worded apart from `issueDate`'s "ISO 8601 timestamp").
-  it('“expirationDate | timestamp string”: epoch and worded-zone timestamps are read; an unreadable one is its own group, showing the value, never “No expiration date”', async () => {
+  it('“expirationDate | timestamp string”: epoch, ISO 8601 basic-format and worded-zone timestamps are read; an unreadable one is its own group, showing the value, never “No expiration date”', async () => {
     const result = await run({ asOf: '2026-11-01', timeZone: 'UTC' }, 'timestamp-forms');
     expect(await bucketOf(result, 'cert_ts_epoch_ms')).toBe('Expired');
     expect(await bucketOf(result, 'cert_ts_epoch_s')).toBe('Expiring in 0–30 days');
     expect(await bucketOf(result, 'cert_ts_utc_word')).toBe('Expiring in 0–30 days');
+    expect(await bucketOf(result, 'cert_ts_iso_basic_date')).toBe('Expiring in 0–30 days');
+    expect(await bucketOf(result, 'cert_ts_iso_basic_time')).toBe('Expired');
     expect(await bucketOf(result, 'cert_ts_unreadable')).toBe('Unreadable expiration date');
     expect(result.perBucket['no_expiration_date']).toBe(0);
     expect(result.perBucket['unreadable_expiration_date']).toBe(1);

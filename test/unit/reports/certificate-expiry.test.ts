@@ -123,6 +123,12 @@ describe('certificate expiry classification', () => {
     expect(calendarDate('2026-11-01T00:00:00-0500', 'UTC')).toBe('2026-11-01');
     expect(calendarDate('Sun, 01 Nov 2026 23:00:00 GMT', 'Asia/Tokyo')).toBe('2026-11-02');
     expect(calendarDate('2026-02-30T10:00:00', 'UTC')).toBeNull();
+    // ISO 8601's basic format, as its extended one; not a real day, not read.
+    expect(calendarDate('20261101', 'Pacific/Kiritimati')).toBe('2026-11-01');
+    expect(calendarDate('20261101T2330', 'America/New_York')).toBe('2026-11-01');
+    expect(calendarDate('20261101T220000.5Z', 'Europe/Stockholm')).toBe('2026-11-01');
+    expect(calendarDate('20261101T003000+0100', 'UTC')).toBe('2026-10-31');
+    expect(calendarDate('20260230', 'UTC')).toBeNull();
     // Another form without a zone would be read in this process's zone: not read at all.
     expect(calendarDate('Nov 1 2026 10:00', 'UTC')).toBeNull();
   });
