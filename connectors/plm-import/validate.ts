@@ -156,6 +156,24 @@ export const fieldLimits: Partial<Record<DraftFieldName, number>> = {
   dimension: 255,
 };
 
+/**
+ * Spec 01's limits are in characters ("name | up to 255 characters"): code points, so an emoji or a CJK extension
+ * character counts once, not as the two UTF-16 code units of `String.length`.
+ */
+export function characterCount(text: string): number {
+  let count = 0;
+  for (let at = 0; at < text.length; at++) {
+    const unit = text.charCodeAt(at);
+    // A high surrogate followed by a low one is one character.
+    if (unit >= 0xd800 && unit <= 0xdbff) {
+      const next = text.charCodeAt(at + 1);
+      if (next >= 0xdc00 && next <= 0xdfff) at++;
+    }
+    count++;
+  }
+  return count;
+}
+
 /** Drops fields the level does not carry (a style type given on a SKU row, say). */
 export function keepLevelFields(draft: ProductDraft, level: ProductLevel): void {
   for (const field of Object.keys(draft.fields) as DraftFieldName[]) {
@@ -197,14 +215,15 @@ export function checkFields(
   }
   for (const [field, limit] of Object.entries(fieldLimits) as Array<[DraftFieldName, number]>) {
     const value = draft.fields[field];
-    if (typeof value === 'string' && value.length > limit) {
+    const length = typeof value === 'string' && value.length > limit ? characterCount(value) : 0;
+    if (length > limit) {
       const origin = draft.origins[field];
       issues.push(
         rowIssue(
           origin?.rowNumber ?? firstRow,
           origin?.column ?? columns[field] ?? null,
           'too_long',
-          `the ${fieldWords[field]} has ${value.length} characters, over the limit of ${limit}`,
+          `the ${fieldWords[field]} has ${length} characters, over the limit of ${limit}`,
           draft.externalId,
         ),
       );

@@ -162,6 +162,30 @@ describe('level detection and required fields (POST /styles)', () => {
     ).toBe(201);
   });
 
+  // Spec 01, Limits: "name | up to 255 characters": characters (code points), not UTF-16 code units.
+  it('rule: the text limits count characters, so an emoji counts once', async () => {
+    const style = await create(
+      styleBody({ name: '🧵'.repeat(255), description: '𠀋'.repeat(4000), gender: '👕'.repeat(50) }),
+    );
+    expect([...String(style['name'])].length).toBe(255);
+    const variant = await create({
+      parentId: style.id,
+      name: 'v',
+      color: '🟥'.repeat(255),
+      codes: [{ codeId: 'PLM_ID', codeValue: unique('c') }],
+    });
+    await create({
+      parentId: variant.id,
+      name: 's',
+      dimension: '🟦'.repeat(255),
+      codes: [{ codeId: 'PLM_ID', codeValue: unique('c') }],
+    });
+    const over = await brand.post('/styles', styleBody({ name: '🧵'.repeat(256) }));
+    expectError(over, 400, 'validation_error');
+    expect(over.body.message).toContain('name');
+    expectError(await brand.put(`/styles/${style.id}`, { gender: '👕'.repeat(51) }), 400, 'validation_error');
+  });
+
   it('rule: a color or dimension over 255 characters is 400', async () => {
     const { style, variant } = await family();
     const code = () => [{ codeId: 'PLM_ID', codeValue: unique('c') }];

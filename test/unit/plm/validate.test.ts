@@ -121,6 +121,34 @@ describe('validateDrafts', () => {
     ]);
   });
 
+  // Spec 01, Limits: "name | up to 255 characters" (and gender 50, description 4000): characters, not UTF-16 code
+  // units. An emoji or a CJK extension character is one character and two code units in JavaScript.
+  it('counts the text limits in characters: an emoji is one character, not two', async () => {
+    const result = await mapAndValidate(
+      native(),
+      [...nativeHeaders, 'description', 'gender'],
+      [
+        [
+          'S',
+          null,
+          null,
+          '🧵'.repeat(255),
+          'Jeans',
+          'no',
+          null,
+          null,
+          'S',
+          '𠀋'.repeat(4000),
+          '👕'.repeat(50),
+        ],
+        ['V', 'S', null, 'Variant', null, null, '🟥'.repeat(256), null, 'V', null, null],
+      ],
+    );
+    expect(result.issues.map((issue) => issue.message)).toEqual([
+      "row 3, column 'color': the colour has 256 characters, over the limit of 255",
+    ]);
+  });
+
   it('applies the code rules: known types, numeric suffix, single use, unique values', async () => {
     const result = await mapAndValidate(
       native(),
