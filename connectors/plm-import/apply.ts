@@ -1,6 +1,6 @@
 import type { ApiCalls, Progress } from '../staging';
 import type { BatchJournal, StagingRef } from '../staging';
-import { isTraceabilityApiError, type TraceabilityApiError } from '../traceability';
+import { isTraceabilityApiError, refusesKey, type TraceabilityApiError } from '../traceability';
 import { readBack } from './catalogue';
 import { giverRejectedMessage, refusedGivers } from './code-moves';
 import { CompositionDeleteError, compositionOps, readOwned, runOp } from './composition';
@@ -71,9 +71,12 @@ function rejection(step: WriteStep, error: TraceabilityApiError): Outcome {
   });
 }
 
-/** Row-level API answers (4xx) become the product's rejection; anything retryable is thrown for a retry. */
+/**
+ * Row-level API answers (4xx) become the product's rejection; anything retryable is thrown for a retry, and so is a
+ * refused key (it fails the run: every row after it would be refused alike, for no fault of its own).
+ */
 function rowLevel(error: unknown): error is TraceabilityApiError {
-  return isTraceabilityApiError(error) && !error.retryable;
+  return isTraceabilityApiError(error) && !error.retryable && !refusesKey(error);
 }
 
 /** Sends one write: undefined once done, the product's rejection on a row-level answer (anything else is thrown). */

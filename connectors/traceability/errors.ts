@@ -101,6 +101,14 @@ export function isTraceabilityApiError(error: unknown): error is TraceabilityApi
   return error instanceof TraceabilityApiError;
 }
 
+/**
+ * Spec 01, Errors: 401 ("Missing or invalid key") and 403 `insufficient_rights` ("Credential not bound to a company")
+ * answer for the worker's key, not for the record sent: no row's fix can help, so a job stops rather than reject rows.
+ */
+export function refusesKey(error: TraceabilityApiError): boolean {
+  return error.statusCode === 401 || (error.statusCode === 403 && error.code === 'insufficient_rights');
+}
+
 /** Retry verdict by HTTP status: 429 and 5xx are worth another attempt, other 4xx are not. */
 export function isRetryableStatus(statusCode: number): boolean {
   return statusCode === 429 || statusCode >= 500;

@@ -3,6 +3,7 @@ export {
   TraceabilityApiError,
   ClientErrorCode,
   isTraceabilityApiError,
+  refusesKey,
   type HttpMethod,
   type SchemaIssue,
   type TraceabilityApiErrorInit,
