@@ -129,17 +129,20 @@ async function convergeExisting(
 
 async function applyCreate(step: CreateWrite, context: StepContext): Promise<Outcome> {
   let id: string;
+  let createdLevel: string | null | undefined;
   try {
-    id = (await context.api.one(() => context.api.client.products.create(step.body))).id;
+    const created = await context.api.one(() => context.api.client.products.create(step.body));
+    ({ id, styleLevelId: createdLevel } = created);
   } catch (error) {
     if (!rowLevel(error)) throw error;
     if (EXISTS_CODES.has(error.code)) return convergeExisting(step, error, context);
     return rejection(step, error);
   }
-  // The create body cannot carry styleLevelId (spec: settable on update); a failure here is the row's.
+  // The create body cannot carry styleLevelId (spec: settable on update), and a style gets one ("string", never null):
+  // the PUT only when the level it got is not the sheet's. A failure here is the row's.
   const { styleLevelId } = step;
   const refused =
-    styleLevelId === undefined
+    styleLevelId === undefined || styleLevelId === createdLevel
       ? undefined
       : await rejectedBy(step, () =>
           context.api.one(() => context.api.client.products.update(id, { styleLevelId })),

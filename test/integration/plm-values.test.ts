@@ -56,12 +56,10 @@ describe('PLM import: values as the export meant them', () => {
   });
 
   describe('style levels', () => {
-    // Spec 01, styleLevelId: "the valid set is the set of `parentId` values returned by the style-types list";
-    // "An unrecognised value is rejected with 400". Checked before any write, so a bad one creates nothing.
-    it('"the valid set is the set of parentId values returned by the style-types list": an unknown styleLevelId is a row error before any write, its children are not imported, a valid one is set', async () => {
+    const levelMapping = () => {
       const native = builtinProfile('native');
       if (native.layout !== 'native') throw new Error('the native profile is native');
-      const mapping = await file(
+      return file(
         'native-with-level.json',
         JSON.stringify({
           ...native,
@@ -69,20 +67,29 @@ describe('PLM import: values as the export meant them', () => {
           mapping: { ...native.mapping, fields: { ...native.mapping.fields, styleLevelId: 'styleLevel' } },
         }),
       );
-      const rows = [
-        ...family('LVL1', { style: { styleType: 'T-shirts' } }),
-        ...family('LVL2', { style: { styleType: 'T-shirts' } }),
-      ];
+    };
+    const levelSheet = (name: string, rows: readonly Row[], levels: Record<string, string>) => {
       const header = [...HEADER, 'styleLevel'];
-      const levels: Record<string, string> = { LVL1: 'FABRICS', LVL2: 'GARMENTS' };
-      const csv =
+      return file(
+        name,
         [
           header.join(','),
           ...rows.map((row) =>
             [...HEADER.map((column) => row[column] ?? ''), levels[row.externalId] ?? ''].join(','),
           ),
-        ].join('\r\n') + '\r\n';
-      const sheet = await file('levels.csv', csv);
+        ].join('\r\n') + '\r\n',
+      );
+    };
+
+    // Spec 01, styleLevelId: "the valid set is the set of `parentId` values returned by the style-types list";
+    // "An unrecognised value is rejected with 400". Checked before any write, so a bad one creates nothing.
+    it('"the valid set is the set of parentId values returned by the style-types list": an unknown styleLevelId is a row error before any write, its children are not imported, a valid one is set', async () => {
+      const mapping = await levelMapping();
+      const rows = [
+        ...family('LVL1', { style: { styleType: 'T-shirts' } }),
+        ...family('LVL2', { style: { styleType: 'T-shirts' } }),
+      ];
+      const sheet = await levelSheet('levels.csv', rows, { LVL1: 'FABRICS', LVL2: 'GARMENTS' });
 
       const dry = await run({ file: sheet, mappingFile: mapping, dryRun: true });
       expect(dry.plan).toMatchObject({ create: 3 });
@@ -100,6 +107,23 @@ describe('PLM import: values as the export meant them', () => {
       expect(await api<{ styleLevelId: string }>('/styles/LVL1')).toMatchObject({ styleLevelId: 'FABRICS' });
       expect(await api<unknown>('/styles/LVL2')).toBeUndefined();
       expect(writesSince(before)).toBe(3 + 1); // the LVL1 family's creates and the PUT of its level
+    });
+
+    // Spec 01: styleLevelId is a "string" (never null) that is "Settable on update", and POST lists no styleLevelId,
+    // so the create answer shows the level the style got. DESIGN: "an unchanged record is not written"; a PUT of the
+    // same value would still move updatedAt, and every incremental reader would read the style again.
+    it("a style created already at the sheet's style level gets no PUT of it", async () => {
+      const mapping = await levelMapping();
+      const sheet = await levelSheet('same-level.csv', family('LVL3', { style: { styleType: 'T-shirts' } }), {
+        LVL3: 'APPAREL_END_CONSUMER_FINISHED_GOODS',
+      });
+      const before = snapshot();
+      const result = await run({ file: sheet, mappingFile: mapping });
+      expect(rejectsOf(result)).toEqual([]);
+      expect(await api<{ styleLevelId: string }>('/styles/LVL3')).toMatchObject({
+        styleLevelId: 'APPAREL_END_CONSUMER_FINISHED_GOODS',
+      });
+      expect(writesSince(before)).toBe(3); // the creates only
     });
   });
 
