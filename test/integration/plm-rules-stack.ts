@@ -89,8 +89,8 @@ export interface ApiProduct {
   overriddenFlag?: string[] | null;
 }
 
-/** Registers the file's beforeAll/afterAll; the returned helpers work inside its tests. */
-export function plmRulesStack() {
+/** Registers the file's beforeAll/afterAll; the returned helpers work inside its tests. `seed`: the sandbox's own. */
+export function plmRulesStack(options: { seed?: unknown } = {}) {
   let stack: TestStack | undefined;
   let dir = '';
   let nativeMapping = '';
@@ -193,7 +193,10 @@ export function plmRulesStack() {
   };
 
   beforeAll(async () => {
-    ({ dir, stack } = await startJobStack('plm-rules-it-'));
+    ({ dir, stack } = await startJobStack(
+      'plm-rules-it-',
+      options.seed === undefined ? {} : { seed: options.seed },
+    ));
     nativeMapping = await file(
       'native-with-materials.json',
       JSON.stringify({
