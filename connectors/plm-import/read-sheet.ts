@@ -6,6 +6,7 @@ import { copyInput, isS3Url, readInputText } from '../storage';
 import type { ReferenceKind, TraceabilityClient } from '../traceability';
 import { PlmFileError } from './issues';
 import { builtinProfile } from './profiles/builtin';
+import type { CompanyEntry } from './profiles/companies';
 import { parseProductSheet } from './profiles/parse-sheet';
 import type { ReferenceLists } from './profiles/references';
 import { parseMappingProfile, type MappingProfile } from './profiles/schema';
@@ -90,6 +91,14 @@ async function referenceLists(client: TraceabilityClient, profile: MappingProfil
   return lists;
 }
 
+/** Every company the key sees, in pages of 100 (spec 03, GET /companies: it "maps an external company code to the
+ * platform company id"). */
+async function visibleCompanies(client: TraceabilityClient): Promise<CompanyEntry[]> {
+  const companies: CompanyEntry[] = [];
+  for await (const company of client.companies.iterate()) companies.push(company);
+  return companies;
+}
+
 /**
  * Reads the sheet with its profile and stages the drafts and row issues. The sheet is copied into the run
  * folder first: planning and the rejects file then read the very bytes that were parsed, even if the original
@@ -121,6 +130,7 @@ export async function readSheet(
       // Read only once the sheet passed the checks it needs no API for: a sheet lacking its key columns fails at
       // once, non-retryable, even while the API is down (an inbox drop goes to failed/, not left in the inbox).
       references: () => referenceLists(client, profile),
+      companies: () => visibleCompanies(client),
       read: input.sheet !== undefined ? { sheetName: input.sheet } : {},
     });
   } catch (error) {
@@ -167,12 +177,15 @@ export async function readSheet(
   };
 }
 
-/** Calls the client made to the reference lists since `before` (they go through its shared cache). */
+/** Calls the client made to the reference lists and the companies since `before`. */
 function referenceCallsSince(client: TraceabilityClient, before: Record<string, number>): number {
   const now = client.stats().byEndpoint;
   return Object.keys(now)
     .filter(
-      (endpoint) => endpoint.startsWith('GET /style-types') || endpoint.startsWith('GET /style-properties'),
+      (endpoint) =>
+        endpoint.startsWith('GET /style-types') ||
+        endpoint.startsWith('GET /style-properties') ||
+        endpoint === 'GET /companies',
     )
     .reduce((sum, endpoint) => sum + (now[endpoint] ?? 0) - (before[endpoint] ?? 0), 0);
 }

@@ -15,9 +15,9 @@ import {
   referenceLabels,
   type RawMaterialResolver,
   type ReferenceKind,
-  type ReferenceResolution,
   type ReferenceResolver,
 } from './references';
+import { resolveNames } from './resolve-names';
 import type { MappedField } from './schema';
 import {
   cellText,
@@ -87,31 +87,6 @@ const SCIENTIFIC = /^-?\d(?:[.,]\d+)?E[+-]\d{2,}$/i;
 
 /** Weight units a message offers when the cell's is not close to any (the whole UnitEnum is 71 values). */
 const WEIGHT_UNITS = ['GRAM', 'KILOGRAM', 'MILLIGRAM', 'OUNCE', 'POUNDS', 'METRIC_TON'];
-
-/**
- * Unresolved names of one list cell told one issue each; past them one issue says how many more and names a few (a
- * 32,767-character cell can list thousands of names).
- */
-const TOLD_UNRESOLVED = 5;
-const NAMED_MORE_UNRESOLVED = 3;
-
-interface UnresolvedNames {
-  count: number;
-  /** The code of the first name past those told one by one. */
-  code: Extract<ReferenceResolution, { ok: false }>['code'];
-  names: string[];
-}
-
-/** "12 more brand names in this cell are unknown or ambiguous: 'a', 'b', 'c' and 9 others". */
-function moreUnresolved(label: string, unresolved: UnresolvedNames): string {
-  const more = unresolved.count - TOLD_UNRESOLVED;
-  const names = unresolved.names.map((name) => `'${name.length > 40 ? `${name.slice(0, 40)}...` : name}'`);
-  const others = more - names.length;
-  return (
-    `${more} more ${label} names in this cell are unknown or ambiguous: ${names.join(', ')}` +
-    (others > 0 ? ` and ${others} others` : '')
-  );
-}
 
 /** Collects one row's values for one level (methods, not closures: this runs three times per row). */
 class PieceBuilder {
@@ -266,24 +241,15 @@ export function extractPiece(level: BoundLevel, row: SheetRow, context: ExtractC
       if (resolvedAll) b.set('composition', composition, read.column, false, text);
     } else if (LIST_FIELDS.has(field) || field === 'styleTypeId') {
       const kind = REFERENCE_FIELDS[field];
-      const names = items ?? [text];
-      const ids: string[] = [];
-      const unresolved: UnresolvedNames = { count: 0, code: 'unknown_reference', names: [] };
-      for (const item of names) {
-        const resolved = kind ? context.resolver.resolve(kind, item) : { ok: true as const, id: item };
-        if (resolved.ok) ids.push(resolved.id);
-        else if (++unresolved.count <= TOLD_UNRESOLVED) b.fail(read.column, resolved.code, resolved.reason);
-        else {
-          if (unresolved.count === TOLD_UNRESOLVED + 1) unresolved.code = resolved.code;
-          if (unresolved.names.length < NAMED_MORE_UNRESOLVED) unresolved.names.push(item);
-        }
-      }
-      if (kind && unresolved.count > TOLD_UNRESOLVED)
-        b.fail(read.column, unresolved.code, moreUnresolved(referenceLabels[kind], unresolved));
-      if (ids.length === names.length) {
+      const { ids, failures } = resolveNames(
+        items ?? [text],
+        (item) => (kind ? context.resolver.resolve(kind, item) : { ok: true, id: item }),
+        kind ? referenceLabels[kind] : field,
+      );
+      for (const failure of failures) b.fail(read.column, failure.code, failure.reason);
+      if (ids !== undefined) {
         if (field === 'styleTypeId') b.set('styleTypeId', ids[0] ?? '', read.column, false, text);
-        // Two names of one id ("Northwind; northwind", a name and its id) are that id once.
-        else b.set(field as 'brands', ids.length > 1 ? [...new Set(ids)] : ids, read.column, false, text);
+        else b.set(field as 'brands', ids, read.column, false, text);
       }
     }
   }

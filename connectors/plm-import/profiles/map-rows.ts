@@ -13,6 +13,7 @@ import {
   sourceColumns,
   type BoundSource,
 } from './bind';
+import { resolveCompanyCells, type LoadCompanies } from './companies';
 import { blanker, flatFiller, skipper } from './continuation';
 import { addRowNumber, mergePiece, newDraft, type FieldTexts } from './draft-merge';
 import { extractPiece, type ExtractContext } from './extract';
@@ -369,12 +370,15 @@ function loadingFirst(sheet: SheetSource, load: () => Promise<void>): SheetSourc
  * Turns sheet rows into product drafts with the profile: values converted, reference names resolved
  * to ids, flat rows folded into their style and variant. Cell-level problems become row issues; the
  * rows keep streaming. Throws PlmFileError when the sheet lacks the columns that identify products. Given a loader
- * for `references`, it reads them only after those checks, at the first row.
+ * for `references`, it reads them only after those checks, at the first row. Given `companies`, the supplier, vendor
+ * and main-supplier cells resolve to company ids once every row is read (the companies are read only when such a
+ * cell is given); without it they stay as the sheet gives them.
  */
 export async function mapRows(
   source: SheetSource,
   profile: MappingProfile,
   references: ReferenceLists | LoadReferences = {},
+  companies?: LoadCompanies,
 ): Promise<MappedSheet> {
   const index = profileIndex(profile, source.headers);
   const context: ExtractContext = {
@@ -396,6 +400,7 @@ export async function mapRows(
     profile.layout === 'native'
       ? await mapNative(sheet, profile, context, book, index)
       : await mapFlat(sheet, profile, context, book, index);
+  if (companies) book.issues.push(...(await resolveCompanyCells(book.drafts.values(), companies)));
   const fieldColumns = {
     style: describeColumns(profile.layout === 'native' ? profile.mapping : profile.style, sheet.headers),
     variant: describeColumns(profile.layout === 'native' ? profile.mapping : profile.variant, sheet.headers),

@@ -6,6 +6,7 @@ import type { OpenedSheet, ReadOptions } from '../read/sheet';
 import { bindLevel, bindSource, HeaderIndex, levelSources, sourceColumns } from './bind';
 import { mapRows } from './map-rows';
 import { optionColumnNames, optionPairColumns } from './options';
+import type { LoadCompanies } from './companies';
 import type { ReferenceLists } from './references';
 import type { LoadReferences } from './map-rows';
 import type { MappingProfile } from './schema';
@@ -20,6 +21,8 @@ export interface ParseOptions {
   profile: MappingProfile;
   /** The lists, or a loader `mapRows` calls only once the sheet's columns passed (see `mapRows`). */
   references?: ReferenceLists | LoadReferences;
+  /** Every company the key sees, read only when a supplier, vendor or main-supplier cell is given. */
+  companies?: LoadCompanies;
   read?: ReadOptions;
 }
 
@@ -65,6 +68,7 @@ export async function parseProductSheet(path: string, options: ParseOptions): Pr
     },
     options.profile,
     options.references,
+    options.companies,
   );
   if (mapped.rowCount - mapped.skippedRows === 0) {
     throw new PlmFileError(

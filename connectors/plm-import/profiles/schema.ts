@@ -133,7 +133,7 @@ export const levelMappingSchema = z.strictObject({
     .partialRecord(z.enum(mappedFields), valueSourceSchema)
     .default({})
     .describe(
-      'Product fields by value source (names of style types, brands, seasons... are looked up in the API lists).',
+      'Product fields by value source (names of style types, brands, seasons... are looked up in the API lists; suppliers, vendors and mainSupplier take a company id, internalCompanyCode, name or official name of a company the key sees).',
     ),
   codes: z.array(codeSourceSchema).default([]).describe('Product codes.'),
   autoCodeColumns: z
