@@ -3,9 +3,8 @@
  * codes and names, or platform company ids. Each resolves to the company id the API stores. The real workflow runs
  * on a Temporal dev server against the sandbox over HTTP (plm-rules-stack.ts), with a network of more than one page.
  */
-import { builtinProfile } from '../../connectors/plm-import/profiles/builtin';
 import { buildDemoSeed } from '../../sandbox/seed/demo';
-import { family, HEADER, plmRulesStack, type Row } from './plm-rules-stack';
+import { family, plmRulesStack, toCsvWith, type Row } from './plm-rules-stack';
 
 const BRAND = 'cmp_brand_nordic_threads';
 const COMPANY_COLUMNS = ['suppliers', 'vendors', 'mainSupplier'] as const;
@@ -29,51 +28,19 @@ function seedWithTwins(): unknown {
   return { ...seed, companies: [...companies, ...extra] };
 }
 
-const csvField = (value: string): string =>
-  /[",\r\n]/.test(value) ? `"${value.replace(/"/g, '""')}"` : value;
-
 describe('PLM import: suppliers, vendors and main supplier by code, name or id', () => {
-  const { file, run, api, rejectsOf, snapshot, writesSince, stack } = plmRulesStack({
+  const { file, nativeMappingWith, run, api, rejectsOf, snapshot, writesSince, stack } = plmRulesStack({
     seed: seedWithTwins(),
   });
   const companyReads = () => stack().apiClient.stats().byEndpoint['GET /companies'] ?? 0;
 
-  const companyMapping = () => {
-    const native = builtinProfile('native');
-    if (native.layout !== 'native') throw new Error('the native profile is native');
-    return file(
-      'native-with-companies.json',
-      JSON.stringify({
-        ...native,
-        name: 'native-with-companies',
-        mapping: {
-          ...native.mapping,
-          fields: {
-            ...native.mapping.fields,
-            vendors: { column: 'vendors', split: ';' },
-            mainSupplier: 'mainSupplier',
-          },
-        },
-      }),
-    );
-  };
-  const companySheet = (name: string, rows: readonly Row[], cells: Record<string, CompanyCells>) => {
-    const header = [...HEADER, ...COMPANY_COLUMNS];
-    return file(
-      name,
-      [
-        header.join(','),
-        ...rows.map((row) =>
-          [
-            ...HEADER.map((column) => row[column] ?? ''),
-            ...COMPANY_COLUMNS.map((column) => cells[row.externalId]?.[column] ?? ''),
-          ]
-            .map(csvField)
-            .join(','),
-        ),
-      ].join('\r\n') + '\r\n',
-    );
-  };
+  const companyMapping = () =>
+    nativeMappingWith('native-with-companies', {
+      vendors: { column: 'vendors', split: ';' },
+      mainSupplier: 'mainSupplier',
+    });
+  const companySheet = (name: string, rows: readonly Row[], cells: Record<string, CompanyCells>) =>
+    file(name, toCsvWith(rows, COMPANY_COLUMNS, cells));
 
   // Spec 01: `suppliers, vendors` are "array of string (company ids) or null" and `mainSupplier` "string (company id)
   // or null". Spec 03, GET /companies: "It maps an external company code to the platform company id." DESIGN:

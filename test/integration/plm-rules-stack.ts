@@ -34,10 +34,23 @@ export type Row = Partial<Record<(typeof HEADER)[number], string>> & { externalI
 
 const csvField = (value: string): string =>
   /[",\r\n]/.test(value) ? `"${value.replace(/"/g, '""')}"` : value;
-export const toCsv = (rows: readonly Row[]): string =>
+export const toCsv = (rows: readonly Row[]): string => toCsvWith(rows, [], {});
+/** toCsv with `extra` columns after HEADER, their cells by externalId. */
+export const toCsvWith = (
+  rows: readonly Row[],
+  extra: readonly string[],
+  cells: Readonly<Record<string, Readonly<Record<string, string>>>>,
+): string =>
   [
-    HEADER.join(','),
-    ...rows.map((row) => HEADER.map((column) => csvField(row[column] ?? '')).join(',')),
+    [...HEADER, ...extra].join(','),
+    ...rows.map((row) =>
+      [
+        ...HEADER.map((column) => row[column] ?? ''),
+        ...extra.map((column) => cells[row.externalId]?.[column] ?? ''),
+      ]
+        .map(csvField)
+        .join(','),
+    ),
   ].join('\r\n') + '\r\n';
 
 /** A style, one colour and one size, every level with its PLM_ID code. */
@@ -120,6 +133,19 @@ export function plmRulesStack(options: { seed?: unknown } = {}) {
     Object.entries(started().apiClient.stats().byMethodStatus)
       .filter(([key]) => key.startsWith('POST') || key.startsWith('PUT'))
       .reduce((sum, [key, n]) => sum + n - (before[key] ?? 0), 0);
+  /** The native profile with more `fields`, as the mapping file `<name>.json`. */
+  const nativeMappingWith = (name: string, fields: Record<string, unknown>): Promise<string> => {
+    const native = builtinProfile('native');
+    if (native.layout !== 'native') throw new Error('the native profile is native');
+    return file(
+      `${name}.json`,
+      JSON.stringify({
+        ...native,
+        name,
+        mapping: { ...native.mapping, fields: { ...native.mapping.fields, ...fields } },
+      }),
+    );
+  };
   const { api } = sandboxApi(started);
   const product = (externalId: string) => api<ApiProduct>(`/styles/${encodeURIComponent(externalId)}`);
   const ownedCompositions = async (externalId: string) => {
@@ -220,6 +246,7 @@ export function plmRulesStack(options: { seed?: unknown } = {}) {
     /** The native profile with a `rawMaterials` table (Cotton, Elastane, Polyamide, Polyester, Wool). */
     nativeMapping: () => nativeMapping,
     file,
+    nativeMappingWith,
     run,
     snapshot,
     writesSince,

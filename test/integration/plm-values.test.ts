@@ -8,7 +8,7 @@ import path from 'node:path';
 import * as XLSX from 'xlsx';
 import { builtinProfile } from '../../connectors/plm-import/profiles/builtin';
 import { repoRoot } from '../../worker/paths';
-import { family, HEADER, plmRulesStack, toCsv, type Row } from './plm-rules-stack';
+import { family, HEADER, plmRulesStack, toCsv, toCsvWith, type Row } from './plm-rules-stack';
 
 interface WeightedProduct {
   weight: { unit: string; value: number } | null;
@@ -20,7 +20,7 @@ const toSemicolonCsv = (rows: readonly Row[]): string =>
   '\r\n';
 
 describe('PLM import: values as the export meant them', () => {
-  const { file, run, api, rejectsOf, snapshot, writesSince } = plmRulesStack();
+  const { file, nativeMappingWith, run, api, rejectsOf, snapshot, writesSince } = plmRulesStack();
 
   describe('locale numbers', () => {
     // README: "1.234,5" is handled; a `;`-delimited csv is Excel's export in a comma-decimal locale (German, French).
@@ -56,30 +56,16 @@ describe('PLM import: values as the export meant them', () => {
   });
 
   describe('style levels', () => {
-    const levelMapping = () => {
-      const native = builtinProfile('native');
-      if (native.layout !== 'native') throw new Error('the native profile is native');
-      return file(
-        'native-with-level.json',
-        JSON.stringify({
-          ...native,
-          name: 'native-with-level',
-          mapping: { ...native.mapping, fields: { ...native.mapping.fields, styleLevelId: 'styleLevel' } },
-        }),
-      );
-    };
-    const levelSheet = (name: string, rows: readonly Row[], levels: Record<string, string>) => {
-      const header = [...HEADER, 'styleLevel'];
-      return file(
+    const levelMapping = () => nativeMappingWith('native-with-level', { styleLevelId: 'styleLevel' });
+    const levelSheet = (name: string, rows: readonly Row[], levels: Record<string, string>) =>
+      file(
         name,
-        [
-          header.join(','),
-          ...rows.map((row) =>
-            [...HEADER.map((column) => row[column] ?? ''), levels[row.externalId] ?? ''].join(','),
-          ),
-        ].join('\r\n') + '\r\n',
+        toCsvWith(
+          rows,
+          ['styleLevel'],
+          Object.fromEntries(Object.entries(levels).map(([id, level]) => [id, { styleLevel: level }])),
+        ),
       );
-    };
 
     // Spec 01, styleLevelId: "the valid set is the set of `parentId` values returned by the style-types list";
     // "An unrecognised value is rejected with 400". Checked before any write, so a bad one creates nothing.
