@@ -1,5 +1,6 @@
 /** Cell rules of an ERP export: text, lists, enums, dates, quantities and units, each read into a value or a reason. */
 
+import { characterCount } from '../characters';
 import { quoteInput } from '../input-limits';
 import { readLocaleNumber } from '../number-text';
 import { UNIT_VALUES, type Unit } from '../traceability/schemas/common';
@@ -20,10 +21,11 @@ export function cellText(value: CellValue | undefined): string {
   return String(value).trim();
 }
 
+/** A cell as text of at most `maxLength` characters (code points, as the API counts them). */
 export function parseText(value: CellValue, maxLength: number): Parsed<string> {
   const text = cellText(value);
-  if (text.length > maxLength)
-    return fail(`is ${text.length} characters long; at most ${maxLength} are allowed`);
+  const length = text.length > maxLength ? characterCount(text) : 0;
+  if (length > maxLength) return fail(`is ${length} characters long; at most ${maxLength} are allowed`);
   return ok(text);
 }
 

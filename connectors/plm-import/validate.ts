@@ -9,6 +9,7 @@ import {
   type ProductDraft,
   type ProductLevel,
 } from './draft';
+import { characterCount } from '../characters';
 import { groupIssues, onRow, rowIssue, type RowIssue } from './issues';
 
 export interface ValidDraft extends ProductDraft {
@@ -155,24 +156,6 @@ export const fieldLimits: Partial<Record<DraftFieldName, number>> = {
   color: 255,
   dimension: 255,
 };
-
-/**
- * Spec 01's limits are in characters ("name | up to 255 characters"): code points, so an emoji or a CJK extension
- * character counts once, not as the two UTF-16 code units of `String.length`.
- */
-export function characterCount(text: string): number {
-  let count = 0;
-  for (let at = 0; at < text.length; at++) {
-    const unit = text.charCodeAt(at);
-    // A high surrogate followed by a low one is one character.
-    if (unit >= 0xd800 && unit <= 0xdbff) {
-      const next = text.charCodeAt(at + 1);
-      if (next >= 0xdc00 && next <= 0xdfff) at++;
-    }
-    count++;
-  }
-  return count;
-}
 
 /** Drops fields the level does not carry (a style type given on a SKU row, say). */
 export function keepLevelFields(draft: ProductDraft, level: ProductLevel): void {

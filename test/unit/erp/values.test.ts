@@ -8,6 +8,7 @@ import {
   isEmptyDateText,
   isZeroQuantity,
   parseStatus,
+  parseText,
   parseUnit,
   roundHalfUp2,
   splitList,
@@ -185,6 +186,14 @@ describe('units', () => {
 });
 
 describe('text helpers', () => {
+  // Spec 03, Limits: "orderNumber | 1-255 characters", "shipmentReference | max 255 characters": characters (code
+  // points), not the UTF-16 code units of String.length; an emoji or a CJK extension character counts once.
+  it('measures text limits in characters: an emoji counts once', () => {
+    expect(value(parseText('📦'.repeat(255), 255))).toBe('📦'.repeat(255));
+    expect(value(parseText('𠀋'.repeat(200) + 'a'.repeat(55), 255))).toHaveLength(455);
+    expect(reason(parseText('📦'.repeat(256), 255))).toBe('is 256 characters long; at most 255 are allowed');
+  });
+
   it('splits lists on every separator, trimming and dropping empties', () => {
     expect(splitList(' a, b ;;c ,', [',', ';'])).toEqual(['a', 'b', 'c']);
     expect(splitList(['x, y', ' z '], [','])).toEqual(['x', 'y', 'z']);
