@@ -4,6 +4,7 @@ import {
   TraceabilityApiError,
   formatIssuePath,
   redact,
+  refusesKey,
   type HttpMethod,
   type SchemaIssue,
 } from './errors';
@@ -145,7 +146,7 @@ function failWith(error: TraceabilityApiError): never {
   throw error;
 }
 
-/** A 401 is the worker's configuration, never the data: retrying or fixing rows cannot help. */
+/** A refused key (401, 403 `insufficient_rights`) is the worker's configuration, never the data: retrying or fixing rows cannot help. */
 const KEY_REFUSED_HINT =
   '; the API refused the key: check TRACEABILITY_API_KEY (and TRACEABILITY_BASE_URL) of the worker, then restart it';
 
@@ -163,11 +164,12 @@ export function errorFromAnswer(
   const code = body?.code ?? body?.metadata?.code ?? `http_${statusCode}`;
   const serverMessage =
     messageText(body?.message) ?? messageText(body?.metadata?.message) ?? `HTTP ${statusCode}`;
+  const keyRefused = refusesKey({ statusCode, code });
   return new TraceabilityApiError({
     statusCode,
     code,
     message: redact(
-      `${ctx.method} ${ctx.endpoint} failed with ${statusCode} ${code}: ${serverMessage}${statusCode === 401 ? KEY_REFUSED_HINT : ''}`,
+      `${ctx.method} ${ctx.endpoint} failed with ${statusCode} ${code}: ${serverMessage}${keyRefused ? KEY_REFUSED_HINT : ''}`,
       ctx.apiKey,
     ),
     method: ctx.method,

@@ -105,7 +105,7 @@ export function isTraceabilityApiError(error: unknown): error is TraceabilityApi
  * Spec 01, Errors: 401 ("Missing or invalid key") and 403 `insufficient_rights` ("Credential not bound to a company")
  * answer for the worker's key, not for the record sent: no row's fix can help, so a job stops rather than reject rows.
  */
-export function refusesKey(error: TraceabilityApiError): boolean {
+export function refusesKey(error: Pick<TraceabilityApiError, 'statusCode' | 'code'>): boolean {
   return error.statusCode === 401 || (error.statusCode === 403 && error.code === 'insufficient_rights');
 }
 

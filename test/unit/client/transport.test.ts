@@ -326,6 +326,25 @@ describe('Transport over HTTP', () => {
     await stub.close();
   });
 
+  // Spec 01, Errors: "403 | insufficient_rights / forbidden | Credential not bound to a company; record restricted to
+  // another company": the first answers for the key (what to check is said), the second for the record.
+  it('says to check the key on a 403 insufficient_rights, not on a 403 forbidden', async () => {
+    const stub = await startStub((req, res) =>
+      req.url?.includes('restricted')
+        ? sendJson(res, 403, fail(403, 'forbidden', 'Record restricted to another company'))
+        : sendJson(res, 403, fail(403, 'insufficient_rights', 'Credential not bound to a company')),
+    );
+    const client = new TraceabilityClient({ baseUrl: stub.baseUrl, apiKey: KEY });
+    const unbound = await caught(client.orders.list({ limit: 1 }));
+    expect(unbound).toMatchObject({ statusCode: 403, code: 'insufficient_rights', retryable: false });
+    expect(unbound.message).toContain('check TRACEABILITY_API_KEY');
+    const restricted = await caught(client.orders.get('restricted'));
+    expect(restricted).toMatchObject({ statusCode: 403, code: 'forbidden' });
+    expect(restricted.message).not.toContain('TRACEABILITY_API_KEY');
+    await client.close();
+    await stub.close();
+  });
+
   it('never lets the key reach errors, their JSON, inspect output or logs', async () => {
     const stub = await startStub((req, res) =>
       sendJson(
