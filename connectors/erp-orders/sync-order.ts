@@ -1,7 +1,7 @@
 import { boundMessage, quoteInput } from '../input-limits';
 import type { ApiCalls } from '../staging';
 import type { BatchJournal } from '../staging';
-import { isTraceabilityApiError, type TraceabilityApiError } from '../traceability/errors';
+import { isTraceabilityApiError, refusesKey, type TraceabilityApiError } from '../traceability/errors';
 import type { Order } from '../traceability';
 import type { OrderType } from '../traceability/schemas/orders';
 import { productRefKey, type OrderDraft, type ProductRef } from './orders/draft';
@@ -182,6 +182,27 @@ function apiRejectionMessage(draft: OrderDraft, error: TraceabilityApiError): st
     ? `order '${draft.orderNumber}': its parties or facility processes are locked by tracing (the counterparty linked ` +
         `its order), so they cannot change; the API said: ${error.message}`
     : `order '${draft.orderNumber}': ${error.message}`;
+}
+
+/**
+ * A 4xx is the order's rejection, except a refused key (spec 01: 401, 403 `insufficient_rights`): it answers for the
+ * worker's key, so it is thrown and fails the run, rather than reject this order and every one after it.
+ */
+function ordersFault(error: TraceabilityApiError): boolean {
+  return !error.retryable && !refusesKey(error);
+}
+
+/**
+ * The key was refused between a renumbering's two requests: no PATCH can put the numbers back, so the run's failure
+ * says which order holds temporary line numbers (a push with a good key renames them by their line ids).
+ */
+function leftRenumbered(draft: OrderDraft, undo: Undo, refused: TraceabilityApiError): TraceabilityApiError {
+  return refused.with({
+    message:
+      `${refused.message}. Order '${quoteInput(draft.orderNumber)}' was left with ${undo.moved.length} line(s) on ` +
+      'temporary numbers (the first of its two renumbering requests went through): pushing the file again with a ' +
+      'working key renames them',
+  });
 }
 
 function apiRejection(draft: OrderDraft, error: TraceabilityApiError): OrderOutcome {
@@ -390,7 +411,7 @@ export async function syncOrder(
           }
           continue;
         }
-        if (!error.retryable) return apiRejection(draft, error);
+        if (ordersFault(error)) return apiRejection(draft, error);
         throw error;
       }
     }
@@ -441,8 +462,9 @@ export async function syncOrder(
         await reread();
         continue;
       }
+      if (refusesKey(error) && sent > 0 && plan.undoFirst) throw leftRenumbered(draft, plan.undoFirst, error);
       // Every other 4xx names bad data (style_not_found, invalid_company_id, responsible_person_not_found...).
-      if (!error.retryable) {
+      if (ordersFault(error)) {
         return sent > 0 && plan.undoFirst
           ? await undoRenumbering(api, draft, plan.orderId, plan.undoFirst, error)
           : apiRejection(draft, error);
