@@ -10,35 +10,27 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import Papa from 'papaparse';
-import { ApplicationFailure, WorkflowFailedError } from '@temporalio/client';
+import { WorkflowFailedError } from '@temporalio/client';
 import { createActivities } from '../../activities';
 import type { ActivityDeps } from '../../activities/deps';
 import { erpOrders } from '../../workflows';
 import type { PushErpOrdersInput, PushErpOrdersResult } from '../../workflows/erp-orders';
 import { sandboxApi, startTestStack, type TestStack } from '../harness';
+import { expectKeyRefused, keyRevocation } from './key-revocation';
 
 jest.setTimeout(120_000);
 
 let stack: TestStack | undefined;
 let dir = '';
-/** Set: the worker's key is revoked once this many of the push's order creates have been answered. */
-let revokeAfterCreates: number | undefined;
+/** The push's order creates answered; the key is revoked once two are. */
 let creates = 0;
-let restore: (() => void) | undefined;
 
 const started = (): TestStack => {
   if (!stack) throw new Error('the stack starts in beforeAll');
   return stack;
 };
 const { api } = sandboxApi(started);
-
-function revokeKey(): () => void {
-  const { sandbox, apiKey } = started();
-  const record = sandbox.ctx.apiKeys.get(apiKey);
-  if (!record) throw new Error('the worker key is not in the sandbox');
-  sandbox.ctx.apiKeys.delete(apiKey);
-  return () => sandbox.ctx.apiKeys.set(apiKey, record);
-}
+const revocation = keyRevocation(started);
 
 /** The activities' client, its order creates counted so the key can be revoked between two of them. */
 function countingCreates(deps: ActivityDeps): ActivityDeps {
@@ -47,7 +39,7 @@ function countingCreates(deps: ActivityDeps): ActivityDeps {
   counted.create = async (...args) => {
     const created = await orders.create(...args);
     creates += 1;
-    if (revokeAfterCreates !== undefined && creates >= revokeAfterCreates && !restore) restore = revokeKey();
+    if (creates >= 2) revocation.fire();
     return created;
   };
   const client: typeof deps.client = Object.create(deps.client) as typeof deps.client;
@@ -65,7 +57,7 @@ beforeAll(async () => {
 }, 60_000);
 
 afterAll(async () => {
-  restore?.();
+  revocation.restore();
   await stack?.stop();
   if (dir) await rm(dir, { recursive: true, force: true });
 });
@@ -76,13 +68,6 @@ const push = (input: PushErpOrdersInput, workflowId: string): Promise<PushErpOrd
     taskQueue: started().taskQueue,
     workflowId,
   });
-
-/** The ApplicationFailure down a failure's cause chain. */
-function applicationFailure(error: unknown): ApplicationFailure | undefined {
-  for (let current = error; current instanceof Error; current = current.cause)
-    if (current instanceof ApplicationFailure) return current;
-  return undefined;
-}
 
 async function writeOrders(name: string, numbers: readonly string[]): Promise<string> {
   const file = path.join(dir, name);
@@ -118,26 +103,13 @@ it('"401 token_or_api_key_invalid: Missing or invalid key": a key revoked mid-pu
   const workflowId = started().workflowId('erp-key-refused');
 
   creates = 0;
-  revokeAfterCreates = 2;
-  const failed = await push({ file }, workflowId).then(
-    (result) => result,
-    (error: unknown) => error,
-  );
-  revokeAfterCreates = undefined;
-  restore?.();
-  restore = undefined;
+  const failed = await revocation.during(() => push({ file }, workflowId));
 
   // Before: the run completed, the orders after the revocation rejected with token_or_api_key_invalid.
   expect(failed instanceof WorkflowFailedError ? 'run failed' : (failed as PushErpOrdersResult).orders).toBe(
     'run failed',
   );
-  const failure = applicationFailure(failed);
-  expect(failure).toMatchObject({
-    type: 'TraceabilityApiError:token_or_api_key_invalid',
-    nonRetryable: true,
-  });
-  expect(failure?.message).toContain('TRACEABILITY_API_KEY');
-  expect(failure?.message).not.toContain(started().apiKey);
+  expectKeyRefused(failed, started().apiKey);
   expect(existsSync(path.join(started().config.dataDir, 'runs', workflowId, 'rejects.csv'))).toBe(false);
   // The creates answered before the revocation (two, and those already sent beside them) are whole orders.
   const landed = (await Promise.all(numbers.map(copiesOf))).flat();

@@ -7,35 +7,26 @@
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { ApplicationFailure, WorkflowFailedError } from '@temporalio/client';
+import { WorkflowFailedError } from '@temporalio/client';
 import type { PlmImportResult } from '../../activities/plm-import';
 import { createActivities } from '../../activities';
 import { plmImport } from '../../workflows';
 import type { PlmImportInput } from '../../workflows/plm-import';
 import { startTestStack, type TestStack } from '../harness';
+import { expectKeyRefused, keyRevocation } from './key-revocation';
 import { family, toCsv } from './plm-rules-stack';
 
 jest.setTimeout(120_000);
 
 let stack: TestStack | undefined;
 let dir = '';
-/** Set: the next batch write finds the worker's key revoked (as a key rotated on the platform mid-run). */
-let revokeAtWrites = false;
 
 const started = (): TestStack => {
   if (!stack) throw new Error('the stack starts in beforeAll');
   return stack;
 };
-
-function revokeKey(): () => void {
-  const { sandbox, apiKey } = started();
-  const record = sandbox.ctx.apiKeys.get(apiKey);
-  if (!record) throw new Error('the worker key is not in the sandbox');
-  sandbox.ctx.apiKeys.delete(apiKey);
-  return () => sandbox.ctx.apiKeys.set(apiKey, record);
-}
-
-let restore: (() => void) | undefined;
+/** Fired as a batch write begins (as a key rotated on the platform mid-run). */
+const revocation = keyRevocation(started);
 
 beforeAll(async () => {
   dir = await mkdtemp(path.join(tmpdir(), 'plm-key-refused-it-'));
@@ -47,7 +38,7 @@ beforeAll(async () => {
       return {
         ...activities,
         applyPlmBatch: (input: Parameters<typeof activities.applyPlmBatch>[0]) => {
-          if (revokeAtWrites && !restore) restore = revokeKey();
+          revocation.fire();
           return activities.applyPlmBatch(input);
         },
       };
@@ -56,7 +47,7 @@ beforeAll(async () => {
 }, 60_000);
 
 afterAll(async () => {
-  restore?.();
+  revocation.restore();
   await stack?.stop();
   if (dir) await rm(dir, { recursive: true, force: true });
 });
@@ -68,34 +59,17 @@ const run = (input: PlmImportInput): Promise<PlmImportResult> =>
     workflowId: started().workflowId('plm-key-refused'),
   });
 
-/** The ApplicationFailure down a failure's cause chain. */
-function applicationFailure(error: unknown): ApplicationFailure | undefined {
-  for (let current = error; current instanceof Error; current = current.cause)
-    if (current instanceof ApplicationFailure) return current;
-  return undefined;
-}
-
 it('"401 token_or_api_key_invalid: Missing or invalid key": a key refused while the import writes fails the run naming the key, rejects no row, and the same sheet imports whole once the key is back', async () => {
   const sheet = path.join(dir, 'key.csv');
   await writeFile(sheet, toCsv(family('KEYREF')));
 
-  revokeAtWrites = true;
-  const failed = await run({ file: sheet, profile: 'native' }).then(
-    (result) => result,
-    (error: unknown) => error,
-  );
-  revokeAtWrites = false;
-  restore?.();
-  restore = undefined;
+  const failed = await revocation.during(() => run({ file: sheet, profile: 'native' }));
 
   // Before: the run completed, every product rejected with token_or_api_key_invalid and listed in a rejects file.
   expect(failed instanceof WorkflowFailedError ? 'run failed' : (failed as PlmImportResult).products).toBe(
     'run failed',
   );
-  expect(applicationFailure(failed)).toMatchObject({
-    type: 'TraceabilityApiError:token_or_api_key_invalid',
-    nonRetryable: true,
-  });
+  expectKeyRefused(failed, started().apiKey);
 
   const again = await run({ file: sheet, profile: 'native' });
   expect(again.products).toMatchObject({ created: 3, rejected: 0 });
