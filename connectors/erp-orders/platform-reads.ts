@@ -3,13 +3,14 @@
  * product ids, and a snapshot of the export's orders (the pull reuses the line listing).
  */
 
+import { foldCompanyCode } from '../companies';
 import type { ApiCalls } from '../staging';
 import { forEachBounded } from '../staging';
 import { readList, type Order, type OrderLine, type Page, type Product } from '../traceability';
 import type { OrderType } from '../traceability/schemas/orders';
 import type { BuildContext } from './orders/build';
 import { productRefKey, type OrderDraft, type ProductRef } from './orders/draft';
-import { companyResolverFromDirectory, foldCompanyCode, type CompanyDirectoryEntry } from './orders/lookups';
+import { companyResolverFromDirectory, type CompanyDirectoryEntry } from './orders/lookups';
 import { existingOrderSchema, type ExistingOrder } from './reconcile';
 
 /** The caller's company, per client (one client per key), for the life of the worker: a key never changes company. */

@@ -6,7 +6,7 @@ import { copyInput, isS3Url, readInputText } from '../storage';
 import type { ReferenceKind, TraceabilityClient } from '../traceability';
 import { PlmFileError } from './issues';
 import { builtinProfile } from './profiles/builtin';
-import type { CompanyEntry } from './profiles/companies';
+import type { CompanyEntry } from '../companies';
 import { parseProductSheet } from './profiles/parse-sheet';
 import type { ReferenceLists } from './profiles/references';
 import { parseMappingProfile, type MappingProfile } from './profiles/schema';

@@ -1,4 +1,5 @@
-import { AnswerMemo, didYouMean, matcherOf, NameMatcher } from '../../traceability/name-matching';
+import { companyResolver, type CompanyEntry, type CompanyWording } from '../../companies';
+import { didYouMean, matcherOf } from '../../traceability/name-matching';
 import { fail, ok, type Parsed } from '../cell-values';
 
 /** Maps an external company code to a platform company id (the activity builds it from GET /companies). */
@@ -14,14 +15,20 @@ export interface CompanyDirectoryEntry {
   name?: string | undefined;
 }
 
-/** How a company code matches another once case and surrounding spaces are set aside (the API filter ignores case). */
-export function foldCompanyCode(code: string): string {
-  return code.trim().toLowerCase();
-}
-
-function describeCompanies(entries: readonly CompanyDirectoryEntry[]): string {
+function describeCompanies(entries: readonly CompanyEntry[]): string {
   return entries.map((entry) => (entry.name ? `${entry.id} (${entry.name})` : entry.id)).join(', ');
 }
+
+const byCode: CompanyWording<CompanyResolution> = {
+  found: (id) => ({ id }),
+  ambiguous: (code, _by, candidates) => ({
+    error:
+      `company code '${code}' is the code of ${candidates.length} companies: ${describeCompanies(candidates)}; ` +
+      'give the company id instead, or make the codes unique on the platform',
+    suggestions: [],
+  }),
+  unknown: (code, suggestions) => ({ error: `no company has the code '${code}'`, suggestions }),
+};
 
 /**
  * A resolver over a known list of companies (code → id), exact on the code and then case-insensitive; an unknown
@@ -29,33 +36,16 @@ function describeCompanies(entries: readonly CompanyDirectoryEntry[]): string {
  * set aside) is refused, naming them: guessing one would send the order to the wrong party.
  */
 export function companyResolverFromDirectory(entries: readonly CompanyDirectoryEntry[]): CompanyResolver {
-  const byId = new Map(entries.map((entry) => [entry.id, entry]));
-  const exact = new Map<string, CompanyDirectoryEntry[]>();
-  const folded = new Map<string, CompanyDirectoryEntry[]>();
-  for (const entry of byId.values()) {
-    exact.set(entry.code, [...(exact.get(entry.code) ?? []), entry]);
-    const key = foldCompanyCode(entry.code);
-    folded.set(key, [...(folded.get(key) ?? []), entry]);
-  }
-  // Built on the first unknown code; the run's orders name the same unknown codes again and again.
-  let matcher: NameMatcher | undefined;
-  const unknown = new AnswerMemo<{ error: string; suggestions: string[] }>();
+  const byId = new Map(
+    entries.map((entry) => [entry.id, { id: entry.id, internalCompanyCode: entry.code, name: entry.name }]),
+  );
+  const resolve = companyResolver([...byId.values()], ['code', 'foldedCode'], byCode);
   return (code) => {
-    const candidates = exact.get(code) ?? folded.get(foldCompanyCode(code)) ?? [];
-    const [only] = candidates;
-    if (candidates.length === 1 && only !== undefined) return { id: only.id };
-    if (candidates.length > 1)
-      return {
-        error:
-          `company code '${code}' is the code of ${candidates.length} companies: ${describeCompanies(candidates)}; ` +
-          'give the company id instead, or make the codes unique on the platform',
-        suggestions: [],
-      };
-    const resolution = unknown.get(code, () => {
-      matcher ??= new NameMatcher(exact.keys());
-      return { error: `no company has the code '${code}'`, suggestions: matcher.closeMatches(code) };
-    });
-    return { error: resolution.error, suggestions: [...resolution.suggestions] };
+    const resolution = resolve(code);
+    // The unknown answer is kept for the next row naming the code: hand out a copy the caller may change.
+    return 'id' in resolution
+      ? resolution
+      : { error: resolution.error, suggestions: [...resolution.suggestions] };
   };
 }
 

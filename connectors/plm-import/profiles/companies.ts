@@ -1,19 +1,9 @@
-import { z } from 'zod';
-import { foldCompanyCode } from '../../erp-orders/orders/lookups';
-import { AnswerMemo, didYouMean, NameMatcher } from '../../traceability/name-matching';
+import { companyResolver, type CompanyEntry, type CompanyWording } from '../../companies';
+import { didYouMean } from '../../traceability/name-matching';
 import type { ProductDraft } from '../draft';
 import { rowIssue, type RowIssue } from '../issues';
 import { resolveNames } from './resolve-names';
 import type { ReferenceResolution } from './references';
-
-/** A company the key sees (GET /companies): what a supplier, vendor or main-supplier cell may name it by. */
-export const companyEntrySchema = z.object({
-  id: z.string().min(1),
-  internalCompanyCode: z.string().nullish(),
-  name: z.string().nullish(),
-  officialName: z.string().nullish(),
-});
-export type CompanyEntry = z.infer<typeof companyEntrySchema>;
 
 /** Reads every company the key sees (an API call): `resolveCompanyCells` calls it only for a non-empty cell. */
 export type LoadCompanies = () => Promise<CompanyEntry[]>;
@@ -21,16 +11,24 @@ export type LoadCompanies = () => Promise<CompanyEntry[]>;
 /** Draft fields that hold company ids (spec 01: "array of string (company ids)", "string (company id)"). */
 export const COMPANY_FIELDS = ['suppliers', 'vendors', 'mainSupplier'] as const;
 
-function push<K, V>(map: Map<K, V[]>, key: K, value: V): void {
-  const list = map.get(key);
-  if (list === undefined) map.set(key, [value]);
-  else if (!list.includes(value)) list.push(value);
-}
-
 function describe(company: CompanyEntry): string {
   const said = [company.name, company.internalCompanyCode].filter((text): text is string => !!text);
   return `'${company.id}'${said.length > 0 ? ` (${said.join(', ')})` : ''}`;
 }
+
+const byCell: CompanyWording<ReferenceResolution> = {
+  found: (id) => ({ ok: true, id }),
+  ambiguous: (text, by, found) => ({
+    ok: false,
+    code: 'ambiguous_reference',
+    reason: `company '${text}' is ambiguous: it is the ${by} of ${found.length} companies the key sees (${found.map(describe).join(', ')}); give the id of the one you mean instead`,
+  }),
+  unknown: (text, suggestions, known) => ({
+    ok: false,
+    code: 'unknown_reference',
+    reason: `unknown company '${text}': no company the key sees has it as its id, code, name or official name${didYouMean(suggestions, known)}`,
+  }),
+};
 
 /**
  * A cell's text to the company id it means: a company id the key sees as it stands; else the company whose
@@ -39,56 +37,14 @@ function describe(company: CompanyEntry): string {
  * put the product under the wrong supplier.
  */
 export class CompanyResolver {
-  private readonly ids = new Set<string>();
-  private readonly codes = new Map<string, CompanyEntry[]>();
-  private readonly foldedCodes = new Map<string, CompanyEntry[]>();
-  private readonly names = new Map<string, CompanyEntry[]>();
-  private readonly failures = new AnswerMemo<ReferenceResolution>();
-  private matcher?: NameMatcher;
+  private readonly resolver: (text: string) => ReferenceResolution;
 
-  constructor(private readonly companies: readonly CompanyEntry[]) {
-    for (const company of companies) {
-      this.ids.add(company.id);
-      if (company.internalCompanyCode) {
-        push(this.codes, company.internalCompanyCode, company);
-        push(this.foldedCodes, foldCompanyCode(company.internalCompanyCode), company);
-      }
-      for (const name of [company.name, company.officialName])
-        if (name) push(this.names, foldCompanyCode(name), company);
-    }
+  constructor(companies: readonly CompanyEntry[]) {
+    this.resolver = companyResolver(companies, ['id', 'code', 'foldedCode', 'name'], byCell);
   }
 
   resolve(text: string): ReferenceResolution {
-    if (this.ids.has(text)) return { ok: true, id: text };
-    const folded = foldCompanyCode(text);
-    const steps: Array<[string, CompanyEntry[] | undefined]> = [
-      ['code', this.codes.get(text)],
-      ['code', this.foldedCodes.get(folded)],
-      ['name', this.names.get(folded)],
-    ];
-    for (const [what, found] of steps) {
-      if (found === undefined) continue;
-      const [only] = found;
-      if (found.length === 1 && only !== undefined) return { ok: true, id: only.id };
-      return {
-        ok: false,
-        code: 'ambiguous_reference',
-        reason: `company '${text}' is ambiguous: it is the ${what} of ${found.length} companies the key sees (${found.map(describe).join(', ')}); give the id of the one you mean instead`,
-      };
-    }
-    return this.failures.get(text, () => {
-      const known = this.companies.flatMap((company) =>
-        [company.internalCompanyCode, company.name, company.officialName].filter(
-          (said): said is string => !!said,
-        ),
-      );
-      this.matcher ??= new NameMatcher(known);
-      return {
-        ok: false,
-        code: 'unknown_reference',
-        reason: `unknown company '${text}': no company the key sees has it as its id, code, name or official name${didYouMean(this.matcher.closeMatches(text), known)}`,
-      };
-    });
+    return this.resolver(text);
   }
 }
 

@@ -1,9 +1,6 @@
 import type { ProductDraft } from '../../../connectors/plm-import/draft';
-import {
-  CompanyResolver,
-  resolveCompanyCells,
-  type CompanyEntry,
-} from '../../../connectors/plm-import/profiles/companies';
+import type { CompanyEntry } from '../../../connectors/companies';
+import { CompanyResolver, resolveCompanyCells } from '../../../connectors/plm-import/profiles/companies';
 
 const companies: CompanyEntry[] = [
   { id: 'cmp_acme', internalCompanyCode: 'ACME-001', name: 'Acme', officialName: 'Acme Textiles Ltd' },
