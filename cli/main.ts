@@ -177,7 +177,11 @@ function helpLine(command: Command): string {
  * (unknown command or option, missing argument) also names the help to read.
  */
 export function usageErrorLine(commanderText: string, help: string): string {
-  const text = commanderText.trim().replace(/^error: /, '');
+  // commander puts its suggestion on a line of its own: `unknown option '--wiat'\n(Did you mean --wait?)`.
+  const text = commanderText
+    .trim()
+    .replace(/^error: /, '')
+    .replace(/\s*\(Did you mean ([^)]*)\?\)$/, ', did you mean $1?');
   const invalid =
     /^(?:command-argument value '(.*)' is invalid for argument '([^']+)'|option '(\S+)[^']*' (?:argument|value) '(.*)' (?:from env '([^']+)' )?is invalid)\. (.*)$/s.exec(
       text,

@@ -15,8 +15,10 @@ export function inputFileArg(value: string): string {
     return value;
   }
   const absolute = path.resolve(value);
-  if (!existsSync(absolute) || !statSync(absolute).isFile())
-    throw new InvalidArgumentError(`no file at ${absolute}`);
+  if (!existsSync(absolute)) throw new InvalidArgumentError(`no file at ${absolute}`);
+  if (statSync(absolute).isDirectory())
+    throw new InvalidArgumentError(`${absolute} is a folder, not a file: give the path of a file in it`);
+  if (!statSync(absolute).isFile()) throw new InvalidArgumentError(`no file at ${absolute}`);
   return absolute;
 }
 
