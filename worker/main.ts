@@ -3,6 +3,7 @@ import { createActivities } from '../activities';
 import { apiTarget, type ApiTarget } from './api-target';
 import { connectableTemporalAddress, loadConfig, type AppConfig } from './config';
 import { createWorker } from './create-worker';
+import { checkStoreWritable } from './data-folder-check';
 import { Lifecycle } from './lifecycle';
 import { compactError, createLogger, exitWithError, type AppLogger } from './logger';
 import { installTemporalRuntime } from './runtime';
@@ -38,6 +39,7 @@ export async function startWorker(options: StartWorkerOptions): Promise<RunningW
   const { config, logger } = options;
   // Bad or missing store credentials stop the worker here, with one line, rather than fail every job later.
   const store = openStore(config.store ?? {}, config.dataDir);
+  await checkStoreWritable(store, config.store?.url !== undefined);
   await store.check();
   installTemporalRuntime(logger, { metricsAddress: config.metricsAddress });
   const { client, rateLimits } = createApiClient(options.api, logger, { timeoutMs: config.apiTimeoutMs });

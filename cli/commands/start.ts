@@ -2,6 +2,7 @@ import { Command } from 'commander';
 import { cliCommand } from '../../connectors/cli-command';
 import { startSandbox } from '../../sandbox/server';
 import { apiTarget } from '../../worker/api-target';
+import { checkFolderWritable } from '../../worker/data-folder-check';
 import { loadConfig, temporalClientAddress, type AppConfig } from '../../worker/config';
 import { Lifecycle } from '../../worker/lifecycle';
 import { createLogger, type AppLogger } from '../../worker/logger';
@@ -38,6 +39,9 @@ export async function startStack(
 ): Promise<StackInfo> {
   let temporalAddress = temporalClientAddress(config);
   let webUiUrl: string | undefined;
+  // The dev server's database and the sandbox's snapshot live there, whatever TRACE_STORE_URL says.
+  if (!config.temporalAddress || !config.traceabilityBaseUrl)
+    await checkFolderWritable(config.dataDir, 'TRACE_DATA_DIR');
   if (!config.temporalAddress) {
     const cli = await provisionTemporalCli({
       logger,
