@@ -40,67 +40,52 @@ describe('an operator’s slip at the command line', () => {
   });
 });
 
-describe('a worker whose data folder cannot be written', () => {
-  it('stops at start with one line naming TRACE_DATA_DIR, the folder and what to do (exit 2), before it connects', () => {
-    const scratch = mkdtempSync(path.join(os.tmpdir(), 'trace-data-not-dir-'));
-    // A path below a file: mkdir fails with ENOTDIR even for root, as a read-only or full disk would fail a write.
-    const file = path.join(scratch, 'a-file');
-    writeFileSync(file, 'not a folder');
-    const dataDir = path.join(file, 'data');
-    try {
-      const env: NodeJS.ProcessEnv = {
-        ...process.env,
-        TRACE_DATA_DIR: dataDir,
-        // Nothing listens here: the data folder must be said first, not "Cannot reach Temporal".
-        TEMPORAL_ADDRESS: '127.0.0.1:1',
-      };
-      delete env.TRACE_STORE_URL;
-      const worker = run(['worker'], env);
-      expect(worker.status).toBe(2);
-      const lines = worker.stderr.trim().split('\n');
-      const last = lines[lines.length - 1] ?? '';
-      expect(last).toBe(
-        `trace-sync: the data folder ${dataDir} (TRACE_DATA_DIR) cannot be written (ENOTDIR: not a directory): ` +
-          'make it a writable folder, or set TRACE_DATA_DIR to one',
-      );
-      expect(worker.stderr).not.toMatch(/\n\s+at /);
-    } finally {
-      rmSync(scratch, { recursive: true, force: true });
-    }
-  });
-});
+/**
+ * Runs `trace-sync <command>` with TRACE_DATA_DIR below a file (mkdir fails with ENOTDIR even for root, as a
+ * read-only folder or a full disk fails a write) and expects its last stderr line to name the folder (exit 2).
+ */
+function expectDataFolderRefused(command: string, env: NodeJS.ProcessEnv): string {
+  const scratch = mkdtempSync(path.join(os.tmpdir(), 'trace-data-not-dir-'));
+  const file = path.join(scratch, 'a-file');
+  writeFileSync(file, 'not a folder');
+  const dataDir = path.join(file, 'data');
+  try {
+    const cli = run([command], { ...env, TRACE_DATA_DIR: dataDir });
+    expect(cli.status).toBe(2);
+    expect(cli.stderr.trim().split('\n').pop()).toBe(
+      `trace-sync: the data folder ${dataDir} (TRACE_DATA_DIR) cannot be written (ENOTDIR: not a directory): ` +
+        'make it a writable folder, or set TRACE_DATA_DIR to one',
+    );
+    expect(cli.stderr).not.toMatch(/\n\s+at /);
+    return cli.stdout;
+  } finally {
+    rmSync(scratch, { recursive: true, force: true });
+  }
+}
 
-describe('npm start with a data folder that cannot be written', () => {
-  it('stops with one line naming TRACE_DATA_DIR (exit 2), before it starts a dev server or the sandbox', () => {
-    const scratch = mkdtempSync(path.join(os.tmpdir(), 'trace-start-not-dir-'));
-    const file = path.join(scratch, 'a-file');
-    writeFileSync(file, 'not a folder');
-    const dataDir = path.join(file, 'data');
-    try {
-      const env: NodeJS.ProcessEnv = {
-        ...process.env,
-        TRACE_DATA_DIR: dataDir,
-        TEMPORAL_PORT: '0',
-        TEMPORAL_UI_PORT: '0',
-        TRACE_SANDBOX_PORT: '0',
-      };
-      for (const name of [
-        'TEMPORAL_ADDRESS',
-        'TRACEABILITY_BASE_URL',
-        'TRACEABILITY_API_KEY',
-        'TRACE_STORE_URL',
-      ])
-        delete env[name];
-      const start = run(['start'], env);
-      expect(start.status).toBe(2);
-      // Before: `trace-sync: ENOTDIR: not a directory, mkdir '<dir>/temporal'`, exit 1.
-      expect(start.stderr.trim().split('\n').pop()).toBe(
-        `trace-sync: the data folder ${dataDir} (TRACE_DATA_DIR) cannot be written (ENOTDIR: not a directory): ` +
-          'make it a writable folder, or set TRACE_DATA_DIR to one',
-      );
-      expect(start.stdout).toBe('');
-    } finally {
-      rmSync(scratch, { recursive: true, force: true });
-    }
+describe('a data folder that cannot be written', () => {
+  it('trace-sync worker stops at start with one line naming TRACE_DATA_DIR and what to do (exit 2), before it connects', () => {
+    // Nothing listens here: the data folder must be said first, not "Cannot reach Temporal".
+    const env: NodeJS.ProcessEnv = { ...process.env, TEMPORAL_ADDRESS: '127.0.0.1:1' };
+    delete env.TRACE_STORE_URL;
+    expectDataFolderRefused('worker', env);
+  });
+
+  it('npm start stops with the same line (exit 2), before it starts a dev server or the sandbox', () => {
+    const env: NodeJS.ProcessEnv = {
+      ...process.env,
+      TEMPORAL_PORT: '0',
+      TEMPORAL_UI_PORT: '0',
+      TRACE_SANDBOX_PORT: '0',
+    };
+    for (const name of [
+      'TEMPORAL_ADDRESS',
+      'TRACEABILITY_BASE_URL',
+      'TRACEABILITY_API_KEY',
+      'TRACE_STORE_URL',
+    ])
+      delete env[name];
+    // Before: `trace-sync: ENOTDIR: not a directory, mkdir '<dir>/temporal'`, exit 1.
+    expect(expectDataFolderRefused('start', env)).toBe('');
   });
 });
