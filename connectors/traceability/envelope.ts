@@ -92,6 +92,22 @@ function parseJson(text: string): { ok: true; value: unknown } | { ok: false } {
   }
 }
 
+/**
+ * A body that is no JSON, as the message says it: an HTML page comes from something in front of the API (a proxy,
+ * gateway or login page), so it names the setting to check and the page's first words.
+ */
+function notJsonBody(text: string): string {
+  const start = text.trim();
+  if (start === '') return "an empty body, not the API's JSON";
+  // eslint-disable-next-line no-control-regex
+  const shown = start.slice(0, 60).replace(/[\u0000-\u001f]+/g, ' ');
+  const quoted = `"${shown}${start.length > 60 ? '…' : ''}"`;
+  return start.startsWith('<')
+    ? 'an HTML page, not the API (a proxy, gateway or login page answered?): check TRACEABILITY_BASE_URL; ' +
+        `the page begins ${quoted}`
+    : `text that is not JSON, beginning ${quoted}`;
+}
+
 export interface ParsedSuccess {
   data: unknown;
   pagination?: Pagination;
@@ -112,7 +128,12 @@ export function parseSuccess(
   const json = parseJson(text);
   if (!json.ok) {
     return failWith(
-      invalidResponse(ctx, statusCode, [{ path: '(root)', message: 'body is not JSON' }], 'malformed answer'),
+      invalidResponse(
+        ctx,
+        statusCode,
+        [{ path: '(root)', message: `the body is ${notJsonBody(text)}` }],
+        'malformed answer',
+      ),
     );
   }
   const envelope = successEnvelopeSchema.safeParse(json.value);
@@ -161,15 +182,20 @@ export function errorFromAnswer(
   const json = parseJson(text);
   const parsed = json.ok ? errorEnvelopeSchema.safeParse(json.value) : undefined;
   const body = parsed?.success ? parsed.data : undefined;
-  const code = body?.code ?? body?.metadata?.code ?? `http_${statusCode}`;
+  const apiCode = body?.code ?? body?.metadata?.code;
+  const code = apiCode ?? `http_${statusCode}`;
   const serverMessage =
-    messageText(body?.message) ?? messageText(body?.metadata?.message) ?? `HTTP ${statusCode}`;
+    messageText(body?.message) ??
+    messageText(body?.metadata?.message) ??
+    (json.ok ? `HTTP ${statusCode}` : notJsonBody(text));
   const keyRefused = refusesKey({ statusCode, code });
+  // `http_502` is only the status again: said once.
+  const status = apiCode === undefined ? `${statusCode}` : `${statusCode} ${apiCode}`;
   return new TraceabilityApiError({
     statusCode,
     code,
     message: redact(
-      `${ctx.method} ${ctx.endpoint} failed with ${statusCode} ${code}: ${serverMessage}${keyRefused ? KEY_REFUSED_HINT : ''}`,
+      `${ctx.method} ${ctx.endpoint} failed with ${status}: ${serverMessage}${keyRefused ? KEY_REFUSED_HINT : ''}`,
       ctx.apiKey,
     ),
     method: ctx.method,

@@ -328,6 +328,27 @@ describe('Transport over HTTP', () => {
 
   // Spec 01, Errors: "403 | insufficient_rights / forbidden | Credential not bound to a company; record restricted to
   // another company": the first answers for the key (what to check is said), the second for the record.
+  it('names an HTML page answered in place of the API (a proxy or login page) and the setting to check', async () => {
+    const page = '<!DOCTYPE html><html><body>Sign in to Corp Proxy</body></html>';
+    const stub = await startStub((req, res) => {
+      res.writeHead(req.url?.includes('/orders') ? 502 : 200, { 'content-type': 'text/html' });
+      res.end(page);
+    });
+    const client = new TraceabilityClient({ baseUrl: stub.baseUrl, apiKey: KEY, ...fastRetries });
+    const ok200 = await caught(client.products.get('style_1'));
+    expect(ok200.message).toContain('GET /styles/{id}');
+    expect(ok200.message).toContain('an HTML page, not the API');
+    expect(ok200.message).toContain('check TRACEABILITY_BASE_URL');
+    const gateway = await caught(client.orders.list({ limit: 1 }));
+    expect(gateway.statusCode).toBe(502);
+    expect(gateway.message).toBe(
+      'GET /orders failed with 502: an HTML page, not the API (a proxy, gateway or login page answered?): ' +
+        `check TRACEABILITY_BASE_URL; the page begins "<!DOCTYPE html><html><body>Sign in to Corp Proxy</body></htm…"`,
+    );
+    await client.close();
+    await stub.close();
+  });
+
   it('says to check the key on a 403 insufficient_rights, not on a 403 forbidden', async () => {
     const stub = await startStub((req, res) =>
       req.url?.includes('restricted')
