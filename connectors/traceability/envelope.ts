@@ -131,7 +131,7 @@ export function parseSuccess(
       invalidResponse(
         ctx,
         statusCode,
-        [{ path: '(root)', message: `the body is ${notJsonBody(text)}` }],
+        [{ path: '(root)', message: redact(`the body is ${notJsonBody(text)}`, ctx.apiKey) }],
         'malformed answer',
       ),
     );
