@@ -1,7 +1,27 @@
+import { existsSync } from 'node:fs';
 import { mkdir, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { LocalStore, type ObjectStore } from '../connectors/storage';
 import { SetupError } from './config';
+
+/**
+ * `mkdir -p`, one folder at a time: Node 20's recursive mkdir spins for ever where a parent answers ENOENT for any
+ * child (a folder under /proc), so the check would hang the start it guards.
+ */
+async function makeFolder(folder: string): Promise<void> {
+  const missing: string[] = [];
+  for (let at = path.resolve(folder); !existsSync(at); at = path.dirname(at)) {
+    missing.unshift(at);
+    if (path.dirname(at) === at) break;
+  }
+  for (const dir of missing) {
+    try {
+      await mkdir(dir);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+    }
+  }
+}
 
 /**
  * A data folder that cannot be written (a file in its path, read-only, full disk) would fail every job later, one
@@ -10,7 +30,7 @@ import { SetupError } from './config';
 export async function checkFolderWritable(folder: string, variable: string): Promise<void> {
   const probe = path.join(folder, `.write-check-${process.pid}`);
   try {
-    await mkdir(folder, { recursive: true });
+    await makeFolder(folder);
     await writeFile(probe, '');
     await rm(probe, { force: true });
   } catch (error) {

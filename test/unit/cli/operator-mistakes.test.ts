@@ -71,6 +71,29 @@ describe('a data folder that cannot be written', () => {
     expectDataFolderRefused('worker', env);
   });
 
+  // Node 20's recursive mkdir spins for ever where a parent answers ENOENT for any child (/proc): the worker hung.
+  (process.platform === 'linux' ? it : it.skip)(
+    'a data folder under /proc stops the worker at once with the same line, not a spinning start',
+    () => {
+      const env: NodeJS.ProcessEnv = { ...process.env, TEMPORAL_ADDRESS: '127.0.0.1:1' };
+      delete env.TRACE_STORE_URL;
+      const dataDir = `/proc/trace-data-${process.pid}/data`;
+      const cli = spawnSync(process.execPath, [bin, 'worker'], {
+        encoding: 'utf8',
+        // A spinning worker ignores SIGTERM.
+        timeout: 20_000,
+        killSignal: 'SIGKILL',
+        env: { ...env, TRACE_DATA_DIR: dataDir },
+      });
+      expect(cli.signal).toBeNull();
+      expect(cli.status).toBe(2);
+      expect(cli.stderr.trim().split('\n').pop()).toBe(
+        `trace-sync: the data folder ${dataDir} (TRACE_DATA_DIR) cannot be written (ENOENT: no such file or directory): ` +
+          'make it a writable folder, or set TRACE_DATA_DIR to one',
+      );
+    },
+  );
+
   it('npm start stops with the same line (exit 2), before it starts a dev server or the sandbox', () => {
     const env: NodeJS.ProcessEnv = {
       ...process.env,
