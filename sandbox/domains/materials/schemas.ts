@@ -3,20 +3,20 @@ import { z } from 'zod';
 const name = z.string().min(1).max(255);
 const description = z.string().max(4000).nullable();
 
-export const createHeaderSchema = z.object({
+export const createHeaderSchema = z.strictObject({
   name,
   description: description.optional(),
-  link: z.object({ styleId: z.string().min(1), isMainMaterial: z.boolean().optional() }),
+  link: z.strictObject({ styleId: z.string().min(1), isMainMaterial: z.boolean().optional() }),
 });
 
-export const updateHeaderSchema = z.object({
+export const updateHeaderSchema = z.strictObject({
   name,
   description: description.optional(),
-  link: z.object({ styleId: z.string().min(1), isMainMaterial: z.boolean().optional() }),
+  link: z.strictObject({ styleId: z.string().min(1), isMainMaterial: z.boolean().optional() }),
 });
 
 /** POST and PUT share the fields; PUT is a full replace (omitted optional fields become null). */
-export const lineSchema = z.object({
+export const lineSchema = z.strictObject({
   styleId: z.string().min(1),
   materialHeaderId: z.string().min(1),
   parentId: z.string().min(1).nullable().optional(),
@@ -36,5 +36,5 @@ export type LineInput = z.infer<typeof lineSchema>;
 
 const idList = z.array(z.string().min(1)).min(1).max(100);
 
-export const deleteLinesSchema = z.object({ styleId: z.string().min(1), materialLineIds: idList });
-export const deleteHeadersSchema = z.object({ styleId: z.string().min(1), materialHeaderIds: idList });
+export const deleteLinesSchema = z.strictObject({ styleId: z.string().min(1), materialLineIds: idList });
+export const deleteHeadersSchema = z.strictObject({ styleId: z.string().min(1), materialHeaderIds: idList });

@@ -1,0 +1,126 @@
+import { sandboxPerFile } from '../harness/sandbox-client';
+
+/**
+ * Places where the sandbox was more lenient than the spec (the audit of session sandbox-audit). Each rule quotes
+ * the spec sentence it holds the sandbox to.
+ */
+const file = sandboxPerFile({ childLinkDelayMs: 0, rateLimitPerMinute: 100_000 });
+const { api, product } = file;
+
+async function styleWithComponent(): Promise<{ style: string; component: string }> {
+  const style = await product({ name: 'Strict host', styleTypeId: 'st_tshirts', isComponent: false });
+  const component = await product({ name: 'Strict button', styleTypeId: 'st_buttons', isComponent: true });
+  return { style, component };
+}
+
+function expectUnknownField(response: { status: number; body: { code?: string; message?: string } }) {
+  expect(response.status).toBe(400);
+  expect(response.body.code).toBe('validation_error');
+  expect(response.body.message).toMatch(/extraField/);
+}
+
+// Spec 01 covers "the conventions shared by every endpoint (... errors ...)"; its error table:
+// "400 | (validation) | Missing or unknown field, bad enum value, malformed date, ...".
+describe('rule: an unknown body field is a 400 on material and BOM writes too (spec 01, Errors)', () => {
+  it('material headers: create and update', async () => {
+    const { style } = await styleWithComponent();
+    const link = { styleId: style, isMainMaterial: true };
+    expectUnknownField(await api('POST', '/material-headers', { name: 'M', link, extraField: 1 }));
+    expectUnknownField(
+      await api('POST', '/material-headers', { name: 'M', link: { ...link, extraField: 1 } }),
+    );
+    const created = await api<{ id: string }>('POST', '/material-headers', { name: 'M', link });
+    expect(created.status).toBe(201);
+    expectUnknownField(
+      await api('PUT', `/material-headers/${created.body.data.id}`, { name: 'M', link, extraField: 1 }),
+    );
+  });
+
+  it('material lines: create, update and delete; headers delete', async () => {
+    const { style } = await styleWithComponent();
+    const header = await api<{ id: string }>('POST', '/material-headers', {
+      name: 'M',
+      link: { styleId: style, isMainMaterial: true },
+    });
+    const line = {
+      styleId: style,
+      materialHeaderId: header.body.data.id,
+      parentId: null,
+      rawMaterialId: 'rawmat_cotton',
+      percentage: 10,
+    };
+    expectUnknownField(await api('POST', '/material-lines', { ...line, extraField: 1 }));
+    const created = await api<{ id: string }>('POST', '/material-lines', line);
+    expect(created.status).toBe(201);
+    expectUnknownField(
+      await api('PUT', `/material-lines/${created.body.data.id}`, { ...line, extraField: 1 }),
+    );
+    expectUnknownField(
+      await api('POST', '/material-lines/delete', {
+        styleId: style,
+        materialLineIds: [created.body.data.id],
+        extraField: 1,
+      }),
+    );
+    expectUnknownField(
+      await api('POST', '/material-headers/delete', {
+        styleId: style,
+        materialHeaderIds: [header.body.data.id],
+        extraField: 1,
+      }),
+    );
+  });
+
+  it('BOM headers and lines: create, update and delete', async () => {
+    const { style, component } = await styleWithComponent();
+    const link = { styleId: style, isMainBom: true };
+    expectUnknownField(await api('POST', '/bom-headers', { name: 'B', link, extraField: 1 }));
+    expectUnknownField(await api('POST', '/bom-headers', { name: 'B', link: { ...link, extraField: 1 } }));
+    const header = await api<{ id: string }>('POST', '/bom-headers', { name: 'B', link });
+    expect(header.status).toBe(201);
+    const headerId = header.body.data.id;
+    expectUnknownField(
+      await api('PUT', `/bom-headers/${headerId}`, {
+        styleId: style,
+        name: 'B',
+        isMainBom: true,
+        extraField: 1,
+      }),
+    );
+    const line = { bomHeaderId: headerId, entity: { styleId: style }, component: { styleId: component } };
+    expectUnknownField(await api('POST', '/bom-lines', { ...line, extraField: 1 }));
+    expectUnknownField(
+      await api('POST', '/bom-lines', { ...line, component: { styleId: component, extraField: 1 } }),
+    );
+    const created = await api<{ id: string }>('POST', '/bom-lines', line);
+    expect(created.status).toBe(201);
+    expectUnknownField(await api('PUT', `/bom-lines/${created.body.data.id}`, { ...line, extraField: 1 }));
+    expectUnknownField(
+      await api('POST', '/bom-lines/delete', {
+        styleId: style,
+        bomLineIds: [created.body.data.id],
+        extraField: 1,
+      }),
+    );
+    expectUnknownField(
+      await api('POST', '/bom-headers/delete', { styleId: style, bomHeaderIds: [headerId], extraField: 1 }),
+    );
+  });
+
+  // Spec 02: "PUT /bom-lines/{id} body: `entity` and `component` required, the other fields as on create", and
+  // create's body starts with `bomHeaderId`: a PUT that sends it is not sending an unknown field.
+  it('a BOM line PUT may still carry bomHeaderId, a field of the create body', async () => {
+    const { style, component } = await styleWithComponent();
+    const header = await api<{ id: string }>('POST', '/bom-headers', {
+      name: 'B',
+      link: { styleId: style, isMainBom: true },
+    });
+    const line = {
+      bomHeaderId: header.body.data.id,
+      entity: { styleId: style },
+      component: { styleId: component },
+    };
+    const created = await api<{ id: string }>('POST', '/bom-lines', line);
+    expect((await api('PUT', `/bom-lines/${created.body.data.id}`, line)).status).toBe(200);
+  });
+});
