@@ -65,6 +65,7 @@ const configUpdateSchema = z
     materialIncludeShape: z.enum(['full', 'bare']).optional(),
     certificateTies: z.enum(['stable', 'shuffled']).optional(),
     bomLineTies: z.enum(['stable', 'shuffled']).optional(),
+    materialLineTies: z.enum(['stable', 'shuffled']).optional(),
     bomLinesNeverWhole: z.array(z.string().min(1)).max(100).optional(),
   })
   .strict();
@@ -277,6 +278,7 @@ export function buildSandboxApp(options: ResolvedSandboxOptions): {
       ctx.settings.materialIncludeShape = update.materialIncludeShape;
     if (update.certificateTies !== undefined) ctx.settings.certificateTies = update.certificateTies;
     if (update.bomLineTies !== undefined) ctx.settings.bomLineTies = update.bomLineTies;
+    if (update.materialLineTies !== undefined) ctx.settings.materialLineTies = update.materialLineTies;
     if (update.bomLinesNeverWhole !== undefined) ctx.settings.bomLinesNeverWhole = update.bomLinesNeverWhole;
     return ctx.settings;
   });

@@ -63,6 +63,11 @@ export interface SandboxSettings {
    */
   bomLineTies?: 'stable' | 'shuffled';
   /**
+   * The same for GET /material-lines: spec 02 lists no unique sort column for material lines either, and every line
+   * of a fork's copy shares `createdAt`.
+   */
+  materialLineTies?: 'stable' | 'shuffled';
+  /**
    * BOM header ids whose GET /bom-lines counts every line in `total` but lists one fewer on its pages (the header's
    * last line in the sort order is on none): a line list that is never read whole, however often it is read.
    */

@@ -124,3 +124,63 @@ describe('rule: an unknown body field is a 400 on material and BOM writes too (s
     expect((await api('PUT', `/bom-lines/${created.body.data.id}`, line)).status).toBe(200);
   });
 });
+
+// Spec 02 lists no unique sort column for GET /material-lines (`createdAt` default; `materialHeaderId`,
+// `rawMaterialId`, `percentage`, `hierarchy`, `position`, `createdAt`, `updatedAt`) and a fork copies "all lines" at
+// once; spec 03 promises "Paging order is stable for equal sort values" of GET /orders only.
+describe('option: materialLineTies (material lines with equal sort values in no promised order)', () => {
+  afterEach(async () => {
+    await fetch(`${file.sandbox.url}/__sandbox/config`, {
+      method: 'PUT',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ materialLineTies: 'stable' }),
+    });
+  });
+
+  async function forkedCopy(): Promise<string> {
+    const style = await product({ name: 'Ties host', styleTypeId: 'st_tshirts', isComponent: false });
+    const variant = await product({ parentId: style, name: 'Ties variant', color: 'Red' });
+    const header = await api<{ id: string }>('POST', '/material-headers', {
+      name: 'Ties',
+      link: { styleId: style, isMainMaterial: true },
+    });
+    for (let i = 0; i < 30; i++) {
+      const line = { styleId: style, materialHeaderId: header.body.data.id, parentId: null };
+      await api('POST', '/material-lines', { ...line, rawMaterialId: `rawmat_${i}`, percentage: 3 });
+    }
+    // A write through the variant's inherited link: a full fork, every line copied in one go.
+    const fork = await api<{ materialHeaderId: string }>('POST', '/material-lines', {
+      styleId: variant,
+      materialHeaderId: header.body.data.id,
+      parentId: null,
+      rawMaterialId: 'rawmat_new',
+      percentage: 5,
+    });
+    expect(fork.body.data.materialHeaderId).not.toBe(header.body.data.id);
+    return fork.body.data.materialHeaderId;
+  }
+
+  const order = async (headerId: string): Promise<string[]> =>
+    (
+      await api<Array<{ id: string }>>(
+        'GET',
+        `/material-lines?materialHeaderId=${headerId}&sort=createdAt&order=asc&limit=100`,
+      )
+    ).body.data.map((line) => line.id);
+
+  it('stable (default): ties come back in one order; shuffled: in a fresh order on each query', async () => {
+    const copy = await forkedCopy();
+    const stable = await order(copy);
+    expect(stable).toHaveLength(31);
+    expect(await order(copy)).toEqual(stable);
+    await fetch(`${file.sandbox.url}/__sandbox/config`, {
+      method: 'PUT',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ materialLineTies: 'shuffled' }),
+    });
+    const first = await order(copy);
+    const second = await order(copy);
+    expect(new Set(first)).toEqual(new Set(stable));
+    expect(second).not.toEqual(first);
+  });
+});

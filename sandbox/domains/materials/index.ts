@@ -46,6 +46,7 @@ function registerMaterialRoutes(app: FastifyInstance, ctx: SandboxContext): void
       'updatedAt',
     ],
     lineSortKey: (line, sort) => line[sort],
+    shuffledLineTies: () => ctx.settings.materialLineTies === 'shuffled',
     headerIdOf: (line) => line.materialHeaderId,
     lineFilter(_write, query) {
       const rawMaterialId = str(query, 'rawMaterialId');
