@@ -47,8 +47,9 @@ export interface ReadListOptions<T> {
   schedule?: (pages: number[], read: (page: number) => Promise<void>) => Promise<void>;
   /**
    * What says the list moved under a read. 'total' (default): a page's `total` differs from page 1's, or the distinct
-   * records read are not that many. 'shrink': a page's `total` is below page 1's; for a list read oldest first, where
-   * a record added meanwhile lands after the pages read and shifts none of them.
+   * records read are not that many. 'shrink': a page's `total` is below page 1's, or fewer distinct records were read
+   * than page 1 counted; for a list read oldest first, where a record added meanwhile lands after the pages read and
+   * shifts none of them.
    */
   moved?: 'total' | 'shrink';
   /** Whole reads tried until one holds the list (default 1). */
@@ -153,6 +154,9 @@ export async function readList<T extends { id: string }>(
     } else if (options.moved === 'shrink') {
       const low = Math.min(...totals);
       if (low < firstTotal) read.moved = `its total went ${firstTotal} -> ${low} between pages`;
+      // Fewer distinct records than page 1 counted, with no record gone: some were missed, as when records with
+      // equal sort values come back in another order on each page (the spec promises a stable one for orders only).
+      else if (byId.size < firstTotal) read.moved = `${firstTotal} listed, ${byId.size} distinct read`;
     } else if (totals.size > 1) read.moved = `its total went ${[...totals].join(' -> ')} between pages`;
     else if (byId.size !== firstTotal) read.moved = `${firstTotal} listed, ${byId.size} distinct read`;
     if (read.moved === undefined) break;

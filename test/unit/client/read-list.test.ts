@@ -85,6 +85,18 @@ describe('readList: "Iterate until `page` reaches `totalPages`"', () => {
     expect(shrunk.moved).toBe('its total went 6 -> 5 between pages');
   });
 
+  it("moved 'shrink': a record met twice while another is missed, the total unchanged, is a move", async () => {
+    // Records with equal sort values answered in another order on page 2: r000 comes again, r005 never.
+    const ties = recs(6);
+    const read = await readList(
+      source(ties, (page) => {
+        if (page === 2) ties.reverse();
+      }).fetchPage,
+      { limit: 3, moved: 'shrink' },
+    );
+    expect(read.moved).toBe('6 listed, 3 distinct read');
+  });
+
   it('a repeated record counts once: the first copy by default, the latest with keep "latest"', async () => {
     // Before page 2, r000 moves to the end with a new value: r003 shifts onto page 1, read already.
     const movedToEnd = (list: Rec[]) => (page: number) => {
