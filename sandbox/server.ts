@@ -66,6 +66,7 @@ const configUpdateSchema = z
     certificateTies: z.enum(['stable', 'shuffled']).optional(),
     bomLineTies: z.enum(['stable', 'shuffled']).optional(),
     materialLineTies: z.enum(['stable', 'shuffled']).optional(),
+    productTies: z.enum(['stable', 'shuffled']).optional(),
     bomLinesNeverWhole: z.array(z.string().min(1)).max(100).optional(),
   })
   .strict();
@@ -279,6 +280,7 @@ export function buildSandboxApp(options: ResolvedSandboxOptions): {
     if (update.certificateTies !== undefined) ctx.settings.certificateTies = update.certificateTies;
     if (update.bomLineTies !== undefined) ctx.settings.bomLineTies = update.bomLineTies;
     if (update.materialLineTies !== undefined) ctx.settings.materialLineTies = update.materialLineTies;
+    if (update.productTies !== undefined) ctx.settings.productTies = update.productTies;
     if (update.bomLinesNeverWhole !== undefined) ctx.settings.bomLinesNeverWhole = update.bomLinesNeverWhole;
     return ctx.settings;
   });

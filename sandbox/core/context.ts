@@ -68,6 +68,11 @@ export interface SandboxSettings {
    */
   materialLineTies?: 'stable' | 'shuffled';
   /**
+   * The same for GET /styles: spec 01 gives no tie order for its sort columns (seeded products share `createdAt`, and
+   * so may products created in one millisecond).
+   */
+  productTies?: 'stable' | 'shuffled';
+  /**
    * BOM header ids whose GET /bom-lines counts every line in `total` but lists one fewer on its pages (the header's
    * last line in the sort order is on none): a line list that is never read whole, however often it is read.
    */

@@ -100,7 +100,11 @@ export function sortBy<T extends { id: string }>(
 }
 
 /** Each run of equal sort values in a fresh order (Fisher-Yates), as a database may answer ties. */
-export function shuffleTies<T>(sorted: T[], key: (item: T) => Comparable, random: () => number): T[] {
+export function shuffleTies<T>(
+  sorted: readonly T[],
+  key: (item: T) => Comparable,
+  random: () => number,
+): T[] {
   const out = [...sorted];
   for (let start = 0; start < out.length;) {
     let end = start + 1;

@@ -184,3 +184,33 @@ describe('option: materialLineTies (material lines with equal sort values in no 
     expect(second).not.toEqual(first);
   });
 });
+
+// Spec 01, GET /styles: `sort` over `createdAt`, `updatedAt`, `name`, `gender`, ... with no order given among equal
+// values; spec 03 promises "Paging order is stable for equal sort values" of GET /orders only.
+describe('option: productTies (products with equal sort values in no promised order)', () => {
+  const setTies = (productTies: 'stable' | 'shuffled') =>
+    fetch(`${file.sandbox.url}/__sandbox/config`, {
+      method: 'PUT',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ productTies }),
+    });
+  afterEach(async () => {
+    await setTies('stable');
+  });
+
+  // Most products have no gender: one long run of equal (null) sort values.
+  const order = async (): Promise<string[]> =>
+    (await api<Array<{ id: string }>>('GET', '/styles?level=sku&sort=gender&limit=100')).body.data.map(
+      (item) => item.id,
+    );
+
+  it('stable (default): ties come back in one order; shuffled: in a fresh order on each query', async () => {
+    const stable = await order();
+    expect(stable.length).toBeGreaterThan(5);
+    expect(await order()).toEqual(stable);
+    await setTies('shuffled');
+    const first = await order();
+    expect(new Set(first)).toEqual(new Set(stable));
+    expect(await order()).not.toEqual(first);
+  });
+});

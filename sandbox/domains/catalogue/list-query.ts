@@ -3,6 +3,7 @@ import {
   bool,
   list,
   pageParams,
+  shuffleTies,
   sortParams,
   str,
   updatedWindow,
@@ -10,6 +11,7 @@ import {
   type RawQuery,
   type SortOrder,
 } from '../../core/query';
+import { seededRandom } from '../../core/prng';
 import type { CatalogueDeps } from './store';
 import { chainOf, resolved } from './present';
 import type { CatalogueStore } from './store';
@@ -238,6 +240,8 @@ interface CachedMatches {
   matches: readonly ProductRecord[];
 }
 const MATCH_CACHE_SIZE = 64;
+// Repeatable dice for `productTies: 'shuffled'`: a new order on every query, the same run on every start.
+const productTieOrder = seededRandom(0x5717e5);
 const matchCache = new WeakMap<CatalogueStore, Map<string, CachedMatches>>();
 
 /**
@@ -271,5 +275,9 @@ export function runStyleList(
   }
   const { page, limit } = query.page;
   const start = (page - 1) * limit;
-  return { items: matches.matches.slice(start, start + limit), total: matches.matches.length };
+  const listed =
+    deps.ctx.settings.productTies === 'shuffled'
+      ? shuffleTies(matches.matches, sortKeyOf(deps, query.sort), productTieOrder)
+      : matches.matches;
+  return { items: listed.slice(start, start + limit), total: listed.length };
 }
