@@ -304,10 +304,17 @@ export async function readCatalogue(
         items.filter((item) => typeof own === 'string' && (item.forCompanyId ?? own) === own),
         level,
       );
+    // Every id the default lists showed, per level: fewer than page 1's `total` means some were missed (spec 01 gives
+    // no order among equal `createdAt` values, so a read by page number may meet a product twice and miss another).
+    const listedIds = { style: new Set<string>(), variant: new Set<string>(), sku: new Set<string>() };
+    const keepListed = (items: readonly Product[], level: ProductLevel) => {
+      for (const item of items) listedIds[level].add(item.id);
+      keepOwn(items, level);
+    };
     const remainingPages = { style: 0, variant: 0, sku: 0 };
     productLevels.forEach((level, index) => {
       const first = firstPages[index] as Page<Product>;
-      keepOwn(first.items, level);
+      keepListed(first.items, level);
       read.pages[level] = first.pagination.totalPages;
       remainingPages[level] = Math.max(0, first.pagination.totalPages - 1);
     });
@@ -319,21 +326,31 @@ export async function readCatalogue(
       await api.remainingPages(
         firstPages[productLevels.indexOf(level)] as Page<Product>,
         (page) => listPage(level, page),
-        (items) => keepOwn(items, level),
+        (items) => keepListed(items, level),
       );
     const listedAll = read.listedLevels.length === productLevels.length;
+    const missedSome = read.listedLevels.filter(
+      (level) =>
+        listedIds[level].size < (firstPages[productLevels.indexOf(level)] as Page<Product>).pagination.total,
+    );
     const known = foundIds();
     toGet = [...keys]
       .filter(([externalId, level]) => {
-        if (known.has(externalId) || listedAll) return false;
+        if (known.has(externalId)) return false;
+        // A key of a level whose list was not read whole is read by GET: the lists cannot say it is new.
+        if (level === null ? missedSome.length > 0 : missedSome.includes(level)) return true;
+        if (listedAll) return false;
         return level === null || !read.listedLevels.includes(level);
       })
       .map(([externalId]) => externalId);
     // Spec 01: "Archived products are excluded from default lists", yet their externalIds stay taken. A key the lists
     // did not find may be archived: read the archived products of that level (or GET the few keys, if cheaper).
+    const gotten = new Set(toGet);
     const unseen = [...keys].filter(
       ([externalId, level]) =>
-        !known.has(externalId) && (level === null ? listedAll : read.listedLevels.includes(level)),
+        !known.has(externalId) &&
+        !gotten.has(externalId) &&
+        (level === null ? listedAll : read.listedLevels.includes(level)),
     );
     for (const level of read.listedLevels) {
       const mine = unseen
