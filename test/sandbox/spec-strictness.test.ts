@@ -19,6 +19,11 @@ function expectUnknownField(response: { status: number; body: { code?: string; m
   expect(response.body.message).toMatch(/extraField/);
 }
 
+/** `POST /{path}` (a delete call) with one id and an unknown field: a 400 naming it. */
+async function deleteWithExtraField(path: string, styleId: string, idsField: string, id: string) {
+  expectUnknownField(await api('POST', path, { styleId, [idsField]: [id], extraField: 1 }));
+}
+
 // Spec 01 covers "the conventions shared by every endpoint (... errors ...)"; its error table:
 // "400 | (validation) | Missing or unknown field, bad enum value, malformed date, ...".
 describe('rule: an unknown body field is a 400 on material and BOM writes too (spec 01, Errors)', () => {
@@ -55,20 +60,8 @@ describe('rule: an unknown body field is a 400 on material and BOM writes too (s
     expectUnknownField(
       await api('PUT', `/material-lines/${created.body.data.id}`, { ...line, extraField: 1 }),
     );
-    expectUnknownField(
-      await api('POST', '/material-lines/delete', {
-        styleId: style,
-        materialLineIds: [created.body.data.id],
-        extraField: 1,
-      }),
-    );
-    expectUnknownField(
-      await api('POST', '/material-headers/delete', {
-        styleId: style,
-        materialHeaderIds: [header.body.data.id],
-        extraField: 1,
-      }),
-    );
+    await deleteWithExtraField('/material-lines/delete', style, 'materialLineIds', created.body.data.id);
+    await deleteWithExtraField('/material-headers/delete', style, 'materialHeaderIds', header.body.data.id);
   });
 
   it('BOM headers and lines: create, update and delete', async () => {
@@ -95,16 +88,8 @@ describe('rule: an unknown body field is a 400 on material and BOM writes too (s
     const created = await api<{ id: string }>('POST', '/bom-lines', line);
     expect(created.status).toBe(201);
     expectUnknownField(await api('PUT', `/bom-lines/${created.body.data.id}`, { ...line, extraField: 1 }));
-    expectUnknownField(
-      await api('POST', '/bom-lines/delete', {
-        styleId: style,
-        bomLineIds: [created.body.data.id],
-        extraField: 1,
-      }),
-    );
-    expectUnknownField(
-      await api('POST', '/bom-headers/delete', { styleId: style, bomHeaderIds: [headerId], extraField: 1 }),
-    );
+    await deleteWithExtraField('/bom-lines/delete', style, 'bomLineIds', created.body.data.id);
+    await deleteWithExtraField('/bom-headers/delete', style, 'bomHeaderIds', headerId);
   });
 
   // Spec 02: "PUT /bom-lines/{id} body: `entity` and `component` required, the other fields as on create", and
