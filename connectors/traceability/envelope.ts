@@ -96,8 +96,9 @@ function parseJson(text: string): { ok: true; value: unknown } | { ok: false } {
  * A body that is no JSON, as the message says it: an HTML page comes from something in front of the API (a proxy,
  * gateway or login page), so it names the setting to check and the page's first words.
  */
-function notJsonBody(text: string): string {
-  const start = text.trim();
+function notJsonBody(text: string, apiKey: string): string {
+  // Redacted before it is cut: a page that echoes the request would otherwise keep the part of the key inside the cut.
+  const start = keyForms(apiKey).reduce((body, form) => redact(body, form), text.trim());
   if (start === '') return "an empty body, not the API's JSON";
   // eslint-disable-next-line no-control-regex
   const shown = start.slice(0, 60).replace(/[\u0000-\u001f]+/g, ' ');
@@ -106,6 +107,17 @@ function notJsonBody(text: string): string {
     ? 'an HTML page, not the API (a proxy, gateway or login page answered?): check TRACEABILITY_BASE_URL; ' +
         `the page begins ${quoted}`
     : `text that is not JSON, beginning ${quoted}`;
+}
+
+/** The key as a page may echo it: as sent, URL-encoded, HTML-escaped. */
+function keyForms(apiKey: string): string[] {
+  const html = apiKey.replace(/[&<>"']/g, (char) => `&#${char.charCodeAt(0)};`);
+  const named = apiKey
+    .replace(/&/g, '&amp;')
+    .replace(/</g, '&lt;')
+    .replace(/>/g, '&gt;')
+    .replace(/"/g, '&quot;');
+  return [...new Set([apiKey, encodeURIComponent(apiKey), html, named])].filter((form) => form !== '');
 }
 
 export interface ParsedSuccess {
@@ -131,7 +143,7 @@ export function parseSuccess(
       invalidResponse(
         ctx,
         statusCode,
-        [{ path: '(root)', message: redact(`the body is ${notJsonBody(text)}`, ctx.apiKey) }],
+        [{ path: '(root)', message: `the body is ${notJsonBody(text, ctx.apiKey)}` }],
         'malformed answer',
       ),
     );
@@ -187,7 +199,7 @@ export function errorFromAnswer(
   const serverMessage =
     messageText(body?.message) ??
     messageText(body?.metadata?.message) ??
-    (json.ok ? `HTTP ${statusCode}` : notJsonBody(text));
+    (json.ok ? `HTTP ${statusCode}` : notJsonBody(text, ctx.apiKey));
   const keyRefused = refusesKey({ statusCode, code });
   // `http_502` is only the status again: said once.
   const status = apiCode === undefined ? `${statusCode}` : `${statusCode} ${apiCode}`;

@@ -349,6 +349,33 @@ describe('Transport over HTTP', () => {
     await stub.close();
   });
 
+  it('keeps the key out of an HTML page’s first words, whole, cut or encoded', async () => {
+    const key = 'k3y$SECRET&abcdefghijklmnopqrstuvwxyz';
+    const pages = [
+      `<html>Denied for companyapikey=${key}</html>`,
+      `<html>Denied for ${encodeURIComponent(key)}</html>`,
+      `<html>Denied for ${key.replace('&', '&amp;')}</html>`,
+    ];
+    let page = '';
+    const stub = await startStub((req, res) => {
+      res.writeHead(req.url?.includes('/orders') ? 502 : 200, { 'content-type': 'text/html' });
+      res.end(page);
+    });
+    const client = new TraceabilityClient({ baseUrl: stub.baseUrl, apiKey: key, ...fastRetries });
+    for (const echoed of pages) {
+      page = echoed;
+      const ok200 = await caught(client.products.get('style_1'));
+      const gateway = await caught(client.orders.list({ limit: 1 }));
+      for (const error of [ok200, gateway]) {
+        const shown = `${error.message} ${JSON.stringify(error.issues ?? [])}`;
+        expect(shown).toContain('[REDACTED]');
+        expect(shown).not.toContain('SECRET');
+      }
+    }
+    await client.close();
+    await stub.close();
+  });
+
   it('says to check the key on a 403 insufficient_rights, not on a 403 forbidden', async () => {
     const stub = await startStub((req, res) =>
       req.url?.includes('restricted')
