@@ -31,6 +31,7 @@ const started = (): TestStack => {
 };
 const { api } = sandboxApi(started);
 const revocation = keyRevocation(started);
+const unbinding = keyRevocation(started, 'unbind');
 
 /** The activities' client, its order creates counted so the key can be revoked between two of them. */
 function countingCreates(deps: ActivityDeps): ActivityDeps {
@@ -39,7 +40,10 @@ function countingCreates(deps: ActivityDeps): ActivityDeps {
   counted.create = async (...args) => {
     const created = await orders.create(...args);
     creates += 1;
-    if (creates >= 2) revocation.fire();
+    if (creates >= 2) {
+      revocation.fire();
+      unbinding.fire();
+    }
     return created;
   };
   const client: typeof deps.client = Object.create(deps.client) as typeof deps.client;
@@ -58,6 +62,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   revocation.restore();
+  unbinding.restore();
   await stack?.stop();
   if (dir) await rm(dir, { recursive: true, force: true });
 });
@@ -97,36 +102,51 @@ const copiesOf = async (orderNumber: string): Promise<Listed[]> =>
     (order) => order.orderNumber === orderNumber,
   );
 
-it('"401 token_or_api_key_invalid: Missing or invalid key": a key revoked mid-push fails the run naming the key, rejects no order, and a push with the key back creates the rest without duplicates', async () => {
-  const numbers = Array.from({ length: 6 }, (_, n) => `KEYREF-${n + 1}`);
-  const file = await writeOrders('orders.csv', numbers);
-  const workflowId = started().workflowId('erp-key-refused');
+it.each([
+  [
+    '"401 token_or_api_key_invalid: Missing or invalid key": a key revoked',
+    'revoked',
+    'token_or_api_key_invalid',
+  ],
+  [
+    '"403 insufficient_rights: Credential not bound to a company": a key unbound',
+    'unbound',
+    'insufficient_rights',
+  ],
+] as const)(
+  '%s mid-push fails the run naming the key, rejects no order, and a push with the key back creates the rest without duplicates',
+  async (_, kind, code) => {
+    const numbers = Array.from({ length: 6 }, (_, n) => `KEYREF-${kind}-${n + 1}`);
+    const file = await writeOrders(`orders-${kind}.csv`, numbers);
+    const workflowId = started().workflowId('erp-key-refused');
 
-  creates = 0;
-  const failed = await revocation.during(() => push({ file }, workflowId));
+    creates = 0;
+    const refusal = kind === 'revoked' ? revocation : unbinding;
+    const failed = await refusal.during(() => push({ file }, workflowId));
 
-  // Before: the run completed, the orders after the revocation rejected with token_or_api_key_invalid.
-  expect(failed instanceof WorkflowFailedError ? 'run failed' : (failed as PushErpOrdersResult).orders).toBe(
-    'run failed',
-  );
-  expectKeyRefused(failed, started().apiKey);
-  expect(existsSync(path.join(started().config.dataDir, 'runs', workflowId, 'rejects.csv'))).toBe(false);
-  // The creates answered before the revocation (two, and those already sent beside them) are whole orders.
-  const landed = (await Promise.all(numbers.map(copiesOf))).flat();
-  expect(landed.length).toBeGreaterThanOrEqual(2);
-  expect(landed.length).toBeLessThan(numbers.length);
-  for (const order of landed) expect(order.lineCount).toBe(2);
+    // Before: the run completed, the orders after the revocation rejected with token_or_api_key_invalid.
+    expect(
+      failed instanceof WorkflowFailedError ? 'run failed' : (failed as PushErpOrdersResult).orders,
+    ).toBe('run failed');
+    expectKeyRefused(failed, started().apiKey, code);
+    expect(existsSync(path.join(started().config.dataDir, 'runs', workflowId, 'rejects.csv'))).toBe(false);
+    // The creates answered before the revocation (two, and those already sent beside them) are whole orders.
+    const landed = (await Promise.all(numbers.map(copiesOf))).flat();
+    expect(landed.length).toBeGreaterThanOrEqual(2);
+    expect(landed.length).toBeLessThan(numbers.length);
+    for (const order of landed) expect(order.lineCount).toBe(2);
 
-  const again = await push({ file }, started().workflowId('erp-key-refused'));
-  expect(again.orders).toMatchObject({
-    created: numbers.length - landed.length,
-    unchanged: landed.length,
-    patched: 0,
-    rejected: 0,
-  });
-  expect(again.rejectsFile).toBeNull();
-  for (const orderNumber of numbers) expect(await copiesOf(orderNumber)).toHaveLength(1);
-});
+    const again = await push({ file }, started().workflowId('erp-key-refused'));
+    expect(again.orders).toMatchObject({
+      created: numbers.length - landed.length,
+      unchanged: landed.length,
+      patched: 0,
+      rejected: 0,
+    });
+    expect(again.rejectsFile).toBeNull();
+    for (const orderNumber of numbers) expect(await copiesOf(orderNumber)).toHaveLength(1);
+  },
+);
 
 it('"orderNumber | 1-255 characters": an order number of 255 emoji is pushed, one of 256 rejected naming its length', async () => {
   const file = await writeOrders('emoji.csv', ['📦'.repeat(255), '📦'.repeat(256)]);

@@ -6,7 +6,11 @@
 import { ApplicationFailure, WorkflowFailedError } from '@temporalio/client';
 import type { TestStack } from '../harness';
 
-export function keyRevocation(stack: () => TestStack) {
+/**
+ * `revoke`: the key deleted (401 `token_or_api_key_invalid`); `unbind`: the key kept but bound to no company
+ * (403 `insufficient_rights`, "Credential not bound to a company").
+ */
+export function keyRevocation(stack: () => TestStack, how: 'revoke' | 'unbind' = 'revoke') {
   let armed = false;
   let restore: (() => void) | undefined;
   const putBack = (): void => {
@@ -20,7 +24,8 @@ export function keyRevocation(stack: () => TestStack) {
       const { sandbox, apiKey } = stack();
       const record = sandbox.ctx.apiKeys.get(apiKey);
       if (!record) throw new Error('the worker key is not in the sandbox');
-      sandbox.ctx.apiKeys.delete(apiKey);
+      if (how === 'revoke') sandbox.ctx.apiKeys.delete(apiKey);
+      else sandbox.ctx.apiKeys.set(apiKey, { ...record, companyId: null });
       restore = () => sandbox.ctx.apiKeys.set(apiKey, record);
     },
     /** Runs `run` with the revocation armed, then puts the key back: its result, or the error it failed with. */
@@ -50,10 +55,14 @@ export function applicationFailures(error: unknown): ApplicationFailure[] {
 }
 
 /** `failed` is a run failed for the refused key: typed by its code, not retried, saying what to check, key unshown. */
-export function expectKeyRefused(failed: unknown, apiKey: string): void {
+export function expectKeyRefused(
+  failed: unknown,
+  apiKey: string,
+  code: 'token_or_api_key_invalid' | 'insufficient_rights' = 'token_or_api_key_invalid',
+): void {
   expect(failed).toBeInstanceOf(WorkflowFailedError);
   const failures = applicationFailures(failed);
-  expect(failures.map((failure) => failure.type)).toContain('TraceabilityApiError:token_or_api_key_invalid');
+  expect(failures.map((failure) => failure.type)).toContain(`TraceabilityApiError:${code}`);
   expect(failures.every((failure) => failure.nonRetryable)).toBe(true);
   const messages = failures.map((failure) => failure.message).join('\n');
   expect(messages).toContain('TRACEABILITY_API_KEY');
