@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { ApiCalls } from '../staging';
 import { forEachBounded } from '../staging';
-import type { Page, Product } from '../traceability';
+import { readList, type Page, type Product, type ProductListQuery } from '../traceability';
 import { inheritableFields, type ProductDraft, type ProductLevel } from './draft';
 import { productLevels } from './profiles/schema';
 import type { CatalogueRead, CreateWrite } from './staged-run';
@@ -156,6 +156,11 @@ const LOWER: Record<ProductLevel, ProductLevel | null> = { style: null, variant:
 /** Below this many products a list probe costs more than it can save: GET each one. */
 const GET_ONLY_BELOW = 4;
 const GET_LANES = 8;
+/**
+ * The sorts of the further reads of a level whose list missed products (ties of `createdAt`): each read is unioned by
+ * id with the ones before, and at most this many are made before the keys still unfound are read by GET.
+ */
+const REREAD_SORTS: ReadonlyArray<NonNullable<ProductListQuery['sort']>> = ['name', 'updatedAt', 'createdAt'];
 
 /**
  * Every externalId planning must know about (the sheet's products and the parents they name), with the level
@@ -271,12 +276,17 @@ export async function readCatalogue(
     for (const item of items) found.set(item.id, level ? { ...item, level } : item);
     progress(found.size);
   };
-  const listPage = (level: ProductLevel, page: number, isArchived = false): Promise<Page<Product>> =>
+  const listPage = (
+    level: ProductLevel,
+    page: number,
+    isArchived = false,
+    sort: NonNullable<ProductListQuery['sort']> = 'createdAt',
+  ): Promise<Page<Product>> =>
     api.client.products.list({
       level,
       page,
       limit: 100,
-      sort: 'createdAt',
+      sort,
       order: 'asc',
       ...include,
       ...(isArchived ? { isArchived } : {}),
@@ -329,10 +339,33 @@ export async function readCatalogue(
         (items) => keepListed(items, level),
       );
     const listedAll = read.listedLevels.length === productLevels.length;
-    const missedSome = read.listedLevels.filter(
-      (level) =>
-        listedIds[level].size < (firstPages[productLevels.indexOf(level)] as Page<Product>).pagination.total,
-    );
+    const totalOf = (level: ProductLevel) =>
+      (firstPages[productLevels.indexOf(level)] as Page<Product>).pagination.total;
+    // A level whose count changed between reads: ids unioned over them no longer tell what was missed.
+    const changed = new Set<ProductLevel>();
+    const short = (level: ProductLevel) => changed.has(level) || listedIds[level].size < totalOf(level);
+    // A short level's unfound keys (and those of unknown level) go to GET, one call each; while they are more than
+    // the calls of another read of the level's list, the list is read again (another sort) and unioned by id.
+    const getsIfShort = (level: ProductLevel) => {
+      const known = foundIds();
+      return [...keys].filter(
+        ([externalId, keyLevel]) => !known.has(externalId) && (keyLevel ?? level) === level,
+      ).length;
+    };
+    for (const level of read.listedLevels)
+      for (const sort of REREAD_SORTS) {
+        if (!short(level) || changed.has(level) || getsIfShort(level) <= (read.pages[level] ?? 0)) break;
+        const again = await readList(
+          async (page) => {
+            const answer = await api.one(() => listPage(level, page, false, sort));
+            if (answer.pagination.total !== totalOf(level)) changed.add(level);
+            return answer;
+          },
+          { schedule: (pages, readPage) => forEachBounded(pages, api.lanes(4), readPage) },
+        );
+        keepListed(again.items, level);
+      }
+    const missedSome = read.listedLevels.filter(short);
     const known = foundIds();
     toGet = [...keys]
       .filter(([externalId, level]) => {

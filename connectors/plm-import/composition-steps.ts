@@ -1,5 +1,5 @@
 import { forEachBounded, type ApiCalls } from '../staging';
-import type { Product } from '../traceability';
+import { readList, type Page, type Product, type ProductListQuery } from '../traceability';
 import { planCompositions, readLines, type DetachTarget } from './composition';
 import type { CompositionCheck } from './plan';
 import { compositionStepSchema, type CompositionStep } from './staged-run';
@@ -101,9 +101,7 @@ async function offSheetDetachSteps(
   );
   const found: CompositionStep[] = [];
   for (const { step, variantId, detached, created } of variants) {
-    const live = await api.all((page, limit) =>
-      api.client.products.list({ level: 'sku', variantId, page, limit }),
-    );
+    const live = await allSkus(api, { level: 'sku', variantId });
     const skus = [...live, ...(archived.get(variantId) ?? [])];
     const offSheet = skus.filter((sku) => !onSheet.has(sku.externalId ?? sku.id));
     await forEachBounded(offSheet, api.lanes(8), async (sku) => {
@@ -138,12 +136,63 @@ async function offSheetDetachSteps(
   return found.sort((a, b) => a.externalId.localeCompare(b.externalId));
 }
 
+/** Whole reads of a SKU list before it counts as unreadable; each read after the first uses the next sort. */
+const SKU_LIST_SORTS: ReadonlyArray<NonNullable<ProductListQuery['sort']>> = [
+  'createdAt',
+  'name',
+  'updatedAt',
+];
+
+type SkuQuery = Omit<ProductListQuery, 'page' | 'limit' | 'sort' | 'order'>;
+
+/**
+ * Every SKU of a list, each once by id, counted against its `total`: spec 01 gives no order among equal sort values
+ * (seeded SKUs share `createdAt`), so a read by page number may meet one twice and miss another. A short read is read
+ * again in another sort, unioned by id while `total` stays, up to `reads` reads; undefined when still short.
+ */
+async function skuList(
+  api: ApiCalls,
+  query: SkuQuery,
+  options: { first?: Page<Product>; reads?: number } = {},
+): Promise<Product[] | undefined> {
+  let reads = options.first === undefined ? 0 : 1;
+  const listed = await readList<Product>(
+    (page, limit) => {
+      if (page === 1) reads += 1;
+      const sort = SKU_LIST_SORTS[(reads - 1) % SKU_LIST_SORTS.length] ?? 'createdAt';
+      return api.one(() => api.client.products.list({ ...query, page, limit, sort, order: 'asc' }));
+    },
+    {
+      ...(options.first ? { first: options.first } : {}),
+      countAcross: true,
+      reads: options.reads ?? SKU_LIST_SORTS.length,
+      schedule: (pages, readPage) => forEachBounded(pages, api.lanes(4), readPage),
+    },
+  );
+  return listed.moved === undefined ? listed.items : undefined;
+}
+
+/** {@link skuList}, or an error naming the list when its reads never came to its `total`. */
+async function allSkus(api: ApiCalls, query: SkuQuery): Promise<Product[]> {
+  const skus = await skuList(api, query);
+  if (skus) return skus;
+  throw new Error(
+    `GET /styles?${new URLSearchParams(Object.entries(query).map(([key, value]): [string, string] => [key, String(value)])).toString()}: ` +
+      `${SKU_LIST_SORTS.length} reads of its pages listed fewer SKUs than its total (records with equal sort values ` +
+      'in another order per page, or the list changing while read); run the plan again',
+  );
+}
+
 /**
  * The archived SKUs of the given variants, which the variants' SKU lists leave out (spec 01: "Archived products are
  * excluded from default lists"; `isArchived` "true returns only archived"). One variant: a list of its archived SKUs.
- * More: page 1 of every archived SKU, then the rest of that list or a list per variant, whichever is fewer calls.
+ * More: page 1 of every archived SKU, then the rest of that list or a list per variant, whichever is fewer calls (a
+ * list read short is read again while that costs no more than the lists per variant, then read per variant).
  */
-async function archivedSkusOf(variantIds: readonly string[], api: ApiCalls): Promise<Map<string, Product[]>> {
+export async function archivedSkusOf(
+  variantIds: readonly string[],
+  api: ApiCalls,
+): Promise<Map<string, Product[]>> {
   const byVariant = new Map<string, Product[]>();
   const wanted = new Set(variantIds);
   const keep = (items: readonly Product[]) => {
@@ -153,32 +202,34 @@ async function archivedSkusOf(variantIds: readonly string[], api: ApiCalls): Pro
   };
   const perVariant = () =>
     forEachBounded(variantIds, api.lanes(8), async (variantId) =>
-      keep(
-        await api.all((page, limit) =>
-          api.client.products.list({ level: 'sku', variantId, isArchived: true, page, limit }),
-        ),
-      ),
+      keep(await allSkus(api, { level: 'sku', variantId, isArchived: true })),
     );
   if (variantIds.length === 0) return byVariant;
   if (variantIds.length === 1) {
     await perVariant();
     return byVariant;
   }
-  const listPage = (page: number) =>
+  const first = await api.one(() =>
     api.client.products.list({
       level: 'sku',
       isArchived: true,
-      page,
+      page: 1,
       limit: 100,
       sort: 'createdAt',
       order: 'asc',
-    });
-  const first = await api.one(() => listPage(1));
-  if (first.pagination.totalPages - 1 > variantIds.length) {
+    }),
+  );
+  const { totalPages } = first.pagination;
+  if (totalPages - 1 > variantIds.length) {
     await perVariant();
     return byVariant;
   }
-  keep(first.items);
-  await api.remainingPages(first, listPage, keep);
+  const all = await skuList(
+    api,
+    { level: 'sku', isArchived: true },
+    { first, reads: totalPages <= variantIds.length ? SKU_LIST_SORTS.length : 1 },
+  );
+  if (all) keep(all);
+  else await perVariant();
   return byVariant;
 }

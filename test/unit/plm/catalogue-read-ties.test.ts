@@ -1,68 +1,57 @@
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
-import { z } from 'zod';
 import { readCatalogue } from '../../../connectors/plm-import/catalogue';
 import { ApiCalls } from '../../../connectors/staging';
-import { TraceabilityClient } from '../../../connectors/traceability';
-import { buildDemoSeed } from '../../../sandbox/seed/demo';
-import { startSandbox, type RunningSandbox } from '../../../sandbox/server';
+import { sandboxWithProducts, type SeededSandbox } from './tie-sandbox';
 
 /**
  * Spec 01 gives GET /styles sort columns (`createdAt` by default) and no order among equal values; products seeded
  * or created in one millisecond share `createdAt`. A read by page number may then meet some twice and miss others.
  */
 describe('readCatalogue when products with equal sort values come in no stable order', () => {
-  let sandbox: RunningSandbox;
-  let client: TraceabilityClient;
-  let dir: string;
+  let seeded: SeededSandbox;
   const keys = Array.from({ length: 150 }, (_, i) => `TIES-${String(i).padStart(3, '0')}`);
 
   beforeAll(async () => {
-    dir = await mkdtemp(path.join(tmpdir(), 'catalogue-ties-'));
-    const seed = z
-      .looseObject({ catalogue: z.looseObject({ products: z.array(z.unknown()) }) })
-      .parse(buildDemoSeed(Date.now()));
-    const styles = keys.map((externalId, i) => ({
-      id: `style_01TIES${String(i).padStart(20, '0')}`,
-      forCompanyId: 'cmp_brand_nordic_threads',
-      externalId,
-      name: `Ties ${i}`,
-      styleTypeId: 'st_tshirts',
-      isComponent: false,
-      codes: [{ codeId: 'PLM_ID', codeValue: externalId }],
-    }));
-    const seedFile = path.join(dir, 'seed.json');
-    await writeFile(
-      seedFile,
-      JSON.stringify({
-        ...seed,
-        catalogue: { ...seed.catalogue, products: [...seed.catalogue.products, ...styles] },
-      }),
+    seeded = await sandboxWithProducts(
+      keys.map((externalId, i) => ({
+        id: `style_01TIES${String(i).padStart(20, '0')}`,
+        forCompanyId: 'cmp_brand_nordic_threads',
+        externalId,
+        name: `Ties ${i}`,
+        styleTypeId: 'st_tshirts',
+        isComponent: false,
+        codes: [{ codeId: 'PLM_ID', codeValue: externalId }],
+      })),
     );
-    sandbox = await startSandbox({ port: 0, seedFile, rateLimitPerMinute: 100_000, qrDelayMs: 0 });
-    client = new TraceabilityClient({ baseUrl: sandbox.baseUrl, apiKey: 'sandbox-key-brand' });
   });
 
-  afterAll(async () => {
-    await client.close();
-    await sandbox.close();
-    await rm(dir, { recursive: true, force: true });
-  });
+  afterAll(() => seeded.close());
 
   const found = async (): Promise<number> => {
     const wanted = new Map(keys.map((key) => [key, 'style' as const]));
-    const { products } = await readCatalogue(wanted, new ApiCalls(client), () => undefined);
+    const { products } = await readCatalogue(wanted, new ApiCalls(seeded.client), () => undefined);
     return new Set(products.filter((p) => keys.includes(p.externalId ?? '')).map((p) => p.externalId)).size;
   };
 
   it('finds every existing product', async () => {
     expect(await found()).toBe(150);
-    await fetch(`${sandbox.url}/__sandbox/config`, {
-      method: 'PUT',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ productTies: 'shuffled' }),
-    });
+    await seeded.setProductTies('shuffled');
     for (let attempt = 0; attempt < 3; attempt++) expect(await found()).toBe(150);
+  });
+
+  // A list that missed a tie used to send every unfound key of the level to GET, the sheet's new products included:
+  // 400 new styles beside the 150 cost 400 GETs. Another read of the style list (2 pages) finds what was missed.
+  it('reads the level again rather than GET every new key', async () => {
+    await seeded.setProductTies('shuffled');
+    const fresh = Array.from({ length: 400 }, (_, i) => `TIES-NEW-${String(i).padStart(3, '0')}`);
+    const wanted = new Map([...keys, ...fresh].map((key) => [key, 'style' as const]));
+    for (let attempt = 0; attempt < 3; attempt++) {
+      const api = new ApiCalls(seeded.client);
+      const { products, read } = await readCatalogue(wanted, api, () => undefined);
+      const externalIds = new Set(products.map((p) => p.externalId));
+      expect(keys.filter((key) => externalIds.has(key))).toHaveLength(150);
+      expect(fresh.filter((key) => externalIds.has(key))).toHaveLength(0);
+      expect(api.count).toBeLessThanOrEqual(20);
+      expect(read.getCalls).toBeLessThanOrEqual(10);
+    }
   });
 });
