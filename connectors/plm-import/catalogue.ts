@@ -339,33 +339,48 @@ export async function readCatalogue(
         (items) => keepListed(items, level),
       );
     const listedAll = read.listedLevels.length === productLevels.length;
-    const totalOf = (level: ProductLevel) =>
-      (firstPages[productLevels.indexOf(level)] as Page<Product>).pagination.total;
-    // A level whose count changed between reads: ids unioned over them no longer tell what was missed.
-    const changed = new Set<ProductLevel>();
-    const short = (level: ProductLevel) => changed.has(level) || listedIds[level].size < totalOf(level);
-    // A short level's unfound keys (and those of unknown level) go to GET, one call each; while they are more than
-    // the calls of another read of the level's list, the list is read again (another sort) and unioned by id.
-    const getsIfShort = (level: ProductLevel) => {
-      const known = foundIds();
-      return [...keys].filter(
-        ([externalId, keyLevel]) => !known.has(externalId) && (keyLevel ?? level) === level,
-      ).length;
-    };
-    for (const level of read.listedLevels)
+    /**
+     * A list that showed fewer distinct products (`ids`) than page 1's `total` is read again in another sort, unioned
+     * by id, while the keys it would leave to GET (one call each) are more than another read's pages. Whether it is
+     * still short (a count that changed between reads counts as short: the union no longer tells what was missed).
+     */
+    const stillShort = async (
+      level: ProductLevel,
+      isArchived: boolean,
+      first: Page<Product>,
+      ids: ReadonlySet<string>,
+      keepItems: (items: readonly Product[]) => void,
+      gets: () => number,
+    ): Promise<boolean> => {
+      const { total, totalPages } = first.pagination;
+      let changed = false;
       for (const sort of REREAD_SORTS) {
-        if (!short(level) || changed.has(level) || getsIfShort(level) <= (read.pages[level] ?? 0)) break;
+        if (changed || ids.size >= total || gets() <= totalPages) break;
         const again = await readList(
           async (page) => {
-            const answer = await api.one(() => listPage(level, page, false, sort));
-            if (answer.pagination.total !== totalOf(level)) changed.add(level);
+            const answer = await api.one(() => listPage(level, page, isArchived, sort));
+            if (answer.pagination.total !== total) changed = true;
             return answer;
           },
           { schedule: (pages, readPage) => forEachBounded(pages, api.lanes(4), readPage) },
         );
-        keepListed(again.items, level);
+        keepItems(again.items);
       }
-    const missedSome = read.listedLevels.filter(short);
+      return changed || ids.size < total;
+    };
+    const unfound = (wanted: (keyLevel: ProductLevel | null) => boolean): string[] => {
+      const known = foundIds();
+      return [...keys]
+        .filter(([externalId, keyLevel]) => !known.has(externalId) && wanted(keyLevel))
+        .map(([externalId]) => externalId);
+    };
+    const missedSome: ProductLevel[] = [];
+    for (const level of read.listedLevels) {
+      const first = firstPages[productLevels.indexOf(level)] as Page<Product>;
+      const keepLevel = (items: readonly Product[]) => keepListed(items, level);
+      const gets = () => unfound((keyLevel) => (keyLevel ?? level) === level).length;
+      if (await stillShort(level, false, first, listedIds[level], keepLevel, gets)) missedSome.push(level);
+    }
     const known = foundIds();
     toGet = [...keys]
       .filter(([externalId, level]) => {
@@ -392,13 +407,20 @@ export async function readCatalogue(
       if (mine.length === 0) continue;
       const first = await api.one(() => listPage(level, 1, true));
       if (own === undefined && first.items.length > 0) own = (await ownCompany(api, first.items)) ?? null;
-      keepOwn(first.items, level);
+      const archivedIds = new Set<string>();
+      const keepArchived = (items: readonly Product[]) => {
+        for (const item of items) archivedIds.add(item.id);
+        keepOwn(items, level);
+      };
+      keepArchived(first.items);
       if (own !== null && first.pagination.totalPages - 1 <= mine.length) {
-        await api.remainingPages(
-          first,
-          (page) => listPage(level, page, true),
-          (items) => keepOwn(items, level),
-        );
+        await api.remainingPages(first, (page) => listPage(level, page, true), keepArchived);
+        const mineUnfound = () => {
+          const seenNow = foundIds();
+          return mine.filter((externalId) => !seenNow.has(externalId));
+        };
+        if (await stillShort(level, true, first, archivedIds, keepArchived, () => mineUnfound().length))
+          toGet.push(...mineUnfound().filter((externalId) => !toGet.includes(externalId)));
       } else {
         const seenNow = foundIds();
         toGet.push(...mine.filter((externalId) => !seenNow.has(externalId) && !toGet.includes(externalId)));

@@ -55,3 +55,37 @@ describe('readCatalogue when products with equal sort values come in no stable o
     }
   });
 });
+
+// Spec 01: "Archived products are excluded from default lists", yet their externalIds stay taken: a key the lists did
+// not show is looked for among the archived, a list with the same ties.
+describe('readCatalogue of archived products with equal sort values in no stable order', () => {
+  let seeded: SeededSandbox;
+  const keys = Array.from({ length: 150 }, (_, i) => `TIES-ARCH-${String(i).padStart(3, '0')}`);
+
+  beforeAll(async () => {
+    seeded = await sandboxWithProducts(
+      keys.map((externalId, i) => ({
+        id: `style_01TIESARCH${String(i).padStart(16, '0')}`,
+        forCompanyId: 'cmp_brand_nordic_threads',
+        externalId,
+        name: `Archived ties ${i}`,
+        styleTypeId: 'st_tshirts',
+        isComponent: false,
+        isArchived: true,
+        codes: [{ codeId: 'PLM_ID', codeValue: externalId }],
+      })),
+    );
+  });
+
+  afterAll(() => seeded.close());
+
+  it('finds every archived product the sheet names', async () => {
+    await seeded.setProductTies('shuffled');
+    const wanted = new Map(keys.map((key) => [key, 'style' as const]));
+    for (let attempt = 0; attempt < 3; attempt++) {
+      const { products } = await readCatalogue(wanted, new ApiCalls(seeded.client), () => undefined);
+      const externalIds = new Set(products.map((p) => p.externalId));
+      expect(keys.filter((key) => externalIds.has(key))).toHaveLength(150);
+    }
+  });
+});
