@@ -34,11 +34,17 @@ const STEPS: Record<
   name: { by: 'name', fold: true, keys: (company) => [company.name, company.officialName] },
 };
 
+/** A company a text names, and what of it the text is (the first step that matched it). */
+export interface CompanyMatch {
+  company: CompanyEntry;
+  by: CompanyMatchedBy;
+}
+
 /** Each connector's own answers: the resolver only decides which companies a text names. */
 export interface CompanyWording<A> {
   found(id: string): A;
-  /** Several companies at the first step that matches: guessing one would send the data to the wrong party. */
-  ambiguous(text: string, by: CompanyMatchedBy, companies: readonly CompanyEntry[]): A;
+  /** Several companies, each once: guessing one would send the data to the wrong party. */
+  ambiguous(text: string, matches: readonly CompanyMatch[]): A;
   /**
    * No step matches. `suggestions` are the closest codes and names of the steps (ids aside), `known` all of them.
    * Kept per text: a run names the same unknown company on row after row.
@@ -47,13 +53,23 @@ export interface CompanyWording<A> {
 }
 
 /**
- * A resolver over the companies the key sees: the text goes through `steps` in order, and the first step under
- * which some company matches decides (one company, or several sharing one id: found; more: ambiguous).
+ * How the steps decide. 'firstStep': the first step under which some company matches decides. 'acrossSteps': a
+ * company id, or the exact code of one company, decides; otherwise every company any step matches counts, so a text
+ * that is one company's code with case set aside and another's name is refused rather than given to the first.
+ */
+export type CompanyStepRule = 'firstStep' | 'acrossSteps';
+
+const DECISIVE: ReadonlySet<CompanyMatchStep> = new Set(['id', 'code']);
+
+/**
+ * A resolver over the companies the key sees: the text goes through `steps` in order, `rule` saying which matches
+ * decide (one company, or several sharing one id: found; more: ambiguous).
  */
 export function companyResolver<A>(
   companies: readonly CompanyEntry[],
   steps: readonly CompanyMatchStep[],
   wording: CompanyWording<A>,
+  rule: CompanyStepRule = 'firstStep',
 ): (text: string) => A {
   const indexes = steps.map((step) => {
     const { by, fold, keys } = STEPS[step];
@@ -66,21 +82,35 @@ export function companyResolver<A>(
         if (list === undefined) index.set(folded, [company]);
         else if (!list.includes(company)) list.push(company);
       }
-    return { by, fold, index };
+    return { step, by, fold, index };
   });
   // Built on the first unknown text.
   let known: string[] | undefined;
   let matcher: NameMatcher | undefined;
   const unknown = new AnswerMemo<A>();
+  const answer = (text: string, matches: CompanyMatch[]): A => {
+    const [first] = matches;
+    if (first !== undefined && matches.every(({ company }) => company.id === first.company.id))
+      return wording.found(first.company.id);
+    return wording.ambiguous(text, matches);
+  };
   return (text) => {
-    for (const { by, fold, index } of indexes) {
+    const matches: CompanyMatch[] = [];
+    for (const { step, by, fold, index } of indexes) {
       const found = index.get(fold ? foldCompanyCode(text) : text);
       if (found === undefined) continue;
-      const [first] = found;
-      if (first !== undefined && found.every((company) => company.id === first.id))
-        return wording.found(first.id);
-      return wording.ambiguous(text, by, found);
+      if (rule === 'firstStep')
+        return answer(
+          text,
+          found.map((company) => ({ company, by })),
+        );
+      const [one] = found;
+      if (DECISIVE.has(step) && one !== undefined && found.every((company) => company.id === one.id))
+        return wording.found(one.id);
+      for (const company of found)
+        if (!matches.some((match) => match.company.id === company.id)) matches.push({ company, by });
     }
+    if (matches.length > 0) return answer(text, matches);
     return unknown.get(text, () => {
       known ??= companies.flatMap((company) =>
         steps

@@ -2,8 +2,8 @@ import { companyResolver, foldCompanyCode, type CompanyWording } from '../../con
 
 const wording: CompanyWording<string> = {
   found: (id) => `found ${id}`,
-  ambiguous: (text, by, companies) =>
-    `${text}: ${by} of ${companies.map((company) => company.id).join(', ')}`,
+  ambiguous: (text, matches) =>
+    `${text}: ${matches.map(({ by, company }) => `${by} of ${company.id}`).join(', ')}`,
   unknown: (text, suggestions) => `unknown ${text} [${[...suggestions].sort().join(', ')}]`,
 };
 
@@ -22,13 +22,28 @@ describe('companyResolver', () => {
     const byCode = companyResolver(companies, ['code', 'foldedCode'], wording);
     expect(byCode('cmp_a')).toBe('unknown cmp_a []');
     expect(byCode('A-1')).toBe('found cmp_a');
-    expect(byCode(' A-1')).toBe(' A-1: code of cmp_a, cmp_b');
+    expect(byCode(' A-1')).toBe(' A-1: code of cmp_a, code of cmp_b');
     expect(byCode('Acme')).toBe('unknown Acme []');
     expect(byCode('A-2')).toBe('unknown A-2 [A-1, a-1]');
     const byAll = companyResolver(companies, ['id', 'code', 'foldedCode', 'name'], wording);
     expect(byAll('cmp_c')).toBe('found cmp_c');
     expect(byAll('ACME')).toBe('found cmp_a');
-    expect(byAll('beta')).toBe('beta: name of cmp_b, cmp_c');
+    expect(byAll('beta')).toBe('beta: name of cmp_b, name of cmp_c');
+  });
+
+  it('across steps, refuses a text that names different companies at different steps unless an id or one exact code', () => {
+    const across = companyResolver(companies, ['id', 'code', 'foldedCode', 'name'], wording, 'acrossSteps');
+    expect(across('acme')).toBe('found cmp_a');
+    expect(across('A-1')).toBe('found cmp_a');
+    expect(across('A-1 ')).toBe('A-1 : code of cmp_a, code of cmp_b');
+    const crossed = [
+      ...companies,
+      { id: 'cmp_d', internalCompanyCode: 'BETA', name: 'Delta', officialName: null },
+    ];
+    expect(companyResolver(crossed, ['code', 'foldedCode', 'name'], wording, 'acrossSteps')('Beta')).toBe(
+      'Beta: code of cmp_d, name of cmp_b, name of cmp_c',
+    );
+    expect(companyResolver(crossed, ['code', 'foldedCode', 'name'], wording)('Beta')).toBe('found cmp_d');
   });
 
   it('takes a company listed twice as one', () => {

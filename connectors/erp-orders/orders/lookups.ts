@@ -21,9 +21,9 @@ function describeCompanies(entries: readonly CompanyEntry[]): string {
 
 const byCode: CompanyWording<CompanyResolution> = {
   found: (id) => ({ id }),
-  ambiguous: (code, _by, candidates) => ({
+  ambiguous: (code, matches) => ({
     error:
-      `company code '${code}' is the code of ${candidates.length} companies: ${describeCompanies(candidates)}; ` +
+      `company code '${code}' is the code of ${matches.length} companies: ${describeCompanies(matches.map((match) => match.company))}; ` +
       'give the company id instead, or make the codes unique on the platform',
     suggestions: [],
   }),

@@ -1,11 +1,11 @@
 import { companyResolver, type CompanyEntry, type CompanyWording } from '../../companies';
 import { didYouMean } from '../../traceability/name-matching';
-import type { ProductDraft } from '../draft';
-import { rowIssue, type RowIssue } from '../issues';
-import { resolveNames } from './resolve-names';
+import type { SheetRow } from '../read/sheet';
+import { readSource, type BoundLevel } from './bind';
 import type { ReferenceResolution } from './references';
+import { cellText, splitList } from './values';
 
-/** Reads every company the key sees (an API call): `resolveCompanyCells` calls it only for a non-empty cell. */
+/** Reads every company the key sees (an API call): `CompanyCells` calls it only for a non-empty cell. */
 export type LoadCompanies = () => Promise<CompanyEntry[]>;
 
 /** Draft fields that hold company ids (spec 01: "array of string (company ids)", "string (company id)"). */
@@ -18,11 +18,18 @@ function describe(company: CompanyEntry): string {
 
 const byCell: CompanyWording<ReferenceResolution> = {
   found: (id) => ({ ok: true, id }),
-  ambiguous: (text, by, found) => ({
-    ok: false,
-    code: 'ambiguous_reference',
-    reason: `company '${text}' is ambiguous: it is the ${by} of ${found.length} companies the key sees (${found.map(describe).join(', ')}); give the id of the one you mean instead`,
-  }),
+  ambiguous: (text, matches) => {
+    const [first] = matches;
+    const what =
+      first !== undefined && matches.every(({ by }) => by === first.by)
+        ? `the ${first.by} of ${matches.length} companies the key sees (${matches.map(({ company }) => describe(company)).join(', ')})`
+        : matches.map(({ by, company }) => `the ${by} of ${describe(company)}`).join(' and ');
+    return {
+      ok: false,
+      code: 'ambiguous_reference',
+      reason: `company '${text}' is ambiguous: it is ${what}; give the id of the one you mean instead`,
+    };
+  },
   unknown: (text, suggestions, known) => ({
     ok: false,
     code: 'unknown_reference',
@@ -33,14 +40,15 @@ const byCell: CompanyWording<ReferenceResolution> = {
 /**
  * A cell's text to the company id it means: a company id the key sees as it stands; else the company whose
  * `internalCompanyCode` is the text (exact, else with case set aside); else the one whose name or official name is the
- * text, case set aside. Two companies at the first step that matches are refused, naming both: guessing one would
- * put the product under the wrong supplier.
+ * text, case set aside. A text that names two companies (at one step, or one by its code and the other by its name)
+ * is refused, naming both, unless it is a company id or the exact code of one company: guessing one would put the
+ * product under the wrong supplier.
  */
 export class CompanyResolver {
   private readonly resolver: (text: string) => ReferenceResolution;
 
   constructor(companies: readonly CompanyEntry[]) {
-    this.resolver = companyResolver(companies, ['id', 'code', 'foldedCode', 'name'], byCell);
+    this.resolver = companyResolver(companies, ['id', 'code', 'foldedCode', 'name'], byCell, 'acrossSteps');
   }
 
   resolve(text: string): ReferenceResolution {
@@ -49,40 +57,32 @@ export class CompanyResolver {
 }
 
 /**
- * Resolves the drafts' supplier, vendor and main-supplier cells to company ids in place; a cell that does not
- * resolve loses its field and gives its row an issue. The companies are read once, and only when a cell is given.
+ * The supplier, vendor and main-supplier cells of one sheet. Without a loader they stay as the sheet gives them; with
+ * one, the companies are read once, before the first row with a non-empty company cell (a sheet without one reads
+ * none), so each row's cells are company ids before a flat style's rows are compared.
  */
-export async function resolveCompanyCells(
-  drafts: Iterable<ProductDraft>,
-  load: LoadCompanies,
-): Promise<RowIssue[]> {
-  const given = [...drafts].filter((draft) =>
-    COMPANY_FIELDS.some((field) => draft.fields[field] !== undefined),
-  );
-  if (given.length === 0) return [];
-  const resolver = new CompanyResolver(await load());
-  const issues: RowIssue[] = [];
-  for (const draft of given) {
-    for (const field of COMPANY_FIELDS) {
-      const value = draft.fields[field];
-      if (value === undefined) continue;
-      const { ids, failures } = resolveNames(
-        typeof value === 'string' ? [value] : value,
-        (text) => resolver.resolve(text),
-        'company',
-      );
-      const origin = draft.origins[field];
-      const rowNumber = origin?.rowNumber ?? draft.rowNumbers[0] ?? 0;
-      for (const failure of failures)
-        issues.push(
-          rowIssue(rowNumber, origin?.column ?? null, failure.code, failure.reason, draft.externalId),
-        );
-      if (ids === undefined) {
-        delete draft.fields[field];
-        delete draft.origins[field];
-      } else if (field === 'mainSupplier') draft.fields.mainSupplier = ids[0] ?? '';
-      else draft.fields[field] = ids;
-    }
+export class CompanyCells {
+  private resolver: CompanyResolver | undefined;
+
+  constructor(private readonly load?: LoadCompanies) {}
+
+  /** Reads the companies before the first row of `levels` that gives a company cell. */
+  preparer(levels: readonly BoundLevel[]): (row: SheetRow) => Promise<void> {
+    const sources = levels.flatMap((level) =>
+      level.fields.filter(([field]) => (COMPANY_FIELDS as readonly string[]).includes(field)),
+    );
+    return async (row) => {
+      if (this.load === undefined || this.resolver !== undefined) return;
+      const given = sources.some(([field, source]) => {
+        const read = readSource(source, row);
+        const text = read.cellError ? null : cellText(read.value);
+        return text !== null && (field === 'mainSupplier' || splitList(text, source.split ?? ';').length > 0);
+      });
+      if (given) this.resolver = new CompanyResolver(await this.load());
+    };
   }
-  return issues;
+
+  resolve(text: string): ReferenceResolution {
+    return this.resolver?.resolve(text) ?? { ok: true, id: text };
+  }
 }

@@ -10,6 +10,7 @@ import {
 } from '../draft';
 import { rowIssue, type RowIssue } from '../issues';
 import type { SheetRow } from '../read/sheet';
+import { COMPANY_FIELDS, type CompanyCells } from './companies';
 import { readSource, type BoundLevel, type PropertyType, type SourceRead } from './bind';
 import {
   referenceLabels,
@@ -46,6 +47,7 @@ export interface Piece {
 
 export interface ExtractContext {
   resolver: ReferenceResolver;
+  companies: CompanyCells;
   dateOrder: 'DMY' | 'MDY';
   /** xlsx: the workbook counts date serials from 1904-01-01 (its 1904 date system). */
   date1904?: boolean;
@@ -73,14 +75,8 @@ const LIST_FIELDS = new Set<MappedField>([
   'vendors',
   'claimIntentions',
 ]);
-const TEXT_FIELDS = new Set<MappedField>([
-  'name',
-  'description',
-  'gender',
-  'color',
-  'dimension',
-  'mainSupplier',
-]);
+const TEXT_FIELDS = new Set<MappedField>(['name', 'description', 'gender', 'color', 'dimension']);
+const COMPANY_FIELD_SET = new Set<MappedField>(COMPANY_FIELDS);
 
 /** How Excel shows a big number in General format: one digit, decimals, then E+12 (a code like 12E4 is not matched). */
 const SCIENTIFIC = /^-?\d(?:[.,]\d+)?E[+-]\d{2,}$/i;
@@ -239,16 +235,23 @@ export function extractPiece(level: BoundLevel, row: SheetRow, context: ExtractC
         composition.push({ name: section.name ?? context.compositionName, lines });
       }
       if (resolvedAll) b.set('composition', composition, read.column, false, text);
-    } else if (LIST_FIELDS.has(field) || field === 'styleTypeId') {
+    } else if (LIST_FIELDS.has(field) || field === 'styleTypeId' || field === 'mainSupplier') {
       const kind = REFERENCE_FIELDS[field];
+      const company = COMPANY_FIELD_SET.has(field);
       const { ids, failures } = resolveNames(
         items ?? [text],
-        (item) => (kind ? context.resolver.resolve(kind, item) : { ok: true, id: item }),
-        kind ? referenceLabels[kind] : field,
+        (item) =>
+          kind
+            ? context.resolver.resolve(kind, item)
+            : company
+              ? context.companies.resolve(item)
+              : { ok: true, id: item },
+        kind ? referenceLabels[kind] : company ? 'company' : field,
       );
       for (const failure of failures) b.fail(read.column, failure.code, failure.reason);
       if (ids !== undefined) {
-        if (field === 'styleTypeId') b.set('styleTypeId', ids[0] ?? '', read.column, false, text);
+        if (field === 'styleTypeId' || field === 'mainSupplier')
+          b.set(field, ids[0] ?? '', read.column, false, text);
         else b.set(field as 'brands', ids, read.column, false, text);
       }
     }

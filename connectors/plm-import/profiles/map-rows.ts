@@ -13,7 +13,7 @@ import {
   sourceColumns,
   type BoundSource,
 } from './bind';
-import { resolveCompanyCells, type LoadCompanies } from './companies';
+import { CompanyCells, type LoadCompanies } from './companies';
 import { blanker, flatFiller, skipper } from './continuation';
 import { addRowNumber, mergePiece, newDraft, type FieldTexts } from './draft-merge';
 import { extractPiece, type ExtractContext } from './extract';
@@ -127,6 +127,7 @@ async function mapNative(
   const skip = skipper(profile, index);
   const blank = blanker(profile, index);
   const pick = optionPicker(profile, index, (row) => cellText(readSource(level.externalId, row).value));
+  const prepare = context.companies.preparer([level]);
   let count = 0;
   for await (const sourceRow of sheet.rows()) {
     count++;
@@ -136,6 +137,7 @@ async function mapNative(
       continue;
     }
     book.issues.push(...pick(row));
+    await prepare(row);
     const piece = extractPiece(level, row, context);
     book.issues.push(...piece.issues);
     if (piece.externalId === null) {
@@ -240,6 +242,7 @@ async function mapFlat(
   );
   const skip = skipper(profile, index);
   const blank = blanker(profile, index);
+  const prepare = context.companies.preparer([levels.style, levels.variant, levels.sku]);
   let count = 0;
   for await (const sourceRow of sheet.rows()) {
     count++;
@@ -248,6 +251,7 @@ async function mapFlat(
       continue;
     }
     const row = fill(sourceRow);
+    await prepare(row);
     const style = extractPiece(levels.style, row, context);
     const variant = extractPiece(levels.variant, row, context);
     const sku = extractPiece(levels.sku, row, context);
@@ -371,8 +375,8 @@ function loadingFirst(sheet: SheetSource, load: () => Promise<void>): SheetSourc
  * to ids, flat rows folded into their style and variant. Cell-level problems become row issues; the
  * rows keep streaming. Throws PlmFileError when the sheet lacks the columns that identify products. Given a loader
  * for `references`, it reads them only after those checks, at the first row. Given `companies`, the supplier, vendor
- * and main-supplier cells resolve to company ids once every row is read (the companies are read only when such a
- * cell is given); without it they stay as the sheet gives them.
+ * and main-supplier cells resolve to company ids as each row is read, before a flat style's rows are compared (the
+ * companies are read at the first row giving such a cell); without it they stay as the sheet gives them.
  */
 export async function mapRows(
   source: SheetSource,
@@ -383,6 +387,7 @@ export async function mapRows(
   const index = profileIndex(profile, source.headers);
   const context: ExtractContext = {
     resolver: new ReferenceResolver(typeof references === 'function' ? {} : references),
+    companies: new CompanyCells(companies),
     dateOrder: profile.dateOrder,
     ...(source.date1904 === true ? { date1904: true } : {}),
     decimalMark: decimalMarkOfDelimiter(source.delimiter),
@@ -400,7 +405,6 @@ export async function mapRows(
     profile.layout === 'native'
       ? await mapNative(sheet, profile, context, book, index)
       : await mapFlat(sheet, profile, context, book, index);
-  if (companies) book.issues.push(...(await resolveCompanyCells(book.drafts.values(), companies)));
   const fieldColumns = {
     style: describeColumns(profile.layout === 'native' ? profile.mapping : profile.style, sheet.headers),
     variant: describeColumns(profile.layout === 'native' ? profile.mapping : profile.variant, sheet.headers),

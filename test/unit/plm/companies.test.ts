@@ -1,6 +1,7 @@
-import type { ProductDraft } from '../../../connectors/plm-import/draft';
 import type { CompanyEntry } from '../../../connectors/companies';
-import { CompanyResolver, resolveCompanyCells } from '../../../connectors/plm-import/profiles/companies';
+import { CompanyResolver } from '../../../connectors/plm-import/profiles/companies';
+import { mapRows } from '../../../connectors/plm-import/profiles/map-rows';
+import { profile, sheetOf } from './helpers';
 
 const companies: CompanyEntry[] = [
   { id: 'cmp_acme', internalCompanyCode: 'ACME-001', name: 'Acme', officialName: 'Acme Textiles Ltd' },
@@ -9,18 +10,6 @@ const companies: CompanyEntry[] = [
   { id: 'cmp_twin_a', internalCompanyCode: 'TW-1', name: 'Twin Knits', officialName: null },
   { id: 'cmp_twin_b', internalCompanyCode: 'TW-2', name: 'Twin Knits', officialName: null },
 ];
-
-const draft = (fields: ProductDraft['fields']): ProductDraft => ({
-  externalId: 'S1',
-  level: 'style',
-  parentExternalId: null,
-  rowNumbers: [2],
-  fields,
-  origins: Object.fromEntries(Object.keys(fields).map((field) => [field, { column: field, rowNumber: 2 }])),
-  externalIdColumn: 'externalId',
-  parentColumn: null,
-  referenceOnly: false,
-});
 
 describe('CompanyResolver', () => {
   const resolver = new CompanyResolver(companies);
@@ -49,33 +38,153 @@ describe('CompanyResolver', () => {
   });
 });
 
-describe('resolveCompanyCells', () => {
+describe('company cells of a native sheet', () => {
+  const nativeWithCompanies = () =>
+    profile({
+      name: 'native-companies',
+      layout: 'native',
+      parentExternalId: 'parent',
+      mapping: {
+        externalId: 'externalId',
+        fields: {
+          name: 'name',
+          suppliers: { column: 'suppliers', split: ';' },
+          vendors: { column: 'vendors', split: ';' },
+          mainSupplier: 'mainSupplier',
+        },
+      },
+    });
+  const HEADERS = ['externalId', 'parent', 'name', 'suppliers', 'vendors', 'mainSupplier'];
+
   it('reads no company when no cell gives one', async () => {
     const load = jest.fn(() => Promise.resolve(companies));
-    expect(await resolveCompanyCells([draft({ name: 'Tee' })], load)).toEqual([]);
+    const mapped = await mapRows(
+      sheetOf(HEADERS, [['S1', null, 'Tee', null, null, null]]),
+      nativeWithCompanies(),
+      {},
+      load,
+    );
+    expect(mapped.issues).toEqual([]);
     expect(load).not.toHaveBeenCalled();
   });
 
-  it('reads the companies once, resolves every cell in place and drops one that does not resolve', async () => {
+  it('reads the companies once, resolves every cell and drops one that does not resolve', async () => {
     const load = jest.fn(() => Promise.resolve(companies));
-    const good = draft({
-      suppliers: ['ACME-001', 'Acme'],
-      vendors: ['beta mills'],
+    const mapped = await mapRows(
+      sheetOf(HEADERS, [
+        ['S1', null, 'Tee', 'ACME-001; Acme', 'beta mills', 'cmp_beta'],
+        ['S2', null, 'Top', null, 'Nobody', null],
+      ]),
+      nativeWithCompanies(),
+      {},
+      load,
+    );
+    expect(load).toHaveBeenCalledTimes(1);
+    const [good, bad] = mapped.drafts;
+    expect(good?.fields).toEqual({
+      name: 'Tee',
+      suppliers: ['cmp_acme'],
+      vendors: ['cmp_beta'],
       mainSupplier: 'cmp_beta',
     });
-    const bad = draft({ vendors: ['Nobody'] });
-    const issues = await resolveCompanyCells([good, bad], load);
-    expect(load).toHaveBeenCalledTimes(1);
-    expect(good.fields).toEqual({ suppliers: ['cmp_acme'], vendors: ['cmp_beta'], mainSupplier: 'cmp_beta' });
-    expect(bad.fields).toEqual({});
-    expect(issues).toEqual([
+    expect(bad?.fields).toEqual({ name: 'Top' });
+    expect(mapped.issues).toEqual([
       expect.objectContaining({
-        rowNumber: 2,
+        rowNumber: 3,
         column: 'vendors',
         code: 'unknown_reference',
-        externalId: 'S1',
+        externalId: 'S2',
       }),
     ]);
-    expect(issues[0]?.message).toMatch(/^row 2, column 'vendors': unknown company 'Nobody'/);
+    expect(mapped.issues[0]?.message).toMatch(/^row 3, column 'vendors': unknown company 'Nobody'/);
+  });
+});
+
+describe('company cells of a flat style over several rows', () => {
+  const acme: CompanyEntry[] = [
+    { id: 'cmp_acme', internalCompanyCode: 'ACM01', name: 'Acme Ltd', officialName: null },
+    { id: 'cmp_beta', internalCompanyCode: 'BET01', name: 'Beta Mills', officialName: null },
+  ];
+  const flatWithCompanies = () =>
+    profile({
+      name: 'flat-companies',
+      layout: 'flat',
+      style: {
+        externalId: 'style',
+        fields: { mainSupplier: 'supplier', suppliers: { column: 'suppliers', split: ';' } },
+      },
+      variant: { externalId: 'variant', fields: {} },
+      sku: { externalId: 'sku', fields: {} },
+    });
+  const HEADERS = ['style', 'variant', 'sku', 'supplier', 'suppliers'];
+
+  it('takes one company named by its code on one row and by its name or another case on the next as that company', async () => {
+    const load = jest.fn(() => Promise.resolve(acme));
+    const mapped = await mapRows(
+      sheetOf(HEADERS, [
+        ['S1', 'S1-RED', 'S1-RED-M', 'ACM01', 'ACM01; Beta Mills'],
+        ['S1', 'S1-RED', 'S1-RED-L', 'Acme Ltd', 'bet01; acme ltd'],
+        ['S1', 'S1-BLU', 'S1-BLU-M', 'acm01', 'cmp_beta; cmp_acme'],
+      ]),
+      flatWithCompanies(),
+      {},
+      load,
+    );
+    expect(mapped.issues).toEqual([]);
+    expect(load).toHaveBeenCalledTimes(1);
+    const style = mapped.drafts.find((draft) => draft.externalId === 'S1');
+    expect(style?.fields).toMatchObject({ mainSupplier: 'cmp_acme', suppliers: ['cmp_acme', 'cmp_beta'] });
+  });
+
+  it('still refuses two different companies on two rows of one style, quoting the cells as written', async () => {
+    const mapped = await mapRows(
+      sheetOf(HEADERS, [
+        ['S1', 'S1-RED', 'S1-RED-M', 'ACM01', null],
+        ['S1', 'S1-RED', 'S1-RED-L', 'Beta Mills', null],
+      ]),
+      flatWithCompanies(),
+      {},
+      () => Promise.resolve(acme),
+    );
+    expect(mapped.issues.map((issue) => `${issue.code} ${issue.message}`)).toEqual([
+      expect.stringMatching(
+        /^conflicting_values row 3, column 'supplier': .*'Beta Mills' here but 'ACM01' on row 2/,
+      ),
+    ]);
+  });
+
+  it('reads no company when no row gives a company cell', async () => {
+    const load = jest.fn(() => Promise.resolve(acme));
+    const mapped = await mapRows(
+      sheetOf(HEADERS, [['S1', 'S1-RED', 'S1-RED-M', null, ' ; ']]),
+      flatWithCompanies(),
+      {},
+      load,
+    );
+    expect(mapped.issues).toEqual([]);
+    expect(load).not.toHaveBeenCalled();
+  });
+});
+
+describe('a text naming different companies at different steps', () => {
+  const crossed: CompanyEntry[] = [
+    { id: 'cmp_a', internalCompanyCode: 'NORD', name: 'Alpha', officialName: null },
+    { id: 'cmp_b', internalCompanyCode: 'B-1', name: 'nord', officialName: null },
+    { id: 'cmp_c', internalCompanyCode: 'Kent', name: 'Kent Mills', officialName: 'cmp_a' },
+  ];
+  const resolver = new CompanyResolver(crossed);
+
+  it("is refused when it is one company's code with case set aside and another's name, naming both", () => {
+    const resolved = resolver.resolve('Nord');
+    expect(resolved).toMatchObject({ ok: false, code: 'ambiguous_reference' });
+    expect(!resolved.ok && resolved.reason).toBe(
+      "company 'Nord' is ambiguous: it is the code of 'cmp_a' (Alpha, NORD) and the name of 'cmp_b' (nord, B-1); give the id of the one you mean instead",
+    );
+  });
+
+  it("keeps a company id, and an exact code of one company, decisive over another's name", () => {
+    expect(resolver.resolve('NORD')).toEqual({ ok: true, id: 'cmp_a' });
+    expect(resolver.resolve('cmp_a')).toEqual({ ok: true, id: 'cmp_a' });
+    expect(resolver.resolve('kent')).toEqual({ ok: true, id: 'cmp_c' });
   });
 });
