@@ -55,7 +55,7 @@ export async function companyDirectory(
   const fetchPage = (page: number, limit: number) => api.client.companies.list({ page, limit });
   const first = await api.one(() => fetchPage(1, 100));
   if (wholeNetwork || first.pagination.totalPages <= codes.length) {
-    const all = await api.all(fetchPage, first);
+    const all = await api.all('GET /companies', fetchPage, first);
     const entries = all.flatMap((company) =>
       company.internalCompanyCode
         ? [{ id: company.id, code: company.internalCompanyCode, name: company.name ?? undefined }]
@@ -73,7 +73,7 @@ export async function companyDirectory(
   // company whose code is the same, case aside), so a code resolves the same way however the network was read.
   const entries = new Map<string, CompanyDirectoryEntry>();
   for (const code of codes) {
-    const found = await api.all((page, limit) =>
+    const found = await api.all(`GET /companies?filter[internalCompanyCode]=${code}`, (page, limit) =>
       api.client.companies.list({ filter: { internalCompanyCode: code }, page, limit }),
     );
     for (const company of found) {
@@ -94,7 +94,7 @@ export async function buildContext(
   const [own, directory, processes] = await Promise.all([
     ownCompanyId(api),
     companyDirectory(api, codes, checkIds),
-    api.all((page, limit) => api.client.processes.listFacility({ page, limit })),
+    api.all('GET /facility-processes', (page, limit) => api.client.processes.listFacility({ page, limit })),
   ]);
   return {
     ownCompanyId: own,
@@ -237,8 +237,9 @@ async function byCode(
 ): Promise<{ id: string; isArchived: boolean } | undefined> {
   for (const isArchived of [false, true]) {
     for (const level of ['style', 'variant', 'sku'] as const) {
-      const found = await api.all((page, limit) =>
-        api.client.products.list({ level, codeId, codeValue, isArchived, page, limit }),
+      const found = await api.all(
+        `GET /styles?level=${level}&codeId=${codeId}&codeValue=${codeValue}&isArchived=${isArchived}`,
+        (page, limit) => api.client.products.list({ level, codeId, codeValue, isArchived, page, limit }),
       );
       const match = found.find(
         (product) =>

@@ -467,7 +467,7 @@ async function readLinkRoles(
     );
   });
   await forEachBounded(unshown, api.lanes(GET_LANES), async (product) => {
-    const headers = await api.all((page, limit) =>
+    const headers = await api.all(`GET /material-headers?styleId=${product.id}`, (page, limit) =>
       api.client.materials.listHeaders({ styleId: product.id, page, limit }),
     );
     const unclear = headers.find((header) => typeof header.link?.isOwner !== 'boolean');

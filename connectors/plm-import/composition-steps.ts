@@ -105,7 +105,7 @@ async function offSheetDetachSteps(
     const skus = [...live, ...(archived.get(variantId) ?? [])];
     const offSheet = skus.filter((sku) => !onSheet.has(sku.externalId ?? sku.id));
     await forEachBounded(offSheet, api.lanes(8), async (sku) => {
-      const linked = await api.all((page, limit) =>
+      const linked = await api.all(`GET /material-headers?styleId=${sku.id}`, (page, limit) =>
         api.client.materials.listHeaders({ styleId: sku.id, page, limit }),
       );
       const inheritedIds = new Set(

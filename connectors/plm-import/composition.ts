@@ -299,7 +299,7 @@ export async function readLines(
     }
   }
   await forEachBounded(headerIds, api.lanes(8), async (headerId) => {
-    const lines = await api.all((page, limit) =>
+    const lines = await api.all(`GET /material-lines?materialHeaderId=${headerId}`, (page, limit) =>
       api.client.materials.listLines({ materialHeaderId: headerId, page, limit }),
     );
     byHeader.set(headerId, lines.map(toCurrentLine));
@@ -310,12 +310,12 @@ export async function readLines(
 /** The headers a product owns now, with their lines (a retried composition step plans again from these). */
 export async function readOwned(api: ApiCalls, productId: string): Promise<CurrentHeader[]> {
   const materials = api.client.materials;
-  const headers = await api.all((page, limit) =>
+  const headers = await api.all(`GET /material-headers?styleId=${productId}&isOwner=true`, (page, limit) =>
     materials.listHeaders({ styleId: productId, isOwner: true, page, limit }),
   );
   const owned: CurrentHeader[] = [];
   for (const header of headers) {
-    const lines = await api.all((page, limit) =>
+    const lines = await api.all(`GET /material-lines?materialHeaderId=${header.id}`, (page, limit) =>
       materials.listLines({ materialHeaderId: header.id, page, limit }),
     );
     owned.push({ id: header.id, name: header.name, lines: lines.map(toCurrentLine) });
@@ -403,7 +403,7 @@ async function inheritedLinksOf(
     else byOwner.set(target.owner, (byOwner.get(target.owner) ?? new Set()).add(nameKey(target.name)));
   }
   for (const [owner, names] of byOwner) {
-    const headers = await api.all((page, limit) =>
+    const headers = await api.all(`GET /material-headers?styleId=${owner}&isOwner=true`, (page, limit) =>
       materials.listHeaders({ styleId: owner, isOwner: true, page, limit }),
     );
     for (const header of headers.filter((item) => names.has(nameKey(item.name)))) {
@@ -415,7 +415,7 @@ async function inheritedLinksOf(
   const deadline = Date.now() + options.waitMs;
   let present: string[] = [];
   for (let pause = 100; ; pause = Math.min(pause * 2, 2000)) {
-    const linked = await api.all((page, limit) =>
+    const linked = await api.all(`GET /material-headers?styleId=${styleId}&isOwner=false`, (page, limit) =>
       materials.listHeaders({ styleId, isOwner: false, page, limit }),
     );
     present = linked.filter((header) => wanted.has(header.id)).map((header) => header.id);
