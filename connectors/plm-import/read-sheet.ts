@@ -97,11 +97,12 @@ const COMPANY_READS = 3;
 /**
  * Every company the key sees (spec 03, GET /companies: it "maps an external company code to the platform company
  * id"), each once. The spec gives the list no order, so companies of one name may come in another order on each
- * page and one be missed: the count read is checked against `total` and the list read again (`readList`). A list
- * still short after that fails the step rather than call a missed company unknown.
+ * page and one be missed: the count read is checked against `total` and the list read again, the reads unioned by id
+ * while `total` holds (`readList`). A list still short after that fails the step rather than call a missed company
+ * unknown.
  */
 export async function readVisibleCompanies(fetchPage: PageFetcher<CompanyEntry>): Promise<CompanyEntry[]> {
-  const read = await readList(fetchPage, { reads: COMPANY_READS });
+  const read = await readList(fetchPage, { reads: COMPANY_READS, countAcross: true });
   if (read.moved !== undefined)
     throw new Error(
       `GET /companies did not hold still over ${read.reads} reads (${read.moved}): a company a cell names could be missed and called unknown; the read is retried`,

@@ -65,7 +65,7 @@ export class ApiCalls {
    * Every record of a paged list (limit 100), each once by id; `first` is reused when already fetched. Records tied on
    * the sort may come in another order on each page (spec 01 promises a stable order for GET /orders only), so one is
    * met twice and another missed: the count is checked against page 1's `total` and a short list read again, a few
-   * times at most. A list still short throws (a plain error: the activity's retry reads it afresh) rather than give
+   * times at most, the reads unioned by id while `total` holds. A list still short throws (a plain error: the activity's retry reads it afresh) rather than give
    * part of it. A list read whole the first time costs one call a page, as a plain page loop does.
    */
   async all<T extends { id: string }>(
@@ -75,6 +75,9 @@ export class ApiCalls {
   ): Promise<T[]> {
     const read = await readList((page, limit) => this.one(() => fetchPage(page, limit)), {
       reads: WHOLE_LIST_READS,
+      // A server that reshuffles ties per query may miss another record on each read: their union, while `total`
+      // holds, is the list.
+      countAcross: true,
       ...(first ? { first } : {}),
     });
     if (read.moved === undefined) return read.items;
