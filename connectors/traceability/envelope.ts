@@ -38,13 +38,16 @@ const errorEnvelopeSchema = errorFieldsSchema.extend({
 const MAX_MESSAGE_CHARS = 300;
 
 /** A server message as text: a string as sent; a list of strings joined, anything else as JSON, bounded. */
-function messageText(value: unknown): string | undefined {
+function messageText(value: unknown, apiKey: string): string | undefined {
   if (value === undefined || value === null) return undefined;
   if (typeof value === 'string') return value;
-  const text =
+  // Redacted before it is cut: a cut through the key would keep its first part.
+  const text = redactKey(
     Array.isArray(value) && value.every((part) => typeof part === 'string')
       ? value.join('; ')
-      : JSON.stringify(value);
+      : JSON.stringify(value),
+    apiKey,
+  );
   return text.length > MAX_MESSAGE_CHARS ? `${text.slice(0, MAX_MESSAGE_CHARS)}…` : text;
 }
 
@@ -98,7 +101,7 @@ function parseJson(text: string): { ok: true; value: unknown } | { ok: false } {
  */
 function notJsonBody(text: string, apiKey: string): string {
   // Redacted before it is cut: a page that echoes the request would otherwise keep the part of the key inside the cut.
-  const start = keyForms(apiKey).reduce((body, form) => redact(body, form), text.trim());
+  const start = redactKey(text.trim(), apiKey);
   if (start === '') return "an empty body, not the API's JSON";
   // eslint-disable-next-line no-control-regex
   const shown = start.slice(0, 60).replace(/[\u0000-\u001f]+/g, ' ');
@@ -109,7 +112,12 @@ function notJsonBody(text: string, apiKey: string): string {
     : `text that is not JSON, beginning ${quoted}`;
 }
 
-/** The key as a page may echo it: as sent, URL-encoded, HTML-escaped. */
+/** `text` without the key in any form an answer may echo it in (`keyForms`). */
+function redactKey(text: string, apiKey: string): string {
+  return keyForms(apiKey).reduce((redacted, form) => redact(redacted, form), text);
+}
+
+/** The key as a page may echo it: as sent, URL-encoded (either case), HTML-escaped. */
 function keyForms(apiKey: string): string[] {
   const html = apiKey.replace(/[&<>"']/g, (char) => `&#${char.charCodeAt(0)};`);
   const named = apiKey
@@ -117,7 +125,18 @@ function keyForms(apiKey: string): string[] {
     .replace(/</g, '&lt;')
     .replace(/>/g, '&gt;')
     .replace(/"/g, '&quot;');
-  return [...new Set([apiKey, encodeURIComponent(apiKey), html, named])].filter((form) => form !== '');
+  const encoded = encodeURIComponent(apiKey);
+  const hex = apiKey.replace(/[&<>"']/g, (char) => `&#x${char.charCodeAt(0).toString(16)};`);
+  return [
+    ...new Set([
+      apiKey,
+      encoded,
+      encoded.replace(/%[0-9A-F]{2}/g, (code) => code.toLowerCase()),
+      html,
+      hex,
+      named,
+    ]),
+  ].filter((form) => form !== '');
 }
 
 export interface ParsedSuccess {
@@ -197,8 +216,8 @@ export function errorFromAnswer(
   const apiCode = body?.code ?? body?.metadata?.code;
   const code = apiCode ?? `http_${statusCode}`;
   const serverMessage =
-    messageText(body?.message) ??
-    messageText(body?.metadata?.message) ??
+    messageText(body?.message, ctx.apiKey) ??
+    messageText(body?.metadata?.message, ctx.apiKey) ??
     (json.ok ? `HTTP ${statusCode}` : notJsonBody(text, ctx.apiKey));
   const keyRefused = refusesKey({ statusCode, code });
   // `http_502` is only the status again: said once.
@@ -206,7 +225,7 @@ export function errorFromAnswer(
   return new TraceabilityApiError({
     statusCode,
     code,
-    message: redact(
+    message: redactKey(
       `${ctx.method} ${ctx.endpoint} failed with ${status}: ${serverMessage}${keyRefused ? KEY_REFUSED_HINT : ''}`,
       ctx.apiKey,
     ),

@@ -376,6 +376,27 @@ describe('Transport over HTTP', () => {
     await stub.close();
   });
 
+  it('keeps the key out of a JSON error message cut to its bound, whole, encoded or escaped', async () => {
+    const key = 'k3y$SECRET&abcdefghijklmnopqrstuvwxyz';
+    const messages: unknown[] = [
+      { detail: `${'x'.repeat(280)} companyapikey=${key}` },
+      [`denied for ${encodeURIComponent(key).toLowerCase()}`],
+      `denied for ${key.replace('&', '&#x26;')}`,
+    ];
+    let message: unknown = '';
+    const stub = await startStub((_req, res) =>
+      sendJson(res, 400, { metadata: { success: false }, statusCode: 400, code: 'bad_request', message }),
+    );
+    const client = new TraceabilityClient({ baseUrl: stub.baseUrl, apiKey: key });
+    for (const echoed of messages) {
+      message = echoed;
+      const error = await caught(client.products.get('style_1'));
+      expect(error.message).not.toContain('SECRET');
+    }
+    await client.close();
+    await stub.close();
+  });
+
   it('says to check the key on a 403 insufficient_rights, not on a 403 forbidden', async () => {
     const stub = await startStub((req, res) =>
       req.url?.includes('restricted')
