@@ -10,7 +10,10 @@ export const companyEntrySchema = z.object({
 });
 export type CompanyEntry = z.infer<typeof companyEntrySchema>;
 
-/** How a company code or name matches another once case and surrounding spaces are set aside (the API filter ignores case). */
+/**
+ * How a company code or name matches another once case and surrounding spaces are set aside (the API filter ignores
+ * case).
+ */
 export function foldCompanyCode(code: string): string {
   return code.trim().toLowerCase();
 }

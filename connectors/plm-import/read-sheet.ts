@@ -3,7 +3,7 @@ import { basename, extname } from 'node:path';
 import { boundMessage } from '../input-limits';
 import { profileChoiceProblem } from '../profile-choice';
 import { copyInput, isS3Url, readInputText } from '../storage';
-import { readList, type PageFetcher, type ReferenceKind, type TraceabilityClient } from '../traceability';
+import { readWhole, type PageFetcher, type ReferenceKind, type TraceabilityClient } from '../traceability';
 import { PlmFileError } from './issues';
 import { builtinProfile } from './profiles/builtin';
 import type { CompanyEntry } from '../companies';
@@ -91,23 +91,13 @@ async function referenceLists(client: TraceabilityClient, profile: MappingProfil
   return lists;
 }
 
-/** Whole reads of GET /companies tried before the read step fails, to be retried. */
-const COMPANY_READS = 3;
-
 /**
  * Every company the key sees (spec 03, GET /companies: it "maps an external company code to the platform company
- * id"), each once. The spec gives the list no order, so companies of one name may come in another order on each
- * page and one be missed: the count read is checked against `total` and the list read again, the reads unioned by id
- * while `total` holds (`readList`). A list still short after that fails the step rather than call a missed company
- * unknown.
+ * id"), each once (`readWhole`: the spec gives the list no order, so companies of one name may come in another order
+ * on each page; a list still short fails the step rather than call a missed company unknown).
  */
-export async function readVisibleCompanies(fetchPage: PageFetcher<CompanyEntry>): Promise<CompanyEntry[]> {
-  const read = await readList(fetchPage, { reads: COMPANY_READS, countAcross: true });
-  if (read.moved !== undefined)
-    throw new Error(
-      `GET /companies did not hold still over ${read.reads} reads (${read.moved}): a company a cell names could be missed and called unknown; the read is retried`,
-    );
-  return read.items;
+export function readVisibleCompanies(fetchPage: PageFetcher<CompanyEntry>): Promise<CompanyEntry[]> {
+  return readWhole('GET /companies', fetchPage);
 }
 
 function visibleCompanies(client: TraceabilityClient): Promise<CompanyEntry[]> {

@@ -1,14 +1,11 @@
 import {
   isTraceabilityApiError,
-  readList,
+  readWhole,
   type Page,
   type PageFetcher,
   type TraceabilityClient,
 } from '../traceability';
 import { forEachBounded } from './journal';
-
-/** Whole reads of a list `ApiCalls.all` makes before it fails the step (records tied on the sort). */
-const WHOLE_LIST_READS = 3;
 
 /** Progress details a job reports while it works (the latest is heartbeated). */
 export type Progress = (details: Record<string, unknown>) => void;
@@ -61,28 +58,8 @@ export class ApiCalls {
     );
   }
 
-  /**
-   * Every record of a paged list (limit 100), each once by id; `first` is reused when already fetched. Records tied on
-   * the sort may come in another order on each page (spec 01 promises a stable order for GET /orders only), so one is
-   * met twice and another missed: the count is checked against page 1's `total` and a short list read again, a few
-   * times at most, the reads unioned by id while `total` holds. A list still short throws (a plain error: the activity's retry reads it afresh) rather than give
-   * part of it. A list read whole the first time costs one call a page, as a plain page loop does.
-   */
-  async all<T extends { id: string }>(
-    endpoint: string,
-    fetchPage: PageFetcher<T>,
-    first?: Page<T>,
-  ): Promise<T[]> {
-    const read = await readList((page, limit) => this.one(() => fetchPage(page, limit)), {
-      reads: WHOLE_LIST_READS,
-      // A server that reshuffles ties per query may miss another record on each read: their union, while `total`
-      // holds, is the list.
-      countAcross: true,
-      ...(first ? { first } : {}),
-    });
-    if (read.moved === undefined) return read.items;
-    throw new Error(
-      `${endpoint} did not hold still over ${read.reads} reads (${read.moved}): a record could be missed; the read is retried`,
-    );
+  /** Every record of a paged list, each once by id, its calls counted: {@link readWhole}. */
+  all<T extends { id: string }>(endpoint: string, fetchPage: PageFetcher<T>, first?: Page<T>): Promise<T[]> {
+    return readWhole(endpoint, (page, limit) => this.one(() => fetchPage(page, limit)), first);
   }
 }

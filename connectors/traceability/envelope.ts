@@ -198,7 +198,10 @@ function failWith(error: TraceabilityApiError): never {
   throw error;
 }
 
-/** A refused key (401, 403 `insufficient_rights`) is the worker's configuration, never the data: retrying or fixing rows cannot help. */
+/**
+ * A refused key (401, 403 `insufficient_rights`) is the worker's configuration, never the data: retrying or fixing rows
+ * cannot help.
+ */
 const KEY_REFUSED_HINT =
   '; the API refused the key: check TRACEABILITY_API_KEY (and TRACEABILITY_BASE_URL) of the worker, then restart it';
 

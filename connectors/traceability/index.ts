@@ -18,6 +18,7 @@ export {
   paginate,
   collect,
   readList,
+  readWhole,
   IncrementalSync,
   type ListRead,
   type ReadListOptions,
