@@ -368,17 +368,17 @@ export async function readCatalogue(
       }
       return changed || ids.size < total;
     };
-    const unfound = (wanted: (keyLevel: ProductLevel | null) => boolean): string[] => {
-      const known = foundIds();
-      return [...keys]
-        .filter(([externalId, keyLevel]) => !known.has(externalId) && wanted(keyLevel))
-        .map(([externalId]) => externalId);
-    };
     const missedSome: ProductLevel[] = [];
     for (const level of read.listedLevels) {
       const first = firstPages[productLevels.indexOf(level)] as Page<Product>;
       const keepLevel = (items: readonly Product[]) => keepListed(items, level);
-      const gets = () => unfound((keyLevel) => (keyLevel ?? level) === level).length;
+      // The level's keys still unfound, and those of unknown level.
+      const gets = () => {
+        const known = foundIds();
+        return [...keys].filter(
+          ([externalId, keyLevel]) => !known.has(externalId) && (keyLevel ?? level) === level,
+        ).length;
+      };
       if (await stillShort(level, false, first, listedIds[level], keepLevel, gets)) missedSome.push(level);
     }
     const known = foundIds();
