@@ -90,6 +90,17 @@ export function quoteList(names: readonly string[], shown = 10, each = 40): stri
     : listed.join(', ');
 }
 
+/**
+ * Parts listed as a reader lists them ('a, b and c'), the first `shown` of them, then how many more ('a, b, c and 7
+ * more'): a list the API or a file makes long stays a line in an error.
+ */
+export function listSome(parts: readonly string[], shown = 5): string {
+  const listed = parts.slice(0, shown);
+  if (parts.length > shown) listed.push(`${count(parts.length - shown)} more`);
+  const last = listed.pop();
+  return last === undefined ? '' : listed.length === 0 ? last : `${listed.join(', ')} and ${last}`;
+}
+
 /** A message (ours, but possibly quoting input) cut so a failure or payload stays a few KB at most. */
 export function boundMessage(message: string, max = 2_000): string {
   return message.length <= max ? message : `${message.slice(0, max)}… (${count(message.length)} characters)`;

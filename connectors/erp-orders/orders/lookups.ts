@@ -1,4 +1,5 @@
 import { companyResolver, type CompanyEntry, type CompanyWording } from '../../companies';
+import { listSome, quoteInput } from '../../input-limits';
 import { didYouMean, matcherOf } from '../../traceability/name-matching';
 import { fail, ok, type Parsed } from '../cell-values';
 
@@ -16,18 +17,22 @@ export interface CompanyDirectoryEntry {
 }
 
 function describeCompanies(entries: readonly CompanyEntry[]): string {
-  return entries.map((entry) => (entry.name ? `${entry.id} (${entry.name})` : entry.id)).join(', ');
+  return listSome(
+    entries.map((entry) =>
+      entry.name ? `${quoteInput(entry.id, 60)} (${quoteInput(entry.name, 60)})` : quoteInput(entry.id, 60),
+    ),
+  );
 }
 
 const byCode: CompanyWording<CompanyResolution> = {
   found: (id) => ({ id }),
   ambiguous: (code, matches) => ({
     error:
-      `company code '${code}' is the code of ${matches.length} companies: ${describeCompanies(matches.map((match) => match.company))}; ` +
+      `company code '${quoteInput(code)}' is the code of ${matches.length} companies: ${describeCompanies(matches.map((match) => match.company))}; ` +
       'give the company id instead, or make the codes unique on the platform',
     suggestions: [],
   }),
-  unknown: (code, suggestions) => ({ error: `no company has the code '${code}'`, suggestions }),
+  unknown: (code, suggestions) => ({ error: `no company has the code '${quoteInput(code)}'`, suggestions }),
 };
 
 /**

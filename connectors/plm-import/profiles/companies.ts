@@ -1,4 +1,5 @@
 import { companyResolver, type CompanyEntry, type CompanyWording } from '../../companies';
+import { listSome, quoteInput } from '../../input-limits';
 import { didYouMean } from '../../traceability/name-matching';
 import type { SheetRow } from '../read/sheet';
 import { readSource, type BoundLevel } from './bind';
@@ -12,8 +13,10 @@ export type LoadCompanies = () => Promise<CompanyEntry[]>;
 export const COMPANY_FIELDS = ['suppliers', 'vendors', 'mainSupplier'] as const;
 
 function describe(company: CompanyEntry): string {
-  const said = [company.name, company.internalCompanyCode].filter((text): text is string => !!text);
-  return `'${company.id}'${said.length > 0 ? ` (${said.join(', ')})` : ''}`;
+  const said = [company.name, company.internalCompanyCode]
+    .filter((text): text is string => !!text)
+    .map((text) => quoteInput(text, 60));
+  return `'${quoteInput(company.id, 60)}'${said.length > 0 ? ` (${said.join(', ')})` : ''}`;
 }
 
 const byCell: CompanyWording<ReferenceResolution> = {
@@ -22,18 +25,18 @@ const byCell: CompanyWording<ReferenceResolution> = {
     const [first] = matches;
     const what =
       first !== undefined && matches.every(({ by }) => by === first.by)
-        ? `the ${first.by} of ${matches.length} companies the key sees (${matches.map(({ company }) => describe(company)).join(', ')})`
-        : matches.map(({ by, company }) => `the ${by} of ${describe(company)}`).join(' and ');
+        ? `the ${first.by} of ${matches.length} companies the key sees (${listSome(matches.map(({ company }) => describe(company)))})`
+        : listSome(matches.map(({ by, company }) => `the ${by} of ${describe(company)}`));
     return {
       ok: false,
       code: 'ambiguous_reference',
-      reason: `company '${text}' is ambiguous: it is ${what}; give the id of the one you mean instead`,
+      reason: `company '${quoteInput(text)}' is ambiguous: it is ${what}; give the id of the one you mean instead`,
     };
   },
   unknown: (text, suggestions, known) => ({
     ok: false,
     code: 'unknown_reference',
-    reason: `unknown company '${text}': no company the key sees has it as its id, code, name or official name${didYouMean(suggestions, known)}`,
+    reason: `unknown company '${quoteInput(text)}': no company the key sees has it as its id, code, name or official name${didYouMean(suggestions, known)}`,
   }),
 };
 

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { listSome, quoteInput } from '../../input-limits';
 import {
   AnswerMemo,
   didYouMean,
@@ -91,11 +92,11 @@ export class ReferenceResolver {
     if (found.ok) return { ok: true, id: found.id };
     const label = referenceLabels[kind];
     if (found.reason === 'ambiguous') {
-      const candidates = found.suggestions.map((entry) => `'${entry.id}'`).join(', ');
+      const candidates = listSome(found.suggestions.map((entry) => `'${quoteInput(entry.id, 60)}'`));
       return {
         ok: false,
         code: 'ambiguous_reference',
-        reason: `${label} '${text}' is ambiguous: ${found.suggestions.length} ${label}s are named so (ids ${candidates}); give the id of the one you mean instead of the name`,
+        reason: `${label} '${quoteInput(text)}' is ambiguous: ${found.suggestions.length} ${label}s are named so (ids ${candidates}); give the id of the one you mean instead of the name`,
       };
     }
     return this.failures.get(`${kind}:${text}`, () => ({

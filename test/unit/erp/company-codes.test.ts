@@ -14,16 +14,31 @@ describe('company codes → ids', () => {
   it('refuses a code two companies share, naming both, exactly or with case set aside', () => {
     expect(resolve('SUP-1001')).toEqual({
       error:
-        "company code 'SUP-1001' is the code of 2 companies: cmp_izmir (Anatolia Izmir), cmp_bursa (Anatolia Bursa); " +
+        "company code 'SUP-1001' is the code of 2 companies: cmp_izmir (Anatolia Izmir) and cmp_bursa (Anatolia Bursa); " +
         'give the company id instead, or make the codes unique on the platform',
       suggestions: [],
     });
-    expect(resolve('Abc')).toMatchObject({ error: expect.stringContaining('cmp_a, cmp_b') });
+    expect(resolve('Abc')).toMatchObject({ error: expect.stringContaining('cmp_a and cmp_b') });
   });
 
   it('takes the exact code first, then the one code equal with case set aside', () => {
     expect(resolve('abc')).toEqual({ id: 'cmp_a' });
     expect(resolve('case-7')).toEqual({ id: 'cmp_case' });
     expect(resolve('NOPE')).toMatchObject({ error: "no company has the code 'NOPE'" });
+  });
+
+  it('names five of the companies a code is shared by and how many more: the error stays a line', () => {
+    const shared = companyResolverFromDirectory(
+      Array.from({ length: 40 }, (_, i) => ({
+        id: `cmp_${i}`,
+        code: 'DYE',
+        name: `Dye House ${'x'.repeat(300)}`,
+      })),
+    );
+    const { error } = shared('DYE') as { error: string };
+    expect(error).toMatch(
+      /^company code 'DYE' is the code of 40 companies: cmp_0 \(Dye House x+….*cmp_4 .* and 35 more;/,
+    );
+    expect(error.length).toBeLessThan(1_000);
   });
 });

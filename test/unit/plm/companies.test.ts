@@ -188,3 +188,34 @@ describe('a text naming different companies at different steps', () => {
     expect(resolver.resolve('kent')).toEqual({ ok: true, id: 'cmp_c' });
   });
 });
+
+describe('CompanyResolver: a text many companies share', () => {
+  it('names a few of them and how many more, in one bounded reason', () => {
+    const namesakes: CompanyEntry[] = Array.from({ length: 60 }, (_, i) => ({
+      id: `cmp_${i}`,
+      internalCompanyCode: `DYE-${i}`,
+      name: `Dye House ${'x'.repeat(200)}`,
+      officialName: null,
+    }));
+    const resolved = new CompanyResolver(namesakes).resolve(`dye house ${'X'.repeat(200)}`);
+    expect(resolved).toMatchObject({ ok: false, code: 'ambiguous_reference' });
+    const reason = !resolved.ok ? resolved.reason : '';
+    expect(reason).toContain('the name of 60 companies the key sees');
+    expect(reason).toContain("'cmp_0'");
+    expect(reason).toMatch(/and 5\d more\)/);
+    expect(reason).not.toContain("'cmp_59'");
+    expect(reason.length).toBeLessThan(2_000);
+  });
+
+  it('joins matches at different steps as a list, not "and ... and ..."', () => {
+    const three: CompanyEntry[] = [
+      { id: 'cmp_a', internalCompanyCode: 'NORD', name: 'Alpha', officialName: null },
+      { id: 'cmp_b', internalCompanyCode: 'B-1', name: 'nord', officialName: null },
+      { id: 'cmp_c', internalCompanyCode: 'C-1', name: 'Gamma', officialName: 'Nord' },
+    ];
+    const resolved = new CompanyResolver(three).resolve('Nord');
+    expect(!resolved.ok && resolved.reason).toBe(
+      "company 'Nord' is ambiguous: it is the code of 'cmp_a' (Alpha, NORD), the name of 'cmp_b' (nord, B-1) and the name of 'cmp_c' (Gamma, C-1); give the id of the one you mean instead",
+    );
+  });
+});

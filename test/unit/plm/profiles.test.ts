@@ -346,7 +346,7 @@ describe('mapping profiles', () => {
       shirts,
     );
     expect(mapped.issues.map((issue) => `${issue.code} ${issue.message}`)).toEqual([
-      "ambiguous_reference row 2, column 'styleType': style type 'Shirts' is ambiguous: 2 style types are named so (ids 'st_mens_shirts', 'st_womens_shirts'); give the id of the one you mean instead of the name",
+      "ambiguous_reference row 2, column 'styleType': style type 'Shirts' is ambiguous: 2 style types are named so (ids 'st_mens_shirts' and 'st_womens_shirts'); give the id of the one you mean instead of the name",
     ]);
     expect(mapped.drafts.find((draft) => draft.externalId === 'B')?.fields.styleTypeId).toBe(
       'st_womens_shirts',
