@@ -45,7 +45,7 @@ export interface ExpirySummary {
   /** The label of each bucket, with its exact range of days ("Expiring in 31–60 days"). */
   bucketLabels: Record<BucketId, string>;
   byType: Record<string, number>;
-  /** Most urgent first: newly expired, then each threshold from the nearest, then expired; then by name. */
+  /** Most urgent first: newly expired, then each threshold from the nearest, then expired; then by name and id. */
   bySupplier: SupplierSummary[];
   changes: { previousAsOf: string | null; newlyExpired: number; newlyExpiring: number };
 }
@@ -66,6 +66,8 @@ const certificateColumns: Column<ClassifiedCertificate>[] = [
   { header: 'Document number', value: (c) => given(c.documentNumber) },
   { header: 'Licence number', value: (c) => given(c.licenseNumber) },
   { header: 'Issued by', value: (c) => given(c.issuedBy) },
+  // The supplier is its id (GET /certificates `companyId`, exact); two suppliers may share a name.
+  { header: 'Supplier id', value: (c) => given(c.companyId) },
   { header: 'Certificate id', value: (c) => given(c.id) },
 ];
 
@@ -89,7 +91,7 @@ function bySoonest(a: ClassifiedCertificate, b: ClassifiedCertificate): number {
   );
 }
 
-/** Most urgent first: newly expired, then each threshold from the nearest, then expired; then by name. */
+/** Most urgent first: newly expired, then each threshold from the nearest, then expired; then by name and id. */
 function compareUrgency({ thresholdsDays }: { thresholdsDays: readonly number[] }) {
   const urgency = (supplier: SupplierSummary) => [
     supplier.newlyExpired,
@@ -99,7 +101,7 @@ function compareUrgency({ thresholdsDays }: { thresholdsDays: readonly number[] 
   return (a: SupplierSummary, b: SupplierSummary): number => {
     const [left, right] = [urgency(a), urgency(b)];
     const diff = right.map((value, i) => value - (left[i] ?? 0)).find((value) => value !== 0);
-    return diff ?? a.companyName.localeCompare(b.companyName);
+    return diff ?? (a.companyName.localeCompare(b.companyName) || a.companyId.localeCompare(b.companyId));
   };
 }
 
@@ -210,6 +212,7 @@ function supplierTable(summary: ExpirySummary): Table<SupplierSummary> {
     name: 'By supplier',
     columns: [
       { header: 'Supplier', value: (s) => given(s.companyName) },
+      { header: 'Supplier id', value: (s) => given(s.companyId) },
       { header: 'Newly expired', value: (s) => s.newlyExpired, kind: 'number' },
       ...summary.thresholdsDays.map((days) => count(withinBucket(days))),
       count(EXPIRED),

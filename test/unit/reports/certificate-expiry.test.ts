@@ -517,3 +517,47 @@ describe('certificate expiry rendering', () => {
     expect(html).not.toMatch(/<td>\s*<\/td><td>GOTS empty/);
   });
 });
+
+// Spec 03, Certificate: "companyId, companyName, companyOfficialName | string | Holding supplier company", and GET
+// /certificates filters by `companyId (exact, supplier holding the certificate)`: the supplier is its id, its name
+// only a label (GET /companies matches names by substring; two suppliers may share one). A reader checking a
+// supplier's total against the certificate rows must tell two suppliers of one name apart.
+describe('suppliers that share a name', () => {
+  const rows = classifyCertificates(
+    [
+      cert('porto', '2026-12-01T00:00:00.000Z', { companyId: 'cmp_porto', companyName: 'Acme Textiles' }),
+      cert('izmir1', '2026-12-02T00:00:00.000Z', { companyId: 'cmp_izmir', companyName: 'Acme Textiles' }),
+      cert('izmir2', '2027-06-02T00:00:00.000Z', { companyId: 'cmp_izmir', companyName: 'Acme Textiles' }),
+    ],
+    { asOf },
+  );
+  const none = changesSince(rows, null);
+  const totals = summarise(rows, none, { asOf, thresholdsDays: [30, 60, 90] });
+
+  it('the By supplier sheet and the certificate rows name each supplier by its id too, in xlsx, csv and html', () => {
+    const book = XLSX.read(renderXlsx(rows, none, totals), { type: 'buffer' });
+    const suppliers = XLSX.utils.sheet_to_json<Record<string, unknown>>(book.Sheets['By supplier']!);
+    expect(suppliers.map((s) => [s['Supplier'], s['Supplier id'], s['Total']])).toEqual([
+      ['Acme Textiles', 'cmp_izmir', 2],
+      ['Acme Textiles', 'cmp_porto', 1],
+    ]);
+    const within30 = XLSX.utils.sheet_to_json<Record<string, unknown>>(book.Sheets['Expiring in 0–30 days']!);
+    expect(within30.map((row) => [row['Certificate id'], row['Supplier id']])).toEqual([
+      ['porto', 'cmp_porto'],
+      ['izmir1', 'cmp_izmir'],
+    ]);
+    const lines = renderCsv(rows, none, totals)
+      .replace(/^\uFEFF/, '')
+      .split('\r\n');
+    const header = lines[0]!.split(',');
+    const at = (line: string, column: string) => line.split(',')[header.indexOf(column)];
+    expect(lines.slice(1, 4).map((line) => [at(line, 'Certificate id'), at(line, 'Supplier id')])).toEqual([
+      ['porto', 'cmp_porto'],
+      ['izmir1', 'cmp_izmir'],
+      ['izmir2', 'cmp_izmir'],
+    ]);
+    const html = renderHtml(rows, none, totals);
+    expect(html).toMatch(/<td>Acme Textiles<\/td><td>cmp_izmir<\/td>/);
+    expect(html).toMatch(/<td>Acme Textiles<\/td><td>cmp_porto<\/td>/);
+  });
+});
