@@ -2,6 +2,7 @@
 import { z } from 'zod';
 import {
   isTraceabilityApiError,
+  refusesKey,
   type BomHeader,
   type BomLine,
   type BomLineWrite,
@@ -121,7 +122,7 @@ export interface SafeBomWriteResult {
   /** The written line (replace, create). */
   line: BomLine | null;
   repairs: ExactRepair[];
-  /** Fork lines the snapshot could not account for (left without a component) and why. */
+  /** Fork lines left without a component and why: ones the snapshot could not account for, ones the API refused. */
   problems: string[];
   /** Lines of the product's header still without a component after the repair (none when all went well). */
   linesWithoutComponent: string[];
@@ -277,7 +278,15 @@ export async function safeBomWrite(
   for (const repair of mapping.repairs) {
     const line = byId.get(repair.lineId);
     if (!line) continue;
-    await client.boms.replaceLine(line.id, repairLineBody(line, entity, repair.component));
+    try {
+      await client.boms.replaceLine(line.id, repairLineBody(line, entity, repair.component));
+    } catch (error) {
+      // The edit landed and forked: a copy the API will not take back (a legacy unit no longer allowed for its
+      // component, spec 02) is that line's problem, as in the repair job; the other copies go on.
+      if (!isTraceabilityApiError(error) || error.retryable || refusesKey(error)) throw error;
+      result.problems.push(`${line.id}: ${error.code}: ${error.message}`);
+      continue;
+    }
     result.repairs.push(repair);
   }
   result.linesWithoutComponent = (await readLines(client, written.headerId))

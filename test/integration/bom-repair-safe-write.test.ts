@@ -7,7 +7,7 @@ import path from 'node:path';
 import { ForkSnapshotStore } from '../../connectors/bom-repair/fork-snapshots';
 import { safeBomWrite } from '../../connectors/bom-repair/safe-write';
 import { DEMO_IDS } from '../../sandbox/seed/demo-catalogue';
-import { DEMO_PLACEMENTS } from '../../sandbox/seed/demo-boms';
+import { DEMO_BOM_IDS, DEMO_PLACEMENTS } from '../../sandbox/seed/demo-boms';
 import type { TestStack } from '../harness';
 import {
   buildTree,
@@ -96,6 +96,41 @@ describe('bomRepair safe write on the sandbox', () => {
     } finally {
       await config(300);
     }
+  }, 60_000);
+
+  // Spec 02, PUT /bom-lines/{id}: "A unit already stored on the line stays acceptable while `component.styleId` is
+  // unchanged" (a copy's component is null, so putting it back is a change), and DESIGN: "4xx answers are row-level,
+  // non-retryable outcomes recorded with their code". The write itself landed and forked the BOM: a copy the API will
+  // not take back is that copy's problem, not a failed write.
+  it('safe write: a copied legacy line the API will not take back is reported on its own; the write landed and the other copies are repaired', async () => {
+    const source = await linesOf(stack.apiClient, DEMO_BOM_IDS.jacket);
+    const poplin = source.find((l) => l.styleId === DEMO_IDS.poplin)!;
+    const result = await safeBomWrite(stack.apiClient, {
+      entityStyleId: DEMO_IDS.jacketNavy,
+      bomHeaderId: DEMO_BOM_IDS.jacket,
+      edit: {
+        kind: 'replace',
+        lineId: poplin.id,
+        values: {
+          component: { styleId: DEMO_IDS.poplin },
+          placementId: poplin.placementId,
+          quantity: 2.5,
+          quantityUnit: 'METRE',
+        },
+      },
+    });
+    expect(result.forked).toBe(true);
+    expect(result.line).toMatchObject({ styleId: DEMO_IDS.poplin, quantity: 2.5 });
+    const fork = await linesOf(stack.apiClient, result.bomHeaderId);
+    const legacy = fork.find((l) => l.quantityUnit === 'METRE' && l.quantity === 0.6)!;
+    const main = fork.find((l) => l.placementId === DEMO_PLACEMENTS.frontOpening)!;
+    expect([main.styleId, main.isMainComponent]).toEqual([DEMO_IDS.zipper, true]);
+    expect(legacy.styleId ?? null).toBeNull();
+    expect(result.linesWithoutComponent).toEqual([legacy.id]);
+    expect(result.repairs.map((r) => r.lineId)).toEqual([main.id]);
+    expect(result.problems).toEqual([
+      expect.stringMatching(new RegExp(`^${legacy.id}: invalid_bom_quantity_unit: `)),
+    ]);
   }, 60_000);
 
   // Spec 02, "POST /bom-lines/delete ... Response 200: `deletedLines`, `duplicatedHeaders`..." and errors: "404
