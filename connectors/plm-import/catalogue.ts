@@ -269,28 +269,32 @@ export async function readCatalogue(
   progress: (read: number) => void,
   options: { withMaterial?: boolean } = {},
 ): Promise<{ products: ExistingProduct[]; read: CatalogueRead }> {
-  const withMaterial = options.withMaterial ?? false;
-  const include = withMaterial ? { include: ['material' as const] } : {};
-  const found = new Map<string, Product & { level?: ProductLevel }>();
-  const keep = (items: readonly Product[], level?: ProductLevel) => {
-    for (const item of items) found.set(item.id, level ? { ...item, level } : item);
-    progress(found.size);
-  };
-  const listPage = (
-    level: ProductLevel,
-    page: number,
-    isArchived = false,
-    sort: NonNullable<ProductListQuery['sort']> = 'createdAt',
-  ): Promise<Page<Product>> =>
-    api.client.products.list({
-      level,
-      page,
-      limit: 100,
-      sort,
-      order: 'asc',
-      ...include,
-      ...(isArchived ? { isArchived } : {}),
-    });
+  const reading = startReading(keys, api, progress, options.withMaterial ?? false);
+  const callsBefore = api.count;
+  const toGet = keys.size >= GET_ONLY_BELOW ? await readLists(reading) : [...keys.keys()];
+  reading.read.listCalls = api.count - callsBefore;
+  await getEach(reading, toGet);
+  if (reading.withMaterial) await readLinkRoles(reading.found, keys, api);
+  return finished(reading);
+}
+
+/** The catalogue read as it goes, shared by its steps. */
+interface Reading {
+  keys: ReadonlyMap<string, ProductLevel | null>;
+  api: ApiCalls;
+  progress: (read: number) => void;
+  withMaterial: boolean;
+  /** The products found so far, by platform id; those found by a list carry its level. */
+  found: Map<string, Product & { level?: ProductLevel }>;
+  read: CatalogueRead;
+}
+
+function startReading(
+  keys: ReadonlyMap<string, ProductLevel | null>,
+  api: ApiCalls,
+  progress: (read: number) => void,
+  withMaterial: boolean,
+): Reading {
   const read: CatalogueRead = {
     strategy: 'none',
     listedLevels: [],
@@ -299,144 +303,265 @@ export async function readCatalogue(
     pages: { style: null, variant: null, sku: null },
     productsRead: 0,
   };
-  const foundIds = () => new Set([...found.values()].map((product) => product.externalId));
-  let toGet: string[] = [...keys.keys()];
+  return { keys, api, progress, withMaterial, found: new Map(), read };
+}
 
-  const callsBefore = api.count;
-  if (keys.size >= GET_ONLY_BELOW) {
-    const firstPages = await Promise.all(productLevels.map((level) => api.one(() => listPage(level, 1))));
-    // The key's company, asked once listed products need telling apart; null when it cannot be told.
-    const listed = firstPages.flatMap((page) => page.items);
-    let own: string | null | undefined =
-      listed.length === 0 ? undefined : ((await ownCompany(api, listed)) ?? null);
-    const keepOwn = (items: readonly Product[], level: ProductLevel) =>
-      keep(
-        items.filter((item) => typeof own === 'string' && (item.forCompanyId ?? own) === own),
-        level,
-      );
-    // Every id the default lists showed, per level: fewer than page 1's `total` means some were missed (spec 01 gives
-    // no order among equal `createdAt` values, so a read by page number may meet a product twice and miss another).
-    const listedIds = { style: new Set<string>(), variant: new Set<string>(), sku: new Set<string>() };
-    const keepListed = (items: readonly Product[], level: ProductLevel) => {
-      for (const item of items) listedIds[level].add(item.id);
-      keepOwn(items, level);
-    };
-    const remainingPages = { style: 0, variant: 0, sku: 0 };
-    productLevels.forEach((level, index) => {
-      const first = firstPages[index] as Page<Product>;
-      keepListed(first.items, level);
-      read.pages[level] = first.pagination.totalPages;
-      remainingPages[level] = Math.max(0, first.pagination.totalPages - 1);
-    });
-    const seen = foundIds();
-    const missing = { style: 0, variant: 0, sku: 0, unknown: 0 };
-    for (const [externalId, level] of keys) if (!seen.has(externalId)) missing[level ?? 'unknown'] += 1;
-    read.listedLevels = own === null ? [] : chooseLevelsToList(remainingPages, missing);
-    for (const level of read.listedLevels)
-      await api.remainingPages(
-        firstPages[productLevels.indexOf(level)] as Page<Product>,
-        (page) => listPage(level, page),
-        (items) => keepListed(items, level),
-      );
-    const listedAll = read.listedLevels.length === productLevels.length;
-    /**
-     * A list that showed fewer distinct products (`ids`) than page 1's `total` is read again in another sort, unioned
-     * by id, while the keys it would leave to GET (one call each) are more than another read's pages. Whether it is
-     * still short (a count that changed between reads counts as short: the union no longer tells what was missed).
-     */
-    const stillShort = async (
-      level: ProductLevel,
-      isArchived: boolean,
-      first: Page<Product>,
-      ids: ReadonlySet<string>,
-      keepItems: (items: readonly Product[]) => void,
-      gets: () => number,
-    ): Promise<boolean> => {
-      const { total, totalPages } = first.pagination;
-      let changed = false;
-      for (const sort of REREAD_SORTS) {
-        if (changed || ids.size >= total || gets() <= totalPages) break;
-        const again = await readList(
-          async (page) => {
-            const answer = await api.one(() => listPage(level, page, isArchived, sort));
-            if (answer.pagination.total !== total) changed = true;
-            return answer;
-          },
-          { schedule: (pages, readPage) => forEachBounded(pages, api.lanes(4), readPage) },
-        );
-        keepItems(again.items);
-      }
-      return changed || ids.size < total;
-    };
-    const missedSome: ProductLevel[] = [];
-    for (const level of read.listedLevels) {
-      const first = firstPages[productLevels.indexOf(level)] as Page<Product>;
-      const keepLevel = (items: readonly Product[]) => keepListed(items, level);
-      // The level's keys still unfound, and those of unknown level.
-      const gets = () => {
-        const known = foundIds();
-        return [...keys].filter(
-          ([externalId, keyLevel]) => !known.has(externalId) && (keyLevel ?? level) === level,
-        ).length;
-      };
-      if (await stillShort(level, false, first, listedIds[level], keepLevel, gets)) missedSome.push(level);
-    }
-    const known = foundIds();
-    toGet = [...keys]
-      .filter(([externalId, level]) => {
-        if (known.has(externalId)) return false;
-        // A key of a level whose list was not read whole is read by GET: the lists cannot say it is new.
-        if (level === null ? missedSome.length > 0 : missedSome.includes(level)) return true;
-        if (listedAll) return false;
-        return level === null || !read.listedLevels.includes(level);
-      })
-      .map(([externalId]) => externalId);
-    // Spec 01: "Archived products are excluded from default lists", yet their externalIds stay taken. A key the lists
-    // did not find may be archived: read the archived products of that level (or GET the few keys, if cheaper).
-    const gotten = new Set(toGet);
-    const unseen = [...keys].filter(
-      ([externalId, level]) =>
-        !known.has(externalId) &&
-        !gotten.has(externalId) &&
-        (level === null ? listedAll : read.listedLevels.includes(level)),
-    );
-    for (const level of read.listedLevels) {
-      const mine = unseen
-        .filter(([, keyLevel]) => keyLevel === level || keyLevel === null)
-        .map(([externalId]) => externalId);
-      if (mine.length === 0) continue;
-      const first = await api.one(() => listPage(level, 1, true));
-      if (own === undefined && first.items.length > 0) own = (await ownCompany(api, first.items)) ?? null;
-      const archivedIds = new Set<string>();
-      const keepArchived = (items: readonly Product[]) => {
-        for (const item of items) archivedIds.add(item.id);
-        keepOwn(items, level);
-      };
-      keepArchived(first.items);
-      if (own !== null && first.pagination.totalPages - 1 <= mine.length) {
-        await api.remainingPages(first, (page) => listPage(level, page, true), keepArchived);
-        const mineUnfound = () => {
-          const seenNow = foundIds();
-          return mine.filter((externalId) => !seenNow.has(externalId));
-        };
-        if (await stillShort(level, true, first, archivedIds, keepArchived, () => mineUnfound().length))
-          toGet.push(...mineUnfound().filter((externalId) => !toGet.includes(externalId)));
-      } else {
-        const seenNow = foundIds();
-        toGet.push(...mine.filter((externalId) => !seenNow.has(externalId) && !toGet.includes(externalId)));
-      }
-    }
-  }
-  read.listCalls = api.count - callsBefore;
+function keep(reading: Reading, items: readonly Product[], level?: ProductLevel): void {
+  for (const item of items) reading.found.set(item.id, level ? { ...item, level } : item);
+  reading.progress(reading.found.size);
+}
 
-  await forEachBounded(toGet, api.lanes(GET_LANES), async (externalId) => {
-    const product = await getByExternalId(api, externalId, withMaterial);
-    read.getCalls += 1;
-    if (product) keep([product]);
+function foundExternalIds(reading: Reading): Set<string | null | undefined> {
+  return new Set([...reading.found.values()].map((product) => product.externalId));
+}
+
+/** Page `page` of a level's list, oldest first unless `sort` says otherwise; archived products only if asked. */
+function listPage(
+  reading: Reading,
+  level: ProductLevel,
+  page: number,
+  isArchived = false,
+  sort: NonNullable<ProductListQuery['sort']> = 'createdAt',
+): Promise<Page<Product>> {
+  return reading.api.client.products.list({
+    level,
+    page,
+    limit: 100,
+    sort,
+    order: 'asc',
+    ...(reading.withMaterial ? { include: ['material' as const] } : {}),
+    ...(isArchived ? { isArchived } : {}),
   });
+}
 
-  if (withMaterial) await readLinkRoles(found, keys, api);
+/** The read by lists (a sheet of GET_ONLY_BELOW keys or more), once page 1 of each level is in. */
+interface ListsReading extends Reading {
+  firstPages: Record<ProductLevel, Page<Product>>;
+  /** The key's company, asked once listed products need telling apart; null when it cannot be told. */
+  own: string | null | undefined;
+  /**
+   * Every id the default lists showed, per level: fewer than page 1's `total` means some were missed (spec 01 gives
+   * no order among equal `createdAt` values, so a read by page number may meet a product twice and miss another).
+   */
+  listedIds: Record<ProductLevel, Set<string>>;
+}
 
+/** The lists' part of the read, in its order; the keys it leaves to GET. */
+async function readLists(reading: Reading): Promise<string[]> {
+  const lists = await readFirstPages(reading);
+  lists.read.listedLevels = lists.own === null ? [] : levelsToList(lists);
+  for (const level of lists.read.listedLevels)
+    await lists.api.remainingPages(
+      lists.firstPages[level],
+      (page) => listPage(lists, level, page),
+      (items) => keepListed(lists, items, level),
+    );
+  const missedSome = await rereadShortLevels(lists);
+  const toGet = keysToGet(lists, missedSome);
+  await readArchived(lists, toGet);
+  return toGet;
+}
+
+/** Page 1 of each level, its products kept (the key's company's only) and its page count noted. */
+async function readFirstPages(reading: Reading): Promise<ListsReading> {
+  const [style, variant, sku] = await Promise.all(
+    productLevels.map((level) => reading.api.one(() => listPage(reading, level, 1))),
+  );
+  const firstPages = { style, variant, sku } as Record<ProductLevel, Page<Product>>;
+  const listed = productLevels.flatMap((level) => firstPages[level].items);
+  const own = listed.length === 0 ? undefined : ((await ownCompany(reading.api, listed)) ?? null);
+  const lists: ListsReading = {
+    ...reading,
+    firstPages,
+    own,
+    listedIds: { style: new Set(), variant: new Set(), sku: new Set() },
+  };
+  for (const level of productLevels) {
+    keepListed(lists, firstPages[level].items, level);
+    lists.read.pages[level] = firstPages[level].pagination.totalPages;
+  }
+  return lists;
+}
+
+/** Keeps the key's own company's products of a list (none while the company cannot be told). */
+function keepOwn(lists: ListsReading, items: readonly Product[], level: ProductLevel): void {
+  const { own } = lists;
+  keep(
+    lists,
+    items.filter((item) => typeof own === 'string' && (item.forCompanyId ?? own) === own),
+    level,
+  );
+}
+
+/** Products of a default list: their ids counted against the level's total, the key's company's kept. */
+function keepListed(lists: ListsReading, items: readonly Product[], level: ProductLevel): void {
+  for (const item of items) lists.listedIds[level].add(item.id);
+  keepOwn(lists, items, level);
+}
+
+/** The levels whose remaining pages cost fewer calls than GETting what page 1 left missing (chooseLevelsToList). */
+function levelsToList(lists: ListsReading): ProductLevel[] {
+  const remainingPages = { style: 0, variant: 0, sku: 0 };
+  for (const level of productLevels)
+    remainingPages[level] = Math.max(0, lists.firstPages[level].pagination.totalPages - 1);
+  const seen = foundExternalIds(lists);
+  const missing = { style: 0, variant: 0, sku: 0, unknown: 0 };
+  for (const [externalId, level] of lists.keys) if (!seen.has(externalId)) missing[level ?? 'unknown'] += 1;
+  return chooseLevelsToList(remainingPages, missing);
+}
+
+/** Each listed level's default list read again while short (stillShort); the levels still short after. */
+async function rereadShortLevels(lists: ListsReading): Promise<ProductLevel[]> {
+  const missedSome: ProductLevel[] = [];
+  for (const level of lists.read.listedLevels) {
+    // The level's keys still unfound, and those of unknown level.
+    const gets = () => {
+      const known = foundExternalIds(lists);
+      return [...lists.keys].filter(
+        ([externalId, keyLevel]) => !known.has(externalId) && (keyLevel ?? level) === level,
+      ).length;
+    };
+    const short = await stillShort(lists, {
+      level,
+      isArchived: false,
+      first: lists.firstPages[level],
+      ids: lists.listedIds[level],
+      keepItems: (items) => keepListed(lists, items, level),
+      gets,
+    });
+    if (short) missedSome.push(level);
+  }
+  return missedSome;
+}
+
+/** A list read once, which stillShort reads again while it is short. */
+interface ReadOnce {
+  level: ProductLevel;
+  isArchived: boolean;
+  first: Page<Product>;
+  /** The distinct ids read of it so far, the re-reads' added by `keepItems`. */
+  ids: ReadonlySet<string>;
+  keepItems: (items: readonly Product[]) => void;
+  /** The GETs its keys still unfound would cost. */
+  gets: () => number;
+}
+
+/**
+ * A list that showed fewer distinct products (`ids`) than page 1's `total` is read again in another sort, unioned by
+ * id, while the keys it would leave to GET (one call each) are more than another read's pages. Whether it is still
+ * short (a count that changed between reads counts as short: the union no longer tells what was missed).
+ */
+async function stillShort(
+  lists: ListsReading,
+  { level, isArchived, first, ids, keepItems, gets }: ReadOnce,
+): Promise<boolean> {
+  const { total, totalPages } = first.pagination;
+  let changed = false;
+  for (const sort of REREAD_SORTS) {
+    if (changed || ids.size >= total || gets() <= totalPages) break;
+    const again = await readList(
+      async (page) => {
+        const answer = await lists.api.one(() => listPage(lists, level, page, isArchived, sort));
+        if (answer.pagination.total !== total) changed = true;
+        return answer;
+      },
+      { schedule: (pages, readPage) => forEachBounded(pages, lists.api.lanes(4), readPage) },
+    );
+    keepItems(again.items);
+  }
+  return changed || ids.size < total;
+}
+
+/** The keys the lists did not find and cannot say are new: those of a level not listed, or listed short. */
+function keysToGet(lists: ListsReading, missedSome: readonly ProductLevel[]): string[] {
+  const known = foundExternalIds(lists);
+  const { listedLevels } = lists.read;
+  const listedAll = listedLevels.length === productLevels.length;
+  return [...lists.keys]
+    .filter(([externalId, level]) => {
+      if (known.has(externalId)) return false;
+      // A key of a level whose list was not read whole is read by GET: the lists cannot say it is new.
+      if (level === null ? missedSome.length > 0 : missedSome.includes(level)) return true;
+      if (listedAll) return false;
+      return level === null || !listedLevels.includes(level);
+    })
+    .map(([externalId]) => externalId);
+}
+
+/**
+ * Spec 01: "Archived products are excluded from default lists", yet their externalIds stay taken. A key the lists
+ * did not find may be archived: read the archived products of that level (or GET the few keys, if cheaper), adding
+ * to `toGet` the keys still unfound that way.
+ */
+async function readArchived(lists: ListsReading, toGet: string[]): Promise<void> {
+  const known = foundExternalIds(lists);
+  const gotten = new Set(toGet);
+  const { listedLevels } = lists.read;
+  const listedAll = listedLevels.length === productLevels.length;
+  const unseen = [...lists.keys].filter(
+    ([externalId, level]) =>
+      !known.has(externalId) &&
+      !gotten.has(externalId) &&
+      (level === null ? listedAll : listedLevels.includes(level)),
+  );
+  for (const level of listedLevels) {
+    const mine = unseen
+      .filter(([, keyLevel]) => keyLevel === level || keyLevel === null)
+      .map(([externalId]) => externalId);
+    if (mine.length > 0) await readArchivedOfLevel(lists, level, mine, toGet);
+  }
+}
+
+/** The archived list of one level, for its keys `mine` no default list showed; or their GETs, if fewer calls. */
+async function readArchivedOfLevel(
+  lists: ListsReading,
+  level: ProductLevel,
+  mine: readonly string[],
+  toGet: string[],
+): Promise<void> {
+  const unfound = () => {
+    const seenNow = foundExternalIds(lists);
+    return mine.filter((externalId) => !seenNow.has(externalId));
+  };
+  const getUnfound = () => {
+    toGet.push(...unfound().filter((externalId) => !toGet.includes(externalId)));
+  };
+  const first = await lists.api.one(() => listPage(lists, level, 1, true));
+  if (lists.own === undefined && first.items.length > 0)
+    lists.own = (await ownCompany(lists.api, first.items)) ?? null;
+  const archivedIds = new Set<string>();
+  const keepArchived = (items: readonly Product[]) => {
+    for (const item of items) archivedIds.add(item.id);
+    keepOwn(lists, items, level);
+  };
+  keepArchived(first.items);
+  if (lists.own === null || first.pagination.totalPages - 1 > mine.length) {
+    getUnfound();
+    return;
+  }
+  await lists.api.remainingPages(first, (page) => listPage(lists, level, page, true), keepArchived);
+  const short = await stillShort(lists, {
+    level,
+    isArchived: true,
+    first,
+    ids: archivedIds,
+    keepItems: keepArchived,
+    gets: () => unfound().length,
+  });
+  if (short) getUnfound();
+}
+
+/** One GET per key, a few at a time. */
+async function getEach(reading: Reading, toGet: readonly string[]): Promise<void> {
+  await forEachBounded(toGet, reading.api.lanes(GET_LANES), async (externalId) => {
+    const product = await getByExternalId(reading.api, externalId, reading.withMaterial);
+    reading.read.getCalls += 1;
+    if (product) keep(reading, [product]);
+  });
+}
+
+/** The products found, parsed, and how they were read. */
+function finished({ found, read }: Reading): { products: ExistingProduct[]; read: CatalogueRead } {
   read.strategy =
     read.listCalls === 0 ? (read.getCalls === 0 ? 'none' : 'gets') : read.getCalls === 0 ? 'lists' : 'mixed';
   const products = parseExistingProducts([...found.values()]);
