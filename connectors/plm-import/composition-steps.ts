@@ -155,11 +155,9 @@ async function skuList(
   query: SkuQuery,
   options: { first?: Page<Product>; reads?: number } = {},
 ): Promise<Product[] | undefined> {
-  let reads = options.first === undefined ? 0 : 1;
   const listed = await readList<Product>(
-    (page, limit) => {
-      if (page === 1) reads += 1;
-      const sort = SKU_LIST_SORTS[(reads - 1) % SKU_LIST_SORTS.length] ?? 'createdAt';
+    (page, limit, read) => {
+      const sort = SKU_LIST_SORTS[(read - 1) % SKU_LIST_SORTS.length] ?? 'createdAt';
       return api.one(() => api.client.products.list({ ...query, page, limit, sort, order: 'asc' }));
     },
     {

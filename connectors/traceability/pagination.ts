@@ -33,6 +33,12 @@ export async function collect<T>(items: AsyncIterable<T>): Promise<T[]> {
   return out;
 }
 
+/**
+ * A page fetcher for {@link readList}: `read` is which whole read of the list asks (1, 2, ...), so a list whose records
+ * tie on the sort can be read again in another sort (spec 01 gives no order among equal values).
+ */
+export type ListPageFetcher<T> = (page: number, limit: number, read: number) => Promise<Page<T>>;
+
 export interface ReadListOptions<T> {
   /** Page size; default 100, the API's cap. */
   limit?: number;
@@ -99,7 +105,7 @@ function checkedPagination(pagination: unknown, page: number): Pagination {
  * the answer says how the last read fell short (`moved`) rather than throwing, the caller deciding what that costs.
  */
 export async function readList<T extends { id: string }>(
-  fetchPage: PageFetcher<T>,
+  fetchPage: ListPageFetcher<T>,
   options: ReadListOptions<T> = {},
 ): Promise<ListRead<T>> {
   const limit = options.limit ?? 100;
@@ -125,16 +131,16 @@ export async function readList<T extends { id: string }>(
       covered = options.countAcross === true && counted.size >= pagination.total;
       return pagination;
     };
-    const one = first ?? (await fetchPage(1, limit));
+    const one = first ?? (await fetchPage(1, limit, reads));
     first = undefined;
     const head = take(one, 1);
     if (options.schedule) {
       const pages = Array.from({ length: Math.max(0, head.totalPages - 1) }, (_, index) => index + 2);
       if (!covered)
-        await options.schedule(pages, async (page) => void take(await fetchPage(page, limit), page));
+        await options.schedule(pages, async (page) => void take(await fetchPage(page, limit, reads), page));
     } else {
       for (let page = 2, last = head; !covered && one.items.length > 0 && page <= last.totalPages; page++) {
-        const answer = await fetchPage(page, limit);
+        const answer = await fetchPage(page, limit, reads);
         last = take(answer, page);
         if (answer.items.length === 0) break;
       }

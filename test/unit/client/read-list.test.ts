@@ -157,6 +157,30 @@ describe('readList: "Iterate until `page` reaches `totalPages`"', () => {
     expect(read.moved).toMatch(/^its total went \d+ -> \d+ between pages$/);
   });
 
+  it('each page is asked with the number of the read asking it, so a read again can use another sort', async () => {
+    const list = recs(6);
+    const asked: Array<[number, number]> = [];
+    // Read 1 (a sort with ties) serves page 1 again as page 2; read 2 (another sort) serves every record.
+    const fetchPage = async (page: number, limit: number, read: number): Promise<Page<Rec>> => {
+      asked.push([page, read]);
+      const start = (read === 1 ? 0 : page - 1) * limit;
+      return {
+        items: list.slice(start, start + limit),
+        pagination: { page, limit, total: list.length, totalPages: Math.ceil(list.length / limit) },
+      };
+    };
+    const first = await fetchPage(1, 3, 1);
+    const read = await readList(fetchPage, { limit: 3, first, reads: 3, countAcross: true });
+    expect(read.moved).toBeUndefined();
+    expect(asked).toEqual([
+      [1, 1],
+      [2, 1],
+      [1, 2],
+      [2, 2],
+    ]);
+    expect(read.items.map((r) => r.id).sort()).toEqual(list.map((r) => r.id));
+  });
+
   it('first: a page 1 already read is not asked again; schedule runs pages 2..totalPages of it', async () => {
     const { fetchPage, calls } = source(recs(7));
     const first = await fetchPage(1, 3);
