@@ -350,12 +350,7 @@ interface ListsReading extends Reading {
 async function readLists(reading: Reading): Promise<string[]> {
   const lists = await readFirstPages(reading);
   lists.read.listedLevels = lists.own === null ? [] : levelsToList(lists);
-  for (const level of lists.read.listedLevels)
-    await lists.api.remainingPages(
-      lists.firstPages[level],
-      (page) => listPage(lists, level, page),
-      (items) => keepListed(lists, items, level),
-    );
+  await readRemainingPages(lists);
   const missedSome = await rereadShortLevels(lists);
   const toGet = keysToGet(lists, missedSome);
   await readArchived(lists, toGet);
@@ -408,6 +403,16 @@ function levelsToList(lists: ListsReading): ProductLevel[] {
   const missing = { style: 0, variant: 0, sku: 0, unknown: 0 };
   for (const [externalId, level] of lists.keys) if (!seen.has(externalId)) missing[level ?? 'unknown'] += 1;
   return chooseLevelsToList(remainingPages, missing);
+}
+
+/** Pages 2.. of each level chosen to be listed. */
+async function readRemainingPages(lists: ListsReading): Promise<void> {
+  for (const level of lists.read.listedLevels)
+    await lists.api.remainingPages(
+      lists.firstPages[level],
+      (page) => listPage(lists, level, page),
+      (items) => keepListed(lists, items, level),
+    );
 }
 
 /** Each listed level's default list read again while short (stillShort); the levels still short after. */
