@@ -454,7 +454,9 @@ interface ReadOnce {
 /**
  * A list that showed fewer distinct products (`ids`) than page 1's `total` is read again in another sort, unioned by
  * id, while the keys it would leave to GET (one call each) are more than another read's pages. Whether it is still
- * short (a count that changed between reads counts as short: the union no longer tells what was missed).
+ * short (a count that changed between reads counts as short: the union no longer tells what was missed). A read per
+ * sort rather than one readList of several reads: whether another read pays is weighed before each, against the GETs
+ * left then, which other lists' reads (and keys of unknown level) change.
  */
 async function stillShort(
   lists: ListsReading,
