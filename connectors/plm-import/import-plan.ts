@@ -1,12 +1,7 @@
 import { forEachBounded, type ApiCalls, type Progress } from '../staging';
 import { writeFileAtomically } from '../storage';
-import {
-  CatalogueIndex,
-  parseExistingProducts,
-  readCatalogue,
-  sheetKeys,
-  type ExistingProduct,
-} from './catalogue';
+import { CatalogueIndex, parseExistingProducts, type ExistingProduct } from './catalogue';
+import { readCatalogue, sheetKeys } from './catalogue-read';
 import { compositionSteps } from './composition-steps';
 import { newParentsNote, onRow, rowIssue } from './issues';
 import { planImport, type ImportPlan } from './plan';

@@ -179,7 +179,7 @@ describe('PLM import follows the spec rules (issue 15)', () => {
       ),
       profile: 'native',
     });
-    // Three products a sheet: the plan reads each by GET (catalogue.ts), so not the holders.
+    // Three products a sheet: the plan reads each by GET (catalogue-read.ts), so not the holders.
     const sku = await run({
       file: await file('npr.csv', toCsv(family('NPR', { sku: { PLM_ID: 'NPR-TAKEN' } }))),
       profile: 'native',

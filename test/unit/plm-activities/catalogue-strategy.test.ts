@@ -1,4 +1,4 @@
-import { chooseLevelsToList, ownCompanyOf, sheetKeys } from '../../../connectors/plm-import/catalogue';
+import { chooseLevelsToList, ownCompanyOf, sheetKeys } from '../../../connectors/plm-import/catalogue-read';
 import type { ProductDraft } from '../../../connectors/plm-import/draft';
 
 const draft = (

@@ -1,4 +1,4 @@
-import { readCatalogue } from '../../../connectors/plm-import/catalogue';
+import { readCatalogue } from '../../../connectors/plm-import/catalogue-read';
 import { ApiCalls } from '../../../connectors/staging';
 import { sandboxWithProducts, type SeededSandbox } from './tie-sandbox';
 
