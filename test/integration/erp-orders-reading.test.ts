@@ -403,6 +403,45 @@ describe('erpOrders reading exports, on real Temporal and the sandbox', () => {
     expect(await copiesOf('NS-3')).toEqual([]);
   });
 
+  // The shipped eu profile against what SAP and Dynamics users really hand over: a UTF-8 csv with a BOM, ';'
+  // separators, CRLF, decimal commas and three decimals, two exports pasted one under the other (the second's header,
+  // BOM and all, is a data row now) and totals rows (an order's subtotal, the grand total) that carry a quantity
+  // and nothing else. Spec 03: a line needs "styleId ... on create"; a row with no order number, no product and no
+  // line number whose quantity is the sum of the lines above it is no line, and a repeated header is no order:
+  // neither may reject a real order (the totals row used to join the order above and reject it, "the line names no
+  // product"; the header row was a bogus order 'order_number' with twelve problems).
+  it('a SAP-style csv with a repeated header line and totals rows pushes every order, the skipped rows named in warnings', async () => {
+    const header =
+      'order_number;supplier_code;receiver_code;buyer_facility_process;supplier_facility_process;receiver_facility_process;order_date;delivery_date;status;tags;line_number;product_external_id;product_code;quantity;unit;secondary_quantity_kg';
+    const file = path.join(dir(), 'sap-pasted-exports.csv');
+    const rows = [
+      `\uFEFF${header}`,
+      'SAP-TOT-1;SUP-1001;;Warehouse;Cut make trim;;01.03.2024;15.05.2024;IN_PROGRESS;;000010;PLM-TEE-001-BLK;;1.250,000;ST;0,000',
+      'SAP-TOT-1;SUP-1001;;Warehouse;Cut make trim;;01.03.2024;15.05.2024;IN_PROGRESS;;000020;PLM-TEE-001-OWH;;250,000;ST;0,000',
+      ';;;;;;;;;;;;;1.500,000;ST;', // the order's subtotal (row 4)
+      `\uFEFF${header}`, // the second export's header (row 5)
+      'SAP-TOT-2;SUP-1001;;;Cut make trim;;02.03.2024;;;;000010;PLM-JKT-010-NVY;;40,000;ST;18,750',
+      'SAP-TOT-2;SUP-1001;;;Cut make trim;;02.03.2024;;;;000020;PLM-TEE-001-BLK;;10,000;ST;',
+      ';;;;;;;;;;;;;1.550,000;;', // the grand total (row 8)
+    ];
+    await writeFile(file, `${rows.join('\r\n')}\r\n`, 'utf8');
+    const mappingFile = path.join(process.cwd(), 'examples/erp/profile-eu.json');
+    const first = await push({ file, mappingFile });
+    expect(first.rejections).toEqual([]);
+    expect(first.orders).toMatchObject({ created: 2, rejected: 0 });
+    expect(await linesOf('SAP-TOT-1')).toEqual(['000010:1250', '000020:250']);
+    expect(await linesOf('SAP-TOT-2')).toEqual(['000010:40', '000020:10']);
+    expect(first.warnings).toEqual(
+      expect.arrayContaining([
+        expect.stringMatching(/row 5 repeats the header row/),
+        expect.stringMatching(/row 4 .*totals row/),
+        expect.stringMatching(/row 8 .*totals row/),
+      ]),
+    );
+    const again = await push({ file, mappingFile });
+    expect(again.orders).toMatchObject({ created: 0, patched: 0, unchanged: 2, rejected: 0 });
+  });
+
   // Approval (README, "erp-orders --approve"): the plan lists "creates, updates, deletes, rejects"; an order the
   // reader refused is a reject of the run as much as one the API would refuse, and the operator approves the plan.
   it('the approval plan counts and lists the orders refused while reading the export', async () => {

@@ -30,6 +30,7 @@ import type { OrderType } from '../../traceability/schemas/orders';
 import { mapRow, type MappedRow, type RowContext } from './row';
 import { decimalMarkOfDelimiter } from '../../number-text';
 import { checkExportColumns } from './export-needs';
+import { repeatsHeader, skippedRowsWarnings, TotalsRows } from './skipped-rows';
 
 /** The order type the server will compute from the parties; the caller's company must be one of them. */
 export function orderTypeFor(
@@ -87,12 +88,24 @@ export function buildOrders(table: ExportTable, profile: MappingProfile, context
   const result: BuildResult = { drafts: [], rejections: [], warnings };
   /** The order number of the last row that has or continues one. */
   let above: string | undefined;
+  const headerRows: number[] = [];
+  const totalsRows: Array<{ row: number; of: readonly number[] }> = [];
+  const totals = new TotalsRows(binding);
   for (const source of table.rows) {
+    if (repeatsHeader(source)) {
+      headerRows.push(source.row);
+      continue;
+    }
     const mapped = mapRow(source, binding, profile, rowContext);
     if (mapped.orderNumber === '') {
       // An unreadable row says nothing of its order: it is refused alone, as it cannot be told apart.
       if (source.problem !== undefined) {
         result.rejections.push(rejectionOf('', [mapped.row], mapped.problems));
+        continue;
+      }
+      const summed = totals.totals(source, mapped);
+      if (summed !== undefined) {
+        totalsRows.push({ row: mapped.row, of: summed });
         continue;
       }
       // Report-style exports print the number on an order's first row only: a blank number continues the order
@@ -114,10 +127,12 @@ export function buildOrders(table: ExportTable, profile: MappingProfile, context
       mapped.orderNumber = above;
     }
     above = mapped.orderNumber;
+    totals.add(mapped);
     const group = groups.get(mapped.orderNumber);
     if (group === undefined) groups.set(mapped.orderNumber, [mapped]);
     else group.push(mapped);
   }
+  warnings.push(...skippedRowsWarnings(headerRows, totalsRows));
   for (const [orderNumber, rows] of groups) {
     for (const typed of splitByOrderType(rows, profile, context)) {
       const built = buildOrder(orderNumber, typed, binding, profile, context);

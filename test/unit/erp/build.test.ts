@@ -6,6 +6,7 @@ import {
 import { buildOrders } from '../../../connectors/erp-orders/orders/build';
 import { ExportMismatchError } from '../../../connectors/erp-orders/orders/export-needs';
 import { orderDraftSchema, type OrderRejection } from '../../../connectors/erp-orders/orders/draft';
+import type { CellValue } from '../../../connectors/erp-orders/read/types';
 import { CONTEXT, lineRow, OWN, tableOf } from './support';
 
 const profileWith = (overrides: Partial<MappingProfileInput>) =>
@@ -456,5 +457,94 @@ describe('large orders', () => {
       "order 'PO-1', column 'tags' (tags): the rows of one order disagree: " +
         `'${'a'.repeat(200)}… (32,000 characters)' (row 2) vs '${'b'.repeat(200)}… (32,000 characters)' (row 3)`,
     );
+  });
+});
+
+// A real export's rows that are no order line (see connectors/erp-orders/orders/skipped-rows.ts): skipped with a
+// warning only when nothing else could be meant; a line that merely lacks its product still rejects its order.
+describe('repeated header rows and totals rows', () => {
+  const skipped = (warnings: readonly string[]) =>
+    warnings.filter((warning) => !warning.startsWith('column '));
+  const total = (quantity: string, extra: Record<string, string> = {}) => ({
+    order_number: '',
+    quantity,
+    ...extra,
+  });
+
+  it('skips a subtotal of its order and a grand total, naming them, and pushes the lines', () => {
+    const { drafts, rejections, warnings } = buildOrders(
+      tableOf([
+        lineRow({ quantity: '10' }),
+        lineRow({ line_number: '2', quantity: '2.345' }),
+        total('12.35', { unit: 'pcs' }),
+        lineRow({ order_number: 'PO-2', quantity: '5' }),
+        total('17.35'),
+      ]),
+      DEFAULT_PROFILE,
+      CONTEXT,
+    );
+    expect(rejections).toEqual([]);
+    expect(drafts.map((draft) => [draft.orderNumber, draft.rows])).toEqual([
+      ['PO-1', [2, 3]],
+      ['PO-2', [5]],
+    ]);
+    expect(skipped(warnings)).toEqual([
+      expect.stringMatching(
+        /^row 4 \(the sum of the 2 lines from row 2 to row 3\), row 6 \(the sum of the 3 lines/,
+      ),
+    ]);
+  });
+
+  it('a line without product whose quantity sums nothing above, or one line only, still rejects its order', () => {
+    for (const rows of [
+      [lineRow({ quantity: '10' }), lineRow({ line_number: '2', quantity: '20' }), total('25')],
+      [lineRow({ quantity: '10' }), total('10')],
+      [
+        lineRow({ quantity: '10' }),
+        lineRow({ line_number: '2', quantity: '20' }),
+        total('30', { line_number: '3' }),
+      ],
+    ]) {
+      const { drafts, rejections } = buildOrders(tableOf(rows), DEFAULT_PROFILE, CONTEXT);
+      expect(drafts).toEqual([]);
+      expect(onlyRejection(rejections)).toMatchObject({ orderNumber: 'PO-1', code: 'missing_value' });
+    }
+  });
+
+  it('a totals row under a constant product is skipped, never a line of the sum', () => {
+    const profile = profileWith({
+      columns: { productExternalId: undefined },
+      constants: { productExternalId: 'TSHIRT-RED-M' },
+    } as Partial<MappingProfileInput>);
+    const rows = [
+      lineRow({ quantity: '10' }),
+      lineRow({ line_number: '2', quantity: '20' }),
+      total('30'),
+    ].map((row: Record<string, CellValue>) => {
+      const { product_external_id: _, ...rest } = row;
+      return rest;
+    });
+    const { drafts, warnings } = buildOrders(tableOf(rows), profile, CONTEXT);
+    expect(drafts[0]?.lines.map((line) => line.quantity)).toEqual([10, 20]);
+    expect(skipped(warnings)).toEqual([expect.stringMatching(/^row 4 .*a totals row/)]);
+  });
+
+  it('skips a repeated header row (a pasted export, its byte-order mark too); one cell naming its column is data', () => {
+    const header = Object.fromEntries(Object.keys(lineRow()).map((column) => [column, column.toUpperCase()]));
+    const { drafts, rejections, warnings } = buildOrders(
+      tableOf([
+        lineRow(),
+        { ...header, order_number: '\uFEFForder_number' },
+        lineRow({ order_number: 'PO-2' }),
+      ]),
+      DEFAULT_PROFILE,
+      CONTEXT,
+    );
+    expect(rejections).toEqual([]);
+    expect(drafts.map((draft) => draft.orderNumber)).toEqual(['PO-1', 'PO-2']);
+    expect(skipped(warnings)).toEqual([expect.stringMatching(/^row 3 repeats the header row/)]);
+
+    const one = buildOrders(tableOf([lineRow({ order_number: 'order_number' })]), DEFAULT_PROFILE, CONTEXT);
+    expect(one.drafts.map((draft) => draft.orderNumber)).toEqual(['order_number']);
   });
 });

@@ -1,0 +1,112 @@
+/**
+ * Rows of a real export that are no order line: a header row repeated below the first (two exports pasted one under
+ * the other, a report's page header) and totals rows (an ERP list's subtotal per order, its grand total, a SUM row
+ * added in Excel). Read as data they would reject real orders: a totals row has no order number, so it joined the
+ * order above as a line naming no product and rejected it.
+ */
+
+import type { ColumnBinding, SourceField } from '../profile';
+import { cellText } from '../cell-values';
+import { isBlank, type SourceRow } from '../read/types';
+import type { MappedRow } from './row';
+
+/** The later copies of a repeated header name are keyed `Name (column D)` by the reader (`read/csv.ts`). */
+const COPY_SUFFIX = / \(column [A-Z]+\)$/;
+
+/**
+ * Every non-blank cell (at least two) holds its own column's name, case and blanks (and a pasted file's byte-order
+ * mark, which `trim` removes) aside.
+ */
+export function repeatsHeader(source: SourceRow): boolean {
+  if (source.problem !== undefined) return false;
+  let named = 0;
+  for (const [column, value] of Object.entries(source.values)) {
+    if (isBlank(value)) continue;
+    const text = cellText(value).toLowerCase();
+    if (text !== column.trim().toLowerCase() && text !== column.replace(COPY_SUFFIX, '').trim().toLowerCase())
+      return false;
+    named += 1;
+  }
+  return named >= 2;
+}
+
+/** The only columns a totals row fills: what an ERP list sums, and the unit it sums in. */
+const TOTALLED: ReadonlySet<SourceField> = new Set(['quantity', 'unit', 'secondaryQuantity']);
+
+interface Run {
+  cents: number;
+  rows: number[];
+}
+
+/**
+ * Follows the line rows of an export and tells a totals row: one whose own cells are blank in every mapped column
+ * but the quantity (its unit and weight aside), and whose quantity is the sum of two or more line rows above it,
+ * either the order right above (a subtotal) or every line so far (a grand total). Each line's quantity was rounded
+ * to hundredths, so the sum may be off by half a hundredth a line. A line that merely forgot its product is not a
+ * sum of the lines above, and is still refused with its order.
+ */
+export class TotalsRows {
+  private readonly all: Run = { cents: 0, rows: [] };
+  private order: Run & { orderNumber: string } = { orderNumber: '', cents: 0, rows: [] };
+
+  constructor(private readonly binding: ColumnBinding) {}
+
+  /** A line row of the order `orderNumber`, read. */
+  add(mapped: MappedRow): void {
+    const quantity = mapped.line.quantity;
+    if (quantity === undefined) return;
+    const cents = Math.round(quantity * 100);
+    if (this.order.orderNumber !== mapped.orderNumber)
+      this.order = { orderNumber: mapped.orderNumber, cents: 0, rows: [] };
+    for (const run of [this.all, this.order]) {
+      run.cents += cents;
+      run.rows.push(mapped.row);
+    }
+  }
+
+  /** The rows `mapped` (a row with a blank order number) totals, or undefined when it is no totals row. */
+  totals(source: SourceRow, mapped: MappedRow): number[] | undefined {
+    const quantity = mapped.line.quantity;
+    if (quantity === undefined) return undefined;
+    for (const [field, column] of Object.entries(this.binding.bound) as Array<[SourceField, string]>) {
+      if (!TOTALLED.has(field) && !isBlank(source.values[column])) return undefined;
+    }
+    const cents = Math.round(quantity * 100);
+    const sums = (run: Run): boolean =>
+      run.rows.length >= 2 && Math.abs(run.cents - cents) <= run.rows.length / 2;
+    if (sums(this.order)) return this.order.rows;
+    if (sums(this.all)) return this.all.rows;
+    return undefined;
+  }
+}
+
+/** The build's warnings for the rows it skipped, one per kind, naming the first rows. */
+export function skippedRowsWarnings(
+  headers: readonly number[],
+  totals: ReadonlyArray<{ row: number; of: readonly number[] }>,
+): string[] {
+  const warnings: string[] = [];
+  const first = <T>(items: readonly T[]): { shown: T[]; more: string } => ({
+    shown: items.slice(0, 10),
+    more: items.length > 10 ? ` and ${items.length - 10} more` : '',
+  });
+  if (headers.length > 0) {
+    const { shown, more } = first(headers);
+    warnings.push(
+      `${shown.map((row) => `row ${row}`).join(', ')}${more} ${headers.length > 1 ? 'repeat' : 'repeats'} the header row ` +
+        `(exports pasted one under the other, or a page header): ${headers.length > 1 ? 'not orders' : 'not an order'}, skipped`,
+    );
+  }
+  if (totals.length > 0) {
+    const { shown, more } = first(totals);
+    const described = shown.map(
+      ({ row, of }) =>
+        `row ${row} (the sum of the ${of.length} lines from row ${of[0]} to row ${of[of.length - 1]})`,
+    );
+    warnings.push(
+      `${described.join(', ')}${more}: ${totals.length > 1 ? 'totals rows' : 'a totals row'} (no order number, product ` +
+        'or line number, and a quantity that sums the lines above), not order lines, skipped',
+    );
+  }
+  return warnings;
+}
