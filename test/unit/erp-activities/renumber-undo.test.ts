@@ -121,4 +121,61 @@ describe('a refused renumbering whose undo fails too', () => {
       [b!.id, '10'],
     ]);
   });
+  // connectors/erp-orders/README: "A key refused between a renumbering's two PATCHes cannot put the numbers back:
+  // the failure names the order left on temporary line numbers, which the next push renames by line id."
+  it('a key refused between the two requests fails with the order named, sends no undo, and the next push renames the lines', async () => {
+    const order = await client.orders.create({
+      orderNumber: 'UNDO-KEY-1',
+      buyerCompanyId: BRAND,
+      supplierCompanyId: SUPPLIER,
+      lines: [
+        { orderLineNumber: '10', styleId: 'PLM-TEE-001-BLK', quantity: 5, unit: 'PIECES' },
+        { orderLineNumber: '20', styleId: 'PLM-TEE-001-OWH', quantity: 6, unit: 'PIECES' },
+      ],
+    });
+    const [a, b] = order.lines ?? [];
+    const real = client.orders.update.bind(client.orders);
+    let patches = 0;
+    const update = jest.spyOn(client.orders, 'update').mockImplementation(async (id, patch, options) => {
+      patches += 1;
+      // Spec 01: 401 token_or_api_key_invalid, "Missing or invalid credential": the key, not the order.
+      if (patches >= 2)
+        throw new TraceabilityApiError({
+          statusCode: 401,
+          code: 'token_or_api_key_invalid',
+          message: 'PATCH /orders/{id} failed with 401 token_or_api_key_invalid',
+          method: 'PATCH',
+          path: '/orders/{id}',
+          retryable: false,
+        });
+      return real(id, patch, options);
+    });
+    let failure: unknown;
+    try {
+      await syncOrder(record(order, []), await context('undo-key'), { retry: false });
+    } catch (error) {
+      failure = error;
+    } finally {
+      update.mockRestore();
+    }
+    expect(patches).toBe(2);
+    expect(failure).toBeInstanceOf(TraceabilityApiError);
+    expect(failure).toMatchObject({ statusCode: 401, code: 'token_or_api_key_invalid', retryable: false });
+    expect((failure as Error).message).toContain(
+      "Order 'UNDO-KEY-1' was left with 2 line(s) on temporary numbers",
+    );
+    const numbers = async () =>
+      ((await client.orders.get(order.id)).lines ?? []).map((line) => [line.id, line.orderLineNumber]);
+    expect(await numbers()).toEqual([
+      [a!.id, `~tmp~${a!.id}`],
+      [b!.id, `~tmp~${b!.id}`],
+    ]);
+
+    const again = await syncOrder(record(order, []), await context('undo-key-again'), { retry: false });
+    expect(again).toMatchObject({ outcome: 'patched' });
+    expect(await numbers()).toEqual([
+      [a!.id, '20'],
+      [b!.id, '10'],
+    ]);
+  });
 });
