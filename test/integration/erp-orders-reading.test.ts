@@ -406,10 +406,10 @@ describe('erpOrders reading exports, on real Temporal and the sandbox', () => {
   // The shipped eu profile against what SAP and Dynamics users really hand over: a UTF-8 csv with a BOM, ';'
   // separators, CRLF, decimal commas and three decimals, two exports pasted one under the other (the second's header,
   // BOM and all, is a data row now) and totals rows (an order's subtotal, the grand total) that carry a quantity
-  // and nothing else. Spec 03: a line needs "styleId ... on create"; a row with no order number, no product and no
-  // line number whose quantity is the sum of the lines above it is no line, and a repeated header is no order:
-  // neither may reject a real order (the totals row used to join the order above and reject it, "the line names no
-  // product"; the header row was a bogus order 'order_number' with twelve problems).
+  // and a label at most. Spec 03: a line needs "styleId ... on create"; a row with no product and no line number
+  // whose quantity is the sum of the lines above it is no line, and a repeated header is no order: neither may reject
+  // a real order (a totals row used to join the order above and reject it, "the line names no product"; the header
+  // row was a bogus order 'order_number' with twelve problems).
   it('a SAP-style csv with a repeated header line and totals rows pushes every order, the skipped rows named in warnings', async () => {
     const header =
       'order_number;supplier_code;receiver_code;buyer_facility_process;supplier_facility_process;receiver_facility_process;order_date;delivery_date;status;tags;line_number;product_external_id;product_code;quantity;unit;secondary_quantity_kg';
@@ -418,7 +418,7 @@ describe('erpOrders reading exports, on real Temporal and the sandbox', () => {
       `\uFEFF${header}`,
       'SAP-TOT-1;SUP-1001;;Warehouse;Cut make trim;;01.03.2024;15.05.2024;IN_PROGRESS;;000010;PLM-TEE-001-BLK;;1.250,000;ST;0,000',
       'SAP-TOT-1;SUP-1001;;Warehouse;Cut make trim;;01.03.2024;15.05.2024;IN_PROGRESS;;000020;PLM-TEE-001-OWH;;250,000;ST;0,000',
-      ';;;;;;;;;;;;;1.500,000;ST;', // the order's subtotal (row 4)
+      'SAP-TOT-1;;;;;;;;;;;;;1.500,000;ST;', // the order's subtotal, labelled with its number (row 4)
       `\uFEFF${header}`, // the second export's header (row 5)
       'SAP-TOT-2;SUP-1001;;;Cut make trim;;02.03.2024;;;;000010;PLM-JKT-010-NVY;;40,000;ST;18,750',
       'SAP-TOT-2;SUP-1001;;;Cut make trim;;02.03.2024;;;;000020;PLM-TEE-001-BLK;;10,000;ST;',

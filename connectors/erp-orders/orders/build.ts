@@ -97,15 +97,15 @@ export function buildOrders(table: ExportTable, profile: MappingProfile, context
       continue;
     }
     const mapped = mapRow(source, binding, profile, rowContext);
+    const summed = totals.totals(source, mapped);
+    if (summed !== undefined) {
+      totalsRows.push({ row: mapped.row, of: summed });
+      continue;
+    }
     if (mapped.orderNumber === '') {
       // An unreadable row says nothing of its order: it is refused alone, as it cannot be told apart.
       if (source.problem !== undefined) {
         result.rejections.push(rejectionOf('', [mapped.row], mapped.problems));
-        continue;
-      }
-      const summed = totals.totals(source, mapped);
-      if (summed !== undefined) {
-        totalsRows.push({ row: mapped.row, of: summed });
         continue;
       }
       // Report-style exports print the number on an order's first row only: a blank number continues the order
@@ -127,7 +127,7 @@ export function buildOrders(table: ExportTable, profile: MappingProfile, context
       mapped.orderNumber = above;
     }
     above = mapped.orderNumber;
-    totals.add(mapped);
+    totals.add(source, mapped);
     const group = groups.get(mapped.orderNumber);
     if (group === undefined) groups.set(mapped.orderNumber, [mapped]);
     else group.push(mapped);

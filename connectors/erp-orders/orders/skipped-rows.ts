@@ -30,52 +30,63 @@ export function repeatsHeader(source: SourceRow): boolean {
   return named >= 2;
 }
 
-/** The only columns a totals row fills: what an ERP list sums, and the unit it sums in. */
-const TOTALLED: ReadonlySet<SourceField> = new Set(['quantity', 'unit', 'secondaryQuantity']);
+/** Columns a totals row may fill: its label (the order's number, `Total`), what an ERP list sums, and its unit. */
+const TOTALLED: ReadonlySet<SourceField> = new Set(['orderNumber', 'quantity', 'unit', 'secondaryQuantity']);
 
 interface Run {
   cents: number;
   rows: number[];
+  /** A line of it fills no other mapped column either: a row like it could be a line, so none is taken for a total. */
+  plain: boolean;
 }
+
+const emptyRun = (): Run => ({ cents: 0, rows: [], plain: false });
 
 /**
  * Follows the line rows of an export and tells a totals row: one whose own cells are blank in every mapped column
- * but the quantity (its unit and weight aside), and whose quantity is the sum of two or more line rows above it,
- * either the order right above (a subtotal) or every line so far (a grand total). Each line's quantity was rounded
- * to hundredths, so the sum may be off by half a hundredth a line. A line that merely forgot its product is not a
- * sum of the lines above, and is still refused with its order.
+ * but its label, the quantity, its unit and weight, and whose quantity is the sum of two or more lines right above
+ * it, either those of the order above (a subtotal, which ERP lists label with the order's number) or every line so
+ * far (a grand total). Each line's quantity was rounded to hundredths, so the sum may be off by half a hundredth a
+ * line. The lines summed must each fill some other mapped column (a product, a line number...) that the totals row
+ * leaves blank; where they do not, a row with a quantity alone may be a line, and stays one. A line that only forgot
+ * its product sums nothing above, and still rejects its order.
  */
 export class TotalsRows {
-  private readonly all: Run = { cents: 0, rows: [] };
-  private order: Run & { orderNumber: string } = { orderNumber: '', cents: 0, rows: [] };
+  private readonly all = emptyRun();
+  private order = { ...emptyRun(), orderNumber: '' };
 
   constructor(private readonly binding: ColumnBinding) {}
 
-  /** A line row of the order `orderNumber`, read. */
-  add(mapped: MappedRow): void {
+  private onlyTotalled(source: SourceRow): boolean {
+    return (Object.entries(this.binding.bound) as Array<[SourceField, string]>).every(
+      ([field, column]) => TOTALLED.has(field) || isBlank(source.values[column]),
+    );
+  }
+
+  /** A line row of an order, read (its order number filled in when it continues the order above). */
+  add(source: SourceRow, mapped: MappedRow): void {
     const quantity = mapped.line.quantity;
     if (quantity === undefined) return;
-    const cents = Math.round(quantity * 100);
     if (this.order.orderNumber !== mapped.orderNumber)
-      this.order = { orderNumber: mapped.orderNumber, cents: 0, rows: [] };
+      this.order = { ...emptyRun(), orderNumber: mapped.orderNumber };
+    const plain = this.onlyTotalled(source);
     for (const run of [this.all, this.order]) {
-      run.cents += cents;
+      run.cents += Math.round(quantity * 100);
       run.rows.push(mapped.row);
+      run.plain ||= plain;
     }
   }
 
-  /** The rows `mapped` (a row with a blank order number) totals, or undefined when it is no totals row. */
+  /** The rows `mapped` totals, or undefined when it is no totals row. */
   totals(source: SourceRow, mapped: MappedRow): number[] | undefined {
     const quantity = mapped.line.quantity;
-    if (quantity === undefined) return undefined;
-    for (const [field, column] of Object.entries(this.binding.bound) as Array<[SourceField, string]>) {
-      if (!TOTALLED.has(field) && !isBlank(source.values[column])) return undefined;
-    }
+    if (source.problem !== undefined || quantity === undefined || !this.onlyTotalled(source))
+      return undefined;
     const cents = Math.round(quantity * 100);
     const sums = (run: Run): boolean =>
-      run.rows.length >= 2 && Math.abs(run.cents - cents) <= run.rows.length / 2;
-    if (sums(this.order)) return this.order.rows;
-    if (sums(this.all)) return this.all.rows;
+      !run.plain && run.rows.length >= 2 && Math.abs(run.cents - cents) <= run.rows.length / 2;
+    if (sums(this.order)) return [...this.order.rows];
+    if (sums(this.all)) return [...this.all.rows];
     return undefined;
   }
 }
@@ -104,8 +115,8 @@ export function skippedRowsWarnings(
         `row ${row} (the sum of the ${of.length} lines from row ${of[0]} to row ${of[of.length - 1]})`,
     );
     warnings.push(
-      `${described.join(', ')}${more}: ${totals.length > 1 ? 'totals rows' : 'a totals row'} (no order number, product ` +
-        'or line number, and a quantity that sums the lines above), not order lines, skipped',
+      `${described.join(', ')}${more}: ${totals.length > 1 ? 'totals rows' : 'a totals row'} (no product ` +
+        'or line number, a quantity that sums the lines above), not order lines, skipped',
     );
   }
   return warnings;

@@ -511,6 +511,44 @@ describe('repeated header rows and totals rows', () => {
     }
   });
 
+  it("a totals row labelled with its order's number or a word is skipped too, not a line or an order", () => {
+    const { drafts, rejections, warnings } = buildOrders(
+      tableOf([
+        lineRow({ quantity: '10' }),
+        lineRow({ line_number: '2', quantity: '20' }),
+        total('30', { order_number: 'PO-1' }),
+        lineRow({ order_number: 'PO-2', quantity: '5' }),
+        total('35', { order_number: 'Total' }),
+      ]),
+      DEFAULT_PROFILE,
+      CONTEXT,
+    );
+    expect(rejections).toEqual([]);
+    expect(drafts.map((draft) => [draft.orderNumber, draft.lines.length])).toEqual([
+      ['PO-1', 2],
+      ['PO-2', 1],
+    ]);
+    expect(skipped(warnings)).toEqual([expect.stringMatching(/^row 4 .*, row 6 .*: totals rows/)]);
+  });
+
+  it('rows that give a quantity and nothing else are lines, even when one sums those above', () => {
+    const profile = profileWith({
+      columns: { orderLineNumber: undefined, productExternalId: undefined },
+      constants: { productExternalId: 'TSHIRT-RED-M', supplierCompanyCode: 'ACME', unit: 'PIECES' },
+    } as Partial<MappingProfileInput>);
+    const { drafts, warnings } = buildOrders(
+      tableOf([
+        { order_number: 'PO-1', quantity: '10' },
+        { order_number: 'PO-1', quantity: '10' },
+        { order_number: 'PO-1', quantity: '20' },
+      ]),
+      profile,
+      CONTEXT,
+    );
+    expect(drafts[0]?.lines.map((line) => line.quantity)).toEqual([10, 10, 20]);
+    expect(skipped(warnings)).toEqual([]);
+  });
+
   it('a totals row under a constant product is skipped, never a line of the sum', () => {
     const profile = profileWith({
       columns: { productExternalId: undefined },
