@@ -62,9 +62,10 @@ describe('a refused renumbering whose undo fails too', () => {
     };
   };
 
-  it('names each line left with a temporary number and its former number; pushing again renames them', async () => {
+  /** An order with lines '10' and '20', which `record` swaps (two requests through temporary numbers). */
+  const swappable = async (orderNumber: string) => {
     const order = await client.orders.create({
-      orderNumber: 'UNDO-1',
+      orderNumber,
       buyerCompanyId: BRAND,
       supplierCompanyId: SUPPLIER,
       lines: [
@@ -73,109 +74,108 @@ describe('a refused renumbering whose undo fails too', () => {
       ],
     });
     const [a, b] = order.lines ?? [];
+    const numbers = async () =>
+      ((await client.orders.get(order.id)).lines ?? []).map((line) => [line.id, line.orderLineNumber]);
+    return { order, a: a!, b: b!, numbers };
+  };
+
+  /** PATCHes reach the sandbox, except those `fails` picks (by their count, from 1), which throw `error`. */
+  const failingUpdates = (fails: (patch: number) => boolean, error: TraceabilityApiError) => {
     const real = client.orders.update.bind(client.orders);
-    let patches = 0;
-    const update = jest.spyOn(client.orders, 'update').mockImplementation(async (id, patch, options) => {
-      patches += 1;
-      // Step 1 and the refused step 2 reach the sandbox; the compensating third request meets an outage.
-      if (patches === 3)
-        throw new TraceabilityApiError({
-          statusCode: 503,
-          code: 'service_unavailable',
-          message: 'PATCH /orders/{id} failed with 503 service_unavailable',
-          method: 'PATCH',
-          path: '/orders/{id}',
-          retryable: true,
-        });
+    const seen = { patches: 0 };
+    const spy = jest.spyOn(client.orders, 'update').mockImplementation(async (id, patch, options) => {
+      seen.patches += 1;
+      if (fails(seen.patches)) throw error;
       return real(id, patch, options);
     });
+    return { seen, restore: () => spy.mockRestore() };
+  };
+
+  it('names each line left with a temporary number and its former number; pushing again renames them', async () => {
+    const { order, a, b, numbers } = await swappable('UNDO-1');
+    // Step 1 and the refused step 2 reach the sandbox; the compensating third request meets an outage.
+    const updates = failingUpdates(
+      (patch) => patch === 3,
+      new TraceabilityApiError({
+        statusCode: 503,
+        code: 'service_unavailable',
+        message: 'PATCH /orders/{id} failed with 503 service_unavailable',
+        method: 'PATCH',
+        path: '/orders/{id}',
+        retryable: true,
+      }),
+    );
     let outcome;
     try {
       outcome = await syncOrder(record(order, ['nobody@nowhere.example']), await context('undo-fails'), {
         retry: false,
       });
     } finally {
-      update.mockRestore();
+      updates.restore();
     }
-    expect(patches).toBe(3);
+    expect(updates.seen.patches).toBe(3);
     expect(outcome).toMatchObject({ outcome: 'rejected', code: 'responsible_person_not_found' });
     expect(outcome.message).toContain('putting the line numbers back failed too');
-    expect(outcome.message).toContain(`line ${a!.id} (was '10') carries '~tmp~${a!.id}'`);
-    expect(outcome.message).toContain(`line ${b!.id} (was '20') carries '~tmp~${b!.id}'`);
+    expect(outcome.message).toContain(`line ${a.id} (was '10') carries '~tmp~${a.id}'`);
+    expect(outcome.message).toContain(`line ${b.id} (was '20') carries '~tmp~${b.id}'`);
     expect(outcome.problems?.map((problem) => problem.code)).toEqual([
       'responsible_person_not_found',
       'temporary_line_numbers_left',
     ]);
-    const numbers = async () =>
-      ((await client.orders.get(order.id)).lines ?? []).map((line) => [line.id, line.orderLineNumber]);
     expect(await numbers()).toEqual([
-      [a!.id, `~tmp~${a!.id}`],
-      [b!.id, `~tmp~${b!.id}`],
+      [a.id, `~tmp~${a.id}`],
+      [b.id, `~tmp~${b.id}`],
     ]);
 
     // The message's advice holds: once the error is fixed, the same lines (by id) get their numbers in one go.
     const again = await syncOrder(record(order, []), await context('undo-fails-again'), { retry: false });
     expect(again).toMatchObject({ outcome: 'patched' });
     expect(await numbers()).toEqual([
-      [a!.id, '20'],
-      [b!.id, '10'],
+      [a.id, '20'],
+      [b.id, '10'],
     ]);
   });
+
   // connectors/erp-orders/README: "A key refused between a renumbering's two PATCHes cannot put the numbers back:
   // the failure names the order left on temporary line numbers, which the next push renames by line id."
   it('a key refused between the two requests fails with the order named, sends no undo, and the next push renames the lines', async () => {
-    const order = await client.orders.create({
-      orderNumber: 'UNDO-KEY-1',
-      buyerCompanyId: BRAND,
-      supplierCompanyId: SUPPLIER,
-      lines: [
-        { orderLineNumber: '10', styleId: 'PLM-TEE-001-BLK', quantity: 5, unit: 'PIECES' },
-        { orderLineNumber: '20', styleId: 'PLM-TEE-001-OWH', quantity: 6, unit: 'PIECES' },
-      ],
-    });
-    const [a, b] = order.lines ?? [];
-    const real = client.orders.update.bind(client.orders);
-    let patches = 0;
-    const update = jest.spyOn(client.orders, 'update').mockImplementation(async (id, patch, options) => {
-      patches += 1;
-      // Spec 01: 401 token_or_api_key_invalid, "Missing or invalid credential": the key, not the order.
-      if (patches >= 2)
-        throw new TraceabilityApiError({
-          statusCode: 401,
-          code: 'token_or_api_key_invalid',
-          message: 'PATCH /orders/{id} failed with 401 token_or_api_key_invalid',
-          method: 'PATCH',
-          path: '/orders/{id}',
-          retryable: false,
-        });
-      return real(id, patch, options);
-    });
+    const { order, a, b, numbers } = await swappable('UNDO-KEY-1');
+    // Spec 01: 401 token_or_api_key_invalid, "Missing or invalid credential": the key, not the order.
+    const updates = failingUpdates(
+      (patch) => patch >= 2,
+      new TraceabilityApiError({
+        statusCode: 401,
+        code: 'token_or_api_key_invalid',
+        message: 'PATCH /orders/{id} failed with 401 token_or_api_key_invalid',
+        method: 'PATCH',
+        path: '/orders/{id}',
+        retryable: false,
+      }),
+    );
     let failure: unknown;
     try {
       await syncOrder(record(order, []), await context('undo-key'), { retry: false });
     } catch (error) {
       failure = error;
     } finally {
-      update.mockRestore();
+      updates.restore();
     }
-    expect(patches).toBe(2);
+    expect(updates.seen.patches).toBe(2);
     expect(failure).toBeInstanceOf(TraceabilityApiError);
     expect(failure).toMatchObject({ statusCode: 401, code: 'token_or_api_key_invalid', retryable: false });
     expect((failure as Error).message).toContain(
       "Order 'UNDO-KEY-1' was left with 2 line(s) on temporary numbers",
     );
-    const numbers = async () =>
-      ((await client.orders.get(order.id)).lines ?? []).map((line) => [line.id, line.orderLineNumber]);
     expect(await numbers()).toEqual([
-      [a!.id, `~tmp~${a!.id}`],
-      [b!.id, `~tmp~${b!.id}`],
+      [a.id, `~tmp~${a.id}`],
+      [b.id, `~tmp~${b.id}`],
     ]);
 
     const again = await syncOrder(record(order, []), await context('undo-key-again'), { retry: false });
     expect(again).toMatchObject({ outcome: 'patched' });
     expect(await numbers()).toEqual([
-      [a!.id, '20'],
-      [b!.id, '10'],
+      [a.id, '20'],
+      [b.id, '10'],
     ]);
   });
 });
