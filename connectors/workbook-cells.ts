@@ -1,10 +1,10 @@
 import type * as XLSX from 'xlsx';
 import { z } from 'zod';
-import { count, quoteInput } from './input-limits';
+import { count, listSome, quoteInput } from './input-limits';
 
 /**
- * Cell rules both workbook readers (the PLM import and the ERP order push) apply to SheetJS cells, so a cell reads
- * the same in either job.
+ * Cell and row rules both sheet readers (the PLM import and the ERP order push) apply, so a cell or a row reads the
+ * same in either job.
  */
 
 /** A number format that only pads with zeros (`000000000000`): how a sheet keeps an identifier's leading zeros. */
@@ -278,4 +278,43 @@ export class HiddenRowsSeen {
     this.count += 1;
     if (this.first.length < HIDDEN_ROWS_NAMED) this.first.push(row);
   }
+}
+
+/** The later copies of a repeated header name are keyed `Name (column D)` by the ERP csv reader. */
+const COPY_OF_HEADER = / \(column [A-Z]+\)$/;
+
+/**
+ * Whether a data row repeats the header row: every non-blank cell, at least two, holds its own column's name, case
+ * and surrounding blanks (a pasted file's byte-order mark among them) aside. Two exports pasted one under the other,
+ * or a report's page header, give such rows; read as data, each is a record named after the columns.
+ */
+export function repeatsHeaderRow(cells: Iterable<readonly [column: string, text: string | null]>): boolean {
+  let named = 0;
+  for (const [column, text] of cells) {
+    if (text === null || text.trim() === '') continue;
+    const said = text.trim().toLowerCase();
+    if (
+      said !== column.trim().toLowerCase() &&
+      said !== column.replace(COPY_OF_HEADER, '').trim().toLowerCase()
+    )
+      return false;
+    named += 1;
+  }
+  return named >= 2;
+}
+
+/** The warning for rows skipped as repeated header rows (`repeatsHeaderRow`), the first ten named. */
+export function repeatedHeaderWarning(
+  rows: readonly number[],
+  record: 'order' | 'product',
+): string | undefined {
+  if (rows.length === 0) return undefined;
+  const several = rows.length > 1;
+  return (
+    `${listSome(
+      rows.map((row) => `row ${row}`),
+      10,
+    )} ${several ? 'repeat' : 'repeats'} the header row ` +
+    `(exports pasted one under the other, or a page header): ${several ? `not ${record}s` : `not a ${record}`}, skipped`
+  );
 }

@@ -93,7 +93,7 @@ export interface MappedSheet {
   warnings: string[];
   /** Data rows read (blank rows not counted), skipped ones included. */
   rowCount: number;
-  /** Rows the mapping's `skipRows` says hold no product. */
+  /** Rows that hold no product: those the mapping's `skipRows` names, and repeats of the header row. */
   skippedRows: number;
   /** Column (or template) that feeds each field per level, to name it when the value is missing. */
   fieldColumns: Record<ProductLevel, Partial<Record<DraftFieldName, string>>>;

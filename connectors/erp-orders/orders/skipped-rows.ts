@@ -8,26 +8,19 @@
 import type { ColumnBinding, SourceField } from '../profile';
 import { cellText } from '../cell-values';
 import { isBlank, type SourceRow } from '../read/types';
+import { repeatedHeaderWarning, repeatsHeaderRow } from '../../workbook-cells';
 import type { MappedRow } from './row';
 
-/** The later copies of a repeated header name are keyed `Name (column D)` by the reader (`read/csv.ts`). */
-const COPY_SUFFIX = / \(column [A-Z]+\)$/;
-
-/**
- * Every non-blank cell (at least two) holds its own column's name, case and blanks (and a pasted file's byte-order
- * mark, which `trim` removes) aside.
- */
+/** A row of the export that repeats its header row (`repeatsHeaderRow`). */
 export function repeatsHeader(source: SourceRow): boolean {
-  if (source.problem !== undefined) return false;
-  let named = 0;
-  for (const [column, value] of Object.entries(source.values)) {
-    if (isBlank(value)) continue;
-    const text = cellText(value).toLowerCase();
-    if (text !== column.trim().toLowerCase() && text !== column.replace(COPY_SUFFIX, '').trim().toLowerCase())
-      return false;
-    named += 1;
-  }
-  return named >= 2;
+  return (
+    source.problem === undefined &&
+    repeatsHeaderRow(
+      Object.entries(source.values).map(
+        ([column, value]) => [column, isBlank(value) ? null : cellText(value)] as const,
+      ),
+    )
+  );
 }
 
 /** Columns a totals row may fill: its label (the order's number, `Total`), what an ERP list sums, and its unit. */
@@ -101,13 +94,8 @@ export function skippedRowsWarnings(
     shown: items.slice(0, 10),
     more: items.length > 10 ? ` and ${items.length - 10} more` : '',
   });
-  if (headers.length > 0) {
-    const { shown, more } = first(headers);
-    warnings.push(
-      `${shown.map((row) => `row ${row}`).join(', ')}${more} ${headers.length > 1 ? 'repeat' : 'repeats'} the header row ` +
-        `(exports pasted one under the other, or a page header): ${headers.length > 1 ? 'not orders' : 'not an order'}, skipped`,
-    );
-  }
+  const repeated = repeatedHeaderWarning(headers, 'order');
+  if (repeated) warnings.push(repeated);
   if (totals.length > 0) {
     const { shown, more } = first(totals);
     const described = shown.map(

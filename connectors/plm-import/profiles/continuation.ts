@@ -11,6 +11,7 @@ import {
 import { optionPicker, profileIndex } from './options';
 import type { FlatProfile, MappingProfile } from './schema';
 import { cellText } from './values';
+import { repeatsHeaderRow } from '../../workbook-cells';
 
 /** Columns a level reads (for carrying blank continuation cells down within one style or variant). */
 function levelColumns(level: BoundLevel): string[] {
@@ -89,13 +90,30 @@ export function blanker(profile: MappingProfile, index: HeaderIndex): (row: Shee
   };
 }
 
-/** A row the mapping's `skipRows` says holds no product: every listed column blank (read before fill-down). */
+/**
+ * A row that repeats the sheet's header row (`repeatsHeaderRow`: exports pasted one under the other, a page header):
+ * read as data it would be a product named after the columns.
+ */
+export function repeatsSheetHeader(row: SheetRow): boolean {
+  return (
+    Object.keys(row.cellErrors ?? {}).length === 0 &&
+    repeatsHeaderRow(Object.entries(row.cells).map(([column, value]) => [column, cellText(value)] as const))
+  );
+}
+
+/**
+ * A row that holds no product: one the mapping's `skipRows` names (every listed column blank, read before
+ * fill-down), or one that repeats the header row.
+ */
 export function skipper(profile: MappingProfile, index: HeaderIndex): (row: SheetRow) => boolean {
   const columns = (profile.skipRows?.whenBlank ?? []).map((name) => index.find(name));
-  if (columns.length === 0) return () => false;
-  return (row) =>
-    columns.every((column) => column === null || cellText(row.cells[column]) === null) &&
-    !columns.some((column) => column !== null && row.cellErrors?.[column] !== undefined);
+  const listedBlank =
+    columns.length === 0
+      ? () => false
+      : (row: SheetRow) =>
+          columns.every((column) => column === null || cellText(row.cells[column]) === null) &&
+          !columns.some((column) => column !== null && row.cellErrors?.[column] !== undefined);
+  return (row) => listedBlank(row) || repeatsSheetHeader(row);
 }
 
 /**

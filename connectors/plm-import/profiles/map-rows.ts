@@ -14,7 +14,7 @@ import {
   type BoundSource,
 } from './bind';
 import { CompanyCells, type LoadCompanies } from './companies';
-import { blanker, flatFiller, skipper } from './continuation';
+import { blanker, flatFiller, repeatsSheetHeader, skipper } from './continuation';
 import { addRowNumber, mergePiece, newDraft, type FieldTexts } from './draft-merge';
 import { extractPiece, type ExtractContext } from './extract';
 import { optionPairColumns, optionPicker, profileIndex } from './options';
@@ -31,6 +31,7 @@ import {
 } from './schema';
 import { cellText } from './values';
 import { decimalMarkOfDelimiter } from '../../number-text';
+import { repeatedHeaderWarning } from '../../workbook-cells';
 
 export interface SheetSource {
   headers: readonly string[];
@@ -49,6 +50,13 @@ class DraftBook {
   /** Flat layout: the cells behind each product's converted fields, for a later row that disagrees. */
   readonly texts = new Map<ProductDraft, FieldTexts>();
   skipped = 0;
+  /** Rows skipped as repeats of the header row, named in a warning. */
+  readonly repeatedHeaders: number[] = [];
+
+  skip(row: SheetRow): void {
+    this.skipped++;
+    if (repeatsSheetHeader(row)) this.repeatedHeaders.push(row.rowNumber);
+  }
 
   textsOf(draft: ProductDraft): FieldTexts {
     let texts = this.texts.get(draft);
@@ -133,7 +141,7 @@ async function mapNative(
     count++;
     const row = blank(sourceRow);
     if (skip(row)) {
-      book.skipped++;
+      book.skip(row);
       continue;
     }
     book.issues.push(...pick(row));
@@ -246,8 +254,9 @@ async function mapFlat(
   let count = 0;
   for await (const sourceRow of sheet.rows()) {
     count++;
-    if (skip(blank(sourceRow))) {
-      book.skipped++;
+    const unfilled = blank(sourceRow);
+    if (skip(unfilled)) {
+      book.skip(unfilled);
       continue;
     }
     const row = fill(sourceRow);
@@ -415,6 +424,7 @@ export async function mapRows(
     issues: book.issues,
     warnings: [
       ...unusedWarning(profile, index),
+      ...[repeatedHeaderWarning(book.repeatedHeaders, 'product')].filter((text) => text !== undefined),
       ...(context.unwrittenCompositions
         ? [
             `${context.unwrittenCompositions} composition cell(s) were checked but not written: mapping '${profile.name}' has no rawMaterials table naming the raw-material id of each material`,
