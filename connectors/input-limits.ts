@@ -13,6 +13,7 @@
  * | cell             | 32,767    | Excel's own limit of characters in a cell: no exported cell is longer            |
  * | data rows        | 1,000,000 | Excel's sheet holds 1,048,576 rows                                               |
  * | read time        | 120 s     | a workbook at the size limit reads in ~ 20 s; one that takes longer never ends   |
+ * | merged rows      | 10,000,000| rows all of a sheet's merged ranges cover (a merge of 10 columns over every row)  |
  *
  * Messages quote input through `quoteInput`: at most 200 characters, then `… (N characters)`, so no failure, log line
  * or result a file produces grows past a few KB however long its cells are.
@@ -28,6 +29,8 @@ export const inputLimits = {
   cellChars: 32_767,
   dataRows: 1_000_000,
   readTimeoutMs: 120_000,
+  // Each merged row is visited when a merge is filled down: 15 KB of repeated merges once meant 2e9 visits.
+  mergedRows: 10_000_000,
   quotedChars: 200,
 } as const;
 
@@ -46,7 +49,8 @@ export type InputLimitCode =
   | 'duplicate_headers'
   | 'no_data_rows'
   | 'password_protected'
-  | 'read_timeout';
+  | 'read_timeout'
+  | 'too_many_merged_cells';
 
 export class InputLimitError extends Error {
   override readonly name = 'InputLimitError';

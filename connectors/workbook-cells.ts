@@ -1,6 +1,6 @@
 import type * as XLSX from 'xlsx';
 import { z } from 'zod';
-import { count, listSome, quoteInput } from './input-limits';
+import { count, inputLimits, InputLimitError, listSome, quoteInput, type InputLimits } from './input-limits';
 
 /**
  * Cell and row rules both sheet readers (the PLM import and the ERP order push) apply, so a cell or a row reads the
@@ -110,14 +110,29 @@ export const MAX_MERGE_ROWS = 10_000;
  * rows of the merge's first column (a vertical merge is how exports group a style's or an order's rows); cells the
  * merge covers in other columns stay blank (a merge across columns is layout: a description spread over the gender
  * column is no gender). Only cells absent or stubs are filled. A merge over more than `MAX_MERGE_ROWS` rows is left
- * as it is and named in `warnings`.
+ * as it is and named in `warnings`. Merges covering more than `inputLimits.mergedRows` rows in all refuse the sheet
+ * before any is filled: a few KB of one merge repeated would otherwise keep the reader busy for minutes.
  */
 export function fillMergesDown(
   data: Array<Array<XLSX.CellObject | undefined> | undefined>,
   merges: readonly XLSX.Range[],
   fromRow: number,
   warnings: string[],
+  limits: Pick<InputLimits, 'mergedRows'> = inputLimits,
 ): void {
+  let covered = 0;
+  for (const merge of merges) {
+    const rows = merge.e.r - merge.s.r + 1;
+    if (merge.s.r >= fromRow && rows > 1 && rows <= MAX_MERGE_ROWS) covered += rows;
+  }
+  if (covered > limits.mergedRows) {
+    throw new InputLimitError(
+      'too_many_merged_cells',
+      `the sheet's ${count(merges.length)} merged ranges cover ${count(covered)} rows in all, over the limit of ` +
+        `${count(limits.mergedRows)} merged rows. Unmerge the cells (Excel: Home > Merge & Center > Unmerge Cells) ` +
+        'or save the sheet as csv, and re-run.',
+    );
+  }
   for (const merge of merges) {
     if (merge.s.r < fromRow || merge.e.r <= merge.s.r) continue;
     const source = data[merge.s.r]?.[merge.s.c];

@@ -79,6 +79,7 @@ export const fileErrorCodes = [
   'unbalanced_quote',
   'password_protected',
   'read_timeout',
+  'too_many_merged_cells',
 ] as const;
 export type FileErrorCode = (typeof fileErrorCodes)[number];
 

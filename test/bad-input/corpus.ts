@@ -101,6 +101,11 @@ function rawWorkbook(rows: Iterable<readonly string[]>): Buffer {
     parts.push(`<row r="${r}">${cells.join('')}</row>`);
   }
   parts.push('</sheetData></worksheet>');
+  return sheetXmlWorkbook(Buffer.from(parts.join(''), 'utf8'));
+}
+
+/** A one-sheet workbook whose sheet XML is given whole (a hostile file's `<dimension>`, merges, styled rows...). */
+export function sheetXmlWorkbook(sheetXml: Buffer): Buffer {
   const xml = (text: string) => Buffer.from(text, 'utf8');
   return writeZip([
     {
@@ -127,7 +132,7 @@ function rawWorkbook(rows: Iterable<readonly string[]>): Buffer {
         '<?xml version="1.0" encoding="UTF-8" standalone="yes"?><Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships"><Relationship Id="rId1" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/worksheet" Target="worksheets/sheet1.xml"/></Relationships>',
       ),
     },
-    { name: 'xl/worksheets/sheet1.xml', content: xml(parts.join('')) },
+    { name: 'xl/worksheets/sheet1.xml', content: sheetXml },
   ]);
 }
 

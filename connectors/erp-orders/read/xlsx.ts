@@ -164,9 +164,11 @@ function readWorkbookSheet(
   };
   // The header is the first row with any text: exports often leave blank rows (or a blank margin) above it.
   let headerRow = range.s.r;
+  // Only the cells a row holds: a blank row styled in column XFD is one cell, not 16,384 columns to look up (a 1 MB
+  // sheet of such rows above the header once took minutes).
   const rowIsBlank = (r: number): boolean => {
-    for (let c = range.s.c; c <= range.e.c; c += 1) if (textAt(r, c) !== '') return false;
-    return true;
+    const cells = data[r] ?? [];
+    return !Object.keys(cells).some((c) => textAt(r, Number(c)) !== '');
   };
   while (headerRow < range.e.r && rowIsBlank(headerRow)) headerRow += 1;
   let firstColumn = range.s.c;

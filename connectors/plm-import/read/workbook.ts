@@ -257,12 +257,12 @@ function readWorkbookRows(path: string, format: SheetFormat, options: ReadOption
   const range = cellRange(sheet) ?? filled;
 
   const width = range.e.c + 1;
-  const rowValues = (r: number): { values: CellValue[]; errors?: Map<number, string> } => {
+  const rowValues = (r: number, columns = width): { values: CellValue[]; errors?: Map<number, string> } => {
     const cells = data[r];
-    const values: CellValue[] = new Array<CellValue>(width).fill(null);
+    const values: CellValue[] = new Array<CellValue>(columns).fill(null);
     let errors: Map<number, string> | undefined;
     if (!cells) return { values };
-    for (let c = range.s.c; c < width; c++) {
+    for (let c = range.s.c; c < columns; c++) {
       const { value, error } = cellValue(cells[c]);
       values[c] = value;
       if (error !== undefined) (errors ??= new Map()).set(c, error);
@@ -279,18 +279,26 @@ function readWorkbookRows(path: string, format: SheetFormat, options: ReadOption
   const headerIndex = findHeaderRow(scanned, options.expectedHeaders);
   if (headerIndex < 0) throw noHeaderError(path, scanned.length);
   const headerRow = range.s.r + headerIndex;
-  const headers = buildHeaders(scanned[headerIndex] ?? [], headerRow + 1);
+  const named = buildHeaders(scanned[headerIndex] ?? [], headerRow + 1);
   const restore = isRejectsHeader(scanned[headerIndex] ?? []) ? restoreRejectsCell : undefined;
+  // Data rows are read up to the last named column only: a styled blank cell in column XFD widens the sheet to
+  // 16,384 columns, and reading each row that wide made a 1 MB file outlast the read limit.
+  const dataWidth = named.reduce<number>((last, name, c) => (name === null ? last : c + 1), 0);
+  const headers = named.slice(0, dataWidth);
   const rows: SheetRow[] = [];
   const hiddenRead = new HiddenRowsSeen();
   let blankFormula: BlankFormulaCell | undefined;
   for (let r = headerRow + 1; r <= range.e.r; r++) {
-    if (blankFormula === undefined) {
-      const c = (data[r] ?? []).findIndex((cell) => cell?.f !== undefined && isBlankFormula(cell));
-      const formula = data[r]?.[c]?.f;
-      if (formula !== undefined) blankFormula = { cell: `${columnLetter(c)}${r + 1}`, formula };
+    const cells = data[r];
+    if (blankFormula === undefined && cells) {
+      for (let c = 0; c < Math.min(cells.length, dataWidth); c++) {
+        const cell = cells[c];
+        if (cell?.f === undefined || !isBlankFormula(cell)) continue;
+        blankFormula = { cell: `${columnLetter(c)}${r + 1}`, formula: cell.f };
+        break;
+      }
     }
-    const { values, errors } = rowValues(r);
+    const { values, errors } = rowValues(r, dataWidth);
     values.forEach((value, c) => {
       if (typeof value === 'string' && value.length > inputLimits.cellChars)
         checkCellLength(value, r + 1, headers[c] ?? `column ${columnLetter(c)}`);
