@@ -1,7 +1,16 @@
 import { createInterface } from 'node:readline';
 import { Readable } from 'node:stream';
 import { isLosslessNumber, LosslessNumber, parse, type ParseOptions } from 'lossless-json';
-import { checkCellLength, holdsNul, NUL_CELL_ERROR, quoteInput, quoteList } from '../../input-limits';
+import {
+  checkCellLength,
+  count,
+  holdsNul,
+  inputLimits,
+  InputLimitError,
+  NUL_CELL_ERROR,
+  quoteInput,
+  quoteList,
+} from '../../input-limits';
 import type { TextSource } from './csv';
 import { ExportReadError, type CellValue, type ExportTable, type SourceRow } from './types';
 
@@ -124,10 +133,32 @@ function toCells(item: unknown): {
   };
 }
 
-function collectColumns(rows: readonly SourceRow[]): string[] {
-  const columns = new Set<string>();
-  for (const row of rows) for (const key of Object.keys(row.values)) columns.add(key);
-  return [...columns];
+/**
+ * The keys the rows use, in order of first use: a file's columns. More than `inputLimits.columns` refuse the file, as a
+ * csv header that wide is, at the row that brings the first key past the limit.
+ */
+class Columns {
+  private readonly seen = new Set<string>();
+
+  add(row: SourceRow): SourceRow {
+    for (const key of Object.keys(row.values)) {
+      if (this.seen.has(key)) continue;
+      this.seen.add(key);
+      if (this.seen.size > inputLimits.columns) {
+        throw new InputLimitError(
+          'too_many_columns',
+          `row ${count(row.row)} brings key '${quoteInput(key, 40)}', distinct key number ${count(this.seen.size)} ` +
+            `of the file: over the limit of ${count(inputLimits.columns)} columns. Each key is a column; check that ` +
+            'the objects use the same keys (no order number or date as a key).',
+        );
+      }
+    }
+    return row;
+  }
+
+  list(): string[] {
+    return [...this.seen];
+  }
 }
 
 function toRow(row: number, item: unknown): SourceRow {
@@ -150,8 +181,9 @@ export function readJsonArray(text: string): ExportTable {
   }
   if (!Array.isArray(parsed))
     throw new ExportReadError('a JSON export must be an array of objects (or NDJSON, one object per line)');
-  const rows = parsed.map((item, index) => toRow(index + 1, item));
-  return { format: 'json', columns: collectColumns(rows), rows };
+  const columns = new Columns();
+  const rows = parsed.map((item, index) => columns.add(toRow(index + 1, item)));
+  return { format: 'json', columns: columns.list(), rows };
 }
 
 /**
@@ -171,6 +203,7 @@ export async function readNdjson(source: TextSource): Promise<ExportTable> {
     if (chunk.length > 0) lastChar = chunk[chunk.length - 1] ?? '';
   });
   const rows: SourceRow[] = [];
+  const columns = new Columns();
   let line = 0;
   let unparsedLast: { line: number; reason: string } | undefined;
   for await (const rawLine of createInterface({ input, crlfDelay: Infinity })) {
@@ -178,8 +211,9 @@ export async function readNdjson(source: TextSource): Promise<ExportTable> {
     unparsedLast = undefined;
     const text = (line === 1 ? rawLine.replace(/^\uFEFF/, '') : rawLine).trim();
     if (text === '') continue;
+    let item: SourceRow;
     try {
-      rows.push(toRow(line, parseJson(text)));
+      item = toRow(line, parseJson(text));
     } catch (error) {
       const reason = (error as Error).message;
       unparsedLast = { line, reason };
@@ -189,7 +223,9 @@ export async function readNdjson(source: TextSource): Promise<ExportTable> {
         problem: `line is not valid JSON: ${quoteInput(reason)}`,
         rawText: rawLine,
       });
+      continue;
     }
+    rows.push(columns.add(item));
   }
   if (unparsedLast !== undefined && lastChar !== '\n') {
     throw new ExportReadError(
@@ -198,7 +234,7 @@ export async function readNdjson(source: TextSource): Promise<ExportTable> {
       'truncated_file',
     );
   }
-  return { format: 'ndjson', columns: collectColumns(rows), rows };
+  return { format: 'ndjson', columns: columns.list(), rows };
 }
 
 const NOT_AN_ARRAY =
