@@ -211,9 +211,9 @@ export async function readNdjson(source: TextSource): Promise<ExportTable> {
     unparsedLast = undefined;
     const text = (line === 1 ? rawLine.replace(/^\uFEFF/, '') : rawLine).trim();
     if (text === '') continue;
-    let item: SourceRow;
+    let parsed: unknown;
     try {
-      item = toRow(line, parseJson(text));
+      parsed = parseJson(text);
     } catch (error) {
       const reason = (error as Error).message;
       unparsedLast = { line, reason };
@@ -225,7 +225,8 @@ export async function readNdjson(source: TextSource): Promise<ExportTable> {
       });
       continue;
     }
-    rows.push(columns.add(item));
+    // Outside the catch: a cell over the limit refuses the file (as in csv), it is not a line that is not JSON.
+    rows.push(columns.add(toRow(line, parsed)));
   }
   if (unparsedLast !== undefined && lastChar !== '\n') {
     throw new ExportReadError(

@@ -32,3 +32,14 @@ describe('JSON exports with more distinct keys than the column limit', () => {
     expect(table.columns).toHaveLength(2_000);
   });
 });
+
+describe('an NDJSON cell over the cell limit', () => {
+  it('refuses the file whole as cell_too_long, as a csv or a JSON array does, not as a line that is not JSON', async () => {
+    const text = `${JSON.stringify({ order_number: 'PO-1' })}\n${JSON.stringify({ order_number: 'P'.repeat(50_000) })}\n`;
+    const read = readJson(text);
+    await expect(read).rejects.toMatchObject({ code: 'cell_too_long' });
+    const { message } = (await read.catch((error: unknown) => error)) as Error;
+    expect(message).toMatch(/^row 2, column 'order_number' holds 50,000 characters/);
+    expect(message.length).toBeLessThan(500);
+  });
+});
