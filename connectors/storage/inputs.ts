@@ -5,6 +5,8 @@ import { bindDataDir, runFileElsewhere } from './data-dir';
 import type { ObjectStore } from './object-store';
 import { writeFileAtomically } from './local-store';
 import { createReadStream } from 'node:fs';
+import { Readable } from 'node:stream';
+import { count, inputLimits, InputLimitError } from '../input-limits';
 import { mappingJsonProblem } from '../json-keys';
 
 let settings: StoreSettings = {};
@@ -88,17 +90,49 @@ function tooLarge(size: string, what: string): Error {
   );
 }
 
+function inputTooLarge(size: string, maxBytes: number): InputLimitError {
+  return new InputLimitError(
+    'file_too_large',
+    `the input is ${size} the limit of ${count(maxBytes)} bytes for an export; it was not copied. Split it and re-run.`,
+  );
+}
+
+/** The body, failing with `file_too_large` as soon as more than `maxBytes` have passed (nothing more is fetched). */
+async function* upTo(body: AsyncIterable<unknown>, maxBytes: number): AsyncGenerator<Buffer> {
+  let bytes = 0;
+  for await (const chunk of body) {
+    const buffer = Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk as Uint8Array);
+    bytes += buffer.length;
+    if (bytes > maxBytes) throw inputTooLarge('over', maxBytes);
+    yield buffer;
+  }
+}
+
 /**
  * Copies a job's input (a path on the worker or an `s3://bucket/key` reference) to a local file; false when it
- * does not exist (or is not a file).
+ * does not exist (or is not a file). An input over `maxBytes` (default: the largest any reader takes) is refused
+ * before it is copied (a path) or as soon as the download passes it (an object), with `file_too_large`.
  */
-export async function copyInput(ref: string, localPath: string): Promise<boolean> {
+export async function copyInput(
+  ref: string,
+  localPath: string,
+  maxBytes: number = Math.max(inputLimits.textFileBytes, inputLimits.workbookFileBytes),
+): Promise<boolean> {
   if (isS3Url(ref)) {
     const { store, key } = inputObject(ref);
     if (key === '') return false;
-    return store.download(key, localPath);
+    const body = await store.read(key);
+    if (!body) return false;
+    try {
+      await writeFileAtomically(localPath, Readable.from(upTo(body, maxBytes)));
+    } finally {
+      body.destroy();
+    }
+    return true;
   }
   const info = await stat(ref).catch(() => null);
+  if (info?.isFile() && info.size > maxBytes)
+    throw inputTooLarge(`${count(info.size)} bytes, over`, maxBytes);
   if (!info?.isFile()) {
     // A run file another worker wrote (a retry of its rejects): the bucket has it under the same key.
     const elsewhere = runFileElsewhere(ref);

@@ -157,6 +157,16 @@ describeS3('run-data store on S3 (versitygw)', () => {
     expect(await copyInput(`s3://${s3.bucket}/unit/inputs/wf-1/missing.csv`, local)).toBe(false);
   });
 
+  it('an s3:// input over the size limit is refused while it downloads: no local copy, one bounded error', async () => {
+    // The limit is the readers' largest (100 MiB); a small one here stands for it, so the test moves 64 KiB.
+    await store.put('inputs/wf-2/huge.csv', Buffer.alloc(64 * 1024, 0x61));
+    const local = path.join(dataDir, 'huge-copy.csv');
+    await expect(
+      copyInput(`s3://${s3.bucket}/unit/inputs/wf-2/huge.csv`, local, 16 * 1024),
+    ).rejects.toMatchObject({ code: 'file_too_large', message: expect.stringContaining('16,384 bytes') });
+    await expect(readFile(local)).rejects.toMatchObject({ code: 'ENOENT' });
+  });
+
   it('gives a presigned https-style link that fetches the object without credentials', async () => {
     await store.put('runs/r/rejects.csv', 'row,reason\n3,missing size\n');
     const link = await store.presign('runs/r/rejects.csv', 24 * 3600);
