@@ -15,7 +15,15 @@ import { DEFAULT_PROFILE } from '../connectors/erp-orders/profile';
 import { readExportFile } from '../connectors/erp-orders/read';
 import { builtinProfile } from '../connectors/plm-import/profiles/builtin';
 import { parseProductSheet } from '../connectors/plm-import/profiles/parse-sheet';
-import { generateCorpus, heavyWorkbook } from '../test/bad-input/corpus';
+import {
+  farRightStubs,
+  generateCorpus,
+  headerBelowStubs,
+  heavyWorkbook,
+  manyMerges,
+  ORDER_HEADER,
+  orderLine,
+} from '../test/bad-input/corpus';
 import { CONTEXT } from '../test/unit/erp/support';
 
 interface Figure {
@@ -66,8 +74,28 @@ async function main(): Promise<void> {
     console.log(
       `heavy workbook: ${rows.toLocaleString('en-US')} rows, ${(statSync(heavy).size / 1048576).toFixed(1)} MB zipped`,
     );
+    // Small on disk, slow by shape (audit-hostile): each took from 15 s to past the read limit before its fix.
+    writeFileSync(join(dir, 'gen-200k-merges.xlsx'), manyMerges(ORDER_HEADER, orderLine('PO-M'), 200_000));
+    writeFileSync(
+      join(dir, 'gen-200k-xfd-stub-rows.xlsx'),
+      farRightStubs(ORDER_HEADER, orderLine('PO-S'), 200_000),
+    );
+    writeFileSync(
+      join(dir, 'gen-header-below-200k-xfd-rows.xlsx'),
+      headerBelowStubs(ORDER_HEADER, orderLine('PO-H'), 200_000),
+    );
+    writeFileSync(
+      join(dir, 'gen-40k-rows-distinct-keys.json'),
+      `[${Array.from({ length: 40_000 }, (_, r) => `{${Array.from({ length: 50 }, (_, k) => `"k${r}_${k}":1`).join(',')}}`).join(',')}]`,
+    );
     const files = [
       heavy,
+      ...[
+        'gen-200k-merges.xlsx',
+        'gen-200k-xfd-stub-rows.xlsx',
+        'gen-header-below-200k-xfd-rows.xlsx',
+        'gen-40k-rows-distinct-keys.json',
+      ].map((name) => join(dir, name)),
       ...[
         'gen-10mb-of-y-comma.csv',
         'gen-one-10mb-line.csv',

@@ -10,46 +10,14 @@ import { readExportFile } from '../../connectors/erp-orders/read';
 import { InputLimitError, inputLimits } from '../../connectors/input-limits';
 import { parseProductSheet } from '../../connectors/plm-import/profiles/parse-sheet';
 import { fillMergesDown } from '../../connectors/workbook-cells';
-import { ORDER_HEADER, orderLine, sheetXmlWorkbook } from '../bad-input/corpus';
+import { farRightStubs, headerBelowStubs, manyMerges, ORDER_HEADER, orderLine } from '../bad-input/corpus';
 import { native, references, tempDir } from './plm/helpers';
 
-const SHEET_START =
-  '<?xml version="1.0" encoding="UTF-8" standalone="yes"?>' +
-  '<worksheet xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main">';
-const letter = (c: number): string => String.fromCharCode(65 + c);
-const row = (r: number, cells: readonly string[]): string =>
-  `<row r="${r}">${cells.map((text, c) => `<c r="${letter(c)}${r}" t="inlineStr"><is><t>${text}</t></is></c>`).join('')}</row>`;
-
 const PRODUCT_HEADER = ['externalId', 'name', 'styleType'];
-
-/** A header and one data row, then `merges` copies of one merge of 10,000 rows below it (15 KB zipped for 200,000). */
-function manyMerges(header: readonly string[], data: readonly string[], merges: number): Buffer {
-  const parts = [SHEET_START, '<sheetData>', row(1, header), row(2, data), '</sheetData>'];
-  parts.push(`<mergeCells count="${merges}">`);
-  for (let i = 0; i < merges; i++) parts.push('<mergeCell ref="A2:A10001"/>');
-  parts.push('</mergeCells></worksheet>');
-  return sheetXmlWorkbook(Buffer.from(parts.join('')));
-}
-
-/** A header and one data row, then `rows` rows holding only a styled blank cell in column XFD (1 MB zipped for 200,000). */
-function farRightStubs(header: readonly string[], data: readonly string[], rows: number): Buffer {
-  const parts = [SHEET_START, '<sheetData>', row(1, header), row(2, data)];
-  for (let r = 3; r < 3 + rows; r++) parts.push(`<row r="${r}"><c r="XFD${r}" s="1"/></row>`);
-  parts.push('</sheetData></worksheet>');
-  return sheetXmlWorkbook(Buffer.from(parts.join('')));
-}
 
 // Generous: the fixed readers need a few seconds on a busy machine; before the fix these files took minutes.
 const READ_LIMIT_MS = 30_000;
 jest.setTimeout(90_000);
-
-/** `rows` rows holding only a styled blank cell in column XFD, then the header and one data row below them. */
-function headerBelowStubs(header: readonly string[], data: readonly string[], rows: number): Buffer {
-  const parts = [SHEET_START, '<sheetData>'];
-  for (let r = 1; r <= rows; r++) parts.push(`<row r="${r}"><c r="XFD${r}" s="1"/></row>`);
-  parts.push(row(rows + 1, header), row(rows + 2, data), '</sheetData></worksheet>');
-  return sheetXmlWorkbook(Buffer.from(parts.join('')));
-}
 
 describe('workbooks whose shape, not size, stalls a reader', () => {
   const temp = tempDir();
