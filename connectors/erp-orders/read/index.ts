@@ -91,6 +91,19 @@ async function readTable(file: string, format: ExportFormat, options: ReadOption
   // Size, NUL bytes, line lengths and line count, in one native pass before any parsing.
   await scanTextFile(file, inputLimits, `${format} file`, format !== 'json');
   if (format === 'csv') return readCsv({ path: file }, options.mappedColumns);
+  if (format === 'ndjson') return readJsonExportFile(file, format);
+  // A JSON array is parsed whole, synchronously: seconds for a big export (8.6 s for 27 MB, bench/bad-input.ts), so
+  // on a thread of its own, as a workbook is, and the worker's heartbeats keep going.
+  return runOffThread<ExportTable>(path.join(__dirname, 'index'), 'readJsonExportFile', [file, format], {
+    what: 'the JSON export',
+    rebuild: rebuildThreadError,
+    ...(options.onTick ? { onTick: options.onTick } : {}),
+    ...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}),
+  });
+}
+
+/** A json or ndjson export read (what the read thread runs for a JSON array). */
+export async function readJsonExportFile(file: string, format: 'json' | 'ndjson'): Promise<ExportTable> {
   // Windows PowerShell 5 writes JSON (`ConvertTo-Json | Out-File`) as UTF-16 with a byte-order mark.
   const utf16 = await utf16Text(file);
   if (utf16 !== undefined) return format === 'ndjson' ? readNdjson(utf16) : readJson(utf16);
