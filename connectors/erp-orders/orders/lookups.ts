@@ -28,11 +28,11 @@ const byCode: CompanyWording<CompanyResolution> = {
   found: (id) => ({ id }),
   ambiguous: (code, matches) => ({
     error:
-      `company code '${quoteInput(code)}' is the code of ${matches.length} companies: ${describeCompanies(matches.map((match) => match.company))}; ` +
+      `company code '${code}' is the code of ${matches.length} companies: ${describeCompanies(matches.map((match) => match.company))}; ` +
       'give the company id instead, or make the codes unique on the platform',
     suggestions: [],
   }),
-  unknown: (code, suggestions) => ({ error: `no company has the code '${quoteInput(code)}'`, suggestions }),
+  unknown: (code, suggestions) => ({ error: `no company has the code '${code}'`, suggestions }),
 };
 
 /**

@@ -30,13 +30,13 @@ const byCell: CompanyWording<ReferenceResolution> = {
     return {
       ok: false,
       code: 'ambiguous_reference',
-      reason: `company '${quoteInput(text)}' is ambiguous: it is ${what}; give the id of the one you mean instead`,
+      reason: `company '${text}' is ambiguous: it is ${what}; give the id of the one you mean instead`,
     };
   },
   unknown: (text, suggestions, known) => ({
     ok: false,
     code: 'unknown_reference',
-    reason: `unknown company '${quoteInput(text)}': no company the key sees has it as its id, code, name or official name${didYouMean(suggestions, known)}`,
+    reason: `unknown company '${text}': no company the key sees has it as its id, code, name or official name${didYouMean(suggestions, known)}`,
   }),
 };
 

@@ -96,7 +96,7 @@ export class ReferenceResolver {
       return {
         ok: false,
         code: 'ambiguous_reference',
-        reason: `${label} '${quoteInput(text)}' is ambiguous: ${found.suggestions.length} ${label}s are named so (ids ${candidates}); give the id of the one you mean instead of the name`,
+        reason: `${label} '${text}' is ambiguous: ${found.suggestions.length} ${label}s are named so (ids ${candidates}); give the id of the one you mean instead of the name`,
       };
     }
     return this.failures.get(`${kind}:${text}`, () => ({
