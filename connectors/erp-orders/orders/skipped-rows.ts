@@ -23,6 +23,10 @@ export function repeatsHeader(source: SourceRow): boolean {
   );
 }
 
+/** The words ERP lists and spreadsheets label a totals row with (English, German, French, Dutch, Italian, Spanish). */
+const TOTAL_LABEL =
+  /^(grand[ -]?|sub-?|sous-|zwischen)?(total|totals|totale|totaal|totaux|sum|summe|somme|suma|gesamt|gesamtsumme)([\s:].*)?$/i;
+
 /** Columns a totals row may fill: its label (the order's number, `Total`), what an ERP list sums, and its unit. */
 const TOTALLED: ReadonlySet<SourceField> = new Set(['orderNumber', 'quantity', 'unit', 'secondaryQuantity']);
 
@@ -38,11 +42,13 @@ const emptyRun = (): Run => ({ cents: 0, rows: [], plain: false });
 /**
  * Follows the line rows of an export and tells a totals row: one whose own cells are blank in every mapped column
  * but its label, the quantity, its unit and weight, and whose quantity is the sum of two or more lines right above
- * it, either those of the order above (a subtotal, which ERP lists label with the order's number) or every line so
- * far (a grand total). Each line's quantity was rounded to hundredths, so the sum may be off by half a hundredth a
- * line. The lines summed must each fill some other mapped column (a product, a line number...) that the totals row
- * leaves blank; where they do not, a row with a quantity alone may be a line, and stays one. A line that only forgot
- * its product sums nothing above, and still rejects its order.
+ * it, either those of the order above (a subtotal, labelled blank, with a total word or with that order's number, as
+ * ERP lists do) or every line so far (a grand total, labelled blank or with a total word). A row labelled with
+ * another order's number is that order's line, whatever its quantity. Each line's quantity was rounded to
+ * hundredths, so the sum may be off by half a hundredth a line. The lines summed must each fill some other mapped
+ * column (a product, a line number...) that the totals row leaves blank; where they do not, a row with a quantity
+ * alone may be a line, and stays one. A line that only forgot its product sums nothing above, and still rejects its
+ * order.
  */
 export class TotalsRows {
   private readonly all = emptyRun();
@@ -78,8 +84,11 @@ export class TotalsRows {
     const cents = Math.round(quantity * 100);
     const sums = (run: Run): boolean =>
       !run.plain && run.rows.length >= 2 && Math.abs(run.cents - cents) <= run.rows.length / 2;
-    if (sums(this.order)) return [...this.order.rows];
-    if (sums(this.all)) return [...this.all.rows];
+    // The row's own label (blank when it gives none): another order's number makes it that order's line.
+    const label = mapped.orderNumber;
+    const worded = label === '' || TOTAL_LABEL.test(label);
+    if ((worded || label === this.order.orderNumber) && sums(this.order)) return [...this.order.rows];
+    if (worded && sums(this.all)) return [...this.all.rows];
     return undefined;
   }
 }

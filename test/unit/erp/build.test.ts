@@ -531,6 +531,38 @@ describe('repeated header rows and totals rows', () => {
     expect(skipped(warnings)).toEqual([expect.stringMatching(/^row 4 .*, row 6 .*: totals rows/)]);
   });
 
+  it("a row labelled with another order's number is that order's line, never a total of the order above", () => {
+    // The next order's first row that forgot its product: its quantity (100) happens to be PO-1's sum and the
+    // running total. It rejects PO-2, as before; skipped as a total, PO-2 would be pushed without that line.
+    const { drafts, rejections, warnings } = buildOrders(
+      tableOf([
+        lineRow({ quantity: '50' }),
+        lineRow({ line_number: '2', quantity: '50' }),
+        total('100', { order_number: 'PO-2' }),
+        lineRow({ order_number: 'PO-2', line_number: '2', quantity: '7' }),
+      ]),
+      DEFAULT_PROFILE,
+      CONTEXT,
+    );
+    expect(drafts.map((draft) => [draft.orderNumber, draft.lines.length])).toEqual([['PO-1', 2]]);
+    expect(onlyRejection(rejections)).toMatchObject({ orderNumber: 'PO-2', code: 'missing_value' });
+    expect(skipped(warnings)).toEqual([]);
+  });
+
+  it('a grand total is labelled blank or with a word, not with an order number', () => {
+    const { drafts, rejections } = buildOrders(
+      tableOf([
+        lineRow({ quantity: '10' }),
+        lineRow({ order_number: 'PO-2', quantity: '20' }),
+        total('30', { order_number: 'SUM-3' }),
+      ]),
+      DEFAULT_PROFILE,
+      CONTEXT,
+    );
+    expect(drafts.map((draft) => draft.orderNumber)).toEqual(['PO-1', 'PO-2']);
+    expect(onlyRejection(rejections)).toMatchObject({ orderNumber: 'SUM-3' });
+  });
+
   it('rows that give a quantity and nothing else are lines, even when one sums those above', () => {
     const profile = profileWith({
       columns: { orderLineNumber: undefined, productExternalId: undefined },
