@@ -133,15 +133,14 @@ export function fillMergesDown(
         'or save the sheet as csv, and re-run.',
     );
   }
+  const tall: Array<{ from: number; rows: number }> = [];
   for (const merge of merges) {
     if (merge.s.r < fromRow || merge.e.r <= merge.s.r) continue;
     const source = data[merge.s.r]?.[merge.s.c];
     if (!source) continue;
     const rows = merge.e.r - merge.s.r + 1;
     if (rows > MAX_MERGE_ROWS) {
-      warnings.push(
-        `a merged range of ${rows} rows from row ${merge.s.r + 1} was not copied into its rows (over ${MAX_MERGE_ROWS}); only its first row holds the value`,
-      );
+      tall.push({ from: merge.s.r + 1, rows });
       continue;
     }
     for (let r = merge.s.r + 1; r <= merge.e.r; r++) {
@@ -150,6 +149,18 @@ export function fillMergesDown(
       if (cell === undefined || cell === null || cell.t === 'z') row[merge.s.c] = source;
     }
   }
+  const [first] = tall;
+  if (first === undefined) return;
+  warnings.push(
+    tall.length === 1
+      ? `a merged range of ${count(first.rows)} rows from row ${first.from} was not copied into its rows (over ` +
+          `${count(MAX_MERGE_ROWS)}); only its first row holds the value`
+      : `${count(tall.length)} merged ranges of over ${count(MAX_MERGE_ROWS)} rows were not copied into their rows (` +
+          `${listSome(
+            tall.slice(0, 3).map(({ from, rows }) => `from row ${from}, ${count(rows)} rows`),
+            3,
+          )}${tall.length > 3 ? ` and ${count(tall.length - 3)} more` : ''}); only each one's first row holds the value`,
+  );
 }
 
 /**

@@ -108,6 +108,25 @@ describe('fillMergesDown: merged cells as a person reads them', () => {
       expect.stringMatching(/merged range of 10,?001 rows from row 2 was not copied/),
     ]);
   });
+  it('names thousands of merges too tall to copy in one warning, not one warning each', () => {
+    const data: Array<Array<XLSX.CellObject | undefined> | undefined> = [
+      [{ t: 's', v: 'Style' }],
+      [{ t: 's', v: 'Tee' }],
+    ];
+    const tall = { s: { r: 1, c: 0 }, e: { r: 1 + MAX_MERGE_ROWS, c: 0 } };
+    const warnings: string[] = [];
+    fillMergesDown(
+      data,
+      Array.from({ length: 200_000 }, () => tall),
+      1,
+      warnings,
+    );
+    expect(warnings).toHaveLength(1);
+    expect(warnings[0]).toMatch(
+      /^200,000 merged ranges of over 10,000 rows were not copied into their rows \(from row 2, 10,001 rows/,
+    );
+    expect(warnings[0]?.length).toBeLessThan(400);
+  });
 });
 
 /** The workbook's zip with the XML of `path` rewritten by `edit` (what other writers put in a sheet). */
