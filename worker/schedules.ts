@@ -16,6 +16,7 @@ import { mappingFileProblem } from '../connectors/mapping-file';
 import { isS3Url } from '../connectors/storage';
 import { jobInputProblems } from './job-inputs';
 import { JOBS, WORKFLOW_TYPES, jobOfWorkflowType } from './jobs';
+import { parseCron, skippedTick } from './schedule-cron';
 import { TraceJob } from './search-attributes';
 
 const OVERLAP = {
@@ -27,9 +28,31 @@ const OVERLAP = {
   allowAll: ScheduleOverlapPolicy.ALLOW_ALL,
 } as const;
 
-const duration = z.string().regex(/^\d+\s*(ms|s|m|h|d)$|^\d+\s+(seconds?|minutes?|hours?|days?)$/, {
-  message: "expected a duration such as '30m', '6h', '1d' or '2 days'",
-});
+const DURATION = /^(\d+)\s*(ms|s|m|h|d)$|^(\d+)\s+(second|minute|hour|day)s?$/;
+const UNIT_MS: Record<string, number> = {
+  ms: 1,
+  s: 1000,
+  second: 1000,
+  m: 60_000,
+  minute: 60_000,
+  h: 3_600_000,
+  hour: 3_600_000,
+  d: 86_400_000,
+  day: 86_400_000,
+};
+
+function durationMs(text: string): number {
+  const [, count = '0', unit = '', longCount = '0', longUnit = ''] = DURATION.exec(text) ?? [];
+  return unit ? Number(count) * (UNIT_MS[unit] ?? 0) : Number(longCount) * (UNIT_MS[longUnit] ?? 0);
+}
+
+/** Temporal raises a shorter catch-up window to 10 s without a word. */
+const MIN_CATCHUP_MS = 10_000;
+
+const duration = z
+  .string()
+  .regex(DURATION, { message: "expected a duration such as '30m', '6h', '1d' or '2 days'" })
+  .refine((text) => durationMs(text) >= MIN_CATCHUP_MS, "at least 10s (Temporal's shortest catch-up window)");
 
 const SCHEDULE_ID = /^[a-z0-9][a-z0-9-]*$/;
 
@@ -38,8 +61,11 @@ const scheduleEntryShape = z.strictObject({
   id: z.string().regex(SCHEDULE_ID, 'use lower-case letters, digits and dashes'),
   /** The job's workflow type (`plmImport`, ...; a type's former name is read as the job it names). */
   workflow: z.enum(WORKFLOW_TYPES),
-  /** Standard five-field cron, for example `0 2 * * *` (02:00 every night). */
-  cron: z.string().refine((text) => text.trim().split(/\s+/).length === 5, 'expected five cron fields'),
+  /** Standard five-field cron, for example `0 3 * * *` (03:00 every night). */
+  cron: z.string().superRefine((text, context) => {
+    const parsed = parseCron(text);
+    if (typeof parsed === 'string') context.addIssue({ code: 'custom', message: parsed });
+  }),
   /** IANA time zone the cron is read in (and, for the certificate report, the zone its dates are read in). */
   timeZone: z
     .string()
@@ -136,7 +162,23 @@ export async function loadSchedulesFile(path: string): Promise<LoadedSchedules> 
     throw new ConfigFileError(
       `Schedules file ${path}: ${schedulesFileProblems(raw, new z.ZodError(issues))}`,
     );
-  return { ...parsed.data, notes: mapping.notes };
+  return { ...parsed.data, notes: [...mapping.notes, ...dstNotes(parsed.data, new Date())] };
+}
+
+/**
+ * A tick at a wall-clock time the clocks skip when they go forward (02:30 in Europe/Stockholm on the last Sunday of
+ * March) starts no run that night: said at apply, with the date, rather than found out by a missing report.
+ */
+function dstNotes(file: SchedulesFile, now: Date): string[] {
+  return file.schedules.flatMap((entry, index) => {
+    const cron = parseCron(entry.cron);
+    const skipped = typeof cron === 'string' ? undefined : skippedTick(cron, entry.timeZone, now);
+    return skipped
+      ? [
+          `${entryLabel(entry, index)}: cron: ${skipped.time} does not exist in ${entry.timeZone} on ${skipped.date} (the clocks go forward): Temporal starts no run that night; a time outside the hour the clocks skip runs every night`,
+        ]
+      : [];
+  });
 }
 
 /**
