@@ -7,6 +7,7 @@ import { ApplicationFailure } from '@temporalio/common';
 import { z } from 'zod';
 import { boundMessage, InputLimitError } from '../connectors/input-limits';
 import { StagingIntegrityError, type Progress } from '../connectors/staging';
+import { InputRefusedError } from '../connectors/storage';
 import { isTraceabilityApiError } from '../connectors/traceability';
 
 /**
@@ -68,6 +69,8 @@ export function failureMapper(...rules: FailureRule[]): (error: unknown) => unkn
       if (failure) return failure;
     }
     if (error instanceof StagingIntegrityError) return nonRetryable(error);
+    if (error instanceof InputRefusedError)
+      return ApplicationFailure.nonRetryable(error.message, 'InputRefused');
     const code = (error as NodeJS.ErrnoException | undefined)?.code;
     if (code === 'ENOENT' || code === 'EISDIR' || code === 'EACCES') {
       return ApplicationFailure.nonRetryable((error as Error).message, `FileError:${code}`);

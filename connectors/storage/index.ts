@@ -13,5 +13,13 @@ export {
   storedLocation,
   type StoreLocation,
 } from './data-dir';
-export { configureStorage, copyInput, inputExists, inputObject, isS3Url, readInputText } from './inputs';
+export {
+  configureStorage,
+  copyInput,
+  inputExists,
+  inputObject,
+  InputRefusedError,
+  isS3Url,
+  readInputText,
+} from './inputs';
 export { MERGE_ATTEMPTS, mergeIntoStored } from './merged-write';

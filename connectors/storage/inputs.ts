@@ -29,12 +29,43 @@ export function inputObject(ref: string): { store: S3Store; key: string } {
   return { store: new S3Store(s3ClientFor(settings), bucket, ''), key };
 }
 
+/**
+ * An `s3://` input S3 refuses outright (a bucket name it does not take, a bucket the worker's credentials may not
+ * read): no retry changes the answer, so the run fails at once naming the reference (failureMapper: `InputRefused`).
+ */
+export class InputRefusedError extends Error {
+  override readonly name = 'InputRefusedError';
+}
+
+/**
+ * `work` on an `s3://` input, with S3's refusals as InputRefusedError: 400 (InvalidBucketName; a HEAD's answer has no
+ * body to name it, hence the status) and 403 (AccessDenied).
+ */
+async function onInputObject<T>(ref: string, work: (store: S3Store, key: string) => Promise<T>): Promise<T> {
+  const { store, key } = inputObject(ref);
+  try {
+    return await work(store, key);
+  } catch (error) {
+    const status = (error as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode;
+    const code = (error as { Code?: string; name?: string }).Code ?? (error as Error).name;
+    if (
+      code === 'InvalidBucketName' ||
+      (status === 400 && !/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/.test(store.bucket))
+    )
+      throw new InputRefusedError(
+        `${ref}: S3 refuses the bucket name "${store.bucket}"; check the reference`,
+      );
+    if (code === 'AccessDenied' || status === 403)
+      throw new InputRefusedError(
+        `${ref}: access denied; the worker's AWS credentials may not read it (or its bucket ${store.bucket})`,
+      );
+    throw error;
+  }
+}
+
 /** Whether a job's input (a worker path or an `s3://` reference) is there; for a path, see the callers' own checks. */
 export async function inputExists(ref: string): Promise<boolean> {
-  if (isS3Url(ref)) {
-    const { store, key } = inputObject(ref);
-    return key !== '' && (await store.exists(key));
-  }
+  if (isS3Url(ref)) return onInputObject(ref, async (store, key) => key !== '' && (await store.exists(key)));
   if ((await stat(ref).catch(() => null))?.isFile()) return true;
   const elsewhere = runFileElsewhere(ref);
   return elsewhere !== undefined && (await elsewhere.store.exists(elsewhere.key));
@@ -65,8 +96,9 @@ async function readInputBytes(ref: string, what: string): Promise<string> {
       throw tooLarge(`${info.size.toLocaleString('en-US')} bytes, over`, what);
     return readFile(ref, 'utf8');
   }
-  const { store, key } = inputObject(ref);
-  const body = key === '' ? null : await store.read(key);
+  const body = await onInputObject(ref, (store, key) =>
+    key === '' ? Promise.resolve(null) : store.read(key),
+  );
   if (!body) throw new Error('it was not found in the bucket');
   // Read no further than the limit: an export named as the mapping would otherwise be downloaded whole.
   const chunks: Buffer[] = [];
@@ -118,18 +150,18 @@ export async function copyInput(
   localPath: string,
   maxBytes: number = Math.max(inputLimits.textFileBytes, inputLimits.workbookFileBytes),
 ): Promise<boolean> {
-  if (isS3Url(ref)) {
-    const { store, key } = inputObject(ref);
-    if (key === '') return false;
-    const body = await store.read(key);
-    if (!body) return false;
-    try {
-      await writeFileAtomically(localPath, Readable.from(upTo(body, maxBytes)));
-    } finally {
-      body.destroy();
-    }
-    return true;
-  }
+  if (isS3Url(ref))
+    return onInputObject(ref, async (store, key) => {
+      if (key === '') return false;
+      const body = await store.read(key);
+      if (!body) return false;
+      try {
+        await writeFileAtomically(localPath, Readable.from(upTo(body, maxBytes)));
+      } finally {
+        body.destroy();
+      }
+      return true;
+    });
   const info = await stat(ref).catch(() => null);
   if (info?.isFile() && info.size > maxBytes)
     throw inputTooLarge(`${count(info.size)} bytes, over`, maxBytes);
