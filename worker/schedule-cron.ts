@@ -82,12 +82,16 @@ export function parseCron(text: string): ParsedCron | string {
 const MINUTE = 60_000;
 const pad = (n: number) => String(n).padStart(2, '0');
 
-/** Offset of `timeZone` from UTC at `instant`, in minutes. */
+const offsetFormats = new Map<string, Intl.DateTimeFormat>();
+
+/** Offset of `timeZone` from UTC at `instant`, in minutes (one formatter per zone: a year's scan asks 17,000 times). */
 function offsetMinutes(instant: number, timeZone: string): number {
-  const name =
-    new Intl.DateTimeFormat('en-US', { timeZone, timeZoneName: 'longOffset' })
-      .formatToParts(instant)
-      .find((part) => part.type === 'timeZoneName')?.value ?? 'GMT';
+  let format = offsetFormats.get(timeZone);
+  if (!format) {
+    format = new Intl.DateTimeFormat('en-US', { timeZone, timeZoneName: 'longOffset' });
+    offsetFormats.set(timeZone, format);
+  }
+  const name = format.formatToParts(instant).find((part) => part.type === 'timeZoneName')?.value ?? 'GMT';
   const match = /GMT([+-])(\d{2}):(\d{2})/.exec(name);
   return match ? (match[1] === '-' ? -1 : 1) * (Number(match[2]) * 60 + Number(match[3])) : 0;
 }

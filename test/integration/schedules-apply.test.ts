@@ -31,20 +31,20 @@ describe('schedules apply from the shipped CLI', () => {
     }
   }
 
+  /** Writes `schedules` to `<name>.json` and runs `trace-sync schedules apply --file` on it. */
+  async function apply(name: string, schedules: unknown[]) {
+    const file = path.join(dir, `${name}.json`);
+    await writeFile(file, JSON.stringify({ schedules }));
+    return traceSync(['schedules', 'apply', '--file', file], cliEnv(stack));
+  }
+
   it('a cron Temporal would refuse (minute 61, a misspelt day) applies nothing and names the schedule and field', async () => {
     const good = `good-${Date.now()}`;
-    const file = path.join(dir, 'bad-cron.json');
-    await writeFile(
-      file,
-      JSON.stringify({
-        schedules: [
-          { id: good, workflow: 'certificateReport', cron: '0 3 * * *', timeZone: 'Europe/Stockholm' },
-          { id: 'minute', workflow: 'certificateReport', cron: '61 2 * * *' },
-          { id: 'weekdays', workflow: 'certificateReport', cron: '0 2 * * mon-frii' },
-        ],
-      }),
-    );
-    const run = await traceSync(['schedules', 'apply', '--file', file], cliEnv(stack));
+    const run = await apply('bad-cron', [
+      { id: good, workflow: 'certificateReport', cron: '0 3 * * *', timeZone: 'Europe/Stockholm' },
+      { id: 'minute', workflow: 'certificateReport', cron: '61 2 * * *' },
+      { id: 'weekdays', workflow: 'certificateReport', cron: '0 2 * * mon-frii' },
+    ]);
     expect(run.status).toBe(2);
     const problems = cliProblems(run.stderr);
     expect(problems).toHaveLength(1);
@@ -60,16 +60,9 @@ describe('schedules apply from the shipped CLI', () => {
   });
 
   it("a catch-up window under Temporal's 10 s minimum is refused, not silently made 10 s", async () => {
-    const file = path.join(dir, 'catchup.json');
-    await writeFile(
-      file,
-      JSON.stringify({
-        schedules: [
-          { id: `c-${Date.now()}`, workflow: 'certificateReport', cron: '0 3 * * *', catchupWindow: '5s' },
-        ],
-      }),
-    );
-    const run = await traceSync(['schedules', 'apply', '--file', file], cliEnv(stack));
+    const run = await apply('catchup', [
+      { id: `c-${Date.now()}`, workflow: 'certificateReport', cron: '0 3 * * *', catchupWindow: '5s' },
+    ]);
     expect(run.status).toBe(2);
     expect(cliProblems(run.stderr).join('\n')).toContain('catchupWindow');
   });
@@ -79,17 +72,10 @@ describe('schedules apply from the shipped CLI', () => {
   it('a nightly time the clocks skip on the spring DST night gets a note naming the date; 03:00 gets none', async () => {
     const skipped = `dst-${Date.now()}`;
     const fine = `dst-fine-${Date.now()}`;
-    const file = path.join(dir, 'dst.json');
-    await writeFile(
-      file,
-      JSON.stringify({
-        schedules: [
-          { id: skipped, workflow: 'certificateReport', cron: '30 2 * * *', timeZone: 'Europe/Stockholm' },
-          { id: fine, workflow: 'certificateReport', cron: '0 3 * * *', timeZone: 'Europe/Stockholm' },
-        ],
-      }),
-    );
-    const run = await traceSync(['schedules', 'apply', '--file', file], cliEnv(stack));
+    const run = await apply('dst', [
+      { id: skipped, workflow: 'certificateReport', cron: '30 2 * * *', timeZone: 'Europe/Stockholm' },
+      { id: fine, workflow: 'certificateReport', cron: '0 3 * * *', timeZone: 'Europe/Stockholm' },
+    ]);
     expect(run.status).toBe(0);
     // The server agrees: its matching times skip the spring-forward night.
     const { startTime } = await stack.client.workflowService.listScheduleMatchingTimes({
@@ -117,18 +103,14 @@ describe('schedules apply from the shipped CLI', () => {
       '0 3/6 * * *',
     ];
     const stamp = Date.now();
-    const file = path.join(dir, 'forms.json');
-    await writeFile(
-      file,
-      JSON.stringify({
-        schedules: crons.map((cron, index) => ({
-          id: `form-${index}-${stamp}`,
-          workflow: 'certificateReport',
-          cron,
-        })),
-      }),
+    const run = await apply(
+      'forms',
+      crons.map((cron, index) => ({
+        id: `form-${index}-${stamp}`,
+        workflow: 'certificateReport',
+        cron,
+      })),
     );
-    const run = await traceSync(['schedules', 'apply', '--file', file], cliEnv(stack));
     expect(cliProblems(run.stderr)).toEqual([]);
     expect(run.status).toBe(0);
     for (const index of crons.keys()) expect(await exists(`form-${index}-${stamp}`)).toBe(true);
