@@ -122,7 +122,9 @@ export async function readSheet(
   if (!(await copyInput(input.file, sourceCopy))) {
     throw new PlmFileError(
       'file_not_found',
-      `${input.file} does not exist or is not a file (the path is read on the worker).`,
+      isS3Url(input.file)
+        ? `${input.file} was not found in the bucket (a key is read as written, case and all).`
+        : `${input.file} does not exist or is not a file (the path is read on the worker).`,
     );
   }
   await run.publish(basename(sourceCopy));

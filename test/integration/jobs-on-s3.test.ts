@@ -157,6 +157,18 @@ describeS3('the four jobs with TRACE_STORE_URL=s3://… (versitygw)', () => {
     expect(result.approval).toMatchObject({ planHtml: htmlUrl, planXlsx: xlsxUrl });
   });
 
+  /** Every message of a failed run's cause chain, joined: what the operator reads. */
+  const failureText = (failure: unknown): string => {
+    const messages: string[] = [];
+    for (
+      let at = failure as { message?: string; cause?: unknown } | undefined;
+      at;
+      at = at.cause as typeof at
+    )
+      messages.push(at.message ?? '');
+    return messages.join(' | ');
+  };
+
   it('a missing s3:// export fails at once, naming the reference', async () => {
     const failure = await stack()
       .client.workflow.execute(erpOrders, {
@@ -168,16 +180,25 @@ describeS3('the four jobs with TRACE_STORE_URL=s3://… (versitygw)', () => {
         () => undefined,
         (error: unknown) => error,
       );
-    const messages: string[] = [];
-    for (
-      let at = failure as { message?: string; cause?: unknown } | undefined;
-      at;
-      at = at.cause as typeof at
-    )
-      messages.push(at.message ?? '');
-    expect(messages.join(' | ')).toContain(
+    expect(failureText(failure)).toContain(
       `s3://${s3().bucket}/trace/inputs/erp/none.csv was not found in the bucket`,
     );
+  });
+
+  it('a missing s3:// sheet is named missing from the bucket, not a path "read on the worker"', async () => {
+    const failure = await stack()
+      .client.workflow.execute(plmImport, {
+        args: [{ file: `s3://${s3().bucket}/trace/inputs/plm/None.csv` }],
+        taskQueue: stack().taskQueue,
+        workflowId: stack().workflowId('plm-s3-missing'),
+      })
+      .then(
+        () => undefined,
+        (error: unknown) => error,
+      );
+    const text = failureText(failure);
+    expect(text).toContain(`s3://${s3().bucket}/trace/inputs/plm/None.csv was not found in the bucket`);
+    expect(text).not.toContain('read on the worker');
   });
 
   it('BOM repair (dry run) stages its candidates in the bucket, not on the disk', async () => {
