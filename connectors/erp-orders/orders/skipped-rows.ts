@@ -23,9 +23,13 @@ export function repeatsHeader(source: SourceRow): boolean {
   );
 }
 
-/** The words ERP lists and spreadsheets label a totals row with (English, German, French, Dutch, Italian, Spanish). */
+/**
+ * A label naming a totals row: a total word standing alone anywhere in it ("Total", "PO-1 Total" and "Grand Total" as
+ * Excel's Data > Subtotal writes them, "Order total", "Summa", "Totalt", "Gesamtergebnis"), in English, German,
+ * Swedish, French, Dutch, Italian or Spanish. A word joined to more by a hyphen is an order number ("TOTAL-7").
+ */
 const TOTAL_LABEL =
-  /^(grand[ -]?|sub-?|sous-|zwischen)?(total|totals|totale|totaal|totaux|sum|summe|somme|suma|gesamt|gesamtsumme)([\s:].*)?$/i;
+  /(^|\s)(grand\s*total|sub-?\s*total|sous-total|total[est]?|totaal|totaux|totalsumma|delsumma|summa|summe|sum|somme|suma|gesamt|gesamtsumme|ergebnis|gesamtergebnis|zwischensumme)(?=[\s:.]|$)/i;
 
 /** Columns a totals row may fill: its label (the order's number, `Total`), what an ERP list sums, and its unit. */
 const TOTALLED: ReadonlySet<SourceField> = new Set(['orderNumber', 'quantity', 'unit', 'secondaryQuantity']);

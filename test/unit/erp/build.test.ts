@@ -563,6 +563,46 @@ describe('repeated header rows and totals rows', () => {
     expect(onlyRejection(rejections)).toMatchObject({ orderNumber: 'SUM-3' });
   });
 
+  it('totals rows as Excel, SAP and Nordic or German exports label them are skipped', () => {
+    // Excel's Data > Subtotal writes "PO-1 Total" and "Grand Total"; a Stockholm brand's ERP "Summa" / "Totalt".
+    for (const [subtotal, grand] of [
+      ['PO-1 Total', 'Grand Total'],
+      ['Summa', 'Totalsumma'],
+      ['Sub Total', 'Totalt'],
+      ['Order total', 'Gesamtergebnis'],
+      ['PO-1 Ergebnis', 'Summe:'],
+      ['Delsumma', 'Total'],
+    ]) {
+      const { drafts, rejections, warnings } = buildOrders(
+        tableOf([
+          lineRow({ quantity: '10' }),
+          lineRow({ line_number: '2', quantity: '20' }),
+          total('30', { order_number: subtotal ?? '' }),
+          total('30', { order_number: grand ?? '' }),
+        ]),
+        DEFAULT_PROFILE,
+        CONTEXT,
+      );
+      expect([subtotal, rejections]).toEqual([subtotal, []]);
+      expect(drafts.map((draft) => [draft.orderNumber, draft.lines.length])).toEqual([['PO-1', 2]]);
+      expect(skipped(warnings)).toEqual([expect.stringMatching(/^row 4 .*, row 5 .*: totals rows/)]);
+    }
+  });
+
+  it('an order number that merely starts with a total word is an order number', () => {
+    const { drafts, rejections } = buildOrders(
+      tableOf([
+        lineRow({ quantity: '10' }),
+        lineRow({ line_number: '2', quantity: '20' }),
+        total('30', { order_number: 'TOTAL-7' }),
+      ]),
+      DEFAULT_PROFILE,
+      CONTEXT,
+    );
+    expect(drafts.map((draft) => draft.orderNumber)).toEqual(['PO-1']);
+    expect(onlyRejection(rejections)).toMatchObject({ orderNumber: 'TOTAL-7' });
+  });
+
   it('rows that give a quantity and nothing else are lines, even when one sums those above', () => {
     const profile = profileWith({
       columns: { orderLineNumber: undefined, productExternalId: undefined },
