@@ -10,8 +10,21 @@ interface CronField {
   names?: readonly string[];
 }
 
-const MONTHS = ['jan', 'feb', 'mar', 'apr', 'may', 'jun', 'jul', 'aug', 'sep', 'oct', 'nov', 'dec'];
-const DAYS = ['sun', 'mon', 'tue', 'wed', 'thu', 'fri', 'sat'];
+const MONTHS = [
+  'january',
+  'february',
+  'march',
+  'april',
+  'may',
+  'june',
+  'july',
+  'august',
+  'september',
+  'october',
+  'november',
+  'december',
+];
+const DAYS = ['sunday', 'monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday'];
 
 const FIELDS: readonly CronField[] = [
   { name: 'minute', min: 0, max: 59 },
@@ -30,18 +43,21 @@ export interface ParsedCron {
   daysOfWeek: ReadonlySet<number>;
 }
 
+/** A number, or a name as Temporal reads one: any prefix of the full name, of 3 letters at least for a month, 2 for a day. */
 function value(text: string, field: CronField): number | undefined {
-  if (/^\d{1,2}$/.test(text)) return Number(text);
-  const named = field.names?.indexOf(text.toLowerCase()) ?? -1;
+  if (/^\d+$/.test(text)) return Number(text);
+  const lower = text.toLowerCase();
+  if (lower.length < (field.name === 'month' ? 3 : 2)) return undefined;
+  const named = field.names?.findIndex((name) => name.startsWith(lower)) ?? -1;
   if (named < 0) return undefined;
   return field.name === 'month' ? named + 1 : named;
 }
 
 function fieldValues(text: string, field: CronField): Set<number> | string {
-  const refused = `${field.name} "${text}" is not in ${field.min}-${field.max}${field.names ? ` (or ${field.names[0]}-${field.names.at(-1)})` : ''}`;
+  const refused = `${field.name} "${text}" is not in ${field.min}-${field.max}${field.names ? ` (or ${field.names[0]?.slice(0, 3)}-${field.names.at(-1)?.slice(0, 3)})` : ''}`;
   const values = new Set<number>();
   for (const part of text.split(',')) {
-    const match = /^([^/]+)(?:\/(\d{1,2}))?$/.exec(part);
+    const match = /^([^/]+)(?:\/(\d+))?$/.exec(part);
     if (!match) return refused;
     const [, range = '', stepText] = match;
     const step = stepText === undefined ? 1 : Number(stepText);

@@ -173,11 +173,14 @@ function dstNotes(file: SchedulesFile, now: Date): string[] {
   return file.schedules.flatMap((entry, index) => {
     const cron = parseCron(entry.cron);
     const skipped = typeof cron === 'string' ? undefined : skippedTick(cron, entry.timeZone, now);
-    return skipped
-      ? [
-          `${entryLabel(entry, index)}: cron: ${skipped.time} does not exist in ${entry.timeZone} on ${skipped.date} (the clocks go forward): Temporal starts no run that night; a time outside the hour the clocks skip runs every night`,
-        ]
-      : [];
+    if (!skipped || typeof cron === 'string') return [];
+    const said = `${entryLabel(entry, index)}: cron: ${skipped.time} does not exist in ${entry.timeZone} on ${skipped.date} (the clocks go forward)`;
+    // A schedule with runs in other hours (every 5 minutes, every hour) loses only the skipped hour's.
+    return [
+      cron.hours.size === 1
+        ? `${said}: Temporal starts no run that night; a time outside the hour the clocks skip runs every night`
+        : `${said}: its runs in the hour the clocks skip do not start that night; the others do`,
+    ];
   });
 }
 

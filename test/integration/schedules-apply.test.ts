@@ -69,12 +69,14 @@ describe('schedules apply from the shipped CLI', () => {
 
   // Europe/Stockholm's clocks go from 02:00 to 03:00 on the last Sunday of March: Temporal starts no run at a
   // wall-clock time that does not exist, so `0 2 * * *` (the shipped example's time) skips that night's report.
-  it('a nightly time the clocks skip on the spring DST night gets a note naming the date; 03:00 gets none', async () => {
+  it('a nightly time the clocks skip on the spring DST night gets a note naming the date; 03:00 gets none; every 30 min loses only that hour', async () => {
     const skipped = `dst-${Date.now()}`;
     const fine = `dst-fine-${Date.now()}`;
+    const often = `dst-often-${Date.now()}`;
     const run = await apply('dst', [
       { id: skipped, workflow: 'certificateReport', cron: '30 2 * * *', timeZone: 'Europe/Stockholm' },
       { id: fine, workflow: 'certificateReport', cron: '0 3 * * *', timeZone: 'Europe/Stockholm' },
+      { id: often, workflow: 'certificateReport', cron: '*/30 * * * *', timeZone: 'Europe/Stockholm' },
     ]);
     expect(run.status).toBe(0);
     // The server agrees: its matching times skip the spring-forward night.
@@ -86,12 +88,16 @@ describe('schedules apply from the shipped CLI', () => {
     });
     expect(startTime?.map((t) => new Date(tsToMs(t)).toISOString())).toEqual(['2027-03-29T00:30:00.000Z']);
     const notes = run.stderr.split('\n').filter((line) => line.startsWith('note'));
-    expect(notes).toHaveLength(1);
+    expect(notes).toHaveLength(2);
     expect(notes[0]).toContain(`schedule "${skipped}" (entry 1)`);
     expect(notes[0]).toMatch(/02:30 does not exist in Europe\/Stockholm on \d{4}-03-\d\d/);
+    expect(notes[0]).toContain('Temporal starts no run that night');
+    // Every 30 minutes: only the skipped hour's runs are lost, the night's others start.
+    expect(notes[1]).toContain(`schedule "${often}" (entry 3)`);
+    expect(notes[1]).toContain('its runs in the hour the clocks skip do not start that night; the others do');
   });
 
-  it('the cron forms Temporal takes (steps, ranges, lists, names, 7 for Sunday) are applied', async () => {
+  it('the cron forms Temporal takes (steps, ranges, lists, names and their prefixes, 7 for Sunday) are applied', async () => {
     const crons = [
       '*/15 * * * *',
       '0 3 * * mon-fri',
@@ -101,6 +107,14 @@ describe('schedules apply from the shipped CLI', () => {
       '0 3 * * 7',
       '5-10/2 4 * * *',
       '0 3/6 * * *',
+      // Names as Temporal reads them: any prefix of the full name, 2 letters for a day, 3 for a month.
+      '0 3 * * monday-friday',
+      '0 3 * * tues',
+      '0 3 * * Mo',
+      '0 0 1 sept *',
+      '0 0 1 January *',
+      '0/120 * * * *',
+      '003 * * * *',
     ];
     const stamp = Date.now();
     const run = await apply(
