@@ -156,10 +156,13 @@ export function fillMergesDown(
       ? `a merged range of ${count(first.rows)} rows from row ${first.from} was not copied into its rows (over ` +
           `${count(MAX_MERGE_ROWS)}); only its first row holds the value`
       : `${count(tall.length)} merged ranges of over ${count(MAX_MERGE_ROWS)} rows were not copied into their rows (` +
-          `${listSome(
-            tall.slice(0, 3).map(({ from, rows }) => `from row ${from}, ${count(rows)} rows`),
-            3,
-          )}${tall.length > 3 ? ` and ${count(tall.length - 3)} more` : ''}); only each one's first row holds the value`,
+          `${tall
+            .slice(0, 3)
+            .map(({ from, rows }) => `from row ${from}, ${count(rows)} rows`)
+            .join(
+              '; ',
+            )}${tall.length > 3 ? `; and ${count(tall.length - 3)} more` : ''}); only each one's first row ` +
+          'holds the value',
   );
 }
 
