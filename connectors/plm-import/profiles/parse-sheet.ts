@@ -55,6 +55,7 @@ export async function parseProductSheet(path: string, options: ParseOptions): Pr
   const sheetName = options.read?.sheetName ?? options.profile.sheet;
   const opened = await openSheet(path, {
     expectedHeaders: profileColumns(options.profile),
+    profileName: options.profile.name,
     ...options.read,
     ...(sheetName !== undefined ? { sheetName } : {}),
   });

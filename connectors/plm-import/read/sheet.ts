@@ -43,6 +43,8 @@ export interface ReadOptions {
   readTimeoutMs?: number;
   /** Header names the caller expects (from the mapping profile): the first row holding most of them is the header. */
   expectedHeaders?: readonly string[];
+  /** The mapping profile's name, for messages about its columns. */
+  profileName?: string;
 }
 
 /** A sheet whose header row has been found; `rows()` streams the data rows below it. */

@@ -224,6 +224,51 @@ export function readWorkbookFile(path: string, format: SheetFormat, options: Rea
   }
 }
 
+/** How many of `expected` (lower case) the first `scanRows` rows of a sheet hold as text cells. */
+function expectedHeaderHits(sheet: XLSX.WorkSheet, expected: ReadonlySet<string>, scanRows: number): number {
+  const data = (sheet['!data'] ?? []) as Array<Array<XLSX.CellObject | undefined> | undefined>;
+  let best = 0;
+  for (const cells of data.slice(0, scanRows)) {
+    const hits = (cells ?? []).filter(
+      (cell) => typeof cell?.v === 'string' && expected.has(cell.v.trim().replace(/\s+/g, ' ').toLowerCase()),
+    ).length;
+    best = Math.max(best, hits);
+  }
+  return best;
+}
+
+/**
+ * Lectra and Centric workbooks open on a cover or "read me" sheet: when the sheet read by default holds none of the
+ * mapping's columns in its first rows, the first other visible sheet that holds some is read instead.
+ */
+function sheetWithColumns(
+  workbook: XLSX.WorkBook,
+  picked: string | undefined,
+  options: ReadOptions,
+): { cover: string; read: string } | undefined {
+  const pickedSheet = picked === undefined ? undefined : workbook.Sheets[picked];
+  if (picked === undefined || pickedSheet === undefined || (options.expectedHeaders ?? []).length === 0)
+    return;
+  const expected = new Set(
+    (options.expectedHeaders ?? []).map((name) => name.replace(/\s+/g, ' ').toLowerCase()),
+  );
+  const scanRows = options.headerScanRows ?? defaultReadLimits.headerScanRows;
+  if (expectedHeaderHits(pickedSheet, expected, scanRows) > 0) return;
+  const hidden = new Set(
+    (workbook.Workbook?.Sheets ?? []).filter((sheet) => (sheet.Hidden ?? 0) !== 0).map((sheet) => sheet.name),
+  );
+  const read = workbook.SheetNames.find((name) => {
+    const sheet = workbook.Sheets[name];
+    return (
+      name !== picked &&
+      !hidden.has(name) &&
+      sheet !== undefined &&
+      expectedHeaderHits(sheet, expected, scanRows) > 0
+    );
+  });
+  return read === undefined ? undefined : { cover: picked, read };
+}
+
 function readWorkbookRows(path: string, format: SheetFormat, options: ReadOptions): WorkbookRead {
   const bytes = readFileSync(path);
   const actual = checkWorkbookBytes(bytes, path, format, options);
@@ -233,7 +278,11 @@ function readWorkbookRows(path: string, format: SheetFormat, options: ReadOption
   // One row past the cap is read, so a sheet over it is told apart from one that fills it.
   const workbook = readWorkbook(bytes, path, rowCap + 1);
 
-  const { name: sheetName, skippedHidden } = pickSheet(workbook, options.sheetName);
+  const picked = pickSheet(workbook, options.sheetName);
+  const { skippedHidden } = picked;
+  const passedOver =
+    options.sheetName === undefined ? sheetWithColumns(workbook, picked.name, options) : undefined;
+  const sheetName = passedOver?.read ?? picked.name;
   const sheet = sheetName === undefined ? undefined : workbook.Sheets[sheetName];
   if (sheetName === undefined || !sheet) {
     throw new PlmFileError(
@@ -252,6 +301,10 @@ function readWorkbookRows(path: string, format: SheetFormat, options: ReadOption
   }
   const data = (sheet['!data'] ?? []) as XLSX.CellObject[][];
   const warnings: string[] = skippedHidden.length > 0 ? [hiddenSheetsWarning(skippedHidden, sheetName)] : [];
+  if (passedOver)
+    warnings.push(
+      `sheet '${passedOver.cover}' has none of the columns ${options.profileName === undefined ? 'the mapping' : `profile '${options.profileName}'`} reads; read sheet '${passedOver.read}', the first that has them`,
+    );
   fillMergesDown(data, sheet['!merges'] ?? [], 0, warnings);
   // A merge may reach rows below the last cell.
   const range = cellRange(sheet) ?? filled;
