@@ -30,6 +30,7 @@ import {
   type ValueSource,
 } from './schema';
 import { cellText } from './values';
+import { notesWarning, withoutTrailingNotes, type NoteRow } from './notes';
 import { decimalMarkOfDelimiter } from '../../number-text';
 import { repeatedHeaderWarning } from '../../workbook-cells';
 
@@ -56,6 +57,37 @@ class DraftBook {
   skip(row: SheetRow): void {
     this.skipped++;
     if (repeatsSheetHeader(row)) this.repeatedHeaders.push(row.rowNumber);
+  }
+
+  /** Keys by their lower case: a key typed in another case on another row is flagged, not made a second product. */
+  private readonly byCase = new Map<string, ProductDraft>();
+
+  add(draft: ProductDraft): void {
+    this.drafts.set(draft.externalId, draft);
+    const folded = draft.externalId.toLowerCase();
+    if (!this.byCase.has(folded)) this.byCase.set(folded, draft);
+  }
+
+  /**
+   * The row's issue when its key is another row's in another case (spec 01: externalIds are compared as given, so
+   * 'fw26-knt-01' would be a second product beside 'FW26-KNT-01', which the user meant as the same one).
+   */
+  caseTwinIssue(
+    rowNumber: number,
+    column: string | null,
+    level: string,
+    externalId: string,
+  ): RowIssue | null {
+    const twin = this.byCase.get(externalId.toLowerCase());
+    if (twin === undefined || twin.externalId === externalId) return null;
+    const first = twin.rowNumbers[0] ?? 0;
+    return rowIssue(
+      rowNumber,
+      column,
+      'duplicate_external_id',
+      `${level} key '${externalId}' differs only in case from '${twin.externalId}' on row ${first}; the API tells keys apart by case, so this would create another ${level}: write it as on row ${first}`,
+      externalId,
+    );
   }
 
   textsOf(draft: ProductDraft): FieldTexts {
@@ -190,6 +222,18 @@ async function mapNative(
       }
     }
     const existing = book.drafts.get(piece.externalId);
+    const twin = existing
+      ? null
+      : book.caseTwinIssue(
+          row.rowNumber,
+          piece.externalIdColumn,
+          productLevel ?? 'product',
+          piece.externalId,
+        );
+    if (twin) {
+      book.issues.push(twin);
+      continue;
+    }
     if (existing) {
       const first = existing.rowNumbers[0] ?? 0;
       book.issues.push(
@@ -219,7 +263,7 @@ async function mapNative(
       row.rowNumber,
     );
     draft.referenceOnly = false;
-    book.drafts.set(draft.externalId, draft);
+    book.add(draft);
   }
   return count;
 }
@@ -287,6 +331,13 @@ async function mapFlat(
         break;
       }
       const existing = book.drafts.get(piece.externalId);
+      const twin = existing
+        ? null
+        : book.caseTwinIssue(row.rowNumber, piece.externalIdColumn, levelName, piece.externalId);
+      if (twin) {
+        book.issues.push(twin);
+        break;
+      }
       if (!existing) {
         const draft = newDraft(
           { ...piece, externalId: piece.externalId },
@@ -295,7 +346,7 @@ async function mapFlat(
           parentColumn,
           row.rowNumber,
         );
-        book.drafts.set(piece.externalId, draft);
+        book.add(draft);
         // SKUs are never merged (a SKU key on a second row is a duplicate), so only parents keep their cells.
         if (levelName !== 'sku' && Object.keys(piece.texts).length > 0)
           book.texts.set(draft, { ...piece.texts });
@@ -403,12 +454,14 @@ export async function mapRows(
     rawMaterials: new RawMaterialResolver(profile.rawMaterials),
     compositionName: profile.compositionName,
   };
+  const notes: NoteRow[] = [];
+  const withoutNotes = withoutTrailingNotes(source, notes);
   const sheet =
     typeof references === 'function'
-      ? loadingFirst(source, async () => {
+      ? loadingFirst(withoutNotes, async () => {
           context.resolver = new ReferenceResolver(await references());
         })
-      : source;
+      : withoutNotes;
   const book = new DraftBook();
   const rowCount =
     profile.layout === 'native'
@@ -424,15 +477,17 @@ export async function mapRows(
     issues: book.issues,
     warnings: [
       ...unusedWarning(profile, index),
-      ...[repeatedHeaderWarning(book.repeatedHeaders, 'product')].filter((text) => text !== undefined),
+      ...[repeatedHeaderWarning(book.repeatedHeaders, 'product'), notesWarning(notes)].filter(
+        (text) => text !== undefined,
+      ),
       ...(context.unwrittenCompositions
         ? [
             `${context.unwrittenCompositions} composition cell(s) were checked but not written: mapping '${profile.name}' has no rawMaterials table naming the raw-material id of each material`,
           ]
         : []),
     ],
-    rowCount,
-    skippedRows: book.skipped,
+    rowCount: rowCount + notes.length,
+    skippedRows: book.skipped + notes.length,
     fieldColumns,
   };
 }
