@@ -18,6 +18,7 @@ import {
   type ReferenceKind,
   type ReferenceResolver,
 } from './references';
+import { isPlaceholder, type PlaceholderCells } from './placeholders';
 import { resolveNames } from './resolve-names';
 import type { MappedField } from './schema';
 import {
@@ -57,6 +58,8 @@ export interface ExtractContext {
   compositionName: string;
   /** Compositions read while the mapping has no rawMaterials table (checked, not written; one warning). */
   unwrittenCompositions?: number;
+  /** Placeholder cells ("N/A", "-", "TBD") read as blank in typed values (one warning). */
+  placeholders?: PlaceholderCells;
 }
 
 const REFERENCE_FIELDS: Partial<Record<MappedField, ReferenceKind>> = {
@@ -126,6 +129,13 @@ class PieceBuilder {
     return true;
   }
 
+  /** A typed value's cell holding "N/A", "-" or "TBD": read as blank, counted for the warning. */
+  placeholder(read: SourceRead, context: ExtractContext): boolean {
+    if (!read.fromCells || !isPlaceholder(read.value)) return false;
+    context.placeholders?.add(this.rowNumber, read.column, read.value);
+    return true;
+  }
+
   set<K extends DraftFieldName>(
     field: K,
     value: DraftFields[K],
@@ -163,6 +173,7 @@ export function extractPiece(level: BoundLevel, row: SheetRow, context: ExtractC
     // README: "Blank cells never clear anything". A cell of separators only (";") lists nothing: it is a blank cell,
     // not an empty list, which would clear the field (and stop a child inheriting it).
     if (items?.length === 0) continue;
+    if ((field === 'weightValue' || field === 'composition') && b.placeholder(read, context)) continue;
     if (!b.usable(read)) continue;
     const text = cellText(read.value) ?? '';
     if (TEXT_FIELDS.has(field)) {
@@ -289,6 +300,8 @@ export function extractPiece(level: BoundLevel, row: SheetRow, context: ExtractC
   const codes: DraftCode[] = [];
   for (const code of level.codes) {
     const read = readSource(code.source, row);
+    const gtin = code.byDigits !== undefined || (code.codeId !== null && code.codeId in GTIN_DIGITS);
+    if (gtin && b.placeholder(read, context)) continue;
     if (!b.usable(read)) continue;
     const codeValue = cellText(read.value);
     const byDigits = code.byDigits;
@@ -351,6 +364,7 @@ export function extractPiece(level: BoundLevel, row: SheetRow, context: ExtractC
   let propertyColumn: string | null = null;
   for (const property of level.customProperties) {
     const read = readSource(property.source, row);
+    if (property.type !== 'text' && b.placeholder(read, context)) continue;
     if (!b.usable(read)) continue;
     propertyColumn ??= read.column;
     const converted = convertProperty(read, property.type, context);

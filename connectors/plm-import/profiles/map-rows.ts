@@ -30,6 +30,7 @@ import {
   type ValueSource,
 } from './schema';
 import { cellText } from './values';
+import { PlaceholderCells } from './placeholders';
 import { notesWarning, withoutTrailingNotes, type NoteRow } from './notes';
 import { decimalMarkOfDelimiter } from '../../number-text';
 import { repeatedHeaderWarning } from '../../workbook-cells';
@@ -453,6 +454,7 @@ export async function mapRows(
     decimalMark: decimalMarkOfDelimiter(source.delimiter),
     rawMaterials: new RawMaterialResolver(profile.rawMaterials),
     compositionName: profile.compositionName,
+    placeholders: new PlaceholderCells(),
   };
   const notes: NoteRow[] = [];
   const withoutNotes = withoutTrailingNotes(source, notes);
@@ -477,9 +479,11 @@ export async function mapRows(
     issues: book.issues,
     warnings: [
       ...unusedWarning(profile, index),
-      ...[repeatedHeaderWarning(book.repeatedHeaders, 'product'), notesWarning(notes)].filter(
-        (text) => text !== undefined,
-      ),
+      ...[
+        repeatedHeaderWarning(book.repeatedHeaders, 'product'),
+        notesWarning(notes),
+        context.placeholders?.warning(),
+      ].filter((text) => text !== undefined),
       ...(context.unwrittenCompositions
         ? [
             `${context.unwrittenCompositions} composition cell(s) were checked but not written: mapping '${profile.name}' has no rawMaterials table naming the raw-material id of each material`,

@@ -178,4 +178,56 @@ describe('PLM exports as tools write them', () => {
       '3 duplicate_external_id',
     ]);
   });
+
+  // Exports write "N/A", "-" or "TBD" where a value is not known yet. In a number, barcode, composition or typed
+  // custom property no such text can be a value, so it reads as a blank cell (which never clears anything) instead
+  // of refusing the whole row; text fields (a name, a colour) keep what the cell says.
+  it('"N/A", "-", "TBD" in a weight, barcode, composition or number property read as blank cells, with one warning', async () => {
+    const typed = profile({
+      name: 'placeholders',
+      layout: 'native',
+      parentExternalId: 'parentExternalId',
+      mapping: {
+        externalId: 'externalId',
+        fields: {
+          name: 'name',
+          styleTypeId: 'styleType',
+          color: 'color',
+          weightValue: 'weight',
+          weightUnit: { constant: 'GRAM' },
+          composition: 'composition',
+        },
+        codes: [{ codeId: 'EAN_GTIN_13', source: 'EAN' }],
+        customProperties: { fit: { source: 'Fit (cm)', type: 'number' } },
+      },
+    });
+    const mapped = await mapRows(
+      sheetOf(
+        [
+          'externalId',
+          'parentExternalId',
+          'name',
+          'styleType',
+          'color',
+          'weight',
+          'composition',
+          'EAN',
+          'Fit (cm)',
+        ],
+        [
+          ['TEE', null, 'Tee', 'T-Shirt', null, 'N/A', '-', null, 'TBD'],
+          ['TEE-BLK', 'TEE', 'Tee black', null, 'N/A', ' n/a ', 'TBD', 'TBD', '–'],
+        ],
+      ),
+      typed,
+      references,
+    );
+    expect(mapped.issues).toEqual([]);
+    const [tee, black] = mapped.drafts;
+    expect(tee?.fields).toEqual({ name: 'Tee', styleTypeId: expect.any(String) });
+    expect(black?.fields).toEqual({ name: 'Tee black', color: 'N/A' });
+    expect(mapped.warnings).toContain(
+      "7 cells holding a placeholder ('N/A', '-', 'TBD', '–'; first: row 2, column 'weight') were read as blank: no value is written for them",
+    );
+  });
 });
