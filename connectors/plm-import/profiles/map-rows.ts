@@ -60,12 +60,15 @@ class DraftBook {
     if (repeatsSheetHeader(row)) this.repeatedHeaders.push(row.rowNumber);
   }
 
-  /** Keys by their lower case: a key typed in another case on another row is flagged, not made a second product. */
+  /**
+   * Keys by their lower case: a key typed in another case on another row, at the same level, is flagged, not made a
+   * second product.
+   */
   private readonly byCase = new Map<string, ProductDraft>();
 
   add(draft: ProductDraft): void {
     this.drafts.set(draft.externalId, draft);
-    const folded = draft.externalId.toLowerCase();
+    const folded = `${draft.level ?? 'product'}\u0000${draft.externalId.toLowerCase()}`;
     if (!this.byCase.has(folded)) this.byCase.set(folded, draft);
   }
 
@@ -79,7 +82,8 @@ class DraftBook {
     level: string,
     externalId: string,
   ): RowIssue | null {
-    const twin = this.byCase.get(externalId.toLowerCase());
+    // A key at another level is another product (a Shopify handle 'bc-upc' beside its SKU 'BC-UPC').
+    const twin = this.byCase.get(`${level}\u0000${externalId.toLowerCase()}`);
     if (twin === undefined || twin.externalId === externalId) return null;
     const first = twin.rowNumbers[0] ?? 0;
     return rowIssue(

@@ -164,6 +164,16 @@ describe('PLM exports as tools write them', () => {
     ]);
   });
 
+  it('a key at another level that differs only in case is another product, not a twin (Shopify: handle bc-upc, SKU BC-UPC)', async () => {
+    const mapped = await mapRows(
+      sheetOf(HEADER, [['bc-upc', 'Tee', 'T-Shirt', '001', 'Grey', 'BC-UPC', 36, 7351234200010]]),
+      flatProfile,
+      references,
+    );
+    expect(mapped.issues).toEqual([]);
+    expect(mapped.drafts.map((draft) => draft.externalId)).toEqual(['bc-upc', 'bc-upc-001', 'BC-UPC']);
+  });
+
   it('native: two keys differing only in case are refused on the later row', async () => {
     const mapped = await mapRows(
       sheetOf(nativeHeaders, [
