@@ -1,7 +1,7 @@
 import { quoteInput, quoteList } from '../../input-limits';
 import { PlmFileError } from '../issues';
 import { closeMatches } from '../../traceability/name-matching';
-import type { CellValue, SheetRow } from '../read/sheet';
+import { looseKey, type CellValue, type SheetRow } from '../read/sheet';
 import { codeTypeOfHeader } from '../draft';
 import type { LevelMapping, MappedField, ValueSource } from './schema';
 
@@ -34,9 +34,6 @@ export interface SourceRead {
   fromCells: boolean;
   cellError?: { column: string; text: string };
 }
-
-/** Headers and translation-table values match ignoring case and repeated spaces. */
-export const looseKey = (text: string): string => text.trim().replace(/\s+/g, ' ').toLowerCase();
 
 export class HeaderIndex {
   private readonly byKey = new Map<string, string>();

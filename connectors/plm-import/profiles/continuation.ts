@@ -1,5 +1,5 @@
 import type { RowIssue } from '../issues';
-import type { SheetRow, CellValue } from '../read/sheet';
+import { looseKey, type SheetRow, type CellValue } from '../read/sheet';
 import {
   bindLevel,
   levelSources,
@@ -75,7 +75,6 @@ export function flatFiller(
 
 /** Reads the mapping's `blankValues` placeholders (Shopify's "Default Title") as blank cells; identity without any. */
 export function blanker(profile: MappingProfile, index: HeaderIndex): (row: SheetRow) => SheetRow {
-  const looseKey = (text: string): string => text.trim().replace(/\s+/g, ' ').toLowerCase();
   const placeholders = Object.entries(profile.blankValues).flatMap(([name, texts]) => {
     const column = index.find(name);
     return column === null ? [] : [{ column, texts: new Set(texts.map(looseKey)) }];

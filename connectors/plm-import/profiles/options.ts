@@ -1,6 +1,7 @@
 import { PlmFileError, rowIssue, type RowIssue } from '../issues';
 import type { SheetRow } from '../read/sheet';
-import { HeaderIndex, looseKey } from './bind';
+import { looseKey } from '../read/sheet';
+import { HeaderIndex } from './bind';
 import type { MappingProfile } from './schema';
 import { cellText } from './values';
 

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { configProblems, notBlank } from '../../config-problems';
+import { looseKey } from '../read/sheet';
 
 export const productLevels = ['style', 'variant', 'sku'] as const;
 export type ProductLevel = (typeof productLevels)[number];
@@ -147,8 +148,6 @@ export const levelMappingSchema = z.strictObject({
 });
 export type LevelMapping = z.output<typeof levelMappingSchema>;
 
-const looseName = (text: string): string => text.trim().replace(/\s+/g, ' ').toLowerCase();
-
 const optionColumnsSchema = z
   .strictObject({
     pairs: z
@@ -167,7 +166,7 @@ const optionColumnsSchema = z
       .refine((columns) => Object.keys(columns).length > 0, { message: 'name at least one column' })
       .refine(
         (columns) => {
-          const names = Object.values(columns).flatMap((list) => list.map(looseName));
+          const names = Object.values(columns).flatMap((list) => list.map(looseKey));
           return new Set(names).size === names.length;
         },
         { message: 'an option name may be listed under one column only' },

@@ -115,6 +115,9 @@ function filledCount(row: readonly CellValue[]): number {
   return row.reduce<number>((count, cell) => (cell === null ? count : count + 1), 0);
 }
 
+/** Headers and translation-table values match ignoring case and repeated spaces. */
+export const looseKey = (text: string): string => text.trim().replace(/\s+/g, ' ').toLowerCase();
+
 /**
  * Index (in `rows`) of the header row: with expected headers, the first row holding the most of them;
  * otherwise the first row that is mostly non-empty distinct text, at least half as wide as the widest

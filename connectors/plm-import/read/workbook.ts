@@ -33,6 +33,7 @@ import {
   defaultReadLimits,
   findHeaderRow,
   isRejectsHeader,
+  looseKey,
   noHeaderError,
   toSheetRow,
   type CellValue,
@@ -230,7 +231,7 @@ function expectedHeaderHits(sheet: XLSX.WorkSheet, expected: ReadonlySet<string>
   let best = 0;
   for (const cells of data.slice(0, scanRows)) {
     const hits = (cells ?? []).filter(
-      (cell) => typeof cell?.v === 'string' && expected.has(cell.v.trim().replace(/\s+/g, ' ').toLowerCase()),
+      (cell) => typeof cell?.v === 'string' && expected.has(looseKey(cell.v)),
     ).length;
     best = Math.max(best, hits);
   }
@@ -249,9 +250,7 @@ function sheetWithColumns(
   const pickedSheet = picked === undefined ? undefined : workbook.Sheets[picked];
   if (picked === undefined || pickedSheet === undefined || (options.expectedHeaders ?? []).length === 0)
     return;
-  const expected = new Set(
-    (options.expectedHeaders ?? []).map((name) => name.replace(/\s+/g, ' ').toLowerCase()),
-  );
+  const expected = new Set((options.expectedHeaders ?? []).map(looseKey));
   const scanRows = options.headerScanRows ?? defaultReadLimits.headerScanRows;
   if (expectedHeaderHits(pickedSheet, expected, scanRows) > 0) return;
   const hidden = new Set(
