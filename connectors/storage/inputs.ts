@@ -102,15 +102,11 @@ async function readInputBytes(ref: string, what: string): Promise<string> {
   if (!body) throw new Error('it was not found in the bucket');
   // Read no further than the limit: an export named as the mapping would otherwise be downloaded whole.
   const chunks: Buffer[] = [];
-  let bytes = 0;
-  for await (const chunk of body) {
-    const buffer = Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk as string);
-    bytes += buffer.length;
-    if (bytes > MAX_INPUT_TEXT_BYTES) {
-      body.destroy();
-      throw tooLarge('over', what);
-    }
-    chunks.push(buffer);
+  try {
+    for await (const buffer of upTo(body, MAX_INPUT_TEXT_BYTES, () => tooLarge('over', what)))
+      chunks.push(buffer);
+  } finally {
+    body.destroy();
   }
   return Buffer.concat(chunks).toString('utf8');
 }
@@ -129,13 +125,17 @@ function inputTooLarge(size: string, maxBytes: number): InputLimitError {
   );
 }
 
-/** The body, failing with `file_too_large` as soon as more than `maxBytes` have passed (nothing more is fetched). */
-async function* upTo(body: AsyncIterable<unknown>, maxBytes: number): AsyncGenerator<Buffer> {
+/** The body, failing with `tooBig()` as soon as more than `maxBytes` have passed (nothing more is fetched). */
+async function* upTo(
+  body: AsyncIterable<unknown>,
+  maxBytes: number,
+  tooBig: () => Error,
+): AsyncGenerator<Buffer> {
   let bytes = 0;
   for await (const chunk of body) {
     const buffer = Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk as Uint8Array);
     bytes += buffer.length;
-    if (bytes > maxBytes) throw inputTooLarge('over', maxBytes);
+    if (bytes > maxBytes) throw tooBig();
     yield buffer;
   }
 }
@@ -156,7 +156,10 @@ export async function copyInput(
       const body = await store.read(key);
       if (!body) return false;
       try {
-        await writeFileAtomically(localPath, Readable.from(upTo(body, maxBytes)));
+        await writeFileAtomically(
+          localPath,
+          Readable.from(upTo(body, maxBytes, () => inputTooLarge('over', maxBytes))),
+        );
       } finally {
         body.destroy();
       }
