@@ -105,6 +105,23 @@ export function hiddenSheetsWarning(skippedHidden: readonly string[], read: stri
 /** A merge reaching down more rows than this is not copied into each (a sheet-sized merge would blow memory up). */
 export const MAX_MERGE_ROWS = 10_000;
 
+/** The merges too tall to copy into their rows, named in one warning: the first three, then how many more. */
+function tallMergesWarning(tall: ReadonlyArray<{ from: number; rows: number }>): string | undefined {
+  const [first] = tall;
+  if (first === undefined) return undefined;
+  if (tall.length === 1)
+    return (
+      `a merged range of ${count(first.rows)} rows from row ${first.from} was not copied into its rows (over ` +
+      `${count(MAX_MERGE_ROWS)}); only its first row holds the value`
+    );
+  const named = tall.slice(0, 3).map(({ from, rows }) => `from row ${from}, ${count(rows)} rows`);
+  if (tall.length > 3) named.push(`and ${count(tall.length - 3)} more`);
+  return (
+    `${count(tall.length)} merged ranges of over ${count(MAX_MERGE_ROWS)} rows were not copied into their rows ` +
+    `(${named.join('; ')}); only each one's first row holds the value`
+  );
+}
+
 /**
  * Fills merged ranges starting at or below `fromRow` the way a person reads them: the top-left value goes down the
  * rows of the merge's first column (a vertical merge is how exports group a style's or an order's rows); cells the
@@ -149,21 +166,8 @@ export function fillMergesDown(
       if (cell === undefined || cell === null || cell.t === 'z') row[merge.s.c] = source;
     }
   }
-  const [first] = tall;
-  if (first === undefined) return;
-  warnings.push(
-    tall.length === 1
-      ? `a merged range of ${count(first.rows)} rows from row ${first.from} was not copied into its rows (over ` +
-          `${count(MAX_MERGE_ROWS)}); only its first row holds the value`
-      : `${count(tall.length)} merged ranges of over ${count(MAX_MERGE_ROWS)} rows were not copied into their rows (` +
-          `${tall
-            .slice(0, 3)
-            .map(({ from, rows }) => `from row ${from}, ${count(rows)} rows`)
-            .join(
-              '; ',
-            )}${tall.length > 3 ? `; and ${count(tall.length - 3)} more` : ''}); only each one's first row ` +
-          'holds the value',
-  );
+  const warning = tallMergesWarning(tall);
+  if (warning !== undefined) warnings.push(warning);
 }
 
 /**

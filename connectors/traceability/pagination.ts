@@ -169,6 +169,7 @@ export async function readList<T extends { id: string }>(
   }
   return read;
 }
+
 /** Whole reads of a list `readWhole` makes before it gives up (records tied on the sort). */
 const WHOLE_LIST_READS = 3;
 

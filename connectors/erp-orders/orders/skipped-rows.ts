@@ -103,18 +103,16 @@ export function skippedRowsWarnings(
   totals: ReadonlyArray<{ row: number; of: readonly number[] }>,
 ): string[] {
   const warnings: string[] = [];
-  const first = <T>(items: readonly T[]): { shown: T[]; more: string } => ({
-    shown: items.slice(0, 10),
-    more: items.length > 10 ? ` and ${items.length - 10} more` : '',
-  });
   const repeated = repeatedHeaderWarning(headers, 'order');
   if (repeated) warnings.push(repeated);
   if (totals.length > 0) {
-    const { shown, more } = first(totals);
-    const described = shown.map(
-      ({ row, of }) =>
-        `row ${row} (the sum of the ${of.length} lines from row ${of[0]} to row ${of[of.length - 1]})`,
-    );
+    const more = totals.length > 10 ? ` and ${totals.length - 10} more` : '';
+    const described = totals
+      .slice(0, 10)
+      .map(
+        ({ row, of }) =>
+          `row ${row} (the sum of the ${of.length} lines from row ${of[0]} to row ${of[of.length - 1]})`,
+      );
     warnings.push(
       `${described.join(', ')}${more}: ${totals.length > 1 ? 'totals rows' : 'a totals row'} (no product ` +
         'or line number, a quantity that sums the lines above), not order lines, skipped',
