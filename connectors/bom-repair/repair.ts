@@ -1,6 +1,6 @@
 /** The repair of one product's forks (what each batch of the bom-repair job does per product). */
 import type { RepairedLine } from './repair-records';
-import { isTraceabilityApiError, refusesKey, type BomLine, type TraceabilityClient } from '../traceability';
+import { refusesRecord, type BomLine, type TraceabilityClient } from '../traceability';
 import type { LineWrite } from './journal';
 import {
   BomLinesUnsettledError,
@@ -155,7 +155,7 @@ export async function repairProductBoms(
         wrote = true;
       } catch (error) {
         // A refused key (spec 01: 401, 403 `insufficient_rights`) is the worker's, not the line's: it fails the run.
-        if (!isTraceabilityApiError(error) || error.retryable || refusesKey(error)) throw error;
+        if (!refusesRecord(error)) throw error;
         recordLine(result, {
           headerId: owned.id,
           lineId: plan.line.id,

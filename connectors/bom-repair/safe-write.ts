@@ -2,7 +2,7 @@
 import { z } from 'zod';
 import {
   isTraceabilityApiError,
-  refusesKey,
+  refusesRecord,
   type BomHeader,
   type BomLine,
   type BomLineWrite,
@@ -283,7 +283,7 @@ export async function safeBomWrite(
     } catch (error) {
       // The edit landed and forked: a copy the API will not take back (a legacy unit no longer allowed for its
       // component, spec 02) is that line's problem, as in the repair job; the other copies go on.
-      if (!isTraceabilityApiError(error) || error.retryable || refusesKey(error)) throw error;
+      if (!refusesRecord(error)) throw error;
       result.problems.push(`${line.id}: ${error.code}: ${error.message}`);
       continue;
     }

@@ -1,7 +1,12 @@
 import { boundMessage, quoteInput } from '../input-limits';
 import type { ApiCalls } from '../staging';
 import type { BatchJournal } from '../staging';
-import { isTraceabilityApiError, refusesKey, type TraceabilityApiError } from '../traceability/errors';
+import {
+  isTraceabilityApiError,
+  refusesKey,
+  refusesRecord,
+  type TraceabilityApiError,
+} from '../traceability/errors';
 import type { Order } from '../traceability';
 import type { OrderType } from '../traceability/schemas/orders';
 import { productRefKey, type OrderDraft, type ProductRef } from './orders/draft';
@@ -182,14 +187,6 @@ function apiRejectionMessage(draft: OrderDraft, error: TraceabilityApiError): st
     ? `order '${draft.orderNumber}': its parties or facility processes are locked by tracing (the counterparty linked ` +
         `its order), so they cannot change; the API said: ${error.message}`
     : `order '${draft.orderNumber}': ${error.message}`;
-}
-
-/**
- * A 4xx is the order's rejection, except a refused key (spec 01: 401, 403 `insufficient_rights`): it answers for the
- * worker's key, so it is thrown and fails the run, rather than reject this order and every one after it.
- */
-function ordersFault(error: TraceabilityApiError): boolean {
-  return !error.retryable && !refusesKey(error);
 }
 
 /**
@@ -411,7 +408,7 @@ export async function syncOrder(
           }
           continue;
         }
-        if (ordersFault(error)) return apiRejection(draft, error);
+        if (refusesRecord(error)) return apiRejection(draft, error);
         throw error;
       }
     }
@@ -464,7 +461,7 @@ export async function syncOrder(
       }
       if (refusesKey(error) && sent > 0 && plan.undoFirst) throw leftRenumbered(draft, plan.undoFirst, error);
       // Every other 4xx names bad data (style_not_found, invalid_company_id, responsible_person_not_found...).
-      if (ordersFault(error)) {
+      if (refusesRecord(error)) {
         return sent > 0 && plan.undoFirst
           ? await undoRenumbering(api, draft, plan.orderId, plan.undoFirst, error)
           : apiRejection(draft, error);

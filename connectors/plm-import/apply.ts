@@ -1,6 +1,6 @@
 import type { ApiCalls, Progress } from '../staging';
 import type { BatchJournal, StagingRef } from '../staging';
-import { isTraceabilityApiError, refusesKey, type TraceabilityApiError } from '../traceability';
+import { refusesRecord, type TraceabilityApiError } from '../traceability';
 import { readBack } from './catalogue';
 import { giverRejectedMessage, refusedGivers } from './code-moves';
 import { CompositionDeleteError, compositionOps, readOwned, runOp } from './composition';
@@ -71,21 +71,13 @@ function rejection(step: WriteStep, error: TraceabilityApiError): Outcome {
   });
 }
 
-/**
- * Row-level API answers (4xx) become the product's rejection; anything retryable is thrown for a retry, and so is a
- * refused key (it fails the run: every row after it would be refused alike, for no fault of its own).
- */
-function rowLevel(error: unknown): error is TraceabilityApiError {
-  return isTraceabilityApiError(error) && !error.retryable && !refusesKey(error);
-}
-
 /** Sends one write: undefined once done, the product's rejection on a row-level answer (anything else is thrown). */
 async function rejectedBy(step: WriteStep, write: () => Promise<unknown>): Promise<Outcome | undefined> {
   try {
     await write();
     return undefined;
   } catch (error) {
-    if (rowLevel(error)) return rejection(step, error);
+    if (refusesRecord(error)) return rejection(step, error);
     throw error;
   }
 }
@@ -134,7 +126,7 @@ async function applyCreate(step: CreateWrite, context: StepContext): Promise<Out
     const created = await context.api.one(() => context.api.client.products.create(step.body));
     ({ id, styleLevelId: createdLevel } = created);
   } catch (error) {
-    if (!rowLevel(error)) throw error;
+    if (!refusesRecord(error)) throw error;
     if (EXISTS_CODES.has(error.code)) return convergeExisting(step, error, context);
     return rejection(step, error);
   }
@@ -272,7 +264,7 @@ async function applyComposition(
         message: `the composition of '${step.externalId}' is not as the sheet gives it: ${error.message}; re-run the import to retry`,
         column: step.column,
       });
-    if (!rowLevel(error)) throw error;
+    if (!refusesRecord(error)) throw error;
     return outcome(step, 'rejected', {
       ...composition,
       code: error.code,

@@ -109,6 +109,15 @@ export function refusesKey(error: Pick<TraceabilityApiError, 'statusCode' | 'cod
   return error.statusCode === 401 || (error.statusCode === 403 && error.code === 'insufficient_rights');
 }
 
+/**
+ * An API answer that refuses the record sent (a 4xx: bad data, not found, a restricted record), the record's own
+ * rejection: not one worth retrying, and not a refused key (`refusesKey`), which answers for the worker and fails the
+ * run rather than reject this record and every one after it.
+ */
+export function refusesRecord(error: unknown): error is TraceabilityApiError {
+  return isTraceabilityApiError(error) && !error.retryable && !refusesKey(error);
+}
+
 /** Retry verdict by HTTP status: 429 and 5xx are worth another attempt, other 4xx are not. */
 export function isRetryableStatus(statusCode: number): boolean {
   return statusCode === 429 || statusCode >= 500;

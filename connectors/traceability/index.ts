@@ -4,6 +4,7 @@ export {
   ClientErrorCode,
   isTraceabilityApiError,
   refusesKey,
+  refusesRecord,
   type HttpMethod,
   type SchemaIssue,
   type TraceabilityApiErrorInit,
