@@ -32,3 +32,19 @@ export async function expectCancelledRun(handle: { result(): Promise<unknown> })
   expect(failure).toBeInstanceOf(WorkflowFailedError);
   expect((failure as WorkflowFailedError).cause).toBeInstanceOf(CancelledFailure);
 }
+
+/** The messages of a failure and its causes, outermost first, joined (a failed run wraps its activity's failure). */
+export function failureText(error: unknown, separator = ' | '): string {
+  const messages: string[] = [];
+  for (let at = error as { message?: string; cause?: unknown } | undefined; at; at = at.cause as typeof at)
+    messages.push(at.message ?? '');
+  return messages.join(separator);
+}
+
+/** What a run started by `run` fails with; undefined when it completes. */
+export function failureOf(run: Promise<unknown>): Promise<unknown> {
+  return run.then(
+    () => undefined,
+    (error: unknown) => error,
+  );
+}

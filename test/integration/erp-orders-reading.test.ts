@@ -9,14 +9,8 @@ import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import * as XLSX from 'xlsx';
 import { erpOrders } from '../../workflows';
+import { failureText } from '../harness/errors';
 import { erpReadingStack } from './erp-stack';
-
-/** The messages of an error and its causes (a failed workflow wraps the activity's failure). */
-function causes(error: unknown): string[] {
-  const messages: string[] = [];
-  for (let at: unknown = error; at instanceof Error; at = at.cause) messages.push(at.message);
-  return messages;
-}
 
 describe('erpOrders reading exports, on real Temporal and the sandbox', () => {
   const { stack, dir, copiesOf, linesOf, push, csvRows } = erpReadingStack();
@@ -397,7 +391,7 @@ describe('erpOrders reading exports, on real Temporal and the sandbox', () => {
     );
     const failure = await push({ file: mapped }).then(
       () => 'completed',
-      (error: unknown) => causes(error).join(' / '),
+      (error: unknown) => failureText(error, ' / '),
     );
     expect(failure).toMatch(/header row 1 names the same column more than once: 'quantity' \(columns D, F\)/);
     expect(await copiesOf('NS-3')).toEqual([]);

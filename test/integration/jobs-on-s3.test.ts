@@ -5,6 +5,7 @@ import Papa from 'papaparse';
 import * as XLSX from 'xlsx';
 import { runKeyOf } from '../../connectors/staging';
 import { certificateReport, plmImport, erpPull, erpOrders, bomRepair } from '../../workflows';
+import { failureOf, failureText } from '../harness/errors';
 import { describeWithS3 } from '../harness/versitygw';
 import { nativeRows, toCsv } from '../unit/plm-activities/native-sheet';
 import { s3JobStack } from './job-stack';
@@ -157,45 +158,27 @@ describeS3('the four jobs with TRACE_STORE_URL=s3://… (versitygw)', () => {
     expect(result.approval).toMatchObject({ planHtml: htmlUrl, planXlsx: xlsxUrl });
   });
 
-  /** Every message of a failed run's cause chain, joined: what the operator reads. */
-  const failureText = (failure: unknown): string => {
-    const messages: string[] = [];
-    for (
-      let at = failure as { message?: string; cause?: unknown } | undefined;
-      at;
-      at = at.cause as typeof at
-    )
-      messages.push(at.message ?? '');
-    return messages.join(' | ');
-  };
-
   it('a missing s3:// export fails at once, naming the reference', async () => {
-    const failure = await stack()
-      .client.workflow.execute(erpOrders, {
+    const failure = await failureOf(
+      stack().client.workflow.execute(erpOrders, {
         args: [{ file: `s3://${s3().bucket}/trace/inputs/erp/none.csv` }],
         taskQueue: stack().taskQueue,
         workflowId: stack().workflowId('erp-s3-missing'),
-      })
-      .then(
-        () => undefined,
-        (error: unknown) => error,
-      );
+      }),
+    );
     expect(failureText(failure)).toContain(
       `s3://${s3().bucket}/trace/inputs/erp/none.csv was not found in the bucket`,
     );
   });
 
   it('a missing s3:// sheet is named missing from the bucket, not a path "read on the worker"', async () => {
-    const failure = await stack()
-      .client.workflow.execute(plmImport, {
+    const failure = await failureOf(
+      stack().client.workflow.execute(plmImport, {
         args: [{ file: `s3://${s3().bucket}/trace/inputs/plm/None.csv` }],
         taskQueue: stack().taskQueue,
         workflowId: stack().workflowId('plm-s3-missing'),
-      })
-      .then(
-        () => undefined,
-        (error: unknown) => error,
-      );
+      }),
+    );
     const text = failureText(failure);
     expect(text).toContain(`s3://${s3().bucket}/trace/inputs/plm/None.csv was not found in the bucket`);
     expect(text).not.toContain('read on the worker');

@@ -4,19 +4,12 @@
  * missing key does, instead of being retried for ever.
  */
 import { erpOrders, plmImport } from '../../workflows';
+import { failureOf, failureText } from '../harness/errors';
 import { describeWithS3 } from '../harness/versitygw';
 import { nativeRows, toCsv } from '../unit/plm-activities/native-sheet';
 import { s3JobStack } from './job-stack';
 
 const describeS3 = describeWithS3();
-
-/** The messages of a failure and its causes, outermost first. */
-function failureText(error: unknown): string {
-  const messages: string[] = [];
-  for (let at = error as { message?: string; cause?: unknown } | undefined; at; at = at.cause as typeof at)
-    messages.push(at.message ?? '');
-  return messages.join(' | ');
-}
 
 describeS3('s3:// job inputs typed by hand (versitygw)', () => {
   const { s3, stack, store } = s3JobStack('s3-input-refs-');
@@ -40,16 +33,13 @@ describeS3('s3:// job inputs typed by hand (versitygw)', () => {
     async (job, workflow) => {
       const file = 's3://Trace_Exports/orders 2026.csv';
       const started = Date.now();
-      const failure = await stack()
-        .client.workflow.execute(workflow, {
+      const failure = await failureOf(
+        stack().client.workflow.execute(workflow, {
           args: [{ file }],
           taskQueue: stack().taskQueue,
           workflowId: stack().workflowId(`${job}-bad-bucket`),
-        })
-        .then(
-          () => undefined,
-          (error: unknown) => error,
-        );
+        }),
+      );
       expect(Date.now() - started).toBeLessThan(20_000);
       const text = failureText(failure);
       expect(text).toContain(`${file}: S3 refuses the bucket name "Trace_Exports"`);
