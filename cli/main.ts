@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { Command, Help } from 'commander';
 import { cliCommand } from '../connectors/cli-command';
+import { shownText } from '../connectors/config-problems';
 
 /**
  * One line per command for the top-level help, and how to build the command itself. A command's module (and the
@@ -191,7 +192,9 @@ export function usageErrorLine(commanderText: string, help: string): string {
     const value = argValue ?? optionValue ?? '';
     const what =
       argName !== undefined ? `argument ${argName}` : `option ${flag}${envName ? ` from ${envName}` : ''}`;
-    return `trace-sync: ${reason.includes(value) ? '' : `'${value}': `}${reason} (${what})`;
+    // A value that reads as a credential (`s3://id:secret@bucket/key`) is not repeated.
+    const unrepeated = reason.includes(value) || shownText(value) === undefined;
+    return `trace-sync: ${unrepeated ? '' : `'${value}': `}${reason} (${what})`;
   }
   return `trace-sync: ${text} (${help === 'trace-sync --help' ? `run ${cliCommand('--help')} for the commands` : `see ${cliCommand(...help.split(' ').slice(1))}`})`;
 }

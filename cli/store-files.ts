@@ -2,6 +2,7 @@ import { existsSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { InvalidArgumentError } from 'commander';
 import { openStore, parseS3Url, S3Store, type ObjectStore } from '../connectors/storage';
+import { s3ReferenceProblem } from '../connectors/s3-reference';
 import type { AppConfig } from '../worker/config';
 
 /**
@@ -10,8 +11,8 @@ import type { AppConfig } from '../worker/config';
  */
 export function inputFileArg(value: string): string {
   if (value.startsWith('s3://')) {
-    if (!/^s3:\/\/[^/]+\/[^/].*$/.test(value))
-      throw new InvalidArgumentError(`'${value}' is not an s3://bucket/key reference`);
+    const problem = s3ReferenceProblem(value, true);
+    if (problem !== undefined) throw new InvalidArgumentError(problem);
     return value;
   }
   const absolute = path.resolve(value);

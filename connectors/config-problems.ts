@@ -170,7 +170,8 @@ function hidden(path: readonly Segment[]): boolean {
  * tokens do; a path, a SKU such as `PLM-TEE-001-BLK-M` or a date does not.
  */
 function secretLooking(text: string): boolean {
-  if (/^[a-z][a-z0-9+.-]*:\/\/[^/?#]*@/i.test(text)) return true;
+  // `id:secret@`: a secret may hold a '/', which would end the first form's host part before its '@'.
+  if (/^[a-z][a-z0-9+.-]*:\/\/([^/?#]*@|[^/?#@:]*:[^@]*@)/i.test(text)) return true;
   if (text.length < 20 || /[\s/\\]/.test(text)) return false;
   if (/[$+=!%^*~]/.test(text)) return true;
   const switches = text.replace(/[^a-z0-9]/gi, '').match(/[a-z](?=\d)|\d(?=[a-z])/gi)?.length ?? 0;

@@ -8,6 +8,7 @@ import {
   workflowInfo,
 } from '@temporalio/workflow';
 import { z } from 'zod';
+import { inputFileReference } from '../connectors/s3-reference';
 import type { Activities } from '../activities';
 import type { BatchResult, PrepareResult } from '../activities/erp-orders';
 import { moreReadWarnings } from '../connectors/erp-orders/read-warnings';
@@ -40,11 +41,11 @@ import { batchSummary, showOutcome } from './operator-view';
  */
 export const pushErpOrdersInputSchema = z.strictObject({
   /** Absolute path of the export on the worker's file system (csv, xlsx, json, ndjson). */
-  file: z.string().min(1),
+  file: inputFileReference,
   /** A built-in mapping profile by name (`default`). */
   profile: z.enum(['default']).optional(),
   /** A mapping profile JSON file on the worker's file system (instead of `profile`). */
-  mappingFile: z.string().min(1).optional(),
+  mappingFile: inputFileReference.optional(),
   /** Plan only: report what would be created and patched, write nothing. */
   dryRun: z.boolean().optional(),
   /** The export lists every line of its orders: platform lines it lacks are deleted (overrides the profile). */

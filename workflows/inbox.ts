@@ -15,6 +15,7 @@ import {
   WorkflowExecutionAlreadyStartedError,
 } from '@temporalio/common';
 import { z } from 'zod';
+import { inputFileReference, inputFolderReference } from '../connectors/s3-reference';
 import type { Activities } from '../activities';
 import type { InboxFile, InboxListing, SkippedInboxFile } from '../activities/inbox';
 import { cliCommand } from '../connectors/cli-command';
@@ -36,11 +37,11 @@ export const processInboxInputSchema = z.strictObject({
    * The inbox: a folder on the worker's file system, or an S3 prefix (`s3://bucket/inbox/erp`); handled files move
    * to `processed/` or `failed/` inside it, each exactly once even when several inbox runs poll it.
    */
-  folder: z.string().min(1),
+  folder: inputFolderReference,
   /** Passed to each child: a built-in profile name. */
   profile: z.string().min(1).optional(),
   /** Passed to each child: a mapping profile file. */
-  mappingFile: z.string().min(1).optional(),
+  mappingFile: inputFileReference.optional(),
 });
 export type ProcessInboxInput = z.infer<typeof processInboxInputSchema>;
 

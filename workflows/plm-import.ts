@@ -9,6 +9,7 @@ import {
   type CancelledFailure,
 } from '@temporalio/workflow';
 import { z } from 'zod';
+import { inputFileReference } from '../connectors/s3-reference';
 import type { Activities } from '../activities';
 import type { BatchCounts, PlanResult, PlmImportResult, ReadResult } from '../activities/plm-import';
 import {
@@ -44,11 +45,11 @@ export type { PlmImportResult } from '../activities/plm-import';
  */
 export const plmImportInputSchema = z.strictObject({
   /** Absolute path of the sheet (xlsx, xls, csv) on the worker's file system. */
-  file: z.string().min(1),
+  file: inputFileReference,
   /** A built-in mapping profile (default `native`). */
   profile: z.enum(['native', 'flat']).optional(),
   /** A mapping profile JSON file on the worker's file system (instead of `profile`). */
-  mappingFile: z.string().min(1).optional(),
+  mappingFile: inputFileReference.optional(),
   /** Plan only: read the catalogue and report what would be written (plan.json), write nothing. */
   dryRun: z.boolean().optional(),
   /** The workflow id whose rejects file this run re-imports (set by `trace-sync retry`). */

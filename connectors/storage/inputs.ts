@@ -1,6 +1,7 @@
 import { readFile, stat } from 'node:fs/promises';
 import { openStore, s3ClientFor, type StoreSettings } from './open-store';
-import { parseS3Url, S3Store } from './s3-store';
+import { CLOCK_SKEWED, parseS3Url, S3Store } from './s3-store';
+import { s3ReferenceProblem } from '../s3-reference';
 import { bindDataDir, runFileElsewhere } from './data-dir';
 import type { ObjectStore } from './object-store';
 import { writeFileAtomically } from './local-store';
@@ -23,43 +24,62 @@ export function isS3Url(ref: string): boolean {
   return ref.startsWith('s3://');
 }
 
-/** The object an `s3://bucket/key` input names, readable with the worker's S3 settings. */
+/**
+ * The object an `s3://bucket/key` input names, readable with the worker's S3 settings. A reference with credentials
+ * in it or no key is refused here too (an activity's input may come from anywhere), never repeating its userinfo.
+ */
 export function inputObject(ref: string): { store: S3Store; key: string } {
+  const problem = s3ReferenceProblem(ref, false);
+  if (problem !== undefined) throw new InputRefusedError(problem);
   const { bucket, key } = parseS3Url(ref);
   return { store: new S3Store(s3ClientFor(settings), bucket, ''), key };
 }
 
 /**
  * An `s3://` input S3 refuses outright (a bucket name it does not take, a bucket the worker's credentials may not
- * read): no retry changes the answer, so the run fails at once naming the reference (failureMapper: `InputRefused`).
+ * read, a host clock S3 does not trust): no retry changes the answer, so the run fails at once naming the reference
+ * (failureMapper: `InputRefused`).
  */
 export class InputRefusedError extends Error {
   override readonly name = 'InputRefusedError';
 }
 
+/** S3's error codes that say a try may work again (a socket timeout, throttling, the server's own trouble). */
+const TRANSIENT_CODES = new Set([
+  'RequestTimeout',
+  'SlowDown',
+  'InternalError',
+  'ServiceUnavailable',
+  'Throttling',
+  'ThrottlingException',
+]);
+
 /**
- * `work` on an `s3://` input, with S3's refusals as InputRefusedError: 400 (InvalidBucketName; a HEAD's answer has no
- * body to name it, hence the status) and 403 (AccessDenied).
+ * The refusal S3's `error` on `ref` is, read by its code first: InvalidBucketName, AccessDenied and
+ * RequestTimeTooSkewed (the host's clock) by name; a HEAD's answer has no body to name it, so a 400 for a bucket name
+ * S3 does not take or a 403 is read by its status. Undefined: not a refusal (a transient code stays retryable).
  */
+export function s3InputRefusal(ref: string, bucket: string, error: unknown): InputRefusedError | undefined {
+  const status = (error as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode;
+  const code = (error as { Code?: string }).Code ?? (error as { name?: string }).name ?? '';
+  if (TRANSIENT_CODES.has(code)) return undefined;
+  if (code === 'RequestTimeTooSkewed') return new InputRefusedError(`${ref}: ${CLOCK_SKEWED}`);
+  if (code === 'InvalidBucketName' || (status === 400 && !/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/.test(bucket)))
+    return new InputRefusedError(`${ref}: S3 refuses the bucket name "${bucket}"; check the reference`);
+  if (code === 'AccessDenied' || status === 403)
+    return new InputRefusedError(
+      `${ref}: access denied; the worker's AWS credentials may not read it (or its bucket ${bucket})`,
+    );
+  return undefined;
+}
+
+/** `work` on an `s3://` input, with S3's refusals as InputRefusedError (s3InputRefusal). */
 async function onInputObject<T>(ref: string, work: (store: S3Store, key: string) => Promise<T>): Promise<T> {
   const { store, key } = inputObject(ref);
   try {
     return await work(store, key);
   } catch (error) {
-    const status = (error as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode;
-    const code = (error as { Code?: string; name?: string }).Code ?? (error as Error).name;
-    if (
-      code === 'InvalidBucketName' ||
-      (status === 400 && !/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/.test(store.bucket))
-    )
-      throw new InputRefusedError(
-        `${ref}: S3 refuses the bucket name "${store.bucket}"; check the reference`,
-      );
-    if (code === 'AccessDenied' || status === 403)
-      throw new InputRefusedError(
-        `${ref}: access denied; the worker's AWS credentials may not read it (or its bucket ${store.bucket})`,
-      );
-    throw error;
+    throw s3InputRefusal(ref, store.bucket, error) ?? error;
   }
 }
 
