@@ -28,6 +28,14 @@ function notFound(error: unknown): boolean {
   return statusOf(error) === 404 || name === 'NoSuchKey' || name === 'NotFound';
 }
 
+/**
+ * S3's RequestTimeTooSkewed (a 403): the request's signed time is over 15 minutes from the server's. Refused, not
+ * retried: only the operator's fix of the clock changes the answer.
+ */
+export const CLOCK_SKEWED =
+  "this host's clock is off from the S3 server's by more than S3 allows (RequestTimeTooSkewed); set the clock " +
+  'on the worker host (NTP)';
+
 /** `s3://bucket/prefix` → its parts; the prefix has no leading or trailing slash. */
 export function parseS3Url(url: string): { bucket: string; key: string } {
   const match = /^s3:\/\/([^/]+)\/?(.*)$/.exec(url);
@@ -332,13 +340,15 @@ export class S3Store implements ObjectStore {
       const name = (error as { name?: string }).name ?? 'Error';
       const code = (error as { Code?: string }).Code ?? name;
       const reason =
-        status === 403 || status === 401 || /AccessKey|Signature|AccessDenied|UserNotFound/.test(code)
-          ? 'the credentials were refused (check AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY)'
-          : status === 404 || code === 'NoSuchBucket'
-            ? 'the bucket does not exist'
-            : name === 'CredentialsProviderError'
-              ? 'no credentials were found (set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY)'
-              : `the server cannot be reached (${name}: ${(error as Error).message})`;
+        code === 'RequestTimeTooSkewed'
+          ? CLOCK_SKEWED
+          : status === 403 || status === 401 || /AccessKey|Signature|AccessDenied|UserNotFound/.test(code)
+            ? 'the credentials were refused (check AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY)'
+            : status === 404 || code === 'NoSuchBucket'
+              ? 'the bucket does not exist'
+              : name === 'CredentialsProviderError'
+                ? 'no credentials were found (set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY)'
+                : `the server cannot be reached (${name}: ${(error as Error).message})`;
       throw new StoreError(`TRACE_STORE_URL ${this.url}: ${reason}`);
     }
   }
