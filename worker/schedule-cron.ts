@@ -95,6 +95,24 @@ export function parseCron(text: string): ParsedCron | string {
   return { minutes, hours, daysOfMonth, months, daysOfWeek };
 }
 
+/** The most days each month has (February's 29th comes in leap years: Temporal runs it then). */
+const MONTH_DAYS = [31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
+
+/**
+ * Why a cron Temporal takes can never fire (`0 2 31 2 *`: no February has a 31st; `schedules list` would say "next
+ * none" for ever), or undefined. Temporal fires when every field matches, so a day of month no month of the cron has
+ * is never reached.
+ */
+export function neverRuns(cron: ParsedCron): string | undefined {
+  const months = [...cron.months];
+  const reachable = [...cron.daysOfMonth].some((day) =>
+    months.some((month) => day <= (MONTH_DAYS[month - 1] ?? 0)),
+  );
+  if (reachable) return undefined;
+  const named = months.map((month) => MONTHS[month - 1]?.slice(0, 3) ?? String(month)).join(',');
+  return `it never runs: no month it names (${named}) has day ${[...cron.daysOfMonth].join(',')}`;
+}
+
 const MINUTE = 60_000;
 const pad = (n: number) => String(n).padStart(2, '0');
 

@@ -16,7 +16,7 @@ import { mappingFileProblem } from '../connectors/mapping-file';
 import { isS3Url } from '../connectors/storage';
 import { jobInputProblems } from './job-inputs';
 import { JOBS, WORKFLOW_TYPES, jobOfWorkflowType } from './jobs';
-import { parseCron, skippedTick } from './schedule-cron';
+import { neverRuns, parseCron, skippedTick } from './schedule-cron';
 import { TraceJob } from './search-attributes';
 
 const OVERLAP = {
@@ -64,7 +64,8 @@ const scheduleEntryShape = z.strictObject({
   /** Standard five-field cron, for example `0 3 * * *` (03:00 every night). */
   cron: z.string().superRefine((text, context) => {
     const parsed = parseCron(text);
-    if (typeof parsed === 'string') context.addIssue({ code: 'custom', message: parsed });
+    const problem = typeof parsed === 'string' ? parsed : neverRuns(parsed);
+    if (problem !== undefined) context.addIssue({ code: 'custom', message: problem });
   }),
   /** IANA time zone the cron is read in (and, for the certificate report, the zone its dates are read in). */
   timeZone: z

@@ -129,4 +129,53 @@ describe('schedules apply from the shipped CLI', () => {
     expect(run.status).toBe(0);
     for (const index of crons.keys()) expect(await exists(`form-${index}-${stamp}`)).toBe(true);
   });
+
+  // A cron Temporal takes but whose day of month no month in it has: `schedules list` shows "next none" for ever.
+  it('a cron that can never run (31 February, 30-31 in February, 31 in April and June) is refused naming the schedule and the cron', async () => {
+    const good = `never-good-${Date.now()}`;
+    const run = await apply('never', [
+      { id: good, workflow: 'certificateReport', cron: '0 3 * * *' },
+      { id: 'feb-31', workflow: 'certificateReport', cron: '0 2 31 2 *' },
+      { id: 'feb-end', workflow: 'certificateReport', cron: '0 2 30-31 feb *' },
+      { id: 'short-months', workflow: 'certificateReport', cron: '0 2 31 apr,jun *' },
+    ]);
+    expect(run.status).toBe(2);
+    const problems = cliProblems(run.stderr).join('\n');
+    expect(problems).toContain('schedule "feb-31" (entry 2): cron: got "0 2 31 2 *": it never runs');
+    expect(problems).toContain('schedule "feb-end" (entry 3): cron: got "0 2 30-31 feb *": it never runs');
+    expect(problems).toContain(
+      'schedule "short-months" (entry 4): cron: got "0 2 31 apr,jun *": it never runs',
+    );
+    expect(await exists(good)).toBe(false);
+  });
+
+  it('a day of month some month in the cron has is applied (29 February, 31 in a list or range, leading zeros)', async () => {
+    const stamp = Date.now();
+    const crons = ['0 2 29 2 *', '0 2 31 2,3 *', '0 2 31 jan-mar *', '0 02 031 01 *', '0 2 30-31 1-2 *'];
+    const run = await apply(
+      'sometimes',
+      crons.map((cron, index) => ({ id: `some-${index}-${stamp}`, workflow: 'certificateReport', cron })),
+    );
+    expect(cliProblems(run.stderr)).toEqual([]);
+    expect(run.status).toBe(0);
+  });
+
+  it('an s3:// input with credentials in it is refused at apply, the secret shown nowhere; one with no key too', async () => {
+    const secret = 'wJalrXUtnFEMI/K7MDENG+bPxRfiCYzz';
+    const run = await apply('userinfo', [
+      {
+        id: `creds-${Date.now()}`,
+        workflow: 'erpOrders',
+        cron: '0 3 * * *',
+        input: { file: `s3://AKIAIOSFODNN7EXAMPLE:${secret}@exports/orders.csv` },
+      },
+      { id: 'no-key', workflow: 'plmImport', cron: '0 3 * * *', input: { file: 's3://exports/' } },
+    ]);
+    expect(run.status).toBe(2);
+    const problems = cliProblems(run.stderr).join('\n');
+    expect(problems).toMatch(/input: file: .*credentials do not belong in an s3:\/\/ reference/);
+    expect(problems).toContain('s3://exports/ names a bucket but no object key');
+    expect(run.stderr + run.stdout).not.toContain(secret.slice(0, 13));
+    expect(run.stderr + run.stdout).not.toContain('AKIAIOSFODNN7EXAMPLE');
+  });
 });
