@@ -336,7 +336,7 @@ describeS3('trace-sync with TRACE_STORE_URL=s3://… (versitygw)', () => {
     expect(huge.stderr + huge.stdout).toMatch(/over the limit of 1,048,576 bytes for a mapping file/);
     const bad = await cli('erp-orders', 's3://bucket-only');
     expect(bad.status).not.toBe(0);
-    expect(bad.stderr).toContain("'s3://bucket-only' is not an s3://bucket/key reference");
+    expect(bad.stderr).toContain('s3://bucket-only names a bucket but no object key');
   });
 
   // A PLM mapping on S3 the reader refuses is refused with the reader's reason, as a local path or an ERP mapping
