@@ -30,7 +30,7 @@ import type { OrderType } from '../../traceability/schemas/orders';
 import { mapRow, type MappedRow, type RowContext } from './row';
 import { decimalMarkOfDelimiter } from '../../number-text';
 import { checkExportColumns } from './export-needs';
-import { repeatsHeader, skippedRowsWarnings, TotalsRows } from './skipped-rows';
+import { repeatsHeader, skippedRowsWarnings, TotalsRows, withoutTrailingNotes } from './skipped-rows';
 
 /** The order type the server will compute from the parties; the caller's company must be one of them. */
 export function orderTypeFor(
@@ -91,7 +91,8 @@ export function buildOrders(table: ExportTable, profile: MappingProfile, context
   const headerRows: number[] = [];
   const totalsRows: Array<{ row: number; of: readonly number[] }> = [];
   const totals = new TotalsRows(binding);
-  for (const source of table.rows) {
+  const { rows, notes } = withoutTrailingNotes(table, binding);
+  for (const source of rows) {
     if (repeatsHeader(source)) {
       headerRows.push(source.row);
       continue;
@@ -132,7 +133,7 @@ export function buildOrders(table: ExportTable, profile: MappingProfile, context
     if (group === undefined) groups.set(mapped.orderNumber, [mapped]);
     else group.push(mapped);
   }
-  warnings.push(...skippedRowsWarnings(headerRows, totalsRows));
+  warnings.push(...skippedRowsWarnings(headerRows, notes, totalsRows));
   for (const [orderNumber, rows] of groups) {
     for (const typed of splitByOrderType(rows, profile, context)) {
       const built = buildOrder(orderNumber, typed, binding, profile, context);

@@ -9,6 +9,8 @@ import type { ColumnBinding, SourceField } from '../profile';
 import { cellText } from '../cell-values';
 import { isBlank, type SourceRow } from '../read/types';
 import { repeatedHeaderWarning, repeatsHeaderRow } from '../../workbook-cells';
+import { loneText, notesWarning, TrailingNotes, type NoteRow } from '../../trailing-notes';
+import type { ExportTable } from '../read/types';
 import type { MappedRow } from './row';
 
 /** A row of the export that repeats its header row (`repeatsHeaderRow`). */
@@ -97,14 +99,39 @@ export class TotalsRows {
   }
 }
 
+/**
+ * The export's rows without the notes a sheet ends with (`TrailingNotes`, the PLM import's rule). Every line needs a
+ * quantity cell, so a row of one cell can be a line only when that cell is the quantity (a sparse profile's line, a
+ * grand total): a cell with a digit in the quantity column is never a note. JSON exports hold no notes.
+ */
+export function withoutTrailingNotes(
+  table: ExportTable,
+  binding: ColumnBinding,
+): { rows: SourceRow[]; notes: NoteRow[] } {
+  if (table.format !== 'csv' && table.format !== 'xlsx') return { rows: table.rows, notes: [] };
+  const quantityColumn = binding.bound.quantity;
+  const noteText = (source: SourceRow): string | null => {
+    if (source.problem !== undefined || Object.keys(source.cellErrors ?? {}).length > 0) return null;
+    const text = loneText(Object.values(source.values));
+    const quantity = quantityColumn === undefined ? undefined : source.values[quantityColumn];
+    return text !== null && typeof quantity === 'string' && /\d/.test(quantity) ? null : text;
+  };
+  const trailing = new TrailingNotes<SourceRow>((source) => source.row, noteText);
+  const rows = table.rows.flatMap((source) => trailing.take(source));
+  return { rows, notes: trailing.end() };
+}
+
 /** The build's warnings for the rows it skipped, one per kind, naming the first rows. */
 export function skippedRowsWarnings(
   headers: readonly number[],
+  notes: readonly NoteRow[],
   totals: ReadonlyArray<{ row: number; of: readonly number[] }>,
 ): string[] {
   const warnings: string[] = [];
   const repeated = repeatedHeaderWarning(headers, 'order');
   if (repeated) warnings.push(repeated);
+  const noted = notesWarning(notes, 'order');
+  if (noted !== undefined) warnings.push(noted);
   if (totals.length > 0) {
     const more = totals.length > 10 ? ` and ${totals.length - 10} more` : '';
     const described = totals

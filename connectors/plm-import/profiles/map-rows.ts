@@ -31,7 +31,8 @@ import {
 } from './schema';
 import { cellText } from './values';
 import { PlaceholderCells } from './placeholders';
-import { notesWarning, withoutTrailingNotes, type NoteRow } from './notes';
+import { withoutTrailingNotes } from './notes';
+import { notesWarning, type NoteRow } from '../../trailing-notes';
 import { decimalMarkOfDelimiter } from '../../number-text';
 import { repeatedHeaderWarning } from '../../workbook-cells';
 
@@ -485,7 +486,7 @@ export async function mapRows(
       ...unusedWarning(profile, index),
       ...[
         repeatedHeaderWarning(book.repeatedHeaders, 'product'),
-        notesWarning(notes),
+        notesWarning(notes, 'product'),
         context.placeholders?.warning(),
       ].filter((text) => text !== undefined),
       ...(context.unwrittenCompositions
