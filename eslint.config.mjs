@@ -30,7 +30,7 @@ export default tseslint.config(
           patterns: [
             {
               regex:
-                '^(\\.\\./)+(activities|connectors/(?!cli-command$|config-problems$|counted$|profile-choice$|s3-reference$|bom-repair/job-input$|bom-repair/listing$|certificate-report/model$|erp-orders/read-warnings$|erp-orders/rejected-said$|plm-import/rings-said$|staging/run-key$))',
+                '^(\\.\\./)+(activities|connectors/(?!cli-command$|config-problems$|counted$|profile-choice$|s3-reference$|bom-repair/job-input$|bom-repair/listing$|certificate-report/model$|erp-orders/read-warnings$|erp-orders/rejected-said$|plm-import/rings-said$|short-hash$|staging/run-key$))',
               allowTypeImports: true,
               message: 'Workflows import activities and connectors as types only (import type).',
             },

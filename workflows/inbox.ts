@@ -22,6 +22,7 @@ import { cliCommand } from '../connectors/cli-command';
 import { inputProblems } from '../connectors/config-problems';
 import { counted } from '../connectors/counted';
 import { profileChoiceProblem } from '../connectors/profile-choice';
+import { shortHash } from '../connectors/short-hash';
 import { TraceJob, TraceSource } from '../worker/search-attributes';
 import { explainer, failedRun, invalidInput, quickActivityOptions, setStatus, startJob } from './batch-run';
 import { showDetails } from './operator-view';
@@ -161,16 +162,6 @@ export function inboxChildId(
 /** What runs started before a drop had an id of its own name their children: one id per content, ever. */
 export function inboxContentChildId(job: string, file: Pick<InboxFile, 'name' | 'sha256'>): string {
   return `${job}-${safeName(file.name)}-${file.sha256.slice(0, 16)}`;
-}
-
-/** FNV-1a over UTF-16 code units, 64 bits as 16 hex digits (workflow code has no node:crypto). */
-function shortHash(text: string): string {
-  let hash = 0xcbf29ce484222325n;
-  for (let i = 0; i < text.length; i++) {
-    hash ^= BigInt(text.charCodeAt(i));
-    hash = (hash * 0x100000001b3n) & 0xffffffffffffffffn;
-  }
-  return hash.toString(16).padStart(16, '0');
 }
 
 function startJobChild(input: ProcessInboxInput, file: InboxFile, workflowId: string) {

@@ -1,8 +1,17 @@
+import { shortHash } from '../short-hash';
+
+/** Longest run key: a folder name (255 bytes at most on common file systems) with room to spare. */
+const MAX_RUN_KEY = 200;
+
 /**
  * The workflow id made safe for a folder name, so continue-as-new and activity retries find the same folder. Pure
- * (workflow code checks a continuation's `resume` with it).
+ * (workflow code checks a continuation's `resume` with it). An id longer than a folder name may be keeps its start
+ * and a hash of the whole id: the CLI's ids end with the start time after the file name, so cutting them short made
+ * two runs of one long-named file share a folder, the second overwriting the first's rejects file.
  */
 export function runKeyOf(workflowId: string): string {
-  const safe = workflowId.replace(/[^A-Za-z0-9._-]+/g, '_').replace(/^[._]+/, '');
-  return (safe || 'run').slice(0, 200);
+  const safe = workflowId.replace(/[^A-Za-z0-9._-]+/g, '_').replace(/^[._]+/, '') || 'run';
+  if (safe.length <= MAX_RUN_KEY) return safe;
+  const hash = shortHash(workflowId);
+  return `${safe.slice(0, MAX_RUN_KEY - hash.length - 1)}-${hash}`;
 }
