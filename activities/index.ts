@@ -15,7 +15,7 @@ export type { ActivityDeps } from './deps';
 export function createActivities(deps: ActivityDeps) {
   // Run data (staging, journals, rejects, reports) of this worker's data folder goes to TRACE_STORE_URL.
   configureStorage(deps.config.dataDir, deps.config.store ?? {});
-  useStagingRetention(deps.config.stagingRetentionDays);
+  useStagingRetention(deps.config.stagingRetentionDays, !deps.config.store?.url?.startsWith('s3://'));
   return {
     ...createCheckConnectionActivities(deps),
     ...createCertificateReportActivities(deps),

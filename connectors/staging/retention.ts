@@ -6,13 +6,28 @@ export const DEFAULT_STAGING_RETENTION_DAYS = 7;
 /** What this process's worker was started with (null: never swept); undefined in a process that runs no worker. */
 let workerRetentionDays: number | null | undefined;
 
-/** The worker's TRACE_STAGING_RETENTION_DAYS, so that a run that finds its staged data gone names it. */
-export function useStagingRetention(days: number | null): void {
+/** Whether this worker's run data is in its own data folder (no TRACE_STORE_URL=s3://…), which others may not see. */
+let workerStoreIsFolder = false;
+
+/**
+ * The worker's TRACE_STAGING_RETENTION_DAYS, so that a run that finds its staged data gone names it, and whether its
+ * run data lives in its data folder, so that such a run names the folder not shared between workers too.
+ */
+export function useStagingRetention(days: number | null, storeIsFolder = false): void {
   workerRetentionDays = days;
+  workerStoreIsFolder = storeIsFolder;
 }
+
+/** Workers with data folders of their own split a run: its next step finds nothing its first staged. */
+const UNSHARED_FOLDER_SAID =
+  ". Or an earlier step of this run ran on another worker whose data folder is not this one's: every worker of a task queue must share one (TRACE_DATA_DIR on a shared volume, or TRACE_STORE_URL=s3://… on all of them); fix that, then start the job again";
 
 /** Why staged data may be missing, in the operator's words, with the retention this worker was started with. */
 export function missingStagedDataSaid(): string {
+  return `${retentionSaid()}${workerStoreIsFolder ? UNSHARED_FOLDER_SAID : ''}`;
+}
+
+function retentionSaid(): string {
   if (workerRetentionDays === null)
     return 'it is missing. This worker never sweeps staged data (TRACE_STAGING_RETENTION_DAYS=off), so another worker sharing the data folder or store swept it (set TRACE_STAGING_RETENTION_DAYS=off there too), or the data folder was cleaned';
   const days =
