@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { ApiCalls } from '../staging';
 import { inheritableFields, type ProductLevel } from './draft';
+import { caseFoldedKey } from './issues';
 import type { CreateWrite } from './staged-run';
 
 /**
@@ -124,13 +125,28 @@ export class CatalogueIndex {
   readonly byExternalId = new Map<string, ExistingProduct>();
   readonly byId = new Map<string, ExistingProduct>();
   readonly byCode = new Map<string, ExistingProduct>();
+  /** By level and lower-case key (caseFoldedKey), the first product of each. */
+  private readonly byFoldedKey = new Map<string, ExistingProduct>();
 
   constructor(products: readonly ExistingProduct[]) {
     for (const product of products) {
       this.byId.set(product.id, product);
-      if (product.externalId) this.byExternalId.set(product.externalId, product);
+      if (product.externalId) {
+        this.byExternalId.set(product.externalId, product);
+        const folded = caseFoldedKey(product.level, product.externalId);
+        if (!this.byFoldedKey.has(folded)) this.byFoldedKey.set(folded, product);
+      }
       for (const code of product.codes) this.byCode.set(codeKey(code.codeId, code.codeValue), product);
     }
+  }
+
+  /**
+   * A product of `level` whose key differs from `externalId` only in case (`SS26-TEE-01` for `ss26-tee-01`), among
+   * those read: every product of a level the catalogue read listed whole, only the sheet's keys of one read by GET.
+   */
+  caseTwin(externalId: string, level: ProductLevel): ExistingProduct | undefined {
+    const twin = this.byFoldedKey.get(caseFoldedKey(level, externalId));
+    return twin?.externalId === externalId ? undefined : twin;
   }
 
   /** externalId -> level, the shape validateDrafts takes as `existing`. */

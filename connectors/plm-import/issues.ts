@@ -36,6 +36,11 @@ export interface RowIssue {
   message: string;
   /** The product the issue is about, when one could be identified. */
   externalId?: string;
+  /**
+   * The catalogue key `externalId` differs from only in case: the product the row means, which a retry of the fixed
+   * row writes (retry-scope.ts).
+   */
+  meantKey?: string;
 }
 
 export function rowIssue(
@@ -49,6 +54,30 @@ export function rowIssue(
   const issue: RowIssue = { rowNumber, column, code, message: `${where}: ${reason}` };
   if (externalId !== undefined) issue.externalId = externalId;
   return issue;
+}
+
+/** A key and another product's differing only in case, at one level: what caseTwinIssue compares. */
+export function caseFoldedKey(level: string, externalId: string): string {
+  return `${level}\u0000${externalId.toLowerCase()}`;
+}
+
+/**
+ * A key that differs only in case from another product's at its level (`twin`: that product, said). Spec 01 compares
+ * externalIds as given, so it would be a second product beside the one the user meant.
+ */
+export function caseTwinIssue(
+  at: { rowNumber: number; column: string | null; level: string; externalId: string },
+  twin: string,
+  writeAs: string,
+): RowIssue {
+  const { level, externalId } = at;
+  return rowIssue(
+    at.rowNumber,
+    at.column,
+    'duplicate_external_id',
+    `${level} key '${externalId}' differs only in case from ${twin}; the API tells keys apart by case, so this would create another ${level}: write it as ${writeAs}`,
+    externalId,
+  );
 }
 
 /** The same issue on another row of its product (the flat layout spreads one product over several rows). */

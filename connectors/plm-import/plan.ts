@@ -7,7 +7,7 @@ import {
   archivedRowIssue,
 } from './plan-archived';
 import { CompositionPlanner, type CompositionCheck } from './plan-compositions';
-import { newParentsNote, onRow, rowIssue, type RowIssue } from './issues';
+import { caseTwinIssue, newParentsNote, onRow, rowIssue, type RowIssue } from './issues';
 import {
   codeClashes,
   codeMoves,
@@ -355,6 +355,9 @@ function rowProblems(
           draft.externalId,
         ),
       );
+  } else if (!current) {
+    const twin = catalogue.caseTwin(draft.externalId, draft.level);
+    if (twin) own.push(catalogueTwinIssue(draft, twin));
   }
   const giverRejected = own.length === 0 ? forced.get(draft.externalId) : undefined;
   if (giverRejected) own.push(giverRejected);
@@ -368,6 +371,25 @@ function rowProblems(
   if (own.length === 0 && !draft.referenceOnly)
     own.push(...codeClashes(draft, catalogue, moves.released, moves.swapping));
   return { own, archivedAbove };
+}
+
+/**
+ * A new product whose key differs only in case from a catalogue product's at its level: a re-cased PLM export, not a
+ * new style. Refused, naming the product meant, which a retry of the fixed row writes (`meantKey`).
+ */
+function catalogueTwinIssue(draft: ValidDraft, twin: ExistingProduct): RowIssue {
+  const meantKey = twin.externalId ?? '';
+  const issue = caseTwinIssue(
+    {
+      rowNumber: draft.rowNumbers[0] ?? 0,
+      column: draft.externalIdColumn,
+      level: draft.level,
+      externalId: draft.externalId,
+    },
+    `the catalogue's ${draft.level} '${meantKey}' (id ${twin.id}${twin.isArchived ? ', archived' : ''})`,
+    `'${meantKey}'`,
+  );
+  return { ...issue, meantKey };
 }
 
 /**

@@ -17,8 +17,14 @@ import {
 
 /** The finish step's list of the products the run rejected (REJECTED_PRODUCTS), in its run folder and store. */
 export async function storeRejectedProducts(run: PlmRun, issues: readonly RejectIssue[]): Promise<void> {
+  // A key refused for differing only in case from a catalogue product's (`meantKey`) means that product: the fixed row
+  // names it, and the retry writes it.
   const rejected = [
-    ...new Set(issues.flatMap((issue) => (issue.externalId === undefined ? [] : [issue.externalId]))),
+    ...new Set(
+      issues.flatMap((issue) =>
+        [issue.externalId, issue.meantKey].filter((key): key is string => key !== undefined),
+      ),
+    ),
   ];
   await writeFileAtomically(run.file(REJECTED_PRODUCTS), `${JSON.stringify({ externalIds: rejected })}\n`);
   await run.publish(REJECTED_PRODUCTS);

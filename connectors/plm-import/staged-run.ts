@@ -56,6 +56,7 @@ export const rejectIssueSchema = z.object({
   code: z.string(),
   message: z.string(),
   externalId: z.string().optional(),
+  meantKey: z.string().optional(),
 });
 export type RejectIssue = z.infer<typeof rejectIssueSchema>;
 export const rowIssueSchema: z.ZodType<RowIssue> = rejectIssueSchema.extend({ code: z.enum(rowIssueCodes) });

@@ -312,6 +312,58 @@ describe('PLM import follows the spec rules (issue 15)', () => {
     });
   });
 
+  describe('10b. a key in another case than a catalogue product', () => {
+    // Spec 01: externalId is "unique per company across all three levels" and the API compares keys as given (the spec
+    // names no case folding; the sandbox keeps them case-sensitive), so 'Case1' beside the catalogue's 'CASE1' would
+    // be a second style a buyer cannot tell from the first: a re-cased PLM export, not a new product.
+    it('a row whose key differs only in case from a catalogue product of its level is refused naming that product, its child with it; the rest imports, and the retry of the fixed rows updates that product', async () => {
+      await run({ file: await file('case1.csv', toCsv(family('CASE1'))), profile: 'native' });
+      const existing = await product('CASE1');
+      const rows: Row[] = [
+        ...family('Case1', { style: { PLM_ID: 'CASE1-PLM', description: 'Re-cased' } }).slice(0, 1),
+        {
+          externalId: 'CASE1-RED',
+          parentExternalId: 'Case1',
+          level: 'variant',
+          name: 'CASE1 red',
+          color: 'Red',
+          PLM_ID: 'CASE1-RED',
+        },
+        // Another level in another case is another product (a Shopify handle beside its SKU's key).
+        ...family('case1-blk', { style: { PLM_ID: 'case1-blk-style' } }).slice(0, 1),
+        ...family('CASE2'),
+      ];
+      const before = snapshot();
+      const first = await run({ file: await file('case1-recased.csv', toCsv(rows)), profile: 'native' });
+      expect(first.catalogueRead.strategy).not.toBe('gets');
+      expect(rejectsOf(first).map((reject) => `${reject.externalId} ${reject.code}`)).toEqual([
+        'Case1 duplicate_external_id',
+        'CASE1-RED invalid_parent',
+      ]);
+      expect(rejectsOf(first)[0]?.message).toBe(
+        `row 2, column 'externalId': style key 'Case1' differs only in case from the catalogue's style 'CASE1' (id ${existing.id}); the API tells keys apart by case, so this would create another style: write it as 'CASE1'`,
+      );
+      expect(first.products).toMatchObject({ created: 4, rejected: 2 });
+      expect(writesSince(before)).toBeGreaterThan(0);
+      expect(await api<unknown>('/styles/Case1')).toBeUndefined();
+      expect(await api<unknown>('/styles/CASE1-RED')).toBeUndefined();
+      expect(await product('CASE1')).toMatchObject({ id: existing.id, description: 'Soft organic tee' });
+      expect(await product('case1-blk')).toMatchObject({ name: 'case1-blk tee' });
+
+      // The user writes the key as the catalogue has it in the rejects file and retries it.
+      const fixed = readFileSync(first.rejectsFile as string, 'utf8').replace(/\bCase1\b/g, 'CASE1');
+      await writeFile(first.rejectsFile as string, fixed);
+      const retry = await run({
+        file: first.rejectsFile as string,
+        profile: 'native',
+        retryOf: first.workflowId,
+      });
+      expect(retry).toMatchObject({ rejectsFile: null, products: { created: 1, updated: 1, rejected: 0 } });
+      expect(await product('CASE1')).toMatchObject({ id: existing.id, description: 'Re-cased' });
+      expect(await product('CASE1-RED')).toMatchObject({ name: 'CASE1 red' });
+    });
+  });
+
   describe('11. isComponent is fixed after creation', () => {
     // Spec 01, Product: "isComponent [...] Fixed after creation"; PUT /styles/{id} rule 3: "`parentId` and
     // `isComponent` cannot be changed after creation". The built-in profiles' isComponent default (native: blank cell

@@ -1,6 +1,6 @@
 import { codeTypeOfHeader, type DraftFieldName, type MappedSheet, type ProductDraft } from '../draft';
 import { likelyMeant } from '../../config-problems';
-import { rowIssue, type RowIssue } from '../issues';
+import { caseFoldedKey, caseTwinIssue, rowIssue, type RowIssue } from '../issues';
 import type { CsvDelimiter, SheetRow } from '../read/sheet';
 import {
   bindLevel,
@@ -69,7 +69,7 @@ class DraftBook {
 
   add(draft: ProductDraft): void {
     this.drafts.set(draft.externalId, draft);
-    const folded = `${draft.level ?? 'product'}\u0000${draft.externalId.toLowerCase()}`;
+    const folded = caseFoldedKey(draft.level ?? 'product', draft.externalId);
     if (!this.byCase.has(folded)) this.byCase.set(folded, draft);
   }
 
@@ -84,15 +84,13 @@ class DraftBook {
     externalId: string,
   ): RowIssue | null {
     // A key at another level is another product (a Shopify handle 'bc-upc' beside its SKU 'BC-UPC').
-    const twin = this.byCase.get(`${level}\u0000${externalId.toLowerCase()}`);
+    const twin = this.byCase.get(caseFoldedKey(level, externalId));
     if (twin === undefined || twin.externalId === externalId) return null;
     const first = twin.rowNumbers[0] ?? 0;
-    return rowIssue(
-      rowNumber,
-      column,
-      'duplicate_external_id',
-      `${level} key '${externalId}' differs only in case from '${twin.externalId}' on row ${first}; the API tells keys apart by case, so this would create another ${level}: write it as on row ${first}`,
-      externalId,
+    return caseTwinIssue(
+      { rowNumber, column, level, externalId },
+      `'${twin.externalId}' on row ${first}`,
+      `on row ${first}`,
     );
   }
 

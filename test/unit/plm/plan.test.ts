@@ -757,6 +757,53 @@ describe('planImport', () => {
     );
   });
 
+  // Spec 01: externalId is "unique per company across all three levels", compared as given: 'ss26-tee-01' beside the
+  // catalogue's 'SS26-TEE-01' would be a second style, which a re-cased PLM export never means.
+  it('refuses a new product whose key differs only in case from a catalogue product of its level, naming it (archived too); another level is another product', async () => {
+    const existing = parseExistingProducts([
+      { id: 's1', externalId: 'SS26-TEE-01', name: 'Tee', codes: [{ codeId: 'PLM_ID', codeValue: 'S1' }] },
+      {
+        id: 's2',
+        externalId: 'SS26-OLD',
+        name: 'Old',
+        codes: [{ codeId: 'PLM_ID', codeValue: 'S2' }],
+        isArchived: true,
+      },
+      {
+        id: 'v1',
+        externalId: 'SS26-TEE-01-BLK',
+        styleId: 's1',
+        name: 'Black',
+        codes: [{ codeId: 'PLM_ID', codeValue: 'V1' }],
+        color: 'Black',
+      },
+    ]);
+    const result = await mapAndValidate(
+      native(),
+      nativeHeaders,
+      [
+        ['ss26-tee-01', null, null, 'Tee', 'Jeans', 'no', null, null, 'N1'],
+        ['ss26-tee-01-RED', 'ss26-tee-01', null, 'Red', null, null, 'Red', null, 'N2'],
+        ['Ss26-Old', null, null, 'Old', 'Jeans', 'no', null, null, 'N3'],
+        ['ss26-tee-01-blk', null, null, 'A style', 'Jeans', 'no', null, null, 'N4'],
+      ],
+      new CatalogueIndex(existing).levels(),
+    );
+    const plan = planImport(result, existing);
+    expect(plan.issues.map((issue) => `${issue.rowNumber} ${issue.code} ${issue.meantKey ?? '-'}`)).toEqual([
+      '2 duplicate_external_id SS26-TEE-01',
+      '3 invalid_parent -',
+      '4 duplicate_external_id SS26-OLD',
+    ]);
+    expect(plan.issues[0]?.message).toBe(
+      "row 2, column 'externalId': style key 'ss26-tee-01' differs only in case from the catalogue's style 'SS26-TEE-01' (id s1); the API tells keys apart by case, so this would create another style: write it as 'SS26-TEE-01'",
+    );
+    expect(plan.issues[2]?.message).toContain("the catalogue's style 'SS26-OLD' (id s2, archived)");
+    expect(plan.writes.map((step) => `${step.action} ${step.externalId}`)).toEqual([
+      'create ss26-tee-01-blk',
+    ]);
+  });
+
   it('validates existing products at the boundary', () => {
     expect(() => parseExistingProducts([{ id: 'x', name: 'n', codes: 'nope' }])).toThrow(
       /existing product #0: codes/,
