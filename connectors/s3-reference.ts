@@ -7,9 +7,8 @@ import { z } from 'zod';
 
 /** What is said for a reference with credentials in it; it never repeats the reference, whose userinfo is the secret. */
 export const CREDENTIALS_IN_REFERENCE =
-  'credentials do not belong in an s3:// reference (they would be kept in the run history): give s3://bucket/key ' +
-  "and the worker's credentials through AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY or AWS_PROFILE " +
-  '(see connectors/storage/README.md)';
+  'credentials do not belong in an s3:// reference (the run history would keep them): give s3://bucket/key and ' +
+  "the worker's credentials in AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY or AWS_PROFILE";
 
 /**
  * Whether the reference carries userinfo (`s3://id:secret@bucket/key`). A bucket name holds neither `@` nor `:`, so
@@ -26,6 +25,8 @@ export function hasUserinfo(ref: string): boolean {
  */
 export function s3ReferenceProblem(ref: string, needsKey: boolean): string | undefined {
   if (!/^s3:\/\//i.test(ref)) return undefined;
+  if (/^s3:\/\/arn:[^@]*$/i.test(ref))
+    return `${ref} is an access point ARN, which is not read: give s3://bucket/key`;
   if (hasUserinfo(ref)) return CREDENTIALS_IN_REFERENCE;
   const match = /^s3:\/\/([^/]*)\/*(.*)$/i.exec(ref);
   if (!match?.[1]) return `${ref} names no bucket: give s3://bucket/key`;
