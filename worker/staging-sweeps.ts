@@ -1,4 +1,5 @@
 import { Client, type ConnectionLike } from '@temporalio/client';
+import { legacyRunKeyOf } from '../connectors/staging/run-key';
 import {
   runKeyOf,
   STAGING_RETENTION_MS,
@@ -19,6 +20,7 @@ export async function openRuns(connection: ConnectionLike, namespace: string): P
   const runIds = new Set<string>();
   for await (const execution of client.workflow.list({ query: 'ExecutionStatus = "Running"' })) {
     runKeys.add(runKeyOf(execution.workflowId));
+    runKeys.add(legacyRunKeyOf(execution.workflowId));
     runKeys.add(execution.workflowId.replace(/[^A-Za-z0-9._-]/g, '_'));
     runIds.add(execution.runId);
   }

@@ -19,7 +19,7 @@ import {
 import { z } from 'zod';
 import { inputProblems } from '../connectors/config-problems';
 import { profileChoiceProblem } from '../connectors/profile-choice';
-import { runKeyOf } from '../connectors/staging/run-key';
+import { isRunKeyOf } from '../connectors/staging/run-key';
 import { TraceJob, TraceSource, TraceStatus } from '../worker/search-attributes';
 
 /**
@@ -99,7 +99,7 @@ export function resumeRunKey(resume: unknown, at?: string): string | undefined {
 export function checkResume(
   workflow: string,
   runKey: string | undefined,
-  isOwn: (runKey: string, workflowId: string) => boolean = (key, id) => key === runKeyOf(id),
+  isOwn: (runKey: string, workflowId: string) => boolean = isRunKeyOf,
 ): void {
   if (!patched(RESUME_CHECKED_PATCH)) return;
   const { continuedFromExecutionRunId, workflowId } = workflowInfo();

@@ -3,6 +3,7 @@
 // that the catalogue holds is carried context, as it was on the original run's day.
 import { readFile } from 'node:fs/promises';
 import { runKeyOf } from '../staging';
+import { legacyRunKeyOf } from '../staging/run-key';
 import { writeFileAtomically } from '../storage';
 import type { ExistingProduct } from './catalogue';
 import type { ProductDraft } from './draft';
@@ -35,7 +36,12 @@ export async function originalRejections(
   run: PlmRun,
   retryOf: string,
 ): Promise<{ of: string; rejected: string[] | null }> {
-  const path = await plmRun(run.dataDir, runKeyOf(retryOf)).fetch(REJECTED_PRODUCTS);
+  // A run started before long ids were given a hashed folder keeps its list under the id cut at 200 characters.
+  const path =
+    (await plmRun(run.dataDir, runKeyOf(retryOf)).fetch(REJECTED_PRODUCTS)) ??
+    (legacyRunKeyOf(retryOf) === runKeyOf(retryOf)
+      ? null
+      : await plmRun(run.dataDir, legacyRunKeyOf(retryOf)).fetch(REJECTED_PRODUCTS));
   if (path === null) return { of: retryOf, rejected: null };
   const list = rejectedProductsSchema.parse(JSON.parse(await readFile(path, 'utf8')));
   return { of: retryOf, rejected: list.externalIds };
