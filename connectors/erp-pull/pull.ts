@@ -3,7 +3,6 @@
  * and CSV; then the mark moves. activities/erp-pull.ts wraps it.
  */
 
-import { mkdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { quoteInput } from '../input-limits';
@@ -12,7 +11,7 @@ import { DATE_FIELDS } from '../erp-orders/orders/draft';
 import { listedLines, toExisting } from '../erp-orders/platform-reads';
 import type { ExistingOrder, ExistingOrderLine } from '../erp-orders/reconcile';
 import { toCsv, type Column } from '../reports';
-import { publishFile, refreshFile, storedLocation, writeFileAtomically } from '../storage';
+import { locate, mergeIntoStored, storedLocation, type StoreLocation } from '../storage';
 import { IncrementalSync, type Order } from '../traceability';
 import { utcTimestampMs } from '../traceability/timestamps';
 
@@ -73,6 +72,15 @@ export function advanceMark(mark: HighWaterMark, exported: readonly Stamped[]): 
     else if (ms === next.updatedAtMs && !next.idsAtMark.includes(order.id)) next.idsAtMark.push(order.id);
   }
   return { updatedAtMs: next.updatedAtMs, idsAtMark: [...next.idsAtMark].sort() };
+}
+
+/**
+ * The mark that covers both: the later one, or at the same instant the ids of both. Two pulls at once store the
+ * mark this way, so it never moves back past what the other pull exported.
+ */
+export function laterMark(a: HighWaterMark, b: HighWaterMark): HighWaterMark {
+  if (a.updatedAtMs !== b.updatedAtMs) return a.updatedAtMs > b.updatedAtMs ? a : b;
+  return { updatedAtMs: a.updatedAtMs, idsAtMark: [...new Set([...a.idsAtMark, ...b.idsAtMark])].sort() };
 }
 
 /** One line of an order with its order, or the order alone when it has no lines. */
@@ -169,25 +177,44 @@ export class CorruptHighWaterMarkError extends Error {
   override readonly name = 'CorruptHighWaterMarkError';
 }
 
-async function readMark(path: string): Promise<HighWaterMark> {
-  let text: string;
-  try {
-    text = await readFile(path, 'utf8');
-  } catch {
-    return INITIAL_MARK;
-  }
+function parseMark(stored: Buffer | null, where: string): HighWaterMark {
+  if (stored === null) return INITIAL_MARK;
   let parsed;
   try {
-    parsed = highWaterMarkSchema.safeParse(JSON.parse(text));
+    parsed = highWaterMarkSchema.safeParse(JSON.parse(stored.toString('utf8')));
   } catch {
     parsed = undefined;
   }
   if (!parsed?.success) {
     throw new CorruptHighWaterMarkError(
-      `the high-water mark ${path} is not readable: restore it, or delete it to export every order again`,
+      `the high-water mark ${where} is not readable: restore it, or delete it to export every order again`,
     );
   }
   return parsed.data;
+}
+
+/** Names of one range tried before a pull gives up (each taken by another pull of exactly that range). */
+const NAMES_PER_RANGE = 50;
+
+/**
+ * Writes the export under a name no other file has: `orders-updated-after-<from>-through-<to>`, with `-2`, `-3`…
+ * after it when another pull (or an earlier attempt that died before its mark) exported that very range. Never
+ * over another pull's files: each is created only where none is (S3: `If-None-Match: *`).
+ */
+async function writeExport(
+  folder: StoreLocation,
+  range: string,
+  bodies: { ndjson: string; csv: string },
+): Promise<{ ndjson: string; csv: string }> {
+  for (let n = 1; n <= NAMES_PER_RANGE; n++) {
+    const base = `orders-updated-after-${range}${n === 1 ? '' : `-${n}`}`;
+    const names = { ndjson: `${base}.ndjson`, csv: `${base}.csv` };
+    if (!(await folder.store.putIfAbsent(`${folder.key}/${names.ndjson}`, bodies.ndjson))) continue;
+    // The CSV of a name is only ever written by the pull that created its NDJSON.
+    if (!(await folder.store.putIfAbsent(`${folder.key}/${names.csv}`, bodies.csv))) continue;
+    return names;
+  }
+  throw new Error(`${NAMES_PER_RANGE} exports of orders-updated-after-${range} exist already`);
 }
 
 /** Orders a pull result names as deleted before their lines were read. */
@@ -225,8 +252,10 @@ const stamp = (ms: number): string => new Date(ms).toISOString().replace(/[:.]/g
 
 /**
  * Orders changed on the platform since the stored high-water mark, as NDJSON and CSV in
- * `<dataDir>/exports/orders/`. The mark moves (atomically) only after both files are complete; a run that dies
- * in between rewrites the same two files next time, named after the mark they start from. `progress` gets the
+ * `<dataDir>/exports/orders/`, named after the range they cover and never over another file. The mark moves only
+ * after both files are complete, and only forward: it is read again as it is stored, and the later of the stored and
+ * this pull's is kept (another pull may have stored its own meanwhile). A run that dies in between exports the same
+ * orders again next time, in files of their own. `progress` gets the
  * latest details to heartbeat with; the caller heartbeats on a timer, as listing and lines can wait out the allowance.
  * Once `stop` is aborted (the activity is cancelled), the pull throws its reason before its next page or read and
  * before it writes: nothing is written and the mark stays. Once writing, it finishes the files and the mark.
@@ -240,8 +269,8 @@ export async function pullOrders(
   const started = Date.now();
   const folder = join(dataDir, ORDERS_EXPORT_FOLDER);
   const markFile = join(folder, MARK_FILE);
-  await refreshFile(markFile); // the run-data store's mark, when another worker moved it
-  const from = await readMark(markFile);
+  const markAt = locate(markFile); // the run-data store's mark: another worker may move it
+  const from = parseMark(await markAt.store.get(markAt.key), markFile);
   const sync = new IncrementalSync(
     (window) => api.one(() => api.client.orders.list({ ...window, sort: 'updatedAt', order: 'ASC' })),
     { highWaterMarkMs: from.updatedAtMs, idsAtHighWaterMark: from.idsAtMark },
@@ -284,12 +313,17 @@ export async function pullOrders(
   const { exported, deleted } = await withLines(api, changed, stop);
   stop?.throwIfAborted();
   const to = advanceMark(from, changed);
-  await mkdir(folder, { recursive: true });
-  const base = join(folder, `orders-updated-after-${stamp(from.updatedAtMs)}`);
-  const files = { ndjson: `${base}.ndjson`, csv: `${base}.csv` };
-  await writeFileAtomically(files.ndjson, ordersToNdjson(exported));
-  await writeFileAtomically(files.csv, ordersToCsv(exported));
-  await writeFileAtomically(markFile, `${JSON.stringify(to, null, 2)}\n`);
-  for (const file of [files.ndjson, files.csv, markFile]) await publishFile(file);
+  const exportsAt = locate(folder);
+  const names = await writeExport(exportsAt, `${stamp(from.updatedAtMs)}-through-${stamp(to.updatedAtMs)}`, {
+    ndjson: ordersToNdjson(exported),
+    csv: ordersToCsv(exported),
+  });
+  const stored = await mergeIntoStored(
+    markAt.store,
+    markAt.key,
+    (current) => `${JSON.stringify(laterMark(parseMark(current, markFile), to), null, 2)}\n`,
+  );
+  if (!stored) throw new Error(`the high-water mark ${markFile} kept changing under other pulls; try again`);
+  const files = { ndjson: join(folder, names.ndjson), csv: join(folder, names.csv) };
   return result(exported.length, files, to, deleted);
 }

@@ -154,6 +154,42 @@ describe('erpPull: orders changed on the platform since the stored mark', () => 
       Array.from({ length: ORDERS }, (_, i) => `STOP-${String(i + 1).padStart(2, '0')}`),
     );
   }, 120_000);
+
+  // An operator's pull while the scheduled one runs: both start from the same mark. A read its order before another
+  // changed and writes last; B, started after the change, finished first. Neither export is overwritten, the mark
+  // stays where B left it, and every order is in an export.
+  it('two pulls at once: each keeps its own export, the mark only moves forward, no order is missed', async () => {
+    await createOrder('BOTH-1', 1);
+    const delayed = async (): Promise<number> =>
+      ((await (await control('/__sandbox/faults', 'GET')).json()) as { counters: { delayed: number } })
+        .counters.delayed;
+    const delayedBefore = await delayed();
+    // Pull A's read of its one order (GET /orders/{id}) is answered after 6 s.
+    await control('/__sandbox/faults', 'PUT', { latencyMs: 6000, methods: ['GET'], pathPrefix: '/orders/' });
+    let a: PullOrdersResult;
+    let b: PullOrdersResult;
+    try {
+      const pullA = stack.client.workflow.start(erpPull, {
+        args: [{}],
+        taskQueue: stack.taskQueue,
+        workflowId: stack.workflowId('erp-pull-a'),
+      });
+      while ((await delayed()) === delayedBefore) await sleep(100);
+      await control('/__sandbox/faults', 'DELETE');
+      await createOrder('BOTH-2', 1);
+      b = await pull();
+      a = await (await pullA).result();
+    } finally {
+      await control('/__sandbox/faults', 'DELETE');
+    }
+    expect([a.orders, b.orders]).toEqual([1, 2]);
+    expect(a.files!.ndjson).not.toBe(b.files!.ndjson);
+    expect(ndjsonNumbers(b.files!.ndjson)).toEqual(['BOTH-1', 'BOTH-2']);
+    expect(ndjsonNumbers(a.files!.ndjson)).toEqual(['BOTH-1']);
+    const mark = JSON.parse(readFileSync(path.join(exportsDir, 'high-water-mark.json'), 'utf8')) as unknown;
+    expect(mark).toEqual(b.to);
+    expect((await pull()).orders).toBe(0);
+  }, 60_000);
 });
 
 /**

@@ -2,6 +2,7 @@ import Papa from 'papaparse';
 import {
   advanceMark,
   INITIAL_MARK,
+  laterMark,
   ordersSince,
   ordersToCsv,
   ordersToNdjson,
@@ -59,6 +60,18 @@ describe('high-water mark', () => {
     expect(ordersSince(INITIAL_MARK, pulled).map((o) => o.updatedAt)).toEqual(['2024-03-01T11:00:00.000Z']);
     const mark = { updatedAtMs: 5, idsAtMark: ['x'] };
     expect(advanceMark(mark, [])).toEqual(mark);
+  });
+
+  it('stores the later of two marks, at the same instant both sets of ids: two pulls at once never move it back', () => {
+    const at = (iso: string, ...idsAtMark: string[]) => ({ updatedAtMs: Date.parse(iso), idsAtMark });
+    const earlier = at('2024-03-01T10:00:05.000Z', 'b');
+    const later = at('2024-03-01T10:00:09.000Z', 'd');
+    expect(laterMark(earlier, later)).toEqual(later);
+    expect(laterMark(later, earlier)).toEqual(later);
+    expect(laterMark(at('2024-03-01T10:00:09.000Z', 'e', 'd'), later)).toEqual(
+      at('2024-03-01T10:00:09.000Z', 'd', 'e'),
+    );
+    expect(laterMark(INITIAL_MARK, earlier)).toEqual(earlier);
   });
 });
 
