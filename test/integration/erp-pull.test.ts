@@ -11,6 +11,7 @@ import { createActivities } from '../../activities';
 import type { TraceabilityClient } from '../../connectors/traceability';
 import { sandboxApi, startTestStack, type TestStack } from '../harness';
 import { expectCancelledRun } from '../harness/errors';
+import { twoPullsAtOnce } from './erp-pull-overlap';
 
 const BRAND = 'cmp_brand_nordic_threads';
 
@@ -159,29 +160,7 @@ describe('erpPull: orders changed on the platform since the stored mark', () => 
   // changed and writes last; B, started after the change, finished first. Neither export is overwritten, the mark
   // stays where B left it, and every order is in an export.
   it('two pulls at once: each keeps its own export, the mark only moves forward, no order is missed', async () => {
-    await createOrder('BOTH-1', 1);
-    const delayed = async (): Promise<number> =>
-      ((await (await control('/__sandbox/faults', 'GET')).json()) as { counters: { delayed: number } })
-        .counters.delayed;
-    const delayedBefore = await delayed();
-    // Pull A's read of its one order (GET /orders/{id}) is answered after 6 s.
-    await control('/__sandbox/faults', 'PUT', { latencyMs: 6000, methods: ['GET'], pathPrefix: '/orders/' });
-    let a: PullOrdersResult;
-    let b: PullOrdersResult;
-    try {
-      const pullA = stack.client.workflow.start(erpPull, {
-        args: [{}],
-        taskQueue: stack.taskQueue,
-        workflowId: stack.workflowId('erp-pull-a'),
-      });
-      while ((await delayed()) === delayedBefore) await sleep(100);
-      await control('/__sandbox/faults', 'DELETE');
-      await createOrder('BOTH-2', 1);
-      b = await pull();
-      a = await (await pullA).result();
-    } finally {
-      await control('/__sandbox/faults', 'DELETE');
-    }
+    const { a, b } = await twoPullsAtOnce(stack, ['BOTH-1', 'BOTH-2']);
     expect([a.orders, b.orders]).toEqual([1, 2]);
     expect(a.files!.ndjson).not.toBe(b.files!.ndjson);
     expect(ndjsonNumbers(b.files!.ndjson)).toEqual(['BOTH-1', 'BOTH-2']);

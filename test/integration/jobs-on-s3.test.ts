@@ -8,6 +8,7 @@ import { certificateReport, plmImport, erpPull, erpOrders, bomRepair } from '../
 import { failureOf, failureText } from '../harness/errors';
 import { describeWithS3 } from '../harness/versitygw';
 import { nativeRows, toCsv } from '../unit/plm-activities/native-sheet';
+import { twoPullsAtOnce } from './erp-pull-overlap';
 import { s3JobStack } from './job-stack';
 
 const describeS3 = describeWithS3();
@@ -278,6 +279,26 @@ describeS3('the four jobs with TRACE_STORE_URL=s3://… (versitygw)', () => {
     const second = await pull();
     expect(second).toMatchObject({ orders: 0, files: null });
   });
+
+  it('two pulls at once keep each export in the bucket, the mark only moves forward, and no order is missed', async () => {
+    const { a, b } = await twoPullsAtOnce(stack(), ['S3-BOTH-1', 'S3-BOTH-2']);
+    expect([a.orders, b.orders]).toEqual([1, 2]);
+    const numbers = async (url: string | undefined): Promise<string[]> =>
+      (await text(url!.replace(`s3://${s3().bucket}/trace/`, '')))
+        .trim()
+        .split('\n')
+        .map((line) => (JSON.parse(line) as { orderNumber: string }).orderNumber);
+    expect(a.files!.ndjson).not.toBe(b.files!.ndjson);
+    expect(await numbers(b.files?.ndjson)).toEqual(['S3-BOTH-1', 'S3-BOTH-2']);
+    expect(await numbers(a.files?.ndjson)).toEqual(['S3-BOTH-1']);
+    expect(JSON.parse(await text('exports/orders/high-water-mark.json'))).toEqual(b.to);
+    const next = await stack().client.workflow.execute(erpPull, {
+      args: [{}],
+      taskQueue: stack().taskQueue,
+      workflowId: stack().workflowId('pull-s3-after'),
+    });
+    expect(next.orders).toBe(0);
+  }, 60_000);
 
   // Issue 20: "The CLI, given a local file while the store is S3, uploads it under inputs/<workflowId>/ first and
   // passes the reference; --wait prints where the rejects and reports are (an s3:// URL and a presigned https link
