@@ -11,7 +11,14 @@ import { DATE_FIELDS } from '../erp-orders/orders/draft';
 import { listedLines, toExisting } from '../erp-orders/platform-reads';
 import type { ExistingOrder, ExistingOrderLine } from '../erp-orders/reconcile';
 import { toCsv, type Column } from '../reports';
-import { locate, mergeIntoStored, storedLocation, type StoreLocation } from '../storage';
+import {
+  fetchFile,
+  locate,
+  mergeIntoStored,
+  refreshFile,
+  storedLocation,
+  type StoreLocation,
+} from '../storage';
 import { IncrementalSync, type Order } from '../traceability';
 import { utcTimestampMs } from '../traceability/timestamps';
 
@@ -197,8 +204,8 @@ function parseMark(stored: Buffer | null, where: string): HighWaterMark {
 const NAMES_PER_RANGE = 50;
 
 /**
- * Writes the export under a name no other file has: `orders-updated-after-<from>-through-<to>`, with `-2`, `-3`…
- * after it when another pull (or an earlier attempt that died before its mark) exported that very range. Never
+ * Writes the export under a name no other file has: `orders-updated-after-<from>-through-<to>`, with `_02`, `_03`…
+ * after it (sorting after the first: `_` comes after `.`) when another pull (or an earlier attempt that died before its mark) exported that very range. Never
  * over another pull's files: each is created only where none is (S3: `If-None-Match: *`).
  */
 async function writeExport(
@@ -207,7 +214,7 @@ async function writeExport(
   bodies: { ndjson: string; csv: string },
 ): Promise<{ ndjson: string; csv: string }> {
   for (let n = 1; n <= NAMES_PER_RANGE; n++) {
-    const base = `orders-updated-after-${range}${n === 1 ? '' : `-${n}`}`;
+    const base = `orders-updated-after-${range}${n === 1 ? '' : `_${String(n).padStart(2, '0')}`}`;
     const names = { ndjson: `${base}.ndjson`, csv: `${base}.csv` };
     if (!(await folder.store.putIfAbsent(`${folder.key}/${names.ndjson}`, bodies.ndjson))) continue;
     // The CSV of a name is only ever written by the pull that created its NDJSON.
@@ -270,7 +277,7 @@ export async function pullOrders(
   const folder = join(dataDir, ORDERS_EXPORT_FOLDER);
   const markFile = join(folder, MARK_FILE);
   const markAt = locate(markFile); // the run-data store's mark: another worker may move it
-  const from = parseMark(await markAt.store.get(markAt.key), markFile);
+  const from = parseMark(await markAt.store.get(markAt.key), storedLocation(markFile));
   const sync = new IncrementalSync(
     (window) => api.one(() => api.client.orders.list({ ...window, sort: 'updatedAt', order: 'ASC' })),
     { highWaterMarkMs: from.updatedAtMs, idsAtHighWaterMark: from.idsAtMark },
@@ -321,9 +328,17 @@ export async function pullOrders(
   const stored = await mergeIntoStored(
     markAt.store,
     markAt.key,
-    (current) => `${JSON.stringify(laterMark(parseMark(current, markFile), to), null, 2)}\n`,
+    (current) => `${JSON.stringify(laterMark(parseMark(current, storedLocation(markFile)), to), null, 2)}\n`,
   );
-  if (!stored) throw new Error(`the high-water mark ${markFile} kept changing under other pulls; try again`);
+  if (!stored)
+    throw new Error(
+      `the high-water mark ${storedLocation(markFile)} kept changing under other pulls; try again`,
+    );
   const files = { ndjson: join(folder, names.ndjson), csv: join(folder, names.csv) };
+  // An ERP reads TRACE_DATA_DIR/exports/orders on the worker's disk: a store elsewhere (TRACE_STORE_URL) gets the
+  // files first, then this worker's folder a copy, as every job's files are published.
+  await fetchFile(files.ndjson);
+  await fetchFile(files.csv);
+  await refreshFile(markFile);
   return result(exported.length, files, to, deleted);
 }

@@ -125,4 +125,22 @@ describe('two ERP pulls at once on a shared store', () => {
     expect(await numbers(a.files!.ndjson)).toEqual(['OVERLAP-1']);
     expect(await numbers(b.files!.ndjson)).toEqual(['OVERLAP-1', 'OVERLAP-2']);
   });
+
+  // README, erp-pull: "written as NDJSON and CSV under TRACE_DATA_DIR/exports/orders/", where an ERP reads them; with
+  // TRACE_STORE_URL they are published to the store as well, not only there.
+  it('with the run-data store elsewhere, the export and the mark are on the worker disk too', async () => {
+    const storeDir = path.join(dir, 'elsewhere');
+    const dataC = path.join(dir, 'worker-c');
+    bindDataDir(dataC, new LocalStore(storeDir));
+    await createOrder('ELSEWHERE-1');
+    const pulled = await pullOrders(new ApiCalls(client), dataC, () => undefined);
+    expect(pulled.orders).toBeGreaterThan(0);
+    const local = await readdir(path.join(dataC, ...EXPORTS.split('/')));
+    const stored = await readdir(path.join(storeDir, ...EXPORTS.split('/')));
+    expect(local.sort()).toEqual(stored.sort());
+    expect(
+      local.filter((name) => /^orders-updated-after-.*-through-.*\.(ndjson|csv)$/.test(name)),
+    ).toHaveLength(2);
+    expect(local).toContain('high-water-mark.json');
+  });
 });
