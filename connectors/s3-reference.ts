@@ -26,7 +26,7 @@ export function hasUserinfo(ref: string): boolean {
 export function s3ReferenceProblem(ref: string, needsKey: boolean): string | undefined {
   if (!/^s3:\/\//i.test(ref)) return undefined;
   if (/^s3:\/\/arn:[^@]*$/i.test(ref))
-    return `${ref} is an access point ARN, which is not read: give s3://bucket/key`;
+    return 'an ARN (of an access point or a bucket) is not read as an s3:// reference: give s3://bucket/key';
   if (hasUserinfo(ref)) return CREDENTIALS_IN_REFERENCE;
   const match = /^s3:\/\/([^/]*)\/*(.*)$/i.exec(ref);
   if (!match?.[1]) return `${ref} names no bucket: give s3://bucket/key`;

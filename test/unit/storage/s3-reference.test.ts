@@ -15,11 +15,13 @@ describe('an s3:// input reference, checked before a run starts', () => {
     expect(said).not.toContain('AKIAIOSFODNN7EXAMPLE');
   });
 
-  it('names an access point ARN as one, not as credentials', () => {
-    const ref = 's3://arn:aws:s3:us-west-2:123456789012:accesspoint/ap/orders.csv';
-    expect(s3ReferenceProblem(ref, true)).toBe(
-      `${ref} is an access point ARN, which is not read: give s3://bucket/key`,
-    );
+  it('names an ARN as one, not as credentials, its advice whole however long the ARN', () => {
+    const said =
+      'an ARN (of an access point or a bucket) is not read as an s3:// reference: give s3://bucket/key';
+    const accessPoint = `s3://arn:aws:s3:us-west-2:123456789012:accesspoint/${'a'.repeat(150)}/orders.csv`;
+    expect(s3ReferenceProblem(accessPoint, true)).toBe(said);
+    expect(s3ReferenceProblem('s3://arn:aws:s3:::my-bucket/orders.csv', true)).toBe(said);
+    expect(jobInputProblems('plm-import', { file: accessPoint })).toMatch(/give s3:\/\/bucket\/key$/);
   });
 
   it('takes keys holding @ and :, dotted bucket names and a doubled slash', () => {
