@@ -279,6 +279,7 @@ export async function planRun(
   );
   products.push(...(await readGrandparents(products, drafts, api, input.unarchive ?? false)));
   const planned = retryReferences(drafts, products, stage.retry);
+  const catalogue = new CatalogueIndex(products);
   const validated = validateDrafts(
     {
       drafts: planned,
@@ -288,7 +289,10 @@ export async function planRun(
       skippedRows: stage.skippedRows,
       fieldColumns: stage.fieldColumns,
     },
-    { existing: new CatalogueIndex(products).levels() },
+    {
+      existing: catalogue.levels(),
+      caseTwin: (externalId, level) => catalogue.caseTwin(externalId, level),
+    },
   );
   const plan = planImport(validated, products, { unarchive: input.unarchive ?? false });
   const { steps, issues: stepIssues } = toWriteSteps(

@@ -41,7 +41,17 @@ export interface ValidateOptions {
    * the sheet must be here; a product found here is updated, so required fields need not be on the sheet.
    */
   existing?: ReadonlyMap<string, ProductLevel>;
+  /**
+   * The catalogue's product of `level` whose key differs from `externalId` only in case (CatalogueIndex.caseTwin): a
+   * parent missing in one case is told of it.
+   */
+  caseTwin?: CaseTwinLookup;
 }
+
+export type CaseTwinLookup = (
+  externalId: string,
+  level: ProductLevel,
+) => { externalId: string | null; id: string } | undefined;
 
 /**
  * Checks drafts before anything is written: hierarchy, required fields and limits per level, code
@@ -52,7 +62,7 @@ export function validateDrafts(mapped: MappedSheet, options: ValidateOptions = {
   const existing = options.existing ?? new Map<string, ProductLevel>();
   const drafts = new Map(mapped.drafts.map((draft) => [draft.externalId, draft]));
   const issues: RowIssue[] = [...mapped.issues];
-  const { levels, issues: hierarchyIssues } = resolveLevels(drafts, existing);
+  const { levels, issues: hierarchyIssues } = resolveLevels(drafts, existing, options.caseTwin);
   issues.push(...hierarchyIssues);
 
   // A cell that failed to convert already explains why its field is empty: no second "missing" issue for it.
@@ -304,6 +314,28 @@ const CHILD_LEVEL: Record<ProductLevel, ProductLevel | null> = {
   sku: null,
 };
 
+/** The level a parent of each level is (a sheet that states no level: a style or a variant). */
+const PARENT_LEVELS: Record<ProductLevel, readonly ProductLevel[]> = {
+  style: [],
+  variant: ['style'],
+  sku: ['variant'],
+};
+
+/**
+ * `; the catalogue's style 'CASE1' (id ..) differs from it only in case: write it as 'CASE1'` for a missing parent the
+ * catalogue holds in another case (among the products read: a level listed whole, see CatalogueIndex.caseTwin).
+ */
+function parentTwinHint(draft: ProductDraft, parentId: string, caseTwin: CaseTwinLookup | undefined): string {
+  if (!caseTwin) return '';
+  const levels = draft.level === null ? (['style', 'variant'] as const) : PARENT_LEVELS[draft.level];
+  for (const level of levels) {
+    const twin = caseTwin(parentId, level);
+    if (twin?.externalId)
+      return `; the catalogue's ${level} '${twin.externalId}' (id ${twin.id}) differs from it only in case: write it as '${twin.externalId}'`;
+  }
+  return '';
+}
+
 /**
  * Each draft's level from its parent chain (no parent = style, under a style = variant, under a variant
  * = SKU), checked against a level the sheet states. Parents may be on the sheet or already in the
@@ -312,6 +344,7 @@ const CHILD_LEVEL: Record<ProductLevel, ProductLevel | null> = {
 export function resolveLevels(
   drafts: ReadonlyMap<string, ProductDraft>,
   existing: ReadonlyMap<string, ProductLevel>,
+  caseTwin?: CaseTwinLookup,
 ): { levels: Map<string, ProductLevel>; issues: RowIssue[] } {
   const levels = new Map<string, ProductLevel>();
   const failed = new Set<string>();
@@ -338,7 +371,11 @@ export function resolveLevels(
       if (parentLevel === null) {
         // A parent on the sheet that failed is reported later as invalid_parent; only a truly absent one is missing.
         if (!drafts.has(parentId))
-          fail(draft, 'missing_parent', `parent '${parentId}' is neither on this sheet nor in the catalogue`);
+          fail(
+            draft,
+            'missing_parent',
+            `parent '${parentId}' is neither on this sheet nor in the catalogue${parentTwinHint(draft, parentId, caseTwin)}`,
+          );
         else failed.add(draft.externalId);
         return null;
       }

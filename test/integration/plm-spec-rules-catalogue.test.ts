@@ -362,6 +362,29 @@ describe('PLM import follows the spec rules (issue 15)', () => {
       expect(await product('CASE1')).toMatchObject({ id: existing.id, description: 'Re-cased' });
       expect(await product('CASE1-RED')).toMatchObject({ name: 'CASE1 red' });
     });
+    it("a parent named only by its key in another case than the catalogue's is missing_parent naming the catalogue's spelling and id", async () => {
+      await run({ file: await file('twin4.csv', toCsv(family('TWIN4'))), profile: 'native' });
+      const existing = await product('TWIN4');
+      const rows: Row[] = [
+        ...family('TWIN5'),
+        {
+          externalId: 'TWIN4-RED',
+          parentExternalId: 'twin4',
+          level: 'variant',
+          name: 'TWIN4 red',
+          color: 'Red',
+          PLM_ID: 'TWIN4-RED',
+        },
+      ];
+      const result = await run({ file: await file('twin4-parent.csv', toCsv(rows)), profile: 'native' });
+      expect(result.catalogueRead.strategy).not.toBe('gets');
+      expect(rejectsOf(result).map((reject) => `${reject.externalId} ${reject.code}`)).toEqual([
+        'TWIN4-RED missing_parent',
+      ]);
+      expect(rejectsOf(result)[0]?.message).toBe(
+        `row 5, column 'parentExternalId': parent 'twin4' is neither on this sheet nor in the catalogue; the catalogue's style 'TWIN4' (id ${existing.id}) differs from it only in case: write it as 'TWIN4'`,
+      );
+    });
   });
 
   describe('11. isComponent is fixed after creation', () => {

@@ -1,8 +1,19 @@
 import { join } from 'node:path';
 import type { RowIssue } from '../../../connectors/plm-import/issues';
 import { parseProductSheet } from '../../../connectors/plm-import/profiles/parse-sheet';
+import { CatalogueIndex, parseExistingProducts } from '../../../connectors/plm-import/catalogue';
+import { mapRows } from '../../../connectors/plm-import/profiles/map-rows';
 import { validateDrafts } from '../../../connectors/plm-import/validate';
-import { badInput, flat, mapAndValidate, native, nativeHeaders, profile, references } from './helpers';
+import {
+  badInput,
+  flat,
+  mapAndValidate,
+  native,
+  nativeHeaders,
+  profile,
+  references,
+  sheetOf,
+} from './helpers';
 
 const summary = (issues: RowIssue[]) =>
   issues.map((issue) => `${issue.rowNumber} ${issue.column ?? '-'} ${issue.code}`);
@@ -243,6 +254,33 @@ describe('validateDrafts', () => {
     expect(result.valid.map((draft) => [draft.externalId, draft.level])).toEqual([
       ['NEW-VAR', 'variant'],
       ['OLD-VAR', 'variant'],
+    ]);
+  });
+
+  it("a parent missing in one case is told of the catalogue's product in another case, at the parent's level, when the sheet states no level too", async () => {
+    const catalogue = new CatalogueIndex(
+      parseExistingProducts([
+        { id: 's1', externalId: 'OLD-STYLE', name: 'Style', codes: [] },
+        { id: 'v1', externalId: 'OLD-VAR', styleId: 's1', name: 'Variant', codes: [] },
+      ]),
+    );
+    const result = validateDrafts(
+      await mapRows(
+        sheetOf(nativeHeaders, [
+          ['NEW-VAR', 'old-style', null, 'New variant', null, null, 'Red', null, 'NEW-VAR'],
+          ['NEW-SKU', 'Old-Var', 'sku', 'New SKU', null, null, null, 'M', 'NEW-SKU'],
+          ['NEW-SKU2', 'old-style', 'sku', 'New SKU', null, null, null, 'M', 'NEW-SKU2'],
+        ]),
+        native(),
+        references,
+      ),
+      { existing: catalogue.levels(), caseTwin: (key, level) => catalogue.caseTwin(key, level) },
+    );
+    expect(result.issues.map((issue) => issue.message)).toEqual([
+      "row 2, column 'parentExternalId': parent 'old-style' is neither on this sheet nor in the catalogue; the catalogue's style 'OLD-STYLE' (id s1) differs from it only in case: write it as 'OLD-STYLE'",
+      "row 3, column 'parentExternalId': parent 'Old-Var' is neither on this sheet nor in the catalogue; the catalogue's variant 'OLD-VAR' (id v1) differs from it only in case: write it as 'OLD-VAR'",
+      // A SKU's parent is a variant: a style in another case is no hint.
+      "row 4, column 'parentExternalId': parent 'old-style' is neither on this sheet nor in the catalogue",
     ]);
   });
 
