@@ -1,6 +1,6 @@
 import { readFile, stat } from 'node:fs/promises';
 import { openStore, s3ClientFor, type StoreSettings } from './open-store';
-import { CLOCK_SKEWED, parseS3Url, S3Store } from './s3-store';
+import { CLOCK_SKEWED, parseS3Url, s3ErrorOf, S3Store } from './s3-store';
 import { s3ReferenceProblem } from '../s3-reference';
 import { bindDataDir, runFileElsewhere } from './data-dir';
 import type { ObjectStore } from './object-store';
@@ -60,8 +60,7 @@ const TRANSIENT_CODES = new Set([
  * S3 does not take or a 403 is read by its status. Undefined: not a refusal (a transient code stays retryable).
  */
 export function s3InputRefusal(ref: string, bucket: string, error: unknown): InputRefusedError | undefined {
-  const status = (error as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode;
-  const code = (error as { Code?: string }).Code ?? (error as { name?: string }).name ?? '';
+  const { status, code } = s3ErrorOf(error);
   if (TRANSIENT_CODES.has(code)) return undefined;
   if (code === 'RequestTimeTooSkewed') return new InputRefusedError(`${ref}: ${CLOCK_SKEWED}`);
   if (code === 'InvalidBucketName' || (status === 400 && !/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/.test(bucket)))

@@ -8,7 +8,6 @@ import {
   HeadObjectCommand,
   ListObjectsV2Command,
   PutObjectCommand,
-  S3ServiceException,
   type S3Client,
 } from '@aws-sdk/client-s3';
 import { Upload } from '@aws-sdk/lib-storage';
@@ -19,8 +18,18 @@ import { writeFileAtomically } from './local-store';
 /** Parts of a multipart upload; a body smaller than one part goes in a single PUT. */
 const PART_BYTES = 8 * 1024 * 1024;
 
+/** An S3 error's HTTP status and code (the XML body's `Code`, else the SDK's error name), whoever reads it. */
+export function s3ErrorOf(error: unknown): { status: number | undefined; name: string; code: string } {
+  const name = (error as { name?: string }).name ?? 'Error';
+  return {
+    status: (error as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode,
+    name,
+    code: (error as { Code?: string }).Code ?? name,
+  };
+}
+
 function statusOf(error: unknown): number | undefined {
-  return error instanceof S3ServiceException ? error.$metadata.httpStatusCode : undefined;
+  return s3ErrorOf(error).status;
 }
 
 function notFound(error: unknown): boolean {
@@ -336,9 +345,7 @@ export class S3Store implements ObjectStore {
       // A listing (not HEAD): its error body names the problem (InvalidAccessKeyId, NoSuchBucket…).
       await this.client.send(new ListObjectsV2Command({ Bucket: this.bucket, MaxKeys: 1 }));
     } catch (error) {
-      const status = statusOf(error);
-      const name = (error as { name?: string }).name ?? 'Error';
-      const code = (error as { Code?: string }).Code ?? name;
+      const { status, name, code } = s3ErrorOf(error);
       const reason =
         code === 'RequestTimeTooSkewed'
           ? CLOCK_SKEWED
