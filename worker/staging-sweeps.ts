@@ -1,6 +1,6 @@
 import { Client, type ConnectionLike } from '@temporalio/client';
-import { legacyRunKeyOf } from '../connectors/staging/run-key';
 import {
+  legacyRunKeyOf,
   runKeyOf,
   STAGING_RETENTION_MS,
   sweepStaging,

@@ -2,8 +2,7 @@
 // finish step beside its rejects file, and the sheet's products under them; every other product of the rejects file
 // that the catalogue holds is carried context, as it was on the original run's day.
 import { readFile } from 'node:fs/promises';
-import { runKeyOf } from '../staging';
-import { legacyRunKeyOf } from '../staging/run-key';
+import { legacyRunKeyOf, runKeyOf } from '../staging';
 import { writeFileAtomically } from '../storage';
 import type { ExistingProduct } from './catalogue';
 import type { ProductDraft } from './draft';
@@ -37,11 +36,9 @@ export async function originalRejections(
   retryOf: string,
 ): Promise<{ of: string; rejected: string[] | null }> {
   // A run started before long ids were given a hashed folder keeps its list under the id cut at 200 characters.
-  const path =
-    (await plmRun(run.dataDir, runKeyOf(retryOf)).fetch(REJECTED_PRODUCTS)) ??
-    (legacyRunKeyOf(retryOf) === runKeyOf(retryOf)
-      ? null
-      : await plmRun(run.dataDir, legacyRunKeyOf(retryOf)).fetch(REJECTED_PRODUCTS));
+  let path: string | null = null;
+  for (const key of new Set([runKeyOf(retryOf), legacyRunKeyOf(retryOf)]))
+    path ??= await plmRun(run.dataDir, key).fetch(REJECTED_PRODUCTS);
   if (path === null) return { of: retryOf, rejected: null };
   const list = rejectedProductsSchema.parse(JSON.parse(await readFile(path, 'utf8')));
   return { of: retryOf, rejected: list.externalIds };

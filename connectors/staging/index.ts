@@ -17,7 +17,14 @@ export {
   type OutcomeOf,
   forEachBounded,
 } from './journal';
-export { readStoredJson, RunFolder, runKeyOf, storeJson, type JournalLayout } from './run-folder';
+export {
+  legacyRunKeyOf,
+  readStoredJson,
+  RunFolder,
+  runKeyOf,
+  storeJson,
+  type JournalLayout,
+} from './run-folder';
 export {
   isOpenRun,
   STAGING_RETENTION_MS,

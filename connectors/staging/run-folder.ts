@@ -14,7 +14,7 @@ export interface JournalLayout<E extends JournalLine> {
   outcomeKeyOf?: (outcome: OutcomeOf<E>, journal: string) => string;
 }
 
-export { runKeyOf } from './run-key';
+export { legacyRunKeyOf, runKeyOf } from './run-key';
 
 /**
  * `<dataDir>/runs/<runKey>/`: where a job run keeps its staged batches, journals, rejects file and result.
